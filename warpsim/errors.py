@@ -1,0 +1,72 @@
+"""Errors a user sees. Each names the problem and where it is."""
+
+from __future__ import annotations
+
+
+class WarpsimError(Exception):
+    """Base of every error warpsim raises on purpose."""
+
+
+class CompileError(WarpsimError):
+    """NVRTC or numba-cuda refused the source; `log` holds the compiler's log."""
+
+    def __init__(self, message: str, log: str = ""):
+        self.log = log
+        super().__init__(f"{message}\n{log}" if log else message)
+
+
+class PtxParseError(WarpsimError):
+    """PTX text that does not parse: names file:line:column and the text."""
+
+    def __init__(self, message: str, source: str, line: int, col: int, text: str = ""):
+        self.source, self.line, self.col, self.text = source, line, col, text
+        where = f"{source}:{line}:{col}"
+        snippet = f"\n    {text}\n    {' ' * max(0, col - 1)}^" if text else ""
+        super().__init__(f"{where}: {message}{snippet}")
+
+
+class UnsupportedInstruction(WarpsimError):
+    """An opcode or modifier combination warpsim does not simulate (raised at load)."""
+
+    def __init__(self, instruction, reason: str = "", source: str = "<ptx>"):
+        self.instruction = instruction
+        mods = "." + ".".join(instruction.mods) if instruction.mods else ""
+        why = f": {reason}" if reason else ""
+        super().__init__(
+            f"{source}:{instruction.line}:{instruction.col}: unsupported instruction "
+            f"'{instruction.opcode}' (modifiers '{mods or 'none'}'){why}")
+
+
+class LaunchError(WarpsimError):
+    """Something went wrong while a kernel ran; carries where it happened."""
+
+    def __init__(self, message: str, *, kernel: str = "", block=None, thread=None,
+                 ptx_line: int | None = None, instruction: str = "", source_line: str = ""):
+        self.kernel, self.block, self.thread = kernel, block, thread
+        self.ptx_line, self.instruction, self.source_line = ptx_line, instruction, source_line
+        parts = [message]
+        if kernel:
+            parts.append(f"  kernel: {kernel}")
+        if block is not None:
+            parts.append(f"  block: {tuple(block)}  thread: {tuple(thread) if thread is not None else '?'}")
+        if ptx_line:
+            parts.append(f"  PTX line {ptx_line}: {instruction}")
+        if source_line:
+            parts.append(f"  source: {source_line}")
+        super().__init__("\n".join(parts))
+
+
+class MemoryFault(LaunchError):
+    """An out-of-bounds, misaligned or unmapped access; never touches host memory."""
+
+
+class DeadlockError(LaunchError):
+    """No thread can make progress (barrier or warp-synchronous wait that never completes)."""
+
+
+class BudgetExceeded(LaunchError):
+    """The launch ran past its instruction budget (runaway loop)."""
+
+
+class TrapError(LaunchError):
+    """The kernel executed trap (or brkpt), as assert() does."""
