@@ -69,6 +69,15 @@ class Vec:
 
 
 @dataclass(frozen=True)
+class Not:
+    """A negated predicate source, `!%p` (setp's combining operand, and/or on preds)."""
+    reg: Reg
+
+    def __str__(self):
+        return f"!{self.reg}"
+
+
+@dataclass(frozen=True)
 class Sink:
     """The '_' placeholder operand."""
 
@@ -76,7 +85,7 @@ class Sink:
         return "_"
 
 
-Operand = Union[Reg, Imm, Sym, Addr, Vec, Sink]
+Operand = Union[Reg, Imm, Sym, Addr, Vec, Not, Sink]
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,12 @@
+"""warpsim: real CUDA kernels (NVRTC, Numba, PTX) run warp by warp on a simulated GPU.
+
+`import warpsim as cp` stands in for `import cupy as cp` (see warpsim.api).
+"""
+
+from .api import *  # noqa: F401,F403 (the CuPy-compatible surface)
+from .api import RawKernel, RawModule, ndarray  # noqa: F401
+from .api import __all__ as _api_names
+
+__version__ = "0.1.0"
+
+__all__ = list(_api_names) + ["__version__"]

@@ -1,0 +1,159 @@
+"""Kernel arguments -> the bytes of a kernel's parameter buffer, as CuPy passes them.
+
+CuPy hands the driver a pointer to each argument's bytes and the driver copies
+as many bytes as the kernel's parameter declares. So CuPy never checks sizes:
+a Python float passed to a `float` parameter silently becomes the low half of
+a double. warpsim knows each parameter's size from the PTX and refuses
+anything a real GPU would read as garbage, naming the kernel and parameter.
+
+Conversions (those of CuPy):
+  device array / __cuda_array_interface__  -> its 64-bit address
+  None                                     -> null pointer
+  Python bool / int / float / complex      -> bool / int64 / float64 / complex128
+  NumPy scalar (incl. structured np.void)  -> its own bytes
+  bytes, bytearray, memoryview, ctypes     -> raw bytes (structs by value)
+
+Integers (Python or NumPy) may go into a narrower slot when the value fits
+its range: CuPy sends int64 and the GPU reads the low, little-endian bytes,
+which is the right value exactly then.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import struct
+
+import numpy as np
+
+from .errors import WarpsimError
+
+__all__ = ["KernelArgumentError", "pack_arguments", "encode_argument", "device_pointer"]
+
+
+class KernelArgumentError(WarpsimError, TypeError, ValueError):
+    """An argument that does not fit the kernel's parameter (wrong count, type or size)."""
+
+
+def device_pointer(value) -> int | None:
+    """The device address of a device array (ours or any __cuda_array_interface__), else None."""
+    data = getattr(value, "data", None)
+    if hasattr(data, "ptr") and hasattr(value, "__cuda_array_interface__"):
+        return int(data.ptr)
+    interface = getattr(value, "__cuda_array_interface__", None)
+    if interface is None:
+        return None
+    return int(interface["data"][0])
+
+
+def _describe(value) -> str:
+    if isinstance(value, np.generic):
+        return f"numpy.{type(value).__name__} ({value.dtype.itemsize} bytes)"
+    return f"{type(value).__name__} {value!r}" if isinstance(value, (bool, int, float, complex)) \
+        else type(value).__name__
+
+
+def _fail(where: str, value, problem: str) -> KernelArgumentError:
+    return KernelArgumentError(f"{where}: {problem} (got {_describe(value)})")
+
+
+def _integer_bytes(number: int, size: int, where: str, value) -> bytes:
+    """Little-endian bytes of an integer in a `size`-byte slot, if it fits (signed or unsigned)."""
+    bits = size * 8
+    if size not in (1, 2, 4, 8):
+        raise _fail(where, value, f"an integer cannot fill a {size}-byte parameter")
+    if not -(1 << (bits - 1)) <= number < (1 << bits):
+        raise _fail(where, value, f"the value does not fit the {size}-byte integer parameter")
+    return (number & ((1 << bits) - 1)).to_bytes(size, "little")
+
+
+def _exact(raw: bytes, size: int, where: str, value) -> bytes:
+    if len(raw) < size:
+        raise _fail(where, value, f"{len(raw)} bytes given for a {size}-byte parameter; "
+                                  "the GPU would read garbage in the rest")
+    if len(raw) > size:
+        raise _fail(where, value, f"{len(raw)} bytes given for a {size}-byte parameter; "
+                                  "the GPU would read only part of it")
+    return raw
+
+
+def encode_argument(value, size: int, where: str = "kernel argument") -> bytes:
+    """The `size` bytes one argument puts into its parameter slot; `where` names the slot in errors."""
+    if isinstance(value, np.ndarray):
+        raise KernelArgumentError(
+            f"{where}: Unsupported type {type(value)}: a host NumPy array cannot be passed to a "
+            "kernel; copy it to the device first with warpsim.asarray(x) (cupy.asarray on a GPU)")
+    pointer = device_pointer(value)
+    if pointer is not None or value is None:
+        if size != 8:
+            raise _fail(where, value, f"a device pointer is 8 bytes but the parameter is {size} bytes")
+        return struct.pack("<Q", pointer or 0)
+    if isinstance(value, np.generic):  # before float: numpy.float64 is a float subclass
+        if isinstance(value, np.integer) and value.dtype.itemsize > size:
+            return _integer_bytes(int(value), size, where, value)
+        if isinstance(value, np.inexact) and value.dtype.itemsize > size:
+            kind = "complex" if isinstance(value, np.complexfloating) else "float"
+            raise _fail(where, value, f"the parameter is {size} bytes; cast the value, "
+                                      f"e.g. numpy.{kind}{size * 8}(x)")
+        return _exact(value.tobytes(), size, where, value)
+    if isinstance(value, bool):  # before int: bool is an int subclass
+        return _exact(struct.pack("<?", value), size, where, value)
+    if isinstance(value, int):
+        return _integer_bytes(value, size, where, value)
+    if isinstance(value, float):
+        if size != 8:
+            raise _fail(where, value, f"CuPy passes a Python float as a double (8 bytes) but the "
+                                      f"parameter is {size} bytes; pass numpy.float32(x) "
+                                      "(or numpy.float16) instead")
+        return struct.pack("<d", value)
+    if isinstance(value, complex):
+        return _exact(struct.pack("<dd", value.real, value.imag), size, where, value)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return _exact(bytes(value), size, where, value)
+    if isinstance(value, (ctypes._SimpleCData, ctypes.Structure, ctypes.Union, ctypes.Array)):
+        return _exact(bytes(memoryview(value).cast("B")), size, where, value)
+    raise KernelArgumentError(f"{where}: Unsupported type {type(value)}")
+
+
+def _slot(param) -> tuple[str, int, int, str]:
+    """(name, offset, size, PTX type or '') of a parameter given as (name, offset, size, align
+    [, ptx_type]) or as an object with those attributes."""
+    if isinstance(param, tuple):
+        ptx_type = str(param[4]) if len(param) > 4 and param[4] else ""
+        return str(param[0]), int(param[1]), int(param[2]), ptx_type.lstrip(".")
+    ptx_type = getattr(param, "ptx_type", None) or getattr(param, "type", None) or ""
+    ptx_type = str(getattr(ptx_type, "name", ptx_type)).lstrip(".")
+    return str(param.name), int(param.offset), int(param.size), ptx_type
+
+
+def _check_kind(value, ptx_type: str, where: str) -> None:
+    """When the PTX type is known, refuse an integer for a float parameter and the reverse:
+    the GPU would read the bits of one as the other."""
+    if not ptx_type[1:].isdigit():
+        return
+    is_integer = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+    is_float = isinstance(value, (float, np.floating))
+    if ptx_type[:1] == "f" and is_integer:
+        raise _fail(where, value, f"an integer for a .{ptx_type} parameter; the GPU would read its "
+                                  f"bits as a float: pass numpy.float{ptx_type[1:]}(x)")
+    if ptx_type[:1] in ("u", "s") and is_float:
+        raise _fail(where, value, f"a float for a .{ptx_type} parameter; the GPU would read its "
+                                  "bits as an integer: pass an int")
+
+
+def pack_arguments(kernel_name: str, params, args) -> bytes:
+    """The parameter buffer for one launch: each argument written at its parameter's offset."""
+    if not isinstance(args, (tuple, list)):
+        raise KernelArgumentError(
+            f"kernel '{kernel_name}': the arguments must be a tuple or list, got "
+            f"{type(args).__name__}; write kernel(grid, block, (x, y, n)) even for one argument")
+    slots = [_slot(param) for param in params]
+    if len(args) != len(slots):
+        raise KernelArgumentError(
+            f"kernel '{kernel_name}' takes {len(slots)} argument(s), {len(args)} given")
+    buffer = bytearray(max((offset + size for _, offset, size, _ in slots), default=0))
+    for index, (value, (name, offset, size, ptx_type)) in enumerate(zip(args, slots)):
+        where = f"kernel '{kernel_name}' argument {index} ({name}, {size} bytes)"
+        if ptx_type[1:].isdigit() and int(ptx_type[1:]) == size * 8:  # a scalar, not a .b8[] struct
+            _check_kind(value, ptx_type, where)
+        buffer[offset:offset + size] = encode_argument(value, size, where)
+    return bytes(buffer)

@@ -1,0 +1,344 @@
+"""CUDA C++ -> PTX with NVRTC from PyPI (no system CUDA, no GPU needed).
+
+NVRTC is called through ctypes so warpsim needs no binding package: the
+library comes from the `nvidia-cuda-nvrtc` wheel and the headers from
+`nvidia-cuda-runtime` (cuda_fp16.h, ...) and `nvidia-cuda-cccl` (cub, thrust,
+cuda/std). Those are found inside the installed `nvidia` namespace package,
+whose layout changed between CUDA 12 (one folder per component) and CUDA 13
+(everything under nvidia/cu13), so both are searched.
+
+The result is PTX, never a cubin: warpsim simulates PTX, so `-arch=sm_XX`
+from the user is passed to NVRTC as `-arch=compute_XX`. PTX is cached on disk
+because NVRTC takes a second or more for CCCL-heavy sources and tests compile
+the same kernels over and over.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import glob
+import hashlib
+import json
+import os
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from ..errors import CompileError
+
+__all__ = ["CompiledCuda", "compile_cuda", "nvrtc_version", "nvrtc_library_path",
+           "include_dirs", "DEFAULT_ARCH", "DEFAULT_STD"]
+
+DEFAULT_ARCH = "sm_90"
+DEFAULT_STD = "c++17"
+
+
+@dataclass
+class CompiledCuda:
+    """What one NVRTC compilation produced (or what the cache remembered of it)."""
+
+    ptx: str
+    lowered_names: dict[str, str] = field(default_factory=dict)
+    log: str = ""
+    options: tuple = ()
+    arch: str = DEFAULT_ARCH
+    cache_hit: bool = False
+
+
+# --- finding the library and headers ----------------------------------------
+
+def _nvidia_roots() -> list[Path]:
+    """Every directory that holds a piece of the `nvidia` namespace package."""
+    roots: list[Path] = []
+    try:
+        import nvidia  # namespace package installed by the nvidia-* wheels
+        roots += [Path(p) for p in getattr(nvidia, "__path__", [])]
+    except ImportError:
+        pass
+    for entry in sys.path:
+        candidate = Path(entry or ".") / "nvidia"
+        if candidate.is_dir():
+            roots.append(candidate)
+    seen, unique = set(), []
+    for root in roots:
+        key = str(root.resolve())
+        if key not in seen:
+            seen.add(key)
+            unique.append(root)
+    return unique
+
+
+def _version_key(path: str) -> tuple:
+    """Sort key preferring the newest CUDA layout (cu13 over cu12 over others)."""
+    digits = [int(part[2:]) for part in Path(path).parts if part[:2] == "cu" and part[2:].isdigit()]
+    return (max(digits) if digits else 0, path)
+
+
+@lru_cache(maxsize=None)
+def nvrtc_library_path() -> str:
+    """Path of the NVRTC shared library; WARPSIM_NVRTC_LIBRARY overrides the search."""
+    override = os.environ.get("WARPSIM_NVRTC_LIBRARY")
+    if override:
+        return override
+    if sys.platform == "win32":
+        patterns = ["*/bin/nvrtc64_*.dll", "*/bin/*/nvrtc64_*.dll"]
+    elif sys.platform == "darwin":
+        patterns = ["*/lib/libnvrtc*.dylib"]
+    else:
+        patterns = ["*/lib/libnvrtc.so.*", "*/lib/libnvrtc.so"]
+    found = []
+    for root in _nvidia_roots():
+        for pattern in patterns:
+            found += [p for p in glob.glob(str(root / pattern)) if "builtins" not in p]
+    if not found:
+        raise CompileError(
+            "NVRTC not found: install it from PyPI with `pip install nvidia-cuda-nvrtc` "
+            "(or set WARPSIM_NVRTC_LIBRARY to the path of libnvrtc)")
+    return sorted(found, key=_version_key)[-1]
+
+
+def _find_dir_with(marker: str) -> str | None:
+    """The newest `nvidia/*/include[/cccl]` directory that contains `marker`."""
+    found = []
+    for root in _nvidia_roots():
+        for pattern in ("*/include", "*/include/cccl"):
+            for directory in glob.glob(str(root / pattern)):
+                if os.path.exists(os.path.join(directory, marker)):
+                    found.append(directory)
+    return sorted(found, key=_version_key)[-1] if found else None
+
+
+@lru_cache(maxsize=None)
+def include_dirs() -> tuple[str, ...]:
+    """Include paths added to every compilation: CUDA headers, then CCCL."""
+    dirs = []
+    for marker in ("cuda_fp16.h", os.path.join("cub", "block", "block_reduce.cuh")):
+        directory = _find_dir_with(marker)
+        if directory and directory not in dirs:
+            dirs.append(directory)
+    return tuple(dirs)
+
+
+# --- the ctypes binding -----------------------------------------------------
+
+class _Nvrtc:
+    """The few NVRTC entry points warpsim uses, with their C signatures."""
+
+    def __init__(self, path: str):
+        self.path = path
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError as exc:
+            raise CompileError(f"could not load NVRTC from {path}: {exc}") from None
+        self.lib = lib
+        handle, c_char_pp = ctypes.c_void_p, ctypes.POINTER(ctypes.c_char_p)
+        signatures = {
+            "nvrtcVersion": [ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int)],
+            "nvrtcCreateProgram": [ctypes.POINTER(handle), ctypes.c_char_p, ctypes.c_char_p,
+                                   ctypes.c_int, c_char_pp, c_char_pp],
+            "nvrtcDestroyProgram": [ctypes.POINTER(handle)],
+            "nvrtcAddNameExpression": [handle, ctypes.c_char_p],
+            "nvrtcCompileProgram": [handle, ctypes.c_int, c_char_pp],
+            "nvrtcGetProgramLogSize": [handle, ctypes.POINTER(ctypes.c_size_t)],
+            "nvrtcGetProgramLog": [handle, ctypes.c_char_p],
+            "nvrtcGetPTXSize": [handle, ctypes.POINTER(ctypes.c_size_t)],
+            "nvrtcGetPTX": [handle, ctypes.c_char_p],
+            "nvrtcGetLoweredName": [handle, ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p)],
+        }
+        for name, argtypes in signatures.items():
+            function = getattr(lib, name)
+            function.argtypes, function.restype = argtypes, ctypes.c_int
+        lib.nvrtcGetErrorString.argtypes, lib.nvrtcGetErrorString.restype = [ctypes.c_int], ctypes.c_char_p
+
+    def check(self, result: int, what: str) -> None:
+        if result != 0:
+            message = self.lib.nvrtcGetErrorString(result).decode(errors="replace")
+            raise CompileError(f"NVRTC {what} failed: {message} (code {result})")
+
+    def version(self) -> tuple[int, int]:
+        major, minor = ctypes.c_int(), ctypes.c_int()
+        self.check(self.lib.nvrtcVersion(ctypes.byref(major), ctypes.byref(minor)), "nvrtcVersion")
+        return major.value, minor.value
+
+    def _get_text(self, program, size_function, get_function, what: str) -> str:
+        size = ctypes.c_size_t()
+        self.check(size_function(program, ctypes.byref(size)), what)
+        buffer = ctypes.create_string_buffer(size.value)
+        self.check(get_function(program, buffer), what)
+        return buffer.value.decode(errors="replace")
+
+    def compile(self, source: str, name: str, options: tuple[str, ...],
+                name_expressions: tuple[str, ...]) -> tuple[bool, str, str, dict[str, str]]:
+        """Compile; returns (ok, log, ptx, lowered_names). ptx is '' when not ok."""
+        lib, program = self.lib, ctypes.c_void_p()
+        self.check(lib.nvrtcCreateProgram(ctypes.byref(program), source.encode(), name.encode(),
+                                          0, None, None), "nvrtcCreateProgram")
+        try:
+            for expression in name_expressions:
+                self.check(lib.nvrtcAddNameExpression(program, expression.encode()),
+                           f"nvrtcAddNameExpression({expression!r})")
+            encoded = [option.encode() for option in options]
+            argv = (ctypes.c_char_p * len(encoded))(*encoded)
+            result = lib.nvrtcCompileProgram(program, len(encoded), argv)
+            log = self._get_text(program, lib.nvrtcGetProgramLogSize, lib.nvrtcGetProgramLog,
+                                 "nvrtcGetProgramLog")
+            if result != 0:
+                return False, log, "", {}
+            ptx = self._get_text(program, lib.nvrtcGetPTXSize, lib.nvrtcGetPTX, "nvrtcGetPTX")
+            lowered = {}
+            for expression in name_expressions:
+                mangled = ctypes.c_char_p()
+                self.check(lib.nvrtcGetLoweredName(program, expression.encode(), ctypes.byref(mangled)),
+                           f"nvrtcGetLoweredName({expression!r})")
+                lowered[expression] = mangled.value.decode()
+            return True, log, ptx, lowered
+        finally:
+            lib.nvrtcDestroyProgram(ctypes.byref(program))
+
+
+@lru_cache(maxsize=None)
+def _nvrtc() -> _Nvrtc:
+    return _Nvrtc(nvrtc_library_path())
+
+
+def nvrtc_version() -> tuple[int, int]:
+    """(major, minor) of the NVRTC library warpsim compiles with."""
+    return _nvrtc().version()
+
+
+# --- options ----------------------------------------------------------------
+
+_ARCH_FLAGS = ("-arch", "--gpu-architecture")
+_STD_FLAGS = ("-std", "--std")
+
+
+def _as_text(option) -> str:
+    if isinstance(option, (bytes, bytearray)):
+        return bytes(option).decode()
+    if isinstance(option, str):
+        return option
+    raise TypeError(f"NVRTC options must be str or bytes, got {type(option).__name__}: {option!r}")
+
+
+def _arch_name(value: str) -> str:
+    """'sm_80', 'compute_80', '80', 'sm_90a' -> 'sm_80' / 'sm_90a'."""
+    value = value.strip()
+    for prefix in ("sm_", "compute_", "lto_"):
+        if value.startswith(prefix):
+            value = value[len(prefix):]
+            break
+    if not value[:2].isdigit():
+        raise ValueError(f"unrecognised GPU architecture {value!r}: use e.g. -arch=sm_80")
+    return f"sm_{value}"
+
+
+def normalize_options(options) -> tuple[tuple[str, ...], str]:
+    """User options (CuPy style) -> (the NVRTC options warpsim passes, arch).
+
+    Adds -lineinfo, the include paths, a default -std, and turns any -arch into
+    the virtual compute_XX form so NVRTC emits PTX.
+    """
+    if isinstance(options, (str, bytes)):
+        options = (options,)
+    texts = [_as_text(option) for option in options]
+    arch, has_std, has_lineinfo, result = None, False, False, []
+    index = 0
+    while index < len(texts):
+        option = texts[index]
+        flag, equals, value = option.partition("=")
+        if flag in _ARCH_FLAGS:
+            if not equals:  # "-arch sm_80" given as two items
+                index += 1
+                if index == len(texts):
+                    raise ValueError(f"option {option} needs an architecture, e.g. {option}=sm_80")
+                value = texts[index]
+            arch = _arch_name(value)
+        else:
+            has_std |= flag in _STD_FLAGS
+            has_lineinfo |= option in ("-lineinfo", "--generate-line-info")
+            result.append(option)
+        index += 1
+    arch = arch or DEFAULT_ARCH
+    result.append(f"-arch=compute_{arch[3:]}")
+    if not has_std:
+        result.append(f"-std={DEFAULT_STD}")
+    if not has_lineinfo:
+        result.append("-lineinfo")
+    result += [f"-I{directory}" for directory in include_dirs()]
+    return tuple(result), arch
+
+
+# --- disk cache -------------------------------------------------------------
+
+def cache_dir() -> Path:
+    """WARPSIM_CACHE_DIR, else ~/.cache/warpsim/ptx."""
+    configured = os.environ.get("WARPSIM_CACHE_DIR")
+    return Path(configured) if configured else Path.home() / ".cache" / "warpsim" / "ptx"
+
+
+def _cache_key(source: str, name: str, options: tuple, name_expressions: tuple, version: tuple,
+               library: str) -> str:
+    """Everything that changes the PTX; `name` too, since it appears in the PTX's .file lines."""
+    material = json.dumps([source, name, list(options), list(name_expressions), list(version), library])
+    return hashlib.sha256(material.encode()).hexdigest()
+
+
+def _cache_read(path: Path) -> dict | None:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            entry = json.load(handle)
+        return entry if isinstance(entry.get("ptx"), str) else None
+    except (OSError, ValueError, AttributeError):
+        return None  # missing or corrupt: just compile again
+
+
+def _cache_write(path: Path, entry: dict) -> None:
+    """Atomic write (tmp + os.replace); a cache that cannot be written is ignored."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+        try:
+            with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+                json.dump(entry, handle)
+            os.replace(temporary, path)
+        except BaseException:
+            os.unlink(temporary)
+            raise
+    except OSError:
+        pass
+
+
+# --- the public entry point -------------------------------------------------
+
+def compile_cuda(source: str, options=(), name: str = "kernel.cu",
+                 name_expressions=()) -> CompiledCuda:
+    """Compile CUDA C++ source to PTX.
+
+    `options` are CuPy-style (str or bytes): -D, -I, -std=, -arch=sm_XX.
+    `name_expressions` (e.g. 'my_kernel<float>') are mapped to their mangled
+    names in `lowered_names`. Raises CompileError with NVRTC's log on failure.
+    """
+    if not isinstance(source, str):
+        raise TypeError(f"CUDA source must be str, got {type(source).__name__}")
+    if isinstance(name_expressions, str):
+        name_expressions = (name_expressions,)
+    name_expressions = tuple(_as_text(expression) for expression in (name_expressions or ()))
+    final_options, arch = normalize_options(options)
+    nvrtc = _nvrtc()
+    version = nvrtc.version()
+    path = cache_dir() / (_cache_key(source, name, final_options, name_expressions, version, nvrtc.path) + ".json")
+
+    entry = _cache_read(path)
+    if entry is not None:
+        return CompiledCuda(ptx=entry["ptx"], lowered_names=dict(entry.get("lowered_names", {})),
+                            log=entry.get("log", ""), options=final_options, arch=arch, cache_hit=True)
+
+    ok, log, ptx, lowered = nvrtc.compile(source, name, final_options, name_expressions)
+    if not ok:
+        shown = [option for option in final_options if option[2:] not in include_dirs()]
+        raise CompileError(f"NVRTC compilation of {name} failed (NVRTC {version[0]}.{version[1]}, "
+                           f"options: {' '.join(shown)})", log.strip())
+    _cache_write(path, {"ptx": ptx, "lowered_names": lowered, "log": log, "arch": arch})
+    return CompiledCuda(ptx=ptx, lowered_names=lowered, log=log, options=final_options, arch=arch)

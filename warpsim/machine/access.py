@@ -1,0 +1,200 @@
+"""Checked, vectorized loads and stores for every state space.
+
+Each access turns per-lane addresses into byte offsets of one backing array
+(global heap, the batch's shared memory, per-thread local memory, the kernel
+parameter buffer), checks bounds and alignment for every lane, and gathers or
+scatters with a typed view. A bad lane stops the launch with a MemoryFault
+naming the kernel, block, thread, instruction and source line.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import MemoryFault
+from .memory import GLOBAL_BASE, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE
+
+
+def _fault(ctx, site, idx, lane_ok, addrs, what, size):
+    bad = int(np.flatnonzero(~lane_ok)[0])
+    slot = int(idx[bad])
+    addr = int(addrs[bad])
+    where = ctx.where(slot)
+    detail = describe_address(ctx, site.space_of(addr), addr, size)
+    raise MemoryFault(f"{what} of {size} bytes at 0x{addr:x}: {detail}",
+                      kernel=ctx.kernel, block=where["block"], thread=where["thread"],
+                      ptx_line=site.ins.line, instruction=str(site.ins),
+                      source_line=site.source_line)
+
+
+def describe_address(ctx, space: str, addr: int, size: int) -> str:
+    if space == "global":
+        if addr % size:
+            return f"misaligned (a {size}-byte access needs {size}-byte alignment)"
+        near = _nearest_allocation(ctx.memory, addr)
+        if near is None:
+            return "no allocation there (out of bounds or freed)"
+        start, length = near
+        if addr >= start + length:
+            return (f"out of bounds: {addr - (start + length)} bytes past the end of the "
+                    f"{length}-byte allocation at 0x{start:x}")
+        if addr < start:
+            return f"out of bounds: {start - addr} bytes before the allocation at 0x{start:x}"
+        return f"out of bounds: runs past the end of the {length}-byte allocation at 0x{start:x}"
+    if space == "shared":
+        off = addr - SHARED_WINDOW if addr >= SHARED_WINDOW else addr
+        if off % size:
+            return f"misaligned shared address {off}"
+        return f"shared offset {off} is outside the block's {ctx.shared_size} bytes of shared memory"
+    if space == "local":
+        off = addr - LOCAL_WINDOW if addr >= LOCAL_WINDOW else addr
+        return f"local offset {off} is outside the thread's {ctx.local_size}-byte frame"
+    if space == "param":
+        return f"parameter offset {addr} is outside the {len(ctx.params)}-byte parameter buffer"
+    return "address in no state space"
+
+
+def _nearest_allocation(memory, addr):
+    best = None
+    for start, size in memory.live.items():
+        a = GLOBAL_BASE + start
+        if a <= addr + 4096 and (best is None or a > best[0]):
+            best = (a, size)
+    return best
+
+
+def resolve(ctx, site, idx, space: str, addrs: np.ndarray, size: int, write: bool):
+    """(backing array, element offsets in bytes) for one space, all lanes checked."""
+    addrs = addrs.astype(np.uint64, copy=False)
+    if space in ("global", "const"):
+        ok = ctx.memory.check(addrs, size) & (addrs % np.uint64(size) == 0)
+        if not ok.all():
+            _fault(ctx, site, idx, ok, addrs, "global " + ("store" if write else "load"), size)
+        return ctx.memory.buffer, (addrs - np.uint64(GLOBAL_BASE)).astype(np.int64)
+    if space == "shared":
+        off = addrs.astype(np.int64)
+        off = np.where(addrs >= SHARED_WINDOW, (addrs - np.uint64(SHARED_WINDOW)).astype(np.int64), off)
+        limit = ctx.shared_used
+        ok = (off >= 0) & (off + size <= limit) & (off % size == 0)
+        if not ok.all():
+            _fault(ctx, site, idx, ok, addrs, "shared " + ("store" if write else "load"), size)
+        return ctx.shared, ctx.cta[idx] * ctx.shared_size + off
+    if space == "local":
+        off = addrs.astype(np.int64)
+        off = np.where(addrs >= LOCAL_WINDOW, (addrs - np.uint64(LOCAL_WINDOW)).astype(np.int64), off)
+        ok = (off >= 0) & (off + size <= ctx.local_size) & (off % size == 0)
+        if not ok.all():
+            _fault(ctx, site, idx, ok, addrs, "local " + ("store" if write else "load"), size)
+        return ctx.local, idx.astype(np.int64) * ctx.local_size + off
+    if space == "param":
+        off = addrs.astype(np.int64)
+        ok = (off >= 0) & (off + size <= len(ctx.params)) & (off % size == 0)
+        if not ok.all() or write:
+            _fault(ctx, site, idx, ok & (not write), addrs, "parameter " + ("store" if write else "load"), size)
+        return ctx.params, off
+    raise AssertionError(space)
+
+
+def generic_space(addrs: np.ndarray) -> np.ndarray:
+    """Per lane: 0 global, 1 shared, 2 local (by address window)."""
+    a = addrs.astype(np.uint64, copy=False)
+    space = np.zeros(a.shape, dtype=np.int8)
+    space[(a >= SHARED_WINDOW) & (a < SHARED_WINDOW + WINDOW_SIZE)] = 1
+    space[(a >= LOCAL_WINDOW) & (a < LOCAL_WINDOW + WINDOW_SIZE)] = 2
+    return space
+
+
+GENERIC_SPACES = ("global", "shared", "local")
+
+
+def split_generic(addrs: np.ndarray):
+    """Yield (space name, lane selector or None for all) for a generic access."""
+    space = generic_space(addrs)
+    if not space.any():
+        yield "global", None
+        return
+    for code, name in enumerate(GENERIC_SPACES):
+        sel = np.flatnonzero(space == code)
+        if sel.size:
+            yield name, sel
+
+
+def load(ctx, site, idx, space, addrs, dtype, count=1):
+    """Typed values (list of `count` arrays) read at addrs, addrs+size, ..."""
+    dtype = np.dtype(dtype)
+    size = dtype.itemsize
+    if space == "generic":
+        outs = [np.zeros(len(idx), dtype=dtype) for _ in range(count)]
+        for name, sel in split_generic(addrs):
+            if sel is None:
+                return load(ctx, site, idx, name, addrs, dtype, count)
+            part = load(ctx, site, idx[sel], name, addrs[sel], dtype, count)
+            for out, p in zip(outs, part):
+                out[sel] = p
+        return outs
+    total = size * count
+    buf, off = resolve(ctx, site, idx, space, addrs, total if count > 1 else size, False)
+    if count > 1 and (off % total).any():
+        ok = off % total == 0
+        _fault(ctx, site, idx, ok, addrs, f"vector load (.v{count})", total)
+    view = buf.view(dtype)
+    base = off // size
+    for obs in ctx.memory_observers:
+        obs.memory_access(ctx, site, space, "load", idx, addrs, size, count)
+    return [view[base + k] for k in range(count)]
+
+
+def store(ctx, site, idx, space, addrs, dtype, values):
+    dtype = np.dtype(dtype)
+    size = dtype.itemsize
+    count = len(values)
+    if space == "generic":
+        for name, sel in split_generic(addrs):
+            if sel is None:
+                return store(ctx, site, idx, name, addrs, dtype, values)
+            store(ctx, site, idx[sel], name, addrs[sel], dtype,
+                  [v[sel] if np.ndim(v) else v for v in values])
+        return
+    total = size * count
+    buf, off = resolve(ctx, site, idx, space, addrs, total if count > 1 else size, True)
+    if count > 1 and (off % total).any():
+        _fault(ctx, site, idx, off % total == 0, addrs, f"vector store (.v{count})", total)
+    view = buf.view(dtype)
+    base = off // size
+    for k, v in enumerate(values):
+        if v is None:
+            continue
+        view[base + k] = v
+    if space == "global":
+        init = ctx.memory.initialized
+        for k in range(total):
+            init[off + k] = True
+    for obs in ctx.memory_observers:
+        obs.memory_access(ctx, site, space, "store", idx, addrs, size, count)
+
+
+def atomic(ctx, site, idx, space, addrs, ptype, op, b, c):
+    """atom/red: each lane's old value; conflicting lanes serialized in thread order."""
+    from .atomics import atomic_apply, rmw_function
+    size = ptype.nbytes
+    if space == "generic":
+        old = np.zeros(len(idx), dtype=ptype.dtype)
+        for name, sel in split_generic(addrs):
+            if sel is None:
+                return atomic(ctx, site, idx, name, addrs, ptype, op, b, c)
+            old[sel] = atomic(ctx, site, idx[sel], name, addrs[sel], ptype, op,
+                              None if b is None else b[sel], None if c is None else c[sel])
+        return old
+    if space not in ("global", "shared"):
+        raise MemoryFault(f"atomic on the {space} state space", kernel=ctx.kernel,
+                          ptx_line=site.ins.line, instruction=str(site.ins))
+    buf, off = resolve(ctx, site, idx, space, addrs, size, True)
+    view = buf.view(ptype.dtype)
+    fn, accumulate = rmw_function(op, ptype.name)
+    integer_add = op == "add" and ptype.kind in ("u", "s", "b")
+    old = atomic_apply(view, off // size, fn, b, c, integer_add, accumulate)
+    if space == "global":
+        ctx.memory.initialized[off[:, None] + np.arange(size)] = True
+    for obs in ctx.memory_observers:
+        obs.memory_access(ctx, site, space, "atomic", idx, addrs, size, 1)
+    return old

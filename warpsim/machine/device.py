@@ -1,0 +1,213 @@
+"""The simulated device: its memory, loaded modules and kernel launches.
+
+A launch is cut into batches of CTAs that run one after another, each with
+its own LaunchState, so a grid of millions of threads runs in bounded memory.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import settings as settings_module
+from ..errors import LaunchError, WarpsimError
+from ..ptx.ir import Imm, Sym
+from ..ptx.parser import parse_ptx
+from .engine import run_batch
+from .memory import GlobalMemory
+from .program import Program
+from .state import LaunchState
+
+MAX_BLOCK_THREADS = 1024
+MAX_SHARED_PER_BLOCK = 227 * 1024
+
+
+@dataclass
+class LaunchResult:
+    kernel: str
+    grid: tuple
+    block: tuple
+    shared_mem: int
+    warp_instructions: int = 0
+    rounds: int = 0
+    seconds: float = 0.0
+    diagnostics: list = field(default_factory=list)
+
+    @property
+    def thread_instructions_per_second(self) -> float:
+        return getattr(self, "thread_instructions", 0) / self.seconds if self.seconds else 0.0
+
+
+class LoadedModule:
+    """A PTX module placed on a device: globals allocated, ready to launch."""
+
+    def __init__(self, device: "Device", ptx: str, name: str = "<ptx>"):
+        self.device = device
+        self.name = name
+        self.module = parse_ptx(ptx, name)
+        self.program = Program(self.module, name)
+        self._allocate_globals()
+
+    @property
+    def kernel_names(self) -> list:
+        return [k.name for k in self.module.kernels]
+
+    def params(self, kernel: str) -> list:
+        """(name, offset, size, align, ptx type) of each kernel parameter."""
+        self._kernel(kernel)
+        fn = self.module.functions[kernel]
+        return [(name, off, size, align, p.type if p.count is None else "b8")
+                for (name, off, size, align), p in zip(self.program.param_layouts[kernel], fn.params)]
+
+    def global_address(self, name: str) -> int:
+        try:
+            return self.program.global_addresses[name]
+        except KeyError:
+            raise KeyError(f"module '{self.name}' has no .global/.const variable '{name}'") from None
+
+    def _kernel(self, kernel: str):
+        fn = self.module.functions.get(kernel)
+        if fn is None or fn.kind != "entry" or not fn.has_body:
+            raise WarpsimError(f"module '{self.name}' has no kernel '{kernel}' "
+                               f"(kernels: {', '.join(self.kernel_names) or 'none'})")
+        return fn
+
+    def _allocate_globals(self):
+        memory = self.device.memory
+        pending = []
+        for v in self.module.variables.values():
+            if v.space not in ("global", "const") or v.linkage == "extern":
+                continue
+            address = memory.allocate(max(v.size, 1), max(v.alignment, 16), initialized=True)
+            memory.memset(address, 0, max(v.size, 1))
+            self.program.global_addresses[v.name] = address
+            if v.init:
+                pending.append((v, address))
+        for v, address in pending:
+            memory.write_bytes(address, self._initial_bytes(v))
+
+    def _initial_bytes(self, v) -> bytes:
+        from ..ptx.types import ptx_type
+        t = ptx_type(v.type)
+        out = bytearray()
+        for e in v.init:
+            if isinstance(e, Sym):
+                value = self.program.global_addresses.get(e.name)
+                if value is None:
+                    raise WarpsimError(f"{self.name}:{v.line}: initializer of '{v.name}' names "
+                                       f"'{e.name}', which is not a global variable")
+                out += int(value + e.offset).to_bytes(t.nbytes, "little")
+            elif isinstance(e, Imm):
+                out += int(e.value).to_bytes(e.bits // 8, "little")[:t.nbytes]
+            elif t.is_float:
+                out += np.array(e, dtype=t.dtype).tobytes()
+            else:
+                out += int(e & ((1 << (8 * t.nbytes)) - 1)).to_bytes(t.nbytes, "little")
+        return bytes(out[:v.size])
+
+    # ------------------------------------------------------------ launch
+
+    def launch(self, kernel: str, grid, block, params: bytes, shared_mem: int = 0,
+               observers=(), **overrides) -> LaunchResult:
+        self._kernel(kernel)
+        grid, block = _dim3(grid, "grid"), _dim3(block, "block")
+        threads = block[0] * block[1] * block[2]
+        if threads > MAX_BLOCK_THREADS or threads == 0:
+            raise LaunchError(f"block of {block} = {threads} threads: a block has 1 to "
+                              f"{MAX_BLOCK_THREADS} threads", kernel=kernel)
+        if 0 in grid:
+            raise LaunchError(f"grid {grid} has no blocks", kernel=kernel)
+        settings = settings_module.current()
+        if overrides:
+            from dataclasses import replace
+            settings = replace(settings, **overrides)
+        dynamic = int(shared_mem)
+        layout = self.program.layout
+        shared_total = (self.program.dynamic_shared_base + dynamic) if dynamic else layout.static_shared_size
+        if shared_total > MAX_SHARED_PER_BLOCK:
+            raise LaunchError(f"{shared_total} bytes of shared memory per block exceed the "
+                              f"{MAX_SHARED_PER_BLOCK} bytes an SM offers", kernel=kernel)
+        param_buf = np.zeros((len(params) + 15) // 16 * 16 or 16, dtype=np.uint8)
+        param_buf[:len(params)] = np.frombuffer(bytes(params), dtype=np.uint8)
+        n_ctas = grid[0] * grid[1] * grid[2]
+        per_batch = max(1, settings.batch_threads // (((threads + 31) // 32) * 32))
+        result = LaunchResult(kernel, grid, block, dynamic)
+        start = time.perf_counter()
+        progress = _Progress(n_ctas, kernel) if settings.progress else None
+        for first in range(0, n_ctas, per_batch):
+            cta_ids = np.arange(first, min(n_ctas, first + per_batch), dtype=np.int64)
+            ctx = LaunchState(self.program, kernel, grid, block, cta_ids, param_buf,
+                              shared_total, dynamic, self.device.memory, settings)
+            if layout.local_size:
+                ctx.ensure_local(layout.local_size)
+            ctx.memory_observers = [o for o in observers if hasattr(o, "memory_access")]
+            for obs in observers:
+                obs.batch_started(ctx)
+            run_batch(ctx, observers)
+            result.warp_instructions += ctx.issued
+            result.rounds += ctx.rounds
+            result.diagnostics.extend(ctx.diagnostics)
+            for obs in observers:
+                obs.batch_finished(ctx)
+            if progress:
+                progress.update(int(cta_ids[-1]) + 1)
+        if progress:
+            progress.close()
+        result.seconds = time.perf_counter() - start
+        return result
+
+
+class _Progress:
+    """CTAs done / total on stderr, only on a terminal and only for slow launches."""
+
+    def __init__(self, total: int, kernel: str):
+        self.total, self.kernel = total, kernel
+        self.start = time.perf_counter()
+        self.shown = False
+        self.enabled = sys.stderr.isatty()
+
+    def update(self, done: int):
+        if not self.enabled or time.perf_counter() - self.start < 1.0:
+            return
+        self.shown = True
+        width = 30
+        filled = width * done // self.total
+        sys.stderr.write(f"\r{self.kernel[:40]} [{'#' * filled}{'.' * (width - filled)}] "
+                         f"{done}/{self.total} CTAs")
+        sys.stderr.flush()
+
+    def close(self):
+        if self.shown:
+            sys.stderr.write("\n")
+
+
+def _dim3(value, what: str) -> tuple:
+    if isinstance(value, (int, np.integer)):
+        value = (int(value),)
+    value = tuple(int(v) for v in value)
+    if not 1 <= len(value) <= 3 or any(v < 0 for v in value):
+        raise LaunchError(f"{what} dimensions must be 1 to 3 non-negative integers, got {value}")
+    return value + (1,) * (3 - len(value))
+
+
+class Device:
+    """One simulated GPU: a global heap and the modules loaded on it."""
+
+    def __init__(self):
+        self.memory = GlobalMemory()
+
+    def load_module(self, ptx: str, name: str = "<ptx>") -> LoadedModule:
+        return LoadedModule(self, ptx, name)
+
+
+_default: Device | None = None
+
+
+def default_device() -> Device:
+    global _default
+    if _default is None:
+        _default = Device()
+    return _default

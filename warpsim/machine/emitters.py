@@ -1,0 +1,413 @@
+"""Code generation for the instructions that are not pure value functions:
+moves of special registers, symbols and vectors; address conversion; memory
+access and atomics; warp exchange; barriers; control flow.
+
+Each emitter gets the BlockCompiler and the instruction and returns True when
+it has set the next program counter of every thread itself (a terminator).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import UnsupportedInstruction
+from ..ptx.ir import Addr, Imm, Reg, Sink, Sym, Vec
+from ..ptx.types import TYPES
+from .codegen import SPACES, Site
+from .memory import LOCAL_WINDOW, SHARED_WINDOW
+
+EMITTERS: dict = {}
+
+
+def emitter(*opcodes):
+    def deco(fn):
+        for op in opcodes:
+            EMITTERS[op] = fn
+        return fn
+    return deco
+
+
+def space_of(ins) -> str:
+    for m in ins.mods:
+        if m in SPACES:
+            return SPACES[m]
+    return "generic"
+
+
+def vector_count(ins) -> int:
+    for m in ins.mods:
+        if m in ("v2", "v4", "v8"):
+            return int(m[1:])
+    return 1
+
+
+# ---------------------------------------------------------------- moves
+
+@emitter("mov")
+def emit_mov(c, ins):
+    t = ins.type
+    dst, src = ins.dsts[0], ins.srcs[0]
+    if isinstance(dst, Vec):                      # unpack: mov.b64 {lo, hi}, %rd
+        whole = c.typed(src, t)
+        part_bits = TYPES[t].bits // len(dst.items)
+        part_type = f"b{part_bits}"
+        for k, item in enumerate(dst.items):
+            c.write(item, part_type, f"(({whole}.astype(np.uint64) >> np.uint64({k * part_bits})) "
+                                     f"& np.uint64({(1 << part_bits) - 1}))")
+        return False
+    if isinstance(src, Vec):                      # pack: mov.b64 %rd, {lo, hi}
+        part_bits = TYPES[t].bits // len(src.items)
+        terms = [f"({c.typed(item, f'b{part_bits}')}.astype(np.uint64) << np.uint64({k * part_bits}))"
+                 for k, item in enumerate(src.items)]
+        c.write(dst, "b64" if TYPES[t].bits == 64 else t, " | ".join(terms))
+        return False
+    c.write(dst, t, c.typed(src, t))
+    return False
+
+
+@emitter("cvta")
+def emit_cvta(c, ins):
+    """Generic <-> state-space addresses: shared and local live in their windows."""
+    t = ins.type
+    to = "to" in ins.mods
+    space = space_of(ins)
+    value = f"{c.typed(ins.srcs[0], t)}.astype(np.uint64)"
+    window = {"shared": SHARED_WINDOW, "local": LOCAL_WINDOW}.get(space, 0)
+    if window:
+        op = "-" if to else "+"
+        value = f"({value} {op} np.uint64({window}))"
+    c.write(ins.dsts[0], t, f"{value}.astype({c.const(TYPES[t].dtype, 'D')})")
+    return False
+
+
+@emitter("isspacep")
+def emit_isspacep(c, ins):
+    space = space_of(ins)
+    code = {"global": 0, "const": 0, "shared": 1, "local": 2}.get(space)
+    if code is None:
+        raise UnsupportedInstruction(ins, f"isspacep.{space}")
+    c.write(ins.dsts[0], "pred", f"(access.generic_space({c.typed(ins.srcs[0], 'u64')}) == {code})")
+    return False
+
+
+# ---------------------------------------------------------------- memory
+
+def address_expr(c, addr: Addr, space: str):
+    """(expression of per-thread addresses as uint64, resolved space)."""
+    if isinstance(addr.base, Reg):
+        base = c.typed(addr.base, "u64" if c.reg_bits(addr.base.name) == 64 else "u32")
+        return f"({base}.astype(np.uint64) + np.uint64({addr.offset & ((1 << 64) - 1)}))", space
+    if isinstance(addr.base, Sym):
+        sym_space = c.symbol_space(addr.base.name)
+        value = c.symbol_value(Sym(addr.base.name, addr.base.offset + addr.offset))
+        if space == "generic":
+            if sym_space == "shared":
+                value += SHARED_WINDOW
+            elif sym_space == "local":
+                value += LOCAL_WINDOW
+        return f"np.full(n, {value}, dtype=np.uint64)", space
+    return f"np.full(n, {addr.offset}, dtype=np.uint64)", space
+
+
+def param_var_access(c, ins, load: bool):
+    """ld/st.param on a function's own parameters or a call site's .param variables."""
+    addr = ins.srcs[0]
+    name = addr.base.name
+    key = c.key(name)
+    t = ins.type
+    dtype = c.const(TYPES[t].dtype, "D")
+    size = TYPES[t].nbytes
+    if load:
+        items = ins.dsts[0].items if isinstance(ins.dsts[0], Vec) else ins.dsts
+        for k, item in enumerate(items):
+            off = addr.offset + k * size
+            c.write(item, t, f"ctx.param_var({key!r})[idx, {off}:{off + size}].copy().view({dtype}).ravel()")
+    else:
+        if c.guard is not None:
+            raise UnsupportedInstruction(ins, "predicated st.param")
+        vals = ins.srcs[1].items if isinstance(ins.srcs[1], Vec) else ins.srcs[1:2]
+        for k, item in enumerate(vals):
+            off = addr.offset + k * size
+            v = c.typed(item, t)
+            c.emit(f"ctx.param_var({key!r})[idx, {off}:{off + size}] = "
+                   f"fit({v}, n).astype({dtype}).view(np.uint8).reshape(n, {size})")
+    return False
+
+
+@emitter("ld", "ldu")
+def emit_load(c, ins):
+    addr = ins.srcs[0]
+    space = space_of(ins)
+    if space == "param" and isinstance(addr.base, Sym) and c.symbol_space(addr.base.name) == "param_var":
+        return param_var_access(c, ins, load=True)
+    if space == "generic" and isinstance(addr.base, Sym) and c.symbol_space(addr.base.name) == "param_var":
+        return param_var_access(c, ins, load=True)
+    t = ins.type
+    count = vector_count(ins)
+    expr, space = address_expr(c, addr, space)
+    site = c.const(Site(c.program, c.fn, ins), "site")
+    dtype = c.const(TYPES[t].dtype, "D")
+    a = c.fresh("addr")
+    c.emit(f"{a} = {expr}")
+    items = ins.dsts[0].items if isinstance(ins.dsts[0], Vec) else ins.dsts
+    sel_idx, sel = c.selected()
+    vals = c.fresh("vals")
+    a_sel = f"{a}[{sel}]" if sel else a
+    c.emit(f"{vals} = access.load(ctx, {site}, {sel_idx}, {space!r}, {a_sel}, {dtype}, {count})")
+    for k, item in enumerate(items):
+        if isinstance(item, Sink):
+            continue
+        if sel:
+            bits = c.reg_bits(item.name)
+            full = c.fresh("full")
+            old = c.load_reg(item.name)
+            c.emit(f"{full} = {old}.copy()")
+            c.emit(f"{full}[{sel}] = store_value({vals}[{k}], {c.const(TYPES[t], 'T')}, {bits}, len({sel}))")
+            var = c.fresh("r")
+            c.emit(f"{var} = {full}")
+            c.local[item.name] = var
+            if item.name not in c.dirty:
+                c.dirty.append(item.name)
+        else:
+            guard, c.guard = c.guard, None
+            c.write(item, t, f"{vals}[{k}]")
+            c.guard = guard
+    return False
+
+
+@emitter("st")
+def emit_store(c, ins):
+    addr, value = ins.srcs[0], ins.srcs[1]
+    space = space_of(ins)
+    if space in ("param", "generic") and isinstance(addr.base, Sym) and \
+            c.symbol_space(addr.base.name) == "param_var":
+        return param_var_access(c, ins, load=False)
+    t = ins.type
+    expr, space = address_expr(c, addr, space)
+    site = c.const(Site(c.program, c.fn, ins), "site")
+    dtype = c.const(TYPES[t].dtype, "D")
+    a = c.fresh("addr")
+    c.emit(f"{a} = {expr}")
+    items = value.items if isinstance(value, Vec) else (value,)
+    sel_idx, sel = c.selected()
+    vals = []
+    for item in items:
+        if isinstance(item, Sink):
+            vals.append("None")
+            continue
+        v = f"fit({c.typed(item, t)}, n)"
+        vals.append(f"{v}[{sel}]" if sel else v)
+    a_sel = f"{a}[{sel}]" if sel else a
+    c.emit(f"access.store(ctx, {site}, {sel_idx}, {space!r}, {a_sel}, {dtype}, [{', '.join(vals)}])")
+    return False
+
+
+ATOMIC_OPS = ("add", "min", "max", "inc", "dec", "cas", "exch", "and", "or", "xor")
+
+
+@emitter("atom", "red")
+def emit_atomic(c, ins):
+    op = next((m for m in ins.mods if m in ATOMIC_OPS), None)
+    if op is None:
+        raise UnsupportedInstruction(ins, "atomic without a supported operation")
+    t = ins.type
+    space = space_of(ins)
+    has_dst = ins.opcode == "atom"
+    addr = ins.srcs[0]
+    operands = ins.srcs[1:]
+    expr, space = address_expr(c, addr, space)
+    site = c.const(Site(c.program, c.fn, ins), "site")
+    a = c.fresh("addr")
+    c.emit(f"{a} = {expr}")
+    sel_idx, sel = c.selected()
+    args = []
+    for item in operands:
+        v = f"fit({c.typed(item, t)}, n)"
+        args.append(f"{v}[{sel}]" if sel else v)
+    while len(args) < 2:
+        args.append("None")
+    a_sel = f"{a}[{sel}]" if sel else a
+    old = c.fresh("old")
+    c.emit(f"{old} = access.atomic(ctx, {site}, {sel_idx}, {space!r}, {a_sel}, "
+           f"{c.const(TYPES[t], 'T')}, {op!r}, {args[0]}, {args[1]})")
+    if has_dst:
+        dst = ins.dsts[0]
+        if sel:
+            bits = c.reg_bits(dst.name)
+            full = c.fresh("full")
+            c.emit(f"{full} = {c.load_reg(dst.name)}.copy()")
+            c.emit(f"{full}[{sel}] = store_value({old}, {c.const(TYPES[t], 'T')}, {bits}, len({sel}))")
+            c.local[dst.name] = full
+            if dst.name not in c.dirty:
+                c.dirty.append(dst.name)
+        else:
+            c.write(dst, t, old)
+    return False
+
+
+@emitter("membar", "fence", "nanosleep", "prefetch", "prefetchu", "pmevent", "griddepcontrol",
+         "discard", "applypriority", "createpolicy")
+def emit_nothing(c, ins):
+    """Memory ordering is already total here (one instruction at a time); hints do nothing."""
+    if ins.opcode == "createpolicy":
+        c.write(ins.dsts[0], "b64", "np.zeros(n, dtype=np.uint64)")
+    return False
+
+
+# ---------------------------------------------------------------- warp exchange
+
+def member_mask(c, ins, operand):
+    return f"fit({c.typed(operand, 'b32')}, n)"
+
+
+@emitter("shfl")
+def emit_shfl(c, ins):
+    mode = next(m for m in ins.mods if m in ("up", "down", "bfly", "idx"))
+    a, b, cc = ins.srcs[0], ins.srcs[1], ins.srcs[2]
+    value = f"fit({c.typed(a, 'b32')}, n)"
+    reg_file = f"ctx.reg({c.key(a.name)!r}, 32)" if isinstance(a, Reg) and a.name in c.fn.regs else "None"
+    res = c.fresh("shfl")
+    c.emit(f"{res} = warp_ops.shfl(ctx, idx, {mode!r}, {value}, {c.typed(b, 'b32')}, "
+           f"{c.typed(cc, 'b32')}, {reg_file})")
+    c.write(ins.dsts[0], "b32", f"{res}[0]")
+    if len(ins.dsts) > 1:
+        c.write(ins.dsts[1], "pred", f"{res}[1]")
+    return False
+
+
+@emitter("vote")
+def emit_vote(c, ins):
+    mode = next(m for m in ins.mods if m in ("all", "any", "uni", "ballot"))
+    pred = f"fit({c.typed(ins.srcs[0], 'pred')}, n)"
+    mask = member_mask(c, ins, ins.srcs[1]) if "sync" in ins.mods else "warp_ops.activemask(ctx, idx)"
+    out_type = "b32" if mode == "ballot" else "pred"
+    c.write(ins.dsts[0], out_type, f"warp_ops.vote(ctx, idx, {mode!r}, {pred}, {mask})")
+    return False
+
+
+@emitter("match")
+def emit_match(c, ins):
+    mode = "any" if "any" in ins.mods else "all"
+    t = ins.type
+    value = f"fit({c.typed(ins.srcs[0], t)}, n)"
+    mask = member_mask(c, ins, ins.srcs[1])
+    res = c.fresh("match")
+    c.emit(f"{res} = warp_ops.match(ctx, idx, {mode!r}, {value}, {mask})")
+    if mode == "any":
+        c.write(ins.dsts[0], "b32", res)
+    else:
+        c.write(ins.dsts[0], "b32", f"{res}[0]")
+        if len(ins.dsts) > 1:
+            c.write(ins.dsts[1], "pred", f"{res}[1]")
+    return False
+
+
+@emitter("redux")
+def emit_redux(c, ins):
+    op = next(m for m in ins.mods if m in ("add", "min", "max", "and", "or", "xor"))
+    t = ins.type
+    value = f"fit({c.typed(ins.srcs[0], t)}, n)"
+    mask = member_mask(c, ins, ins.srcs[1])
+    c.write(ins.dsts[0], t, f"warp_ops.redux(ctx, idx, {op!r}, {value}, {mask})")
+    return False
+
+
+@emitter("activemask")
+def emit_activemask(c, ins):
+    c.write(ins.dsts[0], "b32", "warp_ops.activemask(ctx, idx)")
+    return False
+
+
+# ---------------------------------------------------------------- barriers
+
+@emitter("bar", "barrier")
+def emit_barrier(c, ins):
+    """CTA barriers arrive here; the engine releases them (and reduces bar.red)."""
+    if "warp" in ins.mods:                          # bar.warp.sync: the scheduler already met the lanes
+        return False
+    arrive = "arrive" in ins.mods
+    red = "red" in ins.mods
+    srcs = list(ins.srcs)
+    barrier = c.typed(srcs[0], "u32")
+    count = "0"
+    if red:
+        pred = srcs[-1]
+        middle = srcs[1:-1]
+        c.emit(f"ctx.barrier_pred[idx] = fit({c.typed(pred, 'pred')}, n)")
+    else:
+        middle = srcs[1:]
+    if middle:
+        count = c.typed(middle[0], "u32")
+    c.emit(f"ctx.barrier_id[idx] = fit({barrier}, n)")
+    c.emit(f"ctx.barrier_count[idx] = fit({count}, n)")
+    if arrive:
+        c.emit("ctx.barrier_arrivals(idx)")
+        return False
+    c.emit("ctx.status[idx] = AT_BARRIER")
+    return True
+
+
+# ---------------------------------------------------------------- control
+
+@emitter("bra", "brx")
+def emit_branch(c, ins):
+    if ins.opcode == "brx":
+        raise UnsupportedInstruction(ins, "brx.idx (indirect branch tables)")
+    target = c.program.label_gid(c.fn, ins.srcs[0].name)
+    c.writeback()
+    if c.guard is None:
+        c.emit(f"ctx.pc[idx] = {target}")
+    else:
+        fall = c.block.next_gid
+        c.emit(f"ctx.pc[idx] = np.where({c.guard}, {target}, {fall})")
+        if fall == -1:
+            c.emit(f"exit_threads(ctx, idx[~{c.guard}])")
+    return True
+
+
+@emitter("exit", "ret")
+def emit_exit(c, ins):
+    c.writeback()
+    if ins.opcode == "ret" and c.fn.kind == "func":
+        sel_idx, sel = c.selected()
+        if sel:
+            c.emit(f"ctx.pc[idx] = {c.block.next_gid}")
+        c.emit(f"ctx.return_from(ctx.program, {c.fn.name!r}, {sel_idx})")
+        return True
+    sel_idx, sel = c.selected()
+    if sel:
+        c.emit(f"ctx.pc[idx] = {c.block.next_gid}")
+        if c.block.next_gid == -1:
+            c.emit("exit_threads(ctx, idx)")
+    c.emit(f"exit_threads(ctx, {sel_idx})")
+    return True
+
+
+@emitter("trap", "brkpt")
+def emit_trap(c, ins):
+    sel_idx, _ = c.selected()
+    site = c.const(Site(c.program, c.fn, ins), "site")
+    c.emit(f"trap(ctx, {site}, {sel_idx})")
+    return False
+
+
+@emitter("call")
+def emit_call(c, ins):
+    call = ins.call
+    c.writeback()
+    if c.guard is not None:
+        raise UnsupportedInstruction(ins, "predicated call")
+    if not isinstance(call.target, Sym):
+        raise UnsupportedInstruction(ins, "indirect call through a register")
+    callee = c.program.module.functions[call.target.name]
+    copies = []
+    for param, arg in zip(callee.params, call.args):
+        if not isinstance(arg, Sym):
+            raise UnsupportedInstruction(ins, f"call argument '{arg}' is not a .param variable")
+        copies.append((c.key(arg.name), f"{callee.name}::{param.name}", param.size))
+    returns = []
+    for ret, dst in zip(callee.returns, call.returns):
+        returns.append((f"{callee.name}::{ret.name}", c.key(dst.name), ret.size))
+    c.program.return_copies[c.block.next_gid] = returns
+    c.emit(f"ctx.call(ctx.program, idx, {callee.name!r}, {copies!r}, {c.block.next_gid})")
+    return True

@@ -1,0 +1,165 @@
+"""The run loop: rounds of warp scheduling over a batch of CTAs.
+
+Each round has four phases:
+  1. select   every warp picks one group of lanes (the scheduling model says
+              which: the lanes at the earliest block, so divergent paths are
+              serialized and lanes reconverge where they meet again);
+  2. execute  groups at the same block, across all warps and CTAs, run that
+              block together as one vectorized call;
+  3. meet     warp-synchronous instructions wait until their named lanes have
+              arrived; CTA barriers release when every live thread is there;
+  4. guard    no progress at all is a deadlock; too many rounds is a runaway.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import BudgetExceeded, DeadlockError
+from .codegen import compile_block
+from .scheduling import get_model
+from .state import AT_BARRIER, AT_WARP_SYNC, EXITED, RUNNING
+
+NO_PC = np.iinfo(np.int64).max
+
+
+def run_batch(ctx, observers=()):
+    program = ctx.program
+    model = get_model(ctx.settings.scheduling)
+    lanes = np.arange(32, dtype=np.int64)
+    while True:
+        runnable = ctx.status == RUNNING
+        if not runnable.any():
+            if release_barriers(ctx) or wake_warp_syncs(ctx, observers):
+                continue
+            if (ctx.status == EXITED).all():
+                return
+            raise deadlock(ctx)
+        # 1. select
+        warp_pc, chosen = model.select(ctx, runnable)
+        warps = np.flatnonzero(warp_pc != NO_PC)
+        pcs = warp_pc[warps]
+        # 2. execute
+        for gid in np.unique(pcs):
+            ws = warps[pcs == gid]
+            idx = (ws[:, None] * 32 + lanes)[chosen[ws]]
+            execute(ctx, program, int(gid), idx, model, observers)
+        # 3. meet
+        if (ctx.status == AT_BARRIER).any():
+            release_barriers(ctx)
+        # 4. guard
+        ctx.rounds += 1
+        if ctx.rounds > ctx.settings.max_rounds or ctx.issued > ctx.settings.max_instructions:
+            raise runaway(ctx)
+
+
+def execute(ctx, program, gid, idx, model, observers):
+    block = program.blocks[gid]
+    if block.compiled is None:
+        block.compiled = compile_block(program, block)
+    if block.kind == "warp_sync":
+        idx = model.meet(ctx, block, idx)
+        if idx is None or not len(idx):
+            return
+    block.compiled(ctx, idx)
+    warps = np.unique(idx >> 5) if len(idx) else idx
+    ctx.issued += len(warps) * len(block.instructions)
+    for obs in observers:
+        obs.block_executed(ctx, block, idx, warps)
+
+
+def release_barriers(ctx) -> bool:
+    """Release every (CTA, barrier) whose expected threads have all arrived."""
+    waiting = np.flatnonzero(ctx.status == AT_BARRIER)
+    if not len(waiting):
+        return False
+    live = np.bincount(ctx.cta[ctx.status != EXITED], minlength=ctx.n_ctas)
+    keys = ctx.cta[waiting] * 16 + ctx.barrier_id[waiting]
+    released = False
+    for key in np.unique(keys):
+        members = waiting[keys == key]
+        cta, barrier = int(key) // 16, int(key) % 16
+        expected = int(ctx.barrier_count[members].max()) or int(live[cta])
+        arrived = len(members) + ctx.arrivals.get((cta, barrier), 0)
+        if arrived < expected:
+            continue
+        ctx.arrivals.pop((cta, barrier), None)
+        finish_barrier(ctx, members)
+        released = True
+    return released
+
+
+def finish_barrier(ctx, members):
+    """Threads leave the barrier; bar.red writes the CTA-wide reduction."""
+    program = ctx.program
+    for gid in np.unique(ctx.pc[members]):
+        group = members[ctx.pc[members] == gid]
+        block = program.blocks[int(gid)]
+        ins = block.instructions[0]
+        if "red" in ins.mods:
+            pred = ctx.barrier_pred[members]
+            if "popc" in ins.mods:
+                value = np.uint32(np.count_nonzero(pred))
+            elif "and" in ins.mods:
+                value = bool(pred.all())
+            else:
+                value = bool(pred.any())
+            dst = ins.dsts[0].name
+            bits = 1 if block.function.regs[dst] == "pred" else 32
+            ctx.reg(f"{block.function.name}::{dst}", bits)[group] = value
+        ctx.pc[group] = block.next_gid
+        ctx.status[group] = RUNNING
+        gone = group[block.next_gid == -1]
+        ctx.status[gone] = EXITED
+
+
+def wake_warp_syncs(ctx, observers) -> bool:
+    """Lanes waiting at a warp-sync whose partners exited: let them go (and report it)."""
+    waiting = np.flatnonzero(ctx.status == AT_WARP_SYNC)
+    if not len(waiting):
+        return False
+    model = get_model(ctx.settings.scheduling)
+    progressed = False
+    for gid in np.unique(ctx.pc[waiting]):
+        idx = waiting[ctx.pc[waiting] == gid]
+        before = ctx.issued
+        ctx.status[idx] = RUNNING
+        execute(ctx, ctx.program, int(gid), idx, model, observers)
+        progressed |= ctx.issued != before
+    if not progressed:
+        ctx.status[waiting[ctx.status[waiting] == RUNNING]] = AT_WARP_SYNC
+    return progressed
+
+
+def stuck_warps(ctx, limit: int = 8) -> str:
+    """One line per stuck warp group: where it is and why."""
+    program = ctx.program
+    lines = []
+    alive = ctx.status != EXITED
+    for w in np.unique(np.flatnonzero(alive) >> 5)[:limit]:
+        slots = np.arange(w * 32, w * 32 + 32)
+        slots = slots[alive[slots]]
+        for gid in np.unique(ctx.pc[slots]):
+            group = slots[ctx.pc[slots] == gid]
+            block = program.blocks[int(gid)]
+            ins = block.instructions[0]
+            state = {RUNNING: "running", AT_BARRIER: "waiting at a CTA barrier",
+                     AT_WARP_SYNC: "waiting for lanes named in a .sync mask"}[int(ctx.status[group[0]])]
+            where = ctx.where(int(group[0]))
+            lanes = ",".join(str(int(x) & 31) for x in group)
+            src = program.source_line(ins)
+            lines.append(f"  block {where['block']} warp {int(ctx.warp_in_cta[group[0]])} lanes [{lanes}] "
+                         f"{state} at PTX line {ins.line}: {ins}" + (f"  ({src})" if src else ""))
+    return "\n".join(lines)
+
+
+def deadlock(ctx) -> DeadlockError:
+    return DeadlockError("deadlock: no thread can make progress\n" + stuck_warps(ctx),
+                         kernel=ctx.kernel)
+
+
+def runaway(ctx) -> BudgetExceeded:
+    return BudgetExceeded(
+        f"the launch ran past its budget ({ctx.rounds} scheduling rounds, {ctx.issued} warp "
+        f"instructions; raise it with warpsim.settings(max_rounds=...)); warps are at:\n"
+        + stuck_warps(ctx), kernel=ctx.kernel)

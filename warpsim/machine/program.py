@@ -1,0 +1,187 @@
+"""A loaded module ready to run: functions cut into blocks with global ids,
+symbols laid out in their state spaces, every instruction checked.
+
+Block ids are global across functions so a thread's program counter is one
+integer; lower ids come first in the text, which is the order the scheduler
+uses to pick among a warp's divergent groups (lanes waiting at a later block
+let the earlier ones catch up, so warps reconverge at the join).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..errors import UnsupportedInstruction, WarpsimError
+from ..ptx.cfg import CFG, is_cta_barrier, is_warp_sync
+from ..ptx.ir import Function, Module, Sym
+from .semantics import lookup
+
+
+@dataclass
+class ProgramBlock:
+    gid: int
+    function: Function
+    cfg_block: object
+    instructions: list
+    kind: str                      # 'code', 'barrier' or 'warp_sync'
+    next_gid: int                  # block that follows in the text (-1: none)
+    compiled: object = None        # generated Python function, built on first use
+    member_mask: object = None     # for warp_sync blocks: evaluates the mask per lane
+    source: str = ""               # generated source, for debugging
+
+
+@dataclass
+class SymbolLayout:
+    """Where each variable lives: global/const addresses, shared and local offsets."""
+    global_addresses: dict = field(default_factory=dict)   # name -> device address
+    shared_offsets: dict = field(default_factory=dict)     # name -> offset in the CTA's shared window
+    dynamic_shared: dict = field(default_factory=dict)     # extern .shared name -> offset
+    static_shared_size: int = 0
+    local_offsets: dict = field(default_factory=dict)      # qualified name -> offset in the frame
+    local_size: int = 0
+
+
+class Program:
+    def __init__(self, module: Module, source: str = "<ptx>"):
+        self.module = module
+        self.source = source
+        self.blocks: list[ProgramBlock] = []
+        self.function_entry: dict[str, int] = {}
+        self.cfgs: dict[str, CFG] = {}
+        self.layout = SymbolLayout()
+        self.global_addresses: dict[str, int] = {}   # filled when the module is loaded on a device
+        self.return_copies: dict[int, list] = {}      # return block -> (callee var, caller var, size)
+        self._check_instructions()
+        self._build_blocks()
+        self._layout_shared()
+        self._layout_local()
+        self._layout_params()
+        self.recursive_functions = self._recursive_functions()
+
+    # ------------------------------------------------------------ checking
+
+    def _check_instructions(self):
+        for fn in self.module.functions.values():
+            for ins in fn.body:
+                lookup(ins, self.source)
+                if ins.opcode == "call":
+                    target = ins.call.target
+                    if isinstance(target, Sym):
+                        callee = self.module.functions.get(target.name)
+                        if callee is None or not callee.has_body:
+                            raise UnsupportedInstruction(
+                                ins, f"call of '{target.name}', which has no body in this module "
+                                     "(external functions are not linked)", self.source)
+
+    # ------------------------------------------------------------ blocks
+
+    def _build_blocks(self):
+        for fn in self.module.functions.values():
+            if not fn.has_body:
+                continue
+            cfg = CFG(fn)
+            self.cfgs[fn.name] = cfg
+            base = len(self.blocks)
+            self.function_entry[fn.name] = base
+            for b in cfg.blocks:
+                instructions = fn.body[b.start:b.end]
+                first = instructions[0]
+                kind = ("barrier" if is_cta_barrier(first) else
+                        "warp_sync" if is_warp_sync(first) else "code")
+                nxt = base + b.id + 1 if b.id + 1 < len(cfg.blocks) else -1
+                self.blocks.append(ProgramBlock(base + b.id, fn, b, instructions, kind, nxt))
+            if not cfg.blocks:
+                raise WarpsimError(f"{self.source}: function '{fn.name}' has an empty body")
+
+    def entry_block(self, kernel: str) -> int:
+        return self.function_entry[kernel]
+
+    def block_gid(self, fn: Function, local_id: int) -> int:
+        return self.function_entry[fn.name] + local_id
+
+    def label_gid(self, fn: Function, label: str) -> int:
+        return self.block_gid(fn, self.cfgs[fn.name].target_block(label))
+
+    # ------------------------------------------------------------ symbols
+
+    def _layout_shared(self):
+        offset = 0
+        shared = [v for v in self.module.variables.values() if v.space == "shared"]
+        for fn in self.module.functions.values():
+            shared.extend(v for v in fn.locals if v.space == "shared")
+        dynamic = []
+        for v in shared:
+            if v.count == 0 and v.linkage == "extern":
+                dynamic.append(v)
+                continue
+            offset = _align(offset, v.alignment)
+            self.layout.shared_offsets[v.name] = offset
+            offset += v.size
+        self.layout.static_shared_size = offset
+        dyn_base = _align(offset, max([16] + [v.alignment for v in dynamic]))
+        for v in dynamic:
+            self.layout.dynamic_shared[v.name] = dyn_base
+            self.layout.shared_offsets[v.name] = dyn_base
+        self.dynamic_shared_base = dyn_base
+
+    def _layout_local(self):
+        offset = 0
+        for fn in self.module.functions.values():
+            for v in fn.locals:
+                if v.space == "local":
+                    offset = _align(offset, max(v.alignment, 8))
+                    self.layout.local_offsets[(fn.name, v.name)] = offset
+                    offset += v.size
+        self.layout.local_size = offset
+
+    def _layout_params(self):
+        """Kernel parameter offsets, and sizes of every per-thread .param variable."""
+        self.param_offsets: dict[str, dict] = {}
+        self.param_layouts: dict[str, list] = {}
+        self.param_var_sizes: dict[str, int] = {}
+        for fn in self.module.functions.values():
+            if fn.kind == "entry":
+                offset, layout = 0, []
+                for p in fn.params:
+                    offset = _align(offset, p.alignment)
+                    layout.append((p.name, offset, p.size, p.alignment))
+                    offset += p.size
+                self.param_offsets[fn.name] = {name: off for name, off, _, _ in layout}
+                self.param_layouts[fn.name] = layout
+            else:
+                for p in fn.params + fn.returns:
+                    self.param_var_sizes[f"{fn.name}::{p.name}"] = p.size
+            for v in fn.locals:
+                if v.space == "param":
+                    self.param_var_sizes[f"{fn.name}::{v.name}"] = v.size
+
+    def _recursive_functions(self) -> set:
+        """Functions that can call themselves, directly or through others."""
+        calls = {name: {ins.call.target.name for ins in fn.body
+                        if ins.opcode == "call" and isinstance(ins.call.target, Sym)}
+                 for name, fn in self.module.functions.items()}
+        recursive = set()
+        for start in calls:
+            seen, stack = set(), list(calls[start])
+            while stack:
+                f = stack.pop()
+                if f == start:
+                    recursive.add(start)
+                    break
+                if f not in seen:
+                    seen.add(f)
+                    stack.extend(calls.get(f, ()))
+        return recursive
+
+    def source_line(self, ins) -> str:
+        """'file.cu:12' for an instruction with line info, else ''."""
+        loc = ins.loc
+        if loc is None:
+            return ""
+        path = self.module.files.get(loc.file, f"file{loc.file}")
+        return f"{path}:{loc.line}"
+
+
+def _align(x: int, a: int) -> int:
+    a = max(1, a)
+    return (x + a - 1) // a * a

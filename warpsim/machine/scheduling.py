@@ -1,0 +1,127 @@
+"""Scheduling models: which lanes of a warp issue next, and how `.sync`
+warp instructions meet.
+
+`its` (Volta and later, the default): every thread has its own PC. A warp
+issues for the group of lanes at its earliest block, so divergent paths are
+serialized and lanes reconverge where they meet again; a group that reaches a
+warp-synchronous instruction before the lanes its mask names waits there while
+the other groups of the warp run, as independent thread scheduling allows.
+
+`stack` (before Volta): the warp has one PC and a reconvergence stack, so
+lanes that diverged cannot meet at a `.sync` instruction: named lanes that are
+not converged with the issuing group are an error.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import LaunchError
+from ..ptx.ir import Imm, Reg
+from ..ptx.types import TYPES
+from .state import AT_WARP_SYNC, EXITED, RUNNING
+
+NO_PC = np.iinfo(np.int64).max
+
+
+def mask_operand(ins):
+    """The member-mask operand of a warp-synchronous instruction (None: no mask)."""
+    if ins.opcode in ("bar", "barrier"):
+        return ins.srcs[0] if ins.srcs else None
+    if "sync" not in ins.mods or ins.opcode == "activemask":
+        return None
+    return ins.srcs[-1]
+
+
+def member_masks(ctx, block, idx) -> np.ndarray | None:
+    op = mask_operand(block.instructions[0])
+    if op is None:
+        return None
+    if isinstance(op, Imm):
+        return np.full(len(idx), op.value & 0xFFFFFFFF, dtype=np.uint32)
+    if isinstance(op, Reg):
+        bits = TYPES[block.function.regs[op.name]].bits
+        return ctx.reg(f"{block.function.name}::{op.name}", bits)[idx].astype(np.uint32)
+    raise LaunchError(f"unsupported member mask operand {op}", kernel=ctx.kernel)
+
+
+def lane_bits(ctx, slots_mask: np.ndarray) -> np.ndarray:
+    """Per warp: 32-bit word of lanes where slots_mask (length n) is true."""
+    weights = (np.uint64(1) << np.arange(32, dtype=np.uint64))
+    return (slots_mask.reshape(-1, 32).astype(np.uint64) * weights).sum(axis=1).astype(np.uint32)
+
+
+class EarliestBlockFirst:
+    """Pick, per warp, the runnable lanes at the lowest block id."""
+
+    name = "its"
+
+    def select(self, ctx, runnable):
+        key = np.where(runnable, ctx.pc, NO_PC).reshape(-1, 32)
+        warp_pc = key.min(axis=1)
+        return warp_pc, key == warp_pc[:, None]
+
+    def meet(self, ctx, block, idx):
+        masks = member_masks(ctx, block, idx)
+        if masks is None:
+            return idx
+        here = (ctx.pc == block.gid) & ((ctx.status == RUNNING) | (ctx.status == AT_WARP_SYNC))
+        arrived = lane_bits(ctx, here)
+        exited = lane_bits(ctx, ctx.status == EXITED)
+        warp = idx >> 5
+        missing = masks & ~arrived[warp]
+        lane_ok = (missing & ~exited[warp]) == 0
+        bad_warps = np.unique(warp[~lane_ok])
+        ready = ~np.isin(warp, bad_warps)
+        gone = missing & exited[warp]
+        if gone[ready].any():
+            self.report_exited(ctx, block, idx[ready], masks[ready], gone[ready])
+        if not ready.all():
+            self.not_converged(ctx, block, idx, masks, ready)
+        ready_warps = np.unique(warp[ready])
+        if not len(ready_warps):
+            return None
+        slots = (ready_warps[:, None] * 32 + np.arange(32)).ravel()
+        take = slots[here[slots]]
+        ctx.status[take] = RUNNING
+        return take
+
+    def not_converged(self, ctx, block, idx, masks, ready):
+        ctx.status[idx[~ready]] = AT_WARP_SYNC
+
+    def report_exited(self, ctx, block, idx, masks, gone):
+        ins = block.instructions[0]
+        first = int(np.flatnonzero(gone)[0])
+        ctx.diagnostics.append({
+            "kind": "sync_exited_lanes",
+            "message": (f"{ins.opcode}.sync names lanes that have exited "
+                        f"(mask 0x{int(masks[first]):08x}, exited 0x{int(gone[first]):08x})"),
+            "ptx_line": ins.line, "instruction": str(ins),
+            "source_line": ctx.program.source_line(ins), **ctx.where(int(idx[first])),
+        })
+
+
+class ReconvergenceStack(EarliestBlockFirst):
+    """Pre-Volta: one PC per warp; `.sync` lanes must already be converged."""
+
+    name = "stack"
+
+    def not_converged(self, ctx, block, idx, masks, ready):
+        ins = block.instructions[0]
+        bad = int(np.flatnonzero(~ready)[0])
+        where = ctx.where(int(idx[bad]))
+        raise LaunchError(
+            f"{ins.opcode}.sync with member mask 0x{int(masks[bad]):08x} issued by a divergent "
+            f"group: under the pre-Volta SIMT stack the named lanes are not converged here",
+            kernel=ctx.kernel, block=where["block"], thread=where["thread"], ptx_line=ins.line,
+            instruction=str(ins), source_line=ctx.program.source_line(ins))
+
+
+MODELS = {"its": EarliestBlockFirst(), "stack": ReconvergenceStack()}
+
+
+def get_model(name: str):
+    try:
+        return MODELS[name]
+    except KeyError:
+        raise ValueError(f"unknown scheduling model '{name}' (choose from {', '.join(MODELS)})") from None

@@ -1,0 +1,525 @@
+"""Integer arithmetic: add/sub and their carry forms, mul/mad (and the 24-bit
+kinds), div/rem, min/max, abs/neg, sad, dp4a/dp2a, and the bit-counting and
+bit-field ops popc, clz, bfind, brev, bfe, bfi.
+
+NumPy's same-width integer arithmetic already wraps like PTX's. Everything
+else is spelled out here: saturation, the high half of a product (NumPy has
+no 128-bit integers), division (NumPy floors and says nothing sensible about
+x/0; PTX truncates toward zero), carries, and bit fields.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...ptx.types import TYPES
+from .logic import (as_unsigned, low_mask, modifiers, no_flags, operand_types, shift_left,
+                    shift_right)
+from .registry import Signature, same_type, value_op
+
+ARITH_TYPES = frozenset({"u16", "u32", "u64", "s16", "s32", "s64"})
+CARRY_TYPES = frozenset({"u32", "u64", "s32", "s64"})
+SIGNED_TYPES = frozenset({"s16", "s32", "s64"})
+WIDE_TYPE = {"u16": "u32", "s16": "s32", "u32": "u64", "s32": "s64"}
+
+INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
+
+# What x/0 and x%0 give, per opcode and signedness, as a function of the
+# dividend. PTX leaves it unspecified; these follow what the sm_90 division
+# sequences are believed to do (unsigned quotient all ones, the signed one
+# from negating it by the dividend's sign, remainder = dividend).
+# TODO(lead): confirm on a real GPU.
+DIVIDE_BY_ZERO = {
+    ("div", False): lambda a: ~np.zeros_like(a),
+    ("div", True): lambda a: np.where(a >= 0, a.dtype.type(-1), a.dtype.type(1)),
+    ("rem", False): lambda a: a,
+    ("rem", True): lambda a: a,
+}
+
+
+# ------------------------------------------------------------------ helpers
+
+def _exact(values) -> np.ndarray:
+    """Widen to 64 bits of the same signedness (exact for 32-bit products)."""
+    values = np.asarray(values)
+    return values.astype(np.int64 if values.dtype.kind == "i" else np.uint64)
+
+
+def _wrap(values, type_name: str) -> np.ndarray:
+    """The low bits of a wider result read as `type_name` (two's complement wrap)."""
+    t = TYPES[type_name]
+    return np.asarray(values).astype(t.storage).view(t.dtype)
+
+
+def _saturate_s32(values) -> np.ndarray:
+    """Clamp an exact (int64) result into s32, as .sat does."""
+    return np.clip(values, INT32_MIN, INT32_MAX).astype(np.int32)
+
+
+def _negate(values) -> np.ndarray:
+    """-x modulo 2^width; -INT_MIN is INT_MIN, as on the GPU."""
+    unsigned = as_unsigned(values)
+    return (unsigned.dtype.type(0) - unsigned).view(np.asarray(values).dtype)
+
+
+def _magnitude(values) -> np.ndarray:
+    """|x| as an unsigned value of the same width (|INT_MIN| fits there)."""
+    values = np.asarray(values)
+    unsigned = as_unsigned(values)
+    if values.dtype.kind != "i":
+        return unsigned
+    return np.where(values < 0, unsigned.dtype.type(0) - unsigned, unsigned)
+
+
+def _add_with_carry(x, y, carry_in):
+    """x + y + carry_in on unsigned values, and the carry out (u32 0/1)."""
+    partial = x + y
+    total = partial + carry_in
+    carry = (partial < x) | (total < partial)
+    return total, carry.astype(np.uint32)
+
+
+def _sub_with_borrow(x, y, borrow_in):
+    """x - (y + borrow_in) on unsigned values, and the borrow out (u32 0/1)."""
+    partial = x - y
+    total = partial - borrow_in
+    borrow = (x < y) | (partial < borrow_in)
+    return total, borrow.astype(np.uint32)
+
+
+def _carry_flag(cc, dtype) -> np.ndarray:
+    return (np.asarray(cc) & np.uint32(1)).astype(dtype)
+
+
+# ------------------------------------------------------------------ add, sub (+ carry)
+
+def _carry_signature(operands: int):
+    """(t,)*operands sources, plus CC.CF in for the c-forms and out for .cc."""
+    def signature(ins) -> Signature:
+        t = ins.type
+        reads = ins.opcode in ("addc", "subc", "madc")
+        writes = "cc" in modifiers(ins)
+        srcs = (t,) * operands + (("cc",) if reads else ())
+        dsts = (t,) + (("cc",) if writes else ())
+        return Signature(dsts, srcs, writes_cc=writes, reads_cc=reads)
+    return signature
+
+
+def _check_add_sub(ins):
+    if "sat" in modifiers(ins) and (ins.type != "s32" or "cc" in modifiers(ins)):
+        return ".sat applies only to add/sub.s32 without .cc"
+    if "cc" in modifiers(ins) and ins.type not in CARRY_TYPES:
+        return ".cc needs a 32- or 64-bit type"
+    return no_flags("sat", "cc")(ins)
+
+
+@value_op("add", "sub", family="integer", signature=_carry_signature(2),
+          types=ARITH_TYPES, check=_check_add_sub)
+def add_sub(ins, a, b):
+    """Wrap-around a ± b; .sat.s32 clamps the exact result, .cc also gives the carry/borrow."""
+    if "sat" in modifiers(ins):
+        exact = _exact(a) + _exact(b) if ins.opcode == "add" else _exact(a) - _exact(b)
+        return _saturate_s32(exact)
+    if "cc" in modifiers(ins):
+        ua, ub = as_unsigned(a), as_unsigned(b)
+        no_carry = ua.dtype.type(0)
+        op = _add_with_carry if ins.opcode == "add" else _sub_with_borrow
+        total, carry = op(ua, ub, no_carry)
+        return total.view(np.asarray(a).dtype), carry
+    return a + b if ins.opcode == "add" else a - b
+
+
+@value_op("addc", "subc", family="integer", signature=_carry_signature(2),
+          types=CARRY_TYPES, check=no_flags("cc"))
+def add_sub_carry(ins, a, b, carry_in):
+    """a + b + CC.CF, or a - (b + CC.CF): CF holds the borrow after sub.cc/subc.cc."""
+    ua, ub = as_unsigned(a), as_unsigned(b)
+    op = _add_with_carry if ins.opcode == "addc" else _sub_with_borrow
+    total, carry = op(ua, ub, _carry_flag(carry_in, ua.dtype))
+    total = total.view(np.asarray(a).dtype)
+    return (total, carry) if "cc" in modifiers(ins) else total
+
+
+# ------------------------------------------------------------------ mul, mad
+
+def _mul_hi_u64(a, b):
+    """High 64 bits of the 128-bit product, from 32-bit halves (no int128 in NumPy)."""
+    low32, thirty_two = np.uint64(0xFFFFFFFF), np.uint64(32)
+    a_lo, a_hi = a & low32, a >> thirty_two
+    b_lo, b_hi = b & low32, b >> thirty_two
+    lo_lo, lo_hi, hi_lo, hi_hi = a_lo * b_lo, a_lo * b_hi, a_hi * b_lo, a_hi * b_hi
+    middle = (lo_lo >> thirty_two) + (lo_hi & low32) + (hi_lo & low32)   # < 2^34
+    return hi_hi + (lo_hi >> thirty_two) + (hi_lo >> thirty_two) + (middle >> thirty_two)
+
+
+def _mul_hi_64(a, b):
+    """mul.hi for 64-bit types; signed = unsigned high - (a<0 ? b) - (b<0 ? a) mod 2^64."""
+    a, b = np.asarray(a), np.asarray(b)
+    ua, ub = as_unsigned(a), as_unsigned(b)
+    high = _mul_hi_u64(ua, ub)
+    if a.dtype.kind != "i":
+        return high
+    zero = np.uint64(0)
+    high = high - np.where(a < 0, ub, zero) - np.where(b < 0, ua, zero)
+    return high.view(np.int64)
+
+
+def _product(a, b, mode: str, type_name: str):
+    """The .lo, .hi or .wide part of a*b for operands of `type_name`."""
+    bits = TYPES[type_name].bits
+    if bits <= 32:
+        product = _exact(a) * _exact(b)             # exact in 64 bits
+        if mode == "lo":
+            return _wrap(product, type_name)
+        if mode == "hi":
+            return _wrap(product >> product.dtype.type(bits), type_name)
+        return product.astype(TYPES[WIDE_TYPE[type_name]].dtype)
+    if mode == "lo":
+        return np.asarray(a) * np.asarray(b)        # wraps mod 2^64 like PTX
+    return _mul_hi_64(a, b)
+
+
+def _mode(ins) -> str:
+    return next(m for m in ("lo", "hi", "wide") if m in modifiers(ins))
+
+
+def _check_mul_mad(ins):
+    modes = modifiers(ins) & {"lo", "hi", "wide"}
+    if len(modes) != 1:
+        return f"{ins.opcode}.{ins.type} needs exactly one of .lo/.hi/.wide"
+    if "wide" in modes and ins.type not in WIDE_TYPE:
+        return ".wide needs a 16- or 32-bit type"
+    if "sat" in modifiers(ins) and not (ins.opcode == "mad" and modes == {"hi"} and ins.type == "s32"):
+        return ".sat is only mad.hi.sat.s32"
+    if "cc" in modifiers(ins) and ("wide" in modes or ins.type not in CARRY_TYPES):
+        return "mad.cc needs .lo/.hi and a 32- or 64-bit type"
+    allowed = {"mul": ("lo", "hi", "wide"), "mad": ("lo", "hi", "wide", "sat", "cc")}
+    return no_flags(*allowed[ins.opcode])(ins)
+
+
+def _mul_mad_signature(ins) -> Signature:
+    t = ins.type
+    if "wide" in modifiers(ins):
+        wide = WIDE_TYPE.get(t, t)
+        return Signature((wide,), (t, t) + ((wide,) if ins.opcode == "mad" else ()))
+    if ins.opcode == "mad":
+        return _carry_signature(3)(ins)
+    return same_type(ins)
+
+
+@value_op("mul", family="integer", signature=_mul_mad_signature, types=ARITH_TYPES,
+          check=_check_mul_mad)
+def mul(ins, a, b):
+    return _product(a, b, _mode(ins), ins.type)
+
+
+@value_op("mad", family="integer", signature=_mul_mad_signature, types=ARITH_TYPES,
+          check=_check_mul_mad)
+def mad(ins, a, b, c):
+    """part(a*b) + c, wrapping; .hi.sat.s32 clamps; .cc gives the carry of the addition."""
+    part = _product(a, b, _mode(ins), ins.type)
+    if "sat" in modifiers(ins):
+        return _saturate_s32(_exact(part) + _exact(c))
+    if "cc" in modifiers(ins):
+        total, carry = _add_with_carry(as_unsigned(part), as_unsigned(c), as_unsigned(part).dtype.type(0))
+        return total.view(part.dtype), carry
+    return part + np.asarray(c)
+
+
+def _check_madc(ins):
+    if len(modifiers(ins) & {"lo", "hi"}) != 1:
+        return "madc needs exactly one of .lo/.hi"
+    return no_flags("lo", "hi", "cc")(ins)
+
+
+@value_op("madc", family="integer", signature=_carry_signature(3), types=CARRY_TYPES,
+          check=_check_madc)
+def madc(ins, a, b, c, carry_in):
+    """part(a*b) + c + CC.CF, optionally writing the carry out."""
+    part = as_unsigned(_product(a, b, _mode(ins), ins.type))
+    total, carry = _add_with_carry(part, as_unsigned(c), _carry_flag(carry_in, part.dtype))
+    total = total.view(np.asarray(a).dtype)
+    return (total, carry) if "cc" in modifiers(ins) else total
+
+
+# ------------------------------------------------------------------ mul24, mad24
+
+def _product24(a, b):
+    """Exact 48-bit product of the low 24 bits (sign-extended from bit 23 for .s32)."""
+    a, b = _exact(a), _exact(b)
+    if a.dtype.kind == "i":
+        forty = np.int64(40)                        # move bit 23 to the sign, then back
+        return ((a << forty) >> forty) * ((b << forty) >> forty)
+    low24 = np.uint64(0xFFFFFF)
+    return (a & low24) * (b & low24)
+
+
+def _part24(a, b, ins):
+    """.lo: bits 31..0 of the 48-bit product; .hi: bits 47..16."""
+    product = _product24(a, b)
+    if "hi" in modifiers(ins):
+        product = product >> product.dtype.type(16)
+    return _wrap(product, ins.type)
+
+
+def _check_24(ins):
+    if len(modifiers(ins) & {"lo", "hi"}) != 1:
+        return f"{ins.opcode} needs exactly one of .lo/.hi"
+    if "sat" in modifiers(ins) and not (ins.opcode == "mad24" and "hi" in modifiers(ins) and ins.type == "s32"):
+        return ".sat is only mad24.hi.sat.s32"
+    return no_flags("lo", "hi", "sat")(ins)
+
+
+@value_op("mul24", family="integer", signature=same_type, types={"u32", "s32"}, check=_check_24)
+def mul24(ins, a, b):
+    return _part24(a, b, ins)
+
+
+@value_op("mad24", family="integer", signature=same_type, types={"u32", "s32"}, check=_check_24)
+def mad24(ins, a, b, c):
+    part = _part24(a, b, ins)
+    if "sat" in modifiers(ins):
+        return _saturate_s32(_exact(part) + _exact(c))
+    return part + np.asarray(c)
+
+
+# ------------------------------------------------------------------ div, rem
+
+@value_op("div", "rem", family="integer", signature=same_type, types=ARITH_TYPES,
+          check=no_flags())
+def div_rem(ins, a, b):
+    """Truncating division (NumPy floors): quotient of magnitudes, sign applied after.
+
+    INT_MIN / -1 wraps to INT_MIN and INT_MIN % -1 is 0; x/0 follows DIVIDE_BY_ZERO.
+    """
+    a, b = np.asarray(a), np.asarray(b)
+    signed = a.dtype.kind == "i"
+    by_zero = b == 0
+    safe_b = np.where(by_zero, b.dtype.type(1), b)
+    a_mag, b_mag = _magnitude(a), _magnitude(safe_b)
+    if ins.opcode == "div":
+        result = a_mag // b_mag
+        if signed:
+            result = np.where((a < 0) != (safe_b < 0), _negate(result), result)
+    else:
+        result = a_mag % b_mag                      # the remainder takes the dividend's sign
+        if signed:
+            result = np.where(a < 0, _negate(result), result)
+    result = np.asarray(result).view(a.dtype)
+    return np.where(by_zero, DIVIDE_BY_ZERO[(ins.opcode, signed)](a), result)
+
+
+# ------------------------------------------------------------------ min, max, abs, neg, sad
+
+def _check_min_max(ins):
+    if "relu" in modifiers(ins) and ins.type != "s32":
+        return ".relu is supported only on .s32 (packed .s16x2 is not)"
+    return no_flags("relu")(ins)
+
+
+@value_op("min", "max", family="integer", signature=same_type, types=ARITH_TYPES,
+          check=_check_min_max)
+def min_max(ins, a, b):
+    """Signed or unsigned by the operand dtype; .relu clamps the result at 0."""
+    result = (np.minimum if ins.opcode == "min" else np.maximum)(a, b)
+    if "relu" in modifiers(ins):
+        result = np.maximum(result, np.asarray(result).dtype.type(0))
+    return result
+
+
+@value_op("abs", "neg", family="integer", signature=same_type, types=SIGNED_TYPES,
+          check=no_flags())
+def abs_neg(ins, a):
+    """abs/neg of INT_MIN wrap to INT_MIN."""
+    a = np.asarray(a)
+    if ins.opcode == "neg":
+        return _negate(a)
+    return np.where(a < 0, _negate(a), a)
+
+
+@value_op("sad", family="integer", signature=same_type, types=ARITH_TYPES, check=no_flags())
+def sad(ins, a, b, c):
+    """c + |a - b|, the difference taken exactly (unsigned) before wrapping the sum."""
+    a, b = np.asarray(a), np.asarray(b)
+    ua, ub = as_unsigned(a), as_unsigned(b)
+    difference = np.where(a < b, ub - ua, ua - ub)
+    return (difference + as_unsigned(c)).view(a.dtype)
+
+
+# ------------------------------------------------------------------ dp4a, dp2a
+
+def _lanes(word, count: int, signed: bool):
+    """Split a 32-bit word into `count` lanes, low lane first, as exact int64 values."""
+    width = 32 // count
+    bits = as_unsigned(word).astype(np.int64)
+    lanes = []
+    for i in range(count):
+        lane = (bits >> np.int64(width * i)) & np.int64((1 << width) - 1)
+        if signed:
+            lane = np.where(lane >= (1 << (width - 1)), lane - (1 << width), lane)
+        lanes.append(lane)
+    return lanes
+
+
+def _dot_types(ins):
+    a_type, b_type = operand_types(ins)
+    return a_type, b_type, ("u32" if a_type == b_type == "u32" else "s32")
+
+
+def _dot_signature(ins) -> Signature:
+    a_type, b_type, c_type = _dot_types(ins)
+    return Signature((c_type,), (a_type, b_type, c_type))
+
+
+def _check_dot(ins):
+    if len(operand_types(ins)) != 2:
+        return f"{ins.opcode} needs .atype.btype"
+    if ins.opcode == "dp2a" and len(modifiers(ins) & {"lo", "hi"}) != 1:
+        return "dp2a needs exactly one of .lo/.hi"
+    extra = modifiers(ins) - ({"lo", "hi"} if ins.opcode == "dp2a" else set())
+    return f"modifier(s) {sorted(extra)} not supported on {ins.opcode}" if extra else None
+
+
+@value_op("dp4a", "dp2a", family="integer", signature=_dot_signature,
+          types={"u32", "s32"}, check=_check_dot)
+def dot_product_accumulate(ins, a, b, c):
+    """c + sum of lane products: dp4a bytes x bytes; dp2a 16-bit halves of a x
+    bytes 0-1 (.lo) or 2-3 (.hi) of b. Exact, then wrapped to 32 bits."""
+    a_type, b_type, c_type = _dot_types(ins)
+    b_lanes = _lanes(b, 4, b_type == "s32")
+    if ins.opcode == "dp4a":
+        a_lanes = _lanes(a, 4, a_type == "s32")
+    else:
+        a_lanes = _lanes(a, 2, a_type == "s32")
+        b_lanes = b_lanes[2:] if "hi" in modifiers(ins) else b_lanes[:2]
+    total = _exact(c).astype(np.int64)
+    for a_lane, b_lane in zip(a_lanes, b_lanes):
+        total = total + a_lane * b_lane
+    return _wrap(total, c_type)
+
+
+# ------------------------------------------------------------------ popc, clz, bfind, brev
+
+BIT_COUNT_TYPES = frozenset({"b32", "b64"})
+BFIND_TYPES = frozenset({"u32", "u64", "s32", "s64"})
+
+
+def _count_signature(ins) -> Signature:
+    """popc, clz and bfind count bits of any width into a .u32."""
+    return Signature(("u32",), (ins.type,))
+
+
+def _popcount(values):
+    """Set bits per element (SWAR; np.bitwise_count needs NumPy 2)."""
+    x = as_unsigned(values).astype(np.uint64)
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return ((x * np.uint64(0x0101010101010101)) >> np.uint64(56)).astype(np.uint32)
+
+
+def _highest_set_bit(values):
+    """Index of the most significant 1 bit (int64), -1 where the value is 0."""
+    x = as_unsigned(values).astype(np.uint64)
+    index = np.zeros(x.shape, dtype=np.int64)
+    remaining = x
+    for step in (32, 16, 8, 4, 2, 1):                # binary search, exact for 64 bits
+        upper = remaining >> np.uint64(step)
+        found = upper != 0
+        index = index + np.where(found, step, 0)
+        remaining = np.where(found, upper, remaining)
+    return np.where(x == 0, -1, index)
+
+
+@value_op("popc", family="integer", signature=_count_signature, types=BIT_COUNT_TYPES,
+          check=no_flags())
+def popc(ins, a):
+    return _popcount(a)
+
+
+@value_op("clz", family="integer", signature=_count_signature, types=BIT_COUNT_TYPES,
+          check=no_flags())
+def clz(ins, a):
+    width = TYPES[ins.type].bits
+    return (width - 1 - _highest_set_bit(a)).astype(np.uint32)
+
+
+@value_op("bfind", family="integer", signature=_count_signature, types=BFIND_TYPES,
+          check=no_flags("shiftamt"))
+def bfind(ins, a):
+    """Position of the most significant non-sign bit; 0xffffffff if there is none.
+
+    Negative signed inputs are complemented first, so the search finds their
+    highest 0. .shiftamt gives width-1-position instead (a left-shift count).
+    """
+    a = np.asarray(a)
+    if a.dtype.kind == "i":
+        a = np.where(a < 0, ~a, a)
+    position = _highest_set_bit(a)
+    if "shiftamt" in modifiers(ins):
+        position = np.where(position < 0, position, TYPES[ins.type].bits - 1 - position)
+    return position.astype(np.uint32)                 # -1 becomes 0xffffffff
+
+
+_REVERSED_BYTE = np.array([int(f"{i:08b}"[::-1], 2) for i in range(256)], dtype=np.uint64)
+
+
+@value_op("brev", family="integer", signature=same_type, types=BIT_COUNT_TYPES,
+          check=no_flags())
+def brev(ins, a):
+    """Reverse the bit order: reversed bytes, each bit-reversed through a table."""
+    ua = as_unsigned(a)
+    width = TYPES[ins.type].bits
+    source = ua.astype(np.uint64)
+    result = np.zeros(source.shape, dtype=np.uint64)
+    for i in range(width // 8):
+        byte = (source >> np.uint64(8 * i)) & np.uint64(0xFF)
+        result |= _REVERSED_BYTE[byte] << np.uint64(width - 8 - 8 * i)
+    return result.astype(ua.dtype)
+
+
+# ------------------------------------------------------------------ bfe, bfi
+
+def _field_length(position, length, width):
+    """How many field bits lie inside the register: min(len, width - pos), at least 0."""
+    position = np.asarray(position, dtype=np.int64)
+    length = np.asarray(length, dtype=np.int64)
+    return np.clip(np.minimum(length, width - position), 0, width)
+
+
+@value_op("bfe", family="integer", types=BFIND_TYPES | {"b32", "b64"}, check=no_flags(),
+          signature=lambda ins: Signature((ins.type,), (ins.type, "u32", "u32")))
+def bfe(ins, a, b, c):
+    """Extract c bits of a from bit b (each only 0..255), zero- or sign-extended.
+
+    Bits past the msb and above the field are the sign bit, a[min(pos+len-1, msb)]
+    for .s types (0 if len is 0), and 0 for unsigned ones.
+    """
+    a = np.asarray(a)
+    ua = as_unsigned(a)
+    width = TYPES[ins.type].bits
+    position = np.asarray(b, dtype=np.uint32) & np.uint32(0xFF)
+    length = np.asarray(c, dtype=np.uint32) & np.uint32(0xFF)
+    inside = _field_length(position, length, width)
+    mask = low_mask(inside, ua.dtype)
+    field = shift_right(ua, position) & mask
+    if a.dtype.kind == "i":
+        sign_position = np.minimum(position.astype(np.int64) + length - 1, width - 1)
+        sign = (shift_right(ua, np.maximum(sign_position, 0)) & ua.dtype.type(1)) != 0
+        sign &= length != 0
+        field = np.where(sign, field | ~mask, field)
+    return np.asarray(field).view(a.dtype)
+
+
+@value_op("bfi", family="integer", types=BIT_COUNT_TYPES, check=no_flags(),
+          signature=lambda ins: Signature((ins.type,), (ins.type, ins.type, "u32", "u32")))
+def bfi(ins, a, b, c, d):
+    """Insert the low d bits of a into b at bit c (each only 0..255); bits that
+    would land past the msb are dropped, so pos >= width or len == 0 gives b."""
+    ua, ub = as_unsigned(a), as_unsigned(b)
+    width = TYPES[ins.type].bits
+    position = np.asarray(c, dtype=np.uint32) & np.uint32(0xFF)
+    length = np.asarray(d, dtype=np.uint32) & np.uint32(0xFF)
+    mask = low_mask(_field_length(position, length, width), ub.dtype)
+    placed_mask = shift_left(mask, position)
+    return (ub & ~placed_mask) | (shift_left(ua & mask, position) & placed_mask)

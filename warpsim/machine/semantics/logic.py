@@ -1,0 +1,244 @@
+"""Logic and shift instructions: and, or, xor, not, cnot, shl, shr, shf, lop3, prmt.
+
+PTX defines shifts for every amount (the amount is an unsigned 32-bit value;
+past the width a shift gives 0, or the sign for shr.s), while NumPy leaves a
+shift by the register width or more undefined. The helpers that make shifting
+total live here and the integer family reuses them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .registry import Signature, same_type, value_op
+
+BIT_TYPES = frozenset({"b16", "b32", "b64"})
+LOGIC_TYPES = BIT_TYPES | {"pred"}
+SHIFT_RIGHT_TYPES = BIT_TYPES | {"u16", "u32", "u64", "s16", "s32", "s64"}
+
+
+# ------------------------------------------------------------------ bit helpers
+
+def bit_width(values) -> int:
+    return np.asarray(values).dtype.itemsize * 8
+
+
+def as_unsigned(values) -> np.ndarray:
+    """The same bits read as an unsigned integer of the same width."""
+    values = np.asarray(values)
+    return values.view(np.dtype(f"uint{values.dtype.itemsize * 8}"))
+
+
+def as_signed(values) -> np.ndarray:
+    """The same bits read as a two's complement integer of the same width."""
+    values = np.asarray(values)
+    return values.view(np.dtype(f"int{values.dtype.itemsize * 8}"))
+
+
+def shift_left(values, amount):
+    """values << amount; 0 once amount >= width (NumPy: undefined past the width)."""
+    values, amount = np.asarray(values), np.asarray(amount)
+    in_range = amount < bit_width(values)
+    in_range_amount = np.where(in_range, amount, 0).astype(values.dtype)
+    return np.where(in_range, values << in_range_amount, values.dtype.type(0))
+
+
+def shift_right(values, amount):
+    """values >> amount: arithmetic for signed dtypes, logical otherwise.
+
+    Past the width PTX gives 0 (logical) or the replicated sign (arithmetic);
+    NumPy's shift is undefined there, so the amount is clamped first.
+    """
+    values, amount = np.asarray(values), np.asarray(amount)
+    width = bit_width(values)
+    if values.dtype.kind == "i":
+        return values >> np.minimum(amount, width - 1).astype(values.dtype)
+    in_range = amount < width
+    in_range_amount = np.where(in_range, amount, 0).astype(values.dtype)
+    return np.where(in_range, values >> in_range_amount, values.dtype.type(0))
+
+
+def low_mask(count, dtype) -> np.ndarray:
+    """Unsigned `dtype` values with the low `count` bits set, count in 0..width."""
+    dtype = np.dtype(dtype)
+    width = dtype.itemsize * 8
+    all_ones = np.asarray(~dtype.type(0))
+    return shift_right(all_ones, width - np.asarray(count, dtype=np.int64))
+
+
+def modifiers(ins) -> frozenset:
+    """Non-type modifiers, counting .cc as one: the type table names the hidden
+    carry register 'cc', so Instruction.flags leaves .cc out."""
+    return ins.flags | (frozenset({"cc"}) & frozenset(ins.mods))
+
+
+def operand_types(ins) -> tuple:
+    return tuple(t for t in ins.types if t != "cc")
+
+
+def chosen(ins, choices):
+    """The one modifier of `choices` the instruction carries, or None."""
+    return next((m for m in ins.mods if m in choices), None)
+
+
+def no_flags(*allowed):
+    """A check= that rejects any modifier outside `allowed` and more than one type."""
+    def check(ins):
+        extra = sorted(modifiers(ins) - set(allowed))
+        if extra:
+            return f"modifier(s) {', '.join('.' + m for m in extra)} not supported on {ins.opcode}"
+        if len(operand_types(ins)) != 1:
+            return f"{ins.opcode} takes exactly one type, got {operand_types(ins) or 'none'}"
+        return None
+    return check
+
+
+# --------------------------------------------------------- and, or, xor, not, cnot
+
+_BITWISE = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}
+
+
+@value_op("and", "or", "xor", family="logic", signature=same_type,
+          types=LOGIC_TYPES, check=no_flags())
+def bitwise(ins, a, b):
+    """Bitwise on .bN; on .pred (NumPy bool) the same ufuncs are the Boolean ops."""
+    return _BITWISE[ins.opcode](a, b)
+
+
+@value_op("not", family="logic", signature=same_type, types=LOGIC_TYPES, check=no_flags())
+def bitwise_not(ins, a):
+    """One's complement; np.invert on bool is logical not, as not.pred wants."""
+    return np.invert(a)
+
+
+@value_op("cnot", family="logic", signature=same_type, types=LOGIC_TYPES, check=no_flags())
+def c_logical_not(ins, a):
+    """C's !a: 1 where a is 0, else 0 (on .pred: logical not)."""
+    a = np.asarray(a)
+    return (a == 0).astype(a.dtype)
+
+
+# ------------------------------------------------------------------ shifts
+
+def _shift_signature(ins) -> Signature:
+    """The shift amount is always an unsigned 32-bit operand."""
+    return Signature((ins.type,), (ins.type, "u32"))
+
+
+@value_op("shl", family="logic", signature=_shift_signature, types=BIT_TYPES, check=no_flags())
+def shl(ins, a, amount):
+    return shift_left(a, amount)
+
+
+@value_op("shr", family="logic", signature=_shift_signature,
+          types=SHIFT_RIGHT_TYPES, check=no_flags())
+def shr(ins, a, amount):
+    """.sN values arrive as signed dtypes, so shift_right is arithmetic for them."""
+    return shift_right(a, amount)
+
+
+def _check_shf(ins):
+    directions = ins.flags & {"l", "r"}
+    modes = ins.flags & {"wrap", "clamp"}
+    if len(directions) != 1 or len(modes) != 1:
+        return "shf needs one direction (.l/.r) and one mode (.wrap/.clamp)"
+    return no_flags("l", "r", "wrap", "clamp")(ins)
+
+
+@value_op("shf", family="logic", types={"b32"}, check=_check_shf,
+          signature=lambda ins: Signature(("b32",), ("b32", "b32", "u32")))
+def funnel_shift(ins, a, b, c):
+    """Shift the 64-bit b:a by c (clamped to 32, or wrapped mod 32).
+
+    shf.l keeps the upper 32 bits of the shifted pair, shf.r the lower.
+    """
+    c = np.asarray(c, dtype=np.uint32)
+    amount = np.minimum(c, np.uint32(32)) if "clamp" in ins.flags else c & np.uint32(31)
+    amount = amount.astype(np.uint64)
+    pair = (np.asarray(b).astype(np.uint64) << np.uint64(32)) | np.asarray(a).astype(np.uint64)
+    if "l" in ins.flags:
+        return ((pair << amount) >> np.uint64(32)).astype(np.uint32)
+    return (pair >> amount).astype(np.uint32)
+
+
+# ------------------------------------------------------------------ lop3
+
+_LOP3_BOOL_OPS = {"and": np.logical_and, "or": np.logical_or}
+
+
+def _lop3_signature(ins) -> Signature:
+    if chosen(ins, _LOP3_BOOL_OPS):
+        return Signature(("b32", "pred"), ("b32", "b32", "b32", "b32", "pred"))
+    return Signature(("b32",), ("b32", "b32", "b32", "b32"))
+
+
+def _check_lop3(ins):
+    if len(ins.flags & set(_LOP3_BOOL_OPS)) > 1:
+        return "lop3 takes at most one of .and/.or"
+    return no_flags(*_LOP3_BOOL_OPS)(ins)
+
+
+@value_op("lop3", family="logic", types={"b32"}, signature=_lop3_signature, check=_check_lop3)
+def lop3(ins, a, b, c, lut, *combine):
+    """Any 3-input Boolean function, given as its truth table immLut.
+
+    Bit k of immLut is F at the inputs a=k>>2&1, b=k>>1&1, c=k&1 (that is what
+    evaluating F on 0xF0, 0xCC, 0xAA means), so F is the OR of the minterms whose
+    bit is set. The LUT may even differ per lane.
+    """
+    a, b, c = (np.asarray(x, dtype=np.uint32) for x in (a, b, c))
+    lut = np.asarray(lut).astype(np.uint32)
+    result = np.zeros(np.broadcast(a, b, c, lut).shape, dtype=np.uint32)
+    for k in range(8):
+        minterm = ((a if k & 4 else ~a) & (b if k & 2 else ~b) & (c if k & 1 else ~c))
+        result |= np.where((lut >> np.uint32(k)) & np.uint32(1), minterm, np.uint32(0))
+    bool_op = chosen(ins, _LOP3_BOOL_OPS)
+    if bool_op:
+        return result, _LOP3_BOOL_OPS[bool_op](result != 0, combine[0])
+    return result
+
+
+# ------------------------------------------------------------------ prmt
+
+# The special modes read only c[1:0] and stand for fixed generic selectors
+# (four nibbles, byte 3's first), per the PTX manual's prmt table.
+PRMT_MODE_SELECTORS = {
+    "f4e": (0x3210, 0x4321, 0x5432, 0x6543),    # forward 4 extract
+    "b4e": (0x5670, 0x6701, 0x7012, 0x0123),    # backward 4 extract
+    "rc8": (0x0000, 0x1111, 0x2222, 0x3333),    # replicate 8
+    "ecl": (0x3210, 0x3211, 0x3222, 0x3333),    # edge clamp left
+    "ecr": (0x0000, 0x1110, 0x2210, 0x3210),    # edge clamp right
+    "rc16": (0x1010, 0x3232, 0x1010, 0x3232),   # replicate 16
+}
+
+
+def _check_prmt(ins):
+    if len(ins.flags & set(PRMT_MODE_SELECTORS)) > 1:
+        return "prmt takes at most one mode"
+    return no_flags(*PRMT_MODE_SELECTORS)(ins)
+
+
+@value_op("prmt", family="logic", types={"b32"}, signature=same_type, check=_check_prmt)
+def prmt(ins, a, b, c):
+    """Pick four bytes of {b, a} (bytes 0-3 from a, 4-7 from b).
+
+    Generic form: nibble i of c selects result byte i; a selector with bit 3
+    set replicates that byte's sign bit instead of copying it.
+    """
+    source = (np.asarray(b).astype(np.uint64) << np.uint64(32)) | np.asarray(a).astype(np.uint64)
+    c = np.asarray(c, dtype=np.uint32)
+    mode = chosen(ins, PRMT_MODE_SELECTORS)
+    if mode:
+        table = np.array(PRMT_MODE_SELECTORS[mode], dtype=np.uint32)
+        selectors = table[c & np.uint32(3)]
+    else:
+        selectors = c
+    result = np.zeros(np.broadcast(source, selectors).shape, dtype=np.uint32)
+    for position in range(4):
+        selector = (selectors >> np.uint32(4 * position)) & np.uint32(0xF)
+        byte_shift = ((selector & np.uint32(7)) * np.uint32(8)).astype(np.uint64)
+        byte = ((source >> byte_shift) & np.uint64(0xFF)).astype(np.uint32)
+        sign_fill = np.where(byte & np.uint32(0x80), np.uint32(0xFF), np.uint32(0))
+        byte = np.where(selector & np.uint32(8), sign_fill, byte)
+        result |= byte << np.uint32(8 * position)
+    return result

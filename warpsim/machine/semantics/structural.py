@@ -1,0 +1,81 @@
+"""Table entries for instructions the engine emits itself (not value functions).
+
+They are listed here so the instruction table stays the one place that says
+what warpsim supports, which family each opcode belongs to and which pipe it
+issues to; the code generator's emitters give their semantics.
+"""
+
+from __future__ import annotations
+
+from .registry import BARRIER, CONTROL, MEMORY, SPECIAL, WARP, OpSpec, register
+
+_ATOMIC_OPS = {"add", "min", "max", "inc", "dec", "cas", "exch", "and", "or", "xor"}
+_UNSUPPORTED_MEMORY = {"weak", "mmio", "L2::256B", "bulk_group", "async", "multimem"}
+
+
+def _check_atomic(ins):
+    if not (set(ins.mods) & _ATOMIC_OPS):
+        return "atomic operation not supported (add/min/max/inc/dec/cas/exch/and/or/xor are)"
+    if ins.type not in ("b32", "b64", "u32", "s32", "u64", "s64", "f32", "f64", "f16x2", "bf16x2",
+                        "f16", "bf16"):
+        return f"atomic type .{ins.type} not supported"
+    if ins.type in ("f16", "bf16"):
+        return "scalar f16/bf16 atomics are not supported (f16x2/bf16x2 adds are)"
+    if any(m.startswith("v") and m[1:].isdigit() for m in ins.mods):
+        return "vector atomics are not supported"
+    return None
+
+
+def _check_memory(ins):
+    if ins.opcode in ("ld", "st") and set(ins.mods) & {"async", "bulk", "multimem"}:
+        return "asynchronous/bulk memory operations are not supported"
+    if "b128" in ins.mods:
+        return ".b128 accesses are not supported"
+    return None
+
+
+def _check_mov(ins):
+    if ins.type in ("b128",):
+        return ".b128 moves are not supported"
+    return None
+
+
+_ENTRIES = [
+    ("mov", "move", "alu", SPECIAL, _check_mov),
+    ("cvta", "move", "alu", SPECIAL, None),
+    ("isspacep", "move", "alu", SPECIAL, None),
+    ("ld", "memory", "lsu", MEMORY, _check_memory),
+    ("ldu", "memory", "lsu", MEMORY, _check_memory),
+    ("st", "memory", "lsu", MEMORY, _check_memory),
+    ("atom", "atomics", "lsu", MEMORY, _check_atomic),
+    ("red", "atomics", "lsu", MEMORY, _check_atomic),
+    ("prefetch", "memory", "lsu", MEMORY, None),
+    ("prefetchu", "memory", "lsu", MEMORY, None),
+    ("discard", "memory", "lsu", MEMORY, None),
+    ("applypriority", "memory", "lsu", MEMORY, None),
+    ("createpolicy", "memory", "alu", MEMORY, None),
+    ("membar", "memory", "lsu", MEMORY, None),
+    ("fence", "memory", "lsu", MEMORY,
+     lambda ins: "proxy fences are not supported" if "proxy" in ins.mods and "alias" not in ins.mods else None),
+    ("shfl", "warp", "alu", WARP, None),
+    ("vote", "warp", "alu", WARP, None),
+    ("match", "warp", "alu", WARP, None),
+    ("redux", "warp", "alu", WARP,
+     lambda ins: None if ins.type in ("u32", "s32", "b32") else f"redux.sync.{ins.type} is not supported"),
+    ("activemask", "warp", "alu", WARP, None),
+    ("bar", "barrier", "sync", BARRIER, None),
+    ("barrier", "barrier", "sync", BARRIER, None),
+    ("bra", "control", "branch", CONTROL, None),
+    ("brx", "control", "branch", CONTROL, lambda ins: "brx.idx is not supported"),
+    ("call", "control", "branch", CONTROL, None),
+    ("ret", "control", "branch", CONTROL, None),
+    ("exit", "control", "branch", CONTROL, None),
+    ("trap", "control", "branch", CONTROL, None),
+    ("brkpt", "control", "branch", CONTROL, None),
+    ("nanosleep", "control", "misc", CONTROL, None),
+    ("pmevent", "control", "misc", CONTROL, None),
+    ("griddepcontrol", "control", "misc", CONTROL, None),
+]
+
+for _opcode, _family, _pipe, _kind, _check in _ENTRIES:
+    register(OpSpec(_opcode, _family, _pipe, _kind, check=_check))

@@ -1,0 +1,133 @@
+"""The state of one batch of CTAs while it runs: the explicit context object.
+
+Threads are laid out warp by warp: thread slot = (cta_slot * warps_per_cta +
+warp) * 32 + lane, so any per-thread array reshapes to (warps, 32) for per-warp
+questions. Slots past the end of a block that is not a multiple of 32 exist in
+the layout but are marked as never having lived (status EXITED, exists False).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..ptx.types import storage_dtype
+
+# Thread status values.
+RUNNING = 0
+EXITED = 1
+AT_BARRIER = 2
+AT_WARP_SYNC = 3
+
+
+class LaunchState:
+    def __init__(self, program, kernel: str, grid: tuple, block: tuple, cta_ids: np.ndarray,
+                 params: np.ndarray, shared_bytes: int, dynamic_shared: int, memory, settings):
+        self.program = program
+        self.kernel = kernel
+        self.grid = grid
+        self.block = block
+        self.memory = memory                 # GlobalMemory
+        self.settings = settings
+        self.cta_ids = cta_ids               # linear ids of the CTAs in this batch
+        threads = block[0] * block[1] * block[2]
+        self.threads_per_cta = threads
+        self.warps_per_cta = (threads + 31) // 32
+        n_ctas = len(cta_ids)
+        self.n_ctas = n_ctas
+        self.n = n_ctas * self.warps_per_cta * 32
+        self.n_warps = self.n // 32
+        self._geometry(n_ctas, threads)
+        self.params = params                  # kernel parameter buffer (uint8)
+        self.shared_used = shared_bytes            # static + dynamic bytes the kernel may touch
+        self.shared_size = _round16(shared_bytes)
+        self.dynamic_shared = dynamic_shared
+        self.shared = np.zeros(max(1, n_ctas * self.shared_size), dtype=np.uint8)
+        self.local_size = 0
+        self.local = np.zeros(16, dtype=np.uint8)
+        self.regs: dict[str, np.ndarray] = {}
+        self.pc = np.full(self.n, program.entry_block(kernel), dtype=np.int64)
+        self.status = np.where(self.exists, RUNNING, EXITED).astype(np.uint8)
+        self.pc[~self.exists] = -1
+        self.barrier_id = np.zeros(self.n, dtype=np.int32)
+        self.barrier_count = np.zeros(self.n, dtype=np.int32)   # expected threads (0: all)
+        self.barrier_pred = np.zeros(self.n, dtype=bool)        # bar.red's predicate
+        self.arrivals: dict[tuple, int] = {}                    # (cta slot, barrier) -> bar.arrive count
+        self.param_vars: dict[str, np.ndarray] = {}
+        self.saved: dict[str, np.ndarray] = {}                  # recursive frames, per depth
+        self.call_stack = np.zeros((0, self.n), dtype=np.int64)
+        self.call_depth = np.zeros(self.n, dtype=np.int32)
+        self.issued = 0                       # warp instructions issued (for the budget)
+        self.rounds = 0
+        self.diagnostics: list = []
+        self.memory_observers: list = []      # objects with memory_access(ctx, site, space, kind, idx, addrs, size, count)
+
+    def _geometry(self, n_ctas: int, threads: int):
+        bx, by, _ = self.block
+        slot = np.arange(self.n, dtype=np.int64)
+        per_cta = self.warps_per_cta * 32
+        self.cta = slot // per_cta                        # CTA slot in the batch
+        linear = slot % per_cta                           # linear thread id in the CTA
+        self.exists = linear < threads
+        self.tid = np.stack([linear % bx, (linear // bx) % by, linear // (bx * by)]).astype(np.uint32)
+        self.lane = (slot & 31).astype(np.uint32)
+        self.warp_in_cta = (linear // 32).astype(np.uint32)
+        gx, gy, _ = self.grid
+        ids = self.cta_ids
+        cta_xyz = np.stack([ids % gx, (ids // gx) % gy, ids // (gx * gy)]).astype(np.uint32)
+        self.ctaid = cta_xyz[:, self.cta]
+
+    # ------------------------------------------------------------ registers
+
+    def reg(self, name: str, bits: int) -> np.ndarray:
+        """The storage array of a register, created zeroed on first use."""
+        arr = self.regs.get(name)
+        if arr is None:
+            arr = np.zeros(self.n, dtype=storage_dtype(bits))
+            self.regs[name] = arr
+        return arr
+
+    def param_var(self, name: str) -> np.ndarray:
+        """Per-thread bytes of a .param variable of a call (created on first use)."""
+        arr = self.param_vars.get(name)
+        if arr is None:
+            size = self.program.param_var_sizes.get(name, 16)
+            arr = np.zeros((self.n, _round16(size)), dtype=np.uint8)
+            self.param_vars[name] = arr
+        return arr
+
+    def barrier_arrivals(self, idx):
+        """bar.arrive: count the arrival without waiting; the thread goes on."""
+        keys = self.cta[idx] * 16 + self.barrier_id[idx]
+        for key, count in zip(*np.unique(keys, return_counts=True)):
+            k = (int(key) // 16, int(key) % 16)
+            self.arrivals[k] = self.arrivals.get(k, 0) + int(count)
+
+    def call(self, program, idx, callee: str, copies, return_gid: int):
+        """Enter `callee` for threads idx: copy arguments, push the return block."""
+        from .calls import enter_function
+        enter_function(self, program, idx, callee, copies, return_gid)
+
+    def return_from(self, program, function: str, idx):
+        from .calls import leave_function
+        leave_function(self, program, function, idx)
+
+    def ensure_local(self, size: int):
+        """Grow per-thread local memory to `size` bytes per thread."""
+        size = _round16(size)
+        if size <= self.local_size:
+            return
+        grown = np.zeros(self.n * size, dtype=np.uint8)
+        if self.local_size:
+            grown.reshape(self.n, size)[:, :self.local_size] = self.local.reshape(self.n, self.local_size)
+        self.local, self.local_size = grown, size
+
+    # ------------------------------------------------------------ locating threads
+
+    def where(self, slot: int) -> dict:
+        """Block and thread coordinates of a thread slot, for error messages."""
+        return {"block": tuple(int(v) for v in self.ctaid[:, slot]),
+                "thread": tuple(int(v) for v in self.tid[:, slot])}
+
+
+def _round16(x: int) -> int:
+    return (int(x) + 15) // 16 * 16

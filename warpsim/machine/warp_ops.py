@@ -1,0 +1,108 @@
+"""Warp-level data exchange: shfl, vote, match, redux, activemask.
+
+These run on one converged group per warp (the scheduler only issues them
+once every lane named in the member mask has arrived), so the lanes taking
+part are exactly `idx`. Values are scattered into a (warps, 32) grid, the
+operation reads across each row, and results are gathered back per lane.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _grid(ctx, idx, values, dtype, fill_from=None):
+    """A (n_warps, 32) grid: this group's values, other lanes from the register file."""
+    grid = np.zeros(ctx.n, dtype=dtype) if fill_from is None else fill_from.astype(dtype, copy=True)
+    grid[idx] = values
+    return grid.reshape(-1, 32)
+
+
+def group_ballot(ctx, idx, pred) -> np.ndarray:
+    """Per lane of idx: the 32-bit word of lanes in its warp (within idx) with pred true."""
+    bits = np.zeros(ctx.n, dtype=np.uint64)
+    bits[idx] = np.where(pred, np.uint64(1) << ctx.lane[idx].astype(np.uint64), np.uint64(0))
+    words = np.bitwise_or.reduce(bits.reshape(-1, 32), axis=1).astype(np.uint32)
+    return words[idx >> 5]
+
+
+def activemask(ctx, idx) -> np.ndarray:
+    return group_ballot(ctx, idx, np.ones(len(idx), dtype=bool))
+
+
+def vote(ctx, idx, mode: str, pred: np.ndarray, member_mask: np.ndarray):
+    """vote.sync.{all,any,uni,ballot} over the lanes of idx that the mask names."""
+    lanebit = np.uint32(1) << ctx.lane[idx]
+    named = (member_mask & lanebit) != 0
+    taking_part = group_ballot(ctx, idx, named)
+    ballot = group_ballot(ctx, idx, pred & named)
+    if mode == "ballot":
+        return ballot
+    if mode == "all":
+        return ballot == taking_part
+    if mode == "any":
+        return ballot != 0
+    if mode == "uni":
+        return (ballot == 0) | (ballot == taking_part)
+    raise AssertionError(mode)
+
+
+def shfl(ctx, idx, mode: str, value: np.ndarray, b: np.ndarray, c: np.ndarray, reg_file=None):
+    """shfl.sync: (result, in-range predicate) per PTX's lane arithmetic."""
+    lane = ctx.lane[idx].astype(np.int64)
+    bval = (np.asarray(b).astype(np.int64) & 31)
+    cval = np.asarray(c).astype(np.int64) & 31
+    seg = (np.asarray(c).astype(np.int64) >> 8) & 31
+    max_lane = (lane & seg) | (cval & ~seg)
+    min_lane = lane & seg
+    if mode == "up":
+        j = lane - bval
+        ok = j >= max_lane
+    elif mode == "down":
+        j = lane + bval
+        ok = j <= max_lane
+    elif mode == "bfly":
+        j = lane ^ bval
+        ok = j <= max_lane
+    else:  # idx
+        j = min_lane | (bval & ~seg)
+        ok = j <= max_lane
+    j = np.where(ok, j, lane)
+    grid = _grid(ctx, idx, value, value.dtype, reg_file)
+    return grid[idx >> 5, j], ok
+
+
+def match(ctx, idx, mode: str, value: np.ndarray, member_mask: np.ndarray):
+    """match.sync.any: lanes with an equal value; .all: mask if all equal (and the predicate)."""
+    lanebit = np.uint32(1) << ctx.lane[idx]
+    named = (member_mask & lanebit) != 0
+    warp = idx >> 5
+    order = np.lexsort((value, warp))
+    w_sorted, v_sorted = warp[order], value[order]
+    key_change = np.ones(len(idx), dtype=bool)
+    key_change[1:] = (w_sorted[1:] != w_sorted[:-1]) | (v_sorted[1:] != v_sorted[:-1])
+    group = np.cumsum(key_change) - 1
+    bits = np.where(named[order], lanebit[order], np.uint32(0)).astype(np.uint64)
+    per_group = np.zeros(group[-1] + 1 if len(group) else 0, dtype=np.uint64)
+    np.bitwise_or.at(per_group, group, bits)
+    same = np.empty(len(idx), dtype=np.uint32)
+    same[order] = per_group[group].astype(np.uint32)
+    if mode == "any":
+        return same
+    taking_part = group_ballot(ctx, idx, named)
+    all_equal = same == taking_part
+    return np.where(all_equal, taking_part, np.uint32(0)), all_equal
+
+
+def redux(ctx, idx, op: str, value: np.ndarray, member_mask: np.ndarray):
+    """redux.sync.{add,min,max,and,or,xor} over the named lanes of each warp."""
+    lanebit = np.uint32(1) << ctx.lane[idx]
+    named = (member_mask & lanebit) != 0
+    identity = {"add": 0, "and": ~np.array(0, dtype=value.dtype), "or": 0, "xor": 0,
+                "min": np.iinfo(value.dtype).max, "max": np.iinfo(value.dtype).min}[op]
+    grid = np.full(ctx.n, identity, dtype=value.dtype)
+    grid[idx] = np.where(named, value, identity)
+    rows = grid.reshape(-1, 32)
+    reduce = {"add": np.add, "min": np.minimum, "max": np.maximum, "and": np.bitwise_and,
+              "or": np.bitwise_or, "xor": np.bitwise_xor}[op]
+    return reduce.reduce(rows, axis=1).astype(value.dtype)[idx >> 5]

@@ -1,0 +1,51 @@
+"""Simulation settings: per launch, per `with warpsim.settings(...)` block, or
+from the environment (WARPSIM_SCHEDULING, WARPSIM_MAX_ROUNDS, ...)."""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import os
+from dataclasses import dataclass, fields, replace
+
+
+@dataclass(frozen=True)
+class Settings:
+    scheduling: str = "its"            # 'its' (Volta+) or 'stack' (pre-Volta)
+    max_rounds: int = 2_000_000        # scheduling rounds before a launch counts as runaway
+    max_instructions: int = 10_000_000_000   # warp instructions before the same
+    batch_threads: int = 1 << 17       # thread slots simulated at once (bounds memory)
+    progress: bool = True              # progress bar on a terminal for long launches
+
+
+def _from_environment() -> Settings:
+    s = Settings()
+    env = {f.name: os.environ.get(f"WARPSIM_{f.name.upper()}") for f in fields(Settings)}
+    changes = {}
+    for f in fields(Settings):
+        raw = env[f.name]
+        if raw is None:
+            continue
+        changes[f.name] = raw if f.type == "str" else (raw not in ("0", "false", "no") if f.type == "bool" else int(raw))
+    return replace(s, **changes)
+
+
+_current: contextvars.ContextVar = contextvars.ContextVar("warpsim_settings", default=None)
+
+
+def current() -> Settings:
+    value = _current.get()
+    return value if value is not None else _from_environment()
+
+
+@contextlib.contextmanager
+def settings(**changes):
+    """`with warpsim.settings(scheduling="stack"):` changes settings inside the block."""
+    unknown = set(changes) - {f.name for f in fields(Settings)}
+    if unknown:
+        raise TypeError(f"unknown setting(s): {', '.join(sorted(unknown))}")
+    token = _current.set(replace(current(), **changes))
+    try:
+        yield current()
+    finally:
+        _current.reset(token)
