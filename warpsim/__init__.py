@@ -10,3 +10,10 @@ from .api import __all__ as _api_names
 __version__ = "0.1.0"
 
 __all__ = list(_api_names) + ["__version__"]
+
+from .settings import settings  # noqa: E402,F401  (with warpsim.settings(scheduling="stack"): ...)
+from .errors import (CompileError, DeadlockError, LaunchError, MemoryFault,  # noqa: E402,F401
+                     PtxParseError, UnsupportedInstruction, WarpsimError)
+
+__all__ += ["settings", "CompileError", "DeadlockError", "LaunchError", "MemoryFault",
+            "PtxParseError", "UnsupportedInstruction", "WarpsimError"]

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import settings as settings_module
+from ..settings import current as current_settings
 from ..errors import LaunchError, WarpsimError
 from ..ptx.ir import Imm, Sym
 from ..ptx.parser import parse_ptx
@@ -120,7 +120,7 @@ class LoadedModule:
                               f"{MAX_BLOCK_THREADS} threads", kernel=kernel)
         if 0 in grid:
             raise LaunchError(f"grid {grid} has no blocks", kernel=kernel)
-        settings = settings_module.current()
+        settings = current_settings()
         if overrides:
             from dataclasses import replace
             settings = replace(settings, **overrides)

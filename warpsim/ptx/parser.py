@@ -303,11 +303,11 @@ class _Parser:
         self.scope_counter = 0
         self.fn = fn
         self.pending_labels: list = []
-        while not self.at("}"):
+        while not (self.at("}") and len(self.scopes) == 1):
+            if self.peek() is None:
+                self.error("unbalanced '{' in function body")
             self.body_statement()
         self.next()
-        if len(self.scopes) != 1:
-            self.error("unbalanced '{' in function body")
         for label in self.pending_labels:
             fn.labels[label] = len(fn.body)
 
@@ -522,6 +522,13 @@ class _Parser:
             offset = self.offset_suffix()
         else:
             offset = self.integer()
+        if self.at(","):
+            # texture/surface form [tex, {coords}]: kept as a vector, rejected at load
+            items = [base or Imm(offset)]
+            while self.accept(","):
+                items.append(self.operand(False))
+            self.expect("]")
+            return Vec(tuple(items))
         self.expect("]")
         return Addr(base, offset)
 

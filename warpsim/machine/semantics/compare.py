@@ -108,6 +108,10 @@ def _check_compare(ins, source_type: str, extra_flags=()):
         return f".{op} is an unsigned-integer comparison, not valid on .{source_type}"
     if not is_float and (op in UNORDERED or op in NAN_TESTS):
         return f".{op} is a floating-point comparison, not valid on .{source_type}"
+    if TYPES[source_type].kind == "b" and not is_float and op not in ("eq", "ne"):
+        return f"only .eq/.ne compare bit types like .{source_type} (as ptxas rules)"
+    if TYPES[source_type].is_signed and op in UNSIGNED:
+        return f".{op} is an unsigned comparison, not valid on .{source_type}"
     if len(ins.flags & set(BOOL_OPS)) > 1:
         return f"{ins.opcode} takes at most one of .and/.or/.xor"
     if "ftz" in ins.flags and source_type not in FTZ_TYPES:

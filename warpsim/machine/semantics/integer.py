@@ -487,7 +487,7 @@ def _field_length(position, length, width):
     return np.clip(np.minimum(length, width - position), 0, width)
 
 
-@value_op("bfe", family="integer", types=BFIND_TYPES | {"b32", "b64"}, check=no_flags(),
+@value_op("bfe", family="integer", types=BFIND_TYPES, check=no_flags(),
           signature=lambda ins: Signature((ins.type,), (ins.type, "u32", "u32")))
 def bfe(ins, a, b, c):
     """Extract c bits of a from bit b (each only 0..255), zero- or sign-extended.

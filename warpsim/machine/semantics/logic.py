@@ -111,9 +111,9 @@ def bitwise_not(ins, a):
     return np.invert(a)
 
 
-@value_op("cnot", family="logic", signature=same_type, types=LOGIC_TYPES, check=no_flags())
+@value_op("cnot", family="logic", signature=same_type, types=BIT_TYPES, check=no_flags())
 def c_logical_not(ins, a):
-    """C's !a: 1 where a is 0, else 0 (on .pred: logical not)."""
+    """C's !a: 1 where a is 0, else 0. (ptxas has no cnot.pred; not.pred is that.)"""
     a = np.asarray(a)
     return (a == 0).astype(a.dtype)
 

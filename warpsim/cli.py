@@ -1,0 +1,51 @@
+"""warpsim's command line: demo, run, profile, occupancy, ptx.
+
+Each subcommand lives in its own module with a `main(argv)`; this file only
+dispatches, so `warpsim --help` stays fast and one broken feature cannot stop
+the others from starting.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+COMMANDS = {
+    "demo": ("warpsim.demo", "main", "reproduce the SIMT document's worked examples"),
+    "run": ("warpsim.frontends.numba_runner", "run_script",
+            "run an unchanged Numba/CuPy program on warpsim: warpsim run python script.py ..."),
+    "profile": ("warpsim.profile_cli", "main",
+                "profile every launch of a script, ncu-style: warpsim profile [--csv] python script.py"),
+    "occupancy": ("warpsim.metrics.occupancy", "main",
+                  "occupancy calculator: warpsim occupancy --block 256 --regs 32 --smem 4096 --arch sm_90"),
+    "ptx": ("warpsim.ptx_cli", "main", "compile CUDA C++ to PTX and check that warpsim supports it"),
+}
+
+
+def usage() -> str:
+    lines = ["usage: warpsim COMMAND [ARGS...]", "", "commands:"]
+    lines += [f"  {name:<10} {help_}" for name, (_, _, help_) in COMMANDS.items()]
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        print(usage())
+        return 0
+    name, rest = argv[0], argv[1:]
+    if name not in COMMANDS:
+        print(f"warpsim: unknown command '{name}'\n\n{usage()}", file=sys.stderr)
+        return 2
+    module_name, function, _ = COMMANDS[name]
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        print(f"warpsim {name}: not available ({exc})", file=sys.stderr)
+        return 2
+    result = getattr(module, function)(rest)
+    return int(result or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
