@@ -140,10 +140,20 @@ def test_borrow_chain_subtracts_wide_numbers(rng, t):
 def test_carry_flags_by_hand():
     assert ints(run("add.cc.u32", np.uint32(0xFFFFFFFF), np.uint32(1))) == [0, 1]
     assert ints(run("add.cc.s32", np.int32(-1), np.int32(1))) == [0, 1]      # carry of the bits
-    assert ints(run("sub.cc.u32", np.uint32(0), np.uint32(1))) == [0xFFFFFFFF, 1]  # borrow
-    assert ints(run("sub.cc.u32", np.uint32(5), np.uint32(5))) == [0, 0]
     assert ints(run("addc.cc.u32", np.uint32(0xFFFFFFFF), np.uint32(0), np.uint32(1))) == [0, 1]
-    assert ints(run("subc.cc.u64", np.uint64(0), np.uint64(0), np.uint32(1))) == [2**64 - 1, 1]
+    # After a subtraction CF is the adder's carry of a + ~b + 1: 1 means no borrow.
+    assert ints(run("sub.cc.u32", np.uint32(0), np.uint32(1))) == [0xFFFFFFFF, 0]
+    assert ints(run("sub.cc.u32", np.uint32(5), np.uint32(5))) == [0, 1]
+    assert ints(run("subc.cc.u64", np.uint64(0), np.uint64(0), np.uint32(1))) == [0, 1]
+    assert ints(run("subc.cc.u64", np.uint64(0), np.uint64(0), np.uint32(0))) == [2**64 - 1, 0]
+
+
+def test_mixed_carry_chains_match_the_h200():
+    """sub.cc then addc reads CF as a carry, and add.cc then subc as a not-borrow."""
+    _, cc = run("sub.cc.u32", np.uint32(0), np.uint32(0))
+    assert int(run("addc.u32", np.uint32(0), np.uint32(0), cc)) == 1
+    _, cc = run("add.cc.u32", np.uint32(0), np.uint32(0))
+    assert int(run("subc.u32", np.uint32(0), np.uint32(0), cc)) == 0xFFFFFFFF
 
 
 # ------------------------------------------------------------------ mul, mad
@@ -276,15 +286,16 @@ def test_int_min_divided_by_minus_one(t):
     assert run(f"rem.{t}", np.array([int_min]), np.array([-1], dtype=dtype))[0] == 0
 
 
-def test_division_by_zero_follows_the_table():
-    a = np.array([7, 0, -7, -2**31], dtype=np.int32)
-    zero = np.zeros(4, dtype=np.int32)
-    assert ints(run("div.s32", a, zero)) == [-1, -1, 1, 1]
-    assert ints(run("rem.s32", a, zero)) == ints(a)
-    u = np.array([7, 0, 2**32 - 1], dtype=np.uint32)
-    assert ints(run("div.u32", u, np.zeros(3, np.uint32))) == [2**32 - 1] * 3
-    assert ints(run("rem.u32", u, np.zeros(3, np.uint32))) == ints(u)
-    assert int(run("div.u64", np.uint64(5), np.uint64(0))) == 2**64 - 1
+@pytest.mark.parametrize("t", ARITH)
+def test_division_by_zero_gives_all_ones(rng, t):
+    """As measured on an H200 for div and rem of every type (PTX leaves it undefined)."""
+    a = operand(rng, t)
+    zero = np.zeros_like(a)
+    expect(run(f"div.{t}", a, zero), [-1] * N, t)
+    expect(run(f"rem.{t}", a, zero), [-1] * N, t)
+
+
+def test_division_by_zero_table_is_complete():
     assert set(integer.DIVIDE_BY_ZERO) == {("div", False), ("div", True), ("rem", False), ("rem", True)}
 
 
@@ -372,10 +383,15 @@ def test_bfind_by_hand():
 
 # ------------------------------------------------------------------ bfe, bfi
 
+def field_mask(bits: int) -> int:
+    """The manual restricts pos and len to 0..255; the H200's 64-bit forms use all 32 bits."""
+    return 0xFF if bits == 32 else 0xFFFFFFFF
+
+
 def bfe_reference(a: int, pos: int, length: int, bits: int, signed: bool) -> int:
-    """The manual's bit loop, literally."""
+    """The manual's bit loop, literally (but for the 64-bit operand mask)."""
     msb = bits - 1
-    pos, length = pos & 0xFF, length & 0xFF
+    pos, length = pos & field_mask(bits), length & field_mask(bits)
     a &= (1 << bits) - 1
     sbit = 0 if (not signed or length == 0) else (a >> min(pos + length - 1, msb)) & 1
     d = 0
@@ -386,7 +402,7 @@ def bfe_reference(a: int, pos: int, length: int, bits: int, signed: bool) -> int
 
 
 def bfi_reference(a: int, b: int, pos: int, length: int, bits: int) -> int:
-    pos, length = pos & 0xFF, length & 0xFF
+    pos, length = pos & field_mask(bits), length & field_mask(bits)
     f = b & ((1 << bits) - 1)
     i = 0
     while i < length and pos + i <= bits - 1:
@@ -420,6 +436,10 @@ def test_bfe_by_hand():
     assert int(run("bfe.s32", np.int32(-2**31), np.uint32(40), np.uint32(3))) == -1
     assert int(run("bfe.s32", np.int32(-1), np.uint32(3), np.uint32(0))) == 0
     assert int(run("bfe.u32", np.uint32(0xF0), np.uint32(0x104), np.uint32(0x204))) == 0xF
+    assert int(run("bfe.u64", np.uint64(0xF0), np.uint32(0x104), np.uint32(0x204))) == 0
+    assert int(run("bfe.s64", np.int64(-7), np.uint32(256), np.uint32(256))) == -1
+    assert int(run("bfi.b64", np.uint64(0xF), np.uint64(0), np.uint32(0x104), np.uint32(4))) == 0
+    assert int(run("bfi.b32", np.uint32(0xF), np.uint32(0), np.uint32(0x104), np.uint32(4))) == 0xF0
 
 
 @pytest.mark.parametrize("t", ["b32", "b64"])
@@ -447,6 +467,7 @@ def test_immediates_broadcast():
     ("mad.sat.lo.s32", 1, 3), ("mad.wide.cc.u32", 1, 3), ("madc.u32", 1, 3),
     ("mul24.s32", 1, 2), ("mad24.lo.sat.s32", 1, 3), ("min.relu.u32", 1, 2),
     ("dp2a.u32.u32", 1, 3), ("dp4a.u32", 1, 3), ("bfind.b32", 1, 1), ("div.rn.s32", 1, 2),
+    ("bfe.b32", 1, 3), ("add.b32", 1, 2), ("popc.u32", 1, 1), ("min.relu.s16", 1, 2),
     ("add.u16x2", 1, 2),
 ])
 def test_rejected_at_load(mnemonic, n_dsts, n_srcs):

@@ -156,6 +156,7 @@ def store(ctx, site, idx, space, addrs, dtype, values):
                   [v[sel] if np.ndim(v) else v for v in values])
         return
     total = size * count
+    ctx.writes += 1
     buf, off = resolve(ctx, site, idx, space, addrs, total if count > 1 else size, True)
     if count > 1 and (off % total).any():
         _fault(ctx, site, idx, off % total == 0, addrs, f"vector store (.v{count})", total)
@@ -188,6 +189,7 @@ def atomic(ctx, site, idx, space, addrs, ptype, op, b, c):
     if space not in ("global", "shared"):
         raise MemoryFault(f"atomic on the {space} state space", kernel=ctx.kernel,
                           ptx_line=site.ins.line, instruction=str(site.ins))
+    ctx.writes += 1
     buf, off = resolve(ctx, site, idx, space, addrs, size, True)
     view = buf.view(ptype.dtype)
     fn, accumulate = rmw_function(op, ptype.name)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 import time
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -157,7 +158,25 @@ class LoadedModule:
         if progress:
             progress.close()
         result.seconds = time.perf_counter() - start
+        _warn_once(result.diagnostics, kernel)
         return result
+
+
+class SyncWarning(UserWarning):
+    """Undefined behaviour of a warp-synchronous instruction that the launch survived."""
+
+
+def _warn_once(diagnostics, kernel: str):
+    seen = set()
+    for d in diagnostics:
+        key = (d["kind"], d["ptx_line"])
+        if key in seen:
+            continue
+        seen.add(key)
+        src = f" ({d['source_line']})" if d.get("source_line") else ""
+        warnings.warn(SyncWarning(f"{kernel}: {d['message']} at PTX line {d['ptx_line']}: "
+                                  f"{d['instruction']}{src}; block {d['block']} thread {d['thread']}"),
+                      stacklevel=4)
 
 
 class _Progress:

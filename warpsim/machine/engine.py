@@ -17,15 +17,18 @@ import numpy as np
 
 from ..errors import BudgetExceeded, DeadlockError
 from .codegen import compile_block
-from .scheduling import get_model
+from .scheduling import model_for
 from .state import AT_BARRIER, AT_WARP_SYNC, EXITED, RUNNING
 
 NO_PC = np.iinfo(np.int64).max
+LIVELOCK_EVERY = 4096     # rounds between checks for a repeating state
+LIVELOCK_WINDOW = 64      # rounds a check watches for a state seen before
 
 
 def run_batch(ctx, observers=()):
     program = ctx.program
-    model = get_model(ctx.settings.scheduling)
+    model = model_for(ctx.settings.scheduling, program.module.target)
+    ctx.model = model
     lanes = np.arange(32, dtype=np.int64)
     while True:
         runnable = ctx.status == RUNNING
@@ -51,6 +54,8 @@ def run_batch(ctx, observers=()):
         ctx.rounds += 1
         if ctx.rounds > ctx.settings.max_rounds or ctx.issued > ctx.settings.max_instructions:
             raise runaway(ctx)
+        if ctx.rounds % LIVELOCK_EVERY < LIVELOCK_WINDOW and ctx.rounds >= LIVELOCK_EVERY:
+            watch_for_livelock(ctx)
 
 
 def execute(ctx, program, gid, idx, model, observers):
@@ -118,7 +123,7 @@ def wake_warp_syncs(ctx, observers) -> bool:
     waiting = np.flatnonzero(ctx.status == AT_WARP_SYNC)
     if not len(waiting):
         return False
-    model = get_model(ctx.settings.scheduling)
+    model = ctx.model
     progressed = False
     for gid in np.unique(ctx.pc[waiting]):
         idx = waiting[ctx.pc[waiting] == gid]
@@ -132,30 +137,69 @@ def wake_warp_syncs(ctx, observers) -> bool:
 
 
 def stuck_warps(ctx, limit: int = 8) -> str:
-    """One line per stuck warp group: where it is and why."""
+    """One line per group of a stuck warp: its lanes, where they are and why."""
     program = ctx.program
     lines = []
     alive = ctx.status != EXITED
     for w in np.unique(np.flatnonzero(alive) >> 5)[:limit]:
         slots = np.arange(w * 32, w * 32 + 32)
         slots = slots[alive[slots]]
+        running = slots[ctx.status[slots] == RUNNING]
+        first_pc = ctx.pc[running].min() if len(running) else -1
         for gid in np.unique(ctx.pc[slots]):
             group = slots[ctx.pc[slots] == gid]
-            block = program.blocks[int(gid)]
-            ins = block.instructions[0]
-            state = {RUNNING: "running", AT_BARRIER: "waiting at a CTA barrier",
-                     AT_WARP_SYNC: "waiting for lanes named in a .sync mask"}[int(ctx.status[group[0]])]
+            ins = program.blocks[int(gid)].instructions[0]
+            status = int(ctx.status[group[0]])
+            if status == RUNNING:
+                state = "issuing" if gid == first_pc else "held until the lanes before it reach here"
+            else:
+                state = {AT_BARRIER: "waiting at a CTA barrier",
+                         AT_WARP_SYNC: "waiting for lanes named in its .sync mask"}[status]
             where = ctx.where(int(group[0]))
             lanes = ",".join(str(int(x) & 31) for x in group)
             src = program.source_line(ins)
             lines.append(f"  block {where['block']} warp {int(ctx.warp_in_cta[group[0]])} lanes [{lanes}] "
-                         f"{state} at PTX line {ins.line}: {ins}" + (f"  ({src})" if src else ""))
+                         f"{state}, at PTX line {ins.line}: {ins}" + (f"  ({src})" if src else ""))
     return "\n".join(lines)
 
 
 def deadlock(ctx) -> DeadlockError:
     return DeadlockError("deadlock: no thread can make progress\n" + stuck_warps(ctx),
                          kernel=ctx.kernel)
+
+
+def fingerprint(ctx) -> tuple:
+    """Everything that decides what the batch does next (memory via its write count)."""
+    parts = [ctx.writes, ctx.pc.tobytes(), ctx.status.tobytes(), ctx.rotating.tobytes(),
+             ctx.last_pc.tobytes()]
+    parts += [ctx.regs[k].tobytes() for k in sorted(ctx.regs)]
+    parts += [ctx.param_vars[k].tobytes() for k in sorted(ctx.param_vars)]
+    return hash(tuple(parts))
+
+
+def watch_for_livelock(ctx):
+    """A state seen before with no memory written since: the launch loops forever."""
+    if ctx.rounds % LIVELOCK_EVERY == 0:
+        ctx.seen_states = {}
+    state = fingerprint(ctx)
+    if state in ctx.seen_states:
+        period = ctx.rounds - ctx.seen_states[state]
+        raise livelock(ctx, period)
+    ctx.seen_states[state] = ctx.rounds
+
+
+def livelock(ctx, period: int) -> DeadlockError:
+    alive = ctx.status != EXITED
+    pcs = np.where(alive, ctx.pc, -1).reshape(-1, 32)
+    divergent = ((pcs != pcs.max(axis=1)[:, None]) & (pcs >= 0)).any()
+    message = (f"livelock: the launch repeats the same state every {period} scheduling rounds "
+               f"and no thread writes memory, so it would never finish")
+    if divergent and ctx.model.name == "stack":
+        message += ("\n  This is the pre-Volta hang: a group of lanes spins waiting for lanes of its "
+                    "own warp that the SIMT reconvergence stack holds back, so on pre-Volta hardware "
+                    "it would hang. Under independent thread scheduling (scheduling='its', Volta and "
+                    "later) the waiting lanes get to run and it can complete.")
+    return DeadlockError(message + "\n" + stuck_warps(ctx), kernel=ctx.kernel)
 
 
 def runaway(ctx) -> BudgetExceeded:

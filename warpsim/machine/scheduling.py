@@ -51,10 +51,18 @@ def lane_bits(ctx, slots_mask: np.ndarray) -> np.ndarray:
     return (slots_mask.reshape(-1, 32).astype(np.uint64) * weights).sum(axis=1).astype(np.uint32)
 
 
-class EarliestBlockFirst:
-    """Pick, per warp, the runnable lanes at the lowest block id."""
+class ReconvergenceStack:
+    """Pre-Volta: one PC per warp, divergent paths serialized until they rejoin.
 
-    name = "its"
+    The warp issues the lanes at its earliest block in layout order and keeps
+    the others waiting. NVVM lays blocks out so that a branch's immediate
+    post-dominator follows both of its sides, so this is the reconvergence
+    stack's behaviour: the taken side runs to the join, then the other side,
+    then the warp continues together. A group that spins waiting for lanes
+    held at the join spins forever, as it did on the hardware.
+    """
+
+    name = "stack"
 
     def select(self, ctx, runnable):
         key = np.where(runnable, ctx.pc, NO_PC).reshape(-1, 32)
@@ -65,6 +73,7 @@ class EarliestBlockFirst:
         masks = member_masks(ctx, block, idx)
         if masks is None:
             return idx
+        self.check_own_lane(ctx, block, idx, masks)
         here = (ctx.pc == block.gid) & ((ctx.status == RUNNING) | (ctx.status == AT_WARP_SYNC))
         arrived = lane_bits(ctx, here)
         exited = lane_bits(ctx, ctx.status == EXITED)
@@ -87,7 +96,28 @@ class EarliestBlockFirst:
         return take
 
     def not_converged(self, ctx, block, idx, masks, ready):
-        ctx.status[idx[~ready]] = AT_WARP_SYNC
+        ins = block.instructions[0]
+        bad = int(np.flatnonzero(~ready)[0])
+        where = ctx.where(int(idx[bad]))
+        raise LaunchError(
+            f"{ins.opcode}.sync with member mask 0x{int(masks[bad]):08x} issued by a divergent "
+            f"group: under the pre-Volta SIMT stack the named lanes are not converged here "
+            f"(they would be under independent thread scheduling)",
+            kernel=ctx.kernel, block=where["block"], thread=where["thread"], ptx_line=ins.line,
+            instruction=str(ins), source_line=ctx.program.source_line(ins))
+
+    def check_own_lane(self, ctx, block, idx, masks):
+        own = (masks >> ctx.lane[idx]) & 1
+        if own.all():
+            return
+        ins = block.instructions[0]
+        bad = int(np.flatnonzero(own == 0)[0])
+        where = ctx.where(int(idx[bad]))
+        raise LaunchError(
+            f"{ins.opcode}.sync executed by lane {int(ctx.lane[idx[bad]])} with member mask "
+            f"0x{int(masks[bad]):08x}, which does not name the lane itself",
+            kernel=ctx.kernel, block=where["block"], thread=where["thread"], ptx_line=ins.line,
+            instruction=str(ins), source_line=ctx.program.source_line(ins))
 
     def report_exited(self, ctx, block, idx, masks, gone):
         ins = block.instructions[0]
@@ -101,23 +131,51 @@ class EarliestBlockFirst:
         })
 
 
-class ReconvergenceStack(EarliestBlockFirst):
-    """Pre-Volta: one PC per warp; `.sync` lanes must already be converged."""
+class IndependentThreadScheduling(ReconvergenceStack):
+    """Volta and later: each thread has its own PC; the scheduler guarantees progress.
 
-    name = "stack"
+    Groups still issue earliest-block-first, so convergent code issues full
+    warps and divergent paths cost what they cost on the hardware. But a warp
+    whose issuing group has kept its other groups waiting for `patience`
+    rounds switches to round-robin among its groups until it has reconverged,
+    so a lane spinning on a flag that another lane of its warp will set does
+    not starve that lane. A group that reaches a `.sync` instruction before the
+    lanes its mask names waits there while the warp's other groups run.
+    """
+
+    name = "its"
+    patience = 2048
+
+    def select(self, ctx, runnable):
+        key = np.where(runnable, ctx.pc, NO_PC).reshape(-1, 32)
+        warp_pc = key.min(axis=1)
+        others = (key != warp_pc[:, None]) & (key != NO_PC)
+        divergent = others.any(axis=1)
+        ctx.starved = np.where(divergent, ctx.starved + 1, 0)
+        ctx.rotating &= divergent
+        ctx.rotating |= ctx.starved > self.patience
+        if ctx.rotating.any():
+            warp_pc = warp_pc.copy()
+            w = np.flatnonzero(ctx.rotating)
+            after = np.where(key[w] > ctx.last_pc[w, None], key[w], NO_PC).min(axis=1)
+            warp_pc[w] = np.where(after != NO_PC, after, warp_pc[w])
+        ctx.last_pc = warp_pc
+        return warp_pc, key == warp_pc[:, None]
 
     def not_converged(self, ctx, block, idx, masks, ready):
-        ins = block.instructions[0]
-        bad = int(np.flatnonzero(~ready)[0])
-        where = ctx.where(int(idx[bad]))
-        raise LaunchError(
-            f"{ins.opcode}.sync with member mask 0x{int(masks[bad]):08x} issued by a divergent "
-            f"group: under the pre-Volta SIMT stack the named lanes are not converged here",
-            kernel=ctx.kernel, block=where["block"], thread=where["thread"], ptx_line=ins.line,
-            instruction=str(ins), source_line=ctx.program.source_line(ins))
+        ctx.status[idx[~ready]] = AT_WARP_SYNC
 
 
-MODELS = {"its": EarliestBlockFirst(), "stack": ReconvergenceStack()}
+MODELS = {"its": IndependentThreadScheduling(), "stack": ReconvergenceStack()}
+
+
+def model_for(name: str, target: tuple):
+    """'auto' picks its for sm_70 and later, stack before."""
+    if name == "auto":
+        arch = next((t for t in target if t.startswith("sm_")), "sm_90")
+        digits = "".join(ch for ch in arch[3:] if ch.isdigit())
+        name = "its" if int(digits or 90) >= 70 else "stack"
+    return get_model(name)
 
 
 def get_model(name: str):

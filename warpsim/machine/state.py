@@ -56,6 +56,10 @@ class LaunchState:
         self.saved: dict[str, np.ndarray] = {}                  # recursive frames, per depth
         self.call_stack = np.zeros((0, self.n), dtype=np.int64)
         self.call_depth = np.zeros(self.n, dtype=np.int32)
+        self.starved = np.zeros(self.n_warps, dtype=np.int64)    # rounds a warp kept groups waiting
+        self.rotating = np.zeros(self.n_warps, dtype=bool)       # warps in round-robin (its)
+        self.last_pc = np.zeros(self.n_warps, dtype=np.int64)
+        self.writes = 0                       # memory stores and atomics so far (progress)
         self.issued = 0                       # warp instructions issued (for the budget)
         self.rounds = 0
         self.diagnostics: list = []

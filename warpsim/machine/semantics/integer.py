@@ -24,17 +24,26 @@ WIDE_TYPE = {"u16": "u32", "s16": "s32", "u32": "u64", "s32": "s64"}
 
 INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
 
-# What x/0 and x%0 give, per opcode and signedness, as a function of the
-# dividend. PTX leaves it unspecified; these follow what the sm_90 division
-# sequences are believed to do (unsigned quotient all ones, the signed one
-# from negating it by the dividend's sign, remainder = dividend).
-# TODO(lead): confirm on a real GPU.
+# What x/0 and x%0 give, per (opcode, signed), as a function of the dividend.
+# PTX leaves it undefined. Measured on an H200 (sm_90, driver 580.159, PTX
+# JIT-compiled by the driver): every type, signed or not, gives all ones
+# (-1 for signed) for both div and rem, whatever the dividend.
+def _all_ones(dividend):
+    return ~np.zeros_like(dividend)
+
+
 DIVIDE_BY_ZERO = {
-    ("div", False): lambda a: ~np.zeros_like(a),
-    ("div", True): lambda a: np.where(a >= 0, a.dtype.type(-1), a.dtype.type(1)),
-    ("rem", False): lambda a: a,
-    ("rem", True): lambda a: a,
+    ("div", False): _all_ones,
+    ("div", True): _all_ones,
+    ("rem", False): _all_ones,
+    ("rem", True): _all_ones,
 }
+
+# bfe/bfi read position and length through this mask, by operand width. The
+# manual restricts both to 0..255 (mask 0xff); the H200 does so for 32-bit
+# operands, but its 64-bit forms use the whole u32 (pos 260 extracts nothing
+# rather than starting at bit 4). Measured as for DIVIDE_BY_ZERO.
+BIT_FIELD_OPERAND_MASK = {32: 0xFF, 64: 0xFFFFFFFF}
 
 
 # ------------------------------------------------------------------ helpers
@@ -79,12 +88,20 @@ def _add_with_carry(x, y, carry_in):
     return total, carry.astype(np.uint32)
 
 
-def _sub_with_borrow(x, y, borrow_in):
-    """x - (y + borrow_in) on unsigned values, and the borrow out (u32 0/1)."""
+def _sub_with_carry(x, y, carry_in):
+    """x + ~y + carry_in on unsigned values (x - y - !carry_in), and the carry out.
+
+    The GPU subtracts by adding the complement, so after sub.cc/subc.cc CC.CF
+    holds the adder's carry: 1 means no borrow. The manual calls CF a borrow
+    for subtraction; a pure sub.cc/subc chain cannot tell the two apart, but a
+    mixed one can (sub.cc 0-0 then addc 0+0 gives 1 on an H200), so this
+    follows the hardware.
+    """
+    borrow_in = x.dtype.type(1) - carry_in
     partial = x - y
     total = partial - borrow_in
     borrow = (x < y) | (partial < borrow_in)
-    return total, borrow.astype(np.uint32)
+    return total, (~borrow).astype(np.uint32)
 
 
 def _carry_flag(cc, dtype) -> np.ndarray:
@@ -122,9 +139,10 @@ def add_sub(ins, a, b):
         return _saturate_s32(exact)
     if "cc" in modifiers(ins):
         ua, ub = as_unsigned(a), as_unsigned(b)
-        no_carry = ua.dtype.type(0)
-        op = _add_with_carry if ins.opcode == "add" else _sub_with_borrow
-        total, carry = op(ua, ub, no_carry)
+        if ins.opcode == "add":
+            total, carry = _add_with_carry(ua, ub, ua.dtype.type(0))
+        else:
+            total, carry = _sub_with_carry(ua, ub, ua.dtype.type(1))
         return total.view(np.asarray(a).dtype), carry
     return a + b if ins.opcode == "add" else a - b
 
@@ -132,9 +150,9 @@ def add_sub(ins, a, b):
 @value_op("addc", "subc", family="integer", signature=_carry_signature(2),
           types=CARRY_TYPES, check=no_flags("cc"))
 def add_sub_carry(ins, a, b, carry_in):
-    """a + b + CC.CF, or a - (b + CC.CF): CF holds the borrow after sub.cc/subc.cc."""
+    """a + b + CC.CF, or a - b - !CC.CF (CF is a carry, see _sub_with_carry)."""
     ua, ub = as_unsigned(a), as_unsigned(b)
-    op = _add_with_carry if ins.opcode == "addc" else _sub_with_borrow
+    op = _add_with_carry if ins.opcode == "addc" else _sub_with_carry
     total, carry = op(ua, ub, _carry_flag(carry_in, ua.dtype))
     total = total.view(np.asarray(a).dtype)
     return (total, carry) if "cc" in modifiers(ins) else total
@@ -480,17 +498,22 @@ def brev(ins, a):
 
 # ------------------------------------------------------------------ bfe, bfi
 
+def _field_operands(position, length, width):
+    """Position and length as int64, through BIT_FIELD_OPERAND_MASK."""
+    mask = np.uint32(BIT_FIELD_OPERAND_MASK[width])
+    return ((np.asarray(position, dtype=np.uint32) & mask).astype(np.int64),
+            (np.asarray(length, dtype=np.uint32) & mask).astype(np.int64))
+
+
 def _field_length(position, length, width):
     """How many field bits lie inside the register: min(len, width - pos), at least 0."""
-    position = np.asarray(position, dtype=np.int64)
-    length = np.asarray(length, dtype=np.int64)
     return np.clip(np.minimum(length, width - position), 0, width)
 
 
 @value_op("bfe", family="integer", types=BFIND_TYPES, check=no_flags(),
           signature=lambda ins: Signature((ins.type,), (ins.type, "u32", "u32")))
 def bfe(ins, a, b, c):
-    """Extract c bits of a from bit b (each only 0..255), zero- or sign-extended.
+    """Extract c bits of a from bit b, zero- or sign-extended.
 
     Bits past the msb and above the field are the sign bit, a[min(pos+len-1, msb)]
     for .s types (0 if len is 0), and 0 for unsigned ones.
@@ -498,13 +521,12 @@ def bfe(ins, a, b, c):
     a = np.asarray(a)
     ua = as_unsigned(a)
     width = TYPES[ins.type].bits
-    position = np.asarray(b, dtype=np.uint32) & np.uint32(0xFF)
-    length = np.asarray(c, dtype=np.uint32) & np.uint32(0xFF)
+    position, length = _field_operands(b, c, width)
     inside = _field_length(position, length, width)
     mask = low_mask(inside, ua.dtype)
     field = shift_right(ua, position) & mask
     if a.dtype.kind == "i":
-        sign_position = np.minimum(position.astype(np.int64) + length - 1, width - 1)
+        sign_position = np.minimum(position + length - 1, width - 1)
         sign = (shift_right(ua, np.maximum(sign_position, 0)) & ua.dtype.type(1)) != 0
         sign &= length != 0
         field = np.where(sign, field | ~mask, field)
@@ -514,12 +536,11 @@ def bfe(ins, a, b, c):
 @value_op("bfi", family="integer", types=BIT_COUNT_TYPES, check=no_flags(),
           signature=lambda ins: Signature((ins.type,), (ins.type, ins.type, "u32", "u32")))
 def bfi(ins, a, b, c, d):
-    """Insert the low d bits of a into b at bit c (each only 0..255); bits that
-    would land past the msb are dropped, so pos >= width or len == 0 gives b."""
+    """Insert the low d bits of a into b at bit c; bits that would land past
+    the msb are dropped, so pos >= width or len == 0 gives b."""
     ua, ub = as_unsigned(a), as_unsigned(b)
     width = TYPES[ins.type].bits
-    position = np.asarray(c, dtype=np.uint32) & np.uint32(0xFF)
-    length = np.asarray(d, dtype=np.uint32) & np.uint32(0xFF)
+    position, length = _field_operands(c, d, width)
     mask = low_mask(_field_length(position, length, width), ub.dtype)
     placed_mask = shift_left(mask, position)
     return (ub & ~placed_mask) | (shift_left(ua & mask, position) & placed_mask)
