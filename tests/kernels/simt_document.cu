@@ -50,5 +50,5 @@ extern "C" __global__ void warp_sums(const float* x, float* out, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     float v = (i < n) ? x[i] : 0.f;
     v = warp_sum(v);
-    if (threadIdx.x % 32 == 0) out[i / 32] = v;
+    if (threadIdx.x % 32 == 0 && i < n) out[i / 32] = v;
 }

@@ -133,7 +133,7 @@ def _check_add_sub(ins):
 @value_op("add", "sub", family="integer", signature=_carry_signature(2),
           types=ARITH_TYPES, check=_check_add_sub)
 def add_sub(ins, a, b):
-    """Wrap-around a ± b; .sat.s32 clamps the exact result, .cc also gives the carry/borrow."""
+    """Wrap-around a ± b; .sat.s32 clamps the exact result; .cc also returns CC.CF."""
     if "sat" in modifiers(ins):
         exact = _exact(a) + _exact(b) if ins.opcode == "add" else _exact(a) - _exact(b)
         return _saturate_s32(exact)
@@ -207,7 +207,8 @@ def _check_mul_mad(ins):
         return f"{ins.opcode}.{ins.type} needs exactly one of .lo/.hi/.wide"
     if "wide" in modes and ins.type not in WIDE_TYPE:
         return ".wide needs a 16- or 32-bit type"
-    if "sat" in modifiers(ins) and not (ins.opcode == "mad" and modes == {"hi"} and ins.type == "s32"):
+    is_mad_hi_s32 = ins.opcode == "mad" and modes == {"hi"} and ins.type == "s32"
+    if "sat" in modifiers(ins) and not is_mad_hi_s32:
         return ".sat is only mad.hi.sat.s32"
     if "cc" in modifiers(ins) and ("wide" in modes or ins.type not in CARRY_TYPES):
         return "mad.cc needs .lo/.hi and a 32- or 64-bit type"
@@ -239,7 +240,8 @@ def mad(ins, a, b, c):
     if "sat" in modifiers(ins):
         return _saturate_s32(_exact(part) + _exact(c))
     if "cc" in modifiers(ins):
-        total, carry = _add_with_carry(as_unsigned(part), as_unsigned(c), as_unsigned(part).dtype.type(0))
+        unsigned_part = as_unsigned(part)
+        total, carry = _add_with_carry(unsigned_part, as_unsigned(c), unsigned_part.dtype.type(0))
         return total.view(part.dtype), carry
     return part + np.asarray(c)
 
@@ -283,7 +285,8 @@ def _part24(a, b, ins):
 def _check_24(ins):
     if len(modifiers(ins) & {"lo", "hi"}) != 1:
         return f"{ins.opcode} needs exactly one of .lo/.hi"
-    if "sat" in modifiers(ins) and not (ins.opcode == "mad24" and "hi" in modifiers(ins) and ins.type == "s32"):
+    is_mad24_hi_s32 = ins.opcode == "mad24" and "hi" in modifiers(ins) and ins.type == "s32"
+    if "sat" in modifiers(ins) and not is_mad24_hi_s32:
         return ".sat is only mad24.hi.sat.s32"
     return no_flags("lo", "hi", "sat")(ins)
 

@@ -1,0 +1,97 @@
+"""The two scheduling models on the kernels where they differ (and where they must not)."""
+
+import pathlib
+import warnings
+
+import numpy as np
+import pytest
+
+import warpsim as cp
+from warpsim.errors import DeadlockError, LaunchError
+from warpsim.machine.device import SyncWarning
+
+pytestmark = pytest.mark.nvrtc
+SOURCE = (pathlib.Path(__file__).parents[1] / "kernels" / "scheduling.cu").read_text()
+MODELS = ("its", "stack")
+
+
+@pytest.fixture(scope="module")
+def module():
+    return cp.RawModule(code=SOURCE)
+
+
+def test_spin_wait_completes_under_its(module):
+    flag, out = cp.zeros(1, dtype=cp.int32), cp.zeros(3, dtype=cp.int32)
+    with cp.settings(scheduling="its"):
+        module.get_function("spin_wait")((3,), (32,), (flag, out))
+    assert out.get().tolist() == [1, 1, 1]
+
+
+def test_spin_wait_is_a_reported_hang_under_stack(module):
+    flag, out = cp.zeros(1, dtype=cp.int32), cp.zeros(1, dtype=cp.int32)
+    with cp.settings(scheduling="stack"), pytest.raises(DeadlockError) as info:
+        module.get_function("spin_wait")((1,), (32,), (flag, out))
+    msg = str(info.value)
+    assert "livelock" in msg and "pre-Volta" in msg and "scheduling='its'" in msg
+    assert "lanes [0] issuing" in msg and "kernel.cu:7" in msg
+
+
+# The legacy reduction is only promised to work under the pre-Volta stack.
+@pytest.mark.parametrize("model, kernel", [("stack", "legacy_reduce"), ("stack", "syncwarp_reduce"),
+                                           ("its", "syncwarp_reduce")])
+def test_warp_synchronous_reductions(module, model, kernel):
+    rng = np.random.default_rng(3)
+    x = rng.integers(-1000, 1000, 64 * 5, dtype=np.int32)
+    out = cp.full(5, -1, dtype=cp.int32)
+    with cp.settings(scheduling=model):
+        module.get_function(kernel)((5,), (64,), (cp.asarray(x), out))
+    assert np.array_equal(out.get(), x.reshape(5, 64).sum(axis=1))
+
+
+def test_full_mask_shuffle_in_divergent_branch_under_its_warns(module):
+    x = np.arange(32, dtype=np.int32) + 100
+    out = cp.zeros(32, dtype=cp.int32)
+    with cp.settings(scheduling="its"), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        module.get_function("divergent_shuffle")((1,), (32,), (cp.asarray(x), out))
+    messages = [str(w.message) for w in caught if issubclass(w.category, SyncWarning)]
+    assert messages and "exited" in messages[0] and "0xffffffff" in messages[0]
+    got = out.get()
+    assert (got[:16] == 100).all() and np.array_equal(got[16:], x[16:])
+
+
+def test_full_mask_shuffle_in_divergent_branch_under_stack_is_an_error(module):
+    x = cp.asarray(np.arange(32, dtype=np.int32))
+    out = cp.zeros(32, dtype=cp.int32)
+    with cp.settings(scheduling="stack"), pytest.raises(LaunchError) as info:
+        module.get_function("divergent_shuffle")((1,), (32,), (x, out))
+    msg = str(info.value)
+    assert "not converged" in msg and "0xffffffff" in msg and "kernel.cu:55" in msg
+
+
+def test_shuffle_partners_stuck_at_a_barrier_deadlock(module):
+    x = cp.asarray(np.arange(32, dtype=np.int32))
+    out = cp.zeros(32, dtype=cp.int32)
+    with cp.settings(scheduling="its"), pytest.raises(DeadlockError) as info:
+        module.get_function("shuffle_vs_barrier")((1,), (32,), (x, out))
+    msg = str(info.value)
+    assert "waiting for lanes named in its .sync mask" in msg and "waiting at a CTA barrier" in msg
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_reconverged_shuffle_agrees_under_both(module, model):
+    rng = np.random.default_rng(4)
+    x = rng.integers(-1000, 1000, 64, dtype=np.int32)
+    out = cp.zeros(64, dtype=cp.int32)
+    with cp.settings(scheduling=model):
+        module.get_function("converged_shuffle")((1,), (64,), (cp.asarray(x), out))
+    v = np.where(np.arange(64) % 2, x * 3, x + 7)
+    assert np.array_equal(out.get(), v + v.reshape(-1, 2)[:, ::-1].ravel())
+
+
+def test_environment_selects_the_model(monkeypatch):
+    from warpsim.settings import current
+    monkeypatch.setenv("WARPSIM_SCHEDULING", "stack")
+    assert current().scheduling == "stack"
+    with cp.settings(scheduling="its"):
+        assert current().scheduling == "its"
