@@ -627,7 +627,7 @@ class Function:
                 raise KernelArgumentError(f"kernel '{self.kernel_name}' argument {index} is an array "
                                           "on another device than the one the kernel runs on")
         buffer = pack_arguments(self.kernel_name, self.params, args)
-        self.loaded_module.launch(self.kernel_name, grid, block, buffer, shared_mem=int(shared_mem))
+        self.last_launch = self.loaded_module.launch(self.kernel_name, grid, block, buffer, shared_mem=int(shared_mem))
 
     def __repr__(self) -> str:
         return f"<warpsim Function {self.kernel_name}>"

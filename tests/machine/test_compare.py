@@ -199,8 +199,10 @@ def test_setp_packed_halves_give_p_low_q_high(rng, t):
     c = rng.random(N) < 0.5
     for op in FLOAT_OPS:
         p, q = run(f"setp.{op}.and.{t}", a, b, c, n_dsts=2)
-        low = [float_reference(op, value(int(x) & 0xFFFF), value(int(y) & 0xFFFF)) for x, y in zip(a, b)]
-        high = [float_reference(op, value(int(x) >> 16), value(int(y) >> 16)) for x, y in zip(a, b)]
+        low = [float_reference(op, value(int(x) & 0xFFFF), value(int(y) & 0xFFFF))
+               for x, y in zip(a, b)]
+        high = [float_reference(op, value(int(x) >> 16), value(int(y) >> 16))
+                for x, y in zip(a, b)]
         np.testing.assert_array_equal(p, np.array(low) & c, err_msg=op)
         np.testing.assert_array_equal(q, np.array(high) & c, err_msg=op)
 

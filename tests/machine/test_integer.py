@@ -251,7 +251,8 @@ def test_mul24_mad24(rng, t):
     expect(run(f"mad24.hi.{t}", a, b, c),
            [wrap(p >> 16, t) + z for p, z in zip(products, ints(c))], t)
     if t == "s32":
-        want = [min(max(wrap(p >> 16, t) + z, -2**31), 2**31 - 1) for p, z in zip(products, ints(c))]
+        want = [min(max(wrap(p >> 16, t) + z, -2**31), 2**31 - 1)
+                for p, z in zip(products, ints(c))]
         expect(run("mad24.hi.sat.s32", a, b, c), want, t)
 
 
@@ -296,7 +297,8 @@ def test_division_by_zero_gives_all_ones(rng, t):
 
 
 def test_division_by_zero_table_is_complete():
-    assert set(integer.DIVIDE_BY_ZERO) == {("div", False), ("div", True), ("rem", False), ("rem", True)}
+    assert set(integer.DIVIDE_BY_ZERO) == {(op, signed) for op in ("div", "rem")
+                                           for signed in (False, True)}
 
 
 # ------------------------------------------------------------------ min, max, abs, neg, sad
@@ -342,7 +344,8 @@ def test_dp4a_dp2a(rng, a_type, b_type):
     a, b, c = operand(rng, a_type), operand(rng, b_type), operand(rng, c_type)
     a_bits = [x & 0xFFFFFFFF for x in ints(a)]
     b_bits = [x & 0xFFFFFFFF for x in ints(b)]
-    want = [z + sum(p * q for p, q in zip(lanes(x, 8, a_type == "s32"), lanes(y, 8, b_type == "s32")))
+    a_signed, b_signed = a_type == "s32", b_type == "s32"
+    want = [z + sum(p * q for p, q in zip(lanes(x, 8, a_signed), lanes(y, 8, b_signed)))
             for x, y, z in zip(a_bits, b_bits, ints(c))]
     expect(run(f"dp4a.{a_type}.{b_type}", a, b, c), want, c_type)
     for mode, first in (("lo", 0), ("hi", 2)):
@@ -414,8 +417,10 @@ def bfi_reference(a: int, b: int, pos: int, length: int, bits: int) -> int:
 def field_operands(rng, n=N):
     """Positions and lengths around the interesting edges, with junk in the high bits."""
     edges = np.array([0, 1, 7, 8, 31, 32, 33, 63, 64, 65, 255], dtype=np.uint32)
-    pos = np.where(rng.random(n) < 0.5, rng.choice(edges, n), rng.integers(0, 80, n).astype(np.uint32))
-    length = np.where(rng.random(n) < 0.5, rng.choice(edges, n), rng.integers(0, 80, n).astype(np.uint32))
+    def pick():
+        return np.where(rng.random(n) < 0.5, rng.choice(edges, n),
+                        rng.integers(0, 80, n).astype(np.uint32))
+    pos, length = pick(), pick()
     junk = rng.integers(0, 2**24, n, dtype=np.uint32) << np.uint32(8)     # only bits 0..7 count
     return pos | np.where(rng.random(n) < 0.2, junk, 0).astype(np.uint32), length
 

@@ -142,10 +142,11 @@ def test_lop3_every_lut(rng):
 def test_lop3_manual_examples(rng):
     a, b, c = (operand(rng, "b32") for _ in range(3))
     x, y, z = ints(a), ints(b), ints(c)
-    expect(run("lop3.b32", a, b, c, np.uint32(0x80)), [p & q & r for p, q, r in zip(x, y, z)], "b32")
-    expect(run("lop3.b32", a, b, c, np.uint32(0xFE)), [p | q | r for p, q, r in zip(x, y, z)], "b32")
-    expect(run("lop3.b32", a, b, c, np.uint32(0x40)), [p & q & ~r for p, q, r in zip(x, y, z)], "b32")
-    expect(run("lop3.b32", a, b, c, np.uint32(0x1A)), [(p & q | r) ^ p for p, q, r in zip(x, y, z)], "b32")
+    examples = {0x80: lambda p, q, r: p & q & r, 0xFE: lambda p, q, r: p | q | r,
+                0x40: lambda p, q, r: p & q & ~r, 0x1A: lambda p, q, r: (p & q | r) ^ p}
+    for lut, function in examples.items():
+        want = [function(p, q, r) for p, q, r in zip(x, y, z)]
+        expect(run("lop3.b32", a, b, c, np.uint32(lut)), want, "b32")
 
 
 def test_lop3_with_predicate_output():

@@ -33,13 +33,14 @@ class LaunchResult:
     block: tuple
     shared_mem: int
     warp_instructions: int = 0
+    thread_instructions: int = 0
     rounds: int = 0
     seconds: float = 0.0
     diagnostics: list = field(default_factory=list)
 
     @property
     def thread_instructions_per_second(self) -> float:
-        return getattr(self, "thread_instructions", 0) / self.seconds if self.seconds else 0.0
+        return self.thread_instructions / self.seconds if self.seconds else 0.0
 
 
 class LoadedModule:
@@ -149,6 +150,7 @@ class LoadedModule:
                 obs.batch_started(ctx)
             run_batch(ctx, observers)
             result.warp_instructions += ctx.issued
+            result.thread_instructions += ctx.thread_instructions
             result.rounds += ctx.rounds
             result.diagnostics.extend(ctx.diagnostics)
             for obs in observers:

@@ -43,10 +43,11 @@ def run_batch(ctx, observers=()):
         warps = np.flatnonzero(warp_pc != NO_PC)
         pcs = warp_pc[warps]
         # 2. execute
-        for gid in np.unique(pcs):
-            ws = warps[pcs == gid]
+        order = np.argsort(pcs, kind="stable")
+        bounds = np.flatnonzero(np.diff(pcs[order])) + 1
+        for ws in np.split(warps[order], bounds):
             idx = (ws[:, None] * 32 + lanes)[chosen[ws]]
-            execute(ctx, program, int(gid), idx, model, observers)
+            execute(ctx, program, int(warp_pc[ws[0]]), idx, model, observers, ws)
         # 3. meet
         if (ctx.status == AT_BARRIER).any():
             release_barriers(ctx)
@@ -58,17 +59,22 @@ def run_batch(ctx, observers=()):
             watch_for_livelock(ctx)
 
 
-def execute(ctx, program, gid, idx, model, observers):
+def execute(ctx, program, gid, idx, model, observers, warps=None):
+    """Run one block for threads idx (whose warps, sorted, are `warps` if known)."""
     block = program.blocks[gid]
     if block.compiled is None:
         block.compiled = compile_block(program, block)
     if block.kind == "warp_sync":
-        idx = model.meet(ctx, block, idx)
-        if idx is None or not len(idx):
+        met = model.meet(ctx, block, idx)
+        if met is None or not len(met):
             return
+        if met is not idx:
+            idx, warps = met, None
     block.compiled(ctx, idx)
-    warps = np.unique(idx >> 5) if len(idx) else idx
+    if warps is None:
+        warps = np.unique(idx >> 5)
     ctx.issued += len(warps) * len(block.instructions)
+    ctx.thread_instructions += len(idx) * len(block.instructions)
     for obs in observers:
         obs.block_executed(ctx, block, idx, warps)
 
@@ -80,42 +86,48 @@ def release_barriers(ctx) -> bool:
         return False
     live = np.bincount(ctx.cta[ctx.status != EXITED], minlength=ctx.n_ctas)
     keys = ctx.cta[waiting] * 16 + ctx.barrier_id[waiting]
-    released = False
-    for key in np.unique(keys):
-        members = waiting[keys == key]
-        cta, barrier = int(key) // 16, int(key) % 16
-        expected = int(ctx.barrier_count[members].max()) or int(live[cta])
-        arrived = len(members) + ctx.arrivals.get((cta, barrier), 0)
-        if arrived < expected:
-            continue
-        ctx.arrivals.pop((cta, barrier), None)
-        finish_barrier(ctx, members)
-        released = True
-    return released
+    uniq, inverse, counts = np.unique(keys, return_inverse=True, return_counts=True)
+    wanted = np.zeros(len(uniq), dtype=np.int64)
+    np.maximum.at(wanted, inverse, ctx.barrier_count[waiting])
+    expected = np.where(wanted > 0, wanted, live[uniq // 16])
+    if ctx.arrivals:
+        counts = counts + np.array([ctx.arrivals.get((int(k) // 16, int(k) % 16), 0) for k in uniq])
+    done = counts >= expected
+    if not done.any():
+        return False
+    for k in uniq[done]:
+        ctx.arrivals.pop((int(k) // 16, int(k) % 16), None)
+    finish_barrier(ctx, waiting[done[inverse]], keys[done[inverse]])
+    return True
 
 
-def finish_barrier(ctx, members):
-    """Threads leave the barrier; bar.red writes the CTA-wide reduction."""
+def finish_barrier(ctx, members, keys):
+    """Threads leave the barrier; bar.red writes the reduction over each CTA's barrier."""
     program = ctx.program
     for gid in np.unique(ctx.pc[members]):
-        group = members[ctx.pc[members] == gid]
+        at = ctx.pc[members] == gid
+        group = members[at]
         block = program.blocks[int(gid)]
         ins = block.instructions[0]
         if "red" in ins.mods:
-            pred = ctx.barrier_pred[members]
+            group_keys = keys[at]
+            uniq, inverse = np.unique(group_keys, return_inverse=True)
+            pred = ctx.barrier_pred[group]
+            counts = np.bincount(inverse, weights=pred, minlength=len(uniq))
+            sizes = np.bincount(inverse, minlength=len(uniq))
             if "popc" in ins.mods:
-                value = np.uint32(np.count_nonzero(pred))
+                value = counts[inverse].astype(np.uint32)
             elif "and" in ins.mods:
-                value = bool(pred.all())
+                value = (counts == sizes)[inverse]
             else:
-                value = bool(pred.any())
+                value = (counts > 0)[inverse]
             dst = ins.dsts[0].name
             bits = 1 if block.function.regs[dst] == "pred" else 32
             ctx.reg(f"{block.function.name}::{dst}", bits)[group] = value
         ctx.pc[group] = block.next_gid
         ctx.status[group] = RUNNING
-        gone = group[block.next_gid == -1]
-        ctx.status[gone] = EXITED
+        if block.next_gid == -1:
+            ctx.status[group] = EXITED
 
 
 def wake_warp_syncs(ctx, observers) -> bool:

@@ -61,6 +61,7 @@ class LaunchState:
         self.last_pc = np.zeros(self.n_warps, dtype=np.int64)
         self.writes = 0                       # memory stores and atomics so far (progress)
         self.issued = 0                       # warp instructions issued (for the budget)
+        self.thread_instructions = 0          # instructions times the lanes that executed them
         self.rounds = 0
         self.diagnostics: list = []
         self.memory_observers: list = []      # objects with memory_access(ctx, site, space, kind, idx, addrs, size, count)

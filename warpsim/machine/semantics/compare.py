@@ -237,8 +237,14 @@ def _check_slct(ins):
     return None
 
 
+def _slct_signature(ins) -> Signature:
+    """slct.dtype.ctype d, a, b, c: d, a, b are dtype; the selector c is ctype."""
+    data_type, selector_type = ins.types
+    return Signature((data_type,), (data_type, data_type, selector_type))
+
+
 @value_op("slct", family="compare", types=SELECT_TYPES, check=_check_slct,
-          signature=lambda ins: Signature((ins.types[0],), (ins.types[0], ins.types[0], ins.types[1])))
+          signature=_slct_signature)
 def slct(ins, a, b, c):
     """d = (c >= 0) ? a : b. For .f32 c: -0.0 selects a, NaN selects b, and
     .ftz makes a negative subnormal a -0.0 (so it selects a)."""

@@ -29,12 +29,6 @@ def as_unsigned(values) -> np.ndarray:
     return values.view(np.dtype(f"uint{values.dtype.itemsize * 8}"))
 
 
-def as_signed(values) -> np.ndarray:
-    """The same bits read as a two's complement integer of the same width."""
-    values = np.asarray(values)
-    return values.view(np.dtype(f"int{values.dtype.itemsize * 8}"))
-
-
 def shift_left(values, amount):
     """values << amount; 0 once amount >= width (NumPy: undefined past the width)."""
     values, amount = np.asarray(values), np.asarray(amount)

@@ -1,0 +1,311 @@
+"""cvt against exact references: Python ints and fractions.Fraction, with a
+rounding reference that bisects over the destination's bit patterns
+(independent of warpsim's own rounding code)."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from warpsim.errors import UnsupportedInstruction
+from warpsim.machine.semantics.evaluate import evaluate, parse_mnemonic
+from warpsim.machine.semantics.registry import lookup
+
+MODES = ("rn", "rz", "rm", "rp")
+INT_TYPES = ["u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64"]
+DTYPE = {t: np.dtype(("u" if t[0] == "u" else "") + "int" + t[1:]) for t in INT_TYPES}
+FLOAT_DTYPE = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
+BITS = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
+UINT = {16: np.uint16, 32: np.uint32, 64: np.uint64}
+INF_KEY = {"f16": 0x7C00, "bf16": 0x7F80, "f32": 0x7F800000, "f64": 0x7FF0000000000000}
+
+
+# --------------------------------------------------------- reference rounding
+
+def bits_to_float(bits: int, t: str) -> float:
+    if t == "bf16":
+        return float(np.uint32(bits << 16).view(np.float32))
+    return float(np.array(bits, dtype=UINT[BITS[t]]).view(FLOAT_DTYPE[t]))
+
+
+def key_value(key: int, t: str) -> float:
+    sign = (1 << (BITS[t] - 1)) if key < 0 else 0
+    return bits_to_float(sign | abs(key), t)
+
+
+def ref_round(exact: Fraction, t: str, mode: str) -> float:
+    """Correct rounding of a rational to t under mode (zero keeps its sign)."""
+    if exact == 0:
+        return 0.0
+    top = INF_KEY[t]
+    lo, hi = -top, top
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if Fraction(key_value(mid, t)) <= exact:
+            lo = mid
+        else:
+            hi = mid
+    if lo != -top and Fraction(key_value(lo, t)) == exact:
+        return key_value(lo, t)
+    down, up = lo, lo + 1
+    if mode != "rn":
+        pick = {"rm": down, "rp": up, "rz": down if exact > 0 else up}[mode]
+        return math.copysign(key_value(pick, t), float(exact > 0) - 0.5)
+
+    def as_fraction(key):
+        if abs(key) == top:
+            big = Fraction(key_value(top - 1, t))
+            return (2 * big - Fraction(key_value(top - 2, t))) * (1 if key > 0 else -1)
+        return Fraction(key_value(key, t))
+    middle = (as_fraction(down) + as_fraction(up)) / 2
+    pick = down if exact < middle or exact == middle and abs(down) % 2 == 0 else up
+    return math.copysign(key_value(pick, t), float(exact > 0) - 0.5)
+
+
+def as_float64(result, t: str) -> np.ndarray:
+    result = np.asarray(result)
+    if t == "bf16":
+        return (result.astype(np.uint32) << np.uint32(16)).view(np.float32).astype(np.float64)
+    return result.astype(np.float64)
+
+
+def assert_floats(got, want, t, context):
+    got = as_float64(got, t)
+    want = np.asarray(want, dtype=np.float64)
+    same = (got == want) & (np.signbit(got) == np.signbit(want)) | (np.isnan(got) & np.isnan(want))
+    bad = np.flatnonzero(~same)
+    assert bad.size == 0, f"{context}: {bad.size} bad lanes, e.g. {bad[0]}: got {got[bad[0]]!r} " \
+                          f"want {want[bad[0]]!r}"
+
+
+def random_ints(rng, t: str, n: int) -> np.ndarray:
+    info = np.iinfo(DTYPE[t])
+    values = rng.integers(info.min, info.max, n, dtype=DTYPE[t], endpoint=True)
+    # values with few significant bits at every magnitude, and rounding ties
+    shifts = rng.integers(0, info.bits - 1, n)
+    small = [(int(m) << int(s)) & ((1 << (info.bits - 1)) - 1) for m, s in
+             zip(rng.integers(1, 1 << 14, n), shifts)]
+    values = np.where(rng.random(n) < 0.5, np.array(small, dtype=np.uint64).astype(DTYPE[t]), values)
+    values[:4] = [info.min, info.max, 0, 1]
+    return values
+
+
+def random_floats(rng, t: str, n: int) -> np.ndarray:
+    """Values of type t as float64: every exponent, plus specials."""
+    nbits = BITS[t]
+    if nbits == 64:
+        raw = rng.integers(0, 1 << 63, n, dtype=np.int64).astype(np.uint64) << np.uint64(1)
+        raw |= rng.integers(0, 2, n, dtype=np.int64).astype(np.uint64)
+    else:
+        raw = rng.integers(0, 1 << nbits, n, dtype=np.int64).astype(np.uint64)
+    values = np.array([bits_to_float(int(b), t) for b in raw])
+    specials = [0.0, -0.0, math.inf, -math.inf, math.nan, 0.5, 1.5, 2.5, -2.5, 1e-40,
+                bits_to_float(1, t), bits_to_float(INF_KEY[t] - 1, t)]
+    values[: len(specials)] = as_float64(typed(specials, t), t)
+    return values
+
+
+def typed(values, t):
+    values = np.asarray(values, dtype=np.float64)
+    if t == "bf16":
+        return (values.astype(np.float32).view(np.uint32) >> np.uint32(16)).astype(np.uint16)
+    return values.astype(FLOAT_DTYPE[t])
+
+
+# ------------------------------------------------------------- int -> float
+
+@pytest.mark.parametrize("src", ["s64", "u64", "s32", "u32", "s16", "u8"])
+def test_int_to_float_rounds_exactly_in_every_mode(src):
+    rng = np.random.default_rng(1)
+    values = random_ints(rng, src, 300)
+    for dst in ("f64", "f32", "f16", "bf16"):
+        for mode in MODES:
+            if BITS[dst] >= 32 and np.iinfo(DTYPE[src]).bits <= 16 and mode != "rn":
+                continue                                         # exact anyway
+            got = evaluate(f"cvt.{mode}.{dst}.{src}", values)
+            want = [ref_round(Fraction(int(v)), dst, mode) for v in values]
+            assert_floats(got, want, dst, f"cvt.{mode}.{dst}.{src}")
+
+
+def test_int64_to_f32_does_not_round_twice():
+    # 2**62 + 2**38 + 1: through float64 it becomes the f32 tie 2**62 + 2**38 and
+    # rounds to even (down); the exact value is above the tie, so f32 rounds up.
+    value = np.int64([2 ** 62 + 2 ** 38 + 1, -(2 ** 62 + 2 ** 38 + 1), 2 ** 64 - 1 - 2 ** 63])
+    got = evaluate("cvt.rn.f32.s64", value)
+    assert list(got.astype(np.float64)) == [2.0 ** 62 + 2.0 ** 39, -(2.0 ** 62 + 2.0 ** 39), 2.0 ** 63]
+    got = evaluate("cvt.rn.f32.u64", np.uint64([2 ** 64 - 1, 2 ** 63 + 2 ** 39 + 1]))
+    assert list(got.astype(np.float64)) == [2.0 ** 64, 2.0 ** 63 + 2.0 ** 40]
+
+
+# ------------------------------------------------------------- float -> int
+
+@pytest.mark.parametrize("src", ["f32", "f64", "f16", "bf16"])
+def test_float_to_int_rounds_and_saturates(src):
+    rng = np.random.default_rng(2)
+    values = random_floats(rng, src, 400)
+    values[20:200] = np.round(values[20:200] * 0) + rng.uniform(-1e5, 1e5, 180).round(1)
+    values = as_float64(typed(values, src), src)
+    rounders = {"rni": lambda f: round(f), "rzi": math.trunc, "rmi": math.floor, "rpi": math.ceil}
+    for dst in INT_TYPES:
+        info = np.iinfo(DTYPE[dst])
+        for rounding, fn in rounders.items():
+            got = evaluate(f"cvt.{rounding}.{dst}.{src}", typed(values, src))
+            assert got.dtype == DTYPE[dst]
+            want = [0 if math.isnan(v) else info.max if v == math.inf else info.min if v == -math.inf
+                    else min(max(fn(Fraction(v)), info.min), info.max) for v in values]
+            assert [int(g) for g in got] == want, f"cvt.{rounding}.{dst}.{src}"
+
+
+def test_float_to_int_ties_and_ftz():
+    x = np.float32([0.5, 1.5, 2.5, -0.5, -2.5, 1e-40, -1e-40])
+    assert list(evaluate("cvt.rni.s32.f32", x)) == [0, 2, 2, 0, -2, 0, 0]
+    assert list(evaluate("cvt.rpi.s32.f32", x)) == [1, 2, 3, 0, -2, 1, 0]
+    assert list(evaluate("cvt.rpi.ftz.s32.f32", x)) == [1, 2, 3, 0, -2, 0, 0]
+    assert list(evaluate("cvt.rmi.ftz.s32.f32", x)) == [0, 1, 2, -1, -3, 0, 0]
+    assert list(evaluate("cvt.rmi.s32.f32", x)) == [0, 1, 2, -1, -3, 0, -1]
+    assert list(evaluate("cvt.rzi.u32.f32", np.float32([-5.0, 5e9, np.nan]))) == [0, 2 ** 32 - 1, 0]
+    big = np.float64([2.0 ** 63, -(2.0 ** 63), 2.0 ** 64, 2.0 ** 63 - 1024])
+    assert [int(v) for v in evaluate("cvt.rzi.s64.f64", big)] == \
+        [2 ** 63 - 1, -(2 ** 63), 2 ** 63 - 1, 2 ** 63 - 1024]
+    assert [int(v) for v in evaluate("cvt.rzi.u64.f64", big)] == [2 ** 63, 0, 2 ** 64 - 1, 2 ** 63 - 1024]
+
+
+# --------------------------------------------------------------- int -> int
+
+def test_int_to_int_wraps_or_saturates():
+    rng = np.random.default_rng(3)
+    for src in INT_TYPES:
+        values = random_ints(rng, src, 60)
+        for dst in INT_TYPES:
+            dinfo = np.iinfo(DTYPE[dst])
+            got = evaluate(f"cvt.{dst}.{src}", values)
+            assert got.dtype == DTYPE[dst]
+            mod = 1 << dinfo.bits
+            want = [((int(v) - dinfo.min) % mod) + dinfo.min for v in values]
+            assert [int(g) for g in got] == want, f"cvt.{dst}.{src}"
+            got = evaluate(f"cvt.sat.{dst}.{src}", values)
+            want = [min(max(int(v), dinfo.min), dinfo.max) for v in values]
+            assert [int(g) for g in got] == want, f"cvt.sat.{dst}.{src}"
+
+
+# ------------------------------------------------------------ float -> float
+
+@pytest.mark.parametrize("src,dst", [("f64", "f32"), ("f64", "f16"), ("f64", "bf16"),
+                                     ("f32", "f16"), ("f32", "bf16"), ("f16", "bf16")])
+def test_narrowing_rounds_exactly(src, dst):
+    rng = np.random.default_rng(4)
+    values = random_floats(rng, src, 500)
+    # values near the destination's range and its rounding midpoints
+    near = rng.uniform(-1, 1, 250) * np.exp2(rng.integers(-30, 30, 250))
+    values[250:] = as_float64(typed(near, src), src)
+    for mode in MODES:
+        got = evaluate(f"cvt.{mode}.{dst}.{src}", typed(values, src))
+        want = [v if not np.isfinite(v) else math.copysign(0.0, v) if v == 0
+                else ref_round(Fraction(v), dst, mode) for v in values]
+        assert_floats(got, want, dst, f"cvt.{mode}.{dst}.{src}")
+
+
+@pytest.mark.parametrize("src,dst", [("f16", "f32"), ("bf16", "f32"), ("f32", "f64"),
+                                     ("f16", "f64"), ("bf16", "f64")])
+def test_widening_is_exact(src, dst):
+    rng = np.random.default_rng(5)
+    values = random_floats(rng, src, 300)
+    got = evaluate(f"cvt.{dst}.{src}", typed(values, src))
+    assert_floats(got, values, dst, f"cvt.{dst}.{src}")
+
+
+def test_nan_results_are_canonical():
+    assert evaluate("cvt.rn.f32.f64", np.float64([math.nan])).view(np.uint32)[0] == 0x7FFFFFFF
+    assert evaluate("cvt.rn.f16.f32", np.float32([math.nan])).view(np.uint16)[0] == 0x7FFF
+    assert evaluate("cvt.rn.bf16.f32", np.float32([-math.nan]))[0] == 0x7FFF
+
+
+def test_integer_rounding_to_float():
+    x = np.float32([0.5, 1.5, 2.5, -2.5, 1e30, -0.3, math.inf])
+    big = float(np.float32(1e30))
+    assert_floats(evaluate("cvt.rni.f32.f32", x), [0, 2, 2, -2, big, -0.0, math.inf], "f32", "rni")
+    assert_floats(evaluate("cvt.rzi.f32.f32", x), [0, 1, 2, -2, big, -0.0, math.inf], "f32", "rzi")
+    assert_floats(evaluate("cvt.rmi.f64.f32", x), [0, 1, 2, -3, float(np.float32(1e30)), -1, math.inf],
+                  "f64", "rmi")
+    assert_floats(evaluate("cvt.rpi.f32.f64", np.float64([0.25, -0.25])), [1, -0.0], "f32", "rpi")
+
+
+def test_sat_ftz_relu_satfinite():
+    x = np.float32([-0.5, 0.25, 7.0, math.nan, 1e-40])
+    assert_floats(evaluate("cvt.sat.f32.f32", x), [0, 0.25, 1, 0, float(x[4])], "f32", "sat")
+    assert_floats(evaluate("cvt.ftz.sat.f32.f32", x), [0, 0.25, 1, 0, 0], "f32", "ftz.sat")
+    assert_floats(evaluate("cvt.ftz.f64.f32", x), [-0.5, 0.25, 7, math.nan, 0], "f64", "ftz")
+    assert_floats(evaluate("cvt.rn.ftz.f32.f64", np.float64([1e-40, -1e-300])), [0, -0.0], "f32", "ftz")
+    y = np.float32([1e6, -1e6, -3.0, math.nan, math.inf])
+    assert_floats(evaluate("cvt.rn.f16.f32", y), [math.inf, -math.inf, -3, math.nan, math.inf], "f16", "rn")
+    assert_floats(evaluate("cvt.rn.satfinite.f16.f32", y), [65504, -65504, -3, math.nan, 65504],
+                  "f16", "satfinite")
+    assert_floats(evaluate("cvt.rn.relu.f16.f32", y), [math.inf, 0, 0, math.nan, math.inf], "f16", "relu")
+    assert evaluate("cvt.rn.relu.f16.f32", y).view(np.uint16)[3] == 0x7FFF
+
+
+# ------------------------------------------------------------------ packing
+
+def test_f16x2_and_bf16x2_packing_puts_a_high():
+    a, b = np.float32([1.0, -2.0]), np.float32([2.0, 0.5])
+    got = evaluate("cvt.rn.f16x2.f32", a, b)
+    assert list(got) == [0x3C004000, 0xC0003800]
+    assert list(evaluate("cvt.rn.bf16x2.f32", a, b)) == [0x3F804000, 0xC0003F00]
+    assert list(evaluate("cvt.rz.bf16x2.f32", np.float32([1 + 2 ** -9]), np.float32([-(1 + 2 ** -9)]))) \
+        == [0x3F80BF80]
+
+
+def test_tf32():
+    x = np.float32([1 + 2 ** -11, 1 + 3 * 2 ** -11, 1 + 2 ** -12, math.nan, -(1 + 2 ** -11)])
+    got = evaluate("cvt.rna.tf32.f32", x)
+    assert got.dtype == np.uint32
+    assert list(got) == [0x3F802000, 0x3F804000, 0x3F800000, 0x7FFFFFFF, 0xBF802000]
+    assert list(evaluate("cvt.rn.tf32.f32", x[:2])) == [0x3F800000, 0x3F804000]
+
+
+def test_fp8_round_trips_every_code():
+    codes = np.arange(256, dtype=np.uint16)
+    for fp8, nan_codes in (("e4m3x2", {0x7F, 0xFF}), ("e5m2x2", set(range(0x7C, 0x80)) | set(range(0xFC, 0x100)))):
+        words = codes | (codes[::-1] << np.uint16(8))
+        halves = evaluate(f"cvt.rn.f16x2.{fp8}", words)
+        back = evaluate(f"cvt.rn.satfinite.{fp8}.f16x2", halves)
+        low, high = back & np.uint16(0xFF), back >> np.uint16(8)
+        keep = np.array([c not in nan_codes for c in range(256)])
+        assert np.array_equal(low[keep], codes[keep]), fp8
+        assert np.array_equal(high[keep[::-1]], codes[::-1][keep[::-1]]), fp8
+    assert evaluate("cvt.rn.satfinite.e5m2x2.f16x2", np.uint32(0xFC007C00)) == 0xFB7B
+    values = (evaluate("cvt.rn.f16x2.e4m3x2", np.uint16([0x0001, 0x007E, 0x0038]))
+              & np.uint32(0xFFFF)).astype(np.uint16).view(np.float16)
+    assert list(values) == [2.0 ** -9, 448.0, 1.0]
+
+
+def test_fp8_from_f32_rounds_and_saturates():
+    a = np.float32([1000.0, 1.0625, 1.1875, math.nan])
+    b = np.float32([-1e9, 0.0009, -0.0, 1.0])
+    got = evaluate("cvt.rn.satfinite.e4m3x2.f32", a, b)
+    # 448 | -448; 1.0625 is a tie -> 1.0 (even), 0.0009 < 2**-10 -> 0; 1.1875 -> 1.25;
+    # NaN -> 0x7f; infinities are not NaN codes but satfinite turns them into +-max
+    assert [hex(int(v)) for v in got] == ["0x7efe", "0x3800", "0x3a80", "0x7f38"]
+    got = evaluate("cvt.rn.satfinite.e5m2x2.f32", np.float32([1e9]), np.float32([-1e9]))
+    assert hex(int(got[0])) == "0x7bfb"
+
+
+# ------------------------------------------------------------------ checks
+
+@pytest.mark.parametrize("mnemonic,n", [
+    ("cvt.s32.f32", 1), ("cvt.f16.f32", 1), ("cvt.f32.f64", 1), ("cvt.rni.f32.s32", 1),
+    ("cvt.rn.s32.f32", 1), ("cvt.ftz.f64.s32", 1), ("cvt.rn.e4m3x2.f32", 2),
+    ("cvt.rn.f16x2.f32", 1), ("cvt.rn.rz.f32.f64", 1), ("cvt.rna.f16.f32", 1),
+])
+def test_bad_cvt_forms_are_rejected(mnemonic, n):
+    with pytest.raises(UnsupportedInstruction):
+        lookup(parse_mnemonic(mnemonic, 1, n))
+
+
+def test_cvt_pipes():
+    assert lookup(parse_mnemonic("cvt.rn.f32.f64", 1, 1)).pipe == "fp64"
+    assert lookup(parse_mnemonic("cvt.rn.f64.s32", 1, 1)).pipe == "fp64"
+    assert lookup(parse_mnemonic("cvt.rn.f32.s32", 1, 1)).family == "conversion"

@@ -1,0 +1,449 @@
+"""Numba kernels -> PTX with numba-cuda's own compiler -> launched on warpsim.
+
+numba-cuda compiles a Python kernel for given argument types to PTX on a
+machine without a GPU (libNVVM comes from PyPI's nvidia-nvvm); warpsim runs
+that PTX. What is here is the host side a GPU would otherwise need:
+
+  * `Dispatcher` is what `@cuda.jit` returns for a kernel. Like Numba's, it
+    types the arguments of each launch (numba.cuda's own `typeof`), compiles
+    one specialization per signature and caches it, or, when signatures were
+    given, picks the overload the arguments convert to.
+  * `CompiledKernel` is one specialization: its PTX, loaded once per device,
+    launched with the arguments marshalled in Numba's ABI (numba_abi.py).
+
+Kernels are compiled with line info, so every runtime error and every report
+names the Python file and line of the kernel, not PTX. With `debug=True`
+Numba's exception model works: a kernel that raises makes the launch raise
+the same exception, prefixed with the thread and block, as on a GPU.
+
+Device functions (`@cuda.jit(device=True)`) stay Numba's own dispatchers: a
+kernel that calls one is typed and compiled by Numba as usual.
+
+Limits: kernels that link external code (`link=`, cooperative grid sync,
+which needs cudadevrt) are refused with an explicit error; `cache=True` is
+accepted and compiles again in each process; streams are accepted and
+ignored (every launch runs to completion in order).
+"""
+
+from __future__ import annotations
+
+import functools
+import linecache
+import os
+import re
+
+import numpy as np
+
+from .. import api
+from ..errors import CompileError, LaunchError, WarpsimError
+from .numba_abi import argument_types, flatten_arguments, pack_parameters
+
+__all__ = ["DEFAULT_CC", "CompiledKernel", "Dispatcher", "LaunchConfiguration", "ForAll",
+           "compile_kernel", "jit"]
+
+DEFAULT_CC = (9, 0)   # the compute capability warpsim compiles for (as NVRTC's default sm_90)
+
+
+class KernelExceptionError(WarpsimError):
+    """Raised in place of an exception class Numba could not recreate."""
+
+
+# --- compiling ------------------------------------------------------------------
+
+def _default(value, config_name: str, convert):
+    from numba.cuda.core import config
+    return convert(getattr(config, config_name)) if value is None else value
+
+
+def compile_kernel(py_func, argtypes, *, debug=None, opt=None, lineinfo=True, fastmath=False,
+                   launch_bounds=None, link=(), cc=DEFAULT_CC, **_ignored) -> "CompiledKernel":
+    """Compile `py_func` as a kernel for `argtypes` (Numba types) to PTX."""
+    from numba.cuda import types
+    from numba.cuda.compiler import compile_cuda, kernel_fixup
+    from numba.cuda.cudadrv import nvvm
+    from numba.cuda.core.compiler_lock import global_compiler_lock
+
+    debug = _default(debug, "CUDA_DEBUGINFO_DEFAULT", bool)
+    opt = _default(opt, "OPT", lambda level: level != 0)
+    nvvm_options = {"fastmath": fastmath, "opt": 3 if opt else 0}
+    if debug:
+        nvvm_options["g"] = None
+    with global_compiler_lock:
+        cres = compile_cuda(py_func, types.void, tuple(argtypes), debug=debug,
+                            lineinfo=lineinfo and not debug, fastmath=fastmath,
+                            nvvm_options=nvvm_options, cc=cc)
+        if cres.signature.return_type not in (None, types.void):
+            raise TypeError("CUDA kernel must have void return type.")
+        library = cres.library
+        entry = cres.fndesc.llvm_func_name
+        kernel_fixup(library.get_function(entry), debug)
+        nvvm.set_launch_bounds(library.get_function(entry), launch_bounds)
+        library._entry_name = entry
+        for path in link or ():
+            library.add_linking_file(path)
+        extra = [name for name in library._linking_files]
+        if extra or library.use_cooperative:
+            what = "cooperative groups (grid sync needs cudadevrt)" if library.use_cooperative \
+                else f"linking external code ({', '.join(map(str, extra))})"
+            raise CompileError(f"kernel '{py_func.__qualname__}' needs {what}, which warpsim does "
+                               "not support: it simulates one PTX module per kernel")
+        ptx = library.get_asm_str(cc=cc)
+    return CompiledKernel(py_func, cres, ptx, entry, debug=debug, launch_bounds=launch_bounds)
+
+
+class CompiledKernel:
+    """One specialization of a kernel: PTX for fixed argument types, loaded per device."""
+
+    def __init__(self, py_func, cres, ptx: str, entry: str, debug: bool = False, launch_bounds=None):
+        self.py_func, self.ptx, self.entry_name, self.debug = py_func, ptx, entry, debug
+        self.signature = cres.signature
+        self.call_helper = cres.call_helper
+        self.library = cres.library
+        self.type_annotation = cres.type_annotation
+        self.launch_bounds = launch_bounds
+        self._loaded: dict[int, tuple] = {}
+        self.name = f"{py_func.__module__}.{py_func.__qualname__}"
+
+    @property
+    def argument_types(self) -> tuple:
+        return tuple(self.signature.args)
+
+    def loaded(self, device=None):
+        """The module on `device` (default: the current one), loaded on first use."""
+        device = device or api.current_device()
+        entry = self._loaded.get(id(device))
+        if entry is None:
+            source = getattr(self.py_func, "__code__", None)
+            name = source.co_filename if source else self.name
+            entry = self._loaded[id(device)] = (device, device.load_module(self.ptx, name=name))
+        return entry[1]
+
+    def _params(self, loaded) -> list:
+        return loaded.params(self.entry_name)
+
+    # Resource questions (the same methods as Numba's _Kernel) ----------------
+    @property
+    def shared_mem_per_block(self) -> int:
+        return self.loaded().program.layout.static_shared_size
+
+    @property
+    def local_mem_per_thread(self) -> int:
+        return self.loaded().program.layout.local_size
+
+    @property
+    def const_mem_size(self) -> int:
+        module = self.loaded().module
+        return sum(v.size for v in module.variables.values() if v.space == "const")
+
+    @property
+    def max_threads_per_block(self) -> int:
+        bounds = self.launch_bounds
+        return int(bounds[0] if isinstance(bounds, (tuple, list)) else bounds or 1024)
+
+    def inspect_asm(self, cc=None) -> str:
+        return self.ptx
+
+    def inspect_llvm(self) -> str:
+        return self.library.get_llvm_str()
+
+    def inspect_types(self, file=None) -> None:
+        print(f"{self.py_func.__name__} {self.argument_types}", file=file)
+        print("-" * 80, file=file)
+        print(self.type_annotation, file=file)
+        print("=" * 80, file=file)
+
+    # Launching ------------------------------------------------------------
+    def launch(self, args, griddim, blockdim, stream=0, sharedmem=0):
+        """Run the kernel once; host arrays come back updated, as with Numba."""
+        device = api.current_device()
+        loaded = self.loaded(device)
+        writebacks: list = []
+        pieces = flatten_arguments(self.argument_types, args, writebacks)
+        params = pack_parameters(self.entry_name, self._params(loaded), pieces)
+        if self.debug:
+            self._clear_exception(loaded, device)
+        try:
+            loaded.launch(self.entry_name, griddim, blockdim, params, shared_mem=int(sharedmem))
+        except LaunchError as error:
+            raise _with_python_source(error) from None
+        if self.debug:
+            self._raise_kernel_exception(loaded, device)
+        for writeback in writebacks:
+            writeback()
+
+    def _symbol(self, loaded, device, name: str, value=None) -> int:
+        address = loaded.global_address(f"{self.entry_name}__{name}__")
+        if value is not None:
+            device.memory.write_bytes(address, np.int32(value).tobytes())
+            return value
+        return int(np.frombuffer(bytes(device.memory.read_bytes(address, 4)), np.int32)[0])
+
+    def _clear_exception(self, loaded, device) -> None:
+        try:
+            self._symbol(loaded, device, "errcode", 0)
+        except KeyError:
+            self.debug = False  # no exception globals: nothing can raise
+
+    def _raise_kernel_exception(self, loaded, device) -> None:
+        """Numba's debug exception model: re-raise what a thread raised, naming the thread."""
+        code = self._symbol(loaded, device, "errcode")
+        if code == 0:
+            return
+        tid = [self._symbol(loaded, device, f"tid{axis}") for axis in "zyx"]
+        ctaid = [self._symbol(loaded, device, f"ctaid{axis}") for axis in "zyx"]
+        exception_class, exception_args, location = self.call_helper.get_exception(code)
+        where = ""
+        if location is not None:
+            function, path, line = location
+            where = f"In function {function!r}, file {os.path.abspath(path)}, line {line}, "
+        prefix = f"{where}tid={tid} ctaid={ctaid}"
+        exception_args = ((f"{prefix}: {exception_args[0]}",) + tuple(exception_args[1:])
+                          if exception_args else (prefix,))
+        raise exception_class(*exception_args)
+
+
+def _with_python_source(error: LaunchError) -> LaunchError:
+    """The same error, with the text of the kernel's Python line after its file:line."""
+    match = re.fullmatch(r"(.+):(\d+)", error.source_line or "")
+    if not match or not os.path.exists(match.group(1)):
+        return error
+    text = linecache.getline(match.group(1), int(match.group(2))).strip()
+    if not text:
+        return error
+    error.args = (f"{error.args[0]}\n    {text}" if error.args else text,) + tuple(error.args[1:])
+    return error
+
+
+# --- dispatching ----------------------------------------------------------------
+
+class LaunchConfiguration:
+    """`kernel[grid, block, stream, shared_mem]`: call it with the kernel's arguments."""
+
+    def __init__(self, dispatcher, griddim, blockdim, stream=0, sharedmem=0):
+        from numba.cuda.errors import normalize_kernel_dimensions
+        self.dispatcher = dispatcher
+        self.griddim, self.blockdim = normalize_kernel_dimensions(griddim, blockdim)
+        self.stream, self.sharedmem = stream, sharedmem
+
+    def __call__(self, *args):
+        return self.dispatcher.call(args, self.griddim, self.blockdim, self.stream, self.sharedmem)
+
+
+class ForAll:
+    """`kernel.forall(n)`: a 1-D launch of n threads (block size 128 unless given)."""
+
+    def __init__(self, dispatcher, ntasks: int, tpb: int = 0, stream=0, sharedmem=0):
+        if ntasks < 0:
+            raise ValueError(f"Can't create ForAll with negative task count: {ntasks}")
+        self.dispatcher, self.ntasks = dispatcher, ntasks
+        self.tpb, self.stream, self.sharedmem = tpb or 128, stream, sharedmem
+
+    def __call__(self, *args):
+        if self.ntasks == 0:
+            return None
+        blocks = (self.ntasks + self.tpb - 1) // self.tpb
+        return self.dispatcher[blocks, self.tpb, self.stream, self.sharedmem](*args)
+
+
+_MISSING_CONFIG = ("Kernel launch configuration was not specified. Use the syntax:\n\n"
+                   "kernel_function[blockspergrid, threadsperblock](arg0, arg1, ..., argn)\n\n"
+                   "See https://nvidia.github.io/numba-cuda/user/kernels.html#kernel-invocation "
+                   "for help.")
+
+
+class Dispatcher:
+    """A `@cuda.jit` kernel: compiled per argument types on first launch, run on warpsim.
+
+    The Numba dispatcher's public surface: `kernel[grid, block](...)`,
+    `configure`, `forall`, `specialize`, `overloads`, `signatures`,
+    `inspect_asm`, `inspect_types`, `get_shared_mem_per_block` (and the
+    other resource getters warpsim can answer). Register counts do not
+    exist before ptxas runs, so `get_regs_per_thread` is not offered.
+    """
+
+    def __init__(self, py_func, targetoptions: dict, signatures=None):
+        self.py_func = py_func
+        self.targetoptions = dict(targetoptions)
+        self.overloads: dict[tuple, CompiledKernel] = {}
+        self._compile_enabled = True
+        self._specialized = False
+        self.specializations: dict[tuple, Dispatcher] = {}
+        functools.update_wrapper(self, py_func)
+        for signature in signatures or ():
+            self.compile(_signature_args(signature))
+        if signatures:
+            self._specialized = len(signatures) == 1 and not isinstance(signatures, list)
+            self._compile_enabled = False
+
+    def __repr__(self) -> str:
+        return f"<warpsim Numba kernel {self.py_func.__qualname__}>"
+
+    def __call__(self, *args, **kwargs):
+        raise ValueError(_MISSING_CONFIG)
+
+    def __getitem__(self, config) -> LaunchConfiguration:
+        if not isinstance(config, tuple) or len(config) not in (2, 3, 4):
+            raise ValueError("must specify at least the griddim and blockdim")
+        return self.configure(*config)
+
+    def configure(self, griddim, blockdim, stream=0, sharedmem=0) -> LaunchConfiguration:
+        return LaunchConfiguration(self, griddim, blockdim, stream, sharedmem)
+
+    def forall(self, ntasks: int, tpb: int = 0, stream=0, sharedmem=0) -> ForAll:
+        return ForAll(self, ntasks, tpb, stream, sharedmem)
+
+    @property
+    def specialized(self) -> bool:
+        return self._specialized
+
+    @property
+    def signatures(self) -> list:
+        return list(self.overloads)
+
+    @property
+    def extensions(self):
+        return self.targetoptions.get("extensions")
+
+    def disable_compile(self, value: bool = True) -> None:
+        self._compile_enabled = not value
+
+    def compile(self, argtypes) -> CompiledKernel:
+        """The specialization for `argtypes` (a tuple of Numba types), compiled if new."""
+        argtypes = tuple(argtypes)
+        kernel = self.overloads.get(argtypes)
+        if kernel is None:
+            if not self._compile_enabled:
+                raise TypeError(f"compilation disabled for {self.py_func.__qualname__}{argtypes}")
+            kernel = compile_kernel(self.py_func, argtypes, **self.targetoptions)
+            self.overloads[argtypes] = kernel
+        return kernel
+
+    def specialize(self, *args) -> "Dispatcher":
+        """A dispatcher compiled for exactly these arguments' types."""
+        if self._specialized:
+            raise RuntimeError("Dispatcher already specialized")
+        argtypes = argument_types(args)
+        specialization = self.specializations.get(argtypes)
+        if specialization is None:
+            specialization = Dispatcher(self.py_func, self.targetoptions)
+            specialization.overloads[argtypes] = self.compile(argtypes)
+            specialization._compile_enabled, specialization._specialized = False, True
+            self.specializations[argtypes] = specialization
+        return specialization
+
+    def call(self, args, griddim, blockdim, stream=0, sharedmem=0):
+        args = tuple(args)
+        if len(args) != len(_parameters(self.py_func)):
+            raise TypeError(f"{self.py_func.__qualname__}() takes {len(_parameters(self.py_func))} "
+                            f"argument(s), {len(args)} given")
+        kernel = self._select(argument_types(args))
+        kernel.launch(args, griddim, blockdim, stream, sharedmem)
+
+    def _select(self, argtypes) -> CompiledKernel:
+        kernel = self.overloads.get(argtypes)
+        if kernel is not None:
+            return kernel
+        if self._compile_enabled:
+            return self.compile(argtypes)
+        return self._convertible_overload(argtypes)
+
+    def _convertible_overload(self, argtypes) -> CompiledKernel:
+        """With fixed signatures: the overload the arguments convert to most cheaply."""
+        from numba.cuda.descriptor import cuda_target
+        typing = cuda_target.typing_context
+        best = None
+        for formal, kernel in self.overloads.items():
+            if len(formal) != len(argtypes):
+                continue
+            conversions = [actual == wanted or typing.can_convert(actual, wanted)
+                           for actual, wanted in zip(argtypes, formal)]
+            if all(conversions):
+                cost = sum(0 if c is True else int(c) for c in conversions)
+                if best is None or cost < best[0]:
+                    best = (cost, kernel)
+        if best is None:
+            shown = ", ".join(str(t) for t in argtypes)
+            raise TypeError(f"No matching definition for argument type(s) {shown} "
+                            f"(kernel {self.py_func.__qualname__} was compiled for "
+                            f"{'; '.join(str(f) for f in self.overloads)})")
+        return best[1]
+
+    # Inspection ---------------------------------------------------------------
+    def _one_or_all(self, signature, get):
+        if signature is not None:
+            args = signature.args if hasattr(signature, "args") else tuple(signature)
+            return get(self.overloads[tuple(args)])
+        if self._specialized:
+            return get(next(iter(self.overloads.values())))
+        return {argtypes: get(kernel) for argtypes, kernel in self.overloads.items()}
+
+    def inspect_asm(self, signature=None):
+        return self._one_or_all(signature, lambda kernel: kernel.ptx)
+
+    def inspect_llvm(self, signature=None):
+        return self._one_or_all(signature, lambda kernel: kernel.inspect_llvm())
+
+    def inspect_types(self, file=None, **kwargs) -> None:
+        for kernel in self.overloads.values():
+            kernel.inspect_types(file=file)
+
+    def get_shared_mem_per_block(self, signature=None):
+        return self._one_or_all(signature, lambda kernel: kernel.shared_mem_per_block)
+
+    def get_local_mem_per_thread(self, signature=None):
+        return self._one_or_all(signature, lambda kernel: kernel.local_mem_per_thread)
+
+    def get_const_mem_size(self, signature=None):
+        return self._one_or_all(signature, lambda kernel: kernel.const_mem_size)
+
+    def get_max_threads_per_block(self, signature=None):
+        return self._one_or_all(signature, lambda kernel: kernel.max_threads_per_block)
+
+
+def _parameters(py_func) -> list:
+    import inspect
+    return list(inspect.signature(py_func).parameters)
+
+
+def _signature_args(signature) -> tuple:
+    from numba.cuda import sigutils, types
+    args, return_type = sigutils.normalize_signature(signature)
+    if return_type not in (None, types.void):
+        raise TypeError("CUDA kernel must have void return type.")
+    return tuple(args)
+
+
+# --- the decorator ----------------------------------------------------------------
+
+_KERNEL_OPTIONS = ("debug", "opt", "lineinfo", "fastmath", "launch_bounds", "link", "extensions",
+                   "max_registers", "lto", "shared_memory_carveout", "inline", "forceinline", "cache")
+
+
+def jit(func_or_sig=None, device: bool = False, **options):
+    """`@cuda.jit`: a kernel that runs on warpsim, or (device=True) Numba's device function.
+
+    Accepts what numba.cuda.jit accepts: no arguments, a signature, a list of
+    signatures, and the same keyword options.
+    """
+    if device:
+        from numba.cuda.decorators import jit as numba_jit
+        return numba_jit(func_or_sig, device=True, **options)
+    if options.get("boundscheck"):
+        raise NotImplementedError("bounds checking is not supported for CUDA")
+    unknown = set(options) - set(_KERNEL_OPTIONS)
+    if unknown:
+        raise TypeError(f"unknown option(s) for cuda.jit: {', '.join(sorted(unknown))}")
+    options.setdefault("lineinfo", True)
+    options.pop("cache", None)
+    if callable(func_or_sig) and not isinstance(func_or_sig, (str, list, tuple)) \
+            and not _is_numba_signature(func_or_sig):
+        return Dispatcher(func_or_sig, options)
+    if func_or_sig is None:
+        return lambda func: Dispatcher(func, options)
+    signatures = func_or_sig if isinstance(func_or_sig, list) else (func_or_sig,)
+    return lambda func: Dispatcher(func, options, signatures)
+
+
+def _is_numba_signature(value) -> bool:
+    from numba.cuda import typing
+    return isinstance(value, typing.Signature)

@@ -1,0 +1,178 @@
+"""Launch arguments -> Numba types -> the kernel's parameter buffer (Numba's ABI).
+
+Numba types each argument the way its dispatcher does (numba.cuda's
+`typeof(value, Purpose.argument)`), and a kernel compiled for those types
+takes each argument as one or more PTX parameters:
+
+    array        meminfo, parent, nitems, itemsize, data, shape[ndim], strides[ndim]
+                 (all 64-bit; strides in bytes, so any view works)
+    integer      its own width;  boolean: 1 byte;  float16: its 16 bits
+    complex      real, imag
+    datetime64   int64
+    record       pointer to a device copy of the record
+    tuple        its members, flattened in order
+    enum member  its value
+
+This mirrors numba-cuda's `_Kernel._prepare_args`. Host NumPy arrays and
+records are copied to the device before the launch and back after it, as
+Numba does (cuda.In: copied in only; cuda.Out: copied out only). The
+flattened pieces are checked against the PTX parameters one by one, so an
+ABI change in a future numba-cuda is an error here, not garbage in a kernel.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import api
+from ..args import KernelArgumentError
+
+__all__ = ["argument_type", "argument_types", "flatten_arguments", "pack_parameters", "unwrap_hint"]
+
+_INTP = np.dtype(np.int64)
+
+
+def unwrap_hint(value):
+    """(value, copy_in, copy_out) of an argument, honouring cuda.In / cuda.Out / cuda.InOut."""
+    kind = type(value).__name__
+    if hasattr(value, "value") and kind in ("In", "Out", "InOut") and \
+            type(value).__module__.endswith(("cuda.args", "warpsim.cuda")):
+        return value.value, kind != "Out", kind != "In"
+    return value, True, True
+
+
+def argument_type(value):
+    """The Numba type of one launch argument, as numba.cuda's dispatcher computes it."""
+    from numba.cuda.typing.typeof import Purpose, typeof
+    value, _, _ = unwrap_hint(value)
+    try:
+        return typeof(value, Purpose.argument)
+    except ValueError as error:
+        raise KernelArgumentError(f"a kernel argument of type {type(value).__name__} cannot be "
+                                  f"passed to a Numba kernel: {error}") from None
+
+
+def argument_types(args) -> tuple:
+    return tuple(argument_type(value) for value in args)
+
+
+# --- flattening ---------------------------------------------------------------
+
+def _device_view(value, copy_in: bool, copy_out: bool, writebacks: list):
+    """(data pointer, shape, strides, itemsize) of an array argument; host arrays go to the device."""
+    interface = getattr(value, "__cuda_array_interface__", None)
+    if interface is not None:
+        shape = tuple(int(d) for d in interface["shape"])
+        itemsize = np.dtype(interface["typestr"]).itemsize
+        strides = interface.get("strides")
+        if strides is None:
+            strides = api._contiguous_strides(shape, itemsize)
+        return int(interface["data"][0]), shape, tuple(int(s) for s in strides), itemsize
+    host = np.asarray(value)
+    order = "F" if host.flags.f_contiguous and not host.flags.c_contiguous else "C"
+    device = api.ndarray(host.shape, host.dtype, order=order)
+    if copy_in:
+        device.set(host)
+    if copy_out and host.flags.writeable:
+        writebacks.append(lambda: host.__setitem__(Ellipsis, device.get()))
+    writebacks.append(lambda: device)  # keeps the copy alive until the launch is over
+    return device.data.ptr, device.shape, device.strides, device.itemsize
+
+
+def _record_pointer(value, copy_in: bool, copy_out: bool, writebacks: list) -> int:
+    raw = np.array(value)  # 0-d structured array holding the record's bytes
+    device = api.ndarray((), raw.dtype)
+    if copy_in:
+        device.set(raw)
+    if copy_out and isinstance(value, np.ndarray):
+        writebacks.append(lambda: value.__setitem__(Ellipsis, device.get()))
+    elif copy_out and isinstance(value, np.void):
+        # a record scalar taken from an array (arr[i]) writes through to the array
+        writebacks.append(lambda: _store_record(value, device.get()))
+    writebacks.append(lambda: device)
+    return device.data.ptr
+
+
+def _store_record(record, result):
+    for name in record.dtype.names or ():
+        try:
+            record[name] = result[name]
+        except (TypeError, ValueError):  # a read-only record (np.void made by np.void(...))
+            return
+
+
+def _scalar(dtype: str, value):
+    """A NumPy scalar of `dtype`, wrapping integers as a C cast does (as Numba's ctypes do)."""
+    dt = np.dtype(dtype)
+    if dt.kind in "iu":
+        bits = dt.itemsize * 8
+        return np.array(int(value) & ((1 << bits) - 1), dtype=f"u{dt.itemsize}").view(dt)[()]
+    if dt.kind == "b":
+        return np.bool_(bool(value))
+    return dt.type(value)
+
+
+def _flatten(ty, value, copy_in, copy_out, out: list, writebacks: list):
+    from numba.cuda import types
+    if isinstance(ty, types.Array):
+        pointer, shape, strides, itemsize = _device_view(value, copy_in, copy_out, writebacks)
+        if len(shape) != ty.ndim:
+            raise KernelArgumentError(f"array argument has {len(shape)} dimensions, "
+                                      f"the kernel was compiled for {ty.ndim}")
+        nitems = int(np.prod(shape, dtype=np.int64))
+        pieces = [0, 0, nitems, itemsize, pointer, *shape, *strides]  # meminfo, parent: null
+        out.extend(np.int64(p) for p in pieces)
+    elif isinstance(ty, types.CPointer):
+        out.append(np.uint64(int(value)))
+    elif isinstance(ty, types.Boolean):
+        out.append(np.uint8(bool(value)))
+    elif isinstance(ty, types.Integer):
+        out.append(_scalar(str(ty), value))
+    elif ty == types.float16:
+        out.append(np.float16(value).view(np.uint16))
+    elif ty in (types.float32, types.float64):
+        out.append(_scalar(str(ty), value))
+    elif ty in (types.complex64, types.complex128):
+        part = "float32" if ty == types.complex64 else "float64"
+        out += [_scalar(part, complex(value).real), _scalar(part, complex(value).imag)]
+    elif isinstance(ty, (types.NPDatetime, types.NPTimedelta)):
+        out.append(np.int64(np.asarray(value).view(np.int64)))
+    elif isinstance(ty, types.Record):
+        out.append(np.uint64(_record_pointer(value, copy_in, copy_out, writebacks)))
+    elif isinstance(ty, types.BaseTuple):
+        for member_type, member in zip(ty, value):
+            _flatten(member_type, member, copy_in, copy_out, out, writebacks)
+    elif isinstance(ty, types.EnumMember):
+        _flatten(ty.dtype, value.value, copy_in, copy_out, out, writebacks)
+    else:
+        raise KernelArgumentError(f"warpsim cannot pass a {ty} argument to a Numba kernel")
+
+
+def flatten_arguments(types_, args, writebacks: list) -> list:
+    """The NumPy scalars, one per PTX parameter, that the arguments become."""
+    pieces: list = []
+    for index, (ty, value) in enumerate(zip(types_, args)):
+        value, copy_in, copy_out = unwrap_hint(value)
+        try:
+            _flatten(ty, value, copy_in, copy_out, pieces, writebacks)
+        except KernelArgumentError as error:
+            raise KernelArgumentError(f"argument {index} ({ty}): {error}") from None
+    return pieces
+
+
+def pack_parameters(kernel_name: str, params, pieces) -> bytes:
+    """The parameter buffer: each piece at its parameter's offset, sizes checked."""
+    if len(pieces) != len(params):
+        raise KernelArgumentError(
+            f"kernel '{kernel_name}': the arguments flatten to {len(pieces)} values but the PTX "
+            f"declares {len(params)} parameters (a Numba ABI warpsim does not know)")
+    end = max((p[1] + p[2] for p in params), default=0)
+    buffer = bytearray(end)
+    for index, (piece, (name, offset, size, *_)) in enumerate(zip(pieces, params)):
+        raw = np.asarray(piece).tobytes()
+        if len(raw) != size:
+            raise KernelArgumentError(
+                f"kernel '{kernel_name}' parameter {index} ({name}) is {size} bytes, but the "
+                f"argument value for it is {len(raw)} bytes ({np.asarray(piece).dtype})")
+        buffer[offset:offset + size] = raw
+    return bytes(buffer)
