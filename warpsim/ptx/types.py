@@ -77,7 +77,8 @@ TYPES: dict[str, PtxType] = {t.name: t for t in [
     _t("e4m3x2", 16, "b", np.uint16), _t("e5m2x2", 16, "b", np.uint16),
 ]}
 
-TYPE_NAMES = frozenset(TYPES)
+# Names that are type modifiers in PTX text; .cc is a modifier, not a type.
+TYPE_NAMES = frozenset(TYPES) - {"cc"}
 
 
 def ptx_type(name: str) -> PtxType:

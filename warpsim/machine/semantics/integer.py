@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...ptx.types import TYPES
-from .logic import (as_unsigned, low_mask, modifiers, no_flags, operand_types, shift_left,
+from .logic import (as_unsigned, low_mask, no_flags, shift_left,
                     shift_right)
 from .registry import Signature, same_type, value_op
 
@@ -115,7 +115,7 @@ def _carry_signature(operands: int):
     def signature(ins) -> Signature:
         t = ins.type
         reads = ins.opcode in ("addc", "subc", "madc")
-        writes = "cc" in modifiers(ins)
+        writes = "cc" in ins.flags
         srcs = (t,) * operands + (("cc",) if reads else ())
         dsts = (t,) + (("cc",) if writes else ())
         return Signature(dsts, srcs, writes_cc=writes, reads_cc=reads)
@@ -123,9 +123,9 @@ def _carry_signature(operands: int):
 
 
 def _check_add_sub(ins):
-    if "sat" in modifiers(ins) and (ins.type != "s32" or "cc" in modifiers(ins)):
+    if "sat" in ins.flags and (ins.type != "s32" or "cc" in ins.flags):
         return ".sat applies only to add/sub.s32 without .cc"
-    if "cc" in modifiers(ins) and ins.type not in CARRY_TYPES:
+    if "cc" in ins.flags and ins.type not in CARRY_TYPES:
         return ".cc needs a 32- or 64-bit type"
     return no_flags("sat", "cc")(ins)
 
@@ -134,10 +134,10 @@ def _check_add_sub(ins):
           types=ARITH_TYPES, check=_check_add_sub)
 def add_sub(ins, a, b):
     """Wrap-around a ± b; .sat.s32 clamps the exact result; .cc also returns CC.CF."""
-    if "sat" in modifiers(ins):
+    if "sat" in ins.flags:
         exact = _exact(a) + _exact(b) if ins.opcode == "add" else _exact(a) - _exact(b)
         return _saturate_s32(exact)
-    if "cc" in modifiers(ins):
+    if "cc" in ins.flags:
         ua, ub = as_unsigned(a), as_unsigned(b)
         if ins.opcode == "add":
             total, carry = _add_with_carry(ua, ub, ua.dtype.type(0))
@@ -155,7 +155,7 @@ def add_sub_carry(ins, a, b, carry_in):
     op = _add_with_carry if ins.opcode == "addc" else _sub_with_carry
     total, carry = op(ua, ub, _carry_flag(carry_in, ua.dtype))
     total = total.view(np.asarray(a).dtype)
-    return (total, carry) if "cc" in modifiers(ins) else total
+    return (total, carry) if "cc" in ins.flags else total
 
 
 # ------------------------------------------------------------------ mul, mad
@@ -198,19 +198,19 @@ def _product(a, b, mode: str, type_name: str):
 
 
 def _mode(ins) -> str:
-    return next(m for m in ("lo", "hi", "wide") if m in modifiers(ins))
+    return next(m for m in ("lo", "hi", "wide") if m in ins.flags)
 
 
 def _check_mul_mad(ins):
-    modes = modifiers(ins) & {"lo", "hi", "wide"}
+    modes = ins.flags & {"lo", "hi", "wide"}
     if len(modes) != 1:
         return f"{ins.opcode}.{ins.type} needs exactly one of .lo/.hi/.wide"
     if "wide" in modes and ins.type not in WIDE_TYPE:
         return ".wide needs a 16- or 32-bit type"
     is_mad_hi_s32 = ins.opcode == "mad" and modes == {"hi"} and ins.type == "s32"
-    if "sat" in modifiers(ins) and not is_mad_hi_s32:
+    if "sat" in ins.flags and not is_mad_hi_s32:
         return ".sat is only mad.hi.sat.s32"
-    if "cc" in modifiers(ins) and ("wide" in modes or ins.type not in CARRY_TYPES):
+    if "cc" in ins.flags and ("wide" in modes or ins.type not in CARRY_TYPES):
         return "mad.cc needs .lo/.hi and a 32- or 64-bit type"
     allowed = {"mul": ("lo", "hi", "wide"), "mad": ("lo", "hi", "wide", "sat", "cc")}
     return no_flags(*allowed[ins.opcode])(ins)
@@ -218,7 +218,7 @@ def _check_mul_mad(ins):
 
 def _mul_mad_signature(ins) -> Signature:
     t = ins.type
-    if "wide" in modifiers(ins):
+    if "wide" in ins.flags:
         wide = WIDE_TYPE.get(t, t)
         return Signature((wide,), (t, t) + ((wide,) if ins.opcode == "mad" else ()))
     if ins.opcode == "mad":
@@ -237,9 +237,9 @@ def mul(ins, a, b):
 def mad(ins, a, b, c):
     """part(a*b) + c, wrapping; .hi.sat.s32 clamps; .cc gives the carry of the addition."""
     part = _product(a, b, _mode(ins), ins.type)
-    if "sat" in modifiers(ins):
+    if "sat" in ins.flags:
         return _saturate_s32(_exact(part) + _exact(c))
-    if "cc" in modifiers(ins):
+    if "cc" in ins.flags:
         unsigned_part = as_unsigned(part)
         total, carry = _add_with_carry(unsigned_part, as_unsigned(c), unsigned_part.dtype.type(0))
         return total.view(part.dtype), carry
@@ -247,7 +247,7 @@ def mad(ins, a, b, c):
 
 
 def _check_madc(ins):
-    if len(modifiers(ins) & {"lo", "hi"}) != 1:
+    if len(ins.flags & {"lo", "hi"}) != 1:
         return "madc needs exactly one of .lo/.hi"
     return no_flags("lo", "hi", "cc")(ins)
 
@@ -259,7 +259,7 @@ def madc(ins, a, b, c, carry_in):
     part = as_unsigned(_product(a, b, _mode(ins), ins.type))
     total, carry = _add_with_carry(part, as_unsigned(c), _carry_flag(carry_in, part.dtype))
     total = total.view(np.asarray(a).dtype)
-    return (total, carry) if "cc" in modifiers(ins) else total
+    return (total, carry) if "cc" in ins.flags else total
 
 
 # ------------------------------------------------------------------ mul24, mad24
@@ -277,16 +277,16 @@ def _product24(a, b):
 def _part24(a, b, ins):
     """.lo: bits 31..0 of the 48-bit product; .hi: bits 47..16."""
     product = _product24(a, b)
-    if "hi" in modifiers(ins):
+    if "hi" in ins.flags:
         product = product >> product.dtype.type(16)
     return _wrap(product, ins.type)
 
 
 def _check_24(ins):
-    if len(modifiers(ins) & {"lo", "hi"}) != 1:
+    if len(ins.flags & {"lo", "hi"}) != 1:
         return f"{ins.opcode} needs exactly one of .lo/.hi"
-    is_mad24_hi_s32 = ins.opcode == "mad24" and "hi" in modifiers(ins) and ins.type == "s32"
-    if "sat" in modifiers(ins) and not is_mad24_hi_s32:
+    is_mad24_hi_s32 = ins.opcode == "mad24" and "hi" in ins.flags and ins.type == "s32"
+    if "sat" in ins.flags and not is_mad24_hi_s32:
         return ".sat is only mad24.hi.sat.s32"
     return no_flags("lo", "hi", "sat")(ins)
 
@@ -299,7 +299,7 @@ def mul24(ins, a, b):
 @value_op("mad24", family="integer", signature=same_type, types={"u32", "s32"}, check=_check_24)
 def mad24(ins, a, b, c):
     part = _part24(a, b, ins)
-    if "sat" in modifiers(ins):
+    if "sat" in ins.flags:
         return _saturate_s32(_exact(part) + _exact(c))
     return part + np.asarray(c)
 
@@ -333,7 +333,7 @@ def div_rem(ins, a, b):
 # ------------------------------------------------------------------ min, max, abs, neg, sad
 
 def _check_min_max(ins):
-    if "relu" in modifiers(ins) and ins.type != "s32":
+    if "relu" in ins.flags and ins.type != "s32":
         return ".relu is supported only on .s32 (packed .s16x2 is not)"
     return no_flags("relu")(ins)
 
@@ -343,7 +343,7 @@ def _check_min_max(ins):
 def min_max(ins, a, b):
     """Signed or unsigned by the operand dtype; .relu clamps the result at 0."""
     result = (np.minimum if ins.opcode == "min" else np.maximum)(a, b)
-    if "relu" in modifiers(ins):
+    if "relu" in ins.flags:
         result = np.maximum(result, np.asarray(result).dtype.type(0))
     return result
 
@@ -383,7 +383,7 @@ def _lanes(word, count: int, signed: bool):
 
 
 def _dot_types(ins):
-    a_type, b_type = operand_types(ins)
+    a_type, b_type = ins.types
     return a_type, b_type, ("u32" if a_type == b_type == "u32" else "s32")
 
 
@@ -393,11 +393,11 @@ def _dot_signature(ins) -> Signature:
 
 
 def _check_dot(ins):
-    if len(operand_types(ins)) != 2:
+    if len(ins.types) != 2:
         return f"{ins.opcode} needs .atype.btype"
-    if ins.opcode == "dp2a" and len(modifiers(ins) & {"lo", "hi"}) != 1:
+    if ins.opcode == "dp2a" and len(ins.flags & {"lo", "hi"}) != 1:
         return "dp2a needs exactly one of .lo/.hi"
-    extra = modifiers(ins) - ({"lo", "hi"} if ins.opcode == "dp2a" else set())
+    extra = ins.flags - ({"lo", "hi"} if ins.opcode == "dp2a" else set())
     return f"modifier(s) {sorted(extra)} not supported on {ins.opcode}" if extra else None
 
 
@@ -412,7 +412,7 @@ def dot_product_accumulate(ins, a, b, c):
         a_lanes = _lanes(a, 4, a_type == "s32")
     else:
         a_lanes = _lanes(a, 2, a_type == "s32")
-        b_lanes = b_lanes[2:] if "hi" in modifiers(ins) else b_lanes[:2]
+        b_lanes = b_lanes[2:] if "hi" in ins.flags else b_lanes[:2]
     total = _exact(c).astype(np.int64)
     for a_lane, b_lane in zip(a_lanes, b_lanes):
         total = total + a_lane * b_lane
@@ -477,7 +477,7 @@ def bfind(ins, a):
     if a.dtype.kind == "i":
         a = np.where(a < 0, ~a, a)
     position = _highest_set_bit(a)
-    if "shiftamt" in modifiers(ins):
+    if "shiftamt" in ins.flags:
         position = np.where(position < 0, position, TYPES[ins.type].bits - 1 - position)
     return position.astype(np.uint32)                 # -1 becomes 0xffffffff
 

@@ -60,16 +60,6 @@ def low_mask(count, dtype) -> np.ndarray:
     return shift_right(all_ones, width - np.asarray(count, dtype=np.int64))
 
 
-def modifiers(ins) -> frozenset:
-    """Non-type modifiers, counting .cc as one: the type table names the hidden
-    carry register 'cc', so Instruction.flags leaves .cc out."""
-    return ins.flags | (frozenset({"cc"}) & frozenset(ins.mods))
-
-
-def operand_types(ins) -> tuple:
-    return tuple(t for t in ins.types if t != "cc")
-
-
 def chosen(ins, choices):
     """The one modifier of `choices` the instruction carries, or None."""
     return next((m for m in ins.mods if m in choices), None)
@@ -78,11 +68,11 @@ def chosen(ins, choices):
 def no_flags(*allowed):
     """A check= that rejects any modifier outside `allowed` and more than one type."""
     def check(ins):
-        extra = sorted(modifiers(ins) - set(allowed))
+        extra = sorted(ins.flags - set(allowed))
         if extra:
             return f"modifier(s) {', '.join('.' + m for m in extra)} not supported on {ins.opcode}"
-        if len(operand_types(ins)) != 1:
-            return f"{ins.opcode} takes exactly one type, got {operand_types(ins) or 'none'}"
+        if len(ins.types) != 1:
+            return f"{ins.opcode} takes exactly one type, got {ins.types or 'none'}"
         return None
     return check
 
