@@ -484,12 +484,12 @@ class _Parser:
             self.next()
             if tok.text == "_":
                 return Sink()
-            if tok.text.startswith("%"):
-                reg = Reg(self.resolve(tok.text))
+            name = self.resolve(tok.text)
+            if tok.text.startswith("%") or name in getattr(self.fn, "regs", ()):  # `p`: a register too
+                reg = Reg(name)
                 if allow_pair and self.accept("|"):
                     return (reg, Reg(self.resolve(self.word().text)))
                 return reg
-            name = self.resolve(tok.text)
             return Sym(name, self.offset_suffix())
         self.error(f"unexpected '{tok.text}' in operand")
 
