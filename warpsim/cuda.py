@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import sys
 import time
 from collections import namedtuple
 
@@ -478,7 +477,3 @@ def profile_stop() -> None:
 @contextlib.contextmanager
 def profiling():
     yield
-
-
-def _this_module():
-    return sys.modules[__name__]
