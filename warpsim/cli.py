@@ -8,6 +8,7 @@ the others from starting.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
 COMMANDS = {
@@ -23,13 +24,41 @@ COMMANDS = {
 
 
 def usage() -> str:
-    lines = ["usage: warpsim COMMAND [ARGS...]", "", "commands:"]
+    lines = ["usage: warpsim COMMAND [--scheduling its|stack] [ARGS...]", "", "commands:"]
     lines += [f"  {name:<10} {help_}" for name, (_, _, help_) in COMMANDS.items()]
+    lines += ["", "--scheduling its|stack  independent thread scheduling (Volta+) or the pre-Volta SIMT stack",
+              "--max-rounds N          scheduling rounds before a launch counts as runaway"]
     return "\n".join(lines)
 
 
+GLOBAL_OPTIONS = {"--scheduling": "WARPSIM_SCHEDULING", "--max-rounds": "WARPSIM_MAX_ROUNDS"}
+
+
+def take_global_options(argv: list) -> list:
+    """Apply `--scheduling its|stack` (and friends) given before the program to run.
+
+    They become environment settings, so they reach every launch, including
+    those of a script run by `warpsim run` or `warpsim profile`.
+    """
+    out, k = [], 0
+    while k < len(argv):
+        arg = argv[k]
+        if arg in ("python", "python3") or arg.endswith(".py"):
+            return out + argv[k:]
+        name, _, value = arg.partition("=")
+        if name in GLOBAL_OPTIONS:
+            if not value:
+                k += 1
+                value = argv[k] if k < len(argv) else ""
+            os.environ[GLOBAL_OPTIONS[name]] = value
+        else:
+            out.append(arg)
+        k += 1
+    return out
+
+
 def main(argv=None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv = take_global_options(list(sys.argv[1:] if argv is None else argv))
     if not argv or argv[0] in ("-h", "--help", "help"):
         print(usage())
         return 0
