@@ -17,3 +17,7 @@ from .errors import (CompileError, DeadlockError, LaunchError, MemoryFault,  # n
 
 __all__ += ["settings", "CompileError", "DeadlockError", "LaunchError", "MemoryFault",
             "PtxParseError", "UnsupportedInstruction", "WarpsimError"]
+
+from .profiler import profile  # noqa: E402,F401  (with warpsim.profile() as prof: ...)
+
+__all__ += ["profile"]

@@ -703,7 +703,10 @@ class RawModule:
     def _loaded_module(self):
         device = current_device()
         if id(device) not in self._loaded:
-            self._loaded[id(device)] = (device, device.load_module(self.ptx, name=self.source_name))
+            loaded = device.load_module(self.ptx, name=self.source_name)
+            if self.code is not None and hasattr(loaded, "sources"):
+                loaded.sources[self.source_name] = self.code     # the source view shows it
+            self._loaded[id(device)] = (device, loaded)
         return self._loaded[id(device)]
 
     def get_function(self, name: str) -> Function:

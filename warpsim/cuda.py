@@ -320,8 +320,15 @@ class Context:
     def defer_cleanup(self):
         yield
 
+    def __getattr__(self, name):
+        raise AttributeError(f"warpsim's simulated CUDA context has no '{name}' (it offers the "
+                             "device, memory info, synchronize and reset, not the driver API)")
+
     def __repr__(self) -> str:
         return "<warpsim CUDA context on the simulated device>"
+
+
+_CONTEXT = Context()
 
 
 class Stream:
@@ -437,7 +444,7 @@ def close() -> None:
 
 
 def current_context(devnum=None) -> Context:
-    return Context()
+    return _CONTEXT
 
 
 @contextlib.contextmanager

@@ -4,8 +4,8 @@ segment per block, against NumPy cumsum and sort."""
 import numpy as np
 import pytest
 
-import warpsim as cp
-from kernel_corpus import assert_all_written, kernel, rng, sentinel
+
+from kernel_corpus import cp, assert_all_written, kernel, rng, sentinel
 
 pytestmark = pytest.mark.nvrtc
 SOURCE = "scan_and_sort.cu"

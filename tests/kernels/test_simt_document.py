@@ -4,8 +4,8 @@ around a heavy loop, warp and block sums (n not a multiple of the block)."""
 import numpy as np
 import pytest
 
-import warpsim as cp
-from kernel_corpus import assert_all_written, kernel, rng, sentinel
+
+from kernel_corpus import cp, assert_all_written, kernel, rng, sentinel
 
 pytestmark = pytest.mark.nvrtc
 SOURCE = "simt_document.cu"
@@ -51,7 +51,7 @@ def test_block_sum(threads):
 
 
 def test_block_sum_large_grid():
-    n = 200_003
+    n = (1 << 20) + 3                          # a million threads
     x = small_integers(n, 1)
     out = cp.zeros(1, dtype=np.float32)
     kernel(SOURCE, "block_sum")(((n + 255) // 256,), (256,), (cp.asarray(x), out, np.int32(n)))

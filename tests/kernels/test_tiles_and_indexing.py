@@ -5,8 +5,8 @@ block of 100 threads."""
 import numpy as np
 import pytest
 
-import warpsim as cp
-from kernel_corpus import assert_all_written, kernel, rng, sentinel
+
+from kernel_corpus import cp, assert_all_written, kernel, rng, sentinel
 
 pytestmark = pytest.mark.nvrtc
 SOURCE = "tiles_and_indexing.cu"

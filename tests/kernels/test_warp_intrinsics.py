@@ -5,8 +5,8 @@ redux and __syncwarp."""
 import numpy as np
 import pytest
 
-import warpsim as cp
-from kernel_corpus import assert_all_written, kernel, rng, sentinel
+
+from kernel_corpus import cp, assert_all_written, kernel, rng, sentinel
 
 pytestmark = pytest.mark.nvrtc
 SOURCE = "warp_intrinsics.cu"

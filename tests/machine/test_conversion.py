@@ -1,5 +1,5 @@
 """cvt against exact references: Python ints and fractions.Fraction, with a
-rounding reference that bisects over the destination's bit patterns
+rounding reference that brackets each value between neighbouring bit patterns
 (independent of warpsim's own rounding code)."""
 
 from __future__ import annotations
@@ -36,18 +36,40 @@ def key_value(key: int, t: str) -> float:
     return bits_to_float(sign | abs(key), t)
 
 
+def guess_key(exact: Fraction, t: str) -> int:
+    """A key near exact (within an ulp or two); only a starting point."""
+    try:
+        guess = float(exact)
+    except OverflowError:
+        guess = math.inf if exact > 0 else -math.inf
+    if t == "bf16":
+        bits = int(np.float32(guess).view(np.uint32)) >> 16
+    else:
+        dtype = {"f16": np.float16, "f32": np.float32, "f64": np.float64}[t]
+        with np.errstate(over="ignore"):
+            bits = int(np.array(guess, dtype=dtype).view(UINT[BITS[t]]))
+    sign = 1 << (BITS[t] - 1)
+    return -(bits & (sign - 1)) if bits & sign else bits
+
+
+def floor_key(exact: Fraction, t: str, top: int) -> int:
+    """The largest key whose value is <= exact (-top stands for -inf)."""
+    def at_most(key):
+        return key == -top or key != top and Fraction(key_value(key, t)) <= exact
+    key = max(-top, min(top, guess_key(exact, t)))
+    while not at_most(key):
+        key -= 1
+    while key + 1 < top and at_most(key + 1):
+        key += 1
+    return key
+
+
 def ref_round(exact: Fraction, t: str, mode: str) -> float:
     """Correct rounding of a rational to t under mode (zero keeps its sign)."""
     if exact == 0:
         return 0.0
     top = INF_KEY[t]
-    lo, hi = -top, top
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if Fraction(key_value(mid, t)) <= exact:
-            lo = mid
-        else:
-            hi = mid
+    lo = floor_key(exact, t, top)       # value(lo) <= exact < value(lo + 1)
     if lo != -top and Fraction(key_value(lo, t)) == exact:
         return key_value(lo, t)
     down, up = lo, lo + 1
@@ -122,6 +144,8 @@ def test_int_to_float_rounds_exactly_in_every_mode(src):
     rng = np.random.default_rng(1)
     values = random_ints(rng, src, 300)
     for dst in ("f64", "f32", "f16", "bf16"):
+        if dst == "bf16" and src == "u8":
+            continue                                             # not a PTX conversion
         for mode in MODES:
             if BITS[dst] >= 32 and np.iinfo(DTYPE[src]).bits <= 16 and mode != "rn":
                 continue                                         # exact anyway
@@ -150,11 +174,16 @@ def test_float_to_int_rounds_and_saturates(src):
     values = as_float64(typed(values, src), src)
     rounders = {"rni": lambda f: round(f), "rzi": math.trunc, "rmi": math.floor, "rpi": math.ceil}
     for dst in INT_TYPES:
+        if src == "bf16" and dst in ("u8", "s8"):
+            continue                                             # not a PTX conversion
         info = np.iinfo(DTYPE[dst])
+        # NaN -> 0, except from f64 or into 64-bit integers: the top bit alone (H200)
+        nan = (1 << (info.bits - 1)) if src == "f64" or info.bits == 64 else 0
+        nan = nan - (1 << info.bits) if nan and info.min < 0 else nan
         for rounding, fn in rounders.items():
             got = evaluate(f"cvt.{rounding}.{dst}.{src}", typed(values, src))
             assert got.dtype == DTYPE[dst]
-            want = [0 if math.isnan(v) else info.max if v == math.inf else info.min if v == -math.inf
+            want = [nan if math.isnan(v) else info.max if v == math.inf else info.min if v == -math.inf
                     else min(max(fn(Fraction(v)), info.min), info.max) for v in values]
             assert [int(g) for g in got] == want, f"cvt.{rounding}.{dst}.{src}"
 
@@ -217,10 +246,23 @@ def test_widening_is_exact(src, dst):
     assert_floats(got, values, dst, f"cvt.{dst}.{src}")
 
 
-def test_nan_results_are_canonical():
-    assert evaluate("cvt.rn.f32.f64", np.float64([math.nan])).view(np.uint32)[0] == 0x7FFFFFFF
+def test_nan_encodings_follow_the_gpu():
+    """Canonical NaNs from f32/f16 sources; f64 sources keep sign and the top of
+    the payload (quieted); widening to f64 keeps the payload; bf16 -> f32 is a
+    plain shift (as seen on an H200)."""
+    payload = np.uint64([0xFFF5BCBEDBD6D288, 0x7FF0000000000001]).view(np.float64)
+    assert list(evaluate("cvt.rn.f32.f64", payload).view(np.uint32)) == [0xFFEDE5F6, 0x7FC00000]
+    assert list(evaluate("cvt.rn.bf16.f64", payload)) == [0xFFED, 0x7FC0]
+    assert list(evaluate("cvt.rn.f16.f64", payload).view(np.uint16)) == [0xFF6F, 0x7E00]
     assert evaluate("cvt.rn.f16.f32", np.float32([math.nan])).view(np.uint16)[0] == 0x7FFF
     assert evaluate("cvt.rn.bf16.f32", np.float32([-math.nan]))[0] == 0x7FFF
+    assert evaluate("cvt.f32.f16", np.uint16([0xFC07]).view(np.float16)).view(np.uint32)[0] == 0x7FFFFFFF
+    assert evaluate("cvt.f32.bf16", np.uint16([0x7F81])).view(np.uint32)[0] == 0x7F810000
+    assert evaluate("cvt.f64.f16", np.uint16([0x7C01]).view(np.float16)).view(np.uint64)[0] == \
+        0x7FF8040000000000
+    f32_nan = np.uint32([0xFF800007]).view(np.float32)
+    assert evaluate("cvt.f64.f32", f32_nan).view(np.uint64)[0] == 0xFFF80000E0000000
+    assert evaluate("cvt.ftz.f64.f32", f32_nan).view(np.uint64)[0] == 0x7FFFFFFFE0000000
 
 
 def test_integer_rounding_to_float():
@@ -228,9 +270,9 @@ def test_integer_rounding_to_float():
     big = float(np.float32(1e30))
     assert_floats(evaluate("cvt.rni.f32.f32", x), [0, 2, 2, -2, big, -0.0, math.inf], "f32", "rni")
     assert_floats(evaluate("cvt.rzi.f32.f32", x), [0, 1, 2, -2, big, -0.0, math.inf], "f32", "rzi")
-    assert_floats(evaluate("cvt.rmi.f64.f32", x), [0, 1, 2, -3, float(np.float32(1e30)), -1, math.inf],
+    assert_floats(evaluate("cvt.rmi.f64.f64", x.astype(np.float64)), [0, 1, 2, -3, big, -1, math.inf],
                   "f64", "rmi")
-    assert_floats(evaluate("cvt.rpi.f32.f64", np.float64([0.25, -0.25])), [1, -0.0], "f32", "rpi")
+    assert_floats(evaluate("cvt.rpi.f16.f16", np.float16([0.25, -0.25])), [1, -0.0], "f16", "rpi")
 
 
 def test_sat_ftz_relu_satfinite():
@@ -262,8 +304,14 @@ def test_tf32():
     x = np.float32([1 + 2 ** -11, 1 + 3 * 2 ** -11, 1 + 2 ** -12, math.nan, -(1 + 2 ** -11)])
     got = evaluate("cvt.rna.tf32.f32", x)
     assert got.dtype == np.uint32
-    assert list(got) == [0x3F802000, 0x3F804000, 0x3F800000, 0x7FFFFFFF, 0xBF802000]
-    assert list(evaluate("cvt.rn.tf32.f32", x[:2])) == [0x3F800000, 0x3F804000]
+    assert list(got) == [0x3F802000, 0x3F804000, 0x3F800000, 0x7FC00000, 0xBF802000]
+    assert list(evaluate("cvt.rn.tf32.f32", x[:4])) == [0x3F800000, 0x3F804000, 0x3F800000, 0x7FFFE000]
+    # rna is integer rounding of the bits, NaNs truncated; satfinite steps inf/NaN down an ulp
+    bits = np.uint32([0xFFF97583, 0x7F800001, 0x7F7FF000, 0x7F800000, 0x7FC00000])
+    assert list(evaluate("cvt.rna.tf32.f32", bits.view(np.float32))) == \
+        [0xFFF96000, 0x7F800000, 0x7F800000, 0x7F800000, 0x7FC00000]
+    assert list(evaluate("cvt.rna.satfinite.tf32.f32", bits.view(np.float32))) == \
+        [0xFFF94000, 0x7F7FE000, 0x7F7FE000, 0x7F7FE000, 0x7FBFE000]
 
 
 def test_fp8_round_trips_every_code():
@@ -299,6 +347,7 @@ def test_fp8_from_f32_rounds_and_saturates():
     ("cvt.s32.f32", 1), ("cvt.f16.f32", 1), ("cvt.f32.f64", 1), ("cvt.rni.f32.s32", 1),
     ("cvt.rn.s32.f32", 1), ("cvt.ftz.f64.s32", 1), ("cvt.rn.e4m3x2.f32", 2),
     ("cvt.rn.f16x2.f32", 1), ("cvt.rn.rz.f32.f64", 1), ("cvt.rna.f16.f32", 1),
+    ("cvt.rn.f32.f16", 1), ("cvt.rni.f32.f64", 1), ("cvt.rn.bf16.s8", 1), ("cvt.rn.ftz.tf32.f32", 1),
 ])
 def test_bad_cvt_forms_are_rejected(mnemonic, n):
     with pytest.raises(UnsupportedInstruction):

@@ -27,6 +27,7 @@ ignored (every launch runs to completion in order).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import linecache
 import os
@@ -55,6 +56,27 @@ def _default(value, config_name: str, convert):
     return convert(getattr(config, config_name)) if value is None else value
 
 
+@contextlib.contextmanager
+def numba_sees_simulated_device():
+    """While compiling, numba-cuda's "current device" is warpsim's simulated one.
+
+    numba-cuda asks its runtime for the current device's compute capability
+    when it compiles a device function (deep inside type inference of the
+    calling kernel), which needs a driver. Its runtime first consults a
+    thread-local slot meant for contexts attached by third parties; warpsim
+    attaches its own context there for the duration of a compilation.
+    """
+    from numba.cuda.cudadrv import devices
+    from ..cuda import current_context
+    runtime = devices._runtime
+    previous = runtime._get_attached_context()
+    runtime._set_attached_context(current_context())
+    try:
+        yield
+    finally:
+        runtime._set_attached_context(previous)
+
+
 def compile_kernel(py_func, argtypes, *, debug=None, opt=None, lineinfo=True, fastmath=False,
                    launch_bounds=None, link=(), cc=DEFAULT_CC, **_ignored) -> "CompiledKernel":
     """Compile `py_func` as a kernel for `argtypes` (Numba types) to PTX."""
@@ -68,7 +90,7 @@ def compile_kernel(py_func, argtypes, *, debug=None, opt=None, lineinfo=True, fa
     nvvm_options = {"fastmath": fastmath, "opt": 3 if opt else 0}
     if debug:
         nvvm_options["g"] = None
-    with global_compiler_lock:
+    with global_compiler_lock, numba_sees_simulated_device():
         cres = compile_cuda(py_func, types.void, tuple(argtypes), debug=debug,
                             lineinfo=lineinfo and not debug, fastmath=fastmath,
                             nvvm_options=nvvm_options, cc=cc)
@@ -99,7 +121,7 @@ class CompiledKernel:
         self.signature = cres.signature
         self.call_helper = cres.call_helper
         self.library = cres.library
-        self.type_annotation = cres.type_annotation
+        self.type_annotation = self._type_annotation = cres.type_annotation
         self.launch_bounds = launch_bounds
         self._loaded: dict[int, tuple] = {}
         self.name = f"{py_func.__module__}.{py_func.__qualname__}"
@@ -165,7 +187,7 @@ class CompiledKernel:
         try:
             loaded.launch(self.entry_name, griddim, blockdim, params, shared_mem=int(sharedmem))
         except LaunchError as error:
-            raise _with_python_source(error) from None
+            raise _with_python_source(error, self) from None
         if self.debug:
             self._raise_kernel_exception(loaded, device)
         for writeback in writebacks:
@@ -202,16 +224,21 @@ class CompiledKernel:
         raise exception_class(*exception_args)
 
 
-def _with_python_source(error: LaunchError) -> LaunchError:
-    """The same error, with the text of the kernel's Python line after its file:line."""
+def _with_python_source(error: LaunchError, kernel: "CompiledKernel") -> LaunchError:
+    """The same error, naming the Python kernel (not its mangled PTX name) and showing
+    the text of the kernel's Python line after its file:line."""
+    message = error.args[0] if error.args else ""
+    readable = f"{kernel.py_func.__qualname__}({', '.join(map(str, kernel.argument_types))})"
+    if error.kernel:
+        message = message.replace(f"kernel: {error.kernel}", f"kernel: {readable}")
+        error.kernel = readable
     match = re.fullmatch(r"(.+):(\d+)", error.source_line or "")
-    if not match or not os.path.exists(match.group(1)):
-        return error
-    text = linecache.getline(match.group(1), int(match.group(2))).strip()
-    if not text:
-        return error
-    error.args = (f"{error.args[0]}\n    {text}" if error.args else text,) + tuple(error.args[1:])
-    return error
+    if match and os.path.exists(match.group(1)):
+        text = linecache.getline(match.group(1), int(match.group(2))).strip()
+        if text:
+            message += f"\n    {text}"
+    error.args = (message,) + tuple(error.args[1:])
+    return error.with_traceback(None)
 
 
 # --- dispatching ----------------------------------------------------------------
@@ -336,10 +363,12 @@ class Dispatcher:
         if len(args) != len(_parameters(self.py_func)):
             raise TypeError(f"{self.py_func.__qualname__}() takes {len(_parameters(self.py_func))} "
                             f"argument(s), {len(args)} given")
-        kernel = self._select(argument_types(args))
+        kernel = self._select(None if self._specialized else argument_types(args))
         kernel.launch(args, griddim, blockdim, stream, sharedmem)
 
     def _select(self, argtypes) -> CompiledKernel:
+        if self._specialized:  # as Numba: one signature, arguments taken as its types unchecked
+            return next(iter(self.overloads.values()))
         kernel = self.overloads.get(argtypes)
         if kernel is not None:
             return kernel
@@ -377,11 +406,17 @@ class Dispatcher:
             return get(next(iter(self.overloads.values())))
         return {argtypes: get(kernel) for argtypes, kernel in self.overloads.items()}
 
+    def _each(self, signature, get):
+        """One signature's answer, or (as Numba's inspect_*) a dict over all signatures."""
+        if signature is not None:
+            return get(self.overloads[tuple(getattr(signature, "args", signature))])
+        return {argtypes: get(kernel) for argtypes, kernel in self.overloads.items()}
+
     def inspect_asm(self, signature=None):
-        return self._one_or_all(signature, lambda kernel: kernel.ptx)
+        return self._each(signature, lambda kernel: kernel.ptx)
 
     def inspect_llvm(self, signature=None):
-        return self._one_or_all(signature, lambda kernel: kernel.inspect_llvm())
+        return self._each(signature, lambda kernel: kernel.inspect_llvm())
 
     def inspect_types(self, file=None, **kwargs) -> None:
         for kernel in self.overloads.values():
@@ -406,7 +441,8 @@ def _parameters(py_func) -> list:
 
 
 def _signature_args(signature) -> tuple:
-    from numba.cuda import sigutils, types
+    from numba.cuda import types
+    from numba.cuda.core import sigutils
     args, return_type = sigutils.normalize_signature(signature)
     if return_type not in (None, types.void):
         raise TypeError("CUDA kernel must have void return type.")
@@ -427,7 +463,8 @@ def jit(func_or_sig=None, device: bool = False, **options):
     """
     if device:
         from numba.cuda.decorators import jit as numba_jit
-        return numba_jit(func_or_sig, device=True, **options)
+        with numba_sees_simulated_device():  # a signature compiles now
+            return numba_jit(func_or_sig, device=True, **options)
     if options.get("boundscheck"):
         raise NotImplementedError("bounds checking is not supported for CUDA")
     unknown = set(options) - set(_KERNEL_OPTIONS)

@@ -55,11 +55,13 @@ def describe_address(ctx, space: str, addr: int, size: int) -> str:
 
 
 def _nearest_allocation(memory, addr):
-    best = None
+    """(start, size) of the live allocation closest to addr (0 bytes away if inside it)."""
+    best, best_distance = None, None
     for start, size in memory.live.items():
         a = GLOBAL_BASE + start
-        if a <= addr + 4096 and (best is None or a > best[0]):
-            best = (a, size)
+        distance = a - addr if addr < a else max(0, addr - (a + size) + 1)
+        if best is None or distance < best_distance:
+            best, best_distance = (a, size), distance
     return best
 
 

@@ -41,7 +41,7 @@ def enter_function(ctx, program, idx, callee: str, copies, return_gid: int):
         for key in _frame_keys(ctx, program, callee):
             arr = ctx.regs.get(key)
             arr = arr if arr is not None else ctx.param_vars[key]
-            _saved(ctx, key, arr[0], int(depth.max()) + 1)[depth, idx] = arr[idx]
+            _saved(ctx, key, arr, int(depth.max()) + 1)[depth, idx] = arr[idx]
     staged = [(dst, ctx.param_var(src)[idx].copy()) for src, dst, size in copies]
     for dst, values in staged:
         target = ctx.param_var(dst)
@@ -59,17 +59,21 @@ def leave_function(ctx, program, function: str, idx):
     if np.any(depth < 0):
         raise AssertionError("return with an empty call stack")
     return_gid = ctx.call_stack[depth, idx]
+    # Read the return values before the caller's frame is restored: in a
+    # recursive function caller and callee share the same .param variables.
+    staged = []
     for gid in np.unique(return_gid):
         sel = idx[return_gid == gid]
         for src, dst, size in program.return_copies.get(int(gid), ()):
-            values = ctx.param_var(src)[sel]
-            target = ctx.param_var(dst)
-            target[sel, :size] = values[:, :size]
+            staged.append((dst, sel, ctx.param_var(src)[sel, :size].copy(), size))
     if function in program.recursive_functions:
         for key in _frame_keys(ctx, program, function):
             if key in ctx.saved:
                 arr = ctx.regs.get(key)
                 arr = arr if arr is not None else ctx.param_vars[key]
-                arr[idx] = ctx.saved[key][depth, idx]
+                # A register first written deeper down was never saved at this depth.
+                arr[idx] = _saved(ctx, key, arr, int(depth.max()) + 1)[depth, idx]
+    for dst, sel, values, size in staged:
+        ctx.param_var(dst)[sel, :size] = values
     ctx.call_depth[idx] = depth
     ctx.pc[idx] = return_gid

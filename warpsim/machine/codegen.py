@@ -77,6 +77,11 @@ def trap(ctx, site, idx):
                         source_line=site.source_line)
 
 
+def count_guard(ctx, key, guard):
+    """Profiling: add the threads whose guard is true at instruction key = (block, position)."""
+    ctx.guard_true[key] = ctx.guard_true.get(key, 0) + int(np.count_nonzero(guard))
+
+
 class BlockCompiler:
     def __init__(self, program, pblock):
         self.program = program
@@ -86,7 +91,8 @@ class BlockCompiler:
         self.env: dict = {"np": np, "fit": fit, "store_value": store_value,
                           "reinterpret": reinterpret, "access": access, "warp_ops": warp_ops,
                           "atomics": atomics, "read_special": read_special,
-                          "exit_threads": exit_threads, "trap": trap, "AT_BARRIER": AT_BARRIER}
+                          "exit_threads": exit_threads, "trap": trap, "AT_BARRIER": AT_BARRIER,
+                          "count_guard": count_guard}
         self.local: dict[str, str] = {}      # register -> python variable holding its bits
         self.dirty: list[str] = []
         self.counter = 0
@@ -211,13 +217,14 @@ class BlockCompiler:
         name = f"block_{b.gid}"
         self.current = b.instructions[0]
         body_ends = False
-        for ins in b.instructions:
+        for position, ins in enumerate(b.instructions):
             self.current = ins
             self.lines.append(f"    # {ins.line}: {ins}")
             self.guard = None
             if ins.guard is not None:
                 g = self.load_reg(ins.guard.reg.name)
                 self.guard = f"(~{g})" if ins.guard.negated else g
+                self.emit(f"if ctx.count_predicates: count_guard(ctx, {(b.gid, position)!r}, {self.guard})")
             spec = lookup(ins, self.program.source)
             if spec.kind == VALUE:
                 self.emit_value(ins, spec)

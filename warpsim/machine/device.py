@@ -17,6 +17,7 @@ from ..settings import current as current_settings
 from ..errors import LaunchError, WarpsimError
 from ..ptx.ir import Imm, Sym
 from ..ptx.parser import parse_ptx
+from ..metrics.active import profiling_observers
 from .engine import run_batch
 from .memory import GlobalMemory
 from .program import Program
@@ -50,6 +51,7 @@ class LoadedModule:
         self.device = device
         self.name = name
         self.module = parse_ptx(ptx, name)
+        self.sources: dict = {}     # source file name -> text, for reports (code given as a string)
         self.program = Program(self.module, name)
         self._allocate_globals()
 
@@ -132,6 +134,8 @@ class LoadedModule:
         if shared_total > MAX_SHARED_PER_BLOCK:
             raise LaunchError(f"{shared_total} bytes of shared memory per block exceed the "
                               f"{MAX_SHARED_PER_BLOCK} bytes an SM offers", kernel=kernel)
+        profiling = profiling_observers(self, kernel, grid, block, shared_total, dynamic)
+        observers = (*observers, *profiling)
         param_buf = np.zeros((len(params) + 15) // 16 * 16 or 16, dtype=np.uint8)
         param_buf[:len(params)] = np.frombuffer(bytes(params), dtype=np.uint8)
         n_ctas = grid[0] * grid[1] * grid[2]
@@ -160,6 +164,8 @@ class LoadedModule:
         if progress:
             progress.close()
         result.seconds = time.perf_counter() - start
+        for obs in profiling:
+            obs.launch_finished(result)
         _warn_once(result.diagnostics, kernel)
         return result
 
@@ -196,8 +202,10 @@ class _Progress:
         self.shown = True
         width = 30
         filled = width * done // self.total
+        elapsed = time.perf_counter() - self.start
+        left = elapsed * (self.total - done) / max(done, 1)
         sys.stderr.write(f"\r{self.kernel[:40]} [{'#' * filled}{'.' * (width - filled)}] "
-                         f"{done}/{self.total} CTAs")
+                         f"{done}/{self.total} CTAs  {elapsed:.0f} s, ~{left:.0f} s left ")
         sys.stderr.flush()
 
     def close(self):

@@ -65,6 +65,8 @@ class LaunchState:
         self.rounds = 0
         self.diagnostics: list = []
         self.memory_observers: list = []      # objects with memory_access(ctx, site, space, kind, idx, addrs, size, count)
+        self.count_predicates = False         # profiling: generated code counts guard-true threads
+        self.guard_true: dict = {}            # ... into this: (block, position) -> threads
 
     def _geometry(self, n_ctas: int, threads: int):
         bx, by, _ = self.block

@@ -34,8 +34,10 @@ def vote(ctx, idx, mode: str, pred: np.ndarray, member_mask: np.ndarray):
     """vote.sync.{all,any,uni,ballot} over the lanes of idx that the mask names."""
     lanebit = np.uint32(1) << ctx.lane[idx]
     named = (member_mask & lanebit) != 0
-    taking_part = group_ballot(ctx, idx, named)
-    ballot = group_ballot(ctx, idx, pred & named)
+    # Lanes of one warp may vote in separate groups (e.g. two 16-lane halves,
+    # each naming only itself): each lane sees the lanes its own mask names.
+    taking_part = group_ballot(ctx, idx, named) & member_mask
+    ballot = group_ballot(ctx, idx, pred & named) & member_mask
     if mode == "ballot":
         return ballot
     if mode == "all":
@@ -87,9 +89,10 @@ def match(ctx, idx, mode: str, value: np.ndarray, member_mask: np.ndarray):
     np.bitwise_or.at(per_group, group, bits)
     same = np.empty(len(idx), dtype=np.uint32)
     same[order] = per_group[group].astype(np.uint32)
+    same &= member_mask                     # only the lanes this lane's mask names
     if mode == "any":
         return same
-    taking_part = group_ballot(ctx, idx, named)
+    taking_part = group_ballot(ctx, idx, named) & member_mask
     all_equal = same == taking_part
     return np.where(all_equal, taking_part, np.uint32(0)), all_equal
 
@@ -102,7 +105,10 @@ def redux(ctx, idx, op: str, value: np.ndarray, member_mask: np.ndarray):
                 "min": np.iinfo(value.dtype).max, "max": np.iinfo(value.dtype).min}[op]
     grid = np.full(ctx.n, identity, dtype=value.dtype)
     grid[idx] = np.where(named, value, identity)
-    rows = grid.reshape(-1, 32)
+    # Each lane reduces over the lanes its own mask names: a warp may hold
+    # several groups (CUB's 16-lane logical warps each name their half).
+    rows = grid.reshape(-1, 32)[idx >> 5]
+    in_mask = ((np.asarray(member_mask, dtype=np.uint32)[:, None] >> np.arange(32, dtype=np.uint32)) & 1) != 0
     reduce = {"add": np.add, "min": np.minimum, "max": np.maximum, "and": np.bitwise_and,
               "or": np.bitwise_or, "xor": np.bitwise_xor}[op]
-    return reduce.reduce(rows, axis=1).astype(value.dtype)[idx >> 5]
+    return reduce.reduce(np.where(in_mask, rows, np.asarray(identity, dtype=value.dtype)), axis=1).astype(value.dtype)

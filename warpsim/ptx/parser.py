@@ -428,7 +428,8 @@ class _Parser:
         self.fn.body.append(ins)
 
     def assign_operands(self, ins: Instruction, operands: list):
-        if ins.opcode in NO_DESTINATION or not operands:
+        reduction = ins.opcode in ("bar", "barrier") and "red" in ins.mods  # bar.red d, a, p
+        if (ins.opcode in NO_DESTINATION and not reduction) or not operands:
             ins.srcs = tuple(o for part in operands for o in (part if isinstance(part, tuple) else (part,)))
             return
         first, rest = operands[0], operands[1:]

@@ -83,6 +83,9 @@ class ActivityTrace:
     def batch_finished(self, ctx):
         pass
 
+    def launch_finished(self, result):
+        """Called by LoadedModule.launch for profiling observers; nothing left to do."""
+
     def _block_lines(self, block):
         lines = self._lines.get(block.gid)
         if lines is None:
@@ -144,11 +147,10 @@ def lane_activity_figure(traces, title: str = ""):
     traces = [traces] if isinstance(traces, ActivityTrace) else list(traces)
     heights = [max(t.warps, 1) for t in traces]
     fig_height = 1.2 + sum(0.6 + min(0.28 * h, 3.5) for h in heights)
-    fig, axes = plt.subplots(len(traces), 1, figsize=(10, fig_height), squeeze=False,
+    fig, axes = plt.subplots(len(traces), 1, figsize=(10, fig_height), squeeze=False, layout="constrained",
                              gridspec_kw={"height_ratios": [min(h, 12) + 2 for h in heights]})
     base = plt.get_cmap("viridis")
-    cmap = ListedColormap([base(i / 31) for i in range(32)])
-    cmap.set_bad("#f4f4f4")
+    cmap = ListedColormap([base(i / 31) for i in range(32)]).with_extremes(bad="#f4f4f4")
     norm = BoundaryNorm(np.arange(0.5, 33.5, 1.0), 32)
     image = None
     width = max((t.matrix().shape[1] for t in traces), default=1)
@@ -157,6 +159,7 @@ def lane_activity_figure(traces, title: str = ""):
         image = ax.imshow(m, aspect="auto", interpolation="nearest", cmap=cmap, norm=norm,
                           extent=(0, m.shape[1], m.shape[0], 0))
         ax.set_xlim(0, width)
+        ax.set_facecolor("#f4f4f4")
         ax.set_title(f"{trace.describe()}   mean {trace.lanes_per_instruction():.1f} active lanes "
                      f"per instruction", fontsize=9, loc="left")
         step = max(1, int(np.ceil(m.shape[0] / 12)))
@@ -169,7 +172,8 @@ def lane_activity_figure(traces, title: str = ""):
     if title:
         fig.suptitle(title, fontsize=11)
     if image is not None:
-        bar = fig.colorbar(image, ax=axes[:, 0].tolist(), ticks=[1, 4, 8, 16, 24, 32], fraction=0.03, pad=0.01)
+        bar = fig.colorbar(image, ax=axes[:, 0].tolist(), ticks=[1, 4, 8, 16, 24, 32], shrink=min(1.0, 6 / fig_height),
+                           aspect=30, pad=0.01)
         bar.set_label("active lanes", fontsize=8)
         bar.ax.tick_params(labelsize=7)
     return fig
@@ -196,3 +200,37 @@ def save_chart(traces, path, title: str = "", dpi: int = 110) -> str:
 def chart_data_uri(traces, title: str = "", dpi: int = 96) -> str:
     """The chart as a data: URI, for an <img> in a self-contained HTML page."""
     return "data:image/png;base64," + base64.b64encode(chart_png(traces, title, dpi)).decode("ascii")
+
+
+# ------------------------------------------------------------ terminal
+
+_BARS = " ▁▂▃▄▅▆▇█"
+
+
+def terminal_strips(trace: ActivityTrace, warps=4, width: int = 64):
+    """A rich Text: per warp (the first `warps`, or those listed), its issued
+    instructions squeezed into `width` cells.
+
+    Each cell shows the mean active lanes of the instructions it covers as a bar
+    height (a full bar is 32 lanes) and a colour (green full, yellow half, red few).
+    """
+    from rich.text import Text
+    m = trace.matrix()
+    text = Text()
+    columns = m.shape[1]
+    per_cell = max(1, int(np.ceil(columns / width)))
+    wpc = max(trace.warps_per_cta, 1)
+    rows = range(min(warps, m.shape[0])) if isinstance(warps, int) else [w for w in warps if w < m.shape[0]]
+    for w in rows:
+        issued = int(trace.issued[w])
+        row = m[w, :min(issued, columns)]
+        text.append(f"  {f'b{w // wpc} w{w % wpc}':<9}", style="dim")
+        for start in range(0, len(row), per_cell):
+            cell = row[start:start + per_cell]
+            lanes = float(cell.mean())
+            level = max(1, int(round(lanes / 32 * 8)))
+            style = "green" if lanes > 28 else "yellow" if lanes > 12 else "red"
+            text.append(_BARS[level], style=style)
+        text.append(f"  {issued} issued, {float(row.mean()) if len(row) else 0:.1f} lanes avg\n",
+                    style="dim")
+    return text

@@ -21,8 +21,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...ptx.types import TYPES
-from .floatbits import (F32, FORMATS, decode, encode, flush_subnormal, round_integers,
-                        round_to)
+from .floatbits import (F32, FORMATS, bf16_to_f32, decode, encode, flush_subnormal,
+                        round_integers, round_to)
 from .registry import Signature, value_op
 
 FLOATS = frozenset({"f16", "bf16", "f32", "f64"})
@@ -73,8 +73,9 @@ def _check_cvt(ins):
     rounding = flags & (FLOAT_ROUNDING | set(INT_ROUNDING))
     if len(rounding) > 1:
         return "more than one rounding modifier"
-    if "ftz" in flags and "f32" not in (dst, src):
-        return ".ftz applies only when the source or destination is .f32"
+    if "ftz" in flags and ("f32" not in (dst, src) or dst in PAIRS or dst == "tf32"
+                           or src == "f16" and flags & FLOAT_ROUNDING):
+        return ".ftz applies only to .f32 sources or destinations (not packed or tf32 ones)"
     if flags & {"relu", "satfinite"} and dst not in ("f16", "bf16", "tf32") and dst not in PAIRS:
         return ".relu/.satfinite apply only to f16, bf16, tf32 and packed destinations"
     if dst in FP8 and "satfinite" not in flags:
@@ -91,6 +92,12 @@ def _check_cvt(ins):
     narrowing = kinds == ("float", "float") and dst != src and (dst, src) not in WIDENING
     if (narrowing or dst in PAIRS or dst == "tf32") and not rounding:
         return f"cvt.{dst}.{src} loses precision and needs a rounding modifier"
+    if kinds == ("float", "float") and dst != src and flags & set(INT_ROUNDING):
+        return "integer rounding of a float needs the same source and destination type"
+    if (dst, src) in WIDENING and rounding:
+        return f"cvt.{dst}.{src} is exact and takes no rounding modifier"
+    if "bf16" in (dst, src) and {dst, src} & {"u8", "s8", "b8"}:
+        return "cvt has no conversion between bf16 and 8-bit integers"
     return None
 
 
@@ -115,17 +122,26 @@ def _int_to_int(ins, values, dst: str, src: str):
 
 # ------------------------------------------------------------- float -> int
 
-def _float_to_int(ins, x, dst: str):
-    """Round to an integer by the .rXi mode, then saturate; NaN -> 0 (PTX)."""
+def _float_to_int(ins, x, dst: str, src: str):
+    """Round to an integer by the .rXi mode, then saturate.
+
+    NaN gives 0 as PTX says, except where an H200 gives the top bit alone
+    (0x80..0 of the destination's width): from f64, and into 64-bit integers.
+    """
     (rounding,) = ins.flags & set(INT_ROUNDING)
     r = INT_ROUNDING[rounding](x)
     info = np.iinfo(TYPES[dst].storage if TYPES[dst].kind == "b" else TYPES[dst].dtype)
     over = r >= float(info.max) + 1.0          # max + 1 is a power of two: exact in f64
     under = r < float(info.min)
-    safe = np.where(over | under | np.isnan(r), 0.0, r)
+    nan = np.isnan(r)
+    safe = np.where(over | under | nan, 0.0, r)
     wide = safe.astype(np.int64 if info.min < 0 else np.uint64)
     wide = np.where(over, wide.dtype.type(info.max), np.where(under, wide.dtype.type(info.min), wide))
-    return wide.astype(info.dtype)
+    result = wide.astype(info.dtype)
+    if (src == "f64" or info.bits == 64) and nan.any():
+        top_bit = np.array(1 << (info.bits - 1), dtype=np.uint64).astype(TYPES[dst].storage)
+        result = np.where(nan, top_bit.view(info.dtype), result)
+    return result
 
 
 # ------------------------------------------------------------ to a float type
@@ -157,20 +173,87 @@ def _to_float(ins, values, dst: str, src: str):
         storage = TYPES[src].storage if TYPES[src].kind == "b" else TYPES[src].dtype
         return _finish_float(ins, round_integers(np.asarray(values).astype(storage), fmt,
                                                  _float_mode(ins)), dst)
-    x = _decoded(ins, values, src)
+    if dst == "tf32" and "rna" in ins.flags:
+        return _tf32_rna(ins, values)
+    if (dst, src) == ("f32", "bf16") and not ins.flags:
+        return bf16_to_f32(values)                 # a shift: NaN payloads kept as they are
+    x = _decoded(ins, values, src, dst)
     integer_rounding = ins.flags & set(INT_ROUNDING)
     if integer_rounding:                           # cvt.rni.f32.f32 and kin: round to integral
         x = INT_ROUNDING[next(iter(integer_rounding))](x)
-        return _finish_float(ins, round_to(x, fmt, "rn"), dst)
-    return _finish_float(ins, round_to(x, fmt, _float_mode(ins)), dst)
+        out = _finish_float(ins, round_to(x, fmt, "rn"), dst)
+    else:
+        out = _finish_float(ins, round_to(x, fmt, _float_mode(ins)), dst)
+    return _nan_as_gpu(ins, out, values, dst, src)
 
 
-def _decoded(ins, values, src: str):
-    """A float source as float64, subnormal f32 flushed under .ftz."""
+def _decoded(ins, values, src: str, dst: str = ""):
+    """A float source as float64, subnormal f32 flushed under .ftz (which an
+    H200 ignores when converting to f16, but not to bf16)."""
     x = decode(values, src)
-    if "ftz" in ins.flags and src == "f32":
+    if "ftz" in ins.flags and src == "f32" and dst != "f16":
         x = flush_subnormal(x, F32)
     return x
+
+
+# ------------------------------------------------------------- NaN encodings
+# encode() writes the canonical NaN (0x7fffffff, 0x7fff); these are the
+# conversions where an H200 writes something else.
+
+_MANTISSA_BITS = {"f16": 10, "bf16": 7, "f32": 23, "tf32": 23, "f64": 52}
+
+
+def _nan_as_gpu(ins, out, values, dst: str, src: str):
+    if dst == "f64":
+        if src == "f32" and "ftz" in ins.flags:    # the f32 canonical NaN, widened
+            nan_bits = np.uint64(0x7FFFFFFFE0000000)
+        else:                                      # quieted, payload kept
+            nan_bits = _widened_nan(values, src)
+    elif src == "f64" and dst in ("f32", "f16", "bf16"):
+        nan_bits = _narrowed_nan(values, dst)      # quieted, sign and top payload bits kept
+    elif dst == "tf32":
+        nan_bits = np.uint32(0x7FFFE000)
+    else:
+        return out
+    nan = np.isnan(decode(out, dst))
+    if not nan.any():
+        return out
+    bits = out.view(TYPES[dst].storage) if out.dtype.kind == "f" else out
+    return np.where(nan, np.asarray(nan_bits).astype(bits.dtype), bits).view(out.dtype)
+
+
+def _widened_nan(values, src: str):
+    bits = np.asarray(values).view(TYPES[src].storage).astype(np.uint64) if src != "bf16" \
+        else np.asarray(values).astype(np.uint64)
+    width, mantissa = TYPES[src].bits, _MANTISSA_BITS[src]
+    sign = (bits >> np.uint64(width - 1)) << np.uint64(63)
+    payload = (bits & np.uint64((1 << mantissa) - 1)) << np.uint64(52 - mantissa)
+    return sign | np.uint64(0x7FF8000000000000) | payload
+
+
+def _narrowed_nan(values, dst: str):
+    bits = np.asarray(values, dtype=np.float64).view(np.uint64)
+    width, mantissa = TYPES[dst].bits, _MANTISSA_BITS[dst]
+    sign = (bits >> np.uint64(63)) << np.uint64(width - 1)
+    exponent = ((1 << (width - 1)) - 1) ^ ((1 << mantissa) - 1)
+    quiet = 1 << (mantissa - 1)
+    payload = (bits & np.uint64((1 << 52) - 1)) >> np.uint64(52 - mantissa)
+    return sign | np.uint64(exponent | quiet) | payload
+
+
+def _tf32_rna(ins, values):
+    """cvt.rna.tf32.f32 works on the bits as an integer, as on an H200: add half
+    an ulp to the magnitude (NaNs: nothing) and clear the low 13 bits, so NaN
+    payloads survive truncated. .satfinite then steps anything at or above
+    infinity down one ulp (which leaves NaNs NaN)."""
+    bits = np.asarray(values).view(np.uint32)
+    sign = bits & np.uint32(0x80000000)
+    magnitude = bits & np.uint32(0x7FFFFFFF)
+    nan = magnitude > np.uint32(0x7F800000)
+    magnitude = np.where(nan, magnitude, magnitude + np.uint32(0x1000)) & np.uint32(0x7FFFE000)
+    if "satfinite" in ins.flags:
+        magnitude = np.where(magnitude >= np.uint32(0x7F800000), magnitude - np.uint32(0x2000), magnitude)
+    return sign | magnitude
 
 
 # ------------------------------------------------------------------ packing
@@ -222,7 +305,7 @@ def _cvt(ins, *sources):
     if kinds == ("int", "int"):
         return _int_to_int(ins, values, dst, src)
     if kinds == ("int", "float"):
-        return _float_to_int(ins, _decoded(ins, values, src), dst)
+        return _float_to_int(ins, _decoded(ins, values, src), dst, src)
     return _to_float(ins, values, dst, src)
 
 

@@ -437,8 +437,11 @@ def fma_rounded(a, b, c, fmt: FloatFormat, mode: str):
         result = np.where(result == 0, -0.0 if mode == "rm" else 0.0, result)
         extreme = regular & ((ea + eb > 1000) | (ea + eb < -900) | (ec > 1000)
                              | ((result != 0) & (np.abs(result) < 2.0 ** -960)))
-        # zero products, inf and NaN: a*b is exact, one rounded addition remains
-        out = np.where(regular, result, add_rounded(a * b, c, F64, mode))
+        # zero products, inf and NaN: a*b is exact (or an infinite c wins over
+        # a finite product that overflows), one rounded addition remains
+        special = np.where(np.isfinite(a) & np.isfinite(b) & np.isinf(c), c,
+                           add_rounded(a * b, c, F64, mode))
+        out = np.where(regular, result, special)
     return _fallback(out, extreme, lambda u, w, z: _fma_lane(u, w, z, mode), a, b, c)
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .floatbits import (FORMATS, F32, F64, add_rounded, decode, div_rounded, encode,
+from .floatbits import (CANONICAL_NAN, FORMATS, F32, F64, add_rounded, decode, div_rounded, encode,
                         flush_subnormal, fma_rounded, mul_rounded, round_to, sqrt_rounded)
 from .registry import Signature, same_type, value_op
 
@@ -31,9 +31,10 @@ PACKED = {"f16x2": "f16", "bf16x2": "bf16"}
 ROUNDINGS = frozenset({"rn", "rz", "rm", "rp"})
 DIRECTED = ROUNDINGS - {"rn"}
 
-# NaN results of f64 arithmetic are left as NumPy (x86) produces them: the
-# quieted first NaN operand, or 0xfff8000000000000 for invalid operations.
-# TODO(lead): check f64 NaN bits against an H200.
+# NaN results of f64 arithmetic, as seen on an H200: the quieted NaN operand,
+# or 0xfff8000000000000 for invalid operations (as on x86); which operand wins
+# when several are NaN differs per op (_nan_operand, _dfma_nan; div and sqrt
+# follow x86, i.e. NumPy).
 
 
 # ------------------------------------------------------------------ helpers
@@ -47,8 +48,8 @@ def _mode(ins) -> str:
 
 
 def _ftz_applies(ins, t: str) -> bool:
-    """.ftz exists for f32 and f16 (and f64 only on rcp/rsqrt .approx)."""
-    return "ftz" in ins.flags and t in ("f32", "f16", "f64")
+    """.ftz exists for f32 and f16 (bf16 only on ex2, f64 only on rcp/rsqrt .approx)."""
+    return "ftz" in ins.flags and t in ("f32", "f16", "bf16", "f64")
 
 
 def _operands(ins, t, *sources):
@@ -191,11 +192,13 @@ def add_sub(ins, a, b):
         mode = _mode(ins)
         if t == "f64" and mode == "rn" or t == "f32" and _plain_f32(ins):
             with np.errstate(all="ignore"):
-                return canonical_nan(a + b if ins.opcode == "add" else a - b)
-        x, y = _operands(ins, t, a, b)
-        if ins.opcode == "sub":
-            y = -y                                   # x - y is x + (-y), zeros included
-        return _deliver(ins, t, add_rounded(x, y, FORMATS[t], mode))
+                result = canonical_nan(a + b if ins.opcode == "add" else a - b)
+        else:
+            x, y = _operands(ins, t, a, b)
+            if ins.opcode == "sub":
+                y = -y                               # x - y is x + (-y), zeros included
+            result = _deliver(ins, t, add_rounded(x, y, FORMATS[t], mode))
+        return _nan_operand(result, a, b) if t == "f64" else result
     return _per_element(ins, element, a, b)
 
 
@@ -205,9 +208,11 @@ def mul(ins, a, b):
         mode = _mode(ins)
         if t == "f64" and mode == "rn" or t == "f32" and _plain_f32(ins):
             with np.errstate(all="ignore"):
-                return canonical_nan(a * b)
-        x, y = _operands(ins, t, a, b)
-        return _deliver(ins, t, mul_rounded(x, y, FORMATS[t], mode))
+                result = canonical_nan(a * b)
+        else:
+            x, y = _operands(ins, t, a, b)
+            result = _deliver(ins, t, mul_rounded(x, y, FORMATS[t], mode))
+        return _nan_operand(result, a, b) if t == "f64" else result
     return _per_element(ins, element, a, b)
 
 
@@ -215,8 +220,33 @@ def _fused(ins, a, b, c):
     """a*b + c rounded once (fma, and mad.f32/f64, which PTX defines as fused)."""
     def element(t, a, b, c):
         x, y, z = _operands(ins, t, a, b, c)
-        return _deliver(ins, t, fma_rounded(x, y, z, FORMATS[t], _mode(ins)))
+        result = _deliver(ins, t, fma_rounded(x, y, z, FORMATS[t], _mode(ins)))
+        if t == "f64":
+            result = _dfma_nan(result, a, b, c)
+        return result
     return _per_element(ins, element, a, b, c)
+
+
+def _nan_operand(result, a, b):
+    """DADD/DMUL/DMNMX pass on a NaN operand quieted, the second one when both
+    are NaN (seen on an H200; x86 would take the first); 0xfff8...0 if neither."""
+    nan = np.isnan(result)
+    if not nan.any():
+        return result
+    a, b = np.broadcast_arrays(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64))
+    chosen = np.select([np.isnan(b), np.isnan(a)], [b, a], _DEFAULT_NAN_F64)
+    return np.where(nan, quiet_f64(chosen), result)
+
+
+def _dfma_nan(result, a, b, c):
+    """DFMA passes on a NaN operand quieted; seen on an H200: b wins over c,
+    c over a (x86, and so NumPy, prefer a). Invalid operations: 0xfff8...0."""
+    nan = np.isnan(result)
+    if not nan.any():
+        return result
+    a, b, c = np.broadcast_arrays(a, b, c)
+    chosen = np.select([np.isnan(b), np.isnan(c), np.isnan(a)], [b, c, a], _DEFAULT_NAN_F64)
+    return np.where(nan, quiet_f64(chosen), result)
 
 
 @_fp("fma", types=F32_AND_HALF | _DOUBLE, check=_check(_FMA, need_one_of=ROUNDINGS))
@@ -232,31 +262,89 @@ def mad(ins, a, b, c):
 
 # ---------------------------------------------------------- div, rcp, sqrt
 
-def _approx_reciprocal(x):
-    """rcp.approx: 1/x in f64 rounded to f32 (the SFU is not correctly
-    rounded; PTX allows 1 ulp)."""
+def _approx_reciprocal(x, flush: bool):
+    """rcp.approx of f32 values held in float64: 1/x in f64 rounded to f32
+    (the SFU is not correctly rounded: PTX allows 1 ulp, an H200 differs from
+    this in the last bit for about 1 input in 8). `flush`: MUFU.RCP itself,
+    which flushes subnormal inputs and results; rcp.approx.f32 without .ftz
+    scales around that and covers the full range."""
+    if flush:
+        x = flush_subnormal(x, F32)
     with np.errstate(all="ignore"):
-        return (1.0 / x).astype(np.float32).astype(np.float64)
+        recip = (1.0 / x).astype(np.float32).astype(np.float64)
+    return flush_subnormal(recip, F32) if flush else recip
+
+
+def _div_approx(ins, x, y):
+    """div.approx/.full.f32 as ptxas emits them: a * MUFU.RCP(b). Both scale a
+    and b by 2**24 first when b is subnormal (not under .ftz); .full also by
+    1/4 when |b| > 2**126. Without that, the reciprocal of |b| > 2**126 is
+    subnormal and flushed: PTX's documented 0 (NaN for a = inf) for .approx."""
+    scale = np.ones_like(y)
+    if "full" in ins.flags:
+        scale = np.where(np.abs(y) > 2.0 ** 126, 0.25, scale)
+    if "ftz" not in ins.flags:
+        scale = np.where(np.abs(y) < F32.min_normal, 2.0 ** 24, scale)
+    with np.errstate(all="ignore"):
+        x = round_to(x * scale, F32, "rn")          # FMUL: may round or overflow
+        y = y * scale
+        return mul_rounded(x, _approx_reciprocal(y, flush=True), F32, "rn")
+
+
+def _ieee_nan(result, ieee):
+    """f64 NaN results as the GPU's DFMA/DADD give them, which is what x86
+    (NumPy) gives too: the quieted NaN operand, or 0xfff8000000000000."""
+    nan = np.isnan(result)
+    return np.where(nan, ieee, result) if nan.any() else result
 
 
 @_fp("div", types={"f32", "f64"}, check=_check(_DIV))
 def div(ins, a, b):
     t = ins.type
     mode = _mode(ins)
-    if "approx" in ins.flags:
+    if ins.flags & {"approx", "full"}:
         x, y = _operands(ins, t, a, b)
-        # a * rcp(b); rcp of |b| > 2**126 is subnormal and the SFU flushes it,
-        # which is why PTX documents 0 (NaN for infinite a) in that range.
-        recip = flush_subnormal(_approx_reciprocal(y), F32)
-        with np.errstate(all="ignore"):
-            product = (x.astype(np.float32) * recip.astype(np.float32)).astype(np.float64)
-        return _deliver(ins, t, product)
-    # .full (2 ulp in PTX) is given the correctly rounded quotient
-    if mode == "rn" and (t == "f64" or _plain_f32(ins)):
-        with np.errstate(all="ignore"):
+        return _deliver(ins, t, _div_approx(ins, x, y))
+    with np.errstate(all="ignore"):
+        if mode == "rn" and (t == "f64" or _plain_f32(ins)):
             return canonical_nan(a / b)
-    x, y = _operands(ins, t, a, b)
-    return _deliver(ins, t, div_rounded(x, y, FORMATS[t], mode))
+        x, y = _operands(ins, t, a, b)
+        result = _deliver(ins, t, div_rounded(x, y, FORMATS[t], mode))
+        return _ieee_nan(result, a / b) if t == "f64" else result
+
+
+# MUFU.RCP64H / MUFU.RSQ64H: the f64 SFU ops read only the high word of the
+# operand and write only the high word of the result (low word 0). Modelled
+# as the truncated high word of the f64 function of the truncated operand;
+# on an H200 that matches about 95% of inputs, the rest differ by one unit
+# in the high word.
+_HIGH = np.uint64(0xFFFFFFFF00000000)
+_DEFAULT_NAN_F64 = np.uint64(0xFFF8000000000000).view(np.float64)
+_HIGH_WORD_NAN = np.uint64(0x7FFFFFFF00000000)
+
+
+def _high_word_sfu(fn, x):
+    x = flush_subnormal((x.view(np.uint64) & _HIGH).view(np.float64), F64)
+    with np.errstate(all="ignore"):
+        y = flush_subnormal(fn(x), F64)
+    bits = np.where(np.isnan(y), _HIGH_WORD_NAN, y.view(np.uint64) & _HIGH)
+    return bits.view(np.float64)
+
+
+def _rsqrt_f64(x):
+    """rsqrt.approx.f64: MUFU.RSQ64H, then one fused correction step exactly as
+    ptxas emits it (bit-exact on an H200 for all inputs tried); subnormals are
+    scaled by 2**54 first, specials go the slow path's way."""
+    subnormal = (x > 0) & (x < F64.min_normal)
+    x2 = np.where(subnormal, x * 2.0 ** 54, x)
+    with np.errstate(all="ignore"):
+        y0 = _high_word_sfu(lambda v: 1.0 / np.sqrt(v), x2)
+        e = fma_rounded(x2, -(y0 * y0), 1.0, F64, "rn")
+        c = fma_rounded(e, 0.375, 0.5, F64, "rn")
+        y = fma_rounded(c, y0 * e, y0, F64, "rn")
+    y = np.where(subnormal, y * 2.0 ** 27, y)
+    return np.select([np.isnan(x), x == 0, x < 0, np.isinf(x)],
+                     [x + x, np.copysign(np.inf, x), _DEFAULT_NAN_F64, 0.0], y)
 
 
 @_fp("rcp", types={"f32", "f64"}, check=_check(_RCP), pipe="sfu")
@@ -265,41 +353,62 @@ def rcp(ins, a):
     (x,) = _operands(ins, t, a)
     if "approx" in ins.flags:
         if t == "f64":
-            # rcp.approx.ftz.f64 is a fast approximation in hardware (MUFU.RCP64H)
-            with np.errstate(all="ignore"):
-                return flush_subnormal(1.0 / x, F64) if "ftz" in ins.flags else 1.0 / x
-        return _deliver(ins, t, _approx_reciprocal(x))
-    return _deliver(ins, t, div_rounded(np.ones_like(x), x, FORMATS[t], _mode(ins)))
+            return _high_word_sfu(lambda v: 1.0 / v, x)
+        return _deliver(ins, t, _approx_reciprocal(x, flush="ftz" in ins.flags))
+    result = _deliver(ins, t, div_rounded(np.ones_like(x), x, FORMATS[t], _mode(ins)))
+    if t == "f64":
+        with np.errstate(all="ignore"):
+            return _ieee_nan(result, 1.0 / a)
+    return result
 
 
 @_fp("sqrt", types={"f32", "f64"}, check=_check(_SQRT), pipe="sfu")
 def sqrt(ins, a):
     t = ins.type
     (x,) = _operands(ins, t, a)
-    if "approx" in ins.flags:
-        with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"):
+        if "approx" in ins.flags:
             return _deliver(ins, t, np.sqrt(x).astype(np.float32).astype(np.float64))
-    return _deliver(ins, t, sqrt_rounded(x, FORMATS[t], _mode(ins)))
+        result = _deliver(ins, t, sqrt_rounded(x, FORMATS[t], _mode(ins)))
+        return _ieee_nan(result, np.sqrt(a)) if t == "f64" else result
 
 
 @_fp("rsqrt", types={"f32", "f64"}, check=_check(_RSQRT), pipe="sfu")
 def rsqrt(ins, a):
     t = ins.type
     (x,) = _operands(ins, t, a)
+    if t == "f64":
+        if "ftz" in ins.flags:
+            return _high_word_sfu(lambda v: 1.0 / np.sqrt(v), x)
+        return _rsqrt_f64(x)
     with np.errstate(all="ignore"):
         result = 1.0 / np.sqrt(x)                     # rsqrt(-0) = -inf, as PTX says
-    if t == "f64":
-        return flush_subnormal(result, F64) if "ftz" in ins.flags else result
     return _deliver(ins, t, result.astype(np.float32).astype(np.float64))
 
 
 # ------------------------------------------------ special functions (.approx)
 
+_INV_2PI_F32 = float(np.float32(0.15915494))          # 0x3e22f983
+
+
+def _revolutions(fn):
+    """sin/cos.approx as ptxas emits them: FMUL.RZ by f32(1/(2 pi)), then the
+    SFU evaluates fn(2 pi t) on the fraction of t (subnormals flushed). This
+    reproduces the GPU's results for huge arguments too (within 2^-21.5)."""
+    def evaluate(x):
+        t = round_to(flush_subnormal(x, F32) * _INV_2PI_F32, F32, "rz")
+        t = flush_subnormal(t, F32)
+        with np.errstate(all="ignore"):
+            fraction = np.copysign(t - np.round(t), t)
+            return fn(2 * np.pi * fraction)
+    return evaluate
+
+
 _APPROX = {
     "ex2": np.exp2,
     "lg2": np.log2,
-    "sin": np.sin,       # no argument reduction issues in f64 for f32 inputs
-    "cos": np.cos,
+    "sin": _revolutions(np.sin),
+    "cos": _revolutions(np.cos),
     "tanh": np.tanh,
 }
 
@@ -316,7 +425,8 @@ def special_function(ins, a):
         (x,) = _operands(ins, t, a)
         with np.errstate(all="ignore"):
             y = fn(x)
-        return _deliver(ins, t, round_to(y, FORMATS[t], "rn"))
+        return _deliver(ins, t, flush_subnormal(round_to(y, FORMATS[t], "rn"), FORMATS[t])
+                        if ins.opcode in ("sin", "cos") else round_to(y, FORMATS[t], "rn"))
     return _per_element(ins, element, a)
 
 
@@ -361,6 +471,8 @@ def min_max(ins, *sources):
             result = np.where(np.any([np.isnan(v) for v in values], axis=0), np.nan, result)
         if sign is not None:
             result = np.where(sign, -result, result)
+        if t == "f64":
+            result = _nan_operand(result, *values)
         return encode(result, t)
     return _per_element(ins, element, *sources)
 
@@ -371,7 +483,14 @@ _SIGN_BIT = {"f16": np.uint16(0x8000), "bf16": np.uint16(0x8000),
              "f32": np.uint32(0x80000000), "f64": np.uint64(1 << 63)}
 
 
-_EXPONENT_BITS = {"f16": np.uint16(0x7C00), "f32": np.uint32(0x7F800000)}
+_EXPONENT_BITS = {"f16": np.uint16(0x7C00), "bf16": np.uint16(0x7F80), "f32": np.uint32(0x7F800000),
+                  "f64": np.uint64(0x7FF0000000000000)}
+_QUIET_F64 = np.uint64(1 << 51)
+
+
+def quiet_f64(x):
+    """An f64 NaN with its quiet bit set (what the FP64 unit passes on)."""
+    return (np.asarray(x, dtype=np.float64).view(np.uint64) | _QUIET_F64).view(np.float64)
 
 
 def _bits(values, t):
@@ -388,15 +507,21 @@ def _from_bits(bits, t):
 
 @_fp("abs", "neg", types=F32_AND_HALF | _DOUBLE, check=_check(_ABSNEG), pipe="alu")
 def abs_neg(ins, a):
-    """Sign-bit operations: NaN payloads pass through (PTX leaves them unspecified)."""
+    """Sign-bit operations, except for NaNs (PTX: unspecified): ptxas emits
+    FADD |a|, -0 and the like, so f32/f16/bf16 NaNs become canonical and f64
+    NaNs come back quieted with sign and payload kept."""
     def element(t, a):
         bits = _bits(a, t)
         sign = _SIGN_BIT[t]
+        exponent = _EXPONENT_BITS[t]
         if _ftz_applies(ins, t):                  # subnormal: exponent field all zero
-            exponent = _EXPONENT_BITS[t]
             bits = np.where(bits & exponent == 0, bits & sign, bits)
-        bits = bits & ~sign if ins.opcode == "abs" else bits ^ sign
-        return _from_bits(bits, t)
+        nan = (bits & exponent == exponent) & (bits & ~(sign | exponent) != 0)
+        out = bits & ~sign if ins.opcode == "abs" else bits ^ sign
+        if nan.any():
+            quieted = bits | _QUIET_F64 if t == "f64" else bits.dtype.type(CANONICAL_NAN[t])
+            out = np.where(nan, quieted, out)
+        return _from_bits(out, t)
     return _per_element(ins, element, a)
 
 
@@ -414,7 +539,8 @@ _TESTS = {
     "infinite": lambda x, tiny: np.isinf(x),
     "number": lambda x, tiny: ~np.isnan(x),
     "notanumber": lambda x, tiny: np.isnan(x),
-    "normal": lambda x, tiny: np.isfinite(x) & (np.abs(x) >= tiny),
+    # the GPU counts zero as normal: finite and not subnormal
+    "normal": lambda x, tiny: np.isfinite(x) & ~((x != 0) & (np.abs(x) < tiny)),
     "subnormal": lambda x, tiny: (x != 0) & (np.abs(x) < tiny),
 }
 

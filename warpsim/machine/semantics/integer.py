@@ -547,3 +547,20 @@ def bfi(ins, a, b, c, d):
     mask = low_mask(_field_length(position, length, width), ub.dtype)
     placed_mask = shift_left(mask, position)
     return (ub & ~placed_mask) | (shift_left(ua & mask, position) & placed_mask)
+
+
+@value_op("bmsk", family="integer", types={"b32"}, check=no_flags("clamp", "wrap"),
+          signature=lambda ins: Signature(("b32",), ("u32", "u32")))
+def bmsk(ins, a, b):
+    """A mask of b bits from bit a. .wrap reads a and b mod 32; .clamp gives 0
+    for a >= 32 and runs to the msb for b >= 32. Width 0 (b mod 32) is 0."""
+    a, b = np.asarray(a, dtype=np.uint32), np.asarray(b, dtype=np.uint32)
+    start, width = (a & np.uint32(31)).astype(np.int64), (b & np.uint32(31)).astype(np.int64)
+    above_start = shift_left(np.full(start.shape, 0xFFFFFFFF, dtype=np.uint32), start)
+    to_msb = (start + width >= 32)
+    if "clamp" in ins.mods:
+        above_start = np.where(a >= 32, np.uint32(0), above_start)
+        to_msb |= (a >= 32) | (b >= 32)
+    above_end = shift_left(np.full(start.shape, 0xFFFFFFFF, dtype=np.uint32), start + width)
+    above_end = np.where(to_msb, np.uint32(0), np.where(width == 0, np.uint32(0xFFFFFFFF), above_end))
+    return above_start & ~above_end

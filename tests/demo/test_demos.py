@@ -1,0 +1,127 @@
+"""Each demo reproduces its worked example of the SIMT document with the document's figures."""
+
+import io
+
+import numpy as np
+import pytest
+from rich.console import Console
+
+from warpsim.demo import DEMOS, load, main, run_demo
+
+pytestmark = pytest.mark.nvrtc
+
+
+@pytest.fixture(scope="module")
+def results():
+    return {}
+
+
+def demo(results, name):
+    if name not in results:
+        results[name] = run_demo(name)
+    return results[name]
+
+
+def test_divergence_branch_on_lane_is_16_lanes_in_its_loop(results):
+    f = demo(results, "divergence").figures
+    assert f["lane_active_lanes"] == 16
+    assert f["warp_active_lanes"] == 32
+    assert f["lane_efficiency"] == 0.5 and f["warp_efficiency"] == 1.0
+    assert 1.8 <= f["issued_ratio"] <= 2.0
+
+
+def test_loops_one_long_lane_is_8_percent_and_sorting_fixes_it(results):
+    f = demo(results, "loops").figures
+    assert f["warp0_loop_efficiency"] == pytest.approx(510 / 6400, abs=1e-9)
+    assert f["document_unsorted"] == pytest.approx(510 / 6400, abs=1e-9)
+    assert f["document_sorted"] == 1.0
+    assert f["realistic_sorted"] > 0.95 > 0.6 > f["realistic_unsorted"]
+    assert f["issued_sorted"] * 5 < f["issued_unsorted"]
+
+
+def test_predication_select_without_branch_and_long_branch_diverges(results):
+    f = demo(results, "predication").figures
+    assert "selp" in f["short_opcodes"] and "bra" not in f["short_opcodes"]
+    assert "bra" in f["long_opcodes"]
+    assert f["short_partial_issues"] == 0 and f["short_lanes"] == 32
+    assert f["long_partial_issues"] > 0 and f["long_lanes"] < 32
+    if f["long_divergent_branches"] is not None:      # the profiler's metric, when it is there
+        assert not f["short_divergent_branches"] and f["long_divergent_branches"] > 0
+
+
+def test_reduction_sums_and_full_width_shuffles(results):
+    f = demo(results, "reduction").figures
+    assert f["sum"] == f["expected"]
+    assert f["total"] == 528 and f["shuffles_per_warp_sum"] == 5
+    assert f["recorded_shuffles"] > 0 and (f["shuffle_lanes"] == 32).all()
+    tree = f["tree"]
+    assert tree[1, 0] == 1 + 17 and tree[2, 0] == 1 + 9 + 17 + 25
+
+
+def test_aggregated_atomics_are_32x_fewer_when_every_lane_keeps(results):
+    f = demo(results, "atomics").figures
+    per_thread, aggregated = f["compact_per_thread|all kept"], f["compact_aggregated|all kept"]
+    assert per_thread["operations"] == 4096 and aggregated["operations"] == 4096 // 32
+    assert f["ratio|all kept"] == 32
+    assert 1 < f["ratio|half kept"] < 32
+    assert all(v["correct"] for k, v in f.items() if isinstance(v, dict))
+
+
+def test_block_of_100_threads_is_four_warps_the_last_with_four_lanes(results):
+    f = demo(results, "partial_warp").figures
+    assert f["warps_per_block"] == 4
+    assert f["live_lanes"] == [32, 32, 32, 4]
+    assert f["wasted_slots"] == 28 and f["last_warp_lanes"] == 4
+    assert f["efficiency_100"] == pytest.approx(100 / 128) and f["efficiency_128"] == 1.0
+
+
+def test_scheduling_spin_wait_and_legacy_reduction(results):
+    f = demo(results, "scheduling").figures
+    assert not f["spin_stack_completed"] and f["spin_its_completed"]
+    msg = f["spin_stack_message"]
+    assert "pre-Volta" in msg and "scheduling='its'" in msg
+    assert f["legacy_reduce|stack"]["correct"]
+    assert f["legacy_reduce|stack"]["lockstep_reads"] == 4 * (16 + 24 + 28 + 30 + 31)
+    assert f["syncwarp_reduce|its"]["correct"] and f["syncwarp_reduce|its"]["lockstep_reads"] == 0
+    assert f["syncwarp_reduce|stack"]["correct"]
+
+
+def test_occupancy_registers_and_shared_memory_budgets(results):
+    rows = {(r["kernel"], r["shared"]): r for r in demo(results, "occupancy").figures["rows"]}
+    light, heavy = rows["triad_1", 0], rows["triad_32", 0]
+    assert light["warps"] == 64 and light["pct"] == 100
+    assert heavy["registers"] > light["registers"] and heavy["warps"] < light["warps"]
+    assert "registers" in heavy["limiters"]
+    smem = rows["triad_1", 100 * 1024]
+    assert smem["warps"] < 64 and "shared_mem" in smem["limiters"]
+    assert all(r["correct"] for r in rows.values())
+    assert all(r["predicted"] is None for r in rows.values())   # the timing model's place, empty
+
+
+def test_every_demo_agrees_with_the_document(results):
+    for name in DEMOS:
+        r = demo(results, name)
+        assert r.rows and r.ok, [(row.what, row.measured) for row in r.rows if not row.ok]
+
+
+def test_demo_prints_figures_beside_the_document(results):
+    out = io.StringIO()
+    run_demo("partial_warp", Console(file=out, width=120))
+    text = out.getvalue()
+    assert "A block of 100 threads" in text and "32 32 32 4" in text and "simt-execution.md" in text
+
+
+def test_cli_lists_and_rejects(capsys):
+    assert main(["--list"]) == 0
+    listed = capsys.readouterr().out
+    assert all(name in listed for name in DEMOS)
+    assert main(["no-such-demo"]) == 2
+    assert load("partial-warp").NAME == "partial_warp"
+
+
+def test_cli_runs_one_demo_and_writes_charts(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    assert main(["divergence", "--charts", str(tmp_path)]) == 0
+    png = tmp_path / "divergence.png"
+    assert png.stat().st_size > 10_000
+    assert np.frombuffer(png.read_bytes()[:8], np.uint8).tolist() == [137, 80, 78, 71, 13, 10, 26, 10]

@@ -1,0 +1,96 @@
+"""Coalescing and bank-conflict arithmetic on hand-made addresses (no compiler)."""
+
+import numpy as np
+import pytest
+
+from warpsim.machine.memory import SHARED_WINDOW
+from warpsim.metrics.counters import global_sectors, local_sectors, request_count, shared_wavefronts
+
+BASE = 0x7F00_0000_1000          # a 4 KB-aligned global address
+LANES = np.arange(32, dtype=np.int64)
+
+
+def warp(n_warps=1, lanes=LANES):
+    return (np.arange(n_warps)[:, None] * 32 + lanes).ravel().astype(np.int64)
+
+
+@pytest.mark.parametrize("stride, sectors, lines", [(1, 4, 1), (2, 8, 2), (4, 16, 4), (8, 32, 8),
+                                                    (32, 32, 32)])
+def test_strided_float_loads(stride, sectors, lines):
+    addrs = (BASE + 4 * stride * LANES).astype(np.uint64)
+    assert global_sectors(warp(), addrs, 4) == (1, sectors, lines)
+
+
+def test_requests_are_warps_with_an_active_lane():
+    idx = np.array([0, 5, 64, 65, 127], dtype=np.int64)     # warps 0, 2, 3
+    assert request_count(idx) == 3
+    assert request_count(np.zeros(0, dtype=np.int64)) == 0
+
+
+def test_sectors_are_counted_per_request():
+    idx = warp(2)                                          # two warps read the same 128 bytes
+    addrs = np.tile(BASE + 4 * LANES, 2).astype(np.uint64)
+    assert global_sectors(idx, addrs, 4) == (2, 8, 2)
+
+
+def test_unordered_addresses_and_repeats():
+    rng = np.random.default_rng(1)
+    addrs = (BASE + 4 * rng.permutation(32)).astype(np.uint64)
+    assert global_sectors(warp(), addrs, 4)[1] == 4
+    same = np.full(32, BASE + 64, dtype=np.uint64)           # every lane one word
+    assert global_sectors(warp(), same, 4) == (1, 1, 1)
+
+
+@pytest.mark.parametrize("nbytes, sectors", [(1, 1), (2, 2), (8, 8), (16, 16)])
+def test_widths(nbytes, sectors):
+    addrs = (BASE + nbytes * LANES).astype(np.uint64)
+    assert global_sectors(warp(), addrs, nbytes)[1] == sectors
+
+
+def test_partial_warp():
+    lanes = np.arange(4)                                     # the 4 lanes of a block of 100's last warp
+    addrs = (BASE + 4 * lanes).astype(np.uint64)
+    assert global_sectors(warp(1, lanes), addrs, 4) == (1, 1, 1)
+
+
+def shared(offsets):
+    return np.asarray(offsets, dtype=np.int64).astype(np.uint64)
+
+
+@pytest.mark.parametrize("stride, wavefronts", [(1, 1), (2, 2), (4, 4), (8, 8), (32, 32), (33, 1)])
+def test_shared_32bit_strides(stride, wavefronts):
+    assert shared_wavefronts(warp(), shared(4 * stride * LANES), 4) == (1, wavefronts, 1)
+
+
+def test_shared_broadcast_and_generic_addresses():
+    assert shared_wavefronts(warp(), shared(np.full(32, 20)), 4) == (1, 1, 1)
+    generic = (np.uint64(SHARED_WINDOW) + shared(4 * 32 * LANES))   # column of a 32x32 tile
+    assert shared_wavefronts(warp(), generic, 4) == (1, 32, 1)
+
+
+@pytest.mark.parametrize("stride, wavefronts", [(1, 2), (2, 4), (4, 8)])
+def test_shared_64bit_half_warps(stride, wavefronts):
+    """As counted on an H200: two half-warp phases, conflicts inside each."""
+    assert shared_wavefronts(warp(), shared(8 * stride * LANES), 8) == (1, wavefronts, 2)
+
+
+@pytest.mark.parametrize("stride, wavefronts", [(1, 4), (2, 8)])
+def test_shared_128bit_quarter_warps(stride, wavefronts):
+    assert shared_wavefronts(warp(), shared(16 * stride * LANES), 16) == (1, wavefronts, 4)
+
+
+def test_shared_inactive_phase_is_not_ideal():
+    lanes = np.arange(16)                                    # only the first half-warp
+    assert shared_wavefronts(warp(1, lanes), shared(8 * lanes), 8) == (1, 1, 1)
+
+
+def test_shared_several_warps_add_up():
+    idx = warp(3)
+    offsets = np.tile(4 * 32 * LANES, 3)
+    assert shared_wavefronts(idx, shared(offsets), 4) == (3, 96, 3)
+
+
+def test_local_memory_is_interleaved_by_lane():
+    """Every lane at the same local offset: consecutive words on the hardware (coalesced)."""
+    assert local_sectors(warp(), np.full(32, 16, dtype=np.uint64), 4)[1] == 4
+    assert local_sectors(warp(), np.full(32, 16, dtype=np.uint64), 8)[1] == 8

@@ -1,0 +1,212 @@
+"""What every demo needs: its kernels, launches that are traced (and profiled
+when warpsim.profile is available), and a way to put a measured figure beside
+the document's claim.
+
+A demo module has NAME, TITLE, CLAIM (what ../shared/simt-execution.md says)
+and `run(console) -> DemoResult`. It prints what it shows on a rich console and
+returns its figures, raw (for tests) and as rows of measured vs document.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from importlib import resources
+
+import numpy as np
+
+from ..args import pack_arguments
+from ..report.activity import ActivityTrace
+
+DOCUMENT = "simt-execution.md"
+
+
+# ------------------------------------------------------------ results
+
+@dataclass
+class Figure:
+    """One measured figure beside what the document says."""
+    what: str
+    measured: str
+    document: str
+    ok: bool = True
+
+
+@dataclass
+class DemoResult:
+    name: str
+    title: str
+    figures: dict = field(default_factory=dict)       # raw values, by name (tests read these)
+    rows: list = field(default_factory=list)          # Figures, in the order shown
+    runs: list = field(default_factory=list)          # Runs whose traces make the charts
+
+    def add(self, what: str, measured: str, document: str, ok: bool = True) -> Figure:
+        row = Figure(what, measured, document, bool(ok))
+        self.rows.append(row)
+        return row
+
+    @property
+    def ok(self) -> bool:
+        return all(row.ok for row in self.rows)
+
+
+# ------------------------------------------------------------ kernels
+
+def kernel_path(filename: str) -> str:
+    """The installed path of one of the demo kernels (package data)."""
+    return str(resources.files(__package__).joinpath("kernels", filename))
+
+
+def kernel_source(filename: str) -> str:
+    return resources.files(__package__).joinpath("kernels", filename).read_text(encoding="utf-8")
+
+
+@functools.lru_cache(maxsize=None)
+def module(filename: str, options: tuple = ()):
+    """The demo kernel file compiled with NVRTC (once per process), source name = its path."""
+    from .. import api
+    return api.RawModule(path=kernel_path(filename), options=options)
+
+
+def ptx_instructions(fn) -> dict:
+    """PTX line -> Instruction, for a kernel's module (to name what the trace recorded)."""
+    table = {}
+    for function in fn.loaded_module.module.functions.values():
+        for ins in function.body:
+            table[ins.line] = ins
+    return table
+
+
+def loop_ptx_lines(fn) -> set:
+    """PTX lines of every loop body of a kernel's module: the instructions from a
+    label to a branch back to it."""
+    lines = set()
+    for function in fn.loaded_module.module.functions.values():
+        for ins in function.body:
+            if ins.opcode != "bra" or not ins.srcs:
+                continue
+            start = function.labels.get(getattr(ins.srcs[0], "name", None))
+            if start is not None and start <= ins.index:
+                lines.update(i.line for i in function.body[start:ins.index + 1])
+    return lines
+
+
+def source_line_of(filename: str, needle: str) -> int:
+    """1-based line of the first line of a demo kernel containing `needle`."""
+    for number, text in enumerate(kernel_source(filename).splitlines(), 1):
+        if needle in text:
+            return number
+    raise ValueError(f"{filename} has no line containing {needle!r}")
+
+
+# ------------------------------------------------------------ launches
+
+@dataclass
+class Run:
+    """One traced launch: what the machine reported and the lane activity."""
+    label: str
+    kernel: str
+    result: object                  # machine LaunchResult
+    trace: ActivityTrace
+    fn: object                      # the api Function that was launched
+    profile: object = None          # the profiler's launch record, when profiling is available
+
+    @property
+    def issued(self) -> int:
+        """Warp instructions issued by the whole launch."""
+        return int(self.result.warp_instructions)
+
+    @property
+    def thread_instructions(self) -> int:
+        return int(self.result.thread_instructions)
+
+    @property
+    def lanes_per_instruction(self) -> float:
+        return self.thread_instructions / self.issued if self.issued else 0.0
+
+    def metric(self, name: str, default=None):
+        """A profiler metric by its Nsight Compute name (None when the profiler is absent)."""
+        metrics = getattr(self.profile, "metrics", None) or {}
+        return metrics.get(name, default)
+
+
+def launch(filename: str, kernel: str, grid, block, args, shared_mem: int = 0, label: str = "",
+           observers=(), options: tuple = (), max_warps: int = 64, max_issues: int = 4096) -> Run:
+    """Launch a demo kernel with a lane-activity trace (and the profiler, when there is one)."""
+    fn = module(filename, options).get_function(kernel)
+    trace = ActivityTrace(max_warps=max_warps, max_issues=max_issues, label=label or kernel)
+    params = pack_arguments(fn.kernel_name, fn.params, tuple(args))
+    grid = grid if isinstance(grid, tuple) else (grid,)
+    block = block if isinstance(block, tuple) else (block,)
+    with _profiler() as prof:
+        result = fn.loaded_module.launch(fn.kernel_name, grid, block, params, shared_mem=shared_mem,
+                                         observers=[trace, *observers])
+    launches = getattr(prof, "launches", None) or [None]
+    if launches[-1] is not None and getattr(launches[-1], "activity", None) is None:
+        launches[-1].activity = trace        # the report draws the chart from it
+    return Run(label or kernel, kernel, result, trace, fn, launches[-1])
+
+
+def _profiler():
+    """warpsim.profile() when the profiler is installed, else a do-nothing context."""
+    try:
+        from ..profiler import profile
+    except ImportError:
+        import contextlib
+        return contextlib.nullcontext()
+    return profile()
+
+
+def lanes_on_lines(run: Run, lines) -> float:
+    """Mean active lanes per issued warp instruction attributed to these source lines."""
+    return run.trace.lanes_per_instruction(lines)
+
+
+def lanes_on_ptx_lines(run: Run, ptx_lines) -> float:
+    """Mean active lanes per issued warp instruction at these PTX lines (recorded warps)."""
+    t = run.trace
+    m = t.matrix()
+    here = ~m.mask & np.isin(t.ptx_line[:m.shape[0], :m.shape[1]], sorted(ptx_lines))
+    values = m.data[here]
+    return float(values.mean()) if len(values) else 0.0
+
+
+def by_opcode(run: Run, opcodes) -> np.ndarray:
+    """Active lanes of every recorded issue of the given PTX opcodes."""
+    table = ptx_instructions(run.fn)
+    wanted = np.array(sorted(line for line, ins in table.items() if ins.opcode in opcodes) or [-1])
+    t = run.trace
+    m = t.matrix()
+    lines_here = t.ptx_line[:m.shape[0], :m.shape[1]]
+    return m.data[~m.mask & np.isin(lines_here, wanted)]
+
+
+# ------------------------------------------------------------ printing
+
+def strip_width(console) -> int:
+    """Cells for a lane-activity strip on this console (room for the labels around it)."""
+    return max(20, min(90, console.width - 42))
+
+
+def pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def figures_table(result: DemoResult):
+    from rich.table import Table
+    table = Table(title=f"{result.title}: measured on warpsim vs the document", title_justify="left",
+                  show_lines=False, expand=False)
+    table.add_column("figure")
+    table.add_column("measured", justify="right", style="bold")
+    table.add_column(f"{DOCUMENT} says", justify="right")
+    table.add_column("", justify="center")
+    for row in result.rows:
+        table.add_row(row.what, row.measured, row.document, "[green]✓[/]" if row.ok else "[red]✗[/]")
+    return table
+
+
+def header(console, result: DemoResult, claim: str):
+    from rich.panel import Panel
+    console.print()
+    console.print(Panel(" ".join(claim.split()), title=f"[bold]{result.title}[/]  (warpsim demo {result.name})",
+                        title_align="left", border_style="cyan", expand=True))

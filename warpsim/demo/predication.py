@@ -1,0 +1,99 @@
+"""Predication: a short conditional becomes a select, a long one stays a branch."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import common
+
+NAME = "predication"
+TITLE = "Predication"
+CLAIM = """
+For short conditional bodies the compiler often emits no branch: a ternary such
+as y = (x > 0) ? x : 0.1f * x becomes a compare and a select, with no control
+flow and no divergence. Both sides are evaluated, which is cheap when they are a
+handful of instructions. A long body stays a branch: when lanes disagree the
+warp executes both sides, one after the other.
+"""
+KERNELS = "predication.cu"
+N, THREADS, STEPS = 256, 128, 16
+
+
+def ptx_on_line(fn, kernel: str, source_line: int) -> list:
+    """The PTX instructions of one kernel that carry a source line (the compiler's answer)."""
+    body = fn.loaded_module.module.functions[kernel].body
+    return [ins for ins in body if ins.loc is not None and ins.loc.line == source_line]
+
+
+def _control(opcodes) -> str:
+    """The compare / select / branch opcodes among a line's PTX, in order ('no bra' if none)."""
+    shown = list(dict.fromkeys(op for op in opcodes if op in ("setp", "selp", "bra")))
+    return " + ".join(shown) + ("" if "bra" in shown else ", no bra")
+
+
+def partial_issues(run) -> int:
+    """Warp instructions issued while some of the warp's live lanes sat masked off."""
+    t = run.trace
+    m = t.matrix()
+    live = t.live_lanes[:m.shape[0], None]
+    return int((~m.mask & (m.data < live)).sum())
+
+
+def run(console=None) -> common.DemoResult:
+    from .. import api
+    result = common.DemoResult(NAME, TITLE)
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal(N).astype(np.float32)       # signs at random: lanes disagree
+    lines = {"leaky_relu": common.source_line_of(KERNELS, "? v : 0.1f * v"),
+             "long_branch": common.source_line_of(KERNELS, "if (v > 0.f) {")}
+    runs, evidence = {}, {}
+    for kernel, extra in (("leaky_relu", ()), ("long_branch", (np.int32(STEPS),))):
+        y = api.zeros(N, dtype=np.float32)
+        runs[kernel] = common.launch(KERNELS, kernel, N // THREADS, THREADS,
+                                     (api.asarray(x), y, np.int32(N), *extra))
+        result.runs.append(runs[kernel])
+        evidence[kernel] = ptx_on_line(runs[kernel].fn, kernel, lines[kernel])
+        if kernel == "leaky_relu":
+            assert np.array_equal(y.get(), np.where(x > 0, x, np.float32(0.1) * x))
+    ops = {k: [ins.opcode for ins in v] for k, v in evidence.items()}
+    short_select = "selp" in ops["leaky_relu"] and "bra" not in ops["leaky_relu"]
+    long_branch = "bra" in ops["long_branch"]
+    partial = {k: partial_issues(r) for k, r in runs.items()}
+    divergent = {k: r.metric("smsp__sass_branch_targets_threads_divergent.sum") for k, r in runs.items()}
+    result.figures.update(short_opcodes=ops["leaky_relu"], long_opcodes=ops["long_branch"],
+                          short_partial_issues=partial["leaky_relu"],
+                          long_partial_issues=partial["long_branch"],
+                          short_divergent_branches=divergent["leaky_relu"],
+                          long_divergent_branches=divergent["long_branch"],
+                          short_lanes=runs["leaky_relu"].lanes_per_instruction,
+                          long_lanes=runs["long_branch"].lanes_per_instruction)
+    result.add(f"ternary (line {lines['leaky_relu']}) compiles to", _control(ops["leaky_relu"]),
+               "compare + select, no branch", short_select)
+    result.add(f"long if/else (line {lines['long_branch']}) compiles to", _control(ops["long_branch"]),
+               "a branch", long_branch)
+    result.add("instructions issued with lanes masked off: ternary",
+               str(partial["leaky_relu"]), "0 (no divergence)", partial["leaky_relu"] == 0)
+    result.add("instructions issued with lanes masked off: long branch",
+               str(partial["long_branch"]), "both sides run", partial["long_branch"] > 0)
+    if divergent["long_branch"] is not None:
+        result.add("divergent branches (smsp__sass_branch_targets_threads_divergent)",
+                   f"{divergent['leaky_relu']} vs {divergent['long_branch']}", "0 vs > 0",
+                   not divergent["leaky_relu"] and divergent["long_branch"] > 0)
+    result.add("mean active lanes per instruction, ternary vs long",
+               f"{runs['leaky_relu'].lanes_per_instruction:.1f} vs {runs['long_branch'].lanes_per_instruction:.1f}",
+               "32 vs fewer", runs["leaky_relu"].lanes_per_instruction == 32)
+    if console is not None:
+        from rich.table import Table
+        common.header(console, result, CLAIM)
+        table = Table(title="The PTX NVRTC emitted for the conditional's source line", title_justify="left")
+        table.add_column("kernel")
+        table.add_column("PTX line", justify="right")
+        table.add_column("instruction")
+        for kernel, instructions in evidence.items():
+            for ins in instructions:
+                text = str(ins)
+                style = "bold green" if ins.opcode == "selp" else "bold red" if ins.opcode == "bra" else ""
+                table.add_row(kernel, str(ins.line), f"[{style}]{text}[/]" if style else text)
+        console.print(table)
+        console.print(common.figures_table(result))
+    return result

@@ -1,0 +1,124 @@
+"""Run an unchanged Numba program on warpsim: `warpsim run python script.py [args]`.
+
+    warpsim run python my_numba_program.py --size 4096
+    python -m warpsim.frontends.numba_runner my_numba_program.py --size 4096
+    python -m warpsim.frontends.numba_runner -m my_package.main
+
+How: the program keeps its `from numba import cuda`; kernels are compiled by
+numba-cuda and typed against the real numba.cuda module, exactly as on a
+GPU. Only the host API is redirected: for the time the program runs, the
+names in `warpsim.cuda.HOST_API` (jit, to_device, device_array,
+device_array_like, synchronize, is_available, get_current_device, stream,
+event, ...) are, inside the numba.cuda module object, warpsim.cuda's, and
+they are put back afterwards (`numba_on_warpsim()` does it for a `with`
+block). numba-cuda's runtime also sees warpsim's context as the current one
+(the thread-local slot it keeps for contexts attached by third parties), so
+numba code that asks for the current device's compute capability gets 9.0. This is the one point where a GPU program meets the driver, so the
+kernels, their intrinsics and everything Numba does while compiling stay
+Numba's own. numba.cuda's own helpers that call these names at run time
+(numba.cuda.random's create_xoroshiro128p_states, for example) then run on
+warpsim too.
+
+Limits: a name imported from a numba.cuda submodule rather than from
+numba.cuda itself (`from numba.cuda.cudadrv.devicearray import
+DeviceNDArray`, `numba.cuda.api.to_device`) is not redirected and needs a
+driver; vectorize/guvectorize with target='cuda', IPC, external memory
+managers, cooperative grid sync and kernels that link external code are not
+simulated; streams and events are accepted but every launch runs to
+completion in order; NUMBA_ENABLE_CUDASIM is switched off (the two
+simulators would otherwise fight over numba.cuda).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import runpy
+import sys
+import traceback
+
+__all__ = ["numba_on_warpsim", "run_script"]
+
+_ABSENT = object()
+
+
+@contextlib.contextmanager
+def numba_on_warpsim():
+    """Inside the block, numba.cuda's host API is warpsim's (see the module docstring)."""
+    if os.environ.pop("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0"):
+        print("warpsim: NUMBA_ENABLE_CUDASIM ignored: kernels run on warpsim", file=sys.stderr)
+    import numba.cuda as numba_cuda
+    from .. import cuda as warpsim_cuda
+    from numba.cuda.core import config
+    if config.ENABLE_CUDASIM:
+        raise RuntimeError("numba.cuda was imported with NUMBA_ENABLE_CUDASIM=1 before warpsim "
+                           "could redirect it; run the program in a fresh process")
+    from .numba import numba_sees_simulated_device
+    saved = {name: numba_cuda.__dict__.get(name, _ABSENT) for name in warpsim_cuda.HOST_API}
+    for name in warpsim_cuda.HOST_API:
+        setattr(numba_cuda, name, getattr(warpsim_cuda, name))
+    try:
+        with numba_sees_simulated_device():
+            yield numba_cuda
+    finally:
+        for name, value in saved.items():
+            if value is _ABSENT:
+                delattr(numba_cuda, name)
+            else:
+                setattr(numba_cuda, name, value)
+
+
+def _strip_interpreter(argv: list) -> list:
+    """`python script.py` and `script.py` both name the script."""
+    if argv and os.path.basename(argv[0]).startswith("python") and not argv[0].endswith(".py"):
+        return argv[1:]
+    if argv and os.path.abspath(argv[0]) == os.path.abspath(sys.executable):
+        return argv[1:]
+    return argv
+
+
+def run_script(argv) -> int:
+    """Run `[python] script.py args...` (or `-m module args...`, `-c code`) with numba.cuda on
+    warpsim; returns the program's exit status."""
+    argv = _strip_interpreter(list(argv))
+    if not argv:
+        print("usage: warpsim run python script.py [args...]  (or -m module, -c code)",
+              file=sys.stderr)
+        return 2
+    saved_argv, saved_path = sys.argv[:], sys.path[:]
+    try:
+        with numba_on_warpsim():
+            if argv[0] == "-m" and len(argv) > 1:
+                sys.argv = [argv[1]] + argv[2:]
+                sys.path.insert(0, os.getcwd())
+                runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
+            elif argv[0] == "-c" and len(argv) > 1:
+                sys.argv = ["-c"] + argv[2:]
+                sys.path.insert(0, "")
+                exec(compile(argv[1], "<string>", "exec"), {"__name__": "__main__"})
+            else:
+                path = argv[0]
+                if not os.path.exists(path):
+                    print(f"warpsim run: can't open file '{path}'", file=sys.stderr)
+                    return 2
+                sys.argv = argv
+                sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+                runpy.run_path(path, run_name="__main__")
+        return 0
+    except SystemExit as exit_:
+        code = exit_.code
+        if code is None or isinstance(code, int):
+            return code or 0
+        print(code, file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except Exception:  # the program's own error: show it as Python would, then fail
+        traceback.print_exc()
+        return 1
+    finally:
+        sys.argv, sys.path[:] = saved_argv, saved_path
+
+
+if __name__ == "__main__":
+    sys.exit(run_script(sys.argv[1:]))

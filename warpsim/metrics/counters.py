@@ -1,0 +1,288 @@
+"""The profiling observer: counters gathered while a launch runs.
+
+Everything is counted per basic block or per memory instruction, in NumPy
+over the lanes that ran it, never per thread in Python:
+
+- per block execution: warp instructions (warps x instructions), thread
+  instructions (lanes x instructions), a histogram of active lanes per warp,
+  and for a block ending in a conditional `bra`, the warps whose lanes went
+  to different blocks (a divergent branch);
+- per guarded instruction: threads whose guard was true (the generated code
+  counts them when `ctx.count_predicates` is on);
+- per memory instruction and state space: requests (warps that issued it),
+  and for global and local memory the distinct 32-byte sectors and 128-byte
+  lines each request touched, for shared memory the wavefronts (below).
+
+Shared memory has 32 banks of 4 bytes. A request is served in wavefronts; a
+wavefront reads at most one 4-byte word from each bank, and lanes reading the
+same word share it (broadcast). 32-bit and narrower accesses are one phase of
+32 lanes; 64-bit accesses are split into two half-warp phases and 128-bit
+ones into four quarter-warp phases, each 128 bytes wide. A phase needs as
+many wavefronts as the largest number of distinct words it asks of one bank;
+bank conflicts are wavefronts beyond one per phase that has an active lane.
+That is how the H200 counted every case in validation/ (32-bit, 64-bit and
+128-bit, strided and broadcast).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..machine.memory import SHARED_WINDOW
+from ..ptx.ir import Sink
+
+SECTOR_SHIFT = 5          # 32-byte sectors
+LINE_SHIFT = 7            # 128-byte cache lines
+
+
+# ---------------------------------------------------------------- request arithmetic
+
+def request_count(idx: np.ndarray) -> int:
+    """Warps among sorted thread slots idx (each issues one request)."""
+    if len(idx) == 0:
+        return 0
+    w = idx >> 5
+    return 1 + int(np.count_nonzero(w[1:] != w[:-1]))
+
+
+def _distinct_pairs(warp: np.ndarray, key: np.ndarray) -> int:
+    """Number of distinct (warp, key) pairs; key < 2**43."""
+    combined = (warp.astype(np.int64) << 43) | key.astype(np.int64)
+    if len(combined) > 1:
+        step = np.diff(combined)
+        if (step >= 0).all():                       # the usual case: addresses rise with the lane
+            return 1 + int(np.count_nonzero(step))
+    return len(np.unique(combined))
+
+
+def global_sectors(idx: np.ndarray, addrs: np.ndarray, nbytes: int) -> tuple:
+    """(requests, sectors, lines) of one warp-level access of nbytes per lane."""
+    if len(idx) == 0:
+        return 0, 0, 0
+    a = addrs.astype(np.int64)
+    warp = idx >> 5
+    last = a + (nbytes - 1)
+    if nbytes > 1 and ((a >> SECTOR_SHIFT) != (last >> SECTOR_SHIFT)).any():
+        pieces = -(-nbytes // 32) + 1              # lanes spanning sectors: one address per sector
+        a = (a[:, None] + 32 * np.arange(pieces)).ravel()
+        a = np.minimum(a, np.repeat(last, pieces))
+        warp = np.repeat(warp, pieces)
+    return (request_count(idx), _distinct_pairs(warp, a >> SECTOR_SHIFT),
+            _distinct_pairs(warp, a >> LINE_SHIFT))
+
+
+def local_sectors(idx: np.ndarray, addrs: np.ndarray, nbytes: int) -> tuple:
+    """Local memory is interleaved by 4-byte word across the lanes of a warp, as on the hardware."""
+    words = max(1, nbytes // 4)
+    off = addrs.astype(np.int64) & 0xFFFFFFFF
+    lane = (idx & 31).astype(np.int64)
+    hw = ((off >> 2)[:, None] + np.arange(words)) * 128 + (lane * 4)[:, None]
+    warp = np.repeat(idx >> 5, words)
+    hw = hw.ravel()
+    return (request_count(idx), _distinct_pairs(warp, hw >> SECTOR_SHIFT),
+            _distinct_pairs(warp, hw >> LINE_SHIFT))
+
+
+def shared_offsets(addrs: np.ndarray) -> np.ndarray:
+    """Offsets in the CTA's shared memory, from shared-window or generic addresses."""
+    a = addrs.astype(np.uint64)
+    return np.where(a >= SHARED_WINDOW, a - np.uint64(SHARED_WINDOW), a).astype(np.int64)
+
+
+def shared_wavefronts(idx: np.ndarray, addrs: np.ndarray, nbytes: int) -> tuple:
+    """(requests, wavefronts, ideal wavefronts) of one warp-level shared access."""
+    if len(idx) == 0:
+        return 0, 0, 0
+    phases = 1 if nbytes <= 4 else min(32, nbytes // 4)
+    words_per_lane = max(1, nbytes // 4)
+    word = shared_offsets(addrs) >> 2
+    row = (idx >> 5) * phases + (idx & 31) // (32 // phases)
+    if words_per_lane > 1:
+        word = (word[:, None] + np.arange(words_per_lane)).ravel()
+        row = np.repeat(row, words_per_lane)
+    row = row - row[0] if len(row) else row
+    key = (row.astype(np.int64) << 32) | word
+    step = np.diff(key)
+    if len(key) > 1 and not (step >= 0).all():
+        key = np.unique(key)
+    elif len(key) > 1:
+        key = key[np.concatenate(([True], step != 0))]
+    rows = key >> 32
+    bank = key & 31
+    base = int(rows.min())
+    n_rows = int(rows.max()) - base + 1
+    per_bank = np.bincount((rows - base) * 32 + bank, minlength=n_rows * 32).reshape(n_rows, 32)
+    per_row = per_bank.max(axis=1)
+    return request_count(idx), int(per_row.sum()), int(np.count_nonzero(per_row))
+
+
+# ---------------------------------------------------------------- the observer
+
+class SiteCounts:
+    """Counters of one memory instruction in one state space."""
+
+    __slots__ = ("ins", "space", "kind", "op", "requests", "threads", "sectors", "lines",
+                 "ideal_sectors", "wavefronts", "ideal_wavefronts")
+
+    def __init__(self, ins, space: str, kind: str, op: str):
+        self.ins, self.space, self.kind, self.op = ins, space, kind, op
+        self.requests = self.threads = self.sectors = self.lines = self.ideal_sectors = 0
+        self.wavefronts = self.ideal_wavefronts = 0
+
+
+def read_registers(fn) -> set:
+    """Every register some instruction of `fn` reads."""
+    from .registers import _uses_defs
+    out = set()
+    for ins in fn.body:
+        out.update(_uses_defs(ins)[0])
+    return out
+
+
+def operation(program, site, kind: str, cache: dict) -> str:
+    """'ld', 'st', 'atom' or 'red' as Nsight Compute names it: an atom whose result nobody
+    reads is a RED on the hardware (ptxas drops the result), so it counts as one."""
+    if kind == "load":
+        return "ld"
+    if kind == "store":
+        return "st"
+    ins = site.ins
+    if ins.opcode == "red" or not ins.dsts or isinstance(ins.dsts[0], Sink):
+        return "red"
+    read = cache.get(site.function)
+    if read is None:
+        read = cache[site.function] = read_registers(program.module.functions[site.function])
+    dst = ins.dsts[0]
+    return "atom" if getattr(dst, "name", None) in read else "red"
+
+
+NOT_BRANCH, UNIFORM_BRANCH, CONDITIONAL_BRANCH = 0, 1, 2
+
+
+class LaunchCounters:
+    """Observer of one launch (all its batches); reports to the profilers when it ends."""
+
+    def __init__(self, loaded_module, kernel: str, grid: tuple, block: tuple,
+                 shared_bytes: int, dynamic_shared: int, profilers=()):
+        self.loaded_module = loaded_module
+        self.program = loaded_module.program
+        self.kernel, self.grid, self.block = kernel, grid, block
+        self.shared_bytes, self.dynamic_shared = shared_bytes, dynamic_shared
+        self.profilers = profilers
+        n = len(self.program.blocks)
+        self.warp_execs = [0] * n           # warp-level executions of each block
+        self.thread_execs = [0] * n         # thread-level executions of each block
+        self.full_warp_execs = [0] * n      # ... by all 32 lanes
+        self.partial_lanes = np.zeros((n, 33), dtype=np.int64)   # other warps by active lane count
+        self.divergent = [0] * n            # warps whose lanes split at the block's branch
+        self.branch_kind = [None] * n
+        self.guard_true: dict = {}          # (block, position) -> threads whose guard held
+        self.sites: dict = {}               # (id(ins), space, kind) -> SiteCounts
+        self._read_cache: dict = {}         # function -> registers it reads
+        self.batches = 0
+        self.result = None
+
+    # -------------------------------------------------------- observer interface
+
+    def batch_started(self, ctx):
+        ctx.count_predicates = True
+        ctx.guard_true = self.guard_true
+        self.batches += 1
+
+    def batch_finished(self, ctx):
+        ctx.count_predicates = False
+
+    def block_executed(self, ctx, block, idx, warps):
+        threads = len(idx)
+        if threads == 0:
+            return
+        gid = block.gid
+        n_warps = len(warps)
+        self.warp_execs[gid] += n_warps
+        self.thread_execs[gid] += threads
+        if threads == 32 * n_warps:
+            self.full_warp_execs[gid] += n_warps
+        else:
+            per_warp = np.bincount((idx >> 5) - int(warps[0]))
+            self.partial_lanes[gid] += np.bincount(per_warp, minlength=33)[:33]
+            self.partial_lanes[gid, 0] = 0
+        kind = self.branch_kind[gid]
+        if kind is None:
+            kind = self.branch_kind[gid] = _branch_kind(block)
+        if kind == CONDITIONAL_BRANCH and threads > 1 and threads != n_warps:
+            nxt = ctx.pc[idx]
+            w = idx >> 5
+            split = (nxt[1:] != nxt[:-1]) & (w[1:] == w[:-1])
+            if split.any():
+                self.divergent[gid] += len(np.unique(w[1:][split]))
+
+    def memory_access(self, ctx, site, space, kind, idx, addrs, size, count):
+        key = (id(site.ins), space, kind)
+        rec = self.sites.get(key)
+        if rec is None:
+            op = operation(self.program, site, kind, self._read_cache)
+            rec = self.sites[key] = SiteCounts(site.ins, space, kind, op)
+        nbytes = size * count
+        rec.threads += len(idx)
+        if space == "global":
+            requests, sectors, lines = global_sectors(idx, addrs, nbytes)
+            rec.sectors += sectors
+            rec.lines += lines
+            rec.ideal_sectors += max(requests, -(-len(idx) * nbytes // 32))   # bytes asked, packed
+        elif space == "shared":
+            requests, waves, ideal = shared_wavefronts(idx, addrs, nbytes)
+            rec.wavefronts += waves
+            rec.ideal_wavefronts += ideal
+        elif space == "local":
+            requests, sectors, lines = local_sectors(idx, addrs, nbytes)
+            rec.sectors += sectors
+            rec.lines += lines
+        else:
+            requests = request_count(idx)
+        rec.requests += requests
+
+    def launch_finished(self, result):
+        self.result = result
+        from ..profiler import build_launch_profile
+        launch = build_launch_profile(self)
+        for profiler in self.profilers:
+            profiler.add_launch(launch)
+
+    # -------------------------------------------------------- derived per block
+
+    def lane_histogram(self) -> np.ndarray:
+        """hist[k]: warp instructions issued with k active lanes (k = 1..32)."""
+        hist = np.zeros(33, dtype=np.int64)
+        for block in self.program.blocks:
+            gid = block.gid
+            if self.warp_execs[gid]:
+                per_block = self.partial_lanes[gid].copy()
+                per_block[32] += self.full_warp_execs[gid]
+                hist += per_block * len(block.instructions)
+        return hist
+
+    def instruction_rows(self):
+        """Per executed instruction: (block, position, ins, warp insts, thread insts, pred-on threads)."""
+        for block in self.program.blocks:
+            gid = block.gid
+            warps = self.warp_execs[gid]
+            if not warps:
+                continue
+            threads = self.thread_execs[gid]
+            for position, ins in enumerate(block.instructions):
+                pred_on = self.guard_true.get((gid, position), 0) if ins.guard is not None else threads
+                yield block, position, ins, warps, threads, pred_on
+
+    def branch_rows(self):
+        """Per executed branch block: (block, last instruction, warp executions, divergent ones)."""
+        for block in self.program.blocks:
+            gid = block.gid
+            if self.warp_execs[gid] and _branch_kind(block) != NOT_BRANCH:
+                yield block, block.instructions[-1], self.warp_execs[gid], self.divergent[gid]
+
+
+def _branch_kind(block) -> int:
+    last = block.instructions[-1]
+    if last.opcode != "bra":
+        return NOT_BRANCH
+    return UNIFORM_BRANCH if last.guard is None else CONDITIONAL_BRANCH

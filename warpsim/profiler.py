@@ -1,0 +1,409 @@
+"""`with warpsim.profile() as prof:` profiles every launch made inside the block.
+
+    with warpsim.profile() as prof:
+        kernel((64,), (256,), (x, y, n))
+    launch = prof.launches[0]
+    launch.metrics["smsp__thread_inst_executed_per_inst_executed.ratio"]   # 32.0
+    launch.lines            # per source line: LineStats
+    print(launch)           # the report; launch.source_view() for the annotated source
+    prof.to_csv()           # Nsight Compute's --csv layout
+
+Metrics carry Nsight Compute's names (warpsim.metrics.names lists them with
+how each is computed). Instruction counts are of PTX instructions, so they
+differ from the hardware's SASS counts; memory requests, sectors, wavefronts
+and bank conflicts come from the addresses and match it (see
+validation/metrics_comparison.md). Profiling does not change what a kernel
+computes; it makes a launch up to about 2x slower (bench/profiling_overhead.py).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import weakref
+
+import numpy as np
+
+from .metrics import active
+from .metrics.lines import hot_lines_table, line_table, source_view
+from .metrics.names import BY_NAME, SECTIONS, compute_metrics, unknown_metrics
+from .metrics.occupancy import get_arch, occupancy
+from .metrics.registers import ptxas_arch, registers_per_thread
+
+__all__ = ["profile", "Profiler", "LaunchProfile", "format_value", "CSV_HEADER"]
+
+CSV_HEADER = ["ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream",
+              "Block Size", "Grid Size", "Device", "CC", "Section Name", "Metric Name",
+              "Metric Unit", "Metric Value"]
+
+# The numbers the SIMT document says to look at first, in the report's summary.
+KEY_METRICS = ["smsp__thread_inst_executed_per_inst_executed.ratio", "warpsim__simt_efficiency.pct",
+               "smsp__sass_branch_targets_threads_divergent.sum",
+               "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio",
+               "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_st.ratio",
+               "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+               "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+               "sm__maximum_warps_per_active_cycle_pct"]
+
+
+def format_value(value) -> str:
+    """As ncu prints values: integers with thousands separators, others with two decimals."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, np.integer)) or float(value).is_integer():
+        return f"{int(value):,}"
+    return f"{float(value):,.2f}"
+
+
+def display_name(name: str) -> str:
+    """A readable kernel name: `ns::kernel` from an Itanium-mangled one (Numba's, templates),
+    else the name itself."""
+    if not name.startswith("_Z"):
+        return name
+    k = 3 if name.startswith("_ZN") else 2
+    parts = []
+    while k < len(name) and name[k] != "E":
+        if name[k] == "B":                       # ABI tag: B <length> <tag>
+            k += 1
+        if not name[k].isdigit():
+            break
+        j = k
+        while j < len(name) and name[j].isdigit():
+            j += 1
+        length = int(name[k:j])
+        if name[k - 1] != "B" or k == 2:
+            parts.append(name[j:j + length])
+        k = j + length
+        if not name.startswith("_ZN"):
+            break
+    return "::".join(parts) if parts else name
+
+
+# ---------------------------------------------------------------- totals of one launch
+
+MEMORY_KEYS = ("requests", "sectors", "lines", "wavefronts", "ideal")
+
+
+def launch_totals(counters, registers, occ, arch, static_shared: int) -> dict:
+    t = {"inst": 0, "thread_inst": 0, "pred_on": 0, "branches": 0, "divergent": 0, "barrier_inst": 0}
+    for _, _, ins, warps, threads, pred_on in counters.instruction_rows():
+        t["inst"] += warps
+        t["thread_inst"] += threads
+        t["pred_on"] += pred_on
+        if ins.opcode in ("bar", "barrier") and "warp" not in ins.mods:
+            t["barrier_inst"] += warps
+    for _, _, executions, divergent in counters.branch_rows():
+        t["branches"] += executions
+        t["divergent"] += divergent
+    for space in ("global", "shared", "local"):
+        for op in ("ld", "st", "atom", "red"):
+            for key in MEMORY_KEYS:
+                t[f"{space}_{op}_{key}"] = 0
+    for site in counters.sites.values():
+        if site.space not in ("global", "shared", "local"):
+            continue
+        prefix = f"{site.space}_{site.op}_"
+        t[prefix + "requests"] += site.requests
+        t[prefix + "sectors"] += site.sectors
+        t[prefix + "lines"] += site.lines
+        t[prefix + "wavefronts"] += site.wavefronts
+        t[prefix + "ideal"] += site.ideal_wavefronts
+    grid, block = counters.grid, counters.block
+    t["grid_size"] = grid[0] * grid[1] * grid[2]
+    t["block_size"] = block[0] * block[1] * block[2]
+    t["warps_launched"] = t["grid_size"] * (-(-t["block_size"] // 32))
+    t.update(registers=max(registers.registers, arch.min_registers_per_thread),
+             registers_source=registers.source,
+             shared_static=static_shared, shared_dynamic=counters.dynamic_shared,
+             shared_driver=arch.reserved_shared_per_block, shared_config=occ.shared_config,
+             limit_registers=occ.limit_registers, limit_shared_mem=occ.limit_shared_mem,
+             limit_warps=occ.limit_warps, limit_blocks=occ.limit_blocks,
+             occupancy_pct=occ.occupancy_pct, limiter=", ".join(occ.limiters))
+    return t
+
+
+def kernel_static_shared(module, kernel: str) -> int:
+    """Static shared memory of one kernel: the .shared variables it and its callees name.
+
+    (The simulator lays out every .shared variable of the module for every
+    kernel; ptxas gives each kernel only its own.)"""
+    from .ptx.ir import Addr, Sym
+    shared = {v.name: v for v in module.variables.values() if v.space == "shared"}
+    used, seen, stack = [], set(), [kernel]
+    while stack:
+        fn = module.functions.get(stack.pop())
+        if fn is None or fn.name in seen:
+            continue
+        seen.add(fn.name)
+        local = {v.name: v for v in fn.locals if v.space == "shared"}
+        for ins in fn.body:
+            for op in ins.srcs + ins.dsts:
+                sym = op.base if isinstance(op, Addr) else op
+                if isinstance(sym, Sym):
+                    var = local.get(sym.name) or shared.get(sym.name)
+                    if var is not None and var not in used:
+                        used.append(var)
+            if ins.call is not None and isinstance(ins.call.target, Sym):
+                stack.append(ins.call.target.name)
+    offset = 0
+    for v in used:
+        if v.count == 0 and v.linkage == "extern":       # dynamic shared memory
+            continue
+        offset = -(-offset // max(1, v.alignment)) * max(1, v.alignment) + v.size
+    return offset
+
+
+_RESOURCES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def kernel_resources(loaded, kernel: str) -> tuple:
+    """(arch, RegisterCount, static shared bytes) of a loaded kernel, computed once."""
+    per_module = _RESOURCES.setdefault(loaded, {})
+    found = per_module.get(kernel)
+    if found is None:
+        module = loaded.module
+        arch = get_arch(ptxas_arch(module))
+        found = per_module[kernel] = (arch, registers_per_thread(module, kernel, arch.name),
+                                      kernel_static_shared(module, kernel))
+    return found
+
+
+def build_launch_profile(counters) -> "LaunchProfile":
+    """Everything a report needs, computed once when the launch ends."""
+    loaded = counters.loaded_module
+    arch, registers, static = kernel_resources(loaded, counters.kernel)
+    block = counters.block
+    occ = occupancy(block[0] * block[1] * block[2], registers.registers,
+                    static + counters.dynamic_shared, arch)
+    totals = launch_totals(counters, registers, occ, arch, static)
+    launch = LaunchProfile(
+        kernel_name=counters.kernel, grid=tuple(counters.grid), block=tuple(block),
+        shared_mem=counters.dynamic_shared, metrics=compute_metrics(totals),
+        lines=line_table(counters), histogram=counters.lane_histogram(), registers=registers,
+        occupancy=occ, arch=arch.name, module_name=loaded.name,
+        sources=dict(getattr(loaded, "sources", {}) or {}),
+        seconds=getattr(counters.result, "seconds", 0.0))
+    launch.activity = getattr(counters, "activity", None)   # ActivityTrace for the HTML report's chart
+    return launch
+
+
+# ---------------------------------------------------------------- one launch
+
+class LaunchProfile:
+    """The profile of one kernel launch: metrics by Nsight Compute name, lines, histogram."""
+
+    def __init__(self, kernel_name, grid, block, shared_mem, metrics, lines, histogram, registers,
+                 occupancy, arch, module_name="", sources=None, seconds=0.0, id=0):
+        self.id = id
+        self.kernel_name, self.grid, self.block, self.shared_mem = kernel_name, grid, block, shared_mem
+        self.metrics = metrics              # name -> value
+        self.lines = lines                  # [LineStats], file/line order
+        self.histogram = histogram          # histogram[k]: warp instructions with k active lanes
+        self.registers = registers          # RegisterCount (ptxas or estimate)
+        self.occupancy = occupancy          # metrics.occupancy.Occupancy
+        self.arch, self.module_name = arch, module_name
+        self.sources = sources or {}        # file name -> text, for code compiled from a string
+        self.seconds = seconds              # simulation time of the launch
+        self.activity = None                # report.activity.ActivityTrace, when one was recorded
+        self.selected = None                # metric names a report shows (None: all)
+
+    @property
+    def units(self) -> dict:
+        return {name: BY_NAME[name].unit for name in self.metrics}
+
+    def __getitem__(self, name: str):
+        return self.metrics[name]
+
+    def __repr__(self) -> str:
+        return (f"<LaunchProfile {self.id}: {self.kernel_name} grid={self.grid} block={self.block}, "
+                f"{len(self.metrics)} metrics>")
+
+    # -------------------------------------------------------- tables
+
+    def csv_rows(self, names=None) -> list:
+        """Rows in Nsight Compute's --csv layout (metrics sorted by name, as ncu does)."""
+        names = sorted(names or self.selected or self.metrics)
+        cc = self.arch.replace("sm_", "")
+        cc = f"{cc[:-1]}.{cc[-1]}"
+        common = [str(self.id), str(os.getpid()), "python", "warpsim", self.kernel_name, "1", "7",
+                  str(self.block).replace(",)", ")"), str(self.grid).replace(",)", ")"), "0", cc,
+                  "Command line profiler metrics"]
+        return [common + [n, BY_NAME[n].unit, format_value(self.metrics[n])]
+                for n in names if n in self.metrics]
+
+    def metrics_table(self, names=None):
+        from rich.table import Table
+        names = names or self.selected
+        t = Table(title=f"{display_name(self.kernel_name)} metrics", title_justify="left")
+        t.add_column("Metric Name", no_wrap=True)
+        t.add_column("Metric Unit", style="dim", no_wrap=True)
+        t.add_column("Metric Value", justify="right", no_wrap=True)
+        wanted = set(names) if names else None
+        for section in SECTIONS:
+            chosen = [BY_NAME[n] for n in self.metrics if BY_NAME[n].section == section
+                      and (wanted is None or n in wanted)]
+            if not chosen:
+                continue
+            t.add_row(f"[bold]{section}[/]", "", "")
+            for m in chosen:
+                t.add_row("  " + m.name, m.unit, format_value(self.metrics[m.name]))
+        return t
+
+    def histogram_table(self):
+        from rich.table import Table
+        t = Table(title="Active lanes per issued warp instruction", title_justify="left")
+        t.add_column("lanes", justify="right")
+        t.add_column("warp inst", justify="right")
+        t.add_column("", no_wrap=True)
+        top = int(self.histogram.max()) or 1
+        for k in range(1, 33):
+            v = int(self.histogram[k])
+            if v:
+                t.add_row(str(k), f"{v:,}", "█" * max(1, round(30 * v / top)))
+        return t
+
+    def summary(self):
+        from rich.text import Text
+        m = self.metrics
+        occ = self.occupancy
+        regs = f"{m['launch__registers_per_thread']} registers/thread" + \
+            (" (estimated from PTX: no usable ptxas)" if self.registers.is_estimate else " (ptxas)")
+        lines = [
+            f"{display_name(self.kernel_name)}  grid {self.grid} x block {self.block}, {self.arch}",
+            f"  active threads per warp instruction  {m['smsp__thread_inst_executed_per_inst_executed.ratio']:.2f}"
+            f" of 32 (SIMT efficiency {m['warpsim__simt_efficiency.pct']:.1f}%), "
+            f"{m['smsp__sass_branch_targets_threads_divergent.sum']:,} divergent branches",
+            f"  global sectors per request  load {m['l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio']:.2f}"
+            f", store {m['l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_st.ratio']:.2f}"
+            f";  shared bank conflicts  load {m['l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum']:,}"
+            f", store {m['l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum']:,}",
+            f"  theoretical occupancy  {occ.occupancy_pct:.1f}% ({occ.active_warps}/{occ.max_warps} warps, "
+            f"limited by {m['warpsim__occupancy_limiter'] or '-'}); {regs}",
+            "  counts are of PTX instructions (the hardware counts SASS)",
+        ]
+        return Text("\n".join(lines))
+
+    def source_view(self, context: int = 2):
+        """The kernel's source lines with their numbers beside them (a rich renderable)."""
+        return source_view(self.lines, self.sources, context=context, title=display_name(self.kernel_name))
+
+    def __rich_console__(self, console, options):
+        from rich.rule import Rule
+        yield Rule(f"[{self.id}] {display_name(self.kernel_name)}", align="left")
+        yield self.summary()
+        yield self.metrics_table()
+        if self.selected is None:
+            yield self.histogram_table()
+            if self.lines:
+                yield hot_lines_table(self.lines)
+
+    def render(self, width: int = 110, color: bool = False, source: bool = False) -> str:
+        from rich.console import Console
+        out = io.StringIO()
+        console = Console(file=out, width=width, color_system="standard" if color else None,
+                          force_terminal=color, record=False)
+        console.print(self)
+        if source:
+            console.print(self.source_view())
+        return out.getvalue()
+
+    def __str__(self) -> str:
+        return self.render()
+
+    def _repr_html_(self) -> str:
+        from .report.html import render_profile_html
+        return render_profile_html([self], title=f"warpsim profile: {self.kernel_name}")
+
+
+# ---------------------------------------------------------------- the profiler
+
+class Profiler:
+    """Collects a LaunchProfile for every launch made while it is active (a context manager)."""
+
+    def __init__(self, metrics=None):
+        if metrics is not None:
+            metrics = [m.strip() for m in (metrics.split(",") if isinstance(metrics, str) else metrics)
+                       if m.strip()]
+            unknown = unknown_metrics(metrics)
+            if unknown:
+                raise ValueError(f"unknown metric(s): {', '.join(unknown)} (warpsim.metrics.names "
+                                 "lists the known ones)")
+        self.metrics = metrics
+        self.launches: list = []
+        self._token = None
+
+    def __enter__(self) -> "Profiler":
+        self._token = active.push(self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        active.pop(self._token)
+        self._token = None
+
+    def add_launch(self, launch: LaunchProfile) -> None:
+        """Called by the launch's counters when it ends."""
+        from copy import copy
+        mine = copy(launch)                 # per-profiler id and selection, shared numbers
+        mine.id = len(self.launches)
+        mine.selected = self.metrics
+        self.launches.append(mine)
+
+    def __len__(self) -> int:
+        return len(self.launches)
+
+    def __iter__(self):
+        return iter(self.launches)
+
+    def __getitem__(self, i) -> LaunchProfile:
+        return self.launches[i]
+
+    def to_csv(self, metrics=None) -> str:
+        out = io.StringIO()
+        writer = csv.writer(out, quoting=csv.QUOTE_ALL, lineterminator="\n")
+        writer.writerow(CSV_HEADER)
+        for launch in self.launches:
+            writer.writerows(launch.csv_rows(metrics))
+        return out.getvalue()
+
+    def __rich_console__(self, console, options):
+        if not self.launches:
+            yield "no kernel launches were profiled"
+        for launch in self.launches:
+            yield launch
+
+    def render(self, width: int = 110, color: bool = False, source: bool = False) -> str:
+        return "".join(launch.render(width, color, source) for launch in self.launches) or \
+            "no kernel launches were profiled\n"
+
+    def __str__(self) -> str:
+        return self.render()
+
+    def __repr__(self) -> str:
+        return f"<warpsim Profiler: {len(self.launches)} launches>"
+
+    def _repr_html_(self) -> str:
+        from .report.html import render_profile_html
+        return render_profile_html(self)
+
+    def write_html(self, path: str) -> str:
+        """Write the self-contained HTML report of these launches (warpsim.report.html)."""
+        try:
+            from .report.html import write_html_report
+        except ImportError:
+            raise NotImplementedError("the HTML report (warpsim.report.html) is not available "
+                                      "in this version") from None
+        return write_html_report(self, path)
+
+
+def profile(metrics=None) -> Profiler:
+    """`with warpsim.profile() as prof:` collects every launch inside the block (see module doc)."""
+    return Profiler(metrics)
+
+
+def _html_of(renderable) -> str:
+    from rich.console import Console
+    console = Console(record=True, width=110, file=io.StringIO(), force_terminal=True)
+    console.print(renderable)
+    return console.export_html(inline_styles=True, code_format="<pre style=\"font-family:monospace;"
+                               "font-size:12px;line-height:1.2\">{code}</pre>")
