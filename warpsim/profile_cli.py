@@ -21,7 +21,7 @@ import runpy
 import sys
 import traceback
 
-from .metrics.names import METRICS, unknown_metrics
+from .metrics.names import METRICS, SASS_NOTES, unknown_metrics
 from .profiler import profile
 
 
@@ -87,7 +87,12 @@ def run_program(argv: list) -> int:
 
 def list_metrics() -> str:
     width = max(len(m.name) for m in METRICS)
-    return "\n".join(f"{m.name:<{width}}  {m.unit or '-':<16} {m.description}" for m in METRICS)
+    lines = []
+    for m in METRICS:
+        lines.append(f"{m.name:<{width}}  {m.unit or '-':<16} {m.description}")
+        if m.name in SASS_NOTES:
+            lines.append(f"{'':<{width}}  {'':<16} ({SASS_NOTES[m.name]})")
+    return "\n".join(lines)
 
 
 def main(argv=None) -> int:

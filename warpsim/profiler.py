@@ -13,7 +13,7 @@ how each is computed). Instruction counts are of PTX instructions, so they
 differ from the hardware's SASS counts; memory requests, sectors, wavefronts
 and bank conflicts come from the addresses and match it (see
 validation/metrics_comparison.md). Profiling does not change what a kernel
-computes; it makes a launch up to about 2x slower (bench/profiling_overhead.py).
+computes; it makes launches about 1.2x slower (bench/profiling_overhead.py).
 """
 
 from __future__ import annotations
@@ -36,16 +36,6 @@ __all__ = ["profile", "Profiler", "LaunchProfile", "format_value", "CSV_HEADER"]
 CSV_HEADER = ["ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream",
               "Block Size", "Grid Size", "Device", "CC", "Section Name", "Metric Name",
               "Metric Unit", "Metric Value"]
-
-# The numbers the SIMT document says to look at first, in the report's summary.
-KEY_METRICS = ["smsp__thread_inst_executed_per_inst_executed.ratio", "warpsim__simt_efficiency.pct",
-               "smsp__sass_branch_targets_threads_divergent.sum",
-               "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio",
-               "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_st.ratio",
-               "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
-               "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
-               "sm__maximum_warps_per_active_cycle_pct"]
-
 
 def format_value(value) -> str:
     """As ncu prints values: integers with thousands separators, others with two decimals."""
@@ -123,37 +113,6 @@ def launch_totals(counters, registers, occ, arch, static_shared: int) -> dict:
     return t
 
 
-def kernel_static_shared(module, kernel: str) -> int:
-    """Static shared memory of one kernel: the .shared variables it and its callees name.
-
-    (The simulator lays out every .shared variable of the module for every
-    kernel; ptxas gives each kernel only its own.)"""
-    from .ptx.ir import Addr, Sym
-    shared = {v.name: v for v in module.variables.values() if v.space == "shared"}
-    used, seen, stack = [], set(), [kernel]
-    while stack:
-        fn = module.functions.get(stack.pop())
-        if fn is None or fn.name in seen:
-            continue
-        seen.add(fn.name)
-        local = {v.name: v for v in fn.locals if v.space == "shared"}
-        for ins in fn.body:
-            for op in ins.srcs + ins.dsts:
-                sym = op.base if isinstance(op, Addr) else op
-                if isinstance(sym, Sym):
-                    var = local.get(sym.name) or shared.get(sym.name)
-                    if var is not None and var not in used:
-                        used.append(var)
-            if ins.call is not None and isinstance(ins.call.target, Sym):
-                stack.append(ins.call.target.name)
-    offset = 0
-    for v in used:
-        if v.count == 0 and v.linkage == "extern":       # dynamic shared memory
-            continue
-        offset = -(-offset // max(1, v.alignment)) * max(1, v.alignment) + v.size
-    return offset
-
-
 _RESOURCES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
@@ -165,7 +124,7 @@ def kernel_resources(loaded, kernel: str) -> tuple:
         module = loaded.module
         arch = get_arch(ptxas_arch(module))
         found = per_module[kernel] = (arch, registers_per_thread(module, kernel, arch.name),
-                                      kernel_static_shared(module, kernel))
+                                      loaded.program.kernel_static_shared.get(kernel, 0))
     return found
 
 

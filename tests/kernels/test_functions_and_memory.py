@@ -49,7 +49,8 @@ def test_local_array():
         expected.append(np.int64(acc).astype(np.int32))
     np.testing.assert_array_equal(out.get(), expected)
     if cp.__name__ == "warpsim":
-        assert ".local" in load(SOURCE).ptx, "the table should stay in local memory"
+        body = load(SOURCE).ptx.split(".entry local_array")[1].split(".entry")[0]
+        assert "st.local" in body and "ld.local" in body, "the table should stay in local memory"
 
 
 def test_recursion():

@@ -76,3 +76,21 @@ def test_ptxas_when_available(monkeypatch):
 
 def test_ptxas_arch_from_target():
     assert regs.ptxas_arch(parse_ptx(PTX)) == "sm_90"
+
+
+def test_a_ptxas_that_refuses_the_ptx_gives_an_estimate(tmp_path, monkeypatch):
+    fake = tmp_path / "ptxas"
+    fake.write_text("#!/bin/sh\necho \"ptxas fatal   : Unsupported .version 9.5\" >&2\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("WARPSIM_PTXAS", str(fake))
+    count = regs.registers_per_thread(parse_ptx(PTX), "add_one")
+    assert count.source == "estimate" and "Unsupported .version" in count.detail
+
+
+def test_a_fake_ptxas_output_is_read(tmp_path, monkeypatch):
+    fake = tmp_path / "ptxas"
+    fake.write_text("#!/bin/sh\ncat <<'EOF' >&2\n" + PTXAS_OUTPUT.replace("k1", "add_one") + "EOF\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("WARPSIM_PTXAS", str(fake))
+    count = regs.registers_per_thread(parse_ptx(PTX), "add_one")
+    assert (count.source, count.registers) == ("ptxas", 10)

@@ -19,8 +19,11 @@ the same exception, prefixed with the thread and block, as on a GPU.
 Device functions (`@cuda.jit(device=True)`) stay Numba's own dispatchers: a
 kernel that calls one is typed and compiled by Numba as usual.
 
-Limits: kernels that link external code (`link=`, cooperative grid sync,
-which needs cudadevrt) are refused with an explicit error; `cache=True` is
+Code Numba links in (fp16 shims, `link=` files in PTX or CUDA C++) is
+merged into the kernel's module (numba_link.py).
+
+Limits: cooperative grid sync (it needs the CUDA device runtime) and linked
+cubins/fatbins/LTO-IR are refused with an explicit error; `cache=True` is
 accepted and compiles again in each process; streams are accepted and
 ignored (every launch runs to completion in order).
 """
@@ -38,6 +41,7 @@ import numpy as np
 from .. import api
 from ..errors import CompileError, LaunchError, WarpsimError
 from .numba_abi import argument_types, flatten_arguments, pack_parameters
+from .numba_link import linked_ptx
 
 __all__ = ["DEFAULT_CC", "CompiledKernel", "Dispatcher", "LaunchConfiguration", "ForAll",
            "compile_kernel", "jit"]
@@ -77,40 +81,57 @@ def numba_sees_simulated_device():
         runtime._set_attached_context(previous)
 
 
-def compile_kernel(py_func, argtypes, *, debug=None, opt=None, lineinfo=True, fastmath=False,
+def compile_kernel(py_func, argtypes, *, debug=None, opt=None, lineinfo=None, fastmath=False,
                    launch_bounds=None, link=(), cc=DEFAULT_CC, **_ignored) -> "CompiledKernel":
-    """Compile `py_func` as a kernel for `argtypes` (Numba types) to PTX."""
-    from numba.cuda import types
-    from numba.cuda.compiler import compile_cuda, kernel_fixup
-    from numba.cuda.cudadrv import nvvm
+    """Compile `py_func` as a kernel for `argtypes` (Numba types) to one PTX module.
+
+    Line info is on unless `lineinfo=False`: warpsim's reports and errors
+    name Python lines from it. If numba-cuda fails to emit line info for a
+    kernel (it has bugs there, e.g. with empty tuples) and the user did not
+    ask for it, the kernel is compiled again without.
+    """
+    from numba.cuda.core.errors import NumbaError
     from numba.cuda.core.compiler_lock import global_compiler_lock
 
     debug = _default(debug, "CUDA_DEBUGINFO_DEFAULT", bool)
     opt = _default(opt, "OPT", lambda level: level != 0)
+    with global_compiler_lock, numba_sees_simulated_device():
+        try:
+            cres = _compile_cres(py_func, argtypes, debug, opt, lineinfo is not False, fastmath,
+                                 launch_bounds, cc)
+        except NumbaError:
+            raise
+        except Exception:
+            if lineinfo or debug:
+                raise
+            cres = _compile_cres(py_func, argtypes, debug, opt, False, fastmath, launch_bounds, cc)
+        if cres.library.use_cooperative:
+            raise CompileError(f"kernel '{py_func.__qualname__}' uses a cooperative grid sync, "
+                               "which needs the CUDA device runtime (cudadevrt): warpsim does "
+                               "not simulate it")
+        ptx = linked_ptx(cres.library, cc, link)
+    return CompiledKernel(py_func, cres, ptx, cres.fndesc.llvm_func_name, debug=debug,
+                          launch_bounds=launch_bounds)
+
+
+def _compile_cres(py_func, argtypes, debug, opt, lineinfo, fastmath, launch_bounds, cc):
+    """numba-cuda's compile result for a kernel, fixed up as its _Kernel does."""
+    from numba.cuda import types
+    from numba.cuda.compiler import compile_cuda, kernel_fixup
+    from numba.cuda.cudadrv import nvvm
     nvvm_options = {"fastmath": fastmath, "opt": 3 if opt else 0}
     if debug:
         nvvm_options["g"] = None
-    with global_compiler_lock, numba_sees_simulated_device():
-        cres = compile_cuda(py_func, types.void, tuple(argtypes), debug=debug,
-                            lineinfo=lineinfo and not debug, fastmath=fastmath,
-                            nvvm_options=nvvm_options, cc=cc)
-        if cres.signature.return_type not in (None, types.void):
-            raise TypeError("CUDA kernel must have void return type.")
-        library = cres.library
-        entry = cres.fndesc.llvm_func_name
-        kernel_fixup(library.get_function(entry), debug)
-        nvvm.set_launch_bounds(library.get_function(entry), launch_bounds)
-        library._entry_name = entry
-        for path in link or ():
-            library.add_linking_file(path)
-        extra = [name for name in library._linking_files]
-        if extra or library.use_cooperative:
-            what = "cooperative groups (grid sync needs cudadevrt)" if library.use_cooperative \
-                else f"linking external code ({', '.join(map(str, extra))})"
-            raise CompileError(f"kernel '{py_func.__qualname__}' needs {what}, which warpsim does "
-                               "not support: it simulates one PTX module per kernel")
-        ptx = library.get_asm_str(cc=cc)
-    return CompiledKernel(py_func, cres, ptx, entry, debug=debug, launch_bounds=launch_bounds)
+    cres = compile_cuda(py_func, types.void, tuple(argtypes), debug=debug,
+                        lineinfo=lineinfo and not debug, fastmath=fastmath,
+                        nvvm_options=nvvm_options, cc=cc)
+    if cres.signature.return_type not in (None, types.void):
+        raise TypeError("CUDA kernel must have void return type.")
+    entry = cres.fndesc.llvm_func_name
+    kernel_fixup(cres.library.get_function(entry), debug)
+    nvvm.set_launch_bounds(cres.library.get_function(entry), launch_bounds)
+    cres.library._entry_name = entry
+    return cres
 
 
 class CompiledKernel:
@@ -470,7 +491,6 @@ def jit(func_or_sig=None, device: bool = False, **options):
     unknown = set(options) - set(_KERNEL_OPTIONS)
     if unknown:
         raise TypeError(f"unknown option(s) for cuda.jit: {', '.join(sorted(unknown))}")
-    options.setdefault("lineinfo", True)
     options.pop("cache", None)
     if callable(func_or_sig) and not isinstance(func_or_sig, (str, list, tuple)) \
             and not _is_numba_signature(func_or_sig):

@@ -130,10 +130,12 @@ class LoadedModule:
             settings = replace(settings, **overrides)
         dynamic = int(shared_mem)
         layout = self.program.layout
-        shared_total = (self.program.dynamic_shared_base + dynamic) if dynamic else layout.static_shared_size
-        if shared_total > MAX_SHARED_PER_BLOCK:
-            raise LaunchError(f"{shared_total} bytes of shared memory per block exceed the "
+        needed = self.program.kernel_static_shared.get(kernel, 0) + dynamic
+        if needed > MAX_SHARED_PER_BLOCK:
+            raise LaunchError(f"{needed} bytes of shared memory per block exceed the "
                               f"{MAX_SHARED_PER_BLOCK} bytes an SM offers", kernel=kernel)
+        shared_total = (self.program.dynamic_shared_base + dynamic if dynamic else
+                        self.program.kernel_static_shared.get(kernel, 0))
         profiling = profiling_observers(self, kernel, grid, block, shared_total, dynamic)
         observers = (*observers, *profiling)
         param_buf = np.zeros((len(params) + 15) // 16 * 16 or 16, dtype=np.uint8)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from ..errors import UnsupportedInstruction, WarpsimError
 from ..ptx.cfg import CFG, is_cta_barrier, is_warp_sync
-from ..ptx.ir import Function, Module, Sym
+from ..ptx.ir import Addr, Function, Module, Sym
 from .semantics import lookup
 
 
@@ -105,24 +105,68 @@ class Program:
     # ------------------------------------------------------------ symbols
 
     def _layout_shared(self):
-        offset = 0
-        shared = [v for v in self.module.variables.values() if v.space == "shared"]
+        """Offsets of .shared variables, compact per kernel.
+
+        Each kernel gets the variables it and its callees name; variables of
+        different kernels may overlap (they never live in the same CTA), those
+        of one kernel never do. Dynamic shared memory (extern arrays) starts
+        after the largest kernel's static variables.
+        """
+        static, dynamic = [], []
+        for v in self.module.variables.values():
+            if v.space == "shared":
+                (dynamic if v.count == 0 and v.linkage == "extern" else static).append(v)
         for fn in self.module.functions.values():
-            shared.extend(v for v in fn.locals if v.space == "shared")
-        dynamic = []
-        for v in shared:
-            if v.count == 0 and v.linkage == "extern":
-                dynamic.append(v)
-                continue
-            offset = _align(offset, v.alignment)
-            self.layout.shared_offsets[v.name] = offset
-            offset += v.size
-        self.layout.static_shared_size = offset
-        dyn_base = _align(offset, max([16] + [v.alignment for v in dynamic]))
+            static.extend(v for v in fn.locals if v.space == "shared")
+        by_name = {v.name: v for v in static}
+        self.kernel_shared: dict[str, list] = {}
+        for kernel in self.module.kernels:
+            names = self._shared_names_reached(kernel.name, by_name)
+            self.kernel_shared[kernel.name] = [by_name[n] for n in names]
+        placed: dict[str, tuple] = {}
+        for kernel, variables in self.kernel_shared.items():
+            taken = [placed[v.name] for v in variables if v.name in placed]
+            for v in variables:
+                if v.name in placed:
+                    continue
+                offset = _first_fit(taken, v.size, v.alignment)
+                placed[v.name] = (offset, offset + v.size)
+                taken.append(placed[v.name])
+        for v in static:               # named by no kernel: keep an address anyway
+            if v.name not in placed:
+                end = max((e for _, e in placed.values()), default=0)
+                offset = _align(end, v.alignment)
+                placed[v.name] = (offset, offset + v.size)
+        self.layout.shared_offsets = {name: start for name, (start, _) in placed.items()}
+        self.kernel_static_shared = {
+            k: max((placed[v.name][1] for v in vs), default=0) for k, vs in self.kernel_shared.items()}
+        end = max((e for _, e in placed.values()), default=0)
+        self.layout.static_shared_size = end
+        dyn_base = _align(end, max([16] + [v.alignment for v in dynamic]))
         for v in dynamic:
             self.layout.dynamic_shared[v.name] = dyn_base
             self.layout.shared_offsets[v.name] = dyn_base
         self.dynamic_shared_base = dyn_base
+
+    def _shared_names_reached(self, kernel: str, shared: dict) -> list:
+        """Static .shared variables named by a kernel and the functions it calls."""
+        names, seen, stack = [], set(), [kernel]
+        while stack:
+            fn = self.module.functions.get(stack.pop())
+            if fn is None or fn.name in seen:
+                continue
+            seen.add(fn.name)
+            for v in fn.locals:
+                if v.space == "shared" and v.name not in names:
+                    names.append(v.name)
+            for ins in fn.body:
+                for op in ins.srcs + ins.dsts:
+                    sym = op.base if isinstance(op, Addr) else op
+                    if isinstance(sym, Sym) and sym.name in shared and sym.name not in names:
+                        names.append(sym.name)
+                if ins.call is not None and isinstance(ins.call.target, Sym):
+                    stack.append(ins.call.target.name)
+        return names
 
     def _layout_local(self):
         offset = 0
@@ -180,6 +224,16 @@ class Program:
             return ""
         path = self.module.files.get(loc.file, f"file{loc.file}")
         return f"{path}:{loc.line}"
+
+
+def _first_fit(taken: list, size: int, align: int) -> int:
+    """Lowest aligned offset where [offset, offset+size) overlaps no taken range."""
+    offset = 0
+    for start, end in sorted(taken):
+        if _align(offset, align) + size <= start:
+            break
+        offset = max(offset, end)
+    return _align(offset, align)
 
 
 def _align(x: int, a: int) -> int:

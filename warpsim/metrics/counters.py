@@ -203,7 +203,8 @@ class LaunchCounters:
         if threads == 32 * n_warps:
             self.full_warp_execs[gid] += n_warps
         else:
-            per_warp = np.bincount((idx >> 5) - int(warps[0]))
+            w = idx >> 5
+            per_warp = np.bincount(w - w.min())
             self.partial_lanes[gid] += np.bincount(per_warp, minlength=33)[:33]
             self.partial_lanes[gid, 0] = 0
         kind = self.branch_kind[gid]
@@ -217,6 +218,8 @@ class LaunchCounters:
                 self.divergent[gid] += len(np.unique(w[1:][split]))
 
     def memory_access(self, ctx, site, space, kind, idx, addrs, size, count):
+        if space == "param":                # constant-bank operands on the hardware, not requests
+            return
         key = (id(site.ins), space, kind)
         rec = self.sites.get(key)
         if rec is None:

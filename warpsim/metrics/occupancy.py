@@ -180,13 +180,17 @@ def occupancy(threads_per_block: int, registers_per_thread: int, shared_per_bloc
     limits = {"warps": limit_warps, "blocks": a.max_blocks_per_sm,
               "registers": limit_registers, "shared_mem": limit_shared}
     active = 0 if problems else min(limits.values())
+    # A carveout the driver chose to fit the other limits does not bind; the largest one, or one
+    # the user fixed, does.
+    chosen_to_fit = carveout_kb is None and config < a.carveouts_kb[-1] * KB
     if active == 0 and not problems and limit_shared == 0:
         problems.append(f"{allocated} bytes of shared memory per block do not fit the "
                         f"{config // KB} KB carveout")
     return Occupancy(a.name, threads_per_block, registers_per_thread, shared_per_block, warps,
                      per_warp, allocated, config, limit_warps, a.max_blocks_per_sm,
                      limit_registers, limit_shared, active, active * warps, a.max_warps_per_sm,
-                     [name for name, v in limits.items() if v == active], problems)
+                     [name for name, v in limits.items()
+                      if v == active and not (name == "shared_mem" and chosen_to_fit)], problems)
 
 
 # ---------------------------------------------------------------- report and CLI
@@ -210,14 +214,17 @@ def occupancy_table(occ: Occupancy, title: str | None = None):
     t.add_row("blocks", "1", str(a.max_blocks_per_sm), bold("blocks", occ.limit_blocks))
     t.add_row("registers", f"{regs}/thread = {occ.registers_allocated_per_warp}/warp",
               f"{a.registers_per_sm}", bold("registers", occ.limit_registers))
-    t.add_row("shared memory", f"{occ.shared_per_block} B (+{a.reserved_shared_per_block} reserved) "
-              f"-> {occ.shared_allocated_per_block} B", f"{occ.shared_config // KB} KB config",
+    t.add_row("shared memory", f"{occ.shared_per_block}+{a.reserved_shared_per_block} reserved = "
+              f"{occ.shared_allocated_per_block} B", f"{occ.shared_config // KB} KB carveout",
               bold("shared_mem", occ.limit_shared_mem))
-    t.caption = (f"{occ.active_blocks} blocks = {occ.active_warps} of {occ.max_warps} warps: "
-                 f"{occ.occupancy_pct:.1f}% theoretical occupancy; limited by "
-                 f"{', '.join(LIMIT_TITLES[n] for n in occ.limiters) or '-'}"
-                 + ("".join(f"\n{p}" for p in occ.problems)))
     return t
+
+
+def occupancy_summary(occ: Occupancy) -> str:
+    text = (f"{occ.active_blocks} blocks = {occ.active_warps} of {occ.max_warps} warps per SM: "
+            f"{occ.occupancy_pct:.1f}% theoretical occupancy, limited by "
+            f"{', '.join(LIMIT_TITLES[n] for n in occ.limiters) or '-'}")
+    return text + "".join(f"\n{p}" for p in occ.problems)
 
 
 def main(argv=None) -> int:
@@ -243,7 +250,9 @@ def main(argv=None) -> int:
         print(json.dumps(occ.as_dict(), indent=2))
     else:
         from rich.console import Console
-        Console().print(occupancy_table(occ))
+        console = Console()
+        console.print(occupancy_table(occ))
+        console.print(occupancy_summary(occ), soft_wrap=True)
     return 0 if not occ.problems else 1
 
 

@@ -48,9 +48,8 @@ class RegisterCount:
 
 # ---------------------------------------------------------------- ptxas
 
-def _candidates() -> list:
+def _candidates(override: str | None) -> list:
     found = []
-    override = os.environ.get("WARPSIM_PTXAS")
     if override:
         return [override]
     try:
@@ -67,10 +66,14 @@ def _candidates() -> list:
     return found
 
 
-@lru_cache(maxsize=None)
 def find_ptxas() -> tuple:
-    """Usable ptxas executables, best first (may be empty)."""
-    return tuple(p for p in dict.fromkeys(_candidates()) if os.path.isfile(p) and os.access(p, os.X_OK))
+    """Usable ptxas executables, best first (may be empty); WARPSIM_PTXAS names one."""
+    return _find_ptxas(os.environ.get("WARPSIM_PTXAS"))
+
+
+@lru_cache(maxsize=None)
+def _find_ptxas(override: str | None) -> tuple:
+    return tuple(p for p in dict.fromkeys(_candidates(override)) if os.path.isfile(p) and os.access(p, os.X_OK))
 
 
 _ENTRY = re.compile(r"Compiling entry function '([^']+)' for '(\w+)'")
@@ -98,10 +101,10 @@ def parse_ptxas_output(text: str) -> dict:
 
 
 @lru_cache(maxsize=64)
-def _ptxas_counts(ptx_digest: str, ptx: str, arch: str) -> tuple:
+def _ptxas_counts(ptx_digest: str, ptx: str, arch: str, executables: tuple) -> tuple:
     """(kernel -> figures, detail) running each ptxas until one accepts the PTX."""
     reasons = []
-    for exe in find_ptxas():
+    for exe in executables:
         with tempfile.TemporaryDirectory(prefix="warpsim-ptxas-") as tmp:
             src = Path(tmp) / "module.ptx"
             src.write_text(ptx)
@@ -132,7 +135,7 @@ def registers_per_thread(module, kernel: str, arch: str | None = None) -> Regist
     text = getattr(module, "text", "") or ""
     if text and os.environ.get("WARPSIM_PTXAS") != "none":
         digest = hashlib.sha256(text.encode()).hexdigest()
-        counts, detail = _ptxas_counts(digest, text, arch)
+        counts, detail = _ptxas_counts(digest, text, arch, find_ptxas())
         if counts and kernel in counts:
             regs, frame, stores, loads = counts[kernel]
             return RegisterCount(regs, "ptxas", detail, stores, loads, frame)

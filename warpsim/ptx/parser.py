@@ -485,6 +485,8 @@ class _Parser:
             self.next()
             if tok.text == "_":
                 return Sink()
+            if tok.text == "WARP_SZ":  # PTX's predefined constant: the warp size
+                return Imm(32, 0, "WARP_SZ")
             name = self.resolve(tok.text)
             if tok.text.startswith("%") or name in getattr(self.fn, "regs", ()):  # `p`: a register too
                 reg = Reg(name)

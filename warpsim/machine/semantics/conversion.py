@@ -1,19 +1,20 @@
 """cvt: conversions between every integer and float type of PTX.
 
 Where PTX differs from NumPy:
-- float -> int always saturates to the destination's range and NaN gives 0
-  (NumPy's casts of out-of-range floats are undefined); .rni/.rzi/.rmi/.rpi
-  pick how the value is rounded to an integer first;
+- float -> int rounds by .rni/.rzi/.rmi/.rpi, then always saturates to the
+  destination's range (NumPy's out-of-range casts are undefined); NaN gives 0,
+  or 0x80..0 from f64 sources and into 64-bit integers, as an H200 does;
 - int -> int truncates or extends by the source's signedness, and .sat clamps;
 - int -> float and narrowing float -> float round exactly under .rn/.rz/.rm/.rp
-  (NumPy: nearest only, and int64 -> float32 may round twice through float64),
-  see floatbits.round_to / round_integers;
-- NaN results are canonical (0x7fffffff for f32, 0x7fff for f16/bf16);
+  (NumPy: nearest only, and 64-bit integers may round twice), see floatbits;
 - packing forms: cvt.rn.f16x2.f32 d, a, b puts a in the upper half and b in the
   lower one (so do bf16x2 and the fp8 pairs e4m3x2/e5m2x2);
-- .ftz flushes subnormal f32 sources and results; .sat on a float destination
-  clamps to [0, 1] (NaN -> 0); .relu clamps negatives to 0; .satfinite turns
-  infinities and overflow into the largest finite value.
+- .ftz flushes subnormal f32 sources and results (an H200 ignores it when
+  converting to f16); .sat on a float destination clamps to [0, 1] (NaN -> 0);
+  .relu clamps negatives to 0; .satfinite turns infinities and overflow into
+  the largest finite value;
+- NaN results are canonical (0x7fffffff, 0x7fff) except where the GPU keeps
+  payloads: see the NaN encodings section.
 """
 
 from __future__ import annotations
@@ -73,8 +74,7 @@ def _check_cvt(ins):
     rounding = flags & (FLOAT_ROUNDING | set(INT_ROUNDING))
     if len(rounding) > 1:
         return "more than one rounding modifier"
-    if "ftz" in flags and ("f32" not in (dst, src) or dst in PAIRS or dst == "tf32"
-                           or src == "f16" and flags & FLOAT_ROUNDING):
+    if "ftz" in flags and ("f32" not in (dst, src) or dst in PAIRS or dst == "tf32"):
         return ".ftz applies only to .f32 sources or destinations (not packed or tf32 ones)"
     if flags & {"relu", "satfinite"} and dst not in ("f16", "bf16", "tf32") and dst not in PAIRS:
         return ".relu/.satfinite apply only to f16, bf16, tf32 and packed destinations"
@@ -168,6 +168,10 @@ def _finish_float(ins, rounded, dst: str):
 
 def _to_float(ins, values, dst: str, src: str):
     """Any int or float source to a float format, rounded once."""
+    if ins.flags <= {"rn"}:
+        fast = _nearest_by_numpy(values, dst, src)
+        if fast is not None:
+            return fast
     fmt = FORMATS[dst]
     if _kind(src) == "int":
         storage = TYPES[src].storage if TYPES[src].kind == "b" else TYPES[src].dtype
@@ -184,7 +188,25 @@ def _to_float(ins, values, dst: str, src: str):
         out = _finish_float(ins, round_to(x, fmt, "rn"), dst)
     else:
         out = _finish_float(ins, round_to(x, fmt, _float_mode(ins)), dst)
-    return _nan_as_gpu(ins, out, values, dst, src)
+    return _nan_as_gpu(out, values, dst, src, ftz="ftz" in ins.flags)
+
+
+def _nearest_by_numpy(values, dst: str, src: str):
+    """The common round-to-nearest conversions NumPy's casts already do with
+    one correct rounding (C casts from <= 32-bit ints, f64 -> f32), and
+    f32 -> bf16 on the bits; None for everything else."""
+    values = np.asarray(values)
+    if _kind(src) == "int" and TYPES[src].bits <= 32 and dst in ("f32", "f64"):
+        return values.astype(TYPES[dst].dtype)
+    if (dst, src) == ("f32", "f64"):
+        with np.errstate(over="ignore"):
+            out = values.astype(np.float32)
+        return _nan_as_gpu(out, values, dst, src, ftz=False) if np.isnan(out).any() else out
+    if (dst, src) == ("bf16", "f32"):
+        bits = values.view(np.uint32)
+        rounded = (bits + np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))) >> np.uint32(16)
+        return np.where(np.isnan(values), np.uint32(0x7FFF), rounded).astype(np.uint16)
+    return None
 
 
 def _decoded(ins, values, src: str, dst: str = ""):
@@ -203,9 +225,10 @@ def _decoded(ins, values, src: str, dst: str = ""):
 _MANTISSA_BITS = {"f16": 10, "bf16": 7, "f32": 23, "tf32": 23, "f64": 52}
 
 
-def _nan_as_gpu(ins, out, values, dst: str, src: str):
+def _nan_as_gpu(out, values, dst: str, src: str, ftz: bool):
+    """Replace the canonical NaNs in `out` where the GPU writes other bits."""
     if dst == "f64":
-        if src == "f32" and "ftz" in ins.flags:    # the f32 canonical NaN, widened
+        if src == "f32" and ftz:                   # the f32 canonical NaN, widened
             nan_bits = np.uint64(0x7FFFFFFFE0000000)
         else:                                      # quieted, payload kept
             nan_bits = _widened_nan(values, src)
@@ -223,6 +246,7 @@ def _nan_as_gpu(ins, out, values, dst: str, src: str):
 
 
 def _widened_nan(values, src: str):
+    """Into f64: quieted, sign and payload kept (F2F.F64 from f32/f16/bf16)."""
     bits = np.asarray(values).view(TYPES[src].storage).astype(np.uint64) if src != "bf16" \
         else np.asarray(values).astype(np.uint64)
     width, mantissa = TYPES[src].bits, _MANTISSA_BITS[src]
@@ -232,6 +256,7 @@ def _widened_nan(values, src: str):
 
 
 def _narrowed_nan(values, dst: str):
+    """From f64: quieted, sign and the top of the payload kept."""
     bits = np.asarray(values, dtype=np.float64).view(np.uint64)
     width, mantissa = TYPES[dst].bits, _MANTISSA_BITS[dst]
     sign = (bits >> np.uint64(63)) << np.uint64(width - 1)

@@ -9,8 +9,10 @@ module works on the integer significand:
   rounded to nearest, plus the exact residual `err` (exact = value + err), from
   the error-free transformations TwoSum / TwoProd (Veltkamp splitting);
 * `round_to` then rounds value+err to any format and mode exactly: for f64
-  targets by stepping one ulp with nextafter, for narrower targets by rounding
-  the significand as an integer with the residual's sign as a sticky bit.
+  targets by stepping one ulp with nextafter; for f32/f16 by rounding to odd
+  in f64 and letting NumPy's cast round once more (exact in every mode); for
+  the others by rounding the significand as an integer, with the residual's
+  sign as a sticky bit.
 
 Lanes a fast path cannot do exactly (f64 results near overflow or underflow)
 fall back, lane by lane, to fractions.Fraction.
@@ -23,9 +25,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
-
-MODES = ("rn", "rz", "rm", "rp", "rna")
-
 
 @dataclass(frozen=True)
 class FloatFormat:
@@ -52,9 +51,10 @@ E5M2 = FloatFormat("e5m2", 3, -14, 57344.0)
 
 FORMATS = {f.name: f for f in (F64, F32, F16, BF16, TF32, E4M3, E5M2)}
 
-# NaN bits NVIDIA GPUs produce. f64: see CANONICAL_NAN_F64 in floating.py notes.
+# The NaN NVIDIA GPUs write for invalid results (f64 has none: it passes
+# operands' NaNs on, see floating.py; encode() leaves f64 NaNs alone).
 CANONICAL_NAN = {"f16": 0x7FFF, "bf16": 0x7FFF, "f32": 0x7FFFFFFF, "tf32": 0x7FFFFFFF,
-                 "e4m3": 0x7F, "e5m2": 0x7F, "f64": 0x7FFFFFFFFFFFFFFF}
+                 "e4m3": 0x7F, "e5m2": 0x7F}
 
 _U64 = np.uint64
 _ONE = _U64(1)
@@ -88,9 +88,9 @@ def encode(x, type_name: str) -> np.ndarray:
     """float64 values exactly representable in `type_name` (or inf/NaN) -> its
     register dtype; NaNs become the format's canonical NaN."""
     x = np.asarray(x, dtype=np.float64)
-    nan = np.isnan(x)
     if type_name == "f64":
         return x
+    nan = np.isnan(x)
     if type_name in ("f32", "f16"):
         out = x.astype(np.float32 if type_name == "f32" else np.float16)
         if nan.any():
@@ -268,6 +268,10 @@ def round_to(value, fmt: FloatFormat, mode: str = "rn", err=None, finite_exact=N
     value = np.asarray(value, dtype=np.float64)
     if fmt is F64:
         return _step_f64(value, err, mode, finite_exact)
+    if fmt.name in _NATIVE and mode != "rna":
+        return _round_native(value, err, _NATIVE[fmt.name], mode)
+    if fmt is BF16 and mode == "rn":
+        return _round_bf16_nearest(value, err)
     regular = np.isfinite(value) & (value != 0)
     safe = np.where(regular, value, 1.0)
     bits = safe.view(_U64)
@@ -284,6 +288,42 @@ def round_to(value, fmt: FloatFormat, mode: str = "rn", err=None, finite_exact=N
         m4 = m4 + away - toward
     rounded = round_scaled(m4.astype(_U64), e - 2, negative, fmt, mode)
     return np.where(regular, rounded, value)
+
+
+_NATIVE = {"f32": np.float32, "f16": np.float16}
+
+
+def _round_native(value, err, dtype, mode):
+    """Fast path for targets NumPy has: round value+err to odd at f64
+    precision, then let NumPy's (correctly rounded, nearest-even) cast
+    round once more and step one ulp where a directed mode disagrees.
+    Rounding to odd first makes the second rounding exact in every mode."""
+    exact = value if err is None else round_to_odd(value, np.asarray(err, dtype=np.float64))
+    with np.errstate(over="ignore"):
+        nearest = exact.astype(dtype)
+    if mode == "rn":
+        return nearest.astype(np.float64)
+    if mode == "rz":
+        wrong, target = np.abs(nearest) > np.abs(exact), 0
+    elif mode == "rp":
+        wrong, target = nearest < exact, np.inf
+    elif mode == "rm":
+        wrong, target = nearest > exact, -np.inf
+    else:
+        raise ValueError(f"unknown rounding mode {mode}")
+    return np.where(wrong, np.nextafter(nearest, dtype(target)), nearest).astype(np.float64)
+
+
+def _round_bf16_nearest(value, err):
+    """value+err to bf16, nearest-even: round to odd at f32 precision (chop,
+    then OR the sticky bit into the last place), then round the f32 bits."""
+    exact = value if err is None else round_to_odd(value, np.asarray(err, dtype=np.float64))
+    with np.errstate(over="ignore", invalid="ignore"):
+        chopped = _round_native(exact, None, np.float32, "rz").astype(np.float32)
+    bits = chopped.view(np.uint32) | (chopped.astype(np.float64) != exact).astype(np.uint32)
+    bits = (bits + np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))) & np.uint32(0xFFFF0000)
+    rounded = bits.view(np.float32).astype(np.float64)
+    return np.where(np.isnan(exact), exact, np.where(np.isinf(exact), exact, rounded))
 
 
 def round_integers(values, fmt: FloatFormat, mode: str = "rn") -> np.ndarray:

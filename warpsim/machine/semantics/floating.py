@@ -5,16 +5,21 @@ copysign and testp, for f32, f64 and the half types f16/f16x2/bf16/bf16x2.
 Where PTX differs from NumPy:
 - .rz/.rm/.rp rounding, and fma's single rounding, are done exactly through
   floatbits (NumPy only rounds to nearest, and has no fused multiply-add);
-- .ftz flushes subnormal f32/f16 inputs and results to zero of the same sign;
+- .ftz flushes subnormal inputs and results to zero of the same sign;
   .sat clamps results to [0, 1] with NaN -> +0; .relu clamps below at 0;
 - NaN results are the GPU's canonical NaN (f32 0x7fffffff, f16/bf16 0x7fff);
+  f64 passes NaN operands on, in an order of its own (see _nan_operand);
 - min/max return the non-NaN operand and order -0 below +0;
 - packed x2 types compute per half, element 0 in bits 0-15;
-- .approx functions are computed in f64 and rounded once: inside PTX's error
-  bounds, but not bit-identical to the GPU's special function unit.
+- .approx functions are the f64 function rounded once, wrapped in the range
+  handling ptxas emits around the special function unit (MUFU): within PTX's
+  bounds, but the SFU's last bit differs from ours for a fraction of inputs.
 
-Half types travel as NumPy float16 (f16) or raw bits (bf16, f16x2, bf16x2);
-every operand is decoded to float64 exactly, computed, and rounded once.
+Checked bit for bit against an H200 (sm_90): every exactly rounded operation
+in every mode and type here, and the NaN and special-value cases noted in
+comments. Half types travel as NumPy float16 (f16) or raw bits (bf16, f16x2,
+bf16x2); outside the fast paths every operand is decoded to float64 exactly,
+computed, and rounded once.
 """
 
 from __future__ import annotations
@@ -22,14 +27,14 @@ from __future__ import annotations
 import numpy as np
 
 from .floatbits import (CANONICAL_NAN, FORMATS, F32, F64, add_rounded, decode, div_rounded, encode,
-                        flush_subnormal, fma_rounded, mul_rounded, round_to, sqrt_rounded)
+                        flush_subnormal, fma_rounded, mul_rounded, round_to, round_to_odd,
+                        sqrt_rounded, two_sum)
 from .registry import Signature, same_type, value_op
 
 HALF_TYPES = frozenset({"f16", "f16x2", "bf16", "bf16x2"})
 F32_AND_HALF = HALF_TYPES | {"f32"}
 PACKED = {"f16x2": "f16", "bf16x2": "bf16"}
 ROUNDINGS = frozenset({"rn", "rz", "rm", "rp"})
-DIRECTED = ROUNDINGS - {"rn"}
 
 # NaN results of f64 arithmetic, as seen on an H200: the quieted NaN operand,
 # or 0xfff8000000000000 for invalid operations (as on x86); which operand wins
@@ -111,7 +116,25 @@ def _per_element(ins, fn, *sources):
 
 def _plain_f32(ins) -> bool:
     """No modifier that needs more than NumPy's IEEE float32 arithmetic."""
-    return not (ins.flags & {"ftz", "sat", "rz", "rm", "rp"})
+    return not (ins.flags & {"ftz", "sat", "relu", "rz", "rm", "rp"})
+
+
+def _native(ins, t: str) -> bool:
+    """Round to nearest with nothing else to do, on a type NumPy holds."""
+    return t in ("f32", "f64", "f16") and _plain_f32(ins)
+
+
+_NUMPY_OPS = {"add": np.add, "sub": np.subtract, "mul": np.multiply}
+
+
+def _native_op(opcode, t, a, b):
+    """add/sub/mul.rn by NumPy: IEEE for f32/f64; f16 sums and products are
+    exact in f64, so computing there and rounding once is exact too."""
+    op = _NUMPY_OPS[opcode]
+    with np.errstate(all="ignore"):
+        if t == "f16":
+            return canonical_nan(op(a.astype(np.float64), b.astype(np.float64)).astype(np.float16))
+        return canonical_nan(op(a, b))
 
 
 # ------------------------------------------------------------------ checks
@@ -164,7 +187,6 @@ _MINMAX = _table(f32={"ftz", "NaN", "xorsign", "abs"}, f64=set(),
 _ABSNEG = _table(f32={"ftz"}, f64=set(), half16={"ftz"}, bhalf=set())
 _PLAIN = _table(f32=set(), f64=set())
 
-_SINGLE = F32_AND_HALF
 _DOUBLE = {"f64"}
 
 
@@ -189,15 +211,13 @@ def _fp(*opcodes, types, check, signature=same_type, pipe=None):
 @_fp("add", "sub", types=F32_AND_HALF | _DOUBLE, check=_check(_ARITH))
 def add_sub(ins, a, b):
     def element(t, a, b):
-        mode = _mode(ins)
-        if t == "f64" and mode == "rn" or t == "f32" and _plain_f32(ins):
-            with np.errstate(all="ignore"):
-                result = canonical_nan(a + b if ins.opcode == "add" else a - b)
+        if _native(ins, t):
+            result = _native_op(ins.opcode, t, a, b)
         else:
             x, y = _operands(ins, t, a, b)
             if ins.opcode == "sub":
                 y = -y                               # x - y is x + (-y), zeros included
-            result = _deliver(ins, t, add_rounded(x, y, FORMATS[t], mode))
+            result = _deliver(ins, t, add_rounded(x, y, FORMATS[t], _mode(ins)))
         return _nan_operand(result, a, b) if t == "f64" else result
     return _per_element(ins, element, a, b)
 
@@ -205,13 +225,11 @@ def add_sub(ins, a, b):
 @_fp("mul", types=F32_AND_HALF | _DOUBLE, check=_check(_ARITH))
 def mul(ins, a, b):
     def element(t, a, b):
-        mode = _mode(ins)
-        if t == "f64" and mode == "rn" or t == "f32" and _plain_f32(ins):
-            with np.errstate(all="ignore"):
-                result = canonical_nan(a * b)
+        if _native(ins, t):
+            result = _native_op("mul", t, a, b)
         else:
             x, y = _operands(ins, t, a, b)
-            result = _deliver(ins, t, mul_rounded(x, y, FORMATS[t], mode))
+            result = _deliver(ins, t, mul_rounded(x, y, FORMATS[t], _mode(ins)))
         return _nan_operand(result, a, b) if t == "f64" else result
     return _per_element(ins, element, a, b)
 
@@ -219,12 +237,25 @@ def mul(ins, a, b):
 def _fused(ins, a, b, c):
     """a*b + c rounded once (fma, and mad.f32/f64, which PTX defines as fused)."""
     def element(t, a, b, c):
+        if t in ("f32", "f16") and _native(ins, t):
+            return _fma_nearest(a, b, c)
         x, y, z = _operands(ins, t, a, b, c)
         result = _deliver(ins, t, fma_rounded(x, y, z, FORMATS[t], _mode(ins)))
         if t == "f64":
             result = _dfma_nan(result, a, b, c)
         return result
     return _per_element(ins, element, a, b, c)
+
+
+def _fma_nearest(a, b, c):
+    """fma.rn.f32/f16, fast: the product is exact in f64, TwoSum(product, c)
+    is the exact sum as a pair, rounded to odd in f64, then cast: a single
+    correct rounding (naive a*b+c in f64 would round twice)."""
+    dtype = np.result_type(a, b, c)
+    with np.errstate(all="ignore"):
+        product = np.multiply(a, b, dtype=np.float64)
+        total, err = two_sum(product, np.asarray(c, dtype=np.float64))
+        return canonical_nan(round_to_odd(total, err).astype(dtype))
 
 
 def _nan_operand(result, a, b):
@@ -254,7 +285,8 @@ def fma(ins, a, b, c):
     return _fused(ins, a, b, c)
 
 
-# mad.f32 without a rounding modifier is fused on sm_20+, same as mad.rn.f32.
+# mad.f32 without a rounding modifier is fused on sm_20+, same as mad.rn.f32
+# (ptxas for sm_90 rejects it; accepted here for older PTX).
 @_fp("mad", types={"f32", "f64"}, check=_check(_MAD))
 def mad(ins, a, b, c):
     return _fused(ins, a, b, c)
@@ -292,8 +324,8 @@ def _div_approx(ins, x, y):
 
 
 def _ieee_nan(result, ieee):
-    """f64 NaN results as the GPU's DFMA/DADD give them, which is what x86
-    (NumPy) gives too: the quieted NaN operand, or 0xfff8000000000000."""
+    """f64 div/rcp/sqrt NaN results: as x86 (NumPy) gives them, which is what
+    an H200 gives too -- the first NaN operand quieted, or 0xfff8...0."""
     nan = np.isnan(result)
     return np.where(nan, ieee, result) if nan.any() else result
 
@@ -350,8 +382,12 @@ def _rsqrt_f64(x):
 @_fp("rcp", types={"f32", "f64"}, check=_check(_RCP), pipe="sfu")
 def rcp(ins, a):
     t = ins.type
+    exact = "approx" not in ins.flags
+    if exact and _native(ins, t):
+        with np.errstate(all="ignore"):
+            return canonical_nan(np.divide(1, a, dtype=a.dtype))
     (x,) = _operands(ins, t, a)
-    if "approx" in ins.flags:
+    if not exact:
         if t == "f64":
             return _high_word_sfu(lambda v: 1.0 / v, x)
         return _deliver(ins, t, _approx_reciprocal(x, flush="ftz" in ins.flags))
@@ -365,9 +401,12 @@ def rcp(ins, a):
 @_fp("sqrt", types={"f32", "f64"}, check=_check(_SQRT), pipe="sfu")
 def sqrt(ins, a):
     t = ins.type
-    (x,) = _operands(ins, t, a)
+    exact = "approx" not in ins.flags
     with np.errstate(all="ignore"):
-        if "approx" in ins.flags:
+        if exact and _native(ins, t):
+            return canonical_nan(np.sqrt(a))
+        (x,) = _operands(ins, t, a)
+        if not exact:
             return _deliver(ins, t, np.sqrt(x).astype(np.float32).astype(np.float64))
         result = _deliver(ins, t, sqrt_rounded(x, FORMATS[t], _mode(ins)))
         return _ieee_nan(result, np.sqrt(a)) if t == "f64" else result
@@ -393,13 +432,16 @@ _INV_2PI_F32 = float(np.float32(0.15915494))          # 0x3e22f983
 
 def _revolutions(fn):
     """sin/cos.approx as ptxas emits them: FMUL.RZ by f32(1/(2 pi)), then the
-    SFU evaluates fn(2 pi t) on the fraction of t (subnormals flushed). This
-    reproduces the GPU's results for huge arguments too (within 2^-21.5)."""
+    SFU takes that angle in revolutions as fixed point, truncated to 2^-25 of
+    a revolution (so sin of |x| < 1.7e-7 is 0 on the GPU), and evaluates
+    fn(2 pi t) on its fraction. Within 2^-21.5 of an H200 for all inputs,
+    huge ones included."""
     def evaluate(x):
         t = round_to(flush_subnormal(x, F32) * _INV_2PI_F32, F32, "rz")
-        t = flush_subnormal(t, F32)
         with np.errstate(all="ignore"):
-            fraction = np.copysign(t - np.round(t), t)
+            t = np.trunc(t * 2.0 ** 25) * 2.0 ** -25
+            fraction = t - np.round(t)
+            fraction = np.where(fraction == 0, np.copysign(0.0, t), fraction)   # sin(-n) = -0
             return fn(2 * np.pi * fraction)
     return evaluate
 
@@ -424,9 +466,10 @@ def special_function(ins, a):
     def element(t, a):
         (x,) = _operands(ins, t, a)
         with np.errstate(all="ignore"):
-            y = fn(x)
-        return _deliver(ins, t, flush_subnormal(round_to(y, FORMATS[t], "rn"), FORMATS[t])
-                        if ins.opcode in ("sin", "cos") else round_to(y, FORMATS[t], "rn"))
+            rounded = round_to(fn(x), FORMATS[t], "rn")
+        if ins.opcode in ("sin", "cos"):            # MUFU.SIN/COS flush subnormal results
+            rounded = flush_subnormal(rounded, F32)
+        return _deliver(ins, t, rounded)
     return _per_element(ins, element, a)
 
 
@@ -449,10 +492,8 @@ def _check_min_max(ins):
         return reason
     if ("xorsign" in ins.flags) != ("abs" in ins.flags):
         return ".xorsign and .abs go together"
-    if len(ins.srcs) not in (2, 3):
-        return f"{ins.opcode} takes two or three sources"
-    if "xorsign" in ins.flags and len(ins.srcs) != 2:
-        return ".xorsign.abs takes two sources"
+    if len(ins.srcs) != 2 and (len(ins.srcs) != 3 or ins.type != "f32" or "xorsign" in ins.flags):
+        return f"{ins.opcode} takes two sources (three only for .f32 without .xorsign.abs)"
     return None
 
 
@@ -515,8 +556,8 @@ def abs_neg(ins, a):
         sign = _SIGN_BIT[t]
         exponent = _EXPONENT_BITS[t]
         if _ftz_applies(ins, t):                  # subnormal: exponent field all zero
-            bits = np.where(bits & exponent == 0, bits & sign, bits)
-        nan = (bits & exponent == exponent) & (bits & ~(sign | exponent) != 0)
+            bits = np.where((bits & exponent) == 0, bits & sign, bits)
+        nan = ((bits & exponent) == exponent) & ((bits & ~(sign | exponent)) != 0)
         out = bits & ~sign if ins.opcode == "abs" else bits ^ sign
         if nan.any():
             quieted = bits | _QUIET_F64 if t == "f64" else bits.dtype.type(CANONICAL_NAN[t])
