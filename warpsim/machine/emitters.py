@@ -400,6 +400,15 @@ def emit_call(c, ins):
     if not isinstance(call.target, Sym):
         raise UnsupportedInstruction(ins, "indirect call through a register")
     callee = c.program.module.functions[call.target.name]
+    if not callee.has_body:             # provided by the runtime (printf, assert)
+        site = c.const(Site(c.program, c.fn, ins), "site")
+        args = [c.key(a.name) for a in call.args]
+        rets = [c.key(r.name) for r in call.returns]
+        c.emit(f"builtins.call_builtin(ctx, ctx.program, idx, {callee.name!r}, {args!r}, {rets!r}, {site})")
+        c.emit(f"ctx.pc[idx] = {c.block.next_gid}")
+        if c.block.next_gid == -1:
+            c.emit("exit_threads(ctx, idx)")
+        return True
     copies = []
     for param, arg in zip(callee.params, call.args):
         if not isinstance(arg, Sym):

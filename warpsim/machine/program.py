@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from ..errors import UnsupportedInstruction, WarpsimError
 from ..ptx.cfg import CFG, is_cta_barrier, is_warp_sync
 from ..ptx.ir import Addr, Function, Module, Sym
+from .builtins import BUILTINS
 from .semantics import lookup
 
 
@@ -68,6 +69,8 @@ class Program:
                     target = ins.call.target
                     if isinstance(target, Sym):
                         callee = self.module.functions.get(target.name)
+                        if target.name in BUILTINS and callee is not None:
+                            continue
                         if callee is None or not callee.has_body:
                             raise UnsupportedInstruction(
                                 ins, f"call of '{target.name}', which has no body in this module "

@@ -1,0 +1,114 @@
+"""Functions the CUDA runtime provides to device code: printf and assert.
+
+NVVM declares them `.extern .func` (vprintf, __assertfail) and passes
+arguments through .param variables; there is no PTX body to run, so warpsim
+implements them here, per calling thread, in thread order.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import numpy as np
+
+from ..errors import TrapError
+from .memory import GLOBAL_BASE, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE
+
+BUILTINS = ("vprintf", "__assertfail")
+
+# printf conversions: (flags, width, precision, length, conversion)
+_SPEC = re.compile(r"%([-+ #0]*)(\*|\d+)?(?:\.(\*|\d+))?(hh|h|ll|l|z|j|t|L)?([diouxXcsfFeEgGaAp%])")
+
+
+def read_bytes(ctx, slot: int, address: int, nbytes: int) -> bytes:
+    """Bytes at a generic address as thread `slot` sees them."""
+    if SHARED_WINDOW <= address < SHARED_WINDOW + WINDOW_SIZE:
+        base = int(ctx.cta[slot]) * ctx.shared_size + address - SHARED_WINDOW
+        return ctx.shared[base:base + nbytes].tobytes()
+    if LOCAL_WINDOW <= address < LOCAL_WINDOW + WINDOW_SIZE:
+        base = slot * ctx.local_size + address - LOCAL_WINDOW
+        return ctx.local[base:base + nbytes].tobytes()
+    offset = address - GLOBAL_BASE
+    return ctx.memory.buffer[offset:offset + nbytes].tobytes()
+
+
+def read_string(ctx, slot: int, address: int, limit: int = 4096) -> str:
+    if address == 0:
+        return "(null)"
+    raw = read_bytes(ctx, slot, address, limit)
+    return raw.split(b"\0", 1)[0].decode("utf-8", "replace")
+
+
+def format_printf(ctx, slot: int, fmt: str, args_address: int) -> tuple[str, int]:
+    """C printf formatting of device arguments packed as NVVM packs them."""
+    out, pos, offset, count = [], 0, 0, 0
+    for m in _SPEC.finditer(fmt):
+        out.append(fmt[pos:m.start()])
+        pos = m.end()
+        flags, width, precision, length, conv = m.groups()
+        if conv == "%":
+            out.append("%")
+            continue
+        if conv in "feEgGaA":
+            size = 8
+        elif conv in "sp" or length in ("ll", "l", "z", "j", "t"):
+            size = 8
+        else:
+            size = 4
+        offset = (offset + size - 1) // size * size
+        raw = read_bytes(ctx, slot, args_address + offset, size)
+        offset += size
+        count += 1
+        spec = "%" + (flags or "") + (width or "") + (f".{precision}" if precision else "")
+        if conv in "feEgGaA":
+            value = np.frombuffer(raw, dtype=np.float64)[0]
+            out.append((spec + conv) % float(value) if conv not in "aA" else float(value).hex())
+        elif conv == "s":
+            out.append((spec + "s") % read_string(ctx, slot, int.from_bytes(raw, "little")))
+        elif conv == "p":
+            out.append("0x%x" % int.from_bytes(raw, "little"))
+        elif conv == "c":
+            out.append((spec + "c") % chr(raw[0]))
+        else:
+            signed = conv in "di"
+            value = int.from_bytes(raw, "little", signed=signed)
+            if length == "hh":
+                value = np.int8(value) if signed else value & 0xFF
+            elif length == "h":
+                value = np.int16(value) if signed else value & 0xFFFF
+            out.append((spec + ("d" if conv in "diu" else conv)) % int(value))
+    out.append(fmt[pos:])
+    return "".join(out), count
+
+
+def call_builtin(ctx, program, idx, name: str, arg_keys, return_keys, site):
+    """Run a runtime function for threads idx, in thread order."""
+    def arg(k, slot, size=8):
+        return int.from_bytes(ctx.param_var(arg_keys[k])[slot, :size].tobytes(), "little")
+
+    if name == "vprintf":
+        lines = []
+        for slot in idx:
+            fmt = read_string(ctx, int(slot), arg(0, slot))
+            text, count = format_printf(ctx, int(slot), fmt, arg(1, slot))
+            lines.append(text)
+            if return_keys:
+                ctx.param_var(return_keys[0])[slot, :4] = np.frombuffer(
+                    np.int32(count).tobytes(), dtype=np.uint8)
+        sys.stdout.write("".join(lines))
+        sys.stdout.flush()
+        return
+    if name == "__assertfail":
+        slot = int(idx[0])
+        message = read_string(ctx, slot, arg(0, slot))
+        file = read_string(ctx, slot, arg(1, slot))
+        line = arg(2, slot, 4)
+        function = read_string(ctx, slot, arg(3, slot))
+        where = ctx.where(slot)
+        raise TrapError(
+            f"{file}:{line}: {function}: Assertion `{message}` failed "
+            f"({len(idx)} thread(s) of this group)", kernel=ctx.kernel, block=where["block"],
+            thread=where["thread"], ptx_line=site.ins.line, instruction=str(site.ins),
+            source_line=site.source_line)
+    raise AssertionError(name)
