@@ -603,3 +603,69 @@ def test_pipes():
     assert lookup(parse_mnemonic("ex2.approx.f32", 1, 1)).pipe == "sfu"
     assert lookup(parse_mnemonic("add.s32", 1, 2)).family == "integer"
     assert lookup(parse_mnemonic("add.f16x2", 1, 2)).family == "floating"
+
+
+# -------------------------------------------------- behaviour seen on an H200
+# Bit patterns below were read off an H200 (sm_90) running each instruction.
+
+def f64_bits(*values):
+    return np.array(values, dtype=np.uint64).view(np.float64)
+
+
+def test_f64_nan_operand_order():
+    a = f64_bits(0x7FF1000000000001, 0x7FF8000000000002, 0x3FF0000000000000)
+    b = f64_bits(0xFFF2000000000003, 0x3FF0000000000000, 0x7FF0000000000004)
+    c = f64_bits(0x7FF4000000000005, 0x7FF4000000000005, 0x7FF4000000000005)
+    for mnemonic in ("add.rn.f64", "sub.rz.f64", "mul.rn.f64"):
+        got = evaluate(mnemonic, a, b).view(np.uint64)   # the second NaN wins, quieted
+        assert list(got) == [0xFFFA000000000003, 0x7FF8000000000002, 0x7FF8000000000004], mnemonic
+    for mnemonic in ("min.f64", "max.f64"):                # one NaN: the number
+        got = evaluate(mnemonic, a, b).view(np.uint64)
+        assert list(got) == [0xFFFA000000000003, 0x3FF0000000000000, 0x3FF0000000000000], mnemonic
+    got = evaluate("div.rn.f64", a, b).view(np.uint64)   # division: the first one (as x86)
+    assert list(got) == [0x7FF9000000000001, 0x7FF8000000000002, 0x7FF8000000000004]
+    got = evaluate("fma.rn.f64", a, b, c).view(np.uint64)   # b, then c, then a
+    assert list(got) == [0xFFFA000000000003, 0x7FFC000000000005, 0x7FF8000000000004]
+    inf = f64_bits(0x7FF0000000000000)
+    assert evaluate("sub.rn.f64", inf, inf).view(np.uint64)[0] == 0xFFF8000000000000
+
+
+def test_abs_neg_nans():
+    nan32 = np.uint32([0xFFC00001]).view(np.float32)
+    assert evaluate("abs.f32", nan32).view(np.uint32)[0] == 0x7FFFFFFF
+    assert evaluate("neg.f32", nan32).view(np.uint32)[0] == 0x7FFFFFFF
+    assert evaluate("neg.bf16", np.uint16([0x7FC5]))[0] == 0x7FFF
+    nan64 = f64_bits(0xFFF0000000000007)
+    assert evaluate("abs.f64", nan64).view(np.uint64)[0] == 0xFFF8000000000007
+    assert evaluate("neg.f64", nan64).view(np.uint64)[0] == 0xFFF8000000000007
+
+
+def test_f64_sfu_approximations():
+    x = f64_bits(0x3FF0000000000000, 0x3FE0000000000000, 0x3FF8000000000000, 0x3FE8000000000000,
+                 0x3F3E243558000A30, 0x328A8F6168D358D8, 0xBF6F74AE5FA34AF0)
+    got = evaluate("rsqrt.approx.f64", x).view(np.uint64)
+    assert list(got) == [0x3FF0000000000000, 0x3FF6A09E667F3BCD, 0x3FEA20BD700C2C3E, 0x3FF279A74590331C,
+                         0x40475089A915606A, 0x46A18FEFF386E3E9, 0xFFF8000000000000]
+    # MUFU.RCP64H: high word only
+    x = f64_bits(0x3FF8000000000000, 0xC004000000000000, 0x4061D18DE7302820, 0x7FF8000000000000, 0x0)
+    got = evaluate("rcp.approx.ftz.f64", x).view(np.uint64)
+    assert list(got) == [0x3FE5555500000000, 0xBFD9999900000000, 0x3F7CBBED00000000,
+                         0x7FFFFFFF00000000, 0x7FF0000000000000]
+
+
+def test_sin_cos_take_revolutions_in_fixed_point():
+    x = np.float32([2.4773585e-27, -6.43e-14, 3.4028235e38, 1e-45, 2.4e-7])
+    got = evaluate("sin.approx.f32", x).astype(np.float64)
+    assert_same(got[:4], [0.0, -0.0, 0.0, 0.0], "f32", "sin of tiny and huge x")
+    assert got[4] == pytest.approx(math.sin(2 * math.pi * 2.0 ** -25), rel=1e-6)
+    assert evaluate("cos.approx.f32", np.float32([3.4028235e38]))[0] == 1.0
+    big = np.float32(12345.678)                    # argument reduction in f32 revolutions
+    assert abs(float(evaluate("sin.approx.f32", np.float32([big]))[0]) - math.sin(float(big))) < 1e-3
+
+
+def test_division_and_reciprocal_ranges():
+    tiny = np.float32(1e-45)
+    assert evaluate("div.approx.f32", np.float32([tiny]), np.float32([tiny]))[0] == 1.0
+    assert evaluate("rcp.approx.f32", np.uint32([0x400000]).view(np.float32))[0] == np.float32(2.0 ** 127)
+    assert evaluate("rcp.approx.ftz.f32", np.uint32([0x400000]).view(np.float32))[0] == np.inf
+    assert evaluate("ex2.approx.ftz.bf16", np.uint16([0xC304]))[0] == 0        # 2**-132 flushed

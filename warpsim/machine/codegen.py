@@ -153,7 +153,9 @@ class BlockCompiler:
             return f"(~{self.typed(op.reg, 'pred')})"
         if isinstance(op, Sym):
             value = self.symbol_value(op)
-            return self.const(np.array(value, dtype=np.uint64).astype(ptype.dtype)[()], "sym")
+            constant = self.const(np.array(value, dtype=np.uint64).astype(ptype.dtype)[()], "sym")
+            frame = self.frame_offset(op.name)
+            return f"({constant} + {frame}.astype({self.const(ptype.dtype, 'D')}))" if frame else constant
         raise UnsupportedInstruction(self.current, f"operand '{op}' cannot be used as a {type_name} value")
 
     def write(self, dst, type_name: str, expr: str):
@@ -190,6 +192,18 @@ class BlockCompiler:
         if name in self.program.function_entry:
             return FUNCTION_POINTER_BASE + self.program.function_entry[name]
         raise UnsupportedInstruction(self.current, f"unknown symbol '{name}'")
+
+    def frame_offset(self, name: str) -> str | None:
+        """For a local variable of a recursive function: the activation's frame offset.
+
+        Every call depth gets its own copy of the static local layout, so each
+        activation's __local_depot is its own memory.
+        """
+        if (self.fn.name in self.program.recursive_functions and
+                (self.fn.name, name) in self.program.layout.local_offsets):
+            size = self.program.layout.local_size
+            return f"(ctx.call_depth[idx].astype(np.uint64) * np.uint64({size}))"
+        return None
 
     def symbol_space(self, name: str) -> str:
         layout = self.program.layout

@@ -105,6 +105,9 @@ def address_expr(c, addr: Addr, space: str):
                 value += SHARED_WINDOW
             elif sym_space == "local":
                 value += LOCAL_WINDOW
+        frame = c.frame_offset(addr.base.name)
+        if frame:
+            return f"(np.uint64({value}) + {frame})", space
         return f"np.full(n, {value}, dtype=np.uint64)", space
     return f"np.full(n, {addr.offset}, dtype=np.uint64)", space
 

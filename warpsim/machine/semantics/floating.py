@@ -478,7 +478,10 @@ def special_function(ins, a):
 def _pick(opcode, x, y):
     """PTX min/max of two float64 arrays: a NaN operand loses to a number,
     two NaNs give NaN, and -0 counts as less than +0."""
-    chosen = np.fmin(x, y) if opcode == "min" else np.fmax(x, y)
+    # not np.fmin/fmax: they return NaN for a signalling NaN operand, but only
+    # in NumPy's scalar loop (array-length dependent); the GPU returns the number
+    chosen = np.where(x < y, x, y) if opcode == "min" else np.where(x > y, x, y)
+    chosen = np.where(np.isnan(x), y, np.where(np.isnan(y), x, chosen))
     both_zero = (x == 0) & (y == 0)
     if both_zero.any():
         negative = (np.signbit(x) | np.signbit(y)) if opcode == "min" else (np.signbit(x) & np.signbit(y))
