@@ -45,10 +45,9 @@ def member_masks(ctx, block, idx) -> np.ndarray | None:
     raise LaunchError(f"unsupported member mask operand {op}", kernel=ctx.kernel)
 
 
-def lane_bits(ctx, slots_mask: np.ndarray) -> np.ndarray:
-    """Per warp: 32-bit word of lanes where slots_mask (length n) is true."""
-    weights = (np.uint64(1) << np.arange(32, dtype=np.uint64))
-    return (slots_mask.reshape(-1, 32).astype(np.uint64) * weights).sum(axis=1).astype(np.uint32)
+def lane_bits(rows: np.ndarray) -> np.ndarray:
+    """Per row of 32 lane flags: the 32-bit word with bit k set where lane k is."""
+    return np.packbits(rows, axis=1, bitorder="little").view(np.uint32).ravel()
 
 
 class ReconvergenceStack:
@@ -74,24 +73,35 @@ class ReconvergenceStack:
         if masks is None:
             return idx
         self.check_own_lane(ctx, block, idx, masks)
-        here = (ctx.pc == block.gid) & ((ctx.status == RUNNING) | (ctx.status == AT_WARP_SYNC))
-        arrived = lane_bits(ctx, here)
-        exited = lane_bits(ctx, ctx.status == EXITED)
         warp = idx >> 5
-        missing = masks & ~arrived[warp]
-        lane_ok = (missing & ~exited[warp]) == 0
-        bad_warps = np.unique(warp[~lane_ok])
-        ready = ~np.isin(warp, bad_warps)
-        gone = missing & exited[warp]
+        first = np.empty(len(idx), dtype=bool)
+        first[0], first[1:] = True, warp[1:] != warp[:-1]
+        row = np.cumsum(first) - 1                       # each lane's warp, as a row below
+        slots = warp[first][:, None] * 32 + np.arange(32)
+        status = ctx.status[slots]
+        here = (ctx.pc[slots] == block.gid) & ((status == RUNNING) | (status == AT_WARP_SYNC))
+        exited = lane_bits(status == EXITED)[row]
+        missing = masks & ~lane_bits(here)[row]
+        lane_ok = (missing & ~exited) == 0
+        if lane_ok.all():
+            ready = lane_ok
+        else:
+            bad_rows = np.zeros(len(slots), dtype=bool)
+            bad_rows[row[~lane_ok]] = True
+            ready = ~bad_rows[row]
+        gone = missing & exited
         if gone[ready].any():
             self.report_exited(ctx, block, idx[ready], masks[ready], gone[ready])
         if not ready.all():
             self.not_converged(ctx, block, idx, masks, ready)
-        ready_warps = np.unique(warp[ready])
-        if not len(ready_warps):
+            keep = np.zeros(len(slots), dtype=bool)
+            keep[row[ready]] = True
+            slots, here = slots[keep], here[keep]
+        if not len(slots):
             return None
-        slots = (ready_warps[:, None] * 32 + np.arange(32)).ravel()
-        take = slots[here[slots]]
+        if ready.all() and here.sum() == len(idx):
+            return idx                                   # nobody was waiting: same group
+        take = slots[here]
         ctx.status[take] = RUNNING
         return take
 

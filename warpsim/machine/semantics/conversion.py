@@ -24,6 +24,7 @@ import numpy as np
 from ...ptx.types import TYPES
 from .floatbits import (F32, FORMATS, bf16_to_f32, decode, encode, flush_subnormal,
                         round_integers, round_to)
+from .floating import quietly
 from .registry import Signature, value_op
 
 FLOATS = frozenset({"f16", "bf16", "f32", "f64"})
@@ -199,8 +200,7 @@ def _nearest_by_numpy(values, dst: str, src: str):
     if _kind(src) == "int" and TYPES[src].bits <= 32 and dst in ("f32", "f64"):
         return values.astype(TYPES[dst].dtype)
     if (dst, src) == ("f32", "f64"):
-        with np.errstate(over="ignore"):
-            out = values.astype(np.float32)
+        out = values.astype(np.float32)
         return _nan_as_gpu(out, values, dst, src, ftz=False) if np.isnan(out).any() else out
     if (dst, src) == ("bf16", "f32"):
         bits = values.view(np.uint32)
@@ -335,7 +335,7 @@ def _cvt(ins, *sources):
 
 
 value_op("cvt", family="conversion", signature=_cvt_signature, check=_check_cvt,
-         pipe="alu")(_cvt)
+         pipe="alu")(quietly(_cvt))
 # conversions to or from f64 issue to the FP64 pipe
 value_op("cvt", family="conversion", signature=_cvt_signature, check=_check_cvt,
-         pipe="fp64", types={"f64"})(_cvt)
+         pipe="fp64", types={"f64"})(quietly(_cvt))

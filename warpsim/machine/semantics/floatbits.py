@@ -468,20 +468,29 @@ def fma_rounded(a, b, c, fmt: FloatFormat, mode: str):
             return _fix_zero_sign(round_to(s, fmt, mode, err), p, c, s == 0, mode)
         regular = np.isfinite(a) & np.isfinite(b) & np.isfinite(c) & (a != 0) & (b != 0)
         ea, eb, ec = _exponent(a), _exponent(b), _exponent(c)
-        shift = ((ea - eb) // 2).astype(np.int32)
-        ph, pl = two_prod(np.ldexp(a, -shift), np.ldexp(b, shift))
+        if (np.abs(ea) > 450).any() or (np.abs(eb) > 450).any():
+            shift = ((ea - eb) // 2).astype(np.int32)   # balance a and b for _split
+            ph, pl = two_prod(np.ldexp(a, -shift), np.ldexp(b, shift))
+        else:
+            ph, pl = two_prod(a, b)
         sh, sl = two_sum(c, ph)
         v = round_to_odd(*two_sum(sl, pl))
-        result = add_rounded(sh, v, F64, mode)
-        # an exact zero here means c cancelled a nonzero product exactly
-        result = np.where(result == 0, -0.0 if mode == "rm" else 0.0, result)
+        if mode == "rn":
+            result = sh + v
+        else:
+            result = add_rounded(sh, v, F64, mode)
+            # an exact zero here means c cancelled a nonzero product exactly
+            result = np.where(result == 0, -0.0 if mode == "rm" else 0.0, result)
         extreme = regular & ((ea + eb > 1000) | (ea + eb < -900) | (ec > 1000)
                              | ((result != 0) & (np.abs(result) < 2.0 ** -960)))
-        # zero products, inf and NaN: a*b is exact (or an infinite c wins over
-        # a finite product that overflows), one rounded addition remains
-        special = np.where(np.isfinite(a) & np.isfinite(b) & np.isinf(c), c,
-                           add_rounded(a * b, c, F64, mode))
-        out = np.where(regular, result, special)
+        if regular.all():
+            out = result
+        else:
+            # zero products, inf and NaN: a*b is exact (or an infinite c wins
+            # over a finite product that overflows); one rounded addition remains
+            special = np.where(np.isfinite(a) & np.isfinite(b) & np.isinf(c), c,
+                               add_rounded(a * b, c, F64, mode))
+            out = np.where(regular, result, special)
     return _fallback(out, extreme, lambda u, w, z: _fma_lane(u, w, z, mode), a, b, c)
 
 

@@ -24,6 +24,8 @@ computed, and rounded once.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .floatbits import (CANONICAL_NAN, FORMATS, F32, F64, add_rounded, decode, div_rounded, encode,
@@ -131,10 +133,9 @@ def _native_op(opcode, t, a, b):
     """add/sub/mul.rn by NumPy: IEEE for f32/f64; f16 sums and products are
     exact in f64, so computing there and rounding once is exact too."""
     op = _NUMPY_OPS[opcode]
-    with np.errstate(all="ignore"):
-        if t == "f16":
-            return canonical_nan(op(a.astype(np.float64), b.astype(np.float64)).astype(np.float16))
-        return canonical_nan(op(a, b))
+    if t == "f16":
+        return canonical_nan(op(a.astype(np.float64), b.astype(np.float64)).astype(np.float16))
+    return canonical_nan(op(a, b))
 
 
 # ------------------------------------------------------------------ checks
@@ -190,6 +191,16 @@ _PLAIN = _table(f32=set(), f64=set())
 _DOUBLE = {"f64"}
 
 
+def quietly(fn):
+    """Run fn with NumPy's floating-point warnings off: overflow, invalid and
+    NaN lanes are ordinary results on a GPU, not events."""
+    @functools.wraps(fn)
+    def compute(*args):
+        with np.errstate(all="ignore"):
+            return fn(*args)
+    return compute
+
+
 def _fp(*opcodes, types, check, signature=same_type, pipe=None):
     """Register for f32/half types (FMA pipe) and f64 (FP64 pipe) separately."""
     types = frozenset(types)
@@ -198,10 +209,10 @@ def _fp(*opcodes, types, check, signature=same_type, pipe=None):
         single, double = types - _DOUBLE, types & _DOUBLE
         if single:
             value_op(*opcodes, family="floating", signature=signature, types=single,
-                     pipe=pipe or "fma", check=check)(fn)
+                     pipe=pipe or "fma", check=check)(quietly(fn))
         if double:
             value_op(*opcodes, family="floating", signature=signature, types=double,
-                     pipe="fp64", check=check)(fn)
+                     pipe="fp64", check=check)(quietly(fn))
         return fn
     return deco
 
@@ -252,10 +263,9 @@ def _fma_nearest(a, b, c):
     is the exact sum as a pair, rounded to odd in f64, then cast: a single
     correct rounding (naive a*b+c in f64 would round twice)."""
     dtype = np.result_type(a, b, c)
-    with np.errstate(all="ignore"):
-        product = np.multiply(a, b, dtype=np.float64)
-        total, err = two_sum(product, np.asarray(c, dtype=np.float64))
-        return canonical_nan(round_to_odd(total, err).astype(dtype))
+    product = np.multiply(a, b, dtype=np.float64)
+    total, err = two_sum(product, np.asarray(c, dtype=np.float64))
+    return canonical_nan(round_to_odd(total, err).astype(dtype))
 
 
 def _nan_operand(result, a, b):
@@ -302,8 +312,7 @@ def _approx_reciprocal(x, flush: bool):
     scales around that and covers the full range."""
     if flush:
         x = flush_subnormal(x, F32)
-    with np.errstate(all="ignore"):
-        recip = (1.0 / x).astype(np.float32).astype(np.float64)
+    recip = (1.0 / x).astype(np.float32).astype(np.float64)
     return flush_subnormal(recip, F32) if flush else recip
 
 
@@ -317,10 +326,9 @@ def _div_approx(ins, x, y):
         scale = np.where(np.abs(y) > 2.0 ** 126, 0.25, scale)
     if "ftz" not in ins.flags:
         scale = np.where(np.abs(y) < F32.min_normal, 2.0 ** 24, scale)
-    with np.errstate(all="ignore"):
-        x = round_to(x * scale, F32, "rn")          # FMUL: may round or overflow
-        y = y * scale
-        return mul_rounded(x, _approx_reciprocal(y, flush=True), F32, "rn")
+    x = round_to(x * scale, F32, "rn")          # FMUL: may round or overflow
+    y = y * scale
+    return mul_rounded(x, _approx_reciprocal(y, flush=True), F32, "rn")
 
 
 def _ieee_nan(result, ieee):
@@ -337,12 +345,11 @@ def div(ins, a, b):
     if ins.flags & {"approx", "full"}:
         x, y = _operands(ins, t, a, b)
         return _deliver(ins, t, _div_approx(ins, x, y))
-    with np.errstate(all="ignore"):
-        if mode == "rn" and (t == "f64" or _plain_f32(ins)):
-            return canonical_nan(a / b)
-        x, y = _operands(ins, t, a, b)
-        result = _deliver(ins, t, div_rounded(x, y, FORMATS[t], mode))
-        return _ieee_nan(result, a / b) if t == "f64" else result
+    if mode == "rn" and (t == "f64" or _plain_f32(ins)):
+        return canonical_nan(a / b)
+    x, y = _operands(ins, t, a, b)
+    result = _deliver(ins, t, div_rounded(x, y, FORMATS[t], mode))
+    return _ieee_nan(result, a / b) if t == "f64" else result
 
 
 # MUFU.RCP64H / MUFU.RSQ64H: the f64 SFU ops read only the high word of the
@@ -357,8 +364,7 @@ _HIGH_WORD_NAN = np.uint64(0x7FFFFFFF00000000)
 
 def _high_word_sfu(fn, x):
     x = flush_subnormal((x.view(np.uint64) & _HIGH).view(np.float64), F64)
-    with np.errstate(all="ignore"):
-        y = flush_subnormal(fn(x), F64)
+    y = flush_subnormal(fn(x), F64)
     bits = np.where(np.isnan(y), _HIGH_WORD_NAN, y.view(np.uint64) & _HIGH)
     return bits.view(np.float64)
 
@@ -369,11 +375,10 @@ def _rsqrt_f64(x):
     scaled by 2**54 first, specials go the slow path's way."""
     subnormal = (x > 0) & (x < F64.min_normal)
     x2 = np.where(subnormal, x * 2.0 ** 54, x)
-    with np.errstate(all="ignore"):
-        y0 = _high_word_sfu(lambda v: 1.0 / np.sqrt(v), x2)
-        e = fma_rounded(x2, -(y0 * y0), 1.0, F64, "rn")
-        c = fma_rounded(e, 0.375, 0.5, F64, "rn")
-        y = fma_rounded(c, y0 * e, y0, F64, "rn")
+    y0 = _high_word_sfu(lambda v: 1.0 / np.sqrt(v), x2)
+    e = fma_rounded(x2, -(y0 * y0), 1.0, F64, "rn")
+    c = fma_rounded(e, 0.375, 0.5, F64, "rn")
+    y = fma_rounded(c, y0 * e, y0, F64, "rn")
     y = np.where(subnormal, y * 2.0 ** 27, y)
     return np.select([np.isnan(x), x == 0, x < 0, np.isinf(x)],
                      [x + x, np.copysign(np.inf, x), _DEFAULT_NAN_F64, 0.0], y)
@@ -384,8 +389,7 @@ def rcp(ins, a):
     t = ins.type
     exact = "approx" not in ins.flags
     if exact and _native(ins, t):
-        with np.errstate(all="ignore"):
-            return canonical_nan(np.divide(1, a, dtype=a.dtype))
+        return canonical_nan(np.divide(1, a, dtype=a.dtype))
     (x,) = _operands(ins, t, a)
     if not exact:
         if t == "f64":
@@ -393,8 +397,7 @@ def rcp(ins, a):
         return _deliver(ins, t, _approx_reciprocal(x, flush="ftz" in ins.flags))
     result = _deliver(ins, t, div_rounded(np.ones_like(x), x, FORMATS[t], _mode(ins)))
     if t == "f64":
-        with np.errstate(all="ignore"):
-            return _ieee_nan(result, 1.0 / a)
+        return _ieee_nan(result, 1.0 / a)
     return result
 
 
@@ -402,14 +405,13 @@ def rcp(ins, a):
 def sqrt(ins, a):
     t = ins.type
     exact = "approx" not in ins.flags
-    with np.errstate(all="ignore"):
-        if exact and _native(ins, t):
-            return canonical_nan(np.sqrt(a))
-        (x,) = _operands(ins, t, a)
-        if not exact:
-            return _deliver(ins, t, np.sqrt(x).astype(np.float32).astype(np.float64))
-        result = _deliver(ins, t, sqrt_rounded(x, FORMATS[t], _mode(ins)))
-        return _ieee_nan(result, np.sqrt(a)) if t == "f64" else result
+    if exact and _native(ins, t):
+        return canonical_nan(np.sqrt(a))
+    (x,) = _operands(ins, t, a)
+    if not exact:
+        return _deliver(ins, t, np.sqrt(x).astype(np.float32).astype(np.float64))
+    result = _deliver(ins, t, sqrt_rounded(x, FORMATS[t], _mode(ins)))
+    return _ieee_nan(result, np.sqrt(a)) if t == "f64" else result
 
 
 @_fp("rsqrt", types={"f32", "f64"}, check=_check(_RSQRT), pipe="sfu")
@@ -420,8 +422,7 @@ def rsqrt(ins, a):
         if "ftz" in ins.flags:
             return _high_word_sfu(lambda v: 1.0 / np.sqrt(v), x)
         return _rsqrt_f64(x)
-    with np.errstate(all="ignore"):
-        result = 1.0 / np.sqrt(x)                     # rsqrt(-0) = -inf, as PTX says
+    result = 1.0 / np.sqrt(x)                     # rsqrt(-0) = -inf, as PTX says
     return _deliver(ins, t, result.astype(np.float32).astype(np.float64))
 
 
@@ -438,11 +439,10 @@ def _revolutions(fn):
     huge ones included."""
     def evaluate(x):
         t = round_to(flush_subnormal(x, F32) * _INV_2PI_F32, F32, "rz")
-        with np.errstate(all="ignore"):
-            t = np.trunc(t * 2.0 ** 25) * 2.0 ** -25
-            fraction = t - np.round(t)
-            fraction = np.where(fraction == 0, np.copysign(0.0, t), fraction)   # sin(-n) = -0
-            return fn(2 * np.pi * fraction)
+        t = np.trunc(t * 2.0 ** 25) * 2.0 ** -25
+        fraction = t - np.round(t)
+        fraction = np.where(fraction == 0, np.copysign(0.0, t), fraction)   # sin(-n) = -0
+        return fn(2 * np.pi * fraction)
     return evaluate
 
 
@@ -465,8 +465,7 @@ def special_function(ins, a):
 
     def element(t, a):
         (x,) = _operands(ins, t, a)
-        with np.errstate(all="ignore"):
-            rounded = round_to(fn(x), FORMATS[t], "rn")
+        rounded = round_to(fn(x), FORMATS[t], "rn")
         if ins.opcode in ("sin", "cos"):            # MUFU.SIN/COS flush subnormal results
             rounded = flush_subnormal(rounded, F32)
         return _deliver(ins, t, rounded)
