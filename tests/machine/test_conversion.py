@@ -202,7 +202,8 @@ def test_float_to_int_ties_and_ftz():
     big = np.float64([2.0 ** 63, -(2.0 ** 63), 2.0 ** 64, 2.0 ** 63 - 1024])
     assert [int(v) for v in evaluate("cvt.rzi.s64.f64", big)] == \
         [2 ** 63 - 1, -(2 ** 63), 2 ** 63 - 1, 2 ** 63 - 1024]
-    assert [int(v) for v in evaluate("cvt.rzi.u64.f64", big)] == [2 ** 63, 0, 2 ** 64 - 1, 2 ** 63 - 1024]
+    assert [int(v) for v in evaluate("cvt.rzi.u64.f64", big)] == \
+        [2 ** 63, 0, 2 ** 64 - 1, 2 ** 63 - 1024]
 
 
 # --------------------------------------------------------------- int -> int
@@ -285,11 +286,17 @@ def test_sat_ftz_relu_satfinite():
     assert_floats(evaluate("cvt.ftz.f64.f32", x), [-0.5, 0.25, 7, math.nan, 0], "f64", "ftz")
     assert_floats(evaluate("cvt.rn.ftz.f32.f64", np.float64([1e-40, -1e-300])), [0, -0.0], "f32", "ftz")
     y = np.float32([1e6, -1e6, -3.0, math.nan, math.inf])
-    assert_floats(evaluate("cvt.rn.f16.f32", y), [math.inf, -math.inf, -3, math.nan, math.inf], "f16", "rn")
+    inf, nan = math.inf, math.nan
+    assert_floats(evaluate("cvt.rn.f16.f32", y), [inf, -inf, -3, nan, inf], "f16", "rn")
     assert_floats(evaluate("cvt.rn.satfinite.f16.f32", y), [65504, -65504, -3, math.nan, 65504],
                   "f16", "satfinite")
-    assert_floats(evaluate("cvt.rn.relu.f16.f32", y), [math.inf, 0, 0, math.nan, math.inf], "f16", "relu")
+    assert_floats(evaluate("cvt.rn.relu.f16.f32", y), [inf, 0, 0, nan, inf], "f16", "relu")
     assert evaluate("cvt.rn.relu.f16.f32", y).view(np.uint16)[3] == 0x7FFF
+    # an H200 ignores .ftz converting to f16, but not to bf16
+    subnormal = np.float32([1e-45])
+    assert evaluate("cvt.rp.ftz.f16.f32", subnormal).view(np.uint16)[0] == 0x0001
+    assert evaluate("cvt.rp.ftz.bf16.f32", subnormal)[0] == 0
+    assert evaluate("cvt.rp.bf16.f32", subnormal)[0] == 0x0001
 
 
 # ------------------------------------------------------------------ packing
@@ -319,7 +326,8 @@ def test_tf32():
 
 def test_fp8_round_trips_every_code():
     codes = np.arange(256, dtype=np.uint16)
-    for fp8, nan_codes in (("e4m3x2", {0x7F, 0xFF}), ("e5m2x2", set(range(0x7C, 0x80)) | set(range(0xFC, 0x100)))):
+    e5m2_specials = set(range(0x7C, 0x80)) | set(range(0xFC, 0x100))   # inf -> max under satfinite
+    for fp8, nan_codes in (("e4m3x2", {0x7F, 0xFF}), ("e5m2x2", e5m2_specials)):
         words = codes | (codes[::-1] << np.uint16(8))
         halves = evaluate(f"cvt.rn.f16x2.{fp8}", words)
         back = evaluate(f"cvt.rn.satfinite.{fp8}.f16x2", halves)

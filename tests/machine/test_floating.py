@@ -375,9 +375,10 @@ def test_fma_f64_exact(mode):
         c[450:] = -(a * b)[450:] * (1 + rng.integers(-2, 3, n - 450) * 2.0 ** -52)
         c = np.where(np.isnan(c), 1.0, c)
     got = evaluate(f"fma.{mode}.f64", a, b, c)
-    want = exact_reference(lambda x, y, z: x * y + z, "f64", mode, a, b, c,
-                           zero=lambda x, y, z: zero_sum(mode)(x * y if x * y else
-                                                               math.copysign(0, x) * math.copysign(1, y), z))
+    def zero(x, y, z):
+        product = x * y if x * y else math.copysign(0, x) * math.copysign(1, y)
+        return zero_sum(mode)(product, z)
+    want = exact_reference(lambda x, y, z: x * y + z, "f64", mode, a, b, c, zero=zero)
     with np.errstate(all="ignore"):
         # an infinite c beats a finite product that overflows in a*b + c
         ieee = np.where(np.isfinite(a) & np.isfinite(b) & np.isinf(c), c, a * b + c)
@@ -427,7 +428,8 @@ def test_half_add_mul_fma_exact(t):
                                    (f"sub.rn.{t}", lambda x, y: x - y, a - b),
                                    (f"mul.rn.{t}", lambda x, y: x * y, a * b)]:
             got = evaluate(mnemonic, typed(a, t), typed(b, t))
-            want = exact_reference(fn, t, "rn", a, b, zero=lambda x, y: float(fn(np.float64(x), np.float64(y))))
+            want = exact_reference(fn, t, "rn", a, b,
+                                   zero=lambda x, y: float(fn(np.float64(x), np.float64(y))))
             assert_same(got, fill_ieee(want, ieee), t, mnemonic)
         got = evaluate(f"fma.rn.{t}", typed(a, t), typed(b, t), typed(c, t))
         want = exact_reference(lambda x, y, z: x * y + z, t, "rn", a, b, c,
@@ -453,7 +455,8 @@ def test_packed_halves_compute_per_element(t):
         got = evaluate(f"{op}.{t}", *srcs)
         lo = evaluate(f"{op}.{elem}", *[typed(v, elem) for v in (a0, b0, b1)[:n_src]])
         hi = evaluate(f"{op}.{elem}", *[typed(v, elem) for v in (a1, b1, a0)[:n_src]])
-        want = raw_bits(lo, elem).astype(np.uint32) | (raw_bits(hi, elem).astype(np.uint32) << np.uint32(16))
+        want = raw_bits(lo, elem).astype(np.uint32) | \
+            (raw_bits(hi, elem).astype(np.uint32) << np.uint32(16))
         assert np.array_equal(got, want), op
 
 
@@ -538,7 +541,8 @@ def test_approx_functions_within_ptx_bounds():
     assert np.all(np.abs(got - np.exp2(xd)) <= 2 * ulp32(np.exp2(xd)))
     pos = np.abs(x) + np.float32(1e-3)
     got = evaluate("lg2.approx.f32", pos).astype(np.float64)
-    assert np.all(np.abs(got - np.log2(pos.astype(np.float64))) <= 2.0 ** -22.6 * np.maximum(1, np.abs(got)))
+    error = np.abs(got - np.log2(pos.astype(np.float64)))
+    assert np.all(error <= 2.0 ** -22.6 * np.maximum(1, np.abs(got)))
     small = (x / np.float32(100 / math.pi)).astype(np.float32)
     for name, fn in (("sin", np.sin), ("cos", np.cos)):
         got = evaluate(f"{name}.approx.f32", small).astype(np.float64)
@@ -669,6 +673,7 @@ def test_sin_cos_take_revolutions_in_fixed_point():
 def test_division_and_reciprocal_ranges():
     tiny = np.float32(1e-45)
     assert evaluate("div.approx.f32", np.float32([tiny]), np.float32([tiny]))[0] == 1.0
-    assert evaluate("rcp.approx.f32", np.uint32([0x400000]).view(np.float32))[0] == np.float32(2.0 ** 127)
-    assert evaluate("rcp.approx.ftz.f32", np.uint32([0x400000]).view(np.float32))[0] == np.inf
+    subnormal = np.uint32([0x400000]).view(np.float32)
+    assert evaluate("rcp.approx.f32", subnormal)[0] == np.float32(2.0 ** 127)
+    assert evaluate("rcp.approx.ftz.f32", subnormal)[0] == np.inf
     assert evaluate("ex2.approx.ftz.bf16", np.uint16([0xC304]))[0] == 0        # 2**-132 flushed

@@ -1,11 +1,10 @@
-"""Compare warpsim with GPU results: python .hwcheck/compare.py RESULTS_DIR [filter]"""
+"""Compare warpsim with GPU results: python compare.py RESULTS_DIR [filter]"""
 import json
 import os
 import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from warpsim.machine.semantics import lookup  # noqa: E402
 from warpsim.machine.semantics.evaluate import parse_mnemonic  # noqa: E402
 from warpsim.ptx.types import TYPES, reinterpret  # noqa: E402

@@ -1,8 +1,8 @@
-"""Hardware check of float/cvt semantics (not part of the repo).
+"""Hardware check of the float and conversion families (see README.md).
 
-  python .hwcheck/hw.py gen       # here: cases.json + operands.npz in .hwcheck/data
-  python3 .hwcheck/hw.py run      # on the GPU: $OUT/results.npz, $OUT/errors.json
-  python .hwcheck/hw.py compare R # here: compare warpsim with results dir R
+  python hw.py gen        # here: cases.json + operands.npz in data/
+  python3 hw.py run       # on the GPU: $OUT/results.npz, $OUT/errors.json, $OUT/sass.txt
+  python compare.py R     # here: compare warpsim with results dir R
 """
 import json
 import math

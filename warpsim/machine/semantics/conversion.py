@@ -277,7 +277,8 @@ def _tf32_rna(ins, values):
     nan = magnitude > np.uint32(0x7F800000)
     magnitude = np.where(nan, magnitude, magnitude + np.uint32(0x1000)) & np.uint32(0x7FFFE000)
     if "satfinite" in ins.flags:
-        magnitude = np.where(magnitude >= np.uint32(0x7F800000), magnitude - np.uint32(0x2000), magnitude)
+        too_big = magnitude >= np.uint32(0x7F800000)
+        magnitude = np.where(too_big, magnitude - np.uint32(0x2000), magnitude)
     return sign | magnitude
 
 

@@ -449,7 +449,8 @@ def mul_rounded(a, b, fmt: FloatFormat, mode: str):
         shift = ((ea - eb) // 2).astype(np.int32)                 # balance exponents for _split
         p, err = two_prod(np.ldexp(a, -shift), np.ldexp(b, shift))
         out = np.where(regular, round_to(p, F64, mode, err), a * b)
-    return _fallback(out, extreme, lambda u, v: round_fraction(Fraction(u) * Fraction(v), F64, mode), a, b)
+    return _fallback(out, extreme,
+                     lambda u, v: round_fraction(Fraction(u) * Fraction(v), F64, mode), a, b)
 
 
 def fma_rounded(a, b, c, fmt: FloatFormat, mode: str):
@@ -513,7 +514,8 @@ def div_rounded(a, b, fmt: FloatFormat, mode: str):
         out = np.where(regular, round_to(q, fmt, mode, err), round_to(a / b, fmt, mode))
     if fmt is not F64:
         return out
-    return _fallback(out, extreme, lambda u, v: round_fraction(Fraction(u) / Fraction(v), F64, mode), a, b)
+    return _fallback(out, extreme,
+                     lambda u, v: round_fraction(Fraction(u) / Fraction(v), F64, mode), a, b)
 
 
 def sqrt_rounded(a, fmt: FloatFormat, mode: str):

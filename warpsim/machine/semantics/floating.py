@@ -150,13 +150,15 @@ def _check(allowed_by_type: dict, *, need_one_of=None):
             return f"{ins.opcode}.{ins.type} is not a PTX instruction"
         extra = sorted(ins.flags - allowed)
         if extra:
-            return f"modifier(s) {', '.join('.' + m for m in extra)} not supported on {ins.opcode}.{ins.type}"
+            names = ", ".join("." + m for m in extra)
+            return f"modifier(s) {names} not supported on {ins.opcode}.{ins.type}"
         if len(ins.flags & (ROUNDINGS | {"approx", "full"})) > 1:
             return "more than one rounding modifier"
         if {"sat", "relu"} <= ins.flags:
             return ".sat and .relu are exclusive"
         if need_one_of and not ins.flags & need_one_of:
-            return f"{ins.opcode}.{ins.type} needs one of {', '.join('.' + m for m in sorted(need_one_of))}"
+            names = ", ".join("." + m for m in sorted(need_one_of))
+            return f"{ins.opcode}.{ins.type} needs one of {names}"
         return None
     return check
 
@@ -483,7 +485,8 @@ def _pick(opcode, x, y):
     chosen = np.where(np.isnan(x), y, np.where(np.isnan(y), x, chosen))
     both_zero = (x == 0) & (y == 0)
     if both_zero.any():
-        negative = (np.signbit(x) | np.signbit(y)) if opcode == "min" else (np.signbit(x) & np.signbit(y))
+        combine = np.logical_or if opcode == "min" else np.logical_and
+        negative = combine(np.signbit(x), np.signbit(y))
         chosen = np.where(both_zero, np.where(negative, -0.0, 0.0), chosen)
     return chosen
 
@@ -511,7 +514,8 @@ def min_max(ins, *sources):
         for v in values[1:]:
             result = _pick(ins.opcode, result, v)
         if "NaN" in ins.flags:                    # .NaN: any NaN operand makes the result NaN
-            result = np.where(np.any([np.isnan(v) for v in values], axis=0), np.nan, result)
+            any_nan = functools.reduce(np.logical_or, [np.isnan(v) for v in values])
+            result = np.where(any_nan, np.nan, result)
         if sign is not None:
             result = np.where(sign, -result, result)
         if t == "f64":
