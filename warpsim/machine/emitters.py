@@ -205,6 +205,43 @@ def emit_store(c, ins):
     return False
 
 
+@emitter("cp")
+def emit_async_copy(c, ins):
+    """cp.async: the copy completes at once, so commit_group and wait_group have nothing to wait for.
+
+    `cp.async.{ca,cg}.shared.global [dst], [src], size{, src-size | , ignore-src}`:
+    bytes past src-size are zero-filled, as the hardware does.
+    """
+    if set(ins.mods) & {"commit_group", "wait_group", "wait_all"}:
+        return False
+    dst, src, size = ins.srcs[0], ins.srcs[1], ins.srcs[2].value
+    words = size // 4 if size >= 4 else 0
+    if size not in (4, 8, 16):
+        raise UnsupportedInstruction(ins, f"cp.async of {size} bytes")
+    site = c.const(Site(c.program, c.fn, ins), "site")
+    d_expr, _ = address_expr(c, dst, "shared")
+    s_expr, _ = address_expr(c, src, "global")
+    sel_idx, sel = c.selected()
+    d, a = c.fresh("dst"), c.fresh("src")
+    c.emit(f"{a} = {s_expr}" + (f"[{sel}]" if sel else ""))
+    c.emit(f"{d} = {d_expr}" + (f"[{sel}]" if sel else ""))
+    vals = c.fresh("words")
+    c.emit(f"{vals} = access.load(ctx, {site}, {sel_idx}, 'global', {a}, np.uint32, {words})")
+    if len(ins.srcs) > 3 and not (isinstance(ins.srcs[3], Imm) and ins.srcs[3].value >= size):
+        extra = ins.srcs[3]
+        if isinstance(extra, Reg) and c.fn.regs.get(extra.name) == "pred":
+            keep = f"np.where(fit({c.typed(extra, 'pred')}, n){'[' + sel + ']' if sel else ''}, 0, {size})"
+        else:
+            keep = f"fit({c.typed(extra, 'u32')}, n){'[' + sel + ']' if sel else ''}.astype(np.int64)"
+        kept = c.fresh("kept")
+        c.emit(f"{kept} = {keep}")
+        for k in range(words):
+            c.emit(f"{vals}[{k}] = np.where({kept} >= {4 * (k + 1)}, {vals}[{k}], "
+                   f"{vals}[{k}] & ((np.uint64(1) << (8 * np.clip({kept} - {4 * k}, 0, 4)).astype(np.uint64)) - np.uint64(1)).astype(np.uint32))")
+    c.emit(f"access.store(ctx, {site}, {sel_idx}, 'shared', {d}, np.uint32, {vals})")
+    return False
+
+
 ATOMIC_OPS = ("add", "min", "max", "inc", "dec", "cas", "exch", "and", "or", "xor")
 
 

@@ -34,6 +34,19 @@ def _check_memory(ins):
     return None
 
 
+def _check_copy(ins):
+    """cp.async global->shared copies (and their groups); bulk/tensor copies are not simulated."""
+    if "async" not in ins.mods:
+        return "only cp.async is supported"
+    if set(ins.mods) & {"bulk", "tensor", "mbarrier", "reduce"}:
+        return "bulk and tensor asynchronous copies (TMA) are not supported"
+    if set(ins.mods) & {"commit_group", "wait_group", "wait_all"}:
+        return None
+    if not {"shared", "global"} <= {m.split("::")[0] for m in ins.mods}:
+        return "cp.async copies global to shared memory"
+    return None
+
+
 def _check_mov(ins):
     if ins.type in ("b128",):
         return ".b128 moves are not supported"
@@ -57,6 +70,7 @@ _ENTRIES = [
     ("membar", "memory", "lsu", MEMORY, None),
     ("fence", "memory", "lsu", MEMORY,
      lambda ins: "proxy fences are not supported" if "proxy" in ins.mods and "alias" not in ins.mods else None),
+    ("cp", "memory", "lsu", MEMORY, lambda ins: _check_copy(ins)),
     ("shfl", "warp", "alu", WARP, None),
     ("vote", "warp", "alu", WARP, None),
     ("match", "warp", "alu", WARP, None),
