@@ -21,7 +21,7 @@ import numpy as np
 from ..errors import TrapError, UnsupportedInstruction
 from ..ptx.ir import Addr, Imm, Not, Reg, Sink, Sym, Vec
 from ..ptx.types import TYPES, reinterpret, storage_dtype, to_storage
-from . import access, atomics, builtins, warp_ops
+from . import access, atomics, builtins, tensor, warp_ops
 from .memory import LOCAL_WINDOW, SHARED_WINDOW
 from .semantics.evaluate import typed_immediate
 from .semantics.registry import VALUE, lookup
@@ -90,7 +90,7 @@ class BlockCompiler:
         self.lines: list[str] = []
         self.env: dict = {"np": np, "fit": fit, "store_value": store_value,
                           "reinterpret": reinterpret, "access": access, "warp_ops": warp_ops,
-                          "atomics": atomics, "builtins": builtins, "read_special": read_special,
+                          "atomics": atomics, "builtins": builtins, "tensor": tensor, "read_special": read_special,
                           "exit_threads": exit_threads, "trap": trap, "AT_BARRIER": AT_BARRIER,
                           "count_guard": count_guard}
         self.local: dict[str, str] = {}      # register -> python variable holding its bits

@@ -14,6 +14,7 @@ from ..errors import UnsupportedInstruction
 from ..ptx.ir import Addr, Imm, Reg, Sink, Sym, Vec
 from ..ptx.types import TYPES
 from .codegen import SPACES, Site
+from . import tensor
 from .memory import LOCAL_WINDOW, SHARED_WINDOW
 
 EMITTERS: dict = {}
@@ -239,6 +240,49 @@ def emit_async_copy(c, ins):
             c.emit(f"{vals}[{k}] = np.where({kept} >= {4 * (k + 1)}, {vals}[{k}], "
                    f"{vals}[{k}] & ((np.uint64(1) << (8 * np.clip({kept} - {4 * k}, 0, 4)).astype(np.uint64)) - np.uint64(1)).astype(np.uint32))")
     c.emit(f"access.store(ctx, {site}, {sel_idx}, 'shared', {d}, np.uint32, {vals})")
+    return False
+
+
+def fragment_words(c, vector) -> str:
+    """Expression of a fragment's registers as an (n, registers) array of 32-bit words."""
+    return "np.stack([" + ", ".join(f"fit({c.typed(r, 'b32')}, n)" for r in vector.items) + "], axis=1)"
+
+
+@emitter("wmma")
+def emit_wmma(c, ins):
+    """Warp matrix load/store/multiply-accumulate on opaque fragments (see machine.tensor)."""
+    kind, matrix, layouts, shape, space, types = tensor.parse(ins)
+    operands = list(ins.dsts) + list(ins.srcs)
+    site = c.const(Site(c.program, c.fn, ins), "site")
+    if kind == "mma":
+        d, a, b, cc = operands
+        words = [fragment_words(c, v) for v in (a, b, cc)]
+        res = c.fresh("mma")
+        c.emit(f"{res} = tensor.mma_fragments(ctx, idx, {shape!r}, {tuple(types)!r}, "
+               f"{'satfinite' in ins.mods}, {words[0]}, {words[1]}, {words[2]}, {len(d.items)})")
+        for k, r in enumerate(d.items):
+            c.write(r, "b32", f"{res}[:, {k}]")
+        return False
+    rows, cols = tensor.fragment_shape(matrix, shape)
+    etype = types[-1]
+    if kind == "load":
+        regs, addr, rest = operands[0], operands[1], operands[2:]
+    else:
+        addr, regs, rest = operands[0], operands[1], operands[2:]
+    stride = c.typed(rest[0], "u32") if rest else str(cols if layouts[0] == "row" else rows)
+    expr, space = address_expr(c, addr, space)
+    a = c.fresh("addr")
+    c.emit(f"{a} = {expr}")
+    if kind == "load":
+        res = c.fresh("frag")
+        c.emit(f"{res} = tensor.load_fragment(ctx, {site}, idx, {space!r}, {a}, fit({stride}, n), "
+               f"{rows}, {cols}, {layouts[0]!r}, {etype!r}, {len(regs.items)})")
+        for k, r in enumerate(regs.items):
+            c.write(r, "b32", f"{res}[:, {k}]")
+    else:
+        words = fragment_words(c, regs)
+        c.emit(f"tensor.store_fragment(ctx, {site}, idx, {space!r}, {a}, fit({stride}, n), "
+               f"{rows}, {cols}, {layouts[0]!r}, {etype!r}, {words})")
     return False
 
 

@@ -47,6 +47,11 @@ def _check_copy(ins):
     return None
 
 
+def _check_wmma(ins):
+    from ..tensor import check
+    return check(ins)
+
+
 def _check_mov(ins):
     if ins.type in ("b128",):
         return ".b128 moves are not supported"
@@ -71,6 +76,7 @@ _ENTRIES = [
     ("fence", "memory", "lsu", MEMORY,
      lambda ins: "proxy fences are not supported" if "proxy" in ins.mods and "alias" not in ins.mods else None),
     ("cp", "memory", "lsu", MEMORY, lambda ins: _check_copy(ins)),
+    ("wmma", "tensor", "tensor", WARP, lambda ins: _check_wmma(ins)),
     ("shfl", "warp", "alu", WARP, None),
     ("vote", "warp", "alu", WARP, None),
     ("match", "warp", "alu", WARP, None),

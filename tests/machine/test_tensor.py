@@ -1,0 +1,97 @@
+"""Warp matrix multiply-accumulate (nvcuda::wmma) on every supported shape and type."""
+
+import numpy as np
+import pytest
+
+import warpsim as cp
+
+pytestmark = pytest.mark.nvrtc
+
+SOURCE = r"""
+#include <mma.h>
+#include <cuda_bf16.h>
+using namespace nvcuda;
+
+template <int M, int N, int K, typename T, typename Acc, typename LayoutB, int LDB>
+__device__ void tile(const T* a, const T* b, const Acc* c, Acc* d, Acc scale) {
+    wmma::fragment<wmma::matrix_a, M, N, K, T, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, M, N, K, T, LayoutB> fb;
+    wmma::fragment<wmma::accumulator, M, N, K, Acc> fc;
+    wmma::load_matrix_sync(fa, a, K);
+    wmma::load_matrix_sync(fb, b, LDB);
+    wmma::load_matrix_sync(fc, c, N, wmma::mem_row_major);
+    wmma::mma_sync(fc, fa, fb, fc);
+    for (int i = 0; i < fc.num_elements; i++) fc.x[i] = fc.x[i] * scale;
+    wmma::store_matrix_sync(d, fc, N, wmma::mem_row_major);
+}
+
+extern "C" __global__ void f16_16x16x16(const half* a, const half* b, const float* c, float* d) {
+    int w = blockIdx.x;
+    tile<16, 16, 16, half, float, wmma::col_major, 16>(a + w * 256, b + w * 256, c + w * 256, d + w * 256, 2.0f);
+}
+extern "C" __global__ void f16_32x8x16(const half* a, const half* b, const float* c, float* d) {
+    tile<32, 8, 16, half, float, wmma::row_major, 8>(a, b, c, d, 1.0f);
+}
+extern "C" __global__ void f16_8x32x16_acc16(const half* a, const half* b, const half* c, half* d) {
+    tile<8, 32, 16, half, half, wmma::row_major, 32>(a, b, c, d, __float2half(1.0f));
+}
+extern "C" __global__ void bf16_16x16x16(const __nv_bfloat16* a, const __nv_bfloat16* b, const float* c, float* d) {
+    tile<16, 16, 16, __nv_bfloat16, float, wmma::row_major, 16>(a, b, c, d, 1.0f);
+}
+extern "C" __global__ void s8_16x16x16(const signed char* a, const signed char* b, const int* c, int* d) {
+    tile<16, 16, 16, signed char, int, wmma::row_major, 16>(a, b, c, d, 1);
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def module():
+    return cp.RawModule(code=SOURCE, options=("-std=c++17",))
+
+
+def test_f16_with_f32_accumulator_col_major_b_two_warps(module):
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((2, 16, 16)).astype(np.float16)
+    b = rng.standard_normal((2, 16, 16)).astype(np.float16)      # stored column-major
+    c = rng.standard_normal((2, 16, 16)).astype(np.float32)
+    d = cp.full((2, 16, 16), np.nan, dtype=cp.float32)
+    assert "wmma.mma.sync" in module.ptx
+    module.get_function("f16_16x16x16")((2,), (32,), (cp.asarray(a), cp.asarray(b), cp.asarray(c), d))
+    ref = 2 * (a.astype(np.float64) @ b.astype(np.float64).transpose(0, 2, 1) + c)
+    assert np.allclose(d.get(), ref, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("kernel, m, n, k, t, acc", [
+    ("f16_32x8x16", 32, 8, 16, np.float16, np.float32),
+    ("f16_8x32x16_acc16", 8, 32, 16, np.float16, np.float16),
+    ("s8_16x16x16", 16, 16, 16, np.int8, np.int32),
+])
+def test_shapes_and_types(module, kernel, m, n, k, t, acc):
+    rng = np.random.default_rng(2)
+    if t == np.int8:
+        a, b = (rng.integers(-128, 128, s).astype(np.int8) for s in ((m, k), (k, n)))
+        c = rng.integers(-1000, 1000, (m, n)).astype(np.int32)
+    else:
+        a, b = (rng.standard_normal(s).astype(t) for s in ((m, k), (k, n)))
+        c = rng.standard_normal((m, n)).astype(acc)
+    d = cp.zeros((m, n), dtype=acc)
+    module.get_function(kernel)((1,), (32,), (cp.asarray(a), cp.asarray(b), cp.asarray(c), d))
+    ref = a.astype(np.float64) @ b.astype(np.float64) + c
+    got = d.get()
+    if t == np.int8:
+        assert np.array_equal(got, ref.astype(np.int64))
+    else:
+        assert np.allclose(got, ref, rtol=2e-3 if acc == np.float16 else 1e-5, atol=2e-2)
+
+
+def test_bf16(module):
+    rng = np.random.default_rng(3)
+    a32, b32 = rng.standard_normal((16, 16)).astype(np.float32), rng.standard_normal((16, 16)).astype(np.float32)
+    to_bf16 = lambda x: (x.view(np.uint32) >> 16).astype(np.uint16)       # truncation is exact enough here
+    from_bf16 = lambda h: (h.astype(np.uint32) << 16).view(np.float32)
+    a, b = to_bf16(a32), to_bf16(b32)
+    c = rng.standard_normal((16, 16)).astype(np.float32)
+    d = cp.zeros((16, 16), dtype=cp.float32)
+    module.get_function("bf16_16x16x16")((1,), (32,), (cp.asarray(a), cp.asarray(b), cp.asarray(c), d))
+    ref = from_bf16(a).astype(np.float64) @ from_bf16(b).astype(np.float64) + c
+    assert np.allclose(d.get(), ref, rtol=1e-5, atol=1e-5)

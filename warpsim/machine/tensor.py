@@ -1,0 +1,154 @@
+"""Warp-level matrix multiply-accumulate (the wmma family, CUDA's nvcuda::wmma).
+
+A fragment's layout across lanes is opaque in PTX: only wmma.load, wmma.mma
+and wmma.store interpret it, and element-wise code (`frag.x[i] *= 2`) works
+whatever it is. warpsim gives lane l the elements l*E .. l*E+E-1 of the
+fragment's matrix in row-major order (E = elements per lane); when PTX gives a
+lane more register slots than elements (f16 A/B fragments), the extra slots
+repeat the same elements. Products are computed exactly (float64 or int64) and
+rounded once to the accumulator type; tensor cores accumulate in their own
+order, so float results can differ from the hardware's in the last bits.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+SHAPES = {"m16n16k16": (16, 16, 16), "m32n8k16": (32, 8, 16), "m8n32k16": (8, 32, 16),
+          "m16n16k8": (16, 16, 8)}
+ELEMENT_TYPES = ("f16", "bf16", "tf32", "f32", "s32", "s8", "u8")
+
+
+def fragment_shape(matrix: str, shape: tuple) -> tuple:
+    """(rows, cols) of the logical matrix a fragment holds."""
+    m, n, k = shape
+    return {"a": (m, k), "b": (k, n), "c": (m, n), "d": (m, n)}[matrix]
+
+
+def parse(ins):
+    """(kind, matrix, layouts, shape, space, types) from the modifiers of a wmma instruction."""
+    mods = ins.mods
+    kind = mods[0]                                   # load, store, mma
+    matrix = mods[1] if kind in ("load", "store") else "d"
+    shape = next((SHAPES[m] for m in mods if m in SHAPES), None)
+    layouts = [m for m in mods if m in ("row", "col")]
+    space = next((m.split("::")[0] for m in mods if m.split("::")[0] in ("global", "shared")), "generic")
+    types = [m for m in mods if m in ELEMENT_TYPES]
+    return kind, matrix, layouts, shape, space, types
+
+
+def check(ins) -> str | None:
+    if not ins.mods or ins.mods[0] not in ("load", "store", "mma"):
+        return "wmma.load, wmma.store and wmma.mma are supported"
+    kind, matrix, layouts, shape, space, types = parse(ins)
+    if shape is None:
+        return "wmma shape not supported (m16n16k16, m32n8k16, m8n32k16, m16n16k8 are)"
+    if not types:
+        return "wmma element type not supported (f16, bf16, tf32, s8, u8, f32, s32 are)"
+    if kind == "mma" and {"b1", "s4", "u4", "f64"} & set(ins.mods):
+        return "sub-byte, single-bit and f64 wmma.mma are not supported"
+    return None
+
+
+def _bf16_to_f32(bits):
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+def lane_elements(ctx, idx, rows: int, cols: int):
+    """Per lane of idx: the fragment element indices it holds, shape (len(idx), E)."""
+    per_lane = rows * cols // 32
+    lane = ctx.lane[idx].astype(np.int64)
+    return lane[:, None] * per_lane + np.arange(per_lane), per_lane
+
+
+def to_slots(values, slots: int):
+    """Repeat a lane's E element values across its register slots."""
+    per_lane = values.shape[1]
+    return values[:, np.arange(slots) % per_lane]
+
+
+def gather_matrix(ctx, idx, slot_values, rows: int, cols: int) -> np.ndarray:
+    """(warps, rows, cols) matrices from each warp's lanes' first E slots."""
+    per_lane = rows * cols // 32
+    warps = idx >> 5
+    first = np.r_[True, warps[1:] != warps[:-1]]
+    row_of_lane = np.cumsum(first) - 1
+    out = np.zeros((int(first.sum()), rows * cols), dtype=slot_values.dtype)
+    positions = ctx.lane[idx].astype(np.int64)[:, None] * per_lane + np.arange(per_lane)
+    out[row_of_lane[:, None], positions] = slot_values[:, :per_lane]
+    return out.reshape(-1, rows, cols), row_of_lane
+
+
+def mma(ctx, idx, a, b, c, shape, dtype_name: str, atype: str, satfinite: bool):
+    """D = A x B + C per warp, on slot values (float or int), rounded once to the D type."""
+    m, n, k = shape
+    A, row = gather_matrix(ctx, idx, a, m, k)
+    B, _ = gather_matrix(ctx, idx, b, k, n)
+    C, _ = gather_matrix(ctx, idx, c, m, n)
+    if atype in ("s8", "u8"):
+        D = np.einsum("wik,wkj->wij", A.astype(np.int64), B.astype(np.int64)) + C.astype(np.int64)
+        D = np.clip(D, -2**31, 2**31 - 1) if satfinite else D
+        D = D.astype(np.int64).astype(np.int32)
+    else:
+        D = np.einsum("wik,wkj->wij", A.astype(np.float64), B.astype(np.float64)) + C.astype(np.float64)
+        D = D.astype(np.float32).astype(np.float16 if dtype_name == "f16" else np.float32)
+    elements, _ = lane_elements(ctx, idx, m, n)
+    return D.reshape(len(D), -1)[row[:, None], elements]
+
+
+# ---------------------------------------------------------------- register packing
+
+MEMORY_DTYPES = {"f16": np.float16, "bf16": np.uint16, "f32": np.float32, "tf32": np.float32,
+                 "s32": np.int32, "s8": np.int8, "u8": np.uint8}
+
+
+def pack(values: np.ndarray, nregs: int) -> np.ndarray:
+    """(n, E) element values -> (n, nregs) 32-bit register words, slots repeating elements."""
+    per_reg = 4 // values.dtype.itemsize
+    slots = np.ascontiguousarray(to_slots(values, nregs * per_reg))
+    return slots.view(np.uint32).reshape(len(values), nregs)
+
+
+def unpack(words: np.ndarray, etype: str) -> np.ndarray:
+    """(n, nregs) register words -> (n, slots) element values for arithmetic."""
+    values = np.ascontiguousarray(words.astype(np.uint32)).view(MEMORY_DTYPES[etype])
+    if etype == "bf16":
+        return _bf16_to_f32(values)
+    if etype == "tf32":                     # tensor cores read 10 mantissa bits
+        return (values.view(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32)
+    return values
+
+
+def load_fragment(ctx, site, idx, space, addrs, stride, rows, cols, layout, etype, nregs):
+    from . import access
+    elements, per_lane = lane_elements(ctx, idx, rows, cols)
+    i, j = np.divmod(elements, cols)
+    stride = np.asarray(stride, dtype=np.int64)[:, None]
+    offsets = i * stride + j if layout == "row" else j * stride + i
+    dtype = np.dtype(MEMORY_DTYPES[etype])
+    where = addrs.astype(np.uint64)[:, None] + (offsets * dtype.itemsize).astype(np.uint64)
+    values = access.load(ctx, site, np.repeat(idx, per_lane), space, where.ravel(), dtype)[0]
+    return pack(values.reshape(len(idx), per_lane), nregs)
+
+
+def store_fragment(ctx, site, idx, space, addrs, stride, rows, cols, layout, etype, words):
+    from . import access
+    elements, per_lane = lane_elements(ctx, idx, rows, cols)
+    i, j = np.divmod(elements, cols)
+    stride = np.asarray(stride, dtype=np.int64)[:, None]
+    offsets = i * stride + j if layout == "row" else j * stride + i
+    dtype = np.dtype(MEMORY_DTYPES[etype])
+    values = np.ascontiguousarray(words.astype(np.uint32)).view(dtype)[:, :per_lane]
+    where = addrs.astype(np.uint64)[:, None] + (offsets * dtype.itemsize).astype(np.uint64)
+    access.store(ctx, site, np.repeat(idx, per_lane), space, where.ravel(), dtype, [values.ravel()])
+
+
+def mma_fragments(ctx, idx, shape, types, satfinite, a_words, b_words, c_words, d_regs):
+    """wmma.mma on register words; returns D's register words."""
+    if len(types) == 2:
+        dtype, atype, ctype = types[0], "f16", types[1]
+    else:
+        dtype, atype, _, ctype = types
+    a, b, c = unpack(a_words, atype), unpack(b_words, atype), unpack(c_words, ctype)
+    d = mma(ctx, idx, a, b, c, shape, dtype, atype, satfinite)
+    return pack(d, d_regs)
