@@ -95,3 +95,48 @@ def test_bf16(module):
     module.get_function("bf16_16x16x16")((1,), (32,), (cp.asarray(a), cp.asarray(b), cp.asarray(c), d))
     ref = from_bf16(a).astype(np.float64) @ from_bf16(b).astype(np.float64) + c
     assert np.allclose(d.get(), ref, rtol=1e-5, atol=1e-5)
+
+
+MMA_SOURCE = r"""
+#include <cuda_fp16.h>
+// One m16n8k16 tile: A (16x16) and B^T (8x16) staged in shared memory, loaded
+// with ldmatrix (B through .trans from a row-major 16x8 copy), multiplied with mma.sync.
+extern "C" __global__ void mma_tile(const half* a, const half* b, const float* c, float* d) {
+    __shared__ __align__(16) half sa[16 * 16];
+    __shared__ __align__(16) half sb[16 * 8];
+    int lane = threadIdx.x;
+    for (int i = lane; i < 256; i += 32) sa[i] = a[i];
+    for (int i = lane; i < 128; i += 32) sb[i] = b[i];
+    __syncwarp();
+    unsigned a0, a1, a2, a3, b0, b1;
+    // matrices 0..3 of A: rows 0-7/cols 0-7, rows 8-15/cols 0-7, rows 0-7/cols 8-15, rows 8-15/cols 8-15
+    const half* arow = sa + (lane % 16) * 16 + (lane / 16) * 8;
+    unsigned aaddr = (unsigned)__cvta_generic_to_shared(arow);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+                 : "=r"(a0), "=r"(a1), "=r"(a2), "=r"(a3) : "r"(aaddr));
+    const half* brow = sb + (lane % 16) * 8;
+    unsigned baddr = (unsigned)__cvta_generic_to_shared(brow);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];"
+                 : "=r"(b0), "=r"(b1) : "r"(baddr));
+    int g = lane / 4, t = lane % 4;
+    float c0 = c[g * 8 + 2 * t], c1 = c[g * 8 + 2 * t + 1];
+    float c2 = c[(g + 8) * 8 + 2 * t], c3 = c[(g + 8) * 8 + 2 * t + 1];
+    float d0, d1, d2, d3;
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};"
+                 : "=f"(d0), "=f"(d1), "=f"(d2), "=f"(d3)
+                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1), "f"(c0), "f"(c1), "f"(c2), "f"(c3));
+    d[g * 8 + 2 * t] = d0; d[g * 8 + 2 * t + 1] = d1;
+    d[(g + 8) * 8 + 2 * t] = d2; d[(g + 8) * 8 + 2 * t + 1] = d3;
+}
+"""
+
+
+def test_ldmatrix_and_mma_sync_in_the_manuals_layout():
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((16, 16)).astype(np.float16)
+    b = rng.standard_normal((16, 8)).astype(np.float16)
+    c = rng.standard_normal((16, 8)).astype(np.float32)
+    d = cp.full((16, 8), np.nan, dtype=cp.float32)
+    cp.RawModule(code=MMA_SOURCE).get_function("mma_tile")((1,), (32,), (cp.asarray(a), cp.asarray(b), cp.asarray(c), d))
+    ref = a.astype(np.float64) @ b.astype(np.float64) + c
+    assert np.allclose(d.get(), ref, rtol=1e-5, atol=1e-5)

@@ -35,6 +35,7 @@ import functools
 import linecache
 import os
 import re
+import warnings
 
 import numpy as np
 
@@ -309,9 +310,12 @@ class Dispatcher:
     exist before ptxas runs, so `get_regs_per_thread` is not offered.
     """
 
-    def __init__(self, py_func, targetoptions: dict, signatures=None):
+    def __init__(self, py_func, twin, signatures=None, lineinfo=None):
         self.py_func = py_func
-        self.targetoptions = dict(targetoptions)
+        self._twin = twin      # numba's own dispatcher for this function: options, device calls
+        self.targetoptions = dict(twin.targetoptions)
+        self.targetoptions.setdefault("extensions", [])
+        self._lineinfo = lineinfo
         self.overloads: dict[tuple, CompiledKernel] = {}
         self._compile_enabled = True
         self._specialized = False
@@ -362,7 +366,8 @@ class Dispatcher:
         if kernel is None:
             if not self._compile_enabled:
                 raise TypeError(f"compilation disabled for {self.py_func.__qualname__}{argtypes}")
-            kernel = compile_kernel(self.py_func, argtypes, **self.targetoptions)
+            options = dict(self.targetoptions, lineinfo=self._lineinfo)
+            kernel = compile_kernel(self.py_func, argtypes, **options)
             self.overloads[argtypes] = kernel
         return kernel
 
@@ -373,7 +378,7 @@ class Dispatcher:
         argtypes = argument_types(args)
         specialization = self.specializations.get(argtypes)
         if specialization is None:
-            specialization = Dispatcher(self.py_func, self.targetoptions)
+            specialization = Dispatcher(self.py_func, self._twin, lineinfo=self._lineinfo)
             specialization.overloads[argtypes] = self.compile(argtypes)
             specialization._compile_enabled, specialization._specialized = False, True
             self.specializations[argtypes] = specialization
@@ -472,33 +477,35 @@ def _signature_args(signature) -> tuple:
 
 # --- the decorator ----------------------------------------------------------------
 
-_KERNEL_OPTIONS = ("debug", "opt", "lineinfo", "fastmath", "launch_bounds", "link", "extensions",
-                   "max_registers", "lto", "shared_memory_carveout", "inline", "forceinline", "cache")
-
-
 def jit(func_or_sig=None, device: bool = False, **options):
     """`@cuda.jit`: a kernel that runs on warpsim, or (device=True) Numba's device function.
 
     Accepts what numba.cuda.jit accepts: no arguments, a signature, a list of
-    signatures, and the same keyword options.
+    signatures, and the same keyword options, which numba.cuda.jit itself
+    checks (with its warnings). Each kernel also gets a Numba dispatcher twin,
+    never launched, that types the kernel when another kernel calls it as a
+    device function (numba-cuda allows that).
     """
+    from numba.cuda.decorators import jit as numba_jit
     if device:
-        from numba.cuda.decorators import jit as numba_jit
         with numba_sees_simulated_device():  # a signature compiles now
             return numba_jit(func_or_sig, device=True, **options)
-    if options.get("boundscheck"):
-        raise NotImplementedError("bounds checking is not supported for CUDA")
-    unknown = set(options) - set(_KERNEL_OPTIONS)
-    if unknown:
-        raise TypeError(f"unknown option(s) for cuda.jit: {', '.join(sorted(unknown))}")
-    options.pop("cache", None)
-    if callable(func_or_sig) and not isinstance(func_or_sig, (str, list, tuple)) \
-            and not _is_numba_signature(func_or_sig):
-        return Dispatcher(func_or_sig, options)
+    lineinfo = options.get("lineinfo")  # None: on unless it breaks (see compile_kernel)
+
+    def kernel(func, signatures=None):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # numba_jit warned already, when it checked options
+            twin = numba_jit(func, **options)
+        return Dispatcher(func, twin, signatures, lineinfo=lineinfo)
+
+    if callable(func_or_sig) and not _is_numba_signature(func_or_sig):
+        numba_jit(**options)  # checks the options, warns as Numba does
+        return kernel(func_or_sig)
+    numba_jit(**options)
     if func_or_sig is None:
-        return lambda func: Dispatcher(func, options)
+        return kernel
     signatures = func_or_sig if isinstance(func_or_sig, list) else (func_or_sig,)
-    return lambda func: Dispatcher(func, options, signatures)
+    return lambda func: kernel(func, signatures)
 
 
 def _is_numba_signature(value) -> bool:

@@ -286,6 +286,32 @@ def emit_wmma(c, ins):
     return False
 
 
+@emitter("mma")
+def emit_mma(c, ins):
+    """mma.sync.aligned.m16n8k{8,16}.row.col: fragments in the PTX manual's layout."""
+    d, a, b, cc = list(ins.dsts) + list(ins.srcs)
+    res = c.fresh("mma")
+    c.emit(f"{res} = tensor.mma_sync(ctx, idx, {c.const(ins, 'ins')}, {fragment_words(c, a)}, "
+           f"{fragment_words(c, b)}, {fragment_words(c, cc)})")
+    for k, r in enumerate(d.items):
+        c.write(r, "b32", f"{res}[:, {k}]")
+    return False
+
+
+@emitter("ldmatrix")
+def emit_ldmatrix(c, ins):
+    count = next(int(m[1:]) for m in ins.mods if m in ("x1", "x2", "x4"))
+    expr, _ = address_expr(c, ins.srcs[0], space_of(ins))
+    site = c.const(Site(c.program, c.fn, ins), "site")
+    res = c.fresh("ldm")
+    c.emit(f"{res} = tensor.ldmatrix(ctx, {site}, idx, {space_of(ins)!r}, {expr}, {count}, "
+           f"{'trans' in ins.mods})")
+    regs = ins.dsts[0].items if isinstance(ins.dsts[0], Vec) else ins.dsts
+    for k, r in enumerate(regs):
+        c.write(r, "b32", f"{res}[:, {k}]")
+    return False
+
+
 ATOMIC_OPS = ("add", "min", "max", "inc", "dec", "cas", "exch", "and", "or", "xor")
 
 

@@ -28,7 +28,7 @@ def mask_operand(ins):
     """The member-mask operand of a warp-synchronous instruction (None: no mask)."""
     if ins.opcode in ("bar", "barrier"):
         return ins.srcs[0] if ins.srcs else None
-    if ins.opcode == "wmma":                      # .sync.aligned: the whole warp
+    if ins.opcode in ("wmma", "mma", "ldmatrix"):   # .sync.aligned: the whole warp
         return Imm(0xFFFFFFFF)
     if "sync" not in ins.mods or ins.opcode == "activemask":
         return None

@@ -152,3 +152,84 @@ def mma_fragments(ctx, idx, shape, types, satfinite, a_words, b_words, c_words, 
     a, b, c = unpack(a_words, atype), unpack(b_words, atype), unpack(c_words, ctype)
     d = mma(ctx, idx, a, b, c, shape, dtype, atype, satfinite)
     return pack(d, d_regs)
+
+
+# ---------------------------------------------------------------- mma.sync and ldmatrix
+# Unlike wmma, these have layouts fixed by the PTX manual: element i of a lane's
+# fragment sits at (row, col) given by the lane's group (lane >> 2) and its
+# thread-in-group (lane % 4).
+
+def _fragment_positions(matrix: str, shape: str, lane: np.ndarray):
+    """(rows, cols) arrays of shape (lanes, elements) for mma.m16n8k{8,16} fragments."""
+    group, tig = (lane >> 2)[:, None], (lane & 3)[:, None]
+    if matrix == "c":
+        i = np.arange(4)
+        return group + 8 * (i >= 2), tig * 2 + (i & 1)
+    if matrix == "a":
+        count = 8 if shape == "m16n8k16" else 4
+        i = np.arange(count)
+        return group + 8 * ((i // 2) % 2), tig * 2 + (i & 1) + 8 * (i >= 4)
+    count = 4 if shape == "m16n8k16" else 2                      # b
+    i = np.arange(count)
+    return tig * 2 + (i & 1) + 8 * (i >= 2), np.broadcast_to(group, (len(lane), count))
+
+
+MMA_SHAPES = {"m16n8k16": (16, 8, 16), "m16n8k8": (16, 8, 8)}
+
+
+def check_mma(ins) -> str | None:
+    shape = next((m for m in ins.mods if m in MMA_SHAPES), None)
+    types = [m for m in ins.mods if m in ("f16", "bf16", "f32")]
+    if shape is None or len(types) != 4 or not {"row", "col"} <= set(ins.mods):
+        return "mma.sync is supported for m16n8k16 and m16n8k8 .row.col with f16/bf16 inputs"
+    return None
+
+
+def mma_sync(ctx, idx, ins, a_words, b_words, c_words):
+    shape = next(m for m in ins.mods if m in MMA_SHAPES)
+    m, n, k = MMA_SHAPES[shape]
+    dtype, atype, _, ctype = [t for t in ins.mods if t in ("f16", "bf16", "f32")]
+    lane = ctx.lane[idx].astype(np.int64)
+    warps = idx >> 5
+    first = np.r_[True, warps[1:] != warps[:-1]]
+    row = (np.cumsum(first) - 1)[:, None]
+    count = int(first.sum())
+
+    def matrix(words, etype, which, rows, cols):
+        values = unpack(words, etype).astype(np.float64)
+        r, c = _fragment_positions(which, shape, lane)
+        out = np.zeros((count, rows, cols))
+        out[np.broadcast_to(row, r.shape), r, c] = values[:, :r.shape[1]]
+        return out
+
+    A = matrix(a_words, atype, "a", m, k)
+    B = matrix(b_words, atype, "b", k, n)
+    C = matrix(c_words, ctype, "c", m, n)
+    D = np.einsum("wik,wkj->wij", A, B) + C
+    r, c = _fragment_positions("c", shape, lane)
+    d = D[np.broadcast_to(row, r.shape), r, c].astype(np.float32)
+    if dtype == "f16":
+        return pack(d.astype(np.float16), 2)
+    return d.view(np.uint32)
+
+
+def ldmatrix(ctx, site, idx, space, addrs, count: int, transpose: bool):
+    """ldmatrix.m8n8.x{1,2,4}.b16: lanes give row addresses; each gets 2 halves per matrix."""
+    from . import access
+    lane = ctx.lane[idx].astype(np.int64)
+    warps = idx >> 5
+    first = np.r_[True, warps[1:] != warps[:-1]]
+    row = np.cumsum(first) - 1
+    rows = np.zeros((int(first.sum()), 32), dtype=np.uint64)
+    rows[row, lane] = addrs
+    words = []
+    for j in range(count):
+        if not transpose:
+            where = rows[row, j * 8 + (lane >> 2)] + (4 * (lane & 3)).astype(np.uint64)
+            words.append(access.load(ctx, site, idx, space, where, np.uint32)[0])
+        else:
+            halves = [access.load(ctx, site, idx, space,
+                                  rows[row, j * 8 + 2 * (lane & 3) + h] + (2 * (lane >> 2)).astype(np.uint64),
+                                  np.uint16)[0] for h in (0, 1)]
+            words.append(halves[0].astype(np.uint32) | (halves[1].astype(np.uint32) << 16))
+    return np.stack(words, axis=1)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from .ir import Function, Instruction, Sym
 
 # Instructions where lanes of a warp wait for each other (named in a mask).
-WARP_SYNC = frozenset({"shfl", "vote", "match", "redux", "activemask", "wmma"})
+WARP_SYNC = frozenset({"shfl", "vote", "match", "redux", "activemask", "wmma", "mma", "ldmatrix"})
 CTA_BARRIER = frozenset({"bar", "barrier"})
 ENDS_BLOCK = frozenset({"bra", "brx", "ret", "exit", "trap", "call"})
 

@@ -323,7 +323,7 @@ class _Parser:
             self.scopes.pop()
             if not self.scopes:
                 self.error("unbalanced '}'", tok)
-        elif t == ".reg":
+        elif t == ".reg" or t.startswith(".reg."):
             self.reg_declaration()
         elif t in STATE_SPACES:
             var = self.variable(None)
@@ -359,11 +359,11 @@ class _Parser:
         return name
 
     def reg_declaration(self):
-        self.next()
+        glued = ["." + part for part in self.next().text[len(".reg"):].split(".") if part]  # .reg.b16
         vector = 1
         ptype = None
-        while self.peek().text.startswith(".") and self.peek().kind == "word":
-            t = self.next().text
+        while glued or (self.peek().text.startswith(".") and self.peek().kind == "word"):
+            t = glued.pop(0) if glued else self.next().text
             if t in (".v2", ".v4"):
                 vector = int(t[2:])
             elif t[1:] in TYPE_NAMES:

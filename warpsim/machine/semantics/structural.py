@@ -52,6 +52,11 @@ def _check_wmma(ins):
     return check(ins)
 
 
+def _check_mma(ins):
+    from ..tensor import check_mma
+    return check_mma(ins)
+
+
 def _check_mov(ins):
     if ins.type in ("b128",):
         return ".b128 moves are not supported"
@@ -77,6 +82,9 @@ _ENTRIES = [
      lambda ins: "proxy fences are not supported" if "proxy" in ins.mods and "alias" not in ins.mods else None),
     ("cp", "memory", "lsu", MEMORY, lambda ins: _check_copy(ins)),
     ("wmma", "tensor", "tensor", WARP, lambda ins: _check_wmma(ins)),
+    ("mma", "tensor", "tensor", WARP, lambda ins: _check_mma(ins)),
+    ("ldmatrix", "tensor", "lsu", WARP,
+     lambda ins: None if "m8n8" in ins.mods and "b16" in ins.mods else "ldmatrix.m8n8 .b16 is supported"),
     ("shfl", "warp", "alu", WARP, None),
     ("vote", "warp", "alu", WARP, None),
     ("match", "warp", "alu", WARP, None),
