@@ -81,8 +81,16 @@ class DeviceNDArray(api.ndarray):
         layout = "C" if flags.c_contiguous else "F" if flags.f_contiguous else "A"
         return _types.Array(numpy_support.from_dtype(self.dtype), self.ndim, layout)
 
+    @property
+    def __cuda_array_interface__(self) -> dict:
+        """As Numba's: a `stream` entry, and a null pointer for an empty array."""
+        interface = dict(super().__cuda_array_interface__, stream=None)
+        if self.size == 0:
+            interface["data"] = (0, False)
+        return interface
+
     alloc_size = property(lambda self: self.nbytes)
-    gpu_data = property(lambda self: self.data)
+    gpu_data = property(lambda self: DevicePointer(self.data.ptr, self.nbytes, self))
     device_ctypes_pointer = property(lambda self: ctypes.c_void_p(self.data.ptr))
     stream = 0
 
@@ -149,6 +157,30 @@ class DeviceNDArray(api.ndarray):
         return f"<warpsim.cuda.DeviceNDArray shape={self.shape} dtype={self.dtype}>"
 
 
+class DevicePointer:
+    """`DeviceNDArray.gpu_data`: the address, under the names Numba's MemoryPointer uses."""
+
+    def __init__(self, pointer: int, size: int, owner=None):
+        self.device_pointer = self.handle = int(pointer)
+        self.size, self.owner = size, owner
+
+    @property
+    def device_pointer_value(self):
+        return self.device_pointer or None
+
+    def __int__(self) -> int:
+        return self.device_pointer
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, DevicePointer) and other.device_pointer == self.device_pointer
+
+    def __hash__(self) -> int:
+        return hash(self.device_pointer)
+
+    def __repr__(self) -> str:
+        return f"<DevicePointer 0x{self.device_pointer:x} ({self.size} bytes)>"
+
+
 def _device_array(shape, dtype, strides=None, order: str = "C") -> DeviceNDArray:
     if isinstance(shape, (int, np.integer)):
         shape = (int(shape),)
@@ -169,9 +201,10 @@ def to_device(obj, stream=0, copy: bool = True, to=None):
         return to
     if hasattr(obj, "__cuda_array_interface__"):
         return obj if isinstance(obj, DeviceNDArray) else as_cuda_array(obj)
+    if isinstance(obj, np.ma.MaskedArray):
+        raise NotImplementedError("Masked arrays are not supported")
     host = np.asarray(obj)
-    order = "F" if host.flags.f_contiguous and not host.flags.c_contiguous else "C"
-    device = DeviceNDArray(host.shape, host.dtype, order=order)
+    device = DeviceNDArray(host.shape, host.dtype, order=_like_order(host))
     if copy:
         device.set(host)
     return device
@@ -184,9 +217,18 @@ def device_array(shape, dtype=np.float64, strides=None, order: str = "C", stream
 
 def device_array_like(ary, stream=0) -> DeviceNDArray:
     """A new device array with `ary`'s shape, dtype and (contiguous) order."""
+    return _device_array(ary.shape, ary.dtype, order=_like_order(ary))
+
+
+class MappedArray(np.ndarray):
+    """A host array the device can reach (mapped or managed memory): no copy warning."""
+
+    _device_accessible = True
+
+
+def _like_order(ary) -> str:
     flags = ary.flags
-    f_only = flags["F_CONTIGUOUS"] and not flags["C_CONTIGUOUS"]
-    return _device_array(ary.shape, ary.dtype, order="F" if f_only else "C")
+    return "F" if flags["F_CONTIGUOUS"] and not flags["C_CONTIGUOUS"] else "C"
 
 
 def pinned_array(shape, dtype=np.float64, strides=None, order: str = "C") -> np.ndarray:
@@ -197,21 +239,21 @@ def pinned_array(shape, dtype=np.float64, strides=None, order: str = "C") -> np.
 def mapped_array(shape, dtype=np.float64, strides=None, order: str = "C", stream=0,
                  portable: bool = False, wc: bool = False) -> np.ndarray:
     """A host array; passed to a kernel it is copied in and back out, as mapped memory behaves."""
-    return np.empty(shape, dtype, order=order)
+    return np.empty(shape, dtype, order=order).view(MappedArray)
 
 
 def managed_array(shape, dtype=np.float64, strides=None, order: str = "C", stream=0,
                   attach_global: bool = True) -> np.ndarray:
     """A host array standing in for managed memory (copied around each launch)."""
-    return np.empty(shape, dtype, order=order)
+    return np.empty(shape, dtype, order=order).view(MappedArray)
 
 
 def pinned_array_like(ary) -> np.ndarray:
-    return np.empty_like(ary)
+    return np.empty(ary.shape, ary.dtype, order=_like_order(ary))
 
 
 def mapped_array_like(ary, stream=0, portable: bool = False, wc: bool = False) -> np.ndarray:
-    return np.empty_like(ary)
+    return np.empty(ary.shape, ary.dtype, order=_like_order(ary)).view(MappedArray)
 
 
 @contextlib.contextmanager
@@ -267,6 +309,8 @@ class SimulatedDevice:
         "COOPERATIVE_LAUNCH": 1, "ECC_ENABLED": 0, "PCI_BUS_ID": 0, "PCI_DEVICE_ID": 0,
         "PCI_DOMAIN_ID": 0, "INTEGRATED": 0,
     }
+
+    supports_float16 = supports_bfloat16 = supports_fp8 = True
 
     @property
     def name(self) -> str:
@@ -334,7 +378,8 @@ _CONTEXT = Context()
 class Stream:
     """Accepted everywhere Numba takes a stream; launches run to completion in order anyway."""
 
-    handle = 0
+    def __init__(self, handle: int = 0):
+        self.handle = handle
 
     def synchronize(self) -> None:
         pass
@@ -347,7 +392,7 @@ class Stream:
         callback(self, None, arg)
 
     def __int__(self) -> int:
-        return 0
+        return self.handle
 
     def __repr__(self) -> str:
         return "<warpsim CUDA stream (launches run in order)>"
@@ -460,7 +505,7 @@ default_stream = legacy_default_stream = per_thread_default_stream = stream
 
 
 def external_stream(ptr) -> Stream:
-    return Stream()
+    return Stream(int(ptr))
 
 
 def event(timing: bool = True) -> Event:

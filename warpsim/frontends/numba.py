@@ -41,7 +41,7 @@ import numpy as np
 
 from .. import api
 from ..errors import CompileError, LaunchError, WarpsimError
-from .numba_abi import argument_types, flatten_arguments, pack_parameters
+from .numba_abi import argument_types, flatten_arguments, pack_parameters, user_stacklevel
 from .numba_link import linked_ptx
 
 __all__ = ["DEFAULT_CC", "CompiledKernel", "Dispatcher", "LaunchConfiguration", "ForAll",
@@ -83,7 +83,8 @@ def numba_sees_simulated_device():
 
 
 def compile_kernel(py_func, argtypes, *, debug=None, opt=None, lineinfo=None, fastmath=False,
-                   launch_bounds=None, link=(), cc=DEFAULT_CC, **_ignored) -> "CompiledKernel":
+                   launch_bounds=None, link=(), extensions=(), cc=DEFAULT_CC,
+                   **_ignored) -> "CompiledKernel":
     """Compile `py_func` as a kernel for `argtypes` (Numba types) to one PTX module.
 
     Line info is on unless `lineinfo=False`: warpsim's reports and errors
@@ -112,7 +113,7 @@ def compile_kernel(py_func, argtypes, *, debug=None, opt=None, lineinfo=None, fa
                                "not simulate it")
         ptx = linked_ptx(cres.library, cc, link)
     return CompiledKernel(py_func, cres, ptx, cres.fndesc.llvm_func_name, debug=debug,
-                          launch_bounds=launch_bounds)
+                          launch_bounds=launch_bounds, extensions=extensions)
 
 
 def _compile_cres(py_func, argtypes, debug, opt, lineinfo, fastmath, launch_bounds, cc):
@@ -138,8 +139,10 @@ def _compile_cres(py_func, argtypes, debug, opt, lineinfo, fastmath, launch_boun
 class CompiledKernel:
     """One specialization of a kernel: PTX for fixed argument types, loaded per device."""
 
-    def __init__(self, py_func, cres, ptx: str, entry: str, debug: bool = False, launch_bounds=None):
+    def __init__(self, py_func, cres, ptx: str, entry: str, debug: bool = False, launch_bounds=None,
+                 extensions=()):
         self.py_func, self.ptx, self.entry_name, self.debug = py_func, ptx, entry, debug
+        self.extensions = extensions if extensions is not None else []  # shared: may grow
         self.signature = cres.signature
         self.call_helper = cres.call_helper
         self.library = cres.library
@@ -201,8 +204,9 @@ class CompiledKernel:
         """Run the kernel once; host arrays come back updated, as with Numba."""
         device = api.current_device()
         loaded = self.loaded(device)
+        self._check_launch_bounds(blockdim)
         writebacks: list = []
-        pieces = flatten_arguments(self.argument_types, args, writebacks)
+        pieces = flatten_arguments(self.argument_types, args, writebacks, self.extensions, stream)
         params = pack_parameters(self.entry_name, self._params(loaded), pieces)
         if self.debug:
             self._clear_exception(loaded, device)
@@ -214,6 +218,13 @@ class CompiledKernel:
             self._raise_kernel_exception(loaded, device)
         for writeback in writebacks:
             writeback()
+
+    def _check_launch_bounds(self, blockdim) -> None:
+        threads = int(np.prod(tuple(blockdim)))
+        if threads > self.max_threads_per_block:
+            raise _launch_failure(f"CUDA_ERROR_INVALID_VALUE: a block of {threads} threads exceeds "
+                                  f"the kernel's launch bound of {self.max_threads_per_block} "
+                                  f"threads (launch_bounds={self.launch_bounds!r})", self)
 
     def _symbol(self, loaded, device, name: str, value=None) -> int:
         address = loaded.global_address(f"{self.entry_name}__{name}__")
@@ -246,6 +257,19 @@ class CompiledKernel:
         raise exception_class(*exception_args)
 
 
+def _launch_failure(message: str, kernel: "CompiledKernel") -> LaunchError:
+    """A launch the driver would refuse: a LaunchError that is also cuda.core's CUDAError,
+    which is what Numba programs catch."""
+    try:
+        from cuda.core._utils.cuda_utils import CUDAError
+    except ImportError:
+        return LaunchError(message, kernel=kernel.py_func.__qualname__)
+
+    class RefusedLaunch(LaunchError, CUDAError):
+        pass
+    return RefusedLaunch(message, kernel=kernel.py_func.__qualname__)
+
+
 def _with_python_source(error: LaunchError, kernel: "CompiledKernel") -> LaunchError:
     """The same error, naming the Python kernel (not its mangled PTX name) and showing
     the text of the kernel's Python line after its file:line."""
@@ -273,9 +297,22 @@ class LaunchConfiguration:
         self.dispatcher = dispatcher
         self.griddim, self.blockdim = normalize_kernel_dimensions(griddim, blockdim)
         self.stream, self.sharedmem = stream, sharedmem
+        _warn_low_occupancy(self.griddim)
 
     def __call__(self, *args):
         return self.dispatcher.call(args, self.griddim, self.blockdim, self.stream, self.sharedmem)
+
+
+def _warn_low_occupancy(griddim) -> None:
+    """Numba's warning for grids under 128 blocks (config.CUDA_LOW_OCCUPANCY_WARNINGS)."""
+    from numba.cuda.core import config
+    from numba.cuda.core.errors import NumbaPerformanceWarning
+    blocks = griddim[0] * griddim[1] * griddim[2]
+    if config.CUDA_LOW_OCCUPANCY_WARNINGS and not config.DISABLE_PERFORMANCE_WARNINGS \
+            and blocks < 128:
+        warnings.warn(NumbaPerformanceWarning(
+            f"Grid size {blocks} will likely result in GPU under-utilization due to low "
+            "occupancy."), stacklevel=user_stacklevel())
 
 
 class ForAll:
@@ -345,6 +382,11 @@ class Dispatcher:
         return ForAll(self, ntasks, tpb, stream, sharedmem)
 
     @property
+    def _numba_type_(self):
+        """Called from another kernel, this kernel is a device function: Numba's twin types it."""
+        return self._twin._numba_type_
+
+    @property
     def specialized(self) -> bool:
         return self._specialized
 
@@ -403,25 +445,15 @@ class Dispatcher:
         return self._convertible_overload(argtypes)
 
     def _convertible_overload(self, argtypes) -> CompiledKernel:
-        """With fixed signatures: the overload the arguments convert to most cheaply."""
+        """With fixed signatures: the overload Numba's own rules pick (ties are an error)."""
         from numba.cuda.descriptor import cuda_target
-        typing = cuda_target.typing_context
-        best = None
-        for formal, kernel in self.overloads.items():
-            if len(formal) != len(argtypes):
-                continue
-            conversions = [actual == wanted or typing.can_convert(actual, wanted)
-                           for actual, wanted in zip(argtypes, formal)]
-            if all(conversions):
-                cost = sum(0 if c is True else int(c) for c in conversions)
-                if best is None or cost < best[0]:
-                    best = (cost, kernel)
+        by_signature = {kernel.signature: kernel for kernel in self.overloads.values()}
+        best = cuda_target.typing_context.resolve_overload(
+            self.py_func, list(by_signature), argtypes, {}, allow_ambiguous=False)
         if best is None:
-            shown = ", ".join(str(t) for t in argtypes)
-            raise TypeError(f"No matching definition for argument type(s) {shown} "
-                            f"(kernel {self.py_func.__qualname__} was compiled for "
-                            f"{'; '.join(str(f) for f in self.overloads)})")
-        return best[1]
+            raise TypeError("No matching definition for argument type(s) "
+                            + ", ".join(map(str, argtypes)))
+        return by_signature[best]
 
     # Inspection ---------------------------------------------------------------
     def _one_or_all(self, signature, get):
@@ -443,6 +475,10 @@ class Dispatcher:
 
     def inspect_llvm(self, signature=None):
         return self._each(signature, lambda kernel: kernel.inspect_llvm())
+
+    def inspect_lto_ptx(self, signature=None):
+        """The PTX warpsim runs: Numba's, with the code it links merged in (no LTO)."""
+        return self._each(signature, lambda kernel: kernel.ptx)
 
     def inspect_types(self, file=None, **kwargs) -> None:
         for kernel in self.overloads.values():

@@ -22,6 +22,8 @@ ABI change in a future numba-cuda is an error here, not garbage in a kernel.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .. import api
@@ -69,6 +71,7 @@ def _device_view(value, copy_in: bool, copy_out: bool, writebacks: list):
             strides = api._contiguous_strides(shape, itemsize)
         return int(interface["data"][0]), shape, tuple(int(s) for s in strides), itemsize
     host = np.asarray(value)
+    _warn_implicit_copy(value)
     order = "F" if host.flags.f_contiguous and not host.flags.c_contiguous else "C"
     device = api.ndarray(host.shape, host.dtype, order=order)
     if copy_in:
@@ -77,6 +80,29 @@ def _device_view(value, copy_in: bool, copy_out: bool, writebacks: list):
         writebacks.append(lambda: host.__setitem__(Ellipsis, device.get()))
     writebacks.append(lambda: device)  # keeps the copy alive until the launch is over
     return device.data.ptr, device.shape, device.strides, device.itemsize
+
+
+def user_stacklevel() -> int:
+    """The `stacklevel` that makes a warning point at the first frame outside warpsim."""
+    import os
+    import sys
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _warn_implicit_copy(value) -> None:
+    """Numba's warning for a host array copied around a launch (CUDA_WARN_ON_IMPLICIT_COPY);
+    mapped and managed arrays are device-accessible, so they do not warn."""
+    from numba.cuda.core import config
+    from numba.cuda.core.errors import NumbaPerformanceWarning
+    if config.CUDA_WARN_ON_IMPLICIT_COPY and not config.DISABLE_PERFORMANCE_WARNINGS and \
+            isinstance(value, np.ndarray) and not getattr(value, "_device_accessible", False):
+        warnings.warn(NumbaPerformanceWarning(
+            "Host array used in CUDA kernel will incur copy overhead to/from device."),
+            stacklevel=user_stacklevel())
 
 
 def _record_pointer(value, copy_in: bool, copy_out: bool, writebacks: list) -> int:
@@ -148,10 +174,15 @@ def _flatten(ty, value, copy_in, copy_out, out: list, writebacks: list):
         raise KernelArgumentError(f"warpsim cannot pass a {ty} argument to a Numba kernel")
 
 
-def flatten_arguments(types_, args, writebacks: list) -> list:
-    """The NumPy scalars, one per PTX parameter, that the arguments become."""
+def flatten_arguments(types_, args, writebacks: list, extensions=(), stream=0) -> list:
+    """The NumPy scalars, one per PTX parameter, that the arguments become.
+
+    `extensions` are Numba's kernel extensions: each may rewrite (type, value)
+    first, last one first, as numba-cuda applies them."""
     pieces: list = []
     for index, (ty, value) in enumerate(zip(types_, args)):
+        for extension in reversed(list(extensions or ())):
+            ty, value = extension.prepare_args(ty, value, stream=stream, retr=writebacks)
         value, copy_in, copy_out = unwrap_hint(value)
         try:
             _flatten(ty, value, copy_in, copy_out, pieces, writebacks)
