@@ -125,6 +125,13 @@ class GlobalMemory:
     def check(self, addresses: np.ndarray, size: int) -> np.ndarray:
         """True where [address, address+size) lies inside one live allocation."""
         starts, ends = self._index()
+        if len(starts) and addresses.size:
+            # Fast path: every lane inside the allocation that holds the lowest address.
+            lo = int(addresses.min()) - GLOBAL_BASE
+            hi = int(addresses.max()) - GLOBAL_BASE
+            k = int(np.searchsorted(starts, max(lo, 0), side="right")) - 1
+            if lo >= 0 and k >= 0 and hi + size <= int(ends[k]):
+                return np.ones(addresses.shape, dtype=bool)
         offs = addresses.astype(np.uint64) - np.uint64(GLOBAL_BASE)
         in_heap = (addresses >= GLOBAL_BASE) & (offs < np.uint64(len(self.buffer)))
         k = np.searchsorted(starts, offs, side="right").astype(np.int64) - 1

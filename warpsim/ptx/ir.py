@@ -9,6 +9,7 @@ they mean the same thing (the parser's round-trip test relies on that).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Union
 
 from .types import TYPE_NAMES
@@ -130,15 +131,16 @@ class Instruction:
     loc: SourceLoc | None = None    # innermost source location from .loc
     index: int = -1                 # position in Function.body
 
-    @property
+    # Cached: instruction semantics ask for these on every execution.
+    @cached_property
     def types(self) -> tuple:
         return tuple(m for m in self.mods if m in TYPE_NAMES)
 
-    @property
+    @cached_property
     def flags(self) -> frozenset:
         return frozenset(m for m in self.mods if m not in TYPE_NAMES)
 
-    @property
+    @cached_property
     def type(self) -> str:
         """The last type modifier: the operand type for most instructions."""
         types = self.types
