@@ -34,7 +34,7 @@ from collections import namedtuple
 import numpy as np
 
 from . import api
-from .frontends.numba import DEFAULT_CC, Dispatcher, jit  # noqa: F401
+from .frontends.numba import DEFAULT_CC, Dispatcher, jit  # noqa: F401 (the API)
 
 import numba.cuda as _numba_cuda  # noqa: E402 (after warpsim's own imports)
 from numba.cuda import types as _types  # noqa: E402
@@ -131,7 +131,8 @@ class DeviceNDArray(api.ndarray):
         axes = [a for a, dim in enumerate(self.shape) if dim == 1] if axis is None else \
             [a % self.ndim for a in (axis if isinstance(axis, tuple) else (axis,))]
         keep = [a for a in range(self.ndim) if a not in axes]
-        return self._view(0, tuple(self.shape[a] for a in keep), tuple(self.strides[a] for a in keep))
+        return self._view(0, tuple(self.shape[a] for a in keep),
+                          tuple(self.strides[a] for a in keep))
 
     def bind(self, stream=0) -> "DeviceNDArray":
         return self
@@ -186,7 +187,8 @@ def _device_array(shape, dtype, strides=None, order: str = "C") -> DeviceNDArray
         shape = (int(shape),)
     dtype = np.dtype(dtype)
     if strides is not None:
-        extent = sum((dim - 1) * abs(stride) for dim, stride in zip(shape, strides)) + dtype.itemsize
+        extent = dtype.itemsize + sum((dim - 1) * abs(stride)
+                                      for dim, stride in zip(shape, strides))
         backing = DeviceNDArray((extent if 0 not in shape else 0,), np.uint8)
         array = DeviceNDArray(shape, dtype, backing.data, strides)
         array.base = backing
@@ -210,14 +212,15 @@ def to_device(obj, stream=0, copy: bool = True, to=None):
     return device
 
 
-def device_array(shape, dtype=np.float64, strides=None, order: str = "C", stream=0) -> DeviceNDArray:
+def device_array(shape, dtype=np.float64, strides=None, order: str = "C",
+                 stream=0) -> DeviceNDArray:
     """Uninitialized device memory, like numba.cuda.device_array."""
     return _device_array(shape, dtype, strides, order)
 
 
 def device_array_like(ary, stream=0) -> DeviceNDArray:
-    """A new device array with `ary`'s shape, dtype and (contiguous) order."""
-    return _device_array(ary.shape, ary.dtype, order=_like_order(ary))
+    """A new contiguous device array with `ary`'s shape, dtype and axis order."""
+    return _device_array(ary.shape, ary.dtype, _strides_like(ary), _like_order(ary))
 
 
 class MappedArray(np.ndarray):
@@ -229,6 +232,27 @@ class MappedArray(np.ndarray):
 def _like_order(ary) -> str:
     flags = ary.flags
     return "F" if flags["F_CONTIGUOUS"] and not flags["C_CONTIGUOUS"] else "C"
+
+
+def _strides_like(ary):
+    """Contiguous strides for a copy of a non-contiguous `ary` that keep its axis order
+    (NumPy's empty_like rule, which Numba follows); None when C or F order does."""
+    flags = ary.flags
+    if flags["C_CONTIGUOUS"] or flags["F_CONTIGUOUS"] or ary.ndim <= 1:
+        return None
+    strides, step = [0] * ary.ndim, ary.dtype.itemsize
+    for axis in sorted(range(ary.ndim), key=lambda a: ary.strides[a]):
+        strides[axis] = step
+        step *= ary.shape[axis]
+    return tuple(strides)
+
+
+def _host_like(ary, kind=np.ndarray) -> np.ndarray:
+    strides = _strides_like(ary)
+    if strides is None:
+        return np.empty(ary.shape, ary.dtype, order=_like_order(ary)).view(kind)
+    buffer = np.empty(max(1, int(np.prod(ary.shape)) * ary.dtype.itemsize), np.uint8)
+    return np.ndarray(ary.shape, ary.dtype, buffer=buffer, strides=strides).view(kind)
 
 
 def pinned_array(shape, dtype=np.float64, strides=None, order: str = "C") -> np.ndarray:
@@ -249,11 +273,11 @@ def managed_array(shape, dtype=np.float64, strides=None, order: str = "C", strea
 
 
 def pinned_array_like(ary) -> np.ndarray:
-    return np.empty(ary.shape, ary.dtype, order=_like_order(ary))
+    return _host_like(ary)
 
 
 def mapped_array_like(ary, stream=0, portable: bool = False, wc: bool = False) -> np.ndarray:
-    return np.empty(ary.shape, ary.dtype, order=_like_order(ary)).view(MappedArray)
+    return _host_like(ary, MappedArray)
 
 
 @contextlib.contextmanager

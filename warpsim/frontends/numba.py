@@ -40,7 +40,7 @@ import warnings
 import numpy as np
 
 from .. import api
-from ..errors import CompileError, LaunchError, WarpsimError
+from ..errors import CompileError, LaunchError
 from .numba_abi import argument_types, flatten_arguments, pack_parameters, user_stacklevel
 from .numba_link import linked_ptx
 
@@ -48,10 +48,6 @@ __all__ = ["DEFAULT_CC", "CompiledKernel", "Dispatcher", "LaunchConfiguration", 
            "compile_kernel", "jit"]
 
 DEFAULT_CC = (9, 0)   # the compute capability warpsim compiles for (as NVRTC's default sm_90)
-
-
-class KernelExceptionError(WarpsimError):
-    """Raised in place of an exception class Numba could not recreate."""
 
 
 # --- compiling ------------------------------------------------------------------
@@ -155,6 +151,11 @@ class CompiledKernel:
     def argument_types(self) -> tuple:
         return tuple(self.signature.args)
 
+    @property
+    def readable_name(self) -> str:
+        """'name(array(int32, 1d, C), int64)': the kernel as its user knows it."""
+        return f"{self.py_func.__qualname__}({', '.join(map(str, self.argument_types))})"
+
     def loaded(self, device=None):
         """The module on `device` (default: the current one), loaded on first use."""
         device = device or api.current_device()
@@ -181,6 +182,12 @@ class CompiledKernel:
     def const_mem_size(self) -> int:
         module = self.loaded().module
         return sum(v.size for v in module.variables.values() if v.space == "const")
+
+    @property
+    def regs_per_thread(self) -> int:
+        """Registers per thread, from ptxas when one is installed, else warpsim's estimate."""
+        from ..metrics.registers import registers_per_thread
+        return registers_per_thread(self.loaded().module, self.entry_name).registers
 
     @property
     def max_threads_per_block(self) -> int:
@@ -211,9 +218,14 @@ class CompiledKernel:
         if self.debug:
             self._clear_exception(loaded, device)
         try:
-            loaded.launch(self.entry_name, griddim, blockdim, params, shared_mem=int(sharedmem))
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                loaded.launch(self.entry_name, griddim, blockdim, params, shared_mem=int(sharedmem))
         except LaunchError as error:
             raise _with_python_source(error, self) from None
+        for warning in caught:  # the simulator's warnings, pointed at the user's launch
+            text = str(warning.message).replace(self.entry_name, self.readable_name)
+            warnings.warn(type(warning.message)(text), stacklevel=user_stacklevel())
         if self.debug:
             self._raise_kernel_exception(loaded, device)
         for writeback in writebacks:
@@ -274,7 +286,7 @@ def _with_python_source(error: LaunchError, kernel: "CompiledKernel") -> LaunchE
     """The same error, naming the Python kernel (not its mangled PTX name) and showing
     the text of the kernel's Python line after its file:line."""
     message = error.args[0] if error.args else ""
-    readable = f"{kernel.py_func.__qualname__}({', '.join(map(str, kernel.argument_types))})"
+    readable = kernel.readable_name
     if error.kernel:
         message = message.replace(f"kernel: {error.kernel}", f"kernel: {readable}")
         error.kernel = readable
@@ -342,9 +354,9 @@ class Dispatcher:
 
     The Numba dispatcher's public surface: `kernel[grid, block](...)`,
     `configure`, `forall`, `specialize`, `overloads`, `signatures`,
-    `inspect_asm`, `inspect_types`, `get_shared_mem_per_block` (and the
-    other resource getters warpsim can answer). Register counts do not
-    exist before ptxas runs, so `get_regs_per_thread` is not offered.
+    `inspect_asm`, `inspect_types`, and the resource getters
+    (`get_regs_per_thread` from ptxas when it is installed, else warpsim's
+    estimate; `get_shared_mem_per_block`, ...).
     """
 
     def __init__(self, py_func, twin, signatures=None, lineinfo=None):
@@ -493,6 +505,9 @@ class Dispatcher:
     def get_const_mem_size(self, signature=None):
         return self._one_or_all(signature, lambda kernel: kernel.const_mem_size)
 
+    def get_regs_per_thread(self, signature=None):
+        return self._one_or_all(signature, lambda kernel: kernel.regs_per_thread)
+
     def get_max_threads_per_block(self, signature=None):
         return self._one_or_all(signature, lambda kernel: kernel.max_threads_per_block)
 
@@ -525,7 +540,11 @@ def jit(func_or_sig=None, device: bool = False, **options):
     from numba.cuda.decorators import jit as numba_jit
     if device:
         with numba_sees_simulated_device():  # a signature compiles now
-            return numba_jit(func_or_sig, device=True, **options)
+            made = numba_jit(func_or_sig, device=True, **options)
+        if func_or_sig is None or isinstance(func_or_sig, (str, list, tuple)) or \
+                _is_numba_signature(func_or_sig):
+            return _compiling_on_warpsim(made)  # a decorator: it compiles when applied
+        return made
     lineinfo = options.get("lineinfo")  # None: on unless it breaks (see compile_kernel)
 
     def kernel(func, signatures=None):
@@ -542,6 +561,13 @@ def jit(func_or_sig=None, device: bool = False, **options):
         return kernel
     signatures = func_or_sig if isinstance(func_or_sig, list) else (func_or_sig,)
     return lambda func: kernel(func, signatures)
+
+
+def _compiling_on_warpsim(decorator):
+    def decorate(func):
+        with numba_sees_simulated_device():
+            return decorator(func)
+    return decorate
 
 
 def _is_numba_signature(value) -> bool:

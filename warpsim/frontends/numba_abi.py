@@ -61,7 +61,8 @@ def argument_types(args) -> tuple:
 # --- flattening ---------------------------------------------------------------
 
 def _device_view(value, copy_in: bool, copy_out: bool, writebacks: list):
-    """(data pointer, shape, strides, itemsize) of an array argument; host arrays go to the device."""
+    """(data pointer, shape, strides, itemsize) of an array argument; a host array is copied
+    to the device (and back after the launch unless it is read-only or cuda.In)."""
     interface = getattr(value, "__cuda_array_interface__", None)
     if interface is not None:
         shape = tuple(int(d) for d in interface["shape"])

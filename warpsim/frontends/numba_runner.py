@@ -11,11 +11,12 @@ names in `warpsim.cuda.HOST_API` (jit, to_device, device_array,
 device_array_like, synchronize, is_available, get_current_device, stream,
 event, ...) are, inside the numba.cuda module object, warpsim.cuda's, and
 they are put back afterwards (`numba_on_warpsim()` does it for a `with`
-block). numba-cuda's runtime also sees warpsim's context as the current one
-(the thread-local slot it keeps for contexts attached by third parties), so
-numba code that asks for the current device's compute capability gets 9.0. This is the one point where a GPU program meets the driver, so the
-kernels, their intrinsics and everything Numba does while compiling stay
-Numba's own. numba.cuda's own helpers that call these names at run time
+block). That host API is the one point where a GPU program meets the
+driver, so the kernels, their intrinsics and everything Numba does while
+compiling stay Numba's own. numba-cuda's runtime also sees warpsim's
+context as the current one (the thread-local slot it keeps for contexts
+attached by third parties), so numba code that asks for the current
+device's compute capability gets 9.0. numba.cuda's own helpers that call these names at run time
 (numba.cuda.random's create_xoroshiro128p_states, for example) then run on
 warpsim too.
 
@@ -47,7 +48,11 @@ def numba_on_warpsim():
     """Inside the block, numba.cuda's host API is warpsim's (see the module docstring)."""
     if os.environ.pop("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0"):
         print("warpsim: NUMBA_ENABLE_CUDASIM ignored: kernels run on warpsim", file=sys.stderr)
-    import numba.cuda as numba_cuda
+    try:
+        import numba.cuda as numba_cuda
+    except ImportError:  # no numba-cuda: nothing to redirect (a CuPy-style program runs as it is)
+        yield None
+        return
     from .. import cuda as warpsim_cuda
     from numba.cuda.core import config
     if config.ENABLE_CUDASIM:

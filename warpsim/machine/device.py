@@ -39,10 +39,6 @@ class LaunchResult:
     seconds: float = 0.0
     diagnostics: list = field(default_factory=list)
 
-    @property
-    def thread_instructions_per_second(self) -> float:
-        return self.thread_instructions / self.seconds if self.seconds else 0.0
-
 
 class LoadedModule:
     """A PTX module placed on a device: globals allocated, ready to launch."""

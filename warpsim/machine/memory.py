@@ -140,13 +140,6 @@ class GlobalMemory:
             return np.zeros(addresses.shape, dtype=bool)
         return in_heap & (k >= 0) & (offs >= starts[k_safe]) & (offs + np.uint64(size) <= ends[k_safe])
 
-    def allocation_of(self, address: int):
-        """(start address, size) of the allocation holding `address`, or None."""
-        offset = address - GLOBAL_BASE
-        for start, size in self.live.items():
-            if start <= offset < start + size:
-                return GLOBAL_BASE + start, size
-        return None
 
 
 def _round_up(x: int, align: int) -> int:

@@ -34,10 +34,6 @@ def _lanemask(kind):
     return read
 
 
-def _const(value, dtype=np.uint32):
-    return lambda ctx, idx: np.full(len(idx), value, dtype=dtype)
-
-
 SPECIAL_REGISTERS = {
     "%tid": lambda ctx, idx, name: ctx.tid[_axis(name), idx],
     "%ntid": lambda ctx, idx, name: np.full(len(idx), ctx.block[_axis(name)], dtype=np.uint32),

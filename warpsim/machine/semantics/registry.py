@@ -119,13 +119,3 @@ def same_type(ins) -> Signature:
     """Destination and every source have the instruction's type (add, mul.lo, and, ...)."""
     t = ins.type
     return Signature((t,) * len(ins.dsts), (t,) * len(ins.srcs))
-
-
-def pipe_for_type(ins) -> str:
-    """f64 work issues to the FP64 pipe, f32/f16 to FMA, the rest to ALU."""
-    t = ins.type
-    if t == "f64":
-        return "fp64"
-    if t.startswith(("f", "bf")):
-        return "fma"
-    return "alu"
