@@ -27,6 +27,7 @@ import warnings
 import numpy as np
 
 from .. import api
+from ..arrays import _contiguous_strides
 from ..args import KernelArgumentError
 
 __all__ = ["argument_type", "argument_types", "flatten_arguments", "pack_parameters", "unwrap_hint"]
@@ -69,7 +70,7 @@ def _device_view(value, copy_in: bool, copy_out: bool, writebacks: list):
         itemsize = np.dtype(interface["typestr"]).itemsize
         strides = interface.get("strides")
         if strides is None:
-            strides = api._contiguous_strides(shape, itemsize)
+            strides = _contiguous_strides(shape, itemsize)
         return int(interface["data"][0]), shape, tuple(int(s) for s in strides), itemsize
     host = np.asarray(value)
     _warn_implicit_copy(value)

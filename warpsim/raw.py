@@ -1,0 +1,214 @@
+"""Raw CUDA kernels, CuPy's way: RawModule, RawKernel and the launch call.
+
+Source goes through NVRTC (warpsim.frontends.nvrtc) or is taken as PTX; the
+module is loaded on the current device on first use, and a call packs the
+arguments into the kernel's parameter buffer (warpsim.args) and launches on
+the simulator. Streams are accepted and ignored: every launch runs to
+completion in order.
+"""
+
+from __future__ import annotations
+
+import operator
+import os
+
+from .args import KernelArgumentError, pack_arguments
+from .arrays import MemoryPointer, UnownedMemory, current_device, ndarray
+from .errors import LaunchError, WarpsimError
+from .frontends.nvrtc import compile_cuda
+
+class KernelNotFoundError(WarpsimError, LookupError):
+    """get_function asked for a name the module does not define."""
+
+
+
+# --- raw kernels -------------------------------------------------------------
+
+_LIMITS = {"block": (1024, 1024, 64), "grid": ((1 << 31) - 1, 65535, 65535)}
+
+
+def _dim3(value, what: str, kernel: str) -> tuple[int, int, int]:
+    """grid or block given as an int or a tuple of 1-3 ints -> (x, y, z), checked against CUDA's limits."""
+    try:
+        dims = (operator.index(value),) if not isinstance(value, (tuple, list)) else \
+            tuple(operator.index(v) for v in value)
+    except TypeError:
+        raise LaunchError(f"{what} must be an int or a tuple of 1 to 3 ints, got {value!r}",
+                          kernel=kernel) from None
+    if not 1 <= len(dims) <= 3:
+        raise LaunchError(f"{what} must have 1 to 3 dimensions, got {value!r}", kernel=kernel)
+    dims = dims + (1,) * (3 - len(dims))
+    for axis, (dim, limit) in enumerate(zip(dims, _LIMITS[what])):
+        if not 1 <= dim <= limit:
+            raise LaunchError(f"{what} dimension {'xyz'[axis]} = {dim} is outside 1..{limit}",
+                              kernel=kernel)
+    if what == "block" and dims[0] * dims[1] * dims[2] > 1024:
+        raise LaunchError(f"block {dims} has {dims[0] * dims[1] * dims[2]} threads; at most 1024",
+                          kernel=kernel)
+    return dims
+
+
+class Function:
+    """One kernel of a loaded module, called as CuPy's: f(grid, block, args, shared_mem=0)."""
+
+    def __init__(self, loaded_module, device, kernel_name: str, requested_name: str):
+        self.loaded_module, self.device = loaded_module, device
+        self.kernel_name, self.name = kernel_name, requested_name
+        self.params = list(loaded_module.params(kernel_name))
+
+    def __call__(self, grid, block, args, shared_mem: int = 0, stream=None,
+                 enable_cooperative_groups: bool = False) -> None:
+        grid = _dim3(grid, "grid", self.kernel_name)
+        block = _dim3(block, "block", self.kernel_name)
+        for index, arg in enumerate(args if isinstance(args, (tuple, list)) else ()):
+            if isinstance(arg, ndarray) and arg.device is not self.device:
+                raise KernelArgumentError(f"kernel '{self.kernel_name}' argument {index} is an array "
+                                          "on another device than the one the kernel runs on")
+        buffer = pack_arguments(self.kernel_name, self.params, args)
+        self.last_launch = self.loaded_module.launch(self.kernel_name, grid, block, buffer, shared_mem=int(shared_mem))
+
+    def __repr__(self) -> str:
+        return f"<warpsim Function {self.kernel_name}>"
+
+
+class RawModule:
+    """CUDA C++ (compiled with NVRTC) or PTX, loaded on the device: kernels via get_function.
+
+    Exactly one of `code` (CUDA source), `path` (.cu compiled, .ptx loaded) or
+    `ptx` (PTX text; a warpsim extension) is given. Compilation and loading
+    happen on first use, as in CuPy. `backend='nvcc'` also compiles with NVRTC;
+    `jitify` and `enable_cooperative_groups` are accepted and have no effect
+    (the CUDA and CCCL headers are always on the include path).
+    """
+
+    def __init__(self, code: str | None = None, *, path: str | None = None, options=(),
+                 backend: str = "nvrtc", translate_cucomplex: bool = False,
+                 enable_cooperative_groups: bool = False, name_expressions=None,
+                 jitify: bool = False, ptx: str | None = None):
+        if sum(source is not None for source in (code, path, ptx)) != 1:
+            raise TypeError("RawModule needs exactly one of code= (CUDA source), path= or ptx=")
+        if backend not in ("nvrtc", "nvcc"):
+            raise ValueError(f"unknown backend {backend!r}: use 'nvrtc'")
+        if translate_cucomplex:
+            raise NotImplementedError("translate_cucomplex=True is not supported by warpsim; "
+                                      "use thrust::complex or cuda::std::complex in the source")
+        self.options = tuple(options)
+        self.name_expressions = tuple(name_expressions or ())
+        self.backend, self.file_path, self.source_name = backend, path, "kernel.cu"
+        self.code, self._ptx, self._lowered_names = code, ptx, {}
+        if ptx is not None:
+            self.source_name = "<ptx>"
+        if path is not None:
+            self._read_path(os.fspath(path))
+        self._loaded: dict[int, tuple] = {}
+        self._functions: dict[tuple[int, str], Function] = {}
+
+    def _read_path(self, path: str) -> None:
+        suffix = os.path.splitext(path)[1].lower()
+        if suffix in (".cubin", ".fatbin", ".o", ".a"):
+            raise ValueError(f"{path}: warpsim simulates PTX; load a .ptx file or compile the .cu source")
+        try:
+            with open(path, encoding="utf-8") as handle:
+                text = handle.read()
+        except OSError as exc:
+            raise FileNotFoundError(f"RawModule(path={path!r}): {exc.strerror}") from None
+        self.source_name = os.path.abspath(path)  # NVRTC writes it into .file: reports can open it
+        if suffix == ".ptx":
+            self._ptx = text
+        else:  # .cu, .cuh, anything else: CUDA C++; its own folder serves its #include "..."
+            self.code = text
+            self.options += (f"-I{os.path.dirname(os.path.abspath(path))}",)
+
+    @property
+    def ptx(self) -> str:
+        """The module's PTX (compiled on first access)."""
+        if self._ptx is None:
+            result = compile_cuda(self.code, self.options, name=self.source_name,
+                                  name_expressions=self.name_expressions)
+            self._ptx, self._lowered_names = result.ptx, result.lowered_names
+        return self._ptx
+
+    @property
+    def lowered_names(self) -> dict[str, str]:
+        """Name expression -> mangled kernel name, from NVRTC."""
+        self.ptx  # noqa: B018 (compiles if needed)
+        return dict(self._lowered_names)
+
+    def compile(self, log_stream=None) -> None:
+        """Compile now rather than on first use (CuPy's RawModule.compile)."""
+        self.ptx  # noqa: B018
+
+    def _loaded_module(self):
+        device = current_device()
+        if id(device) not in self._loaded:
+            loaded = device.load_module(self.ptx, name=self.source_name)
+            if self.code is not None and hasattr(loaded, "sources"):
+                loaded.sources[self.source_name] = self.code     # the source view shows it
+            self._loaded[id(device)] = (device, loaded)
+        return self._loaded[id(device)]
+
+    def get_function(self, name: str) -> Function:
+        """A kernel by extern "C" name, mangled name, or one of the module's name expressions."""
+        device, loaded = self._loaded_module()
+        key = (id(device), name)
+        if key not in self._functions:
+            self._functions[key] = Function(loaded, device, self._kernel_name(loaded, name), name)
+        return self._functions[key]
+
+    def _kernel_name(self, loaded, name: str) -> str:
+        kernels = list(loaded.kernel_names)
+        if name in kernels:
+            return name
+        if self._lowered_names.get(name) in kernels:
+            return self._lowered_names[name]
+        lines = [f"no kernel named '{name}' in {self.source_name}",
+                 f"  kernels in the module: {', '.join(kernels) or '(none)'}"]
+        if self.name_expressions:
+            lines.append(f"  name expressions: {', '.join(self.name_expressions)}")
+        close = [expression for expression in self.name_expressions if expression.startswith(f"{name}<")]
+        if close:
+            lines.append(f"  did you mean {' or '.join(repr(expression) for expression in close)}?")
+        elif self.code is not None:
+            lines.append(f"  a template or C++ (not extern \"C\") kernel has a mangled name: declare it "
+                         f"extern \"C\", or pass name_expressions=('{name}',) to RawModule")
+        raise KernelNotFoundError("\n".join(lines))
+
+    def get_global(self, name: str) -> MemoryPointer:
+        """The address of a __device__ variable, as a MemoryPointer (name or name expression)."""
+        device, loaded = self._loaded_module()
+        lookup = getattr(loaded, "global_address", None)
+        if lookup is None:
+            raise NotImplementedError("get_global needs LoadedModule.global_address, "
+                                      "which this warpsim machine does not provide yet")
+        address = lookup(self._lowered_names.get(name, name))
+        return MemoryPointer(UnownedMemory(address, 0, self, device))
+
+
+class RawKernel:
+    """One kernel from CUDA source, compiled on first use: kernel(grid, block, args, shared_mem=0)."""
+
+    def __init__(self, code: str, name: str, options=(), backend: str = "nvrtc",
+                 translate_cucomplex: bool = False, *, enable_cooperative_groups: bool = False,
+                 jitify: bool = False):
+        self.code, self.name, self.options, self.backend = code, name, tuple(options), backend
+        self.module = RawModule(code=code, options=options, backend=backend,
+                                translate_cucomplex=translate_cucomplex,
+                                enable_cooperative_groups=enable_cooperative_groups, jitify=jitify)
+
+    @property
+    def kernel(self) -> Function:
+        return self.module.get_function(self.name)
+
+    @property
+    def ptx(self) -> str:
+        return self.module.ptx
+
+    def compile(self, log_stream=None) -> None:
+        self.kernel  # noqa: B018 (compiles and loads)
+
+    def __call__(self, grid, block, args, shared_mem: int = 0, stream=None,
+                 enable_cooperative_groups: bool = False) -> None:
+        self.kernel(grid, block, args, shared_mem=shared_mem)
+
+    def __repr__(self) -> str:
+        return f"<warpsim RawKernel {self.name}>"
