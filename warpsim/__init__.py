@@ -21,3 +21,18 @@ __all__ += ["settings", "CompileError", "DeadlockError", "LaunchError", "MemoryF
 from .profiler import profile  # noqa: E402,F401  (with warpsim.profile() as prof: ...)
 
 __all__ += ["profile"]
+
+
+def __getattr__(name):
+    """`warpsim.cuda` (Numba's API) on first use; NumPy's functions as CuPy offers them."""
+    import importlib
+    if name == "cuda":
+        return importlib.import_module(".cuda", __name__)
+    if name == "random":
+        from .host_math import HostRandom
+        return HostRandom()
+    import numpy
+    if hasattr(numpy, name) and not name.startswith("_"):
+        from .host_math import numpy_fallback
+        return numpy_fallback(name)
+    raise AttributeError(f"module 'warpsim' has no attribute '{name}'")

@@ -5,10 +5,11 @@ A script written for CuPy runs on warpsim by changing `import cupy as cp` to
 transfer (asarray, zeros, empty, get, asnumpy, ...), basic slicing, and raw
 CUDA kernels. Arrays live in the simulated device's global memory at real
 64-bit addresses, so a kernel receives the same kind of pointer it would on a
-GPU. Limitations, stated honestly: no elementwise arithmetic or reductions on
-arrays (a + b, a.sum()); copies and advanced (integer-array, boolean)
-indexing go through host memory; streams are accepted and ignored because
-the simulator runs every launch to completion in order.
+GPU. Limitations, stated honestly: elementwise arithmetic and reductions on
+arrays (a + b, a.sum(), warpsim.sqrt, warpsim.random) are computed on the
+host with NumPy, not simulated; copies and advanced indexing go through host
+memory; streams are accepted and ignored because the simulator runs every
+launch to completion in order.
 
 Which device: the one installed by `use_device(device)` around the call, else
 `warpsim.machine.device.default_device()`. An array remembers its device and

@@ -2,8 +2,9 @@
 
 Arrays live at real 64-bit device addresses, so a kernel receives the same
 kind of pointer it would on a GPU. Creation and transfer (asarray, zeros,
-empty, get, asnumpy, ...) and basic slicing are here; elementwise arithmetic
-and reductions are not (copies and advanced indexing go through host memory).
+empty, get, asnumpy, ...) and basic slicing are here. Elementwise arithmetic,
+reductions, copies and advanced indexing go through host memory
+(warpsim.host_math): correct, but not simulated.
 
 Which device: the one installed by `use_device(device)` around the call, else
 `warpsim.machine.device.default_device()`. An array remembers its device and
@@ -19,6 +20,7 @@ import weakref
 
 import numpy as np
 
+from .host_math import HostArithmetic
 dtype = np.dtype
 newaxis = None
 bool_, int8, int16, int32, int64 = np.bool_, np.int8, np.int16, np.int32, np.int64
@@ -220,11 +222,13 @@ class _Flags:
 
 # --- the device array --------------------------------------------------------
 
-class ndarray:
+class ndarray(HostArithmetic):
     """An array in simulated device memory, like cupy.ndarray.
 
     Data moves to the host only through explicit calls (get, asnumpy, repr),
     as on a GPU: np.asarray(device_array) raises TypeError, as CuPy does.
+    Arithmetic and reductions (a + b, a.sum()) are computed on the host
+    (warpsim.host_math), not simulated.
     """
 
     def __init__(self, shape, dtype=float, memptr: MemoryPointer | None = None, strides=None,

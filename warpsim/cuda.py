@@ -400,10 +400,21 @@ _CONTEXT = Context()
 
 
 class Stream:
-    """Accepted everywhere Numba takes a stream; launches run to completion in order anyway."""
+    """Accepted everywhere Numba or CuPy takes a stream; launches run to completion in order anyway."""
 
-    def __init__(self, handle: int = 0):
+    null: "Stream"
+
+    def __init__(self, handle: int = 0, non_blocking: bool = False, null: bool = False):
         self.handle = handle
+
+    def use(self) -> "Stream":
+        return self
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        pass
 
     def synchronize(self) -> None:
         pass
@@ -442,6 +453,73 @@ class Event:
 
     def elapsed_time(self, evtend: "Event") -> float:
         return event_elapsed_time(self, evtend)
+
+
+Stream.null = Stream()
+
+
+# --- CuPy's cupy.cuda names (`import warpsim as cp; cp.cuda.Device().synchronize()`) ---
+
+class Device:
+    """CuPy's `cupy.cuda.Device`: the one simulated device, id 0."""
+
+    def __init__(self, device: int = 0):
+        if int(device) != 0:
+            raise ValueError(f"warpsim simulates one device (id 0), not {device}")
+        self.id = 0
+
+    compute_capability = property(lambda self: "90")
+
+    def synchronize(self) -> None:
+        pass
+
+    def use(self) -> "Device":
+        return self
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        pass
+
+    def __int__(self) -> int:
+        return 0
+
+
+def get_current_stream() -> Stream:
+    return Stream.null
+
+
+def get_elapsed_time(start: Event, end: Event) -> float:
+    """Milliseconds between two recorded events (host time spent simulating)."""
+    return event_elapsed_time(start, end)
+
+
+class _Runtime:
+    """CuPy's `cupy.cuda.runtime`: the calls scripts make around kernels."""
+
+    @staticmethod
+    def deviceSynchronize() -> None:
+        pass
+
+    @staticmethod
+    def getDeviceCount() -> int:
+        return 1
+
+    @staticmethod
+    def getDevice() -> int:
+        return 0
+
+    @staticmethod
+    def getDeviceProperties(device: int = 0) -> dict:
+        d = _DEVICE
+        return {"name": d.name.encode() if isinstance(d.name, str) else d.name,
+                "major": 9, "minor": 0, "multiProcessorCount": d.MULTIPROCESSOR_COUNT,
+                "maxThreadsPerBlock": 1024, "warpSize": 32, "sharedMemPerBlock": 48 * 1024,
+                "regsPerBlock": 65536, "totalGlobalMem": 80 * 2**30}
+
+
+runtime = _Runtime()
 
 
 class _Gpus:
