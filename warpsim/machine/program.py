@@ -67,6 +67,10 @@ class Program:
                 lookup(ins, self.source)
                 if ins.opcode == "call":
                     target = ins.call.target
+                    if not isinstance(target, Sym):
+                        raise UnsupportedInstruction(ins, "call through a function pointer", self.source)
+                    if ins.guard is not None:
+                        raise UnsupportedInstruction(ins, "predicated call", self.source)
                     if isinstance(target, Sym):
                         callee = self.module.functions.get(target.name)
                         if target.name in BUILTINS and callee is not None:
