@@ -31,3 +31,11 @@ extern "C" __global__ void converged_shuffle(const int* x, int* out) {
     v += __shfl_xor_sync(0xffffffffu, v, 1);
     out[t] = v;
 }
+
+// Lanes 0-15 shuffle among themselves with a half mask, but read from lanes 16+.
+extern "C" __global__ void shuffle_from_outside_mask(const int* x, int* out) {
+    int t = threadIdx.x;
+    int v = x[t];
+    if (t < 16) v = __shfl_sync(0x0000ffffu, v, t + 16);
+    out[t] = v;
+}

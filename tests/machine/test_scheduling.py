@@ -106,3 +106,13 @@ def test_environment_selects_the_model(monkeypatch):
     assert current().scheduling == "stack"
     with cp.settings(scheduling="its"):
         assert current().scheduling == "its"
+
+
+def test_shuffle_from_a_lane_outside_the_mask_is_reported(module):
+    x = cp.asarray(np.arange(32, dtype=np.int32))
+    out = cp.zeros(32, dtype=cp.int32)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        module.get_function("shuffle_from_outside_mask")((1,), (32,), (x, out))
+    messages = [str(w.message) for w in caught if issubclass(w.category, SyncWarning)]
+    assert any("reads lane 16" in m and "undefined" in m for m in messages)

@@ -377,8 +377,10 @@ def emit_shfl(c, ins):
     value = f"fit({c.typed(a, 'b32')}, n)"
     reg_file = f"ctx.reg({c.key(a.name)!r}, 32)" if isinstance(a, Reg) and a.name in c.fn.regs else "None"
     res = c.fresh("shfl")
+    mask = member_mask(c, ins, ins.srcs[3]) if "sync" in ins.mods and len(ins.srcs) > 3 else "None"
+    site = c.const(Site(c.program, c.fn, ins), "site")
     c.emit(f"{res} = warp_ops.shfl(ctx, idx, {mode!r}, {value}, {c.typed(b, 'b32')}, "
-           f"{c.typed(cc, 'b32')}, {reg_file})")
+           f"{c.typed(cc, 'b32')}, {reg_file}, {mask}, {site})")
     c.write(ins.dsts[0], "b32", f"{res}[0]")
     if len(ins.dsts) > 1:
         c.write(ins.dsts[1], "pred", f"{res}[1]")

@@ -49,8 +49,14 @@ def vote(ctx, idx, mode: str, pred: np.ndarray, member_mask: np.ndarray):
     raise AssertionError(mode)
 
 
-def shfl(ctx, idx, mode: str, value: np.ndarray, b: np.ndarray, c: np.ndarray, reg_file=None):
-    """shfl.sync: (result, in-range predicate) per PTX's lane arithmetic."""
+def shfl(ctx, idx, mode: str, value: np.ndarray, b: np.ndarray, c: np.ndarray, reg_file=None,
+         member_mask=None, site=None):
+    """shfl.sync: (result, in-range predicate) per PTX's lane arithmetic.
+
+    A lane that reads from a lane which is not taking part (not in the
+    executing group, or not named in its member mask) gets an undefined value
+    on the hardware; warpsim returns that lane's register and reports it.
+    """
     lane = ctx.lane[idx].astype(np.int64)
     bval = (np.asarray(b).astype(np.int64) & 31)
     cval = np.asarray(c).astype(np.int64) & 31
@@ -71,7 +77,28 @@ def shfl(ctx, idx, mode: str, value: np.ndarray, b: np.ndarray, c: np.ndarray, r
         ok = j <= max_lane
     j = np.where(ok, j, lane)
     grid = _grid(ctx, idx, value, value.dtype, reg_file)
+    if site is not None:
+        _report_absent_sources(ctx, idx, j, member_mask, site)
     return grid[idx >> 5, j], ok
+
+
+def _report_absent_sources(ctx, idx, source_lane, member_mask, site):
+    taking_part = np.zeros(ctx.n, dtype=bool)
+    taking_part[idx] = True
+    present = taking_part[(idx & ~31) + source_lane]
+    if member_mask is not None:
+        present &= ((np.asarray(member_mask, dtype=np.uint64) >> source_lane.astype(np.uint64)) & 1) == 1
+    if present.all():
+        return
+    first = int(np.flatnonzero(~present)[0])
+    ins = site.ins
+    ctx.diagnostics.append({
+        "kind": "shfl_absent_source", "ptx_line": ins.line, "instruction": str(ins),
+        "message": (f"shfl.sync: lane {int(ctx.lane[idx[first]])} reads lane {int(source_lane[first])}, "
+                    f"which is not taking part (not active here or not in the member mask): "
+                    f"the value is undefined on the hardware"),
+        "source_line": site.source_line, **ctx.where(int(idx[first])),
+    })
 
 
 def match(ctx, idx, mode: str, value: np.ndarray, member_mask: np.ndarray):
