@@ -131,8 +131,8 @@ def main(argv=None) -> int:
 
 
 def _print_report(prof, args) -> None:
-    from rich.console import Console
-    console = Console(width=args.width) if args.width else Console()
+    from .report.console import make_console
+    console = make_console(width=args.width)
     if not prof.launches:
         console.print("warpsim profile: no kernel launches were profiled")
         return

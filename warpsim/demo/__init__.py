@@ -43,9 +43,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    from rich.console import Console
+    from ..report.console import make_console
     args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
-    console = Console(highlight=False)
+    console = make_console(highlight=False)
     if args.list:
         for name in DEMOS:
             module = load(name)

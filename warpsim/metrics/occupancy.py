@@ -249,8 +249,8 @@ def main(argv=None) -> int:
     if args.json:
         print(json.dumps(occ.as_dict(), indent=2))
     else:
-        from rich.console import Console
-        console = Console()
+        from ..report.console import make_console
+        console = make_console()
         console.print(occupancy_table(occ))
         console.print(occupancy_summary(occ), soft_wrap=True)
     return 0 if not occ.problems else 1
