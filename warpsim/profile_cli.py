@@ -15,12 +15,9 @@ after the program's own output; the exit status is the program's.
 from __future__ import annotations
 
 import argparse
-import importlib.util
-import os
-import runpy
 import sys
-import traceback
 
+from .frontends.numba_runner import run_script, strip_interpreter
 from .metrics.names import METRICS, SASS_NOTES, unknown_metrics
 from .profiler import profile
 
@@ -44,47 +41,6 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _strip_interpreter(argv: list) -> list:
-    if argv and os.path.basename(argv[0]).startswith("python") and not argv[0].endswith(".py"):
-        return argv[1:]
-    return argv
-
-
-def run_program(argv: list) -> int:
-    """Run `script.py args` / `-m module args` / `-c code` here; its exit status."""
-    if importlib.util.find_spec("numba") is not None:
-        from .frontends.numba_runner import run_script   # Numba kernels on warpsim as well
-        return run_script(argv)
-    saved_argv, saved_path = sys.argv[:], sys.path[:]
-    try:
-        if argv[0] == "-m" and len(argv) > 1:
-            sys.argv = [argv[1]] + argv[2:]
-            sys.path.insert(0, os.getcwd())
-            runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
-        elif argv[0] == "-c" and len(argv) > 1:
-            sys.argv = ["-c"] + argv[2:]
-            exec(compile(argv[1], "<string>", "exec"), {"__name__": "__main__"})
-        else:
-            if not os.path.exists(argv[0]):
-                print(f"warpsim profile: can't open file '{argv[0]}'", file=sys.stderr)
-                return 2
-            sys.argv = list(argv)
-            sys.path.insert(0, os.path.dirname(os.path.abspath(argv[0])))
-            runpy.run_path(argv[0], run_name="__main__")
-        return 0
-    except SystemExit as exit_:
-        code = exit_.code
-        if code is None or isinstance(code, int):
-            return code or 0
-        print(code, file=sys.stderr)
-        return 1
-    except Exception:
-        traceback.print_exc()
-        return 1
-    finally:
-        sys.argv, sys.path[:] = saved_argv, saved_path
-
-
 def list_metrics() -> str:
     width = max(len(m.name) for m in METRICS)
     lines = []
@@ -100,7 +56,7 @@ def main(argv=None) -> int:
     if args.list_metrics:
         print(list_metrics())
         return 0
-    program = _strip_interpreter(args.program)
+    program = strip_interpreter(args.program)
     if not program:
         print("usage: warpsim profile [--metrics a,b] [--csv] [--source] [--html FILE] "
               "python script.py [args...]", file=sys.stderr)
@@ -113,7 +69,7 @@ def main(argv=None) -> int:
                   "(warpsim profile --list-metrics lists them)", file=sys.stderr)
             return 2
     with profile(names) as prof:
-        status = run_program(program)
+        status = run_script(program)     # Numba kernels on warpsim as well
     if args.kernel:
         prof.launches = [launch for launch in prof.launches if args.kernel in launch.kernel_name]
     sys.stdout.flush()

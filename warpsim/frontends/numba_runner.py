@@ -73,7 +73,7 @@ def numba_on_warpsim():
                 setattr(numba_cuda, name, value)
 
 
-def _strip_interpreter(argv: list) -> list:
+def strip_interpreter(argv: list) -> list:
     """`python script.py` and `script.py` both name the script."""
     if argv and os.path.basename(argv[0]).startswith("python") and not argv[0].endswith(".py"):
         return argv[1:]
@@ -85,7 +85,7 @@ def _strip_interpreter(argv: list) -> list:
 def run_script(argv) -> int:
     """Run `[python] script.py args...` (or `-m module args...`, `-c code`) with numba.cuda on
     warpsim; returns the program's exit status."""
-    argv = _strip_interpreter(list(argv))
+    argv = strip_interpreter(list(argv))
     if not argv:
         print("usage: warpsim run python script.py [args...]  (or -m module, -c code)",
               file=sys.stderr)

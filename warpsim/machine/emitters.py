@@ -381,10 +381,15 @@ def emit_shfl(c, ins):
     site = c.const(Site(c.program, c.fn, ins), "site")
     c.emit(f"{res} = warp_ops.shfl(ctx, idx, {mode!r}, {value}, {c.typed(b, 'b32')}, "
            f"{c.typed(cc, 'b32')}, {reg_file}, {mask}, {site})")
-    c.write(ins.dsts[0], "b32", f"{res}[0]")
-    if len(ins.dsts) > 1:
-        c.write(ins.dsts[1], "pred", f"{res}[1]")
+    write_value_and_predicate(c, ins.dsts, res)
     return False
+
+
+def write_value_and_predicate(c, dsts, result: str):
+    """`d|p` destinations of shfl and match.all: the value, and the predicate if named."""
+    c.write(dsts[0], "b32", f"{result}[0]")
+    if len(dsts) > 1:
+        c.write(dsts[1], "pred", f"{result}[1]")
 
 
 @emitter("vote")
@@ -408,9 +413,7 @@ def emit_match(c, ins):
     if mode == "any":
         c.write(ins.dsts[0], "b32", res)
     else:
-        c.write(ins.dsts[0], "b32", f"{res}[0]")
-        if len(ins.dsts) > 1:
-            c.write(ins.dsts[1], "pred", f"{res}[1]")
+        write_value_and_predicate(c, ins.dsts, res)
     return False
 
 

@@ -119,27 +119,29 @@ def unpack(words: np.ndarray, etype: str) -> np.ndarray:
     return values
 
 
-def load_fragment(ctx, site, idx, space, addrs, stride, rows, cols, layout, etype, nregs):
-    from . import access
-    elements, per_lane = lane_elements(ctx, idx, rows, cols)
+def _element_addresses(ctx, idx, addrs, stride, rows, cols, layout, etype):
+    """Per lane of idx, the addresses of its fragment elements: ((n, E) uint64, dtype)."""
+    elements, _ = lane_elements(ctx, idx, rows, cols)
     i, j = np.divmod(elements, cols)
     stride = np.asarray(stride, dtype=np.int64)[:, None]
     offsets = i * stride + j if layout == "row" else j * stride + i
     dtype = np.dtype(MEMORY_DTYPES[etype])
-    where = addrs.astype(np.uint64)[:, None] + (offsets * dtype.itemsize).astype(np.uint64)
+    return addrs.astype(np.uint64)[:, None] + (offsets * dtype.itemsize).astype(np.uint64), dtype
+
+
+def load_fragment(ctx, site, idx, space, addrs, stride, rows, cols, layout, etype, nregs):
+    from . import access
+    where, dtype = _element_addresses(ctx, idx, addrs, stride, rows, cols, layout, etype)
+    per_lane = where.shape[1]
     values = access.load(ctx, site, np.repeat(idx, per_lane), space, where.ravel(), dtype)[0]
     return pack(values.reshape(len(idx), per_lane), nregs)
 
 
 def store_fragment(ctx, site, idx, space, addrs, stride, rows, cols, layout, etype, words):
     from . import access
-    elements, per_lane = lane_elements(ctx, idx, rows, cols)
-    i, j = np.divmod(elements, cols)
-    stride = np.asarray(stride, dtype=np.int64)[:, None]
-    offsets = i * stride + j if layout == "row" else j * stride + i
-    dtype = np.dtype(MEMORY_DTYPES[etype])
+    where, dtype = _element_addresses(ctx, idx, addrs, stride, rows, cols, layout, etype)
+    per_lane = where.shape[1]
     values = np.ascontiguousarray(words.astype(np.uint32)).view(dtype)[:, :per_lane]
-    where = addrs.astype(np.uint64)[:, None] + (offsets * dtype.itemsize).astype(np.uint64)
     access.store(ctx, site, np.repeat(idx, per_lane), space, where.ravel(), dtype, [values.ravel()])
 
 
