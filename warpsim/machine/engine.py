@@ -29,6 +29,7 @@ def run_batch(ctx, observers=()):
     program = ctx.program
     model = model_for(ctx.settings.scheduling, program.module.target)
     ctx.model = model
+    ctx.barrier_observers = [o for o in observers if hasattr(o, "barrier_released")]
     lanes = np.arange(32, dtype=np.int64)
     while True:
         runnable = ctx.status == RUNNING
@@ -97,7 +98,10 @@ def release_barriers(ctx) -> bool:
         return False
     for k in uniq[done]:
         ctx.arrivals.pop((int(k) // 16, int(k) % 16), None)
-    finish_barrier(ctx, waiting[done[inverse]], keys[done[inverse]])
+    members, member_keys = waiting[done[inverse]], keys[done[inverse]]
+    for obs in ctx.barrier_observers:
+        obs.barrier_released(ctx, members, member_keys)
+    finish_barrier(ctx, members, member_keys)
     return True
 
 

@@ -64,7 +64,8 @@ class LaunchState:
         self.thread_instructions = 0          # instructions times the lanes that executed them
         self.rounds = 0
         self.diagnostics: list = []
-        self.memory_observers: list = []      # objects with memory_access(ctx, site, space, kind, idx, addrs, size, count)
+        self.memory_observers: list = []
+        self.barrier_observers: list = []     # objects with barrier_released(ctx, members, keys)      # objects with memory_access(ctx, site, space, kind, idx, addrs, size, count)
         self.count_predicates = False         # profiling: generated code counts guard-true threads
         self.guard_true: dict = {}            # ... into this: (block, position) -> threads
 
