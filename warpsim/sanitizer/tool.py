@@ -1,0 +1,61 @@
+"""What every sanitizer tool is: an observer of one launch that ends in errors."""
+
+from __future__ import annotations
+
+from .report import Access
+
+
+class LaunchTool:
+    """One tool watching one launch (the machine's observer interface).
+
+    Subclasses add `memory_access` or `barrier_released` only when they need
+    them, so a launch pays only for the hooks of the tools that are on. Errors
+    go to the session when the launch finishes, or fails (`claim` may turn the
+    failure into an error of this tool).
+    """
+
+    name = ""
+
+    def __init__(self, checker, launch: int, kernel: str):
+        self.checker, self.launch, self.kernel = checker, launch, kernel
+        self.errors: list = []
+
+    # ------------------------------------------------------------ observer interface
+
+    def batch_started(self, ctx):
+        pass
+
+    def batch_finished(self, ctx):
+        pass
+
+    def block_executed(self, ctx, block, idx, warps):
+        pass
+
+    def launch_finished(self, result):
+        self.finish()
+
+    def launch_failed(self, ctx, exc):
+        self.claim(ctx, exc)
+        self.finish()
+
+    # ------------------------------------------------------------ for the tools
+
+    def claim(self, ctx, exc) -> bool:
+        """Report a launch that stopped with `exc`, if this tool covers it."""
+        return False
+
+    def collect(self) -> list:
+        """Errors gathered during the launch (folded per instruction pair etc.)."""
+        return self.errors
+
+    def finish(self):
+        errors = self.collect()
+        for e in errors:
+            e.launch = self.launch
+        self.errors = []
+        self.checker.add(errors)
+
+    def access(self, ctx, site, slot: int, what: str = "") -> Access:
+        where = ctx.where(int(slot))
+        return Access(what, self.kernel, where["block"], where["thread"], site.ins.line,
+                      str(site.ins), site.source_line)
