@@ -22,6 +22,10 @@ from .profiler import profile  # noqa: E402,F401  (with warpsim.profile() as pro
 
 __all__ += ["profile"]
 
+from .sanitizer import check  # noqa: E402,F401  (with warpsim.check() as chk: ...)
+
+__all__ += ["check"]
+
 
 def __getattr__(name):
     """`warpsim.cuda` (Numba's API) on first use; NumPy's functions as CuPy offers them."""

@@ -1,4 +1,4 @@
-"""warpsim's command line: demo, run, profile, occupancy, ptx.
+"""warpsim's command line: demo, run, profile, occupancy, ptx, check.
 
 Each subcommand lives in its own module with a `main(argv)`; this file only
 dispatches, so `warpsim --help` stays fast and one broken feature cannot stop
@@ -20,6 +20,8 @@ COMMANDS = {
     "occupancy": ("warpsim.metrics.occupancy", "main",
                   "occupancy calculator: warpsim occupancy --block 256 --regs 32 --smem 4096 --arch sm_90"),
     "ptx": ("warpsim.ptx_cli", "main", "compile CUDA C++ to PTX and check that warpsim supports it"),
+    "check": ("warpsim.check_cli", "main",
+              "compute-sanitizer's tools on a script: warpsim check [--tool racecheck] python script.py"),
 }
 
 

@@ -18,6 +18,7 @@ from ..errors import LaunchError, WarpsimError
 from ..ptx.ir import Imm, Sym
 from ..ptx.parser import parse_ptx
 from ..metrics.active import profiling_observers
+from ..sanitizer.active import checking_observers
 from .engine import run_batch
 from .memory import GlobalMemory
 from .program import Program
@@ -132,7 +133,8 @@ class LoadedModule:
                               f"{MAX_SHARED_PER_BLOCK} bytes an SM offers", kernel=kernel)
         shared_total = (self.program.dynamic_shared_base + dynamic if dynamic else
                         self.program.kernel_static_shared.get(kernel, 0))
-        profiling = profiling_observers(self, kernel, grid, block, shared_total, dynamic)
+        profiling = (*profiling_observers(self, kernel, grid, block, shared_total, dynamic),
+                     *checking_observers(self, kernel, grid, block))
         observers = (*observers, *profiling)
         param_buf = np.zeros((len(params) + 15) // 16 * 16 or 16, dtype=np.uint8)
         param_buf[:len(params)] = np.frombuffer(bytes(params), dtype=np.uint8)
@@ -150,7 +152,13 @@ class LoadedModule:
             ctx.memory_observers = [o for o in observers if hasattr(o, "memory_access")]
             for obs in observers:
                 obs.batch_started(ctx)
-            run_batch(ctx, observers)
+            try:
+                run_batch(ctx, observers)
+            except LaunchError as exc:       # sanitizer tools report the fault, then it propagates
+                for obs in profiling:
+                    if hasattr(obs, "launch_failed"):
+                        obs.launch_failed(ctx, exc)
+                raise
             result.warp_instructions += ctx.issued
             result.thread_instructions += ctx.thread_instructions
             result.rounds += ctx.rounds

@@ -1,0 +1,131 @@
+"""`with warpsim.check() as chk:` checks every launch made inside the block.
+
+    with warpsim.check(tools=("racecheck", "synccheck")) as chk:
+        kernel((4,), (64,), (x, out))
+    chk.errors          # [SanitizerError], in launch order
+    print(chk)          # compute-sanitizer's layout, ending in "ERROR SUMMARY: N errors"
+    chk.ok              # True when nothing was found
+
+Tools: memcheck (out-of-bounds and misaligned accesses, traps), racecheck
+(shared-memory hazards), initcheck (reads of global memory never written),
+synccheck (divergent barriers, .sync masks naming exited lanes, shuffles from
+absent lanes, deadlocks). All four are on by default. A launch that faults
+still raises its error in the program, as a failed launch does on a GPU; the
+error is in the report too.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from . import active
+from .report import render
+
+TOOLS = ("memcheck", "racecheck", "initcheck", "synccheck")
+DEFAULT_PRINT_LIMIT = 100
+
+
+def tool_classes() -> dict:
+    from .initcheck import Initcheck
+    from .memcheck import Memcheck
+    from .racecheck import Racecheck
+    from .synccheck import Synccheck
+    return {"memcheck": Memcheck, "racecheck": Racecheck, "initcheck": Initcheck,
+            "synccheck": Synccheck}
+
+
+def parse_tools(tools) -> tuple:
+    """Tool names (a name, 'a,b', or a sequence of them) in TOOLS order; 'all' is every tool."""
+    if isinstance(tools, str):
+        tools = [tools]
+    names = {n.strip() for t in tools for n in t.split(",") if n.strip()}
+    if "all" in names:
+        names = set(TOOLS)
+    unknown = sorted(names - set(TOOLS))
+    if unknown:
+        raise ValueError(f"unknown sanitizer tool(s): {', '.join(unknown)} (choose from {', '.join(TOOLS)})")
+    if not names:
+        raise ValueError(f"no sanitizer tool chosen (choose from {', '.join(TOOLS)})")
+    return tuple(t for t in TOOLS if t in names)
+
+
+class Checker:
+    """Collects the errors of every launch made while it is active (a context manager).
+
+    With `stream` (a file), each error is also written there when its launch
+    ends, up to `print_limit` errors (0 or None: all).
+    """
+
+    def __init__(self, tools=TOOLS, print_limit: int | None = DEFAULT_PRINT_LIMIT, stream=None):
+        self.tools = parse_tools(tools)
+        self.print_limit = print_limit
+        self.stream = stream
+        self.errors: list = []
+        self.launches = 0
+        self._printed = 0
+        self._token = None
+
+    def __enter__(self) -> "Checker":
+        self._token = active.push(self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        active.pop(self._token)
+        self._token = None
+
+    # ------------------------------------------------------------ called by launches
+
+    def launch_observers(self, loaded_module, kernel: str, grid: tuple, block: tuple) -> tuple:
+        launch = self.launches
+        self.launches += 1
+        classes = tool_classes()
+        return tuple(classes[name](self, launch, kernel) for name in self.tools)
+
+    def add(self, errors) -> None:
+        for error in errors:
+            self.errors.append(error)
+            if self.stream is not None and (not self.print_limit or self._printed < self.print_limit):
+                self.stream.write(error.text())
+                self.stream.flush()
+                self._printed += 1
+
+    # ------------------------------------------------------------ results
+
+    @property
+    def error_count(self) -> int:
+        return len(self.errors)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def by_tool(self, tool: str) -> list:
+        return [e for e in self.errors if e.tool == tool]
+
+    def __len__(self) -> int:
+        return len(self.errors)
+
+    def __iter__(self):
+        return iter(self.errors)
+
+    def __getitem__(self, i):
+        return self.errors[i]
+
+    def report(self, print_limit: int | None = None, header: bool = True) -> str:
+        """The compute-sanitizer-style text of every error and the ERROR SUMMARY line."""
+        return render(self.errors, self.print_limit if print_limit is None else print_limit,
+                      header=header, tools=self.tools)
+
+    def __str__(self) -> str:
+        return self.report()
+
+    def __repr__(self) -> str:
+        return f"<warpsim Checker ({', '.join(self.tools)}): {len(self.errors)} errors in {self.launches} launches>"
+
+    def print(self, file=None) -> None:
+        (file or sys.stdout).write(self.report())
+
+
+def check(tools=TOOLS, print_limit: int | None = DEFAULT_PRINT_LIMIT, stream=None) -> Checker:
+    """`with warpsim.check() as chk:` checks every launch inside the block (see module doc)."""
+    return Checker(tools, print_limit, stream)
