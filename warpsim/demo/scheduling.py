@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 
 from ..errors import DeadlockError
@@ -21,65 +23,21 @@ KERNELS = "scheduling.cu"
 BLOCKS = 4
 
 
-class LockstepDependences:
-    """Shared-memory reads of a word that another lane of the same warp wrote since
-    the warp last synchronized (__syncwarp, __syncthreads).
+class LockstepReads:
+    """Shared-memory reads that rely on lockstep, from the sanitizer's racecheck.
 
-    Each one is correct only if the lanes run in lockstep: under independent thread
-    scheduling the reader may run before the writer. This is a small check for this
-    demo, not the sanitizer: it follows 4-byte words of shared memory only.
+    Each is a read-after-write hazard between two lanes of one warp with no
+    __syncwarp() between them: right only while the warp runs in lockstep, and
+    unsafe under independent thread scheduling.
     """
 
-    def __init__(self):
-        self.count = 0
-        self.lines: dict = {}                 # source line -> reads that relied on lockstep
-
-    def batch_started(self, ctx):
-        words = max(1, ctx.n_ctas * ctx.shared_size // 4)
-        self.writer = np.full(words, -1, dtype=np.int64)
-        self.written_in = np.zeros(words, dtype=np.int64)
-        self.epoch = np.zeros(ctx.n_warps, dtype=np.int64)
-        self.synced = np.full(ctx.n_warps, -1, dtype=np.int64)
-        self.execution = 0
-        self.sync_ins = {id(b.instructions[0]) for b in ctx.program.blocks if b.kind != "code"}
-        self.block_of = {id(ins): b for b in ctx.program.blocks for ins in b.instructions}
-
-    def _synchronize(self, warps):
-        fresh = warps[self.synced[warps] != self.execution]
-        self.epoch[fresh] += 1
-        self.synced[fresh] = self.execution
-
-    def block_executed(self, ctx, block, idx, warps):
-        if block.kind != "code":               # a barrier or warp sync opened this block
-            self._synchronize(warps)
-        self.execution += 1
-
-    def batch_finished(self, ctx):
-        pass
-
-    def memory_access(self, ctx, site, space, kind, idx, addrs, size, count):
-        if space != "shared" or not len(idx):
-            return
-        block = self.block_of.get(id(site.ins))
-        if block is not None and block.kind != "code":
-            self._synchronize(np.unique(idx >> 5))   # the sync ran before this access
-        from ..machine.memory import SHARED_WINDOW
-        a = addrs.astype(np.uint64)
-        off = np.where(a >= SHARED_WINDOW, a - np.uint64(SHARED_WINDOW), a).astype(np.int64)
-        words = (ctx.cta[idx] * ctx.shared_size + off) // 4
-        warp = idx >> 5
-        if kind == "load":
-            writer = self.writer[words]
-            relied = (writer >= 0) & (writer != idx) & ((writer >> 5) == warp) & \
-                     (self.written_in[words] == self.epoch[warp])
-            hits = int(relied.sum())
-            if hits:
-                self.count += hits
-                line = site.source_line.rsplit("/", 1)[-1]
-                self.lines[line] = self.lines.get(line, 0) + hits
-        else:
-            self.writer[words] = idx
-            self.written_in[words] = self.epoch[warp]
+    def __init__(self, errors):
+        hazards = [e for e in errors if e.kind == "RAW hazard" and e.warp_synchronous]
+        self.count = sum(e.count for e in hazards)
+        self.lines: dict = {}                 # source line of the read -> reads
+        for e in hazards:
+            line = e.accesses[-1].source_line.rsplit("/", 1)[-1]
+            self.lines[line] = self.lines.get(line, 0) + e.count
 
 
 def spin_wait(model: str):
@@ -98,12 +56,11 @@ def spin_wait(model: str):
 def reduce(kernel: str, model: str, x: np.ndarray):
     from .. import api
     from ..settings import settings
+    from ..sanitizer import check
     out = api.full(BLOCKS, -1, dtype=np.int32)
-    check = LockstepDependences()
-    with settings(scheduling=model):
-        run = common.launch(KERNELS, kernel, BLOCKS, 64, (api.asarray(x), out), observers=[check],
-                            label=f"{kernel}, {model}")
-    return out.get(), check, run
+    with settings(scheduling=model), check(tools="racecheck", stream=io.StringIO()) as session:
+        run = common.launch(KERNELS, kernel, BLOCKS, 64, (api.asarray(x), out), label=f"{kernel}, {model}")
+    return out.get(), LockstepReads(session.errors), run
 
 
 def run(console=None) -> common.DemoResult:
@@ -159,7 +116,8 @@ def run(console=None) -> common.DemoResult:
         table.caption = ("A read relies on lockstep when another lane of its warp wrote the word after "
                          "the last __syncwarp/__syncthreads. warpsim's its scheduler keeps converged "
                          "lanes together, as the hardware usually does, so the legacy sum comes out "
-                         "right here too; nothing guarantees it on Volta and later.")
+                         "right here too; nothing guarantees it on Volta and later. "
+                         "`warpsim check --tool racecheck` reports each of these reads.")
         console.print(table)
         console.print(common.figures_table(result))
     return result
