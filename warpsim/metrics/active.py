@@ -9,27 +9,16 @@ profiler on, a launch pays for one context-variable read.
 
 from __future__ import annotations
 
-import contextvars
+from ..sessions import SessionStack
 
-_active: contextvars.ContextVar = contextvars.ContextVar("warpsim_profilers", default=())
-
-
-def active_profilers() -> tuple:
-    return _active.get()
-
-
-def push(profiler):
-    return _active.set(_active.get() + (profiler,))
-
-
-def pop(token) -> None:
-    _active.reset(token)
+PROFILERS = SessionStack("warpsim_profilers")
+active_profilers, push, pop = PROFILERS.active, PROFILERS.push, PROFILERS.pop
 
 
 def profiling_observers(loaded_module, kernel: str, grid: tuple, block: tuple,
                         shared_bytes: int, dynamic_shared: int) -> tuple:
     """Observers for one launch: one counter set shared by every active profiler (or none)."""
-    profilers = _active.get()
+    profilers = active_profilers()
     if not profilers:
         return ()
     from ..report.activity import ActivityTrace

@@ -9,26 +9,15 @@ session on, a launch pays for one context-variable read.
 
 from __future__ import annotations
 
-import contextvars
+from ..sessions import SessionStack
 
-_active: contextvars.ContextVar = contextvars.ContextVar("warpsim_checkers", default=())
-
-
-def active_checkers() -> tuple:
-    return _active.get()
-
-
-def push(checker):
-    return _active.set(_active.get() + (checker,))
-
-
-def pop(token) -> None:
-    _active.reset(token)
+CHECKERS = SessionStack("warpsim_checkers")
+active_checkers, push, pop = CHECKERS.active, CHECKERS.push, CHECKERS.pop
 
 
 def checking_observers(loaded_module, kernel: str, grid: tuple, block: tuple) -> tuple:
     """One observer per enabled tool of every active session (none when no session is on)."""
-    checkers = _active.get()
+    checkers = active_checkers()
     if not checkers:
         return ()
     return tuple(obs for checker in checkers

@@ -57,13 +57,6 @@ class Initcheck(LaunchTool):
                               self.kernel, [self.access(ctx, site, slot)], details=[detail],
                               unit="reads", address=address, space="global")
 
-    def collect(self) -> list:
-        out = []
-        for count, error in self.found.values():
-            error.count = count
-            out.append(error)
-        self.found = {}
-        return out
 
 
 def allocation_of(memory, address: int):

@@ -220,13 +220,6 @@ class Racecheck(LaunchTool):
             self.kernel, [first, second], details=[detail], unit="hazards", address=offset,
             space="shared", warp_synchronous=same_warp)
 
-    def collect(self) -> list:
-        out = []
-        for count, error in self.found.values():
-            error.count = count
-            out.append(error)
-        self.found = {}
-        return out
 
 
 _SYNCWARP: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()

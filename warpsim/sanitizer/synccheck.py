@@ -159,13 +159,6 @@ class Synccheck(LaunchTool):
             return True
         return False
 
-    def collect(self) -> list:
-        out = list(self.errors)
-        for count, error in self.found.values():
-            error.count = count
-            out.append(error)
-        self.found = {}
-        return out
 
 
 def block_location(program, gid: int) -> str:

@@ -19,6 +19,7 @@ class LaunchTool:
     def __init__(self, checker, launch: int, kernel: str):
         self.checker, self.launch, self.kernel = checker, launch, kernel
         self.errors: list = []
+        self.found: dict = {}           # key -> [count, SanitizerError]: folded repeats
 
     # ------------------------------------------------------------ observer interface
 
@@ -45,8 +46,17 @@ class LaunchTool:
         return False
 
     def collect(self) -> list:
-        """Errors gathered during the launch (folded per instruction pair etc.)."""
-        return self.errors
+        """Errors gathered during the launch: the direct ones, then the folded ones.
+
+        Tools fold repeats into `self.found` (key -> [count, first error]), so one
+        report stands for every occurrence at the same instruction (pair).
+        """
+        out = list(self.errors)
+        for count, error in self.found.values():
+            error.count = count
+            out.append(error)
+        self.found = {}
+        return out
 
     def finish(self):
         errors = self.collect()
