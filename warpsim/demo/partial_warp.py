@@ -31,7 +31,7 @@ def run(console=None) -> common.DemoResult:
                                       label=f"scale, blocks of {threads}")
         assert np.array_equal(data.get(), 2 * x)
         result.runs.append(runs[threads])
-    r100, r128 = runs[100], runs[128]
+    r100 = runs[100]
     t = r100.trace
     warps_per_block = t.warps_per_cta
     live = [int(v) for v in t.live_lanes[:warps_per_block]]

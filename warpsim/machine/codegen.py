@@ -19,10 +19,9 @@ import re
 import numpy as np
 
 from ..errors import TrapError, UnsupportedInstruction
-from ..ptx.ir import Addr, Imm, Not, Reg, Sink, Sym, Vec
-from ..ptx.types import TYPES, reinterpret, storage_dtype, to_storage
+from ..ptx.ir import Imm, Not, Reg, Sink, Sym
+from ..ptx.types import TYPES, reinterpret, to_storage
 from . import access, atomics, builtins, tensor, warp_ops
-from .memory import LOCAL_WINDOW, SHARED_WINDOW
 from .semantics.evaluate import typed_immediate
 from .semantics.registry import VALUE, lookup
 from .special_registers import SPECIAL_REGISTERS, read_special

@@ -8,8 +8,6 @@ it has set the next program counter of every thread itself (a terminator).
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..errors import UnsupportedInstruction
 from ..ptx.ir import Addr, Imm, Reg, Sink, Sym, Vec
 from ..ptx.types import TYPES
