@@ -116,3 +116,22 @@ def test_shuffle_from_a_lane_outside_the_mask_is_reported(module):
         module.get_function("shuffle_from_outside_mask")((1,), (32,), (x, out))
     messages = [str(w.message) for w in caught if issubclass(w.category, SyncWarning)]
     assert any("reads lane 16" in m and "undefined" in m for m in messages)
+
+
+HANDOFF = r"""
+extern "C" __global__ void handoff(volatile int* flag, int* out) {
+    if (blockIdx.x == 0) { while (*flag == 0) { } out[0] = *flag; }
+    else if (threadIdx.x == 0) { *flag = 42; }
+}
+"""
+
+
+def test_blocks_of_one_batch_see_each_other_and_later_batches_are_named():
+    kernel = cp.RawModule(code=HANDOFF).get_function("handoff")
+    flag, out = cp.zeros(1, dtype=cp.int32), cp.zeros(1, dtype=cp.int32)
+    kernel((2,), (32,), (flag, out))
+    assert out.get()[0] == 42
+    flag, out = cp.zeros(1, dtype=cp.int32), cp.zeros(1, dtype=cp.int32)
+    with cp.settings(batch_threads=32), pytest.raises(DeadlockError) as info:
+        kernel((2,), (32,), (flag, out))
+    assert "Blocks 1..1 run in later batches" in str(info.value)

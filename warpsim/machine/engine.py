@@ -215,6 +215,11 @@ def livelock(ctx, period: int) -> DeadlockError:
                     "own warp that the SIMT reconvergence stack holds back, so on pre-Volta hardware "
                     "it would hang. Under independent thread scheduling (scheduling='its', Volta and "
                     "later) the waiting lanes get to run and it can complete.")
+    total = ctx.grid[0] * ctx.grid[1] * ctx.grid[2]
+    if int(ctx.cta_ids[-1]) + 1 < total:
+        message += (f"\n  Blocks {int(ctx.cta_ids[-1]) + 1}..{total - 1} run in later batches and have "
+                    f"not started: if this kernel waits for another block, let the whole grid run "
+                    f"at once with warpsim.settings(batch_threads=...).")
     return DeadlockError(message + "\n" + stuck_warps(ctx), kernel=ctx.kernel)
 
 
