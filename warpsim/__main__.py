@@ -1,0 +1,7 @@
+"""`python -m warpsim ...` is the `warpsim` command."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())
