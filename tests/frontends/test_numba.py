@@ -804,3 +804,22 @@ def test_numba_on_warpsim_restores_numba_cuda():
             warnings.simplefilter("ignore")
             assert isinstance(numba_cuda.jit(lambda a: None), cuda.Dispatcher)
     assert numba_cuda.jit is original
+
+
+def test_run_script_runs_an_unchanged_cupy_program(tmp_path, capsys):
+    from warpsim.frontends.numba_runner import run_script
+    script = tmp_path / "cupy_program.py"
+    script.write_text(
+        "import numpy as np\n"
+        "import cupy as cp\n"
+        "k = cp.RawKernel(r'''extern \"C\" __global__ void twice(const int* x, int* y, int n) {\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = 2 * x[i]; }''', 'twice')\n"
+        "x = cp.asarray(np.arange(100, dtype=np.int32)); y = cp.zeros_like(x)\n"
+        "k((1,), (128,), (x, y, np.int32(100)))\n"
+        "cp.cuda.Device().synchronize()\n"
+        "assert (y.get() == 2 * np.arange(100)).all()\n"
+        "print('simulated by', cp.__name__)\n")
+    assert run_script(["python", str(script)]) == 0
+    assert "simulated by warpsim" in capsys.readouterr().out
+    import sys
+    assert sys.modules.get("cupy") is None or sys.modules["cupy"].__name__ != "warpsim"

@@ -1,4 +1,6 @@
-"""Run an unchanged Numba program on warpsim: `warpsim run python script.py [args]`.
+"""Run an unchanged Numba or CuPy program on warpsim: `warpsim run python script.py [args]`.
+
+A CuPy program's `import cupy` gives warpsim for the run (`cupy_on_warpsim()`).
 
     warpsim run python my_numba_program.py --size 4096
     python -m warpsim.frontends.numba_runner my_numba_program.py --size 4096
@@ -38,7 +40,7 @@ import runpy
 import sys
 import traceback
 
-__all__ = ["numba_on_warpsim", "run_script"]
+__all__ = ["cupy_on_warpsim", "numba_on_warpsim", "run_script"]
 
 _ABSENT = object()
 
@@ -82,9 +84,33 @@ def strip_interpreter(argv: list) -> list:
     return argv
 
 
+@contextlib.contextmanager
+def cupy_on_warpsim():
+    """`import cupy` gives warpsim (and `cupy.cuda` warpsim.cuda) while the program runs.
+
+    warpsim's CuPy surface (arrays, RawModule, RawKernel, cupy.cuda's Device,
+    Stream, runtime) is what a CuPy program meets; anything else CuPy has and
+    warpsim does not fails with AttributeError naming it. The modules that
+    were there before, the real CuPy included, are put back afterwards.
+    """
+    import warpsim
+    names = ("cupy", "cupy.cuda")
+    saved = {name: sys.modules.get(name, _ABSENT) for name in names}
+    sys.modules["cupy"] = warpsim
+    sys.modules["cupy.cuda"] = warpsim.cuda
+    try:
+        yield warpsim
+    finally:
+        for name, module in saved.items():
+            if module is _ABSENT:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = module
+
+
 def run_script(argv) -> int:
-    """Run `[python] script.py args...` (or `-m module args...`, `-c code`) with numba.cuda on
-    warpsim; returns the program's exit status."""
+    """Run `[python] script.py args...` (or `-m module args...`, `-c code`) with numba.cuda and
+    cupy on warpsim; returns the program's exit status."""
     argv = strip_interpreter(list(argv))
     if not argv:
         print("usage: warpsim run python script.py [args...]  (or -m module, -c code)",
@@ -92,7 +118,7 @@ def run_script(argv) -> int:
         return 2
     saved_argv, saved_path = sys.argv[:], sys.path[:]
     try:
-        with numba_on_warpsim():
+        with numba_on_warpsim(), cupy_on_warpsim():
             if argv[0] == "-m" and len(argv) > 1:
                 sys.argv = [argv[1]] + argv[2:]
                 sys.path.insert(0, os.getcwd())
