@@ -136,6 +136,29 @@ def param_var_access(c, ins, load: bool):
     return False
 
 
+def kernel_param_load(c, ins):
+    """ld.param of a kernel parameter at a constant offset: the same value for every thread.
+
+    The offset is checked here, once, against the kernel's parameter layout;
+    the load is a read of the launch's parameter buffer.
+    """
+    t = TYPES[ins.type]
+    count = vector_count(ins)
+    offset = c.symbol_value(Sym(ins.srcs[0].base.name, ins.srcs[0].base.offset + ins.srcs[0].offset))
+    end = max((o + size for _, o, size, _ in c.program.param_layouts[c.fn.name]), default=0)
+    if offset % t.nbytes or offset + t.nbytes * count > end:
+        raise UnsupportedInstruction(ins, f"parameter load at offset {offset} outside the "
+                                          f"{end}-byte parameter list or misaligned")
+    items = ins.dsts[0].items if isinstance(ins.dsts[0], Vec) else ins.dsts
+    dtype = c.const(t.dtype, "D")
+    for k, item in enumerate(items):
+        if isinstance(item, Sink):
+            continue
+        at = offset + k * t.nbytes
+        c.write(item, ins.type, f"ctx.params[{at}:{at + t.nbytes}].view({dtype})[0]")
+    return False
+
+
 @emitter("ld", "ldu")
 def emit_load(c, ins):
     addr = ins.srcs[0]
@@ -144,6 +167,9 @@ def emit_load(c, ins):
         return param_var_access(c, ins, load=True)
     if space == "generic" and isinstance(addr.base, Sym) and c.symbol_space(addr.base.name) == "param_var":
         return param_var_access(c, ins, load=True)
+    if space == "param" and isinstance(addr.base, Sym) and ins.guard is None and \
+            c.symbol_space(addr.base.name) == "param":
+        return kernel_param_load(c, ins)
     t = ins.type
     count = vector_count(ins)
     expr, space = address_expr(c, addr, space)
