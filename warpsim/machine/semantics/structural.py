@@ -16,6 +16,8 @@ _UNSUPPORTED_MEMORY = {"weak", "mmio", "L2::256B", "bulk_group", "async", "multi
 def _check_atomic(ins):
     if not (set(ins.mods) & _ATOMIC_OPS):
         return "atomic operation not supported (add/min/max/inc/dec/cas/exch/and/or/xor are)"
+    if ins.type == "b16":               # atom.cas.b16 (sm_70+): 16-bit compare-and-swap only
+        return None if "cas" in ins.mods else "16-bit atomics other than cas are not in PTX"
     if ins.type not in ("b32", "b64", "u32", "s32", "u64", "s64", "f32", "f64", "f16x2", "bf16x2",
                         "f16", "bf16"):
         return f"atomic type .{ins.type} not supported"
