@@ -174,3 +174,34 @@ def test_divergent_paths_reconverge_at_the_join():
     lanes = np.arange(64) % 32
     assert np.array_equal(got[:, 0], np.where(np.arange(64) % 2 == 0, 200, 100) + lanes)
     assert (got[:, 1] == 0xFFFFFFFF).all()     # reconverged: every lane active at the join
+
+
+ELECT = HEADER + r"""
+.visible .entry leaders(.param .u64 out)
+{
+    .reg .pred %p<3>;
+    .reg .b32 %r<6>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, %laneid;
+    setp.lt.u32 %p1, %r1, 5;
+    @%p1 bra DONE;
+    elect.sync %r2|%p2, 0xfffffff0;
+    selp.u32 %r3, 1000, 0, %p2;
+    add.u32 %r4, %r2, %r3;
+    mov.u32 %r5, %tid.x;
+    mul.wide.u32 %rd2, %r5, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r4;
+DONE:
+    ret;
+}
+"""
+
+
+def test_elect_sync_picks_the_lowest_named_lane_taking_part():
+    out = cp.full(32, 7, dtype=cp.uint32)
+    cp.RawModule(ptx=ELECT).get_function("leaders")((1,), (32,), (out,))
+    got = out.get()
+    assert (got[:5] == 7).all()                      # lanes 0-4 took the branch away
+    assert got[5] == 1005 and (got[6:] == 5).all()   # lanes 0-3 are not named, lane 4 left

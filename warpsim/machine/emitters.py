@@ -451,6 +451,19 @@ def emit_redux(c, ins):
     return False
 
 
+@emitter("elect")
+def emit_elect(c, ins):
+    """elect.sync d|p, membermask: the lowest named lane taking part is the leader."""
+    mask = member_mask(c, ins, ins.srcs[0])
+    res = c.fresh("elect")
+    c.emit(f"{res} = warp_ops.elect(ctx, idx, {mask})")
+    dsts = ins.dsts
+    c.write(dsts[0], "b32", f"{res}[0]")
+    if len(dsts) > 1:
+        c.write(dsts[1], "pred", f"{res}[1]")
+    return False
+
+
 @emitter("activemask")
 def emit_activemask(c, ins):
     c.write(ins.dsts[0], "b32", "warp_ops.activemask(ctx, idx)")

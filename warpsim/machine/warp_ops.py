@@ -139,3 +139,13 @@ def redux(ctx, idx, op: str, value: np.ndarray, member_mask: np.ndarray):
     reduce = {"add": np.add, "min": np.minimum, "max": np.maximum, "and": np.bitwise_and,
               "or": np.bitwise_or, "xor": np.bitwise_xor}[op]
     return reduce.reduce(np.where(in_mask, rows, np.asarray(identity, dtype=value.dtype)), axis=1).astype(value.dtype)
+
+
+def elect(ctx, idx, member_mask: np.ndarray):
+    """elect.sync: (leader lane, is-leader predicate) per lane of idx."""
+    lanebit = np.uint32(1) << ctx.lane[idx]
+    named = (member_mask & lanebit) != 0
+    taking_part = group_ballot(ctx, idx, named).astype(np.uint64)
+    lowest = taking_part & (~taking_part + np.uint64(1))          # isolate the lowest set bit
+    leader = np.where(lowest == 0, 0, np.log2(np.maximum(lowest, 1).astype(np.float64))).astype(np.uint32)
+    return leader, leader == ctx.lane[idx]

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from .ir import Function, Instruction, Sym
 
 # Instructions where lanes of a warp wait for each other (named in a mask).
-WARP_SYNC = frozenset({"shfl", "vote", "match", "redux", "activemask", "wmma", "mma", "ldmatrix"})
+WARP_SYNC = frozenset({"shfl", "vote", "match", "redux", "activemask", "elect", "wmma", "mma",
+                       "ldmatrix"})
 CTA_BARRIER = frozenset({"bar", "barrier"})
 ENDS_BLOCK = frozenset({"bra", "brx", "ret", "exit", "trap", "call"})
 

@@ -93,6 +93,7 @@ _ENTRIES = [
     ("redux", "warp", "alu", WARP,
      lambda ins: None if ins.type in ("u32", "s32", "b32") else f"redux.sync.{ins.type} is not supported"),
     ("activemask", "warp", "alu", WARP, None),
+    ("elect", "warp", "alu", WARP, None),
     ("bar", "barrier", "sync", BARRIER, None),
     ("barrier", "barrier", "sync", BARRIER, None),
     ("bra", "control", "branch", CONTROL, None),
