@@ -68,8 +68,9 @@ TYPES: dict[str, PtxType] = {t.name: t for t in [
     # bf16 has no NumPy dtype: its values travel as their raw u16 bits and the
     # float family converts through f32 explicitly.
     _t("bf16", 16, "b", np.uint16),
-    # Packed pairs: held as the 32-bit word; the float family unpacks them.
+    # Packed pairs: held as the 32-bit word; their families unpack them.
     _t("f16x2", 32, "b", np.uint32), _t("bf16x2", 32, "b", np.uint32),
+    _t("u16x2", 32, "b", np.uint32), _t("s16x2", 32, "b", np.uint32),
     # Hidden per-thread condition-code register written by add.cc and friends.
     _t("cc", 32, "u", np.uint32),
     # tf32 and e4m3/e5m2 only appear in cvt; held as their bits.
