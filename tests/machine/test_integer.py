@@ -473,7 +473,7 @@ def test_immediates_broadcast():
     ("mul24.s32", 1, 2), ("mad24.lo.sat.s32", 1, 3), ("min.relu.u32", 1, 2),
     ("dp2a.u32.u32", 1, 3), ("dp4a.u32", 1, 3), ("bfind.b32", 1, 1), ("div.rn.s32", 1, 2),
     ("bfe.b32", 1, 3), ("add.b32", 1, 2), ("popc.u32", 1, 1), ("min.relu.s16", 1, 2),
-    ("add.u16x2", 1, 2),
+    ("add.sat.u16x2", 1, 2), ("min.relu.u16x2", 1, 2),
 ])
 def test_rejected_at_load(mnemonic, n_dsts, n_srcs):
     rejects(mnemonic, n_dsts, n_srcs)
