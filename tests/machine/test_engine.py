@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import warpsim as cp
+from warpsim.machine.device import SyncWarning
 from warpsim.errors import BudgetExceeded, DeadlockError, MemoryFault, TrapError, UnsupportedInstruction
 
 HEADER = ".version 8.5\n.target sm_90\n.address_size 64\n"
@@ -201,7 +202,8 @@ DONE:
 
 def test_elect_sync_picks_the_lowest_named_lane_taking_part():
     out = cp.full(32, 7, dtype=cp.uint32)
-    cp.RawModule(ptx=ELECT).get_function("leaders")((1,), (32,), (out,))
+    with pytest.warns(SyncWarning, match="names lanes that have exited"):
+        cp.RawModule(ptx=ELECT).get_function("leaders")((1,), (32,), (out,))
     got = out.get()
     assert (got[:5] == 7).all()                      # lanes 0-4 took the branch away
     assert got[5] == 1005 and (got[6:] == 5).all()   # lanes 0-3 are not named, lane 4 left

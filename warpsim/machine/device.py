@@ -188,8 +188,8 @@ def _warn_once(diagnostics, kernel: str):
             continue
         seen.add(key)
         src = f" ({d['source_line']})" if d.get("source_line") else ""
-        warnings.warn(SyncWarning(f"{kernel}: {d['message']} at PTX line {d['ptx_line']}: "
-                                  f"{d['instruction']}{src}; block {d['block']} thread {d['thread']}"),
+        warnings.warn(SyncWarning(f"{kernel}: {d['message']}, block {d['block']} thread "
+                                  f"{d['thread']}, at PTX line {d['ptx_line']}: {d['instruction']}{src}"),
                       stacklevel=4)
 
 
