@@ -21,7 +21,7 @@ import numpy as np
 from ..errors import TrapError, UnsupportedInstruction
 from ..ptx.ir import Imm, Not, Reg, Sink, Sym
 from ..ptx.types import TYPES, reinterpret, to_storage
-from . import access, atomics, builtins, tensor, warp_ops
+from . import access, atomics, builtins, mbarrier, tensor, warp_ops
 from .semantics.evaluate import typed_immediate
 from .semantics.registry import VALUE, lookup
 from .special_registers import SPECIAL_REGISTERS, read_special
@@ -89,7 +89,7 @@ class BlockCompiler:
         self.lines: list[str] = []
         self.env: dict = {"np": np, "fit": fit, "store_value": store_value,
                           "reinterpret": reinterpret, "access": access, "warp_ops": warp_ops,
-                          "atomics": atomics, "builtins": builtins, "tensor": tensor, "read_special": read_special,
+                          "atomics": atomics, "builtins": builtins, "mbarrier": mbarrier, "tensor": tensor, "read_special": read_special,
                           "exit_threads": exit_threads, "trap": trap, "AT_BARRIER": AT_BARRIER,
                           "count_guard": count_guard}
         self.local: dict[str, str] = {}      # register -> python variable holding its bits

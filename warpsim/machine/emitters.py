@@ -230,6 +230,63 @@ def emit_store(c, ins):
     return False
 
 
+@emitter("mbarrier")
+def emit_mbarrier(c, ins):
+    """mbarrier.init/arrive/arrive_drop/test_wait/try_wait/inval/expect_tx (see machine.mbarrier)."""
+    operation = ins.mods[0]
+    operands = list(ins.dsts) + list(ins.srcs)
+    site = c.const(Site(c.program, c.fn, ins), "site")
+    sel_idx, sel = c.selected()
+    pick = (lambda e: f"{e}[{sel}]") if sel else (lambda e: e)
+
+    def addr_of(op):
+        expr, _ = address_expr(c, op, space_of(ins) if space_of(ins) != "generic" else "shared")
+        return pick(expr)
+
+    if operation in ("expect_tx", "complete_tx"):
+        return False                                   # copies complete at once: nothing pending
+    def value_of(op, type_name):
+        return pick("fit(" + c.typed(op, type_name) + ", n)")
+
+    if operation == "init":
+        c.emit(f"mbarrier.init(ctx, {site}, {sel_idx}, {addr_of(operands[0])}, "
+               f"{value_of(operands[1], 'u32')})")
+    elif operation == "inval":
+        c.emit(f"mbarrier.invalidate(ctx, {site}, {sel_idx}, {addr_of(operands[0])})")
+    elif operation in ("arrive", "arrive_drop"):
+        count = value_of(operands[2], "u32") if len(operands) > 2 and "expect_tx" not in ins.mods else "1"
+        token = c.fresh("token")
+        c.emit(f"{token} = mbarrier.arrive(ctx, {site}, {sel_idx}, {addr_of(operands[1])}, {count}, "
+               f"{operation == 'arrive_drop'})")
+        write_selected(c, operands[0], "b64", token, sel)
+    elif operation in ("test_wait", "try_wait"):
+        done = c.fresh("done")
+        c.emit(f"{done} = mbarrier.test_wait(ctx, {site}, {sel_idx}, {addr_of(operands[1])}, "
+               f"{value_of(operands[2], 'b64')}, {'parity' in ins.mods})")
+        write_selected(c, operands[0], "pred", done, sel)
+    else:
+        raise UnsupportedInstruction(ins, f"mbarrier.{operation}")
+    return False
+
+
+def write_selected(c, dst, type_name: str, values: str, sel):
+    """Write values computed for the guard-selected lanes only (others keep their register)."""
+    if isinstance(dst, Sink):
+        return
+    if not sel:
+        guard, c.guard = c.guard, None
+        c.write(dst, type_name, values)
+        c.guard = guard
+        return
+    full = c.fresh("full")
+    c.emit(f"{full} = {c.load_reg(dst.name)}.copy()")
+    c.emit(f"{full}[{sel}] = store_value({values}, {c.const(TYPES[type_name], 'T')}, "
+           f"{c.reg_bits(dst.name)}, len({sel}))")
+    c.local[dst.name] = full
+    if dst.name not in c.dirty:
+        c.dirty.append(dst.name)
+
+
 @emitter("cp")
 def emit_async_copy(c, ins):
     """cp.async: the copy completes at once, so commit_group and wait_group have nothing to wait for.
@@ -239,6 +296,13 @@ def emit_async_copy(c, ins):
     """
     if set(ins.mods) & {"commit_group", "wait_group", "wait_all"}:
         return False
+    if "mbarrier" in ins.mods:                         # arrive when prior copies complete: now
+        if "noinc" in ins.mods:
+            site = c.const(Site(c.program, c.fn, ins), "site")
+            sel_idx, sel = c.selected()
+            expr, _ = address_expr(c, ins.srcs[0], "shared")
+            c.emit(f"mbarrier.arrive(ctx, {site}, {sel_idx}, {expr}{f'[{sel}]' if sel else ''}, 1)")
+        return False                                   # without .noinc it adds one and arrives once
     dst, src, size = ins.srcs[0], ins.srcs[1], ins.srcs[2].value
     words = size // 4 if size >= 4 else 0
     if size not in (4, 8, 16):

@@ -18,9 +18,7 @@ from .types import TYPE_NAMES
 NO_DESTINATION = frozenset({
     "st", "red", "bar", "barrier", "bra", "brx", "call", "ret", "exit", "membar", "fence",
     "trap", "brkpt", "nanosleep", "prefetch", "prefetchu", "pmevent", "cp", "discard",
-    "applypriority", "griddepcontrol", "setmaxnreg", "stmatrix", "multimem", "st.async",
-    "red.async", "cp.async", "wgmma", "tcgen05", "mbarrier.init", "mbarrier.inval",
-    "mbarrier.expect_tx", "mbarrier.complete_tx", "mbarrier.arrive_drop.noComplete",
+    "applypriority", "griddepcontrol", "setmaxnreg", "stmatrix", "multimem", "wgmma", "tcgen05",
 })
 STATE_SPACES = frozenset({".global", ".const", ".shared", ".local", ".param", ".tex"})
 LINKAGE = frozenset({".visible", ".extern", ".weak", ".common"})

@@ -40,9 +40,9 @@ def _check_copy(ins):
     """cp.async global->shared copies (and their groups); bulk/tensor copies are not simulated."""
     if "async" not in ins.mods:
         return "only cp.async is supported"
-    if set(ins.mods) & {"bulk", "tensor", "mbarrier", "reduce"}:
+    if set(ins.mods) & {"bulk", "tensor", "reduce"}:
         return "bulk and tensor asynchronous copies (TMA) are not supported"
-    if set(ins.mods) & {"commit_group", "wait_group", "wait_all"}:
+    if set(ins.mods) & {"commit_group", "wait_group", "wait_all", "mbarrier"}:
         return None
     if not {"shared", "global"} <= {m.split("::")[0] for m in ins.mods}:
         return "cp.async copies global to shared memory"
@@ -57,6 +57,16 @@ def _check_wmma(ins):
 def _check_mma(ins):
     from ..tensor import check_mma
     return check_mma(ins)
+
+
+def _check_mbarrier(ins):
+    operations = {"init", "inval", "arrive", "arrive_drop", "test_wait", "try_wait",
+                  "expect_tx", "complete_tx"}
+    if not ins.mods or ins.mods[0] not in operations:
+        return f"mbarrier.{ins.mods[0] if ins.mods else ''} is not supported"
+    if "shared::cluster" in ins.mods:
+        return "mbarriers of other CTAs in a cluster are not supported"
+    return None
 
 
 def _check_mov(ins):
@@ -83,6 +93,7 @@ _ENTRIES = [
     ("fence", "memory", "lsu", MEMORY,
      lambda ins: "proxy fences are not supported" if "proxy" in ins.mods and "alias" not in ins.mods else None),
     ("cp", "memory", "lsu", MEMORY, lambda ins: _check_copy(ins)),
+    ("mbarrier", "barrier", "sync", MEMORY, lambda ins: _check_mbarrier(ins)),
     ("wmma", "tensor", "tensor", WARP, lambda ins: _check_wmma(ins)),
     ("mma", "tensor", "tensor", WARP, lambda ins: _check_mma(ins)),
     ("ldmatrix", "tensor", "lsu", WARP,
