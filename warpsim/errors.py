@@ -26,15 +26,20 @@ class PtxParseError(WarpsimError):
 
 
 class UnsupportedInstruction(WarpsimError):
-    """An opcode or modifier combination warpsim does not simulate (raised at load)."""
+    """An opcode or modifier combination warpsim does not simulate (raised before any launch)."""
 
-    def __init__(self, instruction, reason: str = "", source: str = "<ptx>"):
-        self.instruction = instruction
+    def __init__(self, instruction, reason: str = "", source: str = "<ptx>", function: str = "",
+                 source_line: str = ""):
+        self.instruction, self.reason = instruction, reason
         mods = "." + ".".join(instruction.mods) if instruction.mods else ""
         why = f": {reason}" if reason else ""
-        super().__init__(
-            f"{source}:{instruction.line}:{instruction.col}: unsupported instruction "
-            f"'{instruction.opcode}' (modifiers '{mods or 'none'}'){why}")
+        where = f"{source}, PTX line {instruction.line} column {instruction.col}"
+        if function:
+            where += f", in {function}"
+        if source_line:
+            where += f" ({source_line})"
+        super().__init__(f"{where}: unsupported instruction '{instruction.opcode}' "
+                         f"(modifiers '{mods or 'none'}'){why}")
 
 
 class LaunchError(WarpsimError):

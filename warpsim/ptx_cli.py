@@ -48,6 +48,7 @@ def main(argv) -> int:
         from .ptx.parser import parse_ptx
         module = parse_ptx(ptx, args.source)
         program = Program(module, args.source)
+        program.check_all()
     except (WarpsimError, OSError) as exc:
         print(f"warpsim ptx: {exc}", file=sys.stderr)
         return 1

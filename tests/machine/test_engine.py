@@ -137,7 +137,19 @@ def test_unsupported_instruction_is_reported_at_load_time():
     text = HEADER + ".visible .entry u()\n{\n .reg .b32 %r<2>;\n tex.1d.v4.f32.s32 {%r1,%r1,%r1,%r1}, [tex, {%r1}];\n ret;\n}\n"
     with pytest.raises(UnsupportedInstruction) as info:
         cp.RawModule(ptx=text).get_function("u")
-    assert "'tex'" in str(info.value) and ":7:2:" in str(info.value)
+    assert "'tex'" in str(info.value) and "PTX line 7 column 2, in u" in str(info.value)
+
+
+def test_an_unsupported_kernel_leaves_the_modules_other_kernels_usable():
+    text = (ADD + ".visible .entry u()\n{\n .reg .b32 %r<2>;\n"
+            " tex.1d.v4.f32.s32 {%r1,%r1,%r1,%r1}, [tex, {%r1}];\n ret;\n}\n")
+    module = cp.RawModule(ptx=text)
+    with pytest.raises(UnsupportedInstruction):
+        module.get_function("u")
+    a = cp.asarray(np.arange(32, dtype=np.int32))
+    out = cp.zeros(32, dtype=cp.int32)
+    module.get_function("add")((1,), (32,), (a, a, out, np.uint32(32)))
+    assert np.array_equal(out.get(), 2 * np.arange(32))
 
 
 DIVERGE = HEADER + r"""

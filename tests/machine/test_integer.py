@@ -477,3 +477,29 @@ def test_immediates_broadcast():
 ])
 def test_rejected_at_load(mnemonic, n_dsts, n_srcs):
     rejects(mnemonic, n_dsts, n_srcs)
+
+
+def _fns_reference(mask, base, offset):
+    """The PTX manual's pseudo-code for fns, one value at a time."""
+    if offset == 0:
+        return base if (mask >> base) & 1 else 0xFFFFFFFF
+    pos, count, step = base, abs(offset) - 1, (1 if offset > 0 else -1)
+    while 0 <= pos < 32:
+        if (mask >> pos) & 1:
+            if count == 0:
+                return pos
+            count -= 1
+        pos += step
+    return 0xFFFFFFFF
+
+
+def test_fns_matches_the_manuals_pseudocode():
+    rng = np.random.default_rng(3)
+    mask = rng.integers(0, 2**32, 3000, dtype=np.uint64).astype(np.uint32)
+    mask[::7], mask[::11] = 0, 0xFFFFFFFF
+    base = rng.integers(0, 32, 3000).astype(np.uint32)
+    offset = rng.integers(-33, 34, 3000).astype(np.int32)
+    with np.errstate(all="ignore"):
+        got = evaluate("fns.b32", mask, base, offset)
+    expect = [_fns_reference(int(m), int(b), int(o)) for m, b, o in zip(mask, base, offset)]
+    assert got.tolist() == expect

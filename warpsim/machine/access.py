@@ -195,7 +195,8 @@ def atomic(ctx, site, idx, space, addrs, ptype, op, b, c):
     buf, off = resolve(ctx, site, idx, space, addrs, size, True)
     view = buf.view(ptype.dtype)
     fn, accumulate = rmw_function(op, ptype.name)
-    integer_add = op == "add" and ptype.kind in ("u", "s", "b")
+    integer_add = op == "add" and ptype.kind in ("u", "s", "b") and ptype.bits >= 32 and \
+        ptype.name not in ("f16x2", "bf16x2")          # packed float pairs are not integers
     old = atomic_apply(view, off // size, fn, b, c, integer_add, accumulate)
     if space == "global":
         ctx.memory.initialized[off[:, None] + np.arange(size)] = True

@@ -74,8 +74,17 @@ RMW = {
 }
 
 
+def _bf16_add(old, b):
+    f32 = lambda h: (np.asarray(h, dtype=np.uint32) << 16).view(np.float32)
+    return _to_bf16(f32(old) + f32(b)).astype(np.uint16)
+
+
 def rmw_function(op: str, type_name: str):
     """(function, accumulate ufunc or None) for atom.<op>.<type>."""
+    if type_name == "f16" and op == "add":          # float16 adds round each step: sequential RN
+        return (lambda old, b, c: old + b), np.add
+    if type_name == "bf16" and op == "add":
+        return (lambda old, b, c: _bf16_add(old, b)), None
     if type_name == "f16x2" and op == "add":
         return (lambda old, b, c: _f16x2_add(old, b)), None
     if type_name == "bf16x2" and op == "add":

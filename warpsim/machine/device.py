@@ -70,10 +70,12 @@ class LoadedModule:
             raise KeyError(f"module '{self.name}' has no .global/.const variable '{name}'") from None
 
     def _kernel(self, kernel: str):
+        """The kernel's Function, its instructions checked (before any launch)."""
         fn = self.module.functions.get(kernel)
         if fn is None or fn.kind != "entry" or not fn.has_body:
             raise WarpsimError(f"module '{self.name}' has no kernel '{kernel}' "
                                f"(kernels: {', '.join(self.kernel_names) or 'none'})")
+        self.program.check_kernel(kernel)
         return fn
 
     def _allocate_globals(self):

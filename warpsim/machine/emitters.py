@@ -410,13 +410,31 @@ def emit_atomic(c, ins):
         raise UnsupportedInstruction(ins, "atomic without a supported operation")
     t = ins.type
     space = space_of(ins)
-    has_dst = ins.opcode == "atom"
     addr = ins.srcs[0]
-    operands = ins.srcs[1:]
     expr, space = address_expr(c, addr, space)
-    site = c.const(Site(c.program, c.fn, ins), "site")
     a = c.fresh("addr")
     c.emit(f"{a} = {expr}")
+    if vector_count(ins) > 1:
+        return emit_vector_atomic(c, ins, op, space, a)
+    return emit_scalar_atomic(c, ins, op, space, a, ins.srcs[1:],
+                              ins.dsts[0] if ins.opcode == "atom" else None)
+
+
+def emit_vector_atomic(c, ins, op, space, a):
+    """atom/red .v2/.v4: one exact atomic per element, at consecutive addresses."""
+    values = ins.srcs[1].items
+    dsts = ins.dsts[0].items if ins.opcode == "atom" else [None] * len(values)
+    size = TYPES[ins.type].nbytes
+    for k, (value, dst) in enumerate(zip(values, dsts)):
+        element = c.fresh("addr")
+        c.emit(f"{element} = {a} + np.uint64({k * size})")
+        emit_scalar_atomic(c, ins, op, space, element, (value,), None if isinstance(dst, Sink) else dst)
+    return False
+
+
+def emit_scalar_atomic(c, ins, op, space, a, operands, dst):
+    t = ins.type
+    site = c.const(Site(c.program, c.fn, ins), "site")
     sel_idx, sel = c.selected()
     args = []
     for item in operands:
@@ -428,8 +446,7 @@ def emit_atomic(c, ins):
     old = c.fresh("old")
     c.emit(f"{old} = access.atomic(ctx, {site}, {sel_idx}, {space!r}, {a_sel}, "
            f"{c.const(TYPES[t], 'T')}, {op!r}, {args[0]}, {args[1]})")
-    if has_dst:
-        dst = ins.dsts[0]
+    if dst is not None:
         if sel:
             bits = c.reg_bits(dst.name)
             full = c.fresh("full")

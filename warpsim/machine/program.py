@@ -52,7 +52,7 @@ class Program:
         self.layout = SymbolLayout()
         self.global_addresses: dict[str, int] = {}   # filled when the module is loaded on a device
         self.return_copies: dict[int, list] = {}      # return block -> (callee var, caller var, size)
-        self._check_instructions()
+        self._checked: set = set()
         self._build_blocks()
         self._layout_shared()
         self._layout_local()
@@ -61,24 +61,58 @@ class Program:
 
     # ------------------------------------------------------------ checking
 
-    def _check_instructions(self):
-        for fn in self.module.functions.values():
-            for ins in fn.body:
-                lookup(ins, self.source)
-                if ins.opcode == "call":
-                    target = ins.call.target
-                    if not isinstance(target, Sym):
-                        raise UnsupportedInstruction(ins, "call through a function pointer", self.source)
-                    if ins.guard is not None:
-                        raise UnsupportedInstruction(ins, "predicated call", self.source)
-                    if isinstance(target, Sym):
-                        callee = self.module.functions.get(target.name)
-                        if target.name in BUILTINS and callee is not None:
-                            continue
-                        if callee is None or not callee.has_body:
-                            raise UnsupportedInstruction(
-                                ins, f"call of '{target.name}', which has no body in this module "
-                                     "(external functions are not linked)", self.source)
+    def check_kernel(self, kernel: str):
+        """Every instruction the kernel can reach is one warpsim simulates (checked once).
+
+        Only the kernel and the functions it calls are checked, so one kernel
+        with an unsupported instruction leaves the module's others usable.
+        """
+        if kernel in self._checked:
+            return
+        for name in self.reachable_functions(kernel):
+            self._check_function(self.module.functions[name])
+        self._checked.add(kernel)
+
+    def check_all(self):
+        for kernel in self.module.kernels:
+            self.check_kernel(kernel.name)
+
+    def reachable_functions(self, kernel: str) -> list:
+        """The kernel and every function with a body it can call, directly or not."""
+        found, stack = [], [kernel]
+        while stack:
+            name = stack.pop()
+            fn = self.module.functions.get(name)
+            if fn is None or not fn.has_body or name in found:
+                continue
+            found.append(name)
+            stack.extend(ins.call.target.name for ins in fn.body
+                         if ins.opcode == "call" and isinstance(ins.call.target, Sym))
+        return found
+
+    def _check_function(self, fn):
+        for ins in fn.body:
+            try:
+                self._check_instruction(ins)
+            except UnsupportedInstruction as exc:
+                raise UnsupportedInstruction(ins, exc.reason, self.source, fn.name,
+                                             self.source_line(ins)) from None
+
+    def _check_instruction(self, ins):
+        lookup(ins, self.source)
+        if ins.opcode != "call":
+            return
+        target = ins.call.target
+        if not isinstance(target, Sym):
+            raise UnsupportedInstruction(ins, "call through a function pointer")
+        if ins.guard is not None:
+            raise UnsupportedInstruction(ins, "predicated call")
+        callee = self.module.functions.get(target.name)
+        if target.name in BUILTINS and callee is not None:
+            return
+        if callee is None or not callee.has_body:
+            raise UnsupportedInstruction(ins, f"call of '{target.name}', which has no body in this "
+                                              "module (external functions are not linked)")
 
     # ------------------------------------------------------------ blocks
 
@@ -157,23 +191,16 @@ class Program:
 
     def _shared_names_reached(self, kernel: str, shared: dict) -> list:
         """Static .shared variables named by a kernel and the functions it calls."""
-        names, seen, stack = [], set(), [kernel]
-        while stack:
-            fn = self.module.functions.get(stack.pop())
-            if fn is None or fn.name in seen:
-                continue
-            seen.add(fn.name)
-            for v in fn.locals:
-                if v.space == "shared" and v.name not in names:
-                    names.append(v.name)
+        names = []
+        for name in self.reachable_functions(kernel):
+            fn = self.module.functions[name]
+            names += [v.name for v in fn.locals if v.space == "shared"]
             for ins in fn.body:
                 for op in ins.srcs + ins.dsts:
                     sym = op.base if isinstance(op, Addr) else op
-                    if isinstance(sym, Sym) and sym.name in shared and sym.name not in names:
+                    if isinstance(sym, Sym) and sym.name in shared:
                         names.append(sym.name)
-                if ins.call is not None and isinstance(ins.call.target, Sym):
-                    stack.append(ins.call.target.name)
-        return names
+        return list(dict.fromkeys(names))
 
     def _layout_local(self):
         offset = 0

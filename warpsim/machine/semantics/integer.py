@@ -564,3 +564,31 @@ def bmsk(ins, a, b):
     above_end = shift_left(np.full(start.shape, 0xFFFFFFFF, dtype=np.uint32), start + width)
     above_end = np.where(to_msb, np.uint32(0), np.where(width == 0, np.uint32(0xFFFFFFFF), above_end))
     return above_start & ~above_end
+
+
+@value_op("fns", family="integer", signature=lambda ins: Signature(("b32",), ("b32", "u32", "s32")),
+          types={"b32"}, check=no_flags())
+def fns(ins, mask, base, offset):
+    """Position of the offset-th set bit of mask counting from bit `base` (up for offset > 0,
+    down for offset < 0; offset 0 asks about bit base itself); 0xffffffff when there is none."""
+    mask = np.atleast_1d(np.asarray(mask, dtype=np.uint32))
+    base = np.atleast_1d(np.asarray(base, dtype=np.int64) & 31)
+    offset = np.atleast_1d(np.asarray(offset, dtype=np.int64))
+    n = max(len(mask), len(base), len(offset))
+    mask, base, offset = (np.broadcast_to(v, (n,)) for v in (mask, base, offset))
+    bits = ((mask[:, None] >> np.arange(32, dtype=np.uint32)) & 1).astype(bool)
+    position = np.arange(32)
+    upward = np.where(position >= base[:, None], bits, False)
+    downward = np.where(position <= base[:, None], bits, False)
+    rank_up = np.cumsum(upward, axis=1)                       # set bits in [base, pos]
+    rank_down = np.cumsum(downward[:, ::-1], axis=1)[:, ::-1]  # set bits in [pos, base]
+    want = np.abs(offset)[:, None]
+    hit_up = upward & (rank_up == want)
+    hit_down = downward & (rank_down == want)
+    hits = np.where((offset > 0)[:, None], hit_up, hit_down)
+    found = hits.any(axis=1)
+    first = np.where(offset > 0, hits.argmax(axis=1), 31 - hits[:, ::-1].argmax(axis=1))
+    result = np.where(found, first, 0xFFFFFFFF)
+    at_base = bits[np.arange(n), base]
+    result = np.where(offset == 0, np.where(at_base, base, 0xFFFFFFFF), result)
+    return result.astype(np.uint32)

@@ -21,10 +21,11 @@ def _check_atomic(ins):
     if ins.type not in ("b32", "b64", "u32", "s32", "u64", "s64", "f32", "f64", "f16x2", "bf16x2",
                         "f16", "bf16"):
         return f"atomic type .{ins.type} not supported"
-    if ins.type in ("f16", "bf16"):
-        return "scalar f16/bf16 atomics are not supported (f16x2/bf16x2 adds are)"
-    if any(m.startswith("v") and m[1:].isdigit() for m in ins.mods):
-        return "vector atomics are not supported"
+    if ins.type in ("f16", "bf16") and "add" not in ins.mods:
+        return "scalar f16/bf16 atomics other than add are not supported"
+    vector = any(m in ("v2", "v4", "v8") for m in ins.mods)
+    if vector and not ({"add", "min", "max"} & set(ins.mods) and ins.type in ("f32", "f16x2", "bf16x2", "f16", "bf16")):
+        return "vector atomics are add/min/max on f32, f16 and bf16 (pairs)"
     return None
 
 
