@@ -75,12 +75,21 @@ def numba_on_warpsim():
                 setattr(numba_cuda, name, value)
 
 
+# Interpreter options that take a value (`python -W ignore script.py`).
+OPTIONS_WITH_VALUE = ("-W", "-X", "--check-hash-based-pycs")
+
+
 def strip_interpreter(argv: list) -> list:
-    """`python script.py` and `script.py` both name the script."""
-    if argv and os.path.basename(argv[0]).startswith("python") and not argv[0].endswith(".py"):
-        return argv[1:]
-    if argv and os.path.abspath(argv[0]) == os.path.abspath(sys.executable):
-        return argv[1:]
+    """`python [options] script.py` and `script.py` both name the script.
+
+    The interpreter's own options are dropped: the program runs in this
+    process, whose interpreter is already set up.
+    """
+    if argv and ((os.path.basename(argv[0]).startswith("python") and not argv[0].endswith(".py"))
+                 or os.path.abspath(argv[0]) == os.path.abspath(sys.executable)):
+        argv = argv[1:]
+        while argv and argv[0].startswith("-") and argv[0] not in ("-m", "-c"):
+            argv = argv[2:] if argv[0] in OPTIONS_WITH_VALUE else argv[1:]
     return argv
 
 

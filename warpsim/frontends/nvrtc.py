@@ -312,6 +312,18 @@ def _cache_write(path: Path, entry: dict) -> None:
 
 # --- the public entry point -------------------------------------------------
 
+def _name_the_source_as_given(ptx: str, name: str) -> str:
+    """NVRTC joins a relative source name to the current directory in `.file`; when no such
+    file exists (code given as a string), errors and reports should say `kernel.cu:12`, not
+    a path that does not exist."""
+    if os.path.isabs(name):
+        return ptx
+    joined = os.path.join(os.getcwd(), name)
+    if os.path.exists(joined):
+        return ptx
+    return ptx.replace(f'"{joined}"', f'"{name}"')
+
+
 def compile_cuda(source: str, options=(), name: str = "kernel.cu",
                  name_expressions=()) -> CompiledCuda:
     """Compile CUDA C++ source to PTX.
@@ -332,10 +344,12 @@ def compile_cuda(source: str, options=(), name: str = "kernel.cu",
 
     entry = _cache_read(path)
     if entry is not None:
-        return CompiledCuda(ptx=entry["ptx"], lowered_names=dict(entry.get("lowered_names", {})),
+        return CompiledCuda(ptx=_name_the_source_as_given(entry["ptx"], name),
+                            lowered_names=dict(entry.get("lowered_names", {})),
                             log=entry.get("log", ""), options=final_options, arch=arch, cache_hit=True)
 
     ok, log, ptx, lowered = nvrtc.compile(source, name, final_options, name_expressions)
+    ptx = _name_the_source_as_given(ptx, name)
     if not ok:
         shown = [option for option in final_options if option[2:] not in include_dirs()]
         raise CompileError(f"NVRTC compilation of {name} failed (NVRTC {version[0]}.{version[1]}, "

@@ -24,16 +24,19 @@ def _fault(ctx, site, idx, lane_ok, addrs, what, size):
     raise MemoryFault(f"{what} of {size} bytes at 0x{addr:x}: {detail}",
                       kernel=ctx.kernel, block=where["block"], thread=where["thread"],
                       ptx_line=site.ins.line, instruction=str(site.ins),
-                      source_line=site.source_line)
+                      source_line=site.described)
 
 
 def describe_address(ctx, space: str, addr: int, size: int) -> str:
     if space == "global":
+        if addr < 4096:
+            return "a null pointer (or a small integer used as one)"
         if addr % size:
             return f"misaligned (a {size}-byte access needs {size}-byte alignment)"
         near = _nearest_allocation(ctx.memory, addr)
-        if near is None:
-            return "no allocation there (out of bounds or freed)"
+        if near is None or abs(addr - near[0]) > NEARBY:
+            return ("in no allocation: not a pointer into any live array (freed, never allocated, "
+                    "or a host pointer)")
         start, length = near
         if addr >= start + length:
             return (f"out of bounds: {addr - (start + length)} bytes past the end of the "
@@ -52,6 +55,9 @@ def describe_address(ctx, space: str, addr: int, size: int) -> str:
     if space == "param":
         return f"parameter offset {addr} is outside the {len(ctx.params)}-byte parameter buffer"
     return "address in no state space"
+
+
+NEARBY = 1 << 24     # an address this close to an allocation is described relative to it
 
 
 def _nearest_allocation(memory, addr):

@@ -110,5 +110,5 @@ def call_builtin(ctx, program, idx, name: str, arg_keys, return_keys, site):
             f"{file}:{line}: {function}: Assertion `{message}` failed "
             f"({len(idx)} thread(s) of this group)", kernel=ctx.kernel, block=where["block"],
             thread=where["thread"], ptx_line=site.ins.line, instruction=str(site.ins),
-            source_line=site.source_line)
+            source_line=site.described)
     raise AssertionError(name)

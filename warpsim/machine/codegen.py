@@ -40,6 +40,12 @@ class Site:
         self.ins = ins
         self.function = fn.name
         self.source_line = program.source_line(ins)
+        self.program = program
+
+    @property
+    def described(self) -> str:
+        """The source line and its text, for error messages (read only when an error happens)."""
+        return self.program.source_line_with_text(self.ins)
 
     def space_of(self, addr: int) -> str:
         space = access.generic_space(np.array([addr], dtype=np.uint64))[0]
@@ -70,10 +76,14 @@ def exit_threads(ctx, idx):
 def trap(ctx, site, idx):
     if len(idx):
         where = ctx.where(int(idx[0]))
-        raise TrapError(f"trap executed by {len(idx)} thread(s) (an assert() or __trap())",
+        what = "(an assert() or __trap())"
+        if "cooperative_groups" in site.source_line:
+            what = ("in cooperative groups: a grid-wide sync (this_grid().sync()) needs a cooperative "
+                    "launch, which warpsim does not simulate")
+        raise TrapError(f"trap executed by {len(idx)} thread(s) {what}",
                         kernel=ctx.kernel, block=where["block"], thread=where["thread"],
                         ptx_line=site.ins.line, instruction=str(site.ins),
-                        source_line=site.source_line)
+                        source_line=site.described)
 
 
 def count_guard(ctx, key, guard):
@@ -298,4 +308,4 @@ def compile_block(program, pblock):
     return BlockCompiler(program, pblock).compile()
 
 
-from .emitters import EMITTERS  # noqa: E402  (emitters use BlockCompiler's helpers)
+from .emit import EMITTERS  # noqa: E402  (emitters use BlockCompiler's helpers)

@@ -48,8 +48,8 @@ class LoadedModule:
         self.device = device
         self.name = name
         self.module = parse_ptx(ptx, name)
-        self.sources: dict = {}     # source file name -> text, for reports (code given as a string)
         self.program = Program(self.module, name)
+        self.sources = self.program.sources   # source file name -> text (code given as a string)
         self._allocate_globals()
 
     @property

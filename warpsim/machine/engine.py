@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import BudgetExceeded, DeadlockError
+from ..report.lanes import lanes_text
 from .codegen import compile_block
 from .scheduling import model_for
 from .state import AT_BARRIER, AT_WARP_SYNC, EXITED, RUNNING
@@ -172,7 +173,7 @@ def stuck_warps(ctx, limit: int = 8) -> str:
                 state = {AT_BARRIER: "waiting at a CTA barrier",
                          AT_WARP_SYNC: "waiting for lanes named in its .sync mask"}[status]
             where = ctx.where(int(group[0]))
-            lanes = ",".join(str(int(x) & 31) for x in group)
+            lanes = lanes_text(int(np.bitwise_or.reduce(np.uint64(1) << (group & 31).astype(np.uint64))))
             src = program.source_line(ins)
             lines.append(f"  block {where['block']} warp {int(ctx.warp_in_cta[group[0]])} lanes [{lanes}] "
                          f"{state}, at PTX line {ins.line}: {ins}" + (f"  ({src})" if src else ""))

@@ -51,6 +51,7 @@ class Program:
         self.cfgs: dict[str, CFG] = {}
         self.layout = SymbolLayout()
         self.global_addresses: dict[str, int] = {}   # filled when the module is loaded on a device
+        self.sources: dict = {}                       # file name -> text, for code given as a string
         self.return_copies: dict[int, list] = {}      # return block -> (callee var, caller var, size)
         self._checked: set = set()
         self._build_blocks()
@@ -258,6 +259,16 @@ class Program:
             return ""
         path = self.module.files.get(loc.file, f"file{loc.file}")
         return f"{path}:{loc.line}"
+
+    def source_line_with_text(self, ins) -> str:
+        """'file.cu:12' and, below it, that line of the source when it can be read."""
+        where = self.source_line(ins)
+        if not where:
+            return ""
+        from ..report.sources import source_text
+        path = self.module.files.get(ins.loc.file, "")
+        text = source_text(path, ins.loc.line, self.sources)
+        return f"{where}\n    {text}" if text else where
 
 
 def _first_fit(taken: list, size: int, align: int) -> int:

@@ -14,6 +14,8 @@ from __future__ import annotations
 import os
 from dataclasses import asdict, dataclass, field
 
+from ..report.sources import read_source
+
 NO_LINE = "<no line info>"
 
 
@@ -139,25 +141,6 @@ def worst_lines(lines, share: float = 0.2) -> dict:
 
 
 # ---------------------------------------------------------------- source text
-
-def read_source(path: str, sources: dict | None = None) -> list | None:
-    """The lines of a source file: from `sources` (name -> text, for code given as a string), else disk."""
-    sources = sources or {}
-    text = sources.get(path)
-    if text is None:
-        base = os.path.basename(path)
-        for name, candidate in sources.items():
-            if candidate is not None and os.path.basename(str(name)) == base:
-                text = candidate
-                break
-    if text is None and os.path.isfile(path):
-        try:
-            with open(path, encoding="utf-8", errors="replace") as handle:
-                text = handle.read()
-        except OSError:
-            text = None
-    return None if text is None else text.splitlines()
-
 
 def _fmt_int(v) -> str:
     return f"{v:,}" if v else ""

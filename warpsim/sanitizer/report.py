@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..report.lanes import lanes_text  # noqa: F401  (re-exported for the tools)
+
 PREFIX = "========= "
 SPACE_NAMES = {"global": "__global__", "shared": "__shared__", "local": "__local__",
                "param": "parameter", "const": "__constant__"}
@@ -19,21 +21,6 @@ SPACE_NAMES = {"global": "__global__", "shared": "__shared__", "local": "__local
 def display_name(name: str) -> str:
     from ..profiler import display_name as demangle
     return demangle(name)
-
-
-def lanes_text(bits: int) -> str:
-    """'0-15', '1,3,5,...,31 (16 lanes)': the lanes set in a 32-bit mask."""
-    lanes = [k for k in range(32) if bits >> k & 1]
-    if not lanes:
-        return "none"
-    runs, start = [], lanes[0]
-    for prev, cur in zip(lanes, lanes[1:] + [None]):
-        if cur != prev + 1:
-            runs.append(f"{start}" if start == prev else f"{start}-{prev}")
-            start = cur
-    if len(runs) <= 6:
-        return ",".join(runs)
-    return ",".join(str(k) for k in lanes[:4]) + f",...,{lanes[-1]} ({len(lanes)} lanes)"
 
 
 def coords(xyz) -> str:
