@@ -234,9 +234,11 @@ class CompiledKernel:
     def _check_launch_bounds(self, blockdim) -> None:
         threads = int(np.prod(tuple(blockdim)))
         if threads > self.max_threads_per_block:
+            bound = (f"the kernel's launch bound of {self.max_threads_per_block} threads "
+                     f"(launch_bounds={self.launch_bounds!r})" if self.launch_bounds else
+                     f"the {self.max_threads_per_block} threads a block can have")
             raise _launch_failure(f"CUDA_ERROR_INVALID_VALUE: a block of {threads} threads exceeds "
-                                  f"the kernel's launch bound of {self.max_threads_per_block} "
-                                  f"threads (launch_bounds={self.launch_bounds!r})", self)
+                                  f"{bound}", self)
 
     def _symbol(self, loaded, device, name: str, value=None) -> int:
         address = loaded.global_address(f"{self.entry_name}__{name}__")
