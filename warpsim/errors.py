@@ -48,7 +48,10 @@ class LaunchError(WarpsimError):
     def __init__(self, message: str, *, kernel: str = "", block=None, thread=None,
                  ptx_line: int | None = None, instruction: str = "", source_line: str = ""):
         self.kernel, self.block, self.thread = kernel, block, thread
-        self.ptx_line, self.instruction, self.source_line = ptx_line, instruction, source_line
+        self.ptx_line, self.instruction = ptx_line, instruction
+        # 'file.cu:12', optionally followed by that line's text on the next line
+        self.source_line, _, text = source_line.partition("\n")
+        self.source_text = text.strip()
         parts = [message]
         if kernel:
             parts.append(f"  kernel: {kernel}")
