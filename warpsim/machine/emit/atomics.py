@@ -21,7 +21,6 @@ def emit_atomic(c, ins):
     op = next((m for m in ins.mods if m in ATOMIC_OPS), None)
     if op is None:
         raise UnsupportedInstruction(ins, "atomic without a supported operation")
-    t = ins.type
     space = space_of(ins)
     addr = ins.srcs[0]
     expr, space = address_expr(c, addr, space)
