@@ -48,12 +48,11 @@ class Site:
         return self.program.source_line_with_text(self.ins)
 
     def space_of(self, addr: int) -> str:
-        space = access.generic_space(np.array([addr], dtype=np.uint64))[0]
-        mods = set(self.ins.mods)
-        for m in mods:
+        """The state space the instruction names, or the one a generic address falls in."""
+        for m in self.ins.mods:
             if m in SPACES:
                 return SPACES[m]
-        return access.GENERIC_SPACES[int(space)]
+        return access.GENERIC_SPACES[int(access.generic_space(np.array([addr], dtype=np.uint64))[0])]
 
 
 def fit(values, n):
@@ -97,11 +96,13 @@ class BlockCompiler:
         self.block = pblock
         self.fn = pblock.function
         self.lines: list[str] = []
+        # What generated code may call: NumPy and the machine's runtime modules.
         self.env: dict = {"np": np, "fit": fit, "store_value": store_value,
-                          "reinterpret": reinterpret, "access": access, "warp_ops": warp_ops,
-                          "atomics": atomics, "builtins": builtins, "mbarrier": mbarrier, "tensor": tensor, "read_special": read_special,
-                          "exit_threads": exit_threads, "trap": trap, "AT_BARRIER": AT_BARRIER,
-                          "count_guard": count_guard}
+                          "reinterpret": reinterpret, "read_special": read_special,
+                          "access": access, "atomics": atomics, "builtins": builtins,
+                          "mbarrier": mbarrier, "tensor": tensor, "warp_ops": warp_ops,
+                          "exit_threads": exit_threads, "trap": trap, "count_guard": count_guard,
+                          "AT_BARRIER": AT_BARRIER}
         self.local: dict[str, str] = {}      # register -> python variable holding its bits
         self.dirty: list[str] = []
         self.counter = 0
