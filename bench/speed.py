@@ -8,44 +8,22 @@ what to compare: these machines are noisy.
 
 from __future__ import annotations
 
+import pathlib
 import time
 
 import numpy as np
 
 import warpsim as cp
+import warpsim.demo
 
-SOURCE = r"""
+SAXPY = r"""
 extern "C" __global__ void saxpy(const float* x, float* y, float a, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) y[i] = a * x[i] + y[i];
 }
-__device__ float warp_sum(float v) {
-    for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(0xffffffffu, v, offset);
-    return v;
-}
-extern "C" __global__ void block_sum(const float* x, float* out, int n) {
-    __shared__ float partial[32];
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    float v = (i < n) ? x[i] : 0.f;
-    v = warp_sum(v);
-    int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    if (lane == 0) partial[warp] = v;
-    __syncthreads();
-    int nwarps = (blockDim.x + 31) / 32;
-    if (warp == 0) {
-        v = (lane < nwarps) ? partial[lane] : 0.f;
-        v = warp_sum(v);
-        if (lane == 0) atomicAdd(out, v);
-    }
-}
-extern "C" __global__ void branch_on_lane(float* out, int n) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    float v = i;
-    if (threadIdx.x % 2 == 0) { for (int k = 0; k < n; ++k) v = v * 1.000001f + 0.5f; }
-    else { for (int k = 0; k < n; ++k) v = (v + 1.f) * 1.000001f + 0.5f; }
-    out[i] = v;
-}
 """
+# The document's block_sum and branch_on_lane, as the demo ships them.
+KERNELS = pathlib.Path(warpsim.demo.__file__).parent / "kernels"
 
 
 def measure(kernel, grid, block, args):
@@ -58,7 +36,9 @@ def measure(kernel, grid, block, args):
 
 
 def main():
-    mod = cp.RawModule(code=SOURCE)
+    saxpy = cp.RawModule(code=SAXPY).get_function("saxpy")
+    block_sum = cp.RawModule(path=str(KERNELS / "reduction.cu")).get_function("block_sum")
+    branch_on_lane = cp.RawModule(path=str(KERNELS / "divergence.cu")).get_function("branch_on_lane")
     rows = []
     for threads in (4096, 1 << 20):
         x = cp.asarray(np.random.rand(threads).astype(np.float32))
@@ -67,9 +47,9 @@ def main():
         total = cp.zeros(1, dtype=cp.float32)
         grid = (threads // 256,)
         cases = [
-            ("saxpy", mod.get_function("saxpy"), (x, y, np.float32(2.0), np.int32(threads))),
-            ("block_sum", mod.get_function("block_sum"), (x, total, np.int32(threads))),
-            ("branch_on_lane n=20", mod.get_function("branch_on_lane"), (out, np.int32(20))),
+            ("saxpy", saxpy, (x, y, np.float32(2.0), np.int32(threads))),
+            ("block_sum", block_sum, (x, total, np.int32(threads))),
+            ("branch_on_lane n=20", branch_on_lane, (out, np.int32(20))),
         ]
         for name, kernel, args in cases:
             inst, seconds = measure(kernel, grid, (256,), args)
