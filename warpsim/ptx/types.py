@@ -53,29 +53,29 @@ _STORAGE = {
 }
 
 
-def _t(name, bits, kind, dtype):
+def _ptx_type(name, bits, kind, dtype):
     return PtxType(name, bits, kind, np.dtype(dtype))
 
 
 TYPES: dict[str, PtxType] = {t.name: t for t in [
-    _t("pred", 1, "pred", np.bool_),
-    _t("b8", 8, "b", np.uint8), _t("u8", 8, "u", np.uint8), _t("s8", 8, "s", np.int8),
-    _t("b16", 16, "b", np.uint16), _t("u16", 16, "u", np.uint16), _t("s16", 16, "s", np.int16),
-    _t("b32", 32, "b", np.uint32), _t("u32", 32, "u", np.uint32), _t("s32", 32, "s", np.int32),
-    _t("b64", 64, "b", np.uint64), _t("u64", 64, "u", np.uint64), _t("s64", 64, "s", np.int64),
-    _t("b128", 128, "b", np.uint64),
-    _t("f16", 16, "f", np.float16), _t("f32", 32, "f", np.float32), _t("f64", 64, "f", np.float64),
+    _ptx_type("pred", 1, "pred", np.bool_),
+    _ptx_type("b8", 8, "b", np.uint8), _ptx_type("u8", 8, "u", np.uint8), _ptx_type("s8", 8, "s", np.int8),
+    _ptx_type("b16", 16, "b", np.uint16), _ptx_type("u16", 16, "u", np.uint16), _ptx_type("s16", 16, "s", np.int16),
+    _ptx_type("b32", 32, "b", np.uint32), _ptx_type("u32", 32, "u", np.uint32), _ptx_type("s32", 32, "s", np.int32),
+    _ptx_type("b64", 64, "b", np.uint64), _ptx_type("u64", 64, "u", np.uint64), _ptx_type("s64", 64, "s", np.int64),
+    _ptx_type("b128", 128, "b", np.uint64),
+    _ptx_type("f16", 16, "f", np.float16), _ptx_type("f32", 32, "f", np.float32), _ptx_type("f64", 64, "f", np.float64),
     # bf16 has no NumPy dtype: its values travel as their raw u16 bits and the
     # float family converts through f32 explicitly.
-    _t("bf16", 16, "b", np.uint16),
+    _ptx_type("bf16", 16, "b", np.uint16),
     # Packed pairs: held as the 32-bit word; their families unpack them.
-    _t("f16x2", 32, "b", np.uint32), _t("bf16x2", 32, "b", np.uint32),
-    _t("u16x2", 32, "b", np.uint32), _t("s16x2", 32, "b", np.uint32),
+    _ptx_type("f16x2", 32, "b", np.uint32), _ptx_type("bf16x2", 32, "b", np.uint32),
+    _ptx_type("u16x2", 32, "b", np.uint32), _ptx_type("s16x2", 32, "b", np.uint32),
     # Hidden per-thread condition-code register written by add.cc and friends.
-    _t("cc", 32, "u", np.uint32),
+    _ptx_type("cc", 32, "u", np.uint32),
     # tf32 and e4m3/e5m2 only appear in cvt; held as their bits.
-    _t("tf32", 32, "b", np.uint32),
-    _t("e4m3x2", 16, "b", np.uint16), _t("e5m2x2", 16, "b", np.uint16),
+    _ptx_type("tf32", 32, "b", np.uint32),
+    _ptx_type("e4m3x2", 16, "b", np.uint16), _ptx_type("e5m2x2", 16, "b", np.uint16),
 ]}
 
 # Names that are type modifiers in PTX text; .cc is a modifier, not a type.

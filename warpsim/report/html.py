@@ -66,7 +66,7 @@ CSS = """
 """
 
 
-def _e(value) -> str:
+def escape(value) -> str:
     return html.escape(str(value), quote=True)
 
 
@@ -108,7 +108,7 @@ def headline_cards(metrics: dict) -> str:
             continue                            # no global loads: nothing to say
         value = metrics[name]
         text = f"{value:.1f}%" if name.endswith(".pct") or name.endswith("_pct") else _fmt(value)
-        cards.append(f'<div class="card" title="{_e(name)}"><b>{_e(text)}</b><span>{_e(title)}</span></div>')
+        cards.append(f'<div class="card" title="{escape(name)}"><b>{escape(text)}</b><span>{escape(title)}</span></div>')
     return f'<div class="cards">{"".join(cards)}</div>' if cards else ""
 
 
@@ -123,12 +123,12 @@ def metrics_table(metrics: dict) -> str:
         sections.setdefault(m.section if m else "Other", []).append((name, m, value))
     rows = []
     for section, items in sections.items():
-        rows.append(f'<tr class="section"><td colspan="4">{_e(section)}</td></tr>')
+        rows.append(f'<tr class="section"><td colspan="4">{escape(section)}</td></tr>')
         for name, m, value in items:
             unit = m.unit if m else ""
             desc = m.description if m else ""
-            rows.append(f'<tr><td class="name" title="{_e(desc)}">{_e(name)}</td><td>{_e(unit)}</td>'
-                        f'<td class="num">{_e(_fmt(value))}</td><td class="muted">{_e(desc)}</td></tr>')
+            rows.append(f'<tr><td class="name" title="{escape(desc)}">{escape(name)}</td><td>{escape(unit)}</td>'
+                        f'<td class="num">{escape(_fmt(value))}</td><td class="muted">{escape(desc)}</td></tr>')
     return ('<table class="metrics"><thead><tr><th>Metric Name</th><th>Metric Unit</th>'
             '<th>Metric Value</th><th>what it counts</th></tr></thead><tbody>'
             + "".join(rows) + "</tbody></table>")
@@ -166,7 +166,7 @@ def source_table(lines, sources=None, context: int = 2) -> str:
             r = stats.get(n)
             code = text[n - 1] if text is not None and 0 < n <= len(text) else ""
             if r is None:
-                rows.append(f'<tr><td class="num muted">{n}</td><td class="code muted">{_e(code)}</td>'
+                rows.append(f'<tr><td class="num muted">{n}</td><td class="code muted">{escape(code)}</td>'
                             '<td></td><td></td><td></td><td></td><td></td><td></td></tr>')
                 continue
             reasons = flagged.get((r.file, r.line), [])
@@ -175,14 +175,14 @@ def source_table(lines, sources=None, context: int = 2) -> str:
             spr = f"{r.sectors_per_request:.1f}" if r.global_requests else ""
             rows.append(
                 f'<tr class="{"flagged" if reasons else ""}"{_heat_style(r.inst / peak)}>'
-                f'<td class="num muted">{n if n else "-"}</td><td class="code">{_e(code)}</td>'
+                f'<td class="num muted">{n if n else "-"}</td><td class="code">{escape(code)}</td>'
                 f'<td class="num">{_fmt(r.inst) if r.inst else ""}</td>'
                 f'<td class="num {eff_class}">{f"{eff:.0f}%" if r.inst else ""}</td>'
                 f'<td class="num">{_fmt(r.divergent) if r.divergent else ""}</td>'
                 f'<td class="num">{spr}</td>'
                 f'<td class="num">{_fmt(r.bank_conflicts) if r.bank_conflicts else ""}</td>'
-                f'<td class="why">{_e(", ".join(reasons))}</td></tr>')
-        out.append(f'<p class="muted"><code>{_e(path)}</code></p>'
+                f'<td class="why">{escape(", ".join(reasons))}</td></tr>')
+        out.append(f'<p class="muted"><code>{escape(path)}</code></p>'
                    '<table class="source"><thead><tr><th>line</th><th>source</th><th>warp inst</th>'
                    '<th>SIMT eff.</th><th>div. br.</th><th>sect/req</th><th>bank confl.</th><th>worst for</th>'
                    '</tr></thead><tbody>' + "".join(rows) + "</tbody></table>")
@@ -198,7 +198,7 @@ def chart_img(traces, title: str = "") -> str:
     except ImportError:                       # no matplotlib: the page goes without the picture
         return '<p class="muted">(lane-activity chart needs matplotlib: pip install matplotlib)</p>'
     alt = "lane activity: warps as rows, issued instructions as columns, colour = active lanes"
-    return f'<figure><img class="chart" alt="{_e(alt)}" src="{uri}"></figure>'
+    return f'<figure><img class="chart" alt="{escape(alt)}" src="{uri}"></figure>'
 
 
 # ------------------------------------------------------------ launches and profiles
@@ -219,8 +219,8 @@ def render_launch_html(launch, index: int = 0) -> str:
     sources = getattr(launch, "sources", None)
     trace = getattr(launch, "activity", None)
     parts = [f'<section class="launch" id="launch-{index}">',
-             f'<h2>[{index}] <code>{_e(name)}</code> <span class="muted">grid {_e(_dims(getattr(launch, "grid", ())))}'
-             f', block {_e(_dims(getattr(launch, "block", ())))}</span></h2>',
+             f'<h2>[{index}] <code>{escape(name)}</code> <span class="muted">grid {escape(_dims(getattr(launch, "grid", ())))}'
+             f', block {escape(_dims(getattr(launch, "block", ())))}</span></h2>',
              headline_cards(metrics)]
     if trace is not None:
         parts += ["<h3>Lane activity</h3>", chart_img(trace)]
@@ -238,10 +238,10 @@ def render_launch_html(launch, index: int = 0) -> str:
 def render_profile_html(prof, title: str = "warpsim profile") -> str:
     """A profile (or a list of launches) as an HTML fragment: style, contents, one section per launch."""
     launches = _launches(prof)
-    nav = "".join(f'<a href="#launch-{i}">[{i}] {_e(getattr(l, "kernel_name", "kernel"))}</a>'
+    nav = "".join(f'<a href="#launch-{i}">[{i}] {escape(getattr(l, "kernel_name", "kernel"))}</a>'
                   for i, l in enumerate(launches))
     body = "\n".join(render_launch_html(l, i) for i, l in enumerate(launches))
-    return (f'<div class="warpsim-report"><style>{CSS}</style><h1>{_e(title)}</h1>'
+    return (f'<div class="warpsim-report"><style>{CSS}</style><h1>{escape(title)}</h1>'
             f'<p class="muted">{len(launches)} launch{"es" if len(launches) != 1 else ""} simulated by warpsim. '
             "Counts are of PTX instructions.</p>"
             + (f"<nav>{nav}</nav>" if len(launches) > 1 else "") + body + "</div>")
@@ -250,7 +250,7 @@ def render_profile_html(prof, title: str = "warpsim profile") -> str:
 def page(fragment: str, title: str) -> str:
     stamp = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<meta name=\"generator\" content=\"warpsim\"><title>{_e(title)}</title></head>"
+            f"<meta name=\"generator\" content=\"warpsim\"><title>{escape(title)}</title></head>"
             f"<body>{fragment}<p class=\"warpsim-report muted\">Written by warpsim on {stamp}.</p>"
             "</body></html>\n")
 
@@ -271,16 +271,16 @@ def render_demo_html(results) -> str:
              "<h1>warpsim demo: the SIMT document's worked examples</h1>",
              '<p class="muted">Each demo runs the document\'s kernels on warpsim and puts the measured '
              "figures beside the document's claims.</p>",
-             "<nav>" + "".join(f'<a href="#demo-{_e(r.name)}">{_e(r.title)}</a>' for r in results) + "</nav>"]
+             "<nav>" + "".join(f'<a href="#demo-{escape(r.name)}">{escape(r.title)}</a>' for r in results) + "</nav>"]
     for r in results:
         claim = " ".join(getattr(load(r.name), "CLAIM", "").split())
         rows = "".join(
-            f'<tr><td>{_e(row.what)}</td><td class="num"><b>{_e(row.measured)}</b></td>'
-            f'<td class="num">{_e(row.document)}</td>'
+            f'<tr><td>{escape(row.what)}</td><td class="num"><b>{escape(row.measured)}</b></td>'
+            f'<td class="num">{escape(row.document)}</td>'
             f'<td class="{"ok" if row.ok else "bad"}">{"✓" if row.ok else "✗"}</td></tr>' for row in r.rows)
-        parts += [f'<section class="demo" id="demo-{_e(r.name)}">', f"<h2>{_e(r.title)} "
-                  f'<span class="muted">warpsim demo {_e(r.name)}</span></h2>',
-                  f"<blockquote>{_e(claim)}</blockquote>",
+        parts += [f'<section class="demo" id="demo-{escape(r.name)}">', f"<h2>{escape(r.title)} "
+                  f'<span class="muted">warpsim demo {escape(r.name)}</span></h2>',
+                  f"<blockquote>{escape(claim)}</blockquote>",
                   '<table class="figures"><thead><tr><th>figure</th><th>measured</th>'
                   "<th>simt-execution.md says</th><th></th></tr></thead><tbody>" + rows + "</tbody></table>",
                   chart_img([run.trace for run in r.runs], r.title), "</section>"]

@@ -203,7 +203,7 @@ def quietly(fn):
     return compute
 
 
-def _fp(*opcodes, types, check, signature=same_type, pipe=None):
+def _float_op(*opcodes, types, check, signature=same_type, pipe=None):
     """Register for f32/half types (FMA pipe) and f64 (FP64 pipe) separately."""
     types = frozenset(types)
 
@@ -221,7 +221,7 @@ def _fp(*opcodes, types, check, signature=same_type, pipe=None):
 
 # ------------------------------------------------------- add, sub, mul, fma
 
-@_fp("add", "sub", types=F32_AND_HALF | _DOUBLE, check=_check(_ARITH))
+@_float_op("add", "sub", types=F32_AND_HALF | _DOUBLE, check=_check(_ARITH))
 def add_sub(ins, a, b):
     def element(t, a, b):
         if _native(ins, t):
@@ -235,7 +235,7 @@ def add_sub(ins, a, b):
     return _per_element(ins, element, a, b)
 
 
-@_fp("mul", types=F32_AND_HALF | _DOUBLE, check=_check(_ARITH))
+@_float_op("mul", types=F32_AND_HALF | _DOUBLE, check=_check(_ARITH))
 def mul(ins, a, b):
     def element(t, a, b):
         if _native(ins, t):
@@ -292,14 +292,14 @@ def _dfma_nan(result, a, b, c):
     return np.where(nan, quiet_f64(chosen), result)
 
 
-@_fp("fma", types=F32_AND_HALF | _DOUBLE, check=_check(_FMA, need_one_of=ROUNDINGS))
+@_float_op("fma", types=F32_AND_HALF | _DOUBLE, check=_check(_FMA, need_one_of=ROUNDINGS))
 def fma(ins, a, b, c):
     return _fused(ins, a, b, c)
 
 
 # mad.f32 without a rounding modifier is fused on sm_20+, same as mad.rn.f32
 # (ptxas for sm_90 rejects it; accepted here for older PTX).
-@_fp("mad", types={"f32", "f64"}, check=_check(_MAD))
+@_float_op("mad", types={"f32", "f64"}, check=_check(_MAD))
 def mad(ins, a, b, c):
     return _fused(ins, a, b, c)
 
@@ -340,7 +340,7 @@ def _ieee_nan(result, ieee):
     return np.where(nan, ieee, result) if nan.any() else result
 
 
-@_fp("div", types={"f32", "f64"}, check=_check(_DIV))
+@_float_op("div", types={"f32", "f64"}, check=_check(_DIV))
 def div(ins, a, b):
     t = ins.type
     mode = _mode(ins)
@@ -386,7 +386,7 @@ def _rsqrt_f64(x):
                      [x + x, np.copysign(np.inf, x), _DEFAULT_NAN_F64, 0.0], y)
 
 
-@_fp("rcp", types={"f32", "f64"}, check=_check(_RCP), pipe="sfu")
+@_float_op("rcp", types={"f32", "f64"}, check=_check(_RCP), pipe="sfu")
 def rcp(ins, a):
     t = ins.type
     exact = "approx" not in ins.flags
@@ -403,7 +403,7 @@ def rcp(ins, a):
     return result
 
 
-@_fp("sqrt", types={"f32", "f64"}, check=_check(_SQRT), pipe="sfu")
+@_float_op("sqrt", types={"f32", "f64"}, check=_check(_SQRT), pipe="sfu")
 def sqrt(ins, a):
     t = ins.type
     exact = "approx" not in ins.flags
@@ -416,7 +416,7 @@ def sqrt(ins, a):
     return _ieee_nan(result, np.sqrt(a)) if t == "f64" else result
 
 
-@_fp("rsqrt", types={"f32", "f64"}, check=_check(_RSQRT), pipe="sfu")
+@_float_op("rsqrt", types={"f32", "f64"}, check=_check(_RSQRT), pipe="sfu")
 def rsqrt(ins, a):
     t = ins.type
     (x,) = _operands(ins, t, a)
@@ -457,9 +457,9 @@ _APPROX = {
 }
 
 
-@_fp("ex2", types=F32_AND_HALF, check=_check(_EX2), pipe="sfu")
-@_fp("tanh", types=F32_AND_HALF, check=_check(_TANH), pipe="sfu")
-@_fp("lg2", "sin", "cos", types={"f32"}, check=_check(_SFU_F32), pipe="sfu")
+@_float_op("ex2", types=F32_AND_HALF, check=_check(_EX2), pipe="sfu")
+@_float_op("tanh", types=F32_AND_HALF, check=_check(_TANH), pipe="sfu")
+@_float_op("lg2", "sin", "cos", types={"f32"}, check=_check(_SFU_F32), pipe="sfu")
 def special_function(ins, a):
     """f(x) computed in f64 and rounded once to the type (PTX bounds: ex2 2 ulp,
     lg2 2^-22.6 abs, sin/cos 2^-20.9 abs in [-pi, pi], tanh 2^-10.987 rel)."""
@@ -502,7 +502,7 @@ def _check_min_max(ins):
     return None
 
 
-@_fp("min", "max", types=F32_AND_HALF | _DOUBLE, check=_check_min_max, pipe="alu")
+@_float_op("min", "max", types=F32_AND_HALF | _DOUBLE, check=_check_min_max, pipe="alu")
 def min_max(ins, *sources):
     def element(t, *sources):
         values = _operands(ins, t, *sources)
@@ -552,7 +552,7 @@ def _from_bits(bits, t):
                                                "f64": np.float64}[t])
 
 
-@_fp("abs", "neg", types=F32_AND_HALF | _DOUBLE, check=_check(_ABSNEG), pipe="alu")
+@_float_op("abs", "neg", types=F32_AND_HALF | _DOUBLE, check=_check(_ABSNEG), pipe="alu")
 def abs_neg(ins, a):
     """Sign-bit operations, except for NaNs (PTX: unspecified): ptxas emits
     FADD |a|, -0 and the like, so f32/f16/bf16 NaNs become canonical and f64
@@ -572,7 +572,7 @@ def abs_neg(ins, a):
     return _per_element(ins, element, a)
 
 
-@_fp("copysign", types={"f32", "f64"}, check=_check(_PLAIN), pipe="alu")
+@_float_op("copysign", types={"f32", "f64"}, check=_check(_PLAIN), pipe="alu")
 def copysign(ins, a, b):
     """copysign d, a, b: b's magnitude with a's sign (note PTX's operand order)."""
     t = ins.type
@@ -601,7 +601,7 @@ def _check_testp(ins):
     return None
 
 
-@_fp("testp", types={"f32", "f64"}, check=_check_testp, pipe="alu",
+@_float_op("testp", types={"f32", "f64"}, check=_check_testp, pipe="alu",
      signature=lambda ins: Signature(("pred",), (ins.type,)))
 def testp(ins, a):
     (test,) = ins.flags & set(_TESTS)
