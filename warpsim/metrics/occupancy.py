@@ -90,8 +90,8 @@ def get_arch(name: str) -> Arch:
 class Occupancy:
     arch: str
     threads_per_block: int
-    registers_per_thread: int          # as asked
-    shared_per_block: int              # static + dynamic bytes, as asked
+    registers_per_thread: int          # what the kernel uses (before allocation granularity)
+    shared_per_block: int              # static + dynamic bytes the kernel uses (before the reservation and granularity)
     warps_per_block: int
     registers_allocated_per_warp: int
     shared_allocated_per_block: int    # with the reservation, rounded to the unit
