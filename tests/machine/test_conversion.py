@@ -14,6 +14,8 @@ from warpsim.errors import UnsupportedInstruction
 from warpsim.machine.semantics.evaluate import evaluate, parse_mnemonic
 from warpsim.machine.semantics.registry import lookup
 
+from float_reference import BITS, bits_to_float, inf_key, ref_round
+
 # Inputs and references deliberately overflow and make NaNs.
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
@@ -21,74 +23,9 @@ MODES = ("rn", "rz", "rm", "rp")
 INT_TYPES = ["u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64"]
 DTYPE = {t: np.dtype(("u" if t[0] == "u" else "") + "int" + t[1:]) for t in INT_TYPES}
 FLOAT_DTYPE = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
-BITS = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
-UINT = {16: np.uint16, 32: np.uint32, 64: np.uint64}
-INF_KEY = {"f16": 0x7C00, "bf16": 0x7F80, "f32": 0x7F800000, "f64": 0x7FF0000000000000}
 
 
 # --------------------------------------------------------- reference rounding
-
-def bits_to_float(bits: int, t: str) -> float:
-    if t == "bf16":
-        return float(np.uint32(bits << 16).view(np.float32))
-    return float(np.array(bits, dtype=UINT[BITS[t]]).view(FLOAT_DTYPE[t]))
-
-
-def key_value(key: int, t: str) -> float:
-    sign = (1 << (BITS[t] - 1)) if key < 0 else 0
-    return bits_to_float(sign | abs(key), t)
-
-
-def guess_key(exact: Fraction, t: str) -> int:
-    """A key near exact (within an ulp or two); only a starting point."""
-    try:
-        guess = float(exact)
-    except OverflowError:
-        guess = math.inf if exact > 0 else -math.inf
-    if t == "bf16":
-        bits = int(np.float32(guess).view(np.uint32)) >> 16
-    else:
-        dtype = {"f16": np.float16, "f32": np.float32, "f64": np.float64}[t]
-        with np.errstate(over="ignore"):
-            bits = int(np.array(guess, dtype=dtype).view(UINT[BITS[t]]))
-    sign = 1 << (BITS[t] - 1)
-    return -(bits & (sign - 1)) if bits & sign else bits
-
-
-def floor_key(exact: Fraction, t: str, top: int) -> int:
-    """The largest key whose value is <= exact (-top stands for -inf)."""
-    def at_most(key):
-        return key == -top or key != top and Fraction(key_value(key, t)) <= exact
-    key = max(-top, min(top, guess_key(exact, t)))
-    while not at_most(key):
-        key -= 1
-    while key + 1 < top and at_most(key + 1):
-        key += 1
-    return key
-
-
-def ref_round(exact: Fraction, t: str, mode: str) -> float:
-    """Correct rounding of a rational to t under mode (zero keeps its sign)."""
-    if exact == 0:
-        return 0.0
-    top = INF_KEY[t]
-    lo = floor_key(exact, t, top)       # value(lo) <= exact < value(lo + 1)
-    if lo != -top and Fraction(key_value(lo, t)) == exact:
-        return key_value(lo, t)
-    down, up = lo, lo + 1
-    if mode != "rn":
-        pick = {"rm": down, "rp": up, "rz": down if exact > 0 else up}[mode]
-        return math.copysign(key_value(pick, t), float(exact > 0) - 0.5)
-
-    def as_fraction(key):
-        if abs(key) == top:
-            big = Fraction(key_value(top - 1, t))
-            return (2 * big - Fraction(key_value(top - 2, t))) * (1 if key > 0 else -1)
-        return Fraction(key_value(key, t))
-    middle = (as_fraction(down) + as_fraction(up)) / 2
-    pick = down if exact < middle or exact == middle and abs(down) % 2 == 0 else up
-    return math.copysign(key_value(pick, t), float(exact > 0) - 0.5)
-
 
 def as_float64(result, t: str) -> np.ndarray:
     result = np.asarray(result)
@@ -128,7 +65,7 @@ def random_floats(rng, t: str, n: int) -> np.ndarray:
         raw = rng.integers(0, 1 << nbits, n, dtype=np.int64).astype(np.uint64)
     values = np.array([bits_to_float(int(b), t) for b in raw])
     specials = [0.0, -0.0, math.inf, -math.inf, math.nan, 0.5, 1.5, 2.5, -2.5, 1e-40,
-                bits_to_float(1, t), bits_to_float(INF_KEY[t] - 1, t)]
+                bits_to_float(1, t), bits_to_float(inf_key(t) - 1, t)]
     values[: len(specials)] = as_float64(typed(specials, t), t)
     return values
 
