@@ -10,7 +10,7 @@ from ...errors import UnsupportedInstruction
 from ...ptx.ir import Sink
 from ...ptx.types import TYPES
 from ..codegen import Site
-from .common import address_expr, emitter, space_of, vector_count
+from .common import address_expr, emitter, space_of, vector_count, write_selected
 
 
 ATOMIC_OPS = ("add", "min", "max", "inc", "dec", "cas", "exch", "and", "or", "xor")
@@ -59,14 +59,5 @@ def emit_scalar_atomic(c, ins, op, space, a, operands, dst):
     c.emit(f"{old} = access.atomic(ctx, {site}, {sel_idx}, {space!r}, {a_sel}, "
            f"{c.const(TYPES[t], 'T')}, {op!r}, {args[0]}, {args[1]})")
     if dst is not None:
-        if sel:
-            bits = c.reg_bits(dst.name)
-            full = c.fresh("full")
-            c.emit(f"{full} = {c.load_reg(dst.name)}.copy()")
-            c.emit(f"{full}[{sel}] = store_value({old}, {c.const(TYPES[t], 'T')}, {bits}, len({sel}))")
-            c.local[dst.name] = full
-            if dst.name not in c.dirty:
-                c.dirty.append(dst.name)
-        else:
-            c.write(dst, t, old)
+        write_selected(c, dst, t, old, sel)
     return False

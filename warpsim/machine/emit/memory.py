@@ -11,7 +11,7 @@ from ...errors import UnsupportedInstruction
 from ...ptx.ir import Imm, Reg, Sink, Sym, Vec
 from ...ptx.types import TYPES
 from ..codegen import Site
-from .common import address_expr, emitter, space_of, vector_count
+from .common import address_expr, emitter, space_of, vector_count, write_selected
 
 
 def param_var_access(c, ins, load: bool):
@@ -86,23 +86,7 @@ def emit_load(c, ins):
     a_sel = f"{a}[{sel}]" if sel else a
     c.emit(f"{vals} = access.load(ctx, {site}, {sel_idx}, {space!r}, {a_sel}, {dtype}, {count})")
     for k, item in enumerate(items):
-        if isinstance(item, Sink):
-            continue
-        if sel:
-            bits = c.reg_bits(item.name)
-            full = c.fresh("full")
-            old = c.load_reg(item.name)
-            c.emit(f"{full} = {old}.copy()")
-            c.emit(f"{full}[{sel}] = store_value({vals}[{k}], {c.const(TYPES[t], 'T')}, {bits}, len({sel}))")
-            var = c.fresh("r")
-            c.emit(f"{var} = {full}")
-            c.local[item.name] = var
-            if item.name not in c.dirty:
-                c.dirty.append(item.name)
-        else:
-            guard, c.guard = c.guard, None
-            c.write(item, t, f"{vals}[{k}]")
-            c.guard = guard
+        write_selected(c, item, t, f"{vals}[{k}]", sel)
     return False
 
 

@@ -12,6 +12,12 @@ from .. import tensor
 from .common import address_expr, emitter, space_of
 
 
+def write_fragment(c, registers, words: str):
+    """Write an (n, registers) array of 32-bit words back to a fragment's registers."""
+    for k, register in enumerate(registers):
+        c.write(register, "b32", f"{words}[:, {k}]")
+
+
 def fragment_words(c, vector) -> str:
     """Expression of a fragment's registers as an (n, registers) array of 32-bit words."""
     return "np.stack([" + ", ".join(f"fit({c.typed(r, 'b32')}, n)" for r in vector.items) + "], axis=1)"
@@ -29,8 +35,7 @@ def emit_wmma(c, ins):
         res = c.fresh("mma")
         c.emit(f"{res} = tensor.mma_fragments(ctx, idx, {shape!r}, {tuple(types)!r}, "
                f"{'satfinite' in ins.mods}, {words[0]}, {words[1]}, {words[2]}, {len(d.items)})")
-        for k, r in enumerate(d.items):
-            c.write(r, "b32", f"{res}[:, {k}]")
+        write_fragment(c, d.items, res)
         return False
     rows, cols = tensor.fragment_shape(matrix, shape)
     etype = types[-1]
@@ -46,8 +51,7 @@ def emit_wmma(c, ins):
         res = c.fresh("frag")
         c.emit(f"{res} = tensor.load_fragment(ctx, {site}, idx, {space!r}, {a}, fit({stride}, n), "
                f"{rows}, {cols}, {layouts[0]!r}, {etype!r}, {len(regs.items)})")
-        for k, r in enumerate(regs.items):
-            c.write(r, "b32", f"{res}[:, {k}]")
+        write_fragment(c, regs.items, res)
     else:
         words = fragment_words(c, regs)
         c.emit(f"tensor.store_fragment(ctx, {site}, idx, {space!r}, {a}, fit({stride}, n), "
@@ -62,8 +66,7 @@ def emit_mma(c, ins):
     res = c.fresh("mma")
     c.emit(f"{res} = tensor.mma_sync(ctx, idx, {c.const(ins, 'ins')}, {fragment_words(c, a)}, "
            f"{fragment_words(c, b)}, {fragment_words(c, cc)})")
-    for k, r in enumerate(d.items):
-        c.write(r, "b32", f"{res}[:, {k}]")
+    write_fragment(c, d.items, res)
     return False
 
 
@@ -75,7 +78,5 @@ def emit_ldmatrix(c, ins):
     res = c.fresh("ldm")
     c.emit(f"{res} = tensor.ldmatrix(ctx, {site}, idx, {space_of(ins)!r}, {expr}, {count}, "
            f"{'trans' in ins.mods})")
-    regs = ins.dsts[0].items if isinstance(ins.dsts[0], Vec) else ins.dsts
-    for k, r in enumerate(regs):
-        c.write(r, "b32", f"{res}[:, {k}]")
+    write_fragment(c, ins.dsts[0].items if isinstance(ins.dsts[0], Vec) else ins.dsts, res)
     return False
