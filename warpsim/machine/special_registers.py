@@ -19,18 +19,21 @@ def _axis(name):
     return AXES[name.split(".")[1]]
 
 
+# %lanemask_*: which lanes, relative to the reading lane, are in the mask.
+_LANEMASKS = {
+    "eq": lambda at, upto: at,                 # the lane itself
+    "lt": lambda at, upto: at - 1,             # lanes below it
+    "le": lambda at, upto: upto - 1,           # lanes below it and itself
+    "gt": lambda at, upto: ~(upto - 1),        # lanes above it
+    "ge": lambda at, upto: ~(at - 1),          # the lane and those above
+}
+
+
 def _lanemask(kind):
     def read(ctx, idx):
         lane = ctx.lane[idx].astype(np.uint64)
-        one = np.uint64(1)
-        masks = {
-            "eq": one << lane,
-            "lt": (one << lane) - one,
-            "le": (one << (lane + one)) - one,
-            "gt": ~((one << (lane + one)) - one),
-            "ge": ~((one << lane) - one),
-        }
-        return (masks[kind] & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+        at, upto = np.uint64(1) << lane, np.uint64(1) << (lane + np.uint64(1))
+        return (_LANEMASKS[kind](at, upto) & np.uint64(0xFFFFFFFF)).astype(np.uint32)
     return read
 
 
