@@ -16,7 +16,7 @@ import pytest
 
 import warpsim
 from warpsim.api import KernelNotFoundError, use_device
-from warpsim.args import KernelArgumentError, encode_argument, pack_arguments
+from warpsim.api.args import KernelArgumentError, encode_argument, pack_arguments
 from warpsim.errors import CompileError, LaunchError, WarpsimError
 
 try:

@@ -32,7 +32,7 @@ def test_transpose_profile(capsys):
 
 
 def test_race_is_found_by_racecheck(capsys):
-    from warpsim.check_cli import main
+    from warpsim.cli.check import main
     assert main(["--tool", "racecheck", "python", str(EXAMPLES / "race.py")]) == 1
     assert "warp-synchronous" in capsys.readouterr().out
 

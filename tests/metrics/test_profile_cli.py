@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from warpsim.profile_cli import list_metrics, main
+from warpsim.cli.profile import list_metrics, main
 from warpsim.profiler import CSV_HEADER
 
 pytestmark = pytest.mark.nvrtc

@@ -81,7 +81,7 @@ def test_trace_is_bounded():
     trace = ActivityTrace(max_warps=2, max_issues=8)
     module = warpsim.RawModule(code=KERNELS)
     fn = module.get_function("branch_on_lane")
-    from warpsim.args import pack_arguments
+    from warpsim.api.args import pack_arguments
     out = warpsim.zeros(256, dtype=np.float32)
     fn.loaded_module.launch(fn.kernel_name, (2,), (128,),
                             pack_arguments(fn.kernel_name, fn.params, (out, np.int32(12))), observers=[trace])

@@ -5,7 +5,7 @@ import textwrap
 import pytest
 
 from warpsim import cli
-from warpsim.check_cli import main
+from warpsim.cli.check import main
 
 from sanitizer_kernels import HAZARDS, line_of
 

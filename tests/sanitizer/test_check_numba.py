@@ -4,7 +4,7 @@ import textwrap
 
 import pytest
 
-from warpsim.check_cli import main
+from warpsim.cli.check import main
 
 pytestmark = pytest.mark.numba
 

@@ -3,7 +3,7 @@
 import pytest
 
 import warpsim as cp
-from warpsim.check_cli import main as check_main
+from warpsim.cli.check import main as check_main
 
 from sanitizer_kernels import HAZARDS, line_of
 

@@ -15,7 +15,7 @@ from importlib import resources
 
 import numpy as np
 
-from ..args import pack_arguments
+from ..api.args import pack_arguments
 from ..report.activity import ActivityTrace
 
 DOCUMENT = "simt-execution.md"

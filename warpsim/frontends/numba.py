@@ -1,86 +1,45 @@
-"""Numba kernels -> PTX with numba-cuda's own compiler -> launched on warpsim.
+"""Numba kernels -> PTX, with numba-cuda's own compiler (no GPU needed).
 
 numba-cuda compiles a Python kernel for given argument types to PTX on a
-machine without a GPU (libNVVM comes from PyPI's nvidia-nvvm); warpsim runs
-that PTX. What is here is the host side a GPU would otherwise need:
-
-  * `Dispatcher` is what `@cuda.jit` returns for a kernel. Like Numba's, it
-    types the arguments of each launch (numba.cuda's own `typeof`), compiles
-    one specialization per signature and caches it, or, when signatures were
-    given, picks the overload the arguments convert to.
-  * `CompiledKernel` is one specialization: its PTX, loaded once per device,
-    launched with the arguments marshalled in Numba's ABI (numba_abi.py).
+machine without a GPU (libNVVM comes from PyPI's nvidia-nvvm). This module is
+that step only; the host side a GPU would otherwise need (the `@cuda.jit`
+dispatcher, argument marshalling, launches) is warpsim.cuda.
 
 Kernels are compiled with line info, so every runtime error and every report
-names the Python file and line of the kernel, not PTX. With `debug=True`
-Numba's exception model works: a kernel that raises makes the launch raise
-the same exception, prefixed with the thread and block, as on a GPU.
-
-Device functions (`@cuda.jit(device=True)`) stay Numba's own dispatchers: a
-kernel that calls one is typed and compiled by Numba as usual.
-
-Code Numba links in (fp16 shims, `link=` files in PTX or CUDA C++) is
-merged into the kernel's module (numba_link.py).
-
-Limits: cooperative grid sync (it needs the CUDA device runtime) and linked
-cubins/fatbins/LTO-IR are refused with an explicit error; `cache=True` is
-accepted and compiles again in each process; streams are accepted and
-ignored (every launch runs to completion in order).
+names the Python file and line of the kernel, not PTX. Code Numba links in
+(fp16 shims, `link=` files in PTX or CUDA C++) is merged into the kernel's
+module (numba_link.py). Cooperative grid sync (it needs the CUDA device
+runtime) is refused with an explicit error.
 """
 
 from __future__ import annotations
 
-import contextlib
-import functools
-import linecache
-import os
-import re
-import warnings
+from dataclasses import dataclass
 
-import numpy as np
-
-from .. import api
-from ..errors import CompileError, LaunchError
-from .numba_abi import argument_types, flatten_arguments, pack_parameters, user_stacklevel
+from ..errors import CompileError
 from .numba_link import linked_ptx
 
-__all__ = ["DEFAULT_CC", "CompiledKernel", "Dispatcher", "LaunchConfiguration", "ForAll",
-           "compile_kernel", "jit"]
+__all__ = ["DEFAULT_CC", "NumbaPtx", "compile_kernel"]
 
 DEFAULT_CC = (9, 0)   # the compute capability warpsim compiles for (as NVRTC's default sm_90)
 
 
-# --- compiling ------------------------------------------------------------------
+@dataclass
+class NumbaPtx:
+    """One kernel specialization compiled: numba-cuda's compile result and its linked PTX."""
+    cres: object
+    ptx: str
+    entry: str
+    debug: bool
+
 
 def _default(value, config_name: str, convert):
     from numba.cuda.core import config
     return convert(getattr(config, config_name)) if value is None else value
 
 
-@contextlib.contextmanager
-def numba_sees_simulated_device():
-    """While compiling, numba-cuda's "current device" is warpsim's simulated one.
-
-    numba-cuda asks its runtime for the current device's compute capability
-    when it compiles a device function (deep inside type inference of the
-    calling kernel), which needs a driver. Its runtime first consults a
-    thread-local slot meant for contexts attached by third parties; warpsim
-    attaches its own context there for the duration of a compilation.
-    """
-    from numba.cuda.cudadrv import devices
-    from ..cuda import current_context
-    runtime = devices._runtime
-    previous = runtime._get_attached_context()
-    runtime._set_attached_context(current_context())
-    try:
-        yield
-    finally:
-        runtime._set_attached_context(previous)
-
-
 def compile_kernel(py_func, argtypes, *, debug=None, opt=None, lineinfo=None, fastmath=False,
-                   launch_bounds=None, link=(), extensions=(), cc=DEFAULT_CC,
-                   **_ignored) -> "CompiledKernel":
+                   launch_bounds=None, link=(), cc=DEFAULT_CC, **_ignored) -> NumbaPtx:
     """Compile `py_func` as a kernel for `argtypes` (Numba types) to one PTX module.
 
     Line info is on unless `lineinfo=False`: warpsim's reports and errors
@@ -93,7 +52,7 @@ def compile_kernel(py_func, argtypes, *, debug=None, opt=None, lineinfo=None, fa
 
     debug = _default(debug, "CUDA_DEBUGINFO_DEFAULT", bool)
     opt = _default(opt, "OPT", lambda level: level != 0)
-    with global_compiler_lock, numba_sees_simulated_device():
+    with global_compiler_lock:
         try:
             cres = _compile_cres(py_func, argtypes, debug, opt, lineinfo is not False, fastmath,
                                  launch_bounds, cc)
@@ -108,9 +67,7 @@ def compile_kernel(py_func, argtypes, *, debug=None, opt=None, lineinfo=None, fa
                                "which needs the CUDA device runtime (cudadevrt): warpsim does "
                                "not simulate it")
         ptx = linked_ptx(cres.library, cc, link)
-    return CompiledKernel(py_func, cres, ptx, cres.fndesc.llvm_func_name, debug=debug,
-                          launch_bounds=launch_bounds, extensions=extensions)
-
+    return NumbaPtx(cres, ptx, cres.fndesc.llvm_func_name, debug)
 
 def _compile_cres(py_func, argtypes, debug, opt, lineinfo, fastmath, launch_bounds, cc):
     """numba-cuda's compile result for a kernel, fixed up as its _Kernel does."""
@@ -130,448 +87,3 @@ def _compile_cres(py_func, argtypes, debug, opt, lineinfo, fastmath, launch_boun
     nvvm.set_launch_bounds(cres.library.get_function(entry), launch_bounds)
     cres.library._entry_name = entry
     return cres
-
-
-class CompiledKernel:
-    """One specialization of a kernel: PTX for fixed argument types, loaded per device."""
-
-    def __init__(self, py_func, cres, ptx: str, entry: str, debug: bool = False, launch_bounds=None,
-                 extensions=()):
-        self.py_func, self.ptx, self.entry_name, self.debug = py_func, ptx, entry, debug
-        self.extensions = extensions if extensions is not None else []  # shared: may grow
-        self.signature = cres.signature
-        self.call_helper = cres.call_helper
-        self.library = cres.library
-        self.type_annotation = self._type_annotation = cres.type_annotation
-        self.launch_bounds = launch_bounds
-        self._loaded: dict[int, tuple] = {}
-        self.name = f"{py_func.__module__}.{py_func.__qualname__}"
-
-    @property
-    def argument_types(self) -> tuple:
-        return tuple(self.signature.args)
-
-    @property
-    def readable_name(self) -> str:
-        """'name(array(int32, 1d, C), int64)': the kernel as its user knows it."""
-        return f"{self.py_func.__qualname__}({', '.join(map(str, self.argument_types))})"
-
-    def loaded(self, device=None):
-        """The module on `device` (default: the current one), loaded on first use."""
-        device = device or api.current_device()
-        entry = self._loaded.get(id(device))
-        if entry is None:
-            source = getattr(self.py_func, "__code__", None)
-            name = source.co_filename if source else self.name
-            entry = self._loaded[id(device)] = (device, device.load_module(self.ptx, name=name))
-        return entry[1]
-
-    def _params(self, loaded) -> list:
-        return loaded.params(self.entry_name)
-
-    # Resource questions (the same methods as Numba's _Kernel) ----------------
-    @property
-    def shared_mem_per_block(self) -> int:
-        return self.loaded().program.layout.static_shared_size
-
-    @property
-    def local_mem_per_thread(self) -> int:
-        return self.loaded().program.layout.local_size
-
-    @property
-    def const_mem_size(self) -> int:
-        module = self.loaded().module
-        return sum(v.size for v in module.variables.values() if v.space == "const")
-
-    @property
-    def regs_per_thread(self) -> int:
-        """Registers per thread, from ptxas when one is installed, else warpsim's estimate."""
-        from ..metrics.registers import registers_per_thread
-        return registers_per_thread(self.loaded().module, self.entry_name).registers
-
-    @property
-    def max_threads_per_block(self) -> int:
-        bounds = self.launch_bounds
-        return int(bounds[0] if isinstance(bounds, (tuple, list)) else bounds or 1024)
-
-    def inspect_asm(self, cc=None) -> str:
-        return self.ptx
-
-    def inspect_llvm(self) -> str:
-        return self.library.get_llvm_str()
-
-    def inspect_types(self, file=None) -> None:
-        print(f"{self.py_func.__name__} {self.argument_types}", file=file)
-        print("-" * 80, file=file)
-        print(self.type_annotation, file=file)
-        print("=" * 80, file=file)
-
-    # Launching ------------------------------------------------------------
-    def launch(self, args, griddim, blockdim, stream=0, sharedmem=0):
-        """Run the kernel once; host arrays come back updated, as with Numba."""
-        device = api.current_device()
-        loaded = self.loaded(device)
-        self._check_launch_bounds(blockdim)
-        writebacks: list = []
-        pieces = flatten_arguments(self.argument_types, args, writebacks, self.extensions, stream)
-        params = pack_parameters(self.entry_name, self._params(loaded), pieces)
-        if self.debug:
-            self._clear_exception(loaded, device)
-        try:
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                loaded.launch(self.entry_name, griddim, blockdim, params, shared_mem=int(sharedmem))
-        except LaunchError as error:
-            raise _with_python_source(error, self) from None
-        for warning in caught:  # the simulator's warnings, pointed at the user's launch
-            text = str(warning.message).replace(self.entry_name, self.readable_name)
-            warnings.warn(type(warning.message)(text), stacklevel=user_stacklevel())
-        if self.debug:
-            self._raise_kernel_exception(loaded, device)
-        for writeback in writebacks:
-            writeback()
-
-    def _check_launch_bounds(self, blockdim) -> None:
-        threads = int(np.prod(tuple(blockdim)))
-        if threads > self.max_threads_per_block:
-            bound = (f"the kernel's launch bound of {self.max_threads_per_block} threads "
-                     f"(launch_bounds={self.launch_bounds!r})" if self.launch_bounds else
-                     f"the {self.max_threads_per_block} threads a block can have")
-            raise _launch_failure(f"CUDA_ERROR_INVALID_VALUE: a block of {threads} threads exceeds "
-                                  f"{bound}", self)
-
-    def _symbol(self, loaded, device, name: str, value=None) -> int:
-        address = loaded.global_address(f"{self.entry_name}__{name}__")
-        if value is not None:
-            device.memory.write_bytes(address, np.int32(value).tobytes())
-            return value
-        return int(np.frombuffer(bytes(device.memory.read_bytes(address, 4)), np.int32)[0])
-
-    def _clear_exception(self, loaded, device) -> None:
-        try:
-            self._symbol(loaded, device, "errcode", 0)
-        except KeyError:
-            self.debug = False  # no exception globals: nothing can raise
-
-    def _raise_kernel_exception(self, loaded, device) -> None:
-        """Numba's debug exception model: re-raise what a thread raised, naming the thread."""
-        code = self._symbol(loaded, device, "errcode")
-        if code == 0:
-            return
-        tid = [self._symbol(loaded, device, f"tid{axis}") for axis in "zyx"]
-        ctaid = [self._symbol(loaded, device, f"ctaid{axis}") for axis in "zyx"]
-        exception_class, exception_args, location = self.call_helper.get_exception(code)
-        where = ""
-        if location is not None:
-            function, path, line = location
-            where = f"In function {function!r}, file {os.path.abspath(path)}, line {line}, "
-        prefix = f"{where}tid={tid} ctaid={ctaid}"
-        exception_args = ((f"{prefix}: {exception_args[0]}",) + tuple(exception_args[1:])
-                          if exception_args else (prefix,))
-        raise exception_class(*exception_args)
-
-
-def _launch_failure(message: str, kernel: "CompiledKernel") -> LaunchError:
-    """A launch the driver would refuse: a LaunchError that is also cuda.core's CUDAError,
-    which is what Numba programs catch."""
-    try:
-        from cuda.core._utils.cuda_utils import CUDAError
-    except ImportError:
-        return LaunchError(message, kernel=kernel.py_func.__qualname__)
-
-    class RefusedLaunch(LaunchError, CUDAError):
-        pass
-    return RefusedLaunch(message, kernel=kernel.py_func.__qualname__)
-
-
-def _with_python_source(error: LaunchError, kernel: "CompiledKernel") -> LaunchError:
-    """The same error, naming the Python kernel (not its mangled PTX name) and showing
-    the text of the kernel's Python line after its file:line."""
-    message = error.args[0] if error.args else ""
-    readable = kernel.readable_name
-    if error.kernel:
-        message = message.replace(f"kernel: {error.kernel}", f"kernel: {readable}")
-        error.kernel = readable
-    match = re.fullmatch(r"(.+):(\d+)", error.source_line or "")
-    if match and os.path.exists(match.group(1)):
-        text = linecache.getline(match.group(1), int(match.group(2))).strip()
-        if text:
-            message += f"\n    {text}"
-    error.args = (message,) + tuple(error.args[1:])
-    return error.with_traceback(None)
-
-
-# --- dispatching ----------------------------------------------------------------
-
-class LaunchConfiguration:
-    """`kernel[grid, block, stream, shared_mem]`: call it with the kernel's arguments."""
-
-    def __init__(self, dispatcher, griddim, blockdim, stream=0, sharedmem=0):
-        from numba.cuda.errors import normalize_kernel_dimensions
-        self.dispatcher = dispatcher
-        self.griddim, self.blockdim = normalize_kernel_dimensions(griddim, blockdim)
-        self.stream, self.sharedmem = stream, sharedmem
-        _warn_low_occupancy(self.griddim)
-
-    def __call__(self, *args):
-        return self.dispatcher.call(args, self.griddim, self.blockdim, self.stream, self.sharedmem)
-
-
-def _warn_low_occupancy(griddim) -> None:
-    """Numba's warning for grids under 128 blocks (config.CUDA_LOW_OCCUPANCY_WARNINGS)."""
-    from numba.cuda.core import config
-    from numba.cuda.core.errors import NumbaPerformanceWarning
-    blocks = griddim[0] * griddim[1] * griddim[2]
-    if config.CUDA_LOW_OCCUPANCY_WARNINGS and not config.DISABLE_PERFORMANCE_WARNINGS \
-            and blocks < 128:
-        warnings.warn(NumbaPerformanceWarning(
-            f"Grid size {blocks} will likely result in GPU under-utilization due to low "
-            "occupancy."), stacklevel=user_stacklevel())
-
-
-class ForAll:
-    """`kernel.forall(n)`: a 1-D launch of n threads (block size 128 unless given)."""
-
-    def __init__(self, dispatcher, ntasks: int, tpb: int = 0, stream=0, sharedmem=0):
-        if ntasks < 0:
-            raise ValueError(f"Can't create ForAll with negative task count: {ntasks}")
-        self.dispatcher, self.ntasks = dispatcher, ntasks
-        self.tpb, self.stream, self.sharedmem = tpb or 128, stream, sharedmem
-
-    def __call__(self, *args):
-        if self.ntasks == 0:
-            return None
-        blocks = (self.ntasks + self.tpb - 1) // self.tpb
-        return self.dispatcher[blocks, self.tpb, self.stream, self.sharedmem](*args)
-
-
-_MISSING_CONFIG = ("Kernel launch configuration was not specified. Use the syntax:\n\n"
-                   "kernel_function[blockspergrid, threadsperblock](arg0, arg1, ..., argn)\n\n"
-                   "See https://nvidia.github.io/numba-cuda/user/kernels.html#kernel-invocation "
-                   "for help.")
-
-
-class Dispatcher:
-    """A `@cuda.jit` kernel: compiled per argument types on first launch, run on warpsim.
-
-    The Numba dispatcher's public surface: `kernel[grid, block](...)`,
-    `configure`, `forall`, `specialize`, `overloads`, `signatures`,
-    `inspect_asm`, `inspect_types`, and the resource getters
-    (`get_regs_per_thread` from ptxas when it is installed, else warpsim's
-    estimate; `get_shared_mem_per_block`, ...).
-    """
-
-    def __init__(self, py_func, twin, signatures=None, lineinfo=None):
-        self.py_func = py_func
-        self._twin = twin      # numba's own dispatcher for this function: options, device calls
-        self.targetoptions = dict(twin.targetoptions)
-        self.targetoptions.setdefault("extensions", [])
-        self._lineinfo = lineinfo
-        self.overloads: dict[tuple, CompiledKernel] = {}
-        self._compile_enabled = True
-        self._specialized = False
-        self.specializations: dict[tuple, Dispatcher] = {}
-        functools.update_wrapper(self, py_func)
-        for signature in signatures or ():
-            self.compile(_signature_args(signature))
-        if signatures:
-            self._specialized = len(signatures) == 1 and not isinstance(signatures, list)
-            self._compile_enabled = False
-
-    def __repr__(self) -> str:
-        return f"<warpsim Numba kernel {self.py_func.__qualname__}>"
-
-    def __call__(self, *args, **kwargs):
-        raise ValueError(_MISSING_CONFIG)
-
-    def __getitem__(self, config) -> LaunchConfiguration:
-        if not isinstance(config, tuple) or len(config) not in (2, 3, 4):
-            raise ValueError("must specify at least the griddim and blockdim")
-        return self.configure(*config)
-
-    def configure(self, griddim, blockdim, stream=0, sharedmem=0) -> LaunchConfiguration:
-        return LaunchConfiguration(self, griddim, blockdim, stream, sharedmem)
-
-    def forall(self, ntasks: int, tpb: int = 0, stream=0, sharedmem=0) -> ForAll:
-        return ForAll(self, ntasks, tpb, stream, sharedmem)
-
-    @property
-    def _numba_type_(self):
-        """Called from another kernel, this kernel is a device function: Numba's twin types it."""
-        return self._twin._numba_type_
-
-    @property
-    def specialized(self) -> bool:
-        return self._specialized
-
-    @property
-    def signatures(self) -> list:
-        return list(self.overloads)
-
-    @property
-    def extensions(self):
-        return self.targetoptions.get("extensions")
-
-    def disable_compile(self, value: bool = True) -> None:
-        self._compile_enabled = not value
-
-    def compile(self, argtypes) -> CompiledKernel:
-        """The specialization for `argtypes` (a tuple of Numba types), compiled if new."""
-        argtypes = tuple(argtypes)
-        kernel = self.overloads.get(argtypes)
-        if kernel is None:
-            if not self._compile_enabled:
-                raise TypeError(f"compilation disabled for {self.py_func.__qualname__}{argtypes}")
-            options = dict(self.targetoptions, lineinfo=self._lineinfo)
-            kernel = compile_kernel(self.py_func, argtypes, **options)
-            self.overloads[argtypes] = kernel
-        return kernel
-
-    def specialize(self, *args) -> "Dispatcher":
-        """A dispatcher compiled for exactly these arguments' types."""
-        if self._specialized:
-            raise RuntimeError("Dispatcher already specialized")
-        argtypes = argument_types(args)
-        specialization = self.specializations.get(argtypes)
-        if specialization is None:
-            specialization = Dispatcher(self.py_func, self._twin, lineinfo=self._lineinfo)
-            specialization.overloads[argtypes] = self.compile(argtypes)
-            specialization._compile_enabled, specialization._specialized = False, True
-            self.specializations[argtypes] = specialization
-        return specialization
-
-    def call(self, args, griddim, blockdim, stream=0, sharedmem=0):
-        args = tuple(args)
-        if len(args) != len(_parameters(self.py_func)):
-            raise TypeError(f"{self.py_func.__qualname__}() takes {len(_parameters(self.py_func))} "
-                            f"argument(s), {len(args)} given")
-        kernel = self._select(None if self._specialized else argument_types(args))
-        kernel.launch(args, griddim, blockdim, stream, sharedmem)
-
-    def _select(self, argtypes) -> CompiledKernel:
-        if self._specialized:  # as Numba: one signature, arguments taken as its types unchecked
-            return next(iter(self.overloads.values()))
-        kernel = self.overloads.get(argtypes)
-        if kernel is not None:
-            return kernel
-        if self._compile_enabled:
-            return self.compile(argtypes)
-        return self._convertible_overload(argtypes)
-
-    def _convertible_overload(self, argtypes) -> CompiledKernel:
-        """With fixed signatures: the overload Numba's own rules pick (ties are an error)."""
-        from numba.cuda.descriptor import cuda_target
-        by_signature = {kernel.signature: kernel for kernel in self.overloads.values()}
-        best = cuda_target.typing_context.resolve_overload(
-            self.py_func, list(by_signature), argtypes, {}, allow_ambiguous=False)
-        if best is None:
-            raise TypeError("No matching definition for argument type(s) "
-                            + ", ".join(map(str, argtypes)))
-        return by_signature[best]
-
-    # Inspection ---------------------------------------------------------------
-    def _one_or_all(self, signature, get):
-        if signature is not None:
-            args = signature.args if hasattr(signature, "args") else tuple(signature)
-            return get(self.overloads[tuple(args)])
-        if self._specialized:
-            return get(next(iter(self.overloads.values())))
-        return {argtypes: get(kernel) for argtypes, kernel in self.overloads.items()}
-
-    def _each(self, signature, get):
-        """One signature's answer, or (as Numba's inspect_*) a dict over all signatures."""
-        if signature is not None:
-            return get(self.overloads[tuple(getattr(signature, "args", signature))])
-        return {argtypes: get(kernel) for argtypes, kernel in self.overloads.items()}
-
-    def inspect_asm(self, signature=None):
-        return self._each(signature, lambda kernel: kernel.ptx)
-
-    def inspect_llvm(self, signature=None):
-        return self._each(signature, lambda kernel: kernel.inspect_llvm())
-
-    def inspect_lto_ptx(self, signature=None):
-        """The PTX warpsim runs: Numba's, with the code it links merged in (no LTO)."""
-        return self._each(signature, lambda kernel: kernel.ptx)
-
-    def inspect_types(self, file=None, **kwargs) -> None:
-        for kernel in self.overloads.values():
-            kernel.inspect_types(file=file)
-
-    def get_shared_mem_per_block(self, signature=None):
-        return self._one_or_all(signature, lambda kernel: kernel.shared_mem_per_block)
-
-    def get_local_mem_per_thread(self, signature=None):
-        return self._one_or_all(signature, lambda kernel: kernel.local_mem_per_thread)
-
-    def get_const_mem_size(self, signature=None):
-        return self._one_or_all(signature, lambda kernel: kernel.const_mem_size)
-
-    def get_regs_per_thread(self, signature=None):
-        return self._one_or_all(signature, lambda kernel: kernel.regs_per_thread)
-
-    def get_max_threads_per_block(self, signature=None):
-        return self._one_or_all(signature, lambda kernel: kernel.max_threads_per_block)
-
-
-def _parameters(py_func) -> list:
-    import inspect
-    return list(inspect.signature(py_func).parameters)
-
-
-def _signature_args(signature) -> tuple:
-    from numba.cuda import types
-    from numba.cuda.core import sigutils
-    args, return_type = sigutils.normalize_signature(signature)
-    if return_type not in (None, types.void):
-        raise TypeError("CUDA kernel must have void return type.")
-    return tuple(args)
-
-
-# --- the decorator ----------------------------------------------------------------
-
-def jit(func_or_sig=None, device: bool = False, **options):
-    """`@cuda.jit`: a kernel that runs on warpsim, or (device=True) Numba's device function.
-
-    Accepts what numba.cuda.jit accepts: no arguments, a signature, a list of
-    signatures, and the same keyword options, which numba.cuda.jit itself
-    checks (with its warnings). Each kernel also gets a Numba dispatcher twin,
-    never launched, that types the kernel when another kernel calls it as a
-    device function (numba-cuda allows that).
-    """
-    from numba.cuda.decorators import jit as numba_jit
-    if device:
-        with numba_sees_simulated_device():  # a signature compiles now
-            made = numba_jit(func_or_sig, device=True, **options)
-        if func_or_sig is None or isinstance(func_or_sig, (str, list, tuple)) or \
-                _is_numba_signature(func_or_sig):
-            return _compiling_on_warpsim(made)  # a decorator: it compiles when applied
-        return made
-    lineinfo = options.get("lineinfo")  # None: on unless it breaks (see compile_kernel)
-
-    def kernel(func, signatures=None):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # numba_jit warned already, when it checked options
-            twin = numba_jit(func, **options)
-        return Dispatcher(func, twin, signatures, lineinfo=lineinfo)
-
-    if callable(func_or_sig) and not _is_numba_signature(func_or_sig):
-        numba_jit(**options)  # checks the options, warns as Numba does
-        return kernel(func_or_sig)
-    numba_jit(**options)
-    if func_or_sig is None:
-        return kernel
-    signatures = func_or_sig if isinstance(func_or_sig, list) else (func_or_sig,)
-    return lambda func: kernel(func, signatures)
-
-
-def _compiling_on_warpsim(decorator):
-    def decorate(func):
-        with numba_sees_simulated_device():
-            return decorator(func)
-    return decorate
-
-
-def _is_numba_signature(value) -> bool:
-    from numba.cuda import typing
-    return isinstance(value, typing.Signature)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import BudgetExceeded, DeadlockError
-from ..report.lanes import lanes_text
+from .lanes import lanes_text
 from .codegen import compile_block
 from .scheduling import model_for
 from .state import AT_BARRIER, AT_WARP_SYNC, EXITED, RUNNING

@@ -265,7 +265,7 @@ class Program:
         where = self.source_line(ins)
         if not where:
             return ""
-        from ..report.sources import source_text
+        from ..ptx.sources import source_text
         path = self.module.files.get(ins.loc.file, "")
         text = source_text(path, ins.loc.line, self.sources)
         return f"{where}\n    {text}" if text else where

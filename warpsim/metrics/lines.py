@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from dataclasses import asdict, dataclass, field
 
-from ..report.sources import read_source
+from ..ptx.sources import read_source
 
 NO_LINE = "<no line info>"
 

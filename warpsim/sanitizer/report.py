@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..report.lanes import lanes_text  # noqa: F401  (re-exported for the tools)
+from ..machine.lanes import lanes_text  # noqa: F401  (re-exported for the tools)
 
 PREFIX = "========= "
 SPACE_NAMES = {"global": "__global__", "shared": "__shared__", "local": "__local__",

@@ -2,7 +2,7 @@
 
 Source goes through NVRTC (warpsim.frontends.nvrtc) or is taken as PTX; the
 module is loaded on the current device on first use, and a call packs the
-arguments into the kernel's parameter buffer (warpsim.args) and launches on
+arguments into the kernel's parameter buffer (warpsim.api.args) and launches on
 the simulator. Streams are accepted and ignored: every launch runs to
 completion in order.
 """
@@ -14,8 +14,8 @@ import os
 
 from .args import KernelArgumentError, pack_arguments
 from .arrays import MemoryPointer, UnownedMemory, current_device, ndarray
-from .errors import LaunchError, WarpsimError
-from .frontends.nvrtc import compile_cuda
+from ..errors import LaunchError, WarpsimError
+from ..frontends.nvrtc import compile_cuda
 
 class KernelNotFoundError(WarpsimError, LookupError):
     """get_function asked for a name the module does not define."""

@@ -34,7 +34,7 @@ def host_function(fn):
             return tuple(_device(r) for r in result)
         return _device(result)
     call.__name__ = getattr(fn, "__name__", "function")
-    call.__doc__ = f"{call.__name__} computed on the host with NumPy (see warpsim.host_math)."
+    call.__doc__ = f"{call.__name__} computed on the host with NumPy (see warpsim.api.host_math)."
     return call
 
 

@@ -25,7 +25,7 @@ import struct
 
 import numpy as np
 
-from .errors import WarpsimError
+from ..errors import WarpsimError
 
 __all__ = ["KernelArgumentError", "pack_arguments", "encode_argument", "device_pointer"]
 

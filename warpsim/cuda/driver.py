@@ -13,8 +13,8 @@ import contextlib
 import time
 from collections import namedtuple
 
-from . import api
-from .frontends.numba import DEFAULT_CC
+from .. import api
+from ..frontends.numba import DEFAULT_CC
 
 MemoryInfo = namedtuple("MemoryInfo", "free total")
 

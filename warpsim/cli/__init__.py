@@ -13,14 +13,14 @@ import sys
 
 COMMANDS = {
     "demo": ("warpsim.demo", "main", "reproduce the SIMT document's worked examples"),
-    "run": ("warpsim.frontends.numba_runner", "run_script",
+    "run": ("warpsim.cuda.runner", "run_script",
             "run an unchanged Numba/CuPy program on warpsim: warpsim run python script.py ..."),
-    "profile": ("warpsim.profile_cli", "main",
+    "profile": ("warpsim.cli.profile", "main",
                 "profile every launch of a script, ncu-style: warpsim profile [--csv] python script.py"),
     "occupancy": ("warpsim.metrics.occupancy", "main",
                   "occupancy calculator: warpsim occupancy --block 256 --regs 32 --smem 4096 --arch sm_90"),
-    "ptx": ("warpsim.ptx_cli", "main", "compile CUDA C++ to PTX and check that warpsim supports it"),
-    "check": ("warpsim.check_cli", "main",
+    "ptx": ("warpsim.cli.ptx", "main", "compile CUDA C++ to PTX and check that warpsim supports it"),
+    "check": ("warpsim.cli.check", "main",
               "compute-sanitizer's tools on a script: warpsim check [--tool racecheck] python script.py"),
 }
 

@@ -16,9 +16,9 @@ import argparse
 import sys
 import warnings
 
-from .frontends.numba_runner import run_script, strip_interpreter
-from .sanitizer.report import PREFIX, summary_line
-from .sanitizer.session import DEFAULT_PRINT_LIMIT, TOOLS, check, parse_tools
+from ..cuda.runner import run_script, strip_interpreter
+from ..sanitizer.report import PREFIX, summary_line
+from ..sanitizer.session import DEFAULT_PRINT_LIMIT, TOOLS, check, parse_tools
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -54,7 +54,7 @@ def main(argv=None) -> int:
     out.flush()
     with warnings.catch_warnings():
         if "synccheck" in tools:         # its errors say the same as the machine's SyncWarnings
-            from .machine.device import SyncWarning
+            from ..machine.device import SyncWarning
             warnings.simplefilter("ignore", SyncWarning)
         with check(tools, print_limit=args.print_limit, stream=out) as checker:
             status = run_script(program)

@@ -15,7 +15,7 @@ import ctypes
 import numpy as np
 from numba.cuda import types as _types
 
-from . import api
+from .. import api
 
 
 class DeviceNDArray(api.ndarray):

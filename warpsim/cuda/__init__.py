@@ -2,7 +2,7 @@
 
 A Numba program runs on warpsim by changing `from numba import cuda` to
 `from warpsim import cuda` (or, unchanged, under `warpsim run python
-script.py`; see warpsim.frontends.numba_runner). Kernels are compiled by
+script.py`; see warpsim.cuda.runner). Kernels are compiled by
 numba-cuda itself, so everything Numba supports inside a kernel compiles:
 `cuda.grid`, shared/local/const arrays, atomics, the warp intrinsics, fp16...
 This module is typed as numba.cuda inside kernels, and every name it does
@@ -21,24 +21,25 @@ accepted and ignored, since every launch runs to completion in order;
 events time the simulation on the host's clock; IPC, memory managers and
 the CUDA driver/runtime objects are not provided (they raise Numba's own
 "no CUDA driver" error); `cuda.random`'s host helpers work only under
-`warpsim run` (see numba_runner), where numba.cuda itself is redirected.
+`warpsim run` (see warpsim.cuda.runner), where numba.cuda itself is redirected.
 
-The implementation lives in warpsim.cuda_arrays (device, pinned and mapped
-arrays) and warpsim.cuda_driver (device, context, streams, events, CuPy's
+The implementation lives in warpsim.cuda.devicearray (device, pinned and mapped
+arrays) and warpsim.cuda.driver (device, context, streams, events, CuPy's
 cupy.cuda names); this module re-exports both and falls back to numba.cuda.
 """
 
 from __future__ import annotations
 
-from . import api  # noqa: F401 (warpsim.cuda.api is warpsim's, not numba.cuda.api)
-from .frontends.numba import DEFAULT_CC, Dispatcher, jit  # noqa: F401 (the API)
-from .cuda_arrays import (  # noqa: F401 (the API)
+from .. import api  # noqa: F401 (warpsim.cuda.api is warpsim's, not numba.cuda.api)
+from ..frontends.numba import DEFAULT_CC  # noqa: F401 (the API)
+from .dispatcher import Dispatcher, jit  # noqa: F401 (the API)
+from .devicearray import (  # noqa: F401 (the API)
     DeviceNDArray, DevicePointer, MappedArray, as_cuda_array, device_array, device_array_like,
     from_cuda_array_interface, is_cuda_array, managed_array, mapped, mapped_array,
     mapped_array_like, pinned, pinned_array, pinned_array_like, to_device,
     _device_array, _host_like, _like_order, _strides_like,
 )
-from .cuda_driver import (  # noqa: F401 (the API)
+from .driver import (  # noqa: F401 (the API)
     Context, Device, Event, MemoryInfo, SimulatedDevice, Stream, close, cuda_error,
     current_context, default_stream, defer_cleanup, detect, event, event_elapsed_time,
     external_stream, get_current_device, get_current_stream, get_elapsed_time, gpus,

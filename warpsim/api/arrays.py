@@ -4,7 +4,7 @@ Arrays live at real 64-bit device addresses, so a kernel receives the same
 kind of pointer it would on a GPU. Creation and transfer (asarray, zeros,
 empty, get, asnumpy, ...) and basic slicing are here. Elementwise arithmetic,
 reductions, copies and advanced indexing go through host memory
-(warpsim.host_math): correct, but not simulated.
+(warpsim.api.host_math): correct, but not simulated.
 
 Which device: the one installed by `use_device(device)` around the call, else
 `warpsim.machine.device.default_device()`. An array remembers its device and
@@ -42,7 +42,7 @@ def current_device():
     device = _device_in_use.get()
     if device is not None:
         return device
-    from .machine.device import default_device  # lazy: the machine imports heavy modules
+    from ..machine.device import default_device  # lazy: the machine imports heavy modules
     return default_device()
 
 
@@ -228,7 +228,7 @@ class ndarray(HostArithmetic):
     Data moves to the host only through explicit calls (get, asnumpy, repr),
     as on a GPU: np.asarray(device_array) raises TypeError, as CuPy does.
     Arithmetic and reductions (a + b, a.sum()) are computed on the host
-    (warpsim.host_math), not simulated.
+    (warpsim.api.host_math), not simulated.
     """
 
     def __init__(self, shape, dtype=float, memptr: MemoryPointer | None = None, strides=None,
@@ -505,7 +505,7 @@ def get_array_module(*args):
     """warpsim when any argument is a device array, else numpy (as cupy.get_array_module)."""
     import sys
     if any(isinstance(arg, ndarray) for arg in args):
-        return sys.modules[__name__.rpartition(".")[0]]
+        return sys.modules[__name__.split(".")[0]]      # the package users import as cupy
     return np
 
 

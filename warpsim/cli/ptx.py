@@ -11,11 +11,11 @@ import argparse
 import sys
 from collections import Counter
 
-from .errors import WarpsimError
+from ..errors import WarpsimError
 
 
 def instruction_table() -> str:
-    from .machine.semantics import OPS
+    from ..machine.semantics import OPS
     rows = []
     for opcode in sorted(OPS):
         for spec in OPS[opcode]:
@@ -42,10 +42,10 @@ def main(argv) -> int:
         if args.source.endswith(".ptx"):
             ptx = text
         else:
-            from .frontends.nvrtc import compile_cuda
+            from ..frontends.nvrtc import compile_cuda
             ptx = compile_cuda(text, tuple(args.option), name=args.source).ptx
-        from .machine.program import Program
-        from .ptx.parser import parse_ptx
+        from ..machine.program import Program
+        from ..ptx.parser import parse_ptx
         module = parse_ptx(ptx, args.source)
         program = Program(module, args.source)
         program.check_all()

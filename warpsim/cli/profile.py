@@ -17,9 +17,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .frontends.numba_runner import run_script, strip_interpreter
-from .metrics.names import METRICS, SASS_NOTES, unknown_metrics
-from .profiler import profile
+from ..cuda.runner import run_script, strip_interpreter
+from ..metrics.names import METRICS, SASS_NOTES, unknown_metrics
+from ..profiler import profile
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -87,7 +87,7 @@ def main(argv=None) -> int:
 
 
 def _print_report(prof, args) -> None:
-    from .report.console import make_console
+    from ..report.console import make_console
     console = make_console(width=args.width)
     if not prof.launches:
         console.print("warpsim profile: no kernel launches were profiled")

@@ -27,8 +27,8 @@ import warnings
 import numpy as np
 
 from .. import api
-from ..arrays import _contiguous_strides
-from ..args import KernelArgumentError
+from ..api.arrays import _contiguous_strides
+from ..api.args import KernelArgumentError
 
 __all__ = ["argument_type", "argument_types", "flatten_arguments", "pack_parameters", "unwrap_hint"]
 

@@ -1,4 +1,4 @@
-"""The CuPy-compatible surface (arrays in warpsim.arrays, kernels in warpsim.raw).
+"""The CuPy-compatible surface (arrays in warpsim.api.arrays, kernels in warpsim.api.raw).
 
 A script written for CuPy runs on warpsim by changing `import cupy as cp` to
 `import warpsim as cp`, as far as it uses what is here: array creation and
