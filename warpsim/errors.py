@@ -78,3 +78,11 @@ class BudgetExceeded(LaunchError):
 
 class TrapError(LaunchError):
     """The kernel executed trap (or brkpt), as assert() does."""
+
+
+class InternalError(LaunchError):
+    """A bug in warpsim, not in the kernel: a Python error raised while a block ran.
+
+    It names the kernel, block, thread and PTX instruction that were running;
+    the original exception is chained as its cause.
+    """

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from warpsim.errors import UnsupportedInstruction
-from warpsim.machine.semantics.evaluate import evaluate, parse_mnemonic
-from warpsim.machine.semantics.registry import lookup
+from warpsim.machine.isa.evaluate import evaluate, parse_mnemonic
+from warpsim.machine.isa.table import lookup
 
 from float_reference import BITS, bits_to_float, inf_key, ref_round
 

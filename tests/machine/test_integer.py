@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from warpsim.errors import UnsupportedInstruction
-from warpsim.machine.semantics import integer
-from warpsim.machine.semantics.evaluate import evaluate, parse_mnemonic
-from warpsim.machine.semantics.registry import lookup
+from warpsim.machine.isa import integer
+from warpsim.machine.isa.evaluate import evaluate, parse_mnemonic
+from warpsim.machine.isa.table import lookup
 from warpsim.ptx.types import TYPES
 
 ARITH = ["u16", "u32", "u64", "s16", "s32", "s64"]

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import warpsim as cp
-from warpsim.machine.semantics.evaluate import evaluate
+from warpsim.machine.isa.evaluate import evaluate
 
 SIMD = r"""
 extern "C" __global__ void simd(const unsigned* a, const unsigned* b, unsigned* out) {

@@ -1,10 +1,12 @@
-"""Checked, vectorized loads and stores for every state space.
+"""State spaces, and checked, vectorized loads and stores for every one.
 
-Each access turns per-lane addresses into byte offsets of one backing array
+An instruction names its state space with a modifier (space_of); each access turns per-lane addresses into byte offsets of one backing array
 (global heap, the batch's shared memory, per-thread local memory, the kernel
 parameter buffer), checks bounds and alignment for every lane, and gathers or
 scatters with a typed view. A bad lane stops the launch with a MemoryFault
-naming the kernel, block, thread, instruction and source line.
+naming the kernel, block, thread, instruction and source line. Atomics
+(machine.isa.atomics), tensor fragments and mbarriers resolve their addresses
+through the same checks.
 """
 
 from __future__ import annotations
@@ -13,6 +15,27 @@ import numpy as np
 
 from ..errors import MemoryFault
 from .memory import GLOBAL_BASE, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE
+
+# State-space modifiers -> the space they name (::cta/::cluster/::entry qualifiers folded).
+SPACES = {"global": "global", "shared": "shared", "shared::cta": "shared",
+          "shared::cluster": "shared", "local": "local", "const": "const", "param": "param",
+          "param::entry": "param", "param::func": "param"}
+
+
+def space_of(ins) -> str:
+    """The state space an instruction names ('generic' when it names none)."""
+    for m in ins.mods:
+        if m in SPACES:
+            return SPACES[m]
+    return "generic"
+
+
+def vector_count(ins) -> int:
+    """Elements per lane of a vector access (.v2/.v4/.v8), 1 for a scalar one."""
+    for m in ins.mods:
+        if m in ("v2", "v4", "v8"):
+            return int(m[1:])
+    return 1
 
 
 def _fault(ctx, site, idx, lane_ok, addrs, what, size):
@@ -180,32 +203,3 @@ def store(ctx, site, idx, space, addrs, dtype, values):
             init[off + k] = True
     for obs in ctx.memory_observers:
         obs.memory_access(ctx, site, space, "store", idx, addrs, size, count)
-
-
-def atomic(ctx, site, idx, space, addrs, ptype, op, b, c):
-    """atom/red: each lane's old value; conflicting lanes serialized in thread order."""
-    from .atomics import atomic_apply, rmw_function
-    size = ptype.nbytes
-    if space == "generic":
-        old = np.zeros(len(idx), dtype=ptype.dtype)
-        for name, sel in split_generic(addrs):
-            if sel is None:
-                return atomic(ctx, site, idx, name, addrs, ptype, op, b, c)
-            old[sel] = atomic(ctx, site, idx[sel], name, addrs[sel], ptype, op,
-                              None if b is None else b[sel], None if c is None else c[sel])
-        return old
-    if space not in ("global", "shared"):
-        raise MemoryFault(f"atomic on the {space} state space", kernel=ctx.kernel,
-                          ptx_line=site.ins.line, instruction=str(site.ins))
-    ctx.writes += 1
-    buf, off = resolve(ctx, site, idx, space, addrs, size, True)
-    view = buf.view(ptype.dtype)
-    fn, accumulate = rmw_function(op, ptype.name)
-    integer_add = op == "add" and ptype.kind in ("u", "s", "b") and ptype.bits >= 32 and \
-        ptype.name not in ("f16x2", "bf16x2")          # packed float pairs are not integers
-    old = atomic_apply(view, off // size, fn, b, c, integer_add, accumulate)
-    if space == "global":
-        ctx.memory.initialized[off[:, None] + np.arange(size)] = True
-    for obs in ctx.memory_observers:
-        obs.memory_access(ctx, site, space, "atomic", idx, addrs, size, 1)
-    return old

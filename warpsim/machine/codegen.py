@@ -1,36 +1,45 @@
 """Compile a basic block of PTX into one vectorized Python function.
 
-The generated function `run(ctx, idx)` executes the block for the threads
-`idx` (every thread of the batch that is at this block in a selected warp
-group): it gathers each register it reads once, runs the block's instructions
-as NumPy operations on those local arrays, scatters the registers it wrote, and
-sets each thread's next block. `WARPSIM_DUMP_BLOCKS=1` prints the source.
+The generated function `block_<gid>(ctx, idx)` executes the block for the
+threads `idx` (every thread of the batch that is at this block in a selected
+warp group): it gathers each register it reads once, runs the block's
+instructions as NumPy operations on those local arrays, scatters the
+registers it wrote, and sets each thread's next block. Value instructions go
+through the instruction table's compute functions; every other instruction
+through the emitter its table entry names (machine.isa).
 
-Instruction families with their own runtime (memory access, atomics, warp
-exchange, calls) are emitted by the functions in EMITTERS, one per opcode
-group; value instructions all go through the instruction table.
+The generated code is meant to be read: constants are named after what they
+are (the PTX type, the instruction, the symbol), each instruction is preceded
+by a comment with its PTX line, the source is registered with `linecache` so
+tracebacks show the generated line, and `WARPSIM_DUMP_BLOCKS=1` prints every
+block while `WARPSIM_DUMP_BLOCKS=DIR` writes one file per block into DIR. A
+Python exception inside a block (a warpsim bug, not an error warpsim raises on
+purpose) becomes an InternalError naming the kernel, block, thread and PTX
+instruction.
 """
 
 from __future__ import annotations
 
+import keyword
+import linecache
 import os
 import re
 
 import numpy as np
 
-from ..errors import TrapError, UnsupportedInstruction
+from ..errors import InternalError, UnsupportedInstruction, WarpsimError
 from ..ptx.ir import Imm, Not, Reg, Sink, Sym
 from ..ptx.types import TYPES, reinterpret, to_storage
-from . import access, atomics, builtins, mbarrier, tensor, warp_ops
-from .semantics.evaluate import typed_immediate
-from .semantics.registry import VALUE, lookup
-from .special_registers import SPECIAL_REGISTERS, read_special
-from .state import AT_BARRIER, EXITED
+from .memory import LOCAL_WINDOW, SHARED_WINDOW
+from . import access
+from .isa import FAMILIES, lookup
+from .isa.evaluate import typed_immediate
+from .isa.moves import SPECIAL_REGISTERS, read_special
+from .isa.table import VALUE
+from .state import AT_BARRIER
 
-SPACES = {"global": "global", "shared": "shared", "shared::cta": "shared",
-          "shared::cluster": "shared", "local": "local", "const": "const", "param": "param",
-          "param::entry": "param", "param::func": "param"}
 FUNCTION_POINTER_BASE = 0x7E00_0000_0000
+DUMP_VARIABLE = "WARPSIM_DUMP_BLOCKS"
 
 
 class Site:
@@ -49,9 +58,9 @@ class Site:
 
     def space_of(self, addr: int) -> str:
         """The state space the instruction names, or the one a generic address falls in."""
-        for m in self.ins.mods:
-            if m in SPACES:
-                return SPACES[m]
+        space = access.space_of(self.ins)
+        if space != "generic":
+            return space
         return access.GENERIC_SPACES[int(access.generic_space(np.array([addr], dtype=np.uint64))[0])]
 
 
@@ -67,27 +76,17 @@ def store_value(values, ptype, bits, n):
     return fit(to_storage(values, ptype, bits), n)
 
 
-def exit_threads(ctx, idx):
-    ctx.status[idx] = EXITED
-    ctx.pc[idx] = -1
-
-
-def trap(ctx, site, idx):
-    if len(idx):
-        where = ctx.where(int(idx[0]))
-        what = "(an assert() or __trap())"
-        if "cooperative_groups" in site.source_line:
-            what = ("in cooperative groups: a grid-wide sync (this_grid().sync()) needs a cooperative "
-                    "launch, which warpsim does not simulate")
-        raise TrapError(f"trap executed by {len(idx)} thread(s) {what}",
-                        kernel=ctx.kernel, block=where["block"], thread=where["thread"],
-                        ptx_line=site.ins.line, instruction=str(site.ins),
-                        source_line=site.described)
-
-
 def count_guard(ctx, key, guard):
     """Profiling: add the threads whose guard is true at instruction key = (block, position)."""
     ctx.guard_true[key] = ctx.guard_true.get(key, 0) + int(np.count_nonzero(guard))
+
+
+def identifier(text: str) -> str:
+    """A Python identifier that reads like `text` ('add.s32' -> 'add_s32', '-1' -> 'm1')."""
+    name = re.sub(r"\W+", "_", str(text).replace("-", "m")).strip("_")[:48] or "c"
+    if name[0].isdigit() or keyword.iskeyword(name):
+        name = "_" + name
+    return name
 
 
 class BlockCompiler:
@@ -96,17 +95,16 @@ class BlockCompiler:
         self.block = pblock
         self.fn = pblock.function
         self.lines: list[str] = []
-        # What generated code may call: NumPy and the machine's runtime modules.
+        # What generated code may call: NumPy, memory access and the families' runtimes.
         self.env: dict = {"np": np, "fit": fit, "store_value": store_value,
                           "reinterpret": reinterpret, "read_special": read_special,
-                          "access": access, "atomics": atomics, "builtins": builtins,
-                          "mbarrier": mbarrier, "tensor": tensor, "warp_ops": warp_ops,
-                          "exit_threads": exit_threads, "trap": trap, "count_guard": count_guard,
-                          "AT_BARRIER": AT_BARRIER}
+                          "access": access, "count_guard": count_guard, "AT_BARRIER": AT_BARRIER,
+                          **FAMILIES}
         self.local: dict[str, str] = {}      # register -> python variable holding its bits
         self.dirty: list[str] = []
         self.counter = 0
         self.guard = None
+        self.line_instructions: dict[int, object] = {}   # generated line number -> PTX instruction
 
     # ------------------------------------------------------------ emitter basics
 
@@ -114,13 +112,29 @@ class BlockCompiler:
         self.counter += 1
         return f"{stem}{self.counter}"
 
-    def const(self, value, stem: str = "c") -> str:
-        name = self.fresh(stem)
-        self.env[name] = value
-        return name
+    def const(self, value, name: str) -> str:
+        """A name in the generated code's namespace bound to `value`, spelled after `name`.
+
+        The same value under the same name is bound once; another value gets a
+        numbered variant of the name.
+        """
+        base = identifier(name)
+        candidate, k = base, 1
+        while candidate in self.env:
+            if _same_constant(self.env[candidate], value):
+                return candidate
+            k += 1
+            candidate = f"{base}_{k}"
+        self.env[candidate] = value
+        return candidate
+
+    def site(self, ins) -> str:
+        """A Site for the runtime helpers of `ins`, named after its opcode and PTX line."""
+        return self.const(Site(self.program, self.fn, ins), f"site_{ins.opcode}_line{ins.line}")
 
     def emit(self, line: str):
         self.lines.append("    " + line)
+        self.line_instructions[len(self.lines) + 2] = self.current     # after 'def' and 'n = ...'
 
     def key(self, reg: str) -> str:
         return f"{self.fn.name}::{reg}"
@@ -149,23 +163,25 @@ class BlockCompiler:
         if isinstance(op, Reg):
             if op.name in SPECIAL_REGISTERS or op.name.split(".")[0] in SPECIAL_REGISTERS:
                 raw = f"read_special(ctx, idx, {op.name!r})"
-                return f"reinterpret({raw}, {self.const(ptype, 'T')})"
+                return f"reinterpret({raw}, {self.const(ptype, type_name)})"
             var = self.load_reg(op.name)
             bits = self.reg_bits(op.name)
             if ptype.kind == "pred":
                 return var if bits == 1 else f"({var} != 0)"
             if bits == ptype.bits and bits != 1:
-                return f"{var}.view({self.const(ptype.dtype, 'D')})"
-            return f"reinterpret({var}, {self.const(ptype, 'T')})"
+                return f"{var}.view({self.dtype(ptype)})"
+            return f"reinterpret({var}, {self.const(ptype, type_name)})"
         if isinstance(op, Imm):
-            return self.const(typed_immediate(op, type_name), "imm")
+            value = f"0x{op.value:x}" if op.bits else op.value
+            return self.const(typed_immediate(op, type_name), f"{type_name}_{value}")
         if isinstance(op, Not):
             return f"(~{self.typed(op.reg, 'pred')})"
         if isinstance(op, Sym):
             value = self.symbol_value(op)
-            constant = self.const(np.array(value, dtype=np.uint64).astype(ptype.dtype)[()], "sym")
+            constant = self.const(np.array(value, dtype=np.uint64).astype(ptype.dtype)[()],
+                                  f"sym_{op.name}_{op.offset}" if op.offset else f"sym_{op.name}")
             frame = self.frame_offset(op.name)
-            return f"({constant} + {frame}.astype({self.const(ptype.dtype, 'D')}))" if frame else constant
+            return f"({constant} + {frame}.astype({self.dtype(ptype)}))" if frame else constant
         raise UnsupportedInstruction(self.current, f"operand '{op}' cannot be used as a {type_name} value")
 
     def write(self, dst, type_name: str, expr: str):
@@ -175,7 +191,7 @@ class BlockCompiler:
         if not isinstance(dst, Reg):
             raise UnsupportedInstruction(self.current, f"destination '{dst}' is not a register")
         bits = self.reg_bits(dst.name)
-        value = f"store_value({expr}, {self.const(TYPES[type_name], 'T')}, {bits}, n)"
+        value = f"store_value({expr}, {self.const(TYPES[type_name], type_name)}, {bits}, n)"
         if self.guard is not None:
             old = self.load_reg(dst.name)
             value = f"np.where({self.guard}, {value}, {old})"
@@ -185,7 +201,47 @@ class BlockCompiler:
         if dst.name not in self.dirty:
             self.dirty.append(dst.name)
 
-    # ------------------------------------------------------------ symbols
+    def dtype(self, ptype) -> str:
+        """The NumPy dtype of a PTX type, as a name in the generated code (np_uint32, ...)."""
+        return self.const(ptype.dtype, f"np_{ptype.dtype.name}")
+
+    def write_selected(self, dst, type_name: str, values: str, sel):
+        """Write values computed for the guard-selected lanes only (others keep their register)."""
+        if isinstance(dst, Sink):
+            return
+        if not sel:
+            guard, self.guard = self.guard, None
+            self.write(dst, type_name, values)
+            self.guard = guard
+            return
+        full = self.fresh("full")
+        self.emit(f"{full} = {self.load_reg(dst.name)}.copy()")
+        self.emit(f"{full}[{sel}] = store_value({values}, {self.const(TYPES[type_name], type_name)}, "
+                  f"{self.reg_bits(dst.name)}, len({sel}))")
+        self.local[dst.name] = full
+        if dst.name not in self.dirty:
+            self.dirty.append(dst.name)
+
+    # ------------------------------------------------------------ addresses and symbols
+
+    def address(self, addr, space: str):
+        """(expression of per-thread addresses as uint64, resolved space) of an [address] operand."""
+        if isinstance(addr.base, Reg):
+            base = self.typed(addr.base, "u64" if self.reg_bits(addr.base.name) == 64 else "u32")
+            return f"({base}.astype(np.uint64) + np.uint64({addr.offset & ((1 << 64) - 1)}))", space
+        if isinstance(addr.base, Sym):
+            sym_space = self.symbol_space(addr.base.name)
+            value = self.symbol_value(Sym(addr.base.name, addr.base.offset + addr.offset))
+            if space == "generic":
+                if sym_space == "shared":
+                    value += SHARED_WINDOW
+                elif sym_space == "local":
+                    value += LOCAL_WINDOW
+            frame = self.frame_offset(addr.base.name)
+            if frame:
+                return f"(np.uint64({value}) + {frame})", space
+            return f"np.full(n, {value}, dtype=np.uint64)", space
+        return f"np.full(n, {addr.offset}, dtype=np.uint64)", space
 
     def symbol_value(self, sym: Sym) -> int:
         """The address a symbol names in its own state space (+offset)."""
@@ -252,23 +308,58 @@ class BlockCompiler:
             spec = lookup(ins, self.program.source)
             if spec.kind == VALUE:
                 self.emit_value(ins, spec)
+            elif spec.emit is None:
+                raise UnsupportedInstruction(ins, "no code generator for this opcode", self.program.source)
             else:
-                emitter = EMITTERS.get(ins.opcode)
-                if emitter is None:
-                    raise UnsupportedInstruction(ins, "no code generator for this opcode", self.program.source)
-                body_ends = emitter(self, ins) or body_ends
+                body_ends = spec.emit(self, ins) or body_ends
         self.writeback()
         if not body_ends:
             self.emit(f"ctx.pc[idx] = {b.next_gid}")
             if b.next_gid == -1:
-                self.emit("exit_threads(ctx, idx)")
+                self.emit("control.exit_threads(ctx, idx)")
         src = f"def {name}(ctx, idx):\n    n = len(idx)\n" + "\n".join(self.lines) + "\n"
-        if os.environ.get("WARPSIM_DUMP_BLOCKS"):
-            print(src)
-        code = compile(src, f"<warpsim {self.fn.name} block {b.gid}>", "exec")
-        exec(code, self.env)
+        filename = self.dump(src)
+        linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
+        exec(compile(src, filename, "exec"), self.env)
         b.source = src
-        return self.env[name]
+        return self.guarded(self.env[name], filename)
+
+    def dump(self, src: str) -> str:
+        """Show the block's source as WARPSIM_DUMP_BLOCKS asks; the file name to compile it under.
+
+        `=1` prints it; `=DIR` writes DIR/<function>.block<gid>.py, and
+        tracebacks and debuggers then point into that file.
+        """
+        b = self.block
+        where = os.environ.get(DUMP_VARIABLE, "")
+        if where == "1":
+            print(src)
+        elif where:
+            os.makedirs(where, exist_ok=True)
+            path = os.path.abspath(os.path.join(where, f"{identifier(self.fn.name)}.block{b.gid}.py"))
+            with open(path, "w") as out:
+                out.write(f"# {self.fn.name}, block {b.gid}, PTX lines "
+                          f"{b.instructions[0].line}-{b.instructions[-1].line}\n" + src)
+            return path
+        return f"<warpsim {self.fn.name} block {b.gid}>"
+
+    def guarded(self, run, filename: str):
+        """`run` with a Python exception inside it turned into an InternalError that says where."""
+        program, block, line_instructions = self.program, self.block, dict(self.line_instructions)
+        if filename.endswith(".py"):               # a dumped file starts with one comment line
+            line_instructions = {k + 1: ins for k, ins in line_instructions.items()}
+
+        def run_block(ctx, idx):
+            try:
+                return run(ctx, idx)
+            except WarpsimError:
+                raise
+            except Exception as exc:
+                raise internal_error(ctx, program, block, idx, exc, filename,
+                                     line_instructions) from exc
+        run_block.__name__ = run_block.__qualname__ = run.__name__
+        run_block.generated = run
+        return run_block
 
     def writeback(self):
         for reg in self.dirty:
@@ -280,8 +371,9 @@ class BlockCompiler:
         srcs = [self.typed(op, t) for op, t in zip(ins.srcs, sig.srcs)]
         if sig.reads_cc:
             srcs.append(self.typed(Reg("__cc"), "cc"))
-        op = self.const(spec.compute, "op")
-        insn = self.const(ins, "ins")
+        mnemonic = ".".join((ins.opcode,) + tuple(ins.mods))
+        op = self.const(spec.compute, mnemonic)
+        insn = self.const(ins, f"{mnemonic}_line{ins.line}")
         result = self.fresh("v")
         self.emit(f"{result} = {op}({insn}, {', '.join(srcs)})")
         dsts = list(ins.dsts) + ([Reg("__cc")] if sig.writes_cc else [])
@@ -309,4 +401,30 @@ def compile_block(program, pblock):
     return BlockCompiler(program, pblock).compile()
 
 
-from .emit import EMITTERS  # noqa: E402  (emitters use BlockCompiler's helpers)
+def internal_error(ctx, program, block, idx, exc, filename, line_instructions) -> InternalError:
+    """An InternalError naming the kernel, block, thread and the PTX instruction that was running."""
+    line = None
+    tb = exc.__traceback__
+    while tb is not None:                           # the innermost frame of the generated code
+        if tb.tb_frame.f_code.co_filename == filename:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    ins = line_instructions.get(line, block.instructions[0])
+    where = ctx.where(int(idx[0])) if len(idx) else {"block": None, "thread": None}
+    generated = f"{filename}:{line}" if line else filename
+    return InternalError(
+        f"internal error in warpsim (a bug in the simulator, not in the kernel): "
+        f"{type(exc).__name__}: {exc}\n  generated code: {generated}",
+        kernel=ctx.kernel, block=where["block"], thread=where["thread"], ptx_line=ins.line,
+        instruction=str(ins), source_line=program.source_line_with_text(ins))
+
+
+def _same_constant(bound, value) -> bool:
+    """Whether a name already bound in generated code holds this constant."""
+    if bound is value:
+        return True
+    if isinstance(bound, np.generic) and isinstance(value, np.generic):
+        return bound.dtype == value.dtype and bound.tobytes() == value.tobytes()
+    if isinstance(bound, np.dtype) and isinstance(value, np.dtype):
+        return bound == value
+    return False

@@ -18,6 +18,7 @@ import numpy as np
 from ..errors import BudgetExceeded, DeadlockError
 from .lanes import lanes_text
 from .codegen import compile_block
+from .isa.barriers import reduce_barrier
 from .scheduling import model_for
 from .state import AT_BARRIER, AT_WARP_SYNC, EXITED, RUNNING
 
@@ -115,17 +116,7 @@ def finish_barrier(ctx, members, keys):
         block = program.blocks[int(gid)]
         ins = block.instructions[0]
         if "red" in ins.mods:
-            group_keys = keys[at]
-            uniq, inverse = np.unique(group_keys, return_inverse=True)
-            pred = ctx.barrier_pred[group]
-            counts = np.bincount(inverse, weights=pred, minlength=len(uniq))
-            sizes = np.bincount(inverse, minlength=len(uniq))
-            if "popc" in ins.mods:
-                value = counts[inverse].astype(np.uint32)
-            elif "and" in ins.mods:
-                value = (counts == sizes)[inverse]
-            else:
-                value = (counts > 0)[inverse]
+            value = reduce_barrier(ctx, ins, group, keys[at])
             dst = ins.dsts[0].name
             bits = 1 if block.function.regs[dst] == "pred" else 32
             ctx.reg(f"{block.function.name}::{dst}", bits)[group] = value

@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..errors import UnsupportedInstruction, WarpsimError
-from ..ptx.cfg import CFG, is_cta_barrier, is_warp_sync
+from ..ptx.cfg import CFG
 from ..ptx.ir import Addr, Function, Module, Sym
-from .builtins import BUILTINS
-from .semantics import lookup
+from .isa import is_cta_barrier, is_warp_sync, lookup
+from .isa.builtins import BUILTINS
 
 
 @dataclass
@@ -121,7 +121,7 @@ class Program:
         for fn in self.module.functions.values():
             if not fn.has_body:
                 continue
-            cfg = CFG(fn)
+            cfg = CFG(fn, is_warp_sync=is_warp_sync, is_cta_barrier=is_cta_barrier)
             self.cfgs[fn.name] = cfg
             base = len(self.blocks)
             self.function_entry[fn.name] = base

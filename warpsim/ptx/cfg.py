@@ -5,30 +5,25 @@ instructions: after branches, calls, returns and exits; at labels; and before
 every instruction where lanes of a warp or threads of a CTA meet (barriers and
 `.sync` warp operations), so the scheduler can hold a group there until its
 partners arrive. A barrier is a block of its own.
+
+Which instructions those are is the machine's instruction table's answer, not
+this module's: the caller passes the two predicates (machine.program passes
+the table's is_warp_sync and is_cta_barrier). Without them only control flow
+splits blocks, which is all a register-liveness analysis needs.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 from .ir import Function, Instruction, Sym
 
-# Instructions where lanes of a warp wait for each other (named in a mask).
-WARP_SYNC = frozenset({"shfl", "vote", "match", "redux", "activemask", "elect", "wmma", "mma",
-                       "ldmatrix"})
-CTA_BARRIER = frozenset({"bar", "barrier"})
 ENDS_BLOCK = frozenset({"bra", "brx", "ret", "exit", "trap", "call"})
 
 
-def is_warp_sync(ins: Instruction) -> bool:
-    """shfl.sync, vote.sync, ..., bar.warp.sync and activemask meet at warp level."""
-    if ins.opcode in ("bar", "barrier") and "warp" in ins.mods:
-        return True
-    return ins.opcode in WARP_SYNC
-
-
-def is_cta_barrier(ins: Instruction) -> bool:
-    return ins.opcode in CTA_BARRIER and "warp" not in ins.mods
+def never(ins: Instruction) -> bool:
+    return False
 
 
 @dataclass
@@ -46,8 +41,14 @@ class Block:
 
 
 class CFG:
-    def __init__(self, fn: Function):
+    """Blocks of `fn`, split also where `is_warp_sync` (lanes of a warp meet: the
+    block starts there) and `is_cta_barrier` (threads of a CTA meet: a block of
+    its own) say so."""
+
+    def __init__(self, fn: Function, is_warp_sync: Callable[[Instruction], bool] = never,
+                 is_cta_barrier: Callable[[Instruction], bool] = never):
         self.fn = fn
+        self.is_warp_sync, self.is_cta_barrier = is_warp_sync, is_cta_barrier
         self.blocks: list[Block] = []
         self.block_of_index: dict[int, int] = {}
         self._split()
@@ -61,9 +62,10 @@ class CFG:
         for k, ins in enumerate(body):
             if ins.opcode in ENDS_BLOCK and k + 1 < len(body):
                 leaders.add(k + 1)
-            if is_warp_sync(ins) or is_cta_barrier(ins):
+            barrier = self.is_cta_barrier(ins)
+            if barrier or self.is_warp_sync(ins):
                 leaders.add(k)
-            if is_cta_barrier(ins) and k + 1 < len(body):
+            if barrier and k + 1 < len(body):
                 leaders.add(k + 1)
         starts = sorted(leaders)
         for n, start in enumerate(starts):

@@ -15,7 +15,7 @@ import numpy as np
 from ...ptx.types import TYPES
 from .logic import (as_unsigned, low_mask, no_flags, shift_left,
                     shift_right)
-from .registry import Signature, same_type, value_op
+from .table import Signature, same_type, value_op
 
 ARITH_TYPES = frozenset({"u16", "u32", "u64", "s16", "s32", "s64"})
 CARRY_TYPES = frozenset({"u32", "u64", "s32", "s64"})

@@ -1,11 +1,15 @@
 """The instruction table: the single source of truth about every PTX opcode.
 
 Each entry says which family implements the opcode, which pipe it issues to
-(for the timing model), what kind of thing it is for the engine, and for value
-instructions how its operands are typed and how it computes. Family modules
-(integer, floating, conversion, ...) fill the table with decorators; the loader
-checks every instruction of a module against it before anything runs, so an
-unsupported opcode or modifier is reported at load time.
+(for the timing model), what kind of thing it is for the engine, whether lanes
+of a warp or threads of a CTA meet at it (and where its member mask is), how
+it is checked at load time and how it runs: value instructions through a
+typed `compute` function, the others through an emitter that writes their
+generated code. Family modules (integer, floating, memory, warp, ...) fill the
+table with the decorators below; the loader checks every instruction of a
+module against it before anything runs, so an unsupported opcode or modifier
+is reported at load time; the CFG, the code generator and the scheduler read
+their answers from it.
 """
 
 from __future__ import annotations
@@ -14,11 +18,12 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ...errors import UnsupportedInstruction
+from ...ptx.ir import Imm
 
 # Engine kinds: how the code generator treats an opcode.
 VALUE = "value"        # pure function of typed sources -> typed destinations
-MEMORY = "memory"      # ld/st/atom/red/... handled by machine.memory_ops
-WARP = "warp"          # shfl/vote/match/redux/bar.warp.sync: lanes of a warp meet
+MEMORY = "memory"      # ld/st/atom/red/cp.async/mbarrier: go through the launch's memory
+WARP = "warp"          # shfl/vote/match/redux/bar.warp.sync/wmma: lanes of a warp meet
 BARRIER = "barrier"    # bar/barrier: threads of a CTA meet
 CONTROL = "control"    # bra/call/ret/exit/trap
 SPECIAL = "special"    # mov of special registers and symbols, cvta, misc
@@ -48,10 +53,16 @@ class OpSpec:
     compute: Callable | None = None             # (Instruction, *typed sources) -> result(s)
     check: Callable | None = None               # (Instruction) -> None or reason string if unsupported
     types: frozenset | None = None              # instruction types this entry covers (None: any)
+    emit: Callable | None = None                # (BlockCompiler, Instruction) -> True if it set the next PC
+    warp_sync: bool = False                     # lanes of a warp meet here (the block starts here)
+    cta_barrier: bool = False                   # threads of a CTA meet here (a block of its own)
+    member_mask: Callable | None = None         # (Instruction) -> mask operand (Imm/Reg) or None
+    variant: Callable | None = None             # (Instruction) -> True where this entry applies
 
 
-# opcode -> entries; an opcode shared by families (add.s32 vs add.f32) has one
-# entry per family, told apart by the instruction's type.
+# opcode -> entries; an opcode shared by families (add.s32 vs add.f32,
+# bar.sync vs bar.warp.sync) has one entry per family, told apart by the
+# instruction's type or by the entry's variant test.
 OPS: dict[str, list[OpSpec]] = {}
 
 INT_TYPES = frozenset({"b8", "u8", "s8", "b16", "u16", "s16", "b32", "u32", "s32",
@@ -63,7 +74,8 @@ def register(spec: OpSpec) -> OpSpec:
     entries = OPS.setdefault(spec.opcode, [])
     for other in entries:
         overlap = (other.types is None or spec.types is None or other.types & spec.types)
-        if overlap and other.family != spec.family:
+        told_apart = other.variant is not None or spec.variant is not None
+        if overlap and other.family != spec.family and not told_apart:
             raise ValueError(f"opcode {spec.opcode} registered by both {other.family} "
                              f"and {spec.family} for the same types")
     entries[:] = [e for e in entries if e.family != spec.family or e.types != spec.types]
@@ -82,6 +94,42 @@ def value_op(*opcodes: str, family: str, signature: Callable, pipe: str = "alu",
     return deco
 
 
+def emitted(*opcodes: str, family: str, kind: str, pipe: str, check: Callable | None = None,
+            warp_sync: bool = False, cta_barrier: bool = False,
+            member_mask: Callable | None = None, variant: Callable | None = None):
+    """Decorator: register `emit(c, ins)` as the code generator of `opcodes`.
+
+    For instructions the engine emits itself (memory, warp, barriers, control):
+    the emitter writes the block's generated code for the instruction.
+    """
+    def deco(emit):
+        for opcode in opcodes:
+            register(OpSpec(opcode, family, pipe, kind, check=check, emit=emit,
+                            warp_sync=warp_sync, cta_barrier=cta_barrier,
+                            member_mask=member_mask, variant=variant))
+        return emit
+    return deco
+
+
+# ------------------------------------------------------------ member-mask rules
+
+def mask_is_last_source(ins):
+    """shfl/vote/match/redux .sync: the member mask is the last source operand."""
+    return ins.srcs[-1] if "sync" in ins.mods else None
+
+
+def mask_is_first_source(ins):
+    """bar.warp.sync and elect.sync: the member mask is the only source operand."""
+    return ins.srcs[0] if ins.srcs else None
+
+
+def whole_warp(ins):
+    """.sync.aligned tensor instructions: every lane of the warp takes part."""
+    return Imm(0xFFFFFFFF)
+
+
+# ------------------------------------------------------------ lookups
+
 def lookup(ins, source: str = "<ptx>") -> OpSpec:
     """The spec for an instruction, or UnsupportedInstruction naming it."""
     entries = OPS.get(ins.opcode)
@@ -98,8 +146,37 @@ def lookup(ins, source: str = "<ptx>") -> OpSpec:
     return spec
 
 
+def entry(ins) -> OpSpec | None:
+    """The entry for an instruction without checking it (None: not in the table).
+
+    The CFG asks before the loader has checked anything, so an unsupported
+    instruction must not fail here; the check reports it later.
+    """
+    entries = OPS.get(ins.opcode)
+    return _select(entries, ins) if entries else None
+
+
+def is_warp_sync(ins) -> bool:
+    """Lanes of a warp meet at this instruction (shfl.sync, bar.warp.sync, wmma, ...)."""
+    spec = entry(ins)
+    return spec is not None and spec.warp_sync
+
+
+def is_cta_barrier(ins) -> bool:
+    """Threads of a CTA meet at this instruction (bar.sync, barrier.sync, bar.red, ...)."""
+    spec = entry(ins)
+    return spec is not None and spec.cta_barrier
+
+
+def mask_operand(ins):
+    """The member-mask operand of a warp-synchronous instruction (None: no mask)."""
+    spec = entry(ins)
+    return spec.member_mask(ins) if spec is not None and spec.member_mask is not None else None
+
+
 def _select(entries, ins):
     """The entry covering the instruction's types (any of them, for cvt/setp/slct)."""
+    entries = [e for e in entries if e.variant is None or e.variant(ins)]
     types = set(ins.types)
     for spec in entries:
         if spec.types is not None and ins.type in spec.types:

@@ -31,7 +31,7 @@ import numpy as np
 from .floatbits import (CANONICAL_NAN, FORMATS, F32, F64, add_rounded, decode, div_rounded, encode,
                         flush_subnormal, fma_rounded, mul_rounded, round_to, round_to_odd,
                         sqrt_rounded, two_sum)
-from .registry import Signature, same_type, value_op
+from .table import Signature, same_type, value_op
 
 HALF_TYPES = frozenset({"f16", "f16x2", "bf16", "bf16x2"})
 F32_AND_HALF = HALF_TYPES | {"f32"}

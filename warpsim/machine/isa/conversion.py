@@ -25,7 +25,7 @@ from ...ptx.types import TYPES
 from .floatbits import (F32, FORMATS, bf16_to_f32, decode, encode, flush_subnormal,
                         round_integers, round_to)
 from .floating import quietly
-from .registry import Signature, value_op
+from .table import Signature, value_op
 
 FLOATS = frozenset({"f16", "bf16", "f32", "f64"})
 INTS = frozenset({"u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import Signature, same_type, value_op
+from .table import Signature, same_type, value_op
 
 BIT_TYPES = frozenset({"b16", "b32", "b64"})
 LOGIC_TYPES = BIT_TYPES | {"pred"}

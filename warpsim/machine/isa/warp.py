@@ -1,6 +1,12 @@
-"""Warp-level data exchange: shfl, vote, match, redux, activemask.
+"""Warp-level exchange: shfl, vote, match, redux, elect, activemask, bar.warp.sync.
 
-These run on one converged group per warp (the scheduler only issues them
+The table entries, emitters and runtime of the instructions where a lane's
+result depends on the other lanes of its warp. Each `.sync` form names its
+lanes in a member mask; the table says where that operand is, the CFG starts
+a block at the instruction and the scheduler holds the group there until the
+named lanes have arrived.
+
+The runtime functions run on one converged group per warp (the scheduler only issues them
 once every lane named in the member mask has arrived), so the lanes taking
 part are exactly `idx`. Values are scattered into a (warps, 32) grid, the
 operation reads across each row, and results are gathered back per lane.
@@ -9,6 +15,9 @@ operation reads across each row, and results are gathered back per lane.
 from __future__ import annotations
 
 import numpy as np
+
+from ...ptx.ir import Reg
+from .table import WARP, emitted, mask_is_first_source, mask_is_last_source
 
 
 def _grid(ctx, idx, values, dtype, fill_from=None):
@@ -149,3 +158,91 @@ def elect(ctx, idx, member_mask: np.ndarray):
     lowest = taking_part & (~taking_part + np.uint64(1))          # isolate the lowest set bit
     leader = np.where(lowest == 0, 0, np.log2(np.maximum(lowest, 1).astype(np.float64))).astype(np.uint32)
     return leader, leader == ctx.lane[idx]
+
+
+# ------------------------------------------------------------ emitters
+
+def member_mask(c, operand):
+    return f"fit({c.typed(operand, 'b32')}, n)"
+
+
+def write_value_and_predicate(c, dsts, result: str):
+    """`d|p` destinations of shfl, match.all and elect: the value, and the predicate if named."""
+    c.write(dsts[0], "b32", f"{result}[0]")
+    if len(dsts) > 1:
+        c.write(dsts[1], "pred", f"{result}[1]")
+
+
+@emitted("shfl", family="warp", kind=WARP, pipe="alu", warp_sync=True, member_mask=mask_is_last_source)
+def emit_shfl(c, ins):
+    mode = next(m for m in ins.mods if m in ("up", "down", "bfly", "idx"))
+    a, b, cc = ins.srcs[0], ins.srcs[1], ins.srcs[2]
+    value = f"fit({c.typed(a, 'b32')}, n)"
+    reg_file = f"ctx.reg({c.key(a.name)!r}, 32)" if isinstance(a, Reg) and a.name in c.fn.regs else "None"
+    res = c.fresh("shfl")
+    mask = member_mask(c, ins.srcs[3]) if "sync" in ins.mods and len(ins.srcs) > 3 else "None"
+    c.emit(f"{res} = warp.shfl(ctx, idx, {mode!r}, {value}, {c.typed(b, 'b32')}, "
+           f"{c.typed(cc, 'b32')}, {reg_file}, {mask}, {c.site(ins)})")
+    write_value_and_predicate(c, ins.dsts, res)
+    return False
+
+
+@emitted("vote", family="warp", kind=WARP, pipe="alu", warp_sync=True, member_mask=mask_is_last_source)
+def emit_vote(c, ins):
+    mode = next(m for m in ins.mods if m in ("all", "any", "uni", "ballot"))
+    pred = f"fit({c.typed(ins.srcs[0], 'pred')}, n)"
+    mask = member_mask(c, ins.srcs[1]) if "sync" in ins.mods else "warp.activemask(ctx, idx)"
+    out_type = "b32" if mode == "ballot" else "pred"
+    c.write(ins.dsts[0], out_type, f"warp.vote(ctx, idx, {mode!r}, {pred}, {mask})")
+    return False
+
+
+@emitted("match", family="warp", kind=WARP, pipe="alu", warp_sync=True, member_mask=mask_is_last_source)
+def emit_match(c, ins):
+    mode = "any" if "any" in ins.mods else "all"
+    value = f"fit({c.typed(ins.srcs[0], ins.type)}, n)"
+    res = c.fresh("match")
+    c.emit(f"{res} = warp.match(ctx, idx, {mode!r}, {value}, {member_mask(c, ins.srcs[1])})")
+    if mode == "any":
+        c.write(ins.dsts[0], "b32", res)
+    else:
+        write_value_and_predicate(c, ins.dsts, res)
+    return False
+
+
+def check_redux(ins):
+    return None if ins.type in ("u32", "s32", "b32") else f"redux.sync.{ins.type} is not supported"
+
+
+@emitted("redux", family="warp", kind=WARP, pipe="alu", check=check_redux, warp_sync=True,
+         member_mask=mask_is_last_source)
+def emit_redux(c, ins):
+    op = next(m for m in ins.mods if m in ("add", "min", "max", "and", "or", "xor"))
+    t = ins.type
+    value = f"fit({c.typed(ins.srcs[0], t)}, n)"
+    c.write(ins.dsts[0], t, f"warp.redux(ctx, idx, {op!r}, {value}, {member_mask(c, ins.srcs[1])})")
+    return False
+
+
+@emitted("elect", family="warp", kind=WARP, pipe="alu", warp_sync=True, member_mask=mask_is_last_source)
+def emit_elect(c, ins):
+    """elect.sync d|p, membermask: the lowest named lane taking part is the leader."""
+    res = c.fresh("elect")
+    c.emit(f"{res} = warp.elect(ctx, idx, {member_mask(c, ins.srcs[0])})")
+    write_value_and_predicate(c, ins.dsts, res)
+    return False
+
+
+@emitted("activemask", family="warp", kind=WARP, pipe="alu", warp_sync=True)
+def emit_activemask(c, ins):
+    """activemask has no member mask: it reports the lanes issuing together here."""
+    c.write(ins.dsts[0], "b32", "warp.activemask(ctx, idx)")
+    return False
+
+
+@emitted("bar", "barrier", family="warp", kind=WARP, pipe="sync", warp_sync=True,
+         member_mask=mask_is_first_source, variant=lambda ins: "warp" in ins.mods)
+def emit_warp_barrier(c, ins):
+    """bar.warp.sync: the scheduler has already met the named lanes; nothing is left to do."""
+    return False
+

@@ -1,6 +1,8 @@
-"""Warp-level matrix multiply-accumulate (the wmma family, CUDA's nvcuda::wmma).
+"""Tensor cores: wmma fragments (CUDA's nvcuda::wmma), mma.sync and ldmatrix.
 
-A fragment's layout across lanes is opaque in PTX: only wmma.load, wmma.mma
+The table entries, emitters and runtime of the warp-wide matrix instructions:
+each is .sync.aligned, so the whole warp meets at it, and works on fragments
+spread over the lanes' registers. A wmma fragment's layout across lanes is opaque in PTX: only wmma.load, wmma.mma
 and wmma.store interpret it, and element-wise code (`frag.x[i] *= 2`) works
 whatever it is. warpsim gives lane l the elements l*E .. l*E+E-1 of the
 fragment's matrix in row-major order (E = elements per lane); when PTX gives a
@@ -13,6 +15,10 @@ order, so float results can differ from the hardware's in the last bits.
 from __future__ import annotations
 
 import numpy as np
+
+from ...ptx.ir import Vec
+from .. import access
+from .table import WARP, emitted, whole_warp
 
 SHAPES = {"m16n16k16": (16, 16, 16), "m32n8k16": (32, 8, 16), "m8n32k16": (8, 32, 16),
           "m16n16k8": (16, 16, 8)}
@@ -37,7 +43,7 @@ def parse(ins):
     return kind, matrix, layouts, shape, space, types
 
 
-def check(ins) -> str | None:
+def check_wmma(ins) -> str | None:
     if not ins.mods or ins.mods[0] not in ("load", "store", "mma"):
         return "wmma.load, wmma.store and wmma.mma are supported"
     kind, matrix, layouts, shape, space, types = parse(ins)
@@ -130,7 +136,6 @@ def _element_addresses(ctx, idx, addrs, stride, rows, cols, layout, etype):
 
 
 def load_fragment(ctx, site, idx, space, addrs, stride, rows, cols, layout, etype, nregs):
-    from . import access
     where, dtype = _element_addresses(ctx, idx, addrs, stride, rows, cols, layout, etype)
     per_lane = where.shape[1]
     values = access.load(ctx, site, np.repeat(idx, per_lane), space, where.ravel(), dtype)[0]
@@ -138,7 +143,6 @@ def load_fragment(ctx, site, idx, space, addrs, stride, rows, cols, layout, etyp
 
 
 def store_fragment(ctx, site, idx, space, addrs, stride, rows, cols, layout, etype, words):
-    from . import access
     where, dtype = _element_addresses(ctx, idx, addrs, stride, rows, cols, layout, etype)
     per_lane = where.shape[1]
     values = np.ascontiguousarray(words.astype(np.uint32)).view(dtype)[:, :per_lane]
@@ -217,7 +221,6 @@ def mma_sync(ctx, idx, ins, a_words, b_words, c_words):
 
 def ldmatrix(ctx, site, idx, space, addrs, count: int, transpose: bool):
     """ldmatrix.m8n8.x{1,2,4}.b16: lanes give row addresses; each gets 2 halves per matrix."""
-    from . import access
     lane = ctx.lane[idx].astype(np.int64)
     warps = idx >> 5
     first = np.r_[True, warps[1:] != warps[:-1]]
@@ -235,3 +238,82 @@ def ldmatrix(ctx, site, idx, space, addrs, count: int, transpose: bool):
                                   np.uint16)[0] for h in (0, 1)]
             words.append(halves[0].astype(np.uint32) | (halves[1].astype(np.uint32) << 16))
     return np.stack(words, axis=1)
+
+
+# ------------------------------------------------------------ emitters
+
+def write_fragment(c, registers, words: str):
+    """Write an (n, registers) array of 32-bit words back to a fragment's registers."""
+    for k, register in enumerate(registers):
+        c.write(register, "b32", f"{words}[:, {k}]")
+
+
+def fragment_words(c, vector) -> str:
+    """Expression of a fragment's registers as an (n, registers) array of 32-bit words."""
+    return "np.stack([" + ", ".join(f"fit({c.typed(r, 'b32')}, n)" for r in vector.items) + "], axis=1)"
+
+
+@emitted("wmma", family="tensor", kind=WARP, pipe="tensor", check=check_wmma, warp_sync=True,
+         member_mask=whole_warp)
+def emit_wmma(c, ins):
+    """Warp matrix load/store/multiply-accumulate on opaque fragments (see machine.tensor)."""
+    kind, matrix, layouts, shape, space, types = parse(ins)
+    operands = list(ins.dsts) + list(ins.srcs)
+    site = c.site(ins)
+    if kind == "mma":
+        d, a, b, cc = operands
+        words = [fragment_words(c, v) for v in (a, b, cc)]
+        res = c.fresh("mma")
+        c.emit(f"{res} = tensor.mma_fragments(ctx, idx, {shape!r}, {tuple(types)!r}, "
+               f"{'satfinite' in ins.mods}, {words[0]}, {words[1]}, {words[2]}, {len(d.items)})")
+        write_fragment(c, d.items, res)
+        return False
+    rows, cols = fragment_shape(matrix, shape)
+    etype = types[-1]
+    if kind == "load":
+        regs, addr, rest = operands[0], operands[1], operands[2:]
+    else:
+        addr, regs, rest = operands[0], operands[1], operands[2:]
+    stride = c.typed(rest[0], "u32") if rest else str(cols if layouts[0] == "row" else rows)
+    expr, space = c.address(addr, space)
+    a = c.fresh("addr")
+    c.emit(f"{a} = {expr}")
+    if kind == "load":
+        res = c.fresh("frag")
+        c.emit(f"{res} = tensor.load_fragment(ctx, {site}, idx, {space!r}, {a}, fit({stride}, n), "
+               f"{rows}, {cols}, {layouts[0]!r}, {etype!r}, {len(regs.items)})")
+        write_fragment(c, regs.items, res)
+    else:
+        words = fragment_words(c, regs)
+        c.emit(f"tensor.store_fragment(ctx, {site}, idx, {space!r}, {a}, fit({stride}, n), "
+               f"{rows}, {cols}, {layouts[0]!r}, {etype!r}, {words})")
+    return False
+
+
+@emitted("mma", family="tensor", kind=WARP, pipe="tensor", check=check_mma, warp_sync=True,
+         member_mask=whole_warp)
+def emit_mma(c, ins):
+    """mma.sync.aligned.m16n8k{8,16}.row.col: fragments in the PTX manual's layout."""
+    d, a, b, cc = list(ins.dsts) + list(ins.srcs)
+    res = c.fresh("mma")
+    c.emit(f"{res} = tensor.mma_sync(ctx, idx, {c.const(ins, ins.opcode)}, {fragment_words(c, a)}, "
+           f"{fragment_words(c, b)}, {fragment_words(c, cc)})")
+    write_fragment(c, d.items, res)
+    return False
+
+
+def check_ldmatrix(ins):
+    return None if "m8n8" in ins.mods and "b16" in ins.mods else "ldmatrix.m8n8 .b16 is supported"
+
+
+@emitted("ldmatrix", family="tensor", kind=WARP, pipe="lsu", check=check_ldmatrix, warp_sync=True,
+         member_mask=whole_warp)
+def emit_ldmatrix(c, ins):
+    count = next(int(m[1:]) for m in ins.mods if m in ("x1", "x2", "x4"))
+    expr, _ = c.address(ins.srcs[0], access.space_of(ins))
+    site = c.site(ins)
+    res = c.fresh("ldm")
+    c.emit(f"{res} = tensor.ldmatrix(ctx, {site}, idx, {access.space_of(ins)!r}, {expr}, {count}, "
+           f"{'trans' in ins.mods})")
+    write_fragment(c, ins.dsts[0].items if isinstance(ins.dsts[0], Vec) else ins.dsts, res)
+    return False

@@ -1,4 +1,4 @@
-"""Memory access: ld/ldu/st, kernel and .param variables, cp.async, and the
+"""Memory access: ld/ldu/st, kernel and .param variables, and the
 memory-ordering and cache hints (membar, fence, prefetch, ...).
 
 The engine emits these itself because they go through the launch context's
@@ -8,10 +8,22 @@ checked memory (machine.access), not through a value function of registers.
 from __future__ import annotations
 
 from ...errors import UnsupportedInstruction
-from ...ptx.ir import Imm, Reg, Sink, Sym, Vec
+from ...ptx.ir import Sink, Sym, Vec
 from ...ptx.types import TYPES
-from ..codegen import Site
-from .common import address_expr, emitter, space_of, vector_count, write_selected
+from ..access import space_of, vector_count
+from .table import MEMORY, emitted
+
+
+def check_memory(ins):
+    if ins.opcode in ("ld", "st") and set(ins.mods) & {"async", "bulk", "multimem"}:
+        return "asynchronous/bulk memory operations are not supported"
+    if "b128" in ins.mods:
+        return ".b128 accesses are not supported"
+    return None
+
+
+def check_fence(ins):
+    return "proxy fences are not supported" if "proxy" in ins.mods and "alias" not in ins.mods else None
 
 
 def param_var_access(c, ins, load: bool):
@@ -20,7 +32,7 @@ def param_var_access(c, ins, load: bool):
     name = addr.base.name
     key = c.key(name)
     t = ins.type
-    dtype = c.const(TYPES[t].dtype, "D")
+    dtype = c.dtype(TYPES[t])
     size = TYPES[t].nbytes
     if load:
         items = ins.dsts[0].items if isinstance(ins.dsts[0], Vec) else ins.dsts
@@ -53,7 +65,7 @@ def kernel_param_load(c, ins):
         raise UnsupportedInstruction(ins, f"parameter load at offset {offset} outside the "
                                           f"{end}-byte parameter list or misaligned")
     items = ins.dsts[0].items if isinstance(ins.dsts[0], Vec) else ins.dsts
-    dtype = c.const(t.dtype, "D")
+    dtype = c.dtype(t)
     for k, item in enumerate(items):
         if isinstance(item, Sink):
             continue
@@ -62,7 +74,7 @@ def kernel_param_load(c, ins):
     return False
 
 
-@emitter("ld", "ldu")
+@emitted("ld", "ldu", family="memory", kind=MEMORY, pipe="lsu", check=check_memory)
 def emit_load(c, ins):
     addr = ins.srcs[0]
     space = space_of(ins)
@@ -75,9 +87,9 @@ def emit_load(c, ins):
         return kernel_param_load(c, ins)
     t = ins.type
     count = vector_count(ins)
-    expr, space = address_expr(c, addr, space)
-    site = c.const(Site(c.program, c.fn, ins), "site")
-    dtype = c.const(TYPES[t].dtype, "D")
+    expr, space = c.address(addr, space)
+    site = c.site(ins)
+    dtype = c.dtype(TYPES[t])
     a = c.fresh("addr")
     c.emit(f"{a} = {expr}")
     items = ins.dsts[0].items if isinstance(ins.dsts[0], Vec) else ins.dsts
@@ -86,11 +98,11 @@ def emit_load(c, ins):
     a_sel = f"{a}[{sel}]" if sel else a
     c.emit(f"{vals} = access.load(ctx, {site}, {sel_idx}, {space!r}, {a_sel}, {dtype}, {count})")
     for k, item in enumerate(items):
-        write_selected(c, item, t, f"{vals}[{k}]", sel)
+        c.write_selected(item, t, f"{vals}[{k}]", sel)
     return False
 
 
-@emitter("st")
+@emitted("st", family="memory", kind=MEMORY, pipe="lsu", check=check_memory)
 def emit_store(c, ins):
     addr, value = ins.srcs[0], ins.srcs[1]
     space = space_of(ins)
@@ -98,9 +110,9 @@ def emit_store(c, ins):
             c.symbol_space(addr.base.name) == "param_var":
         return param_var_access(c, ins, load=False)
     t = ins.type
-    expr, space = address_expr(c, addr, space)
-    site = c.const(Site(c.program, c.fn, ins), "site")
-    dtype = c.const(TYPES[t].dtype, "D")
+    expr, space = c.address(addr, space)
+    site = c.site(ins)
+    dtype = c.dtype(TYPES[t])
     a = c.fresh("addr")
     c.emit(f"{a} = {expr}")
     items = value.items if isinstance(value, Vec) else (value,)
@@ -117,54 +129,16 @@ def emit_store(c, ins):
     return False
 
 
-@emitter("cp")
-def emit_async_copy(c, ins):
-    """cp.async: the copy completes at once, so commit_group and wait_group have nothing to wait for.
-
-    `cp.async.{ca,cg}.shared.global [dst], [src], size{, src-size | , ignore-src}`:
-    bytes past src-size are zero-filled, as the hardware does.
-    """
-    if set(ins.mods) & {"commit_group", "wait_group", "wait_all"}:
-        return False
-    if "mbarrier" in ins.mods:                         # arrive when prior copies complete: now
-        if "noinc" in ins.mods:
-            site = c.const(Site(c.program, c.fn, ins), "site")
-            sel_idx, sel = c.selected()
-            expr, _ = address_expr(c, ins.srcs[0], "shared")
-            c.emit(f"mbarrier.arrive(ctx, {site}, {sel_idx}, {expr}{f'[{sel}]' if sel else ''}, 1)")
-        return False                                   # without .noinc it adds one and arrives once
-    dst, src, size = ins.srcs[0], ins.srcs[1], ins.srcs[2].value
-    words = size // 4 if size >= 4 else 0
-    if size not in (4, 8, 16):
-        raise UnsupportedInstruction(ins, f"cp.async of {size} bytes")
-    site = c.const(Site(c.program, c.fn, ins), "site")
-    d_expr, _ = address_expr(c, dst, "shared")
-    s_expr, _ = address_expr(c, src, "global")
-    sel_idx, sel = c.selected()
-    d, a = c.fresh("dst"), c.fresh("src")
-    c.emit(f"{a} = {s_expr}" + (f"[{sel}]" if sel else ""))
-    c.emit(f"{d} = {d_expr}" + (f"[{sel}]" if sel else ""))
-    vals = c.fresh("words")
-    c.emit(f"{vals} = access.load(ctx, {site}, {sel_idx}, 'global', {a}, np.uint32, {words})")
-    if len(ins.srcs) > 3 and not (isinstance(ins.srcs[3], Imm) and ins.srcs[3].value >= size):
-        extra = ins.srcs[3]
-        if isinstance(extra, Reg) and c.fn.regs.get(extra.name) == "pred":
-            keep = f"np.where(fit({c.typed(extra, 'pred')}, n){'[' + sel + ']' if sel else ''}, 0, {size})"
-        else:
-            keep = f"fit({c.typed(extra, 'u32')}, n){'[' + sel + ']' if sel else ''}.astype(np.int64)"
-        kept = c.fresh("kept")
-        c.emit(f"{kept} = {keep}")
-        for k in range(words):
-            c.emit(f"{vals}[{k}] = np.where({kept} >= {4 * (k + 1)}, {vals}[{k}], "
-                   f"{vals}[{k}] & ((np.uint64(1) << (8 * np.clip({kept} - {4 * k}, 0, 4)).astype(np.uint64)) - np.uint64(1)).astype(np.uint32))")
-    c.emit(f"access.store(ctx, {site}, {sel_idx}, 'shared', {d}, np.uint32, {vals})")
+@emitted("membar", "prefetch", "prefetchu", "discard", "applypriority",
+         family="memory", kind=MEMORY, pipe="lsu")
+@emitted("fence", family="memory", kind=MEMORY, pipe="lsu", check=check_fence)
+def emit_ordering_or_hint(c, ins):
+    """Memory ordering is already total here (one instruction at a time); cache hints do nothing."""
     return False
 
 
-@emitter("membar", "fence", "nanosleep", "prefetch", "prefetchu", "pmevent", "griddepcontrol",
-         "discard", "applypriority", "createpolicy")
-def emit_nothing(c, ins):
-    """Memory ordering is already total here (one instruction at a time); hints do nothing."""
-    if ins.opcode == "createpolicy":
-        c.write(ins.dsts[0], "b64", "np.zeros(n, dtype=np.uint64)")
+@emitted("createpolicy", family="memory", kind=MEMORY, pipe="alu")
+def emit_createpolicy(c, ins):
+    """A cache policy warpsim ignores: the 64-bit policy word is 0."""
+    c.write(ins.dsts[0], "b64", "np.zeros(n, dtype=np.uint64)")
     return False

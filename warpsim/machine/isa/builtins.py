@@ -12,8 +12,8 @@ import sys
 
 import numpy as np
 
-from ..errors import TrapError
-from .memory import GLOBAL_BASE, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE
+from ...errors import TrapError
+from ..memory import GLOBAL_BASE, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE
 
 BUILTINS = ("vprintf", "__assertfail")
 

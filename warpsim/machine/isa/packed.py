@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import Signature, same_type, value_op
+from .table import Signature, same_type, value_op
 
 PACKED_TYPES = frozenset({"u16x2", "s16x2"})
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from ...ptx.ir import Imm, Instruction, Reg
 from ...ptx.types import ptx_type
-from .registry import VALUE, lookup
+from .table import VALUE, lookup
 
 
 def typed_immediate(imm: Imm, type_name: str):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...ptx.types import TYPES
-from .registry import FLOAT_TYPES, INT_TYPES, Signature, value_op
+from .table import FLOAT_TYPES, INT_TYPES, Signature, value_op
 
 ORDERED = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
            "gt": np.greater, "ge": np.greater_equal}

@@ -1,0 +1,194 @@
+"""Control flow: bra/brx, exit/ret, trap/brkpt, call, and the calls runtime.
+
+The engine emits these itself because they end the block: they write back the
+registers and set each thread's next program counter (or call, return, exit).
+
+Calls to non-inlined .func functions, recursion included: each thread has its
+own call stack of return blocks. A function that can be re-entered while it is
+active (it is on a call-graph cycle) has its registers and .param variables
+saved per thread and per depth on entry and restored on return, so every
+activation has its own values; its local frame is moved to a fresh per-depth
+slice of local memory. Calls of functions without a body (printf, assert) run
+in machine.isa.builtins.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import TrapError, UnsupportedInstruction
+from ...ptx.ir import Sym
+from ..state import EXITED
+from .table import CONTROL, emitted
+
+
+@emitted("bra", family="control", kind=CONTROL, pipe="branch")
+def emit_branch(c, ins):
+    target = c.program.label_gid(c.fn, ins.srcs[0].name)
+    c.writeback()
+    if c.guard is None:
+        c.emit(f"ctx.pc[idx] = {target}")
+    else:
+        fall = c.block.next_gid
+        c.emit(f"ctx.pc[idx] = np.where({c.guard}, {target}, {fall})")
+        if fall == -1:
+            c.emit(f"control.exit_threads(ctx, idx[~{c.guard}])")
+    return True
+
+
+@emitted("brx", family="control", kind=CONTROL, pipe="branch",
+         check=lambda ins: "brx.idx is not supported")
+def emit_indirect_branch(c, ins):
+    raise UnsupportedInstruction(ins, "brx.idx (indirect branch tables)")
+
+
+@emitted("exit", "ret", family="control", kind=CONTROL, pipe="branch")
+def emit_exit(c, ins):
+    c.writeback()
+    if ins.opcode == "ret" and c.fn.kind == "func":
+        sel_idx, sel = c.selected()
+        if sel:
+            c.emit(f"ctx.pc[idx] = {c.block.next_gid}")
+        c.emit(f"control.leave_function(ctx, ctx.program, {c.fn.name!r}, {sel_idx})")
+        return True
+    sel_idx, sel = c.selected()
+    if sel:
+        c.emit(f"ctx.pc[idx] = {c.block.next_gid}")
+        if c.block.next_gid == -1:
+            c.emit("control.exit_threads(ctx, idx)")
+    c.emit(f"control.exit_threads(ctx, {sel_idx})")
+    return True
+
+
+@emitted("trap", "brkpt", family="control", kind=CONTROL, pipe="branch")
+def emit_trap(c, ins):
+    sel_idx, _ = c.selected()
+    c.emit(f"control.trap(ctx, {c.site(ins)}, {sel_idx})")
+    return False
+
+
+@emitted("nanosleep", "pmevent", "griddepcontrol", family="control", kind=CONTROL, pipe="misc")
+def emit_hint(c, ins):
+    """Sleeping, performance events and grid dependency hints change nothing here."""
+    return False
+
+
+@emitted("call", family="control", kind=CONTROL, pipe="branch")
+def emit_call(c, ins):
+    call = ins.call
+    c.writeback()
+    if c.guard is not None:
+        raise UnsupportedInstruction(ins, "predicated call")
+    if not isinstance(call.target, Sym):
+        raise UnsupportedInstruction(ins, "indirect call through a register")
+    callee = c.program.module.functions[call.target.name]
+    if not callee.has_body:             # provided by the runtime (printf, assert)
+        site = c.site(ins)
+        args = [c.key(a.name) for a in call.args]
+        rets = [c.key(r.name) for r in call.returns]
+        c.emit(f"builtins.call_builtin(ctx, ctx.program, idx, {callee.name!r}, {args!r}, {rets!r}, {site})")
+        c.emit(f"ctx.pc[idx] = {c.block.next_gid}")
+        if c.block.next_gid == -1:
+            c.emit("control.exit_threads(ctx, idx)")
+        return True
+    copies = []
+    for param, arg in zip(callee.params, call.args):
+        if not isinstance(arg, Sym):
+            raise UnsupportedInstruction(ins, f"call argument '{arg}' is not a .param variable")
+        copies.append((c.key(arg.name), f"{callee.name}::{param.name}", param.size))
+    returns = []
+    for ret, dst in zip(callee.returns, call.returns):
+        returns.append((f"{callee.name}::{ret.name}", c.key(dst.name), ret.size))
+    c.program.return_copies[c.block.next_gid] = returns
+    c.emit(f"control.enter_function(ctx, ctx.program, idx, {callee.name!r}, {copies!r}, "
+           f"{c.block.next_gid})")
+    return True
+
+
+# ------------------------------------------------------------ runtime: exits and traps
+
+def exit_threads(ctx, idx):
+    ctx.status[idx] = EXITED
+    ctx.pc[idx] = -1
+
+
+def trap(ctx, site, idx):
+    if len(idx):
+        where = ctx.where(int(idx[0]))
+        what = "(an assert() or __trap())"
+        if "cooperative_groups" in site.source_line:
+            what = ("in cooperative groups: a grid-wide sync (this_grid().sync()) needs a cooperative "
+                    "launch, which warpsim does not simulate")
+        raise TrapError(f"trap executed by {len(idx)} thread(s) {what}",
+                        kernel=ctx.kernel, block=where["block"], thread=where["thread"],
+                        ptx_line=site.ins.line, instruction=str(site.ins),
+                        source_line=site.described)
+
+
+# ------------------------------------------------------------ runtime: calls
+
+def _grow_stack(ctx, depth: int):
+    if ctx.call_stack.shape[0] < depth:
+        grown = np.zeros((max(depth, 2 * ctx.call_stack.shape[0]), ctx.n), dtype=np.int64)
+        grown[:ctx.call_stack.shape[0]] = ctx.call_stack
+        ctx.call_stack = grown
+
+
+def _saved(ctx, key: str, like: np.ndarray, depth: int) -> np.ndarray:
+    store = ctx.saved.setdefault(key, np.zeros((0,) + like.shape, dtype=like.dtype))
+    if store.shape[0] < depth:
+        grown = np.zeros((max(depth, 2 * store.shape[0]),) + like.shape, dtype=like.dtype)
+        grown[:store.shape[0]] = store
+        store = ctx.saved[key] = grown
+    return store
+
+
+def _frame_keys(ctx, program, function: str):
+    regs = [f"{function}::{r}" for r in program.module.functions[function].regs]
+    return [k for k in regs if k in ctx.regs] + \
+           [k for k in ctx.param_vars if k.startswith(function + "::")]
+
+
+def enter_function(ctx, program, idx, callee: str, copies, return_gid: int):
+    recursive = callee in program.recursive_functions
+    depth = ctx.call_depth[idx]
+    if recursive:
+        for key in _frame_keys(ctx, program, callee):
+            arr = ctx.regs.get(key)
+            arr = arr if arr is not None else ctx.param_vars[key]
+            _saved(ctx, key, arr, int(depth.max()) + 1)[depth, idx] = arr[idx]
+    staged = [(dst, ctx.param_var(src)[idx].copy()) for src, dst, size in copies]
+    for dst, values in staged:
+        target = ctx.param_var(dst)
+        target[idx, :values.shape[1]] = values[:, :target.shape[1]]
+    _grow_stack(ctx, int(depth.max()) + 1)
+    ctx.call_stack[depth, idx] = return_gid
+    ctx.call_depth[idx] = depth + 1
+    ctx.pc[idx] = program.function_entry[callee]
+    if recursive and program.layout.local_size:
+        ctx.ensure_local(program.layout.local_size * (int(depth.max()) + 2))
+
+
+def leave_function(ctx, program, function: str, idx):
+    depth = ctx.call_depth[idx] - 1
+    if np.any(depth < 0):
+        raise AssertionError("return with an empty call stack")
+    return_gid = ctx.call_stack[depth, idx]
+    # Read the return values before the caller's frame is restored: in a
+    # recursive function caller and callee share the same .param variables.
+    staged = []
+    for gid in np.unique(return_gid):
+        sel = idx[return_gid == gid]
+        for src, dst, size in program.return_copies.get(int(gid), ()):
+            staged.append((dst, sel, ctx.param_var(src)[sel, :size].copy(), size))
+    if function in program.recursive_functions:
+        for key in _frame_keys(ctx, program, function):
+            if key in ctx.saved:
+                arr = ctx.regs.get(key)
+                arr = arr if arr is not None else ctx.param_vars[key]
+                # A register first written deeper down was never saved at this depth.
+                arr[idx] = _saved(ctx, key, arr, int(depth.max()) + 1)[depth, idx]
+    for dst, sel, values, size in staged:
+        ctx.param_var(dst)[sel, :size] = values
+    ctx.call_depth[idx] = depth
+    ctx.pc[idx] = return_gid
