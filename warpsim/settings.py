@@ -30,6 +30,21 @@ def _from_environment() -> Settings:
     return replace(s, **changes)
 
 
+_scheduling_names = None    # set by warpsim.machine.scheduling: () -> the names it accepts
+
+
+def check_scheduling_with(names) -> None:
+    """The scheduling registry says which names `scheduling` accepts (settings sit below it)."""
+    global _scheduling_names
+    _scheduling_names = names
+
+
+def _check_scheduling(name) -> None:
+    accepted = _scheduling_names() if _scheduling_names is not None else None
+    if accepted is not None and name not in accepted:
+        raise ValueError(f"unknown scheduling model '{name}' (choose from {', '.join(accepted)})")
+
+
 _current: contextvars.ContextVar = contextvars.ContextVar("warpsim_settings", default=None)
 
 
@@ -44,6 +59,8 @@ def settings(**changes):
     unknown = set(changes) - {f.name for f in fields(Settings)}
     if unknown:
         raise TypeError(f"unknown setting(s): {', '.join(sorted(unknown))}")
+    if "scheduling" in changes:
+        _check_scheduling(changes["scheduling"])
     token = _current.set(replace(current(), **changes))
     try:
         yield current()

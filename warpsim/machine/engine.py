@@ -31,6 +31,7 @@ def run_batch(ctx, observers=()):
     program = ctx.program
     model = model_for(ctx.settings.scheduling, program.module.target)
     ctx.model = model
+    model.start(ctx)
     ctx.barrier_observers = [o for o in observers if hasattr(o, "barrier_released")]
     lanes = np.arange(32, dtype=np.int64)
     while True:
@@ -202,7 +203,7 @@ def livelock(ctx, period: int) -> DeadlockError:
     divergent = ((pcs != pcs.max(axis=1)[:, None]) & (pcs >= 0)).any()
     message = (f"livelock: the launch repeats the same state every {period} scheduling rounds "
                f"and no thread writes memory, so it would never finish")
-    if divergent and ctx.model.name == "stack":
+    if divergent and not ctx.model.independent_progress:
         message += ("\n  This is the pre-Volta hang: a group of lanes spins waiting for lanes of its "
                     "own warp that the SIMT reconvergence stack holds back, so on pre-Volta hardware "
                     "it would hang. Under independent thread scheduling (scheduling='its', Volta and "

@@ -1,0 +1,130 @@
+"""Lane masks, and how `.sync` warp instructions meet: shared by every model.
+
+A `.sync` instruction (shfl, vote, match, redux, bar.warp) names the lanes
+taking part in its member mask. `NamedLaneMeeting.meet` checks that the lanes
+issuing it are named, that every named lane that has not exited has arrived,
+and reports named lanes that exited. What happens to a group whose partners
+are elsewhere is the model's call (`not_converged`): the pre-Volta models stop
+with an error, independent thread scheduling lets the group wait.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import LaunchError
+from ...ptx.ir import Imm, Reg
+from ...ptx.types import TYPES
+from ..state import AT_WARP_SYNC, EXITED, RUNNING
+from .masks import mask_operand
+
+LANE_SHIFTS = np.arange(32, dtype=np.uint32)
+
+
+def lane_bits(rows: np.ndarray) -> np.ndarray:
+    """Per row of 32 lane flags: the 32-bit word with bit k set where lane k is."""
+    return np.packbits(rows, axis=1, bitorder="little").view(np.uint32).ravel()
+
+
+def lane_flags(words: np.ndarray) -> np.ndarray:
+    """The inverse of lane_bits: per 32-bit word, a row of 32 lane flags."""
+    return ((np.asarray(words, dtype=np.uint32)[:, None] >> LANE_SHIFTS) & 1).astype(bool)
+
+
+def member_masks(ctx, block, idx) -> np.ndarray | None:
+    """Per thread of idx, the member mask of the block's `.sync` instruction."""
+    op = mask_operand(block.instructions[0])
+    if op is None:
+        return None
+    if isinstance(op, Imm):
+        return np.full(len(idx), op.value & 0xFFFFFFFF, dtype=np.uint32)
+    if isinstance(op, Reg):
+        bits = TYPES[block.function.regs[op.name]].bits
+        return ctx.reg(f"{block.function.name}::{op.name}", bits)[idx].astype(np.uint32)
+    raise LaunchError(f"unsupported member mask operand {op}", kernel=ctx.kernel)
+
+
+class NamedLaneMeeting:
+    """`meet` for models whose lanes meet at a `.sync` instruction by being there."""
+
+    def lanes_here(self, ctx, block, idx, slots) -> np.ndarray:
+        """Per slot of the issuing warps, whether the lane counts as arrived.
+
+        Lanes at the block that are running or already waiting there: a model
+        with one PC per warp narrows this to the issuing group.
+        """
+        status = ctx.status[slots]
+        return (ctx.pc[slots] == block.gid) & ((status == RUNNING) | (status == AT_WARP_SYNC))
+
+    def meet(self, ctx, block, idx):
+        masks = member_masks(ctx, block, idx)
+        if masks is None:
+            return idx
+        self.check_own_lane(ctx, block, idx, masks)
+        warp = idx >> 5
+        first = np.empty(len(idx), dtype=bool)
+        first[0], first[1:] = True, warp[1:] != warp[:-1]
+        row = np.cumsum(first) - 1                       # each lane's warp, as a row below
+        slots = warp[first][:, None] * 32 + np.arange(32)
+        here = self.lanes_here(ctx, block, idx, slots)
+        exited = lane_bits(ctx.status[slots] == EXITED)[row]
+        missing = masks & ~lane_bits(here)[row]
+        lane_ok = (missing & ~exited) == 0
+        if lane_ok.all():
+            ready = lane_ok
+        else:
+            bad_rows = np.zeros(len(slots), dtype=bool)
+            bad_rows[row[~lane_ok]] = True
+            ready = ~bad_rows[row]
+        gone = missing & exited
+        if gone[ready].any():
+            self.report_exited(ctx, block, idx[ready], masks[ready], gone[ready])
+        if not ready.all():
+            self.not_converged(ctx, block, idx, masks, ready)
+            keep = np.zeros(len(slots), dtype=bool)
+            keep[row[ready]] = True
+            slots, here = slots[keep], here[keep]
+        if not len(slots):
+            return None
+        if ready.all() and here.sum() == len(idx):
+            return idx                                   # nobody was waiting: same group
+        take = slots[here]
+        ctx.status[take] = RUNNING
+        return take
+
+    def not_converged(self, ctx, block, idx, masks, ready):
+        """Named lanes of the groups `~ready` are elsewhere: with one PC per warp, an error."""
+        ins = block.instructions[0]
+        bad = int(np.flatnonzero(~ready)[0])
+        where = ctx.where(int(idx[bad]))
+        raise LaunchError(
+            f"{ins.opcode}.sync with member mask 0x{int(masks[bad]):08x} issued by a divergent "
+            f"group: under the pre-Volta SIMT stack the named lanes are not converged here "
+            f"(they would be under independent thread scheduling)",
+            kernel=ctx.kernel, block=where["block"], thread=where["thread"], ptx_line=ins.line,
+            instruction=str(ins), source_line=ctx.program.source_line(ins))
+
+    def check_own_lane(self, ctx, block, idx, masks):
+        own = (masks >> ctx.lane[idx]) & 1
+        if own.all():
+            return
+        ins = block.instructions[0]
+        bad = int(np.flatnonzero(own == 0)[0])
+        where = ctx.where(int(idx[bad]))
+        raise LaunchError(
+            f"{ins.opcode}.sync executed by lane {int(ctx.lane[idx[bad]])} with member mask "
+            f"0x{int(masks[bad]):08x}, which does not name the lane itself",
+            kernel=ctx.kernel, block=where["block"], thread=where["thread"], ptx_line=ins.line,
+            instruction=str(ins), source_line=ctx.program.source_line(ins))
+
+    def report_exited(self, ctx, block, idx, masks, gone):
+        """Named lanes that exited: undefined on the hardware, a diagnostic here."""
+        ins = block.instructions[0]
+        first = int(np.flatnonzero(gone)[0])
+        ctx.diagnostics.append({
+            "kind": "sync_exited_lanes",
+            "message": (f"{ins.opcode}.sync names lanes that have exited "
+                        f"(mask 0x{int(masks[first]):08x}, exited 0x{int(gone[first]):08x})"),
+            "ptx_line": ins.line, "instruction": str(ins),
+            "source_line": ctx.program.source_line(ins), **ctx.where(int(idx[first])),
+        })
