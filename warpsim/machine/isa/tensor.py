@@ -256,7 +256,7 @@ def fragment_words(c, vector) -> str:
 @emitted("wmma", family="tensor", kind=WARP, pipe="tensor", check=check_wmma, warp_sync=True,
          member_mask=whole_warp)
 def emit_wmma(c, ins):
-    """Warp matrix load/store/multiply-accumulate on opaque fragments (see machine.tensor)."""
+    """Warp matrix load/store/multiply-accumulate on opaque fragments (the runtime above)."""
     kind, matrix, layouts, shape, space, types = parse(ins)
     operands = list(ins.dsts) + list(ins.srcs)
     site = c.site(ins)
