@@ -1,8 +1,8 @@
 """Registers per thread of a kernel: from ptxas when there is one, else an estimate.
 
 ptxas is what decides the figure on real hardware (`ptxas -v` prints "Used N
-registers"). It is looked for in WARPSIM_PTXAS, then in PyPI's
-nvidia-cuda-nvcc wheel (the `nvidia` namespace package), then on PATH; a
+registers"). It is looked for (warpsim.sass.toolchain.find_ptxas) in
+WARPSIM_PTXAS, then in PyPI's nvidia-cuda-nvcc wheel, then on PATH; a
 ptxas older than the PTX (PTX ISA too new for it) is skipped. Without one the
 figure is an estimate from the PTX, and says so: the largest number of 32-bit
 registers live at once (64-bit values count twice, predicates not at all,
@@ -15,19 +15,17 @@ addresses and unrolled values in more (more).
 
 from __future__ import annotations
 
-import glob
 import hashlib
 import os
 import re
-import shutil
 import subprocess
-import sys
 import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 from ..ptx.ir import Addr, Not, Reg, Sym, Vec
+from ..sass.toolchain import find_ptxas
 
 RESERVED = 2         # registers ptxas keeps in every kernel in the estimate (stack pointer, zero)
 
@@ -47,34 +45,6 @@ class RegisterCount:
 
 
 # ---------------------------------------------------------------- ptxas
-
-def _candidates(override: str | None) -> list:
-    found = []
-    if override:
-        return [override]
-    try:
-        import nvidia
-        roots = list(getattr(nvidia, "__path__", []))
-    except ImportError:
-        roots = []
-    exe = "ptxas.exe" if sys.platform == "win32" else "ptxas"
-    for root in roots:
-        found += sorted(glob.glob(os.path.join(root, "*", "bin", exe)), reverse=True)
-    on_path = shutil.which(exe)
-    if on_path:
-        found.append(on_path)
-    return found
-
-
-def find_ptxas() -> tuple:
-    """Usable ptxas executables, best first (may be empty); WARPSIM_PTXAS names one."""
-    return _find_ptxas(os.environ.get("WARPSIM_PTXAS"))
-
-
-@lru_cache(maxsize=None)
-def _find_ptxas(override: str | None) -> tuple:
-    return tuple(p for p in dict.fromkeys(_candidates(override)) if os.path.isfile(p) and os.access(p, os.X_OK))
-
 
 _ENTRY = re.compile(r"Compiling entry function '([^']+)' for '(\w+)'")
 _USED = re.compile(r"Used (\d+) registers")

@@ -1,0 +1,50 @@
+"""The two things warpsim reads from a cubin's ELF itself: its sm_XX and the PTX inside.
+
+ptxas -lineinfo stores the PTX it read in `.nv_debug_ptx_txt`, one line per
+NUL-terminated string, so a cubin given on its own still has PTX lines to show
+next to its SASS. The arch is in the ELF header's e_flags (sm_90: 0x5a in the
+low byte for the CUDA ELF ABI version of sm_70 and later).
+"""
+
+from __future__ import annotations
+
+import struct
+
+PTX_SECTION = ".nv_debug_ptx_txt"
+
+
+def _sections(data: bytes) -> dict:
+    """name -> (file offset, size) of a 64-bit little-endian ELF's sections."""
+    if data[:4] != b"\x7fELF" or data[4] != 2:
+        return {}
+    section_offset = struct.unpack_from("<Q", data, 0x28)[0]
+    entry_size, count, names_index = struct.unpack_from("<HHH", data, 0x3A)
+    headers = [struct.unpack_from("<IIQQQQIIQQ", data, section_offset + k * entry_size) for k in range(count)]
+    names_at = headers[names_index][4]
+    result = {}
+    for header in headers:
+        start = names_at + header[0]
+        name = data[start:data.index(b"\0", start)].decode(errors="replace")
+        result[name] = (header[4], header[5])
+    return result
+
+
+def ptx_text_in_cubin(data: bytes) -> str:
+    """The PTX text ptxas read, line numbers preserved ('' when the cubin has none)."""
+    try:
+        where = _sections(data).get(PTX_SECTION)
+    except (struct.error, ValueError, IndexError):
+        return ""
+    if where is None:
+        return ""
+    offset, size = where
+    body = data[offset:offset + size].decode(errors="replace")
+    return "\n".join(body.split("\0")).rstrip("\n") + "\n"
+
+
+def cubin_arch(data: bytes) -> str:
+    """'sm_90' from e_flags, '' when it is not a cubin warpsim understands."""
+    if data[:4] != b"\x7fELF" or len(data) < 0x34:
+        return ""
+    flags = struct.unpack_from("<I", data, 0x30)[0]
+    return f"sm_{flags & 0xFF}" if flags & 0xFF else ""
