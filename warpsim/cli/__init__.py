@@ -20,6 +20,7 @@ COMMANDS = {
     "occupancy": ("warpsim.metrics.occupancy", "main",
                   "occupancy calculator: warpsim occupancy --block 256 --regs 32 --smem 4096 --arch sm_90"),
     "ptx": ("warpsim.cli.ptx", "main", "compile CUDA C++ to PTX and check that warpsim supports it"),
+    "sass": ("warpsim.cli.sass", "main", "the SASS the GPU runs, with source and PTX lines: warpsim sass kernel.cu"),
     "check": ("warpsim.cli.check", "main",
               "compute-sanitizer's tools on a script: warpsim check [--tool racecheck] python script.py"),
 }
