@@ -2,8 +2,9 @@
 
 ptxas -lineinfo stores the PTX it read in `.nv_debug_ptx_txt`, one line per
 NUL-terminated string, so a cubin given on its own still has PTX lines to show
-next to its SASS. The arch is in the ELF header's e_flags (sm_90: 0x5a in the
-low byte for the CUDA ELF ABI version of sm_70 and later).
+next to its SASS. The arch is in the ELF header's e_flags: bits 8-15 in the
+CUDA ELF ABI version 8 that current ptxas writes (sm_90: 0x5a00), the low byte
+before it.
 """
 
 from __future__ import annotations
@@ -47,4 +48,5 @@ def cubin_arch(data: bytes) -> str:
     if data[:4] != b"\x7fELF" or len(data) < 0x34:
         return ""
     flags = struct.unpack_from("<I", data, 0x30)[0]
-    return f"sm_{flags & 0xFF}" if flags & 0xFF else ""
+    sm = flags >> 8 & 0xFF if data[8] >= 8 else flags & 0xFF
+    return f"sm_{sm}" if sm else ""

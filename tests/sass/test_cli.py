@@ -1,0 +1,55 @@
+"""`warpsim sass` on a .cu file and on a cubin."""
+
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+
+from warpsim.cli import main as warpsim_main
+from warpsim.cli.sass import main
+
+pytestmark = [pytest.mark.sass, pytest.mark.nvrtc]
+
+KERNELS = pathlib.Path(__file__).with_name("kernels.cu")
+
+
+def test_listing_of_one_kernel_of_a_cu_file(capsys):
+    assert warpsim_main(["sass", str(KERNELS), "--kernel", "early_return"]) == 0
+    out = capsys.readouterr().out
+    assert "// kernel early_return:" in out and "// kernel ternary" not in out
+    assert "kernels.cu:" in out and "if (i >= n) return;" in out      # the source line's text
+    assert "//   PTX " in out and "setp.ge.s32" in out                 # the PTX line's text
+    assert "@P0 EXIT" in out and "c[0x0][0x210]" in out
+    assert "[B" in out and ":S" in out                                 # control codes
+    assert "NOP" not in out                                            # padding after EXIT left out
+
+
+def test_listing_of_a_cubin(tmp_path, capsys, kernels_ptx):
+    from warpsim.sass import cubin_for
+    cubin = tmp_path / "kernels.cubin"
+    cubin.write_bytes(cubin_for(kernels_ptx))
+    assert main([str(cubin), "--kernel", "shfl_reduce", "--no-control"]) == 0
+    out = capsys.readouterr().out
+    assert "SHFL.BFLY" in out and "shfl.sync.bfly" in out and "[B" not in out
+
+
+def test_every_kernel_without_kernel_option(capsys):
+    assert main([str(KERNELS)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("// kernel ") == 8
+
+
+def test_missing_kernel_lists_the_kernels(capsys):
+    assert main([str(KERNELS), "--kernel", "nope"]) == 1
+    err = capsys.readouterr().err
+    assert "no kernel 'nope'" in err and "early_return" in err
+
+
+def test_counts_column(kernels_sass):
+    from warpsim.sass import format_listing
+    fn = kernels_sass.kernel("early_return")
+    counts = {ins.offset: 100 + k for k, ins in enumerate(fn.instructions)}
+    out = format_listing(kernels_sass, "early_return", counts=counts)
+    first = fn.instructions[0]
+    assert f"/*{first.offset:04x}*/         100" in out
