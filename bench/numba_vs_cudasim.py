@@ -96,7 +96,7 @@ def worker(simulator: str, name: str, n: int) -> None:
     import warnings
     warnings.simplefilter("ignore")
     if simulator == "warpsim":
-        from warpsim.cuda.runner import numba_on_warpsim
+        from warpsim.cli.run import numba_on_warpsim
         context = numba_on_warpsim()
     else:
         import contextlib

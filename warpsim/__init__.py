@@ -33,10 +33,10 @@ def __getattr__(name):
     if name == "cuda":
         return importlib.import_module(".cuda", __name__)
     if name == "random":
-        from .api.host_math import HostRandom
+        from .api.arrays import HostRandom
         return HostRandom()
     import numpy
     if hasattr(numpy, name) and not name.startswith("_"):
-        from .api.host_math import numpy_fallback
+        from .api.arrays import numpy_fallback
         return numpy_fallback(name)
     raise AttributeError(f"module 'warpsim' has no attribute '{name}'")

@@ -25,11 +25,14 @@ import weakref
 
 import numpy as np
 
-from .metrics import active
+from .metrics.activity import ActivityTrace
+from .metrics.counters import LaunchCounters
 from .metrics.lines import hot_lines_table, line_table, source_view
 from .metrics.names import BY_NAME, SECTIONS, compute_metrics, unknown_metrics
 from .metrics.occupancy import get_arch, occupancy
 from .metrics.registers import ptxas_arch, registers_per_thread
+from .ptx.names import demangle
+from .sessions import SessionStack, observer_source
 
 __all__ = ["profile", "Profiler", "LaunchProfile", "format_value", "CSV_HEADER"]
 
@@ -46,28 +49,7 @@ def format_value(value) -> str:
     return f"{float(value):,.2f}"
 
 
-def display_name(name: str) -> str:
-    """A readable kernel name: `ns::kernel` from an Itanium-mangled one (Numba's, templates),
-    else the name itself."""
-    if not name.startswith("_Z"):
-        return name
-    k = 3 if name.startswith("_ZN") else 2
-    parts = []
-    while k < len(name) and name[k] != "E":
-        if name[k] == "B":                       # ABI tag: B <length> <tag>
-            k += 1
-        if not name[k].isdigit():
-            break
-        j = k
-        while j < len(name) and name[j].isdigit():
-            j += 1
-        length = int(name[k:j])
-        if name[k - 1] != "B" or k == 2:
-            parts.append(name[j:j + length])
-        k = j + length
-        if not name.startswith("_ZN"):
-            break
-    return "::".join(parts) if parts else name
+display_name = demangle      # the kernel name reports show
 
 
 # ---------------------------------------------------------------- totals of one launch
@@ -277,6 +259,27 @@ class LaunchProfile:
 
 # ---------------------------------------------------------------- the profiler
 
+PROFILERS = SessionStack("warpsim_profilers")
+
+
+@observer_source
+def profiling_observers(launch) -> tuple:
+    """Observers for one launch: one counter set shared by every active profiler (or none)."""
+    profilers = PROFILERS.active()
+    if not profilers:
+        return ()
+
+    def deliver(counters):
+        profile = build_launch_profile(counters)
+        for profiler in profilers:
+            profiler.add_launch(profile)
+
+    counters = LaunchCounters(launch.loaded_module, launch.kernel, launch.grid, launch.block,
+                              launch.shared_bytes, launch.dynamic_shared, on_finished=deliver)
+    counters.activity = ActivityTrace()     # bounded lane-activity trace: the reports' chart
+    return (counters, counters.activity)
+
+
 class Profiler:
     """Collects a LaunchProfile for every launch made while it is active (a context manager)."""
 
@@ -293,11 +296,11 @@ class Profiler:
         self._token = None
 
     def __enter__(self) -> "Profiler":
-        self._token = active.push(self)
+        self._token = PROFILERS.push(self)
         return self
 
     def __exit__(self, *exc) -> None:
-        active.pop(self._token)
+        PROFILERS.pop(self._token)
         self._token = None
 
     def add_launch(self, launch: LaunchProfile) -> None:

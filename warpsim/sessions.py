@@ -2,13 +2,19 @@
 
 `with warpsim.profile():` and `with warpsim.check():` push themselves on a
 stack held in a context variable (so threads and async tasks each see their
-own) for the code inside the block; LoadedModule.launch asks the stack for
-observers. With no session on, a launch pays for one context-variable read.
+own) for the code inside the block. Each kind of session registers, once, an
+observer source: a function that, given the launch (machine.events.Launch),
+returns the observers its active sessions want. LoadedModule.launch asks
+`launch_observers(launch)`, so the machine never imports the layers that
+watch it. With no session on, a launch pays for one context-variable read per
+source.
 """
 
 from __future__ import annotations
 
 import contextvars
+
+_SOURCES: list = []
 
 
 class SessionStack:
@@ -23,3 +29,15 @@ class SessionStack:
 
     def pop(self, token) -> None:
         self._active.reset(token)
+
+
+def observer_source(function):
+    """Register `function(launch) -> tuple of observers` (a decorator; once per source)."""
+    if function not in _SOURCES:
+        _SOURCES.append(function)
+    return function
+
+
+def launch_observers(launch) -> tuple:
+    """The observers every registered source gives this launch (empty when no session is on)."""
+    return tuple(obs for source in _SOURCES for obs in source(launch))

@@ -788,7 +788,7 @@ PROGRAM = textwrap.dedent('''
 def test_run_script_runs_an_unchanged_numba_program(tmp_path):
     script = tmp_path / "program.py"
     script.write_text(PROGRAM)
-    result = subprocess.run([sys.executable, "-m", "warpsim.cuda.runner", "python",
+    result = subprocess.run([sys.executable, "-m", "warpsim.cli.run", "python",
                              str(script), "--flag"], capture_output=True, text=True, timeout=300)
     assert result.returncode == 5, result.stderr
     assert "ran on warpsim simulated GPU" in result.stdout and "['--flag']" in result.stdout
@@ -796,7 +796,7 @@ def test_run_script_runs_an_unchanged_numba_program(tmp_path):
 
 def test_numba_on_warpsim_restores_numba_cuda():
     import numba.cuda as numba_cuda
-    from warpsim.cuda.runner import numba_on_warpsim
+    from warpsim.cli.run import numba_on_warpsim
     original = numba_cuda.jit
     with numba_on_warpsim() as patched:
         assert patched.jit is cuda.jit and patched.to_device is cuda.to_device
@@ -807,7 +807,7 @@ def test_numba_on_warpsim_restores_numba_cuda():
 
 
 def test_run_script_runs_an_unchanged_cupy_program(tmp_path, capsys):
-    from warpsim.cuda.runner import run_script
+    from warpsim.cli.run import run_script
     script = tmp_path / "cupy_program.py"
     script.write_text(
         "import numpy as np\n"

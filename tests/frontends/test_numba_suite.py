@@ -54,7 +54,7 @@ def run_sample(modules=MODULES) -> dict:
     import warnings
     from importlib import import_module
 
-    from warpsim.cuda.runner import numba_on_warpsim
+    from warpsim.cli.run import numba_on_warpsim
 
     def too_long(signum, frame):
         raise TimeoutError(f"test ran past {PER_TEST_SECONDS} s")

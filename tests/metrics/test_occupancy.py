@@ -4,7 +4,8 @@ import json
 
 import pytest
 
-from warpsim.metrics.occupancy import ARCHS, get_arch, main, occupancy
+from warpsim.cli.occupancy import main
+from warpsim.metrics.occupancy import ARCHS, get_arch, occupancy
 
 
 @pytest.mark.parametrize("arch, threads, regs, smem, blocks, pct, limiters", [

@@ -5,8 +5,8 @@ import sys
 
 import numpy as np
 
-from warpsim.machine.semantics import lookup  # noqa: E402
-from warpsim.machine.semantics.evaluate import parse_mnemonic  # noqa: E402
+from warpsim.machine.isa import lookup  # noqa: E402
+from warpsim.machine.isa.evaluate import parse_mnemonic  # noqa: E402
 from warpsim.ptx.types import TYPES, reinterpret  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

@@ -3,7 +3,7 @@ import numpy as np
 import os; sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cases import CASES, N
 from warpsim.ptx.types import TYPES, reinterpret
-from warpsim.machine.semantics.evaluate import evaluate
+from warpsim.machine.isa.evaluate import evaluate
 
 res_dir = sys.argv[1]
 results = np.load(f"{res_dir}/results.npz")

@@ -284,6 +284,11 @@ class ndarray(HostArithmetic):
         return low, high
 
     # Host transfers ---------------------------------------------------------
+    @staticmethod
+    def from_host(value: np.ndarray) -> "ndarray":
+        """A new device array holding a host result (HostArithmetic's way back)."""
+        return asarray(value)
+
     def get(self, stream=None, order: str = "C", out: np.ndarray | None = None, blocking: bool = True):
         """A NumPy copy of the array (downloads from the simulated device)."""
         if self.size == 0:
@@ -563,3 +568,36 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
              axis: int = 0):
     host = np.linspace(start, stop, num, endpoint=endpoint, retstep=retstep, dtype=dtype, axis=axis)
     return (_from_host(host[0]), host[1]) if retstep else _from_host(host)
+
+
+# ---------------------------------------------------------------- NumPy on the host
+
+def host_function(fn):
+    """Wrap a NumPy function so device arrays go in and come out (computed on the host)."""
+    def to_host(value):
+        return value.get() if isinstance(value, ndarray) else value
+
+    def to_device(value):
+        return asarray(value) if isinstance(value, np.ndarray) else value
+
+    def call(*args, **kwargs):
+        result = fn(*[to_host(a) for a in args], **{k: to_host(v) for k, v in kwargs.items()})
+        if isinstance(result, tuple):
+            return tuple(to_device(r) for r in result)
+        return to_device(result)
+    call.__name__ = getattr(fn, "__name__", "function")
+    call.__doc__ = f"{call.__name__} computed on the host with NumPy (see warpsim.api.host_math)."
+    return call
+
+
+class HostRandom:
+    """`cupy.random`-style generators whose results land on the device."""
+
+    def __getattr__(self, name):
+        return host_function(getattr(np.random, name))
+
+
+def numpy_fallback(name: str):
+    """warpsim.<name> for a NumPy function or constant not defined by warpsim itself."""
+    value = getattr(np, name)
+    return host_function(value) if callable(value) else value

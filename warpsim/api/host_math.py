@@ -15,45 +15,29 @@ import numpy as np
 
 
 def _host(value):
-    from .arrays import ndarray
-    return value.get() if isinstance(value, ndarray) else value
-
-
-def _device(value):
-    from .arrays import asarray
-    return asarray(value) if isinstance(value, np.ndarray) else value
-
-
-def host_function(fn):
-    """Wrap a NumPy function so device arrays go in and come out."""
-    def call(*args, **kwargs):
-        args = [_host(a) for a in args]
-        kwargs = {k: _host(v) for k, v in kwargs.items()}
-        result = fn(*args, **kwargs)
-        if isinstance(result, tuple):
-            return tuple(_device(r) for r in result)
-        return _device(result)
-    call.__name__ = getattr(fn, "__name__", "function")
-    call.__doc__ = f"{call.__name__} computed on the host with NumPy (see warpsim.api.host_math)."
-    return call
+    return value.get() if isinstance(value, HostArithmetic) else value
 
 
 def _binary(op, reflected=False):
     def method(self, other):
         a, b = (_host(other), self.get()) if reflected else (self.get(), _host(other))
-        return _device(np.asarray(op(a, b)))
+        return self.from_host(np.asarray(op(a, b)))
     return method
 
 
 def _reduction(name):
     def method(self, *args, **kwargs):
         result = getattr(self.get(), name)(*args, **kwargs)
-        return _device(result) if isinstance(result, np.ndarray) else result
+        return self.from_host(result) if isinstance(result, np.ndarray) else result
     return method
 
 
 class HostArithmetic:
-    """Operators and reductions for device arrays, computed on the host."""
+    """Operators and reductions for device arrays, computed on the host.
+
+    The array class provides `get()` (device to host) and `from_host(array)`
+    (host to a new device array of its kind).
+    """
 
     __add__, __radd__ = _binary(operator.add), _binary(operator.add, True)
     __sub__, __rsub__ = _binary(operator.sub), _binary(operator.sub, True)
@@ -73,27 +57,14 @@ class HostArithmetic:
     __hash__ = None
 
     def __neg__(self):
-        return _device(-self.get())
+        return self.from_host(-self.get())
 
     def __abs__(self):
-        return _device(np.abs(self.get()))
+        return self.from_host(np.abs(self.get()))
 
     def __invert__(self):
-        return _device(~self.get())
+        return self.from_host(~self.get())
 
     sum, prod, mean, std, var = (_reduction(n) for n in ("sum", "prod", "mean", "std", "var"))
     min, max, argmin, argmax = (_reduction(n) for n in ("min", "max", "argmin", "argmax"))
     all, any, cumsum, dot = (_reduction(n) for n in ("all", "any", "cumsum", "dot"))
-
-
-class HostRandom:
-    """`cupy.random`-style generators whose results land on the device."""
-
-    def __getattr__(self, name):
-        return host_function(getattr(np.random, name))
-
-
-def numpy_fallback(name: str):
-    """warpsim.<name> for a NumPy function or constant not defined by warpsim itself."""
-    value = getattr(np, name)
-    return host_function(value) if callable(value) else value

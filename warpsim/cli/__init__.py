@@ -13,11 +13,11 @@ import sys
 
 COMMANDS = {
     "demo": ("warpsim.demo", "main", "reproduce the SIMT document's worked examples"),
-    "run": ("warpsim.cuda.runner", "run_script",
+    "run": ("warpsim.cli.run", "run_script",
             "run an unchanged Numba/CuPy program on warpsim: warpsim run python script.py ..."),
     "profile": ("warpsim.cli.profile", "main",
                 "profile every launch of a script, ncu-style: warpsim profile [--csv] python script.py"),
-    "occupancy": ("warpsim.metrics.occupancy", "main",
+    "occupancy": ("warpsim.cli.occupancy", "main",
                   "occupancy calculator: warpsim occupancy --block 256 --regs 32 --smem 4096 --arch sm_90"),
     "ptx": ("warpsim.cli.ptx", "main", "compile CUDA C++ to PTX and check that warpsim supports it"),
     "sass": ("warpsim.cli.sass", "main", "the SASS the GPU runs, with source and PTX lines: warpsim sass kernel.cu"),

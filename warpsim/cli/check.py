@@ -16,7 +16,7 @@ import argparse
 import sys
 import warnings
 
-from ..cuda.runner import run_script, strip_interpreter
+from .run import run_script, strip_interpreter
 from ..sanitizer.report import PREFIX, summary_line
 from ..sanitizer.session import DEFAULT_PRINT_LIMIT, TOOLS, check, parse_tools
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..cuda.runner import run_script, strip_interpreter
+from .run import run_script, strip_interpreter
 from ..metrics.names import METRICS, SASS_NOTES, unknown_metrics
 from ..profiler import profile
 

@@ -15,7 +15,7 @@ from ..errors import WarpsimError
 
 
 def instruction_table() -> str:
-    from ..machine.semantics import OPS
+    from ..machine.isa import OPS
     rows = []
     for opcode in sorted(OPS):
         for spec in OPS[opcode]:

@@ -2,7 +2,7 @@
 
 A Numba program runs on warpsim by changing `from numba import cuda` to
 `from warpsim import cuda` (or, unchanged, under `warpsim run python
-script.py`; see warpsim.cuda.runner). Kernels are compiled by
+script.py`; see warpsim.cli.run). Kernels are compiled by
 numba-cuda itself, so everything Numba supports inside a kernel compiles:
 `cuda.grid`, shared/local/const arrays, atomics, the warp intrinsics, fp16...
 This module is typed as numba.cuda inside kernels, and every name it does
@@ -21,7 +21,7 @@ accepted and ignored, since every launch runs to completion in order;
 events time the simulation on the host's clock; IPC, memory managers and
 the CUDA driver/runtime objects are not provided (they raise Numba's own
 "no CUDA driver" error); `cuda.random`'s host helpers work only under
-`warpsim run` (see warpsim.cuda.runner), where numba.cuda itself is redirected.
+`warpsim run` (see warpsim.cli.run), where numba.cuda itself is redirected.
 
 The implementation lives in warpsim.cuda.devicearray (device, pinned and mapped
 arrays) and warpsim.cuda.driver (device, context, streams, events, CuPy's

@@ -48,7 +48,7 @@ def numba_sees_simulated_device():
     attaches its own context there for the duration of a compilation.
     """
     from numba.cuda.cudadrv import devices
-    from . import current_context
+    from .driver import current_context
     runtime = devices._runtime
     previous = runtime._get_attached_context()
     runtime._set_attached_context(current_context())

@@ -30,7 +30,10 @@ def load(name: str):
 
 def run_demo(name: str, console=None):
     """Run one demo and return its DemoResult (printing on `console` when given)."""
-    return load(name).run(console)
+    module = load(name)
+    result = module.run(console)
+    result.claim = " ".join(getattr(module, "CLAIM", "").split())
+    return result
 
 
 def _parser() -> argparse.ArgumentParser:

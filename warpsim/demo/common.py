@@ -36,6 +36,7 @@ class Figure:
 class DemoResult:
     name: str
     title: str
+    claim: str = ""                                   # the demo's CLAIM (the document's words)
     figures: dict = field(default_factory=dict)       # raw values, by name (tests read these)
     rows: list = field(default_factory=list)          # Figures, in the order shown
     runs: list = field(default_factory=list)          # Runs whose traces make the charts

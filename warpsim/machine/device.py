@@ -13,13 +13,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..settings import current as current_settings
 from ..errors import LaunchError, WarpsimError
 from ..ptx.ir import Imm, Sym
 from ..ptx.parser import parse_ptx
-from ..metrics.active import profiling_observers
-from ..sanitizer.active import checking_observers
+from ..sessions import launch_observers
+from ..settings import current as current_settings
 from .engine import run_batch
+from .events import Launch, observers_of
 from .memory import GlobalMemory
 from .program import Program
 from .state import LaunchState
@@ -135,9 +135,12 @@ class LoadedModule:
                               f"{MAX_SHARED_PER_BLOCK} bytes an SM offers", kernel=kernel)
         shared_total = (self.program.dynamic_shared_base + dynamic if dynamic else
                         self.program.kernel_static_shared.get(kernel, 0))
-        profiling = (*profiling_observers(self, kernel, grid, block, shared_total, dynamic),
-                     *checking_observers(self, kernel, grid, block))
-        observers = (*observers, *profiling)
+        launch = Launch(self, kernel, grid, block, shared_total, dynamic)
+        observers = (*observers, *launch_observers(launch))
+        started, finished, failed, done = (observers_of(observers, event) for event in
+                                           ("batch_started", "batch_finished", "launch_failed",
+                                            "launch_finished"))
+        memory_observers = observers_of(observers, "memory_access")
         param_buf = np.zeros((len(params) + 15) // 16 * 16 or 16, dtype=np.uint8)
         param_buf[:len(params)] = np.frombuffer(bytes(params), dtype=np.uint8)
         n_ctas = grid[0] * grid[1] * grid[2]
@@ -151,28 +154,27 @@ class LoadedModule:
                               shared_total, dynamic, self.device.memory, settings)
             if layout.local_size:
                 ctx.ensure_local(layout.local_size)
-            ctx.memory_observers = [o for o in observers if hasattr(o, "memory_access")]
-            for obs in observers:
+            ctx.memory_observers = memory_observers
+            for obs in started:
                 obs.batch_started(ctx)
             try:
                 run_batch(ctx, observers)
             except LaunchError as exc:       # sanitizer tools report the fault, then it propagates
-                for obs in profiling:
-                    if hasattr(obs, "launch_failed"):
-                        obs.launch_failed(ctx, exc)
+                for obs in failed:
+                    obs.launch_failed(ctx, exc)
                 raise
             result.warp_instructions += ctx.issued
             result.thread_instructions += ctx.thread_instructions
             result.rounds += ctx.rounds
             result.diagnostics.extend(ctx.diagnostics)
-            for obs in observers:
+            for obs in finished:
                 obs.batch_finished(ctx)
             if progress:
                 progress.update(int(cta_ids[-1]) + 1)
         if progress:
             progress.close()
         result.seconds = time.perf_counter() - start
-        for obs in profiling:
+        for obs in done:
             obs.launch_finished(result)
         _warn_once(result.diagnostics, kernel)
         return result

@@ -19,8 +19,9 @@ from ..errors import BudgetExceeded, DeadlockError
 from .lanes import lanes_text
 from .codegen import compile_block
 from .isa.barriers import reduce_barrier
+from .events import observers_of
 from .scheduling import model_for
-from .state import AT_BARRIER, AT_WARP_SYNC, EXITED, RUNNING
+from .state import AT_BARRIER, AT_WARP_SYNC, BARRIERS_PER_CTA, EXITED, RUNNING
 
 NO_PC = np.iinfo(np.int64).max
 LIVELOCK_EVERY = 4096     # rounds between checks for a repeating state
@@ -32,12 +33,14 @@ def run_batch(ctx, observers=()):
     model = model_for(ctx.settings.scheduling, program.module.target)
     ctx.model = model
     model.start(ctx)
-    ctx.barrier_observers = [o for o in observers if hasattr(o, "barrier_released")]
+    ctx.block_observers = observers_of(observers, "block_executed")
+    ctx.barrier_observers = observers_of(observers, "barrier_released")
+    ctx.warp_sync_observers = observers_of(observers, "warp_sync_met")
     lanes = np.arange(32, dtype=np.int64)
     while True:
         runnable = ctx.status == RUNNING
         if not runnable.any():
-            if release_barriers(ctx) or wake_warp_syncs(ctx, observers):
+            if release_barriers(ctx) or wake_warp_syncs(ctx):
                 continue
             if (ctx.status == EXITED).all():
                 return
@@ -51,7 +54,7 @@ def run_batch(ctx, observers=()):
         bounds = np.flatnonzero(np.diff(pcs[order])) + 1
         for ws in np.split(warps[order], bounds):
             idx = (ws[:, None] * 32 + lanes)[chosen[ws]]
-            execute(ctx, program, int(warp_pc[ws[0]]), idx, model, observers, ws)
+            execute(ctx, int(warp_pc[ws[0]]), idx, ws)
         # 3. meet
         if (ctx.status == AT_BARRIER).any():
             release_barriers(ctx)
@@ -63,23 +66,25 @@ def run_batch(ctx, observers=()):
             watch_for_livelock(ctx)
 
 
-def execute(ctx, program, gid, idx, model, observers, warps=None):
+def execute(ctx, gid, idx, warps=None):
     """Run one block for threads idx (whose warps, sorted, are `warps` if known)."""
-    block = program.blocks[gid]
+    block = ctx.program.blocks[gid]
     if block.compiled is None:
-        block.compiled = compile_block(program, block)
+        block.compiled = compile_block(ctx.program, block)
     if block.kind == "warp_sync":
-        met = model.meet(ctx, block, idx)
+        met = ctx.model.meet(ctx, block, idx)
         if met is None or not len(met):
             return
         if met is not idx:
             idx, warps = met, None
+        for obs in ctx.warp_sync_observers:
+            obs.warp_sync_met(ctx, block, idx)
     block.compiled(ctx, idx)
     if warps is None:
         warps = np.unique(idx >> 5)
     ctx.issued += len(warps) * len(block.instructions)
     ctx.thread_instructions += len(idx) * len(block.instructions)
-    for obs in observers:
+    for obs in ctx.block_observers:
         obs.block_executed(ctx, block, idx, warps)
 
 
@@ -89,18 +94,18 @@ def release_barriers(ctx) -> bool:
     if not len(waiting):
         return False
     live = np.bincount(ctx.cta[ctx.status != EXITED], minlength=ctx.n_ctas)
-    keys = ctx.cta[waiting] * 16 + ctx.barrier_id[waiting]
+    keys = ctx.barrier_keys(waiting)
     uniq, inverse, counts = np.unique(keys, return_inverse=True, return_counts=True)
     wanted = np.zeros(len(uniq), dtype=np.int64)
     np.maximum.at(wanted, inverse, ctx.barrier_count[waiting])
-    expected = np.where(wanted > 0, wanted, live[uniq // 16])
+    expected = np.where(wanted > 0, wanted, live[uniq // BARRIERS_PER_CTA])
     if ctx.arrivals:
-        counts = counts + np.array([ctx.arrivals.get((int(k) // 16, int(k) % 16), 0) for k in uniq])
+        counts = counts + np.array([ctx.arrivals.get(int(k), 0) for k in uniq])
     done = counts >= expected
     if not done.any():
         return False
     for k in uniq[done]:
-        ctx.arrivals.pop((int(k) // 16, int(k) % 16), None)
+        ctx.arrivals.pop(int(k), None)
     members, member_keys = waiting[done[inverse]], keys[done[inverse]]
     for obs in ctx.barrier_observers:
         obs.barrier_released(ctx, members, member_keys)
@@ -127,18 +132,17 @@ def finish_barrier(ctx, members, keys):
             ctx.status[group] = EXITED
 
 
-def wake_warp_syncs(ctx, observers) -> bool:
+def wake_warp_syncs(ctx) -> bool:
     """Lanes waiting at a warp-sync whose partners exited: let them go (and report it)."""
     waiting = np.flatnonzero(ctx.status == AT_WARP_SYNC)
     if not len(waiting):
         return False
-    model = ctx.model
     progressed = False
     for gid in np.unique(ctx.pc[waiting]):
         idx = waiting[ctx.pc[waiting] == gid]
         before = ctx.issued
         ctx.status[idx] = RUNNING
-        execute(ctx, ctx.program, int(gid), idx, model, observers)
+        execute(ctx, int(gid), idx)
         progressed |= ctx.issued != before
     if not progressed:
         ctx.status[waiting[ctx.status[waiting] == RUNNING]] = AT_WARP_SYNC

@@ -18,6 +18,10 @@ EXITED = 1
 AT_BARRIER = 2
 AT_WARP_SYNC = 3
 
+# A CTA has 16 named barriers (bar.sync 0..15). One integer names a barrier of
+# a CTA of the batch: cta_slot * BARRIERS_PER_CTA + barrier id.
+BARRIERS_PER_CTA = 16
+
 
 class LaunchState:
     def __init__(self, program, kernel: str, grid: tuple, block: tuple, cta_ids: np.ndarray,
@@ -51,7 +55,7 @@ class LaunchState:
         self.barrier_id = np.zeros(self.n, dtype=np.int32)
         self.barrier_count = np.zeros(self.n, dtype=np.int32)   # expected threads (0: all)
         self.barrier_pred = np.zeros(self.n, dtype=bool)        # bar.red's predicate
-        self.arrivals: dict[tuple, int] = {}                    # (cta slot, barrier) -> bar.arrive count
+        self.arrivals: dict[int, int] = {}                      # barrier key -> bar.arrive count
         self.param_vars: dict[str, np.ndarray] = {}
         self.saved: dict[str, np.ndarray] = {}                  # recursive frames, per depth
         self.call_stack = np.zeros((0, self.n), dtype=np.int64)
@@ -64,8 +68,13 @@ class LaunchState:
         self.thread_instructions = 0          # instructions times the lanes that executed them
         self.rounds = 0
         self.diagnostics: list = []
+        self.model = None                     # the SchedulingModel running this batch
+        self.seen_states: dict = {}           # livelock watch: state fingerprint -> round
+        # Observers (machine.events) of each event, picked once per launch.
+        self.block_observers: list = []
         self.memory_observers: list = []
-        self.barrier_observers: list = []     # objects with barrier_released(ctx, members, keys)      # objects with memory_access(ctx, site, space, kind, idx, addrs, size, count)
+        self.barrier_observers: list = []
+        self.warp_sync_observers: list = []
         self.count_predicates = False         # profiling: generated code counts guard-true threads
         self.guard_true: dict = {}            # ... into this: (block, position) -> threads
 
@@ -103,21 +112,14 @@ class LaunchState:
             self.param_vars[name] = arr
         return arr
 
+    def barrier_keys(self, slots) -> np.ndarray:
+        """The barrier key (CTA slot and barrier id, see BARRIERS_PER_CTA) each thread waits at."""
+        return self.cta[slots] * BARRIERS_PER_CTA + self.barrier_id[slots]
+
     def barrier_arrivals(self, idx):
         """bar.arrive: count the arrival without waiting; the thread goes on."""
-        keys = self.cta[idx] * 16 + self.barrier_id[idx]
-        for key, count in zip(*np.unique(keys, return_counts=True)):
-            k = (int(key) // 16, int(key) % 16)
-            self.arrivals[k] = self.arrivals.get(k, 0) + int(count)
-
-    def call(self, program, idx, callee: str, copies, return_gid: int):
-        """Enter `callee` for threads idx: copy arguments, push the return block."""
-        from .calls import enter_function
-        enter_function(self, program, idx, callee, copies, return_gid)
-
-    def return_from(self, program, function: str, idx):
-        from .calls import leave_function
-        leave_function(self, program, function, idx)
+        for key, count in zip(*np.unique(self.barrier_keys(idx), return_counts=True)):
+            self.arrivals[int(key)] = self.arrivals.get(int(key), 0) + int(count)
 
     def ensure_local(self, size: int):
         """Grow per-thread local memory to `size` bytes per thread."""

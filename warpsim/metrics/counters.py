@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..machine.events import LaunchObserver
 from ..machine.memory import SHARED_WINDOW
 from ..ptx.ir import Sink
 
@@ -159,16 +160,16 @@ def operation(program, site, kind: str, cache: dict) -> str:
 NOT_BRANCH, UNIFORM_BRANCH, CONDITIONAL_BRANCH = 0, 1, 2
 
 
-class LaunchCounters:
-    """Observer of one launch (all its batches); reports to the profilers when it ends."""
+class LaunchCounters(LaunchObserver):
+    """Observer of one launch (all its batches); calls `on_finished(self)` when it ends."""
 
     def __init__(self, loaded_module, kernel: str, grid: tuple, block: tuple,
-                 shared_bytes: int, dynamic_shared: int, profilers=()):
+                 shared_bytes: int, dynamic_shared: int, on_finished=None):
         self.loaded_module = loaded_module
         self.program = loaded_module.program
         self.kernel, self.grid, self.block = kernel, grid, block
         self.shared_bytes, self.dynamic_shared = shared_bytes, dynamic_shared
-        self.profilers = profilers
+        self.on_finished = on_finished
         n = len(self.program.blocks)
         self.warp_execs = [0] * n           # warp-level executions of each block
         self.thread_execs = [0] * n         # thread-level executions of each block
@@ -246,10 +247,8 @@ class LaunchCounters:
 
     def launch_finished(self, result):
         self.result = result
-        from ..profiler import build_launch_profile
-        launch = build_launch_profile(self)
-        for profiler in self.profilers:
-            profiler.add_launch(launch)
+        if self.on_finished is not None:
+            self.on_finished(self)
 
     # -------------------------------------------------------- derived per block
 

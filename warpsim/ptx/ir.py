@@ -155,8 +155,28 @@ class Instruction:
         return (self.opcode, self.mods, self.dsts, self.srcs, self.guard, self.call)
 
     def __str__(self):
-        from .printer import format_instruction
         return format_instruction(self)
+
+
+def format_instruction(ins: "Instruction") -> str:
+    guard = f"{ins.guard} " if ins.guard else ""
+    head = f"{guard}{ins.mnemonic}"
+    if ins.call is not None:
+        c = ins.call
+        parts = []
+        if c.returns:
+            parts.append("(" + ", ".join(map(str, c.returns)) + ")")
+        parts.append(str(c.target))
+        if c.args or c.prototype:
+            parts.append("(" + ", ".join(map(str, c.args)) + ")")
+        if c.prototype:
+            parts.append(c.prototype)
+        return f"{head} " + ", ".join(parts) + ";"
+    operands = []
+    if ins.dsts:
+        operands.append("|".join(map(str, ins.dsts)))
+    operands.extend(map(str, ins.srcs))
+    return (f"{head} " + ", ".join(operands) if operands else head) + ";"
 
 
 # ---------------------------------------------------------------- declarations

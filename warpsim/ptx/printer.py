@@ -2,28 +2,7 @@
 
 from __future__ import annotations
 
-from .ir import Function, Imm, Instruction, Module, Sym, Variable
-
-
-def format_instruction(ins: Instruction) -> str:
-    guard = f"{ins.guard} " if ins.guard else ""
-    head = f"{guard}{ins.mnemonic}"
-    if ins.call is not None:
-        c = ins.call
-        parts = []
-        if c.returns:
-            parts.append("(" + ", ".join(map(str, c.returns)) + ")")
-        parts.append(str(c.target))
-        if c.args or c.prototype:
-            parts.append("(" + ", ".join(map(str, c.args)) + ")")
-        if c.prototype:
-            parts.append(c.prototype)
-        return f"{head} " + ", ".join(parts) + ";"
-    operands = []
-    if ins.dsts:
-        operands.append("|".join(map(str, ins.dsts)))
-    operands.extend(map(str, ins.srcs))
-    return (f"{head} " + ", ".join(operands) if operands else head) + ";"
+from .ir import Function, Imm, Module, Sym, Variable, format_instruction  # noqa: F401 (printer API)
 
 
 def _init_element(e) -> str:

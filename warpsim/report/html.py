@@ -266,14 +266,13 @@ def write_html_report(prof, path, title: str = "warpsim profile") -> str:
 # ------------------------------------------------------------ demos
 
 def render_demo_html(results) -> str:
-    from ..demo import load
     parts = ['<div class="warpsim-report">', f"<style>{CSS}</style>",
              "<h1>warpsim demo: the SIMT document's worked examples</h1>",
              '<p class="muted">Each demo runs the document\'s kernels on warpsim and puts the measured '
              "figures beside the document's claims.</p>",
              "<nav>" + "".join(f'<a href="#demo-{escape(r.name)}">{escape(r.title)}</a>' for r in results) + "</nav>"]
     for r in results:
-        claim = " ".join(getattr(load(r.name), "CLAIM", "").split())
+        claim = r.claim
         rows = "".join(
             f'<tr><td>{escape(row.what)}</td><td class="num"><b>{escape(row.measured)}</b></td>'
             f'<td class="num">{escape(row.document)}</td>'

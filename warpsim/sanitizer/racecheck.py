@@ -35,6 +35,7 @@ import weakref
 import numpy as np
 
 from ..machine.memory import SHARED_WINDOW
+from ..machine.state import BARRIERS_PER_CTA
 from .report import SanitizerError, coords
 from .tool import LaunchTool
 
@@ -118,7 +119,7 @@ class Racecheck(LaunchTool):
         self.after_syncwarp = syncwarp_instructions(ctx.program)
 
     def barrier_released(self, ctx, members, keys):
-        self.cta_epoch[np.unique(keys // 16)] += 1
+        self.cta_epoch[np.unique(keys // BARRIERS_PER_CTA)] += 1
 
     def block_executed(self, ctx, block, idx, warps):
         if id(block.instructions[0]) in self.after_syncwarp:

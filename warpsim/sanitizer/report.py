@@ -11,16 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..ptx.names import demangle
 from ..machine.lanes import lanes_text  # noqa: F401  (re-exported for the tools)
 
 PREFIX = "========= "
 SPACE_NAMES = {"global": "__global__", "shared": "__shared__", "local": "__local__",
                "param": "parameter", "const": "__constant__"}
-
-
-def display_name(name: str) -> str:
-    from ..profiler import display_name as demangle
-    return demangle(name)
 
 
 def coords(xyz) -> str:
@@ -40,7 +36,7 @@ class Access:
 
     def at(self) -> str:
         src = self.source_line or "<no line info>"
-        return f"at PTX line {self.ptx_line} in {src}:{display_name(self.kernel)}"
+        return f"at PTX line {self.ptx_line} in {src}:{demangle(self.kernel)}"
 
     def lines(self) -> list:
         head = f"{self.what} Thread {coords(self.thread)} {self.at()}" if self.what else \

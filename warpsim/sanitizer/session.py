@@ -75,11 +75,12 @@ class Checker:
 
     # ------------------------------------------------------------ called by launches
 
-    def launch_observers(self, loaded_module, kernel: str, grid: tuple, block: tuple) -> tuple:
-        launch = self.launches
+    def launch_observers(self, launch) -> tuple:
+        """One observer per enabled tool for this launch (a machine.events.Launch)."""
+        number = self.launches
         self.launches += 1
         classes = tool_classes()
-        return tuple(classes[name](self, launch, kernel) for name in self.tools)
+        return tuple(classes[name](self, number, launch.kernel) for name in self.tools)
 
     def add(self, errors) -> None:
         for error in errors:

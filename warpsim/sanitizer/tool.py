@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from ..machine.events import LaunchObserver
 from .report import Access
 
 
-class LaunchTool:
+class LaunchTool(LaunchObserver):
     """One tool watching one launch (the machine's observer interface).
 
-    Subclasses add `memory_access` or `barrier_released` only when they need
-    them, so a launch pays only for the hooks of the tools that are on. Errors
+    Subclasses override only the events they need, so a launch pays only
+    for the hooks of the tools that are on. Errors
     go to the session when the launch finishes, or fails (`claim` may turn the
     failure into an error of this tool).
     """
@@ -22,15 +23,6 @@ class LaunchTool:
         self.found: dict = {}           # key -> [count, SanitizerError]: folded repeats
 
     # ------------------------------------------------------------ observer interface
-
-    def batch_started(self, ctx):
-        pass
-
-    def batch_finished(self, ctx):
-        pass
-
-    def block_executed(self, ctx, block, idx, warps):
-        pass
 
     def launch_finished(self, result):
         self.finish()

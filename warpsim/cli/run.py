@@ -3,8 +3,8 @@
 A CuPy program's `import cupy` gives warpsim for the run (`cupy_on_warpsim()`).
 
     warpsim run python my_numba_program.py --size 4096
-    python -m warpsim.cuda.runner my_numba_program.py --size 4096
-    python -m warpsim.cuda.runner -m my_package.main
+    python -m warpsim.cli.run my_numba_program.py --size 4096
+    python -m warpsim.cli.run -m my_package.main
 
 How: the program keeps its `from numba import cuda`; kernels are compiled by
 numba-cuda and typed against the real numba.cuda module, exactly as on a
@@ -60,7 +60,7 @@ def numba_on_warpsim():
     if config.ENABLE_CUDASIM:
         raise RuntimeError("numba.cuda was imported with NUMBA_ENABLE_CUDASIM=1 before warpsim "
                            "could redirect it; run the program in a fresh process")
-    from .dispatcher import numba_sees_simulated_device
+    from ..cuda.dispatcher import numba_sees_simulated_device
     saved = {name: numba_cuda.__dict__.get(name, _ABSENT) for name in warpsim_cuda.HOST_API}
     for name in warpsim_cuda.HOST_API:
         setattr(numba_cuda, name, getattr(warpsim_cuda, name))

@@ -1,0 +1,73 @@
+"""What a launch reports: the one interface profilers, sanitizer tools, charts
+and timing models observe the machine through.
+
+An observer subclasses LaunchObserver and overrides the events it wants; the
+machine calls only the overridden ones (`observers_of` picks them once per
+launch), so an observer of blocks costs nothing per memory access. Observers
+are registered once, when the launch starts: the ones the caller passes to
+`LoadedModule.launch(observers=...)`, plus those of every session that is on
+(`warpsim.sessions.launch_observers`). The machine never imports who listens.
+
+Arguments the events carry:
+  ctx       the batch's LaunchState (read it; never change it)
+  block     the ProgramBlock that ran; idx: thread slots that ran it (sorted by
+            warp); warps: their warp slots (unique), so one warp instruction
+            per warp and per instruction of the block was issued
+  site      the instruction a memory access or barrier belongs to (site.ins)
+  space     'global', 'shared', 'local', 'param' or 'const'; kind 'ld', 'st', 'atom'
+  addrs     one address per thread of idx; size bytes each; count per thread
+  members   thread slots a CTA barrier released; keys: their (CTA, barrier) keys
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Launch:
+    """What a session needs to decide which observers a launch gets."""
+    loaded_module: object          # the LoadedModule the kernel belongs to
+    kernel: str
+    grid: tuple
+    block: tuple
+    shared_bytes: int              # static + dynamic shared memory per CTA
+    dynamic_shared: int
+
+
+class LaunchObserver:
+    """The events of one launch, in the order they happen. Override what you need."""
+
+    def batch_started(self, ctx) -> None:
+        """A batch of CTAs is about to run (its LaunchState is ctx)."""
+
+    def block_executed(self, ctx, block, idx, warps) -> None:
+        """Threads idx of warps issued one basic block: its instructions, with these lanes active."""
+
+    def memory_access(self, ctx, site, space, kind, idx, addrs, size, count) -> None:
+        """Threads idx accessed memory at addrs (a load, store or atomic of one instruction)."""
+
+    def barrier_released(self, ctx, members, keys) -> None:
+        """A CTA barrier (bar.sync/barrier.sync, any id) let the threads `members` go."""
+
+    def warp_sync_met(self, ctx, block, idx) -> None:
+        """The lanes idx met at a warp-synchronous instruction (shfl.sync, vote.sync, ...)."""
+
+    def batch_finished(self, ctx) -> None:
+        """Every thread of the batch has exited."""
+
+    def launch_failed(self, ctx, error) -> None:
+        """The launch stopped with a LaunchError (a fault, deadlock, trap); it propagates next."""
+
+    def launch_finished(self, result) -> None:
+        """The whole grid ran; result is the LaunchResult."""
+
+
+EVENTS = tuple(name for name in vars(LaunchObserver) if not name.startswith("_"))
+
+
+def observers_of(observers, event: str) -> list:
+    """The observers that override `event` (the others would do nothing)."""
+    default = getattr(LaunchObserver, event)
+    return [o for o in observers
+            if getattr(type(o), event, None) is not default and callable(getattr(o, event, None))]

@@ -1,0 +1,125 @@
+"""Lane activity of a launch, warp by warp: what its picture is drawn from.
+
+`ActivityTrace` is a launch observer (machine.events). For the first
+`max_warps` warps of the grid it records every issued warp instruction, up to
+`max_issues` per warp: how many lanes were active, its PTX line and its source
+line. Recording is vectorized over the warps that ran a basic block, and bounded
+(max_warps x max_issues bytes of lane counts), so a trace can stay attached to a
+launch of millions of threads; warps past the cap are counted, not recorded.
+warpsim.report.activity draws it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..machine.events import LaunchObserver
+
+__all__ = ["ActivityTrace"]
+
+
+class ActivityTrace(LaunchObserver):
+    """Observer: per warp, the active-lane count of each issued instruction (bounded)."""
+
+    def __init__(self, max_warps: int = 64, max_issues: int = 4096, label: str = ""):
+        self.max_warps, self.max_issues = int(max_warps), int(max_issues)
+        self.label = label
+        self.kernel, self.grid, self.block = "", (1, 1, 1), (1, 1, 1)
+        self.warps_per_cta = 0
+        self.total_warps = 0                                     # warps in the whole grid
+        self.active = np.zeros((self.max_warps, self.max_issues), dtype=np.uint8)
+        self.ptx_line = np.zeros((self.max_warps, self.max_issues), dtype=np.int32)
+        self.source_line = np.zeros((self.max_warps, self.max_issues), dtype=np.int32)
+        self.issued = np.zeros(self.max_warps, dtype=np.int64)   # per recorded warp, uncapped
+        self.live_lanes = np.zeros(self.max_warps, dtype=np.int64)
+        self.seen = np.zeros(self.max_warps, dtype=bool)
+        self._row = np.zeros(0, dtype=np.int64)                  # batch warp -> row (-1: not recorded)
+        self._lines: dict[int, tuple] = {}                       # block gid -> (ptx lines, source lines)
+
+    # ------------------------------------------------------------ observer interface
+
+    def batch_started(self, ctx):
+        self.kernel, self.grid, self.block = ctx.kernel, tuple(ctx.grid), tuple(ctx.block)
+        self.warps_per_cta = ctx.warps_per_cta
+        self.total_warps = int(np.prod(self.grid)) * ctx.warps_per_cta
+        warp = np.arange(ctx.n_warps, dtype=np.int64)
+        cta_slot, warp_in_cta = warp // ctx.warps_per_cta, warp % ctx.warps_per_cta
+        row = np.asarray(ctx.cta_ids, dtype=np.int64)[cta_slot] * ctx.warps_per_cta + warp_in_cta
+        self._row = np.where(row < self.max_warps, row, -1)
+        recorded = self._row >= 0
+        live = ctx.exists.reshape(-1, 32).sum(axis=1)
+        self.live_lanes[self._row[recorded]] = live[recorded]
+        self.seen[self._row[recorded]] = True
+
+    def block_executed(self, ctx, block, idx, warps):
+        if not len(warps):
+            return
+        rows = self._row[warps]
+        keep = rows >= 0
+        if not keep.any():
+            return
+        warp_of_lane = idx >> 5
+        starts = np.searchsorted(warp_of_lane, warps)
+        counts = np.diff(np.append(starts, len(idx)))
+        rows, counts = rows[keep], counts[keep]
+        ptx_lines, source_lines = self._block_lines(block)
+        k = len(ptx_lines)
+        column = self.issued[rows][:, None] + np.arange(k)
+        inside = column < self.max_issues
+        if inside.any():
+            r = np.broadcast_to(rows[:, None], column.shape)[inside]
+            c = column[inside]
+            self.active[r, c] = np.broadcast_to(counts[:, None], column.shape)[inside]
+            self.ptx_line[r, c] = np.broadcast_to(ptx_lines, column.shape)[inside]
+            self.source_line[r, c] = np.broadcast_to(source_lines, column.shape)[inside]
+        self.issued[rows] += k
+
+    def batch_finished(self, ctx):
+        pass
+
+    def launch_finished(self, result):
+        """Called by LoadedModule.launch for profiling observers; nothing left to do."""
+
+    def _block_lines(self, block):
+        lines = self._lines.get(block.gid)
+        if lines is None:
+            ptx = np.array([ins.line for ins in block.instructions], dtype=np.int32)
+            src = np.array([ins.loc.line if ins.loc else 0 for ins in block.instructions], dtype=np.int32)
+            lines = self._lines[block.gid] = (ptx, src)
+        return lines
+
+    # ------------------------------------------------------------ questions
+
+    @property
+    def warps(self) -> int:
+        """Warps recorded (the first ones of the grid)."""
+        return int(self.seen.sum())
+
+    def recorded(self, warp: int) -> np.ndarray:
+        """Active lanes of each recorded instruction of one warp."""
+        return self.active[warp, :min(int(self.issued[warp]), self.max_issues)]
+
+    def matrix(self) -> np.ma.MaskedArray:
+        """(warps, columns) of active lanes; masked where a warp issued nothing."""
+        width = int(min(self.issued[:self.warps].max(initial=0), self.max_issues))
+        data = self.active[:self.warps, :max(width, 1)]
+        filled = np.arange(data.shape[1])[None, :] < self.issued[:self.warps, None]
+        return np.ma.masked_array(data, mask=~filled)
+
+    def lanes_per_instruction(self, source_lines=None) -> float:
+        """Mean active lanes per recorded warp instruction, optionally on some source lines only."""
+        m = self.matrix()
+        values = m.compressed() if source_lines is None else \
+            m.data[~m.mask & np.isin(self.source_line[:m.shape[0], :m.shape[1]], list(source_lines))]
+        return float(values.mean()) if len(values) else 0.0
+
+    @property
+    def truncated(self) -> bool:
+        return self.total_warps > self.max_warps or bool((self.issued > self.max_issues).any())
+
+    def describe(self) -> str:
+        name = self.label or self.kernel
+        grid = "x".join(str(v) for v in self.grid)
+        block = "x".join(str(v) for v in self.block)
+        note = f", first {self.warps} of {self.total_warps} warps" if self.total_warps > self.warps else ""
+        return f"{name}  grid {grid}, block {block}{note}"
