@@ -59,7 +59,10 @@ def format_listing(module: SassModule, kernel: str | None = None, *, sources: di
         fn = module.functions[name]
         shown_counts = _counts_for(counts, name, kernel is not None or len(names) == 1)
         kind = "kernel" if fn.entry else "function"
-        header = f"// {kind} {name}: {len(fn.instructions)} instructions, {len(fn.blocks)} blocks"
+        live = [b for b in fn.blocks if b.reachable]
+        padding = len(fn.instructions) - sum(b.end - b.start for b in live)
+        header = f"// {kind} {name}: {len(fn.instructions) - padding} instructions in {len(live)} blocks"
+        header += f" (+{padding} of padding)" if padding else ""
         tools = ", ".join(x for x in (module.arch, module.ptxas_version and f"ptxas {module.ptxas_version}") if x)
         out.append(header + (f" ({tools})" if tools else ""))
         for note in module.notes:
@@ -81,7 +84,8 @@ def format_listing(module: SassModule, kernel: str | None = None, *, sources: di
                     out.append(f"  // {os.path.basename(file)}:{number}  {source_line(file, number)}".rstrip())
                     last_source = ins.source
                 if ins.ptx_line is not None and ins.ptx_line != last_ptx:
-                    text = ptx_lines[ins.ptx_line - 1].strip() if 0 < ins.ptx_line <= len(ptx_lines) else ""
+                    known = 0 < ins.ptx_line <= len(ptx_lines)
+                    text = " ".join(ptx_lines[ins.ptx_line - 1].split()) if known else ""
                     out.append(f"  //   PTX {ins.ptx_line}: {text}".rstrip())
                     last_ptx = ins.ptx_line
                 out.append(_instruction_line(ins, shown_counts, show_control))
