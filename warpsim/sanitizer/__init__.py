@@ -1,7 +1,7 @@
 """warpsim's sanitizer: compute-sanitizer's four tools, on the simulated GPU.
 
 `with warpsim.check() as chk:` (session.py) or `warpsim check python script.py`
-(warpsim/check_cli.py). One module per tool: memcheck, racecheck, initcheck,
+(warpsim/cli/check.py). One module per tool: memcheck, racecheck, initcheck,
 synccheck; report.py holds the error records and their text.
 """
 
