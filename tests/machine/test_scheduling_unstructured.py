@@ -13,6 +13,7 @@ import pytest
 
 import warpsim as cp
 from warpsim.machine.program import Program
+from warpsim.machine.scheduling import MODELS as REGISTRY, ReconvergenceStack, register_model
 from warpsim.ptx.parser import parse_ptx
 
 HEADER = ".version 8.5\n.target sm_90\n.address_size 64\n"
@@ -111,6 +112,22 @@ DONE:
 """
 
 
+class StackOneWarpAtATime(ReconvergenceStack):
+    """The same stack with the path order overridden, so every split takes the per-warp path."""
+
+    name = "stack-one-warp-at-a-time"
+
+    def paths_in_run_order(self, ctx, block, targets):
+        return sorted(targets)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def per_warp_stack():
+    register_model(StackOneWarpAtATime())
+    yield
+    del REGISTRY[StackOneWarpAtATime.name]
+
+
 def block_size(ptx, kernel, label):
     """Instructions in the block that starts at `label`."""
     program = Program(parse_ptx(ptx, "<test>"), "<test>")
@@ -151,7 +168,7 @@ def cross_edge_runs():
     rng = np.random.default_rng(11)
     x = rng.integers(0, 2**32, 128, dtype=np.uint64).astype(np.uint32)
     runs = {}
-    for model in MODELS:
+    for model in MODELS + (StackOneWarpAtATime.name,):
         out, mid, join = (cp.zeros(128, dtype=cp.uint32) for _ in range(3))
         launch, efficiency = run(CROSS_EDGE, "cross_edge", model, (2,), (64,),
                                  (cp.asarray(x), out, mid, join))
@@ -224,7 +241,7 @@ def two_exits_runs():
     limit = rng.integers(1, 9, n).astype(np.uint32)
     x = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
     runs = {}
-    for model in MODELS:
+    for model in MODELS + (StackOneWarpAtATime.name,):
         out, mask = cp.zeros(n, dtype=cp.uint32), cp.zeros(n, dtype=cp.uint32)
         launch, efficiency = run(TWO_EXITS, "two_exits", model, (1,), (n,),
                                  (cp.asarray(a), cp.asarray(limit), cp.asarray(x), out, mask))
@@ -263,3 +280,15 @@ def test_two_exit_loop_issue_counts(two_exits_runs):
     assert stack.warp_instructions - lowest.warp_instructions == extra
     assert runs["its"]["launch"].warp_instructions == lowest.warp_instructions
     assert runs["stack"]["efficiency"] < runs["lowest-pc"]["efficiency"]
+
+
+@pytest.mark.parametrize("runs", ["cross_edge_runs", "two_exits_runs"])
+def test_whole_array_and_per_warp_stack_updates_agree(runs, request):
+    _, runs = request.getfixturevalue(runs)
+    fast, slow = runs["stack"], runs[StackOneWarpAtATime.name]
+    for key in fast:
+        if key == "launch":
+            assert (fast[key].warp_instructions, fast[key].thread_instructions, fast[key].rounds) == \
+                   (slow[key].warp_instructions, slow[key].thread_instructions, slow[key].rounds)
+        elif key != "efficiency":
+            assert np.array_equal(fast[key], slow[key]), key

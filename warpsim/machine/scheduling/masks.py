@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from ...ptx.ir import Imm
-
 
 def mask_operand(ins):
     """The member-mask operand of a warp-synchronous instruction (None: no mask)."""

@@ -52,47 +52,10 @@ from ...ptx.ir import Imm
 from ...ptx.types import TYPES
 from ..state import AT_BARRIER, AT_WARP_SYNC, EXITED
 from .base import NO_PC, SchedulingModel
+from .warp_stacks import EXIT, WarpStacks
 from .warp_sync import NamedLaneMeeting, lane_bits, lane_flags
 
-EXIT = -1        # reconvergence pc of a kernel's exit: reached by exiting
-
-
-class WarpStacks:
-    """Every warp's reconvergence stack, as (warps, depth) arrays; top[w] < 0: empty."""
-
-    def __init__(self, n_warps: int, entry_pc: int, lanes: np.ndarray):
-        capacity = 4
-        self.pc = np.zeros((n_warps, capacity), dtype=np.int64)
-        self.active_mask = np.zeros((n_warps, capacity), dtype=np.uint32)
-        self.reconvergence_pc = np.full((n_warps, capacity), EXIT, dtype=np.int64)
-        self.reconvergence_depth = np.zeros((n_warps, capacity), dtype=np.int32)
-        self.pc[:, 0] = entry_pc
-        self.active_mask[:, 0] = lanes
-        self.top = np.where(lanes != 0, 0, -1).astype(np.int64)
-        self.pending = np.zeros(n_warps, dtype=bool)   # issued; not yet looked at since
-
-    def push(self, warp: int, pc: int, active_mask: int, reconvergence: tuple):
-        slot = int(self.top[warp]) + 1
-        if slot == self.pc.shape[1]:
-            self._grow()
-        self.pc[warp, slot] = pc
-        self.active_mask[warp, slot] = active_mask
-        self.reconvergence_pc[warp, slot], self.reconvergence_depth[warp, slot] = reconvergence
-        self.top[warp] = slot
-
-    def entry(self, warp: int, slot: int) -> tuple:
-        """(pc, active mask, (reconvergence pc, its call depth)) of one entry."""
-        return (int(self.pc[warp, slot]), int(self.active_mask[warp, slot]),
-                (int(self.reconvergence_pc[warp, slot]), int(self.reconvergence_depth[warp, slot])))
-
-    def entries(self, warp: int) -> list:
-        """The warp's stack, bottom first (for tests and debugging)."""
-        return [self.entry(warp, s) for s in range(int(self.top[warp]) + 1)]
-
-    def _grow(self):
-        for name in ("pc", "active_mask", "reconvergence_pc", "reconvergence_depth"):
-            old = getattr(self, name)
-            setattr(self, name, np.concatenate([old, np.zeros_like(old)], axis=1))
+ALL_LANES = np.uint32(0xFFFFFFFF)
 
 
 class ReconvergenceStack(NamedLaneMeeting, SchedulingModel):
@@ -114,44 +77,137 @@ class ReconvergenceStack(NamedLaneMeeting, SchedulingModel):
         top = np.maximum(stacks.top, 0)
         top_pc = np.where(alive, stacks.pc[warps, top], NO_PC)
         active = np.where(alive, stacks.active_mask[warps, top] & ~exited, 0).astype(np.uint32)
-        chosen = (lane_flags(active) & runnable.reshape(-1, 32)
-                  & (ctx.pc.reshape(-1, 32) == top_pc[:, None]))
+        chosen = runnable.reshape(-1, 32) & (ctx.pc.reshape(-1, 32) == top_pc[:, None])
+        diverged = np.flatnonzero((active | exited) != ALL_LANES)    # lanes held in lower entries
+        if len(diverged):
+            chosen[diverged] &= lane_flags(active[diverged])
         issuing = chosen.any(axis=1)
         if not issuing.any() and runnable.any():
             raise held_at_barriers(ctx, stacks, exited)
         stacks.pending = issuing.copy()
         stacks.pending[waiting] = True
         warp_pc = np.where(issuing, top_pc, NO_PC)
-        count_held_lanes_at_barriers(ctx, warp_pc, chosen, ~exited & ~active)
+        if len(diverged):
+            count_held_lanes_at_barriers(ctx, warp_pc, chosen, ~exited & ~active)
         return warp_pc, chosen
 
     # ------------------------------------------------------------ after a block ran
 
     def settle(self, ctx, stacks, warps, exited) -> np.ndarray:
-        """Update the stacks of warps that issued: returns those still waiting at a barrier."""
+        """Update the stacks of warps that issued: returns those still waiting at a barrier.
+
+        The common outcomes are whole-array steps over the warps they concern:
+        the top's lanes all at one block (the top moves there), all at its
+        reconvergence pc (pop), or at two blocks of the same function (split).
+        Anything else (lanes returned or exited mid-branch, more targets, a
+        custom path order) takes `settle_warp`, one warp at a time.
+        """
         if not len(warps):
             return warps
         top = stacks.top[warps]
-        active = lane_flags(stacks.active_mask[warps, top] & ~exited[warps])
-        status = ctx.status.reshape(-1, 32)[warps]
-        waiting = (active & ((status == AT_BARRIER) | (status == AT_WARP_SYNC))).any(axis=1)
-        pcs = ctx.pc.reshape(-1, 32)[warps]
-        depths = ctx.call_depth.reshape(-1, 32)[warps]
-        low, high = np.where(active, pcs, NO_PC).min(axis=1), np.where(active, pcs, -1).max(axis=1)
-        shallow = np.where(active, depths, np.iinfo(np.int32).max).min(axis=1)
-        deep = np.where(active, depths, -1).max(axis=1)
-        together = (low == high) & (shallow == deep)
-        reconverged = ((low == stacks.reconvergence_pc[warps, top])
-                       & (deep == stacks.reconvergence_depth[warps, top]))
-        moved = ~waiting & together & ~reconverged
-        stacks.pc[warps[moved], top[moved]] = low[moved]
-        for w in warps[~waiting & ~moved]:
-            self.settle_warp(ctx, stacks, int(w), int(exited[w]))
+        active = stacks.active_mask[warps, top] & ~exited[warps]
+        every = len(warps) == ctx.n_warps
+        rows = (lambda a: a.reshape(-1, 32)) if every else (lambda a: a.reshape(-1, 32)[warps])
+        pcs = rows(ctx.pc)
+        first = warps * 32 + lowest_lane(active)
+        target, target_depth = ctx.pc[first], ctx.call_depth[first]
+        at_target = lane_bits(pcs == target[:, None]) & active
+        same_depth = np.ones(len(warps), dtype=bool)
+        if ctx.call_stack.shape[0]:                       # a call was made: depths may differ
+            same_depth = (lane_bits(rows(ctx.call_depth) == target_depth[:, None]) & active) == active
+        waiting = np.zeros(len(warps), dtype=bool)
+        if ctx.status.max() >= min(AT_BARRIER, AT_WARP_SYNC):
+            status = rows(ctx.status)
+            waiting = (lane_bits((status == AT_BARRIER) | (status == AT_WARP_SYNC)) & active) != 0
+        live = ~waiting & (active != 0)
+        together = live & same_depth & (at_target == active)
+        reconverged = together & ((target == stacks.reconvergence_pc[warps, top])
+                                  & (target_depth == stacks.reconvergence_depth[warps, top]))
+        moved = together & ~reconverged
+        stacks.pc[warps[moved], top[moved]] = target[moved]
+        stacks.top[warps[reconverged]] -= 1
+        came_back = np.concatenate([warps[~waiting & (active == 0)],
+                                    self.check_tops(ctx, stacks, warps[reconverged], exited)])
+        diverged = np.flatnonzero(live & ~together)
+        split_here = diverged[:0]
+        if len(diverged):
+            split_here = self.split_two_ways(ctx, stacks, warps[diverged], top[diverged],
+                                             active[diverged], at_target[diverged], target[diverged],
+                                             target_depth[diverged], same_depth[diverged])
+        for w in came_back:
+            self.settle_warp(ctx, stacks, int(w), int(exited[w]), just_ran=False)
+        for w in split_here:
+            self.settle_warp(ctx, stacks, int(w), int(exited[w]), just_ran=True)
         return warps[waiting]
 
-    def settle_warp(self, ctx, stacks, warp: int, exited: int):
-        """Pop, move or split the top entries of one warp until its top can issue."""
-        just_ran = True
+    def check_tops(self, ctx, stacks, warps, exited) -> np.ndarray:
+        """Warps whose new top (after a pop) is not ready to issue as it stands."""
+        if not len(warps):
+            return warps
+        alive = stacks.top[warps] >= 0
+        warps = warps[alive]
+        top = stacks.top[warps]
+        active = stacks.active_mask[warps, top] & ~exited[warps]
+        here = lane_bits(ctx.pc.reshape(-1, 32)[warps] == stacks.pc[warps, top][:, None])
+        return warps[(active == 0) | ((here & active) != active)]
+
+    def split_two_ways(self, ctx, stacks, warps, top, active, at_first, first_pc, depth,
+                       same_depth) -> np.ndarray:
+        """Split the top of each warp whose lanes went two ways within one function.
+
+        Returns the warps this cannot do (more targets, lanes at other depths,
+        a branch reconverging at the function's exit, a custom path order).
+        """
+        rest = active & ~at_first
+        second_pc = ctx.pc[warps * 32 + lowest_lane(rest)]
+        at_second = lane_bits(ctx.pc.reshape(-1, 32)[warps] == second_pc[:, None]) & rest
+        branch_pc = stacks.pc[warps, top]
+        join = self.join_of(ctx)[branch_pc]
+        simple = (same_depth & ((at_first | at_second) == active) & (join >= 0)
+                  & (type(self).paths_in_run_order is ReconvergenceStack.paths_in_run_order))
+        w, top, active, depth, join = warps[simple], top[simple], active[simple], depth[simple], join[simple]
+        paths = [(first_pc[simple], at_first[simple]), (second_pc[simple], at_second[simple])]
+        outer_pc = stacks.reconvergence_pc[w, top]
+        outer_depth = stacks.reconvergence_depth[w, top]
+        at_outer = np.zeros(len(w), dtype=np.uint32)
+        keep = []
+        for pc, lanes in paths:                 # lanes already at the outer join wait below
+            waits = (pc == outer_pc) & (depth == outer_depth)
+            at_outer |= np.where(waits, lanes, 0).astype(np.uint32)
+            keep.append(~waits)
+        new_join = (join != outer_pc) | (depth != outer_depth)
+        stacks.pc[w[new_join], top[new_join]] = join[new_join]
+        stacks.active_mask[w[new_join], top[new_join]] = (active & ~at_outer)[new_join]
+        stacks.top[w[~new_join]] -= 1
+        for k, (pc, _) in enumerate(paths):     # lanes at the new join wait in its entry
+            keep[k] &= ~(new_join & (pc == join))
+        low_first = paths[0][0] < paths[1][0]
+        later, sooner = np.where(low_first, 1, 0), np.where(low_first, 0, 1)
+        for order in (later, sooner):           # the path at the lowest block ends on top
+            pc = np.where(order == 0, paths[0][0], paths[1][0])
+            lanes = np.where(order == 0, paths[0][1], paths[1][1])
+            kept = np.where(order == 0, keep[0], keep[1])
+            stacks.push(w[kept], pc[kept], lanes[kept], join[kept], depth[kept])
+        return warps[~simple]
+
+    @staticmethod
+    def join_of(ctx) -> np.ndarray:
+        """Per block id, the global id of its immediate post-dominator (-1: the function's exit)."""
+        joins = getattr(ctx.scheduling_state, "joins", None)
+        if joins is None:
+            program = ctx.program
+            joins = np.array([-1 if b.cfg_block.ipdom is None else
+                              program.block_gid(b.function, b.cfg_block.ipdom) for b in program.blocks],
+                             dtype=np.int64)
+            ctx.scheduling_state.joins = joins
+        return joins
+
+    def settle_warp(self, ctx, stacks, warp: int, exited: int, just_ran: bool = True):
+        """Pop, move or split the top entries of one warp until its top can issue.
+
+        just_ran: the top's lanes have just run its block (a split reconverges
+        at that block's post-dominator); else they came there another way.
+        """
         while stacks.top[warp] >= 0:
             slot = int(stacks.top[warp])
             pc, active_mask, reconvergence = stacks.entry(warp, slot)
@@ -209,7 +265,7 @@ class ReconvergenceStack(NamedLaneMeeting, SchedulingModel):
             stacks.top[warp] -= 1
         ordered = self.paths_in_run_order(ctx, block, list(paths))
         for target in reversed(ordered):
-            stacks.push(warp, target[0], paths[target], join)
+            stacks.push(np.array([warp]), target[0], paths[target], *join)
 
     def paths_in_run_order(self, ctx, block, targets: list) -> list:
         """The divergent paths of `block`, (block id, call depth) each, first to run first.
@@ -226,6 +282,11 @@ class ReconvergenceStack(NamedLaneMeeting, SchedulingModel):
         issuing = np.zeros(ctx.n, dtype=bool)
         issuing[idx] = True
         return issuing[slots]
+
+
+def lowest_lane(masks: np.ndarray) -> np.ndarray:
+    """Per 32-bit lane mask, the index of its lowest lane (31 for an empty mask)."""
+    return np.minimum(np.bitwise_count((masks & (~masks + np.uint32(1))) - np.uint32(1)), 31)
 
 
 # ------------------------------------------------------------ CTA barriers
