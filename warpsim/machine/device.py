@@ -135,7 +135,7 @@ class LoadedModule:
                               f"{MAX_SHARED_PER_BLOCK} bytes an SM offers", kernel=kernel)
         shared_total = (self.program.dynamic_shared_base + dynamic if dynamic else
                         self.program.kernel_static_shared.get(kernel, 0))
-        launch = Launch(self, kernel, grid, block, shared_total, dynamic)
+        launch = Launch(self, kernel, grid, block, shared_total, dynamic, bytes(params))
         observers = (*observers, *launch_observers(launch))
         started, finished, failed, done = (observers_of(observers, event) for event in
                                            ("batch_started", "batch_finished", "launch_failed",

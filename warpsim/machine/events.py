@@ -33,6 +33,7 @@ class Launch:
     block: tuple
     shared_bytes: int              # static + dynamic shared memory per CTA
     dynamic_shared: int
+    params: bytes = b""            # the kernel's parameter buffer, as the launch packed it
 
 
 class LaunchObserver:
