@@ -19,7 +19,8 @@ from .base import NO_PC, SchedulingModel
 from .its import IndependentThreadScheduling
 from .lowest_pc import LowestPc
 from .masks import mask_operand
-from .stack import ReconvergenceStack, WarpStacks
+from .stack import ReconvergenceStack
+from .warp_stacks import WarpStacks
 from .warp_sync import NamedLaneMeeting, lane_bits, lane_flags, member_masks
 
 __all__ = ["SchedulingModel", "IndependentThreadScheduling", "ReconvergenceStack", "LowestPc",
