@@ -114,7 +114,12 @@ class LoadedModule:
     # ------------------------------------------------------------ launch
 
     def launch(self, kernel: str, grid, block, params: bytes, shared_mem: int = 0,
-               observers=(), **overrides) -> LaunchResult:
+               observers=(), cta_range: tuple | None = None, **overrides) -> LaunchResult:
+        """Run the kernel over the grid (or only CTAs cta_range = (first, stop) of it, linear ids).
+
+        A CTA range is for running one launch in shards (each shard a process
+        of its own); CTAs outside it do not run.
+        """
         self._kernel(kernel)
         grid, block = _dim3(grid, "grid"), _dim3(block, "block")
         threads = block[0] * block[1] * block[2]
@@ -147,9 +152,10 @@ class LoadedModule:
         per_batch = max(1, settings.batch_threads // (((threads + 31) // 32) * 32))
         result = LaunchResult(kernel, grid, block, dynamic)
         start = time.perf_counter()
-        progress = _Progress(n_ctas, kernel) if settings.progress else None
-        for first in range(0, n_ctas, per_batch):
-            cta_ids = np.arange(first, min(n_ctas, first + per_batch), dtype=np.int64)
+        first_cta, stop_cta = (0, n_ctas) if cta_range is None else _cta_range(cta_range, n_ctas, kernel)
+        progress = _Progress(stop_cta - first_cta, kernel) if settings.progress else None
+        for first in range(first_cta, stop_cta, per_batch):
+            cta_ids = np.arange(first, min(stop_cta, first + per_batch), dtype=np.int64)
             ctx = LaunchState(self.program, kernel, grid, block, cta_ids, param_buf,
                               shared_total, dynamic, self.device.memory, settings)
             if layout.local_size:
@@ -170,7 +176,7 @@ class LoadedModule:
             for obs in finished:
                 obs.batch_finished(ctx)
             if progress:
-                progress.update(int(cta_ids[-1]) + 1)
+                progress.update(int(cta_ids[-1]) + 1 - first_cta)
         if progress:
             progress.close()
         result.seconds = time.perf_counter() - start
@@ -221,6 +227,14 @@ class _Progress:
     def close(self):
         if self.shown:
             sys.stderr.write("\n")
+
+
+def _cta_range(cta_range, n_ctas: int, kernel: str) -> tuple:
+    first, stop = (int(v) for v in cta_range)
+    if not 0 <= first < stop <= n_ctas:
+        raise LaunchError(f"CTA range {tuple(cta_range)} is not within the grid's {n_ctas} CTAs",
+                          kernel=kernel)
+    return first, stop
 
 
 def _dim3(value, what: str) -> tuple:
