@@ -11,7 +11,7 @@ from dataclasses import dataclass, fields, replace
 
 @dataclass(frozen=True)
 class Settings:
-    scheduling: str = "auto"           # 'its' (Volta+), 'stack' (pre-Volta), 'auto': by .target
+    scheduling: str = "auto"           # a registered model: 'its' (Volta+), 'stack' (pre-Volta), 'lowest-pc'; 'auto': by .target
     max_rounds: int = 2_000_000        # scheduling rounds before a launch counts as runaway
     max_instructions: int = 10_000_000_000   # warp instructions before the same
     batch_threads: int = 1 << 17       # thread slots simulated at once (bounds memory)

@@ -27,10 +27,11 @@ COMMANDS = {
 
 
 def usage() -> str:
-    lines = ["usage: warpsim COMMAND [--scheduling its|stack] [ARGS...]", "", "commands:"]
+    lines = ["usage: warpsim COMMAND [--scheduling NAME] [ARGS...]", "", "commands:"]
     lines += [f"  {name:<10} {help_}" for name, (_, _, help_) in COMMANDS.items()]
-    lines += ["", "--scheduling its|stack  independent thread scheduling (Volta+) or the pre-Volta SIMT stack",
-              "--max-rounds N          scheduling rounds before a launch counts as runaway"]
+    lines += ["", "--scheduling NAME  its (independent thread scheduling, Volta+), stack (the pre-Volta",
+              "                   SIMT reconvergence stack), lowest-pc, or a model the program registers",
+              "--max-rounds N     scheduling rounds before a launch counts as runaway"]
     return "\n".join(lines)
 
 
@@ -38,7 +39,7 @@ GLOBAL_OPTIONS = {"--scheduling": "WARPSIM_SCHEDULING", "--max-rounds": "WARPSIM
 
 
 def take_global_options(argv: list) -> list:
-    """Apply `--scheduling its|stack` (and friends) given before the program to run.
+    """Apply `--scheduling NAME` (and friends) given before the program to run.
 
     They become environment settings, so they reach every launch, including
     those of a script run by `warpsim run` or `warpsim profile`.

@@ -1,14 +1,19 @@
 """The run loop: rounds of warp scheduling over a batch of CTAs.
 
 Each round has four phases:
-  1. select   every warp picks one group of lanes (the scheduling model says
-              which: the lanes at the earliest block, so divergent paths are
-              serialized and lanes reconverge where they meet again);
+  1. select   every warp picks one group of lanes: the scheduling model
+              (machine/scheduling/) says which, so divergent paths are
+              serialized and lanes reconverge where the model says;
   2. execute  groups at the same block, across all warps and CTAs, run that
-              block together as one vectorized call;
-  3. meet     warp-synchronous instructions wait until their named lanes have
-              arrived; CTA barriers release when every live thread is there;
-  4. guard    no progress at all is a deadlock; too many rounds is a runaway.
+              block together as one vectorized call (a warp-synchronous block
+              first asks the model which named lanes have met);
+  3. meet     CTA barriers release when every expected thread is there; when
+              nothing can run, lanes whose .sync partners exited are let go;
+  4. guard    no progress at all is a deadlock, a repeating state a livelock,
+              too many rounds or instructions a runaway.
+The engine holds no instruction semantics: blocks are compiled from the
+instruction table (codegen.py, isa/), and bar.red's value comes from the
+barrier family (isa/barriers.py).
 """
 
 from __future__ import annotations
@@ -183,8 +188,7 @@ def deadlock(ctx) -> DeadlockError:
 
 def fingerprint(ctx) -> tuple:
     """Everything that decides what the batch does next (memory via its write count)."""
-    parts = [ctx.writes, ctx.pc.tobytes(), ctx.status.tobytes(), ctx.rotating.tobytes(),
-             ctx.last_pc.tobytes()]
+    parts = [ctx.writes, ctx.pc.tobytes(), ctx.status.tobytes(), ctx.model.fingerprint(ctx)]
     parts += [ctx.regs[k].tobytes() for k in sorted(ctx.regs)]
     parts += [ctx.param_vars[k].tobytes() for k in sorted(ctx.param_vars)]
     return hash(tuple(parts))

@@ -44,6 +44,15 @@ class SchedulingModel:
         """
         raise NotImplementedError
 
+    def fingerprint(self, ctx) -> bytes:
+        """The model's per-warp state as bytes, for the livelock check.
+
+        Two rounds with the same thread state and the same fingerprint are the
+        same state: a model whose state decides what runs next (a stack, a
+        round-robin position) returns it here.
+        """
+        return b""
+
     def meet(self, ctx, block, idx: np.ndarray):
         """Before a warp-synchronous block runs for threads idx: who takes part.
 

@@ -31,6 +31,9 @@ class IndependentThreadScheduling(NamedLaneMeeting, SchedulingModel):
     def start(self, ctx):
         ctx.scheduling_state = None
 
+    def fingerprint(self, ctx) -> bytes:
+        return ctx.rotating.tobytes() + ctx.last_pc.tobytes()
+
     def select(self, ctx, runnable):
         key = np.where(runnable, ctx.pc, NO_PC).reshape(-1, 32)
         warp_pc = key.min(axis=1)

@@ -68,6 +68,9 @@ class ReconvergenceStack(NamedLaneMeeting, SchedulingModel):
         lanes = lane_bits(ctx.exists.reshape(-1, 32))
         ctx.scheduling_state = WarpStacks(ctx.n_warps, program.entry_block(ctx.kernel), lanes)
 
+    def fingerprint(self, ctx) -> bytes:
+        return ctx.scheduling_state.tobytes()
+
     def select(self, ctx, runnable):
         stacks = ctx.scheduling_state
         exited = lane_bits(ctx.status.reshape(-1, 32) == EXITED)

@@ -38,6 +38,12 @@ class WarpStacks:
         self.reconvergence_depth[warps, slots] = reconvergence_depth
         self.top[warps] = slots
 
+    def tobytes(self) -> bytes:
+        """Every warp's entries, as bytes (what the livelock check compares)."""
+        depth = np.arange(self.pc.shape[1]) <= self.top[:, None]
+        parts = (self.pc, self.active_mask, self.reconvergence_pc, self.reconvergence_depth)
+        return b"".join(np.where(depth, part, 0).tobytes() for part in parts) + self.top.tobytes()
+
     def entry(self, warp: int, slot: int) -> tuple:
         """(pc, active mask, (reconvergence pc, its call depth)) of one entry."""
         return (int(self.pc[warp, slot]), int(self.active_mask[warp, slot]),
