@@ -5,6 +5,12 @@ module is loaded on the current device on first use, and a call packs the
 arguments into the kernel's parameter buffer (warpsim.api.args) and launches on
 the simulator. Streams are accepted and ignored: every launch runs to
 completion in order.
+
+CuPy appends `-ftz=true` after the user's options for every kernel it
+compiles, and NVRTC honours the last -ftz it is given (warning about the
+earlier one), so f32 subnormals are flushed even when the user asked for
+`-ftz=false`. warpsim appends the same option in the same place, so a CuPy
+script's results on subnormal values are the GPU's.
 """
 
 from __future__ import annotations
@@ -20,6 +26,15 @@ from ..frontends.nvrtc import compile_cuda
 class KernelNotFoundError(WarpsimError, LookupError):
     """get_function asked for a name the module does not define."""
 
+
+CUPY_APPENDED_OPTIONS = ("-ftz=true",)
+
+
+def cupy_options(options) -> tuple:
+    """The NVRTC options CuPy compiles with: the user's, then -ftz=true (last, so it wins)."""
+    if isinstance(options, (str, bytes)):
+        options = (options,)
+    return tuple(options) + CUPY_APPENDED_OPTIONS
 
 
 # --- raw kernels -------------------------------------------------------------
@@ -96,6 +111,7 @@ class RawModule:
         self.name_expressions = tuple(name_expressions or ())
         self.backend, self.file_path, self.source_name = backend, path, "kernel.cu"
         self.code, self._ptx, self._lowered_names = code, ptx, {}
+        self.compile_log = ""
         if ptx is not None:
             self.source_name = "<ptx>"
         if path is not None:
@@ -123,9 +139,10 @@ class RawModule:
     def ptx(self) -> str:
         """The module's PTX (compiled on first access)."""
         if self._ptx is None:
-            result = compile_cuda(self.code, self.options, name=self.source_name,
+            result = compile_cuda(self.code, cupy_options(self.options), name=self.source_name,
                                   name_expressions=self.name_expressions)
             self._ptx, self._lowered_names = result.ptx, result.lowered_names
+            self.compile_log = result.log
         return self._ptx
 
     @property
@@ -135,8 +152,10 @@ class RawModule:
         return dict(self._lowered_names)
 
     def compile(self, log_stream=None) -> None:
-        """Compile now rather than on first use (CuPy's RawModule.compile)."""
+        """Compile now rather than on first use (CuPy's RawModule.compile); NVRTC's log to log_stream."""
         self.ptx  # noqa: B018
+        if log_stream is not None and self.compile_log:
+            log_stream.write(self.compile_log)
 
     def _loaded_module(self):
         device = current_device()
@@ -204,7 +223,9 @@ class RawKernel:
         return self.module.ptx
 
     def compile(self, log_stream=None) -> None:
-        self.kernel  # noqa: B018 (compiles and loads)
+        """Compile and load now; NVRTC's log (warnings) goes to log_stream."""
+        self.module.compile(log_stream)
+        self.kernel  # noqa: B018 (loads)
 
     def __call__(self, grid, block, args, shared_mem: int = 0, stream=None,
                  enable_cooperative_groups: bool = False) -> None:
