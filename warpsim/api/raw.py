@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import operator
 import os
+import threading
 
 from .args import KernelArgumentError, pack_arguments
 from .arrays import MemoryPointer, UnownedMemory, current_device, ndarray
@@ -118,6 +119,8 @@ class RawModule:
             self._read_path(os.fspath(path))
         self._loaded: dict[int, tuple] = {}
         self._functions: dict[tuple[int, str], Function] = {}
+        # Threads sharing a module compile and load it once (one copy of its globals per device).
+        self._cache_lock = threading.RLock()
 
     def _read_path(self, path: str) -> None:
         suffix = os.path.splitext(path)[1].lower()
@@ -138,12 +141,16 @@ class RawModule:
     @property
     def ptx(self) -> str:
         """The module's PTX (compiled on first access)."""
-        if self._ptx is None:
-            result = compile_cuda(self.code, cupy_options(self.options), name=self.source_name,
-                                  name_expressions=self.name_expressions)
-            self._ptx, self._lowered_names = result.ptx, result.lowered_names
-            self.compile_log = result.log
+        with self._cache_lock:
+            if self._ptx is None:
+                self._compile()
         return self._ptx
+
+    def _compile(self) -> None:
+        result = compile_cuda(self.code, cupy_options(self.options), name=self.source_name,
+                              name_expressions=self.name_expressions)
+        self._ptx, self._lowered_names = result.ptx, result.lowered_names
+        self.compile_log = result.log
 
     @property
     def lowered_names(self) -> dict[str, str]:
@@ -159,6 +166,10 @@ class RawModule:
 
     def _loaded_module(self):
         device = current_device()
+        with self._cache_lock:
+            return self._load_on(device)
+
+    def _load_on(self, device):
         if id(device) not in self._loaded:
             loaded = device.load_module(self.ptx, name=self.source_name)
             if self.code is not None and hasattr(loaded, "sources"):
@@ -170,9 +181,10 @@ class RawModule:
         """A kernel by extern "C" name, mangled name, or one of the module's name expressions."""
         device, loaded = self._loaded_module()
         key = (id(device), name)
-        if key not in self._functions:
-            self._functions[key] = Function(loaded, device, self._kernel_name(loaded, name), name)
-        return self._functions[key]
+        with self._cache_lock:
+            if key not in self._functions:
+                self._functions[key] = Function(loaded, device, self._kernel_name(loaded, name), name)
+            return self._functions[key]
 
     def _kernel_name(self, loaded, name: str) -> str:
         kernels = list(loaded.kernel_names)

@@ -7,6 +7,7 @@ its own LaunchState, so a grid of millions of threads runs in bounded memory.
 from __future__ import annotations
 
 import sys
+import threading
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -50,7 +51,8 @@ class LoadedModule:
         self.module = parse_ptx(ptx, name)
         self.program = Program(self.module, name)
         self.sources = self.program.sources   # source file name -> text (code given as a string)
-        self._allocate_globals()
+        with device.lock:
+            self._allocate_globals()
 
     @property
     def kernel_names(self) -> list:
@@ -118,8 +120,16 @@ class LoadedModule:
         """Run the kernel over the grid (or only CTAs cta_range = (first, stop) of it, linear ids).
 
         A CTA range is for running one launch in shards (each shard a process
-        of its own); CTAs outside it do not run.
+        of its own); CTAs outside it do not run. Launches on one device run one
+        at a time, as on one stream, holding the device lock: host threads
+        allocating or copying meanwhile wait for the launch to finish.
         """
+        with self.device.lock:
+            return self._launch(kernel, grid, block, params, shared_mem, observers, cta_range,
+                                overrides)
+
+    def _launch(self, kernel, grid, block, params, shared_mem, observers, cta_range,
+                overrides) -> LaunchResult:
         self._kernel(kernel)
         grid, block = _dim3(grid, "grid"), _dim3(block, "block")
         threads = block[0] * block[1] * block[2]
@@ -247,10 +257,15 @@ def _dim3(value, what: str) -> tuple:
 
 
 class Device:
-    """One simulated GPU: a global heap and the modules loaded on it."""
+    """One simulated GPU: a global heap and the modules loaded on it.
+
+    `lock` (the heap's lock) serializes launches with each other and with
+    allocation, frees and copies, so Python threads may share a device.
+    """
 
     def __init__(self):
         self.memory = GlobalMemory()
+        self.lock = self.memory.lock
 
     def load_module(self, ptx: str, name: str = "<ptx>") -> LoadedModule:
         return LoadedModule(self, ptx, name)
@@ -259,8 +274,12 @@ class Device:
 _default: Device | None = None
 
 
+_default_lock = threading.Lock()
+
+
 def default_device() -> Device:
     global _default
-    if _default is None:
-        _default = Device()
-    return _default
+    with _default_lock:
+        if _default is None:
+            _default = Device()
+        return _default

@@ -12,6 +12,7 @@ can be routed per lane.
 from __future__ import annotations
 
 import bisect
+import threading
 
 import numpy as np
 
@@ -27,9 +28,15 @@ class GlobalMemory:
 
     `initialized` tracks which bytes were ever written (host or device), for
     initcheck; `empty()` allocations start uninitialized.
+
+    `lock` is held by every host-side operation and by a whole launch
+    (Device.lock is the same lock): growing the heap replaces `buffer`, so an
+    allocation made while a kernel runs would lose the kernel's writes, and
+    two threads allocating at once would hand out the same hole.
     """
 
     def __init__(self, capacity: int = 1 << 20):
+        self.lock = threading.RLock()
         self.buffer = np.zeros(capacity, dtype=np.uint8)
         self.initialized = np.zeros(capacity, dtype=np.bool_)
         self.live: dict[int, int] = {}          # offset -> size of live allocations
@@ -42,17 +49,18 @@ class GlobalMemory:
     # ------------------------------------------------------------ allocation
 
     def allocate(self, nbytes: int, align: int = 256, initialized: bool = False) -> int:
-        size = max(int(nbytes), 1)
-        span = _round_up(size, align) + ALLOCATION_GAP
-        offset = self._take_hole(span, align)
-        if offset is None:
-            offset = _round_up(self.top, align)
-            self.top = offset + span
-            self._ensure(self.top)
-        self.live[offset] = size
-        self.initialized[offset:offset + size] = initialized
-        self._index_dirty = True
-        return GLOBAL_BASE + offset
+        with self.lock:
+            size = max(int(nbytes), 1)
+            span = _round_up(size, align) + ALLOCATION_GAP
+            offset = self._take_hole(span, align)
+            if offset is None:
+                offset = _round_up(self.top, align)
+                self.top = offset + span
+                self._ensure(self.top)
+            self.live[offset] = size
+            self.initialized[offset:offset + size] = initialized
+            self._index_dirty = True
+            return GLOBAL_BASE + offset
 
     def _take_hole(self, span: int, align: int):
         for k, (start, size) in enumerate(self._free):
@@ -68,12 +76,13 @@ class GlobalMemory:
         return None
 
     def free(self, address: int):
-        offset = address - GLOBAL_BASE
-        size = self.live.pop(offset, None)
-        if size is None:
-            raise ValueError(f"free of 0x{address:x}, which is not a live allocation")
-        bisect.insort(self._free, (offset, _round_up(size, 256) + ALLOCATION_GAP))
-        self._index_dirty = True
+        with self.lock:
+            offset = address - GLOBAL_BASE
+            size = self.live.pop(offset, None)
+            if size is None:
+                raise ValueError(f"free of 0x{address:x}, which is not a live allocation")
+            bisect.insort(self._free, (offset, _round_up(size, 256) + ALLOCATION_GAP))
+            self._index_dirty = True
 
     def _ensure(self, end: int):
         if end <= len(self.buffer):
@@ -90,20 +99,23 @@ class GlobalMemory:
     # ------------------------------------------------------------ host copies
 
     def write_bytes(self, address: int, data) -> None:
-        raw = np.frombuffer(bytes(data), dtype=np.uint8) if not isinstance(data, np.ndarray) \
-            else np.ascontiguousarray(data).view(np.uint8).ravel()
-        offset = self._host_range(address, raw.size)
-        self.buffer[offset:offset + raw.size] = raw
-        self.initialized[offset:offset + raw.size] = True
+        with self.lock:
+            raw = np.frombuffer(bytes(data), dtype=np.uint8) if not isinstance(data, np.ndarray) \
+                else np.ascontiguousarray(data).view(np.uint8).ravel()
+            offset = self._host_range(address, raw.size)
+            self.buffer[offset:offset + raw.size] = raw
+            self.initialized[offset:offset + raw.size] = True
 
     def read_bytes(self, address: int, nbytes: int) -> np.ndarray:
-        offset = self._host_range(address, nbytes)
-        return self.buffer[offset:offset + nbytes].copy()
+        with self.lock:
+            offset = self._host_range(address, nbytes)
+            return self.buffer[offset:offset + nbytes].copy()
 
     def memset(self, address: int, value: int, nbytes: int) -> None:
-        offset = self._host_range(address, nbytes)
-        self.buffer[offset:offset + nbytes] = value & 0xFF
-        self.initialized[offset:offset + nbytes] = True
+        with self.lock:
+            offset = self._host_range(address, nbytes)
+            self.buffer[offset:offset + nbytes] = value & 0xFF
+            self.initialized[offset:offset + nbytes] = True
 
     def _host_range(self, address: int, nbytes: int) -> int:
         offset = address - GLOBAL_BASE
