@@ -38,12 +38,13 @@ def vector_count(ins) -> int:
     return 1
 
 
-def _fault(ctx, site, idx, lane_ok, addrs, what, size):
+def _fault(ctx, site, idx, lane_ok, addrs, what, size, space=None):
+    """`space`: the one accessed, for instructions that name two (cp.async reads global, writes shared)."""
     bad = int(np.flatnonzero(~lane_ok)[0])
     slot = int(idx[bad])
     addr = int(addrs[bad])
     where = ctx.where(slot)
-    detail = describe_address(ctx, site.space_of(addr), addr, size)
+    detail = describe_address(ctx, space or site.space_of(addr), addr, size)
     raise MemoryFault(f"{what} of {size} bytes at 0x{addr:x}: {detail}",
                       kernel=ctx.kernel, block=where["block"], thread=where["thread"],
                       ptx_line=site.ins.line, instruction=str(site.ins),
@@ -100,7 +101,7 @@ def resolve(ctx, site, idx, space: str, addrs: np.ndarray, size: int, write: boo
     if space in ("global", "const"):
         ok = ctx.memory.check(addrs, size) & (addrs % np.uint64(size) == 0)
         if not ok.all():
-            _fault(ctx, site, idx, ok, addrs, "global " + ("store" if write else "load"), size)
+            _fault(ctx, site, idx, ok, addrs, "global " + ("store" if write else "load"), size, "global")
         return ctx.memory.buffer, (addrs - np.uint64(GLOBAL_BASE)).astype(np.int64)
     if space == "shared":
         off = addrs.astype(np.int64)
@@ -108,7 +109,7 @@ def resolve(ctx, site, idx, space: str, addrs: np.ndarray, size: int, write: boo
         limit = ctx.shared_used
         ok = (off >= 0) & (off + size <= limit) & (off % size == 0)
         if not ok.all():
-            _fault(ctx, site, idx, ok, addrs, "shared " + ("store" if write else "load"), size)
+            _fault(ctx, site, idx, ok, addrs, "shared " + ("store" if write else "load"), size, "shared")
         return ctx.shared, ctx.cta[idx] * ctx.shared_size + off
     if space == "local":
         off = addrs.astype(np.int64)

@@ -9,7 +9,10 @@ all (machine.isa.barriers keeps the mbarrier objects). Bulk and tensor copies
 
 from __future__ import annotations
 
+import numpy as np
+
 from ...errors import UnsupportedInstruction
+from .. import access
 from ...ptx.ir import Imm, Reg
 from .table import MEMORY, emitted
 
@@ -32,7 +35,8 @@ def emit_async_copy(c, ins):
     """cp.async: the copy completes at once, so commit_group and wait_group have nothing to wait for.
 
     `cp.async.{ca,cg}.shared.global [dst], [src], size{, src-size | , ignore-src}`:
-    bytes past src-size are zero-filled, as the hardware does.
+    only src-size bytes are read and the rest zero-filled, as the hardware does
+    (read_source).
     """
     if set(ins.mods) & {"commit_group", "wait_group", "wait_all"}:
         return False
@@ -44,28 +48,50 @@ def emit_async_copy(c, ins):
             c.emit(f"barriers.arrive(ctx, {site}, {sel_idx}, {expr}{f'[{sel}]' if sel else ''}, 1)")
         return False                                   # without .noinc it adds one and arrives once
     dst, src, size = ins.srcs[0], ins.srcs[1], ins.srcs[2].value
-    words = size // 4 if size >= 4 else 0
     if size not in (4, 8, 16):
         raise UnsupportedInstruction(ins, f"cp.async of {size} bytes")
     site = c.site(ins)
     d_expr, _ = c.address(dst, "shared")
     s_expr, _ = c.address(src, "global")
     sel_idx, sel = c.selected()
+    picked = f"[{sel}]" if sel else ""
     d, a = c.fresh("dst"), c.fresh("src")
-    c.emit(f"{a} = {s_expr}" + (f"[{sel}]" if sel else ""))
-    c.emit(f"{d} = {d_expr}" + (f"[{sel}]" if sel else ""))
+    c.emit(f"{a} = {s_expr}{picked}")
+    c.emit(f"{d} = {d_expr}{picked}")
     vals = c.fresh("words")
-    c.emit(f"{vals} = access.load(ctx, {site}, {sel_idx}, 'global', {a}, np.uint32, {words})")
     if len(ins.srcs) > 3 and not (isinstance(ins.srcs[3], Imm) and ins.srcs[3].value >= size):
         extra = ins.srcs[3]
-        if isinstance(extra, Reg) and c.fn.regs.get(extra.name) == "pred":
-            keep = f"np.where(fit({c.typed(extra, 'pred')}, n){'[' + sel + ']' if sel else ''}, 0, {size})"
-        else:
-            keep = f"fit({c.typed(extra, 'u32')}, n){'[' + sel + ']' if sel else ''}.astype(np.int64)"
-        kept = c.fresh("kept")
-        c.emit(f"{kept} = {keep}")
-        for k in range(words):
-            c.emit(f"{vals}[{k}] = np.where({kept} >= {4 * (k + 1)}, {vals}[{k}], "
-                   f"{vals}[{k}] & ((np.uint64(1) << (8 * np.clip({kept} - {4 * k}, 0, 4)).astype(np.uint64)) - np.uint64(1)).astype(np.uint32))")
+        if isinstance(extra, Reg) and c.fn.regs.get(extra.name) == "pred":   # ignore-src
+            kept = f"np.where(fit({c.typed(extra, 'pred')}, n){picked}, 0, {size})"
+        else:                                                                # src-size
+            kept = f"fit({c.typed(extra, 'u32')}, n){picked}.astype(np.int64)"
+        c.emit(f"{vals} = async_copy.read_source(ctx, {site}, {sel_idx}, {a}, {size}, {kept})")
+    else:
+        c.emit(f"{vals} = access.load(ctx, {site}, {sel_idx}, 'global', {a}, np.uint32, {size // 4})")
     c.emit(f"access.store(ctx, {site}, {sel_idx}, 'shared', {d}, np.uint32, {vals})")
     return False
+
+
+def read_source(ctx, site, idx, addrs, size, kept):
+    """The cp-size bytes a cp.async writes, of which only the first `kept` per lane are read.
+
+    The hardware reads src-size bytes and zero-fills the rest, so a lane with
+    src-size 0 (a masked load, as Triton emits) reads nothing and may point
+    anywhere; only the bytes it reads are checked. Lanes that read everything
+    take one access; the others read byte by byte.
+    """
+    kept = np.minimum(np.asarray(kept, dtype=np.int64), size)
+    words = [np.zeros(len(idx), dtype=np.uint32) for _ in range(size // 4)]
+    whole = kept == size
+    if whole.any():
+        for word, part in zip(words, access.load(ctx, site, idx[whole], "global", addrs[whole],
+                                                 np.uint32, size // 4)):
+            word[whole] = part
+    for byte in range(size - 1):
+        reading = (kept > byte) & ~whole
+        if not reading.any():
+            break
+        (value,) = access.load(ctx, site, idx[reading], "global",
+                               addrs[reading] + np.uint64(byte), np.uint8)
+        words[byte // 4][reading] |= value.astype(np.uint32) << np.uint32(8 * (byte % 4))
+    return words
