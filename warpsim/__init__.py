@@ -13,10 +13,10 @@ __all__ = list(_api_names) + ["__version__"]
 
 from .settings import settings  # noqa: E402,F401  (with warpsim.settings(scheduling="stack"): ...)
 from .errors import (CompileError, DeadlockError, LaunchError, MemoryFault,  # noqa: E402,F401
-                     PtxParseError, UnsupportedInstruction, WarpsimError)
+                     OutOfMemoryError, PtxParseError, UnsupportedInstruction, WarpsimError)
 
 __all__ += ["settings", "CompileError", "DeadlockError", "LaunchError", "MemoryFault",
-            "PtxParseError", "UnsupportedInstruction", "WarpsimError"]
+            "OutOfMemoryError", "PtxParseError", "UnsupportedInstruction", "WarpsimError"]
 
 from .profiler import profile  # noqa: E402,F401  (with warpsim.profile() as prof: ...)
 

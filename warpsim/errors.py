@@ -42,6 +42,20 @@ class UnsupportedInstruction(WarpsimError):
                          f"(modifiers '{mods or 'none'}'){why}")
 
 
+class OutOfMemoryError(WarpsimError, MemoryError):
+    """An allocation the device's memory cannot hold (CuPy's cupy.cuda.memory.OutOfMemoryError).
+
+    Raised before anything changed: the heap is as it was, later allocations
+    that fit still succeed. The device's size is `warpsim.settings(device_memory=...)`.
+    """
+
+    def __init__(self, size: int, total: int, limit: int, reason: str = ""):
+        self.size, self.total, self.limit = size, total, limit
+        why = f"; {reason}" if reason else ""
+        super().__init__(f"Out of memory allocating {size:,} bytes (allocated so far: {total:,} "
+                         f"bytes, device memory: {limit:,} bytes{why})")
+
+
 class LaunchError(WarpsimError):
     """Something went wrong while a kernel ran; carries where it happened."""
 

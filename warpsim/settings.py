@@ -16,6 +16,9 @@ class Settings:
     max_instructions: int = 10_000_000_000   # warp instructions before the same
     batch_threads: int = 1 << 17       # thread slots simulated at once (bounds memory)
     progress: bool = True              # progress bar on a terminal for long launches
+    workers: int = 0                   # > 1: launches split by CTA ranges over Dask workers (warpsim.distributed)
+    scheduler: object = None           # a dask Client or a scheduler address (tcp://host:port) to run them on
+    device_memory: int = 141 * 10**9   # bytes of global memory of a new device (the H200's; capped by the host's)
 
 
 def _from_environment() -> Settings:
@@ -26,7 +29,7 @@ def _from_environment() -> Settings:
         raw = env[f.name]
         if raw is None:
             continue
-        changes[f.name] = raw if f.type == "str" else (raw not in ("0", "false", "no") if f.type == "bool" else int(raw))
+        changes[f.name] = raw if f.type in ("str", "object") else (raw not in ("0", "false", "no") if f.type == "bool" else int(raw))
     return replace(s, **changes)
 
 

@@ -78,8 +78,8 @@ class Context:
 
     def get_memory_info(self) -> MemoryInfo:
         memory = api.current_device().memory
-        total = 80 * 1024 ** 3
-        return MemoryInfo(total - sum(memory.live.values()), total)
+        total = memory.limit
+        return MemoryInfo(total - memory.allocated, total)
 
     def synchronize(self) -> None:
         synchronize()

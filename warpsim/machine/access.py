@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import MemoryFault
-from .memory import GLOBAL_BASE, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE
+from .memory import GLOBAL_BASE, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE, describe_freed
 
 # State-space modifiers -> the space they name (::cta/::cluster/::entry qualifiers folded).
 SPACES = {"global": "global", "shared": "shared", "shared::cta": "shared",
@@ -57,6 +57,9 @@ def describe_address(ctx, space: str, addr: int, size: int) -> str:
             return "a null pointer (or a small integer used as one)"
         if addr % size:
             return f"misaligned (a {size}-byte access needs {size}-byte alignment)"
+        freed = ctx.memory.freed_allocation(addr)
+        if freed is not None:
+            return f"use after free: {describe_freed(freed)}"
         near = _nearest_allocation(ctx.memory, addr)
         if near is None or abs(addr - near[0]) > NEARBY:
             return ("in no allocation: not a pointer into any live array (freed, never allocated, "

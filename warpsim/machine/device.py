@@ -263,8 +263,9 @@ class Device:
     allocation, frees and copies, so Python threads may share a device.
     """
 
-    def __init__(self):
-        self.memory = GlobalMemory()
+    def __init__(self, memory_size: int | None = None):
+        """memory_size: bytes of global memory (default: the `device_memory` setting, capped by the host's)."""
+        self.memory = GlobalMemory(limit=memory_size)
         self.lock = self.memory.lock
 
     def load_module(self, ptx: str, name: str = "<ptx>") -> LoadedModule:

@@ -12,19 +12,35 @@ can be routed per lane.
 from __future__ import annotations
 
 import bisect
+import os
+import sys
 import threading
 
 import numpy as np
+
+from ..errors import OutOfMemoryError
 
 GLOBAL_BASE = 0x7F00_0000_0000          # where device allocations start
 SHARED_WINDOW = 0x0001_0000_0000_0000   # generic address of shared offset 0
 LOCAL_WINDOW = 0x0002_0000_0000_0000    # generic address of local offset 0
 WINDOW_SIZE = 1 << 32
 ALLOCATION_GAP = 256                    # unmapped bytes between allocations
+HEAP_ALIGN = 256                        # every allocation starts on this boundary, as cudaMalloc's
+POISON = 0xA5                           # freed bytes read back as this (as a debug allocator does)
+FREED_KEPT = 4096                       # freed allocations remembered for use-after-free reports
 
 
 class GlobalMemory:
     """The device heap: allocate, free, copy in and out, and checked access.
+
+    `limit` is the device's memory size: an allocation that would take the
+    heap past it (or that the host cannot back) raises OutOfMemoryError and
+    changes nothing. Freed blocks merge with their free neighbours (and with
+    the unused end of the heap); an allocation takes the smallest hole that
+    fits (bisect over holes sorted by size), so its cost does not grow with
+    the number of live arrays. Freed bytes are poisoned and the allocation is
+    remembered (`freed_allocation`), so an access after free is reported as
+    one, naming what was freed.
 
     `initialized` tracks which bytes were ever written (host or device), for
     initcheck; `empty()` allocations start uninitialized.
@@ -35,45 +51,50 @@ class GlobalMemory:
     two threads allocating at once would hand out the same hole.
     """
 
-    def __init__(self, capacity: int = 1 << 20):
+    def __init__(self, capacity: int = 1 << 20, limit: int | None = None):
         self.lock = threading.RLock()
+        self.limit = int(limit) if limit is not None else default_memory_size()
         self.buffer = np.zeros(capacity, dtype=np.uint8)
         self.initialized = np.zeros(capacity, dtype=np.bool_)
         self.live: dict[int, int] = {}          # offset -> size of live allocations
-        self._free: list[tuple[int, int]] = []  # (offset, size) holes, sorted
+        self.spans: dict[int, int] = {}         # offset -> bytes reserved (size, rounded, + gap)
+        self.origins: dict[int, str] = {}       # offset -> where the host allocated it
+        self.freed: dict[int, tuple] = {}       # offset -> (size, allocated at, freed at), oldest first
+        self._holes_by_size: list[tuple[int, int]] = []   # (size, offset), sorted
+        self._hole_at: dict[int, int] = {}      # hole offset -> size
+        self._hole_ending: dict[int, int] = {}  # hole end -> hole offset (to merge with a left neighbour)
         self.top = ALLOCATION_GAP
         self._starts = np.zeros(0, dtype=np.uint64)
         self._ends = np.zeros(0, dtype=np.uint64)
+        self._sorted_starts: list[int] = []     # live offsets, sorted (host copies find theirs by bisect)
         self._index_dirty = True
+
+    @property
+    def allocated(self) -> int:
+        """Bytes the live allocations hold."""
+        return sum(self.live.values())
 
     # ------------------------------------------------------------ allocation
 
-    def allocate(self, nbytes: int, align: int = 256, initialized: bool = False) -> int:
+    def allocate(self, nbytes: int, align: int = HEAP_ALIGN, initialized: bool = False) -> int:
         with self.lock:
             size = max(int(nbytes), 1)
-            span = _round_up(size, align) + ALLOCATION_GAP
+            align = max(HEAP_ALIGN, int(align))
+            span = _round_up(size, HEAP_ALIGN) + ALLOCATION_GAP
             offset = self._take_hole(span, align)
             if offset is None:
                 offset = _round_up(self.top, align)
+                self._ensure(offset + span, size)       # raises before anything changed
+                if offset > self.top:
+                    self._add_hole(self.top, offset - self.top)
                 self.top = offset + span
-                self._ensure(self.top)
             self.live[offset] = size
+            self.spans[offset] = span
+            self.origins[offset] = _host_caller()
+            bisect.insort(self._sorted_starts, offset)
             self.initialized[offset:offset + size] = initialized
             self._index_dirty = True
             return GLOBAL_BASE + offset
-
-    def _take_hole(self, span: int, align: int):
-        for k, (start, size) in enumerate(self._free):
-            aligned = _round_up(start, align)
-            if aligned + span <= start + size:
-                del self._free[k]
-                if aligned > start:
-                    bisect.insort(self._free, (start, aligned - start))
-                rest = start + size - (aligned + span)
-                if rest > 0:
-                    bisect.insort(self._free, (aligned + span, rest))
-                return aligned
-        return None
 
     def free(self, address: int):
         with self.lock:
@@ -81,18 +102,95 @@ class GlobalMemory:
             size = self.live.pop(offset, None)
             if size is None:
                 raise ValueError(f"free of 0x{address:x}, which is not a live allocation")
-            bisect.insort(self._free, (offset, _round_up(size, 256) + ALLOCATION_GAP))
+            span = self.spans.pop(offset)
+            del self._sorted_starts[bisect.bisect_left(self._sorted_starts, offset)]
+            self.buffer[offset:offset + size] = POISON
+            self.initialized[offset:offset + size] = False
+            self.freed.pop(offset, None)       # re-inserted last: the newest record
+            self.freed[offset] = (size, self.origins.pop(offset, ""), _host_caller())
+            if len(self.freed) > FREED_KEPT:
+                del self.freed[next(iter(self.freed))]
+            self._release(offset, span)
             self._index_dirty = True
 
-    def _ensure(self, end: int):
+    def freed_allocation(self, address: int):
+        """(start address, size, allocated at, freed at) of the freed allocation that held
+        address, or None (also when a live allocation has reused any of its bytes since)."""
+        offset = address - GLOBAL_BASE
+        for start, (size, allocated_at, freed_at) in reversed(self.freed.items()):
+            end = start + _round_up(size, HEAP_ALIGN)
+            if start <= offset < end:
+                return None if self._reused(start, end) else (GLOBAL_BASE + start, size,
+                                                              allocated_at, freed_at)
+        return None
+
+    def _reused(self, start: int, end: int) -> bool:
+        """Whether a live allocation's bytes overlap [start, end)."""
+        k = bisect.bisect_left(self._sorted_starts, end) - 1
+        if k < 0:
+            return False
+        live = self._sorted_starts[k]
+        return live + self.spans[live] > start
+
+    def _take_hole(self, span: int, align: int):
+        """The smallest hole that holds span bytes at the alignment (its rest stays a hole)."""
+        k = bisect.bisect_left(self._holes_by_size, (span, -1))
+        while k < len(self._holes_by_size):
+            size, start = self._holes_by_size[k]
+            aligned = _round_up(start, align)
+            if aligned + span <= start + size:
+                self._remove_hole(start)
+                if aligned > start:
+                    self._add_hole(start, aligned - start)
+                if start + size > aligned + span:
+                    self._add_hole(aligned + span, start + size - (aligned + span))
+                return aligned
+            k += 1                      # only a larger alignment than the heap's can skip a hole
+        return None
+
+    def _release(self, offset: int, span: int):
+        """A freed span becomes a hole, merged with the holes on either side and the heap's end."""
+        left = self._hole_ending.get(offset)
+        if left is not None:
+            span += offset - left
+            self._remove_hole(left)
+            offset = left
+        right = self._hole_at.get(offset + span)
+        if right is not None:
+            self._remove_hole(offset + span)
+            span += right
+        if offset + span >= self.top:
+            self.top = offset           # the heap's unused end grows back
+        else:
+            self._add_hole(offset, span)
+
+    def _add_hole(self, offset: int, size: int):
+        bisect.insort(self._holes_by_size, (size, offset))
+        self._hole_at[offset] = size
+        self._hole_ending[offset + size] = offset
+
+    def _remove_hole(self, offset: int):
+        size = self._hole_at.pop(offset)
+        del self._hole_ending[offset + size]
+        del self._holes_by_size[bisect.bisect_left(self._holes_by_size, (size, offset))]
+
+    def _ensure(self, end: int, request: int):
+        """Grow the backing buffer to `end` bytes, or raise OutOfMemoryError changing nothing."""
         if end <= len(self.buffer):
             return
+        if end > self.limit:
+            raise OutOfMemoryError(request, self.allocated, self.limit)
         capacity = len(self.buffer)
         while capacity < end:
             capacity *= 2
-        grown = np.zeros(capacity, dtype=np.uint8)
+        capacity = min(capacity, max(end, self.limit))
+        try:
+            grown = np.zeros(capacity, dtype=np.uint8)
+            init = np.zeros(capacity, dtype=np.bool_)
+        except MemoryError:
+            raise OutOfMemoryError(request, self.allocated, self.limit,
+                                   "the host could not back the device heap") from None
         grown[:len(self.buffer)] = self.buffer
-        init = np.zeros(capacity, dtype=np.bool_)
         init[:len(self.initialized)] = self.initialized
         self.buffer, self.initialized = grown, init
 
@@ -118,10 +216,15 @@ class GlobalMemory:
             self.initialized[offset:offset + nbytes] = True
 
     def _host_range(self, address: int, nbytes: int) -> int:
+        """The heap offset of a host copy's bytes, checked against the allocation holding them."""
         offset = address - GLOBAL_BASE
-        ok = self.check(np.array([address], dtype=np.uint64), max(nbytes, 1))[0] if nbytes else True
-        if not ok:
-            raise ValueError(f"host copy of {nbytes} bytes at 0x{address:x} is outside any allocation")
+        k = bisect.bisect_right(self._sorted_starts, offset) - 1
+        start = self._sorted_starts[k] if k >= 0 else None
+        inside = start is not None and offset < start + self.live[start]
+        if nbytes and not (inside and offset + nbytes <= start + self.live[start]):
+            freed = self.freed_allocation(address)
+            why = f"a use after free: {describe_freed(freed)}" if freed else "outside any allocation"
+            raise ValueError(f"host copy of {nbytes} bytes at 0x{address:x} is {why}")
         return offset
 
     # ------------------------------------------------------------ device access
@@ -152,6 +255,44 @@ class GlobalMemory:
             return np.zeros(addresses.shape, dtype=bool)
         return in_heap & (k >= 0) & (offs >= starts[k_safe]) & (offs + np.uint64(size) <= ends[k_safe])
 
+
+
+def describe_freed(freed) -> str:
+    """'the 4096-byte allocation at 0x..., allocated at a.py:3, freed at a.py:9'."""
+    start, size, allocated_at, freed_at = freed
+    text = f"the {size}-byte allocation at 0x{start:x}, freed"
+    if allocated_at:
+        text += f" (allocated at {allocated_at}"
+        text += f", freed at {freed_at})" if freed_at else ")"
+    return text
+
+
+def default_memory_size() -> int:
+    """The setting `device_memory` (the H200's 141 GB by default), capped by the host's memory."""
+    from ..settings import current
+    wanted = current().device_memory
+    try:
+        host = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        host = wanted
+    return min(wanted, host)
+
+
+def _host_caller() -> str:
+    """'file.py:12' of the first frame outside warpsim: where the user allocated or freed."""
+    frame = sys._getframe(2)
+    while frame is not None and _is_warpsim(frame.f_code.co_filename):
+        frame = frame.f_back
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}" if frame is not None else ""
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _is_warpsim(path: str) -> bool:
+    """warpsim's own frames, and those between a freed array and its finalizer."""
+    return (path.startswith(_PACKAGE_DIR) or path.startswith("<frozen")
+            or os.path.basename(path) == "weakref.py")
 
 
 def _round_up(x: int, align: int) -> int:
