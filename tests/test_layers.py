@@ -17,7 +17,7 @@ PACKAGE = pathlib.Path(__file__).parents[1] / "warpsim"
 # of lower rows only, plus itself; units in one row are independent peers.
 LAYERS = [
     ("errors",),
-    ("settings", "sessions"),
+    ("settings", "sessions", "cache"),
     ("ptx",),
     ("machine",),
     ("sass", "frontends"),

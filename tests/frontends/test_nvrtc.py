@@ -21,9 +21,9 @@ extern "C" __global__ void saxpy(float a, const float* x, float* y, int n) {
 
 @pytest.fixture(autouse=True)
 def private_cache(tmp_path, monkeypatch):
-    """Every test gets its own empty PTX cache."""
+    """Every test gets its own empty cache; PTX goes in its ptx/ folder."""
     monkeypatch.setenv("WARPSIM_CACHE_DIR", str(tmp_path / "cache"))
-    return tmp_path / "cache"
+    return tmp_path / "cache" / "ptx"
 
 
 def test_small_kernel_gives_ptx_with_line_info():

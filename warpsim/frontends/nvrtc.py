@@ -21,11 +21,11 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from ..cache import cache_dir as warpsim_cache_dir, write_atomically
 from ..errors import CompileError
 
 __all__ = ["CompiledCuda", "compile_cuda", "nvrtc_version", "nvrtc_library_path",
@@ -273,9 +273,8 @@ def normalize_options(options) -> tuple[tuple[str, ...], str]:
 # --- disk cache -------------------------------------------------------------
 
 def cache_dir() -> Path:
-    """WARPSIM_CACHE_DIR, else ~/.cache/warpsim/ptx."""
-    configured = os.environ.get("WARPSIM_CACHE_DIR")
-    return Path(configured) if configured else Path.home() / ".cache" / "warpsim" / "ptx"
+    """Compiled PTX: $WARPSIM_CACHE_DIR/ptx, else ~/.cache/warpsim/ptx."""
+    return warpsim_cache_dir("ptx")
 
 
 def _cache_key(source: str, name: str, options: tuple, name_expressions: tuple, version: tuple,
@@ -295,19 +294,7 @@ def _cache_read(path: Path) -> dict | None:
 
 
 def _cache_write(path: Path, entry: dict) -> None:
-    """Atomic write (tmp + os.replace); a cache that cannot be written is ignored."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-        try:
-            with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-                json.dump(entry, handle)
-            os.replace(temporary, path)
-        except BaseException:
-            os.unlink(temporary)
-            raise
-    except OSError:
-        pass
+    write_atomically(path, json.dumps(entry).encode("utf-8"))
 
 
 # --- the public entry point -------------------------------------------------

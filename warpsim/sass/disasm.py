@@ -20,7 +20,8 @@ from pathlib import Path
 from ..errors import CompileError
 from .blocks import split_blocks
 from .ir import ControlCodes, Operand, SassFunction, SassInstruction, SassModule
-from .toolchain import write_atomic, nvdisasm_path, sass_cache_dir, tool_version
+from ..cache import write_atomically
+from .toolchain import nvdisasm_path, sass_cache_dir, tool_version
 
 __all__ = ["disassemble", "parse_listing", "parse_operand", "parse_instruction", "decode_control", "run_nvdisasm"]
 
@@ -262,7 +263,7 @@ def run_nvdisasm(cubin: bytes) -> str:
             raise CompileError(f"could not run nvdisasm ({exe}): {exc}") from None
     if done.returncode != 0:
         raise CompileError("nvdisasm could not read the cubin", (done.stderr or done.stdout).strip())
-    write_atomic(path, done.stdout.encode())
+    write_atomically(path, done.stdout.encode())
     return done.stdout
 
 def disassemble(cubin: bytes, **module_fields) -> SassModule:

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from ..cache import cache_dir, write_atomically
 from ..errors import CompileError
 
 __all__ = ["CubinResult", "compile_cubin", "cubin_for", "ptxas_path", "nvdisasm_path", "tool_version",
@@ -44,9 +45,8 @@ EXE_SUFFIX = ".exe" if sys.platform == "win32" else ""
 # --- where things live ------------------------------------------------------
 
 def sass_cache_dir() -> Path:
-    """Beside the PTX cache: WARPSIM_CACHE_DIR/sass when that is set, else ~/.cache/warpsim/sass."""
-    configured = os.environ.get("WARPSIM_CACHE_DIR")
-    return Path(configured) / "sass" if configured else Path.home() / ".cache" / "warpsim" / "sass"
+    """Beside the PTX cache: $WARPSIM_CACHE_DIR/sass, else ~/.cache/warpsim/sass."""
+    return cache_dir("sass")
 
 
 def tools_dir() -> Path:
@@ -247,8 +247,8 @@ def compile_cubin(ptx: str, arch: str = DEFAULT_ARCH, ptxas_version: str | None 
         code, log, data = _run_ptxas(exe, text, arch)
     if code:
         raise CompileError(f"ptxas {version or exe} -arch={arch} refused the PTX", log)
-    write_atomic(path, data)
-    write_atomic(meta_path, json.dumps({"log": log, "notes": notes}).encode())
+    write_atomically(path, data)
+    write_atomically(meta_path, json.dumps({"log": log, "notes": notes}).encode())
     return CubinResult(data, arch, exe, version, log, notes)
 
 
@@ -257,17 +257,3 @@ def cubin_for(ptx_text: str, arch: str = DEFAULT_ARCH, ptxas_version: str | None
     return compile_cubin(ptx_text, arch, ptxas_version).data
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """tmp + os.replace, so a reader never sees half a file; a cache that cannot be written is skipped."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-        try:
-            with os.fdopen(descriptor, "wb") as handle:
-                handle.write(data)
-            os.replace(temporary, path)
-        except BaseException:
-            os.unlink(temporary)
-            raise
-    except OSError:
-        pass
