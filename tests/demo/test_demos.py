@@ -125,3 +125,20 @@ def test_cli_runs_one_demo_and_writes_charts(tmp_path, capsys):
     png = tmp_path / "divergence.png"
     assert png.stat().st_size > 10_000
     assert np.frombuffer(png.read_bytes()[:8], np.uint8).tolist() == [137, 80, 78, 71, 13, 10, 26, 10]
+
+
+def test_coalescing_sectors_per_request_grow_with_the_stride(results):
+    f = demo(results, "coalescing").figures
+    assert f["sectors_per_request"] == {1: 4, 2: 8, 4: 16, 8: 32, 32: 32}
+    assert f["load_bytes"][1] == 8192 * 4 and f["load_bytes"][8] == 8 * f["load_bytes"][1]
+    assert f["naive_store_sectors_per_request"] == 32
+    assert f["tiled_load_sectors_per_request"] == 4 == f["tiled_store_sectors_per_request"]
+    assert f["naive_store_bytes"] == 8 * f["tiled_store_bytes"]
+
+
+def test_masks_full_mask_shuffle_after_return_is_reported_and_the_fix_is_clean(results):
+    f = demo(results, "masks").figures
+    assert f["shuffles_reported"] == 5
+    assert f["error_kinds"] == ["shfl_absent_source", "sync_exited_lanes"]
+    assert "exited 0xffffff00" in f["first_error"] and "masks.cu:5" in f["first_error"]
+    assert f["masked_sum"] == f["expected"] and f["masked_errors"] == 0

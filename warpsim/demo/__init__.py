@@ -17,7 +17,7 @@ import sys
 import time
 
 DEMOS = ["divergence", "loops", "predication", "reduction", "atomics", "partial_warp",
-         "scheduling", "occupancy"]
+         "scheduling", "masks", "coalescing", "occupancy"]
 
 
 def load(name: str):
