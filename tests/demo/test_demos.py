@@ -142,3 +142,11 @@ def test_masks_full_mask_shuffle_after_return_is_reported_and_the_fix_is_clean(r
     assert f["error_kinds"] == ["shfl_absent_source", "sync_exited_lanes"]
     assert "exited 0xffffff00" in f["first_error"] and "masks.cu:5" in f["first_error"]
     assert f["masked_sum"] == f["expected"] and f["masked_errors"] == 0
+
+
+def test_simd_blend_does_both_sides_simt_only_the_taken_ones(results):
+    f = demo(results, "simd").figures
+    assert f["simd_useful"] == 0.5
+    assert 12 < f["random_loop_lanes"] < 20
+    assert f["sorted_loop_lanes"] > 31 and f["sorted_mixed_warps"] <= 1
+    assert f["random_issued"] > 1.5 * f["sorted_issued"]

@@ -16,7 +16,7 @@ import importlib
 import sys
 import time
 
-DEMOS = ["divergence", "loops", "predication", "reduction", "atomics", "partial_warp",
+DEMOS = ["simd", "divergence", "loops", "predication", "reduction", "atomics", "partial_warp",
          "scheduling", "masks", "coalescing", "occupancy"]
 
 
