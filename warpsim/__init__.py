@@ -11,6 +11,12 @@ __version__ = "0.1.0"
 
 __all__ = list(_api_names) + ["__version__"]
 
+from .api.elementwise import ElementwiseKernel  # noqa: E402,F401  (CuPy's user-defined kernels)
+from .api.reduction import ReductionKernel  # noqa: E402,F401
+from .api.views import broadcast_arrays, broadcast_to  # noqa: E402,F401  (zero-stride views)
+
+__all__ += ["ElementwiseKernel", "ReductionKernel", "broadcast_arrays", "broadcast_to"]
+
 from .settings import settings  # noqa: E402,F401  (with warpsim.settings(scheduling="stack"): ...)
 from .errors import (CompileError, DeadlockError, LaunchError, MemoryFault,  # noqa: E402,F401
                      OutOfMemoryError, PtxParseError, UnsupportedInstruction, WarpsimError)

@@ -23,6 +23,7 @@ from .args import KernelArgumentError, pack_arguments
 from .arrays import MemoryPointer, UnownedMemory, current_device, ndarray
 from ..errors import LaunchError, WarpsimError
 from ..frontends.nvrtc import compile_cuda
+from .kernel_attributes import KernelAttributes
 
 class KernelNotFoundError(WarpsimError, LookupError):
     """get_function asked for a name the module does not define."""
@@ -64,8 +65,11 @@ def _dim3(value, what: str, kernel: str) -> tuple[int, int, int]:
     return dims
 
 
-class Function:
+class Function(KernelAttributes):
     """One kernel of a loaded module, called as CuPy's: f(grid, block, args, shared_mem=0)."""
+
+    def _attribute_kernel(self):
+        return self.loaded_module, self.kernel_name
 
     def __init__(self, loaded_module, device, kernel_name: str, requested_name: str):
         self.loaded_module, self.device = loaded_module, device
@@ -120,6 +124,17 @@ class RawModule:
         self._loaded: dict[int, tuple] = {}
         self._functions: dict[tuple[int, str], Function] = {}
         # Threads sharing a module compile and load it once (one copy of its globals per device).
+        self._cache_lock = threading.RLock()
+
+    def __getstate__(self) -> dict:
+        """Pickled as its source and PTX; it is loaded again on first use after unpickling."""
+        state = {k: v for k, v in self.__dict__.items() if k not in ("_loaded", "_functions", "_cache_lock")}
+        state["_ptx"] = self.ptx if self.code is not None else self._ptx
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._loaded, self._functions = {}, {}
         self._cache_lock = threading.RLock()
 
     def _read_path(self, path: str) -> None:
@@ -215,8 +230,18 @@ class RawModule:
         return MemoryPointer(UnownedMemory(address, 0, self, device))
 
 
-class RawKernel:
-    """One kernel from CUDA source, compiled on first use: kernel(grid, block, args, shared_mem=0)."""
+class RawKernel(KernelAttributes):
+    """One kernel from CUDA source, compiled on first use: kernel(grid, block, args, shared_mem=0).
+
+    Its attributes (num_regs, max_threads_per_block, ...) are those of the
+    loaded kernel (warpsim.api.kernel_attributes); it pickles as its source.
+    """
+
+    def _attribute_kernel(self):
+        return self.kernel.loaded_module, self.kernel.kernel_name
+
+    def _attribute_store(self) -> dict:
+        return self.kernel._attribute_store()
 
     def __init__(self, code: str, name: str, options=(), backend: str = "nvrtc",
                  translate_cucomplex: bool = False, *, enable_cooperative_groups: bool = False,

@@ -1,0 +1,122 @@
+"""A kernel's attributes as CuPy reports them (RawKernel.attributes, Function.num_regs, ...).
+
+CuPy reads these from the driver (cuFuncGetAttribute) after loading the
+cubin. warpsim has no cubin, so each comes from where the driver's figure
+comes from: registers and the local frame from ptxas when one is installed
+(warpsim.metrics.registers, an estimate from the PTX otherwise), static
+shared and const sizes from the module's layout, max threads per block from
+the register file (64K registers per SM, allocated per warp in units of 256)
+and the kernel's .maxntid. max_dynamic_shared_size_bytes and
+preferred_shared_memory_carveout can be set, as in CUDA; warpsim records
+them but does not refuse a launch asking for more dynamic shared memory.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..metrics.registers import registers_per_thread
+
+__all__ = ["KernelAttributes"]
+
+REGISTERS_PER_SM = 65536
+REGISTER_ALLOCATION_UNIT = 256           # registers, per warp
+DEFAULT_DYNAMIC_SHARED_LIMIT = 48 * 1024  # without opting in, static + dynamic <= 48 KB
+
+
+def _ptx_version(module) -> int:
+    major, _, minor = str(module.version).partition(".")
+    return int(major or 0) * 10 + int(minor or 0)
+
+
+def _binary_version(module) -> int:
+    for target in module.target or ():
+        if str(target).startswith("sm_"):
+            return int("".join(ch for ch in str(target)[3:] if ch.isdigit()))
+    return 90
+
+
+class KernelAttributes:
+    """Mixin: attributes of the kernel `self._attribute_kernel()` returns (loaded module, name)."""
+
+    _settable = ("max_dynamic_shared_size_bytes", "preferred_shared_memory_carveout")
+
+    def _attribute_kernel(self):
+        raise NotImplementedError
+
+    def _attribute_store(self) -> dict:
+        store = self.__dict__.setdefault("_set_attributes", {})
+        return store
+
+    def _registers(self):
+        loaded, name = self._attribute_kernel()
+        return registers_per_thread(loaded.module, name)
+
+    @property
+    def num_regs(self) -> int:
+        return self._registers().registers
+
+    @property
+    def local_size_bytes(self) -> int:
+        count = self._registers()
+        if not count.is_estimate:
+            return count.stack_frame
+        loaded, _ = self._attribute_kernel()
+        return loaded.program.layout.local_size
+
+    @property
+    def shared_size_bytes(self) -> int:
+        loaded, name = self._attribute_kernel()
+        return loaded.program.kernel_static_shared.get(name, 0)
+
+    @property
+    def const_size_bytes(self) -> int:
+        loaded, _ = self._attribute_kernel()
+        return sum(v.size for v in loaded.module.variables.values() if v.space == "const")
+
+    @property
+    def max_threads_per_block(self) -> int:
+        loaded, name = self._attribute_kernel()
+        per_warp = math.ceil(max(self.num_regs, 1) * 32 / REGISTER_ALLOCATION_UNIT) * REGISTER_ALLOCATION_UNIT
+        threads = min(1024, REGISTERS_PER_SM // per_warp * 32)
+        limit = loaded.module.functions[name].directives.get("maxntid")
+        if limit:
+            threads = min(threads, math.prod(limit))
+        return threads
+
+    @property
+    def ptx_version(self) -> int:
+        return _ptx_version(self._attribute_kernel()[0].module)
+
+    @property
+    def binary_version(self) -> int:
+        return _binary_version(self._attribute_kernel()[0].module)
+
+    @property
+    def cache_mode_ca(self) -> int:
+        return 0
+
+    @property
+    def max_dynamic_shared_size_bytes(self) -> int:
+        return self._attribute_store().get("max_dynamic_shared_size_bytes",
+                                           DEFAULT_DYNAMIC_SHARED_LIMIT - self.shared_size_bytes)
+
+    @max_dynamic_shared_size_bytes.setter
+    def max_dynamic_shared_size_bytes(self, value: int) -> None:
+        self._attribute_store()["max_dynamic_shared_size_bytes"] = int(value)
+
+    @property
+    def preferred_shared_memory_carveout(self) -> int:
+        return self._attribute_store().get("preferred_shared_memory_carveout", -1)
+
+    @preferred_shared_memory_carveout.setter
+    def preferred_shared_memory_carveout(self, value: int) -> None:
+        self._attribute_store()["preferred_shared_memory_carveout"] = int(value)
+
+    @property
+    def attributes(self) -> dict:
+        """Every attribute by the name CuPy's RawKernel.attributes uses."""
+        names = ("binary_version", "cache_mode_ca", "const_size_bytes", "local_size_bytes",
+                 "max_dynamic_shared_size_bytes", "max_threads_per_block", "num_regs",
+                 "preferred_shared_memory_carveout", "ptx_version", "shared_size_bytes")
+        return {name: getattr(self, name) for name in names}
