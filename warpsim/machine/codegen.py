@@ -36,6 +36,7 @@ from .isa import FAMILIES, lookup
 from .isa.evaluate import typed_immediate
 from .isa.moves import SPECIAL_REGISTERS, read_special
 from .isa.table import VALUE
+from .liveness import kept_registers
 from .state import AT_BARRIER
 
 FUNCTION_POINTER_BASE = 0x7E00_0000_0000
@@ -105,6 +106,7 @@ class BlockCompiler:
         self.counter = 0
         self.guard = None
         self.line_instructions: dict[int, object] = {}   # generated line number -> PTX instruction
+        self.kept = kept_registers(program, pblock)      # registers written back (None: all)
 
     # ------------------------------------------------------------ emitter basics
 
@@ -362,7 +364,10 @@ class BlockCompiler:
         return run_block
 
     def writeback(self):
+        """Store the block's live register writes (dead ones stay in locals, see liveness.py)."""
         for reg in self.dirty:
+            if self.kept is not None and reg not in self.kept:
+                continue
             self.emit(f"ctx.reg({self.key(reg)!r}, {self.reg_bits(reg)})[idx] = {self.local[reg]}")
         self.dirty = []
 
