@@ -90,6 +90,11 @@ class BudgetExceeded(LaunchError):
     """The launch ran past its instruction budget (runaway loop)."""
 
 
+class StackOverflow(LaunchError):
+    """A call took a thread's stack past its limit (warpsim.settings(stack_size=...),
+    CUDA's cudaLimitStackSize); on a GPU the launch fails with an illegal address."""
+
+
 class TrapError(LaunchError):
     """The kernel executed trap (or brkpt), as assert() does."""
 

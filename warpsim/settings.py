@@ -19,6 +19,8 @@ class Settings:
     workers: int = 0                   # > 1: launches split by CTA ranges over Dask workers (warpsim.distributed)
     scheduler: object = None           # a dask Client or a scheduler address (tcp://host:port) to run them on
     device_memory: int = 141 * 10**9   # bytes of global memory of a new device (the H200's; capped by the host's)
+    stack_size: int = 1024             # bytes of call stack per thread (cudaLimitStackSize's default)
+    watchdog_seconds: float = 60.0     # wall-clock seconds a batch of CTAs may run (0: no watchdog)
 
 
 def _from_environment() -> Settings:
@@ -29,7 +31,8 @@ def _from_environment() -> Settings:
         raw = env[f.name]
         if raw is None:
             continue
-        changes[f.name] = raw if f.type in ("str", "object") else (raw not in ("0", "false", "no") if f.type == "bool" else int(raw))
+        changes[f.name] = raw if f.type in ("str", "object") else (raw not in ("0", "false", "no") if f.type == "bool" else
+                                                                   float(raw) if f.type == "float" else int(raw))
     return replace(s, **changes)
 
 

@@ -191,16 +191,19 @@ def store(ctx, site, idx, space, addrs, dtype, values):
                   [v[sel] if np.ndim(v) else v for v in values])
         return
     total = size * count
-    ctx.writes += 1
     buf, off = resolve(ctx, site, idx, space, addrs, total if count > 1 else size, True)
     if count > 1 and (off % total).any():
         _fault(ctx, site, idx, off % total == 0, addrs, f"vector store (.v{count})", total)
     view = buf.view(dtype)
     base = off // size
+    changed = not ctx.changes_only
     for k, v in enumerate(values):
         if v is None:
             continue
+        before = None if changed else view[base + k]
         view[base + k] = v
+        changed = changed or before.tobytes() != view[base + k].tobytes()
+    ctx.writes += changed
     if space == "global":
         init = ctx.memory.initialized
         for k in range(total):

@@ -18,6 +18,8 @@ barrier family (isa/barriers.py).
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from ..errors import BudgetExceeded, DeadlockError
@@ -42,6 +44,9 @@ def run_batch(ctx, observers=()):
     ctx.barrier_observers = observers_of(observers, "barrier_released")
     ctx.warp_sync_observers = observers_of(observers, "warp_sync_met")
     lanes = np.arange(32, dtype=np.int64)
+    barrier_waits = False     # whether threads may be waiting at a CTA barrier
+    ctx.started = time.perf_counter()
+    watchdog = ctx.settings.watchdog_seconds
     while True:
         runnable = ctx.status == RUNNING
         if not runnable.any():
@@ -55,20 +60,35 @@ def run_batch(ctx, observers=()):
         warps = np.flatnonzero(warp_pc != NO_PC)
         pcs = warp_pc[warps]
         # 2. execute
-        order = np.argsort(pcs, kind="stable")
-        bounds = np.flatnonzero(np.diff(pcs[order])) + 1
-        for ws in np.split(warps[order], bounds):
-            idx = (ws[:, None] * 32 + lanes)[chosen[ws]]
-            execute(ctx, int(warp_pc[ws[0]]), idx, ws)
-        # 3. meet
-        if (ctx.status == AT_BARRIER).any():
-            release_barriers(ctx)
+        if pcs.min() == pcs.max():                   # converged: one block for every issuing warp
+            groups = (warps,)
+        else:
+            order = np.argsort(pcs, kind="stable")
+            groups = np.split(warps[order], np.flatnonzero(np.diff(pcs[order])) + 1)
+        for ws in groups:
+            gid = int(warp_pc[ws[0]])
+            chosen_lanes = chosen[ws]
+            idx = ((ws[:, None] * 32 + lanes)[chosen_lanes] if not chosen_lanes.all()
+                   else (ws[:, None] * 32 + lanes).ravel())
+            execute(ctx, gid, idx, ws)
+            barrier_waits |= program.blocks[gid].kind == "barrier"
+        # 3. meet: only a barrier block makes threads wait, so scan only after one ran
+        if barrier_waits:
+            barrier_waits = bool((ctx.status == AT_BARRIER).any())
+            if barrier_waits:
+                release_barriers(ctx)
+                barrier_waits = bool((ctx.status == AT_BARRIER).any())
         # 4. guard
         ctx.rounds += 1
         if ctx.rounds > ctx.settings.max_rounds or ctx.issued > ctx.settings.max_instructions:
             raise runaway(ctx)
+        if watchdog and time.perf_counter() - ctx.started > watchdog:
+            raise runaway(ctx, watchdog)
         if ctx.rounds % LIVELOCK_EVERY < LIVELOCK_WINDOW and ctx.rounds >= LIVELOCK_EVERY:
             watch_for_livelock(ctx)
+        # In the watch window only writes that change memory count as progress.
+        following = (ctx.rounds + 1) % LIVELOCK_EVERY
+        ctx.changes_only = ctx.rounds + 1 > LIVELOCK_EVERY and 0 < following < LIVELOCK_WINDOW
 
 
 def execute(ctx, gid, idx, warps=None):
@@ -187,7 +207,8 @@ def deadlock(ctx) -> DeadlockError:
 
 
 def fingerprint(ctx) -> tuple:
-    """Everything that decides what the batch does next (memory via its write count)."""
+    """Everything that decides what the batch does next (memory via its count of writes that
+    changed it: an atomic that writes the value already there, or a failed CAS, is no progress)."""
     parts = [ctx.writes, ctx.pc.tobytes(), ctx.status.tobytes(), ctx.model.fingerprint(ctx)]
     parts += [ctx.regs[k].tobytes() for k in sorted(ctx.regs)]
     parts += [ctx.param_vars[k].tobytes() for k in sorted(ctx.param_vars)]
@@ -224,8 +245,12 @@ def livelock(ctx, period: int) -> DeadlockError:
     return DeadlockError(message + "\n" + stuck_warps(ctx), kernel=ctx.kernel)
 
 
-def runaway(ctx) -> BudgetExceeded:
-    return BudgetExceeded(
-        f"the launch ran past its budget ({ctx.rounds} scheduling rounds, {ctx.issued} warp "
-        f"instructions; raise it with warpsim.settings(max_rounds=...)); warps are at:\n"
-        + stuck_warps(ctx), kernel=ctx.kernel)
+def runaway(ctx, watchdog: float = 0.0) -> BudgetExceeded:
+    if watchdog:
+        why = (f"the launch ran for more than {watchdog:g} s of wall-clock time, the watchdog "
+               f"({ctx.rounds} scheduling rounds, {ctx.issued} warp instructions; raise it with "
+               f"warpsim.settings(watchdog_seconds=...), 0 turns it off)")
+    else:
+        why = (f"the launch ran past its budget ({ctx.rounds} scheduling rounds, {ctx.issued} warp "
+               f"instructions; raise it with warpsim.settings(max_rounds=...))")
+    return BudgetExceeded(why + "; warps are at:\n" + stuck_warps(ctx), kernel=ctx.kernel)

@@ -234,6 +234,13 @@ class Program:
                 if v.space == "param":
                     self.param_var_sizes[f"{fn.name}::{v.name}"] = v.size
 
+    def stack_frame_bytes(self, function: str) -> int:
+        """Stack a call of a recursive function takes: its .local variables and 16 bytes
+        (return address and saved registers; arguments travel in registers, as in CUDA's ABI)."""
+        fn = self.module.functions[function]
+        local = sum(v.size for v in fn.locals if v.space == "local")
+        return (local + 15) // 16 * 16 + 16
+
     def _recursive_functions(self) -> set:
         """Functions that can call themselves, directly or through others."""
         calls = {name: {ins.call.target.name for ins in fn.body

@@ -60,10 +60,13 @@ class LaunchState:
         self.saved: dict[str, np.ndarray] = {}                  # recursive frames, per depth
         self.call_stack = np.zeros((0, self.n), dtype=np.int64)
         self.call_depth = np.zeros(self.n, dtype=np.int32)
+        self.stack_used = np.zeros(self.n, dtype=np.int64)     # bytes of recursive frames (stack limit)
         self.starved = np.zeros(self.n_warps, dtype=np.int64)    # rounds a warp kept groups waiting
         self.rotating = np.zeros(self.n_warps, dtype=bool)       # warps in round-robin (its)
         self.last_pc = np.zeros(self.n_warps, dtype=np.int64)
         self.writes = 0                       # memory stores and atomics so far (progress)
+        self.changes_only = False             # livelock watch: count only writes that change memory
+        self.started = 0.0                    # perf_counter when the batch started (watchdog)
         self.issued = 0                       # warp instructions issued (for the budget)
         self.thread_instructions = 0          # instructions times the lanes that executed them
         self.rounds = 0
@@ -79,19 +82,18 @@ class LaunchState:
         self.guard_true: dict = {}            # ... into this: (block, position) -> threads
 
     def _geometry(self, n_ctas: int, threads: int):
-        bx, by, _ = self.block
-        slot = np.arange(self.n, dtype=np.int64)
-        per_cta = self.warps_per_cta * 32
-        self.cta = slot // per_cta                        # CTA slot in the batch
-        linear = slot % per_cta                           # linear thread id in the CTA
-        self.exists = linear < threads
-        self.tid = np.stack([linear % bx, (linear // bx) % by, linear // (bx * by)]).astype(np.uint32)
-        self.lane = (slot & 31).astype(np.uint32)
-        self.warp_in_cta = (linear // 32).astype(np.uint32)
-        gx, gy, _ = self.grid
-        ids = self.cta_ids
-        cta_xyz = np.stack([ids % gx, (ids // gx) % gy, ids // (gx * gy)]).astype(np.uint32)
-        self.ctaid = cta_xyz[:, self.cta]
+        """Per-slot coordinates, shared read-only by launches of the same shape (cached on the program)."""
+        cache = self.program.__dict__.setdefault("_geometry_cache", {})
+        key = (self.block, self.grid, int(self.cta_ids[0]) if n_ctas else 0, n_ctas)
+        cached = cache.get(key)
+        if cached is None:
+            cached = _slot_geometry(self.block, self.grid, self.cta_ids, self.n, self.warps_per_cta,
+                                    threads, cache.get((self.block, n_ctas)))
+            if len(cache) > GEOMETRY_CACHE_SIZE:
+                cache.clear()
+            cache[key] = cached
+            cache[(self.block, n_ctas)] = cached[:5]
+        self.cta, self.exists, self.tid, self.lane, self.warp_in_cta, self.ctaid = cached
 
     # ------------------------------------------------------------ registers
 
@@ -137,6 +139,31 @@ class LaunchState:
         """Block and thread coordinates of a thread slot, for error messages."""
         return {"block": tuple(int(v) for v in self.ctaid[:, slot]),
                 "thread": tuple(int(v) for v in self.tid[:, slot])}
+
+
+GEOMETRY_CACHE_SIZE = 16     # launch shapes whose slot coordinates a program keeps
+
+
+def _slot_geometry(block, grid, cta_ids, n, warps_per_cta, threads, within_cta=None) -> tuple:
+    """(cta slot, exists, tid, lane, warp in CTA, ctaid) of every thread slot, read-only."""
+    if within_cta is None:
+        bx, by, _ = block
+        slot = np.arange(n, dtype=np.int64)
+        per_cta = warps_per_cta * 32
+        cta = slot // per_cta                        # CTA slot in the batch
+        linear = slot % per_cta                      # linear thread id in the CTA
+        exists = linear < threads
+        tid = np.stack([linear % bx, (linear // bx) % by, linear // (bx * by)]).astype(np.uint32)
+        lane = (slot & 31).astype(np.uint32)
+        warp_in_cta = (linear // 32).astype(np.uint32)
+        within_cta = (cta, exists, tid, lane, warp_in_cta)
+    gx, gy, _ = grid
+    ids = cta_ids
+    cta_xyz = np.stack([ids % gx, (ids // gx) % gy, ids // (gx * gy)]).astype(np.uint32)
+    ctaid = cta_xyz[:, within_cta[0]]
+    for arr in (*within_cta, ctaid):
+        arr.setflags(write=False)
+    return (*within_cta, ctaid)
 
 
 def _round16(x: int) -> int:

@@ -213,13 +213,58 @@ class Variable:
         return self.align or self.elem_size
 
 
+class RegisterTable(dict):
+    """name -> PTX type name, with `%r<N>` ranges kept as ranges.
+
+    A range is never expanded (`.reg .b32 %r<100000000>;` must load as fast
+    as ptxas loads it): a name of a range is answered from `ranges`, and
+    entered as an ordinary entry once the parser sees it used, so iterating
+    gives every register the code names.
+    """
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.ranges: dict = {}                  # prefix -> (count, PTX type name)
+
+    def range_type(self, name: str):
+        """The type of name if it belongs to a declared range, else None."""
+        member = range_member(self.ranges, name)
+        return None if member is None else member[0]
+
+    def __missing__(self, name):
+        ptype = self.range_type(name) if isinstance(name, str) else None
+        if ptype is None:
+            raise KeyError(name)
+        return ptype
+
+    def __contains__(self, name) -> bool:
+        return dict.__contains__(self, name) or (isinstance(name, str) and
+                                                 self.range_type(name) is not None)
+
+    def get(self, name, default=None):
+        return self[name] if name in self else default
+
+
+def range_member(ranges: dict, name: str):
+    """(range value...) if name is prefixK of a range prefix<N> with 0 <= K < N (K without leading zeros)."""
+    if not ranges:
+        return None
+    digits = len(name) - len(name.rstrip("0123456789"))
+    for split in range(len(name) - digits, len(name)):
+        prefix, number = name[:split], name[split:]
+        declared = ranges.get(prefix)
+        if declared is not None and (number == "0" or number[0] != "0") and int(number) < declared[0]:
+            return declared[1:]
+    return None
+
+
 @dataclass
 class Function:
     name: str
     kind: str                                   # 'entry' or 'func'
     params: list = field(default_factory=list)  # Variables in .param space
     returns: list = field(default_factory=list)
-    regs: dict = field(default_factory=dict)    # name -> PTX type name
+    regs: dict = field(default_factory=RegisterTable)    # name -> PTX type name
     locals: list = field(default_factory=list)  # .local/.shared/.param variables declared in the body
     body: list = field(default_factory=list)    # Instructions
     labels: dict = field(default_factory=dict)  # label -> index of the next instruction

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..errors import PtxParseError
 from .ir import (Addr, CallInfo, Function, Guard, Imm, Instruction, Module, Not,
-                 Reg, Sink, SourceLoc, Sym, Variable, Vec)
+                 Reg, Sink, SourceLoc, Sym, Variable, Vec, range_member)
 from .lexer import Token, parse_int, tokenize
 from .types import TYPE_NAMES
 
@@ -298,6 +298,7 @@ class _Parser:
         self.expect("{")
         self.loc = None
         self.scopes = [dict()]
+        self.scope_ranges = [dict()]      # per scope: prefix -> (count, type, unique suffix) of %r<N>
         self.scope_counter = 0
         self.fn = fn
         self.pending_labels: list = []
@@ -315,10 +316,12 @@ class _Parser:
         if t == "{":
             self.next()
             self.scopes.append(dict())
+            self.scope_ranges.append(dict())
             self.scope_counter += 1
         elif t == "}":
             self.next()
             self.scopes.pop()
+            self.scope_ranges.pop()
             if not self.scopes:
                 self.error("unbalanced '}'", tok)
         elif t == ".reg" or t.startswith(".reg."):
@@ -351,10 +354,24 @@ class _Parser:
         return unique
 
     def resolve(self, name: str) -> str:
-        for scope in reversed(self.scopes):
+        """The unique name a register or symbol refers to in the current scope.
+
+        A register of a `%r<N>` range is entered in the function's table when
+        first named: a range is never expanded, so `%r<100000000>` costs nothing.
+        """
+        for scope, ranges in zip(reversed(self.scopes), reversed(self.scope_ranges)):
             if name in scope:
                 return scope[name]
+            member = range_member(ranges, name)
+            if member is not None:
+                ptype, suffix = member
+                scope[name] = unique = name + suffix
+                self.fn.regs[unique] = ptype
+                return unique
         return name
+
+    def is_register(self, name: str) -> bool:
+        return self.resolve(name) in getattr(self.fn, "regs", ())
 
     def reg_declaration(self):
         glued = ["." + part for part in self.next().text[len(".reg"):].split(".") if part]  # .reg.b16
@@ -375,10 +392,15 @@ class _Parser:
         while True:
             name = self.word().text
             if self.accept("<"):
+                count_tok = self.peek()
                 n = self.integer()
                 self.expect(">")
-                for k in range(n):
-                    self.fn.regs[self.declare(f"{name}{k}")] = ptype
+                if not 0 <= n <= MAX_REGISTER_RANGE:
+                    self.error(f"register count {n} is outside 0..{MAX_REGISTER_RANGE}", count_tok)
+                suffix = "" if len(self.scopes) == 1 else f"${self.scope_counter}"
+                self.scope_ranges[-1][name] = (n, ptype, suffix)
+                if not suffix:
+                    self.fn.regs.ranges[name] = (n, ptype)
             else:
                 self.fn.regs[self.declare(name)] = ptype
             if not self.accept(","):
@@ -486,7 +508,7 @@ class _Parser:
             if tok.text == "WARP_SZ":  # PTX's predefined constant: the warp size
                 return Imm(32, 0, "WARP_SZ")
             name = self.resolve(tok.text)
-            if tok.text.startswith("%") or name in getattr(self.fn, "regs", ()):  # `p`: a register too
+            if tok.text.startswith("%") or self.is_register(tok.text):  # `p`: a register too
                 reg = Reg(name)
                 if allow_pair and self.accept("|"):
                     return (reg, Reg(self.resolve(self.word().text)))
@@ -532,6 +554,9 @@ class _Parser:
             return Vec(tuple(items))
         self.expect("]")
         return Addr(base, offset)
+
+
+MAX_REGISTER_RANGE = (1 << 31) - 1   # %r<N>: N is a 32-bit count (the range itself is lazy)
 
 
 def parse_ptx(text: str, source: str = "<ptx>") -> Module:

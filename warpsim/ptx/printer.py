@@ -46,8 +46,12 @@ def format_function(fn: Function) -> str:
         return head + ";"
     lines.append(head)
     lines.append("{")
+    ranges = getattr(fn.regs, "ranges", {})
+    for prefix, (count, t) in ranges.items():
+        lines.append(f"\t.reg .{t} {prefix}<{count}>;")
     for name, t in fn.regs.items():
-        lines.append(f"\t.reg .{t} {name};")  # scoped names keep their $N suffix
+        if not (ranges and fn.regs.range_type(name) == t):
+            lines.append(f"\t.reg .{t} {name};")  # scoped names keep their $N suffix
     for v in fn.locals:
         lines.append("\t" + format_variable(v))
     by_index: dict = {}

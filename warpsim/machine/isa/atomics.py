@@ -250,13 +250,14 @@ def apply(ctx, site, idx, space, addrs, ptype, op, b, c):
     if space not in ("global", "shared"):
         raise MemoryFault(f"atomic on the {space} state space", kernel=ctx.kernel,
                           ptx_line=site.ins.line, instruction=str(site.ins))
-    ctx.writes += 1
     buf, off = access.resolve(ctx, site, idx, space, addrs, size, True)
     view = buf.view(ptype.dtype)
     fn, accumulate = rmw_function(op, ptype.name)
     integer_add = op == "add" and ptype.kind in ("u", "s", "b") and ptype.bits >= 32 and \
         ptype.name not in ("f16x2", "bf16x2")          # packed float pairs are not integers
     old = atomic_apply(view, off // size, fn, b, c, integer_add, accumulate)
+    # Progress only if memory changed: atomicAdd(flag, 0) or a failed CAS in a spin loop is none.
+    ctx.writes += not ctx.changes_only or old.tobytes() != view[off // size].tobytes()
     if space == "global":
         ctx.memory.initialized[off[:, None] + np.arange(size)] = True
     for obs in ctx.memory_observers:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import TrapError, UnsupportedInstruction
+from ...errors import StackOverflow, TrapError, UnsupportedInstruction
 from ...ptx.ir import Sym
 from ..state import EXITED
 from .table import CONTROL, emitted
@@ -149,10 +149,35 @@ def _frame_keys(ctx, program, function: str):
            [k for k in ctx.param_vars if k.startswith(function + "::")]
 
 
+def _push_stack_frame(ctx, program, idx, callee: str, return_gid: int):
+    """A recursive call takes a frame of the thread's stack; past the limit it overflows at once.
+
+    Only recursion counts: for a call chain the compiler can size, the
+    driver makes the stack as large as it needs, as CUDA does.
+    """
+    used = ctx.stack_used[idx] + program.stack_frame_bytes(callee)
+    limit = ctx.settings.stack_size
+    over = np.flatnonzero(used > limit)
+    if len(over):
+        slot = int(idx[over[0]])
+        where = ctx.where(slot)
+        call = program.blocks[return_gid - 1].instructions[-1]
+        raise StackOverflow(
+            f"stack overflow: call {int(ctx.call_depth[slot]) + 1} deep into the recursive function "
+            f"'{callee}' needs {int(used[over[0]])} bytes of stack, over the per-thread limit of "
+            f"{limit} bytes ({program.stack_frame_bytes(callee)} bytes a frame; raise it with "
+            f"warpsim.settings(stack_size=...), as cudaDeviceSetLimit(cudaLimitStackSize, ...) "
+            f"does; on a GPU the launch fails with cudaErrorIllegalAddress)",
+            kernel=ctx.kernel, block=where["block"], thread=where["thread"], ptx_line=call.line,
+            instruction=str(call), source_line=program.source_line_with_text(call))
+    ctx.stack_used[idx] = used
+
+
 def enter_function(ctx, program, idx, callee: str, copies, return_gid: int):
     recursive = callee in program.recursive_functions
     depth = ctx.call_depth[idx]
     if recursive:
+        _push_stack_frame(ctx, program, idx, callee, return_gid)
         for key in _frame_keys(ctx, program, callee):
             arr = ctx.regs.get(key)
             arr = arr if arr is not None else ctx.param_vars[key]
@@ -182,6 +207,7 @@ def leave_function(ctx, program, function: str, idx):
         for src, dst, size in program.return_copies.get(int(gid), ()):
             staged.append((dst, sel, ctx.param_var(src)[sel, :size].copy(), size))
     if function in program.recursive_functions:
+        ctx.stack_used[idx] -= program.stack_frame_bytes(function)
         for key in _frame_keys(ctx, program, function):
             if key in ctx.saved:
                 arr = ctx.regs.get(key)
