@@ -38,6 +38,8 @@ def __getattr__(name):
     import importlib
     if name == "cuda":
         return importlib.import_module(".cuda", __name__)
+    if name == "triton":      # `from warpsim import triton as wt`: Triton kernels on warpsim
+        return importlib.import_module(".api.triton", __name__)
     if name == "random":
         from .api.arrays import HostRandom
         return HostRandom()

@@ -180,21 +180,35 @@ def _fragment_positions(matrix: str, shape: str, lane: np.ndarray):
     return tig * 2 + (i & 1) + 8 * (i >= 2), np.broadcast_to(group, (len(lane), count))
 
 
+def _tf32_positions(matrix: str, lane: np.ndarray):
+    """(rows, cols) of mma.m16n8k8 .tf32 A and B fragments: one 32-bit element per register."""
+    group, tig = (lane >> 2)[:, None], (lane & 3)[:, None]
+    if matrix == "a":
+        i = np.arange(4)
+        return group + 8 * (i & 1), tig + 4 * (i >= 2)
+    i = np.arange(2)
+    return tig + 4 * i, np.broadcast_to(group, (len(lane), 2))
+
+
 MMA_SHAPES = {"m16n8k16": (16, 8, 16), "m16n8k8": (16, 8, 8)}
+MMA_TYPES = ("f16", "bf16", "tf32", "f32")
 
 
 def check_mma(ins) -> str | None:
     shape = next((m for m in ins.mods if m in MMA_SHAPES), None)
-    types = [m for m in ins.mods if m in ("f16", "bf16", "f32")]
+    types = [m for m in ins.mods if m in MMA_TYPES]
     if shape is None or len(types) != 4 or not {"row", "col"} <= set(ins.mods):
-        return "mma.sync is supported for m16n8k16 and m16n8k8 .row.col with f16/bf16 inputs"
+        return ("mma.sync is supported for m16n8k16 and m16n8k8 .row.col with f16/bf16 inputs, "
+                "and m16n8k8 with tf32 inputs")
+    if types[1] == "tf32" and shape != "m16n8k8":
+        return "mma.sync with tf32 inputs is supported for m16n8k8"
     return None
 
 
 def mma_sync(ctx, idx, ins, a_words, b_words, c_words):
     shape = next(m for m in ins.mods if m in MMA_SHAPES)
     m, n, k = MMA_SHAPES[shape]
-    dtype, atype, _, ctype = [t for t in ins.mods if t in ("f16", "bf16", "f32")]
+    dtype, atype, _, ctype = [t for t in ins.mods if t in MMA_TYPES]
     lane = ctx.lane[idx].astype(np.int64)
     warps = idx >> 5
     first = np.r_[True, warps[1:] != warps[:-1]]
@@ -203,7 +217,8 @@ def mma_sync(ctx, idx, ins, a_words, b_words, c_words):
 
     def matrix(words, etype, which, rows, cols):
         values = unpack(words, etype).astype(np.float64)
-        r, c = _fragment_positions(which, shape, lane)
+        r, c = (_tf32_positions(which, lane) if etype == "tf32"
+                else _fragment_positions(which, shape, lane))
         out = np.zeros((count, rows, cols))
         out[np.broadcast_to(row, r.shape), r, c] = values[:, :r.shape[1]]
         return out

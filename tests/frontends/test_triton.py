@@ -1,0 +1,154 @@
+"""Triton's tutorial kernels compiled by Triton for sm_80/sm_90 and run on warpsim, against NumPy.
+
+Triton compiles without a GPU; its on-disk cache (~/.triton/cache) makes
+later runs fast. Skipped when triton is not installed (pip install warpsim[triton]).
+"""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("triton")
+
+import triton  # noqa: E402
+
+import warpsim as cp  # noqa: E402
+from warpsim.api import triton as wt  # noqa: E402
+from warpsim.errors import UnsupportedInstruction  # noqa: E402
+
+from triton_kernels import (add_kernel, layer_norm_bwd_dwdb, layer_norm_bwd_dx,  # noqa: E402
+                            layer_norm_fwd, matmul_kernel, softmax_kernel)
+
+pytestmark = pytest.mark.triton
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(80)
+
+
+def test_vector_add_with_host_and_device_arrays(rng):
+    n = 3000
+    x, y = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
+    out = np.zeros(n, np.float32)
+    wt.launch(add_kernel, (triton.cdiv(n, 1024),), x, y, out, n, BLOCK_SIZE=1024)
+    np.testing.assert_array_equal(out, x + y)
+    device_out = cp.zeros(n, cp.float32)
+    grid = lambda meta: (triton.cdiv(n, meta["BLOCK_SIZE"]),)   # noqa: E731 (as Triton's tutorial)
+    wt.kernel(add_kernel)[grid](cp.asarray(x), cp.asarray(y), device_out, n, BLOCK_SIZE=256)
+    np.testing.assert_array_equal(device_out.get(), x + y)
+
+
+def test_the_profile_names_the_python_lines(rng):
+    n = 512
+    x = cp.asarray(rng.random(n, dtype=np.float32))
+    with cp.profile() as prof:
+        wt.launch(add_kernel, (1,), x, x, cp.zeros(n, cp.float32), n, BLOCK_SIZE=512)
+    (launch,) = prof.launches
+    assert launch.kernel_name == "add_kernel" and launch.block == (128, 1, 1)
+    text = launch.render(width=160, source=True)
+    assert "triton_kernels.py" in text
+    assert "tl.store(out_ptr + offsets, x + y, mask=mask)" in text
+
+
+def test_the_sanitizer_names_the_python_line_of_a_bad_store():
+    n = 256
+    x = cp.zeros(n, cp.float32)
+    short = cp.zeros(n - 64, cp.float32)
+    with pytest.raises(cp.MemoryFault) as caught:
+        wt.launch(add_kernel, (1,), x, x, short, n, BLOCK_SIZE=256)
+    assert "triton_kernels.py" in str(caught.value) and "out of bounds" in str(caught.value)
+
+
+@pytest.mark.parametrize("arch", [80, 90])
+def test_fused_softmax_pipelined_rows(rng, arch):
+    """num_stages=3 pipelines rows through cp.async; rows past the end copy 0 bytes."""
+    rows, cols = 37, 100
+    x = rng.standard_normal((rows, cols)).astype(np.float32)
+    y = np.zeros_like(x)
+    compiled = wt.launch(softmax_kernel, (8,), y, x, cols, cols, rows, cols, BLOCK_SIZE=128,
+                         num_stages=3, num_warps=4, arch=arch)
+    assert "cp.async" in compiled.ptx
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(y, e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("arch", [80, 90])
+def test_layer_norm_forward(rng, arch):
+    m, n, eps = 6, 300, 1e-5
+    x = rng.standard_normal((m, n)).astype(np.float32)
+    w, b = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    y, mean, rstd = np.zeros_like(x), np.zeros(m, np.float32), np.zeros(m, np.float32)
+    wt.launch(layer_norm_fwd, (m,), x, y, w, b, mean, rstd, n, n, eps, BLOCK_SIZE=128, arch=arch)
+    np.testing.assert_allclose(mean, x.mean(axis=1), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(rstd, 1 / np.sqrt(x.var(axis=1) + eps), rtol=1e-4)
+    want = (x - x.mean(axis=1, keepdims=True)) / np.sqrt(x.var(axis=1, keepdims=True) + eps) * w + b
+    np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-4)
+
+
+def test_layer_norm_backward_with_the_spin_lock(rng):
+    """Programs of one group take a lock (atomic_cas spin) to add their partial dw, db."""
+    m, n, group = 12, 64, 4
+    x = rng.standard_normal((m, n)).astype(np.float32)
+    w = rng.standard_normal(n).astype(np.float32)
+    dy = rng.standard_normal((m, n)).astype(np.float32)
+    mean = x.mean(axis=1).astype(np.float32)
+    rstd = (1 / np.sqrt(x.var(axis=1) + 1e-5)).astype(np.float32)
+    dx = np.zeros_like(x)
+    partial_dw, partial_db = cp.zeros((group, n), cp.float32), cp.zeros((group, n), cp.float32)
+    locks = cp.zeros(2 * group, cp.int32)
+    wt.launch(layer_norm_bwd_dx, (m,), dx, dy, partial_dw, partial_db, x, w, mean, rstd, locks, n, n,
+              GROUP_SIZE_M=group, BLOCK_SIZE_N=64)
+    dw, db = np.zeros(n, np.float32), np.zeros(n, np.float32)
+    wt.launch(layer_norm_bwd_dwdb, (triton.cdiv(n, 32),), partial_dw, partial_db, dw, db, group, n,
+              BLOCK_SIZE_M=4, BLOCK_SIZE_N=32)
+    xhat = (x - mean[:, None]) * rstd[:, None]
+    wdy = w * dy
+    c1 = (xhat * wdy).sum(axis=1, keepdims=True) / n
+    c2 = wdy.sum(axis=1, keepdims=True) / n
+    np.testing.assert_allclose(dx, (wdy - (xhat * c1 + c2)) * rstd[:, None], rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(dw, (dy * xhat).sum(axis=0), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(db, dy.sum(axis=0), rtol=1e-4, atol=1e-5)
+
+
+def tf32(values):
+    """f32 values as the tensor cores read them: Triton passes f32 bits, mma keeps 10 mantissa bits."""
+    return (values.astype(np.float32).view(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32)
+
+
+def run_matmul(rng, dtype, arch, block):
+    m, n, k = 64, 64, 64
+    a = rng.standard_normal((m, k)).astype(dtype)
+    b = rng.standard_normal((k, n)).astype(dtype)
+    c = np.zeros((m, n), dtype)
+    grid = lambda meta: (triton.cdiv(m, meta["BLOCK_SIZE_M"]) * triton.cdiv(n, meta["BLOCK_SIZE_N"]),)  # noqa: E731
+    wt.launch(matmul_kernel, grid, a, b, c, m, n, k, k, 1, n, 1, n, 1, BLOCK_SIZE_M=block,
+              BLOCK_SIZE_N=block, BLOCK_SIZE_K=32, GROUP_SIZE_M=2, num_warps=4, num_stages=3, arch=arch)
+    return a, b, c
+
+
+@pytest.mark.parametrize("arch", [80, 90])
+def test_matmul_fp32_runs_tf32_mma(rng, arch):
+    a, b, c = run_matmul(rng, np.float32, arch, 32)
+    want = tf32(a).astype(np.float64) @ tf32(b).astype(np.float64)
+    np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-4)
+
+
+def test_matmul_fp16_sm80(rng):
+    a, b, c = run_matmul(rng, np.float16, 80, 32)
+    want = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float16)
+    np.testing.assert_allclose(c.astype(np.float32), want.astype(np.float32), rtol=2e-3, atol=2e-3)
+
+
+@pytest.mark.parametrize("block, stops_at", [(32, "stmatrix"), (64, "fence")])
+def test_matmul_fp16_sm90_stops_at_hopper_instructions(rng, block, stops_at):
+    """Hopper's epilogue (stmatrix) and warpgroup MMA (fence.proxy.async, wgmma) are not simulated."""
+    with pytest.raises(UnsupportedInstruction, match=stops_at):
+        run_matmul(rng, np.float16, 90, block)
+
+
+def test_ptx_for_inspection_and_scratch_parameters():
+    x = np.zeros(16, np.float32)
+    compiled = wt.compile(add_kernel, x, x, x, 16, BLOCK_SIZE=16, arch=90)
+    assert ".target sm_90" in compiled.ptx and compiled.num_warps == 4
+    assert compiled.signature["n_elements"] == "i32" and len(compiled.runtime_args) == 4
+    assert compiled.ptx.count(".param .u64") == 5            # 3 pointers + global and profile scratch

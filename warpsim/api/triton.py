@@ -1,0 +1,147 @@
+"""Run @triton.jit kernels on the simulated GPU: `from warpsim import triton as wt`.
+
+    wt.launch(add_kernel, grid, x, y, out, n, BLOCK_SIZE=1024)
+    wt.kernel(add_kernel)[grid](x, y, out, n, BLOCK_SIZE=1024)   # reads like add_kernel[grid](...)
+
+The kernel is compiled by Triton's own compiler for an sm_80 GPU (arch=90 for
+Hopper) through warpsim.frontends.triton, exactly as Triton's JIT would
+specialize it, and its PTX is loaded and launched on the current warpsim
+device: one CTA per program id, 32 * num_warps threads, Triton's dynamic
+shared memory, and the global and profiling scratch buffers Triton's launcher
+would allocate (per program, zeroed; none when Triton asks for none).
+
+Arguments: warpsim device arrays, or NumPy arrays, which are copied to the
+device before the launch and back after it (as numba.cuda does with host
+arrays); Python or NumPy scalars; constexprs and options (num_warps,
+num_stages) by keyword. `grid` is a tuple or, as in Triton, a function of the
+launch's arguments by name (`lambda meta: (triton.cdiv(n, meta["BLOCK_SIZE"]),)`).
+Kernels show in warpsim.profile() and warpsim.check() with their Python lines.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+
+from ..errors import LaunchError
+from ..frontends.triton import DEFAULT_ARCH, CompiledTriton, compile_triton
+from .arrays import asarray, ndarray
+from .raw import RawModule
+
+__all__ = ["launch", "kernel", "compile", "TritonLauncher"]
+
+_SCALAR_TYPES = {"i1": np.bool_, "u1": np.bool_, "i8": np.int8, "u8": np.uint8, "i16": np.int16,
+                 "u16": np.uint16, "i32": np.int32, "u32": np.uint32, "i64": np.int64, "u64": np.uint64,
+                 "fp16": np.float16, "fp32": np.float32, "fp64": np.float64}
+
+
+class _DeviceArgument:
+    """What Triton's specializer reads of a tensor: its address and dtype name."""
+
+    def __init__(self, array: ndarray):
+        self.array = array
+        self.dtype = array.dtype.name
+
+    def data_ptr(self) -> int:
+        return self.array.data.ptr
+
+
+def _to_device(args) -> tuple[list, list]:
+    """(arguments for Triton, (host array, device copy) pairs to copy back after the launch)."""
+    converted, copies = [], []
+    for arg in args:
+        if isinstance(arg, np.ndarray):
+            device = asarray(np.ascontiguousarray(arg))
+            copies.append((arg, device))
+            arg = device
+        converted.append(_DeviceArgument(arg) if isinstance(arg, ndarray) else arg)
+    return converted, copies
+
+
+def _grid3(grid, meta: dict) -> tuple[int, int, int]:
+    if callable(grid):
+        grid = grid(meta)
+    grid = tuple(int(g) for g in (grid if isinstance(grid, (tuple, list)) else (grid,)))
+    if not 1 <= len(grid) <= 3:
+        raise LaunchError(f"a Triton grid has 1 to 3 dimensions, got {grid}")
+    return grid + (1,) * (3 - len(grid))
+
+
+def _meta(fn, args, kwargs) -> dict:
+    """The launch's arguments by parameter name (what a callable grid receives in Triton)."""
+    names = [p.name for p in fn.params]
+    meta = {p.name: p.default for p in fn.params if p.has_default}
+    meta.update(zip(names, args))
+    meta.update(kwargs)
+    return meta
+
+
+_MODULES: dict = {}
+
+
+def _function(compiled: CompiledTriton):
+    """The loaded kernel for this PTX (one RawModule per distinct PTX)."""
+    digest = hashlib.sha256(compiled.ptx.encode()).hexdigest()
+    if digest not in _MODULES:
+        _MODULES[digest] = RawModule(ptx=compiled.ptx)
+    return _MODULES[digest].get_function(compiled.name)
+
+
+def _parameter_values(compiled: CompiledTriton, grid) -> list:
+    values = []
+    kinds = [kind for kind in compiled.signature.values() if kind != "constexpr"]
+    for value, kind in zip(compiled.runtime_args, kinds):
+        if isinstance(value, _DeviceArgument):
+            values.append(value.array)
+        elif value is None:
+            values.append(None)
+        elif kind in _SCALAR_TYPES:
+            values.append(_SCALAR_TYPES[kind](value))
+        else:
+            raise LaunchError(f"kernel {compiled.name}: argument of Triton type {kind} is not supported "
+                              "by warpsim's Triton launcher", kernel=compiled.name)
+    programs = grid[0] * grid[1] * grid[2]
+    for size in (compiled.global_scratch_size, compiled.profile_scratch_size):
+        values.append(ndarray((programs * size,), np.uint8) if size else None)
+    return values
+
+
+def compile(fn, *args, arch: int = DEFAULT_ARCH, **kwargs) -> CompiledTriton:
+    """The PTX and metadata Triton compiles `fn` to for these arguments (nothing is launched)."""
+    converted, _ = _to_device(args)
+    return compile_triton(fn, converted, kwargs, arch)
+
+
+def launch(fn, grid, *args, arch: int = DEFAULT_ARCH, **kwargs) -> CompiledTriton:
+    """Compile `fn` for these arguments and run it on the warpsim device over `grid` programs."""
+    converted, copies = _to_device(args)
+    compiled = compile_triton(fn, converted, kwargs, arch)
+    grid = _grid3(grid, _meta(fn, args, kwargs))
+    values = _parameter_values(compiled, grid)
+    for scratch in values[-2:]:
+        if isinstance(scratch, ndarray):
+            scratch.fill(0)
+    function = _function(compiled)
+    function(grid, (compiled.threads_per_program, 1, 1), tuple(values), shared_mem=compiled.shared)
+    for host, device in copies:
+        host[...] = device.get().reshape(host.shape)
+    return compiled
+
+
+class TritonLauncher:
+    """`launcher[grid](*args, **kwargs)`: the kernel on warpsim, written as Triton launches it."""
+
+    def __init__(self, fn, arch: int = DEFAULT_ARCH):
+        self.fn, self.arch = fn, arch
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: launch(self.fn, grid, *args, arch=self.arch, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<warpsim Triton launcher for {getattr(self.fn, '__name__', self.fn)} at sm_{self.arch}>"
+
+
+def kernel(fn, arch: int = DEFAULT_ARCH) -> TritonLauncher:
+    """Wrap a @triton.jit function so that `kernel(fn)[grid](...)` runs it on warpsim."""
+    return TritonLauncher(fn, arch)
