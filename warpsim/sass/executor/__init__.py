@@ -1,0 +1,22 @@
+"""A vectorized SASS executor for sm_90: the instructions the GPU issues, run on warpsim's memory.
+
+    from warpsim.sass.executor import load_program, run_launch
+    program = load_program(sass_module, "saxpy")          # SassUnsupported before anything runs
+    run_launch(program, image, memory=memory_copy, grid=(4,), block=(256,), params=param_bytes)
+
+Layout (one module per SASS family, each opcode one table entry, table.py):
+state.py (registers, barriers, windows), operands.py (reading and writing
+operands as bits), program.py (decoding into blocks of steps), engine.py (the
+issue loop), launch.py (constant banks, batches); families: integer, compare,
+floating, conversion, moves, memory (+ access.py), atomics, warp, control.
+"""
+
+from __future__ import annotations
+
+from . import atomics, compare, control, conversion, floating, integer, memory, moves, warp  # noqa: F401  (fill the table)
+from .errors import SassDeadlock, SassExecutionError, SassFault, SassUnsupported
+from .launch import load_program, run_launch
+from .table import OPCODES, coverage_rows, coverage_table
+
+__all__ = ["load_program", "run_launch", "SassUnsupported", "SassExecutionError", "SassFault", "SassDeadlock",
+           "OPCODES", "coverage_rows", "coverage_table"]

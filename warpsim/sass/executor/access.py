@@ -1,0 +1,149 @@
+"""Addresses of SASS memory instructions and checked, vectorized access to each space.
+
+An address operand `[R2.64+UR4+0x10]` is the sum of its registers (a `.64`
+register is a pair, others 32-bit) and its immediate. The spaces:
+
+- global (LDG/STG/ATOMG/RED): real 64-bit addresses of warpsim's device heap
+  (GlobalMemory), checked per lane against the live allocations;
+- shared (LDS/STS/ATOMS): 32-bit addresses of the CTA's shared window, where
+  sm_90 reserves the first 0x400 bytes, so shared byte k is at 0x400 + k;
+- local (LDL/STL): 32-bit offsets into the thread's local memory; the stack
+  pointer starts at c[0x0][0x28], the top of that memory, and grows down;
+- generic (LD/ST/ATOM): global addresses as they are, and the shared and
+  local windows at the generic bases the PTX machine uses (their high words
+  are what S2R SR_SWINHI / SR_LWINHI read).
+
+Every lane is checked for bounds and alignment; a bad lane is a SassFault
+naming the instruction, block and thread.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from ...machine.memory import GLOBAL_BASE, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE
+from .errors import SassFault, where
+from .operands import U32, U64, source
+from .state import SHARED_RESERVED
+from .table import Unsupported
+
+WIDTHS = {"U8": (1, False), "S8": (1, True), "8": (1, False), "U16": (2, False), "S16": (2, True),
+          "16": (2, False), "32": (4, False), "64": (8, False), "128": (16, False)}
+
+
+def access_width(ins) -> tuple:
+    """(bytes per lane, sign-extended) from the width modifier (32-bit when none)."""
+    found = [WIDTHS[m] for m in ins.mods if m in WIDTHS]
+    if len(found) > 1:
+        raise Unsupported("two widths")
+    return found[0] if found else (4, False)
+
+
+def address_reader(op, wide: bool):
+    """Reader of a [..] address: uint64 per lane (64-bit sums for global, 32-bit wrap otherwise)."""
+    if op.kind != "mem":
+        raise Unsupported(f"address {op.text}")
+    parts = []
+    for part in op.parts:
+        if part.kind not in ("reg", "ureg"):
+            raise Unsupported(f"address {op.text}")
+        if any(s != "64" for s in part.suffixes):
+            raise Unsupported(f"address {op.text}")
+        pair = "64" in part.suffixes
+        parts.append(source(replace(part, suffixes=()), 64 if pair else 32))
+    offset = np.int64(op.offset or 0)
+
+    def read(st, g):
+        total = np.full(g.n, offset, dtype=np.int64).astype(U64)
+        for r in parts:
+            total = total + np.asarray(r(st, g), dtype=U64)
+        if not wide:
+            total = total & U64(0xFFFFFFFF)
+        return total
+    return read
+
+
+def fault(st, ins, g, bad, addrs, what: str):
+    k = int(np.flatnonzero(bad)[0])
+    slot = int(g.idx[k])
+    cta = tuple(int(v) for v in st.ctaid[:, slot])
+    thread = tuple(int(v) for v in st.tid[:, slot])
+    raise SassFault(f"{what} at 0x{int(addrs[k]):x} by block {cta} thread {thread}: {where(ins)}")
+
+
+class Space:
+    """Resolved byte offsets of one access into one backing array."""
+
+    def __init__(self, array: np.ndarray, offsets: np.ndarray):
+        self.array, self.offsets = array, offsets
+
+    def gather(self, size: int) -> np.ndarray:
+        """(lanes, size) bytes."""
+        return self.array[self.offsets[:, None] + np.arange(size)]
+
+    def scatter(self, data: np.ndarray) -> None:
+        size = data.shape[1]
+        self.array[self.offsets[:, None] + np.arange(size)] = data
+
+
+def resolve(st, ins, g, space: str, addrs: np.ndarray, size: int):
+    """Per space, the Space objects and lane masks of an access ([(mask, Space, space name)])."""
+    addrs = np.asarray(addrs, dtype=U64)
+    if space == "generic":
+        shared = (addrs >= U64(SHARED_WINDOW)) & (addrs < U64(SHARED_WINDOW + WINDOW_SIZE))
+        local = (addrs >= U64(LOCAL_WINDOW)) & (addrs < U64(LOCAL_WINDOW + WINDOW_SIZE))
+        out = []
+        for mask, name, base in ((~shared & ~local, "global", 0), (shared, "shared", SHARED_WINDOW),
+                                 (local, "local", LOCAL_WINDOW)):
+            if mask.any():
+                sub = g.subset(mask)
+                out.append((mask, resolve(st, ins, sub, name, addrs[mask] - U64(base), size)[0][1], name))
+        return out
+    misaligned = (addrs % U64(size)) != 0
+    if space == "global":
+        ok = st.memory.check(addrs, size) & ~misaligned
+        if not ok.all():
+            fault(st, ins, g, ~ok, addrs, f"{'misaligned' if misaligned.any() else 'out-of-bounds'} "
+                                          f"global access of {size} bytes")
+        return [(None, Space(st.memory.buffer, (addrs - U64(GLOBAL_BASE)).astype(np.int64)), "global")]
+    if space == "shared":
+        offsets = addrs.astype(np.int64) - SHARED_RESERVED
+        ok = (offsets >= 0) & (offsets + size <= st.shared_size) & ~misaligned
+        if not ok.all():
+            fault(st, ins, g, ~ok, addrs, f"shared access of {size} bytes outside the CTA's "
+                                          f"{st.shared_size} bytes")
+        return [(None, Space(st.shared, st.cta[g.idx] * st.shared_size + offsets), "shared")]
+    if space == "local":
+        offsets = addrs.astype(np.int64)
+        ok = (offsets >= 0) & (offsets + size <= st.local_size) & ~misaligned
+        if not ok.all():
+            fault(st, ins, g, ~ok, addrs, f"local access of {size} bytes outside the thread's "
+                                          f"{st.local_size} bytes")
+        return [(None, Space(st.local, g.idx * st.local_size + offsets), "local")]
+    raise Unsupported(f"space {space}")
+
+
+def bytes_to_words(raw: np.ndarray, size: int, signed: bool):
+    """(lanes, size) bytes -> a value for the destination writer (uint32, uint64 or 4 words)."""
+    raw = np.ascontiguousarray(raw)
+    if size == 1:
+        value = raw[:, 0].astype(np.int8 if signed else np.uint8)
+        return value.astype(np.int64).astype(U64).astype(U32) if signed else value.astype(U32)
+    if size == 2:
+        value = raw.view(np.int16 if signed else np.uint16)[:, 0]
+        return value.astype(np.int64).astype(U32) if signed else value.astype(U32)
+    if size == 4:
+        return raw.view(U32)[:, 0]
+    if size == 8:
+        return raw.view(U64)[:, 0]
+    words = raw.view(U32)
+    return [words[:, k] for k in range(4)]
+
+
+def words_to_bytes(values: list, size: int, n: int) -> np.ndarray:
+    """Store data (32-bit words from consecutive registers) -> (lanes, size) bytes."""
+    words = np.stack([np.broadcast_to(np.asarray(v, dtype=U32), (n,)) for v in values], axis=1)
+    raw = np.ascontiguousarray(words).view(np.uint8)
+    return raw[:, :size]

@@ -1,0 +1,199 @@
+"""Comparisons and predicate logic: ISETP, FSETP, DSETP, PLOP3, SEL/FSEL, P2R/R2P.
+
+A set-predicate instruction `ISETP.GE.AND P0, P1, a, b, Pc` writes
+P0 = (a >= b) AND Pc and P1 = (NOT (a >= b)) AND Pc; the combining operation
+is .AND, .OR or .XOR. `.EX` chains a 64-bit comparison: the high words are
+compared and the trailing predicate is the low words' result, so equal high
+words defer to it. Float comparisons name ordered (EQ, NE, LT, ...: false on
+NaN) and unordered ones (EQU, NEU, LTU, ...: true on NaN), as PTX setp does.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .operands import U32, U64, alu, dest, f32, f64, pred_dest, predicate, source
+from .table import Step, Unsupported, semantics
+
+ORDERED = {"EQ": np.equal, "NE": np.not_equal, "LT": np.less, "LE": np.less_equal,
+           "GT": np.greater, "GE": np.greater_equal}
+UNORDERED = {"EQU": "EQ", "NEU": "NE", "LTU": "LT", "LEU": "LE", "GTU": "GT", "GEU": "GE"}
+COMBINE = {"AND": np.logical_and, "OR": np.logical_or, "XOR": np.logical_xor}
+STRICT = {"GE": "GT", "LE": "LT", "GT": "GT", "LT": "LT"}
+
+
+def _combined(ins, compare, values, chain=None):
+    """Build the step of a set-predicate instruction from `compare(st, g) -> bool array`."""
+    ops = ins.operands
+    first, second = pred_dest(ops[0]), pred_dest(ops[1])
+    combine = next((COMBINE[m] for m in ins.mods if m in COMBINE), None)
+    if combine is None:
+        raise Unsupported("no .AND/.OR/.XOR")
+    with_pred = predicate(ops[2 + values])
+
+    def run(st, g):
+        result = np.asarray(compare(st, g), dtype=bool)
+        other = with_pred(st, g)
+        first(st, g, combine(result, other))
+        second(st, g, combine(~result, other))
+    return Step(ins, run)
+
+
+def _integer_compare(ins, ra, rb, test, signed, chain):
+    def compare(st, g):
+        a, b = np.asarray(ra(st, g), dtype=U32), np.asarray(rb(st, g), dtype=U32)
+        if signed:
+            a, b = a.astype(np.int32), b.astype(np.int32)
+        if chain is None:
+            return ORDERED[test](a, b)
+        low = chain(st, g)
+        if test == "EQ":
+            return (a == b) & low
+        if test == "NE":
+            return (a != b) | low
+        return ORDERED[STRICT[test]](a, b) | ((a == b) & low)
+    return compare
+
+
+@semantics("ISETP", "UISETP", family="compare",
+           mods=tuple(ORDERED) + tuple(COMBINE) + ("U32", "S32", "EX"),
+           doc="P = (a cmp b) op Pc, Q = !(a cmp b) op Pc; signed unless .U32; .EX chains 64-bit compares")
+def isetp(ins):
+    test = next((m for m in ins.mods if m in ORDERED), None)
+    if test is None:
+        raise Unsupported("no comparison")
+    ops = ins.operands
+    chain = None
+    if "EX" in ins.mods:
+        if len(ops) != 6:
+            raise Unsupported("operand form")
+        chain = predicate(ops[5])
+    ra, rb = source(ops[2]), source(ops[3])
+    signed = "U32" not in ins.mods
+    compare = _integer_compare(ins, ra, rb, test, signed, chain)
+    return _combined(ins, compare, 2)
+
+
+def float_test(name: str):
+    """The NumPy comparison of a float test name, unordered ones true on NaN."""
+    if name in ORDERED:
+        return ORDERED[name]
+    if name in UNORDERED:
+        base = ORDERED[UNORDERED[name]]
+        return lambda a, b: base(a, b) | np.isnan(a) | np.isnan(b)
+    if name == "NUM":
+        return lambda a, b: ~(np.isnan(a) | np.isnan(b))
+    if name == "NAN":
+        return lambda a, b: np.isnan(a) | np.isnan(b)
+    if name == "T":
+        return lambda a, b: np.ones(np.broadcast(a, b).shape, dtype=bool)
+    if name == "F":
+        return lambda a, b: np.zeros(np.broadcast(a, b).shape, dtype=bool)
+    return None
+
+
+FLOAT_TESTS = tuple(ORDERED) + tuple(UNORDERED) + ("NUM", "NAN", "T", "F")
+
+
+def _flush32(x):
+    return np.where(np.abs(x) < np.float32(1.1754943508222875e-38), np.float32(0) * np.sign(x), x)
+
+
+@semantics("FSETP", family="compare", mods=FLOAT_TESTS + tuple(COMBINE) + ("FTZ",),
+           doc="float32 compare, ordered or unordered, combined with a predicate; .FTZ flushes subnormals")
+def fsetp(ins):
+    test = next((float_test(m) for m in ins.mods if float_test(m) is not None), None)
+    if test is None:
+        raise Unsupported("no comparison")
+    ops = ins.operands
+    ra, rb = source(ops[2], floating=True), source(ops[3], floating=True)
+    ftz = "FTZ" in ins.mods
+
+    def compare(st, g):
+        a, b = f32(ra(st, g)), f32(rb(st, g))
+        if ftz:
+            a, b = _flush32(a), _flush32(b)
+        with np.errstate(invalid="ignore"):
+            return test(a, b)
+    return _combined(ins, compare, 2)
+
+
+@semantics("DSETP", family="compare", mods=FLOAT_TESTS + tuple(COMBINE),
+           doc="float64 compare, ordered or unordered, combined with a predicate")
+def dsetp(ins):
+    test = next((float_test(m) for m in ins.mods if float_test(m) is not None), None)
+    if test is None:
+        raise Unsupported("no comparison")
+    ops = ins.operands
+    ra, rb = source(ops[2], 64, floating=True), source(ops[3], 64, floating=True)
+
+    def compare(st, g):
+        with np.errstate(invalid="ignore"):
+            return test(f64(ra(st, g)), f64(rb(st, g)))
+    return _combined(ins, compare, 2)
+
+
+@semantics("PLOP3", "UPLOP3", family="compare", mods=("LUT",),
+           doc="two truth tables over three predicates: P = lut(a, b, c), Q = lut2(a, b, c)")
+def plop3(ins):
+    ops = ins.operands
+    if len(ops) != 7:
+        raise Unsupported("operand form")
+    first, second = pred_dest(ops[0]), pred_dest(ops[1])
+    reads = [predicate(op) for op in ops[2:5]]
+    tables = int(ops[5].value) & 0xFF, int(ops[6].value) & 0xFF
+
+    def table(lut, a, b, c):
+        out = np.zeros(np.broadcast(a, b, c).shape, dtype=bool)
+        for minterm in range(8):
+            if lut >> minterm & 1:
+                out = out | ((a if minterm & 4 else ~a) & (b if minterm & 2 else ~b) & (c if minterm & 1 else ~c))
+        return out
+
+    def run(st, g):
+        a, b, c = (np.asarray(r(st, g), dtype=bool) for r in reads)
+        first(st, g, table(tables[0], a, b, c))
+        second(st, g, table(tables[1], a, b, c))
+    return Step(ins, run)
+
+
+@semantics("SEL", "USEL", "FSEL", family="compare", mods=(), doc="P ? a : b")
+def sel(ins):
+    dst, a, b, p = ins.operands[:4]
+    return Step(ins, alu([dest(dst)], [source(a, floating=ins.opcode == "FSEL"),
+                                       source(b, floating=ins.opcode == "FSEL"), predicate(p)],
+                         lambda x, y, c: np.where(c, x, y)))
+
+
+@semantics("P2R", "UP2R", family="compare", mods=(),
+           doc="Rd = (a & ~mask) | (predicate bits P0..P6 & mask), from PR")
+def p2r(ins):
+    ops = ins.operands
+    if len(ops) != 4 or ops[1].name not in ("PR", "UPR") or ops[3].kind != "imm":
+        raise Unsupported("operand form")
+    write, base, mask = dest(ops[0]), source(ops[2]), int(ops[3].value) & 0x7F
+    file = "UP" if ops[1].name == "UPR" else "P"
+
+    def run(st, g):
+        bits = np.zeros(g.n, dtype=U32)
+        rows = getattr(st, file)
+        for k in range(7):
+            if mask >> k & 1:
+                bits |= rows[k][g.sel].astype(U32) << U32(k)
+        write(st, g, (np.asarray(base(st, g), dtype=U32) & U32(~mask & 0xFFFFFFFF)) | bits)
+    return Step(ins, run)
+
+
+@semantics("R2P", family="compare", mods=(), doc="P_k = bit k of a, for the bits of mask")
+def r2p(ins):
+    ops = ins.operands
+    if len(ops) != 3 or ops[0].name != "PR" or ops[2].kind != "imm":
+        raise Unsupported("operand form")
+    value, mask = source(ops[1]), int(ops[2].value) & 0x7F
+
+    def run(st, g):
+        bits = np.broadcast_to(np.asarray(value(st, g), dtype=U32), (g.n,))
+        for k in range(7):
+            if mask >> k & 1:
+                st.P[k][g.sel] = (bits >> U32(k)) & U32(1) != 0
+    return Step(ins, run)

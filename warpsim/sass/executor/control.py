@@ -1,0 +1,232 @@
+"""Control flow and convergence: BRA EXIT CALL RET BRX, BSSY BSYNC BREAK, WARPSYNC, BAR, B2R.
+
+Branches decide, per lane, the next instruction; a divergent branch leaves
+the warp's lanes at several places, and the engine issues the group at the
+lowest address first (independent thread scheduling, as warpsim's `its`
+model does for PTX). ptxas brackets divergent regions with convergence
+barriers: `BSSY Bk, L` names the warp's active lanes as members of Bk, and
+`BSYNC Bk` at L lets no lane past until every member that has not exited or
+left with `BREAK Bk` has arrived. `WARPSYNC mask` waits for the lanes of the
+mask; `BAR.SYNC id[, count]` for the CTA's threads (or `count` of them),
+`BAR.ARV` arrives without waiting, `BAR.RED.{POPC,AND,OR}` also reduces a
+predicate over the CTA, which `B2R.RESULT` reads.
+
+Calls are ptxas's own linkage: `MOV R4, ret` then `CALL.REL.NOINC f` jumps,
+and `RET.REL.NODEC R4 (kernel)` returns to the function offset in R4.
+`BRA Pn, L` (a predicate operand) branches only where Pn also holds.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .operands import U32, dest, pred_dest, predicate, source
+from .table import Step, Unsupported, semantics
+
+EXIT = -1
+
+
+def _label_index(ins, program):
+    label = ins.branch_target
+    if label is None or label not in program.labels:
+        raise Unsupported(f"branch target {label}")
+    return program.labels[label]
+
+
+def _extra_condition(ins):
+    preds = [op for op in ins.operands if op.kind in ("pred", "upred")]
+    return predicate(preds[0]) if preds else None
+
+
+def branch(ins, program):
+    if set(ins.mods) - {"U", "CONV"}:
+        raise Unsupported("modifier " + ", ".join("." + m for m in ins.mods))
+    if any(op.kind in ("reg", "ureg") for op in ins.operands):
+        raise Unsupported("BRA with a register operand")
+    index = _label_index(ins, program)
+    condition = _extra_condition(ins)
+    fall = program.index_of(ins) + 1
+
+    def target(st, g):
+        if condition is None:
+            return np.full(g.n, index, dtype=np.int64)
+        return np.where(condition(st, g), index, fall).astype(np.int64)
+    return Step(ins, lambda st, g: None, target=target)
+
+
+@semantics("BRA", "JMP", family="control", mods=("U", "CONV"),
+           doc="branch to a label (guarded: per lane); a predicate operand is a further condition")
+def bra(ins):
+    return ins      # resolved against the program's labels by program.py (needs the label indices)
+
+
+@semantics("EXIT", family="control", mods=("KEEPREFCOUNT", "NO_ATEXIT"), doc="the lanes end")
+def exit_(ins):
+    return Step(ins, lambda st, g: None, target=lambda st, g: np.full(g.n, EXIT, dtype=np.int64))
+
+
+@semantics("KILL", family="control", mods=(), doc="the lanes end (as EXIT)")
+def kill(ins):
+    return exit_(ins)
+
+
+def call(ins, program):
+    if set(ins.mods) - {"REL", "NOINC", "ABS"}:
+        raise Unsupported("modifier " + ", ".join("." + m for m in ins.mods))
+    index = _label_index(ins, program)
+    return Step(ins, lambda st, g: None, target=lambda st, g: np.full(g.n, index, dtype=np.int64))
+
+
+@semantics("CALL", family="control", mods=("REL", "NOINC", "ABS"),
+           doc="jump to a function of the same section (ptxas stores the return offset in a register first)")
+def call_(ins):
+    return ins
+
+
+def ret(ins, program):
+    registers = [op for op in ins.operands if op.kind == "reg"]
+    if not registers:
+        raise Unsupported("RET without a register")
+    read = source(registers[0])
+    base = program.function_start
+
+    def target(st, g):
+        offsets = np.broadcast_to(np.asarray(read(st, g), dtype=np.int64), (g.n,))
+        return program.index_of_offsets(base, offsets)
+    return Step(ins, lambda st, g: None, target=target)
+
+
+@semantics("RET", family="control", mods=("REL", "NODEC", "ABS"),
+           doc="return to the function offset held in a register")
+def ret_(ins):
+    return ins
+
+
+def brx(ins, program):
+    registers = [op for op in ins.operands if op.kind == "reg"]
+    imms = [op for op in ins.operands if op.kind == "imm"]
+    if len(registers) != 1:
+        raise Unsupported("BRX operand form")
+    read = source(registers[0])
+    displacement = int(imms[0].value) if imms else 0
+    after = ins.offset + 16
+
+    def target(st, g):
+        offsets = np.asarray(read(st, g), dtype=np.int64).astype(np.int32).astype(np.int64)
+        return program.index_of_offsets(0, after + displacement + offsets)
+    return Step(ins, lambda st, g: None, target=target)
+
+
+@semantics("BRX", family="control", mods=(), doc="indirect branch: a register (plus a displacement) "
+                                                 "relative to the next instruction")
+def brx_(ins):
+    return ins
+
+
+LINKED = {"BRA": branch, "JMP": branch, "CALL": call, "RET": ret, "BRX": brx}
+
+
+# ------------------------------------------------------------------ convergence
+
+def _barrier_number(ins) -> int:
+    barriers = [op for op in ins.operands if op.kind == "barrier"]
+    if len(barriers) != 1:
+        raise Unsupported("convergence barrier operand")
+    return barriers[0].number
+
+
+@semantics("BSSY", family="control", mods=("RECONVERGENT",),
+           doc="start a convergence region: the warp's active lanes become the members of Bk")
+def bssy(ins):
+    k = _barrier_number(ins)
+
+    def run(st, g):
+        lanes, _ = g.warp_lanes()
+        st.B[k][lanes] = False
+        st.B[k][g.idx] = True
+    return Step(ins, run)
+
+
+@semantics("BSYNC", family="control", mods=("RECONVERGENT",),
+           doc="wait until every live member of Bk is here, then go on together")
+def bsync(ins):
+    return Step(ins, lambda st, g: None, wait=("bsync", _barrier_number(ins)))
+
+
+@semantics("BREAK", family="control", mods=(), doc="the lanes leave Bk (a BSYNC no longer waits for them)")
+def break_(ins):
+    k = _barrier_number(ins)
+
+    def run(st, g):
+        st.B[k][g.idx] = False
+    return Step(ins, run)
+
+
+@semantics("WARPSYNC", family="control", mods=("ALL", "EXCLUSIVE", "COLLECTIVE"),
+           doc="wait for the live lanes of the mask (all 32 under .ALL)")
+def warpsync(ins):
+    if set(ins.mods) & {"EXCLUSIVE", "COLLECTIVE"}:
+        raise Unsupported("WARPSYNC variant")
+    if "ALL" in ins.mods or not ins.operands:
+        full = U32(0xFFFFFFFF)
+        mask = lambda st, g: full
+    else:
+        mask = source(ins.operands[0])
+    return Step(ins, lambda st, g: None, wait=("warpsync", mask))
+
+
+BAR_REDUCTIONS = ("POPC", "AND", "OR")
+
+
+@semantics("BAR", family="control", mods=("SYNC", "ARV", "RED", "DEFER_BLOCKING", "ALIGNED") + BAR_REDUCTIONS,
+           doc="CTA barrier: SYNC waits for the CTA's threads (or a count), ARV arrives, RED also reduces "
+               "a predicate (POPC, AND, OR) that B2R.RESULT reads")
+def bar(ins):
+    ops = list(ins.operands)
+    reduction = next((m for m in ins.mods if m in BAR_REDUCTIONS), None)
+    pred = predicate(ops.pop()) if reduction and ops and ops[-1].kind == "pred" else None
+    if reduction and pred is None:
+        raise Unsupported("BAR.RED without a predicate")
+    if not ops:
+        raise Unsupported("operand form")
+    barrier_id = source(ops[0])
+    count = source(ops[1]) if len(ops) > 1 else None
+    if "ARV" in ins.mods:
+        def arrive(st, g):
+            ids = np.broadcast_to(np.asarray(barrier_id(st, g), dtype=np.int64), (g.n,))
+            keys, counts = np.unique(st.cta[g.idx] * 16 + ids, return_counts=True)
+            for key, n in zip(keys, counts):
+                st.arrivals[int(key)] = st.arrivals.get(int(key), 0) + int(n)
+        return Step(ins, arrive)
+
+    def run(st, g):
+        if reduction is None:
+            return
+        flags = np.broadcast_to(np.asarray(pred(st, g), dtype=bool), (g.n,))
+        cta = st.cta[g.idx]
+        per_cta = np.bincount(cta, weights=flags, minlength=st.n_ctas)
+        members = np.bincount(cta, minlength=st.n_ctas)
+        if reduction == "POPC":
+            result = per_cta[cta].astype(np.uint32)
+        elif reduction == "AND":
+            result = (per_cta == members)[cta].astype(np.uint32)
+        else:
+            result = (per_cta > 0)[cta].astype(np.uint32)
+        st.__dict__.setdefault("bar_result", np.zeros(st.n, dtype=np.uint32))[g.idx] = result
+    return Step(ins, run, wait=("bar", barrier_id, count))
+
+
+@semantics("B2R", family="control", mods=("RESULT",), doc="read the last BAR.RED result (count, or predicate)")
+def b2r(ins):
+    if "RESULT" not in ins.mods:
+        raise Unsupported("B2R without .RESULT")
+    ops = ins.operands
+    write = dest(ops[0])
+    write_pred = pred_dest(ops[1]) if len(ops) > 1 and ops[1].kind == "pred" else None
+
+    def run(st, g):
+        value = st.__dict__.get("bar_result", np.zeros(st.n, dtype=np.uint32))[g.sel]
+        write(st, g, value)
+        if write_pred is not None:
+            write_pred(st, g, value != 0)
+    return Step(ins, run)

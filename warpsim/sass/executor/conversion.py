@@ -1,0 +1,164 @@
+"""Conversions: I2F, I2FP, F2I, F2F, FRND (and I2I-free integer widening ptxas does with SHF/PRMT).
+
+Types come from the modifiers, destination first: `F2I.U32.TRUNC.NTZ` is f32
+to u32 truncating; `I2F.F64.S64` s64 to f64; `F2F.F32.F64` f64 to f32. Integer
+rounding modes are .TRUNC, .FLOOR, .CEIL and (default) nearest-even; float
+results round to nearest unless .RZ/.RM/.RP. NaN converts to 0 for 32-bit
+integers from f32 and to the top bit alone from f64 or into 64-bit
+integers, as the PTX machine's cvt does (seen on an H200); out-of-range
+values saturate.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...machine.isa.floatbits import F16, F32, F64, flush_subnormal, round_integers, round_to
+from .operands import U32, U64, alu, bits32, bits64, dest, f32, f64, source
+from .table import Step, Unsupported, semantics
+
+INTS = {"U8": (np.uint8, 8), "S8": (np.int8, 8), "U16": (np.uint16, 16), "S16": (np.int16, 16),
+        "U32": (np.uint32, 32), "S32": (np.int32, 32), "U64": (np.uint64, 64), "S64": (np.int64, 64)}
+FLOATS = {"F16": 16, "F32": 32, "F64": 64}
+ROUND_INT = {"TRUNC": np.trunc, "FLOOR": np.floor, "CEIL": np.ceil}
+ROUND_FLOAT = {"RN": "rn", "RZ": "rz", "RM": "rm", "RP": "rp"}
+FORMAT = {16: F16, 32: F32, 64: F64}
+
+
+def _types(ins, default_dst, default_src):
+    named = [m for m in ins.mods if m in INTS or m in FLOATS]
+    if len(named) >= 2:
+        return named[0], named[1]
+    if len(named) == 1:
+        return (named[0], default_src) if named[0] != default_src else (default_dst, named[0])
+    return default_dst, default_src
+
+
+def _read_float(op, width):
+    read = source(op, 64 if width == 64 else 32, floating=True)
+    if width == 64:
+        return read, lambda v: np.atleast_1d(f64(v))
+    if width == 16:
+        def half(v):
+            low = (np.atleast_1d(np.asarray(v, dtype=U32)) & U32(0xFFFF)).astype(np.uint16)
+            return low.view(np.float16).astype(np.float64)
+        return read, half
+    return read, lambda v: np.atleast_1d(f32(v)).astype(np.float64)
+
+
+def _store_int(values, name):
+    dtype, width = INTS[name]
+    raw = np.asarray(values).astype(dtype)
+    if width == 64:
+        return raw.view(np.uint64) if raw.dtype == np.int64 else raw
+    return raw.astype(np.int64).astype(U64) & U64(0xFFFFFFFF)
+
+
+def _read_int(op, name):
+    dtype, width = INTS[name]
+    read = source(op, 64 if width == 64 else 32)
+    if width == 64:
+        return read, lambda v: np.atleast_1d(np.asarray(v, dtype=U64)).view(dtype) if dtype == np.int64 \
+            else np.atleast_1d(np.asarray(v, dtype=U64))
+    return read, lambda v: np.atleast_1d(np.asarray(v, dtype=U32)).astype(dtype)
+
+
+def _float_result(values, width, mode, flush=False):
+    if width == 64:
+        return bits64(np.asarray(values, dtype=np.float64))
+    rounded = round_to(np.asarray(values, dtype=np.float64), FORMAT[width], mode)
+    if flush:
+        rounded = flush_subnormal(rounded, FORMAT[width])
+    if width == 16:
+        return np.asarray(rounded).astype(np.float16).view(np.uint16).astype(U32)
+    return bits32(np.asarray(rounded).astype(np.float32))
+
+
+@semantics("I2F", "I2FP", family="conversion", mods=tuple(INTS) + tuple(FLOATS) + tuple(ROUND_FLOAT),
+           doc="integer to float, rounded (default to nearest)")
+def i2f(ins):
+    dst_type, src_type = _types(ins, "F32", "S32")
+    if dst_type not in FLOATS or src_type not in INTS:
+        raise Unsupported("conversion types")
+    width = FLOATS[dst_type]
+    mode = next((ROUND_FLOAT[m] for m in ins.mods if m in ROUND_FLOAT), "rn")
+    read, decode = _read_int(ins.operands[1], src_type)
+    if any(s for s in ins.operands[1].suffixes):
+        raise Unsupported(f"operand {ins.operands[1].text}")
+
+    def fn(v):
+        values = decode(v)
+        return _float_result(round_integers(values, FORMAT[width], mode), width, "rn")
+    return Step(ins, alu([dest(ins.operands[0], width if width == 64 else 32)], [read], fn))
+
+
+@semantics("F2I", family="conversion", mods=tuple(INTS) + tuple(FLOATS) + tuple(ROUND_INT) + ("NTZ", "FTZ"),
+           doc="float to integer: .TRUNC .FLOOR .CEIL or nearest-even, saturating; NaN as the PTX machine's cvt")
+def f2i(ins):
+    dst_type, src_type = _types(ins, "S32", "F32")
+    if dst_type not in INTS or src_type not in FLOATS:
+        raise Unsupported("conversion types")
+    rounding = next((ROUND_INT[m] for m in ins.mods if m in ROUND_INT), np.rint)
+    read, decode = _read_float(ins.operands[1], FLOATS[src_type])
+    dtype, width = INTS[dst_type]
+    info = np.iinfo(dtype)
+    nan_top_bit = src_type == "F64" or width == 64
+
+    def fn(v):
+        x = decode(v)
+        if "FTZ" in ins.mods and src_type == "F32":
+            x = flush_subnormal(x, F32)
+        r = rounding(x)
+        over = r >= float(info.max) + 1.0
+        under = r < float(info.min)
+        nan = np.isnan(r)
+        safe = np.where(over | under | nan, 0.0, r)
+        wide = safe.astype(np.int64 if info.min < 0 else np.uint64)
+        wide = np.where(over, wide.dtype.type(info.max), np.where(under, wide.dtype.type(info.min), wide))
+        result = wide.astype(dtype)
+        if nan_top_bit and nan.any():
+            top = np.array(1 << (width - 1), dtype=np.uint64).astype(INTS["U" + str(width)][0])
+            result = np.where(nan, top.view(dtype), result)
+        return _store_int(result, dst_type)
+    return Step(ins, alu([dest(ins.operands[0], 64 if width == 64 else 32)], [read], fn))
+
+
+@semantics("F2F", family="conversion", mods=tuple(FLOATS) + tuple(ROUND_FLOAT) + ("FTZ",),
+           doc="float to float: widening exact, narrowing rounded (default to nearest)")
+def f2f(ins):
+    dst_type, src_type = _types(ins, "F32", "F32")
+    if dst_type not in FLOATS or src_type not in FLOATS:
+        raise Unsupported("conversion types")
+    mode = next((ROUND_FLOAT[m] for m in ins.mods if m in ROUND_FLOAT), "rn")
+    read, decode = _read_float(ins.operands[1], FLOATS[src_type])
+    width = FLOATS[dst_type]
+
+    def fn(v):
+        x = decode(v)
+        if "FTZ" in ins.mods:
+            x = flush_subnormal(x, FORMAT[FLOATS[src_type]])
+        nan = np.isnan(x)
+        result = _float_result(x, width, mode, flush="FTZ" in ins.mods)
+        if nan.any() and width == 32:
+            result = np.where(nan, U32(0x7FFFFFFF), result)
+        return result
+    return Step(ins, alu([dest(ins.operands[0], 64 if width == 64 else 32)], [read], fn))
+
+
+@semantics("FRND", family="conversion", mods=("F32", "F64", "FTZ") + tuple(ROUND_INT),
+           doc="round to an integral float: .TRUNC .FLOOR .CEIL or nearest-even")
+def frnd(ins):
+    width = 64 if "F64" in ins.mods else 32
+    rounding = next((ROUND_INT[m] for m in ins.mods if m in ROUND_INT), np.rint)
+    read, decode = _read_float(ins.operands[1], width)
+
+    def fn(v):
+        x = decode(v)
+        if "FTZ" in ins.mods and width == 32:
+            x = flush_subnormal(x, F32)
+        result = rounding(x)
+        if width == 64:
+            return bits64(result)
+        out = bits32(result.astype(np.float32))
+        return np.where(np.isnan(result), U32(0x7FFFFFFF), out)
+    return Step(ins, alu([dest(ins.operands[0], width)], [read], fn))

@@ -1,0 +1,147 @@
+"""The SASS run loop: rounds of issue over a batch of CTAs, as warpsim's `its` model issues PTX.
+
+Each round has three phases:
+  1. ready    lanes at a BSYNC, WARPSYNC or BAR wait until the lanes they wait
+              for are there too; every other live lane is ready;
+  2. select   each warp issues the ready lanes at its lowest instruction
+              address (divergent paths run one after the other, lower
+              addresses first, and meet again where they arrive together);
+  3. execute  groups at the same block, across all warps and CTAs, run it as
+              one vectorized call: every instruction for all their lanes
+              (a guarded one for the lanes whose guard holds), then the
+              block's branch sends each lane on.
+No ready lane while some live is a deadlock; too many rounds a runaway.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import SassDeadlock, SassExecutionError, where
+from .program import WAIT_BAR, WAIT_BSYNC, WAIT_WARPSYNC
+from .state import EXITED, Group, SassState
+from .warp import ballot
+
+NO_PC = np.iinfo(np.int64).max
+
+
+def warp_bits(flags: np.ndarray) -> np.ndarray:
+    """Per warp, the 32-bit mask of lanes where flags holds."""
+    weights = (np.uint64(1) << np.arange(32, dtype=np.uint64))
+    return (flags.reshape(-1, 32).astype(np.uint64) * weights).sum(axis=1).astype(np.uint64)
+
+
+def ready_lanes(st: SassState, alive: np.ndarray) -> np.ndarray:
+    program = st.program
+    pc = st.pc
+    kinds = program.wait_kind[np.where(alive, pc, len(program.wait_kind) - 1)]
+    waiting = alive & (kinds != 0)
+    ready = alive.copy()
+    if not waiting.any():
+        return ready
+    bar_lanes = []
+    for p in np.unique(pc[waiting]):
+        at = np.flatnonzero(alive & (pc == p))
+        step = program.steps[int(p)]
+        kind = program.wait_kind[p]
+        if kind == WAIT_BSYNC:
+            k = step.wait[1]
+            missing = st.B[k] & alive & (pc != p)
+            warp_missing = missing.reshape(-1, 32).any(axis=1)
+            ready[at] = ~warp_missing[at >> 5]
+        elif kind == WAIT_WARPSYNC:
+            g = Group(at)
+            mask = np.broadcast_to(np.asarray(step.wait[1](st, g), dtype=np.uint64), (g.n,))
+            live = warp_bits(alive)[at >> 5]
+            here = warp_bits(alive & (pc == p))[at >> 5]
+            ready[at] = (mask & live & ~here) == 0
+        elif kind == WAIT_BAR:
+            g = Group(at)
+            ids = np.broadcast_to(np.asarray(step.wait[1](st, g), dtype=np.int64), (g.n,))
+            counts = None if step.wait[2] is None else \
+                np.broadcast_to(np.asarray(step.wait[2](st, g), dtype=np.int64), (g.n,))
+            bar_lanes.append((at, ids, counts))
+            ready[at] = False
+    if bar_lanes:
+        live_per_cta = np.bincount(st.cta[alive], minlength=st.n_ctas)
+        at = np.concatenate([a for a, _, _ in bar_lanes])
+        keys = st.cta[at] * 16 + np.concatenate([i for _, i, _ in bar_lanes])
+        wanted = np.concatenate([live_per_cta[st.cta[a]] if c is None else c for a, _, c in bar_lanes])
+        unique, inverse, arrived = np.unique(keys, return_inverse=True, return_counts=True)
+        if st.arrivals:
+            arrived = arrived + np.array([st.arrivals.get(int(k), 0) for k in unique])
+        expected = np.zeros(len(unique), dtype=np.int64)
+        np.maximum.at(expected, inverse.ravel(), wanted)
+        done = arrived >= expected
+        ready[at] = done[inverse.ravel()]
+        for key in unique[done]:
+            st.arrivals.pop(int(key), None)
+    return ready
+
+
+def run_batch(st: SassState, max_rounds: int) -> None:
+    program = st.program
+    n_warps = st.n_warps
+    while True:
+        alive = st.pc >= 0
+        if not alive.any():
+            return
+        # 1. ready
+        ready = ready_lanes(st, alive)
+        if not ready.any():
+            raise deadlock(st, alive)
+        # 2. select
+        pcs = np.where(ready, st.pc, NO_PC).reshape(n_warps, 32)
+        lowest = pcs.min(axis=1)
+        chosen = np.flatnonzero((pcs == lowest[:, None]).ravel() & ready)
+        chosen_pc = st.pc[chosen]
+        # 3. execute
+        order = np.argsort(chosen_pc, kind="stable")
+        bounds = np.flatnonzero(np.diff(chosen_pc[order])) + 1
+        for group in np.split(chosen[order], bounds):
+            execute_block(st, program.block_at[int(st.pc[group[0]])], Group(group))
+        st.rounds += 1
+        if st.rounds > max_rounds:
+            raise SassExecutionError(f"the SASS run of '{program.name}' ran past {max_rounds} rounds")
+
+
+def execute_block(st: SassState, block, g: Group) -> None:
+    pred_on = [None] * len(block.steps)
+    steps = block.steps if block.control is None else block.steps[:-1]
+    for position, step in enumerate(steps):
+        guard = block.guards[position]
+        if guard is None:
+            step.run(st, g)
+            continue
+        on = np.broadcast_to(np.asarray(guard(st, g), dtype=bool), (g.n,))
+        count = int(np.count_nonzero(on))
+        pred_on[position] = count
+        if count == g.n:
+            step.run(st, g)
+        elif count:
+            step.run(st, g.subset(on))
+    next_pc = np.full(g.n, block.end, dtype=np.int64)
+    if block.control is not None:
+        guard = block.guards[-1]
+        if guard is None:
+            next_pc = block.control.target(st, g)
+        else:
+            on = np.broadcast_to(np.asarray(guard(st, g), dtype=bool), (g.n,))
+            pred_on[-1] = int(np.count_nonzero(on))
+            if on.any():
+                next_pc[on] = block.control.target(st, g.subset(on))
+    st.pc[g.sel] = next_pc
+    issued = len(block.steps)
+    st.clock += issued
+    for observer in st.block_observers:
+        observer.block_executed(st, block, g, pred_on, next_pc)
+
+
+def deadlock(st: SassState, alive: np.ndarray) -> SassDeadlock:
+    program = st.program
+    lines = []
+    for p in np.unique(st.pc[alive])[:6]:
+        lanes = np.flatnonzero(alive & (st.pc == p))
+        ins = program.instructions[int(p)]
+        lines.append(f"  {len(lanes)} lanes wait at {where(ins)}")
+    return SassDeadlock(f"the SASS run of '{program.name}' deadlocked: no lane can issue\n" + "\n".join(lines))

@@ -1,0 +1,402 @@
+"""Integer SASS: IMAD, IADD3, LEA, LOP3, SHF, PRMT, min/max, bit counts (and their uniform twins).
+
+Semantics after NVIDIA's CUDA Binary Utilities instruction set reference
+("Hopper Instruction Set") and the PTX each comes from; carry and funnel
+details as ptxas uses them for 64-bit arithmetic:
+
+- Carries: an instruction with carry-out predicates (`IADD3 R8, P1, R2, R7, RZ`)
+  writes the carry of its 32-bit (64-bit for .WIDE) sum; the `.X` form adds its
+  trailing carry-in predicates. A negated source `-R2` enters as `~R2 + 1`, as
+  the adder does, so `-RZ` carries: 64-bit subtraction relies on that.
+- Funnel shifts: SHF.L/R shift the 64-bit pair {c:a}; `.HI` keeps the high
+  word, otherwise the low one. The amount wraps modulo 32 under `.W` and is
+  clamped (32 for .U32/.S32, 64 for .U64/.S64) otherwise.
+- Everything wraps modulo 2**32 (PTX's .lo semantics); signed variants differ
+  only where the type matters (.WIDE, .HI, shifts, min/max, SX32).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from .operands import U32, U64, alu, dest, pred_dest, predicate, source
+from .table import Step, Unsupported, semantics
+
+M32 = U64(0xFFFFFFFF)
+INT_TYPES = ("U32", "S32", "U64", "S64")
+
+
+def split_operands(ins):
+    """(destinations, carry-out predicates, value sources, trailing predicates) of an ALU form."""
+    ops = list(ins.operands)
+    outs = []
+    while ops and ops[0].kind in ("pred", "upred"):       # LOP3.LUT P0, R2, ...: the predicate first
+        outs.append(ops.pop(0))
+    dst = ops.pop(0)
+    while ops and ops[0].kind in ("pred", "upred"):
+        outs.append(ops.pop(0))
+    values = []
+    while ops and ops[0].kind not in ("pred", "upred"):
+        values.append(ops.pop(0))
+    return dst, outs, values, ops
+
+
+def adder_term(op, bits=32):
+    """Reader of a source as it enters the adder: (term, +1 for a negated source)."""
+    if op.negate:
+        plain = replace(op, negate=False, invert=True)
+        return source(plain, bits), 1
+    return source(op, bits), 0
+
+
+def _carry_ins(ops):
+    return [predicate(op) for op in ops]
+
+
+def _write_carries(writers, st, g, carry):
+    """carry: 0..3 per lane; the first predicate holds carry >= 1, the second carry >= 2."""
+    for k, write in enumerate(writers):
+        write(st, g, carry >= k + 1)
+
+
+# ------------------------------------------------------------------ IADD3
+
+@semantics("IADD3", "UIADD3", family="integer", mods=("X",),
+           doc="a + b + c (+ carry-ins under .X); optional carry-out predicates")
+def iadd3(ins):
+    dst, outs, values, tail = split_operands(ins)
+    if len(values) != 3:
+        raise Unsupported("operand form")
+    terms = [adder_term(op) for op in values]
+    ones = sum(one for _, one in terms)
+    carries = _carry_ins(tail) if "X" in ins.mods else []
+    write, carry_writers = dest(dst), [pred_dest(op) for op in outs]
+
+    def run(st, g):
+        total = U64(ones)
+        for read, _ in terms:
+            total = total + np.asarray(read(st, g), dtype=U64)
+        for read in carries:
+            total = total + np.asarray(read(st, g), dtype=U64)
+        write(st, g, total & M32)
+        if carry_writers:
+            _write_carries(carry_writers, st, g, total >> U64(32))
+    return Step(ins, run)
+
+
+@semantics("VIADD", "UVIADD", family="integer", mods=(), doc="a + b (32-bit, wraps)")
+def viadd(ins):
+    dst, a, b = ins.operands[:3]
+    ra, rb = source(a), source(b)
+    return Step(ins, alu([dest(dst)], [ra, rb], lambda x, y: x + y))
+
+
+# ------------------------------------------------------------------ IMAD
+
+def _as_signed64(x):
+    return np.asarray(x, dtype=U32).astype(np.int32).astype(np.int64)
+
+
+@semantics("IMAD", "UIMAD", family="integer", mods=("WIDE", "HI", "MOV", "SHL", "X", "IADD", "U32", "S32"),
+           doc="a * b + c: low word; .WIDE 64-bit result with a 64-bit c; .HI high word of a*b plus c; "
+               ".X adds carry-ins; .MOV/.SHL/.IADD are the same operation")
+def imad(ins):
+    dst, outs, values, tail = split_operands(ins)
+    if len(values) != 3:
+        raise Unsupported("operand form")
+    wide, high = "WIDE" in ins.mods, "HI" in ins.mods
+    signed = "U32" not in ins.mods
+    ra, rb = source(values[0]), source(values[1])
+    rc, c_one = adder_term(values[2], 64 if wide else 32)
+    carries = _carry_ins(tail) if "X" in ins.mods else []
+    write = dest(dst, 64 if wide else 32)
+    carry_writers = [pred_dest(op) for op in outs]
+
+    def run(st, g):
+        a, b, c = ra(st, g), rb(st, g), rc(st, g)
+        if wide or high:
+            if signed:
+                product = (_as_signed64(a) * _as_signed64(b)).astype(U64)
+            else:
+                product = np.asarray(a, dtype=U64) * np.asarray(b, dtype=U64)
+        else:
+            product = (np.asarray(a, dtype=U64) * np.asarray(b, dtype=U64)) & M32
+        if high:
+            if signed:
+                product = ((_as_signed64(a) * _as_signed64(b)) >> 32).astype(U64) & M32
+            else:
+                product = product >> U64(32)
+        extra = U64(c_one)
+        for read in carries:
+            extra = extra + np.asarray(read(st, g), dtype=U64)
+        if wide:
+            with np.errstate(over="ignore"):
+                c64 = np.asarray(c, dtype=U64)
+                total = product + c64
+                carry = (total < product).astype(U64)
+                final = total + extra
+                carry = carry + (final < total)
+            write(st, g, final)
+        else:
+            total = product + np.asarray(c, dtype=U64) + extra
+            final, carry = total & M32, total >> U64(32)
+            write(st, g, final)
+        if carry_writers:
+            _write_carries(carry_writers, st, g, carry)
+    return Step(ins, run)
+
+
+# ------------------------------------------------------------------ LEA
+
+@semantics("LEA", "ULEA", family="integer", mods=("HI", "X", "SX32"),
+           doc="(a << s) + b; .HI: high word of ({c:a} << s) + b (.SX32: c is a's sign); .X adds a carry-in")
+def lea(ins):
+    dst, outs, values, tail = split_operands(ins)
+    high = "HI" in ins.mods
+    sx32 = "SX32" in ins.mods
+    if not values or values[-1].kind != "imm":
+        raise Unsupported("shift amount not an immediate")
+    shift = int(values[-1].value) & 31
+    if high:
+        need = 3 if sx32 else 4
+        if len(values) != need:
+            raise Unsupported("operand form")
+    elif len(values) != 3:
+        raise Unsupported("operand form")
+    ra, a_one = adder_term(values[0])
+    rb = source(values[1])
+    rc = None if (not high or sx32) else source(values[2])
+    carries = _carry_ins(tail) if "X" in ins.mods else []
+    write, carry_writers = dest(dst), [pred_dest(op) for op in outs]
+
+    def run(st, g):
+        a = np.asarray(ra(st, g), dtype=U64) + U64(a_one)
+        a = a & M32
+        if high:
+            if sx32:
+                c = np.where(a >> U64(31) != 0, M32, U64(0))
+            else:
+                c = np.asarray(rc(st, g), dtype=U64)
+            pair = (c << U64(32)) | a
+            shifted = (pair << U64(shift)) >> U64(32) & M32 if shift else c & M32
+        else:
+            shifted = (a << U64(shift)) & M32
+        total = shifted + np.asarray(rb(st, g), dtype=U64)
+        for read in carries:
+            total = total + np.asarray(read(st, g), dtype=U64)
+        write(st, g, total & M32)
+        if carry_writers:
+            _write_carries(carry_writers, st, g, total >> U64(32))
+    return Step(ins, run)
+
+
+# ------------------------------------------------------------------ logic
+
+def lut3(lut: int, a, b, c):
+    """The three-input truth table LOP3/PLOP3 name: bit (a<<2 | b<<1 | c) of lut, bitwise."""
+    ones = ~np.zeros_like(np.asarray(a))
+    out = np.zeros_like(np.asarray(a | b | c))
+    for minterm in range(8):
+        if lut >> minterm & 1:
+            out = out | ((a if minterm & 4 else a ^ ones) & (b if minterm & 2 else b ^ ones)
+                         & (c if minterm & 1 else c ^ ones))
+    return out
+
+
+@semantics("LOP3", "ULOP3", family="integer", mods=("LUT",),
+           doc="any bitwise function of a, b, c given as an 8-bit truth table; optional P = result != 0")
+def lop3(ins):
+    dst, outs, values, tail = split_operands(ins)
+    if len(values) != 4 or values[3].kind != "imm":
+        raise Unsupported("operand form")
+    if tail and not (tail[0].name in ("PT", "UPT") and tail[0].invert):
+        raise Unsupported("predicate input other than !PT")
+    lut = int(values[3].value) & 0xFF
+    reads = [source(op) for op in values[:3]]
+    write = dest(dst)
+    flags = [pred_dest(op) for op in outs]
+
+    def run(st, g):
+        a, b, c = (np.asarray(r(st, g), dtype=U32) for r in reads)
+        result = lut3(lut, a, b, c)
+        write(st, g, result)
+        for flag in flags:
+            flag(st, g, result != 0)
+    return Step(ins, run)
+
+
+@semantics("SHF", "USHF", family="integer", mods=("L", "R", "W", "HI") + INT_TYPES,
+           doc="funnel shift of {c:a} by b: .L/.R, .HI high word, .W wrapping amount, type = sign and clamp")
+def shf(ins):
+    dst, a, b, c = ins.operands[:4]
+    left = "L" in ins.mods
+    high = "HI" in ins.mods
+    wrap = "W" in ins.mods
+    kind = next((m for m in ins.mods if m in INT_TYPES), "U32")
+    signed = kind.startswith("S")
+    limit = 64 if kind.endswith("64") else 32
+    ra, rb, rc = source(a), source(b), source(c)
+
+    def fn(x, s, y):
+        s = np.asarray(s, dtype=U64)
+        s = s & U64(31) if wrap else np.minimum(s & U64(0xFF if limit == 32 else 0x7F), U64(limit))
+        pair = (np.asarray(y, dtype=U64) << U64(32)) | np.asarray(x, dtype=U64)
+        big = s >= U64(64)
+        s_safe = np.where(big, U64(0), s)
+        if left:
+            shifted = np.where(big, U64(0), pair << s_safe)
+        elif signed:
+            shifted = (pair.astype(np.int64) >> np.where(big, U64(63), s).astype(np.int64)).astype(U64)
+        else:
+            shifted = np.where(big, U64(0), pair >> s_safe)
+        return (shifted >> U64(32) if high else shifted) & M32
+    return Step(ins, alu([dest(dst)], [ra, rb, rc], fn))
+
+
+@semantics("SHL", "USHL", family="integer", mods=("W",), doc="a << b (clamped at 32 unless .W)")
+def shl(ins):
+    dst, a, b = ins.operands[:3]
+    wrap = "W" in ins.mods
+
+    def fn(x, s):
+        s = np.asarray(s, dtype=U64)
+        s = s & U64(31) if wrap else np.minimum(s, U64(32))
+        return (np.asarray(x, dtype=U64) << s) & M32
+    return Step(ins, alu([dest(dst)], [source(a), source(b)], fn))
+
+
+@semantics("SHR", "USHR", family="integer", mods=("U32", "S32", "W"),
+           doc="a >> b, arithmetic for .S32 (clamped at 32 unless .W)")
+def shr(ins):
+    dst, a, b = ins.operands[:3]
+    signed, wrap = "S32" in ins.mods, "W" in ins.mods
+
+    def fn(x, s):
+        s = np.asarray(s, dtype=U64)
+        s = s & U64(31) if wrap else np.minimum(s, U64(32))
+        if signed:
+            return (_as_signed64(x) >> s.astype(np.int64)).astype(U64) & M32
+        return np.asarray(x, dtype=U64) >> s
+    return Step(ins, alu([dest(dst)], [source(a), source(b)], fn))
+
+
+@semantics("PRMT", "UPRMT", family="integer", mods=(),
+           doc="byte permute of {b:a}: each selector nibble picks a byte (bit 3: replicate its sign)")
+def prmt(ins):
+    dst, a, sel, b = ins.operands[:4]
+
+    def fn(x, s, y):
+        pool = (np.asarray(y, dtype=U64) << U64(32)) | np.asarray(x, dtype=U64)
+        s = np.asarray(s, dtype=U64)
+        out = np.zeros(np.broadcast(pool, s).shape, dtype=U64)
+        for k in range(4):
+            nibble = (s >> U64(4 * k)) & U64(0xF)
+            byte = (pool >> ((nibble & U64(7)) * U64(8))) & U64(0xFF)
+            byte = np.where(nibble & U64(8), np.where(byte & U64(0x80), U64(0xFF), U64(0)), byte)
+            out = out | (byte << U64(8 * k))
+        return out
+    return Step(ins, alu([dest(dst)], [source(a), source(sel), source(b)], fn))
+
+
+@semantics("IABS", "UIABS", family="integer", mods=(), doc="|a| of a signed 32-bit value (wraps at -2**31)")
+def iabs(ins):
+    dst, a = ins.operands[:2]
+    return Step(ins, alu([dest(dst)], [source(a)],
+                         lambda x: np.abs(_as_signed64(x)).astype(U64) & M32))
+
+
+def _min_max(ins, values_at, pred_at):
+    dst = ins.operands[0]
+    a, b = (ins.operands[k] for k in values_at)
+    choose_min = predicate(ins.operands[pred_at])
+    signed = "U32" not in ins.mods
+
+    def run(st, g):
+        x, y = source(a)(st, g), source(b)(st, g)
+        x64, y64 = (_as_signed64(x), _as_signed64(y)) if signed else (np.asarray(x, dtype=np.int64),
+                                                                      np.asarray(y, dtype=np.int64))
+        result = np.where(choose_min(st, g), np.minimum(x64, y64), np.maximum(x64, y64))
+        dest(dst)(st, g, result.astype(U64) & M32)
+    return Step(ins, run)
+
+
+@semantics("IMNMX", "UIMNMX", "VIMNMX", "UVIMNMX", family="integer", mods=("U32", "S32"),
+           doc="min (predicate true) or max (false) of a and b, signed unless .U32")
+def imnmx(ins):
+    if len(ins.operands) != 4:
+        raise Unsupported("operand form")
+    return _min_max(ins, (1, 2), 3)
+
+
+def popcount32(x):
+    x = np.asarray(x, dtype=U32)
+    return np.unpackbits(x.view(np.uint8).reshape(x.shape + (4,)), axis=-1).sum(axis=-1).astype(U32)
+
+
+@semantics("POPC", "UPOPC", family="integer", mods=(), doc="number of set bits")
+def popc(ins):
+    dst, a = ins.operands[:2]
+    return Step(ins, alu([dest(dst)], [source(a)], lambda x: popcount32(np.atleast_1d(x))))
+
+
+@semantics("FLO", "UFLO", family="integer", mods=("U32", "S32", "SH"),
+           doc="bit position of the highest set bit (-1 if none); .S32 the highest bit differing from the "
+               "sign; .SH: 31 minus it (a shift amount)")
+def flo(ins):
+    dst, a = ins.operands[0], ins.operands[-1]
+    signed, shift = "S32" in ins.mods, "SH" in ins.mods
+
+    def fn(x):
+        x = np.atleast_1d(np.asarray(x, dtype=U32))
+        if signed:
+            x = np.where(x >> U32(31), ~x, x)
+        position = np.where(x == 0, -1, np.floor(np.log2(np.maximum(x, 1).astype(np.float64))).astype(np.int64))
+        # log2 of values just below a power of two can round up: correct it from the bits
+        position = np.where((x != 0) & ((U64(1) << np.maximum(position, 0).astype(U64)) > x), position - 1, position)
+        if shift:
+            position = np.where(position < 0, -1, 31 - position)
+        return position.astype(np.int64).astype(U64) & M32
+    return Step(ins, alu([dest(dst)], [source(a)], fn))
+
+
+@semantics("BREV", "UBREV", family="integer", mods=(), doc="bit reverse")
+def brev(ins):
+    dst, a = ins.operands[:2]
+
+    def fn(x):
+        x = np.atleast_1d(np.asarray(x, dtype=U32))
+        bits = np.unpackbits(x.astype(">u4").view(np.uint8).reshape(-1, 4), axis=1)[:, ::-1]
+        return np.packbits(bits, axis=1).view(">u4").ravel().astype(U32)
+    return Step(ins, alu([dest(dst)], [source(a)], fn))
+
+
+@semantics("BMSK", "UBMSK", family="integer", mods=("W",), doc="mask of b ones starting at bit a")
+def bmsk(ins):
+    dst, a, b = ins.operands[:3]
+
+    def fn(x, y):
+        start = np.asarray(x, dtype=U64) & U64(0xFF if "W" not in ins.mods else 31)
+        width = np.asarray(y, dtype=U64) & U64(0xFF if "W" not in ins.mods else 31)
+        ones = np.where(width >= 32, M32, (U64(1) << np.minimum(width, U64(32))) - U64(1))
+        return np.where(start >= 32, U64(0), (ones << np.minimum(start, U64(31))) & M32)
+    return Step(ins, alu([dest(dst)], [source(a), source(b)], fn))
+
+
+@semantics("SGXT", "USGXT", family="integer", mods=("U32", "W"),
+           doc="sign-extend (zero-extend for .U32) the low b bits of a")
+def sgxt(ins):
+    dst, a, b = ins.operands[:3]
+    unsigned = "U32" in ins.mods
+
+    def fn(x, y):
+        width = np.minimum(np.asarray(y, dtype=U64) & U64(0xFF), U64(32))
+        x = np.asarray(x, dtype=U64)
+        mask = np.where(width >= 32, M32, (U64(1) << width) - U64(1))
+        low = x & mask
+        if unsigned:
+            return low
+        sign = np.where(width == 0, U64(0), (low >> np.maximum(width, U64(1)) - U64(1)) & U64(1))
+        return np.where(sign == 1, low | (~mask & M32), low)
+    return Step(ins, alu([dest(dst)], [source(a), source(b)], fn))

@@ -1,0 +1,91 @@
+"""Launching a kernel's SASS: constant banks as the driver lays them out, CTAs in batches.
+
+Constant bank 0 for sm_90: ntid.x/y/z at 0x0, nctaid.x/y/z at 0xc, the stack
+top at 0x28 (the thread's local memory size here: the stack grows down from
+it), the global-memory descriptor at 0x208 (its value is never used as an
+address), the kernel parameters from 0x210, in the layout the launch packed
+them (the CUDA ABI's, which is what .nv.info's KPARAM_INFO offsets say).
+Bank 3 holds the module's __constant__ variables with the values the device
+memory holds when the launch starts; other banks are ptxas's own constants.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .cubin_info import PARAM_BASE, kernel_image
+from .engine import run_batch
+from .program import SassProgram
+from .state import SassState
+
+NTID, NCTAID, STACK_TOP = 0x0, 0xC, 0x28
+USER_CONSTANT_BANK = 3
+MIN_LOCAL = 16
+
+def load_program(sass_module, kernel: str) -> tuple:
+    """(SassProgram, KernelImage) of a kernel, decoded once per SassModule; SassUnsupported if it cannot run."""
+    per_module = sass_module.__dict__.setdefault("_executor_programs", {})
+    if kernel not in per_module:
+        try:
+            per_module[kernel] = (SassProgram(sass_module.kernel(kernel)), kernel_image(sass_module.cubin, kernel))
+        except Exception as exc:          # remembered, so a second launch fails as fast
+            per_module[kernel] = exc
+    found = per_module[kernel]
+    if isinstance(found, Exception):
+        raise found
+    return found
+
+
+def _put(bank: np.ndarray, offset: int, values, dtype=np.uint32) -> None:
+    raw = np.asarray(values, dtype=dtype).view(np.uint8)
+    bank[offset:offset + len(raw)] = raw
+
+
+def constant_banks(image, grid, block, params: bytes, local_size: int, constants: dict) -> dict:
+    size = max(len(image.bank0), PARAM_BASE + len(params), PARAM_BASE + image.param_bytes)
+    bank0 = np.zeros((size + 15) // 16 * 16 + 16, dtype=np.uint8)
+    bank0[:len(image.bank0)] = np.frombuffer(image.bank0, dtype=np.uint8)
+    _put(bank0, NTID, block)
+    _put(bank0, NCTAID, grid)
+    _put(bank0, STACK_TOP, [local_size])
+    bank0[PARAM_BASE:PARAM_BASE + len(params)] = np.frombuffer(bytes(params), dtype=np.uint8)
+    banks = {0: bank0}
+    for number, data in image.banks.items():
+        banks[number] = np.frombuffer(bytes(data), dtype=np.uint8).copy()
+    for name, (number, offset, length) in image.constant_symbols.items():
+        value = constants.get(name)
+        if value is None:
+            continue
+        bank = banks.setdefault(number, np.zeros(offset + length, dtype=np.uint8))
+        if len(bank) < offset + length:
+            bank = banks[number] = np.concatenate((bank, np.zeros(offset + length - len(bank), dtype=np.uint8)))
+        bank[offset:offset + length] = np.frombuffer(bytes(value[:length]), dtype=np.uint8)
+    return banks
+
+
+def run_launch(program, image, *, memory, grid, block, params: bytes, shared_bytes: int = 0,
+               constants: dict | None = None, observers=(), batch_threads: int = 1 << 17,
+               max_rounds: int = 1_000_000) -> dict:
+    """Run the whole grid on `memory` (a GlobalMemory, changed in place); returns run statistics."""
+    grid = tuple(grid) + (1,) * (3 - len(grid))
+    block = tuple(block) + (1,) * (3 - len(block))
+    local_size = max(MIN_LOCAL, (image.stack_bytes + 15) // 16 * 16)
+    banks = constant_banks(image, grid, block, params, local_size, constants or {})
+    shared_size = (max(image.static_shared, shared_bytes) + 16 + 15) // 16 * 16
+    threads = block[0] * block[1] * block[2]
+    per_batch = max(1, batch_threads // (((threads + 31) // 32) * 32))
+    n_ctas = grid[0] * grid[1] * grid[2]
+    block_observers = [o for o in observers if hasattr(o, "block_executed")]
+    memory_observers = [o for o in observers if hasattr(o, "memory_access")]
+    stats = {"rounds": 0, "batches": 0}
+    for first in range(0, n_ctas, per_batch):
+        cta_ids = np.arange(first, min(n_ctas, first + per_batch), dtype=np.int64)
+        st = SassState(program, grid, block, cta_ids, banks, shared_size, local_size, memory)
+        st.block_observers, st.memory_observers = block_observers, memory_observers
+        for observer in observers:
+            if hasattr(observer, "batch_started"):
+                observer.batch_started(st)
+        run_batch(st, max_rounds)
+        stats["rounds"] += st.rounds
+        stats["batches"] += 1
+    return stats

@@ -1,0 +1,100 @@
+"""Moves and special registers: MOV, UMOV, S2R, S2UR, CS2R.
+
+Special registers as sm_90 exposes them to a CTA that is not part of a
+cluster: SR_CgaCtaId (the CTA's rank in its cluster) is 0, so the shared
+window address ptxas forms as (SR_CgaCtaId << 24) + 0x400 is 0x400; SR_SWINHI
+/ SR_LWINHI are the high words of the generic shared and local windows (the
+same windows warpsim's PTX machine uses, machine/memory.py). SR_CLOCKLO reads
+the batch's count of issued warp instructions, which only ever increases, as
+a clock must; SR_GLOBALTIMER* read the same.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...machine.memory import LOCAL_WINDOW, SHARED_WINDOW
+from .operands import U32, U64, alu, dest, source
+from .table import Step, Unsupported, semantics
+
+
+def _lane_masks(st, g):
+    return np.asarray(st.lane[g.sel], dtype=U64)
+
+
+def _clock(st, g):
+    return np.full(g.n, st.clock & 0xFFFFFFFF, dtype=U32)
+
+
+SPECIALS = {
+    "SR_TID.X": lambda st, g: st.tid[0][g.sel],
+    "SR_TID.Y": lambda st, g: st.tid[1][g.sel],
+    "SR_TID.Z": lambda st, g: st.tid[2][g.sel],
+    "SR_CTAID.X": lambda st, g: st.ctaid[0][g.sel],
+    "SR_CTAID.Y": lambda st, g: st.ctaid[1][g.sel],
+    "SR_CTAID.Z": lambda st, g: st.ctaid[2][g.sel],
+    "SR_LANEID": lambda st, g: st.lane[g.sel],
+    "SR_CgaCtaId": lambda st, g: U32(0),
+    "SR_SWINHI": lambda st, g: U32(SHARED_WINDOW >> 32),
+    "SR_LWINHI": lambda st, g: U32(LOCAL_WINDOW >> 32),
+    "SR_EQMASK": lambda st, g: (U64(1) << _lane_masks(st, g)).astype(U32),
+    "SR_LTMASK": lambda st, g: ((U64(1) << _lane_masks(st, g)) - U64(1)).astype(U32),
+    "SR_LEMASK": lambda st, g: ((U64(2) << _lane_masks(st, g)) - U64(1)).astype(U32),
+    "SR_GTMASK": lambda st, g: (~((U64(2) << _lane_masks(st, g)) - U64(1)) & U64(0xFFFFFFFF)).astype(U32),
+    "SR_GEMASK": lambda st, g: (~((U64(1) << _lane_masks(st, g)) - U64(1)) & U64(0xFFFFFFFF)).astype(U32),
+    "SR_CLOCKLO": _clock,
+    "SR_CLOCKHI": lambda st, g: U32(0),
+    "SR_GLOBALTIMERLO": _clock,
+    "SR_GLOBALTIMERHI": lambda st, g: U32(0),
+    "SR_VIRTUALSMID": lambda st, g: U32(0),
+    "SR_SMID": lambda st, g: U32(0),
+    "SR_NSMID": lambda st, g: U32(1),
+    "SR_WARPID": lambda st, g: ((st.lane[g.sel] * 0) + ((g.idx >> 5) % st.warps_per_cta)).astype(U32),
+    "SR_VIRTID": lambda st, g: ((g.idx >> 5) % st.warps_per_cta).astype(U32),
+}
+
+
+def special(op):
+    if op.kind != "special" or op.name not in SPECIALS:
+        raise Unsupported(f"special register {op.text}")
+    return SPECIALS[op.name]
+
+
+@semantics("S2R", "S2UR", family="moves", mods=(), doc="read a special register (thread, CTA and lane ids, clock)")
+def s2r(ins):
+    dst, sr = ins.operands[:2]
+    return Step(ins, alu([dest(dst)], [special(sr)], lambda v: v))
+
+
+@semantics("CS2R", family="moves", mods=("32",),
+           doc="read a special register fast: SRZ (zero) into a register pair, or SR_CLOCKLO")
+def cs2r(ins):
+    dst, sr = ins.operands[:2]
+    width = 32 if "32" in ins.mods else 64
+    if sr.name == "SRZ":
+        return Step(ins, alu([dest(dst, width)], [], lambda: U64(0) if width == 64 else U32(0)))
+    if sr.name in ("SR_CLOCKLO", "SR_GLOBALTIMERLO"):
+        return Step(ins, _clock_step(dest(dst, width), width))
+    raise Unsupported(f"special register {sr.text}")
+
+
+def _clock_step(write, width):
+    def run(st, g):
+        value = np.full(g.n, st.clock, dtype=U64 if width == 64 else U32)
+        write(st, g, value)
+    return run
+
+
+@semantics("MOV", "UMOV", family="moves", mods=("64",), doc="copy a register, uniform register, constant or immediate")
+def mov(ins):
+    ops = ins.operands
+    if len(ops) == 3 and not (ops[2].kind == "imm" and int(ops[2].value) & 0xF == 0xF):
+        raise Unsupported("MOV with a lane mask")
+    width = 64 if "64" in ins.mods else 32
+    return Step(ins, alu([dest(ops[0], width)], [source(ops[1], width)], lambda v: v))
+
+
+@semantics("NOP", "DEPBAR", "MEMBAR", "CCTL", "ERRBAR", "FENCE", "YIELD", "NANOSLEEP",
+           family="moves", doc="no result: ordering, cache control and scheduling hints")
+def no_result(ins):
+    return Step(ins, lambda st, g: None)

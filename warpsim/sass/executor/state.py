@@ -1,0 +1,119 @@
+"""The state of one batch of CTAs while its SASS runs: registers, barriers, memory windows.
+
+Thread slots are laid out as in the PTX machine (machine/state.py): slot =
+(cta_slot * warps_per_cta + warp) * 32 + lane, so per-warp questions are
+reshapes to (warps, 32). Registers are rows of 2-D arrays, one column per
+thread: R (32-bit, R0..R254; RZ reads 0), P (P0..P6, row 7 is PT), and the
+uniform files UR / UP. Uniform registers hold one value per warp; they are
+stored per lane, and every write sets all 32 lanes of the warp, so lanes that
+were not active when a uniform instruction ran still see its result, as on
+the hardware. B holds the convergence barriers BSSY sets: B[k][slot] is true
+for the lanes of a warp that BSSY Bk named.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+PT_ROW = 7                      # P/UP row that reads as true
+CONVERGENCE_BARRIERS = 16       # B0..B15
+SHARED_RESERVED = 0x400         # sm_90 reserves the first 1 KB of every CTA's shared window
+EXITED = -1
+
+
+class Group:
+    """The lanes (thread slots, sorted) that run one block or one guarded instruction.
+
+    `sel` indexes the per-thread arrays: a slice when the lanes are one
+    contiguous run (a view, no gather), the index array otherwise.
+    """
+
+    __slots__ = ("idx", "sel", "n", "_warp_lanes")
+
+    def __init__(self, idx: np.ndarray):
+        self.idx = idx
+        self.n = len(idx)
+        if self.n and int(idx[-1]) - int(idx[0]) == self.n - 1:
+            self.sel = slice(int(idx[0]), int(idx[-1]) + 1)
+        else:
+            self.sel = idx
+        self._warp_lanes = None
+
+    def subset(self, mask) -> "Group":
+        return Group(self.idx[mask])
+
+    def warp_lanes(self) -> tuple:
+        """(all 32 slots of each warp in the group as (warps, 32), index into idx of each warp's first lane)."""
+        if self._warp_lanes is None:
+            warp = self.idx >> 5
+            first = np.flatnonzero(np.concatenate(([True], warp[1:] != warp[:-1])))
+            lanes = warp[first][:, None] * 32 + np.arange(32)
+            self._warp_lanes = (lanes, first)
+        return self._warp_lanes
+
+
+class SassState:
+    """One batch: CTAs `cta_ids` of the launch, `n` thread slots."""
+
+    def __init__(self, program, grid: tuple, block: tuple, cta_ids: np.ndarray, banks: dict,
+                 shared_size: int, local_size: int, memory):
+        self.program = program
+        self.grid, self.block = grid, block
+        self.cta_ids = cta_ids
+        self.memory = memory
+        self.banks = banks                      # bank number -> uint8 array (bank 0 built per launch)
+        threads = block[0] * block[1] * block[2]
+        self.threads_per_cta = threads
+        self.warps_per_cta = (threads + 31) // 32
+        self.n_ctas = len(cta_ids)
+        self.n = self.n_ctas * self.warps_per_cta * 32
+        self.n_warps = self.n // 32
+        slot = np.arange(self.n, dtype=np.int64)
+        per_cta = self.warps_per_cta * 32
+        self.cta = slot // per_cta
+        linear = slot % per_cta
+        self.exists = linear < threads
+        bx, by, _ = block
+        self.tid = np.stack([linear % bx, (linear // bx) % by, linear // (bx * by)]).astype(np.uint32)
+        self.lane = (slot & 31).astype(np.uint32)
+        gx, gy, _ = grid
+        ids = np.asarray(cta_ids, dtype=np.int64)
+        self.ctaid = np.stack([ids % gx, (ids // gx) % gy, ids // (gx * gy)]).astype(np.uint32)[:, self.cta]
+        self.R = np.zeros((program.registers, self.n), dtype=np.uint32)
+        self.UR = np.zeros((program.uniform_registers, self.n), dtype=np.uint32)
+        self.P = np.zeros((8, self.n), dtype=bool)
+        self.UP = np.zeros((8, self.n), dtype=bool)
+        self.P[PT_ROW] = self.UP[PT_ROW] = True
+        self.B = np.zeros((CONVERGENCE_BARRIERS, self.n), dtype=bool)
+        self.pc = np.where(self.exists, 0, EXITED).astype(np.int64)
+        self.shared_size = shared_size
+        self.shared = np.zeros(max(1, self.n_ctas * shared_size), dtype=np.uint8)
+        self.local_size = local_size
+        self.local = np.zeros(max(1, self.n * local_size), dtype=np.uint8)
+        self.arrivals: dict = {}                # (cta slot, barrier id) -> threads that BAR.ARV'd
+        self.clock = 0                          # SR_CLOCKLO: warp instructions issued so far
+        self.rounds = 0
+        self.issued = 0
+        self.writes = 0                         # stores and atomics so far
+        self.block_observers: list = []
+        self.memory_observers: list = []
+        self.counting = False                   # observers want per-instruction guard counts
+
+    def const_scalar(self, bank: int, offset: int, nbytes: int) -> int:
+        data = self.banks.get(bank)
+        if data is None or offset + nbytes > len(data):
+            return 0
+        return int.from_bytes(data[offset:offset + nbytes].tobytes(), "little")
+
+    def const_gather(self, bank: int, offsets: np.ndarray, nbytes: int) -> np.ndarray:
+        data = self.banks.get(bank)
+        offsets = offsets.astype(np.int64)
+        if data is None:
+            return np.zeros(len(offsets), dtype=np.uint64)
+        padded = np.concatenate((data, np.zeros(16, dtype=np.uint8)))
+        ok = (offsets >= 0) & (offsets + nbytes <= len(data))
+        safe = np.where(ok, offsets, 0)
+        value = np.zeros(len(offsets), dtype=np.uint64)
+        for k in range(nbytes):
+            value |= padded[safe + k].astype(np.uint64) << np.uint64(8 * k)
+        return np.where(ok, value, 0)

@@ -1,0 +1,168 @@
+"""Warp-level SASS: SHFL, VOTE/VOTEU, MATCH, REDUX.
+
+These read the lanes of the warp that run them together (the group's lanes of
+one warp), as on the hardware after the WARPSYNC or BSYNC ptxas puts before
+them. SHFL follows PTX shfl.sync: c packs the clamp lane (bits 0-4) and the
+segment mask (bits 8-12); a source lane outside the segment gives the lane's
+own value and a false predicate. A SHFL that reads a lane not in the group
+reads whatever that lane's register holds (the hardware leaves it undefined).
+Results that are one value per warp (VOTEU, REDUX into a uniform register)
+go to every lane of the warp.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .operands import U32, U64, dest, pred_dest, predicate, source
+from .table import Step, Unsupported, semantics
+
+SHFL_MODES = ("IDX", "UP", "DOWN", "BFLY")
+
+
+def warp_starts(g) -> np.ndarray:
+    """Index into g.idx where each warp's lanes begin."""
+    warp = g.idx >> 5
+    return np.flatnonzero(np.concatenate(([True], warp[1:] != warp[:-1])))
+
+
+def per_warp(g, values, reduce):
+    """Reduce `values` (one per lane of g) within each warp; the result per lane of g."""
+    starts = warp_starts(g)
+    reduced = reduce.reduceat(values, starts)
+    counts = np.diff(np.append(starts, g.n))
+    return np.repeat(reduced, counts)
+
+
+def ballot(g, flags):
+    flags = np.broadcast_to(np.asarray(flags, dtype=bool), (g.n,))
+    bits = flags.astype(U64) << (g.idx & 31).astype(U64)
+    return per_warp(g, bits, np.bitwise_or).astype(U32)
+
+
+@semantics("SHFL", family="warp", mods=SHFL_MODES, warp_level=True,
+           doc="read a register of another lane: IDX (lane b), UP/DOWN (lane -/+ b), BFLY (lane ^ b)")
+def shfl(ins):
+    mode = next((m for m in ins.mods if m in SHFL_MODES), None)
+    if mode is None or len(ins.operands) != 5:
+        raise Unsupported("operand form")
+    flag, dst, src, b, c = ins.operands
+    if src.kind != "reg":
+        raise Unsupported("operand form")
+    read_b, read_c = source(b), source(c)
+    write, write_flag = dest(dst), pred_dest(flag)
+    row = src.number
+
+    def run(st, g):
+        lane = (g.idx & 31).astype(np.int64)
+        bval = np.asarray(read_b(st, g), dtype=np.int64) & 31
+        cval = np.asarray(read_c(st, g), dtype=np.int64)
+        clamp, segment = cval & 31, (cval >> 8) & 31
+        max_lane = (lane & segment) | (clamp & ~segment)
+        min_lane = lane & segment
+        if mode == "UP":
+            j = lane - bval
+            ok = j >= max_lane
+        elif mode == "DOWN":
+            j = lane + bval
+            ok = j <= max_lane
+        elif mode == "BFLY":
+            j = lane ^ bval
+            ok = j <= max_lane
+        else:
+            j = min_lane | (bval & ~segment)
+            ok = j <= max_lane
+        j = np.where(ok, j, lane)
+        slots = (g.idx & ~31) | j
+        value = np.zeros(g.n, dtype=U32) if row is None else st.R[row][slots]
+        write(st, g, value)
+        write_flag(st, g, ok)
+    return Step(ins, run)
+
+
+@semantics("VOTE", "VOTEU", family="warp", mods=("ANY", "ALL", "EQ"), warp_level=True,
+           doc="ballot of a predicate over the active lanes (into R / UR), and ANY / ALL / EQ of it (into P)")
+def vote(ins):
+    mode = next((m for m in ins.mods if m in ("ANY", "ALL", "EQ")), None)
+    ops = list(ins.operands)
+    mask_dst = ops.pop(0) if ops and ops[0].kind in ("reg", "ureg") else None
+    if len(ops) != 2 or mode is None:
+        raise Unsupported("operand form")
+    write_mask = dest(mask_dst) if mask_dst is not None else None
+    write_pred, read = pred_dest(ops[0]), predicate(ops[1])
+
+    def run(st, g):
+        flags = np.broadcast_to(np.asarray(read(st, g), dtype=bool), (g.n,))
+        mask = ballot(g, flags)
+        active = ballot(g, True)
+        if write_mask is not None:
+            write_mask(st, g, mask)
+        if mode == "ANY":
+            result = mask != 0
+        elif mode == "ALL":
+            result = mask == active
+        else:
+            result = (mask == 0) | (mask == active)
+        write_pred(st, g, result)
+    return Step(ins, run)
+
+
+REDUCTIONS = {"SUM": np.add, "MIN": np.minimum, "MAX": np.maximum, "OR": np.bitwise_or,
+              "AND": np.bitwise_and, "XOR": np.bitwise_xor}
+
+
+@semantics("REDUX", family="warp", mods=tuple(REDUCTIONS) + ("S32", "U32"), warp_level=True,
+           doc="reduce a register over the active lanes into a uniform register (SUM wraps; MIN/MAX signed "
+               "under .S32)")
+def redux(ins):
+    op = next((m for m in ins.mods if m in REDUCTIONS), None)
+    if op is None or len(ins.operands) != 2:
+        raise Unsupported("operand form")
+    dst, src = ins.operands
+    read, write = source(src), dest(dst)
+    signed = "S32" in ins.mods
+
+    def run(st, g):
+        values = np.broadcast_to(np.asarray(read(st, g), dtype=U32), (g.n,))
+        if op == "SUM":
+            result = per_warp(g, values.astype(np.uint64), np.add) & np.uint64(0xFFFFFFFF)
+        elif signed:
+            result = per_warp(g, values.astype(np.int32), REDUCTIONS[op]).astype(np.int64)
+        else:
+            result = per_warp(g, values, REDUCTIONS[op])
+        write(st, g, np.asarray(result).astype(np.int64).astype(U64).astype(U32))
+    return Step(ins, run)
+
+
+@semantics("MATCH", family="warp", mods=("ANY", "ALL", "U32", "U64"), warp_level=True,
+           doc="lanes of the warp holding the same value: ANY (mask per lane), ALL (mask if all agree, and P)")
+def match(ins):
+    mode = next((m for m in ins.mods if m in ("ANY", "ALL")), None)
+    ops = list(ins.operands)
+    pred = ops.pop(0) if mode == "ALL" and ops[0].kind == "pred" else None
+    if mode is None or len(ops) != 2:
+        raise Unsupported("operand form")
+    dst, src = ops
+    wide = "U64" in ins.mods
+    read, write = source(src, 64 if wide else 32), dest(dst)
+    write_pred = pred_dest(pred) if pred is not None else None
+
+    def run(st, g):
+        values = np.broadcast_to(np.asarray(read(st, g), dtype=U64), (g.n,))
+        warp = g.idx >> 5
+        key = np.stack([warp.astype(U64), values], axis=1)
+        _, inverse = np.unique(key, axis=0, return_inverse=True)
+        inverse = inverse.ravel()
+        bits = U64(1) << (g.idx & 31).astype(U64)
+        per_key = np.zeros(inverse.max() + 1, dtype=U64)
+        np.bitwise_or.at(per_key, inverse, bits)
+        mask = per_key[inverse].astype(U32)
+        if mode == "ANY":
+            write(st, g, mask)
+            return
+        active = ballot(g, True)
+        agree = mask == active
+        write(st, g, np.where(agree, mask, U32(0)))
+        if write_pred is not None:
+            write_pred(st, g, agree)
+    return Step(ins, run)

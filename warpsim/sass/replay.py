@@ -1,0 +1,168 @@
+"""Running a launch's SASS beside its PTX run, on a copy of device memory, and checking both agree.
+
+A ReplayRequest on the REPLAYS session stack (the profiler pushes one when it
+wants SASS-level counts) makes every launch get a SassReplay observer: when
+the launch starts it copies the device heap; when the launch has finished it
+runs the kernel's SASS on that copy with the same grid, block, parameters and
+shared size, with the request's observers (counters) watching, and compares
+the two heaps. Equal bytes everywhere means the SASS run wrote what the PTX
+run wrote and nothing else. An opcode the executor lacks, a fault, a deadlock
+or a difference gives an outcome of level 'ptx' with a note saying why; the
+PTX run's results stand either way. With no request on, launches pay one
+context-variable read.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import WarpsimError
+from ..machine.events import LaunchObserver
+from ..machine.memory import GLOBAL_BASE
+from ..sessions import SessionStack, observer_source
+
+REPLAYS = SessionStack("warpsim_sass_replays")
+
+
+@dataclass
+class ReplayOutcome:
+    level: str                      # 'sass': the SASS run covered the launch; 'ptx': it did not
+    note: str = ""                  # why not, or what was checked
+    observers: list = field(default_factory=list)
+    seconds: float = 0.0            # the SASS run's time (copy and comparison included)
+    rounds: int = 0
+
+    @property
+    def covered(self) -> bool:
+        return self.level == "sass"
+
+
+class ReplayRequest:
+    """A session that wants SASS runs: `observers(launch)` gives each run its watchers."""
+
+    def __init__(self, observers=None):
+        self.make_observers = observers or (lambda launch: [])
+        self._replays: dict = {}
+        self._token = None
+
+    def __enter__(self):
+        self._token = REPLAYS.push(self)
+        return self
+
+    def __exit__(self, *exc):
+        REPLAYS.pop(self._token)
+        self._token = None
+
+    def attach(self, launch, replay) -> None:
+        self._replays[id(launch)] = (launch, replay)
+
+    def replay_for(self, launch):
+        """The SassReplay of `launch` (forgotten once asked for), or None."""
+        found = self._replays.pop(id(launch), None)
+        return None if found is None else found[1]
+
+
+def snapshot(memory):
+    """A GlobalMemory with the same allocations and a copy of the bytes."""
+    copied = copy.copy(memory)
+    copied.buffer = memory.buffer.copy()
+    copied.initialized = memory.initialized.copy()
+    copied.live = dict(memory.live)
+    copied._free = list(getattr(memory, "_free", []))
+    copied._index_dirty = True
+    return copied
+
+
+class SassReplay(LaunchObserver):
+    """Observer of one launch that runs its SASS when it has finished (see the module docstring)."""
+
+    def __init__(self, launch, observers=()):
+        self.launch = launch
+        self.observers = list(observers)
+        self.memory = launch.loaded_module.device.memory
+        start = time.perf_counter()
+        self.copy = snapshot(self.memory)
+        self._copy_seconds = time.perf_counter() - start
+        self.failed = None
+        self._outcome = None
+
+    def launch_failed(self, ctx, error) -> None:
+        self.failed = error
+
+    def launch_finished(self, result) -> None:
+        self.outcome()
+
+    def outcome(self) -> ReplayOutcome:
+        if self._outcome is None:
+            start = time.perf_counter()
+            self._outcome = self._run()
+            self._outcome.seconds = time.perf_counter() - start + self._copy_seconds
+            self.copy = None
+        return self._outcome
+
+    def _run(self) -> ReplayOutcome:
+        from . import sass_of
+        from .executor import SassExecutionError, load_program, run_launch
+        from ..settings import current
+        launch = self.launch
+        if self.failed is not None:
+            return ReplayOutcome("ptx", "the PTX run failed, so the SASS was not run")
+        loaded = launch.loaded_module
+        try:
+            module = sass_of(loaded)
+            program, image = load_program(module, launch.kernel)
+            constants = {}
+            addresses = getattr(getattr(loaded, "program", None), "global_addresses", {})
+            for name, (_, _, length) in image.constant_symbols.items():
+                if name in addresses:
+                    constants[name] = self.copy.read_bytes(addresses[name], length).tobytes()
+            settings = current()
+            stats = run_launch(program, image, memory=self.copy, grid=launch.grid, block=launch.block,
+                               params=launch.params, shared_bytes=launch.shared_bytes, constants=constants,
+                               observers=self.observers, batch_threads=settings.batch_threads,
+                               max_rounds=settings.max_rounds)
+        except SassExecutionError as exc:
+            return ReplayOutcome("ptx", f"SASS not run: {exc}")
+        except WarpsimError as exc:
+            return ReplayOutcome("ptx", f"no SASS for this kernel: {exc}")
+        difference = compare_heaps(self.memory, self.copy)
+        if difference:
+            return ReplayOutcome("ptx", f"the SASS run's memory differs from the PTX run's: {difference}",
+                                 rounds=stats["rounds"])
+        note = f"SASS run (ptxas {module.ptxas_version}) wrote the same memory as the PTX run"
+        return ReplayOutcome("sass", note, self.observers, rounds=stats["rounds"])
+
+
+def compare_heaps(ptx_memory, sass_memory) -> str:
+    """'' when both heaps hold the same bytes; otherwise where they first differ."""
+    a, b = ptx_memory.buffer, sass_memory.buffer
+    length = min(len(a), len(b))
+    different = np.flatnonzero(a[:length] != b[:length])
+    if not len(different):
+        return ""
+    first = int(different[0])
+    address = GLOBAL_BASE + first
+    owner = ""
+    for start, size in ptx_memory.live.items():
+        if start <= first < start + size:
+            owner = f" (byte {first - start} of the {size}-byte allocation at 0x{GLOBAL_BASE + start:x})"
+            break
+    return (f"{len(different)} bytes differ, the first at 0x{address:x}{owner}: PTX wrote "
+            f"0x{int(a[first]):02x}, SASS 0x{int(b[first]):02x}")
+
+
+@observer_source
+def sass_replay_observers(launch) -> tuple:
+    """One SassReplay per launch while some ReplayRequest is on; nothing otherwise."""
+    requests = REPLAYS.active()
+    if not requests:
+        return ()
+    observers = [obs for request in requests for obs in request.make_observers(launch)]
+    replay = SassReplay(launch, observers)
+    for request in requests:
+        request.attach(launch, replay)
+    return (replay,)
