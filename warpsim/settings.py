@@ -19,6 +19,7 @@ class Settings:
     workers: int = 0                   # > 1: launches split by CTA ranges over Dask workers (warpsim.distributed)
     scheduler: object = None           # a dask Client or a scheduler address (tcp://host:port) to run them on
     device_memory: int = 141 * 10**9   # bytes of global memory of a new device (the H200's; capped by the host's)
+    engine: str = "auto"              # block execution: 'numpy', 'compiled' (Numba machine code where it covers a block), 'auto'
     stack_size: int = 1024             # bytes of call stack per thread (cudaLimitStackSize's default)
     watchdog_seconds: float = 60.0     # wall-clock seconds a batch of CTAs may run (0: no watchdog)
 

@@ -25,6 +25,7 @@ import numpy as np
 from ..errors import BudgetExceeded, DeadlockError
 from .lanes import lanes_text
 from .codegen import compile_block
+from .compiled import block_tier, check_engine
 from .isa.barriers import reduce_barrier
 from .events import observers_of
 from .scheduling import model_for
@@ -39,6 +40,7 @@ def run_batch(ctx, observers=()):
     program = ctx.program
     model = model_for(ctx.settings.scheduling, program.module.target)
     ctx.model = model
+    ctx.engine = check_engine(ctx.settings.engine)
     model.start(ctx)
     ctx.block_observers = observers_of(observers, "block_executed")
     ctx.barrier_observers = observers_of(observers, "barrier_released")
@@ -104,7 +106,10 @@ def execute(ctx, gid, idx, warps=None):
             idx, warps = met, None
         for obs in ctx.warp_sync_observers:
             obs.warp_sync_met(ctx, block, idx)
-    block.compiled(ctx, idx)
+    if ctx.engine == "numpy":
+        block.compiled(ctx, idx)
+    else:                                       # the compiled tier where it covers the block
+        block_tier(ctx.program, block).runner(ctx.engine, len(idx))(ctx, idx)
     if warps is None:
         warps = np.unique(idx >> 5)
     ctx.issued += len(warps) * len(block.instructions)

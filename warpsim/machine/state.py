@@ -72,6 +72,7 @@ class LaunchState:
         self.rounds = 0
         self.diagnostics: list = []
         self.model = None                     # the SchedulingModel running this batch
+        self.engine = "numpy"                 # which tier runs blocks (settings.engine)
         self.seen_states: dict = {}           # livelock watch: state fingerprint -> round
         # Observers (machine.events) of each event, picked once per launch.
         self.block_observers: list = []

@@ -1,0 +1,10 @@
+"""The compiled tier: basic blocks as machine code through Numba, beside the NumPy tier.
+
+block.py generates per-lane source from the instruction table (compiled
+emitters in scalar.py, exact helpers in runtime.py); tier.py picks, per block,
+which tier runs it (`warpsim.settings(engine=...)`, WARPSIM_ENGINE).
+"""
+
+from .tier import ENGINES, block_tier, check_engine, report
+
+__all__ = ["ENGINES", "block_tier", "check_engine", "report"]

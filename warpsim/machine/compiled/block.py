@@ -1,0 +1,220 @@
+"""Compile a basic block to machine code: one Numba function looping over the block's lanes.
+
+The generated function `block_<gid>(idx, pc, guard_counts, <register arrays>)`
+runs, for each thread slot in idx, the block's value instructions on that
+lane's register bits held in locals, stores the registers live after the
+block (liveness.py) back into the launch state's arrays in place, and sets the
+lane's next block. It covers blocks of value instructions (those with a
+compiled emitter, scalar.py), register/immediate moves, and an optional
+branch at the end; anything else (memory, warp, special registers, calls,
+exits) leaves the block on the NumPy tier, which says why (`BlockSource.why`).
+
+The source is plain Python kept in a file under the disk cache
+(cache_dir('compiled'), named by its hash), decorated `@njit(cache=True)`, so
+Numba compiles a block once per machine and later processes load the machine
+code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import re
+import sys
+
+import numpy as np
+
+from ...cache import cache_dir, write_atomically
+from ...ptx.ir import Imm, Reg, Sink
+from ...ptx.types import TYPES
+from ..isa.evaluate import typed_immediate
+from ..isa.moves import SPECIAL_REGISTERS
+from ..isa.table import VALUE, entry
+from ..liveness import kept_registers
+from .scalar import SCALAR
+
+HEADER = ("from numba import njit\nimport numpy as np\n"
+          "from warpsim.machine.compiled.runtime import *\n\n")
+STORAGE = {1: "bool", 32: "np.uint32", 64: "np.uint64"}
+
+
+class NotCovered(Exception):
+    """The block has an instruction the compiled tier does not run exactly."""
+
+
+class BlockSource:
+    """The compiled tier's source for one block, or why there is none (`why`)."""
+
+    def __init__(self, program, pblock):
+        self.program, self.block, self.fn = program, pblock, pblock.function
+        self.arrays: list[tuple] = []          # (register key, bits), in argument order
+        self.guarded_positions: list[int] = []
+        self.source, self.why = None, None
+        try:
+            self.source = self._generate()
+        except NotCovered as exc:
+            self.why = str(exc)
+
+    # ------------------------------------------------------------ operands
+
+    def bits(self, reg: str) -> int:
+        t = self.fn.regs.get(reg)
+        if t is None:
+            raise NotCovered(f"register {reg} is not declared")
+        bits = 1 if t == "pred" else TYPES[t].bits
+        if bits not in STORAGE:
+            raise NotCovered(f"{bits}-bit register {reg}")
+        return bits
+
+    def operand(self, op, type_name: str) -> str:
+        type_bits = 1 if type_name == "pred" else TYPES[type_name].bits
+        if isinstance(op, Reg):
+            if op.name in SPECIAL_REGISTERS or op.name.split(".")[0] in SPECIAL_REGISTERS:
+                raise NotCovered(f"special register {op.name}")
+            if self.bits(op.name) != type_bits:
+                raise NotCovered(f"{op.name} read as {type_name}")
+            return self.read(op.name)
+        if isinstance(op, Imm):
+            if type_bits not in STORAGE:
+                raise NotCovered(f"immediate of type {type_name}")
+            value = typed_immediate(op, type_name)
+            if type_bits == 1:
+                return "True" if bool(value) else "False"
+            raw = int(np.asarray(value).view(np.uint32 if type_bits == 32 else np.uint64))
+            return f"{STORAGE[type_bits]}({raw:#x})"
+        raise NotCovered(f"operand {op}")
+
+    def read(self, reg: str) -> str:
+        if reg not in self.locals:
+            self.locals[reg] = self.array_of(reg) + "[i]"
+        return self.locals[reg]
+
+    def array_of(self, reg: str) -> str:
+        key = (f"{self.fn.name}::{reg}", self.bits(reg))
+        if key not in self.arrays:
+            self.arrays.append(key)
+        return f"R{self.arrays.index(key)}"
+
+    def write(self, dst, expr: str, guard: str | None):
+        if isinstance(dst, Sink):
+            return
+        if not isinstance(dst, Reg):
+            raise NotCovered(f"destination {dst}")
+        bits = self.bits(dst.name)
+        var = self.fresh(dst.name)
+        value = f"{STORAGE[bits]}({expr})"
+        if guard is not None:
+            value = f"{value} if {guard} else {self.read(dst.name)}"
+        self.lines.append(f"{var} = {value}")
+        self.locals[dst.name] = var
+        self.written.append(dst.name)
+
+    def fresh(self, reg: str) -> str:
+        self.counter += 1
+        return "v_" + re.sub(r"\W", "_", reg.lstrip("%")) + f"_{self.counter}"
+
+    # ------------------------------------------------------------ the block
+
+    def _generate(self) -> str:
+        b = self.block
+        self.locals, self.lines, self.written, self.counter = {}, [], [], 0
+        next_pc = None
+        for position, ins in enumerate(b.instructions):
+            self.lines.append(f"# {ins.line}: {ins}")
+            guard = None
+            if ins.guard is not None:
+                if self.bits(ins.guard.reg.name) != 1:
+                    raise NotCovered("guard is not a predicate")
+                g = self.read(ins.guard.reg.name)
+                guard = f"(not {g})" if ins.guard.negated else g
+                self.guarded_positions.append(position)
+                self.lines.append(f"if count: guard_counts[{len(self.guarded_positions) - 1}] += {guard}")
+            if ins.opcode == "bra" and position == len(b.instructions) - 1:
+                next_pc = self.branch(ins, guard)
+                continue
+            if ins.opcode == "mov":
+                self.move(ins, guard)
+                continue
+            spec = entry(ins)
+            if spec is None or spec.kind != VALUE:
+                raise NotCovered(f"{ins.opcode} is not a value instruction")
+            emitter = SCALAR.get((spec.family, ins.opcode))
+            if emitter is None:
+                raise NotCovered(f"no compiled emitter for {spec.family} {ins.opcode}")
+            sig = spec.signature(ins)
+            if sig.reads_cc or sig.writes_cc or len(ins.dsts) != 1:
+                raise NotCovered(f"{ins.opcode} with a carry or several destinations")
+            srcs = [self.operand(op, t) for op, t in zip(ins.srcs, sig.srcs)]
+            expr = emitter(ins, srcs)
+            if expr is None:
+                raise NotCovered(f"{'.'.join((ins.opcode,) + ins.mods)} has no exact compiled form")
+            dst = ins.dsts[0]
+            if isinstance(dst, Reg) and self.bits(dst.name) != (1 if sig.dsts[0] == "pred"
+                                                                else TYPES[sig.dsts[0]].bits):
+                raise NotCovered(f"{dst.name} written as {sig.dsts[0]}")
+            self.write(dst, expr, guard)
+        if next_pc is None:
+            if b.next_gid == -1:
+                raise NotCovered("the block ends the kernel (exit)")
+            next_pc = str(b.next_gid)
+        kept = kept_registers(self.program, b)
+        stores = [f"{self.array_of(r)}[i] = {self.locals[r]}" for r in dict.fromkeys(self.written)
+                  if kept is None or r in kept]
+        body = [*self.lines, *stores, f"pc[i] = {next_pc}"]
+        args = ", ".join(f"R{k}" for k in range(len(self.arrays)))
+        return (f"@njit(cache=True, nogil=True)\n"
+                f"def block_{b.gid}(idx, pc, count, guard_counts{', ' if args else ''}{args}):\n"
+                f"    for k in range(idx.shape[0]):\n"
+                f"        i = idx[k]\n" + "".join(f"        {line}\n" for line in body))
+
+    def branch(self, ins, guard) -> str:
+        target = self.program.label_gid(self.fn, ins.srcs[0].name)
+        if guard is None:
+            return str(target)
+        if self.block.next_gid == -1:
+            raise NotCovered("a branch that falls through to the kernel's exit")
+        return f"{target} if {guard} else {self.block.next_gid}"
+
+    def move(self, ins, guard):
+        """mov between registers of one width, or of an immediate."""
+        if len(ins.dsts) != 1 or len(ins.srcs) != 1 or ins.type not in TYPES and ins.type != "pred":
+            raise NotCovered(f"mov form {ins}")
+        src = ins.srcs[0]
+        if not isinstance(src, (Reg, Imm)):
+            raise NotCovered(f"mov of {src}")
+        dst = ins.dsts[0]
+        if isinstance(dst, Reg):
+            width = 1 if ins.type == "pred" else TYPES[ins.type].bits
+            if self.bits(dst.name) != width:
+                raise NotCovered(f"mov into {dst.name} of another width")
+        self.write(dst, self.operand(src, ins.type), guard)
+
+
+def compile_source(source: str, gid: int):
+    """The Numba dispatcher of a generated block, from its file in the disk cache."""
+    digest = hashlib.sha256(source.encode()).hexdigest()[:24]
+    path = cache_dir("compiled") / f"block_{digest}.py"
+    if not path.exists():
+        write_atomically(path, (HEADER + source).encode())
+    name = f"warpsim_compiled_{digest}"
+    module = sys.modules.get(name)
+    if module is None:
+        if path.exists():
+            spec = importlib.util.spec_from_file_location(name, path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+        else:                                   # no writable cache: compile in memory only
+            namespace: dict = {}
+            exec(compile((HEADER + source).replace("cache=True", "cache=False"),
+                         f"<warpsim compiled block {gid}>", "exec"), namespace)
+            module = type(sys)(name)
+            module.__dict__.update(namespace)
+        sys.modules[name] = module
+    return getattr(module, f"block_{gid}"), path
+
+
+def is_cached_on_disk(source: str) -> bool:
+    """Whether Numba's machine code for this source is already in the disk cache."""
+    digest = hashlib.sha256(source.encode()).hexdigest()[:24]
+    folder = cache_dir("compiled") / "__pycache__"
+    return folder.exists() and any(folder.glob(f"block_{digest}.*.nbi"))

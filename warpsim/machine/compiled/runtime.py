@@ -1,0 +1,232 @@
+"""Per-lane value helpers the compiled blocks call: exact PTX semantics on register bits.
+
+Every value travels as its register's storage (uint32/uint64 bits, bool for
+predicates), so a block's locals have one Numba type each and moves are free.
+Helpers are `inline='always'`: LLVM sees the whole block. Integer arithmetic
+is done in uint64 and masked, because Numba, like NumPy, widens mixed 32-bit
+operands to 64 bits instead of wrapping. f32 arithmetic is IEEE single
+precision in Numba; fma is LLVM's llvm.fma.f32, a single correct rounding
+(the NumPy tier's TwoSum + round-to-odd gives the same bits). NaN results are
+the canonical 0x7fffffff the GPU writes; .ftz flushes subnormal inputs and the
+rounded result to zero of the same sign.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
+
+M32 = np.uint64(0xFFFFFFFF)
+SIGN32 = np.uint32(0x80000000)
+EXPONENT32 = np.uint32(0x7F800000)
+MANTISSA32 = np.uint32(0x007FFFFF)
+CANONICAL_NAN32 = np.uint32(0x7FFFFFFF)
+
+
+@intrinsic
+def f32_of(typingctx, bits):
+    """uint32 register bits -> the float32 they hold (a bitcast)."""
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.FloatType())
+    return types.float32(types.uint32), codegen
+
+
+@intrinsic
+def bits_of(typingctx, value):
+    """float32 -> its uint32 bits (a bitcast)."""
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.IntType(32))
+    return types.uint32(types.float32), codegen
+
+
+@intrinsic
+def fused_f32(typingctx, a, b, c):
+    """a*b + c rounded once: LLVM's fma intrinsic."""
+    def codegen(context, builder, signature, args):
+        return builder.fma(*args)
+    return types.float32(types.float32, types.float32, types.float32), codegen
+
+
+# ------------------------------------------------------------ integers (bits in, bits out)
+
+@njit(inline="always")
+def u32(value):
+    return np.uint32(np.uint64(value) & M32)
+
+
+@njit(inline="always")
+def s32(bits):
+    """The signed value of 32 register bits."""
+    return np.int64(bits) - np.int64(4294967296) if bits & SIGN32 else np.int64(bits)
+
+
+@njit(inline="always")
+def s64(bits):
+    return np.int64(bits)
+
+
+@njit(inline="always")
+def add32(a, b):
+    return u32(np.uint64(a) + np.uint64(b))
+
+
+@njit(inline="always")
+def sub32(a, b):
+    return u32(np.uint64(a) - np.uint64(b))
+
+
+@njit(inline="always")
+def mul32(a, b):
+    return u32(np.uint64(a) * np.uint64(b))
+
+
+@njit(inline="always")
+def mad32(a, b, c):
+    return u32(np.uint64(a) * np.uint64(b) + np.uint64(c))
+
+
+@njit(inline="always")
+def add64(a, b):
+    return np.uint64(a) + np.uint64(b)
+
+
+@njit(inline="always")
+def sub64(a, b):
+    return np.uint64(a) - np.uint64(b)
+
+
+@njit(inline="always")
+def mul64(a, b):
+    return np.uint64(a) * np.uint64(b)
+
+
+@njit(inline="always")
+def mad64(a, b, c):
+    return np.uint64(a) * np.uint64(b) + np.uint64(c)
+
+
+@njit(inline="always")
+def shl32(a, amount):
+    """PTX clamps the amount: 32 or more shifts every bit out."""
+    return np.uint32(0) if amount >= np.uint32(32) else u32(np.uint64(a) << np.uint64(amount))
+
+
+@njit(inline="always")
+def shr_u32(a, amount):
+    return np.uint32(0) if amount >= np.uint32(32) else np.uint32(np.uint64(a) >> np.uint64(amount))
+
+
+@njit(inline="always")
+def shr_s32(a, amount):
+    """Arithmetic: 32 or more fills with the sign bit."""
+    shift = np.int64(31) if amount >= np.uint32(32) else np.int64(amount)
+    return u32(np.uint64(s32(a) >> shift) if s32(a) >= 0 else
+               ~np.uint64(~s32(a) >> shift))
+
+
+@njit(inline="always")
+def shl64(a, amount):
+    return np.uint64(0) if amount >= np.uint32(64) else np.uint64(a) << np.uint64(amount)
+
+
+@njit(inline="always")
+def shr_u64(a, amount):
+    return np.uint64(0) if amount >= np.uint32(64) else np.uint64(a) >> np.uint64(amount)
+
+
+@njit(inline="always")
+def shr_s64(a, amount):
+    shift = np.uint64(63) if amount >= np.uint32(64) else np.uint64(amount)
+    negative = np.uint64(a) >> np.uint64(63)
+    if negative:
+        return ~((~np.uint64(a)) >> shift)
+    return np.uint64(a) >> shift
+
+
+@njit(inline="always")
+def signed_less64(a, b):
+    """a < b as s64 bits: flip the sign bits and compare unsigned."""
+    flip = np.uint64(0x8000000000000000)
+    return (np.uint64(a) ^ flip) < (np.uint64(b) ^ flip)
+
+
+# ------------------------------------------------------------ f32 (bits in, bits out)
+
+@njit(inline="always")
+def flush32(bits):
+    """.ftz: a subnormal becomes zero of the same sign."""
+    if (bits & EXPONENT32) == np.uint32(0) and (bits & MANTISSA32) != np.uint32(0):
+        return bits & SIGN32
+    return bits
+
+
+@njit(inline="always")
+def result32(value):
+    """A float32 result as register bits; NaN is the canonical one."""
+    return CANONICAL_NAN32 if value != value else bits_of(value)
+
+
+@njit(inline="always")
+def is_nan32(bits):
+    return (bits & np.uint32(0x7FFFFFFF)) > EXPONENT32
+
+
+@njit(inline="always")
+def add_f32(a, b, ftz):
+    if ftz:
+        return flush32(result32(f32_of(flush32(a)) + f32_of(flush32(b))))
+    return result32(f32_of(a) + f32_of(b))
+
+
+@njit(inline="always")
+def sub_f32(a, b, ftz):
+    if ftz:
+        return flush32(result32(f32_of(flush32(a)) - f32_of(flush32(b))))
+    return result32(f32_of(a) - f32_of(b))
+
+
+@njit(inline="always")
+def mul_f32(a, b, ftz):
+    if ftz:
+        return flush32(result32(f32_of(flush32(a)) * f32_of(flush32(b))))
+    return result32(f32_of(a) * f32_of(b))
+
+
+@njit(inline="always")
+def fma_f32(a, b, c, ftz):
+    if ftz:
+        return flush32(result32(fused_f32(f32_of(flush32(a)), f32_of(flush32(b)),
+                                          f32_of(flush32(c)))))
+    return result32(fused_f32(f32_of(a), f32_of(b), f32_of(c)))
+
+
+@njit(inline="always")
+def f32_from_s32(bits):
+    """cvt.rn.f32.s32: int to float rounds to nearest even (LLVM's sitofp)."""
+    return bits_of(np.float32(s32(bits)))
+
+
+@njit(inline="always")
+def f32_from_u32(bits):
+    return bits_of(np.float32(np.uint32(bits)))
+
+
+@njit(inline="always")
+def compare_f32(a, b, op):
+    """Ordered comparisons: false when either side is NaN (ne included)."""
+    if is_nan32(a) or is_nan32(b):
+        return False
+    x, y = f32_of(a), f32_of(b)
+    if op == 0:
+        return x == y
+    if op == 1:
+        return x != y
+    if op == 2:
+        return x < y
+    if op == 3:
+        return x <= y
+    if op == 4:
+        return x > y
+    return x >= y

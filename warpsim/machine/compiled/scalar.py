@@ -1,0 +1,165 @@
+"""Compiled emitters: a value instruction as one expression over one lane's register bits.
+
+Each emitter receives the lane's operands already as storage-typed source
+text (uint32/uint64 bits, bool predicates) and returns the expression of the
+destination's bits, or None when the instruction has a form the compiled
+tier does not cover exactly (the block then stays on the NumPy tier). The
+table entry decides which family an instruction belongs to; the emitters are
+keyed by (family, opcode) of that entry, so an opcode the NumPy tier gives
+to another family is never compiled by mistake. Semantics are those of the
+NumPy tier, written with the exact helpers of runtime.py; the differential
+tests (tests/machine/test_tiers*.py) run both on the same inputs.
+"""
+
+from __future__ import annotations
+
+SCALAR: dict[tuple, callable] = {}        # (family, opcode) -> emitter(ins, srcs) -> expr | None
+
+INT32 = {"b32", "u32", "s32"}
+INT64 = {"b64", "u64", "s64"}
+COMPARE_F32 = {"eq": 0, "ne": 1, "lt": 2, "le": 3, "gt": 4, "ge": 5}
+COMPARE_INT = {"eq": "==", "ne": "!="}
+ORDER = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "lo": "<", "ls": "<=", "hi": ">", "hs": ">="}
+
+
+def scalar(family: str, *opcodes: str):
+    def deco(fn):
+        for opcode in opcodes:
+            SCALAR[(family, opcode)] = fn
+        return fn
+    return deco
+
+
+def _only(ins, *allowed) -> bool:
+    """No modifier beyond the allowed ones (types are checked by the caller)."""
+    return not (ins.flags - set(allowed))
+
+
+# ------------------------------------------------------------ integer
+
+@scalar("integer", "add", "sub")
+def integer_add_sub(ins, srcs):
+    if not _only(ins) or ins.type not in INT32 | INT64:
+        return None
+    width = 32 if ins.type in INT32 else 64
+    return f"{ins.opcode}{width}({srcs[0]}, {srcs[1]})"
+
+
+@scalar("integer", "mul", "mad")
+def integer_mul_mad(ins, srcs):
+    if ins.flags != {"lo"} or ins.type not in INT32 | INT64:
+        return None
+    width = 32 if ins.type in INT32 else 64
+    return f"{ins.opcode}{width}({', '.join(srcs)})"
+
+
+@scalar("integer", "min", "max")
+def integer_min_max(ins, srcs):
+    if not _only(ins) or ins.type not in INT32 | INT64 or ins.type.startswith("b"):
+        return None
+    a, b = srcs
+    if ins.type == "s32":
+        less = f"s32({a}) < s32({b})"
+    elif ins.type == "s64":
+        less = f"signed_less64({a}, {b})"
+    else:
+        less = f"{a} < {b}"
+    return f"({a} if {less} else {b})" if ins.opcode == "min" else f"({b} if {less} else {a})"
+
+
+# ------------------------------------------------------------ logic
+
+@scalar("logic", "and", "or", "xor")
+def bitwise(ins, srcs):
+    if not _only(ins) or ins.type not in INT32 | INT64 | {"pred"}:
+        return None
+    symbol = {"and": "&", "or": "|", "xor": "^"}[ins.opcode]
+    if ins.type == "pred":
+        symbol = {"and": "and", "or": "or", "xor": "!="}[ins.opcode]
+    return f"({srcs[0]} {symbol} {srcs[1]})"
+
+
+@scalar("logic", "not")
+def bitwise_not(ins, srcs):
+    if not _only(ins) or ins.type not in INT32 | INT64 | {"pred"}:
+        return None
+    return f"(not {srcs[0]})" if ins.type == "pred" else f"(~{srcs[0]})"
+
+
+@scalar("logic", "shl", "shr")
+def shift(ins, srcs):
+    if not _only(ins) or ins.type not in INT32 | INT64:
+        return None
+    width = 32 if ins.type in INT32 else 64
+    kind = "" if ins.opcode == "shl" else ("_s" if ins.type.startswith("s") else "_u")
+    return f"{ins.opcode}{kind}{width}({srcs[0]}, {srcs[1]})"
+
+
+# ------------------------------------------------------------ compare
+
+@scalar("compare", "setp")
+def setp(ins, srcs):
+    """setp with one destination and no combining predicate, ordered comparisons only."""
+    if len(ins.dsts) != 1 or len(srcs) != 2:
+        return None
+    comparisons = ins.flags & (set(COMPARE_F32) | set(ORDER))
+    if len(comparisons) != 1 or ins.flags - comparisons - {"ftz"}:
+        return None
+    cmp = next(iter(comparisons))
+    a, b = srcs
+    if ins.type == "f32":
+        if cmp not in COMPARE_F32:
+            return None
+        if "ftz" in ins.flags:
+            a, b = f"flush32({a})", f"flush32({b})"
+        return f"compare_f32({a}, {b}, {COMPARE_F32[cmp]})"
+    if "ftz" in ins.flags or ins.type not in INT32 | INT64:
+        return None
+    if cmp in COMPARE_INT:
+        return f"({a} {COMPARE_INT[cmp]} {b})"
+    signed = ins.type.startswith("s") and cmp in ("lt", "le", "gt", "ge")
+    if ins.type.startswith("b") and cmp in ("lt", "le", "gt", "ge"):
+        return None
+    if signed and ins.type == "s32":
+        return f"(s32({a}) {ORDER[cmp]} s32({b}))"
+    if signed:
+        flip = "np.uint64(0x8000000000000000)"
+        return f"(({a} ^ {flip}) {ORDER[cmp]} ({b} ^ {flip}))"
+    return f"({a} {ORDER[cmp]} {b})"
+
+
+@scalar("compare", "selp")
+def selp(ins, srcs):
+    if not _only(ins) or ins.type not in INT32 | INT64 | {"f32"}:
+        return None
+    return f"({srcs[0]} if {srcs[2]} else {srcs[1]})"
+
+
+# ------------------------------------------------------------ floating
+
+@scalar("floating", "add", "sub", "mul")
+def float_arith(ins, srcs):
+    if ins.type != "f32" or not _only(ins, "rn", "ftz"):
+        return None
+    return f"{ins.opcode}_f32({srcs[0]}, {srcs[1]}, {'ftz' in ins.flags})"
+
+
+@scalar("floating", "fma", "mad")
+def float_fma(ins, srcs):
+    if ins.type != "f32" or not _only(ins, "rn", "ftz"):
+        return None
+    return f"fma_f32({srcs[0]}, {srcs[1]}, {srcs[2]}, {'ftz' in ins.flags})"
+
+
+# ------------------------------------------------------------ conversion
+
+@scalar("conversion", "cvt")
+def convert(ins, srcs):
+    if ins.flags != {"rn"} or len(ins.types) != 2 or ins.types[0] != "f32":
+        return None
+    source = ins.types[1]
+    if source == "s32":
+        return f"f32_from_s32({srcs[0]})"
+    if source == "u32":
+        return f"f32_from_u32({srcs[0]})"
+    return None
