@@ -1,0 +1,226 @@
+"""The compiled tier against the NumPy tier: same results, same counters, bit for bit.
+
+Fuzzed straight-line PTX (random integer, float, compare and predicate value
+instructions on random bits, NaNs, infinities, subnormals and signed zeros
+included) runs on both tiers; so do the document's kernels, with every
+LaunchResult counter and every profiler metric compared exactly. Compiled
+blocks live in the disk cache, so a second run of this file compiles
+nothing. The whole kernel suite also runs on the compiled tier with
+WARPSIM_ENGINE=compiled (docs/machine.md, "Speed").
+"""
+
+from __future__ import annotations
+
+import pathlib
+
+import numpy as np
+import pytest
+
+import warpsim as cp
+import warpsim.demo
+from warpsim.machine.compiled import report
+
+KERNELS = pathlib.Path(warpsim.demo.__file__).parent / "kernels"
+REGS = 8                       # registers of each kind the fuzzed body works on
+THREADS = 64
+
+INT32_OPS = ["add.s32", "sub.s32", "add.u32", "mul.lo.s32", "mul.lo.u32", "min.s32", "max.s32",
+             "min.u32", "max.u32", "and.b32", "or.b32", "xor.b32", "shl.b32", "shr.u32", "shr.s32",
+             "shr.b32"]
+INT64_OPS = ["add.s64", "sub.u64", "mul.lo.u64", "min.s64", "max.u64", "and.b64", "xor.b64",
+             "shl.b64", "shr.s64", "shr.u64"]
+F32_OPS = ["add.f32", "add.rn.f32", "sub.rn.f32", "mul.rn.f32", "add.rn.ftz.f32", "sub.ftz.f32",
+           "mul.rn.ftz.f32"]
+F32_CMP = ["eq", "ne", "lt", "le", "gt", "ge"]
+INT_CMP = ["setp.eq.s32", "setp.ne.b32", "setp.lt.s32", "setp.ge.s32", "setp.lo.u32", "setp.hs.u32",
+           "setp.gt.s64", "setp.le.u64", "setp.ne.b64"]
+SPECIAL_F32 = [0x7FC00000, 0x7F800001, 0xFF800000, 0x7F800000, 0x80000000, 0x00000000, 0x00000001,
+               0x807FFFFF, 0x00800000, 0x3F800000, 0xBF800000, 0x7F7FFFFF, 0x33800000]
+
+
+def random_body(rng, length: int) -> list[str]:
+    """Random value instructions over %r (b32), %rd (b64), %f (f32) and %p (pred) registers."""
+    def r(kind="r"):
+        return f"%{kind}{rng.integers(REGS)}"
+
+    def imm32():
+        return str(int(rng.choice([0, 1, 7, 31, 32, 33, -1, -5, 1 << 31])))
+
+    lines = []
+    for _ in range(length):
+        pick = rng.integers(11)
+        guard = f"@{'!' if rng.integers(2) else ''}{r('p')} " if rng.integers(5) == 0 else ""
+        if pick == 0:
+            op = str(rng.choice(INT32_OPS))
+            b = imm32() if rng.integers(3) == 0 else r()
+            lines.append(f"{guard}{op} {r()}, {r()}, {b};")
+        elif pick == 1:
+            op = str(rng.choice(INT64_OPS))
+            b = (r() if rng.integers(2) else str(int(rng.choice([0, 3, 63, 64, 65])))) \
+                if op.startswith("sh") else r("rd")
+            lines.append(f"{guard}{op} {r('rd')}, {r('rd')}, {b};")
+        elif pick == 2:
+            lines.append(f"{guard}mad.lo.{rng.choice(['s32', 'u32'])} {r()}, {r()}, {r()}, {r()};")
+        elif pick == 3:
+            lines.append(f"{guard}{rng.choice(F32_OPS)} {r('f')}, {r('f')}, {r('f')};")
+        elif pick == 4:
+            ftz = ".ftz" if rng.integers(2) else ""
+            lines.append(f"{guard}fma.rn{ftz}.f32 {r('f')}, {r('f')}, {r('f')}, {r('f')};")
+        elif pick == 5:
+            ftz = ".ftz" if rng.integers(2) else ""
+            lines.append(f"{guard}setp.{rng.choice(F32_CMP)}{ftz}.f32 {r('p')}, {r('f')}, {r('f')};")
+        elif pick == 6:
+            op = str(rng.choice(INT_CMP))
+            kind = "rd" if op.endswith("64") else "r"
+            lines.append(f"{guard}{op} {r('p')}, {r(kind)}, {r(kind)};")
+        elif pick == 7:
+            t, kind = (("b32", "r"), ("f32", "f"), ("b64", "rd"))[rng.integers(3)]
+            lines.append(f"{guard}selp.{t} {r(kind)}, {r(kind)}, {r(kind)}, {r('p')};")
+        elif pick == 8:
+            lines.append(f"{guard}cvt.rn.f32.{rng.choice(['s32', 'u32'])} {r('f')}, {r()};")
+        elif pick == 9:
+            op = str(rng.choice(["and", "or", "xor"]))
+            lines.append(f"{guard}{op}.pred {r('p')}, {r('p')}, {r('p')};" if rng.integers(3)
+                         else f"{guard}not.pred {r('p')}, {r('p')};")
+        else:
+            choice = rng.integers(3)
+            if choice == 0:
+                lines.append(f"{guard}mov.b32 {r()}, {r()};")
+            elif choice == 1:
+                lines.append(f"{guard}mov.f32 {r('f')}, 0f{int(rng.choice(SPECIAL_F32)):08X};")
+            else:
+                lines.append(f"{guard}not.b32 {r()}, {r()};")
+    return lines
+
+
+def fuzz_kernel(body: list[str]) -> str:
+    """Load every register from the thread's input words, run `body` in a block of its own, store them."""
+    words = 4 * REGS           # r, f, p (as words), rd (two words each)
+    loads, stores = [], []
+    for k in range(REGS):
+        loads += [f"ld.global.u32 %r{k}, [%in+{4 * k}];",
+                  f"ld.global.f32 %f{k}, [%in+{4 * (REGS + k)}];",
+                  f"ld.global.u32 %t0, [%in+{4 * (2 * REGS + k)}];",
+                  f"setp.ne.b32 %p{k}, %t0, 0;",
+                  f"ld.global.u64 %rd{k}, [%in+{8 * (3 * REGS // 2 + k)}];"]
+        stores += [f"st.global.u32 [%out+{4 * k}], %r{k};",
+                   f"st.global.f32 [%out+{4 * (REGS + k)}], %f{k};",
+                   f"selp.u32 %t0, 1, 0, %p{k};",
+                   f"st.global.u32 [%out+{4 * (2 * REGS + k)}], %t0;",
+                   f"st.global.u64 [%out+{8 * (3 * REGS // 2 + k)}], %rd{k};"]
+    nl = "\n    "
+    return f"""
+.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry fuzz(.param .u64 in_param, .param .u64 out_param)
+{{
+    .reg .b32 %r<{REGS}>;
+    .reg .f32 %f<{REGS}>;
+    .reg .pred %p<{REGS}>;
+    .reg .b64 %rd<{REGS}>;
+    .reg .b64 %in, %out, %offset;
+    .reg .b32 %t<2>;
+    ld.param.u64 %in, [in_param];
+    ld.param.u64 %out, [out_param];
+    mov.u32 %t1, %tid.x;
+    mul.wide.u32 %offset, %t1, {4 * (words + REGS)};
+    add.s64 %in, %in, %offset;
+    add.s64 %out, %out, %offset;
+    {nl.join(loads)}
+    bra BODY;
+BODY:
+    {nl.join(body)}
+    bra DONE;
+DONE:
+    {nl.join(stores)}
+    ret;
+}}
+"""
+
+
+def random_words(rng, count: int) -> np.ndarray:
+    """Random bits, a third of them special floats (NaN, inf, subnormal, zeros, extremes)."""
+    words = rng.integers(0, 2**32, count, dtype=np.uint64).astype(np.uint32)
+    special = rng.integers(3, size=count) == 0
+    words[special] = rng.choice(np.array(SPECIAL_F32, dtype=np.uint32), int(special.sum()))
+    small = rng.integers(4, size=count) == 0
+    words[small] = rng.integers(0, 70, int(small.sum()))          # shift amounts near the width
+    return words
+
+
+def run_on(engine: str, function, grid, block, args, profile: bool = False):
+    with cp.settings(engine=engine):
+        if profile:
+            with cp.profile() as prof:
+                function(grid, block, args)
+            return function.last_launch, prof.launches[0].metrics
+        function(grid, block, args)
+        return function.last_launch, None
+
+
+def counters(launch) -> tuple:
+    return (launch.warp_instructions, launch.thread_instructions, launch.rounds)
+
+
+def fuzz_once(seed: int, length: int):
+    rng = np.random.default_rng(seed)
+    body = random_body(rng, length)
+    module = cp.RawModule(ptx=fuzz_kernel(body))
+    function = module.get_function("fuzz")
+    words = random_words(rng, THREADS * 5 * REGS)
+    outputs = {}
+    for engine in ("numpy", "compiled"):
+        source, out = cp.asarray(words), cp.zeros(len(words), dtype=cp.uint32)
+        launch, metrics = run_on(engine, function, (1,), (THREADS,), (source, out), profile=True)
+        outputs[engine] = (out.get(), counters(launch), metrics)
+    return body, outputs
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_fuzzed_straight_line_ptx_is_bit_exact_on_both_tiers(seed):
+    body, outputs = fuzz_once(seed, 60)
+    (a, ca, ma), (b, cb, mb) = outputs["numpy"], outputs["compiled"]
+    bad = np.flatnonzero(a != b)
+    assert not len(bad), f"first differing word {bad[0]}: numpy {a[bad[0]]:#x} compiled {b[bad[0]]:#x}\n" \
+                         + "\n".join(body)
+    assert ca == cb and ma == mb
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(3, 23))
+def test_fuzzed_straight_line_ptx_is_bit_exact_on_both_tiers_more_seeds(seed):
+    test_fuzzed_straight_line_ptx_is_bit_exact_on_both_tiers(seed)
+
+
+def test_the_fuzzed_body_runs_compiled():
+    module = cp.RawModule(ptx=fuzz_kernel(random_body(np.random.default_rng(1), 60)))
+    function = module.get_function("fuzz")
+    words = random_words(np.random.default_rng(0), THREADS * 5 * REGS)
+    run_on("compiled", function, (1,), (THREADS,), (cp.asarray(words), cp.zeros(len(words), cp.uint32)))
+    rows = report(function.loaded_module.program)
+    tiers = {row["block"]: row["tier"] for row in rows}
+    assert tiers[1] == "compiled", rows                  # BODY
+    assert tiers[0] == "numpy" and "not a value instruction" in rows[0]["why_numpy"]
+
+
+DEMO_CASES = [
+    ("divergence.cu", "branch_on_lane", lambda n: (cp.zeros(n, cp.float32), np.int32(7))),
+    ("divergence.cu", "branch_on_warp", lambda n: (cp.zeros(n, cp.float32), np.int32(7))),
+    ("reduction.cu", "block_sum", lambda n: (cp.asarray(np.random.default_rng(0).random(n, np.float32)),
+                                             cp.zeros(1, cp.float32), np.int32(n))),
+]
+
+
+@pytest.mark.parametrize("file, kernel, make_args", DEMO_CASES, ids=[c[1] for c in DEMO_CASES])
+@pytest.mark.parametrize("scheduling", ["its", pytest.param("stack", marks=pytest.mark.slow)])
+def test_demo_kernels_agree_on_both_tiers_with_every_counter(file, kernel, make_args, scheduling):
+    function = cp.RawModule(path=str(KERNELS / file)).get_function(kernel)
+    results = {}
+    for engine in ("numpy", "compiled"):
+        args = make_args(1024)
+        with cp.settings(scheduling=scheduling):
+            launch, metrics = run_on(engine, function, (4,), (256,), args, profile=True)
+        results[engine] = ([a.get().tobytes() for a in args if hasattr(a, "get")], counters(launch),
+                           metrics)
+    assert results["numpy"] == results["compiled"]
