@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Build the cubins the H200 loads, here, with nvcc 13.0 (the device's CUDA is 13.0 too):
+#   bash validation/timing/build.sh
+# Writes microbench.cubin, kernels.cubin, ptxas_v.txt (registers, shared memory)
+# and microbench.sass (nvdisasm, to read what the latency chains are made of).
+set -euo pipefail
+cd "$(dirname "$0")"
+nvcc --version | tail -1 > ptxas_v.txt
+for f in microbench kernels; do
+    nvcc -arch=sm_90 -cubin -Xptxas -v -o $f.cubin $f.cu 2>> ptxas_v.txt
+done
+ND=${NVDISASM:-$(python -c "from warpsim.sass import toolchain as t; print(t.nvdisasm_path())")}
+"$ND" -c microbench.cubin > microbench.sass
+ls -l *.cubin

@@ -1,0 +1,391 @@
+"""GPU presets for the timing model: one frozen dataclass instance per GPU, every figure with its source.
+
+    >>> from warpsim.timing import gpu_preset
+    >>> h200 = gpu_preset("h200")
+    >>> h200.sms, h200.kernel_clock_mhz, h200.source("l2_hit_latency_far")
+
+Fields hold plain numbers (what the model computes with); `sources` maps every
+field name to where the figure comes from: a document, a paper, or
+"validation/timing/<file>: measured on H200" for the microbenchmarks run on
+this workplace's H200 (validation/timing/README.md has the command and the
+figures). A figure marked [recalled] was taken from memory of its source, not
+re-read; [derived] is computed from others; [assumed] is carried over from
+another GPU of the same architecture. Throughputs are per SM per clock, in
+lanes (thread-operations) unless the name says otherwise; latencies are
+dependent-issue latencies in SM cycles.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from types import MappingProxyType
+from typing import Mapping
+
+from warpsim.errors import WarpsimError
+
+MEASURED = "validation/timing/h200/microbench.json: measured on H200"
+MEASURED_CASES = "validation/timing/h200/summary.csv: measured on H200"
+MEASURED_NCU = "validation/timing/h200/ncu_raw_0.csv (device__attribute_*): reported by the H200"
+CUDA_PG = "CUDA C++ Programming Guide, compute capability table and 'Arithmetic Instructions' throughput table"
+HOPPER_WP = "NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022)"
+HOPPER_TG = "NVIDIA Hopper Tuning Guide (docs.nvidia.com/cuda/hopper-tuning-guide)"
+AMPERE_WP = "NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020)"
+AMPERE_TG = "NVIDIA Ampere Tuning Guide (docs.nvidia.com/cuda/ampere-tuning-guide)"
+ADA_TG = "NVIDIA Ada Tuning Guide (docs.nvidia.com/cuda/ada-tuning-guide)"
+L4_DS = "NVIDIA L4 Tensor Core GPU datasheet"
+ABDELKHALIK = "Abdelkhalik et al., 'Demystifying the Nvidia Ampere Architecture through Microbenchmarking', arXiv 2208.11174"
+NOTES = "/work/shared/sass-and-timing-notes.md (community H100 microbenchmarks, GPGPU-Sim tuned H100 config)"
+
+
+class UnknownGPU(WarpsimError, KeyError):
+    """gpu_preset() was given a name it does not know."""
+
+    def __str__(self) -> str:  # KeyError would print the repr
+        return str(self.args[0]) if self.args else ""
+
+
+@dataclass(frozen=True)
+class GPUPreset:
+    """One GPU's figures for the timing model. `sources[field]` says where each comes from."""
+
+    name: str
+    full_name: str
+    compute_capability: tuple
+    # --- organisation and clocks
+    sms: int
+    sub_partitions_per_sm: int           # warp schedulers (SMSPs)
+    warp_size: int
+    boost_clock_mhz: float               # the datasheet's maximum boost clock
+    kernel_clock_mhz: float              # the SM clock kernels actually run at
+    issue_width: int                     # warp-instructions issued per clock per sub-partition
+    # --- pipe throughputs, lanes per clock per SM (tensor: dense FLOPs per clock per SM)
+    fp32_lanes_per_clk: float
+    fp64_lanes_per_clk: float
+    int32_lanes_per_clk: float           # IADD3 / LOP3 / SHF (the integer ALU)
+    imad_lanes_per_clk: float            # IMAD (issued on the FMA pipe at half rate on sm_80+)
+    sfu_lanes_per_clk: float             # MUFU (ex2, rsqrt, lg2, sin, cos, rcp)
+    tensor_fp16_flops_per_clk: float     # mma.sync m16n8k16 f16 -> f32, the path warpsim simulates
+    tensor_fp16_peak_flops_per_clk: float  # the datasheet's dense f16 peak (wgmma on Hopper)
+    shared_wavefronts_per_clk: float     # shared-memory wavefronts (32 banks x 4 B) per clock per SM
+    # --- dependent-issue latencies, cycles
+    alu_latency: float                   # FADD / IADD-class
+    fma_latency: float                   # FFMA / IMAD
+    fp64_latency: float                  # DFMA
+    sfu_latency: float                   # MUFU.EX2 / MUFU.RSQ
+    shared_latency: float                # LDS, no conflict
+    l1_hit_latency: float                # LDG hitting L1
+    l2_hit_latency_near: float           # LDG missing L1, hitting the near L2 partition
+    l2_hit_latency_far: float            # ... the far partition
+    hbm_latency: float                   # LDG missing L2 (unloaded)
+    # --- memory system
+    l1_shared_kib: int                   # unified L1 / shared-memory pool per SM
+    shared_carveouts_kib: tuple          # the shared-memory capacities the carve-out can pick, per SM
+    shared_banks: int
+    shared_bank_bytes: int
+    l2_bytes: int
+    l2_partitions: int
+    l2_line_bytes: int
+    l2_sector_bytes: int
+    l2_bandwidth_gbps: float             # measured read bandwidth of L2-resident data (GB/s)
+    hbm_bytes: int
+    hbm_bandwidth_gbps: float            # datasheet
+    hbm_copy_gbps: float                 # measured device-to-device copy, bytes read + written
+    # --- launch
+    launch_overhead_us: float            # CUDA-event time of one launch minus ncu's gpu__time_duration
+    empty_kernel_event_us: float         # an empty kernel between two CUDA events
+    cta_launch_ns_per_sm: float          # extra time per CTA per SM for grids of many CTAs (empty kernel)
+    # --- occupancy limits
+    max_warps_per_sm: int
+    max_ctas_per_sm: int
+    max_threads_per_block: int
+    registers_per_sm: int                # 32-bit registers
+    max_registers_per_thread: int
+    register_alloc_unit: int             # registers, allocated per warp in units of this many
+    max_shared_per_sm: int               # bytes
+    max_shared_per_block: int            # bytes (opt-in, above the 48 KB default)
+    shared_reserved_per_block: int       # bytes the system reserves per CTA
+    sources: Mapping = field(default_factory=dict, compare=False, repr=False)
+
+    def source(self, name: str) -> str:
+        """Where the figure `name` comes from."""
+        return self.sources[name]
+
+    @classmethod
+    def figure_names(cls) -> tuple:
+        """Every field that carries a figure (all but `sources`)."""
+        return tuple(f.name for f in fields(cls) if f.name != "sources")
+
+    @property
+    def clock_hz(self) -> float:
+        return self.kernel_clock_mhz * 1e6
+
+    def occupancy(self, threads_per_block: int, registers_per_thread: int, shared_per_block: int = 0) -> dict:
+        """CTAs per SM by each limit (warps, CTAs, registers, shared memory) and the smallest."""
+        warps = -(-threads_per_block // self.warp_size)
+        regs_per_warp = -(-max(registers_per_thread, 1) * self.warp_size // self.register_alloc_unit) * self.register_alloc_unit
+        by_warps = self.max_warps_per_sm // warps
+        by_regs = self.registers_per_sm // (regs_per_warp * warps) if registers_per_thread else by_warps
+        smem = shared_per_block + self.shared_reserved_per_block
+        by_smem = self.max_shared_per_sm // smem if shared_per_block else self.max_ctas_per_sm
+        limits = {"warps": by_warps, "ctas": self.max_ctas_per_sm, "registers": by_regs, "shared_memory": by_smem}
+        ctas = min(limits.values())
+        return {"ctas_per_sm": ctas, "warps_per_sm": ctas * warps, "limits": limits,
+                "limited_by": min(limits, key=limits.get)}
+
+
+def _make(figures: dict) -> GPUPreset:
+    values = {k: v[0] for k, v in figures.items()}
+    sources = {k: v[1] for k, v in figures.items()}
+    return GPUPreset(**values, sources=MappingProxyType(sources))
+
+
+# ----------------------------------------------------------------------------- H200 SXM
+_H200 = {
+    "name": ("h200", "warpsim"),
+    "full_name": ("NVIDIA H200 SXM 141GB", "NVIDIA H200 product page; nvidia-smi on the device names it 'NVIDIA H200'"),
+    "compute_capability": ((9, 0), MEASURED_NCU),
+    "sms": (132, MEASURED_NCU + " (device__attribute_multiprocessor_count)"),
+    "sub_partitions_per_sm": (4, HOPPER_WP + "; GPGPU-Sim H100 config -gpgpu_num_sched_per_core 4"),
+    "warp_size": (32, CUDA_PG),
+    "boost_clock_mhz": (1980.0, MEASURED_NCU + " (device__attribute_clock_rate 1,980,000 kHz)"),
+    "kernel_clock_mhz": (1980.0, MEASURED + " (clock64 over %globaltimer 1979-1980 MHz in light and full-load kernels, "
+                                            "before and after the validation set; ncu sm__cycles_elapsed.avg.per_second "
+                                            "median 1974 MHz, min 1917, in validation/timing/h200/summary.csv)"),
+    "issue_width": (1, HOPPER_WP + "; GPGPU-Sim H100 config max_insn_issue_per_warp 1"),
+    "fp32_lanes_per_clk": (128.0, MEASURED + " (FFMA at ILP 8, 64 warps/SM: 3.76 warp-inst/clk/SM = 120 lanes, "
+                                             "64 FFMA of 67 instructions per loop; 128 per " + CUDA_PG + ")"),
+    "fp64_lanes_per_clk": (64.0, MEASURED + " (DFMA: 1.97 warp-inst/clk/SM = 63 lanes)"),
+    "int32_lanes_per_clk": (64.0, MEASURED + " (SHF + LOP3 chains: 1.94 warp-inst/clk/SM = 62 lanes)"),
+    "imad_lanes_per_clk": (64.0, MEASURED + " (IMAD: 1.97 warp-inst/clk/SM = 63 lanes)"),
+    "sfu_lanes_per_clk": (16.0, MEASURED + " (MUFU.EX2 and MUFU.RSQ: 0.49 warp-inst/clk/SM = 15.7 lanes)"),
+    "tensor_fp16_flops_per_clk": (1969.0, MEASURED + " (HMMA.16816.F32: 0.48 warp-inst/clk/SM x 4096 flops = "
+                                                     "1969 flops/clk/SM, 515 TFLOP/s at 1980 MHz)"),
+    "tensor_fp16_peak_flops_per_clk": (4096.0, "[derived] H200/H100 SXM datasheet dense FP16 989.4 TFLOPS / "
+                                               "(132 SMs x 1.83 GHz); " + HOPPER_WP),
+    "shared_wavefronts_per_clk": (1.0, MEASURED_CASES + " (bank_stride_32: 16384 warp loads x 32 wavefronts per SM in "
+                                       "268 us = 1.0 wavefront/clk; conflict-free LDS.32 issue measured at 2.55 "
+                                       "warp-inst/clk/SM in microbench.json 'lds32', not explained, not used)"),
+    "alu_latency": (4.0, MEASURED + " (FADD chain 4.07 cycles; IMAD.IADD + LOP3 pair 10.06 cycles)"),
+    "fma_latency": (4.0, MEASURED + " (FFMA 4.07, IMAD 4.07 cycles)"),
+    "fp64_latency": (8.0, MEASURED + " (DFMA 8.02 cycles)"),
+    "sfu_latency": (17.0, MEASURED + " (MUFU.EX2 17.00, MUFU.RSQ 17.00 cycles)"),
+    "shared_latency": (23.0, MEASURED + " (LDS pointer chase 23.00 cycles)"),
+    "l1_hit_latency": (32.0, MEASURED + " (ld.global.ca chase over 8 KB: 31.98 cycles)"),
+    "l2_hit_latency_near": (258.0, MEASURED + " (ld.global.cg self-chase of 512 addresses from SM 124: two groups, "
+                                              "42% at mean 258.3 cycles, 58% at 284.1; range 247-301)"),
+    "l2_hit_latency_far": (284.0, MEASURED + " (see l2_hit_latency_near; a random chase over 4 or 16 MB: 273.7 cycles)"),
+    "hbm_latency": (672.0, MEASURED + " (ld.global.cg chase of 4200 random lines, L2 flushed: 671.7 cycles over 64 MB, "
+                                      "684.1 over 1 GB)"),
+    "l1_shared_kib": (256, HOPPER_TG + " (256 KB combined L1/shared per SM)"),
+    "shared_carveouts_kib": ((0, 8, 16, 32, 64, 100, 132, 164, 196, 228), CUDA_PG + " (cudaFuncAttributePreferredSharedMemoryCarveout, cc 9.0) [recalled]"),
+    "shared_banks": (32, CUDA_PG + " (shared memory has 32 banks of 4 bytes)"),
+    "shared_bank_bytes": (4, CUDA_PG),
+    "l2_bytes": (62914560, MEASURED_NCU + " (device__attribute_l2_cache_size 62,914,560; the whitepaper says 50 MB "
+                                          "for H100 SXM5)"),
+    "l2_partitions": (2, HOPPER_WP + "; chipsandcheese.com/2023/07/02/nvidias-h100-funny-l2-and-tons-of-bandwidth; "
+                                     "the two latency groups in " + MEASURED),
+    "l2_line_bytes": (128, HOPPER_WP),
+    "l2_sector_bytes": (32, HOPPER_WP),
+    "l2_bandwidth_gbps": (7550.0, MEASURED + " (ld.cg float4 reads of 8/24/40 MB resident in L2, 8 CTAs of 256 per SM: "
+                                             "7290 / 7553 / 7264 GB/s)"),
+    "hbm_bytes": (141 * 10**9, "NVIDIA H200 product page (141 GB HBM3e)"),
+    "hbm_bandwidth_gbps": (4800.0, "NVIDIA H200 product page (4.8 TB/s)"),
+    "hbm_copy_gbps": (3919.0, MEASURED + " (grid-stride float4 copy of 1 GiB, 32 CTAs/SM: 3919 GB/s read+write; "
+                                         "8 CTAs/SM 3873; CuPy's copy 4090)"),
+    "launch_overhead_us": (1.41, MEASURED_CASES + " (CUDA-event median minus ncu gpu__time_duration, median over the "
+                                                  "compute-bound cases; range 0.3-2.0 us)"),
+    "empty_kernel_event_us": (7.86, MEASURED + " (one empty <<<1,32>>> launch between two events, median of 200; "
+                                               "an event pair alone 1.89 us; back-to-back CuPy launches 5.9 us each)"),
+    "cta_launch_ns_per_sm": (79.0, MEASURED + " [derived] (empty kernels: 132 CTAs 8.2 us, 132000 CTAs 87.1 us, "
+                                              "with 256 or 32 threads: (87.1 - 8.2) us / 1000 CTAs per SM)"),
+    "max_warps_per_sm": (64, MEASURED_NCU + " (2048 threads per multiprocessor); " + CUDA_PG),
+    "max_ctas_per_sm": (32, MEASURED_NCU + " (device__attribute_max_blocks_per_multiprocessor)"),
+    "max_threads_per_block": (1024, CUDA_PG),
+    "registers_per_sm": (65536, MEASURED_NCU + " (device__attribute_max_registers_per_multiprocessor)"),
+    "max_registers_per_thread": (255, CUDA_PG),
+    "register_alloc_unit": (256, "CUDA Occupancy Calculator (register allocation unit size 256, per warp) [recalled]"),
+    "max_shared_per_sm": (233472, MEASURED_NCU + " (device__attribute_max_shared_memory_per_multiprocessor 233,472 = 228 KB)"),
+    "max_shared_per_block": (232448, MEASURED_NCU + " (device__attribute_max_shared_memory_per_block_optin 232,448 = 227 KB)"),
+    "shared_reserved_per_block": (1024, MEASURED_NCU + " (device__attribute_reserved_shared_memory_per_block)"),
+}
+
+# ----------------------------------------------------------------------------- H100 SXM5
+_SAME_SM = " [assumed] same GH100 SM as the H200, whose figure was " + MEASURED
+_H100 = dict(_H200)
+_H100.update({
+    "name": ("h100", "warpsim"),
+    "full_name": ("NVIDIA H100 SXM5 80GB", HOPPER_WP),
+    "compute_capability": ((9, 0), CUDA_PG),
+    "sms": (132, HOPPER_WP + " (132 of the full GH100's 144)"),
+    "boost_clock_mhz": (1980.0, "glennklockwood.com/garden/processors/h100; " + NOTES),
+    "kernel_clock_mhz": (1980.0, "[assumed] the boost clock, as measured on the H200 (same GH100); not measured on an H100"),
+    "fp32_lanes_per_clk": (128.0, CUDA_PG + ";" + _SAME_SM),
+    "fp64_lanes_per_clk": (64.0, CUDA_PG + ";" + _SAME_SM),
+    "int32_lanes_per_clk": (64.0, CUDA_PG + ";" + _SAME_SM),
+    "imad_lanes_per_clk": (64.0, _SAME_SM),
+    "sfu_lanes_per_clk": (16.0, CUDA_PG + ";" + _SAME_SM),
+    "tensor_fp16_flops_per_clk": (1969.0, _SAME_SM),
+    "tensor_fp16_peak_flops_per_clk": (4096.0, "[derived] H100 SXM datasheet dense FP16 989.4 TFLOPS / (132 x 1.83 GHz)"),
+    "shared_wavefronts_per_clk": (1.0, _SAME_SM),
+    "alu_latency": (4.0, _SAME_SM + "; GPGPU-Sim tuned H100 config ptx_opcode_latency_fp 4 (" + NOTES + ")"),
+    "fma_latency": (4.0, _SAME_SM),
+    "fp64_latency": (8.0, _SAME_SM + "; GPGPU-Sim tuned H100 config dp 8"),
+    "sfu_latency": (17.0, _SAME_SM + " (the tuned GPGPU-Sim config says 23)"),
+    "shared_latency": (23.0, _SAME_SM + " (a community H100 chase says 28.6, with its loop overhead)"),
+    "l1_hit_latency": (32.0, _SAME_SM + " (a community H100 chase says 40.2)"),
+    "l2_hit_latency_near": (258.0, _SAME_SM),
+    "l2_hit_latency_far": (284.0, _SAME_SM + " (a community H100 chase says 259.9 on average)"),
+    "hbm_latency": (570.0, "community H100 SXM5 pointer chase, 570.5 cycles over 256 MB (" + NOTES + "); HBM3, "
+                           "not HBM3e: the H200's 672 does not carry over"),
+    "l2_bytes": (52428800, HOPPER_WP + " (50 MB; the driver may report 60 MB as on the H200)"),
+    "l2_bandwidth_gbps": (7550.0, "[assumed] same L2 as the H200, whose figure was " + MEASURED),
+    "hbm_bytes": (80 * 10**9, "NVIDIA H100 datasheet (80 GB HBM3)"),
+    "hbm_bandwidth_gbps": (3350.0, "NVIDIA H100 datasheet (3.35 TB/s)"),
+    "hbm_copy_gbps": (2730.0, "[derived] the H200's measured copy efficiency (3919 / 4800 = 0.82) times 3350; not measured"),
+    "launch_overhead_us": (1.41, "[assumed] as " + MEASURED_CASES),
+    "empty_kernel_event_us": (7.86, "[assumed] as " + MEASURED),
+    "cta_launch_ns_per_sm": (79.0, "[assumed] as " + MEASURED),
+    "max_warps_per_sm": (64, CUDA_PG + " (cc 9.0)"),
+    "max_ctas_per_sm": (32, CUDA_PG + " (cc 9.0)"),
+    "registers_per_sm": (65536, CUDA_PG + " (cc 9.0)"),
+    "max_shared_per_sm": (233472, CUDA_PG + " (cc 9.0: 228 KB per SM)"),
+    "max_shared_per_block": (232448, CUDA_PG + " (cc 9.0: 227 KB per block, opt-in)"),
+    "shared_reserved_per_block": (1024, CUDA_PG + " (1 KB reserved per block on cc 8.0+)"),
+})
+
+# ----------------------------------------------------------------------------- A100 SXM4 80GB
+_A100 = {
+    "name": ("a100", "warpsim"),
+    "full_name": ("NVIDIA A100 SXM4 80GB", AMPERE_WP + "; the 80 GB SXM part is chosen (the 40 GB differs in HBM size and bandwidth)"),
+    "compute_capability": ((8, 0), CUDA_PG),
+    "sms": (108, AMPERE_WP),
+    "sub_partitions_per_sm": (4, AMPERE_WP),
+    "warp_size": (32, CUDA_PG),
+    "boost_clock_mhz": (1410.0, AMPERE_WP),
+    "kernel_clock_mhz": (1410.0, "[assumed] the boost clock; not measured"),
+    "issue_width": (1, AMPERE_WP),
+    "fp32_lanes_per_clk": (64.0, CUDA_PG + " (cc 8.0: 64); [derived] 108 x 64 x 2 x 1.41 GHz = 19.5 TFLOPS, the datasheet's"),
+    "fp64_lanes_per_clk": (32.0, CUDA_PG + " (cc 8.0: 32); 9.7 TFLOPS in the datasheet"),
+    "int32_lanes_per_clk": (64.0, CUDA_PG + " (cc 8.0: 64)"),
+    "imad_lanes_per_clk": (64.0, CUDA_PG + " (cc 8.0 32-bit multiply-add: 64) [recalled]"),
+    "sfu_lanes_per_clk": (16.0, CUDA_PG + " (cc 8.0: 16)"),
+    "tensor_fp16_flops_per_clk": (2048.0, "[derived] A100 datasheet dense FP16 312 TFLOPS / (108 x 1.41 GHz); mma.sync is the "
+                                          "peak path on Ampere"),
+    "tensor_fp16_peak_flops_per_clk": (2048.0, "[derived] A100 datasheet dense FP16 312 TFLOPS / (108 x 1.41 GHz)"),
+    "shared_wavefronts_per_clk": (1.0, AMPERE_WP + " (128 B/clk/SM shared-memory bandwidth)"),
+    "alu_latency": (4.0, ABDELKHALIK + " (add.f32 4 cycles dependent)"),
+    "fma_latency": (4.0, ABDELKHALIK + " (fma 4 cycles) [recalled]"),
+    "fp64_latency": (8.0, ABDELKHALIK + " [recalled]"),
+    "sfu_latency": (18.0, ABDELKHALIK + " [recalled]"),
+    "shared_latency": (23.0, ABDELKHALIK + " (about 23-29 cycles) [recalled]"),
+    "l1_hit_latency": (33.0, ABDELKHALIK + " (about 33-38 cycles) [recalled]"),
+    "l2_hit_latency_near": (200.0, "chipsandcheese A100 measurements, near L2 about 200 cycles [recalled]"),
+    "l2_hit_latency_far": (260.0, "chipsandcheese A100 measurements, far L2 partition [recalled]"),
+    "hbm_latency": (480.0, ABDELKHALIK + " (global memory about 290 ns at 1.41 GHz, roughly 400-500 cycles) [recalled]"),
+    "l1_shared_kib": (192, AMPERE_TG + " (192 KB combined L1/shared per SM)"),
+    "shared_carveouts_kib": ((0, 8, 16, 32, 64, 100, 132, 164), AMPERE_TG + " (carve-outs of cc 8.0) [recalled]"),
+    "shared_banks": (32, CUDA_PG),
+    "shared_bank_bytes": (4, CUDA_PG),
+    "l2_bytes": (41943040, AMPERE_WP + " (40 MB, two partitions)"),
+    "l2_partitions": (2, AMPERE_WP),
+    "l2_line_bytes": (128, AMPERE_WP),
+    "l2_sector_bytes": (32, AMPERE_WP),
+    "l2_bandwidth_gbps": (5100.0, AMPERE_WP + " (2.3x V100's L2 read bandwidth; about 5 TB/s) [recalled]"),
+    "hbm_bytes": (80 * 10**9, "NVIDIA A100 80GB datasheet"),
+    "hbm_bandwidth_gbps": (2039.0, "NVIDIA A100 80GB SXM datasheet (2,039 GB/s)"),
+    "hbm_copy_gbps": (1670.0, "[derived] the H200's measured copy efficiency (0.82) times 2039; not measured"),
+    "launch_overhead_us": (1.41, "[assumed] as the H200 (" + MEASURED_CASES + ")"),
+    "empty_kernel_event_us": (7.86, "[assumed] as the H200 (" + MEASURED + ")"),
+    "cta_launch_ns_per_sm": (79.0, "[assumed] as the H200 (" + MEASURED + ")"),
+    "max_warps_per_sm": (64, CUDA_PG + " (cc 8.0)"),
+    "max_ctas_per_sm": (32, CUDA_PG + " (cc 8.0)"),
+    "max_threads_per_block": (1024, CUDA_PG),
+    "registers_per_sm": (65536, CUDA_PG + " (cc 8.0)"),
+    "max_registers_per_thread": (255, CUDA_PG),
+    "register_alloc_unit": (256, "CUDA Occupancy Calculator [recalled]"),
+    "max_shared_per_sm": (167936, CUDA_PG + " (cc 8.0: 164 KB per SM)"),
+    "max_shared_per_block": (166912, CUDA_PG + " (cc 8.0: 163 KB per block, opt-in)"),
+    "shared_reserved_per_block": (1024, CUDA_PG + " (1 KB reserved per block on cc 8.0+)"),
+}
+
+# ----------------------------------------------------------------------------- L4 (AD104)
+_L4 = {
+    "name": ("l4", "warpsim"),
+    "full_name": ("NVIDIA L4 24GB", L4_DS),
+    "compute_capability": ((8, 9), CUDA_PG),
+    "sms": (58, "NVIDIA Ada Lovelace architecture whitepaper / " + L4_DS + " (7424 CUDA cores / 128) [derived]"),
+    "sub_partitions_per_sm": (4, ADA_TG),
+    "warp_size": (32, CUDA_PG),
+    "boost_clock_mhz": (2040.0, L4_DS + " (max boost 2040 MHz) [recalled]"),
+    "kernel_clock_mhz": (2040.0, "[assumed] the boost clock; a 72 W card is likely to run lower under load; not measured"),
+    "issue_width": (1, ADA_TG),
+    "fp32_lanes_per_clk": (128.0, CUDA_PG + " (cc 8.9: 128); [derived] 58 x 128 x 2 x 2.04 GHz = 30.3 TFLOPS, the datasheet's"),
+    "fp64_lanes_per_clk": (2.0, CUDA_PG + " (cc 8.9: 2)"),
+    "int32_lanes_per_clk": (64.0, CUDA_PG + " (cc 8.9: 64)"),
+    "imad_lanes_per_clk": (64.0, CUDA_PG + " (cc 8.9) [recalled]"),
+    "sfu_lanes_per_clk": (16.0, CUDA_PG + " (cc 8.9: 16)"),
+    "tensor_fp16_flops_per_clk": (1024.0, "[derived] " + L4_DS + " FP16 tensor 242 TFLOPS with sparsity = 121 dense / (58 x 2.04 GHz)"),
+    "tensor_fp16_peak_flops_per_clk": (1024.0, "[derived] as tensor_fp16_flops_per_clk"),
+    "shared_wavefronts_per_clk": (1.0, ADA_TG + " (128 B/clk/SM) [recalled]"),
+    "alu_latency": (4.0, "[assumed] as Ampere: " + ABDELKHALIK),
+    "fma_latency": (4.0, "[assumed] as Ampere: " + ABDELKHALIK),
+    "fp64_latency": (48.0, "[assumed] FP64 at 1/64 rate issues over many cycles; not measured [recalled]"),
+    "sfu_latency": (18.0, "[assumed] as Ampere: " + ABDELKHALIK),
+    "shared_latency": (23.0, "[assumed] as Ampere: " + ABDELKHALIK),
+    "l1_hit_latency": (33.0, "[assumed] as Ampere: " + ABDELKHALIK),
+    "l2_hit_latency_near": (220.0, "arXiv 2606.22588 (L40, same AD10x family: L2 hits 222-339 cycles by SM) (" + NOTES + ")"),
+    "l2_hit_latency_far": (300.0, "arXiv 2606.22588 (L40: L2 hits 222-339 cycles by SM) (" + NOTES + ")"),
+    "hbm_latency": (600.0, "[assumed] GDDR6 DRAM latency, about 300 ns; not measured [recalled]"),
+    "l1_shared_kib": (128, ADA_TG + " (128 KB combined L1/shared per SM)"),
+    "shared_carveouts_kib": ((0, 8, 16, 32, 64, 100), ADA_TG + " (cc 8.9) [recalled]"),
+    "shared_banks": (32, CUDA_PG),
+    "shared_bank_bytes": (4, CUDA_PG),
+    "l2_bytes": (50331648, L4_DS + " (48 MB L2) [recalled]"),
+    "l2_partitions": (1, "[assumed] one partition; AD104 is not documented as split"),
+    "l2_line_bytes": (128, ADA_TG),
+    "l2_sector_bytes": (32, ADA_TG),
+    "l2_bandwidth_gbps": (2000.0, "[assumed] not published; about 1 KB/clk at 2 GHz; not measured"),
+    "hbm_bytes": (24 * 10**9, L4_DS + " (24 GB GDDR6)"),
+    "hbm_bandwidth_gbps": (300.0, L4_DS + " (300 GB/s)"),
+    "hbm_copy_gbps": (250.0, "[derived] about 0.82 of 300 GB/s, the H200's measured efficiency; not measured"),
+    "launch_overhead_us": (1.41, "[assumed] as the H200 (" + MEASURED_CASES + ")"),
+    "empty_kernel_event_us": (7.86, "[assumed] as the H200 (" + MEASURED + ")"),
+    "cta_launch_ns_per_sm": (79.0, "[assumed] as the H200 (" + MEASURED + ")"),
+    "max_warps_per_sm": (48, CUDA_PG + " (cc 8.9: 1536 threads per SM)"),
+    "max_ctas_per_sm": (24, CUDA_PG + " (cc 8.9)"),
+    "max_threads_per_block": (1024, CUDA_PG),
+    "registers_per_sm": (65536, CUDA_PG + " (cc 8.9)"),
+    "max_registers_per_thread": (255, CUDA_PG),
+    "register_alloc_unit": (256, "CUDA Occupancy Calculator [recalled]"),
+    "max_shared_per_sm": (102400, CUDA_PG + " (cc 8.9: 100 KB per SM)"),
+    "max_shared_per_block": (101376, CUDA_PG + " (cc 8.9: 99 KB per block, opt-in)"),
+    "shared_reserved_per_block": (1024, CUDA_PG + " (1 KB reserved per block on cc 8.0+)"),
+}
+
+H200 = _make(_H200)
+H100 = _make(_H100)
+A100 = _make(_A100)
+L4 = _make(_L4)
+
+PRESETS = MappingProxyType({"h200": H200, "h100": H100, "a100": A100, "l4": L4})
+ALIASES = MappingProxyType({
+    "h200": "h200", "h200-sxm": "h200", "h200sxm": "h200", "nvidia h200": "h200",
+    "h100": "h100", "h100-sxm": "h100", "h100sxm": "h100", "h100-sxm5": "h100", "nvidia h100": "h100",
+    "a100": "a100", "a100-sxm": "a100", "a100-80gb": "a100", "a100-sxm4-80gb": "a100", "nvidia a100": "a100",
+    "l4": "l4", "nvidia l4": "l4",
+})
+
+
+def gpu_names() -> tuple:
+    """The preset names gpu_preset() accepts (aliases aside)."""
+    return tuple(PRESETS)
+
+
+def gpu_preset(name) -> GPUPreset:
+    """The preset for `name` ("h200", "h100", "a100", "l4"; case-insensitive, a few aliases); a GPUPreset passes through."""
+    if isinstance(name, GPUPreset):
+        return name
+    key = str(name).strip().lower().replace("_", "-")
+    if key in ALIASES:
+        return PRESETS[ALIASES[key]]
+    raise UnknownGPU(f"unknown GPU {name!r}: the presets are {', '.join(PRESETS)}")
