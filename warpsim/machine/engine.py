@@ -25,7 +25,7 @@ import numpy as np
 from ..errors import BudgetExceeded, DeadlockError
 from .lanes import lanes_text
 from .codegen import compile_block
-from .compiled import block_tier, check_engine
+from .compiled import block_tier, check_engine, compiled_rounds
 from .isa.barriers import reduce_barrier
 from .events import observers_of
 from .scheduling import model_for
@@ -47,6 +47,7 @@ def run_batch(ctx, observers=()):
     ctx.warp_sync_observers = observers_of(observers, "warp_sync_met")
     lanes = np.arange(32, dtype=np.int64)
     barrier_waits = False     # whether threads may be waiting at a CTA barrier
+    compiled_select = compiled_rounds(ctx, model)
     ctx.started = time.perf_counter()
     watchdog = ctx.settings.watchdog_seconds
     while True:
@@ -58,20 +59,12 @@ def run_batch(ctx, observers=()):
                 return
             raise deadlock(ctx)
         # 1. select
-        warp_pc, chosen = model.select(ctx, runnable)
-        warps = np.flatnonzero(warp_pc != NO_PC)
-        pcs = warp_pc[warps]
-        # 2. execute
-        if pcs.min() == pcs.max():                   # converged: one block for every issuing warp
-            groups = (warps,)
+        if compiled_select is not None:             # the same rules as machine code (compiled/rounds.py)
+            groups = compiled_select(ctx, model)
         else:
-            order = np.argsort(pcs, kind="stable")
-            groups = np.split(warps[order], np.flatnonzero(np.diff(pcs[order])) + 1)
-        for ws in groups:
-            gid = int(warp_pc[ws[0]])
-            chosen_lanes = chosen[ws]
-            idx = ((ws[:, None] * 32 + lanes)[chosen_lanes] if not chosen_lanes.all()
-                   else (ws[:, None] * 32 + lanes).ravel())
+            groups = issuing_groups(ctx, model, runnable, lanes)
+        # 2. execute
+        for gid, idx, ws in groups:
             execute(ctx, gid, idx, ws)
             barrier_waits |= program.blocks[gid].kind == "barrier"
         # 3. meet: only a barrier block makes threads wait, so scan only after one ran
@@ -91,6 +84,24 @@ def run_batch(ctx, observers=()):
         # In the watch window only writes that change memory count as progress.
         following = (ctx.rounds + 1) % LIVELOCK_EVERY
         ctx.changes_only = ctx.rounds + 1 > LIVELOCK_EVERY and 0 < following < LIVELOCK_WINDOW
+
+
+def issuing_groups(ctx, model, runnable, lanes) -> list:
+    """(block id, thread slots, warps) per block issued this round, ascending; one when converged."""
+    warp_pc, chosen = model.select(ctx, runnable)
+    warps = np.flatnonzero(warp_pc != NO_PC)
+    pcs = warp_pc[warps]
+    if pcs.min() == pcs.max():
+        per_block = (warps,)
+    else:
+        order = np.argsort(pcs, kind="stable")
+        per_block = np.split(warps[order], np.flatnonzero(np.diff(pcs[order])) + 1)
+    groups = []
+    for ws in per_block:
+        chosen_lanes = chosen[ws]
+        slots = ws[:, None] * 32 + lanes
+        groups.append((int(warp_pc[ws[0]]), slots.ravel() if chosen_lanes.all() else slots[chosen_lanes], ws))
+    return groups
 
 
 def execute(ctx, gid, idx, warps=None):

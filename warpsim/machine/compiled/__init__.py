@@ -5,6 +5,6 @@ emitters in scalar.py, exact helpers in runtime.py); tier.py picks, per block,
 which tier runs it (`warpsim.settings(engine=...)`, WARPSIM_ENGINE).
 """
 
-from .tier import ENGINES, block_tier, check_engine, report
+from .tier import ENGINES, block_tier, check_engine, compiled_rounds, report
 
-__all__ = ["ENGINES", "block_tier", "check_engine", "report"]
+__all__ = ["ENGINES", "block_tier", "check_engine", "compiled_rounds", "report"]

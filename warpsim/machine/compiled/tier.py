@@ -95,3 +95,26 @@ def report(program) -> list[dict]:
                      "threads_numpy": tier.lanes_on_numpy, "threads_compiled": tier.lanes_compiled,
                      "why_numpy": why})
     return rows
+
+
+COMPILED_ROUNDS_FROM = 1 << 16     # thread slots of a batch from which auto compiles the select phase
+
+
+def compiled_rounds(ctx, model):
+    """The compiled select phase for this batch, or None (NumPy's, or a model it does not cover)."""
+    from ..scheduling.its import IndependentThreadScheduling
+    from ..scheduling.lowest_pc import LowestPc
+    if ctx.engine == "numpy" or type(model) not in (IndependentThreadScheduling, LowestPc):
+        return None
+    if ctx.engine == "auto" and ctx.n < COMPILED_ROUNDS_FROM:
+        return None
+    from .rounds import select_groups
+    independent = type(model) is IndependentThreadScheduling
+    patience = getattr(model, "patience", 0)
+
+    def groups(ctx, model):
+        blocks, lanes, lane_bounds, warps, warp_bounds = select_groups(
+            ctx.pc, ctx.status, ctx.starved, ctx.rotating, ctx.last_pc, patience, independent)
+        return [(int(blocks[g]), lanes[lane_bounds[g]:lane_bounds[g + 1]],
+                 warps[warp_bounds[g]:warp_bounds[g + 1]]) for g in range(len(blocks))]
+    return groups
