@@ -36,14 +36,25 @@ def load(filename: str, options: tuple = (), name_expressions: tuple = ()):
     path = KERNEL_DIR / filename
     if cp.__name__ == "cupy":
         return _load_on_gpu(path, options, name_expressions)
-    module = cp.RawModule(path=str(path), options=options, name_expressions=name_expressions or None)
-    module.compile()
+    module = _without_ftz(path, options, name_expressions)
     if os.environ.get("WARPSIM_CORPUS_EXPORT_PTX"):
         folder = Path(os.environ["WARPSIM_CORPUS_EXPORT_PTX"])
         folder.mkdir(parents=True, exist_ok=True)
         stem = _ptx_stem(filename, options, name_expressions)
         (folder / f"{stem}.ptx").write_text(module.ptx)
         (folder / f"{stem}.json").write_text(json.dumps(module.lowered_names))
+    return module
+
+
+def _without_ftz(path: Path, options: tuple, name_expressions: tuple):
+    """The corpus checks the machine's IEEE results (subnormals kept), so it compiles as NVRTC does
+    by default, without the -ftz=true that warpsim's RawModule appends as CuPy does."""
+    from warpsim.frontends.nvrtc import compile_cuda
+    result = compile_cuda(path.read_text(), tuple(options) + (f"-I{path.parent}",), name=str(path),
+                          name_expressions=name_expressions)
+    module = cp.RawModule(ptx=result.ptx)
+    module.code, module._lowered_names = path.read_text(), dict(result.lowered_names)
+    module.source_name = str(path)
     return module
 
 
