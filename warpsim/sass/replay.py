@@ -138,21 +138,23 @@ class SassReplay(LaunchObserver):
 
 
 def compare_heaps(ptx_memory, sass_memory) -> str:
-    """'' when both heaps hold the same bytes; otherwise where they first differ."""
+    """'' when both heaps hold the same bytes in every allocation live before and after the launch
+    (the host may free arrays while a launch runs: their bytes are poisoned, not written by it);
+    otherwise where they first differ."""
     a, b = ptx_memory.buffer, sass_memory.buffer
-    length = min(len(a), len(b))
-    different = np.flatnonzero(a[:length] != b[:length])
-    if not len(different):
-        return ""
-    first = int(different[0])
-    address = GLOBAL_BASE + first
-    owner = ""
-    for start, size in ptx_memory.live.items():
-        if start <= first < start + size:
-            owner = f" (byte {first - start} of the {size}-byte allocation at 0x{GLOBAL_BASE + start:x})"
-            break
-    return (f"{len(different)} bytes differ, the first at 0x{address:x}{owner}: PTX wrote "
-            f"0x{int(a[first]):02x}, SASS 0x{int(b[first]):02x}")
+    ranges = sorted((start, size) for start, size in ptx_memory.live.items()
+                    if sass_memory.live.get(start) == size)
+    for start, size in ranges:
+        end = min(start + size, len(a), len(b))
+        different = np.flatnonzero(a[start:end] != b[start:end])
+        if len(different):
+            count = sum(int(np.count_nonzero(a[s:min(s + z, len(a), len(b))] != b[s:min(s + z, len(a), len(b))]))
+                        for s, z in ranges)
+            first = start + int(different[0])
+            return (f"{count} bytes differ, the first at 0x{GLOBAL_BASE + first:x} (byte {first - start} of the "
+                    f"{size}-byte allocation at 0x{GLOBAL_BASE + start:x}): PTX wrote 0x{int(a[first]):02x}, "
+                    f"SASS 0x{int(b[first]):02x}")
+    return ""
 
 
 @observer_source

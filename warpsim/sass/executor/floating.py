@@ -12,8 +12,9 @@ PTX instruction it came from round identically:
   take their angle in revolutions (ptxas multiplies by 1/(2 pi) with FMUL.RZ
   first); RCP64H/RSQ64H read and write only the high word of an f64.
 - FCHK P, a, b is true when a / b needs ptxas's slow path (the Newton
-  sequence could be inexact): either operand not normal or the exponents
-  near the ends of the range. Taking the slow path more often than the GPU
+  sequence could be inexact): either operand not normal (a zero a too: the
+  fast path would turn -0 / b into +0) or the exponents near the ends of
+  the range. Taking the slow path more often than the GPU
   does changes counts, never results.
 - DADD/DMUL/DFMA pass a NaN operand on quieted, in the order an H200 picks.
 - HFMA2.MMA Rd, -RZ, RZ, hi, lo is how ptxas loads a 32-bit constant: the two
@@ -145,7 +146,7 @@ def fchk(ins):
         ex = ((x.view(U32) >> U32(23)) & U32(0xFF)).astype(np.int32) - 127
         ey = ((y.view(U32) >> U32(23)) & U32(0xFF)).astype(np.int32) - 127
         unusual = ~np.isfinite(x) | ~np.isfinite(y) | (y == 0) | (np.abs(y) < MIN_NORMAL_F32)
-        unusual |= (x != 0) & (np.abs(x) < MIN_NORMAL_F32)
+        unusual |= np.abs(x) < MIN_NORMAL_F32      # zero too: the fast path would lose -0's sign
         unusual |= (x != 0) & ((ex >= 126) | (ex <= -100) | (ex - ey >= 126) | (ex - ey <= -100))
         unusual |= (ey >= 126) | (ey <= -125)
         write(st, g, unusual)

@@ -400,3 +400,23 @@ def sgxt(ins):
         sign = np.where(width == 0, U64(0), (low >> np.maximum(width, U64(1)) - U64(1)) & U64(1))
         return np.where(sign == 1, low | (~mask & M32), low)
     return Step(ins, alu([dest(dst)], [source(a), source(b)], fn))
+
+
+@semantics("VIADDMNMX", "UVIADDMNMX", family="integer", mods=("U32", "S32"),
+           doc="min (predicate true) or max of a + b and c, signed unless .U32")
+def viaddmnmx(ins):
+    if len(ins.operands) != 5:
+        raise Unsupported("operand form")
+    dst, a, b, c, p = ins.operands
+    ra, rb, rc, choose_min = source(a), source(b), source(c), predicate(p)
+    signed = "U32" not in ins.mods
+
+    def fn(x, y, z, smaller):
+        total = (np.asarray(x, dtype=U64) + np.asarray(y, dtype=U64)) & M32
+        if signed:
+            total, z = _as_signed64(total.astype(U32)), _as_signed64(z)
+        else:
+            z = np.asarray(z, dtype=np.int64)
+            total = total.astype(np.int64)
+        return np.where(smaller, np.minimum(total, z), np.maximum(total, z)).astype(U64) & M32
+    return Step(ins, alu([dest(dst)], [ra, rb, rc, choose_min], fn))
