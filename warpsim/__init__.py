@@ -32,6 +32,10 @@ from .sanitizer import check  # noqa: E402,F401  (with warpsim.check() as chk: .
 
 __all__ += ["check"]
 
+from .distributed import sweep  # noqa: E402,F401  (warpsim.sweep(kernel, {"block": [...]}); Dask on first use)
+
+__all__ += ["sweep"]
+
 
 def __getattr__(name):
     """`warpsim.cuda` (Numba's API) on first use; NumPy's functions as CuPy offers them."""

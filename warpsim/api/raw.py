@@ -41,6 +41,19 @@ def cupy_options(options) -> tuple:
 
 # --- raw kernels -------------------------------------------------------------
 
+def _launch_in_process(loaded_module, kernel, grid, block, params, shared_mem, cooperative):
+    return loaded_module.launch(kernel, grid, block, params, shared_mem=shared_mem)
+
+
+_launcher = None    # set by warpsim.distributed (a layer above): it shards launches when settings ask
+
+
+def launch_through(launcher) -> None:
+    """Route every kernel call through `launcher` (same arguments as _launch_in_process)."""
+    global _launcher
+    _launcher = launcher
+
+
 _LIMITS = {"block": (1024, 1024, 64), "grid": ((1 << 31) - 1, 65535, 65535)}
 
 
@@ -85,7 +98,9 @@ class Function(KernelAttributes):
                 raise KernelArgumentError(f"kernel '{self.kernel_name}' argument {index} is an array "
                                           "on another device than the one the kernel runs on")
         buffer = pack_arguments(self.kernel_name, self.params, args)
-        self.last_launch = self.loaded_module.launch(self.kernel_name, grid, block, buffer, shared_mem=int(shared_mem))
+        launch = _launcher or _launch_in_process
+        self.last_launch = launch(self.loaded_module, self.kernel_name, grid, block, buffer,
+                                  int(shared_mem), enable_cooperative_groups)
 
     def __repr__(self) -> str:
         return f"<warpsim Function {self.kernel_name}>"
@@ -266,7 +281,8 @@ class RawKernel(KernelAttributes):
 
     def __call__(self, grid, block, args, shared_mem: int = 0, stream=None,
                  enable_cooperative_groups: bool = False) -> None:
-        self.kernel(grid, block, args, shared_mem=shared_mem)
+        self.kernel(grid, block, args, shared_mem=shared_mem,
+                    enable_cooperative_groups=enable_cooperative_groups)
 
     def __repr__(self) -> str:
         return f"<warpsim RawKernel {self.name}>"
