@@ -26,12 +26,13 @@ import weakref
 import numpy as np
 
 from .metrics.activity import ActivityTrace
-from .metrics.counters import LaunchCounters
+from .metrics.counters import LaunchCounters, SassLaunchCounters
 from .metrics.lines import hot_lines_table, line_table, source_view
 from .metrics.names import BY_NAME, SECTIONS, compute_metrics, unknown_metrics
 from .metrics.occupancy import get_arch, occupancy
 from .metrics.registers import ptxas_arch, registers_per_thread
 from .ptx.names import demangle
+from .sass.replay import ReplayRequest   # registers its observer source before the profiler's
 from .sessions import SessionStack, observer_source
 
 __all__ = ["profile", "Profiler", "LaunchProfile", "format_value", "CSV_HEADER"]
@@ -63,7 +64,7 @@ def launch_totals(counters, registers, occ, arch, static_shared: int) -> dict:
         t["inst"] += warps
         t["thread_inst"] += threads
         t["pred_on"] += pred_on
-        if ins.opcode in ("bar", "barrier") and "warp" not in ins.mods:
+        if ins.opcode in ("bar", "barrier", "BAR") and "warp" not in ins.mods:
             t["barrier_inst"] += warps
     for _, _, executions, divergent in counters.branch_rows():
         t["branches"] += executions
@@ -110,22 +111,30 @@ def kernel_resources(loaded, kernel: str) -> tuple:
     return found
 
 
-def build_launch_profile(counters) -> "LaunchProfile":
-    """Everything a report needs, computed once when the launch ends."""
+def build_launch_profile(counters, sass=None, level_note: str = "") -> "LaunchProfile":
+    """Everything a report needs, computed once when the launch ends.
+
+    counters: the PTX run's LaunchCounters; sass: the SassLaunchCounters of the launch's
+    SASS run when it covered the launch (its counts then replace the PTX-level ones).
+    """
     loaded = counters.loaded_module
     arch, registers, static = kernel_resources(loaded, counters.kernel)
     block = counters.block
     occ = occupancy(block[0] * block[1] * block[2], registers.registers,
                     static + counters.dynamic_shared, arch)
-    totals = launch_totals(counters, registers, occ, arch, static)
+    counted = sass if sass is not None else counters
+    totals = launch_totals(counted, registers, occ, arch, static)
     launch = LaunchProfile(
         kernel_name=counters.kernel, grid=tuple(counters.grid), block=tuple(block),
         shared_mem=counters.dynamic_shared, metrics=compute_metrics(totals),
-        lines=line_table(counters), histogram=counters.lane_histogram(), registers=registers,
+        lines=line_table(counted), histogram=counted.lane_histogram(), registers=registers,
         occupancy=occ, arch=arch.name, module_name=loaded.name,
         sources=dict(getattr(loaded, "sources", {}) or {}),
         seconds=getattr(counters.result, "seconds", 0.0))
     launch.activity = getattr(counters, "activity", None)   # ActivityTrace for the HTML report's chart
+    launch.level = "sass" if sass is not None else "ptx"
+    launch.level_note = level_note
+    launch.sass_counts = sass.counts_by_offset() if sass is not None else None
     return launch
 
 
@@ -148,6 +157,9 @@ class LaunchProfile:
         self.seconds = seconds              # simulation time of the launch
         self.activity = None                # report.activity.ActivityTrace, when one was recorded
         self.selected = None                # metric names a report shows (None: all)
+        self.level = "ptx"                  # 'sass': counts from the SASS run; 'ptx': of PTX instructions
+        self.level_note = ""                # why the level is what it is (e.g. the SASS run's fallback)
+        self.sass_counts = None             # SASS offset -> warp-level executions, at level 'sass'
 
     @property
     def units(self) -> dict:
@@ -210,8 +222,9 @@ class LaunchProfile:
         occ = self.occupancy
         regs = f"{m['launch__registers_per_thread']} registers/thread" + \
             (" (estimated from PTX: no usable ptxas)" if self.registers.is_estimate else " (ptxas)")
+        level = f"  [{self.level.upper()}-level counts" + (f": {self.level_note}]" if self.level_note else "]")
         lines = [
-            f"{display_name(self.kernel_name)}  grid {self.grid} x block {self.block}, {self.arch}",
+            f"{display_name(self.kernel_name)}  grid {self.grid} x block {self.block}, {self.arch}{level}",
             f"  active threads per warp instruction  {m['smsp__thread_inst_executed_per_inst_executed.ratio']:.2f}"
             f" of 32 (SIMT efficiency {m['warpsim__simt_efficiency.pct']:.1f}%), "
             f"{m['smsp__sass_branch_targets_threads_divergent.sum']:,} divergent branches",
@@ -221,8 +234,9 @@ class LaunchProfile:
             f", store {m['l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum']:,}",
             f"  theoretical occupancy  {occ.occupancy_pct:.1f}% ({occ.active_warps}/{occ.max_warps} warps, "
             f"limited by {m['warpsim__occupancy_limiter'] or '-'}); {regs}",
-            "  counts are of PTX instructions (the hardware counts SASS)",
         ]
+        if self.level != "sass":
+            lines.append("  counts are of PTX instructions (the hardware counts SASS)")
         return Text("\n".join(lines))
 
     def source_view(self, context: int = 2):
@@ -269,10 +283,17 @@ def profiling_observers(launch) -> tuple:
     if not profilers:
         return ()
 
+    replays = [profiler.sass_request.replay_for(launch) for profiler in profilers
+               if profiler.sass_request is not None]
+    replay = next((r for r in replays if r is not None), None)
+
     def deliver(counters):
-        profile = build_launch_profile(counters)
+        built = {}
         for profiler in profilers:
-            profiler.add_launch(profile)
+            level = profiler.level if replay is not None else "ptx"
+            if level not in built:
+                built[level] = _profile_at(level, counters, replay, profiler)
+            profiler.add_launch(built[level])
 
     counters = LaunchCounters(launch.loaded_module, launch.kernel, launch.grid, launch.block,
                               launch.shared_bytes, launch.dynamic_shared, on_finished=deliver)
@@ -280,10 +301,36 @@ def profiling_observers(launch) -> tuple:
     return (counters, counters.activity)
 
 
-class Profiler:
-    """Collects a LaunchProfile for every launch made while it is active (a context manager)."""
+def _profile_at(level: str, counters, replay, profiler) -> "LaunchProfile":
+    """The launch's profile at `level`: SASS counts when the SASS run covered it, else PTX with a note."""
+    if level != "sass":
+        return build_launch_profile(counters)
+    outcome = replay.outcome()
+    sass = next((o for o in outcome.observers if isinstance(o, SassLaunchCounters)), None)
+    if outcome.covered and sass is not None:
+        return build_launch_profile(counters, sass=sass)
+    return build_launch_profile(counters, level_note=f"fell back to PTX: {outcome.note}")
 
-    def __init__(self, metrics=None):
+
+LEVELS = ("sass", "ptx")
+
+
+class Profiler:
+    """Collects a LaunchProfile for every launch made while it is active (a context manager).
+
+    level: 'sass' counts the SASS the GPU runs, by running it beside the PTX run and
+    checking both wrote the same memory; a launch the SASS executor cannot cover falls
+    back to PTX-level counts, and its profile says why. 'ptx' counts PTX instructions and
+    costs no SASS run. The default is $WARPSIM_PROFILE_LEVEL, else 'ptx' in Python (the
+    counts scripts and tests were written against) and 'sass' in `warpsim profile`.
+    """
+
+    def __init__(self, metrics=None, level: str | None = None):
+        level = level or os.environ.get("WARPSIM_PROFILE_LEVEL") or "ptx"
+        if level not in LEVELS:
+            raise ValueError(f"profile level must be one of {', '.join(LEVELS)}, not {level!r}")
+        self.level = level
+        self.sass_request = None
         if metrics is not None:
             metrics = [m.strip() for m in (metrics.split(",") if isinstance(metrics, str) else metrics)
                        if m.strip()]
@@ -296,12 +343,17 @@ class Profiler:
         self._token = None
 
     def __enter__(self) -> "Profiler":
+        if self.level == "sass":
+            self.sass_request = ReplayRequest(_sass_counters).__enter__()
         self._token = PROFILERS.push(self)
         return self
 
     def __exit__(self, *exc) -> None:
         PROFILERS.pop(self._token)
         self._token = None
+        if self.sass_request is not None:
+            self.sass_request.__exit__(*exc)
+            self.sass_request = None
 
     def add_launch(self, launch: LaunchProfile) -> None:
         """Called by the launch's counters when it ends."""
@@ -358,9 +410,18 @@ class Profiler:
         return write_html_report(self, path)
 
 
-def profile(metrics=None) -> Profiler:
-    """`with warpsim.profile() as prof:` collects every launch inside the block (see module doc)."""
-    return Profiler(metrics)
+def _sass_counters(launch) -> list:
+    return [SassLaunchCounters(launch.loaded_module, launch.kernel, launch.grid, launch.block,
+                               launch.dynamic_shared)]
+
+
+def profile(metrics=None, level: str | None = None) -> Profiler:
+    """`with warpsim.profile() as prof:` collects every launch inside the block (see module doc).
+
+    level='sass': SASS-level counts where the SASS executor covers the launch (PTX ones, with
+    a note, where it does not); level='ptx': PTX-level counts (see Profiler for the default).
+    """
+    return Profiler(metrics, level)
 
 
 def _html_of(renderable) -> str:

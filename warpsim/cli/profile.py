@@ -4,6 +4,7 @@
     warpsim profile --metrics smsp__inst_executed.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum python script.py
     warpsim profile --csv python script.py > metrics.csv      # Nsight Compute's --csv layout
     warpsim profile --source python script.py                 # the kernel source with per-line numbers
+    warpsim profile --level ptx python script.py              # PTX-level counts (default: SASS)
     warpsim profile --list-metrics
 
 The program runs in this process (runpy) with its CuPy-style calls on
@@ -25,10 +26,15 @@ from ..profiler import profile
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="warpsim profile", description=__doc__.splitlines()[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
-                                epilog="Counts are of PTX instructions; memory requests, sectors, "
-                                       "wavefronts and bank conflicts follow from the addresses.")
+                                epilog="Counts are of SASS instructions where the SASS executor covers "
+                                       "the launch (--level sass), else of PTX instructions; memory "
+                                       "requests, sectors, wavefronts and bank conflicts follow from the "
+                                       "addresses.")
     p.add_argument("--metrics", help="comma-separated metric names to report (default: all)")
     p.add_argument("--csv", action="store_true", help="print Nsight Compute's --csv layout")
+    p.add_argument("--level", choices=("sass", "ptx"), default="sass",
+                   help="count SASS instructions (default: the kernel's SASS runs beside the PTX run; "
+                        "PTX counts, with a note, where it cannot) or PTX instructions")
     p.add_argument("--source", action="store_true",
                    help="also print each kernel's source lines with their numbers")
     p.add_argument("--html", metavar="FILE", help="write the HTML report to FILE")
@@ -68,7 +74,7 @@ def main(argv=None) -> int:
             print(f"warpsim profile: unknown metric(s): {', '.join(unknown)} "
                   "(warpsim profile --list-metrics lists them)", file=sys.stderr)
             return 2
-    with profile(names) as prof:
+    with profile(names, level=args.level) as prof:
         status = run_script(program)     # Numba kernels on warpsim as well
     if args.kernel:
         prof.launches = [launch for launch in prof.launches if args.kernel in launch.kernel_name]

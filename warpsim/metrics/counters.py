@@ -288,3 +288,136 @@ def _branch_kind(block) -> int:
     if last.opcode != "bra":
         return NOT_BRANCH
     return UNIFORM_BRANCH if last.guard is None else CONDITIONAL_BRANCH
+
+
+# ---------------------------------------------------------------- SASS-level counters
+
+class SassInstructionSite:
+    """A SASS instruction as the reports see it: its opcode, and the PTX line and source location
+    (`loc`, from the PTX instruction of that line) it is attributed to."""
+
+    __slots__ = ("sass", "opcode", "mods", "line", "loc", "guard")
+
+    def __init__(self, sass_ins, ptx_ins):
+        self.sass = sass_ins
+        self.opcode, self.mods = sass_ins.opcode, sass_ins.mods
+        self.line = sass_ins.ptx_line
+        self.loc = getattr(ptx_ins, "loc", None)
+        self.guard = sass_ins.guard if sass_ins.is_guarded else None
+
+    def __str__(self) -> str:
+        return self.sass.text
+
+
+class SassLaunchCounters:
+    """Observer of a launch's SASS run (warpsim.sass.executor), counting as Nsight Compute does.
+
+    - smsp__inst_executed: one per warp per SASS instruction its group issued; a
+      BRA whose lanes go to k different places counts k times (once per target
+      group), while thread_inst_executed counts its active lanes once;
+    - thread_inst_executed: the lanes of the group, guard-false ones included;
+      pred_on: the lanes whose guard held;
+    - branches: one per warp-level BRA/BRX executed (EXIT is not a branch),
+      divergent when its lanes went to more than one place;
+    - memory: requests, sectors, wavefronts and bank conflicts from the
+      addresses and the real widths of LDG/STG/LDS/STS/LDL/STL/ATOM/RED
+      (128-bit shared accesses in quarter-warp phases, as shared_wavefronts does).
+    """
+
+    def __init__(self, loaded_module, kernel: str, grid: tuple, block: tuple, dynamic_shared: int):
+        self.loaded_module = loaded_module
+        self.program = loaded_module.program
+        self.kernel, self.grid, self.block = kernel, grid, block
+        self.dynamic_shared = dynamic_shared
+        self.blocks: dict = {}            # block index -> [ExecBlock, warps, threads, extra, pred_on list]
+        self.branches: dict = {}          # block index -> [executions, divergent]
+        self.lanes = np.zeros(33, dtype=np.int64)    # issued block-groups of warps by active lanes
+        self.sites: dict = {}
+        self._ptx_of_line = None
+        self._site_of: dict = {}
+
+    # -------------------------------------------------------- SASS observer interface
+
+    def block_executed(self, st, block, g, pred_on, next_pc):
+        warp = g.idx >> 5
+        starts = np.concatenate(([True], warp[1:] != warp[:-1]))
+        n_warps = int(np.count_nonzero(starts))
+        rec = self.blocks.get(block.index)
+        if rec is None:
+            rec = self.blocks[block.index] = [block, 0, 0, 0, [0] * len(block.steps)]
+        rec[1] += n_warps
+        rec[2] += g.n
+        for position, count in enumerate(pred_on):
+            rec[4][position] += g.n if count is None else count
+        per_warp = np.diff(np.append(np.flatnonzero(starts), g.n))
+        self.lanes += np.bincount(per_warp, minlength=33)[:33] * len(block.steps)
+        control = block.control
+        if control is not None and control.ins.opcode in ("BRA", "BRX", "JMP"):
+            branch = self.branches.setdefault(block.index, [0, 0])
+            branch[0] += n_warps
+            if (next_pc != next_pc[0]).any():
+                pairs = np.unique(np.stack([warp, next_pc]), axis=1)[0]   # the warp of each (warp, target)
+                rec[3] += len(pairs) - n_warps
+                branch[1] += int(np.count_nonzero(np.bincount(pairs - pairs.min()) > 1))
+
+    def memory_access(self, st, ins, space, kind, idx, addrs, size):
+        key = (id(ins), space, kind)
+        rec = self.sites.get(key)
+        if rec is None:
+            rec = self.sites[key] = SiteCounts(self.site(ins), space, kind, kind)
+        rec.threads += len(idx)
+        if space == "global":
+            requests, sectors, lines = global_sectors(idx, addrs, size)
+            rec.sectors += sectors
+            rec.lines += lines
+            rec.ideal_sectors += max(requests, -(-len(idx) * size // 32))
+        elif space == "shared":
+            requests, waves, ideal = shared_wavefronts(idx, addrs, size)
+            rec.wavefronts += waves
+            rec.ideal_wavefronts += ideal
+        elif space == "local":
+            requests, sectors, lines = local_sectors(idx, addrs, size)
+            rec.sectors += sectors
+            rec.lines += lines
+        else:
+            requests = request_count(idx)
+        rec.requests += requests
+
+    # -------------------------------------------------------- what the reports read
+
+    def site(self, sass_ins) -> SassInstructionSite:
+        found = self._site_of.get(id(sass_ins))
+        if found is None:
+            if self._ptx_of_line is None:
+                self._ptx_of_line = {}
+                for fn in self.program.module.functions.values():
+                    for ins in getattr(fn, "body", ()) or ():
+                        if getattr(ins, "line", None) is not None:
+                            self._ptx_of_line.setdefault(ins.line, ins)
+            found = self._site_of[id(sass_ins)] = SassInstructionSite(
+                sass_ins, self._ptx_of_line.get(sass_ins.ptx_line))
+        return found
+
+    def instruction_rows(self):
+        """Per executed SASS instruction: (block, position, site, warp insts, thread insts, pred-on threads)."""
+        for index in sorted(self.blocks):
+            block, warps, threads, extra, pred_on = self.blocks[index]
+            for position, step in enumerate(block.steps):
+                last = position == len(block.steps) - 1
+                yield (block, position, self.site(step.ins), warps + (extra if last else 0), threads,
+                       pred_on[position])
+
+    def branch_rows(self):
+        for index in sorted(self.branches):
+            block = self.blocks[index][0]
+            executions, divergent = self.branches[index]
+            yield block, self.site(block.steps[-1].ins), executions, divergent
+
+    def lane_histogram(self) -> np.ndarray:
+        hist = self.lanes.copy()
+        hist[0] = 0
+        return hist
+
+    def counts_by_offset(self) -> dict:
+        """SASS instruction offset -> warp-level executions (for format_listing's counts column)."""
+        return {site.sass.offset: warps for _, _, site, warps, _, _ in self.instruction_rows()}
