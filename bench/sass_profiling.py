@@ -1,0 +1,88 @@
+"""How much slower profiling with the SASS executor is than a plain run, and than PTX-level profiling.
+
+    python bench/sass_profiling.py [scale]
+
+Each kernel runs plainly, under warpsim.profile(level='ptx') and under
+warpsim.profile(level='sass') (its SASS runs beside the PTX run on a copy of
+device memory, and the two are compared); the best of three of each is
+printed, with the ratios, all measured in this one run.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+
+import warpsim as cp
+
+SOURCE = r"""
+extern "C" __global__ void saxpy(float a, const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+}
+extern "C" __global__ void block_sum(const float* x, float* out) {
+    __shared__ float tile[256];
+    int t = threadIdx.x;
+    tile[t] = x[blockIdx.x * 256 + t];
+    __syncthreads();
+    for (int s = 128; s > 0; s >>= 1) {
+        if (t < s) tile[t] += tile[t + s];
+        __syncthreads();
+    }
+    if (t == 0) out[blockIdx.x] = tile[0];
+}
+extern "C" __global__ void divergent_loop(const int* x, int* out) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int v = x[i];
+    for (int k = 0; k < (v & 15); ++k) v = v * 3 + k;
+    out[i] = v;
+}
+"""
+
+
+def best_of(fn, repeats=3) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def main(scale: int = 1) -> None:
+    module = cp.RawModule(code=SOURCE)
+    rng = np.random.default_rng(0)
+    n = 65536 * scale
+    x = cp.asarray(rng.random(n, dtype=np.float32))
+    y = cp.asarray(rng.random(n, dtype=np.float32))
+    keys = cp.asarray(rng.integers(0, 1000, n).astype(np.int32))
+    out_i = cp.zeros(n, dtype=np.int32)
+    out_f = cp.zeros(n // 256, dtype=np.float32)
+    cases = {
+        "saxpy": lambda: module.get_function("saxpy")((n // 256,), (256,), (np.float32(2), x, y, np.int32(n))),
+        "block_sum": lambda: module.get_function("block_sum")((n // 256,), (256,), (x, out_f)),
+        "divergent_loop": lambda: module.get_function("divergent_loop")((n // 256,), (256,), (keys, out_i)),
+    }
+    print(f"{n} threads per launch; best of 3 (seconds)")
+    print(f"{'kernel':<16}{'plain':>9}{'ptx prof':>10}{'sass prof':>11}{'sass/plain':>12}{'sass/ptx':>10}  level")
+    for name, launch in cases.items():
+        launch()                                        # compile, load, warm the block caches
+        with cp.profile(level="sass") as prof:
+            launch()                                    # decode the SASS once
+        plain = best_of(launch)
+
+        def profiled(level):
+            def run():
+                with cp.profile(level=level):
+                    launch()
+            return run
+        ptx = best_of(profiled("ptx"))
+        sass = best_of(profiled("sass"))
+        print(f"{name:<16}{plain:>9.3f}{ptx:>10.3f}{sass:>11.3f}{sass / plain:>11.1f}x{sass / ptx:>9.1f}x  "
+              f"{prof[0].level}")
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 1)
