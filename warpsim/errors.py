@@ -25,6 +25,23 @@ class PtxParseError(WarpsimError):
         super().__init__(f"{where}: {message}{snippet}")
 
 
+class PtxVerifyError(PtxParseError):
+    """PTX that parses but that ptxas would reject (undeclared registers, unknown labels,
+    operand types, ...). `problems` holds (line, column, message) of each, first ten."""
+
+    def __init__(self, problems: list, source: str, text: str = ""):
+        self.problems = problems
+        lines = text.split("\n")
+        line, col, message = problems[0]
+        others = "".join(f"\n{source}:{ln}:{cl}: {msg}" for ln, cl, msg in problems[1:])
+        line_text = lines[line - 1].rstrip() if 0 < line <= len(lines) else ""
+        super().__init__(message, source, line, col, line_text)
+        self.args = (self.args[0] + others,)
+
+    def __str__(self):
+        return self.args[0]
+
+
 class UnsupportedInstruction(WarpsimError):
     """An opcode or modifier combination warpsim does not simulate (raised before any launch)."""
 

@@ -14,13 +14,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import LaunchError, WarpsimError
+from ..errors import InternalError, LaunchError, WarpsimError
 from ..ptx.ir import Imm, Sym
 from ..ptx.parser import parse_ptx
+from ..ptx.verify import verify_module
 from ..sessions import launch_observers
 from ..settings import current as current_settings
 from .engine import run_batch
 from .events import Launch, observers_of
+from .isa.moves import SPECIAL_REGISTERS
 from .memory import GlobalMemory
 from .program import Program
 from .state import LaunchState
@@ -49,7 +51,14 @@ class LoadedModule:
         self.device = device
         self.name = name
         self.module = parse_ptx(ptx, name)
-        self.program = Program(self.module, name)
+        verify_module(self.module, special_registers=SPECIAL_REGISTERS)
+        try:
+            self.program = Program(self.module, name)
+        except WarpsimError:
+            raise
+        except Exception as exc:        # a bug in warpsim: said so, never a bare Python error
+            raise InternalError(f"{name}: warpsim failed to load the module ({type(exc).__name__}: "
+                                f"{exc}); this is a bug in warpsim, please report it with this PTX") from exc
         self.sources = self.program.sources   # source file name -> text (code given as a string)
         with device.lock:
             self._allocate_globals()
@@ -125,8 +134,15 @@ class LoadedModule:
         allocating or copying meanwhile wait for the launch to finish.
         """
         with self.device.lock:
-            return self._launch(kernel, grid, block, params, shared_mem, observers, cta_range,
-                                overrides)
+            try:
+                return self._launch(kernel, grid, block, params, shared_mem, observers, cta_range,
+                                    overrides)
+            except (WarpsimError, MemoryError):
+                raise
+            except Exception as exc:    # a bug in warpsim: said so, never a bare Python error
+                raise InternalError(f"warpsim failed while launching '{kernel}' ({type(exc).__name__}: "
+                                    f"{exc}); this is a bug in warpsim, please report it with the "
+                                    f"kernel", kernel=kernel) from exc
 
     def _launch(self, kernel, grid, block, params, shared_mem, observers, cta_range,
                 overrides) -> LaunchResult:

@@ -34,6 +34,8 @@ class _Parser:
         self.source = source
         self.lines = text.split("\n")
         self.toks = tokenize(text, source)
+        last = self.toks[-1] if self.toks else Token("punct", "", 1, 1)
+        self.eof = Token("eof", "", last.line, last.col + len(last.text))
         self.i = 0
         self.module = Module(source_name=source, text=text)
         self.loc: SourceLoc | None = None
@@ -46,9 +48,10 @@ class _Parser:
         line_text = self.lines[tok.line - 1] if 0 < tok.line <= len(self.lines) else ""
         raise PtxParseError(message, self.source, tok.line, tok.col, line_text.rstrip())
 
-    def peek(self, k: int = 0) -> Token | None:
+    def peek(self, k: int = 0) -> Token:
+        """The token k ahead; past the end, an 'eof' token (text '') placed after the last one."""
         j = self.i + k
-        return self.toks[j] if j < len(self.toks) else None
+        return self.toks[j] if j < len(self.toks) else self.eof
 
     def next(self) -> Token:
         if self.i >= len(self.toks):
@@ -69,8 +72,8 @@ class _Parser:
 
     def expect(self, text: str) -> Token:
         tok = self.peek()
-        if tok is None or tok.text != text:
-            self.error(f"expected '{text}', found '{tok.text if tok else 'end of file'}'")
+        if tok.text != text:
+            self.error(f"expected '{text}', found '{tok.text or 'end of file'}'")
         return self.next()
 
     def word(self) -> Token:
@@ -84,8 +87,18 @@ class _Parser:
         tok = self.next()
         if tok.kind != "int":
             self.error(f"expected an integer, found '{tok.text}'", tok)
-        v = parse_int(tok.text)
+        v = self.int_value(tok)
         return -v if neg else v
+
+    def int_value(self, tok: Token) -> int:
+        """An integer literal's value; one that is malformed or wider than 64 bits is an error."""
+        try:
+            v = parse_int(tok.text)
+        except ValueError:
+            self.error(f"malformed integer '{tok.text}'", tok)
+        if v >= 1 << 64:
+            self.error(f"integer '{tok.text}' does not fit in 64 bits", tok)
+        return v
 
     def skip_statement(self):
         depth = 0
@@ -101,7 +114,7 @@ class _Parser:
     # ------------------------------------------------------------ module level
 
     def parse(self) -> Module:
-        while self.peek() is not None:
+        while self.peek().kind != "eof":
             self.module_statement()
         return self.module
 
@@ -233,7 +246,7 @@ class _Parser:
         neg = self.accept("-")
         tok = self.next()
         if tok.kind == "int":
-            v = parse_int(tok.text)
+            v = self.int_value(tok)
             return -v if neg else v
         if tok.kind == "float":
             return -float(tok.text) if neg else float(tok.text)
@@ -266,7 +279,7 @@ class _Parser:
         fn.name = self.word().text
         if self.at("("):
             fn.params = self.param_list()
-        while self.peek() is not None and self.peek().text in PERF_DIRECTIVES:
+        while self.peek().text in PERF_DIRECTIVES:
             d = self.next().text[1:]
             values = []
             while self.peek().kind == "int":
@@ -303,12 +316,16 @@ class _Parser:
         self.fn = fn
         self.pending_labels: list = []
         while not (self.at("}") and len(self.scopes) == 1):
-            if self.peek() is None:
+            if self.peek().kind == "eof":
                 self.error("unbalanced '{' in function body")
             self.body_statement()
-        self.next()
+        closing = self.next()
         for label in self.pending_labels:
             fn.labels[label] = len(fn.body)
+        if len(fn.body) in fn.labels.values() or not fn.body:
+            # A label at the very end (legal PTX) or an empty body: falling off the end returns.
+            fn.body.append(Instruction("ret", line=closing.line, col=closing.col, loc=self.loc,
+                                       index=len(fn.body)))
 
     def body_statement(self):
         tok = self.peek()
@@ -337,7 +354,7 @@ class _Parser:
             self.skip_statement()
         elif t == ";":
             self.next()
-        elif tok.kind == "word" and self.peek(1) is not None and self.peek(1).text == ":":
+        elif tok.kind == "word" and self.peek(1).text == ":":
             self.next()
             self.next()
             if self.at(".callprototype"):
@@ -521,7 +538,7 @@ class _Parser:
         tok = self.next()
         text = ("-" if neg else "") + tok.text
         if tok.kind == "int":
-            v = parse_int(tok.text)
+            v = self.int_value(tok)
             return Imm(-v if neg else v, 0, text)
         if tok.kind == "float":
             v = float(tok.text)
@@ -560,5 +577,20 @@ MAX_REGISTER_RANGE = (1 << 31) - 1   # %r<N>: N is a 32-bit count (the range its
 
 
 def parse_ptx(text: str, source: str = "<ptx>") -> Module:
-    """Parse PTX text into a Module; errors name source:line:column."""
-    return _Parser(text, source).parse()
+    """Parse PTX text into a Module; errors name source:line:column.
+
+    Only PtxParseError leaves: a Python error inside the parser (a bug in
+    warpsim) is raised as one at the token it was reading, its cause chained.
+    """
+    parser = _Parser(text, source)
+    try:
+        return parser.parse()
+    except PtxParseError:
+        raise
+    except (RecursionError, ArithmeticError, LookupError, TypeError, ValueError, AttributeError,
+            StopIteration) as exc:
+        try:
+            parser.error(f"warpsim's parser failed here ({type(exc).__name__}: {exc}); this is a "
+                         "bug in warpsim, please report it with this PTX")
+        except PtxParseError as wrapped:
+            raise wrapped from exc
