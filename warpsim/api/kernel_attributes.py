@@ -7,8 +7,10 @@ comes from: registers and the local frame from ptxas when one is installed
 shared and const sizes from the module's layout, max threads per block from
 the register file (64K registers per SM, allocated per warp in units of 256)
 and the kernel's .maxntid. max_dynamic_shared_size_bytes and
-preferred_shared_memory_carveout can be set, as in CUDA; warpsim records
-them but does not refuse a launch asking for more dynamic shared memory.
+preferred_shared_memory_carveout can be set, as in CUDA; a launch asking
+for more dynamic shared memory than max_dynamic_shared_size_bytes, or more
+threads than max_threads_per_block, is refused as CUDA refuses it
+(Function._check_resources in raw.py).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ __all__ = ["KernelAttributes"]
 REGISTERS_PER_SM = 65536
 REGISTER_ALLOCATION_UNIT = 256           # registers, per warp
 DEFAULT_DYNAMIC_SHARED_LIMIT = 48 * 1024  # without opting in, static + dynamic <= 48 KB
+MAX_SHARED_PER_BLOCK = 227 * 1024         # an H100/H200 block's most, opted in
 
 
 def _ptx_version(module) -> int:
@@ -103,7 +106,13 @@ class KernelAttributes:
 
     @max_dynamic_shared_size_bytes.setter
     def max_dynamic_shared_size_bytes(self, value: int) -> None:
-        self._attribute_store()["max_dynamic_shared_size_bytes"] = int(value)
+        value = int(value)
+        if not 0 <= value <= MAX_SHARED_PER_BLOCK - self.shared_size_bytes:
+            from ..errors import LaunchError
+            raise LaunchError(f"CUDA_ERROR_INVALID_VALUE: max_dynamic_shared_size_bytes = {value}; "
+                              f"with {self.shared_size_bytes} bytes of static shared memory a block "
+                              f"can have 0 to {MAX_SHARED_PER_BLOCK - self.shared_size_bytes}")
+        self._attribute_store()["max_dynamic_shared_size_bytes"] = value
 
     @property
     def preferred_shared_memory_carveout(self) -> int:

@@ -40,6 +40,18 @@ def usage() -> str:
 GLOBAL_OPTIONS = {"--scheduling": "WARPSIM_SCHEDULING", "--max-rounds": "WARPSIM_MAX_ROUNDS"}
 
 
+class UsageError(Exception):
+    """A global option with a value it cannot take (said before anything runs)."""
+
+
+def _check_option(name: str, value: str) -> None:
+    if not value:
+        raise UsageError(f"{name} needs a value")
+    if name == "--max-rounds" and not (value.isdigit() and int(value) > 0):
+        raise UsageError(f"--max-rounds needs a positive whole number of scheduling rounds, "
+                         f"not '{value}'")
+
+
 def take_global_options(argv: list) -> list:
     """Apply `--scheduling NAME` (and friends) given before the program to run.
 
@@ -56,6 +68,7 @@ def take_global_options(argv: list) -> list:
             if not value:
                 k += 1
                 value = argv[k] if k < len(argv) else ""
+            _check_option(name, value)
             os.environ[GLOBAL_OPTIONS[name]] = value
         else:
             out.append(arg)
@@ -64,7 +77,11 @@ def take_global_options(argv: list) -> list:
 
 
 def main(argv=None) -> int:
-    argv = take_global_options(list(sys.argv[1:] if argv is None else argv))
+    try:
+        argv = take_global_options(list(sys.argv[1:] if argv is None else argv))
+    except UsageError as exc:
+        print(f"warpsim: {exc}\n\n{usage()}", file=sys.stderr)
+        return 2
     if not argv or argv[0] in ("-h", "--help", "help"):
         print(usage())
         return 0

@@ -16,11 +16,13 @@ after the program's own output; the exit status is the program's.
 from __future__ import annotations
 
 import argparse
+import contextvars
 import sys
 
 from .run import run_script, strip_interpreter
 from ..metrics.names import METRICS, SASS_NOTES, unknown_metrics
 from ..profiler import profile
+from ..sessions import observer_source
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -74,12 +76,19 @@ def main(argv=None) -> int:
             print(f"warpsim profile: unknown metric(s): {', '.join(unknown)} "
                   "(warpsim profile --list-metrics lists them)", file=sys.stderr)
             return 2
-    with profile(names, level=args.level) as prof:
-        status = run_script(program)     # Numba kernels on warpsim as well
+    token = _failed_launches.set([])
+    try:
+        with profile(names, level=args.level) as prof:
+            status = run_script(program)     # Numba kernels on warpsim as well
+        failures = _failed_launches.get()
+    finally:
+        _failed_launches.reset(token)
     if args.kernel:
         prof.launches = [launch for launch in prof.launches if args.kernel in launch.kernel_name]
     sys.stdout.flush()
-    if args.csv:
+    if not prof.launches and (failures or status):
+        print(f"warpsim profile: {_why_nothing_was_profiled(failures, status)}", file=sys.stderr)
+    elif args.csv:
         sys.stdout.write(prof.to_csv(names))
     else:
         _print_report(prof, args)
@@ -90,6 +99,36 @@ def main(argv=None) -> int:
             print(f"warpsim profile: --html: {exc}", file=sys.stderr)
             return status or 2
     return status
+
+
+class _LaunchFailureWatch:
+    """Notes each launch that failed, so an empty report can say why it is empty."""
+
+    def __init__(self, failures: list):
+        self.failures = failures
+
+    def launch_failed(self, ctx, exc):
+        self.failures.append((ctx.kernel, type(exc).__name__))
+
+
+_failed_launches: contextvars.ContextVar = contextvars.ContextVar("warpsim_profile_failures",
+                                                                  default=None)
+
+
+@observer_source
+def _watch_failures(launch) -> tuple:
+    failures = _failed_launches.get()
+    return () if failures is None else (_LaunchFailureWatch(failures),)
+
+
+def _why_nothing_was_profiled(failures: list, status: int) -> str:
+    if failures:
+        kernel, error = failures[0]
+        more = f" ({len(failures)} launches failed)" if len(failures) > 1 else ""
+        return (f"the launch of kernel '{kernel}' failed ({error}, shown above){more}, so no "
+                f"launch completed and there is nothing to report")
+    return (f"the program failed (exit status {status}) before any kernel launch completed, so "
+            f"there is nothing to report; its error is shown above")
 
 
 def _print_report(prof, args) -> None:

@@ -154,16 +154,20 @@ class LoadedModule:
                               f"{MAX_BLOCK_THREADS} threads", kernel=kernel)
         if 0 in grid:
             raise LaunchError(f"grid {grid} has no blocks", kernel=kernel)
+        _check_thread_bounds(self.module.functions[kernel], block, threads)
         settings = current_settings()
         if overrides:
             from dataclasses import replace
             settings = replace(settings, **overrides)
         dynamic = int(shared_mem)
+        if dynamic < 0:
+            raise LaunchError(f"CUDA_ERROR_INVALID_VALUE: {dynamic} bytes of dynamic shared memory "
+                              "(a negative size)", kernel=kernel)
         layout = self.program.layout
         needed = self.program.kernel_static_shared.get(kernel, 0) + dynamic
         if needed > MAX_SHARED_PER_BLOCK:
-            raise LaunchError(f"{needed} bytes of shared memory per block exceed the "
-                              f"{MAX_SHARED_PER_BLOCK} bytes an SM offers", kernel=kernel)
+            raise LaunchError(f"CUDA_ERROR_INVALID_VALUE: {needed} bytes of shared memory per block "
+                              f"exceed the {MAX_SHARED_PER_BLOCK} bytes an SM offers", kernel=kernel)
         shared_total = (self.program.dynamic_shared_base + dynamic if dynamic else
                         self.program.kernel_static_shared.get(kernel, 0))
         launch = Launch(self, kernel, grid, block, shared_total, dynamic, bytes(params))
@@ -253,6 +257,27 @@ class _Progress:
     def close(self):
         if self.shown:
             sys.stderr.write("\n")
+
+
+def _check_thread_bounds(fn, block: tuple, threads: int) -> None:
+    """.maxntid (__launch_bounds__) and .reqntid, refused as the driver refuses them."""
+    maxntid = fn.directives.get("maxntid")
+    if maxntid and threads > _product(maxntid):
+        raise LaunchError(f"CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES (cudaErrorLaunchOutOfResources): a "
+                          f"block of {threads} threads is more than the kernel's .maxntid "
+                          f"{tuple(maxntid)} (__launch_bounds__) allows", kernel=fn.name)
+    reqntid = fn.directives.get("reqntid")
+    if reqntid and tuple(block) != tuple(reqntid) + (1,) * (3 - len(reqntid)):
+        raise LaunchError(f"CUDA_ERROR_INVALID_VALUE (cudaErrorInvalidValue): the kernel requires "
+                          f"blocks of {tuple(reqntid)} threads (.reqntid), not {tuple(block)}",
+                          kernel=fn.name)
+
+
+def _product(values) -> int:
+    total = 1
+    for v in values:
+        total *= int(v)
+    return total
 
 
 def _cta_range(cta_range, n_ctas: int, kernel: str) -> tuple:
