@@ -45,6 +45,8 @@ def test_predication_select_without_branch_and_long_branch_diverges(results):
     assert "bra" in f["long_opcodes"]
     assert f["short_partial_issues"] == 0 and f["short_lanes"] == 32
     assert f["long_partial_issues"] > 0 and f["long_lanes"] < 32
+    assert f["short_sass_predicated"] and "BRA" not in f["short_sass"]       # the GPU's code: no branch
+    assert f["long_sass_branches"] and {"BSSY", "BRA", "BSYNC"} <= set(f["long_sass"])
     if f["long_divergent_branches"] is not None:      # the profiler's metric, when it is there
         assert not f["short_divergent_branches"] and f["long_divergent_branches"] > 0
 

@@ -31,6 +31,23 @@ def _control(opcodes) -> str:
     return " + ".join(shown) + ("" if "bra" in shown else ", no bra")
 
 
+def sass_on_lines(fn, kernel: str, first: int, last: int) -> list:
+    """The SASS ptxas made of source lines first..last (what the GPU runs), from the kernel's cubin."""
+    from ..sass import sass_of
+    function = sass_of(fn.loaded_module).kernel(kernel)
+    return [ins for ins in function.instructions if ins.source and first <= ins.source[1] <= last]
+
+
+def _sass_control(instructions) -> str:
+    """How the SASS decides: selects, predicated instructions, branches and convergence barriers."""
+    shown = []
+    for ins in instructions:
+        if ins.opcode in ("SEL", "FSEL", "BRA", "BSSY", "BSYNC") or (ins.is_guarded and ins.opcode != "EXIT"):
+            shown.append(f"@P {ins.opcode}" if ins.is_guarded else ins.opcode)
+    shown = list(dict.fromkeys(shown))
+    return " + ".join(shown) + ("" if "BRA" in shown else ", no BRA")
+
+
 def partial_issues(run) -> int:
     """Warp instructions issued while some of the warp's live lanes sat masked off."""
     t = run.trace
@@ -56,11 +73,22 @@ def run(console=None) -> common.DemoResult:
         if kernel == "leaky_relu":
             assert np.array_equal(y.get(), np.where(x > 0, x, np.float32(0.1) * x))
     ops = {k: [ins.opcode for ins in v] for k, v in evidence.items()}
+    body_end = common.source_line_of(KERNELS, "y[i] = v;")           # the long branch's join
+    sass = {"leaky_relu": sass_on_lines(runs["leaky_relu"].fn, "leaky_relu", lines["leaky_relu"],
+                                        lines["leaky_relu"]),
+            "long_branch": sass_on_lines(runs["long_branch"].fn, "long_branch", lines["long_branch"] - 1,
+                                         body_end)}
+    sass_ops = {k: [ins.opcode for ins in v] for k, v in sass.items()}
+    short_sass = "BRA" not in sass_ops["leaky_relu"] and any(
+        ins.opcode in ("SEL", "FSEL") or ins.is_guarded for ins in sass["leaky_relu"])
+    long_sass = all(op in sass_ops["long_branch"] for op in ("BSSY", "BRA", "BSYNC"))
     short_select = "selp" in ops["leaky_relu"] and "bra" not in ops["leaky_relu"]
     long_branch = "bra" in ops["long_branch"]
     partial = {k: partial_issues(r) for k, r in runs.items()}
     divergent = {k: r.metric("smsp__sass_branch_targets_threads_divergent.sum") for k, r in runs.items()}
-    result.figures.update(short_opcodes=ops["leaky_relu"], long_opcodes=ops["long_branch"],
+    result.figures.update(short_sass=sass_ops["leaky_relu"], long_sass=sass_ops["long_branch"],
+                          short_sass_predicated=short_sass, long_sass_branches=long_sass,
+                          short_opcodes=ops["leaky_relu"], long_opcodes=ops["long_branch"],
                           short_partial_issues=partial["leaky_relu"],
                           long_partial_issues=partial["long_branch"],
                           short_divergent_branches=divergent["leaky_relu"],
@@ -71,6 +99,10 @@ def run(console=None) -> common.DemoResult:
                "compare + select, no branch", short_select)
     result.add(f"long if/else (line {lines['long_branch']}) compiles to", _control(ops["long_branch"]),
                "a branch", long_branch)
+    result.add("the SASS the GPU runs for the ternary (ptxas)", _sass_control(sass["leaky_relu"]),
+               "a select or a predicate, no branch", short_sass)
+    result.add("the SASS for the long if/else", _sass_control(sass["long_branch"]),
+               "a branch (and where lanes reconverge)", long_sass)
     result.add("instructions issued with lanes masked off: ternary",
                str(partial["leaky_relu"]), "0 (no divergence)", partial["leaky_relu"] == 0)
     result.add("instructions issued with lanes masked off: long branch",
@@ -95,5 +127,12 @@ def run(console=None) -> common.DemoResult:
                 style = "bold green" if ins.opcode == "selp" else "bold red" if ins.opcode == "bra" else ""
                 table.add_row(kernel, str(ins.line), f"[{style}]{text}[/]" if style else text)
         console.print(table)
+        sass_table = Table(title="The SASS ptxas made of the ternary's line (what the GPU runs)",
+                           title_justify="left")
+        sass_table.add_column("offset", justify="right")
+        sass_table.add_column("SASS")
+        for ins in sass["leaky_relu"]:
+            sass_table.add_row(f"{ins.offset:04x}", ins.text)
+        console.print(sass_table)
         console.print(common.figures_table(result))
     return result
