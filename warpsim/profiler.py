@@ -26,6 +26,7 @@ import weakref
 import numpy as np
 
 from .metrics.activity import ActivityTrace
+from .metrics.code_view import code_view
 from .metrics.counters import LaunchCounters, SassLaunchCounters
 from .metrics.lines import hot_lines_table, line_table, source_view
 from .metrics.names import BY_NAME, SECTIONS, compute_metrics, unknown_metrics
@@ -135,6 +136,8 @@ def build_launch_profile(counters, sass=None, level_note: str = "") -> "LaunchPr
     launch.level = "sass" if sass is not None else "ptx"
     launch.level_note = level_note
     launch.sass_counts = sass.counts_by_offset() if sass is not None else None
+    if sass is not None:                                    # the SASS is at hand: the side-by-side view
+        launch.code = code_view(loaded, counters.kernel, launch.sass_counts)
     return launch
 
 
@@ -160,6 +163,7 @@ class LaunchProfile:
         self.level = "ptx"                  # 'sass': counts from the SASS run; 'ptx': of PTX instructions
         self.level_note = ""                # why the level is what it is (e.g. the SASS run's fallback)
         self.sass_counts = None             # SASS offset -> warp-level executions, at level 'sass'
+        self.code = None                    # [metrics.code_view.CodeRow]: source, PTX, SASS side by side
 
     @property
     def units(self) -> dict:

@@ -167,3 +167,29 @@ def test_html_report_in_headless_chromium(profiled, tmp_path):
     yellow = (np.abs(rgb - [253, 231, 37]).max(axis=-1) < 12).sum()   # full-warp colour of the chart
     teal = (np.abs(rgb - [33, 145, 140]).max(axis=-1) < 20).sum()     # 16 lanes: the divergent loop
     assert yellow > 1000 and teal > 1000
+
+
+LEAKY = r'''extern "C" __global__ void leaky(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float v = x[i];
+    y[i] = v > 0.f ? v : 0.1f * v;
+}'''
+
+
+def test_sass_level_profile_shows_source_ptx_and_sass_side_by_side():
+    kernel = warpsim.RawModule(code=LEAKY).get_function("leaky")
+    x = np.random.default_rng(3).standard_normal(1000).astype(np.float32)
+    y = warpsim.full(1000, np.nan, dtype=np.float32)
+    with warpsim.profile(level="sass") as prof:
+        kernel((4,), (256,), (warpsim.asarray(x), y, np.int32(1000)))
+    np.testing.assert_array_equal(y.get(), np.where(x > 0, x, np.float32(0.1) * x))
+    launch = prof.launches[0]
+    assert launch.level == "sass" and launch.code
+    ternary = [r for r in launch.code if r.source_line == 5]
+    assert any(r.sass_text.startswith("FSETP") for r in ternary)
+    assert all("BRA" not in r.sass_text for r in ternary)
+    assert all(r.ptx_line and r.ptx_text for r in ternary)
+    assert max(r.executions for r in launch.code) == 32          # 32 warps ran every instruction
+    html = render_profile_html(prof)
+    assert "Source, PTX and SASS" in html and "FSETP.GT" in html and "y[i] = v &gt; 0.f" in html

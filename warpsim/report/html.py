@@ -189,6 +189,33 @@ def source_table(lines, sources=None, context: int = 2) -> str:
     return "".join(out)
 
 
+def code_table(rows, sources=None) -> str:
+    """Source, PTX and SASS side by side: each SASS instruction with the PTX and source line it
+    came from, heat = its share of the most-executed instruction's warp executions."""
+    if not rows:
+        return ""
+    from ..metrics.lines import read_source
+    peak = max((r.executions or 0 for r in rows), default=0) or 1
+    texts: dict = {}
+    body, last = [], None
+    for r in rows:
+        if r.source_file not in texts:
+            texts[r.source_file] = read_source(r.source_file, sources) if r.source_file else None
+        lines = texts[r.source_file]
+        where = (r.source_file, r.source_line)
+        source = ""
+        if where != last and lines and 0 < r.source_line <= len(lines):
+            source = f"{r.source_line}: {lines[r.source_line - 1].strip()}"
+        last = where
+        ptx = f"{r.ptx_line}: {r.ptx_text}" if r.ptx_line else ""
+        count = "" if r.executions is None else _fmt(r.executions)
+        body.append(f'<tr{_heat_style((r.executions or 0) / peak)}><td class="code">{escape(source)}</td>'
+                    f'<td class="code muted">{escape(ptx)}</td><td class="num muted">{r.offset:04x}</td>'
+                    f'<td class="code">{escape(r.sass_text)}</td><td class="num">{count}</td></tr>')
+    return ('<table class="source code-view"><thead><tr><th>source</th><th>PTX</th><th>offset</th>'
+            '<th>SASS</th><th>warp inst</th></tr></thead><tbody>' + "".join(body) + "</tbody></table>")
+
+
 def chart_img(traces, title: str = "") -> str:
     traces = [t for t in (traces if isinstance(traces, (list, tuple)) else [traces]) if t is not None and t.warps]
     if not traces:
@@ -228,6 +255,12 @@ def render_launch_html(launch, index: int = 0) -> str:
         parts += ["<h3>Source</h3>", '<p class="muted">Heat: share of the launch\'s warp instructions issued '
                                      "on the line. SIMT efficiency below 90% is yellow, below 50% red.</p>",
                   source_table(lines, sources)]
+    code = getattr(launch, "code", None)
+    if code:
+        parts += ["<details><summary><h3 style=\"display:inline\">Source, PTX and SASS</h3></summary>",
+                  '<p class="muted">Every SASS instruction ptxas made, with the PTX and source line it '
+                  "came from; heat: warp-level executions in the SASS run.</p>",
+                  code_table(code, sources), "</details>"]
     if shown:
         parts += [f"<details open><summary><h3 style=\"display:inline\">Metrics ({len(shown)})</h3></summary>",
                   metrics_table(shown), "</details>"]
