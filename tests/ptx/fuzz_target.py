@@ -61,7 +61,7 @@ if __name__ == "__main__":          # python tests/ptx/fuzz_target.py N: a longe
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
     texts = list(seeds().values())
     rng = random.Random(int(sys.argv[2]) if len(sys.argv) > 2 else 0)
-    classes = collections.Counter()
+    classes, internals = collections.Counter(), collections.Counter()
     examples = {}
     internal = 0
     for k in range(count):
@@ -69,8 +69,14 @@ if __name__ == "__main__":          # python tests/ptx/fuzz_target.py N: a longe
         text = mutate(texts[k % len(texts)], choices)
         try:
             exercise(text)
-        except warpsim.errors.InternalError:
+        except warpsim.errors.InternalError as exc:
             internal += 1
+            cause = exc.__cause__ or exc
+            frame = traceback.extract_tb(cause.__traceback__)[-1] if cause.__traceback__ else None
+            key = ("InternalError from " + type(cause).__name__,
+                   f"{frame.filename.split('warpsim/')[-1]}:{frame.lineno}" if frame else "?")
+            examples.setdefault(key, (k % len(texts), choices))
+            internals[key] += 1
         except warpsim.WarpsimError:
             pass
         except Exception as exc:     # noqa: BLE001
@@ -80,5 +86,5 @@ if __name__ == "__main__":          # python tests/ptx/fuzz_target.py N: a longe
             examples.setdefault(key, (k % len(texts), choices))
     print(f"{count} mutants, {sum(classes.values())} escapes in {len(classes)} classes, "
           f"{internal} internal errors")
-    for key, n in classes.most_common():
+    for key, n in (classes + internals).most_common():
         print(n, key, examples[key])

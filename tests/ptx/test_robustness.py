@@ -35,6 +35,8 @@ CRASHES = {
     "branch to an unknown label (KeyError in the CFG)": kernel("bra NOWHERE;\nret;"),
     "branch without a target (IndexError in the CFG)": kernel("@%p1 bra ;\nret;"),
     "a label as an arithmetic operand": kernel("L:\nadd.s32 %r1, %r2, L;\nret;"),
+    "a label as an address (KeyError in the CFG)": kernel("L:\nst.global.u32 [L], %r1;\nret;"),
+    "bra to a register (KeyError in the CFG)": kernel("@%p1 bra %rd1;\nret;"),
     "call returning into an immediate (AttributeError)": HEADER + """
 .func (.param .b32 r) f()
 {

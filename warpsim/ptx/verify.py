@@ -98,8 +98,8 @@ class _Checker:
     def shape_of(self, ins):
         """Operand counts, operand kinds and the type a form cannot do without."""
         operands = ins.dsts + ins.srcs
-        if ins.opcode in ("bra", "brx"):
-            if len(ins.srcs) != 1 or not isinstance(ins.srcs[0], (Sym, Reg)):
+        if ins.opcode == "bra":
+            if len(ins.srcs) != 1 or not isinstance(ins.srcs[0], Sym):
                 self.problem(ins, f"'{ins.mnemonic}' takes one label")
             return
         if ins.call is not None:
@@ -122,6 +122,8 @@ class _Checker:
                 return
         float_type = any(TYPES[t].is_float for t in ins.types)
         for op in operands:
+            if isinstance(op, Addr) and isinstance(op.base, Sym):
+                op = op.base
             if isinstance(op, Sym) and op.name in self.fn.labels and op.name not in self.symbols:
                 self.problem(ins, f"label '{op.name}' used as an operand")
                 return
@@ -131,7 +133,7 @@ class _Checker:
                 return
 
     def symbols_of(self, ins):
-        if ins.opcode in ("bra", "brx") and ins.srcs and isinstance(ins.srcs[0], Sym):
+        if ins.opcode == "bra" and ins.srcs and isinstance(ins.srcs[0], Sym):
             if ins.srcs[0].name not in self.fn.labels:
                 self.problem(ins, f"branch to '{ins.srcs[0].name}', which is not a label of the function")
             return
