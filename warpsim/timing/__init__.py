@@ -1,4 +1,8 @@
-"""The timing model: GPU presets (presets.py) and, later, the model that uses them."""
+"""The timing model: GPU presets (presets.py), what ran (execution.py, sample.py), the model (model.py).
+
+    timing = warpsim.timing.predict(kernel, grid, block, args, gpu="h200")   # runs a CTA sample
+    timing.time_s, timing.achieved_occupancy, timing.stalls, timing.bottleneck
+"""
 
 from warpsim.timing.presets import (
     A100,
@@ -11,5 +15,12 @@ from warpsim.timing.presets import (
     gpu_names,
     gpu_preset,
 )
+from warpsim.timing.result import Timing
+from warpsim.timing.execution import Execution, SiteMemory
+from warpsim.timing.model import predict_execution
+from warpsim.timing.sample import record_execution, sampled_cta_ids
+from warpsim.timing.api import predict, predict_launch
 
-__all__ = ["A100", "H100", "H200", "L4", "PRESETS", "GPUPreset", "UnknownGPU", "gpu_names", "gpu_preset"]
+__all__ = ["A100", "H100", "H200", "L4", "PRESETS", "GPUPreset", "UnknownGPU", "gpu_names", "gpu_preset",
+           "Timing", "Execution", "SiteMemory", "predict_execution", "record_execution", "sampled_cta_ids",
+           "predict", "predict_launch"]

@@ -1,0 +1,201 @@
+"""The timing model against the H200: every validation case predicted here and compared with ncu.
+
+    python validation/timing/compare.py [--only REGEX] [--ctas 6] [--write]
+
+Each case of cases.py runs at the device's geometry and arguments; only a sample
+of its CTAs is executed here (--ctas, spread over the grid, first and last
+included) and the model scales to the whole grid. Compared with
+h200/summary.csv: ncu gpu__time_duration (cold caches, what the model predicts)
+and the CUDA-event median, achieved occupancy, issue active, top stall reason.
+--write writes comparison.md beside this script.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import re
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))   # this checkout's warpsim
+
+from cases import build_cases  # noqa: E402
+
+FITTED = {"atomic_1_address", "atomic_32_addresses"}   # the atomic unit's two rates come from these
+
+
+def measured() -> dict:
+    with open(os.path.join(HERE, "h200", "summary.csv")) as fh:
+        return {r["label"]: r for r in csv.DictReader(fh)}
+
+
+def predict_cases(only=None, ctas=6):
+    import warpsim as ws
+    from warpsim.api.raw import pack_arguments
+    from warpsim.timing import predict
+    from run_on_device import prepare
+    with open(os.path.join(HERE, "kernels.cu")) as fh:
+        mod = ws.RawModule(code=fh.read(), options=("-std=c++17",))
+    out = {}
+    for case in build_cases():
+        if only and not re.search(only, case.label):
+            continue
+        t0 = time.time()
+        k = prepare(mod, case)
+        run = case.make(ws)
+        params = pack_arguments(k.kernel_name, k.params, run.args)
+        timing = predict(k.loaded_module, k.kernel_name, case.grid, case.block, params, case.shared_mem,
+                         gpu="h200", max_ctas=ctas)
+        out[case.label] = (case, timing, time.time() - t0)
+        print(f"{case.label:26s} {timing.time_s * 1e6:9.2f} us  {timing} ({time.time() - t0:.1f} s)", flush=True)
+        del run
+    return out
+
+
+def spearman(a, b) -> float:
+    ra = np.argsort(np.argsort(a)).astype(float)
+    rb = np.argsort(np.argsort(b)).astype(float)
+    if ra.std() == 0 or rb.std() == 0:
+        return float("nan")
+    return float(np.corrcoef(ra, rb)[0, 1])
+
+
+def analyse(preds: dict, meas: dict) -> dict:
+    rows = []
+    for label, (case, t, secs) in preds.items():
+        m = meas[label]
+        ncu = float(m["gpu__time_duration.sum"]) * 1e-9
+        rows.append({"label": label, "sweep": case.sweep, "pred": t.time_s, "ncu": ncu,
+                     "event": float(m["event_us_median"]) * 1e-6, "err": t.time_s / ncu - 1,
+                     "occ_p": t.achieved_occupancy, "occ_m": float(m["sm__warps_active.avg.pct_of_peak_sustained_active"]),
+                     "iss_p": t.issue_active, "iss_m": float(m["smsp__issue_active.avg.pct_of_peak_sustained_active"]),
+                     "stall_p": t.top_stall, "stall_m": m["top_stall"], "bottleneck": t.bottleneck,
+                     "source": t.source, "secs": secs, "timing": t})
+    errs = np.array([abs(r["err"]) for r in rows])
+    by_sweep = {}
+    for r in rows:
+        by_sweep.setdefault(r["sweep"], []).append(r)
+    pairs, ranks = [], {}
+    for sweep, rs in by_sweep.items():
+        if len(rs) < 2:
+            continue
+        ranks[sweep] = spearman([r["pred"] for r in rs], [r["ncu"] for r in rs])
+        for i in range(len(rs)):
+            for j in range(i + 1, len(rs)):
+                rp = rs[j]["pred"] / rs[i]["pred"]
+                rm = rs[j]["ncu"] / rs[i]["ncu"]
+                pairs.append((sweep, rs[i]["label"], rs[j]["label"], rp, rm, rp / rm - 1))
+    pe = np.array([abs(p[5]) for p in pairs]) if pairs else np.zeros(0)
+    return {"rows": rows, "mape": float(errs.mean() * 100), "within25": float((errs <= 0.25).mean() * 100),
+            "pairs": pairs, "pairs_within10": float((pe <= 0.10).mean() * 100) if len(pe) else float("nan"),
+            "ranks": ranks,
+            "occ_within5": float(np.mean([abs(r["occ_p"] - r["occ_m"]) <= 5 for r in rows]) * 100),
+            "iss_within10": float(np.mean([abs(r["iss_p"] / max(r["iss_m"], 1e-9) - 1) <= 0.10 for r in rows]) * 100),
+            "stall_equal": float(np.mean([r["stall_p"] == r["stall_m"] for r in rows]) * 100)}
+
+
+def summary_lines(a: dict) -> list:
+    ranks = a["ranks"]
+    worst_rank = min(ranks.values()) if ranks else float("nan")
+    return [f"cases: {len(a['rows'])}",
+            f"time MAPE vs ncu gpu__time_duration: {a['mape']:.1f}% (target <= 10%)",
+            f"within 25%: {a['within25']:.0f}% (target >= 90%)",
+            f"version pairs within 10% of the measured ratio: {a['pairs_within10']:.0f}% of {len(a['pairs'])} (target >= 90%)",
+            f"rank correlation per sweep: min {worst_rank:.2f}; sweeps >= 0.95: "
+            f"{sum(v >= 0.95 for v in ranks.values())} of {len(ranks)} (target: all)",
+            f"achieved occupancy within 5 points: {a['occ_within5']:.0f}% ; issue active within 10%: "
+            f"{a['iss_within10']:.0f}% ; top stall equal: {a['stall_equal']:.0f}% (target 80%)"]
+
+
+WHY = {   # one line per miss over 25%, from reading the case's SASS and the model's terms
+    "transpose_padded_2048": "issue-heavy tile with a barrier between load and store: the queueing model overlaps "
+                             "the waves' load latency with other CTAs' issue more than the barrier allows",
+    "axpy_block_1024": "1024-thread CTAs: the tail of each CTA (and CTA turnover of 2 per SM) leaves HBM idle "
+                       "between CTAs; the model keeps HBM streaming (ncu occupancy 68% vs 99% predicted)",
+    "axpy_block_512": "as axpy_block_1024, smaller: CTA turnover gaps the model does not have",
+    "matmul_naive_512": "L1-hit loads are costed at the L1 tag rate only; the real L1 data path (lg_throttle, "
+                        "ncu's second stall) and L1 hit latency under 64 warps are higher",
+    "barrier_loop_block_256": "PTX fallback (I2F.U32.RP unsupported by the SASS executor): counts mapped by PTX line; "
+                              "the barrier skew model (fixed 20 cycles + 2 per warp) is far below the measured "
+                              "12 warps/issue barrier stall",
+    "barrier_loop_block_1024": "as barrier_loop_block_256",
+    "reduce_warp": "the per-warp atomicAdd to one address (8448 warps) serialises at L2 behind the streaming "
+                   "reads; the atomic bound is taken as a max, not added to the streaming phase",
+    "cub_block_scan": "PTX fallback (BRA.DIV / WARPSYNC.COLLECTIVE unsupported): unrolled SASS loops mapped by "
+                      "PTX line overcount",
+}
+
+
+def write_markdown(res: dict, path: str, ctas: int, seconds: float) -> None:
+    lines = ["# The timing model against the H200", "",
+             "Written by `python validation/timing/compare.py --write` (warpsim/timing, first version). "
+             f"Every case ran at the device's geometry; {ctas} CTAs of each grid (spread, first and last) "
+             "ran here and the model scaled to the whole grid. Measured: h200/summary.csv (ncu "
+             "gpu__time_duration with cold caches, CUDA-event medians warm). "
+             f"The whole comparison took {seconds:.0f} s here.", "",
+             "Two figures of the model were taken from validation cases, not microbenchmarks (there is no "
+             "atomic microbenchmark): the L2 atomic unit's 4.7 cycles per request on a line and 1.36 cycles per "
+             "further same-address lane come from `atomic_32_addresses` and `atomic_1_address`, so those two "
+             "are not independent checks. Everything else is the preset's microbenchmark figures and fixed "
+             "modelling choices (kernel overhead 2 us, barrier 20 cycles, L1 4 tags/clk) chosen before the "
+             "comparison, never per kernel.", "", "## Figures against the targets", ""]
+    lines += [f"- {x}" for x in summary_lines(res)]
+    lines += ["", "Rank correlation (Spearman) inside each sweep:", "",
+              "| sweep | rho |", "|---|---|"]
+    lines += [f"| {k} | {v:+.2f} |" for k, v in sorted(res["ranks"].items())]
+    lines += ["", "## Every case", "",
+              "| case | sweep | predicted us | ncu us | event us | error | occ. pred/ncu | issue pred/ncu | "
+              "top stall pred / ncu | bottleneck | source |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in res["rows"]:
+        lines.append(f"| {r['label']} | {r['sweep']} | {r['pred'] * 1e6:.2f} | {r['ncu'] * 1e6:.2f} | "
+                     f"{r['event'] * 1e6:.2f} | {r['err'] * 100:+.1f}% | {r['occ_p']:.1f} / {r['occ_m']:.1f} | "
+                     f"{r['iss_p']:.1f} / {r['iss_m']:.1f} | {r['stall_p']} / {r['stall_m']} | {r['bottleneck']} | "
+                     f"{r['source']} |")
+    lines += ["", "## Misses over 25%", ""]
+    misses = [r for r in res["rows"] if abs(r["err"]) > 0.25]
+    for r in misses:
+        lines.append(f"- `{r['label']}` ({r['err'] * 100:+.0f}%): {WHY.get(r['label'], 'not explained yet')}")
+    if not misses:
+        lines.append("none")
+    lines += ["", "## Version pairs off by more than 10%", "",
+              "| sweep | a | b | predicted b/a | measured b/a | off |", "|---|---|---|---|---|---|"]
+    for sweep, a, b, rp, rm, off in res["pairs"]:
+        if abs(off) > 0.10:
+            lines.append(f"| {sweep} | {a} | {b} | {rp:.2f} | {rm:.2f} | {off * 100:+.0f}% |")
+    with open(path, "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--only")
+    ap.add_argument("--ctas", type=int, default=6)
+    ap.add_argument("--write", action="store_true")
+    a = ap.parse_args()
+    t0 = time.time()
+    preds = predict_cases(a.only, a.ctas)
+    res = analyse(preds, measured())
+    print()
+    for r in res["rows"]:
+        print(f"{r['label']:26s} pred {r['pred'] * 1e6:9.2f} ncu {r['ncu'] * 1e6:9.2f} err {r['err'] * 100:+7.1f}%  "
+              f"occ {r['occ_p']:5.1f}/{r['occ_m']:5.1f}  iss {r['iss_p']:5.1f}/{r['iss_m']:5.1f}  "
+              f"stall {r['stall_p']}/{r['stall_m']}  [{r['bottleneck']}, {r['source']}]")
+    print()
+    for sweep, v in sorted(res["ranks"].items()):
+        print(f"rank correlation {sweep:16s} {v:+.2f}")
+    for line in summary_lines(res):
+        print(line)
+    print(f"total {time.time() - t0:.0f} s")
+    if a.write:
+        write_markdown(res, os.path.join(HERE, "comparison.md"), a.ctas, time.time() - t0)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,321 @@
+"""What ran: the input of the timing model, one record per launch.
+
+`Execution` holds, for the kernel's SASS function, per sampled CTA and per warp
+of it, how many times each SASS instruction was issued (`counts[cta][warp, i]`),
+and per SASS memory instruction the requests, sectors, lines, shared-memory
+wavefronts and atomic contention the sampled CTAs caused, plus the bytes of
+global memory they touched at least once (what a cold L2 must fetch from HBM).
+Everything is of the sampled CTAs; `scale` (grid CTAs / sampled CTAs) says how
+far the model extrapolates, and `source` says where the counts came from:
+
+- 'sass': the SASS executor ran the sampled CTAs (per-warp paths, exact counts);
+- 'ptx': the PTX run's per-warp block counts, mapped to SASS instructions by
+  their PTX line (SassInstruction.ptx_line), a loop unrolled by ptxas divided
+  by its copies;
+- 'sass-counters' / 'ptx-counters': a profiled launch's aggregate counters,
+  spread evenly over its warps (no per-warp paths).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..machine.memory import GLOBAL_BASE
+
+
+@dataclass
+class SiteMemory:
+    """One SASS memory instruction, summed over the sampled CTAs."""
+
+    space: str                      # 'global', 'local', 'shared'
+    kind: str                       # 'load', 'store', 'atomic'
+    requests: int = 0               # warp-level accesses
+    sectors: int = 0                # 32-byte sectors, distinct per request
+    lines: int = 0                  # 128-byte lines, distinct per request
+    cta_unique_sectors: int = 0     # distinct sectors per CTA, summed over CTAs (L1 misses of loads)
+    wavefronts: int = 0             # shared memory
+    atomic_units: float = 0.0       # per hottest line: requests + same-address lanes (contention)
+    hot_line_ctas: int = 0          # sampled CTAs that touched the hottest atomic line
+    atomic_requests_hot: float = 0.0  # warp requests that reached the hottest line
+
+
+@dataclass
+class Execution:
+    function: object                # warpsim.sass.ir.SassFunction
+    grid: tuple
+    block: tuple
+    sampled_ctas: list              # linear CTA ids that ran
+    counts: list                    # per sampled CTA: array (warps, instructions) of issues
+    lanes: list                     # per sampled CTA: array (warps, instructions) of active lanes issued
+    memory: dict                    # instruction index -> SiteMemory
+    footprint_read: int = 0         # distinct global bytes loaded by the sampled CTAs
+    footprint_written: int = 0      # distinct global bytes stored
+    allocation_bytes: int = 0       # bytes of the global allocations the kernel touched (caps the footprint)
+    source: str = "sass"
+    notes: list = field(default_factory=list)
+
+    @property
+    def n_ctas(self) -> int:
+        g = tuple(self.grid) + (1,) * (3 - len(self.grid))
+        return g[0] * g[1] * g[2]
+
+    @property
+    def threads_per_cta(self) -> int:
+        b = tuple(self.block) + (1,) * (3 - len(self.block))
+        return b[0] * b[1] * b[2]
+
+    @property
+    def warps_per_cta(self) -> int:
+        return -(-self.threads_per_cta // 32)
+
+    @property
+    def scale(self) -> float:
+        return self.n_ctas / max(1, len(self.sampled_ctas))
+
+
+KINDS = {"ld": "load", "load": "load", "st": "store", "store": "store"}   # anything else is an atomic
+
+
+# ---------------------------------------------------------------- address arithmetic
+
+def _distinct(keys: np.ndarray) -> int:
+    return int(len(np.unique(keys))) if len(keys) else 0
+
+
+def global_request_stats(warps: np.ndarray, addrs: np.ndarray, nbytes: int) -> tuple:
+    """(requests, sectors, lines, sector ids) of one warp-level global access."""
+    a = addrs.astype(np.int64) - GLOBAL_BASE      # below 2**40: leaves room for the warp in a key
+    if nbytes > 32 or ((a >> 5) != ((a + nbytes - 1) >> 5)).any():
+        pieces = -(-nbytes // 32) + 1
+        last = a + nbytes - 1
+        a = np.minimum((a[:, None] + 32 * np.arange(pieces)).ravel(), np.repeat(last, pieces))
+        warps = np.repeat(warps, pieces)
+    sec = a >> 5
+    w = warps.astype(np.int64) << 40
+    return _distinct(warps), _distinct(w | sec), _distinct(w | (a >> 7)), sec
+
+
+def shared_request_wavefronts(warps: np.ndarray, addrs: np.ndarray, lanes: np.ndarray, nbytes: int) -> int:
+    """Wavefronts of a shared access: per phase (a warp for <=32 bits, half-warps for 64, quarter-warps
+    for 128), the largest number of distinct 4-byte words one bank is asked for."""
+    phases = 1 if nbytes <= 4 else min(32, nbytes // 4)
+    words = max(1, nbytes // 4)
+    word = (addrs.astype(np.int64) & 0xFFFFFF) >> 2
+    row = warps.astype(np.int64) * phases + lanes // (32 // phases)
+    if words > 1:
+        word = (word[:, None] + np.arange(words)).ravel()
+        row = np.repeat(row, words)
+    key = np.unique((row << 32) | word)
+    rows, bank = key >> 32, key & 31
+    _, inverse = np.unique(rows, return_inverse=True)
+    per = np.zeros((inverse.max() + 1, 32), dtype=np.int64)
+    np.add.at(per, (inverse, bank), 1)
+    return int(per.max(axis=1).sum())
+
+
+def atomic_line_load(warps: np.ndarray, addrs: np.ndarray) -> tuple:
+    """Per (warp, 128-byte line) touched: (line id, largest count of lanes on one address, warp)."""
+    a = addrs.astype(np.int64) - GLOBAL_BASE
+    line = a >> 7
+    key_wl = (warps.astype(np.int64) << 40) | line
+    uniq_addr, counts = np.unique((warps.astype(np.int64) << 48) | (a & ((1 << 48) - 1)), return_counts=True)
+    addr_warp, addr = uniq_addr >> 48, uniq_addr & ((1 << 48) - 1)
+    wl_of_addr = (addr_warp << 40) | (addr >> 7)
+    wl, inv = np.unique(wl_of_addr, return_inverse=True)
+    same = np.zeros(len(wl), dtype=np.int64)
+    np.maximum.at(same, inv, counts)
+    del key_wl
+    return wl & ((1 << 40) - 1), same, wl >> 40
+
+
+# ---------------------------------------------------------------- recorders
+
+class _Recorder:
+    """Shared bookkeeping of the SASS and PTX recorders (per sampled CTA counts, memory statistics)."""
+
+    def __init__(self, n_instructions: int, warps_per_cta: int):
+        self.n_instructions = n_instructions
+        self.warps_per_cta = warps_per_cta
+        self.counts: dict = {}            # cta id -> (warps, n) array
+        self.lanes: dict = {}
+        self.memory: dict = {}
+        self._read_sectors: list = []
+        self._written_sectors: list = []
+        self._cta_order: list = []        # ((cta, sector) keys, site) in the order the loads ran
+        self._atomic: dict = {}           # site -> list of (line, same, cta)
+
+    def _matrices(self, cta_ids):
+        out = []
+        for c in cta_ids:
+            c = int(c)
+            if c not in self.counts:
+                self.counts[c] = np.zeros((self.warps_per_cta, self.n_instructions))
+                self.lanes[c] = np.zeros((self.warps_per_cta, self.n_instructions))
+            out.append(c)
+        return out
+
+    def record_memory(self, site_index: int, space: str, kind: str, warp_slots, ctas, lanes, addrs, nbytes):
+        if space not in ("global", "shared", "local"):
+            return
+        kind = KINDS.get(kind, "atomic")
+        rec = self.memory.get(site_index)
+        if rec is None:
+            rec = self.memory[site_index] = SiteMemory(space, kind)
+        if space == "shared":
+            rec.requests += _distinct(warp_slots)
+            rec.wavefronts += shared_request_wavefronts(warp_slots, addrs, lanes, nbytes)
+            return
+        requests, sectors, lines, sec = global_request_stats(warp_slots, addrs, nbytes)
+        rec.requests += requests
+        rec.sectors += sectors
+        rec.lines += lines
+        if space != "global":
+            return
+        if kind == "load":
+            self._read_sectors.append(sec)
+            base = (addrs.astype(np.int64) - GLOBAL_BASE) >> 5
+            self._cta_order.append(((ctas.astype(np.int64) << 40) | base, site_index))
+        else:
+            self._written_sectors.append(sec)
+        if kind == "atomic":
+            line, same, warp = atomic_line_load(warp_slots, addrs)
+            uw, at = np.unique(warp_slots, return_index=True)
+            cta_of_warp = ctas[at][np.searchsorted(uw, warp)]
+            self._atomic.setdefault(site_index, []).append((line, same, cta_of_warp))
+
+    def finish_memory(self) -> tuple:
+        # L1 misses: a CTA's first touch of a sector, charged to the load that touched it first
+        if self._cta_order:
+            keys = np.concatenate([k for k, _ in self._cta_order])
+            sites = np.concatenate([np.full(len(k), site) for k, site in self._cta_order])
+            _, first = np.unique(keys, return_index=True)
+            per_site = np.bincount(sites[first])
+            for site in set(int(v) for v in sites):
+                self.memory[site].cta_unique_sectors = int(per_site[site]) if site < len(per_site) else 0
+        for site, chunks in self._atomic.items():
+            line = np.concatenate([c[0] for c in chunks])
+            same = np.concatenate([c[1] for c in chunks]).astype(float)
+            cta = np.concatenate([c[2] for c in chunks])
+            lines, inv = np.unique(line, return_inverse=True)
+            load = np.zeros(len(lines))
+            requests = np.zeros(len(lines))
+            np.add.at(load, inv, same)
+            np.add.at(requests, inv, 1.0)
+            hot = int(np.argmax(load))
+            rec = self.memory[site]
+            rec.atomic_units = float(load[hot])
+            rec.hot_line_ctas = len(np.unique(cta[inv == hot]))
+            rec.atomic_requests_hot = float(requests[hot])
+        # HBM moves 64-byte blocks (a cold stride-16 float copy reads 2x its sectors on the H200)
+        read = _distinct(np.concatenate(self._read_sectors) >> 1) * 64 if self._read_sectors else 0
+        written = _distinct(np.concatenate(self._written_sectors)) * 32 if self._written_sectors else 0
+        return read, written
+
+
+class SassRecorder(_Recorder):
+    """Observer of the SASS executor (warpsim.sass.executor): per-warp issues and memory statistics."""
+
+    def __init__(self, program, warps_per_cta: int):
+        super().__init__(len(program.instructions), warps_per_cta)
+        self.program = program
+        self._index = {id(ins): k for k, ins in enumerate(program.instructions)}
+
+    def block_executed(self, st, block, g, pred_on, next_pc):
+        slots = g.idx >> 5
+        starts = np.concatenate(([True], slots[1:] != slots[:-1]))
+        warps = slots[starts]
+        lanes = np.diff(np.append(np.flatnonzero(starts), g.n))
+        cta_slot = warps // self.warps_per_cta
+        for cs in np.unique(cta_slot):
+            cid = self._matrices([st.cta_ids[cs]])[0]
+            sel = cta_slot == cs
+            rows = warps[sel] % self.warps_per_cta
+            self.counts[cid][rows, block.start:block.end] += 1
+            self.lanes[cid][rows, block.start:block.end] += lanes[sel][:, None]
+
+    def memory_access(self, st, ins, space, kind, idx, addrs, size):
+        slots = idx >> 5
+        ctas = st.cta_ids[slots // self.warps_per_cta]
+        self.record_memory(self._index[id(ins)], space, kind, slots, ctas, idx & 31, addrs, size)
+
+
+class PtxRecorder(_Recorder):
+    """Observer of the PTX run: per-warp block counts, turned into SASS instruction counts by PTX line."""
+
+    def __init__(self, program, function, warps_per_cta: int):
+        super().__init__(len(function.instructions), warps_per_cta)
+        self.ptx_program = program
+        self.function = function
+        self.n_blocks = len(program.blocks)
+        self.block_counts: dict = {}       # cta -> (warps, ptx blocks)
+        self.block_lanes: dict = {}
+        self._sass_of_line: dict = {}
+        for k, ins in enumerate(function.instructions):
+            if ins.ptx_line is not None:
+                self._sass_of_line.setdefault(ins.ptx_line, []).append(k)
+
+    def block_executed(self, ctx, block, idx, warps):
+        slots = idx >> 5
+        starts = np.concatenate(([True], slots[1:] != slots[:-1]))
+        ws = slots[starts]
+        lanes = np.diff(np.append(np.flatnonzero(starts), len(idx)))
+        cta_slot = ws // self.warps_per_cta
+        for cs in np.unique(cta_slot):
+            cid = int(ctx.cta_ids[cs])
+            if cid not in self.block_counts:
+                self.block_counts[cid] = np.zeros((self.warps_per_cta, self.n_blocks))
+                self.block_lanes[cid] = np.zeros((self.warps_per_cta, self.n_blocks))
+            sel = cta_slot == cs
+            rows = ws[sel] % self.warps_per_cta
+            self.block_counts[cid][rows, block.gid] += 1
+            self.block_lanes[cid][rows, block.gid] += lanes[sel]
+
+    def memory_access(self, ctx, site, space, kind, idx, addrs, size, count):
+        line = getattr(site.ins, "line", None)
+        wanted = ("shared",) if space == "shared" else ("global", "local")
+        from .pipes import pipe_of
+        candidates = [k for k in self._sass_of_line.get(line, ())
+                      if pipe_of(self.function.instructions[k].opcode) in wanted]
+        if not candidates:
+            return
+        slots = idx >> 5
+        ctas = ctx.cta_ids[slots // self.warps_per_cta]
+        self.record_memory(candidates[0], space, kind, slots, ctas, idx & 31, addrs, size * count)
+
+    def to_sass_counts(self) -> None:
+        """Fill counts/lanes per SASS instruction from the PTX blocks' counts (see the module docstring)."""
+        gid_of_line = {}
+        for block in self.ptx_program.blocks:
+            for ins in block.instructions:
+                if getattr(ins, "line", None):
+                    gid_of_line[ins.line] = block.gid
+        fn = self.function
+        mult = {}
+        for k, ins in enumerate(fn.instructions):
+            key = (ins.ptx_line, ins.opcode)
+            mult[key] = mult.get(key, 0) + 1
+        for cid, m in self.block_counts.items():
+            lanes_m = self.block_lanes[cid]
+            counts = np.zeros((self.warps_per_cta, self.n_instructions))
+            lanes = np.zeros_like(counts)
+            for block in fn.blocks:
+                if not block.reachable or block.end <= block.start:
+                    continue
+                best = None
+                best_lanes = None
+                for k in range(block.start, block.end):
+                    ins = fn.instructions[k]
+                    g = gid_of_line.get(ins.ptx_line)
+                    if g is None:
+                        continue
+                    raw = m[:, g] / mult[(ins.ptx_line, ins.opcode)]
+                    rl = lanes_m[:, g] / mult[(ins.ptx_line, ins.opcode)]
+                    if raw.sum() > 0 and (best is None or raw.sum() < best.sum()):
+                        best, best_lanes = raw, rl
+                if best is not None:
+                    counts[:, block.start:block.end] = best[:, None]
+                    lanes[:, block.start:block.end] = best_lanes[:, None]
+            self.counts[cid] = counts
+            self.lanes[cid] = lanes

@@ -1,0 +1,304 @@
+"""The timing model: what ran (an Execution) on a GPU preset -> a Timing.
+
+1. Memory: per global load site, the share of its sectors served by L1 (a CTA
+   re-reading sectors it already fetched), by L2, and by HBM (the launch's
+   distinct 64-byte blocks: Nsight Compute runs with cold caches), giving the
+   site's expected latency; stores reach HBM only beyond what L2 holds.
+2. A warp alone (walk.py): per SASS instruction, the cycles before it issues
+   and why, from the control codes and scoreboards.
+3. Per sampled CTA and warp: demands on the sub-partition's issue slot and
+   pipes, the SM's MIO and L1, its share of L2 and HBM bandwidth, and a delay.
+4. Per SM: its CTAs in waves of the occupancy limit; each wave's resident
+   warps as a closed queueing network (queueing.py); the last wave with fewer
+   CTAs runs faster. A grid of at most two waves is scheduled CTA by CTA
+   (round robin over the SMs, each CTA costed as its nearest sampled one);
+   a longer one as full waves of the mean CTA plus its tail.
+5. Chip-wide bounds: atomics serialised at their hottest L2 line, and CTA
+   dispatch (one CTA per SM every cta_launch_ns).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .pipes import pipe_cycles, pipe_of
+from .presets import gpu_preset
+from .queueing import Station, mva
+from .result import Timing
+from .walk import REASONS, walk_function
+
+# Global figures of the model (per GPU architecture, not per kernel).
+KERNEL_OVERHEAD_US = 2.0          # fixed start and drain of a launch inside gpu__time_duration [assumed]
+ATOMIC_REQUEST_CYCLES = 4.7       # L2 slice time per atomic request on one line
+ATOMIC_SAME_ADDRESS_CYCLES = 1.36  # ... per further lane updating the same address
+BARRIER_CYCLES = 20.0             # a CTA barrier's own latency beyond the skew of its warps [assumed]
+L1_TAGS_PER_CLK = 4.0             # L1 tag lookups (128-byte lines) per clock per SM
+QUEUE_PIPES = ("fma", "alu", "fp64", "mufu", "tensor")
+
+
+def _sm_share(preset, gbps: float, active_sms: int) -> float:
+    """Bytes per SM cycle an SM gets of a chip-wide bandwidth when active_sms share it."""
+    return gbps * 1e9 / max(1, active_sms) / preset.clock_hz
+
+
+def l2_site_bytes(m) -> float:
+    """Bytes of L2 throughput a global memory instruction's requests use: every line a request
+    touches costs a whole 128-byte line of the L2's tag bandwidth (scattered 4-byte stores and loads
+    run at the line rate, L2 bandwidth / 128 B), loads only for what missed L1."""
+    if m.kind == "load" and m.space == "global":
+        hit = m.cta_unique_sectors / m.sectors if m.sectors else 1.0
+        return max(m.cta_unique_sectors * 32.0, m.lines * hit * 128.0)
+    return max(m.sectors * 32.0, m.lines * 128.0)
+
+
+class KernelCosts:
+    """Per-sampled-CTA, per-warp demands of one launch (cycles), and the memory figures behind them."""
+
+    def __init__(self, ex, preset, active_sms: int, barrier_cycles: float):
+        fn = ex.function
+        n = len(fn.instructions)
+        self.pipes = [pipe_of(ins.opcode) for ins in fn.instructions]
+        total_exec = np.zeros(n)
+        for c in ex.counts:
+            total_exec += c.sum(axis=0)
+        self.total_exec = total_exec
+        scale = ex.scale
+        # ---- memory traffic (whole launch)
+        load_sectors = sum(m.sectors for m in ex.memory.values() if m.space == "global" and m.kind == "load")
+        l1_miss = sum(m.cta_unique_sectors for m in ex.memory.values() if m.space == "global" and m.kind == "load")
+        store_sectors = sum(m.sectors for m in ex.memory.values() if m.space == "global" and m.kind != "load")
+        l2_read_bytes = l1_miss * 32 * scale
+        dram_read = min(ex.footprint_read * scale, max(2 * l2_read_bytes, ex.footprint_read))
+        if ex.allocation_bytes:
+            dram_read = min(dram_read, max(ex.footprint_read, ex.allocation_bytes))
+        written = ex.footprint_written * scale
+        total_fp = dram_read + written
+        dram_write = written * max(0.0, 1.0 - preset.l2_bytes / total_fp) if total_fp > 0 else 0.0
+        self.dram_bytes = dram_read + dram_write
+        self.l2_bytes = sum(l2_site_bytes(m) for m in ex.memory.values() if m.space == "global") * scale
+        self.dram_read_fraction = min(1.0, dram_read / l2_read_bytes) if l2_read_bytes > 0 else 0.0
+        # ---- per load site latency
+        l2_lat = (preset.l2_hit_latency_near + preset.l2_hit_latency_far) / 2
+        latency = {}
+        for i, m in ex.memory.items():
+            if m.space in ("global", "local") and m.kind == "load" and m.sectors:
+                h1 = 1.0 - m.cta_unique_sectors / m.sectors if m.space == "global" else 0.5
+                f = self.dram_read_fraction
+                latency[i] = h1 * preset.l1_hit_latency + (1 - h1) * (f * preset.hbm_latency + (1 - f) * l2_lat)
+        self.latency = latency
+        walk = walk_function(fn, preset, latency, barrier_cycles)
+        self.walk = walk
+        # ---- per-execution averages of memory work, per instruction
+        per_exec = {"wavefronts": np.zeros(n), "tags": np.zeros(n), "l2": np.zeros(n), "dram": np.zeros(n)}
+        all_sectors = sum(m.sectors for m in ex.memory.values() if m.space == "global") * scale
+        dram_per_sector = self.dram_bytes / (all_sectors * 32) if all_sectors > 0 else 0.0
+        for i, m in ex.memory.items():
+            e = total_exec[i]
+            if e <= 0:
+                continue
+            if m.space == "shared":
+                per_exec["wavefronts"][i] = m.wavefronts / e
+            else:
+                per_exec["tags"][i] = max(m.requests, m.lines / L1_TAGS_PER_CLK) / e
+                per_exec["l2"][i] = l2_site_bytes(m) / e
+                per_exec["dram"][i] = m.sectors * 32 * dram_per_sector / e
+        hold = pipe_cycles(preset)
+        pipe_hold = {p: np.array([hold[p] if q == p else 0.0 for q in self.pipes]) for p in QUEUE_PIPES}
+        l2_bw = _sm_share(preset, preset.l2_bandwidth_gbps, active_sms)
+        dram_bw = _sm_share(preset, preset.hbm_copy_gbps, active_sms)
+        self.reason_cost = {r: walk.cost[r] for r in REASONS}
+        # ---- per sampled CTA: per-warp demand vectors (warps x stations)
+        self.ctas = []
+        for counts in ex.counts:
+            live = counts.sum(axis=1) > 0
+            c = counts[live]
+            d = {"issue": c.sum(axis=1)}
+            for p in QUEUE_PIPES:
+                d[p] = c @ pipe_hold[p]
+            d["mio"] = c @ per_exec["wavefronts"]
+            d["lsu"] = c @ per_exec["tags"]
+            d["l2"] = c @ per_exec["l2"] / l2_bw
+            d["dram"] = c @ per_exec["dram"] / dram_bw
+            for r in ("wait", "short_scoreboard", "long_scoreboard", "barrier", "branch_resolving"):
+                d["delay:" + r] = c @ walk.cost[r]
+            self.ctas.append(d)
+        self.warps_per_cta = ex.warps_per_cta
+
+
+SERVERS_SMSP = ("issue",) + QUEUE_PIPES
+SM_STATIONS = ("mio", "lsu", "l2", "dram")
+DELAYS = ("wait", "short_scoreboard", "long_scoreboard", "barrier", "branch_resolving")
+
+
+def group_time(costs: KernelCosts, cta_indices: list) -> dict:
+    """Time and station residences of the CTAs `cta_indices` (of the sample) resident together on one SM."""
+    demands = {}
+    for k in cta_indices:
+        for name, v in costs.ctas[k].items():
+            demands.setdefault(name, []).append(v)
+    stacked = {name: np.concatenate(v) for name, v in demands.items()}
+    warps = len(stacked["issue"])
+    if warps == 0:
+        return {"cycles": 0.0, "warps": 0, "residence": {}, "issued": 0.0}
+    mean = {name: float(v.mean()) for name, v in stacked.items()}
+    m = min(4, warps)
+    stations = [Station(name, mean[name], m) for name in SERVERS_SMSP]
+    stations += [Station(name, mean[name], 1) for name in SM_STATIONS]
+    stations += [Station("delay:" + r, mean["delay:" + r], 0) for r in DELAYS]
+    cycle, residence, _ = mva(stations, warps)
+    # the longest warp cannot finish before it would alone
+    longest = int(np.argmax(sum(stacked[n] for n in stacked)))
+    alone = [Station(s.name, float(stacked[s.name][longest]), s.servers) for s in stations]
+    alone_cycle, _, _ = mva(alone, 1)
+    return {"cycles": max(cycle, alone_cycle), "warps": warps, "residence": residence, "mean": mean,
+            "issued": float(stacked["issue"].sum())}
+
+
+def _stalls(groups: list, preset) -> dict:
+    """Nsight Compute stall reasons (warps per issue cycle) from the waves' residences."""
+    total_issue = sum(g["issued"] * g["repeat"] for g in groups) or 1.0
+    acc = {}
+
+    def add(name, v):
+        acc[name] = acc.get(name, 0.0) + v
+
+    for g in groups:
+        if not g["warps"]:
+            continue
+        w = g["warps"] * g["repeat"]
+        mean, res = g["mean"], g["residence"]
+        add("selected", w * mean["issue"])
+        add("not_selected", w * max(0.0, res["issue"] - mean["issue"]))
+        for p in QUEUE_PIPES:
+            name = "mio_throttle" if p == "mufu" else "math_pipe_throttle"
+            add(name, w * max(0.0, res[p] - mean[p]))
+        add("mio_throttle", w * res["mio"])
+        add("lg_throttle", w * max(0.0, res["lsu"] - mean["lsu"]))
+        add("long_scoreboard", w * (res["l2"] + res["dram"]))
+        for r in DELAYS:
+            add(r, w * res["delay:" + r])
+    return {k: v / total_issue for k, v in sorted(acc.items())}
+
+
+def _nearest(sampled: list, cta: int) -> int:
+    k = int(np.searchsorted(sampled, cta))
+    if k >= len(sampled):
+        return len(sampled) - 1
+    if k > 0 and cta - sampled[k - 1] < sampled[k] - cta:
+        return k - 1
+    return k
+
+
+def predict_execution(ex, gpu="h200", registers: int = 32, shared_per_block: int = 0) -> Timing:
+    """Timing of the launch `ex` (an Execution) on `gpu` (preset name or GPUPreset)."""
+    preset = gpu_preset(gpu)
+    threads = ex.threads_per_cta
+    occ = preset.occupancy(threads, registers, shared_per_block)
+    per_sm = max(1, occ["ctas_per_sm"])
+    n_ctas = ex.n_ctas
+    sms = preset.sms
+    active = min(sms, n_ctas)
+    costs = KernelCosts(ex, preset, active, BARRIER_CYCLES + 2.0 * max(0, ex.warps_per_cta / 4 - 1))
+    sampled = list(ex.sampled_ctas)
+    per_sm_ctas = -(-n_ctas // sms)
+    waves = -(-per_sm_ctas // per_sm)
+    cache = {}
+
+    def timed(indices):
+        key = tuple(sorted(indices))
+        if key not in cache:
+            cache[key] = group_time(costs, list(key))
+        return cache[key]
+
+    groups = []
+    notes = []
+    if waves <= 2 and n_ctas <= 4096:
+        worst, worst_groups = -1.0, []
+        for s in range(active):
+            mine = list(range(s, n_ctas, sms))
+            t, gs = 0.0, []
+            for w0 in range(0, len(mine), per_sm):
+                g = timed([_nearest(sampled, c) for c in mine[w0:w0 + per_sm]])
+                t += g["cycles"]
+                gs.append(dict(g, repeat=1))
+            if t > worst:
+                worst, worst_groups = t, gs
+        sm_cycles, groups = worst, worst_groups
+    else:
+        mean_cta = list(range(len(sampled)))
+        full, rest = divmod(per_sm_ctas, per_sm)
+        sm_cycles = 0.0
+        # a wave of `per_sm` CTAs costed as the sample's CTAs cycled to that count
+        if full:
+            g = timed([mean_cta[k % len(mean_cta)] for k in range(per_sm)]) if per_sm <= len(mean_cta) else \
+                _scaled_group(costs, mean_cta, per_sm)
+            sm_cycles += full * g["cycles"]
+            groups.append(dict(g, repeat=full))
+        if rest:
+            g = _scaled_group(costs, mean_cta, rest)
+            sm_cycles += g["cycles"]
+            groups.append(dict(g, repeat=1))
+        notes.append(f"{n_ctas} CTAs in {waves} waves of {per_sm} per SM; each wave costed from "
+                     f"{len(sampled)} sampled CTAs")
+    # chip-wide bounds
+    dispatch = per_sm_ctas * preset.cta_launch_ns_per_sm * 1e-9 * preset.clock_hz
+    atomic_cycles = 0.0
+    for i, m in ex.memory.items():
+        if m.kind == "atomic" and m.atomic_requests_hot:
+            grow = ex.scale if m.hot_line_ctas >= max(2, len(sampled)) else 1.0
+            requests = m.atomic_requests_hot * grow
+            same = max(0.0, m.atomic_units - m.atomic_requests_hot) * grow
+            atomic_cycles = max(atomic_cycles, requests * ATOMIC_REQUEST_CYCLES + same * ATOMIC_SAME_ADDRESS_CYCLES)
+    bounds = {"execution": sm_cycles, "cta_launch": dispatch, "atomics": atomic_cycles}
+    cycles = max(bounds.values())
+    stalls = _stalls(groups, preset)
+    # occupancy and issue activity of the busiest SM
+    busy = sum(g["cycles"] * g["repeat"] for g in groups) or 1.0
+    warps_time = sum(g["warps"] * g["cycles"] * g["repeat"] for g in groups)
+    achieved = 100.0 * warps_time / busy / preset.max_warps_per_sm
+    issued = sum(g["issued"] * g["repeat"] for g in groups)
+    issue_active = 100.0 * issued / (preset.sub_partitions_per_sm * cycles)
+    if cycles > sm_cycles > 0:          # the SM waits on a chip-wide bound: the waiting shows as its reason
+        extra = (cycles - sm_cycles) / sm_cycles
+        reason = "drain" if bounds["atomics"] == cycles else "long_scoreboard"
+        if bounds["atomics"] == cycles or bounds["cta_launch"] == cycles:
+            stalls = {k: v * (1 if k == "selected" else 1) for k, v in stalls.items()}
+            per_issue = warps_time / max(issued, 1.0) * extra
+            stalls[reason] = stalls.get(reason, 0.0) + per_issue
+    bottleneck = _bottleneck(bounds, groups, cycles)
+    time_s = cycles / preset.clock_hz + KERNEL_OVERHEAD_US * 1e-6
+    if ex.scale > 1:
+        notes.append(f"sampled {len(sampled)} of {n_ctas} CTAs")
+    notes.extend(ex.notes)
+    return Timing(time_s=time_s, cycles=cycles, achieved_occupancy=achieved, issue_active=min(100.0, issue_active),
+                  stalls=stalls, bottleneck=bottleneck, source=ex.source, gpu=preset.name, notes=notes,
+                  details={"bounds": bounds, "ctas_per_sm": per_sm, "limited_by": occ["limited_by"],
+                           "waves": waves, "dram_bytes": costs.dram_bytes, "l2_bytes": costs.l2_bytes})
+
+
+def _scaled_group(costs, sample_indices, count):
+    """A wave of `count` CTAs when fewer are sampled: the sample's CTAs repeated to `count`."""
+    pick = [sample_indices[k % len(sample_indices)] for k in range(count)]
+    return group_time(costs, pick)
+
+
+def _bottleneck(bounds, groups, cycles) -> str:
+    if bounds["atomics"] == cycles and cycles > bounds["execution"]:
+        return "atomics"
+    if bounds["cta_launch"] == cycles and cycles > bounds["execution"]:
+        return "launch"
+    # the station with the highest utilisation in the longest wave
+    g = max(groups, key=lambda g: g["cycles"] * g["repeat"]) if groups else None
+    if not g or not g["warps"]:
+        return "latency"
+    util = {}
+    m = min(4, g["warps"])
+    for name in SERVERS_SMSP:
+        util[name] = g["mean"][name] * g["warps"] / m / g["cycles"]
+    for name in SM_STATIONS:
+        util[name] = g["mean"][name] * g["warps"] / g["cycles"]
+    best = max(util, key=util.get)
+    if util[best] < 0.6:
+        return "latency"
+    return {"issue": "issue", "fma": "fma", "alu": "alu", "fp64": "fp64", "mufu": "sfu", "tensor": "tensor",
+            "mio": "shared", "lsu": "l1", "l2": "l2", "dram": "dram"}[best]

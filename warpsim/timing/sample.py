@@ -1,0 +1,118 @@
+"""Running a sample of a launch's CTAs to learn what ran (the timing model's input).
+
+A large grid is not run whole: `sampled_cta_ids` picks CTAs spread evenly
+over it, the first and the last included (so a grid whose work grows with
+the CTA index, such as sorted loop lengths, is seen at both ends; TBPoint-
+and PKA-style sampling). The model then treats every CTA as its nearest
+sampled one. `record_execution` runs those CTAs on the SASS executor when it
+supports the kernel, else on the PTX machine, on the launch's real geometry
+and arguments, and returns an Execution. It writes device memory as the
+kernel does (only for the sampled CTAs).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .execution import Execution, PtxRecorder, SassRecorder
+
+
+def sampled_cta_ids(n_ctas: int, max_ctas: int = 6) -> list:
+    """CTA ids spread over [0, n_ctas), first and last included."""
+    if n_ctas <= max_ctas:
+        return list(range(n_ctas))
+    picks = np.unique(np.round(np.linspace(0, n_ctas - 1, max_ctas)).astype(np.int64))
+    return [int(c) for c in picks]
+
+
+def _dim3(v) -> tuple:
+    v = tuple(v) if isinstance(v, (tuple, list)) else (int(v),)
+    return v + (1,) * (3 - len(v))
+
+
+def _touched_allocation_bytes(memory, recorder) -> int:
+    live = getattr(memory, "live", {}) or {}
+    return int(sum(live.values()))
+
+
+def run_sass_sample(loaded_module, kernel: str, grid, block, params: bytes, shared_mem: int, ctas: list):
+    """Execution from the SASS executor on CTAs `ctas` (raises when the executor lacks the kernel)."""
+    from ..sass import sass_of
+    from ..sass.executor import load_program
+    from ..sass.executor.engine import run_batch
+    from ..sass.executor.launch import MIN_LOCAL, constant_banks
+    from ..sass.executor.state import SassState
+    grid, block = _dim3(grid), _dim3(block)
+    module = sass_of(loaded_module)
+    program, image = load_program(module, kernel)
+    local_size = max(MIN_LOCAL, (image.stack_bytes + 15) // 16 * 16)
+    constants = {}
+    addresses = getattr(getattr(loaded_module, "program", None), "global_addresses", {})
+    memory = loaded_module.device.memory
+    for name, (_, _, length) in image.constant_symbols.items():
+        if name in addresses:
+            constants[name] = memory.read_bytes(addresses[name], length).tobytes()
+    banks = constant_banks(image, grid, block, bytes(params), local_size, constants)
+    shared_bytes = loaded_module.program.kernel_static_shared.get(kernel, 0) + int(shared_mem)
+    shared_size = (max(image.static_shared, shared_bytes) + 16 + 15) // 16 * 16
+    threads = block[0] * block[1] * block[2]
+    rec = SassRecorder(program, -(-threads // 32))
+    per_batch = max(1, (1 << 15) // (rec.warps_per_cta * 32))
+    for first in range(0, len(ctas), per_batch):
+        ids = np.asarray(ctas[first:first + per_batch], dtype=np.int64)
+        st = SassState(program, grid, block, ids, banks, shared_size, local_size, memory)
+        st.block_observers, st.memory_observers = [rec], [rec]
+        run_batch(st, 50_000_000)
+    read, written = rec.finish_memory()
+    fn = module.kernel(kernel)
+    order = sorted(rec.counts)
+    return Execution(fn, grid, block, order, [rec.counts[c] for c in order], [rec.lanes[c] for c in order],
+                     rec.memory, read, written, _touched_allocation_bytes(memory, rec), source="sass")
+
+
+def run_ptx_sample(loaded_module, kernel: str, grid, block, params: bytes, shared_mem: int, ctas: list,
+                   note: str = ""):
+    """Execution from the PTX machine on CTAs `ctas`, its counts mapped to the SASS by PTX line."""
+    from ..sass import sass_of
+    grid, block = _dim3(grid), _dim3(block)
+    fn = sass_of(loaded_module).kernel(kernel)
+    threads = block[0] * block[1] * block[2]
+    rec = PtxRecorder(loaded_module.program, fn, -(-threads // 32))
+    runs = _ranges(ctas)
+    for first, stop in runs:
+        loaded_module.launch(kernel, grid, block, bytes(params), shared_mem=int(shared_mem),
+                             observers=(rec,), cta_range=(first, stop))
+    rec.to_sass_counts()
+    read, written = rec.finish_memory()
+    order = sorted(rec.counts)
+    ex = Execution(fn, grid, block, order, [rec.counts[c] for c in order], [rec.lanes[c] for c in order],
+                   rec.memory, read, written, _touched_allocation_bytes(loaded_module.device.memory, rec),
+                   source="ptx")
+    if note:
+        ex.notes.append(note)
+    return ex
+
+
+def _ranges(ctas: list) -> list:
+    out = []
+    for c in sorted(ctas):
+        if out and out[-1][1] == c:
+            out[-1][1] = c + 1
+        else:
+            out.append([c, c + 1])
+    return [tuple(r) for r in out]
+
+
+def record_execution(loaded_module, kernel: str, grid, block, params: bytes, shared_mem: int = 0,
+                     max_ctas: int = 6, prefer: str = "sass"):
+    """Execution of a sample of the launch's CTAs: SASS executor first, PTX machine when it cannot."""
+    g = _dim3(grid)
+    ctas = sampled_cta_ids(g[0] * g[1] * g[2], max_ctas)
+    if prefer == "sass":
+        from ..errors import WarpsimError
+        try:
+            return run_sass_sample(loaded_module, kernel, grid, block, params, shared_mem, ctas)
+        except WarpsimError as exc:
+            note = f"SASS executor not used: {str(exc).splitlines()[0][:160]}"
+        return run_ptx_sample(loaded_module, kernel, grid, block, params, shared_mem, ctas, note)
+    return run_ptx_sample(loaded_module, kernel, grid, block, params, shared_mem, ctas)
