@@ -135,6 +135,7 @@ def build_launch_profile(counters, sass=None, level_note: str = "") -> "LaunchPr
     launch.activity = getattr(counters, "activity", None)   # ActivityTrace for the HTML report's chart
     launch.level = "sass" if sass is not None else "ptx"
     launch.level_note = level_note
+    launch.timing = _predicted_timing(counters)
     launch.sass_counts = sass.counts_by_offset() if sass is not None else None
     if sass is not None:                                    # the SASS is at hand: the side-by-side view
         launch.code = code_view(loaded, counters.kernel, launch.sass_counts)
@@ -163,6 +164,7 @@ class LaunchProfile:
         self.level = "ptx"                  # 'sass': counts from the SASS run; 'ptx': of PTX instructions
         self.level_note = ""                # why the level is what it is (e.g. the SASS run's fallback)
         self.sass_counts = None             # SASS offset -> warp-level executions, at level 'sass'
+        self.timing = None                  # warpsim.timing.Timing when a GPU is chosen (settings gpu)
         self.code = None                    # [metrics.code_view.CodeRow]: source, PTX, SASS side by side
 
     @property
@@ -241,6 +243,8 @@ class LaunchProfile:
         ]
         if self.level != "sass":
             lines.append("  counts are of PTX instructions (the hardware counts SASS)")
+        if self.timing is not None:
+            lines.append("  " + str(self.timing))
         return Text("\n".join(lines))
 
     def source_view(self, context: int = 2):
@@ -302,7 +306,8 @@ def profiling_observers(launch) -> tuple:
     counters = LaunchCounters(launch.loaded_module, launch.kernel, launch.grid, launch.block,
                               launch.shared_bytes, launch.dynamic_shared, on_finished=deliver)
     counters.activity = ActivityTrace()     # bounded lane-activity trace: the reports' chart
-    return (counters, counters.activity)
+    counters.timing_recorder = _timing_recorder(launch)
+    return (counters, counters.activity) + ((counters.timing_recorder,) if counters.timing_recorder else ())
 
 
 def _profile_at(level: str, counters, replay, profiler) -> "LaunchProfile":
@@ -314,6 +319,30 @@ def _profile_at(level: str, counters, replay, profiler) -> "LaunchProfile":
     if outcome.covered and sass is not None:
         return build_launch_profile(counters, sass=sass)
     return build_launch_profile(counters, level_note=f"fell back to PTX: {outcome.note}")
+
+
+def _timing_recorder(launch):
+    """A sampled-CTA recorder for the timing model when settings name a GPU (None otherwise)."""
+    from .settings import current
+    gpu = current().gpu
+    if not gpu:
+        return None
+    from .errors import WarpsimError
+    from .timing.sample import LaunchTimingRecorder
+    try:
+        return LaunchTimingRecorder(launch.loaded_module, launch.kernel, launch.grid, launch.block,
+                                    launch.dynamic_shared, gpu)
+    except WarpsimError:            # no SASS for this kernel (no ptxas): no timing
+        return None
+
+
+def _predicted_timing(counters):
+    recorder = getattr(counters, "timing_recorder", None)
+    if recorder is None:
+        return None
+    if getattr(counters, "_timing", None) is None:
+        counters._timing = recorder.timing()
+    return counters._timing
 
 
 LEVELS = ("sass", "ptx")

@@ -22,6 +22,7 @@ class Settings:
     engine: str = "auto"              # block execution: 'numpy', 'compiled' (Numba machine code where it covers a block), 'auto'
     stack_size: int = 1024             # bytes of call stack per thread (cudaLimitStackSize's default)
     watchdog_seconds: float = 60.0     # wall-clock seconds a batch of CTAs may run (0: no watchdog)
+    gpu: str = ""                      # a timing preset ('h200', 'h100', 'a100', 'l4'): profiles carry .timing; '': none
 
 
 def _from_environment() -> Settings:

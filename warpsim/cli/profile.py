@@ -44,6 +44,8 @@ def _parser() -> argparse.ArgumentParser:
                                                     "contains NAME")
     p.add_argument("--width", type=int, default=None, help="report width in characters")
     p.add_argument("--list-metrics", action="store_true", help="list the metrics and exit")
+    p.add_argument("--gpu", metavar="NAME", default=None,
+                   help="predict each launch's time on this GPU (h200, h100, a100, l4; or WARPSIM_GPU)")
     p.add_argument("program", nargs=argparse.REMAINDER,
                    help="python script.py args... (or -m module args..., -c code)")
     return p
@@ -78,7 +80,10 @@ def main(argv=None) -> int:
             return 2
     token = _failed_launches.set([])
     try:
-        with profile(names, level=args.level) as prof:
+        import contextlib
+        from ..settings import settings as _settings
+        chosen = _settings(gpu=args.gpu) if args.gpu else contextlib.nullcontext()
+        with chosen, profile(names, level=args.level) as prof:
             status = run_script(program)     # Numba kernels on warpsim as well
         failures = _failed_launches.get()
     finally:

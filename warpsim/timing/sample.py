@@ -116,3 +116,55 @@ def record_execution(loaded_module, kernel: str, grid, block, params: bytes, sha
             note = f"SASS executor not used: {str(exc).splitlines()[0][:160]}"
         return run_ptx_sample(loaded_module, kernel, grid, block, params, shared_mem, ctas, note)
     return run_ptx_sample(loaded_module, kernel, grid, block, params, shared_mem, ctas)
+
+
+class LaunchTimingRecorder:
+    """Observer of a launch's PTX run that records only a sample of its CTAs, for the model.
+
+    The profiler adds one to every launch when a GPU is chosen (settings gpu); `timing()` then
+    predicts from what those CTAs did, without running anything again.
+    """
+
+    def __init__(self, loaded_module, kernel: str, grid, block, dynamic_shared: int, gpu: str,
+                 max_ctas: int = 6):
+        from ..sass import sass_of
+        self.loaded_module, self.kernel, self.gpu = loaded_module, kernel, gpu
+        self.grid, self.block = _dim3(grid), _dim3(block)
+        self.dynamic_shared = int(dynamic_shared)
+        self.function = sass_of(loaded_module).kernel(kernel)
+        threads = self.block[0] * self.block[1] * self.block[2]
+        n = self.grid[0] * self.grid[1] * self.grid[2]
+        self.ctas = sampled_cta_ids(n, max_ctas)
+        self._wanted = np.zeros(n, dtype=bool)
+        self._wanted[self.ctas] = True
+        self.recorder = PtxRecorder(loaded_module.program, self.function, -(-threads // 32))
+
+    def _keep(self, ctx, idx):
+        wpc = self.recorder.warps_per_cta
+        keep = self._wanted[ctx.cta_ids[(idx >> 5) // wpc]]
+        return idx if keep.all() else idx[keep], keep
+
+    def block_executed(self, ctx, block, idx, warps):
+        idx, _ = self._keep(ctx, idx)
+        if len(idx):
+            self.recorder.block_executed(ctx, block, idx, warps)
+
+    def memory_access(self, ctx, site, space, kind, idx, addrs, size, count):
+        kept, keep = self._keep(ctx, idx)
+        if len(kept):
+            self.recorder.memory_access(ctx, site, space, kind, kept, addrs if kept is idx else addrs[keep],
+                                        size, count)
+
+    def timing(self, registers: int | None = None):
+        from .registers import kernel_registers
+        from .model import predict_execution
+        rec = self.recorder
+        rec.to_sass_counts()
+        read, written = rec.finish_memory()
+        order = sorted(rec.counts)
+        ex = Execution(self.function, self.grid, self.block, order, [rec.counts[c] for c in order],
+                       [rec.lanes[c] for c in order], rec.memory, read, written,
+                       _touched_allocation_bytes(self.loaded_module.device.memory, rec), source="ptx")
+        regs = registers or kernel_registers(self.loaded_module, self.kernel)
+        static = self.loaded_module.program.kernel_static_shared.get(self.kernel, 0)
+        return predict_execution(ex, self.gpu, regs, static + self.dynamic_shared)

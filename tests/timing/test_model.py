@@ -1,0 +1,134 @@
+"""The timing model's behaviour: latency hiding, occupancy, waves, divergence, bandwidth, profiles."""
+
+import numpy as np
+import pytest
+
+import warpsim as ws
+from warpsim.timing import predict, predict_execution, record_execution
+
+SOURCE = r"""
+extern "C" __global__ void gather(float* out, const float* in, int per) {
+    int t = blockIdx.x * blockDim.x + threadIdx.x, stride = gridDim.x * blockDim.x;
+    float acc = 0.f;
+    #pragma unroll 1
+    for (int k = 0; k < per; ++k) acc += in[t + k * stride];
+    out[t] = acc;
+}
+extern "C" __global__ void copy(float* out, const float* in, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = in[i];
+}
+__device__ float loop_a(float x, int n) {
+    #pragma unroll 1
+    for (int i = 0; i < n; ++i) x = fmaf(x, 0.999f, 0.5f);
+    return x;
+}
+__device__ float loop_b(float x, int n) {
+    #pragma unroll 1
+    for (int i = 0; i < n; ++i) x = (x + 0.25f) * 0.998f;
+    return x;
+}
+extern "C" __global__ void on_lane(float* out, const float* in, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = in[i];
+    if (threadIdx.x % 2 == 0) v = loop_a(v, n); else v = loop_b(v, n);
+    out[i] = v;
+}
+extern "C" __global__ void on_warp(float* out, const float* in, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = in[i];
+    if ((threadIdx.x / 32) % 2 == 0) v = loop_a(v, n); else v = loop_b(v, n);
+    out[i] = v;
+}
+extern "C" __global__ void wave(float* out, const float* in, int n) {
+    extern __shared__ float pad[];
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    float a = loop_a(in[t], n);
+    pad[threadIdx.x] = a;
+    __syncthreads();
+    out[t] = pad[threadIdx.x];
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def mod():
+    return ws.RawModule(code=SOURCE)
+
+
+def _launch_args(mod, name, grid, block, args):
+    from warpsim.api.raw import pack_arguments
+    k = mod.get_function(name)
+    return k.loaded_module, k.kernel_name, pack_arguments(k.kernel_name, k.params, args)
+
+
+def _predict(mod, name, grid, block, args, shared=0, **kw):
+    loaded, kernel, params = _launch_args(mod, name, grid, block, args)
+    return predict(loaded, kernel, (grid,), (block,), params, shared, **kw)
+
+
+def test_more_warps_hide_latency(mod):
+    total = 132 * 1024 * 4
+    x = ws.asarray(np.ones(total, np.float32))
+    times = []
+    for block in (32, 256, 1024):
+        per = total // (132 * block)
+        out = ws.zeros(132 * block, dtype=np.float32)
+        times.append(_predict(mod, "gather", 132, block, (out, x, np.int32(per))).time_s)
+    assert times[0] > 3 * times[1] > 3 * times[2] * 0.9
+
+
+def test_register_limited_kernel_has_lower_occupancy(mod):
+    x = ws.asarray(np.ones(132 * 8 * 128 * 2, np.float32))
+    out = ws.zeros(132 * 8 * 128, dtype=np.float32)
+    loaded, kernel, params = _launch_args(mod, "gather", 0, 0, (out, x, np.int32(2)))
+    ex = record_execution(loaded, kernel, (132 * 8,), (128,), params)
+    few = predict_execution(ex, "h200", registers=32)
+    many = predict_execution(ex, "h200", registers=200)
+    assert many.details["limited_by"] == "registers"
+    assert many.achieved_occupancy < few.achieved_occupancy / 2
+    assert many.time_s > few.time_s
+
+
+def test_a_lone_last_wave(mod):
+    x = ws.asarray(np.ones(265 * 256, np.float32))
+    out = ws.zeros(265 * 256, dtype=np.float32)
+    smem = 120 * 1024
+    t = {g: _predict(mod, "wave", g, 256, (out, x, np.int32(256)), smem).cycles for g in (132, 133, 264)}
+    assert t[133] == pytest.approx(2 * t[132], rel=0.15)
+    assert t[264] == pytest.approx(t[133], rel=0.05)
+
+
+def test_divergent_kernel_takes_about_twice_its_uniform_twin(mod):
+    x = ws.asarray(np.ones(264 * 256, np.float32))
+    out = ws.zeros(264 * 256, dtype=np.float32)
+    lane = _predict(mod, "on_lane", 264, 256, (out, x, np.int32(256))).time_s
+    warp = _predict(mod, "on_warp", 264, 256, (out, x, np.int32(256))).time_s
+    assert 1.6 < lane / warp < 2.2
+
+
+def test_bandwidth_bound_copy_scales_with_bytes(mod):
+    times = []
+    for n in (1 << 23, 1 << 24):
+        x = ws.asarray(np.ones(n, np.float32))
+        out = ws.zeros(n, dtype=np.float32)
+        t = _predict(mod, "copy", n // 256, 256, (out, x, np.int32(n)))
+        times.append(t.time_s)
+        assert t.bottleneck in ("dram", "launch")
+    assert 1.7 < times[1] / times[0] < 2.1
+
+
+def test_profile_carries_timing(mod):
+    n = 1 << 12
+    x = ws.asarray(np.ones(n, np.float32))
+    out = ws.zeros(n, dtype=np.float32)
+    k = mod.get_function("copy")
+    with ws.settings(gpu="h200"), ws.profile(level="ptx") as prof:
+        k((n // 256,), (256,), (out, x, np.int32(n)))
+    t = prof.launches[0].timing
+    assert t is not None and t.time_s > 0 and t.source == "ptx"
+    assert "long_scoreboard" in t.stalls
+    assert "predicted on h200" in prof.launches[0].render()
+    with ws.profile(level="ptx") as prof:
+        k((n // 256,), (256,), (out, x, np.int32(n)))
+    assert prof.launches[0].timing is None
