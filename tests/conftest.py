@@ -1,0 +1,20 @@
+"""What every test gets: the WARPSIM_* environment as it was before the test.
+
+Commands like `warpsim --scheduling stack ...` set environment variables so
+scripts they run see them; a test that calls them must not leave them for
+the tests after it.
+"""
+
+import os
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def warpsim_environment_restored():
+    before = {k: v for k, v in os.environ.items() if k.startswith("WARPSIM_")}
+    yield
+    for key in [k for k in os.environ if k.startswith("WARPSIM_")]:
+        if key not in before:
+            del os.environ[key]
+    os.environ.update(before)
