@@ -53,6 +53,11 @@ def runs_of(mask: np.ndarray) -> np.ndarray:
 
 def mask_of(runs: np.ndarray, size: int) -> np.ndarray:
     """The boolean array of `size` bytes that is True inside the runs."""
+    if len(runs) <= 4096:                  # the usual case: a few arrays, set as slices
+        mask = np.zeros(size, dtype=bool)
+        for start, stop in runs.tolist():
+            mask[start:stop] = True
+        return mask
     marks = np.zeros(size + 1, dtype=np.int32)
     if len(runs):
         np.add.at(marks, runs[:, 0], 1)

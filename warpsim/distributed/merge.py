@@ -66,8 +66,9 @@ def plan(original: np.ndarray, shards: list) -> MergeOutcome:
                 for offset in _first_runs(overlap, RACES_REPORTED):
                     outcome.races.append((offset, int(last_writer[offset]), j))
         stored_before |= written
-        atomic_before |= atomic
-        atomic_shards += atomic
+        if len(shard["atomic"]):
+            atomic_before |= atomic
+            atomic_shards += atomic
         last_writer[written] = j
     shared = atomic_shards >= 2
     if shared.any():
