@@ -522,7 +522,12 @@ def test_ptx_text_and_files(device, tmp_path):
     ptx_file.write_text(HAND_PTX)
     assert warpsim.RawModule(path=str(ptx_file)).get_function("touch").kernel_name == "touch"
     with pytest.raises(ValueError, match="simulates PTX"):
+        warpsim.RawModule(path=str(tmp_path / "kernel.fatbin"))
+    with pytest.raises(FileNotFoundError, match="kernel.cubin"):
         warpsim.RawModule(path=str(tmp_path / "kernel.cubin"))
+    (tmp_path / "empty.cubin").write_bytes(b"\x7fELF not really")
+    with pytest.raises(ValueError, match="carries no PTX"):
+        warpsim.RawModule(path=str(tmp_path / "empty.cubin"))
     with pytest.raises(FileNotFoundError, match="missing.ptx"):
         warpsim.RawModule(path=str(tmp_path / "missing.ptx"))
     with pytest.raises(TypeError, match="exactly one"):
@@ -589,3 +594,22 @@ def test_2d_launch_on_a_strided_view():
     warpsim.RawKernel(source, "mark")((2, 2), (8, 4), (grid, 16))
     expected = (np.arange(16) % 8)[None, :] + 100 * (np.arange(8) % 4)[:, None]
     np.testing.assert_array_equal(grid.get(), expected)
+
+
+@pytest.mark.nvrtc
+def test_a_cubin_runs_from_the_ptx_ptxas_stored_in_it(device, tmp_path):
+    from warpsim.sass import cubin_for
+    source = r'''extern "C" __global__ void axpy(float a, const float* x, float* y, int n) {
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < n) y[i] = a * x[i] + y[i];
+    }'''
+    ptx = warpsim.RawModule(code=source).ptx
+    path = tmp_path / "axpy.cubin"
+    path.write_bytes(cubin_for(ptx))
+    kernel = warpsim.RawModule(path=str(path)).get_function("axpy")
+    rng = np.random.default_rng(8)
+    x, y = rng.standard_normal(1000).astype(np.float32), rng.standard_normal(1000).astype(np.float32)
+    out = warpsim.asarray(y)
+    kernel((4,), (256,), (np.float32(1.5), warpsim.asarray(x), out, np.int32(1000)))
+    fused = (1.5 * x.astype(np.float64) + y).astype(np.float32)        # fma: one rounding
+    np.testing.assert_array_equal(out.get(), fused)

@@ -186,8 +186,12 @@ class RawModule:
 
     def _read_path(self, path: str) -> None:
         suffix = os.path.splitext(path)[1].lower()
-        if suffix in (".cubin", ".fatbin", ".o", ".a"):
-            raise ValueError(f"{path}: warpsim simulates PTX; load a .ptx file or compile the .cu source")
+        if suffix == ".cubin":
+            self._read_cubin(path)
+            return
+        if suffix in (".fatbin", ".o", ".a"):
+            raise ValueError(f"{path}: warpsim simulates PTX or a cubin; load a .ptx or .cubin file or "
+                             "compile the .cu source")
         try:
             with open(path, encoding="utf-8") as handle:
                 text = handle.read()
@@ -199,6 +203,23 @@ class RawModule:
         else:  # .cu, .cuh, anything else: CUDA C++; its own folder serves its #include "..."
             self.code = text
             self.options += (f"-I{os.path.dirname(os.path.abspath(path))}",)
+
+    def _read_cubin(self, path: str) -> None:
+        """A cubin runs from the PTX ptxas stored in it (`-lineinfo` keeps it, line numbers and all):
+        the SASS views and the SASS run use the cubin's own machine code."""
+        from ..sass.elf import ptx_text_in_cubin
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except OSError as exc:
+            raise FileNotFoundError(f"RawModule(path={path!r}): {exc.strerror}") from None
+        ptx = ptx_text_in_cubin(data)
+        if not ptx:
+            raise ValueError(f"{path}: this cubin carries no PTX (.nv_debug_ptx_txt); warpsim runs a "
+                             "cubin from the PTX ptxas stores in it with -lineinfo: rebuild it with "
+                             "`ptxas -lineinfo`, or load the .ptx or .cu")
+        self.source_name = os.path.abspath(path)
+        self._ptx = ptx
 
     @property
     def ptx(self) -> str:
