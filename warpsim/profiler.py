@@ -9,11 +9,13 @@
     prof.to_csv()           # Nsight Compute's --csv layout
 
 Metrics carry Nsight Compute's names (warpsim.metrics.names lists them with
-how each is computed). Instruction counts are of PTX instructions, so they
-differ from the hardware's SASS counts; memory requests, sectors, wavefronts
-and bank conflicts come from the addresses and match it (see
-validation/metrics_comparison.md). Profiling does not change what a kernel
-computes; it makes launches about 1.2x slower (bench/profiling_overhead.py).
+how each is computed). By default (level='sass') every launch's SASS (ptxas's
+code for it) also runs, beside the PTX run, and the instruction counts are the
+SASS ones the hardware reports (validation/sass_counters/comparison.md); a
+launch the SASS executor cannot cover keeps PTX-level counts, with a note.
+level='ptx' counts PTX instructions. Memory requests, sectors, wavefronts and
+bank conflicts come from the addresses at either level. Profiling does not
+change what a kernel computes (bench/profiling_overhead.py, bench/sass_profiling.py).
 """
 
 from __future__ import annotations
@@ -137,6 +139,8 @@ def build_launch_profile(counters, sass=None, level_note: str = "") -> "LaunchPr
     launch.level_note = level_note
     launch.timing = _predicted_timing(counters)
     launch.sass_counts = sass.counts_by_offset() if sass is not None else None
+    if sass is not None:            # the rules where SASS-level counting differs from the PTX formulas
+        launch.metrics.update((k, v) for k, v in sass.metric_values().items() if k in launch.metrics)
     if sass is not None:                                    # the SASS is at hand: the side-by-side view
         launch.code = code_view(loaded, counters.kernel, launch.sass_counts)
     return launch
@@ -352,14 +356,14 @@ class Profiler:
     """Collects a LaunchProfile for every launch made while it is active (a context manager).
 
     level: 'sass' counts the SASS the GPU runs, by running it beside the PTX run and
-    checking both wrote the same memory; a launch the SASS executor cannot cover falls
-    back to PTX-level counts, and its profile says why. 'ptx' counts PTX instructions and
-    costs no SASS run. The default is $WARPSIM_PROFILE_LEVEL, else 'ptx' in Python (the
-    counts scripts and tests were written against) and 'sass' in `warpsim profile`.
+    checking both wrote the same memory; a launch the SASS executor cannot cover (or one
+    run under settings(scheduling='stack' or 'lowest-pc'), whose order the SASS run does not
+    model) falls back to PTX-level counts, and its profile says why. 'ptx' counts PTX
+    instructions and costs no SASS run. The default is $WARPSIM_PROFILE_LEVEL, else 'sass'.
     """
 
     def __init__(self, metrics=None, level: str | None = None):
-        level = level or os.environ.get("WARPSIM_PROFILE_LEVEL") or "ptx"
+        level = level or os.environ.get("WARPSIM_PROFILE_LEVEL") or "sass"
         if level not in LEVELS:
             raise ValueError(f"profile level must be one of {', '.join(LEVELS)}, not {level!r}")
         self.level = level
@@ -451,8 +455,9 @@ def _sass_counters(launch) -> list:
 def profile(metrics=None, level: str | None = None) -> Profiler:
     """`with warpsim.profile() as prof:` collects every launch inside the block (see module doc).
 
-    level='sass': SASS-level counts where the SASS executor covers the launch (PTX ones, with
-    a note, where it does not); level='ptx': PTX-level counts (see Profiler for the default).
+    level='sass' (the default, or $WARPSIM_PROFILE_LEVEL): SASS-level counts where the SASS
+    executor covers the launch (PTX ones, with a note, where it does not); level='ptx':
+    PTX-level counts.
     """
     return Profiler(metrics, level)
 

@@ -137,7 +137,7 @@ def block_size(ptx, kernel, label):
 
 def run(ptx, kernel, model, grid, block, args):
     function = cp.RawModule(ptx=ptx).get_function(kernel)
-    with cp.settings(scheduling=model), cp.profile() as prof:
+    with cp.settings(scheduling=model), cp.profile(level="ptx") as prof:
         function(grid, block, args)
     launch = function.last_launch
     return launch, prof.launches[0].metrics[EFFICIENCY]

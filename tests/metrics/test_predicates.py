@@ -1,6 +1,7 @@
 """Guard (predicate-on) counts: the generated code counts guard-true lanes only while profiling."""
 
 import numpy as np
+import pytest
 
 import warpsim as cp
 
@@ -29,13 +30,13 @@ PTX = """
 """
 
 
-def run(profiled: bool, threads=64):
+def run(profiled: bool, threads=64, level="ptx"):
     out = cp.zeros(threads, dtype=np.int32)
     kernel = cp.RawModule(ptx=PTX).get_function("pred_test")
     if not profiled:
         kernel((1,), (threads,), (out,))
         return out.get(), None
-    with cp.profile() as prof:
+    with cp.profile(level=level) as prof:
         kernel((1,), (threads,), (out,))
     return out.get(), prof.launches[0]
 
@@ -63,3 +64,30 @@ def test_results_are_the_same_without_profiling():
     plain, _ = run(False)
     profiled, _ = run(True)
     assert (plain == profiled).all()
+
+
+def sass_body():
+    from warpsim.sass import sass_of
+    kernel = cp.RawModule(ptx=PTX).get_function("pred_test")
+    fn = sass_of(kernel.loaded_module).kernel("pred_test")
+    return [ins for block in fn.blocks if block.reachable for ins in block.instructions(fn)]
+
+
+@pytest.mark.sass
+def test_sass_level_guard_false_lanes_count_in_thread_inst_not_pred_on():
+    # ptxas turns the two guarded adds into SEL + one guarded IADD3 (@P0: lanes 8..31 of each warp)
+    body = sass_body()
+    guarded = [ins for ins in body if ins.is_guarded]
+    assert len(guarded) == 1
+    values, launch = run(True, level="sass")
+    assert launch.level == "sass", launch.level_note
+    assert (values == np.where(np.arange(64) % 32 < 8, 1, 2)).all()
+    m = launch.metrics
+    warps = 2
+    assert m["smsp__inst_executed.sum"] == warps * len(body)
+    assert m["smsp__thread_inst_executed.sum"] == warps * len(body) * 32
+    assert m["smsp__thread_inst_executed_pred_on.sum"] == warps * ((len(body) - 1) * 32 + 24)
+    _, partial = run(True, threads=40, level="sass")     # warp 1: lanes 0..7, all guard-false
+    m = partial.metrics
+    assert m["smsp__thread_inst_executed.sum"] == len(body) * 40
+    assert m["smsp__thread_inst_executed_pred_on.sum"] == len(body) * 40 - 8 - 8

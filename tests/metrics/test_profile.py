@@ -73,7 +73,8 @@ def test_64_bit_shared_and_broadcast(module):
 
 def test_branch_on_lane_runs_16_threads_in_the_divergent_region(module):
     warps, n = 4, 10
-    launch = profiled(module, "branch_on_lane", (1,), (32 * warps,), (cp.zeros(128, dtype=np.float32), np.int32(n)))
+    launch = profiled(module, "branch_on_lane", (1,), (32 * warps,), (cp.zeros(128, dtype=np.float32), np.int32(n)),
+                      level="ptx")
     m = launch.metrics
     assert m["smsp__sass_branch_targets_threads_divergent.sum"] == warps   # one per warp, as on the H200
     heavy = [r for r in launch.lines if r.line == 55]                       # the loop of heavy()
@@ -83,6 +84,21 @@ def test_branch_on_lane_runs_16_threads_in_the_divergent_region(module):
     ratio = m["smsp__thread_inst_executed_per_inst_executed.ratio"]
     assert 16 < ratio < 32
     assert m["warpsim__simt_efficiency.pct"] == pytest.approx(100 * ratio / 32)
+
+
+@pytest.mark.sass
+def test_sass_level_branch_on_lane_runs_16_threads_in_the_divergent_region(module):
+    warps, n = 4, 10
+    launch = profiled(module, "branch_on_lane", (1,), (32 * warps,), (cp.zeros(128, dtype=np.float32), np.int32(n)),
+                      level="sass")
+    assert launch.level == "sass", launch.level_note
+    m = launch.metrics
+    assert m["smsp__sass_branch_targets_threads_divergent.sum"] == warps   # one per warp, as on the H200
+    heavy = [r for r in launch.lines if r.line == 55]                       # the loop of heavy()
+    assert len(heavy) == 1 and heavy[0].inst > 0
+    assert heavy[0].thread_inst == 16 * heavy[0].inst
+    assert set(np.flatnonzero(launch.histogram)) == {16, 32}
+    assert m["smsp__inst_executed.sum"] == sum(launch.sass_counts.values())   # no BRX: inst = sass inst
 
 
 def test_branch_on_warp_is_uniform(module):

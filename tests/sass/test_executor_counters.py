@@ -91,18 +91,88 @@ def test_guard_false_lanes_count_as_active_but_not_pred_on(module):
     assert m["smsp__thread_inst_executed_pred_on.sum"] == 256 * (before - 1) + (256 - n) + n * after
 
 
-def test_divergent_branch_counts_once_per_target_group(module):
+def test_divergent_branch_counts_once_and_its_bsync_once_per_arriving_group(module):
+    # As the H200 counts (validation/sass_counters: long_ifelse, branch_on_lane, variable_loop):
+    # a divergent BRA is one warp-level execution, one branch target, one divergent; the BSYNC
+    # where the two sides meet is executed by each side as it arrives.
     fn, body = kernel_sass(module, "long_branch")
     branch = next(ins for ins in body if ins.opcode == "BRA" and ins.is_guarded)
+    bssy = next(ins for ins in body if ins.opcode == "BSSY")
+    barrier = next(op.text for op in bssy.operands if op.kind == "barrier")
+    bsync = next(ins for ins in body if ins.opcode == "BSYNC" and ins.operands[0].text == barrier)
     x = np.where(np.arange(64) % 2 == 0, 1.0, -1.0).astype(np.float32)   # every warp splits
     out = cp.zeros(65, dtype=np.float32)
     launch = sass_profile(module, "long_branch", (1,), (64,), (cp.asarray(x), out, np.int32(3)))
     m, counts = launch.metrics, launch.sass_counts
-    assert counts[branch.offset] == 2 * 2                  # 2 warps, 2 target groups each
+    assert counts[branch.offset] == 2                      # 2 warps, once each
+    assert counts[bsync.offset] == 2 * 2                   # each side of each warp arrives on its own
     assert m["smsp__sass_branch_targets_threads_divergent.sum"] == 2
+    assert m["smsp__inst_executed.sum"] == sum(counts.values())     # no BRX: inst = sass inst
     uniform = sass_profile(module, "long_branch", (1,), (64,), (cp.asarray(np.abs(x)), out, np.int32(3)))
     assert uniform.sass_counts[branch.offset] == 2
+    assert uniform.sass_counts[bsync.offset] == 2
     assert uniform.metrics["smsp__sass_branch_targets_threads_divergent.sum"] == 0
+
+
+SWITCH = r"""
+extern "C" __global__ void pick(const int* sel, const float* x, float* out) {
+    int i = threadIdx.x;
+    float v = x[i], r;
+    switch (sel[i]) {
+        case 0: r = v * 2.0f; break;
+        case 1: r = v + 7.0f; break;
+        case 2: r = v * v + 3.0f; break;
+        case 3: r = v - 5.0f; break;
+        case 4: r = v * 0.25f; break;
+        default: r = -v;
+    }
+    out[i] = r;
+}
+"""
+
+
+def test_divergent_brx_counts_extra_issues_in_inst_executed_only():
+    # The H200 (validation/sass_counters, switch_*): a BRX whose lanes go to k targets is one
+    # execution on the source page but k issues in smsp__inst_executed; branch targets
+    # max(1, k - 1), divergent k - 1; each extra issue's threads are the lanes not yet served,
+    # the smallest target group first.
+    module = cp.RawModule(code=SWITCH)
+    fn, body = kernel_sass(module, "pick")
+    brx = [ins for ins in body if ins.opcode == "BRX"]
+    if not brx:
+        pytest.skip("this ptxas lowers the switch without BRX")
+    sel = np.tile(np.array([2] * 10 + [3] * 10 + [4] * 12, dtype=np.int32), 2)
+    x = np.linspace(0.1, 1.0, 64).astype(np.float32)
+    out = cp.zeros(64, dtype=np.float32)
+    launch = sass_profile(module, "pick", (1,), (64,), (cp.asarray(sel), cp.asarray(x), out))
+    v = x.astype(np.float64)
+    np.testing.assert_allclose(out.get(), np.select([sel == 2, sel == 3, sel == 4],
+                                                    [v * v + 3, v - 5, v * 0.25]), rtol=1e-6)
+    m, counts = launch.metrics, launch.sass_counts
+    divergent = [ins for ins in brx if counts.get(ins.offset)]
+    extra = m["smsp__inst_executed.sum"] - sum(counts.values())
+    assert extra % 2 == 0 and extra // 2 in (1, 2)         # per warp: k - 1 of one BRX (k = 2 or 3)
+    k = extra // 2 + 1
+    groups = {2: [10, 22], 3: [10, 10, 12]}[k]              # a bounds-check BRA may take one group away
+    remaining = sum(32 - sum(groups[:j + 1]) for j in range(k - 1))
+    threads = sum(t for _, t, _ in launch_threads(module, "pick", sel, x).values())
+    assert m["smsp__thread_inst_executed.sum"] - threads == 2 * remaining
+    assert m["smsp__sass_branch_targets_threads_divergent.sum"] >= 2 * (k - 1)
+    assert divergent
+
+
+def launch_threads(module, name, sel, x):
+    """Per SASS instruction (warps, threads, pred-on) of one run, from the SASS counters."""
+    from warpsim.metrics.counters import SassLaunchCounters
+    from warpsim.sass.replay import ReplayRequest
+    seen = []
+
+    def observers(launch):
+        seen.append(SassLaunchCounters(launch.loaded_module, launch.kernel, launch.grid, launch.block, 0))
+        return seen[-1:]
+    with ReplayRequest(observers):
+        module.get_function(name)((1,), (64,), (cp.asarray(sel), cp.asarray(x), cp.zeros(64, dtype=np.float32)))
+    return seen[0].per_instruction()
 
 
 def test_shared_128_bit_wavefronts_by_quarter_warp(module):
@@ -172,3 +242,18 @@ def test_coverage_table_lists_every_opcode_once():
     for opcode in ("IMAD", "IADD3", "LOP3", "SHF", "ISETP", "FFMA", "MUFU", "LDG", "STS", "SHFL", "ATOMG",
                    "BSSY", "BSYNC", "BAR", "CALL", "RET", "HFMA2", "DFMA", "F2I", "I2F"):
         assert f"| {opcode} |" in table
+
+
+def test_default_level_is_sass_and_other_scheduling_models_keep_ptx_counts(module, monkeypatch):
+    monkeypatch.delenv("WARPSIM_PROFILE_LEVEL", raising=False)
+    x, y = cp.asarray(np.ones(512, dtype=np.float32)), cp.zeros(512, dtype=np.float32)
+    with cp.profile() as prof:
+        module.get_function("straight")((2,), (256,), (x, y))
+    assert prof[0].level == "sass" and prof[0].sass_counts
+    for model in ("stack", "lowest-pc"):
+        with cp.settings(scheduling=model), cp.profile() as prof, cp.profile(level="ptx") as plain:
+            module.get_function("straight")((2,), (256,), (x, y))
+        launch = prof[0]
+        assert launch.level == "ptx" and launch.sass_counts is None
+        assert "only the 'its' scheduling" in launch.level_note and model in launch.level_note
+        assert launch.metrics["smsp__inst_executed.sum"] == plain[0].metrics["smsp__inst_executed.sum"]

@@ -310,55 +310,125 @@ class SassInstructionSite:
 
 
 class SassLaunchCounters:
-    """Observer of a launch's SASS run (warpsim.sass.executor), counting as Nsight Compute does.
+    """Observer of a launch's SASS run (warpsim.sass.executor), counting as Nsight Compute does on
+    an H200 (validation/sass_counters: the rules below are what the hardware showed).
 
-    - smsp__inst_executed: one per warp per SASS instruction its group issued; a
-      BRA whose lanes go to k different places counts k times (once per target
-      group), while thread_inst_executed counts its active lanes once;
-    - thread_inst_executed: the lanes of the group, guard-false ones included;
-      pred_on: the lanes whose guard held;
-    - branches: one per warp-level BRA/BRX executed (EXIT is not a branch),
-      divergent when its lanes went to more than one place;
-    - memory: requests, sectors, wavefronts and bank conflicts from the
-      addresses and the real widths of LDG/STG/LDS/STS/LDL/STL/ATOM/RED
-      (128-bit shared accesses in quarter-warp phases, as shared_wavefronts does).
+    Per SASS instruction (the source page's counts, `per_instruction()`):
+    - warp-level executions: one per warp per instruction its group issued; a divergent
+      BRA or BRX counts once per warp; a BSYNC once per group of lanes that arrives at it
+      (lanes of a warp that get there at different times are separate executions);
+    - thread-level: the lanes of the group, guard-false ones included; pred-on: the lanes
+      whose guard held.
+    smsp__inst_executed adds, for a BRX whose lanes go to k targets, k - 1 issues (the
+    hardware serves one target per issue), and the thread counts the lanes each extra issue
+    still carries (the smallest target group served first); the source page does not.
+    Branches: one per warp-level BRA/BRX executed (EXIT is not a branch); branch targets
+    max(1, k - 1) of them, divergent k - 1. Memory: requests, sectors, wavefronts and bank
+    conflicts from the addresses and real widths of LDG/STG/LDS/STS/LDL/STL/ATOM/RED, over
+    the lanes whose guard held (128-bit shared accesses in quarter-warp phases, as
+    shared_wavefronts does); smsp__inst_executed_op_* counts every warp-level execution of
+    the instruction, one whose guard held for no lane included.
     """
+
+    BRANCHES = ("BRA", "BRX", "JMP")
 
     def __init__(self, loaded_module, kernel: str, grid: tuple, block: tuple, dynamic_shared: int):
         self.loaded_module = loaded_module
         self.program = loaded_module.program
         self.kernel, self.grid, self.block = kernel, grid, block
         self.dynamic_shared = dynamic_shared
-        self.blocks: dict = {}            # block index -> [ExecBlock, warps, threads, extra, pred_on list]
-        self.branches: dict = {}          # block index -> [executions, divergent]
+        self.blocks: dict = {}            # block index -> [ExecBlock, warps, threads, pred_on list]
+        self.branches: dict = {}          # block index -> [executions, targets, divergent]
+        self.arrivals: dict = {}          # BSYNC instruction index -> groups of lanes that arrived there
+        self.brx_extra: dict = {}         # block index -> [extra issues, their threads]
         self.lanes = np.zeros(33, dtype=np.int64)    # issued block-groups of warps by active lanes
         self.sites: dict = {}
         self._ptx_of_line = None
         self._site_of: dict = {}
+        self._bsync = None                # per instruction index (+1 for EXIT = -1): is it a BSYNC
 
     # -------------------------------------------------------- SASS observer interface
 
     def block_executed(self, st, block, g, pred_on, next_pc):
-        warp = g.idx >> 5
-        starts = np.concatenate(([True], warp[1:] != warp[:-1]))
-        n_warps = int(np.count_nonzero(starts))
+        idx = g.idx
+        n = g.n
+        first, last = int(idx[0]) >> 5, int(idx[-1]) >> 5
+        if n == 32 * (last - first + 1):            # whole warps: the common case
+            n_warps, starts, per_warp = last - first + 1, None, None
+            self.lanes[32] += n_warps * len(block.steps)
+        else:
+            warp = idx >> 5
+            starts = np.flatnonzero(np.concatenate(([True], warp[1:] != warp[:-1])))
+            n_warps = len(starts)
+            per_warp = np.diff(np.append(starts, n))
+            self.lanes += np.bincount(per_warp, minlength=33)[:33] * len(block.steps)
         rec = self.blocks.get(block.index)
         if rec is None:
-            rec = self.blocks[block.index] = [block, 0, 0, 0, [0] * len(block.steps)]
+            rec = self.blocks[block.index] = [block, 0, 0, [0] * len(block.steps)]
         rec[1] += n_warps
-        rec[2] += g.n
+        rec[2] += n
+        counts = rec[3]
         for position, count in enumerate(pred_on):
-            rec[4][position] += g.n if count is None else count
-        per_warp = np.diff(np.append(np.flatnonzero(starts), g.n))
-        self.lanes += np.bincount(per_warp, minlength=33)[:33] * len(block.steps)
+            counts[position] += n if count is None else count
+        uniform = n == 1 or bool((next_pc == next_pc[0]).all())
         control = block.control
-        if control is not None and control.ins.opcode in ("BRA", "BRX", "JMP"):
-            branch = self.branches.setdefault(block.index, [0, 0])
-            branch[0] += n_warps
-            if (next_pc != next_pc[0]).any():
-                pairs = np.unique(np.stack([warp, next_pc]), axis=1)[0]   # the warp of each (warp, target)
-                rec[3] += len(pairs) - n_warps
-                branch[1] += int(np.count_nonzero(np.bincount(pairs - pairs.min()) > 1))
+        opcode = None if control is None else control.ins.opcode
+        # groups arriving at a BSYNC: one per warp per place its lanes go to (a BSYNC there)
+        bsync = self._bsync
+        if bsync is None:
+            bsync = self._bsync = np.append(st.program.wait_kind[:-1] == 1, False)   # WAIT_BSYNC
+        if uniform:
+            target = int(next_pc[0])
+            if bsync[target]:
+                self.arrivals[target] = self.arrivals.get(target, 0) + n_warps
+        elif opcode == "BRX" or opcode == "RET":
+            at = bsync[next_pc]
+            if at.any():
+                keys = np.unique(((idx[at] >> 5) << 32) | next_pc[at])
+                for target, count in zip(*np.unique(keys & 0xFFFFFFFF, return_counts=True)):
+                    self.arrivals[int(target)] = self.arrivals.get(int(target), 0) + int(count)
+        else:                       # two places at most: the label (or EXIT) and the fall-through
+            for target in (int(next_pc.min()), int(next_pc.max())):
+                if bsync[target]:
+                    self.arrivals[target] = self.arrivals.get(target, 0) + \
+                        self._warps_with(next_pc == target, starts, n_warps)
+        if opcode not in self.BRANCHES:
+            return
+        branch = self.branches.get(block.index)
+        if branch is None:
+            branch = self.branches[block.index] = [0, 0, 0]
+        branch[0] += n_warps
+        if uniform:
+            branch[1] += n_warps
+            return
+        if opcode != "BRX":         # a BRA goes to its label or falls through: k is 1 or 2 per warp
+            low, high = next_pc.min(), next_pc.max()
+            split = self._warps_with(next_pc == low, starts, n_warps) + \
+                self._warps_with(next_pc == high, starts, n_warps) - n_warps
+            branch[1] += n_warps
+            branch[2] += split
+            return
+        warp = idx >> 5
+        pairs, sizes = np.unique((warp << 32) | (next_pc + 1), return_counts=True)
+        warps_of_pairs = pairs >> 32
+        k = np.bincount(warps_of_pairs - warps_of_pairs[0])
+        k = k[k > 0]                                # targets per warp
+        branch[1] += int(np.maximum(1, k - 1).sum())
+        branch[2] += int((k - 1).sum())
+        extra = self.brx_extra.setdefault(block.index, [0, 0])
+        extra[0] += int((k - 1).sum())
+        bounds = np.concatenate(([0], np.cumsum(k)))
+        for w in np.flatnonzero(k > 1):
+            groups = np.sort(sizes[bounds[w]:bounds[w + 1]])
+            served = np.cumsum(groups)[:-1]      # after each issue but the last
+            extra[1] += int((groups.sum() - served).sum())
+
+    @staticmethod
+    def _warps_with(flags, starts, n_warps) -> int:
+        """Warps of the group (whole warps when starts is None) where flags holds for some lane."""
+        if starts is None:
+            return int(np.count_nonzero(flags.reshape(n_warps, 32).any(axis=1)))
+        return int(np.count_nonzero(np.logical_or.reduceat(flags, starts)))
 
     def memory_access(self, st, ins, space, kind, idx, addrs, size):
         key = (id(ins), space, kind)
@@ -398,20 +468,55 @@ class SassLaunchCounters:
                 sass_ins, self._ptx_of_line.get(sass_ins.ptx_line))
         return found
 
-    def instruction_rows(self):
-        """Per executed SASS instruction: (block, position, site, warp insts, thread insts, pred-on threads)."""
+    def _rows(self, extra: bool):
         for index in sorted(self.blocks):
-            block, warps, threads, extra, pred_on = self.blocks[index]
+            block, warps, threads, pred_on = self.blocks[index]
+            if block.steps[0].ins.opcode == "BSYNC" and len(block.steps) == 1:
+                warps = self.arrivals.get(block.start, warps)
             for position, step in enumerate(block.steps):
-                last = position == len(block.steps) - 1
-                yield (block, position, self.site(step.ins), warps + (extra if last else 0), threads,
-                       pred_on[position])
+                w, t, p = warps, threads, pred_on[position]
+                if extra and position == len(block.steps) - 1 and index in self.brx_extra:
+                    issues, lanes = self.brx_extra[index]
+                    w, t, p = w + issues, t + lanes, p + lanes
+                yield block, position, self.site(step.ins), w, t, p
+
+    def instruction_rows(self):
+        """Per executed SASS instruction, as smsp__inst_executed counts (a divergent BRX's extra
+        issues included): (block, position, site, warp insts, thread insts, pred-on threads)."""
+        return self._rows(extra=True)
+
+    def per_instruction(self) -> dict:
+        """SASS offset -> (warp-level executions, thread-level, pred-on threads), as the source
+        page of Nsight Compute counts them (smsp__sass_inst_executed: no extra BRX issues)."""
+        return {site.sass.offset: (w, t, p) for _, _, site, w, t, p in self._rows(extra=False)}
 
     def branch_rows(self):
         for index in sorted(self.branches):
             block = self.blocks[index][0]
-            executions, divergent = self.branches[index]
+            executions, _, divergent = self.branches[index]
             yield block, self.site(block.steps[-1].ins), executions, divergent
+
+    def metric_values(self) -> dict:
+        """Metrics whose SASS-level rule differs from the PTX-level formula (warpsim.metrics.names):
+        branch targets (a BRX to k targets counts max(1, k - 1)), and the instruction classes,
+        which count every warp-level execution (requests count only those with a guard-true lane)."""
+        targets = sum(b[1] for b in self.branches.values())
+        divergent = sum(b[2] for b in self.branches.values())
+        out = {"smsp__sass_branch_targets.sum": targets,
+               "smsp__sass_branch_targets_threads_divergent.sum": divergent,
+               "smsp__sass_branch_targets_threads_uniform.sum": targets - divergent,
+               "smsp__sass_average_branch_targets_threads_uniform.pct":
+                   100.0 * (targets - divergent) / targets if targets else 0.0}
+        classes = {("LDG", "global_ld"), ("STG", "global_st"), ("LDS", "shared_ld"), ("STS", "shared_st")}
+        totals = dict.fromkeys((name for _, name in classes), 0)
+        opcode_class = dict(classes)
+        for _, _, site, warps, _, _ in self._rows(extra=False):
+            name = opcode_class.get(site.opcode)
+            if name is not None:
+                totals[name] += warps
+        for name, value in totals.items():
+            out[f"smsp__inst_executed_op_{name}.sum"] = value
+        return out
 
     def lane_histogram(self) -> np.ndarray:
         hist = self.lanes.copy()
@@ -420,4 +525,4 @@ class SassLaunchCounters:
 
     def counts_by_offset(self) -> dict:
         """SASS instruction offset -> warp-level executions (for format_listing's counts column)."""
-        return {site.sass.offset: warps for _, _, site, warps, _, _ in self.instruction_rows()}
+        return {offset: counts[0] for offset, counts in self.per_instruction().items()}

@@ -17,7 +17,7 @@ from .ir import BasicBlock
 BLOCK_ENDS = {
     "BRA": (False, True),
     "JMP": (False, True),
-    "BRX": (False, False),      # indirect: targets are not in the instruction
+    "BRX": (False, False),      # indirect: targets from nvdisasm's BRANCH_TARGETS list, when it prints one
     "JMX": (False, False),
     "EXIT": (False, False),
     "RET": (False, False),
@@ -43,7 +43,8 @@ def _ends(ins) -> tuple | None:
 def split_blocks(function) -> list:
     instructions, labels = function.instructions, function.labels
     count = len(instructions)
-    targets = {ins.branch_target for ins in instructions} - {None}
+    targets = ({ins.branch_target for ins in instructions} - {None}) | \
+        {label for ins in instructions for label in ins.branch_targets}
     starts = {0} | {index for label, index in labels.items() if index < count and label in targets}
     for k, ins in enumerate(instructions):
         if _ends(ins) is not None and k + 1 < count:
@@ -65,6 +66,9 @@ def split_blocks(function) -> list:
             successors.append(n + 1)
         if target is not None and labels.get(target, count) < count:
             successors.append(block_at[labels[target]])
+        for label in last.branch_targets:       # an indirect branch's listed targets
+            if labels.get(label, count) < count:
+                successors.append(block_at[labels[label]])
         body = instructions[start:end]
         blocks.append(BasicBlock(
             n, start, end, tuple(labels_at.get(start, ())), tuple(dict.fromkeys(successors)),

@@ -152,6 +152,7 @@ def _split_operands(text: str) -> list:
     return result
 
 _GUARD = re.compile(r"^@(!?U?P(?:\d+|T))\s+")
+_BRANCH_TARGETS = re.compile(r'\(\*"BRANCH_TARGETS\s+([^"]*)"\*\)')
 
 def parse_instruction(text: str, offset: int = 0, **extra) -> SassInstruction:
     """'@!P0 IMAD.WIDE.U32 R2, R9, 0x4, R2' -> SassInstruction (no control codes or lines)."""
@@ -162,8 +163,16 @@ def parse_instruction(text: str, offset: int = 0, **extra) -> SassInstruction:
         guard, body = parse_operand(m.group(1)), body[m.end():]
     mnemonic, _, rest = body.partition(" ")
     opcode, *mods = mnemonic.split(".")
-    operands = tuple(parse_operand(piece) for piece in _split_operands(rest))
-    return SassInstruction(offset, opcode, tuple(mods), operands, guard, text, **extra)
+    targets = ()
+    m = _BRANCH_TARGETS.search(rest)
+    if m:           # `BRX R4 -0x150 (*"BRANCH_TARGETS .L_x_1,.L_x_2"*)`: the targets ptxas knows of
+        targets = tuple(t.strip() for t in m.group(1).split(",") if t.strip())
+        rest = rest[:m.start()] + rest[m.end():]
+    pieces = _split_operands(rest)
+    if opcode in ("BRX", "JMX"):    # `R4 -0x150`: register and displacement, no comma
+        pieces = [part for piece in pieces for part in piece.split()]
+    operands = tuple(parse_operand(piece) for piece in pieces)
+    return SassInstruction(offset, opcode, tuple(mods), operands, guard, text, branch_targets=targets, **extra)
 
 # --- control codes --------------------------------------------------------------
 

@@ -101,6 +101,7 @@ class SassInstruction:
     encoding: tuple | None = None
     ptx_line: int | None = None
     source: tuple | None = None      # (file, line)
+    branch_targets: tuple = ()       # an indirect branch's possible targets (nvdisasm's BRANCH_TARGETS labels)
 
     @property
     def full_opcode(self) -> str:

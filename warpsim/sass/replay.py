@@ -8,8 +8,10 @@ shared size, with the request's observers (counters) watching, and compares
 the two heaps. Equal bytes everywhere means the SASS run wrote what the PTX
 run wrote and nothing else. An opcode the executor lacks, a fault, a deadlock
 or a difference gives an outcome of level 'ptx' with a note saying why; the
-PTX run's results stand either way. With no request on, launches pay one
-context-variable read.
+PTX run's results stand either way. The executor issues as the `its` model
+does (lowest address first), so a launch under settings(scheduling='stack' or
+'lowest-pc') is not replayed: its outcome is 'ptx', saying why. With no
+request on, launches pay one context-variable read.
 """
 
 from __future__ import annotations
@@ -84,11 +86,18 @@ class SassReplay(LaunchObserver):
         self.launch = launch
         self.observers = list(observers)
         self.memory = launch.loaded_module.device.memory
+        self.failed = None
+        self._outcome = None
+        self._copy_seconds = 0.0
+        self.copy = None
+        model = scheduling_model(launch)
+        if model != "its":      # lowest-address issue is the its model's order: other orders are not the SASS run's
+            self._outcome = ReplayOutcome("ptx", f"the SASS run models only the 'its' scheduling, and this "
+                                                 f"launch ran under '{model}'")
+            return
         start = time.perf_counter()
         self.copy = snapshot(self.memory)
         self._copy_seconds = time.perf_counter() - start
-        self.failed = None
-        self._outcome = None
 
     def launch_failed(self, ctx, error) -> None:
         self.failed = error
@@ -135,6 +144,13 @@ class SassReplay(LaunchObserver):
                                  rounds=stats["rounds"])
         note = f"SASS run (ptxas {module.ptxas_version}) wrote the same memory as the PTX run"
         return ReplayOutcome("sass", note, self.observers, rounds=stats["rounds"])
+
+
+def scheduling_model(launch) -> str:
+    """The scheduling model the launch's PTX run uses (settings' 'auto' resolved by the module's target)."""
+    from ..machine.scheduling import model_for
+    from ..settings import current
+    return model_for(current().scheduling, getattr(launch.loaded_module.module, "target", ()) or ()).name
 
 
 def compare_heaps(ptx_memory, sass_memory) -> str:

@@ -40,7 +40,7 @@ def ready_lanes(st: SassState, alive: np.ndarray) -> np.ndarray:
     if not waiting.any():
         return ready
     bar_lanes = []
-    for p in np.unique(pc[waiting]):
+    for p in np.flatnonzero(np.bincount(pc[waiting])):      # the few places lanes wait at
         at = np.flatnonzero(alive & (pc == p))
         step = program.steps[int(p)]
         kind = program.wait_kind[p]
@@ -96,9 +96,14 @@ def run_batch(st: SassState, max_rounds: int) -> None:
         chosen = np.flatnonzero((pcs == lowest[:, None]).ravel() & ready)
         chosen_pc = st.pc[chosen]
         # 3. execute
-        order = np.argsort(chosen_pc, kind="stable")
-        bounds = np.flatnonzero(np.diff(chosen_pc[order])) + 1
-        for group in np.split(chosen[order], bounds):
+        if chosen_pc[0] == chosen_pc[-1] and (chosen_pc == chosen_pc[0]).all():
+            groups = (chosen,)                       # every warp at one place: the common case
+        else:                                        # a stable counting sort (radix on 16 bits)
+            keys = chosen_pc.astype(np.int16) if len(program.instructions) < 32768 else chosen_pc
+            order = np.argsort(keys, kind="stable")
+            bounds = np.flatnonzero(np.diff(chosen_pc[order])) + 1
+            groups = np.split(chosen[order], bounds)
+        for group in groups:
             execute_block(st, program.block_at[int(st.pc[group[0]])], Group(group))
         st.rounds += 1
         if st.rounds > max_rounds:

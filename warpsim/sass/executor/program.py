@@ -95,7 +95,12 @@ class SassProgram:
                 not any(op.kind in ("pred", "upred") for op in ins.operands):
             return out
         if ins.opcode == "BRX":
-            return list(range(len(self.instructions)))[:0] + [k + 1]
+            missing = [label for label in ins.branch_targets if label not in self.labels]
+            if not ins.branch_targets or missing:
+                raise SassUnsupported(self.name, [(ins.full_opcode, "indirect branch without its target list "
+                                                   f"at /*{ins.offset:04x}*/")])
+            out = [self.labels[label] for label in ins.branch_targets]
+            return out + [k + 1] if ins.is_guarded else out
         out.append(k + 1)
         return out
 
