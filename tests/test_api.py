@@ -597,7 +597,7 @@ def test_2d_launch_on_a_strided_view():
 
 
 @pytest.mark.nvrtc
-def test_a_cubin_runs_from_the_ptx_ptxas_stored_in_it(device, tmp_path):
+def test_a_cubin_runs_from_the_ptx_ptxas_stored_in_it(tmp_path):
     from warpsim.sass import cubin_for
     source = r'''extern "C" __global__ void axpy(float a, const float* x, float* y, int n) {
         int i = blockIdx.x * blockDim.x + threadIdx.x;
