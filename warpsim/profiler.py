@@ -138,6 +138,8 @@ def build_launch_profile(counters, sass=None, level_note: str = "") -> "LaunchPr
     launch.level = "sass" if sass is not None else "ptx"
     launch.level_note = level_note
     launch.timing = _predicted_timing(counters)
+    if launch.timing is not None:                         # ncu's names for the predicted figures
+        launch.metrics.update((k, v) for k, v in launch.timing.metrics().items() if k in BY_NAME)
     launch.sass_counts = sass.counts_by_offset() if sass is not None else None
     if sass is not None:            # the rules where SASS-level counting differs from the PTX formulas
         launch.metrics.update((k, v) for k, v in sass.metric_values().items() if k in launch.metrics)

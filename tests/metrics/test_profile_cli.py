@@ -67,3 +67,24 @@ def test_list_metrics():
     text = list_metrics()
     assert "smsp__thread_inst_executed_per_inst_executed.ratio" in text
     assert "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum" in text
+
+
+def test_sass_listing_with_executions(script, capsys):
+    assert main(["--sass", "--width", "200", script, "2"]) == 0
+    out = capsys.readouterr().out
+    listing = [line for line in out.splitlines() if "LDG.E" in line]
+    assert listing and all(line.split()[1] == "1" for line in listing)     # one warp, once each
+    assert "// PTX" in listing[0] and "ld.global" in listing[0]
+    assert "//## kernels.cu:" in out
+
+
+def test_predicted_timing_under_ncu_names_in_the_csv(script, capsys):
+    metrics = "gpu__time_duration.sum,sm__warps_active.avg.pct_of_peak_sustained_active"
+    assert main(["--csv", "--gpu", "h200", "--metrics", metrics, "python", script, "2"]) == 0
+    rows = [r for r in csv.reader(io.StringIO(capsys.readouterr().out)) if len(r) == len(CSV_HEADER)][1:]
+    values = {r[CSV_HEADER.index("Metric Name")]: r for r in rows}
+    duration = values["gpu__time_duration.sum"]
+    assert duration[CSV_HEADER.index("Metric Unit")] == "ns"
+    assert 1000 < float(duration[CSV_HEADER.index("Metric Value")].replace(",", "")) < 1e6
+    occupancy = float(values["sm__warps_active.avg.pct_of_peak_sustained_active"][CSV_HEADER.index("Metric Value")])
+    assert 0 < occupancy <= 100

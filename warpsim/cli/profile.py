@@ -39,6 +39,9 @@ def _parser() -> argparse.ArgumentParser:
                         "PTX counts, with a note, where it cannot) or PTX instructions")
     p.add_argument("--source", action="store_true",
                    help="also print each kernel's source lines with their numbers")
+    p.add_argument("--sass", action="store_true",
+                   help="also print each kernel's SASS with source and PTX lines and the warp-level "
+                        "executions of every instruction (at --level sass)")
     p.add_argument("--html", metavar="FILE", help="write the HTML report to FILE")
     p.add_argument("--kernel", metavar="NAME", help="report only launches of kernels whose name "
                                                     "contains NAME")
@@ -146,3 +149,26 @@ def _print_report(prof, args) -> None:
         console.print(launch)
         if args.source:
             console.print(launch.source_view())
+        if args.sass:
+            console.print(sass_listing(launch), highlight=False, markup=False)
+
+
+def sass_listing(launch) -> str:
+    """The launch's SASS, each instruction with its executions, under the source and PTX lines it came from."""
+    rows = getattr(launch, "code", None)
+    if not rows:
+        return f"  (no SASS counts: the profile is at PTX level{': ' + launch.level_note if launch.level_note else ''})"
+    from ..metrics.lines import read_source
+    out, shown, texts = [], None, {}
+    for r in rows:
+        if (r.source_file, r.source_line) != shown and r.source_line:
+            shown = (r.source_file, r.source_line)
+            if r.source_file not in texts:
+                texts[r.source_file] = read_source(r.source_file, launch.sources) or []
+            text = texts[r.source_file]
+            code = text[r.source_line - 1].strip() if 0 < r.source_line <= len(text) else ""
+            out.append(f"  //## {r.source_file.rsplit('/', 1)[-1]}:{r.source_line}  {code}")
+        ptx = f"   // PTX {r.ptx_line}: {r.ptx_text}" if r.ptx_line else ""
+        out.append(f"  {r.offset:04x}  {r.executions if r.executions is not None else '':>8}  "
+                   f"{r.sass_text:<44}{ptx}")
+    return "\n".join(out)

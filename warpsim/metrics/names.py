@@ -22,7 +22,7 @@ class Metric:
     unit: str                      # as ncu prints it ('' where ncu prints none)
     section: str                   # for grouping in reports
     description: str
-    compute: Callable              # totals -> value
+    compute: Callable | None       # totals -> value (None: the timing model gives it)
 
 
 def _ratio(a, b):
@@ -154,8 +154,26 @@ _add("warpsim__occupancy_limiter", "", "Occupancy",
      "the limit(s) that bind the theoretical occupancy", lambda t: t["limiter"])
 
 
-BY_NAME = {m.name: m for m in METRICS}
-SECTIONS = list(dict.fromkeys(m.section for m in METRICS))
+# Predicted by the timing model (warpsim.timing) when a GPU is chosen: a profile
+# carries them only then, so they are not part of compute_metrics().
+STALL_REASONS = ("barrier", "branch_resolving", "dispatch_stall", "drain", "imc_miss", "lg_throttle",
+                 "long_scoreboard", "math_pipe_throttle", "membar", "mio_throttle", "misc",
+                 "no_instruction", "not_selected", "selected", "short_scoreboard", "sleeping",
+                 "tex_throttle", "wait")
+TIMING_METRICS = [
+    Metric("gpu__time_duration.sum", "ns", "Timing", "predicted kernel duration, as Nsight Compute "
+           "measures it", None),
+    Metric("sm__cycles_elapsed.avg", "cycle", "Timing", "predicted SM cycles of the kernel", None),
+    Metric("sm__warps_active.avg.pct_of_peak_sustained_active", "%", "Timing",
+           "predicted achieved occupancy: resident warps per active cycle / maximum", None),
+    Metric("smsp__issue_active.avg.pct_of_peak_sustained_active", "%", "Timing",
+           "predicted share of cycles a scheduler issues an instruction", None),
+] + [Metric(f"smsp__average_warps_issue_stalled_{reason}_per_issue_active.ratio", "", "Timing",
+            f"predicted warps stalled ({reason.replace('_', ' ')}) per issue cycle", None)
+     for reason in STALL_REASONS]
+
+BY_NAME = {m.name: m for m in METRICS + TIMING_METRICS}
+SECTIONS = list(dict.fromkeys(m.section for m in METRICS + TIMING_METRICS))
 
 # Where the PTX-level counts of warpsim and the SASS-level counts of the
 # hardware differ for reasons other than the addresses.
@@ -178,4 +196,4 @@ def unknown_metrics(names) -> list:
 def compute_metrics(totals: dict, names=None) -> dict:
     """name -> value for every metric (or those named, in that order)."""
     chosen = METRICS if names is None else [BY_NAME[n] for n in names if n in BY_NAME]
-    return {m.name: m.compute(totals) for m in chosen}
+    return {m.name: m.compute(totals) for m in chosen if m.compute is not None}
