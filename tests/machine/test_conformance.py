@@ -21,7 +21,6 @@ NAMES = [str(name) for name in _data["names"]]
 
 # Forms where warpsim's bits differ from the H200's (kept visible, strict: a fix makes them fail).
 KNOWN = {
-    "fns.b32": "fns.b32 with offset INT_MIN (0x80000000): the H200 returns 0 in 60 of 270 cases, warpsim 0xffffffff",
     "sqrt.approx.f32": "sqrt.approx.f32(1.5): the H200 gives 0x3f9cc470, warpsim the correctly rounded 0x3f9cc471 (MUFU.RSQ+RCP differs by 1 ulp)",
     "sqrt.approx.ftz.f32": "sqrt.approx.ftz.f32(1.5): the H200 gives 0x3f9cc470, warpsim 0x3f9cc471",
 }

@@ -570,9 +570,13 @@ def bmsk(ins, a, b):
           types={"b32"}, check=no_flags())
 def fns(ins, mask, base, offset):
     """Position of the offset-th set bit of mask counting from bit `base` (up for offset > 0,
-    down for offset < 0; offset 0 asks about bit base itself); 0xffffffff when there is none."""
+    down for offset < 0; offset 0 asks about bit base itself); 0xffffffff when there is none.
+
+    Outside the manual's range, as an H200 does it (tests/machine/test_conformance.py): a base
+    over 31 finds nothing (the pseudocode's loop never starts), and offset INT_MIN gives 0."""
     mask = np.atleast_1d(np.asarray(mask, dtype=np.uint32))
-    base = np.atleast_1d(np.asarray(base, dtype=np.int64) & 31)
+    raw_base = np.atleast_1d(np.asarray(base, dtype=np.int64) & 0xFFFFFFFF)
+    base = raw_base & 31
     offset = np.atleast_1d(np.asarray(offset, dtype=np.int64))
     n = max(len(mask), len(base), len(offset))
     mask, base, offset = (np.broadcast_to(v, (n,)) for v in (mask, base, offset))
@@ -591,4 +595,6 @@ def fns(ins, mask, base, offset):
     result = np.where(found, first, 0xFFFFFFFF)
     at_base = bits[np.arange(n), base]
     result = np.where(offset == 0, np.where(at_base, base, 0xFFFFFFFF), result)
+    result = np.where(np.broadcast_to(raw_base, (n,)) > 31, 0xFFFFFFFF, result)
+    result = np.where(offset == -2**31, 0, result)
     return result.astype(np.uint32)
