@@ -257,3 +257,23 @@ def test_default_level_is_sass_and_other_scheduling_models_keep_ptx_counts(modul
         assert launch.level == "ptx" and launch.sass_counts is None
         assert "only the 'its' scheduling" in launch.level_note and model in launch.level_note
         assert launch.metrics["smsp__inst_executed.sum"] == plain[0].metrics["smsp__inst_executed.sum"]
+
+
+SPIN = r'''extern "C" __global__ void spin(volatile int* flag, int* out) {
+    int lane = threadIdx.x % 32;
+    if (lane == 0) { while (*flag == 0) { } out[0] = 1; }
+    if (lane == 1) *flag = 1;
+}'''
+
+
+def test_a_sass_run_that_cannot_finish_soon_falls_back_within_a_few_ptx_runs():
+    import numpy as np
+    import warpsim
+    kernel = warpsim.RawModule(code=SPIN).get_function("spin")
+    flag, out = warpsim.zeros(1, dtype=np.int32), warpsim.zeros(1, dtype=np.int32)
+    with warpsim.settings(scheduling="its"), warpsim.profile(level="sass") as prof:
+        kernel((1,), (32,), (flag, out))
+    assert int(out.get()[0]) == 1
+    launch = prof.launches[0]
+    assert launch.level == "ptx"                # the SASS issue order starves the flag's writer
+    assert "SASS not run" in launch.level_note and "x the PTX run's" in launch.level_note

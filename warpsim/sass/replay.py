@@ -103,6 +103,7 @@ class SassReplay(LaunchObserver):
         self.failed = error
 
     def launch_finished(self, result) -> None:
+        self.ptx_rounds = int(getattr(result, "rounds", 0) or 0)
         self.outcome()
 
     def outcome(self) -> ReplayOutcome:
@@ -112,6 +113,13 @@ class SassReplay(LaunchObserver):
             self._outcome.seconds = time.perf_counter() - start + self._copy_seconds
             self.copy = None
         return self._outcome
+
+    def round_budget(self, max_rounds: int) -> int:
+        """Rounds the SASS run may take: a few times the PTX run's (the same work, in blocks of another
+        size), so a SASS run that cannot finish (a spin-wait its issue order starves) costs seconds,
+        not the launch's whole round budget; past it the profile keeps PTX counts and says so."""
+        ptx_rounds = getattr(self, "ptx_rounds", 0)
+        return min(max_rounds, SASS_ROUNDS_PER_PTX_ROUND * ptx_rounds + SASS_EXTRA_ROUNDS) if ptx_rounds else max_rounds
 
     def _run(self) -> ReplayOutcome:
         from . import sass_of
@@ -133,9 +141,11 @@ class SassReplay(LaunchObserver):
             stats = run_launch(program, image, memory=self.copy, grid=launch.grid, block=launch.block,
                                params=launch.params, shared_bytes=launch.shared_bytes, constants=constants,
                                observers=self.observers, batch_threads=settings.batch_threads,
-                               max_rounds=settings.max_rounds)
+                               max_rounds=self.round_budget(settings.max_rounds))
         except SassExecutionError as exc:
-            return ReplayOutcome("ptx", f"SASS not run: {exc}")
+            budget = "" if "ran past" not in str(exc) else (
+                f" ({SASS_ROUNDS_PER_PTX_ROUND}x the PTX run's {self.ptx_rounds:,} rounds + {SASS_EXTRA_ROUNDS:,})")
+            return ReplayOutcome("ptx", f"SASS not run: {exc}{budget}")
         except WarpsimError as exc:
             return ReplayOutcome("ptx", f"no SASS for this kernel: {exc}")
         difference = compare_heaps(self.memory, self.copy)
@@ -144,6 +154,10 @@ class SassReplay(LaunchObserver):
                                  rounds=stats["rounds"])
         note = f"SASS run (ptxas {module.ptxas_version}) wrote the same memory as the PTX run"
         return ReplayOutcome("sass", note, self.observers, rounds=stats["rounds"])
+
+
+SASS_ROUNDS_PER_PTX_ROUND = 4
+SASS_EXTRA_ROUNDS = 10_000
 
 
 def scheduling_model(launch) -> str:
