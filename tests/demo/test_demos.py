@@ -30,8 +30,15 @@ def test_divergence_branch_on_lane_is_16_lanes_in_its_loop(results):
     assert 1.8 <= f["issued_ratio"] <= 2.0
 
 
+def test_divergence_predicted_about_twice_the_cycles(results):
+    f = demo(results, "divergence").figures
+    assert 1.6 <= f["predicted_cycles_ratio"] <= 2.3
+    assert f["lane_time_s"] > f["warp_time_s"] > 0
+
+
 def test_loops_one_long_lane_is_8_percent_and_sorting_fixes_it(results):
     f = demo(results, "loops").figures
+    assert f["predicted_sorting_speedup"] > 1
     assert f["warp0_loop_efficiency"] == pytest.approx(510 / 6400, abs=1e-9)
     assert f["document_unsorted"] == pytest.approx(510 / 6400, abs=1e-9)
     assert f["document_sorted"] == 1.0

@@ -19,6 +19,7 @@ from ..api.args import pack_arguments
 from ..report.activity import ActivityTrace
 
 DOCUMENT = "simt-execution.md"
+GPU = "h200"                    # the GPU the demos predict times for (warpsim.settings(gpu=...) overrides)
 
 
 # ------------------------------------------------------------ results
@@ -125,6 +126,11 @@ class Run:
     def lanes_per_instruction(self) -> float:
         return self.thread_instructions / self.issued if self.issued else 0.0
 
+    @property
+    def timing(self):
+        """The timing model's prediction for this launch on GPU (None without the profiler)."""
+        return getattr(self.profile, "timing", None)
+
     def metric(self, name: str, default=None):
         """A profiler metric by its Nsight Compute name (None when the profiler is absent)."""
         metrics = getattr(self.profile, "metrics", None) or {}
@@ -139,13 +145,26 @@ def launch(filename: str, kernel: str, grid, block, args, shared_mem: int = 0, l
     params = pack_arguments(fn.kernel_name, fn.params, tuple(args))
     grid = grid if isinstance(grid, tuple) else (grid,)
     block = block if isinstance(block, tuple) else (block,)
-    with _profiler() as prof:
+    with _predicting(), _profiler() as prof:
         result = fn.loaded_module.launch(fn.kernel_name, grid, block, params, shared_mem=shared_mem,
                                          observers=[trace, *observers])
     launches = getattr(prof, "launches", None) or [None]
     if launches[-1] is not None and getattr(launches[-1], "activity", None) is None:
         launches[-1].activity = trace        # the report draws the chart from it
     return Run(label or kernel, kernel, result, trace, fn, launches[-1])
+
+
+def _predicting():
+    """Predict times on GPU unless the caller chose a GPU already."""
+    from ..settings import current, settings
+    import contextlib
+    return contextlib.nullcontext() if current().gpu else settings(gpu=GPU)
+
+
+def predicted(run: Run) -> str:
+    """'3.19 us (2,357 cycles)': a launch's predicted time on the demos' GPU."""
+    t = run.timing
+    return "-" if t is None else f"{t.time_s * 1e6:.2f} us ({t.cycles:,.0f} cycles)"
 
 
 def _profiler():

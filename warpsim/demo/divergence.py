@@ -46,6 +46,13 @@ def run(console=None) -> common.DemoResult:
                lane_lanes == 16 and warp_lanes == 32)
     result.add("issued warp instructions, lane / warp",
                f"{lane.issued} / {warp.issued} = {ratio:.2f}x", "about 2x", 1.7 <= ratio <= 2.1)
+    if lane.timing is not None and warp.timing is not None:
+        cycles = lane.timing.cycles / warp.timing.cycles
+        result.figures.update(lane_time_s=lane.timing.time_s, warp_time_s=warp.timing.time_s,
+                              predicted_cycles_ratio=cycles)
+        result.add(f"predicted on {common.GPU.upper()}: lane vs warp", f"{common.predicted(lane)} vs "
+                   f"{common.predicted(warp)}: {cycles:.2f}x the cycles", "about twice as long",
+                   1.6 <= cycles <= 2.3)
     ratio_metric = "smsp__thread_inst_executed_per_inst_executed.ratio"
     if lane.metric(ratio_metric) is not None:
         result.add(f"{ratio_metric} (whole launch)",

@@ -81,6 +81,13 @@ def run(console=None) -> common.DemoResult:
     result.add("lengths 1..200 at random: as given -> sorted",
                f"{common.pct(eff['realistic', 'as given'])} -> {common.pct(eff['realistic', 'sorted'])}",
                "close to 100% sorted", eff["realistic", "sorted"] >= 0.95)
+    unsorted, ordered = cases["realistic", "as given"][0], cases["realistic", "sorted"][0]
+    if unsorted.timing is not None and ordered.timing is not None:
+        speedup = unsorted.timing.cycles / ordered.timing.cycles
+        result.figures["predicted_sorting_speedup"] = speedup
+        result.add(f"predicted on {common.GPU.upper()}, random lengths: as given vs sorted",
+                   f"{common.predicted(unsorted)} vs {common.predicted(ordered)}", "sorting is faster",
+                   speedup > 1)
     if console is not None:
         common.header(console, result, CLAIM)
         console.print(f"  per_token over {n} sequences ({WARPS} warps); the loop is lines "
