@@ -87,7 +87,7 @@ METRICS = [
     "launch__shared_mem_per_block_static",
 ]
 
-# The metrics the brief names (the fallback if ncu refuses the full list).
+# The core metrics (the fallback if ncu refuses the full list).
 CORE = set(METRICS[:9] + METRICS[11:13] + METRICS[15:24] + METRICS[23:35]) - {
     "smsp__sass_thread_inst_executed_pred_on.sum"} | {"launch__grid_size", "launch__block_size"}
 
@@ -191,7 +191,7 @@ def collect(outdir: str) -> int:
             with open(os.path.join(work, "ncu_raw.csv"), "w") as dst:
                 dst.writelines(rows)
             break
-        log("ncu refused the metric list or profiled nothing: retrying with the brief's core list")
+        log("ncu refused the metric list or profiled nothing: retrying with the core list")
     # per-instruction SASS counts: a few kernels, then every kernel
     for tag, kernels, limit in (("few", SOURCE_FEW, 90), ("all", "regex:^sc_", 150)):
         rep = os.path.join(work, f"source_{tag}")
