@@ -130,6 +130,26 @@ class SiteCounts:
         self.requests = self.threads = self.sectors = self.lines = self.ideal_sectors = 0
         self.wavefronts = self.ideal_wavefronts = 0
 
+    def add(self, space: str, idx: np.ndarray, addrs: np.ndarray, nbytes: int) -> None:
+        """One execution by threads idx, each accessing nbytes at its address (PTX or SASS alike)."""
+        self.threads += len(idx)
+        if space == "global":
+            requests, sectors, lines = global_sectors(idx, addrs, nbytes)
+            self.sectors += sectors
+            self.lines += lines
+            self.ideal_sectors += max(requests, -(-len(idx) * nbytes // 32))   # bytes asked, packed
+        elif space == "shared":
+            requests, waves, ideal = shared_wavefronts(idx, addrs, nbytes)
+            self.wavefronts += waves
+            self.ideal_wavefronts += ideal
+        elif space == "local":
+            requests, sectors, lines = local_sectors(idx, addrs, nbytes)
+            self.sectors += sectors
+            self.lines += lines
+        else:
+            requests = request_count(idx)
+        self.requests += requests
+
 
 def read_registers(fn) -> set:
     """Every register some instruction of `fn` reads."""
@@ -226,24 +246,7 @@ class LaunchCounters(LaunchObserver):
         if rec is None:
             op = operation(self.program, site, kind, self._read_cache)
             rec = self.sites[key] = SiteCounts(site.ins, space, kind, op)
-        nbytes = size * count
-        rec.threads += len(idx)
-        if space == "global":
-            requests, sectors, lines = global_sectors(idx, addrs, nbytes)
-            rec.sectors += sectors
-            rec.lines += lines
-            rec.ideal_sectors += max(requests, -(-len(idx) * nbytes // 32))   # bytes asked, packed
-        elif space == "shared":
-            requests, waves, ideal = shared_wavefronts(idx, addrs, nbytes)
-            rec.wavefronts += waves
-            rec.ideal_wavefronts += ideal
-        elif space == "local":
-            requests, sectors, lines = local_sectors(idx, addrs, nbytes)
-            rec.sectors += sectors
-            rec.lines += lines
-        else:
-            requests = request_count(idx)
-        rec.requests += requests
+        rec.add(space, idx, addrs, size * count)
 
     def launch_finished(self, result):
         self.result = result
@@ -435,23 +438,7 @@ class SassLaunchCounters:
         rec = self.sites.get(key)
         if rec is None:
             rec = self.sites[key] = SiteCounts(self.site(ins), space, kind, kind)
-        rec.threads += len(idx)
-        if space == "global":
-            requests, sectors, lines = global_sectors(idx, addrs, size)
-            rec.sectors += sectors
-            rec.lines += lines
-            rec.ideal_sectors += max(requests, -(-len(idx) * size // 32))
-        elif space == "shared":
-            requests, waves, ideal = shared_wavefronts(idx, addrs, size)
-            rec.wavefronts += waves
-            rec.ideal_wavefronts += ideal
-        elif space == "local":
-            requests, sectors, lines = local_sectors(idx, addrs, size)
-            rec.sectors += sectors
-            rec.lines += lines
-        else:
-            requests = request_count(idx)
-        rec.requests += requests
+        rec.add(space, idx, addrs, size)
 
     # -------------------------------------------------------- what the reports read
 
