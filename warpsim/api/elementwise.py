@@ -21,7 +21,7 @@ import numpy as np
 
 from . import carray
 from .arrays import ndarray
-from .kernel_params import decide_types, parse_parameters, scalar_argument, typedefs
+from .kernel_params import decide_types, pack_argument, parse_parameters, typedefs
 from .raw import RawModule
 
 __all__ = ["ElementwiseKernel"]
@@ -101,16 +101,11 @@ class ElementwiseKernel:
             shape, strides = carray.collapse_dims(shape, strides)
         strides = iter(strides)
         values, signature = [], []
-        for arg, param, dtype, view in zip(args, self.params, dtypes, views):
-            if view is not None:
-                values.append(carray.pack_carray(arg, shape, next(strides)))
-                signature.append(("array", dtype, len(shape)))
-            elif isinstance(arg, ndarray):
-                values.append(carray.pack_carray(arg))
-                signature.append(("raw", dtype, arg.ndim))
-            else:
-                values.append(scalar_argument(arg, dtype))
-                signature.append(("scalar", dtype, 0))
+        for arg, dtype, view in zip(args, dtypes, views):
+            value, entry = (pack_argument(arg, dtype, shape, next(strides)) if view is not None
+                            else pack_argument(arg, dtype))
+            values.append(value)
+            signature.append(entry)
         values.append(carray.pack_indexer(shape))
         kernel = self._kernel(tuple(signature), types, len(shape))
         threads = int(block_size or BLOCK_SIZE)

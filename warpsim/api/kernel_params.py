@@ -15,9 +15,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import carray
 from .arrays import ndarray
 
-__all__ = ["Parameter", "parse_parameters", "decide_types", "c_type_name", "scalar_argument"]
+__all__ = ["Parameter", "parse_parameters", "decide_types", "c_type_name", "scalar_argument",
+           "pack_argument"]
 
 C_TYPE_NAMES = {
     np.dtype(np.bool_): "bool",
@@ -129,6 +131,16 @@ def scalar_argument(value, dtype) -> np.generic:
     if isinstance(value, ndarray):
         raise TypeError("an array cannot be passed as a scalar")
     return np.asarray(value).astype(dtype)[()]
+
+
+def pack_argument(arg, dtype, loop_shape=None, strides=None) -> tuple:
+    """(value, signature entry) of one argument: an array indexed by the loop as a CArray over the
+    loop shape (with its strides), any other device array raw, anything else a scalar of `dtype`."""
+    if loop_shape is not None:
+        return carray.pack_carray(arg, loop_shape, strides), ("array", dtype, len(loop_shape))
+    if isinstance(arg, ndarray):
+        return carray.pack_carray(arg), ("raw", dtype, arg.ndim)
+    return scalar_argument(arg, dtype), ("scalar", dtype, 0)
 
 
 def typedefs(types: dict) -> str:

@@ -23,7 +23,7 @@ import numpy as np
 
 from . import carray
 from .arrays import ndarray
-from .kernel_params import decide_types, parse_parameters, scalar_argument, typedefs
+from .kernel_params import decide_types, pack_argument, parse_parameters, typedefs
 from .raw import RawModule
 
 __all__ = ["ReductionKernel"]
@@ -129,19 +129,14 @@ class ReductionKernel:
             out_loop, out_strides = carray.collapse_dims(out_shape, out_strides)
         values, signature = [], []
         strides_in = iter(in_strides)
-        for arg, param, dtype in zip(in_args, self.in_params, dtypes):
-            if isinstance(arg, ndarray) and not param.raw:
-                values.append(carray.pack_carray(arg, in_loop, next(strides_in)))
-                signature.append(("array", dtype, len(in_loop)))
-            elif isinstance(arg, ndarray):
-                values.append(carray.pack_carray(arg))
-                signature.append(("raw", dtype, arg.ndim))
-            else:
-                values.append(scalar_argument(arg, dtype))
-                signature.append(("scalar", dtype, 0))
-        for arg, strides, dtype in zip(out_args, out_strides, dtypes[self.nin:]):
-            values.append(carray.pack_carray(arg, out_loop, strides))
-            signature.append(("array", dtype, len(out_loop)))
+        packed = [pack_argument(arg, dtype, in_loop, next(strides_in))
+                  if isinstance(arg, ndarray) and not param.raw else pack_argument(arg, dtype)
+                  for arg, param, dtype in zip(in_args, self.in_params, dtypes)]
+        packed += [pack_argument(arg, dtype, out_loop, strides)
+                   for arg, strides, dtype in zip(out_args, out_strides, dtypes[self.nin:])]
+        for value, entry in packed:
+            values.append(value)
+            signature.append(entry)
         reduced = int(np.prod([in_shape[d] for d in axes], dtype=np.int64))
         values += [carray.pack_indexer(in_loop), carray.pack_indexer(out_loop), np.int64(reduced)]
         block = _block_for(reduced)
