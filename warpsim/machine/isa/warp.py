@@ -58,20 +58,15 @@ def vote(ctx, idx, mode: str, pred: np.ndarray, member_mask: np.ndarray):
     raise AssertionError(mode)
 
 
-def shfl(ctx, idx, mode: str, value: np.ndarray, b: np.ndarray, c: np.ndarray, reg_file=None,
-         member_mask=None, site=None):
-    """shfl.sync: (result, in-range predicate) per PTX's lane arithmetic.
-
-    A lane that reads from a lane which is not taking part (not in the
-    executing group, or not named in its member mask) gets an undefined value
-    on the hardware; warpsim returns that lane's register and reports it.
-    """
-    lane = ctx.lane[idx].astype(np.int64)
-    bval = (np.asarray(b).astype(np.int64) & 31)
-    cval = np.asarray(c).astype(np.int64) & 31
-    seg = (np.asarray(c).astype(np.int64) >> 8) & 31
-    max_lane = (lane & seg) | (cval & ~seg)
-    min_lane = lane & seg
+def shuffle_sources(lane, mode: str, b, c) -> tuple:
+    """(source lane, in range) per lane for a shuffle ('up', 'down', 'bfly' or 'idx'): b is the lane
+    or offset, c packs the clamp (bits 0-4) and the segment mask (bits 8-12), as PTX's shfl.sync
+    and SASS's SHFL both define them; a lane whose source is out of range reads itself."""
+    lane = np.asarray(lane).astype(np.int64)
+    bval = np.asarray(b).astype(np.int64) & 31
+    cval = np.asarray(c).astype(np.int64)
+    clamp, segment = cval & 31, (cval >> 8) & 31
+    max_lane = (lane & segment) | (clamp & ~segment)
     if mode == "up":
         j = lane - bval
         ok = j >= max_lane
@@ -82,9 +77,20 @@ def shfl(ctx, idx, mode: str, value: np.ndarray, b: np.ndarray, c: np.ndarray, r
         j = lane ^ bval
         ok = j <= max_lane
     else:  # idx
-        j = min_lane | (bval & ~seg)
+        j = (lane & segment) | (bval & ~segment)
         ok = j <= max_lane
-    j = np.where(ok, j, lane)
+    return np.where(ok, j, lane), ok
+
+
+def shfl(ctx, idx, mode: str, value: np.ndarray, b: np.ndarray, c: np.ndarray, reg_file=None,
+         member_mask=None, site=None):
+    """shfl.sync: (result, in-range predicate) per PTX's lane arithmetic.
+
+    A lane that reads from a lane which is not taking part (not in the
+    executing group, or not named in its member mask) gets an undefined value
+    on the hardware; warpsim returns that lane's register and reports it.
+    """
+    j, ok = shuffle_sources(ctx.lane[idx], mode, b, c)
     grid = _grid(ctx, idx, value, value.dtype, reg_file)
     if site is not None:
         _report_absent_sources(ctx, idx, j, member_mask, site)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...machine.isa.warp import shuffle_sources
 from .operands import U32, U64, dest, pred_dest, predicate, source
 from .table import Step, Unsupported, semantics
 
@@ -54,25 +55,7 @@ def shfl(ins):
     row = src.number
 
     def run(st, g):
-        lane = (g.idx & 31).astype(np.int64)
-        bval = np.asarray(read_b(st, g), dtype=np.int64) & 31
-        cval = np.asarray(read_c(st, g), dtype=np.int64)
-        clamp, segment = cval & 31, (cval >> 8) & 31
-        max_lane = (lane & segment) | (clamp & ~segment)
-        min_lane = lane & segment
-        if mode == "UP":
-            j = lane - bval
-            ok = j >= max_lane
-        elif mode == "DOWN":
-            j = lane + bval
-            ok = j <= max_lane
-        elif mode == "BFLY":
-            j = lane ^ bval
-            ok = j <= max_lane
-        else:
-            j = min_lane | (bval & ~segment)
-            ok = j <= max_lane
-        j = np.where(ok, j, lane)
+        j, ok = shuffle_sources(g.idx & 31, mode.lower(), read_b(st, g), read_c(st, g))
         slots = (g.idx & ~31) | j
         value = np.zeros(g.n, dtype=U32) if row is None else st.R[row][slots]
         write(st, g, value)
