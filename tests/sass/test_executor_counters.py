@@ -266,14 +266,33 @@ SPIN = r'''extern "C" __global__ void spin(volatile int* flag, int* out) {
 }'''
 
 
-def test_a_sass_run_that_cannot_finish_soon_falls_back_within_a_few_ptx_runs():
+def test_a_spin_wait_on_a_flag_another_lane_sets_finishes_in_the_sass_run():
+    """Lane 1 waits at the BSYNC after lane 0's loop; once the warp rotates it passes, as YIELD lets it."""
     import numpy as np
     import warpsim
     kernel = warpsim.RawModule(code=SPIN).get_function("spin")
     flag, out = warpsim.zeros(1, dtype=np.int32), warpsim.zeros(1, dtype=np.int32)
     with warpsim.settings(scheduling="its"), warpsim.profile(level="sass") as prof:
         kernel((1,), (32,), (flag, out))
+    assert int(out.get()[0]) == 1 and int(flag.get()[0]) == 1
+    launch = prof.launches[0]
+    assert launch.level == "sass", launch.level_note
+    # lane 0 spun at least the patience's worth of loop trips (4 instructions each) before lane 1 ran
+    from warpsim.machine.scheduling.its import IndependentThreadScheduling
+    assert launch.metrics["smsp__inst_executed.sum"] > 4 * IndependentThreadScheduling.patience
+
+
+def test_a_sass_run_past_its_round_budget_falls_back_to_ptx_counts(monkeypatch):
+    import numpy as np
+    import warpsim
+    from warpsim.sass import replay
+    monkeypatch.setattr(replay, "SASS_EXTRA_ROUNDS", 10)
+    monkeypatch.setattr(replay, "SASS_ROUNDS_PER_PTX_ROUND", 0)
+    kernel = warpsim.RawModule(code=SPIN).get_function("spin")
+    flag, out = warpsim.zeros(1, dtype=np.int32), warpsim.zeros(1, dtype=np.int32)
+    with warpsim.settings(scheduling="its"), warpsim.profile(level="sass") as prof:
+        kernel((1,), (32,), (flag, out))
     assert int(out.get()[0]) == 1
     launch = prof.launches[0]
-    assert launch.level == "ptx"                # the SASS issue order starves the flag's writer
+    assert launch.level == "ptx"
     assert "SASS not run" in launch.level_note and "x the PTX run's" in launch.level_note

@@ -36,20 +36,33 @@ class IndependentThreadScheduling(NamedLaneMeeting, SchedulingModel):
 
     def select(self, ctx, runnable):
         key = np.where(runnable, ctx.pc, NO_PC).reshape(-1, 32)
-        warp_pc = key.min(axis=1)
-        others = (key != warp_pc[:, None]) & (key != NO_PC)
-        divergent = others.any(axis=1)
-        ctx.starved = np.where(divergent, ctx.starved + 1, 0)
-        ctx.rotating &= divergent
-        ctx.rotating |= ctx.starved > self.patience
-        if ctx.rotating.any():
-            warp_pc = warp_pc.copy()
-            w = np.flatnonzero(ctx.rotating)
-            after = np.where(key[w] > ctx.last_pc[w, None], key[w], NO_PC).min(axis=1)
-            warp_pc[w] = np.where(after != NO_PC, after, warp_pc[w])
-        ctx.last_pc = warp_pc
+        warp_pc = issue_with_rotation(key, ctx, self.patience)
         return warp_pc, key == warp_pc[:, None]
 
     def not_converged(self, ctx, block, idx, masks, ready):
         """The groups wait at the instruction while the warp's other lanes run."""
         ctx.status[idx[~ready]] = AT_WARP_SYNC
+
+
+def issue_with_rotation(key: np.ndarray, warps, patience: int, held=None) -> np.ndarray:
+    """Per warp, the PC its ready lanes issue at: the lowest, or the next after the last while rotating.
+
+    key is (warps, 32) with each ready lane's PC and NO_PC elsewhere; held,
+    where given, marks warps whose other lanes wait for the issuing ones (the
+    SASS executor's lanes at a BSYNC), which keeps them waiting as much as a
+    second path does. `warps` carries the per-warp arrays starved, rotating
+    and last_pc, updated here. The PTX machine and the SASS executor both
+    issue this way, so a spin-wait finishes on both.
+    """
+    warp_pc = key.min(axis=1)
+    divergent = ((key != warp_pc[:, None]) & (key != NO_PC)).any(axis=1)
+    if held is not None:
+        divergent |= held
+    warps.starved = np.where(divergent, warps.starved + 1, 0)
+    warps.rotating = (warps.rotating & divergent) | (warps.starved > patience)
+    if warps.rotating.any():
+        w = np.flatnonzero(warps.rotating)
+        after = np.where(key[w] > warps.last_pc[w, None], key[w], NO_PC).min(axis=1)
+        warp_pc[w] = np.where(after != NO_PC, after, warp_pc[w])
+    warps.last_pc = warp_pc
+    return warp_pc

@@ -2,10 +2,14 @@
 
 Each round has three phases:
   1. ready    lanes at a BSYNC, WARPSYNC or BAR wait until the lanes they wait
-              for are there too; every other live lane is ready;
+              for are there too; every other live lane is ready; a rotating
+              warp (below) lets its lanes past a BSYNC, as the hardware's
+              YIELD does, so a lane held there can set the flag another spins on;
   2. select   each warp issues the ready lanes at its lowest instruction
               address (divergent paths run one after the other, lower
               addresses first, and meet again where they arrive together);
+              a warp that has kept lanes waiting for `its`'s patience
+              rotates among its paths until they meet, as `its` does;
   3. execute  groups at the same block, across all warps and CTAs, run it as
               one vectorized call: every instruction for all their lanes
               (a guarded one for the lanes whose guard holds), then the
@@ -17,12 +21,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...machine.scheduling.its import IndependentThreadScheduling, issue_with_rotation
 from .errors import SassDeadlock, SassExecutionError, where
 from .program import WAIT_BAR, WAIT_BSYNC, WAIT_WARPSYNC
 from .state import EXITED, Group, SassState
 from .warp import ballot
 
 NO_PC = np.iinfo(np.int64).max
+PATIENCE = IndependentThreadScheduling.patience
 
 
 def warp_bits(flags: np.ndarray) -> np.ndarray:
@@ -31,14 +37,16 @@ def warp_bits(flags: np.ndarray) -> np.ndarray:
     return (flags.reshape(-1, 32).astype(np.uint64) * weights).sum(axis=1).astype(np.uint64)
 
 
-def ready_lanes(st: SassState, alive: np.ndarray) -> np.ndarray:
+def ready_lanes(st: SassState, alive: np.ndarray) -> tuple:
+    """(the lanes that may issue this round, per warp whether lanes of it are held at a BSYNC)."""
     program = st.program
     pc = st.pc
     kinds = program.wait_kind[np.where(alive, pc, len(program.wait_kind) - 1)]
     waiting = alive & (kinds != 0)
     ready = alive.copy()
+    held = np.zeros(st.n_warps, dtype=bool)
     if not waiting.any():
-        return ready
+        return ready, held
     bar_lanes = []
     for p in np.flatnonzero(np.bincount(pc[waiting])):      # the few places lanes wait at
         at = np.flatnonzero(alive & (pc == p))
@@ -48,7 +56,8 @@ def ready_lanes(st: SassState, alive: np.ndarray) -> np.ndarray:
             k = step.wait[1]
             missing = st.B[k] & alive & (pc != p)
             warp_missing = missing.reshape(-1, 32).any(axis=1)
-            ready[at] = ~warp_missing[at >> 5]
+            ready[at] = ~warp_missing[at >> 5] | st.rotating[at >> 5]
+            held[at >> 5] |= warp_missing[at >> 5]
         elif kind == WAIT_WARPSYNC:
             g = Group(at)
             mask = np.broadcast_to(np.asarray(step.wait[1](st, g), dtype=np.uint64), (g.n,))
@@ -76,7 +85,7 @@ def ready_lanes(st: SassState, alive: np.ndarray) -> np.ndarray:
         ready[at] = done[inverse.ravel()]
         for key in unique[done]:
             st.arrivals.pop(int(key), None)
-    return ready
+    return ready, held
 
 
 def run_batch(st: SassState, max_rounds: int) -> None:
@@ -87,13 +96,13 @@ def run_batch(st: SassState, max_rounds: int) -> None:
         if not alive.any():
             return
         # 1. ready
-        ready = ready_lanes(st, alive)
+        ready, held = ready_lanes(st, alive)
         if not ready.any():
             raise deadlock(st, alive)
         # 2. select
         pcs = np.where(ready, st.pc, NO_PC).reshape(n_warps, 32)
-        lowest = pcs.min(axis=1)
-        chosen = np.flatnonzero((pcs == lowest[:, None]).ravel() & ready)
+        issue_pc = issue_with_rotation(pcs, st, PATIENCE, held)
+        chosen = np.flatnonzero((pcs == issue_pc[:, None]).ravel() & ready)
         chosen_pc = st.pc[chosen]
         # 3. execute
         if chosen_pc[0] == chosen_pc[-1] and (chosen_pc == chosen_pc[0]).all():

@@ -86,6 +86,9 @@ class SassState:
         self.P[PT_ROW] = self.UP[PT_ROW] = True
         self.B = np.zeros((CONVERGENCE_BARRIERS, self.n), dtype=bool)
         self.pc = np.where(self.exists, 0, EXITED).astype(np.int64)
+        self.starved = np.zeros(self.n_warps, dtype=np.int64)    # rounds a warp kept lanes waiting
+        self.rotating = np.zeros(self.n_warps, dtype=bool)       # warps issuing round-robin
+        self.last_pc = np.zeros(self.n_warps, dtype=np.int64)
         self.shared_size = shared_size
         self.shared = np.zeros(max(1, self.n_ctas * shared_size), dtype=np.uint8)
         self.local_size = local_size
