@@ -45,7 +45,7 @@ def _params():
 def test_the_recording_covers_every_family():
     assert len(NAMES) > 400
     for prefix in ("add.s32", "div.s64", "shl.b64", "bfe.u32", "fma.rn.f32", "div.rn.f64", "sqrt.rn.f32",
-                   "cvt.rni.s32.f32", "cvt.rn.bf16x2.f32", "fma.rn.ftz.f16x2", "add.rn.bf16x2"):
+                   "cvt.rni.s32.f32", "cvt.rn.bf16x2.f32", "fma.rn.ftz.f16x2", "add.rn.bf16x2", "szext.clamp.s32", "szext.wrap.u32"):
         assert prefix in NAMES, prefix
 
 

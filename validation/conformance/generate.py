@@ -2,6 +2,8 @@
 
 python validation/conformance/generate.py  ->  validation/conformance/out/forms.npz
 (every form warpsim's loader accepts; the rejected ones are listed in out/rejected.json).
+python validation/conformance/generate.py szext  ->  only the forms whose name starts with an
+argument (to record forms added later without recording the others again; pack.py --append).
 
 Kernel k(p_in, p_out, n): thread i reads operand tuple i (row r of p_in holds source r of every
 tuple, each value as a uint64 whose low bits are the operand), applies the instruction once and
@@ -97,6 +99,10 @@ form("fns.b32", "u32", ["b32", "u32", "s32"], [[0, M32, 0x80000001, 0x55555555, 
                                               [0, 1, 5, 31, 32, 255], [0, 1, 2, 3, 17, 33, M32, M32 - 1, 0x80000000]])
 form("bmsk.clamp.b32", "b32", ["u32", "u32"], [POS + [M32], LEN + [M32]])
 form("bmsk.wrap.b32", "b32", ["u32", "u32"], [POS + [M32], LEN + [M32]])
+SZEXT_WIDTHS = [0, 1, 2, 7, 8, 15, 16, 31, 32, 33, 63, 64, 255, M32, 0x80000000]
+for m in ("clamp", "wrap"):
+    for t in ("u32", "s32"):
+        form(f"szext.{m}.{t}", t, [t, "u32"], [I32, SZEXT_WIDTHS])
 form("shf.l.wrap.b32", "b32", ["b32", "b32", "u32"], [I32[:6], I32[6:12], SHIFTS])
 form("shf.r.clamp.b32", "b32", ["b32", "b32", "u32"], [I32[:6], I32[6:12], SHIFTS])
 
@@ -183,8 +189,13 @@ for p, h, pool in (("f16x2", "f16", F16), ("bf16x2", "bf16", BF16)):
     form(f"neg.{p}", p, [p], P[:1]); form(f"abs.{p}", p, [p], P[:1])
 
 
+# Opcodes newer than PTX 8.0, and the .version their kernels declare.
+NEWER_PTX = {"szext": "8.6"}
+
+
 def ptx(mnemonic, dst, srcs, n):
-    lines = [".version 8.0", ".target sm_90", ".address_size 64", "",
+    version = NEWER_PTX.get(mnemonic.split(".")[0], "8.0")
+    lines = [f".version {version}", ".target sm_90", ".address_size 64", "",
              ".visible .entry k(.param .u64 p_in, .param .u64 p_out, .param .u32 p_n)", "{",
              ".reg .pred %oob;", ".reg .b32 %lane, %cta, %nthreads, %tx, %n;",
              ".reg .b64 %off, %base, %addr, %x, %y;"]
@@ -218,12 +229,12 @@ def tuples(pools, seed):
     return np.ascontiguousarray(rows)
 
 
-def build():
+def build(prefixes=()):
     from warpsim.machine.device import Device
     names, texts, arrays, rejected = [], [], {}, {}
     seen = set()
     for k, (name, mnemonic, dst, srcs, pools) in enumerate(FORMS):
-        if name in seen:
+        if name in seen or (prefixes and not name.startswith(tuple(prefixes))):
             continue
         seen.add(name)
         rows = tuples(pools, k)
@@ -241,7 +252,7 @@ def build():
 if __name__ == "__main__":
     here = os.path.dirname(os.path.abspath(__file__))
     sys.path.insert(0, os.path.join(here, "..", ".."))
-    names, texts, arrays, rejected = build()
+    names, texts, arrays, rejected = build(sys.argv[1:])
     os.makedirs(os.path.join(here, "out"), exist_ok=True)
     np.savez_compressed(os.path.join(here, "out", "forms.npz"), names=np.array(names), ptx=np.array(texts), **arrays)
     json.dump(rejected, open(os.path.join(here, "out", "rejected.json"), "w"), indent=1)

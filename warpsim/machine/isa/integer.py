@@ -1,6 +1,6 @@
 """Integer arithmetic: add/sub and their carry forms, mul/mad (and the 24-bit
 kinds), div/rem, min/max, abs/neg, sad, dp4a/dp2a, and the bit-counting and
-bit-field ops popc, clz, bfind, brev, bfe, bfi.
+bit-field ops popc, clz, bfind, brev, bfe, bfi, bmsk, fns and szext.
 
 NumPy's same-width integer arithmetic already wraps like PTX's. Everything
 else is spelled out here: saturation, the high half of a product (NumPy has
@@ -564,6 +564,34 @@ def bmsk(ins, a, b):
     above_end = shift_left(np.full(start.shape, 0xFFFFFFFF, dtype=np.uint32), start + width)
     above_end = np.where(to_msb, np.uint32(0), np.where(width == 0, np.uint32(0xFFFFFFFF), above_end))
     return above_start & ~above_end
+
+
+# szext's field width N from its u32 operand b, by mode: .wrap reads b mod 32 (so 32 is 0 and the
+# result 0), .clamp reads b >= 32 as 32 (the whole register: a comes back unchanged).
+SZEXT_WIDTH = {"wrap": lambda b: b & 31, "clamp": lambda b: np.minimum(b, 32)}
+
+
+def _check_szext(ins):
+    modes = [m for m in ins.flags if m in SZEXT_WIDTH]
+    if len(modes) != 1:
+        return "szext takes one mode, .clamp or .wrap"
+    return no_flags(*SZEXT_WIDTH)(ins)
+
+
+@value_op("szext", family="integer", types={"u32", "s32"}, check=_check_szext,
+          signature=lambda ins: Signature((ins.type,), (ins.type, "u32")))
+def szext(ins, a, b):
+    """The low N bits of a, zero-extended (.u32) or sign-extended from bit N-1 (.s32); N = 0 gives 0."""
+    a = np.asarray(a)
+    ua = as_unsigned(a)
+    mode = next(m for m in ins.flags if m in SZEXT_WIDTH)
+    width = SZEXT_WIDTH[mode](np.asarray(b, dtype=np.uint32).astype(np.int64))
+    keep = low_mask(width, np.uint32)
+    field = ua & keep
+    if a.dtype.kind == "i":
+        sign = (shift_right(ua, np.maximum(width - 1, 0)) & np.uint32(1)) != 0
+        field = np.where(sign & (width > 0), field | ~keep, field)
+    return np.asarray(field, dtype=np.uint32).view(a.dtype)
 
 
 @value_op("fns", family="integer", signature=lambda ins: Signature(("b32",), ("b32", "u32", "s32")),
