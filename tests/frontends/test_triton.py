@@ -13,7 +13,6 @@ import triton  # noqa: E402
 
 import warpsim as cp  # noqa: E402
 from warpsim.api import triton as wt  # noqa: E402
-from warpsim.errors import UnsupportedInstruction  # noqa: E402
 
 from triton_kernels import (add_kernel, layer_norm_bwd_dwdb, layer_norm_bwd_dx,  # noqa: E402
                             layer_norm_fwd, matmul_kernel, softmax_kernel)
@@ -115,35 +114,62 @@ def tf32(values):
     return (values.astype(np.float32).view(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32)
 
 
-def run_matmul(rng, dtype, arch, block):
-    m, n, k = 64, 64, 64
+def run_matmul(rng, dtype, arch, block, block_n=None, block_k=32, shape=(64, 64, 64), num_warps=4):
+    m, n, k = shape
     a = rng.standard_normal((m, k)).astype(dtype)
     b = rng.standard_normal((k, n)).astype(dtype)
-    c = np.zeros((m, n), dtype)
+    c = np.full((m, n), np.nan, dtype)                 # every element must be written
     grid = lambda meta: (triton.cdiv(m, meta["BLOCK_SIZE_M"]) * triton.cdiv(n, meta["BLOCK_SIZE_N"]),)  # noqa: E731
-    wt.launch(matmul_kernel, grid, a, b, c, m, n, k, k, 1, n, 1, n, 1, BLOCK_SIZE_M=block,
-              BLOCK_SIZE_N=block, BLOCK_SIZE_K=32, GROUP_SIZE_M=2, num_warps=4, num_stages=3, arch=arch)
-    return a, b, c
+    compiled = wt.launch(matmul_kernel, grid, a, b, c, m, n, k, k, 1, n, 1, n, 1, BLOCK_SIZE_M=block,
+                         BLOCK_SIZE_N=block_n or block, BLOCK_SIZE_K=block_k, GROUP_SIZE_M=2,
+                         num_warps=num_warps, num_stages=3, arch=arch)
+    return a, b, c, compiled
 
 
 @pytest.mark.parametrize("arch", [80, 90])
 def test_matmul_fp32_runs_tf32_mma(rng, arch):
-    a, b, c = run_matmul(rng, np.float32, arch, 32)
+    a, b, c, _ = run_matmul(rng, np.float32, arch, 32)
     want = tf32(a).astype(np.float64) @ tf32(b).astype(np.float64)
     np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-4)
 
 
-def test_matmul_fp16_sm80(rng):
-    a, b, c = run_matmul(rng, np.float16, 80, 32)
+def assert_fp16_product(a, b, c):
     want = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float16)
     np.testing.assert_allclose(c.astype(np.float32), want.astype(np.float32), rtol=2e-3, atol=2e-3)
 
 
-@pytest.mark.parametrize("block, stops_at", [(32, "stmatrix"), (64, "fence")])
-def test_matmul_fp16_sm90_stops_at_hopper_instructions(rng, block, stops_at):
-    """Hopper's epilogue (stmatrix) and warpgroup MMA (fence.proxy.async, wgmma) are not simulated."""
-    with pytest.raises(UnsupportedInstruction, match=stops_at):
-        run_matmul(rng, np.float16, 90, block)
+def test_matmul_fp16_sm80(rng):
+    a, b, c, _ = run_matmul(rng, np.float16, 80, 32)
+    assert_fp16_product(a, b, c)
+
+
+# (BLOCK_M, BLOCK_N, BLOCK_K) -> the Hopper instructions Triton 3.x emits for them and the
+# swizzles of its wgmma descriptors: K-major A rows of BLOCK_K * 2 bytes (32/64/128-byte
+# swizzles), N-major B rows of BLOCK_N * 2 bytes.
+SM90_FP16 = [
+    ((32, 32, 32), (4, (64, 64, 64)), "stmatrix.sync.aligned.m8n8.x4"),
+    ((64, 64, 32), (4, (64, 64, 64)), "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16"),
+    ((64, 32, 16), (4, (64, 64, 64)), "wgmma.mma_async.sync.aligned.m64n32k16"),
+    ((64, 128, 32), (4, (100, 200, 70)), "stmatrix.sync.aligned.m8n8.x4.trans"),
+    ((128, 128, 64), (8, (128, 128, 128)), "wgmma.mma_async.sync.aligned.m64n128k16"),
+]
+
+
+@pytest.mark.parametrize("blocks, launch, emits", SM90_FP16,
+                         ids=["x".join(map(str, blocks)) for blocks, _, _ in SM90_FP16])
+def test_matmul_fp16_sm90_wgmma_and_stmatrix(rng, blocks, launch, emits):
+    """Hopper's warpgroup MMA from shared-memory descriptors, and its stmatrix epilogue."""
+    (bm, bn, bk), (warps, shape) = blocks, launch
+    a, b, c, compiled = run_matmul(rng, np.float16, 90, bm, bn, bk, shape, warps)
+    assert emits in compiled.ptx
+    assert_fp16_product(a, b, c)
+
+
+def test_matmul_fp32_sm90_tf32_wgmma(rng):
+    a, b, c, compiled = run_matmul(rng, np.float32, 90, 64, 64, 16)
+    assert "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32" in compiled.ptx
+    want = tf32(a).astype(np.float64) @ tf32(b).astype(np.float64)
+    np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-4)
 
 
 def test_ptx_for_inspection_and_scratch_parameters():

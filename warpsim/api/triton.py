@@ -78,6 +78,7 @@ def _meta(fn, args, kwargs) -> dict:
 
 
 _MODULES: dict = {}
+OPT_IN_SHARED = 48 * 1024     # above this a kernel opts in to more dynamic shared memory
 
 
 def _function(compiled: CompiledTriton):
@@ -123,6 +124,8 @@ def launch(fn, grid, *args, arch: int = DEFAULT_ARCH, **kwargs) -> CompiledTrito
         if isinstance(scratch, ndarray):
             scratch.fill(0)
     function = _function(compiled)
+    if compiled.shared > OPT_IN_SHARED:             # as Triton's launcher: cuFuncSetAttribute first
+        function.max_dynamic_shared_size_bytes = compiled.shared
     function(grid, (compiled.threads_per_program, 1, 1), tuple(values), shared_mem=compiled.shared)
     for host, device in copies:
         host[...] = device.get().reshape(host.shape)

@@ -466,7 +466,8 @@ class _Parser:
 
     def assign_operands(self, ins: Instruction, operands: list):
         reduction = ins.opcode in ("bar", "barrier") and "red" in ins.mods  # bar.red d, a, p
-        if (ins.opcode in NO_DESTINATION and not reduction) or not operands:
+        accumulates = ins.opcode == "wgmma" and "mma_async" in ins.mods    # wgmma.mma_async d, a, b, ...
+        if (ins.opcode in NO_DESTINATION and not (reduction or accumulates)) or not operands:
             ins.srcs = tuple(o for part in operands for o in (part if isinstance(part, tuple) else (part,)))
             return
         first, rest = operands[0], operands[1:]

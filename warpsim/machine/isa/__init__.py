@@ -6,7 +6,7 @@ generated code calls into (`warp.shfl(...)`, `atomics.apply(...)`).
 """
 
 from . import (async_copy, atomics, barriers, builtins, compare, control, conversion, floating,
-               integer, logic, memory, moves, packed, tensor, warp)
+               integer, logic, matrix_store, memory, moves, packed, tensor, warp, wgmma)
 from .table import OPS, entry, is_cta_barrier, is_warp_sync, lookup, mask_operand
 
 __all__ = ["FAMILIES", "OPS", "entry", "is_cta_barrier", "is_warp_sync", "lookup", "mask_operand",
@@ -14,5 +14,5 @@ __all__ = ["FAMILIES", "OPS", "entry", "is_cta_barrier", "is_warp_sync", "lookup
 
 # Runtime modules generated code calls, by the name it calls them.
 FAMILIES = {"async_copy": async_copy, "atomics": atomics, "barriers": barriers,
-            "builtins": builtins, "control": control, "memory": memory, "moves": moves,
-            "tensor": tensor, "warp": warp}
+            "builtins": builtins, "control": control, "matrix_store": matrix_store, "memory": memory, "moves": moves,
+            "tensor": tensor, "warp": warp, "wgmma": wgmma}

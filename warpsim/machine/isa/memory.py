@@ -22,8 +22,16 @@ def check_memory(ins):
     return None
 
 
+# Proxy fences order the generic proxy (ld/st) against the async proxy (TMA, wgmma's
+# shared-memory reads) or tensor-map accesses. warpsim's asynchronous operations
+# complete when they are issued, through the same memory, so there is nothing to order.
+PROXY_FENCES = ("alias", "async", "tensormap::generic")
+
+
 def check_fence(ins):
-    return "proxy fences are not supported" if "proxy" in ins.mods and "alias" not in ins.mods else None
+    if "proxy" in ins.mods and not any(m.startswith(PROXY_FENCES) for m in ins.mods):
+        return "this proxy fence is not supported (alias, async and tensormap::generic are)"
+    return None
 
 
 def param_var_access(c, ins, load: bool):

@@ -234,24 +234,38 @@ def mma_sync(ctx, idx, ins, a_words, b_words, c_words):
     return d.view(np.uint32)
 
 
-def ldmatrix(ctx, site, idx, space, addrs, count: int, transpose: bool):
-    """ldmatrix.m8n8.x{1,2,4}.b16: lanes give row addresses; each gets 2 halves per matrix."""
+def matrix_element_addresses(ctx, idx, addrs, count: int, transpose: bool):
+    """Where each lane's fragment halves of m8n8 .b16 matrices live, for ldmatrix and stmatrix.
+
+    Lanes 8j..8j+7 give the row addresses of matrix j; lane l holds, in its
+    register j, row l // 4 and columns 2 (l % 4), +1 of matrix j (of its
+    transpose under .trans). Per matrix j: (word addresses, None) without
+    .trans (the two halves are adjacent), (None, (low half, high half)
+    addresses) with it.
+    """
     lane = ctx.lane[idx].astype(np.int64)
     warps = idx >> 5
     first = np.r_[True, warps[1:] != warps[:-1]]
     row = np.cumsum(first) - 1
     rows = np.zeros((int(first.sum()), 32), dtype=np.uint64)
     rows[row, lane] = addrs
-    words = []
     for j in range(count):
         if not transpose:
-            where = rows[row, j * 8 + (lane >> 2)] + (4 * (lane & 3)).astype(np.uint64)
-            words.append(access.load(ctx, site, idx, space, where, np.uint32)[0])
+            yield rows[row, j * 8 + (lane >> 2)] + (4 * (lane & 3)).astype(np.uint64), None
         else:
-            halves = [access.load(ctx, site, idx, space,
-                                  rows[row, j * 8 + 2 * (lane & 3) + h] + (2 * (lane >> 2)).astype(np.uint64),
-                                  np.uint16)[0] for h in (0, 1)]
-            words.append(halves[0].astype(np.uint32) | (halves[1].astype(np.uint32) << 16))
+            yield None, tuple(rows[row, j * 8 + 2 * (lane & 3) + h] + (2 * (lane >> 2)).astype(np.uint64)
+                              for h in (0, 1))
+
+
+def ldmatrix(ctx, site, idx, space, addrs, count: int, transpose: bool):
+    """ldmatrix.m8n8.x{1,2,4}.b16: lanes give row addresses; each gets 2 halves per matrix."""
+    words = []
+    for word_at, halves_at in matrix_element_addresses(ctx, idx, addrs, count, transpose):
+        if word_at is not None:
+            words.append(access.load(ctx, site, idx, space, word_at, np.uint32)[0])
+        else:
+            low, high = (access.load(ctx, site, idx, space, at, np.uint16)[0] for at in halves_at)
+            words.append(low.astype(np.uint32) | (high.astype(np.uint32) << 16))
     return np.stack(words, axis=1)
 
 
