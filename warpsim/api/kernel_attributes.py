@@ -10,18 +10,22 @@ and the kernel's .maxntid. max_dynamic_shared_size_bytes and
 preferred_shared_memory_carveout can be set, as in CUDA; a launch asking
 for more dynamic shared memory than max_dynamic_shared_size_bytes, or more
 threads than max_threads_per_block, is refused as CUDA refuses it
-(Function._check_resources in raw.py).
+(`check_launch_resources`, used by CuPy's kernels in raw.py and Numba's in
+warpsim.cuda.dispatcher).
 """
 
 from __future__ import annotations
 
 import math
 
+from ..errors import LaunchError
 from ..metrics.registers import registers_per_thread
 
 __all__ = ["KernelAttributes"]
 
 REGISTERS_PER_SM = 65536
+# 255 registers (the most a thread has) x 256 threads fit the 64K register file: no ptxas needed.
+REGISTER_SAFE_THREADS = 256
 REGISTER_ALLOCATION_UNIT = 256           # registers, per warp
 DEFAULT_DYNAMIC_SHARED_LIMIT = 48 * 1024  # without opting in, static + dynamic <= 48 KB
 MAX_SHARED_PER_BLOCK = 227 * 1024         # an H100/H200 block's most, opted in
@@ -43,6 +47,8 @@ class KernelAttributes:
     """Mixin: attributes of the kernel `self._attribute_kernel()` returns (loaded module, name)."""
 
     _settable = ("max_dynamic_shared_size_bytes", "preferred_shared_memory_carveout")
+    # How the error for too much dynamic shared memory tells the user to opt in.
+    _opt_in_example = "kernel.max_dynamic_shared_size_bytes = {size}"
 
     def _attribute_kernel(self):
         raise NotImplementedError
@@ -109,7 +115,6 @@ class KernelAttributes:
     def max_dynamic_shared_size_bytes(self, value: int) -> None:
         value = int(value)
         if not 0 <= value <= MAX_SHARED_PER_BLOCK - self.shared_size_bytes:
-            from ..errors import LaunchError
             raise LaunchError(f"CUDA_ERROR_INVALID_VALUE: max_dynamic_shared_size_bytes = {value}; "
                               f"with {self.shared_size_bytes} bytes of static shared memory a block "
                               f"can have 0 to {MAX_SHARED_PER_BLOCK - self.shared_size_bytes}")
@@ -122,6 +127,34 @@ class KernelAttributes:
     @preferred_shared_memory_carveout.setter
     def preferred_shared_memory_carveout(self, value: int) -> None:
         self._attribute_store()["preferred_shared_memory_carveout"] = int(value)
+
+    def check_launch_resources(self, block, shared_mem: int, refuse=None) -> None:
+        """Refuse what the GPU refuses: dynamic shared memory past the kernel's limit (48 KB
+        with the static part unless opted in) and blocks the register file cannot hold
+        (registers per thread from ptxas x threads > 65536, or more than .maxntid).
+        `refuse(message)` makes the exception (default: a LaunchError naming the kernel)."""
+        kernel = self._attribute_kernel()[1]
+        refuse = refuse or (lambda message: LaunchError(message, kernel=kernel))
+        if shared_mem < 0:
+            raise refuse(f"CUDA_ERROR_INVALID_VALUE: shared_mem = {shared_mem} bytes is negative")
+        limit = self.max_dynamic_shared_size_bytes
+        if shared_mem > limit:
+            raise refuse(
+                f"CUDA_ERROR_INVALID_VALUE (cudaErrorInvalidValue): {shared_mem} bytes of dynamic "
+                f"shared memory exceed the kernel's max_dynamic_shared_size_bytes ({limit}); above "
+                f"48 KB of static and dynamic shared memory a kernel must opt in first: "
+                f"{self._opt_in_example.format(size=shared_mem)} (CUDA's cudaFuncSetAttribute("
+                f"..., cudaFuncAttributeMaxDynamicSharedMemorySize, ...))")
+        threads = block[0] * block[1] * block[2]
+        if threads <= REGISTER_SAFE_THREADS:
+            return
+        count = self._registers()
+        if not count.is_estimate and threads > self.max_threads_per_block:
+            raise refuse(
+                f"CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES (cudaErrorLaunchOutOfResources: too many "
+                f"resources requested for launch): a block of {threads} threads at {count.registers} "
+                f"registers each (ptxas) needs more than the 65536 registers of an SM, or more "
+                f"threads than the kernel's .maxntid; at most {self.max_threads_per_block} threads")
 
     @property
     def attributes(self) -> dict:

@@ -78,10 +78,6 @@ def _dim3(value, what: str, kernel: str) -> tuple[int, int, int]:
     return dims
 
 
-# 255 registers (the most a thread has) x 256 threads fit the 64K register file: no ptxas needed.
-REGISTER_SAFE_THREADS = 256
-
-
 class Function(KernelAttributes):
     """One kernel of a loaded module, called as CuPy's: f(grid, block, args, shared_mem=0)."""
 
@@ -97,7 +93,7 @@ class Function(KernelAttributes):
                  enable_cooperative_groups: bool = False) -> None:
         grid = _dim3(grid, "grid", self.kernel_name)
         block = _dim3(block, "block", self.kernel_name)
-        self._check_resources(block, operator.index(shared_mem))
+        self.check_launch_resources(block, operator.index(shared_mem))
         for index, arg in enumerate(args if isinstance(args, (tuple, list)) else ()):
             if isinstance(arg, ndarray) and arg.device is not self.device:
                 raise KernelArgumentError(f"kernel '{self.kernel_name}' argument {index} is an array "
@@ -106,33 +102,6 @@ class Function(KernelAttributes):
         launch = _launcher or _launch_in_process
         self.last_launch = launch(self.loaded_module, self.kernel_name, grid, block, buffer,
                                   int(shared_mem), enable_cooperative_groups)
-
-    def _check_resources(self, block, shared_mem: int) -> None:
-        """Refuse what the GPU refuses: dynamic shared memory past the kernel's limit (48 KB
-        with the static part unless opted in) and blocks the register file cannot hold."""
-        kernel = self.kernel_name
-        if shared_mem < 0:
-            raise LaunchError(f"CUDA_ERROR_INVALID_VALUE: shared_mem = {shared_mem} bytes is negative",
-                              kernel=kernel)
-        limit = self.max_dynamic_shared_size_bytes
-        if shared_mem > limit:
-            raise LaunchError(
-                f"CUDA_ERROR_INVALID_VALUE (cudaErrorInvalidValue): {shared_mem} bytes of dynamic "
-                f"shared memory exceed the kernel's max_dynamic_shared_size_bytes ({limit}); above "
-                f"48 KB of static and dynamic shared memory a kernel must opt in first: "
-                f"kernel.max_dynamic_shared_size_bytes = {shared_mem} (CUDA's cudaFuncSetAttribute("
-                f"..., cudaFuncAttributeMaxDynamicSharedMemorySize, ...))", kernel=kernel)
-        threads = block[0] * block[1] * block[2]
-        if threads <= REGISTER_SAFE_THREADS:
-            return
-        count = self._registers()
-        if not count.is_estimate and threads > self.max_threads_per_block:
-            raise LaunchError(
-                f"CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES (cudaErrorLaunchOutOfResources: too many "
-                f"resources requested for launch): a block of {threads} threads at {count.registers} "
-                f"registers each (ptxas) needs more than the 65536 registers of an SM, or more "
-                f"threads than the kernel's .maxntid; at most {self.max_threads_per_block} threads",
-                kernel=kernel)
 
     def __repr__(self) -> str:
         return f"<warpsim Function {self.kernel_name}>"

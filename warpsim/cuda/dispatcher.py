@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import linecache
+import operator
 import os
 import re
 import warnings
@@ -29,6 +30,7 @@ import warnings
 import numpy as np
 
 from .. import api
+from ..api.kernel_attributes import DEFAULT_DYNAMIC_SHARED_LIMIT, KernelAttributes
 from ..errors import LaunchError
 from ..frontends.numba import DEFAULT_CC, compile_kernel as compile_to_ptx
 from .abi import argument_types, flatten_arguments, pack_parameters, user_stacklevel
@@ -67,8 +69,18 @@ def compile_kernel(py_func, argtypes, *, extensions=(), launch_bounds=None, **op
                           launch_bounds=launch_bounds, extensions=extensions)
 
 
-class CompiledKernel:
-    """One specialization of a kernel: PTX for fixed argument types, loaded per device."""
+class CompiledKernel(KernelAttributes):
+    """One specialization of a kernel: PTX for fixed argument types, loaded per device.
+
+    Its attributes are those of a CuPy kernel (warpsim.api.kernel_attributes): registers from
+    ptxas, max_threads_per_block from them and the launch bound, and the dynamic shared
+    memory opt-in `max_dynamic_shared_size_bytes` (settable; 48 KB less the static part until
+    then). A launch past either limit is refused as the driver refuses it. numba-cuda itself
+    has no public opt-in (NVIDIA/numba-cuda#94): on a GPU it takes cuFuncSetAttribute on the
+    kernel's driver handle, which warpsim spells as this attribute.
+    """
+
+    _opt_in_example = "kernel.max_dynamic_shared_size_bytes = {size} (on the @cuda.jit dispatcher)"
 
     def __init__(self, py_func, cres, ptx: str, entry: str, debug: bool = False, launch_bounds=None,
                  extensions=()):
@@ -104,6 +116,9 @@ class CompiledKernel:
     def _params(self, loaded) -> list:
         return loaded.params(self.entry_name)
 
+    def _attribute_kernel(self):
+        return self.loaded(), self.entry_name
+
     # Resource questions (the same methods as Numba's _Kernel) ----------------
     @property
     def shared_mem_per_block(self) -> int:
@@ -121,11 +136,11 @@ class CompiledKernel:
     @property
     def regs_per_thread(self) -> int:
         """Registers per thread, from ptxas when one is installed, else warpsim's estimate."""
-        from ..metrics.registers import registers_per_thread
-        return registers_per_thread(self.loaded().module, self.entry_name).registers
+        return self.num_regs
 
     @property
-    def max_threads_per_block(self) -> int:
+    def launch_bound(self) -> int:
+        """The most threads `launch_bounds=` lets a block have (1024 without one)."""
         bounds = self.launch_bounds
         return int(bounds[0] if isinstance(bounds, (tuple, list)) else bounds or 1024)
 
@@ -146,7 +161,10 @@ class CompiledKernel:
         """Run the kernel once; host arrays come back updated, as with Numba."""
         device = api.current_device()
         loaded = self.loaded(device)
+        sharedmem = _byte_count(sharedmem, self)
         self._check_launch_bounds(blockdim)
+        self.check_launch_resources(tuple(blockdim), sharedmem,
+                                    refuse=lambda message: _launch_failure(message, self))
         writebacks: list = []
         pieces = flatten_arguments(self.argument_types, args, writebacks, self.extensions, stream)
         params = pack_parameters(self.entry_name, self._params(loaded), pieces)
@@ -155,7 +173,7 @@ class CompiledKernel:
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                loaded.launch(self.entry_name, griddim, blockdim, params, shared_mem=int(sharedmem))
+                loaded.launch(self.entry_name, griddim, blockdim, params, shared_mem=sharedmem)
         except LaunchError as error:
             raise _with_python_source(error, self) from None
         for warning in caught:  # the simulator's warnings, pointed at the user's launch
@@ -168,10 +186,10 @@ class CompiledKernel:
 
     def _check_launch_bounds(self, blockdim) -> None:
         threads = int(np.prod(tuple(blockdim)))
-        if threads > self.max_threads_per_block:
-            bound = (f"the kernel's launch bound of {self.max_threads_per_block} threads "
+        if threads > self.launch_bound:
+            bound = (f"the kernel's launch bound of {self.launch_bound} threads "
                      f"(launch_bounds={self.launch_bounds!r})" if self.launch_bounds else
-                     f"the {self.max_threads_per_block} threads a block can have")
+                     f"the {self.launch_bound} threads a block can have")
             raise _launch_failure(f"CUDA_ERROR_INVALID_VALUE: a block of {threads} threads exceeds "
                                   f"{bound}", self)
 
@@ -204,6 +222,15 @@ class CompiledKernel:
         exception_args = ((f"{prefix}: {exception_args[0]}",) + tuple(exception_args[1:])
                           if exception_args else (prefix,))
         raise exception_class(*exception_args)
+
+
+def _byte_count(sharedmem, kernel: "CompiledKernel") -> int:
+    """The dynamic shared memory size as an int (an integral NumPy scalar will do)."""
+    try:
+        return operator.index(sharedmem)
+    except TypeError:
+        raise _launch_failure(f"CUDA_ERROR_INVALID_VALUE: the dynamic shared memory size must be an "
+                              f"int number of bytes, got {sharedmem!r}", kernel) from None
 
 
 def _launch_failure(message: str, kernel: "CompiledKernel") -> LaunchError:
@@ -305,6 +332,7 @@ class Dispatcher:
         self.overloads: dict[tuple, CompiledKernel] = {}
         self._compile_enabled = True
         self._specialized = False
+        self._dynamic_shared_opt_in: int | None = None
         self.specializations: dict[tuple, Dispatcher] = {}
         functools.update_wrapper(self, py_func)
         for signature in signatures or ():
@@ -359,8 +387,28 @@ class Dispatcher:
                 raise TypeError(f"compilation disabled for {self.py_func.__qualname__}{argtypes}")
             options = dict(self.targetoptions, lineinfo=self._lineinfo)
             kernel = compile_kernel(self.py_func, argtypes, **options)
+            if self._dynamic_shared_opt_in is not None:
+                kernel.max_dynamic_shared_size_bytes = self._dynamic_shared_opt_in
             self.overloads[argtypes] = kernel
         return kernel
+
+    @property
+    def max_dynamic_shared_size_bytes(self) -> int:
+        """The most dynamic shared memory a launch may ask for: 48 KB less the static part
+        until raised (the opt-in CUDA's cudaFuncSetAttribute(..., MaxDynamicSharedMemorySize)
+        makes; CuPy's RawKernel has the same attribute)."""
+        if self._dynamic_shared_opt_in is not None:
+            return self._dynamic_shared_opt_in
+        if len(self.overloads) == 1:
+            return next(iter(self.overloads.values())).max_dynamic_shared_size_bytes
+        return DEFAULT_DYNAMIC_SHARED_LIMIT
+
+    @max_dynamic_shared_size_bytes.setter
+    def max_dynamic_shared_size_bytes(self, value: int) -> None:
+        """Opt every specialization in, those compiled later too."""
+        for kernel in self.overloads.values():
+            kernel.max_dynamic_shared_size_bytes = value
+        self._dynamic_shared_opt_in = int(value)
 
     def specialize(self, *args) -> "Dispatcher":
         """A dispatcher compiled for exactly these arguments' types."""
@@ -370,6 +418,7 @@ class Dispatcher:
         specialization = self.specializations.get(argtypes)
         if specialization is None:
             specialization = Dispatcher(self.py_func, self._twin, lineinfo=self._lineinfo)
+            specialization._dynamic_shared_opt_in = self._dynamic_shared_opt_in
             specialization.overloads[argtypes] = self.compile(argtypes)
             specialization._compile_enabled, specialization._specialized = False, True
             self.specializations[argtypes] = specialization
