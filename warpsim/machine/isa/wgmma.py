@@ -178,7 +178,7 @@ def mma_async(ctx, site, idx, ins, a, b_desc, scale_d, d_words):
     (n, k), (dtype, atype, _) = parse(ins)
     imms = [op.value for op in ins.srcs[3:]]
     scale_a, scale_b = imms[0], imms[1]
-    a_in_registers = not isinstance(a, dict)
+    a_in_registers = "words" in a
     trans_a = 0 if a_in_registers or atype == "tf32" else imms[2]
     trans_b = 0 if atype == "tf32" else imms[-1]
     firsts, row = _first_lanes(idx)

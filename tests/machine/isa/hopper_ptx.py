@@ -1,0 +1,159 @@
+"""Hand-written sm_90 PTX for the Hopper instruction tests, and the shared-memory images they read.
+
+`wgmma_probe(...)` is a one-warpgroup kernel: it copies a shared-memory image
+(A's and B's tiles, laid out as `place` says) from global memory, builds the
+two matrix descriptors from the parameters plus the image's shared address,
+runs one wgmma.mma_async on accumulators loaded from `c_in`, and stores every
+thread's accumulator registers to `out[thread * registers + i]`. The same PTX
+runs on warpsim (tests/machine/isa/test_wgmma.py) and on an H200
+(validation/hopper/), so both compare raw fragments with NumPy.
+
+`place` writes the PTX manual's canonical layouts element by element (a
+second, loop-by-loop spelling of them, not warpsim's code): core matrices of
+8 rows of 16 bytes; swizzled rows of 32/64/128 bytes whose 16-byte chunks are
+XORed with the row number within 8 rows.
+"""
+
+import numpy as np
+
+HEADER = ".version 8.0\n.target sm_90a\n.address_size 64\n"
+SWIZZLE_MODES = {"none": 0, "128B": 1, "64B": 2, "32B": 3}
+ROW_BYTES = {"none": 16, "32B": 32, "64B": 64, "128B": 128}
+ELEMENT_BYTES = {"f16": 2, "bf16": 2, "tf32": 4}
+K_OF = {"f16": 16, "bf16": 16, "tf32": 8}
+
+
+def element_offset(mn: int, k: int, esize: int, major: str, swizzle: str, lbo: int, sbo: int) -> int:
+    """Byte offset of element (mn, k) of a tile in a canonical layout (before the swizzle)."""
+    row = ROW_BYTES[swizzle]
+    per_chunk = 16 // esize
+    if major == "K":
+        group, r = divmod(mn, 8)
+        chunk, e = divmod(k, per_chunk)
+        if swizzle == "none":
+            return group * sbo + r * 16 + chunk * lbo + e * esize
+        return group * sbo + r * row + chunk * 16 + e * esize
+    chunk, e = divmod(mn, per_chunk)                  # M/N-major: M/N along the row
+    group, r = divmod(k, 8)
+    if swizzle == "none":
+        return chunk * sbo + e * esize + r * 16 + group * lbo
+    chunks_per_row = row // 16
+    wide, c = divmod(chunk, chunks_per_row)
+    return wide * lbo + c * 16 + e * esize + r * row + group * sbo
+
+
+def swizzled(address: int, swizzle: str) -> int:
+    bits = {"none": 0, "32B": 1, "64B": 2, "128B": 3}[swizzle]
+    return address ^ (((address >> 7) & ((1 << bits) - 1)) << 4)
+
+
+def place(image: np.ndarray, base: int, tile_bits: np.ndarray, esize: int, major: str, swizzle: str,
+          lbo: int, sbo: int):
+    """Write tile_bits[mn, k] (unsigned element bits) into the byte image at base."""
+    for mn in range(tile_bits.shape[0]):
+        for k in range(tile_bits.shape[1]):
+            at = swizzled(base + element_offset(mn, k, esize, major, swizzle, lbo, sbo), swizzle)
+            image[at:at + esize] = np.frombuffer(tile_bits[mn, k].tobytes(), np.uint8)
+
+
+def descriptor(start: int, lbo: int, sbo: int, swizzle: str) -> int:
+    return ((start >> 4) & 0x3FFF) | ((lbo >> 4) & 0x3FFF) << 16 | ((sbo >> 4) & 0x3FFF) << 32 | \
+        SWIZZLE_MODES[swizzle] << 62
+
+
+def wgmma_probe(n: int, dtype: str, atype: str, a_in_registers=False, trans_a=0, trans_b=0,
+                scale_a=1, scale_b=1) -> tuple[str, int]:
+    """(PTX of kernel `wgmma_probe`, accumulator registers per thread)."""
+    k = K_OF[atype]
+    regs = n // 2 if dtype == "f32" else n // 4
+    d = ",".join(f"%d{i}" for i in range(regs))
+    loads = "\n".join(f"    ld.global.b32 %d{i}, [%rd20+{4 * i}];" for i in range(regs))
+    stores = "\n".join(f"    st.global.b32 [%rd21+{4 * i}], %d{i};" for i in range(regs))
+    if a_in_registers:
+        a_operand = "{%a0,%a1,%a2,%a3}"
+        a_load = "\n".join(f"    ld.global.b32 %a{j}, [%rd22+{4 * j}];" for j in range(4))
+        transposes = f", {trans_b}"
+    else:
+        a_operand, a_load = "%rd8", ""
+        transposes = f", {trans_a}, {trans_b}" if atype != "tf32" else ""
+    text = HEADER + f"""
+.extern .shared .align 1024 .b8 smem[];
+.visible .entry wgmma_probe(.param .u64 image, .param .u32 words, .param .u64 adesc, .param .u64 bdesc,
+                            .param .u64 c_in, .param .u64 out, .param .u64 afrag, .param .u32 accumulate)
+{{
+    .reg .pred %p<4>;
+    .reg .b32 %r<20>;
+    .reg .b32 %d<{regs}>;
+    .reg .b32 %a<4>;
+    .reg .b64 %rd<24>;
+    ld.param.u64 %rd1, [image];
+    ld.param.u32 %r1, [words];
+    ld.param.u64 %rd2, [adesc];
+    ld.param.u64 %rd3, [bdesc];
+    ld.param.u64 %rd4, [c_in];
+    ld.param.u64 %rd5, [out];
+    ld.param.u64 %rd6, [afrag];
+    ld.param.u32 %r9, [accumulate];
+    mov.u32 %r2, %tid.x;
+    mov.u32 %r3, smem;
+    mov.u32 %r4, %r2;
+COPY:
+    setp.ge.u32 %p1, %r4, %r1;
+    @%p1 bra COPIED;
+    mul.wide.u32 %rd10, %r4, 4;
+    add.s64 %rd11, %rd1, %rd10;
+    ld.global.u32 %r5, [%rd11];
+    shl.b32 %r6, %r4, 2;
+    add.s32 %r7, %r3, %r6;
+    st.shared.u32 [%r7], %r5;
+    add.u32 %r4, %r4, 128;
+    bra COPY;
+COPIED:
+    bar.sync 0;
+    fence.proxy.async.shared::cta;
+    shr.u32 %r8, %r3, 4;
+    cvt.u64.u32 %rd7, %r8;
+    add.s64 %rd8, %rd2, %rd7;
+    add.s64 %rd9, %rd3, %rd7;
+    mul.wide.u32 %rd12, %r2, {4 * regs};
+    add.s64 %rd20, %rd4, %rd12;
+    add.s64 %rd21, %rd5, %rd12;
+    mul.wide.u32 %rd13, %r2, 16;
+    add.s64 %rd22, %rd6, %rd13;
+{loads}
+{a_load}
+    setp.ne.u32 %p2, %r9, 0;
+    wgmma.fence.sync.aligned;
+    wgmma.mma_async.sync.aligned.m64n{n}k{k}.{dtype}.{atype}.{atype} {{{d}}}, {a_operand}, %rd9, %p2, {scale_a}, {scale_b}{transposes};
+    wgmma.commit_group.sync.aligned;
+    wgmma.wait_group.sync.aligned 0;
+{stores}
+    ret;
+}}
+"""
+    return text, regs
+
+
+def accumulator_matrix(words: np.ndarray, n: int, dtype: str) -> np.ndarray:
+    """The 64 x n matrix that 128 threads' accumulator registers hold (the manual's figure).
+
+    Thread t = 32 w + l holds, in element i, row 16 w + l // 4 + 8 ((i // 2) % 2) and
+    column 8 (i // 4) + 2 (l % 4) + i % 2.
+    """
+    values = words.view(np.float32 if dtype == "f32" else np.float16).reshape(128, n // 2)
+    out = np.full((64, n), np.nan, dtype=values.dtype)
+    for t in range(128):
+        w, lane = divmod(t, 32)
+        for i in range(n // 2):
+            out[16 * w + lane // 4 + 8 * ((i // 2) % 2), 8 * (i // 4) + 2 * (lane % 4) + i % 2] = values[t, i]
+    return out
+
+
+def a_fragments(a: np.ndarray) -> np.ndarray:
+    """(128, 4) words of a 64 x 16 f16/bf16 A in registers: rows 16 w + (l // 4) (+8), cols 2 (l % 4) (+1, +8)."""
+    out = np.zeros((128, 8), dtype=a.dtype)
+    for t in range(128):
+        w, lane = divmod(t, 32)
+        for i in range(8):
+            out[t, i] = a[16 * w + lane // 4 + 8 * ((i // 2) % 2), 2 * (lane % 4) + (i % 2) + 8 * (i // 4)]
+    return out.view(np.uint32)
