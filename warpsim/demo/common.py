@@ -9,6 +9,7 @@ returns its figures, raw (for tests) and as rows of measured vs document.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from dataclasses import dataclass, field
 from importlib import resources
@@ -17,6 +18,8 @@ import numpy as np
 
 from ..api.args import pack_arguments
 from ..report.activity import ActivityTrace
+from ..machine.events import LaunchObserver
+from ..sessions import SessionStack, observer_source
 
 DOCUMENT = "simt-execution.md"
 GPU = "h200"                    # the GPU the demos predict times for (warpsim.settings(gpu=...) overrides)
@@ -108,7 +111,7 @@ class Run:
     """One traced launch: what the machine reported and the lane activity."""
     label: str
     kernel: str
-    result: object                  # machine LaunchResult
+    result: object                  # machine LaunchResult (None for a Triton launch)
     trace: ActivityTrace
     fn: object                      # the api Function that was launched
     profile: object = None          # the profiler's launch record, when profiling is available
@@ -116,10 +119,14 @@ class Run:
     @property
     def issued(self) -> int:
         """Warp instructions issued by the whole launch."""
+        if self.result is None:
+            return int(self.metric("smsp__inst_executed.sum", 0))
         return int(self.result.warp_instructions)
 
     @property
     def thread_instructions(self) -> int:
+        if self.result is None:
+            return int(self.metric("smsp__thread_inst_executed.sum", 0))
         return int(self.result.thread_instructions)
 
     @property
@@ -138,14 +145,15 @@ class Run:
 
 
 def launch(filename: str, kernel: str, grid, block, args, shared_mem: int = 0, label: str = "",
-           observers=(), options: tuple = (), max_warps: int = 64, max_issues: int = 4096) -> Run:
+           observers=(), options: tuple = (), max_warps: int = 64, max_issues: int = 4096,
+           level: str | None = None) -> Run:
     """Launch a demo kernel with a lane-activity trace (and the profiler, when there is one)."""
     fn = module(filename, options).get_function(kernel)
     trace = ActivityTrace(max_warps=max_warps, max_issues=max_issues, label=label or kernel)
     params = pack_arguments(fn.kernel_name, fn.params, tuple(args))
     grid = grid if isinstance(grid, tuple) else (grid,)
     block = block if isinstance(block, tuple) else (block,)
-    with _predicting(), _profiler() as prof:
+    with _predicting(), _profiler(level) as prof:
         result = fn.loaded_module.launch(fn.kernel_name, grid, block, params, shared_mem=shared_mem,
                                          observers=[trace, *observers])
     launches = getattr(prof, "launches", None) or [None]
@@ -154,10 +162,57 @@ def launch(filename: str, kernel: str, grid, block, args, shared_mem: int = 0, l
     return Run(label or kernel, kernel, result, trace, fn, launches[-1])
 
 
+def launch_triton(fn, grid, *args, label: str = "", observers=(), max_warps: int = 64, max_issues: int = 4096,
+                  level: str | None = None, **kwargs) -> Run:
+    """Launch a @triton.jit kernel through `warpsim.triton` (Triton's own compiler, sm_80), traced
+    and profiled like `launch`: the Run has no machine result, its counts come from the profile."""
+    from ..api import triton as wt
+    trace = ActivityTrace(max_warps=max_warps, max_issues=max_issues, label=label or fn.__name__)
+    with _predicting(), _profiler(level) as prof, _observing((trace, *observers)):
+        wt.launch(fn, grid, *args, **kwargs)
+    launches = getattr(prof, "launches", None) or [None]
+    if launches[-1] is not None and getattr(launches[-1], "activity", None) is None:
+        launches[-1].activity = trace
+    return Run(label or fn.__name__, fn.__name__, None, trace, None, launches[-1])
+
+
+_OBSERVERS = SessionStack("warpsim_demo_observers")
+
+
+@observer_source
+def _demo_observers(launch) -> tuple:
+    """The observers of a launch made inside `_observing` (one that another layer makes)."""
+    active = _OBSERVERS.active()
+    return active[-1] if active else ()
+
+
+@contextlib.contextmanager
+def _observing(observers: tuple):
+    token = _OBSERVERS.push(tuple(observers))
+    try:
+        yield
+    finally:
+        _OBSERVERS.pop(token)
+
+
+class OpcodeCounter(LaunchObserver):
+    """Observer: warp-level executions of the PTX instructions with these opcodes (e.g. shfl)."""
+
+    def __init__(self, opcodes):
+        self.opcodes = frozenset(opcodes)
+        self.executions = 0
+        self._per_block: dict = {}
+
+    def block_executed(self, ctx, block, idx, warps):
+        here = self._per_block.get(block.gid)
+        if here is None:
+            here = self._per_block[block.gid] = sum(ins.opcode in self.opcodes for ins in block.instructions)
+        self.executions += here * len(warps)
+
+
 def _predicting():
     """Predict times on GPU unless the caller chose a GPU already."""
     from ..settings import current, settings
-    import contextlib
     return contextlib.nullcontext() if current().gpu else settings(gpu=GPU)
 
 
@@ -167,14 +222,13 @@ def predicted(run: Run) -> str:
     return "-" if t is None else f"{t.time_s * 1e6:.2f} us ({t.cycles:,.0f} cycles)"
 
 
-def _profiler():
+def _profiler(level: str | None = None):
     """warpsim.profile() when the profiler is installed, else a do-nothing context."""
     try:
         from ..profiler import profile
     except ImportError:
-        import contextlib
         return contextlib.nullcontext()
-    return profile()
+    return profile(level=level)
 
 
 def lanes_on_lines(run: Run, lines) -> float:

@@ -1,0 +1,232 @@
+"""One thread per row vs one warp per row: the design trade-off the document ends with."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import common
+
+NAME = "cooperative"
+TITLE = "One thread per row vs one warp per row"
+CLAIM = """
+The main design trade-off is between giving each thread independent work, which is
+simple but vulnerable to divergence and imbalance, and giving each warp a shared task
+that lanes solve cooperatively with shuffles. Fused softmax and layer norm use the
+cooperative pattern: one warp or block per row, lanes striding across the row, and
+shuffles for the reductions. Triton generates these patterns for you, but the cost
+model is the same.
+"""
+KERNELS = "cooperative.cu"
+ELEMENTS = 1 << 18               # every batch holds 2^18 floats (1 MB): rows x columns
+LENGTHS = (8, 32, 128, 1024)     # columns per row; 8 is a router's softmax over 8 experts
+LONG = (128, 1024)               # the lengths where the document's conclusion is checked
+THREADS = 128                    # threads per block of the CUDA versions
+LEVEL = "ptx"                    # counts of PTX instructions: a SASS run beside each would double the demo's time
+EPS = 1e-5
+WAYS = ("thread", "warp", "triton")
+# Triton's softmax tutorial gives every row 8 warps (num_warps=8), and at 8 columns its persistent
+# programs walk 28 rows each: 12 M warp instructions, the longest launch of the demo to simulate.
+NOT_RUN = {("softmax", 8, "triton"): "Triton's softmax is not run at 8 columns: its tutorial gives every row 8 warps, "
+                                     "12 M warp instructions, seconds to simulate"}
+WAY_TITLES = {"thread": "one thread per row", "warp": "one warp per row", "triton": "Triton's kernel (sm_80)"}
+LOAD_SECTORS = "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio"
+LANES = "smsp__thread_inst_executed_per_inst_executed.ratio"
+
+
+# ------------------------------------------------------------ NumPy references
+
+def softmax_reference(x):
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def layernorm_reference(x, w, b):
+    return (x - x.mean(axis=1, keepdims=True)) / np.sqrt(x.var(axis=1, keepdims=True) + EPS) * w + b
+
+
+TOLERANCE = {"softmax": dict(rtol=1e-4, atol=1e-6), "layernorm": dict(rtol=1e-4, atol=1e-4)}
+
+
+# ------------------------------------------------------------ launches
+
+def triton_missing() -> str:
+    """Why Triton's row is skipped ('' when triton is installed)."""
+    from ..frontends.triton import triton_available
+    return "" if triton_available() else "triton is not installed (pip install warpsim[triton])"
+
+
+def cuda_launch(op: str, way: str, x, w, b, out, observers=()):
+    """The CUDA C++ version: one thread per row, or one warp (32 lanes) per row."""
+    from .. import api
+    rows, cols = x.shape
+    threads = rows if way == "thread" else 32 * rows
+    args = (api.asarray(x), out, np.int32(rows), np.int32(cols))
+    if op == "layernorm":
+        args = (api.asarray(x), api.asarray(w), api.asarray(b), out, np.int32(rows), np.int32(cols),
+                np.float32(EPS))
+    return common.launch(KERNELS, f"{op}_{way}_per_row", -(-threads // THREADS), THREADS, args,
+                         label=f"{op}_{way}_per_row, {cols} columns", observers=observers, level=LEVEL)
+
+
+def triton_launch(op: str, x, w, b, out, observers=()):
+    """Triton's tutorial kernel, launched as the tutorial launches it."""
+    from .. import api
+    from ..api import triton as wt
+    from ..metrics.registers import registers_per_thread
+    from ..ptx.parser import parse_ptx
+    from ..settings import current
+    from ..timing import gpu_preset
+    from . import triton_kernels as tk
+    rows, cols = x.shape
+    label = f"Triton {op}, {cols} columns"
+    if op == "softmax":
+        options = tk.softmax_launch(cols)
+        args = (out, api.asarray(x), cols, cols, rows, cols)
+        compiled = wt.compile(tk.softmax_kernel, *args, **options)
+        registers = registers_per_thread(parse_ptx(compiled.ptx), compiled.name).registers
+        programs = tk.softmax_programs(registers, compiled.shared, gpu_preset(current().gpu or common.GPU).sms,
+                                       rows, options["num_warps"])
+        return common.launch_triton(tk.softmax_kernel, (programs,), *args, label=label, observers=observers,
+                                    level=LEVEL, **options)
+    mean, rstd = api.zeros(rows, dtype=np.float32), api.zeros(rows, dtype=np.float32)
+    return common.launch_triton(tk.layer_norm_fwd_fused, (rows,), api.asarray(x), out, api.asarray(w),
+                                api.asarray(b), mean, rstd, cols, cols, EPS, label=label,
+                                observers=observers, level=LEVEL, **tk.layer_norm_launch(cols))
+
+
+def measure(op: str, way: str, x, w, b) -> dict:
+    """One launch: its output checked against NumPy, and the figures the demo shows."""
+    from .. import api
+    rows, cols = x.shape
+    out = api.full(rows * cols, np.nan, dtype=np.float32)
+    shuffles = common.OpcodeCounter({"shfl"})
+    run = triton_launch(op, x, w, b, out, (shuffles,)) if way == "triton" else \
+        cuda_launch(op, way, x, w, b, out, (shuffles,))
+    got = out.get().reshape(rows, cols)
+    want = softmax_reference(x) if op == "softmax" else layernorm_reference(x, w, b)
+    timing = run.timing
+    return dict(run=run, written=bool(np.isfinite(got).all()),
+                correct=bool(np.allclose(got, want, **TOLERANCE[op])),
+                lanes=float(run.metric(LANES, 0.0)), sectors=float(run.metric(LOAD_SECTORS, 0.0)),
+                shuffles_per_row=shuffles.executions / rows,
+                issued_per_row=run.issued / rows,
+                time_us=None if timing is None else timing.time_s * 1e6)
+
+
+def speedup(table, op, cols, way) -> float | None:
+    """How many times faster `way` is predicted than one thread per row."""
+    slow, fast = table.get((op, cols, "thread")), table.get((op, cols, way))
+    if not slow or not fast or slow["time_us"] is None or fast["time_us"] is None:
+        return None
+    return slow["time_us"] / fast["time_us"]
+
+
+# ------------------------------------------------------------ the demo
+
+def run(console=None) -> common.DemoResult:
+    result = common.DemoResult(NAME, TITLE)
+    rng = np.random.default_rng(16)
+    skipped = triton_missing()
+    ways = [w for w in WAYS if w != "triton" or not skipped]
+    table = {}
+    for cols in LENGTHS:
+        x = rng.standard_normal((ELEMENTS // cols, cols)).astype(np.float32)
+        w, b = rng.standard_normal(cols).astype(np.float32), rng.standard_normal(cols).astype(np.float32)
+        for op in ("softmax", "layernorm"):
+            for way in ways:
+                if (op, cols, way) not in NOT_RUN:
+                    table[op, cols, way] = measure(op, way, x, w, b)
+    for (op, cols, way), m in table.items():
+        if cols == LONG[-1] and way != "triton":
+            result.runs.append(m["run"])
+    result.figures.update(table={k: {n: v for n, v in m.items() if n != "run"} for k, m in table.items()},
+                          triton_skipped=skipped,
+                          speedup={(op, cols, way): speedup(table, op, cols, way) for op, cols, way in table
+                                   if way != "thread"})
+    add_rows(result, table, ways)
+    if console is not None:
+        common.header(console, result, CLAIM)
+        console.print(f"  Each batch is {ELEMENTS:,} floats: {', '.join(f'{ELEMENTS // c:,} rows of {c}' for c in LENGTHS)}"
+                      f" columns. One thread per row launches a thread for every row ({ELEMENTS // LENGTHS[-1]} at "
+                      f"{LENGTHS[-1]} columns), one warp per row 32 times as many, both in blocks of {THREADS}; "
+                      "Triton's kernels are launched as its tutorials launch them.")
+        if skipped:
+            console.print(f"  [yellow]Triton's row is skipped: {skipped}.[/]")
+        for op in ("softmax", "layernorm"):
+            console.print(rows_table(op, table, ways))
+        console.print(common.figures_table(result))
+    return result
+
+
+def add_rows(result, table, ways):
+    long_cols = LONG[-1]
+    every_ok = all(m["correct"] and m["written"] for m in table.values())
+    result.add("every output element written and equal to NumPy's (softmax, layer norm)",
+               "yes" if every_ok else "no", "(same result every way)", every_ok)
+    for op in ("softmax", "layernorm"):
+        for cols in LONG:
+            s = speedup(table, op, cols, "warp")
+            if s is None:
+                continue
+            t, w = table[op, cols, "thread"], table[op, cols, "warp"]
+            result.add(f"{op}, {cols} columns: predicted, thread vs warp per row",
+                       f"{t['time_us']:.2f} vs {w['time_us']:.2f} us: warp {s:.1f}x faster",
+                       "the cooperative pattern wins", s > 1)
+        short = LENGTHS[0]
+        s = speedup(table, op, short, "warp")
+        if s is not None:
+            t, w = table[op, short, "thread"], table[op, short, "warp"]
+            verdict = f"warp {s:.2f}x faster" if s > 1 else f"thread {1 / s:.2f}x faster"
+            result.add(f"{op}, {short} columns (very short rows): thread vs warp per row",
+                       f"{t['time_us']:.2f} vs {w['time_us']:.2f} us: {verdict}",
+                       "(not claimed: lanes idle, 10 shuffles a row)", True)
+    soft = {cols: table["softmax", cols, "warp"] for cols in LENGTHS}
+    thread = table["softmax", long_cols, "thread"]
+    result.add(f"softmax, {long_cols} columns: global sectors per load request, thread vs warp",
+               f"{thread['sectors']:.1f} vs {soft[long_cols]['sectors']:.1f}",
+               "adjacent lanes, adjacent addresses: 32 vs 4", thread["sectors"] == 32 and soft[long_cols]["sectors"] == 4)
+    short = soft[LENGTHS[0]]
+    result.add(f"warp per row: SIMT efficiency at {LENGTHS[0]} vs {long_cols} columns",
+               f"{common.pct(short['lanes'] / 32)} vs {common.pct(soft[long_cols]['lanes'] / 32)}",
+               "(lanes past a short row idle)", short["lanes"] < 0.75 * soft[long_cols]["lanes"])
+    result.add("warp per row: shuffles per row, softmax and layer norm",
+               f"{soft[long_cols]['shuffles_per_row']:.0f} and {table['layernorm', long_cols, 'warp']['shuffles_per_row']:.0f}",
+               "5 per reduction (16, 8, 4, 2, 1), two reductions",
+               soft[long_cols]["shuffles_per_row"] == 10 == table["layernorm", long_cols, "warp"]["shuffles_per_row"])
+    if "triton" in ways:
+        tri = [table[op, long_cols, "triton"] for op in ("softmax", "layernorm")]
+        faster = [speedup(table, op, long_cols, "triton") for op in ("softmax", "layernorm")]
+        result.add(f"Triton, {long_cols} columns: shuffles per row; faster than a thread per row",
+                   f"{tri[0]['shuffles_per_row']:.0f} and {tri[1]['shuffles_per_row']:.0f}; "
+                   + ", ".join(f"{f:.1f}x" for f in faster if f is not None),
+                   "Triton generates the cooperative pattern",
+                   all(t["shuffles_per_row"] > 0 for t in tri) and all(f and f > 1 for f in faster))
+
+
+def rows_table(op: str, table, ways):
+    from rich import box
+    from rich.table import Table
+    t = Table(title=f"{'row softmax' if op == 'softmax' else 'layer norm'}: predicted on {common.GPU.upper()}",
+              title_justify="left", box=box.SIMPLE_HEAD)
+    for title in ("columns", "way", "SIMT eff.", "sectors/req", "SHFL/row", "warp inst/row", "predicted",
+                  "vs thread/row"):
+        t.add_column(title, justify="left" if title == "way" else "right")
+    for cols in LENGTHS:
+        for way in ways:
+            m = table.get((op, cols, way))
+            if m is None:
+                t.add_row(str(cols) if way == ways[0] else "", WAY_TITLES[way], "[dim]-[/]", "[dim]-[/]",
+                          "[dim]-[/]", "[dim]-[/]", "[dim]not run[/]")
+                continue
+            s = speedup(table, op, cols, way) if way != "thread" else None
+            t.add_row(str(cols) if way == ways[0] else "", WAY_TITLES[way], common.pct(m["lanes"] / 32),
+                      f"{m['sectors']:.1f}", f"{m['shuffles_per_row']:.1f}", f"{m['issued_per_row']:.1f}",
+                      "-" if m["time_us"] is None else f"{m['time_us']:.2f} us",
+                      "" if s is None else (f"[green]{s:.1f}x faster[/]" if s > 1 else f"[red]{1 / s:.1f}x slower[/]"))
+        t.add_section()
+    notes = [text for (o, _, _), text in NOT_RUN.items() if o == op]
+    t.caption = ("SIMT efficiency: active lanes per warp instruction / 32. sectors/req: 32-byte sectors per "
+                 "global load request (4: a warp reads 128 contiguous bytes). SHFL/row: shfl.sync warp "
+                 "instructions executed per row. Counts are of PTX instructions. Predicted: warpsim's timing "
+                 "model." + "".join(f" {n}." for n in notes))
+    return t
