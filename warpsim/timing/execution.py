@@ -36,9 +36,13 @@ class SiteMemory:
     lines: int = 0                  # 128-byte lines, distinct per request
     cta_unique_sectors: int = 0     # distinct sectors per CTA, summed over CTAs (L1 misses of loads)
     wavefronts: int = 0             # shared memory
-    atomic_units: float = 0.0       # per hottest line: requests + same-address lanes (contention)
-    hot_line_ctas: int = 0          # sampled CTAs that touched the hottest atomic line
-    atomic_requests_hot: float = 0.0  # warp requests that reached the hottest line
+    # atomics at the hottest L2 slice chunk (ATOMIC_CHUNK_BYTES): per (warp request, line) reaching it,
+    # one address (its lanes serialise) or several (one pass of the line)
+    hot_line_ctas: int = 0          # sampled CTAs that touched the hottest chunk
+    atomic_requests_hot: float = 0.0  # (warp request, line) pairs that reached it
+    atomic_single_lanes: float = 0.0  # lanes of those pairs that named one address
+    atomic_multi_requests: float = 0.0  # pairs that named several addresses
+    atomic_multi_lanes: float = 0.0   # ... the largest same-address lane count of each, summed
 
 
 @dataclass
@@ -76,6 +80,11 @@ class Execution:
 
 
 KINDS = {"ld": "load", "load": "load", "st": "store", "store": "store"}   # anything else is an atomic
+# Atomics contend per L2 slice, and consecutive 512-byte chunks go to different slices: one lane per
+# warp on 1, 2, 8, 32 lines 128 B apart ran at 1.42, 1.67, 0.82, 0.19 cycles per request
+# (validation/timing/h200/microbench2.json, red_s32_1_lane_*): 256 B share a slice, 1 KB spans two.
+ATOMIC_CHUNK_BYTES = 512
+MULTI_ADDRESS_WEIGHT = 3.3     # a several-address pass of a line against one same-address lane (4.9 / 1.47)
 
 
 # ---------------------------------------------------------------- address arithmetic
@@ -116,18 +125,16 @@ def shared_request_wavefronts(warps: np.ndarray, addrs: np.ndarray, lanes: np.nd
 
 
 def atomic_line_load(warps: np.ndarray, addrs: np.ndarray) -> tuple:
-    """Per (warp, 128-byte line) touched: (line id, largest count of lanes on one address, warp)."""
+    """Per (warp, 128-byte line) touched: (line id, largest count of lanes on one address, distinct
+    addresses, warp)."""
     a = addrs.astype(np.int64) - GLOBAL_BASE
-    line = a >> 7
-    key_wl = (warps.astype(np.int64) << 40) | line
     uniq_addr, counts = np.unique((warps.astype(np.int64) << 48) | (a & ((1 << 48) - 1)), return_counts=True)
     addr_warp, addr = uniq_addr >> 48, uniq_addr & ((1 << 48) - 1)
     wl_of_addr = (addr_warp << 40) | (addr >> 7)
-    wl, inv = np.unique(wl_of_addr, return_inverse=True)
+    wl, inv, n_addresses = np.unique(wl_of_addr, return_inverse=True, return_counts=True)
     same = np.zeros(len(wl), dtype=np.int64)
     np.maximum.at(same, inv, counts)
-    del key_wl
-    return wl & ((1 << 40) - 1), same, wl >> 40
+    return wl & ((1 << 40) - 1), same, n_addresses, wl >> 40
 
 
 # ---------------------------------------------------------------- recorders
@@ -180,10 +187,10 @@ class _Recorder:
         else:
             self._written_sectors.append(sec)
         if kind == "atomic":
-            line, same, warp = atomic_line_load(warp_slots, addrs)
+            line, same, n_addresses, warp = atomic_line_load(warp_slots, addrs)
             uw, at = np.unique(warp_slots, return_index=True)
             cta_of_warp = ctas[at][np.searchsorted(uw, warp)]
-            self._atomic.setdefault(site_index, []).append((line, same, cta_of_warp))
+            self._atomic.setdefault(site_index, []).append((line, same, n_addresses, cta_of_warp))
 
     def finish_memory(self) -> tuple:
         # L1 misses: a CTA's first touch of a sector, charged to the load that touched it first
@@ -194,20 +201,22 @@ class _Recorder:
             per_site = np.bincount(sites[first])
             for site in set(int(v) for v in sites):
                 self.memory[site].cta_unique_sectors = int(per_site[site]) if site < len(per_site) else 0
-        for site, chunks in self._atomic.items():
-            line = np.concatenate([c[0] for c in chunks])
-            same = np.concatenate([c[1] for c in chunks]).astype(float)
-            cta = np.concatenate([c[2] for c in chunks])
-            lines, inv = np.unique(line, return_inverse=True)
-            load = np.zeros(len(lines))
-            requests = np.zeros(len(lines))
-            np.add.at(load, inv, same)
-            np.add.at(requests, inv, 1.0)
-            hot = int(np.argmax(load))
+        for site, parts in self._atomic.items():
+            line = np.concatenate([c[0] for c in parts])
+            same = np.concatenate([c[1] for c in parts]).astype(float)
+            multi = np.concatenate([c[2] for c in parts]) > 1
+            cta = np.concatenate([c[3] for c in parts])
+            chunk = line >> (ATOMIC_CHUNK_BYTES.bit_length() - 1 - 7)
+            chunks, inv = np.unique(chunk, return_inverse=True)
+            load = np.zeros(len(chunks))
+            np.add.at(load, inv, np.where(multi, np.maximum(same, MULTI_ADDRESS_WEIGHT), same))
+            hot = inv == int(np.argmax(load))
             rec = self.memory[site]
-            rec.atomic_units = float(load[hot])
-            rec.hot_line_ctas = len(np.unique(cta[inv == hot]))
-            rec.atomic_requests_hot = float(requests[hot])
+            rec.hot_line_ctas = len(np.unique(cta[hot]))
+            rec.atomic_requests_hot = float(hot.sum())
+            rec.atomic_single_lanes = float(same[hot & ~multi].sum())
+            rec.atomic_multi_requests = float((hot & multi).sum())
+            rec.atomic_multi_lanes = float(same[hot & multi].sum())
         # HBM moves 64-byte blocks (a cold stride-16 float copy reads 2x its sectors on the H200)
         read = _distinct(np.concatenate(self._read_sectors) >> 1) * 64 if self._read_sectors else 0
         written = _distinct(np.concatenate(self._written_sectors)) * 32 if self._written_sectors else 0

@@ -29,10 +29,6 @@ from .walk import REASONS, walk_function
 
 # Global figures of the model (per GPU architecture, not per kernel).
 KERNEL_OVERHEAD_US = 2.0          # fixed start and drain of a launch inside gpu__time_duration [assumed]
-ATOMIC_REQUEST_CYCLES = 4.7       # L2 slice time per atomic request on one line
-ATOMIC_SAME_ADDRESS_CYCLES = 1.36  # ... per further lane updating the same address
-BARRIER_CYCLES = 20.0             # a CTA barrier's own latency beyond the skew of its warps [assumed]
-L1_TAGS_PER_CLK = 4.0             # L1 tag lookups (128-byte lines) per clock per SM
 QUEUE_PIPES = ("fma", "alu", "fp64", "mufu", "tensor")
 
 
@@ -99,7 +95,7 @@ class KernelCosts:
             if m.space == "shared":
                 per_exec["wavefronts"][i] = m.wavefronts / e
             else:
-                per_exec["tags"][i] = max(m.requests, m.lines / L1_TAGS_PER_CLK) / e
+                per_exec["tags"][i] = max(m.requests, m.lines / preset.l1_lines_per_clk) / e
                 per_exec["l2"][i] = l2_site_bytes(m) / e
                 per_exec["dram"][i] = m.sectors * 32 * dram_per_sector / e
         hold = pipe_cycles(preset)
@@ -198,7 +194,7 @@ def predict_execution(ex, gpu="h200", registers: int = 32, shared_per_block: int
     n_ctas = ex.n_ctas
     sms = preset.sms
     active = min(sms, n_ctas)
-    costs = KernelCosts(ex, preset, active, BARRIER_CYCLES + 2.0 * max(0, ex.warps_per_cta / 4 - 1))
+    costs = KernelCosts(ex, preset, active, preset.barrier_cycles + preset.barrier_cycles_per_warp * ex.warps_per_cta)
     sampled = list(ex.sampled_ctas)
     per_sm_ctas = -(-n_ctas // sms)
     waves = -(-per_sm_ctas // per_sm)
@@ -242,13 +238,10 @@ def predict_execution(ex, gpu="h200", registers: int = 32, shared_per_block: int
                      f"{len(sampled)} sampled CTAs")
     # chip-wide bounds
     dispatch = per_sm_ctas * preset.cta_launch_ns_per_sm * 1e-9 * preset.clock_hz
-    atomic_cycles = 0.0
-    for i, m in ex.memory.items():
-        if m.kind == "atomic" and m.atomic_requests_hot:
-            grow = ex.scale if m.hot_line_ctas >= max(2, len(sampled)) else 1.0
-            requests = m.atomic_requests_hot * grow
-            same = max(0.0, m.atomic_units - m.atomic_requests_hot) * grow
-            atomic_cycles = max(atomic_cycles, requests * ATOMIC_REQUEST_CYCLES + same * ATOMIC_SAME_ADDRESS_CYCLES)
+    atomic_cycles, atomic_site = hot_line_cycles(ex, preset)
+    if atomic_cycles:
+        # a CTA's atomics start only after the work before them: the first wave's share of it comes first
+        atomic_cycles += _share_before(costs, atomic_site) * sm_cycles / max(1, waves)
     bounds = {"execution": sm_cycles, "cta_launch": dispatch, "atomics": atomic_cycles}
     cycles = max(bounds.values())
     stalls = _stalls(groups, preset)
@@ -274,6 +267,32 @@ def predict_execution(ex, gpu="h200", registers: int = 32, shared_per_block: int
                   stalls=stalls, bottleneck=bottleneck, source=ex.source, gpu=preset.name, notes=notes,
                   details={"bounds": bounds, "ctas_per_sm": per_sm, "limited_by": occ["limited_by"],
                            "waves": waves, "dram_bytes": costs.dram_bytes, "l2_bytes": costs.l2_bytes})
+
+
+def hot_line_cycles(ex, preset) -> float:
+    """Cycles the busiest L2 slice spends on atomics: lanes naming one address serialise (an f32 add
+    costs more per lane than an integer one), a request naming several addresses of a line is one pass."""
+    worst, site = 0.0, None
+    for i, m in ex.memory.items():
+        if m.kind != "atomic" or not m.atomic_requests_hot:
+            continue
+        grow = ex.scale if m.hot_line_ctas >= max(2, len(ex.sampled_ctas)) else 1.0
+        ins = ex.function.instructions[i]
+        lane = preset.atomic_lane_cycles_float if any(t.startswith("F") for t in ins.mods) else \
+            preset.atomic_lane_cycles_int
+        cycles = lane * m.atomic_single_lanes + max(lane * m.atomic_multi_lanes,
+                                                    preset.atomic_line_pass_cycles * m.atomic_multi_requests)
+        if cycles * grow > worst:
+            worst, site = cycles * grow, i
+    return worst, site
+
+
+def _share_before(costs, site: int) -> float:
+    """The share of a warp's own time (issue gaps of the walk, weighted by executions) spent on the
+    instructions before `site`: where in its life a warp reaches that instruction."""
+    spent = costs.total_exec * costs.walk.gap()
+    total = spent.sum()
+    return float(spent[:site].sum() / total) if total > 0 else 0.0
 
 
 def _scaled_group(costs, sample_indices, count):

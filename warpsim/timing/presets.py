@@ -24,6 +24,7 @@ from typing import Mapping
 from warpsim.errors import WarpsimError
 
 MEASURED = "validation/timing/h200/microbench.json: measured on H200"
+MEASURED2 = "validation/timing/h200/microbench2.json: measured on H200"
 MEASURED_CASES = "validation/timing/h200/summary.csv: measured on H200"
 MEASURED_NCU = "validation/timing/h200/ncu_raw_0.csv (device__attribute_*): reported by the H200"
 CUDA_PG = "CUDA C++ Programming Guide, compute capability table and 'Arithmetic Instructions' throughput table"
@@ -90,6 +91,13 @@ class GPUPreset:
     hbm_bytes: int
     hbm_bandwidth_gbps: float            # datasheet
     hbm_copy_gbps: float                 # measured device-to-device copy, bytes read + written
+    l1_lines_per_clk: float              # 128-byte lines the L1 data path serves per clock per SM (global hits)
+    atomic_lane_cycles_int: float        # L2 slice cycles per lane of a warp's 32-bit integer atomic on one address
+    atomic_lane_cycles_float: float      # ... of an f32 atomic add (serialised lane by lane)
+    atomic_line_pass_cycles: float       # ... for one warp request naming several addresses of one line
+    atomic_latency: float                # one thread's ATOM round trip, cycles
+    barrier_cycles: float                # bar.sync of a CTA whose warps arrive together: fixed part
+    barrier_cycles_per_warp: float       # ... and per warp of the CTA
     # --- launch
     launch_overhead_us: float            # CUDA-event time of one launch minus ncu's gpu__time_duration
     empty_kernel_event_us: float         # an empty kernel between two CUDA events
@@ -192,6 +200,18 @@ _H200 = {
     "hbm_bandwidth_gbps": (4800.0, "NVIDIA H200 product page (4.8 TB/s)"),
     "hbm_copy_gbps": (3919.0, MEASURED + " (grid-stride float4 copy of 1 GiB, 32 CTAs/SM: 3919 GB/s read+write; "
                                          "8 CTAs/SM 3873; CuPy's copy 4090)"),
+    "l1_lines_per_clk": (1.0, MEASURED2 + " (mb_l1_load, 64 warps/SM, L1 hits: 0.98 requests/clk/SM of 1 line "
+                                          "whatever its sectors (1, 2 or 4), 0.49 of 2 lines, 0.125 of 8, 0.031 of 32)"),
+    "atomic_lane_cycles_int": (1.47, MEASURED2 + " (REDG.E.ADD on one address: 47.2 cycles per 32-lane warp request, "
+                                                 "11.7 per 8 lanes, 1.42 per lane-0-only request)"),
+    "atomic_lane_cycles_float": (3.46, MEASURED2 + " (REDG.E.ADD.F32 on one address: 110.9 cycles per 32-lane request, "
+                                                   "3.50 per one-lane request)"),
+    "atomic_line_pass_cycles": (4.9, MEASURED2 + " (REDG.E.ADD, 32 / 16 / 8 addresses of one line per request: 5.09 / "
+                                                 "4.74 / 4.77 cycles; f32 5.12)"),
+    "atomic_latency": (296.0, MEASURED2 + " (one thread's loop of ATOMG.E.ADD whose results are summed: 295.8 cycles each)"),
+    "barrier_cycles": (8.0, MEASURED2 + " [derived] (mb_bar, one CTA per SM, no skew: 67, 69, 78, 96, 138 cycles per round "
+                                        "for 2..32 warps; the round's other instructions taken out by the model's walk)"),
+    "barrier_cycles_per_warp": (2.4, MEASURED2 + " [derived] (as barrier_cycles: the slope, 2.4 cycles per warp)"),
     "launch_overhead_us": (1.41, MEASURED_CASES + " (CUDA-event median minus ncu gpu__time_duration, median over the "
                                                   "compute-bound cases; range 0.3-2.0 us)"),
     "empty_kernel_event_us": (7.86, MEASURED + " (one empty <<<1,32>>> launch between two events, median of 200; "
@@ -245,6 +265,13 @@ _H100.update({
     "launch_overhead_us": (1.41, "[assumed] as " + MEASURED_CASES),
     "empty_kernel_event_us": (7.86, "[assumed] as " + MEASURED),
     "cta_launch_ns_per_sm": (79.0, "[assumed] as " + MEASURED),
+    "l1_lines_per_clk": (_H200["l1_lines_per_clk"][0], "[assumed] same GH100 SM and L2 as the H200 (" + MEASURED2 + ")"),
+    "atomic_lane_cycles_int": (_H200["atomic_lane_cycles_int"][0], "[assumed] same GH100 SM and L2 as the H200 (" + MEASURED2 + ")"),
+    "atomic_lane_cycles_float": (_H200["atomic_lane_cycles_float"][0], "[assumed] same GH100 SM and L2 as the H200 (" + MEASURED2 + ")"),
+    "atomic_line_pass_cycles": (_H200["atomic_line_pass_cycles"][0], "[assumed] same GH100 SM and L2 as the H200 (" + MEASURED2 + ")"),
+    "atomic_latency": (_H200["atomic_latency"][0], "[assumed] same GH100 SM and L2 as the H200 (" + MEASURED2 + ")"),
+    "barrier_cycles": (_H200["barrier_cycles"][0], "[assumed] same GH100 SM and L2 as the H200 (" + MEASURED2 + ")"),
+    "barrier_cycles_per_warp": (_H200["barrier_cycles_per_warp"][0], "[assumed] same GH100 SM and L2 as the H200 (" + MEASURED2 + ")"),
     "max_warps_per_sm": (64, CUDA_PG + " (cc 9.0)"),
     "max_ctas_per_sm": (32, CUDA_PG + " (cc 9.0)"),
     "registers_per_sm": (65536, CUDA_PG + " (cc 9.0)"),
@@ -297,6 +324,13 @@ _A100 = {
     "launch_overhead_us": (1.41, "[assumed] as the H200 (" + MEASURED_CASES + ")"),
     "empty_kernel_event_us": (7.86, "[assumed] as the H200 (" + MEASURED + ")"),
     "cta_launch_ns_per_sm": (79.0, "[assumed] as the H200 (" + MEASURED + ")"),
+    "l1_lines_per_clk": (_H200["l1_lines_per_clk"][0], "[assumed] as the H200 (" + MEASURED2 + ")"),
+    "atomic_lane_cycles_int": (_H200["atomic_lane_cycles_int"][0], "[assumed] as the H200 (" + MEASURED2 + ")"),
+    "atomic_lane_cycles_float": (_H200["atomic_lane_cycles_float"][0], "[assumed] as the H200 (" + MEASURED2 + ")"),
+    "atomic_line_pass_cycles": (_H200["atomic_line_pass_cycles"][0], "[assumed] as the H200 (" + MEASURED2 + ")"),
+    "atomic_latency": (_H200["atomic_latency"][0], "[assumed] as the H200 (" + MEASURED2 + ")"),
+    "barrier_cycles": (_H200["barrier_cycles"][0], "[assumed] as the H200 (" + MEASURED2 + ")"),
+    "barrier_cycles_per_warp": (_H200["barrier_cycles_per_warp"][0], "[assumed] as the H200 (" + MEASURED2 + ")"),
     "max_warps_per_sm": (64, CUDA_PG + " (cc 8.0)"),
     "max_ctas_per_sm": (32, CUDA_PG + " (cc 8.0)"),
     "max_threads_per_block": (1024, CUDA_PG),
@@ -351,6 +385,13 @@ _L4 = {
     "launch_overhead_us": (1.41, "[assumed] as the H200 (" + MEASURED_CASES + ")"),
     "empty_kernel_event_us": (7.86, "[assumed] as the H200 (" + MEASURED + ")"),
     "cta_launch_ns_per_sm": (79.0, "[assumed] as the H200 (" + MEASURED + ")"),
+    "l1_lines_per_clk": (_H200["l1_lines_per_clk"][0], "[assumed] as the H200 (" + MEASURED2 + ")"),
+    "atomic_lane_cycles_int": (_H200["atomic_lane_cycles_int"][0], "[assumed] as the H200 (" + MEASURED2 + ")"),
+    "atomic_lane_cycles_float": (_H200["atomic_lane_cycles_float"][0], "[assumed] as the H200 (" + MEASURED2 + ")"),
+    "atomic_line_pass_cycles": (_H200["atomic_line_pass_cycles"][0], "[assumed] as the H200 (" + MEASURED2 + ")"),
+    "atomic_latency": (_H200["atomic_latency"][0], "[assumed] as the H200 (" + MEASURED2 + ")"),
+    "barrier_cycles": (_H200["barrier_cycles"][0], "[assumed] as the H200 (" + MEASURED2 + ")"),
+    "barrier_cycles_per_warp": (_H200["barrier_cycles_per_warp"][0], "[assumed] as the H200 (" + MEASURED2 + ")"),
     "max_warps_per_sm": (48, CUDA_PG + " (cc 8.9: 1536 threads per SM)"),
     "max_ctas_per_sm": (24, CUDA_PG + " (cc 8.9)"),
     "max_threads_per_block": (1024, CUDA_PG),
