@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import MemoryFault
+from .cluster import peer_offsets
 from .memory import GLOBAL_BASE, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE, describe_freed
 
 # State-space modifiers -> the space they name (::cta/::cluster/::entry qualifiers folded).
@@ -109,11 +110,12 @@ def resolve(ctx, site, idx, space: str, addrs: np.ndarray, size: int, write: boo
     if space == "shared":
         off = addrs.astype(np.int64)
         off = np.where(addrs >= SHARED_WINDOW, (addrs - np.uint64(SHARED_WINDOW)).astype(np.int64), off)
+        cta, off = peer_offsets(ctx, idx, off)          # shared::cluster: a CTA of the cluster
         limit = ctx.shared_used
         ok = (off >= 0) & (off + size <= limit) & (off % size == 0)
         if not ok.all():
             _fault(ctx, site, idx, ok, addrs, "shared " + ("store" if write else "load"), size, "shared")
-        return ctx.shared, ctx.cta[idx] * ctx.shared_size + off
+        return ctx.shared, cta * ctx.shared_size + off
     if space == "local":
         off = addrs.astype(np.int64)
         off = np.where(addrs >= LOCAL_WINDOW, (addrs - np.uint64(LOCAL_WINDOW)).astype(np.int64), off)

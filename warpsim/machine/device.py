@@ -20,9 +20,11 @@ from ..ptx.parser import parse_ptx
 from ..ptx.verify import verify_module
 from ..sessions import launch_observers
 from ..settings import current as current_settings
+from . import cluster
 from .engine import run_batch
 from .events import Launch, observers_of
 from .isa.moves import SPECIAL_REGISTERS
+from .isa.reserved_shared import with_reserved
 from .memory import GlobalMemory
 from .program import Program
 from .state import LaunchState
@@ -170,6 +172,7 @@ class LoadedModule:
                               f"exceed the {MAX_SHARED_PER_BLOCK} bytes an SM offers", kernel=kernel)
         shared_total = (self.program.dynamic_shared_base + dynamic if dynamic else
                         self.program.kernel_static_shared.get(kernel, 0))
+        shared_total = with_reserved(self.program, kernel, shared_total)   # sm_90's reserved 1 KB, if read
         launch = Launch(self, kernel, grid, block, shared_total, dynamic, bytes(params))
         observers = (*observers, *launch_observers(launch))
         started, finished, failed, done = (observers_of(observers, event) for event in
@@ -180,6 +183,7 @@ class LoadedModule:
         param_buf[:len(params)] = np.frombuffer(bytes(params), dtype=np.uint8)
         n_ctas = grid[0] * grid[1] * grid[2]
         per_batch = max(1, settings.batch_threads // (((threads + 31) // 32) * 32))
+        per_batch = _cluster_batch(self.program, kernel, grid, per_batch)   # whole clusters per batch
         result = LaunchResult(kernel, grid, block, dynamic)
         start = time.perf_counter()
         first_cta, stop_cta = (0, n_ctas) if cta_range is None else _cta_range(cta_range, n_ctas, kernel)
@@ -214,6 +218,15 @@ class LoadedModule:
             obs.launch_finished(result)
         _warn_once(result.diagnostics, kernel)
         return result
+
+
+def _cluster_batch(program, kernel, grid, per_batch) -> int:
+    """CTAs per batch holding whole thread-block clusters (sm_90), after checking the grid."""
+    dims = cluster.cluster_dims(program, kernel)
+    problem = cluster.check_grid(grid, dims)
+    if problem:
+        raise LaunchError(f"CUDA_ERROR_CLUSTER_SIZE_MISMATCH: {problem}", kernel=kernel)
+    return cluster.batch_size(per_batch, grid, dims)
 
 
 class SyncWarning(UserWarning):

@@ -157,3 +157,91 @@ def a_fragments(a: np.ndarray) -> np.ndarray:
         for i in range(8):
             out[t, i] = a[16 * w + lane // 4 + 8 * ((i // 2) % 2), 2 * (lane % 4) + (i % 2) + 8 * (i // 4)]
     return out.view(np.uint32)
+
+
+# Per thread, 24 words: the special registers PTX leaves to the implementation and the
+# addresses of distributed shared memory, then a neighbour's value read through mapa.
+SPECIAL_WORDS = ("reserved_begin", "reserved_end", "reserved_cap", "reserved_0", "reserved_1",
+                 "total_smem", "dynamic_smem", "buf", "mapa_rank0", "mapa_rank1", "ctarank",
+                 "nctarank", "clusterid", "nclusterid", "cluster_ctaid", "cluster_nctaid",
+                 "explicit_cluster", "neighbour_value", "generic_lo", "generic_hi",
+                 "generic_mapa_lo", "generic_mapa_hi", "aggr_smem", "cluster_nctaid_y")
+
+SPECIALS = """.version 8.3
+.target sm_90a
+.address_size 64
+.extern .shared .align 16 .b8 dyn[];
+.visible .entry specials(.param .u64 out) .reqnctapercluster 2, 1, 1
+{
+    .reg .b32 %r<40>;
+    .reg .b64 %rd<20>;
+    .reg .pred %p<2>;
+    .shared .align 16 .b32 buf[64];
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %ctaid.x;
+    mad.lo.s32 %r3, %r2, 64, %r1;
+    mul.wide.u32 %rd2, %r3, 96;
+    add.s64 %rd3, %rd1, %rd2;
+    mov.u32 %r4, %reserved_smem_offset_begin;
+    st.global.u32 [%rd3], %r4;
+    mov.u32 %r4, %reserved_smem_offset_end;
+    st.global.u32 [%rd3+4], %r4;
+    mov.u32 %r4, %reserved_smem_offset_cap;
+    st.global.u32 [%rd3+8], %r4;
+    mov.u32 %r4, %reserved_smem_offset_0;
+    st.global.u32 [%rd3+12], %r4;
+    mov.u32 %r4, %reserved_smem_offset_1;
+    st.global.u32 [%rd3+16], %r4;
+    mov.u32 %r4, %total_smem_size;
+    st.global.u32 [%rd3+20], %r4;
+    mov.u32 %r4, %dynamic_smem_size;
+    st.global.u32 [%rd3+24], %r4;
+    mov.u32 %r5, buf;
+    st.global.u32 [%rd3+28], %r5;
+    mov.u32 %r6, 0;
+    mapa.shared::cluster.u32 %r7, %r5, %r6;
+    st.global.u32 [%rd3+32], %r7;
+    mov.u32 %r6, 1;
+    mapa.shared::cluster.u32 %r7, %r5, %r6;
+    st.global.u32 [%rd3+36], %r7;
+    mov.u32 %r4, %cluster_ctarank;
+    st.global.u32 [%rd3+40], %r4;
+    mov.u32 %r4, %cluster_nctarank;
+    st.global.u32 [%rd3+44], %r4;
+    mov.u32 %r4, %clusterid.x;
+    st.global.u32 [%rd3+48], %r4;
+    mov.u32 %r4, %nclusterid.x;
+    st.global.u32 [%rd3+52], %r4;
+    mov.u32 %r4, %cluster_ctaid.x;
+    st.global.u32 [%rd3+56], %r4;
+    mov.u32 %r4, %cluster_nctaid.x;
+    st.global.u32 [%rd3+60], %r4;
+    mov.pred %p1, %is_explicit_cluster;
+    selp.u32 %r4, 1, 0, %p1;
+    st.global.u32 [%rd3+64], %r4;
+    mov.u32 %r8, %cluster_ctarank;
+    mad.lo.s32 %r9, %r8, 1000, %r1;
+    shl.b32 %r10, %r1, 2;
+    add.s32 %r11, %r5, %r10;
+    st.shared.u32 [%r11], %r9;
+    barrier.cluster.arrive.aligned;
+    barrier.cluster.wait.aligned;
+    xor.b32 %r12, %r8, 1;
+    mapa.shared::cluster.u32 %r13, %r11, %r12;
+    ld.shared::cluster.u32 %r14, [%r13];
+    st.global.u32 [%rd3+68], %r14;
+    mov.u64 %rd4, buf;
+    cvta.shared.u64 %rd5, %rd4;
+    st.global.u64 [%rd3+72], %rd5;
+    mapa.u64 %rd6, %rd5, %r12;
+    st.global.u64 [%rd3+80], %rd6;
+    mov.u32 %r4, %aggr_smem_size;
+    st.global.u32 [%rd3+88], %r4;
+    mov.u32 %r4, %cluster_nctaid.y;
+    st.global.u32 [%rd3+92], %r4;
+    barrier.cluster.arrive.aligned;
+    barrier.cluster.wait.aligned;
+    ret;
+}
+"""

@@ -20,7 +20,7 @@ from .table import BARRIER, MEMORY, emitted
 
 
 @emitted("bar", "barrier", family="barriers", kind=BARRIER, pipe="sync", cta_barrier=True,
-         variant=lambda ins: "warp" not in ins.mods)
+         variant=lambda ins: "warp" not in ins.mods and "cluster" not in ins.mods)
 def emit_barrier(c, ins):
     """CTA barriers arrive here; the engine releases them (and reduces bar.red)."""
     arrive = "arrive" in ins.mods
