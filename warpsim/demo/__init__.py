@@ -17,7 +17,7 @@ import sys
 import time
 
 DEMOS = ["simd", "divergence", "loops", "predication", "reduction", "atomics", "partial_warp",
-         "scheduling", "masks", "coalescing", "occupancy", "cooperative", "profile"]
+         "scheduling", "masks", "coalescing", "occupancy", "waves", "cooperative", "profile"]
 
 
 def load(name: str):

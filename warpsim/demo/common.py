@@ -216,6 +216,45 @@ def _predicting():
     return contextlib.nullcontext() if current().gpu else settings(gpu=GPU)
 
 
+def predict(filename: str, kernel: str, grid, block, args, shared_mem: int = 0, options: tuple = ()):
+    """The timing model's prediction for a launch too large to run here whole: a sample of its
+    CTAs runs (and writes memory as they would); the rest are taken to behave alike."""
+    from ..settings import current
+    from ..timing import predict as predict_launch
+    fn = module(filename, options).get_function(kernel)
+    params = pack_arguments(fn.kernel_name, fn.params, tuple(args))
+    grid = grid if isinstance(grid, tuple) else (grid,)
+    block = block if isinstance(block, tuple) else (block,)
+    return predict_launch(fn.loaded_module, fn.kernel_name, grid, block, params, shared_mem,
+                          gpu=current().gpu or GPU)
+
+
+def us(timing) -> str:
+    """'3.19 us': a Timing's predicted time."""
+    return "-" if timing is None else f"{timing.time_s * 1e6:.2f} us"
+
+
+def timing_of(x):
+    """The Timing of a Run, or x itself when it is one (or None)."""
+    return x.timing if isinstance(x, Run) else x
+
+
+def add_predicted(result: DemoResult, what: str, slow, fast, document: str = "(predicted)", check=None,
+                  figure: str = ""):
+    """A row 'predicted on H200: what' with both times and slow/fast; check(ratio) says whether it
+    agrees with the document (no check: a figure the document states nothing about). Returns the
+    ratio (None when there is no timing), kept in result.figures[figure] when named."""
+    slow, fast = timing_of(slow), timing_of(fast)
+    if slow is None or fast is None:
+        return None
+    ratio = slow.time_s / fast.time_s
+    if figure:
+        result.figures[figure] = ratio
+    result.add(f"predicted on {(slow.gpu or GPU).upper()}: {what}", f"{us(slow)} vs {us(fast)}: {ratio:.2f}x",
+               document, True if check is None else check(ratio))
+    return ratio
+
+
 def predicted(run: Run) -> str:
     """'3.19 us (2,357 cycles)': a launch's predicted time on the demos' GPU."""
     t = run.timing

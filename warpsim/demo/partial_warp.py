@@ -17,6 +17,7 @@ multiples of 32 waste nothing.
 """
 KERNELS = "partial_warp.cu"
 N = 3200                          # a multiple of both 100 and 128
+BIG_N, STEPS = 1 << 22, 256       # the launch whose time is predicted (a sample of its blocks runs here)
 
 
 def run(console=None) -> common.DemoResult:
@@ -59,6 +60,7 @@ def run(console=None) -> common.DemoResult:
     result.add(f"warps launched for {N} elements, blocks of 100 vs 128",
                f"{total_warps[100]} vs {total_warps[128]}", "(fewer with full warps)",
                total_warps[128] < total_warps[100])
+    add_predicted_rows(result)
     if console is not None:
         common.header(console, result, CLAIM)
         console.print(f"  scale(x, 2, {N}) with blocks of 100 threads: the first block's warps "
@@ -66,3 +68,22 @@ def run(console=None) -> common.DemoResult:
         console.print(terminal_strips(t, warps=warps_per_block, width=common.strip_width(console)), end="")
         console.print(common.figures_table(result))
     return result
+
+
+def add_predicted_rows(result):
+    """Blocks of 100 vs 128 on a launch large enough to fill the GPU: memory-bound and arithmetic."""
+    from .. import api
+    x = api.asarray(np.ones(BIG_N, dtype=np.float32))
+    times = {}
+    for threads in (100, 128):
+        blocks = -(-BIG_N // threads)
+        times["scale", threads] = common.predict(KERNELS, "scale", blocks, threads, (x, np.float32(2), np.int32(BIG_N)))
+        times["polish", threads] = common.predict(KERNELS, "polish", blocks, threads,
+                                                  (x, np.int32(BIG_N), np.int32(STEPS)))
+    slots = 128 / 100
+    common.add_predicted(result, f"polish ({STEPS} multiply-adds each, {BIG_N:,} elements), blocks of 100 vs 128",
+                         times["polish", 100], times["polish", 128],
+                         f"issue slots wasted: up to {slots:.2f}x", lambda r: 1 < r <= slots + 0.05,
+                         figure="predicted_polish_ratio")
+    common.add_predicted(result, f"scale ({BIG_N:,} elements), blocks of 100 vs 128", times["scale", 100],
+                         times["scale", 128], "(more blocks to start)", figure="predicted_scale_ratio")
