@@ -25,9 +25,38 @@ class Settings:
     gpu: str = ""                      # a timing preset ('h200', 'h100', 'a100', 'l4'): profiles carry .timing; '': none
 
 
+ENVIRONMENT_NAMES = tuple(f"WARPSIM_{f.name.upper()}" for f in fields(Settings))
+
+
+def _environment_values() -> tuple:
+    """The WARPSIM_* variables as they are now (the raw bytes on POSIX: decoding each
+    through os.environ costs more than a launch of a small kernel should)."""
+    data = getattr(os.environ, "_data", None)
+    if isinstance(data, dict) and os.name == "posix":
+        return tuple(map(data.get, _ENCODED_NAMES))
+    return tuple(map(os.environ.get, ENVIRONMENT_NAMES))
+
+
+_ENCODED_NAMES = tuple(os.fsencode(name) for name in ENVIRONMENT_NAMES)
+_from_environment_cache: dict = {}     # WARPSIM_* values -> the Settings they give
+
+
 def _from_environment() -> Settings:
+    """Settings from the environment, parsed once per distinct set of WARPSIM_* values (so a
+    launch does not parse them again, and a changed variable is seen at the next launch)."""
+    values = _environment_values()
+    cached = _from_environment_cache.get(values)
+    if cached is None:
+        if len(_from_environment_cache) > 64:
+            _from_environment_cache.clear()
+        cached = _from_environment_cache[values] = _parse_environment(values)
+    return cached
+
+
+def _parse_environment(values: tuple) -> Settings:
     s = Settings()
-    env = {f.name: os.environ.get(f"WARPSIM_{f.name.upper()}") for f in fields(Settings)}
+    env = {f.name: v if v is None or isinstance(v, str) else os.fsdecode(v)
+           for f, v in zip(fields(Settings), values)}
     changes = {}
     for f in fields(Settings):
         raw = env[f.name]

@@ -11,6 +11,9 @@ Each round has four phases:
               nothing can run, lanes whose .sync partners exited are let go;
   4. guard    no progress at all is a deadlock, a repeating state a livelock,
               too many rounds or instructions a runaway.
+Once blocks run compiled, the compiled loop (compiled/loop.py) runs whole
+rounds of them in machine code, between the guard's looks, and hands back the
+first round that chooses a block it does not cover.
 The engine holds no instruction semantics: blocks are compiled from the
 instruction table (codegen.py, isa/), and bar.red's value comes from the
 barrier family (isa/barriers.py).
@@ -25,7 +28,7 @@ import numpy as np
 from ..errors import BudgetExceeded, DeadlockError
 from .lanes import lanes_text
 from .codegen import compile_block
-from .compiled import block_tier, check_engine, compiled_rounds
+from .compiled import block_tier, check_engine, compiled_loop, compiled_rounds
 from .isa.barriers import reduce_barrier
 from .events import observers_of
 from .scheduling import model_for
@@ -45,9 +48,9 @@ def run_batch(ctx, observers=()):
     ctx.block_observers = observers_of(observers, "block_executed")
     ctx.barrier_observers = observers_of(observers, "barrier_released")
     ctx.warp_sync_observers = observers_of(observers, "warp_sync_met")
-    lanes = np.arange(32, dtype=np.int64)
     barrier_waits = False     # whether threads may be waiting at a CTA barrier
     compiled_select = compiled_rounds(ctx, model)
+    loop = compiled_loop(ctx, model)
     ctx.started = time.perf_counter()
     watchdog = ctx.settings.watchdog_seconds
     while True:
@@ -58,11 +61,16 @@ def run_batch(ctx, observers=()):
             if (ctx.status == EXITED).all():
                 return
             raise deadlock(ctx)
-        # 1. select
-        if compiled_select is not None:             # the same rules as machine code (compiled/rounds.py)
-            groups = compiled_select(ctx, model)
-        else:
-            groups = issuing_groups(ctx, model, runnable, lanes)
+        # 1. select (the compiled loop runs whole rounds of covered blocks first)
+        groups = None
+        if loop is not None and (limit := loop_limit(ctx)):
+            groups = loop(ctx, limit)       # rounds run; the groups of one it does not cover
+            if groups is None:              # it stopped between rounds: guard, then a new round
+                guard(ctx, watchdog, rounds_done=0)
+                continue
+        if groups is None:
+            groups = (compiled_select(ctx, model) if compiled_select is not None   # compiled/rounds.py
+                      else issuing_groups(ctx, model, runnable, LANES))
         # 2. execute
         for gid, idx, ws in groups:
             execute(ctx, gid, idx, ws)
@@ -74,16 +82,35 @@ def run_batch(ctx, observers=()):
                 release_barriers(ctx)
                 barrier_waits = bool((ctx.status == AT_BARRIER).any())
         # 4. guard
-        ctx.rounds += 1
-        if ctx.rounds > ctx.settings.max_rounds or ctx.issued > ctx.settings.max_instructions:
-            raise runaway(ctx)
-        if watchdog and time.perf_counter() - ctx.started > watchdog:
-            raise runaway(ctx, watchdog)
-        if ctx.rounds % LIVELOCK_EVERY < LIVELOCK_WINDOW and ctx.rounds >= LIVELOCK_EVERY:
-            watch_for_livelock(ctx)
-        # In the watch window only writes that change memory count as progress.
-        following = (ctx.rounds + 1) % LIVELOCK_EVERY
-        ctx.changes_only = ctx.rounds + 1 > LIVELOCK_EVERY and 0 < following < LIVELOCK_WINDOW
+        guard(ctx, watchdog, rounds_done=1)
+
+
+LANES = np.arange(32, dtype=np.int64)
+LOOP_CHUNK = 1024         # rounds the compiled loop runs between the watchdog's looks at the clock
+
+
+def guard(ctx, watchdog: float, rounds_done: int):
+    """Count the round; budgets, the watchdog and the livelock watch."""
+    ctx.rounds += rounds_done
+    if ctx.rounds > ctx.settings.max_rounds or ctx.issued > ctx.settings.max_instructions:
+        raise runaway(ctx)
+    if watchdog and time.perf_counter() - ctx.started > watchdog:
+        raise runaway(ctx, watchdog)
+    if rounds_done and ctx.rounds % LIVELOCK_EVERY < LIVELOCK_WINDOW and ctx.rounds >= LIVELOCK_EVERY:
+        watch_for_livelock(ctx)
+    # In the watch window only writes that change memory count as progress.
+    following = (ctx.rounds + 1) % LIVELOCK_EVERY
+    ctx.changes_only = ctx.rounds + 1 > LIVELOCK_EVERY and 0 < following < LIVELOCK_WINDOW
+
+
+def loop_limit(ctx) -> int:
+    """Rounds the compiled loop may run from here: none that the livelock watch looks at,
+    at most one past the round budget (which then stops the launch), LOOP_CHUNK at most."""
+    following = ctx.rounds + 1
+    if following >= LIVELOCK_EVERY and following % LIVELOCK_EVERY < LIVELOCK_WINDOW:
+        return 0
+    next_watch = max(LIVELOCK_EVERY, -(-following // LIVELOCK_EVERY) * LIVELOCK_EVERY)
+    return max(0, min(next_watch - following, ctx.settings.max_rounds + 1 - ctx.rounds, LOOP_CHUNK))
 
 
 def issuing_groups(ctx, model, runnable, lanes) -> list:

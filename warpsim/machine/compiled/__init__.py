@@ -2,9 +2,10 @@
 
 block.py generates per-lane source from the instruction table (compiled
 emitters in scalar.py, exact helpers in runtime.py); tier.py picks, per block,
-which tier runs it (`warpsim.settings(engine=...)`, WARPSIM_ENGINE).
+which tier runs it (`warpsim.settings(engine=...)`, WARPSIM_ENGINE); rounds.py is the
+select phase and loop.py the whole scheduling round as machine code.
 """
 
-from .tier import ENGINES, block_tier, check_engine, compiled_rounds, report
+from .tier import ENGINES, block_tier, check_engine, compiled_loop, compiled_rounds, report
 
-__all__ = ["ENGINES", "block_tier", "check_engine", "compiled_rounds", "report"]
+__all__ = ["ENGINES", "block_tier", "check_engine", "compiled_loop", "compiled_rounds", "report"]

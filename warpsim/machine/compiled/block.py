@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import pathlib
 import re
 import sys
 
@@ -45,13 +46,21 @@ class NotCovered(Exception):
 class BlockSource:
     """The compiled tier's source for one block, or why there is none (`why`)."""
 
-    def __init__(self, program, pblock):
+    def __init__(self, program, pblock, arrays: list | None = None, guard_base: int = 0,
+                 prefix: str = "", count_guards: bool = True):
+        """arrays, guard_base and prefix let several blocks share one function (loop.py): one
+        list of register arrays, one guard_counts array (this block's from guard_base), and
+        locals named apart. count_guards=False leaves out the profiler's guard counts (their
+        branch per lane halves the speed of a loop that never profiles)."""
         self.program, self.block, self.fn = program, pblock, pblock.function
-        self.arrays: list[tuple] = []          # (register key, bits), in argument order
+        self.arrays: list[tuple] = [] if arrays is None else arrays   # (register key, bits), in argument order
+        self.guard_base, self.prefix, self.count_guards = guard_base, prefix, count_guards
         self.guarded_positions: list[int] = []
+        self.body: list[str] = []              # the per-lane statements, lane slot `i`
         self.source, self.why = None, None
         try:
-            self.source = self._generate()
+            self.body = self._generate()
+            self.source = self.function_source()
         except NotCovered as exc:
             self.why = str(exc)
 
@@ -111,7 +120,7 @@ class BlockSource:
 
     def fresh(self, reg: str) -> str:
         self.counter += 1
-        return "v_" + re.sub(r"\W", "_", reg.lstrip("%")) + f"_{self.counter}"
+        return f"v{self.prefix}_" + re.sub(r"\W", "_", reg.lstrip("%")) + f"_{self.counter}"
 
     # ------------------------------------------------------------ the block
 
@@ -128,7 +137,9 @@ class BlockSource:
                 g = self.read(ins.guard.reg.name)
                 guard = f"(not {g})" if ins.guard.negated else g
                 self.guarded_positions.append(position)
-                self.lines.append(f"if count: guard_counts[{len(self.guarded_positions) - 1}] += {guard}")
+                if self.count_guards:
+                    self.lines.append(f"if count: guard_counts[{self.guard_base + len(self.guarded_positions) - 1}]"
+                                      f" += {guard}")
             if ins.opcode == "bra" and position == len(b.instructions) - 1:
                 next_pc = self.branch(ins, guard)
                 continue
@@ -160,12 +171,15 @@ class BlockSource:
         kept = kept_registers(self.program, b)
         stores = [f"{self.array_of(r)}[i] = {self.locals[r]}" for r in dict.fromkeys(self.written)
                   if kept is None or r in kept]
-        body = [*self.lines, *stores, f"pc[i] = {next_pc}"]
+        return [*self.lines, *stores, f"pc[i] = {next_pc}"]
+
+    def function_source(self) -> str:
+        """The block as a function of its own over the lanes idx."""
         args = ", ".join(f"R{k}" for k in range(len(self.arrays)))
         return (f"@njit(cache=True, nogil=True)\n"
-                f"def block_{b.gid}(idx, pc, count, guard_counts{', ' if args else ''}{args}):\n"
+                f"def block_{self.block.gid}(idx, pc, count, guard_counts{', ' if args else ''}{args}):\n"
                 f"    for k in range(idx.shape[0]):\n"
-                f"        i = idx[k]\n" + "".join(f"        {line}\n" for line in body))
+                f"        i = idx[k]\n" + "".join(f"        {line}\n" for line in self.body))
 
     def branch(self, ins, guard) -> str:
         target = self.program.label_gid(self.fn, ins.srcs[0].name)
@@ -190,9 +204,24 @@ class BlockSource:
         self.write(dst, self.operand(src, ins.type), guard)
 
 
-def compile_source(source: str, gid: int):
-    """The Numba dispatcher of a generated block, from its file in the disk cache."""
-    digest = hashlib.sha256(source.encode()).hexdigest()[:24]
+def _helpers_version() -> str:
+    """A digest of the modules generated code calls: Numba's disk cache checks only the
+    generated file, so a changed helper must change the file's name."""
+    here = pathlib.Path(__file__).parent
+    text = b"".join((here / name).read_bytes() for name in ("runtime.py", "rounds.py"))
+    return hashlib.sha256(text).hexdigest()[:16]
+
+
+HEADER = HEADER + f"# helpers {_helpers_version()}\n\n"
+
+
+def source_digest(source: str) -> str:
+    return hashlib.sha256((HEADER + source).encode()).hexdigest()[:24]
+
+
+def compile_source(source: str, function_name: str):
+    """The Numba dispatcher of a generated function, from its file in the disk cache."""
+    digest = source_digest(source)
     path = cache_dir("compiled") / f"block_{digest}.py"
     if not path.exists():
         write_atomically(path, (HEADER + source).encode())
@@ -206,15 +235,15 @@ def compile_source(source: str, gid: int):
         else:                                   # no writable cache: compile in memory only
             namespace: dict = {}
             exec(compile((HEADER + source).replace("cache=True", "cache=False"),
-                         f"<warpsim compiled block {gid}>", "exec"), namespace)
+                         f"<warpsim compiled {function_name}>", "exec"), namespace)
             module = type(sys)(name)
             module.__dict__.update(namespace)
         sys.modules[name] = module
-    return getattr(module, f"block_{gid}"), path
+    return getattr(module, function_name), path
 
 
 def is_cached_on_disk(source: str) -> bool:
     """Whether Numba's machine code for this source is already in the disk cache."""
-    digest = hashlib.sha256(source.encode()).hexdigest()[:24]
+    digest = source_digest(source)
     folder = cache_dir("compiled") / "__pycache__"
     return folder.exists() and any(folder.glob(f"block_{digest}.*.nbi"))

@@ -8,6 +8,9 @@ warps ascending within a block, lanes ascending: the order the NumPy engine
 runs them in), so the engine only calls the blocks. The rules are those of
 scheduling/its.py and scheduling/lowest_pc.py, state included (starved,
 rotating, last_pc); tests/machine/test_tiers*.py compare rounds and counters.
+
+The pieces (scan_warp, choose, group_by_block) are also what the compiled
+round loop (loop.py) runs between blocks.
 """
 
 from __future__ import annotations
@@ -19,37 +22,46 @@ NO_PC = np.iinfo(np.int64).max
 RUNNING = 0
 
 
-@njit(cache=True, nogil=True)
-def select_groups(pc, status, starved, rotating, last_pc, patience, independent):
-    """(group block ids, lane slots by group, their bounds, warps by group, their bounds)."""
-    n_warps = pc.shape[0] // 32
-    warp_pc = np.empty(n_warps, dtype=np.int64)
-    for w in range(n_warps):
+@njit(cache=True, nogil=True, inline="always")
+def scan_warp(pc, status, base):
+    """(lowest block id of the warp's runnable lanes or NO_PC, whether they are at several)."""
+    lowest = NO_PC
+    highest = -1
+    for lane in range(32):
+        s = base + lane
+        if status[s] == RUNNING:
+            p = pc[s]
+            if p < lowest:
+                lowest = p
+            if p > highest:
+                highest = p
+    return lowest, lowest != NO_PC and highest != lowest
+
+
+@njit(cache=True, nogil=True, inline="always")
+def choose(w, lowest, divergent, pc, status, starved, rotating, last_pc, patience, independent):
+    """The block warp w issues this round, updating its its-state (lowest-pc keeps none)."""
+    if not independent:
+        return lowest
+    starved[w] = starved[w] + 1 if divergent else 0
+    rotating[w] = (rotating[w] and divergent) or starved[w] > patience
+    if rotating[w]:
+        after = NO_PC
         base = w * 32
-        lowest = NO_PC
         for lane in range(32):
             s = base + lane
-            if status[s] == RUNNING and pc[s] < lowest:
-                lowest = pc[s]
-        if independent:
-            divergent = False
-            for lane in range(32):
-                s = base + lane
-                if status[s] == RUNNING and pc[s] != lowest:
-                    divergent = True
-                    break
-            starved[w] = starved[w] + 1 if divergent else 0
-            rotating[w] = (rotating[w] and divergent) or starved[w] > patience
-            if rotating[w]:
-                after = NO_PC
-                for lane in range(32):
-                    s = base + lane
-                    if status[s] == RUNNING and pc[s] > last_pc[w] and pc[s] < after:
-                        after = pc[s]
-                if after != NO_PC:
-                    lowest = after
-            last_pc[w] = lowest
-        warp_pc[w] = lowest
+            if status[s] == RUNNING and pc[s] > last_pc[w] and pc[s] < after:
+                after = pc[s]
+        if after != NO_PC:
+            lowest = after
+    last_pc[w] = lowest
+    return lowest
+
+
+@njit(cache=True, nogil=True)
+def group_by_block(pc, status, warp_pc):
+    """(group block ids, lane slots by group, their bounds, warps by group, their bounds)."""
+    n_warps = warp_pc.shape[0]
     blocks = np.unique(warp_pc)
     if blocks.shape[0] and blocks[-1] == NO_PC:
         blocks = blocks[:-1]
@@ -74,3 +86,15 @@ def select_groups(pc, status, starved, rotating, last_pc, patience, independent)
         lane_bounds[g + 1] = n_lanes
         warp_bounds[g + 1] = n_group_warps
     return blocks, lanes, lane_bounds, warps, warp_bounds
+
+
+@njit(cache=True, nogil=True)
+def select_groups(pc, status, starved, rotating, last_pc, patience, independent):
+    """One round's select: per warp the block it issues, then the groups by block."""
+    n_warps = pc.shape[0] // 32
+    warp_pc = np.empty(n_warps, dtype=np.int64)
+    for w in range(n_warps):
+        lowest, divergent = scan_warp(pc, status, w * 32)
+        warp_pc[w] = choose(w, lowest, divergent, pc, status, starved, rotating, last_pc,
+                            patience, independent)
+    return group_by_block(pc, status, warp_pc)

@@ -20,6 +20,7 @@ from .block import BlockSource, compile_source, is_cached_on_disk
 
 ENGINES = ("numpy", "compiled", "auto")
 HOT_LANES = 1 << 22        # threads a block runs on NumPy before auto compiles it
+HOT_LOOP_LANES = 1 << 27   # threads times blocks a program runs before auto compiles its round loop
 
 
 class CompiledBlock:
@@ -58,7 +59,7 @@ class BlockTier:
             hot = self.lanes_on_numpy + lanes >= HOT_LANES
             if engine == "compiled" or self.cached or hot:
                 try:
-                    dispatcher, _ = compile_source(self.source.source, self.block.gid)
+                    dispatcher, _ = compile_source(self.source.source, f"block_{self.block.gid}")
                     self.compiled = CompiledBlock(self.block, dispatcher, self.source)
                 except Exception as exc:              # a Numba failure keeps the block on NumPy
                     self.failed = f"{type(exc).__name__}: {exc}"
@@ -86,30 +87,50 @@ def check_engine(name: str) -> str:
 def report(program) -> list[dict]:
     """Per block that ran: its tier, the threads it ran for on each, and why it is not compiled."""
     rows = []
+    loop = program.__dict__.get("_round_loop")
+    in_loop = loop.lanes_by_block if loop is not None else {}
     for gid, tier in sorted(program.__dict__.get("_block_tiers", {}).items()):
+        compiled = tier.lanes_compiled + in_loop.get(gid, 0)
         why = tier.source.why or tier.failed
-        if why is None and tier.compiled is None:
+        if why is None and tier.compiled is None and not compiled:
             why = "not hot yet (auto)"
         rows.append({"block": gid, "function": tier.block.function.name,
-                     "tier": "compiled" if tier.compiled is not None else "numpy",
-                     "threads_numpy": tier.lanes_on_numpy, "threads_compiled": tier.lanes_compiled,
-                     "why_numpy": why})
-    return rows
+                     "tier": "compiled" if tier.compiled is not None or compiled else "numpy",
+                     "threads_numpy": tier.lanes_on_numpy, "threads_compiled": compiled,
+                     "in_round_loop": in_loop.get(gid, 0), "why_numpy": why})
+    for gid, lanes in sorted(in_loop.items()):     # blocks only the round loop ever ran
+        if gid not in program.__dict__.get("_block_tiers", {}):
+            block = program.blocks[gid]
+            rows.append({"block": gid, "function": block.function.name, "tier": "compiled",
+                         "threads_numpy": 0, "threads_compiled": lanes, "in_round_loop": lanes,
+                         "why_numpy": None})
+    return sorted(rows, key=lambda row: row["block"])
 
 
 COMPILED_ROUNDS_FROM = 1 << 16     # thread slots of a batch from which auto compiles the select phase
 
 
+def _stackless_models() -> tuple:
+    """The scheduling models whose select the compiled tier runs (imported when first asked)."""
+    global _STACKLESS
+    if _STACKLESS is None:
+        from ..scheduling.its import IndependentThreadScheduling
+        from ..scheduling.lowest_pc import LowestPc
+        _STACKLESS = (IndependentThreadScheduling, LowestPc)
+    return _STACKLESS
+
+
+_STACKLESS = None
+
+
 def compiled_rounds(ctx, model):
     """The compiled select phase for this batch, or None (NumPy's, or a model it does not cover)."""
-    from ..scheduling.its import IndependentThreadScheduling
-    from ..scheduling.lowest_pc import LowestPc
-    if ctx.engine == "numpy" or type(model) not in (IndependentThreadScheduling, LowestPc):
+    if ctx.engine == "numpy" or type(model) not in _stackless_models():
         return None
     if ctx.engine == "auto" and ctx.n < COMPILED_ROUNDS_FROM:
         return None
     from .rounds import select_groups
-    independent = type(model) is IndependentThreadScheduling
+    independent = type(model) is _stackless_models()[0]
     patience = getattr(model, "patience", 0)
 
     def groups(ctx, model):
@@ -118,3 +139,29 @@ def compiled_rounds(ctx, model):
         return [(int(blocks[g]), lanes[lane_bounds[g]:lane_bounds[g + 1]],
                  warps[warp_bounds[g]:warp_bounds[g + 1]]) for g in range(len(blocks))]
     return groups
+
+
+def compiled_loop(ctx, model):
+    """The compiled round loop for this batch (a function(ctx, limit) -> groups | None), or None.
+
+    'compiled' compiles it at once; auto uses it once its machine code is in the disk
+    cache, or, in a batch of COMPILED_ROUNDS_FROM slots, once the program's blocks have run
+    for HOT_LOOP_LANES threads in this process (its compile takes seconds: Numba types a
+    function of every covered block). Never while the profiler watches blocks."""
+    if ctx.engine == "numpy" or ctx.block_observers or ctx.count_predicates \
+            or type(model) not in _stackless_models():
+        return None
+    from .loop import round_loop
+    program = ctx.program
+    loop = round_loop(program)
+    if loop.source is None:
+        return None
+    compile_now = ctx.engine == "compiled"
+    if not compile_now and ctx.n >= COMPILED_ROUNDS_FROM:
+        tiers = program.__dict__.get("_block_tiers", {}).values()
+        compile_now = sum(t.lanes_on_numpy + t.lanes_compiled for t in tiers) >= HOT_LOOP_LANES
+    if not loop.ready(compile_now):
+        return None
+    independent = type(model) is _stackless_models()[0]
+    patience = getattr(model, "patience", 0)
+    return lambda ctx, limit: loop.run(ctx, patience, independent, limit)

@@ -1,0 +1,175 @@
+"""The compiled round loop (machine/compiled/loop.py) against the round-by-round NumPy engine.
+
+Kernels whose covered blocks the loop runs for many rounds, converged and
+divergent, under its and lowest-pc: results (checked against NumPy), warp and
+thread instructions and rounds must be those of the NumPy tier exactly; so
+must the errors of launches that never end (the round and instruction
+budgets, the livelock watch), which the engine checks between the loop's
+calls. The loop is compiled once per machine (disk cache).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import warpsim as cp
+from warpsim.api.args import pack_arguments
+from warpsim.errors import BudgetExceeded, DeadlockError
+from warpsim.machine.compiled import report
+from warpsim.machine.events import LaunchObserver
+
+HASH_LOOP = r"""
+extern "C" __global__ void hash_loop(unsigned* out, const unsigned* trips) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned h = i * 2654435761u, acc = i;
+    for (unsigned k = 0; k < trips[i]; ++k) {
+        h = h * 1664525u + 1013904223u;
+        if (h & 0x100) acc += h >> 7;
+        else acc ^= h * 3u;
+    }
+    out[i] = acc ^ h;
+}
+"""
+
+
+def hash_loop_reference(trips: np.ndarray) -> np.ndarray:
+    i = np.arange(len(trips), dtype=np.uint32)
+    h = i * np.uint32(2654435761)
+    acc = i.copy()
+    for k in range(int(trips.max())):
+        on = k < trips
+        h = np.where(on, h * np.uint32(1664525) + np.uint32(1013904223), h)
+        acc = np.where(on & ((h & 0x100) != 0), acc + (h >> 7), acc)
+        acc = np.where(on & ((h & 0x100) == 0), acc ^ (h * np.uint32(3)), acc)
+    return acc ^ h
+
+
+def launch(engine, scheduling, function, grid, block, args, **settings):
+    with cp.settings(engine=engine, scheduling=scheduling, **settings):
+        function(grid, block, args)
+    last = function.last_launch
+    return last.warp_instructions, last.thread_instructions, last.rounds
+
+
+@pytest.fixture(scope="module")
+def hash_loop():
+    return cp.RawModule(code=HASH_LOOP).get_function("hash_loop")
+
+
+@pytest.mark.parametrize("scheduling", ["its", "lowest-pc"])
+def test_a_divergent_loop_gives_the_numpy_tiers_results_and_counters(hash_loop, scheduling):
+    rng = np.random.default_rng(5)
+    n = 2048
+    trips = rng.integers(0, 40, n).astype(np.uint32)
+    trips[:32] = 37                                  # one converged warp
+    expected = hash_loop_reference(trips)
+    seen = {}
+    for engine in ("numpy", "compiled"):
+        out = cp.full(n, 0xDEADBEEF, dtype=cp.uint32)
+        counters = launch(engine, scheduling, hash_loop, (n // 256,), (256,), (out, cp.asarray(trips)))
+        np.testing.assert_array_equal(out.get(), expected)
+        seen[engine] = counters
+    assert seen["numpy"] == seen["compiled"]
+    loop_rows = [r for r in report(hash_loop.loaded_module.program) if r["in_round_loop"]]
+    assert loop_rows, "the loop ran no block"
+
+
+def test_rotation_under_its_matches_with_a_short_patience(hash_loop, monkeypatch):
+    """A divergent warp that keeps groups waiting goes round-robin (its' starved/rotating state)."""
+    from warpsim.machine.scheduling.its import IndependentThreadScheduling
+    monkeypatch.setattr(IndependentThreadScheduling, "patience", 3)
+    trips = np.tile(np.array([1, 39], dtype=np.uint32), 128)
+    seen = {}
+    for engine in ("numpy", "compiled"):
+        out = cp.zeros(256, dtype=cp.uint32)
+        seen[engine] = launch(engine, "its", hash_loop, (1,), (256,), (out, cp.asarray(trips)))
+        np.testing.assert_array_equal(out.get(), hash_loop_reference(trips))
+    assert seen["numpy"] == seen["compiled"]
+
+
+class StateAtFailure(LaunchObserver):
+    """Copies the batch's whole state when the launch fails (a budget stops it mid-run)."""
+
+    def launch_failed(self, ctx, exc):
+        self.state = {"pc": ctx.pc.copy(), "status": ctx.status.copy(), "starved": ctx.starved.copy(),
+                      "rotating": ctx.rotating.copy(), "last_pc": ctx.last_pc.copy(),
+                      "rounds": ctx.rounds, "issued": ctx.issued,
+                      "thread_instructions": ctx.thread_instructions,
+                      **{k: v.copy() for k, v in ctx.regs.items()}}
+
+
+def state_after(engine, scheduling, function, args, rounds):
+    """The machine state when a launch of 8 warps is stopped by a budget of `rounds` rounds."""
+    watch = StateAtFailure()
+    params = pack_arguments(function.kernel_name, function.params, args)
+    with cp.settings(engine=engine, scheduling=scheduling, max_rounds=rounds):
+        with pytest.raises(BudgetExceeded):
+            function.loaded_module.launch(function.kernel_name, (1,), (256,), params, observers=(watch,))
+    return watch.state
+
+
+@pytest.mark.parametrize("scheduling", ["its", "lowest-pc"])
+def test_the_whole_state_matches_when_a_budget_stops_the_loop_mid_run(hash_loop, scheduling, monkeypatch):
+    """Registers, pcs and its' starved/rotating/last_pc, compared after 40, 97 and 150 rounds
+    (a short patience makes its' round-robin start within them)."""
+    from warpsim.machine.scheduling.its import IndependentThreadScheduling
+    monkeypatch.setattr(IndependentThreadScheduling, "patience", 3)
+    rng = np.random.default_rng(9)
+    trips = cp.asarray(rng.integers(0, 900, 256).astype(np.uint32))
+    for rounds in (40, 97, 150):
+        a = state_after("numpy", scheduling, hash_loop, (cp.zeros(256, cp.uint32), trips), rounds)
+        b = state_after("compiled", scheduling, hash_loop, (cp.zeros(256, cp.uint32), trips), rounds)
+        assert a.keys() == b.keys()
+        for key in a:
+            np.testing.assert_array_equal(a[key], b[key], err_msg=f"{key} after {rounds} rounds")
+        if scheduling == "its":
+            assert a["starved"].any() or a["rotating"].any()
+
+
+HEADER = ".version 8.5\n.target sm_90\n.address_size 64\n"
+FOREVER = HEADER + """
+.visible .entry forever(.param .u64 out)
+{
+    .reg .b32 %r<3>;
+    .reg .pred %p<2>;
+    mov.u32 %r1, %tid.x;
+LOOP:
+    add.u32 %r1, %r1, 1;
+    and.b32 %r2, %r1, 1;
+    setp.eq.u32 %p1, %r2, 0;
+    @%p1 bra EVEN;
+    xor.b32 %r1, %r1, 6;
+EVEN:
+    bra LOOP;
+    ret;
+}
+"""
+SPIN = HEADER + """
+.visible .entry spin(.param .u64 out)
+{
+LOOP:
+    bra LOOP;
+    ret;
+}
+"""
+
+
+def error_on(engine, ptx, kernel, **settings):
+    function = cp.RawModule(ptx=ptx).get_function(kernel)
+    with pytest.raises((BudgetExceeded, DeadlockError)) as info:
+        launch(engine, "its", function, (2,), (64,), (cp.zeros(1, cp.uint32),), **settings)
+    return type(info.value), str(info.value)
+
+
+@pytest.mark.parametrize("budget", [{"max_rounds": 5000}, {"max_instructions": 9001}])
+def test_a_loop_that_never_ends_stops_at_the_same_budget(budget):
+    numpy_error = error_on("numpy", FOREVER, "forever", **budget)
+    assert numpy_error[0] is BudgetExceeded
+    assert error_on("compiled", FOREVER, "forever", **budget) == numpy_error
+
+
+def test_a_spin_that_changes_nothing_is_the_same_livelock():
+    numpy_error = error_on("numpy", SPIN, "spin")
+    assert numpy_error[0] is DeadlockError and "livelock" in numpy_error[1]
+    assert error_on("compiled", SPIN, "spin") == numpy_error

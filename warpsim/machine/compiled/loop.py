@@ -1,0 +1,170 @@
+"""The scheduling round in machine code: select, run and meet for many rounds per call.
+
+Once blocks are compiled, what is left in Python is the round itself: one
+select, one call per block, the guard checks, about 20 us a round however few
+lanes run. For the models that keep no stack (its, lowest-pc) this module
+puts every block the compiled tier covers into one Numba function of the
+program, `run_rounds`, that loops over rounds: per warp the model's choice
+(rounds.py's choose, with the same starved/rotating/last_pc state), the
+chosen block's lanes (an if-chain on the block id around each block's body
+from block.py), and the warp's next choice. A converged warp thus runs block
+after block, one per round, inside one call.
+
+It stops, handing the round back to the engine, when
+  - a warp chooses a block it does not cover (memory, warp, barrier, exit...):
+    the round's choice is made (PENDING) and the engine runs it as any round;
+  - no lane can run (IDLE): the engine's meet phase takes over;
+  - it has run `limit` rounds: the engine's guard (round and instruction
+    budgets, the watchdog, the livelock watch's rounds) runs between calls,
+    so rounds, budgets and errors are those of the round-by-round engine.
+Covered blocks only read and write registers and pc, never memory, status
+or barriers, so running each warp's chosen block in warp order instead of
+block order changes nothing, and the meet phase has nothing to release in
+the rounds it skips. The engine uses it only when no observer watches
+blocks and no guard is counted (profiling counts every block execution), so
+its blocks leave out the guard counts.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .block import BlockSource, compile_source, is_cached_on_disk
+from .rounds import NO_PC, group_by_block
+
+STOPPED, IDLE, PENDING = 0, 1, 2
+MAX_LOOP_BLOCKS = 64        # covered blocks one loop function takes (compile time grows with it)
+
+LOOP_HEADER = """\
+from warpsim.machine.compiled.rounds import NO_PC, choose, scan_warp
+
+
+@njit(cache=True, nogil=True)
+def run_rounds(pc, status, starved, rotating, last_pc, patience, independent, enabled, n_ins,
+               limit, max_issued, warp_count, lane_count, warp_pc{arrays}):
+    n_warps = pc.shape[0] // 32
+    lowest = np.empty(n_warps, dtype=np.int64)
+    divergent = np.zeros(n_warps, dtype=np.bool_)
+    for w in range(n_warps):
+        lowest[w], divergent[w] = scan_warp(pc, status, w * 32)
+    rounds = 0
+    issued = 0
+    while True:
+        running = False
+        for w in range(n_warps):
+            if lowest[w] != NO_PC:
+                running = True
+                break
+        if not running:
+            return rounds, issued, {IDLE}
+        pending = False
+        for w in range(n_warps):
+            gid = choose(w, lowest[w], divergent[w], pc, status, starved, rotating, last_pc,
+                         patience, independent)
+            warp_pc[w] = gid
+            if gid != NO_PC and not enabled[gid]:
+                pending = True
+        if pending:
+            return rounds, issued, {PENDING}
+        for w in range(n_warps):
+            gid = warp_pc[w]
+            if gid == NO_PC:
+                continue
+            base = w * 32
+            lanes = 0
+            low = NO_PC
+            high = -1
+{dispatch}
+            warp_count[gid] += 1
+            lane_count[gid] += lanes
+            issued += n_ins[gid]
+            lowest[w] = low                 # the warp's next choice, as scan_warp finds it
+            divergent[w] = low != NO_PC and high != low
+        rounds += 1
+        if rounds >= limit or issued > max_issued:
+            return rounds, issued, {STOPPED}
+"""
+
+
+class RoundLoop:
+    """A program's compiled round loop, or why it has none (`why`)."""
+
+    def __init__(self, program):
+        self.program = program
+        self.arrays: list[tuple] = []
+        self.gids: list[int] = []
+        branches = []
+        for pblock in program.blocks:
+            source = BlockSource(program, pblock, arrays=self.arrays, prefix=str(pblock.gid),
+                                 count_guards=False)
+            if source.source is None:
+                continue
+            if len(self.gids) == MAX_LOOP_BLOCKS:
+                break
+            self.gids.append(pblock.gid)
+            gid = pblock.gid
+            body = "".join(f"{' ' * 28}{line}\n" for line in source.body)
+            branches.append(f"{' ' * 12}{'if' if not branches else 'elif'} gid == {gid}:\n"
+                            f"{' ' * 16}for lane in range(32):\n"
+                            f"{' ' * 20}i = base + lane\n"
+                            f"{' ' * 20}if status[i] == 0:\n"
+                            f"{' ' * 24}if pc[i] == {gid}:\n"
+                            f"{' ' * 28}lanes += 1\n" + body +
+                            f"{' ' * 24}p = pc[i]\n"
+                            f"{' ' * 24}low = min(low, p)\n"
+                            f"{' ' * 24}high = max(high, p)\n")
+        n = len(program.blocks)
+        self.enabled = np.zeros(n, dtype=np.bool_)
+        self.enabled[self.gids] = True
+        self.n_ins = np.array([len(b.instructions) for b in program.blocks], dtype=np.int64)
+        self.why = None if self.gids else "no block of the program is covered by the compiled tier"
+        self.source = None
+        if self.gids:
+            arrays = "".join(f", R{k}" for k in range(len(self.arrays)))
+            self.source = LOOP_HEADER.format(arrays=arrays, dispatch="".join(branches),
+                                             IDLE=IDLE, PENDING=PENDING, STOPPED=STOPPED)
+        self.cached = self.source is not None and is_cached_on_disk(self.source)
+        self.dispatcher = None
+        self.failed: str | None = None
+        self.lanes_by_block: dict[int, int] = {}    # block id -> threads the loop ran it for
+
+    def ready(self, compile_now: bool) -> bool:
+        """Whether the machine code is loaded (compiling or loading it when compile_now or cached)."""
+        if self.dispatcher is None and self.source is not None and self.failed is None \
+                and (compile_now or self.cached):
+            try:
+                self.dispatcher, _ = compile_source(self.source, "run_rounds")
+            except Exception as exc:            # a Numba failure keeps the rounds in Python
+                self.failed = f"{type(exc).__name__}: {exc}"
+        return self.dispatcher is not None
+
+    def run(self, ctx, patience: int, independent: bool, limit: int):
+        """Run up to `limit` rounds; the groups of a round chosen but not run (PENDING), else None."""
+        n_blocks = len(self.n_ins)
+        warp_count = np.zeros(n_blocks, dtype=np.int64)
+        lane_count = np.zeros(n_blocks, dtype=np.int64)
+        warp_pc = np.empty(ctx.n_warps, dtype=np.int64)
+        arrays = [ctx.reg(key, bits) for key, bits in self.arrays]
+        rounds, issued, outcome = self.dispatcher(
+            ctx.pc, ctx.status, ctx.starved, ctx.rotating, ctx.last_pc, patience, independent,
+            self.enabled, self.n_ins, limit, ctx.settings.max_instructions - ctx.issued,
+            warp_count, lane_count, warp_pc, *arrays)
+        ctx.rounds += int(rounds)
+        ctx.issued += int(issued)
+        if rounds:
+            ran = np.flatnonzero(lane_count)
+            ctx.thread_instructions += int(lane_count[ran] @ self.n_ins[ran])
+            for gid in ran:
+                self.lanes_by_block[int(gid)] = self.lanes_by_block.get(int(gid), 0) + int(lane_count[gid])
+        if outcome != PENDING:
+            return None
+        blocks, lanes, lane_bounds, warps, warp_bounds = group_by_block(ctx.pc, ctx.status, warp_pc)
+        return [(int(blocks[g]), lanes[lane_bounds[g]:lane_bounds[g + 1]],
+                 warps[warp_bounds[g]:warp_bounds[g + 1]]) for g in range(len(blocks))]
+
+
+def round_loop(program) -> RoundLoop:
+    loop = program.__dict__.get("_round_loop")
+    if loop is None:
+        loop = program.__dict__["_round_loop"] = RoundLoop(program)
+    return loop
