@@ -15,7 +15,7 @@ import warpsim as cp  # noqa: E402
 from warpsim.api import triton as wt  # noqa: E402
 
 from triton_kernels import (add_kernel, layer_norm_bwd_dwdb, layer_norm_bwd_dx,  # noqa: E402
-                            layer_norm_fwd, matmul_kernel, softmax_kernel)
+                            layer_norm_fwd, matmul_kernel, matmul_tma_kernel, softmax_kernel)
 
 pytestmark = pytest.mark.triton
 
@@ -178,3 +178,21 @@ def test_ptx_for_inspection_and_scratch_parameters():
     assert ".target sm_90" in compiled.ptx and compiled.num_warps == 4
     assert compiled.signature["n_elements"] == "i32" and len(compiled.runtime_args) == 4
     assert compiled.ptx.count(".param .u64") == 5            # 3 pointers + global and profile scratch
+
+
+@pytest.mark.parametrize("shape, blocks, warps", [
+    ((100, 72, 80), (64, 64, 64), 4),          # boxes past the edges: zero-filled loads, clipped stores
+    ((128, 64, 96), (128, 64, 32), 8),         # 64-byte swizzled A boxes, two warpgroups
+    ((64, 96, 48), (64, 32, 16), 4),           # 32-byte swizzled A boxes
+], ids=["edges-128B", "64B-8warps", "32B"])
+def test_matmul_with_tensor_descriptors_runs_tma(rng, shape, blocks, warps):
+    """Host-side TensorDescriptors: tensor maps in warpsim's encoding, TMA loads and stores, mbarriers."""
+    (m, n, k), (bm, bn, bk) = shape, blocks
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    c = np.full((m, n), np.nan, np.float16)
+    descs = [wt.tensor_descriptor(a, [bm, bk]), wt.tensor_descriptor(b, [bk, bn]), wt.tensor_descriptor(c, [bm, bn])]
+    compiled = wt.launch(matmul_tma_kernel, (triton.cdiv(m, bm), triton.cdiv(n, bn)), *descs, k, BLOCK_M=bm,
+                         BLOCK_N=bn, BLOCK_K=bk, num_warps=warps, arch=90)
+    assert "cp.async.bulk.tensor.2d" in compiled.ptx and "mbarrier.try_wait.parity" in compiled.ptx
+    assert_fp16_product(a, b, c)

@@ -26,25 +26,52 @@ import numpy as np
 
 from ..errors import LaunchError
 from ..frontends.triton import DEFAULT_ARCH, CompiledTriton, compile_triton
+from ..machine.isa.bulk_copy import encode_tiled
 from .arrays import asarray, ndarray
 from .raw import RawModule
 
-__all__ = ["launch", "kernel", "compile", "TritonLauncher"]
+__all__ = ["launch", "kernel", "compile", "TritonLauncher", "tensor_descriptor", "encode_tensor_map"]
 
 _SCALAR_TYPES = {"i1": np.bool_, "u1": np.bool_, "i8": np.int8, "u8": np.uint8, "i16": np.int16,
                  "u16": np.uint16, "i32": np.int32, "u32": np.uint32, "i64": np.int64, "u64": np.uint64,
                  "fp16": np.float16, "fp32": np.float32, "fp64": np.float64}
 
 
-class _DeviceArgument:
-    """What Triton's specializer reads of a tensor: its address and dtype name."""
+class _DeviceDtype(str):
+    """A dtype name (what Triton's specializer reads) that also says its size, as torch dtypes do."""
 
-    def __init__(self, array: ndarray):
-        self.array = array
-        self.dtype = array.dtype.name
+    def __new__(cls, dtype):
+        name = super().__new__(cls, np.dtype(dtype).name)
+        name.itemsize = np.dtype(dtype).itemsize
+        name.is_floating_point = np.dtype(dtype).kind == "f"
+        return name
+
+
+class _DeviceArgument:
+    """What Triton's specializer reads of a tensor: its address and dtype (`host`: copy back to it)."""
+
+    def __init__(self, array: ndarray, host: np.ndarray | None = None):
+        self.array, self.host = array, host
+        self.dtype = _DeviceDtype(array.dtype)
 
     def data_ptr(self) -> int:
         return self.array.data.ptr
+
+
+def tensor_descriptor(array, block_shape, padding: str = "zero"):
+    """A Triton TensorDescriptor over a warpsim array (a NumPy array is copied in, and back after
+    each launch), for kernels that take host-side tensor descriptors (TMA), as
+    `TensorDescriptor(tensor, tensor.shape, tensor.stride(), block_shape)` does on a GPU."""
+    from triton.tools.tensor_descriptor import TensorDescriptor
+    host = array if isinstance(array, np.ndarray) else None
+    device = asarray(np.ascontiguousarray(array)) if host is not None else array
+    strides = [s // device.itemsize for s in device.strides]
+    return TensorDescriptor(_DeviceArgument(device, host), list(device.shape), strides, list(block_shape),
+                            padding)
+
+
+def _is_descriptor(arg) -> bool:
+    return type(arg).__name__ == "TensorDescriptor" and isinstance(getattr(arg, "base", None), _DeviceArgument)
 
 
 def _to_device(args) -> tuple[list, list]:
@@ -55,8 +82,30 @@ def _to_device(args) -> tuple[list, list]:
             device = asarray(np.ascontiguousarray(arg))
             copies.append((arg, device))
             arg = device
+        elif _is_descriptor(arg) and arg.base.host is not None:
+            copies.append((arg.base.host, arg.base.array))
         converted.append(_DeviceArgument(arg) if isinstance(arg, ndarray) else arg)
     return converted, copies
+
+
+TMA_SWIZZLES = {0: "none", 1: "32B", 2: "64B", 3: "128B"}      # CUtensorMapSwizzle, as Triton passes it
+
+
+def encode_tensor_map(descriptor, meta: dict) -> bytes:
+    """The tensor map Triton's launcher makes with cuTensorMapEncodeTiled, in warpsim's own 128 bytes.
+
+    `meta` is Triton's per-descriptor metadata (swizzle, element size, the box
+    it loads, in the tensor's order); dimensions go to the map innermost first,
+    as Triton's fill_tma_descriptor_tiled passes them to the driver.
+    """
+    if meta.get("is_im2col") or meta.get("fp4_padded"):
+        raise LaunchError("Triton's im2col and padded fp4 tensor descriptors are not simulated")
+    size = meta["elem_size"]
+    return encode_tiled(descriptor.base.data_ptr(), size, list(reversed(descriptor.shape)),
+                        [s * size for s in reversed(descriptor.strides[:-1])],
+                        list(reversed(meta["block_size"])), swizzle_mode=TMA_SWIZZLES[meta["swizzle"]],
+                        oob_fill="nan" if descriptor.padding == "nan" else "zero",
+                        is_float=descriptor.base.dtype.is_floating_point)
 
 
 def _grid3(grid, meta: dict) -> tuple[int, int, int]:
@@ -92,8 +141,16 @@ def _function(compiled: CompiledTriton):
 def _parameter_values(compiled: CompiledTriton, grid) -> list:
     values = []
     kinds = [kind for kind in compiled.signature.values() if kind != "constexpr"]
+    metas = iter(compiled.tensordesc_meta)
     for value, kind in zip(compiled.runtime_args, kinds):
-        if isinstance(value, _DeviceArgument):
+        if kind.startswith("tensordesc"):
+            meta = next(metas, None)
+            if meta is None or not _is_descriptor(value):
+                raise LaunchError(f"kernel {compiled.name}: tensor descriptor arguments are supported at "
+                                  f"sm_90 (TMA), made with warpsim.triton.tensor_descriptor", kernel=compiled.name)
+            values += [encode_tensor_map(value, meta), *(np.int32(d) for d in value.shape),
+                       *(np.int64(s) for s in value.strides)]
+        elif isinstance(value, _DeviceArgument):
             values.append(value.array)
         elif value is None:
             values.append(None)

@@ -53,6 +53,7 @@ class CompiledTriton:
     profile_scratch_align: int
     signature: dict                # parameter -> Triton type ('*fp32', 'i32', 'constexpr', ...)
     runtime_args: tuple            # the argument values the kernel's parameters take, in order
+    tensordesc_meta: tuple = ()    # per tensor-descriptor argument: Triton's swizzle, element size, box
 
     @property
     def threads_per_program(self) -> int:
@@ -123,4 +124,5 @@ def compile_triton(fn, args, kwargs, arch: int = DEFAULT_ARCH) -> CompiledTriton
                           global_scratch_align=meta.global_scratch_align,
                           profile_scratch_size=meta.profile_scratch_size,
                           profile_scratch_align=meta.profile_scratch_align,
-                          signature=dict(signature), runtime_args=runtime_args)
+                          signature=dict(signature), runtime_args=runtime_args,
+                          tensordesc_meta=tuple(getattr(meta, "tensordesc_meta", None) or ()))

@@ -5,8 +5,8 @@ checks, its emitters and its runtime helpers. FAMILIES names the modules that
 generated code calls into (`warp.shfl(...)`, `atomics.apply(...)`).
 """
 
-from . import (async_copy, atomics, barriers, builtins, clusters, compare, control, conversion, floating,
-               integer, logic, matrix_store, memory, moves, packed, reserved_shared, tensor, warp,
+from . import (async_copy, atomics, barriers, builtins, bulk_copy, clusters, compare, control, conversion, floating,
+               integer, logic, matrix_store, mbarrier, memory, moves, packed, reserved_shared, tensor, warp,
                warpgroup, wgmma)
 from .table import OPS, entry, is_cta_barrier, is_warp_sync, lookup, mask_operand
 
@@ -15,6 +15,6 @@ __all__ = ["FAMILIES", "OPS", "entry", "is_cta_barrier", "is_warp_sync", "lookup
 
 # Runtime modules generated code calls, by the name it calls them.
 FAMILIES = {"async_copy": async_copy, "atomics": atomics, "barriers": barriers,
-            "builtins": builtins, "clusters": clusters, "control": control,
-            "matrix_store": matrix_store, "memory": memory, "moves": moves,
+            "builtins": builtins, "bulk_copy": bulk_copy, "clusters": clusters, "control": control,
+            "matrix_store": matrix_store, "mbarrier": mbarrier, "memory": memory, "moves": moves,
             "tensor": tensor, "warp": warp, "wgmma": wgmma}

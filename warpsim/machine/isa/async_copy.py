@@ -3,8 +3,8 @@
 warpsim completes every copy at once, when it is issued, so cp.async.commit_group,
 cp.async.wait_group/wait_all have nothing to wait for, and
 cp.async.mbarrier.arrive is an ordinary mbarrier arrival (.noinc) or none at
-all (machine.isa.barriers keeps the mbarrier objects). Bulk and tensor copies
-(TMA) are not simulated.
+all (machine.isa.mbarrier keeps the mbarrier objects). Bulk and tensor copies
+(TMA) are machine.isa.bulk_copy's.
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ def check_async_copy(ins):
     return None
 
 
-@emitted("cp", family="async_copy", kind=MEMORY, pipe="lsu", check=check_async_copy)
+@emitted("cp", family="async_copy", kind=MEMORY, pipe="lsu", check=check_async_copy,
+         variant=lambda ins: "bulk" not in ins.mods)
 def emit_async_copy(c, ins):
     """cp.async: the copy completes at once, so commit_group and wait_group have nothing to wait for.
 
@@ -45,7 +46,7 @@ def emit_async_copy(c, ins):
             site = c.site(ins)
             sel_idx, sel = c.selected()
             expr, _ = c.address(ins.srcs[0], "shared")
-            c.emit(f"barriers.arrive(ctx, {site}, {sel_idx}, {expr}{f'[{sel}]' if sel else ''}, 1)")
+            c.emit(f"mbarrier.arrive(ctx, {site}, {sel_idx}, {expr}{f'[{sel}]' if sel else ''}, 1)")
         return False                                   # without .noinc it adds one and arrives once
     dst, src, size = ins.srcs[0], ins.srcs[1], ins.srcs[2].value
     if size not in (4, 8, 16):

@@ -1,0 +1,233 @@
+"""Bulk and tensor asynchronous copies (sm_90's TMA): cp.async.bulk, cp.async.bulk.tensor, tensor maps.
+
+- `cp.async.bulk.shared::{cta,cluster}.global.mbarrier::complete_tx::bytes [dst], [src], size, [bar]`
+  and `.shared::cluster.shared::cta` copy `size` bytes (a multiple of 16) into
+  shared memory, then complete `size` transaction bytes on the mbarrier;
+  `cp.async.bulk.global.shared::cta.bulk_group [dst], [src], size` copies out.
+- `cp.async.bulk.tensor.{1..5}d.shared::{cta,cluster}.global{.tile}.mbarrier::complete_tx::bytes
+  [dst], [tensor_map, {c0, ...}], [bar]` copies a box of the tensor a tensor map
+  describes, starting at element coordinates c0 (innermost) ..., into shared
+  memory: elements outside the tensor read as zero (or NaN when the map asks),
+  rows of the box are packed innermost first, and the map's swizzle XORs each
+  16-byte chunk of a row with the row's place in its group of 8 (as wgmma reads
+  it, machine.isa.wgmma.swizzle); the whole box's bytes complete on the mbarrier.
+  `cp.async.bulk.tensor.Nd.global.shared::cta{.tile}.bulk_group [tensor_map, {c0, ...}], [src]`
+  stores a box back, skipping elements outside the tensor.
+- commit_group, wait_group{.read}, prefetch and prefetch.tensormap have
+  nothing to wait for or warm: every copy completes when it is issued.
+
+Tensor maps. On a GPU a CUtensorMap is 128 opaque bytes the driver writes
+(cuTensorMapEncodeTiled) and the kernel receives as a `.param .align 64 .b8
+[128]` parameter or in global memory. warpsim writes its own 128 bytes
+(`encode_tiled`, the TENSOR_MAP layout below, tagged "WSTMAP01") from the
+same arguments cuTensorMapEncodeTiled takes, innermost dimension first, and
+checks them as the driver does. A kernel's tensor-map address is in its
+parameter buffer when it is a parameter's offset (`cvta.param` keeps
+parameter offsets: warpsim's parameter space has no generic window) and in
+global memory otherwise. Im2col maps, multicast, element strides other than 1
+and reductions (cp.reduce.async.bulk) are not simulated.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import LaunchError
+from ...ptx.ir import Vec
+from .. import access
+from ..memory import GLOBAL_BASE
+from .mbarrier import transact
+from .table import MEMORY, emitted
+from .wgmma import swizzle
+
+MAGIC = int.from_bytes(b"WSTMAP01", "little")
+TENSOR_MAP = np.dtype([("magic", "<u8"), ("address", "<u8"), ("rank", "u1"), ("element_bytes", "u1"),
+                       ("swizzle", "u1"), ("oob_nan", "u1"), ("float", "u1"), ("reserved", "u1", 3),
+                       ("dims", "<u4", 5), ("reserved2", "<u4"), ("strides", "<u8", 5),
+                       ("box", "<u4", 5), ("element_strides", "<u4", 5)])
+assert TENSOR_MAP.itemsize == 128
+SWIZZLES = {"none": 0, "32B": 3, "64B": 2, "128B": 1}        # as wgmma descriptors number them
+SWIZZLE_BYTES = {0: 0, 3: 32, 2: 64, 1: 128}
+
+
+def encode_tiled(address: int, element_bytes: int, dims, strides, box, element_strides=None,
+                 swizzle_mode: str = "none", oob_fill: str = "zero", is_float: bool = True) -> bytes:
+    """A tensor map, in warpsim's 128 bytes, from cuTensorMapEncodeTiled's arguments.
+
+    dims: elements per dimension, innermost first; strides: bytes between
+    consecutive elements of dimensions 1.. (rank - 1 values); box: the box's
+    elements per dimension; swizzle_mode: 'none', '32B', '64B', '128B';
+    oob_fill: 'zero' or 'nan'. Raises ValueError naming the argument the driver
+    would refuse.
+    """
+    rank = len(dims)
+    element_strides = list(element_strides or [1] * rank)
+    problems = []
+    if not 1 <= rank <= 5:
+        problems.append(f"rank {rank} (1 to 5)")
+    if len(strides) != rank - 1 or len(box) != rank or len(element_strides) != rank:
+        problems.append(f"{rank} dims need {rank - 1} strides, {rank} box sizes and element strides")
+    if address % 16:
+        problems.append(f"global address 0x{address:x} is not 16-byte aligned")
+    if any(s % 16 for s in strides):
+        problems.append(f"strides {list(strides)} are not multiples of 16 bytes")
+    if any(not 1 <= b <= 256 for b in box):
+        problems.append(f"box {list(box)}: each size is 1 to 256 elements")
+    if box and (box[0] * element_bytes) % 16:
+        problems.append(f"the box's inner dimension is {box[0] * element_bytes} bytes, not a multiple of 16")
+    if swizzle_mode not in SWIZZLES:
+        problems.append(f"swizzle {swizzle_mode!r} (none, 32B, 64B, 128B)")
+    elif swizzle_mode != "none" and box and box[0] * element_bytes != SWIZZLE_BYTES[SWIZZLES[swizzle_mode]]:
+        problems.append(f"a {swizzle_mode} swizzle with a {box[0] * element_bytes}-byte inner box dimension "
+                        f"(warpsim simulates swizzled boxes whose rows are the swizzle's width)")
+    if any(e != 1 for e in element_strides):
+        problems.append(f"element strides {element_strides} (warpsim simulates 1)")
+    if oob_fill not in ("zero", "nan"):
+        problems.append(f"out-of-bounds fill {oob_fill!r} (zero or nan)")
+    if problems:
+        raise ValueError("CUDA_ERROR_INVALID_VALUE: tensor map " + "; ".join(problems))
+    record = np.zeros((), dtype=TENSOR_MAP)
+    record["magic"], record["address"], record["rank"] = MAGIC, address, rank
+    record["element_bytes"], record["swizzle"] = element_bytes, SWIZZLES[swizzle_mode]
+    record["oob_nan"], record["float"] = oob_fill == "nan", bool(is_float)
+    record["dims"][:rank] = dims
+    record["strides"][:rank] = [element_bytes, *strides]
+    record["box"][:rank] = box
+    record["element_strides"][:rank] = element_strides
+    return record.tobytes()
+
+
+# ------------------------------------------------------------ checks and emitters
+
+def check_bulk(ins):
+    mods = set(ins.mods)
+    if ins.opcode == "cp" and mods & {"commit_group", "wait_group", "prefetch"}:
+        return None
+    if mods & {"multicast::cluster", "im2col", "im2col::w", "im2col::w::128", "gather4", "scatter4"}:
+        return "multicast, im2col, gather and scatter bulk copies are not supported"
+    spaces = [m for m in ins.mods if m.split("::")[0] in ("global", "shared")]
+    if len(spaces) != 2:
+        return "cp.async.bulk names its destination and source state spaces"
+    return None
+
+
+@emitted("cp", family="bulk_copy", kind=MEMORY, pipe="lsu", check=check_bulk,
+         variant=lambda ins: "bulk" in ins.mods)
+def emit_bulk(c, ins):
+    """Every bulk copy completes here, for the guard-selected threads (usually one elected thread)."""
+    mods = set(ins.mods)
+    if mods & {"commit_group", "wait_group", "prefetch"}:
+        return False
+    site = c.site(ins)
+    sel_idx, sel = c.selected()
+    pick = (lambda e: f"{e}[{sel}]") if sel else (lambda e: e)
+    spaces = [m.split("::")[0] for m in ins.mods if m.split("::")[0] in ("global", "shared")]
+    into_shared = spaces[0] == "shared"
+    srcs = list(ins.srcs)
+
+    def address(op, space):
+        expr, _ = c.address(op, space)
+        return pick(expr)
+
+    bar = "None"
+    if into_shared and "mbarrier::complete_tx::bytes" in mods:
+        bar = address(srcs[3 if "tensor" not in mods else 2], "shared")
+    if "tensor" in mods:
+        tensor = srcs[1] if into_shared else srcs[0]
+        tmap, coords = tensor.items[0], tensor.items[1]
+        coords = coords.items if isinstance(coords, Vec) else (coords,)
+        coord_expr = "np.stack([" + ", ".join(pick(f"fit({c.typed(x, 's32')}, n)") for x in coords) + "], axis=1)"
+        tmap_expr = pick(f"fit({c.typed(tmap, 'u64')}, n)")
+        smem = address(srcs[0] if into_shared else srcs[1], "shared")
+        c.emit(f"bulk_copy.tensor_copy(ctx, {site}, {sel_idx}, {tmap_expr}, {coord_expr}, {smem}, "
+               f"{into_shared}, {bar})")
+        return False
+    dst_space, src_space = spaces
+    size = pick(f"fit({c.typed(srcs[2], 'u32')}, n)")
+    c.emit(f"bulk_copy.copy(ctx, {site}, {sel_idx}, {address(srcs[0], dst_space)}, {dst_space!r}, "
+           f"{address(srcs[1], src_space)}, {src_space!r}, {size}, {bar})")
+    return False
+
+
+# ------------------------------------------------------------ runtime
+
+def _fail(ctx, site, slot, message):
+    where = ctx.where(int(slot))
+    raise LaunchError(message, kernel=ctx.kernel, block=where["block"], thread=where["thread"],
+                      ptx_line=site.ins.line, instruction=str(site.ins), source_line=site.described)
+
+
+def copy(ctx, site, idx, dst, dst_space, src, src_space, size, bar):
+    """cp.async.bulk: `size` bytes per thread from src to dst, then complete_tx on the mbarrier."""
+    for k, slot in enumerate(idx):
+        n = int(size[k])
+        if n % 16 or int(dst[k]) % 16 or int(src[k]) % 16:
+            _fail(ctx, site, slot, f"cp.async.bulk of {n} bytes from 0x{int(src[k]):x} to 0x{int(dst[k]):x}: "
+                                   f"size and addresses must be multiples of 16")
+        words = np.arange(n // 4, dtype=np.uint64) * np.uint64(4)
+        one = np.full(len(words), slot)
+        (values,) = access.load(ctx, site, one, src_space, np.uint64(src[k]) + words, np.uint32)
+        access.store(ctx, site, one, dst_space, np.uint64(dst[k]) + words, np.uint32, [values])
+        if bar is not None:
+            transact(ctx, site, idx[k:k + 1], bar[k:k + 1], np.array([-n]))
+
+
+def read_tensor_map(ctx, site, slot, address: int) -> np.void:
+    """The tensor map at a parameter offset or a global address (see the module docstring)."""
+    if address < GLOBAL_BASE and address + 128 <= len(ctx.params):
+        raw = ctx.params[address:address + 128]
+    else:
+        (raw,) = access.load(ctx, site, np.full(1, slot), "global", np.array([address], np.uint64),
+                             np.dtype((np.void, 128)))
+        raw = np.frombuffer(raw.tobytes(), np.uint8)
+    record = np.frombuffer(np.ascontiguousarray(raw).tobytes(), dtype=TENSOR_MAP)[0]
+    if int(record["magic"]) != MAGIC:
+        _fail(ctx, site, slot, f"the tensor map at 0x{address:x} was not made by warpsim's encode_tiled "
+                               f"(warpsim.api.triton.encode_tensor_map; a CUtensorMap from a real driver "
+                               f"is opaque to warpsim)")
+    return record
+
+
+def box_addresses(record, coords, smem: int):
+    """(global byte addresses, in-bounds flags, shared byte addresses) of a box's elements, row-major."""
+    rank = int(record["rank"])
+    esize = int(record["element_bytes"])
+    box = [int(b) for b in record["box"][:rank]]
+    dims = [int(d) for d in record["dims"][:rank]]
+    strides = [int(s) for s in record["strides"][:rank]]
+    grids = np.meshgrid(*[np.arange(b) for b in reversed(box)], indexing="ij")
+    inside = np.ones(grids[0].shape, dtype=bool)
+    offset = np.zeros(grids[0].shape, dtype=np.int64)
+    for d in range(rank):
+        at = grids[rank - 1 - d] + int(coords[d])
+        inside &= (at >= 0) & (at < dims[d])
+        offset += np.clip(at, 0, dims[d] - 1) * strides[d]
+    shared = smem + np.arange(inside.size, dtype=np.int64) * esize
+    mode = int(record["swizzle"])
+    return (int(record["address"]) + offset.ravel(), inside.ravel(),
+            swizzle(shared, mode) if mode else shared)
+
+
+def tensor_copy(ctx, site, idx, tmaps, coords, smem, into_shared: bool, bar):
+    """cp.async.bulk.tensor: each thread's box, between the tensor and shared memory."""
+    for k, slot in enumerate(idx):
+        record = read_tensor_map(ctx, site, slot, int(tmaps[k]))
+        esize = int(record["element_bytes"])
+        dtype = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[esize]
+        global_at, inside, shared_at = box_addresses(record, coords[k], int(smem[k]))
+        if int(smem[k]) % 128:
+            _fail(ctx, site, slot, f"a tensor copy's shared address 0x{int(smem[k]):x} is not 128-byte aligned")
+        one = np.full(int(inside.sum()), slot)
+        if into_shared:
+            values = np.zeros(len(inside), dtype=dtype)
+            if record["oob_nan"] and record["float"]:
+                values[:] = {2: 0x7FFF, 4: 0x7FFFFFFF, 8: 0x7FFF_FFFF_FFFF_FFFF, 1: 0xFF}[esize]
+            if inside.any():
+                (values[inside],) = access.load(ctx, site, one, "global", global_at[inside].astype(np.uint64), dtype)
+            access.store(ctx, site, np.full(len(values), slot), "shared", shared_at.astype(np.uint64), dtype, [values])
+            if bar is not None:
+                transact(ctx, site, idx[k:k + 1], bar[k:k + 1], np.array([-len(values) * esize]))
+        elif inside.any():
+            (values,) = access.load(ctx, site, one, "shared", shared_at[inside].astype(np.uint64), dtype)
+            access.store(ctx, site, one, "global", global_at[inside].astype(np.uint64), dtype, [values])
+
