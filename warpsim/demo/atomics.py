@@ -47,7 +47,7 @@ def run(console=None) -> common.DemoResult:
     rng = np.random.default_rng(3)
     inputs = {"all kept": rng.integers(1, 1000, N).astype(np.int32),
               "half kept": (rng.integers(1, 1000, N) * rng.choice([-1, 1], N)).astype(np.int32)}
-    table_rows = []
+    table_rows, launches = [], {}
     for case, x in inputs.items():
         expected = np.sort(x[x > 0])
         counts = {}
@@ -60,6 +60,7 @@ def run(console=None) -> common.DemoResult:
             kept = int(count.get()[0])
             correct = kept == len(expected) and np.array_equal(np.sort(out.get()[:kept]), expected)
             counts[kernel] = atomics
+            launches[kernel, case] = r
             table_rows.append((case, kernel, kept, correct, atomics.operations, atomics.requests))
             if case == "all kept":
                 result.runs.append(r)
@@ -74,6 +75,9 @@ def run(console=None) -> common.DemoResult:
                    f"{per_thread.operations} / {aggregated.operations} = {ratio:.1f}x", claim, ok)
     correct = all(v["correct"] for k, v in result.figures.items() if "|" in k and isinstance(v, dict))
     result.add("both compactions keep the same elements", "yes" if correct else "no", "(same result)", correct)
+    common.add_predicted(result, "per thread vs aggregated, all kept", launches["compact_per_thread", "all kept"],
+                         launches["compact_aggregated", "all kept"], "contention drops: faster",
+                         lambda r: r > 1, figure="predicted_aggregation_speedup")
     if console is not None:
         from rich.table import Table
         common.header(console, result, CLAIM)

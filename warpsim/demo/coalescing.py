@@ -17,6 +17,7 @@ KERNELS = "coalescing.cu"
 N = 8192                          # elements copied per launch
 STRIDES = (1, 2, 4, 8, 32)
 ROWS, COLS = 256, 256             # the transposed matrix
+BIG_N, BIG_SIDE = 1 << 18, 2048   # the launches whose times are predicted (a sample of their blocks runs)
 LD_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
 LD_REQUESTS = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
 ST_SECTORS = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"
@@ -83,12 +84,38 @@ def run(console=None) -> common.DemoResult:
                tiled_load == 4 and tiled_store == 4)
     result.add("bytes written by the transpose: naive vs tiled", f"{naive_bytes:,} vs {tiled_bytes:,}",
                "8x fewer with the tile", naive_bytes == 8 * tiled_bytes)
+    times = predicted_times()
+    result.figures["predicted_s"] = {k: None if t is None else t.time_s for k, t in times.items()}
+    common.add_predicted(result, f"copy of {BIG_N:,} floats, stride 32 vs 1", times[32], times[1],
+                         "poor coalescing: slower", lambda r: r > 2, figure="predicted_stride_ratio")
+    common.add_predicted(result, f"transpose {BIG_SIDE}x{BIG_SIDE}, naive vs tiled", times["transpose_naive"],
+                         times["transpose_tiled"], "the tile's fix: faster", lambda r: r > 1,
+                         figure="predicted_transpose_speedup")
     if console is not None:
         common.header(console, result, CLAIM)
         console.print(f"  copy_strided: out\\[i] = in\\[i * stride] for {N} floats, one request per warp "
                       "load; a request reads every 32-byte sector its lanes touch:")
         for stride in STRIDES:
             bar = "#" * int(per_request[stride])
-            console.print(f"    stride {stride:>2}: {bar:<32} {per_request[stride]:4.1f} sectors per request")
+            t = times[stride]
+            console.print(f"    stride {stride:>2}: {bar:<32} {per_request[stride]:4.1f} sectors per request;  "
+                          f"{BIG_N:,} floats predicted in {common.us(t)}")
         console.print(common.figures_table(result))
     return result
+
+
+def predicted_times() -> dict:
+    """Predicted times of the copy at each stride on BIG_N floats, and of both transposes of a
+    BIG_SIDE square (stride or kernel name -> Timing)."""
+    from .. import api
+    times = {}
+    out = api.zeros(BIG_N, dtype=np.float32)
+    source = api.zeros(BIG_N * max(STRIDES), dtype=np.float32)
+    for stride in STRIDES:
+        times[stride] = common.predict(KERNELS, "copy_strided", BIG_N // 256, 256,
+                                       (source, out, np.int32(stride), np.int32(BIG_N)))
+    matrix, transposed = (api.zeros(BIG_SIDE * BIG_SIDE, dtype=np.float32) for _ in range(2))
+    for kernel in ("transpose_naive", "transpose_tiled"):
+        times[kernel] = common.predict(KERNELS, kernel, (BIG_SIDE // 32, BIG_SIDE // 32), (32, 32),
+                                       (matrix, transposed, np.int32(BIG_SIDE), np.int32(BIG_SIDE)))
+    return times

@@ -58,6 +58,8 @@ def run(console=None) -> common.DemoResult:
                "undefined", True)
     result.add("fix, mask the data: sum and synccheck errors", f"{good_sum:g}, {len(good_errors)}",
                f"{expected:g}, none", good_sum == expected and not good_errors)
+    common.add_predicted(result, "early return vs masked data", bad_run, good_run,
+                         "(the fix keeps every lane to the end)")
     if console is not None:
         common.header(console, result, CLAIM)
         console.print(f"  {N} elements, blocks of {THREADS}: the last warp has {N % 32} live lanes; "

@@ -95,6 +95,8 @@ def run(console=None) -> common.DemoResult:
                           long_divergent_branches=divergent["long_branch"],
                           short_lanes=runs["leaky_relu"].lanes_per_instruction,
                           long_lanes=runs["long_branch"].lanes_per_instruction)
+    common.add_predicted(result, "long if/else vs ternary", runs["long_branch"], runs["leaky_relu"],
+                         "(both sides of a long body)")
     result.add(f"ternary (line {lines['leaky_relu']}) compiles to", _control(ops["leaky_relu"]),
                "compare + select, no branch", short_select)
     result.add(f"long if/else (line {lines['long_branch']}) compiles to", _control(ops["long_branch"]),

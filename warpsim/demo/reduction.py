@@ -50,6 +50,10 @@ def run(console=None) -> common.DemoResult:
     result.add(f"active lanes of every shuffle issued (first {block_sum.trace.warps} of {warps} warps)",
                f"{shuffles.min() if len(shuffles) else 0}..{shuffles.max() if len(shuffles) else 0}",
                "32 (full width)", full)
+    if block_sum.timing is not None:
+        result.figures["block_sum_time_s"] = block_sum.timing.time_s
+        result.add(f"predicted on {common.GPU.upper()}: block_sum of {N} values", common.predicted(block_sum),
+                   "(one pass, registers and 32 partials)", True)
     if console is not None:
         from rich import box
         from rich.table import Table

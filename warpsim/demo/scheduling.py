@@ -76,12 +76,13 @@ def run(console=None) -> common.DemoResult:
 
     x = np.random.default_rng(3).integers(-1000, 1000, 64 * BLOCKS).astype(np.int32)
     expected = x.reshape(BLOCKS, 64).sum(axis=1)
-    rows = []
+    rows, launches = [], {}
     for kernel, model in (("legacy_reduce", "stack"), ("legacy_reduce", "its"),
                           ("syncwarp_reduce", "stack"), ("syncwarp_reduce", "its")):
         got, check, launched = reduce(kernel, model, x)
         if model == "its":
             result.runs.append(launched)
+            launches[kernel] = launched
         right = bool(np.array_equal(got, expected))
         rows.append((kernel, model, right, check))
         result.figures[f"{kernel}|{model}"] = dict(correct=right, lockstep_reads=check.count,
@@ -96,6 +97,8 @@ def run(console=None) -> common.DemoResult:
     result.add("__syncwarp() version: right sum, reads relying on lockstep",
                f"{'right' if safe['correct'] else 'wrong'}, {safe['lockstep_reads']}", "safe under both",
                safe["correct"] and safe["lockstep_reads"] == 0 and result.figures["syncwarp_reduce|stack"]["correct"])
+    common.add_predicted(result, "legacy vs __syncwarp() reduction (its)", launches["legacy_reduce"],
+                         launches["syncwarp_reduce"], "(the _sync version costs a few barriers)")
     if console is not None:
         from rich.table import Table
         from rich.padding import Padding

@@ -19,6 +19,7 @@ neighbouring threads behave alike.
 KERNELS = "simd.cu"
 N, THREADS, STEPS = 4096, 256, 32
 SIMD_WIDTH = 8                    # f32 lanes of an AVX2 register
+BIG_N = 1 << 22                   # the launch whose time is predicted (a sample of its blocks runs)
 
 
 def masked_blend(x: np.ndarray) -> tuple:
@@ -71,6 +72,8 @@ def run(console=None) -> common.DemoResult:
     result.add("SIMT warp instructions issued, random vs sorted", f"{random_issued} vs {sorted_issued} "
                f"({random_issued / sorted_issued:.2f}x)", "only the paths some lane takes",
                random_issued > 1.5 * sorted_issued)
+    common.add_predicted(result, f"{BIG_N:,} floats, random signs vs sorted by sign", *predicted_times(),
+                         "neighbouring threads alike: faster", lambda r: r > 1.3, figure="predicted_sorted_speedup")
     if console is not None:
         common.header(console, result, CLAIM)
         console.print(f"  y = x > 0 ? loop_a(x) : loop_b(x) for {N} floats, {STEPS} steps per loop:")
@@ -78,3 +81,13 @@ def run(console=None) -> common.DemoResult:
         console.print("    CUDA (SIMT):  if (v > 0.f) { ... } else { ... }   one thread's code; the warp keeps the mask")
         console.print(common.figures_table(result))
     return result
+
+
+def predicted_times():
+    """(random signs, sorted by sign) Timings of the kernel on BIG_N floats."""
+    from .. import api
+    x = np.random.default_rng(18).standard_normal(BIG_N).astype(np.float32)
+    y = api.zeros(BIG_N, dtype=np.float32)
+    return tuple(common.predict(KERNELS, "conditional", BIG_N // THREADS, THREADS,
+                                (api.asarray(data), y, np.int32(BIG_N), np.int32(STEPS)))
+                 for data in (x, np.sort(x)))

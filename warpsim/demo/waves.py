@@ -88,7 +88,7 @@ def add_rows(result, shapes, waves, wave, correct):
                "(a kernel written for one thread is always correct)", correct)
     if any(s["timing"] is None for s in shapes):
         return
-    few, full, per_element = shapes[0], shapes[3], shapes[4]
+    few, per_element = shapes[0], shapes[4]
     common.add_predicted(result, f"{few['threads']:,} threads vs {per_element['threads']:,}",
                          few["timing"], per_element["timing"], "too few threads is slow", lambda r: r > 4,
                          figure="too_few_threads_ratio")
