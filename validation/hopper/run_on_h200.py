@@ -10,8 +10,11 @@ Records, into OUTDIR/h200.npz and OUTDIR/h200.json:
 - the outputs of the cooperative-groups and cluster kernels (tests/machine/isa/hopper_cuda.py)
   on fixed random inputs, and whether they equal NumPy's;
 - Triton's matmul tutorial kernels at sm_90 (wgmma, stmatrix, TMA) against NumPy, and
-  the Hopper instructions this Triton emitted.
+  the Hopper instructions this Triton emitted;
+- the bulk-copy probe (mbarrier transaction counts) and the tensor-copy probes with real
+  CUtensorMaps from cuTensorMapEncodeTiled (cuda.bindings), against NumPy.
 Needs CuPy, PyTorch and Triton (the device machine has them); nothing of warpsim.
+`python run_on_h200.py OUTDIR bulk tensor_maps` runs only the sections named.
 """
 
 import json
@@ -27,7 +30,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path[:0] = [os.path.join(ROOT, "tests", "machine", "isa"), os.path.join(ROOT, "tests", "frontends")]
 
-from hopper_ptx import SPECIALS, SPECIAL_WORDS  # noqa: E402
+from hopper_ptx import BULK, SPECIALS, SPECIAL_WORDS, swizzled, tensor_probe  # noqa: E402
 from wgmma_cases import CASES, build  # noqa: E402
 import hopper_cuda  # noqa: E402
 
@@ -143,9 +146,64 @@ def triton_matmuls():
     report["triton"] = results
 
 
-for name, fn in (("specials", specials), ("wgmma", wgmma), ("cooperative_groups", cooperative_groups),
-                 ("triton", triton_matmuls)):
-    guarded(name, fn)
+def bulk():
+    src = np.random.default_rng(3).integers(0, 1 << 30, 128).astype(np.uint32)
+    dst, flags = cupy.full(128, 7, cupy.uint32), cupy.full(2, 9, cupy.uint32)
+    ptx_module(BULK).get_function("bulk_probe")((1,), (64,), (cupy.asarray(src), dst, flags))
+    arrays["bulk_flags"], arrays["bulk_dst"] = flags.get(), dst.get()
+    report["bulk"] = {"flags": flags.get().tolist(),
+                      "dst_equals_3_src": bool(np.array_equal(dst.get(), (3 * src.astype(np.uint64)).astype(np.uint32)))}
+
+
+TENSOR_CASES = [((40, 24), (8, 16), (20, 30), "none", "zero"), ((5, 6, 32), (32, 4, 2), (0, -2, 4), "128B", "nan"),
+                ((70,), (16,), (60,), "64B", "zero")]
+
+
+def tensor_maps():
+    from cuda.bindings import driver as cu
+    from hopper_ptx import box_of
+    swizzles = {"none": cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_NONE,
+                "64B": cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_64B,
+                "128B": cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B}
+    fills = {"zero": cu.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
+             "nan": cu.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA}
+    results = {}
+    for shape, box, coords, swizzle, fill in TENSOR_CASES:
+        rng = np.random.default_rng(5)
+        tensor = rng.standard_normal(shape).astype(np.float32)
+        target = np.full(shape, -1.0, np.float32)
+        src, dst = cupy.asarray(tensor), cupy.asarray(target)
+        dims = list(reversed(shape))
+        strides = [4 * int(np.prod(shape[len(shape) - d:])) for d in range(1, len(shape))]
+
+        def encode(pointer, oob):
+            u32, u64 = cu.cuuint32_t, cu.cuuint64_t
+            err, tmap = cu.cuTensorMapEncodeTiled(
+                cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT32, u32(len(shape)), pointer,
+                [u64(d) for d in dims], [u64(s) for s in strides], [u32(b) for b in box],
+                [u32(1)] * len(shape), cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
+                swizzles[swizzle], cu.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_NONE, fills[oob])
+            assert int(err) == 0, err
+            return np.array([int(v) for v in tmap.opaque], np.uint64).tobytes()
+        elements = int(np.prod(box))
+        out = cupy.full(elements, 12345.0, cupy.float32)
+        coords5 = np.array(list(coords) + [0] * (5 - len(coords)), np.int32)
+        ptx_module(tensor_probe(len(shape), elements)).get_function("tensor_probe")(
+            (1,), (64,), (encode(src.data.ptr, fill), cupy.asarray(coords5), out, encode(dst.data.ptr, "zero")))
+        want, inside = box_of(tensor, coords, box, np.nan if fill == "nan" else 0.0)
+        where = np.array([swizzled(4 * e, swizzle) // 4 for e in range(elements)])
+        name = f"tensor_{len(shape)}d_{swizzle}_{fill}"
+        arrays[name], arrays[name + "_stored"] = out.get(), dst.get()
+        results[name] = {"box_equals_numpy": bool(np.array_equal(out.get()[where].reshape(want.shape), want,
+                                                                 equal_nan=True)),
+                         "stored_inside": int((dst.get() != -1.0).sum()), "inside": int(inside.sum())}
+    report["tensor_maps"] = results
+
+
+SECTIONS = {"specials": specials, "wgmma": wgmma, "cooperative_groups": cooperative_groups,
+            "triton": triton_matmuls, "bulk": bulk, "tensor_maps": tensor_maps}
+for name in sys.argv[2:] or SECTIONS:
+    guarded(name, SECTIONS[name])
 os.makedirs(out_dir, exist_ok=True)
 np.savez_compressed(os.path.join(out_dir, "h200.npz"), **arrays)
 with open(os.path.join(out_dir, "h200.json"), "w") as f:

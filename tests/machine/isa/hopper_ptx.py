@@ -245,3 +245,182 @@ SPECIALS = """.version 8.3
     ret;
 }
 """
+
+
+# One CTA of 64 threads: thread 0 announces 512 bytes on an mbarrier, copies 256 bytes in
+# with cp.async.bulk (the phase must still be open: out_flags[0] = 0), then 256 more (now
+# complete: out_flags[1] = 1); every thread waits on the phase's parity, writes 3 * its word
+# to a second buffer, and thread 0 bulk-copies that buffer out to global memory.
+BULK = HEADER + """
+.visible .entry bulk_probe(.param .u64 src, .param .u64 dst, .param .u64 flags)
+{
+    .reg .pred %p<6>;
+    .reg .b32 %r<20>;
+    .reg .b64 %rd<20>;
+    .shared .align 128 .b32 inbuf[128];
+    .shared .align 128 .b32 outbuf[128];
+    .shared .align 8 .b64 bar;
+    ld.param.u64 %rd1, [src];
+    ld.param.u64 %rd2, [dst];
+    ld.param.u64 %rd3, [flags];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, bar;
+    mov.u32 %r3, inbuf;
+    mov.u32 %r4, outbuf;
+    setp.eq.u32 %p1, %r1, 0;
+    @%p1 mbarrier.init.shared::cta.b64 [%r2], 1;
+    fence.mbarrier_init.release.cluster;
+    bar.sync 0;
+    @!%p1 bra WAIT;
+    mbarrier.arrive.expect_tx.shared::cta.b64 %rd10, [%r2], 512;
+    cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r3], [%rd1], 256, [%r2];
+    mbarrier.test_wait.parity.shared::cta.b64 %p2, [%r2], 0;
+    selp.u32 %r5, 1, 0, %p2;
+    st.global.u32 [%rd3], %r5;
+    add.s32 %r6, %r3, 256;
+    add.s64 %rd4, %rd1, 256;
+    cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r6], [%rd4], 256, [%r2];
+WAIT:
+    mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r2], 0;
+    @!%p3 bra WAIT;
+    @!%p1 bra READ;
+    selp.u32 %r5, 1, 0, %p3;
+    st.global.u32 [%rd3+4], %r5;
+READ:
+    shl.b32 %r7, %r1, 3;
+    add.s32 %r8, %r3, %r7;
+    ld.shared.v2.u32 {%r9, %r10}, [%r8];
+    mul.lo.u32 %r9, %r9, 3;
+    mul.lo.u32 %r10, %r10, 3;
+    add.s32 %r11, %r4, %r7;
+    st.shared.v2.u32 [%r11], {%r9, %r10};
+    fence.proxy.async.shared::cta;
+    bar.sync 0;
+    @!%p1 bra DONE;
+    cp.async.bulk.global.shared::cta.bulk_group [%rd2], [%r4], 512;
+    cp.async.bulk.commit_group;
+    cp.async.bulk.wait_group.read 0;
+    cp.async.bulk.wait_group 0;
+DONE:
+    ret;
+}
+"""
+
+
+def tensor_probe(rank: int, box_elements: int) -> str:
+    """Kernel `tensor_probe(tmap, coords[5], out, tmap_out)`: thread 0 loads the box at coords with
+    cp.async.bulk.tensor (waiting on an mbarrier), every thread copies the box's shared bytes to
+    `out`, then thread 0 stores the box back through `tmap_out` at the same coordinates."""
+    coords = ", ".join(f"%c{d}" for d in range(rank))
+    loads = "\n".join(f"    ld.global.s32 %c{d}, [%rd2+{4 * d}];" for d in range(rank))
+    box_bytes = box_elements * 4
+    return HEADER + f"""
+.visible .entry tensor_probe(.param .align 64 .b8 tmap[128], .param .u64 coords, .param .u64 out,
+                             .param .align 64 .b8 tmap_out[128])
+{{
+    .reg .pred %p<4>;
+    .reg .b32 %r<20>;
+    .reg .b32 %c<5>;
+    .reg .b64 %rd<20>;
+    .shared .align 1024 .b8 box[{box_bytes}];
+    .shared .align 8 .b64 bar;
+    ld.param.u64 %rd2, [coords];
+    ld.param.u64 %rd3, [out];
+{loads}
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, bar;
+    mov.u32 %r3, box;
+    mov.u64 %rd4, tmap;
+    cvta.param.u64 %rd5, %rd4;
+    mov.u64 %rd6, tmap_out;
+    cvta.param.u64 %rd7, %rd6;
+    setp.eq.u32 %p1, %r1, 0;
+    prefetch.tensormap [%rd5];
+    @%p1 mbarrier.init.shared::cta.b64 [%r2], 1;
+    bar.sync 0;
+    @%p1 mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r2], {box_bytes};
+    @%p1 cp.async.bulk.tensor.{rank}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r3], [%rd5, {{{coords}}}], [%r2];
+WAIT:
+    mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r2], 0;
+    @!%p2 bra WAIT;
+    mov.u32 %r4, %r1;
+COPY:
+    setp.ge.u32 %p3, %r4, {box_elements};
+    @%p3 bra COPIED;
+    shl.b32 %r5, %r4, 2;
+    add.s32 %r6, %r3, %r5;
+    ld.shared.u32 %r7, [%r6];
+    mul.wide.u32 %rd8, %r4, 4;
+    add.s64 %rd9, %rd3, %rd8;
+    st.global.u32 [%rd9], %r7;
+    add.u32 %r4, %r4, 64;
+    bra COPY;
+COPIED:
+    fence.proxy.async.shared::cta;
+    bar.sync 0;
+    @%p1 cp.async.bulk.tensor.{rank}d.global.shared::cta.tile.bulk_group [%rd7, {{{coords}}}], [%r3];
+    @%p1 cp.async.bulk.commit_group;
+    @%p1 cp.async.bulk.wait_group 0;
+    ret;
+}}
+"""
+
+
+def box_of(tensor, coords, box, fill):
+    """NumPy's box of `tensor` (outermost axis first) at coords (innermost first), `fill` outside."""
+    out = np.full(tuple(reversed(box)), fill, tensor.dtype)
+    index = []
+    for axis in range(tensor.ndim):
+        d = tensor.ndim - 1 - axis
+        index.append(np.arange(box[d]) + coords[d])
+    grids = np.meshgrid(*index, indexing="ij")
+    inside = np.ones(out.shape, bool)
+    for axis, g in enumerate(grids):
+        inside &= (g >= 0) & (g < tensor.shape[axis])
+    clipped = tuple(np.clip(g, 0, tensor.shape[axis] - 1) for axis, g in enumerate(grids))
+    out[inside] = tensor[clipped][inside]
+    return out, inside
+
+
+def stmatrix_probe(count: int, trans: bool) -> str:
+    """Kernel `stmatrix_probe(words, rows, out)`: lane l stores its `count` words words[l, :] with
+    stmatrix to the row addresses rows[l] (byte offsets into a shared buffer), then the warp
+    copies the buffer (512 bytes) to out. It also runs setmaxnreg, elect.sync and the proxy
+    fences Hopper kernels put around such stores."""
+    regs = ", ".join(f"%w{j}" for j in range(count))
+    loads = "\n".join(f"    ld.global.u32 %w{j}, [%rd4+{4 * j}];" for j in range(count))
+    return HEADER + f"""
+.visible .entry stmatrix_probe(.param .u64 words, .param .u64 rows, .param .u64 out)
+{{
+    .reg .pred %p<3>;
+    .reg .b32 %r<12>;
+    .reg .b32 %w<4>;
+    .reg .b64 %rd<12>;
+    .shared .align 16 .b8 buf[512];
+    ld.param.u64 %rd1, [words];
+    ld.param.u64 %rd2, [rows];
+    ld.param.u64 %rd3, [out];
+    setmaxnreg.inc.sync.aligned.u32 64;
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd5, %r1, {4 * count};
+    add.s64 %rd4, %rd1, %rd5;
+{loads}
+    mul.wide.u32 %rd6, %r1, 4;
+    add.s64 %rd7, %rd2, %rd6;
+    ld.global.u32 %r2, [%rd7];
+    mov.u32 %r3, buf;
+    add.s32 %r4, %r3, %r2;
+    stmatrix.sync.aligned.m8n8.x{count}{'.trans' if trans else ''}.shared.b16 [%r4], {{{regs}}};
+    fence.proxy.async.shared::cta;
+    fence.proxy.tensormap::generic.release.gpu;
+    bar.warp.sync -1;
+    elect.sync %r5|%p1, -1;
+    shl.b32 %r6, %r1, 4;
+    add.s32 %r7, %r3, %r6;
+    ld.shared.v4.u32 {{%r8, %r9, %r10, %r11}}, [%r7];
+    mul.wide.u32 %rd8, %r1, 16;
+    add.s64 %rd9, %rd3, %rd8;
+    st.global.v4.u32 [%rd9], {{%r8, %r9, %r10, %r11}};
+    ret;
+}}
+"""

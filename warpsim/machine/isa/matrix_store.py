@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import UnsupportedInstruction
 from ...ptx.ir import Vec
 from .. import access
 from .table import WARP, emitted, whole_warp
@@ -25,8 +24,13 @@ def check_stmatrix(ins):
         return "stmatrix.m8n8 .b16 is supported (.m16n8 .b8 forms are sm_100)"
     if access.space_of(ins) not in ("shared", "generic"):
         return "stmatrix stores to shared memory"
-    if not any(m in COUNTS for m in ins.mods):
+    count = next((COUNTS[m] for m in ins.mods if m in COUNTS), None)
+    if count is None:
         return "stmatrix needs .x1, .x2 or .x4"
+    regs = ins.srcs[1] if len(ins.srcs) > 1 else None
+    given = len(regs.items) if isinstance(regs, Vec) else 1
+    if given != count:
+        return f"stmatrix .x{count} takes {count} registers, got {given}"
     return None
 
 
@@ -48,10 +52,6 @@ def stmatrix(ctx, site, idx, space, addrs, words, transpose: bool):
 def emit_stmatrix(c, ins):
     """stmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared.b16 [addr], {r0, ...}."""
     addr, regs = ins.srcs[0], ins.srcs[1]
-    count = next(COUNTS[m] for m in ins.mods if m in COUNTS)
-    items = regs.items if isinstance(regs, Vec) else (regs,)
-    if len(items) != count:
-        raise UnsupportedInstruction(ins, f"stmatrix .x{count} takes {count} registers, got {len(items)}")
     space = access.space_of(ins)
     expr, _ = c.address(addr, space)
     words = fragment_words(c, regs if isinstance(regs, Vec) else Vec((regs,)))

@@ -1,0 +1,77 @@
+"""cp.async.bulk, cp.async.bulk.tensor and mbarrier transaction counts from hand-written PTX.
+
+The bulk probe ran on an H200 too (validation/hopper/h200.npz: the same flags and output).
+Tensor maps are warpsim's own encoding (warpsim.machine.isa.bulk_copy.encode_tiled), so
+the tensor probe is checked against NumPy: the box, zero or NaN outside the tensor, rows
+swizzled as the map says, and the box stored back with the parts outside the tensor dropped.
+"""
+
+import os
+
+import numpy as np
+import pytest
+
+import warpsim as cp
+from warpsim.machine.isa.bulk_copy import encode_tiled
+
+from hopper_ptx import BULK, box_of, swizzled, tensor_probe
+
+H200 = os.path.join(os.path.dirname(__file__), "..", "..", "..", "validation", "hopper", "h200.npz")
+
+
+def test_bulk_copies_complete_transactions_on_the_mbarrier():
+    src = np.random.default_rng(3).integers(0, 1 << 30, 128).astype(np.uint32)
+    dst, flags = cp.full(128, 7, cp.uint32), cp.full(2, 9, cp.uint32)
+    cp.RawModule(ptx=BULK).get_function("bulk_probe")((1,), (64,), (cp.asarray(src), dst, flags))
+    np.testing.assert_array_equal(dst.get(), (3 * src.astype(np.uint64)).astype(np.uint32))
+    # 256 of the 512 announced bytes leave the phase open; all of them complete it
+    np.testing.assert_array_equal(flags.get(), [0, 1])
+    if os.path.exists(H200) and "bulk_flags" in np.load(H200):
+        np.testing.assert_array_equal(flags.get(), np.load(H200)["bulk_flags"])
+
+
+@pytest.mark.parametrize("shape, box, coords, swizzle, fill", [
+    ((40, 24), (8, 16), (20, 30), "none", "zero"),          # past the end of both dimensions
+    ((5, 6, 32), (32, 4, 2), (0, -2, 4), "128B", "nan"),    # 3-D, before the start, NaN fill, swizzled rows
+    ((70,), (16,), (60,), "64B", "zero"),                   # 1-D
+], ids=["2d-edges", "3d-128B-nan", "1d-64B"])
+def test_tensor_copy_box_against_numpy(shape, box, coords, swizzle, fill):
+    rng = np.random.default_rng(5)
+    tensor = rng.standard_normal(shape).astype(np.float32)
+    target = np.full(shape, -1.0, np.float32)
+    dims = list(reversed(shape))
+    strides = [4 * int(np.prod(shape[len(shape) - d:])) for d in range(1, len(shape))]
+    elements = int(np.prod(box))
+    src, dst = cp.asarray(tensor), cp.asarray(target)
+    tmap = encode_tiled(src.data.ptr, 4, dims, strides, list(box), swizzle_mode=swizzle, oob_fill=fill)
+    tmap_out = encode_tiled(dst.data.ptr, 4, dims, strides, list(box), swizzle_mode=swizzle)
+    out = cp.full(elements, 12345.0, cp.float32)
+    coords5 = np.array(list(coords) + [0] * (5 - len(coords)), np.int32)
+    module = cp.RawModule(ptx=tensor_probe(len(shape), elements))
+    module.get_function("tensor_probe")((1,), (64,), (tmap, cp.asarray(coords5), out, tmap_out))
+    want, inside = box_of(tensor, coords, box, np.nan if fill == "nan" else 0.0)
+    raw = out.get()
+    # undo the swizzle: box element e sits at byte swizzled(4 e) of the 1024-aligned box
+    where = np.array([swizzled(4 * e, swizzle) // 4 for e in range(elements)])
+    np.testing.assert_array_equal(raw[where].reshape(want.shape), want)
+    stored = target.copy()
+    index = tuple(g[inside] for g in np.meshgrid(*[np.arange(box[len(shape) - 1 - a]) + coords[len(shape) - 1 - a]
+                                                   for a in range(len(shape))], indexing="ij"))
+    stored[index] = want[inside]
+    np.testing.assert_array_equal(dst.get(), stored)
+
+
+def test_tensor_maps_are_checked_as_the_driver_does():
+    with pytest.raises(ValueError, match="16-byte aligned"):
+        encode_tiled(0x1008, 4, [64], [], [16])
+    with pytest.raises(ValueError, match="strides"):
+        encode_tiled(0x1000, 4, [10, 10], [40], [8, 8])
+    with pytest.raises(ValueError, match="swizzle"):
+        encode_tiled(0x1000, 2, [64, 64], [128], [32, 8], swizzle_mode="128B")
+
+
+def test_a_tensor_map_warpsim_did_not_make_is_named():
+    module = cp.RawModule(ptx=tensor_probe(1, 16))
+    with pytest.raises(cp.LaunchError, match="not made by warpsim"):
+        module.get_function("tensor_probe")((1,), (64,), (bytes(128), cp.zeros(5, cp.int32),
+                                                          cp.zeros(16, cp.float32), bytes(128)))
