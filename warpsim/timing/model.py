@@ -54,6 +54,8 @@ class KernelCosts:
         fn = ex.function
         n = len(fn.instructions)
         self.pipes = [pipe_of(ins.opcode) for ins in fn.instructions]
+        self.branches = [i for i, ins in enumerate(fn.instructions) if ins.opcode in ("BRA", "BRX", "JMP", "JMX")]
+        self.guarded = {i: fn.instructions[i].is_guarded for i in self.branches}
         total_exec = np.zeros(n)
         for c in ex.counts:
             total_exec += c.sum(axis=0)
@@ -117,13 +119,31 @@ class KernelCosts:
             d["dram"] = c @ per_exec["dram"] / dram_bw
             for r in ("wait", "short_scoreboard", "long_scoreboard", "barrier", "branch_resolving"):
                 d["delay:" + r] = c @ walk.cost[r]
+            # the issue slot and the pipes work at once: the sub-partition is held by the larger demand,
+            # and a warp's fixed stalls already wait out its own pipe time (ptxas sized them for it)
+            d["smsp"] = np.maximum.reduce([d["issue"]] + [d[p] for p in QUEUE_PIPES])
+            d["delay:wait"] = np.maximum(0.0, d["delay:wait"] - (d["smsp"] - d["issue"]))
+            taken = self._taken(c) * (preset.branch_taken_cycles / 2)
+            d["delay:branch_resolving"] = d["delay:branch_resolving"] + taken
+            d["delay:no_instruction"] = taken
             self.ctas.append(d)
         self.warps_per_cta = ex.warps_per_cta
+
+    def _taken(self, counts: np.ndarray) -> np.ndarray:
+        """Per warp, how many branches it took: every execution of an unguarded BRA, and of a guarded one
+        the executions its fall-through did not follow."""
+        taken = np.zeros(len(counts))
+        for i in self.branches:
+            if i + 1 < counts.shape[1] and self.guarded[i]:
+                taken += np.maximum(0.0, counts[:, i] - counts[:, i + 1])
+            else:
+                taken += counts[:, i]
+        return taken
 
 
 SERVERS_SMSP = ("issue",) + QUEUE_PIPES
 SM_STATIONS = ("mio", "lsu", "l2", "dram")
-DELAYS = ("wait", "short_scoreboard", "long_scoreboard", "barrier", "branch_resolving")
+DELAYS = ("wait", "short_scoreboard", "long_scoreboard", "barrier", "branch_resolving", "no_instruction")
 
 
 def group_time(costs: KernelCosts, cta_indices: list) -> dict:
@@ -138,7 +158,7 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
         return {"cycles": 0.0, "warps": 0, "residence": {}, "issued": 0.0}
     mean = {name: float(v.mean()) for name, v in stacked.items()}
     m = min(4, warps)
-    stations = [Station(name, mean[name], m) for name in SERVERS_SMSP]
+    stations = [Station("smsp", mean["smsp"], m)]
     stations += [Station(name, mean[name], 1) for name in SM_STATIONS]
     stations += [Station("delay:" + r, mean["delay:" + r], 0) for r in DELAYS]
     cycle, residence, _ = mva(stations, warps)
@@ -164,10 +184,14 @@ def _stalls(groups: list, preset) -> dict:
         w = g["warps"] * g["repeat"]
         mean, res = g["mean"], g["residence"]
         add("selected", w * mean["issue"])
-        add("not_selected", w * max(0.0, res["issue"] - mean["issue"]))
-        for p in QUEUE_PIPES:
-            name = "mio_throttle" if p == "mufu" else "math_pipe_throttle"
-            add(name, w * max(0.0, res[p] - mean[p]))
+        # queueing for the sub-partition: behind other warps' issue (not_selected), or for a pipe
+        # busier than the issue slot (math_pipe_throttle; mio_throttle for MUFU)
+        queue = max(0.0, res["smsp"] - mean["smsp"])
+        add("wait", w * (mean["smsp"] - mean["issue"]))      # a pipe's own time, the fixed stall that covers it
+        pipe = max(QUEUE_PIPES, key=lambda p: mean[p])
+        excess = max(0.0, mean[pipe] - mean["issue"]) / mean["smsp"] if mean["smsp"] > 0 else 0.0
+        add("not_selected", w * queue * (1.0 - excess))
+        add("mio_throttle" if pipe == "mufu" else "math_pipe_throttle", w * queue * excess)
         add("mio_throttle", w * res["mio"])
         add("lg_throttle", w * max(0.0, res["lsu"] - mean["lsu"]))
         add("long_scoreboard", w * (res["l2"] + res["dram"]))

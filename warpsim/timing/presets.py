@@ -96,6 +96,7 @@ class GPUPreset:
     atomic_lane_cycles_float: float      # ... of an f32 atomic add (serialised lane by lane)
     atomic_line_pass_cycles: float       # ... for one warp request naming several addresses of one line
     atomic_latency: float                # one thread's ATOM round trip, cycles
+    branch_taken_cycles: float           # a taken branch beyond its stall count (target resolution, refetch)
     barrier_cycles: float                # bar.sync of a CTA whose warps arrive together: fixed part
     barrier_cycles_per_warp: float       # ... and per warp of the CTA
     # --- launch
@@ -209,9 +210,13 @@ _H200 = {
     "atomic_line_pass_cycles": (4.9, MEASURED2 + " (REDG.E.ADD, 32 / 16 / 8 addresses of one line per request: 5.09 / "
                                                  "4.74 / 4.77 cycles; f32 5.12)"),
     "atomic_latency": (296.0, MEASURED2 + " (one thread's loop of ATOMG.E.ADD whose results are summed: 295.8 cycles each)"),
-    "barrier_cycles": (8.0, MEASURED2 + " [derived] (mb_bar, one CTA per SM, no skew: 67, 69, 78, 96, 138 cycles per round "
-                                        "for 2..32 warps; the round's other instructions taken out by the model's walk)"),
-    "barrier_cycles_per_warp": (2.4, MEASURED2 + " [derived] (as barrier_cycles: the slope, 2.4 cycles per warp)"),
+    "branch_taken_cycles": (5.0, MEASURED2 + " [derived] (mb_bar's inner loop VIADD, IMAD.MOV, ISETP, FFMA, BRA: 28.0 "
+                                             "cycles per iteration from one warp (skew 32 against skew 8, 1 and 4 warps); "
+                                             "its control codes' stall counts add to 23)"),
+    "barrier_cycles": (1.0, MEASURED2 + " [derived] (mb_bar, one CTA per SM, no skew: 67, 69, 78, 96, 138 cycles per round "
+                                        "for 2..32 warps; less the round's other instructions as the model walks them, "
+                                        "59-61 cycles: a least-squares line 0.94 + 2.36 per warp)"),
+    "barrier_cycles_per_warp": (2.36, MEASURED2 + " [derived] (as barrier_cycles: the slope)"),
     "launch_overhead_us": (1.41, MEASURED_CASES + " (CUDA-event median minus ncu gpu__time_duration, median over the "
                                                   "compute-bound cases; range 0.3-2.0 us)"),
     "empty_kernel_event_us": (7.86, MEASURED + " (one empty <<<1,32>>> launch between two events, median of 200; "
@@ -270,6 +275,7 @@ _H100.update({
     "atomic_lane_cycles_float": (_H200["atomic_lane_cycles_float"][0], "[assumed] same GH100 SM and L2 as the H200 (" + MEASURED2 + ")"),
     "atomic_line_pass_cycles": (_H200["atomic_line_pass_cycles"][0], "[assumed] same GH100 SM and L2 as the H200 (" + MEASURED2 + ")"),
     "atomic_latency": (_H200["atomic_latency"][0], "[assumed] same GH100 SM and L2 as the H200 (" + MEASURED2 + ")"),
+    "branch_taken_cycles": (_H200["branch_taken_cycles"][0], "[assumed] same GH100 SM and L2 as the H200 (" + MEASURED2 + ")"),
     "barrier_cycles": (_H200["barrier_cycles"][0], "[assumed] same GH100 SM and L2 as the H200 (" + MEASURED2 + ")"),
     "barrier_cycles_per_warp": (_H200["barrier_cycles_per_warp"][0], "[assumed] same GH100 SM and L2 as the H200 (" + MEASURED2 + ")"),
     "max_warps_per_sm": (64, CUDA_PG + " (cc 9.0)"),
@@ -329,6 +335,7 @@ _A100 = {
     "atomic_lane_cycles_float": (_H200["atomic_lane_cycles_float"][0], "[assumed] as the H200 (" + MEASURED2 + ")"),
     "atomic_line_pass_cycles": (_H200["atomic_line_pass_cycles"][0], "[assumed] as the H200 (" + MEASURED2 + ")"),
     "atomic_latency": (_H200["atomic_latency"][0], "[assumed] as the H200 (" + MEASURED2 + ")"),
+    "branch_taken_cycles": (_H200["branch_taken_cycles"][0], "[assumed] as the H200 (" + MEASURED2 + ")"),
     "barrier_cycles": (_H200["barrier_cycles"][0], "[assumed] as the H200 (" + MEASURED2 + ")"),
     "barrier_cycles_per_warp": (_H200["barrier_cycles_per_warp"][0], "[assumed] as the H200 (" + MEASURED2 + ")"),
     "max_warps_per_sm": (64, CUDA_PG + " (cc 8.0)"),
@@ -390,6 +397,7 @@ _L4 = {
     "atomic_lane_cycles_float": (_H200["atomic_lane_cycles_float"][0], "[assumed] as the H200 (" + MEASURED2 + ")"),
     "atomic_line_pass_cycles": (_H200["atomic_line_pass_cycles"][0], "[assumed] as the H200 (" + MEASURED2 + ")"),
     "atomic_latency": (_H200["atomic_latency"][0], "[assumed] as the H200 (" + MEASURED2 + ")"),
+    "branch_taken_cycles": (_H200["branch_taken_cycles"][0], "[assumed] as the H200 (" + MEASURED2 + ")"),
     "barrier_cycles": (_H200["barrier_cycles"][0], "[assumed] as the H200 (" + MEASURED2 + ")"),
     "barrier_cycles_per_warp": (_H200["barrier_cycles_per_warp"][0], "[assumed] as the H200 (" + MEASURED2 + ")"),
     "max_warps_per_sm": (48, CUDA_PG + " (cc 8.9: 1536 threads per SM)"),
