@@ -10,6 +10,8 @@ from warpsim.demo import DEMOS, load, main, run_demo
 
 pytestmark = pytest.mark.nvrtc
 
+HEAVY = {"cooperative", "profile", "waves"}        # seconds each: their tests run in the slow job
+
 
 @pytest.fixture(scope="module")
 def results():
@@ -104,13 +106,39 @@ def test_occupancy_registers_and_shared_memory_budgets(results):
     smem = rows["triad_1", 100 * 1024]
     assert smem["warps"] < 64 and "shared_mem" in smem["limiters"]
     assert all(r["correct"] for r in rows.values())
-    assert all(r["predicted"] is None for r in rows.values())   # the timing model's place, empty
 
 
-def test_every_demo_agrees_with_the_document(results):
-    for name in DEMOS:
-        r = demo(results, name)
-        assert r.rows and r.ok, [(row.what, row.measured) for row in r.rows if not row.ok]
+def test_occupancy_predicted_fewer_warps_hide_less_latency(results):
+    f = demo(results, "occupancy").figures
+    hiding = f["latency_hiding"]                       # (resident warps, predicted s), most warps first
+    assert [w for w, _ in hiding] == sorted({w for w, _ in hiding}, reverse=True) and hiding[0][0] == 64
+    assert all(later >= earlier * 0.99 for (_, earlier), (_, later) in zip(hiding, hiding[1:]))
+    assert hiding[-1][1] > 1.5 * hiding[0][1]
+    assert f["loads_in_flight_speedup"] > 1          # 32 loads in flight per thread make up for 16 warps
+    rows = demo(results, "occupancy").figures["rows"]
+    assert all(r["predicted"] > 0 for r in rows)
+
+
+def test_partial_warp_predicted_blocks_of_100_waste_issue_slots(results):
+    f = demo(results, "partial_warp").figures
+    assert 1 < f["predicted_polish_ratio"] <= 128 / 100 + 0.05
+    assert f["predicted_scale_ratio"] > 1
+
+
+def test_predicted_times_follow_the_document(results):
+    assert demo(results, "simd").figures["predicted_sorted_speedup"] > 1.3       # neighbours alike
+    assert demo(results, "atomics").figures["predicted_aggregation_speedup"] > 1
+    f = demo(results, "coalescing").figures
+    assert f["predicted_stride_ratio"] > 2 and f["predicted_transpose_speedup"] > 1
+    times = f["predicted_s"]
+    assert times[32] > times[8] > times[1]
+    assert demo(results, "reduction").figures["block_sum_time_s"] > 0
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in HEAVY else n for n in DEMOS])
+def test_every_demo_agrees_with_the_document(results, name):
+    r = demo(results, name)
+    assert r.rows and r.ok, [(row.what, row.measured) for row in r.rows if not row.ok]
 
 
 def test_demo_prints_figures_beside_the_document(results):
@@ -159,3 +187,65 @@ def test_simd_blend_does_both_sides_simt_only_the_taken_ones(results):
     assert 12 < f["random_loop_lanes"] < 20
     assert f["sorted_loop_lanes"] > 31 and f["sorted_mixed_warps"] <= 1
     assert f["random_issued"] > 1.5 * f["sorted_issued"]
+
+
+@pytest.mark.slow
+def test_waves_too_few_threads_and_the_last_wave(results):
+    f = demo(results, "waves").figures
+    assert f["correct"]
+    assert f["too_few_threads_ratio"] > 4
+    times = [s["time_us"] for s in f["shapes"][:4]]            # one warp per SM ... 64 warps per SM
+    assert all(b <= a * 1.01 for a, b in zip(times, times[1:])) and times[0] > 4 * times[3]
+    assert f["shapes"][5]["theoretical"] == 50 and f["small_blocks_ratio"] > 1   # blocks of 32: 32 per SM
+    assert f["wave"] == 132 * f["blocks_per_sm"]
+    assert f["tail_ratio"] > 1.05                                 # one block past a wave: far over 0.1%
+    assert f["two_waves_ratio"] > f["tail_ratio"]
+
+
+@pytest.mark.slow
+def test_profile_three_numbers_each_point_to_its_fix(results):
+    r = demo(results, "profile")
+    versions = {v["label"]: v for v in r.figures["versions"]}
+    slow, fixed = versions["slow"], versions["fixed: all three"]
+    assert all(v["correct"] for v in versions.values())
+    assert slow["lanes"] < 24 and slow["sectors"] == 32 and slow["occupancy"] < 10 <= slow["theoretical"]
+    assert fixed["lanes"] > 31 and fixed["sectors"] == 4 and fixed["occupancy"] > 90
+    bucketed, soa, threads = (versions[k] for k in ("fix 1 alone: bucketed", "fix 2 alone: structure of arrays",
+                                                    "fix 3 alone: a thread per item"))
+    assert bucketed["lanes"] > 31 and bucketed["sectors"] == 32 and bucketed["occupancy"] < 10
+    assert soa["lanes"] < 24 and soa["sectors"] == 4 and soa["occupancy"] < 10
+    assert threads["lanes"] < 24 and threads["sectors"] == 32 and threads["occupancy"] > 90
+    assert r.figures["predicted_speedup"] > 1
+
+
+@pytest.mark.slow
+def test_cooperative_wins_on_long_rows_not_on_very_short_ones(results):
+    from warpsim.demo.cooperative import LENGTHS, LONG
+    f = demo(results, "cooperative").figures
+    table = f["table"]
+    assert all(m["correct"] and m["written"] for m in table.values())
+    for op in ("softmax", "layernorm"):
+        for cols in LONG:
+            assert f["speedup"][op, cols, "warp"] > 1
+        short, long_ = LENGTHS[0], LONG[-1]
+        assert f["speedup"][op, short, "warp"] < f["speedup"][op, long_, "warp"] / 4
+        warp, thread = table[op, short, "warp"], table[op, short, "thread"]
+        assert warp["lanes"] < 0.75 * 32 and thread["lanes"] == 32       # lanes past 8 columns idle
+        assert warp["issued_per_row"] > 5 * thread["issued_per_row"]
+        assert table[op, long_, "warp"]["shuffles_per_row"] == 10 and thread["shuffles_per_row"] == 0
+    assert table["softmax", LONG[-1], "thread"]["sectors"] == 32 == 8 * table["softmax", LONG[-1], "warp"]["sectors"]
+    if not f["triton_skipped"]:
+        for op in ("softmax", "layernorm"):
+            assert table[op, LONG[-1], "triton"]["shuffles_per_row"] > 0
+            assert f["speedup"][op, LONG[-1], "triton"] > 1
+
+
+@pytest.mark.slow
+def test_cooperative_runs_without_triton_and_says_why(monkeypatch):
+    import sys
+    monkeypatch.setitem(sys.modules, "triton", None)             # `import triton` fails as if not installed
+    out = io.StringIO()
+    r = run_demo("cooperative", Console(file=out, width=160))
+    assert r.ok and "not installed" in r.figures["triton_skipped"]
+    assert "Triton's row is skipped: triton is not installed" in out.getvalue()
+    assert not any(way == "triton" for _, _, way in r.figures["table"])
