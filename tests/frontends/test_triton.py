@@ -14,7 +14,7 @@ import triton  # noqa: E402
 import warpsim as cp  # noqa: E402
 from warpsim.api import triton as wt  # noqa: E402
 
-from triton_kernels import (add_kernel, layer_norm_bwd_dwdb, layer_norm_bwd_dx,  # noqa: E402
+from triton_kernels import (add_kernel, attention_fwd, layer_norm_bwd_dwdb, layer_norm_bwd_dx,  # noqa: E402
                             layer_norm_fwd, matmul_kernel, matmul_tma_kernel, softmax_kernel)
 
 pytestmark = pytest.mark.triton
@@ -84,7 +84,8 @@ def test_layer_norm_forward(rng, arch):
     np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-4)
 
 
-def test_layer_norm_backward_with_the_spin_lock(rng):
+@pytest.mark.parametrize("arch", [80, 90])
+def test_layer_norm_backward_with_the_spin_lock(rng, arch):
     """Programs of one group take a lock (atomic_cas spin) to add their partial dw, db."""
     m, n, group = 12, 64, 4
     x = rng.standard_normal((m, n)).astype(np.float32)
@@ -96,10 +97,10 @@ def test_layer_norm_backward_with_the_spin_lock(rng):
     partial_dw, partial_db = cp.zeros((group, n), cp.float32), cp.zeros((group, n), cp.float32)
     locks = cp.zeros(2 * group, cp.int32)
     wt.launch(layer_norm_bwd_dx, (m,), dx, dy, partial_dw, partial_db, x, w, mean, rstd, locks, n, n,
-              GROUP_SIZE_M=group, BLOCK_SIZE_N=64)
+              GROUP_SIZE_M=group, BLOCK_SIZE_N=64, arch=arch)
     dw, db = np.zeros(n, np.float32), np.zeros(n, np.float32)
     wt.launch(layer_norm_bwd_dwdb, (triton.cdiv(n, 32),), partial_dw, partial_db, dw, db, group, n,
-              BLOCK_SIZE_M=4, BLOCK_SIZE_N=32)
+              BLOCK_SIZE_M=4, BLOCK_SIZE_N=32, arch=arch)
     xhat = (x - mean[:, None]) * rstd[:, None]
     wdy = w * dy
     c1 = (xhat * wdy).sum(axis=1, keepdims=True) / n
@@ -196,3 +197,18 @@ def test_matmul_with_tensor_descriptors_runs_tma(rng, shape, blocks, warps):
                          BLOCK_N=bn, BLOCK_K=bk, num_warps=warps, arch=90)
     assert "cp.async.bulk.tensor.2d" in compiled.ptx and "mbarrier.try_wait.parity" in compiled.ptx
     assert_fp16_product(a, b, c)
+
+
+@pytest.mark.parametrize("arch", [80, 90])
+def test_fused_attention_forward(rng, arch):
+    """Online softmax over key blocks; at sm_90 P @ V is a wgmma with A (P) in registers."""
+    seq, dim = 100, 64
+    q, k, v = (rng.standard_normal((seq, dim)).astype(np.float16) for _ in range(3))
+    out = np.full((seq, dim), np.nan, np.float16)
+    compiled = wt.launch(attention_fwd, (triton.cdiv(seq, 64),), q, k, v, out, seq, 1 / np.sqrt(dim),
+                         HEAD_DIM=dim, BLOCK_M=64, BLOCK_N=32, num_warps=4, arch=arch)
+    assert ("wgmma.mma_async" if arch == 90 else "mma.sync") in compiled.ptx
+    scores = (q.astype(np.float64) @ k.astype(np.float64).T) / np.sqrt(dim)
+    p = np.exp(scores - scores.max(axis=1, keepdims=True))
+    want = (p / p.sum(axis=1, keepdims=True)) @ v.astype(np.float64)
+    np.testing.assert_allclose(out.astype(np.float64), want, rtol=2e-3, atol=2e-3)

@@ -170,3 +170,31 @@ def matmul_tma_kernel(a_desc, b_desc, c_desc, K, BLOCK_M: tl.constexpr, BLOCK_N:
         b = b_desc.load([k, pid_n * BLOCK_N])
         acc = tl.dot(a, b, acc)
     c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(c_desc.dtype))
+
+
+@triton.jit
+def attention_fwd(Q, K, V, Out, seq_len, sm_scale, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
+                  BLOCK_N: tl.constexpr):
+    """Fused attention forward (tutorial 06's online softmax, one head, no causal mask):
+    each program takes BLOCK_M queries and streams keys and values BLOCK_N at a time."""
+    start_m = tl.program_id(0)
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_d = tl.arange(0, HEAD_DIM)
+    q = tl.load(Q + offs_m[:, None] * HEAD_DIM + offs_d[None, :], mask=offs_m[:, None] < seq_len, other=0.)
+    m_i = tl.full([BLOCK_M], float("-inf"), tl.float32)
+    l_i = tl.zeros([BLOCK_M], tl.float32)
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], tl.float32)
+    for start_n in range(0, seq_len, BLOCK_N):
+        offs_n = start_n + tl.arange(0, BLOCK_N)
+        k = tl.load(K + offs_n[None, :] * HEAD_DIM + offs_d[:, None], mask=offs_n[None, :] < seq_len, other=0.)
+        qk = tl.dot(q, k) * sm_scale
+        qk = tl.where(offs_n[None, :] < seq_len, qk, float("-inf"))
+        m_new = tl.maximum(m_i, tl.max(qk, 1))
+        p = tl.exp(qk - m_new[:, None])
+        alpha = tl.exp(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        v = tl.load(V + offs_n[:, None] * HEAD_DIM + offs_d[None, :], mask=offs_n[:, None] < seq_len, other=0.)
+        acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), v)
+        m_i = m_new
+    out = acc / l_i[:, None]
+    tl.store(Out + offs_m[:, None] * HEAD_DIM + offs_d[None, :], out.to(tl.float16), mask=offs_m[:, None] < seq_len)
