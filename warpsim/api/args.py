@@ -21,6 +21,7 @@ which is the right value exactly then.
 from __future__ import annotations
 
 import ctypes
+import operator
 import struct
 
 import numpy as np
@@ -42,7 +43,15 @@ def device_pointer(value) -> int | None:
     interface = getattr(value, "__cuda_array_interface__", None)
     if interface is None:
         return None
-    return int(interface["data"][0])
+    try:
+        address = operator.index(interface["data"][0])
+    except (TypeError, KeyError, IndexError):
+        raise KernelArgumentError("its __cuda_array_interface__ has no integer data pointer "
+                                  "(data = (address, read_only))") from None
+    if not 0 <= address < 1 << 64:
+        raise KernelArgumentError(f"its __cuda_array_interface__ data pointer {address} is not a "
+                                  "64-bit address")
+    return address
 
 
 def _describe(value) -> str:
@@ -82,11 +91,16 @@ def encode_argument(value, size: int, where: str = "kernel argument") -> bytes:
         raise KernelArgumentError(
             f"{where}: Unsupported type {type(value)}: a host NumPy array cannot be passed to a "
             "kernel; copy it to the device first with warpsim.asarray(x) (cupy.asarray on a GPU)")
-    pointer = device_pointer(value)
+    try:
+        pointer = device_pointer(value)
+    except KernelArgumentError as error:
+        raise _fail(where, value, str(error)) from None
     if pointer is not None or value is None:
         if size != 8:
             raise _fail(where, value, f"a device pointer is 8 bytes but the parameter is {size} bytes")
         return struct.pack("<Q", pointer or 0)
+    if isinstance(value, (np.datetime64, np.timedelta64)):  # NumPy integers, but not numbers CuPy passes
+        raise KernelArgumentError(f"{where}: Unsupported type {type(value)}; pass value.astype('int64')")
     if isinstance(value, np.generic):  # before float: numpy.float64 is a float subclass
         if isinstance(value, np.integer) and value.dtype.itemsize > size:
             return _integer_bytes(int(value), size, where, value)
@@ -152,8 +166,10 @@ def pack_arguments(kernel_name: str, params, args) -> bytes:
             f"kernel '{kernel_name}' takes {len(slots)} argument(s), {len(args)} given")
     buffer = bytearray(max((offset + size for _, offset, size, _ in slots), default=0))
     for index, (value, (name, offset, size, ptx_type)) in enumerate(zip(args, slots)):
-        where = f"kernel '{kernel_name}' argument {index} ({name}, {size} bytes)"
-        if ptx_type[1:].isdigit() and int(ptx_type[1:]) == size * 8:  # a scalar, not a .b8[] struct
+        scalar = ptx_type[1:].isdigit() and int(ptx_type[1:]) == size * 8  # not a .b8[] struct
+        kind = f", .{ptx_type}" if scalar else ", a struct or array (.b8[])" if ptx_type else ""
+        where = f"kernel '{kernel_name}' argument {index} ({name}, {size} bytes{kind})"
+        if scalar:
             _check_kind(value, ptx_type, where)
         buffer[offset:offset + size] = encode_argument(value, size, where)
     return bytes(buffer)

@@ -23,6 +23,7 @@ from .args import KernelArgumentError, pack_arguments
 from .arrays import MemoryPointer, UnownedMemory, current_device, ndarray
 from ..errors import LaunchError, WarpsimError
 from ..frontends.nvrtc import compile_cuda
+from ..machine.device import launch_dimensions
 from .kernel_attributes import KernelAttributes
 
 class KernelNotFoundError(WarpsimError, LookupError):
@@ -54,30 +55,6 @@ def launch_through(launcher) -> None:
     _launcher = launcher
 
 
-_LIMITS = {"block": (1024, 1024, 64), "grid": ((1 << 31) - 1, 65535, 65535)}
-
-
-def _dim3(value, what: str, kernel: str) -> tuple[int, int, int]:
-    """grid or block given as an int or a tuple of 1-3 ints -> (x, y, z), checked against CUDA's limits."""
-    try:
-        dims = (operator.index(value),) if not isinstance(value, (tuple, list)) else \
-            tuple(operator.index(v) for v in value)
-    except TypeError:
-        raise LaunchError(f"{what} must be an int or a tuple of 1 to 3 ints, got {value!r}",
-                          kernel=kernel) from None
-    if not 1 <= len(dims) <= 3:
-        raise LaunchError(f"{what} must have 1 to 3 dimensions, got {value!r}", kernel=kernel)
-    dims = dims + (1,) * (3 - len(dims))
-    for axis, (dim, limit) in enumerate(zip(dims, _LIMITS[what])):
-        if not 1 <= dim <= limit:
-            raise LaunchError(f"{what} dimension {'xyz'[axis]} = {dim} is outside 1..{limit}",
-                              kernel=kernel)
-    if what == "block" and dims[0] * dims[1] * dims[2] > 1024:
-        raise LaunchError(f"block {dims} has {dims[0] * dims[1] * dims[2]} threads; at most 1024",
-                          kernel=kernel)
-    return dims
-
-
 class Function(KernelAttributes):
     """One kernel of a loaded module, called as CuPy's: f(grid, block, args, shared_mem=0)."""
 
@@ -91,9 +68,14 @@ class Function(KernelAttributes):
 
     def __call__(self, grid, block, args, shared_mem: int = 0, stream=None,
                  enable_cooperative_groups: bool = False) -> None:
-        grid = _dim3(grid, "grid", self.kernel_name)
-        block = _dim3(block, "block", self.kernel_name)
-        self.check_launch_resources(block, operator.index(shared_mem))
+        grid = launch_dimensions(grid, "grid", self.kernel_name)
+        block = launch_dimensions(block, "block", self.kernel_name)
+        try:
+            shared_mem = operator.index(shared_mem)
+        except TypeError:
+            raise LaunchError(f"CUDA_ERROR_INVALID_VALUE: shared_mem must be an int number of bytes, "
+                              f"got {shared_mem!r}", kernel=self.kernel_name) from None
+        self.check_launch_resources(block, shared_mem)
         for index, arg in enumerate(args if isinstance(args, (tuple, list)) else ()):
             if isinstance(arg, ndarray) and arg.device is not self.device:
                 raise KernelArgumentError(f"kernel '{self.kernel_name}' argument {index} is an array "
@@ -101,7 +83,7 @@ class Function(KernelAttributes):
         buffer = pack_arguments(self.kernel_name, self.params, args)
         launch = _launcher or _launch_in_process
         self.last_launch = launch(self.loaded_module, self.kernel_name, grid, block, buffer,
-                                  int(shared_mem), enable_cooperative_groups)
+                                  shared_mem, enable_cooperative_groups)
 
     def __repr__(self) -> str:
         return f"<warpsim Function {self.kernel_name}>"

@@ -22,6 +22,7 @@ ABI change in a future numba-cuda is an error here, not garbage in a kernel.
 
 from __future__ import annotations
 
+import operator
 import warnings
 
 import numpy as np
@@ -50,7 +51,7 @@ def argument_type(value):
     value, _, _ = unwrap_hint(value)
     try:
         return typeof(value, Purpose.argument)
-    except ValueError as error:
+    except Exception as error:       # noqa: BLE001 (ValueError, and Numba's own NumbaValueError)
         raise KernelArgumentError(f"a kernel argument of type {type(value).__name__} cannot be "
                                   f"passed to a Numba kernel: {error}") from None
 
@@ -66,6 +67,9 @@ def _device_view(value, copy_in: bool, copy_out: bool, writebacks: list):
     to the device (and back after the launch unless it is read-only or cuda.In)."""
     interface = getattr(value, "__cuda_array_interface__", None)
     if interface is not None:
+        if isinstance(value, api.ndarray) and value.device is not api.current_device():
+            # its address means nothing here: a kernel would read and write this device's memory
+            raise KernelArgumentError("the array is on another device than the one the kernel runs on")
         shape = tuple(int(d) for d in interface["shape"])
         itemsize = np.dtype(interface["typestr"]).itemsize
         strides = interface.get("strides")
@@ -130,13 +134,17 @@ def _store_record(record, result):
 
 
 def _scalar(dtype: str, value):
-    """A NumPy scalar of `dtype`, wrapping integers as a C cast does (as Numba's ctypes do)."""
+    """A NumPy scalar of `dtype` as Numba's ctypes conversion makes it: integers wrapped as a C
+    cast does, but only integers (ctypes refuses a float or a string for an int), and no string
+    for a float."""
     dt = np.dtype(dtype)
     if dt.kind in "iu":
         bits = dt.itemsize * 8
-        return np.array(int(value) & ((1 << bits) - 1), dtype=f"u{dt.itemsize}").view(dt)[()]
+        return np.array(operator.index(value) & ((1 << bits) - 1), dtype=f"u{dt.itemsize}").view(dt)[()]
     if dt.kind == "b":
         return np.bool_(bool(value))
+    if isinstance(value, (str, bytes)):
+        raise TypeError(f"must be a real number, not {type(value).__name__}")
     return dt.type(value)
 
 
@@ -190,7 +198,16 @@ def flatten_arguments(types_, args, writebacks: list, extensions=(), stream=0) -
             _flatten(ty, value, copy_in, copy_out, pieces, writebacks)
         except KernelArgumentError as error:
             raise KernelArgumentError(f"argument {index} ({ty}): {error}") from None
+        except (TypeError, ValueError, OverflowError) as error:  # the value does not convert to ty
+            raise KernelArgumentError(f"argument {index} must be {ty}, got {_describe(value)} "
+                                      f"({type(error).__name__}: {error})") from None
     return pieces
+
+
+def _describe(value) -> str:
+    text = repr(value) if isinstance(value, (bool, int, float, complex, str, bytes, type(None))) \
+        else type(value).__name__
+    return text if len(text) < 80 else text[:77] + "..."
 
 
 def pack_parameters(kernel_name: str, params, pieces) -> bytes:

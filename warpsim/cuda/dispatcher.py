@@ -30,6 +30,7 @@ import warnings
 import numpy as np
 
 from .. import api
+from ..api.args import KernelArgumentError
 from ..api.kernel_attributes import DEFAULT_DYNAMIC_SHARED_LIMIT, KernelAttributes
 from ..errors import LaunchError
 from ..frontends.numba import DEFAULT_CC, compile_kernel as compile_to_ptx
@@ -166,8 +167,11 @@ class CompiledKernel(KernelAttributes):
         self.check_launch_resources(tuple(blockdim), sharedmem,
                                     refuse=lambda message: _launch_failure(message, self))
         writebacks: list = []
-        pieces = flatten_arguments(self.argument_types, args, writebacks, self.extensions, stream)
-        params = pack_parameters(self.entry_name, self._params(loaded), pieces)
+        try:
+            pieces = flatten_arguments(self.argument_types, args, writebacks, self.extensions, stream)
+            params = pack_parameters(self.entry_name, self._params(loaded), pieces)
+        except KernelArgumentError as error:
+            raise KernelArgumentError(f"kernel '{self.readable_name}' {error}") from None
         if self.debug:
             self._clear_exception(loaded, device)
         try:
@@ -224,6 +228,32 @@ class CompiledKernel(KernelAttributes):
         raise exception_class(*exception_args)
 
 
+class LaunchConfigurationError(LaunchError, TypeError, ValueError):
+    """`kernel[grid, block, ...]` that Numba refuses; a TypeError or ValueError, as Numba's is."""
+
+
+def _short(value) -> str:
+    text = repr(value).replace("\n", " ")
+    return text if len(text) < 60 else text[:57] + "..."
+
+
+def _typing_failure(error: Exception, name: str, argtypes) -> KernelArgumentError:
+    """Numba could not compile the kernel for the arguments' types: a KernelArgumentError that
+    is also the error Numba raised (TypingError, ...), so a program catching either still does."""
+    message = (f"kernel '{name}' cannot be compiled for the argument types "
+               f"({', '.join(map(str, argtypes))}): {type(error).__name__}: {_first_lines(error)}")
+    try:
+        both = type(f"Kernel{type(error).__name__}", (KernelArgumentError, type(error)), {})
+        return both(message)
+    except TypeError:                    # a class that cannot be mixed in (or built from a message)
+        return KernelArgumentError(message)
+
+
+def _first_lines(error: Exception, count: int = 6) -> str:
+    lines = [line for line in str(error).splitlines() if line.strip()]
+    return "\n".join(lines[:count]) + ("\n..." if len(lines) > count else "")
+
+
 def _byte_count(sharedmem, kernel: "CompiledKernel") -> int:
     """The dynamic shared memory size as an int (an integral NumPy scalar will do)."""
     try:
@@ -271,7 +301,12 @@ class LaunchConfiguration:
     def __init__(self, dispatcher, griddim, blockdim, stream=0, sharedmem=0):
         from numba.cuda.errors import normalize_kernel_dimensions
         self.dispatcher = dispatcher
-        self.griddim, self.blockdim = normalize_kernel_dimensions(griddim, blockdim)
+        try:
+            self.griddim, self.blockdim = normalize_kernel_dimensions(griddim, blockdim)
+        except (TypeError, ValueError) as error:   # Numba's own refusal, naming the kernel
+            raise LaunchConfigurationError(
+                f"kernel[griddim, blockdim]: griddim={_short(griddim)}, blockdim={_short(blockdim)}: "
+                f"{str(error).strip().splitlines()[0]}", kernel=dispatcher.py_func.__qualname__) from None
         self.stream, self.sharedmem = stream, sharedmem
         _warn_low_occupancy(self.griddim)
 
@@ -426,10 +461,15 @@ class Dispatcher:
 
     def call(self, args, griddim, blockdim, stream=0, sharedmem=0):
         args = tuple(args)
+        name = self.py_func.__qualname__
         if len(args) != len(_parameters(self.py_func)):
-            raise TypeError(f"{self.py_func.__qualname__}() takes {len(_parameters(self.py_func))} "
-                            f"argument(s), {len(args)} given")
-        kernel = self._select(None if self._specialized else argument_types(args))
+            raise KernelArgumentError(f"kernel '{name}' takes {len(_parameters(self.py_func))} "
+                                      f"argument(s) ({', '.join(_parameters(self.py_func))}), {len(args)} given")
+        try:
+            argtypes = None if self._specialized else argument_types(args)
+        except KernelArgumentError as error:
+            raise KernelArgumentError(f"kernel '{name}' {error}") from None
+        kernel = self._select(argtypes)
         kernel.launch(args, griddim, blockdim, stream, sharedmem)
 
     def _select(self, argtypes) -> CompiledKernel:
@@ -439,7 +479,10 @@ class Dispatcher:
         if kernel is not None:
             return kernel
         if self._compile_enabled:
-            return self.compile(argtypes)
+            try:
+                return self.compile(argtypes)
+            except Exception as error:       # noqa: BLE001 (Numba's typing errors, and its own bugs)
+                raise _typing_failure(error, self.py_func.__qualname__, argtypes) from error
         return self._convertible_overload(argtypes)
 
     def _convertible_overload(self, argtypes) -> CompiledKernel:
@@ -449,8 +492,9 @@ class Dispatcher:
         best = cuda_target.typing_context.resolve_overload(
             self.py_func, list(by_signature), argtypes, {}, allow_ambiguous=False)
         if best is None:
-            raise TypeError("No matching definition for argument type(s) "
-                            + ", ".join(map(str, argtypes)))
+            raise KernelArgumentError(f"kernel '{self.py_func.__qualname__}': No matching definition for "
+                                      f"argument type(s) {', '.join(map(str, argtypes))} (signatures: "
+                                      f"{', '.join(str(s) for s in by_signature)})")
         return by_signature[best]
 
     # Inspection ---------------------------------------------------------------

@@ -6,6 +6,7 @@ its own LaunchState, so a grid of millions of threads runs in bounded memory.
 
 from __future__ import annotations
 
+import operator
 import sys
 import threading
 import time
@@ -149,19 +150,19 @@ class LoadedModule:
     def _launch(self, kernel, grid, block, params, shared_mem, observers, cta_range,
                 overrides) -> LaunchResult:
         self._kernel(kernel)
-        grid, block = _dim3(grid, "grid"), _dim3(block, "block")
+        grid, block = launch_dimensions(grid, "grid", kernel), launch_dimensions(block, "block", kernel)
         threads = block[0] * block[1] * block[2]
-        if threads > MAX_BLOCK_THREADS or threads == 0:
-            raise LaunchError(f"block of {block} = {threads} threads: a block has 1 to "
-                              f"{MAX_BLOCK_THREADS} threads", kernel=kernel)
-        if 0 in grid:
-            raise LaunchError(f"grid {grid} has no blocks", kernel=kernel)
+        params = self._parameter_buffer(kernel, params)
         _check_thread_bounds(self.module.functions[kernel], block, threads)
         settings = current_settings()
         if overrides:
             from dataclasses import replace
             settings = replace(settings, **overrides)
-        dynamic = int(shared_mem)
+        try:
+            dynamic = operator.index(shared_mem)
+        except TypeError:
+            raise LaunchError(f"CUDA_ERROR_INVALID_VALUE: the dynamic shared memory size must be an int "
+                              f"number of bytes, got {shared_mem!r}", kernel=kernel) from None
         if dynamic < 0:
             raise LaunchError(f"CUDA_ERROR_INVALID_VALUE: {dynamic} bytes of dynamic shared memory "
                               "(a negative size)", kernel=kernel)
@@ -218,6 +219,20 @@ class LoadedModule:
             obs.launch_finished(result)
         _warn_once(result.diagnostics, kernel)
         return result
+
+
+    def _parameter_buffer(self, kernel: str, params) -> bytes:
+        """The launch's parameter bytes, at least as many as the kernel's parameters take."""
+        try:
+            params = bytes(memoryview(params).cast("B"))
+        except (TypeError, ValueError):
+            raise LaunchError(f"CUDA_ERROR_INVALID_VALUE: the parameter buffer must be bytes (or a "
+                              f"contiguous buffer), got {type(params).__name__}", kernel=kernel) from None
+        needed = max((off + size for _, off, size, _ in self.program.param_layouts[kernel]), default=0)
+        if len(params) < needed:
+            raise LaunchError(f"CUDA_ERROR_INVALID_VALUE: the parameter buffer has {len(params)} bytes; "
+                              f"the kernel's parameters take {needed}", kernel=kernel)
+        return params
 
 
 def _cluster_batch(program, kernel, grid, per_batch) -> int:
@@ -301,13 +316,29 @@ def _cta_range(cta_range, n_ctas: int, kernel: str) -> tuple:
     return first, stop
 
 
-def _dim3(value, what: str) -> tuple:
-    if isinstance(value, (int, np.integer)):
-        value = (int(value),)
-    value = tuple(int(v) for v in value)
-    if not 1 <= len(value) <= 3 or any(v < 0 for v in value):
-        raise LaunchError(f"{what} dimensions must be 1 to 3 non-negative integers, got {value}")
-    return value + (1,) * (3 - len(value))
+DIMENSION_LIMITS = {"block": (1024, 1024, 64), "grid": ((1 << 31) - 1, 65535, 65535)}
+
+
+def launch_dimensions(value, what: str, kernel: str = "") -> tuple[int, int, int]:
+    """grid or block given as an int or a tuple/list of 1-3 ints -> (x, y, z), checked against
+    CUDA's limits (each axis, and at most 1024 threads a block)."""
+    try:
+        dims = (operator.index(value),) if not isinstance(value, (tuple, list)) else \
+            tuple(operator.index(v) for v in value)
+    except TypeError:
+        raise LaunchError(f"{what} must be an int or a tuple of 1 to 3 ints, got {value!r}",
+                          kernel=kernel) from None
+    if not 1 <= len(dims) <= 3:
+        raise LaunchError(f"{what} must have 1 to 3 dimensions, got {value!r}", kernel=kernel)
+    dims = dims + (1,) * (3 - len(dims))
+    for axis, (dim, limit) in enumerate(zip(dims, DIMENSION_LIMITS[what])):
+        if not 1 <= dim <= limit:
+            raise LaunchError(f"{what} dimension {'xyz'[axis]} = {dim} is outside 1..{limit}",
+                              kernel=kernel)
+    if what == "block" and dims[0] * dims[1] * dims[2] > MAX_BLOCK_THREADS:
+        raise LaunchError(f"block {dims} has {dims[0] * dims[1] * dims[2]} threads; at most "
+                          f"{MAX_BLOCK_THREADS}", kernel=kernel)
+    return dims
 
 
 class Device:
