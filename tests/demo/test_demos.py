@@ -249,3 +249,13 @@ def test_cooperative_runs_without_triton_and_says_why(monkeypatch):
     assert r.ok and "not installed" in r.figures["triton_skipped"]
     assert "Triton's row is skipped: triton is not installed" in out.getvalue()
     assert not any(way == "triton" for _, _, way in r.figures["table"])
+
+
+def test_cli_html_has_each_demo_its_figures_and_the_sass(tmp_path, capsys):
+    path = tmp_path / "demo.html"
+    assert main(["divergence", "partial_warp", "--html", str(path)]) == 0
+    html = path.read_text(encoding="utf-8")
+    assert 'id="demo-divergence"' in html and 'id="demo-partial_warp"' in html
+    assert "Source, PTX and SASS: <code>branch_on_lane</code>" in html
+    assert "BSSY" in html and "FFMA" in html          # the SASS ptxas made for heavy()'s loop
+    assert "predicted on H200" in html

@@ -68,6 +68,7 @@ def main(argv=None) -> int:
         write_charts(console, results, args.charts)
     if args.html:
         from ..report.html import write_demo_report
+        add_sass_views(results)
         write_demo_report(results, args.html)
         console.print(f"HTML report: {args.html}")
     return 0 if all(r.ok for r in results) else 1
@@ -86,6 +87,16 @@ def summary(console, results, seconds: float):
         table.add_row(r.name, r.title, f"[green]{good}/{len(r.rows)}[/]" if r.ok else f"[red]{good}/{len(r.rows)}[/]")
     console.print()
     console.print(table)
+
+
+def add_sass_views(results):
+    """Give every charted launch its source/PTX/SASS view (launches profiled at PTX level have none
+    yet; their SASS comes from ptxas, without execution counts). Triton launches keep none."""
+    from ..metrics.code_view import code_view
+    for r in results:
+        for run in r.runs:
+            if run.profile is not None and run.profile.code is None and run.fn is not None:
+                run.profile.code = code_view(run.fn.loaded_module, run.fn.kernel_name)
 
 
 def write_charts(console, results, folder: str):

@@ -315,9 +315,21 @@ def render_demo_html(results) -> str:
                   f"<blockquote>{escape(claim)}</blockquote>",
                   '<table class="figures"><thead><tr><th>figure</th><th>measured</th>'
                   "<th>simt-execution.md says</th><th></th></tr></thead><tbody>" + rows + "</tbody></table>",
-                  chart_img([run.trace for run in r.runs], r.title), "</section>"]
+                  chart_img([run.trace for run in r.runs], r.title), _demo_code(r.runs), "</section>"]
     parts.append("</div>")
     return "\n".join(p for p in parts if p)
+
+
+def _demo_code(runs) -> str:
+    """Each launch's source, PTX and SASS side by side (launches without a SASS view are left out)."""
+    parts = []
+    for run in runs:
+        profile = getattr(run, "profile", None)
+        code = getattr(profile, "code", None)
+        if code:
+            parts += [f"<details><summary>Source, PTX and SASS: <code>{escape(run.label)}</code></summary>",
+                      code_table(code, getattr(profile, "sources", None)), "</details>"]
+    return "\n".join(parts)
 
 
 def write_demo_report(results, path) -> str:
