@@ -15,7 +15,8 @@ import warpsim as cp  # noqa: E402
 from warpsim.api import triton as wt  # noqa: E402
 
 from triton_kernels import (add_kernel, attention_fwd, layer_norm_bwd_dwdb, layer_norm_bwd_dx,  # noqa: E402
-                            layer_norm_fwd, matmul_kernel, matmul_tma_kernel, softmax_kernel)
+                            layer_norm_fwd, matmul_kernel, matmul_tma_kernel,
+                            matmul_tma_warp_specialized, softmax_kernel)
 
 pytestmark = pytest.mark.triton
 
@@ -115,7 +116,7 @@ def tf32(values):
     return (values.astype(np.float32).view(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32)
 
 
-def run_matmul(rng, dtype, arch, block, block_n=None, block_k=32, shape=(64, 64, 64), num_warps=4):
+def run_matmul(rng, dtype, arch, block, block_n=None, block_k=32, shape=(64, 64, 64), num_warps=4, **options):
     m, n, k = shape
     a = rng.standard_normal((m, k)).astype(dtype)
     b = rng.standard_normal((k, n)).astype(dtype)
@@ -123,7 +124,7 @@ def run_matmul(rng, dtype, arch, block, block_n=None, block_k=32, shape=(64, 64,
     grid = lambda meta: (triton.cdiv(m, meta["BLOCK_SIZE_M"]) * triton.cdiv(n, meta["BLOCK_SIZE_N"]),)  # noqa: E731
     compiled = wt.launch(matmul_kernel, grid, a, b, c, m, n, k, k, 1, n, 1, n, 1, BLOCK_SIZE_M=block,
                          BLOCK_SIZE_N=block_n or block, BLOCK_SIZE_K=block_k, GROUP_SIZE_M=2,
-                         num_warps=num_warps, num_stages=3, arch=arch)
+                         num_warps=num_warps, num_stages=3, arch=arch, **options)
     return a, b, c, compiled
 
 
@@ -212,3 +213,22 @@ def test_fused_attention_forward(rng, arch):
     p = np.exp(scores - scores.max(axis=1, keepdims=True))
     want = (p / p.sum(axis=1, keepdims=True)) @ v.astype(np.float64)
     np.testing.assert_allclose(out.astype(np.float64), want, rtol=2e-3, atol=2e-3)
+
+
+def test_warp_specialized_tma_matmul(rng):
+    """Producer and consumer warpgroups (12 warps) meeting at mbarriers and named barriers."""
+    m = n = k = 128
+    a, b = (rng.standard_normal((m, k)).astype(np.float16) for _ in range(2))
+    c = np.full((m, n), np.nan, np.float16)
+    descs = [wt.tensor_descriptor(t, [64, 64]) for t in (a, b, c)]
+    compiled = wt.launch(matmul_tma_warp_specialized, (2, 2), *descs, k, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64,
+                         num_warps=4, num_stages=3, arch=90)
+    assert "setmaxnreg" in compiled.ptx and compiled.num_warps > 4
+    assert_fp16_product(a, b, c)
+
+
+def test_matmul_with_two_ctas_per_program_runs_as_clusters(rng):
+    """num_ctas=2: Triton launches a cluster of two CTAs per program (barrier.cluster, %cluster_ctarank)."""
+    a, b, c, compiled = run_matmul(rng, np.float16, 90, 64, 64, 32, (128, 128, 128), 4, num_ctas=2)
+    assert compiled.num_ctas == 2 and ".reqnctapercluster 2" in compiled.ptx
+    assert_fp16_product(a, b, c)

@@ -198,3 +198,18 @@ def attention_fwd(Q, K, V, Out, seq_len, sm_scale, HEAD_DIM: tl.constexpr, BLOCK
         m_i = m_new
     out = acc / l_i[:, None]
     tl.store(Out + offs_m[:, None] * HEAD_DIM + offs_d[None, :], out.to(tl.float16), mask=offs_m[:, None] < seq_len)
+
+
+@triton.jit
+def matmul_tma_warp_specialized(a_desc, b_desc, c_desc, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                                BLOCK_K: tl.constexpr):
+    """The TMA matmul with Triton's warp specialization: a loading warpgroup and MMA warpgroups
+    hand tiles over through mbarriers, and trade registers with setmaxnreg."""
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in tl.range(0, K, BLOCK_K, warp_specialize=True):
+        a = a_desc.load([pid_m * BLOCK_M, k])
+        b = b_desc.load([k, pid_n * BLOCK_N])
+        acc = tl.dot(a, b, acc)
+    c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(c_desc.dtype))

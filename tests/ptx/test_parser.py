@@ -124,3 +124,23 @@ def test_parse_errors_name_line_and_column(text, line, col, needle):
     err = info.value
     assert (err.line, err.col) == (line, col)
     assert needle in str(err) and f"bad.ptx:{line}:{col}" in str(err)
+
+
+def test_labels_are_local_to_their_scope():
+    """Two inline asm blocks with the same `waitLoop:` (Triton's mbarrier waits) branch to their own."""
+    text = """.version 8.5
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+    .reg .b32 %r<4>;
+    { .reg .pred p; waitLoop: add.u32 %r1, %r1, 1; setp.lt.u32 p, %r1, 3; @p bra waitLoop; }
+    { .reg .pred p; bra.uni waitLoop; waitLoop: add.u32 %r2, %r2, 10; setp.lt.u32 p, %r2, 50; @p bra waitLoop; }
+    ret;
+}
+"""
+    k = parse_ptx(text).functions["k"]
+    branches = [ins for ins in k.body if ins.opcode == "bra"]
+    first, forward, second = (b.srcs[0].name for b in branches)
+    assert first != second and forward == second               # a branch before its label too
+    assert k.labels[first] == 0 and k.labels[second] == 4

@@ -176,6 +176,7 @@ def launch(fn, grid, *args, arch: int = DEFAULT_ARCH, **kwargs) -> CompiledTrito
     converted, copies = _to_device(args)
     compiled = compile_triton(fn, converted, kwargs, arch)
     grid = _grid3(grid, _meta(fn, args, kwargs))
+    grid = (grid[0] * compiled.num_ctas, grid[1], grid[2])     # num_ctas > 1: a cluster per program, as Triton
     values = _parameter_values(compiled, grid)
     for scratch in values[-2:]:
         if isinstance(scratch, ndarray):

@@ -54,6 +54,7 @@ class CompiledTriton:
     signature: dict                # parameter -> Triton type ('*fp32', 'i32', 'constexpr', ...)
     runtime_args: tuple            # the argument values the kernel's parameters take, in order
     tensordesc_meta: tuple = ()    # per tensor-descriptor argument: Triton's swizzle, element size, box
+    num_ctas: int = 1              # CTAs per program: a cluster of them along x (sm_90)
 
     @property
     def threads_per_program(self) -> int:
@@ -125,4 +126,5 @@ def compile_triton(fn, args, kwargs, arch: int = DEFAULT_ARCH) -> CompiledTriton
                           profile_scratch_size=meta.profile_scratch_size,
                           profile_scratch_align=meta.profile_scratch_align,
                           signature=dict(signature), runtime_args=runtime_args,
-                          tensordesc_meta=tuple(getattr(meta, "tensordesc_meta", None) or ()))
+                          tensordesc_meta=tuple(getattr(meta, "tensordesc_meta", None) or ()),
+                          num_ctas=getattr(meta, "num_ctas", 1))

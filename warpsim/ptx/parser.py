@@ -335,6 +335,7 @@ class _Parser:
             self.scopes.append(dict())
             self.scope_ranges.append(dict())
             self.scope_counter += 1
+            self.declare_scope_labels()
         elif t == "}":
             self.next()
             self.scopes.pop()
@@ -360,9 +361,24 @@ class _Parser:
             if self.at(".callprototype"):
                 self.skip_statement()
             else:
-                self.fn.labels[tok.text] = len(self.fn.body)
+                self.fn.labels[self.resolve(tok.text)] = len(self.fn.body)
         else:
             self.instruction()
+
+    def declare_scope_labels(self):
+        """Labels are local to their `{ }` scope, as registers are: inline asm blocks that each
+        have a `waitLoop:` (Triton's mbarrier waits) branch to their own. Labels are declared
+        when the scope opens, since a branch may come before its label."""
+        depth, i = 0, self.i
+        while i + 1 < len(self.toks) and depth >= 0:
+            tok = self.toks[i]
+            if tok.text == "{":
+                depth += 1
+            elif tok.text == "}":
+                depth -= 1
+            elif depth == 0 and tok.kind == "word" and self.toks[i + 1].text == ":":
+                self.declare(tok.text)
+            i += 1
 
     def declare(self, name: str) -> str:
         """Register a name in the current scope; inner scopes get a unique suffix."""
