@@ -8,6 +8,7 @@ anything a real GPU would read as garbage, naming the kernel and parameter.
 
 Conversions (those of CuPy):
   device array / __cuda_array_interface__  -> its 64-bit address
+  MemoryPointer (memory.alloc)             -> its address
   None                                     -> null pointer
   Python bool / int / float / complex      -> bool / int64 / float64 / complex128
   NumPy scalar (incl. structured np.void)  -> its own bytes
@@ -27,6 +28,7 @@ import struct
 import numpy as np
 
 from ..errors import WarpsimError
+from .memory import MemoryPointer
 
 __all__ = ["KernelArgumentError", "pack_arguments", "encode_argument", "device_pointer"]
 
@@ -36,7 +38,10 @@ class KernelArgumentError(WarpsimError, TypeError, ValueError):
 
 
 def device_pointer(value) -> int | None:
-    """The device address of a device array (ours or any __cuda_array_interface__), else None."""
+    """The device address of a device array (ours or any __cuda_array_interface__) or of a
+    MemoryPointer (`cupy.cuda.memory.alloc`'s result), else None."""
+    if isinstance(value, MemoryPointer):
+        return value.ptr
     data = getattr(value, "data", None)
     if hasattr(data, "ptr") and hasattr(value, "__cuda_array_interface__"):
         return int(data.ptr)

@@ -13,14 +13,14 @@ a launch refuses arrays from another.
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import operator
-import weakref
 
 import numpy as np
 
 from .host_math import HostArithmetic
+from .streams import get_current_stream
+from .memory import (Memory, MemoryPointer, UnownedMemory, alloc, current_device,  # noqa: F401
+                     use_device)
 dtype = np.dtype
 newaxis = None
 bool_, int8, int16, int32, int64 = np.bool_, np.int8, np.int16, np.int32, np.int64
@@ -30,69 +30,6 @@ intp, uintp, byte, ubyte, short, ushort = np.intp, np.uintp, np.byte, np.ubyte, 
 intc, uintc, longlong, ulonglong = np.intc, np.uintc, np.longlong, np.ulonglong
 half, single, double, csingle, cdouble = np.half, np.single, np.double, np.csingle, np.cdouble
 
-
-
-# --- which device ------------------------------------------------------------
-
-_device_in_use: contextvars.ContextVar = contextvars.ContextVar("warpsim_device", default=None)
-
-
-def current_device():
-    """The device new arrays and modules go to (see `use_device`)."""
-    device = _device_in_use.get()
-    if device is not None:
-        return device
-    from ..machine.device import default_device  # lazy: the machine imports heavy modules
-    return default_device()
-
-
-@contextlib.contextmanager
-def use_device(device):
-    """Run a block against `device` instead of the default one (like `with cupy.cuda.Device(n):`)."""
-    token = _device_in_use.set(device)
-    try:
-        yield device
-    finally:
-        _device_in_use.reset(token)
-
-
-# --- device memory -----------------------------------------------------------
-
-class Memory:
-    """One device allocation, freed when no array or pointer refers to it any more."""
-
-    def __init__(self, device, size: int):
-        self.device, self.size = device, size
-        self.ptr = device.memory.allocate(max(size, 1))
-        finalizer = weakref.finalize(self, device.memory.free, self.ptr)
-        finalizer.atexit = False  # the device may be gone at interpreter exit
-
-
-class UnownedMemory:
-    """Device memory owned by someone else (a foreign array, a module global); never freed here."""
-
-    def __init__(self, ptr: int, size: int, owner, device):
-        self.ptr, self.size, self.owner, self.device = int(ptr), size, owner, device
-
-
-class MemoryPointer:
-    """An address inside a device allocation, as CuPy's `ndarray.data`."""
-
-    def __init__(self, mem, offset: int = 0):
-        self.mem, self.ptr = mem, mem.ptr + offset
-
-    @property
-    def device(self):
-        return self.mem.device
-
-    def __int__(self) -> int:
-        return self.ptr
-
-    def __add__(self, offset: int) -> "MemoryPointer":
-        return MemoryPointer(self.mem, self.ptr - self.mem.ptr + operator.index(offset))
-
-    def __repr__(self) -> str:
-        return f"<MemoryPointer 0x{self.ptr:x}>"
 
 
 # --- shapes and indexing -----------------------------------------------------
@@ -242,7 +179,7 @@ class ndarray(HostArithmetic):
         if len(self._strides) != len(self._shape):
             raise ValueError(f"strides {self._strides} do not match shape {self._shape}")
         if memptr is None:
-            memptr = MemoryPointer(Memory(current_device(), self.nbytes))
+            memptr = alloc(self.nbytes)
         self.data = memptr
         self.base: ndarray | None = None
 
@@ -273,7 +210,8 @@ class ndarray(HostArithmetic):
     def __cuda_array_interface__(self) -> dict:
         return {"shape": self._shape, "typestr": self._dtype.str, "descr": self._dtype.descr,
                 "data": (self.data.ptr, False), "version": 3,
-                "strides": None if self._c_contiguous else self._strides}
+                "strides": None if self._c_contiguous else self._strides,
+                "stream": get_current_stream().exported_ptr}
 
     def _span(self) -> tuple[int, int]:
         """Byte range [low, high) relative to data.ptr that the elements occupy."""
@@ -575,10 +513,15 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
 def host_function(fn):
     """Wrap a NumPy function so device arrays go in and come out (computed on the host)."""
     def to_host(value):
+        if not isinstance(value, ndarray) and hasattr(value, "__cuda_array_interface__"):
+            value = _wrap_foreign(value)
         return value.get() if isinstance(value, ndarray) else value
 
-    def to_device(value):
-        return asarray(value) if isinstance(value, np.ndarray) else value
+    def to_device(value):     # a Fortran-ordered result stays Fortran-ordered (np.copy(a, 'F'))
+        if not isinstance(value, np.ndarray):
+            return value
+        fortran = value.ndim > 1 and value.flags.f_contiguous and not value.flags.c_contiguous
+        return _from_host(value, "F" if fortran else "C")
 
     def call(*args, **kwargs):
         result = fn(*[to_host(a) for a in args], **{k: to_host(v) for k, v in kwargs.items()})
@@ -591,10 +534,20 @@ def host_function(fn):
 
 
 class HostRandom:
-    """`cupy.random`-style generators whose results land on the device."""
+    """`cupy.random`-style generators whose results land on the device.
+
+    CuPy's generators take `dtype=` (random(size, dtype=float32), uniform(...,
+    dtype=...)) where NumPy's do not: the values are drawn by NumPy and cast.
+    """
 
     def __getattr__(self, name):
-        return host_function(getattr(np.random, name))
+        draw = host_function(getattr(np.random, name))
+
+        def call(*args, dtype=None, **kwargs):
+            values = draw(*args, **kwargs)
+            return values.astype(dtype) if dtype is not None else values
+        call.__name__ = name
+        return call
 
 
 def numpy_fallback(name: str):

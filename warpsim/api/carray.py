@@ -2,11 +2,12 @@
 
 A generated kernel receives each array as a struct by value (pointer, size,
 shape, byte strides) and the loop's shape as an indexer that turns a flat
-index into a multi-index. HEADER is warpsim's own C++ for both, with the
+index into a multi-index. The C++ of both is warpsim's own cupy/carray.cuh
+(warpsim/api/include, on every kernel's include path as CuPy's is), with the
 members CuPy's kernels use (`x[i]`, `x[idx]`, `size()`, `shape()`,
 `strides()`, `_ind.set(i)`, `_ind.get()`, `_ind.size()`); the host side packs
 the same layout (pack_carray, pack_indexer). float16 is CUDA's __half and
-complex<T> is cuda::std::complex<T>.
+complex<T> is cupy/complex.cuh's.
 """
 
 from __future__ import annotations
@@ -20,79 +21,13 @@ from .arrays import ndarray
 __all__ = ["HEADER", "header_for", "pack_carray", "pack_indexer", "broadcast_shape",
            "broadcast_view", "collapse_dims", "may_share_memory"]
 
-HEADER = r"""
-#include <cuda_fp16.h>
-typedef __half float16;
+HEADER = "#include <cupy/carray.cuh>\n"     # warpsim/api/include/cupy/carray.cuh (see warpsim.api.headers)
 
-template <typename T, int ndim>
-class CArray {
- public:
-  T* data_;
-  ptrdiff_t size_;
-  ptrdiff_t shape_[ndim];
-  ptrdiff_t strides_[ndim];   // in bytes
-  __device__ ptrdiff_t size() const { return size_; }
-  __device__ const ptrdiff_t* shape() const { return shape_; }
-  __device__ const ptrdiff_t* strides() const { return strides_; }
-  __device__ T* data() const { return data_; }
-  __device__ T& operator[](const ptrdiff_t* index) const {
-    char* at = reinterpret_cast<char*>(data_);
-    for (int d = 0; d < ndim; ++d) at += strides_[d] * index[d];
-    return *reinterpret_cast<T*>(at);
-  }
-  __device__ T& operator[](ptrdiff_t flat) const {   // C order over shape_
-    char* at = reinterpret_cast<char*>(data_);
-    for (int d = ndim - 1; d >= 0; --d) {
-      at += strides_[d] * (flat % shape_[d]);
-      flat /= shape_[d];
-    }
-    return *reinterpret_cast<T*>(at);
-  }
-};
-
-template <typename T>
-class CArray<T, 0> {
- public:
-  T* data_;
-  ptrdiff_t size_;
-  __device__ ptrdiff_t size() const { return size_; }
-  __device__ T* data() const { return data_; }
-  __device__ T& operator[](const ptrdiff_t*) const { return *data_; }
-  __device__ T& operator[](ptrdiff_t) const { return *data_; }
-};
-
-template <int ndim>
-class CIndexer {
- public:
-  ptrdiff_t size_;
-  ptrdiff_t shape_[ndim];
-  ptrdiff_t index_[ndim];
-  __device__ ptrdiff_t size() const { return size_; }
-  __device__ const ptrdiff_t* shape() const { return shape_; }
-  __device__ void set(ptrdiff_t flat) {
-    for (int d = ndim - 1; d >= 0; --d) {
-      index_[d] = flat % shape_[d];
-      flat /= shape_[d];
-    }
-  }
-  __device__ const ptrdiff_t* get() const { return index_; }
-};
-
-template <>
-class CIndexer<0> {
- public:
-  ptrdiff_t size_;
-  __device__ ptrdiff_t size() const { return size_; }
-  __device__ void set(ptrdiff_t) {}
-  __device__ const ptrdiff_t* get() const { return nullptr; }
-};
-"""
-
-_COMPLEX = "#include <cuda/std/complex>\ntemplate <typename T> using complex = cuda::std::complex<T>;\n"
+_COMPLEX = "#include <cupy/complex.cuh>\n"
 
 
 def header_for(dtypes) -> str:
-    """HEADER, plus cuda::std::complex only when a complex dtype is used (it is slow to compile)."""
+    """HEADER, plus cupy/complex.cuh only when a complex dtype is used (it is slow to compile)."""
     uses_complex = any(np.dtype(d).kind == "c" for d in dtypes)
     return HEADER + (_COMPLEX if uses_complex else "")
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from . import carray
 from .arrays import ndarray
-from .kernel_params import decide_types, pack_argument, parse_parameters, typedefs
+from .kernel_params import decide_types, device_array_of, pack_argument, parse_parameters, typedefs
 from .raw import RawModule
 
 __all__ = ["ElementwiseKernel"]
@@ -55,8 +55,9 @@ class ElementwiseKernel:
         if len(args) not in (self.nin, self.nargs):
             raise TypeError(f"Wrong number of arguments for {self.name!r}: {self.nin} or "
                             f"{self.nargs} expected, {len(args)} given")
-        args = [a if isinstance(a, ndarray) or not isinstance(a, np.ndarray) else _refuse_host(a)
-                for a in args]
+        if block_size is not None and not 1 <= int(block_size) <= 1024:
+            raise ValueError(f"block_size must be 1 to 1024 threads, got {block_size}")
+        args = [device_array_of(a) if not isinstance(a, np.ndarray) else _refuse_host(a) for a in args]
         loop_shape = self._loop_shape(args, size)
         in_args, out_args = list(args[:self.nin]), list(args[self.nin:])
         in_types, out_types, types = decide_types(self.in_params, self.out_params, in_args, out_args)
@@ -111,6 +112,11 @@ class ElementwiseKernel:
         threads = int(block_size or BLOCK_SIZE)
         blocks = max(1, min((int(np.prod(shape, dtype=np.int64)) + threads - 1) // threads, 0x7FFFFFFF))
         kernel((blocks,), (threads,), tuple(values))
+
+    @property
+    def _cached_codes(self) -> dict:
+        """The kernels compiled so far, one per (signature, types, dimensions), as CuPy's cache."""
+        return self._modules
 
     def _kernel(self, signature, types, ndim):
         key = (signature, tuple(sorted(types.items())), ndim)

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import carray
-from .arrays import ndarray
+from .arrays import _wrap_foreign, ndarray
 
 __all__ = ["Parameter", "parse_parameters", "decide_types", "c_type_name", "scalar_argument",
-           "pack_argument"]
+           "pack_argument", "device_array_of"]
 
 C_TYPE_NAMES = {
     np.dtype(np.bool_): "bool",
@@ -124,6 +124,18 @@ def decide_types(in_params, out_params, in_args, out_args) -> tuple[list, list, 
                             "no argument: pass an output array of that type")
         return types[param.placeholder]
     return [resolve(p) for p in in_params], [resolve(p) for p in out_params], types
+
+
+def device_array_of(value):
+    """A CuPy-like argument as a device array: `__cupy_get_ndarray__()` or a view through
+    `__cuda_array_interface__` (Numba's arrays, PyTorch's); anything else as it is."""
+    if isinstance(value, ndarray):
+        return value
+    if hasattr(value, "__cupy_get_ndarray__"):
+        return value.__cupy_get_ndarray__()
+    if hasattr(value, "__cuda_array_interface__"):
+        return _wrap_foreign(value)
+    return value
 
 
 def scalar_argument(value, dtype) -> np.generic:

@@ -21,23 +21,36 @@ import threading
 
 from .args import KernelArgumentError, pack_arguments
 from .arrays import MemoryPointer, UnownedMemory, current_device, ndarray
-from ..errors import LaunchError, WarpsimError
+from ..errors import CompileError, LaunchError
 from ..frontends.nvrtc import compile_cuda
 from ..machine.device import launch_dimensions
+from .cuda_errors import CompileException, CUDADriverError, JitifyException
+from .headers import include_option, translate_cucomplex as cucomplex_to_complex
 from .kernel_attributes import KernelAttributes
 
-class KernelNotFoundError(WarpsimError, LookupError):
-    """get_function asked for a name the module does not define."""
+class KernelNotFoundError(CUDADriverError, LookupError):
+    """get_function asked for a name the module does not define (CUDA_ERROR_NOT_FOUND, as CuPy's)."""
+
+    def __init__(self, message: str):
+        super().__init__(message, "CUDA_ERROR_NOT_FOUND: named symbol not found")
+
+
+class ModuleFileNotFoundError(CUDADriverError, FileNotFoundError):
+    """RawModule(path=...) names a file that does not exist (CUDA_ERROR_FILE_NOT_FOUND, as CuPy's)."""
+
+    def __init__(self, message: str):
+        super().__init__(message, "CUDA_ERROR_FILE_NOT_FOUND: file not found")
 
 
 CUPY_APPENDED_OPTIONS = ("-ftz=true",)
 
 
 def cupy_options(options) -> tuple:
-    """The NVRTC options CuPy compiles with: the user's, then -ftz=true (last, so it wins)."""
+    """The NVRTC options CuPy compiles with: the user's, then -ftz=true (last, so it wins), and the
+    folder of CuPy's headers (warpsim's own cupy/*.cuh, see warpsim.api.headers)."""
     if isinstance(options, (str, bytes)):
         options = (options,)
-    return tuple(options) + CUPY_APPENDED_OPTIONS
+    return tuple(options) + CUPY_APPENDED_OPTIONS + (include_option(),)
 
 
 # --- raw kernels -------------------------------------------------------------
@@ -61,10 +74,21 @@ class Function(KernelAttributes):
     def _attribute_kernel(self):
         return self.loaded_module, self.kernel_name
 
-    def __init__(self, loaded_module, device, kernel_name: str, requested_name: str):
+    def __init__(self, loaded_module, device, kernel_name: str, requested_name: str,
+                 raw_module: "RawModule | None" = None):
         self.loaded_module, self.device = loaded_module, device
         self.kernel_name, self.name = kernel_name, requested_name
         self.params = list(loaded_module.params(kernel_name))
+        self.raw_module = raw_module
+
+    enable_cooperative_groups = property(
+        lambda self: bool(self.raw_module and self.raw_module.enable_cooperative_groups))
+
+    def __reduce__(self):
+        """Pickled as its RawModule (source and PTX) and its name; loaded again when unpickled."""
+        if self.raw_module is None:
+            raise TypeError(f"kernel {self.kernel_name} was not made by a RawModule and cannot be pickled")
+        return _function_of, (self.raw_module, self.name)
 
     def __call__(self, grid, block, args, shared_mem: int = 0, stream=None,
                  enable_cooperative_groups: bool = False) -> None:
@@ -95,8 +119,11 @@ class RawModule:
     Exactly one of `code` (CUDA source), `path` (.cu compiled, .ptx loaded) or
     `ptx` (PTX text; a warpsim extension) is given. Compilation and loading
     happen on first use, as in CuPy. `backend='nvcc'` also compiles with NVRTC;
-    `jitify` and `enable_cooperative_groups` are accepted and have no effect
-    (the CUDA and CCCL headers are always on the include path).
+    `jitify` and `enable_cooperative_groups` are accepted and change nothing
+    but the exception a failed compile raises (JitifyException): the CUDA,
+    CCCL and CuPy headers are always on the include path.
+    `translate_cucomplex=True` compiles `#include <cuComplex.h>` as
+    cupy/cuComplex_bridge.h, as CuPy does.
     """
 
     def __init__(self, code: str | None = None, *, path: str | None = None, options=(),
@@ -107,9 +134,11 @@ class RawModule:
             raise TypeError("RawModule needs exactly one of code= (CUDA source), path= or ptx=")
         if backend not in ("nvrtc", "nvcc"):
             raise ValueError(f"unknown backend {backend!r}: use 'nvrtc'")
-        if translate_cucomplex:
-            raise NotImplementedError("translate_cucomplex=True is not supported by warpsim; "
-                                      "use thrust::complex or cuda::std::complex in the source")
+        if backend == "nvcc" and name_expressions:
+            raise ValueError("name_expressions is only supported by the 'nvrtc' backend (as in CuPy)")
+        if translate_cucomplex and code is not None:
+            code = cucomplex_to_complex(code)
+        self.jitify, self.enable_cooperative_groups = jitify, enable_cooperative_groups
         self.options = tuple(options)
         self.name_expressions = tuple(name_expressions or ())
         self.backend, self.file_path, self.source_name = backend, path, "kernel.cu"
@@ -146,6 +175,8 @@ class RawModule:
         try:
             with open(path, encoding="utf-8") as handle:
                 text = handle.read()
+        except FileNotFoundError as exc:
+            raise ModuleFileNotFoundError(f"RawModule(path={path!r}): {exc.strerror}") from None
         except OSError as exc:
             raise FileNotFoundError(f"RawModule(path={path!r}): {exc.strerror}") from None
         self.source_name = os.path.abspath(path)  # NVRTC writes it into .file: reports can open it
@@ -162,6 +193,8 @@ class RawModule:
         try:
             with open(path, "rb") as handle:
                 data = handle.read()
+        except FileNotFoundError as exc:
+            raise ModuleFileNotFoundError(f"RawModule(path={path!r}): {exc.strerror}") from None
         except OSError as exc:
             raise FileNotFoundError(f"RawModule(path={path!r}): {exc.strerror}") from None
         ptx = ptx_text_in_cubin(data)
@@ -181,8 +214,13 @@ class RawModule:
         return self._ptx
 
     def _compile(self) -> None:
-        result = compile_cuda(self.code, cupy_options(self.options), name=self.source_name,
-                              name_expressions=self.name_expressions)
+        try:
+            result = compile_cuda(self.code, cupy_options(self.options), name=self.source_name,
+                                  name_expressions=self.name_expressions)
+        except CompileError as exc:   # raised as CuPy's CompileException (a CompileError still)
+            error = JitifyException if self.jitify else CompileException
+            raise error(str(exc).split("\n", 1)[0], exc.log, self.code, self.source_name,
+                        self.options) from None
         self._ptx, self._lowered_names = result.ptx, result.lowered_names
         self.compile_log = result.log
 
@@ -217,7 +255,8 @@ class RawModule:
         key = (id(device), name)
         with self._cache_lock:
             if key not in self._functions:
-                self._functions[key] = Function(loaded, device, self._kernel_name(loaded, name), name)
+                self._functions[key] = Function(loaded, device, self._kernel_name(loaded, name), name,
+                                                self)
             return self._functions[key]
 
     def _kernel_name(self, loaded, name: str) -> str:
@@ -249,6 +288,10 @@ class RawModule:
         return MemoryPointer(UnownedMemory(address, 0, self, device))
 
 
+def _function_of(raw_module: "RawModule", name: str) -> Function:
+    return raw_module.get_function(name)
+
+
 class RawKernel(KernelAttributes):
     """One kernel from CUDA source, compiled on first use: kernel(grid, block, args, shared_mem=0).
 
@@ -266,6 +309,7 @@ class RawKernel(KernelAttributes):
                  translate_cucomplex: bool = False, *, enable_cooperative_groups: bool = False,
                  jitify: bool = False):
         self.code, self.name, self.options, self.backend = code, name, tuple(options), backend
+        self.enable_cooperative_groups = enable_cooperative_groups
         self.module = RawModule(code=code, options=options, backend=backend,
                                 translate_cucomplex=translate_cucomplex,
                                 enable_cooperative_groups=enable_cooperative_groups, jitify=jitify)

@@ -23,7 +23,7 @@ import numpy as np
 
 from . import carray
 from .arrays import ndarray
-from .kernel_params import decide_types, pack_argument, parse_parameters, typedefs
+from .kernel_params import decide_types, device_array_of, pack_argument, parse_parameters, typedefs
 from .raw import RawModule
 
 __all__ = ["ReductionKernel"]
@@ -84,6 +84,7 @@ class ReductionKernel:
             if len(args) == self.nargs:
                 raise ValueError("cannot specify 'out' as both a positional and keyword argument")
             args = tuple(args) + (out if isinstance(out, tuple) else (out,))
+        args = [device_array_of(a) for a in args]
         in_args, out_args = list(args[:self.nin]), list(args[self.nin:])
         arrays = [a for a, p in zip(in_args, self.in_params) if isinstance(a, ndarray) and not p.raw]
         if not arrays:
@@ -143,6 +144,11 @@ class ReductionKernel:
         kernel = self._kernel(tuple(signature), types, len(in_loop), len(out_loop), block)
         outputs = int(np.prod(out_shape, dtype=np.int64))
         kernel((min(outputs, 0x7FFFFFFF),), (block,), tuple(values))
+
+    @property
+    def _cached_codes(self) -> dict:
+        """The kernels compiled so far, one per (signature, types, dimensions), as CuPy's cache."""
+        return self._modules
 
     def _kernel(self, signature, types, in_ndim, out_ndim, block):
         key = (signature, tuple(sorted(types.items())), in_ndim, out_ndim, block)

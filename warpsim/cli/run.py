@@ -1,6 +1,7 @@
 """Run an unchanged Numba or CuPy program on warpsim: `warpsim run python script.py [args]`.
 
-A CuPy program's `import cupy` gives warpsim for the run (`cupy_on_warpsim()`).
+A CuPy program's `import cupy` gives warpsim's CuPy-compatible API (warpsim.api.cupy) for
+the run (`cupy_on_warpsim()`); a CuPy name warpsim lacks fails naming it.
 
     warpsim run python my_numba_program.py --size 4096
     python -m warpsim.cli.run my_numba_program.py --size 4096
@@ -93,27 +94,80 @@ def strip_interpreter(argv: list) -> list:
     return argv
 
 
+# CuPy's separate backend package: its modules CuPy's tests import, and warpsim's stand-ins for them.
+CUPY_BACKENDS = {
+    "cupy_backends.cuda.libs.nvrtc": "warpsim.api.cupy.cuda.nvrtc",
+    "cupy_backends.cuda.stream": "warpsim.api.cupy.cuda.stream",
+    "cupy_backends.cuda.api.runtime": "warpsim.api.cupy.cuda.runtime",
+    "cupy_backends.cuda.api.driver": "warpsim.api.cupy.cuda.driver",
+}
+
+
+class MissingCupyModules:
+    """A finder for `import cupy.X` where warpsim has no X: ModuleNotFoundError naming it.
+
+    Every module warpsim does provide is already in sys.modules under its CuPy
+    name, so this is asked only about the others.
+    """
+
+    @staticmethod
+    def find_spec(fullname, path=None, target=None):
+        if fullname.split(".")[0] in ("cupy", "cupy_backends", "cupyx"):
+            raise ModuleNotFoundError(
+                f"No module named '{fullname}': warpsim does not provide {fullname} (under "
+                "`warpsim run`, cupy is warpsim's CuPy-compatible API; see docs/cupy.md)", name=fullname)
+        return None
+
+
+def cupy_modules() -> dict:
+    """CuPy module name -> warpsim's module: warpsim.api.cupy and every submodule, and CUPY_BACKENDS."""
+    import importlib
+    import pkgutil
+    import types
+    import warpsim.api.cupy as cupy
+    modules = {"cupy": cupy}
+    for info in pkgutil.walk_packages(cupy.__path__, "warpsim.api.cupy."):
+        modules["cupy." + info.name[len("warpsim.api.cupy."):]] = importlib.import_module(info.name)
+    for name, target in CUPY_BACKENDS.items():
+        modules[name] = importlib.import_module(target)
+        parts = name.split(".")
+        for depth in range(len(parts) - 1, 0, -1):      # cupy_backends, cupy_backends.cuda, ...
+            parent = ".".join(parts[:depth])
+            if parent not in modules:
+                modules[parent] = types.ModuleType(parent, "warpsim's stand-in for CuPy's " + parent)
+            setattr(modules[parent], parts[depth], modules[".".join(parts[:depth + 1])])
+    return modules
+
+
 @contextlib.contextmanager
 def cupy_on_warpsim():
-    """`import cupy` gives warpsim (and `cupy.cuda` warpsim.cuda) while the program runs.
+    """`import cupy` (and cupy.cuda, cupy.testing, ...) gives warpsim.api.cupy while the program runs.
 
-    warpsim's CuPy surface (arrays, RawModule, RawKernel, cupy.cuda's Device,
-    Stream, runtime) is what a CuPy program meets; anything else CuPy has and
-    warpsim does not fails with AttributeError naming it. The modules that
-    were there before, the real CuPy included, are put back afterwards.
+    warpsim's CuPy surface (arrays, kernels, cupy.cuda's devices, streams,
+    memory and runtime, cupy.testing) is what a CuPy program meets; any other
+    name CuPy has fails with AttributeError or ModuleNotFoundError naming it
+    and saying warpsim does not provide it. The modules that were there
+    before, the real CuPy included, are put back afterwards.
     """
-    import warpsim
-    names = ("cupy", "cupy.cuda")
-    saved = {name: sys.modules.get(name, _ABSENT) for name in names}
-    sys.modules["cupy"] = warpsim
-    sys.modules["cupy.cuda"] = warpsim.cuda
+    modules = cupy_modules()
+    saved = {name: sys.modules.get(name, _ABSENT) for name in modules}
+    saved.update({name: module for name, module in sys.modules.items()
+                  if name.split(".")[0] in ("cupy", "cupy_backends", "cupyx") and name not in saved})
+    for name in saved:
+        if name not in modules:
+            del sys.modules[name]        # the real CuPy's other modules: hidden while warpsim's run
+    sys.modules.update(modules)
+    finder = MissingCupyModules()
+    sys.meta_path.insert(0, finder)
     try:
-        yield warpsim
+        yield modules["cupy"]
     finally:
+        sys.meta_path.remove(finder)
+        for name in list(sys.modules):
+            if name.split(".")[0] in ("cupy", "cupy_backends", "cupyx"):
+                del sys.modules[name]
         for name, module in saved.items():
-            if module is _ABSENT:
-                sys.modules.pop(name, None)
-            else:
+            if module is not _ABSENT:
                 sys.modules[name] = module
 
 
