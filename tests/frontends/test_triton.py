@@ -16,7 +16,7 @@ from warpsim.api import triton as wt  # noqa: E402
 
 from triton_kernels import (add_kernel, attention_fwd, layer_norm_bwd_dwdb, layer_norm_bwd_dx,  # noqa: E402
                             layer_norm_fwd, matmul_kernel, matmul_tma_kernel,
-                            matmul_tma_warp_specialized, softmax_kernel)
+                            matmul_tma_persistent, matmul_tma_warp_specialized, softmax_kernel)
 
 pytestmark = pytest.mark.triton
 
@@ -231,4 +231,15 @@ def test_matmul_with_two_ctas_per_program_runs_as_clusters(rng):
     """num_ctas=2: Triton launches a cluster of two CTAs per program (barrier.cluster, %cluster_ctarank)."""
     a, b, c, compiled = run_matmul(rng, np.float16, 90, 64, 64, 32, (128, 128, 128), 4, num_ctas=2)
     assert compiled.num_ctas == 2 and ".reqnctapercluster 2" in compiled.ptx
+    assert_fp16_product(a, b, c)
+
+
+def test_persistent_tma_matmul(rng):
+    """Three programs loop over nine output tiles (one at the edges of the tensors)."""
+    m, n, k = 150, 136, 104                   # TMA needs 16-byte row strides
+    a, b = rng.standard_normal((m, k)).astype(np.float16), rng.standard_normal((k, n)).astype(np.float16)
+    c = np.full((m, n), np.nan, np.float16)
+    descs = [wt.tensor_descriptor(a, [64, 64]), wt.tensor_descriptor(b, [64, 64]), wt.tensor_descriptor(c, [64, 64])]
+    wt.launch(matmul_tma_persistent, (3,), *descs, m, n, k, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, NUM_PROGRAMS=3,
+              num_warps=4, num_stages=3, arch=90)
     assert_fp16_product(a, b, c)

@@ -213,3 +213,21 @@ def matmul_tma_warp_specialized(a_desc, b_desc, c_desc, K, BLOCK_M: tl.constexpr
         b = b_desc.load([k, pid_n * BLOCK_N])
         acc = tl.dot(a, b, acc)
     c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(c_desc.dtype))
+
+
+@triton.jit
+def matmul_tma_persistent(a_desc, b_desc, c_desc, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                          BLOCK_K: tl.constexpr, NUM_PROGRAMS: tl.constexpr):
+    """Tutorial 09's persistent TMA matmul: a fixed number of programs loop over the output tiles."""
+    start_pid = tl.program_id(0)
+    tiles_n = tl.cdiv(N, BLOCK_N)
+    num_tiles = tl.cdiv(M, BLOCK_M) * tiles_n
+    for tile_id in tl.range(start_pid, num_tiles, NUM_PROGRAMS, flatten=True):
+        pid_m = tile_id // tiles_n
+        pid_n = tile_id % tiles_n
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for k in range(0, K, BLOCK_K):
+            a = a_desc.load([pid_m * BLOCK_M, k])
+            b = b_desc.load([k, pid_n * BLOCK_N])
+            acc = tl.dot(a, b, acc)
+        c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(c_desc.dtype))
