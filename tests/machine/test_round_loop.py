@@ -1,21 +1,24 @@
 """The compiled round loop (machine/compiled/loop.py) against the round-by-round NumPy engine.
 
 Kernels whose covered blocks the loop runs for many rounds, converged and
-divergent, under its and lowest-pc: results (checked against NumPy), warp and
-thread instructions and rounds must be those of the NumPy tier exactly; so
-must the errors of launches that never end (the round and instruction
-budgets, the livelock watch), which the engine checks between the loop's
-calls. The loop is compiled once per machine (disk cache).
+divergent, with global loads and without, under its and lowest-pc: results
+(checked against NumPy), warp and thread instructions and rounds must be
+those of the NumPy tier exactly; so must the whole machine state when a budget
+stops a launch mid-run, the errors of launches that never end (the round and
+instruction budgets, the livelock watch), which the engine checks between the
+loop's calls, and the fault of a bad load inside the loop. The loop is compiled once per machine (disk cache).
 """
 
 from __future__ import annotations
+
+import gc
 
 import numpy as np
 import pytest
 
 import warpsim as cp
 from warpsim.api.args import pack_arguments
-from warpsim.errors import BudgetExceeded, DeadlockError
+from warpsim.errors import BudgetExceeded, DeadlockError, MemoryFault
 from warpsim.machine.compiled import report
 from warpsim.machine.events import LaunchObserver
 
@@ -173,3 +176,80 @@ def test_a_spin_that_changes_nothing_is_the_same_livelock():
     numpy_error = error_on("numpy", SPIN, "spin")
     assert numpy_error[0] is DeadlockError and "livelock" in numpy_error[1]
     assert error_on("compiled", SPIN, "spin") == numpy_error
+
+
+GATHER = r"""
+extern "C" __global__ void gather(const float* x, const int* start, float* out, int steps, int step) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float acc = 0.0f;
+    int j = start[i];
+    #pragma unroll 1
+    for (int k = 0; k < steps; ++k) {
+        acc = acc * 0.5f + x[j];
+        j += step;
+    }
+    out[i] = acc;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def gather():
+    return cp.RawModule(code=GATHER).get_function("gather")
+
+
+def gather_reference(x, start, steps, step):
+    acc = np.zeros(len(start), dtype=np.float32)
+    for k in range(steps):          # acc * 0.5 is exact, so fma is one rounding of the f64 sum
+        acc = (acc.astype(np.float64) * 0.5 + x[start + k * step]).astype(np.float32)
+    return acc
+
+
+@pytest.mark.parametrize("scheduling", ["its", "lowest-pc"])
+def test_loads_in_the_loop_give_the_numpy_tiers_results_and_counters(gather, scheduling):
+    rng = np.random.default_rng(11)
+    n, steps, step = 1024, 30, 7
+    x = rng.random(n + steps * step, dtype=np.float32)
+    start = rng.integers(0, n, n).astype(np.int32)
+    seen = {}
+    for engine in ("numpy", "compiled"):
+        out = cp.full(n, np.nan, dtype=cp.float32)
+        seen[engine] = launch(engine, scheduling, gather, (n // 256,), (256,),
+                              (cp.asarray(x), cp.asarray(start), out, np.int32(steps), np.int32(step)))
+        np.testing.assert_array_equal(out.get(), gather_reference(x, start, steps, step))
+    assert seen["numpy"] == seen["compiled"]
+    rows = report(gather.loaded_module.program)
+    assert any(r["in_round_loop"] for r in rows), rows
+
+
+def test_a_load_past_the_end_inside_the_loop_is_the_same_fault(gather):
+    """Only the last thread's last trip reads one element past x, many rounds into the loop."""
+    n, steps, step = 512, 20, 64
+    x = cp.asarray(np.arange(n + step * (steps - 1) - 1, dtype=np.float32))
+    start = cp.asarray(np.arange(n, dtype=np.int32))
+    messages = {}
+    for engine in ("numpy", "compiled"):
+        with pytest.raises(MemoryFault) as caught:
+            launch(engine, "its", gather, (n // 256,), (256,),
+                   (x, start, cp.zeros(n, cp.float32), np.int32(steps), np.int32(step)))
+        messages[engine] = str(caught.value)
+    assert "thread: (255, 0, 0)" in messages["numpy"] and "block: (1, 0, 0)" in messages["numpy"]
+    assert messages["numpy"] == messages["compiled"]
+
+
+def test_a_load_of_freed_memory_inside_the_loop_is_the_same_use_after_free(gather):
+    n = 256
+    keep = cp.zeros(4096, dtype=cp.float32)            # a live neighbour
+    freed = cp.zeros(4096, dtype=cp.float32)
+    address = freed.data.ptr
+    del freed
+    gc.collect()
+    messages = {}
+    for engine in ("numpy", "compiled"):
+        with pytest.raises(MemoryFault) as caught:
+            launch(engine, "its", gather, (1,), (n,),
+                   (np.uint64(address), cp.asarray(np.arange(n, dtype=np.int32)),
+                    cp.zeros(n, cp.float32), np.int32(5), np.int32(1)))
+        messages[engine] = str(caught.value)
+    assert "use after free" in messages["numpy"] and keep.size == 4096
+    assert messages["numpy"] == messages["compiled"]

@@ -26,7 +26,7 @@ import sys
 import numpy as np
 
 from ...cache import cache_dir, write_atomically
-from ...ptx.ir import Imm, Reg, Sink
+from ...ptx.ir import Addr, Imm, Reg, Sink
 from ...ptx.types import TYPES
 from ..isa.evaluate import typed_immediate
 from ..isa.moves import SPECIAL_REGISTERS
@@ -37,6 +37,8 @@ from .scalar import SCALAR
 HEADER = ("from numba import njit\nimport numpy as np\n"
           "from warpsim.machine.compiled.runtime import *\n\n")
 STORAGE = {1: "bool", 32: "np.uint32", 64: "np.uint64"}
+LOAD_BITS = {"u32": 32, "s32": 32, "b32": 32, "f32": 32, "u64": 64, "s64": 64, "b64": 64, "f64": 64}
+LOAD_FLAGS = {"global", "nc", "ca", "cg", "cs", "lu", "cv"}     # cache hints: the same value either way
 
 
 class NotCovered(Exception):
@@ -47,14 +49,19 @@ class BlockSource:
     """The compiled tier's source for one block, or why there is none (`why`)."""
 
     def __init__(self, program, pblock, arrays: list | None = None, guard_base: int = 0,
-                 prefix: str = "", count_guards: bool = True):
+                 prefix: str = "", count_guards: bool = True, loads: bool = False):
         """arrays, guard_base and prefix let several blocks share one function (loop.py): one
         list of register arrays, one guard_counts array (this block's from guard_base), and
         locals named apart. count_guards=False leaves out the profiler's guard counts (their
-        branch per lane halves the speed of a loop that never profiles)."""
+        branch per lane halves the speed of a loop that never profiles). loads=True covers
+        ld.global, for the round loop only: a lane whose address is bad stops the loop
+        before the lane changes anything (`fault`), and the NumPy tier then reports it.
+        The allocation of the last load (allocation_start/end, locals of the loop) is tried
+        before the search."""
         self.program, self.block, self.fn = program, pblock, pblock.function
         self.arrays: list[tuple] = [] if arrays is None else arrays   # (register key, bits), in argument order
         self.guard_base, self.prefix, self.count_guards = guard_base, prefix, count_guards
+        self.loads = loads
         self.guarded_positions: list[int] = []
         self.body: list[str] = []              # the per-lane statements, lane slot `i`
         self.source, self.why = None, None
@@ -146,6 +153,9 @@ class BlockSource:
             if ins.opcode == "mov":
                 self.move(ins, guard)
                 continue
+            if ins.opcode == "ld" and self.loads:
+                self.global_load(ins, guard)
+                continue
             spec = entry(ins)
             if spec is None or spec.kind != VALUE:
                 raise NotCovered(f"{ins.opcode} is not a value instruction")
@@ -188,6 +198,34 @@ class BlockSource:
         if self.block.next_gid == -1:
             raise NotCovered("a branch that falls through to the kernel's exit")
         return f"{target} if {guard} else {self.block.next_gid}"
+
+    def global_load(self, ins, guard):
+        """ld.global of one 32- or 64-bit value at [register+offset], from the heap's typed views."""
+        bits = LOAD_BITS.get(ins.type)
+        if bits is None or ins.flags - LOAD_FLAGS or "global" not in ins.flags or len(ins.dsts) != 1:
+            raise NotCovered(f"{'.'.join((ins.opcode,) + ins.mods)} (compiled: scalar ld.global only)")
+        addr, dst = ins.srcs[0], ins.dsts[0]
+        if not isinstance(addr, Addr) or not isinstance(addr.base, Reg) or not isinstance(dst, Reg):
+            raise NotCovered(f"ld.global form {ins}")
+        if self.bits(dst.name) != bits:
+            raise NotCovered(f"ld.global.{ins.type} into {dst.name} of another width")
+        base = self.operand(addr.base, "u64")
+        address, offset, found = self.fresh("address"), self.fresh("offset"), self.fresh("allocation")
+        size = bits // 8
+        self.lines.append(f"{address} = add64({base}, np.uint64({addr.offset & (2**64 - 1):#x}))")
+        self.lines.append(f"{offset} = {address} - GLOBAL_BASE")
+        check = [f"if ({address} & np.uint64({size - 1})) != np.uint64(0) or {offset} < allocation_start "
+                 f"or {offset} + np.uint64({size}) > allocation_end:",
+                 f"    {found} = find_allocation(starts, ends, heap_bytes, {address}, {size})",
+                 f"    if {found} < 0:",
+                 f"        fault[0] = i",
+                 f"        return rounds, issued, FAULT",
+                 f"    allocation_start = starts[{found}]",
+                 f"    allocation_end = ends[{found}]"]
+        if guard is not None:
+            check = [f"if {guard}:"] + ["    " + line for line in check]
+        self.lines.extend(check)
+        self.write(dst, f"mem{bits}[{offset} >> np.uint64({3 if bits == 64 else 2})]", guard)
 
     def move(self, ins, guard):
         """mov between registers of one width, or of an immediate."""

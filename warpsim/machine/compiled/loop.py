@@ -11,18 +11,22 @@ from block.py), and the warp's next choice. A converged warp thus runs block
 after block, one per round, inside one call.
 
 It stops, handing the round back to the engine, when
-  - a warp chooses a block it does not cover (memory, warp, barrier, exit...):
-    the round's choice is made (PENDING) and the engine runs it as any round;
+  - a warp chooses a block it does not cover (a store, warp, barrier, exit...):
+    the loop runs the round's covered blocks that come before it (in the
+    engine's ascending block order) and hands back the rest (PENDING);
   - no lane can run (IDLE): the engine's meet phase takes over;
+  - a lane's ld.global address is bad (FAULT): the lane has changed nothing
+    yet, and the engine runs the rest of the round on the NumPy tier, which
+    reports the fault as it always does;
   - it has run `limit` rounds: the engine's guard (round and instruction
     budgets, the watchdog, the livelock watch's rounds) runs between calls,
     so rounds, budgets and errors are those of the round-by-round engine.
-Covered blocks only read and write registers and pc, never memory, status
-or barriers, so running each warp's chosen block in warp order instead of
-block order changes nothing, and the meet phase has nothing to release in
-the rounds it skips. The engine uses it only when no observer watches
-blocks and no guard is counted (profiling counts every block execution), so
-its blocks leave out the guard counts.
+Covered blocks only read registers and global memory and write registers
+and pc, never memory, status or barriers, so running each warp's chosen
+block in warp order instead of block order changes nothing, and the meet
+phase has nothing to release in the rounds it skips. The engine uses it only
+when no observer watches blocks or memory and no guard is counted (profiling
+counts every block execution), so its blocks leave out the guard counts.
 """
 
 from __future__ import annotations
@@ -32,17 +36,22 @@ import numpy as np
 from .block import BlockSource, compile_source, is_cached_on_disk
 from .rounds import NO_PC, group_by_block
 
-STOPPED, IDLE, PENDING = 0, 1, 2
+STOPPED, IDLE, PENDING, FAULT = 0, 1, 2, 3
 MAX_LOOP_BLOCKS = 64        # covered blocks one loop function takes (compile time grows with it)
 
 LOOP_HEADER = """\
 from warpsim.machine.compiled.rounds import NO_PC, choose, scan_warp
 
+FAULT = {FAULT}
+
 
 @njit(cache=True, nogil=True)
 def run_rounds(pc, status, starved, rotating, last_pc, patience, independent, enabled, n_ins,
-               limit, max_issued, warp_count, lane_count, warp_pc{arrays}):
+               limit, max_issued, warp_count, lane_count, warp_pc, mem32, mem64, starts, ends,
+               heap_bytes, fault, ran{arrays}):
     n_warps = pc.shape[0] // 32
+    allocation_start = np.uint64(1)     # the allocation of the last load: none yet
+    allocation_end = np.uint64(0)
     lowest = np.empty(n_warps, dtype=np.int64)
     divergent = np.zeros(n_warps, dtype=np.bool_)
     for w in range(n_warps):
@@ -57,18 +66,17 @@ def run_rounds(pc, status, starved, rotating, last_pc, patience, independent, en
                 break
         if not running:
             return rounds, issued, {IDLE}
-        pending = False
+        first_uncovered = NO_PC
         for w in range(n_warps):
             gid = choose(w, lowest[w], divergent[w], pc, status, starved, rotating, last_pc,
                          patience, independent)
             warp_pc[w] = gid
-            if gid != NO_PC and not enabled[gid]:
-                pending = True
-        if pending:
-            return rounds, issued, {PENDING}
+            ran[w] = False
+            if gid != NO_PC and not enabled[gid] and gid < first_uncovered:
+                first_uncovered = gid
         for w in range(n_warps):
             gid = warp_pc[w]
-            if gid == NO_PC:
+            if gid >= first_uncovered:      # NO_PC, or after a block the engine runs first
                 continue
             base = w * 32
             lanes = 0
@@ -80,6 +88,9 @@ def run_rounds(pc, status, starved, rotating, last_pc, patience, independent, en
             issued += n_ins[gid]
             lowest[w] = low                 # the warp's next choice, as scan_warp finds it
             divergent[w] = low != NO_PC and high != low
+            ran[w] = True
+        if first_uncovered != NO_PC:
+            return rounds, issued, {PENDING}
         rounds += 1
         if rounds >= limit or issued > max_issued:
             return rounds, issued, {STOPPED}
@@ -96,7 +107,7 @@ class RoundLoop:
         branches = []
         for pblock in program.blocks:
             source = BlockSource(program, pblock, arrays=self.arrays, prefix=str(pblock.gid),
-                                 count_guards=False)
+                                 count_guards=False, loads=True)
             if source.source is None:
                 continue
             if len(self.gids) == MAX_LOOP_BLOCKS:
@@ -122,7 +133,7 @@ class RoundLoop:
         if self.gids:
             arrays = "".join(f", R{k}" for k in range(len(self.arrays)))
             self.source = LOOP_HEADER.format(arrays=arrays, dispatch="".join(branches),
-                                             IDLE=IDLE, PENDING=PENDING, STOPPED=STOPPED)
+                                             IDLE=IDLE, PENDING=PENDING, STOPPED=STOPPED, FAULT=FAULT)
         self.cached = self.source is not None and is_cached_on_disk(self.source)
         self.dispatcher = None
         self.failed: str | None = None
@@ -139,26 +150,42 @@ class RoundLoop:
         return self.dispatcher is not None
 
     def run(self, ctx, patience: int, independent: bool, limit: int):
-        """Run up to `limit` rounds; the groups of a round chosen but not run (PENDING), else None."""
+        """Run up to `limit` rounds; the groups of a round it did not finish, else None."""
         n_blocks = len(self.n_ins)
         warp_count = np.zeros(n_blocks, dtype=np.int64)
         lane_count = np.zeros(n_blocks, dtype=np.int64)
         warp_pc = np.empty(ctx.n_warps, dtype=np.int64)
+        fault = np.zeros(1, dtype=np.int64)
+        ran = np.zeros(ctx.n_warps, dtype=np.bool_)
         arrays = [ctx.reg(key, bits) for key, bits in self.arrays]
+        heap = ctx.memory.buffer
+        starts, ends = ctx.memory._index()       # live allocations, as GlobalMemory.check reads them
         rounds, issued, outcome = self.dispatcher(
             ctx.pc, ctx.status, ctx.starved, ctx.rotating, ctx.last_pc, patience, independent,
             self.enabled, self.n_ins, limit, ctx.settings.max_instructions - ctx.issued,
-            warp_count, lane_count, warp_pc, *arrays)
+            warp_count, lane_count, warp_pc, heap.view(np.uint32), heap.view(np.uint64),
+            starts, ends, np.uint64(len(heap)), fault, ran, *arrays)
         ctx.rounds += int(rounds)
         ctx.issued += int(issued)
-        if rounds:
-            ran = np.flatnonzero(lane_count)
-            ctx.thread_instructions += int(lane_count[ran] @ self.n_ins[ran])
-            for gid in ran:
+        blocks_run = np.flatnonzero(lane_count)
+        if len(blocks_run):
+            ctx.thread_instructions += int(lane_count[blocks_run] @ self.n_ins[blocks_run])
+            for gid in blocks_run:
                 self.lanes_by_block[int(gid)] = self.lanes_by_block.get(int(gid), 0) + int(lane_count[gid])
-        if outcome != PENDING:
-            return None
-        blocks, lanes, lane_bounds, warps, warp_bounds = group_by_block(ctx.pc, ctx.status, warp_pc)
+        if outcome == FAULT:
+            return self.rest_of_round(ctx, warp_pc, ran, int(fault[0]))
+        if outcome == PENDING:
+            return self.rest_of_round(ctx, warp_pc, ran, 0)
+        return None
+
+    @staticmethod
+    def rest_of_round(ctx, warp_pc, ran, first_slot: int) -> list:
+        """The groups of the round the loop did not run, in the engine's order: warps whose
+        block it does not cover or comes after one it does not cover (which may write what
+        they read), and after a bad load the lanes from the faulting one on (the NumPy tier
+        then reports the fault as it always does)."""
+        blocks, lanes, lane_bounds, warps, warp_bounds = group_by_block(ctx.pc, ctx.status, warp_pc,
+                                                                        ran, first_slot)
         return [(int(blocks[g]), lanes[lane_bounds[g]:lane_bounds[g + 1]],
                  warps[warp_bounds[g]:warp_bounds[g + 1]]) for g in range(len(blocks))]
 

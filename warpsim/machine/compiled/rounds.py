@@ -59,10 +59,11 @@ def choose(w, lowest, divergent, pc, status, starved, rotating, last_pc, patienc
 
 
 @njit(cache=True, nogil=True)
-def group_by_block(pc, status, warp_pc):
-    """(group block ids, lane slots by group, their bounds, warps by group, their bounds)."""
+def group_by_block(pc, status, warp_pc, ran, first_slot):
+    """(group block ids, lane slots by group, their bounds, warps by group, their bounds) of the
+    warps that have not `ran` this round, lanes from first_slot on (the loop's rest of a round)."""
     n_warps = warp_pc.shape[0]
-    blocks = np.unique(warp_pc)
+    blocks = np.unique(warp_pc[~ran])
     if blocks.shape[0] and blocks[-1] == NO_PC:
         blocks = blocks[:-1]
     lanes = np.empty(pc.shape[0], dtype=np.int64)
@@ -74,13 +75,13 @@ def group_by_block(pc, status, warp_pc):
     for g in range(blocks.shape[0]):
         gid = blocks[g]
         for w in range(n_warps):
-            if warp_pc[w] != gid:
+            if warp_pc[w] != gid or ran[w] or w * 32 + 31 < first_slot:
                 continue
             warps[n_group_warps] = w
             n_group_warps += 1
             for lane in range(32):
                 s = w * 32 + lane
-                if status[s] == RUNNING and pc[s] == gid:
+                if status[s] == RUNNING and pc[s] == gid and s >= first_slot:
                     lanes[n_lanes] = s
                     n_lanes += 1
         lane_bounds[g + 1] = n_lanes
@@ -97,4 +98,4 @@ def select_groups(pc, status, starved, rotating, last_pc, patience, independent)
         lowest, divergent = scan_warp(pc, status, w * 32)
         warp_pc[w] = choose(w, lowest, divergent, pc, status, starved, rotating, last_pc,
                             patience, independent)
-    return group_by_block(pc, status, warp_pc)
+    return group_by_block(pc, status, warp_pc, np.zeros(n_warps, dtype=np.bool_), 0)

@@ -152,6 +152,33 @@ def signed_less64(a, b):
     return (np.uint64(a) ^ flip) < (np.uint64(b) ^ flip)
 
 
+# ------------------------------------------------------------ global memory (the round loop's loads)
+
+GLOBAL_BASE = np.uint64(0x7F00_0000_0000)     # memory.GLOBAL_BASE, where the heap is mapped
+
+
+@njit(inline="always")
+def find_allocation(starts, ends, heap_bytes, address, size):
+    """The live allocation holding an access of `size` bytes at address, or -1 where
+    GlobalMemory.check and access.resolve refuse it: not aligned, or not inside one
+    allocation. The round loop asks only when the allocation of its last load does not
+    hold the access (kept in locals, which LLVM keeps in registers)."""
+    if address % np.uint64(size) != np.uint64(0) or address < GLOBAL_BASE:
+        return -1
+    offset = address - GLOBAL_BASE
+    low, high = 0, starts.shape[0]          # the last allocation starting at or before offset
+    while low < high:
+        middle = (low + high) // 2
+        if starts[middle] <= offset:
+            low = middle + 1
+        else:
+            high = middle
+    k = low - 1
+    if k < 0 or offset + np.uint64(size) > ends[k] or offset + np.uint64(size) > heap_bytes:
+        return -1
+    return k
+
+
 # ------------------------------------------------------------ f32 (bits in, bits out)
 
 @njit(inline="always")

@@ -147,9 +147,9 @@ def compiled_loop(ctx, model):
     'compiled' compiles it at once; auto uses it once its machine code is in the disk
     cache, or, in a batch of COMPILED_ROUNDS_FROM slots, once the program's blocks have run
     for HOT_LOOP_LANES threads in this process (its compile takes seconds: Numba types a
-    function of every covered block). Never while the profiler watches blocks."""
-    if ctx.engine == "numpy" or ctx.block_observers or ctx.count_predicates \
-            or type(model) not in _stackless_models():
+    function of every covered block). Never while the profiler or the sanitizer watches."""
+    if ctx.engine == "numpy" or ctx.block_observers or ctx.memory_observers or ctx.count_predicates \
+            or type(model) not in _stackless_models() or len(ctx.memory.buffer) % 8:
         return None
     from .loop import round_loop
     program = ctx.program
