@@ -28,10 +28,11 @@ def load(name: str):
     return importlib.import_module(f"{__name__}.{key}")
 
 
-def run_demo(name: str, console=None):
-    """Run one demo and return its DemoResult (printing on `console` when given)."""
+def run_demo(name: str, console=None, **options):
+    """Run one demo and return its DemoResult (printing on `console` when given); options go to
+    the demo's run() (e.g. cooperative's lengths)."""
     module = load(name)
-    result = module.run(console)
+    result = module.run(console, **options)
     result.claim = " ".join(getattr(module, "CLAIM", "").split())
     return result
 

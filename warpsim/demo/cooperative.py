@@ -123,13 +123,16 @@ def speedup(table, op, cols, way) -> float | None:
 
 # ------------------------------------------------------------ the demo
 
-def run(console=None) -> common.DemoResult:
+def run(console=None, lengths=LENGTHS) -> common.DemoResult:
+    """lengths: the row lengths to run (the shortest is the very-short case; the document's
+    conclusion is checked at those of LONG among them, else at the longest)."""
+    lengths = tuple(sorted(lengths))
     result = common.DemoResult(NAME, TITLE)
     rng = np.random.default_rng(16)
     skipped = triton_missing()
     ways = [w for w in WAYS if w != "triton" or not skipped]
     table = {}
-    for cols in LENGTHS:
+    for cols in lengths:
         x = rng.standard_normal((ELEMENTS // cols, cols)).astype(np.float32)
         w, b = rng.standard_normal(cols).astype(np.float32), rng.standard_normal(cols).astype(np.float32)
         for op in ("softmax", "layernorm"):
@@ -137,34 +140,39 @@ def run(console=None) -> common.DemoResult:
                 if (op, cols, way) not in NOT_RUN:
                     table[op, cols, way] = measure(op, way, x, w, b)
     for (op, cols, way), m in table.items():
-        if cols == LONG[-1] and way != "triton":
+        if cols == lengths[-1] and way != "triton":
             result.runs.append(m["run"])
     result.figures.update(table={k: {n: v for n, v in m.items() if n != "run"} for k, m in table.items()},
-                          triton_skipped=skipped,
+                          triton_skipped=skipped, lengths=lengths,
                           speedup={(op, cols, way): speedup(table, op, cols, way) for op, cols, way in table
                                    if way != "thread"})
-    add_rows(result, table, ways)
+    add_rows(result, table, ways, lengths)
     if console is not None:
         common.header(console, result, CLAIM)
-        console.print(f"  Each batch is {ELEMENTS:,} floats: {', '.join(f'{ELEMENTS // c:,} rows of {c}' for c in LENGTHS)}"
-                      f" columns. One thread per row launches a thread for every row ({ELEMENTS // LENGTHS[-1]} at "
-                      f"{LENGTHS[-1]} columns), one warp per row 32 times as many, both in blocks of {THREADS}; "
+        console.print(f"  Each batch is {ELEMENTS:,} floats: {', '.join(f'{ELEMENTS // c:,} rows of {c}' for c in lengths)}"
+                      f" columns. One thread per row launches a thread for every row ({ELEMENTS // lengths[-1]} at "
+                      f"{lengths[-1]} columns), one warp per row 32 times as many, both in blocks of {THREADS}; "
                       "Triton's kernels are launched as its tutorials launch them.")
         if skipped:
             console.print(f"  [yellow]Triton's row is skipped: {skipped}.[/]")
         for op in ("softmax", "layernorm"):
-            console.print(rows_table(op, table, ways))
+            console.print(rows_table(op, table, ways, lengths))
         console.print(common.figures_table(result))
     return result
 
 
-def add_rows(result, table, ways):
-    long_cols = LONG[-1]
+def long_lengths(lengths) -> tuple:
+    """Where the document's conclusion is checked: the lengths of LONG that ran, else the longest."""
+    return tuple(c for c in LONG if c in lengths) or lengths[-1:]
+
+
+def add_rows(result, table, ways, lengths):
+    long_cols = lengths[-1]
     every_ok = all(m["correct"] and m["written"] for m in table.values())
     result.add("every output element written and equal to NumPy's (softmax, layer norm)",
                "yes" if every_ok else "no", "(same result every way)", every_ok)
     for op in ("softmax", "layernorm"):
-        for cols in LONG:
+        for cols in long_lengths(lengths):
             s = speedup(table, op, cols, "warp")
             if s is None:
                 continue
@@ -172,7 +180,7 @@ def add_rows(result, table, ways):
             result.add(f"{op}, {cols} columns: predicted, thread vs warp per row",
                        f"{t['time_us']:.2f} vs {w['time_us']:.2f} us: warp {s:.1f}x faster",
                        "the cooperative pattern wins", s > 1)
-        short = LENGTHS[0]
+        short = lengths[0]
         s = speedup(table, op, short, "warp")
         if s is not None:
             t, w = table[op, short, "thread"], table[op, short, "warp"]
@@ -180,13 +188,13 @@ def add_rows(result, table, ways):
             result.add(f"{op}, {short} columns (very short rows): thread vs warp per row",
                        f"{t['time_us']:.2f} vs {w['time_us']:.2f} us: {verdict}",
                        "(not claimed: lanes idle, 10 shuffles a row)", True)
-    soft = {cols: table["softmax", cols, "warp"] for cols in LENGTHS}
+    soft = {cols: table["softmax", cols, "warp"] for cols in lengths}
     thread = table["softmax", long_cols, "thread"]
     result.add(f"softmax, {long_cols} columns: global sectors per load request, thread vs warp",
                f"{thread['sectors']:.1f} vs {soft[long_cols]['sectors']:.1f}",
                "adjacent lanes, adjacent addresses: 32 vs 4", thread["sectors"] == 32 and soft[long_cols]["sectors"] == 4)
-    short = soft[LENGTHS[0]]
-    result.add(f"warp per row: SIMT efficiency at {LENGTHS[0]} vs {long_cols} columns",
+    short = soft[lengths[0]]
+    result.add(f"warp per row: SIMT efficiency at {lengths[0]} vs {long_cols} columns",
                f"{common.pct(short['lanes'] / 32)} vs {common.pct(soft[long_cols]['lanes'] / 32)}",
                "(lanes past a short row idle)", short["lanes"] < 0.75 * soft[long_cols]["lanes"])
     result.add("warp per row: shuffles per row, softmax and layer norm",
@@ -203,7 +211,7 @@ def add_rows(result, table, ways):
                    all(t["shuffles_per_row"] > 0 for t in tri) and all(f and f > 1 for f in faster))
 
 
-def rows_table(op: str, table, ways):
+def rows_table(op: str, table, ways, lengths):
     from rich import box
     from rich.table import Table
     t = Table(title=f"{'row softmax' if op == 'softmax' else 'layer norm'}: predicted on {common.GPU.upper()}",
@@ -211,7 +219,7 @@ def rows_table(op: str, table, ways):
     for title in ("columns", "way", "SIMT eff.", "sectors/req", "SHFL/row", "warp inst/row", "predicted",
                   "vs thread/row"):
         t.add_column(title, justify="left" if title == "way" else "right")
-    for cols in LENGTHS:
+    for cols in lengths:
         for way in ways:
             m = table.get((op, cols, way))
             if m is None:

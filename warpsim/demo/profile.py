@@ -16,7 +16,7 @@ occupancy against the theoretical figure. Nsight Compute reports all three, and 
 points to a different fix.
 """
 KERNELS = "profile.cu"
-N, STEPS = 1 << 18, 16            # items; steps of each kind's path
+N, STEPS = 1 << 18, 8             # items; steps of each kind's path
 FEW = (132, 64)                   # the slow launch: one block of 64 threads per SM
 ENOUGH = (N // 256, 256)          # a thread per item
 LANES = "smsp__thread_inst_executed_per_inst_executed.ratio"
