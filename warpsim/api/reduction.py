@@ -1,9 +1,11 @@
 """CuPy's ReductionKernel: map each element, reduce along axes, post-map into the outputs.
 
 As in CuPy, the kernel is CUDA C++ generated from the expressions and compiled
-by NVRTC with -ftz=true (once per combination of types and dimensions): one
-thread block per output element, each thread folding a strided share of the
-reduced elements with `reduce_expr`, then a tree in shared memory. Expressions
+by NVRTC with -ftz=true (once per combination of types and dimensions), laid
+out as CuPy lays it out: a power of two of threads (1 to 256) per output
+element, each folding a strided share of the reduced elements with
+`reduce_expr`, then a tree in shared memory; a block holds as many outputs
+as fit in 256 threads. Expressions
 use CuPy's names: `a` and `b` in reduce_expr, `a` in post_map_expr (of type
 `_type_reduce`, the reduce_type, default the first output's type), the input
 parameter names in map_expr, and `_in_ind`, `_out_ind`, `_J` (elements per
@@ -31,12 +33,19 @@ __all__ = ["ReductionKernel"]
 MAX_BLOCK = 256
 
 
-def _block_for(elements: int) -> int:
-    """Threads per output: a power of two from 32 to MAX_BLOCK, no wider than the work."""
-    block = 32
-    while block < MAX_BLOCK and block < elements:
-        block *= 2
-    return block
+def _power_of_two_at_least(n: int, limit: int) -> int:
+    value = 1
+    while value < limit and value < n:
+        value *= 2
+    return value
+
+
+def _layout(reduced: int, outputs: int) -> tuple[int, int]:
+    """(threads per output, outputs per block), as CuPy lays a reduction out: a power of two of
+    threads (1 to MAX_BLOCK) shares each output's elements, and a block holds as many outputs
+    as fit in MAX_BLOCK threads, so a short reduction over many outputs is not one block each."""
+    stride = _power_of_two_at_least(reduced, MAX_BLOCK)
+    return stride, _power_of_two_at_least(outputs, MAX_BLOCK // stride)
 
 
 def _axes(axis, ndim: int) -> tuple[int, ...]:
@@ -140,25 +149,29 @@ class ReductionKernel:
             signature.append(entry)
         reduced = int(np.prod([in_shape[d] for d in axes], dtype=np.int64))
         values += [carray.pack_indexer(in_loop), carray.pack_indexer(out_loop), np.int64(reduced)]
-        block = _block_for(reduced)
-        kernel = self._kernel(tuple(signature), types, len(in_loop), len(out_loop), block)
         outputs = int(np.prod(out_shape, dtype=np.int64))
-        kernel((min(outputs, 0x7FFFFFFF),), (block,), tuple(values))
+        stride, per_block = _layout(reduced, outputs)
+        kernel = self._kernel(tuple(signature), types, len(in_loop), len(out_loop), (stride, per_block))
+        blocks = min(-(-outputs // per_block), 0x7FFFFFFF)
+        kernel((blocks,), (stride * per_block,), tuple(values))
 
     @property
     def _cached_codes(self) -> dict:
         """The kernels compiled so far, one per (signature, types, dimensions), as CuPy's cache."""
         return self._modules
 
-    def _kernel(self, signature, types, in_ndim, out_ndim, block):
-        key = (signature, tuple(sorted(types.items())), in_ndim, out_ndim, block)
+    def _kernel(self, signature, types, in_ndim, out_ndim, layout):
+        key = (signature, tuple(sorted(types.items())), in_ndim, out_ndim, layout)
         if key not in self._modules:
-            source = self.source(signature, types, in_ndim, out_ndim, block)
+            source = self.source(signature, types, in_ndim, out_ndim, layout)
             self._modules[key] = RawModule(code=source, options=self.options).get_function(self.name)
         return self._modules[key]
 
-    def source(self, signature, types, in_ndim, out_ndim, block) -> str:
-        """The CUDA C++ of the kernel for one signature of (kind, dtype, ndim) per parameter."""
+    def source(self, signature, types, in_ndim, out_ndim, layout) -> str:
+        """The CUDA C++ of the kernel for one signature of (kind, dtype, ndim) per parameter and a
+        layout of (threads per output, outputs per block)."""
+        stride, per_block = layout
+        block = stride * per_block
         declarations, inputs, outputs = [], [], []
         for param, (kind, dtype, dims) in zip(self.params, signature):
             const = "const " if param.is_const else ""
@@ -188,10 +201,14 @@ class ReductionKernel:
                 + f'extern "C" __global__ void {self.name}({", ".join(declarations)}) {{\n'
                 + f"  __shared__ _type_reduce _sdata[{block}];\n"
                 + f"  __shared__ bool _sseen[{block}];\n"
-                + "  for (ptrdiff_t _out = blockIdx.x; _out < _out_ind.size(); _out += gridDim.x) {\n"
+                + f"  const ptrdiff_t _tid = threadIdx.x % {stride}, _group = threadIdx.x / {stride};\n"
+                + f"  for (ptrdiff_t _base = (ptrdiff_t)blockIdx.x * {per_block}; _base < _out_ind.size();"
+                + f" _base += (ptrdiff_t)gridDim.x * {per_block}) {{\n"
+                + "    const ptrdiff_t _out = _base + _group;\n"
+                + "    const bool _valid = _out < _out_ind.size();\n"
                 + f"    _type_reduce _s = {start};\n"
                 + "    bool _seen = false;\n"
-                + "    for (ptrdiff_t _j = threadIdx.x; _j < _J; _j += blockDim.x) {\n"
+                + f"    for (ptrdiff_t _j = _tid; _valid && _j < _J; _j += {stride}) {{\n"
                 + "      _in_ind.set(_out * _J + _j);\n"
                 + "".join(f"      {line}{n}" for line in inputs)
                 + f"      _type_reduce _m = static_cast<_type_reduce>({self.map_expr});\n"
@@ -200,17 +217,17 @@ class ReductionKernel:
                 + "    _sdata[threadIdx.x] = _s;\n"
                 + "    _sseen[threadIdx.x] = _seen;\n"
                 + "    __syncthreads();\n"
-                + f"    for (int _k = {block // 2}; _k > 0; _k >>= 1) {{\n"
-                + "      if (threadIdx.x < _k) {\n"
+                + f"    for (int _k = {stride // 2}; _k > 0; _k >>= 1) {{\n"
+                + "      if (_tid < _k) {\n"
                 + f"        {combine}\n"
                 + "        _sdata[threadIdx.x] = _s;\n"
                 + "        _sseen[threadIdx.x] = _seen;\n"
                 + "      }\n"
                 + "      __syncthreads();\n"
                 + "    }\n"
-                + "    if (threadIdx.x == 0) {\n"
+                + "    if (_tid == 0 && _valid) {\n"
                 + "      _out_ind.set(_out);\n"
-                + "      _type_reduce a = _sdata[0];\n"
+                + "      _type_reduce a = _sdata[threadIdx.x];\n"
                 + "".join(f"      {line}{n}" for line in outputs)
                 + "      POST_MAP(a);\n"
                 + "    }\n"

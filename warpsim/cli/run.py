@@ -112,7 +112,7 @@ class MissingCupyModules:
 
     @staticmethod
     def find_spec(fullname, path=None, target=None):
-        if fullname.split(".")[0] in ("cupy", "cupy_backends", "cupyx"):
+        if _is_cupy_module(fullname):
             raise ModuleNotFoundError(
                 f"No module named '{fullname}': warpsim does not provide {fullname} (under "
                 "`warpsim run`, cupy is warpsim's CuPy-compatible API; see docs/cupy.md)", name=fullname)
@@ -139,6 +139,25 @@ def cupy_modules() -> dict:
     return modules
 
 
+CUPY_PACKAGES = ("cupy", "cupy_backends", "cupyx")
+CHILD_IMPORTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "child_imports")
+
+
+def _is_cupy_module(name: str) -> bool:
+    return name.split(".")[0] in CUPY_PACKAGES
+
+
+def install_cupy_modules() -> dict:
+    """Make `import cupy` (and its submodules) give warpsim's for the rest of this process."""
+    modules = cupy_modules()
+    for name in [name for name in sys.modules if _is_cupy_module(name)]:
+        del sys.modules[name]            # a real CuPy's modules: hidden while warpsim's are in place
+    sys.modules.update(modules)
+    if not any(isinstance(finder, MissingCupyModules) for finder in sys.meta_path):
+        sys.meta_path.insert(0, MissingCupyModules())
+    return modules
+
+
 @contextlib.contextmanager
 def cupy_on_warpsim():
     """`import cupy` (and cupy.cuda, cupy.testing, ...) gives warpsim.api.cupy while the program runs.
@@ -146,29 +165,25 @@ def cupy_on_warpsim():
     warpsim's CuPy surface (arrays, kernels, cupy.cuda's devices, streams,
     memory and runtime, cupy.testing) is what a CuPy program meets; any other
     name CuPy has fails with AttributeError or ModuleNotFoundError naming it
-    and saying warpsim does not provide it. The modules that were there
-    before, the real CuPy included, are put back afterwards.
+    and saying warpsim does not provide it. Python processes the program
+    starts get the same (CHILD_IMPORTS leads their PYTHONPATH). The modules
+    that were there before, the real CuPy included, are put back afterwards.
     """
-    modules = cupy_modules()
-    saved = {name: sys.modules.get(name, _ABSENT) for name in modules}
-    saved.update({name: module for name, module in sys.modules.items()
-                  if name.split(".")[0] in ("cupy", "cupy_backends", "cupyx") and name not in saved})
-    for name in saved:
-        if name not in modules:
-            del sys.modules[name]        # the real CuPy's other modules: hidden while warpsim's run
-    sys.modules.update(modules)
-    finder = MissingCupyModules()
-    sys.meta_path.insert(0, finder)
+    saved = {name: module for name, module in sys.modules.items() if _is_cupy_module(name)}
+    saved_meta_path, saved_pythonpath = sys.meta_path[:], os.environ.get("PYTHONPATH")
+    modules = install_cupy_modules()
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [CHILD_IMPORTS, saved_pythonpath]))
     try:
         yield modules["cupy"]
     finally:
-        sys.meta_path.remove(finder)
-        for name in list(sys.modules):
-            if name.split(".")[0] in ("cupy", "cupy_backends", "cupyx"):
-                del sys.modules[name]
-        for name, module in saved.items():
-            if module is not _ABSENT:
-                sys.modules[name] = module
+        sys.meta_path[:] = saved_meta_path
+        if saved_pythonpath is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = saved_pythonpath
+        for name in [name for name in sys.modules if _is_cupy_module(name)]:
+            del sys.modules[name]
+        sys.modules.update(saved)
 
 
 def run_script(argv) -> int:
