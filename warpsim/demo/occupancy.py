@@ -17,7 +17,7 @@ latency; shared memory per block limits resident blocks the same way.
 """
 KERNELS = "occupancy.cu"
 THREADS, N = 256, 1 << 14
-BIG_N = 1 << 23                   # the launch whose time is predicted: 32 MB per array, every SM busy
+BIG_N = 1 << 22                   # the launch whose time is predicted: 16 MB per array, every SM busy
 # (kernel, loads per thread, dynamic shared memory per block)
 CONFIGS = [
     ("triad_1", 1, 0),
