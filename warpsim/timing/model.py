@@ -56,6 +56,7 @@ class KernelCosts:
         self.pipes = [pipe_of(ins.opcode) for ins in fn.instructions]
         self.branches = [i for i, ins in enumerate(fn.instructions) if ins.opcode in ("BRA", "BRX", "JMP", "JMX")]
         self.guarded = {i: fn.instructions[i].is_guarded for i in self.branches}
+        self.is_barrier = np.array([p == "barrier" for p in self.pipes], dtype=float)
         total_exec = np.zeros(n)
         for c in ex.counts:
             total_exec += c.sum(axis=0)
@@ -123,6 +124,7 @@ class KernelCosts:
             # and a warp's fixed stalls already wait out its own pipe time (ptxas sized them for it)
             d["smsp"] = np.maximum.reduce([d["issue"]] + [d[p] for p in QUEUE_PIPES])
             d["delay:wait"] = np.maximum(0.0, d["delay:wait"] - (d["smsp"] - d["issue"]))
+            d["bars"] = c @ self.is_barrier
             taken = self._taken(c) * (preset.branch_taken_cycles / 2)
             d["delay:branch_resolving"] = d["delay:branch_resolving"] + taken
             d["delay:no_instruction"] = taken
@@ -162,12 +164,35 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
     stations += [Station(name, mean[name], 1) for name in SM_STATIONS]
     stations += [Station("delay:" + r, mean["delay:" + r], 0) for r in DELAYS]
     cycle, residence, _ = mva(stations, warps)
+    if mean["bars"] > 0 and costs.warps_per_cta > 1:
+        cycle, residence = _with_barrier_skew(stations, warps, costs.warps_per_cta, cycle, residence)
     # the longest warp cannot finish before it would alone
-    longest = int(np.argmax(sum(stacked[n] for n in stacked)))
+    longest = int(np.argmax(sum(stacked[s.name] for s in stations if s.name in stacked)))
     alone = [Station(s.name, float(stacked[s.name][longest]), s.servers) for s in stations]
     alone_cycle, _, _ = mva(alone, 1)
     return {"cycles": max(cycle, alone_cycle), "warps": warps, "residence": residence, "mean": mean,
             "issued": float(stacked["issue"].sum())}
+
+
+def _with_barrier_skew(stations: list, warps: int, warps_per_cta: int, cycle: float, residence: dict):
+    """Resident warps queue for the sub-partition and the SM's units; at a CTA barrier every warp waits
+    for the last of its CTA to arrive. Taking each warp's queueing before a barrier as exponential, the
+    last of n arrives (H_n - 1) mean queueing delays after the average one (H_n the harmonic number).
+    That wait is a delay of every warp; it lowers the queueing it comes from, so the two are solved
+    together (a few fixed-point steps)."""
+    spread = sum(1.0 / k for k in range(1, warps_per_cta + 1)) - 1.0
+    queued = [s for s in stations if s.servers > 0]
+    skew = 0.0
+    for _ in range(8):
+        queue = sum(max(0.0, residence[s.name] - s.demand) for s in queued)
+        new = 0.5 * (skew + spread * queue)
+        if abs(new - skew) < 1e-3 * max(1.0, cycle):
+            break
+        skew = new
+        cycle, residence, _ = mva(stations + [Station("delay:barrier_skew", skew, 0)], warps)
+    if "delay:barrier_skew" in residence:
+        residence["delay:barrier"] = residence.get("delay:barrier", 0.0) + residence.pop("delay:barrier_skew")
+    return cycle, residence
 
 
 def _stalls(groups: list, preset) -> dict:
@@ -290,7 +315,7 @@ def predict_execution(ex, gpu="h200", registers: int = 32, shared_per_block: int
     return Timing(time_s=time_s, cycles=cycles, achieved_occupancy=achieved, issue_active=min(100.0, issue_active),
                   stalls=stalls, bottleneck=bottleneck, source=ex.source, gpu=preset.name, notes=notes,
                   details={"bounds": bounds, "ctas_per_sm": per_sm, "limited_by": occ["limited_by"],
-                           "waves": waves, "dram_bytes": costs.dram_bytes, "l2_bytes": costs.l2_bytes})
+                           "waves": waves, "instructions": float(costs.total_exec.sum() * ex.scale), "dram_bytes": costs.dram_bytes, "l2_bytes": costs.l2_bytes})
 
 
 def hot_line_cycles(ex, preset) -> float:
