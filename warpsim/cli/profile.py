@@ -147,6 +147,9 @@ def _print_report(prof, args) -> None:
         return
     for launch in prof.launches:
         console.print(launch)
+        if getattr(launch, "timing", None) is not None and launch.timing.lines:
+            from ..report.stall_lines import stall_lines_table
+            console.print(stall_lines_table(launch.timing, sources=launch.sources))
         if args.source:
             console.print(launch.source_view())
         if args.sass:

@@ -24,6 +24,7 @@ import numpy as np
 from .pipes import pipe_cycles, pipe_of
 from .presets import gpu_preset
 from .queueing import Station, mva
+from .lines import line_stalls
 from .result import Timing
 from .walk import REASONS, walk_function
 
@@ -103,6 +104,7 @@ class KernelCosts:
                 per_exec["dram"][i] = m.sectors * 32 * dram_per_sector / e
         hold = pipe_cycles(preset)
         pipe_hold = {p: np.array([hold[p] if q == p else 0.0 for q in self.pipes]) for p in QUEUE_PIPES}
+        self.per_exec, self.pipe_hold = per_exec, pipe_hold
         l2_bw = _sm_share(preset, preset.l2_bandwidth_gbps, active_sms)
         dram_bw = _sm_share(preset, preset.hbm_copy_gbps, active_sms)
         self.reason_cost = {r: walk.cost[r] for r in REASONS}
@@ -294,6 +296,7 @@ def predict_execution(ex, gpu="h200", registers: int = 32, shared_per_block: int
     bounds = {"execution": sm_cycles, "cta_launch": dispatch, "atomics": atomic_cycles}
     cycles = max(bounds.values())
     stalls = _stalls(groups, preset)
+    issued_sampled = float(costs.total_exec.sum())
     # occupancy and issue activity of the busiest SM
     busy = sum(g["cycles"] * g["repeat"] for g in groups) or 1.0
     warps_time = sum(g["warps"] * g["cycles"] * g["repeat"] for g in groups)
@@ -308,12 +311,14 @@ def predict_execution(ex, gpu="h200", registers: int = 32, shared_per_block: int
             per_issue = warps_time / max(issued, 1.0) * extra
             stalls[reason] = stalls.get(reason, 0.0) + per_issue
     bottleneck = _bottleneck(bounds, groups, cycles)
+    per_line = line_stalls(ex.function, costs, stalls, issued_sampled, preset.branch_taken_cycles)
     time_s = cycles / preset.clock_hz + KERNEL_OVERHEAD_US * 1e-6
     if ex.scale > 1:
         notes.append(f"sampled {len(sampled)} of {n_ctas} CTAs")
     notes.extend(ex.notes)
     return Timing(time_s=time_s, cycles=cycles, achieved_occupancy=achieved, issue_active=min(100.0, issue_active),
                   stalls=stalls, bottleneck=bottleneck, source=ex.source, gpu=preset.name, notes=notes,
+                  lines=per_line,
                   details={"bounds": bounds, "ctas_per_sm": per_sm, "limited_by": occ["limited_by"],
                            "waves": waves, "instructions": float(costs.total_exec.sum() * ex.scale), "dram_bytes": costs.dram_bytes, "l2_bytes": costs.l2_bytes})
 

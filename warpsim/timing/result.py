@@ -14,7 +14,8 @@ class Timing:
     (sm__warps_active.avg.pct_of_peak_sustained_active); issue_active: percent of cycles a
     sub-partition issued (smsp__issue_active.avg.pct_of_peak_sustained_active); stalls: Nsight
     Compute reason -> warps stalled per issue cycle (smsp__average_warps_issue_stalled_<r>_per_issue_active);
-    bottleneck: the resource that set the time; source: where the counts came from.
+    bottleneck: the resource that set the time; source: where the counts came from; lines: per CUDA
+    (or Python) source line, its warp-cycles by stall reason and its share of them all (`line_table()`).
     """
 
     time_s: float
@@ -27,6 +28,7 @@ class Timing:
     gpu: str = "h200"
     notes: list = field(default_factory=list)
     details: dict = field(default_factory=dict)
+    lines: list = field(default_factory=list)   # per source line, most stalled first (timing/lines.py)
 
     @property
     def time_us(self) -> float:
@@ -46,6 +48,18 @@ class Timing:
         for reason, value in self.stalls.items():
             out[f"smsp__average_warps_issue_stalled_{reason}_per_issue_active.ratio"] = value
         return out
+
+    def line_table(self, top: int = 10) -> str:
+        """The most stalled source lines as text: share of warp-cycles, top reasons, PTX lines."""
+        rows = ["  share  line                        top stall reasons (warp-cycles per issued instruction)"]
+        issued = max(1.0, sum(r["stalls"].get("selected", 0.0) for r in self.lines))
+        for r in self.lines[:top]:
+            where = f"{r['file'].rsplit('/', 1)[-1]}:{r['line']}" if r["line"] is not None else "(no source line)"
+            reasons = sorted(((v, k) for k, v in r["stalls"].items() if k != "selected"), reverse=True)[:3]
+            text = ", ".join(f"{k} {v / issued:.2f}" for v, k in reasons)
+            ptx = f"  [PTX {','.join(map(str, r['ptx_lines'][:4]))}]" if r["ptx_lines"] else ""
+            rows.append(f"  {r['samples_pct']:5.1f}%  {where:<26}  {text}{ptx}")
+        return "\n".join(rows)
 
     def __str__(self) -> str:
         top = sorted(((v, k) for k, v in self.stalls.items() if k != "selected"), reverse=True)[:3]
