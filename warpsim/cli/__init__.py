@@ -23,6 +23,7 @@ COMMANDS = {
     "sass": ("warpsim.cli.sass", "main", "the SASS the GPU runs, with source and PTX lines: warpsim sass kernel.cu"),
     "check": ("warpsim.cli.check", "main",
               "compute-sanitizer's tools on a script: warpsim check [--tool racecheck] python script.py"),
+    "compare": ("warpsim.cli.compare", "main", "two versions' predicted times on a GPU, the ratio and why: warpsim compare a.py b.py"),
     "sweep": ("warpsim.cli.sweep", "main",
               "a kernel over a grid of parameters on Dask: warpsim sweep k.cu --name k -p block=64,128"),
 }
