@@ -2,7 +2,7 @@
 
 Fuzzed straight-line PTX (random integer, float, compare and predicate value
 instructions on random bits, NaNs, infinities, subnormals and signed zeros
-included) runs on both tiers; so do the document's kernels, with every
+included) runs on both tiers, block by block and in the compiled round loop; so do the document's kernels, with every
 LaunchResult counter and every profiler metric compared exactly. Compiled
 blocks live in the disk cache, so a second run of this file compiles
 nothing. The whole kernel suite also runs on the compiled tier with
@@ -59,8 +59,12 @@ def random_body(rng, length: int) -> list[str]:
             b = (r() if rng.integers(2) else str(int(rng.choice([0, 3, 63, 64, 65])))) \
                 if op.startswith("sh") else r("rd")
             lines.append(f"{guard}{op} {r('rd')}, {r('rd')}, {b};")
-        elif pick == 2:
+        elif pick == 2 and rng.integers(2):
             lines.append(f"{guard}mad.lo.{rng.choice(['s32', 'u32'])} {r()}, {r()}, {r()}, {r()};")
+        elif pick == 2:
+            t = rng.choice(['s32', 'u32'])
+            lines.append(f"{guard}mul.wide.{t} {r('rd')}, {r()}, {r()};" if rng.integers(2) else
+                         f"{guard}mad.wide.{t} {r('rd')}, {r()}, {r()}, {r('rd')};")
         elif pick == 3:
             lines.append(f"{guard}{rng.choice(F32_OPS)} {r('f')}, {r('f')}, {r('f')};")
         elif pick == 4:
@@ -163,34 +167,47 @@ def counters(launch) -> tuple:
     return (launch.warp_instructions, launch.thread_instructions, launch.rounds)
 
 
-def fuzz_once(seed: int, length: int):
+def fuzz_once(seed: int, length: int, round_loop: bool = False):
+    """Outputs, counters and profile of the fuzzed kernel on each tier (profiled: block by
+    block); with round_loop, also on the compiled tier unprofiled, where the round loop
+    runs the loads and the body (machine/compiled/loop.py)."""
     rng = np.random.default_rng(seed)
     body = random_body(rng, length)
     module = cp.RawModule(ptx=fuzz_kernel(body))
     function = module.get_function("fuzz")
     words = random_words(rng, THREADS * 5 * REGS)
     outputs = {}
-    for engine in ("numpy", "compiled"):
+    runs = [("numpy", True), ("compiled", True)] + [("compiled", False)] * round_loop
+    for engine, profile in runs:
         source, out = cp.asarray(words), cp.zeros(len(words), dtype=cp.uint32)
-        launch, metrics = run_on(engine, function, (1,), (THREADS,), (source, out), profile=True)
-        outputs[engine] = (out.get(), counters(launch), metrics)
+        launch, metrics = run_on(engine, function, (1,), (THREADS,), (source, out), profile=profile)
+        outputs[engine if profile else "round loop"] = (out.get(), counters(launch), metrics)
+    if round_loop:
+        rows = report(function.loaded_module.program)
+        assert sum(r["in_round_loop"] > 0 for r in rows) >= 2, rows      # the loads and the body
     return body, outputs
 
 
-@pytest.mark.parametrize("seed", [1, 2])
-def test_fuzzed_straight_line_ptx_is_bit_exact_on_both_tiers(seed):
-    body, outputs = fuzz_once(seed, 60)
-    (a, ca, ma), (b, cb, mb) = outputs["numpy"], outputs["compiled"]
-    bad = np.flatnonzero(a != b)
-    assert not len(bad), f"first differing word {bad[0]}: numpy {a[bad[0]]:#x} compiled {b[bad[0]]:#x}\n" \
+def assert_same(body, a, b):
+    bad = np.flatnonzero(a[0] != b[0])
+    assert not len(bad), f"first differing word {bad[0]}: {a[0][bad[0]]:#x} against {b[0][bad[0]]:#x}\n" \
                          + "\n".join(body)
-    assert ca == cb and ma == mb
+    assert a[1] == b[1]
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_fuzzed_straight_line_ptx_is_bit_exact_on_both_tiers(seed, round_loop=False):
+    body, outputs = fuzz_once(seed, 60, round_loop=round_loop or seed == 1)
+    assert_same(body, outputs["numpy"], outputs["compiled"])
+    assert outputs["numpy"][2] == outputs["compiled"][2]
+    if "round loop" in outputs:
+        assert_same(body, outputs["numpy"], outputs["round loop"])
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", range(3, 23))
 def test_fuzzed_straight_line_ptx_is_bit_exact_on_both_tiers_more_seeds(seed):
-    test_fuzzed_straight_line_ptx_is_bit_exact_on_both_tiers(seed)
+    test_fuzzed_straight_line_ptx_is_bit_exact_on_both_tiers(seed, round_loop=True)
 
 
 def test_the_fuzzed_body_runs_compiled():
@@ -201,7 +218,8 @@ def test_the_fuzzed_body_runs_compiled():
     rows = report(function.loaded_module.program)
     tiers = {row["block"]: row["tier"] for row in rows}
     assert tiers[1] == "compiled", rows                  # BODY
-    assert tiers[0] == "numpy" and "not a value instruction" in rows[0]["why_numpy"]
+    assert "not a value instruction" in rows[0]["why_numpy"]       # loads: block by block, NumPy,
+    assert rows[0]["in_round_loop"] == THREADS                       # but the round loop runs them
 
 
 DEMO_CASES = [

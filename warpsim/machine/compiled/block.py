@@ -5,8 +5,9 @@ runs, for each thread slot in idx, the block's value instructions on that
 lane's register bits held in locals, stores the registers live after the
 block (liveness.py) back into the launch state's arrays in place, and sets the
 lane's next block. It covers blocks of value instructions (those with a
-compiled emitter, scalar.py), register/immediate moves, and an optional
-branch at the end; anything else (memory, warp, special registers, calls,
+compiled emitter, scalar.py), register/immediate moves, cvta to and from
+global, and an optional branch at the end (and, inside the round loop,
+loads: BlockSource's `loop`); anything else (memory, warp, special registers, calls,
 exits) leaves the block on the NumPy tier, which says why (`BlockSource.why`).
 
 The source is plain Python kept in a file under the disk cache
@@ -26,7 +27,7 @@ import sys
 import numpy as np
 
 from ...cache import cache_dir, write_atomically
-from ...ptx.ir import Addr, Imm, Reg, Sink
+from ...ptx.ir import Addr, Imm, Reg, Sink, Sym
 from ...ptx.types import TYPES
 from ..isa.evaluate import typed_immediate
 from ..isa.moves import SPECIAL_REGISTERS
@@ -38,6 +39,7 @@ HEADER = ("from numba import njit\nimport numpy as np\n"
           "from warpsim.machine.compiled.runtime import *\n\n")
 STORAGE = {1: "bool", 32: "np.uint32", 64: "np.uint64"}
 LOAD_BITS = {"u32": 32, "s32": 32, "b32": 32, "f32": 32, "u64": 64, "s64": 64, "b64": 64, "f64": 64}
+AXES = {"x": 0, "y": 1, "z": 2}
 LOAD_FLAGS = {"global", "nc", "ca", "cg", "cs", "lu", "cv"}     # cache hints: the same value either way
 
 
@@ -49,19 +51,20 @@ class BlockSource:
     """The compiled tier's source for one block, or why there is none (`why`)."""
 
     def __init__(self, program, pblock, arrays: list | None = None, guard_base: int = 0,
-                 prefix: str = "", count_guards: bool = True, loads: bool = False):
+                 prefix: str = "", count_guards: bool = True, loop: bool = False):
         """arrays, guard_base and prefix let several blocks share one function (loop.py): one
         list of register arrays, one guard_counts array (this block's from guard_base), and
         locals named apart. count_guards=False leaves out the profiler's guard counts (their
-        branch per lane halves the speed of a loop that never profiles). loads=True covers
-        ld.global, for the round loop only: a lane whose address is bad stops the loop
-        before the lane changes anything (`fault`), and the NumPy tier then reports it.
-        The allocation of the last load (allocation_start/end, locals of the loop) is tried
-        before the search."""
+        branch per lane halves the speed of a loop that never profiles). loop=True covers,
+        for the round loop only, what reads the launch: ld.global (a lane whose address is
+        bad stops the loop before the lane changes anything, `fault`, and the NumPy tier
+        then reports it; the allocation of the last load, allocation_start/end, locals of
+        the loop, is tried before the search), ld.param of a kernel parameter, and the
+        thread's coordinates (%tid, %ctaid, %ntid, %nctaid, %laneid)."""
         self.program, self.block, self.fn = program, pblock, pblock.function
         self.arrays: list[tuple] = [] if arrays is None else arrays   # (register key, bits), in argument order
         self.guard_base, self.prefix, self.count_guards = guard_base, prefix, count_guards
-        self.loads = loads
+        self.loop = loop
         self.guarded_positions: list[int] = []
         self.body: list[str] = []              # the per-lane statements, lane slot `i`
         self.source, self.why = None, None
@@ -86,7 +89,10 @@ class BlockSource:
         type_bits = 1 if type_name == "pred" else TYPES[type_name].bits
         if isinstance(op, Reg):
             if op.name in SPECIAL_REGISTERS or op.name.split(".")[0] in SPECIAL_REGISTERS:
-                raise NotCovered(f"special register {op.name}")
+                expr = self.special(op.name) if self.loop and type_bits == 32 else None
+                if expr is None:
+                    raise NotCovered(f"special register {op.name}")
+                return expr
             if self.bits(op.name) != type_bits:
                 raise NotCovered(f"{op.name} read as {type_name}")
             return self.read(op.name)
@@ -153,8 +159,14 @@ class BlockSource:
             if ins.opcode == "mov":
                 self.move(ins, guard)
                 continue
-            if ins.opcode == "ld" and self.loads:
-                self.global_load(ins, guard)
+            if ins.opcode == "cvta":
+                self.global_address(ins, guard)
+                continue
+            if ins.opcode == "ld" and self.loop:
+                if "param" in ins.flags:
+                    self.parameter_load(ins, guard)
+                else:
+                    self.global_load(ins, guard)
                 continue
             spec = entry(ins)
             if spec is None or spec.kind != VALUE:
@@ -199,6 +211,32 @@ class BlockSource:
             raise NotCovered("a branch that falls through to the kernel's exit")
         return f"{target} if {guard} else {self.block.next_gid}"
 
+    @staticmethod
+    def special(name: str) -> str | None:
+        """A thread coordinate as the round loop reads it (machine/isa/moves.py's values)."""
+        register, _, axis_name = name.partition(".")
+        axis = AXES.get(axis_name)
+        if register == "%laneid":
+            return "np.uint32(i & 31)"
+        if axis is None:
+            return None
+        return {"%tid": f"tid[{axis}, i]", "%ctaid": f"ctaid[{axis}, i]", "%ntid": f"dims[{axis}]",
+                "%nctaid": f"dims[{3 + axis}]"}.get(register)
+
+    def parameter_load(self, ins, guard):
+        """ld.param of one 32- or 64-bit kernel parameter: a read of the launch's parameter buffer."""
+        bits = LOAD_BITS.get(ins.type)
+        addr, dst = ins.srcs[0], ins.dsts[0]
+        offsets = self.program.param_offsets.get(self.fn.name, {})
+        if bits is None or self.fn.kind != "entry" or ins.flags != {"param"} or not isinstance(dst, Reg) \
+                or not isinstance(addr, Addr) or not isinstance(addr.base, Sym) or addr.base.name not in offsets:
+            raise NotCovered(f"ld.param form {ins}")
+        offset = offsets[addr.base.name] + addr.base.offset + addr.offset
+        end = max((o + size for _, o, size, _ in self.program.param_layouts[self.fn.name]), default=0)
+        if offset % (bits // 8) or offset + bits // 8 > end or self.bits(dst.name) != bits:
+            raise NotCovered(f"ld.param form {ins}")
+        self.write(dst, f"param{bits}[{offset // (bits // 8)}]", guard)
+
     def global_load(self, ins, guard):
         """ld.global of one 32- or 64-bit value at [register+offset], from the heap's typed views."""
         bits = LOAD_BITS.get(ins.type)
@@ -226,6 +264,16 @@ class BlockSource:
             check = [f"if {guard}:"] + ["    " + line for line in check]
         self.lines.extend(check)
         self.write(dst, f"mem{bits}[{offset} >> np.uint64({3 if bits == 64 else 2})]", guard)
+
+    def global_address(self, ins, guard):
+        """cvta between generic and global addresses: the same 64 bits (isa/moves.py's emit_cvta:
+        only the shared and local windows move)."""
+        if ins.flags - {"to"} != {"global"} or ins.type not in ("u64", "b64") \
+                or not isinstance(ins.srcs[0], Reg) or not isinstance(ins.dsts[0], Reg):
+            raise NotCovered(f"cvta form {ins}")
+        if self.bits(ins.dsts[0].name) != 64:
+            raise NotCovered(f"cvta into {ins.dsts[0].name}")
+        self.write(ins.dsts[0], self.operand(ins.srcs[0], "u64"), guard)
 
     def move(self, ins, guard):
         """mov between registers of one width, or of an immediate."""

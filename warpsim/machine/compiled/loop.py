@@ -21,8 +21,8 @@ It stops, handing the round back to the engine, when
   - it has run `limit` rounds: the engine's guard (round and instruction
     budgets, the watchdog, the livelock watch's rounds) runs between calls,
     so rounds, budgets and errors are those of the round-by-round engine.
-Covered blocks only read registers and global memory and write registers
-and pc, never memory, status or barriers, so running each warp's chosen
+Covered blocks only read registers, global memory, kernel parameters and
+thread coordinates, and write registers and pc, never memory, status or barriers, so running each warp's chosen
 block in warp order instead of block order changes nothing, and the meet
 phase has nothing to release in the rounds it skips. The engine uses it only
 when no observer watches blocks or memory and no guard is counted (profiling
@@ -48,7 +48,7 @@ FAULT = {FAULT}
 @njit(cache=True, nogil=True)
 def run_rounds(pc, status, starved, rotating, last_pc, patience, independent, enabled, n_ins,
                limit, max_issued, warp_count, lane_count, warp_pc, mem32, mem64, starts, ends,
-               heap_bytes, fault, ran{arrays}):
+               heap_bytes, fault, ran, param32, param64, tid, ctaid, dims{arrays}):
     n_warps = pc.shape[0] // 32
     allocation_start = np.uint64(1)     # the allocation of the last load: none yet
     allocation_end = np.uint64(0)
@@ -107,7 +107,7 @@ class RoundLoop:
         branches = []
         for pblock in program.blocks:
             source = BlockSource(program, pblock, arrays=self.arrays, prefix=str(pblock.gid),
-                                 count_guards=False, loads=True)
+                                 count_guards=False, loop=True)
             if source.source is None:
                 continue
             if len(self.gids) == MAX_LOOP_BLOCKS:
@@ -164,7 +164,9 @@ class RoundLoop:
             ctx.pc, ctx.status, ctx.starved, ctx.rotating, ctx.last_pc, patience, independent,
             self.enabled, self.n_ins, limit, ctx.settings.max_instructions - ctx.issued,
             warp_count, lane_count, warp_pc, heap.view(np.uint32), heap.view(np.uint64),
-            starts, ends, np.uint64(len(heap)), fault, ran, *arrays)
+            starts, ends, np.uint64(len(heap)), fault, ran, ctx.params.view(np.uint32),
+            ctx.params.view(np.uint64), ctx.tid, ctx.ctaid,
+            np.array([*ctx.block, *ctx.grid], dtype=np.uint32), *arrays)
         ctx.rounds += int(rounds)
         ctx.issued += int(issued)
         blocks_run = np.flatnonzero(lane_count)

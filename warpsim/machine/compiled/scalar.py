@@ -47,10 +47,22 @@ def integer_add_sub(ins, srcs):
 
 @scalar("integer", "mul", "mad")
 def integer_mul_mad(ins, srcs):
+    if ins.flags == {"wide"} and ins.type in ("u32", "s32"):
+        return wide_product(ins, srcs)
     if ins.flags != {"lo"} or ins.type not in INT32 | INT64:
         return None
     width = 32 if ins.type in INT32 else 64
     return f"{ins.opcode}{width}({', '.join(srcs)})"
+
+
+def wide_product(ins, srcs):
+    """mul.wide / mad.wide of 32-bit operands: the whole 64-bit product (signed: of the s32 values)."""
+    a, b = srcs[:2]
+    if ins.type == "s32":
+        product = f"np.uint64(s32({a}) * s32({b}))"
+    else:
+        product = f"(np.uint64({a}) * np.uint64({b}))"
+    return product if ins.opcode == "mul" else f"add64({product}, {srcs[2]})"
 
 
 @scalar("integer", "min", "max")

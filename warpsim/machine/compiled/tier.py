@@ -85,10 +85,13 @@ def check_engine(name: str) -> str:
 
 
 def report(program) -> list[dict]:
-    """Per block that ran: its tier, the threads it ran for on each, and why it is not compiled."""
-    rows = []
+    """Per block that ran: its tier, the threads it ran for on each (and in the round loop), and
+    why the block-by-block compiled tier does not cover it."""
     loop = program.__dict__.get("_round_loop")
     in_loop = loop.lanes_by_block if loop is not None else {}
+    for gid in in_loop:                      # blocks only the round loop ever ran
+        block_tier(program, program.blocks[gid])
+    rows = []
     for gid, tier in sorted(program.__dict__.get("_block_tiers", {}).items()):
         compiled = tier.lanes_compiled + in_loop.get(gid, 0)
         why = tier.source.why or tier.failed
@@ -98,13 +101,7 @@ def report(program) -> list[dict]:
                      "tier": "compiled" if tier.compiled is not None or compiled else "numpy",
                      "threads_numpy": tier.lanes_on_numpy, "threads_compiled": compiled,
                      "in_round_loop": in_loop.get(gid, 0), "why_numpy": why})
-    for gid, lanes in sorted(in_loop.items()):     # blocks only the round loop ever ran
-        if gid not in program.__dict__.get("_block_tiers", {}):
-            block = program.blocks[gid]
-            rows.append({"block": gid, "function": block.function.name, "tier": "compiled",
-                         "threads_numpy": 0, "threads_compiled": lanes, "in_round_loop": lanes,
-                         "why_numpy": None})
-    return sorted(rows, key=lambda row: row["block"])
+    return rows
 
 
 COMPILED_ROUNDS_FROM = 1 << 16     # thread slots of a batch from which auto compiles the select phase
