@@ -30,8 +30,9 @@ FILES = ("test_raw.py", "test_userkernel.py", "test_elementwise.py", "test_reduc
          "test_carray.py", "test_ndarray_cuda_array_interface.py", "test_include.py")
 
 # Failure reasons outside what warpsim simulates: (pattern in the failure text, reason shown).
+NOT_PROVIDED = r"warpsim does not provide"
 OUT_OF_SCOPE = (
-    (r"warpsim does not provide", "a CuPy name warpsim does not provide"),
+    (NOT_PROVIDED, "a CuPy name warpsim does not provide"),
     (r"cudaLaunchDevice|dynamic parallelism", "dynamic parallelism (device-side launches)"),
     (r"this cubin carries no PTX", "a cubin without PTX (warpsim runs a cubin's PTX)"),
 )
@@ -74,7 +75,11 @@ def scope_reason(test_class: str, text: str) -> str:
         if test_class == cls:
             return why
     for pattern, why in OUT_OF_SCOPE:
-        if re.search(pattern, text):
+        found = re.search(pattern, text)
+        if found and pattern == NOT_PROVIDED:      # say which name, and why, as warpsim said it
+            line = text[text.rfind("\n", 0, found.start()) + 1:].split("\n", 1)[0]
+            return line.split(": ", 1)[-1][:160] if ": " in line else why
+        if found:
             return why
     return ""
 
@@ -114,7 +119,8 @@ def main(argv=None) -> int:
     totals = collections.Counter()
     reasons = collections.Counter()
     with tempfile.TemporaryDirectory(prefix="cupy_tests_") as folder:
-        print(f"{'file':42} {'tests':>5} {'pass':>5} {'fail':>5} {'error':>5} {'skip':>5} {'scope':>5}")
+        print(f"{'file':42} {'tests':>5} {'pass':>5} {'fail':>5} {'error':>5} {'skip':>5} {'scope':>5} "
+              f"{'slow':>5}")
         for name in args.files:
             path = os.path.join(folder, name)
             with open(path, "w", encoding="utf-8") as handle:
@@ -126,22 +132,26 @@ def main(argv=None) -> int:
                 continue
             cases = classify(report)
             counts = collections.Counter(outcome for _, outcome, _ in cases)
+            deselected = re.search(r"(\d+) deselected", output)
+            counts["slow"] = int(deselected.group(1)) if deselected else 0
             totals.update(counts)
             totals["tests"] += len(cases)
             print(f"{name:42} {len(cases):5} {counts['passed']:5} {counts['failed']:5} "
-                  f"{counts['error']:5} {counts['skipped']:5} {counts['out of scope']:5}")
+                  f"{counts['error']:5} {counts['skipped']:5} {counts['out of scope']:5} "
+                  f"{counts['slow']:5}", flush=True)
             for test, outcome, reason in cases:
                 if outcome != "passed":
                     reasons[(outcome, reason)] += 1
                     if args.details:
-                        print(f"    {outcome:12} {test}  {reason}")
+                        print(f"    {outcome:12} {test}  {reason}", flush=True)
     applicable = totals["tests"] - totals["skipped"] - totals["out of scope"]
     rate = totals["passed"] / applicable if applicable else 0.0
     print(f"{'total':42} {totals['tests']:5} {totals['passed']:5} {totals['failed']:5} "
-          f"{totals['error']:5} {totals['skipped']:5} {totals['out of scope']:5}")
+          f"{totals['error']:5} {totals['skipped']:5} {totals['out of scope']:5} {totals['slow']:5}")
     print(f"\npassed {totals['passed']} of {applicable} applicable tests ({rate:.1%}); "
           f"{totals['skipped']} skipped by CuPy's own conditions, "
-          f"{totals['out of scope']} outside warpsim's scope")
+          f"{totals['out of scope']} outside warpsim's scope; {totals['slow']} slow-marked tests "
+          "not run (--slow runs them)")
     print("\nwhy the others did not pass (count, outcome, reason):")
     for (outcome, reason), count in reasons.most_common():
         print(f"  {count:5}  {outcome:12} {reason}")

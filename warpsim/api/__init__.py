@@ -23,6 +23,7 @@ from .arrays import (MemoryPointer, arange, array, ascontiguousarray, asarray, a
                      linspace, longlong, ndarray, newaxis, ones, ones_like, short, single,
                      ubyte, uint8, uint16, uint32, uint64, uintc, uintp, ulonglong, use_device,
                      ushort, zeros, zeros_like)
+from .memory import get_default_memory_pool, get_default_pinned_memory_pool  # noqa: F401
 from .raw import KernelNotFoundError, RawKernel, RawModule  # noqa: F401
 
 __all__ = [
@@ -33,4 +34,5 @@ __all__ = [
     "float16", "float32", "float64", "complex64", "complex128",
     "intp", "uintp", "byte", "ubyte", "short", "ushort", "intc", "uintc", "longlong", "ulonglong",
     "half", "single", "double", "csingle", "cdouble",
+    "get_default_memory_pool", "get_default_pinned_memory_pool",
 ]
