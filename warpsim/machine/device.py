@@ -25,6 +25,7 @@ from . import cluster
 from .engine import run_batch
 from .events import Launch, observers_of
 from .isa.moves import SPECIAL_REGISTERS
+from .isa.operand_types import operand_types
 from .isa.reserved_shared import with_reserved
 from .memory import GlobalMemory
 from .program import Program
@@ -54,7 +55,7 @@ class LoadedModule:
         self.device = device
         self.name = name
         self.module = parse_ptx(ptx, name)
-        verify_module(self.module, special_registers=SPECIAL_REGISTERS)
+        verify_module(self.module, special_registers=SPECIAL_REGISTERS, operand_types=operand_types)
         try:
             self.program = Program(self.module, name)
         except WarpsimError:

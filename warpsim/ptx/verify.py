@@ -4,12 +4,17 @@ The parser accepts what is well formed; this says whether it means anything:
 every register named is declared (or is a special register), every branch
 target is a label of its function, every symbol is a variable, parameter or
 function, an instruction names at most one state space and never stores to
-.const, a vector access has as many registers as its .vN says, and the
-operands of the plain arithmetic, logic, compare and move forms have the
-instruction's type (same width; floats only in float or untyped registers) as
-ptxas demands. Without this a type mismatch runs with wrong results, and an
-undeclared register is reported only when its code runs, after memory was
-written. Every problem is reported with file:line:column.
+.const, a vector access has as many registers as its .vN says, and every
+operand has a type its instruction can read or write as ptxas demands. The
+operand types come from the instruction table (machine/isa/operand_types.py;
+the loader passes them in, this layer sits below the machine): a register of
+the same width (.b registers hold any kind; floats only float or .b, predicates
+only predicates; ld, st and cvt may use wider integer or .b registers), immediates of the operand's kind (an integer literal is no float,
+a 0f/0d literal only a float or a .b of its width), and address registers
+that are integers (64-bit for global and generic addresses). Without this a
+type mismatch runs with wrong results, and an undeclared register is reported
+only when its code runs, after memory was written. Every problem is reported
+with file:line:column.
 """
 
 from __future__ import annotations
@@ -35,16 +40,11 @@ SPACES = frozenset({"global", "shared", "shared::cta", "shared::cluster", "local
                     "param", "param::entry", "param::func"})
 MEMORY_OPCODES = frozenset({"ld", "ldu", "st", "atom", "red", "prefetch", "prefetchu", "cvta"})
 
-# Forms whose every register operand has the instruction's type; (dsts, srcs) that do, by position.
-SAME_TYPE = {op: (None, None) for op in (
-    "add", "sub", "min", "max", "and", "or", "xor", "not", "cnot", "neg", "abs", "div", "rem",
-    "fma", "sqrt", "rcp", "rsqrt", "sin", "cos", "ex2", "lg2", "tanh", "copysign", "popc", "clz",
-    "brev")}
-SAME_TYPE.update({"setp": ((), (0, 1)), "selp": (None, (0, 1)), "mad": (None, None),
-                  "mul": (None, None), "mov": (None, None)})
-COUNT_TYPES = {"popc": "u32", "clz": "u32"}           # their destination is a u32 count
-CHECKED_TYPES = frozenset({"b16", "b32", "b64", "u16", "u32", "u64", "s16", "s32", "s64",
-                           "f16", "bf16", "f32", "f64", "pred"})
+# ld, st and cvt may name registers wider than their integer or .b type (the PTX manual's
+# "operand size exceeding instruction-type size").
+WIDER_REGISTERS = frozenset({"ld", "ldu", "st", "cvt"})
+# Address spaces whose addresses are 64-bit under .address_size 64 (generic: no space named).
+WIDE_ADDRESS_SPACES = frozenset({"global", "generic"})
 MAX_PROBLEMS = 10
 
 # Operands (destinations and sources) the common forms take at least, and whether they need a type.
@@ -56,13 +56,17 @@ ARITY = {"mov": 2, "cvta": 2, "cvt": 2, "ld": 2, "ldu": 2, "st": 2, "neg": 2, "a
          "atom": 3, "red": 2}
 
 
-def verify_module(module: Module, special_registers=SPECIAL_REGISTERS) -> None:
-    """Raise PtxVerifyError listing the module's problems (the first ten), if any."""
+def verify_module(module: Module, special_registers=SPECIAL_REGISTERS, operand_types=None) -> None:
+    """Raise PtxVerifyError listing the module's problems (the first ten), if any.
+
+    `operand_types(module, fn, ins)` gives [(role, operand, PTX type)] per instruction
+    (machine.isa.operand_types, from the instruction table); without it types go unchecked.
+    """
     problems = []
     functions = set(module.functions)
     for fn in module.functions.values():
         if fn.has_body:
-            _Checker(module, fn, functions, frozenset(special_registers), problems).run()
+            _Checker(module, fn, functions, frozenset(special_registers), problems, operand_types).run()
         if len(problems) >= MAX_PROBLEMS:
             break
     if problems:
@@ -70,9 +74,11 @@ def verify_module(module: Module, special_registers=SPECIAL_REGISTERS) -> None:
 
 
 class _Checker:
-    def __init__(self, module, fn: Function, functions, special, problems):
+    def __init__(self, module, fn: Function, functions, special, problems, operand_types=None):
         self.module, self.fn, self.functions = module, fn, functions
         self.special, self.problems = special, problems
+        self.operand_types = operand_types
+        self.wide_addresses = str(getattr(module, "address_size", 64) or 64) == "64"
         self.symbols = (set(module.variables) | {v.name for v in fn.params + fn.returns + fn.locals}
                         | functions)
 
@@ -169,51 +175,96 @@ class _Checker:
         given = len(value[0].items) if isinstance(value[0], Vec) else 1
         if given != width:
             self.problem(ins, f"'{ins.mnemonic}' moves {width} value(s) but names {given}")
+            return
+        if isinstance(value[0], Vec):              # ptxas: the elements of a vector are alike
+            widths = {TYPES[self.fn.regs[r.name]].bits for r in value[0].items
+                      if isinstance(r, Reg) and self.fn.regs.get(r.name) in TYPES}
+            if len(widths) > 1:
+                self.problem(ins, f"the vector {value[0]} mixes registers of {sorted(widths)} bits")
 
     def types_of(self, ins):
-        rule = SAME_TYPE.get(ins.opcode)
-        if rule is None or len(ins.types) != 1 or ins.type not in CHECKED_TYPES:
+        """Every operand against the type the instruction table reads or writes it as."""
+        if self.operand_types is None or not ins.types:
             return
-        if ins.opcode == "mov" and not all(isinstance(op, Reg) for op in ins.dsts + ins.srcs):
-            return                                     # packing, special registers, symbols
-        wide = "wide" in ins.mods
-        dst_positions, src_positions = rule
-        for k, op in enumerate(ins.dsts):
-            if dst_positions is None or k in dst_positions:
-                want = COUNT_TYPES.get(ins.opcode) or (_doubled(ins.type) if wide else ins.type)
-                self.operand_type(ins, op, want, "destination")
-        for k, op in enumerate(ins.srcs):
-            if src_positions is None or k in src_positions:
-                addend = wide and ins.opcode == "mad" and k == 2     # mad.wide's c is wide too
-                self.operand_type(ins, op, _doubled(ins.type) if addend else ins.type,
-                                  f"operand {k + 1}")
+        uses = self.operand_types(self.module, self.fn, ins)
+        for role, op, want in uses or ():
+            if isinstance(op, Not):
+                op = op.reg
+            which = "destination" if role == "dst" else "address" if role == "address" else \
+                f"operand {self._position(ins, op)}"
+            if role == "address":
+                self.address_type(ins, op, want)
+            elif isinstance(op, Reg):
+                self.register_type(ins, op, want, which)
+            elif isinstance(op, Imm):
+                self.immediate_type(ins, op, want, which)
+            if len(self.problems) >= MAX_PROBLEMS:
+                return
 
-    def operand_type(self, ins, op, want: str, which: str):
-        if isinstance(op, Not):
-            op = op.reg
-        if not isinstance(op, Reg) or op.name not in self.fn.regs or want is None:
-            return
-        have = self.fn.regs[op.name]
-        if not _compatible(have, want):
+    def register_type(self, ins, op: Reg, want: str, which: str):
+        have = self.fn.regs.get(op.name)
+        if have is None or want not in TYPES:
+            return                                     # special registers, hidden flags
+        if not _compatible(have, want, wider=ins.opcode in WIDER_REGISTERS):
             self.problem(ins, f"{which} '{op.name}' is a .{have} register; '{ins.mnemonic}' needs "
-                              f".{want} (or a .b register of the same width)")
+                              f".{want} there (or a .b register of the same width)")
+
+    def immediate_type(self, ins, op: Imm, want: str, which: str):
+        t = TYPES.get(want)
+        if t is None or t.kind == "pred":
+            return
+        is_float_literal = bool(op.bits) or isinstance(op.value, float)
+        if t.kind == "f" and not is_float_literal:
+            self.problem(ins, f"{which} '{op}' is an integer; '{ins.mnemonic}' needs a .{want} value "
+                              f"there (write it as a float, e.g. 1.0, or as bits, 0f3F800000)")
+        elif t.kind in ("u", "s") and is_float_literal:
+            self.problem(ins, f"{which} '{op}' is a floating-point literal; '{ins.mnemonic}' needs an "
+                              f".{want} integer there")
+        elif t.kind == "b" and is_float_literal and op.bits != t.bits:
+            self.problem(ins, f"{which} '{op}' is a {op.bits or 'decimal'}-bit float literal; "
+                              f"'{ins.mnemonic}' needs {t.bits} bits there")
+
+    def address_type(self, ins, op, space: str):
+        base = op.base if isinstance(op, Addr) else None
+        if not isinstance(base, Reg) or base.name not in self.fn.regs:
+            return
+        t = TYPES.get(self.fn.regs[base.name])
+        if t is None:
+            return
+        if t.kind in ("f", "pred"):
+            self.problem(ins, f"address register '{base.name}' is a .{t.name} register; an address "
+                              f"is an integer or .b register")
+        elif self.wide_addresses and space in WIDE_ADDRESS_SPACES and t.bits != 64:
+            self.problem(ins, f"address register '{base.name}' is {t.bits}-bit; a {space} address is "
+                              f"64-bit under .address_size 64")
+
+    @staticmethod
+    def _position(ins, op) -> int:
+        for k, src in enumerate(ins.srcs):
+            if src == op or (isinstance(src, Not) and src.reg == op):
+                return k + 1
+            if isinstance(src, Vec) and op in src.items:
+                return k + 1
+        return 1
 
 
-def _doubled(name: str):
-    t = TYPES[name]
-    return {"u": "u", "s": "s", "b": "b", "f": "f"}.get(t.kind, "b") + str(t.bits * 2) \
-        if t.bits in (16, 32) else None
-
-
-def _compatible(have: str, want: str) -> bool:
-    """PTX's rule: same width; bit types match any kind, floats only floats, predicates only predicates."""
+def _compatible(have: str, want: str, wider: bool = False) -> bool:
+    """PTX's rule: same width; bit types match any kind, floats only floats, predicates only
+    predicates. With `wider` (ld, st, cvt), a wider register will do: an integer or .b one for an
+    integer type, a .b one for a float type, any for a .b type."""
     h, w = TYPES.get(have), TYPES.get(want)
     if h is None or w is None:
         return True
     if (h.kind == "pred") != (w.kind == "pred"):
         return False
     if h.bits != w.bits:
-        return False
+        if not (wider and h.bits > w.bits):
+            return False
+        if w.kind == "b":
+            return True
+        if w.kind in ("u", "s"):
+            return h.kind in ("b", "u", "s")
+        return h.kind == "b"
     if "b" in (h.kind, w.kind):
         return True
     return (h.kind == "f") == (w.kind == "f")
