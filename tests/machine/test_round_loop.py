@@ -253,3 +253,27 @@ def test_a_load_of_freed_memory_inside_the_loop_is_the_same_use_after_free(gathe
         messages[engine] = str(caught.value)
     assert "use after free" in messages["numpy"] and keep.size == 4096
     assert messages["numpy"] == messages["compiled"]
+
+
+def profiled(engine, function, grid, block, args):
+    with cp.settings(engine=engine):
+        with cp.profile(level="ptx") as prof:
+            function(grid, block, args)
+    return prof.launches[0]
+
+
+def test_the_profilers_counts_and_activity_trace_match_when_the_loop_runs(hash_loop):
+    """Profiling keeps the round loop (it counts what the profiler counts): every metric, the
+    per-line counts, the lane histogram and the activity trace's record of each issue."""
+    rng = np.random.default_rng(3)
+    n = 4096                                          # past the trace's 64 warps
+    trips = cp.asarray(rng.integers(0, 40, n).astype(np.uint32))
+    a = profiled("numpy", hash_loop, (n // 256,), (256,), (cp.zeros(n, cp.uint32), trips))
+    b = profiled("compiled", hash_loop, (n // 256,), (256,), (cp.zeros(n, cp.uint32), trips))
+    assert any(r["in_round_loop"] for r in report(hash_loop.loaded_module.program))
+    assert a.metrics == b.metrics
+    assert str(a.lines) == str(b.lines)
+    np.testing.assert_array_equal(a.histogram, b.histogram)
+    for field in ("active", "ptx_line", "source_line", "issued", "live_lanes"):
+        np.testing.assert_array_equal(getattr(a.activity, field), getattr(b.activity, field), err_msg=field)
+    assert a.activity.issued.min() > 0

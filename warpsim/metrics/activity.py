@@ -74,6 +74,38 @@ class ActivityTrace(LaunchObserver):
             self.source_line[r, c] = np.broadcast_to(source_lines, column.shape)[inside]
         self.issued[rows] += k
 
+    def logged_warps(self, ctx):
+        """For the compiled round loop: the batch's warps whose issues are recorded (their rows)."""
+        return self._row
+
+    def compiled_rounds(self, ctx, record):
+        """What the compiled round loop ran: its log of the recorded warps' issues, in order."""
+        ptx, src, starts = self._program_lines(ctx.program)
+        n_ins = np.diff(starts)
+        for row in np.flatnonzero(record.log_len):
+            gids = record.log_gid[row, :record.log_len[row]]
+            k = n_ins[gids]
+            total = int(k.sum())
+            within = np.arange(total) - np.repeat(np.cumsum(k) - k, k)
+            line = np.repeat(starts[gids], k) + within
+            column = self.issued[row] + np.arange(total)
+            inside = column < self.max_issues
+            c = column[inside]
+            self.active[row, c] = np.repeat(record.log_lanes[row, :record.log_len[row]], k)[inside]
+            self.ptx_line[row, c] = ptx[line[inside]]
+            self.source_line[row, c] = src[line[inside]]
+            self.issued[row] += total
+
+    def _program_lines(self, program):
+        """Every block's PTX and source lines end to end, and where each block's start."""
+        cached = getattr(self, "_flat_lines", None)
+        if cached is None or cached[0] is not program:
+            lines = [self._block_lines(block) for block in program.blocks]
+            starts = np.concatenate([[0], np.cumsum([len(p) for p, _ in lines])]).astype(np.int64)
+            cached = self._flat_lines = (program, np.concatenate([p for p, _ in lines]),
+                                         np.concatenate([q for _, q in lines]), starts)
+        return cached[1:]
+
     def batch_finished(self, ctx):
         pass
 

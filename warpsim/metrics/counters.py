@@ -238,6 +238,19 @@ class LaunchCounters(LaunchObserver):
             if split.any():
                 self.divergent[gid] += len(np.unique(w[1:][split]))
 
+    def compiled_rounds(self, ctx, record):
+        """The same counts for what the compiled round loop ran (machine/compiled/loop.py)."""
+        for gid in record.blocks_run.tolist():
+            self.warp_execs[gid] += int(record.warp_count[gid])
+            self.thread_execs[gid] += int(record.lane_count[gid])
+            self.full_warp_execs[gid] += int(record.full_count[gid])
+            self.partial_lanes[gid] += record.partial_lanes[gid]
+            kind = self.branch_kind[gid]
+            if kind is None:
+                kind = self.branch_kind[gid] = _branch_kind(self.program.blocks[gid])
+            if kind == CONDITIONAL_BRANCH:
+                self.divergent[gid] += int(record.split_count[gid])
+
     def memory_access(self, ctx, site, space, kind, idx, addrs, size, count):
         if space == "param":                # constant-bank operands on the hardware, not requests
             return

@@ -51,11 +51,12 @@ class BlockSource:
     """The compiled tier's source for one block, or why there is none (`why`)."""
 
     def __init__(self, program, pblock, arrays: list | None = None, guard_base: int = 0,
-                 prefix: str = "", count_guards: bool = True, loop: bool = False):
+                 prefix: str = "", count_guards: bool | str = True, loop: bool = False):
         """arrays, guard_base and prefix let several blocks share one function (loop.py): one
         list of register arrays, one guard_counts array (this block's from guard_base), and
-        locals named apart. count_guards=False leaves out the profiler's guard counts (their
-        branch per lane halves the speed of a loop that never profiles). loop=True covers,
+        locals named apart. count_guards='local' counts the profiler's guard-true threads in
+        locals `guards_<index>` the caller declares and adds up (a branch and a store per lane
+        would halve a loop's speed). loop=True covers,
         for the round loop only, what reads the launch: ld.global (a lane whose address is
         bad stops the loop before the lane changes anything, `fault`, and the NumPy tier
         then reports it; the allocation of the last load, allocation_start/end, locals of
@@ -150,9 +151,11 @@ class BlockSource:
                 g = self.read(ins.guard.reg.name)
                 guard = f"(not {g})" if ins.guard.negated else g
                 self.guarded_positions.append(position)
-                if self.count_guards:
-                    self.lines.append(f"if count: guard_counts[{self.guard_base + len(self.guarded_positions) - 1}]"
-                                      f" += {guard}")
+                index = self.guard_base + len(self.guarded_positions) - 1
+                if self.count_guards == "local":
+                    self.lines.append(f"guards_{index} += {guard}")
+                elif self.count_guards:
+                    self.lines.append(f"if count: guard_counts[{index}] += {guard}")
             if ins.opcode == "bra" and position == len(b.instructions) - 1:
                 next_pc = self.branch(ins, guard)
                 continue

@@ -22,11 +22,14 @@ It stops, handing the round back to the engine, when
     budgets, the watchdog, the livelock watch's rounds) runs between calls,
     so rounds, budgets and errors are those of the round-by-round engine.
 Covered blocks only read registers, global memory, kernel parameters and
-thread coordinates, and write registers and pc, never memory, status or barriers, so running each warp's chosen
-block in warp order instead of block order changes nothing, and the meet
-phase has nothing to release in the rounds it skips. The engine uses it only
-when no observer watches blocks or memory and no guard is counted (profiling
-counts every block execution), so its blocks leave out the guard counts.
+thread coordinates, and write registers and pc, never memory, status or
+barriers, so running each warp's chosen block in warp order instead of block
+order changes nothing, and the meet phase has nothing to release in the
+rounds it skips. What the profiler counts per block execution (lanes, full
+and partial warps, divergence, guards, and every issue of the activity
+trace's warps) the loop counts too and hands to the observers'
+compiled_rounds (LoopRecord); observers without one keep the rounds in
+Python, and while memory is watched blocks with global loads stay out.
 """
 
 from __future__ import annotations
@@ -48,7 +51,8 @@ FAULT = {FAULT}
 @njit(cache=True, nogil=True)
 def run_rounds(pc, status, starved, rotating, last_pc, patience, independent, enabled, n_ins,
                limit, max_issued, warp_count, lane_count, warp_pc, mem32, mem64, starts, ends,
-               heap_bytes, fault, ran, param32, param64, tid, ctaid, dims{arrays}):
+               heap_bytes, fault, ran, param32, param64, tid, ctaid, dims, full_count, partial_lanes,
+               split_count, guard_counts, log_row, log_gid, log_lanes, log_len{arrays}):
     n_warps = pc.shape[0] // 32
     allocation_start = np.uint64(1)     # the allocation of the last load: none yet
     allocation_end = np.uint64(0)
@@ -82,10 +86,22 @@ def run_rounds(pc, status, starved, rotating, last_pc, patience, independent, en
             lanes = 0
             low = NO_PC
             high = -1
+            first_next = -1
+            split = False
 {dispatch}
             warp_count[gid] += 1
             lane_count[gid] += lanes
             issued += n_ins[gid]
+            if lanes == 32:                 # what the profiler counts (metrics/counters.py)
+                full_count[gid] += 1
+            else:
+                partial_lanes[gid, lanes] += 1
+            split_count[gid] += split
+            row = log_row[w]
+            if row >= 0:                    # the activity trace's warps: every issue, in order
+                log_gid[row, log_len[row]] = gid
+                log_lanes[row, log_len[row]] = lanes
+                log_len[row] += 1
             lowest[w] = low                 # the warp's next choice, as scan_warp finds it
             divergent[w] = low != NO_PC and high != low
             ran[w] = True
@@ -104,26 +120,39 @@ class RoundLoop:
         self.program = program
         self.arrays: list[tuple] = []
         self.gids: list[int] = []
+        self.guard_keys: list[tuple] = []       # (block, position) of each guard counted
+        self.loads_global: set[int] = set()     # blocks with ld.global (not run while memory is watched)
         branches = []
         for pblock in program.blocks:
+            first_guard = len(self.guard_keys)
             source = BlockSource(program, pblock, arrays=self.arrays, prefix=str(pblock.gid),
-                                 count_guards=False, loop=True)
+                                 guard_base=first_guard, count_guards="local", loop=True)
             if source.source is None:
                 continue
             if len(self.gids) == MAX_LOOP_BLOCKS:
                 break
-            self.gids.append(pblock.gid)
             gid = pblock.gid
+            self.gids.append(gid)
+            self.guard_keys += [(gid, p) for p in source.guarded_positions]
+            if any(ins.opcode == "ld" and "global" in ins.flags for ins in pblock.instructions):
+                self.loads_global.add(gid)
+            guards = range(first_guard, len(self.guard_keys))
             body = "".join(f"{' ' * 28}{line}\n" for line in source.body)
             branches.append(f"{' ' * 12}{'if' if not branches else 'elif'} gid == {gid}:\n"
+                            + "".join(f"{' ' * 16}guards_{k} = 0\n" for k in guards) +
                             f"{' ' * 16}for lane in range(32):\n"
                             f"{' ' * 20}i = base + lane\n"
                             f"{' ' * 20}if status[i] == 0:\n"
                             f"{' ' * 24}if pc[i] == {gid}:\n"
                             f"{' ' * 28}lanes += 1\n" + body +
+                            f"{' ' * 28}if first_next < 0:\n"
+                            f"{' ' * 32}first_next = pc[i]\n"
+                            f"{' ' * 28}elif pc[i] != first_next:\n"
+                            f"{' ' * 32}split = True\n"
                             f"{' ' * 24}p = pc[i]\n"
                             f"{' ' * 24}low = min(low, p)\n"
-                            f"{' ' * 24}high = max(high, p)\n")
+                            f"{' ' * 24}high = max(high, p)\n"
+                            + "".join(f"{' ' * 16}guard_counts[{k}] += guards_{k}\n" for k in guards))
         n = len(program.blocks)
         self.enabled = np.zeros(n, dtype=np.bool_)
         self.enabled[self.gids] = True
@@ -149,31 +178,47 @@ class RoundLoop:
                 self.failed = f"{type(exc).__name__}: {exc}"
         return self.dispatcher is not None
 
-    def run(self, ctx, patience: int, independent: bool, limit: int):
-        """Run up to `limit` rounds; the groups of a round it did not finish, else None."""
+    def run(self, ctx, patience: int, independent: bool, limit: int, logged=None):
+        """Run up to `limit` rounds; the groups of a round it did not finish, else None.
+
+        What the profiler counts per block (LoopRecord) goes to the block observers'
+        `compiled_rounds`; logged (batch warp -> row, or None) names the warps whose every
+        issue is logged, in order, for the activity trace."""
         n_blocks = len(self.n_ins)
-        warp_count = np.zeros(n_blocks, dtype=np.int64)
-        lane_count = np.zeros(n_blocks, dtype=np.int64)
+        record = LoopRecord(self, n_blocks, ctx.n_warps, logged, limit)
         warp_pc = np.empty(ctx.n_warps, dtype=np.int64)
         fault = np.zeros(1, dtype=np.int64)
         ran = np.zeros(ctx.n_warps, dtype=np.bool_)
         arrays = [ctx.reg(key, bits) for key, bits in self.arrays]
         heap = ctx.memory.buffer
         starts, ends = ctx.memory._index()       # live allocations, as GlobalMemory.check reads them
+        enabled = self.enabled
+        if ctx.memory_observers and self.loads_global:      # their loads must be reported
+            enabled = enabled.copy()
+            enabled[list(self.loads_global)] = False
         rounds, issued, outcome = self.dispatcher(
             ctx.pc, ctx.status, ctx.starved, ctx.rotating, ctx.last_pc, patience, independent,
-            self.enabled, self.n_ins, limit, ctx.settings.max_instructions - ctx.issued,
-            warp_count, lane_count, warp_pc, heap.view(np.uint32), heap.view(np.uint64),
+            enabled, self.n_ins, limit, ctx.settings.max_instructions - ctx.issued,
+            record.warp_count, record.lane_count, warp_pc, heap.view(np.uint32), heap.view(np.uint64),
             starts, ends, np.uint64(len(heap)), fault, ran, ctx.params.view(np.uint32),
             ctx.params.view(np.uint64), ctx.tid, ctx.ctaid,
-            np.array([*ctx.block, *ctx.grid], dtype=np.uint32), *arrays)
+            np.array([*ctx.block, *ctx.grid], dtype=np.uint32), record.full_count,
+            record.partial_lanes, record.split_count, record.guard_counts, record.log_row,
+            record.log_gid, record.log_lanes, record.log_len, *arrays)
         ctx.rounds += int(rounds)
         ctx.issued += int(issued)
-        blocks_run = np.flatnonzero(lane_count)
+        blocks_run = np.flatnonzero(record.lane_count)
         if len(blocks_run):
-            ctx.thread_instructions += int(lane_count[blocks_run] @ self.n_ins[blocks_run])
+            ctx.thread_instructions += int(record.lane_count[blocks_run] @ self.n_ins[blocks_run])
             for gid in blocks_run:
-                self.lanes_by_block[int(gid)] = self.lanes_by_block.get(int(gid), 0) + int(lane_count[gid])
+                self.lanes_by_block[int(gid)] = self.lanes_by_block.get(int(gid), 0) + int(record.lane_count[gid])
+            if ctx.count_predicates:
+                for key, count in zip(self.guard_keys, record.guard_counts.tolist()):
+                    if count:
+                        ctx.guard_true[key] = ctx.guard_true.get(key, 0) + count
+            record.blocks_run = blocks_run
+            for obs in ctx.block_observers:
+                obs.compiled_rounds(ctx, record)
         if outcome == FAULT:
             return self.rest_of_round(ctx, warp_pc, ran, int(fault[0]))
         if outcome == PENDING:
@@ -190,6 +235,36 @@ class RoundLoop:
                                                                         ran, first_slot)
         return [(int(blocks[g]), lanes[lane_bounds[g]:lane_bounds[g + 1]],
                  warps[warp_bounds[g]:warp_bounds[g + 1]]) for g in range(len(blocks))]
+
+
+class LoopRecord:
+    """What one call of the loop ran, per block, as the profiler's observers count it.
+
+    warp_count, lane_count: warp and thread executions; full_count: executions by all 32
+    lanes, partial_lanes[block, k]: by k < 32 lanes; split_count: warp executions whose lanes
+    left the block for different blocks; guard_counts: threads whose guard held, by
+    loop.guard_keys. For the warps `log_row` names (-1: none), log_gid/log_lanes[row, :log_len]
+    are every block they issued, in order, and its active lanes."""
+
+    def __init__(self, loop, n_blocks: int, n_warps: int, logged, limit: int):
+        self.loop = loop
+        self.warp_count = np.zeros(n_blocks, dtype=np.int64)
+        self.lane_count = np.zeros(n_blocks, dtype=np.int64)
+        self.full_count = np.zeros(n_blocks, dtype=np.int64)
+        self.partial_lanes = np.zeros((n_blocks, 33), dtype=np.int64)
+        self.split_count = np.zeros(n_blocks, dtype=np.int64)
+        self.guard_counts = np.zeros(max(1, len(loop.guard_keys)), dtype=np.int64)
+        if logged is None or not (logged >= 0).any():
+            self.log_row = np.full(n_warps, -1, dtype=np.int64)
+            rows = 1
+        else:
+            self.log_row = np.asarray(logged, dtype=np.int64)
+            rows = int(self.log_row.max()) + 1
+        columns = limit + 1 if rows > 1 or (self.log_row >= 0).any() else 1
+        self.log_gid = np.zeros((rows, columns), dtype=np.int64)
+        self.log_lanes = np.zeros((rows, columns), dtype=np.int64)
+        self.log_len = np.zeros(rows, dtype=np.int64)
+        self.blocks_run = np.zeros(0, dtype=np.int64)
 
 
 def round_loop(program) -> RoundLoop:

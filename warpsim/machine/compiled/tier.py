@@ -144,10 +144,17 @@ def compiled_loop(ctx, model):
     'compiled' compiles it at once; auto uses it once its machine code is in the disk
     cache, or, in a batch of COMPILED_ROUNDS_FROM slots, once the program's blocks have run
     for HOT_LOOP_LANES threads in this process (its compile takes seconds: Numba types a
-    function of every covered block). Never while the profiler or the sanitizer watches."""
-    if ctx.engine == "numpy" or ctx.block_observers or ctx.memory_observers or ctx.count_predicates \
-            or type(model) not in _stackless_models() or len(ctx.memory.buffer) % 8:
+    function of every covered block). Observers of blocks must take the loop's counts
+    (`compiled_rounds(ctx, record)`, compiled/loop.py's LoopRecord); at most one may ask for
+    a log of some warps' issues (`logged_warps(ctx)`: batch warp -> row, -1 for none)."""
+    if ctx.engine == "numpy" or type(model) not in _stackless_models() or len(ctx.memory.buffer) % 8:
         return None
+    if not all(hasattr(obs, "compiled_rounds") for obs in ctx.block_observers):
+        return None                          # an observer that must see every block execution
+    logs = [obs.logged_warps(ctx) for obs in ctx.block_observers if hasattr(obs, "logged_warps")]
+    if len(logs) > 1:
+        return None
+    logged = logs[0] if logs else None
     from .loop import round_loop
     program = ctx.program
     loop = round_loop(program)
@@ -161,4 +168,4 @@ def compiled_loop(ctx, model):
         return None
     independent = type(model) is _stackless_models()[0]
     patience = getattr(model, "patience", 0)
-    return lambda ctx, limit: loop.run(ctx, patience, independent, limit)
+    return lambda ctx, limit: loop.run(ctx, patience, independent, limit, logged)
