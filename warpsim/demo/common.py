@@ -17,8 +17,8 @@ from importlib import resources
 import numpy as np
 
 from ..api.args import pack_arguments
-from ..report.activity import ActivityTrace
 from ..machine.events import LaunchObserver
+from ..report.activity import ActivityTrace
 from ..sessions import SessionStack, observer_source
 
 DOCUMENT = "simt-execution.md"
