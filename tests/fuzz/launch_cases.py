@@ -93,10 +93,11 @@ class Targets:
         # Memory no case hands a kernel: it must never change (a stray pointer would write it).
         self.sentinel_host = self.rng.standard_normal(4 * N).astype(np.float32)
         self.sentinel = cp.asarray(self.sentinel_host)
+        self.keep_alive = None        # the array a case passes by its raw pointer
 
     # good arguments --------------------------------------------------------
     def fresh(self):
-        """Random inputs of the right kinds, and what mix must compute from them."""
+        """Random inputs of the right kinds: x, y and mix's scalar arguments by name."""
         rng = self.rng
         x = rng.standard_normal(N).astype(np.float32)
         y = rng.standard_normal(N).astype(np.float32)
@@ -110,6 +111,20 @@ class Targets:
         s = scalars
         return [x_dev, y_dev, s["a"], s["n"], s["s"], s["c"], s["u"], s["d"], s["flag"], s["pair"]]
 
+    def _plain_launch(self, api, x, y, scalars, want):
+        """(result, the results it may be) of a launch with good arguments through `api`."""
+        if api in ("numba", "numba_lazy"):
+            x_n, y_n = x.copy(), y.copy()
+            getattr(self, api)[(N + 63) // 64, 64](x_n, y_n, scalars["a"], N)
+            return y_n, multiply_add(scalars["a"], x, y)
+        x_dev, y_dev = cp.asarray(x), cp.asarray(y)
+        args = self.cupy_args(x_dev, y_dev, scalars)
+        if api == "loaded":
+            self.loaded.launch(self.function.kernel_name, ((N + 63) // 64,), (64,), self.pack(args))
+        else:
+            (self.raw_kernel if api == "rawkernel" else self.function)(((N + 63) // 64,), (64,), args)
+        return y_dev.get(), want
+
     def pack(self, args) -> bytes:
         return pack_arguments("mix", self.function.params, args)
 
@@ -122,19 +137,9 @@ class Targets:
         x, y, scalars = self.fresh()
         want = reference(x, y, n=N, **{k: v for k, v in scalars.items() if k != "n"})
         try:
-            warnings.simplefilter("ignore")
-            if api in ("numba", "numba_lazy"):
-                x_n, y_n = x.copy(), y.copy()
-                getattr(self, api)[(N + 63) // 64, 64](x_n, y_n, scalars["a"], N)
-                got, want = y_n, multiply_add(scalars["a"], x, y)
-            else:
-                x_dev, y_dev = cp.asarray(x), cp.asarray(y)
-                args = self.cupy_args(x_dev, y_dev, scalars)
-                if api == "loaded":
-                    self.loaded.launch(self.function.kernel_name, ((N + 63) // 64,), (64,), self.pack(args))
-                else:
-                    (self.raw_kernel if api == "rawkernel" else self.function)(((N + 63) // 64,), (64,), args)
-                got = y_dev.get()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                got, want = self._plain_launch(api, x, y, scalars, want)
         except Exception as exc:      # noqa: BLE001
             return f"a plain launch after the case failed: {type(exc).__name__}: {exc}"
         if not matches(got, want):
