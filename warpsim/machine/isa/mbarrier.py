@@ -83,8 +83,9 @@ def emit_mbarrier(c, ins):
         c.write_selected(operands[0], "b64", token, sel)
     elif operation in ("test_wait", "try_wait"):
         done = c.fresh("done")
+        parity = "parity" in ins.mods                 # a 32-bit phase parity, else a 64-bit state token
         c.emit(f"{done} = mbarrier.test_wait(ctx, {site}, {sel_idx}, {addr_of(operands[1])}, "
-               f"{value_of(operands[2], 'b64')}, {'parity' in ins.mods})")
+               f"{value_of(operands[2], 'b32' if parity else 'b64')}, {parity})")
         c.write_selected(operands[0], "pred", done, sel)
     else:
         raise UnsupportedInstruction(ins, f"mbarrier.{operation}")

@@ -224,8 +224,8 @@ def emit_wgmma(c, ins):
     wgmma.fence, commit_group and wait_group: every mma_async completed when
     it was issued, so there is nothing to order or wait for.
     """
-    if ins.mods[0] != "mma_async":
-        return False
+    if ins.mods[0] != "mma_async" or check_wgmma(ins):
+        return False                                  # an unsupported form: the table check says why
     d, a, b = ins.dsts[0], ins.srcs[0], ins.srcs[1]
     if isinstance(a, Vec):
         a_expr = f"{{'words': {fragment_words(c, a)}}}"
