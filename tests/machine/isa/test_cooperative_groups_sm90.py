@@ -61,11 +61,16 @@ def test_memcpy_async_of_a_block_tile(module):
 
 def test_cluster_reads_its_neighbours_shared_memory(module):
     """__cluster_dims__(2,1,1): map_shared_rank (mapa) between two cluster.sync() (barrier.cluster)."""
-    values = np.random.default_rng(11).integers(0, 1 << 20, 512).astype(np.int32)
+    rng = np.random.default_rng(7)                      # the H200 run's inputs: its third draw
+    rng.integers(-1000, 1000, 512), rng.standard_normal(600)
+    values = rng.integers(0, 1 << 20, 4 * 128).astype(np.int32)
     out, ranks = cp.full(512, -1, cp.int32), cp.full(12, -1, cp.int32)
     module.get_function("cluster_neighbour")((4,), (128,), (cp.asarray(values), out, ranks))
     np.testing.assert_array_equal(out.get(), values.reshape(4, 128)[[1, 0, 3, 2]][:, ::-1].ravel())
     np.testing.assert_array_equal(ranks.get(), [0, 2, 0, 1, 2, 1, 0, 2, 0, 1, 2, 1])   # as on the H200
+    h200 = recorded("cluster_neighbour")
+    if h200 is not None:
+        np.testing.assert_array_equal(out.get(), h200)
 
 
 def test_cluster_grid_must_hold_whole_clusters(module):
