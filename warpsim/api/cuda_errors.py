@@ -2,9 +2,10 @@
 
 CuPy programs and tests catch these by CuPy's names
 (`cupy.cuda.driver.CUDADriverError`, `cupy.cuda.compiler.CompileException`),
-so warpsim raises its own errors as subclasses of them: a kernel name the
-module lacks is a CUDADriverError naming CUDA_ERROR_NOT_FOUND, a failed NVRTC
-compile a CompileException carrying NVRTC's log.
+so warpsim's errors are those classes: a kernel name the module lacks is a
+CUDADriverError naming CUDA_ERROR_NOT_FOUND, and a failed NVRTC compile is
+warpsim's CompileError, which is CuPy's CompileException (the same class),
+carrying NVRTC's log.
 """
 
 from __future__ import annotations
@@ -26,19 +27,9 @@ class CUDARuntimeError(WarpsimError, RuntimeError):
     """A failure the CUDA runtime would report (cudaError...)."""
 
 
-class CompileException(CompileError):
-    """NVRTC refused the source (CuPy's cupy.cuda.compiler.CompileException); `log` is NVRTC's log."""
-
-    def __init__(self, message: str, log: str = "", source: str = "", name: str = "", options=()):
-        super().__init__(message, log)
-        self.source, self.name, self.options = source, name, tuple(options)
-
-    def get_message(self) -> str:
-        return str(self)
-
-    def dump(self, stream) -> None:
-        stream.write(f"{self}\n{self.source}\n")
+CompileException = CompileError
+"""CuPy's cupy.cuda.compiler.CompileException is warpsim's CompileError (NVRTC's log in `log`)."""
 
 
-class JitifyException(CompileException):
+class JitifyException(CompileError):
     """A compile asked for with jitify=True that failed (CuPy's name for it)."""

@@ -24,7 +24,7 @@ from .arrays import MemoryPointer, UnownedMemory, current_device, ndarray
 from ..errors import CompileError, LaunchError
 from ..frontends.nvrtc import compile_cuda
 from ..machine.device import launch_dimensions
-from .cuda_errors import CompileException, CUDADriverError, JitifyException
+from .cuda_errors import CUDADriverError, JitifyException
 from .headers import include_option, translate_cucomplex as cucomplex_to_complex
 from .kernel_attributes import KernelAttributes
 
@@ -217,10 +217,10 @@ class RawModule:
         try:
             result = compile_cuda(self.code, cupy_options(self.options), name=self.source_name,
                                   name_expressions=self.name_expressions)
-        except CompileError as exc:   # raised as CuPy's CompileException (a CompileError still)
-            error = JitifyException if self.jitify else CompileException
-            raise error(str(exc).split("\n", 1)[0], exc.log, self.code, self.source_name,
-                        self.options) from None
+        except CompileError as exc:   # CuPy's CompileException is CompileError; jitify has its own
+            if not self.jitify:
+                raise
+            raise JitifyException(str(exc).split("\n", 1)[0], exc.log) from None
         self._ptx, self._lowered_names = result.ptx, result.lowered_names
         self.compile_log = result.log
 

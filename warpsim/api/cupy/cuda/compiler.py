@@ -75,8 +75,9 @@ def compile_using_nvrtc(source: str, options=(), arch=None, filename: str = "ker
         result = compile_cuda(source, tuple(options) + (arch_option,), name=filename,
                               name_expressions=tuple(name_expressions or ()))
     except CompileError as exc:
-        error = JitifyException if jitify else CompileException
-        raise error(str(exc), exc.log, source, filename, options) from None
+        if not jitify:
+            raise
+        raise JitifyException(str(exc).split("\n", 1)[0], exc.log) from None
     if log_stream is not None and result.log:
         log_stream.write(result.log)
     if name_expressions:
