@@ -15,7 +15,7 @@ import warpsim as cp  # noqa: E402
 from warpsim.api import triton as wt  # noqa: E402
 
 from triton_kernels import (add_kernel, attention_fwd, layer_norm_bwd_dwdb, layer_norm_bwd_dx,  # noqa: E402
-                            layer_norm_fwd, matmul_kernel, matmul_tma_kernel,
+                            layer_norm_fwd, matmul_device_descriptors, matmul_kernel, matmul_tma_kernel,
                             matmul_tma_persistent, matmul_tma_warp_specialized, softmax_kernel)
 
 pytestmark = pytest.mark.triton
@@ -242,4 +242,15 @@ def test_persistent_tma_matmul(rng):
     descs = [wt.tensor_descriptor(a, [64, 64]), wt.tensor_descriptor(b, [64, 64]), wt.tensor_descriptor(c, [64, 64])]
     wt.launch(matmul_tma_persistent, (3,), *descs, m, n, k, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, NUM_PROGRAMS=3,
               num_warps=4, num_stages=3, arch=90)
+    assert_fp16_product(a, b, c)
+
+
+def test_matmul_with_descriptors_made_in_the_kernel(rng):
+    """tl.make_tensor_descriptor: tensormap.replace fields, tensormap.cp_fenceproxy to global scratch."""
+    m, n, k = 100, 72, 80
+    a, b = rng.standard_normal((m, k)).astype(np.float16), rng.standard_normal((k, n)).astype(np.float16)
+    c = np.full((m, n), np.nan, np.float16)
+    compiled = wt.launch(matmul_device_descriptors, (triton.cdiv(m, 64), triton.cdiv(n, 64)), a, b, c, m, n, k,
+                         BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, num_warps=4, arch=90)
+    assert "tensormap.replace" in compiled.ptx and compiled.global_scratch_size >= 3 * 128
     assert_fp16_product(a, b, c)

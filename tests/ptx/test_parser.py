@@ -144,3 +144,17 @@ def test_labels_are_local_to_their_scope():
     first, forward, second = (b.srcs[0].name for b in branches)
     assert first != second and forward == second               # a branch before its label too
     assert k.labels[first] == 0 and k.labels[second] == 4
+
+
+def test_align_after_ptr_is_the_pointees_alignment():
+    """`.param .u64 .ptr .global .align 1 p` is an 8-byte parameter (Triton's scratch pointers)."""
+    text = """.version 8.5
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u32 n, .param .u64 .ptr .global .align 1 scratch, .param .align 64 .b8 tmap[128])
+{
+    ret;
+}
+"""
+    params = parse_ptx(text).functions["k"].params
+    assert [p.alignment for p in params] == [4, 8, 64]

@@ -192,7 +192,9 @@ class _Parser:
             tok = self.peek()
             if tok.text == ".align":
                 self.next()
-                align = self.integer()
+                n = self.integer()
+                if ptr_space is None:          # after .ptr, .align is the pointee's, not the parameter's
+                    align = n
             elif tok.text in (".v2", ".v4", ".v8"):
                 vector = int(self.next().text[2:])
             elif tok.text == ".ptr":
