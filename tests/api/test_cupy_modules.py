@@ -85,3 +85,15 @@ def test_a_child_python_of_a_warpsim_run_program_gets_warpsims_cupy(tmp_path):
     assert run_script([str(parent)]) == 0
     done = subprocess.run([sys.executable, "-c", "import cupy"], capture_output=True, text=True)
     assert "warpsim" not in done.stdout + done.stderr   # outside the run, PYTHONPATH is as it was
+
+
+def test_numba_cuda_names_needing_a_driver_say_warpsim_does_not_provide_them():
+    pytest.importorskip("numba.cuda")
+    import numba.cuda
+    from warpsim.cli.run import numba_on_warpsim
+    with numba_on_warpsim():
+        with pytest.raises(AttributeError, match="warpsim does not provide numba.cuda.open_ipc_array"):
+            numba.cuda.open_ipc_array(0, (1,), np.int32)
+        with pytest.raises(AttributeError, match="no attribute 'not_a_name'"):
+            numba.cuda.not_a_name  # noqa: B018
+    assert callable(numba.cuda.open_ipc_array) and "__getattr__" not in numba.cuda.__dict__

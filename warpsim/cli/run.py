@@ -28,7 +28,8 @@ numba.cuda itself (`from numba.cuda.cudadrv.devicearray import
 DeviceNDArray`, `numba.cuda.api.to_device`) is not redirected and needs a
 driver; vectorize/guvectorize with target='cuda', IPC, external memory
 managers, cooperative grid sync and kernels that link external code are not
-simulated; streams and events are accepted but every launch runs to
+simulated (`numba.cuda.open_ipc_array` and `set_memory_manager` are an
+AttributeError saying so while the program runs); streams and events are accepted but every launch runs to
 completion in order; NUMBA_ENABLE_CUDASIM is switched off (the two
 simulators would otherwise fight over numba.cuda).
 """
@@ -44,6 +45,22 @@ import traceback
 __all__ = ["cupy_on_warpsim", "numba_on_warpsim", "run_script"]
 
 _ABSENT = object()
+
+
+# numba.cuda host names that need a real driver and that warpsim does not simulate: while the
+# program runs, using one is an AttributeError that says so, not a "CUDA driver not found".
+NUMBA_NOT_SIMULATED = {
+    "open_ipc_array": "CUDA IPC is not simulated",
+    "set_memory_manager": "external memory managers are not simulated",
+}
+
+
+def _numba_missing(name: str):
+    why = NUMBA_NOT_SIMULATED.get(name)
+    if why is None:
+        raise AttributeError(f"module 'numba.cuda' has no attribute '{name}'")
+    raise AttributeError(f"module 'numba.cuda' has no attribute '{name}' under `warpsim run`: "
+                         f"warpsim does not provide numba.cuda.{name} ({why}; see docs/numba.md)")
 
 
 @contextlib.contextmanager
@@ -62,16 +79,20 @@ def numba_on_warpsim():
         raise RuntimeError("numba.cuda was imported with NUMBA_ENABLE_CUDASIM=1 before warpsim "
                            "could redirect it; run the program in a fresh process")
     from ..cuda.dispatcher import numba_sees_simulated_device
-    saved = {name: numba_cuda.__dict__.get(name, _ABSENT) for name in warpsim_cuda.HOST_API}
+    replaced = tuple(warpsim_cuda.HOST_API) + tuple(NUMBA_NOT_SIMULATED) + ("__getattr__",)
+    saved = {name: numba_cuda.__dict__.get(name, _ABSENT) for name in replaced}
     for name in warpsim_cuda.HOST_API:
         setattr(numba_cuda, name, getattr(warpsim_cuda, name))
+    for name in NUMBA_NOT_SIMULATED:
+        numba_cuda.__dict__.pop(name, None)
+    numba_cuda.__getattr__ = _numba_missing
     try:
         with numba_sees_simulated_device():
             yield numba_cuda
     finally:
         for name, value in saved.items():
             if value is _ABSENT:
-                delattr(numba_cuda, name)
+                numba_cuda.__dict__.pop(name, None)
             else:
                 setattr(numba_cuda, name, value)
 
