@@ -26,8 +26,8 @@ __global__ void ops(const complex<T>* a, const complex<T>* b, complex<T>* out, T
 '''
 
 
-def _random_complex(rng, n, dtype):
-    return (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(dtype)
+def _random_complex(rng, shape, dtype):
+    return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
 
 
 @pytest.mark.parametrize("dtype, rtol", [(np.complex64, 2e-6), (np.complex128, 1e-14)])
@@ -89,3 +89,10 @@ def test_a_cupy_header_warpsim_does_not_have_stops_the_compile_naming_it():
     kernel = cp.RawKernel('#include <cupy/type_dispatcher.cuh>\nextern "C" __global__ void k() {}', "k")
     with pytest.raises(cp.CompileError, match="warpsim does not provide it"):
         kernel.compile()
+
+
+def test_reduction_kernel_over_complex_values():
+    rng = np.random.default_rng(14)
+    x = _random_complex(rng, (6, 50), np.complex64)
+    total = cp.ReductionKernel("T x", "T y", "x * x", "a + b", "y = a", "0", "complex_square_sum")
+    np.testing.assert_allclose(total(cp.asarray(x), axis=1).get(), (x * x).sum(axis=1), rtol=1e-5)
