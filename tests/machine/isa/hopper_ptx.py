@@ -424,3 +424,56 @@ def stmatrix_probe(count: int, trans: bool) -> str:
     ret;
 }}
 """
+
+
+# A cluster of 2 CTAs x 32 threads: CTA 1 announces 256 bytes on its mbarrier; CTA 0's thread 0
+# bulk-copies its 256-byte buffer into CTA 1's (shared::cluster addresses from mapa), completing
+# the bytes on CTA 1's mbarrier; CTA 1 waits for the phase and writes what arrived to out.
+CLUSTER_BULK = HEADER + """
+.visible .entry cluster_bulk(.param .u64 src, .param .u64 out) .reqnctapercluster 2, 1, 1
+{
+    .reg .pred %p<6>;
+    .reg .b32 %r<20>;
+    .reg .b64 %rd<12>;
+    .shared .align 128 .b32 buf[64];
+    .shared .align 8 .b64 bar;
+    ld.param.u64 %rd1, [src];
+    ld.param.u64 %rd2, [out];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %cluster_ctarank;
+    mov.u32 %r3, buf;
+    mov.u32 %r4, bar;
+    setp.eq.u32 %p1, %r1, 0;
+    setp.eq.u32 %p2, %r2, 0;
+    @%p1 mbarrier.init.shared::cta.b64 [%r4], 1;
+    mul.wide.u32 %rd3, %r1, 8;
+    add.s64 %rd4, %rd1, %rd3;
+    ld.global.v2.u32 {%r5, %r6}, [%rd4];
+    shl.b32 %r7, %r1, 3;
+    add.s32 %r8, %r3, %r7;
+    @%p2 st.shared.v2.u32 [%r8], {%r5, %r6};
+    fence.proxy.async.shared::cta;
+    barrier.cluster.arrive.release.aligned;
+    barrier.cluster.wait.acquire.aligned;
+    @%p2 bra SEND;
+    @%p1 mbarrier.arrive.expect_tx.shared::cta.b64 %rd5, [%r4], 256;
+WAIT:
+    mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r4], 0;
+    @!%p3 bra WAIT;
+    ld.shared.v2.u32 {%r5, %r6}, [%r8];
+    mul.wide.u32 %rd6, %r1, 8;
+    add.s64 %rd7, %rd2, %rd6;
+    st.global.v2.u32 [%rd7], {%r5, %r6};
+    bra DONE;
+SEND:
+    @!%p1 bra DONE;
+    mov.u32 %r9, 1;
+    mapa.shared::cluster.u32 %r10, %r3, %r9;
+    mapa.shared::cluster.u32 %r11, %r4, %r9;
+    cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%r10], [%r3], 256, [%r11];
+DONE:
+    barrier.cluster.arrive.release.aligned;
+    barrier.cluster.wait.acquire.aligned;
+    ret;
+}
+"""

@@ -14,7 +14,7 @@ import pytest
 import warpsim as cp
 from warpsim.machine.isa.bulk_copy import encode_tiled
 
-from hopper_ptx import BULK, box_of, swizzled, tensor_probe
+from hopper_ptx import BULK, CLUSTER_BULK, box_of, swizzled, tensor_probe
 
 H200 = os.path.join(os.path.dirname(__file__), "..", "..", "..", "validation", "hopper", "h200.npz")
 
@@ -75,3 +75,11 @@ def test_a_tensor_map_warpsim_did_not_make_is_named():
     with pytest.raises(cp.LaunchError, match="not made by warpsim"):
         module.get_function("tensor_probe")((1,), (64,), (bytes(128), cp.zeros(5, cp.int32),
                                                           cp.zeros(16, cp.float32), bytes(128)))
+
+
+def test_bulk_copy_into_the_neighbour_cta_completes_on_its_mbarrier():
+    """shared::cta -> shared::cluster: the bytes land in CTA 1 and complete on CTA 1's mbarrier."""
+    src = np.random.default_rng(4).integers(0, 1 << 30, 64).astype(np.uint32)
+    out = cp.full(64, 7, cp.uint32)
+    cp.RawModule(ptx=CLUSTER_BULK).get_function("cluster_bulk")((2,), (32,), (cp.asarray(src), out))
+    np.testing.assert_array_equal(out.get(), src)
