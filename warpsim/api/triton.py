@@ -6,9 +6,14 @@
 The kernel is compiled by Triton's own compiler for an sm_80 GPU (arch=90 for
 Hopper) through warpsim.frontends.triton, exactly as Triton's JIT would
 specialize it, and its PTX is loaded and launched on the current warpsim
-device: one CTA per program id, 32 * num_warps threads, Triton's dynamic
-shared memory, and the global and profiling scratch buffers Triton's launcher
-would allocate (per program, zeroed; none when Triton asks for none).
+device: one CTA per program id (num_ctas > 1: a cluster of that many CTAs per
+program, as Triton's launcher makes it), 32 * num_warps threads, Triton's dynamic
+shared memory (opting in above 48 KB as Triton does), and the global and
+profiling scratch buffers Triton's launcher would allocate (per CTA, zeroed;
+none when Triton asks for none). Host-side tensor descriptors
+(`tensor_descriptor(array, block_shape)`) are passed as Triton's launcher passes
+them: a tensor map (`encode_tensor_map`, warpsim's own 128 bytes), the shape and
+the strides.
 
 Arguments: warpsim device arrays, or NumPy arrays, which are copied to the
 device before the launch and back after it (as numba.cuda does with host
