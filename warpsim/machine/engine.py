@@ -147,14 +147,7 @@ def execute(ctx, gid, idx, warps=None):
     if ctx.engine == "numpy":
         block.compiled(ctx, idx)
     else:                                       # the compiled tier where it covers the block
-        tier = block_tier(ctx.program, block)
-        if tier.compiled is None:               # it may compile now: seconds the watchdog skips
-            compiling = time.perf_counter()
-            runner = tier.runner(ctx.engine, len(idx))
-            ctx.started += time.perf_counter() - compiling
-        else:
-            runner = tier.runner(ctx.engine, len(idx))
-        runner(ctx, idx)
+        block_tier(ctx.program, block).runner(ctx.engine, len(idx))(ctx, idx)
     if warps is None:
         warps = np.unique(idx >> 5)
     ctx.issued += len(warps) * len(block.instructions)

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .block import BlockSource, compile_source, is_cached_on_disk
+from .block import BlockSource, compile_source, compile_time_excluded, is_cached_on_disk
 from .rounds import NO_PC, group_by_block
 
 STOPPED, IDLE, PENDING, FAULT = 0, 1, 2, 3
@@ -196,15 +196,16 @@ class RoundLoop:
         if ctx.memory_observers and self.loads_global:      # their loads must be reported
             enabled = enabled.copy()
             enabled[list(self.loads_global)] = False
-        rounds, issued, outcome = self.dispatcher(
-            ctx.pc, ctx.status, ctx.starved, ctx.rotating, ctx.last_pc, patience, independent,
-            enabled, self.n_ins, limit, ctx.settings.max_instructions - ctx.issued,
-            record.warp_count, record.lane_count, warp_pc, heap.view(np.uint32), heap.view(np.uint64),
-            starts, ends, np.uint64(len(heap)), fault, ran, ctx.params.view(np.uint32),
-            ctx.params.view(np.uint64), ctx.tid, ctx.ctaid,
-            np.array([*ctx.block, *ctx.grid], dtype=np.uint32), record.full_count,
-            record.partial_lanes, record.split_count, record.guard_counts, record.log_row,
-            record.log_gid, record.log_lanes, record.log_len, *arrays)
+        with compile_time_excluded(ctx, self.dispatcher):
+            rounds, issued, outcome = self.dispatcher(
+                ctx.pc, ctx.status, ctx.starved, ctx.rotating, ctx.last_pc, patience, independent,
+                enabled, self.n_ins, limit, ctx.settings.max_instructions - ctx.issued,
+                record.warp_count, record.lane_count, warp_pc, heap.view(np.uint32),
+                heap.view(np.uint64), starts, ends, np.uint64(len(heap)), fault, ran,
+                ctx.params.view(np.uint32), ctx.params.view(np.uint64), ctx.tid, ctx.ctaid,
+                np.array([*ctx.block, *ctx.grid], dtype=np.uint32), record.full_count,
+                record.partial_lanes, record.split_count, record.guard_counts, record.log_row,
+                record.log_gid, record.log_lanes, record.log_len, *arrays)
         ctx.rounds += int(rounds)
         ctx.issued += int(issued)
         blocks_run = np.flatnonzero(record.lane_count)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .block import BlockSource, compile_source, is_cached_on_disk
+from .block import BlockSource, compile_source, compile_time_excluded, is_cached_on_disk
 
 ENGINES = ("numpy", "compiled", "auto")
 HOT_LANES = 1 << 22        # threads a block runs on NumPy before auto compiles it
@@ -35,7 +35,8 @@ class CompiledBlock:
     def __call__(self, ctx, idx):
         counts = np.zeros(len(self.guard_keys), dtype=np.int64)
         arrays = [ctx.reg(key, bits) for key, bits in self.arrays]
-        self.dispatcher(idx, ctx.pc, ctx.count_predicates, counts, *arrays)
+        with compile_time_excluded(ctx, self.dispatcher):
+            self.dispatcher(idx, ctx.pc, ctx.count_predicates, counts, *arrays)
         if ctx.count_predicates:
             for key, count in zip(self.guard_keys, counts):
                 ctx.guard_true[key] = ctx.guard_true.get(key, 0) + int(count)
@@ -131,8 +132,9 @@ def compiled_rounds(ctx, model):
     patience = getattr(model, "patience", 0)
 
     def groups(ctx, model):
-        blocks, lanes, lane_bounds, warps, warp_bounds = select_groups(
-            ctx.pc, ctx.status, ctx.starved, ctx.rotating, ctx.last_pc, patience, independent)
+        with compile_time_excluded(ctx, select_groups):
+            blocks, lanes, lane_bounds, warps, warp_bounds = select_groups(
+                ctx.pc, ctx.status, ctx.starved, ctx.rotating, ctx.last_pc, patience, independent)
         return [(int(blocks[g]), lanes[lane_bounds[g]:lane_bounds[g + 1]],
                  warps[warp_bounds[g]:warp_bounds[g + 1]]) for g in range(len(blocks))]
     return groups
