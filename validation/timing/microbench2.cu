@@ -101,3 +101,10 @@ __global__ void mb_cta_chain(float* out, int n) {
 }
 
 }
+
+// ------------------------------------------------------- streaming (third batch)
+// y = a x + y over n floats: one load pair and one store per thread, nothing else.
+extern "C" __global__ void mb_stream(float* y, const float* x, float a, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+}

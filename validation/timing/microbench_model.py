@@ -87,6 +87,39 @@ def atomic_rows(ws, mod, meas):
         yield key, m["cycles_per_warp_request_chip"], per, times[1]
 
 
+def occupancy_rows(ws, mod, meas):
+    """ncu's achieved occupancy (and issue active) of the third batch against the model's."""
+    import csv
+    import io
+    sys.path.insert(0, HERE)
+    from run_microbench3 import CONFIGS
+    with open(os.path.join(HERE, "h200", "microbench3_ncu.csv")) as fh:
+        text = fh.read()
+    rows = [r for r in csv.DictReader(io.StringIO(text[text.index('"ID"'):])) if r["ID"].isdigit()]
+    num = lambda v: float(v.replace(",", ""))  # noqa: E731
+    rng = np.random.default_rng(2)
+    bufs = {"out": ws.zeros(SMS * 2048 * 8, dtype=np.float32),
+            "x": ws.asarray(rng.random(1 << 24, dtype=np.float32)), "y": ws.asarray(rng.random(1 << 24, dtype=np.float32)),
+            "small": ws.asarray(rng.random(1 << 16, dtype=np.float32)),
+            "cycles": ws.zeros(SMS * 64, dtype=np.int64), "ints": ws.zeros(1024, dtype=np.int32)}
+    from run_microbench3 import _args
+    for (label, kern, grid, block, spec), r in zip(CONFIGS, rows):
+        spec = tuple(spec)
+        if spec[0] == "out":
+            spec = ("out", min(spec[1], 256))          # the occupancy shape, not the length
+        if spec[0] == "bar":
+            spec = ("bar", 100, spec[2])
+        if spec[0] == "l1":
+            spec = ("l1", 32) + spec[2:]
+        t = _predict(mod, kern, grid, block, _args(ws, spec, grid, block, bufs))
+        occ = num(r["sm__warps_active.avg.pct_of_peak_sustained_active"])
+        iss = num(r["smsp__issue_active.avg.pct_of_peak_sustained_active"])
+        print(f"{label:34s} occ {occ:5.1f} / {t.achieved_occupancy:5.1f}   iss {iss:5.1f} / {t.issue_active:5.1f}   "
+              f"time {num(r['gpu__time_duration.sum']) / 1e3:8.2f} us (ncu; model at the shortened length "
+              f"{t.time_us:.2f})", flush=True)
+        yield label, occ, t.achieved_occupancy, t
+
+
 def main() -> int:
     import warpsim as ws
     ap = argparse.ArgumentParser()
@@ -96,7 +129,8 @@ def main() -> int:
     with open(os.path.join(HERE, "microbench2.cu")) as fh:
         mod = ws.RawModule(code=fh.read())
     for title, rows in (("barrier cycles per round", barrier_rows), ("L1 requests per clock per SM", l1_rows),
-                        ("atomic cycles per warp request", atomic_rows)):
+                        ("atomic cycles per warp request", atomic_rows),
+                        ("achieved occupancy (ncu / model)", occupancy_rows)):
         print(f"-- {title}: measured, model, model/measured")
         for key, got, pred, t in rows(ws, mod, meas):
             if a.only and not re.search(a.only, key):

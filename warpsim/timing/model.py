@@ -88,6 +88,7 @@ class KernelCosts:
         self.latency = latency
         walk = walk_function(fn, preset, latency, barrier_cycles)
         self.walk = walk
+        self.drain_span = preset.wave_drain_span
         gaps = walk.gap()[total_exec > 0]
         self.longest_wait = float(gaps.max()) if len(gaps) else 0.0
         # ---- per-execution averages of memory work, per instruction
@@ -129,6 +130,8 @@ class KernelCosts:
             d["smsp"] = np.maximum.reduce([d["issue"]] + [d[p] for p in QUEUE_PIPES])
             d["delay:wait"] = np.maximum(0.0, d["delay:wait"] - (d["smsp"] - d["issue"]))
             d["bars"] = c @ self.is_barrier
+            d["fetch"] = self._taken(c) * preset.branch_taken_issue_cycles
+            d["smsp"] = d["smsp"] + d["fetch"]
             taken = self._taken(c) * (preset.branch_taken_cycles / 2)
             d["delay:branch_resolving"] = d["delay:branch_resolving"] + taken
             d["delay:no_instruction"] = taken
@@ -161,7 +164,7 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
     stacked = {name: np.concatenate(v) for name, v in demands.items()}
     warps = len(stacked["issue"])
     if warps == 0:
-        return {"cycles": 0.0, "warps": 0, "residence": {}, "issued": 0.0, "fill": 0.0}
+        return {"cycles": 0.0, "warps": 0, "residence": {}, "issued": 0.0, "fill": 0.0, "tail": 0.0}
     mean = {name: float(v.mean()) for name, v in stacked.items()}
     m = min(4, warps)
     stations = [Station("smsp", mean["smsp"], m)]
@@ -179,8 +182,25 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
     # behind other warps, the wave's start does not. Charged in the measure the unit is busy.
     busiest = max([mean["smsp"] / m] + [mean[n] for n in SM_STATIONS])
     utilisation = min(1.0, warps * busiest / cycle) if cycle > 0 else 0.0
+    lifetime = float(sum(s.demand for s in stations))
+    # The last wave's warps finish spread over its last wave_drain_span (busy units favour some warps);
+    # once fewer remain than keep the busiest unit busy (lifetime / its demand), the SM slows: about
+    # half that share of the spread is lost.
+    saturating = lifetime / busiest if busiest > 0 else 0.0
+    tail = _competition(stations, residence) * costs.drain_span * cycle * min(1.0, saturating / warps) / 2
     return {"cycles": max(cycle, alone_cycle), "warps": warps, "residence": residence, "mean": mean,
-            "issued": float(stacked["issue"].sum()), "fill": costs.longest_wait * utilisation}
+            "issued": float(stacked["issue"].sum()), "fill": costs.longest_wait * utilisation,
+            "utilisation": utilisation, "lifetime": lifetime, "tail": tail,
+            "competition": _competition(stations, residence)}
+
+
+def _competition(stations: list, residence: dict) -> float:
+    """The share of a warp's time at the units it queues for that it spends behind other warps (0: it
+    never waits for one; near 1: the units are saturated): what makes warps finish apart."""
+    queued = [s for s in stations if s.servers > 0 and s.demand > 0]
+    waiting = sum(max(0.0, residence[s.name] - s.demand) for s in queued)
+    served = sum(s.demand for s in queued)
+    return waiting / (waiting + served) if waiting + served > 0 else 0.0
 
 
 def _with_barrier_skew(stations: list, warps: int, warps_per_cta: int, cycle: float, residence: dict):
@@ -221,7 +241,8 @@ def _stalls(groups: list, preset) -> dict:
         # queueing for the sub-partition: behind other warps' issue (not_selected), or for a pipe
         # busier than the issue slot (math_pipe_throttle; mio_throttle for MUFU)
         queue = max(0.0, res["smsp"] - mean["smsp"])
-        add("wait", w * (mean["smsp"] - mean["issue"]))      # a pipe's own time, the fixed stall that covers it
+        add("wait", w * max(0.0, mean["smsp"] - mean["fetch"] - mean["issue"]))   # a pipe's own time
+        add("no_instruction", w * mean["fetch"])             # refetching after taken branches
         pipe = max(QUEUE_PIPES, key=lambda p: mean[p])
         excess = max(0.0, mean[pipe] - mean["issue"]) / mean["smsp"] if mean["smsp"] > 0 else 0.0
         add("not_selected", w * queue * (1.0 - excess))
@@ -275,6 +296,7 @@ def predict_execution(ex, gpu="h200", registers: int = 32, shared_per_block: int
                 g = timed([_nearest(sampled, c) for c in mine[w0:w0 + per_sm]])
                 t += g["cycles"] + g["fill"] * (1.0 if w0 == 0 else 1.0 / per_sm)
                 gs.append(dict(g, repeat=1))
+            t += gs[-1]["tail"] if gs else 0.0
             if t > worst:
                 worst, worst_groups = t, gs
         sm_cycles, groups = worst, worst_groups
@@ -293,6 +315,7 @@ def predict_execution(ex, gpu="h200", registers: int = 32, shared_per_block: int
             g = _scaled_group(costs, mean_cta, rest)
             sm_cycles += g["cycles"] + g["fill"] * (1.0 if not full else 1.0 / per_sm)
             groups.append(dict(g, repeat=1))
+        sm_cycles += groups[-1]["tail"] if groups else 0.0
         notes.append(f"{n_ctas} CTAs in {waves} waves of {per_sm} per SM; each wave costed from "
                      f"{len(sampled)} sampled CTAs")
     # chip-wide bounds
@@ -308,7 +331,7 @@ def predict_execution(ex, gpu="h200", registers: int = 32, shared_per_block: int
     # occupancy and issue activity of the busiest SM
     busy = sum(g["cycles"] * g["repeat"] for g in groups) or 1.0
     warps_time = sum(g["warps"] * g["cycles"] * g["repeat"] for g in groups)
-    achieved = 100.0 * warps_time / busy / preset.max_warps_per_sm
+    achieved = _achieved_occupancy(groups, preset, costs, bounds, cycles)
     issued = sum(g["issued"] * g["repeat"] for g in groups)
     issue_active = 100.0 * issued / (preset.sub_partitions_per_sm * cycles)
     if cycles > sm_cycles > 0:          # the SM waits on a chip-wide bound: the waiting shows as its reason
@@ -329,6 +352,31 @@ def predict_execution(ex, gpu="h200", registers: int = 32, shared_per_block: int
                   lines=per_line,
                   details={"bounds": bounds, "ctas_per_sm": per_sm, "limited_by": occ["limited_by"],
                            "waves": waves, "instructions": float(costs.total_exec.sum() * ex.scale), "dram_bytes": costs.dram_bytes, "l2_bytes": costs.l2_bytes})
+
+
+def _achieved_occupancy(groups, preset, costs, bounds, cycles) -> float:
+    """sm__warps_active as a percent of the SM's warps, over the busiest SM's active cycles.
+
+    Each wave holds its warps, but the warps of a busy wave do not finish together: the scheduler
+    favours some, which finish early and leave, over the last `wave_drain_span` of the kernel's last
+    wave (in the measure the wave's busiest unit is busy). Where CTA dispatch sets the time, the SM
+    holds, by Little's law, a CTA's lifetime over the dispatch interval of CTAs."""
+    busy = sum(g["cycles"] * g["repeat"] for g in groups)
+    if busy <= 0:
+        return 0.0
+    warps_time = 0.0
+    for k, g in enumerate(groups):
+        if not g["warps"]:
+            continue
+        drain = g.get("competition", 0.0) * preset.wave_drain_span / 2 if k == len(groups) - 1 else 0.0
+        warps_time += g["warps"] * g["cycles"] * (g["repeat"] - drain)
+    achieved = 100.0 * warps_time / busy / preset.max_warps_per_sm
+    if bounds["cta_launch"] == cycles and cycles > bounds["execution"]:
+        interval = preset.cta_launch_ns_per_sm * 1e-9 * preset.clock_hz
+        lifetime = max(g.get("lifetime", 0.0) for g in groups)
+        resident = lifetime / interval * costs.warps_per_cta
+        achieved = min(achieved, 100.0 * resident / preset.max_warps_per_sm)
+    return achieved
 
 
 def hot_line_cycles(ex, preset) -> float:

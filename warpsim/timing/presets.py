@@ -25,6 +25,7 @@ from warpsim.errors import WarpsimError
 
 MEASURED = "validation/timing/h200/microbench.json: measured on H200"
 MEASURED2 = "validation/timing/h200/microbench2.json: measured on H200"
+MEASURED3 = "validation/timing/h200/microbench3_ncu.csv: measured on H200"
 MEASURED_CASES = "validation/timing/h200/summary.csv: measured on H200"
 MEASURED_NCU = "validation/timing/h200/ncu_raw_0.csv (device__attribute_*): reported by the H200"
 CUDA_PG = "CUDA C++ Programming Guide, compute capability table and 'Arithmetic Instructions' throughput table"
@@ -97,6 +98,8 @@ class GPUPreset:
     atomic_line_pass_cycles: float       # ... for one warp request naming several addresses of one line
     atomic_latency: float                # one thread's ATOM round trip, cycles
     branch_taken_cycles: float           # a taken branch beyond its stall count (target resolution, refetch)
+    branch_taken_issue_cycles: float     # issue cycles of the sub-partition a taken branch's refetch holds
+    wave_drain_span: float               # share of a busy last wave over which its warps finish
     barrier_cycles: float                # bar.sync of a CTA whose warps arrive together: fixed part
     barrier_cycles_per_warp: float       # ... and per warp of the CTA
     # --- launch
@@ -213,6 +216,13 @@ _H200 = {
     "branch_taken_cycles": (5.0, MEASURED2 + " [derived] (mb_bar's inner loop VIADD, IMAD.MOV, ISETP, FFMA, BRA: 28.0 "
                                              "cycles per iteration from one warp (skew 32 against skew 8, 1 and 4 warps); "
                                              "its control codes' stall counts add to 23)"),
+    "branch_taken_issue_cycles": (0.4, MEASURED3 + " [derived] (mb_cta_chain, a 4-instruction loop, 64 warps/SM: issue "
+                                                   "active 78% in one wave, 88% in four; (1 - L) 4 / (4 + k) and "
+                                                   "(1 - L / 4) 4 / (4 + k) give k = 0.4, L = 0.14)"),
+    "wave_drain_span": (0.51, MEASURED3 + " [derived] (ncu achieved occupancy of one-wave busy kernels: mb_cta_chain "
+                                          "128 / 1024 / 256 threads 68.3 / 80.4 / 69.9%, mb_l1_load 74.6%, mb_bar 79.7%; "
+                                          "finishing spread evenly over the last p of the wave gives 1 - p/2: p 0.63, "
+                                          "0.39, 0.60, 0.51, 0.41, mean 0.51)"),
     "barrier_cycles": (1.0, MEASURED2 + " [derived] (mb_bar, one CTA per SM, no skew: 67, 69, 78, 96, 138 cycles per round "
                                         "for 2..32 warps; less the round's other instructions as the model walks them, "
                                         "59-61 cycles: a least-squares line 0.94 + 2.36 per warp)"),
@@ -276,6 +286,8 @@ _H100.update({
     "atomic_line_pass_cycles": (_H200["atomic_line_pass_cycles"][0], "[assumed] same GH100 SM and L2 as the H200 (" + MEASURED2 + ")"),
     "atomic_latency": (_H200["atomic_latency"][0], "[assumed] same GH100 SM and L2 as the H200 (" + MEASURED2 + ")"),
     "branch_taken_cycles": (_H200["branch_taken_cycles"][0], "[assumed] same GH100 SM and L2 as the H200 (" + MEASURED2 + ")"),
+    "branch_taken_issue_cycles": (_H200["branch_taken_issue_cycles"][0], "[assumed] same GH100 SM and L2 as the H200 (" + MEASURED3 + ")"),
+    "wave_drain_span": (_H200["wave_drain_span"][0], "[assumed] same GH100 SM and L2 as the H200 (" + MEASURED3 + ")"),
     "barrier_cycles": (_H200["barrier_cycles"][0], "[assumed] same GH100 SM and L2 as the H200 (" + MEASURED2 + ")"),
     "barrier_cycles_per_warp": (_H200["barrier_cycles_per_warp"][0], "[assumed] same GH100 SM and L2 as the H200 (" + MEASURED2 + ")"),
     "max_warps_per_sm": (64, CUDA_PG + " (cc 9.0)"),
@@ -336,6 +348,8 @@ _A100 = {
     "atomic_line_pass_cycles": (_H200["atomic_line_pass_cycles"][0], "[assumed] as the H200 (" + MEASURED2 + ")"),
     "atomic_latency": (_H200["atomic_latency"][0], "[assumed] as the H200 (" + MEASURED2 + ")"),
     "branch_taken_cycles": (_H200["branch_taken_cycles"][0], "[assumed] as the H200 (" + MEASURED2 + ")"),
+    "branch_taken_issue_cycles": (_H200["branch_taken_issue_cycles"][0], "[assumed] as the H200 (" + MEASURED3 + ")"),
+    "wave_drain_span": (_H200["wave_drain_span"][0], "[assumed] as the H200 (" + MEASURED3 + ")"),
     "barrier_cycles": (_H200["barrier_cycles"][0], "[assumed] as the H200 (" + MEASURED2 + ")"),
     "barrier_cycles_per_warp": (_H200["barrier_cycles_per_warp"][0], "[assumed] as the H200 (" + MEASURED2 + ")"),
     "max_warps_per_sm": (64, CUDA_PG + " (cc 8.0)"),
@@ -398,6 +412,8 @@ _L4 = {
     "atomic_line_pass_cycles": (_H200["atomic_line_pass_cycles"][0], "[assumed] as the H200 (" + MEASURED2 + ")"),
     "atomic_latency": (_H200["atomic_latency"][0], "[assumed] as the H200 (" + MEASURED2 + ")"),
     "branch_taken_cycles": (_H200["branch_taken_cycles"][0], "[assumed] as the H200 (" + MEASURED2 + ")"),
+    "branch_taken_issue_cycles": (_H200["branch_taken_issue_cycles"][0], "[assumed] as the H200 (" + MEASURED3 + ")"),
+    "wave_drain_span": (_H200["wave_drain_span"][0], "[assumed] as the H200 (" + MEASURED3 + ")"),
     "barrier_cycles": (_H200["barrier_cycles"][0], "[assumed] as the H200 (" + MEASURED2 + ")"),
     "barrier_cycles_per_warp": (_H200["barrier_cycles_per_warp"][0], "[assumed] as the H200 (" + MEASURED2 + ")"),
     "max_warps_per_sm": (48, CUDA_PG + " (cc 8.9: 1536 threads per SM)"),
