@@ -91,7 +91,7 @@ NEARBY = 1 << 24     # an address this close to an allocation is described relat
 def _nearest_allocation(memory, addr):
     """(start, size) of the live allocation closest to addr (0 bytes away if inside it)."""
     best, best_distance = None, None
-    for start, size in memory.live.items():
+    for start, size in memory.live.copy().items():
         a = GLOBAL_BASE + start
         distance = a - addr if addr < a else max(0, addr - (a + size) + 1)
         if best is None or distance < best_distance:

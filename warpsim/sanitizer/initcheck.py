@@ -62,7 +62,7 @@ class Initcheck(LaunchTool):
 def allocation_of(memory, address: int):
     """(start address, size) of the live allocation holding address, or None."""
     offset = address - GLOBAL_BASE
-    for start, size in memory.live.items():
+    for start, size in memory.live.copy().items():
         if start <= offset < start + size:
             return GLOBAL_BASE + start, size
     return None

@@ -172,7 +172,7 @@ def compare_heaps(ptx_memory, sass_memory) -> str:
     (the host may free arrays while a launch runs: their bytes are poisoned, not written by it);
     otherwise where they first differ."""
     a, b = ptx_memory.buffer, sass_memory.buffer
-    ranges = sorted((start, size) for start, size in ptx_memory.live.items()
+    ranges = sorted((start, size) for start, size in ptx_memory.live.copy().items()
                     if sass_memory.live.get(start) == size)
     for start, size in ranges:
         end = min(start + size, len(a), len(b))
