@@ -97,3 +97,16 @@ def test_numba_cuda_names_needing_a_driver_say_warpsim_does_not_provide_them():
         with pytest.raises(AttributeError, match="no attribute 'not_a_name'"):
             numba.cuda.not_a_name  # noqa: B018
     assert callable(numba.cuda.open_ipc_array) and "__getattr__" not in numba.cuda.__dict__
+
+
+def test_passing_jitify_warns_as_cupy_does_and_leaving_it_out_does_not():
+    import warnings
+    import warpsim as cp
+    source = 'extern "C" __global__ void k(int *x) { x[0] = 1; }'
+    with pytest.warns(DeprecationWarning, match="Avoid passing `jitify=False`"):
+        cp.RawModule(code=source, jitify=False)
+    with pytest.warns(DeprecationWarning, match="jitify=True is deprecated"):
+        cp.RawKernel(source, "k", jitify=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cp.RawKernel(source, "k")

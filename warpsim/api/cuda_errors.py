@@ -10,9 +10,14 @@ carrying NVRTC's log.
 
 from __future__ import annotations
 
+import warnings
+
 from ..errors import CompileError, WarpsimError
 
-__all__ = ["CUDADriverError", "CUDARuntimeError", "CompileException", "JitifyException"]
+__all__ = ["CUDADriverError", "CUDARuntimeError", "CompileException", "JitifyException",
+           "JITIFY_UNSET", "warn_jitify_deprecated"]
+
+JITIFY_UNSET = None     # `jitify` not passed: CuPy warns only when it is
 
 
 class CUDADriverError(WarpsimError, RuntimeError):
@@ -33,3 +38,21 @@ CompileException = CompileError
 
 class JitifyException(CompileError):
     """A compile asked for with jitify=True that failed (CuPy's name for it)."""
+
+
+def warn_jitify_deprecated(jitify) -> bool:
+    """CuPy's DeprecationWarning for a `jitify=` argument (either value); returns jitify as a bool.
+
+    warpsim has no Jitify: with jitify=True the source is compiled by NVRTC as it is.
+    """
+    if jitify is JITIFY_UNSET:
+        return False
+    if jitify:
+        warnings.warn("jitify=True is deprecated (as in CuPy, which removes it in v15); warpsim "
+                      "compiles the source with NVRTC as it is, without Jitify", DeprecationWarning,
+                      stacklevel=3)
+    else:
+        warnings.warn("The jitify argument is deprecated (as in CuPy). "
+                      "Avoid passing `jitify=False` to silence this warning.", DeprecationWarning,
+                      stacklevel=3)
+    return bool(jitify)

@@ -24,7 +24,7 @@ from .arrays import MemoryPointer, UnownedMemory, current_device, ndarray
 from ..errors import CompileError, LaunchError
 from ..frontends.nvrtc import compile_cuda
 from ..machine.device import launch_dimensions
-from .cuda_errors import CUDADriverError, JitifyException
+from .cuda_errors import JITIFY_UNSET, CUDADriverError, JitifyException, warn_jitify_deprecated
 from .headers import include_option, translate_cucomplex as cucomplex_to_complex
 from .kernel_attributes import KernelAttributes
 
@@ -129,7 +129,7 @@ class RawModule:
     def __init__(self, code: str | None = None, *, path: str | None = None, options=(),
                  backend: str = "nvrtc", translate_cucomplex: bool = False,
                  enable_cooperative_groups: bool = False, name_expressions=None,
-                 jitify: bool = False, ptx: str | None = None):
+                 jitify=JITIFY_UNSET, ptx: str | None = None):
         if sum(source is not None for source in (code, path, ptx)) != 1:
             raise TypeError("RawModule needs exactly one of code= (CUDA source), path= or ptx=")
         if backend not in ("nvrtc", "nvcc"):
@@ -138,7 +138,8 @@ class RawModule:
             raise ValueError("name_expressions is only supported by the 'nvrtc' backend (as in CuPy)")
         if translate_cucomplex and code is not None:
             code = cucomplex_to_complex(code)
-        self.jitify, self.enable_cooperative_groups = jitify, enable_cooperative_groups
+        self.jitify = warn_jitify_deprecated(jitify)
+        self.enable_cooperative_groups = enable_cooperative_groups
         self.options = tuple(options)
         self.name_expressions = tuple(name_expressions or ())
         self.backend, self.file_path, self.source_name = backend, path, "kernel.cu"
@@ -307,7 +308,7 @@ class RawKernel(KernelAttributes):
 
     def __init__(self, code: str, name: str, options=(), backend: str = "nvrtc",
                  translate_cucomplex: bool = False, *, enable_cooperative_groups: bool = False,
-                 jitify: bool = False):
+                 jitify=JITIFY_UNSET):
         self.code, self.name, self.options, self.backend = code, name, tuple(options), backend
         self.enable_cooperative_groups = enable_cooperative_groups
         self.module = RawModule(code=code, options=options, backend=backend,

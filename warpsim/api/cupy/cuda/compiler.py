@@ -14,7 +14,8 @@ import os
 import subprocess
 
 from .._missing import missing_attribute, not_provided
-from ...cuda_errors import CompileException, JitifyException  # noqa: F401
+from ...cuda_errors import (JITIFY_UNSET, CompileException, JitifyException,  # noqa: F401
+                            warn_jitify_deprecated)
 from ....errors import CompileError
 from ....frontends.nvrtc import compile_cuda
 from . import _compiler_cache
@@ -68,8 +69,9 @@ def _run_cc(cmd, cwd, backend, log_stream=None) -> str:
 
 def compile_using_nvrtc(source: str, options=(), arch=None, filename: str = "kern.cu",
                         name_expressions=None, log_stream=None, cache_in_memory: bool = False,
-                        jitify: bool = False):
+                        jitify=JITIFY_UNSET):
     """PTX of `source` compiled by NVRTC for `arch` (default sm_90); CompileException on failure."""
+    jitify = warn_jitify_deprecated(jitify)
     arch_option, _ = _get_arch_for_options_for_nvrtc(arch)
     try:
         result = compile_cuda(source, tuple(options) + (arch_option,), name=filename,
