@@ -46,12 +46,15 @@ def address_reader(op, wide: bool):
     if op.kind != "mem":
         raise Unsupported(f"address {op.text}")
     parts = []
+    # ATOMG.E.CAS prints its 64-bit address as a bare `[R4]` (no desc, no .64): a global address in one
+    # 32-bit register would be below the heap, so a lone register of a 64-bit space is the pair
+    lone_pair = wide and len(op.parts) == 1 and not op.parts[0].suffixes and op.descriptor is None
     for part in op.parts:
         if part.kind not in ("reg", "ureg"):
             raise Unsupported(f"address {op.text}")
         if any(s != "64" for s in part.suffixes):
             raise Unsupported(f"address {op.text}")
-        pair = "64" in part.suffixes
+        pair = "64" in part.suffixes or lone_pair
         parts.append(source(replace(part, suffixes=()), 64 if pair else 32))
     offset = np.int64(op.offset or 0)
 

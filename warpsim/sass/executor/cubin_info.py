@@ -46,6 +46,7 @@ def kernel_image(cubin: bytes, kernel: str) -> KernelImage:
     image = KernelImage(kernel)
     stack = 0
     register_counts = {}                         # symbol index -> registers per thread
+    stack_of = {}                                # symbol index -> stack bytes (.nv.info: every function's)
     for name, offset, size in sections:
         body = cubin[offset:offset + size]
         if name == f".nv.info.{kernel}":
@@ -60,7 +61,8 @@ def kernel_image(cubin: bytes, kernel: str) -> KernelImage:
         elif name == ".nv.info":
             for attr, value in info_attributes(body):
                 if attr in (EIATTR_FRAME_SIZE, EIATTR_MIN_STACK_SIZE, EIATTR_MAX_STACK_SIZE) and len(value) >= 8:
-                    stack = max(stack, struct.unpack_from("<I", value, 4)[0])
+                    symbol, size = struct.unpack_from("<II", value)
+                    stack_of[symbol] = max(stack_of.get(symbol, 0), size)
                 elif attr == EIATTR_REGCOUNT and len(value) >= 8:
                     symbol, count = struct.unpack_from("<II", value)
                     register_counts[symbol] = count
@@ -73,15 +75,22 @@ def kernel_image(cubin: bytes, kernel: str) -> KernelImage:
                 image.banks[int(bank_part[0])] = body
         elif name == f".nv.shared.{kernel}":
             image.static_shared = max(0, size - 0x400)
-    image.stack_bytes = stack
     index_of = {k: name for k, (name, _, _) in enumerate(sections)}
     for index, (name, shndx, value, length) in enumerate(symbols(cubin, sections)):
         if name == kernel and index in register_counts:
             image.registers = register_counts[index]
+        if name == kernel and index in stack_of:
+            stack = max(stack, stack_of[index])
         section = index_of.get(shndx, "")
         if section.startswith(".nv.constant") and not section.startswith(".nv.constant0") and name:
             bank = section[len(".nv.constant"):].split(".", 1)[0]
             if bank.isdigit():
                 image.constant_symbols[name] = (int(bank), value, length)
+    # a recursive call chain has no bound (ptxas records 0xffffffff): the driver's default stack then
+    image.stack_bytes = DEFAULT_STACK_BYTES if stack >= UNBOUNDED_STACK else stack
     image.params.sort()
     return image
+
+
+UNBOUNDED_STACK = 0xFFFFFFFF
+DEFAULT_STACK_BYTES = 1024          # cudaLimitStackSize's default

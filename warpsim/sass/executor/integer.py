@@ -101,7 +101,8 @@ def _as_signed64(x):
 
 @semantics("IMAD", "UIMAD", family="integer", mods=("WIDE", "HI", "MOV", "SHL", "X", "IADD", "U32", "S32"),
            doc="a * b + c: low word; .WIDE 64-bit result with a 64-bit c; .HI high word of a*b plus c; "
-               ".X adds carry-ins; .MOV/.SHL/.IADD are the same operation")
+               ".X adds carry-ins; .MOV/.SHL/.IADD are the same operation. A register c of .HI is the pair "
+               "{c+1:c}: the high word of a*b + that pair (ptxas zeroes c and puts x in c+1 for x + mulhi)")
 def imad(ins):
     dst, outs, values, tail = split_operands(ins)
     if len(values) != 3:
@@ -109,7 +110,8 @@ def imad(ins):
     wide, high = "WIDE" in ins.mods, "HI" in ins.mods
     signed = "U32" not in ins.mods
     ra, rb = source(values[0]), source(values[1])
-    rc, c_one = adder_term(values[2], 64 if wide else 32)
+    pair_c = high and values[2].kind in ("reg", "ureg") and values[2].number is not None
+    rc, c_one = adder_term(values[2], 64 if wide or pair_c else 32)
     carries = _carry_ins(tail) if "X" in ins.mods else []
     write = dest(dst, 64 if wide else 32)
     carry_writers = [pred_dest(op) for op in outs]
@@ -123,6 +125,14 @@ def imad(ins):
                 product = np.asarray(a, dtype=U64) * np.asarray(b, dtype=U64)
         else:
             product = (np.asarray(a, dtype=U64) * np.asarray(b, dtype=U64)) & M32
+        if pair_c:
+            with np.errstate(over="ignore"):
+                full = product + np.asarray(c, dtype=U64) + U64(c_one)
+                final = (full >> U64(32)) & M32
+            write(st, g, final)
+            if carry_writers:
+                _write_carries(carry_writers, st, g, (full < product).astype(U64))
+            return
         if high:
             if signed:
                 product = ((_as_signed64(a) * _as_signed64(b)) >> 32).astype(U64) & M32
