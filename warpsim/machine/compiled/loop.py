@@ -86,7 +86,6 @@ def run_rounds(pc, status, starved, rotating, last_pc, patience, independent, en
             lanes = 0
             low = NO_PC
             high = -1
-            first_next = -1
             split = False
 {dispatch}
             warp_count[gid] += 1
@@ -137,6 +136,7 @@ class RoundLoop:
             if any(ins.opcode == "ld" and "global" in ins.flags for ins in pblock.instructions):
                 self.loads_global.add(gid)
             guards = range(first_guard, len(self.guard_keys))
+            split = self.branch_split(pblock, source, guards)
             body = "".join(f"{' ' * 28}{line}\n" for line in source.body)
             branches.append(f"{' ' * 12}{'if' if not branches else 'elif'} gid == {gid}:\n"
                             + "".join(f"{' ' * 16}guards_{k} = 0\n" for k in guards) +
@@ -145,14 +145,11 @@ class RoundLoop:
                             f"{' ' * 20}if status[i] == 0:\n"
                             f"{' ' * 24}if pc[i] == {gid}:\n"
                             f"{' ' * 28}lanes += 1\n" + body +
-                            f"{' ' * 28}if first_next < 0:\n"
-                            f"{' ' * 32}first_next = pc[i]\n"
-                            f"{' ' * 28}elif pc[i] != first_next:\n"
-                            f"{' ' * 32}split = True\n"
                             f"{' ' * 24}p = pc[i]\n"
                             f"{' ' * 24}low = min(low, p)\n"
                             f"{' ' * 24}high = max(high, p)\n"
-                            + "".join(f"{' ' * 16}guard_counts[{k}] += guards_{k}\n" for k in guards))
+                            + "".join(f"{' ' * 16}guard_counts[{k}] += guards_{k}\n" for k in guards)
+                            + (f"{' ' * 16}split = {split}\n" if split else ""))
         n = len(program.blocks)
         self.enabled = np.zeros(n, dtype=np.bool_)
         self.enabled[self.gids] = True
@@ -177,6 +174,17 @@ class RoundLoop:
             except Exception as exc:            # a Numba failure keeps the rounds in Python
                 self.failed = f"{type(exc).__name__}: {exc}"
         return self.dispatcher is not None
+
+    def branch_split(self, pblock, source, guards) -> str | None:
+        """Whether a warp's lanes left the block for different blocks: for a closing guarded
+        bra, some but not all of them took it (its guard count says how many did)."""
+        last = pblock.instructions[-1]
+        if last.opcode != "bra" or last.guard is None or not guards \
+                or source.guarded_positions[-1] != len(pblock.instructions) - 1:
+            return None
+        if self.program.label_gid(pblock.function, last.srcs[0].name) == pblock.next_gid:
+            return None
+        return f"0 < guards_{guards[-1]} < lanes"
 
     def run(self, ctx, patience: int, independent: bool, limit: int, logged=None):
         """Run up to `limit` rounds; the groups of a round it did not finish, else None.
