@@ -5,7 +5,7 @@ launches fell back to PTX-level counts (validation/sass_coverage/README.md).
         --sass-coverage-out validation/sass_coverage/tests_kernels.json
 
 Each test runs inside a warpsim Profiler(level='sass'); every launch's level and
-level_note are recorded with the test's id. The tests' own assertions still run,
+note are recorded with the test's id. The tests' own assertions still run,
 so a launch is profiled with the inputs the test gives it.
 """
 
@@ -27,11 +27,14 @@ def pytest_addoption(parser):
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item):
     from warpsim.profiler import Profiler
-    with Profiler(level="sass") as profiler:
+    from warpsim.sass.replay import ReplayRequest
+    with ReplayRequest() as replays, Profiler(level="sass"):
         yield
-    for launch in profiler:
-        RECORDS.append({"test": item.nodeid, "kernel": launch.kernel_name, "level": launch.level,
-                        "note": launch.level_note, "reason": classify(launch.level, launch.level_note)})
+    for launch, replay in replays._replays.values():
+        outcome = replay.outcome()
+        RECORDS.append({"test": item.nodeid, "kernel": launch.kernel, "level": outcome.level,
+                        "note": outcome.note, "reason": classify(outcome.level, outcome.note),
+                        "unsupported": [opcode for opcode, _ in outcome.unsupported]})
 
 
 def pytest_sessionfinish(session):

@@ -46,7 +46,7 @@ def summary(records: list) -> str:
     """Launch counts per kind, and per missing opcode (launches whose SASS has it)."""
     kinds = Counter(r["reason"] for r in records)
     opcodes = Counter(op for r in records if r["reason"] == "missing opcode"
-                      for op in dict.fromkeys(missing_opcodes(r["note"])))
+                      for op in dict.fromkeys(r.get("unsupported") or missing_opcodes(r["note"])))
     others = Counter(r["note"][:160] for r in records if r["reason"] not in ("sass", "missing opcode"))
     lines = [f"launches: {len(records)}"]
     lines += [f"  {kind}: {count}" for kind, count in kinds.most_common()]

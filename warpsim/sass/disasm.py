@@ -153,6 +153,7 @@ def _split_operands(text: str) -> list:
 
 _GUARD = re.compile(r"^@(!?U?P(?:\d+|T))\s+")
 _BRANCH_TARGETS = re.compile(r'\(\*"BRANCH_TARGETS\s+([^"]*)"\*\)')
+_ANNOTATION = re.compile(r'\s*\(\*"[^"]*"\*\)')     # `(*"SpillRefill"*)`: nvdisasm's remark, no operand
 
 def parse_instruction(text: str, offset: int = 0, **extra) -> SassInstruction:
     """'@!P0 IMAD.WIDE.U32 R2, R9, 0x4, R2' -> SassInstruction (no control codes or lines)."""
@@ -168,6 +169,7 @@ def parse_instruction(text: str, offset: int = 0, **extra) -> SassInstruction:
     if m:           # `BRX R4 -0x150 (*"BRANCH_TARGETS .L_x_1,.L_x_2"*)`: the targets ptxas knows of
         targets = tuple(t.strip() for t in m.group(1).split(",") if t.strip())
         rest = rest[:m.start()] + rest[m.end():]
+    rest = _ANNOTATION.sub("", rest)
     pieces = _split_operands(rest)
     if opcode in ("BRX", "JMX"):    # `R4 -0x150`: register and displacement, no comma
         pieces = [part for piece in pieces for part in piece.split()]

@@ -37,6 +37,7 @@ class ReplayOutcome:
     observers: list = field(default_factory=list)
     seconds: float = 0.0            # the SASS run's time (copy and comparison included)
     rounds: int = 0
+    unsupported: list = field(default_factory=list)   # (opcode, why) of each instruction the executor lacks
 
     @property
     def covered(self) -> bool:
@@ -145,7 +146,8 @@ class SassReplay(LaunchObserver):
         except SassExecutionError as exc:
             budget = "" if "ran past" not in str(exc) else (
                 f" ({SASS_ROUNDS_PER_PTX_ROUND}x the PTX run's {self.ptx_rounds:,} rounds + {SASS_EXTRA_ROUNDS:,})")
-            return ReplayOutcome("ptx", f"SASS not run: {exc}{budget}")
+            return ReplayOutcome("ptx", f"SASS not run: {exc}{budget}",
+                                 unsupported=list(getattr(exc, "unsupported", ())))
         except WarpsimError as exc:
             return ReplayOutcome("ptx", f"no SASS for this kernel: {exc}")
         difference = compare_heaps(self.memory, self.copy)

@@ -14,6 +14,13 @@ predicate over the CTA, which `B2R.RESULT` reads.
 Calls are ptxas's own linkage: `MOV R4, ret` then `CALL.REL.NOINC f` jumps,
 and `RET.REL.NODEC R4 (kernel)` returns to the function offset in R4.
 `BRA Pn, L` (a predicate operand) branches only where Pn also holds.
+
+Cooperative groups and cub guard their warp collectives with a diverged-warp
+path: `BRA.DIV URm, L` branches (the whole group) when the lanes issuing it
+are not every live lane of the warp in mask m; at L each collective runs
+between `WARPSYNC.COLLECTIVE Rm, end` (wait for the live lanes of Rm, as
+WARPSYNC) and `ENDCOLLECTIVE` (nothing more to do once they issue together).
+`WARPSYNC.EXCLUSIVE Rm` waits as WARPSYNC does.
 """
 
 from __future__ import annotations
@@ -21,7 +28,9 @@ from __future__ import annotations
 import numpy as np
 
 from .operands import U32, dest, pred_dest, predicate, source
+from .state import EXITED as EXITED_PC
 from .table import Step, Unsupported, semantics
+from .warp import ballot, warp_bits
 
 EXIT = -1
 
@@ -39,8 +48,10 @@ def _extra_condition(ins):
 
 
 def branch(ins, program):
-    if set(ins.mods) - {"U", "CONV"}:
+    if set(ins.mods) - {"U", "CONV", "DIV"}:
         raise Unsupported("modifier " + ", ".join("." + m for m in ins.mods))
+    if "DIV" in ins.mods:
+        return diverged_branch(ins, program)
     if any(op.kind in ("reg", "ureg") for op in ins.operands):
         raise Unsupported("BRA with a register operand")
     index = _label_index(ins, program)
@@ -54,8 +65,24 @@ def branch(ins, program):
     return Step(ins, lambda st, g: None, target=target)
 
 
-@semantics("BRA", "JMP", family="control", mods=("U", "CONV"),
-           doc="branch to a label (guarded: per lane); a predicate operand is a further condition")
+def diverged_branch(ins, program):
+    """BRA.DIV URm, L: every lane of the group to L when the warp is diverged, else on."""
+    masks = [op for op in ins.operands if op.kind in ("reg", "ureg", "imm")]
+    read_mask = source(masks[0]) if masks else (lambda st, g: U32(0xFFFFFFFF))
+    index = _label_index(ins, program)
+    fall = program.index_of(ins) + 1
+
+    def target(st, g):
+        live = warp_bits(st.pc != EXITED_PC)[g.idx >> 5]
+        mask = np.broadcast_to(np.asarray(read_mask(st, g), dtype=np.uint64), (g.n,))
+        issuing = np.asarray(ballot(g, True), dtype=np.uint64)
+        return np.where((live & mask) != issuing, index, fall).astype(np.int64)
+    return Step(ins, lambda st, g: None, target=target)
+
+
+@semantics("BRA", "JMP", family="control", mods=("U", "CONV", "DIV"),
+           doc="branch to a label (guarded: per lane); a predicate operand is a further condition; "
+               ".DIV URm: the group branches when the warp's live lanes in m are not all issuing")
 def bra(ins):
     return ins      # resolved against the program's labels by program.py (needs the label indices)
 
@@ -163,16 +190,21 @@ def break_(ins):
 
 
 @semantics("WARPSYNC", family="control", mods=("ALL", "EXCLUSIVE", "COLLECTIVE"),
-           doc="wait for the live lanes of the mask (all 32 under .ALL)")
+           doc="wait for the live lanes of the mask (all 32 under .ALL); .COLLECTIVE Rm, end opens a "
+               "diverged-warp collective (waits the same), .EXCLUSIVE waits the same")
 def warpsync(ins):
-    if set(ins.mods) & {"EXCLUSIVE", "COLLECTIVE"}:
-        raise Unsupported("WARPSYNC variant")
-    if "ALL" in ins.mods or not ins.operands:
+    if "ALL" in ins.mods or not ins.operands or ins.operands[0].kind == "label":
         full = U32(0xFFFFFFFF)
         mask = lambda st, g: full
     else:
         mask = source(ins.operands[0])
     return Step(ins, lambda st, g: None, wait=("warpsync", mask))
+
+
+@semantics("ENDCOLLECTIVE", family="control", mods=(),
+           doc="end of a WARPSYNC.COLLECTIVE region: its lanes issued together, nothing left to do")
+def end_collective(ins):
+    return Step(ins, lambda st, g: None)
 
 
 BAR_REDUCTIONS = ("POPC", "AND", "OR")

@@ -26,7 +26,15 @@ FORMAT = {16: F16, 32: F32, 64: F64}
 
 
 def _types(ins, default_dst, default_src):
+    """(destination type, source type) from the modifiers. Between integers and floats each side is
+    named by its kind (`I2F.U32.RP`: from u32; `F2I.F64`: from f64 to the default s32); between two
+    floats the destination comes first, a lone one being whichever side is not the default."""
     named = [m for m in ins.mods if m in INTS or m in FLOATS]
+    if (default_dst in INTS) != (default_src in INTS):
+        dst_kind = INTS if default_dst in INTS else FLOATS
+        dst = next((m for m in named if m in dst_kind), default_dst)
+        src = next((m for m in named if m not in dst_kind), default_src)
+        return dst, src
     if len(named) >= 2:
         return named[0], named[1]
     if len(named) == 1:

@@ -25,16 +25,10 @@ from ...machine.scheduling.its import IndependentThreadScheduling, issue_with_ro
 from .errors import SassDeadlock, SassExecutionError, where
 from .program import WAIT_BAR, WAIT_BSYNC, WAIT_WARPSYNC
 from .state import EXITED, Group, SassState
-from .warp import ballot
+from .warp import ballot, warp_bits
 
 NO_PC = np.iinfo(np.int64).max
 PATIENCE = IndependentThreadScheduling.patience
-
-
-def warp_bits(flags: np.ndarray) -> np.ndarray:
-    """Per warp, the 32-bit mask of lanes where flags holds."""
-    weights = (np.uint64(1) << np.arange(32, dtype=np.uint64))
-    return (flags.reshape(-1, 32).astype(np.uint64) * weights).sum(axis=1).astype(np.uint64)
 
 
 def ready_lanes(st: SassState, alive: np.ndarray) -> tuple:

@@ -319,16 +319,18 @@ def iabs(ins):
 
 def _min_max(ins, values_at, pred_at):
     dst = ins.operands[0]
-    a, b = (ins.operands[k] for k in values_at)
+    reads = [source(ins.operands[k]) for k in values_at]
     choose_min = predicate(ins.operands[pred_at])
     signed = "U32" not in ins.mods
+    write = dest(dst)
 
     def run(st, g):
-        x, y = source(a)(st, g), source(b)(st, g)
-        x64, y64 = (_as_signed64(x), _as_signed64(y)) if signed else (np.asarray(x, dtype=np.int64),
-                                                                      np.asarray(y, dtype=np.int64))
-        result = np.where(choose_min(st, g), np.minimum(x64, y64), np.maximum(x64, y64))
-        dest(dst)(st, g, result.astype(U64) & M32)
+        values = [_as_signed64(r(st, g)) if signed else np.asarray(r(st, g), dtype=np.int64) for r in reads]
+        low, high = values[0], values[0]
+        for v in values[1:]:
+            low, high = np.minimum(low, v), np.maximum(high, v)
+        result = np.where(choose_min(st, g), low, high)
+        write(st, g, np.asarray(result).astype(U64) & M32)
     return Step(ins, run)
 
 
@@ -338,6 +340,14 @@ def imnmx(ins):
     if len(ins.operands) != 4:
         raise Unsupported("operand form")
     return _min_max(ins, (1, 2), 3)
+
+
+@semantics("VIMNMX3", "UVIMNMX3", family="integer", mods=("U32", "S32"),
+           doc="min (predicate true) or max (false) of a, b and c, signed unless .U32")
+def imnmx3(ins):
+    if len(ins.operands) != 5:
+        raise Unsupported("operand form")
+    return _min_max(ins, (1, 2, 3), 4)
 
 
 def popcount32(x):

@@ -1,4 +1,4 @@
-"""Moves and special registers: MOV, UMOV, S2R, S2UR, CS2R.
+"""Moves and special registers: MOV, UMOV, R2UR, S2R, S2UR, CS2R.
 
 Special registers as sm_90 exposes them to a CTA that is not part of a
 cluster: SR_CgaCtaId (the CTA's rank in its cluster) is 0, so the shared
@@ -90,6 +90,16 @@ def mov(ins):
     ops = ins.operands
     if len(ops) == 3 and not (ops[2].kind == "imm" and int(ops[2].value) & 0xF == 0xF):
         raise Unsupported("MOV with a lane mask")
+    width = 64 if "64" in ins.mods else 32
+    return Step(ins, alu([dest(ops[0], width)], [source(ops[1], width)], lambda v: v))
+
+
+@semantics("R2UR", family="moves", mods=("64",),
+           doc="a register into a uniform register: the value of the warp's first issuing lane")
+def r2ur(ins):
+    ops = [op for op in ins.operands if op.kind not in ("pred", "upred")]
+    if len(ops) != 2 or ops[0].kind != "ureg":
+        raise Unsupported("operand form")
     width = 64 if "64" in ins.mods else 32
     return Step(ins, alu([dest(ops[0], width)], [source(ops[1], width)], lambda v: v))
 

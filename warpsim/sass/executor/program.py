@@ -91,7 +91,7 @@ class SassProgram:
             out.append(self.labels[label])
         if ins.opcode in ("EXIT", "KILL", "RET") and not ins.is_guarded:
             return out
-        if ins.opcode in ("BRA", "JMP") and not ins.is_guarded and \
+        if ins.opcode in ("BRA", "JMP") and not ins.is_guarded and "DIV" not in ins.mods and \
                 not any(op.kind in ("pred", "upred") for op in ins.operands):
             return out
         if ins.opcode == "BRX":

@@ -35,6 +35,12 @@ def per_warp(g, values, reduce):
     return np.repeat(reduced, counts)
 
 
+def warp_bits(flags: np.ndarray) -> np.ndarray:
+    """Per warp, the 32-bit mask of lanes where flags holds."""
+    weights = (np.uint64(1) << np.arange(32, dtype=np.uint64))
+    return (flags.reshape(-1, 32).astype(np.uint64) * weights).sum(axis=1).astype(np.uint64)
+
+
 def ballot(g, flags):
     flags = np.broadcast_to(np.asarray(flags, dtype=bool), (g.n,))
     bits = flags.astype(U64) << (g.idx & 31).astype(U64)
