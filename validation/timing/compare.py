@@ -38,9 +38,8 @@ def predict_cases(only=None, ctas=6):
     import warpsim as ws
     from warpsim.api.raw import pack_arguments
     from warpsim.timing import predict
-    from run_on_device import prepare
-    with open(os.path.join(HERE, "kernels.cu")) as fh:
-        mod = ws.RawModule(code=fh.read(), options=("-std=c++17",))
+    from run_on_device import prepare, warpsim_module
+    mod = warpsim_module()
     out = {}
     for case in build_cases():
         if only and not re.search(only, case.label):

@@ -611,11 +611,21 @@ def pack(outdir, archive):
             tar.add(os.path.join(outdir, name), arcname=os.path.join("timing_results", name))
 
 
+def warpsim_module(name="kernels.cu"):
+    """`name` (beside this script) as a warpsim RawModule compiled as nvcc built the cubin the H200 ran:
+    NVRTC with nvcc's defaults (-ftz=false). RawModule(code=) would append CuPy's -ftz=true, and
+    flushing changes the SASS (an __expf is FMUL + MUFU.EX2 with it, five instructions without)."""
+    import warpsim as ws
+    from warpsim.frontends.nvrtc import compile_cuda
+    with open(os.path.join(HERE, name)) as fh:
+        compiled = compile_cuda(fh.read(), options=("-std=c++17", "-ftz=false"), name=name)
+    return ws.RawModule(ptx=compiled.ptx)
+
+
 def check_here(only):
     """Shrunken cases on warpsim: compile kernels.cu with warpsim's NVRTC, launch, check."""
     import warpsim as ws
-    with open(os.path.join(HERE, "kernels.cu")) as fh:
-        mod = ws.RawModule(code=fh.read(), options=("-std=c++17",))
+    mod = warpsim_module()
     cases = build_cases(sms=2, scale=1 / 64)
     bad = 0
     for case in cases:
