@@ -6,7 +6,8 @@ register is a pair, others 32-bit) and its immediate. The spaces:
 - global (LDG/STG/ATOMG/RED): real 64-bit addresses of warpsim's device heap
   (GlobalMemory), checked per lane against the live allocations;
 - shared (LDS/STS/ATOMS): 32-bit addresses of the CTA's shared window, where
-  sm_90 reserves the first 0x400 bytes, so shared byte k is at 0x400 + k;
+  sm_90 reserves the first 0x400 bytes, so shared byte k is at 0x400 + k
+  (sm_80 reserves none: byte k is at k);
 - local (LDL/STL): 32-bit offsets into the thread's local memory; the stack
   pointer starts at c[0x0][0x28], the top of that memory, and grows down;
 - generic (LD/ST/ATOM): global addresses as they are, and the shared and
@@ -26,7 +27,6 @@ import numpy as np
 from ...machine.memory import GLOBAL_BASE, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE
 from .errors import SassFault, where
 from .operands import U32, U64, source
-from .state import SHARED_RESERVED
 from .table import Unsupported
 
 WIDTHS = {"U8": (1, False), "S8": (1, True), "8": (1, False), "U16": (2, False), "S16": (2, True),
@@ -112,7 +112,7 @@ def resolve(st, ins, g, space: str, addrs: np.ndarray, size: int):
                                           f"global access of {size} bytes")
         return [(None, Space(st.memory.buffer, (addrs - U64(GLOBAL_BASE)).astype(np.int64)), "global")]
     if space == "shared":
-        offsets = addrs.astype(np.int64) - SHARED_RESERVED
+        offsets = addrs.astype(np.int64) - st.shared_reserved
         ok = (offsets >= 0) & (offsets + size <= st.shared_size) & ~misaligned
         if not ok.all():
             fault(st, ins, g, ~ok, addrs, f"shared access of {size} bytes outside the CTA's "

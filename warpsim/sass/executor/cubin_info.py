@@ -34,16 +34,36 @@ class KernelImage:
     params: list = field(default_factory=list)   # (ordinal, offset, size)
     param_bytes: int = 0
     stack_bytes: int = 0
-    static_shared: int = 0                       # bytes past the reserved 0x400
+    static_shared: int = 0                       # bytes past the reserved ones
+    shared_reserved: int = 0x400                 # where shared byte 0 is (shared_reserved(arch))
+    param_base: int = PARAM_BASE                 # where parameters start in bank 0 (param_base(arch))
     bank0: bytes = b""
     banks: dict = field(default_factory=dict)    # bank number -> bytes (compiler constants)
     constant_symbols: dict = field(default_factory=dict)   # __constant__ name -> (bank, offset, size)
     registers: int = 0                           # per thread, ptxas's count (0: not recorded)
 
 
-def kernel_image(cubin: bytes, kernel: str) -> KernelImage:
+def _hopper_or_later(arch: str) -> bool:
+    digits = "".join(ch for ch in (arch or "sm_90") if ch.isdigit())
+    return not digits or int(digits) >= 90
+
+
+def shared_reserved(arch: str) -> int:
+    """Bytes at the start of a CTA's shared window that ptxas keeps for itself: 0x400 from sm_90 on
+    (its shared addresses start there), none before."""
+    return 0x400 if _hopper_or_later(arch) else 0
+
+
+def param_base(arch: str) -> int:
+    """Where the kernel parameters start in constant bank 0: c[0x0][0x210] from sm_90 on, 0x160 before."""
+    return PARAM_BASE if _hopper_or_later(arch) else 0x160
+
+
+def kernel_image(cubin: bytes, kernel: str, arch: str = "sm_90") -> KernelImage:
     sections = elf_sections(cubin)
     image = KernelImage(kernel)
+    image.shared_reserved = shared_reserved(arch)
+    image.param_base = param_base(arch)
     stack = 0
     register_counts = {}                         # symbol index -> registers per thread
     stack_of = {}                                # symbol index -> stack bytes (.nv.info: every function's)
@@ -74,7 +94,7 @@ def kernel_image(cubin: bytes, kernel: str) -> KernelImage:
             if bank_part[0].isdigit() and owner in (None, kernel):
                 image.banks[int(bank_part[0])] = body
         elif name == f".nv.shared.{kernel}":
-            image.static_shared = max(0, size - 0x400)
+            image.static_shared = max(0, size - image.shared_reserved)
     index_of = {k: name for k, (name, _, _) in enumerate(sections)}
     for index, (name, shndx, value, length) in enumerate(symbols(cubin, sections)):
         if name == kernel and index in register_counts:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cubin_info import PARAM_BASE, kernel_image
+from .cubin_info import kernel_image
 from .engine import run_batch
 from .program import SassProgram
 from .state import SassState
@@ -27,7 +27,8 @@ def load_program(sass_module, kernel: str) -> tuple:
     per_module = sass_module.__dict__.setdefault("_executor_programs", {})
     if kernel not in per_module:
         try:
-            per_module[kernel] = (SassProgram(sass_module.kernel(kernel)), kernel_image(sass_module.cubin, kernel))
+            per_module[kernel] = (SassProgram(sass_module.kernel(kernel)), kernel_image(sass_module.cubin, kernel,
+                                                                                    sass_module.arch))
         except Exception as exc:          # remembered, so a second launch fails as fast
             per_module[kernel] = exc
     found = per_module[kernel]
@@ -42,13 +43,14 @@ def _put(bank: np.ndarray, offset: int, values, dtype=np.uint32) -> None:
 
 
 def constant_banks(image, grid, block, params: bytes, local_size: int, constants: dict) -> dict:
-    size = max(len(image.bank0), PARAM_BASE + len(params), PARAM_BASE + image.param_bytes)
+    base = image.param_base
+    size = max(len(image.bank0), base + len(params), base + image.param_bytes)
     bank0 = np.zeros((size + 15) // 16 * 16 + 16, dtype=np.uint8)
     bank0[:len(image.bank0)] = np.frombuffer(image.bank0, dtype=np.uint8)
     _put(bank0, NTID, block)
     _put(bank0, NCTAID, grid)
     _put(bank0, STACK_TOP, [local_size])
-    bank0[PARAM_BASE:PARAM_BASE + len(params)] = np.frombuffer(bytes(params), dtype=np.uint8)
+    bank0[base:base + len(params)] = np.frombuffer(bytes(params), dtype=np.uint8)
     banks = {0: bank0}
     for number, data in image.banks.items():
         banks[number] = np.frombuffer(bytes(data), dtype=np.uint8).copy()
@@ -81,6 +83,7 @@ def run_launch(program, image, *, memory, grid, block, params: bytes, shared_byt
     for first in range(0, n_ctas, per_batch):
         cta_ids = np.arange(first, min(n_ctas, first + per_batch), dtype=np.int64)
         st = SassState(program, grid, block, cta_ids, banks, shared_size, local_size, memory)
+        st.shared_reserved = image.shared_reserved
         st.block_observers, st.memory_observers = block_observers, memory_observers
         for observer in observers:
             if hasattr(observer, "batch_started"):

@@ -1,18 +1,28 @@
-"""Loads and stores: LDG STG LDS STS LDL STL LD ST (generic), LDC ULDC (constant banks).
+"""Loads and stores: LDG STG LDS STS LDL STL LD ST (generic), LDC ULDC (constant banks), LDGSTS
+(cp.async), LDSM (ldmatrix).
 
 Widths come from the modifiers (.U8 .S8 .U16 .S16, none = 32 bits, .64, .128:
 consecutive registers); .E (64-bit addresses), cache and ordering modifiers
 (.STRONG.GPU, .CONSTANT, .EF, .LU, ...) change nothing a single launch can
 observe. Observers see every access (space, kind, lanes, addresses, bytes per
 lane) for the counters.
+
+`LDGSTS [shared], [global], P` is cp.async: lanes where P holds copy 4, 8 or
+16 bytes from global to shared memory, the others write zeros there (PTX's
+src-size 0) and read nothing. The executor completes the copy at once: a
+program that waits for it (LDGDEPBAR's group, `DEPBAR.LE SB0, n`, a barrier)
+before reading the shared bytes sees the same values, and one that does not
+has a race. `LDSM.16.M88[.2|.4]` / `.MT88` is ldmatrix with the PTX machine's
+lane-to-element map (machine.isa.tensor.matrix_element_addresses).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ...machine.isa.tensor import matrix_element_addresses
 from .access import access_width, address_reader, bytes_to_words, resolve, words_to_bytes
-from .operands import U32, const_reader, dest, source
+from .operands import U32, const_reader, dest, predicate, source
 from .table import Step, Unsupported, semantics
 
 CACHE_MODS = ("E", "STRONG", "GPU", "SYS", "SM", "CTA", "CONSTANT", "EF", "EL", "LU", "EN", "NA", "ZD",
@@ -123,3 +133,78 @@ def ldc(ins):
         return v
     write = dest(dst, 64 if size == 8 else 32)
     return Step(ins, lambda st, g: write(st, g, value(st, g)))
+
+
+@semantics("LDGSTS", family="memory", mods=CACHE_MODS + ("ZFILL",),
+           doc="cp.async: 4, 8 or 16 bytes per lane from global to shared; lanes whose predicate operand is "
+               "false write zeros and read nothing; done at once (its waits, LDGDEPBAR and DEPBAR, have nothing left)")
+def ldgsts(ins):
+    size, _ = access_width(ins)
+    ops = list(ins.operands)
+    if len(ops) not in (2, 3) or ops[0].kind != "mem" or ops[1].kind != "mem":
+        raise Unsupported("operand form")
+    read_shared, read_global = address_reader(ops[0], False), address_reader(ops[1], True)
+    copies = predicate(ops[2]) if len(ops) == 3 else None
+
+    def run(st, g):
+        copy = np.ones(g.n, dtype=bool) if copies is None else \
+            np.broadcast_to(np.asarray(copies(st, g), dtype=bool), (g.n,))
+        raw = np.zeros((g.n, size), dtype=np.uint8)
+        if copy.any():
+            sub, src = g.subset(copy), read_global(st, g)[copy]
+            for _, target, name in resolve(st, ins, sub, "global", src, size):
+                raw[copy] = target.gather(size)
+                if st.memory_observers:
+                    notify(st, ins, name, "ld", sub.idx, src, size)
+        dst = read_shared(st, g)
+        for mask, target, name in resolve(st, ins, g, "shared", dst, size):
+            target.scatter(raw if mask is None else raw[mask])
+            if st.memory_observers:
+                notify(st, ins, name, "st", g.idx, dst, size)
+        st.writes += 1
+    return Step(ins, run, memory=("global", "ld", size))
+
+
+@semantics("LDGDEPBAR", family="memory", mods=(), doc="close a cp.async group (the copies are already done)")
+def ldgdepbar(ins):
+    return Step(ins, lambda st, g: None)
+
+
+LDSM_COUNTS = {(): 1, ("2",): 2, ("4",): 4}
+
+
+@semantics("LDSM", family="memory", mods=("16", "M88", "MT88", "2", "4"), warp_level=True,
+           doc="ldmatrix: .M88 / .MT88 (transposed) 8x8 b16 matrices, .2 / .4 of them; lanes 8j..8j+7 give "
+               "matrix j's row addresses, lane l gets row l / 4, columns 2 (l % 4) and + 1")
+def ldsm(ins):
+    shape = [m for m in ins.mods if m in ("M88", "MT88")]
+    count = LDSM_COUNTS.get(tuple(m for m in ins.mods if m in ("2", "4")))
+    if "16" not in ins.mods or len(shape) != 1 or count is None or len(ins.operands) != 2:
+        raise Unsupported("operand form")
+    transpose = shape[0] == "MT88"
+    dst, address = ins.operands
+    read_address = address_reader(address, False)
+    write = dest(dst, 32 * count)
+
+    def load_at(st, ins, g, addrs, size):
+        target = resolve(st, ins, g, "shared", addrs, size)[0][1]
+        if st.memory_observers:
+            notify(st, ins, "shared", "ld", g.idx, addrs, size)
+        return bytes_to_words(target.gather(size), size, False)
+
+    def run(st, g):
+        addrs = read_address(st, g)
+        words = []
+        for word_at, halves_at in matrix_element_addresses(st, g.idx, addrs, count, transpose):
+            if word_at is not None:
+                words.append(load_at(st, ins, g, word_at, 4))
+            else:
+                low, high = (load_at(st, ins, g, at, 2) for at in halves_at)
+                words.append(low | (high << U32(16)))
+        if count == 1:
+            write(st, g, words[0])
+        elif count == 2:
+            write(st, g, words[0].astype(np.uint64) | (words[1].astype(np.uint64) << np.uint64(32)))
+        else:
+            write(st, g, words)
+    return Step(ins, run, memory=("shared", "ld", 4 * count))

@@ -90,6 +90,7 @@ class SassState:
         self.rotating = np.zeros(self.n_warps, dtype=bool)       # warps issuing round-robin
         self.last_pc = np.zeros(self.n_warps, dtype=np.int64)
         self.shared_size = shared_size
+        self.shared_reserved = SHARED_RESERVED  # where shared byte 0 is (the launch sets its arch's)
         self.shared = np.zeros(max(1, self.n_ctas * shared_size), dtype=np.uint8)
         self.local_size = local_size
         self.local = np.zeros(max(1, self.n * local_size), dtype=np.uint8)
