@@ -150,3 +150,39 @@ def test_three_way_min_max(module):
     run_beside(module, "min_max3", (2,), (128,), (cp.asarray(x), lo, hi, np.int32(n)))
     np.testing.assert_array_equal(lo.get(), x.reshape(n, 3).min(axis=1))
     np.testing.assert_array_equal(hi.get(), x.reshape(n, 3).max(axis=1))
+
+
+def triton_tutorial_kernels():
+    """tests/frontends/triton_kernels.py (Triton's tutorial kernels), loaded by path."""
+    import importlib.util
+    from pathlib import Path
+    pytest.importorskip("triton")
+    path = Path(__file__).parents[1] / "frontends" / "triton_kernels.py"
+    spec = importlib.util.spec_from_file_location("triton_tutorial_kernels", path)
+    kernels = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(kernels)
+    return kernels
+
+
+@pytest.mark.triton
+@pytest.mark.parametrize("arch", [80, 90])
+def test_triton_pipelined_softmax_copies_with_cp_async(arch):
+    """num_stages=3 software-pipelines rows through LDGSTS (rows past the end zero-fill) and reduces
+    through LDSM; on sm_80 parameters and shared memory sit where Ampere has them."""
+    from warpsim.api import triton as wt
+    kernels = triton_tutorial_kernels()
+    rows, cols = 37, 100
+    x = RNG.standard_normal((rows, cols)).astype(np.float32)
+    y = cp.asarray(np.full((rows, cols), np.nan, dtype=np.float32))
+    with ReplayRequest() as request, Profiler(level="sass") as profiler:
+        compiled = wt.launch(kernels.softmax_kernel, (8,), y, cp.asarray(x), cols, cols, rows, cols,
+                             BLOCK_SIZE=128, num_stages=3, num_warps=4, arch=arch)
+        (_, replay), = request._replays.values()
+    opcodes = {i.opcode for i in sass_for_ptx(compiled.ptx, arch=f"sm_{arch}a" if arch == 90 else f"sm_{arch}")
+               .kernel(compiled.name).instructions}
+    assert {"LDGSTS", "LDGDEPBAR"} <= opcodes
+    outcome = replay.outcome()
+    assert outcome.level == "sass", outcome.note
+    assert profiler[0].level == "sass", profiler[0].level_note
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(y.get(), e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-7)
