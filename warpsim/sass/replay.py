@@ -172,16 +172,22 @@ def scheduling_model(launch) -> str:
 def compare_heaps(ptx_memory, sass_memory) -> str:
     """'' when both heaps hold the same bytes in every allocation live before and after the launch
     (the host may free arrays while a launch runs: their bytes are poisoned, not written by it);
-    otherwise where they first differ."""
+    otherwise where they first differ. An allocation freed while this compares (a finalizer
+    run by the garbage collector, another thread) is poisoned after it leaves `live`, so a
+    difference counts only where its allocation is still live once the difference is seen."""
     a, b = ptx_memory.buffer, sass_memory.buffer
+
+    def still_live(start, size):
+        return ptx_memory.live.get(start) == size
+
     ranges = sorted((start, size) for start, size in ptx_memory.live.copy().items()
                     if sass_memory.live.get(start) == size)
     for start, size in ranges:
         end = min(start + size, len(a), len(b))
         different = np.flatnonzero(a[start:end] != b[start:end])
-        if len(different):
+        if len(different) and still_live(start, size):
             count = sum(int(np.count_nonzero(a[s:min(s + z, len(a), len(b))] != b[s:min(s + z, len(a), len(b))]))
-                        for s, z in ranges)
+                        for s, z in ranges if still_live(s, z))
             first = start + int(different[0])
             return (f"{count} bytes differ, the first at 0x{GLOBAL_BASE + first:x} (byte {first - start} of the "
                     f"{size}-byte allocation at 0x{GLOBAL_BASE + start:x}): PTX wrote 0x{int(a[first]):02x}, "
