@@ -19,6 +19,18 @@ from warpsim.sass.replay import ReplayRequest
 pytestmark = [pytest.mark.sass, pytest.mark.nvrtc]
 
 SOURCE = r"""
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+extern "C" __global__ void to_16_bit_pairs(const float* x, __half2* h, __nv_bfloat16* b, __nv_bfloat162* b2,
+                                           __half2* hz, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float lo = x[2 * i], hi = x[2 * i + 1];
+    h[i] = __floats2half2_rn(lo, hi);
+    b[i] = __float2bfloat16(lo);
+    b2[i] = __floats2bfloat162_rn(lo, hi);
+    hz[i] = __halves2half2(__float2half_rz(lo), __float2half_rz(hi));
+}
 extern "C" __global__ void udivmod(const unsigned* a, const unsigned* b, unsigned* q, unsigned* r,
                                    const unsigned long long* a64, const unsigned long long* b64,
                                    unsigned long long* q64, int* s, int n) {
@@ -186,3 +198,26 @@ def test_triton_pipelined_softmax_copies_with_cp_async(arch):
     assert profiler[0].level == "sass", profiler[0].level_note
     e = np.exp(x - x.max(axis=1, keepdims=True))
     np.testing.assert_allclose(y.get(), e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-7)
+
+
+def bf16_bits(x: np.ndarray) -> np.ndarray:
+    """Round-to-nearest-even f32 -> bf16 bits (NumPy has no bfloat16)."""
+    bits = x.view(np.uint32).astype(np.uint64)
+    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def test_f32_to_packed_16_bit_floats(module):
+    assert {"F2FP.F16.F32.PACK_AB", "F2FP.BF16.F32.PACK_AB"} <= opcodes_of(module, "to_16_bit_pairs")
+    n = 300
+    x = (RNG.standard_normal(2 * n) * np.exp2(RNG.integers(-20, 20, 2 * n))).astype(np.float32)
+    h, b2, hz = (sentinel(2 * n, np.uint16) for _ in range(3))
+    b = sentinel(n, np.uint16)
+    run_beside(module, "to_16_bit_pairs", (3,), (128,), (cp.asarray(x), h, b, b2, hz, np.int32(n)))
+    with np.errstate(over="ignore"):                        # some beyond f16's range: inf, or 65504 under .RZ
+        nearest = x.astype(np.float16)
+    np.testing.assert_array_equal(h.get(), nearest.view(np.uint16))
+    np.testing.assert_array_equal(b.get(), bf16_bits(x[0::2]))
+    np.testing.assert_array_equal(b2.get(), bf16_bits(x))
+    toward_zero = np.where(np.abs(nearest.astype(np.float32)) > np.abs(x), np.nextafter(nearest, np.float16(0)),
+                           nearest)
+    np.testing.assert_array_equal(hz.get(), toward_zero.astype(np.float16).view(np.uint16))

@@ -192,6 +192,17 @@ def _to_float(ins, values, dst: str, src: str):
     return _nan_as_gpu(out, values, dst, src, ftz="ftz" in ins.flags)
 
 
+class _Flags:
+    def __init__(self, flags):
+        self.flags = frozenset(flags)
+
+
+def convert_to_float(values, dst: str, src: str, flags=()):
+    """cvt's rounding of `values` (of type src) to float type dst under `flags` ('rz', 'relu', ...), for
+    callers that have no PTX instruction: the SASS executor's F2FP and F2F run the same conversion."""
+    return _to_float(_Flags(flags), values, dst, src)
+
+
 def _nearest_by_numpy(values, dst: str, src: str):
     """The common round-to-nearest conversions NumPy's casts already do with
     one correct rounding (C casts from <= 32-bit ints, f64 -> f32), and

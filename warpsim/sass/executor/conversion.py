@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...machine.isa.conversion import convert_to_float
 from ...machine.isa.floatbits import F16, F32, F64, flush_subnormal, round_integers, round_to
 from .operands import U32, U64, alu, bits32, bits64, dest, f32, f64, source
 from .table import Step, Unsupported, semantics
@@ -131,9 +132,40 @@ def f2i(ins):
     return Step(ins, alu([dest(ins.operands[0], 64 if width == 64 else 32)], [read], fn))
 
 
-@semantics("F2F", family="conversion", mods=tuple(FLOATS) + tuple(ROUND_FLOAT) + ("FTZ",),
-           doc="float to float: widening exact, narrowing rounded (default to nearest)")
+NARROW = {"F16": "f16", "BF16": "bf16"}                  # 16-bit results of F2FP / F2F.BF16
+NARROW_FLAGS = {"RZ": "rz", "RM": "rm", "RP": "rp", "RELU": "relu", "SATFINITE": "satfinite"}
+
+
+def _narrowing(ins, kind: str):
+    """f32 bits -> the 16-bit result's bits, rounded as the PTX machine's cvt (machine.isa.conversion)."""
+    flags = [NARROW_FLAGS[m] for m in ins.mods if m in NARROW_FLAGS]
+
+    def narrow(v):
+        x = np.atleast_1d(f32(v)).astype(np.float32)
+        return np.asarray(convert_to_float(x, NARROW[kind], "f32", flags)).view(np.uint16).astype(U32)
+    return narrow
+
+
+@semantics("F2FP", family="conversion", mods=("F16", "BF16", "F32", "PACK_AB") + tuple(NARROW_FLAGS),
+           doc="two f32 to a packed f16x2 / bf16x2: a in the high half, b in the low (cvt.rn.f16x2.f32 d, a, b); "
+               ".RZ .RM .RP round, .RELU clamps at 0")
+def f2fp(ins):
+    kinds = [m for m in ins.mods if m in NARROW]
+    if len(kinds) != 1 or not {"F32", "PACK_AB"} <= set(ins.mods) or len(ins.operands) != 3:
+        raise Unsupported("operand form")
+    narrow = _narrowing(ins, kinds[0])
+    a, b = (source(op, 32, floating=True) for op in ins.operands[1:])
+    return Step(ins, alu([dest(ins.operands[0])], [a, b], lambda x, y: (narrow(x) << U32(16)) | narrow(y)))
+
+
+@semantics("F2F", family="conversion", mods=tuple(FLOATS) + tuple(ROUND_FLOAT) + ("FTZ", "BF16"),
+           doc="float to float: widening exact, narrowing rounded (default to nearest); .BF16.F32 to bf16")
 def f2f(ins):
+    if "BF16" in ins.mods:
+        if set(ins.mods) - {"BF16", "F32", "RZ", "RM", "RP"} or "F32" not in ins.mods:
+            raise Unsupported("conversion types")
+        return Step(ins, alu([dest(ins.operands[0])], [source(ins.operands[1], 32, floating=True)],
+                             _narrowing(ins, "BF16")))
     dst_type, src_type = _types(ins, "F32", "F32")
     if dst_type not in FLOATS or src_type not in FLOATS:
         raise Unsupported("conversion types")
