@@ -221,3 +221,33 @@ def test_f32_to_packed_16_bit_floats(module):
     toward_zero = np.where(np.abs(nearest.astype(np.float32)) > np.abs(x), np.nextafter(nearest, np.float16(0)),
                            nearest)
     np.testing.assert_array_equal(hz.get(), toward_zero.astype(np.float16).view(np.uint16))
+
+
+@pytest.mark.triton
+@pytest.mark.parametrize("dtype, opcode", [(np.float16, "HMMA.16816.F32"), (np.float32, "HMMA.1688.F32.TF32")])
+def test_triton_sm80_matmul_on_tensor_cores(dtype, opcode):
+    """Triton's tutorial matmul at sm_80: HMMA (mma.sync) fed by LDGSTS and LDSM, packed by F2FP."""
+    import triton
+    from warpsim.api import triton as wt
+    kernels = triton_tutorial_kernels()
+    m = n = k = 64
+    a = RNG.standard_normal((m, k)).astype(dtype)
+    b = RNG.standard_normal((k, n)).astype(dtype)
+    c = cp.asarray(np.full((m, n), np.nan, dtype))
+    grid = lambda meta: (triton.cdiv(m, meta["BLOCK_SIZE_M"]) * triton.cdiv(n, meta["BLOCK_SIZE_N"]),)  # noqa: E731
+    with ReplayRequest() as request, Profiler(level="sass") as profiler:
+        compiled = wt.launch(kernels.matmul_kernel, grid, cp.asarray(a), cp.asarray(b), c, m, n, k, k, 1, n, 1,
+                             n, 1, BLOCK_SIZE_M=32, BLOCK_SIZE_N=32, BLOCK_SIZE_K=32, GROUP_SIZE_M=2,
+                             num_warps=4, num_stages=3, arch=80)
+        (_, replay), = request._replays.values()
+    function = sass_for_ptx(compiled.ptx, arch="sm_80").kernel(compiled.name)
+    assert opcode in {".".join((i.opcode,) + i.mods) for i in function.instructions}
+    outcome = replay.outcome()
+    assert outcome.level == "sass", outcome.note
+    assert profiler[0].level == "sass", profiler[0].level_note
+    if dtype == np.float16:
+        want = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float16).astype(np.float32)
+        np.testing.assert_allclose(c.get().astype(np.float32), want, rtol=2e-3, atol=2e-3)
+    else:
+        tf32 = lambda x: (x.view(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32).astype(np.float64)  # noqa: E731
+        np.testing.assert_allclose(c.get(), tf32(a) @ tf32(b), rtol=1e-5, atol=1e-4)

@@ -8,12 +8,12 @@ Layout (one module per SASS family, each opcode one table entry, table.py):
 state.py (registers, barriers, windows), operands.py (reading and writing
 operands as bits), program.py (decoding into blocks of steps), engine.py (the
 issue loop), launch.py (constant banks, batches); families: integer, compare,
-floating, conversion, moves, memory (+ access.py), atomics, warp, control.
+floating, conversion, moves, memory (+ access.py), atomics, warp, control, tensor.
 """
 
 from __future__ import annotations
 
-from . import atomics, compare, control, conversion, floating, integer, memory, moves, warp  # noqa: F401  (fill the table)
+from . import atomics, compare, control, conversion, floating, integer, memory, moves, tensor, warp  # noqa: F401,E501  (fill the table)
 from .errors import SassDeadlock, SassExecutionError, SassFault, SassUnsupported
 from .launch import load_program, run_launch
 from .table import OPCODES, coverage_rows, coverage_table

@@ -147,11 +147,12 @@ def _narrowing(ins, kind: str):
 
 
 @semantics("F2FP", family="conversion", mods=("F16", "BF16", "F32", "PACK_AB") + tuple(NARROW_FLAGS),
-           doc="two f32 to a packed f16x2 / bf16x2: a in the high half, b in the low (cvt.rn.f16x2.f32 d, a, b); "
+           doc="two f32 to a packed f16x2 (no type: f16) / bf16x2: a in the high half, b in the low "
+               "(cvt.rn.f16x2.f32 d, a, b); "
                ".RZ .RM .RP round, .RELU clamps at 0")
 def f2fp(ins):
-    kinds = [m for m in ins.mods if m in NARROW]
-    if len(kinds) != 1 or not {"F32", "PACK_AB"} <= set(ins.mods) or len(ins.operands) != 3:
+    kinds = [m for m in ins.mods if m in NARROW] or ["F16"]      # sm_80 writes F2FP.PACK_AB for f16 from f32
+    if len(kinds) != 1 or "PACK_AB" not in ins.mods or len(ins.operands) != 3:
         raise Unsupported("operand form")
     narrow = _narrowing(ins, kinds[0])
     a, b = (source(op, 32, floating=True) for op in ins.operands[1:])
