@@ -132,3 +132,39 @@ def test_profile_carries_timing(mod):
     with ws.profile(level="ptx") as prof:
         k((n // 256,), (256,), (out, x, np.int32(n)))
     assert prof.launches[0].timing is None
+
+
+SKEW_SOURCE = r"""
+extern "C" __global__ void skewed(float* out, int iters, int pattern) {
+    int w = threadIdx.x >> 5;
+    bool heavy = pattern == 0 ? (w & 3) == 0 : w < (blockDim.x >> 7);
+    int n = heavy ? 4 * iters : iters;
+    float a = threadIdx.x * 1e-3f, b = a + 1.f, c = a + 2.f, d = a + 3.f;
+    #pragma unroll 1
+    for (int j = 0; j < n; ++j) {
+        a = fmaf(a, 0.999f, 0.5f); b = fmaf(b, 0.999f, 0.5f); c = fmaf(c, 0.999f, 0.5f); d = fmaf(d, 0.999f, 0.5f);
+    }
+    out[blockIdx.x * blockDim.x + threadIdx.x] = a + b + c + d;
+}
+"""
+
+
+def test_warps_sharing_a_scheduler_set_the_pace():
+    """Warps w, w + 4, ... of a CTA share a sub-partition (the H200's %warpid): the same extra work on
+    warps 0, 4, 8, ... is slower than on warps 0..7, which spread over all four."""
+    mod = ws.RawModule(code=SKEW_SOURCE)
+    out = ws.zeros(132 * 1024, dtype=np.float32)
+    mod4, first = (_predict(mod, "skewed", 132, 1024, (out, np.int32(40), np.int32(p)), max_ctas=1)
+                   for p in (0, 1))
+    assert mod4.details["instructions"] == pytest.approx(first.details["instructions"], rel=0.01)
+    assert mod4.time_s > 1.2 * first.time_s
+    # the one sampled CTA (the first) ran for real, with pattern 1 last: check its outputs
+    t = np.arange(1024)
+    n = np.where(t // 32 < 8, 160, 40)
+    acc = np.zeros(1024)
+    for k in range(4):
+        v = t * 1e-3 + k
+        for j in range(160):
+            v = np.where(j < n, v * 0.999 + 0.5, v)
+        acc += v
+    np.testing.assert_allclose(out.get()[:1024], acc, rtol=1e-4)

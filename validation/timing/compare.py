@@ -34,7 +34,7 @@ def measured() -> dict:
         return {r["label"]: r for r in csv.DictReader(fh)}
 
 
-def predict_cases(only=None, ctas=6):
+def predict_cases(only=None, ctas=6, prefer="sass"):
     import warpsim as ws
     from warpsim.api.raw import pack_arguments
     from warpsim.timing import predict
@@ -49,7 +49,7 @@ def predict_cases(only=None, ctas=6):
         run = case.make(ws)
         params = pack_arguments(k.kernel_name, k.params, run.args)
         timing = predict(k.loaded_module, k.kernel_name, case.grid, case.block, params, case.shared_mem,
-                         gpu="h200", max_ctas=ctas)
+                         gpu="h200", max_ctas=ctas, prefer=prefer)
         out[case.label] = (case, timing, time.time() - t0)
         print(f"{case.label:26s} {timing.time_s * 1e6:9.2f} us  {timing} ({time.time() - t0:.1f} s)", flush=True)
         del run
@@ -189,9 +189,11 @@ def main() -> int:
     ap.add_argument("--only")
     ap.add_argument("--ctas", type=int, default=6)
     ap.add_argument("--write", action="store_true")
+    ap.add_argument("--source", choices=("sass", "ptx"), default="sass",
+                    help="counts from the SASS executor (PTX machine where it cannot), or from the PTX machine always")
     a = ap.parse_args()
     t0 = time.time()
-    preds = predict_cases(a.only, a.ctas)
+    preds = predict_cases(a.only, a.ctas, a.source)
     res = analyse(preds, measured())
     res["preds"] = preds
     print()

@@ -1,7 +1,6 @@
 // Fourth batch of H200 microbenchmarks (run_microbench4.py): which sub-partition a warp runs on,
 // what a CTA barrier costs when the CTA's shared stores are still in flight, and when a CTA's
 // slot is given back (CTA slot release: when its last warp ends, or warp by warp).
-#include <cstdint>
 
 __device__ __forceinline__ unsigned hw_warpid() { unsigned r; asm volatile("mov.u32 %0, %%warpid;" : "=r"(r)); return r; }
 __device__ __forceinline__ unsigned hw_smid() { unsigned r; asm volatile("mov.u32 %0, %%smid;" : "=r"(r)); return r; }

@@ -120,17 +120,63 @@ def occupancy_rows(ws, mod, meas):
         yield label, occ, t.achieved_occupancy, t
 
 
+def fourth_batch_rows(ws, mod4):
+    """microbench4.cu under ncu (h200/microbench4_ncu.csv): mb_smsp_skew's time against its unskewed
+    configuration (which warps share a scheduler), mb_bar_sts's cycles per round (barriers after shared
+    stores), mb_stream_hold's achieved occupancy (CTA slot release). The model runs shortened lengths."""
+    import csv
+    import io
+    from run_microbench4 import CONFIGS
+    with open(os.path.join(HERE, "h200", "microbench4_ncu.csv")) as fh:
+        text = fh.read()
+    rows = [r for r in csv.DictReader(io.StringIO(text[text.index('"ID"'):])) if r["ID"].isdigit()]
+    num = lambda v: float(v.replace(",", ""))  # noqa: E731
+    rng = np.random.default_rng(4)
+    n = 1 << 22
+    bufs = {"out": ws.zeros(SMS * 2048, dtype=np.float32), "cycles": ws.zeros(SMS * 64, dtype=np.int64),
+            "x": ws.asarray(rng.random(n, dtype=np.float32)), "y": ws.asarray(rng.random(n, dtype=np.float32))}
+    base = {}
+    for (label, kern, grid, block, spec), r in zip(CONFIGS, rows):
+        ncu_us = num(r["gpu__time_duration.sum"]) / 1e3
+        if spec[0] == "skew":
+            t = _predict(mod4, kern, grid, block, (bufs["out"], np.int32(25)) + tuple(np.int32(v) for v in spec[2:]))
+            key = "_".join(label.split("_")[:3])
+            if spec[3] == 2:
+                base[key] = (ncu_us - 2.0, t.time_us - 2.0)
+            ref = base.get(key, base.get("smsp_b128_16ctas"))       # 3-warp CTAs: against 4-warp ones
+            got, pred = (ncu_us - 2.0) / ref[0], (t.time_us - 2.0) / ref[1]
+            yield label + " (time / unskewed)", got, pred, t
+        elif spec[0] == "barsts":
+            iters = 50
+            t = _predict(mod4, kern, grid, block, (bufs["out"], bufs["cycles"], np.int32(iters)) +
+                         tuple(np.int32(v) for v in spec[2:]))
+            got = (ncu_us - 2.0) * 1e-6 * 1.98e9 / spec[1]
+            yield label + " (cycles per round)", got, (t.time_us - 2.0) * 1e-6 * 1.98e9 / iters, t
+        elif spec[0] == "hold":
+            t = _predict(mod4, kern, n // block, block, (bufs["y"], bufs["x"], np.float32(2.0), np.int32(n),
+                                                          np.int32(spec[1])))
+            yield label + " (occupancy %)", num(r["sm__warps_active.avg.pct_of_peak_sustained_active"]), \
+                t.achieved_occupancy, t
+
+
 def main() -> int:
     import warpsim as ws
     ap = argparse.ArgumentParser()
     ap.add_argument("--only")
+    ap.add_argument("--batch", help="only the tables whose title has this word (barrier, L1, atomic, occupancy, fourth)")
     a = ap.parse_args()
     meas = _measured()
     with open(os.path.join(HERE, "microbench2.cu")) as fh:
         mod = ws.RawModule(code=fh.read())
+    sys.path.insert(0, HERE)
+    from run_on_device import warpsim_module
+    mod4 = warpsim_module("microbench4.cu")
     for title, rows in (("barrier cycles per round", barrier_rows), ("L1 requests per clock per SM", l1_rows),
                         ("atomic cycles per warp request", atomic_rows),
-                        ("achieved occupancy (ncu / model)", occupancy_rows)):
+                        ("achieved occupancy (ncu / model)", occupancy_rows),
+                        ("fourth batch (microbench4.cu)", lambda ws, mod, meas: fourth_batch_rows(ws, mod4))):
+        if a.batch and a.batch not in title:
+            continue
         print(f"-- {title}: measured, model, model/measured")
         for key, got, pred, t in rows(ws, mod, meas):
             if a.only and not re.search(a.only, key):

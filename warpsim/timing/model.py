@@ -177,6 +177,8 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
     longest = int(np.argmax(sum(stacked[s.name] for s in stations if s.name in stacked)))
     alone = [Station(s.name, float(stacked[s.name][longest]), s.servers) for s in stations]
     alone_cycle, _, _ = mva(alone, 1)
+    # the busiest scheduler must issue all of its warps' work (warps placed as the H200 places them)
+    alone_cycle = max(alone_cycle, _busiest_smsp(costs, cta_indices, stacked["smsp"], m))
     # A wave's warps start together, so the longest single wait of a warp (the first load's latency,
     # say) is spent by all at once before the busiest unit has work: the MVA's steady state hides it
     # behind other warps, the wave's start does not. Charged in the measure the unit is busy.
@@ -192,6 +194,19 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
             "issued": float(stacked["issue"].sum()), "fill": costs.longest_wait * utilisation,
             "utilisation": utilisation, "lifetime": lifetime, "tail": tail,
             "competition": _competition(stations, residence)}
+
+
+def _busiest_smsp(costs: KernelCosts, cta_indices: list, smsp: np.ndarray, m: int) -> float:
+    """Cycles the busiest sub-partition is held by the warps placed on it, as the H200 places them
+    (mb_slots: a warp's %warpid mod 4 is its scheduler): a CTA's warps go round robin over the four
+    schedulers, so warps w, w + 4, ... of a CTA share one, and the k-th CTA of an SM starts one
+    scheduler further on (mb_smsp_skew: the heavy warp 0 of 4-warp CTAs spreads over all four; the
+    heavy warps 0, 4, 8, ... of two 32-warp CTAs load two schedulers, not one). The queueing network
+    spreads the work evenly; where it follows the warp index mod 4 this bound sets the time."""
+    if m < 4 or len(smsp) < 4:
+        return 0.0
+    place = np.concatenate([(k + np.arange(len(costs.ctas[c]["smsp"]))) % 4 for k, c in enumerate(cta_indices)])
+    return float(np.bincount(place, weights=smsp, minlength=4).max())
 
 
 def _competition(stations: list, residence: dict) -> float:
