@@ -180,7 +180,10 @@ def f2f(ins):
             x = flush_subnormal(x, FORMAT[FLOATS[src_type]])
         nan = np.isnan(x)
         result = _float_result(x, width, mode, flush="FTZ" in ins.mods)
-        if nan.any() and width == 32:
+        if nan.any() and width == 32 and src_type == "F64":      # quieted, sign and top payload kept
+            gpu_nan = np.asarray(convert_to_float(np.asarray(x, dtype=np.float64), "f32", "f64"))
+            result = np.where(nan, gpu_nan.astype(np.float32).view(U32), result)
+        elif nan.any() and width == 32:
             result = np.where(nan, U32(0x7FFFFFFF), result)
         return result
     return Step(ins, alu([dest(ins.operands[0], 64 if width == 64 else 32)], [read], fn))
