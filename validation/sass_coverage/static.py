@@ -46,10 +46,10 @@ def survey(arch: str = "sm_90") -> tuple:
             except SassUnsupported as exc:
                 by_offset = {f"/*{ins.offset:04x}*/": ins.text for ins in function.instructions}
                 for opcode, why in dict.fromkeys(exc.unsupported):
-                    users[opcode] += 1
                     offset = why.rsplit(" at ", 1)[-1]
                     examples.setdefault(opcode, f"{by_offset.get(offset, '?')}  ({why}; "
                                                 f"{os.path.basename(path)}:{name[:40]})")
+                users.update({opcode for opcode, _ in exc.unsupported})     # kernels, not instructions
     return kernels, users, examples, failures
 
 
