@@ -44,15 +44,18 @@ class IndependentThreadScheduling(NamedLaneMeeting, SchedulingModel):
         ctx.status[idx[~ready]] = AT_WARP_SYNC
 
 
-def issue_with_rotation(key: np.ndarray, warps, patience: int, held=None) -> np.ndarray:
+def issue_with_rotation(key: np.ndarray, warps, patience: int, held=None, may_switch=None) -> np.ndarray:
     """Per warp, the PC its ready lanes issue at: the lowest, or the next after the last while rotating.
 
     key is (warps, 32) with each ready lane's PC and NO_PC elsewhere; held,
     where given, marks warps whose other lanes wait for the issuing ones (the
     SASS executor's lanes at a BSYNC), which keeps them waiting as much as a
-    second path does. `warps` carries the per-warp arrays starved, rotating
-    and last_pc, updated here. The PTX machine and the SASS executor both
-    issue this way, so a spin-wait finishes on both.
+    second path does; may_switch, where given, marks the warps allowed to
+    leave their path this round (the SASS executor's warps that last issued a
+    YIELD: elsewhere ptxas may keep one path's values in uniform registers
+    another path also uses). `warps` carries the per-warp arrays starved,
+    rotating and last_pc, updated here. The PTX machine and the SASS executor
+    both issue this way, so a spin-wait finishes on both.
     """
     warp_pc = key.min(axis=1)
     divergent = ((key != warp_pc[:, None]) & (key != NO_PC)).any(axis=1)
@@ -60,8 +63,9 @@ def issue_with_rotation(key: np.ndarray, warps, patience: int, held=None) -> np.
         divergent |= held
     warps.starved = np.where(divergent, warps.starved + 1, 0)
     warps.rotating = (warps.rotating & divergent) | (warps.starved > patience)
-    if warps.rotating.any():
-        w = np.flatnonzero(warps.rotating)
+    switching = warps.rotating if may_switch is None else warps.rotating & may_switch
+    if switching.any():
+        w = np.flatnonzero(switching)
         after = np.where(key[w] > warps.last_pc[w, None], key[w], NO_PC).min(axis=1)
         warp_pc[w] = np.where(after != NO_PC, after, warp_pc[w])
     warps.last_pc = warp_pc

@@ -3,13 +3,16 @@
 Each round has three phases:
   1. ready    lanes at a BSYNC, WARPSYNC or BAR wait until the lanes they wait
               for are there too; every other live lane is ready; a rotating
-              warp (below) lets its lanes past a BSYNC, as the hardware's
-              YIELD does, so a lane held there can set the flag another spins on;
+              warp (below) whose last block had a YIELD lets its lanes past
+              a BSYNC, so a lane held there can set the flag another spins on;
   2. select   each warp issues the ready lanes at its lowest instruction
               address (divergent paths run one after the other, lower
               addresses first, and meet again where they arrive together);
               a warp that has kept lanes waiting for `its`'s patience
-              rotates among its paths until they meet, as `its` does;
+              rotates among its paths until they meet, as `its` does, but
+              leaves a path only after a block with a YIELD, where the
+              hardware may switch (elsewhere ptxas may keep the loop counters
+              of divergent paths in one uniform register);
   3. execute  groups at the same block, across all warps and CTAs, run it as
               one vectorized call: every instruction for all their lanes
               (a guarded one for the lanes whose guard holds), then the
@@ -31,7 +34,7 @@ NO_PC = np.iinfo(np.int64).max
 PATIENCE = IndependentThreadScheduling.patience
 
 
-def ready_lanes(st: SassState, alive: np.ndarray) -> tuple:
+def ready_lanes(st: SassState, alive: np.ndarray, yielding: np.ndarray) -> tuple:
     """(the lanes that may issue this round, per warp whether lanes of it are held at a BSYNC)."""
     program = st.program
     pc = st.pc
@@ -50,7 +53,7 @@ def ready_lanes(st: SassState, alive: np.ndarray) -> tuple:
             k = step.wait[1]
             missing = st.B[k] & alive & (pc != p)
             warp_missing = missing.reshape(-1, 32).any(axis=1)
-            ready[at] = ~warp_missing[at >> 5] | st.rotating[at >> 5]
+            ready[at] = ~warp_missing[at >> 5] | yielding[at >> 5]
             held[at >> 5] |= warp_missing[at >> 5]
         elif kind == WAIT_WARPSYNC:
             g = Group(at)
@@ -90,12 +93,13 @@ def run_batch(st: SassState, max_rounds: int) -> None:
         if not alive.any():
             return
         # 1. ready
-        ready, held = ready_lanes(st, alive)
+        may_switch = program.yields[np.minimum(st.last_pc, len(program.yields) - 1)]
+        ready, held = ready_lanes(st, alive, st.rotating & may_switch)
         if not ready.any():
             raise deadlock(st, alive)
         # 2. select
         pcs = np.where(ready, st.pc, NO_PC).reshape(n_warps, 32)
-        issue_pc = issue_with_rotation(pcs, st, PATIENCE, held)
+        issue_pc = issue_with_rotation(pcs, st, PATIENCE, held, may_switch)
         chosen = np.flatnonzero((pcs == issue_pc[:, None]).ravel() & ready)
         chosen_pc = st.pc[chosen]
         # 3. execute

@@ -72,6 +72,10 @@ class SassProgram:
             raise SassUnsupported(function.name, unique)
         self.steps = steps
         self.blocks, self.block_at = self._blocks(reachable)
+        self.yields = np.zeros(len(self.instructions) + 1, dtype=bool)   # PCs of blocks with a YIELD
+        for block in self.blocks:
+            if any(step.ins.opcode == "YIELD" for step in block.steps):
+                self.yields[block.start:block.end] = True
         self.wait_kind = np.zeros(len(self.instructions) + 1, dtype=np.int8)
         for k, step in steps.items():
             if step.wait is not None:
