@@ -130,10 +130,10 @@ WHY = {   # one line per miss over 25%, from reading the case's SASS and the mod
                              "issue active 83% against ncu's 53%)",
     "barrier_loop_block_256": "about 289 cycles per round per CTA with 8 CTAs per SM at 51% issue; the model's "
                               "barrier (its fixed cost and the exponential skew behind the queueing) gives ncu's "
-                              "barrier stall 8.7 of its 12.3 warps per issue; the BAR probably also waits for the "
-                              "CTA's shared-memory stores in the MIO queue, which the model does not charge; "
-                              "counts from the PTX fallback (I2F.U32.RP unsupported by the SASS executor), "
-                              "instructions within 1% of ncu's",
+                              "barrier stall 8.7 of its 12.3 warps per issue; not the CTA's shared-memory stores draining "
+                              "(microbench4's mb_bar_sts: a barrier after stores costs about the stores); the "
+                              "issue rate is predicted 82% against ncu's 51%, so the cycles the H200 loses are "
+                              "outside issue and not yet named; instructions from the SASS run",
     "barrier_loop_block_1024": "as barrier_loop_block_256",
     "cub_block_scan": "PTX fallback (BRA.DIV / WARPSYNC.COLLECTIVE unsupported): unrolled SASS loops mapped by "
                       "PTX line undercount instructions (-45% against ncu)",
