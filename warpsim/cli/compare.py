@@ -31,6 +31,8 @@ import runpy
 import shlex
 import sys
 
+import numpy as np
+
 from ..errors import WarpsimError
 
 
@@ -75,7 +77,8 @@ def _arguments(kernel, args, n, xp):
     if args is not None:
         return tuple(args)
     from ..distributed.points import default_args
-    return default_args(kernel.params, {"n": 1 if n is None else int(n)})
+    values = default_args(kernel.params, {"n": 1 if n is None else int(n)})
+    return tuple(xp.asarray(v) if isinstance(v, np.ndarray) else v for v in values)   # buffers on the device
 
 
 def _kernel_timing(kernel, grid, block, args, n, shared_mem, gpu, label, max_ctas):
@@ -92,15 +95,20 @@ def _kernel_timing(kernel, grid, block, args, n, shared_mem, gpu, label, max_cta
 
 def _cu_kernel(path: str, name: str | None, options: tuple, defines: tuple, label: str):
     import warpsim as ws
-    if not name:
-        raise CompareError(f"{label}: {path}: name the kernel to launch (--kernel)")
     try:
         with open(path, encoding="utf-8") as fh:
             code = fh.read()
     except OSError as exc:
         raise CompareError(f"{label}: cannot read {path}: {exc.strerror}") from None
     flags = tuple(options) + tuple(d if d.startswith("-D") else f"-D{d}" for d in defines)
-    return ws.RawModule(code=code, options=flags).get_function(name)
+    module = ws.RawModule(code=code, options=flags)
+    if not name:
+        kernels = list(module._loaded_module()[1].kernel_names)
+        if len(kernels) != 1:
+            found = f" (it has {', '.join(kernels)})" if kernels else ""
+            raise CompareError(f"{label}: {path}: name the kernel to launch (--kernel){found}")
+        name = kernels[0]
+    return module.get_function(name)
 
 
 def _side(spec, label, gpu, kernel, grid, block, args, n, shared_mem, options, defines, max_ctas):
