@@ -169,7 +169,13 @@ def test_cli_errors_name_the_side(tmp_path, capsys):
     (tmp_path / "mm.cu").write_text(MATMUL)
     assert cli.main(["compare", str(tmp_path / "mm.cu"), str(tmp_path / "mm.cu"), "--grid", "1",
                      "--block", "16,16"]) == 1
-    assert "name the kernel to launch (--kernel)" in capsys.readouterr().err
+    err = capsys.readouterr().err               # its one kernel, on default arguments: a fault, with the side
+    assert "mm.cu (A): global load" in err and "out of bounds" in err
+    (tmp_path / "two.cu").write_text(MATMUL + '\nextern "C" __global__ void other(float* x) { x[0] = 1.0f; }\n')
+    assert cli.main(["compare", str(tmp_path / "two.cu"), str(tmp_path / "two.cu"), "--grid", "1",
+                     "--block", "16,16"]) == 1
+    err = capsys.readouterr().err
+    assert "name the kernel to launch (--kernel)" in err and "other" in err
     assert cli.main(["compare", "nothing.txt", "nothing.txt"]) == 1
     assert "neither a .py program nor a .cu file" in capsys.readouterr().err
     assert cli.main(["compare", str(tmp_path / "mm.cu")]) == 2

@@ -145,8 +145,13 @@ def compare(a, b=None, gpu: str | None = None, labels=None, kernel: str | None =
     grid, block = _dims(grid), _dims(block)
     sides = []
     for spec, label, defines in ((a, labels[0], defines_a), (b, labels[1], defines_b)):
-        sides.append(_side(spec, label, gpu, kernel, grid, block, args, n, shared_mem, tuple(options),
-                           tuple(defines), max_ctas))
+        try:
+            sides.append(_side(spec, label, gpu, kernel, grid, block, args, n, shared_mem, tuple(options),
+                               tuple(defines), max_ctas))
+        except CompareError:
+            raise
+        except WarpsimError as exc:             # a fault or a compile error: say which side
+            raise CompareError(f"{label}: {exc}") from exc
     return compare_timings(sides[0], sides[1], labels)
 
 
