@@ -36,7 +36,7 @@ AMPERE_TG = "NVIDIA Ampere Tuning Guide (docs.nvidia.com/cuda/ampere-tuning-guid
 ADA_TG = "NVIDIA Ada Tuning Guide (docs.nvidia.com/cuda/ada-tuning-guide)"
 L4_DS = "NVIDIA L4 Tensor Core GPU datasheet"
 ABDELKHALIK = "Abdelkhalik et al., 'Demystifying the Nvidia Ampere Architecture through Microbenchmarking', arXiv 2208.11174"
-NOTES = "/work/shared/sass-and-timing-notes.md (community H100 microbenchmarks, GPGPU-Sim tuned H100 config)"
+NOTES = "community H100 microbenchmarks and Accel-Sim/GPGPU-Sim's tuned H100 configuration"
 
 
 class UnknownGPU(WarpsimError, KeyError):
