@@ -159,6 +159,10 @@ def f2fp(ins):
     return Step(ins, alu([dest(ins.operands[0])], [a, b], lambda x, y: (narrow(x) << U32(16)) | narrow(y)))
 
 
+NARROWED_NAN = {32: ("f32", np.uint32), 16: ("f16", np.uint16)}
+CANONICAL_NAN = {32: 0x7FFFFFFF, 16: 0x7FFF}   # cvt.r{n,z,m,p}.f16.f32 of any NaN: 0x7fff (h200.npz)
+
+
 @semantics("F2F", family="conversion", mods=tuple(FLOATS) + tuple(ROUND_FLOAT) + ("FTZ", "BF16"),
            doc="float to float: widening exact, narrowing rounded (default to nearest); .BF16.F32 to bf16")
 def f2f(ins):
@@ -180,11 +184,12 @@ def f2f(ins):
             x = flush_subnormal(x, FORMAT[FLOATS[src_type]])
         nan = np.isnan(x)
         result = _float_result(x, width, mode, flush="FTZ" in ins.mods)
-        if nan.any() and width == 32 and src_type == "F64":      # quieted, sign and top payload kept
-            gpu_nan = np.asarray(convert_to_float(np.asarray(x, dtype=np.float64), "f32", "f64"))
-            result = np.where(nan, gpu_nan.astype(np.float32).view(U32), result)
-        elif nan.any() and width == 32:
-            result = np.where(nan, U32(0x7FFFFFFF), result)
+        if nan.any() and width < 64 and src_type == "F64":       # quieted, sign and top payload kept
+            kind, storage = NARROWED_NAN[width]
+            gpu_nan = np.asarray(convert_to_float(np.asarray(x, dtype=np.float64), kind, "f64"))
+            result = np.where(nan, gpu_nan.view(storage).astype(U32), result)
+        elif nan.any() and width < 64:                           # the canonical NaN, as cvt on an H200
+            result = np.where(nan, U32(CANONICAL_NAN[width]), result)
         return result
     return Step(ins, alu([dest(ins.operands[0], 64 if width == 64 else 32)], [read], fn))
 
