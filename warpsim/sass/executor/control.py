@@ -20,7 +20,9 @@ path: `BRA.DIV URm, L` branches (the whole group) when the lanes issuing it
 are not every live lane of the warp in mask m; at L each collective runs
 between `WARPSYNC.COLLECTIVE Rm, end` (wait for the live lanes of Rm, as
 WARPSYNC) and `ENDCOLLECTIVE` (nothing more to do once they issue together).
-`WARPSYNC.EXCLUSIVE Rm` waits as WARPSYNC does.
+`WARPSYNC.EXCLUSIVE Rm` waits as WARPSYNC does, and then the lanes of one
+mask go on by themselves (the engine's ready phase), so a REDUX after it
+reduces over that mask alone.
 """
 
 from __future__ import annotations
@@ -177,7 +179,9 @@ def bssy(ins):
 @semantics("BSYNC", family="control", mods=("RECONVERGENT",),
            doc="wait until every live member of Bk is here, then go on together")
 def bsync(ins):
-    return Step(ins, lambda st, g: None, wait=("bsync", _barrier_number(ins)))
+    def run(st, g):
+        st.exclusive[g.sel] = 0                 # the end of a WARPSYNC.EXCLUSIVE region
+    return Step(ins, run, wait=("bsync", _barrier_number(ins)))
 
 
 @semantics("BREAK", family="control", mods=(), doc="the lanes leave Bk (a BSYNC no longer waits for them)")
@@ -191,13 +195,18 @@ def break_(ins):
 
 @semantics("WARPSYNC", family="control", mods=("ALL", "EXCLUSIVE", "COLLECTIVE"),
            doc="wait for the live lanes of the mask (all 32 under .ALL); .COLLECTIVE Rm, end opens a "
-               "diverged-warp collective (waits the same), .EXCLUSIVE waits the same")
+               "diverged-warp collective (waits the same), .EXCLUSIVE waits the same, then one mask's lanes "
+               "run alone")
 def warpsync(ins):
     if "ALL" in ins.mods or not ins.operands or ins.operands[0].kind == "label":
         full = U32(0xFFFFFFFF)
         mask = lambda st, g: full
     else:
         mask = source(ins.operands[0])
+    if "EXCLUSIVE" in ins.mods:
+        def run(st, g):
+            st.exclusive[g.sel] = np.broadcast_to(np.asarray(mask(st, g), dtype=np.uint64), (g.n,))
+        return Step(ins, run, wait=("warpsync", mask))
     return Step(ins, lambda st, g: None, wait=("warpsync", mask))
 
 

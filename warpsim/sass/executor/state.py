@@ -85,6 +85,7 @@ class SassState:
         self.UP = np.zeros((8, self.n), dtype=bool)
         self.P[PT_ROW] = self.UP[PT_ROW] = True
         self.B = np.zeros((CONVERGENCE_BARRIERS, self.n), dtype=bool)
+        self.exclusive = np.zeros(self.n, dtype=np.uint64)      # a lane's WARPSYNC.EXCLUSIVE mask, 0 outside
         self.pc = np.where(self.exists, 0, EXITED).astype(np.int64)
         self.starved = np.zeros(self.n_warps, dtype=np.int64)    # rounds a warp kept lanes waiting
         self.rotating = np.zeros(self.n_warps, dtype=bool)       # warps issuing round-robin

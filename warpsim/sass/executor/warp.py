@@ -7,7 +7,9 @@ segment mask (bits 8-12); a source lane outside the segment gives the lane's
 own value and a false predicate. A SHFL that reads a lane not in the group
 reads whatever that lane's register holds (the hardware leaves it undefined).
 Results that are one value per warp (VOTEU, REDUX into a uniform register)
-go to every lane of the warp.
+go to every lane of the warp; after `WARPSYNC.EXCLUSIVE mask` (until the
+region's BSYNC) a REDUX reduces, and writes, per mask, as each mask's lanes
+run it alone on the hardware.
 """
 
 from __future__ import annotations
@@ -33,6 +35,19 @@ def per_warp(g, values, reduce):
     reduced = reduce.reduceat(values, starts)
     counts = np.diff(np.append(starts, g.n))
     return np.repeat(reduced, counts)
+
+
+def per_warp_and_mask(g, masks, values, reduce):
+    """Reduce `values` within each (warp, mask) of g's lanes: after WARPSYNC.EXCLUSIVE the lanes
+    of each mask run a collective alone."""
+    keys = ((g.idx >> 5).astype(np.uint64) << np.uint64(32)) | masks
+    order = np.argsort(keys, kind="stable")
+    ordered = keys[order]
+    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    reduced = reduce.reduceat(values[order], starts)
+    out = np.empty(g.n, dtype=reduced.dtype)
+    out[order] = np.repeat(reduced, np.diff(np.append(starts, g.n)))
+    return out
 
 
 def warp_bits(flags: np.ndarray) -> np.ndarray:
@@ -113,13 +128,20 @@ def redux(ins):
 
     def run(st, g):
         values = np.broadcast_to(np.asarray(read(st, g), dtype=U32), (g.n,))
+        masks = st.exclusive[g.sel]
+        exclusive = bool(masks.any())
+        reduce = (lambda v, f: per_warp_and_mask(g, masks, v, f)) if exclusive else (lambda v, f: per_warp(g, v, f))
         if op == "SUM":
-            result = per_warp(g, values.astype(np.uint64), np.add) & np.uint64(0xFFFFFFFF)
+            result = reduce(values.astype(np.uint64), np.add) & np.uint64(0xFFFFFFFF)
         elif signed:
-            result = per_warp(g, values.astype(np.int32), REDUCTIONS[op]).astype(np.int64)
+            result = reduce(values.astype(np.int32), REDUCTIONS[op]).astype(np.int64)
         else:
-            result = per_warp(g, values, REDUCTIONS[op])
-        write(st, g, np.asarray(result).astype(np.int64).astype(U64).astype(U32))
+            result = reduce(values, REDUCTIONS[op])
+        result = np.asarray(result).astype(np.int64).astype(U64).astype(U32)
+        if exclusive and dst.kind == "ureg" and dst.number is not None:
+            st.UR[dst.number][g.sel] = result      # one value per mask: each mask's lanes ran alone
+        else:
+            write(st, g, result)
     return Step(ins, run)
 
 
