@@ -141,6 +141,7 @@ class SassReplay(LaunchObserver):
             settings = current()
             stats = run_launch(program, image, memory=self.copy, grid=launch.grid, block=launch.block,
                                params=launch.params, shared_bytes=launch.shared_bytes, constants=constants,
+                               addresses=addresses,
                                observers=self.observers, batch_threads=settings.batch_threads,
                                max_rounds=self.round_budget(settings.max_rounds))
         except SassExecutionError as exc:

@@ -8,7 +8,8 @@ area in constant bank 0 (CBANK_PARAM_SIZE), and the stack the kernel needs
 image (the driver fills in dimensions at 0x0/0xc, the stack top at 0x28 and
 the parameters at 0x210); `.nv.constant3` holds the module's __constant__
 variables, found by symbol; other `.nv.constant<N>` sections are banks ptxas
-fills itself. `.nv.shared.<kernel>` is the static shared window, its first
+fills itself, but for the global variables' addresses (bank 4), which the
+driver writes from `.rela.nv.constant<N>` relocations (`symbol_slots`). `.nv.shared.<kernel>` is the static shared window, its first
 0x400 bytes reserved.
 """
 
@@ -40,6 +41,7 @@ class KernelImage:
     bank0: bytes = b""
     banks: dict = field(default_factory=dict)    # bank number -> bytes (compiler constants)
     constant_symbols: dict = field(default_factory=dict)   # __constant__ name -> (bank, offset, size)
+    symbol_slots: list = field(default_factory=list)       # (bank, offset, symbol, addend): R_CUDA_64 slots
     registers: int = 0                           # per thread, ptxas's count (0: not recorded)
 
 
@@ -106,10 +108,33 @@ def kernel_image(cubin: bytes, kernel: str, arch: str = "sm_90") -> KernelImage:
             bank = section[len(".nv.constant"):].split(".", 1)[0]
             if bank.isdigit():
                 image.constant_symbols[name] = (int(bank), value, length)
+    image.symbol_slots = _symbol_slots(cubin, sections, kernel)
     # a recursive call chain has no bound (ptxas records 0xffffffff): the driver's default stack then
     image.stack_bytes = DEFAULT_STACK_BYTES if stack >= UNBOUNDED_STACK else stack
     image.params.sort()
     return image
+
+
+R_CUDA_64 = 2                       # a 64-bit absolute address
+
+
+def _symbol_slots(cubin: bytes, sections: list, kernel: str) -> list:
+    """The constant-bank words the driver relocates: ptxas puts the address of each global
+    variable the kernel reaches (libdevice's `__cudart_sin_cos_coeffs` table, ...) in bank 4,
+    `.nv.constant4` zero-filled, with one R_CUDA_64 in `.rela.nv.constant4` per 8-byte slot."""
+    table = symbols(cubin, sections)
+    slots = []
+    for name, offset, size in sections:
+        if not name.startswith(".rela.nv.constant"):
+            continue
+        bank, _, owner = name[len(".rela.nv.constant"):].partition(".")
+        if not bank.isdigit() or owner not in ("", kernel):
+            continue
+        for k in range(size // 24):
+            where, info, addend = struct.unpack_from("<QQq", cubin, offset + 24 * k)
+            if info & 0xFFFFFFFF == R_CUDA_64 and (info >> 32) < len(table):
+                slots.append((int(bank), where, table[info >> 32][0], addend))
+    return slots
 
 
 UNBOUNDED_STACK = 0xFFFFFFFF

@@ -15,6 +15,7 @@ import numpy as np
 
 from .cubin_info import kernel_image
 from .engine import run_batch
+from .errors import SassExecutionError
 from .program import SassProgram
 from .state import SassState
 
@@ -42,7 +43,10 @@ def _put(bank: np.ndarray, offset: int, values, dtype=np.uint32) -> None:
     bank[offset:offset + len(raw)] = raw
 
 
-def constant_banks(image, grid, block, params: bytes, local_size: int, constants: dict) -> dict:
+def constant_banks(image, grid, block, params: bytes, local_size: int, constants: dict,
+                   addresses: dict | None = None) -> dict:
+    """Every constant bank the kernel reads; `addresses` (global variable -> device address, as the
+    PTX run placed them) fills the slots the driver relocates."""
     base = image.param_base
     size = max(len(image.bank0), base + len(params), base + image.param_bytes)
     bank0 = np.zeros((size + 15) // 16 * 16 + 16, dtype=np.uint8)
@@ -62,17 +66,25 @@ def constant_banks(image, grid, block, params: bytes, local_size: int, constants
         if len(bank) < offset + length:
             bank = banks[number] = np.concatenate((bank, np.zeros(offset + length - len(bank), dtype=np.uint8)))
         bank[offset:offset + length] = np.frombuffer(bytes(value[:length]), dtype=np.uint8)
+    for number, offset, symbol, addend in image.symbol_slots:
+        if symbol not in (addresses or {}):
+            raise SassExecutionError(f"kernel '{image.name}' reads the address of '{symbol}' from "
+                                     f"c[0x{number:x}][0x{offset:x}], and no device address is known for it")
+        bank = banks.setdefault(number, np.zeros(offset + 8, dtype=np.uint8))
+        if len(bank) < offset + 8:
+            bank = banks[number] = np.concatenate((bank, np.zeros(offset + 8 - len(bank), dtype=np.uint8)))
+        _put(bank, offset, [int(addresses[symbol]) + addend], np.uint64)
     return banks
 
 
 def run_launch(program, image, *, memory, grid, block, params: bytes, shared_bytes: int = 0,
-               constants: dict | None = None, observers=(), batch_threads: int = 1 << 17,
+               constants: dict | None = None, addresses: dict | None = None, observers=(), batch_threads: int = 1 << 17,
                max_rounds: int = 1_000_000) -> dict:
     """Run the whole grid on `memory` (a GlobalMemory, changed in place); returns run statistics."""
     grid = tuple(grid) + (1,) * (3 - len(grid))
     block = tuple(block) + (1,) * (3 - len(block))
     local_size = max(MIN_LOCAL, (image.stack_bytes + 15) // 16 * 16)
-    banks = constant_banks(image, grid, block, params, local_size, constants or {})
+    banks = constant_banks(image, grid, block, params, local_size, constants or {}, addresses)
     shared_size = (max(image.static_shared, shared_bytes) + 16 + 15) // 16 * 16
     threads = block[0] * block[1] * block[2]
     per_batch = max(1, batch_threads // (((threads + 31) // 32) * 32))
