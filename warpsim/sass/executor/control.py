@@ -20,9 +20,11 @@ path: `BRA.DIV URm, L` branches (the whole group) when the lanes issuing it
 are not every live lane of the warp in mask m; at L each collective runs
 between `WARPSYNC.COLLECTIVE Rm, end` (wait for the live lanes of Rm, as
 WARPSYNC) and `ENDCOLLECTIVE` (nothing more to do once they issue together).
-`WARPSYNC.EXCLUSIVE Rm` waits as WARPSYNC does, and then the lanes of one
-mask go on by themselves (the engine's ready phase), so a REDUX after it
-reduces over that mask alone.
+`WARPSYNC.EXCLUSIVE Rm` waits as WARPSYNC does; on the hardware the lanes of
+each mask then run alone until the region's BSYNC (ptxas puts it before a
+REDUX over a partial mask: cub's 16-lane logical warps). Here the lanes keep
+their mask (`SassState.exclusive`, cleared at BSYNC) and REDUX reduces, and
+writes its uniform result, per mask.
 """
 
 from __future__ import annotations
@@ -195,8 +197,8 @@ def break_(ins):
 
 @semantics("WARPSYNC", family="control", mods=("ALL", "EXCLUSIVE", "COLLECTIVE"),
            doc="wait for the live lanes of the mask (all 32 under .ALL); .COLLECTIVE Rm, end opens a "
-               "diverged-warp collective (waits the same), .EXCLUSIVE waits the same, then one mask's lanes "
-               "run alone")
+               "diverged-warp collective (waits the same), .EXCLUSIVE waits the same and, until BSYNC, "
+               "a REDUX reduces per mask")
 def warpsync(ins):
     if "ALL" in ins.mods or not ins.operands or ins.operands[0].kind == "label":
         full = U32(0xFFFFFFFF)
