@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 
 import numpy as np
 
@@ -24,6 +23,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "validation"))
 
 from cases import KERNELS  # noqa: E402
+from timer import best_of  # noqa: E402
 
 
 def workloads(scale: int):
@@ -48,14 +48,6 @@ def workloads(scale: int):
         ("transpose padded", "ws_transpose_padded", (side // 32, side // 32), (32, 8), (a, b, np.int32(side))),
     ]
 
-
-def best_of(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main(argv=None) -> int:

@@ -11,11 +11,11 @@ printed, with the ratios, all measured in this one run.
 from __future__ import annotations
 
 import sys
-import time
 
 import numpy as np
 
 import warpsim as cp
+from timer import best_of
 
 SOURCE = r"""
 extern "C" __global__ void saxpy(float a, const float* x, float* y, int n) {
@@ -41,14 +41,6 @@ extern "C" __global__ void divergent_loop(const int* x, int* out) {
 }
 """
 
-
-def best_of(fn, repeats=3) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main(scale: int = 1) -> None:

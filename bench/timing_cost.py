@@ -23,7 +23,6 @@ import argparse
 import os
 import re
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 VALIDATION = os.path.join(HERE, "..", "validation", "timing")
@@ -35,20 +34,13 @@ from warpsim.api.raw import pack_arguments  # noqa: E402
 from warpsim.timing import predict  # noqa: E402
 
 from cases import build_cases  # noqa: E402
+from timer import best_of  # noqa: E402
 from run_on_device import prepare, warpsim_module  # noqa: E402
 
 DEFAULT = r"^(branch_on_lane|switch_4way|var_loop_unsorted|latency_hiding_16warps|occupancy_regs_64|fp32_bound|" \
           r"sfu_exp_bound|bank_stride_4|transpose_smem_2048|atomic_32_addresses|axpy_block_256|strided_copy_4|" \
           r"matmul_tiled_512|barrier_loop_block_256|reduce_block)$"
 
-
-def best_of(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main(argv=None) -> int:
