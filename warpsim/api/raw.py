@@ -250,6 +250,11 @@ class RawModule:
             self._loaded[id(device)] = (device, loaded)
         return self._loaded[id(device)]
 
+    @property
+    def kernel_names(self) -> list:
+        """The names of the module's kernels (entry points), as PTX spells them."""
+        return list(self._loaded_module()[1].kernel_names)
+
     def get_function(self, name: str) -> Function:
         """A kernel by extern "C" name, mangled name, or one of the module's name expressions."""
         device, loaded = self._loaded_module()

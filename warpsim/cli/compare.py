@@ -103,7 +103,7 @@ def _cu_kernel(path: str, name: str | None, options: tuple, defines: tuple, labe
     flags = tuple(options) + tuple(d if d.startswith("-D") else f"-D{d}" for d in defines)
     module = ws.RawModule(code=code, options=flags)
     if not name:
-        kernels = list(module._loaded_module()[1].kernel_names)
+        kernels = module.kernel_names
         if len(kernels) != 1:
             found = f" (it has {', '.join(kernels)})" if kernels else ""
             raise CompareError(f"{label}: {path}: name the kernel to launch (--kernel){found}")
