@@ -122,3 +122,28 @@ class InternalError(LaunchError):
     It names the kernel, block, thread and PTX instruction that were running;
     the original exception is chained as its cause.
     """
+
+
+class MissingDependency(WarpsimError, ModuleNotFoundError):
+    """An optional package a feature needs is not installed; names the extra that installs it.
+
+    A ModuleNotFoundError too, so code that already tolerates a missing module
+    (`except ImportError`) keeps working.
+    """
+
+    def __init__(self, module: str, *, extra: str, needed_for: str):
+        self.extra = extra
+        super().__init__(f"{module} is not installed (it is needed for {needed_for}): "
+                         f"pip install warpsim[{extra}]", name=module)
+
+
+def import_optional(module: str, *, extra: str, needed_for: str):
+    """Import an optional dependency (triton, pytest, ...) where it is used, so that a plain
+    `pip install warpsim` imports every module; MissingDependency names the extra."""
+    import importlib
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as error:
+        if error.name != module and not module.startswith(f"{error.name}."):
+            raise                       # the package is there but one of its own imports failed
+        raise MissingDependency(module, extra=extra, needed_for=needed_for) from None

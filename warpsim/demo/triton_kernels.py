@@ -4,13 +4,16 @@ The kernels follow Triton's tutorials 02-fused-softmax and 05-layer-norm (the fo
 pass): one program per row (softmax: persistent programs striding over rows, pipelined
 with num_stages), the whole row in one block of BLOCK_SIZE lanes, tl.max / tl.sum for the
 reductions, which Triton compiles to warp shuffles and, across warps, shared memory.
-The launch parameters are the tutorials' own heuristics. Importing this module needs triton.
+The launch parameters are the tutorials' own heuristics. Importing this module needs triton
+(the kernels are defined by @triton.jit at import): without it, MissingDependency names the extra.
 """
 
 from __future__ import annotations
 
-import triton
-import triton.language as tl
+from ..errors import import_optional
+
+triton = import_optional("triton", extra="triton", needed_for="the Triton kernels of warpsim demo cooperative")
+import triton.language as tl  # noqa: E402
 
 
 @triton.jit

@@ -1,19 +1,30 @@
-"""pytest markers CuPy's tests put on themselves: slow, multi_gpu (one GPU here), with_requires."""
+"""pytest markers CuPy's tests put on themselves: slow, multi_gpu (one GPU here), with_requires.
+
+pytest is imported when a marker is applied, not when this module is: `import cupy` under
+`warpsim run` imports cupy.testing, and a plain install has no pytest.
+"""
 
 from __future__ import annotations
 
 import importlib.metadata
 
-import pytest
+from ....errors import import_optional
 
 DEVICES = 1     # warpsim simulates one GPU
 
-slow = pytest.mark.slow
+
+def _mark():
+    """pytest.mark, or MissingDependency naming the extra that installs pytest."""
+    return import_optional("pytest", extra="test", needed_for="cupy.testing's markers").mark
+
+
+def slow(test):
+    """CuPy's `@testing.slow`: pytest's `slow` marker."""
+    return _mark().slow(test)
 
 
 def multi_gpu(gpu_num: int):
-    return pytest.mark.skipif(gpu_num > DEVICES,
-                              reason=f"needs {gpu_num} GPUs; warpsim simulates one")
+    return _mark().skipif(gpu_num > DEVICES, reason=f"needs {gpu_num} GPUs; warpsim simulates one")
 
 
 def gpu(func):
@@ -39,5 +50,5 @@ def numpy_satisfies(specifier: str) -> bool:
 
 
 def with_requires(*requirements):
-    return pytest.mark.skipif(not installed(*requirements),
+    return _mark().skipif(not installed(*requirements),
                               reason=f"requires {', '.join(requirements)}")
