@@ -2,9 +2,13 @@
 
 Arrays live at real 64-bit device addresses, so a kernel receives the same
 kind of pointer it would on a GPU. Creation and transfer (asarray, zeros,
-empty, get, asnumpy, ...) and basic slicing are here. Elementwise arithmetic,
-reductions, copies and advanced indexing go through host memory
-(warpsim.api.host_math): correct, but not simulated.
+empty, get, asnumpy, ...), basic slicing (views) and the array's layout are
+here. Arithmetic, in-place operators, reductions and the methods NumPy
+arrays have (warpsim.api.host_math), NumPy's functions and ufuncs
+(warpsim.api.host_functions) and advanced indexing run NumPy on host images
+of device memory (warpsim.api.host_calls): values are NumPy's, memory
+behaves as on the device (views alias their base, `out=` fills the array
+given), and none of it is simulated.
 
 Which device: the one installed by `use_device(device)` around the call, else
 `warpsim.machine.device.default_device()`. An array remembers its device and
@@ -17,6 +21,9 @@ import operator
 
 import numpy as np
 
+from .host_calls import call_on_host
+from .host_functions import host_function as _host_function
+from .host_functions import ufunc
 from .host_math import HostArithmetic
 from .streams import get_current_stream
 from .memory import (Memory, MemoryPointer, UnownedMemory, alloc, current_device,  # noqa: F401
@@ -286,20 +293,19 @@ class ndarray(HostArithmetic):
 
     def reshape(self, *shape, order: str = "C") -> "ndarray":
         """A view with a new shape (a copy first when self is not C-contiguous)."""
-        if order not in ("C", "A"):
-            raise NotImplementedError("warpsim reshape supports order='C' only")
         if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
             shape = shape[0]
         new_shape = _resolve_reshape(shape, self.size)
-        if not self._c_contiguous:
-            return self.copy().reshape(new_shape)
-        return self._view(0, new_shape, _contiguous_strides(new_shape, self.itemsize))
+        if order in ("C", "A") and self._c_contiguous:
+            return self._view(0, new_shape, _contiguous_strides(new_shape, self.itemsize))
+        # NumPy decides whether the result can be a view (it then is one of self's memory)
+        return call_on_host(np.reshape, (self, new_shape), {"order": order}, ndarray, may_write=False)
 
     def ravel(self, order: str = "C") -> "ndarray":
-        return self.reshape(-1)
+        return self.reshape(-1, order=order)
 
     def flatten(self, order: str = "C") -> "ndarray":
-        return self.copy().reshape(-1)
+        return call_on_host(np.ravel, (self,), {"order": order}, ndarray, may_write=False).copy()
 
     def view(self, dtype=None) -> "ndarray":
         """The same bytes read as another dtype (last axis rescaled when item sizes differ)."""
@@ -334,14 +340,12 @@ class ndarray(HostArithmetic):
 
     def __setitem__(self, key, value) -> None:
         basic = _basic_index(self._shape, self._strides, key)
-        if basic is None:
-            whole = self.get()
-            whole[_host_value(key)] = _host_value(value)
-            self._write_host(whole)
+        if basic is None:       # fancy or boolean index: NumPy's assignment on the host image
+            call_on_host(operator.setitem, (self, key, value), {}, ndarray)
             return
         target = self._view(*basic)
         host = np.empty(target.shape, self._dtype)
-        host[...] = _host_value(value)
+        host[...] = _host_value(value)       # NumPy's casting and broadcasting; a copy, so overlap is safe
         target._write_host(host)
 
     def __len__(self) -> int:
@@ -378,11 +382,22 @@ class ndarray(HostArithmetic):
             raise TypeError("only integer scalar arrays can be converted to a scalar index")
         return operator.index(self.get().item())
 
+    def __format__(self, spec: str) -> str:
+        return format(self.get(), spec)
+
+    def __reduce__(self):
+        return _from_host, (self.get(),)
+
     def __repr__(self) -> str:
         return repr(self.get())
 
     def __str__(self) -> str:
         return str(self.get())
+
+
+ndarray._device_kind = ndarray     # what host_calls makes results of (see HostArithmetic)
+ndarray._upload = staticmethod(lambda host, order="C": _from_host(np.asarray(host), order))
+ndarray._adopt = staticmethod(lambda obj: _wrap_foreign(obj))
 
 
 # --- creating arrays ---------------------------------------------------------
@@ -412,6 +427,8 @@ def asarray(a, dtype=None, order=None, *, blocking: bool = False) -> ndarray:
         a = _wrap_foreign(a)
     if isinstance(a, ndarray):
         return a if dtype is None or np.dtype(dtype) == a.dtype else a.astype(dtype)
+    if isinstance(a, (list, tuple)):        # may hold device arrays: NumPy stacks their images
+        return call_on_host(np.asarray, (a,), {"dtype": dtype}, ndarray, may_write=False)
     return _from_host(np.asarray(a, dtype=dtype), order or "C")
 
 
@@ -421,6 +438,8 @@ def array(obj, dtype=None, copy: bool = True, order: str = "K", subok: bool = Fa
     if isinstance(obj, ndarray) or hasattr(obj, "__cuda_array_interface__"):
         source = asarray(obj)
         out = source.astype(dtype or source.dtype, copy=bool(copy))
+    elif isinstance(obj, (list, tuple)):    # may hold device arrays: NumPy stacks their images
+        out = call_on_host(np.array, (obj,), {"dtype": dtype}, ndarray, may_write=False)
     else:
         out = _from_host(np.array(obj, dtype=dtype), order if order in ("C", "F") else "C")
     if out.ndim < ndmin:
@@ -445,10 +464,16 @@ def ascontiguousarray(a, dtype=None) -> ndarray:
 
 
 def get_array_module(*args):
-    """warpsim when any argument is a device array, else numpy (as cupy.get_array_module)."""
+    """The module users import as cupy when any argument is a device array, else numpy.
+
+    Under `warpsim run` that is `cupy` (warpsim.api.cupy), else the warpsim package.
+    """
     import sys
     if any(isinstance(arg, ndarray) for arg in args):
-        return sys.modules[__name__.split(".")[0]]      # the package users import as cupy
+        cupy = sys.modules.get("cupy")
+        if getattr(cupy, "__name__", "") == "warpsim.api.cupy":
+            return cupy
+        return sys.modules[__name__.split(".")[0]]
     return np
 
 
@@ -511,26 +536,8 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
 # ---------------------------------------------------------------- NumPy on the host
 
 def host_function(fn):
-    """Wrap a NumPy function so device arrays go in and come out (computed on the host)."""
-    def to_host(value):
-        if not isinstance(value, ndarray) and hasattr(value, "__cuda_array_interface__"):
-            value = _wrap_foreign(value)
-        return value.get() if isinstance(value, ndarray) else value
-
-    def to_device(value):     # a Fortran-ordered result stays Fortran-ordered (np.copy(a, 'F'))
-        if not isinstance(value, np.ndarray):
-            return value
-        fortran = value.ndim > 1 and value.flags.f_contiguous and not value.flags.c_contiguous
-        return _from_host(value, "F" if fortran else "C")
-
-    def call(*args, **kwargs):
-        result = fn(*[to_host(a) for a in args], **{k: to_host(v) for k, v in kwargs.items()})
-        if isinstance(result, tuple):
-            return tuple(to_device(r) for r in result)
-        return to_device(result)
-    call.__name__ = getattr(fn, "__name__", "function")
-    call.__doc__ = f"{call.__name__} computed on the host with NumPy (see warpsim.api.host_math)."
-    return call
+    """Wrap a NumPy function so device arrays go in and come out (see warpsim.api.host_functions)."""
+    return _host_function(fn, ndarray)
 
 
 class HostRandom:
@@ -550,7 +557,20 @@ class HostRandom:
         return call
 
 
+_FALLBACKS: dict = {}      # name -> wrapper, so that cupy.add is cupy.add (as CuPy's ufuncs are)
+
+
 def numpy_fallback(name: str):
-    """warpsim.<name> for a NumPy function or constant not defined by warpsim itself."""
+    """warpsim.<name> for a NumPy function, ufunc, type or constant not defined by warpsim itself.
+
+    Functions and ufuncs take and give device arrays (computed on the host);
+    types (np.integer, np.floating, ...) and constants are NumPy's own.
+    """
+    if name == "ufunc":
+        return ufunc
     value = getattr(np, name)
-    return host_function(value) if callable(value) else value
+    if isinstance(value, np.ufunc):
+        return _FALLBACKS.setdefault(name, ufunc(value, ndarray))
+    if isinstance(value, type) or not callable(value):
+        return value
+    return _FALLBACKS.setdefault(name, host_function(value))
