@@ -44,9 +44,8 @@ def __getattr__(name):
         return importlib.import_module(".cuda", __name__)
     if name == "triton":      # `from warpsim import triton as wt`: Triton kernels on warpsim
         return importlib.import_module(".api.triton", __name__)
-    if name == "random":
-        from .api.arrays import HostRandom
-        return HostRandom()
+    if name in ("random", "linalg", "fft"):    # CuPy's library modules, computed on the host
+        return importlib.import_module(".api." + name, __name__)
     import numpy
     if hasattr(numpy, name) and not name.startswith("_"):
         from .api.arrays import numpy_fallback
