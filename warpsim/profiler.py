@@ -30,7 +30,7 @@ import numpy as np
 from .metrics.activity import ActivityTrace
 from .metrics.code_view import code_view
 from .metrics.counters import LaunchCounters, SassLaunchCounters
-from .metrics.lines import hot_lines_table, line_table, source_view
+from .metrics.lines import line_table
 from .metrics.names import BY_NAME, SECTIONS, compute_metrics, unknown_metrics
 from .metrics.occupancy import get_arch, occupancy
 from .metrics.registers import ptxas_arch, registers_per_thread
@@ -198,29 +198,27 @@ class LaunchProfile:
                 for n in names if n in self.metrics]
 
     def metrics_table(self, names=None):
-        from rich.table import Table
+        from .report.terminal import table
         names = names or self.selected
-        t = Table(title=f"{display_name(self.kernel_name)} metrics", title_justify="left")
-        t.add_column("Metric Name", no_wrap=True)
-        t.add_column("Metric Unit", style="dim", no_wrap=True)
-        t.add_column("Metric Value", justify="right", no_wrap=True)
+        t = table(f"{display_name(self.kernel_name)} metrics",
+                  [("Metric Name", dict(no_wrap=True)), ("Metric Unit", dict(style="dim", no_wrap=True)),
+                   ("Metric Value", dict(justify="right", no_wrap=True))])
         wanted = set(names) if names else None
         for section in SECTIONS:
             chosen = [BY_NAME[n] for n in self.metrics if BY_NAME[n].section == section
                       and (wanted is None or n in wanted)]
             if not chosen:
                 continue
-            t.add_row(f"[bold]{section}[/]", "", "")
+            t.add_row((section, "bold"), "", "")
             for m in chosen:
                 t.add_row("  " + m.name, m.unit, format_value(self.metrics[m.name]))
         return t
 
     def histogram_table(self):
-        from rich.table import Table
-        t = Table(title="Active lanes per issued warp instruction", title_justify="left")
-        t.add_column("lanes", justify="right")
-        t.add_column("warp inst", justify="right")
-        t.add_column("", no_wrap=True)
+        from .report.terminal import table
+        t = table("Active lanes per issued warp instruction",
+                  [("lanes", dict(justify="right")), ("warp inst", dict(justify="right")),
+                   ("", dict(no_wrap=True))])
         top = int(self.histogram.max()) or 1
         for k in range(1, 33):
             v = int(self.histogram[k])
@@ -229,7 +227,6 @@ class LaunchProfile:
         return t
 
     def summary(self):
-        from rich.text import Text
         m = self.metrics
         occ = self.occupancy
         regs = f"{m['launch__registers_per_thread']} registers/thread" + \
@@ -251,15 +248,18 @@ class LaunchProfile:
             lines.append("  counts are of PTX instructions (the hardware counts SASS)")
         if self.timing is not None:
             lines.append("  " + str(self.timing))
-        return Text("\n".join(lines))
+        from .report.terminal import text
+        return text("\n".join(lines))
 
     def source_view(self, context: int = 2):
         """The kernel's source lines with their numbers beside them (a rich renderable)."""
+        from .report.source_lines import source_view
         return source_view(self.lines, self.sources, context=context, title=display_name(self.kernel_name))
 
     def __rich_console__(self, console, options):
-        from rich.rule import Rule
-        yield Rule(f"[{self.id}] {display_name(self.kernel_name)}", align="left")
+        from .report.source_lines import hot_lines_table
+        from .report.terminal import rule
+        yield rule(f"[{self.id}] {display_name(self.kernel_name)}", align="left")
         yield self.summary()
         yield self.metrics_table()
         if self.selected is None:
@@ -268,10 +268,10 @@ class LaunchProfile:
                 yield hot_lines_table(self.lines)
 
     def render(self, width: int = 110, color: bool = False, source: bool = False) -> str:
-        from rich.console import Console
+        from .report.console import make_console
         out = io.StringIO()
-        console = Console(file=out, width=width, color_system="standard" if color else None,
-                          force_terminal=color, record=False)
+        console = make_console(file=out, width=width, color_system="standard" if color else None,
+                               force_terminal=color, record=False)
         console.print(self)
         if source:
             console.print(self.source_view())
@@ -462,11 +462,3 @@ def profile(metrics=None, level: str | None = None) -> Profiler:
     PTX-level counts.
     """
     return Profiler(metrics, level)
-
-
-def _html_of(renderable) -> str:
-    from rich.console import Console
-    console = Console(record=True, width=110, file=io.StringIO(), force_terminal=True)
-    console.print(renderable)
-    return console.export_html(inline_styles=True, code_format="<pre style=\"font-family:monospace;"
-                               "font-size:12px;line-height:1.2\">{code}</pre>")

@@ -6,7 +6,8 @@ import argparse
 import json
 import sys
 
-from ..metrics.occupancy import ARCHS, occupancy, occupancy_summary, occupancy_table
+from ..metrics.occupancy import ARCHS, occupancy, occupancy_summary
+from ..report.occupancy import occupancy_table
 from ..report.console import make_console
 
 

@@ -48,17 +48,18 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     from ..report.console import make_console
+    from .common import say
     args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     console = make_console(highlight=False)
     if args.list:
         for name in DEMOS:
             module = load(name)
-            console.print(f"  [bold]{name:<13}[/] {module.TITLE}")
+            say(console, "  ", (f"{name:<13}", "bold"), f" {module.TITLE}")
         return 0
     try:
         names = [load(n).NAME for n in args.names] or DEMOS
     except KeyError as exc:
-        console.print(f"[red]warpsim demo: {exc.args[0]}[/]")
+        say(console, (f"warpsim demo: {exc.args[0]}", "red"))
         return 2
     start = time.perf_counter()
     results = []
@@ -71,21 +72,19 @@ def main(argv=None) -> int:
         from ..report.html import write_demo_report
         add_sass_views(results)
         write_demo_report(results, args.html)
-        console.print(f"HTML report: {args.html}")
+        say(console, f"HTML report: {args.html}")
     return 0 if all(r.ok for r in results) else 1
 
 
 def summary(console, results, seconds: float):
-    from rich.table import Table
+    from ..report.terminal import table as make_table
     if len(results) < 2:
         return
-    table = Table(title=f"warpsim demo: {len(results)} demos in {seconds:.1f} s", title_justify="left")
-    table.add_column("demo")
-    table.add_column("what it shows")
-    table.add_column("figures as the document says", justify="center")
+    table = make_table(f"warpsim demo: {len(results)} demos in {seconds:.1f} s",
+                       ["demo", "what it shows", ("figures as the document says", dict(justify="center"))])
     for r in results:
         good = sum(row.ok for row in r.rows)
-        table.add_row(r.name, r.title, f"[green]{good}/{len(r.rows)}[/]" if r.ok else f"[red]{good}/{len(r.rows)}[/]")
+        table.add_row(r.name, r.title, (f"{good}/{len(r.rows)}", "green" if r.ok else "red"))
     console.print()
     console.print(table)
 
@@ -102,10 +101,11 @@ def add_sass_views(results):
 
 def write_charts(console, results, folder: str):
     import os
+    from .common import say
     from ..report.activity import save_chart
     os.makedirs(folder, exist_ok=True)
     for r in results:
         traces = [run.trace for run in r.runs if run.trace.warps]
         if traces:
             path = save_chart(traces, os.path.join(folder, f"{r.name}.png"), title=r.title)
-            console.print(f"chart: {path}")
+            say(console, f"chart: {path}")

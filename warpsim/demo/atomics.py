@@ -79,14 +79,14 @@ def run(console=None) -> common.DemoResult:
                          launches["compact_aggregated", "all kept"], "contention drops: faster",
                          lambda r: r > 1, figure="predicted_aggregation_speedup")
     if console is not None:
-        from rich.table import Table
+        from ..report.terminal import table as make_table
         common.header(console, result, CLAIM)
-        table = Table(title=f"Stream compaction of {N} ints, blocks of {THREADS}", title_justify="left")
-        for title, justify in (("input", "left"), ("kernel", "left"), ("kept", "right"), ("correct", "center"),
-                               ("atomic operations", "right"), ("warp atomic instructions", "right")):
-            table.add_column(title, justify=justify)
+        table = make_table(f"Stream compaction of {N} ints, blocks of {THREADS}", [
+            (title, dict(justify=justify)) for title, justify in (
+                ("input", "left"), ("kernel", "left"), ("kept", "right"), ("correct", "center"),
+                ("atomic operations", "right"), ("warp atomic instructions", "right"))])
         for case, kernel, kept, ok, ops, requests in table_rows:
-            table.add_row(case, kernel, str(kept), "[green]✓[/]" if ok else "[red]✗[/]", str(ops), str(requests))
+            table.add_row(case, kernel, str(kept), common.mark(ok), str(ops), str(requests))
         table.caption = ("Counts are PTX atom instructions as warpsim executes them; ptxas on recent "
                          "toolkits may aggregate same-address atomics in SASS by itself.")
         console.print(table)

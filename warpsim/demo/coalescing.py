@@ -93,13 +93,13 @@ def run(console=None) -> common.DemoResult:
                          figure="predicted_transpose_speedup")
     if console is not None:
         common.header(console, result, CLAIM)
-        console.print(f"  copy_strided: out\\[i] = in\\[i * stride] for {N} floats, one request per warp "
-                      "load; a request reads every 32-byte sector its lanes touch:")
+        common.say(console, f"  copy_strided: out[i] = in[i * stride] for {N} floats, one request per warp "
+                            "load; a request reads every 32-byte sector its lanes touch:")
         for stride in STRIDES:
             bar = "#" * int(per_request[stride])
             t = times[stride]
-            console.print(f"    stride {stride:>2}: {bar:<32} {per_request[stride]:4.1f} sectors per request;  "
-                          f"{BIG_N:,} floats predicted in {common.us(t)}")
+            common.say(console, f"    stride {stride:>2}: {bar:<32} {per_request[stride]:4.1f} sectors per "
+                                f"request;  {BIG_N:,} floats predicted in {common.us(t)}")
         console.print(common.figures_table(result))
     return result
 

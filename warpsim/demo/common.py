@@ -305,21 +305,32 @@ def pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
+def say(console, *parts, **options):
+    """Print a line made of plain str parts and (text, style) pairs. Demos print only through this
+    and warpsim.report.terminal's builders, so no figure, hint or source text is read as markup."""
+    from ..report.terminal import text
+    console.print(text(*parts), **options)
+
+
+def mark(ok: bool) -> tuple:
+    """A green tick or a red cross, as a table cell."""
+    return ("✓", "green") if ok else ("✗", "red")
+
+
 def figures_table(result: DemoResult):
-    from rich.table import Table
-    table = Table(title=f"{result.title}: measured on warpsim vs the document", title_justify="left",
-                  show_lines=False, expand=False)
-    table.add_column("figure")
-    table.add_column("measured", justify="right", style="bold")
-    table.add_column(f"{DOCUMENT} says", justify="right")
-    table.add_column("", justify="center")
+    from ..report.terminal import table
+    figures = table(f"{result.title}: measured on warpsim vs the document",
+                    ["figure", ("measured", dict(justify="right", style="bold")),
+                     (f"{DOCUMENT} says", dict(justify="right")), ("", dict(justify="center"))],
+                    show_lines=False, expand=False)
     for row in result.rows:
-        table.add_row(row.what, row.measured, row.document, "[green]✓[/]" if row.ok else "[red]✗[/]")
-    return table
+        figures.add_row(row.what, row.measured, row.document, mark(row.ok))
+    return figures
 
 
 def header(console, result: DemoResult, claim: str):
-    from rich.panel import Panel
+    from ..report.terminal import panel, text
     console.print()
-    console.print(Panel(" ".join(claim.split()), title=f"[bold]{result.title}[/]  (warpsim demo {result.name})",
-                        title_align="left", border_style="cyan", expand=True))
+    title = text((result.title, "bold"), f"  (warpsim demo {result.name})", end="")
+    console.print(panel(" ".join(claim.split()), title=title, title_align="left", border_style="cyan",
+                        expand=True))

@@ -149,12 +149,13 @@ def run(console=None, lengths=LENGTHS) -> common.DemoResult:
     add_rows(result, table, ways, lengths)
     if console is not None:
         common.header(console, result, CLAIM)
-        console.print(f"  Each batch is {ELEMENTS:,} floats: {', '.join(f'{ELEMENTS // c:,} rows of {c}' for c in lengths)}"
-                      f" columns. One thread per row launches a thread for every row ({ELEMENTS // lengths[-1]} at "
-                      f"{lengths[-1]} columns), one warp per row 32 times as many, both in blocks of {THREADS}; "
-                      "Triton's kernels are launched as its tutorials launch them.")
+        rows = ", ".join(f"{ELEMENTS // c:,} rows of {c}" for c in lengths)
+        common.say(console, f"  Each batch is {ELEMENTS:,} floats: {rows} columns. One thread per row launches a "
+                            f"thread for every row ({ELEMENTS // lengths[-1]} at {lengths[-1]} columns), one warp "
+                            f"per row 32 times as many, both in blocks of {THREADS}; Triton's kernels are launched "
+                            "as its tutorials launch them.")
         if skipped:
-            console.print(f"  [yellow]Triton's row is skipped: {skipped}.[/]")
+            common.say(console, "  ", (f"Triton's row is skipped: {skipped}.", "yellow"))
         for op in ("softmax", "layernorm"):
             console.print(rows_table(op, table, ways, lengths))
         console.print(common.figures_table(result))
@@ -212,25 +213,24 @@ def add_rows(result, table, ways, lengths):
 
 
 def rows_table(op: str, table, ways, lengths):
-    from rich import box
-    from rich.table import Table
-    t = Table(title=f"{'row softmax' if op == 'softmax' else 'layer norm'}: predicted on {common.GPU.upper()}",
-              title_justify="left", box=box.SIMPLE_HEAD)
-    for title in ("columns", "way", "SIMT eff.", "sectors/req", "SHFL/row", "warp inst/row", "predicted",
-                  "vs thread/row"):
-        t.add_column(title, justify="left" if title == "way" else "right")
+    from ..report.terminal import box, table as make_table
+    titles = ("columns", "way", "SIMT eff.", "sectors/req", "SHFL/row", "warp inst/row", "predicted", "vs thread/row")
+    t = make_table(f"{'row softmax' if op == 'softmax' else 'layer norm'}: predicted on {common.GPU.upper()}",
+                   [(title, dict(justify="left" if title == "way" else "right")) for title in titles],
+                   box=box.SIMPLE_HEAD)
+    dash = ("-", "dim")
     for cols in lengths:
         for way in ways:
             m = table.get((op, cols, way))
             if m is None:
-                t.add_row(str(cols) if way == ways[0] else "", WAY_TITLES[way], "[dim]-[/]", "[dim]-[/]",
-                          "[dim]-[/]", "[dim]-[/]", "[dim]not run[/]")
+                t.add_row(str(cols) if way == ways[0] else "", WAY_TITLES[way], dash, dash, dash, dash,
+                          ("not run", "dim"))
                 continue
             s = speedup(table, op, cols, way) if way != "thread" else None
             t.add_row(str(cols) if way == ways[0] else "", WAY_TITLES[way], common.pct(m["lanes"] / 32),
                       f"{m['sectors']:.1f}", f"{m['shuffles_per_row']:.1f}", f"{m['issued_per_row']:.1f}",
                       "-" if m["time_us"] is None else f"{m['time_us']:.2f} us",
-                      "" if s is None else (f"[green]{s:.1f}x faster[/]" if s > 1 else f"[red]{1 / s:.1f}x slower[/]"))
+                      "" if s is None else (f"{s:.1f}x faster", "green") if s > 1 else (f"{1 / s:.1f}x slower", "red"))
         t.add_section()
     notes = [text for (o, _, _), text in NOT_RUN.items() if o == op]
     t.caption = ("SIMT efficiency: active lanes per warp instruction / 32. sectors/req: 32-byte sectors per "

@@ -60,10 +60,10 @@ def run(console=None) -> common.DemoResult:
                    "(lane < warp = 32)", lane.metric(ratio_metric) < 32 and warp.metric(ratio_metric) == 32)
     if console is not None:
         common.header(console, result, CLAIM)
-        console.print(f"  {BLOCKS} blocks of {THREADS} threads, heavy(v, {LOOP}); line {loop_line} of "
-                      f"{KERNELS} is heavy()'s loop.  Lane activity (bar height = active lanes):")
+        common.say(console, f"  {BLOCKS} blocks of {THREADS} threads, heavy(v, {LOOP}); line {loop_line} of "
+                            f"{KERNELS} is heavy()'s loop.  Lane activity (bar height = active lanes):")
         for r in (lane, warp):
-            console.print(f"  [bold]{r.label}[/]")
+            common.say(console, "  ", (r.label, "bold"))
             console.print(terminal_strips(r.trace, warps=2, width=common.strip_width(console)), end="")
         console.print(common.figures_table(result))
     return result

@@ -90,13 +90,13 @@ def run(console=None) -> common.DemoResult:
                    speedup > 1)
     if console is not None:
         common.header(console, result, CLAIM)
-        console.print(f"  per_token over {n} sequences ({WARPS} warps); the loop is lines "
-                      f"{loop_lines[0]}-{loop_lines[1]} of {KERNELS}, one trip per token (#pragma unroll 1); "
-                      f"efficiency is measured on the loop's {len(loop_ptx)} PTX instructions.")
+        common.say(console, f"  per_token over {n} sequences ({WARPS} warps); the loop is lines "
+                            f"{loop_lines[0]}-{loop_lines[1]} of {KERNELS}, one trip per token (#pragma unroll 1); "
+                            f"efficiency is measured on the loop's {len(loop_ptx)} PTX instructions.")
         width = common.strip_width(console)
         for key, rows in ((("document", "as given"), [0, 1, 2]), (("document", "sorted"), [0, 1, WARPS - 1])):
             r = cases[key][0]
-            console.print(f"  [bold]{r.label}[/]  (warps {', '.join(map(str, rows))})")
+            common.say(console, "  ", (r.label, "bold"), f"  (warps {', '.join(map(str, rows))})")
             console.print(terminal_strips(r.trace, warps=rows, width=width), end="")
         console.print(common.figures_table(result))
     return result

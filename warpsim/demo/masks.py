@@ -62,9 +62,9 @@ def run(console=None) -> common.DemoResult:
                          "(the fix keeps every lane to the end)")
     if console is not None:
         common.header(console, result, CLAIM)
-        console.print(f"  {N} elements, blocks of {THREADS}: the last warp has {N % 32} live lanes; "
-                      f"`if (i >= n) return;` then __shfl_down_sync(0xffffffff, ...):")
+        common.say(console, f"  {N} elements, blocks of {THREADS}: the last warp has {N % 32} live lanes; "
+                            f"`if (i >= n) return;` then __shfl_down_sync(0xffffffff, ...):")
         for line in first.splitlines()[:6]:
-            console.print(f"    {line}", highlight=False, markup=False)
+            common.say(console, f"    {line}", highlight=False)
         console.print(common.figures_table(result))
     return result

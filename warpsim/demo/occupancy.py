@@ -88,21 +88,19 @@ def run(console=None) -> common.DemoResult:
     result.add("every configuration computes c = a + s*b", "yes" if all(r["correct"] for r in rows) else "no",
                "(same result)", all(r["correct"] for r in rows))
     if console is not None:
-        from rich import box
-        from rich.table import Table
+        from ..report.terminal import box, table as make_table
         common.header(console, result, CLAIM)
-        table = Table(title=f"c = a + s*b, blocks of {THREADS}, theoretical occupancy on {base['arch']}",
-                      title_justify="left", box=box.SIMPLE_HEAD)
-        for title in ("kernel", "regs", "smem", "warps/SM", "occ.", "limit", "in flight",
-                      "predicted"):
-            table.add_column(title, justify="left" if title in ("kernel", "limit") else "right")
+        titles = ("kernel", "regs", "smem", "warps/SM", "occ.", "limit", "in flight", "predicted")
+        table = make_table(f"c = a + s*b, blocks of {THREADS}, theoretical occupancy on {base['arch']}",
+                           [(title, dict(justify="left" if title in ("kernel", "limit") else "right"))
+                            for title in titles], box=box.SIMPLE_HEAD)
         short = {"registers": "regs", "shared_mem": "smem", "warps": "warps", "blocks": "blocks"}
         for r in rows:
             regs = f"{r['registers']}" + ("~" if r["register_source"] != "ptxas" else "") + \
                 ("*" if r["spill"] else "")
             table.add_row(r["kernel"], regs, f"{r['shared'] // 1024}K", str(r["warps"]), f"{r['pct']:.0f}%",
                           ",".join(short[x] for x in r["limiters"]), f"{r['in_flight'] // 1024}K",
-                          "[dim]-[/]" if r["predicted"] is None else f"{r['predicted'] * 1e6:.1f} us")
+                          ("-", "dim") if r["predicted"] is None else f"{r['predicted'] * 1e6:.1f} us")
         table.caption = ("triad_K: K elements per thread, loads issued together. regs: ptxas -v "
                          "(~ estimated from the PTX when there is no ptxas; * spills). in flight: bytes of "
                          "loads in flight per SM = resident warps x 32 lanes x 2K loads x 4 B: more warps "

@@ -63,8 +63,8 @@ def run(console=None) -> common.DemoResult:
     add_predicted_rows(result)
     if console is not None:
         common.header(console, result, CLAIM)
-        console.print(f"  scale(x, 2, {N}) with blocks of 100 threads: the first block's warps "
-                      f"(each issued {issued_per_warp[0]} instructions; bar height = active lanes):")
+        common.say(console, f"  scale(x, 2, {N}) with blocks of 100 threads: the first block's warps "
+                            f"(each issued {issued_per_warp[0]} instructions; bar height = active lanes):")
         console.print(terminal_strips(t, warps=warps_per_block, width=common.strip_width(console)), end="")
         console.print(common.figures_table(result))
     return result

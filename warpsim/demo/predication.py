@@ -117,22 +117,18 @@ def run(console=None) -> common.DemoResult:
                f"{runs['leaky_relu'].lanes_per_instruction:.1f} vs {runs['long_branch'].lanes_per_instruction:.1f}",
                "32 vs fewer", runs["leaky_relu"].lanes_per_instruction == 32)
     if console is not None:
-        from rich.table import Table
+        from ..report.terminal import table as make_table
         common.header(console, result, CLAIM)
-        table = Table(title="The PTX NVRTC emitted for the conditional's source line", title_justify="left")
-        table.add_column("kernel")
-        table.add_column("PTX line", justify="right")
-        table.add_column("instruction")
+        table = make_table("The PTX NVRTC emitted for the conditional's source line",
+                           ["kernel", ("PTX line", dict(justify="right")), "instruction"])
         for kernel, instructions in evidence.items():
             for ins in instructions:
                 text = str(ins)
                 style = "bold green" if ins.opcode == "selp" else "bold red" if ins.opcode == "bra" else ""
-                table.add_row(kernel, str(ins.line), f"[{style}]{text}[/]" if style else text)
+                table.add_row(kernel, str(ins.line), (text, style))
         console.print(table)
-        sass_table = Table(title="The SASS ptxas made of the ternary's line (what the GPU runs)",
-                           title_justify="left")
-        sass_table.add_column("offset", justify="right")
-        sass_table.add_column("SASS")
+        sass_table = make_table("The SASS ptxas made of the ternary's line (what the GPU runs)",
+                                [("offset", dict(justify="right")), "SASS"])
         for ins in sass["leaky_relu"]:
             sass_table.add_row(f"{ins.offset:04x}", ins.text)
         console.print(sass_table)

@@ -93,12 +93,12 @@ def run(console=None) -> common.DemoResult:
     add_rows(result, versions)
     if console is not None:
         common.header(console, result, CLAIM)
-        console.print(f"  score(): {N:,} items of two kinds at random, each kind's path {STEPS} steps. What "
-                      "`warpsim profile` prints for the slow kernel and for its fixed version:")
+        common.say(console, f"  score(): {N:,} items of two kinds at random, each kind's path {STEPS} steps. "
+                            "What `warpsim profile` prints for the slow kernel and for its fixed version:")
         for v in (slow, fixed):
-            console.print(f"  [bold]{v['label']}[/]")
+            common.say(console, "  ", (v["label"], "bold"))
             for line in str(v["run"].profile.summary()).splitlines():
-                console.print(f"    {line}", highlight=False, markup=False)
+                common.say(console, f"    {line}", highlight=False)
         console.print(versions_table(versions))
         console.print(common.figures_table(result))
     return result
@@ -144,15 +144,14 @@ def describe(number: str, v: dict) -> str:
 
 
 def versions_table(versions):
-    from rich import box
-    from rich.table import Table
-    t = Table(title="the slow kernel, each fix alone, all three", title_justify="left", box=box.SIMPLE_HEAD)
-    for title in ("version", "threads/warp inst", "sectors/request", "occupancy achieved / theoretical",
-                  "predicted"):
-        t.add_column(title, justify="left" if title == "version" else "right")
+    from ..report.terminal import box, table
+    titles = ("version", "threads/warp inst", "sectors/request", "occupancy achieved / theoretical", "predicted")
+    t = table("the slow kernel, each fix alone, all three",
+              [(title, dict(justify="left" if title == "version" else "right")) for title in titles],
+              box=box.SIMPLE_HEAD)
 
     def cell(number, v, text):
-        return text if good(number, v) else f"[red]{text}[/]"
+        return text if good(number, v) else (text, "red")
     for v in versions:
         occ = "-" if v["occupancy"] is None else f"{v['occupancy']:.1f}% / {v['theoretical']:.0f}%"
         t.add_row(v["label"], cell("lanes", v, f"{v['lanes']:.1f}"), cell("sectors", v, f"{v['sectors']:.1f}"),

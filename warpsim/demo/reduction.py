@@ -55,12 +55,10 @@ def run(console=None) -> common.DemoResult:
         result.add(f"predicted on {common.GPU.upper()}: block_sum of {N} values", common.predicted(block_sum),
                    "(one pass, registers and 32 partials)", True)
     if console is not None:
-        from rich import box
-        from rich.table import Table
+        from ..report.terminal import box, table as make_table
         common.header(console, result, CLAIM)
-        table = Table(title="The reduction tree: lane values after each __shfl_down_sync "
-                            "(lanes hold 1..32)", title_justify="left", box=box.SIMPLE_HEAD)
-        table.add_column("step \\ lane", no_wrap=True)
+        table = make_table("The reduction tree: lane values after each __shfl_down_sync (lanes hold 1..32)",
+                           [("step \\ lane", dict(no_wrap=True))], box=box.SIMPLE_HEAD)
         shown = [0, 1, 2, 3, 4, 7, 8, 15, 16, 31]
         for lane in shown:
             table.add_column(str(lane), justify="right", no_wrap=True)
@@ -68,7 +66,7 @@ def run(console=None) -> common.DemoResult:
             label = "start" if step == 0 else f"+{16 >> (step - 1)}"
             cells = [f"{values[step, lane]:.0f}" for lane in shown]
             if step:
-                cells[0] = f"[bold]{cells[0]}[/]"
+                cells[0] = (cells[0], "bold")
             table.add_row(label, *cells)
         table.caption = ("Lane 0 gathers 16 -> 8 -> 4 -> 2 -> 1 partial sums: after step k it holds "
                          "the sum of 2^k values. Upper lanes read past lane 31 (their own value "

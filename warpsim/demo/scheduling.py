@@ -100,21 +100,18 @@ def run(console=None) -> common.DemoResult:
     common.add_predicted(result, "legacy vs __syncwarp() reduction (its)", launches["legacy_reduce"],
                          launches["syncwarp_reduce"], "(the _sync version costs a few barriers)")
     if console is not None:
-        from rich.table import Table
-        from rich.padding import Padding
-        from rich.text import Text
+        from ..report.terminal import indent, table as make_table, text
         common.header(console, result, CLAIM)
-        console.print("  spin_wait under [bold]scheduling='stack'[/]: warpsim stops it and says why")
+        common.say(console, "  spin_wait under ", ("scheduling='stack'", "bold"), ": warpsim stops it and says why")
         folder = common.kernel_path(KERNELS).rsplit("/", 1)[0] + "/"
-        console.print(Padding(Text(stack_message.replace(folder, ""), style="yellow"), (0, 0, 0, 4)))
-        console.print(f"  spin_wait under [bold]scheduling='its'[/]: "
-                      f"{'completes, out[0] = 1' if its_done else 'did not complete'}")
-        table = Table(title=f"Reductions of {BLOCKS} blocks of 64 ints", title_justify="left")
-        for title in ("kernel", "scheduling", "sum", "reads relying on lockstep", "lines"):
-            table.add_column(title)
+        console.print(indent(text((stack_message.replace(folder, ""), "yellow")), 4))
+        common.say(console, "  spin_wait under ", ("scheduling='its'", "bold"),
+                   f": {'completes, out[0] = 1' if its_done else 'did not complete'}")
+        table = make_table(f"Reductions of {BLOCKS} blocks of 64 ints",
+                           ["kernel", "scheduling", "sum", "reads relying on lockstep", "lines"])
         for kernel, model, right, check in rows:
             where = ", ".join(f"{line.rsplit(':', 1)[-1]}" for line in sorted(check.lines)) or "-"
-            table.add_row(kernel, model, "[green]right[/]" if right else "[red]wrong[/]",
+            table.add_row(kernel, model, ("right", "green") if right else ("wrong", "red"),
                           f"{check.count} ({check.count // BLOCKS} per warp)", where)
         table.caption = ("A read relies on lockstep when another lane of its warp wrote the word after "
                          "the last __syncwarp/__syncthreads. warpsim's its scheduler keeps converged "

@@ -76,9 +76,11 @@ def run(console=None) -> common.DemoResult:
                          "neighbouring threads alike: faster", lambda r: r > 1.3, figure="predicted_sorted_speedup")
     if console is not None:
         common.header(console, result, CLAIM)
-        console.print(f"  y = x > 0 ? loop_a(x) : loop_b(x) for {N} floats, {STEPS} steps per loop:")
-        console.print("    NumPy (SIMD): positive = ...; negative = ...; y = np.where(x > 0, positive, negative)")
-        console.print("    CUDA (SIMT):  if (v > 0.f) { ... } else { ... }   one thread's code; the warp keeps the mask")
+        common.say(console, f"  y = x > 0 ? loop_a(x) : loop_b(x) for {N} floats, {STEPS} steps per loop:")
+        common.say(console, "    NumPy (SIMD): positive = ...; negative = ...; "
+                            "y = np.where(x > 0, positive, negative)")
+        common.say(console, "    CUDA (SIMT):  if (v > 0.f) { ... } else { ... }   one thread's code; "
+                            "the warp keeps the mask")
         console.print(common.figures_table(result))
     return result
 

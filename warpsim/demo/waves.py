@@ -76,10 +76,10 @@ def run(console=None) -> common.DemoResult:
     add_rows(result, shapes, waves, wave, correct)
     if console is not None:
         common.header(console, result, CLAIM)
-        console.print(f"  triad_loop: c = a + s*b over {N:,} floats in a grid-stride loop, launched in six "
-                      f"shapes; block_of_work: {STEPS} multiply-adds per thread, blocks of {THREADS}, "
-                      f"{occ.active_blocks} per SM, so a wave is {sms} SMs x {occ.active_blocks} = {wave} blocks. "
-                      "Times are predicted for the whole launch from a sample of its blocks run here.")
+        common.say(console, f"  triad_loop: c = a + s*b over {N:,} floats in a grid-stride loop, launched in "
+                            f"six shapes; block_of_work: {STEPS} multiply-adds per thread, blocks of {THREADS}, "
+                            f"{occ.active_blocks} per SM, so a wave is {sms} SMs x {occ.active_blocks} = {wave} "
+                            "blocks. Times are predicted for the whole launch from a sample of its blocks run here.")
         console.print(shapes_table(shapes))
         console.print(common.figures_table(result))
     return result
@@ -115,12 +115,11 @@ def add_rows(result, shapes, waves, wave, correct):
 
 
 def shapes_table(shapes):
-    from rich import box
-    from rich.table import Table
-    t = Table(title=f"c = a + s*b over {N:,} elements, by launch shape: predicted on {common.GPU.upper()}",
-              title_justify="left", box=box.SIMPLE_HEAD)
-    for title in ("launch", "threads", "occupancy theoretical / achieved", "predicted", ""):
-        t.add_column(title, justify="left" if title in ("launch", "") else "right")
+    from ..report.terminal import box, table
+    titles = ("launch", "threads", "occupancy theoretical / achieved", "predicted", "")
+    t = table(f"c = a + s*b over {N:,} elements, by launch shape: predicted on {common.GPU.upper()}",
+              [(title, dict(justify="left" if title in ("launch", "") else "right")) for title in titles],
+              box=box.SIMPLE_HEAD)
     slowest = max(s["time_us"] or 0 for s in shapes) or 1
     for s in shapes:
         bar = "#" * max(1, round(20 * (s["time_us"] or 0) / slowest))

@@ -1,17 +1,16 @@
-"""Per-source-line attribution and the source view.
+"""Per-source-line attribution.
 
 Every PTX instruction carries the innermost source location of its `.loc`
 (CUDA C++ through NVRTC and Numba kernels alike; an inlined function's lines
 are its own, as in Nsight Compute's source page). The counters of each
-executed instruction and memory access are added to that line. The source
-view prints the lines of the kernel's source file with the numbers beside
-them and highlights the lines that waste the most: idle lanes (divergence),
-sectors beyond what the bytes need (coalescing) and bank conflicts.
+executed instruction and memory access are added to that line, and
+`worst_lines` names the lines that waste the most: idle lanes (divergence),
+sectors beyond what the bytes need (coalescing) and bank conflicts. The
+terminal's source view of them is warpsim.report.source_lines.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import asdict, dataclass, field
 
 from ..ptx.sources import read_source
@@ -138,93 +137,3 @@ def worst_lines(lines, share: float = 0.2) -> dict:
             if amount > 0 and (r is top or amount >= share * total):
                 flagged.setdefault((r.file, r.line), []).append(reason)
     return flagged
-
-
-# ---------------------------------------------------------------- source text
-
-def _fmt_int(v) -> str:
-    return f"{v:,}" if v else ""
-
-
-NUMBER_COLUMNS = (("warp inst", 11), ("thr", 4), ("SIMT%", 5), ("div", 5), ("sec/req", 7), ("bank", 7))
-
-
-class SourceView:
-    """Rich renderable: each source file's executed region with per-line numbers beside it.
-
-    The source column gets whatever width the numbers leave (long lines are cut
-    with an ellipsis), so the view fits the terminal it is printed on."""
-
-    def __init__(self, lines, sources: dict | None = None, context: int = 2, title: str | None = None):
-        self.lines, self.sources, self.context, self.title = lines, sources, context, title
-
-    def __rich_console__(self, console, options):
-        flagged = worst_lines(self.lines)
-        by_file: dict = {}
-        for r in self.lines:
-            by_file.setdefault(r.file, {})[r.line] = r
-        for path, stats in by_file.items():
-            yield self._table(path, stats, flagged, options.max_width)
-
-    def _table(self, path, stats, flagged, width):
-        from rich.table import Table
-        from rich.text import Text
-        reasons_width = max([len(", ".join(v)) for v in flagged.values()] + [9])
-        fixed = 5 + sum(w for _, w in NUMBER_COLUMNS) + reasons_width + 3 * (len(NUMBER_COLUMNS) + 3) + 1
-        text = read_source(path, self.sources) if path != NO_LINE else None
-        t = Table(title=f"{self.title + ': ' if self.title else ''}{path}", title_justify="left")
-        t.add_column("line", justify="right", style="dim", no_wrap=True, width=5)
-        t.add_column("source", overflow="ellipsis", no_wrap=True, max_width=max(20, width - fixed))
-        for name, w in NUMBER_COLUMNS:
-            t.add_column(name, justify="right", no_wrap=True, width=w)
-        t.add_column("worst for", style="bold red", no_wrap=True, width=reasons_width)
-        if text is None:
-            numbers = sorted(stats)
-        else:
-            known = [n for n in stats if n]
-            first = max(1, min(known) - self.context) if known else 1
-            last = min(len(text), max(known, default=0) + self.context)
-            numbers = list(range(first, last + 1))
-        for n in numbers:
-            r = stats.get(n)
-            src = text[n - 1] if text is not None and 0 < n <= len(text) else ""
-            if r is None:
-                t.add_row(str(n), Text(src, style="dim"), *[""] * (len(NUMBER_COLUMNS) + 1))
-                continue
-            reasons = flagged.get((r.file, r.line), [])
-            eff = r.simt_efficiency_pct
-            eff_style = "red" if r.inst and eff < 50 else ("yellow" if r.inst and eff < 90 else "")
-            t.add_row(str(n) if n else "-", Text(src, style="bold" if reasons else ""), _fmt_int(r.inst),
-                      f"{r.threads_per_inst:.1f}" if r.inst else "",
-                      Text(f"{eff:.0f}" if r.inst else "", style=eff_style), _fmt_int(r.divergent),
-                      Text(f"{r.sectors_per_request:.1f}" if r.global_requests else "",
-                           style="red" if r.excess_sectors else ""),
-                      Text(_fmt_int(r.bank_conflicts), style="red" if r.bank_conflicts else ""),
-                      ", ".join(reasons))
-        return t
-
-
-def source_view(lines, sources: dict | None = None, context: int = 2, title: str | None = None):
-    """A rich renderable of the source lines with their numbers (see SourceView)."""
-    return SourceView(lines, sources, context, title)
-
-
-def hot_lines_table(lines, limit: int = 8, title: str = "Source lines (most warp instructions first)"):
-    """A short rich table of the lines that issue the most, with the worst ones marked."""
-    from rich.table import Table
-    flagged = worst_lines(lines)
-    t = Table(title=title, title_justify="left")
-    for name, justify in (("line", "left"), ("warp inst", "right"), ("SIMT %", "right"),
-                          ("div br", "right"), ("sect/req", "right"), ("bank confl", "right"),
-                          ("worst for", "left")):
-        t.add_column(name, justify=justify)
-    ranked = sorted(lines, key=lambda r: -r.inst)
-    shown = ranked[:limit] + [r for r in ranked[limit:] if (r.file, r.line) in flagged]
-    for r in shown:
-        where = f"{os.path.basename(r.file)}:{r.line}" if r.line else r.file
-        t.add_row(where, f"{r.inst:,}", f"{r.simt_efficiency_pct:.1f}" if r.inst else "",
-                  _fmt_int(r.divergent),
-                  f"{r.sectors_per_request:.2f}" if r.global_requests else "",
-                  _fmt_int(r.bank_conflicts), ", ".join(flagged.get((r.file, r.line), [])),
-                  style="bold red" if (r.file, r.line) in flagged else None)
-    return t

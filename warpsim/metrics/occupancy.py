@@ -24,7 +24,7 @@ assumption. The register count the occupancy uses is at least
 thread for kernels ptxas compiled to 8 to 14, and its limits follow the 16.
 
 `warpsim occupancy --block 256 --regs 32 --smem 4096 --arch sm_90` prints
-the calculation (main() below).
+the calculation (warpsim/cli/occupancy.py, its table from warpsim/report/occupancy.py).
 """
 
 from __future__ import annotations
@@ -190,31 +190,10 @@ def occupancy(threads_per_block: int, registers_per_thread: int, shared_per_bloc
                       if v == active and not (name == "shared_mem" and chosen_to_fit)], problems)
 
 
-# ---------------------------------------------------------------- report and CLI
+# ---------------------------------------------------------------- in words
 
 LIMIT_TITLES = {"warps": "warps per SM", "blocks": "blocks per SM",
                 "registers": "registers", "shared_mem": "shared memory"}
-
-
-def occupancy_table(occ: Occupancy, title: str | None = None):
-    """A rich Table of the calculation."""
-    from rich.table import Table
-    a = get_arch(occ.arch)
-    t = Table(title=title or f"Theoretical occupancy on {occ.arch}", show_header=True)
-    t.add_column("limit")
-    t.add_column("per block", justify="right")
-    t.add_column("per SM", justify="right")
-    t.add_column("blocks per SM", justify="right")
-    bold = lambda name, v: f"[bold red]{v}[/]" if name in occ.limiters else str(v)  # noqa: E731
-    regs = max(occ.registers_per_thread, a.min_registers_per_thread)
-    t.add_row("warps", str(occ.warps_per_block), str(a.max_warps_per_sm), bold("warps", occ.limit_warps))
-    t.add_row("blocks", "1", str(a.max_blocks_per_sm), bold("blocks", occ.limit_blocks))
-    t.add_row("registers", f"{regs}/thread = {occ.registers_allocated_per_warp}/warp",
-              f"{a.registers_per_sm}", bold("registers", occ.limit_registers))
-    t.add_row("shared memory", f"{occ.shared_per_block}+{a.reserved_shared_per_block} reserved = "
-              f"{occ.shared_allocated_per_block} B", f"{occ.shared_config // KB} KB carveout",
-              bold("shared_mem", occ.limit_shared_mem))
-    return t
 
 
 def occupancy_summary(occ: Occupancy) -> str:

@@ -103,9 +103,9 @@ def terminal_strips(trace: ActivityTrace, warps=4, width: int = 64):
     Each cell shows the mean active lanes of the instructions it covers as a bar
     height (a full bar is 32 lanes) and a colour (green full, yellow half, red few).
     """
-    from rich.text import Text
+    from .terminal import text as styled_text
     m = trace.matrix()
-    text = Text()
+    text = styled_text()
     columns = m.shape[1]
     per_cell = max(1, int(np.ceil(columns / width)))
     wpc = max(trace.warps_per_cta, 1)
