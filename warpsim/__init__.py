@@ -13,9 +13,10 @@ __all__ = list(_api_names) + ["__version__"]
 
 from .api.elementwise import ElementwiseKernel  # noqa: E402,F401  (CuPy's user-defined kernels)
 from .api.reduction import ReductionKernel  # noqa: E402,F401
+from .api.fusion import fuse  # noqa: E402,F401  (one elementwise or reduction kernel from Python)
 from .api.views import broadcast_arrays, broadcast_to  # noqa: E402,F401  (zero-stride views)
 
-__all__ += ["ElementwiseKernel", "ReductionKernel", "broadcast_arrays", "broadcast_to"]
+__all__ += ["ElementwiseKernel", "ReductionKernel", "fuse", "broadcast_arrays", "broadcast_to"]
 
 from .settings import settings  # noqa: E402,F401  (with warpsim.settings(scheduling="stack"): ...)
 from .errors import (CompileError, DeadlockError, LaunchError, MemoryFault,  # noqa: E402,F401
