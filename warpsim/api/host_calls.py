@@ -119,13 +119,12 @@ class _HostCall:
             return tuple(self._to_host(item) for item in value)
         return value
 
-    def finish(self, result):
+    def write_back(self) -> None:
         if self.may_write:
             for image in self.images.values():
                 image.write_back()
-        return self._to_device(result)
 
-    def _to_device(self, value):
+    def to_device(self, value):
         if isinstance(value, np.ndarray):
             known = self.device_of.get(id(value))
             if known is not None:
@@ -138,9 +137,9 @@ class _HostCall:
         if isinstance(value, np.generic) and self.device_of and value.dtype.kind in "biufc":
             return self.kind._upload(np.asarray(value), "C")
         if isinstance(value, list):
-            return [self._to_device(item) for item in value]
+            return [self.to_device(item) for item in value]
         if isinstance(value, tuple):
-            items = [self._to_device(item) for item in value]
+            items = [self.to_device(item) for item in value]
             return type(value)._make(items) if hasattr(value, "_make") else tuple(items)
         return value
 
@@ -168,4 +167,8 @@ def call_on_host(fn, args, kwargs, kind, *, may_write: bool = True):
     kwargs = {name: adopt_foreign(value, kind) for name, value in kwargs.items()}
     call = _HostCall(kind, may_write)
     host_args, host_kwargs = call.prepare(args, kwargs)
-    return call.finish(fn(*host_args, **host_kwargs))
+    try:
+        result = fn(*host_args, **host_kwargs)
+    finally:        # what NumPy wrote before raising is in memory too, as it would be on its arrays
+        call.write_back()
+    return call.to_device(result)
