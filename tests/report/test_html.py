@@ -193,3 +193,109 @@ def test_sass_level_profile_shows_source_ptx_and_sass_side_by_side():
     assert max(r.executions for r in launch.code) == 32          # 32 warps ran every instruction
     html = render_profile_html(prof)
     assert "Source, PTX and SASS" in html and "FSETP.GT" in html and "y[i] = v &gt; 0.f" in html
+
+
+# ---------------------------------------------------------------- the headline, at 1280 pixels
+
+NAIVE_TRANSPOSE = r'''extern "C" __global__ void transpose_naive(const float* in, float* out, int n) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < n && y < n) out[x * n + y] = in[y * n + x];
+}'''
+
+# Opens every <details>, then lists each element that reaches past the window or scrolls, and
+# each headline card with the section it links to, in a <pre id="probe"> that --dump-dom prints.
+PROBE = """<script>
+document.querySelectorAll("details").forEach(d => d.open = true);
+window.addEventListener("load", () => {
+  const width = document.documentElement.clientWidth, wide = [];
+  for (const el of document.body.querySelectorAll("*")) {
+    const box = el.getBoundingClientRect();
+    if (el.scrollWidth > width || box.right > width + 1 || el.scrollWidth > el.clientWidth + 1 &&
+        getComputedStyle(el).overflowX !== "visible")
+      wide.push(`${el.tagName}.${el.className} scrollWidth ${el.scrollWidth} right ${Math.round(box.right)}`);
+  }
+  const cards = [...document.querySelectorAll("a.card")].map(a => ({
+    text: a.innerText, href: a.getAttribute("href"),
+    target: !!document.querySelector(a.getAttribute("href")), top: a.getBoundingClientRect().top}));
+  const probe = document.createElement("pre");
+  probe.id = "probe";
+  probe.textContent = JSON.stringify({width, wide, cards});
+  document.body.appendChild(probe);
+});
+</script>"""
+
+
+@pytest.fixture(scope="module")
+def naive_transpose():
+    """The naive transpose on 64 x 64 floats, profiled with the H200 chosen: loads coalesce
+    (4 sectors per request), the transposed stores do not (32)."""
+    kernel = warpsim.RawModule(code=NAIVE_TRANSPOSE).get_function("transpose_naive")
+    a = np.random.default_rng(1).random((64, 64), dtype=np.float32)
+    out = warpsim.zeros((64, 64), dtype=np.float32)
+    with warpsim.settings(gpu="h200"), warpsim.profile() as prof:
+        kernel((2, 8), (32, 8), (warpsim.asarray(a), out, np.int32(64)))
+    np.testing.assert_array_equal(out.get(), a.T)
+    return prof
+
+
+def test_headline_leads_with_the_answer_and_links_to_the_evidence(naive_transpose):
+    from warpsim.report.headline import headline
+    launch = naive_transpose.launches[0]
+    cards = {card.title: card for card in headline(launch)}
+    assert list(cards)[0] == "predicted time on H200"
+    assert cards["predicted time on H200"].value == f"{launch.timing.time_s * 1e6:.2f} us"
+    assert cards["sectors per global load request"].value == "4.0"
+    store = cards["sectors per global store request"]
+    assert store.value == "32.0" and store.tone == "bad"
+    assert cards["SIMT efficiency"].value == "100.0%"
+    assert cards["achieved / theoretical occupancy"].value == f"{launch.timing.achieved_occupancy:.1f}% / 100%"
+    assert cards["top stall reason"].value == launch.timing.top_stall
+    text = render_profile_html(naive_transpose)
+    assert text.index('class="cards"') < text.index("<h3>")              # the cards come first
+    for href in re.findall(r'<a class="card[^"]*" href="#([^"]+)"', text):
+        assert f'id="{href}"' in text, href
+    assert {"launch-0-timing", "launch-0-stalls", "launch-0-occupancy", "launch-0-source"} <= set(
+        re.findall(r'<a class="card[^"]*" href="#([^"]+)"', text))
+
+
+def test_report_says_the_level_and_has_the_per_line_stalls(naive_transpose):
+    text = render_profile_html(naive_transpose)
+    assert naive_transpose.launches[0].level == "sass"
+    assert "SASS-level counts" in text and "Counts are of SASS instructions" in text
+    assert "Counts are of PTX instructions" not in text and "warp-level PTX instructions" not in text
+    stalls = text[text.index('id="launch-0-stalls"'):]
+    stalls = stalls[:stalls.index("</table>")]
+    assert "if (x &lt; n &amp;&amp; y &lt; n) out[x * n + y] = in[y * n + x];" in stalls
+    assert naive_transpose.launches[0].timing.top_stall in stalls
+
+
+@pytest.mark.skipif(chromium() is None, reason="no headless Chromium (apt-get install chromium)")
+def test_report_fits_1280_pixels_and_shows_the_headline_on_top(naive_transpose, tmp_path):
+    """At 1280 pixels, every section open, nothing reaches past the window (the SASS column was
+    cut at the right) and the headline cards, at the top, hold the numbers."""
+    import json
+    from html import unescape
+    from warpsim.report.html import write_html_report
+    page = write_html_report(naive_transpose, tmp_path / "report.html")
+    probed = tmp_path / "probed.html"
+    probed.write_text(open(page, encoding="utf-8").read() + PROBE, encoding="utf-8")
+    url = "file://" + os.path.abspath(probed)
+    dom = run_chromium(["--window-size=1280,1600", "--dump-dom", url], tmp_path).stdout
+    found = json.loads(unescape(re.search(r'<pre id="probe">(.*?)</pre>', dom, re.S).group(1)))
+    assert found["width"] == 1280 and found["wide"] == []
+    cards = {card["text"].split("\n")[1]: card for card in found["cards"]}
+    launch = naive_transpose.launches[0]
+    assert cards["predicted time on H200"]["text"].startswith(f"{launch.timing.time_s * 1e6:.2f} us")
+    assert cards["sectors per global store request"]["text"].startswith("32.0")
+    assert cards["sectors per global load request"]["text"].startswith("4.0")
+    assert cards["top stall reason"]["text"].startswith(launch.timing.top_stall)
+    assert "achieved / theoretical occupancy" in cards and "SIMT efficiency" in cards
+    assert all(card["target"] for card in found["cards"])
+    assert max(card["top"] for card in found["cards"]) < 400          # above the fold
+    shot = tmp_path / "headline.png"
+    run_chromium([f"--screenshot={shot}", "--window-size=1280,900", url], tmp_path)
+    rgb = (png_pixels(shot.read_bytes())[..., :3] * 255).round()
+    assert rgb.shape[1] == 1280
+    red = np.abs(rgb - [179, 38, 30]).max(axis=-1) < 16                 # the store card's red
+    rows = np.nonzero(red.any(axis=1))[0]
+    assert red.sum() > 200 and rows.min() < 400

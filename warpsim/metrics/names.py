@@ -1,13 +1,14 @@
 """Metric names, as Nsight Compute spells them, and how warpsim computes each.
 
-Every metric is a function of the launch's totals (`totals()` below turns a
-LaunchCounters into them). Instruction counts are of PTX instructions, not
-SASS: ptxas schedules, fuses, unrolls and predicates, so the hardware's
-counts differ (see SASS_NOTES and validation/metrics_comparison.md). Memory
-metrics (requests, sectors, wavefronts, bank conflicts) follow from the
-addresses, so they match the hardware whenever ptxas keeps the accesses as
-written, which it usually does. Names starting with warpsim__ have no
-Nsight Compute counterpart.
+Every metric is a function of the launch's totals (warpsim.profiler's
+`launch_totals()` turns a LaunchCounters, or the SASS run's SassLaunchCounters,
+into them). Instruction counts are of the instructions that ran: SASS, as the
+hardware counts them, when the profile is at SASS level (its default), else
+PTX; ptxas schedules, fuses, unrolls and predicates, so PTX counts differ (see
+SASS_NOTES and validation/metrics_comparison.md). Memory metrics (requests,
+sectors, wavefronts, bank conflicts) follow from the addresses, so they match
+the hardware whenever ptxas keeps the accesses as written, which it usually
+does. Names starting with warpsim__ have no Nsight Compute counterpart.
 """
 
 from __future__ import annotations
@@ -43,10 +44,11 @@ def _add(name, unit, section, description, fn):
 # ---------------------------------------------------------------- instructions
 
 _add("smsp__inst_executed.sum", "inst", "Instructions",
-     "warp-level PTX instructions executed (one per warp per instruction, guarded or not)",
+     "warp-level instructions executed, SASS or PTX as the profile's level (one per warp per instruction, "
+     "guarded or not)",
      lambda t: t["inst"])
 _add("smsp__thread_inst_executed.sum", "inst", "Instructions",
-     "thread-level PTX instructions executed: active lanes summed over warp instructions",
+     "thread-level instructions executed (SASS or PTX as the level): active lanes summed over warp instructions",
      lambda t: t["thread_inst"])
 _add("smsp__thread_inst_executed_per_inst_executed.ratio", "", "Instructions",
      "average active threads per warp instruction (32 = no divergence)",
@@ -64,7 +66,8 @@ _add("warpsim__inst_executed_op_barrier.sum", "inst", "Instructions",
 # ---------------------------------------------------------------- branches
 
 _add("smsp__sass_inst_executed_op_branch.sum", "inst", "Branches",
-     "warp-level branch instructions executed (PTX bra; ret and exit are not branches, as EXIT is not)",
+     "warp-level branch instructions executed (BRA in SASS, bra in PTX; ret and exit are not branches, as "
+     "EXIT is not)",
      lambda t: t["branches"])
 _add("smsp__sass_branch_targets.sum", "branches", "Branches",
      "branch decisions, one per warp-level branch executed (uniform + divergent)",

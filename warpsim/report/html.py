@@ -1,6 +1,11 @@
-"""One self-contained HTML report: metrics tables, the source with per-line heat,
-and lane-activity charts. No external assets: CSS is inline and charts are
-base64 PNGs, so the file can be mailed, attached to CI or opened offline.
+"""One self-contained HTML report that leads with the answer: per launch, the headline
+figures (report/headline.py: predicted time, SIMT efficiency, sectors per load and per
+store request, achieved vs theoretical occupancy, top stall reason), each linking to the
+section that shows its cause, then the timing model's figures, the per-line stalls, the
+occupancy calculation, the lane-activity chart, the source with per-line heat, source/PTX/
+SASS side by side and every metric. No external assets: CSS is inline and charts are
+base64 PNGs, so the file can be mailed, attached to CI or opened offline. Wide content
+(code, long metric names) wraps inside its column, so the page fits a 1280-pixel window.
 
     write_html_report(prof, "report.html")    a `with warpsim.profile() as prof:` result
     render_profile_html(prof)                 the same as an HTML fragment (notebooks)
@@ -8,8 +13,10 @@ base64 PNGs, so the file can be mailed, attached to CI or opened offline.
 
 A profiled launch is read through its attributes: kernel_name, grid, block,
 metrics (Nsight Compute name -> value), lines (per-source-line LineStats),
-sources (file name -> text, for code given as a string) and activity (an
-ActivityTrace, when one was recorded). Missing ones are left out of the page.
+sources (file name -> text, for code given as a string), activity (an
+ActivityTrace, when one was recorded), level ('sass' or 'ptx': which
+instructions the counts are of), timing (when a GPU was chosen) and code
+(source/PTX/SASS rows). Missing ones are left out of the page.
 """
 
 from __future__ import annotations
@@ -19,24 +26,15 @@ import html
 import os
 
 from .activity import chart_data_uri
+from .headline import EVIDENCE, headline
+from .stall_lines import stall_lines
 
 __all__ = ["write_html_report", "render_profile_html", "render_launch_html", "write_demo_report",
            "render_demo_html", "page"]
 
-# Shown first, in this order, as the launch's headline figures.
-HEADLINE = [
-    ("warpsim__simt_efficiency.pct", "SIMT efficiency"),
-    ("smsp__thread_inst_executed_per_inst_executed.ratio", "active threads / warp instruction"),
-    ("smsp__inst_executed.sum", "warp instructions"),
-    ("smsp__sass_branch_targets_threads_divergent.sum", "divergent branches"),
-    ("l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio", "sectors / global load request"),
-    ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "shared load bank conflicts"),
-    ("sm__maximum_warps_per_active_cycle_pct", "theoretical occupancy"),
-]
-
 CSS = """
 .warpsim-report { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1d2430;
-  max-width: 1200px; margin: 0 auto; padding: 0 16px 40px; }
+  max-width: 1200px; margin: 0 auto; padding: 0 16px 40px; box-sizing: border-box; }
 .warpsim-report h1 { font-size: 22px; margin: 18px 0 4px; }
 .warpsim-report h2 { font-size: 18px; margin: 28px 0 6px; padding-top: 10px; border-top: 2px solid #d6dbe3; }
 .warpsim-report h3 { font-size: 15px; margin: 18px 0 6px; color: #3a4658; }
@@ -47,14 +45,34 @@ CSS = """
   vertical-align: top; }
 .warpsim-report th { background: #f1f3f7; font-weight: 600; }
 .warpsim-report td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-.warpsim-report td.name { font: 12.5px ui-monospace, Menlo, Consolas, monospace; }
+.warpsim-report td.name { font: 12.5px ui-monospace, Menlo, Consolas, monospace; overflow-wrap: break-word; }
 .warpsim-report tr.section td { background: #f7f8fb; font-weight: 600; color: #3a4658; }
-.warpsim-report .cards { display: flex; flex-wrap: wrap; gap: 10px; margin: 8px 0 4px; }
-.warpsim-report .card { border: 1px solid #d6dbe3; border-radius: 6px; padding: 6px 12px; min-width: 130px; }
-.warpsim-report .card b { display: block; font-size: 19px; }
-.warpsim-report .card span { font-size: 12px; color: #6b7688; }
+.warpsim-report .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(180px, 1fr)); gap: 10px;
+  margin: 10px 0 6px; }
+.warpsim-report a.card { display: block; border: 1px solid #d6dbe3; border-left: 5px solid #8fb3e0;
+  border-radius: 6px; padding: 7px 12px; color: inherit; text-decoration: none; }
+.warpsim-report a.card:hover { background: #f7f8fb; }
+.warpsim-report a.card.tone-bad { border-left-color: #b3261e; }
+.warpsim-report a.card.tone-warn { border-left-color: #d4a72c; }
+.warpsim-report .card b { display: block; font-size: 21px; line-height: 1.25; overflow-wrap: anywhere; }
+.warpsim-report .card b.word { font-size: 16px; line-height: 1.6; }
+.warpsim-report a.card.tone-bad b { color: #b3261e; }
+.warpsim-report .card span { display: block; font-size: 13px; font-weight: 600; color: #3a4658; }
+.warpsim-report .card small { display: block; font-size: 12px; color: #6b7688; }
+.warpsim-report .level { font-size: 12px; font-weight: 600; color: #3a4658; background: #eef2f8;
+  border-radius: 4px; padding: 1px 6px; vertical-align: middle; }
+.warpsim-report table.keys td:first-child { color: #3a4658; }
+.warpsim-report table.stalls td.code { font: 12.5px/1.4 ui-monospace, Menlo, Consolas, monospace;
+  white-space: pre-wrap; overflow-wrap: anywhere; }
 .warpsim-report table.source td { padding: 0 8px; border: none; }
-.warpsim-report table.source td.code { white-space: pre; font: 12.5px/1.5 ui-monospace, Menlo, Consolas, monospace; }
+.warpsim-report table.source td.code { white-space: pre-wrap; overflow-wrap: anywhere;
+  font: 12.5px/1.5 ui-monospace, Menlo, Consolas, monospace; }
+.warpsim-report table.code-view { table-layout: fixed; width: 100%; }
+.warpsim-report table.code-view col.source { width: 27%; }
+.warpsim-report table.code-view col.ptx { width: 31%; }
+.warpsim-report table.code-view col.offset { width: 52px; }
+.warpsim-report table.code-view col.sass { width: 31%; }
+.warpsim-report table.code-view col.count { width: 80px; }
 .warpsim-report table.source tr.flagged td.code { font-weight: 700; }
 .warpsim-report table.source td.why { color: #b3261e; font-size: 12px; }
 .warpsim-report .bad { color: #b3261e; font-weight: 600; }
@@ -98,18 +116,77 @@ def _metric_info() -> dict:
 
 # ------------------------------------------------------------ pieces
 
-def headline_cards(metrics: dict) -> str:
+def headline_cards(launch, index: int = 0, present=None) -> str:
+    """The launch's headline figures as cards, each a link to the section with its evidence
+    (to the metrics when that section is not on the page)."""
     cards = []
-    for name, title in HEADLINE:
-        if name not in metrics:
-            continue
-        if "sectors_per_request" in name and not metrics.get(
-                "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", 1):
-            continue                            # no global loads: nothing to say
-        value = metrics[name]
-        text = f"{value:.1f}%" if name.endswith(".pct") or name.endswith("_pct") else _fmt(value)
-        cards.append(f'<div class="card" title="{escape(name)}"><b>{escape(text)}</b><span>{escape(title)}</span></div>')
+    for card in headline(launch):
+        section = card.evidence if present is None or card.evidence in present else "metrics"
+        hint = f"evidence: {EVIDENCE[section]}" + (f" ({card.metric})" if card.metric else "")
+        tone = f" tone-{card.tone}" if card.tone else ""
+        word = ' class="word"' if card.value[:1].isalpha() else ""       # a name, not a number
+        cards.append(f'<a class="card{tone}" href="#{_anchor(index, section)}" title="{escape(hint)}">'
+                     f"<b{word}>{escape(card.value)}</b><span>{escape(card.title)}</span>"
+                     f"<small>{escape(card.detail)}</small></a>")
     return f'<div class="cards">{"".join(cards)}</div>' if cards else ""
+
+
+def _anchor(index: int, section: str) -> str:
+    return f"launch-{index}-{section}"
+
+
+def timing_table(timing) -> str:
+    """The timing model's figures for the launch (warpsim.timing.Timing)."""
+    stalls = sorted(((v, k) for k, v in timing.stalls.items() if k != "selected"), reverse=True)
+    rows = [("predicted time (gpu__time_duration.sum)", f"{timing.time_s * 1e6:,.2f} us"),
+            ("SM cycles (sm__cycles_elapsed.avg)", f"{timing.cycles:,.0f}"),
+            ("achieved occupancy", f"{timing.achieved_occupancy:.1f}%"),
+            ("issue active", f"{timing.issue_active:.1f}% of cycles"),
+            ("bottleneck", timing.bottleneck),
+            ("stall reasons, warps per issue", ", ".join(f"{k} {v:.2f}" for v, k in stalls[:5] if v >= 0.005)),
+            ("the model's counts are from", f"the {timing.source.upper()} run" if timing.source in ("ptx", "sass")
+             else timing.source)]
+    rows += [("note", note) for note in getattr(timing, "notes", None) or []]
+    return _keys_table(rows)
+
+
+def _keys_table(rows) -> str:
+    body = "".join(f"<tr><td>{escape(k)}</td><td>{escape(v)}</td></tr>" for k, v in rows)
+    return f'<table class="keys"><tbody>{body}</tbody></table>'
+
+
+def occupancy_keys(metrics: dict, timing=None) -> str:
+    """How many blocks fit on an SM and why (the occupancy calculator's figures), and what the
+    timing model predicts is achieved."""
+    if "sm__maximum_warps_per_active_cycle_pct" not in metrics:
+        return ""
+    limits = ", ".join(f"{what} {_fmt(metrics[f'launch__occupancy_limit_{key}'])}"
+                       for key, what in (("warps", "warps"), ("blocks", "blocks"), ("registers", "registers"),
+                                         ("shared_mem", "shared memory"))
+                       if f"launch__occupancy_limit_{key}" in metrics)
+    rows = [("theoretical occupancy", f"{metrics['sm__maximum_warps_per_active_cycle_pct']:.1f}%, limited by "
+                                      f"{metrics.get('warpsim__occupancy_limiter') or '-'}"),
+            ("blocks per SM each resource allows", limits),
+            ("registers per thread", f"{_fmt(metrics.get('launch__registers_per_thread', '-'))} "
+                                     f"({metrics.get('warpsim__registers_per_thread_source', '')})"),
+            ("shared memory per block", f"{_fmt(metrics.get('launch__shared_mem_per_block_static', 0))} B static + "
+                                        f"{_fmt(metrics.get('launch__shared_mem_per_block_dynamic', 0))} B dynamic + "
+                                        f"{_fmt(metrics.get('launch__shared_mem_per_block_driver', 0))} B driver")]
+    if timing is not None:
+        rows.append(("achieved occupancy (predicted)", f"{timing.achieved_occupancy:.1f}% on {timing.gpu.upper()}"))
+    return _keys_table(rows)
+
+
+def stall_table(timing, sources=None, limit: int = 10) -> str:
+    """The per-line stall breakdown (report/stall_lines.py) as HTML."""
+    rows = stall_lines(timing, limit, sources)
+    if not rows:
+        return ""
+    body = "".join(f'<tr><td class="num muted">{escape(r.where)}</td><td class="num">{r.share_pct:.1f}</td>'
+                   f"<td>{escape(r.stalls_text)}</td><td class=\"muted\">{escape(r.ptx_text)}</td>"
+                   f'<td class="code">{escape(r.source)}</td></tr>' for r in rows)
+    return ('<table class="stalls"><thead><tr><th>line</th><th>share %</th><th>top stall reasons '
+            '(warps per issue)</th><th>PTX lines</th><th>source</th></tr></thead><tbody>' + body + "</tbody></table>")
 
 
 def metrics_table(metrics: dict) -> str:
@@ -212,7 +289,8 @@ def code_table(rows, sources=None) -> str:
         body.append(f'<tr{_heat_style((r.executions or 0) / peak)}><td class="code">{escape(source)}</td>'
                     f'<td class="code muted">{escape(ptx)}</td><td class="num muted">{r.offset:04x}</td>'
                     f'<td class="code">{escape(r.sass_text)}</td><td class="num">{count}</td></tr>')
-    return ('<table class="source code-view"><thead><tr><th>source</th><th>PTX</th><th>offset</th>'
+    return ('<table class="source code-view"><colgroup><col class="source"><col class="ptx"><col class="offset">'
+            '<col class="sass"><col class="count"></colgroup><thead><tr><th>source</th><th>PTX</th><th>offset</th>'
             '<th>SASS</th><th>warp inst</th></tr></thead><tbody>' + "".join(body) + "</tbody></table>")
 
 
@@ -237,7 +315,15 @@ def _launches(prof) -> list:
     return list(launches)
 
 
+def level_label(launch) -> str:
+    """'SASS-level counts' or 'PTX-level counts' (with the reason, when the SASS run fell back)."""
+    level = (getattr(launch, "level", None) or "ptx").upper()
+    note = getattr(launch, "level_note", "")
+    return f"{level}-level counts" + (f": {note}" if note else "")
+
+
 def render_launch_html(launch, index: int = 0) -> str:
+    """One launch: the headline cards, then the sections they link to."""
     name = getattr(launch, "kernel_name", None) or getattr(launch, "kernel", "kernel")
     metrics = dict(getattr(launch, "metrics", None) or {})
     selected = getattr(launch, "selected", None)          # warpsim profile --metrics a,b
@@ -245,27 +331,62 @@ def render_launch_html(launch, index: int = 0) -> str:
     lines = getattr(launch, "lines", None) or []
     sources = getattr(launch, "sources", None)
     trace = getattr(launch, "activity", None)
+    timing = getattr(launch, "timing", None)
+    level = (getattr(launch, "level", None) or "ptx").upper()
+    sections = {}                                         # evidence key -> HTML, in page order
+    if timing is not None:
+        sections["timing"] = (f"<h3>Predicted on {escape(timing.gpu.upper())}</h3>", timing_table(timing))
+        stalls = stall_table(timing, sources)
+        if stalls:
+            sections["stalls"] = ("<h3>Predicted stalls by source line</h3>",
+                                  '<p class="muted">Share: of all warp-cycles of the launch; reasons: warps stalled '
+                                  "per issued instruction of the whole kernel, so they add up over the lines to the "
+                                  "launch's.</p>" + stalls)
+    occupancy = occupancy_keys(metrics, timing)
+    if occupancy:
+        sections["occupancy"] = ("<h3>Occupancy</h3>", occupancy)
+    if trace is not None:
+        chart = chart_img(trace)
+        if chart:
+            sections["lanes"] = ("<h3>Lane activity</h3>",
+                                 '<p class="muted">Active lanes of every warp instruction the PTX run issued, '
+                                 "warps as rows.</p>" + chart)
+    if lines:
+        sections["source"] = ("<h3>Source</h3>",
+                              f'<p class="muted">Counts of {level} instructions by source line. Heat: share of the '
+                              "launch's warp instructions issued on the line. SIMT efficiency below 90% is yellow, "
+                              "below 50% red.</p>" + source_table(lines, sources))
     parts = [f'<section class="launch" id="launch-{index}">',
              f'<h2>[{index}] <code>{escape(name)}</code> <span class="muted">grid {escape(_dims(getattr(launch, "grid", ())))}'
-             f', block {escape(_dims(getattr(launch, "block", ())))}</span></h2>',
-             headline_cards(metrics)]
-    if trace is not None:
-        parts += ["<h3>Lane activity</h3>", chart_img(trace)]
-    if lines:
-        parts += ["<h3>Source</h3>", '<p class="muted">Heat: share of the launch\'s warp instructions issued '
-                                     "on the line. SIMT efficiency below 90% is yellow, below 50% red.</p>",
-                  source_table(lines, sources)]
+             f', block {escape(_dims(getattr(launch, "block", ())))}</span> '
+             f'<span class="level">{escape(level_label(launch))}</span></h2>',
+             headline_cards(launch, index, set(sections) | ({"metrics"} if shown else set()))]
+    for key, (heading, body) in sections.items():
+        parts.append(f'<div id="{_anchor(index, key)}">{heading}{body}</div>')
     code = getattr(launch, "code", None)
     if code:
-        parts += ["<details><summary><h3 style=\"display:inline\">Source, PTX and SASS</h3></summary>",
+        parts += [f'<details id="{_anchor(index, "code")}"><summary><h3 style="display:inline">Source, PTX and SASS'
+                  "</h3></summary>",
                   '<p class="muted">Every SASS instruction ptxas made, with the PTX and source line it '
                   "came from; heat: warp-level executions in the SASS run.</p>",
                   code_table(code, sources), "</details>"]
     if shown:
-        parts += [f"<details open><summary><h3 style=\"display:inline\">Metrics ({len(shown)})</h3></summary>",
+        parts += [f'<details open id="{_anchor(index, "metrics")}"><summary><h3 style="display:inline">'
+                  f"Metrics ({len(shown)})</h3></summary>",
+                  f'<p class="muted">Instruction counts are of {level} instructions.</p>',
                   metrics_table(shown), "</details>"]
     parts.append("</section>")
     return "\n".join(p for p in parts if p)
+
+
+def counts_sentence(launches) -> str:
+    """What the page's instruction counts are of, as the launches were counted."""
+    levels = {(getattr(launch, "level", None) or "ptx") for launch in launches}
+    if levels == {"sass"}:
+        return "Counts are of SASS instructions (what the GPU issues), from a SASS run beside the PTX run."
+    if levels == {"ptx"}:
+        return "Counts are of PTX instructions (the hardware counts SASS)."
+    return "Counts are of SASS or PTX instructions, as each launch says."
 
 
 def render_profile_html(prof, title: str = "warpsim profile") -> str:
@@ -276,7 +397,7 @@ def render_profile_html(prof, title: str = "warpsim profile") -> str:
     body = "\n".join(render_launch_html(l, i) for i, l in enumerate(launches))
     return (f'<div class="warpsim-report"><style>{CSS}</style><h1>{escape(title)}</h1>'
             f'<p class="muted">{len(launches)} launch{"es" if len(launches) != 1 else ""} simulated by warpsim. '
-            "Counts are of PTX instructions.</p>"
+            f"{counts_sentence(launches)}</p>"
             + (f"<nav>{nav}</nav>" if len(launches) > 1 else "") + body + "</div>")
 
 
