@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -66,3 +68,38 @@ def test_cli_sweep_writes_the_table(client, tmp_path, capsys):
     table = pd.read_csv(tmp_path / "o.csv")
     assert list(table.block) == ["64", "(32, 2)"] and table.ok.all()
     assert "simt_efficiency_pct" in capsys.readouterr().out
+
+
+def predicted_here(block: int, n: int, gpu: str) -> float:
+    """The predicted time of the point's launch, profiled in this process (microseconds)."""
+    x = cp.zeros(n * 2, dtype=np.float32)
+    with cp.settings(gpu=gpu), cp.profile() as prof:
+        cp.RawKernel(SCALE, "scale")((-(-n // block),), (block,), (x, np.float32(1), np.int32(n)))
+    return prof.launches[0].timing.time_s * 1e6
+
+
+def test_cli_sweep_with_a_gpu_has_the_predicted_time(client, tmp_path, capsys):
+    """-p gpu=h200 adds predicted_time_us (the time this process predicts for the same launch);
+    a variant named with square brackets is printed as named."""
+    source = tmp_path / "k.cu"
+    source.write_text(SCALE)
+    status = cli_main(["sweep", str(source), "--name", "scale", "-p", "block=64,256", "-p", "n=4096",
+                       "-p", "gpu=h200", "--variant", f"x[i]={source}", "--scheduler", client.scheduler.address,
+                       "--csv", str(tmp_path / "o.csv"), "--no-progress"])
+    assert status == 0
+    out = capsys.readouterr().out
+    table = pd.read_csv(tmp_path / "o.csv")
+    assert len(table) == 4 and table.ok.all() and set(table.variant) == {"default", "x[i]"}
+    assert "predicted_time_us" in out.splitlines()[0] and "x[i]" in out
+    for block in (64, 256):
+        here = predicted_here(block, 4096, "h200")
+        assert np.allclose(table[table.block == block].predicted_time_us, here, rtol=1e-9)
+
+
+@pytest.mark.skipif(bool(os.environ.get("WARPSIM_GPU")), reason="WARPSIM_GPU chooses a GPU for every point")
+def test_sweep_without_a_gpu_has_no_predicted_time(client):
+    table = cp.sweep((SCALE, "scale"), {"block": [64], "n": [256]}, scheduler=client)
+    assert table.ok.all() and "predicted_time_us" not in table.columns
+    with_gpu = cp.sweep((SCALE, "scale"), {"block": [64], "n": [256], "gpu": ["h200", "l4"]}, scheduler=client)
+    h200, l4 = with_gpu.predicted_time_us
+    assert 0 < h200 and 0 < l4 and h200 != l4

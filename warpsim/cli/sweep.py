@@ -4,11 +4,13 @@
         --csv out.csv --parquet out.parquet --plot out.png --metric simt_efficiency_pct --against block
     warpsim sweep tune.py -p block=64,128 -p variant=naive,tiled        (a script gets --block 64 ...)
     warpsim sweep kernel.cu --name k -p block=128 --variant tiled=tiled.cu --scheduler tcp://host:8786
+    warpsim sweep kernel.cu --name k -p block=64,128 -p gpu=h200,a100     (or --gpu h200)
 
 Without --args, a CUDA kernel's arguments come from `n` (warpsim.distributed.points.default_args);
 --args file.py:function names a function(point) -> arguments. Without --scheduler a LocalCluster
-of --workers processes (every core) starts and stops around the sweep. The exit status is 1
-when any point failed.
+of --workers processes (every core) starts and stops around the sweep. With a GPU chosen
+(-p gpu=..., --gpu or WARPSIM_GPU) each row has the predicted time of its last launch on that
+GPU, predicted_time_us. The exit status is 1 when any point failed.
 """
 
 from __future__ import annotations
@@ -52,11 +54,13 @@ def _function(spec: str):
 
 
 def _summary(table, metric: str):
-    """The terminal's view: parameters, ok, the plotted metric, seconds, the error's first line."""
-    from ..distributed.points import KEY_METRICS
-    fixed = {"ok", "error", "launches", "seconds", *KEY_METRICS}
+    """The terminal's view: parameters, ok, the predicted time (when a GPU was chosen), the plotted
+    metric, seconds, the error's first line."""
+    from ..distributed.points import KEY_METRICS, PREDICTED
+    fixed = {"ok", "error", "launches", "seconds", PREDICTED, *KEY_METRICS}
     columns = [c for c in table.columns if c not in fixed] + ["ok"]
-    columns += [metric] if metric in table.columns else []
+    columns += [PREDICTED] if PREDICTED in table.columns else []
+    columns += [metric] if metric in table.columns and metric != PREDICTED else []
     view = table[columns + ["seconds"]].copy()
     view["error"] = table["error"].fillna("").map(lambda text: text.split("\n")[0][:70])
     return view
@@ -73,6 +77,7 @@ def parser() -> argparse.ArgumentParser:
                    help="another kernel variant (same --name); the first file is variant 'default'")
     p.add_argument("--args", help="FILE.py:FUNCTION, function(point) -> the kernel's arguments")
     p.add_argument("--option", action="append", default=[], help="an NVRTC option (repeat)")
+    p.add_argument("--gpu", help="predict each point's time on this GPU (h200, h100, a100, l4): -p gpu=NAME")
     p.add_argument("--scheduler", help="a running Dask scheduler, tcp://host:port")
     p.add_argument("--workers", type=int, help="LocalCluster worker processes (default: every core)")
     p.add_argument("--csv", help="write the table as CSV")
@@ -94,7 +99,10 @@ def main(argv) -> int:
         for item in ns.variant:
             name, _, path = item.partition("=")
             kernel[name] = path
-    table = sweep(kernel, dict(ns.param) or {"n": [1]}, name=ns.name, options=tuple(ns.option),
+    params = dict(ns.param) or {"n": [1]}
+    if ns.gpu and "gpu" not in params:
+        params["gpu"] = [ns.gpu]
+    table = sweep(kernel, params, name=ns.name, options=tuple(ns.option),
                   args=_function(ns.args) if ns.args else None, scheduler=ns.scheduler,
                   workers=ns.workers, progress=False if ns.no_progress else None,
                   csv=ns.csv, parquet=ns.parquet)

@@ -3,8 +3,9 @@
 A point is a dict of parameter values. For a CUDA kernel some names mean
 something: `block`, `grid`, `shared_mem` (launch geometry), `options`
 (compiler options added to the kernel's), `scheduling` (warpsim's scheduling
-model), `variant` (which of several kernels), `gpu` (kept in the row, and
-given to the settings once a timing model reads one); the rest reach the
+model), `variant` (which of several kernels), `gpu` (kept in the row and
+given to the settings: the row then has the last launch's predicted time on
+that GPU, `predicted_time_us`); the rest reach the
 kernel only through the sweep's `args(point)`. A Python callable gets the
 point as keyword arguments; a script gets it as `--name value` arguments.
 
@@ -44,6 +45,8 @@ KEY_METRICS = {
     "occupancy_pct": "sm__maximum_warps_per_active_cycle_pct",
     "registers_per_thread": "launch__registers_per_thread",
 }
+# The last launch's predicted time, when a GPU is chosen (point `gpu`, or the settings').
+PREDICTED = "predicted_time_us"
 
 
 def run_point(task: dict, point: dict) -> dict:
@@ -58,8 +61,10 @@ def run_point(task: dict, point: dict) -> dict:
             returned = _run(task, point)
         row["launches"] = len(prof)
         if len(prof):
-            metrics = prof[len(prof) - 1].metrics
-            row.update({column: metrics.get(name) for column, name in KEY_METRICS.items()})
+            last = prof[len(prof) - 1]
+            row.update({column: last.metrics.get(name) for column, name in KEY_METRICS.items()})
+            if last.timing is not None:
+                row[PREDICTED] = last.timing.time_s * 1e6
         if isinstance(returned, dict):
             row.update({name: _cell(value) for name, value in returned.items()})
         row["ok"] = True

@@ -72,10 +72,11 @@ def _row_of(future, point) -> dict:
 
 
 def _columns(rows) -> list:
-    """Parameters first, then ok/error, the key metrics, extra columns, seconds."""
-    from .points import KEY_METRICS
+    """Parameters first, then ok/error, the predicted time (when a GPU was chosen), the key
+    metrics, seconds."""
+    from .points import KEY_METRICS, PREDICTED
     names = list(dict.fromkeys(name for row in rows for name in row))
-    fixed = ["ok", "error", "launches", *KEY_METRICS, "seconds"]
+    fixed = ["ok", "error", "launches", PREDICTED, *KEY_METRICS, "seconds"]
     params = [n for n in names if n not in fixed]
     return params + [n for n in fixed if n in names]
 
