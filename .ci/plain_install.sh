@@ -158,6 +158,12 @@ x = cupy.arange(n, dtype=cupy.float32)
 y = cupy.zeros(n, dtype=cupy.float32)
 kernel((n // 128,), (128,), (x, y, np.int32(n)))
 EOF
+# Fails after a clean launch: `warpsim check` must not call the run clean.
+cat > crash.py <<'EOF'
+import cupy
+x = cupy.zeros(4)
+raise RuntimeError("the program failed after its launches")
+EOF
 
 # ---------------------------------------------------------------- the commands
 step help 0 warpsim --help
@@ -198,9 +204,11 @@ expect check_clean '^========= COMPUTE-SANITIZER' '^========= ERROR SUMMARY: 0 e
 step check_overrun 1 warpsim check python overrun.py
 expect check_overrun '^========= Invalid __global__ write of size 4 bytes$' \
     'by thread \(127,0,0\) in block \(7,0,0\)' '0 bytes past the end of the 4096-byte allocation'
-if grep -q 'ERROR SUMMARY: 0 errors' "$out/check_overrun.txt"; then
-    fail "'warpsim check python overrun.py' called a failed run clean"
-fi
+expect check_overrun '^========= Target application returned an error$' '^========= ERROR SUMMARY: 2 errors$'
+
+step check_crash 1 warpsim check python crash.py
+expect check_crash '^========= Target application returned an error$' \
+    'exit status 1: RuntimeError: the program failed after its launches' '^========= ERROR SUMMARY: 1 error$'
 
 step sass 0 warpsim sass saxpy.cu
 expect sass '^// kernel saxpy: [0-9]+ instructions' 'FFMA' 'saxpy\.cu:3 +if \(i < n\)'

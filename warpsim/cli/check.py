@@ -7,7 +7,11 @@
 The program runs in this process with its CuPy-style calls on warpsim and its
 Numba kernels too (as `warpsim run` does). Each error is printed when its
 launch ends, in compute-sanitizer's layout; "ERROR SUMMARY: N errors" comes
-last. The exit status is 1 when errors were found, else the program's own.
+last. A program that fails (an uncaught exception, a launch that faulted, a
+non-zero exit) is reported as compute-sanitizer reports it, "Target application
+returned an error" with the exit status and why, and counts as an error: a failed
+run never reads "0 errors". The exit status is the program's own when it failed,
+else 1 when errors were found, else 0.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import argparse
 import sys
 import warnings
 
-from .run import run_script, strip_interpreter
+from .run import run_program, strip_interpreter
 from ..sanitizer.report import PREFIX, summary_line
 from ..sanitizer.session import DEFAULT_PRINT_LIMIT, TOOLS, check, parse_tools
 
@@ -57,15 +61,18 @@ def main(argv=None) -> int:
             from ..machine.device import SyncWarning
             warnings.simplefilter("ignore", SyncWarning)
         with check(tools, print_limit=args.print_limit, stream=out) as checker:
-            status = run_script(program)
+            outcome = run_program(program)
     sys.stdout.flush()
+    sys.stderr.flush()                   # the program's traceback before the report's last lines
     shown = args.print_limit if args.print_limit else len(checker.errors)
     if len(checker.errors) > shown:
         out.write(f"{PREFIX}... {len(checker.errors) - shown} more error(s) not printed "
                   f"(--print-limit {args.print_limit})\n")
+    if outcome.status != 0:
+        checker.target_failed(outcome.status, outcome.reason)
     out.write(summary_line(len(checker.errors)))
     out.flush()
-    return 1 if checker.errors else status
+    return outcome.status or (1 if checker.errors else 0)
 
 
 if __name__ == "__main__":

@@ -41,8 +41,9 @@ import os
 import runpy
 import sys
 import traceback
+from dataclasses import dataclass
 
-__all__ = ["cupy_on_warpsim", "numba_on_warpsim", "run_script"]
+__all__ = ["ProgramExit", "cupy_on_warpsim", "numba_on_warpsim", "run_program", "run_script"]
 
 _ABSENT = object()
 
@@ -207,14 +208,26 @@ def cupy_on_warpsim():
         sys.modules.update(saved)
 
 
+@dataclass(frozen=True)
+class ProgramExit:
+    """How a program run by run_program ended: its exit status and, when it failed, why."""
+    status: int
+    reason: str = ""          # 'RuntimeError: ...', 'sys.exit(3)', ... ('' when it succeeded)
+
+
 def run_script(argv) -> int:
     """Run `[python] script.py args...` (or `-m module args...`, `-c code`) with numba.cuda and
     cupy on warpsim; returns the program's exit status."""
+    return run_program(argv).status
+
+
+def run_program(argv) -> ProgramExit:
+    """run_script, saying why the program failed (what `warpsim check` reports of a failed target)."""
     argv = strip_interpreter(list(argv))
     if not argv:
         print("usage: warpsim run python script.py [args...]  (or -m module, -c code)",
               file=sys.stderr)
-        return 2
+        return ProgramExit(2, "no program given")
     saved_argv, saved_path = sys.argv[:], sys.path[:]
     try:
         with numba_on_warpsim(), cupy_on_warpsim():
@@ -230,22 +243,23 @@ def run_script(argv) -> int:
                 path = argv[0]
                 if not os.path.exists(path):
                     print(f"warpsim run: can't open file '{path}'", file=sys.stderr)
-                    return 2
+                    return ProgramExit(2, f"can't open file '{path}'")
                 sys.argv = argv
                 sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
                 runpy.run_path(path, run_name="__main__")
-        return 0
+        return ProgramExit(0)
     except SystemExit as exit_:
         code = exit_.code
         if code is None or isinstance(code, int):
-            return code or 0
+            return ProgramExit(code or 0, f"sys.exit({code})" if code else "")
         print(code, file=sys.stderr)
-        return 1
+        return ProgramExit(1, f"sys.exit({code!r})")
     except KeyboardInterrupt:
-        return 130
-    except Exception:  # the program's own error: show it as Python would, then fail
+        return ProgramExit(130, "KeyboardInterrupt")
+    except Exception as error:  # the program's own error: show it as Python would, then fail
         traceback.print_exc()
-        return 1
+        first_line = (str(error).splitlines() or [""])[0]
+        return ProgramExit(1, f"{type(error).__name__}: {first_line}" if first_line else type(error).__name__)
     finally:
         sys.argv, sys.path[:] = saved_argv, saved_path
 

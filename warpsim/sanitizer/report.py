@@ -50,7 +50,7 @@ class Access:
 @dataclass
 class SanitizerError:
     """One error report: one hazard (per pair of instructions), fault or misuse."""
-    tool: str                # memcheck | racecheck | initcheck | synccheck
+    tool: str                # memcheck | racecheck | initcheck | synccheck (| target: the program failed)
     kind: str                # short name: 'RAW hazard', 'invalid write', 'divergent barrier', ...
     title: str               # the headline, as compute-sanitizer words it
     kernel: str
@@ -81,6 +81,17 @@ class SanitizerError:
         return "".join(PREFIX + line + "\n" for line in self.lines()) + PREFIX + "\n"
 
     __str__ = text
+
+
+TARGET_FAILED = "Target application returned an error"
+
+
+def target_failure(status: int, reason: str) -> SanitizerError:
+    """The program under check failed (an exception, a non-zero exit, a launch that faulted and
+    was not caught): compute-sanitizer's line for it, counted as an error so that a failed
+    run never reads "ERROR SUMMARY: 0 errors"."""
+    detail = f"exit status {status}" + (f": {reason}" if reason else "")
+    return SanitizerError("target", "target failure", TARGET_FAILED, "", [], details=[detail])
 
 
 def summary_line(n: int) -> str:

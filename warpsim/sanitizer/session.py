@@ -19,7 +19,7 @@ from __future__ import annotations
 import sys
 
 from . import active
-from .report import render
+from .report import render, target_failure
 
 TOOLS = ("memcheck", "racecheck", "initcheck", "synccheck")
 DEFAULT_PRINT_LIMIT = 100
@@ -89,6 +89,14 @@ class Checker:
                 self.stream.write(error.text())
                 self.stream.flush()
                 self._printed += 1
+
+    def target_failed(self, status: int, reason: str = "") -> None:
+        """The checked program failed: one more error, always printed (past print_limit too)."""
+        error = target_failure(status, reason)
+        self.errors.append(error)
+        if self.stream is not None:
+            self.stream.write(error.text())
+            self.stream.flush()
 
     # ------------------------------------------------------------ results
 
