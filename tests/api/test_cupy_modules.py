@@ -41,8 +41,8 @@ def test_a_name_warpsim_lacks_is_an_attribute_error_naming_it(expression, missin
 
 def test_a_module_warpsim_lacks_is_a_module_not_found_error_naming_it():
     with cupy_on_warpsim():
-        with pytest.raises(ModuleNotFoundError, match="warpsim does not provide cupyx "):
-            import cupyx.scipy  # noqa: F401
+        with pytest.raises(ModuleNotFoundError, match="warpsim does not provide cupyx.jit "):
+            import cupyx.jit  # noqa: F401
         with pytest.raises(ModuleNotFoundError, match="warpsim does not provide cupy.cuda.nccl"):
             import cupy.cuda.nccl  # noqa: F401
 

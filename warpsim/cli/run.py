@@ -125,6 +125,20 @@ CUPY_BACKENDS = {
 }
 
 
+# CuPy's packages and warpsim's stand-ins for them (each submodule maps to the same-named one).
+CUPY_STAND_INS = {"cupy": "warpsim.api.cupy", "cupyx": "warpsim.api.cupyx"}
+
+# CuPy module name -> why warpsim's stand-in could not be imported (an optional dependency that
+# is not installed, such as SciPy for cupyx.scipy.special): what `import` of it then says.
+UNAVAILABLE_CUPY_MODULES: dict = {}
+
+# Modules CuPy has that warpsim leaves out on purpose, and why.
+NOT_PROVIDED_CUPY_MODULES = {
+    "cupyx.jit": "CuPy's Python-to-CUDA compiler; write a RawKernel or ElementwiseKernel, or use "
+                 "cupy.fuse",
+}
+
+
 class MissingCupyModules:
     """A finder for `import cupy.X` where warpsim has no X: ModuleNotFoundError naming it.
 
@@ -134,22 +148,35 @@ class MissingCupyModules:
 
     @staticmethod
     def find_spec(fullname, path=None, target=None):
+        if fullname in UNAVAILABLE_CUPY_MODULES:
+            raise ModuleNotFoundError(UNAVAILABLE_CUPY_MODULES[fullname], name=fullname)
         if _is_cupy_module(fullname):
+            why = NOT_PROVIDED_CUPY_MODULES.get(fullname)
             raise ModuleNotFoundError(
-                f"No module named '{fullname}': warpsim does not provide {fullname} (under "
-                "`warpsim run`, cupy is warpsim's CuPy-compatible API; see docs/cupy.md)", name=fullname)
+                f"No module named '{fullname}': warpsim does not provide {fullname} "
+                + (f"({why}; " if why else "(under `warpsim run`, cupy is warpsim's CuPy-compatible "
+                   "API; ") + "see docs/cupy.md)", name=fullname)
         return None
 
 
 def cupy_modules() -> dict:
-    """CuPy module name -> warpsim's module: warpsim.api.cupy and every submodule, and CUPY_BACKENDS."""
+    """CuPy module name -> warpsim's module: CUPY_STAND_INS and every submodule, and CUPY_BACKENDS.
+
+    A stand-in that needs an optional dependency which is missing is left out
+    (UNAVAILABLE_CUPY_MODULES says why), so the rest still runs."""
     import importlib
     import pkgutil
     import types
-    import warpsim.api.cupy as cupy
-    modules = {"cupy": cupy}
-    for info in pkgutil.walk_packages(cupy.__path__, "warpsim.api.cupy."):
-        modules["cupy." + info.name[len("warpsim.api.cupy."):]] = importlib.import_module(info.name)
+    modules = {}
+    for cupy_name, package_name in CUPY_STAND_INS.items():
+        package = importlib.import_module(package_name)
+        modules[cupy_name] = package
+        for info in pkgutil.walk_packages(package.__path__, package_name + "."):
+            name = cupy_name + info.name[len(package_name):]
+            try:
+                modules[name] = importlib.import_module(info.name)
+            except ImportError as error:
+                UNAVAILABLE_CUPY_MODULES[name] = f"No module named '{name}': {error}"
     for name, target in CUPY_BACKENDS.items():
         modules[name] = importlib.import_module(target)
         parts = name.split(".")
