@@ -198,6 +198,27 @@ def test_implicit_conversion_to_numpy_is_still_refused(host):
         np.asarray(cp.asarray(host))
 
 
+def test_numpy_functions_given_device_arrays_compute_as_cupys(host):
+    a = cp.asarray(host)
+    scaled = np.float64(2) * a                       # a NumPy scalar on the left
+    assert isinstance(scaled, cp.ndarray)
+    np.testing.assert_array_equal(scaled.get(), 2 * host)
+    joined = np.concatenate([a, a])
+    assert isinstance(joined, cp.ndarray)
+    np.testing.assert_array_equal(joined.get(), np.concatenate([host, host]))
+    np.add(a[0], 1, out=a[1])
+    np.testing.assert_array_equal(a[1].get(), host[0] + 1)
+
+
+def test_numbas_device_arrays_still_give_numpy_results():
+    from warpsim import cuda
+    device = cuda.to_device(np.arange(4.0))
+    result = np.add(device, 1)
+    assert type(result) is np.ndarray
+    np.testing.assert_array_equal(result, np.arange(4.0) + 1)
+    assert type(np.concatenate([device, device])) is np.ndarray
+
+
 def test_the_same_semantics_under_warpsim_run(host):
     with cupy_on_warpsim():
         import cupy

@@ -302,7 +302,7 @@ def run_program(data) -> None:
         assert_same_state(pairs)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_random_programs_leave_numpy_state(data):
     run_program(data)

@@ -282,6 +282,24 @@ class ndarray(HostArithmetic):
         raise TypeError("Implicit conversion to a NumPy array is not allowed. "
                         "Please use `.get()` to construct a NumPy array explicitly.")
 
+    # NumPy's ufuncs and functions given a device array compute as cp.<name> does and give
+    # device arrays (CuPy's __array_ufunc__ and __array_function__), so `np.float64(2) * a` and
+    # `np.concatenate([a, b])` work. A subclass whose arrays NumPy may copy to the host
+    # (Numba's DeviceNDArray) sets _numpy_uses_host_copies and gets NumPy's results instead.
+    _numpy_uses_host_copies = False
+
+    def __array_ufunc__(self, numpy_ufunc, method, *inputs, **kwargs):
+        if self._numpy_uses_host_copies:
+            host = [np.asarray(x) if isinstance(x, ndarray) else x for x in inputs]
+            return getattr(numpy_ufunc, method)(*host, **kwargs)
+        writes = method == "at" or kwargs.get("out") is not None
+        return call_on_host(getattr(numpy_ufunc, method), inputs, kwargs, ndarray, may_write=writes)
+
+    def __array_function__(self, func, types, args, kwargs):
+        if self._numpy_uses_host_copies:
+            return func._implementation(*args, **kwargs)
+        return call_on_host(func, args, kwargs, ndarray)
+
     # Copies, shapes, views --------------------------------------------------
     def copy(self, order: str = "C") -> "ndarray":
         return _from_host(self.get(), order)

@@ -42,6 +42,7 @@ class DeviceNDArray(api.ndarray):
             interface["data"] = (0, False)
         return interface
 
+    _numpy_uses_host_copies = True     # np.add(d_ary, 1) is a host array, as with Numba's
     alloc_size = property(lambda self: self.nbytes)
     gpu_data = property(lambda self: DevicePointer(self.data.ptr, self.nbytes, self))
     device_ctypes_pointer = property(lambda self: ctypes.c_void_p(self.data.ptr))
