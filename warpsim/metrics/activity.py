@@ -34,6 +34,7 @@ class ActivityTrace(LaunchObserver):
         self.live_lanes = np.zeros(self.max_warps, dtype=np.int64)
         self.seen = np.zeros(self.max_warps, dtype=bool)
         self._row = np.zeros(0, dtype=np.int64)                  # batch warp -> row (-1: not recorded)
+        self._batch_recorded = False                             # some warp of this batch has a row
         self._lines: dict[int, tuple] = {}                       # block gid -> (ptx lines, source lines)
 
     # ------------------------------------------------------------ observer interface
@@ -47,12 +48,13 @@ class ActivityTrace(LaunchObserver):
         row = np.asarray(ctx.cta_ids, dtype=np.int64)[cta_slot] * ctx.warps_per_cta + warp_in_cta
         self._row = np.where(row < self.max_warps, row, -1)
         recorded = self._row >= 0
+        self._batch_recorded = bool(recorded.any())
         live = ctx.exists.reshape(-1, 32).sum(axis=1)
         self.live_lanes[self._row[recorded]] = live[recorded]
         self.seen[self._row[recorded]] = True
 
     def block_executed(self, ctx, block, idx, warps):
-        if not len(warps):
+        if not len(warps) or not self._batch_recorded:
             return
         rows = self._row[warps]
         keep = rows >= 0

@@ -70,10 +70,12 @@ class ReplayRequest:
 
 
 def snapshot(memory):
-    """A GlobalMemory with the same allocations and a copy of the bytes."""
+    """A GlobalMemory with the same allocations and a copy of the bytes below the heap's top (the
+    backing buffer past it holds no allocation, and may be many times larger after frees)."""
     copied = copy.copy(memory)
-    copied.buffer = memory.buffer.copy()
-    copied.initialized = memory.initialized.copy()
+    used = max(int(memory.top), 1)
+    copied.buffer = memory.buffer[:used].copy()
+    copied.initialized = memory.initialized[:used].copy()
     copied.live = dict(memory.live)
     copied._free = list(getattr(memory, "_free", []))
     copied._index_dirty = True

@@ -199,7 +199,7 @@ class _Recorder:
             sites = np.concatenate([np.full(len(k), site) for k, site in self._cta_order])
             _, first = np.unique(keys, return_index=True)
             per_site = np.bincount(sites[first])
-            for site in set(int(v) for v in sites):
+            for site in np.unique(sites).tolist():
                 self.memory[site].cta_unique_sectors = int(per_site[site]) if site < len(per_site) else 0
         for site, parts in self._atomic.items():
             line = np.concatenate([c[0] for c in parts])

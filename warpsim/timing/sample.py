@@ -137,11 +137,20 @@ class LaunchTimingRecorder:
         self.ctas = sampled_cta_ids(n, max_ctas)
         self._wanted = np.zeros(n, dtype=bool)
         self._wanted[self.ctas] = True
+        self._batch = None
         self.recorder = PtxRecorder(loaded_module.program, self.function, -(-threads // 32))
 
+    def _wanted_slots(self, ctx) -> np.ndarray:
+        """Which CTA slots of the batch are sampled (worked out once a batch: most batches have none)."""
+        if self._batch is None or self._batch[0] is not ctx.cta_ids:
+            self._batch = (ctx.cta_ids, self._wanted[ctx.cta_ids])
+        return self._batch[1]
+
     def _keep(self, ctx, idx):
-        wpc = self.recorder.warps_per_cta
-        keep = self._wanted[ctx.cta_ids[(idx >> 5) // wpc]]
+        wanted = self._wanted_slots(ctx)
+        if not wanted.any():
+            return idx[:0], None
+        keep = wanted[(idx >> 5) // self.recorder.warps_per_cta]
         return idx if keep.all() else idx[keep], keep
 
     def block_executed(self, ctx, block, idx, warps):
