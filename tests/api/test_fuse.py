@@ -171,3 +171,18 @@ def test_what_cannot_be_fused_is_refused_by_name():
     with pytest.raises(TypeError, match="not numpy.ndarray"):
         arithmetic(cp.asarray(np.ones(3)), np.ones(3))
     assert arithmetic(2.0, 4.0)[0] == 6.0                  # no device array: plain Python
+
+
+def test_warpsim_profile_lists_a_fused_programs_kernels(tmp_path, capsys):
+    from warpsim import cli
+    script = tmp_path / "fused.py"
+    script.write_text("import numpy as np\nimport cupy as cp\n\n"
+                      "@cp.fuse()\ndef scaled_error(x, y, beta):\n"
+                      "    return cp.where(x > y, x - y, y - x) * beta\n\n"
+                      "@cp.fuse()\ndef dot_rows(a, b):\n    return cp.sum(a * b, axis=1)\n\n"
+                      "x = cp.asarray(np.linspace(-1, 1, 256, dtype=np.float32))\n"
+                      "scaled_error(x, x[::-1], 2.0)\n"
+                      "dot_rows(x.reshape(16, 16), x.reshape(16, 16))\n")
+    assert cli.main(["profile", "python", str(script)]) == 0
+    out = capsys.readouterr().out
+    assert "[0] scaled_error" in out and "[1] dot_rows" in out
