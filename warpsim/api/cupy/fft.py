@@ -1,4 +1,5 @@
-"""`cupy.fft` under `warpsim run`: warpsim.api.fft (cuFFT's transforms, computed on the host with NumPy, CuPy's dtypes)."""
+"""`cupy.fft` under `warpsim run`: warpsim.api.fft
+(cuFFT's transforms computed on the host with NumPy, in CuPy's dtypes)."""
 
 from ..fft import *  # noqa: F401,F403
 from ..fft import __all__  # noqa: F401

@@ -1,4 +1,5 @@
-"""`cupy.linalg` under `warpsim run`: warpsim.api.linalg (cuSOLVER's functions, computed on the host with NumPy)."""
+"""`cupy.linalg` under `warpsim run`: warpsim.api.linalg
+(cuSOLVER's functions computed on the host with NumPy)."""
 
 from ..linalg import *  # noqa: F401,F403
 from ..linalg import __all__  # noqa: F401
