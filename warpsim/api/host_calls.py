@@ -65,11 +65,15 @@ class _Image:
         return self.owner._view(address - self.owner.data.ptr, host.shape, host.strides, host.dtype)
 
     def write_back(self) -> None:
-        """Store the bytes the call changed (the range from the first to the last changed byte)."""
-        changed = np.flatnonzero(self.bytes != self.before)
-        if changed.size:
-            first, last = int(changed[0]), int(changed[-1]) + 1
-            self.owner._memory.write_bytes(self.device_low + first, self.bytes[first:last])
+        """Store the bytes the call changed (from the first to the last changed 8-byte word)."""
+        word = 8 if self.bytes.size % 8 == 0 else 1       # compare words: 8x fewer comparisons
+        changed = self.bytes.view(f"u{word}") != self.before.view(f"u{word}")
+        first = int(changed.argmax())
+        if not changed[first]:
+            return
+        last = changed.size - int(changed[::-1].argmax())
+        self.owner._memory.write_bytes(self.device_low + first * word,
+                                       self.bytes[first * word:last * word])
 
 
 class _HostCall:
