@@ -254,3 +254,35 @@ def test_matmul_with_descriptors_made_in_the_kernel(rng):
                          BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, num_warps=4, arch=90)
     assert "tensormap.replace" in compiled.ptx and compiled.global_scratch_size >= 3 * 128
     assert_fp16_product(a, b, c)
+
+
+@pytest.mark.parametrize("gpu, arch", [(None, 80), ("h200", 90), ("h100", 90), ("a100", 80), ("l4", 89)])
+def test_the_chosen_gpu_sets_the_target_arch(gpu, arch):
+    """warpsim.settings(gpu=...) (what `warpsim profile --gpu` sets) compiles for that GPU's
+    architecture; an explicit arch= wins."""
+    x = np.zeros(16, np.float32)
+    with cp.settings(gpu=gpu or ""):
+        assert wt.target_arch() == arch and wt.target_arch(80) == 80
+        compiled = wt.compile(add_kernel, x, x, x, 16, BLOCK_SIZE=16)
+        assert compiled.arch == arch and f".target sm_{arch}" in compiled.ptx
+        assert wt.compile(add_kernel, x, x, x, 16, BLOCK_SIZE=16, arch=80).arch == 80
+
+
+def test_profile_gpu_compiles_a_triton_script_for_that_gpu(tmp_path, capsys):
+    import pathlib
+    import shutil
+    from warpsim.cli import main
+    shutil.copy(pathlib.Path(__file__).with_name("triton_kernels.py"), tmp_path)
+    script = tmp_path / "add.py"
+    script.write_text("import sys\nimport numpy as np\nfrom warpsim import triton as wt\n"
+                      "from triton_kernels import add_kernel\n"
+                      "arch = int(sys.argv[1]) if len(sys.argv) > 1 else None\n"
+                      "x = np.arange(256, dtype=np.float32)\nout = np.zeros_like(x)\n"
+                      "c = wt.launch(add_kernel, (1,), x, x, out, 256, BLOCK_SIZE=256, arch=arch)\n"
+                      "assert (out == 2 * x).all()\nprint('compiled for sm_%d' % c.arch)\n")
+    assert main(["profile", "--gpu", "h200", "python", str(script)]) == 0
+    out = capsys.readouterr().out
+    assert "compiled for sm_90" in out and "add_kernel  grid (1, 1, 1) x block (128, 1, 1), sm_90" in out
+    assert "predicted on h200" in out
+    assert main(["profile", "--gpu", "h200", "python", str(script), "80"]) == 0      # the script's arch wins
+    assert "compiled for sm_80" in capsys.readouterr().out

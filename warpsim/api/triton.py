@@ -3,10 +3,12 @@
     wt.launch(add_kernel, grid, x, y, out, n, BLOCK_SIZE=1024)
     wt.kernel(add_kernel)[grid](x, y, out, n, BLOCK_SIZE=1024)   # reads like add_kernel[grid](...)
 
-The kernel is compiled by Triton's own compiler for an sm_80 GPU (arch=90 for
-Hopper) through warpsim.frontends.triton, exactly as Triton's JIT would
-specialize it, and its PTX is loaded and launched on the current warpsim
-device: one CTA per program id (num_ctas > 1: a cluster of that many CTAs per
+The kernel is compiled by Triton's own compiler through warpsim.frontends.triton,
+exactly as Triton's JIT would specialize it, for the GPU the launch is for
+(`target_arch`): `arch=` when given, else the GPU the settings chose
+(warpsim.settings(gpu=...), `warpsim profile --gpu`, WARPSIM_GPU: sm_90 for the
+H100 and H200, sm_80 for the A100, sm_89 for the L4), else sm_80. Its PTX is
+loaded and launched on the current warpsim device: one CTA per program id (num_ctas > 1: a cluster of that many CTAs per
 program, as Triton's launcher makes it), 32 * num_warps threads, Triton's dynamic
 shared memory (opting in above 48 KB as Triton does), and the global and
 profiling scratch buffers Triton's launcher would allocate (per CTA, zeroed;
@@ -32,10 +34,12 @@ import numpy as np
 from ..errors import LaunchError
 from ..frontends.triton import DEFAULT_ARCH, CompiledTriton, compile_triton
 from ..machine.isa.bulk_copy import encode_tiled
+from ..settings import current
+from ..timing.presets import gpu_preset
 from .arrays import asarray, ndarray
 from .raw import RawModule
 
-__all__ = ["launch", "kernel", "compile", "TritonLauncher", "tensor_descriptor", "encode_tensor_map"]
+__all__ = ["launch", "kernel", "compile", "target_arch", "TritonLauncher", "tensor_descriptor", "encode_tensor_map"]
 
 _SCALAR_TYPES = {"i1": np.bool_, "u1": np.bool_, "i8": np.int8, "u8": np.uint8, "i16": np.int16,
                  "u16": np.uint16, "i32": np.int32, "u32": np.uint32, "i64": np.int64, "u64": np.uint64,
@@ -170,16 +174,30 @@ def _parameter_values(compiled: CompiledTriton, grid) -> list:
     return values
 
 
-def compile(fn, *args, arch: int = DEFAULT_ARCH, **kwargs) -> CompiledTriton:
-    """The PTX and metadata Triton compiles `fn` to for these arguments (nothing is launched)."""
+def target_arch(arch: int | None = None) -> int:
+    """The compute capability Triton compiles for, as an int (90 for sm_90): `arch` when given, else
+    that of the GPU the settings chose for the timing model, else DEFAULT_ARCH (sm_80)."""
+    if arch is not None:
+        return int(arch)
+    gpu = current().gpu
+    if not gpu:
+        return DEFAULT_ARCH
+    major, minor = gpu_preset(gpu).compute_capability
+    return 10 * major + minor
+
+
+def compile(fn, *args, arch: int | None = None, **kwargs) -> CompiledTriton:
+    """The PTX and metadata Triton compiles `fn` to for these arguments (nothing is launched);
+    arch as `target_arch` chooses it."""
     converted, _ = _to_device(args)
-    return compile_triton(fn, converted, kwargs, arch)
+    return compile_triton(fn, converted, kwargs, target_arch(arch))
 
 
-def launch(fn, grid, *args, arch: int = DEFAULT_ARCH, **kwargs) -> CompiledTriton:
-    """Compile `fn` for these arguments and run it on the warpsim device over `grid` programs."""
+def launch(fn, grid, *args, arch: int | None = None, **kwargs) -> CompiledTriton:
+    """Compile `fn` for these arguments (arch as `target_arch` chooses it) and run it on the warpsim
+    device over `grid` programs."""
     converted, copies = _to_device(args)
-    compiled = compile_triton(fn, converted, kwargs, arch)
+    compiled = compile_triton(fn, converted, kwargs, target_arch(arch))
     grid = _grid3(grid, _meta(fn, args, kwargs))
     grid = (grid[0] * compiled.num_ctas, grid[1], grid[2])     # num_ctas > 1: a cluster per program, as Triton
     values = _parameter_values(compiled, grid)
@@ -198,16 +216,17 @@ def launch(fn, grid, *args, arch: int = DEFAULT_ARCH, **kwargs) -> CompiledTrito
 class TritonLauncher:
     """`launcher[grid](*args, **kwargs)`: the kernel on warpsim, written as Triton launches it."""
 
-    def __init__(self, fn, arch: int = DEFAULT_ARCH):
-        self.fn, self.arch = fn, arch
+    def __init__(self, fn, arch: int | None = None):
+        self.fn, self.arch = fn, arch          # None: chosen at each launch (target_arch)
 
     def __getitem__(self, grid):
         return lambda *args, **kwargs: launch(self.fn, grid, *args, arch=self.arch, **kwargs)
 
     def __repr__(self) -> str:
-        return f"<warpsim Triton launcher for {getattr(self.fn, '__name__', self.fn)} at sm_{self.arch}>"
+        arch = f"sm_{self.arch}" if self.arch is not None else "the settings' GPU's arch"
+        return f"<warpsim Triton launcher for {getattr(self.fn, '__name__', self.fn)} at {arch}>"
 
 
-def kernel(fn, arch: int = DEFAULT_ARCH) -> TritonLauncher:
+def kernel(fn, arch: int | None = None) -> TritonLauncher:
     """Wrap a @triton.jit function so that `kernel(fn)[grid](...)` runs it on warpsim."""
     return TritonLauncher(fn, arch)

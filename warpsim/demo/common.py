@@ -164,7 +164,8 @@ def launch(filename: str, kernel: str, grid, block, args, shared_mem: int = 0, l
 
 def launch_triton(fn, grid, *args, label: str = "", observers=(), max_warps: int = 64, max_issues: int = 4096,
                   level: str | None = None, **kwargs) -> Run:
-    """Launch a @triton.jit kernel through `warpsim.triton` (Triton's own compiler, sm_80), traced
+    """Launch a @triton.jit kernel through `warpsim.triton` (Triton's own compiler, for the
+    architecture of the GPU the launch is predicted on: sm_90 for the H200), traced
     and profiled like `launch`: the Run has no machine result, its counts come from the profile."""
     from ..api import triton as wt
     trace = ActivityTrace(max_warps=max_warps, max_issues=max_issues, label=label or fn.__name__)

@@ -28,7 +28,7 @@ WAYS = ("thread", "warp", "triton")
 # programs walk 28 rows each: 12 M warp instructions, the longest launch of the demo to simulate.
 NOT_RUN = {("softmax", 8, "triton"): "Triton's softmax is not run at 8 columns: its tutorial gives every row 8 warps, "
                                      "12 M warp instructions, seconds to simulate"}
-WAY_TITLES = {"thread": "one thread per row", "warp": "one warp per row", "triton": "Triton's kernel (sm_80)"}
+WAY_TITLES = {"thread": "one thread per row", "warp": "one warp per row", "triton": "Triton's kernel"}
 LOAD_SECTORS = "l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio"
 LANES = "smsp__thread_inst_executed_per_inst_executed.ratio"
 
@@ -48,6 +48,15 @@ TOLERANCE = {"softmax": dict(rtol=1e-4, atol=1e-6), "layernorm": dict(rtol=1e-4,
 
 
 # ------------------------------------------------------------ launches
+
+def triton_arch() -> int:
+    """The compute capability Triton compiles the demo's kernels for: that of the GPU they are
+    predicted on (warpsim.api.triton.target_arch under the demo's settings)."""
+    from ..api.triton import target_arch
+    from ..settings import current, settings
+    with settings(gpu=current().gpu or common.GPU):
+        return target_arch()
+
 
 def triton_missing() -> str:
     """Why Triton's row is skipped ('' when triton is installed)."""
@@ -236,5 +245,6 @@ def rows_table(op: str, table, ways, lengths):
     t.caption = ("SIMT efficiency: active lanes per warp instruction / 32. sectors/req: 32-byte sectors per "
                  "global load request (4: a warp reads 128 contiguous bytes). SHFL/row: shfl.sync warp "
                  "instructions executed per row. Counts are of PTX instructions. Predicted: warpsim's timing "
-                 "model." + "".join(f" {n}." for n in notes))
+                 f"model; Triton compiles for the predicted GPU's architecture (sm_{triton_arch()})." +
+                 "".join(f" {n}." for n in notes))
     return t
