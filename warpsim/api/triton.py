@@ -3,19 +3,19 @@
     wt.launch(add_kernel, grid, x, y, out, n, BLOCK_SIZE=1024)
     wt.kernel(add_kernel)[grid](x, y, out, n, BLOCK_SIZE=1024)   # reads like add_kernel[grid](...)
 
-The kernel is compiled by Triton's own compiler through warpsim.frontends.triton,
-exactly as Triton's JIT would specialize it, for the GPU the launch is for
-(`target_arch`): `arch=` when given, else the GPU the settings chose
-(warpsim.settings(gpu=...), `warpsim profile --gpu`, WARPSIM_GPU: sm_90 for the
-H100 and H200, sm_80 for the A100, sm_89 for the L4), else sm_80. Its PTX is
-loaded and launched on the current warpsim device: one CTA per program id (num_ctas > 1: a cluster of that many CTAs per
-program, as Triton's launcher makes it), 32 * num_warps threads, Triton's dynamic
-shared memory (opting in above 48 KB as Triton does), and the global and
-profiling scratch buffers Triton's launcher would allocate (per CTA, zeroed;
-none when Triton asks for none). Host-side tensor descriptors
-(`tensor_descriptor(array, block_shape)`) are passed as Triton's launcher passes
-them: a tensor map (`encode_tensor_map`, warpsim's own 128 bytes), the shape and
-the strides.
+The kernel is compiled by Triton's own compiler through
+warpsim.frontends.triton, exactly as Triton's JIT would specialize it, for the
+GPU the launch is for (`target_arch`): `arch=` when given, else the GPU the
+settings chose (warpsim.settings(gpu=...), `warpsim profile --gpu`, WARPSIM_GPU:
+sm_90 for the H100 and H200, sm_80 for the A100, sm_89 for the L4), else sm_80.
+Its PTX is loaded and launched on the current warpsim device: one CTA per
+program id (num_ctas > 1: a cluster of that many CTAs per program, as Triton's
+launcher makes it), 32 * num_warps threads, Triton's dynamic shared memory
+(opting in above 48 KB as Triton does), and the global and profiling scratch
+buffers Triton's launcher would allocate (per CTA, zeroed; none when Triton asks
+for none). Host-side tensor descriptors (`tensor_descriptor(array,
+block_shape)`) are passed as Triton's launcher passes them: a tensor map
+(`encode_tensor_map`, warpsim's own 128 bytes), the shape and the strides.
 
 Arguments: warpsim device arrays, or NumPy arrays, which are copied to the
 device before the launch and back after it (as numba.cuda does with host
