@@ -97,7 +97,7 @@ def _occupancy(m: dict, launch):
     timing = getattr(launch, "timing", None)
     if timing is None:
         return Card(f"{theoretical:.0f}%", "theoretical occupancy",
-                    f"limited by {limiter}; achieved needs a GPU (--gpu) for the timing model", "occupancy",
+                    f"limited by {limiter}; achieved needs a GPU chosen for the timing model", "occupancy",
                     metric=name)
     achieved = timing.achieved_occupancy
     tone = "warn" if achieved < theoretical / 2 else ""
