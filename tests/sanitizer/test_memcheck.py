@@ -45,4 +45,6 @@ def test_warpsim_check_reports_an_out_of_bounds_store(tmp_path, capsys):
     assert out.startswith("========= COMPUTE-SANITIZER (warpsim check: memcheck)\n")
     assert "========= Invalid __global__ write of size 4 bytes\n" in out
     assert f"{line_of('y[blockIdx.x * blockDim.x + threadIdx.x] = 7;')}:fill" in out
-    assert out.endswith("========= ERROR SUMMARY: 1 error\n")
+    # the fault also ended the script: the failed target is the second error
+    assert "========= Target application returned an error\n" in out
+    assert out.endswith("========= ERROR SUMMARY: 2 errors\n")
