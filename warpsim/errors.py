@@ -95,6 +95,72 @@ class LaunchError(WarpsimError):
         super().__init__("\n".join(parts))
 
 
+class CUDADriverError(WarpsimError, RuntimeError):
+    """A failure the CUDA driver would report; the message starts with its error name.
+
+    CuPy's cupy.cuda.driver.CUDADriverError (warpsim.api.cupy.cuda.driver gives this class).
+    """
+
+    def __init__(self, message: str, status: str = ""):
+        self.status = status
+        super().__init__(f"{status}: {message}" if status else message)
+
+
+class LaunchRefused(LaunchError, CUDADriverError):
+    """A launch CUDA refuses before any thread runs: nothing ran and memory is as it was.
+
+    `cuda_error` is the driver API's name for it (what cuLaunchKernel returns and
+    CuPy and Numba report; also `status`, as CuPy's CUDADriverError has it),
+    `runtime_error` the runtime API's (what <<<...>>> and cudaLaunchKernel return).
+    The message starts with both; the driver's names are those the H200 returned for each
+    case (validation/launch_errors). Each kind of refusal is a subclass, so a program
+    can catch the one it expects; warpsim.cuda raises the same kinds as Numba's
+    exception too (cuda.core's CUDAError).
+    """
+
+    cuda_error = "CUDA_ERROR_INVALID_VALUE"
+    runtime_error = "cudaErrorInvalidValue"
+
+    def __init__(self, reason: str, *, kernel: str = ""):
+        self.reason = reason
+        super().__init__(f"{self.cuda_error} ({self.runtime_error}): {reason}", kernel=kernel)
+        self.status = self.cuda_error
+
+    def __reduce__(self):            # pickled (Dask workers) as what it was made from, not its text
+        return _remake_refusal, (type(self), self.reason, self.kernel)
+
+
+def _remake_refusal(kind: type, reason: str, kernel: str) -> "LaunchRefused":
+    return kind(reason, kernel=kernel)
+
+
+class InvalidConfiguration(LaunchRefused, ValueError):
+    """Grid or block dimensions CUDA does not allow: an axis below 1 or past its limit, more
+    than 1024 threads a block (a ValueError too, as Numba's check of the dimensions is)."""
+
+    runtime_error = "cudaErrorInvalidConfiguration"
+
+
+class InvalidValue(LaunchRefused):
+    """A launch value CUDA refuses: dynamic shared memory that is negative, not an int or past
+    the kernel's limit, a block .maxntid (__launch_bounds__) or .reqntid forbids, a short
+    parameter buffer."""
+
+
+class LaunchOutOfResources(LaunchRefused):
+    """A block the SM cannot hold: its threads need more registers than the register file has."""
+
+    cuda_error = "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"
+    runtime_error = "cudaErrorLaunchOutOfResources"
+
+
+class ClusterSizeMismatch(LaunchRefused):
+    """A grid that is not a whole number of the kernel's thread-block clusters (sm_90)."""
+
+    cuda_error = "CUDA_ERROR_CLUSTER_SIZE_MISMATCH"
+    runtime_error = "cudaErrorInvalidClusterSize"
+
+
 class MemoryFault(LaunchError):
     """An out-of-bounds, misaligned or unmapped access; never touches host memory."""
 

@@ -59,7 +59,10 @@ def device_pointer(value) -> int | None:
     return address
 
 
-def _describe(value) -> str:
+def describe_argument(value) -> str:
+    """What a kernel argument is, for error messages: its type, and its value if a number."""
+    if hasattr(value, "shape") and hasattr(value, "dtype") and not isinstance(value, np.generic):
+        return f"{type(value).__name__}(shape={tuple(value.shape)}, dtype={value.dtype})"
     if isinstance(value, np.generic):
         return f"numpy.{type(value).__name__} ({value.dtype.itemsize} bytes)"
     return f"{type(value).__name__} {value!r}" if isinstance(value, (bool, int, float, complex)) \
@@ -67,7 +70,7 @@ def _describe(value) -> str:
 
 
 def _fail(where: str, value, problem: str) -> KernelArgumentError:
-    return KernelArgumentError(f"{where}: {problem} (got {_describe(value)})")
+    return KernelArgumentError(f"{where}: {problem} (got {describe_argument(value)})")
 
 
 def _integer_bytes(number: int, size: int, where: str, value) -> bytes:

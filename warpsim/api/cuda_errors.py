@@ -5,27 +5,20 @@ CuPy programs and tests catch these by CuPy's names
 so warpsim's errors are those classes: a kernel name the module lacks is a
 CUDADriverError naming CUDA_ERROR_NOT_FOUND, and a failed NVRTC compile is
 warpsim's CompileError, which is CuPy's CompileException (the same class),
-carrying NVRTC's log.
+carrying NVRTC's log. A launch CUDA refuses is a CUDADriverError too
+(warpsim.errors.LaunchRefused and its kinds: InvalidConfiguration, InvalidValue, ...).
 """
 
 from __future__ import annotations
 
 import warnings
 
-from ..errors import CompileError, WarpsimError
+from ..errors import CompileError, CUDADriverError, WarpsimError
 
 __all__ = ["CUDADriverError", "CUDARuntimeError", "CompileException", "JitifyException",
            "JITIFY_UNSET", "warn_jitify_deprecated"]
 
 JITIFY_UNSET = None     # `jitify` not passed: CuPy warns only when it is
-
-
-class CUDADriverError(WarpsimError, RuntimeError):
-    """A failure the CUDA driver would report; the message starts with its error name."""
-
-    def __init__(self, message: str, status: str = ""):
-        self.status = status
-        super().__init__(f"{status}: {message}" if status else message)
 
 
 class CUDARuntimeError(WarpsimError, RuntimeError):

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 
-from ..errors import LaunchError
+from ..errors import InvalidValue, LaunchOutOfResources
 from ..metrics.registers import registers_per_thread
 
 __all__ = ["KernelAttributes"]
@@ -87,12 +87,16 @@ class KernelAttributes:
     @property
     def max_threads_per_block(self) -> int:
         loaded, name = self._attribute_kernel()
-        per_warp = math.ceil(max(self.num_regs, 1) * 32 / REGISTER_ALLOCATION_UNIT) * REGISTER_ALLOCATION_UNIT
-        threads = min(1024, REGISTERS_PER_SM // per_warp * 32)
+        threads = self._register_file_threads()
         limit = loaded.module.functions[name].directives.get("maxntid")
         if limit:
             threads = min(threads, math.prod(limit))
         return threads
+
+    def _register_file_threads(self) -> int:
+        """The most threads a block can have before its registers overflow the SM's 64K."""
+        per_warp = math.ceil(max(self.num_regs, 1) * 32 / REGISTER_ALLOCATION_UNIT) * REGISTER_ALLOCATION_UNIT
+        return min(1024, REGISTERS_PER_SM // per_warp * 32)
 
     @property
     def ptx_version(self) -> int:
@@ -115,9 +119,10 @@ class KernelAttributes:
     def max_dynamic_shared_size_bytes(self, value: int) -> None:
         value = int(value)
         if not 0 <= value <= MAX_SHARED_PER_BLOCK - self.shared_size_bytes:
-            raise LaunchError(f"CUDA_ERROR_INVALID_VALUE: max_dynamic_shared_size_bytes = {value}; "
-                              f"with {self.shared_size_bytes} bytes of static shared memory a block "
-                              f"can have 0 to {MAX_SHARED_PER_BLOCK - self.shared_size_bytes}")
+            raise InvalidValue(f"max_dynamic_shared_size_bytes = {value}; with "
+                               f"{self.shared_size_bytes} bytes of static shared memory a block can "
+                               f"have 0 to {MAX_SHARED_PER_BLOCK - self.shared_size_bytes}",
+                               kernel=self._attribute_kernel()[1])
         self._attribute_store()["max_dynamic_shared_size_bytes"] = value
 
     @property
@@ -128,33 +133,35 @@ class KernelAttributes:
     def preferred_shared_memory_carveout(self, value: int) -> None:
         self._attribute_store()["preferred_shared_memory_carveout"] = int(value)
 
-    def check_launch_resources(self, block, shared_mem: int, refuse=None) -> None:
+    def check_launch_resources(self, block, shared_mem: int) -> None:
         """Refuse what the GPU refuses: dynamic shared memory past the kernel's limit (48 KB
-        with the static part unless opted in) and blocks the register file cannot hold
-        (registers per thread from ptxas x threads > 65536, or more than .maxntid).
-        `refuse(message)` makes the exception (default: a LaunchError naming the kernel)."""
+        with the static part unless opted in; InvalidValue) and blocks the register file cannot
+        hold (registers per thread from ptxas x threads > 65536; LaunchOutOfResources). A
+        block past .maxntid is the launch's to refuse (InvalidValue, as the H200's driver does)."""
         kernel = self._attribute_kernel()[1]
-        refuse = refuse or (lambda message: LaunchError(message, kernel=kernel))
         if shared_mem < 0:
-            raise refuse(f"CUDA_ERROR_INVALID_VALUE: shared_mem = {shared_mem} bytes is negative")
+            raise InvalidValue(f"shared_mem = {shared_mem} bytes is negative", kernel=kernel)
         limit = self.max_dynamic_shared_size_bytes
         if shared_mem > limit:
-            raise refuse(
-                f"CUDA_ERROR_INVALID_VALUE (cudaErrorInvalidValue): {shared_mem} bytes of dynamic "
-                f"shared memory exceed the kernel's max_dynamic_shared_size_bytes ({limit}); above "
-                f"48 KB of static and dynamic shared memory a kernel must opt in first: "
-                f"{self._opt_in_example.format(size=shared_mem)} (CUDA's cudaFuncSetAttribute("
-                f"..., cudaFuncAttributeMaxDynamicSharedMemorySize, ...))")
+            raise InvalidValue(
+                f"{shared_mem} bytes of dynamic shared memory exceed the kernel's "
+                f"max_dynamic_shared_size_bytes ({limit}); above 48 KB of static and dynamic shared "
+                f"memory a kernel must opt in first: {self._opt_in_example.format(size=shared_mem)} "
+                f"(CUDA's cudaFuncSetAttribute(..., cudaFuncAttributeMaxDynamicSharedMemorySize, ...))",
+                kernel=kernel)
         threads = block[0] * block[1] * block[2]
         if threads <= REGISTER_SAFE_THREADS:
             return
         count = self._registers()
-        if not count.is_estimate and threads > self.max_threads_per_block:
-            raise refuse(
-                f"CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES (cudaErrorLaunchOutOfResources: too many "
-                f"resources requested for launch): a block of {threads} threads at {count.registers} "
-                f"registers each (ptxas) needs more than the 65536 registers of an SM, or more "
-                f"threads than the kernel's .maxntid; at most {self.max_threads_per_block} threads")
+        loaded, name = self._attribute_kernel()
+        maxntid = loaded.module.functions[name].directives.get("maxntid")
+        if maxntid and threads > math.prod(maxntid):
+            return
+        if not count.is_estimate and threads > self._register_file_threads():
+            raise LaunchOutOfResources(
+                f"too many resources requested for launch: a block of {threads} threads at "
+                f"{count.registers} registers each (ptxas) needs more than the 65536 registers of an "
+                f"SM; at most {self._register_file_threads()} threads", kernel=kernel)
 
     @property
     def attributes(self) -> dict:

@@ -19,9 +19,9 @@ import operator
 import os
 import threading
 
-from .args import KernelArgumentError, pack_arguments
+from .args import KernelArgumentError, describe_argument, pack_arguments
 from .arrays import MemoryPointer, UnownedMemory, current_device, ndarray
-from ..errors import CompileError, LaunchError
+from ..errors import CompileError, InvalidValue
 from ..frontends.nvrtc import compile_cuda
 from ..machine.device import launch_dimensions
 from .cuda_errors import JITIFY_UNSET, CUDADriverError, JitifyException, warn_jitify_deprecated
@@ -92,13 +92,17 @@ class Function(KernelAttributes):
 
     def __call__(self, grid, block, args, shared_mem: int = 0, stream=None,
                  enable_cooperative_groups: bool = False) -> None:
+        if not isinstance(args, (tuple, list)):   # f(grid, block, x, y, n): x is args, y shared_mem
+            raise argument_tuple_error(self.kernel_name, [args] + [value for value, unset in (
+                (shared_mem, 0), (stream, None), (enable_cooperative_groups, False))
+                if value is not unset])
         grid = launch_dimensions(grid, "grid", self.kernel_name)
         block = launch_dimensions(block, "block", self.kernel_name)
         try:
             shared_mem = operator.index(shared_mem)
         except TypeError:
-            raise LaunchError(f"CUDA_ERROR_INVALID_VALUE: shared_mem must be an int number of bytes, "
-                              f"got {shared_mem!r}", kernel=self.kernel_name) from None
+            raise InvalidValue(f"shared_mem must be an int number of bytes, got {shared_mem!r}",
+                               kernel=self.kernel_name) from None
         self.check_launch_resources(block, shared_mem)
         for index, arg in enumerate(args if isinstance(args, (tuple, list)) else ()):
             if isinstance(arg, ndarray) and arg.device is not self.device:
@@ -111,6 +115,18 @@ class Function(KernelAttributes):
 
     def __repr__(self) -> str:
         return f"<warpsim Function {self.kernel_name}>"
+
+
+def argument_tuple_error(kernel_name: str, given: list) -> KernelArgumentError:
+    """kernel(grid, block, x, y, n) where CuPy takes kernel(grid, block, (x, y, n)): say so,
+    naming what came after block (not the shared_mem or stream those values landed in)."""
+    if len(given) == 1:
+        got = f"got {describe_argument(given[0])} as args"
+    else:
+        got = f"got {len(given)} values after block ({', '.join(map(describe_argument, given))})"
+    return KernelArgumentError(
+        f"kernel '{kernel_name}': the kernel's arguments must be one tuple (or list) after grid and "
+        f"block, as in kernel(grid, block, (x, y, n)), even for one argument: (x,); {got}")
 
 
 class RawModule:
@@ -333,8 +349,12 @@ class RawKernel(KernelAttributes):
         self.module.compile(log_stream)
         self.kernel  # noqa: B018 (loads)
 
-    def __call__(self, grid, block, args, shared_mem: int = 0, stream=None,
+    def __call__(self, grid, block, args, *more, shared_mem: int = 0, stream=None,
                  enable_cooperative_groups: bool = False) -> None:
+        """kernel(grid, block, args, shared_mem=..., stream=...): as CuPy's RawKernel, everything
+        after args is by keyword (CuPy raises TypeError otherwise; this says what was meant)."""
+        if more or not isinstance(args, (tuple, list)):
+            raise argument_tuple_error(self.name, [args, *more])
         self.kernel(grid, block, args, shared_mem=shared_mem,
                     enable_cooperative_groups=enable_cooperative_groups)
 

@@ -32,9 +32,11 @@ import numpy as np
 from .. import api
 from ..api.args import KernelArgumentError
 from ..api.kernel_attributes import DEFAULT_DYNAMIC_SHARED_LIMIT, KernelAttributes
-from ..errors import LaunchError
+from ..errors import LaunchError, LaunchRefused
 from ..frontends.numba import DEFAULT_CC, compile_kernel as compile_to_ptx
+from ..machine.device import MAX_BLOCK_THREADS
 from .abi import argument_types, flatten_arguments, pack_parameters, user_stacklevel
+from .errors import InvalidConfiguration, InvalidValue, LaunchConfigurationError, as_numba_refusal
 
 __all__ = ["DEFAULT_CC", "CompiledKernel", "Dispatcher", "LaunchConfiguration", "ForAll",
            "compile_kernel", "jit"]
@@ -164,8 +166,10 @@ class CompiledKernel(KernelAttributes):
         loaded = self.loaded(device)
         sharedmem = _byte_count(sharedmem, self)
         self._check_launch_bounds(blockdim)
-        self.check_launch_resources(tuple(blockdim), sharedmem,
-                                    refuse=lambda message: _launch_failure(message, self))
+        try:
+            self.check_launch_resources(tuple(blockdim), sharedmem)
+        except LaunchRefused as refusal:
+            raise as_numba_refusal(refusal, self.readable_name) from None
         writebacks: list = []
         try:
             pieces = flatten_arguments(self.argument_types, args, writebacks, self.extensions, stream)
@@ -178,6 +182,8 @@ class CompiledKernel(KernelAttributes):
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 loaded.launch(self.entry_name, griddim, blockdim, params, shared_mem=sharedmem)
+        except LaunchRefused as refusal:      # nothing ran: the driver's refusal, as Numba raises it
+            raise as_numba_refusal(refusal, self.readable_name) from None
         except LaunchError as error:
             raise _with_python_source(error, self) from None
         for warning in caught:  # the simulator's warnings, pointed at the user's launch
@@ -190,12 +196,13 @@ class CompiledKernel(KernelAttributes):
 
     def _check_launch_bounds(self, blockdim) -> None:
         threads = int(np.prod(tuple(blockdim)))
-        if threads > self.launch_bound:
-            bound = (f"the kernel's launch bound of {self.launch_bound} threads "
-                     f"(launch_bounds={self.launch_bounds!r})" if self.launch_bounds else
-                     f"the {self.launch_bound} threads a block can have")
-            raise _launch_failure(f"CUDA_ERROR_INVALID_VALUE: a block of {threads} threads exceeds "
-                                  f"{bound}", self)
+        if threads > MAX_BLOCK_THREADS:
+            raise InvalidConfiguration(f"a block of {threads} threads exceeds the {MAX_BLOCK_THREADS} "
+                                       f"threads a block can have", kernel=self.readable_name)
+        if threads > self.launch_bound:     # the PTX's .maxntid: the driver's rule for it
+            raise InvalidValue(f"a block of {threads} threads exceeds the kernel's launch bound of "
+                               f"{self.launch_bound} threads (launch_bounds={self.launch_bounds!r})",
+                               kernel=self.readable_name)
 
     def _symbol(self, loaded, device, name: str, value=None) -> int:
         address = loaded.global_address(f"{self.entry_name}__{name}__")
@@ -228,10 +235,6 @@ class CompiledKernel(KernelAttributes):
         raise exception_class(*exception_args)
 
 
-class LaunchConfigurationError(LaunchError, TypeError, ValueError):
-    """`kernel[grid, block, ...]` that Numba refuses; a TypeError or ValueError, as Numba's is."""
-
-
 def _short(value) -> str:
     text = repr(value).replace("\n", " ")
     return text if len(text) < 60 else text[:57] + "..."
@@ -259,21 +262,8 @@ def _byte_count(sharedmem, kernel: "CompiledKernel") -> int:
     try:
         return operator.index(sharedmem)
     except TypeError:
-        raise _launch_failure(f"CUDA_ERROR_INVALID_VALUE: the dynamic shared memory size must be an "
-                              f"int number of bytes, got {sharedmem!r}", kernel) from None
-
-
-def _launch_failure(message: str, kernel: "CompiledKernel") -> LaunchError:
-    """A launch the driver would refuse: a LaunchError that is also cuda.core's CUDAError,
-    which is what Numba programs catch."""
-    try:
-        from cuda.core._utils.cuda_utils import CUDAError
-    except ImportError:
-        return LaunchError(message, kernel=kernel.py_func.__qualname__)
-
-    class RefusedLaunch(LaunchError, CUDAError):
-        pass
-    return RefusedLaunch(message, kernel=kernel.py_func.__qualname__)
+        raise InvalidValue(f"the dynamic shared memory size must be an int number of bytes, got "
+                           f"{sharedmem!r}", kernel=kernel.readable_name) from None
 
 
 def _with_python_source(error: LaunchError, kernel: "CompiledKernel") -> LaunchError:
@@ -380,11 +370,19 @@ class Dispatcher:
         return f"<warpsim Numba kernel {self.py_func.__qualname__}>"
 
     def __call__(self, *args, **kwargs):
-        raise ValueError(_MISSING_CONFIG)
+        name = self.py_func.__qualname__
+        raise LaunchConfigurationError(
+            f"{_MISSING_CONFIG}\n{name}(...) was called without one: launch it as "
+            f"{name}[blockspergrid, threadsperblock](...)", kernel=name)
 
     def __getitem__(self, config) -> LaunchConfiguration:
         if not isinstance(config, tuple) or len(config) not in (2, 3, 4):
-            raise ValueError("must specify at least the griddim and blockdim")
+            items = config if isinstance(config, tuple) else (config,)
+            name = self.py_func.__qualname__
+            raise LaunchConfigurationError(
+                f"must specify at least the griddim and blockdim: {name}[griddim, blockdim] or "
+                f"{name}[griddim, blockdim, stream, sharedmem], got {name}[{', '.join(map(_short, items))}] "
+                f"({len(items)} item{'s' if len(items) != 1 else ''})", kernel=name)
         return self.configure(*config)
 
     def configure(self, griddim, blockdim, stream=0, sharedmem=0) -> LaunchConfiguration:

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import InternalError, LaunchError, WarpsimError
+from ..errors import (ClusterSizeMismatch, InternalError, InvalidConfiguration, InvalidValue, LaunchError,
+                      WarpsimError)
 from ..ptx.ir import Imm, Sym
 from ..ptx.parser import parse_ptx
 from ..ptx.verify import verify_module
@@ -162,16 +163,16 @@ class LoadedModule:
         try:
             dynamic = operator.index(shared_mem)
         except TypeError:
-            raise LaunchError(f"CUDA_ERROR_INVALID_VALUE: the dynamic shared memory size must be an int "
-                              f"number of bytes, got {shared_mem!r}", kernel=kernel) from None
+            raise InvalidValue(f"the dynamic shared memory size must be an int number of bytes, "
+                               f"got {shared_mem!r}", kernel=kernel) from None
         if dynamic < 0:
-            raise LaunchError(f"CUDA_ERROR_INVALID_VALUE: {dynamic} bytes of dynamic shared memory "
-                              "(a negative size)", kernel=kernel)
+            raise InvalidValue(f"{dynamic} bytes of dynamic shared memory (a negative size)",
+                               kernel=kernel)
         layout = self.program.layout
         needed = self.program.kernel_static_shared.get(kernel, 0) + dynamic
         if needed > MAX_SHARED_PER_BLOCK:
-            raise LaunchError(f"CUDA_ERROR_INVALID_VALUE: {needed} bytes of shared memory per block "
-                              f"exceed the {MAX_SHARED_PER_BLOCK} bytes an SM offers", kernel=kernel)
+            raise InvalidValue(f"{needed} bytes of shared memory per block exceed the "
+                               f"{MAX_SHARED_PER_BLOCK} bytes an SM offers", kernel=kernel)
         shared_total = (self.program.dynamic_shared_base + dynamic if dynamic else
                         self.program.kernel_static_shared.get(kernel, 0))
         shared_total = with_reserved(self.program, kernel, shared_total)   # sm_90's reserved 1 KB, if read
@@ -227,12 +228,12 @@ class LoadedModule:
         try:
             params = bytes(memoryview(params).cast("B"))
         except (TypeError, ValueError):
-            raise LaunchError(f"CUDA_ERROR_INVALID_VALUE: the parameter buffer must be bytes (or a "
-                              f"contiguous buffer), got {type(params).__name__}", kernel=kernel) from None
+            raise InvalidValue(f"the parameter buffer must be bytes (or a contiguous buffer), got "
+                               f"{type(params).__name__}", kernel=kernel) from None
         needed = max((off + size for _, off, size, _ in self.program.param_layouts[kernel]), default=0)
         if len(params) < needed:
-            raise LaunchError(f"CUDA_ERROR_INVALID_VALUE: the parameter buffer has {len(params)} bytes; "
-                              f"the kernel's parameters take {needed}", kernel=kernel)
+            raise InvalidValue(f"the parameter buffer has {len(params)} bytes; the kernel's "
+                               f"parameters take {needed}", kernel=kernel)
         return params
 
 
@@ -241,7 +242,7 @@ def _cluster_batch(program, kernel, grid, per_batch) -> int:
     dims = cluster.cluster_dims(program, kernel)
     problem = cluster.check_grid(grid, dims)
     if problem:
-        raise LaunchError(f"CUDA_ERROR_CLUSTER_SIZE_MISMATCH: {problem}", kernel=kernel)
+        raise ClusterSizeMismatch(problem, kernel=kernel)
     return cluster.batch_size(per_batch, grid, dims)
 
 
@@ -289,17 +290,16 @@ class _Progress:
 
 
 def _check_thread_bounds(fn, block: tuple, threads: int) -> None:
-    """.maxntid (__launch_bounds__) and .reqntid, refused as the driver refuses them."""
+    """.maxntid (__launch_bounds__) and .reqntid, refused as the driver refuses them: both
+    CUDA_ERROR_INVALID_VALUE on the H200 (validation/launch_errors)."""
     maxntid = fn.directives.get("maxntid")
     if maxntid and threads > _product(maxntid):
-        raise LaunchError(f"CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES (cudaErrorLaunchOutOfResources): a "
-                          f"block of {threads} threads is more than the kernel's .maxntid "
-                          f"{tuple(maxntid)} (__launch_bounds__) allows", kernel=fn.name)
+        raise InvalidValue(f"a block of {threads} threads is more than the kernel's .maxntid "
+                           f"{tuple(maxntid)} (__launch_bounds__) allows", kernel=fn.name)
     reqntid = fn.directives.get("reqntid")
     if reqntid and tuple(block) != tuple(reqntid) + (1,) * (3 - len(reqntid)):
-        raise LaunchError(f"CUDA_ERROR_INVALID_VALUE (cudaErrorInvalidValue): the kernel requires "
-                          f"blocks of {tuple(reqntid)} threads (.reqntid), not {tuple(block)}",
-                          kernel=fn.name)
+        raise InvalidValue(f"the kernel requires blocks of {tuple(reqntid)} threads (.reqntid), "
+                           f"not {tuple(block)}", kernel=fn.name)
 
 
 def _product(values) -> int:
@@ -327,18 +327,18 @@ def launch_dimensions(value, what: str, kernel: str = "") -> tuple[int, int, int
         dims = (operator.index(value),) if not isinstance(value, (tuple, list)) else \
             tuple(operator.index(v) for v in value)
     except TypeError:
-        raise LaunchError(f"{what} must be an int or a tuple of 1 to 3 ints, got {value!r}",
-                          kernel=kernel) from None
+        raise InvalidConfiguration(f"{what} must be an int or a tuple of 1 to 3 ints, got {value!r}",
+                                   kernel=kernel) from None
     if not 1 <= len(dims) <= 3:
-        raise LaunchError(f"{what} must have 1 to 3 dimensions, got {value!r}", kernel=kernel)
+        raise InvalidConfiguration(f"{what} must have 1 to 3 dimensions, got {value!r}", kernel=kernel)
     dims = dims + (1,) * (3 - len(dims))
     for axis, (dim, limit) in enumerate(zip(dims, DIMENSION_LIMITS[what])):
         if not 1 <= dim <= limit:
-            raise LaunchError(f"{what} dimension {'xyz'[axis]} = {dim} is outside 1..{limit}",
-                              kernel=kernel)
+            raise InvalidConfiguration(f"{what} dimension {'xyz'[axis]} = {dim} is outside 1..{limit}",
+                                       kernel=kernel)
     if what == "block" and dims[0] * dims[1] * dims[2] > MAX_BLOCK_THREADS:
-        raise LaunchError(f"block {dims} has {dims[0] * dims[1] * dims[2]} threads; at most "
-                          f"{MAX_BLOCK_THREADS}", kernel=kernel)
+        raise InvalidConfiguration(f"block {dims} has {dims[0] * dims[1] * dims[2]} threads; at "
+                                   f"most {MAX_BLOCK_THREADS}", kernel=kernel)
     return dims
 
 
