@@ -44,6 +44,7 @@ def test_numba_warp_sum(capsys):
     assert abs(got - expected) < 1e-3 * expected
 
 
+@pytest.mark.slow
 def test_tutorial_notebook_runs_every_demo_with_its_chart_and_figures():
     """examples/tutorial.ipynb, executed as Jupyter would (nbclient): a demo cell fails when a
     figure disagrees with the document, so the run itself is the check; here, that every demo
