@@ -22,6 +22,7 @@ LAYERS = [
     ("machine",),
     ("sass", "frontends"),
     ("metrics", "sanitizer", "timing"),
+    ("runtime",),           # the CUDA runtime for whole programs (runs kernels, reads timing)
     ("report",),
     ("api", "profiler"),
     ("cuda",),

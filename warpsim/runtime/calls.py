@@ -1,0 +1,641 @@
+"""The CUDA runtime functions, in Python: what each stub of warpsim's libcudart.so.13 calls.
+
+Every function here is named as the C function it implements and takes that
+function's arguments as ints (pointers as addresses, dim3 as (x, y, z)); it
+returns the cudaError_t (or the pointer, for the few that return one). The C
+layer looks each one up with `handler(name)`; a name with no function here
+gets `not_supported`, which returns cudaErrorNotSupported and names the
+function once on stderr. An exception escaping a function is a bug in
+warpsim: it is reported on stderr and the call returns cudaErrorUnknown,
+never an abort.
+
+Host memory is read and written through ctypes at the addresses the program
+passes; device memory through the device heap, whose checks turn a bad device
+pointer into cudaErrorInvalidValue rather than a crash.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import struct
+import sys
+import traceback
+
+from ..errors import LaunchError, LaunchRefused, OutOfMemoryError, WarpsimError
+from ..machine.memory import GLOBAL_BASE
+from .context import Event, RuntimeContext, Symbol
+from .errors import CODES, code_of, error_name, error_string
+
+SUCCESS = 0
+INVALID_VALUE = CODES["cudaErrorInvalidValue"]
+INVALID_HANDLE = CODES["cudaErrorInvalidResourceHandle"]
+NOT_SUPPORTED = CODES["cudaErrorNotSupported"]
+MEMCPY_KINDS = range(5)          # HostToHost, HostToDevice, DeviceToHost, DeviceToDevice, Default
+EVENT_DISABLE_TIMING = 0x02
+
+_context: RuntimeContext | None = None
+IMPLEMENTED: dict = {}
+_named_unsupported: set = set()
+
+
+def runtime() -> RuntimeContext:
+    global _context
+    if _context is None:
+        _context = RuntimeContext()
+    return _context
+
+
+def call(sticky: bool = True):
+    """Register a runtime function. sticky: after a kernel fault it returns that fault's code."""
+    def register(function):
+        @functools.wraps(function)
+        def guarded(*args):
+            try:
+                context = runtime()
+                if sticky and context.sticky_error:
+                    return context.sticky_error
+                return function(context, *args)
+            except Exception:               # a bug in warpsim: said, never an abort
+                print(f"warpsim: internal error in {function.__name__} (please report it):",
+                      file=sys.stderr)
+                traceback.print_exc()
+                return CODES["cudaErrorUnknown"]
+        IMPLEMENTED[function.__name__] = guarded
+        return guarded
+    return register
+
+
+def handler(name: str):
+    """The Python function the stub `name` calls."""
+    return IMPLEMENTED.get(name) or functools.partial(not_supported, name)
+
+
+def not_supported(name: str, *_args) -> int:
+    if name not in _named_unsupported:
+        _named_unsupported.add(name)
+        print(f"warpsim: {name} is not supported by warpsim's CUDA runtime; it returns "
+              f"cudaErrorNotSupported", file=sys.stderr)
+    return runtime().fail(NOT_SUPPORTED)
+
+
+def at_exit() -> None:
+    sys.stdout.flush()
+    sys.stderr.flush()
+
+
+# --- host memory access ------------------------------------------------------------
+
+def _write(address: int, fmt: str, *values) -> None:
+    data = struct.pack("<" + fmt, *values)
+    ctypes.memmove(address, data, len(data))
+
+
+def _read(address: int, fmt: str):
+    return struct.unpack("<" + fmt, ctypes.string_at(address, struct.calcsize("<" + fmt)))
+
+
+def _is_device(context, address: int) -> bool:
+    return GLOBAL_BASE <= address < GLOBAL_BASE + len(context.device.memory.buffer)
+
+
+def _copy(context, dst: int, src: int, count: int) -> int:
+    """Copy count bytes, each side in device or host memory by its address (UVA)."""
+    if not count:
+        return SUCCESS
+    if not dst or not src:
+        return context.fail(INVALID_VALUE)
+    memory = context.device.memory
+    try:
+        data = memory.read_bytes(src, count).tobytes() if _is_device(context, src) \
+            else ctypes.string_at(src, count)
+        if _is_device(context, dst):
+            memory.write_bytes(dst, data)
+        else:
+            ctypes.memmove(dst, data, count)
+    except ValueError as error:          # outside any allocation, or a use after free
+        print(f"warpsim: {error}", file=sys.stderr)
+        return context.fail(INVALID_VALUE)
+    return SUCCESS
+
+
+# --- registration -----------------------------------------------------------------
+
+@call(sticky=False)
+def __cudaRegisterFatBinary(context, wrapper):
+    return context.register_fatbin(wrapper)
+
+
+@call(sticky=False)
+def __cudaRegisterFatBinaryEnd(context, handle):
+    return None
+
+
+@call(sticky=False)
+def __cudaUnregisterFatBinary(context, handle):
+    return None
+
+
+@call(sticky=False)
+def __cudaInitModule(context, handle):
+    return 1
+
+
+@call(sticky=False)
+def __cudaRegisterFunction(context, handle, host_function, device_function, device_name, *_):
+    module = context.modules[handle]
+    name = ctypes.string_at(device_name).decode()
+    context.kernels[host_function] = (module, name)
+    module.functions[name] = host_function
+    return None
+
+
+@call(sticky=False)
+def __cudaRegisterVar(context, handle, host_variable, device_address, device_name, ext, size,
+                      constant, global_):
+    name = ctypes.string_at(device_name).decode()
+    context.symbols[host_variable] = Symbol(context.modules[handle], name, size, bool(constant))
+    return None
+
+
+# --- launches -----------------------------------------------------------------------
+
+@call(sticky=False)
+def __cudaPushCallConfiguration(context, grid, block, shared_mem, stream):
+    context.configurations.append((grid, block, shared_mem, stream))
+    return 0
+
+
+@call(sticky=False)
+def __cudaPopCallConfiguration(context, grid_out, block_out, shared_out, stream_out):
+    if not context.configurations:
+        return context.fail(CODES["cudaErrorInvalidConfiguration"])
+    grid, block, shared_mem, stream = context.configurations.pop()
+    _write(grid_out, "III", *grid)
+    _write(block_out, "III", *block)
+    _write(shared_out, "Q", shared_mem)
+    _write(stream_out, "Q", stream)
+    return SUCCESS
+
+
+@call(sticky=False)
+def __cudaGetKernel(context, kernel_out, host_function):
+    if host_function not in context.kernels:
+        return context.fail(CODES["cudaErrorInvalidDeviceFunction"])
+    _write(kernel_out, "Q", host_function)
+    return SUCCESS
+
+
+@call()
+def __cudaLaunchKernel(context, kernel, grid, block, args, shared_mem, stream):
+    return _launch(context, kernel, grid, block, args, shared_mem, stream)
+
+
+@call()
+def __cudaLaunchKernel_ptsz(context, kernel, grid, block, args, shared_mem, stream):
+    return _launch(context, kernel, grid, block, args, shared_mem, stream)
+
+
+@call()
+def cudaLaunchKernel(context, function, grid, block, args, shared_mem, stream):
+    return _launch(context, function, grid, block, args, shared_mem, stream)
+
+
+def _launch(context, host_function, grid, block, args, shared_mem, stream) -> int:
+    if host_function not in context.kernels:
+        return context.fail(CODES["cudaErrorInvalidDeviceFunction"])
+    if stream and stream not in context.streams and stream not in (1, 2):
+        return context.fail(INVALID_HANDLE)
+    module, name = context.kernels[host_function]
+    try:
+        loaded = context.loaded(module)
+        layout = loaded.params(name)
+    except WarpsimError as error:
+        print(f"warpsim: {error}", file=sys.stderr)
+        return context.fail(CODES["cudaErrorInvalidKernelImage"])
+    size = max((offset + nbytes for _, offset, nbytes, _, _ in layout), default=0)
+    params = bytearray(size)
+    if layout and not args:
+        return context.fail(INVALID_VALUE)
+    for index, (_, offset, nbytes, _, _) in enumerate(layout):
+        pointer = ctypes.c_uint64.from_address(args + 8 * index).value
+        params[offset:offset + nbytes] = ctypes.string_at(pointer, nbytes)
+    recorder = _timing_recorder(context, loaded, name, grid, block, shared_mem)
+    try:
+        loaded.launch(name, grid, block, bytes(params), shared_mem=shared_mem,
+                      observers=(recorder,) if recorder else ())
+    except LaunchRefused as error:
+        return context.fail(code_of(error))
+    except OutOfMemoryError:
+        return context.fail(CODES["cudaErrorMemoryAllocation"])
+    except LaunchError as error:
+        code = code_of(error)
+        context.sticky_error = context.last_error = code
+        sys.stdout.flush()
+        print(f"warpsim: {error_name(code)} ({error_string(code)}) in kernel {name}:\n{error}",
+              file=sys.stderr)
+        sys.stderr.flush()
+        return SUCCESS              # the launch itself was accepted; the fault is sticky from here
+    _advance_clock(context, recorder)
+    return SUCCESS
+
+
+def _timing_recorder(context, loaded, name, grid, block, shared_mem):
+    """A sampled-CTA recorder for the timing model, while the program has events to read it."""
+    if not context.events:
+        return None
+    from ..timing.sample import LaunchTimingRecorder
+    try:
+        return LaunchTimingRecorder(loaded, name, grid, block, shared_mem, context.preset.name)
+    except WarpsimError as error:
+        _say_once(context, "timing", f"warpsim: no predicted time for kernel {name} ({error}); "
+                                     "CUDA events will not count it")
+        return None
+
+
+def _advance_clock(context, recorder) -> None:
+    if recorder is None:
+        return
+    try:
+        timing = recorder.timing()
+    except WarpsimError as error:
+        _say_once(context, "timing", f"warpsim: no predicted time for a kernel ({error})")
+        return
+    context.gpu_ms += timing.time_s * 1e3 + context.preset.launch_overhead_us * 1e-3
+
+
+def _say_once(context, key: str, text: str) -> None:
+    said = context.__dict__.setdefault("_said", set())
+    if key not in said:
+        said.add(key)
+        print(text, file=sys.stderr)
+
+
+# --- memory -------------------------------------------------------------------------
+
+def _allocate(context, out: int, size: int, initialized: bool = False) -> int:
+    if not out:
+        return context.fail(INVALID_VALUE)
+    if size == 0:
+        _write(out, "Q", 0)
+        return SUCCESS
+    try:
+        address = context.device.memory.allocate(size, initialized=initialized)
+    except OutOfMemoryError:
+        return context.fail(CODES["cudaErrorMemoryAllocation"])
+    _write(out, "Q", address)
+    return SUCCESS
+
+
+@call()
+def cudaMalloc(context, out, size):
+    return _allocate(context, out, size)
+
+
+@call()
+def cudaMallocManaged(context, out, size, flags):
+    if not context.host_mapped:
+        _say_once(context, "managed", "warpsim: cudaMallocManaged needs the device heap mapped at "
+                  f"0x{GLOBAL_BASE:x} in the program, and that range was taken; run the program "
+                  "with `warpsim run` (it turns address randomization off)")
+        return context.fail(NOT_SUPPORTED)
+    return _allocate(context, out, size, initialized=True)   # host writes are not tracked
+
+
+def _allocate_host(context, out, size) -> int:
+    if context.host_mapped:            # pinned memory that kernels can read too, as with UVA
+        return _allocate(context, out, size, initialized=True)
+    buffer = ctypes.create_string_buffer(max(size, 1))
+    context.host_allocations[ctypes.addressof(buffer)] = buffer
+    _write(out, "Q", ctypes.addressof(buffer))
+    return SUCCESS
+
+
+@call()
+def cudaMallocHost(context, out, size):
+    return _allocate_host(context, out, size)
+
+
+@call()
+def cudaHostAlloc(context, out, size, flags):
+    return _allocate_host(context, out, size)
+
+
+@call()
+def cudaFree(context, address):
+    if not address:
+        return SUCCESS
+    try:
+        context.device.memory.free(address)
+    except ValueError:
+        return context.fail(INVALID_VALUE)
+    return SUCCESS
+
+
+@call()
+def cudaFreeHost(context, address):
+    if context.host_allocations.pop(address, None) is not None or not address:
+        return SUCCESS
+    return cudaFree.__wrapped__(context, address)
+
+
+@call()
+def cudaMemcpy(context, dst, src, count, kind):
+    if kind not in MEMCPY_KINDS:
+        return context.fail(CODES["cudaErrorInvalidMemcpyDirection"])
+    return _copy(context, dst, src, count)
+
+
+@call()
+def cudaMemcpyAsync(context, dst, src, count, kind, stream):
+    return cudaMemcpy.__wrapped__(context, dst, src, count, kind)
+
+
+@call()
+def cudaMemset(context, address, value, count):
+    if not count:
+        return SUCCESS
+    try:
+        context.device.memory.memset(address, value, count)
+    except ValueError as error:
+        print(f"warpsim: {error}", file=sys.stderr)
+        return context.fail(INVALID_VALUE)
+    return SUCCESS
+
+
+@call()
+def cudaMemsetAsync(context, address, value, count, stream):
+    return cudaMemset.__wrapped__(context, address, value, count)
+
+
+@call()
+def cudaMemGetInfo(context, free_out, total_out):
+    memory = context.device.memory
+    _write(free_out, "Q", memory.limit - memory.allocated)
+    _write(total_out, "Q", memory.limit)
+    return SUCCESS
+
+
+# --- symbols ------------------------------------------------------------------------
+
+def _symbol_address(context, symbol: int, offset: int = 0, count: int = 0):
+    """(device address, error code) of a __device__/__constant__ variable's bytes."""
+    found = context.symbols.get(symbol)
+    if found is None:
+        return None, context.fail(CODES["cudaErrorInvalidSymbol"])
+    if offset + count > found.size:
+        return None, context.fail(INVALID_VALUE)
+    try:
+        return context.loaded(found.module).global_address(found.name) + offset, SUCCESS
+    except (KeyError, WarpsimError):
+        return None, context.fail(CODES["cudaErrorInvalidSymbol"])
+
+
+@call()
+def cudaMemcpyToSymbol(context, symbol, src, count, offset, kind):
+    address, code = _symbol_address(context, symbol, offset, count)
+    return code or _copy(context, address, src, count)
+
+
+@call()
+def cudaMemcpyFromSymbol(context, dst, symbol, count, offset, kind):
+    address, code = _symbol_address(context, symbol, offset, count)
+    return code or _copy(context, dst, address, count)
+
+
+@call()
+def cudaMemcpyToSymbolAsync(context, symbol, src, count, offset, kind, stream):
+    return cudaMemcpyToSymbol.__wrapped__(context, symbol, src, count, offset, kind)
+
+
+@call()
+def cudaMemcpyFromSymbolAsync(context, dst, symbol, count, offset, kind, stream):
+    return cudaMemcpyFromSymbol.__wrapped__(context, dst, symbol, count, offset, kind)
+
+
+@call()
+def cudaGetSymbolAddress(context, out, symbol):
+    address, code = _symbol_address(context, symbol)
+    if not code:
+        _write(out, "Q", address)
+    return code
+
+
+@call()
+def cudaGetSymbolSize(context, out, symbol):
+    found = context.symbols.get(symbol)
+    if found is None:
+        return context.fail(CODES["cudaErrorInvalidSymbol"])
+    _write(out, "Q", found.size)
+    return SUCCESS
+
+
+# --- errors and synchronization ------------------------------------------------------
+
+@call(sticky=False)
+def cudaGetLastError(context):
+    code = context.sticky_error or context.last_error
+    context.last_error = 0
+    return code
+
+
+@call(sticky=False)
+def cudaPeekAtLastError(context):
+    return context.sticky_error or context.last_error
+
+
+_strings: dict = {}
+
+
+def _c_string(text: str) -> int:
+    """The address of a NUL-terminated copy of text that lives as long as the process."""
+    if text not in _strings:
+        _strings[text] = ctypes.create_string_buffer(text.encode())
+    return ctypes.addressof(_strings[text])
+
+
+def cudaGetErrorString(code):
+    return _c_string(error_string(code))
+
+
+def cudaGetErrorName(code):
+    return _c_string(error_name(code))
+
+
+IMPLEMENTED.update(cudaGetErrorString=cudaGetErrorString, cudaGetErrorName=cudaGetErrorName)
+
+
+@call()
+def cudaDeviceSynchronize(context):
+    return SUCCESS
+
+
+@call()
+def cudaThreadSynchronize(context):
+    return SUCCESS
+
+
+@call(sticky=False)
+def cudaDeviceReset(context):
+    context.sticky_error = context.last_error = 0
+    return SUCCESS
+
+
+# --- devices ------------------------------------------------------------------------
+
+@call()
+def cudaGetDeviceCount(context, out):
+    _write(out, "i", 1)
+    return SUCCESS
+
+
+@call()
+def cudaGetDevice(context, out):
+    _write(out, "i", 0)
+    return SUCCESS
+
+
+@call()
+def cudaSetDevice(context, device):
+    return SUCCESS if device == 0 else context.fail(CODES["cudaErrorInvalidDevice"])
+
+
+def _properties(context) -> dict:
+    from .properties import device_properties
+    return device_properties(context.preset, context.device.memory.limit, context.host_mapped)
+
+
+@call()
+def cudaGetDeviceProperties(context, out, device):
+    from .native import DEVICE_PROP_FIELDS, LIBRARY
+    if device != 0:
+        return context.fail(CODES["cudaErrorInvalidDevice"])
+    if not out:
+        return context.fail(INVALID_VALUE)
+    layout = (ctypes.c_uint64 * (len(DEVICE_PROP_FIELDS) + 1)).in_dll(ctypes.CDLL(LIBRARY),
+                                                                      "ws_device_prop_layout")
+    ctypes.memset(out, 0, layout[0])
+    values = _properties(context)
+    for field, offset in zip(DEVICE_PROP_FIELDS, layout[1:]):
+        value = values[field]
+        if field == "name":
+            ctypes.memmove(out + offset, value.encode()[:255], len(value.encode()[:255]))
+        elif isinstance(value, tuple):
+            _write(out + offset, f"{len(value)}i", *value)
+        elif field in ("totalGlobalMem", "sharedMemPerBlock", "memPitch", "totalConstMem",
+                       "textureAlignment", "texturePitchAlignment", "sharedMemPerMultiprocessor",
+                       "sharedMemPerBlockOptin", "reservedSharedMemPerBlock"):
+            _write(out + offset, "Q", value)
+        else:
+            _write(out + offset, "i", value)
+    return SUCCESS
+
+
+@call()
+def cudaDeviceGetAttribute(context, out, attribute, device):
+    from .properties import attribute_value
+    if device != 0:
+        return context.fail(CODES["cudaErrorInvalidDevice"])
+    value = attribute_value(_properties(context), attribute)
+    if value is None:
+        return context.fail(INVALID_VALUE)
+    _write(out, "i", min(int(value), (1 << 31) - 1))
+    return SUCCESS
+
+
+@call()
+def cudaDriverGetVersion(context, out):
+    _write(out, "i", 13000)
+    return SUCCESS
+
+
+@call()
+def cudaRuntimeGetVersion(context, out):
+    _write(out, "i", 13000)
+    return SUCCESS
+
+
+# --- streams and events --------------------------------------------------------------
+
+@call()
+def cudaStreamCreate(context, out):
+    handle = context.new_handle()
+    context.streams.add(handle)
+    _write(out, "Q", handle)
+    return SUCCESS
+
+
+@call()
+def cudaStreamCreateWithFlags(context, out, flags):
+    return cudaStreamCreate.__wrapped__(context, out)
+
+
+@call()
+def cudaStreamDestroy(context, stream):
+    if stream not in context.streams:
+        return context.fail(INVALID_HANDLE)
+    context.streams.discard(stream)
+    return SUCCESS
+
+
+def _known_stream(context, stream) -> bool:
+    return stream in (0, 1, 2) or stream in context.streams
+
+
+@call()
+def cudaStreamSynchronize(context, stream):
+    return SUCCESS if _known_stream(context, stream) else context.fail(INVALID_HANDLE)
+
+
+@call()
+def cudaStreamQuery(context, stream):
+    return SUCCESS if _known_stream(context, stream) else context.fail(INVALID_HANDLE)
+
+
+@call()
+def cudaEventCreate(context, out):
+    return cudaEventCreateWithFlags.__wrapped__(context, out, 0)
+
+
+@call()
+def cudaEventCreateWithFlags(context, out, flags):
+    handle = context.new_handle()
+    context.events[handle] = Event(timing=not flags & EVENT_DISABLE_TIMING)
+    _write(out, "Q", handle)
+    return SUCCESS
+
+
+@call()
+def cudaEventDestroy(context, event):
+    if context.events.pop(event, None) is None:
+        return context.fail(INVALID_HANDLE)
+    return SUCCESS
+
+
+@call()
+def cudaEventRecord(context, event, stream):
+    if event not in context.events or not _known_stream(context, stream):
+        return context.fail(INVALID_HANDLE)
+    context.events[event].gpu_ms = context.gpu_ms
+    return SUCCESS
+
+
+@call()
+def cudaEventSynchronize(context, event):
+    return SUCCESS if event in context.events else context.fail(INVALID_HANDLE)
+
+
+@call()
+def cudaEventQuery(context, event):
+    return SUCCESS if event in context.events else context.fail(INVALID_HANDLE)
+
+
+@call()
+def cudaEventElapsedTime(context, out, start, end):
+    first, last = context.events.get(start), context.events.get(end)
+    if first is None or last is None or not (first.timing and last.timing):
+        return context.fail(INVALID_HANDLE)
+    if first.gpu_ms is None or last.gpu_ms is None:
+        return context.fail(CODES["cudaErrorInvalidResourceHandle"])
+    _write(out, "f", last.gpu_ms - first.gpu_ms)
+    return SUCCESS

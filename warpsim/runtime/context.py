@@ -1,0 +1,120 @@
+"""The state of one program's CUDA runtime: its device, registered code, streams, events, errors.
+
+One RuntimeContext per process (the program has one CUDA context); calls.py
+reaches it through `runtime()`. Registration (__cudaRegisterFatBinary and
+friends) runs from the program's static constructors before main; a module's
+PTX is parsed and loaded on the device when one of its kernels or variables is
+first used, as CUDA's lazy loading does.
+
+Streams run in order, each launch to completion: every stream is the null
+stream as far as results go. The GPU clock (`gpu_ms`) is the predicted time of
+the work so far on the chosen GPU (--gpu, default h200): it advances by each
+kernel's predicted time while the program has CUDA events, which read it.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import itertools
+import os
+import sys
+from dataclasses import dataclass, field
+
+from ..frontends.fatbin import best_ptx, fatbin_bytes_at, fatbin_from_wrapper, parse_fatbin
+from ..machine.device import Device
+from .heap import host_mapped_heap
+
+
+@dataclass
+class FatbinModule:
+    """One registered fatbinary: its PTX, loaded on first use."""
+    handle: int
+    ptx: str
+    name: str
+    loaded: object = None
+    functions: dict = field(default_factory=dict)   # device name -> host stub address
+
+
+@dataclass
+class Symbol:
+    module: FatbinModule
+    name: str
+    size: int
+    constant: bool
+
+
+@dataclass
+class Event:
+    gpu_ms: float | None = None      # the GPU clock when recorded (None: never recorded)
+    timing: bool = True
+
+
+def gpu_name() -> str:
+    from ..settings import current
+    return current().gpu or os.environ.get("WARPSIM_GPU") or "h200"
+
+
+class RuntimeContext:
+    def __init__(self):
+        from ..timing.presets import gpu_preset
+        self.preset = gpu_preset(gpu_name())
+        self.device = Device()
+        heap = host_mapped_heap(self.device.memory.limit)
+        if heap is not None:
+            self.device.memory, self.device.lock = heap, heap.lock
+        self.host_mapped = heap is not None
+        self.modules: dict[int, FatbinModule] = {}
+        self.kernels: dict[int, tuple] = {}           # host stub address -> (module, device name)
+        self.symbols: dict[int, Symbol] = {}          # host variable address -> Symbol
+        self.configurations: list = []               # <<<grid, block, shared, stream>>> pushed
+        self.streams: set[int] = set()
+        self.events: dict[int, Event] = {}
+        self.host_allocations: dict[int, object] = {}
+        self.last_error = 0
+        self.sticky_error = 0
+        self.gpu_ms = 0.0
+        self._handles = itertools.count(1)
+        self._buffers: list = []                      # keeps handle cells alive
+
+    # ------------------------------------------------------------ handles and strings
+
+    def new_handle(self) -> int:
+        """An address the program can keep as an opaque handle (a real 8-byte cell)."""
+        cell = ctypes.c_uint64(next(self._handles))
+        self._buffers.append(cell)
+        return ctypes.addressof(cell)
+
+
+    # ------------------------------------------------------------ registration
+
+    def register_fatbin(self, wrapper: int) -> int:
+        data, prelinked = fatbin_from_wrapper(wrapper)
+        entries = []
+        for address in [data, *prelinked]:
+            entries += parse_fatbin(fatbin_bytes_at(address))
+        arch = self.preset.compute_capability[0] * 10 + self.preset.compute_capability[1]
+        chosen = best_ptx(entries, arch)
+        handle = self.new_handle()
+        name = f"{os.path.basename(sys.argv[0] if sys.argv and sys.argv[0] else 'program')}.fatbin"
+        self.modules[handle] = FatbinModule(handle, chosen.text if chosen else "", name)
+        return handle
+
+    def loaded(self, module: FatbinModule):
+        if module.loaded is None:
+            if not module.ptx:
+                from ..errors import WarpsimError
+                raise WarpsimError(f"{module.name} carries no PTX (only SASS): rebuild with "
+                                   "`warpsim nvcc`, or add -gencode arch=compute_XX,code=compute_XX")
+            module.loaded = self.device.load_module(module.ptx, name=module.name)
+        return module.loaded
+
+    # ------------------------------------------------------------ errors
+
+    def fail(self, code: int) -> int:
+        """Record a non-sticky error as the last error; returns it (what the call returns)."""
+        if code:
+            self.last_error = code
+        return code
+
+    def check_sticky(self) -> int:
+        return self.sticky_error

@@ -1,0 +1,297 @@
+"""warpsim's libcudart.so.13: C stubs generated from the runtime table, built with the system C compiler.
+
+A CUDA program built with `-cudart shared` loads libcudart.so.13 and calls its C
+functions. warpsim's library of that name is a thin C layer over the CPython
+API: every stub starts (once) an interpreter in the program's process, if the
+program is not Python already, then hands its arguments to the Python function
+of the same name in warpsim.runtime.calls and returns what that gives back.
+Everything the runtime does is Python; the C is generated here from
+warpsim.runtime.table, never written per function.
+
+Why a C layer over the CPython API rather than cffi's embedding mode: it needs
+nothing but a C compiler and Python's headers (cffi would be one more
+dependency, and its embedding init runs the same Py_Initialize), and the
+stubs need only ints in and out.
+
+The library is built on first use into the cache (warpsim.cache.cache_dir
+('runtime')), in a folder keyed by warpsim's version, the Python version and a
+hash of the generated source, so no compiler runs at import and a changed
+table rebuilds it. Without a C compiler (`cc`, or $CC) or Python's headers
+and shared libpython, `build_runtime` raises RuntimeBuildError saying what to
+install.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from pathlib import Path
+
+from ..cache import cache_dir
+from ..errors import WarpsimError
+from .table import ARGUMENT_TYPES, FUNCTIONS, RETURN_TYPES, header_functions
+
+LIBRARY = "libcudart.so.13"
+VERSION_NODE = "libcudart.so.13"
+CUDA_ERROR_INITIALIZATION = 3          # what every stub returns when Python could not be started
+# cudaDeviceProp fields whose offsets the library reports (ws_device_prop_layout), for
+# cudaGetDeviceProperties to fill the struct as the program's header lays it out.
+DEVICE_PROP_FIELDS = (
+    "name", "totalGlobalMem", "sharedMemPerBlock", "regsPerBlock", "warpSize", "memPitch",
+    "maxThreadsPerBlock", "maxThreadsDim", "maxGridSize", "totalConstMem", "major", "minor",
+    "textureAlignment", "texturePitchAlignment", "multiProcessorCount", "integrated",
+    "canMapHostMemory", "concurrentKernels", "asyncEngineCount", "unifiedAddressing",
+    "memoryBusWidth", "l2CacheSize", "maxThreadsPerMultiProcessor", "sharedMemPerMultiprocessor",
+    "regsPerMultiprocessor", "managedMemory", "concurrentManagedAccess", "cooperativeLaunch",
+    "sharedMemPerBlockOptin", "maxBlocksPerMultiProcessor", "reservedSharedMemPerBlock",
+    "pciBusID", "clusterLaunch", "memoryPoolsSupported", "ECCEnabled", "persistingL2CacheMaxSize",
+)
+
+
+class RuntimeBuildError(WarpsimError):
+    """warpsim's libcudart.so.13 could not be built (no C compiler, no Python headers, ...)."""
+
+
+def cuda_include_dir() -> Path:
+    """The folder of PyPI's CUDA runtime headers (nvidia-cuda-runtime)."""
+    import nvidia.cu13
+    return Path(list(nvidia.cu13.__path__)[0]) / "include"
+
+
+def _dim3(name: str) -> str:
+    return f"Py_BuildValue(\"(III)\", {name}.x, {name}.y, {name}.z)"
+
+
+def _to_python(type_: str, name: str) -> str:
+    kind = ARGUMENT_TYPES[type_]
+    if kind == "d":
+        return _dim3(name)
+    if kind == "i":
+        return f"PyLong_FromLongLong((long long){name})"
+    cast = "(uintptr_t)" if "*" in type_ or type_.endswith("_t") and type_ != "size_t" else ""
+    return f"PyLong_FromUnsignedLongLong((unsigned long long){cast}{name})"
+
+
+def _c_type(type_: str) -> str:
+    return {"dim3": "ws_dim3", "dim3 *": "ws_dim3 *", "uint3 *": "ws_dim3 *", "cudaStream_t": "void *",
+            "cudaStream_t *": "void **", "cudaEvent_t": "void *", "cudaEvent_t *": "void **",
+            "cudaKernel_t": "void *", "cudaKernel_t *": "void **"}.get(type_, type_)
+
+
+def _c_return(type_: str) -> str:
+    return {"cudaError_t": "int"}.get(type_, type_)
+
+
+def _stub(index: int, function) -> str:
+    params = ", ".join(f"{_c_type(t)} {n}" for t, n in function.params) or "void"
+    returns, kind = _c_return(function.returns), RETURN_TYPES[function.returns]
+    failed = {"int": f"return {CUDA_ERROR_INITIALIZATION};", "pointer": "return NULL;", "void": "return;",
+              "unsigned": f"return {CUDA_ERROR_INITIALIZATION};"}[kind]
+    arguments = ", ".join(_to_python(t, n) for t, n in function.params)
+    count = len(function.params)
+    lines = [f"WS_EXPORT {returns} {function.name}({params}) {{",
+             "    PyGILState_STATE ws_gil;",
+             f"    if (ws_enter(&ws_gil)) {{ {failed} }}",
+             f"    PyObject *ws_args[{max(count, 1)}] = {{{arguments or 'NULL'}}};",
+             f"    unsigned long long ws_result = ws_finish({index}, ws_args, {count}, ws_gil);"]
+    lines.append({"int": f"    return ({returns})ws_result;", "unsigned": "    return (unsigned int)ws_result;",
+                  "pointer": f"    return ({returns})(uintptr_t)ws_result;",
+                  "void": "    (void)ws_result;"}[kind])
+    return "\n".join(lines + ["}"])
+
+
+def _unsupported_stub(index: int, name: str) -> str:
+    return (f"WS_EXPORT int {name}(void) {{\n    PyGILState_STATE gil;\n"
+            f"    if (ws_enter(&gil)) return {CUDA_ERROR_INITIALIZATION};\n"
+            f"    return (int)ws_finish({index}, NULL, 0, gil);\n}}")
+
+
+PRELUDE = r"""/* Generated by warpsim.runtime.native from warpsim.runtime.table: do not edit. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <driver_types.h>
+
+#define WS_EXPORT __attribute__((visibility("default")))
+typedef struct { unsigned int x, y, z; } ws_dim3;
+
+static const char *ws_names[] = {%(names)s};
+#define WS_COUNT %(count)d
+static PyObject *ws_handlers[WS_COUNT];
+static pthread_once_t ws_once = PTHREAD_ONCE_INIT;
+static int ws_ready = 0;
+
+WS_EXPORT const unsigned long long ws_device_prop_layout[] = {%(layout)s};
+
+static void ws_at_exit(void) {
+    PyGILState_STATE gil = PyGILState_Ensure();
+    PyObject *module = PyImport_ImportModule("warpsim.runtime.calls");
+    PyObject *result = module ? PyObject_CallMethod(module, "at_exit", NULL) : NULL;
+    if (!result) PyErr_Print();
+    Py_XDECREF(result);
+    Py_XDECREF(module);
+    PyGILState_Release(gil);
+}
+
+static int ws_load_handlers(void) {
+    PyObject *module = PyImport_ImportModule("warpsim.runtime.calls");
+    if (!module) { PyErr_Print(); return 0; }
+    PyObject *lookup = PyObject_GetAttrString(module, "handler");
+    for (int k = 0; lookup && k < WS_COUNT; k++) {
+        ws_handlers[k] = PyObject_CallFunction(lookup, "s", ws_names[k]);
+        if (!ws_handlers[k]) { PyErr_Print(); Py_DECREF(lookup); Py_DECREF(module); return 0; }
+    }
+    Py_XDECREF(lookup);
+    Py_DECREF(module);
+    return 1;
+}
+
+static void ws_start(void) {
+    if (!Py_IsInitialized()) {
+        PyConfig config;
+        PyConfig_InitPythonConfig(&config);
+        config.install_signal_handlers = 0;
+        config.parse_argv = 0;
+        const char *python = getenv("WARPSIM_PYTHON");
+        PyStatus status = PyConfig_SetBytesString(&config, &config.program_name,
+                                                  python && *python ? python : "%(python)s");
+        if (!PyStatus_Exception(status)) status = Py_InitializeFromConfig(&config);
+        PyConfig_Clear(&config);
+        if (PyStatus_Exception(status)) {
+            fprintf(stderr, "warpsim: the CUDA runtime could not start Python (%%s); "
+                    "run the program with `warpsim run`\n", status.err_msg ? status.err_msg : "?");
+            return;
+        }
+        ws_ready = ws_load_handlers();
+        if (ws_ready) atexit(ws_at_exit);
+        PyEval_SaveThread();              /* other threads of the program may call in */
+    } else {
+        PyGILState_STATE gil = PyGILState_Ensure();
+        ws_ready = ws_load_handlers();
+        PyGILState_Release(gil);
+    }
+    if (!ws_ready)
+        fprintf(stderr, "warpsim: the CUDA runtime could not load warpsim.runtime.calls "
+                "(is warpsim installed for %(python)s?); every CUDA call fails\n");
+}
+
+static int ws_enter(PyGILState_STATE *gil) {
+    fflush(stdout);                       /* the program's output stays before the kernels' */
+    pthread_once(&ws_once, ws_start);
+    if (!ws_ready) return 1;
+    *gil = PyGILState_Ensure();
+    return 0;
+}
+
+static unsigned long long ws_finish(int index, PyObject **args, Py_ssize_t count, PyGILState_STATE gil) {
+    unsigned long long value = 999;       /* cudaErrorUnknown */
+    int complete = 1;
+    for (Py_ssize_t k = 0; k < count; k++) complete &= args[k] != NULL;
+    PyObject *result = complete ? PyObject_Vectorcall(ws_handlers[index], args, count, NULL) : NULL;
+    for (Py_ssize_t k = 0; k < count; k++) Py_XDECREF(args[k]);
+    if (!result) {
+        PyErr_Print();
+    } else {
+        value = result == Py_None ? 0 : PyLong_AsUnsignedLongLongMask(result);
+        if (PyErr_Occurred()) { PyErr_Print(); value = 999; }
+        Py_DECREF(result);
+    }
+    PyGILState_Release(gil);
+    return value;
+}
+"""
+
+
+def runtime_source(header_names: list[str]) -> tuple[str, str]:
+    """(C source, linker version script) of the library: the table's stubs, then one
+    cudaErrorNotSupported stub for every other function of the header."""
+    table_names = [f.name for f in FUNCTIONS]
+    others = [name for name in header_names if name not in set(table_names)]
+    names = table_names + others
+    layout = ["sizeof(struct cudaDeviceProp)"] + [f"offsetof(struct cudaDeviceProp, {f})"
+                                                   for f in DEVICE_PROP_FIELDS]
+    prelude = PRELUDE % {"names": ", ".join(f'"{n}"' for n in names), "count": len(names),
+                         "layout": ", ".join(layout), "python": _c_string(sys.executable)}
+    stubs = [_stub(k, f) for k, f in enumerate(FUNCTIONS)]
+    stubs += [_unsupported_stub(len(FUNCTIONS) + k, name) for k, name in enumerate(others)]
+    script = (f"{VERSION_NODE} {{\n  global:\n" + "".join(f"    {n};\n" for n in names)
+              + "    ws_device_prop_layout;\n  local: *;\n};\n")
+    return prelude + "\n\n".join(stubs) + "\n", script
+
+
+def _c_string(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def runtime_header_names() -> list[str]:
+    path = cuda_include_dir() / "cuda_runtime_api.h"
+    return header_functions(path.read_text(errors="replace"))
+
+
+def library_dir() -> Path:
+    """The cache folder that holds (or will hold) this installation's libcudart.so.13."""
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        warpsim_version = version("warpsim")
+    except PackageNotFoundError:
+        warpsim_version = "dev"
+    source, script = runtime_source(runtime_header_names())
+    digest = hashlib.sha256((source + script).encode()).hexdigest()[:12]
+    python = f"py{sys.version_info[0]}{sys.version_info[1]}"
+    return cache_dir("runtime") / f"{warpsim_version}-{python}-{digest}"
+
+
+def build_runtime() -> Path:
+    """The folder with warpsim's libcudart.so.13 (and a libcudart.so link to it), built if needed."""
+    folder = library_dir()
+    if (folder / LIBRARY).exists():
+        return folder
+    source, script = runtime_source(runtime_header_names())
+    compiler = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+    if not compiler:
+        raise RuntimeBuildError(
+            "warpsim runs CUDA programs through a libcudart.so.13 of its own, built once with a C "
+            "compiler, and none was found: install one (apt install gcc, dnf install gcc) or set CC")
+    include = sysconfig.get_paths()["include"]
+    if not (Path(include) / "Python.h").exists():
+        raise RuntimeBuildError(
+            f"Python's C headers are missing ({include}/Python.h): install them (apt install "
+            f"python{sys.version_info[0]}.{sys.version_info[1]}-dev, dnf install python3-devel)")
+    libdir, shared = sysconfig.get_config_var("LIBDIR"), sysconfig.get_config_var("Py_ENABLE_SHARED")
+    if not shared:
+        raise RuntimeBuildError(
+            "this Python has no shared libpython, which warpsim's CUDA runtime embeds in the program: "
+            "use a Python built with --enable-shared (distribution packages, python.org installers, "
+            "conda, pyenv with PYTHON_CONFIGURE_OPTS=--enable-shared)")
+    library_name = f"python{sys.version_info[0]}.{sys.version_info[1]}{getattr(sys, 'abiflags', '')}"
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=folder.parent, prefix=".build-") as scratch:
+        scratch = Path(scratch)
+        (scratch / "libcudart.c").write_text(source)
+        (scratch / "libcudart.map").write_text(script)
+        command = [compiler, "-shared", "-fPIC", "-O1", "-fvisibility=hidden", "-o", str(scratch / LIBRARY),
+                   str(scratch / "libcudart.c"), f"-I{include}", f"-I{cuda_include_dir()}",
+                   f"-L{libdir}", f"-l{library_name}", f"-Wl,-rpath,{libdir}",
+                   f"-Wl,-soname,{LIBRARY}", f"-Wl,--version-script={scratch / 'libcudart.map'}",
+                   "-lpthread"]
+        done = subprocess.run(command, capture_output=True, text=True)
+        if done.returncode:
+            raise RuntimeBuildError(f"building warpsim's {LIBRARY} failed:\n  {' '.join(command)}\n"
+                                    f"{done.stderr.strip()}")
+        os.symlink(LIBRARY, scratch / "libcudart.so")
+        try:
+            os.rename(scratch, folder)        # another process may have finished first: keep theirs
+        except OSError:
+            if not (folder / LIBRARY).exists():
+                raise
+        scratch.mkdir(exist_ok=True)          # for TemporaryDirectory's clean-up
+    return folder

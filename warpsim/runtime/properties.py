@@ -1,0 +1,86 @@
+"""What cudaGetDeviceProperties and cudaDeviceGetAttribute report: the chosen GPU preset's figures.
+
+One dict of values by cudaDeviceProp field name serves both calls: the struct
+is filled at the offsets the library was compiled with (native.DEVICE_PROP_FIELDS,
+from the CUDA headers), and each cudaDevAttr* name maps to one field.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .native import cuda_include_dir
+
+# cudaDevAttr<Name> -> the cudaDeviceProp field (or element of one) with the same value
+ATTRIBUTE_FIELDS = {
+    "MaxThreadsPerBlock": "maxThreadsPerBlock", "MaxBlockDimX": ("maxThreadsDim", 0),
+    "MaxBlockDimY": ("maxThreadsDim", 1), "MaxBlockDimZ": ("maxThreadsDim", 2),
+    "MaxGridDimX": ("maxGridSize", 0), "MaxGridDimY": ("maxGridSize", 1), "MaxGridDimZ": ("maxGridSize", 2),
+    "MaxSharedMemoryPerBlock": "sharedMemPerBlock", "TotalConstantMemory": "totalConstMem",
+    "WarpSize": "warpSize", "MaxPitch": "memPitch", "MaxRegistersPerBlock": "regsPerBlock",
+    "ClockRate": "clockRate", "TextureAlignment": "textureAlignment",
+    "MultiProcessorCount": "multiProcessorCount", "Integrated": "integrated",
+    "CanMapHostMemory": "canMapHostMemory", "ConcurrentKernels": "concurrentKernels",
+    "EccEnabled": "ECCEnabled", "PciBusId": "pciBusID", "AsyncEngineCount": "asyncEngineCount",
+    "UnifiedAddressing": "unifiedAddressing", "GlobalMemoryBusWidth": "memoryBusWidth",
+    "L2CacheSize": "l2CacheSize", "MaxThreadsPerMultiProcessor": "maxThreadsPerMultiProcessor",
+    "ComputeCapabilityMajor": "major", "ComputeCapabilityMinor": "minor",
+    "MaxSharedMemoryPerMultiprocessor": "sharedMemPerMultiprocessor",
+    "MaxRegistersPerMultiprocessor": "regsPerMultiprocessor", "ManagedMemory": "managedMemory",
+    "ConcurrentManagedAccess": "concurrentManagedAccess", "CooperativeLaunch": "cooperativeLaunch",
+    "MaxSharedMemoryPerBlockOptin": "sharedMemPerBlockOptin",
+    "MaxBlocksPerMultiprocessor": "maxBlocksPerMultiProcessor",
+    "ReservedSharedMemoryPerBlock": "reservedSharedMemPerBlock", "ClusterLaunch": "clusterLaunch",
+    "MemoryClockRate": "memoryClockRate", "MemoryPoolsSupported": "memoryPoolsSupported",
+    "MaxPersistingL2CacheSize": "persistingL2CacheMaxSize",
+}
+
+
+def device_properties(preset, memory_bytes: int, managed: bool) -> dict:
+    """cudaDeviceProp field -> value for the preset (ints, tuples for arrays, str for name)."""
+    major, minor = preset.compute_capability
+    return {
+        "name": f"{preset.full_name} (warpsim)", "totalGlobalMem": memory_bytes,
+        "sharedMemPerBlock": 48 * 1024, "regsPerBlock": preset.registers_per_sm,
+        "warpSize": preset.warp_size, "memPitch": (1 << 31) - 1,
+        "maxThreadsPerBlock": preset.max_threads_per_block, "maxThreadsDim": (1024, 1024, 64),
+        "maxGridSize": ((1 << 31) - 1, 65535, 65535), "totalConstMem": 64 * 1024,
+        "major": major, "minor": minor, "textureAlignment": 512, "texturePitchAlignment": 32,
+        "multiProcessorCount": preset.sms, "integrated": 0, "canMapHostMemory": 1,
+        "concurrentKernels": 1, "asyncEngineCount": 2, "unifiedAddressing": 1,
+        "memoryBusWidth": 0, "l2CacheSize": preset.l2_bytes,
+        "maxThreadsPerMultiProcessor": preset.max_warps_per_sm * preset.warp_size,
+        "sharedMemPerMultiprocessor": preset.max_shared_per_sm,
+        "regsPerMultiprocessor": preset.registers_per_sm, "managedMemory": int(managed),
+        "concurrentManagedAccess": int(managed), "cooperativeLaunch": 0,
+        "sharedMemPerBlockOptin": preset.max_shared_per_block,
+        "maxBlocksPerMultiProcessor": preset.max_ctas_per_sm,
+        "reservedSharedMemPerBlock": preset.shared_reserved_per_block, "pciBusID": 0,
+        "clusterLaunch": int(major >= 9), "memoryPoolsSupported": 0, "ECCEnabled": 1,
+        "persistingL2CacheMaxSize": 0,
+        # attributes only (cudaDeviceProp dropped these in CUDA 13)
+        "clockRate": int(preset.boost_clock_mhz * 1000), "memoryClockRate": 0,
+    }
+
+
+_ATTRIBUTE_CODES: dict | None = None
+
+
+def attribute_codes() -> dict:
+    """cudaDevAttr enum value -> name (without the prefix), read from driver_types.h."""
+    global _ATTRIBUTE_CODES
+    if _ATTRIBUTE_CODES is None:
+        text = (cuda_include_dir() / "driver_types.h").read_text(errors="replace")
+        _ATTRIBUTE_CODES = {int(value): name for name, value in
+                            re.findall(r"cudaDevAttr(\w+)\s*=\s*(\d+)", text)}
+    return _ATTRIBUTE_CODES
+
+
+def attribute_value(properties: dict, code: int):
+    """The value of cudaDevAttr `code`, or None where warpsim does not know it."""
+    field = ATTRIBUTE_FIELDS.get(attribute_codes().get(code, ""))
+    if field is None:
+        return None
+    if isinstance(field, tuple):
+        return properties[field[0]][field[1]]
+    return properties[field]

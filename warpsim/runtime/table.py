@@ -1,0 +1,122 @@
+"""The one table of CUDA runtime functions warpsim's libcudart.so.13 exports.
+
+Each row is a C signature: return type, name, parameters. warpsim.runtime.native
+generates the C stub of every row from it (each stub forwards its arguments to
+the Python function of the same name in warpsim.runtime.calls, or, where there is
+none, to `not_supported`), and the version script that gives every symbol
+libcudart's version node. Parameter types are C spellings from ARGUMENT_TYPES:
+pointers and handles reach Python as addresses (int), dim3 as an (x, y, z) tuple.
+
+Functions of cuda_runtime_api.h that are not in this table still get a stub
+(RUNTIME_HEADER_FUNCTIONS: every `cudaError_t cuda...(...)` declared there), one
+that returns cudaErrorNotSupported and names itself once on stderr, so a
+program never dies of an undefined symbol.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# C parameter type -> how the stub hands it to Python: 'u' unsigned 64-bit, 'i' signed, 'd' dim3.
+ARGUMENT_TYPES = {
+    "void *": "u", "const void *": "u", "void **": "u", "const char *": "u", "char *": "u",
+    "size_t": "u", "size_t *": "u", "int *": "u", "unsigned int *": "u", "float *": "u",
+    "int": "i", "unsigned int": "u", "unsigned long long": "u", "cudaStream_t": "u",
+    "cudaStream_t *": "u", "cudaEvent_t": "u", "cudaEvent_t *": "u", "cudaKernel_t": "u",
+    "cudaKernel_t *": "u", "dim3": "d", "dim3 *": "u", "uint3 *": "u",
+}
+# C return type -> how the stub reads Python's result.
+RETURN_TYPES = {"cudaError_t": "int", "const char *": "pointer", "void **": "pointer",
+                "void": "void", "unsigned int": "unsigned", "char": "int"}
+
+
+@dataclass(frozen=True)
+class RuntimeFunction:
+    returns: str
+    name: str
+    params: tuple        # ((C type, name), ...)
+
+
+def _row(signature: str) -> RuntimeFunction:
+    """'cudaError_t cudaMalloc(void ** devPtr, size_t size)' -> RuntimeFunction."""
+    match = re.fullmatch(r"\s*(.+?)\s*\b(\w+)\((.*)\)\s*", signature)
+    returns, name, params = match.groups()
+    parsed = []
+    for param in filter(None, (p.strip() for p in params.split(","))):
+        type_, _, pname = param.rpartition(" ")
+        type_ = type_.strip()
+        if type_ not in ARGUMENT_TYPES:
+            raise ValueError(f"{name}: parameter type '{type_}' is not in ARGUMENT_TYPES")
+        parsed.append((type_, pname))
+    if returns not in RETURN_TYPES:
+        raise ValueError(f"{name}: return type '{returns}' is not in RETURN_TYPES")
+    return RuntimeFunction(returns, name, tuple(parsed))
+
+
+FUNCTIONS = tuple(_row(s) for s in """
+void ** __cudaRegisterFatBinary(void * fatCubin)
+void __cudaRegisterFatBinaryEnd(void ** handle)
+void __cudaUnregisterFatBinary(void ** handle)
+void __cudaRegisterFunction(void ** handle, const char * hostFun, char * deviceFun, const char * deviceName, int threadLimit, uint3 * tid, uint3 * bid, dim3 * bDim, dim3 * gDim, int * wSize)
+void __cudaRegisterVar(void ** handle, char * hostVar, char * deviceAddress, const char * deviceName, int ext, size_t size, int constant, int global)
+void __cudaRegisterManagedVar(void ** handle, void ** hostVarAddress, char * deviceAddress, const char * deviceName, int ext, size_t size, int constant, int global)
+char __cudaInitModule(void ** handle)
+unsigned int __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem, void * stream)
+cudaError_t __cudaPopCallConfiguration(dim3 * gridDim, dim3 * blockDim, size_t * sharedMem, void * stream)
+cudaError_t __cudaGetKernel(cudaKernel_t * kernel, const void * hostFun)
+cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream)
+cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream)
+cudaError_t cudaLaunchKernel(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream)
+cudaError_t cudaMalloc(void ** devPtr, size_t size)
+cudaError_t cudaMallocManaged(void ** devPtr, size_t size, unsigned int flags)
+cudaError_t cudaMallocHost(void ** ptr, size_t size)
+cudaError_t cudaHostAlloc(void ** ptr, size_t size, unsigned int flags)
+cudaError_t cudaFree(void * devPtr)
+cudaError_t cudaFreeHost(void * ptr)
+cudaError_t cudaMemcpy(void * dst, const void * src, size_t count, int kind)
+cudaError_t cudaMemcpyAsync(void * dst, const void * src, size_t count, int kind, cudaStream_t stream)
+cudaError_t cudaMemset(void * devPtr, int value, size_t count)
+cudaError_t cudaMemsetAsync(void * devPtr, int value, size_t count, cudaStream_t stream)
+cudaError_t cudaMemcpyToSymbol(const void * symbol, const void * src, size_t count, size_t offset, int kind)
+cudaError_t cudaMemcpyFromSymbol(void * dst, const void * symbol, size_t count, size_t offset, int kind)
+cudaError_t cudaMemcpyToSymbolAsync(const void * symbol, const void * src, size_t count, size_t offset, int kind, cudaStream_t stream)
+cudaError_t cudaMemcpyFromSymbolAsync(void * dst, const void * symbol, size_t count, size_t offset, int kind, cudaStream_t stream)
+cudaError_t cudaGetSymbolAddress(void ** devPtr, const void * symbol)
+cudaError_t cudaGetSymbolSize(size_t * size, const void * symbol)
+cudaError_t cudaMemGetInfo(size_t * free, size_t * total)
+cudaError_t cudaDeviceSynchronize()
+cudaError_t cudaDeviceReset()
+cudaError_t cudaThreadSynchronize()
+cudaError_t cudaGetLastError()
+cudaError_t cudaPeekAtLastError()
+const char * cudaGetErrorString(int error)
+const char * cudaGetErrorName(int error)
+cudaError_t cudaGetDeviceCount(int * count)
+cudaError_t cudaGetDevice(int * device)
+cudaError_t cudaSetDevice(int device)
+cudaError_t cudaGetDeviceProperties(void * prop, int device)
+cudaError_t cudaDeviceGetAttribute(int * value, int attr, int device)
+cudaError_t cudaDriverGetVersion(int * version)
+cudaError_t cudaRuntimeGetVersion(int * version)
+cudaError_t cudaStreamCreate(cudaStream_t * stream)
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t * stream, unsigned int flags)
+cudaError_t cudaStreamDestroy(cudaStream_t stream)
+cudaError_t cudaStreamSynchronize(cudaStream_t stream)
+cudaError_t cudaStreamQuery(cudaStream_t stream)
+cudaError_t cudaEventCreate(cudaEvent_t * event)
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t * event, unsigned int flags)
+cudaError_t cudaEventDestroy(cudaEvent_t event)
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
+cudaError_t cudaEventSynchronize(cudaEvent_t event)
+cudaError_t cudaEventQuery(cudaEvent_t event)
+cudaError_t cudaEventElapsedTime(float * ms, cudaEvent_t start, cudaEvent_t end)
+""".strip().splitlines())
+
+BY_NAME = {f.name: f for f in FUNCTIONS}
+
+
+def header_functions(header_text: str) -> list[str]:
+    """Names of the `cudaError_t` functions a cuda_runtime_api.h declares (its host API)."""
+    found = re.findall(r"cudaError_t\s+CUDARTAPI\s+(cuda\w+)\s*\(", header_text)
+    return sorted(set(found))
