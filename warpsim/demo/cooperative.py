@@ -18,7 +18,7 @@ model is the same.
 """
 KERNELS = "cooperative.cu"
 ELEMENTS = 1 << 18               # every batch holds 2^18 floats (1 MB): rows x columns
-LENGTHS = (8, 32, 128, 1024)     # columns per row; 8 is a router's softmax over 8 experts
+LENGTHS = (8, 128, 1024)         # columns per row; 8 is a router's softmax over 8 experts (run(lengths=...) for more)
 LONG = (128, 1024)               # the lengths where the document's conclusion is checked
 THREADS = 128                    # threads per block of the CUDA versions
 LEVEL = "ptx"                    # counts of PTX instructions: a SASS run beside each would double the demo's time
