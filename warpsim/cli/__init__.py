@@ -14,7 +14,9 @@ import sys
 COMMANDS = {
     "demo": ("warpsim.demo", "main", "reproduce the SIMT document's worked examples"),
     "run": ("warpsim.cli.run", "run_script",
-            "run an unchanged Numba/CuPy program on warpsim: warpsim run python script.py ..."),
+            "run an unchanged Numba/CuPy program or CUDA executable: warpsim run python script.py / ./app"),
+    "nvcc": ("warpsim.cli.nvcc", "main",
+             "build a CUDA C++ program to run on warpsim: warpsim nvcc app.cu -o app && warpsim run ./app"),
     "profile": ("warpsim.cli.profile", "main",
                 "profile every launch of a script, ncu-style: warpsim profile [--csv] python script.py"),
     "occupancy": ("warpsim.cli.occupancy", "main",
@@ -62,7 +64,7 @@ def take_global_options(argv: list) -> list:
     out, k = [], 0
     while k < len(argv):
         arg = argv[k]
-        if arg in ("python", "python3") or arg.endswith(".py"):
+        if arg in ("python", "python3") or arg.endswith(".py") or _is_executable(arg):
             return out + argv[k:]
         name, _, value = arg.partition("=")
         if name in GLOBAL_OPTIONS:
@@ -75,6 +77,11 @@ def take_global_options(argv: list) -> list:
             out.append(arg)
         k += 1
     return out
+
+
+def _is_executable(arg: str) -> bool:
+    """A compiled program (`warpsim run ./app --size 9`): the options after it are its own."""
+    return os.sep in arg and os.path.isfile(arg) and os.access(arg, os.X_OK)
 
 
 def main(argv=None) -> int:

@@ -255,6 +255,9 @@ def run_program(argv) -> ProgramExit:
         print("usage: warpsim run python script.py [args...]  (or -m module, -c code)",
               file=sys.stderr)
         return ProgramExit(2, "no program given")
+    from .programs import is_elf, run_executable
+    if is_elf(argv[0]):                   # a compiled CUDA program: warpsim's libcudart.so.13 serves it
+        return ProgramExit(*run_executable(argv))
     saved_argv, saved_path = sys.argv[:], sys.path[:]
     try:
         with numba_on_warpsim(), cupy_on_warpsim():

@@ -1,0 +1,46 @@
+"""CUDA C++ programs built with `warpsim nvcc` (PyPI's nvcc and the system g++) and run with `warpsim run`."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PROGRAMS = Path(__file__).parent / "programs"
+
+
+def warpsim(*args, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "warpsim", *map(str, args)], capture_output=True,
+                          text=True, timeout=600, **kwargs)
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory):
+    """build(name) -> path of tests/runtime/programs/<name>.cu built with `warpsim nvcc` (once a session)."""
+    if not shutil.which("g++"):
+        pytest.skip("nvcc needs g++ for host code")
+    folder = tmp_path_factory.mktemp("programs")
+    done = {}
+
+    def build(name: str, *options) -> Path:
+        key = (name, options)
+        if key not in done:
+            output = folder / (name + "".join(o.strip("-=") for o in options))
+            result = warpsim("nvcc", PROGRAMS / f"{name}.cu", "-o", output, *options)
+            assert result.returncode == 0, result.stderr
+            done[key] = output
+        return done[key]
+    return build
+
+
+@pytest.fixture
+def run(tmp_path):
+    """run(program, *args) -> CompletedProcess of `warpsim run program args` in tmp_path."""
+    def run_program(program, *args):
+        return warpsim("run", program, *args, cwd=tmp_path)
+    return run_program
+
+
+__all__ = ["warpsim"]

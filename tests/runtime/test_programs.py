@@ -1,0 +1,101 @@
+"""Whole CUDA C++ programs on warpsim's CUDA runtime: built with `warpsim nvcc`, run with `warpsim run`.
+
+Each program reads random inputs from files the test writes and writes its results
+to files (or prints them), compared with NumPy or with what a GPU gives.
+"""
+
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from warpsim.cli.nvcc import nvcc_path
+from warpsim.timing.presets import gpu_preset
+
+PROGRAMS = Path(__file__).parent / "programs"
+
+pytestmark = pytest.mark.programs
+
+
+def test_vector_add_matches_numpy(built, run, tmp_path):
+    rng = np.random.default_rng(7)
+    n = 1000 + int(rng.integers(0, 100))            # not a multiple of the block size
+    a, b = rng.standard_normal(n, dtype=np.float32), rng.standard_normal(n, dtype=np.float32)
+    a.tofile(tmp_path / "a.bin")
+    b.tofile(tmp_path / "b.bin")
+    result = run(built("vector_add"), "a.bin", "b.bin", "c.bin", "1.5")
+    assert result.returncode == 0, result.stderr
+    assert f"vector_add done n={n}" in result.stdout
+    c = np.fromfile(tmp_path / "c.bin", dtype=np.float32)
+    expected = (a.astype(np.float64) * 1.5 + b).astype(np.float32)    # nvcc contracts to one fma
+    np.testing.assert_allclose(c, expected, rtol=1e-6, atol=1e-7)
+
+
+def test_out_of_bounds_write_is_a_sticky_illegal_address(built, run):
+    result = run(built("fault"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = dict(line.split(" ", 1) for line in result.stdout.splitlines())
+    assert lines == {"sync": "cudaErrorIllegalAddress", "malloc": "cudaErrorIllegalAddress",
+                     "last": "cudaErrorIllegalAddress", "again": "cudaErrorIllegalAddress",
+                     "string": "an illegal memory access was encountered"}
+    assert "out of bounds" in result.stderr and "write_past_end" in result.stderr
+    assert "fault.cu:7" in result.stderr               # -lineinfo: the source line
+
+
+def test_static_runtime_is_refused_with_the_rebuild_command(built, run, tmp_path):
+    static = tmp_path / "static_app"           # nvcc's default: the runtime linked in
+    subprocess.run([str(nvcc_path()), str(PROGRAMS / "fault.cu"), "-o", str(static)], check=True,
+                   capture_output=True)
+    result = run(static)
+    assert result.returncode == 2
+    assert "warpsim nvcc" in result.stderr and "-cudart shared" in result.stderr
+
+
+@pytest.mark.slow
+def test_reduction_with_shared_memory_and_atomics(built, run, tmp_path):
+    rng = np.random.default_rng(11)
+    x = rng.integers(-1000, 1000, 5000, dtype=np.int32)
+    x.tofile(tmp_path / "x.bin")
+    result = run(built("reduction"), "x.bin")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == f"sum {int(x.sum())}"
+    bins = np.bincount(x & 15, minlength=16)
+    assert lines[1:] == [f"bin {k} {bins[k]}" for k in range(16)]
+
+
+@pytest.mark.slow
+def test_constant_table_device_variable_and_printf(built, run, tmp_path):
+    rng = np.random.default_rng(3)
+    x = rng.integers(-50, 50, 300, dtype=np.int32)
+    table = rng.random(16, dtype=np.float32)
+    x.tofile(tmp_path / "x.bin")
+    table.tofile(tmp_path / "t.bin")
+    result = run(built("symbols"), "x.bin", "t.bin", "y.bin")
+    assert result.returncode == 0, result.stderr
+    y = np.fromfile(tmp_path / "y.bin", dtype=np.float32)
+    np.testing.assert_array_equal(y, table[x & 15] * x.astype(np.float32))
+    assert result.stdout.splitlines() == [
+        "before launch", f"kernel says 300 {table[1]:.2f}", "after launch", "hits 300 300",
+        "past end: cudaErrorInvalidValue"]
+
+
+@pytest.mark.slow
+def test_device_properties_events_managed_memory_and_unsupported_calls(built, run):
+    result = run(built("device"))
+    assert result.returncode == 0, result.stderr
+    out = dict(line.split(" ", 1) for line in result.stdout.splitlines())
+    h200 = gpu_preset("h200")
+    assert out["count"] == "1 device 0"
+    assert out["name"].startswith(h200.full_name)
+    assert out["cc"] == "9.0"
+    assert out["sms"] == f"{h200.sms} {h200.sms}"
+    assert out["warp"] == "32" and out["maxthreads"] == "1024"
+    assert out["smem_optin"] == str(h200.max_shared_per_block)
+    assert out["bad"] == "device cudaErrorInvalidDevice"
+    assert out["managed"] == "cudaSuccess worst 0"     # the host's writes, the kernels', the host's reads
+    assert out["elapsed_positive"] == "1 empty 0"      # predicted time of the two kernels; none between
+    assert out["pinned"] == "11.5"                     # managed[10] = (10 * 2 + 1) * 0.5 + 1
+    assert out["graph"] == "cudaErrorNotSupported cudaErrorNotSupported"
+    assert result.stderr.count("cudaGraphCreate is not supported") == 1

@@ -1,0 +1,76 @@
+"""`warpsim nvcc ARGS...`: PyPI's nvcc, building programs that run on warpsim's CUDA runtime.
+
+It is nvcc (package nvidia-cuda-nvcc, a warpsim dependency) with what a warpsim
+build needs added to the user's arguments: `-cudart shared` (the program loads
+libcudart.so.13 at run time, so `warpsim run` can give it warpsim's), `-L` to the
+folder of warpsim's libcudart.so.13 (PyPI ships no unversioned libcudart.so to
+link with), and `-lineinfo` (reports name the kernels' source lines). PyPI's
+nvcc finds PyPI's CUDA headers (cuda_runtime.h) and CCCL's (Thrust, CUB) by
+itself (its nvcc.profile). nvcc compiles host code with the system's g++.
+
+With a system CUDA toolkit instead: `nvcc -cudart shared -lineinfo app.cu -o app`
+builds the same kind of program (CUDA 13; its libcudart.so links fine).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+
+def nvcc_path() -> Path:
+    """bin/nvcc of PyPI's nvidia-cuda-nvcc."""
+    import nvidia.cu13
+    for folder in nvidia.cu13.__path__:
+        candidate = Path(folder) / "bin" / "nvcc"
+        if candidate.exists():
+            return candidate
+    raise FileNotFoundError("PyPI's nvcc (nvidia-cuda-nvcc) is not installed: pip install nvidia-cuda-nvcc")
+
+
+def _has_option(argv: list, *names: str) -> bool:
+    return any(arg == name or arg.startswith(name + "=") for arg in argv for name in names)
+
+
+def nvcc_command(argv: list, library_folder) -> list:
+    """nvcc and the arguments of a warpsim build: the user's, then what warpsim adds."""
+    command = [str(nvcc_path()), *argv]
+    if _has_option(argv, "-cudart", "--cudart"):
+        k = next(i for i, arg in enumerate(argv) if arg.split("=")[0] in ("-cudart", "--cudart"))
+        value = argv[k].partition("=")[2] or (argv[k + 1] if k + 1 < len(argv) else "")
+        if value != "shared":
+            print(f"warpsim nvcc: -cudart {value} replaced by -cudart shared (warpsim's runtime "
+                  "stands in for the shared one)", file=sys.stderr)
+            command = [str(nvcc_path())] + [a for i, a in enumerate(argv)
+                                            if i != k and not (i == k + 1 and "=" not in argv[k])]
+            command += ["-cudart", "shared"]
+    else:
+        command += ["-cudart", "shared"]
+    command.append(f"-L{library_folder}")
+    if not _has_option(argv, "-lineinfo", "--generate-line-info", "-G", "--device-debug"):
+        command.append("-lineinfo")
+    return command
+
+
+def main(argv) -> int:
+    argv = list(argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0
+    if not _has_option(argv, "-ccbin", "--compiler-bindir") and not shutil.which("g++"):
+        print("warpsim nvcc: nvcc compiles host code with g++, and none was found: install it "
+              "(apt install g++, dnf install gcc-c++) or name a compiler with -ccbin", file=sys.stderr)
+        return 2
+    from ..runtime.native import RuntimeBuildError, build_runtime
+    try:
+        folder = build_runtime()
+        command = nvcc_command(argv, folder)
+    except (RuntimeBuildError, FileNotFoundError) as error:
+        print(f"warpsim nvcc: {error}", file=sys.stderr)
+        return 2
+    if os.environ.get("WARPSIM_VERBOSE"):
+        print(" ".join(command), file=sys.stderr)
+    return subprocess.run(command).returncode
