@@ -12,6 +12,7 @@ can be routed per lane.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import os
 import sys
 import threading
@@ -68,6 +69,8 @@ class GlobalMemory:
         self._ends = np.zeros(0, dtype=np.uint64)
         self._sorted_starts: list[int] = []     # live offsets, sorted (host copies find theirs by bisect)
         self._index_dirty = True
+        self._heap_busy = False
+        self._deferred_frees: list[int] = []    # frees that arrived while the heap was mid-update
 
     @property
     def allocated(self) -> int:
@@ -77,7 +80,7 @@ class GlobalMemory:
     # ------------------------------------------------------------ allocation
 
     def allocate(self, nbytes: int, align: int = HEAP_ALIGN, initialized: bool = False) -> int:
-        with self.lock:
+        with self.lock, self._updating_heap():
             size = max(int(nbytes), 1)
             align = max(HEAP_ALIGN, int(align))
             span = _round_up(size, HEAP_ALIGN) + ALLOCATION_GAP
@@ -98,20 +101,43 @@ class GlobalMemory:
 
     def free(self, address: int):
         with self.lock:
-            offset = address - GLOBAL_BASE
-            size = self.live.pop(offset, None)
-            if size is None:
-                raise ValueError(f"free of 0x{address:x}, which is not a live allocation")
-            span = self.spans.pop(offset)
-            del self._sorted_starts[bisect.bisect_left(self._sorted_starts, offset)]
-            self.buffer[offset:offset + size] = POISON
-            self.initialized[offset:offset + size] = False
-            self.freed.pop(offset, None)       # re-inserted last: the newest record
-            self.freed[offset] = (size, self.origins.pop(offset, ""), _host_caller())
-            if len(self.freed) > FREED_KEPT:
-                del self.freed[next(iter(self.freed))]
-            self._release(offset, span)
-            self._index_dirty = True
+            if self._heap_busy:         # the garbage collector freed an array inside allocate/free
+                self._deferred_frees.append(address)
+                return
+            with self._updating_heap():
+                self._free_now(address)
+
+    @contextlib.contextmanager
+    def _updating_heap(self):
+        """Mark the hole lists as mid-update; frees that arrive meanwhile wait until it ends.
+
+        An array's memory is freed by a finalizer, which the garbage collector may run
+        inside allocate() or free() on the same thread (the lock is re-entrant): freeing
+        then would merge holes under _take_hole's feet and could hand out one hole twice.
+        """
+        self._heap_busy = True
+        try:
+            yield
+        finally:
+            self._heap_busy = False
+        while self._deferred_frees:
+            self.free(self._deferred_frees.pop())
+
+    def _free_now(self, address: int):
+        offset = address - GLOBAL_BASE
+        size = self.live.pop(offset, None)
+        if size is None:
+            raise ValueError(f"free of 0x{address:x}, which is not a live allocation")
+        span = self.spans.pop(offset)
+        del self._sorted_starts[bisect.bisect_left(self._sorted_starts, offset)]
+        self.buffer[offset:offset + size] = POISON
+        self.initialized[offset:offset + size] = False
+        self.freed.pop(offset, None)       # re-inserted last: the newest record
+        self.freed[offset] = (size, self.origins.pop(offset, ""), _host_caller())
+        if len(self.freed) > FREED_KEPT:
+            del self.freed[next(iter(self.freed))]
+        self._release(offset, span)
+        self._index_dirty = True
 
     def freed_allocation(self, address: int):
         """(start address, size, allocated at, freed at) of the freed allocation that held
