@@ -67,9 +67,10 @@ POOL = {"s32": I32, "u32": I32, "b32": I32, "s64": I64, "u64": I64, "b64": I64,
 FORMS = []   # (name, mnemonic, dst type, [source types], [pools])
 
 
-def form(mnemonic, dst, srcs, pools=None):
+def form(mnemonic, dst, srcs, pools=None, name=None):
+    """One instruction form; `name` (default: the mnemonic) tells apart a second operand set."""
     pools = pools if pools is not None else [POOL[s] for s in srcs]
-    FORMS.append((mnemonic, mnemonic, dst, srcs, pools))
+    FORMS.append((name or mnemonic, mnemonic, dst, srcs, pools))
 
 
 # ---- integer ----
@@ -168,6 +169,16 @@ for p in ("f16x2", "bf16x2"):
     for m in ("rn", "rz", "rn.relu", "rn.satfinite"):
         form(f"cvt.{m}.{p}.f32", p, ["f32", "f32"], [F32_PACK] * 2)
 
+# cvt.pack.sat: two s32 clamped to a narrow integer type, packed (b lowest, then a, then c's low bits)
+PACK_S32 = [0, 1, 2, 3, 7, 8, 15, 16, 127, 128, 255, 256, 32767, 32768, 65535, 65536, M32, M32 - 1, M32 - 2,
+            M32 - 3, M32 - 7, M32 - 8, M32 - 127, M32 - 128, (-32768) & M32, (-32769) & M32, 0x80000000,
+            0x7FFFFFFF, 0x12345678]
+PACK_C = [0, M32, 0x12345678, 0xDEADBEEF, 0x55555555]
+for t in ("u16", "s16"):
+    form(f"cvt.pack.sat.{t}.s32", "b32", ["s32", "s32"], [PACK_S32] * 2)
+for t in ("u8", "s8", "u4", "s4", "u2", "s2"):
+    form(f"cvt.pack.sat.{t}.s32.b32", "b32", ["s32", "s32", "b32"], [PACK_S32, PACK_S32, PACK_C])
+
 # ---- packed and scalar 16-bit floats ----
 def packs(pool, k):
     rng = np.random.default_rng(1234 + k)
@@ -187,6 +198,40 @@ for p, h, pool in (("f16x2", "f16", F16), ("bf16x2", "bf16", BF16)):
     for m in ("", ".NaN") + ((".ftz",) if p == "f16x2" else ()):
         form(f"min{m}.{p}", p, [p, p], P[:2]); form(f"max{m}.{p}", p, [p, p], P[:2])
     form(f"neg.{p}", p, [p], P[:1]); form(f"abs.{p}", p, [p], P[:1])
+
+
+# .ftz at the edge of the normal range: products and fused sums whose exact value lies just below
+# the smallest normal, so that rounding it (to the subnormal grid) may reach the smallest normal.
+F16_NEAR_ONE = [0x3800, 0x37FF, 0x3801, 0x3BFF, 0x3BFE, 0x3C00, 0x3C01, 0xB800, 0xBBFF, 0x3555, 0x3A00]
+F16_NEAR_MIN = [0x0400, 0x0401, 0x0402, 0x07FF, 0x07FE, 0x0800, 0x0801, 0x0555, 0x0600, 0x0AAA, 0x8400, 0x87FF]
+F16_ADDEND = [0, 0x8000, 0x0400, 0x8400, 0x0401, 0x87FF, 0x8800, 0x0001, 0x0800]
+F32_NEAR_ONE = [0x3F000000, 0x3EFFFFFF, 0x3F000001, 0x3F7FFFFF, 0x3F7FFFFE, 0x3F800000, 0x3F800001, 0xBF7FFFFF,
+                0x3EAAAAAB, 0x3F400000]
+F32_NEAR_MIN = [0x00800000, 0x00800001, 0x00FFFFFF, 0x00FFFFFE, 0x01000000, 0x01000001, 0x00AAAAAB, 0x00C00000,
+                0x80800000, 0x80FFFFFF]
+F32_ADDEND = [0, 0x80000000, 0x00800000, 0x80800000, 0x00800001, 0x80FFFFFF, 0x81000000, 0x00000001, 0x01000000]
+
+
+def near_min_pairs(a, b, k):
+    """Packed f16x2 words whose halves are a near-one times a near-minimum operand, both orders."""
+    rng = np.random.default_rng(4321 + k)
+    return [(int(rng.choice(a)) << 16) | int(rng.choice(b)) for _ in range(48)] + \
+           [(int(rng.choice(b)) << 16) | int(rng.choice(a)) for _ in range(48)]
+
+
+for m in (".rn.ftz", ".rz.ftz", ".rn.ftz.sat"):
+    form(f"mul{m}.f32", "f32", ["f32", "f32"], [F32_NEAR_ONE, F32_NEAR_MIN], name=f"mul{m}.f32 near min")
+form("fma.rn.ftz.f32", "f32", ["f32"] * 3, [F32_NEAR_ONE, F32_NEAR_MIN, F32_ADDEND], name="fma.rn.ftz.f32 near min")
+form("fma.rz.ftz.f32", "f32", ["f32"] * 3, [F32_NEAR_ONE, F32_NEAR_MIN, F32_ADDEND], name="fma.rz.ftz.f32 near min")
+for m in (".rn.ftz", ".ftz", ".rn"):
+    form(f"mul{m}.f16", "f16", ["f16", "f16"], [F16_NEAR_ONE, F16_NEAR_MIN], name=f"mul{m}.f16 near min")
+    X2 = [near_min_pairs(F16_NEAR_ONE, F16_NEAR_MIN, k) for k in range(2)]
+    X2[1] = [((w & 0xFFFF) << 16) | (w >> 16) for w in X2[1]]       # the other operand of each half
+    form(f"mul{m}.f16x2", "f16x2", ["f16x2", "f16x2"], [X2[0], X2[1]], name=f"mul{m}.f16x2 near min")
+form("fma.rn.ftz.f16", "f16", ["f16"] * 3, [F16_NEAR_ONE, F16_NEAR_MIN, F16_ADDEND], name="fma.rn.ftz.f16 near min")
+form("fma.rn.ftz.f16x2", "f16x2", ["f16x2"] * 3,
+     [near_min_pairs(F16_NEAR_ONE, F16_NEAR_ONE, 7)[:12], near_min_pairs(F16_NEAR_MIN, F16_NEAR_MIN, 8)[:12],
+      [(a << 16) | b for a in F16_ADDEND for b in F16_ADDEND][::4]], name="fma.rn.ftz.f16x2 near min")
 
 
 # Opcodes newer than PTX 8.0, and the .version their kernels declare.

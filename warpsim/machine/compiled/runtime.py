@@ -8,7 +8,8 @@ operands to 64 bits instead of wrapping. f32 arithmetic is IEEE single
 precision in Numba; fma is LLVM's llvm.fma.f32, a single correct rounding
 (the NumPy tier's TwoSum + round-to-odd gives the same bits). NaN results are
 the canonical 0x7fffffff the GPU writes; .ftz flushes subnormal inputs and the
-rounded result to zero of the same sign.
+rounded result to zero of the same sign, and a product or fused sum that rounded
+up to the smallest normal from a value tiny after rounding (floatbits.flush_tiny_result).
 """
 
 from __future__ import annotations
@@ -230,17 +231,44 @@ def sub_f32(a, b, ftz):
     return result32(f32_of(a) - f32_of(b))
 
 
+# Below this, an exact value rounds (.rn, 24 bits, unbounded exponent) below the smallest normal:
+# the midpoint under it, which rounds to even, up. floatbits.flush_tiny_result's test, for .rn.
+TINY_EDGE32 = float(SMALLEST_NORMAL32) * (1.0 - 2.0 ** -25)
+
+
+@njit(inline="always")
+def tiny_before_flush(high, low):
+    """The exact value high + low (low: the error of high's rounding) is tiny for .ftz although
+    its f32 rounding is the smallest normal (the H200's tininess after rounding, unbounded)."""
+    magnitude = abs(high)
+    below = low if high >= 0 else -low
+    return magnitude < TINY_EDGE32 or (magnitude == TINY_EDGE32 and below < 0)
+
+
 @njit(inline="always")
 def mul_f32(a, b, ftz):
     if ftz:
-        return result32_ftz(flushed(f32_of(a)) * flushed(f32_of(b)))
+        x, y = flushed(f32_of(a)), flushed(f32_of(b))
+        value = x * y
+        if abs(value) == SMALLEST_NORMAL32 and tiny_before_flush(np.float64(x) * np.float64(y), 0.0):
+            value = value * np.float32(0.0)             # the f64 product is exact
+        return result32_ftz(value)
     return result32(f32_of(a) * f32_of(b))
 
 
 @njit(inline="always")
 def fma_f32(a, b, c, ftz):
     if ftz:
-        return result32_ftz(fused_f32(flushed(f32_of(a)), flushed(f32_of(b)), flushed(f32_of(c))))
+        x, y, z = flushed(f32_of(a)), flushed(f32_of(b)), flushed(f32_of(c))
+        value = fused_f32(x, y, z)
+        if abs(value) == SMALLEST_NORMAL32:
+            product, addend = np.float64(x) * np.float64(y), np.float64(z)   # the product is exact
+            total = product + addend                                          # TwoSum: total + error
+            back = total - product
+            error = (product - (total - back)) + (addend - back)
+            if tiny_before_flush(total, error):
+                value = value * np.float32(0.0)
+        return result32_ftz(value)
     return result32(fused_f32(f32_of(a), f32_of(b), f32_of(c)))
 
 

@@ -8,7 +8,9 @@ Where PTX differs from NumPy:
 - int -> float and narrowing float -> float round exactly under .rn/.rz/.rm/.rp
   (NumPy: nearest only, and 64-bit integers may round twice), see floatbits;
 - packing forms: cvt.rn.f16x2.f32 d, a, b puts a in the upper half and b in the
-  lower one (so do bf16x2 and the fp8 pairs e4m3x2/e5m2x2);
+  lower one (so do bf16x2 and the fp8 pairs e4m3x2/e5m2x2); cvt.pack.sat clamps
+  two s32 to a narrow integer type and packs them the same way, b lowest, then
+  a, then (for the 2/4/8-bit types) the low bits of c in the rest of the word;
 - .ftz flushes subnormal f32 sources and results (an H200 ignores it when
   converting to f16); .sat on a float destination clamps to [0, 1] (NaN -> 0);
   .relu clamps negatives to 0; .satfinite turns infinities and overflow into
@@ -63,6 +65,8 @@ def _forms(dst: str, src: str, n_srcs: int):
 
 
 def _check_cvt(ins):
+    if "pack" in ins.flags:
+        return _check_pack(ins)
     if len(ins.types) != 2:
         return f"cvt takes a destination and a source type, got {ins.types or 'none'}"
     dst, src = ins.types
@@ -103,6 +107,8 @@ def _check_cvt(ins):
 
 
 def _cvt_signature(ins) -> Signature:
+    if "pack" in ins.flags:
+        return Signature(("b32",), ("s32", "s32", "b32")[:len(ins.srcs)])
     dst, src = ins.types[0], ins.types[1]
     return Signature((dst,), (src,) * len(ins.srcs))
 
@@ -331,9 +337,61 @@ def _convert_pair(ins, dst: str, src: str, sources):
     return _pack(high, low, size, word)
 
 
+# ------------------------------------------------- cvt.pack.sat (integers)
+
+# convertType -> (bits, signed). .u16/.s16/.u8/.s8 are PTX types; .u4/.s4/.u2/.s2 exist only
+# here, so the parser reads them as modifiers.
+PACK_TARGETS = {"u16": (16, False), "s16": (16, True), "u8": (8, False), "s8": (8, True),
+                "u4": (4, False), "s4": (4, True), "u2": (2, False), "s2": (2, True)}
+
+
+def _pack_target(ins):
+    """The convertType of cvt.pack.sat: the first type, or a .u4/.s4/.u2/.s2 modifier."""
+    named = [m for m in ins.flags if m in ("u4", "s4", "u2", "s2")]
+    if named:
+        return named[0] if len(named) == 1 else None
+    return ins.types[0] if ins.types and ins.types[0] in PACK_TARGETS else None
+
+
+def _check_pack(ins):
+    target = _pack_target(ins)
+    if target is None:
+        return "cvt.pack takes .convertType.s32 (u16, s16) or .convertType.s32.b32 (u8, s8, u4, s4, u2, s2)"
+    sources = [t for t in ins.types if t != target]
+    wide = PACK_TARGETS[target][0] == 16
+    if sources != (["s32"] if wide else ["s32", "b32"]):
+        return (f"cvt.pack.sat.{target} takes {'.s32' if wide else '.s32.b32'}, "
+                f"got {'.'.join(sources)}")
+    if len(ins.srcs) != (2 if wide else 3):
+        return f"cvt.pack.sat.{target} takes {2 if wide else 3} sources (a, b{'' if wide else ', c'})"
+    extra = ins.flags - {"pack", "sat", target}
+    if "sat" not in ins.flags or extra:
+        return "cvt.pack needs .sat and takes no other modifier"
+    return None
+
+
+def pack_saturated(target: str, a, b, c=None) -> np.ndarray:
+    """cvt.pack.sat.<target>: c's low bits above clamp(a) above clamp(b), b in the lowest bits
+    (the PTX ISA's pseudocode; every form matched on an H200). Also SASS I2IP's meaning."""
+    bits, signed = PACK_TARGETS[target]
+    low, high = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+    field = (1 << bits) - 1
+    a, b = (np.clip(np.asarray(v).astype(np.int32).astype(np.int64), low, high) & field for v in (a, b))
+    word = (a << bits) | b
+    if c is not None:
+        word = word | (np.asarray(c).astype(np.int64) << (2 * bits))
+    return (word & 0xFFFFFFFF).astype(np.uint32)
+
+
+def _pack_saturated(ins, *sources):
+    return pack_saturated(_pack_target(ins), *sources)
+
+
 # --------------------------------------------------------------------- cvt
 
 def _cvt(ins, *sources):
+    if "pack" in ins.flags:
+        return _pack_saturated(ins, *sources)
     dst, src = ins.types[0], ins.types[1]
     if dst in PAIRS or src in PAIRS:
         return _convert_pair(ins, dst, src, sources)

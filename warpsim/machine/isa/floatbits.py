@@ -350,6 +350,29 @@ def flush_subnormal(x, fmt: FloatFormat):
     return np.where(tiny, np.copysign(x.dtype.type(0), x), x) if tiny.any() else x
 
 
+def flush_tiny_result(result, rescaled, fmt: FloatFormat):
+    """.ftz on a rounded result, as an H200 does it: zero of its sign also where rounding to the
+    subnormal grid reached the smallest normal but the exact value, rounded to the format's
+    precision with an unbounded exponent, stays below it (IEEE's tininess after rounding).
+    0.5 * 0x07ff (exactly 0x0400 * (1 - 2^-11)) is 0 in mul.rn.ftz.f16, not 0x0400, while
+    0x3801 * 0x07fe (0x0400 * (1 - 2^-20)) is 0x0400; the same in f32 and f16x2, mul and fma
+    (tests/machine/conformance/h200.npz, the forms named "near min").
+
+    `rescaled(scale)` is the same operation, rounded the same way, with its exact value
+    multiplied by `scale` (a power of two that keeps the smallest normal's neighbours normal);
+    it is computed only when some result is the smallest normal (None: an operation, such as
+    a sum, whose tiny results are exact, so only subnormal results are flushed)."""
+    result = flush_subnormal(np.asarray(result), fmt)
+    if rescaled is None:
+        return result
+    edge = np.abs(result) == result.dtype.type(fmt.min_normal)
+    if not edge.any():
+        return result
+    scale = 2.0 ** (fmt.precision + 1)
+    below = np.abs(np.asarray(rescaled(scale), dtype=np.float64)) < fmt.min_normal * scale
+    return np.where(edge & below, np.copysign(result.dtype.type(0), result), result)
+
+
 # ---------------------------------------------------- exact rational fallback
 
 def round_fraction(value: Fraction, fmt: FloatFormat, mode: str) -> float:

@@ -5,7 +5,9 @@ copysign and testp, for f32, f64 and the half types f16/f16x2/bf16/bf16x2.
 Where PTX differs from NumPy:
 - .rz/.rm/.rp rounding, and fma's single rounding, are done exactly through
   floatbits (NumPy only rounds to nearest, and has no fused multiply-add);
-- .ftz flushes subnormal inputs and results to zero of the same sign;
+- .ftz flushes subnormal inputs and results to zero of the same sign, and a
+  product or fused sum that rounds up to the smallest normal when its value
+  rounded with an unbounded exponent is still below it (tininess after rounding);
   .sat clamps results to [0, 1] with NaN -> +0; .relu clamps below at 0;
 - NaN results are the GPU's canonical NaN (f32 0x7fffffff, f16/bf16 0x7fff);
   f64 passes NaN operands on, in an order of its own (see _nan_operand);
@@ -29,7 +31,7 @@ import functools
 import numpy as np
 
 from .floatbits import (CANONICAL_NAN, FORMATS, F32, F64, add_rounded, decode, div_rounded, encode,
-                        flush_subnormal, fma_rounded, mul_rounded, round_to, round_to_odd,
+                        flush_subnormal, flush_tiny_result, fma_rounded, mul_rounded, round_to, round_to_odd,
                         sqrt_rounded, two_sum)
 from .table import Signature, same_type, value_op
 
@@ -67,12 +69,14 @@ def _operands(ins, t, *sources):
     return values
 
 
-def _deliver(ins, t: str, result) -> np.ndarray:
+def _deliver(ins, t: str, result, rescaled=None) -> np.ndarray:
     """Exactly rounded float64 results -> the register type, after .ftz,
-    .sat (clamp to [0, 1], NaN -> +0) and .relu (negatives -> +0, NaN kept)."""
+    .sat (clamp to [0, 1], NaN -> +0) and .relu (negatives -> +0, NaN kept).
+    `rescaled(scale)`, where rounding can carry a tiny result up to the smallest
+    normal (mul, fma), is the operation on scaled operands, for .ftz's tininess test."""
     flags = ins.flags
     if _ftz_applies(ins, t):
-        result = flush_subnormal(result, FORMATS[t])
+        result = flush_tiny_result(result, rescaled, FORMATS[t])
     if "sat" in flags:
         result = np.where(np.isnan(result), 0.0, np.clip(result, 0.0, 1.0)) + 0.0  # -0 -> +0
     if "relu" in flags:
@@ -242,7 +246,8 @@ def mul(ins, a, b):
             result = _native_op("mul", t, a, b)
         else:
             x, y = _operands(ins, t, a, b)
-            result = _deliver(ins, t, mul_rounded(x, y, FORMATS[t], _mode(ins)))
+            result = _deliver(ins, t, mul_rounded(x, y, FORMATS[t], _mode(ins)),
+                              lambda scale: mul_rounded(x * scale, y, FORMATS[t], _mode(ins)))
         return _nan_operand(result, a, b) if t == "f64" else result
     return _per_element(ins, element, a, b)
 
@@ -253,7 +258,8 @@ def _fused(ins, a, b, c):
         if t in ("f32", "f16") and _native(ins, t):
             return _fma_nearest(a, b, c)
         x, y, z = _operands(ins, t, a, b, c)
-        result = _deliver(ins, t, fma_rounded(x, y, z, FORMATS[t], _mode(ins)))
+        result = _deliver(ins, t, fma_rounded(x, y, z, FORMATS[t], _mode(ins)),
+                          lambda scale: fma_rounded(x * scale, y, z * scale, FORMATS[t], _mode(ins)))
         if t == "f64":
             result = _dfma_nan(result, a, b, c)
         return result

@@ -1,4 +1,4 @@
-"""Conversions: I2F, I2FP, F2I, F2F, FRND (and I2I-free integer widening ptxas does with SHF/PRMT).
+"""Conversions: I2F, I2FP, F2I, F2F, FRND, I2IP (and I2I-free integer widening ptxas does with SHF/PRMT).
 
 Types come from the modifiers, destination first: `F2I.U32.TRUNC.NTZ` is f32
 to u32 truncating; `I2F.F64.S64` s64 to f64; `F2F.F32.F64` f64 to f32. Integer
@@ -11,9 +11,11 @@ values saturate.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
-from ...machine.isa.conversion import convert_to_float
+from ...machine.isa.conversion import convert_to_float, pack_saturated
 from ...machine.isa.floatbits import F16, F32, F64, flush_subnormal, round_integers, round_to
 from .operands import U32, U64, alu, bits32, bits64, dest, f32, f64, source
 from .table import Step, Unsupported, semantics
@@ -190,6 +192,12 @@ def f2f(ins):
             result = np.where(nan, gpu_nan.view(storage).astype(U32), result)
         elif nan.any() and width < 64:                           # the canonical NaN, as cvt on an H200
             result = np.where(nan, U32(CANONICAL_NAN[width]), result)
+        elif nan.any() and src_type != "F64":                    # widened: the payload as cvt places it
+            raw = np.atleast_1d(np.asarray(v, dtype=U32))
+            raw = ((raw & U32(0xFFFF)).astype(np.uint16).view(np.float16) if src_type == "F16"
+                   else raw.view(np.float32))
+            gpu_nan = np.asarray(convert_to_float(raw, "f64", src_type.lower()), dtype=np.float64)
+            result = np.where(nan, gpu_nan.view(U64), result)
         return result
     return Step(ins, alu([dest(ins.operands[0], 64 if width == 64 else 32)], [read], fn))
 
@@ -211,3 +219,23 @@ def frnd(ins):
         out = bits32(result.astype(np.float32))
         return np.where(np.isnan(result), U32(0x7FFFFFFF), out)
     return Step(ins, alu([dest(ins.operands[0], width)], [read], fn))
+
+
+PACK_TYPES = {"U16": "u16", "S16": "s16", "U8": "u8", "S8": "s8", "U4": "u4", "S4": "s4", "U2": "u2", "S2": "s2"}
+
+
+@semantics("I2IP", family="conversion", mods=tuple(PACK_TYPES) + ("S32", "SAT"),
+           doc="two s32 saturated to a narrow integer type and packed, b lowest, then a, then c's low bits "
+               "(cvt.pack.sat; c's suffix, .24 on I2IP.U4, says how many of its bits fit)")
+def i2ip(ins):
+    kinds = [PACK_TYPES[m] for m in ins.mods if m in PACK_TYPES]
+    if len(kinds) != 1 or "SAT" not in ins.mods or len(ins.operands) != 4:
+        raise Unsupported("operand form")
+    bits = 2 * int(kinds[0][1:])
+    c = ins.operands[3]
+    if c.suffixes not in ((), (str(32 - bits),)):
+        raise Unsupported(f"operand {c.text}")
+    readers = [source(op) for op in ins.operands[1:3]] + [source(replace(c, suffixes=()))]
+    wide = bits == 32                                   # .U16/.S16: c is RZ, nothing of it fits
+    return Step(ins, alu([dest(ins.operands[0])], readers,
+                         lambda a, b, c: pack_saturated(kinds[0], a, b, None if wide else c)))

@@ -5,7 +5,8 @@ helpers (machine/isa/floatbits.py, floating.py), so a SASS instruction and the
 PTX instruction it came from round identically:
 
 - FADD/FMUL/FFMA round to nearest unless .RZ/.RM/.RP; .FTZ flushes subnormal
-  inputs and results; .SAT clamps to [0, 1] (NaN -> +0). f32 NaN results are
+  inputs and results (and, in FMUL/FFMA, a result rounded up to the smallest
+  normal from a value that is tiny after rounding, floatbits.flush_tiny_result); .SAT clamps to [0, 1] (NaN -> +0). f32 NaN results are
   the canonical 0x7fffffff the GPU writes. FFMA rounds once.
 - MUFU is the special-function unit: RCP, RSQ, SQRT, EX2, LG2 on f32 with
   subnormals flushed, as the PTX .approx instructions are modelled; SIN/COS
@@ -25,8 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...machine.isa.floatbits import (F32, F64, add_rounded, flush_subnormal, fma_rounded, mul_rounded,
-                                      round_to, round_to_odd, two_sum)
+from ...machine.isa.floatbits import (F16, F32, F64, add_rounded, encode, flush_subnormal, flush_tiny_result,
+                                      fma_rounded, mul_rounded, round_to, round_to_odd, two_sum)
 from ...machine.isa.floating import (_approx_reciprocal, _dfma_nan, _high_word_sfu, _nan_operand,
                                      canonical_nan)
 from .operands import U32, U64, alu, bits32, bits64, dest, f32, f64, pred_dest, source
@@ -48,26 +49,33 @@ def _inputs(ins, *values):
     return values
 
 
-def _finish(ins, result):
-    """float32 results -> bits, after .FTZ, .SAT and canonical NaNs."""
+def _finish(ins, result, rescaled=None):
+    """float32 results -> bits, after .FTZ, .SAT and canonical NaNs. `rescaled(scale)`, for
+    FMUL/FFMA, is the operation on scaled operands: .FTZ's tininess test (floatbits)."""
     result = np.asarray(result, dtype=np.float32)
     if "FTZ" in ins.mods:
-        result = flush_subnormal(result, F32)
+        result = flush_tiny_result(result, rescaled, F32)
     if "SAT" in ins.mods:
         result = (np.where(np.isnan(result), np.float32(0), np.clip(result, 0, 1)) + np.float32(0))
     return bits32(canonical_nan(np.atleast_1d(result).astype(np.float32)))
 
 
-def _rounded(fn_native, fn_exact, ins):
+def _rounded(fn_native, fn_exact, ins, scaled=None):
+    """compute(*f32 bits) for an f32 op: NumPy's float32 for .RN, floatbits' exact rounding for the
+    other modes; `scaled(scale, *operands)` (mul, fma) gives the operands whose exact result is
+    `scale` times the op's, for .FTZ's tininess test."""
     mode = _mode(ins)
 
     def compute(*values):
         values = _inputs(ins, *values)
         with np.errstate(all="ignore"):
-            if mode == "rn":
-                return _finish(ins, fn_native(*values))
             wide = [v.astype(np.float64) for v in values]
-            return _finish(ins, np.asarray(fn_exact(*wide, mode)).astype(np.float32))
+            if mode == "rn":
+                result = fn_native(*values)
+            else:
+                result = np.asarray(fn_exact(*wide, mode)).astype(np.float32)
+            rescaled = None if scaled is None else (lambda scale: fn_exact(*scaled(scale, *wide), mode))
+            return _finish(ins, result, rescaled)
     return compute
 
 
@@ -91,14 +99,16 @@ def fmul(ins):
     if set(ins.mods) & {"D2", "D4", "D8", "M2", "M4", "M8"}:
         raise Unsupported("scaled FMUL")
     dst, a, b = ins.operands[:3]
-    fn = _rounded(np.multiply, lambda x, y, m: mul_rounded(x, y, F32, m), ins)
+    fn = _rounded(np.multiply, lambda x, y, m: mul_rounded(x, y, F32, m), ins,
+                  scaled=lambda scale, x, y: (x * scale, y))
     return Step(ins, alu([dest(dst)], [source(a, floating=True), source(b, floating=True)], fn))
 
 
 @semantics("FFMA", family="float", mods=F32_MODS, doc="a * b + c in f32, rounded once")
 def ffma(ins):
     dst, a, b, c = ins.operands[:4]
-    fn = _rounded(fma_nearest, lambda x, y, z, m: fma_rounded(x, y, z, F32, m), ins)
+    fn = _rounded(fma_nearest, lambda x, y, z, m: fma_rounded(x, y, z, F32, m), ins,
+                  scaled=lambda scale, x, y, z: (x * scale, y, z * scale))
     return Step(ins, alu([dest(dst)], [source(op, floating=True) for op in (a, b, c)], fn))
 
 
@@ -296,40 +306,63 @@ def _halves(value, swizzle):
     return parts[swizzle[0]].astype(np.float64), parts[swizzle[1]].astype(np.float64)
 
 
-def _half_op(ins, combine, arity):
+HALF_MODS = ("FTZ", "SAT", "RELU")
+
+
+def _half_op(ins, rounded, arity, scaled=None):
+    """Each f16 half through floatbits' `rounded(*values, F16, 'rn')`, as the PTX machine's
+    add/mul/fma.f16x2: .FTZ flushes subnormal inputs and results (`scaled`, for HMUL2/HFMA2:
+    the operands of the scaled operation, floatbits.flush_tiny_result's tininess test), .SAT
+    clamps to [0, 1] (NaN -> +0), .RELU negatives to +0; NaN results are 0x7fff."""
     dst = ins.operands[0]
     readers = _half_sources(ins.operands[1:])
     if len(readers) != arity:
         raise Unsupported("operand form")
     to_f32 = "F32" in ins.mods
+    ftz, sat, relu = ("FTZ" in ins.mods), ("SAT" in ins.mods), ("RELU" in ins.mods)
+    if to_f32 and (ftz or sat or relu):
+        raise Unsupported(".F32 with .FTZ/.SAT/.RELU")
     write = dest(dst)
+
+    def half(*values):
+        if ftz:
+            values = [flush_subnormal(v, F16) for v in values]
+        result = rounded(*values, F32 if to_f32 else F16, "rn")
+        if ftz:
+            result = flush_tiny_result(result, None if scaled is None else
+                                       (lambda scale: rounded(*scaled(scale, *values), F16, "rn")), F16)
+        if sat:
+            result = np.where(np.isnan(result), 0.0, np.clip(result, 0.0, 1.0)) + 0.0
+        if relu:
+            result = np.where(result < 0, 0.0, result) + 0.0
+        return result
 
     def run(st, g):
         pairs = [_halves(read(st, g), swizzle) for read, swizzle in readers]
         with np.errstate(all="ignore"):
-            low = combine(*(p[0] for p in pairs))
-            high = combine(*(p[1] for p in pairs))
+            low = np.atleast_1d(half(*(p[0] for p in pairs)))
+            high = np.atleast_1d(half(*(p[1] for p in pairs)))
         if to_f32:                 # a NaN is the canonical 0x7fffffff (cvt.f32.f16 on an H200, h200.npz)
-            low = np.atleast_1d(low)
-            write(st, g, np.where(np.isnan(low), U32(0x7FFFFFFF), bits32(low.astype(np.float32))))
+            write(st, g, encode(low, "f32").view(U32))
             return
-        low = np.atleast_1d(low).astype(np.float16).view(np.uint16).astype(U32)
-        high = np.atleast_1d(high).astype(np.float16).view(np.uint16).astype(U32)
+        low, high = (encode(h, "f16").view(np.uint16).astype(U32) for h in (low, high))
         write(st, g, low | (high << U32(16)))
     return Step(ins, run)
 
 
-@semantics("HADD2", family="float", mods=("F32",), doc="packed f16 a + b (.F32: the low half's sum as f32)")
+@semantics("HADD2", family="float", mods=("F32",) + HALF_MODS,
+           doc="packed f16 a + b (.F32: the low half's sum as f32); .FTZ .SAT .RELU as add.f16x2's")
 def hadd2(ins):
-    return _half_op(ins, lambda a, b: a + b, 2)
+    return _half_op(ins, add_rounded, 2)
 
 
-@semantics("HMUL2", family="float", mods=(), doc="packed f16 a * b")
+@semantics("HMUL2", family="float", mods=HALF_MODS, doc="packed f16 a * b; .FTZ .SAT .RELU as mul.f16x2's")
 def hmul2(ins):
-    return _half_op(ins, lambda a, b: a * b, 2)
+    return _half_op(ins, mul_rounded, 2, scaled=lambda scale, x, y: (x * scale, y))
 
 
-@semantics("HFMA2", family="float", mods=("MMA",),
-           doc="packed f16 a * b + c, rounded once (exact in f64); .MMA -RZ, RZ, hi, lo loads a constant")
+@semantics("HFMA2", family="float", mods=("MMA",) + HALF_MODS,
+           doc="packed f16 a * b + c, rounded once; .MMA -RZ, RZ, hi, lo loads a constant; "
+               ".FTZ .SAT .RELU as fma.f16x2's")
 def hfma2(ins):
-    return _half_op(ins, lambda a, b, c: a * b + c, 3)
+    return _half_op(ins, fma_rounded, 3, scaled=lambda scale, x, y, z: (x * scale, y, z * scale))
