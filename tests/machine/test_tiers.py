@@ -230,7 +230,9 @@ DEMO_CASES = [
 ]
 
 
-@pytest.mark.parametrize("file, kernel, make_args", DEMO_CASES, ids=[c[1] for c in DEMO_CASES])
+@pytest.mark.parametrize("file, kernel, make_args",
+                         [pytest.param(*c, marks=pytest.mark.slow) if c[1] == "branch_on_lane" else c for c in DEMO_CASES],
+                         ids=[c[1] for c in DEMO_CASES])
 @pytest.mark.parametrize("scheduling", ["its", pytest.param("stack", marks=pytest.mark.slow)])
 def test_demo_kernels_agree_on_both_tiers_with_every_counter(file, kernel, make_args, scheduling):
     function = cp.RawModule(path=str(KERNELS / file)).get_function(kernel)
