@@ -99,3 +99,14 @@ def test_device_properties_events_managed_memory_and_unsupported_calls(built, ru
     assert out["pinned"] == "11.5"                     # managed[10] = (10 * 2 + 1) * 0.5 + 1
     assert out["graph"] == "cudaErrorNotSupported cudaErrorNotSupported"
     assert result.stderr.count("cudaGraphCreate is not supported") == 1
+
+
+@pytest.mark.slow
+def test_thrust_sort_and_reduce(built, run, tmp_path):
+    rng = np.random.default_rng(5)
+    keys = rng.integers(-(1 << 30), 1 << 30, 3000, dtype=np.int32)
+    keys.tofile(tmp_path / "keys.bin")
+    result = run(built("thrust_sort"), "keys.bin", "sorted.bin")
+    assert result.returncode == 0, result.stderr
+    np.testing.assert_array_equal(np.fromfile(tmp_path / "sorted.bin", dtype=np.int32), np.sort(keys))
+    assert result.stdout.strip() == f"total {int(keys.astype(np.int64).sum())}"

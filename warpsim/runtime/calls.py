@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import os
 import struct
 import sys
 import traceback
@@ -33,6 +34,7 @@ INVALID_HANDLE = CODES["cudaErrorInvalidResourceHandle"]
 NOT_SUPPORTED = CODES["cudaErrorNotSupported"]
 MEMCPY_KINDS = range(5)          # HostToHost, HostToDevice, DeviceToHost, DeviceToDevice, Default
 EVENT_DISABLE_TIMING = 0x02
+TRACE = bool(os.environ.get("WARPSIM_TRACE_RUNTIME"))     # every call, its arguments and result
 
 _context: RuntimeContext | None = None
 IMPLEMENTED: dict = {}
@@ -55,7 +57,10 @@ def call(sticky: bool = True):
                 context = runtime()
                 if sticky and context.sticky_error:
                     return context.sticky_error
-                return function(context, *args)
+                result = function(context, *args)
+                if TRACE:
+                    print(f"warpsim: {function.__name__}{args} -> {result}", file=sys.stderr)
+                return result
             except Exception:               # a bug in warpsim: said, never an abort
                 print(f"warpsim: internal error in {function.__name__} (please report it):",
                       file=sys.stderr)
@@ -237,6 +242,89 @@ def _launch(context, host_function, grid, block, args, shared_mem, stream) -> in
         sys.stderr.flush()
         return SUCCESS              # the launch itself was accepted; the fault is sticky from here
     _advance_clock(context, recorder)
+    return SUCCESS
+
+
+@call()
+def cudaLaunchKernelExC(context, config, function, args):
+    from .native import LAUNCH_CONFIG_FIELDS
+    offsets = dict(zip(LAUNCH_CONFIG_FIELDS, _layout("ws_launch_config_layout", len(LAUNCH_CONFIG_FIELDS))[1:]))
+    grid, block = _read(config + offsets["gridDim"], "III"), _read(config + offsets["blockDim"], "III")
+    shared_mem, = _read(config + offsets["dynamicSmemBytes"], "Q")
+    stream, = _read(config + offsets["stream"], "Q")
+    attributes, = _read(config + offsets["numAttrs"], "I")
+    if attributes:
+        _say_once(context, "launch attributes", "warpsim: cudaLaunchKernelEx's launch attributes "
+                  "(clusters, cooperative, ...) are ignored")
+    return _launch(context, function, grid, block, args, shared_mem, stream)
+
+
+def _layout(symbol: str, count: int):
+    """Sizes and offsets of a CUDA struct as the library was compiled with them (native.py)."""
+    from .native import LIBRARY
+    return (ctypes.c_uint64 * (count + 1)).in_dll(ctypes.CDLL(LIBRARY), symbol)
+
+
+def _kernel_resources(context, function):
+    """(loaded module, kernel name, registers per thread, static shared bytes), or None."""
+    if function not in context.kernels:
+        return None
+    from ..timing.registers import kernel_registers
+    module, name = context.kernels[function]
+    loaded = context.loaded(module)
+    try:
+        registers = kernel_registers(loaded, name)
+    except WarpsimError:                       # no ptxas: CUDA's usual figure
+        registers = 32
+    return loaded, name, registers, loaded.program.kernel_static_shared.get(name, 0)
+
+
+@call()
+def cudaFuncGetAttributes(context, out, function):
+    from .native import FUNC_ATTRIBUTE_FIELDS
+    found = _kernel_resources(context, function)
+    if found is None:
+        return context.fail(CODES["cudaErrorInvalidDeviceFunction"])
+    _, _, registers, static_shared = found
+    layout = _layout("ws_func_attributes_layout", len(FUNC_ATTRIBUTE_FIELDS))
+    ctypes.memset(out, 0, layout[0])
+    arch = context.kernels[function][0].arch     # what the program's code was compiled for
+    values = {"sharedSizeBytes": static_shared, "constSizeBytes": 0, "localSizeBytes": 0,
+              "maxThreadsPerBlock": context.preset.max_threads_per_block, "numRegs": registers,
+              "ptxVersion": arch, "binaryVersion": arch,
+              "maxDynamicSharedSizeBytes": 48 * 1024 - static_shared, "preferredShmemCarveout": -1}
+    for field, offset in zip(FUNC_ATTRIBUTE_FIELDS, layout[1:]):
+        _write(out + offset, "Q" if field.endswith("SizeBytes") and field != "maxDynamicSharedSizeBytes"
+               else "i", values[field])
+    return SUCCESS
+
+
+@call()
+def cudaFuncSetAttribute(context, function, attribute, value):
+    if function not in context.kernels:
+        return context.fail(CODES["cudaErrorInvalidDeviceFunction"])
+    return SUCCESS          # warpsim lets every launch use up to the opt-in shared memory
+
+
+@call()
+def cudaOccupancyMaxActiveBlocksPerMultiprocessor(context, out, function, block_size, dynamic_shared):
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags.__wrapped__(
+        context, out, function, block_size, dynamic_shared, 0)
+
+
+@call()
+def cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(context, out, function, block_size,
+                                                           dynamic_shared, flags):
+    from ..metrics.occupancy import occupancy
+    found = _kernel_resources(context, function)
+    if found is None:
+        return context.fail(CODES["cudaErrorInvalidDeviceFunction"])
+    if block_size <= 0:
+        return context.fail(INVALID_VALUE)
+    _, _, registers, static_shared = found
+    major, minor = context.preset.compute_capability
+    result = occupancy(block_size, registers, static_shared + dynamic_shared, arch=f"sm_{major}{minor}")
+    _write(out, "i", result.active_blocks)
     return SUCCESS
 
 
@@ -507,13 +595,12 @@ def _properties(context) -> dict:
 
 @call()
 def cudaGetDeviceProperties(context, out, device):
-    from .native import DEVICE_PROP_FIELDS, LIBRARY
+    from .native import DEVICE_PROP_FIELDS
     if device != 0:
         return context.fail(CODES["cudaErrorInvalidDevice"])
     if not out:
         return context.fail(INVALID_VALUE)
-    layout = (ctypes.c_uint64 * (len(DEVICE_PROP_FIELDS) + 1)).in_dll(ctypes.CDLL(LIBRARY),
-                                                                      "ws_device_prop_layout")
+    layout = _layout("ws_device_prop_layout", len(DEVICE_PROP_FIELDS))
     ctypes.memset(out, 0, layout[0])
     values = _properties(context)
     for field, offset in zip(DEVICE_PROP_FIELDS, layout[1:]):

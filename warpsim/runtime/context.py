@@ -31,6 +31,7 @@ class FatbinModule:
     handle: int
     ptx: str
     name: str
+    arch: int = 0                   # the PTX's architecture (cudaFuncAttributes.ptxVersion)
     loaded: object = None
     functions: dict = field(default_factory=dict)   # device name -> host stub address
 
@@ -96,7 +97,8 @@ class RuntimeContext:
         chosen = best_ptx(entries, arch)
         handle = self.new_handle()
         name = f"{os.path.basename(sys.argv[0] if sys.argv and sys.argv[0] else 'program')}.fatbin"
-        self.modules[handle] = FatbinModule(handle, chosen.text if chosen else "", name)
+        self.modules[handle] = FatbinModule(handle, chosen.text if chosen else "", name,
+                                            chosen.arch if chosen else 0)
         return handle
 
     def loaded(self, module: FatbinModule):

@@ -52,6 +52,13 @@ DEVICE_PROP_FIELDS = (
     "pciBusID", "clusterLaunch", "memoryPoolsSupported", "ECCEnabled", "persistingL2CacheMaxSize",
 )
 
+# cudaFuncAttributes fields, reported the same way (ws_func_attributes_layout).
+FUNC_ATTRIBUTE_FIELDS = ("sharedSizeBytes", "constSizeBytes", "localSizeBytes", "maxThreadsPerBlock",
+                         "numRegs", "ptxVersion", "binaryVersion", "maxDynamicSharedSizeBytes",
+                         "preferredShmemCarveout")
+# cudaLaunchConfig_t fields (cudaLaunchKernelExC).
+LAUNCH_CONFIG_FIELDS = ("gridDim", "blockDim", "dynamicSmemBytes", "stream", "attrs", "numAttrs")
+
 
 class RuntimeBuildError(WarpsimError):
     """warpsim's libcudart.so.13 could not be built (no C compiler, no Python headers, ...)."""
@@ -131,6 +138,8 @@ static pthread_once_t ws_once = PTHREAD_ONCE_INIT;
 static int ws_ready = 0;
 
 WS_EXPORT const unsigned long long ws_device_prop_layout[] = {%(layout)s};
+WS_EXPORT const unsigned long long ws_func_attributes_layout[] = {%(func_layout)s};
+WS_EXPORT const unsigned long long ws_launch_config_layout[] = {%(config_layout)s};
 
 static void ws_at_exit(void) {
     PyGILState_STATE gil = PyGILState_Ensure();
@@ -219,12 +228,18 @@ def runtime_source(header_names: list[str]) -> tuple[str, str]:
     names = table_names + others
     layout = ["sizeof(struct cudaDeviceProp)"] + [f"offsetof(struct cudaDeviceProp, {f})"
                                                    for f in DEVICE_PROP_FIELDS]
+    func_layout = ["sizeof(struct cudaFuncAttributes)"] + [
+        f"offsetof(struct cudaFuncAttributes, {f})" for f in FUNC_ATTRIBUTE_FIELDS]
+    config_layout = ["sizeof(cudaLaunchConfig_t)"] + [f"offsetof(cudaLaunchConfig_t, {f})"
+                                                       for f in LAUNCH_CONFIG_FIELDS]
     prelude = PRELUDE % {"names": ", ".join(f'"{n}"' for n in names), "count": len(names),
-                         "layout": ", ".join(layout), "python": _c_string(sys.executable)}
+                         "layout": ", ".join(layout), "func_layout": ", ".join(func_layout),
+                         "config_layout": ", ".join(config_layout), "python": _c_string(sys.executable)}
     stubs = [_stub(k, f) for k, f in enumerate(FUNCTIONS)]
     stubs += [_unsupported_stub(len(FUNCTIONS) + k, name) for k, name in enumerate(others)]
     script = (f"{VERSION_NODE} {{\n  global:\n" + "".join(f"    {n};\n" for n in names)
-              + "    ws_device_prop_layout;\n  local: *;\n};\n")
+              + "    ws_device_prop_layout;\n    ws_func_attributes_layout;\n"
+              + "    ws_launch_config_layout;\n  local: *;\n};\n")
     return prelude + "\n\n".join(stubs) + "\n", script
 
 

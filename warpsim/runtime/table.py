@@ -39,7 +39,12 @@ class RuntimeFunction:
 
 
 def _row(signature: str) -> RuntimeFunction:
-    """'cudaError_t cudaMalloc(void ** devPtr, size_t size)' -> RuntimeFunction."""
+    """'cudaError_t cudaLaunchKernelExC(const void * config, const void * func, void ** args)
+cudaError_t cudaFuncGetAttributes(void * attr, const void * func)
+cudaError_t cudaFuncSetAttribute(const void * func, int attr, int value)
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int * numBlocks, const void * func, int blockSize, size_t dynamicSMemSize)
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int * numBlocks, const void * func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
+cudaError_t cudaMalloc(void ** devPtr, size_t size)' -> RuntimeFunction."""
     match = re.fullmatch(r"\s*(.+?)\s*\b(\w+)\((.*)\)\s*", signature)
     returns, name, params = match.groups()
     parsed = []
@@ -68,6 +73,11 @@ cudaError_t __cudaGetKernel(cudaKernel_t * kernel, const void * hostFun)
 cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream)
 cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream)
 cudaError_t cudaLaunchKernel(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream)
+cudaError_t cudaLaunchKernelExC(const void * config, const void * func, void ** args)
+cudaError_t cudaFuncGetAttributes(void * attr, const void * func)
+cudaError_t cudaFuncSetAttribute(const void * func, int attr, int value)
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int * numBlocks, const void * func, int blockSize, size_t dynamicSMemSize)
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int * numBlocks, const void * func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
 cudaError_t cudaMalloc(void ** devPtr, size_t size)
 cudaError_t cudaMallocManaged(void ** devPtr, size_t size, unsigned int flags)
 cudaError_t cudaMallocHost(void ** ptr, size_t size)
