@@ -41,10 +41,25 @@ IMPLEMENTED: dict = {}
 _named_unsupported: set = set()
 
 
+class RuntimeUnavailable(Exception):
+    """The runtime could not start (said once on stderr); every call then fails with code 3."""
+
+
+_start_failure: str | None = None
+
+
 def runtime() -> RuntimeContext:
-    global _context
+    global _context, _start_failure
     if _context is None:
-        _context = RuntimeContext()
+        if _start_failure is not None:
+            raise RuntimeUnavailable(_start_failure)
+        try:
+            _context = RuntimeContext()
+        except Exception as error:
+            _start_failure = f"{type(error).__name__}: {error}"
+            print(f"warpsim: the CUDA runtime could not start ({_start_failure}); every CUDA call "
+                  "returns cudaErrorInitializationError", file=sys.stderr)
+            raise RuntimeUnavailable(_start_failure) from None
     return _context
 
 
@@ -61,6 +76,8 @@ def call(sticky: bool = True):
                 if TRACE:
                     print(f"warpsim: {function.__name__}{args} -> {result}", file=sys.stderr)
                 return result
+            except RuntimeUnavailable:
+                return CODES["cudaErrorInitializationError"]
             except Exception:               # a bug in warpsim: said, never an abort
                 print(f"warpsim: internal error in {function.__name__} (please report it):",
                       file=sys.stderr)

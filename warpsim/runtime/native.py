@@ -303,6 +303,7 @@ def build_runtime() -> Path:
             raise RuntimeBuildError(f"building warpsim's {LIBRARY} failed:\n  {' '.join(command)}\n"
                                     f"{done.stderr.strip()}")
         os.symlink(LIBRARY, scratch / "libcudart.so")
+        scratch.chmod(0o755)                  # TemporaryDirectory made it private
         try:
             os.rename(scratch, folder)        # another process may have finished first: keep theirs
         except OSError:

@@ -1,0 +1,28 @@
+"""The C stubs come from the one runtime table: every row exported under libcudart's version node,
+forwarded to the Python function of its name, every other header function a NotSupported stub."""
+
+from warpsim.runtime.calls import IMPLEMENTED, handler, not_supported
+from warpsim.runtime.native import VERSION_NODE, runtime_header_names, runtime_source
+from warpsim.runtime.table import FUNCTIONS
+
+NOT_YET = {"__cudaRegisterManagedVar"}      # docs/programs.md, "Not yet"
+
+
+def test_every_table_row_has_a_python_function():
+    missing = {f.name for f in FUNCTIONS} - set(IMPLEMENTED) - NOT_YET
+    assert not missing
+    assert handler("cudaMalloc") is IMPLEMENTED["cudaMalloc"]
+    assert handler("cudaGraphCreate").func is not_supported
+
+
+def test_stubs_and_version_script_cover_the_table_and_the_header():
+    names = runtime_header_names()
+    assert "cudaGraphCreate" in names and "cudaMemcpy2D" in names and len(names) > 300
+    source, script = runtime_source(names)
+    assert script.startswith(VERSION_NODE + " {") and "local: *;" in script
+    for name in {f.name for f in FUNCTIONS} | set(names):
+        assert f"    {name};\n" in script
+        assert f" {name}(" in source
+    assert "WS_EXPORT int cudaMalloc(void ** devPtr, size_t size) {" in source
+    assert "WS_EXPORT void ** __cudaRegisterFatBinary(void * fatCubin) {" in source
+    assert "WS_EXPORT int cudaGraphCreate(void) {" in source       # not supported: no parameters needed
