@@ -167,3 +167,18 @@ def test_bad_option_types_and_arch_rejected():
         normalize_options([3])
     with pytest.raises(ValueError, match="architecture"):
         normalize_options(["-arch=volta"])
+
+
+def test_an_edited_header_is_compiled_again(private_cache, tmp_path):
+    """The cache key covers the headers of -I directories: an edit is not served stale PTX."""
+    include = tmp_path / "include"
+    include.mkdir()
+    header = include / "scale.h"
+    source = '#include "scale.h"\nextern "C" __global__ void k(float* x) { x[0] *= SCALE; }\n'
+    header.write_text("#define SCALE 3.0f\n")
+    first = compile_cuda(source, (f"-I{include}",))
+    header.write_text("#define SCALE 5.0f\n")
+    second = compile_cuda(source, (f"-I{include}",))
+    assert not second.cache_hit
+    assert "0f40400000" in first.ptx and "0f40A00000" in second.ptx      # 3.0f, then 5.0f
+    assert compile_cuda(source, (f"-I{include}",)).cache_hit

@@ -25,6 +25,7 @@ from .arrays import (MemoryPointer, arange, array, ascontiguousarray, asarray, a
                      ushort, zeros, zeros_like)
 from .memory import get_default_memory_pool, get_default_pinned_memory_pool  # noqa: F401
 from .raw import KernelNotFoundError, RawKernel, RawModule  # noqa: F401
+from . import complex_ufuncs  # noqa: F401,E402  (complex a / b and abs(a) as CuPy's kernels, simulated)
 
 __all__ = [
     "ndarray", "asarray", "array", "asnumpy", "ascontiguousarray", "get_array_module",

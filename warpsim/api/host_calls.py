@@ -161,6 +161,11 @@ def adopt_foreign(value, kind):
     return value
 
 
+# Calls that run as simulated kernels instead, as CuPy's do where NumPy's bits differ: each is
+# simulated_call(fn, args, kwargs, kind) -> the result, or NotImplemented (warpsim.api.complex_ufuncs).
+SIMULATED_CALLS: list = []
+
+
 def call_on_host(fn, args, kwargs, kind, *, may_write: bool = True):
     """fn(*args, **kwargs) with device arrays mirrored on the host (see the module docstring).
 
@@ -169,6 +174,10 @@ def call_on_host(fn, args, kwargs, kind, *, may_write: bool = True):
     """
     args = adopt_foreign(tuple(args), kind)
     kwargs = {name: adopt_foreign(value, kind) for name, value in kwargs.items()}
+    for simulated_call in SIMULATED_CALLS:
+        simulated = simulated_call(fn, args, kwargs, kind)
+        if simulated is not NotImplemented:
+            return simulated
     call = _HostCall(kind, may_write)
     host_args, host_kwargs = call.prepare(args, kwargs)
     try:

@@ -279,9 +279,35 @@ def cache_dir() -> Path:
 
 def _cache_key(source: str, name: str, options: tuple, name_expressions: tuple, version: tuple,
                library: str) -> str:
-    """Everything that changes the PTX; `name` too, since it appears in the PTX's .file lines."""
-    material = json.dumps([source, name, list(options), list(name_expressions), list(version), library])
+    """Everything that changes the PTX; `name` too, since it appears in the PTX's .file lines,
+    and the headers of the include directories the options add (an edited header changes it)."""
+    headers = [_headers_fingerprint(option[2:]) for option in options
+               if option.startswith("-I") and option[2:] not in include_dirs()]
+    material = json.dumps([source, name, list(options), list(name_expressions), list(version), library,
+                           headers])
     return hashlib.sha256(material.encode()).hexdigest()
+
+
+HEADER_FILES_FINGERPRINTED = 500     # past this many files a directory counts by its own entry alone
+
+
+def _headers_fingerprint(directory: str) -> str:
+    """The names, sizes and modification times of the files under an include directory (CUDA's
+    and CCCL's, which change only with their packages, are left out by the caller)."""
+    entries = []
+    for root, _, files in os.walk(directory):
+        for file in files:
+            try:
+                stat = os.stat(os.path.join(root, file))
+            except OSError:
+                continue
+            entries.append((os.path.relpath(os.path.join(root, file), directory), stat.st_size, stat.st_mtime_ns))
+            if len(entries) > HEADER_FILES_FINGERPRINTED:
+                try:
+                    return f"{directory}:{os.stat(directory).st_mtime_ns}"
+                except OSError:
+                    return directory
+    return hashlib.sha256(json.dumps(sorted(entries)).encode()).hexdigest()
 
 
 def _cache_read(path: Path) -> dict | None:

@@ -5,7 +5,8 @@
 //  - + - * between two complex<T>, and with a T on either side (same T only:
 //    complex<float> * double does not compile, as in CuPy);
 //  - division scaled by |re| + |im| of the divisor (thrust's formula, which is
-//    not C99 Annex G's, so results can differ from libcu++'s in the last bit);
+//    not C99 Annex G's, so results can differ from libcu++'s in the last bit),
+//    with the fused multiply-adds ptxas forms from it on a GPU;
 //  - == and != (also against a T), and NumPy's ordering for < <= > >= (real
 //    part first, then imaginary);
 //  - abs, arg, norm, conj, proj, polar, real, imag, exp, log, log10, pow, sqrt,
@@ -78,7 +79,10 @@ __host__ __device__ complex<T> operator/(const complex<T>& a, const complex<T>& 
   T scale = T(1) / (fabs(b.real()) + fabs(b.imag()));
   T ar = a.real() * scale, ai = a.imag() * scale, br = b.real() * scale, bi = b.imag() * scale;
   T inverse = T(1) / (br * br + bi * bi);
-  return complex<T>((ar * br + ai * bi) * inverse, (ai * br - ar * bi) * inverse);
+  // ptxas contracts CuPy's (ai * br) - (ar * bi), a mul and a sub without .rn in NVRTC's PTX, into
+  // one fused multiply-add; written out here, so the PTX a simulator runs gives the GPU's bits
+  // (checked on an H200: validation/cupy_complex/).
+  return complex<T>((ar * br + ai * bi) * inverse, fma(ai, br, -(ar * bi)) * inverse);
 }
 template <typename T>
 __host__ __device__ complex<T> operator/(const complex<T>& a, const T& s) { return complex<T>(a.real() / s, a.imag() / s); }
