@@ -1,0 +1,74 @@
+"""do_bench on predicted time: what `triton.testing.do_bench` returns under warpsim.
+
+A GPU's do_bench times `fn` with CUDA events around each call, after an L2
+flush, for about `rep` ms, and summarizes the times (mean by default, or the
+quantiles asked for). On warpsim the events read the predicted clock, and a
+prediction does not vary from run to run, so one call after the warm-up call
+gives every repetition's time: do_bench here calls fn twice (Triton's loop
+would call it thousands of times for a 10 us kernel, each a full simulation
+of the same result). The time includes the launch overhead the events see;
+the timing model predicts from a cold L2, as the flush makes it.
+
+While the warpsim driver is active, `triton.testing.do_bench` is this
+function (install/uninstall), so scripts and Triton's autotuner (through the
+driver's get_benchmarker) read predictions. The first use says so on stderr.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+
+_SAID: list = []
+_ORIGINAL: dict = {}
+
+
+class L2Flush:
+    """What get_empty_cache_for_benchmark returns: zero_() is do_bench's L2 flush, which the
+    timing model already assumes (every launch is predicted from a cold L2)."""
+
+    def zero_(self):
+        return self
+
+
+def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_mode="mean"):
+    """triton.testing.do_bench's result on the predicted clock (milliseconds; see the module doc)."""
+    from .driver import active_gpu
+    assert return_mode in ["min", "max", "mean", "median", "all"]
+    gpu = active_gpu()
+    fn()                                   # do_bench's first call (compiles; not timed)
+    if grad_to_none is not None:
+        for x in grad_to_none:
+            x.grad = None
+    start = gpu.clock_ms
+    fn()
+    elapsed = gpu.clock_ms - start
+    _say_predicted(gpu)
+    if quantiles is not None:
+        return [elapsed for _ in quantiles]
+    times = [elapsed]
+    if return_mode == "all":
+        return times
+    return {"min": min, "max": max, "mean": statistics.mean, "median": statistics.median}[return_mode](times)
+
+
+def _say_predicted(gpu) -> None:
+    if not _SAID:
+        _SAID.append(True)
+        print(f"warpsim: Triton's do_bench and autotune times are predicted for the {gpu.preset.full_name} "
+              f"by warpsim's timing model, not measured", file=sys.stderr)
+
+
+def install() -> None:
+    """Make triton.testing.do_bench this do_bench (while the warpsim driver is active)."""
+    import triton.testing
+    if "do_bench" not in _ORIGINAL:
+        _ORIGINAL["do_bench"] = triton.testing.do_bench
+    triton.testing.do_bench = do_bench
+
+
+def uninstall() -> None:
+    """Put Triton's do_bench back."""
+    import triton.testing
+    if "do_bench" in _ORIGINAL:
+        triton.testing.do_bench = _ORIGINAL.pop("do_bench")

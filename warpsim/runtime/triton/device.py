@@ -1,0 +1,109 @@
+"""The GPU a Triton script sees under warpsim: the chosen preset and its predicted clock.
+
+Every launch advances `clock_ms` by its predicted time plus the launch
+overhead CUDA events see (the preset's launch_overhead_us: event time minus
+kernel duration, measured on the H200), so events recorded around launches
+read what they would read on that GPU, and do_bench and autotune read them.
+The timing model predicts each launch from a cold L2, which is what
+do_bench's L2 flush before each run arranges on a GPU.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ...settings import current
+from ...timing.presets import gpu_preset
+
+DEFAULT_GPU = "h200"
+
+
+def chosen_gpu() -> str:
+    """warpsim.settings(gpu=...), else WARPSIM_GPU (`warpsim run --gpu`), else the H200."""
+    return current().gpu or os.environ.get("WARPSIM_GPU") or DEFAULT_GPU
+
+
+class PredictedGPU:
+    """The simulated GPU of the Triton driver: a preset, its clock, and warpsim's device."""
+
+    def __init__(self, gpu: str | None = None):
+        from ...machine.device import default_device
+        self.gpu = gpu or chosen_gpu()
+        self.preset = gpu_preset(self.gpu)
+        self.device = default_device()
+        self.clock_ms = 0.0
+        self.launches = 0
+        self.unpredicted: list = []       # kernels whose time could not be predicted (said once each)
+
+    @property
+    def arch(self) -> int:
+        major, minor = self.preset.compute_capability
+        return 10 * major + minor
+
+    def advance(self, kernel_seconds: float) -> None:
+        self.clock_ms += kernel_seconds * 1e3 + self.preset.launch_overhead_us * 1e-3
+        self.launches += 1
+
+    def properties(self) -> dict:
+        """What Triton's driver.utils.get_device_properties gives, for this preset."""
+        p = self.preset
+        return {"max_shared_mem": p.max_shared_per_block, "multiprocessor_count": p.sms,
+                "sm_clock_rate": int(p.kernel_clock_mhz * 1000), "mem_clock_rate": 0,
+                "mem_bus_width": 0, "max_num_regs": p.registers_per_sm, "warpSize": p.warp_size}
+
+
+class Event:
+    """torch.cuda.Event's surface on the predicted clock: elapsed_time in predicted milliseconds."""
+
+    def __init__(self, gpu: PredictedGPU, enable_timing: bool = False, blocking: bool = False,
+                 interprocess: bool = False):
+        self.gpu, self.enable_timing = gpu, enable_timing
+        self.time_ms: float | None = None
+
+    def record(self, stream=None) -> None:
+        self.time_ms = self.gpu.clock_ms
+
+    def synchronize(self) -> None:
+        pass
+
+    def wait(self, stream=None) -> None:
+        pass
+
+    def query(self) -> bool:
+        return True
+
+    def elapsed_time(self, end: "Event") -> float:
+        for name, event in (("start", self), ("end", end)):
+            if event.time_ms is None:
+                raise RuntimeError(f"elapsed_time: the {name} event was never recorded")
+            if not event.enable_timing:
+                raise RuntimeError(f"elapsed_time: the {name} event was created without enable_timing=True")
+        return end.time_ms - self.time_ms
+
+
+class DeviceInterface:
+    """What Triton asks of `driver.get_device_interface()` (torch.cuda on a GPU), on the predicted GPU."""
+
+    def __init__(self, gpu: PredictedGPU):
+        self.gpu = gpu
+
+    def Event(self, enable_timing: bool = False, blocking: bool = False, interprocess: bool = False):  # noqa: N802
+        return Event(self.gpu, enable_timing, blocking, interprocess)
+
+    def synchronize(self, device=None) -> None:
+        pass                      # every launch ran to completion when it returned
+
+    def current_device(self) -> int:
+        return 0
+
+    def device_count(self) -> int:
+        return 1
+
+    def is_available(self) -> bool:
+        return True
+
+    def get_device_capability(self, device=None) -> tuple:
+        return tuple(self.gpu.preset.compute_capability)
+
+    def get_device_name(self, device=None) -> str:
+        return f"{self.gpu.preset.name} (warpsim, predicted)"
