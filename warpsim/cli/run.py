@@ -43,6 +43,8 @@ import sys
 import traceback
 from dataclasses import dataclass
 
+from ..runtime.triton.activation import triton_on_warpsim  # Triton's driver is warpsim's for the run
+
 __all__ = ["ProgramExit", "cupy_on_warpsim", "numba_on_warpsim", "run_program", "run_script"]
 
 _ABSENT = object()
@@ -250,7 +252,7 @@ def run_script(argv) -> int:
 
 def run_program(argv) -> ProgramExit:
     """run_script, saying why the program failed (what `warpsim check` reports of a failed target)."""
-    argv = strip_interpreter(list(argv))
+    argv = strip_interpreter(_take_gpu(list(argv)))
     if not argv:
         print("usage: warpsim run python script.py [args...]  (or -m module, -c code)",
               file=sys.stderr)
@@ -260,7 +262,7 @@ def run_program(argv) -> ProgramExit:
         return ProgramExit(*run_executable(argv))
     saved_argv, saved_path = sys.argv[:], sys.path[:]
     try:
-        with numba_on_warpsim(), cupy_on_warpsim():
+        with numba_on_warpsim(), cupy_on_warpsim(), triton_on_warpsim():
             if argv[0] == "-m" and len(argv) > 1:
                 sys.argv = [argv[1]] + argv[2:]
                 sys.path.insert(0, os.getcwd())
@@ -292,6 +294,15 @@ def run_program(argv) -> ProgramExit:
         return ProgramExit(1, f"{type(error).__name__}: {first_line}" if first_line else type(error).__name__)
     finally:
         sys.argv, sys.path[:] = saved_argv, saved_path
+
+
+def _take_gpu(argv: list) -> list:
+    """`warpsim run --gpu a100 python x.py`: the GPU whose time Triton's do_bench predicts (WARPSIM_GPU)."""
+    if argv and argv[0].partition("=")[0] == "--gpu":
+        name, _, value = argv[0].partition("=")
+        value, argv = (value, argv[1:]) if value else (argv[1] if len(argv) > 1 else "", argv[2:])
+        os.environ["WARPSIM_GPU"] = value
+    return argv
 
 
 if __name__ == "__main__":
