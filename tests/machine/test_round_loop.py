@@ -240,16 +240,16 @@ def test_a_load_past_the_end_inside_the_loop_is_the_same_fault(gather):
 def test_a_load_of_freed_memory_inside_the_loop_is_the_same_use_after_free(gather):
     n = 256
     keep = cp.zeros(4096, dtype=cp.float32)            # a live neighbour
+    start, out = cp.asarray(np.arange(n, dtype=np.int32)), cp.zeros(n, cp.float32)
     freed = cp.zeros(4096, dtype=cp.float32)
     address = freed.data.ptr
-    del freed
+    del freed                                          # freed last: no later allocation reuses it
     gc.collect()
     messages = {}
     for engine in ("numpy", "compiled"):
         with pytest.raises(MemoryFault) as caught:
             launch(engine, "its", gather, (1,), (n,),
-                   (np.uint64(address), cp.asarray(np.arange(n, dtype=np.int32)),
-                    cp.zeros(n, cp.float32), np.int32(5), np.int32(1)))
+                   (np.uint64(address), start, out, np.int32(5), np.int32(1)))
         messages[engine] = str(caught.value)
     assert "use after free" in messages["numpy"] and keep.size == 4096
     assert messages["numpy"] == messages["compiled"]

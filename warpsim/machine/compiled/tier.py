@@ -14,6 +14,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from .block import BlockSource, compile_source, compile_time_excluded, is_cached_on_disk
@@ -105,7 +107,17 @@ def report(program) -> list[dict]:
     return rows
 
 
-COMPILED_ROUNDS_FROM = 1 << 16     # thread slots of a batch from which auto compiles the select phase
+COMPILED_ROUNDS_FROM = 1 << 16     # thread slots of a batch from which auto runs the compiled select phase
+COMPILE_ROUNDS_FROM = 1 << 21      # ... and compiles it when its machine code is not cached yet (seconds)
+
+
+def machine_code_ready(dispatcher) -> bool:
+    """Whether a Numba function (cache=True) runs without compiling: compiled in this process, or
+    its machine code in Numba's disk cache."""
+    if dispatcher.signatures:
+        return True
+    index = getattr(getattr(getattr(dispatcher, "_cache", None), "_cache_file", None), "_index_path", None)
+    return bool(index) and os.path.exists(index)
 
 
 def _stackless_models() -> tuple:
@@ -128,6 +140,8 @@ def compiled_rounds(ctx, model):
     if ctx.engine == "auto" and ctx.n < COMPILED_ROUNDS_FROM:
         return None
     from .rounds import select_groups
+    if ctx.engine == "auto" and ctx.n < COMPILE_ROUNDS_FROM and not machine_code_ready(select_groups):
+        return None                          # a first compile costs more than NumPy's select here
     independent = type(model) is _stackless_models()[0]
     patience = getattr(model, "patience", 0)
 
