@@ -33,7 +33,7 @@ class L2Flush:
 
 def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_mode="mean"):
     """triton.testing.do_bench's result on the predicted clock (milliseconds; see the module doc)."""
-    from .driver import active_gpu
+    from .device import active_gpu
     assert return_mode in ["min", "max", "mean", "median", "all"]
     gpu = active_gpu()
     fn()                                   # do_bench's first call (compiles; not timed)

@@ -10,9 +10,11 @@ with the NVIDIA backend, which stays the one for "cuda" targets.
 
 from __future__ import annotations
 
-import triton.backends.nvidia.compiler as nvidia
-
+from ...errors import import_optional
 from . import BACKEND_NAME
+
+nvidia = import_optional("triton.backends.nvidia.compiler", extra="triton",
+                         needed_for="warpsim's Triton backend")
 
 
 class WarpsimBackend(nvidia.CUDABackend):

@@ -107,3 +107,17 @@ class DeviceInterface:
 
     def get_device_name(self, device=None) -> str:
         return f"{self.gpu.preset.name} (warpsim, predicted)"
+
+
+_MADE: list = []            # the PredictedGPU of each warpsim driver Triton made (it makes one)
+
+
+def made(gpu: PredictedGPU) -> None:
+    _MADE.append(gpu)
+
+
+def active_gpu() -> PredictedGPU:
+    """The predicted GPU of the warpsim driver Triton made last (one is made here if none was)."""
+    if not _MADE:
+        made(PredictedGPU())
+    return _MADE[-1]

@@ -13,27 +13,21 @@ from __future__ import annotations
 
 import os
 
-from triton.backends.driver import DriverBase
-
+from ...errors import import_optional
 from . import BACKEND_NAME, enabled
-from .device import DeviceInterface, PredictedGPU
+from .device import DeviceInterface, PredictedGPU, made
+from .bench import L2Flush, do_bench, install
 from .launcher import LoadedKernel, WarpsimLauncher
+
+DriverBase = import_optional("triton.backends.driver", extra="triton",
+                             needed_for="warpsim's Triton backend").DriverBase
 
 CPP_TYPES = {"i1": "bool", "i8": "int8_t", "i16": "int16_t", "i32": "int32_t", "i64": "int64_t",
              "u1": "bool", "u8": "uint8_t", "u16": "uint16_t", "u32": "uint32_t", "u64": "uint64_t",
              "fp16": "double", "bf16": "double", "fp32": "double", "f32": "double", "fp64": "double"}
 
-_ACTIVE: list = []          # the WarpsimDriver made in this process (Triton makes one)
-
 if enabled():               # WARPSIM_TRITON=1 on a machine with a GPU: warpsim's, not the NVIDIA one
     os.environ.setdefault("TRITON_DEFAULT_BACKEND", BACKEND_NAME)
-
-
-def active_gpu() -> PredictedGPU:
-    """The predicted GPU of the warpsim driver Triton made (one is made on first use)."""
-    if not _ACTIVE:
-        WarpsimDriver()
-    return _ACTIVE[-1].gpu
 
 
 class WarpsimUtils:
@@ -64,12 +58,11 @@ class WarpsimDriver(DriverBase):
     """Triton's driver for kernels run on warpsim (see the module doc)."""
 
     def __init__(self):
-        from .bench import install
         self.gpu = PredictedGPU()
         self.utils = WarpsimUtils(self.gpu)
         self.launcher_cls = WarpsimLauncher
         self.interface = DeviceInterface(self.gpu)
-        _ACTIVE.append(self)
+        made(self.gpu)
         install()
 
     @staticmethod
@@ -104,11 +97,9 @@ class WarpsimDriver(DriverBase):
         return "void*" if ty.startswith("*") else CPP_TYPES.get(ty, ty)
 
     def get_benchmarker(self):
-        from .bench import do_bench
         return do_bench
 
     def get_empty_cache_for_benchmark(self):
-        from .bench import L2Flush
         return L2Flush()
 
     def clear_cache(self, cache) -> None:

@@ -74,7 +74,7 @@ class WarpsimLauncher:
 
     def __call__(self, grid_x, grid_y, grid_z, stream, function, packed_metadata, launch_metadata,
                  enter_hook, exit_hook, *args):
-        from .driver import active_gpu
+        from .device import active_gpu
         if enter_hook is not None:
             enter_hook(launch_metadata)
         run_launch(active_gpu(), function, self.metadata, (grid_x * self.num_ctas, grid_y, grid_z),
