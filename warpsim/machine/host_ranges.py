@@ -4,14 +4,14 @@ A Triton script on warpsim hands its kernels CPU tensors (the backend's torch
 device is the CPU), and kernels must read and write those tensors' bytes. The
 interface is what the final design needs:
 
-    ranges = HostRanges(memory)
-    with ranges.launch() as pointer_of:           # around one launch
-        device_address = pointer_of(base, nbytes, host_address)
-        ... launch with device_address ...
+    with HostRanges(memory).launch([(base, nbytes), ...]) as device_address:
+        pointer = device_address(host_address)    # for each pointer argument
+        ... launch with the pointers ...
 
-`base, nbytes` is the whole host block the pointer lies in (a tensor's
-storage, an array's owner), so views of one storage share one range and
-accesses are bounds-checked against the block, as allocations are.
+Each (base, nbytes) is a whole host block a pointer lies in (a tensor's
+storage, an array's owner), so views of one storage share one range (blocks
+that overlap are joined) and accesses are bounds-checked against the block,
+as allocations are.
 
 INTERIM (a stepping stone, not the final state): each range is mirrored by a
 heap allocation for the launch; the host bytes are copied in before it and
