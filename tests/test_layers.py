@@ -18,7 +18,7 @@ PACKAGE = pathlib.Path(__file__).parents[1] / "warpsim"
 LAYERS = [
     ("errors",),
     ("settings", "sessions", "cache"),
-    ("ptx",),
+    ("ptx", "semantics"),   # semantics/: what instructions compute, on raw bits, for both executors
     ("machine",),
     ("sass", "frontends"),
     ("metrics", "sanitizer", "timing"),
@@ -145,3 +145,20 @@ def test_no_import_cycles():
 ])
 def test_cycle_finder(graph, cyclic):
     assert bool(strongly_connected(graph)) is cyclic
+
+
+def test_semantics_imports_only_numpy_and_the_standard_library():
+    """semantics/ sits under both executors: raw bits in, raw bits out, no other dependency."""
+    import sys
+    wrong = []
+    for module, path in MODULES.items():
+        if unit_of(module) != "semantics":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            for name in names:
+                top = name.split(".")[0]
+                if top not in ("numpy", "__future__") and top not in sys.stdlib_module_names:
+                    wrong.append(f"{module} imports {name}")
+    assert not wrong, "semantics/ may import only NumPy and the standard library:\n  " + "\n  ".join(wrong)

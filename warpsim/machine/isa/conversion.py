@@ -24,8 +24,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...ptx.types import TYPES
-from .floatbits import (F32, FORMATS, bf16_to_f32, decode, encode, flush_subnormal,
-                        round_integers, round_to)
+from ...semantics.floatbits import (F32, FORMATS, bf16_to_f32, decode, encode, flush_subnormal,
+                                    round_integers, round_to)
 from .floating import quietly
 from .table import Signature, value_op
 

@@ -30,9 +30,9 @@ import functools
 
 import numpy as np
 
-from .floatbits import (CANONICAL_NAN, FORMATS, F32, F64, add_rounded, decode, div_rounded, encode,
-                        flush_subnormal, flush_tiny_result, fma_rounded, mul_rounded, round_to, round_to_odd,
-                        sqrt_rounded, two_sum)
+from ...semantics.floatbits import (CANONICAL_NAN, FORMATS, F32, F64, add_rounded, decode, div_rounded,
+                                    encode, flush_subnormal, flush_tiny_result, fma_rounded, mul_rounded,
+                                    round_to, round_to_odd, sqrt_rounded, two_sum)
 from .table import Signature, same_type, value_op
 
 HALF_TYPES = frozenset({"f16", "f16x2", "bf16", "bf16x2"})

@@ -16,7 +16,7 @@ from dataclasses import replace
 import numpy as np
 
 from ...machine.isa.conversion import convert_to_float, pack_saturated
-from ...machine.isa.floatbits import F16, F32, F64, flush_subnormal, round_integers, round_to
+from ...semantics.floatbits import F16, F32, F64, flush_subnormal, round_integers, round_to
 from .operands import U32, U64, alu, bits32, bits64, dest, f32, f64, source
 from .table import Step, Unsupported, semantics
 

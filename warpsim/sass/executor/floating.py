@@ -1,7 +1,7 @@
 """Float SASS: FADD FMUL FFMA FMNMX FCHK MUFU, DADD DMUL DFMA, HADD2 HMUL2 HFMA2.
 
 Rounding, subnormal flushing and NaN results reuse the PTX machine's exact
-helpers (machine/isa/floatbits.py, floating.py), so a SASS instruction and the
+helpers (semantics/floatbits.py, floating.py), so a SASS instruction and the
 PTX instruction it came from round identically:
 
 - FADD/FMUL/FFMA round to nearest unless .RZ/.RM/.RP; .FTZ flushes subnormal
@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...machine.isa.floatbits import (F16, F32, F64, add_rounded, encode, flush_subnormal, flush_tiny_result,
-                                      fma_rounded, mul_rounded, round_to, round_to_odd, two_sum)
+from ...semantics.floatbits import (F16, F32, F64, add_rounded, encode, flush_subnormal, flush_tiny_result,
+                                    fma_rounded, mul_rounded, round_to, round_to_odd, two_sum)
 from ...machine.isa.floating import (_approx_reciprocal, _dfma_nan, _high_word_sfu, _nan_operand,
                                      canonical_nan)
 from .operands import U32, U64, alu, bits32, bits64, dest, f32, f64, pred_dest, source
