@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...semantics.bits import PRMT_MODE_SELECTORS, lut3, permute_bytes, prmt_mode_selectors
+from ...semantics.bits import funnel_shift as funnel_shift_pair
 from .table import Signature, same_type, value_op
 
 BIT_TYPES = frozenset({"b16", "b32", "b64"})
@@ -138,11 +140,9 @@ def funnel_shift(ins, a, b, c):
     """
     c = np.asarray(c, dtype=np.uint32)
     amount = np.minimum(c, np.uint32(32)) if "clamp" in ins.flags else c & np.uint32(31)
-    amount = amount.astype(np.uint64)
-    pair = (np.asarray(b).astype(np.uint64) << np.uint64(32)) | np.asarray(a).astype(np.uint64)
-    if "l" in ins.flags:
-        return ((pair << amount) >> np.uint64(32)).astype(np.uint32)
-    return (pair >> amount).astype(np.uint32)
+    left = "l" in ins.flags
+    shifted = funnel_shift_pair(a, b, amount, left)
+    return ((shifted >> np.uint64(32)) if left else shifted).astype(np.uint32)
 
 
 # ------------------------------------------------------------------ lop3
@@ -171,11 +171,7 @@ def lop3(ins, a, b, c, lut, *combine):
     bit is set. The LUT may even differ per lane.
     """
     a, b, c = (np.asarray(x, dtype=np.uint32) for x in (a, b, c))
-    lut = np.asarray(lut).astype(np.uint32)
-    result = np.zeros(np.broadcast(a, b, c, lut).shape, dtype=np.uint32)
-    for k in range(8):
-        minterm = ((a if k & 4 else ~a) & (b if k & 2 else ~b) & (c if k & 1 else ~c))
-        result |= np.where((lut >> np.uint32(k)) & np.uint32(1), minterm, np.uint32(0))
+    result = lut3(np.asarray(lut).astype(np.uint32), a, b, c)
     bool_op = chosen(ins, _LOP3_BOOL_OPS)
     if bool_op:
         return result, _LOP3_BOOL_OPS[bool_op](result != 0, combine[0])
@@ -183,18 +179,6 @@ def lop3(ins, a, b, c, lut, *combine):
 
 
 # ------------------------------------------------------------------ prmt
-
-# The special modes read only c[1:0] and stand for fixed generic selectors
-# (four nibbles, byte 3's first), per the PTX manual's prmt table.
-PRMT_MODE_SELECTORS = {
-    "f4e": (0x3210, 0x4321, 0x5432, 0x6543),    # forward 4 extract
-    "b4e": (0x5670, 0x6701, 0x7012, 0x0123),    # backward 4 extract
-    "rc8": (0x0000, 0x1111, 0x2222, 0x3333),    # replicate 8
-    "ecl": (0x3210, 0x3211, 0x3222, 0x3333),    # edge clamp left
-    "ecr": (0x0000, 0x1110, 0x2210, 0x3210),    # edge clamp right
-    "rc16": (0x1010, 0x3232, 0x1010, 0x3232),   # replicate 16
-}
-
 
 def _check_prmt(ins):
     if len(ins.flags & set(PRMT_MODE_SELECTORS)) > 1:
@@ -209,20 +193,6 @@ def prmt(ins, a, b, c):
     Generic form: nibble i of c selects result byte i; a selector with bit 3
     set replicates that byte's sign bit instead of copying it.
     """
-    source = (np.asarray(b).astype(np.uint64) << np.uint64(32)) | np.asarray(a).astype(np.uint64)
-    c = np.asarray(c, dtype=np.uint32)
     mode = chosen(ins, PRMT_MODE_SELECTORS)
-    if mode:
-        table = np.array(PRMT_MODE_SELECTORS[mode], dtype=np.uint32)
-        selectors = table[c & np.uint32(3)]
-    else:
-        selectors = c
-    result = np.zeros(np.broadcast(source, selectors).shape, dtype=np.uint32)
-    for position in range(4):
-        selector = (selectors >> np.uint32(4 * position)) & np.uint32(0xF)
-        byte_shift = ((selector & np.uint32(7)) * np.uint32(8)).astype(np.uint64)
-        byte = ((source >> byte_shift) & np.uint64(0xFF)).astype(np.uint32)
-        sign_fill = np.where(byte & np.uint32(0x80), np.uint32(0xFF), np.uint32(0))
-        byte = np.where(selector & np.uint32(8), sign_fill, byte)
-        result |= byte << np.uint32(8 * position)
-    return result
+    selectors = prmt_mode_selectors(mode, c) if mode else np.asarray(c, dtype=np.uint32)
+    return permute_bytes(a, b, selectors)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...semantics.bits import lut3
 from .operands import U32, U64, alu, dest, f32, f64, pred_dest, predicate, source
 from .table import Step, Unsupported, semantics
 
@@ -143,17 +144,10 @@ def plop3(ins):
     reads = [predicate(op) for op in ops[2:5]]
     tables = int(ops[5].value) & 0xFF, int(ops[6].value) & 0xFF
 
-    def table(lut, a, b, c):
-        out = np.zeros(np.broadcast(a, b, c).shape, dtype=bool)
-        for minterm in range(8):
-            if lut >> minterm & 1:
-                out = out | ((a if minterm & 4 else ~a) & (b if minterm & 2 else ~b) & (c if minterm & 1 else ~c))
-        return out
-
     def run(st, g):
         a, b, c = (np.asarray(r(st, g), dtype=bool) for r in reads)
-        first(st, g, table(tables[0], a, b, c))
-        second(st, g, table(tables[1], a, b, c))
+        first(st, g, lut3(tables[0], a, b, c))
+        second(st, g, lut3(tables[1], a, b, c))
     return Step(ins, run)
 
 

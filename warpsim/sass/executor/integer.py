@@ -21,6 +21,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from ...semantics.bits import funnel_shift, lut3, permute_bytes
 from .operands import U32, U64, alu, dest, pred_dest, predicate, source
 from .table import Step, Unsupported, semantics
 
@@ -204,17 +205,6 @@ def lea(ins):
 
 # ------------------------------------------------------------------ logic
 
-def lut3(lut: int, a, b, c):
-    """The three-input truth table LOP3/PLOP3 name: bit (a<<2 | b<<1 | c) of lut, bitwise."""
-    ones = ~np.zeros_like(np.asarray(a))
-    out = np.zeros_like(np.asarray(a | b | c))
-    for minterm in range(8):
-        if lut >> minterm & 1:
-            out = out | ((a if minterm & 4 else a ^ ones) & (b if minterm & 2 else b ^ ones)
-                         & (c if minterm & 1 else c ^ ones))
-    return out
-
-
 @semantics("LOP3", "ULOP3", family="integer", mods=("LUT",),
            doc="any bitwise function of a, b, c given as an 8-bit truth table; optional P = result != 0")
 def lop3(ins):
@@ -252,15 +242,7 @@ def shf(ins):
     def fn(x, s, y):
         s = np.asarray(s, dtype=U64)
         s = s & U64(31) if wrap else np.minimum(s & U64(0xFF if limit == 32 else 0x7F), U64(limit))
-        pair = (np.asarray(y, dtype=U64) << U64(32)) | np.asarray(x, dtype=U64)
-        big = s >= U64(64)
-        s_safe = np.where(big, U64(0), s)
-        if left:
-            shifted = np.where(big, U64(0), pair << s_safe)
-        elif signed:
-            shifted = (pair.astype(np.int64) >> np.where(big, U64(63), s).astype(np.int64)).astype(U64)
-        else:
-            shifted = np.where(big, U64(0), pair >> s_safe)
+        shifted = funnel_shift(x, y, s, left, signed)
         return (shifted >> U64(32) if high else shifted) & M32
     return Step(ins, alu([dest(dst)], [ra, rb, rc], fn))
 
@@ -297,17 +279,8 @@ def shr(ins):
 def prmt(ins):
     dst, a, sel, b = ins.operands[:4]
 
-    def fn(x, s, y):
-        pool = (np.asarray(y, dtype=U64) << U64(32)) | np.asarray(x, dtype=U64)
-        s = np.asarray(s, dtype=U64)
-        out = np.zeros(np.broadcast(pool, s).shape, dtype=U64)
-        for k in range(4):
-            nibble = (s >> U64(4 * k)) & U64(0xF)
-            byte = (pool >> ((nibble & U64(7)) * U64(8))) & U64(0xFF)
-            byte = np.where(nibble & U64(8), np.where(byte & U64(0x80), U64(0xFF), U64(0)), byte)
-            out = out | (byte << U64(8 * k))
-        return out
-    return Step(ins, alu([dest(dst)], [source(a), source(sel), source(b)], fn))
+    return Step(ins, alu([dest(dst)], [source(a), source(sel), source(b)],
+                          lambda x, s, y: permute_bytes(x, y, s)))
 
 
 @semantics("IABS", "UIABS", family="integer", mods=(), doc="|a| of a signed 32-bit value (wraps at -2**31)")
