@@ -379,6 +379,7 @@ class Profiler:
                                  "lists the known ones)")
         self.metrics = metrics
         self.launches: list = []
+        self.timeline: list = []            # a whole program's kernels and copies on the GPU clock
         self._token = None
 
     def __enter__(self) -> "Profiler":

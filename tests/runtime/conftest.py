@@ -44,3 +44,9 @@ def run(tmp_path):
 
 
 __all__ = ["warpsim"]
+
+
+@pytest.fixture
+def cli():
+    """cli(*args, cwd=...) -> CompletedProcess of `python -m warpsim args...`."""
+    return warpsim

@@ -1,13 +1,14 @@
 """`warpsim compare`: two versions side by side on a GPU: predicted time of each, the ratio, and why.
 
     warpsim compare naive.py tiled.py --gpu h200                 # two programs: every launch of each
+    warpsim compare ./app_a ./app_b                              # two programs built with `warpsim nvcc`
     warpsim compare k.cu --kernel mm --grid 32,32 --block 16,16 --n 262144 \\
         --a-define TILE=8 --b-define TILE=16                     # one .cu, two -D variants
     warpsim compare a.cu b.cu --kernel k --grid 1024 --block 256 --args setup.py:arguments
     warpsim compare "bench.py --size 4096" "bench.py --size 8192" --kernel saxpy
 
-A side is a Python program (its launches run under the profiler with the GPU
-chosen; --kernel keeps only launches of kernels whose name contains it) or a
+A side is a Python program or a compiled CUDA program (its launches run under
+the profiler with the GPU chosen; --kernel keeps only launches of kernels whose name contains it) or a
 .cu file (compiled with --option and its -D defines, the kernel --kernel
 launched on --grid x --block with arguments from --args FILE.py:FUNCTION,
 function(xp) -> the argument tuple with xp the warpsim module, or else from
@@ -123,11 +124,12 @@ def _side(spec, label, gpu, kernel, grid, block, args, n, shared_mem, options, d
     if path.endswith(".cu"):
         k = _cu_kernel(path, kernel, options, defines, label)
         return _kernel_timing(k, grid, block, args, n, shared_mem, gpu, label, max_ctas)
-    if path.endswith(".py") or path in ("-m", "-c"):
+    from .programs import is_elf
+    if path.endswith(".py") or path in ("-m", "-c") or is_elf(path):   # a script, or a `warpsim nvcc` program
         if defines:
             raise CompareError(f"{label}: -D defines apply to a .cu side, not to the program {path}")
         return _script_timings(argv, gpu, kernel, label)
-    raise CompareError(f"{label}: {path} is neither a .py program nor a .cu file")
+    raise CompareError(f"{label}: {path} is neither a .py program nor a .cu file, nor a compiled CUDA program")
 
 
 def compare(a, b=None, gpu: str | None = None, labels=None, kernel: str | None = None, grid=None, block=None,

@@ -1,6 +1,8 @@
-"""`warpsim profile`: run a Python program and report every kernel launch, like ncu.
+"""`warpsim profile`: run a Python program or a CUDA program and report every kernel launch, like ncu.
 
     warpsim profile python script.py args...
+    warpsim profile ./app args...                             # a program built with `warpsim nvcc`
+    warpsim profile --gpu h200 ./app                          # predicted times and the program's timeline
     warpsim profile --metrics smsp__inst_executed.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum python script.py
     warpsim profile --csv python script.py > metrics.csv      # Nsight Compute's --csv layout
     warpsim profile --source python script.py                 # the kernel source with per-line numbers
@@ -9,8 +11,11 @@
 
 The program runs in this process (runpy) with its CuPy-style calls on
 warpsim (`import warpsim as cp`) and, where numba-cuda is installed, its
-Numba kernels too (as `warpsim run` does). The report goes to standard output
-after the program's own output; the exit status is the program's.
+Numba kernels too (as `warpsim run` does). A compiled program runs in its own
+process, with the same profiler started there (warpsim.cli.program_tools); its
+launches come back here, with the timeline of its kernels and copies on the
+predicted GPU clock. The report goes to standard output after the program's own
+output; the exit status is the program's.
 """
 
 from __future__ import annotations
@@ -154,6 +159,9 @@ def _print_report(prof, args) -> None:
             console.print(launch.source_view())
         if args.sass:
             console.print(sass_listing(launch), highlight=False, markup=False)
+    if prof.timeline:                   # a compiled program's kernels and copies (warpsim profile ./app)
+        from ..report.timeline import timeline_table
+        console.print(timeline_table(prof.timeline, gpu=args.gpu or ""))
 
 
 def sass_listing(launch) -> str:

@@ -107,12 +107,18 @@ def run_executable(argv: list) -> tuple[int, str]:
     except RuntimeBuildError as error:
         print(f"warpsim run: {error}", file=sys.stderr)
         return 2, str(error).splitlines()[0]
+    from .program_tools import collect, tool_environment
     sys.stdout.flush()
     sys.stderr.flush()
     program = path if os.sep in path else os.path.join(".", path)
-    done = subprocess.run([program, *argv[1:]], env=program_environment(folder),
-                          preexec_fn=_no_randomization)
+    tools, results = tool_environment()      # the profile/check sessions active here, for the program
+    environment = program_environment(folder)
+    environment.update(tools)
+    done = subprocess.run([program, *argv[1:]], env=environment, preexec_fn=_no_randomization)
     status = done.returncode if done.returncode >= 0 else 128 - done.returncode
     reason = "" if status == 0 else (f"killed by signal {-done.returncode}" if done.returncode < 0
                                      else f"exit status {status}")
+    lost = collect(results)
+    if lost and status:                      # a program that made no CUDA call has nothing to report
+        print(f"warpsim: {lost}", file=sys.stderr)
     return status, reason

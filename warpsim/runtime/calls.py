@@ -55,12 +55,30 @@ def runtime() -> RuntimeContext:
             raise RuntimeUnavailable(_start_failure)
         try:
             _context = RuntimeContext()
+            _start_tools(_context)
         except Exception as error:
             _start_failure = f"{type(error).__name__}: {error}"
             print(f"warpsim: the CUDA runtime could not start ({_start_failure}); every CUDA call "
                   "returns cudaErrorInitializationError", file=sys.stderr)
             raise RuntimeUnavailable(_start_failure) from None
     return _context
+
+
+STARTUP = "WARPSIM_RUNTIME_STARTUP"
+
+
+def _start_tools(context) -> None:
+    """Run `start_in_program(context)` of the module $WARPSIM_RUNTIME_STARTUP names, if any.
+
+    `warpsim profile ./app` and `warpsim check ./app` name theirs (warpsim.cli.program_tools):
+    it starts the profiler or sanitizer session inside the program's process, where the
+    launches are, and registers in context.at_exit what hands the results back. The
+    runtime sits below the tools' layers, so it knows them only by this name.
+    """
+    name = os.environ.get(STARTUP)
+    if name:
+        import importlib
+        importlib.import_module(name).start_in_program(context)
 
 
 def call(sticky: bool = True):
@@ -102,6 +120,14 @@ def not_supported(name: str, *_args) -> int:
 
 
 def at_exit() -> None:
+    """The program is exiting: run what the tools registered (their results), then flush."""
+    if _context is not None:
+        for hook in _context.at_exit:
+            try:
+                hook()
+            except Exception:
+                print("warpsim: internal error at exit (please report it):", file=sys.stderr)
+                traceback.print_exc()
     sys.stdout.flush()
     sys.stderr.flush()
 
@@ -121,24 +147,53 @@ def _is_device(context, address: int) -> bool:
     return GLOBAL_BASE <= address < GLOBAL_BASE + len(context.device.memory.buffer)
 
 
-def _copy(context, dst: int, src: int, count: int) -> int:
+def _copy(context, dst: int, src: int, count: int, stream: int = 0) -> int:
     """Copy count bytes, each side in device or host memory by its address (UVA)."""
     if not count:
         return SUCCESS
     if not dst or not src:
         return context.fail(INVALID_VALUE)
     memory = context.device.memory
+    from_device, to_device = _is_device(context, src), _is_device(context, dst)
     try:
-        data = memory.read_bytes(src, count).tobytes() if _is_device(context, src) \
-            else ctypes.string_at(src, count)
-        if _is_device(context, dst):
+        if not from_device:
+            _check_host_range(context, src, count)
+        if not to_device:
+            _check_host_range(context, dst, count, write=True)
+        data = memory.read_bytes(src, count).tobytes() if from_device else ctypes.string_at(src, count)
+        if to_device:
             memory.write_bytes(dst, data)
         else:
             ctypes.memmove(dst, data, count)
     except ValueError as error:          # outside any allocation, or a use after free
         print(f"warpsim: {error}", file=sys.stderr)
         return context.fail(INVALID_VALUE)
+    _time_copy(context, count, from_device, to_device, stream)
     return SUCCESS
+
+
+COPY_NAMES = {(False, False): "HtoH", (False, True): "HtoD", (True, False): "DtoH", (True, True): "DtoD"}
+
+
+def _time_copy(context, count: int, from_device: bool, to_device: bool, stream: int = 0) -> None:
+    """Advance the GPU clock by the copy's time: PCIe for host <-> device, HBM for device to device."""
+    if not context.clock_on:
+        return
+    preset = context.preset
+    if from_device and to_device:              # read and written: hbm_copy_gbps counts both
+        seconds = 2 * count / (preset.hbm_copy_gbps * 1e9)
+    else:
+        seconds = count / (preset.pcie_gbps * 1e9)
+    context.advance("copy", COPY_NAMES[from_device, to_device],
+                    seconds * 1e3 + preset.copy_overhead_us * 1e-3, stream, bytes=count)
+
+
+def _check_host_range(context, address: int, count: int, write: bool = False) -> None:
+    """A host range the program passed must be mapped memory: ValueError (not a crash) if not."""
+    from .hostmemory import readable_range
+    why = readable_range(address, count, write)
+    if why:
+        raise ValueError(why)
 
 
 # --- registration -----------------------------------------------------------------
@@ -258,7 +313,7 @@ def _launch(context, host_function, grid, block, args, shared_mem, stream) -> in
               file=sys.stderr)
         sys.stderr.flush()
         return SUCCESS              # the launch itself was accepted; the fault is sticky from here
-    _advance_clock(context, recorder)
+    _advance_clock(context, recorder, name, grid, block, stream)
     return SUCCESS
 
 
@@ -346,8 +401,8 @@ def cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(context, out, functio
 
 
 def _timing_recorder(context, loaded, name, grid, block, shared_mem):
-    """A sampled-CTA recorder for the timing model, while the program has events to read it."""
-    if not context.events:
+    """A sampled-CTA recorder for the timing model, while the GPU clock runs (context.clock_on)."""
+    if not context.clock_on:
         return None
     from ..timing.sample import LaunchTimingRecorder
     try:
@@ -358,7 +413,7 @@ def _timing_recorder(context, loaded, name, grid, block, shared_mem):
         return None
 
 
-def _advance_clock(context, recorder) -> None:
+def _advance_clock(context, recorder, name, grid, block, stream) -> None:
     if recorder is None:
         return
     try:
@@ -366,7 +421,8 @@ def _advance_clock(context, recorder) -> None:
     except WarpsimError as error:
         _say_once(context, "timing", f"warpsim: no predicted time for a kernel ({error})")
         return
-    context.gpu_ms += timing.time_s * 1e3 + context.preset.launch_overhead_us * 1e-3
+    context.advance("kernel", name, timing.time_s * 1e3 + context.preset.launch_overhead_us * 1e-3,
+                    stream, grid=tuple(grid), block=tuple(block))
 
 
 def _say_once(context, key: str, text: str) -> None:
@@ -465,6 +521,10 @@ def cudaMemset(context, address, value, count):
     except ValueError as error:
         print(f"warpsim: {error}", file=sys.stderr)
         return context.fail(INVALID_VALUE)
+    if context.clock_on:                 # written once at the device's copy bandwidth
+        preset = context.preset
+        context.advance("memset", "memset", 2 * count / (preset.hbm_copy_gbps * 1e9) * 1e3
+                        + preset.launch_overhead_us * 1e-3, bytes=count)
     return SUCCESS
 
 

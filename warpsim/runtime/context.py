@@ -45,6 +45,19 @@ class Symbol:
 
 
 @dataclass
+class TimelineEntry:
+    """One piece of work on the predicted GPU clock: a kernel, a copy or a memset."""
+    kind: str                        # 'kernel', 'copy' or 'memset'
+    name: str                        # the kernel's name, or the copy's direction ('HtoD', 'DtoH', ...)
+    start_ms: float
+    ms: float
+    stream: int = 0
+    bytes: int = 0
+    grid: tuple = ()
+    block: tuple = ()
+
+
+@dataclass
 class Event:
     gpu_ms: float | None = None      # the GPU clock when recorded (None: never recorded)
     timing: bool = True
@@ -74,8 +87,22 @@ class RuntimeContext:
         self.last_error = 0
         self.sticky_error = 0
         self.gpu_ms = 0.0
+        self.timeline_on = False                      # record TimelineEntry items (warpsim profile)
+        self.timeline: list[TimelineEntry] = []
+        self.at_exit: list = []                      # callables run when the program exits
         self._handles = itertools.count(1)
         self._buffers: list = []                      # keeps handle cells alive
+
+    @property
+    def clock_on(self) -> bool:
+        """Whether work advances the GPU clock: while the program has events, or a profile records the timeline."""
+        return bool(self.events) or self.timeline_on
+
+    def advance(self, kind: str, name: str, ms: float, stream: int = 0, **details) -> None:
+        """Move the GPU clock past one piece of work (and note it on the timeline when recorded)."""
+        if self.timeline_on:
+            self.timeline.append(TimelineEntry(kind, name, self.gpu_ms, ms, stream, **details))
+        self.gpu_ms += ms
 
     # ------------------------------------------------------------ handles and strings
 

@@ -90,6 +90,13 @@ class Checker:
                 self.stream.flush()
                 self._printed += 1
 
+    def merge(self, errors, printed: int = 0, launches: int = 0) -> None:
+        """Take the errors a session in another process found (`warpsim check ./app`), `printed`
+        of them already printed there."""
+        self.errors.extend(errors)
+        self._printed += printed
+        self.launches += launches
+
     def target_failed(self, status: int, reason: str = "") -> None:
         """The checked program failed: one more error, always printed (past print_limit too)."""
         error = target_failure(status, reason)

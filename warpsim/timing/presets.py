@@ -106,6 +106,9 @@ class GPUPreset:
     launch_overhead_us: float            # CUDA-event time of one launch minus ncu's gpu__time_duration
     empty_kernel_event_us: float         # an empty kernel between two CUDA events
     cta_launch_ns_per_sm: float          # extra time per CTA per SM for grids of many CTAs (empty kernel)
+    # --- copies (cudaMemcpy on the CUDA-event clock)
+    pcie_gbps: float                     # host <-> device copy bandwidth, pinned host memory (GB/s)
+    copy_overhead_us: float              # event time of a small cudaMemcpy beyond its bytes
     # --- occupancy limits
     max_warps_per_sm: int
     max_ctas_per_sm: int
@@ -233,6 +236,9 @@ _H200 = {
                                                "an event pair alone 1.89 us; back-to-back CuPy launches 5.9 us each)"),
     "cta_launch_ns_per_sm": (79.0, MEASURED + " [derived] (empty kernels: 132 CTAs 8.2 us, 132000 CTAs 87.1 us, "
                                               "with 256 or 32 threads: (87.1 - 8.2) us / 1000 CTAs per SM)"),
+    "pcie_gbps": (55.0, "[assumed] PCIe Gen5 x16 (64 GB/s per direction) at the usual 85% of it for pinned copies; "
+                        "not measured"),
+    "copy_overhead_us": (2.0, "[assumed] a few microseconds per cudaMemcpy call as seen between CUDA events; not measured"),
     "max_warps_per_sm": (64, MEASURED_NCU + " (2048 threads per multiprocessor); " + CUDA_PG),
     "max_ctas_per_sm": (32, MEASURED_NCU + " (device__attribute_max_blocks_per_multiprocessor)"),
     "max_threads_per_block": (1024, CUDA_PG),
@@ -347,6 +353,8 @@ _A100 = {
     "launch_overhead_us": (1.41, "[assumed] as the H200 (" + MEASURED_CASES + ")"),
     "empty_kernel_event_us": (7.86, "[assumed] as the H200 (" + MEASURED + ")"),
     "cta_launch_ns_per_sm": (79.0, "[assumed] as the H200 (" + MEASURED + ")"),
+    "pcie_gbps": (25.0, "[assumed] PCIe Gen4 x16 (32 GB/s per direction) at about 80% for pinned copies; not measured"),
+    "copy_overhead_us": (2.0, "[assumed] as the H200; not measured"),
     **_microbenchmarked_as_h200("[assumed] as the H200"),
     "max_warps_per_sm": (64, CUDA_PG + " (cc 8.0)"),
     "max_ctas_per_sm": (32, CUDA_PG + " (cc 8.0)"),
@@ -402,6 +410,8 @@ _L4 = {
     "launch_overhead_us": (1.41, "[assumed] as the H200 (" + MEASURED_CASES + ")"),
     "empty_kernel_event_us": (7.86, "[assumed] as the H200 (" + MEASURED + ")"),
     "cta_launch_ns_per_sm": (79.0, "[assumed] as the H200 (" + MEASURED + ")"),
+    "pcie_gbps": (25.0, "[assumed] PCIe Gen4 x16 (32 GB/s per direction) at about 80% for pinned copies; not measured"),
+    "copy_overhead_us": (2.0, "[assumed] as the H200; not measured"),
     **_microbenchmarked_as_h200("[assumed] as the H200"),
     "max_warps_per_sm": (48, CUDA_PG + " (cc 8.9: 1536 threads per SM)"),
     "max_ctas_per_sm": (24, CUDA_PG + " (cc 8.9)"),
