@@ -343,10 +343,11 @@ def round_integers(values, fmt: FloatFormat, mode: str = "rn") -> np.ndarray:
     return np.where(nonzero, rounded, 0.0)
 
 
-def flush_subnormal(x, fmt: FloatFormat):
-    """.ftz: subnormal values become zero of the same sign."""
+def flush_subnormal(x, fmt: FloatFormat | None = None):
+    """.ftz: subnormal values become zero of the same sign (fmt None: the array's own format)."""
     x = np.asarray(x)
-    tiny = (x != 0) & (np.abs(x) < x.dtype.type(fmt.min_normal))
+    min_normal = np.finfo(x.dtype).tiny if fmt is None else x.dtype.type(fmt.min_normal)
+    tiny = (x != 0) & (np.abs(x) < min_normal)
     return np.where(tiny, np.copysign(x.dtype.type(0), x), x) if tiny.any() else x
 
 

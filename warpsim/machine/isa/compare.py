@@ -1,9 +1,8 @@
 """Comparison and selection: setp, set, selp, slct.
 
-Float comparisons follow PTX, not IEEE-as-NumPy-does-it: the ordered ops
-(eq ne lt le gt ge) are false when either operand is NaN, which NumPy already
-does for all but ne; the unordered ops (equ ... geu) are true then; num and
-nan test for NaN. .ftz flushes subnormal inputs to a zero of the same sign.
+What a comparison computes, NaN rules included, is semantics/compare.py's
+(SASS's ISETP/FSETP/DSETP share it); this module decodes the modifiers and the
+operand types. .ftz flushes subnormal inputs to a zero of the same sign.
 Half-precision values: .f16 arrives as float16, .bf16 as its raw u16 bits and
 the packed .f16x2/.bf16x2 as the raw 32-bit word, so they are widened here.
 """
@@ -13,13 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from ...ptx.types import TYPES
+from ...semantics.compare import NAN_TESTS, ORDERED, UNORDERED, UNSIGNED, compare
+from ...semantics.floatbits import bf16_to_f32, flush_subnormal
 from .table import FLOAT_TYPES, INT_TYPES, Signature, value_op
 
-ORDERED = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
-           "gt": np.greater, "ge": np.greater_equal}
-UNSIGNED = {"lo": np.less, "ls": np.less_equal, "hi": np.greater, "hs": np.greater_equal}
-UNORDERED = {"equ": "eq", "neu": "ne", "ltu": "lt", "leu": "le", "gtu": "gt", "geu": "ge"}
-NAN_TESTS = ("num", "nan")
 COMPARE_OPS = frozenset(ORDERED) | frozenset(UNSIGNED) | frozenset(UNORDERED) | frozenset(NAN_TESTS)
 BOOL_OPS = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}
 
@@ -29,18 +25,6 @@ FTZ_TYPES = frozenset({"f32", "f16", "f16x2"})
 
 
 # ------------------------------------------------------------------ operand decoding
-
-def bf16_to_f32(bits) -> np.ndarray:
-    """bf16 is the upper half of an f32, so widening is exact."""
-    return (np.asarray(bits).astype(np.uint32) << np.uint32(16)).view(np.float32)
-
-
-def flush_subnormals(values) -> np.ndarray:
-    """.ftz: subnormal inputs become a zero of the same sign."""
-    values = np.asarray(values)
-    tiny = np.finfo(values.dtype).tiny
-    return np.where(np.abs(values) < tiny, np.copysign(values.dtype.type(0), values), values)
-
 
 def _halves(word, type_name: str):
     """A packed f16x2/bf16x2 word as (low, high) float arrays."""
@@ -61,29 +45,8 @@ def _comparable(values, type_name: str, ftz: bool):
     else:
         parts = [np.asarray(values)]
     if ftz:
-        parts = [flush_subnormals(p) for p in parts]
+        parts = [flush_subnormal(p) for p in parts]
     return parts
-
-
-def compare(op: str, a, b) -> np.ndarray:
-    """a CmpOp b with PTX's NaN rules (for ints, the NaN mask is simply empty)."""
-    a, b = np.asarray(a), np.asarray(b)
-    if op in UNSIGNED:
-        return UNSIGNED[op](_unsigned(a), _unsigned(b))
-    if a.dtype.kind != "f":
-        return ORDERED[op](a, b)
-    unordered = np.isnan(a) | np.isnan(b)
-    if op == "num":
-        return ~unordered
-    if op == "nan":
-        return unordered
-    if op in UNORDERED:
-        return ORDERED[UNORDERED[op]](a, b) | unordered
-    return ORDERED[op](a, b) & ~unordered        # NumPy's != is true on NaN; PTX's ne is not
-
-
-def _unsigned(values):
-    return values.view(np.dtype(f"uint{values.dtype.itemsize * 8}"))
 
 
 # ------------------------------------------------------------------ modifiers
@@ -250,5 +213,5 @@ def slct(ins, a, b, c):
     .ftz makes a negative subnormal a -0.0 (so it selects a)."""
     c = np.asarray(c)
     if "ftz" in ins.flags:
-        c = flush_subnormals(c)
+        c = flush_subnormal(c)
     return np.where(c >= 0, a, b)

@@ -5,7 +5,8 @@ P0 = (a >= b) AND Pc and P1 = (NOT (a >= b)) AND Pc; the combining operation
 is .AND, .OR or .XOR. `.EX` chains a 64-bit comparison: the high words are
 compared and the trailing predicate is the low words' result, so equal high
 words defer to it. Float comparisons name ordered (EQ, NE, LT, ...: false on
-NaN) and unordered ones (EQU, NEU, LTU, ...: true on NaN), as PTX setp does.
+NaN) and unordered ones (EQU, NEU, LTU, ...: true on NaN): semantics/compare.py,
+which PTX's setp calls too.
 """
 
 from __future__ import annotations
@@ -13,12 +14,12 @@ from __future__ import annotations
 import numpy as np
 
 from ...semantics.bits import lut3
+from ...semantics.compare import FLOAT_TESTS, compare as compare_bits
+from ...semantics.floatbits import F32, flush_subnormal
 from .operands import U32, U64, alu, dest, f32, f64, pred_dest, predicate, source
 from .table import Step, Unsupported, semantics
 
-ORDERED = {"EQ": np.equal, "NE": np.not_equal, "LT": np.less, "LE": np.less_equal,
-           "GT": np.greater, "GE": np.greater_equal}
-UNORDERED = {"EQU": "EQ", "NEU": "NE", "LTU": "LT", "LEU": "LE", "GTU": "GT", "GEU": "GE"}
+INTEGER_TESTS = ("EQ", "NE", "LT", "LE", "GT", "GE")
 COMBINE = {"AND": np.logical_and, "OR": np.logical_or, "XOR": np.logical_xor}
 STRICT = {"GE": "GT", "LE": "LT", "GT": "GT", "LT": "LT"}
 
@@ -46,21 +47,21 @@ def _integer_compare(ins, ra, rb, test, signed, chain):
         if signed:
             a, b = a.astype(np.int32), b.astype(np.int32)
         if chain is None:
-            return ORDERED[test](a, b)
+            return compare_bits(test.lower(), a, b)
         low = chain(st, g)
         if test == "EQ":
             return (a == b) & low
         if test == "NE":
             return (a != b) | low
-        return ORDERED[STRICT[test]](a, b) | ((a == b) & low)
+        return compare_bits(STRICT[test].lower(), a, b) | ((a == b) & low)
     return compare
 
 
 @semantics("ISETP", "UISETP", family="compare",
-           mods=tuple(ORDERED) + tuple(COMBINE) + ("U32", "S32", "EX"),
+           mods=INTEGER_TESTS + tuple(COMBINE) + ("U32", "S32", "EX"),
            doc="P = (a cmp b) op Pc, Q = !(a cmp b) op Pc; signed unless .U32; .EX chains 64-bit compares")
 def isetp(ins):
-    test = next((m for m in ins.mods if m in ORDERED), None)
+    test = next((m for m in ins.mods if m in INTEGER_TESTS), None)
     if test is None:
         raise Unsupported("no comparison")
     ops = ins.operands
@@ -76,31 +77,17 @@ def isetp(ins):
 
 
 def float_test(name: str):
-    """The NumPy comparison of a float test name, unordered ones true on NaN."""
-    if name in ORDERED:
-        return ORDERED[name]
-    if name in UNORDERED:
-        base = ORDERED[UNORDERED[name]]
-        return lambda a, b: base(a, b) | np.isnan(a) | np.isnan(b)
-    if name == "NUM":
-        return lambda a, b: ~(np.isnan(a) | np.isnan(b))
-    if name == "NAN":
-        return lambda a, b: np.isnan(a) | np.isnan(b)
-    if name == "T":
-        return lambda a, b: np.ones(np.broadcast(a, b).shape, dtype=bool)
-    if name == "F":
-        return lambda a, b: np.zeros(np.broadcast(a, b).shape, dtype=bool)
-    return None
+    """The comparison a float test modifier names (semantics/compare.py: PTX's NaN rules), or None."""
+    test = name.lower()
+    if test not in FLOAT_TESTS:
+        return None
+    return lambda a, b: compare_bits(test, a, b)
 
 
-FLOAT_TESTS = tuple(ORDERED) + tuple(UNORDERED) + ("NUM", "NAN", "T", "F")
+SASS_FLOAT_TESTS = tuple(t.upper() for t in FLOAT_TESTS)
 
 
-def _flush32(x):
-    return np.where(np.abs(x) < np.float32(1.1754943508222875e-38), np.float32(0) * np.sign(x), x)
-
-
-@semantics("FSETP", family="compare", mods=FLOAT_TESTS + tuple(COMBINE) + ("FTZ",),
+@semantics("FSETP", family="compare", mods=SASS_FLOAT_TESTS + tuple(COMBINE) + ("FTZ",),
            doc="float32 compare, ordered or unordered, combined with a predicate; .FTZ flushes subnormals")
 def fsetp(ins):
     test = next((float_test(m) for m in ins.mods if float_test(m) is not None), None)
@@ -113,13 +100,12 @@ def fsetp(ins):
     def compare(st, g):
         a, b = f32(ra(st, g)), f32(rb(st, g))
         if ftz:
-            a, b = _flush32(a), _flush32(b)
-        with np.errstate(invalid="ignore"):
-            return test(a, b)
+            a, b = flush_subnormal(a, F32), flush_subnormal(b, F32)
+        return test(a, b)
     return _combined(ins, compare, 2)
 
 
-@semantics("DSETP", family="compare", mods=FLOAT_TESTS + tuple(COMBINE),
+@semantics("DSETP", family="compare", mods=SASS_FLOAT_TESTS + tuple(COMBINE),
            doc="float64 compare, ordered or unordered, combined with a predicate")
 def dsetp(ins):
     test = next((float_test(m) for m in ins.mods if float_test(m) is not None), None)
@@ -129,8 +115,7 @@ def dsetp(ins):
     ra, rb = source(ops[2], 64, floating=True), source(ops[3], 64, floating=True)
 
     def compare(st, g):
-        with np.errstate(invalid="ignore"):
-            return test(f64(ra(st, g)), f64(rb(st, g)))
+        return test(f64(ra(st, g)), f64(rb(st, g)))
     return _combined(ins, compare, 2)
 
 
