@@ -86,3 +86,12 @@ def test_shaped_arrays_are_the_same_on_both_sides():
         random = testing.shaped_random((4, 5), cupy, dtype, seed=3)
         testing.assert_array_equal(random, testing.shaped_random((4, 5), np, dtype, seed=3))
     assert len(np.unique(testing.shaped_random((50,), np, np.float32))) > 40
+
+
+def test_slow_marks_a_test_and_a_parameter_as_cupys_tests_use_it():
+    @testing.slow
+    def marked():
+        pass
+    assert [mark.name for mark in marked.pytestmark] == ["slow"]
+    param = pytest.param(1, marks=testing.slow())          # CuPy's test_raw.py
+    assert [mark.name for mark in param.marks] == ["slow"]

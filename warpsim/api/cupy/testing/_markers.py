@@ -18,9 +18,10 @@ def _mark():
     return import_optional("pytest", extra="test", needed_for="cupy.testing's markers").mark
 
 
-def slow(test):
-    """CuPy's `@testing.slow`: pytest's `slow` marker."""
-    return _mark().slow(test)
+def slow(*args, **kwargs):
+    """CuPy's `testing.slow`: pytest's `slow` marker, as `@testing.slow` on a test and as
+    `testing.slow()` among a parameter's marks (CuPy's test_raw.py uses both)."""
+    return _mark().slow(*args, **kwargs)
 
 
 def multi_gpu(gpu_num: int):
