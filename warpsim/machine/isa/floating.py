@@ -32,7 +32,10 @@ import numpy as np
 
 from ...semantics.floatbits import (CANONICAL_NAN, FORMATS, F32, F64, add_rounded, decode, div_rounded,
                                     encode, flush_subnormal, flush_tiny_result, fma_rounded, mul_rounded,
-                                    round_to, round_to_odd, sqrt_rounded, two_sum)
+                                    round_to, sqrt_rounded)
+from ...semantics.floating import (DEFAULT_NAN_F64, approx_reciprocal, canonical_nan, fma_nearest,
+                                   fma_operand_nan, high_word_sfu, ieee_min_max, operand_nan, quiet_f64,
+                                   sfu_revolutions, to_revolutions)
 from .table import Signature, same_type, value_op
 
 HALF_TYPES = frozenset({"f16", "f16x2", "bf16", "bf16x2"})
@@ -82,17 +85,6 @@ def _deliver(ins, t: str, result, rescaled=None) -> np.ndarray:
     if "relu" in flags:
         result = np.where(result < 0, 0.0, result) + 0.0
     return encode(result, t)
-
-
-def canonical_nan(x):
-    """f32/f16 NaNs -> the canonical NaN the GPU writes (NumPy keeps payloads)."""
-    if x.dtype == np.float64:
-        return x
-    nan = np.isnan(x)
-    if not nan.any():
-        return x
-    bits = np.uint32(0x7FFFFFFF) if x.dtype == np.float32 else np.uint16(0x7FFF)
-    return np.where(nan, np.asarray(bits).view(x.dtype), x)
 
 
 def _unpack(values, elem: str):
@@ -235,7 +227,7 @@ def add_sub(ins, a, b):
             if ins.opcode == "sub":
                 y = -y                               # x - y is x + (-y), zeros included
             result = _deliver(ins, t, add_rounded(x, y, FORMATS[t], _mode(ins)))
-        return _nan_operand(result, a, b) if t == "f64" else result
+        return operand_nan(result, a, b) if t == "f64" else result
     return _per_element(ins, element, a, b)
 
 
@@ -248,7 +240,7 @@ def mul(ins, a, b):
             x, y = _operands(ins, t, a, b)
             result = _deliver(ins, t, mul_rounded(x, y, FORMATS[t], _mode(ins)),
                               lambda scale: mul_rounded(x * scale, y, FORMATS[t], _mode(ins)))
-        return _nan_operand(result, a, b) if t == "f64" else result
+        return operand_nan(result, a, b) if t == "f64" else result
     return _per_element(ins, element, a, b)
 
 
@@ -256,46 +248,14 @@ def _fused(ins, a, b, c):
     """a*b + c rounded once (fma, and mad.f32/f64, which PTX defines as fused)."""
     def element(t, a, b, c):
         if t in ("f32", "f16") and _native(ins, t):
-            return _fma_nearest(a, b, c)
+            return canonical_nan(fma_nearest(a, b, c))
         x, y, z = _operands(ins, t, a, b, c)
         result = _deliver(ins, t, fma_rounded(x, y, z, FORMATS[t], _mode(ins)),
                           lambda scale: fma_rounded(x * scale, y, z * scale, FORMATS[t], _mode(ins)))
         if t == "f64":
-            result = _dfma_nan(result, a, b, c)
+            result = fma_operand_nan(result, a, b, c)
         return result
     return _per_element(ins, element, a, b, c)
-
-
-def _fma_nearest(a, b, c):
-    """fma.rn.f32/f16, fast: the product is exact in f64, TwoSum(product, c)
-    is the exact sum as a pair, rounded to odd in f64, then cast: a single
-    correct rounding (naive a*b+c in f64 would round twice)."""
-    dtype = np.result_type(a, b, c)
-    product = np.multiply(a, b, dtype=np.float64)
-    total, err = two_sum(product, np.asarray(c, dtype=np.float64))
-    return canonical_nan(round_to_odd(total, err).astype(dtype))
-
-
-def _nan_operand(result, a, b):
-    """DADD/DMUL/DMNMX pass on a NaN operand quieted, the second one when both
-    are NaN (seen on an H200; x86 would take the first); 0xfff8...0 if neither."""
-    nan = np.isnan(result)
-    if not nan.any():
-        return result
-    a, b = np.broadcast_arrays(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64))
-    chosen = np.select([np.isnan(b), np.isnan(a)], [b, a], _DEFAULT_NAN_F64)
-    return np.where(nan, quiet_f64(chosen), result)
-
-
-def _dfma_nan(result, a, b, c):
-    """DFMA passes on a NaN operand quieted; seen on an H200: b wins over c,
-    c over a (x86, and so NumPy, prefer a). Invalid operations: 0xfff8...0."""
-    nan = np.isnan(result)
-    if not nan.any():
-        return result
-    a, b, c = np.broadcast_arrays(a, b, c)
-    chosen = np.select([np.isnan(b), np.isnan(c), np.isnan(a)], [b, c, a], _DEFAULT_NAN_F64)
-    return np.where(nan, quiet_f64(chosen), result)
 
 
 @_float_op("fma", types=F32_AND_HALF | _DOUBLE, check=_check(_FMA, need_one_of=ROUNDINGS))
@@ -312,18 +272,6 @@ def mad(ins, a, b, c):
 
 # ---------------------------------------------------------- div, rcp, sqrt
 
-def _approx_reciprocal(x, flush: bool):
-    """rcp.approx of f32 values held in float64: 1/x in f64 rounded to f32
-    (the SFU is not correctly rounded: PTX allows 1 ulp, an H200 differs from
-    this in the last bit for about 1 input in 8). `flush`: MUFU.RCP itself,
-    which flushes subnormal inputs and results; rcp.approx.f32 without .ftz
-    scales around that and covers the full range."""
-    if flush:
-        x = flush_subnormal(x, F32)
-    recip = (1.0 / x).astype(np.float32).astype(np.float64)
-    return flush_subnormal(recip, F32) if flush else recip
-
-
 def _div_approx(ins, x, y):
     """div.approx/.full.f32 as ptxas emits them: a * MUFU.RCP(b). Both scale a
     and b by 2**24 first when b is subnormal (not under .ftz); .full also by
@@ -336,7 +284,7 @@ def _div_approx(ins, x, y):
         scale = np.where(np.abs(y) < F32.min_normal, 2.0 ** 24, scale)
     x = round_to(x * scale, F32, "rn")          # FMUL: may round or overflow
     y = y * scale
-    return mul_rounded(x, _approx_reciprocal(y, flush=True), F32, "rn")
+    return mul_rounded(x, approx_reciprocal(y, flush=True), F32, "rn")
 
 
 def _ieee_nan(result, ieee):
@@ -360,36 +308,19 @@ def div(ins, a, b):
     return _ieee_nan(result, a / b) if t == "f64" else result
 
 
-# MUFU.RCP64H / MUFU.RSQ64H: the f64 SFU ops read only the high word of the
-# operand and write only the high word of the result (low word 0). Modelled
-# as the truncated high word of the f64 function of the truncated operand;
-# on an H200 that matches about 95% of inputs, the rest differ by one unit
-# in the high word.
-_HIGH = np.uint64(0xFFFFFFFF00000000)
-_DEFAULT_NAN_F64 = np.uint64(0xFFF8000000000000).view(np.float64)
-_HIGH_WORD_NAN = np.uint64(0x7FFFFFFF00000000)
-
-
-def _high_word_sfu(fn, x):
-    x = flush_subnormal((x.view(np.uint64) & _HIGH).view(np.float64), F64)
-    y = flush_subnormal(fn(x), F64)
-    bits = np.where(np.isnan(y), _HIGH_WORD_NAN, y.view(np.uint64) & _HIGH)
-    return bits.view(np.float64)
-
-
 def _rsqrt_f64(x):
     """rsqrt.approx.f64: MUFU.RSQ64H, then one fused correction step exactly as
     ptxas emits it (bit-exact on an H200 for all inputs tried); subnormals are
     scaled by 2**54 first, specials go the slow path's way."""
     subnormal = (x > 0) & (x < F64.min_normal)
     x2 = np.where(subnormal, x * 2.0 ** 54, x)
-    y0 = _high_word_sfu(lambda v: 1.0 / np.sqrt(v), x2)
+    y0 = high_word_sfu(lambda v: 1.0 / np.sqrt(v), x2)
     e = fma_rounded(x2, -(y0 * y0), 1.0, F64, "rn")
     c = fma_rounded(e, 0.375, 0.5, F64, "rn")
     y = fma_rounded(c, y0 * e, y0, F64, "rn")
     y = np.where(subnormal, y * 2.0 ** 27, y)
     return np.select([np.isnan(x), x == 0, x < 0, np.isinf(x)],
-                     [x + x, np.copysign(np.inf, x), _DEFAULT_NAN_F64, 0.0], y)
+                     [x + x, np.copysign(np.inf, x), DEFAULT_NAN_F64, 0.0], y)
 
 
 @_float_op("rcp", types={"f32", "f64"}, check=_check(_RCP), pipe="sfu")
@@ -401,8 +332,8 @@ def rcp(ins, a):
     (x,) = _operands(ins, t, a)
     if not exact:
         if t == "f64":
-            return _high_word_sfu(lambda v: 1.0 / v, x)
-        return _deliver(ins, t, _approx_reciprocal(x, flush="ftz" in ins.flags))
+            return high_word_sfu(lambda v: 1.0 / v, x)
+        return _deliver(ins, t, approx_reciprocal(x, flush="ftz" in ins.flags))
     result = _deliver(ins, t, div_rounded(np.ones_like(x), x, FORMATS[t], _mode(ins)))
     if t == "f64":
         return _ieee_nan(result, 1.0 / a)
@@ -428,7 +359,7 @@ def rsqrt(ins, a):
     (x,) = _operands(ins, t, a)
     if t == "f64":
         if "ftz" in ins.flags:
-            return _high_word_sfu(lambda v: 1.0 / np.sqrt(v), x)
+            return high_word_sfu(lambda v: 1.0 / np.sqrt(v), x)
         return _rsqrt_f64(x)
     result = 1.0 / np.sqrt(x)                     # rsqrt(-0) = -inf, as PTX says
     return _deliver(ins, t, result.astype(np.float32).astype(np.float64))
@@ -436,22 +367,10 @@ def rsqrt(ins, a):
 
 # ------------------------------------------------ special functions (.approx)
 
-_INV_2PI_F32 = float(np.float32(0.15915494))          # 0x3e22f983
-
-
 def _revolutions(fn):
-    """sin/cos.approx as ptxas emits them: FMUL.RZ by f32(1/(2 pi)), then the
-    SFU takes that angle in revolutions as fixed point, truncated to 2^-25 of
-    a revolution (so sin of |x| < 1.7e-7 is 0 on the GPU), and evaluates
-    fn(2 pi t) on its fraction. Within 2^-21.5 of an H200 for all inputs,
-    huge ones included."""
-    def evaluate(x):
-        t = round_to(flush_subnormal(x, F32) * _INV_2PI_F32, F32, "rz")
-        t = np.trunc(t * 2.0 ** 25) * 2.0 ** -25
-        fraction = t - np.round(t)
-        fraction = np.where(fraction == 0, np.copysign(0.0, t), fraction)   # sin(-n) = -0
-        return fn(2 * np.pi * fraction)
-    return evaluate
+    """sin/cos.approx as ptxas emits them: FMUL.RZ by f32(1/(2 pi)), then MUFU.SIN/COS."""
+    evaluate = sfu_revolutions(fn)
+    return lambda x: evaluate(to_revolutions(x))
 
 
 _APPROX = {
@@ -482,21 +401,6 @@ def special_function(ins, a):
 
 # ------------------------------------------------------------------ min, max
 
-def _pick(opcode, x, y):
-    """PTX min/max of two float64 arrays: a NaN operand loses to a number,
-    two NaNs give NaN, and -0 counts as less than +0."""
-    # not np.fmin/fmax: they return NaN for a signalling NaN operand, but only
-    # in NumPy's scalar loop (array-length dependent); the GPU returns the number
-    chosen = np.where(x < y, x, y) if opcode == "min" else np.where(x > y, x, y)
-    chosen = np.where(np.isnan(x), y, np.where(np.isnan(y), x, chosen))
-    both_zero = (x == 0) & (y == 0)
-    if both_zero.any():
-        combine = np.logical_or if opcode == "min" else np.logical_and
-        negative = combine(np.signbit(x), np.signbit(y))
-        chosen = np.where(both_zero, np.where(negative, -0.0, 0.0), chosen)
-    return chosen
-
-
 def _check_min_max(ins):
     reason = _check(_MINMAX)(ins)
     if reason:
@@ -517,15 +421,12 @@ def min_max(ins, *sources):
             sign = np.signbit(values[0]) ^ np.signbit(values[1])
             values = [np.abs(v) for v in values]
         result = values[0]
-        for v in values[1:]:
-            result = _pick(ins.opcode, result, v)
-        if "NaN" in ins.flags:                    # .NaN: any NaN operand makes the result NaN
-            any_nan = functools.reduce(np.logical_or, [np.isnan(v) for v in values])
-            result = np.where(any_nan, np.nan, result)
+        for v in values[1:]:                      # .NaN: any NaN operand makes the result NaN
+            result = ieee_min_max(result, v, ins.opcode == "min", nan_wins="NaN" in ins.flags)
         if sign is not None:
             result = np.where(sign, -result, result)
         if t == "f64":
-            result = _nan_operand(result, *values)
+            result = operand_nan(result, *values)
         return encode(result, t)
     return _per_element(ins, element, *sources)
 
@@ -538,12 +439,6 @@ _SIGN_BIT = {"f16": np.uint16(0x8000), "bf16": np.uint16(0x8000),
 
 _EXPONENT_BITS = {"f16": np.uint16(0x7C00), "bf16": np.uint16(0x7F80), "f32": np.uint32(0x7F800000),
                   "f64": np.uint64(0x7FF0000000000000)}
-_QUIET_F64 = np.uint64(1 << 51)
-
-
-def quiet_f64(x):
-    """An f64 NaN with its quiet bit set (what the FP64 unit passes on)."""
-    return (np.asarray(x, dtype=np.float64).view(np.uint64) | _QUIET_F64).view(np.float64)
 
 
 def _bits(values, t):
@@ -572,7 +467,7 @@ def abs_neg(ins, a):
         nan = ((bits & exponent) == exponent) & ((bits & ~(sign | exponent)) != 0)
         out = bits & ~sign if ins.opcode == "abs" else bits ^ sign
         if nan.any():
-            quieted = bits | _QUIET_F64 if t == "f64" else bits.dtype.type(CANONICAL_NAN[t])
+            quieted = quiet_f64(bits.view(np.float64)).view(np.uint64) if t == "f64" else bits.dtype.type(CANONICAL_NAN[t])
             out = np.where(nan, quieted, out)
         return _from_bits(out, t)
     return _per_element(ins, element, a)

@@ -1,7 +1,7 @@
 """Float SASS: FADD FMUL FFMA FMNMX FCHK MUFU, DADD DMUL DFMA, HADD2 HMUL2 HFMA2.
 
-Rounding, subnormal flushing and NaN results reuse the PTX machine's exact
-helpers (semantics/floatbits.py, floating.py), so a SASS instruction and the
+Rounding, subnormal flushing and NaN results come from semantics/, as the
+PTX machine's do (floatbits.py, floating.py), so a SASS instruction and the
 PTX instruction it came from round identically:
 
 - FADD/FMUL/FFMA round to nearest unless .RZ/.RM/.RP; .FTZ flushes subnormal
@@ -27,9 +27,9 @@ from __future__ import annotations
 import numpy as np
 
 from ...semantics.floatbits import (F16, F32, F64, add_rounded, encode, flush_subnormal, flush_tiny_result,
-                                    fma_rounded, mul_rounded, round_to, round_to_odd, two_sum)
-from ...machine.isa.floating import (_approx_reciprocal, _dfma_nan, _high_word_sfu, _nan_operand,
-                                     canonical_nan)
+                                    fma_rounded, mul_rounded, round_to)
+from ...semantics.floating import (approx_reciprocal, canonical_nan, fma_nearest, fma_operand_nan, high_word_sfu,
+                                   ieee_min_max, operand_nan, sfu_revolutions)
 from .operands import U32, U64, alu, bits32, bits64, dest, f32, f64, pred_dest, source
 from .table import Step, Unsupported, semantics
 
@@ -79,14 +79,6 @@ def _rounded(fn_native, fn_exact, ins, scaled=None):
     return compute
 
 
-def fma_nearest(a, b, c):
-    """a*b + c rounded once to f32: the product is exact in f64, TwoSum gives the exact sum as a
-    pair, rounding it to odd in f64 and casting rounds once (as the PTX machine's fma.rn.f32)."""
-    product = np.multiply(a, b, dtype=np.float64)
-    total, err = two_sum(product, np.asarray(c, dtype=np.float64))
-    return round_to_odd(total, err).astype(np.float32)
-
-
 @semantics("FADD", family="float", mods=F32_MODS, doc="a + b in f32")
 def fadd(ins):
     dst, a, b = ins.operands[:3]
@@ -112,24 +104,6 @@ def ffma(ins):
     return Step(ins, alu([dest(dst)], [source(op, floating=True) for op in (a, b, c)], fn))
 
 
-def _min_max(x, y, choose_min, nan_bits):
-    """IEEE minNum/maxNum: a NaN loses to a number; -0 < +0; two NaNs give the canonical NaN."""
-    with np.errstate(invalid="ignore"):
-        smaller = np.where(np.isnan(y) | (x < y), x, y)
-        larger = np.where(np.isnan(y) | (x > y), x, y)
-    smaller = np.where(np.isnan(x), y, smaller)
-    larger = np.where(np.isnan(x), y, larger)
-    zeros = (x == 0) & (y == 0)
-    if zeros.any():
-        signed_min = np.where(np.signbit(x), x, y)
-        signed_max = np.where(np.signbit(x), y, x)
-        smaller = np.where(zeros, signed_min, smaller)
-        larger = np.where(zeros, signed_max, larger)
-    result = np.where(choose_min, smaller, larger)
-    both = np.isnan(x) & np.isnan(y)
-    return np.where(both, np.asarray(nan_bits).view(x.dtype), result)
-
-
 @semantics("FMNMX", family="float", mods=("FTZ", "NAN", "XORSIGN"),
            doc="min (predicate true) or max of two f32, NaN losing to a number")
 def fmnmx(ins):
@@ -141,7 +115,7 @@ def fmnmx(ins):
     def fn(x, y, choose_min):
         x, y = _inputs(ins, x, y)
         x, y = np.broadcast_arrays(np.atleast_1d(x), np.atleast_1d(y))
-        return bits32(_min_max(x, y, choose_min, np.uint32(0x7FFFFFFF)))
+        return bits32(canonical_nan(ieee_min_max(x, y, np.asarray(choose_min, dtype=bool))))
     return Step(ins, alu([dest(dst)], [source(a, floating=True), source(b, floating=True), predicate(p)], fn))
 
 
@@ -176,36 +150,25 @@ def _sfu_f32(fn, flush_result=True):
     return compute
 
 
-def _revolutions(fn):
-    """MUFU.SIN/COS of an angle t in revolutions, as the PTX machine models sin/cos.approx:
-    t truncated to 2^-25 of a revolution, fn(2 pi frac(t)), subnormal results flushed."""
-    def evaluate(t):
-        t = np.trunc(t * 2.0 ** 25) * 2.0 ** -25
-        fraction = t - np.round(t)
-        fraction = np.where(fraction == 0, np.copysign(0.0, t), fraction)
-        return fn(2 * np.pi * fraction)
-    return evaluate
-
-
 def _high_word(fn):
     """RCP64H/RSQ64H: the operand is the high word of an f64 (low word 0); the result its high word."""
     def compute(high):
         x = (np.atleast_1d(np.asarray(high, dtype=U64)) << U64(32)).view(np.float64)
         with np.errstate(all="ignore"):
-            y = _high_word_sfu(fn, x)
+            y = high_word_sfu(fn, x)
         return (y.view(U64) >> U64(32)).astype(U32)
     return compute
 
 
 MUFU = {
-    "RCP": lambda x: bits32(_approx_reciprocal(np.atleast_1d(f32(x)).astype(np.float64), flush=True)
-                            .astype(np.float32)),
+    "RCP": lambda x: bits32(canonical_nan(approx_reciprocal(np.atleast_1d(f32(x)).astype(np.float64), flush=True)
+                                          .astype(np.float32))),      # a NaN: 0x7fffffff (h200.npz, rcp.approx.ftz)
     "RSQ": _sfu_f32(lambda v: 1.0 / np.sqrt(v)),
     "SQRT": _sfu_f32(np.sqrt),
     "EX2": _sfu_f32(np.exp2),
     "LG2": _sfu_f32(np.log2),
-    "SIN": _sfu_f32(_revolutions(np.sin)),
-    "COS": _sfu_f32(_revolutions(np.cos)),
+    "SIN": _sfu_f32(sfu_revolutions(np.sin)),
+    "COS": _sfu_f32(sfu_revolutions(np.cos)),
     "TANH": _sfu_f32(np.tanh, flush_result=False),
     "RCP64H": _high_word(lambda v: 1.0 / v),
     "RSQ64H": _high_word(lambda v: 1.0 / np.sqrt(v)),
@@ -239,14 +202,14 @@ def _double(ins, native, exact, nan_fix, count):
 @semantics("DADD", family="float", mods=tuple(MODES), doc="a + b in f64")
 def dadd(ins):
     dst, a, b = ins.operands[:3]
-    fn = _double(ins, np.add, lambda x, y, m: add_rounded(x, y, F64, m), _nan_operand, 2)
+    fn = _double(ins, np.add, lambda x, y, m: add_rounded(x, y, F64, m), operand_nan, 2)
     return Step(ins, alu([dest(dst, 64)], [source(a, 64, True), source(b, 64, True)], fn))
 
 
 @semantics("DMUL", family="float", mods=tuple(MODES), doc="a * b in f64")
 def dmul(ins):
     dst, a, b = ins.operands[:3]
-    fn = _double(ins, np.multiply, lambda x, y, m: mul_rounded(x, y, F64, m), _nan_operand, 2)
+    fn = _double(ins, np.multiply, lambda x, y, m: mul_rounded(x, y, F64, m), operand_nan, 2)
     return Step(ins, alu([dest(dst, 64)], [source(a, 64, True), source(b, 64, True)], fn))
 
 
@@ -254,7 +217,7 @@ def dmul(ins):
 def dfma(ins):
     dst, a, b, c = ins.operands[:4]
     fn = _double(ins, lambda x, y, z: fma_rounded(x, y, z, F64, "rn"),
-                 lambda x, y, z, m: fma_rounded(x, y, z, F64, m), _dfma_nan, 3)
+                 lambda x, y, z, m: fma_rounded(x, y, z, F64, m), fma_operand_nan, 3)
     return Step(ins, alu([dest(dst, 64)], [source(op, 64, True) for op in (a, b, c)], fn))
 
 

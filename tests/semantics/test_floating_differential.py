@@ -1,0 +1,61 @@
+"""FADD/FMUL/FFMA, FMNMX, MUFU.RCP and DADD/DMUL/DFMA against their PTX twins on random and edge bits.
+
+NaNs of every kind, infinities, signed zeros, subnormals (with and without
+.FTZ) and the largest finite values go through both executors, which share
+semantics/floatbits.py and semantics/floating.py.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sass_steps import as_f32, as_f64, assert_same_bits, edge_bits, run_ptx, run_sass, split64
+
+F32_PAIRS = [("FADD", "add.rn.f32", 2), ("FADD.FTZ", "add.rn.ftz.f32", 2), ("FADD.RZ", "add.rz.f32", 2),
+             ("FMUL", "mul.rn.f32", 2), ("FMUL.FTZ", "mul.rn.ftz.f32", 2), ("FMUL.RM", "mul.rm.f32", 2),
+             ("FMUL.SAT", "mul.rn.sat.f32", 2),
+             ("FFMA", "fma.rn.f32", 3), ("FFMA.FTZ", "fma.rn.ftz.f32", 3), ("FFMA.RP", "fma.rp.f32", 3)]
+
+
+@pytest.mark.parametrize("sass, ptx, arity", F32_PAIRS)
+def test_f32_arithmetic_agrees_with_ptx(sass, ptx, arity):
+    rng = np.random.default_rng(len(sass) * 31 + len(ptx))
+    values = [edge_bits(rng) for _ in range(arity)]
+    regs = ", ".join(f"R{k + 1}" for k in range(arity))
+    (got,) = run_sass(f"{sass} R0, {regs}", {k + 1: v for k, v in enumerate(values)}, ["R0"])
+    want = run_ptx(ptx, *(as_f32(v) for v in values))
+    assert_same_bits(got, want, sass, values)
+
+
+@pytest.mark.parametrize("ftz", [False, True])
+@pytest.mark.parametrize("which", ["min", "max"])
+def test_fmnmx_agrees_with_min_max(which, ftz):
+    rng = np.random.default_rng(3 + ftz + 2 * (which == "max"))
+    a, b = edge_bits(rng), edge_bits(rng)
+    pick = "PT" if which == "min" else "!PT"
+    (got,) = run_sass(f"FMNMX{'.FTZ' if ftz else ''} R0, R1, R2, {pick}", {1: a, 2: b}, ["R0"])
+    want = run_ptx(f"{which}{'.ftz' if ftz else ''}.f32", as_f32(a), as_f32(b))
+    assert_same_bits(got, want, f"FMNMX {which}", (a, b))
+
+
+def test_mufu_rcp_agrees_with_rcp_approx_ftz():
+    a = edge_bits(np.random.default_rng(5))
+    (got,) = run_sass("MUFU.RCP R0, R1", {1: a}, ["R0"])
+    want = run_ptx("rcp.approx.ftz.f32", as_f32(a))
+    assert_same_bits(got, want, "MUFU.RCP", (a,))
+
+
+@pytest.mark.parametrize("sass, ptx, arity", [("DADD", "add.rn.f64", 2), ("DMUL", "mul.rn.f64", 2),
+                                              ("DFMA", "fma.rn.f64", 3), ("DADD.RZ", "add.rz.f64", 2),
+                                              ("DFMA.RM", "fma.rm.f64", 3)])
+def test_f64_arithmetic_agrees_with_ptx(sass, ptx, arity):
+    rng = np.random.default_rng(len(sass) * 17 + arity)
+    values = [edge_bits(rng, 64) for _ in range(arity)]
+    registers = {}
+    for k, v in enumerate(values):
+        registers[2 + 2 * k], registers[3 + 2 * k] = split64(v)
+    regs = ", ".join(f"R{2 + 2 * k}" for k in range(arity))
+    (got,) = run_sass(f"{sass} R8, {regs}", registers, ["R8.64"])
+    want = run_ptx(ptx, *(as_f64(v) for v in values))
+    assert_same_bits(got, want, sass, values)
