@@ -46,7 +46,7 @@ def run(tmp_path):
 __all__ = ["warpsim"]
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def cli():
     """cli(*args, cwd=...) -> CompletedProcess of `python -m warpsim args...`."""
     return warpsim

@@ -204,6 +204,11 @@ class _Parser:
                     ptr_space = self.next().text[1:]
             elif tok.kind == "word" and tok.text.startswith(".") and tok.text[1:] in TYPE_NAMES:
                 ptype = self.next().text[1:]
+            elif tok.text == ".attribute":     # .attribute(.managed): a __managed__ variable, global memory here
+                self.next()
+                self.expect("(")
+                while not self.accept(")"):
+                    self.next()
             elif tok.text in (".texref", ".samplerref", ".surfref"):
                 self.error(f"{tok.text} variables are not supported", tok)
             elif tok.kind == "word" and tok.text.startswith(".") and tok.text in STATE_SPACES:

@@ -147,7 +147,7 @@ def _is_device(context, address: int) -> bool:
     return GLOBAL_BASE <= address < GLOBAL_BASE + len(context.device.memory.buffer)
 
 
-def _copy(context, dst: int, src: int, count: int, stream: int = 0) -> int:
+def _copy(context, dst: int, src: int, count: int, stream: int = 0, timed: bool = True) -> int:
     """Copy count bytes, each side in device or host memory by its address (UVA)."""
     if not count:
         return SUCCESS
@@ -168,7 +168,8 @@ def _copy(context, dst: int, src: int, count: int, stream: int = 0) -> int:
     except ValueError as error:          # outside any allocation, or a use after free
         print(f"warpsim: {error}", file=sys.stderr)
         return context.fail(INVALID_VALUE)
-    _time_copy(context, count, from_device, to_device, stream)
+    if timed:
+        _time_copy(context, count, from_device, to_device, stream)
     return SUCCESS
 
 
@@ -235,6 +236,29 @@ def __cudaRegisterVar(context, handle, host_variable, device_address, device_nam
     return None
 
 
+@call(sticky=False)
+def __cudaRegisterManagedVar(context, handle, host_pointer_address, device_address, device_name, ext,
+                             size, constant, global_):
+    """A __managed__ variable: the host reaches it through the pointer at host_pointer_address,
+    which gets the variable's heap address (also its host address: see heap.py)."""
+    module = context.modules[handle]
+    name = ctypes.string_at(device_name).decode()
+    context.symbols[host_pointer_address] = Symbol(module, name, size, bool(constant))
+    if not context.host_mapped:
+        _say_once(context, "managed", "warpsim: __managed__ variables need the device heap mapped at "
+                  f"0x{GLOBAL_BASE:x} in the program, and that range was taken; run the program "
+                  "with `warpsim run` (it turns address randomization off)")
+        return None
+    try:
+        address = context.loaded(module).global_address(name)
+    except (KeyError, WarpsimError) as error:
+        print(f"warpsim: __managed__ variable {name}: {error}", file=sys.stderr)
+        return None
+    context.memory_kinds[address] = MEMORY_MANAGED
+    _write(host_pointer_address, "Q", address)
+    return None
+
+
 # --- launches -----------------------------------------------------------------------
 
 @call(sticky=False)
@@ -290,6 +314,13 @@ def _launch(context, host_function, grid, block, args, shared_mem, stream) -> in
     except WarpsimError as error:
         print(f"warpsim: {error}", file=sys.stderr)
         return context.fail(CODES["cudaErrorInvalidKernelImage"])
+    if shared_mem > DEFAULT_SHARED_LIMIT:      # beyond 48 KB only with cudaFuncSetAttribute's opt-in
+        static_shared = loaded.program.kernel_static_shared.get(name, 0)
+        if shared_mem > _dynamic_shared_limit(context, host_function, static_shared):
+            _say_once(context, f"optin {name}", f"warpsim: kernel {name} asks for {shared_mem} bytes of dynamic "
+                      "shared memory, more than 48 KB, without cudaFuncSetAttribute("
+                      "cudaFuncAttributeMaxDynamicSharedMemorySize): cudaErrorInvalidValue, as on a GPU")
+            return context.fail(INVALID_VALUE)
     size = max((offset + nbytes for _, offset, nbytes, _, _ in layout), default=0)
     params = bytearray(size)
     if layout and not args:
@@ -364,18 +395,39 @@ def cudaFuncGetAttributes(context, out, function):
     values = {"sharedSizeBytes": static_shared, "constSizeBytes": 0, "localSizeBytes": 0,
               "maxThreadsPerBlock": context.preset.max_threads_per_block, "numRegs": registers,
               "ptxVersion": arch, "binaryVersion": arch,
-              "maxDynamicSharedSizeBytes": 48 * 1024 - static_shared, "preferredShmemCarveout": -1}
+              "maxDynamicSharedSizeBytes": _dynamic_shared_limit(context, function, static_shared),
+              "preferredShmemCarveout": -1}
     for field, offset in zip(FUNC_ATTRIBUTE_FIELDS, layout[1:]):
         _write(out + offset, "Q" if field.endswith("SizeBytes") and field != "maxDynamicSharedSizeBytes"
                else "i", values[field])
     return SUCCESS
 
 
+DEFAULT_SHARED_LIMIT = 48 * 1024          # bytes of shared memory a block may use without opting in
+FUNC_MAX_DYNAMIC_SHARED, FUNC_CARVEOUT = 8, 9  # cudaFuncAttribute values
+FUNC_CLUSTER_ATTRIBUTES = range(10, 17)        # cluster dimensions and scheduling: accepted
+
+
 @call()
 def cudaFuncSetAttribute(context, function, attribute, value):
-    if function not in context.kernels:
+    found = _kernel_resources(context, function)
+    if found is None:
         return context.fail(CODES["cudaErrorInvalidDeviceFunction"])
-    return SUCCESS          # warpsim lets every launch use up to the opt-in shared memory
+    static_shared = found[3]
+    if attribute == FUNC_MAX_DYNAMIC_SHARED:
+        if value < 0 or value + static_shared > context.preset.max_shared_per_block:
+            return context.fail(INVALID_VALUE)
+        context.dynamic_shared_optin[function] = value
+        return SUCCESS
+    if attribute == FUNC_CARVEOUT:
+        return SUCCESS if -1 <= value <= 100 else context.fail(INVALID_VALUE)
+    return SUCCESS if attribute in FUNC_CLUSTER_ATTRIBUTES else context.fail(INVALID_VALUE)
+
+
+def _dynamic_shared_limit(context, function, static_shared: int) -> int:
+    """The dynamic shared memory a launch of function may ask for: 48 KB less its static
+    shared memory, or what cudaFuncSetAttribute opted in to."""
+    return context.dynamic_shared_optin.get(function, max(DEFAULT_SHARED_LIMIT - static_shared, 0))
 
 
 @call()
@@ -434,7 +486,10 @@ def _say_once(context, key: str, text: str) -> None:
 
 # --- memory -------------------------------------------------------------------------
 
-def _allocate(context, out: int, size: int, initialized: bool = False) -> int:
+MEMORY_HOST, MEMORY_DEVICE, MEMORY_MANAGED = 1, 2, 3      # cudaMemoryType
+
+
+def _allocate(context, out: int, size: int, initialized: bool = False, kind: int = MEMORY_DEVICE) -> int:
     if not out:
         return context.fail(INVALID_VALUE)
     if size == 0:
@@ -444,6 +499,8 @@ def _allocate(context, out: int, size: int, initialized: bool = False) -> int:
         address = context.device.memory.allocate(size, initialized=initialized)
     except OutOfMemoryError:
         return context.fail(CODES["cudaErrorMemoryAllocation"])
+    if kind != MEMORY_DEVICE:
+        context.memory_kinds[address] = kind
     _write(out, "Q", address)
     return SUCCESS
 
@@ -460,12 +517,12 @@ def cudaMallocManaged(context, out, size, flags):
                   f"0x{GLOBAL_BASE:x} in the program, and that range was taken; run the program "
                   "with `warpsim run` (it turns address randomization off)")
         return context.fail(NOT_SUPPORTED)
-    return _allocate(context, out, size, initialized=True)   # host writes are not tracked
+    return _allocate(context, out, size, initialized=True, kind=MEMORY_MANAGED)   # host writes are not tracked
 
 
 def _allocate_host(context, out, size) -> int:
     if context.host_mapped:            # pinned memory that kernels can read too, as with UVA
-        return _allocate(context, out, size, initialized=True)
+        return _allocate(context, out, size, initialized=True, kind=MEMORY_HOST)
     buffer = ctypes.create_string_buffer(max(size, 1))
     context.host_allocations[ctypes.addressof(buffer)] = buffer
     _write(out, "Q", ctypes.addressof(buffer))
@@ -490,6 +547,7 @@ def cudaFree(context, address):
         context.device.memory.free(address)
     except ValueError:
         return context.fail(INVALID_VALUE)
+    context.memory_kinds.pop(address, None)
     return SUCCESS
 
 
@@ -509,7 +567,11 @@ def cudaMemcpy(context, dst, src, count, kind):
 
 @call()
 def cudaMemcpyAsync(context, dst, src, count, kind, stream):
-    return cudaMemcpy.__wrapped__(context, dst, src, count, kind)
+    if not _known_stream(context, stream):
+        return context.fail(INVALID_HANDLE)
+    if kind not in MEMCPY_KINDS:
+        return context.fail(CODES["cudaErrorInvalidMemcpyDirection"])
+    return _copy(context, dst, src, count, stream)
 
 
 @call()
@@ -530,6 +592,8 @@ def cudaMemset(context, address, value, count):
 
 @call()
 def cudaMemsetAsync(context, address, value, count, stream):
+    if not _known_stream(context, stream):
+        return context.fail(INVALID_HANDLE)
     return cudaMemset.__wrapped__(context, address, value, count)
 
 
@@ -802,4 +866,267 @@ def cudaEventElapsedTime(context, out, start, end):
     if first.gpu_ms is None or last.gpu_ms is None:
         return context.fail(CODES["cudaErrorInvalidResourceHandle"])
     _write(out, "f", last.gpu_ms - first.gpu_ms)
+    return SUCCESS
+
+
+# --- pitched (2D) memory ---------------------------------------------------------------
+
+PITCH_ALIGNMENT = 512            # bytes: cudaMallocPitch's row alignment on sm_90
+
+
+@call()
+def cudaMallocPitch(context, out, pitch_out, width, height):
+    if not out or not pitch_out:
+        return context.fail(INVALID_VALUE)
+    pitch = -(-width // PITCH_ALIGNMENT) * PITCH_ALIGNMENT if width else 0
+    code = _allocate(context, out, pitch * height)
+    if not code:
+        _write(pitch_out, "Q", pitch)
+    return code
+
+
+def _copy_2d(context, dst, dpitch, src, spitch, width, height, kind, stream=0) -> int:
+    if kind not in MEMCPY_KINDS:
+        return context.fail(CODES["cudaErrorInvalidMemcpyDirection"])
+    if not width or not height:
+        return SUCCESS
+    if width > dpitch or width > spitch:
+        return context.fail(CODES["cudaErrorInvalidPitchValue"])
+    if dpitch == spitch == width:
+        return _copy(context, dst, src, width * height, stream)
+    for row in range(height):
+        code = _copy(context, dst + row * dpitch, src + row * spitch, width, stream, timed=False)
+        if code:
+            return code
+    _time_copy(context, width * height, _is_device(context, src), _is_device(context, dst), stream)
+    return SUCCESS
+
+
+@call()
+def cudaMemcpy2D(context, dst, dpitch, src, spitch, width, height, kind):
+    return _copy_2d(context, dst, dpitch, src, spitch, width, height, kind)
+
+
+@call()
+def cudaMemcpy2DAsync(context, dst, dpitch, src, spitch, width, height, kind, stream):
+    if not _known_stream(context, stream):
+        return context.fail(INVALID_HANDLE)
+    return _copy_2d(context, dst, dpitch, src, spitch, width, height, kind, stream)
+
+
+@call()
+def cudaMemset2D(context, address, pitch, value, width, height):
+    if not width or not height:
+        return SUCCESS
+    if width > pitch:
+        return context.fail(CODES["cudaErrorInvalidPitchValue"])
+    for row in range(height):
+        code = cudaMemset.__wrapped__(context, address + row * pitch, value, width)
+        if code:
+            return code
+    return SUCCESS
+
+
+@call()
+def cudaMemset2DAsync(context, address, pitch, value, width, height, stream):
+    if not _known_stream(context, stream):
+        return context.fail(INVALID_HANDLE)
+    return cudaMemset2D.__wrapped__(context, address, pitch, value, width, height)
+
+
+# --- pointers and host memory -------------------------------------------------------------
+
+MEMORY_UNREGISTERED = 0
+NO_DEVICE = -2                   # the device of unregistered memory (CU_DEVICE_INVALID)
+
+
+def _allocation_start(context, address: int):
+    """The device address of the live heap allocation holding address, or None."""
+    import bisect
+    memory = context.device.memory
+    if not _is_device(context, address):
+        return None
+    offset = address - GLOBAL_BASE
+    starts = memory._sorted_starts
+    k = bisect.bisect_right(starts, offset) - 1
+    if k >= 0 and offset < starts[k] + memory.live[starts[k]]:
+        return GLOBAL_BASE + starts[k]
+    return None
+
+
+@call()
+def cudaPointerGetAttributes(context, out, pointer):
+    from .native import POINTER_ATTRIBUTE_FIELDS
+    if not out:
+        return context.fail(INVALID_VALUE)
+    start = _allocation_start(context, pointer)
+    if start is not None:
+        kind = context.memory_kinds.get(start, MEMORY_DEVICE)
+        device, device_pointer, host_pointer = 0, pointer, pointer if kind != MEMORY_DEVICE else 0
+    elif pointer in context.host_allocations or _registered_host(context, pointer):
+        kind, device, device_pointer, host_pointer = MEMORY_HOST, 0, 0, pointer
+    else:
+        kind, device, device_pointer, host_pointer = MEMORY_UNREGISTERED, NO_DEVICE, 0, pointer
+    layout = _layout("ws_pointer_attributes_layout", len(POINTER_ATTRIBUTE_FIELDS))
+    ctypes.memset(out, 0, layout[0])
+    offsets = dict(zip(POINTER_ATTRIBUTE_FIELDS, layout[1:]))
+    _write(out + offsets["type"], "i", kind)
+    _write(out + offsets["device"], "i", device)
+    _write(out + offsets["devicePointer"], "Q", device_pointer)
+    _write(out + offsets["hostPointer"], "Q", host_pointer)
+    return SUCCESS
+
+
+def _registered_host(context, pointer: int) -> bool:
+    return any(start <= pointer < start + size for start, size in context.registered_host.items())
+
+
+@call()
+def cudaHostRegister(context, pointer, size, flags):
+    if not pointer or not size:
+        return context.fail(INVALID_VALUE)
+    from .hostmemory import readable_range
+    why = readable_range(pointer, size)
+    if why:
+        print(f"warpsim: cudaHostRegister: {why}", file=sys.stderr)
+        return context.fail(INVALID_VALUE)
+    if pointer in context.registered_host:
+        return context.fail(CODES["cudaErrorHostMemoryAlreadyRegistered"])
+    context.registered_host[pointer] = size
+    return SUCCESS
+
+
+@call()
+def cudaHostUnregister(context, pointer):
+    if context.registered_host.pop(pointer, None) is None:
+        return context.fail(CODES["cudaErrorHostMemoryNotRegistered"])
+    return SUCCESS
+
+
+@call()
+def cudaHostGetDevicePointer(context, out, host_pointer, flags):
+    if not out or flags:
+        return context.fail(INVALID_VALUE)
+    if _allocation_start(context, host_pointer) is not None:     # cudaMallocHost/cudaHostAlloc memory
+        _write(out, "Q", host_pointer)
+        return SUCCESS
+    _say_once(context, "mapped host", "warpsim: kernels read only memory of warpsim's heap: host "
+              "memory registered with cudaHostRegister has no device address (allocate it with "
+              "cudaMallocHost or cudaMallocManaged instead)")
+    return context.fail(NOT_SUPPORTED if _registered_host(context, host_pointer) else INVALID_VALUE)
+
+
+@call()
+def cudaMallocAsync(context, out, size, stream):
+    if not _known_stream(context, stream):
+        return context.fail(INVALID_HANDLE)
+    return _allocate(context, out, size)
+
+
+@call()
+def cudaFreeAsync(context, address, stream):
+    if not _known_stream(context, stream):
+        return context.fail(INVALID_HANDLE)
+    return cudaFree.__wrapped__(context, address)
+
+
+# --- streams: ordering and host work ---------------------------------------------------------
+
+HOST_FUNCTION = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+STREAM_CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p)
+EVENT_WAIT_EXTERNAL = 0x01
+
+
+@call()
+def cudaStreamWaitEvent(context, stream, event, flags):
+    if not _known_stream(context, stream) or event not in context.events:
+        return context.fail(INVALID_HANDLE)
+    if flags & ~EVENT_WAIT_EXTERNAL:
+        return context.fail(INVALID_VALUE)
+    return SUCCESS                   # every stream's work is complete when its call returns
+
+
+@call()
+def cudaLaunchHostFunc(context, stream, function, user_data):
+    if not _known_stream(context, stream):
+        return context.fail(INVALID_HANDLE)
+    if not function:
+        return context.fail(INVALID_VALUE)
+    HOST_FUNCTION(function)(user_data)       # the stream's earlier work is done: it runs now
+    return SUCCESS
+
+
+@call()
+def cudaStreamAddCallback(context, stream, callback, user_data, flags):
+    if not _known_stream(context, stream):
+        return context.fail(INVALID_HANDLE)
+    if not callback or flags:
+        return context.fail(INVALID_VALUE)
+    STREAM_CALLBACK(callback)(stream, context.sticky_error, user_data)
+    return SUCCESS
+
+
+@call()
+def cudaStreamCreateWithPriority(context, out, flags, priority):
+    return cudaStreamCreate.__wrapped__(context, out)
+
+
+STREAM_PRIORITIES = (0, -5)      # (least, greatest) as an H200 reports them
+
+
+@call()
+def cudaDeviceGetStreamPriorityRange(context, least_out, greatest_out):
+    if least_out:
+        _write(least_out, "i", STREAM_PRIORITIES[0])
+    if greatest_out:
+        _write(greatest_out, "i", STREAM_PRIORITIES[1])
+    return SUCCESS
+
+
+# --- functions and device flags -----------------------------------------------------------
+
+@call()
+def cudaLaunchCooperativeKernel(context, function, grid, block, args, shared_mem, stream):
+    from ..metrics.occupancy import occupancy
+    found = _kernel_resources(context, function)
+    if found is None:
+        return context.fail(CODES["cudaErrorInvalidDeviceFunction"])
+    _, _, registers, static_shared = found
+    major, minor = context.preset.compute_capability
+    threads = block[0] * block[1] * block[2]
+    if threads and threads <= context.preset.max_threads_per_block:
+        per_sm = occupancy(threads, registers, static_shared + shared_mem, arch=f"sm_{major}{minor}").active_blocks
+        if grid[0] * grid[1] * grid[2] > per_sm * context.preset.sms:
+            return context.fail(CODES["cudaErrorCooperativeLaunchTooLarge"])
+    return _launch(context, function, grid, block, args, shared_mem, stream)
+
+
+@call()
+def cudaFuncSetCacheConfig(context, function, config):
+    if function not in context.kernels:
+        return context.fail(CODES["cudaErrorInvalidDeviceFunction"])
+    return SUCCESS if 0 <= config <= 3 else context.fail(INVALID_VALUE)
+
+
+@call()
+def cudaDeviceSetCacheConfig(context, config):
+    return SUCCESS if 0 <= config <= 3 else context.fail(INVALID_VALUE)
+
+
+@call()
+def cudaSetDeviceFlags(context, flags):
+    if flags & ~0x1F:
+        return context.fail(INVALID_VALUE)
+    context.device_flags = flags
+    return SUCCESS
+
+
+DEVICE_MAP_HOST = 0x08
+
+
+@call()
+def cudaGetDeviceFlags(context, out):
+    if not out:
+        return context.fail(INVALID_VALUE)
+    _write(out, "I", getattr(context, "device_flags", 0) | DEVICE_MAP_HOST)
     return SUCCESS

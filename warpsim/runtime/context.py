@@ -84,6 +84,10 @@ class RuntimeContext:
         self.streams: set[int] = set()
         self.events: dict[int, Event] = {}
         self.host_allocations: dict[int, object] = {}
+        self.memory_kinds: dict[int, int] = {}        # heap address -> cudaMemoryType (managed, pinned)
+        self.registered_host: dict[int, int] = {}     # cudaHostRegister: start -> size
+        self.dynamic_shared_optin: dict[int, int] = {}   # host stub -> cudaFuncAttributeMaxDynamicSharedMemorySize
+        self.device_flags = 0
         self.last_error = 0
         self.sticky_error = 0
         self.gpu_ms = 0.0

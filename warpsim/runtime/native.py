@@ -58,6 +58,8 @@ FUNC_ATTRIBUTE_FIELDS = ("sharedSizeBytes", "constSizeBytes", "localSizeBytes", 
                          "preferredShmemCarveout")
 # cudaLaunchConfig_t fields (cudaLaunchKernelExC).
 LAUNCH_CONFIG_FIELDS = ("gridDim", "blockDim", "dynamicSmemBytes", "stream", "attrs", "numAttrs")
+# cudaPointerAttributes fields (cudaPointerGetAttributes).
+POINTER_ATTRIBUTE_FIELDS = ("type", "device", "devicePointer", "hostPointer")
 
 
 class RuntimeBuildError(WarpsimError):
@@ -87,7 +89,8 @@ def _to_python(type_: str, name: str) -> str:
 def _c_type(type_: str) -> str:
     return {"dim3": "ws_dim3", "dim3 *": "ws_dim3 *", "uint3 *": "ws_dim3 *", "cudaStream_t": "void *",
             "cudaStream_t *": "void **", "cudaEvent_t": "void *", "cudaEvent_t *": "void **",
-            "cudaKernel_t": "void *", "cudaKernel_t *": "void **"}.get(type_, type_)
+            "cudaKernel_t": "void *", "cudaKernel_t *": "void **", "cudaHostFn_t": "void *",
+            "cudaStreamCallback_t": "void *"}.get(type_, type_)
 
 
 def _c_return(type_: str) -> str:
@@ -140,6 +143,7 @@ static int ws_ready = 0;
 WS_EXPORT const unsigned long long ws_device_prop_layout[] = {%(layout)s};
 WS_EXPORT const unsigned long long ws_func_attributes_layout[] = {%(func_layout)s};
 WS_EXPORT const unsigned long long ws_launch_config_layout[] = {%(config_layout)s};
+WS_EXPORT const unsigned long long ws_pointer_attributes_layout[] = {%(pointer_layout)s};
 
 static void ws_at_exit(void) {
     PyGILState_STATE gil = PyGILState_Ensure();
@@ -232,14 +236,16 @@ def runtime_source(header_names: list[str]) -> tuple[str, str]:
         f"offsetof(struct cudaFuncAttributes, {f})" for f in FUNC_ATTRIBUTE_FIELDS]
     config_layout = ["sizeof(cudaLaunchConfig_t)"] + [f"offsetof(cudaLaunchConfig_t, {f})"
                                                        for f in LAUNCH_CONFIG_FIELDS]
+    pointer_layout = ["sizeof(struct cudaPointerAttributes)"] + [
+        f"offsetof(struct cudaPointerAttributes, {f})" for f in POINTER_ATTRIBUTE_FIELDS]
     prelude = PRELUDE % {"names": ", ".join(f'"{n}"' for n in names), "count": len(names),
                          "layout": ", ".join(layout), "func_layout": ", ".join(func_layout),
-                         "config_layout": ", ".join(config_layout), "python": _c_string(sys.executable)}
+                         "config_layout": ", ".join(config_layout), "pointer_layout": ", ".join(pointer_layout), "python": _c_string(sys.executable)}
     stubs = [_stub(k, f) for k, f in enumerate(FUNCTIONS)]
     stubs += [_unsupported_stub(len(FUNCTIONS) + k, name) for k, name in enumerate(others)]
     script = (f"{VERSION_NODE} {{\n  global:\n" + "".join(f"    {n};\n" for n in names)
               + "    ws_device_prop_layout;\n    ws_func_attributes_layout;\n"
-              + "    ws_launch_config_layout;\n  local: *;\n};\n")
+              + "    ws_launch_config_layout;\n    ws_pointer_attributes_layout;\n  local: *;\n};\n")
     return prelude + "\n\n".join(stubs) + "\n", script
 
 

@@ -24,7 +24,8 @@ ARGUMENT_TYPES = {
     "size_t": "u", "size_t *": "u", "int *": "u", "unsigned int *": "u", "float *": "u",
     "int": "i", "unsigned int": "u", "unsigned long long": "u", "cudaStream_t": "u",
     "cudaStream_t *": "u", "cudaEvent_t": "u", "cudaEvent_t *": "u", "cudaKernel_t": "u",
-    "cudaKernel_t *": "u", "dim3": "d", "dim3 *": "u", "uint3 *": "u",
+    "cudaKernel_t *": "u", "dim3": "d", "dim3 *": "u", "uint3 *": "u", "cudaHostFn_t": "u",
+    "cudaStreamCallback_t": "u",
 }
 # C return type -> how the stub reads Python's result.
 RETURN_TYPES = {"cudaError_t": "int", "const char *": "pointer", "void **": "pointer",
@@ -95,6 +96,27 @@ cudaError_t cudaMemcpyFromSymbolAsync(void * dst, const void * symbol, size_t co
 cudaError_t cudaGetSymbolAddress(void ** devPtr, const void * symbol)
 cudaError_t cudaGetSymbolSize(size_t * size, const void * symbol)
 cudaError_t cudaMemGetInfo(size_t * free, size_t * total)
+cudaError_t cudaMallocPitch(void ** devPtr, size_t * pitch, size_t width, size_t height)
+cudaError_t cudaMemcpy2D(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, int kind)
+cudaError_t cudaMemcpy2DAsync(void * dst, size_t dpitch, const void * src, size_t spitch, size_t width, size_t height, int kind, cudaStream_t stream)
+cudaError_t cudaMemset2D(void * devPtr, size_t pitch, int value, size_t width, size_t height)
+cudaError_t cudaMemset2DAsync(void * devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream)
+cudaError_t cudaPointerGetAttributes(void * attributes, const void * ptr)
+cudaError_t cudaLaunchCooperativeKernel(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream)
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void * userData)
+cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void * userData, unsigned int flags)
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t * stream, unsigned int flags, int priority)
+cudaError_t cudaDeviceGetStreamPriorityRange(int * leastPriority, int * greatestPriority)
+cudaError_t cudaFuncSetCacheConfig(const void * func, int cacheConfig)
+cudaError_t cudaDeviceSetCacheConfig(int cacheConfig)
+cudaError_t cudaSetDeviceFlags(unsigned int flags)
+cudaError_t cudaGetDeviceFlags(unsigned int * flags)
+cudaError_t cudaMallocAsync(void ** devPtr, size_t size, cudaStream_t stream)
+cudaError_t cudaFreeAsync(void * devPtr, cudaStream_t stream)
+cudaError_t cudaHostRegister(void * ptr, size_t size, unsigned int flags)
+cudaError_t cudaHostUnregister(void * ptr)
+cudaError_t cudaHostGetDevicePointer(void ** pDevice, void * pHost, unsigned int flags)
 cudaError_t cudaDeviceSynchronize()
 cudaError_t cudaDeviceReset()
 cudaError_t cudaThreadSynchronize()
