@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...ptx.types import TYPES
+from ...semantics.conversion import INT_ROUNDING, float_to_int
 from ...semantics.floatbits import (F32, FORMATS, bf16_to_f32, decode, encode, flush_subnormal,
                                     round_integers, round_to)
 from .floating import quietly
@@ -33,7 +34,6 @@ FLOATS = frozenset({"f16", "bf16", "f32", "f64"})
 INTS = frozenset({"u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64",
                   "b8", "b16", "b32", "b64"})
 FLOAT_ROUNDING = {"rn", "rz", "rm", "rp", "rna"}
-INT_ROUNDING = {"rni": np.rint, "rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil}
 FP8 = {"e4m3x2": "e4m3", "e5m2x2": "e5m2"}
 PAIRS = {"f16x2": "f16", "bf16x2": "bf16", **FP8}
 
@@ -130,37 +130,21 @@ def _int_to_int(ins, values, dst: str, src: str):
 # ------------------------------------------------------------- float -> int
 
 def _float_to_int(ins, x, dst: str, src: str):
-    """Round to an integer by the .rXi mode, then saturate.
-
-    NaN gives 0 as PTX says, except where an H200 gives the top bit alone
-    (0x80..0 of the destination's width): from f64, and into 64-bit integers.
-    """
+    """Round to an integer by the .rXi mode, then saturate (semantics/conversion.py)."""
     (rounding,) = ins.flags & set(INT_ROUNDING)
-    r = INT_ROUNDING[rounding](x)
-    info = np.iinfo(TYPES[dst].storage if TYPES[dst].kind == "b" else TYPES[dst].dtype)
-    over = r >= float(info.max) + 1.0          # max + 1 is a power of two: exact in f64
-    under = r < float(info.min)
-    nan = np.isnan(r)
-    safe = np.where(over | under | nan, 0.0, r)
-    wide = safe.astype(np.int64 if info.min < 0 else np.uint64)
-    wide = np.where(over, wide.dtype.type(info.max), np.where(under, wide.dtype.type(info.min), wide))
-    result = wide.astype(info.dtype)
-    if (src == "f64" or info.bits == 64) and nan.any():
-        top_bit = np.array(1 << (info.bits - 1), dtype=np.uint64).astype(TYPES[dst].storage)
-        result = np.where(nan, top_bit.view(info.dtype), result)
-    return result
+    dtype = TYPES[dst].storage if TYPES[dst].kind == "b" else TYPES[dst].dtype
+    return float_to_int(x, rounding, dtype, nan_top_bit=src == "f64" or TYPES[dst].bits == 64)
 
 
 # ------------------------------------------------------------ to a float type
 
-def _float_mode(ins) -> str:
-    found = ins.flags & FLOAT_ROUNDING
+def _float_mode(flags) -> str:
+    found = flags & FLOAT_ROUNDING
     return next(iter(found)) if found else "rn"
 
 
-def _finish_float(ins, rounded, dst: str):
+def _finish_float(flags, rounded, dst: str):
     """Apply .ftz/.sat/.relu/.satfinite to exactly rounded values and encode."""
-    flags = ins.flags
     fmt = FORMATS[dst]
     if "ftz" in flags and dst == "f32":
         rounded = flush_subnormal(rounded, F32)
@@ -173,40 +157,31 @@ def _finish_float(ins, rounded, dst: str):
     return encode(rounded, dst)
 
 
-def _to_float(ins, values, dst: str, src: str):
-    """Any int or float source to a float format, rounded once."""
-    if ins.flags <= {"rn"}:
+def convert_to_float(values, dst: str, src: str, flags=frozenset()):
+    """cvt of `values` (of type src) to float type dst under `flags` ('rz', 'relu', ...), rounded once:
+    PTX's cvt and the SASS executor's F2FP and F2F."""
+    flags = frozenset(flags)
+    if flags <= {"rn"}:
         fast = _nearest_by_numpy(values, dst, src)
         if fast is not None:
             return fast
     fmt = FORMATS[dst]
     if _kind(src) == "int":
         storage = TYPES[src].storage if TYPES[src].kind == "b" else TYPES[src].dtype
-        return _finish_float(ins, round_integers(np.asarray(values).astype(storage), fmt,
-                                                 _float_mode(ins)), dst)
-    if dst == "tf32" and "rna" in ins.flags:
-        return _tf32_rna(ins, values)
-    if (dst, src) == ("f32", "bf16") and not ins.flags:
+        return _finish_float(flags, round_integers(np.asarray(values).astype(storage), fmt,
+                                                   _float_mode(flags)), dst)
+    if dst == "tf32" and "rna" in flags:
+        return _tf32_rna(flags, values)
+    if (dst, src) == ("f32", "bf16") and not flags:
         return bf16_to_f32(values)                 # a shift: NaN payloads kept as they are
-    x = _decoded(ins, values, src, dst)
-    integer_rounding = ins.flags & set(INT_ROUNDING)
+    x = _decoded(flags, values, src, dst)
+    integer_rounding = flags & set(INT_ROUNDING)
     if integer_rounding:                           # cvt.rni.f32.f32 and kin: round to integral
         x = INT_ROUNDING[next(iter(integer_rounding))](x)
-        out = _finish_float(ins, round_to(x, fmt, "rn"), dst)
+        out = _finish_float(flags, round_to(x, fmt, "rn"), dst)
     else:
-        out = _finish_float(ins, round_to(x, fmt, _float_mode(ins)), dst)
-    return _nan_as_gpu(out, values, dst, src, ftz="ftz" in ins.flags)
-
-
-class _Flags:
-    def __init__(self, flags):
-        self.flags = frozenset(flags)
-
-
-def convert_to_float(values, dst: str, src: str, flags=()):
-    """cvt's rounding of `values` (of type src) to float type dst under `flags` ('rz', 'relu', ...), for
-    callers that have no PTX instruction: the SASS executor's F2FP and F2F run the same conversion."""
-    return _to_float(_Flags(flags), values, dst, src)
+        out = _finish_float(flags, round_to(x, fmt, _float_mode(flags)), dst)
+    return _nan_as_gpu(out, values, dst, src, ftz="ftz" in flags)
 
 
 def _nearest_by_numpy(values, dst: str, src: str):
@@ -226,11 +201,11 @@ def _nearest_by_numpy(values, dst: str, src: str):
     return None
 
 
-def _decoded(ins, values, src: str, dst: str = ""):
+def _decoded(flags, values, src: str, dst: str = ""):
     """A float source as float64, subnormal f32 flushed under .ftz (which an
     H200 ignores when converting to f16, but not to bf16)."""
     x = decode(values, src)
-    if "ftz" in ins.flags and src == "f32" and dst != "f16":
+    if "ftz" in flags and src == "f32" and dst != "f16":
         x = flush_subnormal(x, F32)
     return x
 
@@ -283,7 +258,7 @@ def _narrowed_nan(values, dst: str):
     return sign | np.uint64(exponent | quiet) | payload
 
 
-def _tf32_rna(ins, values):
+def _tf32_rna(flags, values):
     """cvt.rna.tf32.f32 works on the bits as an integer, as on an H200: add half
     an ulp to the magnitude (NaNs: nothing) and clear the low 13 bits, so NaN
     payloads survive truncated. .satfinite then steps anything at or above
@@ -293,7 +268,7 @@ def _tf32_rna(ins, values):
     magnitude = bits & np.uint32(0x7FFFFFFF)
     nan = magnitude > np.uint32(0x7F800000)
     magnitude = np.where(nan, magnitude, magnitude + np.uint32(0x1000)) & np.uint32(0x7FFFE000)
-    if "satfinite" in ins.flags:
+    if "satfinite" in flags:
         too_big = magnitude >= np.uint32(0x7F800000)
         magnitude = np.where(too_big, magnitude - np.uint32(0x2000), magnitude)
     return sign | magnitude
@@ -328,11 +303,11 @@ def _convert_pair(ins, dst: str, src: str, sources):
     word = TYPES[dst].storage
     size = 8 if dst in FP8 else 16
     if len(sources) == 2:                           # d = {cvt(a) high, cvt(b) low}
-        a, b = (_to_float(ins, s, dst_elem, src) for s in sources)
+        a, b = (convert_to_float(s, dst_elem, src, ins.flags) for s in sources)
         return _pack(a, b, size, word)
     src_elem = PAIRS[src]
     low, high = _unpack(sources[0], 8 if src in FP8 else 16)
-    low, high = (_to_float(ins, _element_bits(h, src_elem), dst_elem, src_elem)
+    low, high = (convert_to_float(_element_bits(h, src_elem), dst_elem, src_elem, ins.flags)
                  for h in (low, high))
     return _pack(high, low, size, word)
 
@@ -400,8 +375,8 @@ def _cvt(ins, *sources):
     if kinds == ("int", "int"):
         return _int_to_int(ins, values, dst, src)
     if kinds == ("int", "float"):
-        return _float_to_int(ins, _decoded(ins, values, src), dst, src)
-    return _to_float(ins, values, dst, src)
+        return _float_to_int(ins, _decoded(ins.flags, values, src), dst, src)
+    return convert_to_float(values, dst, src, ins.flags)
 
 
 value_op("cvt", family="conversion", signature=_cvt_signature, check=_check_cvt,

@@ -16,14 +16,16 @@ from dataclasses import replace
 import numpy as np
 
 from ...machine.isa.conversion import convert_to_float, pack_saturated
-from ...semantics.floatbits import F16, F32, F64, flush_subnormal, round_integers, round_to
+from ...semantics.conversion import INT_ROUNDING, float_to_int
+from ...semantics.floatbits import CANONICAL_NAN, F16, F32, F64, flush_subnormal, round_integers, round_to
+from ...semantics.floating import canonical_nan
 from .operands import U32, U64, alu, bits32, bits64, dest, f32, f64, source
 from .table import Step, Unsupported, semantics
 
 INTS = {"U8": (np.uint8, 8), "S8": (np.int8, 8), "U16": (np.uint16, 16), "S16": (np.int16, 16),
         "U32": (np.uint32, 32), "S32": (np.int32, 32), "U64": (np.uint64, 64), "S64": (np.int64, 64)}
 FLOATS = {"F16": 16, "F32": 32, "F64": 64}
-ROUND_INT = {"TRUNC": np.trunc, "FLOOR": np.floor, "CEIL": np.ceil}
+ROUNDING = {"TRUNC": "rzi", "FLOOR": "rmi", "CEIL": "rpi"}      # to an integer; nearest-even (rni) unless named
 ROUND_FLOAT = {"RN": "rn", "RZ": "rz", "RM": "rm", "RP": "rp"}
 FORMAT = {16: F16, 32: F32, 64: F64}
 
@@ -103,34 +105,22 @@ def i2f(ins):
     return Step(ins, alu([dest(ins.operands[0], width if width == 64 else 32)], [read], fn))
 
 
-@semantics("F2I", family="conversion", mods=tuple(INTS) + tuple(FLOATS) + tuple(ROUND_INT) + ("NTZ", "FTZ"),
+@semantics("F2I", family="conversion", mods=tuple(INTS) + tuple(FLOATS) + tuple(ROUNDING) + ("NTZ", "FTZ"),
            doc="float to integer: .TRUNC .FLOOR .CEIL or nearest-even, saturating; NaN as the PTX machine's cvt")
 def f2i(ins):
     dst_type, src_type = _types(ins, "S32", "F32")
     if dst_type not in INTS or src_type not in FLOATS:
         raise Unsupported("conversion types")
-    rounding = next((ROUND_INT[m] for m in ins.mods if m in ROUND_INT), np.rint)
+    rounding = next((ROUNDING[m] for m in ins.mods if m in ROUNDING), "rni")
     read, decode = _read_float(ins.operands[1], FLOATS[src_type])
     dtype, width = INTS[dst_type]
-    info = np.iinfo(dtype)
     nan_top_bit = src_type == "F64" or width == 64
 
     def fn(v):
         x = decode(v)
         if "FTZ" in ins.mods and src_type == "F32":
             x = flush_subnormal(x, F32)
-        r = rounding(x)
-        over = r >= float(info.max) + 1.0
-        under = r < float(info.min)
-        nan = np.isnan(r)
-        safe = np.where(over | under | nan, 0.0, r)
-        wide = safe.astype(np.int64 if info.min < 0 else np.uint64)
-        wide = np.where(over, wide.dtype.type(info.max), np.where(under, wide.dtype.type(info.min), wide))
-        result = wide.astype(dtype)
-        if nan_top_bit and nan.any():
-            top = np.array(1 << (width - 1), dtype=np.uint64).astype(INTS["U" + str(width)][0])
-            result = np.where(nan, top.view(dtype), result)
-        return _store_int(result, dst_type)
+        return _store_int(float_to_int(x, rounding, dtype, nan_top_bit), dst_type)
     return Step(ins, alu([dest(ins.operands[0], 64 if width == 64 else 32)], [read], fn))
 
 
@@ -162,7 +152,6 @@ def f2fp(ins):
 
 
 NARROWED_NAN = {32: ("f32", np.uint32), 16: ("f16", np.uint16)}
-CANONICAL_NAN = {32: 0x7FFFFFFF, 16: 0x7FFF}   # cvt.r{n,z,m,p}.f16.f32 of any NaN: 0x7fff (h200.npz)
 
 
 @semantics("F2F", family="conversion", mods=tuple(FLOATS) + tuple(ROUND_FLOAT) + ("FTZ", "BF16"),
@@ -191,7 +180,7 @@ def f2f(ins):
             gpu_nan = np.asarray(convert_to_float(np.asarray(x, dtype=np.float64), kind, "f64"))
             result = np.where(nan, gpu_nan.view(storage).astype(U32), result)
         elif nan.any() and width < 64:                           # the canonical NaN, as cvt on an H200
-            result = np.where(nan, U32(CANONICAL_NAN[width]), result)
+            result = np.where(nan, U32(CANONICAL_NAN[NARROWED_NAN[width][0]]), result)   # 0x7fff for f16 (h200.npz)
         elif nan.any() and src_type != "F64":                    # widened: the payload as cvt places it
             raw = np.atleast_1d(np.asarray(v, dtype=U32))
             raw = ((raw & U32(0xFFFF)).astype(np.uint16).view(np.float16) if src_type == "F16"
@@ -202,11 +191,11 @@ def f2f(ins):
     return Step(ins, alu([dest(ins.operands[0], 64 if width == 64 else 32)], [read], fn))
 
 
-@semantics("FRND", family="conversion", mods=("F32", "F64", "FTZ") + tuple(ROUND_INT),
+@semantics("FRND", family="conversion", mods=("F32", "F64", "FTZ") + tuple(ROUNDING),
            doc="round to an integral float: .TRUNC .FLOOR .CEIL or nearest-even")
 def frnd(ins):
     width = 64 if "F64" in ins.mods else 32
-    rounding = next((ROUND_INT[m] for m in ins.mods if m in ROUND_INT), np.rint)
+    rounding = INT_ROUNDING[next((ROUNDING[m] for m in ins.mods if m in ROUNDING), "rni")]
     read, decode = _read_float(ins.operands[1], width)
 
     def fn(v):
@@ -216,8 +205,7 @@ def frnd(ins):
         result = rounding(x)
         if width == 64:
             return bits64(result)
-        out = bits32(result.astype(np.float32))
-        return np.where(np.isnan(result), U32(0x7FFFFFFF), out)
+        return bits32(canonical_nan(result.astype(np.float32)))
     return Step(ins, alu([dest(ins.operands[0], width)], [read], fn))
 
 
