@@ -75,12 +75,17 @@ def _problem(path: str) -> str:
     return ""
 
 
+PR_SET_PDEATHSIG, SIGKILL = 1, 9
+
+
 def _no_randomization() -> None:
-    """In the child, before exec: address-space randomization off (a no-op where refused)."""
+    """In the child, before exec: address-space randomization off (a no-op where refused), and
+    the program killed if `warpsim run` dies (a timeout killing warpsim must not leave it running)."""
     libc = ctypes.CDLL(None)
     current = libc.personality(0xFFFFFFFF)
     if current != -1:
         libc.personality(current | ADDR_NO_RANDOMIZE)
+    libc.prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0)
 
 
 def program_environment(library_folder) -> dict:
