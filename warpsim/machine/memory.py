@@ -20,11 +20,8 @@ import threading
 import numpy as np
 
 from ..errors import OutOfMemoryError
+from ..semantics.addresses import GLOBAL_BASE, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE  # noqa: F401
 
-GLOBAL_BASE = 0x7F00_0000_0000          # where device allocations start
-SHARED_WINDOW = 0x0001_0000_0000_0000   # generic address of shared offset 0
-LOCAL_WINDOW = 0x0002_0000_0000_0000    # generic address of local offset 0
-WINDOW_SIZE = 1 << 32
 ALLOCATION_GAP = 256                    # unmapped bytes between allocations
 HEAP_ALIGN = 256                        # every allocation starts on this boundary, as cudaMalloc's
 POISON = 0xA5                           # freed bytes read back as this (as a debug allocator does)

@@ -19,11 +19,14 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
+from ...semantics import addresses
+from ...semantics.floatbits import CANONICAL_NAN, F32
+
 M32 = np.uint64(0xFFFFFFFF)
 SIGN32 = np.uint32(0x80000000)
 EXPONENT32 = np.uint32(0x7F800000)
 MANTISSA32 = np.uint32(0x007FFFFF)
-CANONICAL_NAN32 = np.uint32(0x7FFFFFFF)
+CANONICAL_NAN32 = np.uint32(CANONICAL_NAN["f32"])
 
 
 @intrinsic
@@ -155,7 +158,7 @@ def signed_less64(a, b):
 
 # ------------------------------------------------------------ global memory (the round loop's loads)
 
-GLOBAL_BASE = np.uint64(0x7F00_0000_0000)     # memory.GLOBAL_BASE, where the heap is mapped
+GLOBAL_BASE = np.uint64(addresses.GLOBAL_BASE)     # where the heap is mapped
 
 
 @njit(inline="always")
@@ -201,7 +204,7 @@ def is_nan32(bits):
     return (bits & np.uint32(0x7FFFFFFF)) > EXPONENT32
 
 
-SMALLEST_NORMAL32 = np.float32(1.1754943508222875e-38)
+SMALLEST_NORMAL32 = np.float32(F32.min_normal)
 
 
 @njit(inline="always")

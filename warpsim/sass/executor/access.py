@@ -24,7 +24,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ...machine.memory import GLOBAL_BASE, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE
+from ...semantics.addresses import GLOBAL_BASE, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE
 from .errors import SassFault, where
 from .operands import U32, U64, source
 from .table import Unsupported

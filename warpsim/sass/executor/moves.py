@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...machine.memory import LOCAL_WINDOW, SHARED_WINDOW
+from ...semantics.addresses import LOCAL_WINDOW, SHARED_WINDOW
 from .operands import U32, U64, alu, dest, source
 from .table import Step, Unsupported, semantics
 
