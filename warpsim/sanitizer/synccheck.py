@@ -27,13 +27,12 @@ import weakref
 import numpy as np
 
 from ..errors import DeadlockError, LaunchError
+from ..machine.isa.table import warp_sync_opcodes
 from ..machine.scheduling import lane_bits
 from ..machine.state import AT_BARRIER, EXITED
 from .report import Access, SanitizerError, lanes_text
 from .tool import LaunchTool
 
-WARP_SYNC_OPCODES = {"bar", "barrier", "shfl", "vote", "match", "redux", "activemask", "wmma",
-                     "mma", "ldmatrix"}
 DIAGNOSTIC_TITLES = {"sync_exited_lanes": "Warp synchronization error: a .sync mask names exited lanes",
                      "shfl_absent_source": "Warp synchronization error: shuffle from a lane not taking part"}
 
@@ -150,7 +149,7 @@ class Synccheck(LaunchTool):
                 self.name, "deadlock", lines[0][:1].upper() + lines[0][1:], self.kernel, [],
                 details=lines[1:]))
             return True
-        if type(exc) is LaunchError and opcode_of(exc.instruction) in WARP_SYNC_OPCODES:
+        if type(exc) is LaunchError and opcode_of(exc.instruction) in warp_sync_opcodes():
             place = Access("", exc.kernel or self.kernel, tuple(exc.block or ()), tuple(exc.thread or ()),
                            exc.ptx_line or 0, exc.instruction, exc.source_line)
             self.errors.append(SanitizerError(

@@ -162,6 +162,11 @@ def is_warp_sync(ins) -> bool:
     return spec is not None and spec.warp_sync
 
 
+def warp_sync_opcodes() -> frozenset:
+    """The opcodes with an entry at which lanes of a warp meet (synccheck's invalid-sync errors)."""
+    return frozenset(opcode for opcode, entries in OPS.items() if any(e.warp_sync for e in entries))
+
+
 def is_cta_barrier(ins) -> bool:
     """Threads of a CTA meet at this instruction (bar.sync, barrier.sync, bar.red, ...)."""
     spec = entry(ins)
