@@ -3,13 +3,14 @@ the fallback to PTX counts, and the opcode coverage table."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
 import warpsim as cp
 from warpsim.sass import sass_of
 from warpsim.sass.executor import OPCODES, SassUnsupported, coverage_rows, coverage_table
-from warpsim.sass.executor import table as opcode_table
 
 pytestmark = [pytest.mark.sass, pytest.mark.nvrtc]
 
@@ -226,7 +227,7 @@ def test_a_wrong_result_falls_back_and_says_where(module, monkeypatch):
         step = entry.build(ins)
         write = dest(ins.operands[0])
         return type(step)(ins, lambda st, g: write(st, g, np.uint32(0)))
-    monkeypatch.setitem(OPCODES, "FFMA", opcode_table.OpcodeEntry("FFMA", "float", broken, entry.mods))
+    monkeypatch.setitem(OPCODES, "FFMA", dataclasses.replace(entry, build=broken))
     monkeypatch.delitem(sass_of(loaded).__dict__, "_executor_programs", raising=False)
     with cp.profile(level="sass") as prof:
         module.get_function("straight")((2,), (256,), (x, y))

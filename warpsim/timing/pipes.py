@@ -15,56 +15,25 @@ sub-partition, so a 32-lane warp instruction holds it 2 cycles.
 
 from __future__ import annotations
 
-FP32 = {"FFMA", "FADD", "FMUL", "FMNMX", "FSEL", "FSET", "FSWZADD", "HFMA2", "HADD2", "HMUL2", "FCHK"}
-FMA_INT = {"IMAD", "IMUL", "IDP", "IMADSP"}
-ALU = {"IADD3", "IADD", "LOP3", "LOP", "SHF", "SHL", "SHR", "ISETP", "FSETP", "DSETP", "LEA", "LEA_HI",
-       "SEL", "PRMT", "IMNMX", "IABS", "MOV", "PLOP3", "P2R", "R2P", "FLO", "BMSK", "BREV", "SGXT",
-       "VIADD", "VIMNMX", "IADD32I", "LOP32I", "ISCADD", "CS2R", "HSETP2"}
-FP64 = {"DFMA", "DADD", "DMUL", "DMNMX"}
-MUFU = {"MUFU"}
-CONVERT = {"I2F", "F2I", "F2F", "I2I", "FRND", "F2FP", "I2FP", "F2IP"}
-POPC = {"POPC"}
-TENSOR = {"HMMA", "IMMA", "DMMA", "HGMMA", "BMMA"}
-SHARED = {"LDS", "STS", "ATOMS", "LDSM", "STSM"}
-GLOBAL = {"LDG", "STG", "ATOMG", "ATOM", "RED", "LD", "ST", "LDGSTS", "LDGDEPBAR"}
-LOCAL = {"LDL", "STL"}
-CONSTANT = {"LDC", "ULDC"}
-SPECIAL = {"S2R", "S2UR", "CS2R_SR"}
-WARP = {"SHFL", "VOTE", "VOTEU", "MATCH", "REDUX"}
-BARRIER = {"BAR"}
-BRANCH = {"BRA", "BRX", "JMP", "EXIT", "RET", "CALL", "BSSY", "BSYNC", "WARPSYNC", "BREAK", "KILL", "NOP",
-          "YIELD", "BPT", "DEPBAR", "MEMBAR", "ERRBAR", "CCTL", "FENCE"}
+from ..sass.executor import pipe_by_opcode
+
+# Every SASS opcode's pipe is declared with its opcode (sass/executor: the family module of an
+# executed opcode, pipe_only.py for the others); the table refuses an opcode without one at import.
+PIPE_OF_OPCODE = pipe_by_opcode()
 
 
 def pipe_of(opcode: str) -> str:
     """'fp32', 'fma', 'alu', 'fp64', 'mufu', 'tensor', 'shared', 'global', 'local', 'constant',
     'special', 'warp', 'barrier', 'branch' or 'uniform' (uniform datapath: an issue slot only)."""
-    if opcode in FP32:
-        return "fp32"
-    if opcode in FMA_INT:
-        return "fma"
-    if opcode in ALU:
-        return "alu"
-    if opcode in FP64:
-        return "fp64"
-    if opcode in MUFU or opcode in CONVERT or opcode in POPC:
-        return "mufu"
-    if opcode in TENSOR:
-        return "tensor"
-    if opcode in SHARED:
-        return "shared"
-    if opcode in GLOBAL or opcode.startswith(("LDG", "STG", "RED", "ATOM")):
+    pipe = PIPE_OF_OPCODE.get(opcode)
+    return pipe if pipe is not None else _unlisted_pipe(opcode)
+
+
+def _unlisted_pipe(opcode: str) -> str:
+    """The pipe of an opcode no table entry names (the executor cannot run it either): a guess
+    from its name, so a listing with a newer instruction is still timed."""
+    if opcode.startswith(("LDG", "STG", "RED", "ATOM")):
         return "global"
-    if opcode in LOCAL:
-        return "local"
-    if opcode in CONSTANT:
-        return "constant"
-    if opcode in SPECIAL:
-        return "special"
-    if opcode in WARP:
-        return "warp"
-    if opcode in BARRIER:
-        return "barrier"
     if opcode.startswith("U"):
         return "uniform"
     return "branch"

@@ -112,7 +112,8 @@ def _parse(ins):
 ATOMIC_MODS = CACHE_MODS + OPS + tuple(TYPES) + ("FTZ", "RN", "POPC")
 
 
-@semantics("ATOMG", "ATOMS", "ATOM", "REDG", "RED", family="atomics", mods=ATOMIC_MODS,
+@semantics("ATOMG", "ATOMS", "ATOM", "REDG", "RED", family="atomics",
+           pipe=("global", "shared", "global", "global", "global"), mods=ATOMIC_MODS,
            doc="read-modify-write: ADD MIN MAX EXCH CAS AND OR XOR INC DEC on 32/64-bit integers, F32/F64 ADD; "
                "ATOM* return the old value, RED* do not")
 def atomic(ins):

@@ -57,7 +57,7 @@ def _integer_compare(ins, ra, rb, test, signed, chain):
     return compare
 
 
-@semantics("ISETP", "UISETP", family="compare",
+@semantics("ISETP", "UISETP", family="compare", pipe=("alu", "uniform"),
            mods=INTEGER_TESTS + tuple(COMBINE) + ("U32", "S32", "EX"),
            doc="P = (a cmp b) op Pc, Q = !(a cmp b) op Pc; signed unless .U32; .EX chains 64-bit compares")
 def isetp(ins):
@@ -87,7 +87,7 @@ def float_test(name: str):
 SASS_FLOAT_TESTS = tuple(t.upper() for t in FLOAT_TESTS)
 
 
-@semantics("FSETP", family="compare", mods=SASS_FLOAT_TESTS + tuple(COMBINE) + ("FTZ",),
+@semantics("FSETP", family="compare", pipe="alu", mods=SASS_FLOAT_TESTS + tuple(COMBINE) + ("FTZ",),
            doc="float32 compare, ordered or unordered, combined with a predicate; .FTZ flushes subnormals")
 def fsetp(ins):
     test = next((float_test(m) for m in ins.mods if float_test(m) is not None), None)
@@ -105,7 +105,7 @@ def fsetp(ins):
     return _combined(ins, compare, 2)
 
 
-@semantics("DSETP", family="compare", mods=SASS_FLOAT_TESTS + tuple(COMBINE),
+@semantics("DSETP", family="compare", pipe="alu", mods=SASS_FLOAT_TESTS + tuple(COMBINE),
            doc="float64 compare, ordered or unordered, combined with a predicate")
 def dsetp(ins):
     test = next((float_test(m) for m in ins.mods if float_test(m) is not None), None)
@@ -119,7 +119,7 @@ def dsetp(ins):
     return _combined(ins, compare, 2)
 
 
-@semantics("PLOP3", "UPLOP3", family="compare", mods=("LUT",),
+@semantics("PLOP3", "UPLOP3", family="compare", pipe=("alu", "uniform"), mods=("LUT",),
            doc="two truth tables over three predicates: P = lut(a, b, c), Q = lut2(a, b, c)")
 def plop3(ins):
     ops = ins.operands
@@ -136,7 +136,7 @@ def plop3(ins):
     return Step(ins, run)
 
 
-@semantics("SEL", "USEL", "FSEL", family="compare", mods=(), doc="P ? a : b")
+@semantics("SEL", "USEL", "FSEL", family="compare", pipe=("alu", "uniform", "fp32"), mods=(), doc="P ? a : b")
 def sel(ins):
     dst, a, b, p = ins.operands[:4]
     return Step(ins, alu([dest(dst)], [source(a, floating=ins.opcode == "FSEL"),
@@ -144,7 +144,7 @@ def sel(ins):
                          lambda x, y, c: np.where(c, x, y)))
 
 
-@semantics("P2R", "UP2R", family="compare", mods=(),
+@semantics("P2R", "UP2R", family="compare", pipe=("alu", "uniform"), mods=(),
            doc="Rd = (a & ~mask) | (predicate bits P0..P6 & mask), from PR")
 def p2r(ins):
     ops = ins.operands
@@ -163,7 +163,7 @@ def p2r(ins):
     return Step(ins, run)
 
 
-@semantics("R2P", family="compare", mods=(), doc="P_k = bit k of a, for the bits of mask")
+@semantics("R2P", family="compare", pipe="alu", mods=(), doc="P_k = bit k of a, for the bits of mask")
 def r2p(ins):
     ops = ins.operands
     if len(ops) != 3 or ops[0].name != "PR" or ops[2].kind != "imm":

@@ -84,19 +84,19 @@ def diverged_branch(ins, program):
     return Step(ins, lambda st, g: None, target=target)
 
 
-@semantics("BRA", "JMP", family="control", mods=("U", "CONV", "DIV"),
+@semantics("BRA", "JMP", family="control", pipe="branch", mods=("U", "CONV", "DIV"),
            doc="branch to a label (guarded: per lane); a predicate operand is a further condition; "
                ".DIV URm: the group branches when the warp's live lanes in m are not all issuing")
 def bra(ins):
     return ins      # resolved against the program's labels by program.py (needs the label indices)
 
 
-@semantics("EXIT", family="control", mods=("KEEPREFCOUNT", "NO_ATEXIT"), doc="the lanes end")
+@semantics("EXIT", family="control", pipe="branch", mods=("KEEPREFCOUNT", "NO_ATEXIT"), doc="the lanes end")
 def exit_(ins):
     return Step(ins, lambda st, g: None, target=lambda st, g: np.full(g.n, EXIT, dtype=np.int64))
 
 
-@semantics("KILL", family="control", mods=(), doc="the lanes end (as EXIT)")
+@semantics("KILL", family="control", pipe="branch", mods=(), doc="the lanes end (as EXIT)")
 def kill(ins):
     return exit_(ins)
 
@@ -108,7 +108,7 @@ def call(ins, program):
     return Step(ins, lambda st, g: None, target=lambda st, g: np.full(g.n, index, dtype=np.int64))
 
 
-@semantics("CALL", family="control", mods=("REL", "NOINC", "ABS"),
+@semantics("CALL", family="control", pipe="branch", mods=("REL", "NOINC", "ABS"),
            doc="jump to a function of the same section (ptxas stores the return offset in a register first)")
 def call_(ins):
     return ins
@@ -127,7 +127,7 @@ def ret(ins, program):
     return Step(ins, lambda st, g: None, target=target)
 
 
-@semantics("RET", family="control", mods=("REL", "NODEC", "ABS"),
+@semantics("RET", family="control", pipe="branch", mods=("REL", "NODEC", "ABS"),
            doc="return to the function offset held in a register")
 def ret_(ins):
     return ins
@@ -148,7 +148,7 @@ def brx(ins, program):
     return Step(ins, lambda st, g: None, target=target)
 
 
-@semantics("BRX", family="control", mods=(), doc="indirect branch: a register (plus a displacement) "
+@semantics("BRX", family="control", pipe="branch", mods=(), doc="indirect branch: a register (plus a displacement) "
                                                  "relative to the next instruction")
 def brx_(ins):
     return ins
@@ -166,7 +166,7 @@ def _barrier_number(ins) -> int:
     return barriers[0].number
 
 
-@semantics("BSSY", family="control", mods=("RECONVERGENT",),
+@semantics("BSSY", family="control", pipe="branch", mods=("RECONVERGENT",),
            doc="start a convergence region: the warp's active lanes become the members of Bk")
 def bssy(ins):
     k = _barrier_number(ins)
@@ -178,7 +178,7 @@ def bssy(ins):
     return Step(ins, run)
 
 
-@semantics("BSYNC", family="control", mods=("RECONVERGENT",),
+@semantics("BSYNC", family="control", pipe="branch", mods=("RECONVERGENT",),
            doc="wait until every live member of Bk is here, then go on together")
 def bsync(ins):
     def run(st, g):
@@ -186,7 +186,8 @@ def bsync(ins):
     return Step(ins, run, wait=("bsync", _barrier_number(ins)))
 
 
-@semantics("BREAK", family="control", mods=(), doc="the lanes leave Bk (a BSYNC no longer waits for them)")
+@semantics("BREAK", family="control", pipe="branch",
+           mods=(), doc="the lanes leave Bk (a BSYNC no longer waits for them)")
 def break_(ins):
     k = _barrier_number(ins)
 
@@ -195,7 +196,7 @@ def break_(ins):
     return Step(ins, run)
 
 
-@semantics("WARPSYNC", family="control", mods=("ALL", "EXCLUSIVE", "COLLECTIVE"),
+@semantics("WARPSYNC", family="control", pipe="branch", mods=("ALL", "EXCLUSIVE", "COLLECTIVE"),
            doc="wait for the live lanes of the mask (all 32 under .ALL); .COLLECTIVE Rm, end opens a "
                "diverged-warp collective (waits the same), .EXCLUSIVE waits the same and, until BSYNC, "
                "a REDUX reduces per mask")
@@ -212,7 +213,7 @@ def warpsync(ins):
     return Step(ins, lambda st, g: None, wait=("warpsync", mask))
 
 
-@semantics("ENDCOLLECTIVE", family="control", mods=(),
+@semantics("ENDCOLLECTIVE", family="control", pipe="branch", mods=(),
            doc="end of a WARPSYNC.COLLECTIVE region: its lanes issued together, nothing left to do")
 def end_collective(ins):
     return Step(ins, lambda st, g: None)
@@ -221,7 +222,8 @@ def end_collective(ins):
 BAR_REDUCTIONS = ("POPC", "AND", "OR")
 
 
-@semantics("BAR", family="control", mods=("SYNC", "ARV", "RED", "DEFER_BLOCKING", "ALIGNED") + BAR_REDUCTIONS,
+@semantics("BAR", family="control", pipe="barrier",
+           mods=("SYNC", "ARV", "RED", "DEFER_BLOCKING", "ALIGNED") + BAR_REDUCTIONS,
            doc="CTA barrier: SYNC waits for the CTA's threads (or a count), ARV arrives, RED also reduces "
                "a predicate (POPC, AND, OR) that B2R.RESULT reads")
 def bar(ins):
@@ -259,7 +261,8 @@ def bar(ins):
     return Step(ins, run, wait=("bar", barrier_id, count))
 
 
-@semantics("B2R", family="control", mods=("RESULT",), doc="read the last BAR.RED result (count, or predicate)")
+@semantics("B2R", family="control", pipe="branch",
+           mods=("RESULT",), doc="read the last BAR.RED result (count, or predicate)")
 def b2r(ins):
     if "RESULT" not in ins.mods:
         raise Unsupported("B2R without .RESULT")

@@ -87,7 +87,7 @@ def _float_result(values, width, mode, flush=False):
     return bits32(np.asarray(rounded).astype(np.float32))
 
 
-@semantics("I2F", "I2FP", family="conversion", mods=tuple(INTS) + tuple(FLOATS) + tuple(ROUND_FLOAT),
+@semantics("I2F", "I2FP", family="conversion", pipe="mufu", mods=tuple(INTS) + tuple(FLOATS) + tuple(ROUND_FLOAT),
            doc="integer to float, rounded (default to nearest)")
 def i2f(ins):
     dst_type, src_type = _types(ins, "F32", "S32")
@@ -105,7 +105,8 @@ def i2f(ins):
     return Step(ins, alu([dest(ins.operands[0], width if width == 64 else 32)], [read], fn))
 
 
-@semantics("F2I", family="conversion", mods=tuple(INTS) + tuple(FLOATS) + tuple(ROUNDING) + ("NTZ", "FTZ"),
+@semantics("F2I", family="conversion", pipe="mufu",
+           mods=tuple(INTS) + tuple(FLOATS) + tuple(ROUNDING) + ("NTZ", "FTZ"),
            doc="float to integer: .TRUNC .FLOOR .CEIL or nearest-even, saturating; NaN as the PTX machine's cvt")
 def f2i(ins):
     dst_type, src_type = _types(ins, "S32", "F32")
@@ -138,7 +139,7 @@ def _narrowing(ins, kind: str):
     return narrow
 
 
-@semantics("F2FP", family="conversion", mods=("F16", "BF16", "F32", "PACK_AB") + tuple(NARROW_FLAGS),
+@semantics("F2FP", family="conversion", pipe="mufu", mods=("F16", "BF16", "F32", "PACK_AB") + tuple(NARROW_FLAGS),
            doc="two f32 to a packed f16x2 (no type: f16) / bf16x2: a in the high half, b in the low "
                "(cvt.rn.f16x2.f32 d, a, b); "
                ".RZ .RM .RP round, .RELU clamps at 0")
@@ -154,7 +155,7 @@ def f2fp(ins):
 NARROWED_NAN = {32: ("f32", np.uint32), 16: ("f16", np.uint16)}
 
 
-@semantics("F2F", family="conversion", mods=tuple(FLOATS) + tuple(ROUND_FLOAT) + ("FTZ", "BF16"),
+@semantics("F2F", family="conversion", pipe="mufu", mods=tuple(FLOATS) + tuple(ROUND_FLOAT) + ("FTZ", "BF16"),
            doc="float to float: widening exact, narrowing rounded (default to nearest); .BF16.F32 to bf16")
 def f2f(ins):
     if "BF16" in ins.mods:
@@ -191,7 +192,7 @@ def f2f(ins):
     return Step(ins, alu([dest(ins.operands[0], 64 if width == 64 else 32)], [read], fn))
 
 
-@semantics("FRND", family="conversion", mods=("F32", "F64", "FTZ") + tuple(ROUNDING),
+@semantics("FRND", family="conversion", pipe="mufu", mods=("F32", "F64", "FTZ") + tuple(ROUNDING),
            doc="round to an integral float: .TRUNC .FLOOR .CEIL or nearest-even")
 def frnd(ins):
     width = 64 if "F64" in ins.mods else 32
@@ -212,7 +213,7 @@ def frnd(ins):
 PACK_TYPES = {"U16": "u16", "S16": "s16", "U8": "u8", "S8": "s8", "U4": "u4", "S4": "s4", "U2": "u2", "S2": "s2"}
 
 
-@semantics("I2IP", family="conversion", mods=tuple(PACK_TYPES) + ("S32", "SAT"),
+@semantics("I2IP", family="conversion", pipe="mufu", mods=tuple(PACK_TYPES) + ("S32", "SAT"),
            doc="two s32 saturated to a narrow integer type and packed, b lowest, then a, then c's low bits "
                "(cvt.pack.sat; c's suffix, .24 on I2IP.U4, says how many of its bits fit)")
 def i2ip(ins):

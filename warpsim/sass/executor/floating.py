@@ -79,14 +79,15 @@ def _rounded(fn_native, fn_exact, ins, scaled=None):
     return compute
 
 
-@semantics("FADD", family="float", mods=F32_MODS, doc="a + b in f32")
+@semantics("FADD", family="float", pipe="fp32", mods=F32_MODS, doc="a + b in f32")
 def fadd(ins):
     dst, a, b = ins.operands[:3]
     fn = _rounded(np.add, lambda x, y, m: add_rounded(x, y, F32, m), ins)
     return Step(ins, alu([dest(dst)], [source(a, floating=True), source(b, floating=True)], fn))
 
 
-@semantics("FMUL", family="float", mods=F32_MODS + ("D2", "D4", "D8", "M2", "M4", "M8"), doc="a * b in f32")
+@semantics("FMUL", family="float", pipe="fp32",
+           mods=F32_MODS + ("D2", "D4", "D8", "M2", "M4", "M8"), doc="a * b in f32")
 def fmul(ins):
     if set(ins.mods) & {"D2", "D4", "D8", "M2", "M4", "M8"}:
         raise Unsupported("scaled FMUL")
@@ -96,7 +97,7 @@ def fmul(ins):
     return Step(ins, alu([dest(dst)], [source(a, floating=True), source(b, floating=True)], fn))
 
 
-@semantics("FFMA", family="float", mods=F32_MODS, doc="a * b + c in f32, rounded once")
+@semantics("FFMA", family="float", pipe="fp32", mods=F32_MODS, doc="a * b + c in f32, rounded once")
 def ffma(ins):
     dst, a, b, c = ins.operands[:4]
     fn = _rounded(fma_nearest, lambda x, y, z, m: fma_rounded(x, y, z, F32, m), ins,
@@ -104,7 +105,7 @@ def ffma(ins):
     return Step(ins, alu([dest(dst)], [source(op, floating=True) for op in (a, b, c)], fn))
 
 
-@semantics("FMNMX", family="float", mods=("FTZ", "NAN", "XORSIGN"),
+@semantics("FMNMX", family="float", pipe="fp32", mods=("FTZ", "NAN", "XORSIGN"),
            doc="min (predicate true) or max of two f32, NaN losing to a number")
 def fmnmx(ins):
     if set(ins.mods) & {"NAN", "XORSIGN"}:
@@ -119,7 +120,7 @@ def fmnmx(ins):
     return Step(ins, alu([dest(dst)], [source(a, floating=True), source(b, floating=True), predicate(p)], fn))
 
 
-@semantics("FCHK", family="float", mods=("DIVIDE",),
+@semantics("FCHK", family="float", pipe="fp32", mods=("DIVIDE",),
            doc="P = a / b needs the slow path (an operand not normal, or exponents near the range ends)")
 def fchk(ins):
     dst, a, b = ins.operands[:3]
@@ -175,7 +176,7 @@ MUFU = {
 }
 
 
-@semantics("MUFU", family="float", mods=tuple(MUFU),
+@semantics("MUFU", family="float", pipe="mufu", mods=tuple(MUFU),
            doc="special-function unit: RCP RSQ SQRT EX2 LG2 SIN COS TANH (f32), RCP64H RSQ64H (f64 high word)")
 def mufu(ins):
     fn = next((MUFU[m] for m in ins.mods if m in MUFU), None)
@@ -199,21 +200,21 @@ def _double(ins, native, exact, nan_fix, count):
     return compute
 
 
-@semantics("DADD", family="float", mods=tuple(MODES), doc="a + b in f64")
+@semantics("DADD", family="float", pipe="fp64", mods=tuple(MODES), doc="a + b in f64")
 def dadd(ins):
     dst, a, b = ins.operands[:3]
     fn = _double(ins, np.add, lambda x, y, m: add_rounded(x, y, F64, m), operand_nan, 2)
     return Step(ins, alu([dest(dst, 64)], [source(a, 64, True), source(b, 64, True)], fn))
 
 
-@semantics("DMUL", family="float", mods=tuple(MODES), doc="a * b in f64")
+@semantics("DMUL", family="float", pipe="fp64", mods=tuple(MODES), doc="a * b in f64")
 def dmul(ins):
     dst, a, b = ins.operands[:3]
     fn = _double(ins, np.multiply, lambda x, y, m: mul_rounded(x, y, F64, m), operand_nan, 2)
     return Step(ins, alu([dest(dst, 64)], [source(a, 64, True), source(b, 64, True)], fn))
 
 
-@semantics("DFMA", family="float", mods=tuple(MODES), doc="a * b + c in f64, rounded once")
+@semantics("DFMA", family="float", pipe="fp64", mods=tuple(MODES), doc="a * b + c in f64, rounded once")
 def dfma(ins):
     dst, a, b, c = ins.operands[:4]
     fn = _double(ins, lambda x, y, z: fma_rounded(x, y, z, F64, "rn"),
@@ -313,18 +314,19 @@ def _half_op(ins, rounded, arity, scaled=None):
     return Step(ins, run)
 
 
-@semantics("HADD2", family="float", mods=("F32",) + HALF_MODS,
+@semantics("HADD2", family="float", pipe="fp32", mods=("F32",) + HALF_MODS,
            doc="packed f16 a + b (.F32: the low half's sum as f32); .FTZ .SAT .RELU as add.f16x2's")
 def hadd2(ins):
     return _half_op(ins, add_rounded, 2)
 
 
-@semantics("HMUL2", family="float", mods=HALF_MODS, doc="packed f16 a * b; .FTZ .SAT .RELU as mul.f16x2's")
+@semantics("HMUL2", family="float", pipe="fp32",
+           mods=HALF_MODS, doc="packed f16 a * b; .FTZ .SAT .RELU as mul.f16x2's")
 def hmul2(ins):
     return _half_op(ins, mul_rounded, 2, scaled=lambda scale, x, y: (x * scale, y))
 
 
-@semantics("HFMA2", family="float", mods=("MMA",) + HALF_MODS,
+@semantics("HFMA2", family="float", pipe="fp32", mods=("MMA",) + HALF_MODS,
            doc="packed f16 a * b + c, rounded once; .MMA -RZ, RZ, hi, lo loads a constant; "
                ".FTZ .SAT .RELU as fma.f16x2's")
 def hfma2(ins):

@@ -64,7 +64,7 @@ def _write_carries(writers, st, g, carry):
 
 # ------------------------------------------------------------------ IADD3
 
-@semantics("IADD3", "UIADD3", family="integer", mods=("X",),
+@semantics("IADD3", "UIADD3", family="integer", pipe=("alu", "uniform"), mods=("X",),
            doc="a + b + c (+ carry-ins under .X); optional carry-out predicates")
 def iadd3(ins):
     dst, outs, values, tail = split_operands(ins)
@@ -87,7 +87,7 @@ def iadd3(ins):
     return Step(ins, run)
 
 
-@semantics("VIADD", "UVIADD", family="integer", mods=(), doc="a + b (32-bit, wraps)")
+@semantics("VIADD", "UVIADD", family="integer", pipe=("alu", "uniform"), mods=(), doc="a + b (32-bit, wraps)")
 def viadd(ins):
     dst, a, b = ins.operands[:3]
     ra, rb = source(a), source(b)
@@ -100,7 +100,8 @@ def _as_signed64(x):
     return np.asarray(x, dtype=U32).astype(np.int32).astype(np.int64)
 
 
-@semantics("IMAD", "UIMAD", family="integer", mods=("WIDE", "HI", "MOV", "SHL", "X", "IADD", "U32", "S32"),
+@semantics("IMAD", "UIMAD", family="integer", pipe=("fma", "uniform"),
+           mods=("WIDE", "HI", "MOV", "SHL", "X", "IADD", "U32", "S32"),
            doc="a * b + c: low word; .WIDE 64-bit result with a 64-bit c; .HI high word of a*b plus c; "
                ".X adds carry-ins; .MOV/.SHL/.IADD are the same operation. A register c of .HI is the pair "
                "{c+1:c}: the high word of a*b + that pair (ptxas zeroes c and puts x in c+1 for x + mulhi)")
@@ -161,7 +162,7 @@ def imad(ins):
 
 # ------------------------------------------------------------------ LEA
 
-@semantics("LEA", "ULEA", family="integer", mods=("HI", "X", "SX32"),
+@semantics("LEA", "ULEA", family="integer", pipe=("alu", "uniform"), mods=("HI", "X", "SX32"),
            doc="(a << s) + b; .HI: high word of ({c:a} << s) + b (.SX32: c is a's sign); .X adds a carry-in")
 def lea(ins):
     dst, outs, values, tail = split_operands(ins)
@@ -205,7 +206,7 @@ def lea(ins):
 
 # ------------------------------------------------------------------ logic
 
-@semantics("LOP3", "ULOP3", family="integer", mods=("LUT",),
+@semantics("LOP3", "ULOP3", family="integer", pipe=("alu", "uniform"), mods=("LUT",),
            doc="any bitwise function of a, b, c given as an 8-bit truth table; optional P = result != 0")
 def lop3(ins):
     dst, outs, values, tail = split_operands(ins)
@@ -227,7 +228,7 @@ def lop3(ins):
     return Step(ins, run)
 
 
-@semantics("SHF", "USHF", family="integer", mods=("L", "R", "W", "HI") + INT_TYPES,
+@semantics("SHF", "USHF", family="integer", pipe=("alu", "uniform"), mods=("L", "R", "W", "HI") + INT_TYPES,
            doc="funnel shift of {c:a} by b: .L/.R, .HI high word, .W wrapping amount, type = sign and clamp")
 def shf(ins):
     dst, a, b, c = ins.operands[:4]
@@ -247,7 +248,8 @@ def shf(ins):
     return Step(ins, alu([dest(dst)], [ra, rb, rc], fn))
 
 
-@semantics("SHL", "USHL", family="integer", mods=("W",), doc="a << b (clamped at 32 unless .W)")
+@semantics("SHL", "USHL", family="integer", pipe=("alu", "uniform"),
+           mods=("W",), doc="a << b (clamped at 32 unless .W)")
 def shl(ins):
     dst, a, b = ins.operands[:3]
     wrap = "W" in ins.mods
@@ -259,7 +261,7 @@ def shl(ins):
     return Step(ins, alu([dest(dst)], [source(a), source(b)], fn))
 
 
-@semantics("SHR", "USHR", family="integer", mods=("U32", "S32", "W"),
+@semantics("SHR", "USHR", family="integer", pipe=("alu", "uniform"), mods=("U32", "S32", "W"),
            doc="a >> b, arithmetic for .S32 (clamped at 32 unless .W)")
 def shr(ins):
     dst, a, b = ins.operands[:3]
@@ -274,7 +276,7 @@ def shr(ins):
     return Step(ins, alu([dest(dst)], [source(a), source(b)], fn))
 
 
-@semantics("PRMT", "UPRMT", family="integer", mods=(),
+@semantics("PRMT", "UPRMT", family="integer", pipe=("alu", "uniform"), mods=(),
            doc="byte permute of {b:a}: each selector nibble picks a byte (bit 3: replicate its sign)")
 def prmt(ins):
     dst, a, sel, b = ins.operands[:4]
@@ -283,7 +285,8 @@ def prmt(ins):
                           lambda x, s, y: permute_bytes(x, y, s)))
 
 
-@semantics("IABS", "UIABS", family="integer", mods=(), doc="|a| of a signed 32-bit value (wraps at -2**31)")
+@semantics("IABS", "UIABS", family="integer", pipe=("alu", "uniform"),
+           mods=(), doc="|a| of a signed 32-bit value (wraps at -2**31)")
 def iabs(ins):
     dst, a = ins.operands[:2]
     return Step(ins, alu([dest(dst)], [source(a)],
@@ -307,7 +310,8 @@ def _min_max(ins, values_at, pred_at):
     return Step(ins, run)
 
 
-@semantics("IMNMX", "UIMNMX", "VIMNMX", "UVIMNMX", family="integer", mods=("U32", "S32"),
+@semantics("IMNMX", "UIMNMX", "VIMNMX", "UVIMNMX", family="integer", pipe=("alu", "uniform", "alu", "uniform"),
+           mods=("U32", "S32"),
            doc="min (predicate true) or max (false) of a and b, signed unless .U32")
 def imnmx(ins):
     if len(ins.operands) != 4:
@@ -315,7 +319,7 @@ def imnmx(ins):
     return _min_max(ins, (1, 2), 3)
 
 
-@semantics("VIMNMX3", "UVIMNMX3", family="integer", mods=("U32", "S32"),
+@semantics("VIMNMX3", "UVIMNMX3", family="integer", pipe=("alu", "uniform"), mods=("U32", "S32"),
            doc="min (predicate true) or max (false) of a, b and c, signed unless .U32")
 def imnmx3(ins):
     if len(ins.operands) != 5:
@@ -328,13 +332,13 @@ def popcount32(x):
     return np.unpackbits(x.view(np.uint8).reshape(x.shape + (4,)), axis=-1).sum(axis=-1).astype(U32)
 
 
-@semantics("POPC", "UPOPC", family="integer", mods=(), doc="number of set bits")
+@semantics("POPC", "UPOPC", family="integer", pipe=("mufu", "uniform"), mods=(), doc="number of set bits")
 def popc(ins):
     dst, a = ins.operands[:2]
     return Step(ins, alu([dest(dst)], [source(a)], lambda x: popcount32(np.atleast_1d(x))))
 
 
-@semantics("FLO", "UFLO", family="integer", mods=("U32", "S32", "SH"),
+@semantics("FLO", "UFLO", family="integer", pipe=("alu", "uniform"), mods=("U32", "S32", "SH"),
            doc="bit position of the highest set bit (-1 if none); .S32 the highest bit differing from the "
                "sign; .SH: 31 minus it (a shift amount)")
 def flo(ins):
@@ -354,7 +358,7 @@ def flo(ins):
     return Step(ins, alu([dest(dst)], [source(a)], fn))
 
 
-@semantics("BREV", "UBREV", family="integer", mods=(), doc="bit reverse")
+@semantics("BREV", "UBREV", family="integer", pipe=("alu", "uniform"), mods=(), doc="bit reverse")
 def brev(ins):
     dst, a = ins.operands[:2]
 
@@ -365,7 +369,8 @@ def brev(ins):
     return Step(ins, alu([dest(dst)], [source(a)], fn))
 
 
-@semantics("BMSK", "UBMSK", family="integer", mods=("W",), doc="mask of b ones starting at bit a")
+@semantics("BMSK", "UBMSK", family="integer", pipe=("alu", "uniform"),
+           mods=("W",), doc="mask of b ones starting at bit a")
 def bmsk(ins):
     dst, a, b = ins.operands[:3]
 
@@ -377,7 +382,7 @@ def bmsk(ins):
     return Step(ins, alu([dest(dst)], [source(a), source(b)], fn))
 
 
-@semantics("SGXT", "USGXT", family="integer", mods=("U32", "W"),
+@semantics("SGXT", "USGXT", family="integer", pipe=("alu", "uniform"), mods=("U32", "W"),
            doc="sign-extend (zero-extend for .U32) the low b bits of a")
 def sgxt(ins):
     dst, a, b = ins.operands[:3]
@@ -395,7 +400,7 @@ def sgxt(ins):
     return Step(ins, alu([dest(dst)], [source(a), source(b)], fn))
 
 
-@semantics("VIADDMNMX", "UVIADDMNMX", family="integer", mods=("U32", "S32"),
+@semantics("VIADDMNMX", "UVIADDMNMX", family="integer", pipe=("alu", "uniform"), mods=("U32", "S32"),
            doc="min (predicate true) or max of a + b and c, signed unless .U32")
 def viaddmnmx(ins):
     if len(ins.operands) != 5:

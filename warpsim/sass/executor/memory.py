@@ -41,7 +41,8 @@ def _wide(space: str) -> bool:
     return space in ("global", "generic")
 
 
-@semantics("LDG", "LDS", "LDL", "LD", family="memory", mods=CACHE_MODS + ("U",),
+@semantics("LDG", "LDS", "LDL", "LD", family="memory", pipe=("global", "shared", "local", "global"),
+           mods=CACHE_MODS + ("U",),
            doc="load 1, 2, 4, 8 or 16 bytes per lane (sign- or zero-extended to 32 bits)")
 def load(ins):
     if "U" in ins.mods and ins.opcode == "LDS":
@@ -90,7 +91,7 @@ def store_data_readers(op, size: int):
     return [(lambda st, g, row=row: st.R[row][g.sel]) for row in rows]
 
 
-@semantics("STG", "STS", "STL", "ST", family="memory", mods=CACHE_MODS,
+@semantics("STG", "STS", "STL", "ST", family="memory", pipe=("global", "shared", "local", "global"), mods=CACHE_MODS,
            doc="store 1, 2, 4, 8 or 16 bytes per lane")
 def store(ins):
     space = SPACE_OF[ins.opcode]
@@ -113,7 +114,7 @@ def store(ins):
     return Step(ins, run, memory=(space, "st", size))
 
 
-@semantics("LDC", "ULDC", family="memory", mods=("U8", "S8", "U16", "S16", "64", "IL"),
+@semantics("LDC", "ULDC", family="memory", pipe="constant", mods=("U8", "S8", "U16", "S16", "64", "IL"),
            doc="load from a constant bank (c[0x0] the driver's: dimensions, stack top, parameters)")
 def ldc(ins):
     size, signed = access_width(ins)
@@ -135,7 +136,7 @@ def ldc(ins):
     return Step(ins, lambda st, g: write(st, g, value(st, g)))
 
 
-@semantics("LDGSTS", family="memory", mods=CACHE_MODS + ("ZFILL",),
+@semantics("LDGSTS", family="memory", pipe="global", mods=CACHE_MODS + ("ZFILL",),
            doc="cp.async: 4, 8 or 16 bytes per lane from global to shared; lanes whose predicate operand is "
                "false write zeros and read nothing; done at once (its waits, LDGDEPBAR and DEPBAR, have nothing left)")
 def ldgsts(ins):
@@ -165,7 +166,8 @@ def ldgsts(ins):
     return Step(ins, run, memory=("global", "ld", size))
 
 
-@semantics("LDGDEPBAR", family="memory", mods=(), doc="close a cp.async group (the copies are already done)")
+@semantics("LDGDEPBAR", family="memory", pipe="global",
+           mods=(), doc="close a cp.async group (the copies are already done)")
 def ldgdepbar(ins):
     return Step(ins, lambda st, g: None)
 
@@ -173,7 +175,7 @@ def ldgdepbar(ins):
 LDSM_COUNTS = {(): 1, ("2",): 2, ("4",): 4}
 
 
-@semantics("LDSM", family="memory", mods=("16", "M88", "MT88", "2", "4"), warp_level=True,
+@semantics("LDSM", family="memory", pipe="shared", mods=("16", "M88", "MT88", "2", "4"), warp_level=True,
            doc="ldmatrix: .M88 / .MT88 (transposed) 8x8 b16 matrices, .2 / .4 of them; lanes 8j..8j+7 give "
                "matrix j's row addresses, lane l gets row l / 4, columns 2 (l % 4) and + 1")
 def ldsm(ins):

@@ -60,13 +60,14 @@ def special(op):
     return SPECIALS[op.name]
 
 
-@semantics("S2R", "S2UR", family="moves", mods=(), doc="read a special register (thread, CTA and lane ids, clock)")
+@semantics("S2R", "S2UR", family="moves", pipe="special",
+           mods=(), doc="read a special register (thread, CTA and lane ids, clock)")
 def s2r(ins):
     dst, sr = ins.operands[:2]
     return Step(ins, alu([dest(dst)], [special(sr)], lambda v: v))
 
 
-@semantics("CS2R", family="moves", mods=("32",),
+@semantics("CS2R", family="moves", pipe="alu", mods=("32",),
            doc="read a special register fast: SRZ (zero) into a register pair, or SR_CLOCKLO")
 def cs2r(ins):
     dst, sr = ins.operands[:2]
@@ -85,7 +86,8 @@ def _clock_step(write, width):
     return run
 
 
-@semantics("MOV", "UMOV", family="moves", mods=("64",), doc="copy a register, uniform register, constant or immediate")
+@semantics("MOV", "UMOV", family="moves", pipe=("alu", "uniform"),
+           mods=("64",), doc="copy a register, uniform register, constant or immediate")
 def mov(ins):
     ops = ins.operands
     if len(ops) == 3 and not (ops[2].kind == "imm" and int(ops[2].value) & 0xF == 0xF):
@@ -94,7 +96,7 @@ def mov(ins):
     return Step(ins, alu([dest(ops[0], width)], [source(ops[1], width)], lambda v: v))
 
 
-@semantics("R2UR", family="moves", mods=("64",),
+@semantics("R2UR", family="moves", pipe="uniform", mods=("64",),
            doc="a register into a uniform register: the value of the warp's first issuing lane")
 def r2ur(ins):
     ops = [op for op in ins.operands if op.kind not in ("pred", "upred")]
@@ -105,6 +107,6 @@ def r2ur(ins):
 
 
 @semantics("NOP", "DEPBAR", "MEMBAR", "CCTL", "ERRBAR", "FENCE", "YIELD", "NANOSLEEP",
-           family="moves", doc="no result: ordering, cache control and scheduling hints")
+           family="moves", pipe="branch", doc="no result: ordering, cache control and scheduling hints")
 def no_result(ins):
     return Step(ins, lambda st, g: None)

@@ -1,13 +1,15 @@
 """The SASS opcode table: one entry per opcode, filled by the module of its family.
 
 An entry says which family the opcode belongs to, which modifiers its
-semantics handle, and how to build the step that runs one instance of it: a
-function `build(ins) -> Step`. Building happens once per instruction when a
+semantics handle, the pipe of an SM sub-partition it issues to (the timing
+model's map is derived from the entries, so an opcode is declared in one
+place), and how to build the step that runs one instance of it: a function
+`build(ins) -> Step`. Building happens once per instruction when a
 kernel's SASS is loaded, so decoding (operand kinds, modifiers, widths) is
 never repeated while the kernel runs, and an instruction that cannot be built
 is reported with all the others before anything runs (SassUnsupported).
 
-    @semantics("POPC", "integer", doc="population count of a 32-bit source")
+    @semantics("POPC", "UPOPC", family="integer", pipe=("mufu", "uniform"), doc="number of set bits")
     def popc(ins):
         return alu(ins, lambda a: popcount32(a), srcs=[u32(ins.operands[1])])
 """
@@ -16,6 +18,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Callable
+
+
+# The pipes the timing model knows (timing/pipes.py costs them); 'uniform' is the uniform datapath
+# (an issue slot only), 'branch' the control and branch unit (branches, convergence, scheduling hints).
+PIPES = ("fp32", "fma", "alu", "fp64", "mufu", "tensor", "shared", "global", "local", "constant", "special",
+         "warp", "barrier", "branch", "uniform")
 
 
 class Unsupported(Exception):
@@ -28,6 +36,7 @@ class OpcodeEntry:
     family: str
     build: Callable                     # ins -> Step
     mods: frozenset | None              # modifiers the semantics handle (None: any)
+    pipe: str                           # one of PIPES: what the timing model charges it to
     doc: str = ""
     warp_level: bool = False            # reads other lanes (SHFL, VOTE, REDUX, MATCH)
 
@@ -49,16 +58,48 @@ class Step:
 
 
 OPCODES: dict = {}
+PIPE_ONLY: dict = {}    # opcode -> pipe, for opcodes the GPU issues that the executor does not run
 
 
-def semantics(*opcodes, family: str, mods=None, doc: str = "", warp_level: bool = False):
-    """Register `build` for each opcode (the decorator the family modules use)."""
+def _pipes_per_opcode(opcodes, pipe, where: str) -> dict:
+    """{opcode: pipe} from one pipe for all, or one per opcode in the same order; an error at import
+    names the opcode whose pipe is missing or unknown."""
+    pipes = (pipe,) * len(opcodes) if isinstance(pipe, str) else tuple(pipe)
+    if len(pipes) != len(opcodes):
+        raise ValueError(f"{where}: {len(opcodes)} opcodes {opcodes} but {len(pipes)} pipes {pipes}")
+    for opcode, name in zip(opcodes, pipes):
+        if name not in PIPES:
+            raise ValueError(f"{where}: opcode {opcode} has pipe {name!r}, not one of {PIPES}")
+        if opcode in OPCODES or opcode in PIPE_ONLY:
+            raise ValueError(f"{where}: opcode {opcode} is declared twice")
+    return dict(zip(opcodes, pipes))
+
+
+def semantics(*opcodes, family: str, pipe, mods=None, doc: str = "", warp_level: bool = False):
+    """Register `build` for each opcode (the decorator the family modules use).
+
+    `pipe` is one name of PIPES for every opcode, or a tuple with one per opcode in order
+    (`pipe=("alu", "uniform")` for an instruction and its uniform-datapath twin).
+    """
+    pipes = _pipes_per_opcode(opcodes, pipe, f"@semantics of {family}")
+
     def register(build):
         for opcode in opcodes:
-            OPCODES[opcode] = OpcodeEntry(opcode, family, build,
-                                          None if mods is None else frozenset(mods), doc, warp_level)
+            OPCODES[opcode] = OpcodeEntry(opcode, family, build, None if mods is None else frozenset(mods),
+                                          pipes[opcode], doc, warp_level)
         return build
     return register
+
+
+def pipe_only(*opcodes, pipe):
+    """Declare opcodes the executor does not run yet by their pipe, so the timing model still
+    charges them where the GPU does (a kernel using one falls back to the PTX run for results)."""
+    PIPE_ONLY.update(_pipes_per_opcode(opcodes, pipe, "pipe_only"))
+
+
+def pipe_by_opcode() -> dict:
+    """{opcode: pipe} for every SASS opcode warpsim knows: the executed ones and the pipe-only ones."""
+    return {**PIPE_ONLY, **{opcode: entry.pipe for opcode, entry in OPCODES.items()}}
 
 
 def build_step(ins) -> Step:

@@ -39,7 +39,8 @@ class MmaForm:
         self.mods = (shape, "row", "col", ctype, atype, atype, ctype)
 
 
-@semantics("HMMA", family="tensor", mods=tuple(SHAPES) + tuple(INPUTS) + tuple(ACCUMULATORS), warp_level=True,
+@semantics("HMMA", family="tensor", pipe="tensor",
+           mods=tuple(SHAPES) + tuple(INPUTS) + tuple(ACCUMULATORS), warp_level=True,
            doc="mma.sync: .16816 (m16n8k16) or .1688 (m16n8k8) of f16, .BF16 or .TF32 inputs into .F32 or .F16; "
                "the PTX machine's multiply")
 def hmma(ins):

@@ -1,0 +1,21 @@
+"""SASS opcodes the GPU issues that the executor does not run yet: their pipe only.
+
+The timing model charges every instruction of a listing to a pipe, including
+instructions of kernels the executor cannot run (those take their results and
+counts from the PTX run). Each opcode is declared once: here while it has no
+semantics, and in its family module (with its pipe) once it has.
+"""
+
+from __future__ import annotations
+
+from .table import pipe_only
+
+pipe_only("FSET", "FSWZADD", pipe="fp32")
+pipe_only("IMUL", "IDP", "IMADSP", pipe="fma")
+pipe_only("IADD", "IADD32I", "ISCADD", "LEA_HI", "LOP", "LOP32I", "HSETP2", pipe="alu")
+pipe_only("DMNMX", pipe="fp64")
+pipe_only("I2I", "F2IP", pipe="mufu")
+pipe_only("IMMA", "DMMA", "HGMMA", "BMMA", pipe="tensor")
+pipe_only("STSM", pipe="shared")
+pipe_only("CS2R_SR", pipe="special")
+pipe_only("BPT", pipe="branch")
