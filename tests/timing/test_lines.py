@@ -5,6 +5,7 @@ import pytest
 
 import warpsim as ws
 from warpsim import cli
+from warpsim.sass.stall_reasons import STALL_REASONS
 from warpsim.timing import predict
 
 # Line numbers matter: each statement of interest on its own line.
@@ -47,6 +48,7 @@ def test_lines_add_up_to_the_launch(conflicted):
     timing, _, _ = conflicted
     assert abs(sum(r["samples_pct"] for r in timing.lines) - 100.0) < 1e-6
     issued = sum(r["stalls"].get("selected", 0.0) for r in timing.lines)
+    assert set(timing.stalls) <= {r.name for r in STALL_REASONS if r.produced_by}
     for reason, ratio in timing.stalls.items():
         by_lines = sum(r["stalls"].get(reason, 0.0) for r in timing.lines) / issued
         assert by_lines == pytest.approx(ratio, rel=1e-6, abs=1e-9), reason

@@ -16,6 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from ..sass import stall_reasons as stall_table
+
 
 @dataclass(frozen=True)
 class Metric:
@@ -159,10 +161,7 @@ _add("warpsim__occupancy_limiter", "", "Occupancy",
 
 # Predicted by the timing model (warpsim.timing) when a GPU is chosen: a profile
 # carries them only then, so they are not part of compute_metrics().
-STALL_REASONS = ("barrier", "branch_resolving", "dispatch_stall", "drain", "imc_miss", "lg_throttle",
-                 "long_scoreboard", "math_pipe_throttle", "membar", "mio_throttle", "misc",
-                 "no_instruction", "not_selected", "selected", "short_scoreboard", "sleeping",
-                 "tex_throttle", "wait")
+STALL_REASONS = tuple(sorted(reason.name for reason in stall_table.STALL_REASONS))
 TIMING_METRICS = [
     Metric("gpu__time_duration.sum", "ns", "Timing", "predicted kernel duration, as Nsight Compute "
            "measures it", None),
@@ -171,7 +170,7 @@ TIMING_METRICS = [
            "predicted achieved occupancy: resident warps per active cycle / maximum", None),
     Metric("smsp__issue_active.avg.pct_of_peak_sustained_active", "%", "Timing",
            "predicted share of cycles a scheduler issues an instruction", None),
-] + [Metric(f"smsp__average_warps_issue_stalled_{reason}_per_issue_active.ratio", "", "Timing",
+] + [Metric(stall_table.BY_NAME[reason].metric, "", "Timing",
             f"predicted warps stalled ({reason.replace('_', ' ')}) per issue cycle", None)
      for reason in STALL_REASONS]
 

@@ -26,7 +26,8 @@ from .presets import gpu_preset
 from .queueing import Station, mva
 from .lines import line_stalls
 from .result import Timing
-from .walk import REASONS, walk_function
+from ..sass.stall_reasons import STALL_REASONS, TAKEN_BRANCHES, WALK
+from .walk import DELAYS_OF_WALK, REASONS, walk_function
 
 # Global figures of the model (per GPU architecture, not per kernel).
 KERNEL_OVERHEAD_US = 2.0          # fixed start and drain of a launch inside gpu__time_duration [assumed]
@@ -123,7 +124,7 @@ class KernelCosts:
             d["lsu"] = c @ per_exec["tags"]
             d["l2"] = c @ per_exec["l2"] / l2_bw
             d["dram"] = c @ per_exec["dram"] / dram_bw
-            for r in ("wait", "short_scoreboard", "long_scoreboard", "barrier", "branch_resolving"):
+            for r in DELAYS_OF_WALK:
                 d["delay:" + r] = c @ walk.cost[r]
             # the issue slot and the pipes work at once: the sub-partition is held by the larger demand,
             # and a warp's fixed stalls already wait out its own pipe time (ptxas sized them for it)
@@ -152,7 +153,9 @@ class KernelCosts:
 
 SERVERS_SMSP = ("issue",) + QUEUE_PIPES
 SM_STATIONS = ("mio", "lsu", "l2", "dram")
-DELAYS = ("wait", "short_scoreboard", "long_scoreboard", "barrier", "branch_resolving", "no_instruction")
+# a warp's delay stations: the walk's waits and the refetch after taken branches (no queueing there)
+DELAYS = tuple(r.name for r in STALL_REASONS
+               if r.name != "selected" and (WALK in r.produced_by or TAKEN_BRANCHES in r.produced_by))
 
 
 def group_time(costs: KernelCosts, cta_indices: list) -> dict:

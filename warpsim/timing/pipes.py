@@ -16,6 +16,7 @@ sub-partition, so a 32-lane warp instruction holds it 2 cycles.
 from __future__ import annotations
 
 from ..sass.executor import pipe_by_opcode
+from ..sass.stall_reasons import reason_of_scoreboard_wait
 
 # Every SASS opcode's pipe is declared with its opcode (sass/executor: the family module of an
 # executed opcode, pipe_only.py for the others); the table refuses an opcode without one at import.
@@ -73,7 +74,6 @@ def result_latency(opcode: str, pipe: str, preset) -> float:
 
 
 def stall_reason_of_wait(pipe: str) -> str:
-    """The Nsight Compute stall reason a warp waiting on this producer's scoreboard is counted under."""
-    if pipe in ("global", "local"):
-        return "long_scoreboard"
-    return "short_scoreboard"
+    """The Nsight Compute stall reason a warp waiting on this producer's scoreboard is counted under
+    (long_scoreboard for global and local memory; sass/stall_reasons.py says which)."""
+    return reason_of_scoreboard_wait(pipe)

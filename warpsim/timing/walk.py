@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..sass.stall_reasons import WALK, produced_by
 from .pipes import pipe_of, result_latency, stall_reason_of_wait
 
-REASONS = ("selected", "wait", "short_scoreboard", "long_scoreboard", "barrier", "branch_resolving")
+REASONS = produced_by(WALK)     # selected, wait, short_scoreboard, long_scoreboard, barrier, branch_resolving
+DELAYS_OF_WALK = tuple(r for r in REASONS if r != "selected")     # the walk's cycles a warp waits alone
 READ_LATENCY = 4.0          # cycles until a store's or atomic's source registers are read
 
 
