@@ -37,6 +37,10 @@ from .distributed import sweep  # noqa: E402,F401  (warpsim.sweep(kernel, {"bloc
 
 __all__ += ["sweep"]
 
+from .api.host_registered import host_registered  # noqa: E402,F401  (host arrays addressed in place)
+
+__all__ += ["host_registered"]
+
 
 def __getattr__(name):
     """`warpsim.cuda` (Numba's API) on first use; NumPy's functions as CuPy offers them."""

@@ -1,4 +1,4 @@
-"""Host blocks (torch CPU tensors' storages, NumPy arrays) given device addresses for a launch."""
+"""Host blocks (torch CPU tensors' storages, NumPy arrays) registered for a launch, addressed in place."""
 
 import numpy as np
 
@@ -26,8 +26,10 @@ def test_kernel_view_of_host_bytes_reads_and_writes_the_array_itself():
         memory.write_bytes(da + 4 * 10, np.float32([7.5]))          # what a kernel's store does
         expected = a.copy()
         expected[10] = 7.5
+        assert da == block_of(a)[0], "a host byte's device address is its host address"
+        assert memory.live == {}, "nothing is copied into the heap"
     np.testing.assert_array_equal(a, expected)
-    assert memory.live == {}, "the launch's ranges are released after it"
+    assert not memory.host, "the launch's ranges are released after it"
 
 
 def test_two_views_of_one_storage_share_one_range():
@@ -36,6 +38,7 @@ def test_two_views_of_one_storage_share_one_range():
     memory = Device().memory
     with HostRanges(memory).launch([block_of(first), block_of(second)]) as device_address:
         assert device_address(block_of(second)[0]) - device_address(block_of(first)[0]) == 20
-        assert len(memory.live) == 1
+        assert len(memory.host.ranges) == 1 and memory.live == {}
         memory.write_bytes(device_address(block_of(second)[0]), np.uint8([9]))
     assert base[20] == 9 and host_bytes(block_of(base)[0], 64)[20] == 9
+

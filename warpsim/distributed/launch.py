@@ -22,6 +22,7 @@ import time
 import warnings
 from dataclasses import dataclass, field, fields
 
+from ..errors import LaunchError
 from ..machine.device import LaunchResult
 from ..machine.events import Launch
 from ..metrics.activity import ActivityTrace
@@ -61,6 +62,13 @@ def launch(loaded, kernel, grid, block, params, shared_mem, cooperative) -> Laun
     settings = current_settings()
     if (settings.workers <= 1 and settings.scheduler is None) or cooperative:
         return loaded.launch(kernel, grid, block, params, shared_mem=shared_mem)
+    host = loaded.device.memory.host
+    if host:
+        raise LaunchError(f"kernel {kernel}: a sharded launch (settings workers={settings.workers}"
+                          f"{', scheduler' if settings.scheduler else ''}) cannot address host memory: "
+                          f"worker processes do not see this process's {len(host.ranges)} registered host "
+                          f"range(s) ({next(iter(host.ranges.values())).describe()}); run it with "
+                          f"workers=1, or pass warpsim arrays", kernel=kernel)
     grid3, block3 = _dim3(grid), _dim3(block)
     observers = _session_observers(loaded, kernel, grid3, block3, params, shared_mem)
     if observers is None:

@@ -62,6 +62,9 @@ def describe_address(ctx, space: str, addr: int, size: int) -> str:
         if freed is not None:
             return f"use after free: {describe_freed(freed)}"
         near = _nearest_allocation(ctx.memory, addr)
+        host, distance = ctx.memory.host.nearest(addr)
+        if host is not None and distance <= NEARBY and (near is None or distance < _distance(addr, *near)):
+            return describe_host_range(host, addr)
         if near is None or abs(addr - near[0]) > NEARBY:
             return ("in no allocation: not a pointer into any live array (freed, never allocated, "
                     "or a host pointer)")
@@ -88,6 +91,20 @@ def describe_address(ctx, space: str, addr: int, size: int) -> str:
 NEARBY = 1 << 24     # an address this close to an allocation is described relative to it
 
 
+def describe_host_range(host, addr: int) -> str:
+    """Where addr lies against a registered host range, as allocations are described."""
+    end = host.base + host.nbytes
+    if addr >= end:
+        return f"out of bounds: {addr - end} bytes past the end of the {host.describe()}"
+    if addr < host.base:
+        return f"out of bounds: {host.base - addr} bytes before the {host.describe()}"
+    return f"out of bounds: runs past the end of the {host.describe()}"
+
+
+def _distance(addr: int, start: int, size: int) -> int:
+    return start - addr if addr < start else max(0, addr - (start + size) + 1)
+
+
 def _nearest_allocation(memory, addr):
     """(start, size) of the live allocation closest to addr (0 bytes away if inside it)."""
     best, best_distance = None, None
@@ -103,10 +120,11 @@ def resolve(ctx, site, idx, space: str, addrs: np.ndarray, size: int, write: boo
     """(backing array, element offsets in bytes) for one space, all lanes checked."""
     addrs = addrs.astype(np.uint64, copy=False)
     if space in ("global", "const"):
-        ok = ctx.memory.check(addrs, size) & (addrs % np.uint64(size) == 0)
+        ok, buf, off = ctx.memory.resolve(addrs, size)      # the heap, or registered host ranges too
+        ok = ok & (addrs % np.uint64(size) == 0)
         if not ok.all():
             _fault(ctx, site, idx, ok, addrs, "global " + ("store" if write else "load"), size, "global")
-        return ctx.memory.buffer, (addrs - np.uint64(GLOBAL_BASE)).astype(np.int64)
+        return buf, off
     if space == "shared":
         off = addrs.astype(np.int64)
         off = np.where(addrs >= SHARED_WINDOW, (addrs - np.uint64(SHARED_WINDOW)).astype(np.int64), off)
@@ -207,8 +225,11 @@ def store(ctx, site, idx, space, addrs, dtype, values):
         changed = changed or before.tobytes() != view[base + k].tobytes()
     ctx.writes += changed
     if space == "global":
-        init = ctx.memory.initialized
-        for k in range(total):
-            init[off + k] = True
+        if buf is ctx.memory.buffer:
+            init = ctx.memory.initialized
+            for k in range(total):
+                init[off + k] = True
+        else:                                       # lanes in host ranges (host bytes count as written)
+            ctx.memory.mark_written(addrs, total)
     for obs in ctx.memory_observers:
         obs.memory_access(ctx, site, space, "store", idx, addrs, size, count)

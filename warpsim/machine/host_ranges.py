@@ -1,8 +1,8 @@
 """Host memory that kernels address: torch CPU tensors and NumPy arrays passed to a launch.
 
 A Triton script on warpsim hands its kernels CPU tensors (the backend's torch
-device is the CPU), and kernels must read and write those tensors' bytes. The
-interface is what the final design needs:
+device is the CPU), and kernels read and write those tensors' bytes where
+they lie:
 
     with HostRanges(memory).launch([(base, nbytes), ...]) as device_address:
         pointer = device_address(host_address)    # for each pointer argument
@@ -11,65 +11,71 @@ interface is what the final design needs:
 Each (base, nbytes) is a whole host block a pointer lies in (a tensor's
 storage, an array's owner), so views of one storage share one range (blocks
 that overlap are joined) and accesses are bounds-checked against the block,
-as allocations are.
+as allocations are. For the launch, each block is registered with the
+device's memory (GlobalMemory.register_host, machine/host_memory.py): its
+device address is its host address, so device_address is the identity and
+nothing is copied. A block already registered (by the caller, for longer)
+is used as it is.
 
-INTERIM (a stepping stone, not the final state): each range is mirrored by a
-heap allocation for the launch; the host bytes are copied in before it and
-back after it (views of one block share one mirror, so aliasing is kept
-within a launch). The final design resolves device addresses inside a
-registered range to the host bytes themselves in every executor tier (the
-NumPy tier's access.resolve, the compiled round loop's find_allocation, the
-SASS executor and replay, atomics, bulk copies) with no copies; that is the
-"device memory that can address host memory" managed memory needs too, and
-this module's interface is meant to stay while its inside changes.
+The one exception: a block lying over the device heap's own addresses
+cannot keep its address there, so it is mirrored by a heap allocation for the
+launch (copied in before and back after). That cannot happen under
+`warpsim run`, whose heap is mapped at its addresses (runtime/heap.py).
 """
 
 from __future__ import annotations
 
 import contextlib
-import ctypes
 
-import numpy as np
-
-
-def host_bytes(address: int, nbytes: int) -> np.ndarray:
-    """A writable uint8 NumPy view of `nbytes` of this process's memory at `address` (no copy)."""
-    if nbytes == 0:
-        return np.zeros(0, dtype=np.uint8)
-    return np.ctypeslib.as_array((ctypes.c_uint8 * nbytes).from_address(address))
+from .host_memory import host_bytes  # noqa: F401  (re-exported: the view host ranges are made of)
 
 
 class HostRanges:
-    """The host blocks one launch addresses, each given a device address (see the module doc)."""
+    """The host blocks one launch addresses, registered for it (see the module doc)."""
 
     def __init__(self, memory):
         self.memory = memory
 
     @contextlib.contextmanager
-    def launch(self, blocks):
+    def launch(self, blocks, label: str = ""):
         """For host blocks [(base, nbytes), ...]: yields device_address(host_address), valid for
         one launch. Overlapping blocks (two views of one storage) become one range."""
-        mirrors = []                                     # (base, nbytes, device address)
+        registered, mirrors = [], []            # bases registered here; (base, nbytes, heap address)
         try:
             for base, nbytes in merged(blocks):
-                device = self.memory.allocate(nbytes, initialized=True)     # INTERIM: copy in
-                mirrors.append((base, nbytes, device))
-                if nbytes:
-                    self.memory.write_bytes(device, host_bytes(base, nbytes))
+                if self._already(base, nbytes):
+                    continue
+                try:
+                    self.memory.register_host(base, nbytes, label)
+                    registered.append(base)
+                except ValueError:              # over the heap's addresses: mirrored instead
+                    device = self.memory.allocate(nbytes, initialized=True)
+                    mirrors.append((base, nbytes, device))
+                    if nbytes:
+                        self.memory.write_bytes(device, host_bytes(base, nbytes))
 
             def device_address(host_address: int) -> int:
                 for base, nbytes, device in mirrors:
                     if base <= host_address <= base + nbytes:
                         return device + (host_address - base)
-                raise ValueError(f"host pointer 0x{host_address:x} lies in no block given to the launch")
+                if self.memory.host.find(host_address) is None:
+                    raise ValueError(f"host pointer 0x{host_address:x} lies in no block given to the launch")
+                return host_address
 
             yield device_address
-            for base, nbytes, device in mirrors:                            # INTERIM: copy back
+            for base, nbytes, device in mirrors:
                 if nbytes:
                     host_bytes(base, nbytes)[:] = self.memory.read_bytes(device, nbytes)
         finally:
+            for base in registered:
+                self.memory.unregister_host(base)
             for _, _, device in mirrors:
                 self.memory.free(device)
+
+    def _already(self, base: int, nbytes: int) -> bool:
+        """Whether [base, base + nbytes) lies in one range registered before this launch."""
+        found = self.memory.host.find(base) if self.memory.host else None
+        return found is not None and base + nbytes <= found.base + found.nbytes
 
 
 def merged(blocks) -> list:

@@ -20,6 +20,7 @@ import threading
 import numpy as np
 
 from ..errors import OutOfMemoryError
+from .host_memory import HostRangeTable, span
 from ..semantics.addresses import GLOBAL_BASE, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE  # noqa: F401
 
 ALLOCATION_GAP = 256                    # unmapped bytes between allocations
@@ -47,6 +48,11 @@ class GlobalMemory:
     (Device.lock is the same lock): growing the heap replaces `buffer`, so an
     allocation made while a kernel runs would lose the kernel's writes, and
     two threads allocating at once would hand out the same hole.
+
+    `host` holds registered host ranges (machine/host_memory.py): host memory
+    the device addresses in place, at its own host addresses. `resolve` turns
+    device addresses into bytes for every executor: heap lanes index `buffer`
+    as always; only an access with lanes outside the heap looks at the ranges.
     """
 
     def __init__(self, capacity: int = 1 << 20, limit: int | None = None):
@@ -68,6 +74,7 @@ class GlobalMemory:
         self._index_dirty = True
         self._heap_busy = False
         self._deferred_frees: list[int] = []    # frees that arrived while the heap was mid-update
+        self.host = HostRangeTable()            # registered host ranges (device address == host address)
 
     @property
     def allocated(self) -> int:
@@ -82,6 +89,8 @@ class GlobalMemory:
             align = max(HEAP_ALIGN, int(align))
             span = _round_up(size, HEAP_ALIGN) + ALLOCATION_GAP
             offset = self._take_hole(span, align)
+            if offset is None and self.host:
+                self._refuse_over_host_range(_round_up(self.top, align), span, size)
             if offset is None:
                 offset = _round_up(self.top, align)
                 self._ensure(offset + span, size)       # raises before anything changed
@@ -95,6 +104,30 @@ class GlobalMemory:
             self.initialized[offset:offset + size] = initialized
             self._index_dirty = True
             return GLOBAL_BASE + offset
+
+    def _refuse_over_host_range(self, offset: int, span: int, size: int):
+        """The heap's device addresses must not reach a registered host range's."""
+        found = self.host.overlapping(GLOBAL_BASE + offset, GLOBAL_BASE + offset + span)
+        if found is not None:
+            raise OutOfMemoryError(size, self.allocated, self.limit,
+                                   f"the heap would grow over the registered {found.describe()}")
+
+    # ------------------------------------------------------------ host ranges
+
+    def register_host(self, base: int, nbytes: int, label: str = "", view=None):
+        """Make [base, base + nbytes) of this process's memory addressable by kernels at base itself
+        (as cudaHostRegister does with unified addressing). Refused over the heap's addresses."""
+        with self.lock:
+            base, nbytes = int(base), int(nbytes)
+            heap_end = GLOBAL_BASE + max(self.top, len(self.buffer))
+            if base < heap_end and GLOBAL_BASE < base + max(nbytes, 1):
+                raise ValueError(f"host range of {nbytes} bytes at 0x{base:x} lies over the device heap's "
+                                 f"addresses [0x{GLOBAL_BASE:x}, 0x{heap_end:x})")
+            return self.host.add(base, nbytes, label, view)
+
+    def unregister_host(self, base: int) -> None:
+        with self.lock:
+            self.host.remove(base)
 
     def free(self, address: int):
         with self.lock:
@@ -223,32 +256,37 @@ class GlobalMemory:
         with self.lock:
             raw = np.frombuffer(bytes(data), dtype=np.uint8) if not isinstance(data, np.ndarray) \
                 else np.ascontiguousarray(data).view(np.uint8).ravel()
-            offset = self._host_range(address, raw.size)
-            self.buffer[offset:offset + raw.size] = raw
-            self.initialized[offset:offset + raw.size] = True
+            target, offset, init = self._host_range(address, raw.size)
+            target[offset:offset + raw.size] = raw
+            init[offset:offset + raw.size] = True
 
     def read_bytes(self, address: int, nbytes: int) -> np.ndarray:
         with self.lock:
-            offset = self._host_range(address, nbytes)
-            return self.buffer[offset:offset + nbytes].copy()
+            target, offset, _ = self._host_range(address, nbytes)
+            return target[offset:offset + nbytes].copy()
 
     def memset(self, address: int, value: int, nbytes: int) -> None:
         with self.lock:
-            offset = self._host_range(address, nbytes)
-            self.buffer[offset:offset + nbytes] = value & 0xFF
-            self.initialized[offset:offset + nbytes] = True
+            target, offset, init = self._host_range(address, nbytes)
+            target[offset:offset + nbytes] = value & 0xFF
+            init[offset:offset + nbytes] = True
 
-    def _host_range(self, address: int, nbytes: int) -> int:
-        """The heap offset of a host copy's bytes, checked against the allocation holding them."""
+    def _host_range(self, address: int, nbytes: int):
+        """(bytes, offset, initialized flags) of a host copy, checked against the allocation or
+        registered host range holding them (a host range's flags are a throwaway: host bytes
+        count as written)."""
         offset = address - GLOBAL_BASE
         k = bisect.bisect_right(self._sorted_starts, offset) - 1
         start = self._sorted_starts[k] if k >= 0 else None
         inside = start is not None and offset < start + self.live[start]
         if nbytes and not (inside and offset + nbytes <= start + self.live[start]):
+            host = self.host.find(address) if self.host else None
+            if host is not None and address + nbytes <= host.base + host.nbytes:
+                return host.view, address - host.base, np.zeros(host.nbytes, dtype=np.bool_)
             freed = self.freed_allocation(address)
             why = f"a use after free: {describe_freed(freed)}" if freed else "outside any allocation"
             raise ValueError(f"host copy of {nbytes} bytes at 0x{address:x} is {why}")
-        return offset
+        return self.buffer, offset, self.initialized
 
     # ------------------------------------------------------------ device access
 
@@ -260,7 +298,38 @@ class GlobalMemory:
             self._index_dirty = False
         return self._starts, self._ends
 
+    def resolve(self, addresses: np.ndarray, size: int):
+        """(ok, bytes, offsets) of a device access of `size` bytes per lane: ok where
+        [address, address+size) lies inside one live allocation or one registered host range,
+        and each lane's byte offset into `bytes` (the heap's buffer when no lane is outside
+        the heap; else a view over the physical bytes of the heap and the ranges touched)."""
+        addresses = addresses.astype(np.uint64, copy=False)
+        offsets = (addresses - np.uint64(GLOBAL_BASE)).astype(np.int64)
+        ok = self.check_heap(addresses, size)
+        if not self.host or ok.all():
+            return ok, self.buffer, offsets
+        host, k = self.host.lanes(addresses, size)
+        host &= ~ok
+        if not host.any():
+            return ok, self.buffer, offsets
+        heap_start = np.uint64(self.buffer.__array_interface__["data"][0])
+        physical = np.where(host, self.host.physical(addresses, k), heap_start + offsets.astype(np.uint64))
+        ok = ok | host
+        view, offsets = span(physical, ok, size)
+        return ok, view, offsets
+
     def check(self, addresses: np.ndarray, size: int) -> np.ndarray:
+        """True where [address, address+size) lies inside one live allocation or host range."""
+        return self.resolve(addresses, size)[0]
+
+    def mark_written(self, addresses: np.ndarray, nbytes: int) -> None:
+        """initcheck's flags for a device write of nbytes per lane that resolved outside the heap's
+        buffer: the heap lanes among them get theirs (host bytes need none)."""
+        heap = self.check_heap(addresses, nbytes)
+        offsets = (addresses[heap].astype(np.uint64) - np.uint64(GLOBAL_BASE)).astype(np.int64)
+        self.initialized[offsets[:, None] + np.arange(nbytes)] = True
+
+    def check_heap(self, addresses: np.ndarray, size: int) -> np.ndarray:
         """True where [address, address+size) lies inside one live allocation."""
         starts, ends = self._index()
         if len(starts) and addresses.size:

@@ -2,10 +2,11 @@
 
 A ReplayRequest on the REPLAYS session stack (the profiler pushes one when it
 wants SASS-level counts) makes every launch get a SassReplay observer: when
-the launch starts it copies the device heap; when the launch has finished it
+the launch starts it copies the device heap (and the registered host ranges'
+bytes, at the same addresses); when the launch has finished it
 runs the kernel's SASS on that copy with the same grid, block, parameters and
 shared size, with the request's observers (counters) watching, and compares
-the two heaps. Equal bytes everywhere means the SASS run wrote what the PTX
+the two heaps and host ranges. Equal bytes everywhere means the SASS run wrote what the PTX
 run wrote and nothing else. An opcode the executor lacks, a fault, a deadlock
 or a difference gives an outcome of level 'ptx' with a note saying why; the
 PTX run's results stand either way. The executor issues as the `its` model
@@ -79,6 +80,7 @@ def snapshot(memory):
     copied.live = dict(memory.live)
     copied._free = list(getattr(memory, "_free", []))
     copied._index_dirty = True
+    copied.host = memory.host.copy()         # registered host ranges: the same addresses, copied bytes
     return copied
 
 
@@ -195,6 +197,22 @@ def compare_heaps(ptx_memory, sass_memory) -> str:
             return (f"{count} bytes differ, the first at 0x{GLOBAL_BASE + first:x} (byte {first - start} of the "
                     f"{size}-byte allocation at 0x{GLOBAL_BASE + start:x}): PTX wrote 0x{int(a[first]):02x}, "
                     f"SASS 0x{int(b[first]):02x}")
+    return compare_host_ranges(ptx_memory, sass_memory)
+
+
+def compare_host_ranges(ptx_memory, sass_memory) -> str:
+    """'' when every registered host range holds the same bytes after both runs; else where they
+    first differ (the PTX run wrote the host memory itself, the SASS run the snapshot's copy)."""
+    for base, ptx_range in sorted(ptx_memory.host.ranges.items()):
+        sass_range = sass_memory.host.ranges.get(base)
+        if sass_range is None or sass_range.nbytes != ptx_range.nbytes:
+            continue
+        different = np.flatnonzero(ptx_range.view != sass_range.view)
+        if len(different):
+            first = int(different[0])
+            return (f"{len(different)} bytes differ, the first at 0x{base + first:x} (byte {first} of the "
+                    f"{ptx_range.describe()}): PTX wrote 0x{int(ptx_range.view[first]):02x}, "
+                    f"SASS 0x{int(sass_range.view[first]):02x}")
     return ""
 
 

@@ -89,13 +89,28 @@ MULTI_ADDRESS_WEIGHT = 3.3     # a several-address pass of a line against one sa
 
 # ---------------------------------------------------------------- address arithmetic
 
+HEAP_KEY_SPAN = 1 << 39        # heap offsets below this are their own key; other addresses fold above it
+
+
+def address_offsets(addrs: np.ndarray) -> np.ndarray:
+    """Addresses as int64 offsets below 2**40, which leaves room for a warp or CTA in a key: a heap
+    address is its offset from GLOBAL_BASE; another (a registered host range's) is 2**39 plus its
+    low 39 bits, so sectors and lines keep their boundaries (two host ranges 512 GB apart would
+    share keys: a timing approximation only)."""
+    a = addrs.astype(np.int64) - GLOBAL_BASE
+    outside = (a < 0) | (a >= HEAP_KEY_SPAN)
+    if outside.any():
+        a = np.where(outside, HEAP_KEY_SPAN | (addrs.astype(np.int64) & (HEAP_KEY_SPAN - 1)), a)
+    return a
+
+
 def _distinct(keys: np.ndarray) -> int:
     return int(len(np.unique(keys))) if len(keys) else 0
 
 
 def global_request_stats(warps: np.ndarray, addrs: np.ndarray, nbytes: int) -> tuple:
     """(requests, sectors, lines, sector ids) of one warp-level global access."""
-    a = addrs.astype(np.int64) - GLOBAL_BASE      # below 2**40: leaves room for the warp in a key
+    a = address_offsets(addrs)                    # below 2**40: leaves room for the warp in a key
     if nbytes > 32 or ((a >> 5) != ((a + nbytes - 1) >> 5)).any():
         pieces = -(-nbytes // 32) + 1
         last = a + nbytes - 1
@@ -127,7 +142,7 @@ def shared_request_wavefronts(warps: np.ndarray, addrs: np.ndarray, lanes: np.nd
 def atomic_line_load(warps: np.ndarray, addrs: np.ndarray) -> tuple:
     """Per (warp, 128-byte line) touched: (line id, largest count of lanes on one address, distinct
     addresses, warp)."""
-    a = addrs.astype(np.int64) - GLOBAL_BASE
+    a = address_offsets(addrs)
     uniq_addr, counts = np.unique((warps.astype(np.int64) << 48) | (a & ((1 << 48) - 1)), return_counts=True)
     addr_warp, addr = uniq_addr >> 48, uniq_addr & ((1 << 48) - 1)
     wl_of_addr = (addr_warp << 40) | (addr >> 7)
@@ -182,7 +197,7 @@ class _Recorder:
             return
         if kind == "load":
             self._read_sectors.append(sec)
-            base = (addrs.astype(np.int64) - GLOBAL_BASE) >> 5
+            base = address_offsets(addrs) >> 5
             self._cta_order.append(((ctas.astype(np.int64) << 40) | base, site_index))
         else:
             self._written_sectors.append(sec)

@@ -259,7 +259,10 @@ def apply(ctx, site, idx, space, addrs, ptype, op, b, c):
     # Progress only if memory changed: atomicAdd(flag, 0) or a failed CAS in a spin loop is none.
     ctx.writes += not ctx.changes_only or old.tobytes() != view[off // size].tobytes()
     if space == "global":
-        ctx.memory.initialized[off[:, None] + np.arange(size)] = True
+        if buf is ctx.memory.buffer:
+            ctx.memory.initialized[off[:, None] + np.arange(size)] = True
+        else:                                       # lanes in host ranges
+            ctx.memory.mark_written(addrs, size)
     for obs in ctx.memory_observers:
         obs.memory_access(ctx, site, space, "atomic", idx, addrs, size, 1)
     return old

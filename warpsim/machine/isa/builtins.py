@@ -30,6 +30,10 @@ def read_bytes(ctx, slot: int, address: int, nbytes: int) -> bytes:
         base = slot * ctx.local_size + address - LOCAL_WINDOW
         return ctx.local[base:base + nbytes].tobytes()
     offset = address - GLOBAL_BASE
+    if ctx.memory.host and not 0 <= offset < len(ctx.memory.buffer):    # a registered host range
+        host = ctx.memory.host.find(address)
+        if host is not None:
+            return host.view[address - host.base:address - host.base + nbytes].tobytes()
     return ctx.memory.buffer[offset:offset + nbytes].tobytes()
 
 

@@ -4,7 +4,8 @@ An address operand `[R2.64+UR4+0x10]` is the sum of its registers (a `.64`
 register is a pair, others 32-bit) and its immediate. The spaces:
 
 - global (LDG/STG/ATOMG/RED): real 64-bit addresses of warpsim's device heap
-  (GlobalMemory), checked per lane against the live allocations;
+  (GlobalMemory), checked per lane against the live allocations, and of
+  registered host ranges (host memory addressed in place, GlobalMemory.resolve);
 - shared (LDS/STS/ATOMS): 32-bit addresses of the CTA's shared window, where
   sm_90 reserves the first 0x400 bytes, so shared byte k is at 0x400 + k
   (sm_80 reserves none: byte k is at k);
@@ -24,7 +25,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ...semantics.addresses import GLOBAL_BASE, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE
+from ...semantics.addresses import LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE
 from .errors import SassFault, where
 from .operands import U32, U64, source
 from .table import Unsupported
@@ -106,11 +107,12 @@ def resolve(st, ins, g, space: str, addrs: np.ndarray, size: int):
         return out
     misaligned = (addrs % U64(size)) != 0
     if space == "global":
-        ok = st.memory.check(addrs, size) & ~misaligned
+        ok, array, offsets = st.memory.resolve(addrs, size)     # the heap, or registered host ranges too
+        ok = ok & ~misaligned
         if not ok.all():
             fault(st, ins, g, ~ok, addrs, f"{'misaligned' if misaligned.any() else 'out-of-bounds'} "
                                           f"global access of {size} bytes")
-        return [(None, Space(st.memory.buffer, (addrs - U64(GLOBAL_BASE)).astype(np.int64)), "global")]
+        return [(None, Space(array, offsets), "global")]
     if space == "shared":
         offsets = addrs.astype(np.int64) - st.shared_reserved
         ok = (offsets >= 0) & (offsets + size <= st.shared_size) & ~misaligned
