@@ -174,3 +174,19 @@ def test_torch_cpu_tensors_in_place(module):
         assert dy.data.ptr == address
         launch_saxpy(module, dx, dy, 0.5, 2000)
     np.testing.assert_allclose(y.numpy(), 0.5 * x.numpy() + before.numpy(), rtol=1e-6)
+
+
+def test_numba_kernel_on_registered_host_arrays():
+    from warpsim import cuda
+
+    @cuda.jit
+    def scale(x, out):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = x[i] * 3
+
+    rng = np.random.default_rng(16)
+    x, out = rng.random(500).astype(np.float32), np.zeros(500, np.float32)
+    with cp.host_registered(x) as dx, cp.host_registered(out) as dout:
+        scale[4, 128](dx, dout)
+    np.testing.assert_allclose(out, np.float32(3) * x, rtol=1e-6)
