@@ -1,9 +1,12 @@
 """What a launch reports: the one interface profilers, sanitizer tools, charts
-and timing models observe the machine through.
+and timing models observe both executors through.
 
-An observer subclasses LaunchObserver and overrides the events it wants; the
-machine calls only the overridden ones (`observers_of` picks them once per
-launch), so an observer of blocks costs nothing per memory access. Observers
+An observer subclasses LaunchObserver and overrides the events it wants; an
+executor calls only the overridden ones (`observers_of` picks them once per
+launch), so an observer of blocks costs nothing per memory access. The PTX
+machine (its NumPy and Numba blocks and the compiled round loop) raises the
+first set of events, the SASS executor the `sass_*` set: an observer of one
+executor implements one set. Observers
 are registered once, when the launch starts: the ones the caller passes to
 `LoadedModule.launch(observers=...)`, plus those of every session that is on
 (`warpsim.sessions.launch_observers`). The machine never imports who listens.
@@ -14,9 +17,17 @@ Arguments the events carry:
             warp); warps: their warp slots (unique), so one warp instruction
             per warp and per instruction of the block was issued
   site      the instruction a memory access or barrier belongs to (site.ins)
-  space     'global', 'shared', 'local', 'param' or 'const'; kind 'ld', 'st', 'atom'
+  space     'global', 'shared', 'local', 'param' or 'const'; kind 'load', 'store', 'atomic'
   addrs     one address per thread of idx; size bytes each; count per thread
   members   thread slots a CTA barrier released; keys: their (CTA, barrier) keys
+  record    the compiled round loop's LoopRecord (machine/compiled/loop.py): per
+            warp and block, the issues and active lanes of the rounds it ran
+SASS executor (st is the batch's SassState, read it only):
+  block     the SASS block that issued; group: its lanes (group.idx, thread slots
+            sorted by warp); pred_on: per instruction, lanes whose guard held;
+            next_pc: each lane's next instruction index (-1: exited)
+  ins       the SassInstruction of a memory access; space 'global', 'shared',
+            'local'; kind 'ld', 'st', 'atom' or 'red'; addrs per lane of idx
 """
 
 from __future__ import annotations
@@ -62,6 +73,28 @@ class LaunchObserver:
 
     def launch_finished(self, result) -> None:
         """The whole grid ran; result is the LaunchResult."""
+
+    # ---- the compiled round loop (machine/compiled/): it runs a batch's scheduling rounds in
+    # machine code only when every block observer overrides compiled_rounds, and at most one
+    # overrides logged_warps (the others need every block execution: the loop falls back)
+
+    def logged_warps(self, ctx):
+        """Before the loop runs: batch warp -> row of the log of its issues (-1: not logged)."""
+        return None
+
+    def compiled_rounds(self, ctx, record) -> None:
+        """The loop ran rounds of the batch: their block counts (and the logged warps' issues)."""
+
+    # ---- the SASS executor (sass/executor/)
+
+    def sass_batch_started(self, st) -> None:
+        """A batch of CTAs is about to run on the SASS executor."""
+
+    def sass_block_issued(self, st, block, group, pred_on, next_pc) -> None:
+        """The lanes of group issued one SASS block (one warp instruction per warp and instruction)."""
+
+    def sass_memory_access(self, st, ins, space, kind, idx, addrs, size) -> None:
+        """Lanes idx accessed memory at addrs, size bytes each (a load, store or atomic)."""
 
 
 EVENTS = tuple(name for name in vars(LaunchObserver) if not name.startswith("_"))

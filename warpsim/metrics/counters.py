@@ -325,7 +325,7 @@ class SassInstructionSite:
         return self.sass.text
 
 
-class SassLaunchCounters:
+class SassLaunchCounters(LaunchObserver):
     """Observer of a launch's SASS run (warpsim.sass.executor), counting as Nsight Compute does on
     an H200 (validation/sass_counters: the rules below are what the hardware showed).
 
@@ -365,7 +365,7 @@ class SassLaunchCounters:
 
     # -------------------------------------------------------- SASS observer interface
 
-    def block_executed(self, st, block, g, pred_on, next_pc):
+    def sass_block_issued(self, st, block, g, pred_on, next_pc):
         idx = g.idx
         n = g.n
         first, last = int(idx[0]) >> 5, int(idx[-1]) >> 5
@@ -446,7 +446,7 @@ class SassLaunchCounters:
             return int(np.count_nonzero(flags.reshape(n_warps, 32).any(axis=1)))
         return int(np.count_nonzero(np.logical_or.reduceat(flags, starts)))
 
-    def memory_access(self, st, ins, space, kind, idx, addrs, size):
+    def sass_memory_access(self, st, ins, space, kind, idx, addrs, size):
         key = (id(ins), space, kind)
         rec = self.sites.get(key)
         if rec is None:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..machine.events import LaunchObserver
 from ..machine.memory import GLOBAL_BASE
 
 
@@ -154,7 +155,7 @@ def atomic_line_load(warps: np.ndarray, addrs: np.ndarray) -> tuple:
 
 # ---------------------------------------------------------------- recorders
 
-class _Recorder:
+class _Recorder(LaunchObserver):
     """Shared bookkeeping of the SASS and PTX recorders (per sampled CTA counts, memory statistics)."""
 
     def __init__(self, n_instructions: int, warps_per_cta: int):
@@ -246,7 +247,7 @@ class SassRecorder(_Recorder):
         self.program = program
         self._index = {id(ins): k for k, ins in enumerate(program.instructions)}
 
-    def block_executed(self, st, block, g, pred_on, next_pc):
+    def sass_block_issued(self, st, block, g, pred_on, next_pc):
         slots = g.idx >> 5
         starts = np.concatenate(([True], slots[1:] != slots[:-1]))
         warps = slots[starts]
@@ -259,7 +260,7 @@ class SassRecorder(_Recorder):
             self.counts[cid][rows, block.start:block.end] += 1
             self.lanes[cid][rows, block.start:block.end] += lanes[sel][:, None]
 
-    def memory_access(self, st, ins, space, kind, idx, addrs, size):
+    def sass_memory_access(self, st, ins, space, kind, idx, addrs, size):
         slots = idx >> 5
         ctas = st.cta_ids[slots // self.warps_per_cta]
         self.record_memory(self._index[id(ins)], space, kind, slots, ctas, idx & 31, addrs, size)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..machine.events import LaunchObserver
 from .execution import Execution, PtxRecorder, SassRecorder
 
 
@@ -118,7 +119,7 @@ def record_execution(loaded_module, kernel: str, grid, block, params: bytes, sha
     return run_ptx_sample(loaded_module, kernel, grid, block, params, shared_mem, ctas)
 
 
-class LaunchTimingRecorder:
+class LaunchTimingRecorder(LaunchObserver):
     """Observer of a launch's PTX run that records only a sample of its CTAs, for the model.
 
     The profiler adds one to every launch when a GPU is chosen (settings gpu); `timing()` then

@@ -18,6 +18,7 @@ import os
 
 import numpy as np
 
+from ..events import observers_of
 from .block import BlockSource, compile_source, compile_time_excluded, is_cached_on_disk
 
 ENGINES = ("numpy", "compiled", "auto")
@@ -165,9 +166,9 @@ def compiled_loop(ctx, model):
     a log of some warps' issues (`logged_warps(ctx)`: batch warp -> row, -1 for none)."""
     if ctx.engine == "numpy" or type(model) not in _stackless_models() or len(ctx.memory.buffer) % 8:
         return None
-    if not all(hasattr(obs, "compiled_rounds") for obs in ctx.block_observers):
+    if len(observers_of(ctx.block_observers, "compiled_rounds")) != len(ctx.block_observers):
         return None                          # an observer that must see every block execution
-    logs = [obs.logged_warps(ctx) for obs in ctx.block_observers if hasattr(obs, "logged_warps")]
+    logs = [obs.logged_warps(ctx) for obs in observers_of(ctx.block_observers, "logged_warps")]
     if len(logs) > 1:
         return None
     logged = logs[0] if logs else None

@@ -146,7 +146,7 @@ def execute_block(st: SassState, block, g: Group) -> None:
     issued = len(block.steps)
     st.clock += issued
     for observer in st.block_observers:
-        observer.block_executed(st, block, g, pred_on, next_pc)
+        observer.sass_block_issued(st, block, g, pred_on, next_pc)
 
 
 def deadlock(st: SassState, alive: np.ndarray) -> SassDeadlock:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...machine.events import observers_of
 from .cubin_info import kernel_image
 from .engine import run_batch
 from .errors import SassExecutionError
@@ -89,17 +90,17 @@ def run_launch(program, image, *, memory, grid, block, params: bytes, shared_byt
     threads = block[0] * block[1] * block[2]
     per_batch = max(1, batch_threads // (((threads + 31) // 32) * 32))
     n_ctas = grid[0] * grid[1] * grid[2]
-    block_observers = [o for o in observers if hasattr(o, "block_executed")]
-    memory_observers = [o for o in observers if hasattr(o, "memory_access")]
+    block_observers = observers_of(observers, "sass_block_issued")
+    memory_observers = observers_of(observers, "sass_memory_access")
+    batch_observers = observers_of(observers, "sass_batch_started")
     stats = {"rounds": 0, "batches": 0}
     for first in range(0, n_ctas, per_batch):
         cta_ids = np.arange(first, min(n_ctas, first + per_batch), dtype=np.int64)
         st = SassState(program, grid, block, cta_ids, banks, shared_size, local_size, memory)
         st.shared_reserved = image.shared_reserved
         st.block_observers, st.memory_observers = block_observers, memory_observers
-        for observer in observers:
-            if hasattr(observer, "batch_started"):
-                observer.batch_started(st)
+        for observer in batch_observers:
+            observer.sass_batch_started(st)
         run_batch(st, max_rounds)
         stats["rounds"] += st.rounds
         stats["batches"] += 1

@@ -34,7 +34,7 @@ SPACE_OF = {"LDG": "global", "STG": "global", "LDS": "shared", "STS": "shared", 
 
 def notify(st, ins, space, kind, idx, addrs, size):
     for observer in st.memory_observers:
-        observer.memory_access(st, ins, space, kind, idx, addrs, size)
+        observer.sass_memory_access(st, ins, space, kind, idx, addrs, size)
 
 
 def _wide(space: str) -> bool:
