@@ -95,3 +95,12 @@ def test_environment_switch_activates_and_plain_python_keeps_triton_inactive(tmp
                            env={k: v for k, v in os.environ.items() if k != "WARPSIM_TRITON"})
     assert plain.returncode != 0 and not out.exists()
     assert "0 active drivers" in plain.stderr       # as on a machine without a GPU: warpsim stays out
+
+
+def test_kernels_write_torch_tensors_in_place_and_faults_name_the_storage(tmp_path):
+    n = 1000
+    _, saved = run_script("in_place.py", n, tmp_path=tmp_path)
+    np.testing.assert_allclose(saved["y"], np.float32(2) * saved["x"] + saved["before"], rtol=1e-6)
+    fault = str(saved["fault"])
+    assert "out of bounds" in fault and "past the end of the 4000-byte host range" in fault, fault
+    assert "a tensor's storage, given to axpy_kernel" in fault

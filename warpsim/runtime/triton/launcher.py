@@ -4,8 +4,8 @@ Triton's CompiledKernel calls `launcher(gridX, gridY, gridZ, stream, function,
 packed_metadata, launch_metadata, enter_hook, exit_hook, *args)` with every
 bound argument, constexprs included, as it calls the NVIDIA launcher. Here
 constexprs are dropped (they are compiled in), tensors become device
-pointers to their memory (warpsim.machine.host_ranges: a torch CPU tensor's
-storage is its block), scalars take the NumPy type of their Triton type, and
+pointers to their memory, addressed in place (warpsim.machine.host_ranges
+registers a torch CPU tensor's storage for the launch; nothing is copied), scalars take the NumPy type of their Triton type, and
 the global and profiling scratch buffers Triton's launcher would allocate are
 added (per CTA, zeroed). The PTX runs on warpsim's device over
 gridX * num_ctas CTAs of 32 * num_warps threads with Triton's dynamic shared
@@ -102,7 +102,7 @@ def run_launch(gpu, function: LoadedKernel, metadata, grid: tuple, params: list)
         for address, size in zip(scratch, (metadata.global_scratch_size, metadata.profile_scratch_size)):
             if address:
                 memory.memset(address, 0, programs * size)
-        with HostRanges(memory).launch(blocks) as device_address:
+        with HostRanges(memory).launch(blocks, f"a tensor's storage, given to {name}") as device_address:
             values = []
             for kind, value in params:
                 values.append(_parameter_value(kind, value, device_address, memory, name))
