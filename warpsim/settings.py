@@ -21,7 +21,7 @@ class Settings:
     device_memory: int = 141 * 10**9   # bytes of global memory of a new device (the H200's; capped by the host's)
     engine: str = "auto"              # block execution: 'numpy', 'compiled' (Numba machine code where it covers a block), 'auto'
     stack_size: int = 1024             # bytes of call stack per thread (cudaLimitStackSize's default)
-    watchdog_seconds: float = 60.0     # wall-clock seconds a batch of CTAs may run (0: no watchdog)
+    watchdog_seconds: float = 60.0     # CPU seconds a batch of CTAs may run (0: no watchdog)
     gpu: str = ""                      # a timing preset ('h200', 'h100', 'a100', 'l4'): profiles carry .timing; '': none
 
 

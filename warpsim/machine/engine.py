@@ -51,7 +51,7 @@ def run_batch(ctx, observers=()):
     barrier_waits = False     # whether threads may be waiting at a CTA barrier
     compiled_select = compiled_rounds(ctx, model)
     loop = compiled_loop(ctx, model)
-    ctx.started = time.perf_counter()
+    ctx.started = time.process_time()     # CPU seconds: a loaded machine does not make a launch run away
     watchdog = ctx.settings.watchdog_seconds
     while True:
         runnable = ctx.status == RUNNING
@@ -94,7 +94,7 @@ def guard(ctx, watchdog: float, rounds_done: int):
     ctx.rounds += rounds_done
     if ctx.rounds > ctx.settings.max_rounds or ctx.issued > ctx.settings.max_instructions:
         raise runaway(ctx)
-    if watchdog and time.perf_counter() - ctx.started > watchdog:
+    if watchdog and time.process_time() - ctx.started > watchdog:
         raise runaway(ctx, watchdog)
     if rounds_done and ctx.rounds % LIVELOCK_EVERY < LIVELOCK_WINDOW and ctx.rounds >= LIVELOCK_EVERY:
         watch_for_livelock(ctx)
@@ -157,16 +157,27 @@ def execute(ctx, gid, idx, warps=None):
 
 
 def release_barriers(ctx) -> bool:
-    """Release every (CTA, barrier) whose expected threads have all arrived."""
+    """Release every (CTA, barrier) whose expected threads have all arrived.
+
+    Waiters are counted per barrier key with bincount (keys are below the batch's CTAs times
+    BARRIERS_PER_CTA): np.unique and np.maximum.at took over half of a barrier-heavy launch
+    (CuPy's reductions: one shared-memory tree per output, a bar.sync per level)."""
     waiting = np.flatnonzero(ctx.status == AT_BARRIER)
     if not len(waiting):
         return False
     live = np.bincount(ctx.cta[ctx.status != EXITED], minlength=ctx.n_ctas)
     keys = ctx.barrier_keys(waiting)
-    uniq, inverse, counts = np.unique(keys, return_inverse=True, return_counts=True)
-    wanted = np.zeros(len(uniq), dtype=np.int64)
-    np.maximum.at(wanted, inverse, ctx.barrier_count[waiting])
+    counts = np.bincount(keys, minlength=ctx.n_ctas * BARRIERS_PER_CTA)
+    uniq = np.flatnonzero(counts)
+    given = ctx.barrier_count[waiting]
+    if given.any():                     # bar.sync a, b: b threads, not the CTA's live ones
+        wanted = np.zeros(len(counts), dtype=np.int64)
+        np.maximum.at(wanted, keys, given)
+        wanted = wanted[uniq]
+    else:
+        wanted = np.zeros(len(uniq), dtype=np.int64)
     expected = np.where(wanted > 0, wanted, live[uniq // BARRIERS_PER_CTA])
+    counts = counts[uniq]
     if ctx.arrivals:
         counts = counts + np.array([ctx.arrivals.get(int(k), 0) for k in uniq])
     done = counts >= expected
@@ -174,7 +185,10 @@ def release_barriers(ctx) -> bool:
         return False
     for k in uniq[done]:
         ctx.arrivals.pop(int(k), None)
-    members, member_keys = waiting[done[inverse]], keys[done[inverse]]
+    released = np.zeros(int(uniq[-1]) + 1, dtype=bool)
+    released[uniq[done]] = True
+    member = released[keys]
+    members, member_keys = waiting[member], keys[member]
     for obs in ctx.barrier_observers:
         obs.barrier_released(ctx, members, member_keys)
     finish_barrier(ctx, members, member_keys)
@@ -184,8 +198,10 @@ def release_barriers(ctx) -> bool:
 def finish_barrier(ctx, members, keys):
     """Threads leave the barrier; bar.red writes the reduction over each CTA's barrier."""
     program = ctx.program
-    for gid in np.unique(ctx.pc[members]):
-        at = ctx.pc[members] == gid
+    pcs = ctx.pc[members]
+    single = len(pcs) and pcs.min() == pcs.max()       # the usual case: one barrier instruction
+    for gid in (pcs[:1] if single else np.unique(pcs)):
+        at = slice(None) if single else pcs == gid
         group = members[at]
         block = program.blocks[int(gid)]
         ins = block.instructions[0]
@@ -290,7 +306,7 @@ def livelock(ctx, period: int) -> DeadlockError:
 
 def runaway(ctx, watchdog: float = 0.0) -> BudgetExceeded:
     if watchdog:
-        why = (f"the launch ran for more than {watchdog:g} s of wall-clock time, the watchdog "
+        why = (f"the launch used more than {watchdog:g} s of CPU time, the watchdog "
                f"({ctx.rounds} scheduling rounds, {ctx.issued} warp instructions; raise it with "
                f"warpsim.settings(watchdog_seconds=...), 0 turns it off)")
     else:

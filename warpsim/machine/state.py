@@ -66,7 +66,7 @@ class LaunchState:
         self.last_pc = np.zeros(self.n_warps, dtype=np.int64)
         self.writes = 0                       # memory stores and atomics so far (progress)
         self.changes_only = False             # livelock watch: count only writes that change memory
-        self.started = 0.0                    # perf_counter when the batch started (watchdog)
+        self.started = 0.0                    # process_time when the batch started (watchdog)
         self.issued = 0                       # warp instructions issued (for the budget)
         self.thread_instructions = 0          # instructions times the lanes that executed them
         self.rounds = 0
