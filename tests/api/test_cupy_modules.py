@@ -111,3 +111,19 @@ def test_passing_jitify_warns_as_cupy_does_and_leaving_it_out_does_not():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         cp.RawKernel(source, "k")
+
+
+def test_compile_using_nvcc_gives_nvccs_cubin_and_ptx_and_its_errors():
+    import warpsim.api.cupy as cupy
+    from warpsim.api.cupy.cuda.compiler import NVCCException, compile_using_nvcc
+    from warpsim.sass import sass_for_cubin
+    source = 'extern "C" __global__ void twice(float* x) { x[threadIdx.x] *= 2.0f; }\n'
+    cubin = compile_using_nvcc(source, arch=90)
+    assert cubin[:4] == b"\x7fELF" and "twice" in sass_for_cubin(cubin).kernel_names
+    ptx = compile_using_nvcc(source, arch=80, code_type="ptx").decode()
+    assert ".target sm_80" in ptx
+    x = cupy.asarray(np.arange(4, dtype=np.float32))
+    cupy.RawModule(code=None, ptx=ptx).get_function("twice")((1,), (4,), (x,))
+    np.testing.assert_array_equal(x.get(), [0, 2, 4, 6])
+    with pytest.raises(NVCCException, match="undefined|error"):
+        compile_using_nvcc("this is not CUDA", arch=90)

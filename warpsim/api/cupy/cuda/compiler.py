@@ -1,7 +1,8 @@
 """`cupy.cuda.compiler`: compiling CUDA C++ the way CuPy's kernels are compiled, through warpsim's NVRTC.
 
 `compile_using_nvrtc` compiles with the NVRTC from PyPI (warpsim.frontends.nvrtc)
-and returns PTX; CuPy's exceptions are the ones raised. The few private names
+and returns PTX; `compile_using_nvcc` runs nvcc (PyPI's) and returns its cubin or
+PTX; CuPy's exceptions are the ones raised. The few private names
 CuPy's own tests patch (`_kernel_cache_backend`, `_empty_file_preprocess_cache`,
 `_get_bool_env_variable`) exist so those tests run; warpsim's compile cache is
 its own (warpsim.cache) and does not consult them. Everything else in CuPy's
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
 
 from .._missing import missing_attribute, not_provided
 from ...cuda_errors import (JITIFY_UNSET, CompileException, JitifyException,  # noqa: F401
@@ -89,8 +91,27 @@ def compile_using_nvrtc(source: str, options=(), arch=None, filename: str = "ker
 
 def compile_using_nvcc(source, options=(), arch=None, filename="kern.cu", code_type="cubin",
                        separate_compilation=False, log_stream=None):
-    raise not_provided("cupy.cuda.compiler.compile_using_nvcc",
-                       "warpsim compiles CUDA C++ with NVRTC; backend='nvcc' kernels go through NVRTC too")
+    """What nvcc (PyPI's, or $NVCC) makes of `source` for sm_`arch`, as CuPy's does: the cubin's
+    or PTX's bytes (code_type 'cubin' or 'ptx'); NVCCException with nvcc's output on failure.
+    A cubin holds SASS only: load the 'ptx' result to run it on warpsim."""
+    if code_type not in ("cubin", "ptx"):
+        raise ValueError(f"Invalid code_type {code_type!r}: 'cubin' or 'ptx'")
+    from . import get_nvcc_path
+    nvcc = get_nvcc_path()
+    if not nvcc:
+        raise not_provided("cupy.cuda.compiler.compile_using_nvcc",
+                           "no nvcc found: pip install nvidia-cuda-nvcc, or set $NVCC")
+    arch = str(arch or _get_arch())
+    with tempfile.TemporaryDirectory(prefix="warpsim_nvcc_") as folder:
+        path = os.path.join(folder, os.path.basename(filename))
+        output = os.path.splitext(path)[0] + "." + code_type
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(source)
+        command = [nvcc, f"--{code_type}", f"-arch=sm_{arch}" if code_type == "cubin" else f"-arch=compute_{arch}",
+                   *(["-rdc=true"] if separate_compilation else []), *map(str, options), path, "-o", output]
+        _run_cc(command, folder, "nvcc", log_stream)
+        with open(output, "rb") as handle:
+            return handle.read()
 
 
 def is_valid_kernel_name(name: str) -> bool:
