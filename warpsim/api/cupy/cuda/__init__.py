@@ -11,7 +11,6 @@ anything else not here raise AttributeError naming the missing name.
 from __future__ import annotations
 
 import os
-import shutil
 
 from .._missing import missing_attribute
 from ...memory import (ManagedMemory, Memory, MemoryPointer, MemoryPool,  # noqa: F401
@@ -21,19 +20,11 @@ from ...memory import (ManagedMemory, Memory, MemoryPointer, MemoryPool,  # noqa
 from ...streams import Event, ExternalStream, Stream, get_current_stream, get_elapsed_time  # noqa: F401
 from . import _compiler_cache, compiler, device, driver, memory, nvrtc, runtime, stream, texture  # noqa: F401
 from .device import Device, get_compute_capability, get_device_id  # noqa: F401
+from .compiler import get_nvcc_path  # noqa: F401
 
 
 def is_available() -> bool:
     return True
-
-
-def get_nvcc_path() -> str | None:
-    """nvcc as CuPy finds it: $NVCC, else the PyPI wheel's (nvidia-cuda-nvcc), else one on PATH."""
-    if os.environ.get("NVCC"):
-        return os.environ["NVCC"]
-    from ....sass.toolchain import pypi_tools
-    found = pypi_tools("nvcc")
-    return found[0] if found else shutil.which("nvcc")
 
 
 def get_cuda_path() -> str | None:

@@ -12,6 +12,7 @@ compiler module raises AttributeError naming it.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import tempfile
 
@@ -89,6 +90,16 @@ def compile_using_nvrtc(source: str, options=(), arch=None, filename: str = "ker
     return result.ptx
 
 
+def get_nvcc_path() -> str | None:
+    """nvcc as CuPy finds it: $NVCC, else the PyPI wheel's (nvidia-cuda-nvcc), else one on PATH
+    (cupy.cuda.get_nvcc_path)."""
+    if os.environ.get("NVCC"):
+        return os.environ["NVCC"]
+    from ....sass.toolchain import pypi_tools
+    found = pypi_tools("nvcc")
+    return found[0] if found else shutil.which("nvcc")
+
+
 def compile_using_nvcc(source, options=(), arch=None, filename="kern.cu", code_type="cubin",
                        separate_compilation=False, log_stream=None):
     """What nvcc (PyPI's, or $NVCC) makes of `source` for sm_`arch`, as CuPy's does: the cubin's
@@ -96,7 +107,6 @@ def compile_using_nvcc(source, options=(), arch=None, filename="kern.cu", code_t
     A cubin holds SASS only: load the 'ptx' result to run it on warpsim."""
     if code_type not in ("cubin", "ptx"):
         raise ValueError(f"Invalid code_type {code_type!r}: 'cubin' or 'ptx'")
-    from . import get_nvcc_path
     nvcc = get_nvcc_path()
     if not nvcc:
         raise not_provided("cupy.cuda.compiler.compile_using_nvcc",
