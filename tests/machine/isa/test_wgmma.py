@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import warpsim as cp
-from warpsim.errors import UnsupportedInstruction
+from warpsim.errors import MemoryFault, UnsupportedInstruction
 from warpsim.machine.isa.wgmma import descriptor_fields, swizzle
 
 from hopper_ptx import HEADER, accumulator_matrix
@@ -71,3 +71,17 @@ def test_sparse_wgmma_is_refused_naming_it():
 }"""
     with pytest.raises(UnsupportedInstruction, match="sparse"):
         cp.RawModule(ptx=ptx).get_function("k")
+
+
+def test_a_descriptor_past_shared_memory_faults_naming_the_first_thread():
+    """B is read once per warpgroup; a bad descriptor still names warp 0's thread, as a warp-by-warp read does."""
+    case = build(sorted(CASES)[0])
+    module = cp.RawModule(ptx=case["ptx"])
+    out = cp.zeros((128, case["regs"]), np.uint32)
+    bad = (case["b_desc"] & ~0x3FFF) | 0x3FF0              # start near 256 KB, past the block's shared memory
+    with pytest.raises(MemoryFault, match=r"shared load .* outside the block's") as fault:
+        module.get_function("wgmma_probe")(
+            (2,), (128,), (cp.asarray(case["image"]), np.uint32(case["image"].size), np.uint64(case["a_desc"]),
+                           np.uint64(bad), cp.asarray(case["c_in"]), out, cp.asarray(case["afrag"]),
+                           np.uint32(case["accumulate"])), shared_mem=case["shared"])
+    assert "block: (0, 0, 0)  thread: (0, 0, 0)" in str(fault.value)

@@ -5,7 +5,8 @@ multiplies a 64xK tile of A by a KxN tile of B for a warpgroup (4 consecutive
 warps, 128 threads). Warp w of the warpgroup (warp_in_cta % 4) holds rows
 16w..16w+15 of D and, when A is in registers, the same rows of A, so each
 warp's part depends only on its own registers and on shared memory: warpsim
-computes it warp by warp, at the instruction. The operation is asynchronous on
+computes every warp's part at the instruction, all warps that issue it at once
+(one gather from shared memory, one stacked matrix product). The operation is asynchronous on
 the GPU (its operands may be read until wgmma.wait_group); here it completes
 at once, so wgmma.fence, wgmma.commit_group and wgmma.wait_group have nothing
 left to order or wait for. A correct kernel cannot tell: it may not touch
@@ -31,9 +32,11 @@ cores add in their own order, so f32 results can differ in the last bits.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import numpy as np
 
+from ...errors import MemoryFault
 from ...ptx.ir import Imm, Vec
 from .. import access
 from .table import WARP, emitted, whole_warp
@@ -45,6 +48,7 @@ INPUT_TYPES = {"f16": (2, 16), "bf16": (2, 16), "tf32": (4, 8)}
 ACCUMULATORS = ("f32", "f16")
 SWIZZLE_BITS = {0: 0, 1: 3, 2: 2, 3: 1}      # descriptor mode -> row bits XORed into the chunk bits
 SWIZZLE_NAMES = {0: "none", 1: "128B", 2: "64B", 3: "32B"}
+SWIZZLE_ROW_BITS = np.array([SWIZZLE_BITS[mode] for mode in range(4)])   # the same, indexed by mode
 
 
 def parse(ins):
@@ -108,34 +112,37 @@ def swizzle(addresses: np.ndarray, mode: int) -> np.ndarray:
     return addresses ^ (((addresses >> 7) & ((1 << bits) - 1)) << 4)
 
 
-def operand_addresses(fields: dict, warp: int, mn: np.ndarray, k: np.ndarray, element_bytes: int,
+def operand_addresses(fields: dict, mn: np.ndarray, k: np.ndarray, element_bytes: int,
                       mn_major: bool) -> np.ndarray:
-    """Shared byte addresses of elements (mn[i], k[j]) of one warp's descriptor: (len(mn), len(k)).
+    """Shared byte addresses of elements (mn[w, i], k[j]) of warps' descriptors: (warps, len(mn), len(k)).
 
-    K-major (imm-trans 0): rows of the M/N dimension are 16-byte core-matrix
-    rows 16 * width bytes apart (width = 1, 2, 4, 8 chunks for no swizzle,
-    32, 64, 128 bytes), 8-row groups SBO apart; K runs along the row in
-    16-byte chunks (LBO apart without a swizzle). M/N-major (imm-trans 1): M/N
-    runs along the row, width chunks then LBO (SBO without a swizzle) to the
-    next; K rows are 16 * width bytes apart, groups of 8 SBO (LBO) apart.
+    `fields` holds one descriptor per warp (descriptor_fields), `mn` one row of
+    M/N indices per warp. K-major (imm-trans 0): rows of the M/N dimension are
+    16-byte core-matrix rows 16 * width bytes apart (width = 1, 2, 4, 8 chunks
+    for no swizzle, 32, 64, 128 bytes), 8-row groups SBO apart; K runs along
+    the row in 16-byte chunks (LBO apart without a swizzle). M/N-major
+    (imm-trans 1): M/N runs along the row, width chunks then LBO (SBO without a
+    swizzle) to the next; K rows are 16 * width bytes apart, groups of 8 SBO
+    (LBO) apart.
     """
-    mode = int(fields["swizzle"][warp])
-    start, lbo, sbo = (int(fields[name][warp]) for name in ("start", "leading", "stride"))
-    width = 1 << SWIZZLE_BITS[mode]                      # 16-byte chunks in a swizzle row
+    mode = fields["swizzle"][:, None, None]
+    start, lbo, sbo = (fields[name][:, None, None] for name in ("start", "leading", "stride"))
+    bits = np.take(SWIZZLE_ROW_BITS, mode)
+    width = 1 << bits                                    # 16-byte chunks in a swizzle row
     per_chunk = 16 // element_bytes
-    mn, k = mn[:, None].astype(np.int64), k[None, :].astype(np.int64)
+    mn, k = mn[:, :, None].astype(np.int64), k[None, None, :].astype(np.int64)
+    unswizzled = mode == 0
     if not mn_major:
         chunk, within = np.divmod(k, per_chunk)
-        along_k = chunk * (lbo if mode == 0 else 16) + within * element_bytes
+        along_k = chunk * np.where(unswizzled, lbo, 16) + within * element_bytes
         offset = (mn % 8) * 16 * width + (mn // 8) * sbo + along_k
     else:
         chunk, within = np.divmod(mn, per_chunk)
-        if mode == 0:
-            along_mn, group = chunk * sbo, lbo
-        else:
-            along_mn, group = (chunk % width) * 16 + (chunk // width) * lbo, sbo
+        along_mn = np.where(unswizzled, chunk * sbo, (chunk % width) * 16 + (chunk // width) * lbo)
+        group = np.where(unswizzled, lbo, sbo)
         offset = along_mn + within * element_bytes + (k % 8) * 16 * width + (k // 8) * group
-    return swizzle(start + offset, mode)
+    addresses = start + offset
+    return addresses ^ (((addresses >> 7) & (width - 1)) << 4)
 
 
 # ------------------------------------------------------------ runtime
@@ -147,14 +154,52 @@ def _first_lanes(idx):
     return np.flatnonzero(first), np.cumsum(first) - 1
 
 
-def _read_operand(ctx, site, slot, desc_fields, warp, mn, k, atype, mn_major):
-    """(len(mn), len(k)) float64 values of a shared-memory operand of the warp at `slot`."""
+def _gather(ctx, site, slots, reads, atype):
+    """Float64 values at shared addresses: reads[i] (rows, ...) read by the warp at slots[i][row].
+
+    All reads are resolved at once, in the order given, so the first bad address
+    in that order is the one a fault names.
+    """
     element_bytes = INPUT_TYPES[atype][0]
-    where = operand_addresses(desc_fields, warp, mn, k, element_bytes, mn_major)
     dtype = np.uint16 if element_bytes == 2 else np.uint32
-    buf, off = access.resolve(ctx, site, np.full(where.size, slot), "shared",
-                              where.ravel().astype(np.uint64), element_bytes, False)
-    return to_float(buf.view(dtype)[off // element_bytes], atype).reshape(where.shape)
+    flat = [where.reshape(len(where), -1) for where in reads]
+    lanes = np.concatenate([np.repeat(warp_slots, part.shape[1]) for warp_slots, part in zip(slots, flat)])
+    where = np.concatenate([part.ravel() for part in flat])
+    buf, off = access.resolve(ctx, site, lanes, "shared", where.astype(np.uint64), element_bytes, False)
+    values = to_float(buf.view(dtype)[off // element_bytes], atype)
+    bounds = np.cumsum([0] + [part.size for part in flat])
+    return [values[lo:hi].reshape(read.shape) for lo, hi, read in zip(bounds, bounds[1:], reads)]
+
+
+def _shared_operands(ctx, site, slots, b_desc, a_desc, a_rows, n, k, atype, trans_a, trans_b):
+    """(B (warps, n, k), A (warps, 16, k) or None) read from shared memory through the descriptors.
+
+    The warps of a warpgroup share B: it is read once per CTA and descriptor
+    (and its addresses placed once per descriptor). A bad address is then
+    looked for again warp by warp, B before A, so the fault names the warp
+    and element a warp-by-warp read meets first.
+    """
+    element_bytes = INPUT_TYPES[atype][0]
+    krange, nrange = np.arange(k), np.arange(n)
+    keys = np.stack([ctx.cta[slots].astype(np.int64), b_desc.view(np.int64)], axis=1)
+    _, first, per_warp = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    descs, per_pair = np.unique(b_desc[first], return_inverse=True)
+    b_where = operand_addresses(descriptor_fields(descs), np.broadcast_to(nrange, (len(descs), n)), krange,
+                                element_bytes, trans_b)
+    reads, read_slots = [b_where[per_pair.ravel()]], [slots[first]]
+    if a_desc is not None:
+        reads.append(operand_addresses(descriptor_fields(a_desc), a_rows, krange, element_bytes, trans_a))
+        read_slots.append(slots)
+    try:
+        values = _gather(ctx, site, read_slots, reads, atype)
+    except MemoryFault:
+        every_b = operand_addresses(descriptor_fields(b_desc), np.broadcast_to(nrange, (len(slots), n)),
+                                    krange, element_bytes, trans_b)
+        in_warp_order = np.concatenate([every_b.reshape(len(slots), -1)]
+                                       + [r.reshape(len(slots), -1) for r in reads[1:]], axis=1)
+        _gather(ctx, site, [slots], [in_warp_order], atype)
+        raise
+    return values[0][per_warp.ravel()], (values[1] if a_desc is not None else None)
 
 
 def to_float(bits: np.ndarray, atype: str) -> np.ndarray:
@@ -166,15 +211,26 @@ def to_float(bits: np.ndarray, atype: str) -> np.ndarray:
     return (bits.astype(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32).astype(np.float64)
 
 
-def accumulator_positions(lane: np.ndarray, n: int):
-    """(rows within the warp's 16, cols) of accumulator element i of each lane: (lanes, n/2)."""
+@lru_cache(maxsize=None)
+def accumulator_offsets(n: int) -> np.ndarray:
+    """(32, n/2): where accumulator element i of each lane sits in its warp's 16 x n rows (row * n + col)."""
+    lane = np.arange(32)
     group, pair = (lane >> 2)[:, None], (lane & 3)[:, None]
     i = np.arange(n // 2)
-    return group + 8 * ((i >> 1) & 1), 8 * (i >> 2) + 2 * pair + (i & 1)
+    rows, cols = group + 8 * ((i >> 1) & 1), 8 * (i >> 2) + 2 * pair + (i & 1)
+    offsets = rows * n + cols
+    offsets.setflags(write=False)
+    return offsets
 
 
 def mma_async(ctx, site, idx, ins, a, b_desc, scale_d, d_words):
-    """One warpgroup MMA, warp by warp: the new accumulator words, (len(idx), registers)."""
+    """One warpgroup MMA for every warp at the instruction: the new accumulator words, (len(idx), registers).
+
+    Each warp's product is its own (16 x K) @ (K x N) matrix product; the
+    warps' products are one stacked np.matmul, which multiplies each pair as
+    the product of that pair alone does (the same BLAS call per warp), so the
+    bits do not depend on how many warps issue together.
+    """
     (n, k), (dtype, atype, _) = parse(ins)
     imms = [op.value for op in ins.srcs[3:]]
     scale_a, scale_b = imms[0], imms[1]
@@ -183,34 +239,36 @@ def mma_async(ctx, site, idx, ins, a, b_desc, scale_d, d_words):
     trans_b = 0 if atype == "tf32" else imms[-1]
     firsts, row = _first_lanes(idx)
     slots = idx[firsts]
+    warps = len(slots)
     lane = ctx.lane[idx].astype(np.int64)
-    b_fields = descriptor_fields(b_desc[firsts])        # descriptors are warpgroup-uniform
+    a_rows = None
     if not a_in_registers:
-        a_fields = descriptor_fields(a["desc"][firsts])
-    krange, nrange = np.arange(k), np.arange(n)
-    products = np.zeros((len(slots), 16, n))
-    for w, slot in enumerate(slots):
-        quarter = int(ctx.warp_in_cta[slot]) % 4
-        B = _read_operand(ctx, site, slot, b_fields, w, nrange, krange, atype, bool(trans_b)).T
-        if a_in_registers:
-            mine = row == w
-            values = to_float(np.ascontiguousarray(a["words"][mine].astype(np.uint32)).view(np.uint16),
-                              atype)
-            r, c = _fragment_positions("a", "m16n8k16", lane[mine])
-            A = np.zeros((16, k))
-            A[r, c] = values
-        else:
-            A = _read_operand(ctx, site, slot, a_fields, w, 16 * quarter + np.arange(16), krange, atype,
-                              bool(trans_a))
-        products[w] = (scale_a * A) @ (scale_b * B)
-    r, c = accumulator_positions(lane, n)
-    result = products[row[:, None], r, c]
+        quarter = ctx.warp_in_cta[slots].astype(np.int64) % 4
+        a_rows = 16 * quarter[:, None] + np.arange(16)
+    B, A = _shared_operands(ctx, site, slots, np.asarray(b_desc[firsts], np.uint64),
+                            None if a_in_registers else np.asarray(a["desc"][firsts], np.uint64), a_rows,
+                            n, k, atype, bool(trans_a), bool(trans_b))
+    B = B.transpose(0, 2, 1)                            # (warps, k, n), each warp's F-ordered as before
+    if a_in_registers:
+        words = np.ascontiguousarray(a["words"].astype(np.uint32)).view(np.uint16)
+        r, c = _fragment_positions("a", "m16n8k16", lane)
+        A = np.zeros((warps, 16, k))
+        A[row[:, None], r, c] = to_float(words, atype)
+    products = np.matmul(scale_a * A, scale_b * B)
+    products = products.reshape(warps, 16 * n)
+    if len(idx) == 32 * warps and np.array_equal(lane, np.tile(np.arange(32), warps)):
+        result = np.take(products, accumulator_offsets(n), axis=1).reshape(len(idx), n // 2)   # whole warps
+    else:
+        result = products[row[:, None], accumulator_offsets(n)[lane & 31]]
+    accumulate = np.asarray(scale_d, dtype=bool)
+    kind = np.float32 if dtype == "f32" else np.float16
+    old = np.ascontiguousarray(d_words.astype(np.uint32)).view(kind).astype(np.float64)
+    if accumulate.all():
+        result += old
+    else:
+        result += np.where(accumulate[:, None], old, 0.0)
     if dtype == "f32":
-        old = np.ascontiguousarray(d_words.astype(np.uint32)).view(np.float32).astype(np.float64)
-        result = result + np.where(np.asarray(scale_d)[:, None], old, 0.0)
         return result.astype(np.float32).view(np.uint32)
-    old = np.ascontiguousarray(d_words.astype(np.uint32)).view(np.float16).astype(np.float64)
-    result = result + np.where(np.asarray(scale_d)[:, None], old, 0.0)
     return np.ascontiguousarray(result.astype(np.float16)).view(np.uint32)
 
 

@@ -1,0 +1,198 @@
+"""Triton's tensor-core kernels on warpsim against Triton's own interpreter, in CPU seconds.
+
+    python bench/triton_speed.py                       # matmul 1024^3 and attention 16 x 1024 x 64
+    python bench/triton_speed.py --only matmul --size 512
+    python bench/triton_speed.py --no-interpreter --json out.json
+
+The kernels are bench/triton_kernels.py's (tutorials 03 and 06). For each one, in this run:
+
+- `plain`: `wt.launch` at sm_90 (wgmma, cp.async, mbarriers), nothing recorded;
+- `profiled`: the same launch under `warpsim.settings(gpu="h200")` and `warpsim.profile()`
+  (SASS counters and the timing model's prediction, what `warpsim profile --gpu h200` does);
+- `interpreter`: the same kernel, size and launch parameters under `TRITON_INTERPRET=1`
+  (torch CPU tensors), in a subprocess so the interpreter's mode does not leak into warpsim.
+
+Every figure is CPU time of the process that ran it (resource.getrusage), so other work on
+the machine slows the figures less than it would the wall clock; compare ratios of one run.
+The first warpsim launch of each kernel compiles it (Triton, ptxas) and is not counted: each
+row is the best of --repeat warm launches. Results are checked against NumPy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, ".."))
+
+
+def cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def best_cpu(fn, repeat: int) -> float:
+    """CPU seconds of the fastest of `repeat` calls of fn()."""
+    times = []
+    for _ in range(repeat):
+        start = cpu_seconds()
+        fn()
+        times.append(cpu_seconds() - start)
+    return min(times)
+
+
+def close(got, want) -> bool:
+    """fp16 results within fp16 rounding (and fp32 accumulation) of a float64 reference."""
+    return np.allclose(got.astype(np.float64), want, rtol=4e-3, atol=2e-2)
+
+
+def matmul_inputs(size: int, rng):
+    a = rng.standard_normal((size, size)).astype(np.float16)
+    b = rng.standard_normal((size, size)).astype(np.float16)
+    return a, b
+
+
+def attention_inputs(heads: int, seq: int, dim: int, rng):
+    return tuple(rng.standard_normal((heads, seq, dim)).astype(np.float16) for _ in range(3))
+
+
+def attention_reference(q, k, v):
+    scores = q.astype(np.float64) @ np.swapaxes(k.astype(np.float64), 1, 2) / np.sqrt(q.shape[-1])
+    p = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return (p / p.sum(axis=-1, keepdims=True)) @ v.astype(np.float64)
+
+
+def launch_matmul(launch, a, b, c):
+    from triton_kernels import matmul_kernel, matmul_launch
+    m, k = a.shape
+    n = b.shape[1]
+    grid, meta = matmul_launch(m, n, k)
+    return launch(matmul_kernel, grid, a, b, c, m, n, k, k, 1, n, 1, n, 1, **meta)
+
+
+def launch_attention(launch, q, k, v, out):
+    from triton_kernels import attention_kernel, attention_launch
+    heads, seq, dim = q.shape
+    grid, meta = attention_launch(heads, seq, dim)
+    scale = 1.0 / np.sqrt(dim) * 1.4426950408889634
+    return launch(attention_kernel, grid, q, k, v, out, seq * dim, dim, seq, scale, **meta)
+
+
+def interpreter_main(case: str, size: int, repeat: int) -> None:
+    """Inside the TRITON_INTERPRET=1 subprocess: print the best CPU seconds of `repeat` runs."""
+    import torch
+
+    def launch(kernel, grid, *args, **meta):
+        kernel[grid](*args, **meta)
+
+    rng = np.random.default_rng(0)
+    if case == "matmul":
+        a, b = (torch.from_numpy(x) for x in matmul_inputs(size, rng))
+        c = torch.empty((size, size), dtype=torch.float16)
+        seconds = best_cpu(lambda: launch_matmul(launch, a, b, c), repeat)
+        right = close(c.numpy(), a.numpy().astype(np.float64) @ b.numpy())
+    else:
+        q, k, v = (torch.from_numpy(x) for x in attention_inputs(16, size, 64, rng))
+        out = torch.empty_like(q)
+        seconds = best_cpu(lambda: launch_attention(launch, q, k, v, out), repeat)
+        right = close(out.numpy(), attention_reference(q.numpy(), k.numpy(), v.numpy()))
+    print(json.dumps({"seconds": seconds, "right": bool(right)}))
+
+
+def interpreter_seconds(case: str, size: int, repeat: int) -> float:
+    env = dict(os.environ, TRITON_INTERPRET="1")
+    done = subprocess.run([sys.executable, os.path.abspath(__file__), "--interpreter-child", case, "--size",
+                           str(size), "--repeat", str(repeat)], env=env, capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(f"Triton's interpreter failed on {case}:\n{done.stderr[-3000:]}")
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["right"], f"Triton's interpreter gave a wrong {case}"
+    return result["seconds"]
+
+
+def warpsim_rows(case: str, size: int, repeat: int, profiled_only: bool = False) -> dict:
+    """{'plain': s, 'profiled': s, 'predicted_us': µs} for one case on warpsim."""
+    import warpsim as ws
+    from warpsim import triton as wt
+
+    def launch(kernel, grid, *args, **meta):
+        return wt.launch(kernel, grid, *args, arch=90, **meta)
+
+    rng = np.random.default_rng(0)
+    if case == "matmul":
+        a, b = matmul_inputs(size, rng)
+        dev = [ws.asarray(a), ws.asarray(b), ws.zeros((size, size), np.float16)]
+        run = lambda: launch_matmul(launch, *dev)  # noqa: E731
+        check = lambda: close(dev[2].get(), a.astype(np.float64) @ b)  # noqa: E731
+    else:
+        q, k, v = attention_inputs(16, size, 64, rng)
+        dev = [ws.asarray(q), ws.asarray(k), ws.asarray(v), ws.zeros(q.shape, np.float16)]
+        run = lambda: launch_attention(launch, *dev)  # noqa: E731
+        check = lambda: close(dev[3].get(), attention_reference(q, k, v))  # noqa: E731
+    run()                                           # compiles (Triton, ptxas), fills caches
+    assert check(), f"warpsim's {case} differs from NumPy's"
+    rows = {}
+    if not profiled_only:
+        rows["plain"] = best_cpu(run, repeat)
+    profiles = []
+
+    def profiled():
+        with ws.settings(gpu="h200"), ws.profile() as prof:
+            run()
+        profiles.append(prof)
+
+    rows["profiled"] = best_cpu(profiled, repeat)
+    assert check(), f"warpsim's profiled {case} differs from NumPy's"
+    timing = getattr(profiles[-1].launches[-1], "timing", None)
+    if timing is not None:
+        rows["predicted_us"] = float(timing.time_us)
+    return rows
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=("matmul", "attention"), help="one case")
+    parser.add_argument("--size", type=int, help="matmul M=N=K, attention tokens (default 1024)")
+    parser.add_argument("--repeat", type=int, default=1, help="warm runs of each row; the best counts")
+    parser.add_argument("--no-interpreter", action="store_true", help="leave Triton's interpreter out")
+    parser.add_argument("--json", help="write the figures here")
+    parser.add_argument("--interpreter-child", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    size = args.size or 1024
+    if args.interpreter_child:
+        interpreter_main(args.interpreter_child, size, args.repeat)
+        return 0
+    cases = [args.only] if args.only else ["matmul", "attention"]
+    results = {"load_average": os.getloadavg()[0], "size": size, "cases": {}}
+    print(f"{'case':<34} {'plain s':>8} {'profiled s':>10} {'interp. s':>9} {'interp./plain':>13}"
+          f" {'interp./profiled':>16}")
+    for case in cases:
+        rows = warpsim_rows(case, size, args.repeat)
+        if not args.no_interpreter:
+            rows["interpreter"] = interpreter_seconds(case, size, args.repeat)
+        results["cases"][case] = rows
+        label = f"matmul fp16 {size}^3" if case == "matmul" else f"attention 16 x {size} x 64"
+        interp = rows.get("interpreter")
+        ratio = lambda key: f"{interp / rows[key]:.2f}x" if interp else "-"  # noqa: E731
+        print(f"{label:<34} {rows['plain']:8.2f} {rows['profiled']:10.2f} "
+              f"{interp if interp else float('nan'):9.2f} {ratio('plain'):>13} {ratio('profiled'):>16}",
+              flush=True)
+    results["load_average_after"] = os.getloadavg()[0]
+    print(f"CPU seconds; load average {results['load_average']:.1f} before, "
+          f"{results['load_average_after']:.1f} after")
+    if args.json:
+        with open(args.json, "w") as out:
+            json.dump(results, out, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
