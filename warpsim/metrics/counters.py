@@ -105,8 +105,9 @@ def shared_wavefronts(idx: np.ndarray, addrs: np.ndarray, nbytes: int) -> tuple:
     key = (row.astype(np.int64) << 32) | word
     step = np.diff(key)
     if len(key) > 1 and not (step >= 0).all():
-        key = np.unique(key)
-    elif len(key) > 1:
+        key = np.sort(key)                          # distinct words per row (NumPy 2's hashing unique is slower)
+        step = np.diff(key)
+    if len(key) > 1:
         key = key[np.concatenate(([True], step != 0))]
     rows = key >> 32
     bank = key & 31
