@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..machine.counting import distinct_count
 from ..machine.events import LaunchObserver
 from ..machine.memory import SHARED_WINDOW
 from ..ptx.ir import Sink
@@ -48,12 +49,7 @@ def request_count(idx: np.ndarray) -> int:
 
 def _distinct_pairs(warp: np.ndarray, key: np.ndarray) -> int:
     """Number of distinct (warp, key) pairs; key < 2**43."""
-    combined = (warp.astype(np.int64) << 43) | key.astype(np.int64)
-    if len(combined) > 1:
-        step = np.diff(combined)
-        if (step >= 0).all():                       # the usual case: addresses rise with the lane
-            return 1 + int(np.count_nonzero(step))
-    return len(np.unique(combined))
+    return distinct_count((warp.astype(np.int64) << 43) | key.astype(np.int64))
 
 
 def global_sectors(idx: np.ndarray, addrs: np.ndarray, nbytes: int) -> tuple:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..machine.counting import distinct_count
 from ..machine.events import LaunchObserver
 from ..machine.memory import GLOBAL_BASE
 
@@ -105,8 +106,6 @@ def address_offsets(addrs: np.ndarray) -> np.ndarray:
     return a
 
 
-def _distinct(keys: np.ndarray) -> int:
-    return int(len(np.unique(keys))) if len(keys) else 0
 
 
 def global_request_stats(warps: np.ndarray, addrs: np.ndarray, nbytes: int) -> tuple:
@@ -119,7 +118,7 @@ def global_request_stats(warps: np.ndarray, addrs: np.ndarray, nbytes: int) -> t
         warps = np.repeat(warps, pieces)
     sec = a >> 5
     w = warps.astype(np.int64) << 40
-    return _distinct(warps), _distinct(w | sec), _distinct(w | (a >> 7)), sec
+    return distinct_count(warps), distinct_count(w | sec), distinct_count(w | (a >> 7)), sec
 
 
 def shared_request_wavefronts(warps: np.ndarray, addrs: np.ndarray, lanes: np.ndarray, nbytes: int) -> int:
@@ -187,7 +186,7 @@ class _Recorder(LaunchObserver):
         if rec is None:
             rec = self.memory[site_index] = SiteMemory(space, kind)
         if space == "shared":
-            rec.requests += _distinct(warp_slots)
+            rec.requests += distinct_count(warp_slots)
             rec.wavefronts += shared_request_wavefronts(warp_slots, addrs, lanes, nbytes)
             return
         requests, sectors, lines, sec = global_request_stats(warp_slots, addrs, nbytes)
@@ -234,8 +233,8 @@ class _Recorder(LaunchObserver):
             rec.atomic_multi_requests = float((hot & multi).sum())
             rec.atomic_multi_lanes = float(same[hot & multi].sum())
         # HBM moves 64-byte blocks (a cold stride-16 float copy reads 2x its sectors on the H200)
-        read = _distinct(np.concatenate(self._read_sectors) >> 1) * 64 if self._read_sectors else 0
-        written = _distinct(np.concatenate(self._written_sectors)) * 32 if self._written_sectors else 0
+        read = distinct_count(np.concatenate(self._read_sectors) >> 1) * 64 if self._read_sectors else 0
+        written = distinct_count(np.concatenate(self._written_sectors)) * 32 if self._written_sectors else 0
         return read, written
 
 
