@@ -154,11 +154,11 @@ def _first_lanes(idx):
     return np.flatnonzero(first), np.cumsum(first) - 1
 
 
-def _gather(ctx, site, slots, reads, atype):
+def _gather_elements(ctx, site, slots, reads, atype):
     """Float64 values at shared addresses: reads[i] (rows, ...) read by the warp at slots[i][row].
 
-    All reads are resolved at once, in the order given, so the first bad address
-    in that order is the one a fault names.
+    All reads are resolved at once, element by element in the order given, so
+    the first bad address in that order is the one a fault names.
     """
     element_bytes = INPUT_TYPES[atype][0]
     dtype = np.uint16 if element_bytes == 2 else np.uint32
@@ -171,33 +171,68 @@ def _gather(ctx, site, slots, reads, atype):
     return [values[lo:hi].reshape(read.shape) for lo, hi, read in zip(bounds, bounds[1:], reads)]
 
 
+def _chunk_starts(fields, mn, k, element_bytes, mn_major):
+    """Addresses of the 16-byte chunks holding elements (mn, k): every chunk's elements run along
+    K (K-major) or M/N (M/N-major) from its start, and a swizzle moves whole chunks."""
+    per_chunk = 16 // element_bytes
+    if mn_major:
+        return operand_addresses(fields, mn[:, ::per_chunk], k, element_bytes, True)
+    return operand_addresses(fields, mn, k[::per_chunk], element_bytes, False)
+
+
+def _gather_chunks(ctx, site, slots, reads, atype):
+    """Float64 operand values, (rows, mn, k) per read, from (chunk starts, mn_major) reads: each
+    16-byte chunk is checked once and its elements gathered together."""
+    element_bytes = INPUT_TYPES[atype][0]
+    per_chunk = 16 // element_bytes
+    dtype = np.uint16 if element_bytes == 2 else np.uint32
+    flat = [where.reshape(len(where), -1) for where, _ in reads]
+    lanes = np.concatenate([np.repeat(warp_slots, part.shape[1]) for warp_slots, part in zip(slots, flat)])
+    where = np.concatenate([part.ravel() for part in flat])
+    buf, off = access.resolve(ctx, site, lanes, "shared", where.astype(np.uint64), 16, False)
+    values = to_float(buf.view(dtype)[(off // element_bytes)[:, None] + np.arange(per_chunk)], atype)
+    bounds = np.cumsum([0] + [part.size for part in flat])
+    out = []
+    for (starts, mn_major), lo, hi in zip(reads, bounds, bounds[1:]):
+        rows, mn, k = starts.shape
+        chunk = values[lo:hi].reshape(rows, mn, k, per_chunk)
+        if mn_major:
+            out.append(chunk.transpose(0, 1, 3, 2).reshape(rows, mn * per_chunk, k))
+        else:
+            out.append(chunk.reshape(rows, mn, k * per_chunk))
+    return out
+
+
 def _shared_operands(ctx, site, slots, b_desc, a_desc, a_rows, n, k, atype, trans_a, trans_b):
     """(B (warps, n, k), A (warps, 16, k) or None) read from shared memory through the descriptors.
 
     The warps of a warpgroup share B: it is read once per CTA and descriptor
-    (and its addresses placed once per descriptor). A bad address is then
-    looked for again warp by warp, B before A, so the fault names the warp
-    and element a warp-by-warp read meets first.
+    (and its addresses placed once per descriptor), and every operand a
+    16-byte chunk at a time. A bad address is then looked for again element
+    by element, warp by warp, B before A, so the fault names the warp and
+    element a warp-by-warp read meets first.
     """
     element_bytes = INPUT_TYPES[atype][0]
     krange, nrange = np.arange(k), np.arange(n)
     keys = np.stack([ctx.cta[slots].astype(np.int64), b_desc.view(np.int64)], axis=1)
     _, first, per_warp = np.unique(keys, axis=0, return_index=True, return_inverse=True)
     descs, per_pair = np.unique(b_desc[first], return_inverse=True)
-    b_where = operand_addresses(descriptor_fields(descs), np.broadcast_to(nrange, (len(descs), n)), krange,
-                                element_bytes, trans_b)
-    reads, read_slots = [b_where[per_pair.ravel()]], [slots[first]]
+    b_chunks = _chunk_starts(descriptor_fields(descs), np.broadcast_to(nrange, (len(descs), n)), krange,
+                             element_bytes, trans_b)
+    reads, read_slots = [(b_chunks[per_pair.ravel()], trans_b)], [slots[first]]
     if a_desc is not None:
-        reads.append(operand_addresses(descriptor_fields(a_desc), a_rows, krange, element_bytes, trans_a))
+        a_fields = descriptor_fields(a_desc)
+        reads.append((_chunk_starts(a_fields, a_rows, krange, element_bytes, trans_a), trans_a))
         read_slots.append(slots)
     try:
-        values = _gather(ctx, site, read_slots, reads, atype)
+        values = _gather_chunks(ctx, site, read_slots, reads, atype)
     except MemoryFault:
-        every_b = operand_addresses(descriptor_fields(b_desc), np.broadcast_to(nrange, (len(slots), n)),
-                                    krange, element_bytes, trans_b)
-        in_warp_order = np.concatenate([every_b.reshape(len(slots), -1)]
-                                       + [r.reshape(len(slots), -1) for r in reads[1:]], axis=1)
-        _gather(ctx, site, [slots], [in_warp_order], atype)
+        in_warp_order = [operand_addresses(descriptor_fields(b_desc), np.broadcast_to(nrange, (len(slots), n)),
+                                           krange, element_bytes, trans_b).reshape(len(slots), -1)]
+        if a_desc is not None:
+            in_warp_order.append(operand_addresses(a_fields, a_rows, krange, element_bytes,
+                                                   trans_a).reshape(len(slots), -1))
+        _gather_elements(ctx, site, [slots], [np.concatenate(in_warp_order, axis=1)], atype)
         raise
     return values[0][per_warp.ravel()], (values[1] if a_desc is not None else None)
 
@@ -205,7 +240,7 @@ def _shared_operands(ctx, site, slots, b_desc, a_desc, a_rows, n, k, atype, tran
 def to_float(bits: np.ndarray, atype: str) -> np.ndarray:
     """Element bits as float64: f16, bf16, or tf32 (the tensor cores read 10 mantissa bits)."""
     if atype == "f16":
-        return bits.astype(np.uint16).view(np.float16).astype(np.float64)
+        return np.asarray(bits, np.uint16).view(np.float16).astype(np.float64)
     if atype == "bf16":
         return _bf16_to_f32(bits.astype(np.uint16)).astype(np.float64)
     return (bits.astype(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32).astype(np.float64)
@@ -219,6 +254,15 @@ def accumulator_offsets(n: int) -> np.ndarray:
     i = np.arange(n // 2)
     rows, cols = group + 8 * ((i >> 1) & 1), 8 * (i >> 2) + 2 * pair + (i & 1)
     offsets = rows * n + cols
+    offsets.setflags(write=False)
+    return offsets
+
+
+@lru_cache(maxsize=None)
+def register_a_offsets() -> np.ndarray:
+    """(32, 8): where each lane's A elements in registers sit in its warp's 16 x 16 rows (row * 16 + col)."""
+    rows, cols = _fragment_positions("a", "m16n8k16", np.arange(32))
+    offsets = rows * 16 + cols
     offsets.setflags(write=False)
     return offsets
 
@@ -250,10 +294,10 @@ def mma_async(ctx, site, idx, ins, a, b_desc, scale_d, d_words):
                             n, k, atype, bool(trans_a), bool(trans_b))
     B = B.transpose(0, 2, 1)                            # (warps, k, n), each warp's F-ordered as before
     if a_in_registers:
-        words = np.ascontiguousarray(a["words"].astype(np.uint32)).view(np.uint16)
-        r, c = _fragment_positions("a", "m16n8k16", lane)
-        A = np.zeros((warps, 16, k))
-        A[row[:, None], r, c] = to_float(words, atype)
+        words = np.ascontiguousarray(a["words"], dtype=np.uint32).view(np.uint16)
+        A = np.zeros((warps, 16 * k))
+        A[row[:, None], register_a_offsets()[lane & 31]] = to_float(words, atype)
+        A = A.reshape(warps, 16, k)
     products = np.matmul(scale_a * A, scale_b * B)
     products = products.reshape(warps, 16 * n)
     if len(idx) == 32 * warps and np.array_equal(lane, np.tile(np.arange(32), warps)):
@@ -262,7 +306,7 @@ def mma_async(ctx, site, idx, ins, a, b_desc, scale_d, d_words):
         result = products[row[:, None], accumulator_offsets(n)[lane & 31]]
     accumulate = np.asarray(scale_d, dtype=bool)
     kind = np.float32 if dtype == "f32" else np.float16
-    old = np.ascontiguousarray(d_words.astype(np.uint32)).view(kind).astype(np.float64)
+    old = np.ascontiguousarray(d_words, dtype=np.uint32).view(kind).astype(np.float64)
     if accumulate.all():
         result += old
     else:
