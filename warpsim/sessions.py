@@ -15,11 +15,14 @@ from __future__ import annotations
 import contextvars
 
 _SOURCES: list = []
+_STACKS: list = []
 
 
 class SessionStack:
     def __init__(self, name: str):
+        self.name = name
         self._active: contextvars.ContextVar = contextvars.ContextVar(name, default=())
+        _STACKS.append(self)
 
     def active(self) -> tuple:
         return self._active.get()
@@ -41,3 +44,9 @@ def observer_source(function):
 def launch_observers(launch) -> tuple:
     """The observers every registered source gives this launch (empty when no session is on)."""
     return tuple(obs for source in _SOURCES for obs in source(launch))
+
+
+def watching_sessions() -> list:
+    """Names of the session stacks with a session on (e.g. 'warpsim_profilers'): what a launch that
+    cannot give PTX events (a SASS-only kernel) tells the user it leaves unwatched."""
+    return [stack.name for stack in _STACKS if stack.active()]

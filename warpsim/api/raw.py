@@ -160,6 +160,7 @@ class RawModule:
         self.name_expressions = tuple(name_expressions or ())
         self.backend, self.file_path, self.source_name = backend, path, "kernel.cu"
         self.code, self._ptx, self._lowered_names = code, ptx, {}
+        self._cubin = None          # a cubin without PTX (RawModule(path='k.cubin'))
         self.compile_log = ""
         if ptx is not None:
             self.source_name = "<ptx>"
@@ -205,8 +206,9 @@ class RawModule:
 
     def _read_cubin(self, path: str) -> None:
         """A cubin runs from the PTX ptxas stored in it (`-lineinfo` keeps it, line numbers and all):
-        the SASS views and the SASS run use the cubin's own machine code."""
-        from ..sass.elf import ptx_text_in_cubin
+        the SASS views and the SASS run use the cubin's own machine code. A cubin without PTX
+        runs on the SASS executor, which then gives the results (docs/sass.md says what it lacks)."""
+        from ..sass.elf import cubin_arch, ptx_text_in_cubin
         try:
             with open(path, "rb") as handle:
                 data = handle.read()
@@ -215,17 +217,21 @@ class RawModule:
         except OSError as exc:
             raise FileNotFoundError(f"RawModule(path={path!r}): {exc.strerror}") from None
         ptx = ptx_text_in_cubin(data)
-        if not ptx:
-            raise ValueError(f"{path}: this cubin carries no PTX (.nv_debug_ptx_txt); warpsim runs a "
-                             "cubin from the PTX ptxas stores in it with -lineinfo: rebuild it with "
-                             "`ptxas -lineinfo`, or load the .ptx or .cu")
         self.source_name = os.path.abspath(path)
-        self._ptx = ptx
+        if ptx:
+            self._ptx = ptx
+            return
+        if not cubin_arch(data):
+            raise ValueError(f"{path}: not a cubin (no CUDA ELF header); load a .ptx, .cubin or .cu file")
+        self._cubin = data          # SASS only: its kernels run on the SASS executor (warpsim.sass.loaded)
 
     @property
     def ptx(self) -> str:
         """The module's PTX (compiled on first access)."""
         with self._cache_lock:
+            if self._ptx is None and self._cubin is not None:
+                raise ValueError(f"{self.source_name}: this cubin carries only SASS, no PTX (it runs on "
+                                 "warpsim's SASS executor)")
             if self._ptx is None:
                 self._compile()
         return self._ptx
@@ -260,6 +266,10 @@ class RawModule:
 
     def _load_on(self, device):
         if id(device) not in self._loaded:
+            if self._cubin is not None:
+                from ..sass.loaded import load_cubin
+                self._loaded[id(device)] = (device, load_cubin(device, self._cubin, name=self.source_name))
+                return self._loaded[id(device)]
             loaded = device.load_module(self.ptx, name=self.source_name)
             if self.code is not None and hasattr(loaded, "sources"):
                 loaded.sources[self.source_name] = self.code     # the source view shows it

@@ -11,7 +11,9 @@ host code passes a wrapper struct (magic 0x466243B1, version, pointer to the
 fatbinary; version 2 adds a list of prelinked fatbinaries, for -rdc builds).
 
 warpsim runs PTX, so `best_ptx` picks the PTX entry of the highest
-architecture not above the simulated GPU's (any PTX at all otherwise).
+architecture not above the simulated GPU's (any PTX at all otherwise); a
+fatbinary with no PTX at all gives `best_sass`'s cubin, which runs on the
+SASS executor (warpsim.sass.loaded).
 The layout was read from fatbinaries nvcc makes (tests/frontends/test_fatbin.py
 builds them); only the fields named here are relied on.
 """
@@ -176,6 +178,23 @@ def best_ptx(entries: list[FatbinEntry], arch: int = 90) -> FatbinEntry | None:
         return None
     fitting = [e for e in ptx if e.arch <= arch]
     return max(fitting, key=lambda e: e.arch) if fitting else min(ptx, key=lambda e: e.arch)
+
+
+SASS_ARCHS = range(80, 91)         # the SASS warpsim's executor runs: sm_80 to sm_90
+
+
+def best_sass(entries: list[FatbinEntry], arch: int = 90) -> FatbinEntry | None:
+    """For a fatbinary without PTX: the cubin (ELF entry) the SASS executor runs, the one of the
+    highest architecture in sm_80..sm_90 not above `arch` (else any of sm_80..sm_90, else the
+    highest there is, whose opcodes the executor names if it cannot run them), or None."""
+    cubins = [e for e in entries if e.kind == KIND_ELF and e.payload[:4] == b"\x7fELF"]
+    if not cubins:
+        return None
+    for group in ([e for e in cubins if e.arch in SASS_ARCHS and e.arch <= arch],
+                  [e for e in cubins if e.arch in SASS_ARCHS], cubins):
+        if group:
+            return max(group, key=lambda e: e.arch)
+    return None
 
 
 def fatbin_from_wrapper(address: int) -> tuple[int, list[int]]:

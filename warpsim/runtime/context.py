@@ -20,7 +20,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 
-from ..frontends.fatbin import best_ptx, fatbin_bytes_at, fatbin_from_wrapper, parse_fatbin
+from ..frontends.fatbin import best_ptx, best_sass, fatbin_bytes_at, fatbin_from_wrapper, parse_fatbin
 from ..machine.device import Device
 from .heap import host_mapped_heap
 
@@ -32,6 +32,7 @@ class FatbinModule:
     ptx: str
     name: str
     arch: int = 0                   # the PTX's architecture (cudaFuncAttributes.ptxVersion)
+    cubin: bytes = b""              # without PTX: the cubin whose SASS runs on the SASS executor
     loaded: object = None
     functions: dict = field(default_factory=dict)   # device name -> host stub address
 
@@ -128,17 +129,25 @@ class RuntimeContext:
         chosen = best_ptx(entries, arch)
         handle = self.new_handle()
         name = f"{os.path.basename(sys.argv[0] if sys.argv and sys.argv[0] else 'program')}.fatbin"
-        self.modules[handle] = FatbinModule(handle, chosen.text if chosen else "", name,
-                                            chosen.arch if chosen else 0)
+        if chosen is None:                  # SASS only: the cubin for the SASS executor
+            cubin = best_sass(entries, arch)
+            self.modules[handle] = FatbinModule(handle, "", name, cubin.arch if cubin else 0,
+                                                cubin=cubin.payload if cubin else b"")
+            return handle
+        self.modules[handle] = FatbinModule(handle, chosen.text, name, chosen.arch)
         return handle
 
     def loaded(self, module: FatbinModule):
         if module.loaded is None:
-            if not module.ptx:
+            if module.ptx:
+                module.loaded = self.device.load_module(module.ptx, name=module.name)
+            elif module.cubin:
+                from ..sass.loaded import load_cubin
+                module.loaded = load_cubin(self.device, module.cubin, name=module.name)
+            else:
                 from ..errors import WarpsimError
-                raise WarpsimError(f"{module.name} carries no PTX (only SASS): rebuild with "
-                                   "`warpsim nvcc`, or add -gencode arch=compute_XX,code=compute_XX")
-            module.loaded = self.device.load_module(module.ptx, name=module.name)
+                raise WarpsimError(f"{module.name} carries neither PTX nor an sm_80..sm_90 cubin: rebuild "
+                                   "with `warpsim nvcc`, or add -gencode arch=compute_90,code=compute_90")
         return module.loaded
 
     # ------------------------------------------------------------ errors

@@ -54,6 +54,9 @@ def sass_of(loaded_module, arch: str | None = None, ptxas_version: str | None = 
 
     Remembered per loaded module, so every user of one module shares one SassModule.
     """
+    own = getattr(loaded_module, "sass_module", None)
+    if own is not None:                     # a SASS-only cubin (sass/loaded.py): its own SASS, no ptxas
+        return own
     module = getattr(loaded_module, "module", loaded_module)
     text = getattr(module, "text", "") or ""
     if not text:

@@ -129,6 +129,10 @@ class LaunchTimingRecorder(LaunchObserver):
     def __init__(self, loaded_module, kernel: str, grid, block, dynamic_shared: int, gpu: str,
                  max_ctas: int = 6):
         from ..sass import sass_of
+        if getattr(loaded_module, "sass_only", False):     # sass/loaded.py: no PTX run to record
+            from ..errors import WarpsimError
+            raise WarpsimError(f"kernel '{kernel}' has only SASS (no PTX), and the timing model samples "
+                               "a PTX run")
         self.loaded_module, self.kernel, self.gpu = loaded_module, kernel, gpu
         self.grid, self.block = _dim3(grid), _dim3(block)
         self.dynamic_shared = int(dynamic_shared)
