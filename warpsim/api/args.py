@@ -174,6 +174,7 @@ def pack_arguments(kernel_name: str, params, args) -> bytes:
             f"kernel '{kernel_name}' takes {len(slots)} argument(s), {len(args)} given")
     buffer = bytearray(max((offset + size for _, offset, size, _ in slots), default=0))
     for index, (value, (name, offset, size, ptx_type)) in enumerate(zip(args, slots)):
+        value = getattr(value, "__warpsim_handle__", value)     # texture/surface objects: their handle
         scalar = ptx_type[1:].isdigit() and int(ptx_type[1:]) == size * 8  # not a .b8[] struct
         kind = f", .{ptx_type}" if scalar else ", a struct or array (.b8[])" if ptx_type else ""
         where = f"kernel '{kernel_name}' argument {index} ({name}, {size} bytes{kind})"

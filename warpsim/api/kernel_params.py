@@ -128,9 +128,12 @@ def decide_types(in_params, out_params, in_args, out_args) -> tuple[list, list, 
 
 def device_array_of(value):
     """A CuPy-like argument as a device array: `__cupy_get_ndarray__()` or a view through
-    `__cuda_array_interface__` (Numba's arrays, PyTorch's); anything else as it is."""
+    `__cuda_array_interface__` (Numba's arrays, PyTorch's); a texture or surface object as its
+    64-bit handle (cudaTextureObject_t is unsigned long long); anything else as it is."""
     if isinstance(value, ndarray):
         return value
+    if hasattr(value, "__warpsim_handle__"):
+        return np.uint64(value.__warpsim_handle__)
     if hasattr(value, "__cupy_get_ndarray__"):
         return value.__cupy_get_ndarray__()
     if hasattr(value, "__cuda_array_interface__"):

@@ -7,7 +7,7 @@ generated code calls into (`warp.shfl(...)`, `atomics.apply(...)`).
 
 from . import (async_copy, atomics, barriers, builtins, bulk_copy, clusters, compare, control, conversion, floating,
                integer, logic, matrix_store, mbarrier, memory, moves, packed, reserved_shared, tensor,
-               tensor_maps, warp, warpgroup, wgmma)
+               tensor_maps, textures, warp, warpgroup, wgmma)
 from .table import OPS, entry, is_cta_barrier, is_warp_sync, lookup, mask_operand
 
 __all__ = ["FAMILIES", "OPS", "entry", "is_cta_barrier", "is_warp_sync", "lookup", "mask_operand",
@@ -17,4 +17,4 @@ __all__ = ["FAMILIES", "OPS", "entry", "is_cta_barrier", "is_warp_sync", "lookup
 FAMILIES = {"async_copy": async_copy, "atomics": atomics, "barriers": barriers,
             "builtins": builtins, "bulk_copy": bulk_copy, "clusters": clusters, "control": control,
             "matrix_store": matrix_store, "mbarrier": mbarrier, "memory": memory, "moves": moves,
-            "tensor": tensor, "tensor_maps": tensor_maps, "warp": warp, "wgmma": wgmma}
+            "tensor": tensor, "tensor_maps": tensor_maps, "textures": textures, "warp": warp, "wgmma": wgmma}

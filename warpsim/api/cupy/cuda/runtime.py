@@ -22,6 +22,16 @@ cudaMemcpyHostToHost, cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost = 0, 1, 2
 cudaMemcpyDeviceToDevice, cudaMemcpyDefault = 3, 4
 streamLegacy, streamPerThread = 1, 2
 errorInvalidValue, errorMemoryAllocation, errorInvalidDevice = 1, 2, 101
+# Texture and surface objects (cupy.cuda.texture), with driver_types.h's values.
+cudaChannelFormatKindSigned, cudaChannelFormatKindUnsigned, cudaChannelFormatKindFloat = 0, 1, 2
+cudaChannelFormatKindNone = 3
+cudaResourceTypeArray, cudaResourceTypeMipmappedArray = 0, 1
+cudaResourceTypeLinear, cudaResourceTypePitch2D = 2, 3
+cudaAddressModeWrap, cudaAddressModeClamp, cudaAddressModeMirror, cudaAddressModeBorder = 0, 1, 2, 3
+cudaFilterModePoint, cudaFilterModeLinear = 0, 1
+cudaReadModeElementType, cudaReadModeNormalizedFloat = 0, 1
+cudaArrayDefault, cudaArrayLayered, cudaArraySurfaceLoadStore = 0, 1, 2
+cudaArrayCubemap, cudaArrayTextureGather = 4, 8
 
 DEVICE_ATTRIBUTES = {
     "MaxThreadsPerBlock": 1024, "MaxBlockDimX": 1024, "MaxBlockDimY": 1024, "MaxBlockDimZ": 64,

@@ -1,0 +1,92 @@
+"""What a texture fetch computes: address modes, filtering weights and texel formats.
+
+The rules of the CUDA programming guide's texture-fetching appendix, on NumPy
+arrays of coordinates (one per lane), for the PTX machine's tex/tld4 and for
+tests' references:
+
+- Coordinates are f32. Normalized coordinates are first scaled by the size
+  (wrap and mirror apply only to normalized coordinates; with unnormalized
+  ones they act as clamp, as CUDA says).
+- Point filtering reads texel floor(x).
+- Linear filtering reads texels i and i+1 around xB = x - 0.5 with weight
+  alpha = frac(xB) held as a 9-bit fixed-point number with 8 fractional bits:
+  the texture unit turns the coordinate into fixed point with 8 fractional
+  bits, so alpha is a multiple of 1/256 and 1.0 is exact.
+- Address modes act on texel indices: clamp to [0, N-1], wrap modulo N, mirror
+  (0..N-1, N-1..0, ...), border (an index outside reads the border colour).
+- Read mode: element type returns the texel as stored (f16 widened, 8/16-bit
+  integers extended to 32 bits); normalized float maps unsigned n-bit
+  integers to [0, 1] by v / (2^n - 1) and signed ones to [-1, 1] by
+  max(v / (2^(n-1) - 1), -1).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+# cudaTextureAddressMode, cudaTextureFilterMode, cudaTextureReadMode, cudaChannelFormatKind values
+WRAP, CLAMP, MIRROR, BORDER = 0, 1, 2, 3
+POINT, LINEAR = 0, 1
+ELEMENT_TYPE, NORMALIZED_FLOAT = 0, 1
+SIGNED, UNSIGNED, FLOAT = 0, 1, 2
+
+FRACTION_BITS = 8                       # the linear filter's weights are multiples of 1/256
+
+
+def texel_coordinate(coords: np.ndarray, size: int, normalized: bool) -> np.ndarray:
+    """The f32 coordinate in texels (normalized ones scaled by the size, as the GPU does in f32)."""
+    coords = np.asarray(coords, dtype=np.float32)
+    return coords * np.float32(size) if normalized else coords
+
+
+def effective_mode(mode: int, normalized: bool) -> int:
+    """Wrap and mirror need normalized coordinates; otherwise CUDA fetches as with clamp."""
+    return mode if normalized or mode in (CLAMP, BORDER) else CLAMP
+
+
+def fixed_point(texel_coords: np.ndarray) -> np.ndarray:
+    """The coordinate in fixed point with 8 fractional bits (int64; NaN reads as 0, +-inf saturate)."""
+    scaled = np.asarray(texel_coords, dtype=np.float64) * (1 << FRACTION_BITS)
+    scaled = np.nan_to_num(scaled, nan=0.0, posinf=2.0 ** 40, neginf=-2.0 ** 40)
+    return np.floor(np.clip(scaled, -2.0 ** 40, 2.0 ** 40)).astype(np.int64)
+
+
+def point_index(texel_coords: np.ndarray) -> np.ndarray:
+    """Point filtering: the texel holding the coordinate, floor(x)."""
+    return fixed_point(texel_coords) >> FRACTION_BITS
+
+
+def linear_taps(texel_coords: np.ndarray):
+    """Linear filtering: (index of the lower texel, weight of the upper one as k/256 with k in 0..255)."""
+    shifted = fixed_point(texel_coords) - (1 << (FRACTION_BITS - 1))      # xB = x - 0.5
+    return shifted >> FRACTION_BITS, shifted & ((1 << FRACTION_BITS) - 1)
+
+
+def address(index: np.ndarray, size: int, mode: int):
+    """(index inside 0..size-1, inside flags): the address mode applied to texel indices.
+
+    `inside` is False only for border mode's indices outside the texture (they read the border colour).
+    """
+    index = np.asarray(index, dtype=np.int64)
+    if mode == WRAP:
+        return np.mod(index, size), np.ones(index.shape, dtype=bool)
+    if mode == MIRROR:
+        period = np.mod(index, 2 * size)
+        return np.where(period < size, period, 2 * size - 1 - period), np.ones(index.shape, dtype=bool)
+    inside = (index >= 0) & (index < size)
+    return np.clip(index, 0, size - 1), (inside if mode == BORDER else np.ones(index.shape, dtype=bool))
+
+
+def interpolate(low: np.ndarray, high: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """(1 - a) * low + a * high in f32, a = weight / 256: both products are exact in f32 for
+    f32 texels only to 24 bits, so the sum is formed in f64 and rounded once to f32."""
+    a = np.asarray(weight, dtype=np.float64) / (1 << FRACTION_BITS)
+    return ((1.0 - a) * low.astype(np.float64) + a * high.astype(np.float64)).astype(np.float32)
+
+
+def normalized_float(values: np.ndarray, bits: int, kind: int) -> np.ndarray:
+    """An integer texel channel read as a normalized float (cudaReadModeNormalizedFloat)."""
+    v = np.asarray(values, dtype=np.float64)
+    if kind == UNSIGNED:
+        return (v / float((1 << bits) - 1)).astype(np.float32)
+    return np.maximum(v / float((1 << (bits - 1)) - 1), -1.0).astype(np.float32)
