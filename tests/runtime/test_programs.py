@@ -126,3 +126,20 @@ def test_host_memory_before_the_first_call_is_fresh_and_early_registrations_work
     assert "launches 2" in result.stdout
     offsets = np.array([1, -2, 3, -4], dtype=np.float32)[np.arange(x.size) & 3]
     np.testing.assert_array_equal(np.fromfile(tmp_path / "y.bin", dtype=np.float32), x + offsets)
+
+
+def test_sass_only_program_runs_on_the_sass_executor(built, run, tmp_path):
+    """--gpu-architecture=compute_90 --gpu-code=sm_90: no PTX in the fatbinary; the cubin runs on the SASS executor
+    (constants, __device__ variables, dynamic shared memory, atomics, a sticky fault)."""
+    rng = np.random.default_rng(21)
+    x, w = rng.standard_normal(1000, dtype=np.float32), rng.standard_normal(8, dtype=np.float32)
+    x.tofile(tmp_path / "x.bin")
+    w.tofile(tmp_path / "w.bin")
+    result = run(built("sass_only", "--gpu-architecture=compute_90", "--gpu-code=sm_90"), "x.bin", "w.bin")
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = dict(line.split(" ", 1) for line in result.stdout.splitlines())
+    expected = float((x.astype(np.float64) * w[np.arange(1000) & 7]).sum())
+    assert abs(float(lines["total"]) - expected) < 1e-4 * max(1.0, abs(expected))
+    assert lines["visits"] == "8" and lines["timed"] == "1"
+    assert lines["fault"] == "cudaErrorIllegalAddress"
+    assert "has only SASS" in result.stderr and "read_past" in result.stderr

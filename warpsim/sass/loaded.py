@@ -164,6 +164,15 @@ class SassOnlyModule:
             if section == CONSTANT_SECTION:
                 self._constants[name] = size
 
+    def _slot_addresses(self, image) -> dict:
+        """The addresses the driver relocates into the constant banks: the module's variables; 0 for
+        a symbol the module does not define (vprintf's, in a bank every kernel shares: only a kernel
+        that calls it reads it, and such a kernel was refused for its CALL.ABS)."""
+        addresses = dict(self.program.global_addresses)
+        for _, _, symbol, _ in image.symbol_slots:
+            addresses.setdefault(symbol, 0)
+        return addresses
+
     def _constant_bytes(self) -> dict:
         memory = self.device.memory
         return {name: memory.read_bytes(self.program.global_addresses[name], size).tobytes()
@@ -201,7 +210,7 @@ class SassOnlyModule:
             try:
                 stats = run_launch(program, image, memory=self.device.memory, grid=grid, block=block,
                                    params=params, shared_bytes=image.static_shared + dynamic,
-                                   constants=self._constant_bytes(), addresses=self.program.global_addresses,
+                                   constants=self._constant_bytes(), addresses=self._slot_addresses(image),
                                    observers=tuple(observers), batch_threads=settings.batch_threads,
                                    max_rounds=overrides.get("max_rounds", settings.max_rounds))
             except SassFault as exc:

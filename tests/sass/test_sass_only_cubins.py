@@ -1,0 +1,133 @@
+"""Cubins that carry only SASS (no PTX) run on the SASS executor: RawModule(path='k.cubin').
+
+The cubin is made here with PyPI's `nvcc -cubin` (which stores no PTX in it), as
+CuPy's own tests make theirs; results are compared with NumPy on random inputs.
+"""
+
+from __future__ import annotations
+
+import subprocess
+
+import numpy as np
+import pytest
+
+import warpsim
+from warpsim.sass.loaded import SassOnlyError, SassOnlyModule, SassOnlyWarning
+
+pytestmark = pytest.mark.nvrtc
+
+SOURCE = r"""
+__constant__ float scale[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+__device__ int launches;
+
+extern "C" __global__ void scaled_axpy(float a, const float *x, float *y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] * scale[i & 3] + y[i];
+    if (i == 0) atomicAdd(&launches, 1);
+}
+
+extern "C" __global__ void row_sums(const double *m, double *out, int cols) {
+    extern __shared__ double part[];
+    double s = 0;
+    for (int c = threadIdx.x; c < cols; c += blockDim.x) s += m[blockIdx.x * cols + c];
+    part[threadIdx.x] = s;
+    __syncthreads();
+    for (int w = blockDim.x / 2; w > 0; w >>= 1) {
+        if (threadIdx.x < w) part[threadIdx.x] += part[threadIdx.x + w];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) out[blockIdx.x] = part[0];
+}
+
+extern "C" __global__ void histogram(const unsigned char *bytes, unsigned int *bins, int n) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        atomicAdd(&bins[bytes[i] >> 4], 1u);
+}
+
+extern "C" __global__ void says_hello(int *flag) { printf("hello %d\n", *flag); }
+"""
+
+
+@pytest.fixture(scope="module")
+def cubin_path(tmp_path_factory):
+    """`nvcc -cubin -arch=sm_90` (PyPI's nvcc; no -lineinfo, so no PTX is stored in the cubin)."""
+    from warpsim.cli.nvcc import nvcc_path
+    from warpsim.sass.elf import ptx_text_in_cubin
+    folder = tmp_path_factory.mktemp("sass_only")
+    (folder / "k.cu").write_text(SOURCE)
+    try:
+        nvcc = str(nvcc_path())
+    except Exception as exc:              # no nvcc from PyPI: nothing to build the cubin with
+        pytest.skip(f"nvcc not available: {exc}")
+    subprocess.run([nvcc, "-cubin", "-arch=sm_90", str(folder / "k.cu"), "-o", str(folder / "k.cubin")],
+                   check=True, capture_output=True)
+    assert not ptx_text_in_cubin((folder / "k.cubin").read_bytes())      # really SASS only
+    return folder / "k.cubin"
+
+
+@pytest.fixture
+def module(cubin_path):
+    return warpsim.RawModule(path=str(cubin_path))
+
+
+def test_axpy_with_constants_and_a_device_counter(module):
+    rng = np.random.default_rng(3)
+    n = 1000 + int(rng.integers(0, 50))
+    x, y = rng.standard_normal(n, dtype=np.float32), rng.standard_normal(n, dtype=np.float32)
+    dx, dy = warpsim.asarray(x), warpsim.asarray(y)
+    kernel = module.get_function("scaled_axpy")
+    assert [p[1:3] for p in kernel.params] == [(0, 4), (8, 8), (16, 8), (24, 4)]    # from KPARAM_INFO
+    kernel(((n + 255) // 256,), (256,), (np.float32(1.5), dx, dy, np.int32(n)))
+    kernel((1,), (32,), (np.float32(0), dx, dy, np.int32(0)))
+    scale = np.array([1, 2, 3, 4], dtype=np.float32)[np.arange(n) & 3]
+    expected = (np.float64(1.5) * x * scale).astype(np.float32).astype(np.float64) + y
+    np.testing.assert_allclose(dy.get(), expected, rtol=1e-5, atol=1e-6)
+    counter = warpsim.ndarray((1,), np.int32, memptr=module.get_global("launches"))
+    assert int(counter.get()[0]) == 2
+
+
+def test_block_reduction_in_dynamic_shared_memory(module):
+    rng = np.random.default_rng(5)
+    m = rng.standard_normal((9, 333))
+    out = warpsim.zeros(9, np.float64)
+    module.get_function("row_sums")((9,), (128,), (warpsim.asarray(m), out, np.int32(333)),
+                                    shared_mem=128 * 8)
+    np.testing.assert_allclose(out.get(), m.sum(axis=1), rtol=1e-12)
+
+
+def test_histogram_with_atomics_and_a_grid_stride_loop(module):
+    data = np.random.default_rng(8).integers(0, 256, 5000, dtype=np.uint8)
+    bins = warpsim.zeros(16, np.uint32)
+    module.get_function("histogram")((4,), (64,), (warpsim.asarray(data), bins, np.int32(len(data))))
+    np.testing.assert_array_equal(bins.get(), np.bincount(data >> 4, minlength=16))
+
+
+def test_out_of_bounds_read_is_a_memory_fault_naming_the_sass(module):
+    x = warpsim.zeros(10, np.float32)
+    with pytest.raises(warpsim.errors.MemoryFault, match="LDG"):
+        module.get_function("scaled_axpy")((1,), (64,), (np.float32(1), x, x, np.int32(64)))
+
+
+def test_an_opcode_the_executor_lacks_is_named_with_the_kernel(module):
+    with pytest.raises(SassOnlyError, match="says_hello.*does not support|does not support.*says_hello"):
+        module.get_function("says_hello")
+
+
+def test_no_ptx_is_said_not_guessed(module):
+    with pytest.raises(ValueError, match="only SASS"):
+        module.ptx  # noqa: B018
+    assert isinstance(module.get_function("row_sums").loaded_module, SassOnlyModule)
+
+
+def test_profile_and_check_say_they_do_not_cover_it(module):
+    x = warpsim.zeros(8, np.float32)
+    with pytest.warns(SassOnlyWarning, match="profiler's counters"):
+        with warpsim.profile() as prof:
+            module.get_function("scaled_axpy")((1,), (8,), (np.float32(1), x, x, np.int32(8)))
+    assert len(prof) == 0
+
+
+def test_a_file_that_is_not_a_cubin_is_refused(tmp_path):
+    (tmp_path / "bad.cubin").write_bytes(b"not an ELF file at all, just text")
+    with pytest.raises(ValueError, match="not a cubin"):
+        warpsim.RawModule(path=str(tmp_path / "bad.cubin"))
