@@ -47,11 +47,12 @@ def test_a_module_warpsim_lacks_is_a_module_not_found_error_naming_it():
             import cupy.cuda.nccl  # noqa: F401
 
 
-def test_texture_objects_are_named_and_refused():
+def test_texture_objects_import_and_mipmaps_are_refused_as_cupy_does():
     with cupy_on_warpsim():
-        from cupy.cuda.texture import TextureObject
-        with pytest.raises(NotImplementedError, match="texture and surface memory are not simulated"):
-            TextureObject(None, None)
+        from cupy.cuda import runtime
+        from cupy.cuda.texture import ResourceDescriptor, TextureObject  # noqa: F401
+        with pytest.raises(NotImplementedError, match="cudaResourceTypeMipmappedArray"):
+            ResourceDescriptor(runtime.cudaResourceTypeMipmappedArray)
 
 
 def test_numpy_functions_still_come_computed_on_the_host():
