@@ -1,0 +1,144 @@
+"""Launches per second of a trivial kernel, launched the way a user launches it.
+
+    python bench/launch_rate.py                  # the table (wall clock and CPU time)
+    python bench/launch_rate.py --count 5000     # more launches per row
+    python bench/launch_rate.py --profile raw    # cProfile of one row's loop (raw, numba, elementwise)
+    python bench/launch_rate.py --json out.json  # and keep the figures
+
+Each row is one kernel of one store (`out[i] = v`) launched N times in a Python
+loop with the default settings, after a warm-up launch (caches warm, blocks
+generated): a CuPy-API RawKernel (1 block of 32 and of 256 threads), the same
+kernel through `warpsim.cuda.jit` on a device array (Numba's API), and an
+ElementwiseKernel (`y = v` over 256 elements). Launches/s is by the wall clock,
+what a user waits for; CPU µs per launch is this process's CPU time
+(time.process_time), which other work on a shared machine inflates less:
+compare rows of one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import json
+import os
+import pstats
+import sys
+import time
+import warnings
+
+import numpy as np
+
+import warpsim as cp
+
+STORE = r"""
+extern "C" __global__ void store(int* out, int v) { out[threadIdx.x] = v; }
+"""
+
+
+def raw_case(threads: int):
+    kernel = cp.RawKernel(STORE, "store")
+    out = cp.zeros(threads, cp.int32)
+    value = np.int32(7)
+
+    def launch():
+        kernel((1,), (threads,), (out, value))
+
+    def check():
+        assert (out.get() == 7).all()
+    return launch, check
+
+
+def numba_case(threads: int):
+    from warpsim import cuda
+
+    @cuda.jit
+    def store(out, v):
+        out[cuda.threadIdx.x] = v
+
+    out = cuda.device_array(threads, dtype=np.int32)
+
+    def launch():
+        store[1, threads](out, 7)
+
+    def check():
+        assert (out.copy_to_host() == 7).all()
+    return launch, check
+
+
+def elementwise_case(threads: int):
+    kernel = cp.ElementwiseKernel("int32 v", "int32 y", "y = v", "store_value")
+    out = cp.zeros(threads, cp.int32)
+
+    def launch():
+        kernel(np.int32(7), out)
+
+    def check():
+        assert (out.get() == 7).all()
+    return launch, check
+
+
+CASES = {
+    "raw": ("RawKernel, 1 block of 32 threads", raw_case, 32),
+    "raw256": ("RawKernel, 1 block of 256 threads", raw_case, 256),
+    "numba": ("warpsim.cuda.jit, 1 block of 32 threads", numba_case, 32),
+    "elementwise": ("ElementwiseKernel, 256 elements", elementwise_case, 256),
+}
+
+
+def measure(name: str, count: int) -> dict:
+    """Launches/s by the wall clock and CPU µs per launch of `count` launches after warm-up ones."""
+    label, make, threads = CASES[name]
+    launch, check = make(threads)
+    for _ in range(20):
+        launch()
+    check()
+    wall, cpu = time.perf_counter(), time.process_time()
+    for _ in range(count):
+        launch()
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    check()
+    return {"case": label, "key": name, "launches": count, "launches_per_s": count / wall,
+            "cpu_us_per_launch": cpu / count * 1e6, "cpu_launches_per_s": count / cpu}
+
+
+def profile(name: str, count: int, rows: int) -> None:
+    label, make, threads = CASES[name]
+    launch, _ = make(threads)
+    for _ in range(20):
+        launch()
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(count):
+        launch()
+    profiler.disable()
+    print(f"cProfile of {count} launches: {label}")
+    pstats.Stats(profiler).sort_stats("tottime").print_stats(rows)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=2000, help="launches per row")
+    parser.add_argument("--cases", default=",".join(CASES), help="rows to run, comma-separated")
+    parser.add_argument("--profile", choices=sorted(CASES), help="cProfile one row instead")
+    parser.add_argument("--rows", type=int, default=40, help="functions the profile lists")
+    parser.add_argument("--json", help="write the figures to this file")
+    args = parser.parse_args()
+    warnings.filterwarnings("ignore", message="Grid size")   # Numba's low-occupancy note
+    if args.profile:
+        profile(args.profile, args.count, args.rows)
+        return 0
+    load = os.getloadavg()[0]
+    results = [measure(name, args.count) for name in args.cases.split(",")]
+    print(f"{args.count} launches a row, load average {load:.1f} before the run")
+    print(f"{'case':<42} {'launches/s (wall)':>18} {'CPU us/launch':>14} {'launches/s (CPU)':>17}")
+    for row in results:
+        print(f"{row['case']:<42} {row['launches_per_s']:>18,.0f} {row['cpu_us_per_launch']:>14.1f} "
+              f"{row['cpu_launches_per_s']:>17,.0f}")
+    if args.json:
+        with open(args.json, "w") as out:
+            json.dump({"load_average": load, "rows": results}, out, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
