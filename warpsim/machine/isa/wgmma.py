@@ -12,43 +12,28 @@ at once, so wgmma.fence, wgmma.commit_group and wgmma.wait_group have nothing
 left to order or wait for. A correct kernel cannot tell: it may not touch
 the operands or the accumulator between mma_async and the wait.
 
-Shared-memory operands are described by a 64-bit matrix descriptor (the PTX
-manual's "Matrix Descriptor Format"): start address >> 4 in bits 0-13, the
-leading-dimension byte offset (LBO) >> 4 in bits 16-29, the stride-dimension
-byte offset (SBO) >> 4 in bits 32-45, the swizzle mode in bits 62-63 (0 none,
-1 128-byte, 2 64-byte, 3 32-byte). The tile is made of 8-row "core matrices"
-of 16-byte rows; `operand_addresses` places every element as the manual's
-canonical layouts do (K-major: imm-trans 0; M/N-major: imm-trans 1) and then
-swizzles the byte address: the 16-byte chunk bits 4.. are XORed with the row
-bits 7.. (1, 2 or 3 bits for 32, 64 and 128-byte swizzles). The swizzle is
-taken from the absolute shared address, so the descriptor's base-offset field
-(bits 49-51, for tiles that do not start on the pattern's boundary) is not
-needed and not read.
-
-Products are exact (float64) and rounded once to the accumulator type; tensor
-cores add in their own order, so f32 results can differ in the last bits.
+What the operands mean (matrix descriptors, the canonical layouts and their
+swizzles, the accumulator and register-A fragments) and the product itself
+live in semantics/wgmma.py, which the SASS executor's HGMMA calls too; this
+module decodes the PTX instruction and reads the PTX machine's shared memory.
 """
 
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 import numpy as np
 
 from ...errors import MemoryFault
 from ...ptx.ir import Imm, Vec
+from ...semantics.wgmma import (ACCUMULATORS, INPUT_TYPES, SWIZZLE_NAMES, chunk_operand, chunk_starts,  # noqa: F401
+                                descriptor_fields, operand_addresses, register_a, swizzle, to_float,
+                                warpgroup_mma)
 from .. import access
 from .table import WARP, emitted, whole_warp
-from .tensor import _bf16_to_f32, _fragment_positions, fragment_words, write_fragment
+from .tensor import fragment_words, write_fragment
 
 SHAPE = re.compile(r"m64n(\d+)k(\d+)$")
-# Input type -> (bytes per element, K of one instruction). A row of K elements is 32 bytes.
-INPUT_TYPES = {"f16": (2, 16), "bf16": (2, 16), "tf32": (4, 8)}
-ACCUMULATORS = ("f32", "f16")
-SWIZZLE_BITS = {0: 0, 1: 3, 2: 2, 3: 1}      # descriptor mode -> row bits XORed into the chunk bits
-SWIZZLE_NAMES = {0: "none", 1: "128B", 2: "64B", 3: "32B"}
-SWIZZLE_ROW_BITS = np.array([SWIZZLE_BITS[mode] for mode in range(4)])   # the same, indexed by mode
 
 
 def parse(ins):
@@ -94,57 +79,6 @@ def check_wgmma(ins):
     return None
 
 
-# ------------------------------------------------------------ descriptors
-
-def descriptor_fields(desc) -> dict:
-    """The fields of 64-bit shared-memory matrix descriptors (arrays of them)."""
-    desc = np.asarray(desc, dtype=np.uint64)
-    field = lambda shift, bits: ((desc >> np.uint64(shift)) & np.uint64((1 << bits) - 1)).astype(np.int64)  # noqa: E731
-    return {"start": field(0, 14) << 4, "leading": field(16, 14) << 4, "stride": field(32, 14) << 4,
-            "base_offset": field(49, 3), "swizzle": field(62, 2)}
-
-
-def swizzle(addresses: np.ndarray, mode: int) -> np.ndarray:
-    """The byte addresses a swizzle mode maps shared addresses to (16-byte chunk ^= row bits)."""
-    bits = SWIZZLE_BITS[mode]
-    if not bits:
-        return addresses
-    return addresses ^ (((addresses >> 7) & ((1 << bits) - 1)) << 4)
-
-
-def operand_addresses(fields: dict, mn: np.ndarray, k: np.ndarray, element_bytes: int,
-                      mn_major: bool) -> np.ndarray:
-    """Shared byte addresses of elements (mn[w, i], k[j]) of warps' descriptors: (warps, len(mn), len(k)).
-
-    `fields` holds one descriptor per warp (descriptor_fields), `mn` one row of
-    M/N indices per warp. K-major (imm-trans 0): rows of the M/N dimension are
-    16-byte core-matrix rows 16 * width bytes apart (width = 1, 2, 4, 8 chunks
-    for no swizzle, 32, 64, 128 bytes), 8-row groups SBO apart; K runs along
-    the row in 16-byte chunks (LBO apart without a swizzle). M/N-major
-    (imm-trans 1): M/N runs along the row, width chunks then LBO (SBO without a
-    swizzle) to the next; K rows are 16 * width bytes apart, groups of 8 SBO
-    (LBO) apart.
-    """
-    mode = fields["swizzle"][:, None, None]
-    start, lbo, sbo = (fields[name][:, None, None] for name in ("start", "leading", "stride"))
-    bits = np.take(SWIZZLE_ROW_BITS, mode)
-    width = 1 << bits                                    # 16-byte chunks in a swizzle row
-    per_chunk = 16 // element_bytes
-    mn, k = mn[:, :, None].astype(np.int64), k[None, None, :].astype(np.int64)
-    unswizzled = mode == 0
-    if not mn_major:
-        chunk, within = np.divmod(k, per_chunk)
-        along_k = chunk * np.where(unswizzled, lbo, 16) + within * element_bytes
-        offset = (mn % 8) * 16 * width + (mn // 8) * sbo + along_k
-    else:
-        chunk, within = np.divmod(mn, per_chunk)
-        along_mn = np.where(unswizzled, chunk * sbo, (chunk % width) * 16 + (chunk // width) * lbo)
-        group = np.where(unswizzled, lbo, sbo)
-        offset = along_mn + within * element_bytes + (k % 8) * 16 * width + (k // 8) * group
-    addresses = start + offset
-    return addresses ^ (((addresses >> 7) & (width - 1)) << 4)
-
-
 # ------------------------------------------------------------ runtime
 
 def _first_lanes(idx):
@@ -171,15 +105,6 @@ def _gather_elements(ctx, site, slots, reads, atype):
     return [values[lo:hi].reshape(read.shape) for lo, hi, read in zip(bounds, bounds[1:], reads)]
 
 
-def _chunk_starts(fields, mn, k, element_bytes, mn_major):
-    """Addresses of the 16-byte chunks holding elements (mn, k): every chunk's elements run along
-    K (K-major) or M/N (M/N-major) from its start, and a swizzle moves whole chunks."""
-    per_chunk = 16 // element_bytes
-    if mn_major:
-        return operand_addresses(fields, mn[:, ::per_chunk], k, element_bytes, True)
-    return operand_addresses(fields, mn, k[::per_chunk], element_bytes, False)
-
-
 def _gather_chunks(ctx, site, slots, reads, atype):
     """Float64 operand values, (rows, mn, k) per read, from (chunk starts, mn_major) reads: each
     16-byte chunk is checked once and its elements gathered together."""
@@ -192,15 +117,8 @@ def _gather_chunks(ctx, site, slots, reads, atype):
     buf, off = access.resolve(ctx, site, lanes, "shared", where.astype(np.uint64), 16, False)
     values = to_float(buf.view(dtype)[(off // element_bytes)[:, None] + np.arange(per_chunk)], atype)
     bounds = np.cumsum([0] + [part.size for part in flat])
-    out = []
-    for (starts, mn_major), lo, hi in zip(reads, bounds, bounds[1:]):
-        rows, mn, k = starts.shape
-        chunk = values[lo:hi].reshape(rows, mn, k, per_chunk)
-        if mn_major:
-            out.append(chunk.transpose(0, 1, 3, 2).reshape(rows, mn * per_chunk, k))
-        else:
-            out.append(chunk.reshape(rows, mn, k * per_chunk))
-    return out
+    return [chunk_operand(values[lo:hi], starts.shape, mn_major)
+            for (starts, mn_major), lo, hi in zip(reads, bounds, bounds[1:])]
 
 
 def _shared_operands(ctx, site, slots, b_desc, a_desc, a_rows, n, k, atype, trans_a, trans_b):
@@ -217,12 +135,12 @@ def _shared_operands(ctx, site, slots, b_desc, a_desc, a_rows, n, k, atype, tran
     keys = np.stack([ctx.cta[slots].astype(np.int64), b_desc.view(np.int64)], axis=1)
     _, first, per_warp = np.unique(keys, axis=0, return_index=True, return_inverse=True)
     descs, per_pair = np.unique(b_desc[first], return_inverse=True)
-    b_chunks = _chunk_starts(descriptor_fields(descs), np.broadcast_to(nrange, (len(descs), n)), krange,
+    b_chunks = chunk_starts(descriptor_fields(descs), np.broadcast_to(nrange, (len(descs), n)), krange,
                              element_bytes, trans_b)
     reads, read_slots = [(b_chunks[per_pair.ravel()], trans_b)], [slots[first]]
     if a_desc is not None:
         a_fields = descriptor_fields(a_desc)
-        reads.append((_chunk_starts(a_fields, a_rows, krange, element_bytes, trans_a), trans_a))
+        reads.append((chunk_starts(a_fields, a_rows, krange, element_bytes, trans_a), trans_a))
         read_slots.append(slots)
     try:
         values = _gather_chunks(ctx, site, read_slots, reads, atype)
@@ -237,43 +155,10 @@ def _shared_operands(ctx, site, slots, b_desc, a_desc, a_rows, n, k, atype, tran
     return values[0][per_warp.ravel()], (values[1] if a_desc is not None else None)
 
 
-def to_float(bits: np.ndarray, atype: str) -> np.ndarray:
-    """Element bits as float64: f16, bf16, or tf32 (the tensor cores read 10 mantissa bits)."""
-    if atype == "f16":
-        return np.asarray(bits, np.uint16).view(np.float16).astype(np.float64)
-    if atype == "bf16":
-        return _bf16_to_f32(bits.astype(np.uint16)).astype(np.float64)
-    return (bits.astype(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32).astype(np.float64)
-
-
-@lru_cache(maxsize=None)
-def accumulator_offsets(n: int) -> np.ndarray:
-    """(32, n/2): where accumulator element i of each lane sits in its warp's 16 x n rows (row * n + col)."""
-    lane = np.arange(32)
-    group, pair = (lane >> 2)[:, None], (lane & 3)[:, None]
-    i = np.arange(n // 2)
-    rows, cols = group + 8 * ((i >> 1) & 1), 8 * (i >> 2) + 2 * pair + (i & 1)
-    offsets = rows * n + cols
-    offsets.setflags(write=False)
-    return offsets
-
-
-@lru_cache(maxsize=None)
-def register_a_offsets() -> np.ndarray:
-    """(32, 8): where each lane's A elements in registers sit in its warp's 16 x 16 rows (row * 16 + col)."""
-    rows, cols = _fragment_positions("a", "m16n8k16", np.arange(32))
-    offsets = rows * 16 + cols
-    offsets.setflags(write=False)
-    return offsets
-
-
 def mma_async(ctx, site, idx, ins, a, b_desc, scale_d, d_words):
     """One warpgroup MMA for every warp at the instruction: the new accumulator words, (len(idx), registers).
 
-    Each warp's product is its own (16 x K) @ (K x N) matrix product; the
-    warps' products are one stacked np.matmul, which multiplies each pair as
-    the product of that pair alone does (the same BLAS call per warp), so the
-    bits do not depend on how many warps issue together.
+    The product is semantics.wgmma.warpgroup_mma's, which HGMMA calls too.
     """
     (n, k), (dtype, atype, _) = parse(ins)
     imms = [op.value for op in ins.srcs[3:]]
@@ -292,28 +177,8 @@ def mma_async(ctx, site, idx, ins, a, b_desc, scale_d, d_words):
     B, A = _shared_operands(ctx, site, slots, np.asarray(b_desc[firsts], np.uint64),
                             None if a_in_registers else np.asarray(a["desc"][firsts], np.uint64), a_rows,
                             n, k, atype, bool(trans_a), bool(trans_b))
-    B = B.transpose(0, 2, 1)                            # (warps, k, n), each warp's F-ordered as before
-    if a_in_registers:
-        words = np.ascontiguousarray(a["words"], dtype=np.uint32).view(np.uint16)
-        A = np.zeros((warps, 16 * k))
-        A[row[:, None], register_a_offsets()[lane & 31]] = to_float(words, atype)
-        A = A.reshape(warps, 16, k)
-    products = np.matmul(scale_a * A, scale_b * B)
-    products = products.reshape(warps, 16 * n)
-    if len(idx) == 32 * warps and np.array_equal(lane, np.tile(np.arange(32), warps)):
-        result = np.take(products, accumulator_offsets(n), axis=1).reshape(len(idx), n // 2)   # whole warps
-    else:
-        result = products[row[:, None], accumulator_offsets(n)[lane & 31]]
-    accumulate = np.asarray(scale_d, dtype=bool)
-    kind = np.float32 if dtype == "f32" else np.float16
-    old = np.ascontiguousarray(d_words, dtype=np.uint32).view(kind).astype(np.float64)
-    if accumulate.all():
-        result += old
-    else:
-        result += np.where(accumulate[:, None], old, 0.0)
-    if dtype == "f32":
-        return result.astype(np.float32).view(np.uint32)
-    return np.ascontiguousarray(result.astype(np.float16)).view(np.uint32)
+    A = register_a(a["words"], row, lane, warps, k, atype) if a_in_registers else A
+    return warpgroup_mma(A, B, scale_a, scale_b, row, lane, n, dtype, scale_d, d_words)
 
 
 # ------------------------------------------------------------ emitters

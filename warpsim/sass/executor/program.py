@@ -21,6 +21,7 @@ from .control import LINKED
 from .errors import SassUnsupported
 from .operands import predicate
 from .table import Step, Unsupported, build_step
+from .tensor import hgmma_highest_register
 
 INSTRUCTION_BYTES = 16
 NO_WAIT, WAIT_BSYNC, WAIT_WARPSYNC, WAIT_BAR = 0, 1, 2, 3
@@ -164,4 +165,6 @@ def _register_counts(instructions) -> tuple:
     for ins in instructions:
         for op in ins.operands:
             visit(op)
+        if ins.opcode == "HGMMA":
+            high_r = max(high_r, hgmma_highest_register(ins))
     return min(256, high_r + 4), min(64, high_ur + 4)

@@ -1,4 +1,4 @@
-"""Tensor cores: HMMA (the warp-wide mma.sync of sm_80 and later).
+"""Tensor cores: HMMA (the warp-wide mma.sync of sm_80 and later), HGMMA and WARPGROUP (sm_90).
 
 `HMMA.16816.F32 Rd, Ra, Rb, Rc` is mma.sync.m16n8k16.row.col.f32.f16.f16.f32:
 the shape is the modifier's digits (16816: m16n8k16, 1688: m16n8k8), the
@@ -7,14 +7,34 @@ accumulator type the next modifier (.F32 or .F16), and the inputs f16 unless
 Rc and Rd, laid out as the PTX manual fixes them; the multiply is the PTX
 machine's (machine.isa.tensor.mma_sync), so both levels compute the same
 products in the same order.
+
+`HGMMA.64x128x16.F32 Rd, gdesc[URx].tnspB, Rc [, UPp] [, gsb0]` is
+wgmma.mma_async.m64n128k16.f32.f16.f16: the shape is the first modifier, the
+accumulator type the next (.F32, .F16), the inputs f16 unless .BF16 or .TF32
+says otherwise. `gdesc[URx]` names four uniform registers: A's shared-memory
+descriptor in URx, URx+1 and B's in URx+2, URx+3; `Rd, Ra, gdesc[URx]...`
+takes A from the registers Ra..Ra+3 instead (URx's A half unused). `.tnspA` /
+`.tnspB` are PTX's imm-trans-a / -b = 1 (M/N-major in shared memory). The
+accumulators are Rd.. in the order of PTX's {d0, d1, ...}; Rc = RZ, or a
+false predicate (`RZ, !UPT`), is scale-d = 0. `gsb0` marks the last HGMMA of
+a group (commit_group). The multiply, descriptors and swizzles are
+semantics.wgmma's, which the PTX machine's wgmma.mma_async calls too; the
+operation completes when it issues, so `WARPGROUP.ARRIVE` (wgmma.fence) and
+`WARPGROUP.DEPBAR.LE gsb0, n` (wait_group n) have nothing left to wait for.
 """
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from ...machine.isa.tensor import mma_sync
-from .operands import U32
+from ...semantics.wgmma import (INPUT_TYPES as WGMMA_INPUTS, chunk_operand, chunk_starts, descriptor_fields,
+                                register_a, to_float, warpgroup_mma)
+from .access import resolve
+from .operands import U32, predicate
+from .state import Group
 from .table import Step, Unsupported, semantics
 
 SHAPES = {"16816": "m16n8k16", "1688": "m16n8k8"}
@@ -68,3 +88,125 @@ def hmma(ins):
             for k in range(counts[2]):
                 st.R[d.number + k][g.sel] = words[:, k]
     return Step(ins, run)
+
+
+# ------------------------------------------------------------ HGMMA (warpgroup MMA, sm_90)
+
+HGMMA_SHAPE = re.compile(r"64x(\d+)x(\d+)$")
+HGMMA_SHAPES = tuple(f"64x{n}x{k}" for n in range(8, 257, 8) for k in (8, 16))
+GDESC = re.compile(r"gdesc\[UR(\d+)\]((?:\.tnsp[AB])*)$")
+
+
+def hgmma_form(ins) -> tuple:
+    """(N, K, accumulator type, input type) from HGMMA's modifiers."""
+    shape = next((HGMMA_SHAPE.match(m) for m in ins.mods if HGMMA_SHAPE.match(m)), None)
+    ctype = next((ACCUMULATORS[m] for m in ins.mods if m in ACCUMULATORS), None)
+    atype = next((INPUTS[m] for m in ins.mods if m in INPUTS), "f16")
+    if shape is None or ctype is None or (ctype == "f16" and atype != "f16"):
+        raise Unsupported("HGMMA shape or types")
+    n, k = int(shape.group(1)), int(shape.group(2))
+    if k != WGMMA_INPUTS[atype][1]:
+        raise Unsupported(f"HGMMA K={k} with {atype} inputs")
+    return n, k, ctype, atype
+
+
+def hgmma_highest_register(ins) -> int:
+    """The highest register HGMMA's accumulators and A fragment reach (the register file must hold them)."""
+    try:
+        n, _, ctype, _ = hgmma_form(ins)
+    except Unsupported:
+        return 0
+    count = n // 2 if ctype == "f32" else n // 4
+    regs = [op for op in ins.operands if op.kind == "reg" and op.number is not None]
+    return max([op.number + count - 1 for op in regs] + [0])
+
+
+def _registers(st, g, first: int | None, count: int) -> np.ndarray:
+    """(lanes, count) words of registers first..first+count-1 (RZ: zeros)."""
+    if first is None:
+        return np.zeros((g.n, count), dtype=U32)
+    return np.stack([st.R[first + k][g.sel] for k in range(count)], axis=1)
+
+
+def _uniform_pair(st, slots, row: int) -> np.ndarray:
+    """A 64-bit descriptor per warp from URrow (low) and URrow+1 (high)."""
+    return st.UR[row][slots].astype(np.uint64) | (st.UR[row + 1][slots].astype(np.uint64) << np.uint64(32))
+
+
+def _shared_chunks(st, ins, slots, reads, atype):
+    """Float64 operands (rows, mn, k) from per-warp chunk starts: [(starts, mn_major)], read 16 bytes
+    at a time from the CTA's shared memory, checked as an LDS.128 of the warp's first lane."""
+    element_bytes = WGMMA_INPUTS[atype][0]
+    dtype = np.uint16 if element_bytes == 2 else np.uint32
+    flat = [starts.reshape(len(starts), -1) for starts, _ in reads]
+    lanes = np.concatenate([np.repeat(slots, part.shape[1]) for part in flat])
+    where = np.concatenate([part.ravel() for part in flat]).astype(np.uint64)
+    space = resolve(st, ins, Group(lanes), "shared", where, 16)[0][1]
+    values = to_float(np.ascontiguousarray(space.gather(16)).view(dtype), atype)
+    bounds = np.cumsum([0] + [part.size for part in flat])
+    return [chunk_operand(values[lo:hi], starts.shape, mn_major)
+            for (starts, mn_major), lo, hi in zip(reads, bounds, bounds[1:])]
+
+
+@semantics("HGMMA", family="tensor", pipe="tensor", mods=HGMMA_SHAPES + tuple(INPUTS) + tuple(ACCUMULATORS),
+           warp_level=True,
+           doc="wgmma.mma_async: .64xNxK of f16, .BF16 or .TF32 inputs into .F32 or .F16; A and B from "
+               "gdesc[URx] (A's descriptor, then B's), or A from registers; .tnspA/.tnspB; every swizzle; "
+               "semantics.wgmma's multiply, as the PTX machine's")
+def hgmma(ins):
+    n, k, ctype, atype = hgmma_form(ins)
+    ops = [op for op in ins.operands if not (op.kind == "other" and op.text == "gsb0")]
+    scale_d = None
+    if ops and ops[-1].kind in ("pred", "upred"):
+        scale_d = predicate(ops.pop())
+    gdesc = [i for i, op in enumerate(ops) if op.kind == "other" and GDESC.match(op.text)]
+    if len(gdesc) != 1 or len(ops) not in (3, 4) or gdesc[0] != len(ops) - 2:
+        raise Unsupported("operand form")
+    match = GDESC.match(ops[gdesc[0]].text)
+    base, transposes = int(match.group(1)), match.group(2)
+    d, c = ops[0], ops[-1]
+    a = ops[1] if len(ops) == 4 else None
+    if any(op.kind != "reg" for op in (d, c) + ((a,) if a is not None else ())) or d.number is None:
+        raise Unsupported("operand form")
+    if a is not None and (a.number is None or atype == "tf32"):
+        raise Unsupported("A in registers")
+    trans_a, trans_b = "tnspA" in transposes, "tnspB" in transposes
+    if atype == "tf32" and (trans_a or trans_b):
+        raise Unsupported("transposed tf32")
+    count = n // 2 if ctype == "f32" else n // 4
+    element_bytes = WGMMA_INPUTS[atype][0]
+    krange, nrange = np.arange(k), np.arange(n)
+
+    def run(st, g):
+        lanes, firsts = g.warp_lanes()
+        slots = g.idx[firsts]
+        warps = len(slots)
+        row = np.cumsum(np.r_[True, (g.idx[1:] >> 5) != (g.idx[:-1] >> 5)]) - 1
+        lane = st.lane[g.idx].astype(np.int64)
+        b_starts = chunk_starts(descriptor_fields(_uniform_pair(st, slots, base + 2)),
+                                np.broadcast_to(nrange, (warps, n)), krange, element_bytes, trans_b)
+        reads = [(b_starts, trans_b)]
+        if a is None:
+            quarter = ((slots >> 5) % st.warps_per_cta) % 4
+            a_rows = 16 * quarter[:, None] + np.arange(16)
+            reads.append((chunk_starts(descriptor_fields(_uniform_pair(st, slots, base)), a_rows, krange,
+                                       element_bytes, trans_a), trans_a))
+        operands = _shared_chunks(st, ins, slots, reads, atype)
+        B = operands[0]
+        A = operands[1] if a is None else register_a(_registers(st, g, a.number, 4), row, lane, warps, k, atype)
+        accumulate = np.full(g.n, c.number is not None)
+        if scale_d is not None:
+            accumulate &= np.broadcast_to(scale_d(st, g), (g.n,))
+        words = warpgroup_mma(A, B, 1, 1, row, lane, n, ctype, accumulate, _registers(st, g, c.number, count))
+        for j in range(count):
+            st.R[d.number + j][g.sel] = words[:, j]
+    return Step(ins, run)
+
+
+@semantics("WARPGROUP", family="tensor", pipe="branch", mods=("ARRIVE", "DEPBAR", "LE"),
+           doc="ARRIVE (wgmma.fence) and DEPBAR.LE gsb0, n (wgmma.wait_group n): HGMMA completes when it "
+               "issues, so nothing is left to order or wait for")
+def warpgroup(ins):
+    if "ARRIVE" not in ins.mods and "DEPBAR" not in ins.mods:
+        raise Unsupported("WARPGROUP form")
+    return Step(ins, lambda st, g: None)

@@ -1,0 +1,185 @@
+"""Warpgroup MMA (sm_90): what wgmma.mma_async and HGMMA compute, for both executors.
+
+A warpgroup (4 consecutive warps) multiplies a 64xK tile of A by a KxN tile of
+B; warp w of the warpgroup (warp_in_cta % 4) holds rows 16w..16w+15 of D and,
+when A is in registers, the same rows of A. So each warp's part depends only
+on its own registers and on shared memory, and an executor may compute any
+set of warps at once. Each executor reads its own instruction (PTX's
+`wgmma.mma_async` operands, SASS's `HGMMA` modifiers and `gdesc[URx]`) and its
+own shared memory; what the operands mean and what the product is lives here.
+
+Shared-memory operands are described by a 64-bit matrix descriptor (the PTX
+manual's "Matrix Descriptor Format"): start address >> 4 in bits 0-13, the
+leading-dimension byte offset (LBO) >> 4 in bits 16-29, the stride-dimension
+byte offset (SBO) >> 4 in bits 32-45, the swizzle mode in bits 62-63 (0 none,
+1 128-byte, 2 64-byte, 3 32-byte). The tile is made of 8-row "core matrices"
+of 16-byte rows; `operand_addresses` places every element as the manual's
+canonical layouts do (K-major: imm-trans 0; M/N-major: imm-trans 1) and then
+swizzles the byte address: the 16-byte chunk bits 4.. are XORed with the row
+bits 7.. (1, 2 or 3 bits for 32, 64 and 128-byte swizzles). The swizzle is
+taken from the absolute shared address, so the descriptor's base-offset field
+(bits 49-51, for tiles that do not start on the pattern's boundary) is not
+needed and not read.
+
+Products are exact (float64) and rounded once to the accumulator type; tensor
+cores add in their own order, so f32 results can differ in the last bits.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+# Input type -> (bytes per element, K of one instruction). A row of K elements is 32 bytes.
+INPUT_TYPES = {"f16": (2, 16), "bf16": (2, 16), "tf32": (4, 8)}
+ACCUMULATORS = ("f32", "f16")
+SWIZZLE_BITS = {0: 0, 1: 3, 2: 2, 3: 1}      # descriptor mode -> row bits XORed into the chunk bits
+SWIZZLE_NAMES = {0: "none", 1: "128B", 2: "64B", 3: "32B"}
+SWIZZLE_ROW_BITS = np.array([SWIZZLE_BITS[mode] for mode in range(4)])   # the same, indexed by mode
+
+
+def descriptor_fields(desc) -> dict:
+    """The fields of 64-bit shared-memory matrix descriptors (arrays of them)."""
+    desc = np.asarray(desc, dtype=np.uint64)
+    field = lambda shift, bits: ((desc >> np.uint64(shift)) & np.uint64((1 << bits) - 1)).astype(np.int64)  # noqa: E731
+    return {"start": field(0, 14) << 4, "leading": field(16, 14) << 4, "stride": field(32, 14) << 4,
+            "base_offset": field(49, 3), "swizzle": field(62, 2)}
+
+
+def swizzle(addresses: np.ndarray, mode: int) -> np.ndarray:
+    """The byte addresses a swizzle mode maps shared addresses to (16-byte chunk ^= row bits)."""
+    bits = SWIZZLE_BITS[mode]
+    if not bits:
+        return addresses
+    return addresses ^ (((addresses >> 7) & ((1 << bits) - 1)) << 4)
+
+
+def operand_addresses(fields: dict, mn: np.ndarray, k: np.ndarray, element_bytes: int,
+                      mn_major: bool) -> np.ndarray:
+    """Shared byte addresses of elements (mn[w, i], k[j]) of warps' descriptors: (warps, len(mn), len(k)).
+
+    `fields` holds one descriptor per warp (descriptor_fields), `mn` one row of
+    M/N indices per warp. K-major (imm-trans 0): rows of the M/N dimension are
+    16-byte core-matrix rows 16 * width bytes apart (width = 1, 2, 4, 8 chunks
+    for no swizzle, 32, 64, 128 bytes), 8-row groups SBO apart; K runs along
+    the row in 16-byte chunks (LBO apart without a swizzle). M/N-major
+    (imm-trans 1): M/N runs along the row, width chunks then LBO (SBO without a
+    swizzle) to the next; K rows are 16 * width bytes apart, groups of 8 SBO
+    (LBO) apart.
+    """
+    mode = fields["swizzle"][:, None, None]
+    start, lbo, sbo = (fields[name][:, None, None] for name in ("start", "leading", "stride"))
+    bits = np.take(SWIZZLE_ROW_BITS, mode)
+    width = 1 << bits                                    # 16-byte chunks in a swizzle row
+    per_chunk = 16 // element_bytes
+    mn, k = mn[:, :, None].astype(np.int64), k[None, None, :].astype(np.int64)
+    unswizzled = mode == 0
+    if not mn_major:
+        chunk, within = np.divmod(k, per_chunk)
+        along_k = chunk * np.where(unswizzled, lbo, 16) + within * element_bytes
+        offset = (mn % 8) * 16 * width + (mn // 8) * sbo + along_k
+    else:
+        chunk, within = np.divmod(mn, per_chunk)
+        along_mn = np.where(unswizzled, chunk * sbo, (chunk % width) * 16 + (chunk // width) * lbo)
+        group = np.where(unswizzled, lbo, sbo)
+        offset = along_mn + within * element_bytes + (k % 8) * 16 * width + (k // 8) * group
+    addresses = start + offset
+    return addresses ^ (((addresses >> 7) & (width - 1)) << 4)
+
+
+def chunk_starts(fields: dict, mn: np.ndarray, k: np.ndarray, element_bytes: int, mn_major: bool) -> np.ndarray:
+    """Addresses of the 16-byte chunks holding elements (mn, k): every chunk's elements run along
+    K (K-major) or M/N (M/N-major) from its start, and a swizzle moves whole chunks."""
+    per_chunk = 16 // element_bytes
+    if mn_major:
+        return operand_addresses(fields, mn[:, ::per_chunk], k, element_bytes, True)
+    return operand_addresses(fields, mn, k[::per_chunk], element_bytes, False)
+
+
+def chunk_operand(values: np.ndarray, shape: tuple, mn_major: bool) -> np.ndarray:
+    """(rows, mn, k) float operand from the values of the chunks chunk_starts placed.
+
+    `values` is (chunks, elements per chunk) in the order of chunk starts of
+    `shape` (rows, mn or mn / per chunk, k or k / per chunk)."""
+    rows, mn, k = shape
+    per_chunk = values.shape[-1]
+    chunk = values.reshape(rows, mn, k, per_chunk)
+    if mn_major:
+        return chunk.transpose(0, 1, 3, 2).reshape(rows, mn * per_chunk, k)
+    return chunk.reshape(rows, mn, k * per_chunk)
+
+
+def to_float(bits: np.ndarray, atype: str) -> np.ndarray:
+    """Element bits as float64: f16, bf16 (the high half of an f32), or tf32 (10 mantissa bits read)."""
+    if atype == "f16":
+        return np.asarray(bits, np.uint16).view(np.float16).astype(np.float64)
+    if atype == "bf16":
+        return (bits.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    return (bits.astype(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32).astype(np.float64)
+
+
+@lru_cache(maxsize=None)
+def accumulator_offsets(n: int) -> np.ndarray:
+    """(32, n/2): where accumulator element i of each lane sits in its warp's 16 x n rows (row * n + col)."""
+    lane = np.arange(32)
+    group, pair = (lane >> 2)[:, None], (lane & 3)[:, None]
+    i = np.arange(n // 2)
+    rows, cols = group + 8 * ((i >> 1) & 1), 8 * (i >> 2) + 2 * pair + (i & 1)
+    offsets = rows * n + cols
+    offsets.setflags(write=False)
+    return offsets
+
+
+@lru_cache(maxsize=None)
+def register_a_offsets() -> np.ndarray:
+    """(32, 8): where each lane's A elements in registers sit in its warp's 16 x 16 rows (row * 16 + col):
+    the m16n8k16 A fragment of mma.sync, element i at row group + 8 (i/2 % 2), column 2 (lane % 4) + i % 2
+    + 8 (i >= 4)."""
+    lane = np.arange(32)
+    group, pair = (lane >> 2)[:, None], (lane & 3)[:, None]
+    i = np.arange(8)
+    rows, cols = group + 8 * ((i // 2) % 2), pair * 2 + (i & 1) + 8 * (i >= 4)
+    offsets = rows * 16 + cols
+    offsets.setflags(write=False)
+    return offsets
+
+
+def register_a(words: np.ndarray, row: np.ndarray, lane: np.ndarray, warps: int, k: int, atype: str) -> np.ndarray:
+    """(warps, 16, k) A from the lanes' registers: words (lanes, 4) of two 16-bit elements each, the
+    lane of each thread and the row (warp) of the result it belongs to."""
+    halves = np.ascontiguousarray(words, dtype=np.uint32).view(np.uint16)
+    A = np.zeros((warps, 16 * k))
+    A[row[:, None], register_a_offsets()[lane & 31]] = to_float(halves, atype)
+    return A.reshape(warps, 16, k)
+
+
+def warpgroup_mma(A: np.ndarray, B: np.ndarray, scale_a: int, scale_b: int, row: np.ndarray, lane: np.ndarray,
+                  n: int, dtype: str, accumulate: np.ndarray, d_words: np.ndarray) -> np.ndarray:
+    """The new accumulator words of each thread, (threads, registers).
+
+    A is (warps, 16, K), B (warps, N, K) as read (each warp's B is used
+    transposed); row gives each thread's warp, lane its lane; accumulate
+    (per thread, bool) adds the old accumulators d_words (scale-d). Each warp's
+    product is its own (16 x K) @ (K x N) matrix product; the warps' products
+    are one stacked np.matmul, which multiplies each pair as the product of
+    that pair alone does (the same BLAS call per warp), so the bits do not
+    depend on how many warps issue together.
+    """
+    warps = A.shape[0]
+    B = B.transpose(0, 2, 1)                            # (warps, k, n), each warp's F-ordered
+    products = np.matmul(scale_a * A, scale_b * B).reshape(warps, 16 * n)
+    if len(lane) == 32 * warps and np.array_equal(lane, np.tile(np.arange(32), warps)):
+        result = np.take(products, accumulator_offsets(n), axis=1).reshape(len(lane), n // 2)   # whole warps
+    else:
+        result = products[row[:, None], accumulator_offsets(n)[lane & 31]]
+    accumulate = np.asarray(accumulate, dtype=bool)
+    kind = np.float32 if dtype == "f32" else np.float16
+    old = np.ascontiguousarray(d_words, dtype=np.uint32).view(kind).astype(np.float64)
+    if accumulate.all():
+        result += old
+    else:
+        result += np.where(accumulate[:, None], old, 0.0)
+    if dtype == "f32":
+        return result.astype(np.float32).view(np.uint32)
+    return np.ascontiguousarray(result.astype(np.float16)).view(np.uint32)
