@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextvars
 
 _SOURCES: list = []
+_FAULT_SINKS: list = []
 _STACKS: list = []
 
 
@@ -50,3 +51,17 @@ def watching_sessions() -> list:
     """Names of the session stacks with a session on (e.g. 'warpsim_profilers'): what a launch that
     cannot give PTX events (a SASS-only kernel) tells the user it leaves unwatched."""
     return [stack.name for stack in _STACKS if stack.active()]
+
+
+def fault_sink(function):
+    """Register `function(exc)`, told of a launch that stopped with `exc` where no observer watched
+    it (a SASS-only kernel runs without the PTX events the sessions' observers need)."""
+    if function not in _FAULT_SINKS:
+        _FAULT_SINKS.append(function)
+    return function
+
+
+def report_unwatched_fault(exc) -> None:
+    """Tell every active session of a fault it had no observer to see, so a checker still counts it."""
+    for sink in _FAULT_SINKS:
+        sink(exc)

@@ -108,6 +108,18 @@ def test_out_of_bounds_read_is_a_memory_fault_naming_the_sass(module):
         module.get_function("scaled_axpy")((1,), (64,), (np.float32(1), x, x, np.int32(64)))
 
 
+def test_a_fault_no_tool_watched_is_still_counted_by_the_checker(module):
+    """The sanitizer has no observer on a SASS-only launch, so its fault comes to it directly: a run
+    that faulted never reads "ERROR SUMMARY: 0 errors"."""
+    x = warpsim.zeros(10, np.float32)
+    with pytest.warns(SassOnlyWarning), warpsim.check() as chk:
+        with pytest.raises(warpsim.errors.MemoryFault):
+            module.get_function("scaled_axpy")((1,), (64,), (np.float32(1), x, x, np.int32(64)))
+    report = chk.report()
+    assert chk.error_count == 1 and "Invalid memory access" in report and "LDG" in report
+    assert "by thread (10,0,0) in block (0,0,0)" in report and "ERROR SUMMARY: 1 error" in report
+
+
 def test_an_opcode_the_executor_lacks_is_named_with_the_kernel(module):
     with pytest.raises(SassOnlyError, match="says_hello.*does not support|does not support.*says_hello"):
         module.get_function("says_hello")

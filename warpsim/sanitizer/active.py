@@ -9,7 +9,7 @@ one context-variable read.
 
 from __future__ import annotations
 
-from ..sessions import SessionStack, observer_source
+from ..sessions import SessionStack, fault_sink, observer_source
 
 CHECKERS = SessionStack("warpsim_checkers")
 active_checkers, push, pop = CHECKERS.active, CHECKERS.push, CHECKERS.pop
@@ -22,3 +22,10 @@ def checking_observers(launch) -> tuple:
     if not checkers:
         return ()
     return tuple(obs for checker in checkers for obs in checker.launch_observers(launch))
+
+
+@fault_sink
+def checking_faults(exc) -> None:
+    """A fault of a launch no tool watched (a SASS-only kernel): every active session counts it."""
+    for checker in active_checkers():
+        checker.unwatched_fault(exc)

@@ -94,6 +94,12 @@ def target_failure(status: int, reason: str) -> SanitizerError:
     return SanitizerError("target", "target failure", TARGET_FAILED, "", [], details=[detail])
 
 
+def unwatched_failure(exc) -> SanitizerError:
+    """A launch no tool watched (a SASS-only kernel) stopped with an error other than a fault."""
+    kernel = getattr(exc, "kernel", "") or ""
+    return SanitizerError("memcheck", "launch failure", "Launch failed: " + str(exc).splitlines()[0], kernel, [])
+
+
 def summary_line(n: int) -> str:
     return f"{PREFIX}ERROR SUMMARY: {n} error{'' if n == 1 else 's'}\n"
 

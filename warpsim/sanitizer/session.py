@@ -19,7 +19,7 @@ from __future__ import annotations
 import sys
 
 from . import active
-from .report import render, target_failure
+from .report import render, target_failure, unwatched_failure
 
 TOOLS = ("memcheck", "racecheck", "initcheck", "synccheck")
 DEFAULT_PRINT_LIMIT = 100
@@ -96,6 +96,16 @@ class Checker:
         self.errors.extend(errors)
         self._printed += printed
         self.launches += launches
+
+    def unwatched_fault(self, exc) -> None:
+        """A launch that ran without this session's observers stopped with `exc`: memcheck's report
+        of it (a fault is an error whichever tools are on; a run that faulted is never clean)."""
+        from .memcheck import fault_error
+        from ..errors import MemoryFault
+        if isinstance(exc, MemoryFault):
+            self.add([fault_error(exc)])
+        else:
+            self.add([unwatched_failure(exc)])
 
     def target_failed(self, status: int, reason: str = "") -> None:
         """The checked program failed: one more error, always printed (past print_limit too)."""

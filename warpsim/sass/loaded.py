@@ -33,6 +33,7 @@ import numpy as np
 
 from ..errors import BudgetExceeded, DeadlockError, InvalidValue, MemoryFault, WarpsimError
 from ..machine.device import MAX_SHARED_PER_BLOCK, LaunchResult, launch_dimensions
+from ..sessions import report_unwatched_fault
 from ..settings import current as current_settings
 from .elf import sections as elf_sections, symbols as elf_symbols
 
@@ -214,16 +215,24 @@ class SassOnlyModule:
                                    observers=tuple(observers), batch_threads=settings.batch_threads,
                                    max_rounds=overrides.get("max_rounds", settings.max_rounds))
             except SassFault as exc:
-                raise MemoryFault(f"{exc} (SASS-only kernel, run on the SASS executor)", kernel=kernel) from None
+                raise _told(MemoryFault(f"{exc} (SASS-only kernel, run on the SASS executor)", kernel=kernel,
+                                        block=exc.block, thread=exc.thread, instruction=exc.instruction,
+                                        source_line=exc.source_line)) from None
             except SassDeadlock as exc:
-                raise DeadlockError(str(exc), kernel=kernel) from None
+                raise _told(DeadlockError(str(exc), kernel=kernel)) from None
             except SassExecutionError as exc:
                 if "ran past" in str(exc):
-                    raise BudgetExceeded(str(exc), kernel=kernel) from None
-                raise SassOnlyError(f"kernel '{kernel}' (SASS only): {exc}") from None
+                    raise _told(BudgetExceeded(str(exc), kernel=kernel)) from None
+                raise _told(SassOnlyError(f"kernel '{kernel}' (SASS only): {exc}")) from None
         result.rounds = stats["rounds"]
         result.seconds = time.perf_counter() - start
         return result
+
+
+def _told(exc):
+    """`exc`, once the active sessions have been told of it (no observer of theirs saw this launch)."""
+    report_unwatched_fault(exc)
+    return exc
 
 
 UNWATCHED = {"warpsim_checkers": "the sanitizer's checks (warpsim check)",

@@ -74,7 +74,9 @@ def fault(st, ins, g, bad, addrs, what: str):
     slot = int(g.idx[k])
     cta = tuple(int(v) for v in st.ctaid[:, slot])
     thread = tuple(int(v) for v in st.tid[:, slot])
-    raise SassFault(f"{what} at 0x{int(addrs[k]):x} by block {cta} thread {thread}: {where(ins)}")
+    source = f"{ins.source[0].rsplit('/', 1)[-1]}:{ins.source[1]}" if ins.source is not None else ""
+    raise SassFault(f"{what} at 0x{int(addrs[k]):x} by block {cta} thread {thread}: {where(ins)}",
+                    block=cta, thread=thread, instruction=f"/*{ins.offset:04x}*/ {ins.text}", source_line=source)
 
 
 class Space:

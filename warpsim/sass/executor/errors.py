@@ -30,7 +30,13 @@ class SassUnsupported(SassExecutionError):
 
 
 class SassFault(SassExecutionError):
-    """A lane accessed memory it may not (the PTX run of the same launch did not fault)."""
+    """A lane accessed memory it may not (the PTX run of the same launch did not fault).
+
+    `block`, `thread`, `instruction` and `source_line` say where, as a LaunchError does."""
+
+    def __init__(self, message: str, block=None, thread=None, instruction: str = "", source_line: str = ""):
+        self.block, self.thread, self.instruction, self.source_line = block, thread, instruction, source_line
+        super().__init__(message)
 
 
 class SassDeadlock(SassExecutionError):
