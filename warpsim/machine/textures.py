@@ -29,7 +29,7 @@ DESCRIPTOR = np.dtype([("magic", "<u8"), ("address", "<u8"), ("pitch", "<u8"), (
                        ("address_modes", "u1", 3), ("reserved", "u1", 5), ("border", "<f4", 4),
                        ("padding", "u1", 52)])
 assert DESCRIPTOR.itemsize == 128
-MISSING_CHANNELS = (0.0, 0.0, 0.0, 1.0)        # what a fetch returns for channels the format lacks
+MISSING_CHANNELS = (0.0, 0.0, 0.0, 0.0)        # what a fetch returns for channels the format lacks (the H200: zeros)
 
 
 def channel_dtype(bits: int, kind: int) -> np.dtype:

@@ -9,9 +9,9 @@ tests' references:
   ones they act as clamp, as CUDA says).
 - Point filtering reads texel floor(x).
 - Linear filtering reads texels i and i+1 around xB = x - 0.5 with weight
-  alpha = frac(xB) held as a 9-bit fixed-point number with 8 fractional bits:
-  the texture unit turns the coordinate into fixed point with 8 fractional
-  bits, so alpha is a multiple of 1/256 and 1.0 is exact.
+  alpha = frac(xB) held as a 9-bit fixed-point number with 8 fractional bits
+  (xB rounded to the nearest 1/256 on the H200), so alpha is a multiple of
+  1/256 and 1.0 is exact.
 - Address modes act on texel indices: clamp to [0, N-1], wrap modulo N, mirror
   (0..N-1, N-1..0, ...), border (an index outside reads the border colour).
 - Read mode: element type returns the texel as stored (f16 widened, 8/16-bit
@@ -57,8 +57,13 @@ def point_index(texel_coords: np.ndarray) -> np.ndarray:
 
 
 def linear_taps(texel_coords: np.ndarray):
-    """Linear filtering: (index of the lower texel, weight of the upper one as k/256 with k in 0..255)."""
-    shifted = fixed_point(texel_coords) - (1 << (FRACTION_BITS - 1))      # xB = x - 0.5
+    """Linear filtering: (index of the lower texel, weight of the upper one as k/256 with k in 0..255).
+
+    xB = x - 0.5 is rounded to the nearest 1/256 (halves up), as the H200 does
+    (validation/textures: x = 0.5 + 1/512 already weighs the upper texel 1/256)."""
+    scaled = (np.asarray(texel_coords, dtype=np.float64) - 0.5) * (1 << FRACTION_BITS) + 0.5
+    scaled = np.nan_to_num(scaled, nan=0.0, posinf=2.0 ** 40, neginf=-2.0 ** 40)
+    shifted = np.floor(np.clip(scaled, -2.0 ** 40, 2.0 ** 40)).astype(np.int64)
     return shifted >> FRACTION_BITS, shifted & ((1 << FRACTION_BITS) - 1)
 
 
@@ -75,6 +80,16 @@ def address(index: np.ndarray, size: int, mode: int):
         return np.where(period < size, period, 2 * size - 1 - period), np.ones(index.shape, dtype=bool)
     inside = (index >= 0) & (index < size)
     return np.clip(index, 0, size - 1), (inside if mode == BORDER else np.ones(index.shape, dtype=bool))
+
+
+def corner_weight(axis_weights) -> np.ndarray:
+    """The weight of one corner of a 2D/3D footprint: the product of the axes' weights (each k/256),
+    itself rounded to the nearest 1/256, as the H200's results fit best (validation/textures)."""
+    product = np.prod(np.stack(axis_weights).astype(np.int64), axis=0)
+    extra = FRACTION_BITS * (len(axis_weights) - 1)
+    if extra:
+        product = (product + (1 << (extra - 1))) >> extra
+    return product / float(1 << FRACTION_BITS)
 
 
 def interpolate(low: np.ndarray, high: np.ndarray, weight: np.ndarray) -> np.ndarray:

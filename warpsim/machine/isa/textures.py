@@ -189,7 +189,7 @@ def _fetch_one(ctx, site, idx, record, coords, integer):
         weights = [corners[a][1][k] for a, k in enumerate(pick)]
         if weights[0] is None:
             return objects.as_bits(record, value)
-        w = np.prod(np.stack(weights).astype(np.float64), axis=0) / float(1 << (rules.FRACTION_BITS * dims))
+        w = rules.corner_weight(weights)
         term = w[:, None] * value.astype(np.float64)
         total = term if total is None else total + term
     return objects.as_bits(record, total.astype(np.float32))
