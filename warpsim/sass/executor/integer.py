@@ -64,12 +64,15 @@ def _write_carries(writers, st, g, carry):
 
 # ------------------------------------------------------------------ IADD3
 
-@semantics("IADD3", "UIADD3", family="integer", pipe=("alu", "uniform"), mods=("X",),
-           doc="a + b + c (+ carry-ins under .X); optional carry-out predicates")
+@semantics("IADD3", "UIADD3", family="integer", pipe=("alu", "uniform"), mods=("X", "64"),
+           doc="a + b + c (+ carry-ins under .X); optional carry-out predicates; .64: of register pairs, "
+               "wrapping at 2**64")
 def iadd3(ins):
     dst, outs, values, tail = split_operands(ins)
     if len(values) != 3:
         raise Unsupported("operand form")
+    if "64" in ins.mods:
+        return _iadd3_64(ins, dst, outs, values, tail)
     terms = [adder_term(op) for op in values]
     ones = sum(one for _, one in terms)
     carries = _carry_ins(tail) if "X" in ins.mods else []
@@ -84,6 +87,22 @@ def iadd3(ins):
         write(st, g, total & M32)
         if carry_writers:
             _write_carries(carry_writers, st, g, total >> U64(32))
+    return Step(ins, run)
+
+
+def _iadd3_64(ins, dst, outs, values, tail):
+    """UIADD3.64 UR8, UR4, UR8, URZ (ptxas's 64-bit address sums): pairs in, a pair out."""
+    if outs or tail or "X" in ins.mods:
+        raise Unsupported("carries of .64")
+    terms = [adder_term(op, 64) for op in values]
+    ones = U64(sum(one for _, one in terms))
+    write = dest(dst, 64)
+
+    def run(st, g):
+        total = ones
+        for read, _ in terms:
+            total = total + np.asarray(read(st, g), dtype=U64)
+        write(st, g, total)
     return Step(ins, run)
 
 

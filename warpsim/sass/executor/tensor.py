@@ -14,7 +14,8 @@ accumulator type the next (.F32, .F16), the inputs f16 unless .BF16 or .TF32
 says otherwise. `gdesc[URx]` names four uniform registers: A's shared-memory
 descriptor in URx, URx+1 and B's in URx+2, URx+3; `Rd, Ra, gdesc[URx]...`
 takes A from the registers Ra..Ra+3 instead (URx's A half unused). `.tnspA` /
-`.tnspB` are PTX's imm-trans-a / -b = 1 (M/N-major in shared memory). The
+`.tnspB` are PTX's imm-trans-a / -b = 1 (M/N-major in shared memory), `.negA` / `.negB`
+imm-scale-a / -b = -1. The
 accumulators are Rd.. in the order of PTX's {d0, d1, ...}; Rc = RZ, or a
 false predicate (`RZ, !UPT`), is scale-d = 0. `gsb0` marks the last HGMMA of
 a group (commit_group). The multiply, descriptors and swizzles are
@@ -94,7 +95,7 @@ def hmma(ins):
 
 HGMMA_SHAPE = re.compile(r"64x(\d+)x(\d+)$")
 HGMMA_SHAPES = tuple(f"64x{n}x{k}" for n in range(8, 257, 8) for k in (8, 16))
-GDESC = re.compile(r"gdesc\[UR(\d+)\]((?:\.tnsp[AB])*)$")
+GDESC = re.compile(r"gdesc\[UR(\d+)\]((?:\.(?:tnsp|neg)[AB])*)$")
 
 
 def hgmma_form(ins) -> tuple:
@@ -151,7 +152,8 @@ def _shared_chunks(st, ins, slots, reads, atype):
 @semantics("HGMMA", family="tensor", pipe="tensor", mods=HGMMA_SHAPES + tuple(INPUTS) + tuple(ACCUMULATORS),
            warp_level=True,
            doc="wgmma.mma_async: .64xNxK of f16, .BF16 or .TF32 inputs into .F32 or .F16; A and B from "
-               "gdesc[URx] (A's descriptor, then B's), or A from registers; .tnspA/.tnspB; every swizzle; "
+               "gdesc[URx] (A's descriptor, then B's), or A from registers; .tnspA/.tnspB, .negA/.negB; every "
+               "swizzle; "
                "semantics.wgmma's multiply, as the PTX machine's")
 def hgmma(ins):
     n, k, ctype, atype = hgmma_form(ins)
@@ -163,14 +165,15 @@ def hgmma(ins):
     if len(gdesc) != 1 or len(ops) not in (3, 4) or gdesc[0] != len(ops) - 2:
         raise Unsupported("operand form")
     match = GDESC.match(ops[gdesc[0]].text)
-    base, transposes = int(match.group(1)), match.group(2)
+    base, suffixes = int(match.group(1)), match.group(2)
     d, c = ops[0], ops[-1]
     a = ops[1] if len(ops) == 4 else None
     if any(op.kind != "reg" for op in (d, c) + ((a,) if a is not None else ())) or d.number is None:
         raise Unsupported("operand form")
     if a is not None and (a.number is None or atype == "tf32"):
         raise Unsupported("A in registers")
-    trans_a, trans_b = "tnspA" in transposes, "tnspB" in transposes
+    trans_a, trans_b = "tnspA" in suffixes, "tnspB" in suffixes
+    scale_a, scale_b = (-1 if "negA" in suffixes else 1), (-1 if "negB" in suffixes else 1)
     if atype == "tf32" and (trans_a or trans_b):
         raise Unsupported("transposed tf32")
     count = n // 2 if ctype == "f32" else n // 4
@@ -197,7 +200,8 @@ def hgmma(ins):
         accumulate = np.full(g.n, c.number is not None)
         if scale_d is not None:
             accumulate &= np.broadcast_to(scale_d(st, g), (g.n,))
-        words = warpgroup_mma(A, B, 1, 1, row, lane, n, ctype, accumulate, _registers(st, g, c.number, count))
+        old = _registers(st, g, c.number, count)
+        words = warpgroup_mma(A, B, scale_a, scale_b, row, lane, n, ctype, accumulate, old)
         for j in range(count):
             st.R[d.number + j][g.sel] = words[:, j]
     return Step(ins, run)

@@ -1,0 +1,98 @@
+"""HGMMA and WARPGROUP on the SASS executor: sm_90 warpgroup MMAs replayed beside their PTX run.
+
+The replay compares the SASS run's heap with the PTX run's byte for byte, so a
+profile at level 'sass' says the SASS run wrote exactly the PTX run's
+accumulators (HGMMA's registers are PTX's {d0, d1, ...} renumbered). Two
+sources: the hand-written wgmma probes of tests/machine/isa (every swizzle,
+bf16, tf32, A in registers, an f16 accumulator, negated A without
+accumulation), and Triton's tutorial fp16 matmul at sm_90 (A and B from
+128-byte-swizzled descriptors, B transposed).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import warpsim as cp
+from warpsim.sass import sass_for_ptx
+from warpsim.sass.disasm import parse_instruction
+from warpsim.sass.executor.table import Unsupported, build_step
+
+pytestmark = [pytest.mark.sass]
+
+ISA_TESTS = os.path.join(os.path.dirname(__file__), "..", "machine", "isa")
+sys.path.insert(0, ISA_TESTS)
+
+from hopper_ptx import accumulator_matrix  # noqa: E402
+from wgmma_cases import CASES, build  # noqa: E402
+
+
+def probe(name):
+    """Run one wgmma probe case under the profiler: (case, accumulator words, launch profile)."""
+    case = build(name, seed=1)
+    module = cp.RawModule(ptx=case["ptx"])
+    out = cp.asarray(np.full((128, case["regs"]), 0x7FC00000 if case["dtype"] == "f32" else 0x7E007E00,
+                             np.uint32))
+    with cp.profile() as prof:
+        module.get_function("wgmma_probe")(
+            (1,), (128,), (cp.asarray(case["image"]), np.uint32(case["image"].size), np.uint64(case["a_desc"]),
+                           np.uint64(case["b_desc"]), cp.asarray(case["c_in"]), out, cp.asarray(case["afrag"]),
+                           np.uint32(case["accumulate"])), shared_mem=case["shared"])
+    return case, out.get(), prof.launches[-1]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_wgmma_probe_runs_at_sass_level(name):
+    case, words, launch = probe(name)
+    assert launch.level == "sass", launch.level_note
+    sass = sass_for_ptx(case["ptx"], "sm_90a").kernel("wgmma_probe")
+    hgmma = [ins for ins in sass.instructions if ins.opcode == "HGMMA"]
+    assert len(hgmma) == 1
+    assert launch.sass_counts[hgmma[0].offset] == 4                 # one execution per warp of the warpgroup
+    got = accumulator_matrix(words, case["n"], case["dtype"])
+    np.testing.assert_array_equal(got.astype(np.float64), case["want"])
+
+
+def test_hgmma_forms_decode_from_the_listing_text():
+    for text in ("HGMMA.64x128x16.F32 R88, gdesc[UR20].tnspB, R88 ;",
+                 "HGMMA.64x64x16.F32 R56, gdesc[UR32], RZ, !UPT ;",
+                 "HGMMA.64x64x16.F32 R120, R152, gdesc[UR32].tnspB, R120, gsb0 ;",
+                 "HGMMA.64x24x16.F32 R24, gdesc[UR8].negA.tnspA, R24, UP0, gsb0 ;",
+                 "HGMMA.64x16x8.F32.TF32 R24, gdesc[UR8], R24, UP0, gsb0 ;",
+                 "WARPGROUP.ARRIVE ;", "WARPGROUP.DEPBAR.LE gsb0, 0x1 ;"):
+        build_step(parse_instruction(text))
+    for text in ("HGMMA.64x64x32.F32 R24, gdesc[UR8], R24 ;",             # K 32 is not f16's
+                 "HGMMA.64x64x16.F32 R24, gdesc[UR8].spA, R24 ;",          # an unknown suffix
+                 "HGMMA.64x16x8.F32.TF32 R24, R8, gdesc[UR8], R24 ;"):     # tf32 A in registers
+        with pytest.raises(Unsupported):
+            build_step(parse_instruction(text))
+
+
+@pytest.mark.triton
+def test_triton_matmul_sm90_runs_at_sass_level():
+    pytest.importorskip("triton")
+    import triton
+    from warpsim.api import triton as wt
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "frontends"))
+    from triton_kernels import matmul_kernel
+    rng = np.random.default_rng(3)
+    m, n, k = 128, 64, 96
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    c = cp.zeros((m, n), np.float16)
+    meta = dict(BLOCK_SIZE_M=64, BLOCK_SIZE_N=64, BLOCK_SIZE_K=32, GROUP_SIZE_M=8, num_warps=4, num_stages=3)
+    grid = (triton.cdiv(m, 64) * triton.cdiv(n, 64),)
+    with cp.settings(gpu="h200"), cp.profile() as prof:
+        compiled = wt.launch(matmul_kernel, grid, cp.asarray(a), cp.asarray(b), c, m, n, k, k, 1, n, 1, n, 1,
+                             arch=90, **meta)
+    assert "wgmma.mma_async" in compiled.ptx
+    launch = prof.launches[-1]
+    assert launch.level == "sass", launch.level_note
+    sass = sass_for_ptx(compiled.ptx, "sm_90a").kernel(compiled.name)
+    hgmma = [ins.offset for ins in sass.instructions if ins.opcode == "HGMMA"]
+    assert hgmma and all(launch.sass_counts.get(offset, 0) > 0 for offset in hgmma)
+    np.testing.assert_allclose(c.get().astype(np.float64), a.astype(np.float64) @ b, rtol=4e-3, atol=2e-2)
