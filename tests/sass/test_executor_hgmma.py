@@ -1,4 +1,4 @@
-"""HGMMA and WARPGROUP on the SASS executor: sm_90 warpgroup MMAs replayed beside their PTX run.
+"""HGMMA, WARPGROUP and STSM on the SASS executor: sm_90 warpgroup MMAs replayed beside their PTX run.
 
 The replay compares the SASS run's heap with the PTX run's byte for byte, so a
 profile at level 'sass' says the SASS run wrote exactly the PTX run's
@@ -95,4 +95,31 @@ def test_triton_matmul_sm90_runs_at_sass_level():
     sass = sass_for_ptx(compiled.ptx, "sm_90a").kernel(compiled.name)
     hgmma = [ins.offset for ins in sass.instructions if ins.opcode == "HGMMA"]
     assert hgmma and all(launch.sass_counts.get(offset, 0) > 0 for offset in hgmma)
+    np.testing.assert_allclose(c.get().astype(np.float64), a.astype(np.float64) @ b, rtol=4e-3, atol=2e-2)
+
+
+@pytest.mark.triton
+@pytest.mark.parametrize("blocks, shape, form", [((32, 32, 32), (64, 64, 64), "STSM.16.M88.4"),
+                                                 ((64, 128, 32), (100, 200, 70), "STSM.16.MT88.4")])
+def test_triton_stmatrix_epilogue_runs_at_sass_level(blocks, shape, form):
+    """Triton's Hopper epilogue stores accumulator tiles with stmatrix (STSM), transposed for wide tiles."""
+    pytest.importorskip("triton")
+    import triton
+    from warpsim.api import triton as wt
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "frontends"))
+    from triton_kernels import matmul_kernel
+    rng = np.random.default_rng(5)
+    (bm, bn, bk), (m, n, k) = blocks, shape
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    c = cp.zeros((m, n), np.float16)
+    with cp.profile() as prof:
+        compiled = wt.launch(matmul_kernel, (triton.cdiv(m, bm) * triton.cdiv(n, bn),), cp.asarray(a), cp.asarray(b),
+                             c, m, n, k, k, 1, n, 1, n, 1, BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk,
+                             GROUP_SIZE_M=2, num_warps=4, num_stages=3, arch=90)
+    launch = prof.launches[-1]
+    assert launch.level == "sass", launch.level_note
+    stsm = [ins.offset for ins in sass_for_ptx(compiled.ptx, "sm_90a").kernel(compiled.name).instructions
+            if ins.full_opcode == form]
+    assert stsm and all(launch.sass_counts.get(offset, 0) > 0 for offset in stsm)
     np.testing.assert_allclose(c.get().astype(np.float64), a.astype(np.float64) @ b, rtol=4e-3, atol=2e-2)

@@ -1,5 +1,5 @@
 """Loads and stores: LDG STG LDS STS LDL STL LD ST (generic), LDC ULDC (constant banks), LDGSTS
-(cp.async), LDSM (ldmatrix).
+(cp.async), LDSM (ldmatrix), STSM (stmatrix).
 
 Widths come from the modifiers (.U8 .S8 .U16 .S16, none = 32 bits, .64, .128:
 consecutive registers); .E (64-bit addresses), cache and ordering modifiers
@@ -13,7 +13,8 @@ src-size 0) and read nothing. The executor completes the copy at once: a
 program that waits for it (LDGDEPBAR's group, `DEPBAR.LE SB0, n`, a barrier)
 before reading the shared bytes sees the same values, and one that does not
 has a race. `LDSM.16.M88[.2|.4]` / `.MT88` is ldmatrix with the PTX machine's
-lane-to-element map (machine.isa.tensor.matrix_element_addresses).
+lane-to-element map (machine.isa.tensor.matrix_element_addresses), and
+`STSM.16.M88[.2|.4]` / `.MT88` its inverse, stmatrix, with the same map.
 """
 
 from __future__ import annotations
@@ -210,3 +211,38 @@ def ldsm(ins):
         else:
             write(st, g, words)
     return Step(ins, run, memory=("shared", "ld", 4 * count))
+
+
+@semantics("STSM", family="memory", pipe="shared", mods=("16", "M88", "MT88", "2", "4"), warp_level=True,
+           doc="stmatrix: .M88 / .MT88 (transposed) 8x8 b16 matrices, .2 / .4 of them, from consecutive "
+               "registers; lanes 8j..8j+7 give matrix j's row addresses, lane l holds row l / 4, columns "
+               "2 (l % 4) and + 1 (LDSM's map)")
+def stsm(ins):
+    shape = [m for m in ins.mods if m in ("M88", "MT88")]
+    count = LDSM_COUNTS.get(tuple(m for m in ins.mods if m in ("2", "4")))
+    if "16" not in ins.mods or len(shape) != 1 or count is None or len(ins.operands) != 2:
+        raise Unsupported("operand form")
+    transpose = shape[0] == "MT88"
+    address, data = ins.operands
+    if data.kind != "reg":
+        raise Unsupported("operand form")
+    read_address = address_reader(address, False)
+    first = data.number
+
+    def store_at(st, g, addrs, values, size):
+        target = resolve(st, ins, g, "shared", addrs, size)[0][1]
+        if st.memory_observers:
+            notify(st, ins, "shared", "st", g.idx, addrs, size)
+        target.scatter(np.ascontiguousarray(values).view(np.uint8).reshape(g.n, size))
+
+    def run(st, g):
+        addrs = read_address(st, g)
+        for j, (word_at, halves_at) in enumerate(matrix_element_addresses(st, g.idx, addrs, count, transpose)):
+            word = np.zeros(g.n, dtype=U32) if first is None else st.R[first + j][g.sel].astype(U32)
+            if word_at is not None:
+                store_at(st, g, word_at, word, 4)
+            else:
+                for h, at in enumerate(halves_at):
+                    store_at(st, g, at, ((word >> U32(16 * h)) & U32(0xFFFF)).astype(np.uint16), 2)
+        st.writes += 1
+    return Step(ins, run, memory=("shared", "st", 4 * count))

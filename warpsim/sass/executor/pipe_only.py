@@ -16,6 +16,5 @@ pipe_only("IADD", "IADD32I", "ISCADD", "LEA_HI", "LOP", "LOP32I", "HSETP2", pipe
 pipe_only("DMNMX", pipe="fp64")
 pipe_only("I2I", "F2IP", pipe="mufu")
 pipe_only("IMMA", "DMMA", "BMMA", pipe="tensor")
-pipe_only("STSM", pipe="shared")
 pipe_only("CS2R_SR", pipe="special")
 pipe_only("BPT", pipe="branch")
