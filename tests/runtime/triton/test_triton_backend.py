@@ -104,3 +104,16 @@ def test_kernels_write_torch_tensors_in_place_and_faults_name_the_storage(tmp_pa
     fault = str(saved["fault"])
     assert "out of bounds" in fault and "past the end of the 4000-byte host range" in fault, fault
     assert "a tensor's storage, given to axpy_kernel" in fault
+
+
+def test_perf_report_says_predicted_and_torch_operators_get_no_time(tmp_path):
+    result, _ = run_script("perf_report.py", tmp_path=tmp_path)
+    table = (tmp_path / "vector-add.csv").read_text().splitlines()
+    assert table[0] == "size,Triton (predicted GB/s),Torch (predicted GB/s)", table[0]
+    rows = [[float(v or "nan") for v in line.split(",")] for line in table[1:]]   # NaN is written empty
+    assert [row[0] for row in rows] == [4096, 65536]
+    assert 0 < rows[0][1] < rows[1][1], "a 64K add amortizes the launch overhead better than a 4K add"
+    assert all(row[2] != row[2] for row in rows), "torch's add runs on the CPU: NaN, not a predicted time"
+    assert "vector-add: GB/s from times predicted for the NVIDIA H200" in result.stderr
+    assert "launched no Triton kernel" in result.stderr
+    assert "Triton (predicted GB/s)" in result.stdout

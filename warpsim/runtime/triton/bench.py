@@ -40,10 +40,12 @@ def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_m
     if grad_to_none is not None:
         for x in grad_to_none:
             x.grad = None
-    start = gpu.clock_ms
+    start, launches = gpu.clock_ms, gpu.launches
     fn()
     elapsed = gpu.clock_ms - start
     _say_predicted(gpu)
+    if gpu.launches == launches:
+        elapsed = _nothing_launched(fn)
     if quantiles is not None:
         return [elapsed for _ in quantiles]
     times = [elapsed]
@@ -52,18 +54,49 @@ def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_m
     return {"min": min, "max": max, "mean": statistics.mean, "median": statistics.median}[return_mode](times)
 
 
+def _nothing_launched(fn) -> float:
+    """NaN: fn ran no kernel on warpsim (a torch operator, which runs on the CPU here), so there is
+    no GPU time to predict; 0 would make a script's GB/s a division by zero, NaN shows as a gap."""
+    name = getattr(fn, "__qualname__", repr(fn))
+    if name not in _SAID:
+        _SAID.append(name)
+        print(f"warpsim: do_bench({name}) launched no Triton kernel (torch operators run on the CPU here): "
+              f"no predicted time, NaN returned", file=sys.stderr)
+    return float("nan")
+
+
 def _say_predicted(gpu) -> None:
-    if not _SAID:
+    if True not in _SAID:
         _SAID.append(True)
         print(f"warpsim: Triton's do_bench and autotune times are predicted for the {gpu.preset.full_name} "
               f"by warpsim's timing model, not measured", file=sys.stderr)
 
 
+def perf_report_run(original):
+    """Mark._run with the y label saying the figures are predicted (columns, plot axis and CSV)
+    and a note on stderr naming the GPU and model, as the plot's times are predictions."""
+    def _run(self, bench, *args, **kwargs):
+        from .device import active_gpu
+        label = bench.ylabel
+        bench.ylabel = f"predicted {label}" if label else "predicted"
+        print(f"warpsim: {bench.plot_name or 'perf_report'}: {label or 'figures'} from times predicted for the "
+              f"{active_gpu().preset.full_name} by warpsim's timing model, not measured", file=sys.stderr)
+        try:
+            return original(self, bench, *args, **kwargs)
+        finally:
+            bench.ylabel = label
+    _run.__doc__ = original.__doc__
+    return _run
+
+
 def install() -> None:
-    """Make triton.testing.do_bench this do_bench (while the warpsim driver is active)."""
+    """Make triton.testing.do_bench this do_bench, and perf_report's tables and plots say
+    predicted (while the warpsim driver is active)."""
     import triton.testing
     if "do_bench" not in _ORIGINAL:
         _ORIGINAL["do_bench"] = triton.testing.do_bench
+        _ORIGINAL["Mark._run"] = triton.testing.Mark._run
+        triton.testing.Mark._run = perf_report_run(_ORIGINAL["Mark._run"])
     triton.testing.do_bench = do_bench
 
 
@@ -72,3 +105,4 @@ def uninstall() -> None:
     import triton.testing
     if "do_bench" in _ORIGINAL:
         triton.testing.do_bench = _ORIGINAL.pop("do_bench")
+        triton.testing.Mark._run = _ORIGINAL.pop("Mark._run")
