@@ -43,7 +43,7 @@ def device_pointer(value) -> int | None:
     if isinstance(value, MemoryPointer):
         return value.ptr
     data = getattr(value, "data", None)
-    if hasattr(data, "ptr") and hasattr(value, "__cuda_array_interface__"):
+    if hasattr(data, "ptr") and _has_array_interface(value):
         return int(data.ptr)
     interface = getattr(value, "__cuda_array_interface__", None)
     if interface is None:
@@ -57,6 +57,12 @@ def device_pointer(value) -> int | None:
         raise KernelArgumentError(f"its __cuda_array_interface__ data pointer {address} is not a "
                                   "64-bit address")
     return address
+
+
+def _has_array_interface(value) -> bool:
+    """Whether value has __cuda_array_interface__, asked of its class first: the property builds a
+    dict each time it is read, and a launch loop reads it for every array argument."""
+    return hasattr(type(value), "__cuda_array_interface__") or hasattr(value, "__cuda_array_interface__")
 
 
 def describe_argument(value) -> str:
@@ -175,6 +181,10 @@ def pack_arguments(kernel_name: str, params, args) -> bytes:
     buffer = bytearray(max((offset + size for _, offset, size, _ in slots), default=0))
     for index, (value, (name, offset, size, ptx_type)) in enumerate(zip(args, slots)):
         value = getattr(value, "__warpsim_handle__", value)     # texture/surface objects: their handle
+        raw = _plain_argument_bytes(value, size, ptx_type)
+        if raw is not None:
+            buffer[offset:offset + size] = raw
+            continue
         scalar = ptx_type[1:].isdigit() and int(ptx_type[1:]) == size * 8  # not a .b8[] struct
         kind = f", .{ptx_type}" if scalar else ", a struct or array (.b8[])" if ptx_type else ""
         where = f"kernel '{kernel_name}' argument {index} ({name}, {size} bytes{kind})"
@@ -182,3 +192,28 @@ def pack_arguments(kernel_name: str, params, args) -> bytes:
             _check_kind(value, ptx_type, where)
         buffer[offset:offset + size] = encode_argument(value, size, where)
     return bytes(buffer)
+
+
+# NumPy scalar types a parameter of the same size takes as they are ('i' integer, 'f' float).
+_PLAIN_SCALARS = {t: "i" for t in (np.int8, np.int16, np.int32, np.int64,
+                                   np.uint8, np.uint16, np.uint32, np.uint64)}
+_PLAIN_SCALARS.update({t: "f" for t in (np.float16, np.float32, np.float64)})
+
+
+def _plain_argument_bytes(value, size: int, ptx_type: str) -> bytes | None:
+    """The bytes of the arguments a launch loop passes most, a NumPy scalar of the parameter's size
+    and kind or a device array for an 8-byte parameter, without the naming encode_argument does
+    for its errors; None for any other argument (encode_argument then takes it, or says why not)."""
+    kind = _PLAIN_SCALARS.get(type(value))
+    if kind is not None:
+        if value.dtype.itemsize != size or (ptx_type[1:].isdigit() and (
+                (kind == "i" and ptx_type[:1] == "f") or (kind == "f" and ptx_type[:1] in ("u", "s")))):
+            return None
+        return value.tobytes()
+    if size != 8 or isinstance(value, np.ndarray) or value is None:
+        return None
+    try:
+        pointer = device_pointer(value)
+    except KernelArgumentError:
+        return None
+    return None if pointer is None else struct.pack("<Q", pointer)

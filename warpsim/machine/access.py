@@ -121,9 +121,10 @@ def resolve(ctx, site, idx, space: str, addrs: np.ndarray, size: int, write: boo
     addrs = addrs.astype(np.uint64, copy=False)
     if space in ("global", "const"):
         ok, buf, off = ctx.memory.resolve(addrs, size)      # the heap, or registered host ranges too
-        ok = ok & (addrs % np.uint64(size) == 0)
-        if not ok.all():
-            _fault(ctx, site, idx, ok, addrs, "global " + ("store" if write else "load"), size, "global")
+        misaligned = addrs % np.uint64(size)
+        if np.count_nonzero(misaligned) or np.count_nonzero(ok) != ok.size:
+            _fault(ctx, site, idx, ok & (misaligned == 0), addrs, "global " + ("store" if write else "load"),
+                   size, "global")
         return buf, off
     if space == "shared":
         off = addrs.astype(np.int64)
@@ -226,10 +227,24 @@ def store(ctx, site, idx, space, addrs, dtype, values):
     ctx.writes += changed
     if space == "global":
         if buf is ctx.memory.buffer:
-            init = ctx.memory.initialized
-            for k in range(total):
-                init[off + k] = True
+            mark_initialized(ctx.memory.initialized, off, total)
         else:                                       # lanes in host ranges (host bytes count as written)
             ctx.memory.mark_written(addrs, total)
     for obs in ctx.memory_observers:
         obs.memory_access(ctx, site, space, "store", idx, addrs, size, count)
+
+
+# Flag words of initcheck's byte flags: an aligned access of 2, 4 or 8 bytes sets its flags with one store.
+FLAG_WORDS = {2: (np.uint16, 0x0101), 4: (np.uint32, 0x0101_0101), 8: (np.uint64, 0x0101_0101_0101_0101)}
+
+
+def mark_initialized(initialized: np.ndarray, offsets: np.ndarray, nbytes: int) -> None:
+    """Set the flags of bytes [offset, offset + nbytes) of each lane (offsets aligned to nbytes)."""
+    word = FLAG_WORDS.get(nbytes)
+    if word is not None and len(initialized) % nbytes == 0:
+        dtype, ones = word
+        initialized.view(dtype)[offsets // nbytes] = ones
+    elif nbytes == 1:
+        initialized[offsets] = True
+    else:
+        initialized[offsets[:, None] + np.arange(nbytes)] = True

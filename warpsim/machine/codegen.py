@@ -70,6 +70,10 @@ def fit(values, n):
     values = np.asarray(values)
     if values.shape == (n,):
         return values
+    if values.ndim == 0:            # a uniform value (ld.param, an immediate): a third of broadcast_to's cost
+        out = np.empty(n, dtype=values.dtype)
+        out[...] = values           # same dtype: the bits are copied, NaN payloads too
+        return out
     return np.broadcast_to(values, (n,)).copy()
 
 

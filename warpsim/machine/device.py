@@ -65,6 +65,7 @@ class LoadedModule:
             raise InternalError(f"{name}: warpsim failed to load the module ({type(exc).__name__}: "
                                 f"{exc}); this is a bug in warpsim, please report it with this PTX") from exc
         self.sources = self.program.sources   # source file name -> text (code given as a string)
+        self._launch_shapes: dict = {}        # (kernel, grid, block, dynamic, batch_threads) -> _launch_shape
         with device.lock:
             self._allocate_globals()
 
@@ -153,40 +154,31 @@ class LoadedModule:
                 overrides) -> LaunchResult:
         self._kernel(kernel)
         grid, block = launch_dimensions(grid, "grid", kernel), launch_dimensions(block, "block", kernel)
-        threads = block[0] * block[1] * block[2]
         params = self._parameter_buffer(kernel, params)
-        _check_thread_bounds(self.module.functions[kernel], block, threads)
         settings = current_settings()
         if overrides:
             from dataclasses import replace
             settings = replace(settings, **overrides)
-        try:
-            dynamic = operator.index(shared_mem)
-        except TypeError:
-            raise InvalidValue(f"the dynamic shared memory size must be an int number of bytes, "
-                               f"got {shared_mem!r}", kernel=kernel) from None
-        if dynamic < 0:
-            raise InvalidValue(f"{dynamic} bytes of dynamic shared memory (a negative size)",
-                               kernel=kernel)
+        # A loop of launches checks its shape once (a shape with a plain-int shared size).
+        shape_key = (kernel, grid, block, shared_mem, settings.batch_threads)
+        shape = self._launch_shapes.get(shape_key) if type(shared_mem) is int else None
+        if shape is None:
+            shape = self._launch_shape(kernel, grid, block, shared_mem, settings.batch_threads)
+            if type(shared_mem) is int:
+                if len(self._launch_shapes) > 256:
+                    self._launch_shapes.clear()
+                self._launch_shapes[shape_key] = shape
+        shared_total, per_batch, dynamic = shape
         layout = self.program.layout
-        needed = self.program.kernel_static_shared.get(kernel, 0) + dynamic
-        if needed > MAX_SHARED_PER_BLOCK:
-            raise InvalidValue(f"{needed} bytes of shared memory per block exceed the "
-                               f"{MAX_SHARED_PER_BLOCK} bytes an SM offers", kernel=kernel)
-        shared_total = (self.program.dynamic_shared_base + dynamic if dynamic else
-                        self.program.kernel_static_shared.get(kernel, 0))
-        shared_total = with_reserved(self.program, kernel, shared_total)   # sm_90's reserved 1 KB, if read
-        launch = Launch(self, kernel, grid, block, shared_total, dynamic, bytes(params))
+        launch = Launch(self, kernel, grid, block, shared_total, dynamic, params)
         observers = (*observers, *launch_observers(launch))
         started, finished, failed, done = (observers_of(observers, event) for event in
                                            ("batch_started", "batch_finished", "launch_failed",
                                             "launch_finished"))
         memory_observers = observers_of(observers, "memory_access")
         param_buf = np.zeros((len(params) + 15) // 16 * 16 or 16, dtype=np.uint8)
-        param_buf[:len(params)] = np.frombuffer(bytes(params), dtype=np.uint8)
+        param_buf[:len(params)] = np.frombuffer(params, dtype=np.uint8)
         n_ctas = grid[0] * grid[1] * grid[2]
-        per_batch = max(1, settings.batch_threads // (((threads + 31) // 32) * 32))
-        per_batch = _cluster_batch(self.program, kernel, grid, per_batch)   # whole clusters per batch
         result = LaunchResult(kernel, grid, block, dynamic)
         start = time.perf_counter()
         first_cta, stop_cta = (0, n_ctas) if cta_range is None else _cta_range(cta_range, n_ctas, kernel)
@@ -222,6 +214,30 @@ class LoadedModule:
         _warn_once(result.diagnostics, kernel)
         return result
 
+
+    def _launch_shape(self, kernel, grid, block, shared_mem, batch_threads) -> tuple:
+        """(shared bytes per CTA, CTAs per batch, dynamic shared bytes) of a launch shape, after the
+        checks that depend only on it, in the order a launch makes them."""
+        threads = block[0] * block[1] * block[2]
+        _check_thread_bounds(self.module.functions[kernel], block, threads)
+        try:
+            dynamic = operator.index(shared_mem)
+        except TypeError:
+            raise InvalidValue(f"the dynamic shared memory size must be an int number of bytes, "
+                               f"got {shared_mem!r}", kernel=kernel) from None
+        if dynamic < 0:
+            raise InvalidValue(f"{dynamic} bytes of dynamic shared memory (a negative size)",
+                               kernel=kernel)
+        needed = self.program.kernel_static_shared.get(kernel, 0) + dynamic
+        if needed > MAX_SHARED_PER_BLOCK:
+            raise InvalidValue(f"{needed} bytes of shared memory per block exceed the "
+                               f"{MAX_SHARED_PER_BLOCK} bytes an SM offers", kernel=kernel)
+        shared_total = (self.program.dynamic_shared_base + dynamic if dynamic else
+                        self.program.kernel_static_shared.get(kernel, 0))
+        shared_total = with_reserved(self.program, kernel, shared_total)   # sm_90's reserved 1 KB, if read
+        per_batch = max(1, batch_threads // (((threads + 31) // 32) * 32))
+        per_batch = _cluster_batch(self.program, kernel, grid, per_batch)   # whole clusters per batch
+        return shared_total, per_batch, dynamic
 
     def _parameter_buffer(self, kernel: str, params) -> bytes:
         """The launch's parameter bytes, at least as many as the kernel's parameters take."""
@@ -320,9 +336,23 @@ def _cta_range(cta_range, n_ctas: int, kernel: str) -> tuple:
 DIMENSION_LIMITS = {"block": (1024, 1024, 64), "grid": ((1 << 31) - 1, 65535, 65535)}
 
 
+_CHECKED_DIMENSIONS: dict = {}     # (value, 'grid'/'block') -> (x, y, z), for values of plain ints
+
+
 def launch_dimensions(value, what: str, kernel: str = "") -> tuple[int, int, int]:
     """grid or block given as an int or a tuple/list of 1-3 ints -> (x, y, z), checked against
-    CUDA's limits (each axis, and at most 1024 threads a block)."""
+    CUDA's limits (each axis, and at most 1024 threads a block). A value of plain ints is
+    checked once: a launch loop gives the same grid and block every time."""
+    plain = type(value) is int or (type(value) is tuple and all(type(v) is int for v in value))
+    dims = _CHECKED_DIMENSIONS.get((value, what)) if plain else None
+    if dims is None:
+        dims = _checked_dimensions(value, what, kernel)
+        if plain and len(_CHECKED_DIMENSIONS) < 4096:
+            _CHECKED_DIMENSIONS[(value, what)] = dims
+    return dims
+
+
+def _checked_dimensions(value, what: str, kernel: str) -> tuple[int, int, int]:
     try:
         dims = (operator.index(value),) if not isinstance(value, (tuple, list)) else \
             tuple(operator.index(v) for v in value)

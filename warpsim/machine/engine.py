@@ -55,11 +55,11 @@ def run_batch(ctx, observers=()):
     watchdog = ctx.settings.watchdog_seconds
     while True:
         runnable = ctx.status == RUNNING
-        if not runnable.any():
+        if not np.count_nonzero(runnable):
+            if np.count_nonzero(ctx.status == EXITED) == ctx.n:    # nobody waits at a barrier either
+                return
             if release_barriers(ctx) or wake_warp_syncs(ctx):
                 continue
-            if (ctx.status == EXITED).all():
-                return
             raise deadlock(ctx)
         # 1. select (the compiled loop runs whole rounds of covered blocks first)
         groups = None

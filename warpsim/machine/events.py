@@ -102,6 +102,8 @@ EVENTS = tuple(name for name in vars(LaunchObserver) if not name.startswith("_")
 
 def observers_of(observers, event: str) -> list:
     """The observers that override `event` (the others would do nothing)."""
+    if not observers:                   # the usual launch, watched by nobody
+        return []
     default = getattr(LaunchObserver, event)
     return [o for o in observers
             if getattr(type(o), event, None) is not default and callable(getattr(o, event, None))]
