@@ -23,6 +23,7 @@ ABI change in a future numba-cuda is an error here, not garbage in a kernel.
 from __future__ import annotations
 
 import operator
+import os
 import warnings
 
 import numpy as np
@@ -90,13 +91,22 @@ def _device_view(value, copy_in: bool, copy_out: bool, writebacks: list):
 
 def user_stacklevel() -> int:
     """The `stacklevel` that makes a warning point at the first frame outside warpsim."""
-    import os
     import sys
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     frame, level = sys._getframe(1), 1
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+    while frame is not None and _in_warpsim(frame.f_code.co_filename):
         frame, level = frame.f_back, level + 1
     return level
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_IN_WARPSIM: dict = {}     # code file name -> whether it is warpsim's (Numba warns at every small launch)
+
+
+def _in_warpsim(filename: str) -> bool:
+    inside = _IN_WARPSIM.get(filename)
+    if inside is None:
+        inside = _IN_WARPSIM[filename] = os.path.abspath(filename).startswith(_PACKAGE_DIR)
+    return inside
 
 
 def _warn_implicit_copy(value) -> None:

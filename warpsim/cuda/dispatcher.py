@@ -540,9 +540,19 @@ class Dispatcher:
         return self._one_or_all(signature, lambda kernel: kernel.max_threads_per_block)
 
 
+_PARAMETER_NAMES: dict = {}     # (function, its code) -> its parameter names: a launch checks its count
+
+
 def _parameters(py_func) -> list:
-    import inspect
-    return list(inspect.signature(py_func).parameters)
+    key = (py_func, getattr(py_func, "__code__", None))
+    names = _PARAMETER_NAMES.get(key)
+    if names is None:
+        import inspect
+        names = tuple(inspect.signature(py_func).parameters)
+        if len(_PARAMETER_NAMES) > 1024:
+            _PARAMETER_NAMES.clear()
+        _PARAMETER_NAMES[key] = names
+    return list(names)
 
 
 def _signature_args(signature) -> tuple:

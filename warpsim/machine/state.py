@@ -8,6 +8,8 @@ the layout but are marked as never having lived (status EXITED, exists False).
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from ..ptx.types import storage_dtype
@@ -49,24 +51,21 @@ class LaunchState:
         self.local_size = 0
         self.local = np.zeros(16, dtype=np.uint8)
         self.regs: dict[str, np.ndarray] = {}
-        self.pc = np.full(self.n, program.entry_block(kernel), dtype=np.int64)
-        self.status = np.where(self.exists, RUNNING, EXITED).astype(np.uint8)
-        self.pc[~self.exists] = -1
-        self.barrier_id = np.zeros(self.n, dtype=np.int32)
-        self.barrier_count = np.zeros(self.n, dtype=np.int32)   # expected threads (0: all)
-        self.barrier_pred = np.zeros(self.n, dtype=bool)        # bar.red's predicate
+        pc, status = self._starting_point()
+        self.pc, self.status = pc.copy(), status.copy()
+        # barrier_id, barrier_count (expected threads, 0: all), barrier_pred (bar.red's predicate),
+        # call_stack, call_depth and stack_used (bytes of recursive frames): made on first use
+        # (LAZY_ARRAYS), as most launches have no barrier and no call.
         self.arrivals: dict[int, int] = {}                      # barrier key -> bar.arrive count
         self.param_vars: dict[str, np.ndarray] = {}
         self.saved: dict[str, np.ndarray] = {}                  # recursive frames, per depth
-        self.call_stack = np.zeros((0, self.n), dtype=np.int64)
-        self.call_depth = np.zeros(self.n, dtype=np.int32)
-        self.stack_used = np.zeros(self.n, dtype=np.int64)     # bytes of recursive frames (stack limit)
         self.starved = np.zeros(self.n_warps, dtype=np.int64)    # rounds a warp kept groups waiting
         self.rotating = np.zeros(self.n_warps, dtype=bool)       # warps in round-robin (its)
         self.last_pc = np.zeros(self.n_warps, dtype=np.int64)
         self.writes = 0                       # memory stores and atomics so far (progress)
         self.changes_only = False             # livelock watch: count only writes that change memory
-        self.started = 0.0                    # process_time when the batch started (watchdog)
+        self.started = None                   # process_time when the batch started, once the watchdog asks
+        self.wall_started = 0.0               # perf_counter when the batch started
         self.issued = 0                       # warp instructions issued (for the budget)
         self.thread_instructions = 0          # instructions times the lanes that executed them
         self.rounds = 0
@@ -95,6 +94,50 @@ class LaunchState:
             cache[key] = cached
             cache[(self.block, n_ctas)] = cached[:5]
         self.cta, self.exists, self.tid, self.lane, self.warp_in_cta, self.ctaid = cached
+
+    # ------------------------------------------------------------ the watchdog's clock
+
+    def start_clock(self) -> None:
+        self.started, self.wall_started = None, time.perf_counter()
+
+    def cpu_seconds(self) -> float:
+        """CPU seconds the batch has used. The process's CPU clock is a system call (microseconds,
+        far more in a sandbox), so a batch reads it only when the watchdog first looks, and counts
+        the time before that look as its wall-clock time (which a one-threaded batch cannot
+        exceed): a launch of a few rounds reads no clock but perf_counter."""
+        now = time.process_time()
+        if self.started is None:
+            self.started = now - (time.perf_counter() - self.wall_started)
+        return now - self.started
+
+    def exclude_from_clock(self, cpu: float, wall: float) -> None:
+        """Seconds (a Numba compile) that do not count against the watchdog."""
+        if self.started is None:
+            self.wall_started += wall
+        else:
+            self.started += cpu
+
+    def _starting_point(self) -> tuple:
+        """(pc, status) of every slot before the first round (read-only, cached on the program)."""
+        cache = self.program.__dict__.setdefault("_starting_points", {})
+        key = (self.kernel, self.block, self.grid, int(self.cta_ids[0]) if self.n_ctas else 0, self.n_ctas)
+        found = cache.get(key)
+        if found is None:
+            pc = np.full(self.n, self.program.entry_block(self.kernel), dtype=np.int64)
+            status = np.where(self.exists, RUNNING, EXITED).astype(np.uint8)
+            pc[~self.exists] = -1
+            if len(cache) > GEOMETRY_CACHE_SIZE:
+                cache.clear()
+            found = cache[key] = (pc, status)
+        return found
+
+    def __getattr__(self, name: str):
+        """A per-thread array of LAZY_ARRAYS, made zeroed when first asked for."""
+        make = LAZY_ARRAYS.get(name)
+        if make is None or name == "n":
+            raise AttributeError(f"'LaunchState' object has no attribute '{name}'")
+        value = self.__dict__[name] = make(self.n)
+        return value
 
     # ------------------------------------------------------------ registers
 
@@ -143,6 +186,16 @@ class LaunchState:
 
 
 GEOMETRY_CACHE_SIZE = 16     # launch shapes whose slot coordinates a program keeps
+
+# Per-thread arrays of barriers and calls, zeroed, made when a launch first uses them.
+LAZY_ARRAYS = {
+    "barrier_id": lambda n: np.zeros(n, dtype=np.int32),
+    "barrier_count": lambda n: np.zeros(n, dtype=np.int32),
+    "barrier_pred": lambda n: np.zeros(n, dtype=bool),
+    "call_stack": lambda n: np.zeros((0, n), dtype=np.int64),
+    "call_depth": lambda n: np.zeros(n, dtype=np.int32),
+    "stack_used": lambda n: np.zeros(n, dtype=np.int64),
+}
 
 
 def _slot_geometry(block, grid, cta_ids, n, warps_per_cta, threads, within_cta=None) -> tuple:

@@ -172,10 +172,12 @@ def compiled_loop(ctx, model):
     if len(logs) > 1:
         return None
     logged = logs[0] if logs else None
-    from .loop import round_loop
     program = ctx.program
-    loop = round_loop(program)
-    if loop.source is None:
+    loop = program.__dict__.get("_round_loop")     # made once per program by round_loop
+    if loop is None:
+        from .loop import round_loop
+        loop = round_loop(program)
+    if loop.source is None:                         # no block of the program is covered
         return None
     compile_now = ctx.engine == "compiled"
     if not compile_now and ctx.n >= COMPILED_ROUNDS_FROM:
