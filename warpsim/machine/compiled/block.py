@@ -340,11 +340,11 @@ def compile_time_excluded(ctx, dispatcher):
     if dispatcher.signatures:
         yield
         return
-    start = time.process_time()
+    cpu, wall = time.process_time(), time.perf_counter()
     try:
         yield
     finally:
-        ctx.started += time.process_time() - start
+        ctx.exclude_from_clock(time.process_time() - cpu, time.perf_counter() - wall)
 
 
 def is_cached_on_disk(source: str) -> bool:
