@@ -143,3 +143,14 @@ def test_sass_only_program_runs_on_the_sass_executor(built, run, tmp_path):
     assert lines["visits"] == "8" and lines["timed"] == "1"
     assert lines["fault"] == "cudaErrorIllegalAddress"
     assert "has only SASS" in result.stderr and "read_past" in result.stderr
+
+
+@pytest.mark.slow
+def test_host_registered_memory_is_addressed_in_place(built, run, tmp_path):
+    x = np.random.default_rng(13).standard_normal(777, dtype=np.float32)
+    x.tofile(tmp_path / "x.bin")
+    result = run(built("host_register"), "x.bin", "y.bin")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.splitlines() == ["same address 1", "again cudaErrorHostMemoryAlreadyRegistered",
+                                          "unregistered twice cudaErrorHostMemoryNotRegistered"]
+    np.testing.assert_array_equal(np.fromfile(tmp_path / "y.bin", dtype=np.float32), x * np.float32(3))

@@ -992,6 +992,12 @@ def cudaHostRegister(context, pointer, size, flags):
         return context.fail(INVALID_VALUE)
     if pointer in context.registered_host:
         return context.fail(CODES["cudaErrorHostMemoryAlreadyRegistered"])
+    try:        # kernels address it in place, at its host address (unified addressing)
+        context.device.memory.register_host(pointer, size, label="memory registered with cudaHostRegister")
+    except ValueError as exc:        # over the heap, or overlapping a registered range
+        print(f"warpsim: cudaHostRegister: {exc}", file=sys.stderr)
+        return context.fail(CODES["cudaErrorHostMemoryAlreadyRegistered"] if _registered_host(context, pointer)
+                            else INVALID_VALUE)
     context.registered_host[pointer] = size
     return SUCCESS
 
@@ -1000,6 +1006,7 @@ def cudaHostRegister(context, pointer, size, flags):
 def cudaHostUnregister(context, pointer):
     if context.registered_host.pop(pointer, None) is None:
         return context.fail(CODES["cudaErrorHostMemoryNotRegistered"])
+    context.device.memory.unregister_host(pointer)
     return SUCCESS
 
 
@@ -1007,13 +1014,10 @@ def cudaHostUnregister(context, pointer):
 def cudaHostGetDevicePointer(context, out, host_pointer, flags):
     if not out or flags:
         return context.fail(INVALID_VALUE)
-    if _allocation_start(context, host_pointer) is not None:     # cudaMallocHost/cudaHostAlloc memory
-        _write(out, "Q", host_pointer)
+    if _allocation_start(context, host_pointer) is not None or _registered_host(context, host_pointer):
+        _write(out, "Q", host_pointer)     # cudaMallocHost / cudaHostRegister memory: the same address
         return SUCCESS
-    _say_once(context, "mapped host", "warpsim: kernels read only memory of warpsim's heap: host "
-              "memory registered with cudaHostRegister has no device address (allocate it with "
-              "cudaMallocHost or cudaMallocManaged instead)")
-    return context.fail(NOT_SUPPORTED if _registered_host(context, host_pointer) else INVALID_VALUE)
+    return context.fail(INVALID_VALUE)
 
 
 @call()
