@@ -129,6 +129,7 @@ class SassReplay(LaunchObserver):
     def _run(self) -> ReplayOutcome:
         from . import sass_of
         from .executor import SassExecutionError, load_program, run_launch
+        from .executor.launch import cubin_params
         from ..settings import current
         launch = self.launch
         if self.failed is not None:
@@ -144,7 +145,8 @@ class SassReplay(LaunchObserver):
                     constants[name] = self.copy.read_bytes(addresses[name], length).tobytes()
             settings = current()
             stats = run_launch(program, image, memory=self.copy, grid=launch.grid, block=launch.block,
-                               params=launch.params, shared_bytes=launch.shared_bytes, constants=constants,
+                               params=cubin_params(image, launch.params), shared_bytes=launch.shared_bytes,
+                               constants=constants,
                                addresses=addresses,
                                observers=self.observers, batch_threads=settings.batch_threads,
                                max_rounds=self.round_budget(settings.max_rounds))

@@ -34,20 +34,12 @@ import numpy as np
 
 from ...errors import LaunchError
 from ...ptx.ir import Vec
+from ...semantics.tensor_maps import (MAGIC, SWIZZLE_BYTES, SWIZZLES, TENSOR_MAP,  # noqa: F401
+                                      box_addresses, out_of_bounds_fill)
 from .. import access
 from ..memory import GLOBAL_BASE
 from .mbarrier import transact
 from .table import MEMORY, emitted
-from .wgmma import swizzle
-
-MAGIC = int.from_bytes(b"WSTMAP01", "little")
-TENSOR_MAP = np.dtype([("magic", "<u8"), ("address", "<u8"), ("rank", "u1"), ("element_bytes", "u1"),
-                       ("swizzle", "u1"), ("oob_nan", "u1"), ("float", "u1"), ("reserved", "u1", 3),
-                       ("dims", "<u4", 5), ("reserved2", "<u4"), ("strides", "<u8", 5),
-                       ("box", "<u4", 5), ("element_strides", "<u4", 5)])
-assert TENSOR_MAP.itemsize == 128
-SWIZZLES = {"none": 0, "32B": 3, "64B": 2, "128B": 1}        # as wgmma descriptors number them
-SWIZZLE_BYTES = {0: 0, 3: 32, 2: 64, 1: 128}
 
 
 def encode_tiled(address: int, element_bytes: int, dims, strides, box, element_strides=None,
@@ -188,26 +180,6 @@ def read_tensor_map(ctx, site, slot, address: int) -> np.void:
     return record
 
 
-def box_addresses(record, coords, smem: int):
-    """(global byte addresses, in-bounds flags, shared byte addresses) of a box's elements, row-major."""
-    rank = int(record["rank"])
-    esize = int(record["element_bytes"])
-    box = [int(b) for b in record["box"][:rank]]
-    dims = [int(d) for d in record["dims"][:rank]]
-    strides = [int(s) for s in record["strides"][:rank]]
-    grids = np.meshgrid(*[np.arange(b) for b in reversed(box)], indexing="ij")
-    inside = np.ones(grids[0].shape, dtype=bool)
-    offset = np.zeros(grids[0].shape, dtype=np.int64)
-    for d in range(rank):
-        at = grids[rank - 1 - d] + int(coords[d])
-        inside &= (at >= 0) & (at < dims[d])
-        offset += np.clip(at, 0, dims[d] - 1) * strides[d]
-    shared = smem + np.arange(inside.size, dtype=np.int64) * esize
-    mode = int(record["swizzle"])
-    return (int(record["address"]) + offset.ravel(), inside.ravel(),
-            swizzle(shared, mode) if mode else shared)
-
-
 def tensor_copy(ctx, site, idx, tmaps, coords, smem, into_shared: bool, bar):
     """cp.async.bulk.tensor: each thread's box, between the tensor and shared memory."""
     for k, slot in enumerate(idx):
@@ -220,8 +192,7 @@ def tensor_copy(ctx, site, idx, tmaps, coords, smem, into_shared: bool, bar):
         one = np.full(int(inside.sum()), slot)
         if into_shared:
             values = np.zeros(len(inside), dtype=dtype)
-            if record["oob_nan"] and record["float"]:
-                values[:] = {2: 0x7FFF, 4: 0x7FFFFFFF, 8: 0x7FFF_FFFF_FFFF_FFFF, 1: 0xFF}[esize]
+            values[:] = out_of_bounds_fill(record)
             if inside.any():
                 (values[inside],) = access.load(ctx, site, one, "global", global_at[inside].astype(np.uint64), dtype)
             access.store(ctx, site, np.full(len(values), slot), "shared", shared_at.astype(np.uint64), dtype, [values])

@@ -2,12 +2,8 @@
 
 libcu++'s cuda::barrier, cooperative groups' memcpy_async and every TMA
 pipeline (Triton's, CUTLASS's) are built on these. An mbarrier is a 64-bit
-word of shared memory whose encoding the GPU keeps to itself; warpsim's is:
-pending arrivals in bits 0-19, the expected arrival count in bits 20-39, the
-transaction count (bytes still to arrive, 22-bit two's complement) in bits
-40-61 and the phase in bit 63. The current phase completes when no arrival is
-pending and the transaction count is 0; then the phase flips and the pending
-count starts again from the expected one.
+word of shared memory in warpsim's encoding (semantics.mbarrier, shared with the
+SASS executor's SYNCS.*).
 
 - `init [bar], count`; `inval [bar]`;
 - `arrive{.expect_tx}{.release.cta|.cluster}{.shared{::cta|::cluster}}.b64 state, [bar]{, count|tx}`:
@@ -26,15 +22,11 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import UnsupportedInstruction
+from ...semantics import mbarrier as words
 from .. import access
 from .table import MEMORY, emitted
 
 OPERATIONS = ("init", "inval", "arrive", "arrive_drop", "test_wait", "try_wait", "expect_tx", "complete_tx")
-
-FIELD = (1 << 20) - 1
-TX_BITS = 22
-TX_MASK = (1 << TX_BITS) - 1
-PHASE_SHIFT = 63
 
 
 def check_mbarrier(ins):
@@ -92,74 +84,31 @@ def emit_mbarrier(c, ins):
     return False
 
 
-# ------------------------------------------------------------ runtime
+# ------------------------------------------------------------ runtime (semantics.mbarrier's words)
 
 def _words(ctx, site, idx, addrs):
     buf, off = access.resolve(ctx, site, idx, "shared", np.asarray(addrs, dtype=np.uint64), 8, True)
     return buf.view(np.uint64), off // 8
 
 
-def _unpack(word: int) -> tuple[int, int, int, int]:
-    """(pending, expected, transaction count, phase) of one mbarrier word."""
-    tx = (word >> 40) & TX_MASK
-    tx = tx - (1 << TX_BITS) if tx >> (TX_BITS - 1) else tx
-    return word & FIELD, (word >> 20) & FIELD, tx, word >> PHASE_SHIFT
-
-
-def _pack(pending: int, expected: int, tx: int, phase: int) -> np.uint64:
-    return np.uint64((phase << PHASE_SHIFT) | ((tx & TX_MASK) << 40) | ((expected & FIELD) << 20)
-                     | (pending & FIELD))
-
-
-def _settle(pending: int, expected: int, tx: int, phase: int):
-    """Complete phases while nothing is pending (extra arrivals carry into the next phase)."""
-    while pending <= 0 and tx == 0 and expected > 0:
-        phase ^= 1
-        pending += expected
-    return max(pending, 0), expected, tx, phase
-
-
 def init(ctx, site, idx, addrs, count):
-    view, slot = _words(ctx, site, idx, addrs)
-    count = np.asarray(count, dtype=np.uint64) & np.uint64(FIELD)
-    view[slot] = (count << np.uint64(20)) | count
+    words.init(*_words(ctx, site, idx, addrs), count)
 
 
 def arrive(ctx, site, idx, addrs, count, drop: bool = False, tx=0):
     """Each thread raises the transaction count by tx, then arrives `count` times; returns the tokens."""
-    view, slot = _words(ctx, site, idx, addrs)
-    count = np.broadcast_to(np.asarray(count, dtype=np.int64), slot.shape)
-    tx = np.broadcast_to(np.asarray(tx, dtype=np.int64), slot.shape)
-    tokens = np.empty(len(slot), dtype=np.uint64)
-    for s in np.unique(slot):                       # one update per barrier object in the group
-        at = slot == s
-        pending, expected, pending_tx, phase = _unpack(int(view[s]))
-        tokens[at] = np.uint64(phase << PHASE_SHIFT)
-        arrivals = int(count[at].sum())
-        if drop:
-            expected = max(0, expected - arrivals)
-        view[s] = _pack(*_settle(pending - arrivals, expected, pending_tx + int(tx[at].sum()), phase))
-    return tokens
+    return words.arrive(*_words(ctx, site, idx, addrs), count, drop, tx)
 
 
 def transact(ctx, site, idx, addrs, delta):
     """expect_tx (+bytes) or complete_tx (-bytes): the phase completes when the count reaches 0."""
-    view, slot = _words(ctx, site, idx, addrs)
-    delta = np.broadcast_to(np.asarray(delta, dtype=np.int64), slot.shape)
-    for s in np.unique(slot):
-        pending, expected, tx, phase = _unpack(int(view[s]))
-        view[s] = _pack(*_settle(pending, expected, tx + int(delta[slot == s].sum()), phase))
+    words.transact(*_words(ctx, site, idx, addrs), delta)
 
 
 def test_wait(ctx, site, idx, addrs, token, parity: bool):
     """True where the phase named by the token (or the parity) has completed."""
-    view, slot = _words(ctx, site, idx, addrs)
-    phase = view[slot] >> np.uint64(PHASE_SHIFT)
-    token = np.asarray(token, dtype=np.uint64)
-    wanted = (token & np.uint64(1)) if parity else (token >> np.uint64(PHASE_SHIFT))
-    return phase != wanted
+    return words.phase_done(*_words(ctx, site, idx, addrs), token, parity)
 
 
 def invalidate(ctx, site, idx, addrs):
-    view, slot = _words(ctx, site, idx, addrs)
-    view[slot] = 0
+    words.invalidate(*_words(ctx, site, idx, addrs))

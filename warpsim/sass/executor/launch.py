@@ -4,7 +4,13 @@ Constant bank 0 for sm_90: ntid.x/y/z at 0x0, nctaid.x/y/z at 0xc, the stack
 top at 0x28 (the thread's local memory size here: the stack grows down from
 it), the global-memory descriptor at 0x208 (its value is never used as an
 address), the kernel parameters from 0x210, in the layout the launch packed
-them (the CUDA ABI's, which is what .nv.info's KPARAM_INFO offsets say).
+them (the CUDA ABI's, which is what .nv.info's KPARAM_INFO offsets say), and
+at 0x198 the generic address of the parameter area, to which ptxas adds a
+parameter's KPARAM_INFO offset for its generic address (a tensor map's). ptxas
+may start the first parameter past 0x210 (at 0x240 for a 64-byte aligned
+tensor map: KPARAM_INFO offset 0x30); warpsim's parameter space has no generic
+window and cvta.param keeps offsets from the first parameter, so the slot holds
+minus the first parameter's offset and the sum is that offset (async_copy.py).
 Bank 3 holds the module's __constant__ variables with the values the device
 memory holds when the launch starts; other banks are ptxas's own constants.
 """
@@ -14,13 +20,14 @@ from __future__ import annotations
 import numpy as np
 
 from ...machine.events import observers_of
-from .cubin_info import kernel_image
+from .cubin_info import PARAM_BASE, kernel_image
 from .engine import run_batch
 from .errors import SassExecutionError
 from .program import SassProgram
 from .state import SassState
 
 NTID, NCTAID, STACK_TOP = 0x0, 0xC, 0x28
+PARAM_WINDOW = 0x198
 USER_CONSTANT_BANK = 3
 MIN_LOCAL = 16
 
@@ -44,6 +51,16 @@ def _put(bank: np.ndarray, offset: int, values, dtype=np.uint32) -> None:
     bank[offset:offset + len(raw)] = raw
 
 
+def first_param_offset(image) -> int:
+    """Where ptxas put the first parameter, from the parameter area's start (0 unless it aligns it)."""
+    return min((offset for _, offset, _ in image.params), default=0)
+
+
+def cubin_params(image, ptx_params: bytes) -> bytes:
+    """A PTX launch's parameter buffer (the first parameter at 0) in the cubin's layout."""
+    return bytes(first_param_offset(image)) + bytes(ptx_params)
+
+
 def constant_banks(image, grid, block, params: bytes, local_size: int, constants: dict,
                    addresses: dict | None = None) -> dict:
     """Every constant bank the kernel reads; `addresses` (global variable -> device address, as the
@@ -55,6 +72,8 @@ def constant_banks(image, grid, block, params: bytes, local_size: int, constants
     _put(bank0, NTID, block)
     _put(bank0, NCTAID, grid)
     _put(bank0, STACK_TOP, [local_size])
+    if base == PARAM_BASE:
+        _put(bank0, PARAM_WINDOW, [(-first_param_offset(image)) % (1 << 64)], np.uint64)
     bank0[base:base + len(params)] = np.frombuffer(bytes(params), dtype=np.uint8)
     banks = {0: bank0}
     for number, data in image.banks.items():

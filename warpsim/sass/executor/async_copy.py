@@ -1,0 +1,247 @@
+"""sm_90's asynchronous pipeline: mbarriers (SYNCS.*), ELECT, TMA copies (UTMALDG/UTMASTG), setmaxnreg.
+
+Read from nvdisasm's listings of ptxas 13.5's code for Triton's TMA matmuls:
+
+- `SYNCS.EXCH.64 URZ, [URa+off], URb` is how ptxas writes mbarrier.init's word:
+  the GPU's encoding of `count` expected arrivals, (2^20 - count) << 1 in the low
+  word and << 11 in the high word. The executor keeps its mbarriers in
+  semantics.mbarrier's encoding, as the PTX machine does (shared memory is not
+  compared between the runs), so the exchange is decoded to the count and
+  initializes the word; any other value is refused by name when it runs.
+- `SYNCS.ARRIVE.TRANS64 RZ, [bar], Rb`: mbarrier.arrive.expect_tx (one arrival
+  after raising the transaction count by Rb bytes); `.ART0`: Rb arrivals, no
+  transaction bytes (mbarrier.arrive with a count); `.A1T0`: one arrival. Each
+  guard-true lane arrives, as each PTX thread does.
+- `SYNCS.PHASECHK.TRANS64{.TRYWAIT} Pd, [bar], Rb`: mbarrier.try_wait.parity /
+  test_wait.parity: Pd = the phase of parity Rb has completed (ptxas loops on it).
+- `SYNCS.CCTL.IV [bar]`: mbarrier.inval.
+- `ELECT Pd, URd, PT`: elect.sync with every lane named: the lowest lane of the
+  warp that issues it is the leader (Pd true there; URd its lane number).
+- `UTMALDG.nD [URa], [URb]`: cp.async.bulk.tensor into shared memory: URa the
+  shared destination, URa+1 the mbarrier, URa+2.. the coordinates (innermost
+  first); URb, URb+1 the tensor map's address. `UTMASTG.nD [URa], [URb]` stores
+  a box: URa the shared source, URa+1.. the coordinates. One copy per warp that
+  issues it (the uniform datapath). The box, its swizzle and out-of-bounds fill
+  are semantics.tensor_maps', which the PTX machine's cp.async.bulk.tensor uses;
+  a copy completes when it issues, so it completes its transaction bytes on the
+  mbarrier at once and `UTMACMDFLUSH` (commit_group) and the waits after it
+  have nothing left. `UTMACCTL` (tensormap cache invalidate / prefetch) has no
+  cache to act on.
+- Tensor maps passed as kernel parameters: ptxas adds the parameter's offset to
+  the parameter area's generic address, c[0x0][0x198] (launch.PARAM_WINDOW);
+  warpsim's parameter space has no generic window (cvta.param keeps offsets in
+  the PTX machine too), so an address below the heap is an offset from the
+  first parameter, read from constant bank 0.
+- `USETMAXREG.TRY_ALLOC / .DEALLOC .CTAPOOL`: setmaxnreg. The executor's
+  register file already holds every register, so an allocation always succeeds
+  (UPd true) and a release changes nothing.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...machine.memory import GLOBAL_BASE
+from ...semantics import mbarrier as words
+from ...semantics.tensor_maps import box_addresses, decode, out_of_bounds_fill
+from .access import Space, address_reader, resolve
+from .cubin_info import PARAM_BASE
+from .launch import PARAM_WINDOW
+from .errors import SassExecutionError, where
+from .operands import U32, U64, dest, pred_dest, source
+from .state import Group
+from .table import Step, Unsupported, semantics
+
+INIT_FIELD = (1 << 20) - 1
+
+
+def _barrier_words(st, ins, g, addrs):
+    """(uint64 view of shared memory, word index per lane) of the mbarriers at addrs."""
+    space = resolve(st, ins, g, "shared", addrs, 8)[0][1]
+    return st.shared.view(np.uint64), space.offsets // 8
+
+
+def _init_count(st, ins, value: np.ndarray) -> np.ndarray:
+    """The arrival count of mbarrier.init's word in the GPU's encoding (see the module docstring)."""
+    low = (value >> U64(1)) & U64(INIT_FIELD)
+    high = (value >> U64(43)) & U64(INIT_FIELD)
+    if np.any(low != high) or np.any((value & ~((U64(INIT_FIELD) << U64(1)) | (U64(INIT_FIELD) << U64(43)))) != 0):
+        raise SassExecutionError(f"{where(ins)}: SYNCS.EXCH.64 writes 0x{int(value[0]):016x}, which is not an "
+                                 f"mbarrier.init word (the executor runs SYNCS.EXCH only as ptxas's init)")
+    return (U64(1 << 20) - low) & U64(INIT_FIELD)
+
+
+@semantics("SYNCS", family="async", pipe="shared", mods=("EXCH", "64", "ARRIVE", "TRANS64", "ART0", "A1T0",
+                                                       "PHASECHK", "TRYWAIT", "CCTL", "IV"),
+           doc="mbarriers: EXCH.64 (ptxas's init), ARRIVE.TRANS64 (+ .ART0 count, .A1T0 one; plain: expect-tx "
+               "bytes), PHASECHK.TRANS64(.TRYWAIT) (parity wait), CCTL.IV (inval); semantics.mbarrier's words")
+def syncs(ins):
+    mods = set(ins.mods)
+    ops = [op for op in ins.operands]
+    if "EXCH" in mods:
+        if mods != {"EXCH", "64"} or len(ops) != 3 or ops[0].kind != "ureg" or ops[0].number is not None:
+            raise Unsupported("SYNCS.EXCH form")
+        read_address, value = address_reader(ops[1], False), source(ops[2], 64)
+
+        def run(st, g):
+            view, slot = _barrier_words(st, ins, g, read_address(st, g))
+            words.init(view, slot, _init_count(st, ins, np.asarray(value(st, g), dtype=U64)))
+        return Step(ins, run, memory=("shared", "atom", 8))
+    if "ARRIVE" in mods:
+        if not mods <= {"ARRIVE", "TRANS64", "ART0", "A1T0"} or "TRANS64" not in mods or len(ops) != 3 \
+                or ops[0].kind != "reg" or ops[0].number is not None:
+            raise Unsupported("SYNCS.ARRIVE form")
+        read_address, operand = address_reader(ops[1], False), source(ops[2])
+
+        def run(st, g):
+            view, slot = _barrier_words(st, ins, g, read_address(st, g))
+            b = np.broadcast_to(np.asarray(operand(st, g), dtype=np.int64), (g.n,))
+            if "ART0" in mods:
+                words.arrive(view, slot, b)
+            elif "A1T0" in mods:
+                words.arrive(view, slot, 1)
+            else:
+                words.arrive(view, slot, 1, tx=b)
+        return Step(ins, run, memory=("shared", "atom", 8))
+    if "PHASECHK" in mods:
+        if not mods <= {"PHASECHK", "TRANS64", "TRYWAIT"} or len(ops) != 3 or ops[0].kind != "pred":
+            raise Unsupported("SYNCS.PHASECHK form")
+        write, read_address, parity = pred_dest(ops[0]), address_reader(ops[1], False), source(ops[2])
+
+        def run(st, g):
+            view, slot = _barrier_words(st, ins, g, read_address(st, g))
+            write(st, g, words.phase_done(view, slot, np.asarray(parity(st, g), dtype=U64), True))
+        return Step(ins, run, memory=("shared", "ld", 8))
+    if mods == {"CCTL", "IV"} and len(ops) == 1:
+        read_address = address_reader(ops[0], False)
+
+        def run(st, g):
+            words.invalidate(*_barrier_words(st, ins, g, read_address(st, g)))
+        return Step(ins, run, memory=("shared", "st", 8))
+    raise Unsupported("SYNCS form")
+
+
+@semantics("ELECT", family="async", pipe="alu", warp_level=True,
+           doc="elect.sync over every lane: the warp's lowest issuing lane is the leader (P), its lane number (UR)")
+def elect(ins):
+    ops = ins.operands
+    if len(ops) != 3 or ops[0].kind != "pred" or ops[1].kind != "ureg" or ops[2].kind != "pred" \
+            or ops[2].number is not None or ops[2].invert:
+        raise Unsupported("ELECT form")
+    write_p, write_ur = pred_dest(ops[0]), dest(ops[1])
+
+    def run(st, g):
+        _, firsts = g.warp_lanes()
+        leader = np.zeros(g.n, dtype=bool)
+        leader[firsts] = True
+        warp_of = np.cumsum(leader) - 1
+        write_p(st, g, leader)
+        write_ur(st, g, st.lane[g.idx[firsts]][warp_of].astype(U32))
+    return Step(ins, run)
+
+
+# ------------------------------------------------------------ TMA
+
+def _uniform(st, slots, row: int) -> np.ndarray:
+    return st.UR[row][slots].astype(np.int64)
+
+
+def _tensor_map(st, ins, slot: int, address: int):
+    """The tensor map at a parameter offset (constant bank 0) or a global address (see the docstring)."""
+    if address < GLOBAL_BASE:                    # sm_90's parameter area, where TMA is
+        at = PARAM_BASE - int(st.banks[0][PARAM_WINDOW:PARAM_WINDOW + 8].view(np.int64)[0]) + address
+        raw = st.banks[0][at:at + 128]
+    else:
+        space = resolve(st, ins, Group(np.array([slot])), "global", np.array([address], dtype=U64), 16)[0][1]
+        raw = space.array[space.offsets[0]:space.offsets[0] + 128]
+    record = decode(bytes(raw)) if len(raw) == 128 else None
+    if record is None:
+        raise SassExecutionError(f"{where(ins)}: the tensor map at 0x{address:x} was not made by warpsim's "
+                                 f"encode_tiled (a CUtensorMap from a real driver, or one a kernel wrote in the "
+                                 f"GPU's layout, is opaque to warpsim)")
+    return record
+
+
+def _tma(ins):
+    rank = next((int(m[0]) for m in ins.mods if len(m) == 2 and m[1] == "D" and m[0] in "12345"), None)
+    ops = ins.operands
+    if rank is None or set(ins.mods) != {f"{rank}D"} or len(ops) != 2 or any(op.kind != "mem" for op in ops) \
+            or any(len(op.parts) != 1 or op.parts[0].kind != "ureg" or op.offset for op in ops):
+        raise Unsupported(f"{ins.opcode} form")
+    return rank, ops[0].parts[0].number, ops[1].parts[0].number
+
+
+def _copy_box(st, ins, g, rank: int, box_row: int, map_row: int, into_shared: bool) -> None:
+    _, firsts = g.warp_lanes()
+    slots = g.idx[firsts]
+    maps = _uniform(st, slots, map_row) | (_uniform(st, slots, map_row + 1) << 32)
+    shared_row = box_row
+    first_coord = box_row + (2 if into_shared else 1)
+    for k, slot in enumerate(slots):
+        record = _tensor_map(st, ins, int(slot), int(maps[k]))
+        esize = int(record["element_bytes"])
+        smem = int(st.UR[shared_row][slot])
+        coords = [int(np.int32(st.UR[first_coord + d][slot])) for d in range(rank)]
+        if rank != int(record["rank"]):
+            raise SassExecutionError(f"{where(ins)}: a {rank}D copy through a rank-{int(record['rank'])} tensor map")
+        if smem % 128:
+            raise SassExecutionError(f"{where(ins)}: a tensor copy's shared address 0x{smem:x} is not "
+                                     f"128-byte aligned")
+        global_at, inside, shared_at = box_addresses(record, coords, smem)
+        one = Group(np.full(len(inside), slot))
+        shared = resolve(st, ins, one, "shared", shared_at.astype(U64), esize)[0][1]
+        inner = Group(np.full(int(inside.sum()), slot))
+        if into_shared:
+            data = np.zeros(len(inside), dtype=np.dtype(f"u{esize}"))
+            data[:] = out_of_bounds_fill(record)
+            raw = data.view(np.uint8).reshape(len(inside), esize)
+            if inside.any():
+                src = resolve(st, ins, inner, "global", global_at[inside].astype(U64), esize)[0][1]
+                raw[inside] = src.gather(esize)
+            shared.scatter(raw)
+            bar = int(st.UR[box_row + 1][slot])
+            view, bar_slot = _barrier_words(st, ins, Group(np.array([slot])), np.array([bar], dtype=U64))
+            words.transact(view, bar_slot, -len(inside) * esize)
+        elif inside.any():
+            dst = resolve(st, ins, inner, "global", global_at[inside].astype(U64), esize)[0][1]
+            dst.scatter(Space(shared.array, shared.offsets[inside]).gather(esize))
+            st.writes += 1
+
+
+@semantics("UTMALDG", family="async", pipe="uniform", mods=tuple(f"{d}D" for d in range(1, 6)), warp_level=True,
+           doc="cp.async.bulk.tensor into shared memory ([URa]: destination, mbarrier, coordinates; [URb]: the "
+               "tensor map), complete at issue: its bytes complete on the mbarrier; semantics.tensor_maps' box")
+def utmaldg(ins):
+    rank, box_row, map_row = _tma(ins)
+    return Step(ins, lambda st, g: _copy_box(st, ins, g, rank, box_row, map_row, True),
+                memory=("global", "ld", 16))
+
+
+@semantics("UTMASTG", family="async", pipe="uniform", mods=tuple(f"{d}D" for d in range(1, 6)), warp_level=True,
+           doc="cp.async.bulk.tensor from shared memory to the tensor ([URa]: source, coordinates; [URb]: the "
+               "tensor map); elements outside the tensor are skipped")
+def utmastg(ins):
+    rank, box_row, map_row = _tma(ins)
+    return Step(ins, lambda st, g: _copy_box(st, ins, g, rank, box_row, map_row, False),
+                memory=("global", "st", 16))
+
+
+@semantics("UTMACMDFLUSH", "UTMACCTL", family="async", pipe="uniform", mods=("IV", "PF"),
+           doc="commit_group of bulk copies, tensormap cache invalidate/prefetch: copies complete when they "
+               "issue and there is no tensor-map cache, so nothing is left to do")
+def tma_no_result(ins):
+    return Step(ins, lambda st, g: None)
+
+
+@semantics("USETMAXREG", family="async", pipe="uniform", mods=("TRY_ALLOC", "DEALLOC", "CTAPOOL"),
+           doc="setmaxnreg: the register file already holds every register; TRY_ALLOC succeeds (UP true)")
+def usetmaxreg(ins):
+    ops = ins.operands
+    if "TRY_ALLOC" in ins.mods:
+        if len(ops) != 2 or ops[0].kind != "upred":
+            raise Unsupported("USETMAXREG form")
+        write = pred_dest(ops[0])
+        return Step(ins, lambda st, g: write(st, g, np.ones(g.n, dtype=bool)))
+    if "DEALLOC" in ins.mods:
+        return Step(ins, lambda st, g: None)
+    raise Unsupported("USETMAXREG form")
