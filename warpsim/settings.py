@@ -23,6 +23,7 @@ class Settings:
     stack_size: int = 1024             # bytes of call stack per thread (cudaLimitStackSize's default)
     watchdog_seconds: float = 60.0     # CPU seconds a batch of CTAs may run (0: no watchdog)
     gpu: str = ""                      # a timing preset ('h200', 'h100', 'a100', 'l4'): profiles carry .timing; '': none
+    contract: str = "ptxas"            # PTX add/sub fused with a mul where ptxas fuses them ('ptxas'), or never ('none'); read at load
 
 
 ENVIRONMENT_NAMES = tuple(f"WARPSIM_{f.name.upper()}" for f in fields(Settings))
@@ -82,6 +83,14 @@ def _check_scheduling(name) -> None:
         raise ValueError(f"unknown scheduling model '{name}' (choose from {', '.join(accepted)})")
 
 
+CONTRACT_VALUES = ("ptxas", "none")
+
+
+def check_contract(value) -> None:
+    if value not in CONTRACT_VALUES:
+        raise ValueError(f"unknown contract setting '{value}' (choose from {', '.join(CONTRACT_VALUES)})")
+
+
 _current: contextvars.ContextVar = contextvars.ContextVar("warpsim_settings", default=None)
 
 
@@ -98,6 +107,8 @@ def settings(**changes):
         raise TypeError(f"unknown setting(s): {', '.join(sorted(unknown))}")
     if "scheduling" in changes:
         _check_scheduling(changes["scheduling"])
+    if "contract" in changes:
+        check_contract(changes["contract"])
     token = _current.set(replace(current(), **changes))
     try:
         yield current()

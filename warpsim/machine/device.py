@@ -23,6 +23,7 @@ from ..ptx.verify import verify_module
 from ..sessions import launch_observers
 from ..settings import current as current_settings
 from . import cluster
+from .contraction import contract
 from .engine import run_batch
 from .events import Launch, observers_of
 from .isa.moves import SPECIAL_REGISTERS
@@ -57,6 +58,7 @@ class LoadedModule:
         self.name = name
         self.module = parse_ptx(ptx, name)
         verify_module(self.module, special_registers=SPECIAL_REGISTERS, operand_types=operand_types)
+        self.contracted = contract(self.module)   # add/sub fused with a mul as ptxas fuses them
         try:
             self.program = Program(self.module, name)
         except WarpsimError:

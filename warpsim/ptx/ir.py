@@ -130,6 +130,8 @@ class Instruction:
     col: int = 0                    # PTX column (1-based)
     loc: SourceLoc | None = None    # innermost source location from .loc
     index: int = -1                 # position in Function.body
+    contracted: int = -1            # add/sub ptxas fused with a mul: which source the product is
+                                    # (srcs[2:] are the mul's sources; machine/contraction.py)
 
     # Cached: instruction semantics ask for these on every execution.
     @cached_property

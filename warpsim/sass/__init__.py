@@ -16,6 +16,9 @@ from __future__ import annotations
 import weakref
 from functools import lru_cache
 
+from ..errors import WarpsimError
+from ..machine.contraction import contraction_finder
+from .contraction import fused_by_ptxas
 from .disasm import decode_control, disassemble, parse_instruction, parse_listing, parse_operand
 from .ir import BasicBlock, ControlCodes, Operand, SassFunction, SassInstruction, SassModule
 from .listing import format_listing
@@ -78,3 +81,16 @@ def _target_arch(module) -> str:
         if str(target).startswith("sm_"):
             return str(target)
     return DEFAULT_ARCH
+
+
+@contraction_finder
+def _contracted_by_ptxas(module, candidates) -> dict:
+    """The PTX machine's question at load time (machine/contraction.py): which candidate add/sub
+    ptxas fused with a multiply. Nothing where there is no PTX text, no ptxas, or ptxas refuses it."""
+    if not getattr(module, "text", ""):
+        return {}
+    try:
+        sass = sass_of(module)
+    except (WarpsimError, OSError):
+        return {}
+    return fused_by_ptxas(sass, candidates)

@@ -13,6 +13,8 @@ tests (tests/machine/test_tiers*.py) run both on the same inputs.
 
 from __future__ import annotations
 
+from ..isa.floating import contraction_signs
+
 SCALAR: dict[tuple, callable] = {}        # (family, opcode) -> emitter(ins, srcs) -> expr | None
 
 INT32 = {"b32", "u32", "s32"}
@@ -153,7 +155,21 @@ def selp(ins, srcs):
 def float_arith(ins, srcs):
     if ins.type != "f32" or not _only(ins, "rn", "ftz"):
         return None
+    if ins.contracted >= 0:
+        return contracted_f32(ins, srcs)
     return f"{ins.opcode}_f32({srcs[0]}, {srcs[1]}, {'ftz' in ins.flags})"
+
+
+def contracted_f32(ins, srcs):
+    """An add/sub ptxas fused with its multiply (srcs[2:]): one fma_f32, signs by the NumPy tier's rule."""
+    negate_product, negate_other = contraction_signs(ins)
+    x, y = srcs[2:]
+    other = srcs[1 - ins.contracted]
+    if negate_product:
+        x = f"np.uint32({x} ^ SIGN32)"
+    if negate_other:
+        other = f"np.uint32({other} ^ SIGN32)"
+    return f"fma_f32({x}, {y}, {other}, {'ftz' in ins.flags})"
 
 
 @scalar("floating", "fma", "mad")

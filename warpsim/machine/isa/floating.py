@@ -217,8 +217,19 @@ def _float_op(*opcodes, types, check, signature=same_type, pipe=None):
 
 # ------------------------------------------------------- add, sub, mul, fma
 
+def contraction_signs(ins) -> tuple:
+    """(negate the product, negate the other source) of an add/sub ptxas fused with a multiply
+    (machine/contraction.py): x*y + c, c + x*y and x*y - c keep the product's sign, c - x*y is
+    fma(-x, y, c); only x*y - c negates c. The one rule both tiers follow."""
+    subtracted = ins.opcode == "sub"
+    return subtracted and ins.contracted == 1, subtracted and ins.contracted == 0
+
+
 @_float_op("add", "sub", types=F32_AND_HALF | _DOUBLE, check=_check(_ARITH))
-def add_sub(ins, a, b):
+def add_sub(ins, a, b, *product):
+    if ins.contracted >= 0:
+        return _contracted(ins, a, b, *product)
+
     def element(t, a, b):
         if _native(ins, t):
             result = _native_op(ins.opcode, t, a, b)
@@ -244,18 +255,42 @@ def mul(ins, a, b):
     return _per_element(ins, element, a, b)
 
 
+def _fused_element(ins, t, a, b, c):
+    """a*b + c of one element type, rounded once."""
+    if t in ("f32", "f16") and _native(ins, t):
+        return canonical_nan(fma_nearest(a, b, c))
+    x, y, z = _operands(ins, t, a, b, c)
+    result = _deliver(ins, t, fma_rounded(x, y, z, FORMATS[t], _mode(ins)),
+                      lambda scale: fma_rounded(x * scale, y, z * scale, FORMATS[t], _mode(ins)))
+    if t == "f64":
+        result = fma_operand_nan(result, a, b, c)
+    return result
+
+
 def _fused(ins, a, b, c):
     """a*b + c rounded once (fma, and mad.f32/f64, which PTX defines as fused)."""
-    def element(t, a, b, c):
-        if t in ("f32", "f16") and _native(ins, t):
-            return canonical_nan(fma_nearest(a, b, c))
-        x, y, z = _operands(ins, t, a, b, c)
-        result = _deliver(ins, t, fma_rounded(x, y, z, FORMATS[t], _mode(ins)),
-                          lambda scale: fma_rounded(x * scale, y, z * scale, FORMATS[t], _mode(ins)))
-        if t == "f64":
-            result = fma_operand_nan(result, a, b, c)
-        return result
-    return _per_element(ins, element, a, b, c)
+    return _per_element(ins, functools.partial(_fused_element, ins), a, b, c)
+
+
+def _negated(t, values):
+    """-values by the sign bit alone (as FFMA's operand negation), NaNs included."""
+    if t in ("bf16",):
+        return values ^ np.uint16(0x8000)
+    return np.negative(values)
+
+
+def _contracted(ins, a, b, x, y):
+    """The add/sub `a ± b` whose product source (a or b) ptxas fused with its multiply x*y."""
+    negate_product, negate_other = contraction_signs(ins)
+
+    def element(t, a, b, x, y):
+        other = b if ins.contracted == 0 else a
+        if negate_product:
+            x = _negated(t, x)
+        if negate_other:
+            other = _negated(t, other)
+        return _fused_element(ins, t, x, y, other)
+    return _per_element(ins, element, a, b, x, y)
 
 
 @_float_op("fma", types=F32_AND_HALF | _DOUBLE, check=_check(_FMA, need_one_of=ROUNDINGS))
