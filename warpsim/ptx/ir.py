@@ -177,7 +177,7 @@ def format_instruction(ins: "Instruction") -> str:
     operands = []
     if ins.dsts:
         operands.append("|".join(map(str, ins.dsts)))
-    operands.extend(map(str, ins.srcs))
+    operands.extend(map(str, ins.srcs[:2] if ins.contracted >= 0 else ins.srcs))   # as written
     return (f"{head} " + ", ".join(operands) if operands else head) + ";"
 
 
