@@ -35,8 +35,27 @@ from .scheduling import model_for
 from .state import AT_BARRIER, AT_WARP_SYNC, BARRIERS_PER_CTA, EXITED, RUNNING
 
 NO_PC = np.iinfo(np.int64).max
-LIVELOCK_EVERY = 4096     # rounds between checks for a repeating state
+LIVELOCK_FIRST = 256      # rounds past the model's patience of the first check (a small endless spin is told soon)
+LIVELOCK_EVERY = 4096     # rounds between the later checks for a repeating state
 LIVELOCK_WINDOW = 64      # rounds a check watches for a state seen before
+
+
+def first_watch(ctx) -> int:
+    """The round the first livelock watch window opens (see watch_offset)."""
+    return LIVELOCK_FIRST + getattr(ctx.model, "patience", 0)
+
+
+def watch_offset(ctx, round_no: int) -> int:
+    """How far into a livelock watch window round `round_no` is, or -1 outside one. Windows open
+    at every multiple of LIVELOCK_EVERY and once earlier, LIVELOCK_FIRST rounds after the
+    model's patience (independent thread scheduling holds a spinning group for `patience` rounds
+    before it rotates to the others, a wait whose rounds look alike but that ends)."""
+    first = first_watch(ctx)
+    if first <= round_no < first + LIVELOCK_WINDOW:
+        return round_no - first
+    if round_no >= LIVELOCK_EVERY and round_no % LIVELOCK_EVERY < LIVELOCK_WINDOW:
+        return round_no % LIVELOCK_EVERY
+    return -1
 
 
 def run_batch(ctx, observers=()):
@@ -100,20 +119,21 @@ def guard(ctx, watchdog: float, rounds_done: int):
         if ctx.cpu_seconds() > watchdog:
             raise runaway(ctx, watchdog)
         ctx.watchdog_look = time.perf_counter() + WATCHDOG_LOOK_EVERY
-    if rounds_done and ctx.rounds % LIVELOCK_EVERY < LIVELOCK_WINDOW and ctx.rounds >= LIVELOCK_EVERY:
+    if rounds_done and watch_offset(ctx, ctx.rounds) >= 0:
         watch_for_livelock(ctx)
     # In the watch window only writes that change memory count as progress.
-    following = (ctx.rounds + 1) % LIVELOCK_EVERY
-    ctx.changes_only = ctx.rounds + 1 > LIVELOCK_EVERY and 0 < following < LIVELOCK_WINDOW
+    ctx.changes_only = watch_offset(ctx, ctx.rounds + 1) > 0
 
 
 def loop_limit(ctx) -> int:
     """Rounds the compiled loop may run from here: none that the livelock watch looks at,
     at most one past the round budget (which then stops the launch), LOOP_CHUNK at most."""
     following = ctx.rounds + 1
-    if following >= LIVELOCK_EVERY and following % LIVELOCK_EVERY < LIVELOCK_WINDOW:
+    if watch_offset(ctx, following) >= 0:
         return 0
-    next_watch = max(LIVELOCK_EVERY, -(-following // LIVELOCK_EVERY) * LIVELOCK_EVERY)
+    first = first_watch(ctx)
+    next_watch = (first if following < first
+                  else max(LIVELOCK_EVERY, -(-following // LIVELOCK_EVERY) * LIVELOCK_EVERY))
     return max(0, min(next_watch - following, ctx.settings.max_rounds + 1 - ctx.rounds, LOOP_CHUNK))
 
 
@@ -280,7 +300,7 @@ def fingerprint(ctx) -> tuple:
 
 def watch_for_livelock(ctx):
     """A state seen before with no memory written since: the launch loops forever."""
-    if ctx.rounds % LIVELOCK_EVERY == 0:
+    if watch_offset(ctx, ctx.rounds) == 0:
         ctx.seen_states = {}
     state = fingerprint(ctx)
     if state in ctx.seen_states:
