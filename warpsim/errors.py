@@ -106,6 +106,70 @@ class CUDADriverError(WarpsimError, RuntimeError):
         super().__init__(f"{status}: {message}" if status else message)
 
 
+class CUDARuntimeError(WarpsimError, RuntimeError):
+    """A failure the CUDA runtime would report (cudaError...): CuPy's
+    cupy.cuda.runtime.CUDARuntimeError (warpsim.api.cupy.cuda.runtime gives this class)."""
+
+
+class MemoryRefused(CUDARuntimeError, CUDADriverError, ValueError):
+    """A host-side memory operation CUDA refuses (a free, a copy, a memset): nothing changed.
+
+    `cuda_error` is the driver API's name for it (cuMemFree, cuMemcpy*, cuMemsetD8 return it;
+    also `status`), `runtime_error` the runtime API's (cudaFree, cudaMemcpy, cudaMemset; CuPy
+    raises it as a CUDARuntimeError). `operation`, `address` and `size` say what was asked.
+    A ValueError too, so code that caught the plain ValueError warpsim raised before still does.
+    """
+
+    cuda_error = "CUDA_ERROR_INVALID_VALUE"
+    runtime_error = "cudaErrorInvalidValue"
+
+    def __init__(self, reason: str, *, operation: str = "", address: int | None = None,
+                 size: int | None = None):
+        self.reason, self.operation, self.address, self.size = reason, operation, address, size
+        super().__init__(f"{self.cuda_error} ({self.runtime_error}): {reason}")
+        self.status = self.cuda_error
+
+    def __reduce__(self):
+        return _remake_memory_refusal, (type(self), self.reason, self.operation, self.address, self.size)
+
+
+def _remake_memory_refusal(kind: type, reason: str, operation: str, address, size) -> "MemoryRefused":
+    return kind(reason, operation=operation, address=address, size=size)
+
+
+class InvalidFree(MemoryRefused):
+    """A free of an address that is not the start of a live allocation: never allocated, inside
+    an allocation, or freed already (cuMemFree / cudaFree refuse it: CUDA_ERROR_INVALID_VALUE)."""
+
+
+class OutsideAllocation(MemoryRefused):
+    """A host copy or memset whose device range is not inside one live allocation (or one
+    registered host range): past an allocation's end, in no allocation, or in freed memory."""
+
+
+class NegativeSize(MemoryRefused, OverflowError):
+    """A copy or memset of a negative number of bytes. CUDA takes a size_t, so the driver sees a
+    huge size; CuPy refuses it converting to size_t (an OverflowError, as this is too)."""
+
+
+class HostBufferTooSmall(WarpsimError, ValueError):
+    """A copy whose host side holds fewer bytes than the size asked for. CUDA cannot check a host
+    buffer's size (the GPU would read or write past it); warpsim refuses before copying."""
+
+
+class IncompatibleArrays(WarpsimError):
+    """A copy between two arrays that do not match (Numba's copy_to_host / copy_to_device): the
+    message starts with Numba's own ("incompatible shape: (4,) vs. (5,)") and names both sizes."""
+
+
+class IncompatibleDtype(IncompatibleArrays, TypeError):
+    """Arrays of different dtypes (a TypeError, as Numba's)."""
+
+
+class IncompatibleShape(IncompatibleArrays, ValueError):
+    """Arrays of different shapes, axes of length 1 aside (a ValueError, as Numba's)."""
+
+
 class LaunchRefused(LaunchError, CUDADriverError):
     """A launch CUDA refuses before any thread runs: nothing ran and memory is as it was.
 

@@ -138,6 +138,17 @@ def _basic_index(shape, strides, key):
     return offset, tuple(new_shape), tuple(new_strides)
 
 
+def _check_get_out(array: "ndarray", out) -> None:
+    """CuPy's refusals of get(out=...): TypeError for a non-NumPy or other-dtype out, ValueError
+    for another shape (a smaller one would be broadcast into, a silent wrong result)."""
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"Only numpy.ndarray can be obtained from cupy.ndarray, got {type(out).__name__}")
+    if out.dtype != array.dtype:
+        raise TypeError(f"{out.dtype} array cannot be obtained from {array.dtype} array")
+    if out.shape != array.shape:
+        raise ValueError(f"Shape mismatch. Expected shape: {array.shape}, actual shape: {out.shape}")
+
+
 def _host_value(value):
     """A right-hand side or index as host data (device arrays are downloaded)."""
     if isinstance(value, ndarray):
@@ -235,7 +246,10 @@ class ndarray(HostArithmetic):
         return asarray(value)
 
     def get(self, stream=None, order: str = "C", out: np.ndarray | None = None, blocking: bool = True):
-        """A NumPy copy of the array (downloads from the simulated device)."""
+        """A NumPy copy of the array (downloads from the simulated device); `out` is checked as
+        CuPy checks it (a NumPy array of the same dtype and shape), never broadcast into."""
+        if out is not None:
+            _check_get_out(self, out)
         if self.size == 0:
             host = np.empty(self._shape, self._dtype)
         else:

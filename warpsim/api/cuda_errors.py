@@ -13,16 +13,12 @@ from __future__ import annotations
 
 import warnings
 
-from ..errors import CompileError, CUDADriverError, WarpsimError
+from ..errors import CompileError, CUDADriverError, CUDARuntimeError
 
 __all__ = ["CUDADriverError", "CUDARuntimeError", "CompileException", "JitifyException",
            "JITIFY_UNSET", "warn_jitify_deprecated"]
 
 JITIFY_UNSET = None     # `jitify` not passed: CuPy warns only when it is
-
-
-class CUDARuntimeError(WarpsimError, RuntimeError):
-    """A failure the CUDA runtime would report (cudaError...)."""
 
 
 CompileException = CompileError

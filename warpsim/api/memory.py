@@ -23,7 +23,7 @@ import weakref
 
 import numpy as np
 
-from ..errors import OutOfMemoryError
+from ..errors import HostBufferTooSmall, NegativeSize, OutOfMemoryError
 
 __all__ = ["current_device", "use_device", "Memory", "ManagedMemory", "UnownedMemory",
            "MemoryPointer", "MemoryPool", "PinnedMemory", "PinnedMemoryPointer",
@@ -113,13 +113,19 @@ class MemoryPointer:
     def __bool__(self) -> bool:
         return self.ptr != 0
 
-    # CuPy's copies through a pointer (synchronous here: launches run in order anyway).
+    # CuPy's copies through a pointer (synchronous here: launches run in order anyway). A range
+    # outside the allocation raises warpsim.errors.OutsideAllocation, a CUDARuntimeError naming
+    # cudaErrorInvalidValue as CuPy's cudaMemcpy does; a negative size NegativeSize, an
+    # OverflowError as CuPy's conversion to size_t is.
     def copy_from_device(self, src: "MemoryPointer", size: int) -> None:
+        size = checked_size(size, "device copy", self.ptr)
         heap = self.device.memory
-        heap.write_bytes(self.ptr, np.array(heap.read_bytes(int(src), size), dtype=np.uint8))
+        data = np.array(heap.read_bytes(int(src), size, "device copy (source)"), dtype=np.uint8)
+        heap.write_bytes(self.ptr, data, "device copy (destination)")
 
     def copy_from_host(self, mem, size: int) -> None:
-        self.device.memory.write_bytes(self.ptr, _host_bytes(mem, size))
+        size = checked_size(size, "host copy", self.ptr)
+        self.device.memory.write_bytes(self.ptr, _host_bytes(mem, size, self.ptr))
 
     def copy_from(self, mem, size: int) -> None:
         if isinstance(mem, MemoryPointer):
@@ -128,10 +134,12 @@ class MemoryPointer:
             self.copy_from_host(mem, size)
 
     def copy_to_host(self, mem, size: int) -> None:
+        size = checked_size(size, "host copy", self.ptr)
         data = np.asarray(self.device.memory.read_bytes(self.ptr, size), dtype=np.uint8)
-        _host_view(mem, size)[...] = data
+        _host_view(mem, size, self.ptr)[...] = data
 
     def memset(self, value: int, size: int) -> None:
+        size = checked_size(size, "memset", self.ptr)
         self.device.memory.memset(self.ptr, int(value) & 0xFF, size)
 
     copy_from_device_async = copy_from_device
@@ -144,20 +152,36 @@ class MemoryPointer:
         return f"<MemoryPointer 0x{self.ptr:x}>"
 
 
-def _host_view(mem, size: int) -> np.ndarray:
-    """The first `size` bytes of host memory given as a NumPy array, a buffer or an address."""
+def checked_size(size, operation: str, address: int) -> int:
+    """A copy's size as CUDA's size_t: a negative one is refused before anything is touched."""
+    size = operator.index(size)
+    if size < 0:
+        raise NegativeSize(f"{operation} of {size} bytes at 0x{address:x}: can't convert negative "
+                           f"value to size_t", operation=operation, address=address, size=size)
+    return size
+
+
+def _host_view(mem, size: int, device_address: int) -> np.ndarray:
+    """The first `size` bytes of host memory given as a NumPy array, a buffer or an address;
+    HostBufferTooSmall when an array or buffer holds fewer (an address cannot be checked)."""
     if isinstance(mem, (int, np.integer)) or hasattr(mem, "value"):   # an address, as ctypes gives it
         import ctypes
         address = mem if isinstance(mem, (int, np.integer)) else mem.value
         return np.ctypeslib.as_array((ctypes.c_uint8 * size).from_address(int(address)))
     if isinstance(mem, PinnedMemoryPointer):
-        return mem.host_bytes(size)
-    return np.frombuffer(memoryview(mem).cast("B"), np.uint8, size) if not isinstance(mem, np.ndarray) \
-        else mem.reshape(-1).view(np.uint8)[:size]
+        view = mem.host_bytes()
+    elif isinstance(mem, np.ndarray):
+        view = mem.reshape(-1).view(np.uint8)
+    else:
+        view = np.frombuffer(memoryview(mem).cast("B"), np.uint8)
+    if view.size < size:
+        raise HostBufferTooSmall(f"copy of {size} bytes between the device at 0x{device_address:x} "
+                                 f"and a host {type(mem).__name__} of {view.size} bytes")
+    return view[:size]
 
 
-def _host_bytes(mem, size: int) -> np.ndarray:
-    return np.array(_host_view(mem, size), dtype=np.uint8)
+def _host_bytes(mem, size: int, device_address: int) -> np.ndarray:
+    return np.array(_host_view(mem, size, device_address), dtype=np.uint8)
 
 
 # --- the allocator and the device memory pool ------------------------------------

@@ -16,6 +16,7 @@ import numpy as np
 from numba.cuda import types as _types
 
 from .. import api
+from ..errors import IncompatibleDtype, IncompatibleShape
 
 
 class DeviceNDArray(api.ndarray):
@@ -61,18 +62,15 @@ class DeviceNDArray(api.ndarray):
             host = np.asfortranarray(host)
         if ary is None:
             return host
-        if ary.shape != self.shape and ary.size != self.size or ary.dtype != self.dtype:
-            raise TypeError(f"incompatible shape or dtype: {ary.shape} {ary.dtype} vs "
-                            f"{self.shape} {self.dtype}")
+        _check_compatible(self, ary, "copy_to_host")
         ary.reshape(self.shape)[...] = host
         return ary
 
     def copy_to_device(self, ary, stream=0) -> None:
-        """Overwrite this array from a host or device array of the same size and dtype."""
+        """Overwrite this array from a host or device array of the same dtype and shape (a shape
+        that differs only by axes of length 1 is the same, as in Numba)."""
         host = api.asnumpy(ary) if hasattr(ary, "__cuda_array_interface__") else np.asarray(ary)
-        if host.dtype != self.dtype or host.size != self.size:
-            raise TypeError(f"incompatible shape or dtype: {host.shape} {host.dtype} vs "
-                            f"{self.shape} {self.dtype}")
+        _check_compatible(self, host, "copy_to_device")
         self._write_host(host.reshape(self.shape))
 
     def split(self, section: int, stream=0):
@@ -134,6 +132,26 @@ class DevicePointer:
 
     def __repr__(self) -> str:
         return f"<DevicePointer 0x{self.device_pointer:x} ({self.size} bytes)>"
+
+
+def _check_compatible(device: DeviceNDArray, other, method: str) -> None:
+    """Numba's refusals of a copy between arrays that differ: IncompatibleArrays, a TypeError for
+    another dtype and a ValueError for another shape (once axes of length 1 are squeezed out),
+    with Numba's message first and then both arrays' sizes and the device address."""
+    if other.dtype != device.dtype:
+        problem = f"incompatible dtype: {device.dtype} vs. {other.dtype}"
+    elif _squeezed(device.shape) != _squeezed(other.shape):
+        problem = f"incompatible shape: {device.shape} vs. {other.shape}"
+    else:
+        return
+    kind = IncompatibleDtype if problem.startswith("incompatible dtype") else IncompatibleShape
+    raise kind(f"{problem} ({method}: the device array at 0x{device.data.ptr:x} holds {device.size} "
+               f"{device.dtype} elements, {device.nbytes} bytes; the other array {other.size} "
+               f"{other.dtype} elements, {other.nbytes} bytes)")
+
+
+def _squeezed(shape) -> tuple:
+    return tuple(n for n in shape if n != 1)
 
 
 def _device_array(shape, dtype, strides=None, order: str = "C") -> DeviceNDArray:

@@ -19,7 +19,7 @@ import threading
 
 import numpy as np
 
-from ..errors import OutOfMemoryError
+from ..errors import InvalidFree, NegativeSize, OutOfMemoryError, OutsideAllocation
 from .host_memory import HostRangeTable, span
 from ..semantics.addresses import GLOBAL_BASE, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE  # noqa: F401
 
@@ -157,7 +157,9 @@ class GlobalMemory:
         offset = address - GLOBAL_BASE
         size = self.live.pop(offset, None)
         if size is None:
-            raise ValueError(f"free of 0x{address:x}, which is not a live allocation")
+            why = self._what_is_at(address).replace("a use after free", "freed already", 1)
+            raise InvalidFree(f"free of 0x{address:x}, which is not a live allocation: {why}",
+                              operation="free", address=address)
         span = self.spans.pop(offset)
         del self._sorted_starts[bisect.bisect_left(self._sorted_starts, offset)]
         self.buffer[offset:offset + size] = POISON
@@ -179,6 +181,33 @@ class GlobalMemory:
                 return None if self._reused(start, end) else (GLOBAL_BASE + start, size,
                                                               allocated_at, freed_at)
         return None
+
+    def _what_is_at(self, address: int) -> str:
+        """Why an address is not a live allocation's start, naming the allocation it lies in,
+        the freed one it belonged to, or the nearest live one below it."""
+        offset = address - GLOBAL_BASE
+        start = self._live_at_or_below(offset)
+        if start is not None and offset < start + self.live[start]:
+            return f"it is {offset - start} bytes into {self.describe_live(start)}"
+        freed = self.freed_allocation(address)
+        if freed is not None:
+            return f"a use after free: {describe_freed(freed)}"
+        if start is None:
+            return "no allocation holds it (none lies below it)"
+        end = GLOBAL_BASE + start + self.live[start]
+        return (f"no allocation holds it (the nearest below is {self.describe_live(start)}, "
+                f"ending at 0x{end:x})")
+
+    def describe_live(self, offset: int) -> str:
+        """'the 16-byte allocation at 0x... (allocated at a.py:3)' of the live one at offset."""
+        origin = self.origins.get(offset, "")
+        text = f"the {self.live[offset]}-byte allocation at 0x{GLOBAL_BASE + offset:x}"
+        return f"{text} (allocated at {origin})" if origin else text
+
+    def _live_at_or_below(self, offset: int):
+        """The start offset of the live allocation that starts at or below offset, or None."""
+        k = bisect.bisect_right(self._sorted_starts, offset) - 1
+        return self._sorted_starts[k] if k >= 0 else None
 
     def _reused(self, start: int, end: int) -> bool:
         """Whether a live allocation's bytes overlap [start, end)."""
@@ -252,40 +281,54 @@ class GlobalMemory:
 
     # ------------------------------------------------------------ host copies
 
-    def write_bytes(self, address: int, data) -> None:
+    def write_bytes(self, address: int, data, operation: str = "host copy") -> None:
         with self.lock:
             raw = np.frombuffer(bytes(data), dtype=np.uint8) if not isinstance(data, np.ndarray) \
                 else np.ascontiguousarray(data).view(np.uint8).ravel()
-            target, offset, init = self._host_range(address, raw.size)
+            target, offset, init = self._host_range(address, raw.size, operation)
             target[offset:offset + raw.size] = raw
             init[offset:offset + raw.size] = True
 
-    def read_bytes(self, address: int, nbytes: int) -> np.ndarray:
+    def read_bytes(self, address: int, nbytes: int, operation: str = "host copy") -> np.ndarray:
         with self.lock:
-            target, offset, _ = self._host_range(address, nbytes)
+            target, offset, _ = self._host_range(address, nbytes, operation)
             return target[offset:offset + nbytes].copy()
 
     def memset(self, address: int, value: int, nbytes: int) -> None:
         with self.lock:
-            target, offset, init = self._host_range(address, nbytes)
+            target, offset, init = self._host_range(address, nbytes, "memset")
             target[offset:offset + nbytes] = value & 0xFF
             init[offset:offset + nbytes] = True
 
-    def _host_range(self, address: int, nbytes: int):
-        """(bytes, offset, initialized flags) of a host copy, checked against the allocation or
-        registered host range holding them (a host range's flags are a throwaway: host bytes
-        count as written)."""
+    def _host_range(self, address: int, nbytes: int, operation: str):
+        """(bytes, offset, initialized flags) of a host copy or memset, checked against the
+        allocation or registered host range holding them (a host range's flags are a throwaway:
+        host bytes count as written). Refused as the driver refuses it (CUDA_ERROR_INVALID_VALUE):
+        NegativeSize, or OutsideAllocation naming the allocation or range it falls out of."""
+        nbytes = int(nbytes)
+        if nbytes < 0:
+            raise NegativeSize(f"{operation} of {nbytes} bytes at 0x{address:x}: a size cannot be "
+                               f"negative (CUDA's size_t would make it {nbytes % (1 << 64):,} bytes)",
+                               operation=operation, address=address, size=nbytes)
         offset = address - GLOBAL_BASE
-        k = bisect.bisect_right(self._sorted_starts, offset) - 1
-        start = self._sorted_starts[k] if k >= 0 else None
+        start = self._live_at_or_below(offset)
         inside = start is not None and offset < start + self.live[start]
         if nbytes and not (inside and offset + nbytes <= start + self.live[start]):
             host = self.host.find(address) if self.host else None
             if host is not None and address + nbytes <= host.base + host.nbytes:
                 return host.view, address - host.base, np.zeros(host.nbytes, dtype=np.bool_)
-            freed = self.freed_allocation(address)
-            why = f"a use after free: {describe_freed(freed)}" if freed else "outside any allocation"
-            raise ValueError(f"host copy of {nbytes} bytes at 0x{address:x} is {why}")
+            if inside:
+                past = offset + nbytes - (start + self.live[start])
+                why = f"runs {past} bytes past the end of {self.describe_live(start)}"
+            elif host is not None:
+                past = address + nbytes - (host.base + host.nbytes)
+                why = (f"is outside any allocation: it runs {past} bytes past the end of the "
+                       f"registered {host.describe()}")
+            else:
+                why = self._what_is_at(address)
+                why = f"is {why}" if why.startswith("a use after free") else f"is outside any allocation: {why}"
+            raise OutsideAllocation(f"{operation} of {nbytes} bytes at 0x{address:x} {why}",
+                                    operation=operation, address=address, size=nbytes)
         return self.buffer, offset, self.initialized
 
     # ------------------------------------------------------------ device access

@@ -11,7 +11,7 @@ import numpy as np
 
 from .._missing import missing_attribute
 from ...cuda_errors import CUDARuntimeError  # noqa: F401 (cupy.cuda.runtime.CUDARuntimeError)
-from ...memory import MemoryPointer, UnownedMemory, current_device
+from ...memory import MemoryPointer, UnownedMemory, checked_size, current_device
 from ...streams import Stream, get_current_stream  # noqa: F401
 from ....frontends.nvrtc import nvrtc_version
 
@@ -110,6 +110,7 @@ def free(ptr: int) -> None:
 def memcpy(dst: int, src: int, size: int, kind: int) -> None:
     """Copies between raw addresses; host addresses are read and written through ctypes."""
     heap = current_device().memory
+    size = checked_size(size, "memcpy", int(dst))
     if kind == cudaMemcpyDefault:
         kind = cudaMemcpyDeviceToDevice
     if kind in (cudaMemcpyDeviceToDevice, cudaMemcpyDeviceToHost):
@@ -127,6 +128,7 @@ def memcpyAsync(dst: int, src: int, size: int, kind: int, stream=0) -> None:
 
 
 def memset(ptr: int, value: int, size: int) -> None:
+    size = checked_size(size, "memset", int(ptr))
     current_device().memory.memset(int(ptr), int(value) & 0xFF, size)
 
 
