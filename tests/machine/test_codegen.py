@@ -13,6 +13,7 @@ import warpsim as cp
 from warpsim.errors import InternalError, MemoryFault, WarpsimError
 from warpsim.machine.codegen import compile_block
 from warpsim.machine.isa import OPS, atomics, is_cta_barrier, is_warp_sync, mask_operand
+from warpsim.semantics import atomics as atomic_semantics
 from warpsim.machine.isa.evaluate import parse_mnemonic
 from warpsim.machine.isa.table import VALUE
 from warpsim.ptx.cfg import CFG
@@ -183,18 +184,18 @@ def test_the_cfg_splits_where_the_callers_predicates_say():
 
 
 def test_the_atomic_operations_are_listed_once_and_check_and_emitter_agree():
-    assert atomics.ATOMIC_OPS == tuple(atomics.RMW)
+    assert atomics.ATOMIC_OPS == tuple(atomic_semantics.RMW)
     types = {"cas": "b32", "exch": "b32", "and": "b32", "or": "b32", "xor": "b32"}
     for op in atomics.ATOMIC_OPS:
         instruction = ins(f"atom.global.{op}.{types.get(op, 'u32')}", 1, 3 if op == "cas" else 2)
         assert atomics.check_atomic(instruction) is None, op
         assert atomics.operation_of(instruction) == op
-        assert atomics.rmw_function(op, "u32")[0] is not None
+        assert atomic_semantics.rmw_function(op, "u32")[0] is not None
     assert atomics.check_atomic(ins("atom.global.nand.b32", 1, 2))
     # No other module of the package spells the list out again.
     package = Path(atomics.__file__).parents[2]
     spelled = [p for p in package.rglob("*.py") if '"exch"' in p.read_text()]
-    assert spelled == [Path(atomics.__file__)]
+    assert spelled == [Path(atomic_semantics.__file__)]
 
 
 def test_atomics_against_numpy():

@@ -3,18 +3,19 @@
 Lanes of one instruction that name the same address are applied one after
 another in lane order (warp by warp, as the group lists them), so each
 returned old value is what that lane saw; lanes at different addresses are
-applied together. Integer ADD with many lanes on one address is a segmented
-prefix sum; the other operations take one vectorized step per lane rank at an
-address. .CAS compares and swaps (operands: compare value, then new value);
-.INC/.DEC wrap at the operand as PTX atom.inc/dec do; .F32 adds round each
-step to f32 (the final value depends on the order lanes are served, as on the
-hardware, unless the sums are exact).
+applied together. What each operation computes and how conflicts are served
+is semantics/atomics.py, which PTX's atom/red call too: .CAS compares and
+swaps (operands: compare value, then new value); .INC/.DEC wrap at the
+operand as atom.inc/dec do; .F32 adds round each step to f32 (the final value
+depends on the order lanes are served, as on the hardware, unless the sums
+are exact).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ...semantics.atomics import update
 from .access import address_reader, resolve
 from .memory import CACHE_MODS, notify
 from .operands import U32, U64, dest, source
@@ -23,79 +24,22 @@ from .table import Step, Unsupported, semantics
 OPS = ("ADD", "MIN", "MAX", "EXCH", "CAS", "AND", "OR", "XOR", "INC", "DEC")
 TYPES = {"U32": (np.uint32, 4), "S32": (np.int32, 4), "U64": (np.uint64, 8), "S64": (np.int64, 8),
          "64": (np.uint64, 8), "F32": (np.float32, 4), "F64": (np.float64, 8)}
+PTX_TYPE_OF = {np.dtype(np.uint32): "u32", np.dtype(np.int32): "s32", np.dtype(np.uint64): "u64",
+               np.dtype(np.int64): "s64", np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
 SPACE_OF = {"ATOMG": "global", "REDG": "global", "ATOMS": "shared", "ATOM": "generic", "RED": "generic"}
 
 
-def combine(op: str, dtype):
-    """new = f(current, a, b) for one step of an atomic."""
-    if op == "ADD":
-        return lambda cur, a, b: (cur + a).astype(dtype)
-    if op == "MIN":
-        return lambda cur, a, b: np.minimum(cur, a)
-    if op == "MAX":
-        return lambda cur, a, b: np.maximum(cur, a)
-    if op == "EXCH":
-        return lambda cur, a, b: a
-    if op == "CAS":
-        return lambda cur, a, b: np.where(cur == a, b, cur)
-    if op == "AND":
-        return lambda cur, a, b: cur & a
-    if op == "OR":
-        return lambda cur, a, b: cur | a
-    if op == "XOR":
-        return lambda cur, a, b: cur ^ a
-    if op == "INC":
-        return lambda cur, a, b: np.where(cur >= a, dtype(0), cur + dtype(1)).astype(dtype)
-    if op == "DEC":
-        return lambda cur, a, b: np.where((cur == 0) | (cur > a), a, cur - dtype(1)).astype(dtype)
-    raise Unsupported(f"atomic {op}")
-
-
 def apply_atomic(array, offsets, op: str, dtype, a, b=None) -> np.ndarray:
-    """Apply one atomic instruction's lanes in order; the old value each lane saw."""
+    """Apply one atomic instruction's lanes in lane order; the old value each lane saw.
+
+    `op` is the SASS operation (ADD ... DEC), `a` its operand (CAS: the
+    compare value) and `b` CAS's new value; semantics/atomics.py computes.
+    """
     size = np.dtype(dtype).itemsize
-    typed = array.view(dtype)
-    position = offsets // size
-    unique, inverse = np.unique(position, return_inverse=True)
-    inverse = inverse.ravel()
-    current = typed[unique].copy()
-    a = np.asarray(a, dtype=dtype)
-    b = np.asarray(b, dtype=dtype) if b is not None else a
-    step = combine(op, dtype)
-    counts = np.bincount(inverse)
+    type_name = PTX_TYPE_OF[np.dtype(dtype)]
     with np.errstate(over="ignore", invalid="ignore"):
-        if counts.max() == 1:
-            old = current[inverse]
-            current[inverse] = step(old, a, b)
-        elif op == "ADD" and np.dtype(dtype).kind in "iu":
-            order = np.argsort(inverse, kind="stable")
-            wide = a[order].astype(np.uint64) if np.dtype(dtype).kind == "u" else \
-                a[order].astype(np.int64).view(np.uint64)
-            running = np.cumsum(wide, dtype=np.uint64)
-            starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-            before = running - wide - np.where(starts > 0, running[starts - 1], 0)[inverse[order]]
-            old = np.empty(len(a), dtype=dtype)
-            old[order] = (current[inverse[order]].astype(np.uint64) + before).astype(dtype) \
-                if np.dtype(dtype).kind == "u" else \
-                (current[inverse[order]].astype(np.int64).view(np.uint64) + before).view(np.int64).astype(dtype)
-            totals = np.add.reduceat(wide, starts)
-            if np.dtype(dtype).kind == "u":
-                current = (current.astype(np.uint64) + totals).astype(dtype)
-            else:
-                current = (current.astype(np.int64).view(np.uint64) + totals).view(np.int64).astype(dtype)
-        else:
-            order = np.argsort(inverse, kind="stable")
-            rank = np.empty(len(a), dtype=np.int64)
-            starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-            rank[order] = np.arange(len(a)) - np.repeat(starts, counts)
-            old = np.empty(len(a), dtype=dtype)
-            for r in range(int(counts.max())):
-                lanes = np.flatnonzero(rank == r)
-                groups = inverse[lanes]
-                old[lanes] = current[groups]
-                current[groups] = step(current[groups], a[lanes], b[lanes])
-    typed[unique] = current
-    return old
+        return update(array.view(dtype), offsets // size, op.lower(), type_name,
+                      np.asarray(a, dtype=dtype), None if b is None else np.asarray(b, dtype=dtype))
 
 
 def _parse(ins):
