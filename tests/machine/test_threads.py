@@ -11,8 +11,10 @@ import time
 import numpy as np
 
 import warpsim as cp
+from warpsim.api.args import pack_arguments
 from warpsim.api.arrays import use_device
 from warpsim.machine.device import Device
+from warpsim.machine.events import LaunchObserver
 
 HEADER = ".version 8.5\n.target sm_90\n.address_size 64\n"
 
@@ -84,11 +86,15 @@ def test_allocation_while_a_kernel_runs_loses_no_writes():
     started = threading.Event()
     kept, times = [], {}
 
-    def launch():
-        with use_device(device):
+    class Started(LaunchObserver):
+        def batch_started(self, ctx):       # inside the launch, which holds the device
             started.set()
-            kernel((n // 256,), (256,), (da, db, out, np.uint32(n), np.uint32(40)))
-            times["launch finished"] = time.perf_counter()
+
+    def launch():
+        params = pack_arguments(kernel.kernel_name, kernel.params,
+                                (da, db, out, np.uint32(n), np.uint32(40)))
+        kernel.loaded_module.launch(kernel.kernel_name, (n // 256,), (256,), params, observers=[Started()])
+        times["launch finished"] = time.perf_counter()
 
     def allocate():
         started.wait()
