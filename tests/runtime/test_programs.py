@@ -154,3 +154,30 @@ def test_host_registered_memory_is_addressed_in_place(built, run, tmp_path):
     assert result.stdout.splitlines() == ["same address 1", "again cudaErrorHostMemoryAlreadyRegistered",
                                           "unregistered twice cudaErrorHostMemoryNotRegistered"]
     np.testing.assert_array_equal(np.fromfile(tmp_path / "y.bin", dtype=np.float32), x * np.float32(3))
+
+
+def test_texture_object_over_a_cuda_array_matches_numpy(built, run, tmp_path):
+    """tex2D with clamp addressing and point filtering at texel centres and outside the image,
+    and surf2Dwrite into a second array read back with cudaMemcpy2DFromArray."""
+    rng = np.random.default_rng(21)
+    width, height = 37, 11
+    image = rng.standard_normal((height, width), dtype=np.float32)
+    ys, xs = np.mgrid[0:height, 0:width]
+    centres = np.stack([xs.ravel() + 0.5, ys.ravel() + 0.5], axis=1)
+    outside = np.array([[-3.5, 2.5], [width + 5.0, height + 7.0], [-1.0, -1.0], [2.5, height + 0.25],
+                        [width - 0.01, -20.0], [1e6, 3.5]])
+    scattered = rng.uniform([-10, -10], [width + 10, height + 10], size=(64, 2))
+    coords = np.concatenate([centres, outside, scattered]).astype(np.float32)
+    image.tofile(tmp_path / "image.bin")
+    coords.tofile(tmp_path / "coords.bin")
+    result = run(built("texture"), "image.bin", "coords.bin", "samples.bin", "doubled.bin",
+                 str(width), str(height))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"texture done n={len(coords)}" in result.stdout
+    assert "destroy again: cudaErrorInvalidValue" in result.stdout
+    ix = np.clip(np.floor(coords[:, 0]).astype(np.int64), 0, width - 1)     # point filter, clamp
+    iy = np.clip(np.floor(coords[:, 1]).astype(np.int64), 0, height - 1)
+    samples = np.fromfile(tmp_path / "samples.bin", dtype=np.float32)
+    np.testing.assert_array_equal(samples, image[iy, ix])
+    doubled = np.fromfile(tmp_path / "doubled.bin", dtype=np.float32).reshape(height, width)
+    np.testing.assert_array_equal(doubled, 2 * image)

@@ -44,6 +44,17 @@ def channel_dtype(bits: int, kind: int) -> np.dtype:
     return np.dtype(f"{'i' if kind == rules.SIGNED else 'u'}{bits // 8}")
 
 
+def channel_format(x: int, y: int, z: int, w: int) -> tuple[int, int]:
+    """(channels, bits) of a cudaChannelFormatDesc's channel widths; ValueError for a format warpsim
+    does not lay out (it takes 1, 2 or 4 leading channels of equal width)."""
+    widths = [int(x), int(y), int(z), int(w)]
+    bits = [b for b in widths if b]
+    if not bits or len(set(bits)) != 1 or bits != widths[:len(bits)]:
+        raise ValueError(f"channel bits ({x}, {y}, {z}, {w}): warpsim takes 1, 2 or 4 leading channels "
+                         f"of equal width")
+    return len(bits), bits[0]
+
+
 def encode(*, address: int, resource: int, dims: int, width: int, height: int = 1, depth: int = 1,
            pitch: int = 0, slice_pitch: int = 0, channels: int = 1, bits: int = 32, kind: int = rules.FLOAT,
            filter_mode: int = rules.POINT, read_mode: int = rules.ELEMENT_TYPE, normalized: bool = False,

@@ -25,6 +25,7 @@ import traceback
 
 from ..errors import LaunchError, LaunchRefused, OutOfMemoryError, WarpsimError
 from ..machine.memory import GLOBAL_BASE
+from . import hoststructs, textures
 from .context import Event, RuntimeContext, Symbol
 from .errors import CODES, code_of, error_name, error_string
 
@@ -134,13 +135,7 @@ def at_exit() -> None:
 
 # --- host memory access ------------------------------------------------------------
 
-def _write(address: int, fmt: str, *values) -> None:
-    data = struct.pack("<" + fmt, *values)
-    ctypes.memmove(address, data, len(data))
-
-
-def _read(address: int, fmt: str):
-    return struct.unpack("<" + fmt, ctypes.string_at(address, struct.calcsize("<" + fmt)))
+_write, _read = hoststructs.write, hoststructs.read
 
 
 def _is_device(context, address: int) -> bool:
@@ -362,10 +357,7 @@ def cudaLaunchKernelExC(context, config, function, args):
     return _launch(context, function, grid, block, args, shared_mem, stream)
 
 
-def _layout(symbol: str, count: int):
-    """Sizes and offsets of a CUDA struct as the library was compiled with them (native.py)."""
-    from .native import LIBRARY
-    return (ctypes.c_uint64 * (count + 1)).in_dll(ctypes.CDLL(LIBRARY), symbol)
+_layout = hoststructs.layout
 
 
 def _kernel_resources(context, function):
@@ -1134,3 +1126,139 @@ def cudaGetDeviceFlags(context, out):
         return context.fail(INVALID_VALUE)
     _write(out, "I", getattr(context, "device_flags", 0) | DEVICE_MAP_HOST)
     return SUCCESS
+
+
+# --- CUDA arrays, texture and surface objects (the structs' meaning: runtime/textures.py) ----------
+
+def _refuse(context, function: str, error, code: int = INVALID_VALUE) -> int:
+    _say_once(context, f"{function}: {error}", f"warpsim: {function}: {error}")
+    return context.fail(code)
+
+
+def _malloc_array(context, function, out, desc, width, height, depth) -> int:
+    if not out or not desc or not width or depth and not height:
+        return context.fail(INVALID_VALUE)
+    try:
+        channels, bits, kind = textures.channel_format(desc)
+    except ValueError as error:
+        return _refuse(context, function, error)
+    dims = 3 if depth else 2 if height else 1
+    shape = textures.CudaArray(0, dims, width, height, depth, channels, bits, kind)
+    try:
+        address = context.device.memory.allocate(shape.pitch * shape.rows)
+    except OutOfMemoryError:
+        return context.fail(CODES["cudaErrorMemoryAllocation"])
+    context.cuda_arrays[address] = textures.CudaArray(address, dims, width, height, depth, channels, bits, kind)
+    _write(out, "Q", address)
+    return SUCCESS
+
+
+@call()
+def cudaMallocArray(context, out, desc, width, height, flags):
+    return _malloc_array(context, "cudaMallocArray", out, desc, width, height, 0)
+
+
+@call()
+def cudaMalloc3DArray(context, out, desc, extent, flags):
+    width, height, depth = extent
+    return _malloc_array(context, "cudaMalloc3DArray", out, desc, width, height, depth)
+
+
+@call()
+def cudaFreeArray(context, array):
+    if not array:
+        return SUCCESS
+    if context.cuda_arrays.pop(array, None) is None:
+        return context.fail(INVALID_VALUE)
+    context.device.memory.free(array)
+    return SUCCESS
+
+
+def _array_region(context, array, w_offset, h_offset, width, height):
+    """(device address of byte w_offset of row h_offset, the array), the address None unless
+    width bytes x height rows from there lie inside the CUDA array."""
+    found = context.cuda_arrays.get(array)
+    if found is None or w_offset + width > found.pitch or h_offset + height > found.rows:
+        return None, found
+    return array + h_offset * found.pitch + w_offset, found
+
+
+@call()
+def cudaMemcpy2DToArray(context, dst, w_offset, h_offset, src, spitch, width, height, kind):
+    address, found = _array_region(context, dst, w_offset, h_offset, width, height)
+    if address is None:
+        return context.fail(INVALID_VALUE)
+    return _copy_2d(context, address, found.pitch, src, spitch, width, height, kind)
+
+
+@call()
+def cudaMemcpy2DFromArray(context, dst, dpitch, src, w_offset, h_offset, width, height, kind):
+    address, found = _array_region(context, src, w_offset, h_offset, width, height)
+    if address is None:
+        return context.fail(INVALID_VALUE)
+    return _copy_2d(context, dst, dpitch, address, found.pitch, width, height, kind)
+
+
+@call()
+def cudaMemcpyToArray(context, dst, w_offset, h_offset, src, count, kind):
+    """Deprecated: count bytes from (w_offset, h_offset) on, running on across rows."""
+    found = context.cuda_arrays.get(dst)
+    start = h_offset * found.pitch + w_offset if found else 0
+    if found is None or w_offset >= found.pitch or start + count > found.pitch * found.rows:
+        return context.fail(INVALID_VALUE)
+    if kind not in MEMCPY_KINDS:
+        return context.fail(CODES["cudaErrorInvalidMemcpyDirection"])
+    return _copy(context, dst + start, src, count)
+
+
+def _create_object(context, function, out, res, tex, surface: bool) -> int:
+    if not out or not res or not surface and not tex:
+        return context.fail(INVALID_VALUE)
+    try:
+        fields = textures.resource_fields(context.cuda_arrays, res)
+        if surface and fields["resource"] != textures.objects.ARRAY:
+            raise ValueError("a surface is made over a CUDA array (resType cudaResourceTypeArray)")
+        sampling = {} if surface else textures.texture_fields(tex)
+        descriptor = textures.objects.encode(**fields, **sampling, surface=surface)
+    except NotImplementedError as error:
+        return _refuse(context, function, error, NOT_SUPPORTED)
+    except (ValueError, struct.error) as error:
+        return _refuse(context, function, error)
+    try:
+        handle = context.device.memory.allocate(len(descriptor))
+    except OutOfMemoryError:
+        return context.fail(CODES["cudaErrorMemoryAllocation"])
+    context.device.memory.write_bytes(handle, descriptor)
+    context.texture_objects[handle] = "surface" if surface else "texture"
+    _write(out, "Q", handle)
+    return SUCCESS
+
+
+def _destroy_object(context, handle, what: str) -> int:
+    if context.texture_objects.get(handle) != what:
+        return context.fail(INVALID_VALUE)
+    del context.texture_objects[handle]
+    context.device.memory.free(handle)
+    return SUCCESS
+
+
+@call()
+def cudaCreateTextureObject(context, out, res, tex, view):
+    if view:
+        return _refuse(context, "cudaCreateTextureObject", "resource views are not simulated", NOT_SUPPORTED)
+    return _create_object(context, "cudaCreateTextureObject", out, res, tex, surface=False)
+
+
+@call()
+def cudaDestroyTextureObject(context, handle):
+    return _destroy_object(context, handle, "texture")
+
+
+@call()
+def cudaCreateSurfaceObject(context, out, res):
+    return _create_object(context, "cudaCreateSurfaceObject", out, res, 0, surface=True)
+
+
+@call()
+def cudaDestroySurfaceObject(context, handle):
+    return _destroy_object(context, handle, "surface")

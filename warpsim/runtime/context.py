@@ -87,6 +87,8 @@ class RuntimeContext:
         self.host_allocations: dict[int, object] = {}
         self.memory_kinds: dict[int, int] = {}        # heap address -> cudaMemoryType (managed, pinned)
         self.registered_host: dict[int, int] = {}     # cudaHostRegister: start -> size
+        self.cuda_arrays: dict = {}                   # cudaArray_t (device address) -> textures.CudaArray
+        self.texture_objects: dict[int, str] = {}     # live object handle -> 'texture' or 'surface'
         self.dynamic_shared_optin: dict[int, int] = {}   # host stub -> cudaFuncAttributeMaxDynamicSharedMemorySize
         self.device_flags = 0
         self.last_error = 0

@@ -5,7 +5,8 @@ generates the C stub of every row from it (each stub forwards its arguments to
 the Python function of the same name in warpsim.runtime.calls, or, where there is
 none, to `not_supported`), and the version script that gives every symbol
 libcudart's version node. Parameter types are C spellings from ARGUMENT_TYPES:
-pointers and handles reach Python as addresses (int), dim3 as an (x, y, z) tuple.
+pointers and handles reach Python as addresses (int), dim3 as an (x, y, z) tuple,
+a cudaExtent as (width, height, depth).
 
 Functions of cuda_runtime_api.h that are not in this table still get a stub
 (RUNTIME_HEADER_FUNCTIONS: every `cudaError_t cuda...(...)` declared there), one
@@ -18,14 +19,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-# C parameter type -> how the stub hands it to Python: 'u' unsigned 64-bit, 'i' signed, 'd' dim3.
+# C parameter type -> how the stub hands it to Python: 'u' unsigned 64-bit, 'i' signed, 'd' dim3,
+# 'e' cudaExtent.
 ARGUMENT_TYPES = {
     "void *": "u", "const void *": "u", "void **": "u", "const char *": "u", "char *": "u",
     "size_t": "u", "size_t *": "u", "int *": "u", "unsigned int *": "u", "float *": "u",
     "int": "i", "unsigned int": "u", "unsigned long long": "u", "cudaStream_t": "u",
     "cudaStream_t *": "u", "cudaEvent_t": "u", "cudaEvent_t *": "u", "cudaKernel_t": "u",
     "cudaKernel_t *": "u", "dim3": "d", "dim3 *": "u", "uint3 *": "u", "cudaHostFn_t": "u",
-    "cudaStreamCallback_t": "u",
+    "cudaStreamCallback_t": "u", "unsigned long long *": "u", "cudaArray_t": "u", "cudaArray_t *": "u",
+    "struct cudaExtent": "e",
 }
 # C return type -> how the stub reads Python's result.
 RETURN_TYPES = {"cudaError_t": "int", "const char *": "pointer", "void **": "pointer",
@@ -102,6 +105,16 @@ cudaError_t cudaMemcpy2DAsync(void * dst, size_t dpitch, const void * src, size_
 cudaError_t cudaMemset2D(void * devPtr, size_t pitch, int value, size_t width, size_t height)
 cudaError_t cudaMemset2DAsync(void * devPtr, size_t pitch, int value, size_t width, size_t height, cudaStream_t stream)
 cudaError_t cudaPointerGetAttributes(void * attributes, const void * ptr)
+cudaError_t cudaMallocArray(cudaArray_t * array, const void * desc, size_t width, size_t height, unsigned int flags)
+cudaError_t cudaMalloc3DArray(cudaArray_t * array, const void * desc, struct cudaExtent extent, unsigned int flags)
+cudaError_t cudaFreeArray(cudaArray_t array)
+cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, int kind)
+cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t count, int kind)
+cudaError_t cudaMemcpy2DFromArray(void * dst, size_t dpitch, cudaArray_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, int kind)
+cudaError_t cudaCreateTextureObject(unsigned long long * pTexObject, const void * pResDesc, const void * pTexDesc, const void * pResViewDesc)
+cudaError_t cudaDestroyTextureObject(unsigned long long texObject)
+cudaError_t cudaCreateSurfaceObject(unsigned long long * pSurfObject, const void * pResDesc)
+cudaError_t cudaDestroySurfaceObject(unsigned long long surfObject)
 cudaError_t cudaLaunchCooperativeKernel(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream)
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void * userData)

@@ -28,11 +28,7 @@ class ChannelFormatDescriptor:
 
     def __init__(self, x: int, y: int, z: int, w: int, f: int):
         self.x, self.y, self.z, self.w, self.f = int(x), int(y), int(z), int(w), int(f)
-        bits = [b for b in (self.x, self.y, self.z, self.w) if b]
-        if not bits or len(set(bits)) != 1 or bits != [self.x, self.y, self.z, self.w][:len(bits)]:
-            raise ValueError(f"channel bits ({x}, {y}, {z}, {w}): warpsim takes 1, 2 or 4 leading channels "
-                             f"of equal width")
-        self.channels, self.bits = len(bits), bits[0]
+        self.channels, self.bits = objects.channel_format(self.x, self.y, self.z, self.w)
         self.dtype = objects.channel_dtype(self.bits, self.f)
         self.ptr = id(self)
 
