@@ -158,7 +158,8 @@ def test_host_registered_memory_is_addressed_in_place(built, run, tmp_path):
 
 def test_texture_object_over_a_cuda_array_matches_numpy(built, run, tmp_path):
     """tex2D with clamp addressing and point filtering at texel centres and outside the image,
-    and surf2Dwrite into a second array read back with cudaMemcpy2DFromArray."""
+    surf2Dwrite into a second array read back with cudaMemcpy2DFromArray, linear and pitch2D
+    resources, and the codes of refused calls."""
     rng = np.random.default_rng(21)
     width, height = 37, 11
     image = rng.standard_normal((height, width), dtype=np.float32)
@@ -171,7 +172,7 @@ def test_texture_object_over_a_cuda_array_matches_numpy(built, run, tmp_path):
     image.tofile(tmp_path / "image.bin")
     coords.tofile(tmp_path / "coords.bin")
     result = run(built("texture"), "image.bin", "coords.bin", "samples.bin", "doubled.bin",
-                 str(width), str(height))
+                 str(width), str(height), "resources.bin")
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"texture done n={len(coords)}" in result.stdout
     assert "destroy again: cudaErrorInvalidValue" in result.stdout
@@ -181,3 +182,12 @@ def test_texture_object_over_a_cuda_array_matches_numpy(built, run, tmp_path):
     np.testing.assert_array_equal(samples, image[iy, ix])
     doubled = np.fromfile(tmp_path / "doubled.bin", dtype=np.float32).reshape(height, width)
     np.testing.assert_array_equal(doubled, 2 * image)
+    resources = np.fromfile(tmp_path / "resources.bin", dtype=np.float32)
+    texels = image.size
+    np.testing.assert_array_equal(resources[:texels], image.ravel())          # tex1Dfetch
+    np.testing.assert_array_equal(resources[texels:texels + 16], 0)           # past the end reads 0
+    np.testing.assert_array_equal(resources[texels + 16:], image.ravel())     # wrapped normalized
+    for line in ("mixed widths: cudaErrorInvalidValue", "free a non-array: cudaErrorInvalidValue",
+                 "surface on pitch2D: cudaErrorInvalidValue", "copy past the array: cudaErrorInvalidValue",
+                 "resource view: cudaErrorNotSupported"):
+        assert line in result.stdout
