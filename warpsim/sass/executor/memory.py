@@ -176,15 +176,20 @@ def ldgdepbar(ins):
 LDSM_COUNTS = {(): 1, ("2",): 2, ("4",): 4}
 
 
-@semantics("LDSM", family="memory", pipe="shared", mods=("16", "M88", "MT88", "2", "4"), warp_level=True,
-           doc="ldmatrix: .M88 / .MT88 (transposed) 8x8 b16 matrices, .2 / .4 of them; lanes 8j..8j+7 give "
-               "matrix j's row addresses, lane l gets row l / 4, columns 2 (l % 4) and + 1")
-def ldsm(ins):
+def _matrix_form(ins) -> tuple:
+    """(matrices, transposed) of an LDSM/STSM: .16, one of .M88/.MT88, an optional .2/.4, two operands."""
     shape = [m for m in ins.mods if m in ("M88", "MT88")]
     count = LDSM_COUNTS.get(tuple(m for m in ins.mods if m in ("2", "4")))
     if "16" not in ins.mods or len(shape) != 1 or count is None or len(ins.operands) != 2:
         raise Unsupported("operand form")
-    transpose = shape[0] == "MT88"
+    return count, shape[0] == "MT88"
+
+
+@semantics("LDSM", family="memory", pipe="shared", mods=("16", "M88", "MT88", "2", "4"), warp_level=True,
+           doc="ldmatrix: .M88 / .MT88 (transposed) 8x8 b16 matrices, .2 / .4 of them; lanes 8j..8j+7 give "
+               "matrix j's row addresses, lane l gets row l / 4, columns 2 (l % 4) and + 1")
+def ldsm(ins):
+    count, transpose = _matrix_form(ins)
     dst, address = ins.operands
     read_address = address_reader(address, False)
     write = dest(dst, 32 * count)
@@ -218,11 +223,7 @@ def ldsm(ins):
                "registers; lanes 8j..8j+7 give matrix j's row addresses, lane l holds row l / 4, columns "
                "2 (l % 4) and + 1 (LDSM's map)")
 def stsm(ins):
-    shape = [m for m in ins.mods if m in ("M88", "MT88")]
-    count = LDSM_COUNTS.get(tuple(m for m in ins.mods if m in ("2", "4")))
-    if "16" not in ins.mods or len(shape) != 1 or count is None or len(ins.operands) != 2:
-        raise Unsupported("operand form")
-    transpose = shape[0] == "MT88"
+    count, transpose = _matrix_form(ins)
     address, data = ins.operands
     if data.kind != "reg":
         raise Unsupported("operand form")
