@@ -97,6 +97,19 @@ def decompress(stored: bytes, flags: int, size: int) -> bytes:
     return lz4_block_decompress(stored, size)
 
 
+def _extended_length(source: bytes, i: int, length: int) -> tuple:
+    """An LZ4 token's 4-bit length, extended by the bytes that follow while it is 15 (each 255 says
+    another byte follows); (length, index past them)."""
+    if length == 15:
+        while True:
+            extra = source[i]
+            i += 1
+            length += extra
+            if extra != 255:
+                break
+    return length, i
+
+
 def lz4_block_decompress(source: bytes, size: int) -> bytes:
     """An LZ4 block (no frame): sequences of literals then a back-reference."""
     out = bytearray()
@@ -104,28 +117,14 @@ def lz4_block_decompress(source: bytes, size: int) -> bytes:
     while i < n:
         token = source[i]
         i += 1
-        literals = token >> 4
-        if literals == 15:
-            while True:
-                extra = source[i]
-                i += 1
-                literals += extra
-                if extra != 255:
-                    break
+        literals, i = _extended_length(source, i, token >> 4)
         out += source[i:i + literals]
         i += literals
         if i >= n:
             break                      # the last sequence has literals only
         distance = source[i] | (source[i + 1] << 8)
         i += 2
-        length = token & 15
-        if length == 15:
-            while True:
-                extra = source[i]
-                i += 1
-                length += extra
-                if extra != 255:
-                    break
+        length, i = _extended_length(source, i, token & 15)
         length += 4
         if distance == 0 or distance > len(out):
             raise FatbinError(f"corrupt LZ4 block: back-reference {distance} bytes into {len(out)}")
