@@ -286,3 +286,47 @@ def test_profile_gpu_compiles_a_triton_script_for_that_gpu(tmp_path, capsys):
     assert "predicted on h200" in out
     assert main(["profile", "--gpu", "h200", "python", str(script), "80"]) == 0      # the script's arch wins
     assert "compiled for sm_80" in capsys.readouterr().out
+
+
+KERNEL_FILE = '''import triton
+import triton.language as tl
+
+
+@triton.jit
+def twice(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offsets, 2 * tl.load(x_ptr + offsets, mask=offsets < n), mask=offsets < n)
+'''
+
+
+def _load_kernel(directory):
+    import importlib.util
+    path = directory / "twice_kernel.py"
+    path.write_text(KERNEL_FILE)
+    spec = importlib.util.spec_from_file_location(f"twice_{directory.name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.twice, path
+
+
+def _twice_profile(kernel, x):
+    out = np.zeros_like(x)
+    with cp.profile() as prof:
+        wt.launch(kernel, (1,), x, out, x.size, BLOCK=128)
+    np.testing.assert_array_equal(out, 2 * x)
+    return prof.launches[0].render(width=200, source=True)
+
+
+def test_a_kernel_cached_from_a_deleted_copy_names_its_own_file(tmp_path, rng):
+    """Triton's cache keys on source text, not path: the second copy must still show its lines."""
+    import shutil
+    x = rng.random(100, dtype=np.float32)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first, first_path = _load_kernel(tmp_path / "a")
+    assert str(first_path) in _twice_profile(first, x)
+    shutil.rmtree(tmp_path / "a")
+    second, second_path = _load_kernel(tmp_path / "b")
+    text = _twice_profile(second, x)
+    assert str(second_path) in text and str(first_path) not in text
+    assert "tl.store(out_ptr + offsets, 2 * tl.load" in text

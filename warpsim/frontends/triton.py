@@ -18,6 +18,7 @@ buffer (CompiledTriton says how large, per program).
 from __future__ import annotations
 
 import os
+import re
 import warnings
 from dataclasses import dataclass
 from functools import lru_cache
@@ -89,6 +90,24 @@ def _compile(fn, signature, constexprs, attrs, options, arch: int):
         return triton.compile(source, target=target, options=options.__dict__)
 
 
+_FILE_DIRECTIVE = re.compile(r'^(\s*\.file\s+\d+\s+")([^"]*)(")', re.MULTILINE)
+
+
+def _with_own_file(ptx: str, fn) -> str:
+    """The PTX with `.file` naming `fn`'s own file.
+
+    Triton's cache keys a kernel on its source text and starting line, not its
+    path, so a kernel compiled first from a copy of the same file elsewhere (an
+    example, a deleted checkout) comes back naming that copy; reports would then
+    show the copy's lines. A `.file` with the same base name is taken to be this one."""
+    own = getattr(fn, "file_name", None)
+    if not own:
+        return ptx
+    base = os.path.basename(own)
+    return _FILE_DIRECTIVE.sub(lambda m: m.group(1) + (own if os.path.basename(m.group(2)) == base
+                                                       else m.group(2)) + m.group(3), ptx)
+
+
 def compile_triton(fn, args, kwargs, arch: int = DEFAULT_ARCH) -> CompiledTriton:
     """Compile `fn` (a @triton.jit function) for `args`/`kwargs` as `fn[grid](*args, **kwargs)` would.
 
@@ -120,7 +139,7 @@ def compile_triton(fn, args, kwargs, arch: int = DEFAULT_ARCH) -> CompiledTriton
     meta = kernel.metadata
     runtime_args = tuple(value for value, kind in zip(bound_args.values(), signature.values())
                          if kind != CONSTEXPR)
-    return CompiledTriton(name=meta.name, ptx=kernel.asm["ptx"], arch=arch, num_warps=meta.num_warps,
+    return CompiledTriton(name=meta.name, ptx=_with_own_file(kernel.asm["ptx"], fn), arch=arch, num_warps=meta.num_warps,
                           shared=meta.shared, global_scratch_size=meta.global_scratch_size,
                           global_scratch_align=meta.global_scratch_align,
                           profile_scratch_size=meta.profile_scratch_size,
