@@ -1,7 +1,8 @@
 """Thread-block clusters (sm_90): which CTAs of a batch form a cluster, and their shared memory.
 
 A kernel declares its cluster shape with `.reqnctapercluster X, Y, Z` (CUDA's
-`__cluster_dims__`); CTA (x, y, z) belongs to cluster (x // X, y // Y, z // Z)
+`__cluster_dims__`), or the launch gives it (cudaLaunchKernelEx's cluster
+attribute, `launch_cluster_dims`); CTA (x, y, z) belongs to cluster (x // X, y // Y, z // Z)
 and has rank (x % X) + X ((y % Y) + Y (z % Z)) in it. The CTAs of a cluster
 are scheduled together: the launch puts whole clusters in each batch
 (`batch_size`), so a CTA can read and write its neighbours' shared memory
@@ -19,6 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import ClusterSizeMismatch
+
 CLUSTER_ADDRESS = 1 << 31          # marks a shared::cluster address made by mapa
 RANK_SHIFT = 24
 OFFSET_MASK = (1 << RANK_SHIFT) - 1
@@ -30,6 +33,19 @@ def cluster_dims(program, kernel: str) -> tuple[int, int, int]:
     dims = program.module.functions[kernel].directives.get("reqnctapercluster", ())
     dims = tuple(int(d) for d in dims) + (1,) * (3 - len(dims))
     return dims[:3] if dims else (1, 1, 1)
+
+
+def launch_cluster_dims(program, kernel: str, dims) -> tuple[int, int, int]:
+    """A cluster shape given at launch (cudaLaunchKernelEx's cluster attribute), checked:
+    positive, and only for a kernel whose PTX declares no shape of its own."""
+    dims = tuple(int(d) for d in dims)
+    if len(dims) != 3 or min(dims) < 1:
+        raise ClusterSizeMismatch(f"cluster dimensions {dims} must be three positive sizes", kernel=kernel)
+    declared = program.module.functions[kernel].directives.get("reqnctapercluster")
+    if declared:
+        raise ClusterSizeMismatch(f"the kernel declares its cluster shape ({', '.join(map(str, declared))}, "
+                                  "__cluster_dims__) and the launch gives another", kernel=kernel)
+    return dims
 
 
 def batch_size(per_batch: int, grid, dims) -> int:
@@ -61,7 +77,7 @@ class ClusterLayout:
     """Per CTA slot of a batch: its cluster, its rank, and the slot of every rank of its cluster."""
 
     def __init__(self, ctx):
-        self.dims = cluster_dims(ctx.program, ctx.kernel)
+        self.dims = ctx.launch_cluster or cluster_dims(ctx.program, ctx.kernel)
         self.size = self.dims[0] * self.dims[1] * self.dims[2]
         gx, gy, _ = ctx.grid
         ids = np.asarray(ctx.cta_ids, dtype=np.int64)

@@ -133,8 +133,12 @@ class LoadedModule:
     # ------------------------------------------------------------ launch
 
     def launch(self, kernel: str, grid, block, params: bytes, shared_mem: int = 0,
-               observers=(), cta_range: tuple | None = None, **overrides) -> LaunchResult:
+               observers=(), cta_range: tuple | None = None, cluster_dims: tuple | None = None,
+               **overrides) -> LaunchResult:
         """Run the kernel over the grid (or only CTAs cta_range = (first, stop) of it, linear ids).
+
+        cluster_dims: the launch's thread-block cluster shape (cudaLaunchKernelEx's cluster
+        attribute), for a kernel that declares none; None: the kernel's own (machine.cluster).
 
         A CTA range is for running one launch in shards (each shard a process
         of its own); CTAs outside it do not run. Launches on one device run one
@@ -144,7 +148,7 @@ class LoadedModule:
         with self.device.lock:
             try:
                 return self._launch(kernel, grid, block, params, shared_mem, observers, cta_range,
-                                    overrides)
+                                    overrides, cluster_dims)
             except (WarpsimError, MemoryError):
                 raise
             except Exception as exc:    # a bug in warpsim: said so, never a bare Python error
@@ -153,7 +157,7 @@ class LoadedModule:
                                     f"kernel", kernel=kernel) from exc
 
     def _launch(self, kernel, grid, block, params, shared_mem, observers, cta_range,
-                overrides) -> LaunchResult:
+                overrides, cluster_dims=None) -> LaunchResult:
         self._kernel(kernel)
         grid, block = launch_dimensions(grid, "grid", kernel), launch_dimensions(block, "block", kernel)
         params = self._parameter_buffer(kernel, params)
@@ -162,10 +166,12 @@ class LoadedModule:
             from dataclasses import replace
             settings = replace(settings, **overrides)
         # A loop of launches checks its shape once (a shape with a plain-int shared size).
-        shape_key = (kernel, grid, block, shared_mem, settings.batch_threads)
+        if cluster_dims is not None:
+            cluster_dims = cluster.launch_cluster_dims(self.program, kernel, cluster_dims)
+        shape_key = (kernel, grid, block, shared_mem, settings.batch_threads, cluster_dims)
         shape = self._launch_shapes.get(shape_key) if type(shared_mem) is int else None
         if shape is None:
-            shape = self._launch_shape(kernel, grid, block, shared_mem, settings.batch_threads)
+            shape = self._launch_shape(kernel, grid, block, shared_mem, settings.batch_threads, cluster_dims)
             if type(shared_mem) is int:
                 if len(self._launch_shapes) > 256:
                     self._launch_shapes.clear()
@@ -189,6 +195,7 @@ class LoadedModule:
             cta_ids = np.arange(first, min(stop_cta, first + per_batch), dtype=np.int64)
             ctx = LaunchState(self.program, kernel, grid, block, cta_ids, param_buf,
                               shared_total, dynamic, self.device.memory, settings)
+            ctx.launch_cluster = cluster_dims
             if layout.local_size:
                 ctx.ensure_local(layout.local_size)
             ctx.memory_observers = memory_observers
@@ -217,7 +224,7 @@ class LoadedModule:
         return result
 
 
-    def _launch_shape(self, kernel, grid, block, shared_mem, batch_threads) -> tuple:
+    def _launch_shape(self, kernel, grid, block, shared_mem, batch_threads, cluster_dims=None) -> tuple:
         """(shared bytes per CTA, CTAs per batch, dynamic shared bytes) of a launch shape, after the
         checks that depend only on it, in the order a launch makes them."""
         threads = block[0] * block[1] * block[2]
@@ -238,7 +245,7 @@ class LoadedModule:
                         self.program.kernel_static_shared.get(kernel, 0))
         shared_total = with_reserved(self.program, kernel, shared_total)   # sm_90's reserved 1 KB, if read
         per_batch = max(1, batch_threads // (((threads + 31) // 32) * 32))
-        per_batch = _cluster_batch(self.program, kernel, grid, per_batch)   # whole clusters per batch
+        per_batch = _cluster_batch(self.program, kernel, grid, per_batch, cluster_dims)   # whole clusters per batch
         return shared_total, per_batch, dynamic
 
     def _parameter_buffer(self, kernel: str, params) -> bytes:
@@ -255,9 +262,9 @@ class LoadedModule:
         return params
 
 
-def _cluster_batch(program, kernel, grid, per_batch) -> int:
+def _cluster_batch(program, kernel, grid, per_batch, launch_dims=None) -> int:
     """CTAs per batch holding whole thread-block clusters (sm_90), after checking the grid."""
-    dims = cluster.cluster_dims(program, kernel)
+    dims = launch_dims or cluster.cluster_dims(program, kernel)
     problem = cluster.check_grid(grid, dims)
     if problem:
         raise ClusterSizeMismatch(problem, kernel=kernel)

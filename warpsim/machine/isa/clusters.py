@@ -54,7 +54,7 @@ SPECIAL_REGISTERS.update({
 
 def is_explicit(ctx) -> bool:
     directives = ctx.program.module.functions[ctx.kernel].directives
-    return "reqnctapercluster" in directives or "explicitcluster" in directives
+    return ctx.launch_cluster is not None or "reqnctapercluster" in directives or "explicitcluster" in directives
 
 
 # ------------------------------------------------------------ mapa
