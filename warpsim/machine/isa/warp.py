@@ -8,8 +8,10 @@ named lanes have arrived.
 
 The runtime functions run on one converged group per warp (the scheduler only issues them
 once every lane named in the member mask has arrived), so the lanes taking
-part are exactly `idx`. Values are scattered into a (warps, 32) grid, the
-operation reads across each row, and results are gathered back per lane.
+part are exactly `idx`; what they compute is semantics/warp.py's, which the
+SASS executor's VOTE/MATCH/REDUX/SHFL call too. Only shfl's register read
+(the source lane's value, or its register where it is not taking part) and
+its report of such lanes are the PTX machine's own.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...ptx.ir import Reg
+from ...semantics import warp as lanes
 from .table import WARP, emitted, mask_is_first_source, mask_is_last_source
 
 
@@ -27,59 +30,13 @@ def _grid(ctx, idx, values, dtype, fill_from=None):
     return grid.reshape(-1, 32)
 
 
-def group_ballot(ctx, idx, pred) -> np.ndarray:
-    """Per lane of idx: the 32-bit word of lanes in its warp (within idx) with pred true."""
-    bits = np.zeros(ctx.n, dtype=np.uint64)
-    bits[idx] = np.where(pred, np.uint64(1) << ctx.lane[idx].astype(np.uint64), np.uint64(0))
-    words = np.bitwise_or.reduce(bits.reshape(-1, 32), axis=1).astype(np.uint32)
-    return words[idx >> 5]
-
-
 def activemask(ctx, idx) -> np.ndarray:
-    return group_ballot(ctx, idx, np.ones(len(idx), dtype=bool))
+    return lanes.ballot(idx, True)
 
 
 def vote(ctx, idx, mode: str, pred: np.ndarray, member_mask: np.ndarray):
     """vote.sync.{all,any,uni,ballot} over the lanes of idx that the mask names."""
-    lanebit = np.uint32(1) << ctx.lane[idx]
-    named = (member_mask & lanebit) != 0
-    # Lanes of one warp may vote in separate groups (e.g. two 16-lane halves,
-    # each naming only itself): each lane sees the lanes its own mask names.
-    taking_part = group_ballot(ctx, idx, named) & member_mask
-    ballot = group_ballot(ctx, idx, pred & named) & member_mask
-    if mode == "ballot":
-        return ballot
-    if mode == "all":
-        return ballot == taking_part
-    if mode == "any":
-        return ballot != 0
-    if mode == "uni":
-        return (ballot == 0) | (ballot == taking_part)
-    raise AssertionError(mode)
-
-
-def shuffle_sources(lane, mode: str, b, c) -> tuple:
-    """(source lane, in range) per lane for a shuffle ('up', 'down', 'bfly' or 'idx'): b is the lane
-    or offset, c packs the clamp (bits 0-4) and the segment mask (bits 8-12), as PTX's shfl.sync
-    and SASS's SHFL both define them; a lane whose source is out of range reads itself."""
-    lane = np.asarray(lane).astype(np.int64)
-    bval = np.asarray(b).astype(np.int64) & 31
-    cval = np.asarray(c).astype(np.int64)
-    clamp, segment = cval & 31, (cval >> 8) & 31
-    max_lane = (lane & segment) | (clamp & ~segment)
-    if mode == "up":
-        j = lane - bval
-        ok = j >= max_lane
-    elif mode == "down":
-        j = lane + bval
-        ok = j <= max_lane
-    elif mode == "bfly":
-        j = lane ^ bval
-        ok = j <= max_lane
-    else:  # idx
-        j = (lane & segment) | (bval & ~segment)
-        ok = j <= max_lane
-    return np.where(ok, j, lane), ok
+    return lanes.vote(mode, idx, pred, member_mask)
 
 
 def shfl(ctx, idx, mode: str, value: np.ndarray, b: np.ndarray, c: np.ndarray, reg_file=None,
@@ -90,7 +47,7 @@ def shfl(ctx, idx, mode: str, value: np.ndarray, b: np.ndarray, c: np.ndarray, r
     executing group, or not named in its member mask) gets an undefined value
     on the hardware; warpsim returns that lane's register and reports it.
     """
-    j, ok = shuffle_sources(ctx.lane[idx], mode, b, c)
+    j, ok = lanes.shuffle_sources(ctx.lane[idx], mode, b, c)
     grid = _grid(ctx, idx, value, value.dtype, reg_file)
     if site is not None:
         _report_absent_sources(ctx, idx, j, member_mask, site)
@@ -118,52 +75,17 @@ def _report_absent_sources(ctx, idx, source_lane, member_mask, site):
 
 def match(ctx, idx, mode: str, value: np.ndarray, member_mask: np.ndarray):
     """match.sync.any: lanes with an equal value; .all: mask if all equal (and the predicate)."""
-    lanebit = np.uint32(1) << ctx.lane[idx]
-    named = (member_mask & lanebit) != 0
-    warp = idx >> 5
-    order = np.lexsort((value, warp))
-    w_sorted, v_sorted = warp[order], value[order]
-    key_change = np.ones(len(idx), dtype=bool)
-    key_change[1:] = (w_sorted[1:] != w_sorted[:-1]) | (v_sorted[1:] != v_sorted[:-1])
-    group = np.cumsum(key_change) - 1
-    bits = np.where(named[order], lanebit[order], np.uint32(0)).astype(np.uint64)
-    per_group = np.zeros(group[-1] + 1 if len(group) else 0, dtype=np.uint64)
-    np.bitwise_or.at(per_group, group, bits)
-    same = np.empty(len(idx), dtype=np.uint32)
-    same[order] = per_group[group].astype(np.uint32)
-    same &= member_mask                     # only the lanes this lane's mask names
-    if mode == "any":
-        return same
-    taking_part = group_ballot(ctx, idx, named) & member_mask
-    all_equal = same == taking_part
-    return np.where(all_equal, taking_part, np.uint32(0)), all_equal
+    return lanes.match(mode, idx, value, member_mask)
 
 
 def redux(ctx, idx, op: str, value: np.ndarray, member_mask: np.ndarray):
-    """redux.sync.{add,min,max,and,or,xor} over the named lanes of each warp."""
-    lanebit = np.uint32(1) << ctx.lane[idx]
-    named = (member_mask & lanebit) != 0
-    identity = {"add": 0, "and": ~np.array(0, dtype=value.dtype), "or": 0, "xor": 0,
-                "min": np.iinfo(value.dtype).max, "max": np.iinfo(value.dtype).min}[op]
-    grid = np.full(ctx.n, identity, dtype=value.dtype)
-    grid[idx] = np.where(named, value, identity)
-    # Each lane reduces over the lanes its own mask names: a warp may hold
-    # several groups (CUB's 16-lane logical warps each name their half).
-    rows = grid.reshape(-1, 32)[idx >> 5]
-    in_mask = ((np.asarray(member_mask, dtype=np.uint32)[:, None] >> np.arange(32, dtype=np.uint32)) & 1) != 0
-    reduce = {"add": np.add, "min": np.minimum, "max": np.maximum, "and": np.bitwise_and,
-              "or": np.bitwise_or, "xor": np.bitwise_xor}[op]
-    return reduce.reduce(np.where(in_mask, rows, np.asarray(identity, dtype=value.dtype)), axis=1).astype(value.dtype)
+    """redux.sync.{add,min,max,and,or,xor} over the named lanes of each warp (s32: signed min/max)."""
+    return lanes.redux(op, idx, value, member_mask)
 
 
 def elect(ctx, idx, member_mask: np.ndarray):
     """elect.sync: (leader lane, is-leader predicate) per lane of idx."""
-    lanebit = np.uint32(1) << ctx.lane[idx]
-    named = (member_mask & lanebit) != 0
-    taking_part = group_ballot(ctx, idx, named).astype(np.uint64)
-    lowest = taking_part & (~taking_part + np.uint64(1))          # isolate the lowest set bit
-    leader = np.where(lowest == 0, 0, np.log2(np.maximum(lowest, 1).astype(np.float64))).astype(np.uint32)
-    return leader, leader == ctx.lane[idx]
+    return lanes.elect(idx, member_mask)
 
 
 # ------------------------------------------------------------ emitters

@@ -9,45 +9,19 @@ reads whatever that lane's register holds (the hardware leaves it undefined).
 Results that are one value per warp (VOTEU, REDUX into a uniform register)
 go to every lane of the warp; after `WARPSYNC.EXCLUSIVE mask` (until the
 region's BSYNC) a REDUX reduces, and writes, per mask, as each mask's lanes
-run it alone on the hardware.
+run it alone on the hardware. What each computes is semantics/warp.py's, as
+for PTX's shfl/vote/match/redux; these read operands and write results.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ...machine.isa.warp import shuffle_sources
+from ...semantics import warp as lanes
 from .operands import U32, U64, dest, pred_dest, predicate, source
 from .table import Step, Unsupported, semantics
 
 SHFL_MODES = ("IDX", "UP", "DOWN", "BFLY")
-
-
-def warp_starts(g) -> np.ndarray:
-    """Index into g.idx where each warp's lanes begin."""
-    warp = g.idx >> 5
-    return np.flatnonzero(np.concatenate(([True], warp[1:] != warp[:-1])))
-
-
-def per_warp(g, values, reduce):
-    """Reduce `values` (one per lane of g) within each warp; the result per lane of g."""
-    starts = warp_starts(g)
-    reduced = reduce.reduceat(values, starts)
-    counts = np.diff(np.append(starts, g.n))
-    return np.repeat(reduced, counts)
-
-
-def per_warp_and_mask(g, masks, values, reduce):
-    """Reduce `values` within each (warp, mask) of g's lanes: after WARPSYNC.EXCLUSIVE the lanes
-    of each mask run a collective alone."""
-    keys = ((g.idx >> 5).astype(np.uint64) << np.uint64(32)) | masks
-    order = np.argsort(keys, kind="stable")
-    ordered = keys[order]
-    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
-    reduced = reduce.reduceat(values[order], starts)
-    out = np.empty(g.n, dtype=reduced.dtype)
-    out[order] = np.repeat(reduced, np.diff(np.append(starts, g.n)))
-    return out
 
 
 def warp_bits(flags: np.ndarray) -> np.ndarray:
@@ -57,9 +31,8 @@ def warp_bits(flags: np.ndarray) -> np.ndarray:
 
 
 def ballot(g, flags):
-    flags = np.broadcast_to(np.asarray(flags, dtype=bool), (g.n,))
-    bits = flags.astype(U64) << (g.idx & 31).astype(U64)
-    return per_warp(g, bits, np.bitwise_or).astype(U32)
+    """Per lane of g: the lanes of its warp in g where flags holds."""
+    return lanes.ballot(g.idx, flags)
 
 
 @semantics("SHFL", family="warp", pipe="warp", mods=SHFL_MODES, warp_level=True,
@@ -76,7 +49,7 @@ def shfl(ins):
     row = src.number
 
     def run(st, g):
-        j, ok = shuffle_sources(g.idx & 31, mode.lower(), read_b(st, g), read_c(st, g))
+        j, ok = lanes.shuffle_sources(g.idx & 31, mode.lower(), read_b(st, g), read_c(st, g))
         slots = (g.idx & ~31) | j
         value = np.zeros(g.n, dtype=U32) if row is None else st.R[row][slots]
         write(st, g, value)
@@ -94,25 +67,17 @@ def vote(ins):
         raise Unsupported("operand form")
     write_mask = dest(mask_dst) if mask_dst is not None else None
     write_pred, read = pred_dest(ops[0]), predicate(ops[1])
+    test = {"ANY": "any", "ALL": "all", "EQ": "uni"}[mode]
 
     def run(st, g):
-        flags = np.broadcast_to(np.asarray(read(st, g), dtype=bool), (g.n,))
-        mask = ballot(g, flags)
-        active = ballot(g, True)
+        flags = read(st, g)
         if write_mask is not None:
-            write_mask(st, g, mask)
-        if mode == "ANY":
-            result = mask != 0
-        elif mode == "ALL":
-            result = mask == active
-        else:
-            result = (mask == 0) | (mask == active)
-        write_pred(st, g, result)
+            write_mask(st, g, lanes.vote("ballot", g.idx, flags))
+        write_pred(st, g, lanes.vote(test, g.idx, flags))
     return Step(ins, run)
 
 
-REDUCTIONS = {"SUM": np.add, "MIN": np.minimum, "MAX": np.maximum, "OR": np.bitwise_or,
-              "AND": np.bitwise_and, "XOR": np.bitwise_xor}
+REDUCTIONS = {"SUM": "add", "MIN": "min", "MAX": "max", "OR": "or", "AND": "and", "XOR": "xor"}
 
 
 # pipe "global": what the timing model has always charged REDUX (its name starts as RED's does);
@@ -126,20 +91,13 @@ def redux(ins):
         raise Unsupported("operand form")
     dst, src = ins.operands
     read, write = source(src), dest(dst)
-    signed = "S32" in ins.mods
+    dtype = np.int32 if "S32" in ins.mods else U32
 
     def run(st, g):
-        values = np.broadcast_to(np.asarray(read(st, g), dtype=U32), (g.n,))
+        values = np.broadcast_to(np.asarray(read(st, g), dtype=U32), (g.n,)).view(dtype)
         masks = st.exclusive[g.sel]
         exclusive = bool(masks.any())
-        reduce = (lambda v, f: per_warp_and_mask(g, masks, v, f)) if exclusive else (lambda v, f: per_warp(g, v, f))
-        if op == "SUM":
-            result = reduce(values.astype(np.uint64), np.add) & np.uint64(0xFFFFFFFF)
-        elif signed:
-            result = reduce(values.astype(np.int32), REDUCTIONS[op]).astype(np.int64)
-        else:
-            result = reduce(values, REDUCTIONS[op])
-        result = np.asarray(result).astype(np.int64).astype(U64).astype(U32)
+        result = lanes.redux(REDUCTIONS[op], g.idx, values, masks if exclusive else None).view(U32)
         if exclusive and dst.kind == "ureg" and dst.number is not None:
             st.UR[dst.number][g.sel] = result      # one value per mask: each mask's lanes ran alone
         else:
@@ -162,20 +120,11 @@ def match(ins):
 
     def run(st, g):
         values = np.broadcast_to(np.asarray(read(st, g), dtype=U64), (g.n,))
-        warp = g.idx >> 5
-        key = np.stack([warp.astype(U64), values], axis=1)
-        _, inverse = np.unique(key, axis=0, return_inverse=True)
-        inverse = inverse.ravel()
-        bits = U64(1) << (g.idx & 31).astype(U64)
-        per_key = np.zeros(inverse.max() + 1, dtype=U64)
-        np.bitwise_or.at(per_key, inverse, bits)
-        mask = per_key[inverse].astype(U32)
         if mode == "ANY":
-            write(st, g, mask)
+            write(st, g, lanes.match("any", g.idx, values))
             return
-        active = ballot(g, True)
-        agree = mask == active
-        write(st, g, np.where(agree, mask, U32(0)))
+        mask, agree = lanes.match("all", g.idx, values)
+        write(st, g, mask)
         if write_pred is not None:
             write_pred(st, g, agree)
     return Step(ins, run)

@@ -1,0 +1,162 @@
+"""Warp-level exchange on plain arrays: ballot, vote, match, redux, elect, shuffle source lanes.
+
+PTX's vote/match/redux/elect/shfl.sync and SASS's VOTE/MATCH/REDUX/ELECT/SHFL
+compute the same things; both executors pass the thread slots taking part
+(`slots`, slot = warp * 32 + lane, any order) and per-lane values, and get one
+result per slot back. A `member_mask` per lane (PTX's membermask operand, or
+SASS's WARPSYNC.EXCLUSIVE mask) limits what each lane sees to the lanes its
+own mask names that also name themselves: lanes of one warp may run a
+collective in separate groups (two 16-lane halves, each naming only itself).
+Without one every lane of `slots` in the warp takes part, as SASS's lanes
+that issue together do.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+SHUFFLE_MODES = ("idx", "up", "down", "bfly")
+VOTE_MODES = ("all", "any", "uni", "ballot")
+REDUCTIONS = {"add": np.add, "min": np.minimum, "max": np.maximum, "and": np.bitwise_and,
+              "or": np.bitwise_or, "xor": np.bitwise_xor}
+
+
+def warp_rows(slots) -> tuple:
+    """(row of each lane's warp among the warps present, number of rows): a (rows, 32) grid
+    holds the group however large the batch is."""
+    warp = np.asarray(slots) >> 5
+    if len(warp) < 2 or (warp[1:] >= warp[:-1]).all():     # sorted slots: the usual case
+        first = np.ones(len(warp), dtype=bool)
+        first[1:] = warp[1:] != warp[:-1]
+        row = np.cumsum(first) - 1
+        return row, int(row[-1]) + 1 if len(row) else 0
+    _, row = np.unique(warp, return_inverse=True)
+    row = row.ravel()
+    return row, int(row.max()) + 1
+
+
+def ballot(slots, flags) -> np.ndarray:
+    """Per lane of slots: the 32-bit word of lanes of its warp (within slots) where flags holds."""
+    slots = np.asarray(slots)
+    row, n_rows = warp_rows(slots)
+    grid = np.zeros((n_rows, 32), dtype=bool)
+    grid[row, slots & 31] = np.broadcast_to(np.asarray(flags, dtype=bool), slots.shape)
+    words = np.packbits(grid, axis=1, bitorder="little").view("<u4")[:, 0]
+    return words.astype(np.uint32)[row]
+
+
+def _named(slots, member_mask):
+    """(lanes naming themselves, their masks as uint32) for a member mask per lane."""
+    masks = np.broadcast_to(np.asarray(member_mask).astype(np.uint32), np.shape(slots))
+    lane = (np.asarray(slots) & 31).astype(np.uint32)
+    return ((masks >> lane) & np.uint32(1)) != 0, masks
+
+
+def taking_part(slots, member_mask=None) -> np.ndarray:
+    """Per lane: the lanes it meets (see the module docstring)."""
+    if member_mask is None:
+        return ballot(slots, True)
+    named, masks = _named(slots, member_mask)
+    return ballot(slots, named) & masks
+
+
+def vote(mode: str, slots, pred, member_mask=None):
+    """vote.{all,any,uni,ballot}: the ballot word (uint32) for 'ballot', else a bool per lane."""
+    pred = np.broadcast_to(np.asarray(pred, dtype=bool), np.shape(slots))
+    if member_mask is None:
+        meeting, votes = ballot(slots, True), ballot(slots, pred)
+    else:
+        named, masks = _named(slots, member_mask)
+        meeting, votes = ballot(slots, named) & masks, ballot(slots, pred & named) & masks
+    if mode == "ballot":
+        return votes
+    if mode == "all":
+        return votes == meeting
+    if mode == "any":
+        return votes != 0
+    if mode == "uni":
+        return (votes == 0) | (votes == meeting)
+    raise ValueError(f"vote mode {mode!r}")
+
+
+def match(mode: str, slots, values, member_mask=None):
+    """match.any: per lane, the lanes it meets holding its value; match.all: (that mask where
+    every lane it meets agrees, else 0; whether they agree)."""
+    slots = np.asarray(slots)
+    values = np.broadcast_to(np.asarray(values), slots.shape)
+    lanebit = np.uint64(1) << (slots & 31).astype(np.uint64)
+    named = np.ones(slots.shape, dtype=bool) if member_mask is None else _named(slots, member_mask)[0]
+    row, _ = warp_rows(slots)
+    order = np.lexsort((values, row))
+    row_sorted, value_sorted = row[order], values[order]
+    new_key = np.ones(len(slots), dtype=bool)
+    new_key[1:] = (row_sorted[1:] != row_sorted[:-1]) | (value_sorted[1:] != value_sorted[:-1])
+    key = np.cumsum(new_key) - 1
+    per_key = np.zeros(int(key[-1]) + 1 if len(key) else 0, dtype=np.uint64)
+    np.bitwise_or.at(per_key, key, np.where(named[order], lanebit[order], np.uint64(0)))
+    same = np.empty(len(slots), dtype=np.uint32)
+    same[order] = per_key[key].astype(np.uint32)
+    meeting = taking_part(slots, member_mask)
+    same &= meeting
+    if mode == "any":
+        return same
+    if mode != "all":
+        raise ValueError(f"match mode {mode!r}")
+    agree = same == meeting
+    return np.where(agree, meeting, np.uint32(0)), agree
+
+
+def redux(op: str, slots, values, member_mask=None) -> np.ndarray:
+    """redux.{add,min,max,and,or,xor} over the lanes each lane meets; min/max are signed when
+    values are (int32), add wraps; the result has values' dtype."""
+    slots = np.asarray(slots)
+    values = np.asarray(values)
+    dtype = values.dtype
+    values = np.broadcast_to(values, slots.shape)
+    identity = {"add": 0, "and": ~np.array(0, dtype=dtype), "or": 0, "xor": 0,
+                "min": np.iinfo(dtype).max, "max": np.iinfo(dtype).min}[op]
+    reduce = REDUCTIONS[op]
+    row, n_rows = warp_rows(slots)
+    grid = np.full((n_rows, 32), identity, dtype=dtype)
+    if member_mask is None:
+        grid[row, slots & 31] = values
+        return reduce.reduce(grid, axis=1).astype(dtype)[row]
+    named, masks = _named(slots, member_mask)
+    grid[row, slots & 31] = np.where(named, values, identity)
+    in_mask = ((masks[:, None] >> np.arange(32, dtype=np.uint32)) & np.uint32(1)) != 0
+    rows = np.where(in_mask, grid[row], np.asarray(identity, dtype=dtype))
+    return reduce.reduce(rows, axis=1).astype(dtype)
+
+
+def elect(slots, member_mask=None) -> tuple:
+    """elect.sync: (leader lane: the lowest lane met, is-leader) per lane."""
+    meeting = taking_part(slots, member_mask).astype(np.uint64)
+    lowest = meeting & (~meeting + np.uint64(1))          # isolate the lowest set bit
+    leader = np.where(lowest == 0, 0, np.log2(np.maximum(lowest, 1).astype(np.float64))).astype(np.uint32)
+    return leader, leader == (np.asarray(slots) & 31).astype(np.uint32)
+
+
+def shuffle_sources(lane, mode: str, b, c) -> tuple:
+    """(source lane, in range) per lane for a shuffle ('up', 'down', 'bfly' or 'idx'): b is the lane
+    or offset, c packs the clamp (bits 0-4) and the segment mask (bits 8-12), as PTX's shfl.sync
+    and SASS's SHFL both define them; a lane whose source is out of range reads itself."""
+    lane = np.asarray(lane).astype(np.int64)
+    bval = np.asarray(b).astype(np.int64) & 31
+    cval = np.asarray(c).astype(np.int64)
+    clamp, segment = cval & 31, (cval >> 8) & 31
+    max_lane = (lane & segment) | (clamp & ~segment)
+    if mode == "up":
+        j = lane - bval
+        ok = j >= max_lane
+    elif mode == "down":
+        j = lane + bval
+        ok = j <= max_lane
+    elif mode == "bfly":
+        j = lane ^ bval
+        ok = j <= max_lane
+    elif mode == "idx":
+        j = (lane & segment) | (bval & ~segment)
+        ok = j <= max_lane
+    else:
+        raise ValueError(f"shuffle mode {mode!r}")
+    return np.where(ok, j, lane), ok
