@@ -13,8 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from ...ptx.types import TYPES
-from .logic import (as_unsigned, low_mask, no_flags, shift_left,
-                    shift_right)
+from ...semantics import integer as bits
+from ...semantics.integer import as_unsigned, low_mask, shift_left, shift_right
+from .logic import no_flags
 from .table import Signature, same_type, value_op
 
 ARITH_TYPES = frozenset({"u16", "u32", "u64", "s16", "s32", "s64"})
@@ -430,73 +431,30 @@ def _count_signature(ins) -> Signature:
     return Signature(("u32",), (ins.type,))
 
 
-def _popcount(values):
-    """Set bits per element (SWAR; np.bitwise_count needs NumPy 2)."""
-    x = as_unsigned(values).astype(np.uint64)
-    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return ((x * np.uint64(0x0101010101010101)) >> np.uint64(56)).astype(np.uint32)
-
-
-def _highest_set_bit(values):
-    """Index of the most significant 1 bit (int64), -1 where the value is 0."""
-    x = as_unsigned(values).astype(np.uint64)
-    index = np.zeros(x.shape, dtype=np.int64)
-    remaining = x
-    for step in (32, 16, 8, 4, 2, 1):                # binary search, exact for 64 bits
-        upper = remaining >> np.uint64(step)
-        found = upper != 0
-        index = index + np.where(found, step, 0)
-        remaining = np.where(found, upper, remaining)
-    return np.where(x == 0, -1, index)
-
-
 @value_op("popc", family="integer", signature=_count_signature, types=BIT_COUNT_TYPES,
           check=no_flags())
 def popc(ins, a):
-    return _popcount(a)
+    return bits.popcount(a)
 
 
 @value_op("clz", family="integer", signature=_count_signature, types=BIT_COUNT_TYPES,
           check=no_flags())
 def clz(ins, a):
-    width = TYPES[ins.type].bits
-    return (width - 1 - _highest_set_bit(a)).astype(np.uint32)
+    return bits.count_leading_zeros(a)
 
 
 @value_op("bfind", family="integer", signature=_count_signature, types=BFIND_TYPES,
           check=no_flags("shiftamt"))
 def bfind(ins, a):
-    """Position of the most significant non-sign bit; 0xffffffff if there is none.
-
-    Negative signed inputs are complemented first, so the search finds their
-    highest 0. .shiftamt gives width-1-position instead (a left-shift count).
-    """
-    a = np.asarray(a)
-    if a.dtype.kind == "i":
-        a = np.where(a < 0, ~a, a)
-    position = _highest_set_bit(a)
-    if "shiftamt" in ins.flags:
-        position = np.where(position < 0, position, TYPES[ins.type].bits - 1 - position)
-    return position.astype(np.uint32)                 # -1 becomes 0xffffffff
-
-
-_REVERSED_BYTE = np.array([int(f"{i:08b}"[::-1], 2) for i in range(256)], dtype=np.uint64)
+    """Position of the most significant non-sign bit; 0xffffffff if there is none (.shiftamt:
+    width-1-position)."""
+    return bits.find_leading_bit(a, np.asarray(a).dtype.kind == "i", "shiftamt" in ins.flags)
 
 
 @value_op("brev", family="integer", signature=same_type, types=BIT_COUNT_TYPES,
           check=no_flags())
 def brev(ins, a):
-    """Reverse the bit order: reversed bytes, each bit-reversed through a table."""
-    ua = as_unsigned(a)
-    width = TYPES[ins.type].bits
-    source = ua.astype(np.uint64)
-    result = np.zeros(source.shape, dtype=np.uint64)
-    for i in range(width // 8):
-        byte = (source >> np.uint64(8 * i)) & np.uint64(0xFF)
-        result |= _REVERSED_BYTE[byte] << np.uint64(width - 8 - 8 * i)
-    return result.astype(ua.dtype)
+    return bits.reverse_bits(a).view(np.asarray(a).dtype)
 
 
 # ------------------------------------------------------------------ bfe, bfi
@@ -552,30 +510,18 @@ def bfi(ins, a, b, c, d):
 @value_op("bmsk", family="integer", types={"b32"}, check=no_flags("clamp", "wrap"),
           signature=lambda ins: Signature(("b32",), ("u32", "u32")))
 def bmsk(ins, a, b):
-    """A mask of b bits from bit a. .wrap reads a and b mod 32; .clamp gives 0
-    for a >= 32 and runs to the msb for b >= 32. Width 0 (b mod 32) is 0."""
-    a, b = np.asarray(a, dtype=np.uint32), np.asarray(b, dtype=np.uint32)
-    start, width = (a & np.uint32(31)).astype(np.int64), (b & np.uint32(31)).astype(np.int64)
-    above_start = shift_left(np.full(start.shape, 0xFFFFFFFF, dtype=np.uint32), start)
-    to_msb = (start + width >= 32)
-    if "clamp" in ins.mods:
-        above_start = np.where(a >= 32, np.uint32(0), above_start)
-        to_msb |= (a >= 32) | (b >= 32)
-    above_end = shift_left(np.full(start.shape, 0xFFFFFFFF, dtype=np.uint32), start + width)
-    above_end = np.where(to_msb, np.uint32(0), np.where(width == 0, np.uint32(0xFFFFFFFF), above_end))
-    return above_start & ~above_end
+    """A mask of b bits from bit a (.wrap reads both mod 32; .clamp saturates them)."""
+    return bits.bit_mask(a, b, clamp="clamp" in ins.mods)
 
 
-# szext's field width N from its u32 operand b, by mode: .wrap reads b mod 32 (so 32 is 0 and the
-# result 0), .clamp reads b >= 32 as 32 (the whole register: a comes back unchanged).
-SZEXT_WIDTH = {"wrap": lambda b: b & 31, "clamp": lambda b: np.minimum(b, 32)}
+SZEXT_MODES = ("clamp", "wrap")
 
 
 def _check_szext(ins):
-    modes = [m for m in ins.flags if m in SZEXT_WIDTH]
+    modes = [m for m in ins.flags if m in SZEXT_MODES]
     if len(modes) != 1:
         return "szext takes one mode, .clamp or .wrap"
-    return no_flags(*SZEXT_WIDTH)(ins)
+    return no_flags(*SZEXT_MODES)(ins)
 
 
 @value_op("szext", family="integer", types={"u32", "s32"}, check=_check_szext,
@@ -583,15 +529,7 @@ def _check_szext(ins):
 def szext(ins, a, b):
     """The low N bits of a, zero-extended (.u32) or sign-extended from bit N-1 (.s32); N = 0 gives 0."""
     a = np.asarray(a)
-    ua = as_unsigned(a)
-    mode = next(m for m in ins.flags if m in SZEXT_WIDTH)
-    width = SZEXT_WIDTH[mode](np.asarray(b, dtype=np.uint32).astype(np.int64))
-    keep = low_mask(width, np.uint32)
-    field = ua & keep
-    if a.dtype.kind == "i":
-        sign = (shift_right(ua, np.maximum(width - 1, 0)) & np.uint32(1)) != 0
-        field = np.where(sign & (width > 0), field | ~keep, field)
-    return np.asarray(field, dtype=np.uint32).view(a.dtype)
+    return bits.extend_low_bits(a, b, a.dtype.kind == "i", clamp="clamp" in ins.flags).view(a.dtype)
 
 
 @value_op("fns", family="integer", signature=lambda ins: Signature(("b32",), ("b32", "u32", "s32")),

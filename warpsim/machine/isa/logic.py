@@ -2,8 +2,8 @@
 
 PTX defines shifts for every amount (the amount is an unsigned 32-bit value;
 past the width a shift gives 0, or the sign for shr.s), while NumPy leaves a
-shift by the register width or more undefined. The helpers that make shifting
-total live here and the integer family reuses them.
+shift by the register width or more undefined; semantics/integer.py makes
+shifting total for both executors.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import numpy as np
 
 from ...semantics.bits import PRMT_MODE_SELECTORS, lut3, permute_bytes, prmt_mode_selectors
 from ...semantics.bits import funnel_shift as funnel_shift_pair
+from ...semantics.integer import shift_left, shift_right
 from .table import Signature, same_type, value_op
 
 BIT_TYPES = frozenset({"b16", "b32", "b64"})
@@ -19,48 +20,7 @@ LOGIC_TYPES = BIT_TYPES | {"pred"}
 SHIFT_RIGHT_TYPES = BIT_TYPES | {"u16", "u32", "u64", "s16", "s32", "s64"}
 
 
-# ------------------------------------------------------------------ bit helpers
-
-def bit_width(values) -> int:
-    return np.asarray(values).dtype.itemsize * 8
-
-
-def as_unsigned(values) -> np.ndarray:
-    """The same bits read as an unsigned integer of the same width."""
-    values = np.asarray(values)
-    return values.view(np.dtype(f"uint{values.dtype.itemsize * 8}"))
-
-
-def shift_left(values, amount):
-    """values << amount; 0 once amount >= width (NumPy: undefined past the width)."""
-    values, amount = np.asarray(values), np.asarray(amount)
-    in_range = amount < bit_width(values)
-    in_range_amount = np.where(in_range, amount, 0).astype(values.dtype)
-    return np.where(in_range, values << in_range_amount, values.dtype.type(0))
-
-
-def shift_right(values, amount):
-    """values >> amount: arithmetic for signed dtypes, logical otherwise.
-
-    Past the width PTX gives 0 (logical) or the replicated sign (arithmetic);
-    NumPy's shift is undefined there, so the amount is clamped first.
-    """
-    values, amount = np.asarray(values), np.asarray(amount)
-    width = bit_width(values)
-    if values.dtype.kind == "i":
-        return values >> np.minimum(amount, width - 1).astype(values.dtype)
-    in_range = amount < width
-    in_range_amount = np.where(in_range, amount, 0).astype(values.dtype)
-    return np.where(in_range, values >> in_range_amount, values.dtype.type(0))
-
-
-def low_mask(count, dtype) -> np.ndarray:
-    """Unsigned `dtype` values with the low `count` bits set, count in 0..width."""
-    dtype = np.dtype(dtype)
-    width = dtype.itemsize * 8
-    all_ones = np.asarray(~dtype.type(0))
-    return shift_right(all_ones, width - np.asarray(count, dtype=np.int64))
-
+# ------------------------------------------------------------------ modifier helpers
 
 def chosen(ins, choices):
     """The one modifier of `choices` the instruction carries, or None."""

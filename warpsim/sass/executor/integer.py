@@ -21,6 +21,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from ...semantics import integer as bits
 from ...semantics.bits import funnel_shift, lut3, permute_bytes
 from .operands import U32, U64, alu, dest, pred_dest, predicate, source
 from .table import Step, Unsupported, semantics
@@ -346,15 +347,10 @@ def imnmx3(ins):
     return _min_max(ins, (1, 2, 3), 4)
 
 
-def popcount32(x):
-    x = np.asarray(x, dtype=U32)
-    return np.unpackbits(x.view(np.uint8).reshape(x.shape + (4,)), axis=-1).sum(axis=-1).astype(U32)
-
-
 @semantics("POPC", "UPOPC", family="integer", pipe=("mufu", "uniform"), mods=(), doc="number of set bits")
 def popc(ins):
     dst, a = ins.operands[:2]
-    return Step(ins, alu([dest(dst)], [source(a)], lambda x: popcount32(np.atleast_1d(x))))
+    return Step(ins, alu([dest(dst)], [source(a)], bits.popcount))
 
 
 @semantics("FLO", "UFLO", family="integer", pipe=("alu", "uniform"), mods=("U32", "S32", "SH"),
@@ -362,61 +358,31 @@ def popc(ins):
                "sign; .SH: 31 minus it (a shift amount)")
 def flo(ins):
     dst, a = ins.operands[0], ins.operands[-1]
-    signed, shift = "S32" in ins.mods, "SH" in ins.mods
-
-    def fn(x):
-        x = np.atleast_1d(np.asarray(x, dtype=U32))
-        if signed:
-            x = np.where(x >> U32(31), ~x, x)
-        position = np.where(x == 0, -1, np.floor(np.log2(np.maximum(x, 1).astype(np.float64))).astype(np.int64))
-        # log2 of values just below a power of two can round up: correct it from the bits
-        position = np.where((x != 0) & ((U64(1) << np.maximum(position, 0).astype(U64)) > x), position - 1, position)
-        if shift:
-            position = np.where(position < 0, -1, 31 - position)
-        return position.astype(np.int64).astype(U64) & M32
-    return Step(ins, alu([dest(dst)], [source(a)], fn))
+    signed, shift = "U32" not in ins.mods, "SH" in ins.mods
+    return Step(ins, alu([dest(dst)], [source(a)], lambda x: bits.find_leading_bit(x, signed, shift)))
 
 
 @semantics("BREV", "UBREV", family="integer", pipe=("alu", "uniform"), mods=(), doc="bit reverse")
 def brev(ins):
     dst, a = ins.operands[:2]
-
-    def fn(x):
-        x = np.atleast_1d(np.asarray(x, dtype=U32))
-        bits = np.unpackbits(x.astype(">u4").view(np.uint8).reshape(-1, 4), axis=1)[:, ::-1]
-        return np.packbits(bits, axis=1).view(">u4").ravel().astype(U32)
-    return Step(ins, alu([dest(dst)], [source(a)], fn))
+    return Step(ins, alu([dest(dst)], [source(a)], bits.reverse_bits))
 
 
 @semantics("BMSK", "UBMSK", family="integer", pipe=("alu", "uniform"),
-           mods=("W",), doc="mask of b ones starting at bit a")
+           mods=("W",), doc="mask of b ones starting at bit a (clamped, or mod 32 under .W)")
 def bmsk(ins):
     dst, a, b = ins.operands[:3]
-
-    def fn(x, y):
-        start = np.asarray(x, dtype=U64) & U64(0xFF if "W" not in ins.mods else 31)
-        width = np.asarray(y, dtype=U64) & U64(0xFF if "W" not in ins.mods else 31)
-        ones = np.where(width >= 32, M32, (U64(1) << np.minimum(width, U64(32))) - U64(1))
-        return np.where(start >= 32, U64(0), (ones << np.minimum(start, U64(31))) & M32)
-    return Step(ins, alu([dest(dst)], [source(a), source(b)], fn))
+    clamp = "W" not in ins.mods
+    return Step(ins, alu([dest(dst)], [source(a), source(b)], lambda x, y: bits.bit_mask(x, y, clamp)))
 
 
 @semantics("SGXT", "USGXT", family="integer", pipe=("alu", "uniform"), mods=("U32", "W"),
-           doc="sign-extend (zero-extend for .U32) the low b bits of a")
+           doc="sign-extend (zero-extend for .U32) the low b bits of a (b clamped at 32, or mod 32 under .W)")
 def sgxt(ins):
     dst, a, b = ins.operands[:3]
-    unsigned = "U32" in ins.mods
-
-    def fn(x, y):
-        width = np.minimum(np.asarray(y, dtype=U64) & U64(0xFF), U64(32))
-        x = np.asarray(x, dtype=U64)
-        mask = np.where(width >= 32, M32, (U64(1) << width) - U64(1))
-        low = x & mask
-        if unsigned:
-            return low
-        sign = np.where(width == 0, U64(0), (low >> np.maximum(width, U64(1)) - U64(1)) & U64(1))
-        return np.where(sign == 1, low | (~mask & M32), low)
-    return Step(ins, alu([dest(dst)], [source(a), source(b)], fn))
+    signed, clamp = "U32" not in ins.mods, "W" not in ins.mods
+    return Step(ins, alu([dest(dst)], [source(a), source(b)],
+                         lambda x, y: bits.extend_low_bits(x, y, signed, clamp)))
 
 
 @semantics("VIADDMNMX", "UVIADDMNMX", family="integer", pipe=("alu", "uniform"), mods=("U32", "S32"),
