@@ -26,13 +26,14 @@ import time
 import numpy as np
 
 from ..errors import BudgetExceeded, DeadlockError
+from ..semantics import barriers
 from .lanes import lanes_text
 from .codegen import compile_block
 from .compiled import block_tier, check_engine, compiled_loop, compiled_rounds
 from .isa.barriers import reduce_barrier
 from .events import observers_of
 from .scheduling import model_for
-from .state import AT_BARRIER, AT_WARP_SYNC, BARRIERS_PER_CTA, EXITED, RUNNING
+from .state import AT_BARRIER, AT_WARP_SYNC, EXITED, RUNNING
 
 NO_PC = np.iinfo(np.int64).max
 LIVELOCK_FIRST = 256      # rounds past the model's patience of the first check (a small endless spin is told soon)
@@ -181,37 +182,16 @@ def execute(ctx, gid, idx, warps=None):
 
 
 def release_barriers(ctx) -> bool:
-    """Release every (CTA, barrier) whose expected threads have all arrived.
-
-    Waiters are counted per barrier key with bincount (keys are below the batch's CTAs times
-    BARRIERS_PER_CTA): np.unique and np.maximum.at took over half of a barrier-heavy launch
-    (CuPy's reductions: one shared-memory tree per output, a bar.sync per level)."""
+    """Release every (CTA, barrier) whose expected threads have all arrived (semantics/barriers.py
+    says which, for SASS's BAR too)."""
     waiting = np.flatnonzero(ctx.status == AT_BARRIER)
     if not len(waiting):
         return False
     live = np.bincount(ctx.cta[ctx.status != EXITED], minlength=ctx.n_ctas)
     keys = ctx.barrier_keys(waiting)
-    counts = np.bincount(keys, minlength=ctx.n_ctas * BARRIERS_PER_CTA)
-    uniq = np.flatnonzero(counts)
-    given = ctx.barrier_count[waiting]
-    if given.any():                     # bar.sync a, b: b threads, not the CTA's live ones
-        wanted = np.zeros(len(counts), dtype=np.int64)
-        np.maximum.at(wanted, keys, given)
-        wanted = wanted[uniq]
-    else:
-        wanted = np.zeros(len(uniq), dtype=np.int64)
-    expected = np.where(wanted > 0, wanted, live[uniq // BARRIERS_PER_CTA])
-    counts = counts[uniq]
-    if ctx.arrivals:
-        counts = counts + np.array([ctx.arrivals.get(int(k), 0) for k in uniq])
-    done = counts >= expected
-    if not done.any():
+    member = barriers.release(keys, ctx.barrier_count[waiting], live, ctx.arrivals)
+    if not member.any():
         return False
-    for k in uniq[done]:
-        ctx.arrivals.pop(int(k), None)
-    released = np.zeros(int(uniq[-1]) + 1, dtype=bool)
-    released[uniq[done]] = True
-    member = released[keys]
     members, member_keys = waiting[member], keys[member]
     for obs in ctx.barrier_observers:
         obs.barrier_released(ctx, members, member_keys)

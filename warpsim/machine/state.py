@@ -13,6 +13,7 @@ import time
 import numpy as np
 
 from ..ptx.types import storage_dtype
+from ..semantics import barriers
 
 # Thread status values.
 RUNNING = 0
@@ -22,7 +23,7 @@ AT_WARP_SYNC = 3
 
 # A CTA has 16 named barriers (bar.sync 0..15). One integer names a barrier of
 # a CTA of the batch: cta_slot * BARRIERS_PER_CTA + barrier id.
-BARRIERS_PER_CTA = 16
+BARRIERS_PER_CTA = barriers.BARRIERS_PER_CTA
 
 
 class LaunchState:
@@ -165,8 +166,7 @@ class LaunchState:
 
     def barrier_arrivals(self, idx):
         """bar.arrive: count the arrival without waiting; the thread goes on."""
-        for key, count in zip(*np.unique(self.barrier_keys(idx), return_counts=True)):
-            self.arrivals[int(key)] = self.arrivals.get(int(key), 0) + int(count)
+        barriers.count_arrivals(self.arrivals, self.barrier_keys(idx))
 
     def ensure_local(self, size: int):
         """Grow per-thread local memory to `size` bytes per thread."""

@@ -3,13 +3,13 @@
 The engine emits these itself because they stop threads until others arrive.
 A CTA barrier ends its block: the emitter records which barrier and how many
 threads each thread waits for, and the engine releases the CTA's threads when
-they are all there; `reduce_barrier` then gives bar.red its result.
+they are all there (semantics/barriers.py says when, for SASS's BAR too);
+`reduce_barrier` then gives bar.red its result.
 """
 
 from __future__ import annotations
 
-import numpy as np
-
+from ...semantics import barriers
 from .table import BARRIER, emitted
 
 # ------------------------------------------------------------ bar / barrier
@@ -42,18 +42,7 @@ def emit_barrier(c, ins):
 
 
 def reduce_barrier(ctx, ins, group, keys):
-    """bar.red.{popc,and,or}: each thread's result over the threads of its CTA's barrier.
-
-    `group` are the released threads at this bar.red, `keys` their (CTA,
-    barrier) keys; every thread with the same key gets the same value: the
-    count of true predicates (.popc), whether all were true (.and) or any (.or).
-    """
-    uniq, inverse = np.unique(keys, return_inverse=True)
-    pred = ctx.barrier_pred[group]
-    counts = np.bincount(inverse, weights=pred, minlength=len(uniq))
-    sizes = np.bincount(inverse, minlength=len(uniq))
-    if "popc" in ins.mods:
-        return counts[inverse].astype(np.uint32)
-    if "and" in ins.mods:
-        return (counts == sizes)[inverse]
-    return (counts > 0)[inverse]
+    """bar.red.{popc,and,or}: each released thread's result over the threads of its CTA's barrier
+    (`keys`: their barrier keys); semantics/barriers.py reduces."""
+    op = next(m for m in ins.mods if m in ("popc", "and", "or"))
+    return barriers.reduce_predicate(op, keys, ctx.barrier_pred[group])

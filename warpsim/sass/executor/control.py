@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...semantics import barriers
 from .operands import U32, dest, pred_dest, predicate, source
 from .state import EXITED as EXITED_PC
 from .table import Step, Unsupported, semantics
@@ -239,24 +240,14 @@ def bar(ins):
     if "ARV" in ins.mods:
         def arrive(st, g):
             ids = np.broadcast_to(np.asarray(barrier_id(st, g), dtype=np.int64), (g.n,))
-            keys, counts = np.unique(st.cta[g.idx] * 16 + ids, return_counts=True)
-            for key, n in zip(keys, counts):
-                st.arrivals[int(key)] = st.arrivals.get(int(key), 0) + int(n)
+            barriers.count_arrivals(st.arrivals, st.cta[g.idx] * barriers.BARRIERS_PER_CTA + ids)
         return Step(ins, arrive)
 
     def run(st, g):
         if reduction is None:
             return
         flags = np.broadcast_to(np.asarray(pred(st, g), dtype=bool), (g.n,))
-        cta = st.cta[g.idx]
-        per_cta = np.bincount(cta, weights=flags, minlength=st.n_ctas)
-        members = np.bincount(cta, minlength=st.n_ctas)
-        if reduction == "POPC":
-            result = per_cta[cta].astype(np.uint32)
-        elif reduction == "AND":
-            result = (per_cta == members)[cta].astype(np.uint32)
-        else:
-            result = (per_cta > 0)[cta].astype(np.uint32)
+        result = barriers.reduce_predicate(reduction.lower(), st.cta[g.idx], flags).astype(np.uint32)
         st.__dict__.setdefault("bar_result", np.zeros(st.n, dtype=np.uint32))[g.idx] = result
     return Step(ins, run, wait=("bar", barrier_id, count))
 

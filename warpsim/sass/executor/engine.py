@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...machine.scheduling.its import IndependentThreadScheduling, issue_with_rotation
+from ...semantics import barriers
 from .errors import SassDeadlock, SassExecutionError, where
 from .program import WAIT_BAR, WAIT_BSYNC, WAIT_WARPSYNC
 from .state import EXITED, Group, SassState
@@ -71,17 +72,9 @@ def ready_lanes(st: SassState, alive: np.ndarray, yielding: np.ndarray) -> tuple
     if bar_lanes:
         live_per_cta = np.bincount(st.cta[alive], minlength=st.n_ctas)
         at = np.concatenate([a for a, _, _ in bar_lanes])
-        keys = st.cta[at] * 16 + np.concatenate([i for _, i, _ in bar_lanes])
-        wanted = np.concatenate([live_per_cta[st.cta[a]] if c is None else c for a, _, c in bar_lanes])
-        unique, inverse, arrived = np.unique(keys, return_inverse=True, return_counts=True)
-        if st.arrivals:
-            arrived = arrived + np.array([st.arrivals.get(int(k), 0) for k in unique])
-        expected = np.zeros(len(unique), dtype=np.int64)
-        np.maximum.at(expected, inverse.ravel(), wanted)
-        done = arrived >= expected
-        ready[at] = done[inverse.ravel()]
-        for key in unique[done]:
-            st.arrivals.pop(int(key), None)
+        keys = st.cta[at] * barriers.BARRIERS_PER_CTA + np.concatenate([i for _, i, _ in bar_lanes])
+        counts = np.concatenate([np.zeros(len(a), dtype=np.int64) if c is None else c for a, _, c in bar_lanes])
+        ready[at] = barriers.release(keys, counts, live_per_cta, st.arrivals)
     return ready, held
 
 
