@@ -80,3 +80,58 @@ def test_sgxt_agrees_with_szext(sass, ptx):
     (got,) = run_sass(f"{sass} R0, R1, R2", {1: a, 2: count}, ["R0"])
     typed = signed(a) if ptx.endswith("s32") else a
     assert_same_bits(got, raw(run_ptx(ptx, typed, count)), sass, (a, count))
+
+
+# ------------------------------------------------------------------ min, max
+
+def _typed(bits, type_name: str):
+    return signed(bits) if type_name.startswith("s") else bits
+
+
+MIN_MAX = ["min.s32", "max.s32", "min.u32", "max.u32"]
+
+
+@pytest.mark.parametrize("opcode, ptx", [("IMNMX", p) for p in MIN_MAX]        # ptxas gives .relu as VIMNMX.RELU
+                         + [("VIMNMX", p) for p in MIN_MAX + ["min.relu.s32", "max.relu.s32"]])
+def test_min_max_agrees_with_ptx(opcode, ptx):
+    rng = np.random.default_rng(len(opcode) * 10 + len(ptx))
+    a, b = edge_bits(rng), rng.permutation(edge_bits(rng))
+    mods = (".U32" if ptx.endswith("u32") else "") + (".RELU" if "relu" in ptx else "")
+    choose = "PT" if ptx.startswith("min") else "!PT"
+    (got,) = run_sass(f"{opcode}{mods} R0, R1, R2, {choose}", {1: a, 2: b}, ["R0"])
+    want = run_ptx(ptx, _typed(a, ptx[-3:]), _typed(b, ptx[-3:]))
+    assert_same_bits(got, raw(want), f"{opcode}{mods} {choose}", (a, b))
+
+
+def test_min_max_predicate_chooses_per_lane():
+    rng = np.random.default_rng(11)
+    a, b, smaller = edge_bits(rng), edge_bits(rng), rng.random(LANES) < 0.5
+    (got,) = run_sass("VIMNMX R0, R1, R2, P0", {1: a, 2: b}, ["R0"], predicates={0: smaller})
+    want = np.where(smaller, raw(run_ptx("min.s32", signed(a), signed(b))), raw(run_ptx("max.s32", signed(a), signed(b))))
+    assert_same_bits(got, want, "VIMNMX P0", (a, b))
+
+
+@pytest.mark.parametrize("type_name", ["s32", "u32"])
+@pytest.mark.parametrize("opcode", ["min", "max"])
+def test_vimnmx3_is_two_ptx_min_max(type_name, opcode):
+    rng = np.random.default_rng(12 + len(opcode) + len(type_name))
+    a, b, c = (edge_bits(rng) for _ in range(3))
+    mods = ".U32" if type_name == "u32" else ""
+    choose = "PT" if opcode == "min" else "!PT"
+    (got,) = run_sass(f"VIMNMX3{mods} R0, R1, R2, R3, {choose}", {1: a, 2: b, 3: c}, ["R0"])
+    ab = run_ptx(f"{opcode}.{type_name}", _typed(a, type_name), _typed(b, type_name))
+    want = run_ptx(f"{opcode}.{type_name}", ab, _typed(c, type_name))
+    assert_same_bits(got, raw(want), f"VIMNMX3{mods} {choose}", (a, b, c))
+
+
+@pytest.mark.parametrize("type_name", ["s32", "u32"])
+@pytest.mark.parametrize("opcode", ["min", "max"])
+def test_viaddmnmx_is_ptx_add_then_min_max(type_name, opcode):
+    rng = np.random.default_rng(13 + len(opcode) + len(type_name))
+    a, b, c = (edge_bits(rng) for _ in range(3))
+    mods = ".U32" if type_name == "u32" else ""
+    choose = "PT" if opcode == "min" else "!PT"
+    (got,) = run_sass(f"VIADDMNMX{mods} R0, R1, R2, R3, {choose}", {1: a, 2: b, 3: c}, ["R0"])
+    total = run_ptx(f"add.{type_name}", _typed(a, type_name), _typed(b, type_name))
+    want = run_ptx(f"{opcode}.{type_name}", total, _typed(c, type_name))
+    assert_same_bits(got, raw(want), f"VIADDMNMX{mods} {choose}", (a, b, c))

@@ -69,6 +69,25 @@ def low_mask(count, dtype) -> np.ndarray:
     return shift_right(all_ones, width - np.asarray(count, dtype=np.int64))
 
 
+# ------------------------------------------------------------------ min, max
+
+def min_max(words, take_min, signed: bool, relu: bool = False) -> np.ndarray:
+    """min (where take_min) or max of two or more words, as unsigned bits of their width.
+
+    PTX's min/max and SASS's IMNMX/VIMNMX/VIMNMX3 (whose predicate picks min)
+    compare the words as two's complement when `signed`; .relu/.RELU then
+    clamps a negative result at 0.
+    """
+    values = [as_signed(w) if signed else as_unsigned(w) for w in words]
+    low = high = values[0]
+    for value in values[1:]:
+        low, high = np.minimum(low, value), np.maximum(high, value)
+    result = np.asarray(np.where(take_min, low, high))
+    if relu:
+        result = np.maximum(result, result.dtype.type(0))
+    return as_unsigned(result)
+
+
 # ------------------------------------------------------------------ bit counts
 
 def popcount(bits) -> np.ndarray:

@@ -343,10 +343,8 @@ def _check_min_max(ins):
           check=_check_min_max)
 def min_max(ins, a, b):
     """Signed or unsigned by the operand dtype; .relu clamps the result at 0."""
-    result = (np.minimum if ins.opcode == "min" else np.maximum)(a, b)
-    if "relu" in ins.flags:
-        result = np.maximum(result, np.asarray(result).dtype.type(0))
-    return result
+    a = np.asarray(a)
+    return bits.min_max([a, b], ins.opcode == "min", a.dtype.kind == "i", "relu" in ins.flags).view(a.dtype)
 
 
 @value_op("abs", "neg", family="integer", signature=same_type, types=SIGNED_TYPES,

@@ -314,25 +314,18 @@ def iabs(ins):
 
 
 def _min_max(ins, values_at, pred_at):
-    dst = ins.operands[0]
     reads = [source(ins.operands[k]) for k in values_at]
     choose_min = predicate(ins.operands[pred_at])
-    signed = "U32" not in ins.mods
-    write = dest(dst)
+    signed, relu = "U32" not in ins.mods, "RELU" in ins.mods
 
-    def run(st, g):
-        values = [_as_signed64(r(st, g)) if signed else np.asarray(r(st, g), dtype=np.int64) for r in reads]
-        low, high = values[0], values[0]
-        for v in values[1:]:
-            low, high = np.minimum(low, v), np.maximum(high, v)
-        result = np.where(choose_min(st, g), low, high)
-        write(st, g, np.asarray(result).astype(U64) & M32)
-    return Step(ins, run)
+    def fn(*values):
+        return bits.min_max(values[:-1], values[-1], signed, relu)
+    return Step(ins, alu([dest(ins.operands[0])], reads + [choose_min], fn))
 
 
 @semantics("IMNMX", "UIMNMX", "VIMNMX", "UVIMNMX", family="integer", pipe=("alu", "uniform", "alu", "uniform"),
-           mods=("U32", "S32"),
-           doc="min (predicate true) or max (false) of a and b, signed unless .U32")
+           mods=("U32", "S32", "RELU"),
+           doc="min (predicate true) or max (false) of a and b, signed unless .U32; .RELU: at least 0")
 def imnmx(ins):
     if len(ins.operands) != 4:
         raise Unsupported("operand form")
@@ -395,11 +388,6 @@ def viaddmnmx(ins):
     signed = "U32" not in ins.mods
 
     def fn(x, y, z, smaller):
-        total = (np.asarray(x, dtype=U64) + np.asarray(y, dtype=U64)) & M32
-        if signed:
-            total, z = _as_signed64(total.astype(U32)), _as_signed64(z)
-        else:
-            z = np.asarray(z, dtype=np.int64)
-            total = total.astype(np.int64)
-        return np.where(smaller, np.minimum(total, z), np.maximum(total, z)).astype(U64) & M32
+        total = ((np.asarray(x, dtype=U64) + np.asarray(y, dtype=U64)) & M32).astype(U32)
+        return bits.min_max([total, z], smaller, signed)
     return Step(ins, alu([dest(dst)], [ra, rb, rc, choose_min], fn))
