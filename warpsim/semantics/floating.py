@@ -1,10 +1,13 @@
-"""Float results as the GPU gives them: NaN rules, fused multiply-add, min/max, the SFU's approximations.
+"""Float results as the GPU gives them: NaN rules, rounded arithmetic, min/max, the SFU's approximations.
 
-Both executors call these on float arrays decoded from raw bits: PTX's
-add/fma/min/max/rcp/sin/cos (machine/isa/floating.py) and SASS's FFMA, FMNMX,
-MUFU, DADD/DMUL/DFMA (sass/executor/floating.py). The target's differences
-are arguments, never an instruction object: which function, whether the SFU
-flushes, whether a NaN operand makes a min/max NaN.
+Both executors call these on register values of a float type (NumPy float16,
+float32, float64; bf16 as its uint16 bits): PTX's add/sub/mul/fma/min/max and
+the .approx functions (machine/isa/floating.py) and SASS's FADD/FMUL/FFMA,
+FMNMX, MUFU, DADD/DMUL/DFMA and the packed halves of HADD2/HMUL2/HFMA2/HMNMX2
+(sass/executor/floating.py, through semantics/packed.py). What differs
+between targets and modifiers is a FloatEnv (flush-to-zero of operands and
+of results, .sat, .relu, which NaN comes out, whether a NaN wins min/max),
+never an instruction object.
 
 NaN results: f32/f16/bf16 invalid results are the canonical NaN
 (semantics/floatbits.CANONICAL_NAN); the FP64 unit instead passes a NaN
@@ -13,9 +16,12 @@ operand on, quieted, in an order seen on an H200 (not x86's), or 0xfff8...0.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-from .floatbits import CANONICAL_NAN, F32, F64, flush_subnormal, round_to, round_to_odd, two_sum
+from .floatbits import (CANONICAL_NAN, F32, F64, FORMATS, add_rounded, decode, encode, flush_subnormal,
+                        flush_tiny_result, fma_rounded, mul_rounded, round_to, round_to_odd, two_sum)
 
 DEFAULT_NAN_F64 = np.uint64(0xFFF8000000000000).view(np.float64)
 _QUIET_F64 = np.uint64(1 << 51)
@@ -23,6 +29,51 @@ _HIGH = np.uint64(0xFFFFFFFF00000000)
 _HIGH_WORD_NAN = np.uint64(CANONICAL_NAN["f32"] << 32)
 _CANONICAL_BITS = {np.dtype(np.float32): np.uint32(CANONICAL_NAN["f32"]),
                    np.dtype(np.float16): np.uint16(CANONICAL_NAN["f16"])}
+
+
+@dataclass(frozen=True)
+class FloatEnv:
+    """One instruction's float rules, read by each executor from its own modifiers (QEMU's
+    float_status in small): `ftz_in` reads subnormal operands as zero of their sign, `ftz_out`
+    writes subnormal results (and tiny ones rounded up to the smallest normal) as zero; `sat`
+    clamps results to [0, 1] with NaN -> +0, `relu` negatives to +0 (NaN kept); `nan` is
+    "canonical" (the format's canonical NaN, f32/f16/bf16) or "operand" (a NaN operand passed
+    on quieted, the FP64 unit); `nan_wins`: a NaN operand makes min/max NaN (.NaN) instead of
+    losing to the number."""
+    ftz_in: bool = False
+    ftz_out: bool = False
+    sat: bool = False
+    relu: bool = False
+    nan: str = "canonical"
+    nan_wins: bool = False
+
+    def __post_init__(self):
+        if self.nan not in ("canonical", "operand"):
+            raise ValueError(f"FloatEnv.nan is 'canonical' or 'operand', not {self.nan!r}")
+
+    @classmethod
+    def flushing(cls, ftz: bool, **rules) -> "FloatEnv":
+        """.ftz / .FTZ: operands and results flushed together (as both ISAs' arithmetic does)."""
+        return cls(ftz_in=ftz, ftz_out=ftz, **rules)
+
+    def inputs(self, values, fmt):
+        """Operands as the unit reads them: subnormals flushed under ftz_in."""
+        return [flush_subnormal(v, fmt) for v in values] if self.ftz_in else list(values)
+
+    def outputs(self, result, fmt, rescaled=None):
+        """A rounded result after ftz_out (`rescaled`: floatbits.flush_tiny_result's tininess
+        test, for operations whose rounding can carry a tiny value up), sat and relu."""
+        if self.ftz_out:
+            result = flush_tiny_result(result, rescaled, fmt)
+        if self.sat:
+            result = np.where(np.isnan(result), 0, np.clip(result, 0, 1)) + result.dtype.type(0)
+        if self.relu:
+            result = np.where(result < 0, 0, result) + result.dtype.type(0)
+        return result
+
+
+PLAIN = FloatEnv()
+FP64_UNIT = FloatEnv(nan="operand")
 
 
 def canonical_nan(x):
@@ -132,3 +183,61 @@ INV_2PI_F32 = float(np.float32(0.15915494))          # 0x3e22f983
 def to_revolutions(x):
     """The FMUL.RZ by f32(1/(2 pi)) ptxas puts before MUFU.SIN/COS (subnormal inputs flushed)."""
     return round_to(flush_subnormal(x, F32) * INV_2PI_F32, F32, "rz")
+
+
+# ------------------------------------------------------------ rounded arithmetic
+
+_ROUNDED = {"add": add_rounded, "sub": lambda x, y, fmt, mode: add_rounded(x, -y, fmt, mode),
+            "mul": mul_rounded, "fma": fma_rounded}
+_NUMPY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "fma": fma_nearest}
+# mul, fma: the operands whose exact result is `scale` times the operation's (.ftz's tininess test)
+_SCALED = {"mul": lambda scale, x, y: (x * scale, y), "fma": lambda scale, x, y, z: (x * scale, y, z * scale)}
+_NATIVE = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
+
+
+def arithmetic(op: str, type_name: str, *values, mode: str = "rn", env: FloatEnv = PLAIN, out: str | None = None):
+    """add, sub, mul or fma (`op`) of register values of float type `type_name`, rounded once by
+    `mode` to type `out` (default the same; HADD2.F32 sums f16 halves into an f32), under `env`:
+    register values of `out`. Round to nearest within one NumPy type is NumPy's own IEEE
+    arithmetic (f16 sums and products are exact in f64, fma rounds once through fma_nearest);
+    everything else is decoded to float64 and rounded exactly by floatbits."""
+    out = out or type_name
+    fmt, out_fmt = FORMATS[type_name], FORMATS[out]
+    dtype = _NATIVE.get(type_name)
+    if mode == "rn" and out == type_name and dtype is not None and not (op == "fma" and dtype is np.float64):
+        native = env.inputs([np.asarray(v, dtype=dtype) for v in values], fmt)
+        wide = [v.astype(np.float64) for v in native]
+        if dtype is np.float16 and op != "fma":
+            result = _NUMPY[op](*wide).astype(np.float16)
+        else:
+            result = np.asarray(_NUMPY[op](*native), dtype=dtype)
+    else:
+        wide = env.inputs([decode(v, type_name) for v in values], fmt)
+        result = _ROUNDED[op](*wide, out_fmt, mode)
+    scaled = _SCALED.get(op)
+    rescaled = None if scaled is None else (lambda scale: _ROUNDED[op](*scaled(scale, *wide), out_fmt, mode))
+    result = env.outputs(np.asarray(result), out_fmt, rescaled)
+    if env.nan == "operand":
+        return (fma_operand_nan if op == "fma" else operand_nan)(np.asarray(result, dtype=np.float64), *values)
+    native = out in _NATIVE and result.dtype == np.dtype(_NATIVE[out])
+    return canonical_nan(result) if native else encode(result, out)
+
+
+def min_max(type_name: str, values, take_min, env: FloatEnv = PLAIN, xorsign: bool = False):
+    """min (`take_min`: bool, or a bool per lane) or max of two or more register values of float
+    type `type_name`, under `env` (ftz_in, nan_wins, the NaN rule): IEEE minNum/maxNum folded
+    left. `xorsign` (PTX's .xorsign.abs): compare magnitudes, the sign of the result the xor
+    of the first two operands' signs."""
+    x = env.inputs([decode(v, type_name) for v in values], FORMATS[type_name])
+    sign = None
+    if xorsign:
+        sign = np.signbit(x[0]) ^ np.signbit(x[1])
+        x = [np.abs(v) for v in x]
+    result = x[0]
+    for v in x[1:]:
+        result = ieee_min_max(result, v, take_min, nan_wins=env.nan_wins)
+    if sign is not None:
+        result = np.where(sign, -result, result)
+    if env.nan == "operand":
+        result = operand_nan(result, *x)
+    return encode(result, type_name)

@@ -30,12 +30,12 @@ import functools
 
 import numpy as np
 
-from ...semantics.floatbits import (CANONICAL_NAN, FORMATS, F32, F64, add_rounded, decode, div_rounded,
-                                    encode, flush_subnormal, flush_tiny_result, fma_rounded, mul_rounded,
-                                    round_to, sqrt_rounded)
-from ...semantics.floating import (DEFAULT_NAN_F64, approx_reciprocal, canonical_nan, fma_nearest,
-                                   fma_operand_nan, high_word_sfu, ieee_min_max, operand_nan, quiet_f64,
-                                   sfu_revolutions, to_revolutions)
+from ...semantics.floatbits import (CANONICAL_NAN, FORMATS, F32, F64, decode, div_rounded, encode,
+                                    flush_subnormal, fma_rounded, mul_rounded, round_to, sqrt_rounded)
+from ...semantics.floating import (DEFAULT_NAN_F64, FloatEnv, approx_reciprocal, arithmetic, canonical_nan,
+                                   high_word_sfu, min_max as float_min_max, quiet_f64, sfu_revolutions,
+                                   to_revolutions)
+from ...semantics.packed import per_half
 from .table import Signature, same_type, value_op
 
 HALF_TYPES = frozenset({"f16", "f16x2", "bf16", "bf16x2"})
@@ -64,52 +64,32 @@ def _ftz_applies(ins, t: str) -> bool:
     return "ftz" in ins.flags and t in ("f32", "f16", "bf16", "f64")
 
 
+def _env(ins, t: str) -> FloatEnv:
+    """The instruction's float rules for element type t: .ftz, .sat, .relu, .NaN, and f64's
+    operand NaNs (semantics/floating.FloatEnv)."""
+    flags = ins.flags
+    return FloatEnv.flushing(_ftz_applies(ins, t), sat="sat" in flags, relu="relu" in flags,
+                             nan="operand" if t == "f64" else "canonical", nan_wins="NaN" in flags)
+
+
 def _operands(ins, t, *sources):
     """Sources decoded to float64, subnormals flushed under .ftz."""
-    values = [decode(s, t) for s in sources]
-    if _ftz_applies(ins, t):
-        values = [flush_subnormal(v, FORMATS[t]) for v in values]
-    return values
+    return _env(ins, t).inputs([decode(s, t) for s in sources], FORMATS[t])
 
 
 def _deliver(ins, t: str, result, rescaled=None) -> np.ndarray:
-    """Exactly rounded float64 results -> the register type, after .ftz,
-    .sat (clamp to [0, 1], NaN -> +0) and .relu (negatives -> +0, NaN kept).
-    `rescaled(scale)`, where rounding can carry a tiny result up to the smallest
-    normal (mul, fma), is the operation on scaled operands, for .ftz's tininess test."""
-    flags = ins.flags
-    if _ftz_applies(ins, t):
-        result = flush_tiny_result(result, rescaled, FORMATS[t])
-    if "sat" in flags:
-        result = np.where(np.isnan(result), 0.0, np.clip(result, 0.0, 1.0)) + 0.0  # -0 -> +0
-    if "relu" in flags:
-        result = np.where(result < 0, 0.0, result) + 0.0
-    return encode(result, t)
-
-
-def _unpack(values, elem: str):
-    """A packed x2 word -> (element 0 from bits 0-15, element 1 from bits 16-31)."""
-    values = np.asarray(values, dtype=np.uint32)
-    halves = [(values & np.uint32(0xFFFF)).astype(np.uint16),
-              (values >> np.uint32(16)).astype(np.uint16)]
-    return [h.view(np.float16) if elem == "f16" else h for h in halves]
-
-
-def _pack(low, high) -> np.ndarray:
-    low, high = (np.asarray(h) for h in (low, high))
-    low = low.view(np.uint16).astype(np.uint32)
-    high = high.view(np.uint16).astype(np.uint32)
-    return low | (high << np.uint32(16))
+    """Exactly rounded float64 results -> the register type, after .ftz, .sat and .relu
+    (FloatEnv.outputs; `rescaled`: .ftz's tininess test where rounding can carry a tiny result up)."""
+    return encode(_env(ins, t).outputs(np.asarray(result, dtype=np.float64), FORMATS[t], rescaled), t)
 
 
 def _per_element(ins, fn, *sources):
-    """fn(elem_type, *sources) on each half of packed types, else once."""
+    """fn(elem_type, *sources) on each half of packed types (semantics/packed.py), else once."""
     t = ins.type
     elem = PACKED.get(t)
     if elem is None:
         return fn(t, *sources)
-    split = [_unpack(s, elem) for s in sources]
-    return _pack(fn(elem, *(s[0] for s in split)), fn(elem, *(s[1] for s in split)))
+    return per_half(lambda *halves: fn(elem, *halves), elem, *sources)
 
 
 def _plain_f32(ins) -> bool:
@@ -120,18 +100,6 @@ def _plain_f32(ins) -> bool:
 def _native(ins, t: str) -> bool:
     """Round to nearest with nothing else to do, on a type NumPy holds."""
     return t in ("f32", "f64", "f16") and _plain_f32(ins)
-
-
-_NUMPY_OPS = {"add": np.add, "sub": np.subtract, "mul": np.multiply}
-
-
-def _native_op(opcode, t, a, b):
-    """add/sub/mul.rn by NumPy: IEEE for f32/f64; f16 sums and products are
-    exact in f64, so computing there and rounding once is exact too."""
-    op = _NUMPY_OPS[opcode]
-    if t == "f16":
-        return canonical_nan(op(a.astype(np.float64), b.astype(np.float64)).astype(np.float16))
-    return canonical_nan(op(a, b))
 
 
 # ------------------------------------------------------------------ checks
@@ -230,41 +198,18 @@ def add_sub(ins, a, b, *product):
     if ins.contracted >= 0:
         return _contracted(ins, a, b, *product)
 
-    def element(t, a, b):
-        if _native(ins, t):
-            result = _native_op(ins.opcode, t, a, b)
-        else:
-            x, y = _operands(ins, t, a, b)
-            if ins.opcode == "sub":
-                y = -y                               # x - y is x + (-y), zeros included
-            result = _deliver(ins, t, add_rounded(x, y, FORMATS[t], _mode(ins)))
-        return operand_nan(result, a, b) if t == "f64" else result
-    return _per_element(ins, element, a, b)
+    return _per_element(ins, lambda t, a, b: arithmetic(ins.opcode, t, a, b, mode=_mode(ins), env=_env(ins, t)),
+                        a, b)
 
 
 @_float_op("mul", types=F32_AND_HALF | _DOUBLE, check=_check(_ARITH))
 def mul(ins, a, b):
-    def element(t, a, b):
-        if _native(ins, t):
-            result = _native_op("mul", t, a, b)
-        else:
-            x, y = _operands(ins, t, a, b)
-            result = _deliver(ins, t, mul_rounded(x, y, FORMATS[t], _mode(ins)),
-                              lambda scale: mul_rounded(x * scale, y, FORMATS[t], _mode(ins)))
-        return operand_nan(result, a, b) if t == "f64" else result
-    return _per_element(ins, element, a, b)
+    return _per_element(ins, lambda t, a, b: arithmetic("mul", t, a, b, mode=_mode(ins), env=_env(ins, t)), a, b)
 
 
 def _fused_element(ins, t, a, b, c):
     """a*b + c of one element type, rounded once."""
-    if t in ("f32", "f16") and _native(ins, t):
-        return canonical_nan(fma_nearest(a, b, c))
-    x, y, z = _operands(ins, t, a, b, c)
-    result = _deliver(ins, t, fma_rounded(x, y, z, FORMATS[t], _mode(ins)),
-                      lambda scale: fma_rounded(x * scale, y, z * scale, FORMATS[t], _mode(ins)))
-    if t == "f64":
-        result = fma_operand_nan(result, a, b, c)
-    return result
+    return arithmetic("fma", t, a, b, c, mode=_mode(ins), env=_env(ins, t))
 
 
 def _fused(ins, a, b, c):
@@ -449,21 +394,8 @@ def _check_min_max(ins):
 
 @_float_op("min", "max", types=F32_AND_HALF | _DOUBLE, check=_check_min_max, pipe="alu")
 def min_max(ins, *sources):
-    def element(t, *sources):
-        values = _operands(ins, t, *sources)
-        sign = None
-        if "xorsign" in ins.flags:               # |a| vs |b|, sign = sign(a) ^ sign(b)
-            sign = np.signbit(values[0]) ^ np.signbit(values[1])
-            values = [np.abs(v) for v in values]
-        result = values[0]
-        for v in values[1:]:                      # .NaN: any NaN operand makes the result NaN
-            result = ieee_min_max(result, v, ins.opcode == "min", nan_wins="NaN" in ins.flags)
-        if sign is not None:
-            result = np.where(sign, -result, result)
-        if t == "f64":
-            result = operand_nan(result, *values)
-        return encode(result, t)
-    return _per_element(ins, element, *sources)
+    return _per_element(ins, lambda t, *values: float_min_max(t, values, ins.opcode == "min", _env(ins, t),
+                                                              xorsign="xorsign" in ins.flags), *sources)
 
 
 # ---------------------------------------------------- abs, neg, copysign, testp

@@ -1,13 +1,16 @@
-"""Float SASS: FADD FMUL FFMA FMNMX FCHK MUFU, DADD DMUL DFMA, HADD2 HMUL2 HFMA2.
+"""Float SASS: FADD FMUL FFMA FMNMX FCHK MUFU, DADD DMUL DFMA, HADD2 HMUL2 HFMA2 HMNMX2.
 
-Rounding, subnormal flushing and NaN results come from semantics/, as the
-PTX machine's do (floatbits.py, floating.py), so a SASS instruction and the
-PTX instruction it came from round identically:
+These decode operands and modifiers; what each computes is semantics/'s, the
+PTX machine's too (floating.arithmetic and min_max, packed.py for halves),
+with the modifiers read into a FloatEnv, so a SASS instruction and the PTX
+instruction it came from round identically:
 
 - FADD/FMUL/FFMA round to nearest unless .RZ/.RM/.RP; .FTZ flushes subnormal
   inputs and results (and, in FMUL/FFMA, a result rounded up to the smallest
-  normal from a value that is tiny after rounding, floatbits.flush_tiny_result); .SAT clamps to [0, 1] (NaN -> +0). f32 NaN results are
-  the canonical 0x7fffffff the GPU writes. FFMA rounds once.
+  normal from a value that is tiny after rounding, floatbits.flush_tiny_result);
+  .SAT clamps to [0, 1] (NaN -> +0). f32 NaN results are the canonical
+  0x7fffffff the GPU writes. FFMA rounds once. FMNMX's NaN loses to a number
+  (.NAN: wins).
 - MUFU is the special-function unit: RCP, RSQ, SQRT, EX2, LG2 on f32 with
   subnormals flushed, as the PTX .approx instructions are modelled; SIN/COS
   take their angle in revolutions (ptxas multiplies by 1/(2 pi) with FMUL.RZ
@@ -18,19 +21,20 @@ PTX instruction it came from round identically:
   the range. Taking the slow path more often than the GPU
   does changes counts, never results.
 - DADD/DMUL/DFMA pass a NaN operand on quieted, in the order an H200 picks.
-- HFMA2.MMA Rd, -RZ, RZ, hi, lo is how ptxas loads a 32-bit constant: the two
-  f16 immediates are its halves.
+- HADD2/HMUL2/HFMA2/HMNMX2 work on f16 halves, bf16 with .BF16_V2; a source's
+  .H0_H0/.H1_H1 feeds one of its halves to both. HFMA2.MMA Rd, -RZ, RZ, hi, lo
+  is how ptxas loads a 32-bit constant: the two immediates are its halves.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ...semantics.floatbits import (F16, F32, F64, add_rounded, encode, flush_subnormal, flush_tiny_result,
-                                    fma_rounded, mul_rounded, round_to)
-from ...semantics.floating import (approx_reciprocal, canonical_nan, fma_nearest, fma_operand_nan, high_word_sfu,
-                                   ieee_min_max, operand_nan, sfu_revolutions)
-from .operands import U32, U64, alu, bits32, bits64, dest, f32, f64, pred_dest, source
+from ...semantics.floatbits import F32, F64, encode, flush_subnormal, round_to
+from ...semantics.floating import (FP64_UNIT, PLAIN, FloatEnv, approx_reciprocal, arithmetic, canonical_nan,
+                                   high_word_sfu, min_max, sfu_revolutions)
+from ...semantics.packed import low_half_to_f32, packed_arithmetic, packed_min_max
+from .operands import U32, U64, alu, bits32, bits64, dest, f32, f64, pred_dest, predicate, source
 from .table import Step, Unsupported, semantics
 
 MODES = {"RN": "rn", "RZ": "rz", "RM": "rm", "RP": "rp"}
@@ -42,48 +46,26 @@ def _mode(ins) -> str:
     return next((MODES[m] for m in ins.mods if m in MODES), "rn")
 
 
-def _inputs(ins, *values):
-    values = [np.asarray(f32(v), dtype=np.float32) for v in values]
-    if "FTZ" in ins.mods:
-        values = [flush_subnormal(v, F32) for v in values]
-    return values
+def _env(ins) -> FloatEnv:
+    """.FTZ (operands and results), .SAT, .RELU and .NAN (min/max) as a semantics.floating.FloatEnv."""
+    mods = ins.mods
+    return FloatEnv.flushing("FTZ" in mods, sat="SAT" in mods, relu="RELU" in mods, nan_wins="NAN" in mods)
 
 
-def _finish(ins, result, rescaled=None):
-    """float32 results -> bits, after .FTZ, .SAT and canonical NaNs. `rescaled(scale)`, for
-    FMUL/FFMA, is the operation on scaled operands: .FTZ's tininess test (floatbits)."""
-    result = np.asarray(result, dtype=np.float32)
-    if "FTZ" in ins.mods:
-        result = flush_tiny_result(result, rescaled, F32)
-    if "SAT" in ins.mods:
-        result = (np.where(np.isnan(result), np.float32(0), np.clip(result, 0, 1)) + np.float32(0))
-    return bits32(canonical_nan(np.atleast_1d(result).astype(np.float32)))
-
-
-def _rounded(fn_native, fn_exact, ins, scaled=None):
-    """compute(*f32 bits) for an f32 op: NumPy's float32 for .RN, floatbits' exact rounding for the
-    other modes; `scaled(scale, *operands)` (mul, fma) gives the operands whose exact result is
-    `scale` times the op's, for .FTZ's tininess test."""
-    mode = _mode(ins)
+def _f32_op(ins, op: str):
+    """compute(*f32 bits) for FADD/FMUL/FFMA: semantics.floating.arithmetic under the modifiers."""
+    mode, env = _mode(ins), _env(ins)
 
     def compute(*values):
-        values = _inputs(ins, *values)
         with np.errstate(all="ignore"):
-            wide = [v.astype(np.float64) for v in values]
-            if mode == "rn":
-                result = fn_native(*values)
-            else:
-                result = np.asarray(fn_exact(*wide, mode)).astype(np.float32)
-            rescaled = None if scaled is None else (lambda scale: fn_exact(*scaled(scale, *wide), mode))
-            return _finish(ins, result, rescaled)
+            return bits32(np.atleast_1d(arithmetic(op, "f32", *(f32(v) for v in values), mode=mode, env=env)))
     return compute
 
 
 @semantics("FADD", family="float", pipe="fp32", mods=F32_MODS, doc="a + b in f32")
 def fadd(ins):
     dst, a, b = ins.operands[:3]
-    fn = _rounded(np.add, lambda x, y, m: add_rounded(x, y, F32, m), ins)
-    return Step(ins, alu([dest(dst)], [source(a, floating=True), source(b, floating=True)], fn))
+    return Step(ins, alu([dest(dst)], [source(a, floating=True), source(b, floating=True)], _f32_op(ins, "add")))
 
 
 @semantics("FMUL", family="float", pipe="fp32",
@@ -92,31 +74,27 @@ def fmul(ins):
     if set(ins.mods) & {"D2", "D4", "D8", "M2", "M4", "M8"}:
         raise Unsupported("scaled FMUL")
     dst, a, b = ins.operands[:3]
-    fn = _rounded(np.multiply, lambda x, y, m: mul_rounded(x, y, F32, m), ins,
-                  scaled=lambda scale, x, y: (x * scale, y))
-    return Step(ins, alu([dest(dst)], [source(a, floating=True), source(b, floating=True)], fn))
+    return Step(ins, alu([dest(dst)], [source(a, floating=True), source(b, floating=True)], _f32_op(ins, "mul")))
 
 
 @semantics("FFMA", family="float", pipe="fp32", mods=F32_MODS, doc="a * b + c in f32, rounded once")
 def ffma(ins):
     dst, a, b, c = ins.operands[:4]
-    fn = _rounded(fma_nearest, lambda x, y, z, m: fma_rounded(x, y, z, F32, m), ins,
-                  scaled=lambda scale, x, y, z: (x * scale, y, z * scale))
-    return Step(ins, alu([dest(dst)], [source(op, floating=True) for op in (a, b, c)], fn))
+    return Step(ins, alu([dest(dst)], [source(op, floating=True) for op in (a, b, c)], _f32_op(ins, "fma")))
 
 
 @semantics("FMNMX", family="float", pipe="fp32", mods=("FTZ", "NAN", "XORSIGN"),
-           doc="min (predicate true) or max of two f32, NaN losing to a number")
+           doc="min (predicate true) or max of two f32, NaN losing to a number (.NAN: winning)")
 def fmnmx(ins):
-    if set(ins.mods) & {"NAN", "XORSIGN"}:
+    if "XORSIGN" in ins.mods:
         raise Unsupported("FMNMX variant")
     dst, a, b, p = ins.operands[:4]
-    from .operands import predicate
+    env = _env(ins)
 
     def fn(x, y, choose_min):
-        x, y = _inputs(ins, x, y)
-        x, y = np.broadcast_arrays(np.atleast_1d(x), np.atleast_1d(y))
-        return bits32(canonical_nan(ieee_min_max(x, y, np.asarray(choose_min, dtype=bool))))
+        x, y = np.broadcast_arrays(np.atleast_1d(f32(x)), np.atleast_1d(f32(y)))
+        with np.errstate(all="ignore"):
+            return bits32(min_max("f32", (x, y), np.asarray(choose_min, dtype=bool), env))
     return Step(ins, alu([dest(dst)], [source(a, floating=True), source(b, floating=True), predicate(p)], fn))
 
 
@@ -188,55 +166,52 @@ def mufu(ins):
 
 # ------------------------------------------------------------------ f64
 
-def _double(ins, native, exact, nan_fix, count):
+def _f64_op(ins, op: str):
+    """compute(*f64 bits) for DADD/DMUL/DFMA: a NaN operand passed on (FP64_UNIT)."""
     mode = _mode(ins)
 
     def compute(*values):
-        values = [np.atleast_1d(f64(v)) for v in values]
         with np.errstate(all="ignore"):
-            result = native(*values) if mode == "rn" else exact(*values, mode)
-            result = nan_fix(np.asarray(result, dtype=np.float64), *values)
-        return bits64(result)
+            return bits64(np.atleast_1d(arithmetic(op, "f64", *(f64(v) for v in values), mode=mode, env=FP64_UNIT)))
     return compute
 
 
 @semantics("DADD", family="float", pipe="fp64", mods=tuple(MODES), doc="a + b in f64")
 def dadd(ins):
     dst, a, b = ins.operands[:3]
-    fn = _double(ins, np.add, lambda x, y, m: add_rounded(x, y, F64, m), operand_nan, 2)
-    return Step(ins, alu([dest(dst, 64)], [source(a, 64, True), source(b, 64, True)], fn))
+    return Step(ins, alu([dest(dst, 64)], [source(a, 64, True), source(b, 64, True)], _f64_op(ins, "add")))
 
 
 @semantics("DMUL", family="float", pipe="fp64", mods=tuple(MODES), doc="a * b in f64")
 def dmul(ins):
     dst, a, b = ins.operands[:3]
-    fn = _double(ins, np.multiply, lambda x, y, m: mul_rounded(x, y, F64, m), operand_nan, 2)
-    return Step(ins, alu([dest(dst, 64)], [source(a, 64, True), source(b, 64, True)], fn))
+    return Step(ins, alu([dest(dst, 64)], [source(a, 64, True), source(b, 64, True)], _f64_op(ins, "mul")))
 
 
 @semantics("DFMA", family="float", pipe="fp64", mods=tuple(MODES), doc="a * b + c in f64, rounded once")
 def dfma(ins):
     dst, a, b, c = ins.operands[:4]
-    fn = _double(ins, lambda x, y, z: fma_rounded(x, y, z, F64, "rn"),
-                 lambda x, y, z, m: fma_rounded(x, y, z, F64, m), fma_operand_nan, 3)
-    return Step(ins, alu([dest(dst, 64)], [source(op, 64, True) for op in (a, b, c)], fn))
+    return Step(ins, alu([dest(dst, 64)], [source(op, 64, True) for op in (a, b, c)], _f64_op(ins, "fma")))
 
 
-# ------------------------------------------------------------------ packed f16
+# ------------------------------------------------------------------ packed halves
 
 SWIZZLES = {None: (0, 1), "H0_H0": (0, 0), "H1_H1": (1, 1), "H1_H0": (1, 0), "H0_H1": (0, 1)}
 
 
-def _half_sources(ops):
-    """Readers of packed-f16 sources -> (low, high) float16 pairs; two immediates make one operand."""
+def _element(ins) -> str:
+    return "bf16" if "BF16_V2" in ins.mods else "f16"
+
+
+def _half_sources(ops, elem: str):
+    """Readers of packed-half sources and the half each result half takes (semantics/packed.py's
+    `selects`); two immediates make one operand, the high half first."""
     readers, k = [], 0
     while k < len(ops):
         op = ops[k]
         if op.kind == "imm" and k + 1 < len(ops) and ops[k + 1].kind == "imm":
-            high = np.float16(float(op.value)).view(np.uint16)
-            low = np.float16(float(ops[k + 1].value)).view(np.uint16)
-            pair = U32(int(high) << 16 | int(low))
-            readers.append((lambda st, g, pair=pair: pair, (0, 1)))
+            high, low = (int(np.asarray(encode(float(v.value), elem)).view(np.uint16)) for v in (op, ops[k + 1]))
+            readers.append((lambda st, g, pair=U32(high << 16 | low): pair, (0, 1)))
             k += 2
             continue
         swizzle = next((s for s in op.suffixes if s in SWIZZLES), None)
@@ -263,71 +238,67 @@ def _half_modified(op):
     return read
 
 
-def _halves(value, swizzle):
-    v = np.asarray(value, dtype=U32)
-    parts = [(v & U32(0xFFFF)).astype(np.uint16).view(np.float16),
-             (v >> U32(16)).astype(np.uint16).view(np.float16)]
-    return parts[swizzle[0]].astype(np.float64), parts[swizzle[1]].astype(np.float64)
+HALF_MODS = ("FTZ", "SAT", "RELU", "BF16_V2")
 
 
-HALF_MODS = ("FTZ", "SAT", "RELU")
-
-
-def _half_op(ins, rounded, arity, scaled=None):
-    """Each f16 half through floatbits' `rounded(*values, F16, 'rn')`, as the PTX machine's
-    add/mul/fma.f16x2: .FTZ flushes subnormal inputs and results (`scaled`, for HMUL2/HFMA2:
-    the operands of the scaled operation, floatbits.flush_tiny_result's tininess test), .SAT
-    clamps to [0, 1] (NaN -> +0), .RELU negatives to +0; NaN results are 0x7fff."""
-    dst = ins.operands[0]
-    readers = _half_sources(ins.operands[1:])
+def _half_op(ins, op: str, arity: int):
+    """Each f16 (.BF16_V2: bf16) half through semantics/packed.py, as the PTX machine's
+    add/mul/fma.f16x2/.bf16x2: .FTZ, .SAT, .RELU read into a FloatEnv; .F32 writes the low
+    halves' result as an f32."""
+    elem = _element(ins)
+    readers = _half_sources(ins.operands[1:], elem)
     if len(readers) != arity:
         raise Unsupported("operand form")
+    env, selects = _env(ins), [select for _, select in readers]
     to_f32 = "F32" in ins.mods
-    ftz, sat, relu = ("FTZ" in ins.mods), ("SAT" in ins.mods), ("RELU" in ins.mods)
-    if to_f32 and (ftz or sat or relu):
-        raise Unsupported(".F32 with .FTZ/.SAT/.RELU")
-    write = dest(dst)
-
-    def half(*values):
-        if ftz:
-            values = [flush_subnormal(v, F16) for v in values]
-        result = rounded(*values, F32 if to_f32 else F16, "rn")
-        if ftz:
-            result = flush_tiny_result(result, None if scaled is None else
-                                       (lambda scale: rounded(*scaled(scale, *values), F16, "rn")), F16)
-        if sat:
-            result = np.where(np.isnan(result), 0.0, np.clip(result, 0.0, 1.0)) + 0.0
-        if relu:
-            result = np.where(result < 0, 0.0, result) + 0.0
-        return result
+    if to_f32 and (env != PLAIN or elem != "f16"):
+        raise Unsupported(".F32 with .FTZ/.SAT/.RELU/.BF16_V2")
+    write = dest(ins.operands[0])
 
     def run(st, g):
-        pairs = [_halves(read(st, g), swizzle) for read, swizzle in readers]
+        words = [read(st, g) for read, _ in readers]
         with np.errstate(all="ignore"):
-            low = np.atleast_1d(half(*(p[0] for p in pairs)))
-            high = np.atleast_1d(half(*(p[1] for p in pairs)))
-        if to_f32:                 # a NaN is the canonical 0x7fffffff (cvt.f32.f16 on an H200, h200.npz)
-            write(st, g, encode(low, "f32").view(U32))
-            return
-        low, high = (encode(h, "f16").view(np.uint16).astype(U32) for h in (low, high))
-        write(st, g, low | (high << U32(16)))
+            if to_f32:                 # a NaN is the canonical 0x7fffffff (cvt.f32.f16 on an H200, h200.npz)
+                write(st, g, bits32(np.atleast_1d(low_half_to_f32(op, *words, selects=selects))))
+            else:
+                write(st, g, np.atleast_1d(packed_arithmetic(op, elem, *words, env=env, selects=selects)))
     return Step(ins, run)
 
 
 @semantics("HADD2", family="float", pipe="fp32", mods=("F32",) + HALF_MODS,
-           doc="packed f16 a + b (.F32: the low half's sum as f32); .FTZ .SAT .RELU as add.f16x2's")
+           doc="packed f16 (.BF16_V2: bf16) a + b (.F32: the low half's sum as f32); .FTZ .SAT .RELU as add.f16x2's")
 def hadd2(ins):
-    return _half_op(ins, add_rounded, 2)
+    return _half_op(ins, "add", 2)
 
 
 @semantics("HMUL2", family="float", pipe="fp32",
-           mods=HALF_MODS, doc="packed f16 a * b; .FTZ .SAT .RELU as mul.f16x2's")
+           mods=HALF_MODS, doc="packed f16 (.BF16_V2: bf16) a * b; .FTZ .SAT .RELU as mul.f16x2's")
 def hmul2(ins):
-    return _half_op(ins, mul_rounded, 2, scaled=lambda scale, x, y: (x * scale, y))
+    return _half_op(ins, "mul", 2)
 
 
 @semantics("HFMA2", family="float", pipe="fp32", mods=("MMA",) + HALF_MODS,
-           doc="packed f16 a * b + c, rounded once; .MMA -RZ, RZ, hi, lo loads a constant; "
+           doc="packed f16 (.BF16_V2: bf16) a * b + c, rounded once; .MMA -RZ, RZ, hi, lo loads a constant; "
                ".FTZ .SAT .RELU as fma.f16x2's")
 def hfma2(ins):
-    return _half_op(ins, fma_rounded, 3, scaled=lambda scale, x, y, z: (x * scale, y, z * scale))
+    return _half_op(ins, "fma", 3)
+
+
+@semantics("HMNMX2", family="float", pipe="alu", mods=("FTZ", "NAN", "BF16_V2", "XORSIGN"),
+           doc="packed f16 (.BF16_V2: bf16) min (predicate true) or max per half; .NAN .FTZ as min/max.f16x2's")
+def hmnmx2(ins):
+    if "XORSIGN" in ins.mods:
+        raise Unsupported("HMNMX2 variant")
+    elem, env = _element(ins), _env(ins)
+    readers = _half_sources(ins.operands[1:3], elem)
+    if len(readers) != 2 or len(ins.operands) != 4:
+        raise Unsupported("operand form")
+    choose, write = predicate(ins.operands[3]), dest(ins.operands[0])
+    selects = [select for _, select in readers]
+
+    def run(st, g):
+        words = [read(st, g) for read, _ in readers]
+        take_min = np.asarray(choose(st, g), dtype=bool)
+        with np.errstate(all="ignore"):
+            write(st, g, np.atleast_1d(packed_min_max(elem, *words, take_min=take_min, env=env, selects=selects)))
+    return Step(ins, run)
