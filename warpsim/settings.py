@@ -24,6 +24,7 @@ class Settings:
     watchdog_seconds: float = 60.0     # CPU seconds a batch of CTAs may run (0: no watchdog)
     gpu: str = ""                      # a timing preset ('h200', 'h100', 'a100', 'l4'): profiles carry .timing; '': none
     contract: str = "ptxas"            # PTX add/sub fused with a mul where ptxas fuses them ('ptxas'), or never ('none'); read at load
+    event_time: str = "gpu"            # what a program's CUDA events read: predicted GPU time ('gpu') or the simulation's wall time ('wall')
 
 
 ENVIRONMENT_NAMES = tuple(f"WARPSIM_{f.name.upper()}" for f in fields(Settings))
@@ -91,6 +92,14 @@ def check_contract(value) -> None:
         raise ValueError(f"unknown contract setting '{value}' (choose from {', '.join(CONTRACT_VALUES)})")
 
 
+EVENT_TIME_VALUES = ("gpu", "wall")
+
+
+def check_event_time(value) -> None:
+    if value not in EVENT_TIME_VALUES:
+        raise ValueError(f"unknown event_time setting '{value}' (choose from {', '.join(EVENT_TIME_VALUES)})")
+
+
 _current: contextvars.ContextVar = contextvars.ContextVar("warpsim_settings", default=None)
 
 
@@ -109,6 +118,8 @@ def settings(**changes):
         _check_scheduling(changes["scheduling"])
     if "contract" in changes:
         check_contract(changes["contract"])
+    if "event_time" in changes:
+        check_event_time(changes["event_time"])
     token = _current.set(replace(current(), **changes))
     try:
         yield current()

@@ -40,7 +40,8 @@ def usage() -> str:
     return "\n".join(lines)
 
 
-GLOBAL_OPTIONS = {"--scheduling": "WARPSIM_SCHEDULING", "--max-rounds": "WARPSIM_MAX_ROUNDS"}
+GLOBAL_OPTIONS = {"--scheduling": "WARPSIM_SCHEDULING", "--max-rounds": "WARPSIM_MAX_ROUNDS",
+                  "--event-time": "WARPSIM_EVENT_TIME"}
 
 
 class UsageError(Exception):
@@ -53,6 +54,9 @@ def _check_option(name: str, value: str) -> None:
     if name == "--max-rounds" and not (value.isdigit() and int(value) > 0):
         raise UsageError(f"--max-rounds needs a positive whole number of scheduling rounds, "
                          f"not '{value}'")
+    if name == "--event-time" and value not in ("gpu", "wall"):
+        raise UsageError(f"--event-time is 'gpu' (CUDA events read predicted GPU time, the default) or "
+                         f"'wall' (the simulation's wall time), not '{value}'")
 
 
 def take_global_options(argv: list) -> list:

@@ -25,7 +25,7 @@ import traceback
 
 from ..errors import LaunchError, LaunchRefused, OutOfMemoryError, WarpsimError
 from ..machine.memory import GLOBAL_BASE
-from . import hoststructs, textures
+from . import hoststructs, launch_attributes, textures
 from .context import Event, RuntimeContext, Symbol
 from .errors import CODES, code_of, error_name, error_string
 
@@ -297,7 +297,7 @@ def cudaLaunchKernel(context, function, grid, block, args, shared_mem, stream):
     return _launch(context, function, grid, block, args, shared_mem, stream)
 
 
-def _launch(context, host_function, grid, block, args, shared_mem, stream) -> int:
+def _launch(context, host_function, grid, block, args, shared_mem, stream, cluster_dims=None) -> int:
     if host_function not in context.kernels:
         return context.fail(CODES["cudaErrorInvalidDeviceFunction"])
     if stream and stream not in context.streams and stream not in (1, 2):
@@ -326,7 +326,7 @@ def _launch(context, host_function, grid, block, args, shared_mem, stream) -> in
     recorder = _timing_recorder(context, loaded, name, grid, block, shared_mem)
     try:
         loaded.launch(name, grid, block, bytes(params), shared_mem=shared_mem,
-                      observers=(recorder,) if recorder else ())
+                      observers=(recorder,) if recorder else (), **_launch_options(context, cluster_dims))
     except LaunchRefused as error:
         return context.fail(code_of(error))
     except OutOfMemoryError:
@@ -350,11 +350,33 @@ def cudaLaunchKernelExC(context, config, function, args):
     grid, block = _read(config + offsets["gridDim"], "III"), _read(config + offsets["blockDim"], "III")
     shared_mem, = _read(config + offsets["dynamicSmemBytes"], "Q")
     stream, = _read(config + offsets["stream"], "Q")
-    attributes, = _read(config + offsets["numAttrs"], "I")
-    if attributes:
-        _say_once(context, "launch attributes", "warpsim: cudaLaunchKernelEx's launch attributes "
-                  "(clusters, cooperative, ...) are ignored")
-    return _launch(context, function, grid, block, args, shared_mem, stream)
+    attributes, count = _read(config + offsets["attrs"], "Q")[0], _read(config + offsets["numAttrs"], "I")[0]
+    try:
+        options = launch_attributes.read_attributes(attributes, count, context.events)
+    except launch_attributes.Refusal as refusal:
+        return _refuse(context, "cudaLaunchKernelEx", refusal)
+    if options.cluster and function in context.kernels and not context.kernels[function][0].ptx:
+        return _refuse(context, "cudaLaunchKernelEx", "a cluster launch of code that has only SASS is not "
+                       "simulated (build with `warpsim nvcc` to keep PTX)", NOT_SUPPORTED)
+    if options.cooperative and options.cluster:
+        return _refuse(context, "cudaLaunchKernelEx", "a cooperative launch in clusters is not simulated",
+                       NOT_SUPPORTED)
+    if options.cooperative:
+        code = cudaLaunchCooperativeKernel.__wrapped__(context, function, grid, block, args, shared_mem, stream)
+    else:
+        code = _launch(context, function, grid, block, args, shared_mem, stream, cluster_dims=options.cluster)
+    for event in options.events if not code else ():
+        context.events[event].gpu_ms = context.event_ms()
+    return code
+
+
+def _launch_options(context, cluster_dims) -> dict:
+    """The keywords of a launch beyond its shape: its cluster shape, the settings the limits give."""
+    from .device_limits import launch_settings
+    options = launch_settings(context)
+    if cluster_dims:
+        options["cluster_dims"] = cluster_dims
+    return options
 
 
 _layout = hoststructs.layout
@@ -575,11 +597,16 @@ def cudaMemset(context, address, value, count):
     except ValueError as error:
         print(f"warpsim: {error}", file=sys.stderr)
         return context.fail(INVALID_VALUE)
-    if context.clock_on:                 # written once at the device's copy bandwidth
+    _time_memset(context, count)
+    return SUCCESS
+
+
+def _time_memset(context, count: int) -> None:
+    """Advance the GPU clock by a memset of count bytes: written once at the device's copy bandwidth."""
+    if context.clock_on:
         preset = context.preset
         context.advance("memset", "memset", 2 * count / (preset.hbm_copy_gbps * 1e9) * 1e3
                         + preset.launch_overhead_us * 1e-3, bytes=count)
-    return SUCCESS
 
 
 @call()
@@ -836,7 +863,7 @@ def cudaEventDestroy(context, event):
 def cudaEventRecord(context, event, stream):
     if event not in context.events or not _known_stream(context, stream):
         return context.fail(INVALID_HANDLE)
-    context.events[event].gpu_ms = context.gpu_ms
+    context.events[event].gpu_ms = context.event_ms()
     return SUCCESS
 
 
@@ -1105,11 +1132,6 @@ def cudaFuncSetCacheConfig(context, function, config):
 
 
 @call()
-def cudaDeviceSetCacheConfig(context, config):
-    return SUCCESS if 0 <= config <= 3 else context.fail(INVALID_VALUE)
-
-
-@call()
 def cudaSetDeviceFlags(context, flags):
     if flags & ~0x1F:
         return context.fail(INVALID_VALUE)
@@ -1135,7 +1157,7 @@ def _refuse(context, function: str, error, code: int = INVALID_VALUE) -> int:
     return context.fail(code)
 
 
-def _malloc_array(context, function, out, desc, width, height, depth) -> int:
+def _malloc_array(context, function, out, desc, width, height, depth, flags=0) -> int:
     if not out or not desc or not width or depth and not height:
         return context.fail(INVALID_VALUE)
     try:
@@ -1148,7 +1170,8 @@ def _malloc_array(context, function, out, desc, width, height, depth) -> int:
         address = context.device.memory.allocate(shape.pitch * shape.rows)
     except OutOfMemoryError:
         return context.fail(CODES["cudaErrorMemoryAllocation"])
-    context.cuda_arrays[address] = textures.CudaArray(address, dims, width, height, depth, channels, bits, kind)
+    context.cuda_arrays[address] = textures.CudaArray(address, dims, width, height, depth, channels, bits, kind,
+                                                      flags)
     _write(out, "Q", address)
     return SUCCESS
 
@@ -1161,7 +1184,7 @@ def cudaMallocArray(context, out, desc, width, height, flags):
 @call()
 def cudaMalloc3DArray(context, out, desc, extent, flags):
     width, height, depth = extent
-    return _malloc_array(context, "cudaMalloc3DArray", out, desc, width, height, depth)
+    return _malloc_array(context, "cudaMalloc3DArray", out, desc, width, height, depth, flags)
 
 
 @call()
@@ -1262,3 +1285,7 @@ def cudaCreateSurfaceObject(context, out, res):
 @call()
 def cudaDestroySurfaceObject(context, handle):
     return _destroy_object(context, handle, "surface")
+
+
+# The API groups in modules of their own register their functions in IMPLEMENTED when imported.
+from . import device_limits, memory3d  # noqa: E402,F401

@@ -9,7 +9,9 @@ first used, as CUDA's lazy loading does.
 Streams run in order, each launch to completion: every stream is the null
 stream as far as results go. The GPU clock (`gpu_ms`) is the predicted time of
 the work so far on the chosen GPU (--gpu, default h200): it advances by each
-kernel's predicted time while the program has CUDA events, which read it.
+kernel's predicted time while the program has CUDA events, which read it; with
+the event_time setting 'wall' (WARPSIM_EVENT_TIME, `warpsim --event-time wall
+run`) events read the simulation's wall clock instead, and no time is predicted.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import ctypes
 import itertools
 import os
 import sys
+import time
 from dataclasses import dataclass, field
 
 from ..frontends.fatbin import best_ptx, best_sass, fatbin_bytes_at, fatbin_from_wrapper, parse_fatbin
@@ -64,6 +67,13 @@ class Event:
     timing: bool = True
 
 
+def _event_time() -> str:
+    from ..settings import check_event_time, current
+    value = current().event_time
+    check_event_time(value)
+    return value
+
+
 def gpu_name() -> str:
     from ..settings import current
     return current().gpu or os.environ.get("WARPSIM_GPU") or "h200"
@@ -91,6 +101,10 @@ class RuntimeContext:
         self.texture_objects: dict[int, str] = {}     # live object handle -> 'texture' or 'surface'
         self.dynamic_shared_optin: dict[int, int] = {}   # host stub -> cudaFuncAttributeMaxDynamicSharedMemorySize
         self.device_flags = 0
+        self.limits: dict[int, int] = {}              # cudaDeviceSetLimit: cudaLimit -> the value set
+        self.cache_config = 0                         # cudaDeviceSetCacheConfig (cudaFuncCachePreferNone)
+        self.shared_mem_config = 0                    # cudaDeviceSetSharedMemConfig (cudaSharedMemBankSizeDefault)
+        self.wall_events = _event_time() == "wall"    # events read the wall clock, not the predicted GPU's
         self.last_error = 0
         self.sticky_error = 0
         self.gpu_ms = 0.0
@@ -103,7 +117,11 @@ class RuntimeContext:
     @property
     def clock_on(self) -> bool:
         """Whether work advances the GPU clock: while the program has events, or a profile records the timeline."""
-        return bool(self.events) or self.timeline_on
+        return bool(self.events) and not self.wall_events or self.timeline_on
+
+    def event_ms(self) -> float:
+        """What cudaEventRecord notes: the predicted GPU clock, or the host's wall clock ('wall')."""
+        return time.perf_counter() * 1e3 if self.wall_events else self.gpu_ms
 
     def advance(self, kind: str, name: str, ms: float, stream: int = 0, **details) -> None:
         """Move the GPU clock past one piece of work (and note it on the timeline when recorded)."""

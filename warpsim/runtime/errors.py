@@ -19,6 +19,7 @@ ERRORS = {
     9: ("cudaErrorInvalidConfiguration", "invalid configuration argument"),
     12: ("cudaErrorInvalidPitchValue", "invalid pitch argument"),
     13: ("cudaErrorInvalidSymbol", "invalid device symbol"),
+    15: ("cudaErrorUnsupportedLimit", "limit is not supported on this architecture"),
     17: ("cudaErrorInvalidDevicePointer", "invalid device pointer"),
     21: ("cudaErrorInvalidMemcpyDirection", "invalid copy direction for memcpy"),
     98: ("cudaErrorInvalidDeviceFunction", "invalid device function"),
@@ -39,6 +40,7 @@ ERRORS = {
     719: ("cudaErrorLaunchFailure", "unspecified launch failure"),
     720: ("cudaErrorCooperativeLaunchTooLarge", "too many blocks in cooperative launch"),
     801: ("cudaErrorNotSupported", "operation not supported"),
+    912: ("cudaErrorInvalidClusterSize", "invalid cluster size"),
     999: ("cudaErrorUnknown", "unknown error"),
 }
 CODES = {name: code for code, (name, _) in ERRORS.items()}

@@ -81,6 +81,13 @@ RESOURCE_DESC_FIELDS = ("resType", "res.array.array", "res.linear.devPtr", "res.
                         "res.linear.sizeInBytes", "res.pitch2D.devPtr", "res.pitch2D.desc",
                         "res.pitch2D.width", "res.pitch2D.height", "res.pitch2D.pitchInBytes")
 TEXTURE_DESC_FIELDS = ("addressMode", "filterMode", "readMode", "sRGB", "borderColor", "normalizedCoords")
+# cudaMemcpy3DParms and the structs in it (cudaMemcpy3D), cudaLaunchAttribute (cudaLaunchKernelExC).
+MEMCPY3D_FIELDS = ("srcArray", "srcPos", "srcPtr", "dstArray", "dstPos", "dstPtr", "extent", "kind")
+PITCHED_PTR_FIELDS = ("ptr", "pitch", "xsize", "ysize")
+POS_FIELDS = ("x", "y", "z")
+EXTENT_FIELDS = ("width", "height", "depth")
+LAUNCH_ATTRIBUTE_FIELDS = ("id", "val.clusterDim.x", "val.clusterDim.y", "val.clusterDim.z", "val.cooperative",
+                           "val.programmaticEvent.event", "val.launchCompletionEvent.event")
 # Each: (exported symbol, C struct, fields), reported as sizeof then offsetof each field.
 LAYOUTS = (("ws_device_prop_layout", "struct cudaDeviceProp", DEVICE_PROP_FIELDS),
            ("ws_func_attributes_layout", "struct cudaFuncAttributes", FUNC_ATTRIBUTE_FIELDS),
@@ -88,7 +95,12 @@ LAYOUTS = (("ws_device_prop_layout", "struct cudaDeviceProp", DEVICE_PROP_FIELDS
            ("ws_pointer_attributes_layout", "struct cudaPointerAttributes", POINTER_ATTRIBUTE_FIELDS),
            ("ws_channel_desc_layout", "struct cudaChannelFormatDesc", CHANNEL_DESC_FIELDS),
            ("ws_resource_desc_layout", "struct cudaResourceDesc", RESOURCE_DESC_FIELDS),
-           ("ws_texture_desc_layout", "struct cudaTextureDesc", TEXTURE_DESC_FIELDS))
+           ("ws_texture_desc_layout", "struct cudaTextureDesc", TEXTURE_DESC_FIELDS),
+           ("ws_memcpy3d_layout", "struct cudaMemcpy3DParms", MEMCPY3D_FIELDS),
+           ("ws_pitched_ptr_layout", "struct cudaPitchedPtr", PITCHED_PTR_FIELDS),
+           ("ws_pos_layout", "struct cudaPos", POS_FIELDS),
+           ("ws_extent_layout", "struct cudaExtent", EXTENT_FIELDS),
+           ("ws_launch_attribute_layout", "cudaLaunchAttribute", LAUNCH_ATTRIBUTE_FIELDS))
 
 
 class RuntimeBuildError(WarpsimError):
@@ -112,6 +124,10 @@ def _to_python(type_: str, name: str) -> str:
     if kind == "e":
         return f"Py_BuildValue(\"(KKK)\", (unsigned long long){name}.width, " \
                f"(unsigned long long){name}.height, (unsigned long long){name}.depth)"
+    if kind == "p":
+        return f"Py_BuildValue(\"(KKKK)\", (unsigned long long)(uintptr_t){name}.ptr, " \
+               f"(unsigned long long){name}.pitch, (unsigned long long){name}.xsize, " \
+               f"(unsigned long long){name}.ysize)"
     if kind == "i":
         return f"PyLong_FromLongLong((long long){name})"
     cast = "(uintptr_t)" if "*" in type_ or type_.endswith("_t") and type_ != "size_t" else ""

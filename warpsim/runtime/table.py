@@ -6,7 +6,7 @@ the Python function of the same name in warpsim.runtime.calls, or, where there i
 none, to `not_supported`), and the version script that gives every symbol
 libcudart's version node. Parameter types are C spellings from ARGUMENT_TYPES:
 pointers and handles reach Python as addresses (int), dim3 as an (x, y, z) tuple,
-a cudaExtent as (width, height, depth).
+a cudaExtent as (width, height, depth), a cudaPitchedPtr as (ptr, pitch, xsize, ysize).
 
 Functions of cuda_runtime_api.h that are not in this table still get a stub
 (RUNTIME_HEADER_FUNCTIONS: every `cudaError_t cuda...(...)` declared there), one
@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 
 # C parameter type -> how the stub hands it to Python: 'u' unsigned 64-bit, 'i' signed, 'd' dim3,
-# 'e' cudaExtent.
+# 'e' cudaExtent, 'p' cudaPitchedPtr (both by value).
 ARGUMENT_TYPES = {
     "void *": "u", "const void *": "u", "void **": "u", "const char *": "u", "char *": "u",
     "size_t": "u", "size_t *": "u", "int *": "u", "unsigned int *": "u", "float *": "u",
@@ -28,7 +28,7 @@ ARGUMENT_TYPES = {
     "cudaStream_t *": "u", "cudaEvent_t": "u", "cudaEvent_t *": "u", "cudaKernel_t": "u",
     "cudaKernel_t *": "u", "dim3": "d", "dim3 *": "u", "uint3 *": "u", "cudaHostFn_t": "u",
     "cudaStreamCallback_t": "u", "unsigned long long *": "u", "cudaArray_t": "u", "cudaArray_t *": "u",
-    "struct cudaExtent": "e",
+    "struct cudaExtent": "e", "struct cudaPitchedPtr": "p",
 }
 # C return type -> how the stub reads Python's result.
 RETURN_TYPES = {"cudaError_t": "int", "const char *": "pointer", "void **": "pointer",
@@ -115,6 +115,24 @@ cudaError_t cudaCreateTextureObject(unsigned long long * pTexObject, const void 
 cudaError_t cudaDestroyTextureObject(unsigned long long texObject)
 cudaError_t cudaCreateSurfaceObject(unsigned long long * pSurfObject, const void * pResDesc)
 cudaError_t cudaDestroySurfaceObject(unsigned long long surfObject)
+cudaError_t cudaMalloc3D(void * pitchedDevPtr, struct cudaExtent extent)
+cudaError_t cudaMemcpy3D(const void * p)
+cudaError_t cudaMemcpy3DAsync(const void * p, cudaStream_t stream)
+cudaError_t cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent)
+cudaError_t cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent, cudaStream_t stream)
+cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset, const void * src, size_t spitch, size_t width, size_t height, int kind, cudaStream_t stream)
+cudaError_t cudaMemcpy2DFromArrayAsync(void * dst, size_t dpitch, cudaArray_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, int kind, cudaStream_t stream)
+cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, int kind)
+cudaError_t cudaMemcpyFromArray(void * dst, cudaArray_t src, size_t wOffset, size_t hOffset, size_t count, int kind)
+cudaError_t cudaGetChannelDesc(void * desc, cudaArray_t array)
+cudaError_t cudaArrayGetInfo(void * desc, void * extent, unsigned int * flags, cudaArray_t array)
+cudaError_t cudaDeviceSetLimit(int limit, size_t value)
+cudaError_t cudaDeviceGetLimit(size_t * pValue, int limit)
+cudaError_t cudaDeviceGetCacheConfig(int * pCacheConfig)
+cudaError_t cudaDeviceSetSharedMemConfig(int config)
+cudaError_t cudaDeviceGetSharedMemConfig(int * pConfig)
+cudaError_t cudaFuncSetSharedMemConfig(const void * func, int config)
+cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t * dynamicSmemSize, const void * func, int numBlocks, int blockSize)
 cudaError_t cudaLaunchCooperativeKernel(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream)
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void * userData)

@@ -31,6 +31,7 @@ class CudaArray:
     channels: int
     bits: int
     kind: int
+    flags: int = 0                 # cudaMalloc3DArray's flags (cudaArrayGetInfo returns them)
 
     @property
     def pitch(self) -> int:

@@ -1,0 +1,128 @@
+"""Device limits, cache and shared-memory configuration, and the shared memory a block may still take.
+
+cudaDeviceSetLimit stores a value that cudaDeviceGetLimit returns; of the
+limits, warpsim acts on the stack size (each launch's `stack_size` setting,
+what a recursive kernel may use). The printf FIFO and the device malloc heap
+are not bounded by their limits in the simulator. Defaults and what is refused
+are an H200's (CUDA 13). The cache and bank-size configurations are hints a
+Hopper GPU ignores: stored, returned, never acted on.
+
+cudaOccupancyMaxPotentialBlockSize is an inline template of cuda_runtime.h: it
+calls cudaDeviceGetAttribute, cudaFuncGetAttributes and
+cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags (in calls), so a program
+gets the chosen GPU's answer from those.
+
+The functions register themselves in calls.IMPLEMENTED (calls imports this module last).
+"""
+
+from __future__ import annotations
+
+from .calls import CODES, INVALID_VALUE, SUCCESS, _kernel_resources, _properties, _refuse, _write, call
+
+LIMIT_STACK_SIZE, LIMIT_PRINTF_FIFO, LIMIT_MALLOC_HEAP = 0, 1, 2
+LIMIT_SYNC_DEPTH, LIMIT_PENDING_LAUNCHES, LIMIT_L2_FETCH, LIMIT_PERSISTING_L2 = 3, 4, 5, 6
+# cudaLimit -> the H200's value before the program sets one (cudaDeviceGetLimit)
+DEFAULT_LIMITS = {LIMIT_STACK_SIZE: 1024, LIMIT_PRINTF_FIFO: 1 << 20, LIMIT_MALLOC_HEAP: 8 << 20,
+                  LIMIT_SYNC_DEPTH: 2, LIMIT_PENDING_LAUNCHES: 2048, LIMIT_L2_FETCH: 64,
+                  LIMIT_PERSISTING_L2: 0}
+MAX_L2_FETCH = 128                             # bytes: cudaLimitMaxL2FetchGranularity's range is 0..128
+UNSUPPORTED_LIMIT = CODES["cudaErrorUnsupportedLimit"]
+CACHE_CONFIGS = range(4)                       # cudaFuncCachePreferNone .. cudaFuncCachePreferEqual
+SHARED_MEM_CONFIGS = range(3)                  # cudaSharedMemBankSizeDefault .. EightByte
+
+
+def limit_value(context, limit: int) -> int:
+    return context.limits.get(limit, DEFAULT_LIMITS[limit])
+
+
+@call()
+def cudaDeviceSetLimit(context, limit, value):
+    if limit not in DEFAULT_LIMITS:
+        return context.fail(UNSUPPORTED_LIMIT)
+    if limit == LIMIT_L2_FETCH and value > MAX_L2_FETCH:
+        return _refuse(context, "cudaDeviceSetLimit", f"cudaLimitMaxL2FetchGranularity {value} is past "
+                       f"{MAX_L2_FETCH} bytes")
+    if limit == LIMIT_PERSISTING_L2 and value > _properties(context)["persistingL2CacheMaxSize"]:
+        return _refuse(context, "cudaDeviceSetLimit", f"cudaLimitPersistingL2CacheSize {value} is past the "
+                       f"{_properties(context)['persistingL2CacheMaxSize']} bytes the GPU can set aside")
+    context.limits[limit] = value
+    return SUCCESS
+
+
+@call()
+def cudaDeviceGetLimit(context, out, limit):
+    if limit not in DEFAULT_LIMITS:
+        return context.fail(UNSUPPORTED_LIMIT)
+    if not out:
+        return context.fail(INVALID_VALUE)
+    _write(out, "Q", limit_value(context, limit))
+    return SUCCESS
+
+
+def launch_settings(context) -> dict:
+    """The settings a launch runs with because of the program's limits (its stack size)."""
+    if LIMIT_STACK_SIZE in context.limits:
+        return {"stack_size": context.limits[LIMIT_STACK_SIZE]}
+    return {}
+
+
+@call()
+def cudaDeviceSetCacheConfig(context, config):
+    if config not in CACHE_CONFIGS:
+        return context.fail(INVALID_VALUE)
+    context.cache_config = config
+    return SUCCESS
+
+
+@call()
+def cudaDeviceGetCacheConfig(context, out):
+    if not out:
+        return context.fail(INVALID_VALUE)
+    _write(out, "i", context.cache_config)
+    return SUCCESS
+
+
+@call()
+def cudaDeviceSetSharedMemConfig(context, config):
+    if config not in SHARED_MEM_CONFIGS:
+        return context.fail(INVALID_VALUE)
+    context.shared_mem_config = config
+    return SUCCESS
+
+
+@call()
+def cudaDeviceGetSharedMemConfig(context, out):
+    if not out:
+        return context.fail(INVALID_VALUE)
+    _write(out, "i", context.shared_mem_config or 1)     # 4-byte banks, what a Hopper SM has
+    return SUCCESS
+
+
+@call()
+def cudaFuncSetSharedMemConfig(context, function, config):
+    if function not in context.kernels:
+        return context.fail(CODES["cudaErrorInvalidDeviceFunction"])
+    return SUCCESS if config in SHARED_MEM_CONFIGS else context.fail(INVALID_VALUE)
+
+
+@call()
+def cudaOccupancyAvailableDynamicSMemPerBlock(context, out, function, blocks, block_size):
+    """The most dynamic shared memory a block can take with `blocks` such blocks on one SM: the
+    SM's shared memory split among them, less each block's reservation and static bytes, in
+    whole allocation units, at most what one block may opt in to."""
+    from ..metrics.occupancy import get_arch, occupancy
+    found = _kernel_resources(context, function)
+    if found is None:
+        return context.fail(CODES["cudaErrorInvalidDeviceFunction"])
+    if not out or blocks <= 0 or block_size <= 0 or block_size > context.preset.max_threads_per_block:
+        return context.fail(INVALID_VALUE)
+    _, _, registers, static_shared = found
+    major, minor = context.preset.compute_capability
+    arch = get_arch(f"sm_{major}{minor}")
+    if occupancy(block_size, registers, static_shared, arch=arch, carveout_kb=arch.carveouts_kb[-1]).active_blocks < blocks:
+        _write(out, "Q", 0)        # other limits (threads, registers, blocks) hold fewer blocks already
+        return SUCCESS
+    per_block = arch.shared_per_sm // blocks // arch.shared_allocation_unit * arch.shared_allocation_unit
+    available = min(per_block - arch.reserved_shared_per_block, arch.max_shared_per_block) - static_shared
+    _write(out, "Q", max(available, 0))
+    return SUCCESS

@@ -1,0 +1,70 @@
+"""What cudaLaunchKernelEx's launch attributes ask of a launch (cudaLaunchAttribute, CUDA 13).
+
+- cudaLaunchAttributeClusterDimension: the launch runs as thread-block clusters of that
+  shape (machine.cluster), for a kernel that declares none;
+- cudaLaunchAttributeCooperative (nonzero): a cooperative launch, as
+  cudaLaunchCooperativeKernel;
+- cudaLaunchAttributeProgrammaticEvent and cudaLaunchAttributeLaunchCompletionEvent:
+  the event is recorded when the launch is done (every launch completes before the
+  call returns, so its blocks have all triggered by then);
+- hints that change no result here (access policy window, cluster scheduling policy,
+  programmatic stream serialization, priority, memory synchronization domains, the
+  preferred cluster shape and shared-memory carveout, NVLink scheduling, portable
+  cluster size and shared memory modes): accepted;
+- cudaLaunchAttributeSynchronizationPolicy (valid for streams only),
+  cudaLaunchAttributeDeviceUpdatableKernelNode (graphs only) and unknown ids:
+  cudaErrorInvalidValue.
+
+The struct is read at the offsets the library was compiled with (native.LAYOUTS).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .hoststructs import layout, read
+
+IGNORE, COOPERATIVE, CLUSTER_DIMENSION = 0, 2, 4
+PROGRAMMATIC_EVENT, LAUNCH_COMPLETION_EVENT = 7, 12
+HINTS = {1, 5, 6, 8, 9, 10, 11, 14, 16, 17, 18}
+REFUSED = {3: "cudaLaunchAttributeSynchronizationPolicy is an attribute of streams, not of launches",
+           13: "cudaLaunchAttributeDeviceUpdatableKernelNode is for graph kernel nodes only"}
+
+
+class Refusal(ValueError):
+    """An attribute CUDA refuses for a launch (cudaErrorInvalidValue)."""
+
+
+@dataclass
+class LaunchOptions:
+    cluster: tuple | None = None                  # (x, y, z) CTAs a cluster
+    cooperative: bool = False
+    events: list = field(default_factory=list)    # event handles recorded when the launch is done
+
+
+def read_attributes(address: int, count: int, events) -> LaunchOptions:
+    """The options of `count` cudaLaunchAttribute structs at a host address; Refusal if refused."""
+    from .native import LAUNCH_ATTRIBUTE_FIELDS
+    sizes = layout("ws_launch_attribute_layout", len(LAUNCH_ATTRIBUTE_FIELDS))
+    at = dict(zip(LAUNCH_ATTRIBUTE_FIELDS, sizes[1:]))
+    options = LaunchOptions()
+    if count and not address:
+        raise Refusal(f"numAttrs is {count} and attrs is NULL")
+    for k in range(count):
+        attribute = address + k * sizes[0]
+        identifier = read(attribute + at["id"], "i")[0]
+        if identifier == CLUSTER_DIMENSION:
+            options.cluster = tuple(read(attribute + at[f"val.clusterDim.{axis}"], "I")[0] for axis in "xyz")
+        elif identifier == COOPERATIVE:
+            options.cooperative = bool(read(attribute + at["val.cooperative"], "i")[0])
+        elif identifier in (PROGRAMMATIC_EVENT, LAUNCH_COMPLETION_EVENT):
+            name = "programmaticEvent" if identifier == PROGRAMMATIC_EVENT else "launchCompletionEvent"
+            event = read(attribute + at[f"val.{name}.event"], "Q")[0]
+            if event not in events:
+                raise Refusal(f"the {name} attribute's event 0x{event:x} is not an event of cudaEventCreate")
+            options.events.append(event)
+        elif identifier in REFUSED:
+            raise Refusal(REFUSED[identifier])
+        elif identifier != IGNORE and identifier not in HINTS:
+            raise Refusal(f"launch attribute id {identifier} is not a cudaLaunchAttributeID")
+    return options
