@@ -15,7 +15,9 @@ import numpy as np
 
 from ..errors import MemoryFault
 from .cluster import peer_offsets
-from .memory import GLOBAL_BASE, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE, describe_freed
+from ..semantics import addresses
+from ..semantics.addresses import GENERIC_SPACES, GLOBAL_BASE, LOCAL_WINDOW, SHARED_WINDOW, generic_space
+from .memory import describe_freed
 
 # State-space modifiers -> the space they name (::cta/::cluster/::entry qualifiers folded).
 SPACES = {"global": "global", "shared": "shared", "shared::cta": "shared",
@@ -121,46 +123,30 @@ def resolve(ctx, site, idx, space: str, addrs: np.ndarray, size: int, write: boo
     addrs = addrs.astype(np.uint64, copy=False)
     if space in ("global", "const"):
         ok, buf, off = ctx.memory.resolve(addrs, size)      # the heap, or registered host ranges too
-        misaligned = addrs % np.uint64(size)
-        if np.count_nonzero(misaligned) or np.count_nonzero(ok) != ok.size:
-            _fault(ctx, site, idx, ok & (misaligned == 0), addrs, "global " + ("store" if write else "load"),
-                   size, "global")
+        ok = ok & addresses.aligned(addrs, size)
+        if not ok.all():
+            _fault(ctx, site, idx, ok, addrs, "global " + ("store" if write else "load"), size, "global")
         return buf, off
     if space == "shared":
-        off = addrs.astype(np.int64)
-        off = np.where(addrs >= SHARED_WINDOW, (addrs - np.uint64(SHARED_WINDOW)).astype(np.int64), off)
+        off = addresses.window_offsets(addrs, SHARED_WINDOW)
         cta, off = peer_offsets(ctx, idx, off)          # shared::cluster: a CTA of the cluster
-        limit = ctx.shared_used
-        ok = (off >= 0) & (off + size <= limit) & (off % size == 0)
+        ok = addresses.inside(off, size, ctx.shared_used)
         if not ok.all():
             _fault(ctx, site, idx, ok, addrs, "shared " + ("store" if write else "load"), size, "shared")
         return ctx.shared, cta * ctx.shared_size + off
     if space == "local":
-        off = addrs.astype(np.int64)
-        off = np.where(addrs >= LOCAL_WINDOW, (addrs - np.uint64(LOCAL_WINDOW)).astype(np.int64), off)
-        ok = (off >= 0) & (off + size <= ctx.local_size) & (off % size == 0)
+        off = addresses.window_offsets(addrs, LOCAL_WINDOW)
+        ok = addresses.inside(off, size, ctx.local_size)
         if not ok.all():
             _fault(ctx, site, idx, ok, addrs, "local " + ("store" if write else "load"), size)
         return ctx.local, idx.astype(np.int64) * ctx.local_size + off
     if space == "param":
         off = addrs.astype(np.int64)
-        ok = (off >= 0) & (off + size <= len(ctx.params)) & (off % size == 0)
+        ok = addresses.inside(off, size, len(ctx.params))
         if not ok.all() or write:
             _fault(ctx, site, idx, ok & (not write), addrs, "parameter " + ("store" if write else "load"), size)
         return ctx.params, off
     raise AssertionError(space)
-
-
-def generic_space(addrs: np.ndarray) -> np.ndarray:
-    """Per lane: 0 global, 1 shared, 2 local (by address window)."""
-    a = addrs.astype(np.uint64, copy=False)
-    space = np.zeros(a.shape, dtype=np.int8)
-    space[(a >= SHARED_WINDOW) & (a < SHARED_WINDOW + WINDOW_SIZE)] = 1
-    space[(a >= LOCAL_WINDOW) & (a < LOCAL_WINDOW + WINDOW_SIZE)] = 2
-    return space
-
-
-GENERIC_SPACES = ("global", "shared", "local")
 
 
 def split_generic(addrs: np.ndarray):
@@ -190,8 +176,7 @@ def load(ctx, site, idx, space, addrs, dtype, count=1):
         return outs
     total = size * count
     buf, off = resolve(ctx, site, idx, space, addrs, total if count > 1 else size, False)
-    if count > 1 and (off % total).any():
-        ok = off % total == 0
+    if count > 1 and not (ok := addresses.aligned(off, total)).all():
         _fault(ctx, site, idx, ok, addrs, f"vector load (.v{count})", total)
     view = buf.view(dtype)
     base = off // size
@@ -213,8 +198,8 @@ def store(ctx, site, idx, space, addrs, dtype, values):
         return
     total = size * count
     buf, off = resolve(ctx, site, idx, space, addrs, total if count > 1 else size, True)
-    if count > 1 and (off % total).any():
-        _fault(ctx, site, idx, off % total == 0, addrs, f"vector store (.v{count})", total)
+    if count > 1 and not (ok := addresses.aligned(off, total)).all():
+        _fault(ctx, site, idx, ok, addrs, f"vector store (.v{count})", total)
     view = buf.view(dtype)
     base = off // size
     changed = not ctx.changes_only

@@ -4,12 +4,47 @@ Global memory (the device heap) starts at GLOBAL_BASE; a generic address in
 [SHARED_WINDOW, SHARED_WINDOW + WINDOW_SIZE) is a shared-memory offset and one
 in the local window a local-memory offset, as cvta and the SASS executor's
 generic loads resolve them. The PTX machine's heap, its compiled round loop
-and the SASS executor take these from here, so the map has one home.
+and the SASS executor take these from here, so the map has one home, and
+with it the checks both executors make of every lane: which window a generic
+address is in, and whether an access of a width is aligned and inside its
+space (each executor words its own error from the lanes that fail).
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 GLOBAL_BASE = 0x7F00_0000_0000          # where device allocations start
 SHARED_WINDOW = 0x0001_0000_0000_0000   # generic address of shared offset 0
 LOCAL_WINDOW = 0x0002_0000_0000_0000    # generic address of local offset 0
 WINDOW_SIZE = 1 << 32
+
+GENERIC_SPACES = ("global", "shared", "local")     # generic_space's codes 0, 1, 2
+
+
+def generic_space(addrs) -> np.ndarray:
+    """Per lane: 0 global, 1 shared, 2 local, by the window a generic address falls in."""
+    a = np.asarray(addrs).astype(np.uint64, copy=False)
+    space = np.zeros(a.shape, dtype=np.int8)
+    space[(a >= np.uint64(SHARED_WINDOW)) & (a < np.uint64(SHARED_WINDOW + WINDOW_SIZE))] = 1
+    space[(a >= np.uint64(LOCAL_WINDOW)) & (a < np.uint64(LOCAL_WINDOW + WINDOW_SIZE))] = 2
+    return space
+
+
+def window_offsets(addrs, window: int) -> np.ndarray:
+    """Offsets into a window's space of addresses that are either offsets already (a .shared or
+    .local access) or generic addresses inside the window (cvta's results), as int64."""
+    a = np.asarray(addrs).astype(np.uint64, copy=False)
+    return np.where(a >= np.uint64(window), a - np.uint64(window), a).astype(np.int64)
+
+
+def aligned(addrs, size: int) -> np.ndarray:
+    """Per lane: the address is a multiple of the access's width (every space demands it)."""
+    addrs = np.asarray(addrs)
+    return addrs % addrs.dtype.type(size) == 0
+
+
+def inside(offsets, size: int, limit: int) -> np.ndarray:
+    """Per lane: [offset, offset + size) lies in a space of `limit` bytes and is aligned to size."""
+    offsets = np.asarray(offsets, dtype=np.int64)
+    return (offsets >= 0) & (offsets + size <= limit) & (offsets % size == 0)

@@ -25,7 +25,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from ...semantics.addresses import LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE
+from ...semantics import addresses
+from ...semantics.addresses import LOCAL_WINDOW, SHARED_WINDOW
 from .errors import SassFault, where
 from .operands import U32, U64, source
 from .table import Unsupported
@@ -98,17 +99,16 @@ def resolve(st, ins, g, space: str, addrs: np.ndarray, size: int):
     """Per space, the Space objects and lane masks of an access ([(mask, Space, space name)])."""
     addrs = np.asarray(addrs, dtype=U64)
     if space == "generic":
-        shared = (addrs >= U64(SHARED_WINDOW)) & (addrs < U64(SHARED_WINDOW + WINDOW_SIZE))
-        local = (addrs >= U64(LOCAL_WINDOW)) & (addrs < U64(LOCAL_WINDOW + WINDOW_SIZE))
+        windows = addresses.generic_space(addrs)
         out = []
-        for mask, name, base in ((~shared & ~local, "global", 0), (shared, "shared", SHARED_WINDOW),
-                                 (local, "local", LOCAL_WINDOW)):
+        for code, (name, base) in enumerate(zip(addresses.GENERIC_SPACES, (0, SHARED_WINDOW, LOCAL_WINDOW))):
+            mask = windows == code
             if mask.any():
                 sub = g.subset(mask)
                 out.append((mask, resolve(st, ins, sub, name, addrs[mask] - U64(base), size)[0][1], name))
         return out
-    misaligned = (addrs % U64(size)) != 0
     if space == "global":
+        misaligned = ~addresses.aligned(addrs, size)
         ok, array, offsets = st.memory.resolve(addrs, size)     # the heap, or registered host ranges too
         ok = ok & ~misaligned
         if not ok.all():
@@ -117,14 +117,14 @@ def resolve(st, ins, g, space: str, addrs: np.ndarray, size: int):
         return [(None, Space(array, offsets), "global")]
     if space == "shared":
         offsets = addrs.astype(np.int64) - st.shared_reserved
-        ok = (offsets >= 0) & (offsets + size <= st.shared_size) & ~misaligned
+        ok = addresses.inside(offsets, size, st.shared_size)      # the reserved bytes keep every width's alignment
         if not ok.all():
             fault(st, ins, g, ~ok, addrs, f"shared access of {size} bytes outside the CTA's "
                                           f"{st.shared_size} bytes")
         return [(None, Space(st.shared, st.cta[g.idx] * st.shared_size + offsets), "shared")]
     if space == "local":
         offsets = addrs.astype(np.int64)
-        ok = (offsets >= 0) & (offsets + size <= st.local_size) & ~misaligned
+        ok = addresses.inside(offsets, size, st.local_size)
         if not ok.all():
             fault(st, ins, g, ~ok, addrs, f"local access of {size} bytes outside the thread's "
                                           f"{st.local_size} bytes")
