@@ -61,12 +61,112 @@ def shift_right(values, amount):
     return np.where(in_range, values >> in_range_amount, values.dtype.type(0))
 
 
+def shift_amount(amount, wrap: bool, limit: int = 32) -> np.ndarray:
+    """A shift count as an instruction reads its unsigned 32-bit operand (uint32).
+
+    Wrapping (shf.wrap, SHF.W, SHL.W) keeps it mod 32; otherwise the whole word
+    is clamped at `limit`, the width shifted (shf.clamp, and SHF, SHL and SHR,
+    which ptxas gives shl/shr by a register for every amount).
+    """
+    amount = np.asarray(amount).astype(_U32)
+    return amount & _U32(31) if wrap else np.minimum(amount, _U32(limit))
+
+
+def negate(values) -> np.ndarray:
+    """-x modulo 2**width in the values' own dtype; -INT_MIN is INT_MIN, as on the GPU."""
+    unsigned = as_unsigned(values)
+    with np.errstate(over="ignore"):
+        return (unsigned.dtype.type(0) - unsigned).view(np.asarray(values).dtype)
+
+
+def absolute(words) -> np.ndarray:
+    """|x| of two's complement words, as unsigned bits (|INT_MIN| wraps to INT_MIN's bits)."""
+    unsigned = as_unsigned(words)
+    return np.where(as_signed(unsigned) < 0, negate(unsigned), unsigned)
+
+
 def low_mask(count, dtype) -> np.ndarray:
     """Unsigned `dtype` values with the low `count` bits set, count in 0..width."""
     dtype = np.dtype(dtype)
     width = dtype.itemsize * 8
     all_ones = np.asarray(~dtype.type(0))
     return shift_right(all_ones, width - np.asarray(count, dtype=np.int64))
+
+
+# ------------------------------------------------------------------ sums with carries, products
+
+def add_with_carry(terms, dtype) -> tuple:
+    """The sum of unsigned terms modulo 2**width of `dtype`, and how often it carried out (uint32).
+
+    One adder for PTX's add.cc/addc/mad.cc/madc and SASS's IADD3/IMAD/LEA with
+    carry-out predicates: carry-in flags (bool or 0/1) are terms like any
+    other, and a negated operand enters as its complement plus a term of 1.
+    IADD3's three words and two carry-ins can carry twice (its two predicates).
+    """
+    dtype = np.dtype(dtype)
+    total = np.zeros((), dtype=dtype)
+    carries = np.zeros((), dtype=_U32)
+    with np.errstate(over="ignore"):
+        for term in terms:
+            partial = total + np.asarray(term).astype(dtype)
+            carries = carries + (partial < total).astype(_U32)
+            total = partial
+    return total, carries
+
+
+def subtract_with_carry(x, y, carry_in) -> tuple:
+    """x - y - (1 - carry_in) as the adder computes it, x + ~y + carry_in, and its carry out.
+
+    After sub.cc/subc.cc CC.CF (and IADD3's predicate for a - b) holds the
+    adder's carry: 1 means no borrow. The manual calls CF a borrow for
+    subtraction; a pure sub.cc/subc chain cannot tell the two apart, but a
+    mixed one can (sub.cc 0-0 then addc 0+0 gives 1 on an H200).
+    """
+    x = as_unsigned(x)
+    return add_with_carry([x, ~as_unsigned(y), carry_in], x.dtype)
+
+
+def multiply_low(a, b) -> np.ndarray:
+    """The low word of a*b, the same bits signed or not (NumPy's unsigned product wraps so)."""
+    a, b = as_unsigned(a), as_unsigned(b)
+    with np.errstate(over="ignore"):
+        return np.asarray(a * b).astype(a.dtype)
+
+
+def multiply_wide(a, b, signed: bool) -> np.ndarray:
+    """The exact product of two words of up to 32 bits, as unsigned bits twice their width."""
+    a, b = np.asarray(a), np.asarray(b)
+    width = a.dtype.itemsize * 8
+    if signed:
+        product = as_signed(a).astype(np.int64) * as_signed(b).astype(np.int64)
+    else:
+        product = as_unsigned(a).astype(_U64) * as_unsigned(b).astype(_U64)
+    return np.asarray(product).astype(np.dtype(f"uint{2 * width}"))
+
+
+def multiply_high(a, b, signed: bool) -> np.ndarray:
+    """The high word of the exact product a*b, as unsigned bits of the operands' width.
+
+    64-bit operands build it from 32-bit halves (NumPy has no 128-bit
+    integers); their signed high word is the unsigned one less (a<0 ? b) and
+    (b<0 ? a), modulo 2**64.
+    """
+    a, b = np.asarray(a), np.asarray(b)
+    width = a.dtype.itemsize * 8
+    if width <= 32:
+        wide = multiply_wide(a, b, signed)
+        return (wide >> wide.dtype.type(width)).astype(np.dtype(f"uint{width}"))
+    ua, ub = as_unsigned(a), as_unsigned(b)
+    low32, thirty_two = _U64(0xFFFFFFFF), _U64(32)
+    a_lo, a_hi, b_lo, b_hi = ua & low32, ua >> thirty_two, ub & low32, ub >> thirty_two
+    lo_lo, lo_hi, hi_lo, hi_hi = a_lo * b_lo, a_lo * b_hi, a_hi * b_lo, a_hi * b_hi
+    middle = (lo_lo >> thirty_two) + (lo_hi & low32) + (hi_lo & low32)   # < 2**34
+    high = hi_hi + (lo_hi >> thirty_two) + (hi_lo >> thirty_two) + (middle >> thirty_two)
+    if signed:
+        zero = _U64(0)
+        with np.errstate(over="ignore"):
+            high = high - np.where(as_signed(a) < 0, ub, zero) - np.where(as_signed(b) < 0, ua, zero)
+    return np.asarray(high, dtype=_U64)
 
 
 # ------------------------------------------------------------------ min, max

@@ -14,7 +14,7 @@ import numpy as np
 
 from ...ptx.types import TYPES
 from ...semantics import integer as bits
-from ...semantics.integer import as_unsigned, low_mask, shift_left, shift_right
+from ...semantics.integer import as_unsigned, low_mask, negate, shift_left, shift_right
 from .logic import no_flags
 from .table import Signature, same_type, value_op
 
@@ -66,12 +66,6 @@ def _saturate_s32(values) -> np.ndarray:
     return np.clip(values, INT32_MIN, INT32_MAX).astype(np.int32)
 
 
-def _negate(values) -> np.ndarray:
-    """-x modulo 2^width; -INT_MIN is INT_MIN, as on the GPU."""
-    unsigned = as_unsigned(values)
-    return (unsigned.dtype.type(0) - unsigned).view(np.asarray(values).dtype)
-
-
 def _magnitude(values) -> np.ndarray:
     """|x| as an unsigned value of the same width (|INT_MIN| fits there)."""
     values = np.asarray(values)
@@ -79,30 +73,6 @@ def _magnitude(values) -> np.ndarray:
     if values.dtype.kind != "i":
         return unsigned
     return np.where(values < 0, unsigned.dtype.type(0) - unsigned, unsigned)
-
-
-def _add_with_carry(x, y, carry_in):
-    """x + y + carry_in on unsigned values, and the carry out (u32 0/1)."""
-    partial = x + y
-    total = partial + carry_in
-    carry = (partial < x) | (total < partial)
-    return total, carry.astype(np.uint32)
-
-
-def _sub_with_carry(x, y, carry_in):
-    """x + ~y + carry_in on unsigned values (x - y - !carry_in), and the carry out.
-
-    The GPU subtracts by adding the complement, so after sub.cc/subc.cc CC.CF
-    holds the adder's carry: 1 means no borrow. The manual calls CF a borrow
-    for subtraction; a pure sub.cc/subc chain cannot tell the two apart, but a
-    mixed one can (sub.cc 0-0 then addc 0+0 gives 1 on an H200), so this
-    follows the hardware.
-    """
-    borrow_in = x.dtype.type(1) - carry_in
-    partial = x - y
-    total = partial - borrow_in
-    borrow = (x < y) | (partial < borrow_in)
-    return total, (~borrow).astype(np.uint32)
 
 
 def _carry_flag(cc, dtype) -> np.ndarray:
@@ -141,9 +111,9 @@ def add_sub(ins, a, b):
     if "cc" in ins.flags:
         ua, ub = as_unsigned(a), as_unsigned(b)
         if ins.opcode == "add":
-            total, carry = _add_with_carry(ua, ub, ua.dtype.type(0))
+            total, carry = bits.add_with_carry([ua, ub], ua.dtype)
         else:
-            total, carry = _sub_with_carry(ua, ub, ua.dtype.type(1))
+            total, carry = bits.subtract_with_carry(ua, ub, 1)
         return total.view(np.asarray(a).dtype), carry
     return a + b if ins.opcode == "add" else a - b
 
@@ -151,51 +121,28 @@ def add_sub(ins, a, b):
 @value_op("addc", "subc", family="integer", signature=_carry_signature(2),
           types=CARRY_TYPES, check=no_flags("cc"))
 def add_sub_carry(ins, a, b, carry_in):
-    """a + b + CC.CF, or a - b - !CC.CF (CF is a carry, see _sub_with_carry)."""
+    """a + b + CC.CF, or a - b - !CC.CF (CF is a carry: semantics/integer.subtract_with_carry)."""
     ua, ub = as_unsigned(a), as_unsigned(b)
-    op = _add_with_carry if ins.opcode == "addc" else _sub_with_carry
-    total, carry = op(ua, ub, _carry_flag(carry_in, ua.dtype))
+    flag = _carry_flag(carry_in, ua.dtype)
+    if ins.opcode == "addc":
+        total, carry = bits.add_with_carry([ua, ub, flag], ua.dtype)
+    else:
+        total, carry = bits.subtract_with_carry(ua, ub, flag)
     total = total.view(np.asarray(a).dtype)
     return (total, carry) if "cc" in ins.flags else total
 
 
 # ------------------------------------------------------------------ mul, mad
 
-def _mul_hi_u64(a, b):
-    """High 64 bits of the 128-bit product, from 32-bit halves (no int128 in NumPy)."""
-    low32, thirty_two = np.uint64(0xFFFFFFFF), np.uint64(32)
-    a_lo, a_hi = a & low32, a >> thirty_two
-    b_lo, b_hi = b & low32, b >> thirty_two
-    lo_lo, lo_hi, hi_lo, hi_hi = a_lo * b_lo, a_lo * b_hi, a_hi * b_lo, a_hi * b_hi
-    middle = (lo_lo >> thirty_two) + (lo_hi & low32) + (hi_lo & low32)   # < 2^34
-    return hi_hi + (lo_hi >> thirty_two) + (hi_lo >> thirty_two) + (middle >> thirty_two)
-
-
-def _mul_hi_64(a, b):
-    """mul.hi for 64-bit types; signed = unsigned high - (a<0 ? b) - (b<0 ? a) mod 2^64."""
-    a, b = np.asarray(a), np.asarray(b)
-    ua, ub = as_unsigned(a), as_unsigned(b)
-    high = _mul_hi_u64(ua, ub)
-    if a.dtype.kind != "i":
-        return high
-    zero = np.uint64(0)
-    high = high - np.where(a < 0, ub, zero) - np.where(b < 0, ua, zero)
-    return high.view(np.int64)
-
-
 def _product(a, b, mode: str, type_name: str):
     """The .lo, .hi or .wide part of a*b for operands of `type_name`."""
-    bits = TYPES[type_name].bits
-    if bits <= 32:
-        product = _exact(a) * _exact(b)             # exact in 64 bits
-        if mode == "lo":
-            return _wrap(product, type_name)
-        if mode == "hi":
-            return _wrap(product >> product.dtype.type(bits), type_name)
-        return product.astype(TYPES[WIDE_TYPE[type_name]].dtype)
+    a = np.asarray(a)
+    signed = a.dtype.kind == "i"
     if mode == "lo":
-        return np.asarray(a) * np.asarray(b)        # wraps mod 2^64 like PTX
-    return _mul_hi_64(a, b)
+        return bits.multiply_low(a, b).view(a.dtype)
+    if mode == "hi":
+        return bits.multiply_high(a, b, signed).view(a.dtype)
+    return bits.multiply_wide(a, b, signed).view(TYPES[WIDE_TYPE[type_name]].dtype)
 
 
 def _mode(ins) -> str:
@@ -242,7 +189,7 @@ def mad(ins, a, b, c):
         return _saturate_s32(_exact(part) + _exact(c))
     if "cc" in ins.flags:
         unsigned_part = as_unsigned(part)
-        total, carry = _add_with_carry(unsigned_part, as_unsigned(c), unsigned_part.dtype.type(0))
+        total, carry = bits.add_with_carry([unsigned_part, as_unsigned(c)], unsigned_part.dtype)
         return total.view(part.dtype), carry
     return part + np.asarray(c)
 
@@ -258,7 +205,7 @@ def _check_madc(ins):
 def madc(ins, a, b, c, carry_in):
     """part(a*b) + c + CC.CF, optionally writing the carry out."""
     part = as_unsigned(_product(a, b, _mode(ins), ins.type))
-    total, carry = _add_with_carry(part, as_unsigned(c), _carry_flag(carry_in, part.dtype))
+    total, carry = bits.add_with_carry([part, as_unsigned(c), _carry_flag(carry_in, part.dtype)], part.dtype)
     total = total.view(np.asarray(a).dtype)
     return (total, carry) if "cc" in ins.flags else total
 
@@ -322,11 +269,11 @@ def div_rem(ins, a, b):
     if ins.opcode == "div":
         result = a_mag // b_mag
         if signed:
-            result = np.where((a < 0) != (safe_b < 0), _negate(result), result)
+            result = np.where((a < 0) != (safe_b < 0), negate(result), result)
     else:
         result = a_mag % b_mag                      # the remainder takes the dividend's sign
         if signed:
-            result = np.where(a < 0, _negate(result), result)
+            result = np.where(a < 0, negate(result), result)
     result = np.asarray(result).view(a.dtype)
     return np.where(by_zero, DIVIDE_BY_ZERO[(ins.opcode, signed)](a), result)
 
@@ -353,8 +300,8 @@ def abs_neg(ins, a):
     """abs/neg of INT_MIN wrap to INT_MIN."""
     a = np.asarray(a)
     if ins.opcode == "neg":
-        return _negate(a)
-    return np.where(a < 0, _negate(a), a)
+        return negate(a)
+    return bits.absolute(a).view(a.dtype)
 
 
 @value_op("sad", family="integer", signature=same_type, types=ARITH_TYPES, check=no_flags())

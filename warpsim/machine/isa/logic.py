@@ -12,7 +12,7 @@ import numpy as np
 
 from ...semantics.bits import PRMT_MODE_SELECTORS, lut3, permute_bytes, prmt_mode_selectors
 from ...semantics.bits import funnel_shift as funnel_shift_pair
-from ...semantics.integer import shift_left, shift_right
+from ...semantics.integer import shift_amount, shift_left, shift_right
 from .table import Signature, same_type, value_op
 
 BIT_TYPES = frozenset({"b16", "b32", "b64"})
@@ -98,8 +98,7 @@ def funnel_shift(ins, a, b, c):
 
     shf.l keeps the upper 32 bits of the shifted pair, shf.r the lower.
     """
-    c = np.asarray(c, dtype=np.uint32)
-    amount = np.minimum(c, np.uint32(32)) if "clamp" in ins.flags else c & np.uint32(31)
+    amount = shift_amount(c, wrap="wrap" in ins.flags)
     left = "l" in ins.flags
     shifted = funnel_shift_pair(a, b, amount, left)
     return ((shifted >> np.uint64(32)) if left else shifted).astype(np.uint32)

@@ -80,14 +80,10 @@ def iadd3(ins):
     write, carry_writers = dest(dst), [pred_dest(op) for op in outs]
 
     def run(st, g):
-        total = U64(ones)
-        for read, _ in terms:
-            total = total + np.asarray(read(st, g), dtype=U64)
-        for read in carries:
-            total = total + np.asarray(read(st, g), dtype=U64)
-        write(st, g, total & M32)
-        if carry_writers:
-            _write_carries(carry_writers, st, g, total >> U64(32))
+        words = [read(st, g) for read, _ in terms] + [read(st, g) for read in carries]
+        total, carry = bits.add_with_carry(words + [ones], U32)
+        write(st, g, total)
+        _write_carries(carry_writers, st, g, carry)
     return Step(ins, run)
 
 
@@ -96,14 +92,11 @@ def _iadd3_64(ins, dst, outs, values, tail):
     if outs or tail or "X" in ins.mods:
         raise Unsupported("carries of .64")
     terms = [adder_term(op, 64) for op in values]
-    ones = U64(sum(one for _, one in terms))
+    ones = sum(one for _, one in terms)
     write = dest(dst, 64)
 
     def run(st, g):
-        total = ones
-        for read, _ in terms:
-            total = total + np.asarray(read(st, g), dtype=U64)
-        write(st, g, total)
+        write(st, g, bits.add_with_carry([read(st, g) for read, _ in terms] + [ones], U64)[0])
     return Step(ins, run)
 
 
@@ -111,14 +104,10 @@ def _iadd3_64(ins, dst, outs, values, tail):
 def viadd(ins):
     dst, a, b = ins.operands[:3]
     ra, rb = source(a), source(b)
-    return Step(ins, alu([dest(dst)], [ra, rb], lambda x, y: x + y))
+    return Step(ins, alu([dest(dst)], [ra, rb], lambda x, y: bits.add_with_carry([x, y], U32)[0]))
 
 
 # ------------------------------------------------------------------ IMAD
-
-def _as_signed64(x):
-    return np.asarray(x, dtype=U32).astype(np.int32).astype(np.int64)
-
 
 @semantics("IMAD", "UIMAD", family="integer", pipe=("fma", "uniform"),
            mods=("WIDE", "HI", "MOV", "SHL", "X", "IADD", "U32", "S32"),
@@ -140,43 +129,17 @@ def imad(ins):
 
     def run(st, g):
         a, b, c = ra(st, g), rb(st, g), rc(st, g)
-        if wide or high:
-            if signed:
-                product = (_as_signed64(a) * _as_signed64(b)).astype(U64)
-            else:
-                product = np.asarray(a, dtype=U64) * np.asarray(b, dtype=U64)
-        else:
-            product = (np.asarray(a, dtype=U64) * np.asarray(b, dtype=U64)) & M32
+        extra = [c_one] + [read(st, g) for read in carries]
         if pair_c:
-            with np.errstate(over="ignore"):
-                full = product + np.asarray(c, dtype=U64) + U64(c_one)
-                final = (full >> U64(32)) & M32
-            write(st, g, final)
-            if carry_writers:
-                _write_carries(carry_writers, st, g, (full < product).astype(U64))
-            return
-        if high:
-            if signed:
-                product = ((_as_signed64(a) * _as_signed64(b)) >> 32).astype(U64) & M32
-            else:
-                product = product >> U64(32)
-        extra = U64(c_one)
-        for read in carries:
-            extra = extra + np.asarray(read(st, g), dtype=U64)
-        if wide:
-            with np.errstate(over="ignore"):
-                c64 = np.asarray(c, dtype=U64)
-                total = product + c64
-                carry = (total < product).astype(U64)
-                final = total + extra
-                carry = carry + (final < total)
-            write(st, g, final)
+            full, carry = bits.add_with_carry([bits.multiply_wide(a, b, signed), c] + extra, U64)
+            final = full >> U64(32)
+        elif wide:
+            final, carry = bits.add_with_carry([bits.multiply_wide(a, b, signed), c] + extra, U64)
         else:
-            total = product + np.asarray(c, dtype=U64) + extra
-            final, carry = total & M32, total >> U64(32)
-            write(st, g, final)
-        if carry_writers:
-            _write_carries(carry_writers, st, g, carry)
+            part = bits.multiply_high(a, b, signed) if high else bits.multiply_low(a, b)
+            final, carry = bits.add_with_carry([part, c] + extra, U32)
+        write(st, g, final)
+        _write_carries(carry_writers, st, g, carry)
     return Step(ins, run)
 
 
@@ -204,23 +167,15 @@ def lea(ins):
     write, carry_writers = dest(dst), [pred_dest(op) for op in outs]
 
     def run(st, g):
-        a = np.asarray(ra(st, g), dtype=U64) + U64(a_one)
-        a = a & M32
+        a = bits.add_with_carry([ra(st, g), a_one], U32)[0]
         if high:
-            if sx32:
-                c = np.where(a >> U64(31) != 0, M32, U64(0))
-            else:
-                c = np.asarray(rc(st, g), dtype=U64)
-            pair = (c << U64(32)) | a
-            shifted = (pair << U64(shift)) >> U64(32) & M32 if shift else c & M32
+            c = np.where(a >> U32(31), U32(0xFFFFFFFF), U32(0)) if sx32 else rc(st, g)
+            shifted = funnel_shift(a, c, shift, left=True) >> U64(32)
         else:
-            shifted = (a << U64(shift)) & M32
-        total = shifted + np.asarray(rb(st, g), dtype=U64)
-        for read in carries:
-            total = total + np.asarray(read(st, g), dtype=U64)
-        write(st, g, total & M32)
-        if carry_writers:
-            _write_carries(carry_writers, st, g, total >> U64(32))
+            shifted = bits.shift_left(a, shift)
+        total, carry = bits.add_with_carry([shifted, rb(st, g)] + [read(st, g) for read in carries], U32)
+        write(st, g, total)
+        _write_carries(carry_writers, st, g, carry)
     return Step(ins, run)
 
 
@@ -261,9 +216,7 @@ def shf(ins):
     ra, rb, rc = source(a), source(b), source(c)
 
     def fn(x, s, y):
-        s = np.asarray(s, dtype=U64)
-        s = s & U64(31) if wrap else np.minimum(s & U64(0xFF if limit == 32 else 0x7F), U64(limit))
-        shifted = funnel_shift(x, y, s, left, signed)
+        shifted = funnel_shift(x, y, bits.shift_amount(s, wrap, limit), left, signed)
         return (shifted >> U64(32) if high else shifted) & M32
     return Step(ins, alu([dest(dst)], [ra, rb, rc], fn))
 
@@ -275,9 +228,7 @@ def shl(ins):
     wrap = "W" in ins.mods
 
     def fn(x, s):
-        s = np.asarray(s, dtype=U64)
-        s = s & U64(31) if wrap else np.minimum(s, U64(32))
-        return (np.asarray(x, dtype=U64) << s) & M32
+        return bits.shift_left(np.asarray(x, dtype=U32), bits.shift_amount(s, wrap))
     return Step(ins, alu([dest(dst)], [source(a), source(b)], fn))
 
 
@@ -288,11 +239,8 @@ def shr(ins):
     signed, wrap = "S32" in ins.mods, "W" in ins.mods
 
     def fn(x, s):
-        s = np.asarray(s, dtype=U64)
-        s = s & U64(31) if wrap else np.minimum(s, U64(32))
-        if signed:
-            return (_as_signed64(x) >> s.astype(np.int64)).astype(U64) & M32
-        return np.asarray(x, dtype=U64) >> s
+        x = np.asarray(x, dtype=U32)
+        return bits.as_unsigned(bits.shift_right(bits.as_signed(x) if signed else x, bits.shift_amount(s, wrap)))
     return Step(ins, alu([dest(dst)], [source(a), source(b)], fn))
 
 
@@ -309,8 +257,7 @@ def prmt(ins):
            mods=(), doc="|a| of a signed 32-bit value (wraps at -2**31)")
 def iabs(ins):
     dst, a = ins.operands[:2]
-    return Step(ins, alu([dest(dst)], [source(a)],
-                         lambda x: np.abs(_as_signed64(x)).astype(U64) & M32))
+    return Step(ins, alu([dest(dst)], [source(a)], lambda x: bits.absolute(np.asarray(x, dtype=U32))))
 
 
 def _min_max(ins, values_at, pred_at):
@@ -388,6 +335,5 @@ def viaddmnmx(ins):
     signed = "U32" not in ins.mods
 
     def fn(x, y, z, smaller):
-        total = ((np.asarray(x, dtype=U64) + np.asarray(y, dtype=U64)) & M32).astype(U32)
-        return bits.min_max([total, z], smaller, signed)
+        return bits.min_max([bits.add_with_carry([x, y], U32)[0], z], smaller, signed)
     return Step(ins, alu([dest(dst)], [ra, rb, rc, choose_min], fn))
