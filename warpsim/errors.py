@@ -225,6 +225,14 @@ class ClusterSizeMismatch(LaunchRefused):
     runtime_error = "cudaErrorInvalidClusterSize"
 
 
+class CooperativeLaunchTooLarge(LaunchRefused):
+    """A cooperative launch (grid-wide sync) with more blocks than can be resident at once:
+    blocks per SM by occupancy, times the GPU's SMs."""
+
+    cuda_error = "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE"
+    runtime_error = "cudaErrorCooperativeLaunchTooLarge"
+
+
 class MemoryFault(LaunchError):
     """An out-of-bounds, misaligned or unmapped access; never touches host memory."""
 

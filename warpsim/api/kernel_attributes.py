@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import math
 
-from ..errors import InvalidValue, LaunchOutOfResources
+from ..errors import CooperativeLaunchTooLarge, InvalidValue, LaunchOutOfResources
+from ..metrics.occupancy import co_resident_blocks
 from ..metrics.registers import registers_per_thread
 
 __all__ = ["KernelAttributes"]
@@ -162,6 +163,25 @@ class KernelAttributes:
                 f"too many resources requested for launch: a block of {threads} threads at "
                 f"{count.registers} registers each (ptxas) needs more than the 65536 registers of an "
                 f"SM; at most {self._register_file_threads()} threads", kernel=kernel)
+
+    def check_co_resident(self, grid, block, shared_mem: int) -> None:
+        """A cooperative launch (grid-wide sync) must fit on the GPU at once: refuse, as the driver
+        does, more blocks than occupancy allows per SM times the SMs of the GPU preset
+        (settings gpu, default the H200)."""
+        from ..settings import current
+        from ..timing.presets import gpu_preset
+        loaded, name = self._attribute_kernel()
+        preset = gpu_preset(current().gpu or "h200")
+        major, minor = preset.compute_capability
+        threads = block[0] * block[1] * block[2]
+        shared = loaded.program.kernel_static_shared.get(name, 0) + shared_mem
+        limit = co_resident_blocks(threads, self._registers().registers, shared, f"sm_{major}{minor}",
+                                   preset.sms)
+        blocks = grid[0] * grid[1] * grid[2]
+        if blocks > limit:
+            raise CooperativeLaunchTooLarge(
+                f"a cooperative launch of {blocks} blocks, more than the {limit} that can be resident "
+                f"at once on {preset.sms} SMs of the {preset.full_name}", kernel=name)
 
     @property
     def attributes(self) -> dict:

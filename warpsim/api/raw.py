@@ -56,7 +56,7 @@ def cupy_options(options) -> tuple:
 # --- raw kernels -------------------------------------------------------------
 
 def _launch_in_process(loaded_module, kernel, grid, block, params, shared_mem, cooperative):
-    return loaded_module.launch(kernel, grid, block, params, shared_mem=shared_mem)
+    return loaded_module.launch(kernel, grid, block, params, shared_mem=shared_mem, cooperative=cooperative)
 
 
 _launcher = None    # set by warpsim.distributed (a layer above): it shards launches when settings ask
@@ -105,6 +105,8 @@ class Function(KernelAttributes):
                                kernel=self.kernel_name) from None
         self.check_launch_resources(block, shared_mem)
         for index, arg in enumerate(args if isinstance(args, (tuple, list)) else ()):
+        if enable_cooperative_groups:
+            self.check_co_resident(grid, block, shared_mem)
             if isinstance(arg, ndarray) and arg.device is not self.device:
                 raise KernelArgumentError(f"kernel '{self.kernel_name}' argument {index} is an array "
                                           "on another device than the one the kernel runs on")

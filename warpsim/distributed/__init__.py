@@ -22,7 +22,7 @@ def _launch(loaded, kernel, grid, block, params, shared_mem, cooperative):
     """Every RawKernel call: in this process unless settings ask for workers (then launch.py)."""
     chosen = _current_settings()
     if (chosen.workers <= 1 and chosen.scheduler is None) or cooperative:
-        return loaded.launch(kernel, grid, block, params, shared_mem=shared_mem)
+        return loaded.launch(kernel, grid, block, params, shared_mem=shared_mem, cooperative=cooperative)
     from .launch import launch
     return launch(loaded, kernel, grid, block, params, shared_mem, cooperative)
 

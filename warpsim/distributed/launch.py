@@ -61,7 +61,7 @@ def launch(loaded, kernel, grid, block, params, shared_mem, cooperative) -> Laun
     """RawKernel's launcher (installed with api.raw.launch_through): sharded when settings ask."""
     settings = current_settings()
     if (settings.workers <= 1 and settings.scheduler is None) or cooperative:
-        return loaded.launch(kernel, grid, block, params, shared_mem=shared_mem)
+        return loaded.launch(kernel, grid, block, params, shared_mem=shared_mem, cooperative=cooperative)
     host = loaded.device.memory.host
     if host:
         raise LaunchError(f"kernel {kernel}: a sharded launch (settings workers={settings.workers}"

@@ -23,6 +23,7 @@ from ..ptx.verify import verify_module
 from ..sessions import launch_observers
 from ..settings import current as current_settings
 from . import cluster
+from . import cooperative as cooperative_launch
 from .contraction import contract
 from .engine import run_batch
 from .events import Launch, observers_of
@@ -134,12 +135,14 @@ class LoadedModule:
 
     def launch(self, kernel: str, grid, block, params: bytes, shared_mem: int = 0,
                observers=(), cta_range: tuple | None = None, cluster_dims: tuple | None = None,
-               **overrides) -> LaunchResult:
+               cooperative: bool = False, **overrides) -> LaunchResult:
         """Run the kernel over the grid (or only CTAs cta_range = (first, stop) of it, linear ids).
 
         cluster_dims: the launch's thread-block cluster shape (cudaLaunchKernelEx's cluster
         attribute), for a kernel that declares none; None: the kernel's own (machine.cluster).
 
+        cooperative: a cooperative launch (cudaLaunchCooperativeKernel), whose CTAs may wait for
+        each other at a grid-wide sync: the whole grid runs as one batch (machine.cooperative).
         A CTA range is for running one launch in shards (each shard a process
         of its own); CTAs outside it do not run. Launches on one device run one
         at a time, as on one stream, holding the device lock: host threads
@@ -148,7 +151,7 @@ class LoadedModule:
         with self.device.lock:
             try:
                 return self._launch(kernel, grid, block, params, shared_mem, observers, cta_range,
-                                    overrides, cluster_dims)
+                                    overrides, cluster_dims, cooperative)
             except (WarpsimError, MemoryError):
                 raise
             except Exception as exc:    # a bug in warpsim: said so, never a bare Python error
@@ -157,7 +160,7 @@ class LoadedModule:
                                     f"kernel", kernel=kernel) from exc
 
     def _launch(self, kernel, grid, block, params, shared_mem, observers, cta_range,
-                overrides, cluster_dims=None) -> LaunchResult:
+                overrides, cluster_dims=None, cooperative=False) -> LaunchResult:
         self._kernel(kernel)
         grid, block = launch_dimensions(grid, "grid", kernel), launch_dimensions(block, "block", kernel)
         params = self._parameter_buffer(kernel, params)
@@ -193,12 +196,17 @@ class LoadedModule:
         progress = _Progress(stop_cta - first_cta, kernel) if settings.progress else None
         for first in range(first_cta, stop_cta, per_batch):
             cta_ids = np.arange(first, min(stop_cta, first + per_batch), dtype=np.int64)
+        workspace = 0
+        if cooperative:
+            per_batch = cooperative_launch.whole_grid(kernel, n_ctas, cta_range)
+            workspace = cooperative_launch.workspace(self.device)
             ctx = LaunchState(self.program, kernel, grid, block, cta_ids, param_buf,
                               shared_total, dynamic, self.device.memory, settings)
             ctx.launch_cluster = cluster_dims
             if layout.local_size:
                 ctx.ensure_local(layout.local_size)
             ctx.memory_observers = memory_observers
+            ctx.grid_workspace = workspace
             for obs in started:
                 obs.batch_started(ctx)
             try:

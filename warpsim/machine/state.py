@@ -49,6 +49,7 @@ class LaunchState:
         self.shared_size = _round16(shared_bytes)
         self.dynamic_shared = dynamic_shared
         self.launch_cluster = None            # a cluster shape the launch gave (machine.cluster), if any
+        self.grid_workspace = 0               # a cooperative launch's workspace address (machine.cooperative)
         self.shared = np.zeros(max(1, n_ctas * self.shared_size), dtype=np.uint8)
         self.local_size = 0
         self.local = np.zeros(16, dtype=np.uint8)

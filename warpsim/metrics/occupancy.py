@@ -190,6 +190,13 @@ def occupancy(threads_per_block: int, registers_per_thread: int, shared_per_bloc
                       if v == active and not (name == "shared_mem" and chosen_to_fit)], problems)
 
 
+def co_resident_blocks(threads_per_block: int, registers_per_thread: int, shared_per_block: int,
+                       arch, sms: int) -> int:
+    """Blocks a GPU of `sms` SMs holds at once: the most a cooperative launch may have (a grid-wide
+    sync waits for every block, so each must be resident; a larger grid is refused)."""
+    return occupancy(threads_per_block, registers_per_thread, shared_per_block, arch).active_blocks * sms
+
+
 # ---------------------------------------------------------------- in words
 
 LIMIT_TITLES = {"warps": "warps per SM", "blocks": "blocks per SM",

@@ -297,7 +297,7 @@ def cudaLaunchKernel(context, function, grid, block, args, shared_mem, stream):
     return _launch(context, function, grid, block, args, shared_mem, stream)
 
 
-def _launch(context, host_function, grid, block, args, shared_mem, stream, cluster_dims=None) -> int:
+def _launch(context, host_function, grid, block, args, shared_mem, stream, cooperative=False, cluster_dims=None) -> int:
     if host_function not in context.kernels:
         return context.fail(CODES["cudaErrorInvalidDeviceFunction"])
     if stream and stream not in context.streams and stream not in (1, 2):
@@ -326,7 +326,7 @@ def _launch(context, host_function, grid, block, args, shared_mem, stream, clust
     recorder = _timing_recorder(context, loaded, name, grid, block, shared_mem)
     try:
         loaded.launch(name, grid, block, bytes(params), shared_mem=shared_mem,
-                      observers=(recorder,) if recorder else (), **_launch_options(context, cluster_dims))
+                      observers=(recorder,) if recorder else (), **_launch_options(context, cluster_dims), cooperative=cooperative)
     except LaunchRefused as error:
         return context.fail(code_of(error))
     except OutOfMemoryError:
@@ -1110,18 +1110,31 @@ def cudaDeviceGetStreamPriorityRange(context, least_out, greatest_out):
 
 @call()
 def cudaLaunchCooperativeKernel(context, function, grid, block, args, shared_mem, stream):
-    from ..metrics.occupancy import occupancy
+    return _launch_cooperative(context, function, grid, block, args, shared_mem, stream)
+
+
+def _launch_cooperative(context, function, grid, block, args, shared_mem, stream) -> int:
+    """A launch whose blocks may wait for each other (grid.sync()): refused, as a GPU refuses it,
+    when its blocks could not all be resident at once (blocks per SM by occupancy, times SMs);
+    otherwise run as one batch with the grid workspace (machine.cooperative)."""
+    from ..metrics.occupancy import co_resident_blocks
     found = _kernel_resources(context, function)
     if found is None:
         return context.fail(CODES["cudaErrorInvalidDeviceFunction"])
-    _, _, registers, static_shared = found
+    _, name, registers, static_shared = found
     major, minor = context.preset.compute_capability
     threads = block[0] * block[1] * block[2]
     if threads and threads <= context.preset.max_threads_per_block:
-        per_sm = occupancy(threads, registers, static_shared + shared_mem, arch=f"sm_{major}{minor}").active_blocks
-        if grid[0] * grid[1] * grid[2] > per_sm * context.preset.sms:
+        limit = co_resident_blocks(threads, registers, static_shared + shared_mem, f"sm_{major}{minor}",
+                                   context.preset.sms)
+        blocks = grid[0] * grid[1] * grid[2]
+        if blocks > limit:
+            _say_once(context, f"cooperative {name} {blocks}", f"warpsim: cooperative launch of {name}: "
+                      f"{blocks} blocks, more than the {limit} that can be resident at once on "
+                      f"{context.preset.sms} SMs of the {context.preset.full_name}: "
+                      "cudaErrorCooperativeLaunchTooLarge")
             return context.fail(CODES["cudaErrorCooperativeLaunchTooLarge"])
-    return _launch(context, function, grid, block, args, shared_mem, stream)
+    return _launch(context, function, grid, block, args, shared_mem, stream, cooperative=True)
 
 
 @call()

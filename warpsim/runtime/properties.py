@@ -52,7 +52,7 @@ def device_properties(preset, memory_bytes: int, managed: bool) -> dict:
         "maxThreadsPerMultiProcessor": preset.max_warps_per_sm * preset.warp_size,
         "sharedMemPerMultiprocessor": preset.max_shared_per_sm,
         "regsPerMultiprocessor": preset.registers_per_sm, "managedMemory": int(managed),
-        "concurrentManagedAccess": int(managed), "cooperativeLaunch": 0,
+        "concurrentManagedAccess": int(managed), "cooperativeLaunch": 1,
         "sharedMemPerBlockOptin": preset.max_shared_per_block,
         "maxBlocksPerMultiProcessor": preset.max_ctas_per_sm,
         "reservedSharedMemPerBlock": preset.shared_reserved_per_block, "pciBusID": 0,

@@ -118,7 +118,9 @@ def trap(ctx, site, idx):
         what = "(an assert() or __trap())"
         if "cooperative_groups" in site.source_line:
             what = ("in cooperative groups: a grid-wide sync (this_grid().sync()) needs a cooperative "
-                    "launch, which warpsim does not simulate")
+                    "launch (cudaLaunchCooperativeKernel, cudaLaunchKernelEx with "
+                    "cudaLaunchAttributeCooperative, or enable_cooperative_groups=True in warpsim's "
+                    "API); in a plain launch its grid handle is invalid and it traps, as on a GPU")
         raise TrapError(f"trap executed by {len(idx)} thread(s) {what}",
                         kernel=ctx.kernel, block=where["block"], thread=where["thread"],
                         ptx_line=site.ins.line, instruction=str(site.ins),

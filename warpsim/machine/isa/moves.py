@@ -21,6 +21,7 @@ from ...errors import UnsupportedInstruction
 from ...ptx.ir import Vec
 from ...ptx.types import TYPES
 from ..access import space_of
+from ..cooperative import envreg
 from ..memory import LOCAL_WINDOW, SHARED_WINDOW
 from .table import SPECIAL, emitted
 
@@ -141,6 +142,7 @@ SPECIAL_REGISTERS = {
 }
 for _k in range(32):
     SPECIAL_REGISTERS[f"%envreg{_k}"] = lambda ctx, idx, name: np.zeros(len(idx), dtype=np.uint32)
+SPECIAL_REGISTERS["%envreg1"] = SPECIAL_REGISTERS["%envreg2"] = envreg   # the grid workspace (cooperative.py)
 for _k in range(8):
     SPECIAL_REGISTERS[f"%pm{_k}"] = lambda ctx, idx, name: np.zeros(len(idx), dtype=np.uint32)
 
