@@ -104,9 +104,9 @@ class Function(KernelAttributes):
             raise InvalidValue(f"shared_mem must be an int number of bytes, got {shared_mem!r}",
                                kernel=self.kernel_name) from None
         self.check_launch_resources(block, shared_mem)
-        for index, arg in enumerate(args if isinstance(args, (tuple, list)) else ()):
         if enable_cooperative_groups:
             self.check_co_resident(grid, block, shared_mem)
+        for index, arg in enumerate(args if isinstance(args, (tuple, list)) else ()):
             if isinstance(arg, ndarray) and arg.device is not self.device:
                 raise KernelArgumentError(f"kernel '{self.kernel_name}' argument {index} is an array "
                                           "on another device than the one the kernel runs on")
@@ -137,9 +137,10 @@ class RawModule:
     Exactly one of `code` (CUDA source), `path` (.cu compiled, .ptx loaded) or
     `ptx` (PTX text; a warpsim extension) is given. Compilation and loading
     happen on first use, as in CuPy. `backend='nvcc'` also compiles with NVRTC;
-    `jitify` and `enable_cooperative_groups` are accepted and change nothing
-    but the exception a failed compile raises (JitifyException): the CUDA,
-    CCCL and CuPy headers are always on the include path.
+    `jitify` is accepted and changes nothing but the exception a failed compile
+    raises (JitifyException): the CUDA, CCCL and CuPy headers are always on the
+    include path. `enable_cooperative_groups` here changes nothing; a kernel
+    call's `enable_cooperative_groups=True` is a cooperative launch (grid sync).
     `translate_cucomplex=True` compiles `#include <cuComplex.h>` as
     cupy/cuComplex_bridge.h, as CuPy does.
     """
