@@ -320,3 +320,25 @@ def test_iabs_agrees_with_abs():
     a = words(95, 1)[0]
     (got,) = run_sass("IABS R0, R1", {1: a}, ["R0"])
     assert_same_bits(got, raw(run_ptx("abs.s32", signed(a))), "IABS", (a,))
+
+
+# ------------------------------------------------------------------ the 64-bit paths, against Python's integers
+
+def test_64_bit_sums_products_and_bit_search_against_python_integers():
+    """What only PTX's 64-bit forms reach (add.cc.u64, mul.hi.s64/u64, clz.b64), lane by lane."""
+    from warpsim.semantics import integer as bits
+
+    rng = np.random.default_rng(100)
+    a, b = edge_bits(rng, 64, 512), rng.permutation(edge_bits(rng, 64, 512))
+    carry_in = (rng.random(512) < 0.5).astype(np.uint32)
+    total, carry = bits.add_with_carry([a, b, carry_in], np.uint64)
+    high_u, high_s = bits.multiply_high(a, b, False), bits.multiply_high(a, b, True)
+    position = bits.highest_set_bit(a)
+    for j in range(512):
+        x, y = int(a[j]), int(b[j])
+        sx, sy = x - (x >> 63 << 64), y - (y >> 63 << 64)
+        exact = x + y + int(carry_in[j])
+        assert (int(total[j]), int(carry[j])) == (exact % 2 ** 64, exact >> 64), (hex(x), hex(y))
+        assert int(high_u[j]) == (x * y) >> 64, (hex(x), hex(y))
+        assert int(high_s[j]) == ((sx * sy) >> 64) % 2 ** 64, (hex(x), hex(y))
+        assert int(position[j]) == x.bit_length() - 1, hex(x)

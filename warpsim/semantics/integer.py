@@ -104,6 +104,12 @@ def add_with_carry(terms, dtype) -> tuple:
     IADD3's three words and two carry-ins can carry twice (its two predicates).
     """
     dtype = np.dtype(dtype)
+    if dtype.itemsize <= 4:                          # exact in 64 bits: the carries are the high bits
+        width = dtype.itemsize * 8
+        exact = np.zeros((), dtype=_U64)
+        for term in terms:
+            exact = exact + np.asarray(term).astype(_U64)
+        return (exact & _U64((1 << width) - 1)).astype(dtype), (exact >> _U64(width)).astype(_U32)
     total = np.zeros((), dtype=dtype)
     carries = np.zeros((), dtype=_U32)
     with np.errstate(over="ignore"):
@@ -201,16 +207,17 @@ def popcount(bits) -> np.ndarray:
 
 
 def highest_set_bit(bits) -> np.ndarray:
-    """Index of the most significant 1 bit (int64), -1 where the value is 0."""
-    x = as_unsigned(bits).astype(_U64)
-    index = np.zeros(x.shape, dtype=np.int64)
-    remaining = x
-    for step in (32, 16, 8, 4, 2, 1):                # binary search, exact for 64 bits
-        upper = remaining >> _U64(step)
-        found = upper != 0
-        index = index + np.where(found, step, 0)
-        remaining = np.where(found, upper, remaining)
-    return np.where(x == 0, -1, index)
+    """Index of the most significant 1 bit (int64), -1 where the value is 0.
+
+    A 32-bit word converts to float64 exactly, so frexp's exponent is the index
+    plus one (and 0 for 0); a 64-bit word is searched as its two halves.
+    """
+    x = as_unsigned(bits)
+    if x.dtype.itemsize == 8:
+        high, low = (x >> _U64(32)).astype(_U32), (x & _U64(0xFFFFFFFF)).astype(_U32)
+        return np.where(high != 0, 32 + highest_set_bit(high), highest_set_bit(low))
+    exponent = np.frexp(x.astype(np.float64))[1]
+    return (exponent - 1).astype(np.int64)
 
 
 def find_leading_bit(bits, signed: bool, shift_amount: bool = False) -> np.ndarray:
