@@ -140,9 +140,9 @@ class LoadedModule:
 
         cluster_dims: the launch's thread-block cluster shape (cudaLaunchKernelEx's cluster
         attribute), for a kernel that declares none; None: the kernel's own (machine.cluster).
-
         cooperative: a cooperative launch (cudaLaunchCooperativeKernel), whose CTAs may wait for
         each other at a grid-wide sync: the whole grid runs as one batch (machine.cooperative).
+
         A CTA range is for running one launch in shards (each shard a process
         of its own); CTAs outside it do not run. Launches on one device run one
         at a time, as on one stream, holding the device lock: host threads
@@ -194,12 +194,12 @@ class LoadedModule:
         start = time.perf_counter()
         first_cta, stop_cta = (0, n_ctas) if cta_range is None else _cta_range(cta_range, n_ctas, kernel)
         progress = _Progress(stop_cta - first_cta, kernel) if settings.progress else None
-        for first in range(first_cta, stop_cta, per_batch):
-            cta_ids = np.arange(first, min(stop_cta, first + per_batch), dtype=np.int64)
         workspace = 0
         if cooperative:
             per_batch = cooperative_launch.whole_grid(kernel, n_ctas, cta_range)
             workspace = cooperative_launch.workspace(self.device)
+        for first in range(first_cta, stop_cta, per_batch):
+            cta_ids = np.arange(first, min(stop_cta, first + per_batch), dtype=np.int64)
             ctx = LaunchState(self.program, kernel, grid, block, cta_ids, param_buf,
                               shared_total, dynamic, self.device.memory, settings)
             ctx.launch_cluster = cluster_dims
