@@ -12,6 +12,8 @@ import pytest
 
 from sass_steps import LANES, assert_same_bits, edge_bits, run_ptx, run_sass
 
+from warpsim.semantics import integer as bits
+
 AMOUNTS = [0, 1, 7, 31, 32, 33, 63, 64, 65, 127, 128, 255, 256, 257, 0x104, 2 ** 31, 2 ** 32 - 1]
 
 
@@ -107,7 +109,8 @@ def test_min_max_predicate_chooses_per_lane():
     rng = np.random.default_rng(11)
     a, b, smaller = edge_bits(rng), edge_bits(rng), rng.random(LANES) < 0.5
     (got,) = run_sass("VIMNMX R0, R1, R2, P0", {1: a, 2: b}, ["R0"], predicates={0: smaller})
-    want = np.where(smaller, raw(run_ptx("min.s32", signed(a), signed(b))), raw(run_ptx("max.s32", signed(a), signed(b))))
+    low, high = (raw(run_ptx(f"{op}.s32", signed(a), signed(b))) for op in ("min", "max"))
+    want = np.where(smaller, low, high)
     assert_same_bits(got, want, "VIMNMX P0", (a, b))
 
 
@@ -326,8 +329,6 @@ def test_iabs_agrees_with_abs():
 
 def test_64_bit_sums_products_and_bit_search_against_python_integers():
     """What only PTX's 64-bit forms reach (add.cc.u64, mul.hi.s64/u64, clz.b64), lane by lane."""
-    from warpsim.semantics import integer as bits
-
     rng = np.random.default_rng(100)
     a, b = edge_bits(rng, 64, 512), rng.permutation(edge_bits(rng, 64, 512))
     carry_in = (rng.random(512) < 0.5).astype(np.uint32)

@@ -2,10 +2,11 @@
 kinds), div/rem, min/max, abs/neg, sad, dp4a/dp2a, and the bit-counting and
 bit-field ops popc, clz, bfind, brev, bfe, bfi, bmsk, fns and szext.
 
-NumPy's same-width integer arithmetic already wraps like PTX's. Everything
-else is spelled out here: saturation, the high half of a product (NumPy has
-no 128-bit integers), division (NumPy floors and says nothing sensible about
-x/0; PTX truncates toward zero), carries, and bit fields.
+NumPy's same-width integer arithmetic already wraps like PTX's. What the
+SASS executor computes too (carries, the high half of a product, min/max,
+bit counts, bmsk and szext) lives in semantics/integer.py; what only PTX
+has is spelled out here: saturation, division (NumPy floors and says nothing
+sensible about x/0; PTX truncates toward zero), mul24, sad, dp4a and bit fields.
 """
 
 from __future__ import annotations

@@ -1,8 +1,12 @@
 """Integer SASS: IMAD, IADD3, LEA, LOP3, SHF, PRMT, min/max, bit counts (and their uniform twins).
 
-Semantics after NVIDIA's CUDA Binary Utilities instruction set reference
-("Hopper Instruction Set") and the PTX each comes from; carry and funnel
-details as ptxas uses them for 64-bit arithmetic:
+A decoder per opcode: it reads the modifiers and operand forms and calls
+semantics/ (integer.py: the adder with carries, products, min/max, bit counts,
+masks, shift amounts; bits.py: truth tables, byte permutes, funnel shifts),
+which the PTX machine's integer and logic families call too. Operand forms
+after NVIDIA's CUDA Binary Utilities instruction set reference ("Hopper
+Instruction Set") and the PTX each comes from; carry and funnel details as
+ptxas uses them for 64-bit arithmetic:
 
 - Carries: an instruction with carry-out predicates (`IADD3 R8, P1, R2, R7, RZ`)
   writes the carry of its 32-bit (64-bit for .WIDE) sum; the `.X` form adds its
@@ -10,7 +14,8 @@ details as ptxas uses them for 64-bit arithmetic:
   the adder does, so `-RZ` carries: 64-bit subtraction relies on that.
 - Funnel shifts: SHF.L/R shift the 64-bit pair {c:a}; `.HI` keeps the high
   word, otherwise the low one. The amount wraps modulo 32 under `.W` and is
-  clamped (32 for .U32/.S32, 64 for .U64/.S64) otherwise.
+  clamped otherwise (32 for .U32/.S32, 64 for .U64/.S64), the whole 32-bit
+  amount, as shl/shr by a register, which ptxas gives as SHF, need.
 - Everything wraps modulo 2**32 (PTX's .lo semantics); signed variants differ
   only where the type matters (.WIDE, .HI, shifts, min/max, SX32).
 """
