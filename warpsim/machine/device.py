@@ -69,6 +69,7 @@ class LoadedModule:
                                 f"{exc}); this is a bug in warpsim, please report it with this PTX") from exc
         self.sources = self.program.sources   # source file name -> text (code given as a string)
         self._launch_shapes: dict = {}        # (kernel, grid, block, dynamic, batch_threads) -> _launch_shape
+        self._parameter_bytes: dict = {}      # kernel -> bytes its parameters take
         with device.lock:
             self._allocate_globals()
 
@@ -183,10 +184,12 @@ class LoadedModule:
         layout = self.program.layout
         launch = Launch(self, kernel, grid, block, shared_total, dynamic, params)
         observers = (*observers, *launch_observers(launch))
-        started, finished, failed, done = (observers_of(observers, event) for event in
-                                           ("batch_started", "batch_finished", "launch_failed",
-                                            "launch_finished"))
-        memory_observers = observers_of(observers, "memory_access")
+        if observers:
+            started, finished, failed, done, memory_observers = (observers_of(observers, event) for event in
+                                                                 ("batch_started", "batch_finished", "launch_failed",
+                                                                  "launch_finished", "memory_access"))
+        else:                                   # no session on and none passed: nobody to ask
+            started, finished, failed, done, memory_observers = [], [], [], [], []
         param_buf = np.zeros((len(params) + 15) // 16 * 16 or 16, dtype=np.uint8)
         param_buf[:len(params)] = np.frombuffer(params, dtype=np.uint8)
         n_ctas = grid[0] * grid[1] * grid[2]
@@ -258,12 +261,16 @@ class LoadedModule:
 
     def _parameter_buffer(self, kernel: str, params) -> bytes:
         """The launch's parameter bytes, at least as many as the kernel's parameters take."""
-        try:
-            params = bytes(memoryview(params).cast("B"))
-        except (TypeError, ValueError):
-            raise InvalidValue(f"the parameter buffer must be bytes (or a contiguous buffer), got "
-                               f"{type(params).__name__}", kernel=kernel) from None
-        needed = max((off + size for _, off, size, _ in self.program.param_layouts[kernel]), default=0)
+        if type(params) is not bytes:
+            try:
+                params = bytes(memoryview(params).cast("B"))
+            except (TypeError, ValueError):
+                raise InvalidValue(f"the parameter buffer must be bytes (or a contiguous buffer), got "
+                                   f"{type(params).__name__}", kernel=kernel) from None
+        needed = self._parameter_bytes.get(kernel)
+        if needed is None:
+            needed = self._parameter_bytes[kernel] = max(
+                (off + size for _, off, size, _ in self.program.param_layouts[kernel]), default=0)
         if len(params) < needed:
             raise InvalidValue(f"the parameter buffer has {len(params)} bytes; the kernel's "
                                f"parameters take {needed}", kernel=kernel)
@@ -303,11 +310,15 @@ class _Progress:
         self.total, self.kernel = total, kernel
         self.start = time.perf_counter()
         self.shown = False
-        self.enabled = sys.stderr.isatty()
+        self.enabled = None        # whether stderr is a terminal: asked once the launch is slow (a system call)
 
     def update(self, done: int):
-        if not self.enabled or time.perf_counter() - self.start < 1.0:
+        if self.enabled is False or time.perf_counter() - self.start < 1.0:
             return
+        if self.enabled is None:
+            self.enabled = sys.stderr.isatty()
+            if not self.enabled:
+                return
         self.shown = True
         width = 30
         filled = width * done // self.total

@@ -65,15 +65,18 @@ def run_batch(ctx, observers=()):
     ctx.model = model
     ctx.engine = check_engine(ctx.settings.engine)
     model.start(ctx)
-    ctx.block_observers = observers_of(observers, "block_executed")
-    ctx.barrier_observers = observers_of(observers, "barrier_released")
-    ctx.warp_sync_observers = observers_of(observers, "warp_sync_met")
+    if observers:                         # (the launch state starts with none of each)
+        ctx.block_observers = observers_of(observers, "block_executed")
+        ctx.barrier_observers = observers_of(observers, "barrier_released")
+        ctx.warp_sync_observers = observers_of(observers, "warp_sync_met")
     barrier_waits = False     # whether threads may be waiting at a CTA barrier
     compiled_select = compiled_rounds(ctx, model)
     loop = compiled_loop(ctx, model)
     ctx.start_clock()                     # CPU seconds: a loaded machine does not make a launch run away
     ctx.watchdog_look = ctx.wall_started + WATCHDOG_LOOK_EVERY
     watchdog = ctx.settings.watchdog_seconds
+    # Every thread starts at the entry block: the first round's groups are known without select.
+    first_round = starting_group(ctx) if loop is None and model.select_converged_start(ctx) else None
     while True:
         runnable = ctx.status == RUNNING
         if not np.count_nonzero(runnable):
@@ -83,7 +86,7 @@ def run_batch(ctx, observers=()):
                 continue
             raise deadlock(ctx)
         # 1. select (the compiled loop runs whole rounds of covered blocks first)
-        groups = None
+        groups, first_round = first_round, None
         if loop is not None and (limit := loop_limit(ctx)):
             groups = loop(ctx, limit)       # rounds run; the groups of one it does not cover
             if groups is None:              # it stopped between rounds: guard, then a new round
@@ -154,6 +157,22 @@ def issuing_groups(ctx, model, runnable, lanes) -> list:
         slots = ws[:, None] * 32 + lanes
         groups.append((int(warp_pc[ws[0]]), slots.ravel() if chosen_lanes.all() else slots[chosen_lanes], ws))
     return groups
+
+
+def starting_group(ctx) -> list:
+    """The first round's one group: every living thread slot of the batch at the entry block, and
+    every warp (read-only arrays, cached per launch shape on the program)."""
+    cache = ctx.program.__dict__.setdefault("_starting_groups", {})
+    key = (ctx.block, ctx.n_ctas)
+    found = cache.get(key)
+    if found is None:
+        slots, warps = np.flatnonzero(ctx.exists), np.arange(ctx.n_warps, dtype=np.int64)
+        slots.setflags(write=False)
+        warps.setflags(write=False)
+        if len(cache) > 16:
+            cache.clear()
+        found = cache[key] = (slots, warps)
+    return [(int(ctx.pc[0]), *found)]
 
 
 def execute(ctx, gid, idx, warps=None):

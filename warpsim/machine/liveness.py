@@ -7,6 +7,7 @@ compiled block's local value (memory, warp and call emitters do). Everything
 else is a dead write: about two thirds of the writes of a typical NVVM loop
 body, whose temporaries die inside the block.
 
+A block whose lanes all exit at its end writes nothing back (exits_every_lane).
 The analysis is conservative where PTX lets it be: only an unguarded value
 instruction kills a register (a guarded write keeps the old value on some
 lanes, so it reads it); the carry flag and the registers of recursive
@@ -99,7 +100,20 @@ def kept_registers(program, pblock) -> frozenset | None:
     if analysis is None:
         analysis = cache[fn.name] = FunctionLiveness(program.cfgs[fn.name], fn.body)
     local_id = pblock.gid - program.function_entry[fn.name]
+    if exits_every_lane(pblock):
+        return analysis.live_out[local_id] | ALWAYS_WRITTEN
     # Emitters read guards through the block's locals, other operands maybe through ctx.
     read_by_emitters = {r for ins in pblock.instructions if not _is_value(ins)
                         for r in instruction_reads(ins, guard=False)}
     return analysis.live_out[local_id] | read_by_emitters | ALWAYS_WRITTEN
+
+
+def exits_every_lane(pblock) -> bool:
+    """A kernel's block that ends in an unguarded exit or ret and holds no warp-synchronous
+    instruction (those start blocks of their own): every lane that runs it exits at its end, and
+    no emitter reads a register of an exited lane through the launch state, so nothing the
+    block writes is read again (a one-block kernel wrote back every register its loads and
+    stores name)."""
+    last = pblock.instructions[-1]
+    return (pblock.kind == "code" and pblock.function.kind == "entry" and last.guard is None
+            and last.opcode in ("exit", "ret"))

@@ -62,9 +62,8 @@ class LaunchState:
         self.arrivals: dict[int, int] = {}                      # barrier key -> bar.arrive count
         self.param_vars: dict[str, np.ndarray] = {}
         self.saved: dict[str, np.ndarray] = {}                  # recursive frames, per depth
-        self.starved = np.zeros(self.n_warps, dtype=np.int64)    # rounds a warp kept groups waiting
-        self.rotating = np.zeros(self.n_warps, dtype=bool)       # warps in round-robin (its)
-        self.last_pc = np.zeros(self.n_warps, dtype=np.int64)
+        # starved (rounds a warp kept groups waiting), rotating (warps in its' round-robin) and
+        # last_pc, per warp: made on first use (LAZY_WARP_ARRAYS); a one-block launch never selects.
         self.writes = 0                       # memory stores and atomics so far (progress)
         self.changes_only = False             # livelock watch: count only writes that change memory
         self.started = None                   # process_time when the batch started, once the watchdog asks
@@ -137,10 +136,14 @@ class LaunchState:
     def __getattr__(self, name: str):
         """A per-thread array of LAZY_ARRAYS, made zeroed when first asked for."""
         make = LAZY_ARRAYS.get(name)
-        if make is None or name == "n":
-            raise AttributeError(f"'LaunchState' object has no attribute '{name}'")
-        value = self.__dict__[name] = make(self.n)
-        return value
+        if make is not None:
+            value = self.__dict__[name] = make(self.n)
+            return value
+        make = LAZY_WARP_ARRAYS.get(name)
+        if make is not None:
+            value = self.__dict__[name] = make(self.n_warps)
+            return value
+        raise AttributeError(f"'LaunchState' object has no attribute '{name}'")
 
     # ------------------------------------------------------------ registers
 
@@ -197,6 +200,14 @@ LAZY_ARRAYS = {
     "call_stack": lambda n: np.zeros((0, n), dtype=np.int64),
     "call_depth": lambda n: np.zeros(n, dtype=np.int32),
     "stack_used": lambda n: np.zeros(n, dtype=np.int64),
+}
+
+
+# Per-warp scheduling state, zeroed, made when a model first selects (or the compiled loop runs).
+LAZY_WARP_ARRAYS = {
+    "starved": lambda n_warps: np.zeros(n_warps, dtype=np.int64),
+    "rotating": lambda n_warps: np.zeros(n_warps, dtype=bool),
+    "last_pc": lambda n_warps: np.zeros(n_warps, dtype=np.int64),
 }
 
 

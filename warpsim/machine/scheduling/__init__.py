@@ -36,6 +36,7 @@ def register_model(model: SchedulingModel) -> SchedulingModel:
         raise ValueError(f"a scheduling model is a SchedulingModel with a name other than 'auto', "
                          f"not {model!r}")
     MODELS[model.name] = model
+    _CHOSEN.clear()
     return model
 
 
@@ -47,8 +48,20 @@ def get_model(name: str) -> SchedulingModel:
                          f"(choose from auto, {', '.join(MODELS)})") from None
 
 
+_CHOSEN: dict = {}     # (setting, module target) -> model, as model_for chose it (every launch asks)
+
+
 def model_for(name: str, target: tuple) -> SchedulingModel:
     """'auto' picks its for sm_70 and later, stack before."""
+    chosen = _CHOSEN.get((name, target))
+    if chosen is None:
+        chosen = _choose_model(name, target)
+        if len(_CHOSEN) < 256:
+            _CHOSEN[(name, target)] = chosen
+    return chosen
+
+
+def _choose_model(name: str, target: tuple) -> SchedulingModel:
     if name == "auto":
         arch = next((t for t in target if t.startswith("sm_")), "sm_90")
         digits = "".join(ch for ch in arch[3:] if ch.isdigit())

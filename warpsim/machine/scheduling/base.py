@@ -44,6 +44,14 @@ class SchedulingModel:
         """
         raise NotImplementedError
 
+    def select_converged_start(self, ctx) -> bool:
+        """Whether the batch's first round issues every living lane at the kernel's entry block,
+        one group per warp (what select gives when every thread starts there); a model that
+        says True has updated its state as that select would. The engine then skips select for
+        the first round, most of a one-block launch's scheduling. False: the engine asks select.
+        """
+        return False
+
     def fingerprint(self, ctx) -> bytes:
         """The model's per-warp state as bytes, for the livelock check.
 

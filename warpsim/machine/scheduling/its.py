@@ -34,6 +34,12 @@ class IndependentThreadScheduling(NamedLaneMeeting, SchedulingModel):
     def fingerprint(self, ctx) -> bytes:
         return ctx.rotating.tobytes() + ctx.last_pc.tobytes()
 
+    def select_converged_start(self, ctx) -> bool:
+        """Every warp issues its living lanes at the entry block: none is divergent, so starved and
+        rotating stay zero; the last PC issued is the entry block's."""
+        ctx.last_pc = np.full(ctx.n_warps, ctx.pc[0], dtype=np.int64)
+        return True
+
     def select(self, ctx, runnable):
         key = np.where(runnable, ctx.pc, NO_PC).reshape(-1, 32)
         warp_pc = issue_with_rotation(key, ctx, self.patience)

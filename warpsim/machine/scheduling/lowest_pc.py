@@ -25,6 +25,9 @@ class LowestPc(NamedLaneMeeting, SchedulingModel):
     def start(self, ctx):
         ctx.scheduling_state = None
 
+    def select_converged_start(self, ctx) -> bool:
+        return True          # nothing is kept between rounds
+
     def select(self, ctx, runnable):
         key = np.where(runnable, ctx.pc, NO_PC).reshape(-1, 32)
         warp_pc = key.min(axis=1)
