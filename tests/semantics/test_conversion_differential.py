@@ -1,7 +1,9 @@
-"""F2I and FRND against cvt's float -> integer and round-to-integral forms on random and edge bits.
+"""F2I, FRND, F2F, F2FP, I2F and I2IP against the cvt forms they come from, on random and edge bits.
 
-NaNs (0, or the top bit alone from f64 and into 64-bit integers), infinities,
-values just past every integer range and subnormals under .FTZ.
+NaNs (0, or the top bit alone from f64 and into 64-bit integers; payloads
+kept or canonical as an H200 writes them between float types), infinities,
+values just past every integer range, subnormals under .FTZ, and integers
+that need rounding to f32.
 """
 
 from __future__ import annotations
@@ -47,3 +49,73 @@ def test_frnd_agrees_with_cvt_to_integral(mode):
     (got,) = run_sass(f"FRND{mode} R0, R1", {1: a}, ["R0"])
     want = run_ptx(f"cvt.{ROUNDINGS[mode]}.f32.f32", as_f32(a))
     assert_same_bits(got, want, f"FRND{mode}", (a,))
+
+
+# the forms ptxas emits for cvt alone (cvt.ftz.f64.f32 is FMUL.FTZ, then F2F.F64.F32)
+F2F_PAIRS = [("F2F.F16.F32", "cvt.rn.f16.f32", 32, 16), ("F2F.F16.F32.RZ", "cvt.rz.f16.f32", 32, 16),
+             ("F2F.F16.F32.RM", "cvt.rm.f16.f32", 32, 16), ("F2F.F32.F64", "cvt.rn.f32.f64", 64, 32),
+             ("F2F.F32.F64.RP", "cvt.rp.f32.f64", 64, 32), ("F2F.F64.F32", "cvt.f64.f32", 32, 64),
+             ("F2F.F16.F64", "cvt.rn.f16.f64", 64, 16), ("F2F.F64.F16", "cvt.f64.f16", 16, 64),
+             ("F2F.F32.F16", "cvt.f32.f16", 16, 32)]
+
+
+def _typed(bits, width):
+    """Raw source bits as the PTX machine's typed register values."""
+    if width == 16:
+        return (bits & np.uint32(0xFFFF)).astype(np.uint16).view(np.float16)
+    return as_f32(bits) if width == 32 else as_f64(bits)
+
+
+@pytest.mark.parametrize("sass, ptx, src, dst", F2F_PAIRS)
+def test_f2f_agrees_with_cvt(sass, ptx, src, dst):
+    rng = np.random.default_rng(len(sass) * 3 + src + dst)
+    a = edge_bits(rng, 64 if src == 64 else 32)
+    if src == 16:                                        # f16 edge values in the low half
+        a = (a & np.uint32(0xFFFF)) | (a >> np.uint32(16) << np.uint32(16))
+    registers = dict(zip((2, 3), split64(a))) if src == 64 else {2: a}
+    (got,) = run_sass(f"{sass} R4, R2", registers, ["R4.64" if dst == 64 else "R4"])
+    want = np.asarray(run_ptx(ptx, _typed(a, src)))
+    want = want.view({16: np.uint16, 32: np.uint32, 64: np.uint64}[dst])
+    assert_same_bits(got, want.astype(np.uint64 if dst == 64 else np.uint32), sass, (a,))
+
+
+@pytest.mark.parametrize("kind, mods", [("F16", ""), ("F16", ".RZ"), ("BF16", ""), ("BF16", ".RP"),
+                                        ("BF16", ".RELU")])
+def test_f2fp_packs_two_conversions_as_cvt(kind, mods):
+    rng = np.random.default_rng(len(kind) + 3 * len(mods))
+    a, b = edge_bits(rng), edge_bits(rng)
+    (got,) = run_sass(f"F2FP.{kind}.F32.PACK_AB{mods} R0, R1, R2", {1: a, 2: b}, ["R0"])
+    rounding = mods.lower().lstrip(".") if mods in (".RZ", ".RP") else "rn"
+    relu = ".relu" if mods == ".RELU" else ""
+    want = run_ptx(f"cvt.{rounding}{relu}.{kind.lower()}x2.f32", as_f32(a), as_f32(b))
+    assert_same_bits(got, want, f"F2FP.{kind}{mods}", (a, b))
+
+
+@pytest.mark.parametrize("sass, ptx, wide", [("I2F", "cvt.rn.f32.s32", False), ("I2F.U32.RZ", "cvt.rz.f32.u32", False),
+                                             ("I2F.F64.S64", "cvt.rn.f64.s64", True),
+                                             ("I2F.S64.RM", "cvt.rm.f32.s64", True)])
+def test_i2f_agrees_with_cvt(sass, ptx, wide):
+    rng = np.random.default_rng(len(sass) + 60)
+    a = edge_bits(rng, 64 if wide else 32)
+    registers = dict(zip((2, 3), split64(a))) if wide else {2: a}
+    to_f64 = ".F64" in sass
+    (got,) = run_sass(f"{sass} R4, R2", registers, ["R4.64" if to_f64 else "R4"])
+    source = ptx.rsplit(".", 1)[1]
+    typed = a.view(np.int64) if source == "s64" else a.view(np.int32) if source == "s32" else a
+    assert_same_bits(got, run_ptx(ptx, typed), sass, (a,))
+
+
+@pytest.mark.parametrize("target", ["U16", "S16", "U8", "S8", "U4", "S4", "U2", "S2"])
+def test_i2ip_agrees_with_cvt_pack_sat(target):
+    rng = np.random.default_rng(len(target) * 9 + ord(target[0]))
+    a, b, c = edge_bits(rng), edge_bits(rng), edge_bits(rng)
+    bits = 2 * int(target[1:])
+    if bits == 32:
+        (got,) = run_sass(f"I2IP.{target}.S32.SAT R0, R1, R2, RZ", {1: a, 2: b}, ["R0"])
+        want = run_ptx(f"cvt.pack.sat.{target.lower()}.s32", a.view(np.int32), b.view(np.int32))
+    else:
+        suffix = "" if bits == 16 else f".{32 - bits}"
+        (got,) = run_sass(f"I2IP.{target}.S32.SAT R0, R1, R2, R3{suffix}", {1: a, 2: b, 3: c}, ["R0"])
+        types = f"{target.lower()}.s32.b32" if target in ("U8", "S8") else f"{target.lower()}.s32.b32"
+        want = run_ptx(f"cvt.pack.sat.{types}", a.view(np.int32), b.view(np.int32), c)
+    assert_same_bits(got, want, f"I2IP.{target}", (a, b, c))

@@ -15,9 +15,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from ...machine.isa.conversion import convert_to_float, pack_saturated
-from ...semantics.conversion import INT_ROUNDING, float_to_int
-from ...semantics.floatbits import CANONICAL_NAN, F16, F32, F64, flush_subnormal, round_integers, round_to
+from ...semantics.conversion import INT_ROUNDING, convert_to_float, float_to_int, pack_saturated
+from ...semantics.floatbits import F16, F32, F64, flush_subnormal
 from ...semantics.floating import canonical_nan
 from .operands import U32, U64, alu, bits32, bits64, dest, f32, f64, source
 from .table import Step, Unsupported, semantics
@@ -76,15 +75,10 @@ def _read_int(op, name):
     return read, lambda v: np.atleast_1d(np.asarray(v, dtype=U32)).astype(dtype)
 
 
-def _float_result(values, width, mode, flush=False):
-    if width == 64:
-        return bits64(np.asarray(values, dtype=np.float64))
-    rounded = round_to(np.asarray(values, dtype=np.float64), FORMAT[width], mode)
-    if flush:
-        rounded = flush_subnormal(rounded, FORMAT[width])
-    if width == 16:
-        return np.asarray(rounded).astype(np.float16).view(np.uint16).astype(U32)
-    return bits32(np.asarray(rounded).astype(np.float32))
+def _float_bits(values, width):
+    """f16/f32/f64 register values -> the destination register's bits (f16 in the low half)."""
+    values = np.asarray(values)
+    return values.view(U64) if width == 64 else values.view(np.uint16 if width == 16 else U32).astype(U32)
 
 
 @semantics("I2F", "I2FP", family="conversion", pipe="mufu", mods=tuple(INTS) + tuple(FLOATS) + tuple(ROUND_FLOAT),
@@ -100,8 +94,7 @@ def i2f(ins):
         raise Unsupported(f"operand {ins.operands[1].text}")
 
     def fn(v):
-        values = decode(v)
-        return _float_result(round_integers(values, FORMAT[width], mode), width, "rn")
+        return _float_bits(convert_to_float(decode(v), dst_type.lower(), "int", {mode}), width)
     return Step(ins, alu([dest(ins.operands[0], width if width == 64 else 32)], [read], fn))
 
 
@@ -130,7 +123,7 @@ NARROW_FLAGS = {"RZ": "rz", "RM": "rm", "RP": "rp", "RELU": "relu", "SATFINITE":
 
 
 def _narrowing(ins, kind: str):
-    """f32 bits -> the 16-bit result's bits, rounded as the PTX machine's cvt (machine.isa.conversion)."""
+    """f32 bits -> the 16-bit result's bits, rounded as the PTX machine's cvt (semantics/conversion.py)."""
     flags = [NARROW_FLAGS[m] for m in ins.mods if m in NARROW_FLAGS]
 
     def narrow(v):
@@ -152,9 +145,6 @@ def f2fp(ins):
     return Step(ins, alu([dest(ins.operands[0])], [a, b], lambda x, y: (narrow(x) << U32(16)) | narrow(y)))
 
 
-NARROWED_NAN = {32: ("f32", np.uint32), 16: ("f16", np.uint16)}
-
-
 @semantics("F2F", family="conversion", pipe="mufu", mods=tuple(FLOATS) + tuple(ROUND_FLOAT) + ("FTZ", "BF16"),
            doc="float to float: widening exact, narrowing rounded (default to nearest); .BF16.F32 to bf16")
 def f2f(ins):
@@ -167,29 +157,24 @@ def f2f(ins):
     if dst_type not in FLOATS or src_type not in FLOATS:
         raise Unsupported("conversion types")
     mode = next((ROUND_FLOAT[m] for m in ins.mods if m in ROUND_FLOAT), "rn")
-    read, decode = _read_float(ins.operands[1], FLOATS[src_type])
-    width = FLOATS[dst_type]
+    src, dst = src_type.lower(), dst_type.lower()
+    ftz, width = "FTZ" in ins.mods, FLOATS[dst_type]
+    read = source(ins.operands[1], 64 if src == "f64" else 32, floating=True)
 
     def fn(v):
-        x = decode(v)
-        if "FTZ" in ins.mods:
+        """cvt's conversion (NaN payloads as an H200 keeps them); .FTZ flushes the operand in its
+        format and the result in its own."""
+        x = _REGISTER[src](v)
+        if ftz:
             x = flush_subnormal(x, FORMAT[FLOATS[src_type]])
-        nan = np.isnan(x)
-        result = _float_result(x, width, mode, flush="FTZ" in ins.mods)
-        if nan.any() and width < 64 and src_type == "F64":       # quieted, sign and top payload kept
-            kind, storage = NARROWED_NAN[width]
-            gpu_nan = np.asarray(convert_to_float(np.asarray(x, dtype=np.float64), kind, "f64"))
-            result = np.where(nan, gpu_nan.view(storage).astype(U32), result)
-        elif nan.any() and width < 64:                           # the canonical NaN, as cvt on an H200
-            result = np.where(nan, U32(CANONICAL_NAN[NARROWED_NAN[width][0]]), result)   # 0x7fff for f16 (h200.npz)
-        elif nan.any() and src_type != "F64":                    # widened: the payload as cvt places it
-            raw = np.atleast_1d(np.asarray(v, dtype=U32))
-            raw = ((raw & U32(0xFFFF)).astype(np.uint16).view(np.float16) if src_type == "F16"
-                   else raw.view(np.float32))
-            gpu_nan = np.asarray(convert_to_float(raw, "f64", src_type.lower()), dtype=np.float64)
-            result = np.where(nan, gpu_nan.view(U64), result)
-        return result
+        y = x if src == dst == "f64" else np.asarray(convert_to_float(x, dst, src, {mode}))   # NaNs untouched
+        return _float_bits(flush_subnormal(y, FORMAT[width]) if ftz else y, width)
     return Step(ins, alu([dest(ins.operands[0], 64 if width == 64 else 32)], [read], fn))
+
+
+# a source register's bits -> the register values of its float type (f16: the low half)
+_REGISTER = {"f64": lambda v: np.atleast_1d(f64(v)), "f32": lambda v: np.atleast_1d(f32(v)),
+             "f16": lambda v: (np.atleast_1d(np.asarray(v, dtype=U32)) & U32(0xFFFF)).astype(np.uint16).view(np.float16)}
 
 
 @semantics("FRND", family="conversion", pipe="mufu", mods=("F32", "F64", "FTZ") + tuple(ROUNDING),

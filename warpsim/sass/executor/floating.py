@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...semantics.floatbits import F32, F64, encode, flush_subnormal, round_to
+from ...semantics.floatbits import F32, encode, flush_subnormal, round_to
 from ...semantics.floating import (FP64_UNIT, PLAIN, FloatEnv, approx_reciprocal, arithmetic, canonical_nan,
                                    high_word_sfu, min_max, sfu_revolutions)
 from ...semantics.packed import low_half_to_f32, packed_arithmetic, packed_min_max
