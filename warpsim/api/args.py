@@ -174,7 +174,17 @@ def pack_arguments(kernel_name: str, params, args) -> bytes:
         raise KernelArgumentError(
             f"kernel '{kernel_name}': the arguments must be a tuple or list, got "
             f"{type(args).__name__}; write kernel(grid, block, (x, y, n)) even for one argument")
-    slots = [_slot(param) for param in params]
+    return pack_slots(kernel_name, [_slot(param) for param in params], args)
+
+
+def parameter_slots(params) -> list:
+    """(name, offset, size, PTX type or '') of each parameter: what pack_slots takes, worked out
+    once per kernel by a caller that launches it many times."""
+    return [_slot(param) for param in params]
+
+
+def pack_slots(kernel_name: str, slots: list, args) -> bytes:
+    """pack_arguments with the parameters given as parameter_slots made them."""
     if len(args) != len(slots):
         raise KernelArgumentError(
             f"kernel '{kernel_name}' takes {len(slots)} argument(s), {len(args)} given")

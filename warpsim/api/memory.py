@@ -41,8 +41,14 @@ def current_device():
     device = _device_in_use.get()
     if device is not None:
         return device
-    from ..machine.device import default_device  # lazy: the machine imports heavy modules
-    return default_device()
+    global _default_device
+    if _default_device is None:
+        from ..machine.device import default_device  # lazy: the machine imports heavy modules
+        _default_device = default_device
+    return _default_device()
+
+
+_default_device = None     # machine.device.default_device, once current_device first needs it
 
 
 @contextlib.contextmanager

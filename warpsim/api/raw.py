@@ -19,7 +19,7 @@ import operator
 import os
 import threading
 
-from .args import KernelArgumentError, describe_argument, pack_arguments
+from .args import KernelArgumentError, describe_argument, pack_slots, parameter_slots
 from .arrays import MemoryPointer, UnownedMemory, current_device, ndarray
 from ..errors import CompileError, InvalidValue
 from ..frontends.nvrtc import compile_cuda
@@ -79,6 +79,7 @@ class Function(KernelAttributes):
         self.loaded_module, self.device = loaded_module, device
         self.kernel_name, self.name = kernel_name, requested_name
         self.params = list(loaded_module.params(kernel_name))
+        self._slots = parameter_slots(self.params)     # packed at every launch
         self.raw_module = raw_module
 
     enable_cooperative_groups = property(
@@ -110,7 +111,7 @@ class Function(KernelAttributes):
             if isinstance(arg, ndarray) and arg.device is not self.device:
                 raise KernelArgumentError(f"kernel '{self.kernel_name}' argument {index} is an array "
                                           "on another device than the one the kernel runs on")
-        buffer = pack_arguments(self.kernel_name, self.params, args)
+        buffer = pack_slots(self.kernel_name, self._slots, args)
         launch = _launcher or _launch_in_process
         self.last_launch = launch(self.loaded_module, self.kernel_name, grid, block, buffer,
                                   shared_mem, enable_cooperative_groups)
@@ -286,6 +287,9 @@ class RawModule:
 
     def get_function(self, name: str) -> Function:
         """A kernel by extern "C" name, mangled name, or one of the module's name expressions."""
+        found = self._functions.get((id(current_device()), name))   # a launch loop's every call
+        if found is not None:
+            return found
         device, loaded = self._loaded_module()
         key = (id(device), name)
         with self._cache_lock:

@@ -22,6 +22,7 @@ ABI change in a future numba-cuda is an error here, not garbage in a kernel.
 
 from __future__ import annotations
 
+import math
 import operator
 import os
 import warnings
@@ -165,7 +166,7 @@ def _flatten(ty, value, copy_in, copy_out, out: list, writebacks: list):
         if len(shape) != ty.ndim:
             raise KernelArgumentError(f"array argument has {len(shape)} dimensions, "
                                       f"the kernel was compiled for {ty.ndim}")
-        nitems = int(np.prod(shape, dtype=np.int64))
+        nitems = math.prod(shape)
         pieces = [0, 0, nitems, itemsize, pointer, *shape, *strides]  # meminfo, parent: null
         out.extend(np.int64(p) for p in pieces)
     elif isinstance(ty, types.CPointer):
@@ -229,7 +230,7 @@ def pack_parameters(kernel_name: str, params, pieces) -> bytes:
     end = max((p[1] + p[2] for p in params), default=0)
     buffer = bytearray(end)
     for index, (piece, (name, offset, size, *_)) in enumerate(zip(pieces, params)):
-        raw = np.asarray(piece).tobytes()
+        raw = piece.tobytes() if isinstance(piece, np.generic) else np.asarray(piece).tobytes()
         if len(raw) != size:
             raise KernelArgumentError(
                 f"kernel '{kernel_name}' parameter {index} ({name}) is {size} bytes, but the "

@@ -19,6 +19,9 @@ from .. import api
 from ..errors import IncompatibleDtype, IncompatibleShape
 
 
+_ARRAY_TYPES: dict = {}     # (dtype, ndim, layout) -> Numba's Array type of a device array
+
+
 class DeviceNDArray(api.ndarray):
     """A device array with Numba's DeviceNDArray methods (it is a warpsim.ndarray too)."""
 
@@ -30,10 +33,16 @@ class DeviceNDArray(api.ndarray):
 
     @property
     def _numba_type_(self):
-        from numba.cuda.np import numpy_support
         flags = self.flags
         layout = "C" if flags.c_contiguous else "F" if flags.f_contiguous else "A"
-        return _types.Array(numpy_support.from_dtype(self.dtype), self.ndim, layout)
+        key = (self.dtype, self.ndim, layout)
+        found = _ARRAY_TYPES.get(key)
+        if found is None:                 # Numba builds a type in tens of µs; every launch asks
+            from numba.cuda.np import numpy_support
+            found = _types.Array(numpy_support.from_dtype(self.dtype), self.ndim, layout)
+            if len(_ARRAY_TYPES) < 1024:
+                _ARRAY_TYPES[key] = found
+        return found
 
     @property
     def __cuda_array_interface__(self) -> dict:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import linecache
+import math
 import operator
 import os
 import re
@@ -195,7 +196,7 @@ class CompiledKernel(KernelAttributes):
             writeback()
 
     def _check_launch_bounds(self, blockdim) -> None:
-        threads = int(np.prod(tuple(blockdim)))
+        threads = math.prod(int(d) for d in blockdim)
         if threads > MAX_BLOCK_THREADS:
             raise InvalidConfiguration(f"a block of {threads} threads exceeds the {MAX_BLOCK_THREADS} "
                                        f"threads a block can have", kernel=self.readable_name)
