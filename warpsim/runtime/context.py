@@ -24,6 +24,7 @@ import time
 from dataclasses import dataclass, field
 
 from ..frontends.fatbin import best_ptx, best_sass, fatbin_bytes_at, fatbin_from_wrapper, parse_fatbin
+from ..frontends.ptx_link import link_ptx
 from ..machine.device import Device
 from .heap import host_mapped_heap
 
@@ -142,13 +143,17 @@ class RuntimeContext:
 
     def register_fatbin(self, wrapper: int) -> int:
         data, prelinked = fatbin_from_wrapper(wrapper)
-        entries = []
-        for address in [data, *prelinked]:
-            entries += parse_fatbin(fatbin_bytes_at(address))
+        entries = parse_fatbin(fatbin_bytes_at(data))
         arch = self.preset.compute_capability[0] * 10 + self.preset.compute_capability[1]
-        chosen = best_ptx(entries, arch)
         handle = self.new_handle()
         name = f"{os.path.basename(sys.argv[0] if sys.argv and sys.argv[0] else 'program')}.fatbin"
+        if prelinked:                       # -rdc=true: nvlink's SASS here, each unit's PTX there
+            units = [best_ptx(parse_fatbin(fatbin_bytes_at(address)), arch) for address in prelinked]
+            if all(units):
+                ptx = units[0].text if len(units) == 1 else link_ptx([u.text for u in units])
+                self.modules[handle] = FatbinModule(handle, ptx, name, min(u.arch for u in units))
+                return handle
+        chosen = best_ptx(entries, arch)
         if chosen is None:                  # SASS only: the cubin for the SASS executor
             cubin = best_sass(entries, arch)
             self.modules[handle] = FatbinModule(handle, "", name, cubin.arch if cubin else 0,

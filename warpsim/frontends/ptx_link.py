@@ -1,0 +1,159 @@
+"""Link the PTX of separately compiled translation units (nvcc -rdc=true) into one module.
+
+A program built with `-rdc=true` registers the fatbinary nvlink made, which holds
+only linked SASS; the PTX of each translation unit is in the prelinked fatbinaries
+it names. warpsim runs PTX, so it links those as nvlink links their cubins, at the
+level of the module's top-level statements:
+
+  * a definition with external linkage (`.visible`, `.weak`, `.common`) serves
+    every unit; the `.extern` declarations of it (functions, `extern __device__`
+    variables) are dropped, and a `.weak` (or `.common`) symbol that several
+    units define (an inline function, a template instance) keeps its first
+    definition;
+  * a symbol without linkage is the unit's own (`static` functions and
+    variables, printf's `$str` strings): where another unit has the same name,
+    the later unit's is renamed, so each unit keeps its own;
+  * the units lose all but the first .version/.target/.address_size header,
+    and their `.file` numbers move apart (line info keeps naming the right file).
+
+A symbol no unit defines stays an `.extern` declaration: the machine names it
+when a kernel reaches it (cudadevrt's device-side launches, for example).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..errors import CompileError
+from .numba_link import _shift_files
+
+__all__ = ["link_ptx"]
+
+EXTERNAL = ("visible", "weak", "common")
+_NAME_AFTER_PARAMS = re.compile(r"^\s*(?:\([^)]*\)\s*)?([A-Za-z_$%][\w$]*)")
+_VARIABLE_NAME = re.compile(r"([A-Za-z_$%][\w$]*)\s*(?:\[[^\]]*\]\s*)*(?:<\s*\d+\s*>\s*)?$")
+_IDENTIFIER_CHARS = r"[\w$%]"
+
+
+@dataclass
+class Statement:
+    """One top-level statement of a PTX module: a directive, a variable or a function."""
+    text: str
+    kind: str = "other"        # 'header', 'function', 'variable' or 'other'
+    name: str = ""
+    linkage: str = ""          # 'extern', 'visible', 'weak', 'common' or '' (the unit's own)
+    defines: bool = False      # a function body or a variable (not an .extern declaration)
+
+
+def statements(ptx: str) -> list[Statement]:
+    """The module's top-level statements, in order (comments kept with the statement after them)."""
+    out, start, depth, i, n = [], 0, 0, 0, len(ptx)
+    while i < n:
+        c = ptx[i]
+        if ptx.startswith("//", i):
+            i = ptx.find("\n", i)
+            i = n if i < 0 else i
+            continue
+        if ptx.startswith("/*", i):
+            end = ptx.find("*/", i + 2)
+            i = n if end < 0 else end + 2
+            continue
+        if c == '"':
+            end = ptx.find('"', i + 1)
+            i = n if end < 0 else end + 1
+            continue
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0 and _is_function(ptx[start:i]):
+                out.append(_classify(ptx[start:i + 1]))
+                start = i + 1
+        elif c == ";" and depth == 0:
+            out.append(_classify(ptx[start:i + 1]))
+            start = i + 1
+        elif c == "\n" and depth == 0 and re.match(r"\s*\.(?:version|target|address_size|file)\b",
+                                                   _code(ptx[start:i])):
+            out.append(_classify(ptx[start:i + 1]))      # directives without a semicolon
+            start = i + 1
+        i += 1
+    if ptx[start:].strip():
+        out.append(Statement(ptx[start:]))
+    return out
+
+
+def _code(text: str) -> str:
+    """The text without its comments."""
+    return re.sub(r"//[^\n]*|/\*.*?\*/", " ", text, flags=re.DOTALL)
+
+
+def _is_function(text: str) -> bool:
+    head = _code(text).split("{", 1)[0]
+    return bool(re.search(r"(?<![\w.])\.(?:func|entry)\b", head))
+
+
+def _classify(text: str) -> Statement:
+    code = _code(text).strip()
+    if re.match(r"\.(?:version|target|address_size)\b", code):
+        return Statement(text, "header")
+    words = code.split()
+    linkage = next((w[1:] for w in words[:3] if w[1:] in ("extern",) + EXTERNAL), "")
+    function = re.search(r"(?<![\w.])\.(?:func|entry)\b", code.split("{", 1)[0])
+    if function:
+        found = _NAME_AFTER_PARAMS.match(code[function.end():])
+        return Statement(text, "function", found.group(1) if found else "", linkage, code.endswith("}"))
+    if re.search(r"(?<![\w.])\.(?:global|const|shared)\b", code) and code.endswith(";"):
+        found = _VARIABLE_NAME.search(code[:-1].split("=", 1)[0].strip())
+        return Statement(text, "variable", found.group(1) if found else "", linkage, linkage != "extern")
+    return Statement(text)
+
+
+def _rename(text: str, old: str, new: str) -> str:
+    return re.sub(rf"(?<!{_IDENTIFIER_CHARS}){re.escape(old)}(?!{_IDENTIFIER_CHARS})", new, text)
+
+
+def link_ptx(units: list[str], names: list[str] | None = None) -> str:
+    """One PTX module from the PTX of each translation unit (see the module doc)."""
+    names = names or [f"unit {k}" for k in range(len(units))]
+    parsed = [statements(ptx) for ptx in units]
+    # 1. who defines each external symbol: the first unit (weak and common: later ones are dropped)
+    owner: dict[str, int] = {}
+    for unit, stmts in enumerate(parsed):
+        for s in stmts:
+            if s.defines and s.linkage in EXTERNAL:
+                if s.name in owner and s.linkage == "visible" and owner[s.name] != unit:
+                    raise CompileError(f"-rdc=true: '{s.name}' is defined in {names[owner[s.name]]} and "
+                                       f"in {names[unit]} (a multiple definition nvlink refuses too)")
+                owner.setdefault(s.name, unit)
+    # 2. a unit's own symbols that another unit also names are renamed in the later unit
+    taken = set(owner)
+    for unit, stmts in enumerate(parsed):
+        own = {s.name for s in stmts if s.name and s.linkage == "" and s.kind in ("function", "variable")}
+        clashes = sorted(own & taken)
+        taken |= own
+        if clashes:
+            text = "".join(s.text for s in stmts)
+            for name in clashes:
+                text = _rename(text, name, f"{name}__rdc{unit}")
+            parsed[unit] = statements(text)
+    # 3. the module: one header, every unit's statements but resolved declarations and duplicates
+    kept, header_done, declared = [], False, set()
+    for unit, stmts in enumerate(parsed):
+        for s in stmts:
+            if s.kind == "header":
+                if header_done:
+                    continue
+            elif s.linkage == "extern" and s.name not in owner:    # defined nowhere: declared once
+                if s.name in declared:
+                    continue
+                declared.add(s.name)
+            elif s.kind in ("function", "variable") and s.name in owner:
+                if s.linkage == "extern" or owner[s.name] != unit:
+                    continue
+                if s.kind == "function" and not s.defines:      # a prototype of a function defined here
+                    continue
+            text = s.text if unit == 0 else _shift_files(s.text, 1000 * unit)
+            kept.append(text)
+        header_done = True
+    return "".join(kept)
