@@ -1,4 +1,4 @@
-"""FADD/FMUL/FFMA, FMNMX, MUFU.RCP and DADD/DMUL/DFMA against their PTX twins on random and edge bits.
+"""FADD/FMUL/FFMA, FMNMX (.NAN), MUFU and DADD/DMUL/DFMA against their PTX twins on random and edge bits.
 
 NaNs of every kind, infinities, signed zeros, subnormals (with and without
 .FTZ) and the largest finite values go through both executors, which share
@@ -59,3 +59,23 @@ def test_f64_arithmetic_agrees_with_ptx(sass, ptx, arity):
     (got,) = run_sass(f"{sass} R8, {regs}", registers, ["R8.64"])
     want = run_ptx(ptx, *(as_f64(v) for v in values))
     assert_same_bits(got, want, sass, values)
+
+
+@pytest.mark.parametrize("sass, ptx", [("DADD R8, R2, -R4", "sub.rn.f64"), ("DADD R8, -RZ, |R2|", "abs.f64"),
+                                       ("DADD R8, -RZ, -R2", "neg.f64"), ("DADD.RM R8, R2, -R4", "sub.rm.f64")])
+def test_dadd_with_operand_modifiers_agrees_with_sub_abs_neg(sass, ptx):
+    """ptxas's sub/abs/neg.f64: a NaN operand comes out with its own sign, not the modifier's."""
+    rng = np.random.default_rng(len(sass) + 23)
+    a, b = edge_bits(rng, 64), edge_bits(rng, 64)
+    registers = {2: split64(a)[0], 3: split64(a)[1], 4: split64(b)[0], 5: split64(b)[1]}
+    (got,) = run_sass(sass, registers, ["R8.64"])
+    sources = (as_f64(a), as_f64(b)) if ptx.startswith("sub") else (as_f64(a),)
+    assert_same_bits(got, run_ptx(ptx, *sources), sass, (a, b))
+
+
+@pytest.mark.parametrize("which", ["min", "max"])
+def test_fmnmx_nan_agrees_with_min_max_nan(which):
+    rng = np.random.default_rng(29 + (which == "max"))
+    a, b = edge_bits(rng), edge_bits(rng)
+    (got,) = run_sass(f"FMNMX.NAN R0, R1, R2, {'PT' if which == 'min' else '!PT'}", {1: a, 2: b}, ["R0"])
+    assert_same_bits(got, run_ptx(f"{which}.NaN.f32", as_f32(a), as_f32(b)), f"FMNMX.NAN {which}", (a, b))

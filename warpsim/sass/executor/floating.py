@@ -20,13 +20,16 @@ instruction it came from round identically:
   fast path would turn -0 / b into +0) or the exponents near the ends of
   the range. Taking the slow path more often than the GPU
   does changes counts, never results.
-- DADD/DMUL/DFMA pass a NaN operand on quieted, in the order an H200 picks.
+- DADD/DMUL/DFMA pass a NaN operand on quieted, in the order an H200 picks;
+  DADD's -R and |R| leave a NaN operand's sign alone.
 - HADD2/HMUL2/HFMA2/HMNMX2 work on f16 halves, bf16 with .BF16_V2; a source's
   .H0_H0/.H1_H1 feeds one of its halves to both. HFMA2.MMA Rd, -RZ, RZ, hi, lo
   is how ptxas loads a 32-bit constant: the two immediates are its halves.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 
@@ -176,10 +179,25 @@ def _f64_op(ins, op: str):
     return compute
 
 
+def _nan_keeps_its_sign(op):
+    """A DADD operand: -R and |R| change a number's sign, but a NaN goes on as its register holds
+    it (on an H200, sub.f64 = DADD a, -b, neg.f64 = DADD -RZ, -a and abs.f64 = DADD -RZ, |a| pass
+    a NaN operand on with its own sign)."""
+    modified = source(op, 64, True)
+    if not (op.negate or op.absolute):
+        return modified
+    plain = source(replace(op, negate=False, absolute=False), 64, True)
+
+    def read(st, g):
+        raw = np.asarray(plain(st, g), dtype=U64)
+        return np.where(np.isnan(raw.view(np.float64)), raw, modified(st, g))
+    return read
+
+
 @semantics("DADD", family="float", pipe="fp64", mods=tuple(MODES), doc="a + b in f64")
 def dadd(ins):
     dst, a, b = ins.operands[:3]
-    return Step(ins, alu([dest(dst, 64)], [source(a, 64, True), source(b, 64, True)], _f64_op(ins, "add")))
+    return Step(ins, alu([dest(dst, 64)], [_nan_keeps_its_sign(a), _nan_keeps_its_sign(b)], _f64_op(ins, "add")))
 
 
 @semantics("DMUL", family="float", pipe="fp64", mods=tuple(MODES), doc="a * b in f64")
@@ -225,7 +243,6 @@ def _half_sources(ops, elem: str):
 
 def _half_modified(op):
     """-R / |R| on a packed pair: both halves' sign bits."""
-    from dataclasses import replace
     plain = source(replace(op, negate=False, absolute=False, suffixes=()))
 
     def read(st, g):
