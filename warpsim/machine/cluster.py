@@ -37,12 +37,12 @@ def cluster_dims(program, kernel: str) -> tuple[int, int, int]:
 
 def launch_cluster_dims(program, kernel: str, dims) -> tuple[int, int, int]:
     """A cluster shape given at launch (cudaLaunchKernelEx's cluster attribute), checked:
-    positive, and only for a kernel whose PTX declares no shape of its own."""
+    positive, and the kernel's own if its PTX declares one (a launch cannot change it)."""
     dims = tuple(int(d) for d in dims)
     if len(dims) != 3 or min(dims) < 1:
         raise ClusterSizeMismatch(f"cluster dimensions {dims} must be three positive sizes", kernel=kernel)
     declared = program.module.functions[kernel].directives.get("reqnctapercluster")
-    if declared:
+    if declared and tuple(int(d) for d in declared) + (1,) * (3 - len(declared)) != dims:
         raise ClusterSizeMismatch(f"the kernel declares its cluster shape ({', '.join(map(str, declared))}, "
                                   "__cluster_dims__) and the launch gives another", kernel=kernel)
     return dims

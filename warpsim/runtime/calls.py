@@ -358,6 +358,10 @@ def cudaLaunchKernelExC(context, config, function, args):
     if options.cluster and function in context.kernels and not context.kernels[function][0].ptx:
         return _refuse(context, "cudaLaunchKernelEx", "a cluster launch of code that has only SASS is not "
                        "simulated (build with `warpsim nvcc` to keep PTX)", NOT_SUPPORTED)
+    if options.cluster and not _cluster_size_allowed(context, function, options):
+        return _refuse(context, "cudaLaunchKernelEx", f"a cluster of {options.cluster} CTAs is past the portable "
+                       f"{PORTABLE_CLUSTER_SIZE} without cudaFuncAttributeNonPortableClusterSizeAllowed",
+                       CODES["cudaErrorInvalidClusterSize"])
     if options.cooperative and options.cluster:
         return _refuse(context, "cudaLaunchKernelEx", "a cooperative launch in clusters is not simulated",
                        NOT_SUPPORTED)
@@ -368,6 +372,16 @@ def cudaLaunchKernelExC(context, config, function, args):
     for event in options.events if not code else ():
         context.events[event].gpu_ms = context.event_ms()
     return code
+
+
+def _cluster_size_allowed(context, function, options) -> bool:
+    """Clusters past 8 CTAs (up to the 16 an H100/H200 holds) need the kernel's or the launch's opt-in."""
+    x, y, z = options.cluster
+    if x * y * z <= PORTABLE_CLUSTER_SIZE:
+        return True
+    if options.portable_mode == launch_attributes.PORTABLE_DEFAULT:
+        return function in context.nonportable_clusters
+    return options.portable_mode == launch_attributes.ALLOW_NON_PORTABLE
 
 
 def _launch_options(context, cluster_dims) -> dict:
@@ -420,6 +434,8 @@ def cudaFuncGetAttributes(context, out, function):
 DEFAULT_SHARED_LIMIT = 48 * 1024          # bytes of shared memory a block may use without opting in
 FUNC_MAX_DYNAMIC_SHARED, FUNC_CARVEOUT = 8, 9  # cudaFuncAttribute values
 FUNC_CLUSTER_ATTRIBUTES = range(10, 17)        # cluster dimensions and scheduling: accepted
+FUNC_NON_PORTABLE_CLUSTER = 14                 # cudaFuncAttributeNonPortableClusterSizeAllowed
+PORTABLE_CLUSTER_SIZE = 8                      # CTAs a cluster may have without that opt-in (sm_90)
 
 
 @call()
@@ -435,6 +451,8 @@ def cudaFuncSetAttribute(context, function, attribute, value):
         return SUCCESS
     if attribute == FUNC_CARVEOUT:
         return SUCCESS if -1 <= value <= 100 else context.fail(INVALID_VALUE)
+    if attribute == FUNC_NON_PORTABLE_CLUSTER:
+        (context.nonportable_clusters.add if value else context.nonportable_clusters.discard)(function)
     return SUCCESS if attribute in FUNC_CLUSTER_ATTRIBUTES else context.fail(INVALID_VALUE)
 
 

@@ -40,7 +40,7 @@ ERRORS = {
     719: ("cudaErrorLaunchFailure", "unspecified launch failure"),
     720: ("cudaErrorCooperativeLaunchTooLarge", "too many blocks in cooperative launch"),
     801: ("cudaErrorNotSupported", "operation not supported"),
-    912: ("cudaErrorInvalidClusterSize", "invalid cluster size"),
+    912: ("cudaErrorInvalidClusterSize", "a kernel launch error has occurred due to cluster misconfiguration"),
     999: ("cudaErrorUnknown", "unknown error"),
 }
 CODES = {name: code for code, (name, _) in ERRORS.items()}

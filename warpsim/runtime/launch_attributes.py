@@ -7,10 +7,12 @@
 - cudaLaunchAttributeProgrammaticEvent and cudaLaunchAttributeLaunchCompletionEvent:
   the event is recorded when the launch is done (every launch completes before the
   call returns, so its blocks have all triggered by then);
+- cudaLaunchAttributePortableClusterSizeMode: whether a cluster may have more than the
+  portable 8 CTAs (otherwise the kernel's cudaFuncAttributeNonPortableClusterSizeAllowed says);
 - hints that change no result here (access policy window, cluster scheduling policy,
   programmatic stream serialization, priority, memory synchronization domains, the
-  preferred cluster shape and shared-memory carveout, NVLink scheduling, portable
-  cluster size and shared memory modes): accepted;
+  preferred cluster shape and shared-memory carveout, NVLink scheduling, shared
+  memory mode): accepted;
 - cudaLaunchAttributeSynchronizationPolicy (valid for streams only),
   cudaLaunchAttributeDeviceUpdatableKernelNode (graphs only) and unknown ids:
   cudaErrorInvalidValue.
@@ -25,8 +27,9 @@ from dataclasses import dataclass, field
 from .hoststructs import layout, read
 
 IGNORE, COOPERATIVE, CLUSTER_DIMENSION = 0, 2, 4
-PROGRAMMATIC_EVENT, LAUNCH_COMPLETION_EVENT = 7, 12
-HINTS = {1, 5, 6, 8, 9, 10, 11, 14, 16, 17, 18}
+PROGRAMMATIC_EVENT, LAUNCH_COMPLETION_EVENT, PORTABLE_CLUSTER_SIZE_MODE = 7, 12, 17
+PORTABLE_DEFAULT, REQUIRE_PORTABLE, ALLOW_NON_PORTABLE = 0, 1, 2     # cudaLaunchAttributePortableClusterMode
+HINTS = {1, 5, 6, 8, 9, 10, 11, 14, 16, 18}
 REFUSED = {3: "cudaLaunchAttributeSynchronizationPolicy is an attribute of streams, not of launches",
            13: "cudaLaunchAttributeDeviceUpdatableKernelNode is for graph kernel nodes only"}
 
@@ -40,6 +43,7 @@ class LaunchOptions:
     cluster: tuple | None = None                  # (x, y, z) CTAs a cluster
     cooperative: bool = False
     events: list = field(default_factory=list)    # event handles recorded when the launch is done
+    portable_mode: int = PORTABLE_DEFAULT
 
 
 def read_attributes(address: int, count: int, events) -> LaunchOptions:
@@ -63,6 +67,11 @@ def read_attributes(address: int, count: int, events) -> LaunchOptions:
             if event not in events:
                 raise Refusal(f"the {name} attribute's event 0x{event:x} is not an event of cudaEventCreate")
             options.events.append(event)
+        elif identifier == PORTABLE_CLUSTER_SIZE_MODE:
+            options.portable_mode = read(attribute + at["val.portableClusterSizeMode"], "i")[0]
+            if options.portable_mode not in (PORTABLE_DEFAULT, REQUIRE_PORTABLE, ALLOW_NON_PORTABLE):
+                raise Refusal(f"portableClusterSizeMode {options.portable_mode} is not a "
+                              "cudaLaunchAttributePortableClusterMode")
         elif identifier in REFUSED:
             raise Refusal(REFUSED[identifier])
         elif identifier != IGNORE and identifier not in HINTS:

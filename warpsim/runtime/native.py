@@ -87,7 +87,8 @@ PITCHED_PTR_FIELDS = ("ptr", "pitch", "xsize", "ysize")
 POS_FIELDS = ("x", "y", "z")
 EXTENT_FIELDS = ("width", "height", "depth")
 LAUNCH_ATTRIBUTE_FIELDS = ("id", "val.clusterDim.x", "val.clusterDim.y", "val.clusterDim.z", "val.cooperative",
-                           "val.programmaticEvent.event", "val.launchCompletionEvent.event")
+                           "val.programmaticEvent.event", "val.launchCompletionEvent.event",
+                           "val.portableClusterSizeMode")
 # Each: (exported symbol, C struct, fields), reported as sizeof then offsetof each field.
 LAYOUTS = (("ws_device_prop_layout", "struct cudaDeviceProp", DEVICE_PROP_FIELDS),
            ("ws_func_attributes_layout", "struct cudaFuncAttributes", FUNC_ATTRIBUTE_FIELDS),

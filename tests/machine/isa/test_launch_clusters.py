@@ -34,6 +34,11 @@ def test_launch_cluster_runs_as_a_declared_one(batch_threads):
     assert set(got["nctarank"]) == {2} and set(got["explicit_cluster"]) == {1}
 
 
+def test_a_launch_may_repeat_the_declared_shape():
+    got = _launch(SPECIALS, 4, (2, 1, 1))
+    assert set(got["nctarank"]) == {2} and set(got["explicit_cluster"]) == {1}
+
+
 def test_without_a_launch_cluster_a_cta_is_its_own_cluster():
     """The kernel reads rank 1's shared memory: in a cluster of one CTA that rank does not exist."""
     with pytest.raises(MemoryFault, match="shared::cluster|outside the block"):
@@ -42,7 +47,7 @@ def test_without_a_launch_cluster_a_cta_is_its_own_cluster():
 
 @pytest.mark.parametrize("ptx, grid, dims, why", [
     (UNDECLARED, 3, (2, 1, 1), "not a whole number of clusters"),
-    (SPECIALS, 4, (2, 1, 1), "declares its cluster shape"),
+    (SPECIALS, 4, (4, 1, 1), "declares its cluster shape"),
     (UNDECLARED, 4, (0, 1, 1), "three positive sizes"),
 ])
 def test_refused_launch_clusters(ptx, grid, dims, why):

@@ -1,0 +1,91 @@
+"""Device limits, configurations and occupancy helpers in a whole program (tests/runtime/programs/limits.cu),
+and the event clock switch. The stack-size limit is acted on: a recursion past the default 1 KB stack
+runs once the program raises it, and its sums match NumPy. Occupancy answers are an H200's by the
+occupancy calculator's rules (cuda_runtime.h's cudaOccupancyMaxPotentialBlockSize template runs in
+the program over warpsim's attribute and occupancy calls)."""
+
+import os
+import re
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.programs
+DEPTH = 40
+
+
+@pytest.fixture(scope="module")
+def limits(built, cli, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("limits")
+    result = cli("run", built("limits"), DEPTH, "sums.bin", cwd=folder)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout, np.fromfile(folder / "sums.bin", dtype=np.int32)
+
+
+def frames(n: int, seed: int) -> int:
+    total = 0
+    while n:
+        total += seed * (n * 7 % 24) + n
+        n, seed = n - 1, seed + 1
+    return total + seed * (seed % 24)
+
+
+def test_raised_stack_limit_runs_a_deep_recursion(limits):
+    np.testing.assert_array_equal(limits[1], [frames(DEPTH, seed) for seed in range(64)])
+
+
+def test_limits_are_stored_and_unknown_ones_refused(limits):
+    out = limits[0]
+    for line in ("limit 0 cudaSuccess 1024", "limit 1 cudaSuccess 1048576", "limit 2 cudaSuccess 8388608",
+                 "limit 3 cudaSuccess 2", "limit 4 cudaSuccess 2048", "limit 7 cudaErrorUnsupportedLimit 0",
+                 "set stack cudaSuccess get cudaSuccess 5000", "set printf cudaSuccess get cudaSuccess 3145728",
+                 "set heap cudaSuccess get cudaSuccess 3145728", "set l2fetch cudaSuccess get cudaSuccess 32",
+                 "set l2fetch200 cudaErrorInvalidValue get cudaSuccess 32",
+                 "set pending cudaSuccess get cudaSuccess 4096",
+                 "set limit7 cudaErrorUnsupportedLimit get cudaErrorUnsupportedLimit 0",
+                 "set limit99 cudaErrorUnsupportedLimit get cudaErrorUnsupportedLimit 0"):
+        assert line in out.splitlines(), line
+
+
+def test_cache_and_bank_configurations(limits):
+    lines = limits[0].splitlines()
+    for line in ("cache default 0", "cache set shared cudaSuccess", "cache now 1", "cache set 7 cudaErrorInvalidValue",
+                 "func cache cudaSuccess", "func cache 9 cudaErrorInvalidValue", "bank default 1",
+                 "bank set eight cudaSuccess", "bank now 2", "bank set 5 cudaErrorInvalidValue", "func bank cudaSuccess"):
+        assert line in lines, line
+
+
+def test_occupancy_helpers_give_the_h200s_answers(limits):
+    out = limits[0]
+    potential = {m[0]: (int(m[1]), int(m[2])) for m in re.findall(r"potential (\w+) cudaSuccess .* grid (\d+) block (\d+)", out)}
+    active = {(m[0], int(m[1])): int(m[2]) for m in re.findall(r"active (\w+) (\d+) cudaSuccess (\d+)", out)}
+    for name, (grid, block) in potential.items():           # the largest block at the best occupancy, x 132 SMs
+        assert block == 1024 and grid == active[name, 1024] * 132, name
+    assert active["small", 64] == 32 and active["small", 256] == 8 and active["small", 1024] == 2
+    assert active["with_shared", 64] == 11                   # 228 KB / (20000 + 1 KB reserved) per block
+    available = {(m[0], int(m[1])): int(m[2]) for m in re.findall(r"available (\w+) (\d+) cudaSuccess (\d+)", out)}
+    sm, reserved, unit, optin = 233472, 1024, 128, 232448    # H200: bytes per SM, per block, allocation unit
+    for blocks in (1, 2, 3, 5, 7, 16):
+        assert available["small", blocks] == min(sm // blocks // unit * unit - reserved, optin), blocks
+        with_static = min(sm // blocks // unit * unit - reserved, optin) - 20000
+        assert available["with_shared", blocks] == max(with_static, 0), blocks
+    assert available["small", 32] == 0                       # 32 blocks of 128 threads: past 2048 threads an SM
+    assert "potential small limit 96 grid 4224 block 64" in out    # block sizes up to 96: 64 at 32 a SM
+    for name in ("available block 0", "available blocks 0", "available block 2048"):
+        assert f"{name} cudaErrorInvalidValue" in out
+
+
+@pytest.mark.parametrize("clock", ["gpu", "wall"])
+def test_event_time_switch(built, cli, tmp_path, clock):
+    """`--event-time wall`: events read the simulation's wall clock, and no kernel time is predicted."""
+    result = cli("--event-time", clock, "run", built("device"), cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    positive, empty = re.search(r"elapsed_positive (\d) empty (\S+)", result.stdout).groups()
+    assert positive == "1"
+    # two records with nothing between: the same predicted GPU time, or two readings of the wall clock
+    assert (float(empty) == 0) == (clock == "gpu")
+
+
+def test_event_time_switch_refuses_other_values(cli, tmp_path):
+    result = cli("--event-time", "cpu", "run", "true", cwd=tmp_path)
+    assert result.returncode == 2 and "--event-time" in result.stderr
