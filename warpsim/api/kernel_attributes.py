@@ -164,21 +164,33 @@ class KernelAttributes:
                 f"{count.registers} registers each (ptxas) needs more than the 65536 registers of an "
                 f"SM; at most {self._register_file_threads()} threads", kernel=kernel)
 
-    def check_co_resident(self, grid, block, shared_mem: int) -> None:
-        """A cooperative launch (grid-wide sync) must fit on the GPU at once: refuse, as the driver
-        does, more blocks than occupancy allows per SM times the SMs of the GPU preset
-        (settings gpu, default the H200)."""
+    def max_cooperative_grid_blocks(self, blockdim, dynsmemsize: int = 0) -> int:
+        """The most blocks of `blockdim` threads a cooperative launch (grid-wide sync) may have:
+        blocks per SM by occupancy times the SMs of the GPU preset (settings gpu, default the
+        H200), as Numba's kernel method of this name answers for the GPU."""
+        from ..machine.device import launch_dimensions
         from ..settings import current
         from ..timing.presets import gpu_preset
         loaded, name = self._attribute_kernel()
         preset = gpu_preset(current().gpu or "h200")
         major, minor = preset.compute_capability
-        threads = block[0] * block[1] * block[2]
-        shared = loaded.program.kernel_static_shared.get(name, 0) + shared_mem
-        limit = co_resident_blocks(threads, self._registers().registers, shared, f"sm_{major}{minor}",
-                                   preset.sms)
+        block = launch_dimensions(blockdim, "block", name)
+        shared = loaded.program.kernel_static_shared.get(name, 0) + dynsmemsize
+        return co_resident_blocks(block[0] * block[1] * block[2], self._registers().registers, shared,
+                                  f"sm_{major}{minor}", preset.sms)
+
+    def check_co_resident(self, grid, block, shared_mem: int) -> None:
+        """A cooperative launch must fit on the GPU at once: refuse, as the driver does, a grid
+        of more blocks than max_cooperative_grid_blocks."""
+        from ..machine.device import launch_dimensions
+        from ..settings import current
+        from ..timing.presets import gpu_preset
+        name = self._attribute_kernel()[1]
+        limit = self.max_cooperative_grid_blocks(block, shared_mem)
+        grid = launch_dimensions(grid, "grid", name)
         blocks = grid[0] * grid[1] * grid[2]
         if blocks > limit:
+            preset = gpu_preset(current().gpu or "h200")
             raise CooperativeLaunchTooLarge(
                 f"a cooperative launch of {blocks} blocks, more than the {limit} that can be resident "
                 f"at once on {preset.sms} SMs of the {preset.full_name}", kernel=name)

@@ -167,8 +167,11 @@ class CompiledKernel(KernelAttributes):
         loaded = self.loaded(device)
         sharedmem = _byte_count(sharedmem, self)
         self._check_launch_bounds(blockdim)
+        cooperative = bool(self.library.use_cooperative)     # cg.this_grid(): launched as Numba does
         try:
             self.check_launch_resources(tuple(blockdim), sharedmem)
+            if cooperative:
+                self.check_co_resident(griddim, blockdim, sharedmem)
         except LaunchRefused as refusal:
             raise as_numba_refusal(refusal, self.readable_name) from None
         writebacks: list = []
@@ -182,7 +185,8 @@ class CompiledKernel(KernelAttributes):
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                loaded.launch(self.entry_name, griddim, blockdim, params, shared_mem=sharedmem)
+                loaded.launch(self.entry_name, griddim, blockdim, params, shared_mem=sharedmem,
+                              cooperative=cooperative)
         except LaunchRefused as refusal:      # nothing ran: the driver's refusal, as Numba raises it
             raise as_numba_refusal(refusal, self.readable_name) from None
         except LaunchError as error:

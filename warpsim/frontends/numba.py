@@ -8,16 +8,17 @@ dispatcher, argument marshalling, launches) is warpsim.cuda.
 Kernels are compiled with line info, so every runtime error and every report
 names the Python file and line of the kernel, not PTX. Code Numba links in
 (fp16 shims, `link=` files in PTX or CUDA C++) is merged into the kernel's
-module (numba_link.py). Cooperative grid sync (it needs the CUDA device
-runtime) is refused with an explicit error.
+module (numba_link.py). A cooperative grid sync (cg.this_grid().sync()) calls
+the CUDA device runtime, whose cooperative-groups functions warpsim supplies as
+PTX of its own (device_runtime.py); such a kernel launches cooperatively.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import CompileError
-from .numba_link import linked_ptx
+from .device_runtime import COOPERATIVE_GROUPS_PTX
+from .numba_link import linked_ptx, merge_ptx
 
 __all__ = ["DEFAULT_CC", "NumbaPtx", "compile_kernel"]
 
@@ -62,11 +63,9 @@ def compile_kernel(py_func, argtypes, *, debug=None, opt=None, lineinfo=None, fa
             if lineinfo or debug:
                 raise
             cres = _compile_cres(py_func, argtypes, debug, opt, False, fastmath, launch_bounds, cc)
-        if cres.library.use_cooperative:
-            raise CompileError(f"kernel '{py_func.__qualname__}' uses a cooperative grid sync, "
-                               "which needs the CUDA device runtime (cudadevrt): warpsim does "
-                               "not simulate it")
         ptx = linked_ptx(cres.library, cc, link)
+        if cres.library.use_cooperative:          # cg.this_grid(): cudadevrt's functions, warpsim's way
+            ptx = merge_ptx(ptx, [COOPERATIVE_GROUPS_PTX])
     return NumbaPtx(cres, ptx, cres.fndesc.llvm_func_name, debug)
 
 def _compile_cres(py_func, argtypes, debug, opt, lineinfo, fastmath, launch_bounds, cc):
