@@ -6,7 +6,9 @@ Triton finds backends through the `triton.backends` entry points (a compiler
 module and a driver module each); warpsim registers this package as the
 backend "warpsim" (pyproject.toml). Its driver is active only under `warpsim
 run` (activation.py) or with WARPSIM_TRITON=1, so a user with a GPU keeps the
-NVIDIA backend. While active:
+NVIDIA backend. While active the current target is a "cuda" one, as on an
+NVIDIA GPU (scripts' `is_cuda()` and Triton's own TMA lowering test for it),
+and `cuda` targets compile with warpsim's compiler (compiler.py). While active:
 
 - compiler.py compiles with Triton's NVIDIA passes for the chosen GPU's arch
   (sm_90 for the H200) up to PTX; the PTX keeps the kernel's Python lines.
@@ -26,7 +28,8 @@ from __future__ import annotations
 import os
 
 ENV_SWITCH = "WARPSIM_TRITON"      # 1: the warpsim backend is Triton's active driver
-BACKEND_NAME = "warpsim"           # the entry point's name and the GPUTarget backend
+BACKEND_NAME = "warpsim"           # the entry point's name (Triton's backends["warpsim"])
+TARGET_BACKEND = "cuda"            # the driver's GPUTarget backend: scripts and Triton test it for "cuda"
 
 
 def enabled() -> bool:

@@ -15,7 +15,8 @@ def triton_on_warpsim():
 
     Sets WARPSIM_TRITON=1 and TRITON_DEFAULT_BACKEND=warpsim (which also wins over an NVIDIA
     driver a GPU machine has); where Triton already made a driver in this process, it is put
-    aside for the block and put back after it, as are the environment and Triton's do_bench.
+    aside for the block and put back after it, as are the environment, Triton's do_bench and
+    argument binding (host_arrays.py) and torch's device queries (torch_device.py).
     """
     saved_env = {name: os.environ.get(name) for name in (ENV_SWITCH, "TRITON_DEFAULT_BACKEND")}
     os.environ[ENV_SWITCH] = "1"
@@ -38,6 +39,12 @@ def triton_on_warpsim():
         if "triton.testing" in sys.modules:
             from .bench import uninstall
             uninstall()
+        if "triton.runtime.jit" in sys.modules:
+            from . import host_arrays
+            host_arrays.uninstall()
+        from . import taken_addresses, torch_device
+        torch_device.uninstall()
+        taken_addresses.uninstall()
 
 
 def _driver_config():

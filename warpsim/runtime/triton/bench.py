@@ -10,7 +10,7 @@ of the same result). The time includes the launch overhead the events see;
 the timing model predicts from a cold L2, as the flush makes it.
 
 While the warpsim driver is active, `triton.testing.do_bench` is this
-function (install/uninstall), so scripts and Triton's autotuner (through the
+function and `do_bench_cudagraph` its graph form (install/uninstall), so scripts and Triton's autotuner (through the
 driver's get_benchmarker) read predictions. The first use says so on stderr.
 """
 
@@ -33,6 +33,17 @@ class L2Flush:
 
 def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_mode="mean"):
     """triton.testing.do_bench's result on the predicted clock (milliseconds; see the module doc)."""
+    return _bench(fn, "clock_ms", grad_to_none, quantiles, return_mode)
+
+
+def do_bench_cudagraph(fn, rep=20, grad_to_none=None, quantiles=None, return_mode="mean"):
+    """triton.testing.do_bench_cudagraph's result on the predicted clock: the kernels' predicted
+    time without the per-launch overhead CUDA events see (a graph replays its launches back to
+    back). Unlike the GPU's (no L2 flush between replays), the prediction starts from a cold L2."""
+    return _bench(fn, "kernel_ms", grad_to_none, quantiles, return_mode)
+
+
+def _bench(fn, clock: str, grad_to_none, quantiles, return_mode):
     from .device import active_gpu
     assert return_mode in ["min", "max", "mean", "median", "all"]
     gpu = active_gpu()
@@ -40,9 +51,9 @@ def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_m
     if grad_to_none is not None:
         for x in grad_to_none:
             x.grad = None
-    start, launches = gpu.clock_ms, gpu.launches
+    start, launches = getattr(gpu, clock), gpu.launches
     fn()
-    elapsed = gpu.clock_ms - start
+    elapsed = getattr(gpu, clock) - start
     _say_predicted(gpu)
     if gpu.launches == launches:
         elapsed = _nothing_launched(fn)
@@ -95,9 +106,11 @@ def install() -> None:
     import triton.testing
     if "do_bench" not in _ORIGINAL:
         _ORIGINAL["do_bench"] = triton.testing.do_bench
+        _ORIGINAL["do_bench_cudagraph"] = triton.testing.do_bench_cudagraph
         _ORIGINAL["Mark._run"] = triton.testing.Mark._run
         triton.testing.Mark._run = perf_report_run(_ORIGINAL["Mark._run"])
     triton.testing.do_bench = do_bench
+    triton.testing.do_bench_cudagraph = do_bench_cudagraph
 
 
 def uninstall() -> None:
@@ -105,4 +118,5 @@ def uninstall() -> None:
     import triton.testing
     if "do_bench" in _ORIGINAL:
         triton.testing.do_bench = _ORIGINAL.pop("do_bench")
+        triton.testing.do_bench_cudagraph = _ORIGINAL.pop("do_bench_cudagraph")
         triton.testing.Mark._run = _ORIGINAL.pop("Mark._run")

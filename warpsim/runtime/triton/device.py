@@ -32,6 +32,7 @@ class PredictedGPU:
         self.preset = gpu_preset(self.gpu)
         self.device = default_device()
         self.clock_ms = 0.0
+        self.kernel_ms = 0.0              # the kernels' predicted time alone (what a CUDA graph's replay sees)
         self.launches = 0
         self.unpredicted: list = []       # kernels whose time could not be predicted (said once each)
 
@@ -42,6 +43,7 @@ class PredictedGPU:
 
     def advance(self, kernel_seconds: float) -> None:
         self.clock_ms += kernel_seconds * 1e3 + self.preset.launch_overhead_us * 1e-3
+        self.kernel_ms += kernel_seconds * 1e3
         self.launches += 1
 
     def properties(self) -> dict:

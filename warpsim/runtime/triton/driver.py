@@ -2,7 +2,10 @@
 
 Active only when enabled (WARPSIM_TRITON=1; `warpsim run` sets it), so Triton's
 NVIDIA driver stays the one on a machine with a GPU. The current target is
-"warpsim" at the chosen GPU's arch; the active torch device is the CPU;
+"cuda" at the chosen GPU's arch (compiler.py says why); the active torch device is the CPU
+(torch's device queries answer for the simulated GPU: torch_device.py); NumPy arrays are
+tensors too (host_arrays.py), and tensors whose data_ptr() was taken stay addressable
+(taken_addresses.py);
 load_binary loads the PTX on warpsim's device (registers and spills from
 ptxas, as the GPU's driver reports them); launcher_cls is WarpsimLauncher;
 the device interface and benchmarker read the predicted clock (device.py,
@@ -14,10 +17,11 @@ from __future__ import annotations
 import os
 
 from ...errors import import_optional
-from . import BACKEND_NAME, enabled
+from . import BACKEND_NAME, TARGET_BACKEND, enabled
 from .device import DeviceInterface, PredictedGPU, made
 from .bench import L2Flush, do_bench, install
 from .launcher import LoadedKernel, WarpsimLauncher
+from . import host_arrays, taken_addresses, torch_device
 
 DriverBase = import_optional("triton.backends.driver", extra="triton",
                              needed_for="warpsim's Triton backend").DriverBase
@@ -64,6 +68,9 @@ class WarpsimDriver(DriverBase):
         self.interface = DeviceInterface(self.gpu)
         made(self.gpu)
         install()
+        host_arrays.install()
+        torch_device.install(self.gpu)
+        taken_addresses.install()
 
     @staticmethod
     def is_active() -> bool:
@@ -84,10 +91,12 @@ class WarpsimDriver(DriverBase):
 
     def get_current_target(self):
         from triton.backends.compiler import GPUTarget
-        return GPUTarget(BACKEND_NAME, self.gpu.arch, 32)
+        return GPUTarget(TARGET_BACKEND, self.gpu.arch, 32)
 
     def get_active_torch_device(self):
         import torch
+        torch_device.install(self.gpu)
+        taken_addresses.install()
         return torch.device("cpu")
 
     def get_device_interface(self):

@@ -3,10 +3,13 @@
 Triton's CompiledKernel calls `launcher(gridX, gridY, gridZ, stream, function,
 packed_metadata, launch_metadata, enter_hook, exit_hook, *args)` with every
 bound argument, constexprs included, as it calls the NVIDIA launcher. Here
-constexprs are dropped (they are compiled in), tensors become device
-pointers to their memory, addressed in place (warpsim.machine.host_ranges
-registers a torch CPU tensor's storage for the launch; nothing is copied), scalars take the NumPy type of their Triton type, and
-the global and profiling scratch buffers Triton's launcher would allocate are
+constexprs are dropped (they are compiled in), tensors (torch CPU tensors,
+NumPy arrays: host_arrays.py) become device pointers to their memory,
+addressed in place (warpsim.machine.host_ranges registers a tensor's storage
+for the launch; nothing is copied), host-side tensor descriptors become what
+Triton's launcher passes (tensor_maps.py: a tensor map, shape and strides at
+sm_90), scalars take the NumPy type of their Triton type (bf16: the upper half
+of the fp32 value, rounded to nearest even), and the global and profiling scratch buffers Triton's launcher would allocate are
 added (per CTA, zeroed). The PTX runs on warpsim's device over
 gridX * num_ctas CTAs of 32 * num_warps threads with Triton's dynamic shared
 memory; a sampled-CTA recorder gives the launch's predicted time, which
@@ -23,10 +26,13 @@ import numpy as np
 from ...errors import LaunchError, WarpsimError
 from ...machine.host_ranges import HostRanges
 from ...machine.memory import GLOBAL_BASE
+from .host_arrays import array_block
+from .taken_addresses import live_tensors
+from .tensor_maps import descriptor_parameters
 
 SCALAR_TYPES = {"i1": np.bool_, "u1": np.bool_, "i8": np.int8, "u8": np.uint8, "i16": np.int16,
                 "u16": np.uint16, "i32": np.int32, "u32": np.uint32, "i64": np.int64, "u64": np.uint64,
-                "fp16": np.float16, "bf16": None, "fp32": np.float32, "fp64": np.float64}
+                "fp16": np.float16, "fp32": np.float32, "fp64": np.float64}
 
 
 class LoadedKernel:
@@ -52,6 +58,8 @@ def flatten(signature, args) -> list:
 
 def host_block(value) -> tuple[int, int, int]:
     """(block base, block bytes, pointer) of a tensor argument: its storage, or its own bytes."""
+    if isinstance(value, np.ndarray):
+        return array_block(value)
     pointer = int(value.data_ptr())
     storage = getattr(value, "untyped_storage", None)
     if storage is not None:                            # a torch tensor: the whole storage
@@ -68,9 +76,6 @@ class WarpsimLauncher:
         self.signature = tuple(src.signature.values())
         self.metadata = metadata
         self.num_ctas = getattr(metadata, "num_ctas", 1)
-        if getattr(metadata, "tensordesc_meta", None):
-            raise LaunchError(f"kernel {metadata.name}: tensor descriptor arguments are not yet supported "
-                              "by warpsim's Triton backend (docs/triton.md, 'Not yet')", kernel=metadata.name)
 
     def __call__(self, grid_x, grid_y, grid_z, stream, function, packed_metadata, launch_metadata,
                  enter_hook, exit_hook, *args):
@@ -92,20 +97,21 @@ def run_launch(gpu, function: LoadedKernel, metadata, grid: tuple, params: list)
     scratch = [memory.allocate(programs * size, align=max(align, 1), initialized=True) if size else 0
                for size, align in ((metadata.global_scratch_size, metadata.global_scratch_align),
                                    (metadata.profile_scratch_size, metadata.profile_scratch_align))]
-    blocks, pointers = [], []
-    for kind, value in params:
-        if kind.startswith("*") and value is not None and hasattr(value, "data_ptr"):
-            base, nbytes, pointer = host_block(value)
-            if not _in_heap(memory, pointer):
-                blocks.append((base, nbytes))
+    blocks = _host_blocks(memory, _tensors(params))
+    taken = _host_blocks(memory, live_tensors())
     try:
         for address, size in zip(scratch, (metadata.global_scratch_size, metadata.profile_scratch_size)):
             if address:
                 memory.memset(address, 0, programs * size)
-        with HostRanges(memory).launch(blocks, f"a tensor's storage, given to {name}") as device_address:
+        with HostRanges(memory).launch(blocks, f"a tensor's storage, given to {name}") as device_address, \
+                HostRanges(memory).launch(taken, "a tensor whose data_ptr() the script took"):
+            def address_of(tensor) -> int:
+                pointer = int(host_block(tensor)[2])
+                return pointer if _in_heap(memory, pointer) else device_address(pointer)
+            descriptor_metas = iter(getattr(metadata, "tensordesc_meta", None) or ())
             values = []
             for kind, value in params:
-                values.append(_parameter_value(kind, value, device_address, memory, name))
+                values += _parameter_values(kind, value, address_of, descriptor_metas, name)
             values += scratch
             packed = pack(function.module, name, values)
             recorder = _timing_recorder(gpu, function, grid, block, metadata.shared)
@@ -118,27 +124,69 @@ def run_launch(gpu, function: LoadedKernel, metadata, grid: tuple, params: list)
                 memory.free(address)
 
 
+def _host_blocks(memory, tensors) -> list:
+    """The (base, nbytes) host blocks of tensors outside warpsim's heap."""
+    blocks = []
+    for tensor in tensors:
+        base, nbytes, pointer = host_block(tensor)
+        if not _in_heap(memory, pointer):
+            blocks.append((base, nbytes))
+    return blocks
+
+
+def _is_tensor(value) -> bool:
+    return isinstance(value, np.ndarray) or hasattr(value, "data_ptr")
+
+
+def _tensors(params: list):
+    """The tensors a launch addresses: pointer arguments and host-side descriptors' bases."""
+    for kind, value in params:
+        if kind.startswith("*") and value is not None and _is_tensor(value):
+            yield value
+        elif kind.startswith("tensordesc") and _is_tensor(getattr(value, "base", None)):
+            yield value.base
+
+
 def _in_heap(memory, pointer: int) -> bool:
     return GLOBAL_BASE <= pointer < GLOBAL_BASE + len(memory.buffer)
 
 
-def _parameter_value(kind: str, value, device_address, memory, kernel: str):
+def _parameter_values(kind: str, value, address_of, descriptor_metas, kernel: str) -> list:
+    """The PTX parameter values of one Triton argument (a descriptor gives several)."""
     if kind.startswith("*"):
         if value is None:
-            return ("ptr", 0)
-        if not hasattr(value, "data_ptr"):
-            raise LaunchError(f"kernel {kernel}: a pointer argument must be a tensor (with data_ptr()), "
-                              f"got {type(value).__name__}", kernel=kernel)
-        pointer = int(value.data_ptr())
-        return ("ptr", pointer if _in_heap(memory, pointer) else device_address(pointer))
+            return [("ptr", 0)]
+        if not _is_tensor(value):
+            raise LaunchError(f"kernel {kernel}: a pointer argument must be a tensor (with data_ptr()) or a "
+                              f"NumPy array, got {type(value).__name__}", kernel=kernel)
+        return [("ptr", address_of(value))]
     if kind.startswith("tensordesc"):
-        raise LaunchError(f"kernel {kernel}: tensor descriptor arguments are not yet supported by warpsim's "
-                          "Triton backend", kernel=kernel)
+        base = getattr(value, "base", None)
+        if not _is_tensor(base):
+            raise LaunchError(f"kernel {kernel}: a tensor descriptor argument must be a "
+                              f"triton.tools.tensor_descriptor.TensorDescriptor over a tensor, got "
+                              f"{type(value).__name__}", kernel=kernel)
+        try:
+            return descriptor_parameters(value, next(descriptor_metas, None), address_of(base))
+        except ValueError as error:                 # encode_tiled refuses what the driver refuses
+            raise LaunchError(f"kernel {kernel}: tensor descriptor {value.shape} / {value.block_shape}: "
+                              f"{error}", kernel=kernel) from None
+    if kind == "bf16":
+        return [("scalar", bfloat16_bits(value))]
     dtype = SCALAR_TYPES.get(kind)
     if dtype is None:
         raise LaunchError(f"kernel {kernel}: an argument of Triton type {kind} is not yet supported by "
                           "warpsim's Triton backend", kernel=kernel)
-    return ("scalar", np.array(value).astype(dtype))
+    return [("scalar", np.array(value).astype(dtype))]
+
+
+def bfloat16_bits(value) -> np.uint16:
+    """A bf16 scalar's bits: the fp32 value's upper half, rounded to nearest even (NaN stays NaN)."""
+    bits = int(np.array(float(value), dtype=np.float32).view(np.uint32))
+    if (bits & 0x7F800000) == 0x7F800000 and bits & 0x007FFFFF:
+        return np.uint16((bits >> 16) | 0x0040)
+    bits += 0x7FFF + ((bits >> 16) & 1)
+    return np.uint16((bits >> 16) & 0xFFFF)
 
 
 def pack(module, kernel: str, values: list) -> bytes:
@@ -152,7 +200,7 @@ def pack(module, kernel: str, values: list) -> bytes:
         if isinstance(value, int):                    # a scratch buffer's address (0: none)
             value = ("ptr", value)
         what, data = value
-        raw = struct.pack("<Q", data) if what == "ptr" else data.tobytes()
+        raw = struct.pack("<Q", data) if what == "ptr" else data if what == "tensormap" else data.tobytes()
         buffer[offset:offset + size] = raw[:size].ljust(size, b"\0")
     return bytes(buffer)
 
