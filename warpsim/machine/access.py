@@ -14,22 +14,17 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import MemoryFault
+from ..ptx.opcodes import SPACE_MODIFIERS
 from .cluster import peer_offsets
 from ..semantics import addresses
 from ..semantics.addresses import GENERIC_SPACES, GLOBAL_BASE, LOCAL_WINDOW, SHARED_WINDOW, generic_space
 from .memory import describe_freed
 
-# State-space modifiers -> the space they name (::cta/::cluster/::entry qualifiers folded).
-SPACES = {"global": "global", "shared": "shared", "shared::cta": "shared",
-          "shared::cluster": "shared", "local": "local", "const": "const", "param": "param",
-          "param::entry": "param", "param::func": "param"}
-
-
 def space_of(ins) -> str:
     """The state space an instruction names ('generic' when it names none)."""
     for m in ins.mods:
-        if m in SPACES:
-            return SPACES[m]
+        if m in SPACE_MODIFIERS:
+            return SPACE_MODIFIERS[m]
     return "generic"
 
 

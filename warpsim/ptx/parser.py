@@ -12,14 +12,9 @@ from ..errors import PtxParseError
 from .ir import (Addr, CallInfo, Function, Guard, Imm, Instruction, Module, Not,
                  Reg, Sink, SourceLoc, Sym, Variable, Vec, range_member)
 from .lexer import Token, parse_int, tokenize
+from .opcodes import NO_DESTINATION
 from .types import TYPE_NAMES
 
-# Opcodes whose first operand is a source, not a destination.
-NO_DESTINATION = frozenset({
-    "st", "red", "bar", "barrier", "bra", "brx", "call", "ret", "exit", "membar", "fence",
-    "trap", "brkpt", "nanosleep", "prefetch", "prefetchu", "pmevent", "cp", "discard",
-    "applypriority", "griddepcontrol", "setmaxnreg", "stmatrix", "multimem", "wgmma", "tcgen05",
-})
 STATE_SPACES = frozenset({".global", ".const", ".shared", ".local", ".param", ".tex"})
 LINKAGE = frozenset({".visible", ".extern", ".weak", ".common"})
 PERF_DIRECTIVES = frozenset({".maxntid", ".reqntid", ".minnctapersm", ".maxnctapersm",

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from ..errors import PtxVerifyError
 from .ir import Addr, Function, Guard, Imm, Module, Not, Reg, Sym, Vec
+from .opcodes import EMITTED_ARITY, ONE_SPACE_OPCODES, SPACE_MODIFIERS, WIDER_REGISTERS, WRITES_MEMORY
 from .types import TYPES
 
 # The PTX ISA's special registers (the machine passes the ones it simulates).
@@ -36,31 +37,21 @@ SPECIAL_REGISTERS = frozenset(
     + [f"%envreg{k}" for k in range(32)] + [f"%pm{k}" for k in range(8)]
     + [f"%pm{k}_64" for k in range(8)])
 
-SPACES = frozenset({"global", "shared", "shared::cta", "shared::cluster", "local", "const",
-                    "param", "param::entry", "param::func"})
-MEMORY_OPCODES = frozenset({"ld", "ldu", "st", "atom", "red", "prefetch", "prefetchu", "cvta"})
-
-# ld, st and cvt may name registers wider than their integer or .b type (the PTX manual's
-# "operand size exceeding instruction-type size").
-WIDER_REGISTERS = frozenset({"ld", "ldu", "st", "cvt"})
-# Address spaces whose addresses are 64-bit under .address_size 64 (generic: no space named).
+# Addressing: address spaces whose addresses are 64-bit under .address_size 64 (generic: no space named).
 WIDE_ADDRESS_SPACES = frozenset({"global", "generic"})
 MAX_PROBLEMS = 10
 
-# Operands (destinations and sources) the common forms take at least, and whether they need a type.
-ARITY = {"mov": 2, "cvta": 2, "cvt": 2, "ld": 2, "ldu": 2, "st": 2, "neg": 2, "abs": 2, "not": 2,
-         "cnot": 2, "popc": 2, "clz": 2, "brev": 2, "sqrt": 2, "rcp": 2, "rsqrt": 2, "ex2": 2,
-         "lg2": 2, "sin": 2, "cos": 2, "tanh": 2, "add": 3, "sub": 3, "mul": 3, "div": 3,
-         "rem": 3, "and": 3, "or": 3, "xor": 3, "min": 3, "max": 3, "shl": 3, "shr": 3,
-         "setp": 3, "copysign": 3, "mad": 4, "fma": 4, "selp": 4, "bfe": 4, "bfi": 5,
-         "atom": 3, "red": 2}
+# What operand_types returns for an instruction that names no type where the table's entries need one.
+NEEDS_TYPE = "needs a type"
 
 
 def verify_module(module: Module, special_registers=SPECIAL_REGISTERS, operand_types=None) -> None:
     """Raise PtxVerifyError listing the module's problems (the first ten), if any.
 
     `operand_types(module, fn, ins)` gives [(role, operand, PTX type)] per instruction
-    (machine.isa.operand_types, from the instruction table); without it types go unchecked.
+    (machine.isa.operand_types, from the instruction table: an operand the instruction leaves
+    out is None, and NEEDS_TYPE says it names no type its entries need); without it value
+    instructions' operand counts and every operand's type go unchecked.
     """
     problems = []
     functions = set(module.functions)
@@ -78,12 +69,21 @@ class _Checker:
         self.module, self.fn, self.functions = module, fn, functions
         self.special, self.problems = special, problems
         self.operand_types = operand_types
+        self._uses_of = self._uses = None
         self.wide_addresses = str(getattr(module, "address_size", 64) or 64) == "64"
         self.symbols = (set(module.variables) | {v.name for v in fn.params + fn.returns + fn.locals}
                         | functions)
 
     def problem(self, ins, message: str):
         self.problems.append((ins.line, ins.col, f"{message}, in {self.fn.name}"))
+
+    def uses(self, ins):
+        """The table's [(role, operand, type)] of an instruction (None: unknown), asked once."""
+        if self.operand_types is None:
+            return None
+        if ins is not self._uses_of:
+            self._uses_of, self._uses = ins, self.operand_types(self.module, self.fn, ins)
+        return self._uses
 
     def run(self):
         for ins in self.fn.body:
@@ -115,12 +115,16 @@ class _Checker:
             elif bad:
                 self.problem(ins, f"'{bad[0]}' cannot be a call argument")
             return
-        need = ARITY.get(ins.opcode)
+        uses = self.uses(ins)
+        if uses == NEEDS_TYPE or (ins.opcode in EMITTED_ARITY and not ins.types):
+            self.problem(ins, f"'{ins.mnemonic}' names no operand type")
+            return
+        if ins.opcode in EMITTED_ARITY:
+            need = EMITTED_ARITY[ins.opcode]
+        else:                                       # a value instruction's positions are its signature's
+            need = sum(role in ("dst", "src") for role, _, _ in uses) if uses else None
         if need is not None and len(operands) < need:
             self.problem(ins, f"'{ins.mnemonic}' takes {need} operands, {len(operands)} given")
-            return
-        if need is not None and not ins.types:
-            self.problem(ins, f"'{ins.mnemonic}' names no operand type")
             return
         for op in ins.dsts:
             if isinstance(op, (Imm, Addr)) and need is not None and ins.opcode not in ("st", "red"):
@@ -156,12 +160,12 @@ class _Checker:
                 self.problem(ins, f"'{sym.name}' is not a declared variable, parameter or function")
 
     def spaces_of(self, ins):
-        if ins.opcode not in MEMORY_OPCODES:
+        if ins.opcode not in ONE_SPACE_OPCODES:
             return
-        named = [m for m in ins.mods if m in SPACES]
+        named = [m for m in ins.mods if m in SPACE_MODIFIERS]
         if len(named) > 1:
             self.problem(ins, f"'{ins.mnemonic}' names {len(named)} state spaces")
-        elif named and named[0] == "const" and ins.opcode in ("st", "atom", "red"):
+        elif named and named[0] == "const" and ins.opcode in WRITES_MEMORY:
             self.problem(ins, f"'{ins.mnemonic}' writes the read-only .const state space")
 
     def vector_of(self, ins):
@@ -184,10 +188,12 @@ class _Checker:
 
     def types_of(self, ins):
         """Every operand against the type the instruction table reads or writes it as."""
-        if self.operand_types is None or not ins.types:
+        if not ins.types:
             return
-        uses = self.operand_types(self.module, self.fn, ins)
-        for role, op, want in uses or ():
+        uses = self.uses(ins)
+        for role, op, want in uses if isinstance(uses, list) else ():
+            if op is None:
+                continue
             if isinstance(op, Not):
                 op = op.reg
             which = "destination" if role == "dst" else "address" if role == "address" else \

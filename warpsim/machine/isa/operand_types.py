@@ -13,10 +13,13 @@ gives no types, and its instruction is checked for everything but types.
 
 from __future__ import annotations
 
+import functools
+import inspect
 from types import SimpleNamespace
 
 from ...ptx.ir import Sym
-from .table import VALUE, entry
+from ...ptx.verify import NEEDS_TYPE
+from .table import OPS, VALUE, entry
 
 __all__ = ["operand_types", "RECORDED_FAMILIES"]
 
@@ -30,6 +33,8 @@ RECORDED_FAMILIES = frozenset({"memory", "atomics", "moves", "warp"})
 def operand_types(module, fn, ins) -> list | None:
     """[(role, operand, PTX type or space)] with role 'dst', 'src' or 'address'; None: unknown."""
     spec = entry(ins)
+    if not ins.types and (spec.kind == VALUE if spec is not None else _value_opcode(ins.opcode)):
+        return NEEDS_TYPE                       # every value instruction names its operands' type
     if spec is None:
         return None
     if spec.kind == VALUE:
@@ -37,8 +42,9 @@ def operand_types(module, fn, ins) -> list | None:
             sig = spec.signature(ins)
         except Exception:          # noqa: BLE001 (a malformed instruction: the table check says why)
             return None
-        return ([("dst", op, t) for op, t in zip(ins.dsts, sig.dsts) if t != "cc"]
-                + [("src", op, t) for op, t in zip(ins.srcs, sig.srcs) if t != "cc"])
+        sources = max(len(sig.srcs), _sources_computed(spec.compute) - sig.reads_cc)
+        return (_positions("dst", ins.dsts, sig.dsts or (ins.type,))
+                + _positions("src", ins.srcs, tuple(sig.srcs) + (ins.type,) * (sources - len(sig.srcs))))
     if spec.emit is None or spec.family not in RECORDED_FAMILIES:
         return None
     recorder = _Recorder(module, fn, ins)
@@ -47,6 +53,29 @@ def operand_types(module, fn, ins) -> list | None:
     except Exception:              # noqa: BLE001 (the emitter wants a real compiler: no types)
         return None
     return recorder.seen
+
+
+def _positions(role: str, operands, types) -> list:
+    """One use per position the signature types (the hidden carry flag aside); None where the
+    instruction gives no operand, so the verifier counts the operands the table expects."""
+    given = list(operands) + [None] * max(0, len(types) - len(operands))
+    return [(role, op, t) for op, t in zip(given, types) if t != "cc"]
+
+
+@functools.cache
+def _sources_computed(compute) -> int:
+    """The typed sources a value entry's compute(ins, a, b, ...) cannot do without (a variadic
+    one, cvt's: at least one)."""
+    params = list(inspect.signature(compute).parameters.values())[1:]
+    if any(p.kind is p.VAR_POSITIONAL for p in params):
+        return 1
+    return sum(p.default is p.empty and p.kind is p.POSITIONAL_OR_KEYWORD for p in params)
+
+
+def _value_opcode(opcode: str) -> bool:
+    """Every entry of the opcode is a value instruction (add, setp, cvt, ...)."""
+    entries = OPS.get(opcode)
+    return bool(entries) and all(e.kind == VALUE for e in entries)
 
 
 class _Recorder:
