@@ -33,7 +33,7 @@ import numpy as np
 
 from ..errors import LaunchError
 from ..frontends.triton import DEFAULT_ARCH, CompiledTriton, compile_triton
-from ..machine.isa.bulk_copy import encode_tiled
+from ..runtime.triton.tensor_maps import encode_tensor_map
 from ..settings import current
 from ..timing.presets import gpu_preset
 from .arrays import asarray, ndarray
@@ -95,26 +95,6 @@ def _to_device(args) -> tuple[list, list]:
             copies.append((arg.base.host, arg.base.array))
         converted.append(_DeviceArgument(arg) if isinstance(arg, ndarray) else arg)
     return converted, copies
-
-
-TMA_SWIZZLES = {0: "none", 1: "32B", 2: "64B", 3: "128B"}      # CUtensorMapSwizzle, as Triton passes it
-
-
-def encode_tensor_map(descriptor, meta: dict) -> bytes:
-    """The tensor map Triton's launcher makes with cuTensorMapEncodeTiled, in warpsim's own 128 bytes.
-
-    `meta` is Triton's per-descriptor metadata (swizzle, element size, the box
-    it loads, in the tensor's order); dimensions go to the map innermost first,
-    as Triton's fill_tma_descriptor_tiled passes them to the driver.
-    """
-    if meta.get("is_im2col") or meta.get("fp4_padded"):
-        raise LaunchError("Triton's im2col and padded fp4 tensor descriptors are not simulated")
-    size = meta["elem_size"]
-    return encode_tiled(descriptor.base.data_ptr(), size, list(reversed(descriptor.shape)),
-                        [s * size for s in reversed(descriptor.strides[:-1])],
-                        list(reversed(meta["block_size"])), swizzle_mode=TMA_SWIZZLES[meta["swizzle"]],
-                        oob_fill="nan" if descriptor.padding == "nan" else "zero",
-                        is_float=descriptor.base.dtype.is_floating_point)
 
 
 def _grid3(grid, meta: dict) -> tuple[int, int, int]:
