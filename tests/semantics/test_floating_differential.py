@@ -39,11 +39,23 @@ def test_fmnmx_agrees_with_min_max(which, ftz):
     assert_same_bits(got, want, f"FMNMX {which}", (a, b))
 
 
-def test_mufu_rcp_agrees_with_rcp_approx_ftz():
-    a = edge_bits(np.random.default_rng(5))
-    (got,) = run_sass("MUFU.RCP R0, R1", {1: a}, ["R0"])
-    want = run_ptx("rcp.approx.ftz.f32", as_f32(a))
-    assert_same_bits(got, want, "MUFU.RCP", (a,))
+# MUFU alone is what ptxas emits for these (sqrt.approx.ftz.f32 as well, through MUFU.RSQ and FMUL)
+@pytest.mark.parametrize("sass, ptx", [("RCP", "rcp.approx.ftz.f32"), ("EX2", "ex2.approx.ftz.f32"),
+                                       ("LG2", "lg2.approx.ftz.f32"), ("RSQ", "rsqrt.approx.ftz.f32"),
+                                       ("TANH", "tanh.approx.f32")])
+def test_mufu_agrees_with_the_approx_function(sass, ptx):
+    a = edge_bits(np.random.default_rng(5 + len(ptx)))
+    (got,) = run_sass(f"MUFU.{sass} R0, R1", {1: a}, ["R0"])
+    assert_same_bits(got, run_ptx(ptx, as_f32(a)), f"MUFU.{sass}", (a,))
+
+
+@pytest.mark.parametrize("which", ["SIN", "COS"])
+def test_fmul_rz_then_mufu_sin_cos_agree_with_sin_cos_approx_ftz(which):
+    """sin/cos.approx.ftz.f32 as ptxas emits them: FMUL.RZ by f32(1/(2 pi)), then MUFU.SIN/COS."""
+    a = edge_bits(np.random.default_rng(7 + len(which)))
+    (turns,) = run_sass("FMUL.RZ.FTZ R2, R1, 0.15915493667125701904", {1: a}, ["R2"])
+    (got,) = run_sass(f"MUFU.{which} R0, R2", {2: turns}, ["R0"])
+    assert_same_bits(got, run_ptx(f"{which.lower()}.approx.ftz.f32", as_f32(a)), f"MUFU.{which}", (a,))
 
 
 @pytest.mark.parametrize("sass, ptx, arity", [("DADD", "add.rn.f64", 2), ("DMUL", "mul.rn.f64", 2),

@@ -143,28 +143,6 @@ def ieee_min_max(x, y, take_min, nan_wins: bool = False):
     return chosen
 
 
-def approx_reciprocal(x, flush: bool):
-    """rcp.approx / MUFU.RCP of f32 values held in float64: 1/x in f64 rounded to f32 (the SFU
-    is not correctly rounded: PTX allows 1 ulp, an H200 differs from this in the last bit for
-    about 1 input in 8). `flush`: MUFU.RCP itself, which flushes subnormal inputs and results;
-    rcp.approx.f32 without .ftz scales around that and covers the full range."""
-    if flush:
-        x = flush_subnormal(x, F32)
-    recip = (1.0 / x).astype(np.float32).astype(np.float64)
-    return flush_subnormal(recip, F32) if flush else recip
-
-
-def high_word_sfu(fn, x):
-    """MUFU.RCP64H / MUFU.RSQ64H on f64 values: the SFU reads only the operand's high word and
-    writes only the result's high word (low word 0). Modelled as the truncated high word of the
-    f64 function of the truncated operand; on an H200 that matches about 95% of inputs, the
-    rest differ by one unit in the high word."""
-    x = flush_subnormal((x.view(np.uint64) & _HIGH).view(np.float64), F64)
-    y = flush_subnormal(fn(x), F64)
-    bits = np.where(np.isnan(y), _HIGH_WORD_NAN, y.view(np.uint64) & _HIGH)
-    return bits.view(np.float64)
-
-
 def sfu_revolutions(fn):
     """MUFU.SIN/COS of an angle t in revolutions: the SFU takes t as fixed point truncated to
     2^-25 of a revolution (so sin of |x| < 1.7e-7 is 0 on the GPU) and evaluates fn(2 pi t) on
@@ -175,6 +153,35 @@ def sfu_revolutions(fn):
         fraction = np.where(fraction == 0, np.copysign(0.0, t), fraction)   # sin(-n) = -0
         return fn(2 * np.pi * fraction)
     return evaluate
+
+
+# The special-function unit's approximations (MUFU, PTX's .approx), each modelled as the f64
+# function rounded once: within PTX's bounds, but not the SFU's last bit for a fraction of
+# inputs (rcp: about 1 input in 8 differs from an H200 in the last bit). sin/cos take their
+# angle in revolutions (to_revolutions).
+SFU_FUNCTIONS = {"rcp": lambda v: 1.0 / v, "rsqrt": lambda v: 1.0 / np.sqrt(v), "sqrt": np.sqrt,
+                 "ex2": np.exp2, "lg2": np.log2, "sin": sfu_revolutions(np.sin),
+                 "cos": sfu_revolutions(np.cos), "tanh": np.tanh}
+SFU_FLUSHING = FloatEnv(ftz_in=True, ftz_out=True)   # MUFU itself: subnormal operands and results are 0
+
+
+def sfu_approx(name: str, x, fmt=F32, env: FloatEnv = PLAIN):
+    """SFU_FUNCTIONS[name] of float64 values `x` of format `fmt`, rounded to nearest in `fmt`,
+    operands and results flushed as `env` says (MUFU: SFU_FLUSHING; PTX's .approx without .ftz
+    covers the full range, as the scaling ptxas puts around MUFU does)."""
+    (x,) = env.inputs([np.asarray(x, dtype=np.float64)], fmt)
+    return env.outputs(round_to(SFU_FUNCTIONS[name](x), fmt, "rn"), fmt)
+
+
+def high_word_sfu(name: str, x):
+    """MUFU.RCP64H / MUFU.RSQ64H (`name` "rcp" or "rsqrt") on f64 values: the SFU reads only the
+    operand's high word and writes only the result's high word (low word 0). Modelled as the
+    truncated high word of the f64 function of the truncated operand; on an H200 that matches
+    about 95% of inputs, the rest differ by one unit in the high word."""
+    x = flush_subnormal((x.view(np.uint64) & _HIGH).view(np.float64), F64)
+    y = flush_subnormal(SFU_FUNCTIONS[name](x), F64)
+    bits = np.where(np.isnan(y), _HIGH_WORD_NAN, y.view(np.uint64) & _HIGH)
+    return bits.view(np.float64)
 
 
 INV_2PI_F32 = float(np.float32(0.15915494))          # 0x3e22f983

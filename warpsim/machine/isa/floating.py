@@ -30,10 +30,10 @@ import functools
 
 import numpy as np
 
-from ...semantics.floatbits import (CANONICAL_NAN, FORMATS, F32, F64, decode, div_rounded, encode,
-                                    flush_subnormal, fma_rounded, mul_rounded, round_to, sqrt_rounded)
-from ...semantics.floating import (DEFAULT_NAN_F64, FloatEnv, approx_reciprocal, arithmetic, canonical_nan,
-                                   high_word_sfu, min_max as float_min_max, quiet_f64, sfu_revolutions,
+from ...semantics.floatbits import (CANONICAL_NAN, FORMATS, F32, F64, decode, div_rounded, encode, fma_rounded,
+                                    mul_rounded, round_to, sqrt_rounded)
+from ...semantics.floating import (DEFAULT_NAN_F64, PLAIN, SFU_FLUSHING, FloatEnv, arithmetic, canonical_nan,
+                                   high_word_sfu, min_max as float_min_max, quiet_f64, sfu_approx,
                                    to_revolutions)
 from ...semantics.packed import per_half
 from .table import Signature, same_type, value_op
@@ -264,7 +264,7 @@ def _div_approx(ins, x, y):
         scale = np.where(np.abs(y) < F32.min_normal, 2.0 ** 24, scale)
     x = round_to(x * scale, F32, "rn")          # FMUL: may round or overflow
     y = y * scale
-    return mul_rounded(x, approx_reciprocal(y, flush=True), F32, "rn")
+    return mul_rounded(x, sfu_approx("rcp", y, F32, SFU_FLUSHING), F32, "rn")
 
 
 def _ieee_nan(result, ieee):
@@ -294,7 +294,7 @@ def _rsqrt_f64(x):
     scaled by 2**54 first, specials go the slow path's way."""
     subnormal = (x > 0) & (x < F64.min_normal)
     x2 = np.where(subnormal, x * 2.0 ** 54, x)
-    y0 = high_word_sfu(lambda v: 1.0 / np.sqrt(v), x2)
+    y0 = high_word_sfu("rsqrt", x2)
     e = fma_rounded(x2, -(y0 * y0), 1.0, F64, "rn")
     c = fma_rounded(e, 0.375, 0.5, F64, "rn")
     y = fma_rounded(c, y0 * e, y0, F64, "rn")
@@ -312,8 +312,8 @@ def rcp(ins, a):
     (x,) = _operands(ins, t, a)
     if not exact:
         if t == "f64":
-            return high_word_sfu(lambda v: 1.0 / v, x)
-        return _deliver(ins, t, approx_reciprocal(x, flush="ftz" in ins.flags))
+            return high_word_sfu("rcp", x)
+        return _deliver(ins, t, sfu_approx("rcp", x, F32, FloatEnv.flushing("ftz" in ins.flags)))
     result = _deliver(ins, t, div_rounded(np.ones_like(x), x, FORMATS[t], _mode(ins)))
     if t == "f64":
         return _ieee_nan(result, 1.0 / a)
@@ -328,7 +328,7 @@ def sqrt(ins, a):
         return canonical_nan(np.sqrt(a))
     (x,) = _operands(ins, t, a)
     if not exact:
-        return _deliver(ins, t, np.sqrt(x).astype(np.float32).astype(np.float64))
+        return _deliver(ins, t, sfu_approx("sqrt", x))
     result = _deliver(ins, t, sqrt_rounded(x, FORMATS[t], _mode(ins)))
     return _ieee_nan(result, np.sqrt(a)) if t == "f64" else result
 
@@ -339,28 +339,12 @@ def rsqrt(ins, a):
     (x,) = _operands(ins, t, a)
     if t == "f64":
         if "ftz" in ins.flags:
-            return high_word_sfu(lambda v: 1.0 / np.sqrt(v), x)
+            return high_word_sfu("rsqrt", x)
         return _rsqrt_f64(x)
-    result = 1.0 / np.sqrt(x)                     # rsqrt(-0) = -inf, as PTX says
-    return _deliver(ins, t, result.astype(np.float32).astype(np.float64))
+    return _deliver(ins, t, sfu_approx("rsqrt", x))      # rsqrt(-0) = -inf, as PTX says
 
 
 # ------------------------------------------------ special functions (.approx)
-
-def _revolutions(fn):
-    """sin/cos.approx as ptxas emits them: FMUL.RZ by f32(1/(2 pi)), then MUFU.SIN/COS."""
-    evaluate = sfu_revolutions(fn)
-    return lambda x: evaluate(to_revolutions(x))
-
-
-_APPROX = {
-    "ex2": np.exp2,
-    "lg2": np.log2,
-    "sin": _revolutions(np.sin),
-    "cos": _revolutions(np.cos),
-    "tanh": np.tanh,
-}
-
 
 @_float_op("ex2", types=F32_AND_HALF, check=_check(_EX2), pipe="sfu")
 @_float_op("tanh", types=F32_AND_HALF, check=_check(_TANH), pipe="sfu")
@@ -368,14 +352,12 @@ _APPROX = {
 def special_function(ins, a):
     """f(x) computed in f64 and rounded once to the type (PTX bounds: ex2 2 ulp,
     lg2 2^-22.6 abs, sin/cos 2^-20.9 abs in [-pi, pi], tanh 2^-10.987 rel)."""
-    fn = _APPROX[ins.opcode]
-
     def element(t, a):
         (x,) = _operands(ins, t, a)
-        rounded = round_to(fn(x), FORMATS[t], "rn")
-        if ins.opcode in ("sin", "cos"):            # MUFU.SIN/COS flush subnormal results
-            rounded = flush_subnormal(rounded, F32)
-        return _deliver(ins, t, rounded)
+        env = PLAIN
+        if ins.opcode in ("sin", "cos"):     # as ptxas emits them: FMUL.RZ by f32(1/(2 pi)), then MUFU.SIN/COS,
+            x, env = to_revolutions(x), FloatEnv(ftz_out=True)      # which flushes subnormal results
+        return _deliver(ins, t, sfu_approx(ins.opcode, x, FORMATS[t], env))
     return _per_element(ins, element, a)
 
 

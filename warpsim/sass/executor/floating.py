@@ -12,7 +12,8 @@ instruction it came from round identically:
   0x7fffffff the GPU writes. FFMA rounds once. FMNMX's NaN loses to a number
   (.NAN: wins).
 - MUFU is the special-function unit: RCP, RSQ, SQRT, EX2, LG2 on f32 with
-  subnormals flushed, as the PTX .approx instructions are modelled; SIN/COS
+  subnormals flushed (TANH keeps them), as the PTX .approx instructions are
+  modelled (semantics.floating.sfu_approx); SIN/COS
   take their angle in revolutions (ptxas multiplies by 1/(2 pi) with FMUL.RZ
   first); RCP64H/RSQ64H read and write only the high word of an f64.
 - FCHK P, a, b is true when a / b needs ptxas's slow path (the Newton
@@ -33,9 +34,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from ...semantics.floatbits import F32, encode, flush_subnormal, round_to
-from ...semantics.floating import (FP64_UNIT, PLAIN, FloatEnv, approx_reciprocal, arithmetic, canonical_nan,
-                                   high_word_sfu, min_max, sfu_revolutions)
+from ...semantics.floatbits import F32, encode
+from ...semantics.floating import (FP64_UNIT, PLAIN, SFU_FLUSHING, FloatEnv, arithmetic, high_word_sfu, min_max,
+                                   sfu_approx)
 from ...semantics.packed import low_half_to_f32, packed_arithmetic, packed_min_max
 from .operands import U32, U64, alu, bits32, bits64, dest, f32, f64, pred_dest, predicate, source
 from .table import Step, Unsupported, semantics
@@ -121,40 +122,28 @@ def fchk(ins):
 
 # ------------------------------------------------------------------ MUFU
 
-def _sfu_f32(fn, flush_result=True):
+def _sfu(name: str, env=SFU_FLUSHING):
+    """MUFU.<name> on f32 bits: semantics.floating.sfu_approx, operands and results flushed."""
     def compute(x):
-        x = flush_subnormal(np.atleast_1d(f32(x)).astype(np.float64), F32)
         with np.errstate(all="ignore"):
-            y = round_to(fn(x), F32, "rn")
-        if flush_result:
-            y = flush_subnormal(y, F32)
-        return bits32(canonical_nan(np.asarray(y).astype(np.float32)))
+            return bits32(encode(sfu_approx(name, np.atleast_1d(f32(x)), F32, env), "f32"))
     return compute
 
 
-def _high_word(fn):
+def _high_word(name: str):
     """RCP64H/RSQ64H: the operand is the high word of an f64 (low word 0); the result its high word."""
     def compute(high):
         x = (np.atleast_1d(np.asarray(high, dtype=U64)) << U64(32)).view(np.float64)
         with np.errstate(all="ignore"):
-            y = high_word_sfu(fn, x)
+            y = high_word_sfu(name, x)
         return (y.view(U64) >> U64(32)).astype(U32)
     return compute
 
 
-MUFU = {
-    "RCP": lambda x: bits32(canonical_nan(approx_reciprocal(np.atleast_1d(f32(x)).astype(np.float64), flush=True)
-                                          .astype(np.float32))),      # a NaN: 0x7fffffff (h200.npz, rcp.approx.ftz)
-    "RSQ": _sfu_f32(lambda v: 1.0 / np.sqrt(v)),
-    "SQRT": _sfu_f32(np.sqrt),
-    "EX2": _sfu_f32(np.exp2),
-    "LG2": _sfu_f32(np.log2),
-    "SIN": _sfu_f32(sfu_revolutions(np.sin)),
-    "COS": _sfu_f32(sfu_revolutions(np.cos)),
-    "TANH": _sfu_f32(np.tanh, flush_result=False),
-    "RCP64H": _high_word(lambda v: 1.0 / v),
-    "RSQ64H": _high_word(lambda v: 1.0 / np.sqrt(v)),
-}
+# MUFU.TANH keeps subnormals: ptxas emits it alone for tanh.approx.f32, which PTX defines on them
+MUFU = {"RCP": _sfu("rcp"), "RSQ": _sfu("rsqrt"), "SQRT": _sfu("sqrt"), "EX2": _sfu("ex2"), "LG2": _sfu("lg2"),
+        "SIN": _sfu("sin"), "COS": _sfu("cos"), "TANH": _sfu("tanh", PLAIN),
+        "RCP64H": _high_word("rcp"), "RSQ64H": _high_word("rsqrt")}
 
 
 @semantics("MUFU", family="float", pipe="mufu", mods=tuple(MUFU),
