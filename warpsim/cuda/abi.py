@@ -67,6 +67,8 @@ def argument_types(args) -> tuple:
 def _device_view(value, copy_in: bool, copy_out: bool, writebacks: list):
     """(data pointer, shape, strides, itemsize) of an array argument; a host array is copied
     to the device (and back after the launch unless it is read-only or cuda.In)."""
+    if type(value) in _OWN_ARRAYS:
+        return _own_array_view(value)
     interface = getattr(value, "__cuda_array_interface__", None)
     if interface is not None:
         if isinstance(value, api.ndarray) and value.device is not api.current_device():
@@ -88,6 +90,24 @@ def _device_view(value, copy_in: bool, copy_out: bool, writebacks: list):
         writebacks.append(lambda: host.__setitem__(Ellipsis, device.get()))
     writebacks.append(lambda: device)  # keeps the copy alive until the launch is over
     return device.data.ptr, device.shape, device.strides, device.itemsize
+
+
+def _own_array_view(value):
+    """_device_view of warpsim's own device arrays, read from the array rather than from the
+    __cuda_array_interface__ dict (which each read builds): the same four values."""
+    if value.device is not api.current_device():
+        raise KernelArgumentError("the array is on another device than the one the kernel runs on")
+    shape, itemsize = value._shape, value._dtype.itemsize
+    strides = _contiguous_strides(shape, itemsize) if value._c_contiguous else value._strides
+    pointer = value.data.ptr
+    if pointer and type(value) is not api.ndarray and value.size == 0:
+        pointer = 0                    # Numba's interface gives an empty array a null pointer
+    return pointer, shape, strides, itemsize
+
+
+def _own_arrays() -> tuple:
+    from .devicearray import DeviceNDArray
+    return (api.ndarray, DeviceNDArray)
 
 
 def user_stacklevel() -> int:
@@ -237,3 +257,6 @@ def pack_parameters(kernel_name: str, params, pieces) -> bytes:
                 f"argument value for it is {len(raw)} bytes ({np.asarray(piece).dtype})")
         buffer[offset:offset + size] = raw
     return bytes(buffer)
+
+
+_OWN_ARRAYS = _own_arrays()      # warpsim.ndarray and warpsim.cuda's DeviceNDArray

@@ -19,7 +19,7 @@ from .. import api
 from ..errors import IncompatibleDtype, IncompatibleShape
 
 
-_ARRAY_TYPES: dict = {}     # (dtype, ndim, layout) -> Numba's Array type of a device array
+_ARRAY_TYPES: dict = {}     # (dtype, shape, strides) -> Numba's Array type of a device array
 
 
 class DeviceNDArray(api.ndarray):
@@ -33,15 +33,16 @@ class DeviceNDArray(api.ndarray):
 
     @property
     def _numba_type_(self):
-        flags = self.flags
-        layout = "C" if flags.c_contiguous else "F" if flags.f_contiguous else "A"
-        key = (self.dtype, self.ndim, layout)
+        key = (self._dtype, self._shape, self._strides)
         found = _ARRAY_TYPES.get(key)
         if found is None:                 # Numba builds a type in tens of µs; every launch asks
             from numba.cuda.np import numpy_support
+            flags = self.flags
+            layout = "C" if flags.c_contiguous else "F" if flags.f_contiguous else "A"
             found = _types.Array(numpy_support.from_dtype(self.dtype), self.ndim, layout)
-            if len(_ARRAY_TYPES) < 1024:
-                _ARRAY_TYPES[key] = found
+            if len(_ARRAY_TYPES) > 1024:
+                _ARRAY_TYPES.clear()
+            _ARRAY_TYPES[key] = found
         return found
 
     @property

@@ -29,7 +29,7 @@ import numpy as np
 
 from ..errors import InternalError, UnsupportedInstruction, WarpsimError
 from ..ptx.ir import Imm, Not, Reg, Sink, Sym
-from ..ptx.types import TYPES, reinterpret, to_storage
+from ..ptx.types import TYPES, reinterpret, storage_dtype, to_storage
 from .memory import LOCAL_WINDOW, SHARED_WINDOW
 from . import access
 from .isa import FAMILIES, lookup
@@ -78,6 +78,10 @@ def fit(values, n):
 
 
 def store_value(values, ptype, bits, n):
+    """Typed values as the bits of an n-thread register of `bits` bits (fit after to_storage)."""
+    if (type(values) is np.ndarray and values.shape == (n,) and values.dtype == ptype.dtype
+            and values.dtype.itemsize * 8 == bits):     # most results: already the register's width
+        return values.view(storage_dtype(bits))
     return fit(to_storage(values, ptype, bits), n)
 
 

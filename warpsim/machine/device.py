@@ -231,7 +231,8 @@ class LoadedModule:
         result.seconds = time.perf_counter() - start
         for obs in done:
             obs.launch_finished(result)
-        _warn_once(result.diagnostics, kernel)
+        if result.diagnostics:
+            _warn_once(result.diagnostics, kernel)
         return result
 
 
