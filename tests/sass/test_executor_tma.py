@@ -45,3 +45,40 @@ def test_triton_tma_matmul_runs_at_sass_level(shape, blocks, warps):
         offsets = [ins.offset for ins in sass.instructions if ins.opcode == opcode]
         assert offsets and any(launch.sass_counts.get(o, 0) > 0 for o in offsets), opcode
     np.testing.assert_allclose(c.astype(np.float64), a.astype(np.float64) @ b, rtol=4e-3, atol=2e-2)
+
+
+def _triton_matmul_at_sass_level(kernel_name, grid, shape, **meta):
+    """A Triton TMA matmul of fp16 tensors under a SASS-level profile: (level, note, c, a @ b)."""
+    pytest.importorskip("triton")
+    from warpsim.api import triton as wt
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "frontends"))
+    import triton_kernels
+    rng = np.random.default_rng(11)
+    m, n, k = shape
+    a, b = rng.standard_normal((m, k)).astype(np.float16), rng.standard_normal((k, n)).astype(np.float16)
+    c = np.full((m, n), np.nan, np.float16)
+    descs = [wt.tensor_descriptor(t, [64, 64]) for t in (a, b, c)]
+    with cp.settings(gpu="h200"), cp.profile() as prof:
+        wt.launch(getattr(triton_kernels, kernel_name), grid, *descs, *meta.pop("scalars"), BLOCK_M=64, BLOCK_N=64,
+                  BLOCK_K=64, num_warps=4, num_stages=3, arch=90, **meta)
+    launch = prof.launches[-1]
+    return launch.level, launch.level_note, c, a.astype(np.float64) @ b
+
+
+@pytest.mark.slow
+def test_triton_warp_specialized_matmul_runs_at_sass_level():
+    """Producer and consumer warpgroups hand stages over through mbarriers whose waits alternate parity:
+    the producer's first wait (parity 1, bit 31 of the SYNCS.PHASECHK operand) passes at once."""
+    level, note, c, want = _triton_matmul_at_sass_level("matmul_tma_warp_specialized", (2, 2), (128, 128, 128),
+                                                        scalars=(128,))
+    assert level == "sass", note
+    np.testing.assert_allclose(c.astype(np.float64), want, rtol=4e-3, atol=2e-2)
+
+
+@pytest.mark.slow
+def test_triton_persistent_matmul_runs_at_sass_level():
+    """Three programs loop over nine tiles, each stage's mbarrier going through several phases."""
+    level, note, c, want = _triton_matmul_at_sass_level("matmul_tma_persistent", (3,), (150, 136, 104),
+                                                        scalars=(150, 136, 104), NUM_PROGRAMS=3)
+    assert level == "sass", note
+    np.testing.assert_allclose(c.astype(np.float64), want, rtol=4e-3, atol=2e-2)

@@ -13,7 +13,8 @@ Read from nvdisasm's listings of ptxas 13.5's code for Triton's TMA matmuls:
   transaction bytes (mbarrier.arrive with a count); `.A1T0`: one arrival. Each
   guard-true lane arrives, as each PTX thread does.
 - `SYNCS.PHASECHK.TRANS64{.TRYWAIT} Pd, [bar], Rb`: mbarrier.try_wait.parity /
-  test_wait.parity: Pd = the phase of parity Rb has completed (ptxas loops on it).
+  test_wait.parity: Pd = the phase of the parity in Rb's bit 31 has completed
+  (ptxas shifts the PTX parity there, `SHF.L.U32 Rb, Rp, 0x1f`, and loops on Pd).
 - `SYNCS.CCTL.IV [bar]`: mbarrier.inval.
 - `ELECT Pd, URd, PT`: elect.sync with every lane named: the lowest lane of the
   warp that issues it is the leader (Pd true there; URd its lane number).
@@ -53,6 +54,7 @@ from .state import Group
 from .table import Step, Unsupported, semantics
 
 INIT_FIELD = (1 << 20) - 1
+PARITY_BIT = 31                 # where SYNCS.PHASECHK reads the phase parity it waits for
 
 
 def _barrier_words(st, ins, g, addrs):
@@ -110,7 +112,8 @@ def syncs(ins):
 
         def run(st, g):
             view, slot = _barrier_words(st, ins, g, read_address(st, g))
-            write(st, g, words.phase_done(view, slot, np.asarray(parity(st, g), dtype=U64), True))
+            wanted = np.asarray(parity(st, g), dtype=U64) >> U64(PARITY_BIT)
+            write(st, g, words.phase_done(view, slot, wanted, True))
         return Step(ins, run, memory=("shared", "ld", 8))
     if mods == {"CCTL", "IV"} and len(ops) == 1:
         read_address = address_reader(ops[0], False)
