@@ -22,17 +22,10 @@ REDUCTIONS = {"add": np.add, "min": np.minimum, "max": np.maximum, "and": np.bit
 
 
 def warp_rows(slots) -> tuple:
-    """(row of each lane's warp among the warps present, number of rows): a (rows, 32) grid
-    holds the group however large the batch is."""
+    """(row of each lane's warp, number of rows) of a (rows, 32) grid: the warp's index itself,
+    which costs a grid as large as the batch up to the last warp but no sort or scan."""
     warp = np.asarray(slots) >> 5
-    if len(warp) < 2 or (warp[1:] >= warp[:-1]).all():     # sorted slots: the usual case
-        first = np.ones(len(warp), dtype=bool)
-        first[1:] = warp[1:] != warp[:-1]
-        row = np.cumsum(first) - 1
-        return row, int(row[-1]) + 1 if len(row) else 0
-    _, row = np.unique(warp, return_inverse=True)
-    row = row.ravel()
-    return row, int(row.max()) + 1
+    return warp, int(warp.max()) + 1 if len(warp) else 0
 
 
 def ballot(slots, flags) -> np.ndarray:
@@ -91,17 +84,18 @@ def match(mode: str, slots, values, member_mask=None):
     row_sorted, value_sorted = row[order], values[order]
     new_key = np.ones(len(slots), dtype=bool)
     new_key[1:] = (row_sorted[1:] != row_sorted[:-1]) | (value_sorted[1:] != value_sorted[:-1])
-    key = np.cumsum(new_key) - 1
-    per_key = np.zeros(int(key[-1]) + 1 if len(key) else 0, dtype=np.uint64)
-    np.bitwise_or.at(per_key, key, np.where(named[order], lanebit[order], np.uint64(0)))
     same = np.empty(len(slots), dtype=np.uint32)
-    same[order] = per_key[key].astype(np.uint32)
-    meeting = taking_part(slots, member_mask)
-    same &= meeting
+    if len(slots):                                  # lanes of one (warp, value) are adjacent now
+        starts = np.flatnonzero(new_key)
+        per_key = np.bitwise_or.reduceat(np.where(named[order], lanebit[order], np.uint64(0)), starts)
+        same[order] = np.repeat(per_key, np.diff(np.append(starts, len(slots)))).astype(np.uint32)
+    if member_mask is not None:                     # only the lanes this lane's mask names
+        same &= np.broadcast_to(np.asarray(member_mask).astype(np.uint32), same.shape)
     if mode == "any":
         return same
     if mode != "all":
         raise ValueError(f"match mode {mode!r}")
+    meeting = taking_part(slots, member_mask)
     agree = same == meeting
     return np.where(agree, meeting, np.uint32(0)), agree
 
@@ -123,6 +117,9 @@ def redux(op: str, slots, values, member_mask=None) -> np.ndarray:
         return reduce.reduce(grid, axis=1).astype(dtype)[row]
     named, masks = _named(slots, member_mask)
     grid[row, slots & 31] = np.where(named, values, identity)
+    present = ballot(slots, named)
+    if ((masks & present) == present).all():        # every mask names every lane present: one value per warp
+        return reduce.reduce(grid, axis=1).astype(dtype)[row]
     in_mask = ((masks[:, None] >> np.arange(32, dtype=np.uint32)) & np.uint32(1)) != 0
     rows = np.where(in_mask, grid[row], np.asarray(identity, dtype=dtype))
     return reduce.reduce(rows, axis=1).astype(dtype)
