@@ -59,6 +59,11 @@ class UnsupportedInstruction(WarpsimError):
                          f"(modifiers '{mods or 'none'}'){why}")
 
 
+class DeviceRuntimeNotSimulated(UnsupportedInstruction):
+    """A kernel calls the CUDA device runtime (cudadevrt): a device-side kernel launch (dynamic
+    parallelism) or another runtime call from device code, which warpsim does not simulate."""
+
+
 class OutOfMemoryError(WarpsimError, MemoryError):
     """An allocation the device's memory cannot hold (CuPy's cupy.cuda.memory.OutOfMemoryError).
 

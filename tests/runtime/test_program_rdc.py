@@ -78,3 +78,14 @@ def test_linking_resolves_externs_keeps_one_weak_copy_and_renames_clashing_stati
     assert ".global .align 1 .b8 $str[3]" in linked and ".global .align 1 .b8 $str__rdc1[4]" in linked
     assert "mov.u64 %rd1, $str__rdc1;" in linked                     # unit b's use follows its string
     assert '.file	1 "a.cu"' in linked and '.file	1001 "b.cu"' in linked
+
+
+def test_dynamic_parallelism_is_refused_by_name(cli, tmp_path):
+    app = tmp_path / "dp_app"
+    built = cli("nvcc", "-rdc=true", PROGRAMS / "dynamic_parallelism.cu", "-lcudadevrt", "-o", app, cwd=tmp_path)
+    assert built.returncode == 0, built.stderr
+    result = cli("run", app, cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.splitlines() == ["parent cudaErrorNotSupported", "sync cudaSuccess",
+                                          "plain cudaSuccess 62"]
+    assert "dynamic parallelism" in result.stderr and "_Z6parentPi" in result.stderr

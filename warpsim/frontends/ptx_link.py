@@ -16,8 +16,10 @@ level of the module's top-level statements:
   * the units lose all but the first .version/.target/.address_size header,
     and their `.file` numbers move apart (line info keeps naming the right file).
 
-A symbol no unit defines stays an `.extern` declaration: the machine names it
-when a kernel reaches it (cudadevrt's device-side launches, for example).
+The CUDA device runtime's own unit (cudadevrt, linked for device-side launches)
+is left out: warpsim does not simulate it, so its functions stay `.extern`
+declarations and the machine refuses a kernel that calls one, by name. So does
+any symbol no unit defines.
 """
 
 from __future__ import annotations
@@ -34,6 +36,9 @@ EXTERNAL = ("visible", "weak", "common")
 _NAME_AFTER_PARAMS = re.compile(r"^\s*(?:\([^)]*\)\s*)?([A-Za-z_$%][\w$]*)")
 _VARIABLE_NAME = re.compile(r"([A-Za-z_$%][\w$]*)\s*(?:\[[^\]]*\]\s*)*(?:<\s*\d+\s*>\s*)?$")
 _IDENTIFIER_CHARS = r"[\w$%]"
+_SCAN = re.compile(r'//|/\*|"|[{};\n]')
+# cudadevrt's unit defines the device-side launch every `<<<>>>` in a kernel calls
+_DEVICE_RUNTIME_UNIT = re.compile(r"\.visible\s+\.func\s+(?:\([^)]*\)\s*)?__cudaCDP2LaunchDeviceV2\b")
 
 
 @dataclass
@@ -50,6 +55,10 @@ def statements(ptx: str) -> list[Statement]:
     """The module's top-level statements, in order (comments kept with the statement after them)."""
     out, start, depth, i, n = [], 0, 0, 0, len(ptx)
     while i < n:
+        found = _SCAN.search(ptx, i)
+        if found is None:
+            break
+        i = found.start()
         c = ptx[i]
         if ptx.startswith("//", i):
             i = ptx.find("\n", i)
@@ -67,7 +76,7 @@ def statements(ptx: str) -> list[Statement]:
             depth += 1
         elif c == "}":
             depth -= 1
-            if depth == 0 and _is_function(ptx[start:i]):
+            if depth == 0 and "=" not in _code(ptx[start:i]).split("{", 1)[0]:   # not an initializer
                 out.append(_classify(ptx[start:i + 1]))
                 start = i + 1
         elif c == ";" and depth == 0:
@@ -86,11 +95,6 @@ def statements(ptx: str) -> list[Statement]:
 def _code(text: str) -> str:
     """The text without its comments."""
     return re.sub(r"//[^\n]*|/\*.*?\*/", " ", text, flags=re.DOTALL)
-
-
-def _is_function(text: str) -> bool:
-    head = _code(text).split("{", 1)[0]
-    return bool(re.search(r"(?<![\w.])\.(?:func|entry)\b", head))
 
 
 def _classify(text: str) -> Statement:
@@ -116,6 +120,8 @@ def _rename(text: str, old: str, new: str) -> str:
 def link_ptx(units: list[str], names: list[str] | None = None) -> str:
     """One PTX module from the PTX of each translation unit (see the module doc)."""
     names = names or [f"unit {k}" for k in range(len(units))]
+    kept_units = [k for k, ptx in enumerate(units) if not _DEVICE_RUNTIME_UNIT.search(ptx)]
+    units, names = [units[k] for k in kept_units], [names[k] for k in kept_units]
     parsed = [statements(ptx) for ptx in units]
     # 1. who defines each external symbol: the first unit (weak and common: later ones are dropped)
     owner: dict[str, int] = {}

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..errors import UnsupportedInstruction, WarpsimError
+from ..errors import DeviceRuntimeNotSimulated, UnsupportedInstruction, WarpsimError
 from ..ptx.cfg import CFG
 from ..ptx.ir import Addr, Function, Module, Sym
 from .isa import is_cta_barrier, is_warp_sync, lookup
-from .isa.builtins import BUILTINS
+from .isa.builtins import BUILTINS, is_device_runtime
 
 
 @dataclass
@@ -96,8 +96,7 @@ class Program:
             try:
                 self._check_instruction(ins)
             except UnsupportedInstruction as exc:
-                raise UnsupportedInstruction(ins, exc.reason, self.source, fn.name,
-                                             self.source_line(ins)) from None
+                raise type(exc)(ins, exc.reason, self.source, fn.name, self.source_line(ins)) from None
 
     def _check_instruction(self, ins):
         lookup(ins, self.source)
@@ -111,6 +110,11 @@ class Program:
         callee = self.module.functions.get(target.name)
         if target.name in BUILTINS and callee is not None:
             return
+        if (callee is None or not callee.has_body) and is_device_runtime(target.name):
+            raise DeviceRuntimeNotSimulated(ins, f"call of '{target.name}' from the CUDA device runtime "
+                                                 "(cudadevrt): dynamic parallelism (a kernel launching "
+                                                 "kernels) and runtime calls from device code are not "
+                                                 "simulated")
         if callee is None or not callee.has_body:
             raise UnsupportedInstruction(ins, f"call of '{target.name}', which has no body in this "
                                               "module (external functions are not linked)")

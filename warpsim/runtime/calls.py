@@ -23,7 +23,7 @@ import struct
 import sys
 import traceback
 
-from ..errors import LaunchError, LaunchRefused, OutOfMemoryError, WarpsimError
+from ..errors import DeviceRuntimeNotSimulated, LaunchError, LaunchRefused, OutOfMemoryError, WarpsimError
 from ..machine.memory import GLOBAL_BASE
 from . import hoststructs, launch_attributes, textures
 from .context import Event, RuntimeContext, Symbol
@@ -306,6 +306,11 @@ def _launch(context, host_function, grid, block, args, shared_mem, stream, coope
     try:
         loaded = context.loaded(module)
         layout = loaded.params(name)
+    except DeviceRuntimeNotSimulated as error:
+        _say_once(context, f"device runtime {name}", f"warpsim: kernel {name} calls the CUDA device "
+                  f"runtime, which warpsim does not simulate: the launch returns cudaErrorNotSupported\n"
+                  f"  {error}")
+        return context.fail(NOT_SUPPORTED)
     except WarpsimError as error:
         print(f"warpsim: {error}", file=sys.stderr)
         return context.fail(CODES["cudaErrorInvalidKernelImage"])

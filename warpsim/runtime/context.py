@@ -151,7 +151,7 @@ class RuntimeContext:
         if prelinked:                       # -rdc=true: nvlink's SASS here, each unit's PTX there
             units = [best_ptx(parse_fatbin(fatbin_bytes_at(address)), arch) for address in prelinked]
             if all(units):
-                ptx = units[0].text if len(units) == 1 else link_ptx([u.text for u in units])
+                ptx = link_ptx([u.text for u in units])
                 self.modules[handle] = FatbinModule(handle, ptx, name, min(u.arch for u in units))
                 return handle
         chosen = best_ptx(entries, arch)

@@ -16,6 +16,14 @@ from ...errors import TrapError
 from ..memory import GLOBAL_BASE, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE
 
 BUILTINS = ("vprintf", "__assertfail")
+# Functions of the CUDA device runtime (cudadevrt): device-side launches (__cudaCDP2LaunchDeviceV2,
+# cudaGetParameterBufferV2, ...) and the runtime API called from device code. Not simulated.
+DEVICE_RUNTIME_PREFIXES = ("__cudaCDP", "cuda")
+
+
+def is_device_runtime(name: str) -> bool:
+    """Whether a body-less function a kernel calls belongs to the CUDA device runtime."""
+    return name.startswith(DEVICE_RUNTIME_PREFIXES)
 
 # printf conversions: (flags, width, precision, length, conversion)
 _SPEC = re.compile(r"%([-+ #0]*)(\*|\d+)?(?:\.(\*|\d+))?(hh|h|ll|l|z|j|t|L)?([diouxXcsfFeEgGaAp%])")
