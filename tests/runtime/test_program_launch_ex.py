@@ -7,7 +7,7 @@ been compared with an H200 run yet."""
 import numpy as np
 import pytest
 
-pytestmark = pytest.mark.programs
+pytestmark = [pytest.mark.programs, pytest.mark.slow]     # ~25 s: cooperative_groups builds slowly
 
 
 @pytest.fixture(scope="module")

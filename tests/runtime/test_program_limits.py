@@ -75,6 +75,7 @@ def test_occupancy_helpers_give_the_h200s_answers(limits):
         assert f"{name} cudaErrorInvalidValue" in out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("clock", ["gpu", "wall"])
 def test_event_time_switch(built, cli, tmp_path, clock):
     """`--event-time wall`: events read the simulation's wall clock, and no kernel time is predicted."""
