@@ -108,3 +108,43 @@ def test_hfma2_mma_loads_a_constant_pair():
     for elem, high, low, bits in [("f16", "1", "-2", 0x3C00C000), ("bf16", "1", "1", 0x3F803F80)]:
         (got,) = run_sass(f"HFMA2.MMA{SASS_FLAG[elem]} R0, -RZ, RZ, {high}, {low}", {}, ["R0"], n=4)
         assert (got[:4] == bits).all(), f"{elem}: {got[0]:#x} != {bits:#x}"
+
+
+HALF_TESTS = ["EQ", "NE", "LT", "GE", "NEU", "LTU", "GEU", "NUM", "NAN"]
+
+
+@pytest.mark.parametrize("elem", ["f16", "bf16"])
+@pytest.mark.parametrize("test", HALF_TESTS)
+def test_hsetp2_agrees_with_setp(elem, test):
+    rng = np.random.default_rng(31 + len(test) + len(elem))
+    a, b = edge_words(rng, elem), edge_words(rng, elem)
+    b[::3] = a[::3]                                      # equal halves, NaNs included
+    combine = rng.random(LANES) < 0.75
+    p, q = run_sass(f"HSETP2{SASS_FLAG[elem]}.{test}.AND P0, P1, R1, R2, P2", {1: a, 2: b}, ["P0", "P1"],
+                    {2: combine})
+    low, high = run_ptx(f"setp.{test.lower()}.and.{elem}x2", a, b, combine, n_dsts=2)
+    assert_same_bits(p, low, f"HSETP2.{test} P (low halves)", (a, b))
+    assert_same_bits(q, high, f"HSETP2.{test} Q (high halves)", (a, b))
+
+
+def test_hsetp2_ftz_and_swizzle_agree_with_setp_ftz():
+    rng = np.random.default_rng(37)
+    a, b = edge_words(rng, "f16"), edge_words(rng, "f16")
+    p, q = run_sass("HSETP2.LT.FTZ.OR P0, P1, R1.H1_H1, R2, PT", {1: a, 2: b}, ["P0", "P1"])
+    low, high = run_ptx("setp.lt.ftz.f16x2", swizzled(a, (1, 1)), b, n_dsts=2)
+    assert_same_bits(p, np.ones(LANES, bool), "HSETP2 .OR PT", (a, b))
+    p, q = run_sass("HSETP2.LT.FTZ.AND P0, P1, R1.H1_H1, R2, PT", {1: a, 2: b}, ["P0", "P1"])
+    assert_same_bits(p, low, "HSETP2.FTZ P", (a, b))
+    assert_same_bits(q, high, "HSETP2.FTZ Q", (a, b))
+
+
+@pytest.mark.parametrize("elem, bf, dest", [("f16", ".BF", "f16x2"), ("bf16", ".BF", "bf16x2"), ("f16", "", "u32"),
+                                            ("bf16", "", "s32")])
+@pytest.mark.parametrize("test", ["GT", "NEU", "EQ"])
+def test_hset2_agrees_with_set(elem, bf, dest, test):
+    rng = np.random.default_rng(41 + len(test) + len(elem) + len(dest))
+    a, b = edge_words(rng, elem), edge_words(rng, elem)
+    b[::3] = a[::3]
+    (got,) = run_sass(f"HSET2{SASS_FLAG[elem]}{bf}.{test}.AND R0, R1, R2, PT", {1: a, 2: b}, ["R0"])
+    want = run_ptx(f"set.{test.lower()}.{dest}.{elem}x2", a, b)
+    assert_same_bits(got, np.asarray(want).view(np.uint32), f"HSET2{bf}.{test} vs set.{dest}", (a, b))

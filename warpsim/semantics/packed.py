@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .compare import compare
+from .floatbits import FORMATS, decode
 from .floating import PLAIN, FloatEnv, arithmetic, min_max
 
 HALF_TYPES = ("f16", "bf16")
@@ -65,3 +67,20 @@ def low_half_to_f32(op: str, *words, env: FloatEnv = PLAIN, selects=None) -> np.
     selects = selects or [BOTH] * len(words)
     lows = [unpack(w, "f16", s)[0] for w, s in zip(words, selects)]
     return arithmetic(op, "f16", *lows, env=env, out="f32")
+
+
+def packed_compare(test: str, elem: str, a, b, ftz: bool = False, selects=None) -> tuple:
+    """(low, high): `test` (semantics/compare.py, PTX's NaN rules) of each half of words a and
+    b, subnormal halves read as zero under `ftz`; setp.<elem>x2's p and q, HSETP2's P and Q."""
+    selects = selects or [BOTH, BOTH]
+    (a0, a1), (b0, b1) = (unpack(w, elem, s) for w, s in zip((a, b), selects))
+    env, fmt = FloatEnv(ftz_in=ftz), FORMATS[elem]
+    return tuple(compare(test, *env.inputs([decode(x, elem), decode(y, elem)], fmt)) for x, y in ((a0, b0), (a1, b1)))
+
+
+def pack_truths(low, high, true_bits: int) -> np.ndarray:
+    """Two halves' bools as a word: `true_bits` (1.0 in the half format, or 0xFFFF) where true, 0
+    elsewhere (set.<dtype>.<elem>x2, HSET2)."""
+    one = np.uint32(true_bits)
+    low, high = (np.where(t, one, np.uint32(0)) for t in (low, high))
+    return low | (high << _SIXTEEN)

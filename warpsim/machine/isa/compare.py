@@ -3,8 +3,9 @@
 What a comparison computes, NaN rules included, is semantics/compare.py's
 (SASS's ISETP/FSETP/DSETP share it); this module decodes the modifiers and the
 operand types. .ftz flushes subnormal inputs to a zero of the same sign.
-Half-precision values: .f16 arrives as float16, .bf16 as its raw u16 bits and
-the packed .f16x2/.bf16x2 as the raw 32-bit word, so they are widened here.
+Half-precision values: .f16 arrives as float16, .bf16 as its raw u16 bits
+(widened here) and the packed .f16x2/.bf16x2 as the raw 32-bit word, whose
+halves semantics/packed.py compares (HSETP2/HSET2 too).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import numpy as np
 from ...ptx.types import TYPES
 from ...semantics.compare import NAN_TESTS, ORDERED, UNORDERED, UNSIGNED, compare
 from ...semantics.floatbits import bf16_to_f32, flush_subnormal
+from ...semantics.packed import pack_truths, packed_compare
 from .table import FLOAT_TYPES, INT_TYPES, Signature, value_op
 
 COMPARE_OPS = frozenset(ORDERED) | frozenset(UNSIGNED) | frozenset(UNORDERED) | frozenset(NAN_TESTS)
@@ -26,27 +28,10 @@ FTZ_TYPES = frozenset({"f32", "f16", "f16x2"})
 
 # ------------------------------------------------------------------ operand decoding
 
-def _halves(word, type_name: str):
-    """A packed f16x2/bf16x2 word as (low, high) float arrays."""
-    word = np.asarray(word).astype(np.uint32)
-    low = (word & np.uint32(0xFFFF)).astype(np.uint16)
-    high = (word >> np.uint32(16)).astype(np.uint16)
-    if type_name == "f16x2":
-        return low.view(np.float16), high.view(np.float16)
-    return bf16_to_f32(low), bf16_to_f32(high)
-
-
 def _comparable(values, type_name: str, ftz: bool):
-    """The operand as a list of value arrays: one, or (low, high) for packed halves."""
-    if type_name in PACKED_HALVES:
-        parts = list(_halves(values, type_name))
-    elif type_name == "bf16":
-        parts = [bf16_to_f32(values)]
-    else:
-        parts = [np.asarray(values)]
-    if ftz:
-        parts = [flush_subnormal(p) for p in parts]
-    return parts
+    """The operand as a comparable array (bf16 widened), subnormals flushed under .ftz."""
+    part = bf16_to_f32(values) if type_name == "bf16" else np.asarray(values)
+    return flush_subnormal(part) if ftz else part
 
 
 # ------------------------------------------------------------------ modifiers
@@ -86,11 +71,12 @@ def _check_compare(ins, source_type: str, extra_flags=()):
 
 
 def _truths(ins, a, b, source_type: str):
-    """(a CmpOp b) per lane: one array, or (low, high) for packed halves."""
+    """(a CmpOp b) per lane: one array, or (low, high) for packed halves (semantics/packed.py)."""
     ftz = "ftz" in ins.flags
     op = _compare_op(ins)
-    return [compare(op, x, y) for x, y in zip(_comparable(a, source_type, ftz),
-                                              _comparable(b, source_type, ftz))]
+    if source_type in PACKED_HALVES:
+        return list(packed_compare(op, source_type[:-2], a, b, ftz))
+    return [compare(op, _comparable(a, source_type, ftz), _comparable(b, source_type, ftz))]
 
 
 # ------------------------------------------------------------------ setp
@@ -172,9 +158,7 @@ def set_(ins, a, b, *combine):
         truths = [BOOL_OPS[bool_op](t, combine[0]) for t in truths]
     dtype = TYPES[dest_type].dtype
     if source_type in PACKED_HALVES:
-        one = np.uint32(_packed_true_half(dest_type))
-        low, high = (np.where(t, one, np.uint32(0)) for t in truths)
-        return (low | (high << np.uint32(16))).view(dtype)
+        return pack_truths(*truths, _packed_true_half(dest_type)).view(dtype)
     return np.where(truths[0], _true_value(dest_type), dtype.type(0))
 
 

@@ -1,4 +1,4 @@
-"""Comparisons and predicate logic: ISETP, FSETP, DSETP, PLOP3, SEL/FSEL, P2R/R2P.
+"""Comparisons and predicate logic: ISETP, FSETP, DSETP, HSETP2, HSET2, PLOP3, SEL/FSEL, P2R/R2P.
 
 A set-predicate instruction `ISETP.GE.AND P0, P1, a, b, Pc` writes
 P0 = (a >= b) AND Pc and P1 = (NOT (a >= b)) AND Pc; the combining operation
@@ -6,7 +6,10 @@ is .AND, .OR or .XOR. `.EX` chains a 64-bit comparison: the high words are
 compared and the trailing predicate is the low words' result, so equal high
 words defer to it. Float comparisons name ordered (EQ, NE, LT, ...: false on
 NaN) and unordered ones (EQU, NEU, LTU, ...: true on NaN): semantics/compare.py,
-which PTX's setp calls too.
+which PTX's setp calls too. HSETP2 and HSET2 compare the f16 halves (bf16 with
+.BF16_V2) of two words, as setp/set.f16x2 do (semantics/packed.py): HSETP2's
+P takes the low halves' result and Q the high halves', each combined with Pc;
+HSET2 writes each half 1.0 (.BF) or 0xffff where true.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ import numpy as np
 from ...semantics.bits import lut3
 from ...semantics.compare import FLOAT_TESTS, compare as compare_bits
 from ...semantics.floatbits import F32, flush_subnormal
+from ...semantics.packed import pack_truths, packed_compare
+from .floating import half_sources, half_type
 from .operands import U32, U64, alu, dest, f32, f64, pred_dest, predicate, source
 from .table import Step, Unsupported, semantics
 
@@ -117,6 +122,66 @@ def dsetp(ins):
     def compare(st, g):
         return test(f64(ra(st, g)), f64(rb(st, g)))
     return _combined(ins, compare, 2)
+
+
+def _half_compare(ins, operands):
+    """compare(st, g) -> (low, high) of an HSETP2/HSET2 test on its two packed sources."""
+    test = next((m.lower() for m in ins.mods if float_test(m) is not None), None)
+    if test is None:
+        raise Unsupported("no comparison")
+    if "H_AND" in ins.mods:
+        raise Unsupported(".H_AND")
+    elem, ftz = half_type(ins), "FTZ" in ins.mods
+    readers = half_sources(operands, elem)
+    if len(readers) != 2:
+        raise Unsupported("operand form")
+    selects = [select for _, select in readers]
+
+    def compare(st, g):
+        a, b = (read(st, g) for read, _ in readers)
+        return packed_compare(test, elem, a, b, ftz, selects)
+    return compare
+
+
+HALF_COMPARE_MODS = SASS_FLOAT_TESTS + tuple(COMBINE) + ("FTZ", "BF16_V2", "H_AND")
+
+
+@semantics("HSETP2", family="compare", pipe="alu", mods=HALF_COMPARE_MODS,
+           doc="P = (low halves cmp) op Pc, Q = (high halves cmp) op Pc; f16, or bf16 with .BF16_V2")
+def hsetp2(ins):
+    ops = ins.operands
+    if len(ops) != 5:
+        raise Unsupported("operand form")
+    compare, (first, second) = _half_compare(ins, ops[2:4]), (pred_dest(ops[0]), pred_dest(ops[1]))
+    combine, with_pred = next((COMBINE[m] for m in ins.mods if m in COMBINE), None), predicate(ops[4])
+    if combine is None:
+        raise Unsupported("no .AND/.OR/.XOR")
+
+    def run(st, g):
+        low, high = compare(st, g)
+        other = with_pred(st, g)
+        first(st, g, combine(low, other))
+        second(st, g, combine(high, other))
+    return Step(ins, run)
+
+
+@semantics("HSET2", family="compare", pipe="alu", mods=HALF_COMPARE_MODS + ("BF",),
+           doc="each half = (cmp op Pc) ? 1.0 (.BF) or 0xffff : 0; f16, or bf16 with .BF16_V2")
+def hset2(ins):
+    ops = ins.operands
+    if len(ops) != 4:
+        raise Unsupported("operand form")
+    compare, write, with_pred = _half_compare(ins, ops[1:3]), dest(ops[0]), predicate(ops[3])
+    combine = next((COMBINE[m] for m in ins.mods if m in COMBINE), None)
+    if combine is None:
+        raise Unsupported("no .AND/.OR/.XOR")
+    true_bits = ({"f16": 0x3C00, "bf16": 0x3F80}[half_type(ins)] if "BF" in ins.mods else 0xFFFF)
+
+    def run(st, g):
+        other = with_pred(st, g)
+        low, high = (combine(t, other) for t in compare(st, g))
+        write(st, g, np.broadcast_to(pack_truths(low, high, true_bits), (g.n,)))
+    return Step(ins, run)
 
 
 @semantics("PLOP3", "UPLOP3", family="compare", pipe=("alu", "uniform"), mods=("LUT",),

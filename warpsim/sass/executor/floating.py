@@ -206,11 +206,12 @@ def dfma(ins):
 SWIZZLES = {None: (0, 1), "H0_H0": (0, 0), "H1_H1": (1, 1), "H1_H0": (1, 0), "H0_H1": (0, 1)}
 
 
-def _element(ins) -> str:
+def half_type(ins) -> str:
+    """The halves' type of an H* instruction: bf16 with .BF16_V2, else f16."""
     return "bf16" if "BF16_V2" in ins.mods else "f16"
 
 
-def _half_sources(ops, elem: str):
+def half_sources(ops, elem: str):
     """Readers of packed-half sources and the half each result half takes (semantics/packed.py's
     `selects`); two immediates make one operand, the high half first."""
     readers, k = [], 0
@@ -251,8 +252,8 @@ def _half_op(ins, op: str, arity: int):
     """Each f16 (.BF16_V2: bf16) half through semantics/packed.py, as the PTX machine's
     add/mul/fma.f16x2/.bf16x2: .FTZ, .SAT, .RELU read into a FloatEnv; .F32 writes the low
     halves' result as an f32."""
-    elem = _element(ins)
-    readers = _half_sources(ins.operands[1:], elem)
+    elem = half_type(ins)
+    readers = half_sources(ins.operands[1:], elem)
     if len(readers) != arity:
         raise Unsupported("operand form")
     env, selects = _env(ins), [select for _, select in readers]
@@ -295,8 +296,8 @@ def hfma2(ins):
 def hmnmx2(ins):
     if "XORSIGN" in ins.mods:
         raise Unsupported("HMNMX2 variant")
-    elem, env = _element(ins), _env(ins)
-    readers = _half_sources(ins.operands[1:3], elem)
+    elem, env = half_type(ins), _env(ins)
+    readers = half_sources(ins.operands[1:3], elem)
     if len(readers) != 2 or len(ins.operands) != 4:
         raise Unsupported("operand form")
     choose, write = predicate(ins.operands[3]), dest(ins.operands[0])

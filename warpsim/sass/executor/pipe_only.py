@@ -12,7 +12,7 @@ from .table import pipe_only
 
 pipe_only("FSET", "FSWZADD", pipe="fp32")
 pipe_only("IMUL", "IDP", "IMADSP", pipe="fma")
-pipe_only("IADD", "IADD32I", "ISCADD", "LEA_HI", "LOP", "LOP32I", "HSETP2", pipe="alu")
+pipe_only("IADD", "IADD32I", "ISCADD", "LEA_HI", "LOP", "LOP32I", pipe="alu")
 pipe_only("DMNMX", pipe="fp64")
 pipe_only("I2I", "F2IP", pipe="mufu")
 pipe_only("IMMA", "DMMA", "BMMA", pipe="tensor")
