@@ -57,10 +57,16 @@ def test_cache_and_bank_configurations(limits):
 
 def test_occupancy_helpers_give_the_h200s_answers(limits):
     out = limits[0]
-    potential = {m[0]: (int(m[1]), int(m[2])) for m in re.findall(r"potential (\w+) cudaSuccess .* grid (\d+) block (\d+)", out)}
+    potential = {m[0]: (int(m[1]), int(m[2]), int(m[3])) for m in
+                 re.findall(r"potential (\w+) cudaSuccess .* max threads (\d+) grid (\d+) block (\d+)", out)}
     active = {(m[0], int(m[1])): int(m[2]) for m in re.findall(r"active (\w+) (\d+) cudaSuccess (\d+)", out)}
-    for name, (grid, block) in potential.items():           # the largest block at the best occupancy, x 132 SMs
-        assert block == 1024 and grid == active[name, 1024] * 132, name
+    for name, (threads, grid, block) in potential.items():   # the largest block at the best occupancy, x 132 SMs
+        assert block <= threads and grid == active[name, block] * 132, name
+    assert {name: threads for name, (threads, _, _) in potential.items()} == {
+        "small": 1024, "with_shared": 1024, "many_registers": 1024, "bounded": 192}   # __launch_bounds__(192)
+    # 1024 threads fill an SM with 2 blocks; under __launch_bounds__(192), 128 (16 blocks, 64 warps) beat 192 (10, 60)
+    assert {name: block for name, (_, _, block) in potential.items()} == {
+        "small": 1024, "with_shared": 1024, "many_registers": 1024, "bounded": 128}
     assert active["small", 64] == 32 and active["small", 256] == 8 and active["small", 1024] == 2
     assert active["with_shared", 64] == 11                   # 228 KB / (20000 + 1 KB reserved) per block
     available = {(m[0], int(m[1])): int(m[2]) for m in re.findall(r"available (\w+) (\d+) cudaSuccess (\d+)", out)}

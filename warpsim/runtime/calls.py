@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import math
 import os
 import struct
 import sys
@@ -421,12 +422,12 @@ def cudaFuncGetAttributes(context, out, function):
     found = _kernel_resources(context, function)
     if found is None:
         return context.fail(CODES["cudaErrorInvalidDeviceFunction"])
-    _, _, registers, static_shared = found
+    loaded, name, registers, static_shared = found
     layout = _layout("ws_func_attributes_layout", len(FUNC_ATTRIBUTE_FIELDS))
     ctypes.memset(out, 0, layout[0])
     arch = context.kernels[function][0].arch     # what the program's code was compiled for
     values = {"sharedSizeBytes": static_shared, "constSizeBytes": 0, "localSizeBytes": 0,
-              "maxThreadsPerBlock": context.preset.max_threads_per_block, "numRegs": registers,
+              "maxThreadsPerBlock": _max_threads_per_block(context, loaded, name, registers), "numRegs": registers,
               "ptxVersion": arch, "binaryVersion": arch,
               "maxDynamicSharedSizeBytes": _dynamic_shared_limit(context, function, static_shared),
               "preferredShmemCarveout": -1}
@@ -434,6 +435,21 @@ def cudaFuncGetAttributes(context, out, function):
         _write(out + offset, "Q" if field.endswith("SizeBytes") and field != "maxDynamicSharedSizeBytes"
                else "i", values[field])
     return SUCCESS
+
+
+def _max_threads_per_block(context, loaded, name, registers: int) -> int:
+    """The largest block a launch of the kernel may have: the register file's limit (the occupancy
+    calculator's allocation rules), at most the kernel's .maxntid (__launch_bounds__).
+    cudaOccupancyMaxPotentialBlockSize's template tries no block larger."""
+    from ..metrics.occupancy import get_arch, register_limit
+    major, minor = context.preset.compute_capability
+    arch = get_arch(f"sm_{major}{minor}")
+    registers = max(registers, arch.min_registers_per_thread)
+    threads = context.preset.max_threads_per_block
+    while threads > 32 and register_limit(arch, registers, threads // 32)[0] < 1:
+        threads -= 32
+    bound = loaded.module.functions[name].directives.get("maxntid")
+    return min(threads, math.prod(bound)) if bound else threads
 
 
 DEFAULT_SHARED_LIMIT = 48 * 1024          # bytes of shared memory a block may use without opting in

@@ -29,6 +29,8 @@ __global__ void many_registers(float *p, int n) {
   p[threadIdx.x] = s;
 }
 
+__global__ void __launch_bounds__(192) bounded(int *p) { p[threadIdx.x] = 2 * threadIdx.x; }
+
 // Recursion whose frames hold a local array: depth x frame bytes is past the default 1 KB stack.
 __device__ __noinline__ int frames(int n, int seed) {
   volatile int local[24];
@@ -96,18 +98,20 @@ int main(int argc, char **argv) {
   cudaGetLastError();
 
   // occupancy: cuda_runtime.h's templates over the attribute and occupancy calls
-  const void *kernels[] = {(const void *)small, (const void *)with_shared, (const void *)many_registers};
-  const char *names[] = {"small", "with_shared", "many_registers"};
-  for (int k = 0; k < 3; k++) {
+  const void *kernels[] = {(const void *)small, (const void *)with_shared, (const void *)many_registers,
+                           (const void *)bounded};
+  const char *names[] = {"small", "with_shared", "many_registers", "bounded"};
+  for (int k = 0; k < 4; k++) {
     cudaFuncAttributes attr;
     CHECK(cudaFuncGetAttributes(&attr, kernels[k]));
     int grid = 0, block = 0;
     cudaError_t e = k == 0 ? cudaOccupancyMaxPotentialBlockSize(&grid, &block, small)
                   : k == 1 ? cudaOccupancyMaxPotentialBlockSize(&grid, &block, with_shared)
-                           : cudaOccupancyMaxPotentialBlockSize(&grid, &block, many_registers);
-    printf("potential %s %s regs %d static %zu grid %d block %d\n", names[k], cudaGetErrorName(e), attr.numRegs,
-           attr.sharedSizeBytes, grid, block);
-    for (int threads : {64, 128, 256, 1024}) {
+                  : k == 2 ? cudaOccupancyMaxPotentialBlockSize(&grid, &block, many_registers)
+                           : cudaOccupancyMaxPotentialBlockSize(&grid, &block, bounded);
+    printf("potential %s %s regs %d static %zu max threads %d grid %d block %d\n", names[k], cudaGetErrorName(e),
+           attr.numRegs, attr.sharedSizeBytes, attr.maxThreadsPerBlock, grid, block);
+    for (int threads : {64, 128, 192, 256, 1024}) {
       int blocks = -1;
       cudaError_t a = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernels[k], threads, 0);
       printf("active %s %d %s %d\n", names[k], threads, cudaGetErrorName(a), blocks);
