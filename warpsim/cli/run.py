@@ -27,7 +27,7 @@ Limits: a name imported from a numba.cuda submodule rather than from
 numba.cuda itself (`from numba.cuda.cudadrv.devicearray import
 DeviceNDArray`, `numba.cuda.api.to_device`) is not redirected and needs a
 driver; vectorize/guvectorize with target='cuda', IPC, external memory
-managers, cooperative grid sync and kernels that link external code are not
+managers and kernels that link external code are not
 simulated (`numba.cuda.open_ipc_array` and `set_memory_manager` are an
 AttributeError saying so while the program runs); streams and events are accepted but every launch runs to
 completion in order; NUMBA_ENABLE_CUDASIM is switched off (the two
