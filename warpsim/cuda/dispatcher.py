@@ -294,19 +294,33 @@ class LaunchConfiguration:
     """`kernel[grid, block, stream, shared_mem]`: call it with the kernel's arguments."""
 
     def __init__(self, dispatcher, griddim, blockdim, stream=0, sharedmem=0):
-        from numba.cuda.errors import normalize_kernel_dimensions
         self.dispatcher = dispatcher
-        try:
-            self.griddim, self.blockdim = normalize_kernel_dimensions(griddim, blockdim)
-        except (TypeError, ValueError) as error:   # Numba's own refusal, naming the kernel
-            raise LaunchConfigurationError(
-                f"kernel[griddim, blockdim]: griddim={_short(griddim)}, blockdim={_short(blockdim)}: "
-                f"{str(error).strip().splitlines()[0]}", kernel=dispatcher.py_func.__qualname__) from None
+        plain = _plain_dimension(griddim) and _plain_dimension(blockdim)
+        dims = _NORMALIZED.get((griddim, blockdim)) if plain else None
+        if dims is None:
+            from numba.cuda.errors import normalize_kernel_dimensions
+            try:
+                dims = normalize_kernel_dimensions(griddim, blockdim)
+            except (TypeError, ValueError) as error:   # Numba's own refusal, naming the kernel
+                raise LaunchConfigurationError(
+                    f"kernel[griddim, blockdim]: griddim={_short(griddim)}, blockdim={_short(blockdim)}: "
+                    f"{str(error).strip().splitlines()[0]}", kernel=dispatcher.py_func.__qualname__) from None
+            if plain and len(_NORMALIZED) < 4096:
+                _NORMALIZED[(griddim, blockdim)] = dims
+        self.griddim, self.blockdim = dims
         self.stream, self.sharedmem = stream, sharedmem
         _warn_low_occupancy(self.griddim)
 
     def __call__(self, *args):
         return self.dispatcher.call(args, self.griddim, self.blockdim, self.stream, self.sharedmem)
+
+
+_NORMALIZED: dict = {}     # (griddim, blockdim) of plain ints -> Numba's normalized pair (a launch loop's every call)
+
+
+def _plain_dimension(value) -> bool:
+    """An int or a tuple of ints: Numba's normalization of it depends on the value alone."""
+    return type(value) is int or (type(value) is tuple and all(type(v) is int for v in value))
 
 
 def _warn_low_occupancy(griddim) -> None:
