@@ -36,7 +36,9 @@ def usage() -> str:
     lines += [f"  {name:<10} {help_}" for name, (_, _, help_) in COMMANDS.items()]
     lines += ["", "--scheduling NAME  its (independent thread scheduling, Volta+), stack (the pre-Volta",
               "                   SIMT reconvergence stack), lowest-pc, or a model the program registers",
-              "--max-rounds N     scheduling rounds before a launch counts as runaway"]
+              "--max-rounds N     scheduling rounds before a launch counts as runaway",
+              "--event-time gpu|wall  what a program's CUDA events read: predicted GPU time (default) or",
+              "                   the simulation's wall time"]
     return "\n".join(lines)
 
 
