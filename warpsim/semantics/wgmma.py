@@ -31,8 +31,11 @@ from functools import lru_cache
 
 import numpy as np
 
+from .floatbits import decode
+
 # Input type -> (bytes per element, K of one instruction). A row of K elements is 32 bytes.
-INPUT_TYPES = {"f16": (2, 16), "bf16": (2, 16), "tf32": (4, 8)}
+INPUT_TYPES = {"f16": (2, 16), "bf16": (2, 16), "tf32": (4, 8), "e4m3": (1, 32), "e5m2": (1, 32)}
+FP8_INPUTS = ("e4m3", "e5m2")          # K-major operands only (no transpose), A from shared memory
 ACCUMULATORS = ("f32", "f16")
 SWIZZLE_BITS = {0: 0, 1: 3, 2: 2, 3: 1}      # descriptor mode -> row bits XORed into the chunk bits
 SWIZZLE_NAMES = {0: "none", 1: "128B", 2: "64B", 3: "32B"}
@@ -111,7 +114,10 @@ def chunk_operand(values: np.ndarray, shape: tuple, mn_major: bool) -> np.ndarra
 
 
 def to_float(bits: np.ndarray, atype: str) -> np.ndarray:
-    """Element bits as float64: f16, bf16 (the high half of an f32), or tf32 (10 mantissa bits read)."""
+    """Element bits as float64: f16, bf16 (the high half of an f32), tf32 (10 mantissa bits read), or
+    the fp8 formats e4m3 and e5m2 (exact in float64)."""
+    if atype in FP8_INPUTS:
+        return decode(bits, atype)
     if atype == "f16":
         return np.asarray(bits, np.uint16).view(np.float16).astype(np.float64)
     if atype == "bf16":

@@ -6,7 +6,8 @@ at sm_90, plain loads at sm_80), bf16 scalar arguments, NumPy arrays written in
 place, pointers read from memory (a tensor of data_ptr()s), and `warpsim check`
 and `warpsim compare` naming the kernels' Python lines. Each script
 (scripts/) runs in a subprocess under `warpsim run` and its outputs are compared
-with NumPy. Skipped without triton or torch.
+with NumPy. fp8 matmuls (tutorial 03 on Hopper) run wgmma with .e4m3/.e5m2 inputs. Skipped
+without triton or torch.
 """
 
 import os
@@ -97,3 +98,11 @@ def test_compare_of_two_triton_runs_names_their_python_lines(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     assert "faster than" in result.stdout
     assert "predicted stalls by source line" in result.stdout and "vector_add.py:" in result.stdout
+
+
+@pytest.mark.parametrize("fmt, shape", [("e5m2", (96, 80, 96)), ("e4m3", (64, 128, 160))])
+def test_fp8_matmul_at_sm90_runs_wgmma_with_fp8_inputs(tmp_path, fmt, shape):
+    _, saved = run_script("matmul_fp8.py", *shape, fmt, tmp_path=tmp_path)
+    exact = saved["a"].astype(np.float64) @ saved["b"].astype(np.float64)     # fp8 products are exact
+    np.testing.assert_array_equal(saved["c"], exact.astype(np.float16).astype(np.float32))
+    assert f"wgmma.mma_async.sync.aligned.m64n64k32.f32.{fmt}.{fmt}" in str(saved["ptx"])

@@ -26,7 +26,8 @@ import numpy as np
 
 from ...errors import MemoryFault
 from ...ptx.ir import Imm, Vec
-from ...semantics.wgmma import (ACCUMULATORS, INPUT_TYPES, SWIZZLE_NAMES, chunk_operand, chunk_starts,  # noqa: F401
+from ...semantics.wgmma import (ACCUMULATORS, FP8_INPUTS, INPUT_TYPES, SWIZZLE_NAMES, chunk_operand,  # noqa: F401
+                                chunk_starts,
                                 descriptor_fields, operand_addresses, register_a, swizzle, to_float,
                                 warpgroup_mma)
 from .. import access
@@ -34,6 +35,7 @@ from .table import WARP, emitted, whole_warp
 from .tensor import fragment_words, write_fragment
 
 SHAPE = re.compile(r"m64n(\d+)k(\d+)$")
+ELEMENT_BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32}      # an operand element's bits, by its bytes
 
 
 def parse(ins):
@@ -54,12 +56,12 @@ def check_wgmma(ins):
     (n, k), types = parse(ins)
     if not n or len(types) != 3:
         return ("wgmma.mma_async is supported for .m64nNkK with .f32/.f16 accumulators and "
-                ".f16, .bf16 or .tf32 inputs")
+                ".f16, .bf16, .tf32, .e4m3 or .e5m2 inputs")
     dtype, atype, btype = types
     if atype != btype or atype not in INPUT_TYPES or dtype not in ACCUMULATORS:
         return f"wgmma.mma_async .{dtype}.{atype}.{btype} is not supported"
-    if dtype == "f16" and atype != "f16":
-        return "an .f16 accumulator takes .f16 inputs"
+    if dtype == "f16" and atype not in ("f16",) + FP8_INPUTS:
+        return "an .f16 accumulator takes .f16, .e4m3 or .e5m2 inputs"
     if k != INPUT_TYPES[atype][1] or n % 8 or not 8 <= n <= 256:
         return f"wgmma.mma_async .{atype} has shape m64nNk{INPUT_TYPES[atype][1]}, N = 8, 16, ... 256"
     d = ins.dsts[0] if ins.dsts else None
@@ -67,9 +69,9 @@ def check_wgmma(ins):
     if not isinstance(d, Vec) or len(d.items) != want:
         return f"wgmma.mma_async m64n{n} .{dtype} takes {want} accumulator registers"
     a_in_registers = isinstance(ins.srcs[0], Vec)
-    if a_in_registers and atype == "tf32":
-        return "wgmma.mma_async with .tf32 A in registers is not supported"
-    transposes = 2 if atype != "tf32" else 0
+    if a_in_registers and (atype == "tf32" or atype in FP8_INPUTS):
+        return f"wgmma.mma_async with .{atype} A in registers is not supported"
+    transposes = 2 if atype in ("f16", "bf16") else 0          # only 16-bit inputs may be transposed
     if a_in_registers and transposes:
         transposes = 1
     if len(ins.srcs) != 5 + transposes:
@@ -95,7 +97,7 @@ def _gather_elements(ctx, site, slots, reads, atype):
     the first bad address in that order is the one a fault names.
     """
     element_bytes = INPUT_TYPES[atype][0]
-    dtype = np.uint16 if element_bytes == 2 else np.uint32
+    dtype = ELEMENT_BITS[element_bytes]
     flat = [where.reshape(len(where), -1) for where in reads]
     lanes = np.concatenate([np.repeat(warp_slots, part.shape[1]) for warp_slots, part in zip(slots, flat)])
     where = np.concatenate([part.ravel() for part in flat])
@@ -110,7 +112,7 @@ def _gather_chunks(ctx, site, slots, reads, atype):
     16-byte chunk is checked once and its elements gathered together."""
     element_bytes = INPUT_TYPES[atype][0]
     per_chunk = 16 // element_bytes
-    dtype = np.uint16 if element_bytes == 2 else np.uint32
+    dtype = ELEMENT_BITS[element_bytes]
     flat = [where.reshape(len(where), -1) for where, _ in reads]
     lanes = np.concatenate([np.repeat(warp_slots, part.shape[1]) for warp_slots, part in zip(slots, flat)])
     where = np.concatenate([part.ravel() for part in flat])
@@ -164,8 +166,9 @@ def mma_async(ctx, site, idx, ins, a, b_desc, scale_d, d_words):
     imms = [op.value for op in ins.srcs[3:]]
     scale_a, scale_b = imms[0], imms[1]
     a_in_registers = "words" in a
-    trans_a = 0 if a_in_registers or atype == "tf32" else imms[2]
-    trans_b = 0 if atype == "tf32" else imms[-1]
+    transposable = atype in ("f16", "bf16")
+    trans_a = imms[2] if transposable and not a_in_registers else 0
+    trans_b = imms[-1] if transposable else 0
     firsts, row = _first_lanes(idx)
     slots = idx[firsts]
     warps = len(slots)
