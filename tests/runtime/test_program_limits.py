@@ -69,13 +69,19 @@ def test_occupancy_helpers_give_the_h200s_answers(limits):
         "small": 1024, "with_shared": 1024, "many_registers": 1024, "bounded": 128}
     assert active["small", 64] == 32 and active["small", 256] == 8 and active["small", 1024] == 2
     assert active["with_shared", 64] == 11                   # 228 KB / (20000 + 1 KB reserved) per block
-    available = {(m[0], int(m[1])): int(m[2]) for m in re.findall(r"available (\w+) (\d+) cudaSuccess (\d+)", out)}
-    sm, reserved, unit, optin = 233472, 1024, 128, 232448    # H200: bytes per SM, per block, allocation unit
-    for blocks in (1, 2, 3, 5, 7, 16):
-        assert available["small", blocks] == min(sm // blocks // unit * unit - reserved, optin), blocks
-        with_static = min(sm // blocks // unit * unit - reserved, optin) - 20000
-        assert available["with_shared", blocks] == max(with_static, 0), blocks
-    assert available["small", 32] == 0                       # 32 blocks of 128 threads: past 2048 threads an SM
+    available = {(m[0], int(m[1])): (m[2], int(m[3])) for m in
+                 re.findall(r"available (\S+) (\d+) (\w+) (\d+)", out)}
+    sm, reserved, unit = 233472, 1024, 128                  # H200: shared bytes an SM, reserved a block, unit
+    static = {"small": 0, "with_shared": 20000, "many_registers": 0, "bounded": 0}
+    for (name, blocks), (code, got) in available.items():   # cuda_occupancy.h's cudaOccAvailableDynamicSMemPerBlock
+        limit = 200000 if name == "opted-in" else 48 * 1024 - static[name]     # maxDynamicSharedSizeBytes
+        if name != "opted-in" and active[name, 128] < blocks:
+            assert code == "cudaErrorInvalidValue", (name, blocks)     # other limits hold fewer blocks
+            continue
+        share = sm // blocks // unit * unit
+        assert (code, got) == ("cudaSuccess", min(share - static.get(name, 0) - reserved, limit)), (name, blocks)
+    assert available["small", 1] == ("cudaSuccess", 49152) and available["opted-in", 1] == ("cudaSuccess", 200000)
+    assert available["opted-in", 2] == ("cudaSuccess", 115712) and available["small", 7] == ("cudaSuccess", 32256)
     assert "potential small limit 96 grid 4224 block 64" in out    # block sizes up to 96: 64 at 32 a SM
     for name in ("available block 0", "available blocks 0", "available block 2048"):
         assert f"{name} cudaErrorInvalidValue" in out

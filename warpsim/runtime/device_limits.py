@@ -17,7 +17,8 @@ The functions register themselves in calls.IMPLEMENTED (calls imports this modul
 
 from __future__ import annotations
 
-from .calls import CODES, INVALID_VALUE, SUCCESS, _kernel_resources, _properties, _refuse, _write, call
+from .calls import (CODES, INVALID_VALUE, SUCCESS, _dynamic_shared_limit, _kernel_resources, _properties,
+                    _refuse, _write, call)
 
 LIMIT_STACK_SIZE, LIMIT_PRINTF_FIFO, LIMIT_MALLOC_HEAP = 0, 1, 2
 LIMIT_SYNC_DEPTH, LIMIT_PENDING_LAUNCHES, LIMIT_L2_FETCH, LIMIT_PERSISTING_L2 = 3, 4, 5, 6
@@ -107,9 +108,13 @@ def cudaFuncSetSharedMemConfig(context, function, config):
 
 @call()
 def cudaOccupancyAvailableDynamicSMemPerBlock(context, out, function, blocks, block_size):
-    """The most dynamic shared memory a block can take with `blocks` such blocks on one SM: the
-    SM's shared memory split among them, less each block's reservation and static bytes, in
-    whole allocation units, at most what one block may opt in to."""
+    """The most dynamic shared memory each of `blocks` blocks on one SM can have, as
+    cuda_occupancy.h's cudaOccAvailableDynamicSMemPerBlock reckons it: the SM's shared
+    memory split among them in whole allocation units (one block: the per-block opt-in
+    limit), less the static bytes and the driver's per-block reservation, at most the
+    kernel's maxDynamicSharedSizeBytes (48 KB less its static bytes unless it opted in).
+    cudaErrorInvalidValue when the other limits (threads, registers, blocks) hold fewer
+    than `blocks` such blocks."""
     from ..metrics.occupancy import get_arch, occupancy
     found = _kernel_resources(context, function)
     if found is None:
@@ -119,10 +124,13 @@ def cudaOccupancyAvailableDynamicSMemPerBlock(context, out, function, blocks, bl
     _, _, registers, static_shared = found
     major, minor = context.preset.compute_capability
     arch = get_arch(f"sm_{major}{minor}")
-    if occupancy(block_size, registers, static_shared, arch=arch, carveout_kb=arch.carveouts_kb[-1]).active_blocks < blocks:
-        _write(out, "Q", 0)        # other limits (threads, registers, blocks) hold fewer blocks already
-        return SUCCESS
-    per_block = arch.shared_per_sm // blocks // arch.shared_allocation_unit * arch.shared_allocation_unit
-    available = min(per_block - arch.reserved_shared_per_block, arch.max_shared_per_block) - static_shared
+    if occupancy(block_size, registers, static_shared, arch=arch).active_blocks < blocks:
+        return _refuse(context, "cudaOccupancyAvailableDynamicSMemPerBlock", f"{blocks} blocks of {block_size} "
+                       "threads do not fit on one SM whatever their shared memory")
+    per_block_limit = arch.max_shared_per_block + arch.reserved_shared_per_block
+    per_sm = per_block_limit if blocks == 1 else arch.shared_per_sm
+    share = min(per_sm // blocks // arch.shared_allocation_unit * arch.shared_allocation_unit, per_block_limit)
+    available = share - static_shared - arch.reserved_shared_per_block
+    available = min(available, _dynamic_shared_limit(context, function, static_shared))
     _write(out, "Q", max(available, 0))
     return SUCCESS

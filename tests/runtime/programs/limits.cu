@@ -122,6 +122,12 @@ int main(int argc, char **argv) {
       printf("available %s %d %s %zu\n", names[k], blocks, cudaGetErrorName(a), bytes);
     }
   }
+  CHECK(cudaFuncSetAttribute(small, cudaFuncAttributeMaxDynamicSharedMemorySize, 200000));
+  for (int blocks : {1, 2, 3}) {
+    size_t bytes = 12345;
+    cudaError_t a = cudaOccupancyAvailableDynamicSMemPerBlock(&bytes, small, blocks, 128);
+    printf("available opted-in %d %s %zu\n", blocks, cudaGetErrorName(a), bytes);
+  }
   int grid = 0, block = 0;
   SAY("potential dynamic", cudaOccupancyMaxPotentialBlockSize(&grid, &block, small, 40000));
   printf("potential small dynamic 40000 grid %d block %d\n", grid, block);
