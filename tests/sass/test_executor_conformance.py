@@ -3,7 +3,7 @@ ptxas's SASS for each recorded PTX form must run at SASS level (no fallback to t
 write the GPU's bits. The essential forms run by default: I2IP (cvt.pack.sat), and .FTZ results
 at the edge of the normal range in FMUL/FFMA and HMUL2/HFMA2, whose tininess test the SASS
 executor shares with the PTX machine (floatbits.flush_tiny_result); the slow set runs every
-f16/f16x2 and cvt.pack form (and conversions from f16), and bf16/bf16x2 arithmetic (.BF16_V2).
+f16/f16x2/bf16/bf16x2 and cvt.pack form (and conversions from f16 and bf16).
 """
 
 from __future__ import annotations
@@ -27,10 +27,10 @@ ESSENTIAL = ["cvt.pack.sat.s16.s32", "cvt.pack.sat.u8.s32.b32", "cvt.pack.sat.s2
              "fma.rn.ftz.f32 near min", "fma.rn.ftz.sat.f16x2", "add.rn.ftz.sat.f16x2"]
 HALF_AND_PACK = [name for name in NAMES if name not in ESSENTIAL and (
     name.startswith("cvt.pack") or "near min" in name or name.endswith((".f16", ".f16x2"))
-    or name.endswith((".bf16", ".bf16x2")) and not name.startswith("cvt"))]
+    or name.endswith((".bf16", ".bf16x2")))]
 
 # Forms whose SASS the executor does not run yet (kept visible, strict: support makes them fail).
-NOT_YET = {"cvt.rn.bf16.f16": "F2F.BF16.F16 is not in the SASS executor"}
+NOT_YET = {}
 
 
 def _slow_params():

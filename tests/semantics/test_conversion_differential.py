@@ -56,11 +56,16 @@ F2F_PAIRS = [("F2F.F16.F32", "cvt.rn.f16.f32", 32, 16), ("F2F.F16.F32.RZ", "cvt.
              ("F2F.F16.F32.RM", "cvt.rm.f16.f32", 32, 16), ("F2F.F32.F64", "cvt.rn.f32.f64", 64, 32),
              ("F2F.F32.F64.RP", "cvt.rp.f32.f64", 64, 32), ("F2F.F64.F32", "cvt.f64.f32", 32, 64),
              ("F2F.F16.F64", "cvt.rn.f16.f64", 64, 16), ("F2F.F64.F16", "cvt.f64.f16", 16, 64),
-             ("F2F.F32.F16", "cvt.f32.f16", 16, 32)]
+             ("F2F.F32.F16", "cvt.f32.f16", 16, 32), ("F2F.BF16.F32.RZ", "cvt.rz.bf16.f32", 32, 16),
+             ("F2F.BF16.F64", "cvt.rn.bf16.f64", 64, 16), ("F2F.BF16.F64.RM", "cvt.rm.bf16.f64", 64, 16),
+             ("F2F.F64.BF16", "cvt.f64.bf16", "bf16", 64), ("F2F.F16.BF16", "cvt.rn.f16.bf16", "bf16", 16),
+             ("F2F.BF16.F16", "cvt.rn.bf16.f16", 16, 16)]
 
 
 def _typed(bits, width):
-    """Raw source bits as the PTX machine's typed register values."""
+    """Raw source bits as the PTX machine's typed register values (bf16: its u16 bits)."""
+    if width == "bf16":
+        return (bits & np.uint32(0xFFFF)).astype(np.uint16)
     if width == 16:
         return (bits & np.uint32(0xFFFF)).astype(np.uint16).view(np.float16)
     return as_f32(bits) if width == 32 else as_f64(bits)
@@ -68,9 +73,9 @@ def _typed(bits, width):
 
 @pytest.mark.parametrize("sass, ptx, src, dst", F2F_PAIRS)
 def test_f2f_agrees_with_cvt(sass, ptx, src, dst):
-    rng = np.random.default_rng(len(sass) * 3 + src + dst)
+    rng = np.random.default_rng(len(sass) * 3 + len(ptx) + dst)
     a = edge_bits(rng, 64 if src == 64 else 32)
-    if src == 16:                                        # f16 edge values in the low half
+    if src in (16, "bf16"):                              # 16-bit edge values in the low half
         a = (a & np.uint32(0xFFFF)) | (a >> np.uint32(16) << np.uint32(16))
     registers = dict(zip((2, 3), split64(a))) if src == 64 else {2: a}
     (got,) = run_sass(f"{sass} R4, R2", registers, ["R4.64" if dst == 64 else "R4"])
@@ -119,3 +124,32 @@ def test_i2ip_agrees_with_cvt_pack_sat(target):
         types = f"{target.lower()}.s32.b32" if target in ("U8", "S8") else f"{target.lower()}.s32.b32"
         want = run_ptx(f"cvt.pack.sat.{types}", a.view(np.int32), b.view(np.int32), c)
     assert_same_bits(got, want, f"I2IP.{target}", (a, b, c))
+
+
+@pytest.mark.parametrize("kind", ["F16", "BF16"])
+def test_f2fp_merge_c_converts_one_value_as_cvt_relu(kind):
+    a = edge_bits(np.random.default_rng(len(kind) + 70))
+    (got,) = run_sass(f"F2FP.RELU.{kind}.F32.MERGE_C R0, R1, RZ", {1: a}, ["R0"])
+    want = np.asarray(run_ptx(f"cvt.rn.relu.{kind.lower()}.f32", as_f32(a))).view(np.uint16)
+    assert_same_bits(got, want.astype(np.uint32), f"F2FP.{kind}.MERGE_C", (a,))
+
+
+@pytest.mark.parametrize("sass, ptx", [("F2I.BF16.NTZ", "cvt.rni.s32.bf16"), ("F2I.U32.BF16.TRUNC.NTZ", "cvt.rzi.u32.bf16"),
+                                       ("F2I.S64.BF16.FLOOR", "cvt.rmi.s64.bf16"), ("F2I.S16.BF16.CEIL", "cvt.rpi.s16.bf16")])
+def test_f2i_from_bf16_agrees_with_cvt(sass, ptx):
+    a = edge_bits(np.random.default_rng(len(sass) + 80))
+    a = (a & np.uint32(0xFFFF)) | (a >> np.uint32(16) << np.uint32(16))
+    wide = "64" in sass
+    (got,) = run_sass(f"{sass} R4, R2", {2: a}, ["R4.64" if wide else "R4"])
+    want = np.asarray(run_ptx(ptx, (a & np.uint32(0xFFFF)).astype(np.uint16)))
+    if want.itemsize == 2:                               # s16: sign-extended into the register, as F2I writes it
+        want = want.astype(np.int32)
+    assert_same_bits(got, want.view(np.uint64 if wide else np.uint32), sass, (a,))
+
+
+@pytest.mark.parametrize("mode", ["", ".RZ", ".RM", ".RP"])
+def test_i2f_to_bf16_agrees_with_cvt(mode):
+    a = edge_bits(np.random.default_rng(len(mode) + 90))
+    (got,) = run_sass(f"I2F.BF16{mode} R4, R2", {2: a}, ["R4"])
+    want = np.asarray(run_ptx(f"cvt.{mode.lstrip('.').lower() or 'rn'}.bf16.s32", a.view(np.int32)))
+    assert_same_bits(got, want.astype(np.uint32), f"I2F.BF16{mode}", (a,))

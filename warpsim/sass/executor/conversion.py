@@ -1,12 +1,14 @@
-"""Conversions: I2F, I2FP, F2I, F2F, FRND, I2IP (and I2I-free integer widening ptxas does with SHF/PRMT).
+"""Conversions: I2F, I2FP, F2I, F2F, F2FP, FRND, I2IP (and I2I-free integer widening ptxas does with SHF/PRMT).
 
 Types come from the modifiers, destination first: `F2I.U32.TRUNC.NTZ` is f32
-to u32 truncating; `I2F.F64.S64` s64 to f64; `F2F.F32.F64` f64 to f32. Integer
+to u32 truncating; `I2F.F64.S64` s64 to f64; `F2F.F32.F64` f64 to f32; floats
+are F16, BF16, F32 and F64 (16-bit values in a register's low half). Integer
 rounding modes are .TRUNC, .FLOOR, .CEIL and (default) nearest-even; float
-results round to nearest unless .RZ/.RM/.RP. NaN converts to 0 for 32-bit
+results round to nearest unless .RZ/.RM/.RP. What each computes is
+semantics/conversion.py's, as PTX's cvt: NaN converts to 0 for 32-bit
 integers from f32 and to the top bit alone from f64 or into 64-bit
-integers, as the PTX machine's cvt does (seen on an H200); out-of-range
-values saturate.
+integers (seen on an H200); out-of-range values saturate; between float
+types NaN payloads are kept or made canonical as the H200 does.
 """
 
 from __future__ import annotations
@@ -16,17 +18,16 @@ from dataclasses import replace
 import numpy as np
 
 from ...semantics.conversion import INT_ROUNDING, convert_to_float, float_to_int, pack_saturated
-from ...semantics.floatbits import F16, F32, F64, flush_subnormal
+from ...semantics.floatbits import F32, FORMATS, decode, flush_subnormal
 from ...semantics.floating import canonical_nan
 from .operands import U32, U64, alu, bits32, bits64, dest, f32, f64, source
 from .table import Step, Unsupported, semantics
 
 INTS = {"U8": (np.uint8, 8), "S8": (np.int8, 8), "U16": (np.uint16, 16), "S16": (np.int16, 16),
         "U32": (np.uint32, 32), "S32": (np.int32, 32), "U64": (np.uint64, 64), "S64": (np.int64, 64)}
-FLOATS = {"F16": 16, "F32": 32, "F64": 64}
+FLOATS = {"F16": 16, "BF16": 16, "F32": 32, "F64": 64}
 ROUNDING = {"TRUNC": "rzi", "FLOOR": "rmi", "CEIL": "rpi"}      # to an integer; nearest-even (rni) unless named
 ROUND_FLOAT = {"RN": "rn", "RZ": "rz", "RM": "rm", "RP": "rp"}
-FORMAT = {16: F16, 32: F32, 64: F64}
 
 
 def _types(ins, default_dst, default_src):
@@ -46,16 +47,19 @@ def _types(ins, default_dst, default_src):
     return default_dst, default_src
 
 
-def _read_float(op, width):
-    read = source(op, 64 if width == 64 else 32, floating=True)
-    if width == 64:
-        return read, lambda v: np.atleast_1d(f64(v))
-    if width == 16:
-        def half(v):
-            low = (np.atleast_1d(np.asarray(v, dtype=U32)) & U32(0xFFFF)).astype(np.uint16)
-            return low.view(np.float16).astype(np.float64)
-        return read, half
-    return read, lambda v: np.atleast_1d(f32(v)).astype(np.float64)
+def _low_half(v):
+    return (np.atleast_1d(np.asarray(v, dtype=U32)) & U32(0xFFFF)).astype(np.uint16)
+
+
+# a source register's bits -> the register values of its float type (16-bit types: the low half)
+_REGISTER = {"f64": lambda v: np.atleast_1d(f64(v)), "f32": lambda v: np.atleast_1d(f32(v)),
+             "f16": lambda v: _low_half(v).view(np.float16), "bf16": _low_half}
+
+
+def _read_float(op, name: str):
+    """Reader of a float source of type `name` (F16 BF16 F32 F64) and its decoding to float64."""
+    kind = name.lower()
+    return source(op, 64 if kind == "f64" else 32, floating=True), lambda v: decode(_REGISTER[kind](v), kind)
 
 
 def _store_int(values, name):
@@ -106,19 +110,19 @@ def f2i(ins):
     if dst_type not in INTS or src_type not in FLOATS:
         raise Unsupported("conversion types")
     rounding = next((ROUNDING[m] for m in ins.mods if m in ROUNDING), "rni")
-    read, decode = _read_float(ins.operands[1], FLOATS[src_type])
+    read, decode_source = _read_float(ins.operands[1], src_type)
     dtype, width = INTS[dst_type]
     nan_top_bit = src_type == "F64" or width == 64
 
     def fn(v):
-        x = decode(v)
+        x = decode_source(v)
         if "FTZ" in ins.mods and src_type == "F32":
             x = flush_subnormal(x, F32)
         return _store_int(float_to_int(x, rounding, dtype, nan_top_bit), dst_type)
     return Step(ins, alu([dest(ins.operands[0], 64 if width == 64 else 32)], [read], fn))
 
 
-NARROW = {"F16": "f16", "BF16": "bf16"}                  # 16-bit results of F2FP / F2F.BF16
+NARROW = {"F16": "f16", "BF16": "bf16"}                  # 16-bit results of F2FP
 NARROW_FLAGS = {"RZ": "rz", "RM": "rm", "RP": "rp", "RELU": "relu", "SATFINITE": "satfinite"}
 
 
@@ -132,27 +136,28 @@ def _narrowing(ins, kind: str):
     return narrow
 
 
-@semantics("F2FP", family="conversion", pipe="mufu", mods=("F16", "BF16", "F32", "PACK_AB") + tuple(NARROW_FLAGS),
+@semantics("F2FP", family="conversion", pipe="mufu",
+           mods=("F16", "BF16", "F32", "PACK_AB", "MERGE_C") + tuple(NARROW_FLAGS),
            doc="two f32 to a packed f16x2 (no type: f16) / bf16x2: a in the high half, b in the low "
-               "(cvt.rn.f16x2.f32 d, a, b); "
-               ".RZ .RM .RP round, .RELU clamps at 0")
+               "(cvt.rn.f16x2.f32 d, a, b); .MERGE_C with RZ: one f16/bf16 in the low half, 0 above "
+               "(cvt.rn.relu.f16.f32); .RZ .RM .RP round, .RELU clamps at 0")
 def f2fp(ins):
     kinds = [m for m in ins.mods if m in NARROW] or ["F16"]      # sm_80 writes F2FP.PACK_AB for f16 from f32
-    if len(kinds) != 1 or "PACK_AB" not in ins.mods or len(ins.operands) != 3:
+    merge = "MERGE_C" in ins.mods
+    if len(kinds) != 1 or merge == ("PACK_AB" in ins.mods) or len(ins.operands) != 3:
         raise Unsupported("operand form")
+    if merge and not ins.operands[2].is_zero_register:          # what C's high half does is not modelled
+        raise Unsupported(f"operand {ins.operands[2].text}")
     narrow = _narrowing(ins, kinds[0])
+    if merge:
+        return Step(ins, alu([dest(ins.operands[0])], [source(ins.operands[1], 32, floating=True)], narrow))
     a, b = (source(op, 32, floating=True) for op in ins.operands[1:])
     return Step(ins, alu([dest(ins.operands[0])], [a, b], lambda x, y: (narrow(x) << U32(16)) | narrow(y)))
 
 
-@semantics("F2F", family="conversion", pipe="mufu", mods=tuple(FLOATS) + tuple(ROUND_FLOAT) + ("FTZ", "BF16"),
-           doc="float to float: widening exact, narrowing rounded (default to nearest); .BF16.F32 to bf16")
+@semantics("F2F", family="conversion", pipe="mufu", mods=tuple(FLOATS) + tuple(ROUND_FLOAT) + ("FTZ",),
+           doc="float to float (f16 bf16 f32 f64): widening exact, narrowing rounded (default to nearest) as cvt")
 def f2f(ins):
-    if "BF16" in ins.mods:
-        if set(ins.mods) - {"BF16", "F32", "RZ", "RM", "RP"} or "F32" not in ins.mods:
-            raise Unsupported("conversion types")
-        return Step(ins, alu([dest(ins.operands[0])], [source(ins.operands[1], 32, floating=True)],
-                             _narrowing(ins, "BF16")))
     dst_type, src_type = _types(ins, "F32", "F32")
     if dst_type not in FLOATS or src_type not in FLOATS:
         raise Unsupported("conversion types")
@@ -166,15 +171,10 @@ def f2f(ins):
         format and the result in its own."""
         x = _REGISTER[src](v)
         if ftz:
-            x = flush_subnormal(x, FORMAT[FLOATS[src_type]])
+            x = flush_subnormal(x, FORMATS[src])
         y = x if src == dst == "f64" else np.asarray(convert_to_float(x, dst, src, {mode}))   # NaNs untouched
-        return _float_bits(flush_subnormal(y, FORMAT[width]) if ftz else y, width)
+        return _float_bits(flush_subnormal(y, FORMATS[dst]) if ftz else y, width)
     return Step(ins, alu([dest(ins.operands[0], 64 if width == 64 else 32)], [read], fn))
-
-
-# a source register's bits -> the register values of its float type (f16: the low half)
-_REGISTER = {"f64": lambda v: np.atleast_1d(f64(v)), "f32": lambda v: np.atleast_1d(f32(v)),
-             "f16": lambda v: (np.atleast_1d(np.asarray(v, dtype=U32)) & U32(0xFFFF)).astype(np.uint16).view(np.float16)}
 
 
 @semantics("FRND", family="conversion", pipe="mufu", mods=("F32", "F64", "FTZ") + tuple(ROUNDING),
@@ -182,10 +182,10 @@ _REGISTER = {"f64": lambda v: np.atleast_1d(f64(v)), "f32": lambda v: np.atleast
 def frnd(ins):
     width = 64 if "F64" in ins.mods else 32
     rounding = INT_ROUNDING[next((ROUNDING[m] for m in ins.mods if m in ROUNDING), "rni")]
-    read, decode = _read_float(ins.operands[1], width)
+    read, decode_source = _read_float(ins.operands[1], "F64" if width == 64 else "F32")
 
     def fn(v):
-        x = decode(v)
+        x = decode_source(v)
         if "FTZ" in ins.mods and width == 32:
             x = flush_subnormal(x, F32)
         result = rounding(x)
