@@ -24,7 +24,7 @@ def memory3d(built, cli, tmp_path_factory):
 
 def _pieces(out):
     sizes = {"full": W * H * D, "box": 8 * 4 * 2, "d2d": W * H * D, "memset": W * H * D,
-             "fetched": W * H * D, "array_box": 5 * 4 * 2, "plane": W * H}
+             "fetched": W * H * D, "array_box": 5 * 4 * 2, "plane": W * H, "runs": W * H}
     pieces, at = {}, 0
     for name, size in sizes.items():
         pieces[name], at = out[at:at + size], at + size
@@ -59,6 +59,9 @@ def test_3d_array_copies_and_texture_match_numpy(memory3d):
     plane = np.zeros((H, W), np.float32)
     plane[1:, 2:] = volume[0, :-1, :-2]                    # array to array at (2 floats, 1 row)
     np.testing.assert_array_equal(got["plane"].reshape(H, W), plane)
+    runs = plane.ravel().copy()
+    runs[W + 4:2 * W + 7] = volume[1].ravel()[:W + 3]     # a run from (4, 1) on, past the row's end
+    np.testing.assert_array_equal(got["runs"], runs)
     assert "channel desc 32 0 0 0 2" in stdout             # cudaChannelFormatKindFloat
     assert f"array info {W} {H} {D} flags 2" in stdout     # cudaArraySurfaceLoadStore
     assert f"flat info {W} {H} 0 flags 0" in stdout

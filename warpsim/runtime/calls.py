@@ -1274,18 +1274,6 @@ def cudaMemcpy2DFromArray(context, dst, dpitch, src, w_offset, h_offset, width, 
     return _copy_2d(context, dst, dpitch, address, found.pitch, width, height, kind)
 
 
-@call()
-def cudaMemcpyToArray(context, dst, w_offset, h_offset, src, count, kind):
-    """Deprecated: count bytes from (w_offset, h_offset) on, running on across rows."""
-    found = context.cuda_arrays.get(dst)
-    start = h_offset * found.pitch + w_offset if found else 0
-    if found is None or w_offset >= found.pitch or start + count > found.pitch * found.rows:
-        return context.fail(INVALID_VALUE)
-    if kind not in MEMCPY_KINDS:
-        return context.fail(CODES["cudaErrorInvalidMemcpyDirection"])
-    return _copy(context, dst + start, src, count)
-
-
 def _create_object(context, function, out, res, tex, surface: bool) -> int:
     if not out or not res or not surface and not tex:
         return context.fail(INVALID_VALUE)

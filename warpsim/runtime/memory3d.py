@@ -194,7 +194,7 @@ def cudaMemset3DAsync(context, pitched, value, extent, stream):
     return cudaMemset3D.__wrapped__(context, pitched, value, extent)
 
 
-# --- CUDA arrays: the asynchronous, array-to-array and query calls --------------------------------
+# --- CUDA arrays: the asynchronous, array-to-array, deprecated 1D and query calls ----------------
 
 @call()
 def cudaMemcpy2DToArrayAsync(context, dst, w_offset, h_offset, src, spitch, width, height, kind, stream):
@@ -220,16 +220,54 @@ def cudaMemcpy2DArrayToArray(context, dst, w_dst, h_dst, src, w_src, h_src, widt
     return _copy_2d(context, to, found_dst.pitch, source, found_src.pitch, width, height, kind)
 
 
-@call()
-def cudaMemcpyFromArray(context, dst, src, w_offset, h_offset, count, kind):
-    """Deprecated: count bytes from (w_offset, h_offset) on, running on across rows."""
-    found = context.cuda_arrays.get(src)
+def _array_run(context, array, w_offset, h_offset, count):
+    """The device address of a run of count bytes from (w_offset, h_offset) on, across rows, in a
+    CUDA array (the deprecated 1D array copies), or None if it leaves the array."""
+    found = context.cuda_arrays.get(array)
     start = h_offset * found.pitch + w_offset if found else 0
     if found is None or w_offset >= found.pitch or start + count > found.pitch * found.rows:
+        return None
+    return array + start
+
+
+def _copy_run(context, dst, src, count, kind, stream=0) -> int:
+    if dst is None or src is None:
         return context.fail(INVALID_VALUE)
     if kind not in MEMCPY_KINDS:
         return context.fail(CODES["cudaErrorInvalidMemcpyDirection"])
-    return _copy(context, dst, src + start, count)
+    return _copy(context, dst, src, count, stream)
+
+
+@call()
+def cudaMemcpyToArray(context, dst, w_offset, h_offset, src, count, kind):
+    """Deprecated: count bytes from (w_offset, h_offset) on, running on across rows."""
+    return _copy_run(context, _array_run(context, dst, w_offset, h_offset, count), src, count, kind)
+
+
+@call()
+def cudaMemcpyFromArray(context, dst, src, w_offset, h_offset, count, kind):
+    """Deprecated: count bytes from (w_offset, h_offset) on, running on across rows."""
+    return _copy_run(context, dst, _array_run(context, src, w_offset, h_offset, count), count, kind)
+
+
+@call()
+def cudaMemcpyFromArrayAsync(context, dst, src, w_offset, h_offset, count, kind, stream):
+    if not _known_stream(context, stream):
+        return context.fail(INVALID_HANDLE)
+    return _copy_run(context, dst, _array_run(context, src, w_offset, h_offset, count), count, kind, stream)
+
+
+@call()
+def cudaMemcpyToArrayAsync(context, dst, w_offset, h_offset, src, count, kind, stream):
+    if not _known_stream(context, stream):
+        return context.fail(INVALID_HANDLE)
+    return _copy_run(context, _array_run(context, dst, w_offset, h_offset, count), src, count, kind, stream)
+
+
+@call()
+def cudaMemcpyArrayToArray(context, dst, w_dst, h_dst, src, w_src, h_src, count, kind):
+    return _copy_run(context, _array_run(context, dst, w_dst, h_dst, count),
+                     _array_run(context, src, w_src, h_src, count), count, kind)
 
 
 def _write_channel_desc(address: int, found) -> None:

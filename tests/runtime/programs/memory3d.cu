@@ -148,6 +148,13 @@ int main(int argc, char **argv) {
                                    cudaMemcpyDeviceToHost, stream));
   CHECK(cudaStreamSynchronize(stream));
   keep(plane.data(), plane.size());
+  // the deprecated run copies: W + 3 floats from (4, 1) on, across a row end; array to array; out
+  CHECK(cudaMemcpyToArrayAsync(shifted, 4 * sizeof(float), 1, volume.data() + W * H, (W + 3) * sizeof(float),
+                               cudaMemcpyHostToDevice, stream));
+  CHECK(cudaMemcpyArrayToArray(flat, 0, 0, shifted, 0, 0, W * H * sizeof(float), cudaMemcpyDeviceToDevice));
+  CHECK(cudaMemcpyFromArrayAsync(plane.data(), flat, 0, 0, W * H * sizeof(float), cudaMemcpyDeviceToHost, stream));
+  CHECK(cudaStreamSynchronize(stream));
+  keep(plane.data(), plane.size());
   CHECK(cudaArrayGetInfo(&got, &shape, &flags, flat));
   printf("flat info %zu %zu %zu flags %u\n", shape.width, shape.height, shape.depth, flags);
   write_file(argv[5], out.data(), out.size());
