@@ -35,6 +35,101 @@ extern "C" __global__ void mbarrier_phases(const int* in, int* out, int rounds) 
     }
     out[blockIdx.x * n + t] = acc;
 }
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void __cluster_dims__(2, 1, 1) cluster_neighbour(const int* in, int* out) {
+    __shared__ int values[128];
+    cg::cluster_group cluster = cg::this_cluster();
+    unsigned rank = cluster.block_rank();
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    values[threadIdx.x] = in[i] * 3 + (int)rank;
+    cluster.sync();
+    int* theirs = cluster.map_shared_rank(values, rank ^ 1);
+    out[i] = theirs[(threadIdx.x * 5) % blockDim.x] - values[threadIdx.x];
+    cluster.sync();
+}
+extern "C" __global__ void __cluster_dims__(4, 1, 1) dsmem_ring(const int* in, int* out) {
+    __shared__ int values[128];
+    unsigned rank, size;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+    asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(size));
+    values[threadIdx.x] = in[blockIdx.x * blockDim.x + threadIdx.x];
+    asm volatile("barrier.cluster.arrive.release.aligned; barrier.cluster.wait.acquire.aligned;" ::: "memory");
+    unsigned local = (unsigned)__cvta_generic_to_shared(&values[(threadIdx.x + 1) % blockDim.x]), remote, v;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"((rank + 1) % size));
+    asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(v) : "r"(remote));
+    asm volatile("barrier.cluster.arrive.aligned; barrier.cluster.wait.aligned;" ::: "memory");
+    asm volatile("st.shared::cluster.u32 [%0], %1;" :: "r"(remote), "r"(v + 1000 * rank));
+    asm volatile("barrier.cluster.arrive; barrier.cluster.wait;" ::: "memory");
+    out[blockIdx.x * blockDim.x + threadIdx.x] = values[threadIdx.x];
+}
+extern "C" __global__ void bulk_copy(const float* in, float* out, unsigned bytes) {
+    __shared__ alignas(128) float tile[256];
+    __shared__ alignas(8) unsigned long long bar;
+    unsigned b = (unsigned)__cvta_generic_to_shared(&bar), t = (unsigned)__cvta_generic_to_shared(tile);
+    if (threadIdx.x == 0) {
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(b));
+        asm volatile("fence.proxy.async.shared::cta;");
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" :: "r"(b), "r"(bytes));
+        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                     :: "r"(t), "l"(in + blockIdx.x * 256), "r"(bytes), "r"(b) : "memory");
+    }
+    asm volatile("{ .reg .pred p; W: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0; @!p bra W; }" :: "r"(b));
+    if (threadIdx.x < bytes / 4) tile[threadIdx.x] = tile[threadIdx.x] * 2.0f + 1.0f;
+    asm volatile("fence.proxy.async.shared::cta;");
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;"
+                     :: "l"(out + blockIdx.x * 256), "r"(t), "r"(bytes) : "memory");
+        asm volatile("cp.async.bulk.commit_group;");
+        asm volatile("cp.async.bulk.wait_group.read 0;");
+    }
+}
+extern "C" __global__ void __cluster_dims__(2, 1, 1) bulk_to_neighbour(const float* in, float* out) {
+    __shared__ alignas(128) float mine[128], theirs[128];
+    __shared__ alignas(8) unsigned long long bar;
+    unsigned rank, t = threadIdx.x;
+    asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+    unsigned b = (unsigned)__cvta_generic_to_shared(&bar), src = (unsigned)__cvta_generic_to_shared(mine),
+             dst = (unsigned)__cvta_generic_to_shared(theirs), remote_dst, remote_bar;
+    mine[t] = in[blockIdx.x * 128 + t] * 2.0f + rank;
+    if (t == 0) {
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(b));
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], 512;" :: "r"(b));
+    }
+    asm volatile("fence.proxy.async.shared::cta;");
+    asm volatile("barrier.cluster.arrive.release.aligned; barrier.cluster.wait.acquire.aligned;" ::: "memory");
+    if (t == 0) {
+        asm("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_dst) : "r"(dst), "r"(rank ^ 1));
+        asm("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_bar) : "r"(b), "r"(rank ^ 1));
+        asm volatile("cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%0], [%1], 512, [%2];"
+                     :: "r"(remote_dst), "r"(src), "r"(remote_bar) : "memory");
+    }
+    asm volatile("{ .reg .pred p; W: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0; @!p bra W; }" :: "r"(b));
+    out[blockIdx.x * 128 + t] = theirs[(t * 7) % 128] - mine[t];
+    asm volatile("barrier.cluster.arrive.aligned; barrier.cluster.wait.aligned;" ::: "memory");
+}
+extern "C" __global__ void __cluster_dims__(2, 3, 1) cluster_registers(unsigned* out) {
+    unsigned v[12], explicit_cluster;
+    asm("mov.u32 %0, %%cluster_nctaid.x;" : "=r"(v[0]));
+    asm("mov.u32 %0, %%cluster_nctaid.y;" : "=r"(v[1]));
+    asm("mov.u32 %0, %%cluster_ctaid.x;" : "=r"(v[2]));
+    asm("mov.u32 %0, %%cluster_ctaid.y;" : "=r"(v[3]));
+    asm("mov.u32 %0, %%clusterid.x;" : "=r"(v[4]));
+    asm("mov.u32 %0, %%clusterid.y;" : "=r"(v[5]));
+    asm("mov.u32 %0, %%nclusterid.x;" : "=r"(v[6]));
+    asm("mov.u32 %0, %%nclusterid.y;" : "=r"(v[7]));
+    asm("mov.u32 %0, %%cluster_nctarank;" : "=r"(v[8]));
+    asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(v[9]));
+    asm("{ .reg .pred p; mov.pred p, %%is_explicit_cluster; selp.u32 %0, 1, 0, p; }" : "=r"(explicit_cluster));
+    v[10] = explicit_cluster;
+    v[11] = blockIdx.y;
+    unsigned block = blockIdx.y * gridDim.x + blockIdx.x;
+    for (int k = 0; k < 12; ++k) out[(block * blockDim.x + threadIdx.x) * 12 + k] = v[k];
+}
 """
 
 RNG = np.random.default_rng(20261202)
@@ -72,3 +167,80 @@ def test_mbarrier_phases_alternate_parity(module):
     for r in range(rounds):
         acc = acc * 3 + np.roll(rows * (r + 1) + r, -(r + 1), axis=1)
     np.testing.assert_array_equal(out.get(), acc.astype(np.int32).ravel())
+
+
+def test_cluster_sync_and_a_neighbours_shared_memory(module):
+    """cooperative_groups' cluster.sync() (UCGABAR_ARV / UCGABAR_WAIT after CGAERRBAR) and
+    map_shared_rank: the neighbour's variable is a generic LD through the shared window whose
+    address carries the neighbour's rank (SR_CgaCtaId) in bits 24 and up."""
+    assert {"UCGABAR_ARV", "UCGABAR_WAIT", "CGAERRBAR", "LD.E"} <= opcodes_of(module, "cluster_neighbour")
+    blocks, threads = 6, 128
+    x = RNG.integers(-1000, 1000, blocks * threads).astype(np.int32)
+    out = cp.asarray(np.full(blocks * threads, 0x5A5A, np.int32))
+    run_beside(module, "cluster_neighbour", (blocks,), (threads,), (cp.asarray(x), out))
+    rows = x.reshape(blocks, threads) * 3 + (np.arange(blocks) % 2)[:, None]
+    theirs = rows[np.arange(blocks) ^ 1][:, (np.arange(threads) * 5) % threads]
+    np.testing.assert_array_equal(out.get(), (theirs - rows).ravel())
+
+
+def test_dsmem_ring_with_mapa_and_shared_cluster_loads_and_stores(module):
+    """mapa.shared::cluster, ld/st.shared::cluster to the next rank of a 4-CTA cluster, between cluster
+    barriers (aligned and not): each CTA ends with its neighbour's rotated values."""
+    assert {"UCGABAR_ARV", "UCGABAR_WAIT", "ST.E", "LD.E"} <= opcodes_of(module, "dsmem_ring")
+    blocks, threads = 8, 96
+    x = RNG.integers(-1000, 1000, blocks * threads).astype(np.int32)
+    out = cp.asarray(np.full(blocks * threads, 0x5A5A, np.int32))
+    run_beside(module, "dsmem_ring", (blocks,), (threads,), (cp.asarray(x), out))
+    rows = x.reshape(blocks, threads)
+    rank = np.arange(blocks) % 4
+    writer = (np.arange(blocks) // 4) * 4 + (rank + 3) % 4      # the CTA whose next rank is this one
+    want = np.empty_like(rows)
+    # writer w stores, for its thread t, at slot (t + 1) % n of CTA next(w), the value it read there plus 1000 * rank(w)
+    slots = (np.arange(threads) + 1) % threads
+    want[:, slots] = rows[:, slots] + 1000 * rank[writer][:, None]
+    np.testing.assert_array_equal(out.get(), want.ravel())
+
+
+def test_cluster_registers_from_the_driver_words_of_constant_bank_0(module):
+    """%cluster_nctaid, %cluster_ctaid, %clusterid, %nclusterid, %cluster_nctarank, %cluster_ctarank and
+    %is_explicit_cluster of a 2 x 3 cluster: ptxas reads constant bank 0 (0x140-0x188) and SR_CgaCtaId."""
+    texts = [i.text for i in sass_for_ptx(module.ptx).kernel("cluster_registers").instructions]
+    assert any("SR_CgaCtaId" in t for t in texts) and any("c[0x0][0x188]" in t for t in texts)
+    grid, threads = (4, 6), 32
+    out = cp.asarray(np.full(grid[0] * grid[1] * threads * 12, 0x5A5A, np.uint32))
+    run_beside(module, "cluster_registers", grid, (threads,), (out,))
+    got = out.get().reshape(grid[1], grid[0], threads, 12)
+    y, x = np.meshgrid(np.arange(grid[1]), np.arange(grid[0]), indexing="ij")
+    want = [np.full_like(x, 2), np.full_like(x, 3), x % 2, y % 3, x // 2, y // 3, np.full_like(x, grid[0] // 2),
+            np.full_like(x, grid[1] // 3), np.full_like(x, 6), x % 2 + 2 * (y % 3), np.ones_like(x), y]
+    for k, values in enumerate(want):
+        np.testing.assert_array_equal(got[..., k], np.broadcast_to(values[..., None], got.shape[:3]), err_msg=str(k))
+
+
+@pytest.mark.parametrize("nbytes", [1024, 48])
+def test_bulk_copies_between_global_and_shared(module, nbytes):
+    """cp.async.bulk into shared memory completing on an mbarrier (UBLKCP.S.G, issued in ptxas's ELECT loop
+    closed by BRA.U.ANY) and back out to global memory (UBLKCP.G.S); the bytes past `nbytes` stay as they were."""
+    assert {"UBLKCP.S.G", "UBLKCP.G.S", "BRA.U.ANY"} <= opcodes_of(module, "bulk_copy")
+    blocks = 3
+    x = RNG.standard_normal(blocks * 256).astype(np.float32)
+    before = RNG.standard_normal(blocks * 256).astype(np.float32)
+    out = cp.asarray(before)
+    run_beside(module, "bulk_copy", (blocks,), (256,), (cp.asarray(x), out, np.uint32(nbytes)))
+    want = before.reshape(blocks, 256).copy()
+    words = nbytes // 4
+    want[:, :words] = x.reshape(blocks, 256)[:, :words] * np.float32(2) + np.float32(1)
+    np.testing.assert_array_equal(out.get(), want.ravel())
+
+
+def test_bulk_copy_into_a_neighbours_shared_memory(module):
+    """cp.async.bulk.shared::cluster.shared::cta (UBLKCP.S.S) into the other CTA of the cluster, completing
+    on that CTA's mbarrier (mapa'd addresses: the neighbour's rank in bits 24 and up)."""
+    assert "UBLKCP.S.S" in opcodes_of(module, "bulk_to_neighbour")
+    blocks = 4
+    x = RNG.standard_normal(blocks * 128).astype(np.float32)
+    out = cp.asarray(np.full(blocks * 128, np.nan, np.float32))
+    run_beside(module, "bulk_to_neighbour", (blocks,), (128,), (cp.asarray(x), out))
+    mine = x.reshape(blocks, 128) * np.float32(2) + (np.arange(blocks) % 2).astype(np.float32)[:, None]
+    theirs = mine[np.arange(blocks) ^ 1][:, (np.arange(128) * 7) % 128]
+    np.testing.assert_array_equal(out.get(), (theirs - mine).ravel())

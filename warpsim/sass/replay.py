@@ -92,6 +92,7 @@ class SassReplay(LaunchObserver):
         self.observers = list(observers)
         self.memory = launch.loaded_module.device.memory
         self.failed = None
+        self.cluster_dims = None               # the launch's cluster shape, read when its first batch starts
         self._outcome = None
         self._copy_seconds = 0.0
         self.copy = None
@@ -103,6 +104,11 @@ class SassReplay(LaunchObserver):
         start = time.perf_counter()
         self.copy = snapshot(self.memory)
         self._copy_seconds = time.perf_counter() - start
+
+    def batch_started(self, ctx) -> None:
+        if self.cluster_dims is None:         # the shape the launch gave, else the kernel's own
+            from ..machine.cluster import cluster_dims
+            self.cluster_dims = ctx.launch_cluster or cluster_dims(ctx.program, ctx.kernel)
 
     def launch_failed(self, ctx, error) -> None:
         self.failed = error
@@ -149,7 +155,8 @@ class SassReplay(LaunchObserver):
                                constants=constants,
                                addresses=addresses,
                                observers=self.observers, batch_threads=settings.batch_threads,
-                               max_rounds=self.round_budget(settings.max_rounds))
+                               max_rounds=self.round_budget(settings.max_rounds),
+                               cluster_dims=self.cluster_dims or (1, 1, 1))
         except SassExecutionError as exc:
             budget = "" if "ran past" not in str(exc) else (
                 f" ({SASS_ROUNDS_PER_PTX_ROUND}x the PTX run's {self.ptx_rounds:,} rounds + {SASS_EXTRA_ROUNDS:,})")

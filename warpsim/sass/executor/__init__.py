@@ -9,13 +9,13 @@ state.py (registers, barriers, windows), operands.py (reading and writing
 operands as bits), program.py (decoding into blocks of steps), engine.py (the
 issue loop), launch.py (constant banks, batches); families: integer, compare,
 floating, conversion, moves, memory (+ access.py), atomics, warp, control, tensor,
-async_copy (mbarriers, ELECT, TMA);
+async_copy (mbarriers, ELECT, TMA, bulk copies), cluster (ranks, cluster barriers, DSMEM);
 pipe_only.py: the pipes of opcodes the executor does not run yet.
 """
 
 from __future__ import annotations
 
-from . import async_copy, atomics, compare, control, conversion, floating, integer, memory, moves, tensor, warp  # noqa: F401,E501  (fill the table)
+from . import async_copy, atomics, cluster, compare, control, conversion, floating, integer, memory, moves, tensor, warp  # noqa: F401,E501  (fill the table)
 from . import pipe_only  # noqa: F401  (the pipes of opcodes without semantics yet)
 from .errors import SassDeadlock, SassExecutionError, SassFault, SassUnsupported
 from .launch import load_program, run_launch

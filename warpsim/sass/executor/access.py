@@ -8,7 +8,10 @@ register is a pair, others 32-bit) and its immediate. The spaces:
   registered host ranges (host memory addressed in place, GlobalMemory.resolve);
 - shared (LDS/STS/ATOMS): 32-bit addresses of the CTA's shared window, where
   sm_90 reserves the first 0x400 bytes, so shared byte k is at 0x400 + k
-  (sm_80 reserves none: byte k is at k);
+  (sm_80 reserves none: byte k is at k); in a launch with clusters, bits 24
+  and up name the rank of a CTA of the cluster, which a shared::cluster
+  access (space "cluster": generic addresses in the shared window, bulk
+  copies) reaches and a shared::cta one ignores (cluster.shared_place);
 - local (LDL/STL): 32-bit offsets into the thread's local memory; the stack
   pointer starts at c[0x0][0x28], the top of that memory, and grows down;
 - generic (LD/ST/ATOM): global addresses as they are, and the shared and
@@ -27,6 +30,7 @@ import numpy as np
 
 from ...semantics import addresses
 from ...semantics.addresses import LOCAL_WINDOW, SHARED_WINDOW
+from .cluster import shared_place
 from .errors import SassFault, where
 from .operands import U32, U64, source
 from .table import Unsupported
@@ -105,7 +109,8 @@ def resolve(st, ins, g, space: str, addrs: np.ndarray, size: int):
             mask = windows == code
             if mask.any():
                 sub = g.subset(mask)
-                out.append((mask, resolve(st, ins, sub, name, addrs[mask] - U64(base), size)[0][1], name))
+                space_of = "cluster" if name == "shared" else name      # the window reaches the cluster's CTAs
+                out.append((mask, resolve(st, ins, sub, space_of, addrs[mask] - U64(base), size)[0][1], name))
         return out
     if space == "global":
         misaligned = ~addresses.aligned(addrs, size)
@@ -115,13 +120,14 @@ def resolve(st, ins, g, space: str, addrs: np.ndarray, size: int):
             fault(st, ins, g, ~ok, addrs, f"{'misaligned' if misaligned.any() else 'out-of-bounds'} "
                                           f"global access of {size} bytes")
         return [(None, Space(array, offsets), "global")]
-    if space == "shared":
-        offsets = addrs.astype(np.int64) - st.shared_reserved
+    if space in ("shared", "cluster"):
+        cta, within = shared_place(st, g, addrs, space == "cluster")  # bits 24 and up: a CTA of the cluster
+        offsets = within.astype(np.int64) - st.shared_reserved
         ok = addresses.inside(offsets, size, st.shared_size)      # the reserved bytes keep every width's alignment
         if not ok.all():
             fault(st, ins, g, ~ok, addrs, f"shared access of {size} bytes outside the CTA's "
                                           f"{st.shared_size} bytes")
-        return [(None, Space(st.shared, st.cta[g.idx] * st.shared_size + offsets), "shared")]
+        return [(None, Space(st.shared, cta * st.shared_size + offsets), "shared")]
     if space == "local":
         offsets = addrs.astype(np.int64)
         ok = addresses.inside(offsets, size, st.local_size)

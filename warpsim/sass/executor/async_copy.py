@@ -1,4 +1,5 @@
-"""sm_90's asynchronous pipeline: mbarriers (SYNCS.*), ELECT, TMA copies (UTMALDG/UTMASTG), setmaxnreg.
+"""sm_90's asynchronous pipeline: mbarriers (SYNCS.*), ELECT, TMA and bulk copies (UTMALDG/UTMASTG/UBLKCP),
+setmaxnreg.
 
 Read from nvdisasm's listings of ptxas 13.5's code for Triton's TMA matmuls:
 
@@ -28,6 +29,15 @@ Read from nvdisasm's listings of ptxas 13.5's code for Triton's TMA matmuls:
   mbarrier at once and `UTMACMDFLUSH` (commit_group) and the waits after it
   have nothing left. `UTMACCTL` (tensormap cache invalidate / prefetch) has no
   cache to act on.
+- `UBLKCP.S.G [URa], [URb], URc`: cp.async.bulk.shared::cluster.global: URc's
+  low 16 bits bytes / 16 (ptxas shifts the byte count right by 4), from the
+  global address URb, URb+1 to the shared address URa, completing those bytes on
+  the mbarrier at URa+1; `.S.S`: the same from shared::cta memory at URb (a
+  32-bit address), into a CTA of the cluster (the rank bits of URa);
+  `.G.S [URa], [URb], URc`: cp.async.bulk.global.shared::cta (bulk_group), from
+  shared URb to global URa, URa+1. One copy per warp that issues it, as the
+  TMA copies, complete at issue (ptxas issues it in an ELECT loop over the
+  lanes that asked, closed by BRA.U.ANY).
 - Tensor maps passed as kernel parameters: ptxas adds the parameter's offset to
   the parameter area's generic address, c[0x0][0x198] (launch.PARAM_WINDOW);
   warpsim's parameter space has no generic window (cvta.param keeps offsets in
@@ -57,9 +67,10 @@ INIT_FIELD = (1 << 20) - 1
 PARITY_BIT = 31                 # where SYNCS.PHASECHK reads the phase parity it waits for
 
 
-def _barrier_words(st, ins, g, addrs):
-    """(uint64 view of shared memory, word index per lane) of the mbarriers at addrs."""
-    space = resolve(st, ins, g, "shared", addrs, 8)[0][1]
+def _barrier_words(st, ins, g, addrs, space_name: str = "shared"):
+    """(uint64 view of shared memory, word index per lane) of the mbarriers at addrs (space 'cluster':
+    a shared::cluster address, which may name another CTA of the cluster)."""
+    space = resolve(st, ins, g, space_name, addrs, 8)[0][1]
     return st.shared.view(np.uint64), space.offsets // 8
 
 
@@ -227,6 +238,56 @@ def utmastg(ins):
     rank, box_row, map_row = _tma(ins)
     return Step(ins, lambda st, g: _copy_box(st, ins, g, rank, box_row, map_row, False),
                 memory=("global", "st", 16))
+
+
+def _bulk_operands(ins):
+    """(destination row, source row, size row) of UBLKCP's [URa], [URb], URc."""
+    ops = ins.operands
+    if ".".join(ins.mods) not in ("S.G", "S.S", "G.S") or len(ops) != 3 or ops[2].kind != "ureg" \
+            or ops[2].number is None or any(op.kind != "mem" or len(op.parts) != 1 or op.parts[0].kind != "ureg"
+                                            or op.parts[0].number is None or op.offset for op in ops[:2]):
+        raise Unsupported("UBLKCP form")
+    return ops[0].parts[0].number, ops[1].parts[0].number, ops[2].number
+
+
+def _address(st, row: int, slot: int, space: str) -> int:
+    low = int(st.UR[row][slot])
+    return low if space != "global" else low | (int(st.UR[row + 1][slot]) << 32)
+
+
+def _bulk_copy(st, ins, g, dst_row: int, src_row: int, size_row: int) -> None:
+    into, out_of = ("cluster" if m == "S" else "global" for m in ins.mods)
+    if out_of == "cluster":
+        out_of = "shared"                           # the source of .S.S is shared::cta
+    _, firsts = g.warp_lanes()
+    for slot in g.idx[firsts]:
+        units = int(st.UR[size_row][slot])
+        if units >> 16:
+            raise SassExecutionError(f"{where(ins)}: the size operand 0x{units:x} has bits above the 16 of its "
+                                     f"16-byte count, which the executor does not know")
+        chunks = Group(np.full(units & 0xFFFF, slot))
+        steps = U64(16) * np.arange(chunks.n, dtype=U64)
+        dst = U64(_address(st, dst_row, slot, into)) + steps
+        src = U64(_address(st, src_row, slot, out_of)) + steps
+        if chunks.n:
+            data = resolve(st, ins, chunks, out_of, src, 16)[0][1].gather(16)
+            resolve(st, ins, chunks, into, dst, 16)[0][1].scatter(data)
+        if into == "cluster":
+            bar = np.array([_address(st, dst_row + 1, slot, "cluster")], dtype=U64)
+            view, bar_slot = _barrier_words(st, ins, Group(np.array([slot])), bar, "cluster")
+            words.transact(view, bar_slot, -16 * chunks.n)
+        else:
+            st.writes += 1
+
+
+@semantics("UBLKCP", family="async", pipe="uniform", mods=("S", "G"), warp_level=True,
+           doc="cp.async.bulk: .S.G global to shared, .S.S shared::cta to a cluster CTA's shared ([URa]: "
+               "destination, mbarrier), .G.S shared to global; URc: bytes / 16; complete at issue")
+def ublkcp(ins):
+    dst_row, src_row, size_row = _bulk_operands(ins)
+    access = {"S.G": ("global", "ld", 16), "S.S": ("shared", "st", 16), "G.S": ("global", "st", 16)}
+    return Step(ins, lambda st, g: _bulk_copy(st, ins, g, dst_row, src_row, size_row),
+                memory=access[".".join(ins.mods)])
 
 
 @semantics("UTMACMDFLUSH", "UTMACCTL", family="async", pipe="uniform", mods=("IV", "PF"),

@@ -53,10 +53,12 @@ def _extra_condition(ins):
 
 
 def branch(ins, program):
-    if set(ins.mods) - {"U", "CONV", "DIV"}:
+    if set(ins.mods) - {"U", "CONV", "DIV", "ANY"}:
         raise Unsupported("modifier " + ", ".join("." + m for m in ins.mods))
     if "DIV" in ins.mods:
         return diverged_branch(ins, program)
+    if "ANY" in ins.mods:
+        return any_lane_branch(ins, program)
     if any(op.kind in ("reg", "ureg") for op in ins.operands):
         raise Unsupported("BRA with a register operand")
     index = _label_index(ins, program)
@@ -68,6 +70,22 @@ def branch(ins, program):
             return np.full(g.n, index, dtype=np.int64)
         return np.where(condition(st, g), index, fall).astype(np.int64)
     return Step(ins, lambda st, g: None, target=target)
+
+
+def any_lane_branch(ins, program):
+    """@P BRA.U.ANY L: every issuing lane of a warp to L when P holds for any of them (ptxas closes
+    its ELECT loop over the lanes that asked for a uniform operation, UBLKCP, with it)."""
+    if "U" not in ins.mods or _extra_condition(ins) is not None or not ins.is_guarded:
+        raise Unsupported("BRA.ANY form")
+    guard = predicate(ins.guard)
+    index = _label_index(ins, program)
+    fall = program.index_of(ins) + 1
+
+    def target(st, g):
+        on = np.broadcast_to(np.asarray(guard(st, g), dtype=bool), (g.n,))
+        warps = g.idx >> 5
+        return np.where(np.isin(warps, warps[on]), index, fall).astype(np.int64)
+    return Step(ins, lambda st, g: None, target=target, reads_guard=True)
 
 
 def diverged_branch(ins, program):
@@ -85,9 +103,10 @@ def diverged_branch(ins, program):
     return Step(ins, lambda st, g: None, target=target)
 
 
-@semantics("BRA", "JMP", family="control", pipe="branch", mods=("U", "CONV", "DIV"),
+@semantics("BRA", "JMP", family="control", pipe="branch", mods=("U", "CONV", "DIV", "ANY"),
            doc="branch to a label (guarded: per lane); a predicate operand is a further condition; "
-               ".DIV URm: the group branches when the warp's live lanes in m are not all issuing")
+               ".DIV URm: the group branches when the warp's live lanes in m are not all issuing; "
+               "@P .U.ANY: the warp's issuing lanes branch when P holds for any of them")
 def bra(ins):
     return ins      # resolved against the program's labels by program.py (needs the label indices)
 

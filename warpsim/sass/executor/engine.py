@@ -2,7 +2,8 @@
 
 Each round has three phases:
   1. ready    lanes at a BSYNC, WARPSYNC or BAR wait until the lanes they wait
-              for are there too; every other live lane is ready; a rotating
+              for are there too, lanes at a polled wait (UCGABAR_WAIT) until
+              its test holds for them; every other live lane is ready; a rotating
               warp (below) whose last block had a YIELD lets its lanes past
               a BSYNC, so a lane held there can set the flag another spins on;
   2. select   each warp issues the ready lanes at its lowest instruction
@@ -27,7 +28,7 @@ import numpy as np
 from ...machine.scheduling.its import IndependentThreadScheduling, issue_with_rotation
 from ...semantics import barriers
 from .errors import SassDeadlock, SassExecutionError, where
-from .program import WAIT_BAR, WAIT_BSYNC, WAIT_WARPSYNC
+from .program import WAIT_BAR, WAIT_BSYNC, WAIT_POLL, WAIT_WARPSYNC
 from .state import EXITED, Group, SassState
 from .warp import ballot, warp_bits
 
@@ -69,6 +70,8 @@ def ready_lanes(st: SassState, alive: np.ndarray, yielding: np.ndarray) -> tuple
                 np.broadcast_to(np.asarray(step.wait[2](st, g), dtype=np.int64), (g.n,))
             bar_lanes.append((at, ids, counts))
             ready[at] = False
+        elif kind == WAIT_POLL:
+            ready[at] = step.wait[1](st, Group(at))
     if bar_lanes:
         live_per_cta = np.bincount(st.cta[alive], minlength=st.n_ctas)
         at = np.concatenate([a for a, _, _ in bar_lanes])

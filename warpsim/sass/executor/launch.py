@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...machine.cluster import batch_size
 from ...machine.events import observers_of
+from .cluster import put_cluster_words
 from .cubin_info import PARAM_BASE, kernel_image
 from .engine import run_batch
 from .errors import SassExecutionError
@@ -62,7 +64,7 @@ def cubin_params(image, ptx_params: bytes) -> bytes:
 
 
 def constant_banks(image, grid, block, params: bytes, local_size: int, constants: dict,
-                   addresses: dict | None = None) -> dict:
+                   addresses: dict | None = None, cluster_dims=(1, 1, 1)) -> dict:
     """Every constant bank the kernel reads; `addresses` (global variable -> device address, as the
     PTX run placed them) fills the slots the driver relocates."""
     base = image.param_base
@@ -74,6 +76,7 @@ def constant_banks(image, grid, block, params: bytes, local_size: int, constants
     _put(bank0, STACK_TOP, [local_size])
     if base == PARAM_BASE:
         _put(bank0, PARAM_WINDOW, [(-first_param_offset(image)) % (1 << 64)], np.uint64)
+        put_cluster_words(bank0, grid, cluster_dims)
     bank0[base:base + len(params)] = np.frombuffer(bytes(params), dtype=np.uint8)
     banks = {0: bank0}
     for number, data in image.banks.items():
@@ -99,15 +102,19 @@ def constant_banks(image, grid, block, params: bytes, local_size: int, constants
 
 def run_launch(program, image, *, memory, grid, block, params: bytes, shared_bytes: int = 0,
                constants: dict | None = None, addresses: dict | None = None, observers=(), batch_threads: int = 1 << 17,
-               max_rounds: int = 1_000_000) -> dict:
-    """Run the whole grid on `memory` (a GlobalMemory, changed in place); returns run statistics."""
+               max_rounds: int = 1_000_000, cluster_dims=(1, 1, 1)) -> dict:
+    """Run the whole grid on `memory` (a GlobalMemory, changed in place); returns run statistics.
+
+    cluster_dims: the launch's cluster shape; every batch holds whole clusters, so a CTA's cluster
+    barrier and its neighbours' shared memory are in its batch."""
     grid = tuple(grid) + (1,) * (3 - len(grid))
     block = tuple(block) + (1,) * (3 - len(block))
     local_size = max(MIN_LOCAL, (image.stack_bytes + 15) // 16 * 16)
-    banks = constant_banks(image, grid, block, params, local_size, constants or {}, addresses)
+    cluster_dims = tuple(int(d) for d in cluster_dims)
+    banks = constant_banks(image, grid, block, params, local_size, constants or {}, addresses, cluster_dims)
     shared_size = (max(image.static_shared, shared_bytes) + 16 + 15) // 16 * 16
     threads = block[0] * block[1] * block[2]
-    per_batch = max(1, batch_threads // (((threads + 31) // 32) * 32))
+    per_batch = batch_size(max(1, batch_threads // (((threads + 31) // 32) * 32)), grid, cluster_dims)
     n_ctas = grid[0] * grid[1] * grid[2]
     block_observers = observers_of(observers, "sass_block_issued")
     memory_observers = observers_of(observers, "sass_memory_access")
@@ -117,6 +124,7 @@ def run_launch(program, image, *, memory, grid, block, params: bytes, shared_byt
         cta_ids = np.arange(first, min(n_ctas, first + per_batch), dtype=np.int64)
         st = SassState(program, grid, block, cta_ids, banks, shared_size, local_size, memory)
         st.shared_reserved = image.shared_reserved
+        st.cluster_dims = cluster_dims
         st.block_observers, st.memory_observers = block_observers, memory_observers
         for observer in batch_observers:
             observer.sass_batch_started(st)

@@ -1,8 +1,8 @@
 """Moves and special registers: MOV, UMOV, R2UR, S2R, S2UR, CS2R.
 
-Special registers as sm_90 exposes them to a CTA that is not part of a
-cluster: SR_CgaCtaId (the CTA's rank in its cluster) is 0, so the shared
-window address ptxas forms as (SR_CgaCtaId << 24) + 0x400 is 0x400; SR_SWINHI
+Special registers as sm_90 exposes them (cluster.py adds SR_CgaCtaId, the
+CTA's rank in its cluster, which ptxas puts in bits 24 and up of every shared
+address: (SR_CgaCtaId << 24) + 0x400 is shared byte 0); SR_SWINHI
 / SR_LWINHI are the high words of the generic shared and local windows (the
 same windows warpsim's PTX machine uses, machine/memory.py). SR_CLOCKLO reads
 the batch's count of issued warp instructions, which only ever increases, as
@@ -34,7 +34,6 @@ SPECIALS = {
     "SR_CTAID.Y": lambda st, g: st.ctaid[1][g.sel],
     "SR_CTAID.Z": lambda st, g: st.ctaid[2][g.sel],
     "SR_LANEID": lambda st, g: st.lane[g.sel],
-    "SR_CgaCtaId": lambda st, g: U32(0),
     "SR_SWINHI": lambda st, g: U32(SHARED_WINDOW >> 32),
     "SR_LWINHI": lambda st, g: U32(LOCAL_WINDOW >> 32),
     "SR_EQMASK": lambda st, g: (U64(1) << _lane_masks(st, g)).astype(U32),

@@ -2,8 +2,8 @@
 
 Blocks here are the units the engine issues: they start at the SASS blocks'
 starts, at every label a branch or call names, and at each instruction where
-lanes wait for each other (BSYNC, WARPSYNC, BAR), which is a block of its own
-so that lanes stop just before it. A block ends after a control instruction
+lanes wait for each other (BSYNC, WARPSYNC, BAR, UCGABAR_WAIT), which is a
+block of its own so that lanes stop just before it. A block ends after a control instruction
 (BRA, EXIT, CALL, RET, BRX), so lanes only ever stand at block starts.
 
 Loading decodes every instruction control can reach (from the entry, through
@@ -24,8 +24,9 @@ from .table import Step, Unsupported, build_step
 from .tensor import hgmma_highest_register
 
 INSTRUCTION_BYTES = 16
-NO_WAIT, WAIT_BSYNC, WAIT_WARPSYNC, WAIT_BAR = 0, 1, 2, 3
-WAIT_KINDS = {"bsync": WAIT_BSYNC, "warpsync": WAIT_WARPSYNC, "bar": WAIT_BAR}
+NO_WAIT, WAIT_BSYNC, WAIT_WARPSYNC, WAIT_BAR, WAIT_POLL = 0, 1, 2, 3, 4
+# poll: the step's own test says which lanes may issue (UCGABAR_WAIT: their cluster's phase completed)
+WAIT_KINDS = {"bsync": WAIT_BSYNC, "warpsync": WAIT_WARPSYNC, "bar": WAIT_BAR, "poll": WAIT_POLL}
 ENDS_BLOCK = {"BRA", "JMP", "EXIT", "KILL", "CALL", "RET", "BRX"}
 
 
@@ -139,7 +140,8 @@ class SassProgram:
                 if end in starts or end not in reachable or end >= len(self.instructions):
                     break
             steps = [self.steps[k] for k in range(start, end)]
-            guards = [predicate(step.ins.guard) if step.ins.is_guarded else None for step in steps]
+            guards = [predicate(step.ins.guard) if step.ins.is_guarded and not step.reads_guard else None
+                      for step in steps]
             control = steps[-1] if steps[-1].target is not None else None
             block = ExecBlock(len(blocks), start, end, steps, guards, control)
             block_at[start] = block

@@ -90,6 +90,7 @@ class SassState:
         self.starved = np.zeros(self.n_warps, dtype=np.int64)    # rounds a warp kept lanes waiting
         self.rotating = np.zeros(self.n_warps, dtype=bool)       # warps issuing round-robin
         self.last_pc = np.zeros(self.n_warps, dtype=np.int64)
+        self.cluster_dims = (1, 1, 1)           # the launch's cluster shape (cluster.py)
         self.shared_size = shared_size
         self.shared_reserved = SHARED_RESERVED  # where shared byte 0 is (the launch sets its arch's)
         self.shared = np.zeros(max(1, self.n_ctas * shared_size), dtype=np.uint8)

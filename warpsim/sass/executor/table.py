@@ -53,8 +53,10 @@ class Step:
     ins: object
     run: Callable
     memory: tuple = field(default_factory=tuple)    # (space, kind, bytes per lane) if it accesses memory
-    wait: tuple | None = None       # where lanes wait before it: ('bsync', k), ('warpsync', mask), ('bar', id, count)
+    wait: tuple | None = None       # where lanes wait before it: ('bsync', k), ('warpsync', mask), ('bar', id, count),
+                                    # ('poll', test): lanes issue where test(state, group) holds
     target: Callable | None = None  # control: (state, group of lanes that take it) -> next index per lane
+    reads_guard: bool = False       # the step reads its own guard (BRA.U.ANY: the warp's lanes branch together)
 
 
 OPCODES: dict = {}
