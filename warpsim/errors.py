@@ -60,8 +60,9 @@ class UnsupportedInstruction(WarpsimError):
 
 
 class DeviceRuntimeNotSimulated(UnsupportedInstruction):
-    """A kernel calls the CUDA device runtime (cudadevrt): a device-side kernel launch (dynamic
-    parallelism) or another runtime call from device code, which warpsim does not simulate."""
+    """A kernel calls a function of the CUDA device runtime (cudadevrt) that warpsim does not
+    simulate: a runtime call from device code other than a kernel launch (cudaMalloc, streams,
+    events, errors)."""
 
 
 class OutOfMemoryError(WarpsimError, MemoryError):

@@ -80,12 +80,24 @@ def test_linking_resolves_externs_keeps_one_weak_copy_and_renames_clashing_stati
     assert '.file	1 "a.cu"' in linked and '.file	1001 "b.cu"' in linked
 
 
-def test_dynamic_parallelism_is_refused_by_name(cli, tmp_path):
+def test_kernels_launched_from_kernels_match_numpy(cli, tmp_path):
     app = tmp_path / "dp_app"
     built = cli("nvcc", "-rdc=true", PROGRAMS / "dynamic_parallelism.cu", "-lcudadevrt", "-o", app, cwd=tmp_path)
     assert built.returncode == 0, built.stderr
-    result = cli("run", app, cwd=tmp_path)
+    rng = np.random.default_rng(23)
+    n = 300 + int(rng.integers(0, 200))
+    x = rng.standard_normal(n).astype(np.float32)
+    x.tofile(tmp_path / "x.bin")
+    result = cli("run", app, "x.bin", "y.bin", cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert result.stdout.splitlines() == ["parent cudaErrorNotSupported", "sync cudaSuccess",
-                                          "plain cudaSuccess 62"]
-    assert "dynamic parallelism" in result.stderr and "_Z6parentPi" in result.stderr
+    # parent block b: a child grid over x[100 b : 100 b + 100] scales by 3; each child block k
+    # launches a grandchild that adds k; block 0's tail launch sums the finished array
+    i = np.arange(n)
+    expected = x * np.float32(3) + ((i % 100) // 32).astype(np.float32)
+    np.testing.assert_array_equal(np.fromfile(tmp_path / "y.bin", dtype=np.float32), expected)
+    total = np.float32(0)
+    for value in expected:                  # the tail kernel's sequential float sum
+        total = np.float32(total + value)
+    assert result.stdout.splitlines() == ["parent cudaSuccess", f"tail {float(total):.9g}",
+                                          "allocates cudaErrorNotSupported", "sync cudaSuccess"]
+    assert "_Z9allocatesPPi" in result.stderr and "__cudaCDP2Malloc" in result.stderr

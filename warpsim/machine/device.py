@@ -24,6 +24,7 @@ from ..sessions import launch_observers
 from ..settings import current as current_settings
 from . import cluster
 from . import cooperative as cooperative_launch
+from . import device_launch
 from .contraction import contract
 from .engine import run_batch
 from .events import Launch, observers_of
@@ -201,6 +202,7 @@ class LoadedModule:
         if cooperative:
             per_batch = cooperative_launch.whole_grid(kernel, n_ctas, cta_range)
             workspace = cooperative_launch.workspace(self.device)
+        children: list = []
         for first in range(first_cta, stop_cta, per_batch):
             cta_ids = np.arange(first, min(stop_cta, first + per_batch), dtype=np.int64)
             ctx = LaunchState(self.program, kernel, grid, block, cta_ids, param_buf,
@@ -222,6 +224,7 @@ class LoadedModule:
             result.thread_instructions += ctx.thread_instructions
             result.rounds += ctx.rounds
             result.diagnostics.extend(ctx.diagnostics)
+            children.extend(device_launch.finished(ctx))
             for obs in finished:
                 obs.batch_finished(ctx)
             if progress:
@@ -233,6 +236,8 @@ class LoadedModule:
             obs.launch_finished(result)
         if result.diagnostics:
             _warn_once(result.diagnostics, kernel)
+        if children:                         # grids the kernel launched (dynamic parallelism)
+            device_launch.run_children(self, children, overrides)
         return result
 
 

@@ -112,9 +112,9 @@ class Program:
             return
         if (callee is None or not callee.has_body) and is_device_runtime(target.name):
             raise DeviceRuntimeNotSimulated(ins, f"call of '{target.name}' from the CUDA device runtime "
-                                                 "(cudadevrt): dynamic parallelism (a kernel launching "
-                                                 "kernels) and runtime calls from device code are not "
-                                                 "simulated")
+                                                 "(cudadevrt): runtime calls from device code (memory, "
+                                                 "streams, events, errors) are not simulated; kernel "
+                                                 "launches from device code are")
         if callee is None or not callee.has_body:
             raise UnsupportedInstruction(ins, f"call of '{target.name}', which has no body in this "
                                               "module (external functions are not linked)")

@@ -308,9 +308,9 @@ def _launch(context, host_function, grid, block, args, shared_mem, stream, coope
         loaded = context.loaded(module)
         layout = loaded.params(name)
     except DeviceRuntimeNotSimulated as error:
-        _say_once(context, f"device runtime {name}", f"warpsim: kernel {name} calls the CUDA device "
-                  f"runtime, which warpsim does not simulate: the launch returns cudaErrorNotSupported\n"
-                  f"  {error}")
+        _say_once(context, f"device runtime {name}", f"warpsim: kernel {name} calls a function of the "
+                  f"CUDA device runtime that warpsim does not simulate: the launch returns "
+                  f"cudaErrorNotSupported\n  {error}")
         return context.fail(NOT_SUPPORTED)
     except WarpsimError as error:
         print(f"warpsim: {error}", file=sys.stderr)

@@ -1,8 +1,10 @@
-"""Functions the CUDA runtime provides to device code: printf and assert.
+"""Functions the CUDA runtime provides to device code: printf, assert and device-side launches.
 
-NVVM declares them `.extern .func` (vprintf, __assertfail) and passes
+NVVM declares them `.extern .func` (vprintf, __assertfail, cudadevrt's
+__cudaCDP2GetParameterBufferV2 and __cudaCDP2LaunchDeviceV2) and passes
 arguments through .param variables; there is no PTX body to run, so warpsim
-implements them here, per calling thread, in thread order.
+implements them here, per calling thread, in thread order (device-side
+launches through machine/device_launch.py).
 """
 
 from __future__ import annotations
@@ -13,17 +15,18 @@ import sys
 import numpy as np
 
 from ...errors import TrapError
+from .. import device_launch
 from ..memory import GLOBAL_BASE, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE
 
-BUILTINS = ("vprintf", "__assertfail")
-# Functions of the CUDA device runtime (cudadevrt): device-side launches (__cudaCDP2LaunchDeviceV2,
-# cudaGetParameterBufferV2, ...) and the runtime API called from device code. Not simulated.
+BUILTINS = ("vprintf", "__assertfail") + device_launch.FUNCTIONS
+# The rest of the CUDA device runtime (cudadevrt): the runtime API called from device code
+# (cudaMalloc, streams, events, ...). Not simulated.
 DEVICE_RUNTIME_PREFIXES = ("__cudaCDP", "cuda")
 
 
 def is_device_runtime(name: str) -> bool:
     """Whether a body-less function a kernel calls belongs to the CUDA device runtime."""
-    return name.startswith(DEVICE_RUNTIME_PREFIXES)
+    return name.startswith(DEVICE_RUNTIME_PREFIXES) and name not in BUILTINS
 
 # printf conversions: (flags, width, precision, length, conversion)
 _SPEC = re.compile(r"%([-+ #0]*)(\*|\d+)?(?:\.(\*|\d+))?(hh|h|ll|l|z|j|t|L)?([diouxXcsfFeEgGaAp%])")
@@ -123,4 +126,18 @@ def call_builtin(ctx, program, idx, name: str, arg_keys, return_keys, site):
             f"({len(idx)} thread(s) of this group)", kernel=ctx.kernel, block=where["block"],
             thread=where["thread"], ptx_line=site.ins.line, instruction=str(site.ins),
             source_line=site.described)
+    if name in device_launch.GET_PARAMETER_BUFFER:
+        for slot in idx:
+            dims = [np.frombuffer(ctx.param_var(arg_keys[k])[slot, :12].tobytes(), dtype=np.uint32)
+                    for k in (1, 2)]
+            buffer = device_launch.get_parameter_buffer(ctx, program, int(slot), arg(0, slot),
+                                                        dims[0], dims[1], arg(3, slot, 4))
+            ctx.param_var(return_keys[0])[slot, :8] = np.frombuffer(np.uint64(buffer).tobytes(), np.uint8)
+        return
+    if name in device_launch.LAUNCH_DEVICE:
+        for slot in idx:
+            code = device_launch.launch_device(ctx, arg(0, slot), arg(1, slot))
+            if return_keys:
+                ctx.param_var(return_keys[0])[slot, :4] = np.frombuffer(np.int32(code).tobytes(), np.uint8)
+        return
     raise AssertionError(name)

@@ -1,0 +1,120 @@
+"""Dynamic parallelism: kernels that launch kernels (`<<<>>>` in device code, CUDA's CDP2).
+
+nvcc turns a device-side launch into two calls of the device runtime
+(cudadevrt): __cudaCDP2GetParameterBufferV2(kernel, grid, block, shared bytes)
+gives a buffer the parent fills with the child's parameters, and
+__cudaCDP2LaunchDeviceV2(buffer, stream) launches it. warpsim implements both
+as builtins (isa/builtins.py calls these functions): the buffer is a device
+allocation, and a launch is queued on the batch. Once every batch of the
+parent grid has run, the device runs the queued grids in the order they were
+launched, each a launch of its own whose own children run when it is done,
+and then the tail launches (cudaStreamTailLaunch), in their order.
+
+This is a schedule a GPU may choose: under CDP2 a parent cannot wait for its
+children (device-side cudaDeviceSynchronize is gone), children in a block's
+stream run in order, fire-and-forget launches at any time, tail launches after
+the parent grid and all its other work; the parent grid completes when its
+children have. Nesting stops at CUDA's 24 levels. The kernel a parent names is its address in this module
+(codegen.FUNCTION_POINTER_BASE plus its entry block), the same address
+`&kernel` gives in device code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import LaunchError, WarpsimError
+
+GET_PARAMETER_BUFFER = ("__cudaCDP2GetParameterBufferV2", "cudaGetParameterBufferV2")
+LAUNCH_DEVICE = ("__cudaCDP2LaunchDeviceV2", "__cudaCDP2LaunchDeviceV2_ptsz",
+                 "cudaLaunchDeviceV2", "cudaLaunchDeviceV2_ptsz")
+FUNCTIONS = GET_PARAMETER_BUFFER + LAUNCH_DEVICE
+MAX_DEPTH = 24                      # CUDA's nesting limit for device-side launches
+INVALID_VALUE = 1
+TAIL_LAUNCH_STREAM = 0x3            # cudaStreamTailLaunch
+PARAMETER_ALIGN = 64
+
+
+@dataclass
+class ChildLaunch:
+    """A grid a kernel launched: its kernel, shape, shared bytes and parameter buffer."""
+    kernel: str
+    grid: tuple
+    block: tuple
+    shared_mem: int
+    buffer: int
+    size: int
+    tail: bool = False              # a tail launch: after the parent grid and its other work
+
+
+def _state(ctx) -> tuple[dict, list]:
+    """(parameter buffers handed out, grids launched) of the batch, made on first use."""
+    found = ctx.__dict__.get("_device_launches")
+    if found is None:
+        found = ctx.__dict__["_device_launches"] = ({}, [])
+    return found
+
+
+def finished(ctx) -> list:
+    """The grids the batch's threads launched, in launch order; buffers handed out but never
+    launched are freed."""
+    found = ctx.__dict__.pop("_device_launches", None)
+    if not found:
+        return []
+    buffers, grids = found
+    for child in buffers.values():
+        ctx.memory.free(child.buffer)
+    return grids
+
+
+def get_parameter_buffer(ctx, program, slot: int, function: int, grid, block, shared_mem: int) -> int:
+    """A device buffer for a child launch's parameters (0: not a kernel, or a shape CUDA refuses)."""
+    from .codegen import FUNCTION_POINTER_BASE
+    from .device import launch_dimensions
+    kernel = next((name for name, gid in program.function_entry.items()
+                   if FUNCTION_POINTER_BASE + gid == function), None)
+    fn = program.module.functions.get(kernel) if kernel else None
+    if fn is None or fn.kind != "entry":
+        return 0
+    try:
+        grid, block = launch_dimensions(tuple(grid), "grid", kernel), launch_dimensions(tuple(block), "block", kernel)
+    except WarpsimError:
+        return 0
+    size = max((off + n for _, off, n, _ in program.param_layouts[kernel]), default=0)
+    buffer = ctx.memory.allocate(max(size, 1), PARAMETER_ALIGN, initialized=True)
+    _state(ctx)[0][buffer] = ChildLaunch(kernel, grid, block, int(shared_mem), buffer, size)
+    return buffer
+
+
+def launch_device(ctx, buffer: int, stream: int) -> int:
+    """Queue the launch whose parameters are in `buffer`; CUDA's error code (0: launched)."""
+    buffers, grids = _state(ctx)
+    child = buffers.pop(buffer, None)
+    if child is None:
+        return INVALID_VALUE
+    child.tail = stream == TAIL_LAUNCH_STREAM
+    grids.append(child)
+    return 0
+
+
+def run_children(loaded, children: list, overrides: dict) -> None:
+    """Run the grids a launch's threads launched, in order, each one level deeper."""
+    depth = loaded.__dict__.get("_device_launch_depth", 0)
+    if depth + 1 >= MAX_DEPTH:
+        raise LaunchError(f"device-side launches nested deeper than CUDA's {MAX_DEPTH} levels "
+                          f"(kernel {children[0].kernel})", kernel=children[0].kernel)
+    memory = loaded.device.memory
+    loaded.__dict__["_device_launch_depth"] = depth + 1
+    try:
+        for child in [c for c in children if not c.tail] + [c for c in children if c.tail]:
+            try:
+                params = memory.read_bytes(child.buffer, child.size, operation="device-side launch") \
+                    if child.size else np.zeros(0, dtype=np.uint8)
+                loaded._launch(child.kernel, child.grid, child.block, bytes(params), child.shared_mem,
+                               (), None, overrides)
+            finally:
+                memory.free(child.buffer)
+    finally:
+        loaded.__dict__["_device_launch_depth"] = depth
