@@ -60,3 +60,15 @@ def test_ordered_not_equal_is_false_on_nan():
     ne, neu = (run_sass(f"FSETP.{t}.AND P0, PT, R1, R2, PT", {1: a, 2: b}, ["P0"])[0] for t in ("NE", "NEU"))
     assert not ne.any()
     assert neu.tolist() == [True, True, True, False] * 256
+
+
+@pytest.mark.parametrize("test, bf, dest", [("GT", ".BF", "f32"), ("NEU", ".BF", "f32"), ("NE", "", "u32"),
+                                            ("LT", "", "s32"), ("NAN", ".BF", "f32")])
+def test_fset_agrees_with_set(test, bf, dest):
+    rng = np.random.default_rng(len(test) * 3 + len(bf) + len(dest))
+    a, b = edge_bits(rng), edge_bits(rng)
+    b[::3] = a[::3]
+    combine = rng.random(len(a)) < 0.75
+    (got,) = run_sass(f"FSET{bf}.{test}.AND R0, R1, R2, P1", {1: a, 2: b}, ["R0"], {1: combine})
+    want = run_ptx(f"set.{test.lower()}.and.{dest}.f32", as_f32(a), as_f32(b), combine)
+    assert_same_bits(got, np.asarray(want).view(np.uint32), f"FSET{bf}.{test}", (a, b))

@@ -1,4 +1,4 @@
-"""Comparisons and predicate logic: ISETP, FSETP, DSETP, HSETP2, HSET2, PLOP3, SEL/FSEL, P2R/R2P.
+"""Comparisons and predicate logic: ISETP, FSETP, FSET, DSETP, HSETP2, HSET2, PLOP3, SEL/FSEL, P2R/R2P.
 
 A set-predicate instruction `ISETP.GE.AND P0, P1, a, b, Pc` writes
 P0 = (a >= b) AND Pc and P1 = (NOT (a >= b)) AND Pc; the combining operation
@@ -108,6 +108,27 @@ def fsetp(ins):
             a, b = flush_subnormal(a, F32), flush_subnormal(b, F32)
         return test(a, b)
     return _combined(ins, compare, 2)
+
+
+@semantics("FSET", family="compare", pipe="fp32", mods=SASS_FLOAT_TESTS + tuple(COMBINE) + ("FTZ", "BF"),
+           doc="Rd = (a cmp b) op Pc ? 1.0 (.BF) or 0xffffffff : 0, float32 (set.f32.f32)")
+def fset(ins):
+    test = next((float_test(m) for m in ins.mods if float_test(m) is not None), None)
+    combine = next((COMBINE[m] for m in ins.mods if m in COMBINE), None)
+    if test is None or combine is None:
+        raise Unsupported("no comparison or no .AND/.OR/.XOR")
+    ops = ins.operands
+    if len(ops) != 4:
+        raise Unsupported("operand form")
+    ra, rb, with_pred = source(ops[1], floating=True), source(ops[2], floating=True), predicate(ops[3])
+    ftz, true_bits = "FTZ" in ins.mods, U32(0x3F800000 if "BF" in ins.mods else 0xFFFFFFFF)
+
+    def fn(a, b, c):
+        a, b = f32(a), f32(b)
+        if ftz:
+            a, b = flush_subnormal(a, F32), flush_subnormal(b, F32)
+        return np.where(combine(test(a, b), c), true_bits, U32(0))
+    return Step(ins, alu([dest(ops[0])], [ra, rb, with_pred], fn))
 
 
 @semantics("DSETP", family="compare", pipe="alu", mods=SASS_FLOAT_TESTS + tuple(COMBINE),
