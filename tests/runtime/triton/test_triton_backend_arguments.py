@@ -4,7 +4,8 @@ Tensor descriptors made on the host (TensorDescriptor arguments) and in the
 kernel (tl.make_tensor_descriptor) lowered as on the GPU the run is for (TMA
 at sm_90, plain loads at sm_80), bf16 scalar arguments, NumPy arrays written in
 place, pointers read from memory (a tensor of data_ptr()s), and `warpsim check`
-and `warpsim compare` naming the kernels' Python lines. Each script
+and `warpsim compare` naming the kernels' Python lines, do_bench bound by name before the
+driver is made and do_bench_cudagraph. Each script
 (scripts/) runs in a subprocess under `warpsim run` and its outputs are compared
 with NumPy. fp8 matmuls (tutorial 03 on Hopper) run wgmma with .e4m3/.e5m2 inputs. Skipped
 without triton or torch.
@@ -106,3 +107,11 @@ def test_fp8_matmul_at_sm90_runs_wgmma_with_fp8_inputs(tmp_path, fmt, shape):
     exact = saved["a"].astype(np.float64) @ saved["b"].astype(np.float64)     # fp8 products are exact
     np.testing.assert_array_equal(saved["c"], exact.astype(np.float16).astype(np.float32))
     assert f"wgmma.mma_async.sync.aligned.m64n64k32.f32.{fmt}.{fmt}" in str(saved["ptx"])
+
+
+def test_do_bench_imported_by_name_before_the_driver_is_warpsims(tmp_path):
+    _, saved = run_script("early_do_bench.py", tmp_path=tmp_path)
+    assert str(saved["module"]) == str(saved["graph_module"]) == "warpsim.runtime.triton.bench"
+    events, graph = float(saved["events"]), float(saved["graph"])
+    assert 0 < graph < events, "a graph replay's time has no per-launch event overhead"
+    assert events - graph > 1e-3, "the launch overhead events see is over a microsecond"

@@ -25,6 +25,8 @@ def triton_on_warpsim():
     saved_driver = (config._default, config._active) if config is not None else None
     if config is not None:                      # private fields: DriverConfig makes them lazily
         config._default = config._active = None
+    from .bench import install_on_import
+    install_on_import()                         # Triton already imported (a second run in this process)
     try:
         yield
     finally:
@@ -36,9 +38,8 @@ def triton_on_warpsim():
         config = _driver_config()
         if config is not None:
             config._default, config._active = saved_driver or (None, None)
-        if "triton.testing" in sys.modules:
-            from .bench import uninstall
-            uninstall()
+        from .bench import uninstall
+        uninstall()
         if "triton.runtime.jit" in sys.modules:
             from . import host_arrays
             host_arrays.uninstall()

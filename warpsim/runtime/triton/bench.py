@@ -10,12 +10,16 @@ of the same result). The time includes the launch overhead the events see;
 the timing model predicts from a cold L2, as the flush makes it.
 
 While the warpsim driver is active, `triton.testing.do_bench` is this
-function and `do_bench_cudagraph` its graph form (install/uninstall), so scripts and Triton's autotuner (through the
+function and `do_bench_cudagraph` its graph form (install/uninstall; installed
+as soon as triton.testing is imported, so `from triton.testing import do_bench`
+at a script's top binds this one), so scripts and Triton's autotuner (through the
 driver's get_benchmarker) read predictions. The first use says so on stderr.
 """
 
 from __future__ import annotations
 
+import importlib.abc
+import importlib.machinery
 import statistics
 import sys
 
@@ -103,20 +107,51 @@ def perf_report_run(original):
 def install() -> None:
     """Make triton.testing.do_bench this do_bench, and perf_report's tables and plots say
     predicted (while the warpsim driver is active)."""
-    import triton.testing
+    testing = sys.modules.get("triton.testing")
+    if testing is None:
+        import triton.testing as testing
     if "do_bench" not in _ORIGINAL:
-        _ORIGINAL["do_bench"] = triton.testing.do_bench
-        _ORIGINAL["do_bench_cudagraph"] = triton.testing.do_bench_cudagraph
-        _ORIGINAL["Mark._run"] = triton.testing.Mark._run
-        triton.testing.Mark._run = perf_report_run(_ORIGINAL["Mark._run"])
-    triton.testing.do_bench = do_bench
-    triton.testing.do_bench_cudagraph = do_bench_cudagraph
+        _ORIGINAL["do_bench"] = testing.do_bench
+        _ORIGINAL["do_bench_cudagraph"] = testing.do_bench_cudagraph
+        _ORIGINAL["Mark._run"] = testing.Mark._run
+        testing.Mark._run = perf_report_run(_ORIGINAL["Mark._run"])
+    testing.do_bench = do_bench
+    testing.do_bench_cudagraph = do_bench_cudagraph
+
+
+class _InstallAfterImport(importlib.abc.MetaPathFinder):
+    """Installs this do_bench as soon as triton.testing is executed, so a script's
+    `from triton.testing import do_bench` (bound before Triton makes its driver) gets it."""
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname != "triton.testing":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        execute = spec.loader.exec_module
+
+        def exec_module(module):
+            execute(module)
+            install()
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+def install_on_import() -> None:
+    """install() now if triton.testing is imported, else as soon as it is."""
+    if "triton.testing" in sys.modules:
+        install()
+    elif not any(isinstance(finder, _InstallAfterImport) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _InstallAfterImport())
 
 
 def uninstall() -> None:
-    """Put Triton's do_bench back."""
-    import triton.testing
-    if "do_bench" in _ORIGINAL:
-        triton.testing.do_bench = _ORIGINAL.pop("do_bench")
-        triton.testing.do_bench_cudagraph = _ORIGINAL.pop("do_bench_cudagraph")
-        triton.testing.Mark._run = _ORIGINAL.pop("Mark._run")
+    """Put Triton's do_bench back (and stop waiting for triton.testing's import)."""
+    sys.meta_path[:] = [finder for finder in sys.meta_path if not isinstance(finder, _InstallAfterImport)]
+    testing = sys.modules.get("triton.testing")
+    if testing is not None and "do_bench" in _ORIGINAL:
+        testing.do_bench = _ORIGINAL.pop("do_bench")
+        testing.do_bench_cudagraph = _ORIGINAL.pop("do_bench_cudagraph")
+        testing.Mark._run = _ORIGINAL.pop("Mark._run")

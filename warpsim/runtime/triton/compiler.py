@@ -59,3 +59,6 @@ def route_cuda_targets() -> None:
 
 
 route_cuda_targets()
+if enabled():              # Triton imports this module before triton.testing: bind do_bench to warpsim's
+    from .bench import install_on_import
+    install_on_import()

@@ -1,0 +1,28 @@
+"""do_bench imported by name at the top, before Triton makes its driver, then a GPU graph's timing.
+
+Usage: early_do_bench.py OUT.npz
+"""
+import sys
+
+from triton.testing import do_bench, do_bench_cudagraph
+import numpy as np
+import torch
+import triton
+import triton.language as tl
+
+DEVICE = triton.runtime.driver.active.get_active_torch_device()
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + tl.load(y_ptr + offsets, mask=mask), mask=mask)
+
+
+n = 4096
+x, y = torch.rand(n, device=DEVICE), torch.rand(n, device=DEVICE)
+out = torch.empty_like(x)
+launch = lambda: add_kernel[(triton.cdiv(n, 1024),)](x, y, out, n, BLOCK=1024)
+np.savez(sys.argv[1], events=do_bench(launch), graph=do_bench_cudagraph(launch),
+         module=np.array(do_bench.__module__), graph_module=np.array(do_bench_cudagraph.__module__))
