@@ -134,8 +134,10 @@ def test_f2fp_merge_c_converts_one_value_as_cvt_relu(kind):
     assert_same_bits(got, want.astype(np.uint32), f"F2FP.{kind}.MERGE_C", (a,))
 
 
-@pytest.mark.parametrize("sass, ptx", [("F2I.BF16.NTZ", "cvt.rni.s32.bf16"), ("F2I.U32.BF16.TRUNC.NTZ", "cvt.rzi.u32.bf16"),
-                                       ("F2I.S64.BF16.FLOOR", "cvt.rmi.s64.bf16"), ("F2I.S16.BF16.CEIL", "cvt.rpi.s16.bf16")])
+@pytest.mark.parametrize("sass, ptx", [("F2I.BF16.NTZ", "cvt.rni.s32.bf16"),
+                                       ("F2I.U32.BF16.TRUNC.NTZ", "cvt.rzi.u32.bf16"),
+                                       ("F2I.S64.BF16.FLOOR", "cvt.rmi.s64.bf16"),
+                                       ("F2I.S16.BF16.CEIL", "cvt.rpi.s16.bf16")])
 def test_f2i_from_bf16_agrees_with_cvt(sass, ptx):
     a = edge_bits(np.random.default_rng(len(sass) + 80))
     a = (a & np.uint32(0xFFFF)) | (a >> np.uint32(16) << np.uint32(16))

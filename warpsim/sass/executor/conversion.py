@@ -17,10 +17,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from ...semantics.conversion import INT_ROUNDING, convert_to_float, float_to_int, pack_saturated
+from ...semantics.conversion import convert_to_float, float_to_int, pack_saturated
 from ...semantics.floatbits import F32, FORMATS, decode, flush_subnormal
-from ...semantics.floating import canonical_nan
-from .operands import U32, U64, alu, bits32, bits64, dest, f32, f64, source
+from .operands import U32, U64, alu, dest, f32, f64, source
 from .table import Step, Unsupported, semantics
 
 INTS = {"U8": (np.uint8, 8), "S8": (np.int8, 8), "U16": (np.uint16, 16), "S16": (np.int16, 16),
@@ -178,21 +177,15 @@ def f2f(ins):
 
 
 @semantics("FRND", family="conversion", pipe="mufu", mods=("F32", "F64", "FTZ") + tuple(ROUNDING),
-           doc="round to an integral float: .TRUNC .FLOOR .CEIL or nearest-even")
+           doc="round to an integral float: .TRUNC .FLOOR .CEIL or nearest-even (cvt.rXi.f32.f32)")
 def frnd(ins):
-    width = 64 if "F64" in ins.mods else 32
-    rounding = INT_ROUNDING[next((ROUNDING[m] for m in ins.mods if m in ROUNDING), "rni")]
-    read, decode_source = _read_float(ins.operands[1], "F64" if width == 64 else "F32")
+    kind = "f64" if "F64" in ins.mods else "f32"
+    width = FLOATS[kind.upper()]
+    flags = {next((ROUNDING[m] for m in ins.mods if m in ROUNDING), "rni")} | ({"ftz"} if "FTZ" in ins.mods else set())
 
     def fn(v):
-        x = decode_source(v)
-        if "FTZ" in ins.mods and width == 32:
-            x = flush_subnormal(x, F32)
-        result = rounding(x)
-        if width == 64:
-            return bits64(result)
-        return bits32(canonical_nan(result.astype(np.float32)))
-    return Step(ins, alu([dest(ins.operands[0], width)], [read], fn))
+        return _float_bits(convert_to_float(_REGISTER[kind](v), kind, kind, flags), width)
+    return Step(ins, alu([dest(ins.operands[0], width)], [source(ins.operands[1], width, floating=True)], fn))
 
 
 PACK_TYPES = {"U16": "u16", "S16": "s16", "U8": "u8", "S8": "s8", "U4": "u4", "S4": "s4", "U2": "u2", "S2": "s2"}
