@@ -1,0 +1,34 @@
+"""Kernels launched from kernels through the CuPy API (NVRTC with -rdc=true): each child grid runs
+after its parent grid, in launch order (machine/device_launch.py)."""
+
+import numpy as np
+import pytest
+
+import warpsim as cp
+
+pytestmark = pytest.mark.nvrtc
+
+SOURCE = r"""
+extern "C" __global__ void scale(float *x, int first, int count, float by) {
+    int i = first + blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < first + count) x[i] = x[i] * by + blockIdx.x;
+}
+extern "C" __global__ void per_block(float *x, int n, int part) {
+    int first = blockIdx.x * part;
+    int count = min(part, n - first);
+    if (threadIdx.x == 0 && count > 0) scale<<<(count + 15) / 16, 16>>>(x, first, count, blockIdx.x + 2.0f);
+}
+"""
+
+
+def test_child_grids_match_numpy():
+    rng = np.random.default_rng(31)
+    n, part = 200 + int(rng.integers(0, 50)), 40
+    x = rng.standard_normal(n).astype(np.float32)
+    kernel = cp.RawModule(code=SOURCE, options=("-rdc=true",)).get_function("per_block")
+    device_x = cp.asarray(x)
+    kernel(((n + part - 1) // part,), (32,), (device_x, np.int32(n), np.int32(part)))
+    i = np.arange(n)
+    by = (i // part + 2).astype(np.float32)
+    expected = (x.astype(np.float64) * by + (i % part) // 16).astype(np.float32)   # one fma
+    np.testing.assert_array_equal(device_x.get(), expected)
