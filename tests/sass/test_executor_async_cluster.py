@@ -244,3 +244,31 @@ def test_bulk_copy_into_a_neighbours_shared_memory(module):
     mine = x.reshape(blocks, 128) * np.float32(2) + (np.arange(blocks) % 2).astype(np.float32)[:, None]
     theirs = mine[np.arange(blocks) ^ 1][:, (np.arange(128) * 7) % 128]
     np.testing.assert_array_equal(out.get(), (theirs - mine).ravel())
+
+
+SM80_SOURCE = r"""
+extern "C" __global__ void shared_gather(const int* in, const int* index, int* out) {
+    __shared__ int values[256];
+    int t = threadIdx.x;
+    values[t] = in[blockIdx.x * 256 + t];
+    __syncthreads();
+    out[blockIdx.x * 256 + t] = values[index[t] & 255] + values[(t * 3) & 255];
+}
+"""
+
+
+def test_a_scaled_register_index_in_a_shared_address():
+    """sm_80's shared window starts at 0, so ptxas indexes a shared array with a scaled register,
+    `STS [R11.X4]` (R11 times 4)."""
+    module = cp.RawModule(code=SM80_SOURCE, options=("-arch=sm_80",))
+    stores = [i for i in sass_for_ptx(module.ptx, arch="sm_80").kernel("shared_gather").instructions
+              if i.opcode in ("STS", "LDS")]
+    assert any(".X4" in i.text for i in stores), [i.text for i in stores]
+    blocks = 2
+    x = RNG.integers(-1 << 20, 1 << 20, blocks * 256).astype(np.int32)
+    index = RNG.integers(0, 1 << 16, 256).astype(np.int32)
+    out = cp.asarray(np.full(blocks * 256, 0x5A5A, np.int32))
+    run_beside(module, "shared_gather", (blocks,), (256,), (cp.asarray(x), cp.asarray(index), out))
+    rows = x.reshape(blocks, 256)
+    want = rows[:, index & 255] + rows[:, (np.arange(256) * 3) & 255]
+    np.testing.assert_array_equal(out.get(), want.ravel())

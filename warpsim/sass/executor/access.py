@@ -1,7 +1,8 @@
 """Addresses of SASS memory instructions and checked, vectorized access to each space.
 
 An address operand `[R2.64+UR4+0x10]` is the sum of its registers (a `.64`
-register is a pair, others 32-bit) and its immediate. The spaces:
+register is a pair, others 32-bit; `R14.X4` is R14 times 4, ptxas's scaled
+index of sm_80 shared loads) and its immediate. The spaces:
 
 - global (LDG/STG/ATOMG/RED): real 64-bit addresses of warpsim's device heap
   (GlobalMemory), checked per lane against the live allocations, and of
@@ -47,6 +48,9 @@ def access_width(ins) -> tuple:
     return found[0] if found else (4, False)
 
 
+SCALED_INDEX = {"X4": 4, "X8": 8, "X16": 16}   # [R14.X4]: a register index scaled by the access's element size
+
+
 def address_reader(op, wide: bool):
     """Reader of a [..] address: uint64 per lane (64-bit sums for global, 32-bit wrap otherwise)."""
     if op.kind != "mem":
@@ -55,19 +59,21 @@ def address_reader(op, wide: bool):
     # ATOMG.E.CAS prints its 64-bit address as a bare `[R4]` (no desc, no .64): a global address in one
     # 32-bit register would be below the heap, so a lone register of a 64-bit space is the pair
     lone_pair = wide and len(op.parts) == 1 and not op.parts[0].suffixes and op.descriptor is None
+    scales = []
     for part in op.parts:
         if part.kind not in ("reg", "ureg"):
             raise Unsupported(f"address {op.text}")
-        if any(s != "64" for s in part.suffixes):
+        if any(s not in ("64",) + tuple(SCALED_INDEX) for s in part.suffixes):
             raise Unsupported(f"address {op.text}")
         pair = "64" in part.suffixes or lone_pair
         parts.append(source(replace(part, suffixes=()), 64 if pair else 32))
+        scales.append(U64(next((SCALED_INDEX[s] for s in part.suffixes if s in SCALED_INDEX), 1)))
     offset = np.int64(op.offset or 0)
 
     def read(st, g):
         total = np.full(g.n, offset, dtype=np.int64).astype(U64)
-        for r in parts:
-            total = total + np.asarray(r(st, g), dtype=U64)
+        for r, scale in zip(parts, scales):
+            total = total + np.asarray(r(st, g), dtype=U64) * scale
         if not wide:
             total = total & U64(0xFFFFFFFF)
         return total
