@@ -13,6 +13,12 @@ ElementwiseKernel (`y = v` over 256 elements). Launches/s is by the wall clock,
 what a user waits for; CPU µs per launch is this process's CPU time
 (time.process_time), which other work on a shared machine inflates less:
 compare rows of one run.
+
+The `runtime` row is a whole CUDA program (bench/launch_loop.cu, built once with
+`warpsim nvcc` into a temporary folder; it needs g++) that launches the same
+kernel with <<<1, 32>>> in a loop under `warpsim run` and times its own loop, so
+the figures are those of warpsim's CUDA runtime (cudaLaunchKernel), not of this
+process. It is left out with a note where the program cannot be built.
 """
 
 from __future__ import annotations
@@ -22,9 +28,12 @@ import cProfile
 import json
 import os
 import pstats
+import subprocess
 import sys
+import tempfile
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 
@@ -77,6 +86,29 @@ def elementwise_case(threads: int):
     return launch, check
 
 
+def runtime_row(count: int) -> dict | None:
+    """The runtime row: bench/launch_loop.cu built with `warpsim nvcc` and run under `warpsim run`
+    (the program times its loop itself); None, with a note, where it cannot be built or run."""
+    source = Path(__file__).with_name("launch_loop.cu")
+    warpsim_cli = [sys.executable, "-m", "warpsim"]
+    with tempfile.TemporaryDirectory() as folder:
+        binary = Path(folder) / "launch_loop"
+        built = subprocess.run([*warpsim_cli, "nvcc", str(source), "-o", str(binary)],
+                               capture_output=True, text=True)
+        if built.returncode or not binary.exists():
+            print(f"runtime row left out: warpsim nvcc failed ({built.stderr.strip()[-300:]})")
+            return None
+        ran = subprocess.run([*warpsim_cli, "run", str(binary), str(count)], capture_output=True, text=True)
+    fields = ran.stdout.split()
+    if ran.returncode or len(fields) < 6 or fields[0] != "launches":
+        print(f"runtime row left out: the program failed ({(ran.stdout + ran.stderr).strip()[-300:]})")
+        return None
+    wall, cpu = float(fields[3]), float(fields[5])
+    return {"case": "CUDA runtime (warpsim run), <<<1, 32>>>", "key": "runtime", "launches": count,
+            "launches_per_s": count / wall, "cpu_us_per_launch": cpu / count * 1e6,
+            "cpu_launches_per_s": count / cpu}
+
+
 CASES = {
     "raw": ("RawKernel, 1 block of 32 threads", raw_case, 32),
     "raw256": ("RawKernel, 1 block of 256 threads", raw_case, 256),
@@ -118,7 +150,8 @@ def profile(name: str, count: int, rows: int) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=2000, help="launches per row")
-    parser.add_argument("--cases", default=",".join(CASES), help="rows to run, comma-separated")
+    parser.add_argument("--cases", default=",".join([*CASES, "runtime"]),
+                        help="rows to run, comma-separated (runtime: a whole program under warpsim run)")
     parser.add_argument("--profile", choices=sorted(CASES), help="cProfile one row instead")
     parser.add_argument("--rows", type=int, default=40, help="functions the profile lists")
     parser.add_argument("--json", help="write the figures to this file")
@@ -128,7 +161,10 @@ def main() -> int:
         profile(args.profile, args.count, args.rows)
         return 0
     load = os.getloadavg()[0]
-    results = [measure(name, args.count) for name in args.cases.split(",")]
+    results = [measure(name, args.count) for name in args.cases.split(",") if name != "runtime"]
+    if "runtime" in args.cases.split(","):
+        row = runtime_row(args.count)
+        results += [row] if row else []
     print(f"{args.count} launches a row, load average {load:.1f} before the run")
     print(f"{'case':<42} {'launches/s (wall)':>18} {'CPU us/launch':>14} {'launches/s (CPU)':>17}")
     for row in results:
