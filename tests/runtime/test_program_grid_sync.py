@@ -13,6 +13,7 @@ from warpsim.timing.presets import gpu_preset
 pytestmark = pytest.mark.programs
 
 
+@pytest.mark.slow          # about 10 s; tests/api/test_cooperative_launch.py covers grid sync quickly
 def test_grid_sync_orders_blocks_and_refuses_too_large_grids(built, run, tmp_path):
     rng = np.random.default_rng(21)
     n = 900 + int(rng.integers(0, 200))            # 8 or 9 blocks of 128, the last one partial

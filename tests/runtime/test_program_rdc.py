@@ -80,6 +80,7 @@ def test_linking_resolves_externs_keeps_one_weak_copy_and_renames_clashing_stati
     assert '.file	1 "a.cu"' in linked and '.file	1001 "b.cu"' in linked
 
 
+@pytest.mark.slow          # tests/api/test_device_launch.py covers device-side launches quickly
 def test_kernels_launched_from_kernels_match_numpy(cli, tmp_path):
     app = tmp_path / "dp_app"
     built = cli("nvcc", "-rdc=true", PROGRAMS / "dynamic_parallelism.cu", "-lcudadevrt", "-o", app, cwd=tmp_path)
