@@ -72,3 +72,19 @@ def test_fset_agrees_with_set(test, bf, dest):
     (got,) = run_sass(f"FSET{bf}.{test}.AND R0, R1, R2, P1", {1: a, 2: b}, ["R0"], {1: combine})
     want = run_ptx(f"set.{test.lower()}.and.{dest}.f32", as_f32(a), as_f32(b), combine)
     assert_same_bits(got, np.asarray(want).view(np.uint32), f"FSET{bf}.{test}", (a, b))
+
+
+@pytest.mark.parametrize("which", ["MIN", "MAX"])
+def test_dsetp_min_max_select_as_min_max_f64(which):
+    """ptxas's min/max.f64: DSETP.MIN/MAX P0, P1, a, b, PT; select a where P0, else b; where P1
+    (both NaN) set the quiet bit of the high word. The result must be PTX's min/max.f64."""
+    rng = np.random.default_rng(53 + len(which))
+    a, b = edge_bits(rng, 64), edge_bits(rng, 64)
+    b[::5] = a[::5]
+    b[1::7] = a[1::7] ^ np.uint64(1 << 63)                # +0 against -0 among them
+    (low_a, high_a), (low_b, high_b) = split64(a), split64(b)
+    p0, p1 = run_sass(f"DSETP.{which}.AND P0, P1, R2, R4, PT", {2: low_a, 3: high_a, 4: low_b, 5: high_b},
+                      ["P0", "P1"])
+    selected = np.where(p0, a, b)
+    got = np.where(p1, selected | np.uint64(1 << 51), selected)
+    assert_same_bits(got, run_ptx(f"{which.lower()}.f64", as_f64(a), as_f64(b)), f"DSETP.{which}", (a, b))

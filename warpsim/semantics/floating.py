@@ -143,6 +143,14 @@ def ieee_min_max(x, y, take_min, nan_wins: bool = False):
     return chosen
 
 
+def min_max_picks(x, y, take_min):
+    """DSETP.MIN/MAX's two predicates for f64 x, y: whether ieee_min_max(x, y) is x (the SASS
+    then selects x, else y), and whether both are NaN (it then quiets y's high word: y quieted,
+    as operand_nan makes PTX's min/max.f64)."""
+    chosen = ieee_min_max(x, y, take_min)
+    return (chosen.view(np.uint64) == x.view(np.uint64)) & ~np.isnan(x), np.isnan(x) & np.isnan(y)
+
+
 def sfu_revolutions(fn):
     """MUFU.SIN/COS of an angle t in revolutions: the SFU takes t as fixed point truncated to
     2^-25 of a revolution (so sin of |x| < 1.7e-7 is 0 on the GPU) and evaluates fn(2 pi t) on

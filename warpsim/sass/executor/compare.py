@@ -19,6 +19,7 @@ import numpy as np
 from ...semantics.bits import lut3
 from ...semantics.compare import FLOAT_TESTS, compare as compare_bits
 from ...semantics.floatbits import F32, flush_subnormal
+from ...semantics.floating import min_max_picks
 from ...semantics.packed import pack_truths, packed_compare
 from .floating import half_sources, half_type
 from .operands import U32, U64, alu, dest, f32, f64, pred_dest, predicate, source
@@ -131,18 +132,37 @@ def fset(ins):
     return Step(ins, alu([dest(ops[0])], [ra, rb, with_pred], fn))
 
 
-@semantics("DSETP", family="compare", pipe="alu", mods=SASS_FLOAT_TESTS + tuple(COMBINE),
-           doc="float64 compare, ordered or unordered, combined with a predicate")
+@semantics("DSETP", family="compare", pipe="alu", mods=SASS_FLOAT_TESTS + tuple(COMBINE) + ("MIN", "MAX"),
+           doc="float64 compare, ordered or unordered, combined with a predicate; .MIN/.MAX: P = min/max(a, b) "
+               "is a, Q = both NaN (ptxas's min/max.f64 selects and quiets by them)")
 def dsetp(ins):
+    ops = ins.operands
+    ra, rb = source(ops[2], 64, floating=True), source(ops[3], 64, floating=True)
+    pick = next((m for m in ins.mods if m in ("MIN", "MAX")), None)
+    if pick is not None:
+        return _min_max_picks(ins, ra, rb, pick == "MIN")
     test = next((float_test(m) for m in ins.mods if float_test(m) is not None), None)
     if test is None:
         raise Unsupported("no comparison")
-    ops = ins.operands
-    ra, rb = source(ops[2], 64, floating=True), source(ops[3], 64, floating=True)
 
     def compare(st, g):
         return test(f64(ra(st, g)), f64(rb(st, g)))
     return _combined(ins, compare, 2)
+
+
+def _min_max_picks(ins, ra, rb, take_min):
+    """DSETP.MIN/MAX P, Q, a, b, PT (semantics.floating.min_max_picks); another Pc is not modelled."""
+    ops = ins.operands
+    if "AND" not in ins.mods or ops[4].kind != "pred" or ops[4].number is not None or ops[4].invert:
+        raise Unsupported(f"DSETP.{'MIN' if take_min else 'MAX'} with Pc {ops[4].text}")
+    first, second = pred_dest(ops[0]), pred_dest(ops[1])
+
+    def run(st, g):
+        a, b = (np.broadcast_to(f64(r(st, g)), (g.n,)) for r in (ra, rb))
+        takes_a, both_nan = min_max_picks(np.ascontiguousarray(a), np.ascontiguousarray(b), take_min)
+        first(st, g, takes_a)
+        second(st, g, both_nan)
+    return Step(ins, run)
 
 
 def _half_compare(ins, operands):
