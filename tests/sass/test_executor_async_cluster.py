@@ -272,3 +272,44 @@ def test_a_scaled_register_index_in_a_shared_address():
     rows = x.reshape(blocks, 256)
     want = rows[:, index & 255] + rows[:, (np.arange(256) * 3) & 255]
     np.testing.assert_array_equal(out.get(), want.ravel())
+
+
+SHARED_ATOMICS_SOURCE = r"""
+extern "C" __global__ void shared_counts(const unsigned char* data, const unsigned* x, int n, unsigned* bins,
+                                         unsigned long long* sums) {
+    __shared__ unsigned local_bins[64];
+    __shared__ unsigned long long local_sums[4];
+    for (int b = threadIdx.x; b < 64; b += blockDim.x) local_bins[b] = 0;
+    if (threadIdx.x < 4) local_sums[threadIdx.x] = 0;
+    __syncthreads();
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+        atomicAdd(&local_bins[data[i] & 63], 1u);
+        atomicAdd(&local_sums[data[i] & 3], (unsigned long long)x[i] << 20);
+    }
+    __syncthreads();
+    for (int b = threadIdx.x; b < 64; b += blockDim.x) bins[blockIdx.x * 64 + b] = local_bins[b];
+    if (threadIdx.x < 4) sums[blockIdx.x * 4 + threadIdx.x] = local_sums[threadIdx.x];
+}
+"""
+
+
+def test_shared_increments_and_64_bit_adds():
+    """atomicAdd(&shared, 1u) is ATOMS.POPC.INC.32 (one per issuing lane); a 64-bit shared atomicAdd is a
+    loop on ATOMS.CAST.SPIN.64, which stores where the word still holds what the lane read and says
+    whether it did (lanes on one word retry until each has stored)."""
+    module = cp.RawModule(code=SHARED_ATOMICS_SOURCE)
+    assert {"ATOMS.POPC.INC.32", "ATOMS.CAST.SPIN.64"} <= opcodes_of(module, "shared_counts")
+    blocks, threads, n = 3, 128, 1000
+    data = RNG.integers(0, 256, n).astype(np.uint8)
+    data[:200] = 5                                            # one contended bin and sum
+    x = RNG.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32)
+    bins, sums = cp.zeros(blocks * 64, dtype=np.uint32), cp.zeros(blocks * 4, dtype=np.uint64)
+    run_beside(module, "shared_counts", (blocks,), (threads,),
+               (cp.asarray(data), cp.asarray(x), np.int32(n), bins, sums))
+    owner = (np.arange(n) // threads) % blocks                # the block whose grid-stride loop reads i
+    want_bins = np.zeros((blocks, 64), np.uint32)
+    want_sums = np.zeros((blocks, 4), np.uint64)
+    np.add.at(want_bins, (owner, data & 63), 1)
+    np.add.at(want_sums, (owner, data & 3), x.astype(np.uint64) << np.uint64(20))
+    np.testing.assert_array_equal(bins.get(), want_bins.ravel())
+    np.testing.assert_array_equal(sums.get(), want_sums.ravel())

@@ -53,7 +53,7 @@ def _parse(ins):
     return op, type_name
 
 
-ATOMIC_MODS = CACHE_MODS + OPS + tuple(TYPES) + ("FTZ", "RN", "POPC")
+ATOMIC_MODS = CACHE_MODS + OPS + tuple(TYPES) + ("FTZ", "RN", "POPC", "32", "CAST", "SPIN")
 
 
 @semantics("ATOMG", "ATOMS", "ATOM", "REDG", "RED", family="atomics",
@@ -61,9 +61,11 @@ ATOMIC_MODS = CACHE_MODS + OPS + tuple(TYPES) + ("FTZ", "RN", "POPC")
            doc="read-modify-write: ADD MIN MAX EXCH CAS AND OR XOR INC DEC on 32/64-bit integers, F32/F64 ADD; "
                "ATOM* return the old value, RED* do not")
 def atomic(ins):
-    op, type_name = _parse(ins)
     if "POPC" in ins.mods:
-        raise Unsupported("ATOMS.POPC")
+        return popc_increment(ins)
+    if "CAST" in ins.mods:
+        return compare_and_store(ins)
+    op, type_name = _parse(ins)
     dtype, size = TYPES[type_name]
     space = SPACE_OF[ins.opcode]
     ops = list(ins.operands)
@@ -99,3 +101,55 @@ def atomic(ins):
         if write is not None:
             write(st, g, old.view(U64 if size == 8 else U32))
     return Step(ins, run, memory=(space, kind, size))
+
+
+def _shared_operands(ins, count: int):
+    """(destination, address reader, value operands) of an ATOMS form with `count` value operands."""
+    ops = list(ins.operands)
+    if ins.opcode != "ATOMS" or len(ops) != 2 + count or ops[0].kind != "reg" or ops[1].kind != "mem":
+        raise Unsupported(f"{ins.opcode}.{'.'.join(ins.mods)} form")
+    return ops[0], address_reader(ops[1], False), ops[2:]
+
+
+def popc_increment(ins):
+    """ATOMS.POPC.INC.32 [a]: ptxas's atomicAdd(&shared, 1): the word gains one per issuing lane (the
+    hardware adds each address's lane count at once); a destination gets the old value each lane saw
+    in lane order, as ADD's."""
+    if set(ins.mods) != {"POPC", "INC", "32"}:
+        raise Unsupported("ATOMS.POPC form")
+    dst, address, _ = _shared_operands(ins, 0)
+    write = dest(dst)
+
+    def run(st, g):
+        addrs = address(st, g)
+        (_, target, name), = resolve(st, ins, g, "shared", addrs, 4)
+        old = apply_atomic(target.array, target.offsets, "ADD", np.uint32, np.ones(g.n, dtype=np.uint32))
+        if st.memory_observers:
+            notify(st, ins, name, "atom", g.idx, addrs, 4)
+        st.writes += 1
+        write(st, g, old)
+    return Step(ins, run, memory=("shared", "atom", 4))
+
+
+def compare_and_store(ins):
+    """ATOMS.CAST.SPIN{.64} Rd, [a], Rc, Rn: ptxas's CAS loop on shared memory (a 64-bit atomicAdd):
+    the word becomes Rn where it equals Rc, lanes served in lane order; Rd gets 1 where the store
+    happened and 0 where it did not (a register pair for .64), which the loop tests to retry."""
+    if not set(ins.mods) <= {"CAST", "SPIN", "64"} or "SPIN" not in ins.mods:
+        raise Unsupported("ATOMS.CAST form")
+    wide = "64" in ins.mods
+    dtype, size = (np.uint64, 8) if wide else (np.uint32, 4)
+    dst, address, (compare, new) = _shared_operands(ins, 2)
+    write, read_compare, read_new = dest(dst, 8 * size), source(compare, 8 * size), source(new, 8 * size)
+
+    def run(st, g):
+        addrs = address(st, g)
+        expected = np.broadcast_to(np.asarray(read_compare(st, g), dtype=dtype), (g.n,))
+        (_, target, name), = resolve(st, ins, g, "shared", addrs, size)
+        old = apply_atomic(target.array, target.offsets, "CAS", dtype, expected,
+                           np.broadcast_to(np.asarray(read_new(st, g), dtype=dtype), (g.n,)))
+        if st.memory_observers:
+            notify(st, ins, name, "atom", g.idx, addrs, size)
+        st.writes += 1
+        write(st, g, (old == expected).astype(dtype))
+    return Step(ins, run, memory=("shared", "atom", size))
