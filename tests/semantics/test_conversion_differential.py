@@ -155,3 +155,12 @@ def test_i2f_to_bf16_agrees_with_cvt(mode):
     (got,) = run_sass(f"I2F.BF16{mode} R4, R2", {2: a}, ["R4"])
     want = np.asarray(run_ptx(f"cvt.{mode.lstrip('.').lower() or 'rn'}.bf16.s32", a.view(np.int32)))
     assert_same_bits(got, want.astype(np.uint32), f"I2F.BF16{mode}", (a,))
+
+
+@pytest.mark.parametrize("dst", ["S16", "U16", "S8", "U8"])
+@pytest.mark.parametrize("sat", [".SAT", ""])
+def test_i2i_agrees_with_cvt_between_integers(dst, sat):
+    a = edge_bits(np.random.default_rng(len(dst) * 7 + len(sat)))
+    (got,) = run_sass(f"I2I.{dst}.S32{sat} R4, R2", {2: a}, ["R4"])
+    want = np.asarray(run_ptx(f"cvt{sat.lower()}.{dst.lower()}.s32", a.view(np.int32)))
+    assert_same_bits(got, want.astype(np.int32).view(np.uint32), f"I2I.{dst}.S32{sat}", (a,))

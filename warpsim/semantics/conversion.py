@@ -1,4 +1,6 @@
-"""Conversions as both ISAs do them: PTX's cvt, SASS's F2I, F2F, F2FP, I2F and I2IP.
+"""Conversions as both ISAs do them: PTX's cvt, SASS's F2I, F2F, F2FP, FRND, I2F, I2I and I2IP.
+
+Integer to integer (cvt, I2I): wrap, or clamp with .sat.
 
 Float to integer (cvt.rXi.{s,u}N.fM, F2I): round by the mode, then saturate
 to the destination's range. NaN gives 0 as PTX says, except where an H200
@@ -42,6 +44,18 @@ def float_to_int(x, rounding: str, dtype, nan_top_bit: bool) -> np.ndarray:
         top_bit = np.array(1 << (info.bits - 1), dtype=np.uint64).astype(np.dtype(f"uint{info.bits}"))
         result = np.where(nan, top_bit.view(info.dtype), result)
     return result
+
+
+def int_to_int(values, dtype, saturate: bool) -> np.ndarray:
+    """Integers (of their own dtype) to `dtype`: wrapped (truncated, or extended by the source's
+    signedness), or clamped to the range both types share with `saturate` (cvt.sat, I2I.SAT)."""
+    values = np.asarray(values)
+    if saturate:
+        source_range, target_range = np.iinfo(values.dtype), np.iinfo(dtype)
+        low = max(source_range.min, target_range.min)
+        high = min(source_range.max, target_range.max)
+        values = np.clip(values, values.dtype.type(low), values.dtype.type(high))
+    return values.astype(dtype)
 
 
 # ------------------------------------------------------------ to a float type

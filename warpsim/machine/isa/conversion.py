@@ -26,7 +26,7 @@ import numpy as np
 
 from ...ptx.types import TYPES
 from ...semantics.conversion import (FLOAT_ROUNDING, INT_ROUNDING, PACK_TARGETS, convert_to_float, float_to_int,
-                                     pack_saturated, read_float)
+                                     int_to_int, pack_saturated, read_float)
 from .floating import quietly
 from .table import Signature, value_op
 
@@ -116,14 +116,7 @@ def _cvt_signature(ins) -> Signature:
 
 def _int_to_int(ins, values, dst: str, src: str):
     """Wrap (truncate / sign- or zero-extend by the source type), or clamp with .sat."""
-    values = np.asarray(values)
-    target = TYPES[dst].dtype if TYPES[dst].kind != "b" else TYPES[dst].storage
-    if "sat" in ins.flags:
-        source_range, target_range = np.iinfo(values.dtype), np.iinfo(target)
-        low = max(source_range.min, target_range.min)
-        high = min(source_range.max, target_range.max)
-        values = np.clip(values, values.dtype.type(low), values.dtype.type(high))
-    return values.astype(target)
+    return int_to_int(values, _storage(dst), "sat" in ins.flags)
 
 
 # ------------------------------------------------------------- float -> int

@@ -1,4 +1,4 @@
-"""Conversions: I2F, I2FP, F2I, F2F, F2FP, FRND, I2IP (and I2I-free integer widening ptxas does with SHF/PRMT).
+"""Conversions: I2F, I2FP, F2I, F2F, F2FP, FRND, I2I, I2IP (and integer widening ptxas does with SHF/PRMT).
 
 Types come from the modifiers, destination first: `F2I.U32.TRUNC.NTZ` is f32
 to u32 truncating; `I2F.F64.S64` s64 to f64; `F2F.F32.F64` f64 to f32; floats
@@ -17,7 +17,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ...semantics.conversion import convert_to_float, float_to_int, pack_saturated
+from ...semantics.conversion import convert_to_float, float_to_int, int_to_int, pack_saturated
 from ...semantics.floatbits import F32, FORMATS, decode, flush_subnormal
 from .operands import U32, U64, alu, dest, f32, f64, source
 from .table import Step, Unsupported, semantics
@@ -119,6 +119,20 @@ def f2i(ins):
             x = flush_subnormal(x, F32)
         return _store_int(float_to_int(x, rounding, dtype, nan_top_bit), dst_type)
     return Step(ins, alu([dest(ins.operands[0], 64 if width == 64 else 32)], [read], fn))
+
+
+@semantics("I2I", family="conversion", pipe="mufu", mods=tuple(INTS) + ("SAT",),
+           doc="integer to integer: wrapped, or clamped to the destination's range with .SAT (cvt.sat.s16.s32)")
+def i2i(ins):
+    dst_type, src_type = _types(ins, "S32", "S32")
+    if dst_type not in INTS or src_type not in INTS or INTS[src_type][1] != 32 or INTS[dst_type][1] == 64:
+        raise Unsupported("conversion types")
+    read, decode_source = _read_int(ins.operands[1], src_type)
+    dtype, saturate = INTS[dst_type][0], "SAT" in ins.mods
+
+    def fn(v):        # a narrow result is written extended by its type, as F2I writes one (not measured)
+        return _store_int(int_to_int(decode_source(v), dtype, saturate), dst_type)
+    return Step(ins, alu([dest(ins.operands[0])], [read], fn))
 
 
 NARROW = {"F16": "f16", "BF16": "bf16"}                  # 16-bit results of F2FP
