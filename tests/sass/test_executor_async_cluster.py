@@ -35,6 +35,23 @@ extern "C" __global__ void mbarrier_phases(const int* in, int* out, int rounds) 
     }
     out[blockIdx.x * n + t] = acc;
 }
+extern "C" __global__ void mbarrier_tokens(const int* in, int* out, int rounds) {
+    __shared__ alignas(8) unsigned long long bar;
+    __shared__ int values[2][128];
+    unsigned b = (unsigned)__cvta_generic_to_shared(&bar);
+    int t = threadIdx.x, n = blockDim.x, acc = 0;
+    if (t == 0) asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"(b), "r"(n));
+    __syncthreads();
+    for (int r = 0; r < rounds; ++r) {
+        values[r & 1][t] = in[blockIdx.x * n + t] * (r + 1) + r;
+        unsigned long long state;
+        asm volatile("mbarrier.arrive.shared::cta.b64 %0, [%1];" : "=l"(state) : "r"(b) : "memory");
+        asm volatile("{ .reg .pred p; W: mbarrier.try_wait.shared::cta.b64 p, [%0], %1; @!p bra W; }"
+                     :: "r"(b), "l"(state) : "memory");
+        acc = acc * 3 + values[r & 1][(t + r + 1) % n];
+    }
+    out[blockIdx.x * n + t] = acc;
+}
 #include <cooperative_groups.h>
 namespace cg = cooperative_groups;
 extern "C" __global__ void __cluster_dims__(2, 1, 1) cluster_neighbour(const int* in, int* out) {
@@ -154,14 +171,17 @@ def run_beside(module, name, grid, block, args):
     assert profiler[0].level == "sass", profiler[0].level_note
 
 
-def test_mbarrier_phases_alternate_parity(module):
-    """try_wait.parity on phases 0, 1, 0, ...: SYNCS.PHASECHK reads the parity from bit 31 of its
-    operand (ptxas shifts it there), so a wait for an odd phase waits until that phase completes."""
-    assert {"SYNCS.PHASECHK.TRANS64.TRYWAIT", "SYNCS.ARRIVE.TRANS64.A1T0"} <= opcodes_of(module, "mbarrier_phases")
+@pytest.mark.parametrize("kernel", ["mbarrier_phases", "mbarrier_tokens"])
+def test_mbarrier_phases_alternate_parity(module, kernel):
+    """Waits on phases 0, 1, 0, ...: SYNCS.PHASECHK reads the parity from bit 31 of its operand
+    (try_wait.parity: ptxas shifts it there), so a wait for an odd phase waits until that phase
+    completes; with mbarrier.arrive's state (try_wait with a token) SYNCS.ARRIVE writes the token to a
+    register pair and PHASECHK reads its high word."""
+    assert {"SYNCS.PHASECHK.TRANS64.TRYWAIT", "SYNCS.ARRIVE.TRANS64.A1T0"} <= opcodes_of(module, kernel)
     blocks, threads, rounds = 2, 96, 5
     x = RNG.integers(-1000, 1000, blocks * threads).astype(np.int32)
     out = cp.asarray(np.full(blocks * threads, 0x5A5A, np.int32))
-    run_beside(module, "mbarrier_phases", (blocks,), (threads,), (cp.asarray(x), out, np.int32(rounds)))
+    run_beside(module, kernel, (blocks,), (threads,), (cp.asarray(x), out, np.int32(rounds)))
     rows = x.reshape(blocks, threads).astype(np.int64)
     acc = np.zeros_like(rows)
     for r in range(rounds):

@@ -12,7 +12,9 @@ Read from nvdisasm's listings of ptxas 13.5's code for Triton's TMA matmuls:
 - `SYNCS.ARRIVE.TRANS64 RZ, [bar], Rb`: mbarrier.arrive.expect_tx (one arrival
   after raising the transaction count by Rb bytes); `.ART0`: Rb arrivals, no
   transaction bytes (mbarrier.arrive with a count); `.A1T0`: one arrival. Each
-  guard-true lane arrives, as each PTX thread does.
+  guard-true lane arrives, as each PTX thread does. A destination pair Rd
+  (mbarrier.arrive's state) gets the token, the phase arrived in at bit 63:
+  ptxas hands its high word to SYNCS.PHASECHK, whose parity is bit 31.
 - `SYNCS.PHASECHK.TRANS64{.TRYWAIT} Pd, [bar], Rb`: mbarrier.try_wait.parity /
   test_wait.parity: Pd = the phase of the parity in Rb's bit 31 has completed
   (ptxas shifts the PTX parity there, `SHF.L.U32 Rb, Rp, 0x1f`, and loops on Pd).
@@ -102,19 +104,22 @@ def syncs(ins):
         return Step(ins, run, memory=("shared", "atom", 8))
     if "ARRIVE" in mods:
         if not mods <= {"ARRIVE", "TRANS64", "ART0", "A1T0"} or "TRANS64" not in mods or len(ops) != 3 \
-                or ops[0].kind != "reg" or ops[0].number is not None:
+                or ops[0].kind != "reg":
             raise Unsupported("SYNCS.ARRIVE form")
         read_address, operand = address_reader(ops[1], False), source(ops[2])
+        write_token = dest(ops[0], 64) if ops[0].number is not None else None
 
         def run(st, g):
             view, slot = _barrier_words(st, ins, g, read_address(st, g))
             b = np.broadcast_to(np.asarray(operand(st, g), dtype=np.int64), (g.n,))
             if "ART0" in mods:
-                words.arrive(view, slot, b)
+                tokens = words.arrive(view, slot, b)
             elif "A1T0" in mods:
-                words.arrive(view, slot, 1)
+                tokens = words.arrive(view, slot, 1)
             else:
-                words.arrive(view, slot, 1, tx=b)
+                tokens = words.arrive(view, slot, 1, tx=b)
+            if write_token is not None:
+                write_token(st, g, tokens)
         return Step(ins, run, memory=("shared", "atom", 8))
     if "PHASECHK" in mods:
         if not mods <= {"PHASECHK", "TRANS64", "TRYWAIT"} or len(ops) != 3 or ops[0].kind != "pred":
