@@ -77,7 +77,11 @@ def test_linking_resolves_externs_keeps_one_weak_copy_and_renames_clashing_stati
     assert linked.count(".visible .global .align 4 .u32 shared_count;") == 1
     assert ".global .align 1 .b8 $str[3]" in linked and ".global .align 1 .b8 $str__rdc1[4]" in linked
     assert "mov.u64 %rd1, $str__rdc1;" in linked                     # unit b's use follows its string
-    assert '.file	1 "a.cu"' in linked and '.file	1001 "b.cu"' in linked
+    # declared before first use, as ptxas wants: unit a's extern variable is the definition, its
+    # extern function a prototype with the defining unit's linkage
+    assert linked.index("shared_count;") < linked.index(".visible .entry k")
+    assert ".visible .func (.param .b32 r) helper(.param .b32 a);" in linked
+    assert '.file	1 "a.cu"' in linked and '.file	2 "b.cu"' in linked
 
 
 @pytest.mark.slow          # tests/api/test_device_launch.py covers device-side launches quickly

@@ -6,15 +6,17 @@ it names. warpsim runs PTX, so it links those as nvlink links their cubins, at t
 level of the module's top-level statements:
 
   * a definition with external linkage (`.visible`, `.weak`, `.common`) serves
-    every unit; the `.extern` declarations of it (functions, `extern __device__`
-    variables) are dropped, and a `.weak` (or `.common`) symbol that several
-    units define (an inline function, a template instance) keeps its first
-    definition;
+    every unit; its first `.extern` declaration becomes a prototype (a
+    function) or the definition itself (a variable), later ones are dropped, so
+    every symbol is declared before its first use as ptxas wants; a `.weak`
+    (or `.common`) symbol that several units define (an inline function, a
+    template instance) keeps its first definition;
   * a symbol without linkage is the unit's own (`static` functions and
     variables, printf's `$str` strings): where another unit has the same name,
     the later unit's is renamed, so each unit keeps its own;
   * the units lose all but the first .version/.target/.address_size header,
-    and their `.file` numbers move apart (line info keeps naming the right file).
+    and each unit's `.file` numbers continue from the previous units' (line info
+    keeps naming the right file).
 
 The CUDA device runtime's own unit (cudadevrt, linked for device-side launches)
 is left out: warpsim does not simulate it, so its functions stay `.extern`
@@ -113,6 +115,16 @@ def _classify(text: str) -> Statement:
     return Statement(text)
 
 
+def _file_numbers(ptx: str) -> list[int]:
+    return [int(n) for n in re.findall(r"^[ \t]*\.file[ \t]+(\d+)", ptx, flags=re.MULTILINE)]
+
+
+def _shift_unit_files(text: str, offset: int) -> str:
+    """`.file` and `.loc` numbers moved by offset, those of `.loc ... inlined_at N` too."""
+    text = _shift_files(text, offset)
+    return re.sub(r"(\binlined_at[ \t]+)(\d+)", lambda m: f"{m.group(1)}{int(m.group(2)) + offset}", text)
+
+
 def _rename(text: str, old: str, new: str) -> str:
     return re.sub(rf"(?<!{_IDENTIFIER_CHARS}){re.escape(old)}(?!{_IDENTIFIER_CHARS})", new, text)
 
@@ -143,23 +155,38 @@ def link_ptx(units: list[str], names: list[str] | None = None) -> str:
             for name in clashes:
                 text = _rename(text, name, f"{name}__rdc{unit}")
             parsed[unit] = statements(text)
-    # 3. the module: one header, every unit's statements but resolved declarations and duplicates
-    kept, header_done, declared = [], False, set()
+    # 3. the module: one header, every unit's statements but resolved declarations and duplicates.
+    # ptxas (SASS for the timing model) wants a symbol declared before its first use: an extern
+    # variable becomes its definition where first declared, an extern function a prototype.
+    definitions = {s.name: s for unit, stmts in enumerate(parsed) for s in stmts
+                   if s.defines and s.kind in ("function", "variable") and owner.get(s.name) == unit}
+    kept, header_done, placed, declared = [], False, set(), set()
+    file_offset = 0
     for unit, stmts in enumerate(parsed):
+        if unit:                          # files numbered on from the previous units' (nvdisasm -g
+            file_offset += max(_file_numbers(units[unit - 1]), default=0)   # fails on sparse numbers)
         for s in stmts:
+            text = s.text
             if s.kind == "header":
                 if header_done:
                     continue
-            elif s.linkage == "extern" and s.name not in owner:    # defined nowhere: declared once
+            elif s.kind in ("function", "variable") and s.name in owner:
+                if s.defines:
+                    if owner[s.name] != unit or s.name in placed:    # a weak copy, or placed early
+                        continue
+                    placed.add(s.name)
+                elif s.name in placed or s.name in declared:
+                    continue
+                elif s.kind == "variable":
+                    text = definitions[s.name].text
+                    placed.add(s.name)
+                else:
+                    text = re.sub(r"\.extern\b", "." + definitions[s.name].linkage, text, count=1)
+                    declared.add(s.name)
+            elif s.linkage == "extern":                   # defined nowhere: declared once
                 if s.name in declared:
                     continue
                 declared.add(s.name)
-            elif s.kind in ("function", "variable") and s.name in owner:
-                if s.linkage == "extern" or owner[s.name] != unit:
-                    continue
-                if s.kind == "function" and not s.defines:      # a prototype of a function defined here
-                    continue
-            text = s.text if unit == 0 else _shift_files(s.text, 1000 * unit)
-            kept.append(text)
+            kept.append(text if unit == 0 else _shift_unit_files(text, file_offset))
         header_done = True
     return "".join(kept)
