@@ -78,23 +78,24 @@ def run_batch(ctx, observers=()):
     # Every thread starts at the entry block: the first round's groups are known without select.
     first_round = starting_group(ctx) if loop is None and model.select_converged_start(ctx) else None
     while True:
-        runnable = ctx.status == RUNNING
-        if not np.count_nonzero(runnable):
-            if np.count_nonzero(ctx.status == EXITED) == ctx.n:    # nobody waits at a barrier either
-                return
-            if release_barriers(ctx) or wake_warp_syncs(ctx):
-                continue
-            raise deadlock(ctx)
-        # 1. select (the compiled loop runs whole rounds of covered blocks first)
         groups, first_round = first_round, None
-        if loop is not None and (limit := loop_limit(ctx)):
-            groups = loop(ctx, limit)       # rounds run; the groups of one it does not cover
-            if groups is None:              # it stopped between rounds: guard, then a new round
-                guard(ctx, watchdog, rounds_done=0)
-                continue
-        if groups is None:
-            groups = (compiled_select(ctx, model) if compiled_select is not None   # compiled/rounds.py
-                      else issuing_groups(ctx, model, runnable, LANES))
+        if groups is None:                  # (the first round's group is known: every thread runs)
+            runnable = ctx.status == RUNNING
+            if not np.count_nonzero(runnable):
+                if np.count_nonzero(ctx.status == EXITED) == ctx.n:    # nobody waits at a barrier either
+                    return
+                if release_barriers(ctx) or wake_warp_syncs(ctx):
+                    continue
+                raise deadlock(ctx)
+            # 1. select (the compiled loop runs whole rounds of covered blocks first)
+            if loop is not None and (limit := loop_limit(ctx)):
+                groups = loop(ctx, limit)       # rounds run; the groups of one it does not cover
+                if groups is None:              # it stopped between rounds: guard, then a new round
+                    guard(ctx, watchdog, rounds_done=0)
+                    continue
+            if groups is None:
+                groups = (compiled_select(ctx, model) if compiled_select is not None   # compiled/rounds.py
+                          else issuing_groups(ctx, model, runnable, LANES))
         # 2. execute
         for gid, idx, ws in groups:
             execute(ctx, gid, idx, ws)
