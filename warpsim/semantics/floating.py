@@ -234,8 +234,8 @@ def arithmetic(op: str, type_name: str, *values, mode: str = "rn", env: FloatEnv
     result = env.outputs(np.asarray(result), out_fmt, rescaled)
     if env.nan == "operand":
         return (fma_operand_nan if op == "fma" else operand_nan)(np.asarray(result, dtype=np.float64), *values)
-    native = out in _NATIVE and result.dtype == np.dtype(_NATIVE[out])
-    return canonical_nan(result) if native else encode(result, out)
+    in_register_type = out in _NATIVE and result.dtype == np.dtype(_NATIVE[out])
+    return canonical_nan(result) if in_register_type else encode(result, out)
 
 
 def min_max(type_name: str, values, take_min, env: FloatEnv = PLAIN, xorsign: bool = False):
