@@ -19,7 +19,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .hoststructs import offsets, read
+from ..errors import OutOfMemoryError
+from .calls import (CODES, INVALID_HANDLE, INVALID_VALUE, MEMCPY_KINDS, PITCH_ALIGNMENT, SUCCESS, _array_region,
+                    _copy, _copy_2d, _is_device, _known_stream, _refuse, _time_copy, _time_memset, call,
+                    cudaMemcpy2DFromArray, cudaMemcpy2DToArray)
+from .hoststructs import offsets, read, write
 
 
 class Refusal(ValueError):
@@ -101,13 +105,6 @@ def _box(side, array, pointer, position, unit, row_bytes, height, depth) -> Box:
 
 
 # --- the runtime functions --------------------------------------------------------------
-
-from .calls import (CODES, INVALID_HANDLE, INVALID_VALUE, MEMCPY_KINDS, PITCH_ALIGNMENT,  # noqa: E402
-                    SUCCESS, _array_region, _copy, _copy_2d, _is_device, _known_stream, _refuse,
-                    _time_copy, _time_memset, call, cudaMemcpy2DFromArray, cudaMemcpy2DToArray)
-from .hoststructs import write  # noqa: E402
-from ..errors import OutOfMemoryError  # noqa: E402
-
 
 @call()
 def cudaMalloc3D(context, out, extent):
