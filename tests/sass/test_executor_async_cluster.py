@@ -129,6 +129,32 @@ extern "C" __global__ void __cluster_dims__(2, 1, 1) bulk_to_neighbour(const flo
     out[blockIdx.x * 128 + t] = theirs[(t * 7) % 128] - mine[t];
     asm volatile("barrier.cluster.arrive.aligned; barrier.cluster.wait.aligned;" ::: "memory");
 }
+extern "C" __global__ void __cluster_dims__(2, 1, 1) cluster_mix(const int* in, int* out) {
+    __shared__ alignas(8) unsigned long long bar;
+    __shared__ int values[128];
+    __shared__ int counter;
+    unsigned rank, t = threadIdx.x;
+    asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+    unsigned b = (unsigned)__cvta_generic_to_shared(&bar), c = (unsigned)__cvta_generic_to_shared(&counter);
+    unsigned v = (unsigned)__cvta_generic_to_shared(&values[t]);
+    if (t == 0) { asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"(b), "r"(blockDim.x)); counter = 0; }
+    asm volatile("fence.mbarrier_init.release.cluster;");
+    asm volatile("barrier.cluster.arrive.relaxed.aligned; barrier.cluster.wait.aligned;" ::: "memory");
+    unsigned rb, rc, rv;
+    asm("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(rb) : "r"(b), "r"(rank ^ 1));
+    asm("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(rc) : "r"(c), "r"(rank ^ 1));
+    asm("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(rv) : "r"(v), "r"(rank ^ 1));
+    int x = in[blockIdx.x * blockDim.x + t];
+    asm volatile("st.shared::cluster.u32 [%0], %1;" :: "r"(rv), "r"(x) : "memory");
+    asm volatile("atom.shared::cluster.add.u32 _, [%0], 1;" :: "r"(rc) : "memory");
+    asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], 4;" :: "r"(b) : "memory");
+    asm volatile("mbarrier.complete_tx.relaxed.cluster.shared::cluster.b64 [%0], 4;" :: "r"(rb) : "memory");
+    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" :: "r"(rb) : "memory");
+    asm volatile("{ .reg .pred p; W: mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%0], 0; @!p bra W; }" :: "r"(b) : "memory");
+    asm volatile("fence.acq_rel.cluster;");
+    asm volatile("barrier.cluster.arrive.release.aligned; barrier.cluster.wait.acquire.aligned;" ::: "memory");
+    out[blockIdx.x * blockDim.x + t] = values[t] + 1000 * counter;
+}
 extern "C" __global__ void __cluster_dims__(2, 3, 1) cluster_registers(unsigned* out) {
     unsigned v[12], explicit_cluster;
     asm("mov.u32 %0, %%cluster_nctaid.x;" : "=r"(v[0]));
@@ -333,3 +359,18 @@ def test_shared_increments_and_64_bit_adds():
     np.add.at(want_sums, (owner, data & 3), x.astype(np.uint64) << np.uint64(20))
     np.testing.assert_array_equal(bins.get(), want_bins.ravel())
     np.testing.assert_array_equal(sums.get(), want_sums.ravel())
+
+
+def test_remote_mbarrier_arrivals_transactions_and_atomics(module):
+    """Each thread stores into the neighbour CTA (st.shared::cluster), adds to its counter
+    (atom.shared::cluster: a generic ATOM at [RZ.U32+UR4]), completes 4 transaction bytes on its
+    mbarrier (SYNCS.ARRIVE.TRANS64.RED.A0TX) and arrives there (.RED.A1T0), after expecting 4 bytes
+    on its own (.RED.A0TR); each CTA waits on its own mbarrier for its neighbour's threads."""
+    assert {"SYNCS.ARRIVE.TRANS64.RED.A0TR", "SYNCS.ARRIVE.TRANS64.RED.A0TX", "SYNCS.ARRIVE.TRANS64.RED.A1T0",
+            "ATOM.E.ADD.STRONG.GPU"} <= opcodes_of(module, "cluster_mix")
+    blocks, threads = 4, 64
+    x = RNG.integers(-1000, 1000, blocks * threads).astype(np.int32)
+    out = cp.asarray(np.full(blocks * threads, 0x5A5A, np.int32))
+    run_beside(module, "cluster_mix", (blocks,), (threads,), (cp.asarray(x), out))
+    rows = x.reshape(blocks, threads)
+    np.testing.assert_array_equal(out.get(), (rows[np.arange(blocks) ^ 1] + 1000 * threads).ravel())

@@ -1,8 +1,9 @@
 """Addresses of SASS memory instructions and checked, vectorized access to each space.
 
 An address operand `[R2.64+UR4+0x10]` is the sum of its registers (a `.64`
-register is a pair, others 32-bit; `R14.X4` is R14 times 4, ptxas's scaled
-index of sm_80 shared loads) and its immediate. The spaces:
+register is a pair, others 32-bit, as `.U32` says outright in `[RZ.U32+UR4]`;
+`R14.X4` is R14 times 4, ptxas's scaled index of sm_80 shared loads) and its
+immediate. The spaces:
 
 - global (LDG/STG/ATOMG/RED): real 64-bit addresses of warpsim's device heap
   (GlobalMemory), checked per lane against the live allocations, and of
@@ -60,12 +61,14 @@ def address_reader(op, wide: bool):
     # 32-bit register would be below the heap, so a lone register of a 64-bit space is the pair
     lone_pair = wide and len(op.parts) == 1 and not op.parts[0].suffixes and op.descriptor is None
     scales = []
+    # [RZ.U32+UR4]: beside a zero-extended 32-bit register, a bare uniform register of a 64-bit address is a pair
+    zero_extended = any("U32" in part.suffixes for part in op.parts)
     for part in op.parts:
         if part.kind not in ("reg", "ureg"):
             raise Unsupported(f"address {op.text}")
-        if any(s not in ("64",) + tuple(SCALED_INDEX) for s in part.suffixes):
+        if any(s not in ("64", "U32") + tuple(SCALED_INDEX) for s in part.suffixes):
             raise Unsupported(f"address {op.text}")
-        pair = "64" in part.suffixes or lone_pair
+        pair = "64" in part.suffixes or lone_pair or wide and part.kind == "ureg" and zero_extended
         parts.append(source(replace(part, suffixes=()), 64 if pair else 32))
         scales.append(U64(next((SCALED_INDEX[s] for s in part.suffixes if s in SCALED_INDEX), 1)))
     offset = np.int64(op.offset or 0)

@@ -12,7 +12,11 @@ Read from nvdisasm's listings of ptxas 13.5's code for Triton's TMA matmuls:
 - `SYNCS.ARRIVE.TRANS64 RZ, [bar], Rb`: mbarrier.arrive.expect_tx (one arrival
   after raising the transaction count by Rb bytes); `.ART0`: Rb arrivals, no
   transaction bytes (mbarrier.arrive with a count); `.A1T0`: one arrival. Each
-  guard-true lane arrives, as each PTX thread does. A destination pair Rd
+  guard-true lane arrives, as each PTX thread does. `.A0TR`: no arrival, Rb
+  transaction bytes expected (mbarrier.expect_tx); `.A0TX`: Rb bytes complete
+  (mbarrier.complete_tx). `.RED` forms take a
+  shared::cluster address, which may name another CTA's mbarrier
+  (mbarrier.arrive.release.cluster.shared::cluster). A destination pair Rd
   (mbarrier.arrive's state) gets the token, the phase arrived in at bit 63:
   ptxas hands its high word to SYNCS.PHASECHK, whose parity is bit 31.
 - `SYNCS.PHASECHK.TRANS64{.TRYWAIT} Pd, [bar], Rb`: mbarrier.try_wait.parity /
@@ -87,9 +91,10 @@ def _init_count(st, ins, value: np.ndarray) -> np.ndarray:
 
 
 @semantics("SYNCS", family="async", pipe="shared", mods=("EXCH", "64", "ARRIVE", "TRANS64", "ART0", "A1T0",
-                                                       "PHASECHK", "TRYWAIT", "CCTL", "IV"),
-           doc="mbarriers: EXCH.64 (ptxas's init), ARRIVE.TRANS64 (+ .ART0 count, .A1T0 one; plain: expect-tx "
-               "bytes), PHASECHK.TRANS64(.TRYWAIT) (parity wait), CCTL.IV (inval); semantics.mbarrier's words")
+                                                       "A0TR", "A0TX", "RED", "PHASECHK", "TRYWAIT", "CCTL", "IV"),
+           doc="mbarriers: EXCH.64 (ptxas's init), ARRIVE.TRANS64 (+ .ART0 count, .A1T0 one, .A0TR/.A0TX expect/complete-tx; "
+               "plain: one and expect-tx bytes; .RED: a shared::cluster address), PHASECHK.TRANS64(.TRYWAIT) "
+               "(parity wait), CCTL.IV (inval); semantics.mbarrier's words")
 def syncs(ins):
     mods = set(ins.mods)
     ops = [op for op in ins.operands]
@@ -103,16 +108,20 @@ def syncs(ins):
             words.init(view, slot, _init_count(st, ins, np.asarray(value(st, g), dtype=U64)))
         return Step(ins, run, memory=("shared", "atom", 8))
     if "ARRIVE" in mods:
-        if not mods <= {"ARRIVE", "TRANS64", "ART0", "A1T0"} or "TRANS64" not in mods or len(ops) != 3 \
-                or ops[0].kind != "reg":
+        if not mods <= {"ARRIVE", "TRANS64", "ART0", "A1T0", "A0TR", "A0TX", "RED"} or "TRANS64" not in mods \
+                or len(ops) != 3 or ops[0].kind != "reg" or "RED" in mods and ops[0].number is not None:
             raise Unsupported("SYNCS.ARRIVE form")
         read_address, operand = address_reader(ops[1], False), source(ops[2])
         write_token = dest(ops[0], 64) if ops[0].number is not None else None
+        space = "cluster" if "RED" in mods else "shared"      # .RED: a shared::cluster address, maybe remote
 
         def run(st, g):
-            view, slot = _barrier_words(st, ins, g, read_address(st, g))
+            view, slot = _barrier_words(st, ins, g, read_address(st, g), space)
             b = np.broadcast_to(np.asarray(operand(st, g), dtype=np.int64), (g.n,))
-            if "ART0" in mods:
+            if "A0TR" in mods or "A0TX" in mods:         # expect_tx / complete_tx: bytes, no arrival
+                words.transact(view, slot, b if "A0TR" in mods else -b)
+                tokens = None
+            elif "ART0" in mods:
                 tokens = words.arrive(view, slot, b)
             elif "A1T0" in mods:
                 tokens = words.arrive(view, slot, 1)
