@@ -2,8 +2,8 @@
 
 cudaDeviceSetLimit stores a value that cudaDeviceGetLimit returns; of the
 limits, warpsim acts on the stack size (each launch's `stack_size` setting,
-what a recursive kernel may use). The printf FIFO and the device malloc heap
-are not bounded by their limits in the simulator. Defaults and what is refused
+what a recursive kernel may use). The printf FIFO does not follow its limit,
+and device-side malloc is not simulated, so the heap limit is only stored. Defaults and what is refused
 are an H200's (CUDA 13). The cache and bank-size configurations are hints a
 Hopper GPU ignores: stored, returned, never acted on.
 
