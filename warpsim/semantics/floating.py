@@ -220,17 +220,17 @@ def arithmetic(op: str, type_name: str, *values, mode: str = "rn", env: FloatEnv
     fmt, out_fmt = FORMATS[type_name], FORMATS[out]
     dtype = _NATIVE.get(type_name)
     if mode == "rn" and out == type_name and dtype is not None and not (op == "fma" and dtype is np.float64):
-        native = env.inputs([np.asarray(v, dtype=dtype) for v in values], fmt)
-        wide = [v.astype(np.float64) for v in native]
+        operands = env.inputs([np.asarray(v, dtype=dtype) for v in values], fmt)
         if dtype is np.float16 and op != "fma":
-            result = _NUMPY[op](*wide).astype(np.float16)
+            result = _NUMPY[op](*(v.astype(np.float64) for v in operands)).astype(np.float16)
         else:
-            result = np.asarray(_NUMPY[op](*native), dtype=dtype)
+            result = np.asarray(_NUMPY[op](*operands), dtype=dtype)
     else:
-        wide = env.inputs([decode(v, type_name) for v in values], fmt)
-        result = _ROUNDED[op](*wide, out_fmt, mode)
+        operands = env.inputs([decode(v, type_name) for v in values], fmt)
+        result = _ROUNDED[op](*operands, out_fmt, mode)
     scaled = _SCALED.get(op)
-    rescaled = None if scaled is None else (lambda scale: _ROUNDED[op](*scaled(scale, *wide), out_fmt, mode))
+    rescaled = None if scaled is None else (lambda scale: _ROUNDED[op](
+        *scaled(scale, *(np.asarray(v, dtype=np.float64) for v in operands)), out_fmt, mode))
     result = env.outputs(np.asarray(result), out_fmt, rescaled)
     if env.nan == "operand":
         return (fma_operand_nan if op == "fma" else operand_nan)(np.asarray(result, dtype=np.float64), *values)
