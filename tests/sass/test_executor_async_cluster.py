@@ -155,6 +155,10 @@ extern "C" __global__ void __cluster_dims__(2, 1, 1) cluster_mix(const int* in, 
     asm volatile("barrier.cluster.arrive.release.aligned; barrier.cluster.wait.acquire.aligned;" ::: "memory");
     out[blockIdx.x * blockDim.x + t] = values[t] + 1000 * counter;
 }
+extern "C" __global__ void prefetched(const float* in, float* out) {
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], 256;" :: "l"(in) : "memory");
+    out[threadIdx.x] = in[threadIdx.x] * 3.0f + 1.0f;
+}
 extern "C" __global__ void __cluster_dims__(2, 3, 1) cluster_registers(unsigned* out) {
     unsigned v[12], explicit_cluster;
     asm("mov.u32 %0, %%cluster_nctaid.x;" : "=r"(v[0]));
@@ -374,3 +378,12 @@ def test_remote_mbarrier_arrivals_transactions_and_atomics(module):
     run_beside(module, "cluster_mix", (blocks,), (threads,), (cp.asarray(x), out))
     rows = x.reshape(blocks, threads)
     np.testing.assert_array_equal(out.get(), (rows[np.arange(blocks) ^ 1] + 1000 * threads).ravel())
+
+
+def test_a_bulk_l2_prefetch_changes_nothing(module):
+    """cp.async.bulk.prefetch.L2 (UBLKPF.L2) only warms a cache the executor does not model."""
+    assert "UBLKPF.L2" in opcodes_of(module, "prefetched")
+    x = RNG.integers(-1000, 1000, 64).astype(np.float32)       # exact in f32 whether or not ptxas fuses
+    out = cp.asarray(np.full(64, np.nan, np.float32))
+    run_beside(module, "prefetched", (1,), (64,), (cp.asarray(x), out))
+    np.testing.assert_array_equal(out.get(), x * np.float32(3) + np.float32(1))

@@ -304,9 +304,10 @@ def ublkcp(ins):
                 memory=access[".".join(ins.mods)])
 
 
-@semantics("UTMACMDFLUSH", "UTMACCTL", family="async", pipe="uniform", mods=("IV", "PF"),
-           doc="commit_group of bulk copies, tensormap cache invalidate/prefetch: copies complete when they "
-               "issue and there is no tensor-map cache, so nothing is left to do")
+@semantics("UTMACMDFLUSH", "UTMACCTL", "UBLKPF", family="async", pipe="uniform", mods=("IV", "PF", "L2"),
+           doc="commit_group of bulk copies, tensormap cache invalidate/prefetch, bulk L2 prefetch "
+               "(cp.async.bulk.prefetch.L2): copies complete when they issue and no cache is modelled, so nothing "
+               "is left to do")
 def tma_no_result(ins):
     return Step(ins, lambda st, g: None)
 
