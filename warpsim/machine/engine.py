@@ -68,6 +68,7 @@ def run_batch(ctx, observers=()):
     if observers:                         # (the launch state starts with none of each)
         ctx.block_observers = observers_of(observers, "block_executed")
         ctx.barrier_observers = observers_of(observers, "barrier_released")
+        ctx.cluster_barrier_observers = observers_of(observers, "cluster_barrier_released")
         ctx.warp_sync_observers = observers_of(observers, "warp_sync_met")
     barrier_waits = False     # whether threads may be waiting at a CTA barrier
     compiled_select = compiled_rounds(ctx, model)

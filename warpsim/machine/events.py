@@ -62,6 +62,10 @@ class LaunchObserver:
     def barrier_released(self, ctx, members, keys) -> None:
         """A CTA barrier (bar.sync/barrier.sync, any id) let the threads `members` go."""
 
+    def cluster_barrier_released(self, ctx, ctas) -> None:
+        """A thread-block cluster's barrier (barrier.cluster) completed a phase: every thread of
+        the CTA slots `ctas` had arrived."""
+
     def warp_sync_met(self, ctx, block, idx) -> None:
         """The lanes idx met at a warp-synchronous instruction (shfl.sync, vote.sync, ...)."""
 

@@ -79,6 +79,7 @@ class LaunchState:
         self.block_observers: list = []
         self.memory_observers: list = []
         self.barrier_observers: list = []
+        self.cluster_barrier_observers: list = []
         self.warp_sync_observers: list = []
         self.count_predicates = False         # profiling: generated code counts guard-true threads
         self.guard_true: dict = {}            # ... into this: (block, position) -> threads

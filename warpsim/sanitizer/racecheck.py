@@ -34,6 +34,7 @@ import weakref
 
 import numpy as np
 
+from ..machine.cluster import peer_offsets
 from ..machine.memory import SHARED_WINDOW
 from ..machine.state import BARRIERS_PER_CTA
 from .report import SanitizerError, coords
@@ -82,7 +83,8 @@ class Accesses:
         a = addrs.astype(np.uint64, copy=False)
         off = np.where(a >= SHARED_WINDOW, a - np.uint64(SHARED_WINDOW), a).astype(np.int64)
         nbytes = size * count
-        base = ctx.cta[idx] * tool.words_per_cta
+        cta, off = peer_offsets(ctx, idx, off)     # shared::cluster: a word of a neighbour CTA (machine.cluster)
+        base = cta * tool.words_per_cta
         if nbytes >= 4:                     # aligned to its size: whole words
             per = nbytes // 4
             self.words = ((base + (off >> 2))[:, None] + np.arange(per)).ravel()
@@ -120,6 +122,11 @@ class Racecheck(LaunchTool):
 
     def barrier_released(self, ctx, members, keys):
         self.cta_epoch[np.unique(keys // BARRIERS_PER_CTA)] += 1
+
+    def cluster_barrier_released(self, ctx, ctas):
+        """The cluster's CTAs share one epoch past all of theirs, so an access of one CTA's
+        shared memory by another is ordered by the barrier between them."""
+        self.cta_epoch[ctas] = self.cta_epoch[ctas].max() + 1
 
     def block_executed(self, ctx, block, idx, warps):
         if id(block.instructions[0]) in self.after_syncwarp:

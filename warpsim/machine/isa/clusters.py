@@ -107,6 +107,8 @@ def wait(ctx, idx) -> np.ndarray:
         if cl.arrived.get(key, 0) >= live:             # everyone still running has arrived
             cl.arrived[key] = cl.arrived.get(key, 0) - live
             cl.phase[key] = cl.phase.get(key, 0) + 1
+            for obs in ctx.cluster_barrier_observers:
+                obs.cluster_barrier_released(ctx, np.flatnonzero(cl.cluster_id == key))
     phase = np.array([cl.phase.get(int(k), 0) for k in cl.cluster_id[ctx.cta[idx]]], dtype=np.int64)
     return phase > cl.waiting[idx]
 
