@@ -32,3 +32,23 @@ def test_child_grids_match_numpy():
     by = (i // part + 2).astype(np.float32)
     expected = (x.astype(np.float64) * by + (i % part) // 16).astype(np.float32)   # one fma
     np.testing.assert_array_equal(device_x.get(), expected)
+
+
+ERRORS = r"""
+extern "C" __global__ void child(int *x) { x[threadIdx.x] += 1; }
+extern "C" __global__ void parent(int *x, int *errors, int threads) {
+    child<<<1, threads>>>(x);
+    errors[0] = cudaPeekAtLastError();
+    errors[1] = cudaGetLastError();
+    errors[2] = cudaGetLastError();
+}
+"""
+
+
+@pytest.mark.parametrize("threads, error", [(32, 0), (2048, 9)])    # 9: cudaErrorInvalidConfiguration
+def test_a_refused_device_side_launch_is_the_threads_last_error(threads, error):
+    kernel = cp.RawModule(code=ERRORS, options=("-rdc=true",)).get_function("parent")
+    x, errors = cp.zeros(32, dtype=cp.int32), cp.full(3, -1, dtype=cp.int32)
+    kernel((1,), (1,), (x, errors, np.int32(threads)))
+    assert errors.get().tolist() == [error, error, 0]
+    assert x.get().tolist() == [0 if error else 1] * 32

@@ -30,9 +30,10 @@ from ..errors import LaunchError, WarpsimError
 GET_PARAMETER_BUFFER = ("__cudaCDP2GetParameterBufferV2", "cudaGetParameterBufferV2")
 LAUNCH_DEVICE = ("__cudaCDP2LaunchDeviceV2", "__cudaCDP2LaunchDeviceV2_ptsz",
                  "cudaLaunchDeviceV2", "cudaLaunchDeviceV2_ptsz")
-FUNCTIONS = GET_PARAMETER_BUFFER + LAUNCH_DEVICE
+GET_LAST_ERROR = ("__cudaCDP2GetLastError", "__cudaCDP2PeekAtLastError")   # device-side, per thread
+FUNCTIONS = GET_PARAMETER_BUFFER + LAUNCH_DEVICE + GET_LAST_ERROR
 MAX_DEPTH = 24                      # CUDA's nesting limit for device-side launches
-INVALID_VALUE = 1
+INVALID_VALUE, INVALID_CONFIGURATION, INVALID_DEVICE_FUNCTION = 1, 9, 98
 TAIL_LAUNCH_STREAM = 0x3            # cudaStreamTailLaunch
 PARAMETER_ALIGN = 64
 
@@ -47,6 +48,17 @@ class ChildLaunch:
     buffer: int
     size: int
     tail: bool = False              # a tail launch: after the parent grid and its other work
+
+
+def _errors(ctx) -> dict:
+    """Per thread slot: the error of its last failed device-side launch call (none: success)."""
+    return ctx.__dict__.setdefault("_device_launch_errors", {})
+
+
+def last_error(ctx, slot: int, reset: bool) -> int:
+    """cudaGetLastError (reset) / cudaPeekAtLastError in device code: this thread's last error."""
+    errors = _errors(ctx)
+    return errors.pop(slot, 0) if reset else errors.get(slot, 0)
 
 
 def _state(ctx) -> tuple[dict, list]:
@@ -77,10 +89,12 @@ def get_parameter_buffer(ctx, program, slot: int, function: int, grid, block, sh
                    if FUNCTION_POINTER_BASE + gid == function), None)
     fn = program.module.functions.get(kernel) if kernel else None
     if fn is None or fn.kind != "entry":
+        _errors(ctx)[slot] = INVALID_DEVICE_FUNCTION
         return 0
     try:
         grid, block = launch_dimensions(tuple(grid), "grid", kernel), launch_dimensions(tuple(block), "block", kernel)
     except WarpsimError:
+        _errors(ctx)[slot] = INVALID_CONFIGURATION
         return 0
     size = max((off + n for _, off, n, _ in program.param_layouts[kernel]), default=0)
     buffer = ctx.memory.allocate(max(size, 1), PARAMETER_ALIGN, initialized=True)
@@ -88,11 +102,12 @@ def get_parameter_buffer(ctx, program, slot: int, function: int, grid, block, sh
     return buffer
 
 
-def launch_device(ctx, buffer: int, stream: int) -> int:
+def launch_device(ctx, slot: int, buffer: int, stream: int) -> int:
     """Queue the launch whose parameters are in `buffer`; CUDA's error code (0: launched)."""
     buffers, grids = _state(ctx)
     child = buffers.pop(buffer, None)
     if child is None:
+        _errors(ctx)[slot] = INVALID_VALUE
         return INVALID_VALUE
     child.tail = stream == TAIL_LAUNCH_STREAM
     grids.append(child)

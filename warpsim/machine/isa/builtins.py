@@ -136,7 +136,13 @@ def call_builtin(ctx, program, idx, name: str, arg_keys, return_keys, site):
         return
     if name in device_launch.LAUNCH_DEVICE:
         for slot in idx:
-            code = device_launch.launch_device(ctx, arg(0, slot), arg(1, slot))
+            code = device_launch.launch_device(ctx, int(slot), arg(0, slot), arg(1, slot))
+            if return_keys:
+                ctx.param_var(return_keys[0])[slot, :4] = np.frombuffer(np.int32(code).tobytes(), np.uint8)
+        return
+    if name in device_launch.GET_LAST_ERROR:
+        for slot in idx:
+            code = device_launch.last_error(ctx, int(slot), reset=name.endswith("GetLastError"))
             if return_keys:
                 ctx.param_var(return_keys[0])[slot, :4] = np.frombuffer(np.int32(code).tobytes(), np.uint8)
         return
