@@ -61,8 +61,8 @@ class UnsupportedInstruction(WarpsimError):
 
 class DeviceRuntimeNotSimulated(UnsupportedInstruction):
     """A kernel calls a function of the CUDA device runtime (cudadevrt) that warpsim does not
-    simulate: a runtime call from device code other than a kernel launch (cudaMalloc, streams,
-    events, errors)."""
+    simulate: a runtime call from device code other than a kernel launch or cudaGetLastError
+    (cudaMalloc, streams, events)."""
 
 
 class OutOfMemoryError(WarpsimError, MemoryError):
