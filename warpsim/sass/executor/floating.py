@@ -34,7 +34,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ...semantics.floatbits import F32, encode
+from ...semantics.floatbits import F32, FORMATS, encode, round_to
 from ...semantics.floating import (FP64_UNIT, PLAIN, SFU_FLUSHING, FloatEnv, arithmetic, high_word_sfu, min_max,
                                    sfu_approx)
 from ...semantics.packed import low_half_to_f32, packed_arithmetic, packed_min_max
@@ -218,7 +218,8 @@ def half_sources(ops, elem: str):
     while k < len(ops):
         op = ops[k]
         if op.kind == "imm" and k + 1 < len(ops) and ops[k + 1].kind == "imm":
-            high, low = (int(np.asarray(encode(float(v.value), elem)).view(np.uint16)) for v in (op, ops[k + 1]))
+            high, low = (int(np.asarray(encode(round_to(float(v.value), FORMATS[elem]), elem)).view(np.uint16))
+                         for v in (op, ops[k + 1]))         # nvdisasm's decimals, rounded to the half type
             readers.append((lambda st, g, pair=U32(high << 16 | low): pair, (0, 1)))
             k += 2
             continue
