@@ -72,6 +72,7 @@ class GlobalMemory:
         self._ends = np.zeros(0, dtype=np.uint64)
         self._sorted_starts: list[int] = []     # live offsets, sorted (host copies find theirs by bisect)
         self._index_dirty = True
+        self._last_hit = (1, 0)                 # [start, end) of the allocation check_heap found last
         self._heap_busy = False
         self._deferred_frees: list[int] = []    # frees that arrived while the heap was mid-update
         self.host = HostRangeTable()            # registered host ranges (device address == host address)
@@ -339,6 +340,7 @@ class GlobalMemory:
             self._starts = np.array(starts, dtype=np.uint64)
             self._ends = np.array([s + self.live[s] for s in starts], dtype=np.uint64)
             self._index_dirty = False
+            self._last_hit = (1, 0)             # the allocation may be gone
         return self._starts, self._ends
 
     def resolve(self, addresses: np.ndarray, size: int):
@@ -380,8 +382,12 @@ class GlobalMemory:
             # (the ufuncs' reduce and the method searchsorted: NumPy's wrappers cost more here).
             lo = int(np.minimum.reduce(addresses, axis=None)) - GLOBAL_BASE
             hi = int(np.maximum.reduce(addresses, axis=None)) - GLOBAL_BASE
+            first, end = self._last_hit     # a launch's accesses mostly fall in the allocation before
+            if first <= lo and hi + size <= end:
+                return np.ones(addresses.shape, dtype=bool)
             k = int(starts.searchsorted(max(lo, 0), side="right")) - 1
             if lo >= 0 and k >= 0 and hi + size <= int(ends[k]):
+                self._last_hit = (int(starts[k]), int(ends[k]))
                 return np.ones(addresses.shape, dtype=bool)
         offs = addresses.astype(np.uint64) - np.uint64(GLOBAL_BASE)
         in_heap = (addresses >= GLOBAL_BASE) & (offs < np.uint64(len(self.buffer)))
