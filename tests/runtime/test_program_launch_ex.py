@@ -55,5 +55,5 @@ def test_refused_cluster_shapes_and_attributes(launch_ex):
                  "cluster of 16 portable required", "declared kernel other shape"):
         assert codes[name] == "cudaErrorInvalidClusterSize", name
     assert codes["cooperative too large"] == "cudaErrorCooperativeLaunchTooLarge"
-    for name in ("synchronization policy", "unknown attribute", "attributes null"):
+    for name in ("synchronization policy", "unknown attribute", "attributes null", "attributes wild"):
         assert codes[name] == "cudaErrorInvalidValue", name

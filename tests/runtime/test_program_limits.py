@@ -83,7 +83,7 @@ def test_occupancy_helpers_give_the_h200s_answers(limits):
     assert available["small", 1] == ("cudaSuccess", 49152) and available["opted-in", 1] == ("cudaSuccess", 200000)
     assert available["opted-in", 2] == ("cudaSuccess", 115712) and available["small", 7] == ("cudaSuccess", 32256)
     assert "potential small limit 96 grid 4224 block 64" in out    # block sizes up to 96: 64 at 32 a SM
-    for name in ("available block 0", "available blocks 0", "available block 2048"):
+    for name in ("available block 0", "available blocks 0", "available block 2048", "get limit wild"):
         assert f"{name} cudaErrorInvalidValue" in out
 
 

@@ -98,6 +98,9 @@ def call(sticky: bool = True):
                 return result
             except RuntimeUnavailable:
                 return CODES["cudaErrorInitializationError"]
+            except hoststructs.HostPointerError as error:     # a wild struct pointer: a code, not a crash
+                print(f"warpsim: {function.__name__}: {error}", file=sys.stderr)
+                return runtime().fail(INVALID_VALUE)
             except Exception:               # a bug in warpsim: said, never an abort
                 print(f"warpsim: internal error in {function.__name__} (please report it):",
                       file=sys.stderr)

@@ -1,4 +1,10 @@
-"""Reading and writing the program's C structs in host memory, at the offsets the library was built with."""
+"""Reading and writing the program's C structs in host memory, at the offsets the library was built with.
+
+A struct pointer the program passes is checked against the process's mappings
+first (runtime.hostmemory): a wild one raises HostPointerError, which the
+runtime turns into cudaErrorInvalidValue, where dereferencing it would kill
+the process as a GPU's runtime does not.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +12,27 @@ import ctypes
 import struct
 
 
+class HostPointerError(ValueError):
+    """A struct pointer the program passed that is not mapped (or not writable) host memory."""
+
+
+def _check(address: int, count: int, write: bool) -> None:
+    from .hostmemory import readable_range
+    why = readable_range(address, count, write)
+    if why:
+        raise HostPointerError(why)
+
+
 def write(address: int, fmt: str, *values) -> None:
     data = struct.pack("<" + fmt, *values)
+    _check(address, len(data), True)
     ctypes.memmove(address, data, len(data))
 
 
 def read(address: int, fmt: str):
-    return struct.unpack("<" + fmt, ctypes.string_at(address, struct.calcsize("<" + fmt)))
+    count = struct.calcsize("<" + fmt)
+    _check(address, count, False)
+    return struct.unpack("<" + fmt, ctypes.string_at(address, count))
 
 
 def layout(symbol: str, count: int):

@@ -119,6 +119,7 @@ int main(int argc, char **argv) {
   odd.id = (cudaLaunchAttributeID)99;
   SAY("unknown attribute", launch(dim3(1), dim3(32), &odd, 1, plain, out));
   SAY("attributes null", launch(dim3(1), dim3(32), nullptr, 1, plain, out));
+  SAY("attributes wild", launch(dim3(1), dim3(32), (cudaLaunchAttribute *)0x10, 1, plain, out));
   SAY("sticky after refusals", cudaDeviceSynchronize());
   printf("launch_ex done %zu\n", results.size());
   return 0;

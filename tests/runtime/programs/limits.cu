@@ -134,6 +134,7 @@ int main(int argc, char **argv) {
   SAY("potential limit", cudaOccupancyMaxPotentialBlockSize(&grid, &block, small, 0, 96));
   printf("potential small limit 96 grid %d block %d\n", grid, block);
   size_t bytes = 0;
+  SAY("get limit wild", cudaDeviceGetLimit((size_t *)0x10, cudaLimitStackSize));
   SAY("available block 0", cudaOccupancyAvailableDynamicSMemPerBlock(&bytes, small, 1, 0));
   SAY("available blocks 0", cudaOccupancyAvailableDynamicSMemPerBlock(&bytes, small, 0, 128));
   SAY("available block 2048", cudaOccupancyAvailableDynamicSMemPerBlock(&bytes, small, 1, 2048));

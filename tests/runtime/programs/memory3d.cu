@@ -176,6 +176,8 @@ int main(int argc, char **argv) {
   bad.kind = (cudaMemcpyKind)7;
   SAY("bad kind", cudaMemcpy3D(&bad));
   SAY("null parms", cudaMemcpy3D(nullptr));
+  SAY("wild parms", cudaMemcpy3D((cudaMemcpy3DParms *)0x10));
+  SAY("malloc3d wild", cudaMalloc3D((cudaPitchedPtr *)0x10, extent));
   SAY("memset3d wider than pitch", cudaMemset3D(dev, 0, make_cudaExtent(dev.pitch + 1, 1, 1)));
   SAY("memcpy3d zero extent", cudaMemcpy3D(&(bad = up, bad.extent = make_cudaExtent(0, H, D), bad)));
   SAY("last error", cudaGetLastError());
