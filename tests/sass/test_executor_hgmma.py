@@ -123,3 +123,48 @@ def test_triton_stmatrix_epilogue_runs_at_sass_level(blocks, shape, form):
             if ins.full_opcode == form]
     assert stsm and all(launch.sass_counts.get(offset, 0) > 0 for offset in stsm)
     np.testing.assert_allclose(c.get().astype(np.float64), a.astype(np.float64) @ b, rtol=4e-3, atol=2e-2)
+
+
+def fp8_bits(values: np.ndarray, atype: str) -> np.ndarray:
+    """e4m3 / e5m2 bits of small integers (each exactly representable): sign, biased exponent, mantissa."""
+    mantissa_bits, bias = (3, 7) if atype == "e4m3" else (2, 15)
+    magnitude = np.abs(values)
+    exponent = np.floor(np.log2(np.where(magnitude > 0, magnitude, 1))).astype(np.int64)
+    mantissa = ((magnitude / 2.0 ** exponent - 1) * (1 << mantissa_bits)).astype(np.int64)
+    bits = ((exponent + bias) << mantissa_bits) | mantissa
+    return np.where(magnitude > 0, bits | ((values < 0) << 7), 0).astype(np.uint8)
+
+
+@pytest.mark.parametrize("atype, n, dtype, swizzles", [("e4m3", 32, "f32", ("128B", "64B")),
+                                                       ("e5m2", 16, "f16", ("none", "32B"))])
+def test_fp8_warpgroup_mma_runs_at_sass_level(atype, n, dtype, swizzles):
+    """wgmma of fp8 inputs is QGMMA (.E4M3.E4M3 / .E5M2.E5M2, K = 32, K-major): its accumulators equal the
+    PTX run's, and A @ B + C of small integers (exact in f32 and f16)."""
+    from hopper_ptx import descriptor, place, wgmma_probe
+    from wgmma_cases import _fragment_words, layout_strides
+    rng = np.random.default_rng(3)
+    a = rng.integers(-4, 5, (64, 32)).astype(np.float64)
+    b = rng.integers(-4, 5, (32, n)).astype(np.float64)
+    c = rng.integers(-20, 21, (64, n)).astype(np.float64)
+    image = np.zeros(32 * 1024, np.uint8)
+    a_lbo, a_sbo = layout_strides(64, 32, 1, "K", swizzles[0])
+    place(image, 0, fp8_bits(a, atype), 1, "K", swizzles[0], a_lbo, a_sbo)
+    b_lbo, b_sbo = layout_strides(n, 32, 1, "K", swizzles[1])
+    place(image, 16 * 1024, fp8_bits(b.T, atype), 1, "K", swizzles[1], b_lbo, b_sbo)
+    image = image[:(int(np.flatnonzero(image).max()) + 16) // 16 * 16].copy()
+    ptx, regs = wgmma_probe(n, dtype, atype)
+    sass = sass_for_ptx(ptx, "sm_90a").kernel("wgmma_probe")
+    assert [ins.text.split()[0] for ins in sass.instructions if "GMMA" in ins.opcode] == \
+        [f"QGMMA.64x{n}x32.{dtype.upper()}.{atype.upper()}.{atype.upper()}"]
+    out = cp.asarray(np.full((128, regs), 0x7FC00000 if dtype == "f32" else 0x7E007E00, np.uint32))
+    with cp.profile() as prof:
+        cp.RawModule(ptx=ptx).get_function("wgmma_probe")(
+            (1,), (128,), (cp.asarray(image.view(np.uint32)), np.uint32(image.size // 4),
+                           np.uint64(descriptor(0, a_lbo, a_sbo, swizzles[0])),
+                           np.uint64(descriptor(16 * 1024, b_lbo, b_sbo, swizzles[1])),
+                           cp.asarray(_fragment_words(c, n, dtype)), out, cp.asarray(np.zeros((128, 4), np.uint32)),
+                           np.uint32(1)), shared_mem=len(image))
+    launch = prof.launches[-1]
+    assert launch.level == "sass", launch.level_note
+    got = accumulator_matrix(out.get(), n, dtype)
+    np.testing.assert_array_equal(got.astype(np.float64), a @ b + c)

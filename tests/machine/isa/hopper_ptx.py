@@ -19,8 +19,8 @@ import numpy as np
 HEADER = ".version 8.0\n.target sm_90a\n.address_size 64\n"
 SWIZZLE_MODES = {"none": 0, "128B": 1, "64B": 2, "32B": 3}
 ROW_BYTES = {"none": 16, "32B": 32, "64B": 64, "128B": 128}
-ELEMENT_BYTES = {"f16": 2, "bf16": 2, "tf32": 4}
-K_OF = {"f16": 16, "bf16": 16, "tf32": 8}
+ELEMENT_BYTES = {"f16": 2, "bf16": 2, "tf32": 4, "e4m3": 1, "e5m2": 1}
+K_OF = {"f16": 16, "bf16": 16, "tf32": 8, "e4m3": 32, "e5m2": 32}
 
 
 def element_offset(mn: int, k: int, esize: int, major: str, swizzle: str, lbo: int, sbo: int) -> int:
@@ -75,7 +75,7 @@ def wgmma_probe(n: int, dtype: str, atype: str, a_in_registers=False, trans_a=0,
         transposes = f", {trans_b}"
     else:
         a_operand, a_load = "%rd8", ""
-        transposes = f", {trans_a}, {trans_b}" if atype != "tf32" else ""
+        transposes = f", {trans_a}, {trans_b}" if atype not in ("tf32", "e4m3", "e5m2") else ""   # K-major only
     text = HEADER + f"""
 .extern .shared .align 1024 .b8 smem[];
 .visible .entry wgmma_probe(.param .u64 image, .param .u32 words, .param .u64 adesc, .param .u64 bdesc,

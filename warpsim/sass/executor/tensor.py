@@ -8,6 +8,9 @@ Rc and Rd, laid out as the PTX manual fixes them; the multiply is the PTX
 machine's (machine.isa.tensor.mma_sync), so both levels compute the same
 products in the same order.
 
+`QGMMA.64x32x32.F32.E4M3.E4M3 Rd, gdesc[URx], Rc, ...` is the same for fp8
+inputs (A's type, then B's; K-major, A from shared memory).
+
 `HGMMA.64x128x16.F32 Rd, gdesc[URx].tnspB, Rc [, UPp] [, gsb0]` is
 wgmma.mma_async.m64n128k16.f32.f16.f16: the shape is the first modifier, the
 accumulator type the next (.F32, .F16), the inputs f16 unless .BF16 or .TF32
@@ -40,6 +43,7 @@ from .table import Step, Unsupported, semantics
 
 SHAPES = {"16816": "m16n8k16", "1688": "m16n8k8"}
 INPUTS = {"BF16": "bf16", "TF32": "tf32"}           # absent: f16
+FP8_INPUTS = {"E4M3": "e4m3", "E5M2": "e5m2"}       # QGMMA's A and B types, in that order
 ACCUMULATORS = {"F32": "f32", "F16": "f16"}
 
 
@@ -95,16 +99,23 @@ def hmma(ins):
 
 HGMMA_SHAPE = re.compile(r"64x(\d+)x(\d+)$")
 HGMMA_SHAPES = tuple(f"64x{n}x{k}" for n in range(8, 257, 8) for k in (8, 16))
+QGMMA_SHAPES = tuple(f"64x{n}x32" for n in range(8, 257, 8))
 GDESC = re.compile(r"gdesc\[UR(\d+)\]((?:\.(?:tnsp|neg)[AB])*)$")
 
 
 def hgmma_form(ins) -> tuple:
-    """(N, K, accumulator type, input type) from HGMMA's modifiers."""
+    """(N, K, accumulator type, input type) from HGMMA's (or QGMMA's) modifiers."""
     shape = next((HGMMA_SHAPE.match(m) for m in ins.mods if HGMMA_SHAPE.match(m)), None)
     ctype = next((ACCUMULATORS[m] for m in ins.mods if m in ACCUMULATORS), None)
-    atype = next((INPUTS[m] for m in ins.mods if m in INPUTS), "f16")
-    if shape is None or ctype is None or (ctype == "f16" and atype != "f16"):
-        raise Unsupported("HGMMA shape or types")
+    if ins.opcode == "QGMMA":
+        types = [FP8_INPUTS[m] for m in ins.mods if m in FP8_INPUTS]
+        if len(types) != 2 or types[0] != types[1]:            # the PTX machine multiplies one type
+            raise Unsupported("QGMMA types")
+        atype = types[0]
+    else:
+        atype = next((INPUTS[m] for m in ins.mods if m in INPUTS), "f16")
+    if shape is None or ctype is None or (ctype == "f16" and atype not in ("f16",) + tuple(FP8_INPUTS.values())):
+        raise Unsupported(f"{ins.opcode} shape or types")
     n, k = int(shape.group(1)), int(shape.group(2))
     if k != WGMMA_INPUTS[atype][1]:
         raise Unsupported(f"HGMMA K={k} with {atype} inputs")
@@ -138,7 +149,7 @@ def _shared_chunks(st, ins, slots, reads, atype):
     """Float64 operands (rows, mn, k) from per-warp chunk starts: [(starts, mn_major)], read 16 bytes
     at a time from the CTA's shared memory, checked as an LDS.128 of the warp's first lane."""
     element_bytes = WGMMA_INPUTS[atype][0]
-    dtype = np.uint16 if element_bytes == 2 else np.uint32
+    dtype = {1: np.uint8, 2: np.uint16, 4: np.uint32}[element_bytes]
     flat = [starts.reshape(len(starts), -1) for starts, _ in reads]
     lanes = np.concatenate([np.repeat(slots, part.shape[1]) for part in flat])
     where = np.concatenate([part.ravel() for part in flat]).astype(np.uint64)
@@ -156,6 +167,18 @@ def _shared_chunks(st, ins, slots, reads, atype):
                "swizzle; "
                "semantics.wgmma's multiply, as the PTX machine's")
 def hgmma(ins):
+    return warpgroup_mma_step(ins)
+
+
+@semantics("QGMMA", family="tensor", pipe="tensor", mods=QGMMA_SHAPES + tuple(FP8_INPUTS) + tuple(ACCUMULATORS),
+           warp_level=True,
+           doc="wgmma.mma_async of fp8: .64xNx32 of .E4M3 or .E5M2 inputs (A's type, then B's, equal) into .F32 "
+               "or .F16; A and B from gdesc[URx], K-major; semantics.wgmma's fp8 decoding and multiply")
+def qgmma(ins):
+    return warpgroup_mma_step(ins)
+
+
+def warpgroup_mma_step(ins):
     n, k, ctype, atype = hgmma_form(ins)
     ops = [op for op in ins.operands if not (op.kind == "other" and op.text == "gsb0")]
     scale_d = None
@@ -170,12 +193,12 @@ def hgmma(ins):
     a = ops[1] if len(ops) == 4 else None
     if any(op.kind != "reg" for op in (d, c) + ((a,) if a is not None else ())) or d.number is None:
         raise Unsupported("operand form")
-    if a is not None and (a.number is None or atype == "tf32"):
+    if a is not None and (a.number is None or atype == "tf32" or ins.opcode == "QGMMA"):
         raise Unsupported("A in registers")
     trans_a, trans_b = "tnspA" in suffixes, "tnspB" in suffixes
     scale_a, scale_b = (-1 if "negA" in suffixes else 1), (-1 if "negB" in suffixes else 1)
-    if atype == "tf32" and (trans_a or trans_b):
-        raise Unsupported("transposed tf32")
+    if atype != "f16" and atype != "bf16" and (trans_a or trans_b):
+        raise Unsupported(f"transposed {atype}")
     count = n // 2 if ctype == "f32" else n // 4
     element_bytes = WGMMA_INPUTS[atype][0]
     krange, nrange = np.arange(k), np.arange(n)
