@@ -24,6 +24,9 @@ nvidia = import_optional("triton.backends.nvidia.compiler", extra="triton",
                          needed_for="warpsim's Triton backend")
 
 
+BINARY_EXT = "warpsim_ptx"      # the stage (and cache file suffix) holding what load_binary loads
+
+
 class WarpsimBackend(nvidia.CUDABackend):
     """CUDABackend's passes for target.arch, ending at PTX (the kernel binary warpsim loads)."""
 
@@ -33,16 +36,20 @@ class WarpsimBackend(nvidia.CUDABackend):
 
     def __init__(self, target) -> None:
         super().__init__(target)
-        self.binary_ext = "ptx"
+        self.binary_ext = BINARY_EXT
 
     def add_stages(self, stages, options, language):
+        """The NVIDIA stages up to PTX, then the PTX's bytes as the binary: Triton reads the
+        binary stage's file as bytes and the others as text, so `kernel.asm["ptx"]` stays the
+        str it is on a GPU, and the driver loads the binary."""
         super().add_stages(stages, options, language)
         stages.pop("cubin", None)
+        stages[BINARY_EXT] = lambda ptx, metadata: ptx.encode() if isinstance(ptx, str) else ptx
 
     def hash(self) -> str:
         """Keyed without ptxas's version (CUDABackend asks ptxas): the PTX does not depend on it.
         Keyed by the target's backend too: kernels cached for the former "warpsim" targets are not reused."""
-        return f"warpsim-ptx-{self.target.backend}-{self.target.arch}"
+        return f"{BINARY_EXT}-{self.target.backend}-{self.target.arch}"
 
 
 def route_cuda_targets() -> None:

@@ -7,9 +7,9 @@ the tensor is freed. On warpsim a torch CPU tensor's bytes are addressable
 only while registered (warpsim.machine.host_ranges), and the launcher
 registers the storages of its arguments; a storage reached only through a
 pointer in memory would fault. So while the backend is active,
-`torch.Tensor.data_ptr` notes the tensor (a weak reference, keyed by its
-storage) and each launch also registers the storages of the noted tensors
-still alive: an address a script took stays valid as long as its tensor, as
+`torch.Tensor.data_ptr` notes the tensor that owns the storage (a view's base;
+a weak reference, keyed by the storage) and each launch also registers the
+storages of the noted tensors still alive: an address a script took stays valid as long as its tensor, as
 on a GPU, and a freed tensor's address faults (use after free).
 """
 
@@ -17,23 +17,31 @@ from __future__ import annotations
 
 import weakref
 
-_TAKEN: dict = {}          # storage address -> weak reference to a tensor over it
+_TAKEN: dict = {}          # storage address -> weak references to the tensors over it whose address was taken
 _ORIGINAL: dict = {}
 
 
 def note(tensor) -> None:
+    """Note the tensor's storage through the tensor that owns it (a view keeps its base alive,
+    so the storage is addressable as long as any view or the base lives)."""
+    while getattr(tensor, "_base", None) is not None:
+        tensor = tensor._base
     try:
-        storage = tensor.untyped_storage()
-        _TAKEN.setdefault(int(storage.data_ptr()), weakref.ref(tensor))
+        address = int(tensor.untyped_storage().data_ptr())
     except (RuntimeError, TypeError):     # a tensor without storage (meta, sparse): nothing to address
-        pass
+        return
+    refs = [ref for ref in _TAKEN.get(address, ()) if ref() is not None]   # a freed storage's are dropped
+    if not any(ref() is tensor for ref in refs):
+        refs.append(weakref.ref(tensor))
+    _TAKEN[address] = refs
 
 
 def live_tensors() -> list:
-    """The noted tensors still alive (one per storage); dead ones are forgotten."""
+    """One live noted tensor per storage (a storage lives while any tensor over it does); storages
+    whose noted tensors all died are forgotten."""
     alive = []
-    for address, ref in list(_TAKEN.items()):
-        tensor = ref()
+    for address, refs in list(_TAKEN.items()):
+        tensor = next((t for t in (ref() for ref in refs) if t is not None), None)
         if tensor is None:
             del _TAKEN[address]
         else:
