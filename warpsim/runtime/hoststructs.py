@@ -11,16 +11,27 @@ from __future__ import annotations
 import ctypes
 import struct
 
+from .hostmemory import readable_range
+
 
 class HostPointerError(ValueError):
     """A struct pointer the program passed that is not mapped (or not writable) host memory."""
 
 
+_checked_pages: set = set()       # (page, writable) found mapped: structs sit in few pages, checked once
+
+
 def _check(address: int, count: int, write: bool) -> None:
-    from .hostmemory import readable_range
+    page = address >> 12
+    if (page, write) in _checked_pages and (address + count - 1) >> 12 == page:
+        return
     why = readable_range(address, count, write)
     if why:
         raise HostPointerError(why)
+    if len(_checked_pages) > 4096:
+        _checked_pages.clear()
+    if (address + count - 1) >> 12 == page:
+        _checked_pages.add((page, write))
 
 
 def write(address: int, fmt: str, *values) -> None:
