@@ -5,13 +5,11 @@ CUDA driver: the fp16/bf16/fp8 operations (CUDA C++ shims around
 cuda_fp16.h and friends), array reshape helpers, the NRT memory runtime,
 and whatever the user passes as `link=`. warpsim simulates PTX, so each
 piece becomes PTX (CUDA C++ through warpsim's NVRTC with -rdc=true, as
-Numba compiles it) and the modules are merged as text:
-
-  * the secondary modules lose their .version/.target/.address_size header;
-  * their `.file` numbers move past the main module's, so `.loc` line info
-    keeps naming the right file;
-  * an `.extern .func` declaration of a function that another module
-    defines is dropped, so every call resolves inside the one module.
+Numba compiles it) and the modules are linked as nvcc -rdc=true programs
+are (ptx_link.py): one header, `.file` numbers that continue from module to
+module, every `.extern` declaration resolved to the module that defines it
+(a prototype where the call comes first, as ptxas wants), a `.weak`
+function several modules define kept once.
 
 Cubins, fatbins, LTO-IR, objects and archives hold no PTX and are refused.
 """
@@ -22,42 +20,16 @@ import os
 import re
 
 from ..errors import CompileError
+from .ptx_link import link_ptx
 
 __all__ = ["linked_ptx", "merge_ptx"]
 
-_HEADER = re.compile(r"^[ \t]*\.(?:version|target|address_size)\b[^\n]*\n?", re.MULTILINE)
-_DEFINED_FUNC = re.compile(
-    r"(?<![\w.])(?:\.(?:visible|weak)\s+)?\.func\s+(?:\([^)]*\)\s*)?([\w$]+)\s*(?:\([^)]*\))?"
-    r"\s*(?:\.[a-z]+[^{;]*)?\{")
 _RESHAPE_FUNCTIONS = ("nocopy_empty_reshape", "numba_attempt_nocopy_reshape")
-
-
-def _extern_declaration(name: str) -> re.Pattern:
-    return re.compile(r"\.extern\s+\.func\s+(?:\([^)]*\)\s*)?" + re.escape(name) +
-                      r"\s*(?:\([^)]*\))?\s*;")
-
-
-def _shift_files(ptx: str, offset: int) -> str:
-    """Renumber `.file N` and `.loc N ...` by `offset`."""
-    ptx = re.sub(r"(^[ \t]*\.file[ \t]+)(\d+)", lambda m: f"{m.group(1)}{int(m.group(2)) + offset}",
-                 ptx, flags=re.MULTILINE)
-    return re.sub(r"(^[ \t]*\.loc[ \t]+)(\d+)", lambda m: f"{m.group(1)}{int(m.group(2)) + offset}",
-                  ptx, flags=re.MULTILINE)
 
 
 def merge_ptx(main: str, others) -> str:
     """One PTX module holding `main` and the functions of `others`."""
-    others = list(others)
-    defined = {name for text in others for name in _DEFINED_FUNC.findall(text)}
-    defined |= set(_DEFINED_FUNC.findall(main))
-    parts = []
-    for index, text in enumerate([main] + others):
-        if index:
-            text = _shift_files(_HEADER.sub("", text), 1000 * index)
-        for name in defined:
-            text = _extern_declaration(name).sub("", text)
-        parts.append(text)
-    return "\n".join(parts)
+    return link_ptx([main, *others])
 
 
 def _ptx_of(code, cc) -> str:

@@ -30,7 +30,6 @@ import re
 from dataclasses import dataclass
 
 from ..errors import CompileError
-from .numba_link import _shift_files
 
 __all__ = ["link_ptx"]
 
@@ -113,6 +112,14 @@ def _classify(text: str) -> Statement:
         found = _VARIABLE_NAME.search(code[:-1].split("=", 1)[0].strip())
         return Statement(text, "variable", found.group(1) if found else "", linkage, linkage != "extern")
     return Statement(text)
+
+
+def _shift_files(ptx: str, offset: int) -> str:
+    """Renumber `.file N` and `.loc N ...` by `offset`."""
+    ptx = re.sub(r"(^[ \t]*\.file[ \t]+)(\d+)", lambda m: f"{m.group(1)}{int(m.group(2)) + offset}",
+                 ptx, flags=re.MULTILINE)
+    return re.sub(r"(^[ \t]*\.loc[ \t]+)(\d+)", lambda m: f"{m.group(1)}{int(m.group(2)) + offset}",
+                  ptx, flags=re.MULTILINE)
 
 
 def _file_numbers(ptx: str) -> list[int]:
