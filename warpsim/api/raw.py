@@ -19,7 +19,8 @@ import operator
 import os
 import threading
 
-from .args import KernelArgumentError, describe_argument, pack_slots, parameter_slots
+from .args import (KernelArgumentError, describe_argument, pack_arguments,  # noqa: F401 (imported from here)
+                   pack_slots, parameter_slots)
 from .arrays import MemoryPointer, UnownedMemory, current_device, ndarray
 from ..errors import CompileError, InvalidValue
 from ..frontends.nvrtc import compile_cuda
