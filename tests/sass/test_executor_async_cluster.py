@@ -387,3 +387,46 @@ def test_a_bulk_l2_prefetch_changes_nothing(module):
     out = cp.asarray(np.full(64, np.nan, np.float32))
     run_beside(module, "prefetched", (1,), (64,), (cp.asarray(x), out))
     np.testing.assert_array_equal(out.get(), x * np.float32(3) + np.float32(1))
+
+
+WMMA_INT8_SOURCE = r"""
+#include <mma.h>
+using namespace nvcuda;
+template <typename T>
+__device__ void int8_product(const T* a, const T* b, const int* c, int* d) {
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::col_major> fb;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, int> fc;
+    wmma::load_matrix_sync(fa, a + 256 * blockIdx.x, 16);
+    wmma::load_matrix_sync(fb, b + 256 * blockIdx.x, 16);
+    wmma::load_matrix_sync(fc, c + 256 * blockIdx.x, 16, wmma::mem_row_major);
+    wmma::mma_sync(fc, fa, fb, fc);
+    wmma::store_matrix_sync(d + 256 * blockIdx.x, fc, 16, wmma::mem_row_major);
+}
+extern "C" __global__ void wmma_s8(const signed char* a, const signed char* b, const int* c, int* d) {
+    int8_product(a, b, c, d);
+}
+extern "C" __global__ void wmma_u8(const unsigned char* a, const unsigned char* b, const int* c, int* d) {
+    int8_product(a, b, c, d);
+}
+"""
+
+
+@pytest.mark.parametrize("kernel, dtype", [("wmma_s8", np.int8), ("wmma_u8", np.uint8)])
+def test_int8_mma_of_wmma_fragments(kernel, dtype):
+    """sm_80's 8-bit integer wmma is IMMA.16816.S8.S8 / .U8.U8 (mma.m16n8k16's integer fragments): the
+    products of random bytes and s32 sums that wrap, as the PTX run's wmma computes them."""
+    module = cp.RawModule(code=WMMA_INT8_SOURCE, options=("-arch=sm_80",))
+    name = np.dtype(dtype).name.upper().replace("INT", "")
+    mma = [i.text for i in sass_for_ptx(module.ptx, arch="sm_80").kernel(kernel).instructions if i.opcode == "IMMA"]
+    assert mma and all(t.startswith(f"IMMA.16816.{'S' if dtype == np.int8 else 'U'}8") for t in mma), (name, mma)
+    blocks = 3
+    info = np.iinfo(dtype)
+    a = RNG.integers(info.min, info.max + 1, (blocks, 16, 16)).astype(dtype)
+    b = RNG.integers(info.min, info.max + 1, (blocks, 16, 16)).astype(dtype)
+    c = RNG.integers(-(1 << 31), 1 << 31, (blocks, 16, 16), dtype=np.int64).astype(np.int32)   # sums wrap
+    d = cp.asarray(np.full((blocks, 16, 16), 0x5A5A, np.int32))
+    run_beside(module, kernel, (blocks,), (32,),
+               (cp.asarray(a), cp.asarray(np.ascontiguousarray(b.transpose(0, 2, 1))), cp.asarray(c), d))
+    want = np.einsum("wik,wkj->wij", a.astype(np.int64), b.astype(np.int64)) + c
+    np.testing.assert_array_equal(d.get(), want.astype(np.int32))

@@ -97,6 +97,55 @@ def hmma(ins):
 
 # ------------------------------------------------------------ HGMMA (warpgroup MMA, sm_90)
 
+# ------------------------------------------------------------ IMMA
+
+IMMA_TYPES = {"S8": np.int8, "U8": np.uint8}
+
+
+def imma_positions(lane: np.ndarray) -> tuple:
+    """(row, column) per lane and element of m16n8k16's A (8 bytes), B (4) and C/D (4 words) for 8-bit
+    integer inputs, as the PTX manual lays out mma.m16n8k16 .s8/.u8: group g = lane / 4, t = lane % 4."""
+    g, t = (lane >> 2)[:, None], (lane & 3)[:, None]
+    i8, i4 = np.arange(8), np.arange(4)
+    a = (g + 8 * (i8 // 4), 4 * t + i8 % 4)
+    b = (4 * t + i4, np.broadcast_to(g, (len(lane), 4)))
+    c = (g + 8 * (i4 // 2), 2 * t + i4 % 2)
+    return a, b, c
+
+
+@semantics("IMMA", family="tensor", pipe="tensor", mods=("16816",) + tuple(IMMA_TYPES) + ("SAT",), warp_level=True,
+           doc="mma.sync.m16n8k16.row.col.s32 of 8-bit integers (.S8/.U8 for A, then B; Ra.ROW, Rb.COL): "
+               "exact products, s32 sums wrapping (.SAT: clamped), as the PTX machine's integer wmma")
+def imma(ins):
+    types = [IMMA_TYPES[m] for m in ins.mods if m in IMMA_TYPES]
+    ops = ins.operands
+    if "16816" not in ins.mods or len(types) != 2 or len(ops) != 4 or any(op.kind != "reg" for op in ops) \
+            or ops[1].suffixes not in ((), ("ROW",)) or ops[2].suffixes not in ((), ("COL",)):
+        raise Unsupported("IMMA form")
+    d, a, b, c = ops
+    saturate = "SAT" in ins.mods
+
+    def run(st, g):
+        lane = st.lane[g.idx].astype(np.int64)
+        first = np.r_[True, (g.idx[1:] >> 5) != (g.idx[:-1] >> 5)]
+        warp = (np.cumsum(first) - 1)[:, None]
+        (ar, ac), (br, bc), (cr, cc) = imma_positions(lane)
+        warps = int(first.sum())
+        A, B, C = (np.zeros((warps, rows, cols), dtype=np.int64) for rows, cols in ((16, 16), (16, 8), (16, 8)))
+        A[np.broadcast_to(warp, ar.shape), ar, ac] = _registers(st, g, a.number, 2).view(types[0])
+        B[np.broadcast_to(warp, br.shape), br, bc] = _registers(st, g, b.number, 1).view(types[1])
+        C[np.broadcast_to(warp, cr.shape), cr, cc] = _registers(st, g, c.number, 4).view(np.int32)
+        D = np.einsum("wik,wkj->wij", A, B) + C
+        D = np.clip(D, -2**31, 2**31 - 1) if saturate else D
+        words = D[np.broadcast_to(warp, cr.shape), cr, cc].astype(np.int32).view(U32)
+        if d.number is not None:
+            for j in range(4):
+                st.R[d.number + j][g.sel] = words[:, j]
+    return Step(ins, run)
+
+
+# ------------------------------------------------------------ HGMMA
+
 HGMMA_SHAPE = re.compile(r"64x(\d+)x(\d+)$")
 HGMMA_SHAPES = tuple(f"64x{n}x{k}" for n in range(8, 257, 8) for k in (8, 16))
 QGMMA_SHAPES = tuple(f"64x{n}x32" for n in range(8, 257, 8))
