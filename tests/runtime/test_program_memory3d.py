@@ -24,7 +24,8 @@ def memory3d(built, cli, tmp_path_factory):
 
 def _pieces(out):
     sizes = {"full": W * H * D, "box": 8 * 4 * 2, "d2d": W * H * D, "memset": W * H * D,
-             "fetched": W * H * D, "array_box": 5 * 4 * 2, "plane": W * H, "runs": W * H}
+             "fetched": W * H * D, "array_box": 5 * 4 * 2, "plane": W * H, "runs": W * H,
+             "peer_box": 5 * 4 * 2}
     pieces, at = {}, 0
     for name, size in sizes.items():
         pieces[name], at = out[at:at + size], at + size
@@ -62,6 +63,7 @@ def test_3d_array_copies_and_texture_match_numpy(memory3d):
     runs = plane.ravel().copy()
     runs[W + 4:2 * W + 7] = volume[1].ravel()[:W + 3]     # a run from (4, 1) on, past the row's end
     np.testing.assert_array_equal(got["runs"], runs)
+    np.testing.assert_array_equal(got["peer_box"].reshape(2, 4, 5), memset[1:3, 2:6, 3:8])   # cudaMemcpy3DPeer
     assert "channel desc 32 0 0 0 2" in stdout             # cudaChannelFormatKindFloat
     assert f"array info {W} {H} {D} flags 2" in stdout     # cudaArraySurfaceLoadStore
     assert f"flat info {W} {H} 0 flags 0" in stdout
@@ -77,6 +79,7 @@ def test_refused_3d_calls_give_cuda_codes(memory3d):
         "bad kind": "cudaErrorInvalidMemcpyDirection",
         "null parms": "cudaErrorInvalidValue",
         "wild parms": "cudaErrorInvalidValue",          # a wild struct pointer: a code, not a crash
+        "peer to device 1": "cudaErrorInvalidDevice",
         "malloc3d wild": "cudaErrorInvalidValue",
         "memset3d wider than pitch": "cudaErrorInvalidPitchValue",
         "memcpy3d zero extent": "cudaSuccess",

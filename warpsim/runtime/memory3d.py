@@ -26,6 +26,9 @@ from .calls import (CODES, INVALID_HANDLE, INVALID_VALUE, MEMCPY_KINDS, PITCH_AL
 from .hoststructs import offsets, read, write
 
 
+MEMCPY_DEFAULT = 4                    # cudaMemcpyDefault: a peer copy's direction, from the addresses
+
+
 class Refusal(ValueError):
     """Parameters CUDA refuses; `error` is the cudaError_t's name."""
 
@@ -57,15 +60,20 @@ def _struct(symbol: str, fields: tuple, address: int, fmt: str) -> tuple:
     return tuple(read(address + at[f], fmt)[0] for f in fields)
 
 
-def plan(parms: int, arrays: dict) -> tuple[Box, Box, int, int, int, int]:
+def plan(parms: int, arrays: dict, peer: bool = False) -> tuple[Box, Box, int, int, int, int]:
     """(source box, destination box, row bytes, rows, slices, cudaMemcpyKind) of a
-    cudaMemcpy3DParms at a host address; Refusal if CUDA would refuse it."""
-    from .native import EXTENT_FIELDS, MEMCPY3D_FIELDS, PITCHED_PTR_FIELDS, POS_FIELDS
-    at = offsets("ws_memcpy3d_layout", MEMCPY3D_FIELDS)
+    cudaMemcpy3DParms (or, peer, a cudaMemcpy3DPeerParms: its devices, no kind) at a host
+    address; Refusal if CUDA would refuse it."""
+    from .native import EXTENT_FIELDS, MEMCPY3D_FIELDS, MEMCPY3D_PEER_FIELDS, PITCHED_PTR_FIELDS, POS_FIELDS
+    at = offsets(*(("ws_memcpy3d_peer_layout", MEMCPY3D_PEER_FIELDS) if peer else
+                   ("ws_memcpy3d_layout", MEMCPY3D_FIELDS)))
     width, height, depth = _struct("ws_extent_layout", EXTENT_FIELDS, parms + at["extent"], "Q")
-    kind = read(parms + at["kind"], "i")[0]
+    kind = MEMCPY_DEFAULT if peer else read(parms + at["kind"], "i")[0]
     sides = {}
     for side in ("src", "dst"):
+        if peer and read(parms + at[f"{side}Device"], "i")[0] != 0:
+            raise Refusal("cudaErrorInvalidDevice", f"{side}Device {read(parms + at[f'{side}Device'], 'i')[0]} "
+                          "is not device 0, the one device")
         array = read(parms + at[f"{side}Array"], "Q")[0]
         pointer = _struct("ws_pitched_ptr_layout", PITCHED_PTR_FIELDS, parms + at[f"{side}Ptr"], "Q")
         position = _struct("ws_pos_layout", POS_FIELDS, parms + at[f"{side}Pos"], "Q")
@@ -126,11 +134,11 @@ def cudaMalloc3D(context, out, extent):
     return SUCCESS
 
 
-def _copy_3d(context, function: str, parms: int, stream: int = 0) -> int:
+def _copy_3d(context, function: str, parms: int, stream: int = 0, peer: bool = False) -> int:
     if not parms:
         return context.fail(INVALID_VALUE)
     try:
-        src, dst, width, height, depth, kind = plan(parms, context.cuda_arrays)
+        src, dst, width, height, depth, kind = plan(parms, context.cuda_arrays, peer)
     except Refusal as refusal:
         return _refuse(context, function, refusal, CODES[refusal.error])
     if kind not in MEMCPY_KINDS:
@@ -158,6 +166,18 @@ def cudaMemcpy3DAsync(context, parms, stream):
     if not _known_stream(context, stream):
         return context.fail(INVALID_HANDLE)
     return _copy_3d(context, "cudaMemcpy3DAsync", parms, stream)
+
+
+@call()
+def cudaMemcpy3DPeer(context, parms):
+    return _copy_3d(context, "cudaMemcpy3DPeer", parms, peer=True)
+
+
+@call()
+def cudaMemcpy3DPeerAsync(context, parms, stream):
+    if not _known_stream(context, stream):
+        return context.fail(INVALID_HANDLE)
+    return _copy_3d(context, "cudaMemcpy3DPeerAsync", parms, stream, peer=True)
 
 
 @call()

@@ -83,6 +83,8 @@ RESOURCE_DESC_FIELDS = ("resType", "res.array.array", "res.linear.devPtr", "res.
 TEXTURE_DESC_FIELDS = ("addressMode", "filterMode", "readMode", "sRGB", "borderColor", "normalizedCoords")
 # cudaMemcpy3DParms and the structs in it (cudaMemcpy3D), cudaLaunchAttribute (cudaLaunchKernelExC).
 MEMCPY3D_FIELDS = ("srcArray", "srcPos", "srcPtr", "dstArray", "dstPos", "dstPtr", "extent", "kind")
+MEMCPY3D_PEER_FIELDS = ("srcArray", "srcPos", "srcPtr", "srcDevice", "dstArray", "dstPos", "dstPtr", "dstDevice",
+                        "extent")
 PITCHED_PTR_FIELDS = ("ptr", "pitch", "xsize", "ysize")
 POS_FIELDS = ("x", "y", "z")
 EXTENT_FIELDS = ("width", "height", "depth")
@@ -98,6 +100,7 @@ LAYOUTS = (("ws_device_prop_layout", "struct cudaDeviceProp", DEVICE_PROP_FIELDS
            ("ws_resource_desc_layout", "struct cudaResourceDesc", RESOURCE_DESC_FIELDS),
            ("ws_texture_desc_layout", "struct cudaTextureDesc", TEXTURE_DESC_FIELDS),
            ("ws_memcpy3d_layout", "struct cudaMemcpy3DParms", MEMCPY3D_FIELDS),
+           ("ws_memcpy3d_peer_layout", "struct cudaMemcpy3DPeerParms", MEMCPY3D_PEER_FIELDS),
            ("ws_pitched_ptr_layout", "struct cudaPitchedPtr", PITCHED_PTR_FIELDS),
            ("ws_pos_layout", "struct cudaPos", POS_FIELDS),
            ("ws_extent_layout", "struct cudaExtent", EXTENT_FIELDS),

@@ -155,6 +155,16 @@ int main(int argc, char **argv) {
   CHECK(cudaMemcpyFromArrayAsync(plane.data(), flat, 0, 0, W * H * sizeof(float), cudaMemcpyDeviceToHost, stream));
   CHECK(cudaStreamSynchronize(stream));
   keep(plane.data(), plane.size());
+  // a peer copy on the one device: the memset volume's box (x 3.., y 2.., z 1..) to the host
+  std::vector<float> peerBox(bw * bh * bd);
+  cudaMemcpy3DPeerParms peer = {0};
+  peer.srcPtr = dev;
+  peer.srcPos = make_cudaPos(3 * sizeof(float), 2, 1);
+  peer.dstPtr = make_cudaPitchedPtr(peerBox.data(), bw * sizeof(float), bw, bh);
+  peer.extent = make_cudaExtent(bw * sizeof(float), bh, bd);
+  CHECK(cudaMemcpy3DPeerAsync(&peer, stream));
+  CHECK(cudaStreamSynchronize(stream));
+  keep(peerBox.data(), peerBox.size());
   CHECK(cudaArrayGetInfo(&got, &shape, &flags, flat));
   printf("flat info %zu %zu %zu flags %u\n", shape.width, shape.height, shape.depth, flags);
   write_file(argv[5], out.data(), out.size());
@@ -177,6 +187,9 @@ int main(int argc, char **argv) {
   SAY("bad kind", cudaMemcpy3D(&bad));
   SAY("null parms", cudaMemcpy3D(nullptr));
   SAY("wild parms", cudaMemcpy3D((cudaMemcpy3DParms *)0x10));
+  cudaMemcpy3DPeerParms otherDevice = peer;
+  otherDevice.dstDevice = 1;
+  SAY("peer to device 1", cudaMemcpy3DPeer(&otherDevice));
   SAY("malloc3d wild", cudaMalloc3D((cudaPitchedPtr *)0x10, extent));
   SAY("memset3d wider than pitch", cudaMemset3D(dev, 0, make_cudaExtent(dev.pitch + 1, 1, 1)));
   SAY("memcpy3d zero extent", cudaMemcpy3D(&(bad = up, bad.extent = make_cudaExtent(0, H, D), bad)));
