@@ -37,9 +37,9 @@ from .isa.evaluate import typed_immediate
 from .isa.moves import SPECIAL_REGISTERS, read_special
 from .isa.table import VALUE
 from .liveness import kept_registers
+from .memory import FUNCTION_POINTER_BASE
 from .state import AT_BARRIER
 
-FUNCTION_POINTER_BASE = 0x7E00_0000_0000
 DUMP_VARIABLE = "WARPSIM_DUMP_BLOCKS"
 
 

@@ -15,7 +15,7 @@ children (device-side cudaDeviceSynchronize is gone), children in a block's
 stream run in order, fire-and-forget launches at any time, tail launches after
 the parent grid and all its other work; the parent grid completes when its
 children have. Nesting stops at CUDA's 24 levels. The kernel a parent names is its address in this module
-(codegen.FUNCTION_POINTER_BASE plus its entry block), the same address
+(memory.FUNCTION_POINTER_BASE plus its entry block), the same address
 `&kernel` gives in device code.
 """
 
@@ -26,6 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import LaunchError, WarpsimError
+from .dimensions import launch_dimensions
+from .memory import FUNCTION_POINTER_BASE
 
 GET_PARAMETER_BUFFER = ("__cudaCDP2GetParameterBufferV2", "cudaGetParameterBufferV2")
 LAUNCH_DEVICE = ("__cudaCDP2LaunchDeviceV2", "__cudaCDP2LaunchDeviceV2_ptsz",
@@ -83,8 +85,6 @@ def finished(ctx) -> list:
 
 def get_parameter_buffer(ctx, program, slot: int, function: int, grid, block, shared_mem: int) -> int:
     """A device buffer for a child launch's parameters (0: not a kernel, or a shape CUDA refuses)."""
-    from .codegen import FUNCTION_POINTER_BASE
-    from .device import launch_dimensions
     kernel = next((name for name, gid in program.function_entry.items()
                    if FUNCTION_POINTER_BASE + gid == function), None)
     fn = program.module.functions.get(kernel) if kernel else None

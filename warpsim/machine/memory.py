@@ -23,6 +23,8 @@ from ..errors import InvalidFree, NegativeSize, OutOfMemoryError, OutsideAllocat
 from .host_memory import HostRangeTable, span
 from ..semantics.addresses import GLOBAL_BASE, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE  # noqa: F401
 
+FUNCTION_POINTER_BASE = 0x7E00_0000_0000   # a function's address: this plus its entry block (&kernel, calls)
+
 ALLOCATION_GAP = 256                    # unmapped bytes between allocations
 HEAP_ALIGN = 256                        # every allocation starts on this boundary, as cudaMalloc's
 POISON = 0xA5                           # freed bytes read back as this (as a debug allocator does)
