@@ -40,6 +40,28 @@ class FloatFormat:
     def min_normal(self) -> float:
         return math.ldexp(1.0, self.emin)
 
+    # The bit layout (sign, exponent, fraction) of the format's own width; tf32 sits in the
+    # top 19 bits of an f32 register, so its masks are not a register's.
+    @property
+    def exponent_bits(self) -> int:
+        return (3 - 2 * self.emin).bit_length()        # a bias of 1 - emin, all ones kept for inf/NaN
+
+    @property
+    def width(self) -> int:
+        return 1 + self.exponent_bits + self.precision - 1
+
+    @property
+    def sign_mask(self) -> int:
+        return 1 << (self.width - 1)
+
+    @property
+    def fraction_mask(self) -> int:
+        return (1 << (self.precision - 1)) - 1
+
+    @property
+    def exponent_mask(self) -> int:
+        return (self.sign_mask - 1) ^ self.fraction_mask
+
 
 F64 = FloatFormat("f64", 53, -1022, float(np.finfo(np.float64).max))
 F32 = FloatFormat("f32", 24, -126, float(np.finfo(np.float32).max))

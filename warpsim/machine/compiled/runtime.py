@@ -23,9 +23,9 @@ from ...semantics import addresses
 from ...semantics.floatbits import CANONICAL_NAN, F32
 
 M32 = np.uint64(0xFFFFFFFF)
-SIGN32 = np.uint32(0x80000000)
-EXPONENT32 = np.uint32(0x7F800000)
-MANTISSA32 = np.uint32(0x007FFFFF)
+SIGN32 = np.uint32(F32.sign_mask)
+EXPONENT32 = np.uint32(F32.exponent_mask)
+MAGNITUDE32 = np.uint32(F32.exponent_mask | F32.fraction_mask)
 CANONICAL_NAN32 = np.uint32(CANONICAL_NAN["f32"])
 
 
@@ -149,11 +149,13 @@ def shr_s64(a, amount):
     return np.uint64(a) >> shift
 
 
+SIGN64 = np.uint64(1 << 63)
+
+
 @njit(inline="always")
 def signed_less64(a, b):
     """a < b as s64 bits: flip the sign bits and compare unsigned."""
-    flip = np.uint64(0x8000000000000000)
-    return (np.uint64(a) ^ flip) < (np.uint64(b) ^ flip)
+    return (np.uint64(a) ^ SIGN64) < (np.uint64(b) ^ SIGN64)
 
 
 # ------------------------------------------------------------ global memory (the round loop's loads)
@@ -201,7 +203,7 @@ def result32(value):
 
 @njit(inline="always")
 def is_nan32(bits):
-    return (bits & np.uint32(0x7FFFFFFF)) > EXPONENT32
+    return (bits & MAGNITUDE32) > EXPONENT32
 
 
 SMALLEST_NORMAL32 = np.float32(F32.min_normal)
@@ -236,7 +238,7 @@ def sub_f32(a, b, ftz):
 
 # Below this, an exact value rounds (.rn, 24 bits, unbounded exponent) below the smallest normal:
 # the midpoint under it, which rounds to even, up. floatbits.flush_tiny_result's test, for .rn.
-TINY_EDGE32 = float(SMALLEST_NORMAL32) * (1.0 - 2.0 ** -25)
+TINY_EDGE32 = F32.min_normal * (1.0 - 2.0 ** -(F32.precision + 1))
 
 
 @njit(inline="always")

@@ -13,13 +13,14 @@ tests (tests/machine/test_tiers*.py) run both on the same inputs.
 
 from __future__ import annotations
 
+from ...semantics.compare import ORDERED
 from ..isa.floating import contraction_signs
 
 SCALAR: dict[tuple, callable] = {}        # (family, opcode) -> emitter(ins, srcs) -> expr | None
 
 INT32 = {"b32", "u32", "s32"}
 INT64 = {"b64", "u64", "s64"}
-COMPARE_F32 = {"eq": 0, "ne": 1, "lt": 2, "le": 3, "gt": 4, "ge": 5}
+COMPARE_F32 = {test: code for code, test in enumerate(ORDERED)}   # runtime.compare_f32's codes
 COMPARE_INT = {"eq": "==", "ne": "!="}
 ORDER = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "lo": "<", "ls": "<=", "hi": ">", "hs": ">="}
 
@@ -137,8 +138,7 @@ def setp(ins, srcs):
     if signed and ins.type == "s32":
         return f"(s32({a}) {ORDER[cmp]} s32({b}))"
     if signed:
-        flip = "np.uint64(0x8000000000000000)"
-        return f"(({a} ^ {flip}) {ORDER[cmp]} ({b} ^ {flip}))"
+        return f"(({a} ^ SIGN64) {ORDER[cmp]} ({b} ^ SIGN64))"
     return f"({a} {ORDER[cmp]} {b})"
 
 

@@ -43,7 +43,7 @@ from .table import Step, Unsupported, semantics
 
 MODES = {"RN": "rn", "RZ": "rz", "RM": "rm", "RP": "rp"}
 F32_MODS = tuple(MODES) + ("FTZ", "SAT")
-MIN_NORMAL_F32 = np.float32(1.1754943508222875e-38)
+MIN_NORMAL_F32 = np.float32(F32.min_normal)
 
 
 def _mode(ins) -> str:
