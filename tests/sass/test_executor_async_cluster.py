@@ -52,6 +52,24 @@ extern "C" __global__ void mbarrier_tokens(const int* in, int* out, int rounds) 
     }
     out[blockIdx.x * n + t] = acc;
 }
+extern "C" __global__ void lane_producer(const int* in, int* out) {
+    __shared__ alignas(8) unsigned long long bar;
+    __shared__ int value[32];
+    unsigned b = (unsigned)__cvta_generic_to_shared(&bar);
+    int t = threadIdx.x, lane = t & 31;
+    if (t == 0) asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"(b), "r"(blockDim.x / 32));
+    __syncthreads();
+    if (lane != 0) {
+        asm volatile("{ .reg .pred p; W: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0; @!p bra W; }" :: "r"(b) : "memory");
+        out[blockIdx.x * blockDim.x + t] = value[t >> 5] + lane;
+    } else {
+        int s = 0;
+        for (int k = 0; k < 8; ++k) s += in[(blockIdx.x * blockDim.x + t + k) % 256] * (k + 1);
+        value[t >> 5] = s;
+        asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" :: "r"(b) : "memory");
+        out[blockIdx.x * blockDim.x + t] = s;
+    }
+}
 #include <cooperative_groups.h>
 namespace cg = cooperative_groups;
 extern "C" __global__ void __cluster_dims__(2, 1, 1) cluster_neighbour(const int* in, int* out) {
@@ -430,3 +448,19 @@ def test_int8_mma_of_wmma_fragments(kernel, dtype):
                (cp.asarray(a), cp.asarray(np.ascontiguousarray(b.transpose(0, 2, 1))), cp.asarray(c), d))
     want = np.einsum("wik,wkj->wij", a.astype(np.int64), b.astype(np.int64)) + c
     np.testing.assert_array_equal(d.get(), want.astype(np.int32))
+
+
+def test_lanes_spinning_on_an_mbarrier_that_a_lane_of_their_warp_completes(module):
+    """Lanes 1-31 of each warp spin in a try_wait loop while lane 0 computes and arrives: ptxas puts a
+    YIELD in the retry loop, where the executor's rotation lets the warp's other path run (as the
+    `its` model), so the spin ends."""
+    texts = [i.text for i in sass_for_ptx(module.ptx).kernel("lane_producer").instructions]
+    assert "YIELD" in texts and any(t.startswith("SYNCS.PHASECHK") for t in texts)
+    x = RNG.integers(-1000, 1000, 256).astype(np.int32)
+    blocks, threads = 2, 64
+    out = cp.asarray(np.full(blocks * threads, 0x5A5A, np.int32))
+    run_beside(module, "lane_producer", (blocks,), (threads,), (cp.asarray(x), out))
+    t = np.arange(blocks * threads)
+    leader = t - t % 32
+    sums = sum(x[(leader + k) % 256].astype(np.int64) * (k + 1) for k in range(8))
+    np.testing.assert_array_equal(out.get(), np.where(t % 32 == 0, sums, sums + t % 32).astype(np.int32))
