@@ -48,3 +48,19 @@ def test_prmt_agrees_with_ptx():
     (got,) = run_sass("PRMT R0, R1, R2, R3", {1: a, 2: selector, 3: b}, ["R0"])
     want = run_ptx("prmt.b32", a, b, selector)
     assert_same_bits(got, want, "PRMT", (a, b, selector))
+
+
+def test_plop3_reads_register_signs_as_ptxas_saturates_add():
+    """ptxas's add.sat.s32: wrap, PLOP3 over the signs (R.SIGN) of both operands and the sum
+    (positive overflow 0x2, negative 0x40), then SEL the limits; `!R.SIGN` inverts a sign."""
+    rng = np.random.default_rng(23)
+    a, b = edge_bits(rng), edge_bits(rng)
+    total = (a.astype(np.uint64) + b).astype(np.uint32)
+    regs = {0: a, 9: b, 6: total}
+    over, under = run_sass("PLOP3.LUT P0, P1, R0.reuse.SIGN, R9.SIGN, R6.SIGN, 0x2, 0x40", regs, ["P0", "P1"])
+    (high,) = run_sass("SEL R6, R6, 0x7fffffff, !P0", regs, ["R6"], predicates={0: over})
+    (got,) = run_sass("SEL R6, R6, 0x80000000, !P1", {6: high}, ["R6"], predicates={1: under})
+    want = run_ptx("add.sat.s32", a.view(np.int32), b.view(np.int32))
+    assert_same_bits(got, want.view(np.uint32), "add.sat.s32 as IADD, PLOP3 .SIGN, SEL", (a, b))
+    (inverted,) = run_sass("PLOP3.LUT P0, PT, !R0.SIGN, PT, PT, 0x80, 0x0", regs, ["P0"])
+    assert_same_bits(inverted, a < np.uint32(0x80000000), "PLOP3 !R0.SIGN", (a,))

@@ -14,6 +14,8 @@ HSET2 writes each half 1.0 (.BF) or 0xffff where true.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from ...semantics.bits import lut3
@@ -225,6 +227,15 @@ def hset2(ins):
     return Step(ins, run)
 
 
+def _truth(op):
+    """A PLOP3 input: a predicate, or a register's sign bit (`R0.SIGN`, ptxas's overflow test of
+    add.sat.s32: the signs of both operands and of the wrapped sum), `!` inverting either."""
+    if op.kind not in ("reg", "ureg") or op.suffixes != ("SIGN",):
+        return predicate(op)
+    read, top, invert = source(replace(op, invert=False, suffixes=())), U32(31), op.invert
+    return lambda st, g: (np.asarray(read(st, g), dtype=U32) >> top).astype(bool) ^ invert
+
+
 @semantics("PLOP3", "UPLOP3", family="compare", pipe=("alu", "uniform"), mods=("LUT",),
            doc="two truth tables over three predicates: P = lut(a, b, c), Q = lut2(a, b, c)")
 def plop3(ins):
@@ -232,7 +243,7 @@ def plop3(ins):
     if len(ops) != 7:
         raise Unsupported("operand form")
     first, second = pred_dest(ops[0]), pred_dest(ops[1])
-    reads = [predicate(op) for op in ops[2:5]]
+    reads = [_truth(op) for op in ops[2:5]]
     tables = int(ops[5].value) & 0xFF, int(ops[6].value) & 0xFF
 
     def run(st, g):
