@@ -119,3 +119,49 @@ def test_a_one_block_launch_stores_and_counts(scheduling):
         assert result.rounds == 1
         assert result.warp_instructions == ctas * 2 * 8          # two warps a CTA, eight instructions
         assert result.thread_instructions == ctas * threads * 8
+
+
+def _random_round_state(ctx, rng, gid):
+    """Every warp's runnable lanes at block gid; other lanes exited or at a barrier; the
+    model's per-warp state from earlier rounds made up."""
+    from warpsim.machine.state import AT_BARRIER, EXITED, RUNNING
+    status = rng.choice([RUNNING, EXITED, AT_BARRIER], size=ctx.n, p=[0.6, 0.3, 0.1]).astype(np.uint8)
+    status[np.arange(ctx.n_warps) * 32 + rng.integers(0, 32, ctx.n_warps)] = RUNNING
+    status[~ctx.exists] = EXITED
+    for w in range(ctx.n_warps):                      # a warp with no living lane runs its first one
+        lanes = np.arange(w * 32, w * 32 + 32)
+        if not (status[lanes] == RUNNING).any():
+            status[lanes[ctx.exists[lanes]][0]] = RUNNING
+    ctx.status[:] = status
+    ctx.pc[:] = np.where(status == RUNNING, gid, rng.integers(0, 3, ctx.n))
+    ctx.starved = rng.integers(0, 3000, ctx.n_warps)
+    ctx.rotating = rng.random(ctx.n_warps) < 0.3
+    ctx.last_pc = rng.integers(0, 3, ctx.n_warps)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("name", ["its", "lowest-pc"])
+def test_a_converged_round_is_what_select_gives(name, seed):
+    from warpsim.machine.engine import LANES, converged_group, issuing_groups
+    rng = np.random.default_rng(seed)
+    model = MODELS[name]
+    threads, ctas = int(rng.integers(1, 300)), int(rng.integers(1, 4))
+    quick, slow = (launch_state(TWO_BLOCKS, "two", threads, ctas) for _ in range(2))
+    _random_round_state(slow, rng, gid=1)
+    for name_ in ("pc", "status", "starved", "rotating", "last_pc"):
+        setattr(quick, name_, getattr(slow, name_).copy())
+    runnable = slow.status == 0
+    [(gid, idx, warps)] = converged_group(quick, model, runnable)
+    [(want_gid, want_idx, want_warps)] = issuing_groups(slow, model, runnable, LANES)
+    assert gid == want_gid == 1
+    assert np.array_equal(idx, want_idx) and np.array_equal(warps, want_warps)
+    for state in ("starved", "rotating", "last_pc"):
+        assert np.array_equal(getattr(quick, state), getattr(slow, state)), state
+
+
+def test_a_divergent_round_goes_to_select():
+    from warpsim.machine.engine import converged_group
+    ctx = launch_state(TWO_BLOCKS, "two", 64)
+    ctx.pc[5] = 1                                     # one lane ahead of the others
+    assert converged_group(ctx, MODELS["its"], ctx.status == 0) is None
+    assert converged_group(ctx, MODELS["stack"], np.ones(ctx.n, bool)) is None

@@ -96,7 +96,7 @@ def run_batch(ctx, observers=()):
                     continue
             if groups is None:
                 groups = (compiled_select(ctx, model) if compiled_select is not None   # compiled/rounds.py
-                          else issuing_groups(ctx, model, runnable, LANES))
+                          else converged_group(ctx, model, runnable) or issuing_groups(ctx, model, runnable, LANES))
         # 2. execute
         for gid, idx, ws in groups:
             execute(ctx, gid, idx, ws)
@@ -159,6 +159,38 @@ def issuing_groups(ctx, model, runnable, lanes) -> list:
         slots = ws[:, None] * 32 + lanes
         groups.append((int(warp_pc[ws[0]]), slots.ravel() if chosen_lanes.all() else slots[chosen_lanes], ws))
     return groups
+
+
+CONVERGED_UP_TO = 4096    # thread slots of a batch up to which a round first looks for one converged group
+
+
+def converged_group(ctx, model, runnable) -> list | None:
+    """The round's one group when every warp's runnable lanes are all at one block and the model
+    says each warp issues them there (SchedulingModel.select_converged); None otherwise, and for
+    batches over CONVERGED_UP_TO slots, where the look would cost more than it saves. A small
+    kernel of a few blocks (an ElementwiseKernel's loop) issues converged most rounds."""
+    if ctx.n > CONVERGED_UP_TO:
+        return None
+    at = ctx.pc[runnable]
+    gid = int(at.min())
+    if gid != at.max() or not runnable.reshape(-1, 32).any(axis=1).all():
+        return None
+    if not model.select_converged(ctx, gid):
+        return None
+    return [(gid, np.flatnonzero(runnable), _all_warps(ctx))]
+
+
+def _all_warps(ctx) -> np.ndarray:
+    """0..n_warps-1, read-only, cached per launch shape on the program."""
+    cache = ctx.program.__dict__.setdefault("_all_warps", {})
+    warps = cache.get(ctx.n_warps)
+    if warps is None:
+        warps = np.arange(ctx.n_warps, dtype=np.int64)
+        warps.setflags(write=False)
+        if len(cache) > 16:
+            cache.clear()
+        cache[ctx.n_warps] = warps
+    return warps
 
 
 def starting_group(ctx) -> list:

@@ -52,6 +52,13 @@ class SchedulingModel:
         """
         return False
 
+    def select_converged(self, ctx, gid: int) -> bool:
+        """Whether, when every warp has runnable lanes and all of them are at block `gid`, each
+        warp issues all its runnable lanes there (what select would give); a model that says
+        True has updated its state as that select would. False: the engine asks select.
+        """
+        return False
+
     def fingerprint(self, ctx) -> bytes:
         """The model's per-warp state as bytes, for the livelock check.
 

@@ -40,6 +40,14 @@ class IndependentThreadScheduling(NamedLaneMeeting, SchedulingModel):
         ctx.last_pc = np.full(ctx.n_warps, ctx.pc[0], dtype=np.int64)
         return True
 
+    def select_converged(self, ctx, gid: int) -> bool:
+        """No warp is divergent, so none is starved or rotating (a rotating warp leaves the
+        round-robin once it has reconverged) and each issues at its lowest, only, PC."""
+        ctx.starved = np.zeros(ctx.n_warps, dtype=np.int64)
+        ctx.rotating = np.zeros(ctx.n_warps, dtype=bool)
+        ctx.last_pc = np.full(ctx.n_warps, gid, dtype=np.int64)
+        return True
+
     def select(self, ctx, runnable):
         key = np.where(runnable, ctx.pc, NO_PC).reshape(-1, 32)
         warp_pc = issue_with_rotation(key, ctx, self.patience)

@@ -28,6 +28,9 @@ class LowestPc(NamedLaneMeeting, SchedulingModel):
     def select_converged_start(self, ctx) -> bool:
         return True          # nothing is kept between rounds
 
+    def select_converged(self, ctx, gid: int) -> bool:
+        return True          # each warp's lowest block is the one its runnable lanes are at
+
     def select(self, ctx, runnable):
         key = np.where(runnable, ctx.pc, NO_PC).reshape(-1, 32)
         warp_pc = key.min(axis=1)
