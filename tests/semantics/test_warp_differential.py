@@ -188,6 +188,17 @@ def test_redux_agrees(op, signed, seed):
 
 
 @pytest.mark.parametrize("seed", SEEDS)
+def test_redux_without_modifier_is_and(seed):
+    """nvdisasm prints REDUX's default operation, AND, as no modifier (ptxas's atom.shared.and)."""
+    rng = np.random.default_rng(zlib.crc32(f"redux.bare.{seed}".encode()))
+    slots = _group(rng)
+    bits = rng.permutation(edge_bits(rng, 32, THREADS))[:len(slots)]
+    state = _run_sass("REDUX UR4, R2 ;", slots, {2: bits})
+    want = ptx_warp.redux(None, slots, "and", bits, _ptx_group_masks(slots))
+    assert [int(v) for v in state.UR[4][slots]] == [int(v) & 0xFFFFFFFF for v in want]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
 def test_redux_per_exclusive_mask(seed):
     """After WARPSYNC.EXCLUSIVE each mask's lanes reduce alone (cub's 16-lane logical warps)."""
     rng = np.random.default_rng(seed)

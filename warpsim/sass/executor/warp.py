@@ -84,10 +84,10 @@ REDUCTIONS = {"SUM": "add", "MIN": "min", "MAX": "max", "OR": "or", "AND": "and"
 # the GPU more likely serves it beside SHFL and VOTE ("warp"), which would change the figures.
 @semantics("REDUX", family="warp", pipe="global", mods=tuple(REDUCTIONS) + ("S32", "U32"), warp_level=True,
            doc="reduce a register over the active lanes into a uniform register (SUM wraps; MIN/MAX signed "
-               "under .S32)")
+               "under .S32; no modifier is AND)")
 def redux(ins):
-    op = next((m for m in ins.mods if m in REDUCTIONS), None)
-    if op is None or len(ins.operands) != 2:
+    op = next((m for m in ins.mods if m in REDUCTIONS), "AND")     # nvdisasm leaves the default, AND, unnamed
+    if len(ins.operands) != 2:
         raise Unsupported("operand form")
     dst, src = ins.operands
     read, write = source(src), dest(dst)
