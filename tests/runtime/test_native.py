@@ -1,7 +1,8 @@
 """The C stubs come from the one runtime table: every row exported under libcudart's version node,
 forwarded to the Python function of its name, every other header function a NotSupported stub."""
 
-from warpsim.runtime.calls import IMPLEMENTED, handler, not_supported
+from warpsim.runtime.calls import IMPLEMENTED, not_supported
+from warpsim.runtime.handlers import handler
 from warpsim.runtime.native import VERSION_NODE, runtime_header_names, runtime_source
 from warpsim.runtime.table import FUNCTIONS
 

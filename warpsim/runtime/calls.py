@@ -395,8 +395,7 @@ def _cluster_size_allowed(context, function, options) -> bool:
 
 def _launch_options(context, cluster_dims) -> dict:
     """The keywords of a launch beyond its shape: its cluster shape, the settings the limits give."""
-    from .device_limits import launch_settings
-    options = launch_settings(context)
+    options = context.launch_settings()
     if cluster_dims:
         options["cluster_dims"] = cluster_dims
     return options
@@ -1329,6 +1328,3 @@ def cudaCreateSurfaceObject(context, out, res):
 def cudaDestroySurfaceObject(context, handle):
     return _destroy_object(context, handle, "surface")
 
-
-# The API groups in modules of their own register their functions in IMPLEMENTED when imported.
-from . import device_limits, memory3d  # noqa: E402,F401

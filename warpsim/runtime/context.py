@@ -80,6 +80,9 @@ def gpu_name() -> str:
     return current().gpu or os.environ.get("WARPSIM_GPU") or "h200"
 
 
+LIMIT_STACK_SIZE = 0                              # cudaLimitStackSize
+
+
 class RuntimeContext:
     def __init__(self):
         from ..timing.presets import gpu_preset
@@ -177,6 +180,12 @@ class RuntimeContext:
         return module.loaded
 
     # ------------------------------------------------------------ errors
+
+    def launch_settings(self) -> dict:
+        """The settings a launch runs with because of the program's limits (its stack size)."""
+        if LIMIT_STACK_SIZE in self.limits:
+            return {"stack_size": self.limits[LIMIT_STACK_SIZE]}
+        return {}
 
     def fail(self, code: int) -> int:
         """Record a non-sticky error as the last error; returns it (what the call returns)."""

@@ -12,15 +12,16 @@ calls cudaDeviceGetAttribute, cudaFuncGetAttributes and
 cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags (in calls), so a program
 gets the chosen GPU's answer from those.
 
-The functions register themselves in calls.IMPLEMENTED (calls imports this module last).
+The functions register themselves in calls.IMPLEMENTED (warpsim.runtime.handlers imports this module).
 """
 
 from __future__ import annotations
 
+from .context import LIMIT_STACK_SIZE
 from .calls import (CODES, INVALID_VALUE, SUCCESS, _dynamic_shared_limit, _kernel_resources, _properties,
                     _refuse, _write, call)
 
-LIMIT_STACK_SIZE, LIMIT_PRINTF_FIFO, LIMIT_MALLOC_HEAP = 0, 1, 2
+LIMIT_PRINTF_FIFO, LIMIT_MALLOC_HEAP = 1, 2
 LIMIT_SYNC_DEPTH, LIMIT_PENDING_LAUNCHES, LIMIT_L2_FETCH, LIMIT_PERSISTING_L2 = 3, 4, 5, 6
 # cudaLimit -> the H200's value before the program sets one (cudaDeviceGetLimit)
 DEFAULT_LIMITS = {LIMIT_STACK_SIZE: 1024, LIMIT_PRINTF_FIFO: 1 << 20, LIMIT_MALLOC_HEAP: 8 << 20,
@@ -58,13 +59,6 @@ def cudaDeviceGetLimit(context, out, limit):
         return context.fail(INVALID_VALUE)
     _write(out, "Q", limit_value(context, limit))
     return SUCCESS
-
-
-def launch_settings(context) -> dict:
-    """The settings a launch runs with because of the program's limits (its stack size)."""
-    if LIMIT_STACK_SIZE in context.limits:
-        return {"stack_size": context.limits[LIMIT_STACK_SIZE]}
-    return {}
 
 
 @call()

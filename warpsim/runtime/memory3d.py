@@ -11,8 +11,8 @@ apart and its slices pitch x ysize bytes; a CUDA array is packed row-major
 a `Box` per side, or a `Refusal` naming the cudaError_t. The structs are read at
 the offsets the library was compiled with (native.LAYOUTS).
 
-The functions register themselves in calls.IMPLEMENTED (calls imports this
-module last), beside the 2D and array copies they build on.
+The functions register themselves in calls.IMPLEMENTED (warpsim.runtime.handlers imports
+this module), beside the 2D and array copies they build on.
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@ A CUDA program built with `-cudart shared` loads libcudart.so.13 and calls its C
 functions. warpsim's library of that name is a thin C layer over the CPython
 API: every stub starts (once) an interpreter in the program's process, if the
 program is not Python already, then hands its arguments to the Python function
-of the same name in warpsim.runtime.calls and returns what that gives back.
+of the same name in warpsim.runtime.handlers (which gathers every API
+group's functions) and returns what that gives back.
 Everything the runtime does is Python; the C is generated here from
 warpsim.runtime.table, never written per function.
 
@@ -283,7 +284,7 @@ WS_EXPORT struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z
 
 static void ws_at_exit(void) {
     PyGILState_STATE gil = PyGILState_Ensure();
-    PyObject *module = PyImport_ImportModule("warpsim.runtime.calls");
+    PyObject *module = PyImport_ImportModule("warpsim.runtime.handlers");
     PyObject *result = module ? PyObject_CallMethod(module, "at_exit", NULL) : NULL;
     if (!result) PyErr_Print();
     Py_XDECREF(result);
@@ -292,7 +293,7 @@ static void ws_at_exit(void) {
 }
 
 static int ws_load_handlers(void) {
-    PyObject *module = PyImport_ImportModule("warpsim.runtime.calls");
+    PyObject *module = PyImport_ImportModule("warpsim.runtime.handlers");
     if (!module) { PyErr_Print(); return 0; }
     PyObject *lookup = PyObject_GetAttrString(module, "handler");
     for (int k = 0; lookup && k < WS_COUNT; k++) {
@@ -331,7 +332,7 @@ static void ws_start(void) {
         PyGILState_Release(gil);
     }
     if (!ws_ready)
-        fprintf(stderr, "warpsim: the CUDA runtime could not load warpsim.runtime.calls "
+        fprintf(stderr, "warpsim: the CUDA runtime could not load warpsim.runtime.handlers "
                 "(is warpsim installed for %(python)s?); every CUDA call fails\n");
 }
 
