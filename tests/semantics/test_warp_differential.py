@@ -199,6 +199,19 @@ def test_redux_without_modifier_is_and(seed):
 
 
 @pytest.mark.parametrize("seed", SEEDS)
+def test_elect_agrees(seed):
+    """ELECT Pd, URd, PT is elect.sync with every lane of the group named: the lowest lane leads."""
+    rng = np.random.default_rng(zlib.crc32(f"elect.{seed}".encode()))
+    slots = _group(rng)
+    state = _run_sass("ELECT P0, UR4, PT ;", slots)
+    leader, is_leader = ptx_warp.elect(None, slots, _ptx_group_masks(slots))
+    want = [min(int(t) & 31 for t in slots if t >> 5 == s >> 5) for s in slots]
+    assert [int(v) for v in leader] == want, "PTX elect.sync"
+    assert [int(v) for v in state.UR[4][slots]] == want, "SASS ELECT's UR"
+    assert [bool(v) for v in state.P[0][slots]] == [bool(v) for v in is_leader], "SASS ELECT's P"
+
+
+@pytest.mark.parametrize("seed", SEEDS)
 def test_redux_per_exclusive_mask(seed):
     """After WARPSYNC.EXCLUSIVE each mask's lanes reduce alone (cub's 16-lane logical warps)."""
     rng = np.random.default_rng(seed)

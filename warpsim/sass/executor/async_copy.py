@@ -60,6 +60,7 @@ import numpy as np
 
 from ...machine.memory import GLOBAL_BASE
 from ...semantics import mbarrier as words
+from ...semantics import warp as lanes
 from ...semantics.tensor_maps import box_addresses, decode, out_of_bounds_fill
 from .access import Space, address_reader, resolve
 from .cubin_info import PARAM_BASE
@@ -159,12 +160,9 @@ def elect(ins):
     write_p, write_ur = pred_dest(ops[0]), dest(ops[1])
 
     def run(st, g):
-        _, firsts = g.warp_lanes()
-        leader = np.zeros(g.n, dtype=bool)
-        leader[firsts] = True
-        warp_of = np.cumsum(leader) - 1
-        write_p(st, g, leader)
-        write_ur(st, g, st.lane[g.idx[firsts]][warp_of].astype(U32))
+        leader_lane, is_leader = lanes.elect(g.idx)
+        write_p(st, g, is_leader)
+        write_ur(st, g, leader_lane)
     return Step(ins, run)
 
 
