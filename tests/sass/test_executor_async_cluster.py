@@ -70,6 +70,34 @@ extern "C" __global__ void lane_producer(const int* in, int* out) {
         out[blockIdx.x * blockDim.x + t] = s;
     }
 }
+extern "C" __global__ void mbarrier_forms(const int* in, int* out) {
+    __shared__ alignas(8) unsigned long long bar, bar2;
+    __shared__ int values[128], more[128];
+    unsigned b = (unsigned)__cvta_generic_to_shared(&bar), b2 = (unsigned)__cvta_generic_to_shared(&bar2);
+    int t = threadIdx.x, n = blockDim.x;
+    if (t == 0) {
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"(b), "r"(n));
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"(b2), "r"(n / 32));
+    }
+    __syncthreads();
+    values[t] = in[blockIdx.x * n + t] * 2;
+    if (t >= n - 32) asm volatile("mbarrier.arrive_drop.shared::cta.b64 _, [%0];" :: "r"(b) : "memory");
+    else asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" :: "r"(b) : "memory");
+    unsigned ok = 0;
+    while (!ok) asm volatile("{ .reg .pred p; mbarrier.test_wait.parity.shared::cta.b64 p, [%1], 0; selp.u32 %0, 1, 0, p; }" : "+r"(ok) : "r"(b) : "memory");
+    int v = values[(t + 5) % n];
+    if (t < n - 32) {       // a second phase: only the threads that did not drop out are expected
+        more[t] = values[t] + 1;
+        asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" :: "r"(b) : "memory");
+        asm volatile("{ .reg .pred p; W: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], 1; @!p bra W; }" :: "r"(b) : "memory");
+        v += more[(t + 7) % (n - 32)];
+    }
+    if ((t & 31) == 0) asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0], 1;" :: "r"(b2) : "memory");
+    asm volatile("{ .reg .pred p; W: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0, 1000; @!p bra W; }" :: "r"(b2) : "memory");
+    __syncthreads();
+    if (t == 0) { asm volatile("mbarrier.inval.shared::cta.b64 [%0];" :: "r"(b)); asm volatile("mbarrier.inval.shared::cta.b64 [%0];" :: "r"(b2)); }
+    out[blockIdx.x * n + t] = v;
+}
 #include <cooperative_groups.h>
 namespace cg = cooperative_groups;
 extern "C" __global__ void __cluster_dims__(2, 1, 1) cluster_neighbour(const int* in, int* out) {
@@ -464,3 +492,20 @@ def test_lanes_spinning_on_an_mbarrier_that_a_lane_of_their_warp_completes(modul
     leader = t - t % 32
     sums = sum(x[(leader + k) % 256].astype(np.int64) * (k + 1) for k in range(8))
     np.testing.assert_array_equal(out.get(), np.where(t % 32 == 0, sums, sums + t % 32).astype(np.int32))
+
+
+def test_mbarrier_arrive_drop_test_wait_and_a_suspend_hint(module):
+    """mbarrier.arrive_drop (SYNCS.ARRIVE.TRANS64.OPTOUT.A1T0: the last warp leaves the barrier, so the
+    second phase completes with the other threads), test_wait (SYNCS.PHASECHK without TRYWAIT), a
+    try_wait with a suspend-time hint (NANOSLEEP.SYNCS) and inval (SYNCS.CCTL.IV)."""
+    assert {"SYNCS.ARRIVE.TRANS64.OPTOUT.A1T0", "SYNCS.PHASECHK.TRANS64", "SYNCS.CCTL.IV",
+            "NANOSLEEP.SYNCS"} <= opcodes_of(module, "mbarrier_forms")
+    blocks, n = 2, 128
+    x = RNG.integers(-1000, 1000, blocks * n).astype(np.int32)
+    out = cp.asarray(np.full(blocks * n, 0x5A5A, np.int32))
+    run_beside(module, "mbarrier_forms", (blocks,), (n,), (cp.asarray(x), out))
+    rows = 2 * x.reshape(blocks, n).astype(np.int64)
+    t = np.arange(n)
+    want = rows[:, (t + 5) % n]
+    want[:, :n - 32] += rows[:, (t[:n - 32] + 7) % (n - 32)] + 1
+    np.testing.assert_array_equal(out.get(), want.astype(np.int32).ravel())

@@ -14,7 +14,8 @@ Read from nvdisasm's listings of ptxas 13.5's code for Triton's TMA matmuls:
   transaction bytes (mbarrier.arrive with a count); `.A1T0`: one arrival. Each
   guard-true lane arrives, as each PTX thread does. `.A0TR`: no arrival, Rb
   transaction bytes expected (mbarrier.expect_tx); `.A0TX`: Rb bytes complete
-  (mbarrier.complete_tx). `.RED` forms take a
+  (mbarrier.complete_tx); `.OPTOUT.A1T0`: mbarrier.arrive_drop (the arrival
+  also lowers the expected count of later phases). `.RED` forms take a
   shared::cluster address, which may name another CTA's mbarrier
   (mbarrier.arrive.release.cluster.shared::cluster). A destination pair Rd
   (mbarrier.arrive's state) gets the token, the phase arrived in at bit 63:
@@ -92,7 +93,7 @@ def _init_count(st, ins, value: np.ndarray) -> np.ndarray:
 
 
 @semantics("SYNCS", family="async", pipe="shared", mods=("EXCH", "64", "ARRIVE", "TRANS64", "ART0", "A1T0",
-                                                       "A0TR", "A0TX", "RED", "PHASECHK", "TRYWAIT", "CCTL", "IV"),
+                                                       "A0TR", "A0TX", "RED", "OPTOUT", "PHASECHK", "TRYWAIT", "CCTL", "IV"),
            doc="mbarriers: EXCH.64 (ptxas's init), ARRIVE.TRANS64 (+ .ART0 count, .A1T0 one, .A0TR/.A0TX expect/complete-tx; "
                "plain: one and expect-tx bytes; .RED: a shared::cluster address), PHASECHK.TRANS64(.TRYWAIT) "
                "(parity wait), CCTL.IV (inval); semantics.mbarrier's words")
@@ -109,7 +110,7 @@ def syncs(ins):
             words.init(view, slot, _init_count(st, ins, np.asarray(value(st, g), dtype=U64)))
         return Step(ins, run, memory=("shared", "atom", 8))
     if "ARRIVE" in mods:
-        if not mods <= {"ARRIVE", "TRANS64", "ART0", "A1T0", "A0TR", "A0TX", "RED"} or "TRANS64" not in mods \
+        if not mods <= {"ARRIVE", "TRANS64", "ART0", "A1T0", "A0TR", "A0TX", "RED", "OPTOUT"} or "TRANS64" not in mods \
                 or len(ops) != 3 or ops[0].kind != "reg" or "RED" in mods and ops[0].number is not None:
             raise Unsupported("SYNCS.ARRIVE form")
         read_address, operand = address_reader(ops[1], False), source(ops[2])
@@ -125,7 +126,7 @@ def syncs(ins):
             elif "ART0" in mods:
                 tokens = words.arrive(view, slot, b)
             elif "A1T0" in mods:
-                tokens = words.arrive(view, slot, 1)
+                tokens = words.arrive(view, slot, 1, drop="OPTOUT" in mods)
             else:
                 tokens = words.arrive(view, slot, 1, tx=b)
             if write_token is not None:
