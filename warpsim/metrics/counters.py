@@ -30,8 +30,8 @@ import numpy as np
 
 from ..machine.counting import distinct_count
 from ..machine.events import LaunchObserver
-from ..machine.memory import SHARED_WINDOW
 from ..ptx.ir import Sink
+from ..semantics.addresses import LOCAL_WINDOW, SHARED_WINDOW, window_offsets
 
 SECTOR_SHIFT = 5          # 32-byte sectors
 LINE_SHIFT = 7            # 128-byte cache lines
@@ -71,7 +71,7 @@ def global_sectors(idx: np.ndarray, addrs: np.ndarray, nbytes: int) -> tuple:
 def local_sectors(idx: np.ndarray, addrs: np.ndarray, nbytes: int) -> tuple:
     """Local memory is interleaved by 4-byte word across the lanes of a warp, as on the hardware."""
     words = max(1, nbytes // 4)
-    off = addrs.astype(np.int64) & 0xFFFFFFFF
+    off = window_offsets(addrs, LOCAL_WINDOW)
     lane = (idx & 31).astype(np.int64)
     hw = ((off >> 2)[:, None] + np.arange(words)) * 128 + (lane * 4)[:, None]
     warp = np.repeat(idx >> 5, words)
@@ -82,8 +82,7 @@ def local_sectors(idx: np.ndarray, addrs: np.ndarray, nbytes: int) -> tuple:
 
 def shared_offsets(addrs: np.ndarray) -> np.ndarray:
     """Offsets in the CTA's shared memory, from shared-window or generic addresses."""
-    a = addrs.astype(np.uint64)
-    return np.where(a >= SHARED_WINDOW, a - np.uint64(SHARED_WINDOW), a).astype(np.int64)
+    return window_offsets(addrs, SHARED_WINDOW)
 
 
 def shared_wavefronts(idx: np.ndarray, addrs: np.ndarray, nbytes: int) -> tuple:

@@ -35,8 +35,8 @@ import weakref
 import numpy as np
 
 from ..machine.cluster import peer_offsets
-from ..machine.memory import SHARED_WINDOW
 from ..machine.state import BARRIERS_PER_CTA
+from ..semantics.addresses import SHARED_WINDOW, window_offsets
 from .report import SanitizerError, coords
 from .tool import LaunchTool
 
@@ -80,8 +80,7 @@ class Accesses:
     """The words one shared access touches, one row per (lane, word)."""
 
     def __init__(self, ctx, tool, site, idx, addrs, size, count):
-        a = addrs.astype(np.uint64, copy=False)
-        off = np.where(a >= SHARED_WINDOW, a - np.uint64(SHARED_WINDOW), a).astype(np.int64)
+        off = window_offsets(addrs, SHARED_WINDOW)
         nbytes = size * count
         cta, off = peer_offsets(ctx, idx, off)     # shared::cluster: a word of a neighbour CTA (machine.cluster)
         base = cta * tool.words_per_cta
