@@ -98,6 +98,33 @@ extern "C" __global__ void mbarrier_forms(const int* in, int* out) {
     if (t == 0) { asm volatile("mbarrier.inval.shared::cta.b64 [%0];" :: "r"(b)); asm volatile("mbarrier.inval.shared::cta.b64 [%0];" :: "r"(b2)); }
     out[blockIdx.x * n + t] = v;
 }
+extern "C" __global__ void cp_async_arrive_noinc(const int* in, int* out) {
+    __shared__ alignas(8) unsigned long long bar;
+    __shared__ alignas(16) int tile[128];
+    unsigned b = (unsigned)__cvta_generic_to_shared(&bar);
+    int t = threadIdx.x, n = blockDim.x;
+    if (t == 0) asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"(b), "r"(n));
+    __syncthreads();
+    unsigned dst = (unsigned)__cvta_generic_to_shared(&tile[t]);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" :: "r"(dst), "l"(in + blockIdx.x * n + t) : "memory");
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" :: "r"(b) : "memory");
+    asm volatile("{ .reg .pred p; W: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0; @!p bra W; }" :: "r"(b) : "memory");
+    out[blockIdx.x * n + t] = tile[(t + 3) % n] * 5;
+}
+extern "C" __global__ void cp_async_arrive(const int* in, int* out) {
+    __shared__ alignas(8) unsigned long long bar;
+    __shared__ alignas(16) int tile[128];
+    unsigned b = (unsigned)__cvta_generic_to_shared(&bar);
+    int t = threadIdx.x, n = blockDim.x;
+    if (t == 0) asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"(b), "r"(n));
+    __syncthreads();
+    unsigned dst = (unsigned)__cvta_generic_to_shared(&tile[t]);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" :: "r"(dst), "l"(in + blockIdx.x * n + t) : "memory");
+    asm volatile("cp.async.mbarrier.arrive.shared::cta.b64 [%0];" :: "r"(b) : "memory");
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" :: "r"(b) : "memory");   // the arrival itself
+    asm volatile("{ .reg .pred p; W: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0; @!p bra W; }" :: "r"(b) : "memory");
+    out[blockIdx.x * n + t] = tile[(t + 3) % n] * 5;
+}
 #include <cooperative_groups.h>
 namespace cg = cooperative_groups;
 extern "C" __global__ void __cluster_dims__(2, 1, 1) cluster_neighbour(const int* in, int* out) {
@@ -509,3 +536,18 @@ def test_mbarrier_arrive_drop_test_wait_and_a_suspend_hint(module):
     want = rows[:, (t + 5) % n]
     want[:, :n - 32] += rows[:, (t[:n - 32] + 7) % (n - 32)] + 1
     np.testing.assert_array_equal(out.get(), want.astype(np.int32).ravel())
+
+
+@pytest.mark.parametrize("kernel, arrival", [("cp_async_arrive_noinc", "ARRIVES.LDGSTSBAR.64.ARVCNT"),
+                                             ("cp_async_arrive", "ARRIVES.LDGSTSBAR.64.TRANSCNT")])
+def test_cp_async_arrivals_on_an_mbarrier(module, kernel, arrival):
+    """cp.async.mbarrier.arrive.noinc is an arrival (ARRIVES...ARVCNT); without .noinc ptxas raises the
+    transaction count by one (SYNCS.ARRIVE.TRANS64.RED.A0T1) that ARRIVES...TRANSCNT completes, no net
+    arrival, so the thread arrives itself."""
+    assert {arrival, "LDGSTS.E"} <= opcodes_of(module, kernel)
+    blocks, n = 2, 128
+    x = RNG.integers(-1000, 1000, blocks * n).astype(np.int32)
+    out = cp.asarray(np.full(blocks * n, 0x5A5A, np.int32))
+    run_beside(module, kernel, (blocks,), (n,), (cp.asarray(x), out))
+    rows = x.reshape(blocks, n)
+    np.testing.assert_array_equal(out.get(), (rows[:, (np.arange(n) + 3) % n] * 5).ravel())

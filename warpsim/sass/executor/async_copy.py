@@ -15,7 +15,12 @@ Read from nvdisasm's listings of ptxas 13.5's code for Triton's TMA matmuls:
   guard-true lane arrives, as each PTX thread does. `.A0TR`: no arrival, Rb
   transaction bytes expected (mbarrier.expect_tx); `.A0TX`: Rb bytes complete
   (mbarrier.complete_tx); `.OPTOUT.A1T0`: mbarrier.arrive_drop (the arrival
-  also lowers the expected count of later phases). `.RED` forms take a
+  also lowers the expected count of later phases).
+- `ARRIVES.LDGSTSBAR.64.ARVCNT [bar]`: cp.async.mbarrier.arrive.noinc, an
+  arrival once the lane's cp.async copies (LDGSTS, complete at issue) are done:
+  now. Without .noinc ptxas first raises the transaction count by one
+  (`SYNCS.ARRIVE.TRANS64.RED.A0T1`) and `ARRIVES.LDGSTSBAR.64.TRANSCNT` completes
+  that one: no net arrival, as PTX says. `.RED` forms take a
   shared::cluster address, which may name another CTA's mbarrier
   (mbarrier.arrive.release.cluster.shared::cluster). A destination pair Rd
   (mbarrier.arrive's state) gets the token, the phase arrived in at bit 63:
@@ -93,7 +98,8 @@ def _init_count(st, ins, value: np.ndarray) -> np.ndarray:
 
 
 @semantics("SYNCS", family="async", pipe="shared", mods=("EXCH", "64", "ARRIVE", "TRANS64", "ART0", "A1T0",
-                                                       "A0TR", "A0TX", "RED", "OPTOUT", "PHASECHK", "TRYWAIT", "CCTL", "IV"),
+                                                       "A0TR", "A0TX", "A0T1", "RED", "OPTOUT", "PHASECHK", "TRYWAIT", "CCTL",
+                                                       "IV"),
            doc="mbarriers: EXCH.64 (ptxas's init), ARRIVE.TRANS64 (+ .ART0 count, .A1T0 one, .A0TR/.A0TX expect/complete-tx; "
                "plain: one and expect-tx bytes; .RED: a shared::cluster address), PHASECHK.TRANS64(.TRYWAIT) "
                "(parity wait), CCTL.IV (inval); semantics.mbarrier's words")
@@ -110,7 +116,7 @@ def syncs(ins):
             words.init(view, slot, _init_count(st, ins, np.asarray(value(st, g), dtype=U64)))
         return Step(ins, run, memory=("shared", "atom", 8))
     if "ARRIVE" in mods:
-        if not mods <= {"ARRIVE", "TRANS64", "ART0", "A1T0", "A0TR", "A0TX", "RED", "OPTOUT"} or "TRANS64" not in mods \
+        if not mods <= {"ARRIVE", "TRANS64", "ART0", "A1T0", "A0TR", "A0TX", "A0T1", "RED", "OPTOUT"} or "TRANS64" not in mods \
                 or len(ops) != 3 or ops[0].kind != "reg" or "RED" in mods and ops[0].number is not None:
             raise Unsupported("SYNCS.ARRIVE form")
         read_address, operand = address_reader(ops[1], False), source(ops[2])
@@ -122,6 +128,9 @@ def syncs(ins):
             b = np.broadcast_to(np.asarray(operand(st, g), dtype=np.int64), (g.n,))
             if "A0TR" in mods or "A0TX" in mods:         # expect_tx / complete_tx: bytes, no arrival
                 words.transact(view, slot, b if "A0TR" in mods else -b)
+                tokens = None
+            elif "A0T1" in mods:                          # one transaction ARRIVES.LDGSTSBAR.TRANSCNT completes
+                words.transact(view, slot, 1)
                 tokens = None
             elif "ART0" in mods:
                 tokens = words.arrive(view, slot, b)
@@ -149,6 +158,24 @@ def syncs(ins):
             words.invalidate(*_barrier_words(st, ins, g, read_address(st, g)))
         return Step(ins, run, memory=("shared", "st", 8))
     raise Unsupported("SYNCS form")
+
+
+@semantics("ARRIVES", family="async", pipe="shared", mods=("LDGSTSBAR", "64", "ARVCNT", "TRANSCNT"),
+           doc="cp.async.mbarrier.arrive: .ARVCNT one arrival (.noinc), .TRANSCNT one transaction completed, "
+               "each lane's copies being done at issue")
+def arrives(ins):
+    mods = set(ins.mods)
+    if not {"LDGSTSBAR", "64"} <= mods or len(mods & {"ARVCNT", "TRANSCNT"}) != 1 or len(ins.operands) != 1:
+        raise Unsupported("ARRIVES form")
+    read_address = address_reader(ins.operands[0], False)
+
+    def run(st, g):
+        view, slot = _barrier_words(st, ins, g, read_address(st, g))
+        if "ARVCNT" in mods:
+            words.arrive(view, slot, 1)
+        else:
+            words.transact(view, slot, -1)
+    return Step(ins, run, memory=("shared", "atom", 8))
 
 
 @semantics("ELECT", family="async", pipe="alu", warp_level=True,
