@@ -164,6 +164,9 @@ def _store_record(record, result):
             return
 
 
+_UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
 def _scalar(dtype: str, value):
     """A NumPy scalar of `dtype` as Numba's ctypes conversion makes it: integers wrapped as a C
     cast does, but only integers (ctypes refuses a float or a string for an int), and no string
@@ -171,7 +174,7 @@ def _scalar(dtype: str, value):
     dt = np.dtype(dtype)
     if dt.kind in "iu":
         bits = dt.itemsize * 8
-        return np.array(operator.index(value) & ((1 << bits) - 1), dtype=f"u{dt.itemsize}").view(dt)[()]
+        return _UNSIGNED[dt.itemsize](operator.index(value) & ((1 << bits) - 1)).view(dt)
     if dt.kind == "b":
         return np.bool_(bool(value))
     if isinstance(value, (str, bytes)):
@@ -188,7 +191,7 @@ def _flatten(ty, value, copy_in, copy_out, out: list, writebacks: list):
                                       f"the kernel was compiled for {ty.ndim}")
         nitems = math.prod(shape)
         pieces = [0, 0, nitems, itemsize, pointer, *shape, *strides]  # meminfo, parent: null
-        out.extend(np.int64(p) for p in pieces)
+        out.extend(np.array(pieces, dtype=np.int64))     # one np.int64 per piece
     elif isinstance(ty, types.CPointer):
         out.append(np.uint64(int(value)))
     elif isinstance(ty, types.Boolean):
