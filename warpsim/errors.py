@@ -61,8 +61,8 @@ class UnsupportedInstruction(WarpsimError):
 
 class DeviceRuntimeNotSimulated(UnsupportedInstruction):
     """A kernel calls a function of the CUDA device runtime (cudadevrt) that warpsim does not
-    simulate: a runtime call from device code other than a kernel launch or cudaGetLastError
-    (cudaMalloc, streams, events)."""
+    simulate: a runtime call from device code other than a launch, a stream, an event or an error
+    (cudaMalloc, copies, memsets, attributes)."""
 
 
 class OutOfMemoryError(WarpsimError, MemoryError):

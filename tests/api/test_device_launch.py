@@ -52,3 +52,36 @@ def test_a_refused_device_side_launch_is_the_threads_last_error(threads, error):
     kernel((1,), (1,), (x, errors, np.int32(threads)))
     assert errors.get().tolist() == [error, error, 0]
     assert x.get().tolist() == [0 if error else 1] * 32
+
+
+STREAMS = r"""
+extern "C" __global__ void add(int *x, int v) { x[threadIdx.x] = x[threadIdx.x] * 2 + v; }
+extern "C" __global__ void parent(int *x, unsigned long long *handles, int *device) {
+    cudaStream_t first, second;
+    cudaEvent_t done;
+    cudaStreamCreateWithFlags(&first, cudaStreamNonBlocking);
+    cudaStreamCreateWithFlags(&second, cudaStreamNonBlocking);
+    cudaEventCreateWithFlags(&done, cudaEventDisableTiming);
+    add<<<1, 32, 0, first>>>(x, 1);
+    cudaEventRecord(done, first);
+    cudaStreamWaitEvent(second, done, 0);
+    add<<<1, 32, 0, second>>>(x, 3);
+    handles[0] = (unsigned long long)first;
+    handles[1] = (unsigned long long)second;
+    cudaGetDevice(device);
+    cudaEventDestroy(done);
+    cudaStreamDestroy(first);
+    cudaStreamDestroy(second);
+}
+"""
+
+
+def test_device_side_streams_and_events_keep_their_order():
+    kernel = cp.RawModule(code=STREAMS, options=("-rdc=true",)).get_function("parent")
+    rng = np.random.default_rng(37)
+    x0 = rng.integers(-100, 100, 32, dtype=np.int32)
+    x, handles, device = cp.asarray(x0), cp.zeros(2, dtype=cp.uint64), cp.full(1, -1, dtype=cp.int32)
+    kernel((1,), (1,), (x, handles, device))
+    np.testing.assert_array_equal(x.get(), (x0 * 2 + 1) * 2 + 3)       # first stream, then second
+    first, second = handles.get().tolist()
+    assert first != second and 0 not in (first, second) and device.get()[0] == 0

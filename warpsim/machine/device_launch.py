@@ -33,7 +33,17 @@ GET_PARAMETER_BUFFER = ("__cudaCDP2GetParameterBufferV2", "cudaGetParameterBuffe
 LAUNCH_DEVICE = ("__cudaCDP2LaunchDeviceV2", "__cudaCDP2LaunchDeviceV2_ptsz",
                  "cudaLaunchDeviceV2", "cudaLaunchDeviceV2_ptsz")
 GET_LAST_ERROR = ("__cudaCDP2GetLastError", "__cudaCDP2PeekAtLastError")   # device-side, per thread
-FUNCTIONS = GET_PARAMETER_BUFFER + LAUNCH_DEVICE + GET_LAST_ERROR
+# Device-side streams and events: child grids run one after another in launch order, which keeps
+# every order a stream or an event asks for (an event is recorded after the launches it follows,
+# a wait comes before the launches that depend on it). Creating one writes a handle through the
+# first argument (bytes, value); the rest succeed and change nothing.
+WRITES_THROUGH_FIRST = {"__cudaCDP2StreamCreateWithFlags": (8, "stream"),
+                        "__cudaCDP2EventCreateWithFlags": (8, "event"),
+                        "__cudaCDP2GetDevice": (4, 0), "__cudaCDP2GetDeviceCount": (4, 1)}
+ORDERING = ("__cudaCDP2StreamDestroy", "__cudaCDP2EventDestroy", "__cudaCDP2EventRecord",
+            "__cudaCDP2EventRecord_ptsz", "__cudaCDP2StreamWaitEvent", "__cudaCDP2StreamWaitEvent_ptsz")
+STREAM_HANDLES, EVENT_HANDLES = 0x100, 0x10_0000   # device-side handles (not 0x3 or 0x4, CUDA's named streams)
+FUNCTIONS = GET_PARAMETER_BUFFER + LAUNCH_DEVICE + GET_LAST_ERROR + tuple(WRITES_THROUGH_FIRST) + ORDERING
 MAX_DEPTH = 24                      # CUDA's nesting limit for device-side launches
 INVALID_VALUE, INVALID_CONFIGURATION, INVALID_DEVICE_FUNCTION = 1, 9, 98
 TAIL_LAUNCH_STREAM = 0x3            # cudaStreamTailLaunch
@@ -61,6 +71,16 @@ def last_error(ctx, slot: int, reset: bool) -> int:
     """cudaGetLastError (reset) / cudaPeekAtLastError in device code: this thread's last error."""
     errors = _errors(ctx)
     return errors.pop(slot, 0) if reset else errors.get(slot, 0)
+
+
+def written_value(ctx, name: str) -> tuple[int, int]:
+    """(bytes, value) a WRITES_THROUGH_FIRST function writes: a fresh handle, or a fixed value."""
+    nbytes, what = WRITES_THROUGH_FIRST[name]
+    if isinstance(what, int):
+        return nbytes, what
+    count = ctx.__dict__.setdefault("_device_handles", {"stream": 0, "event": 0})
+    count[what] += 1
+    return nbytes, (STREAM_HANDLES if what == "stream" else EVENT_HANDLES) + count[what]
 
 
 def _state(ctx) -> tuple[dict, list]:

@@ -32,6 +32,19 @@ def is_device_runtime(name: str) -> bool:
 _SPEC = re.compile(r"%([-+ #0]*)(\*|\d+)?(?:\.(\*|\d+))?(hh|h|ll|l|z|j|t|L)?([diouxXcsfFeEgGaAp%])")
 
 
+def write_bytes(ctx, slot: int, address: int, data: bytes) -> None:
+    """Store bytes at a generic address as thread `slot` sees it (shared, local or global)."""
+    values = np.frombuffer(data, dtype=np.uint8)
+    if SHARED_WINDOW <= address < SHARED_WINDOW + WINDOW_SIZE:
+        base = int(ctx.cta[slot]) * ctx.shared_size + address - SHARED_WINDOW
+        ctx.shared[base:base + len(values)] = values
+    elif LOCAL_WINDOW <= address < LOCAL_WINDOW + WINDOW_SIZE:
+        base = slot * ctx.local_size + address - LOCAL_WINDOW
+        ctx.local[base:base + len(values)] = values
+    else:
+        ctx.memory.write_bytes(address, values, operation="device runtime call")
+
+
 def read_bytes(ctx, slot: int, address: int, nbytes: int) -> bytes:
     """Bytes at a generic address as thread `slot` sees them."""
     if SHARED_WINDOW <= address < SHARED_WINDOW + WINDOW_SIZE:
@@ -139,6 +152,14 @@ def call_builtin(ctx, program, idx, name: str, arg_keys, return_keys, site):
             code = device_launch.launch_device(ctx, int(slot), arg(0, slot), arg(1, slot))
             if return_keys:
                 ctx.param_var(return_keys[0])[slot, :4] = np.frombuffer(np.int32(code).tobytes(), np.uint8)
+        return
+    if name in device_launch.WRITES_THROUGH_FIRST or name in device_launch.ORDERING:
+        for slot in idx:
+            if name in device_launch.WRITES_THROUGH_FIRST:
+                nbytes, value = device_launch.written_value(ctx, name)
+                write_bytes(ctx, int(slot), arg(0, slot), int(value).to_bytes(nbytes, "little"))
+            if return_keys:
+                ctx.param_var(return_keys[0])[slot, :4] = 0
         return
     if name in device_launch.GET_LAST_ERROR:
         for slot in idx:
