@@ -551,3 +551,35 @@ def test_cp_async_arrivals_on_an_mbarrier(module, kernel, arrival):
     run_beside(module, kernel, (blocks,), (n,), (cp.asarray(x), out))
     rows = x.reshape(blocks, n)
     np.testing.assert_array_equal(out.get(), (rows[:, (np.arange(n) + 3) % n] * 5).ravel())
+
+
+LIBCUDACXX_SOURCE = r"""
+#include <cuda/barrier>
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void barrier_copy(const int* in, int* out) {
+    __shared__ alignas(16) int tile[256];
+    #pragma nv_diag_suppress static_var_with_dynamic_init
+    __shared__ cuda::barrier<cuda::thread_scope_block> bar;
+    auto block = cg::this_thread_block();
+    if (block.thread_rank() == 0) init(&bar, block.size());
+    block.sync();
+    cuda::memcpy_async(block, tile, in + blockIdx.x * 256, sizeof(int) * 256, bar);
+    bar.arrive_and_wait();
+    out[blockIdx.x * 256 + threadIdx.x] = tile[(threadIdx.x * 7 + 1) % 256] + 1;
+}
+"""
+
+
+def test_libcudacxx_barrier_and_memcpy_async():
+    """cuda::memcpy_async into shared memory completing on a cuda::barrier, as CUDA's own headers write it
+    for sm_90: LDGSTS copies, their ARRIVES transactions and the barrier's SYNCS arrivals and waits."""
+    module = cp.RawModule(code=LIBCUDACXX_SOURCE, options=("-arch=sm_90", "-std=c++17"))
+    assert {"LDGSTS.E", "ARRIVES.LDGSTSBAR.64.TRANSCNT", "SYNCS.PHASECHK.TRANS64.TRYWAIT"} <= \
+        opcodes_of(module, "barrier_copy")
+    blocks = 3
+    x = RNG.integers(-1000, 1000, blocks * 256).astype(np.int32)
+    out = cp.asarray(np.full(blocks * 256, 0x5A5A, np.int32))
+    run_beside(module, "barrier_copy", (blocks,), (256,), (cp.asarray(x), out))
+    rows = x.reshape(blocks, 256)
+    np.testing.assert_array_equal(out.get(), (rows[:, (np.arange(256) * 7 + 1) % 256] + 1).ravel())
