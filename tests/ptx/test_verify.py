@@ -117,3 +117,23 @@ def test_the_machine_passes_its_special_registers():
     ptx = kernel("mov.u32 %r1, %laneid;\nmov.u32 %r2, %nosuch;")
     with pytest.raises(PtxVerifyError, match="'%nosuch'"):
         Device().load_module(ptx)
+
+
+def test_a_component_of_a_declared_register_named_as_a_special_one_is_refused():
+    """`.reg .b32 %tid;` then `%tid.x`: ptxas reads .x as a video selector on that register and
+    refuses the mov; the verifier names the line."""
+    error = problems(".reg .b32 %tid;\nmov.u32 %r1, %tid.x;")
+    assert "the declared register %tid hides the special register" in str(error)
+    assert error.problems[0][:2] == (12, 1)
+
+
+@pytest.mark.parametrize("engine", ["numpy", "compiled"])
+def test_a_declared_register_hides_the_special_register_of_its_name(engine):
+    """ptxas takes `.reg .b32 %tid;` as the module's own register (its SASS stores the 7 moved
+    into it), so the machine reads the register, not the thread index."""
+    body = (".reg .b32 %tid;\nld.param.u64 %rd1, [out];\ncvta.to.global.u64 %rd2, %rd1;\n"
+            "mov.u32 %tid, 7;\nst.global.u32 [%rd2], %tid;")
+    out = cp.zeros(1, cp.uint32)
+    with cp.settings(engine=engine):
+        cp.RawModule(ptx=kernel(body)).get_function("k")((1,), (1,), (out,))
+    assert int(out.get()[0]) == 7

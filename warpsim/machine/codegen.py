@@ -171,7 +171,9 @@ class BlockCompiler:
         """A Python expression with the operand's value as `type_name`."""
         ptype = TYPES[type_name]
         if isinstance(op, Reg):
-            if op.name in SPECIAL_REGISTERS or op.name.split(".")[0] in SPECIAL_REGISTERS:
+            # a register the module declares under a special register's name (.reg .b32 %tid) is
+            # its own, as ptxas takes it
+            if op.name not in self.fn.regs and op.name.split(".")[0] in SPECIAL_REGISTERS:
                 raw = f"read_special(ctx, idx, {op.name!r})"
                 return f"reinterpret({raw}, {self.const(ptype, type_name)})"
             var = self.load_reg(op.name)

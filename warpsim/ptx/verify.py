@@ -89,7 +89,10 @@ class _Checker:
         for ins in self.fn.body:
             before = len(self.problems)
             for reg in _registers(ins):
-                if reg not in self.fn.regs and reg.split(".")[0] not in self.special:
+                base = reg.split(".")[0]
+                if reg not in self.fn.regs and base in self.fn.regs:      # .reg .b32 %tid; ... %tid.x
+                    self.problem(ins, f"'{reg}': the declared register {base} hides the special register")
+                elif reg not in self.fn.regs and base not in self.special:
                     self.problem(ins, f"'{reg}' is not a declared register")
             if len(self.problems) == before:
                 self.shape_of(ins)

@@ -91,7 +91,7 @@ class BlockSource:
     def operand(self, op, type_name: str) -> str:
         type_bits = 1 if type_name == "pred" else TYPES[type_name].bits
         if isinstance(op, Reg):
-            if op.name in SPECIAL_REGISTERS or op.name.split(".")[0] in SPECIAL_REGISTERS:
+            if op.name not in self.fn.regs and op.name.split(".")[0] in SPECIAL_REGISTERS:   # declared: its own
                 expr = self.special(op.name) if self.loop and type_bits == 32 else None
                 if expr is None:
                     raise NotCovered(f"special register {op.name}")
