@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from warpsim.semantics.barriers import BARRIERS_PER_CTA, count_arrivals, reduce_predicate, release
+from warpsim.semantics.barriers import (BARRIERS_PER_CTA, cluster_arrive, cluster_wait, count_arrivals,
+                                       reduce_predicate, release)
 
 
 def _reference(keys, counts, live_per_cta, arrivals):
@@ -52,3 +53,23 @@ def test_reduce_predicate_per_key():
     assert reduce_predicate("popc", keys, pred).tolist() == [2, 2, 2, 2, 2, 0]
     assert reduce_predicate("and", keys, pred).tolist() == [False, False, False, True, True, False]
     assert reduce_predicate("or", keys, pred).tolist() == [True, True, True, True, True, False]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_cluster_phase_completes_when_every_live_thread_arrived(seed):
+    """barrier.cluster / UCGABAR: a cluster's phase completes once its live threads have all arrived;
+    a thread that exited does not hold it, and a completed phase uses its arrivals up."""
+    rng = np.random.default_rng(seed)
+    cluster_of = rng.integers(0, 3, size=96)
+    alive = rng.random(96) < 0.8
+    arrived, phase = {}, {}
+    early = np.flatnonzero(alive & (rng.random(96) < 0.6))
+    waiting = np.zeros(96, dtype=np.int64)
+    waiting[early] = cluster_arrive(arrived, phase, cluster_of[early])
+    late = np.setdiff1d(np.flatnonzero(alive), early)
+    waiting[late] = cluster_arrive(arrived, phase, cluster_of[late])
+    done, released = cluster_wait(arrived, phase, cluster_of, alive, cluster_of[early], waiting[early])
+    assert done.all() and sorted(released) == sorted(set(int(k) for k in cluster_of[early]))
+    assert all(arrived[k] == 0 for k in released)
+    again, none = cluster_wait(arrived, phase, cluster_of, alive, cluster_of[early], waiting[early] + 1)
+    assert not again.any() and none == []

@@ -63,3 +63,31 @@ def reduce_predicate(op: str, keys, pred) -> np.ndarray:
     if op == "or":
         return (trues > 0)[inverse]
     raise ValueError(f"barrier reduction {op!r}")
+
+
+# ------------------------------------------------------------ barrier.cluster (UCGABAR_ARV/WAIT)
+# A cluster's barrier counts arrivals per phase: `arrived` and `phase` map a cluster's key to its
+# arrivals not yet released and its completed phases; a thread remembers the phase it arrived in.
+
+def cluster_arrive(arrived: dict, phase: dict, keys) -> list:
+    """Count each thread's arrival in its cluster (keys); the phase each arrived in."""
+    for key, count in zip(*np.unique(keys, return_counts=True)):
+        arrived[int(key)] = arrived.get(int(key), 0) + int(count)
+    return [phase.get(int(k), 0) for k in keys]
+
+
+def cluster_wait(arrived: dict, phase: dict, cluster_of, alive, keys, arrived_in) -> tuple:
+    """(per waiting thread: whether the phase it arrived in has completed, the clusters released now).
+
+    A cluster among `keys` completes its phase once its live threads (`alive` over every thread
+    of the batch, `cluster_of` their clusters) have all arrived; those arrivals are used up."""
+    released = []
+    for key in np.unique(keys):
+        key = int(key)
+        live = int(np.count_nonzero(alive & (cluster_of == key)))
+        if arrived.get(key, 0) >= live:                 # everyone still running has arrived
+            arrived[key] = arrived.get(key, 0) - live
+            phase[key] = phase.get(key, 0) + 1
+            released.append(key)
+    current = np.array([phase.get(int(k), 0) for k in keys], dtype=np.int64)
+    return current > arrived_in, released

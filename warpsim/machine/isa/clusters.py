@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import LaunchError
+from ...semantics import barriers
 from ..cluster import CLUSTER_ADDRESS, OFFSET_MASK, RANK_SHIFT, layout
 from ..memory import SHARED_WINDOW, WINDOW_SIZE
 from ..state import EXITED
@@ -88,29 +89,21 @@ def emit_mapa(c, ins):
 # ------------------------------------------------------------ barrier.cluster
 
 def arrive(ctx, idx):
-    """Count the threads' arrivals in their clusters' current phase."""
+    """Count the threads' arrivals in their clusters' current phase (semantics.barriers)."""
     cl = layout(ctx)
-    keys = cl.cluster_id[ctx.cta[idx]]
-    for key, count in zip(*np.unique(keys, return_counts=True)):
-        cl.arrived[int(key)] = cl.arrived.get(int(key), 0) + int(count)
-    cl.waiting[idx] = [cl.phase.get(int(k), 0) for k in keys]
+    cl.waiting[idx] = barriers.cluster_arrive(cl.arrived, cl.phase, cl.cluster_id[ctx.cta[idx]])
 
 
 def wait(ctx, idx) -> np.ndarray:
     """Per thread of idx: whether its cluster's phase (the one it arrived in) has completed."""
     cl = layout(ctx)
-    keys = cl.cluster_id[ctx.cta]
-    alive = ctx.status != EXITED
-    for key in np.unique(cl.cluster_id[ctx.cta[idx]]):
-        key = int(key)
-        live = int(np.count_nonzero(alive & (keys == key)))
-        if cl.arrived.get(key, 0) >= live:             # everyone still running has arrived
-            cl.arrived[key] = cl.arrived.get(key, 0) - live
-            cl.phase[key] = cl.phase.get(key, 0) + 1
-            for obs in ctx.cluster_barrier_observers:
-                obs.cluster_barrier_released(ctx, np.flatnonzero(cl.cluster_id == key))
-    phase = np.array([cl.phase.get(int(k), 0) for k in cl.cluster_id[ctx.cta[idx]]], dtype=np.int64)
-    return phase > cl.waiting[idx]
+    completed, released = barriers.cluster_wait(cl.arrived, cl.phase, cl.cluster_id[ctx.cta],
+                                                ctx.status != EXITED, cl.cluster_id[ctx.cta[idx]],
+                                                cl.waiting[idx])
+    for key in released:
+        for obs in ctx.cluster_barrier_observers:
+            obs.cluster_barrier_released(ctx, np.flatnonzero(cl.cluster_id == key))
+    return completed
 
 
 def check_barrier_cluster(ins):

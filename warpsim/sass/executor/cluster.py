@@ -43,6 +43,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from ...machine.cluster import OFFSET_MASK, RANK_MASK, RANK_SHIFT, ClusterLayout
+from ...semantics import barriers
 from .moves import SPECIALS
 from .operands import U32, U64
 from .table import Step, Unsupported, semantics
@@ -110,25 +111,16 @@ def shared_place(st, g, addrs: np.ndarray, across_cluster: bool) -> tuple:
 def _arrive(st, g) -> None:
     clusters = cluster_layout(st)
     keys = clusters.cluster_id[st.cta[g.idx]]
-    for key, count in zip(*np.unique(keys, return_counts=True)):
-        clusters.arrived[int(key)] = clusters.arrived.get(int(key), 0) + int(count)
-    clusters.waiting[g.idx] = [clusters.phase.get(int(k), 0) for k in keys]
+    clusters.waiting[g.idx] = barriers.cluster_arrive(clusters.arrived, clusters.phase, keys)
 
 
 def _phase_completed(st, g) -> np.ndarray:
-    """Per lane at the wait: whether the phase it arrived in has completed (completing the phases of
-    clusters whose live lanes have all arrived)."""
+    """Per lane at the wait: whether the phase it arrived in has completed (semantics.barriers)."""
     clusters = cluster_layout(st)
-    keys = clusters.cluster_id[st.cta]
-    alive = st.pc >= 0
-    for key in np.unique(keys[g.idx]):
-        key = int(key)
-        live = int(np.count_nonzero(alive & (keys == key)))
-        if clusters.arrived.get(key, 0) >= live:
-            clusters.arrived[key] = clusters.arrived.get(key, 0) - live
-            clusters.phase[key] = clusters.phase.get(key, 0) + 1
-    phase = np.array([clusters.phase.get(int(k), 0) for k in keys[g.idx]], dtype=np.int64)
-    return phase > clusters.waiting[g.idx]
+    completed, _ = barriers.cluster_wait(clusters.arrived, clusters.phase, clusters.cluster_id[st.cta],
+                                         st.pc >= 0, clusters.cluster_id[st.cta[g.idx]],
+                                         clusters.waiting[g.idx])
+    return completed
 
 
 @semantics("UCGABAR_ARV", family="cluster", pipe="barrier", mods=(),
