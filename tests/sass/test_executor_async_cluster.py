@@ -490,9 +490,9 @@ def test_int8_mma_of_wmma_fragments(kernel, dtype):
     """sm_80's 8-bit integer wmma is IMMA.16816.S8.S8 / .U8.U8 (mma.m16n8k16's integer fragments): the
     products of random bytes and s32 sums that wrap, as the PTX run's wmma computes them."""
     module = cp.RawModule(code=WMMA_INT8_SOURCE, options=("-arch=sm_80",))
-    name = np.dtype(dtype).name.upper().replace("INT", "")
+    sign = "S" if dtype == np.int8 else "U"
     mma = [i.text for i in sass_for_ptx(module.ptx, arch="sm_80").kernel(kernel).instructions if i.opcode == "IMMA"]
-    assert mma and all(t.startswith(f"IMMA.16816.{'S' if dtype == np.int8 else 'U'}8") for t in mma), (name, mma)
+    assert mma and all(t.startswith(f"IMMA.16816.{sign}8.{sign}8") for t in mma), mma
     blocks = 3
     info = np.iinfo(dtype)
     a = RNG.integers(info.min, info.max + 1, (blocks, 16, 16)).astype(dtype)
