@@ -5,10 +5,14 @@ results (cudaLaunchCooperativeKernel, and cudaLaunchKernelEx's cooperative attri
 a grid too large to be co-resident, and syncs in a plain launch, which traps.
 """
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from warpsim.timing.presets import gpu_preset
+
+PROGRAMS = Path(__file__).parent / "programs"
 
 pytestmark = pytest.mark.programs
 
@@ -36,3 +40,16 @@ def test_grid_sync_orders_blocks_and_refuses_too_large_grids(built, run, tmp_pat
     assert lines[5] == "plain launch cudaErrorLaunchFailure"
     assert "needs a cooperative launch" in result.stderr
     assert f"at once on {gpu_preset('h200').sms} SMs" in result.stderr
+
+
+@pytest.mark.slow
+def test_a_cooperative_launch_of_sass_only_code_is_refused_by_name(cli, run, tmp_path):
+    app = tmp_path / "grid_sync_sass"
+    built = cli("nvcc", "-gencode", "arch=compute_90,code=sm_90", PROGRAMS / "grid_sync.cu", "-o", app,
+                cwd=tmp_path)
+    assert built.returncode == 0, built.stderr
+    np.ones(100, dtype=np.float32).tofile(tmp_path / "x.bin")
+    result = run(app, "x.bin", "y.bin", "1.5")
+    assert result.returncode == 1
+    assert "failed: cudaErrorNotSupported" in result.stdout
+    assert "has only SASS" in result.stderr

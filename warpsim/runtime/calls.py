@@ -1163,6 +1163,10 @@ def _launch_cooperative(context, function, grid, block, args, shared_mem, stream
     if found is None:
         return context.fail(CODES["cudaErrorInvalidDeviceFunction"])
     _, name, registers, static_shared = found
+    if not context.kernels[function][0].ptx:
+        return _refuse(context, "cudaLaunchCooperativeKernel", f"a cooperative launch of {name}, whose "
+                       "code has only SASS, is not simulated (build with `warpsim nvcc` to keep PTX)",
+                       NOT_SUPPORTED)
     major, minor = context.preset.compute_capability
     threads = block[0] * block[1] * block[2]
     if threads and threads <= context.preset.max_threads_per_block:
