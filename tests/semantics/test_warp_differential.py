@@ -285,3 +285,16 @@ def test_unsorted_slots_give_the_same_answers(seed):
             (lanes.redux("xor", slots, values, masks), lanes.redux("xor", slots[order], values[order], masks[order])),
             (lanes.elect(slots, masks)[0], lanes.elect(slots[order], masks[order])[0])):
         assert np.array_equal(sorted_result[order], shuffled)
+
+
+@pytest.mark.parametrize("kind", ["eq", "lt", "le", "gt", "ge"])
+def test_lane_masks_agree(kind):
+    """S2R SR_<kind>MASK and mov %lanemask_<kind> read semantics.warp.lane_mask: the lanes below,
+    at or above the reading lane."""
+    rng = np.random.default_rng(zlib.crc32(kind.encode()))
+    slots = _group(rng)
+    state = _run_sass(f"S2R R4, SR_{kind.upper()}MASK ;", slots)
+    relation = {"eq": int.__eq__, "lt": int.__lt__, "le": int.__le__, "gt": int.__gt__, "ge": int.__ge__}[kind]
+    want = [sum(1 << j for j in range(32) if relation(j, int(s) & 31)) for s in slots]
+    assert [int(v) for v in state.R[4][slots]] == want
+    assert [int(v) for v in lanes.lane_mask(kind, slots & 31)] == want

@@ -21,6 +21,24 @@ REDUCTIONS = {"add": np.add, "min": np.minimum, "max": np.maximum, "and": np.bit
               "or": np.bitwise_or, "xor": np.bitwise_xor}
 
 
+# %lanemask_* / SR_*MASK: which lanes, relative to the reading lane, the mask names.
+_LANE_MASKS = {
+    "eq": lambda at, upto: at,                 # the lane itself
+    "lt": lambda at, upto: at - 1,             # lanes below it
+    "le": lambda at, upto: upto - 1,           # lanes below it and itself
+    "gt": lambda at, upto: ~(upto - 1),        # lanes above it
+    "ge": lambda at, upto: ~(at - 1),          # the lane and those above
+}
+LANE_MASKS = tuple(_LANE_MASKS)
+
+
+def lane_mask(kind: str, lane) -> np.ndarray:
+    """The 32-bit lane mask `kind` ('eq', 'lt', 'le', 'gt', 'ge') of each lane number."""
+    lane = np.asarray(lane).astype(np.uint64)
+    at, upto = np.uint64(1) << lane, np.uint64(1) << (lane + np.uint64(1))
+    return (_LANE_MASKS[kind](at, upto) & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+
+
 def warp_rows(slots) -> tuple:
     """(row of each lane's warp, number of rows) of a (rows, 32) grid: the warp's index itself,
     which costs a grid as large as the batch up to the last warp but no sort or scan."""

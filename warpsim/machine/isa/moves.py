@@ -20,6 +20,7 @@ import numpy as np
 from ...errors import UnsupportedInstruction
 from ...ptx.ir import Vec
 from ...ptx.types import TYPES
+from ...semantics.warp import lane_mask
 from ..access import space_of
 from ..cooperative import envreg
 from ..memory import LOCAL_WINDOW, SHARED_WINDOW
@@ -89,24 +90,6 @@ def _axis(name):
     return AXES[name.split(".")[1]]
 
 
-# %lanemask_*: which lanes, relative to the reading lane, are in the mask.
-_LANEMASKS = {
-    "eq": lambda at, upto: at,                 # the lane itself
-    "lt": lambda at, upto: at - 1,             # lanes below it
-    "le": lambda at, upto: upto - 1,           # lanes below it and itself
-    "gt": lambda at, upto: ~(upto - 1),        # lanes above it
-    "ge": lambda at, upto: ~(at - 1),          # the lane and those above
-}
-
-
-def _lanemask(kind):
-    def read(ctx, idx):
-        lane = ctx.lane[idx].astype(np.uint64)
-        at, upto = np.uint64(1) << lane, np.uint64(1) << (lane + np.uint64(1))
-        return (_LANEMASKS[kind](at, upto) & np.uint64(0xFFFFFFFF)).astype(np.uint32)
-    return read
-
-
 SPECIAL_REGISTERS = {
     "%tid": lambda ctx, idx, name: ctx.tid[_axis(name), idx],
     "%ntid": lambda ctx, idx, name: np.full(len(idx), ctx.block[_axis(name)], dtype=np.uint32),
@@ -118,11 +101,11 @@ SPECIAL_REGISTERS = {
     "%smid": lambda ctx, idx, name: (ctx.cta_ids[ctx.cta[idx]] % NUM_SMS).astype(np.uint32),
     "%nsmid": lambda ctx, idx, name: np.full(len(idx), NUM_SMS, dtype=np.uint32),
     "%gridid": lambda ctx, idx, name: np.full(len(idx), 1, dtype=np.uint64),
-    "%lanemask_eq": lambda ctx, idx, name: _lanemask("eq")(ctx, idx),
-    "%lanemask_lt": lambda ctx, idx, name: _lanemask("lt")(ctx, idx),
-    "%lanemask_le": lambda ctx, idx, name: _lanemask("le")(ctx, idx),
-    "%lanemask_gt": lambda ctx, idx, name: _lanemask("gt")(ctx, idx),
-    "%lanemask_ge": lambda ctx, idx, name: _lanemask("ge")(ctx, idx),
+    "%lanemask_eq": lambda ctx, idx, name: lane_mask("eq", ctx.lane[idx]),
+    "%lanemask_lt": lambda ctx, idx, name: lane_mask("lt", ctx.lane[idx]),
+    "%lanemask_le": lambda ctx, idx, name: lane_mask("le", ctx.lane[idx]),
+    "%lanemask_gt": lambda ctx, idx, name: lane_mask("gt", ctx.lane[idx]),
+    "%lanemask_ge": lambda ctx, idx, name: lane_mask("ge", ctx.lane[idx]),
     "%clock": lambda ctx, idx, name: np.full(len(idx), ctx.issued & 0xFFFFFFFF, dtype=np.uint32),
     "%clock_hi": lambda ctx, idx, name: np.full(len(idx), (ctx.issued >> 32) & 0xFFFFFFFF, dtype=np.uint32),
     "%clock64": lambda ctx, idx, name: np.full(len(idx), ctx.issued, dtype=np.uint64),

@@ -14,12 +14,9 @@ from __future__ import annotations
 import numpy as np
 
 from ...semantics.addresses import LOCAL_WINDOW, SHARED_WINDOW
+from ...semantics.warp import LANE_MASKS, lane_mask
 from .operands import U32, U64, alu, dest, source
 from .table import Step, Unsupported, semantics
-
-
-def _lane_masks(st, g):
-    return np.asarray(st.lane[g.sel], dtype=U64)
 
 
 def _clock(st, g):
@@ -36,11 +33,8 @@ SPECIALS = {
     "SR_LANEID": lambda st, g: st.lane[g.sel],
     "SR_SWINHI": lambda st, g: U32(SHARED_WINDOW >> 32),
     "SR_LWINHI": lambda st, g: U32(LOCAL_WINDOW >> 32),
-    "SR_EQMASK": lambda st, g: (U64(1) << _lane_masks(st, g)).astype(U32),
-    "SR_LTMASK": lambda st, g: ((U64(1) << _lane_masks(st, g)) - U64(1)).astype(U32),
-    "SR_LEMASK": lambda st, g: ((U64(2) << _lane_masks(st, g)) - U64(1)).astype(U32),
-    "SR_GTMASK": lambda st, g: (~((U64(2) << _lane_masks(st, g)) - U64(1)) & U64(0xFFFFFFFF)).astype(U32),
-    "SR_GEMASK": lambda st, g: (~((U64(1) << _lane_masks(st, g)) - U64(1)) & U64(0xFFFFFFFF)).astype(U32),
+    **{f"SR_{kind.upper()}MASK": (lambda st, g, kind=kind: lane_mask(kind, st.lane[g.sel]))
+       for kind in LANE_MASKS},
     "SR_CLOCKLO": _clock,
     "SR_CLOCKHI": lambda st, g: U32(0),
     "SR_GLOBALTIMERLO": _clock,
