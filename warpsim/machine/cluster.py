@@ -113,10 +113,15 @@ def peer_offsets(ctx, idx, offsets: np.ndarray):
     marked = offsets >= CLUSTER_ADDRESS
     if not marked.any():
         return cta, offsets
-    clusters = layout(ctx)
-    rank = (offsets >> RANK_SHIFT) & RANK_MASK
-    valid = marked & (rank < clusters.size)
+    # an address of a rank the cluster does not have keeps its mark, so the bounds check faults
+    return peer_place(layout(ctx), cta, offsets, (offsets >> RANK_SHIFT) & RANK_MASK, marked)
+
+
+def peer_place(clusters: ClusterLayout, cta, addresses, rank, valid) -> tuple:
+    """(CTA slot, offset within it) per lane of addresses naming a rank of the lane's cluster in
+    bits 24 and up (where `valid`): that rank's CTA, or the lane's own CTA and the address as it is
+    where the rank is not valid or not in the cluster. PTX's shared::cluster and SASS's share it."""
+    valid = valid & (rank < clusters.size)
     peer = clusters.slots[cta, np.where(valid, rank, 0)]
     valid &= peer >= 0
-    # an address of a rank the cluster does not have keeps its mark, so the bounds check faults
-    return np.where(valid, peer, cta), np.where(valid, offsets & OFFSET_MASK, offsets)
+    return np.where(valid, peer, cta), np.where(valid, addresses & addresses.dtype.type(OFFSET_MASK), addresses)

@@ -42,7 +42,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ...machine.cluster import OFFSET_MASK, RANK_MASK, RANK_SHIFT, ClusterLayout
+from ...machine.cluster import OFFSET_MASK, RANK_MASK, RANK_SHIFT, ClusterLayout, peer_place
 from ...semantics import barriers
 from .moves import SPECIALS
 from .operands import U32, U64
@@ -99,11 +99,7 @@ def shared_place(st, g, addrs: np.ndarray, across_cluster: bool) -> tuple:
     if not across_cluster:
         return cta, addrs & U64(OFFSET_MASK)
     rank = (addrs >> U64(RANK_SHIFT)).astype(np.int64)
-    clusters = cluster_layout(st)
-    valid = (rank <= RANK_MASK) & (rank < clusters.size)
-    peer = clusters.slots[cta, np.where(valid, rank, 0)]
-    valid &= peer >= 0
-    return np.where(valid, peer, cta), np.where(valid, addrs & U64(OFFSET_MASK), addrs)
+    return peer_place(cluster_layout(st), cta, addrs, rank, rank <= RANK_MASK)
 
 
 # ------------------------------------------------------------ barrier.cluster
