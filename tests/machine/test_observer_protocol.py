@@ -15,7 +15,8 @@ from warpsim.timing.sample import LaunchTimingRecorder
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[2] / "warpsim"
 SASS_EVENTS = {e for e in EVENTS if e.startswith("sass_")}
-PTX_EVENTS = {"batch_started", "block_executed", "memory_access", "barrier_released", "warp_sync_met",
+PTX_EVENTS = {"batch_started", "block_executed", "memory_access", "barrier_released", "cluster_barrier_released",
+              "warp_sync_met",
               "batch_finished", "logged_warps", "compiled_rounds"}
 
 
