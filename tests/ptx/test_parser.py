@@ -97,6 +97,16 @@ def test_operand_forms():
     assert k.body[0].loc.line == 5 and k.body[0].loc.file == 1
 
 
+def test_sink_value_with_a_predicate():
+    """`elect.sync _|p, mask` (libcu++'s bulk memcpy_async writes it) names only the predicate."""
+    text = (".version 8.0\n.target sm_90\n.entry k() {\n  .reg .pred %p<2>;\n"
+            "  elect.sync _|%p1, 0xffffffff;\n  ret;\n}\n")
+    elect = parse_ptx(text).functions["k"].body[0]
+    assert elect.dsts == (Sink(), Reg("%p1")) and elect.srcs == (Imm(0xFFFFFFFF, 0, "0xffffffff"),)
+    again = parse_ptx(format_module(parse_ptx(text))).functions["k"].body[0]
+    assert again.key() == elect.key()
+
+
 def test_scoped_declarations_are_renamed():
     k = parse_ptx(SAMPLE).functions["k"]
     scoped = [v.name for v in k.locals]

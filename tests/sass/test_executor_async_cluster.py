@@ -583,3 +583,35 @@ def test_libcudacxx_barrier_and_memcpy_async():
     run_beside(module, "barrier_copy", (blocks,), (256,), (cp.asarray(x), out))
     rows = x.reshape(blocks, 256)
     np.testing.assert_array_equal(out.get(), (rows[:, (np.arange(256) * 7 + 1) % 256] + 1).ravel())
+
+
+BULK_SOURCE = r"""
+#include <cuda/barrier>
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void bulk_copy(const int* in, int* out) {
+    __shared__ alignas(128) int tile[256];
+    #pragma nv_diag_suppress static_var_with_dynamic_init
+    __shared__ cuda::barrier<cuda::thread_scope_block> bar;
+    auto block = cg::this_thread_block();
+    if (block.thread_rank() == 0) init(&bar, block.size());
+    block.sync();
+    cuda::memcpy_async(block, tile, in + blockIdx.x * 256, cuda::aligned_size_t<16>(sizeof(int) * 256), bar);
+    bar.arrive_and_wait();
+    out[blockIdx.x * 256 + threadIdx.x] = tile[(threadIdx.x * 7 + 1) % 256] + 1;
+}
+"""
+
+
+def test_libcudacxx_bulk_memcpy_async_elects_one_lane():
+    """With an aligned size, cuda::memcpy_async takes the bulk path on sm_90: one lane chosen by
+    `elect.sync _|p, mask` (the value's sink and the predicate) issues cp.async.bulk (ELECT and UBLKCP in SASS)."""
+    module = cp.RawModule(code=BULK_SOURCE, options=("-arch=sm_90", "-std=c++17"))
+    assert "elect.sync _|" in module.ptx
+    assert {"ELECT", "UBLKCP.S.G"} <= opcodes_of(module, "bulk_copy")
+    blocks = 3
+    x = RNG.integers(-1000, 1000, blocks * 256).astype(np.int32)
+    out = cp.asarray(np.full(blocks * 256, 0x5A5A, np.int32))
+    run_beside(module, "bulk_copy", (blocks,), (256,), (cp.asarray(x), out))
+    rows = x.reshape(blocks, 256)
+    np.testing.assert_array_equal(out.get(), (rows[:, (np.arange(256) * 7 + 1) % 256] + 1).ravel())

@@ -539,7 +539,9 @@ class _Parser:
             return self.immediate()
         if tok.kind == "word":
             self.next()
-            if tok.text == "_":
+            if tok.text == "_":  # a sink; `_|p` names only the predicate half of a pair
+                if allow_pair and self.accept("|"):
+                    return (Sink(), Reg(self.resolve(self.word().text)))
                 return Sink()
             if tok.text == "WARP_SZ":  # PTX's predefined constant: the warp size
                 return Imm(32, 0, "WARP_SZ")

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...ptx.ir import Reg
+from ...ptx.ir import Reg, Sink
 from ...semantics import warp as lanes
 from .table import WARP, emitted, mask_is_first_source, mask_is_last_source
 
@@ -95,8 +95,10 @@ def member_mask(c, operand):
 
 
 def write_value_and_predicate(c, dsts, result: str):
-    """`d|p` destinations of shfl, match.all and elect: the value, and the predicate if named."""
-    c.write(dsts[0], "b32", f"{result}[0]")
+    """`d|p` destinations of shfl, match.all and elect: the value unless it is the sink `_`,
+    and the predicate if named."""
+    if not isinstance(dsts[0], Sink):
+        c.write(dsts[0], "b32", f"{result}[0]")
     if len(dsts) > 1:
         c.write(dsts[1], "pred", f"{result}[1]")
 
