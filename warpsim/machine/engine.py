@@ -32,7 +32,7 @@ from .codegen import compile_block
 from .compiled import block_tier, check_engine, compiled_loop, compiled_rounds
 from .isa.barriers import reduce_barrier
 from .events import observers_of
-from .scheduling import model_for
+from .scheduling import SchedulingModel, model_for
 from .state import AT_BARRIER, AT_WARP_SYNC, EXITED, RUNNING
 
 NO_PC = np.iinfo(np.int64).max
@@ -169,8 +169,8 @@ def converged_group(ctx, model, runnable) -> list | None:
     says each warp issues them there (SchedulingModel.select_converged); None otherwise, and for
     batches over CONVERGED_UP_TO slots, where the look would cost more than it saves. A small
     kernel of a few blocks (an ElementwiseKernel's loop) issues converged most rounds."""
-    if ctx.n > CONVERGED_UP_TO:
-        return None
+    if ctx.n > CONVERGED_UP_TO or type(model).select_converged is SchedulingModel.select_converged:
+        return None                          # (a model that always selects pays no look)
     at = ctx.pc[runnable]
     gid = int(at.min())
     if gid != at.max() or not runnable.reshape(-1, 32).any(axis=1).all():
