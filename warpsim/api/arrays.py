@@ -51,7 +51,7 @@ def _normalize_shape(shape) -> tuple[int, ...]:
     return dims
 
 
-def _contiguous_strides(shape, itemsize: int, order: str = "C") -> tuple[int, ...]:
+def contiguous_strides(shape, itemsize: int, order: str = "C") -> tuple[int, ...]:
     strides, step = [], itemsize
     for dim in (reversed(shape) if order == "C" else shape):
         strides.append(step)
@@ -193,7 +193,7 @@ class ndarray(HostArithmetic):
         if order not in ("C", "F"):
             raise ValueError(f"order must be 'C' or 'F', got {order!r}")
         self._strides = (tuple(int(s) for s in strides) if strides is not None
-                         else _contiguous_strides(self._shape, self._dtype.itemsize, order))
+                         else contiguous_strides(self._shape, self._dtype.itemsize, order))
         if len(self._strides) != len(self._shape):
             raise ValueError(f"strides {self._strides} do not match shape {self._shape}")
         if memptr is None:
@@ -329,7 +329,7 @@ class ndarray(HostArithmetic):
             shape = shape[0]
         new_shape = _resolve_reshape(shape, self.size)
         if order in ("C", "A") and self._c_contiguous:
-            return self._view(0, new_shape, _contiguous_strides(new_shape, self.itemsize))
+            return self._view(0, new_shape, contiguous_strides(new_shape, self.itemsize))
         # NumPy decides whether the result can be a view (it then is one of self's memory)
         return call_on_host(np.reshape, (self, new_shape), {"order": order}, ndarray, may_write=False)
 
@@ -352,7 +352,7 @@ class ndarray(HostArithmetic):
             raise ValueError("When changing to a larger dtype, its size must be a divisor of the "
                              "total size in bytes of the last axis of the array.")
         shape = self._shape[:-1] + (last_bytes // new.itemsize,)
-        return self._view(0, shape, _contiguous_strides(shape, new.itemsize), new)
+        return self._view(0, shape, contiguous_strides(shape, new.itemsize), new)
 
     def transpose(self, *axes) -> "ndarray":
         axes = axes[0] if len(axes) == 1 and not isinstance(axes[0], (int, np.integer)) else axes

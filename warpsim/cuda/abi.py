@@ -30,7 +30,7 @@ import warnings
 import numpy as np
 
 from .. import api
-from ..api.arrays import _contiguous_strides
+from ..api.arrays import contiguous_strides
 from ..api.args import KernelArgumentError
 
 __all__ = ["argument_type", "argument_types", "flatten_arguments", "pack_parameters", "unwrap_hint"]
@@ -78,7 +78,7 @@ def _device_view(value, copy_in: bool, copy_out: bool, writebacks: list):
         itemsize = np.dtype(interface["typestr"]).itemsize
         strides = interface.get("strides")
         if strides is None:
-            strides = _contiguous_strides(shape, itemsize)
+            strides = contiguous_strides(shape, itemsize)
         return int(interface["data"][0]), shape, tuple(int(s) for s in strides), itemsize
     host = np.asarray(value)
     _warn_implicit_copy(value)
@@ -98,7 +98,7 @@ def _own_array_view(value):
     if value.device is not api.current_device():
         raise KernelArgumentError("the array is on another device than the one the kernel runs on")
     shape, itemsize = value._shape, value._dtype.itemsize
-    strides = _contiguous_strides(shape, itemsize) if value._c_contiguous else value._strides
+    strides = contiguous_strides(shape, itemsize) if value._c_contiguous else value._strides
     pointer = value.data.ptr
     if pointer and type(value) is not api.ndarray and value.size == 0:
         pointer = 0                    # Numba's interface gives an empty array a null pointer
