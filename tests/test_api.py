@@ -83,8 +83,9 @@ class FakeModule:
     def params(self, kernel_name):
         return self.signatures[kernel_name]
 
-    def launch(self, kernel_name, grid, block, params, shared_mem=0):
+    def launch(self, kernel_name, grid, block, params, shared_mem=0, cooperative=False):
         self.launches.append((kernel_name, grid, block, params, shared_mem))
+        assert not cooperative
 
 
 class FakeDevice:
