@@ -293,3 +293,56 @@ def extend_low_bits(bits, count, signed: bool, clamp: bool) -> np.ndarray:
         sign = (shift_right(unsigned, np.maximum(width - 1, 0)) & _U32(1)) != 0
         field = np.where(sign & (width > 0), field | ~keep, field)
     return np.asarray(field, dtype=_U32)
+
+
+# ------------------------------------------------------------------ lanes of a word, absolute differences
+
+def word_lanes(words, width: int, signed: bool) -> np.ndarray:
+    """(n, 32 // width) lane values of 32-bit words, low lane first, as exact int64."""
+    raw = np.ascontiguousarray(np.asarray(words, dtype=_U32).reshape(-1))
+    kind = {8: np.int8 if signed else np.uint8, 16: np.int16 if signed else np.uint16}[width]
+    return raw.view(kind).reshape(len(raw), 32 // width).astype(np.int64)
+
+
+def pack_lanes(values, width: int) -> np.ndarray:
+    """(n, 32 // width) lane values, each wrapped to `width` bits, back into uint32 words."""
+    unsigned = (np.asarray(values) & ((1 << width) - 1)).astype({8: np.uint8, 16: np.uint16}[width])
+    return np.ascontiguousarray(unsigned).view(_U32).reshape(-1)
+
+
+def packed_min_max(a, b, take_min, width: int, signed: bool, relu: bool = False) -> np.ndarray:
+    """min (where take_min) or max of each lane pair of two words, as uint32 words.
+
+    PTX's min/max.u16x2/.s16x2 and SASS's VIMNMX.U16x2/.S16x2 (whose predicate
+    picks min); .relu clamps a negative lane at 0.
+    """
+    x, y = word_lanes(a, width, signed), word_lanes(b, width, signed)
+    pick = np.asarray(take_min).reshape(-1, 1) if np.ndim(take_min) else bool(take_min)
+    result = np.where(pick, np.minimum(x, y), np.maximum(x, y))
+    if relu:
+        result = np.maximum(result, 0)
+    return pack_lanes(result, width)
+
+
+def lane_absolute_differences(a, b, width: int, a_signed: bool, b_signed: bool) -> np.ndarray:
+    """|a - b| of each lane pair, exact (int64, shape (n, 32 // width)): vabsdiff2/4, VABSDIFF4."""
+    return np.abs(word_lanes(a, width, a_signed) - word_lanes(b, width, b_signed))
+
+
+def accumulate_lanes(c, lane_values) -> np.ndarray:
+    """c + the sum of each row's lanes, wrapped to 32 bits: the .add form of video instructions
+    and VABSDIFF4.ACC."""
+    total = np.asarray(c, dtype=_U32).astype(np.int64) + np.asarray(lane_values).sum(axis=1)
+    return (total & 0xFFFFFFFF).astype(_U32)
+
+
+def absolute_difference_sum(a, b, c, signed: bool) -> np.ndarray:
+    """c + |a - b|, the difference taken exactly before the sum wraps: sad and VABSDIFF Rd, a, b, c.
+
+    As unsigned bits of the operands' width (|INT_MIN - INT_MAX| does not fit a signed word).
+    """
+    a, b = np.asarray(a), np.asarray(b)
+    x, y = (as_signed(a), as_signed(b)) if signed else (as_unsigned(a), as_unsigned(b))
+    ua, ub = as_unsigned(a), as_unsigned(b)
+    difference = np.where(x < y, ub - ua, ua - ub)
+    return np.asarray(difference + as_unsigned(np.asarray(c, dtype=ua.dtype)), dtype=ua.dtype)

@@ -308,10 +308,8 @@ def abs_neg(ins, a):
 @value_op("sad", family="integer", signature=same_type, types=ARITH_TYPES, check=no_flags())
 def sad(ins, a, b, c):
     """c + |a - b|, the difference taken exactly (unsigned) before wrapping the sum."""
-    a, b = np.asarray(a), np.asarray(b)
-    ua, ub = as_unsigned(a), as_unsigned(b)
-    difference = np.where(a < b, ub - ua, ua - ub)
-    return (difference + as_unsigned(c)).view(a.dtype)
+    a = np.asarray(a)
+    return bits.absolute_difference_sum(a, b, c, a.dtype.kind == "i").view(a.dtype)
 
 
 # ------------------------------------------------------------------ dp4a, dp2a

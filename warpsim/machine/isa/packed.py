@@ -11,22 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...semantics import integer as bits
+from ...semantics.integer import accumulate_lanes, pack_lanes as pack, word_lanes as lanes
 from .table import Signature, same_type, value_op
 
 PACKED_TYPES = frozenset({"u16x2", "s16x2"})
-
-
-def lanes(words, width: int, signed: bool) -> np.ndarray:
-    """(n, 32/width) lane values of 32-bit words, as int64."""
-    raw = np.ascontiguousarray(np.asarray(words, dtype=np.uint32).reshape(-1))
-    kind = {8: np.int8 if signed else np.uint8, 16: np.int16 if signed else np.uint16}[width]
-    return raw.view(kind).reshape(len(raw), 32 // width).astype(np.int64)
-
-
-def pack(values: np.ndarray, width: int) -> np.ndarray:
-    """Lane values (wrapped to `width` bits) back into 32-bit words."""
-    unsigned = (values & ((1 << width) - 1)).astype({8: np.uint8, 16: np.uint16}[width])
-    return np.ascontiguousarray(unsigned).view(np.uint32).reshape(-1)
 
 
 def _check_16x2(ins):
@@ -39,11 +28,11 @@ def _check_16x2(ins):
 def sixteen_by_two(ins, a, b):
     """Per 16-bit lane: add/sub wrap; min/max by the lane type; .relu clamps at 0."""
     signed = ins.type == "s16x2"
-    x, y = lanes(a, 16, signed), lanes(b, 16, signed)
-    result = {"add": np.add, "sub": np.subtract, "min": np.minimum, "max": np.maximum}[ins.opcode](x, y)
-    if "relu" in ins.flags:
-        result = np.maximum(result, 0)
-    out = pack(result, 16)
+    if ins.opcode in ("min", "max"):
+        out = bits.packed_min_max(a, b, ins.opcode == "min", 16, signed, "relu" in ins.flags)
+    else:
+        x, y = lanes(a, 16, signed), lanes(b, 16, signed)
+        out = pack({"add": np.add, "sub": np.subtract}[ins.opcode](x, y), 16)
     return out if np.ndim(a) or np.ndim(b) else out[0]
 
 
@@ -51,7 +40,7 @@ def sixteen_by_two(ins, a, b):
 
 VIDEO_OPS = {
     "add": np.add, "sub": np.subtract, "min": np.minimum, "max": np.maximum,
-    "absdiff": lambda x, y: np.abs(x - y),
+    "absdiff": None,                                    # semantics.integer.lane_absolute_differences
     "avrg": lambda x, y: (x + y + 1) >> 1,              # rounds half up, as PTX says
 }
 
@@ -73,13 +62,14 @@ def _check_video(ins):
 def _video(width: int):
     def compute(ins, a, b, c):
         """d = per-lane op (saturated if .sat, else wrapped), or c + the lanes' sum with .add."""
-        op = VIDEO_OPS[ins.opcode[1:-1]]
+        name = ins.opcode[1:-1]
         dtype, atype, btype = ins.types
-        x, y = lanes(a, width, atype == "s32"), lanes(b, width, btype == "s32")
-        result = op(x, y)
+        if name == "absdiff":                           # the rule SASS's VABSDIFF4 shares
+            result = bits.lane_absolute_differences(a, b, width, atype == "s32", btype == "s32")
+        else:
+            result = VIDEO_OPS[name](lanes(a, width, atype == "s32"), lanes(b, width, btype == "s32"))
         if "add" in ins.flags:
-            total = np.asarray(c, dtype=np.uint32).astype(np.int64) + result.sum(axis=1)
-            out = (total & 0xFFFFFFFF).astype(np.uint32)
+            out = accumulate_lanes(c, result)
         else:
             if "sat" in ins.flags:
                 lo, hi = (-(1 << (width - 1)), (1 << (width - 1)) - 1) if dtype == "s32" else (0, (1 << width) - 1)

@@ -1,4 +1,4 @@
-"""Control flow and convergence: BRA EXIT CALL RET BRX, BSSY BSYNC BREAK, WARPSYNC, BAR, B2R.
+"""Control flow and convergence: BRA EXIT CALL RET BRX, BSSY BSYNC BREAK BMOV, WARPSYNC, BAR, B2R.
 
 Branches decide, per lane, the next instruction; a divergent branch leaves
 the warp's lanes at several places, and the engine issues the group at the
@@ -214,6 +214,32 @@ def break_(ins):
     def run(st, g):
         st.B[k][g.idx] = False
     return Step(ins, run)
+
+
+@semantics("BMOV", family="control", pipe="branch", mods=("32", "CLEAR"),
+           doc="move a convergence barrier's members as a warp lane mask: `BMOV.32.CLEAR Rd, Bk` reads "
+               "and empties Bk, `BMOV.32 Bk, Ra` sets it (ptxas saves and restores Bk so around calls)")
+def bmov(ins):
+    if len(ins.operands) != 2 or "32" not in ins.mods:
+        raise Unsupported("operand form")
+    to, frm = ins.operands
+    if frm.kind == "barrier":
+        k, write, clear = frm.number, dest(to), "CLEAR" in ins.mods
+
+        def run(st, g):
+            write(st, g, warp_bits(st.B[k])[g.idx >> 5].astype(U32))
+            if clear:
+                st.B[k][g.warp_lanes()[0]] = False
+        return Step(ins, run)
+    if to.kind != "barrier" or "CLEAR" in ins.mods:
+        raise Unsupported("operand form")
+    k, read = to.number, source(frm)
+
+    def restore(st, g):
+        lanes, first = g.warp_lanes()
+        mask = np.broadcast_to(np.asarray(read(st, g), dtype=U32), g.idx.shape)[first]  # a warp-wide value
+        st.B[k][lanes] = ((mask[:, None] >> np.arange(32, dtype=U32)) & U32(1)) != 0
+    return Step(ins, restore)
 
 
 @semantics("WARPSYNC", family="control", pipe="branch", mods=("ALL", "EXCLUSIVE", "COLLECTIVE"),

@@ -276,12 +276,42 @@ def _min_max(ins, values_at, pred_at):
 
 
 @semantics("IMNMX", "UIMNMX", "VIMNMX", "UVIMNMX", family="integer", pipe=("alu", "uniform", "alu", "uniform"),
-           mods=("U32", "S32", "RELU"),
-           doc="min (predicate true) or max (false) of a and b, signed unless .U32; .RELU: at least 0")
+           mods=("U32", "S32", "RELU", "U16x2", "S16x2"),
+           doc="min (predicate true) or max (false) of a and b, signed unless .U32; .RELU: at least 0; "
+               ".U16x2/.S16x2: of each 16-bit lane pair")
 def imnmx(ins):
     if len(ins.operands) != 4:
         raise Unsupported("operand form")
+    packed = {"U16x2", "S16x2"} & set(ins.mods)
+    if packed:
+        signed, relu = "S16x2" in packed, "RELU" in ins.mods
+        reads = [source(ins.operands[1]), source(ins.operands[2]), predicate(ins.operands[3])]
+        return Step(ins, alu([dest(ins.operands[0])], reads,
+                             lambda a, b, take_min: bits.packed_min_max(a, b, take_min, 16, signed, relu)))
     return _min_max(ins, (1, 2), 3)
+
+
+@semantics("VABSDIFF", family="integer", pipe="alu", mods=("U32", "S32"),
+           doc="c + |a - b| (sad), the difference exact, signed unless .U32")
+def vabsdiff(ins):
+    if len(ins.operands) != 4:
+        raise Unsupported("operand form")
+    signed = "U32" not in ins.mods
+    return Step(ins, alu([dest(ins.operands[0])], [source(op) for op in ins.operands[1:]],
+                         lambda a, b, c: bits.absolute_difference_sum(a, b, c, signed)))
+
+
+@semantics("VABSDIFF4", family="integer", pipe="alu", mods=("U8", "S8", "ACC"),
+           doc="|a - b| of each byte pair, signed unless .U8, packed; .ACC: c + their sum (vabsdiff4[.add])")
+def vabsdiff4(ins):
+    if len(ins.operands) != 4:
+        raise Unsupported("operand form")
+    signed, accumulate = "U8" not in ins.mods, "ACC" in ins.mods
+
+    def fn(a, b, c):
+        differences = bits.lane_absolute_differences(a, b, 8, signed, signed)
+        return bits.accumulate_lanes(c, differences) if accumulate else bits.pack_lanes(differences, 8)
+    return Step(ins, alu([dest(ins.operands[0])], [source(op) for op in ins.operands[1:]], fn))
 
 
 @semantics("VIMNMX3", "UVIMNMX3", family="integer", pipe=("alu", "uniform"), mods=("U32", "S32"),
