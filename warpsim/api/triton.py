@@ -17,9 +17,11 @@ for none). Host-side tensor descriptors (`tensor_descriptor(array,
 block_shape)`) are passed as Triton's launcher passes them: a tensor map
 (`encode_tensor_map`, warpsim's own 128 bytes), the shape and the strides.
 
-Arguments: warpsim device arrays, or NumPy arrays, which are copied to the
-device before the launch and back after it (as numba.cuda does with host
-arrays); Python or NumPy scalars; constexprs and options (num_warps,
+Arguments: warpsim device arrays, or NumPy arrays or torch tensors, which are
+copied to the device before the launch and back after it (as numba.cuda does
+with host arrays; a tensor's whole storage, so views keep their offsets and
+strides), of any dtype Triton takes (bf16, fp8: torch's or ml_dtypes');
+Python or NumPy scalars (bf16 ones rounded to nearest even); constexprs and options (num_warps,
 num_stages) by keyword. `grid` is a tuple or, as in Triton, a function of the
 launch's arguments by name (`lambda meta: (triton.cdiv(n, meta["BLOCK_SIZE"]),)`).
 Kernels show in warpsim.profile() and warpsim.check() with their Python lines.
@@ -27,12 +29,14 @@ Kernels show in warpsim.profile() and warpsim.check() with their Python lines.
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 
 import numpy as np
 
 from ..errors import LaunchError
 from ..frontends.triton import DEFAULT_ARCH, CompiledTriton, compile_triton
+from ..runtime.triton.launcher import bfloat16_bits, host_block
 from ..runtime.triton.tensor_maps import encode_tensor_map
 from ..settings import current
 from ..timing.presets import gpu_preset
@@ -47,24 +51,58 @@ _SCALAR_TYPES = {"i1": np.bool_, "u1": np.bool_, "i8": np.int8, "u8": np.uint8, 
 
 
 class _DeviceDtype(str):
-    """A dtype name (what Triton's specializer reads) that also says its size, as torch dtypes do."""
+    """A dtype name (what Triton's specializer reads) that also says its size, as torch dtypes do.
+
+    NumPy dtypes by name (ml_dtypes' bfloat16, float8_e4m3fn, float8_e5m2 included: Triton maps those
+    names to bf16, fp8e4nv, fp8e5); a torch dtype by its name after "torch.".
+    """
 
     def __new__(cls, dtype):
-        name = super().__new__(cls, np.dtype(dtype).name)
-        name.itemsize = np.dtype(dtype).itemsize
-        name.is_floating_point = np.dtype(dtype).kind == "f"
+        if not isinstance(dtype, np.dtype) and hasattr(dtype, "itemsize") and str(dtype).startswith("torch."):
+            name = super().__new__(cls, str(dtype).split(".", 1)[1])
+            name.itemsize, name.is_floating_point = int(dtype.itemsize), bool(dtype.is_floating_point)
+            return name
+        dtype = np.dtype(dtype)
+        name = super().__new__(cls, dtype.name)
+        name.itemsize = dtype.itemsize
+        name.is_floating_point = dtype.kind == "f" or "float" in dtype.name     # ml_dtypes' kind is 'V'
         return name
 
 
 class _DeviceArgument:
-    """What Triton's specializer reads of a tensor: its address and dtype (`host`: copy back to it)."""
+    """What Triton's specializer reads of a tensor: its address and dtype (`host`: copy back to it).
 
-    def __init__(self, array: ndarray, host: np.ndarray | None = None):
-        self.array, self.host = array, host
-        self.dtype = _DeviceDtype(array.dtype)
+    `offset`: bytes from the array's start to the tensor's first element (a torch tensor's copy holds
+    its whole storage, so strided views and offsets read as on a GPU)."""
+
+    def __init__(self, array: ndarray, host=None, dtype=None, offset: int = 0):
+        self.array, self.host, self.offset = array, host, offset
+        self.dtype = _DeviceDtype(array.dtype if dtype is None else dtype)
 
     def data_ptr(self) -> int:
-        return self.array.data.ptr
+        return self.array.data.ptr + self.offset
+
+
+class _TorchStorage:
+    """A torch tensor's storage as host bytes: read into a device copy, written back after the launch
+    (as NumPy arguments are), without importing torch."""
+
+    def __init__(self, tensor):
+        self.base, self.nbytes, self.pointer = host_block(tensor)
+
+    def read(self) -> np.ndarray:
+        return np.ctypeslib.as_array((ctypes.c_uint8 * self.nbytes).from_address(self.base)).copy()
+
+    def __setitem__(self, _, values) -> None:           # `host[...] = device bytes`, as for NumPy
+        ctypes.memmove(self.base, np.ascontiguousarray(values, dtype=np.uint8).ctypes.data, self.nbytes)
+
+    @property
+    def shape(self) -> tuple:
+        return (self.nbytes,)
+
+
+def _is_torch_tensor(arg) -> bool:
+    return hasattr(arg, "data_ptr") and hasattr(arg, "untyped_storage") and hasattr(arg, "dtype")
 
 
 def tensor_descriptor(array, block_shape, padding: str = "zero"):
@@ -91,6 +129,12 @@ def _to_device(args) -> tuple[list, list]:
             device = asarray(np.ascontiguousarray(arg))
             copies.append((arg, device))
             arg = device
+        elif _is_torch_tensor(arg):
+            storage = _TorchStorage(arg)
+            device = asarray(storage.read())
+            copies.append((storage, device))
+            converted.append(_DeviceArgument(device, dtype=arg.dtype, offset=storage.pointer - storage.base))
+            continue
         elif _is_descriptor(arg) and arg.base.host is not None:
             copies.append((arg.base.host, arg.base.array))
         converted.append(_DeviceArgument(arg) if isinstance(arg, ndarray) else arg)
@@ -140,9 +184,11 @@ def _parameter_values(compiled: CompiledTriton, grid) -> list:
             values += [encode_tensor_map(value, meta), *(np.int32(d) for d in value.shape),
                        *(np.int64(s) for s in value.strides)]
         elif isinstance(value, _DeviceArgument):
-            values.append(value.array)
+            values.append(np.uint64(value.data_ptr()) if value.offset else value.array)
         elif value is None:
             values.append(None)
+        elif kind == "bf16":
+            values.append(bfloat16_bits(value))
         elif kind in _SCALAR_TYPES:
             values.append(_SCALAR_TYPES[kind](value))
         else:

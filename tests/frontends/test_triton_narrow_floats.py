@@ -1,0 +1,109 @@
+"""bf16 and fp8 pointers (and bf16 scalars) in Triton launches through warpsim.triton, against NumPy.
+
+A GPU's Triton takes torch tensors of any dtype it names (`*bf16`, `*fp8e4nv`,
+`*fp8e5`); warpsim's launcher takes them too, and NumPy or warpsim arrays whose
+dtypes are ml_dtypes' (bfloat16, float8_e4m3fn, float8_e5m2), which Triton maps
+by the same names. References: ml_dtypes' own conversions (round to nearest
+even), every fp8 bit pattern included.
+"""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("triton")
+ml_dtypes = pytest.importorskip("ml_dtypes")
+
+import triton  # noqa: E402
+import triton.language as tl  # noqa: E402
+
+import warpsim as cp  # noqa: E402
+from warpsim.api import triton as wt  # noqa: E402
+
+pytestmark = pytest.mark.triton
+
+BLOCK = 256
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + tl.load(y_ptr + offsets, mask=mask),
+             mask=mask)
+
+
+@triton.jit
+def widen_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask).to(tl.float32), mask=mask)
+
+
+@triton.jit
+def scale_kernel(x_ptr, out_ptr, scale: "bf16", n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) * scale, mask=mask)
+
+
+def grid(n):
+    return (triton.cdiv(n, BLOCK),)
+
+
+def every_fp8(dtype) -> np.ndarray:
+    """All 256 bit patterns of an fp8 type."""
+    return np.arange(256, dtype=np.uint8).view(dtype)
+
+
+def test_bf16_vector_add_with_host_and_device_arrays():
+    rng = np.random.default_rng(5)
+    n = 1000
+    x = rng.standard_normal(n).astype(ml_dtypes.bfloat16)
+    y = (rng.standard_normal(n) * 3).astype(ml_dtypes.bfloat16)
+    want = (x.astype(np.float32) + y.astype(np.float32)).astype(ml_dtypes.bfloat16)   # one rounding
+    out = np.zeros(n, ml_dtypes.bfloat16)
+    compiled = wt.launch(add_kernel, grid(n), x, y, out, n, BLOCK=BLOCK, arch=90)
+    assert compiled.signature["x_ptr"] == "*bf16"
+    np.testing.assert_array_equal(out.view(np.uint16), want.view(np.uint16))
+    device_out = cp.zeros(n, dtype=ml_dtypes.bfloat16)
+    wt.launch(add_kernel, grid(n), cp.asarray(x), cp.asarray(y), device_out, n, BLOCK=BLOCK, arch=90)
+    np.testing.assert_array_equal(device_out.get().view(np.uint16), want.view(np.uint16))
+
+
+@pytest.mark.parametrize("fp8, triton_type", [("float8_e4m3fn", "*fp8e4nv"), ("float8_e5m2", "*fp8e5")])
+def test_fp8_to_fp32_cast_of_every_bit_pattern(fp8, triton_type):
+    x = every_fp8(getattr(ml_dtypes, fp8))
+    out = np.full(x.size, -1.0, np.float32)
+    compiled = wt.launch(widen_kernel, grid(x.size), x, out, x.size, BLOCK=BLOCK, arch=90)
+    assert compiled.signature["x_ptr"] == triton_type
+    np.testing.assert_array_equal(out, x.astype(np.float32))       # NaNs where ml_dtypes has them
+
+
+def test_bf16_scalar_rounds_to_nearest_even():
+    """A scalar annotated bf16 is passed as its nearest-even bf16 bits (1.3 is not a bf16)."""
+    x = np.linspace(-4, 4, 300).astype(ml_dtypes.bfloat16)
+    out = np.zeros(x.size, ml_dtypes.bfloat16)
+    compiled = wt.launch(scale_kernel, grid(x.size), x, out, 1.3, x.size, BLOCK=BLOCK, arch=90)
+    assert compiled.signature["scale"] == "bf16"
+    scale = np.float32(ml_dtypes.bfloat16(1.3))
+    assert scale != np.float32(1.3)
+    want = (x.astype(np.float32) * scale).astype(ml_dtypes.bfloat16)
+    np.testing.assert_array_equal(out.view(np.uint16), want.view(np.uint16))
+
+
+def test_torch_bf16_and_fp8_tensors_views_included():
+    torch = pytest.importorskip("torch")
+    gen = torch.Generator().manual_seed(9)
+    n = 700
+    storage = torch.randn(2 * n, generator=gen).to(torch.bfloat16)
+    x, y = storage[n:], torch.randn(n, generator=gen).to(torch.bfloat16)     # x: a view at an offset
+    out = torch.zeros(n, dtype=torch.bfloat16)
+    wt.launch(add_kernel, grid(n), x, y, out, n, BLOCK=BLOCK, arch=90)
+    want = (x.float() + y.float()).to(torch.bfloat16)
+    np.testing.assert_array_equal(out.view(torch.int16).numpy(), want.view(torch.int16).numpy())
+    for dtype in (torch.float8_e4m3fn, torch.float8_e5m2):
+        bits = torch.arange(256, dtype=torch.int32).to(torch.uint8)
+        f8, wide = bits.view(dtype), torch.full((256,), -1.0)
+        wt.launch(widen_kernel, grid(256), f8, wide, 256, BLOCK=BLOCK, arch=90)
+        np.testing.assert_array_equal(wide.numpy(), f8.float().numpy())
+    assert torch.equal(storage[n:], x), "inputs are copied back unchanged"
