@@ -107,3 +107,29 @@ def test_torch_bf16_and_fp8_tensors_views_included():
         wt.launch(widen_kernel, grid(256), f8, wide, 256, BLOCK=BLOCK, arch=90)
         np.testing.assert_array_equal(wide.numpy(), f8.float().numpy())
     assert torch.equal(storage[n:], x), "inputs are copied back unchanged"
+
+
+@triton.jit
+def scaled_pv_kernel(p_ptr, v_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    rm, rn, rk = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    p = tl.load(p_ptr + rm[:, None] * K + rk[None, :])
+    p = (p * 2.0).to(tl.float8e4nv)                   # computed in registers, as attention's P
+    v = tl.load(v_ptr + rk[:, None] * N + rn[None, :])
+    tl.store(out_ptr + rm[:, None] * N + rn[None, :], tl.dot(p, v))
+
+
+def test_fp8_dot_with_a_in_registers_runs_at_sass_level():
+    """fp8 attention's P @ V: Triton gives the fp8 P it computed to wgmma from registers (four e4m3
+    a register, in the layout Triton lowers for the GPU); the PTX run equals NumPy and the SASS run
+    (QGMMA with A in registers) writes the same bytes."""
+    m, n, k = 64, 32, 64
+    rng = np.random.default_rng(12)
+    p = (rng.integers(-4, 5, (m, k)) / 2).astype(np.float32)      # 2 p: small integers, exact in e4m3
+    v = rng.integers(-4, 5, (k, n)).astype(ml_dtypes.float8_e4m3fn)
+    out = np.full((m, n), np.nan, np.float32)
+    with cp.profile() as prof:
+        compiled = wt.launch(scaled_pv_kernel, (1,), p, v, out, m, n, k, arch=90, num_warps=4)
+    assert any("wgmma.mma_async" in line and ".e4m3.e4m3 {" in line and "}, {%r" in line
+               for line in compiled.ptx.splitlines()), "A should come from registers"
+    np.testing.assert_array_equal(out, (2 * p) @ v.astype(np.float32))
+    assert prof.launches[-1].level == "sass", prof.launches[-1].level_note

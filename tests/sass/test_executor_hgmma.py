@@ -28,7 +28,7 @@ ISA_TESTS = os.path.join(os.path.dirname(__file__), "..", "machine", "isa")
 sys.path.insert(0, ISA_TESTS)
 
 from hopper_ptx import accumulator_matrix  # noqa: E402
-from wgmma_cases import CASES, build  # noqa: E402
+from wgmma_cases import CASES, build, fp8_bits, fp8_register_a_case  # noqa: E402
 
 
 def probe(name):
@@ -125,16 +125,6 @@ def test_triton_stmatrix_epilogue_runs_at_sass_level(blocks, shape, form):
     np.testing.assert_allclose(c.get().astype(np.float64), a.astype(np.float64) @ b, rtol=4e-3, atol=2e-2)
 
 
-def fp8_bits(values: np.ndarray, atype: str) -> np.ndarray:
-    """e4m3 / e5m2 bits of small integers (each exactly representable): sign, biased exponent, mantissa."""
-    mantissa_bits, bias = (3, 7) if atype == "e4m3" else (2, 15)
-    magnitude = np.abs(values)
-    exponent = np.floor(np.log2(np.where(magnitude > 0, magnitude, 1))).astype(np.int64)
-    mantissa = ((magnitude / 2.0 ** exponent - 1) * (1 << mantissa_bits)).astype(np.int64)
-    bits = ((exponent + bias) << mantissa_bits) | mantissa
-    return np.where(magnitude > 0, bits | ((values < 0) << 7), 0).astype(np.uint8)
-
-
 @pytest.mark.parametrize("atype, n, dtype, swizzles", [("e4m3", 32, "f32", ("128B", "64B")),
                                                        ("e5m2", 16, "f16", ("none", "32B"))])
 def test_fp8_warpgroup_mma_runs_at_sass_level(atype, n, dtype, swizzles):
@@ -168,3 +158,24 @@ def test_fp8_warpgroup_mma_runs_at_sass_level(atype, n, dtype, swizzles):
     assert launch.level == "sass", launch.level_note
     got = accumulator_matrix(out.get(), n, dtype)
     np.testing.assert_array_equal(got.astype(np.float64), a @ b + c)
+
+
+@pytest.mark.parametrize("atype, n, dtype", [("e4m3", 16, "f32"), ("e5m2", 8, "f16")])
+def test_fp8_warpgroup_mma_with_a_in_registers(atype, n, dtype):
+    """fp8 wgmma with A in registers (as fp8 attention feeds P @ V): four bytes a register, laid out as
+    the PTX manual's m64nNk32 A fragment; QGMMA Rd, Ra, gdesc[URx] at SASS level writes the PTX run's
+    accumulators, and both equal A @ B + C of small integers (exact)."""
+    case = fp8_register_a_case(atype, n, dtype, seed=4)
+    sass = sass_for_ptx(case["ptx"], "sm_90a").kernel("wgmma_probe")
+    gmma = [ins.text for ins in sass.instructions if "GMMA" in ins.opcode]
+    assert len(gmma) == 1 and gmma[0].startswith(f"QGMMA.64x{n}x32.{dtype.upper()}.{atype.upper()}"), gmma
+    out = cp.asarray(np.full((128, case["regs"]), 0x7FC00000 if dtype == "f32" else 0x7E007E00, np.uint32))
+    with cp.profile() as prof:
+        cp.RawModule(ptx=case["ptx"]).get_function("wgmma_probe")(
+            (1,), (128,), (cp.asarray(case["image"]), np.uint32(case["image"].size), np.uint64(case["a_desc"]),
+                           np.uint64(case["b_desc"]), cp.asarray(case["c_in"]), out, cp.asarray(case["afrag"]),
+                           np.uint32(case["accumulate"])), shared_mem=case["shared"])
+    launch = prof.launches[-1]
+    assert launch.level == "sass", launch.level_note
+    got = accumulator_matrix(out.get(), n, dtype)
+    np.testing.assert_array_equal(got.astype(np.float64), case["want"])

@@ -164,3 +164,18 @@ def test_i2i_agrees_with_cvt_between_integers(dst, sat):
     (got,) = run_sass(f"I2I.{dst}.S32{sat} R4, R2", {2: a}, ["R4"])
     want = np.asarray(run_ptx(f"cvt{sat.lower()}.{dst.lower()}.s32", a.view(np.int32)))
     assert_same_bits(got, want.astype(np.int32).view(np.uint32), f"I2I.{dst}.S32{sat}", (a,))
+
+
+@pytest.mark.parametrize("kind", ["e4m3", "e5m2"])
+def test_f2fp_fp8_pair_merges_c_above_cvt_satfinite(kind):
+    """F2FP.SATFINITE.E4M3.F32.PACK_AB_MERGE_C d, a, b, c: cvt.rn.satfinite.e4m3x2.f32's pair of a and b
+    in the low half (a above b), c's low half above it (fp8 values packed four to a register)."""
+    rng = np.random.default_rng(31 + len(kind))
+    a, b, c = edge_bits(rng), edge_bits(rng), edge_bits(rng)
+    small = rng.random(len(a)) < 0.5                          # many values in fp8's range too
+    a[small] = (rng.standard_normal(int(small.sum())) * 100).astype(np.float32).view(np.uint32)
+    (got,) = run_sass(f"F2FP.SATFINITE.{kind.upper()}.F32.PACK_AB_MERGE_C R0, R1, R2, R3", {1: a, 2: b, 3: c},
+                      ["R0"])
+    pair = np.asarray(run_ptx(f"cvt.rn.satfinite.{kind}x2.f32", as_f32(a), as_f32(b))).astype(np.uint32)
+    want = ((c & np.uint32(0xFFFF)) << np.uint32(16)) | pair
+    assert_same_bits(got, want, f"F2FP {kind} pair", (a, b, c))

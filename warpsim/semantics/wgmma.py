@@ -35,7 +35,7 @@ from .floatbits import decode
 
 # Input type -> (bytes per element, K of one instruction). A row of K elements is 32 bytes.
 INPUT_TYPES = {"f16": (2, 16), "bf16": (2, 16), "tf32": (4, 8), "e4m3": (1, 32), "e5m2": (1, 32)}
-FP8_INPUTS = ("e4m3", "e5m2")          # K-major operands only (no transpose), A from shared memory
+FP8_INPUTS = ("e4m3", "e5m2")          # K-major operands only (no transpose); A from shared memory or registers
 ACCUMULATORS = ("f32", "f16")
 SWIZZLE_BITS = {0: 0, 1: 3, 2: 2, 3: 1}      # descriptor mode -> row bits XORed into the chunk bits
 SWIZZLE_NAMES = {0: "none", 1: "128B", 2: "64B", 3: "32B"}
@@ -138,25 +138,36 @@ def accumulator_offsets(n: int) -> np.ndarray:
 
 
 @lru_cache(maxsize=None)
-def register_a_offsets() -> np.ndarray:
-    """(32, 8): where each lane's A elements in registers sit in its warp's 16 x 16 rows (row * 16 + col):
-    the m16n8k16 A fragment of mma.sync, element i at row group + 8 (i/2 % 2), column 2 (lane % 4) + i % 2
-    + 8 (i >= 4)."""
+def register_a_offsets(per_register: int = 2) -> np.ndarray:
+    """(32, 4 * per_register): where each lane's A elements in registers sit in its warp's 16 x K rows
+    (row * K + col), K = 8 * per_register, for `per_register` elements in each of the 4 registers.
+
+    16-bit inputs (2 a register, K = 16) are mma.sync's m16n8k16 A fragment: element i at row
+    group + 8 (i/2 % 2), column 2 (lane % 4) + i % 2 + 8 (i >= 4). 8-bit inputs (fp8: 4 a register,
+    K = 32, the PTX manual's wgmma m64nNk32 A fragment) are m16n8k32's: row group + 8 (i/4 % 2),
+    column 4 (lane % 4) + i % 4 + 16 (i >= 8). Both: each register holds one row's consecutive
+    elements, the registers alternate rows g and g + 8, and the second pair moves half-way along K.
+    """
     lane = np.arange(32)
     group, pair = (lane >> 2)[:, None], (lane & 3)[:, None]
-    i = np.arange(8)
-    rows, cols = group + 8 * ((i // 2) % 2), pair * 2 + (i & 1) + 8 * (i >= 4)
-    offsets = rows * 16 + cols
+    i = np.arange(4 * per_register)
+    rows = group + 8 * ((i // per_register) % 2)
+    cols = per_register * pair + i % per_register + 4 * per_register * (i >= 2 * per_register)
+    offsets = rows * 8 * per_register + cols
     offsets.setflags(write=False)
     return offsets
 
 
 def register_a(words: np.ndarray, row: np.ndarray, lane: np.ndarray, warps: int, k: int, atype: str) -> np.ndarray:
-    """(warps, 16, k) A from the lanes' registers: words (lanes, 4) of two 16-bit elements each, the
-    lane of each thread and the row (warp) of the result it belongs to."""
-    halves = np.ascontiguousarray(words, dtype=np.uint32).view(np.uint16)
+    """(warps, 16, k) A from the lanes' registers: words (lanes, 4), each of two 16-bit elements (f16,
+    bf16) or four 8-bit ones (e4m3, e5m2), low first; the lane of each thread and the row (warp) of the
+    result it belongs to."""
+    element_bytes = INPUT_TYPES[atype][0]
+    if element_bytes not in (1, 2):
+        raise ValueError(f"wgmma A in registers takes 8- or 16-bit inputs, not .{atype}")
+    elements = np.ascontiguousarray(words, dtype=np.uint32).view(np.uint8 if element_bytes == 1 else np.uint16)
     A = np.zeros((warps, 16 * k))
-    A[row[:, None], register_a_offsets()[lane & 31]] = to_float(halves, atype)
+    A[row[:, None], register_a_offsets(4 // element_bytes)[lane & 31]] = to_float(elements, atype)
     return A.reshape(warps, 16, k)
 
 

@@ -72,7 +72,7 @@ def wgmma_probe(n: int, dtype: str, atype: str, a_in_registers=False, trans_a=0,
     if a_in_registers:
         a_operand = "{%a0,%a1,%a2,%a3}"
         a_load = "\n".join(f"    ld.global.b32 %a{j}, [%rd22+{4 * j}];" for j in range(4))
-        transposes = f", {trans_b}"
+        transposes = f", {trans_b}" if atype in ("f16", "bf16") else ""    # fp8: K-major only
     else:
         a_operand, a_load = "%rd8", ""
         transposes = f", {trans_a}, {trans_b}" if atype not in ("tf32", "e4m3", "e5m2") else ""   # K-major only
@@ -147,6 +147,18 @@ def accumulator_matrix(words: np.ndarray, n: int, dtype: str) -> np.ndarray:
         for i in range(n // 2):
             out[16 * w + lane // 4 + 8 * ((i // 2) % 2), 8 * (i // 4) + 2 * (lane % 4) + i % 2] = values[t, i]
     return out
+
+
+def a_fragments_8bit(a: np.ndarray) -> np.ndarray:
+    """(128, 4) words of a 64 x 32 8-bit (fp8) A in registers, as the PTX manual's m64nNk32 A fragment
+    lays it out: element i of lane l of warp w at row 16 w + l // 4 (+8 when i // 4 is odd), column
+    4 (l % 4) + i % 4 (+16 for i >= 8)."""
+    out = np.zeros((128, 16), dtype=np.uint8)
+    for t in range(128):
+        w, lane = divmod(t, 32)
+        for i in range(16):
+            out[t, i] = a[16 * w + lane // 4 + 8 * ((i // 4) % 2), 4 * (lane % 4) + (i % 4) + 16 * (i // 8)]
+    return out.view(np.uint32)
 
 
 def a_fragments(a: np.ndarray) -> np.ndarray:

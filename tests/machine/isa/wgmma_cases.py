@@ -8,7 +8,7 @@ f16 for the f16 accumulator case): the hardware's result is the exact one.
 
 import numpy as np
 
-from hopper_ptx import ELEMENT_BYTES, K_OF, ROW_BYTES, a_fragments, descriptor, place, wgmma_probe
+from hopper_ptx import ELEMENT_BYTES, K_OF, ROW_BYTES, a_fragments, a_fragments_8bit, descriptor, place, wgmma_probe
 
 # name -> (N, accumulator, input type, A layout or "registers", B layout, scale_a, accumulate)
 CASES = {
@@ -87,3 +87,30 @@ def _fragment_words(c: np.ndarray, n: int, dtype: str) -> np.ndarray:
             values[t, i] = c[16 * w + lane // 4 + 8 * ((i // 2) % 2), 8 * (i // 4) + 2 * (lane % 4) + i % 2]
     typed = values.astype(np.float32 if dtype == "f32" else np.float16)
     return np.ascontiguousarray(typed).view(np.uint32).reshape(128, -1)
+
+
+def fp8_bits(values: np.ndarray, atype: str) -> np.ndarray:
+    """e4m3 / e5m2 bits of small integers (each exactly representable): sign, biased exponent, mantissa."""
+    mantissa_bits, bias = (3, 7) if atype == "e4m3" else (2, 15)
+    magnitude = np.abs(values)
+    exponent = np.floor(np.log2(np.where(magnitude > 0, magnitude, 1))).astype(np.int64)
+    mantissa = ((magnitude / 2.0 ** exponent - 1) * (1 << mantissa_bits)).astype(np.int64)
+    bits = ((exponent + bias) << mantissa_bits) | mantissa
+    return np.where(magnitude > 0, bits | ((values < 0) << 7), 0).astype(np.uint8)
+
+
+def fp8_register_a_case(atype: str, n: int, dtype: str, seed: int = 0) -> dict:
+    """As build() returns, for fp8 wgmma with A in registers (m64nNk32; B K-major, 32-byte swizzle)."""
+    rng = np.random.default_rng(seed)
+    a = rng.integers(-4, 5, (64, 32)).astype(np.float64)
+    b = rng.integers(-4, 5, (32, n)).astype(np.float64)
+    c = rng.integers(-20, 21, (64, n)).astype(np.float64)
+    image = np.zeros(16 * 1024, np.uint8)
+    lbo, sbo = layout_strides(n, 32, 1, "K", "32B")
+    place(image, 0, fp8_bits(b.T, atype), 1, "K", "32B", lbo, sbo)
+    image = image[:(int(np.flatnonzero(image).max()) + 16) // 16 * 16].copy()
+    ptx, regs = wgmma_probe(n, dtype, atype, a_in_registers=True)
+    return {"ptx": ptx, "regs": regs, "n": n, "dtype": dtype, "image": image.view(np.uint32), "a_desc": 0,
+            "b_desc": descriptor(0, lbo, sbo, "32B"), "c_in": _fragment_words(c, n, dtype),
+            "afrag": a_fragments_8bit(fp8_bits(a, atype)), "accumulate": 1, "want": a @ b + c,
+            "shared": image.size}

@@ -69,7 +69,7 @@ def check_wgmma(ins):
     if not isinstance(d, Vec) or len(d.items) != want:
         return f"wgmma.mma_async m64n{n} .{dtype} takes {want} accumulator registers"
     a_in_registers = isinstance(ins.srcs[0], Vec)
-    if a_in_registers and (atype == "tf32" or atype in FP8_INPUTS):
+    if a_in_registers and atype == "tf32":
         return f"wgmma.mma_async with .{atype} A in registers is not supported"
     transposes = 2 if atype in ("f16", "bf16") else 0          # only 16-bit inputs may be transposed
     if a_in_registers and transposes:

@@ -1,4 +1,4 @@
-"""Conversions: I2F, I2FP, F2I, F2F, F2FP, FRND, I2I, I2IP (and integer widening ptxas does with SHF/PRMT).
+"""Conversions: I2F, I2FP, F2I, F2F, F2FP (fp8 pairs too), FRND, I2I, I2IP (and integer widening ptxas does with SHF/PRMT).
 
 Types come from the modifiers, destination first: `F2I.U32.TRUNC.NTZ` is f32
 to u32 truncating; `I2F.F64.S64` s64 to f64; `F2F.F32.F64` f64 to f32; floats
@@ -149,12 +149,40 @@ def _narrowing(ins, kind: str):
     return narrow
 
 
+FP8 = {"E4M3": "e4m3", "E5M2": "e5m2"}                   # 8-bit results of F2FP.PACK_AB_MERGE_C
+
+
+def _fp8_pair(ins, kind: str):
+    """`F2FP.SATFINITE.E4M3.F32.PACK_AB_MERGE_C Rd, Ra, Rb, Rc`: cvt.rn.satfinite.e4m3x2.f32's pair
+    (a in the high byte, b in the low) in Rd's low half, and Rc's low half above it: ptxas builds a
+    register of four fp8 (a wgmma A fragment, Triton's fp8 casts) from two such pairs."""
+    if len(ins.operands) != 4 or "SATFINITE" not in ins.mods:
+        raise Unsupported("operand form")
+    flags = [NARROW_FLAGS[m] for m in ins.mods if m in NARROW_FLAGS]
+
+    def narrow(v):
+        x = np.atleast_1d(f32(v)).astype(np.float32)
+        return np.asarray(convert_to_float(x, FP8[kind], "f32", flags)).view(np.uint8).astype(U32)
+
+    def fn(a, b, c):
+        return ((np.asarray(c, dtype=U32) & U32(0xFFFF)) << U32(16)) | (narrow(a) << U32(8)) | narrow(b)
+    reads = [source(ins.operands[1], 32, floating=True), source(ins.operands[2], 32, floating=True),
+             source(ins.operands[3])]
+    return Step(ins, alu([dest(ins.operands[0])], reads, fn))
+
+
 @semantics("F2FP", family="conversion", pipe="mufu",
-           mods=("F16", "BF16", "F32", "PACK_AB", "MERGE_C") + tuple(NARROW_FLAGS),
+           mods=("F16", "BF16", "F32", "PACK_AB", "MERGE_C", "PACK_AB_MERGE_C") + tuple(FP8) + tuple(NARROW_FLAGS),
            doc="two f32 to a packed f16x2 (no type: f16) / bf16x2: a in the high half, b in the low "
                "(cvt.rn.f16x2.f32 d, a, b); .MERGE_C with RZ: one f16/bf16 in the low half, 0 above "
-               "(cvt.rn.relu.f16.f32); .RZ .RM .RP round, .RELU clamps at 0")
+               "(cvt.rn.relu.f16.f32); .RZ .RM .RP round, .RELU clamps at 0; .E4M3/.E5M2 .PACK_AB_MERGE_C: "
+               "an fp8 pair (cvt.rn.satfinite.e4m3x2.f32) in the low half, c's low half above")
 def f2fp(ins):
+    fp8 = [m for m in ins.mods if m in FP8]
+    if fp8 or "PACK_AB_MERGE_C" in ins.mods:
+        if len(fp8) != 1 or "PACK_AB_MERGE_C" not in ins.mods:
+            raise Unsupported("operand form")
+        return _fp8_pair(ins, fp8[0])
     kinds = [m for m in ins.mods if m in NARROW] or ["F16"]      # sm_80 writes F2FP.PACK_AB for f16 from f32
     merge = "MERGE_C" in ins.mods
     if len(kinds) != 1 or merge == ("PACK_AB" in ins.mods) or len(ins.operands) != 3:

@@ -9,7 +9,8 @@ machine's (machine.isa.tensor.mma_sync), so both levels compute the same
 products in the same order.
 
 `QGMMA.64x32x32.F32.E4M3.E4M3 Rd, gdesc[URx], Rc, ...` is the same for fp8
-inputs (A's type, then B's; K-major, A from shared memory).
+inputs (A's type, then B's; K-major; A from shared memory, or from registers
+`Rd, Ra, gdesc[URx]`, four bytes a register).
 
 `HGMMA.64x128x16.F32 Rd, gdesc[URx].tnspB, Rc [, UPp] [, gsb0]` is
 wgmma.mma_async.m64n128k16.f32.f16.f16: the shape is the first modifier, the
@@ -222,7 +223,8 @@ def hgmma(ins):
 @semantics("QGMMA", family="tensor", pipe="tensor", mods=QGMMA_SHAPES + tuple(FP8_INPUTS) + tuple(ACCUMULATORS),
            warp_level=True,
            doc="wgmma.mma_async of fp8: .64xNx32 of .E4M3 or .E5M2 inputs (A's type, then B's, equal) into .F32 "
-               "or .F16; A and B from gdesc[URx], K-major; semantics.wgmma's fp8 decoding and multiply")
+               "or .F16; B from gdesc[URx], A from there or registers, K-major; semantics.wgmma's fp8 decoding "
+               "and multiply")
 def qgmma(ins):
     return warpgroup_mma_step(ins)
 
@@ -242,7 +244,7 @@ def warpgroup_mma_step(ins):
     a = ops[1] if len(ops) == 4 else None
     if any(op.kind != "reg" for op in (d, c) + ((a,) if a is not None else ())) or d.number is None:
         raise Unsupported("operand form")
-    if a is not None and (a.number is None or atype == "tf32" or ins.opcode == "QGMMA"):
+    if a is not None and (a.number is None or atype == "tf32"):
         raise Unsupported("A in registers")
     trans_a, trans_b = "tnspA" in suffixes, "tnspB" in suffixes
     scale_a, scale_b = (-1 if "negA" in suffixes else 1), (-1 if "negB" in suffixes else 1)
