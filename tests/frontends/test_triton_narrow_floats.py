@@ -7,6 +7,10 @@ by the same names. References: ml_dtypes' own conversions (round to nearest
 even), every fp8 bit pattern included.
 """
 
+import subprocess
+import sys
+import textwrap
+
 import numpy as np
 import pytest
 
@@ -133,3 +137,58 @@ def test_fp8_dot_with_a_in_registers_runs_at_sass_level():
                for line in compiled.ptx.splitlines()), "A should come from registers"
     np.testing.assert_array_equal(out, (2 * p) @ v.astype(np.float32))
     assert prof.launches[-1].level == "sass", prof.launches[-1].level_note
+
+
+BACKEND_SCRIPT = textwrap.dedent("""
+    import sys
+    import ml_dtypes
+    import numpy as np
+    import torch
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+        offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        mask = offsets < n
+        tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + tl.load(y_ptr + offsets, mask=mask),
+                 mask=mask)
+
+    @triton.jit
+    def widen_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+        offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        mask = offsets < n
+        tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask).to(tl.float32), mask=mask)
+
+    rng = np.random.default_rng(1)
+    n = 777
+    x = rng.standard_normal(n).astype(ml_dtypes.bfloat16)
+    y = rng.standard_normal(n).astype(ml_dtypes.bfloat16)
+    out = np.zeros(n, ml_dtypes.bfloat16)
+    add_kernel[(triton.cdiv(n, 256),)](x, y, out, n, BLOCK=256)
+    tx, ty = torch.from_numpy(x.view(np.int16)).view(torch.bfloat16), torch.from_numpy(y.view(np.int16)).view(torch.bfloat16)
+    tout = torch.empty_like(tx)
+    add_kernel[(triton.cdiv(n, 256),)](tx, ty, tout, n, BLOCK=256)
+    f8 = torch.arange(256, dtype=torch.int32).to(torch.uint8).view(torch.float8_e4m3fn)
+    wide = torch.full((256,), -1.0)
+    widen_kernel[(1,)](f8, wide, 256, BLOCK=256)
+    np.savez(sys.argv[1], numpy_out=out.view(np.uint16), torch_out=tout.view(torch.int16).numpy().view(np.uint16),
+             want=(x.astype(np.float32) + y.astype(np.float32)).astype(ml_dtypes.bfloat16).view(np.uint16),
+             wide=wide.numpy(), f8=f8.float().numpy())
+""")
+
+
+@pytest.mark.slow
+def test_backend_takes_bf16_and_fp8_arrays_and_tensors_unchanged(tmp_path):
+    """The same pointers under `warpsim run` (Triton's own launch path through warpsim's backend):
+    ml_dtypes NumPy arrays and torch bf16/fp8 tensors, in place."""
+    pytest.importorskip("torch")
+    script, out = tmp_path / "narrow.py", tmp_path / "out.npz"
+    script.write_text(BACKEND_SCRIPT)
+    result = subprocess.run([sys.executable, "-m", "warpsim", "run", str(script), str(out)],
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    saved = np.load(out)
+    np.testing.assert_array_equal(saved["numpy_out"], saved["want"])
+    np.testing.assert_array_equal(saved["torch_out"], saved["want"])
+    np.testing.assert_array_equal(saved["wide"], saved["f8"])
