@@ -1,5 +1,9 @@
 """The Triton kernels bench/triton_speed.py times, written as Triton's tutorials write them.
 
+- `add_kernel`: tutorial 01's vector add, BLOCK_SIZE elements a program;
+- `softmax_kernel`: tutorial 02's fused row softmax, one program per row, the row in one block;
+- `layer_norm_kernel`: tutorial 05's fused layer-norm forward (mean, rstd, then the affine
+  map), one program per row, looping over the row BLOCK_SIZE at a time;
 - `matmul_kernel`: tutorial 03's fp16 matmul (grouped program order, tl.dot into an fp32
   accumulator, fp16 result); at sm_90 Triton emits wgmma.mma_async from swizzled shared
   memory, fed by cp.async with mbarrier-free commit groups and pipelined over num_stages.
@@ -15,6 +19,50 @@ from __future__ import annotations
 
 import triton
 import triton.language as tl
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + tl.load(y_ptr + offsets, mask=mask), mask=mask)
+
+
+@triton.jit
+def softmax_kernel(out_ptr, in_ptr, in_row_stride, out_row_stride, n_cols, BLOCK_SIZE: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_SIZE)
+    mask = cols < n_cols
+    x = tl.load(in_ptr + row * in_row_stride + cols, mask=mask, other=-float("inf"))
+    numerator = tl.exp(x - tl.max(x, axis=0))
+    tl.store(out_ptr + row * out_row_stride + cols, numerator / tl.sum(numerator, axis=0), mask=mask)
+
+
+@triton.jit
+def layer_norm_kernel(X, Y, W, B, Mean, Rstd, stride, N, eps, BLOCK_SIZE: tl.constexpr):
+    row = tl.program_id(0)
+    X += row * stride
+    Y += row * stride
+    total = tl.zeros([BLOCK_SIZE], dtype=tl.float32)
+    for off in range(0, N, BLOCK_SIZE):
+        cols = off + tl.arange(0, BLOCK_SIZE)
+        total += tl.load(X + cols, mask=cols < N, other=0.0).to(tl.float32)
+    mean = tl.sum(total, axis=0) / N
+    squares = tl.zeros([BLOCK_SIZE], dtype=tl.float32)
+    for off in range(0, N, BLOCK_SIZE):
+        cols = off + tl.arange(0, BLOCK_SIZE)
+        x = tl.load(X + cols, mask=cols < N, other=0.0).to(tl.float32)
+        x = tl.where(cols < N, x - mean, 0.0)
+        squares += x * x
+    rstd = 1 / tl.sqrt(tl.sum(squares, axis=0) / N + eps)
+    tl.store(Mean + row, mean)
+    tl.store(Rstd + row, rstd)
+    for off in range(0, N, BLOCK_SIZE):
+        cols = off + tl.arange(0, BLOCK_SIZE)
+        mask = cols < N
+        x = tl.load(X + cols, mask=mask, other=0.0).to(tl.float32)
+        y = (x - mean) * rstd * tl.load(W + cols, mask=mask) + tl.load(B + cols, mask=mask)
+        tl.store(Y + cols, y, mask=mask)
 
 
 @triton.jit
@@ -79,6 +127,23 @@ def attention_kernel(Q, K, V, Out, stride_h, stride_m, seq_len, qk_scale, HEAD_D
         m_i = m_ij
     acc = acc / l_i[:, None]
     tl.store(Out + offs_m[:, None] * stride_m + offs_d[None, :], acc.to(tl.float16))
+
+
+def add_launch(n: int) -> tuple:
+    """(grid, constexprs and options) for n floats: 1,024 a program, 4 warps (the tutorial's)."""
+    return (triton.cdiv(n, 1024),), dict(BLOCK_SIZE=1024, num_warps=4)
+
+
+def softmax_launch(rows: int, cols: int) -> tuple:
+    """One program per row, the row rounded up to a power of two, 8 warps from 2,048 columns."""
+    block = triton.next_power_of_2(cols)
+    return (rows,), dict(BLOCK_SIZE=block, num_warps=8 if block >= 2048 else 4)
+
+
+def layer_norm_launch(rows: int, cols: int) -> tuple:
+    """One program per row; a block of up to 64 KB, one warp per 256 elements, at most 8 (the tutorial's)."""
+    block = min(65536 // 4, triton.next_power_of_2(cols))
+    return (rows,), dict(BLOCK_SIZE=block, num_warps=min(max(block // 256, 1), 8))
 
 
 def matmul_launch(m: int, n: int, k: int) -> tuple:

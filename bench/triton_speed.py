@@ -1,10 +1,13 @@
 """Triton's tensor-core kernels on warpsim against Triton's own interpreter, in CPU seconds.
 
-    python bench/triton_speed.py                       # matmul 1024^3 and attention 16 x 1024 x 64
-    python bench/triton_speed.py --only matmul --size 512
+    python bench/triton_speed.py                       # all five cases below
+    python bench/triton_speed.py --only matmul --only attention --size 512
     python bench/triton_speed.py --no-interpreter --json out.json
 
-The kernels are bench/triton_kernels.py's (tutorials 03 and 06). For each one, in this run:
+The kernels are bench/triton_kernels.py's (tutorials 01, 02, 03, 05 and 06): vector add of
+2M floats, row softmax and layer-norm forward of 2,048 x 1,024 floats, an fp16 matmul
+1024^3 and a flash-attention forward of 16 heads x 1024 tokens x head dim 64 (--size
+changes the last two). For each one, in this run:
 
 - `plain`: `wt.launch` at sm_90 (wgmma, cp.async, mbarriers), nothing recorded;
 - `profiled`: the same launch under `warpsim.settings(gpu="h200")` and `warpsim.profile()`
@@ -86,6 +89,73 @@ def launch_attention(launch, q, k, v, out):
     return launch(attention_kernel, grid, q, k, v, out, seq * dim, dim, seq, scale, **meta)
 
 
+def launch_add(launch, x, y, out):
+    from triton_kernels import add_kernel, add_launch
+    n = int(np.prod(x.shape))
+    grid, meta = add_launch(n)
+    return launch(add_kernel, grid, x, y, out, n, **meta)
+
+
+def launch_softmax(launch, x, out):
+    from triton_kernels import softmax_kernel, softmax_launch
+    rows, cols = x.shape
+    grid, meta = softmax_launch(rows, cols)
+    return launch(softmax_kernel, grid, out, x, cols, cols, cols, **meta)
+
+
+def launch_layer_norm(launch, x, w, b, y, mean, rstd):
+    from triton_kernels import layer_norm_kernel, layer_norm_launch
+    rows, cols = x.shape
+    grid, meta = layer_norm_launch(rows, cols)
+    return launch(layer_norm_kernel, grid, x, y, w, b, mean, rstd, cols, cols, 1e-5, **meta)
+
+
+def softmax_reference(x):
+    e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def layer_norm_reference(x, w, b):
+    x = x.astype(np.float64)
+    centred = x - x.mean(axis=1, keepdims=True)
+    return centred / np.sqrt((centred ** 2).mean(axis=1, keepdims=True) + 1e-5) * w + b
+
+
+def case_arrays(case: str, size: int, rng) -> tuple:
+    """(inputs, outputs, launcher, reference) of one case: host arrays, the launch function
+    (launch, *inputs, *outputs) and a function of the inputs giving the first output's
+    float64 reference. `size` is matmul's M=N=K and attention's tokens; the elementwise
+    and row cases have fixed sizes (ROW_CASES)."""
+    if case == "matmul":
+        a, b = matmul_inputs(size, rng)
+        return (a, b), (np.zeros((size, size), np.float16),), launch_matmul, lambda a, b: a.astype(np.float64) @ b
+    if case == "attention":
+        q, k, v = attention_inputs(16, size, 64, rng)
+        return (q, k, v), (np.zeros(q.shape, np.float16),), launch_attention, attention_reference
+    if case == "add":
+        x, y = (rng.standard_normal(ADD_ELEMENTS).astype(np.float32) for _ in range(2))
+        return (x, y), (np.zeros_like(x),), launch_add, lambda x, y: x.astype(np.float64) + y
+    rows, cols = ROW_SHAPE
+    x = rng.standard_normal((rows, cols)).astype(np.float32)
+    if case == "softmax":
+        return (x,), (np.zeros_like(x),), launch_softmax, softmax_reference
+    w, b = (rng.standard_normal(cols).astype(np.float32) for _ in range(2))
+    outputs = (np.zeros_like(x), np.zeros(rows, np.float32), np.zeros(rows, np.float32))
+    return (x, w, b), outputs, launch_layer_norm, layer_norm_reference
+
+
+ADD_ELEMENTS = 1 << 21                  # vector add: 2M floats, 2,048 programs
+ROW_SHAPE = (2048, 1024)                # softmax and layer norm: 2,048 rows of 1,024 floats
+CASES = ("add", "softmax", "layer_norm", "matmul", "attention")
+
+
+def case_label(case: str, size: int) -> str:
+    rows, cols = ROW_SHAPE
+    return {"add": f"vector add fp32 {ADD_ELEMENTS}", "softmax": f"softmax fp32 {rows} x {cols}",
+            "layer_norm": f"layer norm fp32 {rows} x {cols}", "matmul": f"matmul fp16 {size}^3",
+            "attention": f"attention 16 x {size} x 64"}[case]
+
+
 def interpreter_main(case: str, size: int, repeat: int) -> None:
     """Inside the TRITON_INTERPRET=1 subprocess: print the best CPU seconds of `repeat` runs."""
     import torch
@@ -93,17 +163,10 @@ def interpreter_main(case: str, size: int, repeat: int) -> None:
     def launch(kernel, grid, *args, **meta):
         kernel[grid](*args, **meta)
 
-    rng = np.random.default_rng(0)
-    if case == "matmul":
-        a, b = (torch.from_numpy(x) for x in matmul_inputs(size, rng))
-        c = torch.empty((size, size), dtype=torch.float16)
-        seconds = best_cpu(lambda: launch_matmul(launch, a, b, c), repeat)
-        right = close(c.numpy(), a.numpy().astype(np.float64) @ b.numpy())
-    else:
-        q, k, v = (torch.from_numpy(x) for x in attention_inputs(16, size, 64, rng))
-        out = torch.empty_like(q)
-        seconds = best_cpu(lambda: launch_attention(launch, q, k, v, out), repeat)
-        right = close(out.numpy(), attention_reference(q.numpy(), k.numpy(), v.numpy()))
+    inputs, outputs, launcher, reference = case_arrays(case, size, np.random.default_rng(0))
+    tensors = [torch.from_numpy(x) for x in inputs + outputs]
+    seconds = best_cpu(lambda: launcher(launch, *tensors), repeat)
+    right = close(tensors[len(inputs)].numpy(), reference(*inputs))
     print(json.dumps({"seconds": seconds, "right": bool(right)}))
 
 
@@ -126,17 +189,10 @@ def warpsim_rows(case: str, size: int, repeat: int, profiled_only: bool = False)
     def launch(kernel, grid, *args, **meta):
         return wt.launch(kernel, grid, *args, arch=90, **meta)
 
-    rng = np.random.default_rng(0)
-    if case == "matmul":
-        a, b = matmul_inputs(size, rng)
-        dev = [ws.asarray(a), ws.asarray(b), ws.zeros((size, size), np.float16)]
-        run = lambda: launch_matmul(launch, *dev)  # noqa: E731
-        check = lambda: close(dev[2].get(), a.astype(np.float64) @ b)  # noqa: E731
-    else:
-        q, k, v = attention_inputs(16, size, 64, rng)
-        dev = [ws.asarray(q), ws.asarray(k), ws.asarray(v), ws.zeros(q.shape, np.float16)]
-        run = lambda: launch_attention(launch, *dev)  # noqa: E731
-        check = lambda: close(dev[3].get(), attention_reference(q, k, v))  # noqa: E731
+    inputs, outputs, launcher, reference = case_arrays(case, size, np.random.default_rng(0))
+    dev = [ws.asarray(x) for x in inputs + outputs]
+    run = lambda: launcher(launch, *dev)  # noqa: E731
+    check = lambda: close(dev[len(inputs)].get(), reference(*inputs))  # noqa: E731
     run()                                           # compiles (Triton, ptxas), fills caches
     assert check(), f"warpsim's {case} differs from NumPy's"
     rows = {}
@@ -159,7 +215,7 @@ def warpsim_rows(case: str, size: int, repeat: int, profiled_only: bool = False)
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=("matmul", "attention"), help="one case")
+    parser.add_argument("--only", choices=CASES, action="append", help="one case (may be repeated)")
     parser.add_argument("--size", type=int, help="matmul M=N=K, attention tokens (default 1024)")
     parser.add_argument("--repeat", type=int, default=1, help="warm runs of each row; the best counts")
     parser.add_argument("--no-interpreter", action="store_true", help="leave Triton's interpreter out")
@@ -170,7 +226,7 @@ def main(argv=None) -> int:
     if args.interpreter_child:
         interpreter_main(args.interpreter_child, size, args.repeat)
         return 0
-    cases = [args.only] if args.only else ["matmul", "attention"]
+    cases = args.only or list(CASES)
     results = {"load_average": os.getloadavg()[0], "size": size, "cases": {}}
     print(f"{'case':<34} {'plain s':>8} {'profiled s':>10} {'interp. s':>9} {'interp./plain':>13}"
           f" {'interp./profiled':>16}")
@@ -179,7 +235,7 @@ def main(argv=None) -> int:
         if not args.no_interpreter:
             rows["interpreter"] = interpreter_seconds(case, size, args.repeat)
         results["cases"][case] = rows
-        label = f"matmul fp16 {size}^3" if case == "matmul" else f"attention 16 x {size} x 64"
+        label = case_label(case, size)
         interp = rows.get("interpreter")
         ratio = lambda key: f"{interp / rows[key]:.2f}x" if interp else "-"  # noqa: E731
         print(f"{label:<34} {rows['plain']:8.2f} {rows['profiled']:10.2f} "
