@@ -292,7 +292,7 @@ def imnmx(ins):
 
 
 @semantics("VABSDIFF", family="integer", pipe="alu", mods=("U32", "S32"),
-           doc="c + |a - b| (sad), the difference exact, signed unless .U32")
+           doc="c + abs(a - b) (sad), the difference exact, signed unless .U32")
 def vabsdiff(ins):
     if len(ins.operands) != 4:
         raise Unsupported("operand form")
@@ -302,7 +302,7 @@ def vabsdiff(ins):
 
 
 @semantics("VABSDIFF4", family="integer", pipe="alu", mods=("U8", "S8", "ACC"),
-           doc="|a - b| of each byte pair, signed unless .U8, packed; .ACC: c + their sum (vabsdiff4[.add])")
+           doc="abs(a - b) of each byte pair, signed unless .U8, packed; .ACC: c + their sum (vabsdiff4[.add])")
 def vabsdiff4(ins):
     if len(ins.operands) != 4:
         raise Unsupported("operand form")
