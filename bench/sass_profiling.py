@@ -2,10 +2,12 @@
 
     python bench/sass_profiling.py [scale]
 
-Each kernel runs plainly, under warpsim.profile(level='ptx') and under
-warpsim.profile(level='sass') (its SASS runs beside the PTX run on a copy of
-device memory, and the two are compared); the best of three of each is
-printed, with the ratios, all measured in this one run.
+Each kernel runs plainly, under warpsim.profile(level='ptx'), under
+warpsim.profile(level='sass') with verification (settings sass_verify=True:
+its SASS runs beside the PTX run on a copy of device memory, and the two are
+compared) and without it (sass_verify=False: the SASS run alone is the
+launch); the best of three of each is printed, with the ratios, all measured
+in this one run.
 """
 
 from __future__ import annotations
@@ -58,23 +60,26 @@ def main(scale: int = 1) -> None:
         "divergent_loop": lambda: module.get_function("divergent_loop")((n // 256,), (256,), (keys, out_i)),
     }
     print(f"{n} threads per launch; best of 3 (seconds)")
-    print(f"{'kernel':<16}{'plain':>9}{'ptx prof':>10}{'sass prof':>11}{'sass/plain':>12}{'sass/ptx':>10}  level")
+    print(f"{'kernel':<16}{'plain':>9}{'ptx prof':>10}{'verified':>10}{'alone':>9}{'verified/plain':>16}"
+          f"{'alone/plain':>13}  level, execution")
     for name, launch in cases.items():
         launch()                                        # compile, load, warm the block caches
         with cp.profile(level="sass") as prof:
             launch()                                    # decode the SASS once
+        with cp.settings(sass_verify=False), cp.profile(level="sass") as alone_prof:
+            launch()
         plain = best_of(launch)
 
-        def profiled(level):
+        def profiled(level, verify=True):
             def run():
-                with cp.profile(level=level):
+                with cp.settings(sass_verify=verify), cp.profile(level=level):
                     launch()
             return run
         ptx = best_of(profiled("ptx"))
-        sass = best_of(profiled("sass"))
-        print(f"{name:<16}{plain:>9.3f}{ptx:>10.3f}{sass:>11.3f}{sass / plain:>11.1f}x{sass / ptx:>9.1f}x  "
-              f"{prof[0].level}")
-
+        verified = best_of(profiled("sass"))
+        alone = best_of(profiled("sass", verify=False))
+        print(f"{name:<16}{plain:>9.3f}{ptx:>10.3f}{verified:>10.3f}{alone:>9.3f}{verified / plain:>15.2f}x"
+              f"{alone / plain:>12.2f}x  {prof[0].level}, {alone_prof[0].execution}")
 
 if __name__ == "__main__":
     main(int(sys.argv[1]) if len(sys.argv) > 1 else 1)

@@ -27,7 +27,7 @@ import weakref
 
 import numpy as np
 
-from .metrics.activity import ActivityTrace
+from .metrics.activity import ActivityTrace, SassActivityTrace
 from .metrics.code_view import code_view
 from .metrics.counters import LaunchCounters, SassLaunchCounters
 from .metrics.lines import line_table
@@ -35,6 +35,7 @@ from .metrics.names import BY_NAME, SECTIONS, compute_metrics, unknown_metrics
 from .metrics.occupancy import get_arch, occupancy
 from .metrics.registers import ptxas_arch, registers_per_thread
 from .ptx.names import demangle
+from .sass.alone import SassAloneRun
 from .sass.replay import ReplayRequest   # registers its observer source before the profiler's
 from .sessions import SessionStack, observer_source
 
@@ -172,6 +173,8 @@ class LaunchProfile:
         self.sass_counts = None             # SASS offset -> warp-level executions, at level 'sass'
         self.timing = None                  # warpsim.timing.Timing when a GPU is chosen (settings gpu)
         self.code = None                    # [metrics.code_view.CodeRow]: source, PTX, SASS side by side
+        self.execution = "ptx"              # what ran: 'sass' (alone), 'ptx+sass' (both, memory compared), 'ptx'
+        self.execution_note = ""            # why (e.g. why the PTX run stayed beside the SASS run)
 
     @property
     def units(self) -> dict:
@@ -300,8 +303,11 @@ def profiling_observers(launch) -> tuple:
     replays = [profiler.sass_request.replay_for(launch) for profiler in profilers
                if profiler.sass_request is not None]
     replay = next((r for r in replays if r is not None), None)
+    alone = replay if isinstance(replay, SassAloneRun) else None
 
     def deliver(counters):
+        if alone is not None and alone.outcome().covered:     # no PTX run: the SASS run's sample times it
+            counters.timing_recorder, counters.activity = sass_timing, sass_activity
         built = {}
         for profiler in profilers:
             level = profiler.level if replay is not None else "ptx"
@@ -313,6 +319,16 @@ def profiling_observers(launch) -> tuple:
                               launch.shared_bytes, launch.dynamic_shared, on_finished=deliver)
     counters.activity = ActivityTrace()     # bounded lane-activity trace: the reports' chart
     counters.timing_recorder = _timing_recorder(launch)
+    sass_timing = sass_activity = None
+    if alone is not None:                   # the SASS run may take the launch alone (sass/alone.py)
+        if any(profiler.level != "sass" for profiler in profilers):
+            alone.decline("a profile at level 'ptx' is also on, and it counts the PTX run")
+        else:
+            from .timing.sample import SassTimingRecorder
+            sass_timing = _timing_recorder(launch, SassTimingRecorder)
+            sass_activity = SassActivityTrace()
+            alone.observers += [sass_activity] + ([sass_timing] if sass_timing is not None else [])
+            alone.stand_for(counters, counters.activity, counters.timing_recorder)
     return (counters, counters.activity) + ((counters.timing_recorder,) if counters.timing_recorder else ())
 
 
@@ -322,13 +338,20 @@ def _profile_at(level: str, counters, replay, profiler) -> "LaunchProfile":
         return build_launch_profile(counters)
     outcome = replay.outcome()
     sass = next((o for o in outcome.observers if isinstance(o, SassLaunchCounters)), None)
+    alone = isinstance(replay, SassAloneRun)
     if outcome.covered and sass is not None:
-        return build_launch_profile(counters, sass=sass)
-    return build_launch_profile(counters, level_note=f"fell back to PTX: {outcome.note}")
+        profile = build_launch_profile(counters, sass=sass)
+        profile.execution = "sass" if alone else "ptx+sass"
+        profile.execution_note = outcome.note if alone else replay.kept_because
+        return profile
+    profile = build_launch_profile(counters, level_note=f"fell back to PTX: {outcome.note}")
+    profile.execution_note = outcome.note
+    return profile
 
 
-def _timing_recorder(launch):
-    """A sampled-CTA recorder for the timing model when settings name a GPU (None otherwise)."""
+def _timing_recorder(launch, kind=None):
+    """A sampled-CTA recorder for the timing model when settings name a GPU (None otherwise): of
+    the PTX run (LaunchTimingRecorder), or of the SASS run that takes the launch alone."""
     from .settings import current
     gpu = current().gpu
     if not gpu:
@@ -336,8 +359,8 @@ def _timing_recorder(launch):
     from .errors import WarpsimError
     from .timing.sample import LaunchTimingRecorder
     try:
-        return LaunchTimingRecorder(launch.loaded_module, launch.kernel, launch.grid, launch.block,
-                                    launch.dynamic_shared, gpu)
+        return (kind or LaunchTimingRecorder)(launch.loaded_module, launch.kernel, launch.grid, launch.block,
+                                              launch.dynamic_shared, gpu)
     except WarpsimError:            # no SASS for this kernel (no ptxas): no timing
         return None
 
@@ -384,7 +407,7 @@ class Profiler:
 
     def __enter__(self) -> "Profiler":
         if self.level == "sass":
-            self.sass_request = ReplayRequest(_sass_counters).__enter__()
+            self.sass_request = ReplayRequest(_sass_counters, alone=True).__enter__()
         self._token = PROFILERS.push(self)
         return self
 

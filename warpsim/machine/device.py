@@ -28,7 +28,7 @@ from . import device_launch
 from .contraction import contract
 from .dimensions import DIMENSION_LIMITS, MAX_BLOCK_THREADS, launch_dimensions  # noqa: F401 (re-exported)
 from .engine import run_batch
-from .events import Launch, observers_of
+from .events import Launch, LaunchRunner, observers_of
 from .isa.moves import SPECIAL_REGISTERS
 from .isa.operand_types import operand_types
 from .isa.reserved_shared import with_reserved
@@ -185,6 +185,10 @@ class LoadedModule:
         layout = self.program.layout
         launch = Launch(self, kernel, grid, block, shared_total, dynamic, params)
         observers = (*observers, *launch_observers(launch))
+        if observers and cta_range is None and not cooperative:
+            ran = _run_elsewhere(launch, settings, observers, cluster_dims or cluster.cluster_dims(self.program, kernel))
+            if ran is not None:
+                return ran
         if observers:
             started, finished, failed, done, memory_observers = (observers_of(observers, event) for event in
                                                                  ("batch_started", "batch_finished", "launch_failed",
@@ -281,6 +285,19 @@ class LoadedModule:
             raise InvalidValue(f"the parameter buffer has {len(params)} bytes; the kernel's "
                                f"parameters take {needed}", kernel=kernel)
         return params
+
+
+def _run_elsewhere(launch, settings, observers, cluster_dims):
+    """The result of a runner among the observers that ran the launch itself (events.LaunchRunner),
+    after telling the observers it has finished; None when the PTX machine is to run it."""
+    for runner in observers:
+        if isinstance(runner, LaunchRunner):
+            result = runner.run_instead(launch, settings, [o for o in observers if o is not runner], cluster_dims)
+            if result is not None:
+                for obs in observers_of(observers, "launch_finished"):
+                    obs.launch_finished(result)
+                return result
+    return None
 
 
 def _cluster_batch(program, kernel, grid, per_batch, launch_dims=None) -> int:

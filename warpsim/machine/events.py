@@ -101,6 +101,17 @@ class LaunchObserver:
         """Lanes idx accessed memory at addrs, size bytes each (a load, store or atomic)."""
 
 
+class LaunchRunner:
+    """An observer that may run the whole launch itself, in place of the PTX machine (the SASS
+    executor, when a profile wants only the counts of the code the GPU issues): the machine asks
+    it before running any batch. `others` are the launch's other observers, so a runner can
+    decline when one of them needs the PTX run's events."""
+
+    def run_instead(self, launch, settings, others, cluster_dims):
+        """The LaunchResult of running the launch itself, or None to let the PTX machine run it."""
+        return None
+
+
 EVENTS = tuple(name for name in vars(LaunchObserver) if not name.startswith("_"))
 
 
@@ -111,3 +122,12 @@ def observers_of(observers, event: str) -> list:
     default = getattr(LaunchObserver, event)
     return [o for o in observers
             if getattr(type(o), event, None) is not default and callable(getattr(o, event, None))]
+
+
+PTX_RUN_EVENTS = tuple(e for e in EVENTS if not e.startswith("sass_") and e not in ("launch_failed", "launch_finished"))
+
+
+def watches_ptx_run(observer) -> bool:
+    """Whether `observer` listens to events only the PTX run gives (a LaunchRunner that runs the
+    launch elsewhere must leave the launch to the PTX machine when one does)."""
+    return any(observers_of((observer,), event) for event in PTX_RUN_EVENTS)

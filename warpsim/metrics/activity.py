@@ -157,3 +157,39 @@ class ActivityTrace(LaunchObserver):
         block = "x".join(str(v) for v in self.block)
         note = f", first {self.warps} of {self.total_warps} warps" if self.total_warps > self.warps else ""
         return f"{name}  grid {grid}, block {block}{note}"
+
+
+class SassActivityTrace(ActivityTrace):
+    """The same trace, of a launch run on the SASS executor alone (sass/alone.py): per warp, the
+    active lanes of each issued SASS instruction, with the PTX and source line ptxas gave it."""
+
+    def sass_batch_started(self, st):
+        self.kernel, self.grid, self.block = st.program.name, tuple(st.grid), tuple(st.block)
+        self.warps_per_cta = st.warps_per_cta
+        self.total_warps = int(np.prod(self.grid)) * st.warps_per_cta
+        warp = np.arange(st.n_warps, dtype=np.int64)
+        row = np.asarray(st.cta_ids, dtype=np.int64)[warp // st.warps_per_cta] * st.warps_per_cta + \
+            warp % st.warps_per_cta
+        self._row = np.where(row < self.max_warps, row, -1)
+        recorded = self._row >= 0
+        self._batch_recorded = bool(recorded.any())
+        live = st.exists.reshape(-1, 32).sum(axis=1)
+        self.live_lanes[self._row[recorded]] = live[recorded]
+        self.seen[self._row[recorded]] = True
+
+    def sass_block_issued(self, st, block, g, pred_on, next_pc):
+        if not self._batch_recorded:
+            return
+        warp_of_lane = g.idx >> 5
+        starts = np.flatnonzero(np.concatenate(([True], warp_of_lane[1:] != warp_of_lane[:-1])))
+        warps = warp_of_lane[starts]
+        self.block_executed(st, block, g.idx, warps)
+
+    def _block_lines(self, block):
+        lines = self._lines.get(("sass", block.index))
+        if lines is None:
+            steps = [step.ins for step in block.steps]
+            ptx = np.array([ins.ptx_line or 0 for ins in steps], dtype=np.int32)
+            src = np.array([ins.source[1] if ins.source else 0 for ins in steps], dtype=np.int32)
+            lines = self._lines[("sass", block.index)] = (ptx, src)
+        return lines

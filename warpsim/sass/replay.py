@@ -48,8 +48,9 @@ class ReplayOutcome:
 class ReplayRequest:
     """A session that wants SASS runs: `observers(launch)` gives each run its watchers."""
 
-    def __init__(self, observers=None):
+    def __init__(self, observers=None, alone: bool = False):
         self.make_observers = observers or (lambda launch: [])
+        self.alone = alone          # the SASS run may take the launch alone when verification is off (alone.py)
         self._replays: dict = {}
         self._token = None
 
@@ -86,6 +87,8 @@ def snapshot(memory):
 
 class SassReplay(LaunchObserver):
     """Observer of one launch that runs its SASS when it has finished (see the module docstring)."""
+
+    kept_because = ""           # why the PTX run stayed, where the SASS could have run alone (alone.py)
 
     def __init__(self, launch, observers=()):
         self.launch = launch
@@ -232,7 +235,25 @@ def sass_replay_observers(launch) -> tuple:
     if not requests:
         return ()
     observers = [obs for request in requests for obs in request.make_observers(launch)]
-    replay = SassReplay(launch, observers)
+    kept = ptx_run_kept(launch, requests)
+    if not kept:
+        from .alone import SassAloneRun
+        replay = SassAloneRun(launch, observers)
+    else:
+        replay = SassReplay(launch, observers)
+        replay.kept_because = kept
     for request in requests:
         request.attach(launch, replay)
     return (replay,)
+
+
+def ptx_run_kept(launch, requests) -> str:
+    """'' when the launch's SASS runs alone in place of its PTX run (alone.py); else why the PTX
+    run stays beside it ('verification is on' under settings sass_verify=True)."""
+    from ..settings import current
+    if current().sass_verify:
+        return "verification is on"
+    if not all(request.alone for request in requests):
+        return "a session wants the SASS run checked against the PTX run"
+    from .alone import why_not_alone
+    return why_not_alone(launch)

@@ -182,3 +182,74 @@ class LaunchTimingRecorder(LaunchObserver):
         regs = registers or kernel_registers(self.loaded_module, self.kernel)
         static = self.loaded_module.program.kernel_static_shared.get(self.kernel, 0)
         return predict_execution(ex, self.gpu, regs, static + self.dynamic_shared)
+
+
+class _Lanes:
+    """The part of an issued group of lanes a sampled recorder keeps (what SassRecorder reads)."""
+
+    __slots__ = ("idx", "n")
+
+    def __init__(self, idx):
+        self.idx, self.n = idx, len(idx)
+
+
+class SassTimingRecorder(LaunchObserver):
+    """Observer of a launch's SASS run (alone, in place of its PTX run: sass/alone.py) that records
+    only a sample of its CTAs, for the model; the SASS twin of LaunchTimingRecorder."""
+
+    def __init__(self, loaded_module, kernel: str, grid, block, dynamic_shared: int, gpu: str,
+                 max_ctas: int = 6):
+        from ..sass import sass_of
+        from ..sass.executor import load_program
+        self.loaded_module, self.kernel, self.gpu = loaded_module, kernel, gpu
+        self.grid, self.block = _dim3(grid), _dim3(block)
+        self.dynamic_shared = int(dynamic_shared)
+        module = sass_of(loaded_module)
+        self.function = module.kernel(kernel)
+        program, _ = load_program(module, kernel)
+        threads = self.block[0] * self.block[1] * self.block[2]
+        n = self.grid[0] * self.grid[1] * self.grid[2]
+        self.ctas = sampled_cta_ids(n, max_ctas)
+        self._wanted = np.zeros(n, dtype=bool)
+        self._wanted[self.ctas] = True
+        self._slots = None
+        self.recorder = SassRecorder(program, -(-threads // 32))
+
+    def sass_batch_started(self, st) -> None:
+        wanted = self._wanted[st.cta_ids]
+        self._slots = wanted if wanted.any() else None
+
+    def _kept(self, idx):
+        keep = self._slots[(idx >> 5) // self.recorder.warps_per_cta]
+        return None if keep.all() else keep
+
+    def sass_block_issued(self, st, block, g, pred_on, next_pc):
+        if self._slots is None:
+            return
+        keep = self._kept(g.idx)
+        if keep is None:
+            self.recorder.sass_block_issued(st, block, g, pred_on, next_pc)
+        elif keep.any():
+            self.recorder.sass_block_issued(st, block, _Lanes(g.idx[keep]), pred_on, next_pc[keep])
+
+    def sass_memory_access(self, st, ins, space, kind, idx, addrs, size):
+        if self._slots is None:
+            return
+        keep = self._kept(idx)
+        if keep is None:
+            self.recorder.sass_memory_access(st, ins, space, kind, idx, addrs, size)
+        elif keep.any():
+            self.recorder.sass_memory_access(st, ins, space, kind, idx[keep], addrs[keep], size)
+
+    def timing(self, registers: int | None = None):
+        from .registers import kernel_registers
+        from .model import predict_execution
+        rec = self.recorder
+        read, written = rec.finish_memory()
+        order = sorted(rec.counts)
+        ex = Execution(self.function, self.grid, self.block, order, [rec.counts[c] for c in order],
+                       [rec.lanes[c] for c in order], rec.memory, read, written,
+                       _touched_allocation_bytes(self.loaded_module.device.memory, rec), source="sass")
+        regs = registers or kernel_registers(self.loaded_module, self.kernel)
+        static = self.loaded_module.program.kernel_static_shared.get(self.kernel, 0)
+        return predict_execution(ex, self.gpu, regs, static + self.dynamic_shared)

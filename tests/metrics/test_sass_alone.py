@@ -1,0 +1,189 @@
+"""Profiling at SASS level without verification: the SASS run alone is the launch (sass/alone.py).
+
+Each test compares the launch's memory with a NumPy reference on random inputs and
+its SASS counts with the verified mode's (the PTX run beside the SASS run), and
+checks what keeps the PTX run and that the profile says why.
+"""
+
+import numpy as np
+import pytest
+
+import warpsim as cp
+from warpsim.machine.events import LaunchObserver
+
+pytestmark = [pytest.mark.nvrtc, pytest.mark.sass]
+
+SOURCE = r"""
+extern "C" __global__ void axpy_in_place(float a, const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+}
+extern "C" __global__ void block_sum(const float* x, float* out) {
+    __shared__ float tile[128];
+    int t = threadIdx.x;
+    tile[t] = x[blockIdx.x * 128 + t];
+    __syncthreads();
+    for (int s = 64; s > 0; s >>= 1) {
+        if (t < s) tile[t] += tile[t + s];
+        __syncthreads();
+    }
+    if (t == 0) out[blockIdx.x] = tile[0];
+}
+extern "C" __global__ void divergent_loop(const int* x, int* out) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int v = x[i];
+    for (int k = 0; k < (v & 15); ++k) v = v * 3 + k;
+    out[i] = v;
+}
+extern "C" __global__ void count_hits(const int* x, int* bins, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) atomicAdd(&bins[x[i] & 7], 1);
+}
+extern "C" __global__ void store_at(int* out, int index) {
+    out[index + threadIdx.x] = 1;
+}
+"""
+
+TIMING_KEYS = ("gpu__", "sm__cycles", "sm__warps_active", "smsp__issue_active", "smsp__average_warps_issue_stalled")
+
+
+@pytest.fixture(scope="module")
+def module():
+    return cp.RawModule(code=SOURCE)
+
+
+def profiled(launch, verify: bool, **settings):
+    with cp.settings(sass_verify=verify, **settings), cp.profile(level="sass") as prof:
+        launch()
+    assert len(prof.launches) == 1
+    return prof.launches[0]
+
+
+def counts(profile) -> dict:
+    return {k: v for k, v in profile.metrics.items() if not k.startswith(TIMING_KEYS)}
+
+
+def divergent_reference(x):
+    v = x.astype(np.int64)
+    out = v.copy()
+    for i, start in enumerate(v):
+        value, k = int(start), 0
+        while k < (value & 15):                      # the bound reads the v the loop changes
+            value = (value * 3 + k) & 0xFFFFFFFF
+            k += 1
+        out[i] = value
+    return out.astype(np.uint32).view(np.int32)
+
+
+def test_a_read_modify_write_kernel_runs_once_and_counts_as_verified(module):
+    rng = np.random.default_rng(1)
+    n = 1000
+    x, y0 = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
+    dx = cp.asarray(x)
+    runs = {}
+    for verify in (True, False):
+        dy = cp.asarray(y0)
+        runs[verify] = profiled(lambda: module.get_function("axpy_in_place")(
+            (4,), (256,), (np.float32(3), dx, dy, np.int32(n))), verify), dy.get()
+    expected = (3.0 * x.astype(np.float64) + y0).astype(np.float32)    # ptxas fuses it: one rounding
+    for verify, (launch, y) in runs.items():
+        np.testing.assert_array_equal(y, expected)       # once: a second run would add a*x again
+        assert launch.level == "sass"
+    alone, verified = runs[False][0], runs[True][0]
+    assert (alone.execution, verified.execution) == ("sass", "ptx+sass")
+    assert "no PTX run" in alone.execution_note and verified.execution_note == "verification is on"
+    assert counts(alone) == counts(verified)
+    assert [(r.line, r.inst, r.thread_inst) for r in alone.lines] == \
+        [(r.line, r.inst, r.thread_inst) for r in verified.lines]
+    assert (alone.histogram == verified.histogram).all()
+
+
+@pytest.mark.parametrize("kernel", ["block_sum", "divergent_loop", "count_hits"])
+def test_alone_matches_numpy_and_the_verified_counts(module, kernel):
+    rng = np.random.default_rng(2)
+    results = {}
+    for verify in (True, False):
+        if kernel == "block_sum":
+            x = rng.random(128 * 6, dtype=np.float32) if verify else x
+            out = cp.zeros(6, dtype=np.float32)
+            launch = profiled(lambda: module.get_function(kernel)((6,), (128,), (cp.asarray(x), out)), verify,
+                              gpu="h200")
+            reference = x.reshape(6, 128).astype(np.float64).sum(axis=1)
+            np.testing.assert_allclose(out.get(), reference, rtol=1e-5)
+        elif kernel == "divergent_loop":
+            x = rng.integers(0, 1000, 512).astype(np.int32) if verify else x
+            out = cp.zeros(512, dtype=np.int32)
+            launch = profiled(lambda: module.get_function(kernel)((4,), (128,), (cp.asarray(x), out)), verify,
+                              gpu="h200")
+            np.testing.assert_array_equal(out.get(), divergent_reference(x))
+        else:
+            x = rng.integers(0, 1 << 20, 700).astype(np.int32) if verify else x
+            out = cp.zeros(8, dtype=np.int32)
+            launch = profiled(lambda: module.get_function(kernel)((3,), (256,), (cp.asarray(x), out, np.int32(700))),
+                              verify, gpu="h200")
+            np.testing.assert_array_equal(out.get(), np.bincount(x & 7, minlength=8))
+        results[verify] = launch, out.get()
+    alone, verified = results[False][0], results[True][0]
+    assert alone.execution == "sass" and verified.execution == "ptx+sass"
+    np.testing.assert_array_equal(results[False][1], results[True][1])
+    assert counts(alone) == counts(verified)
+    assert alone.timing is not None and alone.timing.cycles > 0      # the SASS run's sample times it
+    assert alone.sass_counts == verified.sass_counts
+
+
+def test_stack_scheduling_keeps_the_ptx_run_and_says_why(module):
+    out = cp.zeros(8, dtype=np.int32)
+    x = cp.asarray(np.arange(100, dtype=np.int32))
+    launch = profiled(lambda: module.get_function("count_hits")((1,), (128,), (x, out, np.int32(100))), False,
+                      scheduling="stack")
+    assert launch.level == "ptx" and launch.execution == "ptx"
+    assert "'stack'" in launch.level_note
+    np.testing.assert_array_equal(out.get(), np.bincount(np.arange(100) & 7, minlength=8))
+
+
+def test_a_sanitizer_session_keeps_the_ptx_run_beside_the_sass_run(module):
+    out = cp.zeros(8, dtype=np.int32)
+    x = cp.asarray(np.arange(100, dtype=np.int32))
+    with cp.check(tools=("memcheck",)):
+        launch = profiled(lambda: module.get_function("count_hits")((1,), (128,), (x, out, np.int32(100))), False)
+    assert launch.level == "sass" and launch.execution == "ptx+sass"
+    assert "warpsim_checkers" in launch.execution_note
+    np.testing.assert_array_equal(out.get(), np.bincount(np.arange(100) & 7, minlength=8))
+
+
+def test_a_ptx_level_profile_alongside_keeps_its_ptx_counts(module):
+    out = cp.zeros(8, dtype=np.int32)
+    x = cp.asarray(np.arange(100, dtype=np.int32))
+    with cp.settings(sass_verify=False), cp.profile(level="ptx") as ptx, cp.profile(level="sass") as sass:
+        module.get_function("count_hits")((1,), (128,), (x, out, np.int32(100)))
+    assert ptx[0].level == "ptx" and ptx[0].metrics["smsp__inst_executed.sum"] > 0
+    assert sass[0].level == "ptx" and "level 'ptx'" in sass[0].level_note
+
+
+class WatchesBlocks(LaunchObserver):
+    def __init__(self):
+        self.blocks = 0
+
+    def block_executed(self, ctx, block, idx, warps):
+        self.blocks += 1
+
+
+def test_an_observer_of_ptx_events_keeps_the_ptx_run_with_the_reason(module):
+    from warpsim.api.args import pack_arguments
+    watcher = WatchesBlocks()
+    function = module.get_function("count_hits")
+    out = cp.zeros(8, dtype=np.int32)
+    x = cp.asarray(np.arange(100, dtype=np.int32))
+    params = pack_arguments(function.kernel_name, function.params, (x, out, np.int32(100)))
+    with cp.settings(sass_verify=False), cp.profile() as prof:
+        function.loaded_module.launch(function.kernel_name, (1,), (128,), params, observers=(watcher,))
+    assert watcher.blocks > 0
+    assert prof[0].level == "ptx" and "WatchesBlocks" in prof[0].level_note
+    np.testing.assert_array_equal(out.get(), np.bincount(np.arange(100) & 7, minlength=8))
+
+
+def test_a_fault_in_the_sass_run_is_the_launchs_error(module):
+    out = cp.zeros(32, dtype=np.int32)
+    with pytest.raises(cp.MemoryFault) as caught:
+        profiled(lambda: module.get_function("store_at")((1,), (32,), (out, np.int32(1 << 24))), False)
+    assert "SASS executor" in str(caught.value)

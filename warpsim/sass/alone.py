@@ -1,0 +1,145 @@
+"""Running a profiled launch on the SASS executor alone: one execution, the launch's results.
+
+With verification off (settings `sass_verify=False`, $WARPSIM_SASS_VERIFY=0), a
+profile that wants SASS-level counts does not run the PTX and then the SASS on a
+copy of memory (replay.py): when the SASS executor covers the launch, a
+SassAloneRun runs the SASS on the device's own memory in place of the PTX run
+(machine.events.LaunchRunner), with the profile's SASS observers watching. Its
+memory writes are the launch's, its counters the profile's.
+
+Covered means: the module has SASS from ptxas, the executor runs every opcode of
+the kernel (load_program), the launch runs under the `its` model (the executor's
+issue order), it is neither cooperative nor a CTA shard, and no session but the
+profiler watches it (a sanitizer needs the PTX run's events). Where any of these
+fails the PTX run stays, and the profile's note says why. A SASS run that stops
+before its first batch (a constant bank it cannot fill) falls back to the PTX run
+too; one that stops later has written memory, so its error is the launch's
+(a fault, a deadlock or a spent round budget, as a plain run's would be).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from ..errors import BudgetExceeded, DeadlockError, MemoryFault, WarpsimError
+from ..machine.events import LaunchObserver, LaunchRunner, observers_of, watches_ptx_run
+from .replay import ReplayOutcome, scheduling_model
+
+WATCHERS_THAT_NEED_NO_PTX = ("warpsim_profilers", "warpsim_sass_replays")
+
+
+def why_not_alone(launch) -> str:
+    """'' when the SASS executor can run `launch` alone; else why the PTX run must stay."""
+    from ..sessions import watching_sessions
+    loaded = launch.loaded_module
+    if getattr(loaded, "sass_only", False):
+        return "a SASS-only module has no PTX run to replace"
+    others = [name for name in watching_sessions() if name not in WATCHERS_THAT_NEED_NO_PTX]
+    if others:
+        return f"{', '.join(others)} watch the PTX run's events"
+    model = scheduling_model(launch)
+    if model != "its":
+        return f"the SASS run models only the 'its' scheduling, and this launch ran under '{model}'"
+    return ""
+
+
+class SassAloneRun(LaunchObserver, LaunchRunner):
+    """Runs one launch's SASS in place of its PTX run (see the module docstring).
+
+    observers: the SASS observers (the profile's counters, the timing sample); `stand_for`
+    names the PTX observers this run replaces, so that any other observer keeps the PTX run.
+    """
+
+    alone = True
+
+    def __init__(self, launch, observers=()):
+        self.launch = launch
+        self.observers = list(observers)
+        self.replaced: set = set()
+        self.started = False
+        self._outcome = None
+
+    def stand_for(self, *observers) -> None:
+        self.replaced.update(id(o) for o in observers)
+
+    def decline(self, reason: str) -> None:
+        """Keep the PTX run (no SASS counts for this launch), saying why."""
+        self._outcome = ReplayOutcome("ptx", f"the PTX run stayed: {reason}")
+
+    def sass_batch_started(self, st) -> None:
+        self.started = True
+
+    def outcome(self) -> ReplayOutcome:
+        return self._outcome or ReplayOutcome("ptx", "the launch did not run")
+
+    def run_instead(self, launch, settings, others, cluster_dims):
+        from . import sass_of
+        from .executor import SassDeadlock, SassExecutionError, SassFault, load_program, run_launch
+        from .executor.launch import cubin_params
+        from ..machine.device import LaunchResult
+        if self._outcome is not None:       # declined before the launch
+            return None
+        watching = sorted({type(o).__name__ for o in others if id(o) not in self.replaced and watches_ptx_run(o)})
+        if watching:
+            self._outcome = ReplayOutcome("ptx", f"the PTX run stayed: {', '.join(watching)} watch its events")
+            return None
+        loaded = launch.loaded_module
+        start = time.perf_counter()
+        try:
+            module = sass_of(loaded)
+            program, image = load_program(module, launch.kernel)
+        except SassExecutionError as exc:
+            self._outcome = ReplayOutcome("ptx", f"SASS not run: {exc}",
+                                          unsupported=list(getattr(exc, "unsupported", ())))
+            return None
+        except (WarpsimError, ValueError) as exc:
+            self._outcome = ReplayOutcome("ptx", f"no SASS for this kernel: {exc}")
+            return None
+        memory = loaded.device.memory
+        addresses = getattr(getattr(loaded, "program", None), "global_addresses", {})
+        constants = {name: memory.read_bytes(addresses[name], length).tobytes()
+                     for name, (_, _, length) in image.constant_symbols.items() if name in addresses}
+        try:
+            stats = run_launch(program, image, memory=memory, grid=launch.grid, block=launch.block,
+                               params=cubin_params(image, launch.params), shared_bytes=launch.shared_bytes,
+                               constants=constants, addresses=addresses, observers=[self, *self.observers],
+                               batch_threads=settings.batch_threads, max_rounds=settings.max_rounds,
+                               cluster_dims=cluster_dims)
+        except SassExecutionError as exc:
+            if not self.started:            # nothing written yet: the PTX run takes the launch
+                self._outcome = ReplayOutcome("ptx", f"SASS not run: {exc}")
+                return None
+            error = launch_error(exc, launch.kernel, SassFault, SassDeadlock)
+            for observer in observers_of(others, "launch_failed"):
+                observer.launch_failed(FailedLaunch(launch.kernel, launch.grid, launch.block), error)
+            raise error from None
+        result = LaunchResult(launch.kernel, launch.grid, launch.block, launch.dynamic_shared)
+        result.rounds = stats["rounds"]
+        result.seconds = time.perf_counter() - start
+        self._outcome = ReplayOutcome("sass", f"SASS run alone (ptxas {module.ptxas_version}); "
+                                              "no PTX run (settings sass_verify=False)",
+                                      self.observers, seconds=result.seconds, rounds=stats["rounds"])
+        return result
+
+
+@dataclass(frozen=True)
+class FailedLaunch:
+    """What `launch_failed` observers are told of a launch the SASS run alone stopped (no PTX state)."""
+    kernel: str
+    grid: tuple
+    block: tuple
+
+
+def launch_error(exc, kernel: str, fault_type, deadlock_type) -> WarpsimError:
+    """The error a SASS run that stopped partway gives the launch (its memory is partly written)."""
+    if isinstance(exc, fault_type):
+        return MemoryFault(f"{exc} (run on the SASS executor: profiling with sass_verify=False)", kernel=kernel,
+                           block=exc.block, thread=exc.thread, instruction=exc.instruction,
+                           source_line=exc.source_line)
+    if isinstance(exc, deadlock_type):
+        return DeadlockError(str(exc), kernel=kernel)
+    if "ran past" in str(exc):
+        return BudgetExceeded(str(exc), kernel=kernel)
+    return WarpsimError(f"the SASS run of '{kernel}' stopped partway, after writing memory: {exc}; "
+                        "profile with settings(sass_verify=True) to run the PTX beside it")
