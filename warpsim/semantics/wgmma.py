@@ -137,6 +137,14 @@ def accumulator_offsets(n: int) -> np.ndarray:
     return offsets
 
 
+def lane_order(products: np.ndarray) -> np.ndarray:
+    """Whole warps' (warps, 16, n) products as (warps * 32, n/2) accumulator elements, each lane's
+    in register order (accumulator_offsets' placement), as a view: row group + 8 h and column
+    8 j + 2 pair + e go to lane 4 group + pair, element 4 j + 2 h + e."""
+    warps, _, n = products.shape
+    return products.reshape(warps, 2, 8, n // 8, 4, 2).transpose(0, 2, 4, 3, 1, 5).reshape(warps * 32, n // 2)
+
+
 @lru_cache(maxsize=None)
 def register_a_offsets(per_register: int = 2) -> np.ndarray:
     """(32, 4 * per_register): where each lane's A elements in registers sit in its warp's 16 x K rows
@@ -171,32 +179,69 @@ def register_a(words: np.ndarray, row: np.ndarray, lane: np.ndarray, warps: int,
     return A.reshape(warps, 16, k)
 
 
+# Largest K whose products BLAS sums in K order for any number of rows, so that warps sharing a
+# B may be multiplied as one taller matrix with the same bits (the per-warp products' order):
+# checked on fp16 inputs of every exponent; at K = 32 (fp8) the order depends on the rows.
+GROUPED_K = 16
+
+
+def warp_products(A: np.ndarray, B: np.ndarray, b_of_warp: np.ndarray) -> np.ndarray:
+    """(warps, 16, N) float64: each warp's A (16 x K) times its B, B[b_of_warp[w]] (N x K, used transposed).
+
+    Warps sharing a B (a warpgroup's 4 warps, all of a CTA reading one descriptor) are
+    stacked into one (16 g x K) @ (K x N) product per B when every B has the same number
+    g of warps and K <= GROUPED_K: one BLAS call per CTA instead of per warp, with the
+    per-warp bits (see GROUPED_K). Otherwise each warp's product is its own, as np.matmul
+    stacks them.
+    """
+    warps, _, k = A.shape
+    groups, n = B.shape[0], B.shape[1]
+    counts = np.bincount(b_of_warp, minlength=groups)
+    if k > GROUPED_K or groups == warps or not (counts == counts[0]).all():
+        return np.matmul(A, B[b_of_warp].transpose(0, 2, 1))
+    Bt = np.ascontiguousarray(B.transpose(0, 2, 1))           # (groups, k, n)
+    in_order = bool((b_of_warp[1:] >= b_of_warp[:-1]).all())
+    order = None if in_order else np.argsort(b_of_warp, kind="stable")
+    stacked = (A if in_order else A[order]).reshape(groups, 16 * counts[0], k)
+    products = np.matmul(stacked, Bt).reshape(warps, 16, n)
+    if in_order:
+        return products
+    placed = np.empty_like(products)
+    placed[order] = products
+    return placed
+
+
 def warpgroup_mma(A: np.ndarray, B: np.ndarray, scale_a: int, scale_b: int, row: np.ndarray, lane: np.ndarray,
-                  n: int, dtype: str, accumulate: np.ndarray, d_words: np.ndarray) -> np.ndarray:
+                  n: int, dtype: str, accumulate: np.ndarray, d_words: np.ndarray,
+                  b_of_warp: np.ndarray | None = None) -> np.ndarray:
     """The new accumulator words of each thread, (threads, registers).
 
     A is (warps, 16, K), B (warps, N, K) as read (each warp's B is used
-    transposed); row gives each thread's warp, lane its lane; accumulate
-    (per thread, bool) adds the old accumulators d_words (scale-d). Each warp's
-    product is its own (16 x K) @ (K x N) matrix product; the warps' products
-    are one stacked np.matmul, which multiplies each pair as the product of
-    that pair alone does (the same BLAS call per warp), so the bits do not
-    depend on how many warps issue together.
+    transposed), or (Bs, N, K) with b_of_warp naming each warp's; row gives
+    each thread's warp, lane its lane; accumulate (per thread, bool) adds the
+    old accumulators d_words (scale-d). Each warp's product is its own
+    (16 x K) @ (K x N) matrix product, computed by warp_products with the bits
+    of that pair alone, so the bits do not depend on how many warps issue together.
     """
     warps = A.shape[0]
-    B = B.transpose(0, 2, 1)                            # (warps, k, n), each warp's F-ordered
-    products = np.matmul(scale_a * A, scale_b * B).reshape(warps, 16 * n)
-    if len(lane) == 32 * warps and np.array_equal(lane, np.tile(np.arange(32), warps)):
-        result = np.take(products, accumulator_offsets(n), axis=1).reshape(len(lane), n // 2)   # whole warps
+    if b_of_warp is None:
+        b_of_warp = np.arange(warps)
+    A = A if scale_a == 1 else scale_a * A
+    B = B if scale_b == 1 else scale_b * B
+    products = warp_products(A, B, np.asarray(b_of_warp, np.int64))
+    if len(lane) == 32 * warps and (lane.reshape(warps, 32) == np.arange(32)).all():
+        result = lane_order(products)                                    # whole warps: a strided view
     else:
-        result = products[row[:, None], accumulator_offsets(n)[lane & 31]]
+        result = products.reshape(warps, 16 * n)[row[:, None], accumulator_offsets(n)[lane & 31]]
     accumulate = np.asarray(accumulate, dtype=bool)
     kind = np.float32 if dtype == "f32" else np.float16
-    old = np.ascontiguousarray(d_words, dtype=np.uint32).view(kind).astype(np.float64)
+    old = np.ascontiguousarray(d_words, dtype=np.uint32).view(kind)
     if accumulate.all():
-        result += old
+        result = result + old
+    elif accumulate.any():
+        result = result + np.where(accumulate[:, None], old, np.float32(0.0))
     else:
-        result += np.where(accumulate[:, None], old, 0.0)
+        result = result + 0.0                  # as adding scale-d's zero does: -0.0 products become +0.0
     if dtype == "f32":
         return result.astype(np.float32).view(np.uint32)
     return np.ascontiguousarray(result.astype(np.float16)).view(np.uint32)

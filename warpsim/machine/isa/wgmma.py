@@ -117,14 +117,21 @@ def _gather_chunks(ctx, site, slots, reads, atype):
     lanes = np.concatenate([np.repeat(warp_slots, part.shape[1]) for warp_slots, part in zip(slots, flat)])
     where = np.concatenate([part.ravel() for part in flat])
     buf, off = access.resolve(ctx, site, lanes, "shared", where.astype(np.uint64), 16, False)
-    values = to_float(buf.view(dtype)[(off // element_bytes)[:, None] + np.arange(per_chunk)], atype)
+    off = np.asarray(off, np.int64)
+    raw = buf.view(np.uint8)
+    if raw.size % 16 == 0 and not (off & 15).any():            # aligned chunks: gathered as 16-byte rows
+        chunks = raw.reshape(-1, 16)[off >> 4].view(dtype)
+    else:
+        chunks = buf.view(dtype)[(off // element_bytes)[:, None] + np.arange(per_chunk)]
+    values = to_float(chunks, atype)
     bounds = np.cumsum([0] + [part.size for part in flat])
     return [chunk_operand(values[lo:hi], starts.shape, mn_major)
             for (starts, mn_major), lo, hi in zip(reads, bounds, bounds[1:])]
 
 
 def _shared_operands(ctx, site, slots, b_desc, a_desc, a_rows, n, k, atype, trans_a, trans_b):
-    """(B (warps, n, k), A (warps, 16, k) or None) read from shared memory through the descriptors.
+    """(B (Bs, n, k), the B of each warp, A (warps, 16, k) or None) read from shared memory through
+    the descriptors.
 
     The warps of a warpgroup share B: it is read once per CTA and descriptor
     (and its addresses placed once per descriptor), and every operand a
@@ -134,8 +141,9 @@ def _shared_operands(ctx, site, slots, b_desc, a_desc, a_rows, n, k, atype, tran
     """
     element_bytes = INPUT_TYPES[atype][0]
     krange, nrange = np.arange(k), np.arange(n)
-    keys = np.stack([ctx.cta[slots].astype(np.int64), b_desc.view(np.int64)], axis=1)
-    _, first, per_warp = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    descs_of_warps, desc_of_warp = np.unique(b_desc, return_inverse=True)
+    keys = ctx.cta[slots].astype(np.int64) * len(descs_of_warps) + desc_of_warp.ravel()
+    _, first, per_warp = np.unique(keys, return_index=True, return_inverse=True)
     descs, per_pair = np.unique(b_desc[first], return_inverse=True)
     b_chunks = chunk_starts(descriptor_fields(descs), np.broadcast_to(nrange, (len(descs), n)), krange,
                              element_bytes, trans_b)
@@ -154,7 +162,7 @@ def _shared_operands(ctx, site, slots, b_desc, a_desc, a_rows, n, k, atype, tran
                                                    trans_a).reshape(len(slots), -1))
         _gather_elements(ctx, site, [slots], [np.concatenate(in_warp_order, axis=1)], atype)
         raise
-    return values[0][per_warp.ravel()], (values[1] if a_desc is not None else None)
+    return values[0], per_warp.ravel(), (values[1] if a_desc is not None else None)
 
 
 def mma_async(ctx, site, idx, ins, a, b_desc, scale_d, d_words):
@@ -177,11 +185,11 @@ def mma_async(ctx, site, idx, ins, a, b_desc, scale_d, d_words):
     if not a_in_registers:
         quarter = ctx.warp_in_cta[slots].astype(np.int64) % 4
         a_rows = 16 * quarter[:, None] + np.arange(16)
-    B, A = _shared_operands(ctx, site, slots, np.asarray(b_desc[firsts], np.uint64),
+    B, b_of_warp, A = _shared_operands(ctx, site, slots, np.asarray(b_desc[firsts], np.uint64),
                             None if a_in_registers else np.asarray(a["desc"][firsts], np.uint64), a_rows,
                             n, k, atype, bool(trans_a), bool(trans_b))
     A = register_a(a["words"], row, lane, warps, k, atype) if a_in_registers else A
-    return warpgroup_mma(A, B, scale_a, scale_b, row, lane, n, dtype, scale_d, d_words)
+    return warpgroup_mma(A, B, scale_a, scale_b, row, lane, n, dtype, scale_d, d_words, b_of_warp)
 
 
 # ------------------------------------------------------------ emitters
