@@ -10,9 +10,12 @@
 
 Metrics carry Nsight Compute's names (warpsim.metrics.names lists them with
 how each is computed). By default (level='sass') every launch's SASS (ptxas's
-code for it) also runs, beside the PTX run, and the instruction counts are the
-SASS ones the hardware reports (validation/sass_counters/comparison.md); a
-launch the SASS executor cannot cover keeps PTX-level counts, with a note.
+code for it) runs, and the instruction counts are the SASS ones the hardware
+reports (validation/sass_counters/comparison.md): alone, in place of the PTX
+run, where the SASS executor covers the launch (sass/alone.py); beside the PTX
+run on a copy of memory, the two compared, under settings(sass_verify=True) or
+where a sanitizer or another PTX observer watches (sass/replay.py). A launch the
+SASS executor cannot cover keeps PTX-level counts, with a note.
 level='ptx' counts PTX instructions. Memory requests, sectors, wavefronts and
 bank conflicts come from the addresses at either level. Profiling does not
 change what a kernel computes (bench/profiling_overhead.py, bench/sass_profiling.py).
@@ -320,15 +323,12 @@ def profiling_observers(launch) -> tuple:
     counters.activity = ActivityTrace()     # bounded lane-activity trace: the reports' chart
     counters.timing_recorder = _timing_recorder(launch)
     sass_timing = sass_activity = None
-    if alone is not None:                   # the SASS run may take the launch alone (sass/alone.py)
-        if any(profiler.level != "sass" for profiler in profilers):
-            alone.decline("a profile at level 'ptx' is also on, and it counts the PTX run")
-        else:
-            from .timing.sample import SassTimingRecorder
-            sass_timing = _timing_recorder(launch, SassTimingRecorder)
-            sass_activity = SassActivityTrace()
-            alone.observers += [sass_activity] + ([sass_timing] if sass_timing is not None else [])
-            alone.stand_for(counters, counters.activity, counters.timing_recorder)
+    if alone is not None:                   # the SASS run takes the launch alone (sass/alone.py)
+        from .timing.sample import SassTimingRecorder
+        sass_timing = _timing_recorder(launch, SassTimingRecorder)
+        sass_activity = SassActivityTrace()
+        alone.observers += [sass_activity] + ([sass_timing] if sass_timing is not None else [])
+        alone.stand_for(counters, counters.activity, counters.timing_recorder)
     return (counters, counters.activity) + ((counters.timing_recorder,) if counters.timing_recorder else ())
 
 
@@ -380,8 +380,9 @@ LEVELS = ("sass", "ptx")
 class Profiler:
     """Collects a LaunchProfile for every launch made while it is active (a context manager).
 
-    level: 'sass' counts the SASS the GPU runs, by running it beside the PTX run and
-    checking both wrote the same memory; a launch the SASS executor cannot cover (or one
+    level: 'sass' counts the SASS the GPU runs, by running it alone where the SASS executor
+    covers the launch, or (settings sass_verify=True, or a sanitizer on) beside the PTX run,
+    checking both wrote the same memory (LaunchProfile.execution says which); a launch the SASS executor cannot cover (or one
     run under settings(scheduling='stack' or 'lowest-pc'), whose order the SASS run does not
     model) falls back to PTX-level counts, and its profile says why. 'ptx' counts PTX
     instructions and costs no SASS run. The default is $WARPSIM_PROFILE_LEVEL, else 'sass'.
@@ -407,7 +408,7 @@ class Profiler:
 
     def __enter__(self) -> "Profiler":
         if self.level == "sass":
-            self.sass_request = ReplayRequest(_sass_counters, alone=True).__enter__()
+            self.sass_request = ReplayRequest(_sass_counters, alone=_ptx_level_profiles).__enter__()
         self._token = PROFILERS.push(self)
         return self
 
@@ -471,6 +472,13 @@ class Profiler:
             raise NotImplementedError("the HTML report (warpsim.report.html) is not available "
                                       "in this version") from None
         return write_html_report(self, path)
+
+
+def _ptx_level_profiles() -> str:
+    """Why the PTX run must stay beside the SASS run for the profilers on now ('' when it need not)."""
+    if any(profiler.level != "sass" for profiler in PROFILERS.active()):
+        return "a profile at level 'ptx' is also on, and it counts the PTX run"
+    return ""
 
 
 def _sass_counters(launch) -> list:

@@ -24,7 +24,7 @@ class Settings:
     watchdog_seconds: float = 60.0     # CPU seconds a batch of CTAs may run (0: no watchdog)
     gpu: str = ""                      # a timing preset ('h200', 'h100', 'a100', 'l4'): profiles carry .timing; '': none
     contract: str = "ptxas"            # PTX add/sub fused with a mul where ptxas fuses them ('ptxas'), or never ('none'); read at load
-    sass_verify: bool = True           # profiling at SASS level runs the PTX too and compares memory; False: the SASS alone where it covers a launch
+    sass_verify: bool = False          # profiling at SASS level: the SASS run alone where it covers a launch; True: the PTX run beside it, memory compared
     event_time: str = "gpu"            # what a program's CUDA events read: predicted GPU time ('gpu') or the simulation's wall time ('wall')
 
 

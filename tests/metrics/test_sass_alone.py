@@ -129,6 +129,9 @@ def test_alone_matches_numpy_and_the_verified_counts(module, kernel):
     assert counts(alone) == counts(verified)
     assert alone.timing is not None and alone.timing.cycles > 0      # the SASS run's sample times it
     assert alone.sass_counts == verified.sass_counts
+    assert alone.activity.warps == verified.activity.warps > 0          # the chart, from the SASS issues
+    assert (alone.activity.live_lanes == verified.activity.live_lanes).all()
+    assert set(np.unique(alone.activity.matrix().compressed())) <= set(range(1, 33))
 
 
 def test_stack_scheduling_keeps_the_ptx_run_and_says_why(module):
@@ -151,13 +154,15 @@ def test_a_sanitizer_session_keeps_the_ptx_run_beside_the_sass_run(module):
     np.testing.assert_array_equal(out.get(), np.bincount(np.arange(100) & 7, minlength=8))
 
 
-def test_a_ptx_level_profile_alongside_keeps_its_ptx_counts(module):
+def test_a_ptx_level_profile_alongside_keeps_the_ptx_run_beside_the_sass_run(module):
     out = cp.zeros(8, dtype=np.int32)
     x = cp.asarray(np.arange(100, dtype=np.int32))
     with cp.settings(sass_verify=False), cp.profile(level="ptx") as ptx, cp.profile(level="sass") as sass:
         module.get_function("count_hits")((1,), (128,), (x, out, np.int32(100)))
     assert ptx[0].level == "ptx" and ptx[0].metrics["smsp__inst_executed.sum"] > 0
-    assert sass[0].level == "ptx" and "level 'ptx'" in sass[0].level_note
+    assert sass[0].level == "sass" and sass[0].execution == "ptx+sass"     # the SASS ran beside it, checked
+    assert "level 'ptx'" in sass[0].execution_note
+    np.testing.assert_array_equal(out.get(), np.bincount(np.arange(100) & 7, minlength=8))
 
 
 class WatchesBlocks(LaunchObserver):

@@ -229,7 +229,7 @@ def test_a_wrong_result_falls_back_and_says_where(module, monkeypatch):
         return type(step)(ins, lambda st, g: write(st, g, np.uint32(0)))
     monkeypatch.setitem(OPCODES, "FFMA", dataclasses.replace(entry, build=broken))
     monkeypatch.delitem(sass_of(loaded).__dict__, "_executor_programs", raising=False)
-    with cp.profile(level="sass") as prof:
+    with cp.settings(sass_verify=True), cp.profile(level="sass") as prof:     # the check verification makes
         module.get_function("straight")((2,), (256,), (x, y))
     assert prof[0].level == "ptx" and "memory differs" in prof[0].level_note
     assert "1024 bytes differ" in prof[0].level_note     # 3.0f = 0x40400000: two bytes of each differ
@@ -291,7 +291,8 @@ def test_a_sass_run_past_its_round_budget_falls_back_to_ptx_counts(monkeypatch):
     monkeypatch.setattr(replay, "SASS_ROUNDS_PER_PTX_ROUND", 0)
     kernel = warpsim.RawModule(code=SPIN).get_function("spin")
     flag, out = warpsim.zeros(1, dtype=np.int32), warpsim.zeros(1, dtype=np.int32)
-    with warpsim.settings(scheduling="its"), warpsim.profile(level="sass") as prof:
+    # the replay's budget (verification on): the SASS run alone would have the launch's whole budget
+    with warpsim.settings(scheduling="its", sass_verify=True), warpsim.profile(level="sass") as prof:
         kernel((1,), (32,), (flag, out))
     assert int(out.get()[0]) == 1
     launch = prof.launches[0]

@@ -176,14 +176,20 @@ class SassActivityTrace(ActivityTrace):
         live = st.exists.reshape(-1, 32).sum(axis=1)
         self.live_lanes[self._row[recorded]] = live[recorded]
         self.seen[self._row[recorded]] = True
+        self._lane_end = 32 * (int(np.flatnonzero(recorded)[-1]) + 1) if self._batch_recorded else 0
 
     def sass_block_issued(self, st, block, g, pred_on, next_pc):
-        if not self._batch_recorded:
+        idx = g.idx
+        if not self._batch_recorded or not len(idx):
             return
-        warp_of_lane = g.idx >> 5
+        if idx[-1] >= self._lane_end:           # only the recorded warps' lanes (idx ascends)
+            idx = idx[:int(np.searchsorted(idx, self._lane_end))]
+            if not len(idx):
+                return
+        warp_of_lane = idx >> 5
         starts = np.flatnonzero(np.concatenate(([True], warp_of_lane[1:] != warp_of_lane[:-1])))
         warps = warp_of_lane[starts]
-        self.block_executed(st, block, g.idx, warps)
+        self.block_executed(st, block, idx, warps)
 
     def _block_lines(self, block):
         lines = self._lines.get(("sass", block.index))

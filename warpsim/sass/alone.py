@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from ..errors import BudgetExceeded, DeadlockError, MemoryFault, WarpsimError
 from ..machine.events import LaunchObserver, LaunchRunner, observers_of, watches_ptx_run
-from .replay import ReplayOutcome, scheduling_model
+from .run_outcome import ReplayOutcome, scheduling_model
 
 WATCHERS_THAT_NEED_NO_PTX = ("warpsim_profilers", "warpsim_sass_replays")
 
@@ -63,10 +63,6 @@ class SassAloneRun(LaunchObserver, LaunchRunner):
     def stand_for(self, *observers) -> None:
         self.replaced.update(id(o) for o in observers)
 
-    def decline(self, reason: str) -> None:
-        """Keep the PTX run (no SASS counts for this launch), saying why."""
-        self._outcome = ReplayOutcome("ptx", f"the PTX run stayed: {reason}")
-
     def sass_batch_started(self, st) -> None:
         self.started = True
 
@@ -78,8 +74,6 @@ class SassAloneRun(LaunchObserver, LaunchRunner):
         from .executor import SassDeadlock, SassExecutionError, SassFault, load_program, run_launch
         from .executor.launch import cubin_params
         from ..machine.device import LaunchResult
-        if self._outcome is not None:       # declined before the launch
-            return None
         watching = sorted({type(o).__name__ for o in others if id(o) not in self.replaced and watches_ptx_run(o)})
         if watching:
             self._outcome = ReplayOutcome("ptx", f"the PTX run stayed: {', '.join(watching)} watch its events")

@@ -1,5 +1,9 @@
 """Running a launch's SASS beside its PTX run, on a copy of device memory, and checking both agree.
 
+This is the verification mode (settings sass_verify=True; the test suite's
+default): without it a profiled launch the executor covers runs its SASS
+alone, in place of the PTX run (alone.py; `ptx_run_kept` below decides).
+
 A ReplayRequest on the REPLAYS session stack (the profiler pushes one when it
 wants SASS-level counts) makes every launch get a SassReplay observer: when
 the launch starts it copies the device heap (and the registered host ranges'
@@ -19,7 +23,6 @@ from __future__ import annotations
 
 import copy
 import time
-from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -27,30 +30,19 @@ from ..errors import WarpsimError
 from ..machine.events import LaunchObserver
 from ..machine.memory import GLOBAL_BASE
 from ..sessions import SessionStack, observer_source
+from .run_outcome import ReplayOutcome, scheduling_model
 
 REPLAYS = SessionStack("warpsim_sass_replays")
-
-
-@dataclass
-class ReplayOutcome:
-    level: str                      # 'sass': the SASS run covered the launch; 'ptx': it did not
-    note: str = ""                  # why not, or what was checked
-    observers: list = field(default_factory=list)
-    seconds: float = 0.0            # the SASS run's time (copy and comparison included)
-    rounds: int = 0
-    unsupported: list = field(default_factory=list)   # (opcode, why) of each instruction the executor lacks
-
-    @property
-    def covered(self) -> bool:
-        return self.level == "sass"
 
 
 class ReplayRequest:
     """A session that wants SASS runs: `observers(launch)` gives each run its watchers."""
 
-    def __init__(self, observers=None, alone: bool = False):
+    def __init__(self, observers=None, alone=None):
         self.make_observers = observers or (lambda launch: [])
-        self.alone = alone          # the SASS run may take the launch alone when verification is off (alone.py)
+        # alone() -> '' when the SASS run may take the launch alone with verification off (alone.py),
+        # else why the session needs the PTX run too
+        self.alone = alone or (lambda: "a session wants the SASS run checked against the PTX run")
         self._replays: dict = {}
         self._token = None
 
@@ -179,13 +171,6 @@ SASS_ROUNDS_PER_PTX_ROUND = 4
 SASS_EXTRA_ROUNDS = 10_000
 
 
-def scheduling_model(launch) -> str:
-    """The scheduling model the launch's PTX run uses (settings' 'auto' resolved by the module's target)."""
-    from ..machine.scheduling import model_for
-    from ..settings import current
-    return model_for(current().scheduling, getattr(launch.loaded_module.module, "target", ()) or ()).name
-
-
 def compare_heaps(ptx_memory, sass_memory) -> str:
     """'' when both heaps hold the same bytes in every allocation live before and after the launch
     (the host may free arrays while a launch runs: their bytes are poisoned, not written by it);
@@ -253,7 +238,8 @@ def ptx_run_kept(launch, requests) -> str:
     from ..settings import current
     if current().sass_verify:
         return "verification is on"
-    if not all(request.alone for request in requests):
-        return "a session wants the SASS run checked against the PTX run"
+    needs = next((why for why in (request.alone() for request in requests) if why), "")
+    if needs:
+        return needs
     from .alone import why_not_alone
     return why_not_alone(launch)
