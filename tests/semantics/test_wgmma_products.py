@@ -10,7 +10,7 @@ shows in the bits), and the accumulator placement to accumulator_offsets' table.
 import numpy as np
 import pytest
 
-from warpsim.semantics.wgmma import accumulator_offsets, lane_order, warp_products, warpgroup_mma
+from warpsim.semantics.wgmma import accumulator_offsets, lane_view, warp_products, warpgroup_mma
 
 
 def any_exponent(rng, shape, atype):
@@ -73,10 +73,12 @@ def test_products_of_shared_b_round_like_each_warps_own():
 
 
 @pytest.mark.parametrize("n", [8, 32, 256])
-def test_lane_order_places_as_accumulator_offsets(n):
+def test_lane_view_places_as_accumulator_offsets(n):
     products = np.random.default_rng(n).standard_normal((5, 16, n))
     want = np.take(products.reshape(5, 16 * n), accumulator_offsets(n), axis=1).reshape(5 * 32, n // 2)
-    assert np.array_equal(lane_order(products), want)
+    assert np.array_equal(lane_view(products).reshape(5 * 32, n // 2), want)
+    paired = lane_view(products.view(np.complex128), paired=True)
+    assert np.array_equal(np.ascontiguousarray(paired).view(np.float64).reshape(5 * 32, n // 2), want)
 
 
 @pytest.mark.parametrize("dtype", ["f32", "f16"])

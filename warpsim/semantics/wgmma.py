@@ -137,12 +137,16 @@ def accumulator_offsets(n: int) -> np.ndarray:
     return offsets
 
 
-def lane_order(products: np.ndarray) -> np.ndarray:
-    """Whole warps' (warps, 16, n) products as (warps * 32, n/2) accumulator elements, each lane's
-    in register order (accumulator_offsets' placement), as a view: row group + 8 h and column
-    8 j + 2 pair + e go to lane 4 group + pair, element 4 j + 2 h + e."""
+def lane_view(products: np.ndarray, paired: bool = False) -> np.ndarray:
+    """Whole warps' (warps, 16, n) products as a view in accumulator order, (warps, 8, 4, n/8, 2, 2):
+    row group + 8 h and column 8 j + 2 pair + e go to lane 4 group + pair, element 4 j + 2 h + e
+    (accumulator_offsets' placement); reshaped to (warps * 32, n/2), lanes by registers. `paired`:
+    the products' element pairs (e) viewed as one complex number each, (warps, 8, 4, n/8, 2)."""
+    if paired:                                 # products viewed as (warps, 16, n/2) complex pairs
+        warps, _, half = products.shape
+        return products.reshape(warps, 2, 8, half // 4, 4).transpose(0, 2, 4, 3, 1)
     warps, _, n = products.shape
-    return products.reshape(warps, 2, 8, n // 8, 4, 2).transpose(0, 2, 4, 3, 1, 5).reshape(warps * 32, n // 2)
+    return products.reshape(warps, 2, 8, n // 8, 4, 2).transpose(0, 2, 4, 3, 1, 5)
 
 
 @lru_cache(maxsize=None)
@@ -229,19 +233,27 @@ def warpgroup_mma(A: np.ndarray, B: np.ndarray, scale_a: int, scale_b: int, row:
     A = A if scale_a == 1 else scale_a * A
     B = B if scale_b == 1 else scale_b * B
     products = warp_products(A, B, np.asarray(b_of_warp, np.int64))
-    if len(lane) == 32 * warps and (lane.reshape(warps, 32) == np.arange(32)).all():
-        result = lane_order(products)                                    # whole warps: a strided view
-    else:
-        result = products.reshape(warps, 16 * n)[row[:, None], accumulator_offsets(n)[lane & 31]]
     accumulate = np.asarray(accumulate, dtype=bool)
     kind = np.float32 if dtype == "f32" else np.float16
     old = np.ascontiguousarray(d_words, dtype=np.uint32).view(kind)
     if accumulate.all():
-        result = result + old
+        addend = old
     elif accumulate.any():
-        result = result + np.where(accumulate[:, None], old, np.float32(0.0))
+        addend = np.where(accumulate[:, None], old, kind(0.0))
     else:
-        result = result + 0.0                  # as adding scale-d's zero does: -0.0 products become +0.0
-    if dtype == "f32":
-        return result.astype(np.float32).view(np.uint32)
-    return np.ascontiguousarray(result.astype(np.float16)).view(np.uint32)
+        addend = np.zeros_like(old)            # scale-d's zero is still added: -0.0 products become +0.0
+    words = np.empty(old.shape, kind)
+    if len(lane) == 32 * warps and (lane.reshape(warps, 32) == np.arange(32)).all():
+        # whole warps: the products read in lane order through a strided view, added and
+        # rounded to the accumulator type in one pass (float64 sum, one rounding)
+        if kind is np.float32:                 # each lane's element pairs (e) as one complex number:
+            pairs = lane_view(products.view(np.complex128), paired=True)     # half the strided steps,
+            np.add(pairs, addend.view(np.complex64).reshape(pairs.shape),  # the same real additions
+                   out=words.view(np.complex64).reshape(pairs.shape))
+        else:
+            placed = lane_view(products)
+            np.add(placed, addend.reshape(placed.shape), out=words.reshape(placed.shape), dtype=np.float64)
+    else:
+        np.add(products.reshape(warps, 16 * n)[row[:, None], accumulator_offsets(n)[lane & 31]], addend,
+               out=words, dtype=np.float64)
+    return words.view(np.uint32)
