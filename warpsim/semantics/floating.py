@@ -131,15 +131,20 @@ def ieee_min_max(x, y, take_min, nan_wins: bool = False):
     # in NumPy's scalar loop (array-length dependent); the GPU returns the number
     x, y = np.asarray(x), np.asarray(y)
     with np.errstate(invalid="ignore"):
-        chosen = np.where(take_min, np.where(x < y, x, y), np.where(x > y, x, y))
-    chosen = np.where(np.isnan(x), y, np.where(np.isnan(y), x, chosen))
+        if isinstance(take_min, (bool, np.bool_)):          # one instruction's min or max: one comparison
+            chosen = np.where(x < y, x, y) if take_min else np.where(x > y, x, y)
+        else:
+            chosen = np.where(take_min, np.where(x < y, x, y), np.where(x > y, x, y))
+    x_nan, y_nan = np.isnan(x), np.isnan(y)
+    if x_nan.any() or y_nan.any():
+        chosen = np.where(x_nan, y, np.where(y_nan, x, chosen))
     both_zero = (x == 0) & (y == 0)
     if both_zero.any():
         negative = np.where(take_min, np.signbit(x) | np.signbit(y), np.signbit(x) & np.signbit(y))
         zero = np.where(negative, -x.dtype.type(0), x.dtype.type(0))
         chosen = np.where(both_zero, zero, chosen)
     if nan_wins:
-        chosen = np.where(np.isnan(x) | np.isnan(y), x.dtype.type(np.nan), chosen)
+        chosen = np.where(x_nan | y_nan, x.dtype.type(np.nan), chosen)
     return chosen
 
 
