@@ -10,7 +10,8 @@ shows in the bits), and the accumulator placement to accumulator_offsets' table.
 import numpy as np
 import pytest
 
-from warpsim.semantics.wgmma import accumulator_offsets, lane_view, warp_products, warpgroup_mma
+from warpsim.semantics.wgmma import (accumulator_offsets, lane_view, register_a, register_a_offsets, to_float,
+                                     warp_products, warpgroup_mma)
 
 
 def any_exponent(rng, shape, atype):
@@ -106,3 +107,24 @@ def test_warpgroup_mma_adds_old_accumulators_per_thread(dtype, accumulate, lanes
     products = each_warp_alone(-A, B, b_of_warp).reshape(warps, 16 * n)[row[:, None], accumulator_offsets(n)[lane]]
     want = (products + np.where(flags[:, None], old_values.astype(np.float64), 0.0)).astype(kind)
     assert np.array_equal(np.ascontiguousarray(got).view(kind), want)
+
+
+@pytest.mark.parametrize("atype, k", [("f16", 16), ("bf16", 16), ("e4m3", 32), ("e5m2", 32)])
+@pytest.mark.parametrize("lanes", ["whole", "partial"])
+def test_register_a_places_each_lanes_elements(atype, k, lanes):
+    """A from registers equals register_a_offsets' placement, element by element (the whole-warp
+    transpose and the scatter of partial warps alike)."""
+    rng = np.random.default_rng(k)
+    warps = 5
+    row, lane = np.repeat(np.arange(warps), 32), np.tile(np.arange(32), warps)
+    if lanes == "partial":
+        keep = rng.random(len(lane)) < 0.7
+        row, lane = row[keep], lane[keep]
+    words = rng.integers(0, 1 << 32, size=(len(lane), 4), dtype=np.uint64).astype(np.uint32)
+    per_register = 2 if k == 16 else 4
+    elements = words.view(np.uint16 if per_register == 2 else np.uint8)
+    with np.errstate(invalid="ignore"):
+        got = register_a(words, row, lane, warps, k, atype)
+        want = np.zeros((warps, 16 * k))
+        want[row[:, None], register_a_offsets(per_register)[lane]] = to_float(elements, atype)
+    assert np.array_equal(np.ascontiguousarray(got).reshape(warps, 16 * k).view(np.uint64), want.view(np.uint64))

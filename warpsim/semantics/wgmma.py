@@ -178,6 +178,13 @@ def register_a(words: np.ndarray, row: np.ndarray, lane: np.ndarray, warps: int,
     if element_bytes not in (1, 2):
         raise ValueError(f"wgmma A in registers takes 8- or 16-bit inputs, not .{atype}")
     elements = np.ascontiguousarray(words, dtype=np.uint32).view(np.uint8 if element_bytes == 1 else np.uint16)
+    per_register = 4 // element_bytes
+    if len(lane) == 32 * warps and (lane.reshape(warps, 32) == np.arange(32)).all() \
+            and (row.reshape(warps, 32) == np.arange(warps)[:, None]).all():
+        # whole warps in order: lane 4 group + pair's element 4 p kh + p h + e (p per register) is
+        # row 8 h + group, column 4 p kh + p pair + e; a transpose instead of a scatter
+        placed = elements.reshape(warps, 8, 4, 2, 2, per_register).transpose(0, 4, 1, 3, 2, 5)
+        return to_float(placed, atype).reshape(warps, 16, k)
     A = np.zeros((warps, 16 * k))
     A[row[:, None], register_a_offsets(4 // element_bytes)[lane & 31]] = to_float(elements, atype)
     return A.reshape(warps, 16, k)

@@ -119,8 +119,9 @@ def _gather_chunks(ctx, site, slots, reads, atype):
     buf, off = access.resolve(ctx, site, lanes, "shared", where.astype(np.uint64), 16, False)
     off = np.asarray(off, np.int64)
     raw = buf.view(np.uint8)
-    if raw.size % 16 == 0 and not (off & 15).any():            # aligned chunks: gathered as 16-byte rows
-        chunks = raw.reshape(-1, 16)[off >> 4].view(dtype)
+    if raw.size % 16 == 0 and not (off & 15).any():
+        # aligned chunks, gathered as 16-byte items (a complex128 view: the bytes are only copied)
+        chunks = raw.view(np.complex128)[off >> 4].view(dtype).reshape(len(off), per_chunk)
     else:
         chunks = buf.view(dtype)[(off // element_bytes)[:, None] + np.arange(per_chunk)]
     values = to_float(chunks, atype)
