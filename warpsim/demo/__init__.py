@@ -1,6 +1,6 @@
 """`warpsim demo`: the worked examples of the SIMT document, reproduced on warpsim.
 
-    warpsim demo               every demo, a few seconds in all
+    warpsim demo               every demo, about 18 s of CPU (bench/everyday.py)
     warpsim demo NAME [NAME]   some of them (warpsim demo --list names them)
     warpsim demo --charts DIR  also write each demo's lane-activity chart as DIR/NAME.png
     warpsim demo --html FILE   also write one HTML report of every launch the demos made
