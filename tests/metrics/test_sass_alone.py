@@ -192,3 +192,23 @@ def test_a_fault_in_the_sass_run_is_the_launchs_error(module):
     with pytest.raises(cp.MemoryFault) as caught:
         profiled(lambda: module.get_function("store_at")((1,), (32,), (out, np.int32(1 << 24))), False)
     assert "SASS executor" in str(caught.value)
+
+
+SPIN = r"""
+extern "C" __global__ void spin(float* x) {
+    __shared__ int flag;
+    if (threadIdx.x == 0) while (flag == 0) { }
+    __syncthreads();
+}
+"""
+
+
+def test_a_spin_wait_without_stores_is_handed_to_the_ptx_run_which_tells_the_livelock(monkeypatch):
+    from warpsim.sass import alone
+    monkeypatch.setattr(alone, "QUIET_ROUNDS", 2000)
+    kernel = cp.RawKernel(SPIN, "spin")
+    x = cp.asarray(np.arange(4, dtype=np.float32))
+    with pytest.raises(cp.DeadlockError, match="livelock"):
+        with cp.settings(sass_verify=False), cp.profile():
+            kernel((1,), (32,), (x,))
+    np.testing.assert_array_equal(x.get(), np.arange(4, dtype=np.float32))

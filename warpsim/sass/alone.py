@@ -14,7 +14,10 @@ profiler watches it (a sanitizer needs the PTX run's events). Where any of these
 fails the PTX run stays, and the profile's note says why. A SASS run that stops
 before its first batch (a constant bank it cannot fill) falls back to the PTX run
 too; one that stops later has written memory, so its error is the launch's
-(a fault, a deadlock or a spent round budget, as a plain run's would be).
+(a fault, a deadlock or a spent round budget, as a plain run's would be). The
+executor does not tell a livelock (a spin-wait on a flag nobody sets) as the
+PTX machine does, so a batch that runs QUIET_ROUNDS rounds without storing to
+device memory hands the launch, memory untouched, to the PTX run.
 """
 
 from __future__ import annotations
@@ -59,12 +62,32 @@ class SassAloneRun(LaunchObserver, LaunchRunner):
         self.replaced: set = set()
         self.started = False
         self._outcome = None
+        self._batch = None                  # the batch running, and what the launch stored so far:
+        self._earlier_writes = 0            # store steps of the batches before it,
+        self._private_writes = 0            # stores to shared or local memory (the batch's own),
+        self._device_written = False        # a store or atomic that reached device memory
 
     def stand_for(self, *observers) -> None:
         self.replaced.update(id(o) for o in observers)
 
     def sass_batch_started(self, st) -> None:
         self.started = True
+        if self._batch is not None:
+            self._earlier_writes += self._batch.writes
+        self._batch = st
+
+    def sass_memory_access(self, st, ins, space, kind, idx, addrs, size) -> None:
+        if kind != "ld":
+            if space in ("shared", "local"):
+                self._private_writes += 1
+            else:
+                self._device_written = True
+
+    def sass_block_issued(self, st, block, g, pred_on, next_pc) -> None:
+        if st.rounds > QUIET_ROUNDS and not self._device_written and \
+                self._earlier_writes + st.writes <= self._private_writes:
+            raise HandBack(f"the SASS run spent {QUIET_ROUNDS:,} rounds without writing device memory (a "
+                           "spin-wait? the PTX machine tells a livelock), so the PTX run took the launch")
 
     def outcome(self) -> ReplayOutcome:
         return self._outcome or ReplayOutcome("ptx", "the launch did not run")
@@ -100,6 +123,9 @@ class SassAloneRun(LaunchObserver, LaunchRunner):
                                constants=constants, addresses=addresses, observers=[self, *self.observers],
                                batch_threads=settings.batch_threads, max_rounds=settings.max_rounds,
                                cluster_dims=cluster_dims)
+        except HandBack as exc:             # device memory untouched: the PTX run takes the launch
+            self._outcome = ReplayOutcome("ptx", str(exc))
+            return None
         except SassExecutionError as exc:
             if not self.started:            # nothing written yet: the PTX run takes the launch
                 self._outcome = ReplayOutcome("ptx", f"SASS not run: {exc}")
@@ -115,6 +141,13 @@ class SassAloneRun(LaunchObserver, LaunchRunner):
                                               "no PTX run (settings sass_verify=False)",
                                       self.observers, seconds=result.seconds, rounds=stats["rounds"])
         return result
+
+
+QUIET_ROUNDS = 20_000     # rounds of one batch with no store to device memory before the PTX run takes over
+
+
+class HandBack(Exception):
+    """The SASS run stops, device memory untouched, and leaves the launch to the PTX machine."""
 
 
 @dataclass(frozen=True)
