@@ -54,8 +54,6 @@ class SassAloneRun(LaunchObserver, LaunchRunner):
     names the PTX observers this run replaces, so that any other observer keeps the PTX run.
     """
 
-    alone = True
-
     def __init__(self, launch, observers=()):
         self.launch = launch
         self.observers = list(observers)
