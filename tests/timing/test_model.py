@@ -168,3 +168,22 @@ def test_warps_sharing_a_scheduler_set_the_pace():
             v = np.where(j < n, v * 0.999 + 0.5, v)
         acc += v
     np.testing.assert_allclose(out.get()[:1024], acc, rtol=1e-4)
+
+
+GLOBAL_TABLE = r"""
+__device__ float scale_table[4] = {1.f, 2.f, 3.f, 4.f};
+extern "C" __global__ void scaled(float* out, const float* in) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i] = in[i] * scale_table[i & 3];
+}
+"""
+
+
+def test_a_kernel_reading_a_device_variable_is_timed_from_its_sass_run():
+    """ptxas loads a __device__ variable's address from constant bank 4: the sampled SASS run must
+    fill it with the variable's device address, not fall back to PTX counts."""
+    mod = ws.RawModule(code=GLOBAL_TABLE)
+    x = ws.asarray(np.random.default_rng(4).random(256 * 8, dtype=np.float32))
+    out = ws.zeros_like(x)
+    timing = _predict(mod, "scaled", 8, 256, (out, x), gpu="h200", max_ctas=2)
+    assert timing.source == "sass", timing.details

@@ -53,7 +53,7 @@ def run_sass_sample(loaded_module, kernel: str, grid, block, params: bytes, shar
     for name, (_, _, length) in image.constant_symbols.items():
         if name in addresses:
             constants[name] = memory.read_bytes(addresses[name], length).tobytes()
-    banks = constant_banks(image, grid, block, bytes(params), local_size, constants)
+    banks = constant_banks(image, grid, block, bytes(params), local_size, constants, addresses=addresses)
     shared_bytes = loaded_module.program.kernel_static_shared.get(kernel, 0) + int(shared_mem)
     shared_size = (max(image.static_shared, shared_bytes) + 16 + 15) // 16 * 16
     threads = block[0] * block[1] * block[2]
