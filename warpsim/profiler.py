@@ -309,7 +309,7 @@ def profiling_observers(launch) -> tuple:
     alone = replay if isinstance(replay, SassAloneRun) else None
 
     def deliver(counters):
-        if alone is not None and alone.outcome().covered:     # no PTX run: the SASS run's sample times it
+        if alone is not None and alone.ran_alone:     # no PTX run: the SASS run's sample times it
             counters.timing_recorder, counters.activity = sass_timing, sass_activity
         built = {}
         for profiler in profilers:
@@ -338,7 +338,7 @@ def _profile_at(level: str, counters, replay, profiler) -> "LaunchProfile":
         return build_launch_profile(counters)
     outcome = replay.outcome()
     sass = next((o for o in outcome.observers if isinstance(o, SassLaunchCounters)), None)
-    alone = isinstance(replay, SassAloneRun)
+    alone = isinstance(replay, SassAloneRun) and replay.ran_alone
     if outcome.covered and sass is not None:
         profile = build_launch_profile(counters, sass=sass)
         profile.execution = "sass" if alone else "ptx+sass"

@@ -173,7 +173,7 @@ class WatchesBlocks(LaunchObserver):
         self.blocks += 1
 
 
-def test_an_observer_of_ptx_events_keeps_the_ptx_run_with_the_reason(module):
+def test_an_observer_of_ptx_events_keeps_the_ptx_run_and_the_sass_runs_beside_it(module):
     from warpsim.api.args import pack_arguments
     watcher = WatchesBlocks()
     function = module.get_function("count_hits")
@@ -183,7 +183,8 @@ def test_an_observer_of_ptx_events_keeps_the_ptx_run_with_the_reason(module):
     with cp.settings(sass_verify=False), cp.profile() as prof:
         function.loaded_module.launch(function.kernel_name, (1,), (128,), params, observers=(watcher,))
     assert watcher.blocks > 0
-    assert prof[0].level == "ptx" and "WatchesBlocks" in prof[0].level_note
+    assert prof[0].level == "sass" and prof[0].execution == "ptx+sass"
+    assert "WatchesBlocks" in prof[0].execution_note
     np.testing.assert_array_equal(out.get(), np.bincount(np.arange(100) & 7, minlength=8))
 
 

@@ -11,7 +11,10 @@ Covered means: the module has SASS from ptxas, the executor runs every opcode of
 the kernel (load_program), the launch runs under the `its` model (the executor's
 issue order), it is neither cooperative nor a CTA shard, and no session but the
 profiler watches it (a sanitizer needs the PTX run's events). Where any of these
-fails the PTX run stays, and the profile's note says why. A SASS run that stops
+fails the PTX run stays, and the profile's note says why; where the reason is an
+observer of the PTX run's events passed to the launch, the SASS still runs beside
+the PTX run on a copy of memory, as with verification on (the `beside` run replay.py
+gives it). A SASS run that stops
 before its first batch (a constant bank it cannot fill) falls back to the PTX run
 too; one that stops later has written memory, so its error is the launch's
 (a fault, a deadlock or a spent round budget, as a plain run's would be). The
@@ -54,9 +57,14 @@ class SassAloneRun(LaunchObserver, LaunchRunner):
     names the PTX observers this run replaces, so that any other observer keeps the PTX run.
     """
 
-    def __init__(self, launch, observers=()):
+    kept_because = ""           # why the PTX run stayed, when it must (another observer watches it)
+
+    def __init__(self, launch, observers=(), beside=None):
         self.launch = launch
+        self.make_beside = beside           # SassReplay (replay.py): the SASS run beside a PTX run that stays
         self.observers = list(observers)
+        self._requested = list(observers)   # the sessions' SASS observers, before the profiler adds its own
+        self.beside = None                  # the SassReplay run beside the PTX run, when that run must stay
         self.replaced: set = set()
         self.started = False
         self._outcome = None
@@ -87,8 +95,28 @@ class SassAloneRun(LaunchObserver, LaunchRunner):
             raise HandBack(f"the SASS run spent {QUIET_ROUNDS:,} rounds without writing device memory (a "
                            "spin-wait? the PTX machine tells a livelock), so the PTX run took the launch")
 
+    @property
+    def ran_alone(self) -> bool:
+        """Whether the SASS run took the launch (else the PTX run did, with or without one beside it)."""
+        return self.beside is None and self._outcome is not None and self._outcome.covered
+
     def outcome(self) -> ReplayOutcome:
+        if self.beside is not None:
+            return self.beside.outcome()
         return self._outcome or ReplayOutcome("ptx", "the launch did not run")
+
+    # While the PTX run stays (run_instead declined), the SASS runs beside it as under verification.
+    def batch_started(self, ctx) -> None:
+        if self.beside is not None:
+            self.beside.batch_started(ctx)
+
+    def launch_failed(self, ctx, error) -> None:
+        if self.beside is not None:
+            self.beside.launch_failed(ctx, error)
+
+    def launch_finished(self, result) -> None:
+        if self.beside is not None:
+            self.beside.launch_finished(result)
 
     def run_instead(self, launch, settings, others, cluster_dims):
         from . import sass_of
@@ -96,8 +124,13 @@ class SassAloneRun(LaunchObserver, LaunchRunner):
         from .executor.launch import cubin_params
         from ..machine.device import LaunchResult
         watching = sorted({type(o).__name__ for o in others if id(o) not in self.replaced and watches_ptx_run(o)})
-        if watching:
-            self._outcome = ReplayOutcome("ptx", f"the PTX run stayed: {', '.join(watching)} watch its events")
+        if watching:                        # the PTX run stays, and the SASS runs beside it (replay.py)
+            self.kept_because = f"the PTX run stayed: {', '.join(watching)} watch its events"
+            if self.make_beside is None:
+                self._outcome = ReplayOutcome("ptx", self.kept_because)
+                return None
+            self.beside = self.make_beside(launch, self._requested)
+            self.beside.kept_because = self.kept_because
             return None
         loaded = launch.loaded_module
         start = time.perf_counter()

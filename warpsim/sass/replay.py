@@ -223,7 +223,7 @@ def sass_replay_observers(launch) -> tuple:
     kept = ptx_run_kept(launch, requests)
     if not kept:
         from .alone import SassAloneRun
-        replay = SassAloneRun(launch, observers)
+        replay = SassAloneRun(launch, observers, beside=SassReplay)
     else:
         replay = SassReplay(launch, observers)
         replay.kept_because = kept
