@@ -61,36 +61,39 @@ def cudaDeviceGetLimit(context, out, limit):
     return SUCCESS
 
 
+def _set_config(context, field: str, config, allowed) -> int:
+    """A device configuration stored as given (it changes nothing the simulation does), if allowed."""
+    if config not in allowed:
+        return context.fail(INVALID_VALUE)
+    setattr(context, field, config)
+    return SUCCESS
+
+
+def _get_config(context, out, value: int) -> int:
+    if not out:
+        return context.fail(INVALID_VALUE)
+    _write(out, "i", value)
+    return SUCCESS
+
+
 @call()
 def cudaDeviceSetCacheConfig(context, config):
-    if config not in CACHE_CONFIGS:
-        return context.fail(INVALID_VALUE)
-    context.cache_config = config
-    return SUCCESS
+    return _set_config(context, "cache_config", config, CACHE_CONFIGS)
 
 
 @call()
 def cudaDeviceGetCacheConfig(context, out):
-    if not out:
-        return context.fail(INVALID_VALUE)
-    _write(out, "i", context.cache_config)
-    return SUCCESS
+    return _get_config(context, out, context.cache_config)
 
 
 @call()
 def cudaDeviceSetSharedMemConfig(context, config):
-    if config not in SHARED_MEM_CONFIGS:
-        return context.fail(INVALID_VALUE)
-    context.shared_mem_config = config
-    return SUCCESS
+    return _set_config(context, "shared_mem_config", config, SHARED_MEM_CONFIGS)
 
 
 @call()
 def cudaDeviceGetSharedMemConfig(context, out):
-    if not out:
-        return context.fail(INVALID_VALUE)
-    _write(out, "i", context.shared_mem_config or 1)     # 4-byte banks, what a Hopper SM has
-    return SUCCESS
+    return _get_config(context, out, context.shared_mem_config or 1)     # 4-byte banks, as a Hopper SM's
 
 
 @call()

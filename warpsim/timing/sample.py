@@ -170,18 +170,24 @@ class LaunchTimingRecorder(LaunchObserver):
                                         size, count)
 
     def timing(self, registers: int | None = None):
-        from .registers import kernel_registers
-        from .model import predict_execution
-        rec = self.recorder
-        rec.to_sass_counts()
-        read, written = rec.finish_memory()
-        order = sorted(rec.counts)
-        ex = Execution(self.function, self.grid, self.block, order, [rec.counts[c] for c in order],
-                       [rec.lanes[c] for c in order], rec.memory, read, written,
-                       _touched_allocation_bytes(self.loaded_module.device.memory, rec), source="ptx")
-        regs = registers or kernel_registers(self.loaded_module, self.kernel)
-        static = self.loaded_module.program.kernel_static_shared.get(self.kernel, 0)
-        return predict_execution(ex, self.gpu, regs, static + self.dynamic_shared)
+        self.recorder.to_sass_counts()
+        return _predict_sample(self, "ptx", registers)
+
+
+def _predict_sample(sampler, source: str, registers: int | None):
+    """The model's prediction from the CTAs a sampling recorder kept (either executor's run)."""
+    from .registers import kernel_registers
+    from .model import predict_execution
+    rec = sampler.recorder
+    read, written = rec.finish_memory()
+    order = sorted(rec.counts)
+    loaded = sampler.loaded_module
+    ex = Execution(sampler.function, sampler.grid, sampler.block, order, [rec.counts[c] for c in order],
+                   [rec.lanes[c] for c in order], rec.memory, read, written,
+                   _touched_allocation_bytes(loaded.device.memory, rec), source=source)
+    regs = registers or kernel_registers(loaded, sampler.kernel)
+    static = loaded.program.kernel_static_shared.get(sampler.kernel, 0)
+    return predict_execution(ex, sampler.gpu, regs, static + sampler.dynamic_shared)
 
 
 class _Lanes:
@@ -242,14 +248,4 @@ class SassTimingRecorder(LaunchObserver):
             self.recorder.sass_memory_access(st, ins, space, kind, idx[keep], addrs[keep], size)
 
     def timing(self, registers: int | None = None):
-        from .registers import kernel_registers
-        from .model import predict_execution
-        rec = self.recorder
-        read, written = rec.finish_memory()
-        order = sorted(rec.counts)
-        ex = Execution(self.function, self.grid, self.block, order, [rec.counts[c] for c in order],
-                       [rec.lanes[c] for c in order], rec.memory, read, written,
-                       _touched_allocation_bytes(self.loaded_module.device.memory, rec), source="sass")
-        regs = registers or kernel_registers(self.loaded_module, self.kernel)
-        static = self.loaded_module.program.kernel_static_shared.get(self.kernel, 0)
-        return predict_execution(ex, self.gpu, regs, static + self.dynamic_shared)
+        return _predict_sample(self, "sass", registers)
