@@ -196,17 +196,16 @@ def _all_warps(ctx) -> np.ndarray:
 def starting_group(ctx) -> list:
     """The first round's one group: every living thread slot of the batch at the entry block, and
     every warp (read-only arrays, cached per launch shape on the program)."""
-    cache = ctx.program.__dict__.setdefault("_starting_groups", {})
+    cache = ctx.program.__dict__.setdefault("_starting_slots", {})
     key = (ctx.block, ctx.n_ctas)
-    found = cache.get(key)
-    if found is None:
-        slots, warps = np.flatnonzero(ctx.exists), np.arange(ctx.n_warps, dtype=np.int64)
+    slots = cache.get(key)
+    if slots is None:
+        slots = np.flatnonzero(ctx.exists)
         slots.setflags(write=False)
-        warps.setflags(write=False)
         if len(cache) > 16:
             cache.clear()
-        found = cache[key] = (slots, warps)
-    return [(int(ctx.pc[0]), *found)]
+        cache[key] = slots
+    return [(int(ctx.pc[0]), slots, _all_warps(ctx))]
 
 
 def execute(ctx, gid, idx, warps=None):
