@@ -3,7 +3,8 @@
 - `add_kernel`: tutorial 01's vector add, BLOCK_SIZE elements a program;
 - `softmax_kernel`: tutorial 02's fused row softmax, one program per row, the row in one block;
 - `layer_norm_kernel`: tutorial 05's fused layer-norm forward (mean, rstd, then the affine
-  map), one program per row, looping over the row BLOCK_SIZE at a time;
+  map), one program per row, looping over the row BLOCK_SIZE at a time: the demo's
+  `layer_norm_fwd_fused` (warpsim/demo/triton_kernels.py);
 - `matmul_kernel`: tutorial 03's fp16 matmul (grouped program order, tl.dot into an fp32
   accumulator, fp16 result); at sm_90 Triton emits wgmma.mma_async from swizzled shared
   memory, fed by cp.async with mbarrier-free commit groups and pipelined over num_stages.
@@ -19,6 +20,8 @@ from __future__ import annotations
 
 import triton
 import triton.language as tl
+
+from warpsim.demo.triton_kernels import layer_norm_fwd_fused as layer_norm_kernel  # noqa: F401
 
 
 @triton.jit
@@ -36,33 +39,6 @@ def softmax_kernel(out_ptr, in_ptr, in_row_stride, out_row_stride, n_cols, BLOCK
     x = tl.load(in_ptr + row * in_row_stride + cols, mask=mask, other=-float("inf"))
     numerator = tl.exp(x - tl.max(x, axis=0))
     tl.store(out_ptr + row * out_row_stride + cols, numerator / tl.sum(numerator, axis=0), mask=mask)
-
-
-@triton.jit
-def layer_norm_kernel(X, Y, W, B, Mean, Rstd, stride, N, eps, BLOCK_SIZE: tl.constexpr):
-    row = tl.program_id(0)
-    X += row * stride
-    Y += row * stride
-    total = tl.zeros([BLOCK_SIZE], dtype=tl.float32)
-    for off in range(0, N, BLOCK_SIZE):
-        cols = off + tl.arange(0, BLOCK_SIZE)
-        total += tl.load(X + cols, mask=cols < N, other=0.0).to(tl.float32)
-    mean = tl.sum(total, axis=0) / N
-    squares = tl.zeros([BLOCK_SIZE], dtype=tl.float32)
-    for off in range(0, N, BLOCK_SIZE):
-        cols = off + tl.arange(0, BLOCK_SIZE)
-        x = tl.load(X + cols, mask=cols < N, other=0.0).to(tl.float32)
-        x = tl.where(cols < N, x - mean, 0.0)
-        squares += x * x
-    rstd = 1 / tl.sqrt(tl.sum(squares, axis=0) / N + eps)
-    tl.store(Mean + row, mean)
-    tl.store(Rstd + row, rstd)
-    for off in range(0, N, BLOCK_SIZE):
-        cols = off + tl.arange(0, BLOCK_SIZE)
-        mask = cols < N
-        x = tl.load(X + cols, mask=mask, other=0.0).to(tl.float32)
-        y = (x - mean) * rstd * tl.load(W + cols, mask=mask) + tl.load(B + cols, mask=mask)
-        tl.store(Y + cols, y, mask=mask)
 
 
 @triton.jit
