@@ -1,6 +1,11 @@
 """The timing model against the H200: every validation case predicted here and compared with ncu.
 
     python validation/timing/compare.py [--only REGEX] [--ctas 6] [--write]
+    python validation/timing/compare.py --set 2 [--half dev|held-out|all] [--write]
+
+Set 2 (cases2.py, h200/set2/) is split once into a development half and a held-out half
+(cases2.half_of): model changes are made looking at `--half dev` only (the default there),
+and the held-out figures are printed with `--half held-out` or `all`.
 
 Each case of cases.py runs at the device's geometry and arguments; only a sample
 of its CTAs is executed here (--ctas, spread over the grid, first and last
@@ -25,24 +30,29 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))   # this checkout's warpsim
 
-from cases import build_cases  # noqa: E402
+import run_on_device  # noqa: E402
+
+MEASURED = {"1": "h200", "2": os.path.join("h200", "set2")}
 
 
-
-def measured() -> dict:
-    with open(os.path.join(HERE, "h200", "summary.csv")) as fh:
+def measured(case_set="1") -> dict:
+    with open(os.path.join(HERE, MEASURED[case_set], "summary.csv")) as fh:
         return {r["label"]: r for r in csv.DictReader(fh)}
 
 
-def predict_cases(only=None, ctas=6, prefer="sass"):
+def predict_cases(only=None, ctas=6, prefer="sass", half=None, cubin=False):
     import warpsim as ws
     from warpsim.api.raw import pack_arguments
     from warpsim.timing import predict
     from run_on_device import prepare, warpsim_module
-    mod = warpsim_module()
+    from cases2 import half_of
+    mod = ws.RawModule(path=os.path.join(HERE, run_on_device.kernels_name() + ".cubin")) if cubin else \
+        warpsim_module()
     out = {}
-    for case in build_cases():
+    for case in run_on_device.build_cases():
         if only and not re.search(only, case.label):
+            continue
+        if half and half != "all" and half_of(case.label) != half:
             continue
         t0 = time.time()
         k = prepare(mod, case)
@@ -99,11 +109,18 @@ def analyse(preds: dict, meas: dict) -> dict:
             "stall_equal": float(np.mean([r["stall_p"] == r["stall_m"] for r in rows]) * 100)}
 
 
-def split_halves(preds: dict, meas: dict) -> dict:
-    """The figures over the even-numbered and the odd-numbered cases apart (the table's order): no
-    figure of the model comes from a case, and the two halves agreeing says no group of cases carries
-    the totals."""
+def split_halves(preds: dict, meas: dict, case_set="1") -> dict:
+    """Set 1: the figures over the even-numbered and the odd-numbered cases apart (the table's order):
+    no figure of the model comes from a case, and the two halves agreeing says no group of cases
+    carries the totals. Set 2: its development and held-out halves."""
+    from cases2 import half_of
     out = {}
+    if case_set == "2":
+        for name in ("dev", "held-out"):
+            sub = {k: v for k, v in preds.items() if half_of(k) == name}
+            if sub:
+                out[name] = summary_lines(analyse(sub, meas))
+        return out
     for half, name in ((0, "even"), (1, "odd")):
         sub = {k: v for i, (k, v) in enumerate(preds.items()) if i % 2 == half}
         if sub:
@@ -142,7 +159,7 @@ WHY = {   # one line per miss over 25%, from reading the case's SASS and the mod
 }
 
 
-def write_markdown(res: dict, path: str, ctas: int, seconds: float) -> None:
+def write_markdown(res: dict, path: str, ctas: int, seconds: float, case_set="1") -> None:
     lines = ["# The timing model against the H200", "",
              "Written by `python validation/timing/compare.py --write` (warpsim/timing). "
              f"Every case ran at the device's geometry; {ctas} CTAs of each grid (spread, first and last) "
@@ -156,7 +173,7 @@ def write_markdown(res: dict, path: str, ctas: int, seconds: float) -> None:
              "before the comparison, never per kernel. The figures over the even- and the odd-numbered "
              "cases are given apart below.", "", "## Figures against the targets", ""]
     lines += [f"- {x}" for x in summary_lines(res)]
-    for name, half in split_halves(res["preds"], measured()).items():
+    for name, half in split_halves(res["preds"], measured(case_set), case_set).items():
         lines += ["", f"The {name}-numbered cases alone:", ""] + [f"- {x}" for x in half]
     lines += ["", "Rank correlation (Spearman) inside each sweep:", "",
               "| sweep | rho |", "|---|---|"]
@@ -189,12 +206,19 @@ def main() -> int:
     ap.add_argument("--only")
     ap.add_argument("--ctas", type=int, default=6)
     ap.add_argument("--write", action="store_true")
+    ap.add_argument("--nvrtc", action="store_true",
+                    help="time the SASS of warpsim's NVRTC and this ptxas, not the cubin the H200 ran (nvcc 13.0)")
+    ap.add_argument("--set", choices=sorted(MEASURED), default="1")
+    ap.add_argument("--half", choices=("dev", "held-out", "all"), default=None,
+                    help="set 2's half (default dev; --write needs all)")
     ap.add_argument("--source", choices=("sass", "ptx"), default="sass",
                     help="counts from the SASS executor (PTX machine where it cannot), or from the PTX machine always")
     a = ap.parse_args()
+    run_on_device.CASE_SET = a.set
+    half = (a.half or ("all" if a.write else "dev")) if a.set == "2" else None
     t0 = time.time()
-    preds = predict_cases(a.only, a.ctas, a.source)
-    res = analyse(preds, measured())
+    preds = predict_cases(a.only, a.ctas, a.source, half, cubin=not a.nvrtc)
+    res = analyse(preds, measured(a.set))
     res["preds"] = preds
     print()
     for r in res["rows"]:
@@ -207,14 +231,15 @@ def main() -> int:
         print(f"rank correlation {sweep:16s} {v:+.2f}")
     for line in summary_lines(res):
         print(line)
-    halves = split_halves(preds, measured())
+    halves = split_halves(preds, measured(a.set), a.set)
     for name, lines in halves.items():
         print(f"-- {name} cases only:")
         for line in lines:
             print("   " + line)
     print(f"total {time.time() - t0:.0f} s")
     if a.write:
-        write_markdown(res, os.path.join(HERE, "comparison.md"), a.ctas, time.time() - t0)
+        name = "comparison.md" if a.set == "1" else "comparison2.md"
+        write_markdown(res, os.path.join(HERE, name), a.ctas, time.time() - t0, a.set)
     return 0
 
 

@@ -58,12 +58,17 @@ def walk_function(function, preset, memory_latency: dict, barrier_cycles: float 
     default_mem = (preset.l2_hit_latency_near + preset.l2_hit_latency_far) / 2
     exit_state = None            # (pending scoreboards relative to the last issue, its stall count)
     previous_end = None
+    back_edge_targets = {s for b in function.blocks if b.reachable for s in b.successors if s < b.index}
     for block in function.blocks:
         if not block.reachable or block.end <= block.start:
             previous_end = None
             continue
         loops = block.index in block.successors
         pending, stall_prev = exit_state if (exit_state and previous_end == block.start) else ({}, None)
+        if block.index in back_edge_targets:
+            # the head of a loop of several blocks: a wait its fall-through predecessor left pending is
+            # paid once on entering the loop, not on every iteration the back edge starts
+            pending = {}
         passes = 2 if loops else 1
         for p in range(passes):
             record = p == passes - 1
