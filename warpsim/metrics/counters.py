@@ -31,6 +31,7 @@ import numpy as np
 from ..machine.counting import distinct_count
 from ..machine.events import LaunchObserver
 from ..ptx.ir import Sink
+from ..sass.issues import brx_targets, bsync_arrivals
 from ..semantics.addresses import LOCAL_WINDOW, SHARED_WINDOW, window_offsets
 
 SECTOR_SHIFT = 5          # 32-byte sectors
@@ -357,7 +358,6 @@ class SassLaunchCounters(LaunchObserver):
         self.sites: dict = {}
         self._ptx_of_line = None
         self._site_of: dict = {}
-        self._bsync = None                # per instruction index (+1 for EXIT = -1): is it a BSYNC
 
     # -------------------------------------------------------- SASS observer interface
 
@@ -386,24 +386,8 @@ class SassLaunchCounters(LaunchObserver):
         control = block.control
         opcode = None if control is None else control.ins.opcode
         # groups arriving at a BSYNC: one per warp per place its lanes go to (a BSYNC there)
-        bsync = self._bsync
-        if bsync is None:
-            bsync = self._bsync = np.append(st.program.wait_kind[:-1] == 1, False)   # WAIT_BSYNC
-        if uniform:
-            target = int(next_pc[0])
-            if bsync[target]:
-                self.arrivals[target] = self.arrivals.get(target, 0) + n_warps
-        elif opcode == "BRX" or opcode == "RET":
-            at = bsync[next_pc]
-            if at.any():
-                keys = np.unique(((idx[at] >> 5) << 32) | next_pc[at])
-                for target, count in zip(*np.unique(keys & 0xFFFFFFFF, return_counts=True)):
-                    self.arrivals[int(target)] = self.arrivals.get(int(target), 0) + int(count)
-        else:                       # two places at most: the label (or EXIT) and the fall-through
-            for target in (int(next_pc.min()), int(next_pc.max())):
-                if bsync[target]:
-                    self.arrivals[target] = self.arrivals.get(target, 0) + \
-                        self._warps_with(next_pc == target, starts, n_warps)
+        for target, warps in bsync_arrivals(st.program, idx, next_pc):
+            self.arrivals[target] = self.arrivals.get(target, 0) + len(warps)
         if opcode not in self.BRANCHES:
             return
         branch = self.branches.get(block.index)
@@ -420,18 +404,13 @@ class SassLaunchCounters(LaunchObserver):
             branch[1] += n_warps
             branch[2] += split
             return
-        warp = idx >> 5
-        pairs, sizes = np.unique((warp << 32) | (next_pc + 1), return_counts=True)
-        warps_of_pairs = pairs >> 32
-        k = np.bincount(warps_of_pairs - warps_of_pairs[0])
-        k = k[k > 0]                                # targets per warp
+        _, k, sizes, first = brx_targets(idx, next_pc)
         branch[1] += int(np.maximum(1, k - 1).sum())
         branch[2] += int((k - 1).sum())
         extra = self.brx_extra.setdefault(block.index, [0, 0])
         extra[0] += int((k - 1).sum())
-        bounds = np.concatenate(([0], np.cumsum(k)))
         for w in np.flatnonzero(k > 1):
-            groups = np.sort(sizes[bounds[w]:bounds[w + 1]])
+            groups = np.sort(sizes[first[w]:first[w] + k[w]])
             served = np.cumsum(groups)[:-1]      # after each issue but the last
             extra[1] += int((groups.sum() - served).sum())
 

@@ -25,6 +25,7 @@ import numpy as np
 from ..machine.counting import distinct_count
 from ..machine.events import LaunchObserver
 from ..machine.memory import GLOBAL_BASE
+from ..sass.issues import brx_targets, bsync_arrivals, bsync_starts
 
 
 @dataclass
@@ -258,6 +259,28 @@ class SassRecorder(_Recorder):
             rows = warps[sel] % self.warps_per_cta
             self.counts[cid][rows, block.start:block.end] += 1
             self.lanes[cid][rows, block.start:block.end] += lanes[sel][:, None]
+        self._convergence_issues(st, block, g, warps, next_pc)
+
+    def _convergence_issues(self, st, block, g, warps, next_pc):
+        """The issues of sass/issues.py: a BSYNC counts once per group of lanes arriving (not once
+        when they go on together), a BRX once per target of each warp."""
+        extra = []
+        if block.end - block.start == 1 and bsync_starts(st.program)[block.start]:
+            extra.append((block.start, warps, -1))
+        for target, arrived in bsync_arrivals(st.program, g.idx, next_pc):
+            extra.append((target, arrived, 1))
+        control = block.control
+        if control is not None and control.ins.opcode == "BRX" and len(g.idx) > 1:
+            brx_warps, k, _, _ = brx_targets(g.idx, next_pc)
+            if (k > 1).any():
+                extra.append((block.end - 1, brx_warps, k - 1))
+        for index, slots, add in extra:
+            cta_slot = slots // self.warps_per_cta
+            adds = np.broadcast_to(add, slots.shape)
+            for cs in np.unique(cta_slot):
+                cid = self._matrices([st.cta_ids[cs]])[0]
+                sel = cta_slot == cs
+                np.add.at(self.counts[cid][:, index], slots[sel] % self.warps_per_cta, adds[sel])
 
     def sass_memory_access(self, st, ins, space, kind, idx, addrs, size):
         slots = idx >> 5

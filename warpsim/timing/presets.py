@@ -27,6 +27,7 @@ MEASURED = "validation/timing/h200/microbench.json: measured on H200"
 MEASURED2 = "validation/timing/h200/microbench2.json: measured on H200"
 MEASURED3 = "validation/timing/h200/microbench3_ncu.csv: measured on H200"
 MEASURED_CASES = "validation/timing/h200/summary.csv: measured on H200"
+MEASURED_SET2_DEV = "validation/timing/h200/set2/summary.csv: measured on H200 (set 2, its development half)"
 MEASURED_NCU = "validation/timing/h200/ncu_raw_0.csv (device__attribute_*): reported by the H200"
 CUDA_PG = "CUDA C++ Programming Guide, compute capability table and 'Arithmetic Instructions' throughput table"
 HOPPER_WP = "NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022)"
@@ -99,6 +100,7 @@ class GPUPreset:
     atomic_latency: float                # one thread's ATOM round trip, cycles
     branch_taken_cycles: float           # a taken branch beyond its stall count (target resolution, refetch)
     branch_taken_issue_cycles: float     # issue cycles of the sub-partition a taken branch's refetch holds
+    bsync_cycles: float                  # branch_resolving of each group of lanes arriving at a BSYNC
     wave_drain_span: float               # share of a busy last wave over which its warps finish
     barrier_cycles: float                # bar.sync of a CTA whose warps arrive together: fixed part
     barrier_cycles_per_warp: float       # ... and per warp of the CTA
@@ -222,6 +224,9 @@ _H200 = {
     "branch_taken_issue_cycles": (0.4, MEASURED3 + " [derived] (mb_cta_chain, a 4-instruction loop, 64 warps/SM: issue "
                                                    "active 78% in one wave, 88% in four; (1 - L) 4 / (4 + k) and "
                                                    "(1 - L / 4) 4 / (4 + k) give k = 0.4, L = 0.14)"),
+    "bsync_cycles": (40.0, MEASURED_SET2_DEV + " [derived] (t2_switch_in_loop, one BSSY/BSYNC per round: ncu's "
+                                               "branch_resolving beyond the taken branches' 41, 86 and 312 cycles per "
+                                               "warp and round for 1, 2 and 8 arriving groups: 43, 43 and 39 per group)"),
     "wave_drain_span": (0.51, MEASURED3 + " [derived] (ncu achieved occupancy of one-wave busy kernels: mb_cta_chain "
                                           "128 / 1024 / 256 threads 68.3 / 80.4 / 69.9%, mb_l1_load 74.6%, mb_bar 79.7%; "
                                           "finishing spread evenly over the last p of the wave gives 1 - p/2: p 0.63, "
@@ -253,10 +258,12 @@ _H200 = {
 # The figures only the H200's microbenchmarks measured (batches 2 and 3); the other presets take them as
 # the H200's, saying so.
 _MICROBENCHMARKED = {
-    name: MEASURED3 if name in ("branch_taken_issue_cycles", "wave_drain_span") else MEASURED2
+    name: MEASURED3 if name in ("branch_taken_issue_cycles", "wave_drain_span") else
+    MEASURED_SET2_DEV if name == "bsync_cycles" else MEASURED2
     for name in ("l1_lines_per_clk", "atomic_lane_cycles_int", "atomic_lane_cycles_float",
                  "atomic_line_pass_cycles", "atomic_latency", "branch_taken_cycles",
-                 "branch_taken_issue_cycles", "wave_drain_span", "barrier_cycles", "barrier_cycles_per_warp")}
+                 "branch_taken_issue_cycles", "wave_drain_span", "barrier_cycles", "barrier_cycles_per_warp",
+                 "bsync_cycles")}
 
 
 def _microbenchmarked_as_h200(why: str) -> dict:

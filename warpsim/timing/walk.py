@@ -93,6 +93,8 @@ def walk_function(function, preset, memory_latency: dict, barrier_cycles: float 
                         cost[reason][i] += t_issue - t_fixed
                     if pipes[i] == "barrier":
                         cost["barrier"][i] += barrier_cycles
+                    elif opcodes[i] == "BSYNC":     # per group of lanes arriving (sass/issues.py)
+                        cost["branch_resolving"][i] += preset.bsync_cycles
                 t = t_issue
                 if cc is not None:
                     if cc.write_barrier is not None:
