@@ -46,6 +46,7 @@ class SiteMemory:
     atomic_single_lanes: float = 0.0  # lanes of those pairs that named one address
     atomic_multi_requests: float = 0.0  # pairs that named several addresses
     atomic_multi_lanes: float = 0.0   # ... the largest same-address lane count of each, summed
+    partial_lines: int = 0          # stores: distinct lines it wrote part of a sector of, the kernel not reading it
 
 
 @dataclass
@@ -166,6 +167,7 @@ class _Recorder(LaunchObserver):
         self.memory: dict = {}
         self._read_sectors: list = []
         self._written_sectors: list = []
+        self._stores: dict = {}           # site -> list of (byte addresses, bytes each) of its global stores
         self._cta_order: list = []        # ((cta, sector) keys, site) in the order the loads ran
         self._atomic: dict = {}           # site -> list of (line, same, cta)
 
@@ -202,6 +204,8 @@ class _Recorder(LaunchObserver):
             self._cta_order.append(((ctas.astype(np.int64) << 40) | base, site_index))
         else:
             self._written_sectors.append(sec)
+        if kind == "store":
+            self._stores.setdefault(site_index, []).append((address_offsets(addrs), nbytes))
         if kind == "atomic":
             line, same, n_addresses, warp = atomic_line_load(warp_slots, addrs)
             uw, at = np.unique(warp_slots, return_index=True)
@@ -233,10 +237,41 @@ class _Recorder(LaunchObserver):
             rec.atomic_single_lanes = float(same[hot & ~multi].sum())
             rec.atomic_multi_requests = float((hot & multi).sum())
             rec.atomic_multi_lanes = float(same[hot & multi].sum())
+        self._partial_lines()
         # HBM moves 64-byte blocks (a cold stride-16 float copy reads 2x its sectors on the H200)
         read = distinct_count(np.concatenate(self._read_sectors) >> 1) * 64 if self._read_sectors else 0
         written = distinct_count(np.concatenate(self._written_sectors)) * 32 if self._written_sectors else 0
         return read, written
+
+
+    def _partial_lines(self):
+        """Per store site, the lines holding a sector the launch writes only part of and never reads:
+        the L2 fills such a sector from HBM before merging the write (set 2's strided stores: ncu's
+        dram__bytes_read grows by 32 bytes per partly written sector, and the time by a line's)."""
+        if not self._stores:
+            return
+        site_of, offsets, sizes = [], [], []
+        for site, parts in self._stores.items():
+            for offs, nbytes in parts:
+                offsets.append(offs)
+                sizes.append(np.broadcast_to(np.asarray(nbytes, dtype=np.int64), offs.shape))
+                site_of.append(np.full(len(offs), site))
+        offs = np.concatenate(offsets)
+        size = np.concatenate(sizes)
+        site = np.concatenate(site_of)
+        unique, first = np.unique(offs, return_index=True)
+        sector = unique >> 5
+        sectors, inv = np.unique(sector, return_inverse=True)
+        covered = np.bincount(inv, weights=size[first])
+        partial = covered < 32
+        if self._read_sectors:
+            partial &= ~np.isin(sectors, np.concatenate(self._read_sectors))
+        if not partial.any():
+            return
+        lines = sectors[partial] >> 2
+        owner = site[first][np.unique(inv, return_index=True)[1]][partial]
+        for s in np.unique(owner).tolist():
+            self.memory[s].partial_lines = distinct_count(lines[owner == s])
 
 
 class SassRecorder(_Recorder):

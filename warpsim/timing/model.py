@@ -75,6 +75,9 @@ class KernelCosts:
         written = ex.footprint_written * scale
         total_fp = dram_read + written
         dram_write = written * max(0.0, 1.0 - preset.l2_bytes / total_fp) if total_fp > 0 else 0.0
+        # lines with partly written sectors: the L2 reads each such sector from HBM to merge the write
+        partial_lines = {i: m.partial_lines for i, m in ex.memory.items() if m.partial_lines}
+        dram_read += sum(partial_lines.values()) * scale * 32
         self.dram_bytes = dram_read + dram_write
         self.l2_bytes = sum(l2_site_bytes(m) for m in ex.memory.values() if m.space == "global") * scale
         self.dram_read_fraction = min(1.0, dram_read / l2_read_bytes) if l2_read_bytes > 0 else 0.0
@@ -105,7 +108,8 @@ class KernelCosts:
             else:
                 per_exec["tags"][i] = max(m.requests, m.lines / preset.l1_lines_per_clk) / e
                 per_exec["l2"][i] = l2_site_bytes(m) / e
-                per_exec["dram"][i] = m.sectors * 32 * dram_per_sector / e
+                per_exec["dram"][i] = (m.sectors * 32 * dram_per_sector +
+                                       m.partial_lines * preset.partial_line_hbm_bytes) / e
         hold = pipe_cycles(preset)
         pipe_hold = {p: np.array([hold[p] if q == p else 0.0 for q in self.pipes]) for p in QUEUE_PIPES}
         self.per_exec, self.pipe_hold = per_exec, pipe_hold
