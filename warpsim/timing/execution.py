@@ -46,6 +46,12 @@ class SiteMemory:
     atomic_single_lanes: float = 0.0  # lanes of those pairs that named one address
     atomic_multi_requests: float = 0.0  # pairs that named several addresses
     atomic_multi_lanes: float = 0.0   # ... the largest same-address lane count of each, summed
+    # atomics over the whole sample: the slice work (one-address lanes, several-address line passes),
+    # and how many 512-byte chunks (ATOMIC_CHUNK_BYTES) a CTA touches and how far they move per CTA index
+    atomic_lanes_single: float = 0.0
+    atomic_passes_multi: float = 0.0
+    atomic_chunks_per_cta: float = 0.0
+    atomic_chunk_advance: float = 0.0
     partial_lines: int = 0          # stores: distinct lines it wrote part of a sector of, the kernel not reading it
 
 
@@ -154,6 +160,23 @@ def atomic_line_load(warps: np.ndarray, addrs: np.ndarray) -> tuple:
     return wl & ((1 << 40) - 1), same, n_addresses, wl >> 40
 
 
+def _chunk_spread(chunk: np.ndarray, cta: np.ndarray) -> tuple:
+    """(distinct chunks per sampled CTA, chunks the lowest one moves per CTA index): CTAs resident
+    together are consecutive, so a wave of W of them touches about first + advance * (W - 1). Where
+    sampled CTAs far apart share chunks, every wave works on the sample's chunks: (those, 0)."""
+    ctas, inv = np.unique(cta, return_inverse=True)
+    per_cta = np.array([distinct_count(chunk[inv == k]) for k in range(len(ctas))])
+    lowest = np.full(len(ctas), np.iinfo(np.int64).max)
+    np.minimum.at(lowest, inv, chunk)
+    if len(ctas) < 2:
+        return float(per_cta.mean()), 0.0
+    everywhere = distinct_count(chunk)
+    if everywhere < per_cta.sum():      # CTAs far apart share chunks: the launch folds onto these
+        return float(everywhere), 0.0
+    slopes = np.abs(np.diff(lowest)) / np.diff(ctas)
+    return float(per_cta.mean()), float(np.median(slopes))
+
+
 # ---------------------------------------------------------------- recorders
 
 class _Recorder(LaunchObserver):
@@ -237,6 +260,9 @@ class _Recorder(LaunchObserver):
             rec.atomic_single_lanes = float(same[hot & ~multi].sum())
             rec.atomic_multi_requests = float((hot & multi).sum())
             rec.atomic_multi_lanes = float(same[hot & multi].sum())
+            rec.atomic_lanes_single = float(same[~multi].sum())
+            rec.atomic_passes_multi = float(multi.sum())
+            rec.atomic_chunks_per_cta, rec.atomic_chunk_advance = _chunk_spread(chunk, cta)
         self._partial_lines()
         # HBM moves 64-byte blocks (a cold stride-16 float copy reads 2x its sectors on the H200)
         read = distinct_count(np.concatenate(self._read_sectors) >> 1) * 64 if self._read_sectors else 0

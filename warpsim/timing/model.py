@@ -343,6 +343,9 @@ def predict_execution(ex, gpu="h200", registers: int = 32, shared_per_block: int
     # chip-wide bounds
     dispatch = per_sm_ctas * preset.cta_launch_ns_per_sm * 1e-9 * preset.clock_hz
     atomic_cycles, atomic_site = hot_line_cycles(ex, preset)
+    slices = atomic_slice_cycles(ex, preset, min(n_ctas, active * per_sm))
+    if slices > atomic_cycles:
+        atomic_cycles, atomic_site = slices, min(i for i, m in ex.memory.items() if m.kind == "atomic")
     if atomic_cycles:
         # a CTA's atomics start only after the work before them: the first wave's share of it comes first
         atomic_cycles += _share_before(costs, atomic_site) * sm_cycles / max(1, waves)
@@ -417,6 +420,23 @@ def hot_line_cycles(ex, preset) -> float:
         if cycles * grow > worst:
             worst, site = cycles * grow, i
     return worst, site
+
+
+def atomic_slice_cycles(ex, preset, wave_ctas: int) -> float:
+    """Cycles the L2 slices spend on the launch's atomics when the work spreads over the slices a wave
+    reaches: a lane per cycle for a lane naming one address (independent addresses pipeline; one hot
+    address is hot_line_cycles' latency chain), a line pass for a request naming several, and 512-byte
+    chunks hashed over `atomic_units` slices, of which a wave's chunks keep 1 - exp(-chunks / U) busy
+    (set 2's atomics: one address per warp, per CTA, 32 lines in turn)."""
+    total = 0.0
+    units = preset.atomic_units
+    for m in ex.memory.values():
+        if m.kind != "atomic" or m.space != "global" or not (m.atomic_lanes_single or m.atomic_passes_multi):
+            continue
+        work = (m.atomic_lanes_single + m.atomic_passes_multi * preset.atomic_line_pass_cycles) * ex.scale
+        chunks = m.atomic_chunks_per_cta + m.atomic_chunk_advance * max(0, wave_ctas - 1)
+        total += work / (units * (1.0 - np.exp(-max(1.0, chunks) / units)))
+    return total
 
 
 def _share_before(costs, site: int) -> float:

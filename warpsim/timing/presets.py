@@ -98,6 +98,7 @@ class GPUPreset:
     atomic_lane_cycles_float: float      # ... of an f32 atomic add (serialised lane by lane)
     atomic_line_pass_cycles: float       # ... for one warp request naming several addresses of one line
     atomic_latency: float                # one thread's ATOM round trip, cycles
+    atomic_units: float                  # L2 slices that serve atomics at once, 512-byte chunks hashed over them
     partial_line_hbm_bytes: float        # HBM time of a line whose sector a kernel writes only part of, in bytes of copy
     branch_taken_cycles: float           # a taken branch beyond its stall count (target resolution, refetch)
     branch_taken_issue_cycles: float     # issue cycles of the sub-partition a taken branch's refetch holds
@@ -219,6 +220,10 @@ _H200 = {
     "atomic_line_pass_cycles": (4.9, MEASURED2 + " (REDG.E.ADD, 32 / 16 / 8 addresses of one line per request: 5.09 / "
                                                  "4.74 / 4.77 cycles; f32 5.12)"),
     "atomic_latency": (296.0, MEASURED2 + " (one thread's loop of ATOMG.E.ADD whose results are summed: 295.8 cycles each)"),
+    "atomic_units": (24.0, MEASURED_SET2_DEV + " [derived] (t2_red_int one address per warp: 2.1M lanes in 93.9K "
+                                             "cycles when a wave's CTAs touch 67 chunks, 22.5 slices at a lane per "
+                                             "cycle; 1 - exp(-67 / U) of U busy gives U = 24; the same at a lane per "
+                                             "cycle for f32, and one CTA per address (8 chunks per wave) 7.4 busy)"),
     "partial_line_hbm_bytes": (128.0, MEASURED_SET2_DEV + " [derived] (t2_strided_store, 2M float stores 32 / 128 / "
                                                         "256 bytes apart: ncu dram__bytes_read grows by 32 B per partly "
                                                         "written sector, and the time by 40-55 ps per line written: a "
@@ -264,11 +269,11 @@ _H200 = {
 # the H200's, saying so.
 _MICROBENCHMARKED = {
     name: MEASURED3 if name in ("branch_taken_issue_cycles", "wave_drain_span") else
-    MEASURED_SET2_DEV if name in ("bsync_cycles", "partial_line_hbm_bytes") else MEASURED2
+    MEASURED_SET2_DEV if name in ("bsync_cycles", "partial_line_hbm_bytes", "atomic_units") else MEASURED2
     for name in ("l1_lines_per_clk", "atomic_lane_cycles_int", "atomic_lane_cycles_float",
                  "atomic_line_pass_cycles", "atomic_latency", "branch_taken_cycles",
                  "branch_taken_issue_cycles", "wave_drain_span", "barrier_cycles", "barrier_cycles_per_warp",
-                 "bsync_cycles", "partial_line_hbm_bytes")}
+                 "bsync_cycles", "partial_line_hbm_bytes", "atomic_units")}
 
 
 def _microbenchmarked_as_h200(why: str) -> dict:
