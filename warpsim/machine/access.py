@@ -117,6 +117,9 @@ def resolve(ctx, site, idx, space: str, addrs: np.ndarray, size: int, write: boo
     """(backing array, element offsets in bytes) for one space, all lanes checked."""
     addrs = addrs.astype(np.uint64, copy=False)
     if space in ("global", "const"):
+        off = ctx.memory.heap_offsets(addrs, size)          # every lane inside one allocation, aligned
+        if off is not None:
+            return ctx.memory.buffer, off
         ok, buf, off = ctx.memory.resolve(addrs, size)      # the heap, or registered host ranges too
         ok = ok & addresses.aligned(addrs, size)
         if not ok.all():

@@ -345,6 +345,20 @@ class GlobalMemory:
             self._last_hit = (1, 0)             # the allocation may be gone
         return self._starts, self._ends
 
+    def heap_offsets(self, addresses: np.ndarray, size: int):
+        """Each lane's byte offset into the heap's buffer (int64) when every lane's access of `size`
+        bytes (a power of two) lies inside the live allocation the last access found and is aligned
+        to `size`: a launch's accesses mostly do, and three reductions tell it. None otherwise, and
+        then resolve() checks lane by lane (and says which lanes fault)."""
+        if self._index_dirty or size & (size - 1) or not addresses.size:
+            return None
+        lo = int(np.minimum.reduce(addresses, axis=None)) - GLOBAL_BASE
+        hi = int(np.maximum.reduce(addresses, axis=None)) - GLOBAL_BASE
+        first, end = self._last_hit
+        if lo < first or hi + size > end or int(np.bitwise_or.reduce(addresses, axis=None)) & (size - 1):
+            return None
+        return addresses.view(np.int64) - GLOBAL_BASE     # (heap addresses are below 2**63)
+
     def resolve(self, addresses: np.ndarray, size: int):
         """(ok, bytes, offsets) of a device access of `size` bytes per lane: ok where
         [address, address+size) lies inside one live allocation or one registered host range,

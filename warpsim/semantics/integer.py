@@ -142,12 +142,17 @@ def multiply_low(a, b) -> np.ndarray:
 def multiply_wide(a, b, signed: bool) -> np.ndarray:
     """The exact product of two words of up to 32 bits, as unsigned bits twice their width."""
     a, b = np.asarray(a), np.asarray(b)
-    width = a.dtype.itemsize * 8
-    if signed:
-        product = as_signed(a).astype(np.int64) * as_signed(b).astype(np.int64)
-    else:
-        product = as_unsigned(a).astype(_U64) * as_unsigned(b).astype(_U64)
-    return np.asarray(product).astype(np.dtype(f"uint{2 * width}"))
+    width = a.dtype.itemsize
+    kind = "i" if signed else "u"       # (operands of that kind already need no view)
+    if a.dtype.kind != kind:
+        a = as_signed(a) if signed else as_unsigned(a)
+    if b.dtype.kind != kind:
+        b = as_signed(b) if signed else as_unsigned(b)
+    work = np.int64 if signed else _U64
+    return np.asarray(a.astype(work) * b.astype(work)).astype(_UNSIGNED_OF_BYTES[2 * width])
+
+
+_UNSIGNED_OF_BYTES = {2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
 
 
 def multiply_high(a, b, signed: bool) -> np.ndarray:

@@ -147,7 +147,8 @@ def _product(a, b, mode: str, type_name: str):
 
 
 def _mode(ins) -> str:
-    return next(m for m in ("lo", "hi", "wide") if m in ins.flags)
+    flags = ins.flags                   # (the check made sure exactly one is there)
+    return "lo" if "lo" in flags else "hi" if "hi" in flags else "wide"
 
 
 def _check_mul_mad(ins):

@@ -131,4 +131,12 @@ for _k in range(8):
 
 
 def read_special(ctx, idx, name: str) -> np.ndarray:
+    axis = PER_THREAD_AXES.get(name)         # the most read ones: a row of the batch's coordinates
+    if axis is not None:
+        return getattr(ctx, axis[0])[axis[1]][idx]
     return SPECIAL_REGISTERS[name.split(".")[0]](ctx, idx, name)
+
+
+# %tid.x ... %ctaid.z: (the LaunchState array, its row), read as SPECIAL_REGISTERS reads them.
+PER_THREAD_AXES = {f"{register}.{axis}": (register[1:], row)
+                   for register in ("%tid", "%ctaid") for axis, row in AXES.items()}

@@ -37,7 +37,8 @@ class IndependentThreadScheduling(NamedLaneMeeting, SchedulingModel):
     def select_converged_start(self, ctx) -> bool:
         """Every warp issues its living lanes at the entry block: none is divergent, so starved and
         rotating stay zero; the last PC issued is the entry block's."""
-        ctx.last_pc = np.full(ctx.n_warps, ctx.pc[0], dtype=np.int64)
+        last_pc = ctx.last_pc = np.empty(ctx.n_warps, dtype=np.int64)
+        last_pc.fill(ctx.pc[0])             # (np.full costs a launch of one block more)
         return True
 
     def select_converged(self, ctx, gid: int) -> bool:
