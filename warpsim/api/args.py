@@ -204,6 +204,56 @@ def pack_slots(kernel_name: str, slots: list, args) -> bytes:
     return bytes(buffer)
 
 
+class ArgumentPacker:
+    """pack_slots for one kernel, for a caller that launches it many times (a Function).
+
+    Per tuple of argument types it works out once whether every argument is one that a parameter
+    takes as it is: a NumPy scalar of the parameter's size and kind, or warpsim's own device array
+    for an 8-byte parameter (its address). A launch with such arguments packs their bytes with no
+    check left to make; any other goes through pack_slots, which converts it or names the argument
+    that does not fit."""
+
+    def __init__(self, kernel_name: str, slots: list):
+        self.kernel_name, self.slots = kernel_name, slots
+        self.size = max((offset + size for _, offset, size, _ in slots), default=0)
+        self._plans: dict = {}      # argument types -> ((offset, end, is a device array), ...) or None
+
+    def __call__(self, args) -> bytes:
+        types = tuple(map(type, args))
+        plan = self._plans.get(types, False)
+        if plan is False:
+            plan = self._plan(types)
+            if len(self._plans) > 64:
+                self._plans.clear()
+            self._plans[types] = plan
+        if plan is None:
+            return pack_slots(self.kernel_name, self.slots, args)
+        buffer = bytearray(self.size)
+        for value, (offset, end, is_array) in zip(args, plan):
+            buffer[offset:end] = _POINTER.pack(value.data.ptr) if is_array else value.tobytes()
+        return bytes(buffer)
+
+    def _plan(self, types: tuple):
+        """How each argument of these types is packed, or None where one of them needs pack_slots."""
+        from .arrays import ndarray
+        if len(types) != len(self.slots):
+            return None
+        plan = []
+        for kind, (_, offset, size, ptx_type) in zip(types, self.slots):
+            if kind is ndarray and size == 8:
+                plan.append((offset, offset + 8, True))
+                continue
+            scalar = _PLAIN_SCALARS.get(kind)
+            if scalar is None or np.dtype(kind).itemsize != size or (ptx_type[1:].isdigit() and (
+                    (scalar == "i" and ptx_type[:1] == "f") or (scalar == "f" and ptx_type[:1] in ("u", "s")))):
+                return None
+            plan.append((offset, offset + size, False))
+        return tuple(plan)
+
+
+_POINTER = struct.Struct("<Q")
+
+
 # NumPy scalar types a parameter of the same size takes as they are ('i' integer, 'f' float).
 _PLAIN_SCALARS = {t: "i" for t in (np.int8, np.int16, np.int32, np.int64,
                                    np.uint8, np.uint16, np.uint32, np.uint64)}

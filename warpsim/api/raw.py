@@ -19,8 +19,8 @@ import operator
 import os
 import threading
 
-from .args import (KernelArgumentError, describe_argument, pack_arguments,  # noqa: F401 (imported from here)
-                   pack_slots, parameter_slots)
+from .args import (ArgumentPacker, KernelArgumentError, describe_argument, pack_arguments,  # noqa: F401 (imported from here)
+                   parameter_slots)
 from .arrays import MemoryPointer, UnownedMemory, current_device, ndarray
 from ..errors import CompileError, InvalidValue
 from ..frontends.nvrtc import compile_cuda
@@ -81,6 +81,7 @@ class Function(KernelAttributes):
         self.kernel_name, self.name = kernel_name, requested_name
         self.params = list(loaded_module.params(kernel_name))
         self._slots = parameter_slots(self.params)     # packed at every launch
+        self._pack = ArgumentPacker(kernel_name, self._slots)
         self.raw_module = raw_module
 
     enable_cooperative_groups = property(
@@ -112,7 +113,7 @@ class Function(KernelAttributes):
             if isinstance(arg, ndarray) and arg.device is not self.device:
                 raise KernelArgumentError(f"kernel '{self.kernel_name}' argument {index} is an array "
                                           "on another device than the one the kernel runs on")
-        buffer = pack_slots(self.kernel_name, self._slots, args)
+        buffer = self._pack(args)
         launch = _launcher or _launch_in_process
         self.last_launch = launch(self.loaded_module, self.kernel_name, grid, block, buffer,
                                   shared_mem, enable_cooperative_groups)

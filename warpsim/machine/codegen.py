@@ -79,9 +79,14 @@ def fit(values, n):
 
 def store_value(values, ptype, bits, n):
     """Typed values as the bits of an n-thread register of `bits` bits (fit after to_storage)."""
-    if (type(values) is np.ndarray and values.shape == (n,) and values.dtype == ptype.dtype
-            and values.dtype.itemsize * 8 == bits):     # most results: already the register's width
-        return values.view(storage_dtype(bits))
+    if type(values) is np.ndarray:
+        if values.shape == (n,) and values.dtype == ptype.dtype and values.dtype.itemsize * 8 == bits:
+            return values.view(storage_dtype(bits))     # most results: already the register's width
+    elif isinstance(values, np.generic) and values.dtype == ptype.dtype and values.dtype.itemsize * 8 == bits:
+        storage = storage_dtype(bits)           # a uniform value (ld.param): fit's copy, no to_storage
+        out = np.empty(n, dtype=storage)
+        out[...] = values.view(storage)         # the bits, as integers: NaN payloads too
+        return out
     return fit(to_storage(values, ptype, bits), n)
 
 

@@ -357,7 +357,7 @@ class GlobalMemory:
         first, end = self._last_hit
         if lo < first or hi + size > end or int(np.bitwise_or.reduce(addresses, axis=None)) & (size - 1):
             return None
-        return addresses.view(np.int64) - GLOBAL_BASE     # (heap addresses are below 2**63)
+        return addresses.view(np.int64) - _HEAP_BASE      # (heap addresses are below 2**63)
 
     def resolve(self, addresses: np.ndarray, size: int):
         """(ok, bytes, offsets) of a device access of `size` bytes per lane: ok where
@@ -413,6 +413,9 @@ class GlobalMemory:
             return np.zeros(addresses.shape, dtype=bool)
         return in_heap & (k >= 0) & (offs >= starts[k_safe]) & (offs + np.uint64(size) <= ends[k_safe])
 
+
+
+_HEAP_BASE = np.int64(GLOBAL_BASE)       # (a NumPy scalar: a Python int costs a conversion per use)
 
 
 def describe_freed(freed) -> str:
