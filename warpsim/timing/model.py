@@ -142,6 +142,7 @@ class KernelCosts:
             d["delay:no_instruction"] = taken
             self.ctas.append(d)
         self.warps_per_cta = ex.warps_per_cta
+        self.waves = 1                  # CTA rounds per slot (predict_execution sets it)
 
     def _taken(self, counts: np.ndarray) -> np.ndarray:
         """Per warp, how many branches it took: every execution of an unguarded BRA, and of a guarded one
@@ -178,8 +179,11 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
     stations += [Station(name, mean[name], 1) for name in SM_STATIONS]
     stations += [Station("delay:" + r, mean["delay:" + r], 0) for r in DELAYS]
     cycle, residence, _ = mva(stations, warps)
-    if mean["bars"] > 0 and costs.warps_per_cta > 1:
-        cycle, residence = _with_barrier_skew(stations, warps, costs.warps_per_cta, cycle, residence)
+    # a CTA's slot frees when its last warp is done, so with CTAs waiting for the slot its end is a
+    # barrier too (the queueing its warps saw sets the spread of their ends)
+    if costs.warps_per_cta > 1 and (mean["bars"] > 0 or costs.waves > 1):
+        cycle, residence = _with_barrier_skew(stations, warps, costs.warps_per_cta, cycle, residence,
+                                              stalled=mean["bars"] > 0)
     # the longest warp cannot finish before it would alone
     longest = int(np.argmax(sum(stacked[s.name] for s in stations if s.name in stacked)))
     alone = [Station(s.name, float(stacked[s.name][longest]), s.servers) for s in stations]
@@ -225,12 +229,14 @@ def _competition(stations: list, residence: dict) -> float:
     return waiting / (waiting + served) if waiting + served > 0 else 0.0
 
 
-def _with_barrier_skew(stations: list, warps: int, warps_per_cta: int, cycle: float, residence: dict):
+def _with_barrier_skew(stations: list, warps: int, warps_per_cta: int, cycle: float, residence: dict,
+                       stalled: bool = True):
     """Resident warps queue for the sub-partition and the SM's units; at a CTA barrier every warp waits
     for the last of its CTA to arrive. Taking each warp's queueing before a barrier as exponential, the
     last of n arrives (H_n - 1) mean queueing delays after the average one (H_n the harmonic number).
     That wait is a delay of every warp; it lowers the queueing it comes from, so the two are solved
-    together (a few fixed-point steps)."""
+    together (a few fixed-point steps). A CTA's end waits so too for its slot (`stalled` False: the
+    warps that finished first have exited, so the wait is no warp's stall reason)."""
     spread = sum(1.0 / k for k in range(1, warps_per_cta + 1)) - 1.0
     queued = [s for s in stations if s.servers > 0]
     skew = 0.0
@@ -241,8 +247,10 @@ def _with_barrier_skew(stations: list, warps: int, warps_per_cta: int, cycle: fl
             break
         skew = new
         cycle, residence, _ = mva(stations + [Station("delay:barrier_skew", skew, 0)], warps)
-    if "delay:barrier_skew" in residence:
-        residence["delay:barrier"] = residence.get("delay:barrier", 0.0) + residence.pop("delay:barrier_skew")
+    if "delay:barrier_skew" in residence:     # at a CTA's end the early warps have exited: no stall
+        skewed = residence.pop("delay:barrier_skew")
+        if stalled:
+            residence["delay:barrier"] = residence.get("delay:barrier", 0.0) + skewed
     return cycle, residence
 
 
@@ -299,6 +307,7 @@ def predict_execution(ex, gpu="h200", registers: int = 32, shared_per_block: int
     sampled = list(ex.sampled_ctas)
     per_sm_ctas = -(-n_ctas // sms)
     waves = -(-per_sm_ctas // per_sm)
+    costs.waves = waves
     cache = {}
 
     def timed(indices):
