@@ -30,6 +30,7 @@ class Case:
     sanitizer: str | None = None                # compute-sanitizer / warpsim check tool
     build: str | None = None                    # the name of the case whose binary this one reuses
     timeout: float = 120.0                      # seconds for the run under warpsim (the GPU takes far less)
+    patch: tuple = ()                           # (old, new) text replacements: a derived copy is built instead
 
 
 def _vector_add(folder: Path):
@@ -141,6 +142,13 @@ CASES = [
     Case("grid_sync_sass", ("grid_sync.cu",), ("x.bin", "y.bin", "1.5"), ("-gencode", "arch=compute_90,code=sm_90"),
          inputs=_grid_sync_sass, outputs={"y.bin": "float32"}),
     Case("launch_ex", ("launch_ex.cu",), ("out.bin",), ("-arch=sm_90",), outputs={"out.bin": "int32"}),
+    # CUDA 13.0's headers (the H200 machine's nvcc) have no portable-cluster-size-mode launch attribute
+    # (PyPI's nvcc here is newer): the same program with that attribute made cudaLaunchAttributeIgnore,
+    # built and run on both sides, so the rest of launch_ex is compared too
+    Case("launch_ex_cuda130", ("launch_ex.cu",), ("out.bin",), ("-arch=sm_90",), outputs={"out.bin": "int32"},
+         patch=(("wide[1].id = cudaLaunchAttributePortableClusterSizeMode;", "wide[1].id = cudaLaunchAttributeIgnore;"),
+                ("wide[1].val.portableClusterSizeMode = cudaLaunchPortableClusterModeAllowNonPortable;", ""),
+                ("wide[1].val.portableClusterSizeMode = cudaLaunchPortableClusterModeRequirePortable;", ""))),
     Case("limits", ("limits.cu",), ("40", "sums.bin"), outputs={"sums.bin": "int32"}),
     Case("memory3d", ("memory3d.cu",), ("volume.bin", str(W), str(H), str(D), "out.bin"), inputs=_memory3d,
          outputs={"out.bin": "float32"}),
@@ -171,10 +179,26 @@ def source_paths(case: Case, programs: Path = PROGRAMS) -> list:
     return [str(programs / source) for source in case.sources]
 
 
-def compile_arguments(case: Case) -> list:
-    """The test's options, the sources, then the libraries (-l after the files that need them, as the test has it)."""
+def compile_arguments(case: Case, work: Path) -> list:
+    """The test's options, the sources, then the libraries (-l after the files that need them, as the test has it).
+    A case with a patch builds a copy of its sources under work/src/<case>, with -I to the programs' headers."""
     libraries = [o for o in case.options if o.startswith("-l")]
-    return [*(o for o in case.options if not o.startswith("-l")), *source_paths(case), *libraries]
+    sources = source_paths(case)
+    if case.patch:
+        folder = work / "src" / case.name
+        folder.mkdir(parents=True, exist_ok=True)
+        sources = [str(folder / source) for source in case.sources]
+        for original, copy in zip(source_paths(case), sources):
+            text = Path(original).read_text()
+            for old, new in case.patch:
+                if old in text:
+                    text = text.replace(old, new)
+            Path(copy).write_text(text)
+        missing = [old for old, _ in case.patch if not any(old in Path(s).read_text() for s in source_paths(case))]
+        if missing:
+            raise ValueError(f"{case.name}: the patch no longer matches {', '.join(case.sources)}: {missing}")
+        sources = [f"-I{PROGRAMS}", *sources]
+    return [*(o for o in case.options if not o.startswith("-l")), *sources, *libraries]
 
 
 def every_source_covered(programs: Path = PROGRAMS) -> set:

@@ -14,6 +14,8 @@ import base64
 import hashlib
 import json
 import os
+import shutil
+import signal
 import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -23,6 +25,11 @@ from typing import Callable
 
 from cases import CASES, Case, binary_name
 
+# A program's stdout into a pipe is block-buffered: a crash (a CUDA call that faults on a wild
+# host pointer, as fuzz.cu and launch_ex.cu invite on a GPU) would lose every line printed
+# before it. stdbuf makes it line-buffered, as on a terminal, on both sides.
+LINE_BUFFERED = ["stdbuf", "-oL", "-eL"] if shutil.which("stdbuf") else []
+LAST_RUN_GRACE = 60.0                # a run started before the deadline ends at most this long after it
 OUTPUT_LIMIT = 1 << 20               # bytes of an output file kept in the JSON (all of them are far smaller)
 TEXT_LIMIT = 200_000                 # characters of stdout/stderr kept
 
@@ -30,7 +37,7 @@ TEXT_LIMIT = 200_000                 # characters of stdout/stderr kept
 @dataclass
 class Side:
     name: str                                        # "native" or "warpsim"
-    build: Callable[[Case, Path], list]              # (case, binary path) -> argv
+    build: Callable[[Case, Path], list]              # (case, WORK/bin/NAME) -> argv
     run: Callable[[Case, Path], dict]                # (case, binary path) -> {label: argv}, one or more runs
     build_timeout: float
     run_timeout: Callable[[Case], float]
@@ -43,19 +50,27 @@ def _text(data) -> str:
 
 
 def execute(argv: list, cwd: Path, timeout: float, env=None) -> dict:
-    """One process: its status, output and time; a timeout or a missing program is a result, not an exception."""
+    """One process: its status, output and time; a timeout or a missing program is a result, not an exception.
+    It runs in a session of its own, so a timeout ends its children too (compute-sanitizer's target)."""
     start = time.monotonic()
     try:
-        done = subprocess.run([str(a) for a in argv], cwd=cwd, capture_output=True, timeout=timeout, env=env,
-                              stdin=subprocess.DEVNULL)
-        return {"status": "ran", "rc": done.returncode, "stdout": _text(done.stdout), "stderr": _text(done.stderr),
-                "seconds": round(time.monotonic() - start, 3)}
-    except subprocess.TimeoutExpired as late:
-        return {"status": "timeout", "rc": None, "stdout": _text(late.stdout), "stderr": _text(late.stderr),
-                "seconds": round(time.monotonic() - start, 3), "note": f"killed after {timeout:.0f} s"}
+        process = subprocess.Popen([str(a) for a in argv], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   stdin=subprocess.DEVNULL, env=env, start_new_session=True)
     except OSError as error:
         return {"status": "error", "rc": None, "stdout": "", "stderr": f"{type(error).__name__}: {error}",
+                "seconds": 0.0}
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+        return {"status": "ran", "rc": process.returncode, "stdout": _text(stdout), "stderr": _text(stderr),
                 "seconds": round(time.monotonic() - start, 3)}
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        stdout, stderr = process.communicate()
+        return {"status": "timeout", "rc": None, "stdout": _text(stdout), "stderr": _text(stderr),
+                "seconds": round(time.monotonic() - start, 3), "note": f"killed after {timeout:.0f} s"}
 
 
 def _sha256(path: Path) -> str:
@@ -115,7 +130,10 @@ def build_all(side: Side, cases: list, work: Path, results: Results, jobs: int, 
 
     def build(name: str):
         case, binary = wanted[name], binaries / name
-        argv = side.build(case, binary)
+        try:
+            argv = side.build(case, binary)
+        except Exception as error:             # a patch that no longer applies: this build only
+            return name, {"status": "error", "rc": None, "stdout": "", "stderr": f"{type(error).__name__}: {error}"}
         if dry_run:
             print(f"[dry-run] build {name}: {' '.join(map(str, argv))}", flush=True)
             return name, {"status": "dry-run", "argv": list(map(str, argv))}
@@ -141,7 +159,7 @@ def _slow_builds_first(name: str) -> int:
     return 0 if name in ("thrust_sort", "launch_ex", "grid_sync", "grid_sync_sass", "dynamic_parallelism") else 1
 
 
-def run_case(side: Side, case: Case, binary: Path | None, work: Path, dry_run: bool) -> dict:
+def run_case(side: Side, case: Case, binary: Path | None, work: Path, dry_run: bool, hard_deadline: float) -> dict:
     folder = work / "cases" / case.name
     folder.mkdir(parents=True, exist_ok=True)
     if case.inputs:
@@ -150,12 +168,14 @@ def run_case(side: Side, case: Case, binary: Path | None, work: Path, dry_run: b
     if binary is None:
         return {"status": "build failed", "rc": None, "stdout": "", "stderr": "", "inputs": inputs,
                 "build": binary_name(case)}
-    runs = side.run(case, binary)
+    runs = {label: [*LINE_BUFFERED, *argv] for label, argv in side.run(case, binary).items()}
     if dry_run:
         for label, argv in runs.items():
             print(f"[dry-run] run {case.name} ({label}) in {folder}: {' '.join(map(str, argv))}", flush=True)
         return {"status": "dry-run", "inputs": inputs, "argv": {k: list(map(str, v)) for k, v in runs.items()}}
-    result = _merge({label: execute(argv, folder, side.run_timeout(case), side.env) for label, argv in runs.items()})
+    result = _merge({label: execute(argv, folder, min(side.run_timeout(case), max(5.0, hard_deadline - time.monotonic())),
+                                    side.env)
+                     for label, argv in runs.items()})
     result["inputs"] = inputs
     result["outputs"] = _outputs(case, folder)
     result["argv"] = {label: list(map(str, argv)) for label, argv in runs.items()}
@@ -164,7 +184,8 @@ def run_case(side: Side, case: Case, binary: Path | None, work: Path, dry_run: b
 
 def run_all(side: Side, cases: list, work: Path, results_path: Path, meta: dict, jobs: int,
             budget_s: float, dry_run: bool = False) -> dict:
-    """Build everything, then run the cases in order, saving after each; returns the results."""
+    """Build everything, then run the cases in order, saving after each; returns the results.
+    No case starts after budget_s, and none runs past budget_s + LAST_RUN_GRACE."""
     start = time.monotonic()
     deadline = start + budget_s
     results = Results(results_path, {**meta, "side": side.name, "budget_s": budget_s})
@@ -175,7 +196,8 @@ def run_all(side: Side, cases: list, work: Path, results_path: Path, meta: dict,
             result = {"status": "skipped", "rc": None, "stdout": "", "stderr": "", "note": "past the deadline"}
         else:
             try:
-                result = run_case(side, case, binaries.get(binary_name(case)), work, dry_run)
+                result = run_case(side, case, binaries.get(binary_name(case)), work, dry_run,
+                                  deadline + LAST_RUN_GRACE)
             except Exception as error:         # an input generator or the file system: this case only
                 result = {"status": "error", "rc": None, "stdout": "", "stderr": f"{type(error).__name__}: {error}"}
         results.data["cases"][case.name] = result

@@ -9,7 +9,7 @@ its own) plus the options its test gives (-rdc=true, -lcudadevrt, the SASS-only
 inputs the test writes (cases.py). The runs the tests make under `warpsim check` run
 under compute-sanitizer, one tool a process. Results: $OUT/native.json (program ->
 status, exit code, stdout, stderr, output files) and $OUT/programs_native.tar.gz (that
-JSON, the log, the environment, the work folder's inputs and outputs).
+JSON, the log native_log.txt, the work folder's inputs and outputs).
 """
 
 from __future__ import annotations
@@ -47,7 +47,9 @@ def native_side(nvcc: str, sanitizer: str) -> Side:
     def build(case: Case, binary: Path) -> list:
         has_arch = any(o.split("=")[0] in ARCH_OPTIONS for o in case.options)
         # -lineinfo changes no code; it lets compute-sanitizer name source lines as warpsim check does
-        return [nvcc, *([] if has_arch else ["-arch=sm_90"]), "-lineinfo", *compile_arguments(case), "-o", binary]
+        work = binary.parent.parent                   # binaries are WORK/bin/NAME
+        return [nvcc, *([] if has_arch else ["-arch=sm_90"]), "-lineinfo", *compile_arguments(case, work),
+                "-o", binary]
 
     def run(case: Case, binary: Path) -> dict:
         if not case.sanitizer:
@@ -57,8 +59,8 @@ def native_side(nvcc: str, sanitizer: str) -> Side:
         return {tool: [sanitizer, "--tool", tool, "--error-exitcode", "1", binary, *case.args]
                 for tool in SANITIZER_TOOLS.get(case.sanitizer, (case.sanitizer,))}
 
-    return Side("native", build, run, build_timeout=240,
-                run_timeout=lambda case: 90.0 if case.sanitizer else 30.0)
+    return Side("native", build, run, build_timeout=150,
+                run_timeout=lambda case: 60.0 if case.sanitizer else 30.0)
 
 
 def environment(nvcc: str, sanitizer: str, work: Path) -> dict:
@@ -84,6 +86,7 @@ def main(argv=None) -> int:
 
     out, work = Path(args.out).resolve(), Path(args.work).resolve()
     out.mkdir(parents=True, exist_ok=True)
+    sys.stdout = Tee(sys.stdout, open(out / "native_log.txt", "w"))
     if work.exists():
         shutil.rmtree(work)
     work.mkdir(parents=True)
@@ -101,12 +104,29 @@ def main(argv=None) -> int:
     return 0
 
 
+class Tee:
+    """Progress on the console and in OUT/native_log.txt (packed with the results)."""
+
+    def __init__(self, *streams):
+        self.streams = streams
+
+    def write(self, text):
+        for stream in self.streams:
+            stream.write(text)
+            stream.flush()
+
+    def flush(self):
+        for stream in self.streams:
+            stream.flush()
+
+
 def pack(out: Path, work: Path, results_path: Path):
     """One tar.gz of the JSON and the work folder's inputs and outputs (binaries left out: large, rebuildable)."""
     archive = out / "programs_native.tar.gz"
     with tarfile.open(archive, "w:gz") as tar:
-        if results_path.exists():
-            tar.add(results_path, arcname="programs_native/native.json")
+        for path in (results_path, out / "native_log.txt"):
+            if path.exists():
+                tar.add(path, arcname=f"programs_native/{path.name}")
         cases = work / "cases"
         if cases.exists():
             tar.add(cases, arcname="programs_native/cases")

@@ -32,7 +32,7 @@ def warpsim_side(arch: str | None) -> Side:
 
     def build(case: Case, binary: Path) -> list:
         extra = [f"-arch={arch}"] if arch and not any(o.split("=")[0] in ARCH_OPTIONS for o in case.options) else []
-        return [*warpsim, "nvcc", *extra, *compile_arguments(case), "-o", binary]
+        return [*warpsim, "nvcc", *extra, *compile_arguments(case, binary.parent.parent), "-o", binary]   # WORK/bin/NAME
 
     def run(case: Case, binary: Path) -> dict:
         if not case.sanitizer:
