@@ -161,7 +161,9 @@ def _slow_builds_first(name: str) -> int:
 
 def run_case(side: Side, case: Case, binary: Path | None, work: Path, dry_run: bool, hard_deadline: float) -> dict:
     folder = work / "cases" / case.name
-    folder.mkdir(parents=True, exist_ok=True)
+    if folder.exists():
+        shutil.rmtree(folder)                  # an earlier run's outputs would count as inputs
+    folder.mkdir(parents=True)
     if case.inputs:
         case.inputs(folder)
     inputs = {path.name: _sha256(path) for path in sorted(folder.iterdir()) if path.is_file()}
