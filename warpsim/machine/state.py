@@ -48,10 +48,8 @@ class LaunchState:
         self.shared_used = shared_bytes            # static + dynamic bytes the kernel may touch
         self.shared_size = _round16(shared_bytes)
         self.dynamic_shared = dynamic_shared
-        self.launch_cluster = None            # a cluster shape the launch gave (machine.cluster), if any
-        self.grid_workspace = 0               # a cooperative launch's workspace address (machine.cooperative)
+        self.__dict__.update(_STARTING_VALUES)     # counters and flags (one update: a launch makes many)
         self.shared = np.zeros(max(1, n_ctas * self.shared_size), dtype=np.uint8)
-        self.local_size = 0
         self.local = np.zeros(16, dtype=np.uint8)
         self.regs: dict[str, np.ndarray] = {}
         pc, status = self._starting_point()
@@ -64,16 +62,7 @@ class LaunchState:
         self.saved: dict[str, np.ndarray] = {}                  # recursive frames, per depth
         # starved (rounds a warp kept groups waiting), rotating (warps in its' round-robin) and
         # last_pc, per warp: made on first use (LAZY_WARP_ARRAYS); a one-block launch never selects.
-        self.writes = 0                       # memory stores and atomics so far (progress)
-        self.changes_only = False             # livelock watch: count only writes that change memory
-        self.started = None                   # process_time when the batch started, once the watchdog asks
-        self.wall_started = 0.0               # perf_counter when the batch started
-        self.issued = 0                       # warp instructions issued (for the budget)
-        self.thread_instructions = 0          # instructions times the lanes that executed them
-        self.rounds = 0
         self.diagnostics: list = []
-        self.model = None                     # the SchedulingModel running this batch
-        self.engine = "numpy"                 # which tier runs blocks (settings.engine)
         self.seen_states: dict = {}           # livelock watch: state fingerprint -> round
         # Observers (machine.events) of each event, picked once per launch.
         self.block_observers: list = []
@@ -81,8 +70,7 @@ class LaunchState:
         self.barrier_observers: list = []
         self.cluster_barrier_observers: list = []
         self.warp_sync_observers: list = []
-        self.count_predicates = False         # profiling: generated code counts guard-true threads
-        self.guard_true: dict = {}            # ... into this: (block, position) -> threads
+        self.guard_true: dict = {}            # profiling (count_predicates): (block, position) -> threads
 
     def _geometry(self, n_ctas: int, threads: int):
         """Per-slot coordinates, shared read-only by launches of the same shape (cached on the program)."""
@@ -190,6 +178,23 @@ class LaunchState:
         return {"block": tuple(int(v) for v in self.ctaid[:, slot]),
                 "thread": tuple(int(v) for v in self.tid[:, slot])}
 
+
+# A batch's counters and flags before it starts (immutable values; set on each LaunchState at once).
+_STARTING_VALUES = {
+    "launch_cluster": None,       # a cluster shape the launch gave (machine.cluster), if any
+    "grid_workspace": 0,          # a cooperative launch's workspace address (machine.cooperative)
+    "local_size": 0,              # bytes of local memory per thread (ensure_local grows it)
+    "writes": 0,                  # memory stores and atomics so far (progress)
+    "changes_only": False,        # livelock watch: count only writes that change memory
+    "started": None,              # process_time when the batch started, once the watchdog asks
+    "wall_started": 0.0,          # perf_counter when the batch started
+    "issued": 0,                  # warp instructions issued (for the budget)
+    "thread_instructions": 0,     # instructions times the lanes that executed them
+    "rounds": 0,
+    "model": None,                # the SchedulingModel running this batch
+    "engine": "numpy",            # which tier runs blocks (settings.engine)
+    "count_predicates": False,    # profiling: generated code counts guard-true threads (into guard_true)
+}
 
 GEOMETRY_CACHE_SIZE = 16     # launch shapes whose slot coordinates a program keeps
 

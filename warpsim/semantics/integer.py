@@ -41,6 +41,9 @@ def bit_width(values) -> int:
 def shift_left(values, amount):
     """values << amount; 0 once amount >= width (NumPy: undefined past the width)."""
     values, amount = np.asarray(values), np.asarray(amount)
+    if amount.ndim == 0 and values.ndim and amount.dtype.kind in "iu" \
+            and 0 <= (k := int(amount)) < values.dtype.itemsize * 8:
+        return values << values.dtype.type(k)           # one amount in range (shl by an immediate)
     in_range = amount < bit_width(values)
     in_range_amount = np.where(in_range, amount, 0).astype(values.dtype)
     return np.where(in_range, values << in_range_amount, values.dtype.type(0))
@@ -54,6 +57,8 @@ def shift_right(values, amount):
     """
     values, amount = np.asarray(values), np.asarray(amount)
     width = bit_width(values)
+    if amount.ndim == 0 and values.ndim and amount.dtype.kind in "iu" and 0 <= (k := int(amount)) < width:
+        return values >> values.dtype.type(k)           # one amount in range (shr by an immediate)
     if values.dtype.kind == "i":
         return values >> np.minimum(amount, width - 1).astype(values.dtype)
     in_range = amount < width
@@ -149,7 +154,9 @@ def multiply_wide(a, b, signed: bool) -> np.ndarray:
     if b.dtype.kind != kind:
         b = as_signed(b) if signed else as_unsigned(b)
     work = np.int64 if signed else _U64
-    return np.asarray(a.astype(work) * b.astype(work)).astype(_UNSIGNED_OF_BYTES[2 * width])
+    product = np.asarray(a.astype(work) * b.astype(work))
+    unsigned = _UNSIGNED_OF_BYTES[2 * width]
+    return product.view(unsigned) if width == 4 else product.astype(unsigned)   # (the same bits)
 
 
 _UNSIGNED_OF_BYTES = {2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
