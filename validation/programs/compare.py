@@ -161,6 +161,16 @@ def _state(result: dict | None) -> str:
     return f"rc {result['rc']}" if result.get("status") == "ran" else result.get("status", "?")
 
 
+def _first_error(build: dict) -> str:
+    lines = (build.get("stderr") or build.get("note") or build.get("status", "?")).splitlines()
+    return next((line.strip() for line in lines if "error" in line), lines[0] if lines else "?")
+
+
+def _toolkit(meta: dict) -> str:
+    version = meta.get("environment", {}).get("nvcc --version", "")
+    return next((line.split(",")[1].strip() for line in version.splitlines() if "release" in line), "nvcc ?")
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("native", help="native.json from run_native.py (inside programs_native.tar.gz too)")
@@ -172,6 +182,11 @@ def main(argv=None) -> int:
     names = [c.name for c in CASES if c.name in native["cases"] or c.name in warpsim["cases"]]
     names += sorted((set(native["cases"]) | set(warpsim["cases"])) - set(names))
     rows = [compare_case(name, native["cases"].get(name), warpsim["cases"].get(name)) for name in names]
+    for row in rows:                                # why a program did not run: its build's first error
+        for side, data in (("native", native), ("warpsim", warpsim)):
+            result = data["cases"].get(row["program"]) or {}
+            if result.get("status") == "build failed":
+                row["problems"].append(f"{side} build: {_first_error(data['builds'].get(result.get('build'), {}))}")
 
     width = max(len(r["program"]) for r in rows)
     print(f"{'program':<{width}}  {'native':<12} {'warpsim':<12} {'stdout+files':<12} first difference")
@@ -192,8 +207,8 @@ def main(argv=None) -> int:
     agree = sum(r["agree"] for r in rows)
     print(f"\n{agree} of {len(rows)} programs agree; {len(both) - agree} differ; "
           f"{len(rows) - len(both)} not run on both sides "
-          f"(native {native['meta'].get('environment', {}).get('nvcc --version', '?').splitlines()[-1:]}, "
-          f"warpsim at {warpsim['meta'].get('commit', '?')[:10]})")
+          f"(native: {_toolkit(native['meta'])}; warpsim at {warpsim['meta'].get('commit', '?')[:10]}"
+          f"{', arch ' + warpsim['meta']['arch'] if warpsim['meta'].get('arch') else ''})")
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
     return 0 if agree == len(rows) else 1

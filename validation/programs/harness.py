@@ -139,6 +139,7 @@ def build_all(side: Side, cases: list, work: Path, results: Results, jobs: int, 
             return name, {"status": "dry-run", "argv": list(map(str, argv))}
         if time.monotonic() > deadline:
             return name, {"status": "skipped", "rc": None, "stdout": "", "stderr": "", "note": "past the deadline"}
+        binary.unlink(missing_ok=True)         # an earlier run's binary must not pass for this build's
         result = execute(argv, binaries, side.build_timeout, side.env)
         result["argv"] = list(map(str, argv))
         if result["status"] == "ran" and result["rc"] == 0 and not binary.exists():
@@ -156,7 +157,8 @@ def build_all(side: Side, cases: list, work: Path, results: Results, jobs: int, 
 
 def _slow_builds_first(name: str) -> int:
     """Thrust and cooperative_groups take the longest to compile: start them first."""
-    return 0 if name in ("thrust_sort", "launch_ex", "grid_sync", "grid_sync_sass", "dynamic_parallelism") else 1
+    slow = ("thrust_sort", "launch_ex", "launch_ex_cuda130", "grid_sync", "grid_sync_sass", "dynamic_parallelism")
+    return 0 if name in slow else 1
 
 
 def run_case(side: Side, case: Case, binary: Path | None, work: Path, dry_run: bool, hard_deadline: float) -> dict:
@@ -175,9 +177,9 @@ def run_case(side: Side, case: Case, binary: Path | None, work: Path, dry_run: b
         for label, argv in runs.items():
             print(f"[dry-run] run {case.name} ({label}) in {folder}: {' '.join(map(str, argv))}", flush=True)
         return {"status": "dry-run", "inputs": inputs, "argv": {k: list(map(str, v)) for k, v in runs.items()}}
-    result = _merge({label: execute(argv, folder, min(side.run_timeout(case), max(5.0, hard_deadline - time.monotonic())),
-                                    side.env)
-                     for label, argv in runs.items()})
+    def timeout() -> float:
+        return min(side.run_timeout(case), max(5.0, hard_deadline - time.monotonic()))
+    result = _merge({label: execute(argv, folder, timeout(), side.env) for label, argv in runs.items()})
     result["inputs"] = inputs
     result["outputs"] = _outputs(case, folder)
     result["argv"] = {label: list(map(str, argv)) for label, argv in runs.items()}

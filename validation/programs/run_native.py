@@ -66,7 +66,8 @@ def native_side(nvcc: str, sanitizer: str) -> Side:
 def environment(nvcc: str, sanitizer: str, work: Path) -> dict:
     facts = {}
     for label, argv in (("nvidia-smi", ["nvidia-smi"]), ("nvidia-smi -L", ["nvidia-smi", "-L"]),
-                        ("nvcc --version", [nvcc, "--version"]), ("compute-sanitizer --version", [sanitizer, "--version"]),
+                        ("nvcc --version", [nvcc, "--version"]),
+                        ("compute-sanitizer --version", [sanitizer, "--version"]),
                         ("g++ --version", ["g++", "--version"]), ("uname -a", ["uname", "-a"])):
         result = execute(argv, work, 30)
         facts[label] = (result["stdout"] + result["stderr"]).strip()
@@ -75,13 +76,14 @@ def environment(nvcc: str, sanitizer: str, work: Path) -> dict:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--out", default=os.environ.get("OUT", "out"), help="where the JSON and the tar.gz go (default $OUT)")
+    p.add_argument("--out", default=os.environ.get("OUT", "out"),
+                   help="folder of the JSON and the tar.gz (default $OUT)")
     p.add_argument("--work", default="/tmp/programs_native", help="build and run folder")
     p.add_argument("--budget", type=float, default=240, help="seconds after which remaining cases are skipped")
     p.add_argument("--jobs", type=int, default=min(12, os.cpu_count() or 1), help="parallel builds")
     p.add_argument("--nvcc", default=None, help="nvcc to use (default: PATH, then /usr/local/cuda/bin)")
     p.add_argument("--only", default="", help="comma-separated case names (default: all)")
-    p.add_argument("--dry-run", action="store_true", help="print the commands and write the inputs; build and run nothing")
+    p.add_argument("--dry-run", action="store_true", help="print the commands, write the inputs; build and run nothing")
     args = p.parse_args(argv)
 
     out, work = Path(args.out).resolve(), Path(args.work).resolve()

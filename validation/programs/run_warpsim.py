@@ -32,7 +32,8 @@ def warpsim_side(arch: str | None) -> Side:
 
     def build(case: Case, binary: Path) -> list:
         extra = [f"-arch={arch}"] if arch and not any(o.split("=")[0] in ARCH_OPTIONS for o in case.options) else []
-        return [*warpsim, "nvcc", *extra, *compile_arguments(case, binary.parent.parent), "-o", binary]   # WORK/bin/NAME
+        work = binary.parent.parent                   # binaries are WORK/bin/NAME
+        return [*warpsim, "nvcc", *extra, *compile_arguments(case, work), "-o", binary]
 
     def run(case: Case, binary: Path) -> dict:
         if not case.sanitizer:
@@ -52,14 +53,15 @@ def main(argv=None) -> int:
     p.add_argument("--jobs", type=int, default=2, help="parallel builds")
     p.add_argument("--arch", default=None, help="add -arch=ARCH where the test gives none (run_native.py: sm_90)")
     p.add_argument("--only", default="", help="comma-separated case names (default: all)")
-    p.add_argument("--dry-run", action="store_true", help="print the commands and write the inputs; build and run nothing")
+    p.add_argument("--dry-run", action="store_true", help="print the commands, write the inputs; build and run nothing")
     args = p.parse_args(argv)
 
     out = Path(args.out).resolve()
     work = Path(args.work).resolve() if args.work else out / "work"
     out.mkdir(parents=True, exist_ok=True)
     work.mkdir(parents=True, exist_ok=True)
-    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True,
+                            text=True).stdout.strip()
     dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "warpsim"], capture_output=True,
                            text=True).stdout.strip()
     meta = {"started": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "commit": commit,
