@@ -22,6 +22,7 @@ ABI change in a future numba-cuda is an error here, not garbage in a kernel.
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 import os
@@ -100,7 +101,7 @@ def _own_array_view(value):
     shape, itemsize = value._shape, value._dtype.itemsize
     strides = contiguous_strides(shape, itemsize) if value._c_contiguous else value._strides
     pointer = value.data.ptr
-    if pointer and type(value) is not api.ndarray and value.size == 0:
+    if pointer and type(value) is not api.ndarray and 0 in shape:     # (no elements)
         pointer = 0                    # Numba's interface gives an empty array a null pointer
     return pointer, shape, strides, itemsize
 
@@ -183,7 +184,7 @@ def _scalar(dtype: str, value):
 
 
 def _flatten(ty, value, copy_in, copy_out, out: list, writebacks: list):
-    from numba.cuda import types
+    types = _numba_types()
     if isinstance(ty, types.Array):
         pointer, shape, strides, itemsize = _device_view(value, copy_in, copy_out, writebacks)
         if len(shape) != ty.ndim:
@@ -216,6 +217,13 @@ def _flatten(ty, value, copy_in, copy_out, out: list, writebacks: list):
         _flatten(ty.dtype, value.value, copy_in, copy_out, out, writebacks)
     else:
         raise KernelArgumentError(f"warpsim cannot pass a {ty} argument to a Numba kernel")
+
+
+@functools.cache
+def _numba_types():
+    """numba.cuda.types, imported once (_flatten runs for every argument of every launch)."""
+    from numba.cuda import types
+    return types
 
 
 def flatten_arguments(types_, args, writebacks: list, extensions=(), stream=0) -> list:

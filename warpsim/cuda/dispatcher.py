@@ -325,14 +325,22 @@ def _plain_dimension(value) -> bool:
 
 def _warn_low_occupancy(griddim) -> None:
     """Numba's warning for grids under 128 blocks (config.CUDA_LOW_OCCUPANCY_WARNINGS)."""
-    from numba.cuda.core import config
-    from numba.cuda.core.errors import NumbaPerformanceWarning
     blocks = griddim[0] * griddim[1] * griddim[2]
-    if config.CUDA_LOW_OCCUPANCY_WARNINGS and not config.DISABLE_PERFORMANCE_WARNINGS \
-            and blocks < 128:
-        warnings.warn(NumbaPerformanceWarning(
+    if blocks >= 128:
+        return
+    config, warning = _numba_performance_warning()
+    if config.CUDA_LOW_OCCUPANCY_WARNINGS and not config.DISABLE_PERFORMANCE_WARNINGS:
+        warnings.warn(warning(
             f"Grid size {blocks} will likely result in GPU under-utilization due to low "
             "occupancy."), stacklevel=user_stacklevel())
+
+
+@functools.cache
+def _numba_performance_warning() -> tuple:
+    """(numba.cuda's config module, NumbaPerformanceWarning), imported once (a small launch warns every time)."""
+    from numba.cuda.core import config
+    from numba.cuda.core.errors import NumbaPerformanceWarning
+    return config, NumbaPerformanceWarning
 
 
 class ForAll:

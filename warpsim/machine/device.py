@@ -71,6 +71,7 @@ class LoadedModule:
         self.sources = self.program.sources   # source file name -> text (code given as a string)
         self._launch_shapes: dict = {}        # (kernel, grid, block, dynamic, batch_threads) -> _launch_shape
         self._parameter_bytes: dict = {}      # kernel -> bytes its parameters take
+        self._params: dict = {}               # kernel -> params(kernel)
         with device.lock:
             self._allocate_globals()
 
@@ -79,11 +80,16 @@ class LoadedModule:
         return [k.name for k in self.module.kernels]
 
     def params(self, kernel: str) -> list:
-        """(name, offset, size, align, ptx type) of each kernel parameter."""
-        self._kernel(kernel)
-        fn = self.module.functions[kernel]
-        return [(name, off, size, align, p.type if p.count is None else "b8")
-                for (name, off, size, align), p in zip(self.program.param_layouts[kernel], fn.params)]
+        """(name, offset, size, align, ptx type) of each kernel parameter (worked out once per kernel:
+        warpsim.cuda asks at every launch)."""
+        found = self._params.get(kernel)
+        if found is None:
+            self._kernel(kernel)
+            fn = self.module.functions[kernel]
+            found = self._params[kernel] = tuple(
+                (name, off, size, align, p.type if p.count is None else "b8")
+                for (name, off, size, align), p in zip(self.program.param_layouts[kernel], fn.params))
+        return list(found)
 
     def global_address(self, name: str) -> int:
         try:

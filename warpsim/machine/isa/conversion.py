@@ -228,8 +228,23 @@ def _cvt(ins, *sources):
     return _to_float(ins, values, dst, src)
 
 
+_quiet_cvt = quietly(_cvt)
+_INTEGER_TYPES = frozenset(f"{kind}{bits}" for kind in "us" for bits in (8, 16, 32, 64))
+
+
+def _cvt_warning_free(ins, *sources):
+    """cvt under quietly's errstate, except an integer-to-integer conversion of per-lane values,
+    which raises no floating-point warning (the errstate costs more than the conversion)."""
+    types = ins.types
+    if (len(types) == 2 and types[0] in _INTEGER_TYPES and types[1] in _INTEGER_TYPES
+            and "pack" not in ins.flags and len(sources) == 1 and type(sources[0]) is np.ndarray
+            and sources[0].ndim):
+        return _cvt(ins, *sources)
+    return _quiet_cvt(ins, *sources)
+
+
 value_op("cvt", family="conversion", signature=_cvt_signature, check=_check_cvt,
-         pipe="alu")(quietly(_cvt))
+         pipe="alu")(_cvt_warning_free)
 # conversions to or from f64 issue to the FP64 pipe
 value_op("cvt", family="conversion", signature=_cvt_signature, check=_check_cvt,
-         pipe="fp64", types={"f64"})(quietly(_cvt))
+         pipe="fp64", types={"f64"})(_quiet_cvt)
