@@ -204,13 +204,14 @@ def store(ctx, site, idx, space, addrs, dtype, values):
     for k, v in enumerate(values):
         if v is None:
             continue
-        before = None if changed else view[base + k]
-        view[base + k] = v
-        changed = changed or before.tobytes() != view[base + k].tobytes()
+        at = base + k if k else base
+        before = None if changed else view[at]
+        view[at] = v
+        changed = changed or before.tobytes() != view[at].tobytes()
     ctx.writes += changed
     if space == "global":
         if buf is ctx.memory.buffer:
-            mark_initialized(ctx.memory.initialized, off, total)
+            mark_initialized(ctx.memory.initialized, off, total, base if count == 1 else None)
         else:                                       # lanes in host ranges (host bytes count as written)
             ctx.memory.mark_written(addrs, total)
     for obs in ctx.memory_observers:
@@ -221,12 +222,13 @@ def store(ctx, site, idx, space, addrs, dtype, values):
 FLAG_WORDS = {2: (np.uint16, 0x0101), 4: (np.uint32, 0x0101_0101), 8: (np.uint64, 0x0101_0101_0101_0101)}
 
 
-def mark_initialized(initialized: np.ndarray, offsets: np.ndarray, nbytes: int) -> None:
-    """Set the flags of bytes [offset, offset + nbytes) of each lane (offsets aligned to nbytes)."""
+def mark_initialized(initialized: np.ndarray, offsets: np.ndarray, nbytes: int, words=None) -> None:
+    """Set the flags of bytes [offset, offset + nbytes) of each lane (offsets aligned to nbytes;
+    words: offsets // nbytes, where the caller has them already)."""
     word = FLAG_WORDS.get(nbytes)
     if word is not None and len(initialized) % nbytes == 0:
         dtype, ones = word
-        initialized.view(dtype)[offsets // nbytes] = ones
+        initialized.view(dtype)[offsets // nbytes if words is None else words] = ones
     elif nbytes == 1:
         initialized[offsets] = True
     else:

@@ -34,7 +34,7 @@ from .memory import LOCAL_WINDOW, SHARED_WINDOW
 from . import access
 from .isa import FAMILIES, lookup
 from .isa.evaluate import typed_immediate
-from .isa.moves import SPECIAL_REGISTERS, read_special
+from .isa.moves import PER_THREAD_AXES, SPECIAL_REGISTERS, read_special
 from .isa.table import VALUE
 from .liveness import kept_registers
 from .memory import FUNCTION_POINTER_BASE
@@ -180,6 +180,8 @@ class BlockCompiler:
             # its own, as ptxas takes it
             if op.name not in self.fn.regs and op.name.split(".")[0] in SPECIAL_REGISTERS:
                 raw = f"read_special(ctx, idx, {op.name!r})"
+                if op.name in PER_THREAD_AXES and ptype.dtype.itemsize == 4 and ptype.dtype.kind in "iu":
+                    return f"{raw}.view({self.dtype(ptype)})"     # %tid.x ... : uint32 already
                 return f"reinterpret({raw}, {self.const(ptype, type_name)})"
             var = self.load_reg(op.name)
             bits = self.reg_bits(op.name)
@@ -245,6 +247,8 @@ class BlockCompiler:
         """(expression of per-thread addresses as uint64, resolved space) of an [address] operand."""
         if isinstance(addr.base, Reg):
             base = self.typed(addr.base, "u64" if self.reg_bits(addr.base.name) == 64 else "u32")
+            if not addr.offset:             # (astype's copy: every address array is the access's own)
+                return f"{base}.astype(np.uint64)", space
             return f"({base}.astype(np.uint64) + np.uint64({addr.offset & ((1 << 64) - 1)}))", space
         if isinstance(addr.base, Sym):
             sym_space = self.symbol_space(addr.base.name)
