@@ -75,6 +75,7 @@ class GlobalMemory:
         self._sorted_starts: list[int] = []     # live offsets, sorted (host copies find theirs by bisect)
         self._index_dirty = True
         self._last_hit = (1, 0)                 # [start, end) of the allocation check_heap found last
+        self._recent = (-1, 0)                  # (offset, size) of the allocation heap_offsets found last
         self._heap_busy = False
         self._deferred_frees: list[int] = []    # frees that arrived while the heap was mid-update
         self.host = HostRangeTable()            # registered host ranges (device address == host address)
@@ -347,17 +348,26 @@ class GlobalMemory:
 
     def heap_offsets(self, addresses: np.ndarray, size: int):
         """Each lane's byte offset into the heap's buffer (int64) when every lane's access of `size`
-        bytes (a power of two) lies inside the live allocation the last access found and is aligned
-        to `size`: a launch's accesses mostly do, and three reductions tell it. None otherwise, and
-        then resolve() checks lane by lane (and says which lanes fault)."""
-        if self._index_dirty or size & (size - 1) or not addresses.size:
+        bytes (a power of two) lies inside one live allocation and is aligned to `size`; None
+        otherwise, and then resolve() checks lane by lane (and says which lanes fault).
+
+        One OR over the offsets from the allocation's start answers both: it is at least the largest
+        of them, and its low bits are clear only if every one is aligned (allocations start on
+        HEAP_ALIGN boundaries). The allocation is the one holding the first lane (the one the last
+        access found, most often)."""
+        if size & (size - 1) or size > HEAP_ALIGN or not addresses.size:
             return None
-        lo = int(np.minimum.reduce(addresses, axis=None)) - GLOBAL_BASE
-        hi = int(np.maximum.reduce(addresses, axis=None)) - GLOBAL_BASE
-        first, end = self._last_hit
-        if lo < first or hi + size > end or int(np.bitwise_or.reduce(addresses, axis=None)) & (size - 1):
-            return None
-        return addresses.view(np.int64) - _HEAP_BASE      # (heap addresses are below 2**63)
+        offsets = addresses.view(np.int64) - _HEAP_BASE      # (heap addresses are below 2**63)
+        lane = int(offsets[0])
+        first, length = self._recent
+        if not (first <= lane < first + length and self.live.get(first) == length):
+            k = bisect.bisect_right(self._sorted_starts, lane) - 1
+            if k < 0:
+                return None
+            first = self._sorted_starts[k]
+            length = self.live[first]
+            self._recent = (first, length)
+        return offsets if _inside(offsets, first, length, size) else None
 
     def resolve(self, addresses: np.ndarray, size: int):
         """(ok, bytes, offsets) of a device access of `size` bytes per lane: ok where
@@ -416,6 +426,17 @@ class GlobalMemory:
 
 
 _HEAP_BASE = np.int64(GLOBAL_BASE)       # (a NumPy scalar: a Python int costs a conversion per use)
+
+
+def _inside(offsets: np.ndarray, first: int, length: int, size: int) -> bool:
+    """Whether every [offset, offset + size) lies in [first, first + length) at an offset from
+    first that is a multiple of size. The OR of the offsets from first shows a lane below it (the
+    sign bit) and any low bit, and bounds the largest: only past the bound is the maximum taken."""
+    relative = offsets - np.int64(first) if first else offsets
+    spread = int(np.bitwise_or.reduce(relative, axis=None))
+    if spread < 0 or spread & (size - 1):
+        return False
+    return spread <= length - size or int(np.maximum.reduce(relative, axis=None)) <= length - size
 
 
 def describe_freed(freed) -> str:
