@@ -43,7 +43,16 @@ class LaunchState:
         self.n_ctas = n_ctas
         self.n = n_ctas * self.warps_per_cta * 32
         self.n_warps = self.n // 32
-        self._geometry(n_ctas, threads)
+        starts = program.__dict__.setdefault("_batch_starts", {})    # per batch shape: read-only
+        start_key = (kernel, block, grid, int(cta_ids[0]) if n_ctas else 0, n_ctas)
+        start = starts.get(start_key)
+        if start is None:
+            self._geometry(n_ctas, threads)
+            if len(starts) > GEOMETRY_CACHE_SIZE:
+                starts.clear()
+            start = starts[start_key] = (self.cta, self.exists, self.tid, self.lane, self.warp_in_cta,
+                                         self.ctaid, *self._starting_point())
+        self.cta, self.exists, self.tid, self.lane, self.warp_in_cta, self.ctaid, pc, status = start
         self.params = params                  # kernel parameter buffer (uint8)
         self.shared_used = shared_bytes            # static + dynamic bytes the kernel may touch
         self.shared_size = _round16(shared_bytes)
@@ -52,7 +61,6 @@ class LaunchState:
         self.shared = np.zeros(max(1, n_ctas * self.shared_size), dtype=np.uint8)
         self.local = np.zeros(16, dtype=np.uint8)
         self.regs: dict[str, np.ndarray] = {}
-        pc, status = self._starting_point()
         self.pc, self.status = pc.copy(), status.copy()
         # barrier_id, barrier_count (expected threads, 0: all), barrier_pred (bar.red's predicate),
         # call_stack, call_depth and stack_used (bytes of recursive frames): made on first use
@@ -109,18 +117,14 @@ class LaunchState:
             self.started += cpu
 
     def _starting_point(self) -> tuple:
-        """(pc, status) of every slot before the first round (read-only, cached on the program)."""
-        cache = self.program.__dict__.setdefault("_starting_points", {})
-        key = (self.kernel, self.block, self.grid, int(self.cta_ids[0]) if self.n_ctas else 0, self.n_ctas)
-        found = cache.get(key)
-        if found is None:
-            pc = np.full(self.n, self.program.entry_block(self.kernel), dtype=np.int64)
-            status = np.where(self.exists, RUNNING, EXITED).astype(np.uint8)
-            pc[~self.exists] = -1
-            if len(cache) > GEOMETRY_CACHE_SIZE:
-                cache.clear()
-            found = cache[key] = (pc, status)
-        return found
+        """(pc, status) of every slot before the first round (read-only; __init__ keeps them per
+        batch shape on the program)."""
+        pc = np.full(self.n, self.program.entry_block(self.kernel), dtype=np.int64)
+        status = np.where(self.exists, RUNNING, EXITED).astype(np.uint8)
+        pc[~self.exists] = -1
+        pc.setflags(write=False)
+        status.setflags(write=False)
+        return pc, status
 
     def __getattr__(self, name: str):
         """A per-thread array of LAZY_ARRAYS, made zeroed when first asked for."""
