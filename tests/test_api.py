@@ -16,7 +16,8 @@ import pytest
 
 import warpsim
 from warpsim.api import KernelNotFoundError, use_device
-from warpsim.api.args import KernelArgumentError, encode_argument, pack_arguments
+from warpsim.api.args import (ArgumentPacker, KernelArgumentError, encode_argument, pack_arguments,
+                              pack_slots)
 from warpsim.errors import CompileError, LaunchError, WarpsimError
 
 try:
@@ -363,6 +364,28 @@ def test_pack_arguments_byte_layout(device):
     assert struct.unpack_from("<d", buffer, 16)[0] == 1.25
     assert buffer[24] == 1
     assert struct.unpack_from("<ifI", buffer, 28) == (1, 2.0, 3)
+
+
+def test_argument_packer_gives_pack_slots_bytes(device):
+    """A Function's ArgumentPacker (a plan per tuple of argument types) packs the bytes
+    pack_slots packs, on random arguments of each kind, and sends what it cannot plan to
+    pack_slots: the same bytes or the same error."""
+    rng = np.random.default_rng(25)
+    slots = [("p_u8", 0, 1, "u8"), ("p_ptr", 8, 8, "u64"), ("p_f32", 16, 4, "f32"),
+             ("p_i64", 24, 8, "s64"), ("p_u16", 32, 2, "u16"), ("p_f64", 40, 8, "f64"), ("p_i32", 48, 4, "s32")]
+    packer = ArgumentPacker("k", slots)
+    arrays = [warpsim.zeros(int(n), np.float32) for n in rng.integers(1, 64, 4)]
+    for _ in range(200):
+        args = (np.uint8(rng.integers(256)), arrays[rng.integers(4)],
+                np.float32(rng.standard_normal()) if rng.random() < 0.9 else np.uint32(7).view(np.float32),
+                np.int64(rng.integers(-2**63, 2**63 - 1)) if rng.random() < 0.8 else int(rng.integers(-99, 99)),
+                np.uint16(rng.integers(2**16)), np.float64(rng.standard_normal()),
+                np.int32(rng.integers(-2**31, 2**31 - 1)) if rng.random() < 0.8 else int(rng.integers(-9, 9)))
+        assert packer(args) == pack_slots("k", slots, args)
+    with pytest.raises(KernelArgumentError, match=r"argument 2 \(p_f32, 4 bytes, .f32\)"):
+        packer((np.uint8(1), arrays[0], np.int32(3), np.int64(1), np.uint16(1), np.float64(1), np.int32(1)))
+    with pytest.raises(KernelArgumentError, match=r"takes 7 argument\(s\), 2 given"):
+        packer((np.uint8(1), arrays[0]))
 
 
 @pytest.mark.parametrize("value, size, expected", [

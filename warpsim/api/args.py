@@ -228,30 +228,35 @@ class ArgumentPacker:
             self._plans[types] = plan
         if plan is None:
             return pack_slots(self.kernel_name, self.slots, args)
-        buffer = bytearray(self.size)
-        for value, (offset, end, is_array) in zip(args, plan):
-            buffer[offset:end] = _POINTER.pack(value.data.ptr) if is_array else value.tobytes()
-        return bytes(buffer)
+        layout, arrays = plan
+        return layout.pack(*[value.data.ptr if is_array else value.tobytes()
+                             for value, is_array in zip(args, arrays)])
 
     def _plan(self, types: tuple):
-        """How each argument of these types is packed, or None where one of them needs pack_slots."""
+        """(struct.Struct of the whole buffer, which arguments are device arrays) for arguments of
+        these types, or None where one of them needs pack_slots. The Struct packs an array's
+        address as a little-endian u64 and a scalar's own bytes, with zeros between and after."""
         from .arrays import ndarray
         if len(types) != len(self.slots):
             return None
-        plan = []
+        fields, arrays, cursor = ["<"], [], 0
         for kind, (_, offset, size, ptx_type) in zip(types, self.slots):
+            if offset < cursor:
+                return None                 # (parameters out of order: pack_slots places them)
+            fields.append(f"{offset - cursor}x" if offset > cursor else "")
             if kind is ndarray and size == 8:
-                plan.append((offset, offset + 8, True))
-                continue
-            scalar = _PLAIN_SCALARS.get(kind)
-            if scalar is None or np.dtype(kind).itemsize != size or (ptx_type[1:].isdigit() and (
-                    (scalar == "i" and ptx_type[:1] == "f") or (scalar == "f" and ptx_type[:1] in ("u", "s")))):
-                return None
-            plan.append((offset, offset + size, False))
-        return tuple(plan)
-
-
-_POINTER = struct.Struct("<Q")
+                fields.append("Q")
+                arrays.append(True)
+            else:
+                scalar = _PLAIN_SCALARS.get(kind)
+                if scalar is None or np.dtype(kind).itemsize != size or (ptx_type[1:].isdigit() and (
+                        (scalar == "i" and ptx_type[:1] == "f") or (scalar == "f" and ptx_type[:1] in ("u", "s")))):
+                    return None
+                fields.append(f"{size}s")
+                arrays.append(False)
+            cursor = offset + size
+        fields.append(f"{self.size - cursor}x" if self.size > cursor else "")
+        return struct.Struct("".join(fields)), tuple(arrays)
 
 
 # NumPy scalar types a parameter of the same size takes as they are ('i' integer, 'f' float).

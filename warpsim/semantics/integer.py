@@ -154,7 +154,7 @@ def multiply_wide(a, b, signed: bool) -> np.ndarray:
     if b.dtype.kind != kind:
         b = as_signed(b) if signed else as_unsigned(b)
     work = np.int64 if signed else _U64
-    product = np.asarray(a.astype(work) * b.astype(work))
+    product = np.asarray(a.astype(work) * b)        # (b, of a's kind, is promoted to `work`)
     unsigned = _UNSIGNED_OF_BYTES[2 * width]
     return product.view(unsigned) if width == 4 else product.astype(unsigned)   # (the same bits)
 
