@@ -44,7 +44,12 @@ def observer_source(function):
 
 def launch_observers(launch) -> tuple:
     """The observers every registered source gives this launch (empty when no session is on)."""
-    return tuple(obs for source in _SOURCES for obs in source(launch))
+    found = ()
+    for source in _SOURCES:
+        given = source(launch)
+        if given:
+            found += tuple(given)
+    return found
 
 
 def watching_sessions() -> list:

@@ -36,23 +36,19 @@ class LaunchState:
         self.memory = memory                 # GlobalMemory
         self.settings = settings
         self.cta_ids = cta_ids               # linear ids of the CTAs in this batch
-        threads = block[0] * block[1] * block[2]
-        self.threads_per_cta = threads
-        self.warps_per_cta = (threads + 31) // 32
+        # threads_per_cta, warps_per_cta, n_ctas, n (thread slots), n_warps, the slots' coordinates
+        # (cta, exists, tid, lane, warp_in_cta, ctaid) and where they start: one lookup per batch shape
         n_ctas = len(cta_ids)
-        self.n_ctas = n_ctas
-        self.n = n_ctas * self.warps_per_cta * 32
-        self.n_warps = self.n // 32
-        starts = program.__dict__.setdefault("_batch_starts", {})    # per batch shape: read-only
+        starts = program.__dict__.setdefault("_batch_starts", {})
         start_key = (kernel, block, grid, int(cta_ids[0]) if n_ctas else 0, n_ctas)
         start = starts.get(start_key)
         if start is None:
-            self._geometry(n_ctas, threads)
+            start = self._batch_start(n_ctas)
             if len(starts) > GEOMETRY_CACHE_SIZE:
                 starts.clear()
-            start = starts[start_key] = (self.cta, self.exists, self.tid, self.lane, self.warp_in_cta,
-                                         self.ctaid, *self._starting_point())
-        self.cta, self.exists, self.tid, self.lane, self.warp_in_cta, self.ctaid, pc, status = start
+            starts[start_key] = start
+        shape, pc, status = start
+        self.__dict__.update(shape)
         self.params = params                  # kernel parameter buffer (uint8)
         self.shared_used = shared_bytes            # static + dynamic bytes the kernel may touch
         self.shared_size = _round16(shared_bytes)
@@ -79,6 +75,20 @@ class LaunchState:
         self.cluster_barrier_observers: list = []
         self.warp_sync_observers: list = []
         self.guard_true: dict = {}            # profiling (count_predicates): (block, position) -> threads
+
+    def _batch_start(self, n_ctas: int) -> tuple:
+        """(the batch shape's sizes and slot coordinates by attribute name, starting pc, status),
+        all read-only: what __init__ keeps per batch shape."""
+        threads = self.block[0] * self.block[1] * self.block[2]
+        self.threads_per_cta = threads
+        self.warps_per_cta = (threads + 31) // 32
+        self.n_ctas = n_ctas
+        self.n = n_ctas * self.warps_per_cta * 32
+        self.n_warps = self.n // 32
+        self._geometry(n_ctas, threads)
+        names = ("threads_per_cta", "warps_per_cta", "n_ctas", "n", "n_warps",
+                 "cta", "exists", "tid", "lane", "warp_in_cta", "ctaid")
+        return {name: self.__dict__[name] for name in names}, *self._starting_point()
 
     def _geometry(self, n_ctas: int, threads: int):
         """Per-slot coordinates, shared read-only by launches of the same shape (cached on the program)."""

@@ -164,6 +164,10 @@ def compiled_loop(ctx, model):
     function of every covered block). Observers of blocks must take the loop's counts
     (`compiled_rounds(ctx, record)`, compiled/loop.py's LoopRecord); at most one may ask for
     a log of some warps' issues (`logged_warps(ctx)`: batch warp -> row, -1 for none)."""
+    program = ctx.program
+    loop = program.__dict__.get("_round_loop")     # made once per program by round_loop
+    if loop is not None and loop.source is None:    # no block of the program is covered
+        return None
     if ctx.engine == "numpy" or type(model) not in _stackless_models() or len(ctx.memory.buffer) % 8:
         return None
     if len(observers_of(ctx.block_observers, "compiled_rounds")) != len(ctx.block_observers):
@@ -172,12 +176,10 @@ def compiled_loop(ctx, model):
     if len(logs) > 1:
         return None
     logged = logs[0] if logs else None
-    program = ctx.program
-    loop = program.__dict__.get("_round_loop")     # made once per program by round_loop
     if loop is None:
         from .loop import round_loop
         loop = round_loop(program)
-    if loop.source is None:                         # no block of the program is covered
+    if loop.source is None:
         return None
     compile_now = ctx.engine == "compiled"
     if not compile_now and ctx.n >= COMPILED_ROUNDS_FROM:

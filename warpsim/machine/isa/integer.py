@@ -179,6 +179,9 @@ def _mul_mad_signature(ins) -> Signature:
 @value_op("mul", family="integer", signature=_mul_mad_signature, types=ARITH_TYPES,
           check=_check_mul_mad)
 def mul(ins, a, b):
+    if "wide" in ins.flags:                 # (the commonest: an index times an element size)
+        a = np.asarray(a)
+        return bits.multiply_wide(a, b, a.dtype.kind == "i").view(TYPES[WIDE_TYPE[ins.type]].dtype)
     return _product(a, b, _mode(ins), ins.type)
 
 
