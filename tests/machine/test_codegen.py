@@ -54,7 +54,7 @@ def test_generated_source_is_in_linecache_and_tracebacks_show_it():
     with pytest.raises(InternalError) as info:
         compiled(ctx, np.arange(4))
     cause = info.value.__cause__
-    assert isinstance(cause, IndexError)
+    assert isinstance(cause, ValueError)           # no bytes to give each thread: NumPy's error
     text = "".join(traceback.format_exception(cause))
     assert filename in text
     assert "ctx.params[0:8]" in text               # the generated line itself, from linecache

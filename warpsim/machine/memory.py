@@ -75,7 +75,7 @@ class GlobalMemory:
         self._sorted_starts: list[int] = []     # live offsets, sorted (host copies find theirs by bisect)
         self._index_dirty = True
         self._last_hit = (1, 0)                 # [start, end) of the allocation check_heap found last
-        self._recent = (-1, 0)                  # (offset, size) of the allocation heap_offsets found last
+        self._recent = (-1, 0, np.int64(-1))    # (offset, size, offset) of the allocation heap_offsets found last
         self._heap_busy = False
         self._deferred_frees: list[int] = []    # frees that arrived while the heap was mid-update
         self.host = HostRangeTable()            # registered host ranges (device address == host address)
@@ -359,15 +359,15 @@ class GlobalMemory:
             return None
         offsets = addresses.view(np.int64) - _HEAP_BASE      # (heap addresses are below 2**63)
         lane = int(offsets[0])
-        first, length = self._recent
+        first, length, start = self._recent
         if not (first <= lane < first + length and self.live.get(first) == length):
             k = bisect.bisect_right(self._sorted_starts, lane) - 1
             if k < 0:
                 return None
             first = self._sorted_starts[k]
-            length = self.live[first]
-            self._recent = (first, length)
-        return offsets if _inside(offsets, first, length, size) else None
+            length, start = self.live[first], np.int64(first)
+            self._recent = (first, length, start)
+        return offsets if _inside(offsets, start, length, size) else None
 
     def resolve(self, addresses: np.ndarray, size: int):
         """(ok, bytes, offsets) of a device access of `size` bytes per lane: ok where
@@ -428,11 +428,11 @@ class GlobalMemory:
 _HEAP_BASE = np.int64(GLOBAL_BASE)       # (a NumPy scalar: a Python int costs a conversion per use)
 
 
-def _inside(offsets: np.ndarray, first: int, length: int, size: int) -> bool:
+def _inside(offsets: np.ndarray, first: np.int64, length: int, size: int) -> bool:
     """Whether every [offset, offset + size) lies in [first, first + length) at an offset from
     first that is a multiple of size. The OR of the offsets from first shows a lane below it (the
     sign bit) and any low bit, and bounds the largest: only past the bound is the maximum taken."""
-    relative = offsets - np.int64(first) if first else offsets
+    relative = offsets - first
     spread = int(np.bitwise_or.reduce(relative, axis=None))
     if spread < 0 or spread & (size - 1):
         return False

@@ -78,7 +78,7 @@ def kernel_param_load(c, ins):
         if isinstance(item, Sink):
             continue
         at = offset + k * t.nbytes
-        c.write(item, ins.type, f"ctx.params[{at}:{at + t.nbytes}].view({dtype})[0]")
+        c.write(item, ins.type, f"ctx.params[{at}:{at + t.nbytes}].view({dtype}).repeat(n)")   # (a copy per thread)
     return False
 
 
