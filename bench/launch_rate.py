@@ -1,7 +1,8 @@
 """Launches per second of a trivial kernel, launched the way a user launches it.
 
     python bench/launch_rate.py                  # the table (wall clock and CPU time)
-    python bench/launch_rate.py --count 5000     # more launches per row
+    python bench/launch_rate.py --count 5000     # more launches per pass
+    python bench/launch_rate.py --repeat 1       # one pass a row (default: the median of 5)
     python bench/launch_rate.py --profile raw    # cProfile of one row's loop (raw, numba, elementwise)
     python bench/launch_rate.py --json out.json  # and keep the figures
 
@@ -10,9 +11,9 @@ loop with the default settings, after a warm-up launch (caches warm, blocks
 generated): a CuPy-API RawKernel (1 block of 32 and of 256 threads), the same
 kernel through `warpsim.cuda.jit` on a device array (Numba's API), and an
 ElementwiseKernel (`y = v` over 256 elements). Launches/s is by the wall clock,
-what a user waits for; CPU µs per launch is this process's CPU time
-(time.process_time), which other work on a shared machine inflates less:
-compare rows of one run.
+what a user waits for, of the median of 5 passes; CPU µs per launch is this
+process's CPU time (time.process_time) in that pass, which other work on a
+shared machine inflates less: compare rows of one run.
 
 The `runtime` row is a whole CUDA program (bench/launch_loop.cu, built once with
 `warpsim nvcc` into a temporary folder; it needs g++) that launches the same
@@ -117,19 +118,24 @@ CASES = {
 }
 
 
-def measure(name: str, count: int) -> dict:
-    """Launches/s by the wall clock and CPU µs per launch of `count` launches after warm-up ones."""
+def measure(name: str, count: int, repeat: int = 1) -> dict:
+    """Launches/s by the wall clock and CPU µs per launch of `count` launches after warm-up ones;
+    with repeat > 1, of the median of that many passes by the wall clock (on a shared machine a
+    pass that another job's burst slowed is the outlier, not the figure)."""
     label, make, threads = CASES[name]
     launch, check = make(threads)
     for _ in range(20):
         launch()
     check()
-    wall, cpu = time.perf_counter(), time.process_time()
-    for _ in range(count):
-        launch()
-    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    passes = []
+    for _ in range(repeat):
+        wall, cpu = time.perf_counter(), time.process_time()
+        for _ in range(count):
+            launch()
+        passes.append((time.perf_counter() - wall, time.process_time() - cpu))
     check()
-    return {"case": label, "key": name, "launches": count, "launches_per_s": count / wall,
+    wall, cpu = sorted(passes)[len(passes) // 2]
+    return {"case": label, "key": name, "launches": count, "passes": repeat, "launches_per_s": count / wall,
             "cpu_us_per_launch": cpu / count * 1e6, "cpu_launches_per_s": count / cpu}
 
 
@@ -149,7 +155,8 @@ def profile(name: str, count: int, rows: int) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--count", type=int, default=2000, help="launches per row")
+    parser.add_argument("--count", type=int, default=2000, help="launches per pass")
+    parser.add_argument("--repeat", type=int, default=5, help="passes per row (the median pass is shown)")
     parser.add_argument("--cases", default=",".join([*CASES, "runtime"]),
                         help="rows to run, comma-separated (runtime: a whole program under warpsim run)")
     parser.add_argument("--profile", choices=sorted(CASES), help="cProfile one row instead")
@@ -161,11 +168,12 @@ def main() -> int:
         profile(args.profile, args.count, args.rows)
         return 0
     load = os.getloadavg()[0]
-    results = [measure(name, args.count) for name in args.cases.split(",") if name != "runtime"]
+    results = [measure(name, args.count, args.repeat) for name in args.cases.split(",") if name != "runtime"]
     if "runtime" in args.cases.split(","):
         row = runtime_row(args.count)
         results += [row] if row else []
-    print(f"{args.count} launches a row, load average {load:.1f} before the run")
+    print(f"{args.count} launches a pass, the median of {args.repeat} passes a row "
+          f"(runtime: one pass), load average {load:.1f} before the run")
     print(f"{'case':<42} {'launches/s (wall)':>18} {'CPU us/launch':>14} {'launches/s (CPU)':>17}")
     for row in results:
         print(f"{row['case']:<42} {row['launches_per_s']:>18,.0f} {row['cpu_us_per_launch']:>14.1f} "

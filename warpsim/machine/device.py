@@ -201,8 +201,8 @@ class LoadedModule:
                                                                   "launch_finished", "memory_access"))
         else:                                   # no session on and none passed: nobody to ask
             started, finished, failed, done, memory_observers = [], [], [], [], []
-        param_buf = np.zeros((len(params) + 15) // 16 * 16 or 16, dtype=np.uint8)
-        param_buf[:len(params)] = np.frombuffer(params, dtype=np.uint8)
+        padded = params.ljust((len(params) + 15) // 16 * 16 or 16, b"\0")   # whole 16-byte words
+        param_buf = np.frombuffer(padded, dtype=np.uint8).copy()          # (NumPy's own, aligned, writable)
         n_ctas = grid[0] * grid[1] * grid[2]
         result = LaunchResult(kernel, grid, block, dynamic)
         start = time.perf_counter()
