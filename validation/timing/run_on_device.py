@@ -38,7 +38,25 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from cases import build_cases, check  # noqa: E402
+import importlib  # noqa: E402
+
+from cases import check  # noqa: E402
+
+# The validation sets: cases module, the kernels' source/cubin name, and the kernel-name prefix ncu filters on.
+SETS = {"1": ("cases", "kernels", "tv_"), "2": ("cases2", "kernels2", "t2_")}
+CASE_SET = "1"
+
+
+def build_cases(**kw):
+    return importlib.import_module(SETS[CASE_SET][0]).build_cases(**kw)
+
+
+def kernels_name() -> str:
+    return SETS[CASE_SET][1]
+
+
+def kernel_prefix() -> str:
+    return SETS[CASE_SET][2]
 
 BASE_METRICS = [
     "gpu__time_duration.sum",
@@ -76,18 +94,19 @@ def log(*a):
 def load_modules(cp):
     """CuPy modules from the cubins built here (build.sh, nvcc 13.0); rebuilt with nvcc if they do not load."""
     mods = {}
-    for name in ("microbench", "kernels"):
+    for key, name in (("microbench", "microbench"), ("kernels", kernels_name())):
         cubin = os.path.join(HERE, f"{name}.cubin")
         try:
             m = cp.RawModule(path=cubin)
-            m.get_function("mb_empty" if name == "microbench" else "tv_axpy")
-            mods[name] = m
+            if key == "microbench":
+                m.get_function("mb_empty")
+            mods[key] = m
             continue
         except Exception as exc:  # noqa: BLE001
             log(f"{name}.cubin did not load ({exc!r}); compiling with nvcc")
         out = f"/tmp/{name}.cubin"
         subprocess.run(["nvcc", "-arch=sm_90", "-cubin", "-o", out, os.path.join(HERE, f"{name}.cu")], check=True)
-        mods[name] = cp.RawModule(path=out)
+        mods[key] = cp.RawModule(path=out)
     return mods
 
 
@@ -524,9 +543,10 @@ def ncu_pass(outdir, deadline):
             cap = left
         for attempt, mlist in enumerate((metrics, BASE_METRICS + stall_metrics, BASE_METRICS)):
             csv_path = os.path.join(outdir, f"ncu_raw_{k}.csv")
-            cmd = ["ncu", "--clock-control", "none", "--csv", "--page", "raw", "--kernel-name", "regex:^tv_",
+            cmd = ["ncu", "--clock-control", "none", "--csv", "--page", "raw", "--kernel-name", f"regex:^{kernel_prefix()}",
                    "--metrics", ",".join(mlist), "--log-file", csv_path,
-                   sys.executable, os.path.abspath(__file__), "--launch", "--first", str(first), "--stop", str(stop)]
+                   sys.executable, os.path.abspath(__file__), "--set", CASE_SET, "--launch", "--first", str(first),
+                   "--stop", str(stop)]
             t0 = time.time()
             try:
                 p = subprocess.run(cmd, capture_output=True, text=True, timeout=cap)
@@ -535,7 +555,7 @@ def ncu_pass(outdir, deadline):
                 rc, err = "timeout", str(exc)[-500:]
             rows = 0
             if os.path.exists(csv_path):
-                rows = sum(1 for line in open(csv_path) if line.startswith('"') and '"tv_' in line)
+                rows = sum(1 for line in open(csv_path) if line.startswith('"') and f'"{kernel_prefix()}' in line)
             s = {"chunk": k, "first": first, "stop": stop, "attempt": attempt, "metrics": len(mlist), "rc": rc,
                  "rows": rows, "seconds": round(time.time() - t0, 1), "tail": err}
             status.append(s)
@@ -570,7 +590,7 @@ def environment(outdir):
         json.dump(keep, fh, indent=1)
 
 
-def collect(outdir, total_s):
+def collect(outdir, total_s, microbench=True):
     import cupy as cp
     t_start = time.time()
     end = t_start + total_s
@@ -581,7 +601,10 @@ def collect(outdir, total_s):
         log("environment FAILED\n" + traceback.format_exc())
     mods = load_modules(cp)
     log(f"--- microbenchmarks ({time.time() - t_start:.0f} s)")
-    mb, bench = run_microbench(cp, mods, outdir, deadline=t_start + 0.25 * total_s)
+    if microbench:
+        mb, bench = run_microbench(cp, mods, outdir, deadline=t_start + 0.25 * total_s)
+    else:
+        mb, bench = {}, Bench(cp, mods["microbench"])
     log(f"--- validation cases ({time.time() - t_start:.0f} s)")
     run_cases(cp, mods, outdir, deadline=t_start + 0.50 * total_s)
     try:
@@ -611,12 +634,13 @@ def pack(outdir, archive):
             tar.add(os.path.join(outdir, name), arcname=os.path.join("timing_results", name))
 
 
-def warpsim_module(name="kernels.cu"):
+def warpsim_module(name=None):
     """`name` (beside this script) as a warpsim RawModule compiled as nvcc built the cubin the H200 ran:
     NVRTC with nvcc's defaults (-ftz=false). RawModule(code=) would append CuPy's -ftz=true, and
     flushing changes the SASS (an __expf is FMUL + MUFU.EX2 with it, five instructions without)."""
     import warpsim as ws
     from warpsim.frontends.nvrtc import compile_cuda
+    name = name or kernels_name() + ".cu"
     with open(os.path.join(HERE, name)) as fh:
         compiled = compile_cuda(fh.read(), options=("-std=c++17", "-ftz=false"), name=name)
     return ws.RawModule(ptx=compiled.ptx)
@@ -656,7 +680,11 @@ def main() -> int:
     ap.add_argument("--stop", type=int, default=None)
     ap.add_argument("--check-here", action="store_true")
     ap.add_argument("--only", default=None)
+    ap.add_argument("--set", choices=sorted(SETS), default="1", help="validation set: 1 cases.py, 2 cases2.py")
+    ap.add_argument("--skip-microbench", action="store_true")
     a = ap.parse_args()
+    global CASE_SET
+    CASE_SET = a.set
     if a.launch:
         launch_only(a.first, a.stop)
         return 0
@@ -666,7 +694,7 @@ def main() -> int:
         raw = os.path.join(a.collect, "timing_results")
         os.makedirs(raw, exist_ok=True)
         try:
-            collect(raw, a.deadline)
+            collect(raw, a.deadline, microbench=not a.skip_microbench)
         finally:
             pack(raw, os.path.join(a.collect, "timing_results.tar.gz"))
         return 0

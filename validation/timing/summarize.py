@@ -1,7 +1,7 @@
 """Merge the H200 results (h200/cases_timing.json + h200/ncu_raw_*.csv) into h200/summary.csv
 and print the README's validation table (markdown).
 
-    python validation/timing/summarize.py
+    python validation/timing/summarize.py [DIR]      # DIR: h200 (the default) or h200/set2
 """
 
 from __future__ import annotations
@@ -10,9 +10,10 @@ import csv
 import glob
 import json
 import os
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-RAW = os.path.join(HERE, "h200")
+RAW = os.path.join(HERE, sys.argv[1] if len(sys.argv) > 1 else "h200")
 STALL = "smsp__average_warps_issue_stalled_"
 COLUMNS = ["gpu__time_duration.sum", "sm__warps_active.avg.pct_of_peak_sustained_active",
            "smsp__issue_active.avg.pct_of_peak_sustained_active", "smsp__inst_executed.sum",

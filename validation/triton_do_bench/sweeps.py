@@ -7,6 +7,12 @@ on both sides:
     python3 validation/triton_do_bench/sweeps.py > h200_sweeps.json                 # on the H200
     warpsim run python validation/triton_do_bench/sweeps.py > predicted_sweeps.json  # here
 
+SWEEP_MODE=cudagraph times each configuration with do_bench_cudagraph instead (no launch overhead;
+warpsim's is the kernel's predicted time from a cold L2), and SWEEP_MODE=once launches each
+configuration twice and times nothing, for ncu (`ncu --kernel-name regex:"softmax|matmul"`: the
+second launch of each configuration, in the order printed), since do_bench on a GPU whose host
+launches slowly times the host for kernels this short.
+
 Sweeps: the fused softmax (do_bench_kernels.py's kernel) at 4096 x 1024 fp32 over num_warps
 1..16; the tutorial matmul at 1024^3 fp16 over the eight configurations of Triton's matmul
 tutorial for CUDA; the same eight through @triton.autotune (its best_config).
@@ -53,6 +59,18 @@ autotuned_matmul = triton.autotune(
     key=["M", "N", "K"])(matmul_kernel)
 
 
+MODE = os.environ.get("SWEEP_MODE", "do_bench")
+
+
+def bench(fn):
+    if MODE == "once":
+        fn()
+        return float("nan")
+    if MODE == "cudagraph":
+        return triton.testing.do_bench_cudagraph(fn, return_mode="median")
+    return triton.testing.do_bench(fn, return_mode="median")
+
+
 def name_of(cfg):
     bm, bn, bk, w, s = cfg
     return f"{bm}x{bn}x{bk}_w{w}_s{s}"
@@ -60,14 +78,14 @@ def name_of(cfg):
 
 def main(only=None):
     torch.manual_seed(0)
-    out = {"device": str(torch.cuda.get_device_name()) if torch.cuda.is_available() else "warpsim",
+    out = {"device": str(torch.cuda.get_device_name()) if torch.cuda.is_available() else "warpsim", "mode": MODE,
            "triton": triton.__version__, "torch": torch.__version__, "softmax_4096x1024": {}, "matmul_1024": {}}
     if not only or only == "softmax":
         x = torch.randn(4096, 1024, device=DEVICE)
         ref = torch.softmax(x.double(), -1)
         for warps in (1, 2, 4, 8, 16):
             err = rel_err(softmax(x, warps), ref)
-            ms = triton.testing.do_bench(lambda: softmax(x, warps), return_mode="median")
+            ms = bench(lambda: softmax(x, warps))
             out["softmax_4096x1024"][f"w{warps}"] = {"median_ms": ms, "rel_err": err}
             print(f"softmax w{warps}: {ms * 1e3:.2f} us, rel err {err:.2e}", file=sys.stderr, flush=True)
     if not only or only == "matmul":
@@ -77,9 +95,12 @@ def main(only=None):
         ref = a.double() @ b.double()
         for cfg in MATMUL_CONFIGS:
             err = rel_err(matmul(a, b, cfg), ref)
-            ms = triton.testing.do_bench(lambda: matmul(a, b, cfg), return_mode="median")
+            ms = bench(lambda: matmul(a, b, cfg))
             out["matmul_1024"][name_of(cfg)] = {"median_ms": ms, "rel_err": err}
             print(f"matmul {name_of(cfg)}: {ms * 1e3:.2f} us, rel err {err:.2e}", file=sys.stderr, flush=True)
+        if MODE == "once":
+            print(json.dumps(out, indent=1))
+            return
         c = torch.empty((size, size), device=DEVICE, dtype=torch.float16)
         grid = lambda meta: (triton.cdiv(size, meta["BLOCK_SIZE_M"]) * triton.cdiv(size, meta["BLOCK_SIZE_N"]),)
         autotuned_matmul[grid](a, b, c, size, size, size, a.stride(0), a.stride(1), b.stride(0), b.stride(1),

@@ -39,13 +39,18 @@ def _sm_share(preset, gbps: float, active_sms: int) -> float:
     return gbps * 1e9 / max(1, active_sms) / preset.clock_hz
 
 
+LOAD_LINE_BYTES = 64.0     # the least L2 throughput a load's access to one line costs
+
+
 def l2_site_bytes(m) -> float:
-    """Bytes of L2 throughput a global memory instruction's requests use: every line a request
-    touches costs a whole 128-byte line of the L2's tag bandwidth (scattered 4-byte stores and loads
-    run at the line rate, L2 bandwidth / 128 B), loads only for what missed L1."""
+    """Bytes of L2 throughput a global memory instruction's requests use: every line a store touches
+    costs a whole 128-byte line (scattered 4-byte stores run at the line rate, L2 bandwidth / 128 B);
+    a load pays for its sectors that missed L1, and at least LOAD_LINE_BYTES per line (the tutorial
+    matmul's half-line tile rows: ncu's L2 read sectors at 6.6 TB/s, where a whole line per access
+    would need 17 TB/s)."""
     if m.kind == "load" and m.space == "global":
         hit = m.cta_unique_sectors / m.sectors if m.sectors else 1.0
-        return max(m.cta_unique_sectors * 32.0, m.lines * hit * 128.0)
+        return max(m.cta_unique_sectors * 32.0, m.lines * hit * LOAD_LINE_BYTES)
     return max(m.sectors * 32.0, m.lines * 128.0)
 
 

@@ -31,9 +31,12 @@ def _dim3(v) -> tuple:
     return v + (1,) * (3 - len(v))
 
 
-def _touched_allocation_bytes(memory, recorder) -> int:
+def _touched_allocation_bytes(memory, recorder=None) -> int:
+    """Bytes the kernel's data can lie in (the distinct bytes a launch reads cannot exceed them): the
+    live allocations, and the host ranges registered for it (torch tensors, NumPy arrays)."""
     live = getattr(memory, "live", {}) or {}
-    return int(sum(live.values()))
+    host = getattr(getattr(memory, "host", None), "ranges", {}) or {}
+    return int(sum(live.values()) + sum(r.nbytes for r in host.values()))
 
 
 def run_sass_sample(loaded_module, kernel: str, grid, block, params: bytes, shared_mem: int, ctas: list):
@@ -136,6 +139,7 @@ class LaunchTimingRecorder(LaunchObserver):
         self.loaded_module, self.kernel, self.gpu = loaded_module, kernel, gpu
         self.grid, self.block = _dim3(grid), _dim3(block)
         self.dynamic_shared = int(dynamic_shared)
+        self.allocation_bytes = _touched_allocation_bytes(loaded_module.device.memory)   # host ranges: now
         self.function = sass_of(loaded_module).kernel(kernel)
         threads = self.block[0] * self.block[1] * self.block[2]
         n = self.grid[0] * self.grid[1] * self.grid[2]
@@ -183,8 +187,8 @@ def _predict_sample(sampler, source: str, registers: int | None):
     order = sorted(rec.counts)
     loaded = sampler.loaded_module
     ex = Execution(sampler.function, sampler.grid, sampler.block, order, [rec.counts[c] for c in order],
-                   [rec.lanes[c] for c in order], rec.memory, read, written,
-                   _touched_allocation_bytes(loaded.device.memory, rec), source=source)
+                   [rec.lanes[c] for c in order], rec.memory, read, written, sampler.allocation_bytes,
+                   source=source)
     regs = registers or kernel_registers(loaded, sampler.kernel)
     static = loaded.program.kernel_static_shared.get(sampler.kernel, 0)
     return predict_execution(ex, sampler.gpu, regs, static + sampler.dynamic_shared)
@@ -210,6 +214,7 @@ class SassTimingRecorder(LaunchObserver):
         self.loaded_module, self.kernel, self.gpu = loaded_module, kernel, gpu
         self.grid, self.block = _dim3(grid), _dim3(block)
         self.dynamic_shared = int(dynamic_shared)
+        self.allocation_bytes = _touched_allocation_bytes(loaded_module.device.memory)   # host ranges: now
         module = sass_of(loaded_module)
         self.function = module.kernel(kernel)
         program, _ = load_program(module, kernel)

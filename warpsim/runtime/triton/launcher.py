@@ -24,7 +24,7 @@ import sys
 import numpy as np
 
 from ...errors import LaunchError, WarpsimError
-from ...machine.host_ranges import HostRanges
+from ...machine.host_ranges import HostRanges, host_bytes, merged
 from ...machine.memory import GLOBAL_BASE
 from .host_arrays import array_block
 from .taken_addresses import live_tensors
@@ -115,8 +115,24 @@ def run_launch(gpu, function: LoadedKernel, metadata, grid: tuple, params: list)
             values += scratch
             packed = pack(function.module, name, values)
             recorder = _timing_recorder(gpu, function, grid, block, metadata.shared)
-            function.module.launch(name, grid, block, packed, shared_mem=metadata.shared,
-                                   observers=(recorder,) if recorder else ())
+            heap_tensors = any(_in_heap(memory, int(host_block(t)[2])) for t in _tensors(params))
+            alone = None if heap_tensors else _sass_alone(gpu, function, grid, block, metadata.shared, recorder)
+            saved = _snapshot(memory, blocks + taken, scratch, programs, metadata) if alone else None
+            try:
+                function.module.launch(name, grid, block, packed, shared_mem=metadata.shared,
+                                       observers=tuple(o for o in (alone, recorder) if o is not None))
+            except WarpsimError:
+                if alone is None or not alone.started:      # the PTX run's own error
+                    raise
+                # the SASS run stopped partway (an instruction form it lacks, or a fault): the
+                # memory it wrote goes back, and the PTX run takes the launch and says what happened
+                _restore(memory, saved)
+                recorder = _timing_recorder(gpu, function, grid, block, metadata.shared)
+                alone = None
+                function.module.launch(name, grid, block, packed, shared_mem=metadata.shared,
+                                       observers=(recorder,) if recorder else ())
+            if alone is not None and alone.ran_alone:
+                recorder = alone.observers[0]
         gpu.advance(_predicted_seconds(gpu, recorder, name))
     finally:
         for address in scratch:
@@ -212,6 +228,49 @@ def _timing_recorder(gpu, function: LoadedKernel, grid, block, shared: int):
     except WarpsimError as error:
         _unpredicted(gpu, function.name, error)
         return None
+
+
+def _sass_alone(gpu, function: LoadedKernel, grid, block, shared: int, ptx_recorder):
+    """The launch's run on the SASS executor in place of its PTX run, with the timing sample taken
+    from it (the model then times what the H200 issues, not PTX counts mapped to SASS lines); None
+    where the SASS cannot be had (the PTX run and its recorder stay, as they do where the SASS
+    run declines: sass/alone.py)."""
+    from ...sass.alone import SassAloneRun, why_not_alone
+    from ...timing.sample import SassTimingRecorder
+    if ptx_recorder is None or why_not_alone(_Launch(function.module)):
+        return None
+    try:
+        sampler = SassTimingRecorder(function.module, function.name, grid, block, shared, gpu.gpu)
+    except (WarpsimError, ValueError):
+        return None
+    alone = SassAloneRun(None, observers=[sampler])
+    alone.stand_for(ptx_recorder)
+    return alone
+
+
+def _snapshot(memory, host_blocks, scratch, programs, metadata) -> list:
+    """Copies of what a launch can write (its tensors' host blocks, its scratch buffers), so a SASS
+    run that stops partway can be undone before the PTX run takes the launch."""
+    saved = [("host", base, host_bytes(base, nbytes).copy()) for base, nbytes in merged(host_blocks)]
+    for address, size in zip(scratch, (metadata.global_scratch_size, metadata.profile_scratch_size)):
+        if address:
+            saved.append(("heap", address, memory.read_bytes(address, programs * size).copy()))
+    return saved
+
+
+def _restore(memory, saved) -> None:
+    for where, address, data in saved:
+        if where == "host":
+            host_bytes(address, len(data))[:] = data
+        else:
+            memory.write_bytes(address, data)
+
+
+class _Launch:
+    """What why_not_alone reads of a launch before it starts: its loaded module."""
+
+    def __init__(self, loaded_module):
+        self.loaded_module = loaded_module
 
 
 def _predicted_seconds(gpu, recorder, kernel: str) -> float:

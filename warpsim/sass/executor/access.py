@@ -33,6 +33,7 @@ import numpy as np
 from ...semantics import addresses
 from ...semantics.addresses import LOCAL_WINDOW, SHARED_WINDOW
 from .cluster import shared_place
+from ...machine.access import describe_address
 from .errors import SassFault, where
 from .operands import U32, U64, source
 from .table import Unsupported
@@ -83,14 +84,24 @@ def address_reader(op, wide: bool):
     return read
 
 
-def fault(st, ins, g, bad, addrs, what: str):
+def fault(st, ins, g, bad, addrs, what: str, detail: str = ""):
+    """Raise the SassFault of the first lane in `bad`: what, where, and (global) what the address is
+    against the allocations and host ranges, as the PTX machine's fault says it."""
     k = int(np.flatnonzero(bad)[0])
     slot = int(g.idx[k])
     cta = tuple(int(v) for v in st.ctaid[:, slot])
     thread = tuple(int(v) for v in st.tid[:, slot])
     source = f"{ins.source[0].rsplit('/', 1)[-1]}:{ins.source[1]}" if ins.source is not None else ""
-    raise SassFault(f"{what} at 0x{int(addrs[k]):x} by block {cta} thread {thread}: {where(ins)}",
+    detail = f" ({detail})" if detail else ""
+    raise SassFault(f"{what} at 0x{int(addrs[k]):x}{detail} by block {cta} thread {thread}: {where(ins)}",
                     block=cta, thread=thread, instruction=f"/*{ins.offset:04x}*/ {ins.text}", source_line=source)
+
+
+class _Memory:
+    """What describe_address reads of a launch context: its device memory."""
+
+    def __init__(self, memory):
+        self.memory = memory
 
 
 class Space:
@@ -126,8 +137,10 @@ def resolve(st, ins, g, space: str, addrs: np.ndarray, size: int):
         ok, array, offsets = st.memory.resolve(addrs, size)     # the heap, or registered host ranges too
         ok = ok & ~misaligned
         if not ok.all():
+            bad = int(addrs[int(np.flatnonzero(~ok)[0])])
             fault(st, ins, g, ~ok, addrs, f"{'misaligned' if misaligned.any() else 'out-of-bounds'} "
-                                          f"global access of {size} bytes")
+                                          f"global access of {size} bytes",
+                  describe_address(_Memory(st.memory), "global", bad, size))
         return [(None, Space(array, offsets), "global")]
     if space in ("shared", "cluster"):
         cta, within = shared_place(st, g, addrs, space == "cluster")  # bits 24 and up: a CTA of the cluster
