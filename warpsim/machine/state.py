@@ -54,8 +54,8 @@ class LaunchState:
         self.shared_size = _round16(shared_bytes)
         self.dynamic_shared = dynamic_shared
         self.__dict__.update(_STARTING_VALUES)     # counters and flags (one update: a launch makes many)
-        self.shared = np.zeros(max(1, n_ctas * self.shared_size), dtype=np.uint8)
-        self.local = np.zeros(16, dtype=np.uint8)
+        # shared (the batch's shared memory) and local (per-thread local memory, grown by
+        # ensure_local): made on first use (LAZY_BATCH_ARRAYS), as most small launches touch neither
         self.regs: dict[str, np.ndarray] = {}
         self.pc, self.status = pc.copy(), status.copy()
         # barrier_id, barrier_count (expected threads, 0: all), barrier_pred (bar.red's predicate),
@@ -68,12 +68,8 @@ class LaunchState:
         # last_pc, per warp: made on first use (LAZY_WARP_ARRAYS); a one-block launch never selects.
         self.diagnostics: list = []
         self.seen_states: dict = {}           # livelock watch: state fingerprint -> round
-        # Observers (machine.events) of each event, picked once per launch.
-        self.block_observers: list = []
-        self.memory_observers: list = []
-        self.barrier_observers: list = []
-        self.cluster_barrier_observers: list = []
-        self.warp_sync_observers: list = []
+        # Observers (machine.events) of each event, picked once per launch: none until then
+        # (block_observers, memory_observers, ... are () in _STARTING_VALUES).
         self.guard_true: dict = {}            # profiling (count_predicates): (block, position) -> threads
 
     def _batch_start(self, n_ctas: int) -> tuple:
@@ -137,7 +133,11 @@ class LaunchState:
         return pc, status
 
     def __getattr__(self, name: str):
-        """A per-thread array of LAZY_ARRAYS, made zeroed when first asked for."""
+        """An array of LAZY_ARRAYS, LAZY_WARP_ARRAYS or LAZY_BATCH_ARRAYS, made zeroed when first asked for."""
+        make = LAZY_BATCH_ARRAYS.get(name)
+        if make is not None:
+            value = self.__dict__[name] = make(self)
+            return value
         make = LAZY_ARRAYS.get(name)
         if make is not None:
             value = self.__dict__[name] = make(self.n)
@@ -208,6 +208,8 @@ _STARTING_VALUES = {
     "model": None,                # the SchedulingModel running this batch
     "engine": "numpy",            # which tier runs blocks (settings.engine)
     "count_predicates": False,    # profiling: generated code counts guard-true threads (into guard_true)
+    "block_observers": (), "memory_observers": (), "barrier_observers": (),
+    "cluster_barrier_observers": (), "warp_sync_observers": (),
 }
 
 GEOMETRY_CACHE_SIZE = 16     # launch shapes whose slot coordinates a program keeps
@@ -220,6 +222,14 @@ LAZY_ARRAYS = {
     "call_stack": lambda n: np.zeros((0, n), dtype=np.int64),
     "call_depth": lambda n: np.zeros(n, dtype=np.int32),
     "stack_used": lambda n: np.zeros(n, dtype=np.int64),
+}
+
+
+# The batch's shared memory and a placeholder for local memory (ensure_local replaces it), zeroed,
+# made when first asked for.
+LAZY_BATCH_ARRAYS = {
+    "shared": lambda ctx: np.zeros(max(1, ctx.n_ctas * ctx.shared_size), dtype=np.uint8),
+    "local": lambda ctx: np.zeros(16, dtype=np.uint8),
 }
 
 
