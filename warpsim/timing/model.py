@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .pipes import pipe_cycles, pipe_of
+from .pipes import pipe_cycles, pipe_of, tensor_cycles
 from .presets import gpu_preset
 from .queueing import Station, mva
 from .lines import line_stalls
@@ -117,6 +117,8 @@ class KernelCosts:
                                        m.partial_lines * preset.partial_line_hbm_bytes) / e
         hold = pipe_cycles(preset)
         pipe_hold = {p: np.array([hold[p] if q == p else 0.0 for q in self.pipes]) for p in QUEUE_PIPES}
+        pipe_hold["tensor"] = np.array([tensor_cycles(ins.opcode, ins.mods, preset) if q == "tensor" else 0.0
+                                        for ins, q in zip(fn.instructions, self.pipes)])
         self.per_exec, self.pipe_hold = per_exec, pipe_hold
         l2_bw = _sm_share(preset, preset.l2_bandwidth_gbps, active_sms)
         dram_bw = _sm_share(preset, preset.hbm_copy_gbps, active_sms)

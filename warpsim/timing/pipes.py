@@ -54,6 +54,28 @@ def pipe_cycles(preset) -> dict:
             "tensor": 4096.0 / (preset.tensor_fp16_flops_per_clk / per_smsp)}
 
 
+EIGHT_BIT = ("E4M3", "E5M2", "S8", "U8")
+
+
+def tensor_cycles(opcode: str, mods: tuple, preset) -> float:
+    """Cycles one warp's tensor instruction holds its sub-partition's tensor core, by its shape: a
+    warpgroup's HGMMA.MxNxK is issued by each of its four warps, each doing M/4 rows; HMMA/IMMA are
+    one warp's m16n8k. Work is counted in 16-bit-input FLOPs (TF32 runs at half that rate, 8-bit
+    inputs at twice): wgmma at the datasheet's dense peak, mma.sync at the rate measured for
+    HMMA.16816 (half of it on Hopper). A shape it cannot read keeps the HMMA.16816 figure."""
+    per_smsp = preset.sub_partitions_per_sm
+    shape = next((m for m in mods if "x" in m and all(p.isdigit() for p in m.split("x"))), None)
+    scale = 2.0 if "TF32" in mods else 0.5 if any(t in mods for t in EIGHT_BIT) else 1.0
+    if opcode == "HGMMA" and shape:
+        m, n, k = (int(v) for v in shape.split("x"))
+        return (m / 4) * n * k * 2 * scale / (preset.tensor_fp16_peak_flops_per_clk / per_smsp)
+    digits = next((m for m in mods if m.isdigit() and m.startswith("168")), None)
+    if opcode in ("HMMA", "IMMA") and digits:
+        k = int(digits[3:])
+        return 16 * 8 * k * 2 * scale / (preset.tensor_fp16_flops_per_clk / per_smsp)
+    return 4096.0 / (preset.tensor_fp16_flops_per_clk / per_smsp)
+
+
 def result_latency(opcode: str, pipe: str, preset) -> float:
     """Cycles from issue until a scoreboard-released result is ready (memory: set by the caller)."""
     if pipe == "mufu":
