@@ -179,6 +179,12 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 cudaError_t cudaEventSynchronize(cudaEvent_t event)
 cudaError_t cudaEventQuery(cudaEvent_t event)
 cudaError_t cudaEventElapsedTime(float * ms, cudaEvent_t start, cudaEvent_t end)
+cudaError_t cudaGraphCreate(void * pGraph, unsigned int flags)
+cudaError_t cudaGraphDestroy(void * graph)
+cudaError_t cudaGraphGetNodes(void * graph, void * nodes, size_t * numNodes)
+cudaError_t cudaGraphInstantiate(void * pGraphExec, void * graph, unsigned long long flags)
+cudaError_t cudaGraphLaunch(void * graphExec, cudaStream_t stream)
+cudaError_t cudaGraphExecDestroy(void * graphExec)
 """.strip().splitlines())
 
 BY_NAME = {f.name: f for f in FUNCTIONS}
