@@ -432,7 +432,7 @@ def cudaFuncGetAttributes(context, out, function):
               "maxThreadsPerBlock": _max_threads_per_block(context, loaded, name, registers), "numRegs": registers,
               "ptxVersion": arch, "binaryVersion": arch,
               "maxDynamicSharedSizeBytes": _dynamic_shared_limit(context, function, static_shared),
-              "preferredShmemCarveout": -1}
+              "preferredShmemCarveout": context.function_carveout.get(function, -1)}
     for field, offset in zip(FUNC_ATTRIBUTE_FIELDS, layout[1:]):
         _write(out + offset, "Q" if field.endswith("SizeBytes") and field != "maxDynamicSharedSizeBytes"
                else "i", values[field])
@@ -473,7 +473,10 @@ def cudaFuncSetAttribute(context, function, attribute, value):
         context.dynamic_shared_optin[function] = value
         return SUCCESS
     if attribute == FUNC_CARVEOUT:
-        return SUCCESS if -1 <= value <= 100 else context.fail(INVALID_VALUE)
+        if not -1 <= value <= 100:
+            return context.fail(INVALID_VALUE)
+        context.function_carveout[function] = value
+        return SUCCESS
     if attribute == FUNC_NON_PORTABLE_CLUSTER:
         (context.nonportable_clusters.add if value else context.nonportable_clusters.discard)(function)
     return SUCCESS if attribute in FUNC_CLUSTER_ATTRIBUTES else context.fail(INVALID_VALUE)
@@ -483,28 +486,6 @@ def _dynamic_shared_limit(context, function, static_shared: int) -> int:
     """The dynamic shared memory a launch of function may ask for: 48 KB less its static
     shared memory, or what cudaFuncSetAttribute opted in to."""
     return context.dynamic_shared_optin.get(function, max(DEFAULT_SHARED_LIMIT - static_shared, 0))
-
-
-@call()
-def cudaOccupancyMaxActiveBlocksPerMultiprocessor(context, out, function, block_size, dynamic_shared):
-    return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags.__wrapped__(
-        context, out, function, block_size, dynamic_shared, 0)
-
-
-@call()
-def cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(context, out, function, block_size,
-                                                           dynamic_shared, flags):
-    from ..metrics.occupancy import occupancy
-    found = _kernel_resources(context, function)
-    if found is None:
-        return context.fail(CODES["cudaErrorInvalidDeviceFunction"])
-    if block_size <= 0:
-        return context.fail(INVALID_VALUE)
-    _, _, registers, static_shared = found
-    major, minor = context.preset.compute_capability
-    result = occupancy(block_size, registers, static_shared + dynamic_shared, arch=f"sm_{major}{minor}")
-    _write(out, "i", result.active_blocks)
-    return SUCCESS
 
 
 def _timing_recorder(context, loaded, name, grid, block, shared_mem):
@@ -816,6 +797,8 @@ def cudaGetDeviceProperties(context, out, device):
             _write(out + offset, "Q", value)
         else:
             _write(out + offset, "i", value)
+    _say_once(context, "device name", f"warpsim: device 0 is a simulated {context.preset.full_name}; the program "
+              f"reads its driver's name, '{values['name']}'")
     return SUCCESS
 
 
@@ -1180,13 +1163,6 @@ def _launch_cooperative(context, function, grid, block, args, shared_mem, stream
                       "cudaErrorCooperativeLaunchTooLarge")
             return context.fail(CODES["cudaErrorCooperativeLaunchTooLarge"])
     return _launch(context, function, grid, block, args, shared_mem, stream, cooperative=True)
-
-
-@call()
-def cudaFuncSetCacheConfig(context, function, config):
-    if function not in context.kernels:
-        return context.fail(CODES["cudaErrorInvalidDeviceFunction"])
-    return SUCCESS if 0 <= config <= 3 else context.fail(INVALID_VALUE)
 
 
 @call()

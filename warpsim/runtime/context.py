@@ -104,6 +104,8 @@ class RuntimeContext:
         self.cuda_arrays: dict = {}                   # cudaArray_t (device address) -> textures.CudaArray
         self.texture_objects: dict[int, str] = {}     # live object handle -> 'texture' or 'surface'
         self.dynamic_shared_optin: dict[int, int] = {}   # host stub -> cudaFuncAttributeMaxDynamicSharedMemorySize
+        self.function_cache_config: dict[int, int] = {}   # host stub -> cudaFuncSetCacheConfig
+        self.function_carveout: dict[int, int] = {}   # host stub -> cudaFuncAttributePreferredSharedMemoryCarveout
         self.nonportable_clusters: set[int] = set()   # host stubs with cudaFuncAttributeNonPortableClusterSizeAllowed
         self.device_flags = 0
         self.limits: dict[int, int] = {}              # cudaDeviceSetLimit: cudaLimit -> the value set
