@@ -1196,8 +1196,8 @@ def _malloc_array(context, function, out, desc, width, height, depth, flags=0) -
         return context.fail(INVALID_VALUE)
     try:
         channels, bits, kind = textures.channel_format(desc)
-    except ValueError as error:
-        return _refuse(context, function, error)
+    except textures.InvalidChannelDescriptor as error:
+        return _refuse(context, function, error, CODES["cudaErrorInvalidChannelDescriptor"])
     dims = 3 if depth else 2 if height else 1
     shape = textures.CudaArray(0, dims, width, height, depth, channels, bits, kind)
     try:
@@ -1267,6 +1267,8 @@ def _create_object(context, function, out, res, tex, surface: bool) -> int:
         descriptor = textures.objects.encode(**fields, **sampling, surface=surface)
     except NotImplementedError as error:
         return _refuse(context, function, error, NOT_SUPPORTED)
+    except textures.InvalidChannelDescriptor as error:
+        return _refuse(context, function, error, CODES["cudaErrorInvalidChannelDescriptor"])
     except (ValueError, struct.error) as error:
         return _refuse(context, function, error)
     try:

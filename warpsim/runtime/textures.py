@@ -43,13 +43,21 @@ class CudaArray:
         return max(self.height, 1) * max(self.depth, 1)
 
 
+class InvalidChannelDescriptor(ValueError):
+    """A cudaChannelFormatDesc no texel format matches: cudaErrorInvalidChannelDescriptor, as an H200
+    answers cudaMallocArray of channels 8, 16, 0, 0 (validation/programs/h200/native.json, texture.cu)."""
+
+
 def channel_format(address: int) -> tuple[int, int, int]:
-    """(channels, bits, kind) of the cudaChannelFormatDesc at a host address; ValueError if unusable."""
+    """(channels, bits, kind) of the cudaChannelFormatDesc at a host address; InvalidChannelDescriptor if unusable."""
     from .native import CHANNEL_DESC_FIELDS
     at = offsets("ws_channel_desc_layout", CHANNEL_DESC_FIELDS)
     x, y, z, w, kind = (read(address + at[f], "i")[0] for f in CHANNEL_DESC_FIELDS)
-    channels, bits = objects.channel_format(x, y, z, w)
-    objects.channel_dtype(bits, kind)
+    try:
+        channels, bits = objects.channel_format(x, y, z, w)
+        objects.channel_dtype(bits, kind)
+    except ValueError as error:
+        raise InvalidChannelDescriptor(str(error)) from None
     return channels, bits, kind
 
 
