@@ -357,7 +357,11 @@ def predict_execution(ex, gpu="h200", registers: int = 32, shared_per_block: int
         notes.append(f"{n_ctas} CTAs in {waves} waves of {per_sm} per SM; each wave costed from "
                      f"{len(sampled)} sampled CTAs")
     # chip-wide bounds
-    dispatch = per_sm_ctas * preset.cta_launch_ns_per_sm * 1e-9 * preset.clock_hz
+    interval = preset.cta_launch_ns_per_sm * 1e-9 * preset.clock_hz
+    dispatch = per_sm_ctas * interval
+    # an SM receives its CTAs one dispatch interval apart: the first wave's slots start staggered, and
+    # each slot's chain of CTAs keeps its lag to the end, so the last slot finishes (slots - 1) later
+    sm_cycles += (min(per_sm, per_sm_ctas) - 1) * interval
     atomic_cycles, atomic_site = hot_line_cycles(ex, preset)
     slices = atomic_slice_cycles(ex, preset, min(n_ctas, active * per_sm))
     if slices > atomic_cycles:
