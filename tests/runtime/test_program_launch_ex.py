@@ -40,11 +40,13 @@ def test_launch_clusters_share_memory_as_modelled(launch_ex):
                                cluster_reads((16, 1), (16, 1), 32), np.ones(32, np.int32)])
     np.testing.assert_array_equal(out[:len(expected)], expected)
     rest = out[len(expected):]
-    blocks = np.concatenate([np.repeat(np.arange(1, 7), 32), np.repeat(np.arange(1, 4), 32),
-                             np.repeat(np.arange(1, 3), 32)])
-    np.testing.assert_array_equal(rest, blocks)         # cooperative, hinted and event-recording launches
+    # cooperative and hinted launches; the completion event's launch did not run: its event was made
+    # by cudaEventCreate, which times, and the H200 refused it (h200/native.json: cudaErrorNotSupported)
+    blocks = np.concatenate([np.repeat(np.arange(1, 7), 32), np.repeat(np.arange(1, 4), 32), np.zeros(64, np.int32)])
+    np.testing.assert_array_equal(rest, blocks)
+    assert codes["completion event"] == "cudaErrorNotSupported"
     for name in ("cluster 8x1 by 4x1", "cluster 4x4 by 2x2", "cluster of 16 allowed by the launch",
-                 "declared kernel own shape", "cooperative", "priority and ignore", "completion event",
+                 "declared kernel own shape", "cooperative", "priority and ignore",
                  "completion event query", "cluster of 16 opted in", "sticky after refusals"):
         assert codes[name] == "cudaSuccess", name
 

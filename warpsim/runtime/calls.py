@@ -362,6 +362,8 @@ def cudaLaunchKernelExC(context, config, function, args):
     attributes, count = _read(config + offsets["attrs"], "Q")[0], _read(config + offsets["numAttrs"], "I")[0]
     try:
         options = launch_attributes.read_attributes(attributes, count, context.events)
+    except launch_attributes.Unsupported as refusal:
+        return _refuse(context, "cudaLaunchKernelEx", refusal, NOT_SUPPORTED)
     except launch_attributes.Refusal as refusal:
         return _refuse(context, "cudaLaunchKernelEx", refusal)
     if options.cluster and function in context.kernels and not context.kernels[function][0].ptx:

@@ -6,7 +6,10 @@
   cudaLaunchCooperativeKernel;
 - cudaLaunchAttributeProgrammaticEvent and cudaLaunchAttributeLaunchCompletionEvent:
   the event is recorded when the launch is done (every launch completes before the
-  call returns, so its blocks have all triggered by then);
+  call returns, so its blocks have all triggered by then). The event must have been
+  created with cudaEventDisableTiming (driver_types.h); one that times is
+  cudaErrorNotSupported and the kernel does not run, as on an H200
+  (validation/programs/h200/native.json, launch_ex.cu);
 - cudaLaunchAttributePortableClusterSizeMode: whether a cluster may have more than the
   portable 8 CTAs (otherwise the kernel's cudaFuncAttributeNonPortableClusterSizeAllowed says);
 - hints that change no result here (access policy window, cluster scheduling policy,
@@ -38,6 +41,10 @@ class Refusal(ValueError):
     """An attribute CUDA refuses for a launch (cudaErrorInvalidValue)."""
 
 
+class Unsupported(Refusal):
+    """An attribute CUDA refuses with cudaErrorNotSupported."""
+
+
 @dataclass
 class LaunchOptions:
     cluster: tuple | None = None                  # (x, y, z) CTAs a cluster
@@ -66,6 +73,9 @@ def read_attributes(address: int, count: int, events) -> LaunchOptions:
             event = read(attribute + at[f"val.{name}.event"], "Q")[0]
             if event not in events:
                 raise Refusal(f"the {name} attribute's event 0x{event:x} is not an event of cudaEventCreate")
+            if events[event].timing:
+                raise Unsupported(f"the {name} attribute's event 0x{event:x} records timing; it must be created "
+                                  "with cudaEventDisableTiming")
             options.events.append(event)
         elif identifier == PORTABLE_CLUSTER_SIZE_MODE:
             options.portable_mode = read(attribute + at["val.portableClusterSizeMode"], "i")[0]
