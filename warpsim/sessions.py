@@ -6,37 +6,55 @@ own) for the code inside the block. Each kind of session registers, once, an
 observer source: a function that, given the launch (machine.events.Launch),
 returns the observers its active sessions want. LoadedModule.launch asks
 `launch_observers(launch)`, so the machine never imports the layers that
-watch it. With no session on, a launch pays for one context-variable read per
-source.
+watch it. Sources take their sessions from a SessionStack; while no stack holds
+a session in any thread (`sessions_on()`, a count kept by push and pop), a
+launch asks no source and makes no Launch record for them.
 """
 
 from __future__ import annotations
 
 import contextvars
+import threading
 
 _SOURCES: list = []
 _FAULT_SINKS: list = []
 _STACKS: list = []
+_PUSHED = [0]                   # sessions pushed and not yet popped, in every thread and task
+_PUSHED_LOCK = threading.Lock()
 
 
 class SessionStack:
-    def __init__(self, name: str):
+    def __init__(self, name: str, listed: bool = True):
+        """listed: whether watching_sessions() names the stack's sessions (a session that only
+        notes failed launches watches no execution a SASS-only run would leave out)."""
         self.name = name
         self._active: contextvars.ContextVar = contextvars.ContextVar(name, default=())
-        _STACKS.append(self)
+        if listed:
+            _STACKS.append(self)
 
     def active(self) -> tuple:
         return self._active.get()
 
     def push(self, session):
+        with _PUSHED_LOCK:
+            _PUSHED[0] += 1
         return self._active.set(self._active.get() + (session,))
 
     def pop(self, token) -> None:
         self._active.reset(token)
+        with _PUSHED_LOCK:
+            _PUSHED[0] -= 1
+
+
+def sessions_on() -> bool:
+    """Whether some SessionStack holds a session in some thread or task: when not, no observer
+    source has anything to give (a launch then skips asking them)."""
+    return _PUSHED[0] > 0
 
 
 def observer_source(function):
-    """Register `function(launch) -> tuple of observers` (a decorator; once per source)."""
+    """Register `function(launch) -> tuple of observers` (a decorator; once per source). It gives
+    observers only while a session of a SessionStack is on (launches ask no source otherwise)."""
     if function not in _SOURCES:
         _SOURCES.append(function)
     return function

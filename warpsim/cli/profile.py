@@ -21,13 +21,12 @@ output; the exit status is the program's.
 from __future__ import annotations
 
 import argparse
-import contextvars
 import sys
 
 from .run import run_script, strip_interpreter
 from ..metrics.names import METRICS, SASS_NOTES, unknown_metrics
 from ..profiler import profile
-from ..sessions import observer_source
+from ..sessions import SessionStack, observer_source
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -86,16 +85,16 @@ def main(argv=None) -> int:
             print(f"warpsim profile: unknown metric(s): {', '.join(unknown)} "
                   "(warpsim profile --list-metrics lists them)", file=sys.stderr)
             return 2
-    token = _failed_launches.set([])
+    failures = []
+    token = _FAILED_LAUNCHES.push(failures)
     try:
         import contextlib
         from ..settings import settings as _settings
         chosen = _settings(gpu=args.gpu) if args.gpu else contextlib.nullcontext()
         with chosen, profile(names, level=args.level) as prof:
             status = run_script(program)     # Numba kernels on warpsim as well
-        failures = _failed_launches.get()
     finally:
-        _failed_launches.reset(token)
+        _FAILED_LAUNCHES.pop(token)
     if args.kernel:
         prof.launches = [launch for launch in prof.launches if args.kernel in launch.kernel_name]
     sys.stdout.flush()
@@ -124,14 +123,13 @@ class _LaunchFailureWatch:
         self.failures.append((ctx.kernel, type(exc).__name__))
 
 
-_failed_launches: contextvars.ContextVar = contextvars.ContextVar("warpsim_profile_failures",
-                                                                  default=None)
+_FAILED_LAUNCHES = SessionStack("warpsim_profile_failures", listed=False)   # a `warpsim profile` run's list
 
 
 @observer_source
 def _watch_failures(launch) -> tuple:
-    failures = _failed_launches.get()
-    return () if failures is None else (_LaunchFailureWatch(failures),)
+    active = _FAILED_LAUNCHES.active()
+    return (_LaunchFailureWatch(active[-1]),) if active else ()
 
 
 def _why_nothing_was_profiled(failures: list, status: int) -> str:

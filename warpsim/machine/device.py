@@ -20,7 +20,7 @@ from ..errors import (ClusterSizeMismatch, InternalError, InvalidValue, LaunchEr
 from ..ptx.ir import Imm, Sym
 from ..ptx.parser import parse_ptx
 from ..ptx.verify import verify_module
-from ..sessions import launch_observers
+from ..sessions import launch_observers, sessions_on
 from ..settings import current as current_settings
 from . import cluster
 from . import cooperative as cooperative_launch
@@ -189,9 +189,12 @@ class LoadedModule:
                 self._launch_shapes[shape_key] = shape
         shared_total, per_batch, dynamic = shape
         layout = self.program.layout
-        launch = Launch(self, kernel, grid, block, shared_total, dynamic, params)
-        observers = (*observers, *launch_observers(launch))
+        launch = None
+        if sessions_on():                       # (no session anywhere: no source has observers)
+            launch = Launch(self, kernel, grid, block, shared_total, dynamic, params)
+            observers = (*observers, *launch_observers(launch))
         if observers and cta_range is None and not cooperative:
+            launch = launch or Launch(self, kernel, grid, block, shared_total, dynamic, params)
             ran = _run_elsewhere(launch, settings, observers, cluster_dims or cluster.cluster_dims(self.program, kernel))
             if ran is not None:
                 return ran
