@@ -61,11 +61,12 @@ def emit_cvta(c, ins):
     t = ins.type
     to = "to" in ins.mods
     space = space_of(ins)
-    value = f"{c.typed(ins.srcs[0], t)}.astype(np.uint64)"
     window = {"shared": SHARED_WINDOW, "local": LOCAL_WINDOW}.get(space, 0)
-    if window:
-        op = "-" if to else "+"
-        value = f"({value} {op} np.uint64({window}))"
+    if not window:                           # global: the same address (a copy, the register's own)
+        c.write(ins.dsts[0], t, f"{c.typed(ins.srcs[0], t)}.astype({c.dtype(TYPES[t])})")
+        return False
+    op = "-" if to else "+"
+    value = f"({c.typed(ins.srcs[0], t)}.astype(np.uint64) {op} np.uint64({window}))"
     c.write(ins.dsts[0], t, f"{value}.astype({c.dtype(TYPES[t])})")
     return False
 
