@@ -17,6 +17,7 @@ this module), beside the 2D and array copies they build on.
 
 from __future__ import annotations
 
+import ctypes
 from dataclasses import dataclass
 
 from ..errors import OutOfMemoryError
@@ -143,6 +144,11 @@ def _copy_3d(context, function: str, parms: int, stream: int = 0, peer: bool = F
         return _refuse(context, function, refusal, CODES[refusal.error])
     if kind not in MEMCPY_KINDS:
         return context.fail(CODES["cudaErrorInvalidMemcpyDirection"])
+    if peer:
+        for side, box in (("srcPtr", src), ("dstPtr", dst)):
+            if not _known_to_cuda(context, box.start):
+                return _refuse(context, function, f"{side} 0x{box.start:x} is pageable host memory; a peer copy "
+                               "takes device memory or host memory CUDA allocated or registered")
     if not (width and height and depth):
         return SUCCESS
     if src.packed(width, height, depth) and dst.packed(width, height, depth):
@@ -154,6 +160,17 @@ def _copy_3d(context, function: str, parms: int, stream: int = 0, peer: bool = F
     _time_copy(context, width * height * depth, _is_device(context, src.start), _is_device(context, dst.start),
                stream)
     return SUCCESS
+
+
+def _known_to_cuda(context, address: int) -> bool:
+    """Whether an address is memory a device context owns (device or managed memory, pinned or
+    registered host memory). A peer copy finds each side's device from its pointer, so pageable
+    host memory has none: an H200 answers cudaMemcpy3DPeerAsync to a std::vector with
+    cudaErrorInvalidValue (validation/programs/h200/native.json, memory3d.cu)."""
+    if _is_device(context, address) or any(start <= address < start + size
+                                           for start, size in context.registered_host.items()):
+        return True
+    return any(start <= address < start + ctypes.sizeof(buffer) for start, buffer in context.host_allocations.items())
 
 
 @call()
@@ -186,7 +203,7 @@ def cudaMemset3D(context, pitched, value, extent):
     width, height, depth = extent
     if not (width and height and depth):
         return SUCCESS
-    if width > pitch:
+    if width > pitch and height * depth > 1:    # one row is one run of bytes: an H200 sets it (native.json)
         return context.fail(CODES["cudaErrorInvalidPitchValue"])
     if depth > 1 and height > ysize:
         return _refuse(context, "cudaMemset3D", f"extent.height {height} exceeds pitchedDevPtr.ysize {ysize}, "

@@ -155,16 +155,18 @@ int main(int argc, char **argv) {
   CHECK(cudaMemcpyFromArrayAsync(plane.data(), flat, 0, 0, W * H * sizeof(float), cudaMemcpyDeviceToHost, stream));
   CHECK(cudaStreamSynchronize(stream));
   keep(plane.data(), plane.size());
-  // a peer copy on the one device: the memset volume's box (x 3.., y 2.., z 1..) to the host
-  std::vector<float> peerBox(bw * bh * bd);
+  // a peer copy on the one device: the memset volume's box (x 3.., y 2.., z 1..) to pinned host memory
+  // (a peer copy takes device, pinned or registered memory; pageable memory is refused below)
+  float *peerBox;
+  CHECK(cudaMallocHost(&peerBox, bw * bh * bd * sizeof(float)));
   cudaMemcpy3DPeerParms peer = {0};
   peer.srcPtr = dev;
   peer.srcPos = make_cudaPos(3 * sizeof(float), 2, 1);
-  peer.dstPtr = make_cudaPitchedPtr(peerBox.data(), bw * sizeof(float), bw, bh);
+  peer.dstPtr = make_cudaPitchedPtr(peerBox, bw * sizeof(float), bw, bh);
   peer.extent = make_cudaExtent(bw * sizeof(float), bh, bd);
   CHECK(cudaMemcpy3DPeerAsync(&peer, stream));
   CHECK(cudaStreamSynchronize(stream));
-  keep(peerBox.data(), peerBox.size());
+  keep(peerBox, bw * bh * bd);
   CHECK(cudaArrayGetInfo(&got, &shape, &flags, flat));
   printf("flat info %zu %zu %zu flags %u\n", shape.width, shape.height, shape.depth, flags);
   write_file(argv[5], out.data(), out.size());
@@ -186,14 +188,20 @@ int main(int argc, char **argv) {
   bad.kind = (cudaMemcpyKind)7;
   SAY("bad kind", cudaMemcpy3D(&bad));
   SAY("null parms", cudaMemcpy3D(nullptr));
-  SAY("wild parms", cudaMemcpy3D((cudaMemcpy3DParms *)0x10));
   cudaMemcpy3DPeerParms otherDevice = peer;
   otherDevice.dstDevice = 1;
   SAY("peer to device 1", cudaMemcpy3DPeer(&otherDevice));
-  SAY("malloc3d wild", cudaMalloc3D((cudaPitchedPtr *)0x10, extent));
+  std::vector<float> pageableBox(bw * bh * bd);
+  cudaMemcpy3DPeerParms pageable = peer;
+  pageable.dstPtr = make_cudaPitchedPtr(pageableBox.data(), bw * sizeof(float), bw, bh);
+  SAY("peer to pageable memory", cudaMemcpy3DPeerAsync(&pageable, stream));
   SAY("memset3d wider than pitch", cudaMemset3D(dev, 0, make_cudaExtent(dev.pitch + 1, 1, 1)));
   SAY("memcpy3d zero extent", cudaMemcpy3D(&(bad = up, bad.extent = make_cudaExtent(0, H, D), bad)));
   SAY("last error", cudaGetLastError());
+  // wild struct pointers last: warpsim answers a code, a GPU's runtime reads them and dies
+  SAY("wild parms", cudaMemcpy3D((cudaMemcpy3DParms *)0x10));
+  SAY("malloc3d wild", cudaMalloc3D((cudaPitchedPtr *)0x10, extent));
+  cudaGetLastError();
   CHECK(cudaDestroyTextureObject(tex));
   CHECK(cudaFreeArray(array));
   CHECK(cudaFreeArray(flat));
@@ -201,6 +209,7 @@ int main(int argc, char **argv) {
   CHECK(cudaFree(dev.ptr));
   CHECK(cudaFree(other.ptr));
   CHECK(cudaFree(fetched));
+  CHECK(cudaFreeHost(peerBox));
   printf("memory3d done %zu\n", out.size());
   return 0;
 }
