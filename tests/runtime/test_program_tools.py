@@ -91,11 +91,12 @@ def test_check_reports_a_race_and_an_uninitialized_read(cli, built, tmp_path):
     assert out.index("race done") < out.index("ERROR SUMMARY")   # the program's output, then the summary
 
 
-def test_check_counts_a_failed_program_and_returns_its_status(cli, built, tmp_path):
+def test_check_reports_a_failed_program_and_returns_its_status(cli, built, tmp_path):
     result = cli("check", "--tool", "memcheck", built("race"), "fail", cwd=tmp_path)
     assert result.returncode == 3
     assert "Target application returned an error" in result.stdout
-    assert "ERROR SUMMARY: 1 error" in result.stdout               # memcheck alone finds nothing else
+    # memcheck finds nothing, and the failure is not counted: compute-sanitizer on the H200 (native.json)
+    assert "ERROR SUMMARY: 0 errors" in result.stdout
 
 
 def test_check_memcheck_on_an_illegal_address(cli, built, tmp_path):

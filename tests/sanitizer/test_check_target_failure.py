@@ -1,8 +1,9 @@
-"""`warpsim check` on a program that fails reports the failure, counts it, and exits non-zero.
+"""`warpsim check` on a program that fails reports the failure and exits with the program's status.
 
-compute-sanitizer prints "Target application returned an error" for such a run;
-warpsim adds why (the exit status, the exception) and counts it as an error, so a
-failed run never ends with "ERROR SUMMARY: 0 errors".
+compute-sanitizer prints "Target application returned an error" for such a run and does
+not count it in the ERROR SUMMARY (an H200 run of a program exiting 3 under memcheck read
+"ERROR SUMMARY: 0 errors": validation/programs/h200/native.json, race_fail_memcheck);
+warpsim does the same and adds why (the exit status, the exception).
 """
 
 import textwrap
@@ -36,7 +37,7 @@ def program(tmp_path, body: str, name="program.py") -> str:
     return str(path)
 
 
-def test_an_exception_after_clean_launches_is_one_error(tmp_path, capsys):
+def test_an_exception_after_clean_launches_is_the_failure_and_no_error(tmp_path, capsys):
     path = program(tmp_path, """
         shift((1,), (64,), (x, y, np.int32(64), np.int32(0)))
         assert (y.get() == np.arange(64)).all()
@@ -47,8 +48,7 @@ def test_an_exception_after_clean_launches_is_one_error(tmp_path, capsys):
     assert "RuntimeError: the result was not what the program wanted" in captured.err   # the traceback
     assert FAILED in captured.out
     assert "=========     exit status 1: RuntimeError: the result was not what the program wanted\n" in captured.out
-    assert captured.out.endswith("========= ERROR SUMMARY: 1 error\n")
-    assert "0 errors" not in captured.out
+    assert captured.out.endswith("========= ERROR SUMMARY: 0 errors\n")
 
 
 def test_a_non_zero_exit_keeps_its_status(tmp_path, capsys):
@@ -59,7 +59,7 @@ def test_a_non_zero_exit_keeps_its_status(tmp_path, capsys):
     assert main(["python", path]) == 7
     out = capsys.readouterr().out
     assert FAILED in out and "exit status 7: sys.exit(7)" in out
-    assert out.endswith("ERROR SUMMARY: 1 error\n")
+    assert out.endswith("ERROR SUMMARY: 0 errors\n")
 
 
 def test_an_uncaught_kernel_fault_is_the_fault_and_the_failed_target(tmp_path, capsys):
@@ -73,7 +73,7 @@ def test_an_uncaught_kernel_fault_is_the_fault_and_the_failed_target(tmp_path, c
     assert "Invalid __global__ write of size 4 bytes" in out
     assert FAILED in out and "exit status 1: MemoryFault: global store of 4 bytes" in out
     assert out.index("Invalid __global__ write") < out.index(FAILED)
-    assert out.endswith("ERROR SUMMARY: 2 errors\n")
+    assert out.endswith("ERROR SUMMARY: 1 error\n")
 
 
 def test_a_fault_no_chosen_tool_reports_still_fails_the_check(tmp_path, capsys):
@@ -83,7 +83,7 @@ def test_a_fault_no_chosen_tool_reports_still_fails_the_check(tmp_path, capsys):
     assert main(["--tool", "racecheck", "python", path]) == 1
     out = capsys.readouterr().out
     assert "Invalid __global__" not in out                          # memcheck is off
-    assert FAILED in out and out.endswith("ERROR SUMMARY: 1 error\n")
+    assert FAILED in out and out.endswith("ERROR SUMMARY: 0 errors\n")
 
 
 def test_a_fault_the_program_catches_is_memcheck_s_error_only(tmp_path, capsys):
@@ -110,14 +110,14 @@ def test_the_failure_is_printed_past_the_print_limit(tmp_path, capsys):
     out = capsys.readouterr().out
     assert out.count("Potential WAR hazard") == 1
     assert FAILED in out and "ValueError: after two hazards" in out
-    assert out.endswith("ERROR SUMMARY: 3 errors\n")
+    assert out.endswith("ERROR SUMMARY: 2 errors\n")
 
 
 def test_a_program_that_cannot_be_opened_is_a_failed_target(tmp_path, capsys):
     assert main(["python", str(tmp_path / "absent.py")]) == 2
     out = capsys.readouterr().out
     assert FAILED in out and "can't open file" in out
-    assert out.endswith("ERROR SUMMARY: 1 error\n")
+    assert out.endswith("ERROR SUMMARY: 0 errors\n")
 
 
 def test_a_clean_program_has_no_failure_line(tmp_path, capsys):

@@ -9,9 +9,10 @@ Numba kernels too (as `warpsim run` does). Each error is printed when its
 launch ends, in compute-sanitizer's layout; "ERROR SUMMARY: N errors" comes
 last. A program that fails (an uncaught exception, a launch that faulted, a
 non-zero exit) is reported as compute-sanitizer reports it, "Target application
-returned an error" with the exit status and why, and counts as an error: a failed
-run never reads "0 errors". The exit status is the program's own when it failed,
-else 1 when errors were found, else 0.
+returned an error" with the exit status and why; as there, the ERROR SUMMARY counts
+the tools' errors only (a failed program with none reads "0 errors", as
+compute-sanitizer on an H200 does). The exit status is the program's own when it
+failed, else 1 when errors were found, else 0.
 """
 
 from __future__ import annotations

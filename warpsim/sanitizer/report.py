@@ -88,8 +88,8 @@ TARGET_FAILED = "Target application returned an error"
 
 def target_failure(status: int, reason: str) -> SanitizerError:
     """The program under check failed (an exception, a non-zero exit, a launch that faulted and
-    was not caught): compute-sanitizer's line for it, counted as an error so that a failed
-    run never reads "ERROR SUMMARY: 0 errors"."""
+    was not caught): compute-sanitizer's line for it. As there, it is not one of the errors the
+    ERROR SUMMARY counts; the check's exit status (the program's) says the run failed."""
     detail = f"exit status {status}" + (f": {reason}" if reason else "")
     return SanitizerError("target", "target failure", TARGET_FAILED, "", [], details=[detail])
 
