@@ -104,6 +104,11 @@ def test_check_memcheck_on_an_illegal_address(cli, built, tmp_path):
     assert result.returncode == 1
     assert "Invalid __global__ write of size 4 bytes" in result.stdout
     assert "fault.cu:7" in result.stdout and "ERROR SUMMARY: 1 error" in result.stdout
+    # as under compute-sanitizer on the H200 (native.json, fault_memcheck): memcheck's launch failure,
+    # returned until cudaGetLastError clears it
+    for line in ("sync cudaErrorLaunchFailure", "malloc cudaErrorLaunchFailure", "last cudaErrorLaunchFailure",
+                 "again cudaSuccess", "string unspecified launch failure"):
+        assert line in result.stdout.splitlines(), line
 
 
 def test_compare_two_programs(cli, built, reduction_input, tmp_path):

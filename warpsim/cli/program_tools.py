@@ -108,6 +108,8 @@ def start_in_program(context) -> None:
         warnings.simplefilter("ignore", SyncWarning)
     from ..settings import current
     context.timeline_on = bool(profilers) and bool(current().gpu)   # `warpsim profile --gpu NAME ./app`
+    if any("memcheck" in c.tools for c in checkers):   # faults as compute-sanitizer's memcheck ends them
+        context.watch_faults_as_memcheck()
 
     def write_results() -> None:
         found = {"profilers": [p.launches for p in profilers],

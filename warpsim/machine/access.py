@@ -11,6 +11,8 @@ through the same checks.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from ..errors import MemoryFault
@@ -47,6 +49,34 @@ def _fault(ctx, site, idx, lane_ok, addrs, what, size, space=None):
                       kernel=ctx.kernel, block=where["block"], thread=where["thread"],
                       ptx_line=site.ins.line, instruction=str(site.ins),
                       source_line=site.described)
+
+
+def _tolerate_mapped(ctx, site, idx, ok, addrs, size, write):
+    """`ok` with the lanes a GPU would not fault on added: aligned accesses outside every allocation
+    but inside the pages mapped for one (GlobalMemory.mapped_page_bytes: whole CUDA programs). The
+    GPU reads and writes those bytes silently; warpsim says so on stderr, once an instruction, with
+    its report of the access (what `warpsim check` would call an error)."""
+    memory = ctx.memory
+    if not memory.mapped_page_bytes:
+        return ok
+    tolerated = ~ok & addresses.aligned(addrs, size) & memory.in_mapped_pages(addrs, size)
+    if not tolerated.any():
+        return ok
+    said = memory.__dict__.setdefault("_tolerated_said", set())
+    key = (ctx.kernel, site.ins.line)
+    if key not in said:
+        said.add(key)
+        lane = int(np.flatnonzero(tolerated)[0])
+        addr = int(addrs[lane])
+        where = ctx.where(int(idx[lane]))
+        what = "store" if write else "load"
+        print(f"warpsim: warning: kernel {ctx.kernel}: global {what} of {size} bytes at 0x{addr:x}: "
+              f"{describe_address(ctx, 'global', addr, size)}; block {where['block']} thread {where['thread']}, "
+              f"PTX line {site.ins.line}: {site.ins}{' (' + site.described + ')' if site.described else ''}. "
+              f"A GPU does not fault here: the address is in the {memory.mapped_page_bytes >> 20} MiB pages "
+              f"mapped for a live allocation, so the {what} {'lands in' if write else 'reads'} the bytes there "
+              f"(`warpsim check` reports it as an error)", file=sys.stderr)
+    return ok | tolerated
 
 
 def describe_address(ctx, space: str, addr: int, size: int) -> str:
@@ -122,6 +152,8 @@ def resolve(ctx, site, idx, space: str, addrs: np.ndarray, size: int, write: boo
             return ctx.memory.buffer, off
         ok, buf, off = ctx.memory.resolve(addrs, size)      # the heap, or registered host ranges too
         ok = ok & addresses.aligned(addrs, size)
+        if not ok.all() and buf is ctx.memory.buffer:
+            ok = _tolerate_mapped(ctx, site, idx, ok, addrs, size, write)
         if not ok.all():
             _fault(ctx, site, idx, ok, addrs, "global " + ("store" if write else "load"), size, "global")
         return buf, off

@@ -57,6 +57,12 @@ class GlobalMemory:
     as always; only an access with lanes outside the heap looks at the ranges.
     """
 
+    # Bytes of the pages a GPU maps device memory in, or None. None (warpsim's default): an access
+    # outside every live allocation faults. A whole CUDA program (warpsim.runtime) sets the GPU's
+    # 2 MiB: an access inside the pages that hold a live allocation reaches the bytes there
+    # (padding or a neighbouring allocation) without a fault, as on the GPU (in_mapped_pages).
+    mapped_page_bytes: int | None = None
+
     def __init__(self, capacity: int = 1 << 20, limit: int | None = None):
         self.lock = threading.RLock()
         self.limit = int(limit) if limit is not None else default_memory_size()
@@ -101,6 +107,8 @@ class GlobalMemory:
                 if offset > self.top:
                     self._add_hole(self.top, offset - self.top)
                 self.top = offset + span
+            if self.mapped_page_bytes:          # the whole pages a GPU maps for it are backed too
+                self._ensure(min(_round_up(offset + span, self.mapped_page_bytes), self.limit), size)
             self.live[offset] = size
             self.spans[offset] = span
             self.origins[offset] = _host_caller()
@@ -399,6 +407,29 @@ class GlobalMemory:
         heap = self.check_heap(addresses, nbytes)
         offsets = (addresses[heap].astype(np.uint64) - np.uint64(GLOBAL_BASE)).astype(np.int64)
         self.initialized[offsets[:, None] + np.arange(nbytes)] = True
+
+    def in_mapped_pages(self, addresses: np.ndarray, size: int) -> np.ndarray:
+        """True where [address, address+size) lies in pages (mapped_page_bytes each) that hold a
+        live allocation and in the heap's backing bytes: where a GPU would not fault. All False
+        when mapped_page_bytes is None."""
+        page = self.mapped_page_bytes
+        if not page or not self.live:
+            return np.zeros(addresses.shape, dtype=bool)
+        starts, ends = self._index()
+        first_pages = starts // np.uint64(page)
+        last_pages = (ends - np.uint64(1)) // np.uint64(page)
+        offs = addresses.astype(np.int64) - np.int64(GLOBAL_BASE)
+        inside = (offs >= 0) & (offs + size <= len(self.buffer))
+        safe = np.where(inside, offs, 0).astype(np.uint64)
+        mapped = np.ones(addresses.shape, dtype=bool)
+        for byte in (safe, safe + np.uint64(size - 1)):    # both ends of the access
+            lane_page = byte // np.uint64(page)
+            k = np.searchsorted(first_pages, lane_page, side="right").astype(np.int64) - 1
+            # pages are mapped where some allocation starting at or below holds them; allocations
+            # are sorted by start, so the one with the latest last page among them decides
+            reach = np.maximum.accumulate(last_pages) if len(last_pages) else last_pages
+            mapped &= (k >= 0) & (lane_page <= reach[np.maximum(k, 0)])
+        return inside & mapped
 
     def check_heap(self, addresses: np.ndarray, size: int) -> np.ndarray:
         """True where [address, address+size) lies inside one live allocation."""

@@ -91,6 +91,7 @@ def call(sticky: bool = True):
             try:
                 context = runtime()
                 if sticky and context.sticky_error:
+                    context.fault_reported = True
                     return context.sticky_error
                 result = function(context, *args)
                 if TRACE:
@@ -341,8 +342,7 @@ def _launch(context, host_function, grid, block, args, shared_mem, stream, coope
     except OutOfMemoryError:
         return context.fail(CODES["cudaErrorMemoryAllocation"])
     except LaunchError as error:
-        code = code_of(error)
-        context.sticky_error = context.last_error = code
+        code = context.launch_faulted(code_of(error))
         sys.stdout.flush()
         print(f"warpsim: {error_name(code)} ({error_string(code)}) in kernel {name}:\n{error}",
               file=sys.stderr)
@@ -706,9 +706,7 @@ def cudaGetSymbolSize(context, out, symbol):
 
 @call(sticky=False)
 def cudaGetLastError(context):
-    code = context.sticky_error or context.last_error
-    context.last_error = 0
-    return code
+    return context.clear_last_error()
 
 
 @call(sticky=False)

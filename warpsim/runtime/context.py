@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from ..frontends.fatbin import best_ptx, best_sass, fatbin_bytes_at, fatbin_from_wrapper, parse_fatbin
 from ..frontends.ptx_link import link_ptx
 from ..machine.device import Device
+from .errors import CODES
 from .heap import host_mapped_heap
 
 
@@ -80,6 +81,7 @@ def gpu_name() -> str:
     return current().gpu or os.environ.get("WARPSIM_GPU") or "h200"
 
 
+GPU_PAGE_BYTES = 2 << 20                          # the pages a GPU maps device memory in
 LIMIT_STACK_SIZE = 0                              # cudaLimitStackSize
 
 
@@ -91,6 +93,10 @@ class RuntimeContext:
         heap = host_mapped_heap(self.device.memory.limit)
         if heap is not None:
             self.device.memory, self.device.lock = heap, heap.lock
+        # A program's stray access faults only where a GPU's would: outside the pages mapped for its
+        # allocations (an H200 ran fault.cu's write 255,744 bytes past a 256-byte cudaMalloc without
+        # a fault: validation/programs/h200/native.json). `warpsim check` (memcheck) turns this off.
+        self.device.memory.mapped_page_bytes = GPU_PAGE_BYTES
         self.host_mapped = heap is not None
         self.modules: dict[int, FatbinModule] = {}
         self.kernels: dict[int, tuple] = {}           # host stub address -> (module, device name)
@@ -114,6 +120,8 @@ class RuntimeContext:
         self.wall_events = _event_time() == "wall"    # events read the wall clock, not the predicted GPU's
         self.last_error = 0
         self.sticky_error = 0
+        self.faults_as_memcheck = False               # memcheck watches: a fault is its launch failure (fault_code)
+        self.fault_reported = False                   # a call other than cudaGetLastError has returned it
         self.gpu_ms = 0.0
         self.timeline_on = False                      # record TimelineEntry items (warpsim profile)
         self.timeline: list[TimelineEntry] = []
@@ -188,6 +196,32 @@ class RuntimeContext:
         if LIMIT_STACK_SIZE in self.limits:
             return {"stack_size": self.limits[LIMIT_STACK_SIZE]}
         return {}
+
+    def watch_faults_as_memcheck(self) -> None:
+        """`warpsim check` with memcheck: every access outside an allocation is an error (no
+        tolerance of the GPU's mapped pages), and a fault is memcheck's launch failure."""
+        self.faults_as_memcheck = True
+        self.device.memory.mapped_page_bytes = None
+
+    def launch_faulted(self, code: int) -> int:
+        """A kernel faulted with `code`: what every later call returns. On a GPU the error is sticky
+        (the context is lost). Under memcheck (compute-sanitizer on an H200, fault.cu:
+        validation/programs/h200/native.json) the tool stops the kernel and the program sees
+        cudaErrorLaunchFailure, returned by every call until cudaGetLastError, once a call
+        has reported it, clears it. Returns the code."""
+        if self.faults_as_memcheck:
+            code = CODES["cudaErrorLaunchFailure"]
+            self.fault_reported = False
+        self.sticky_error = self.last_error = code
+        return code
+
+    def clear_last_error(self) -> int:
+        """cudaGetLastError: the error, cleared unless sticky (a memcheck launch failure once reported)."""
+        code = self.sticky_error or self.last_error
+        self.last_error = 0
+        if self.sticky_error and self.faults_as_memcheck and self.fault_reported:
+            self.sticky_error = 0
+        return code
 
     def fail(self, code: int) -> int:
         """Record a non-sticky error as the last error; returns it (what the call returns)."""

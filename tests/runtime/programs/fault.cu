@@ -1,16 +1,18 @@
-// An out-of-bounds write: the fault is sticky, as on a GPU.
+// An out-of-bounds write. Usage: fault [elements per thread past the end, default 1000]
+// 1000: inside the pages the GPU maps for x (an H200 does not fault; the program's check exits 1).
 #include <cuda_runtime.h>
 #include <cstdio>
-
-__global__ void write_past_end(int *x, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  x[i + n * 1000] = i;
+#include <cstdlib>
+__global__ void write_past_end(int *x, int n, long long past) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x; x[i + n * past] = i;
 }
 
-int main() {
+// Far past (e.g. 1 << 24: 4 GiB) nothing is mapped: a sticky cudaErrorIllegalAddress, as on a GPU.
+int main(int argc, char **argv) {
+  long long past = argc > 1 ? atoll(argv[1]) : 1000;
   int *x;
   cudaMalloc(&x, 64 * sizeof(int));
-  write_past_end<<<1, 64>>>(x, 64);
+  write_past_end<<<1, 64>>>(x, 64, past);
   cudaError_t launch = cudaGetLastError();
   cudaError_t sync = cudaDeviceSynchronize();
   void *more;
