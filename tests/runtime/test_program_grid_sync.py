@@ -2,7 +2,8 @@
 
 tests/runtime/programs/grid_sync.cu syncs the grid between writing and reading other blocks'
 results (cudaLaunchCooperativeKernel, and cudaLaunchKernelEx's cooperative attribute), asks for
-a grid too large to be co-resident, and syncs in a plain launch, which traps.
+a grid too large to be co-resident, and syncs in a plain launch, which runs where the grid fits on
+the GPU at once, as on the H200 (validation/programs/h200/native.json).
 """
 
 from pathlib import Path
@@ -37,8 +38,7 @@ def test_grid_sync_orders_blocks_and_refuses_too_large_grids(built, run, tmp_pat
     np.testing.assert_allclose(total, y.astype(np.float64).sum(), rtol=1e-5, atol=1e-4)
     assert lines[2] == "seen " + " ".join(["21"] * 6)          # flags 1..6 all set before the sync
     assert lines[3:5] == ["too large cudaErrorCooperativeLaunchTooLarge", "after cudaErrorCooperativeLaunchTooLarge"]
-    assert lines[5] == "plain launch cudaErrorLaunchFailure"
-    assert "needs a cooperative launch" in result.stderr
+    assert lines[5] == "plain launch cudaSuccess"
     assert f"at once on {gpu_preset('h200').sms} SMs" in result.stderr
 
 

@@ -20,6 +20,7 @@ import ctypes
 import functools
 import math
 import os
+import re
 import struct
 import sys
 import traceback
@@ -308,6 +309,17 @@ def _launch(context, host_function, grid, block, args, shared_mem, stream, coope
     if stream and stream not in context.streams and stream not in (1, 2):
         return context.fail(INVALID_HANDLE)
     module, name = context.kernels[host_function]
+    if not cooperative and _syncs_grid(module.ptx, name):
+        fits = _co_resident_limit(context, host_function, block, shared_mem)
+        blocks = grid[0] * grid[1] * grid[2]
+        if fits is not None and blocks > fits:
+            print(f"warpsim: kernel {name} syncs its grid (cooperative_groups grid.sync()) in a plain launch of "
+                  f"{blocks} blocks, more than the {fits} the {context.preset.full_name} holds at once: on the GPU "
+                  "the resident blocks would wait at the sync for blocks that cannot start (a deadlock: the "
+                  "program hangs); warpsim stops the launch: cudaErrorLaunchFailure", file=sys.stderr)
+            context.launch_faulted(CODES["cudaErrorLaunchFailure"])
+            return SUCCESS      # the launch is accepted; its failure is what later calls return
+        cooperative = True      # the driver hands every launch the grid workspace (an H200 ran it: native.json)
     try:
         loaded = context.loaded(module)
         layout = loaded.params(name)
@@ -350,6 +362,40 @@ def _launch(context, host_function, grid, block, args, shared_mem, stream, coope
         return SUCCESS              # the launch itself was accepted; the fault is sticky from here
     _advance_clock(context, recorder, name, grid, block, stream)
     return SUCCESS
+
+
+def _syncs_grid(ptx: str, name: str) -> bool:
+    """Whether kernel `name` reads the grid workspace (%envreg1/%envreg2: a cooperative_groups
+    grid sync), in its own body or in a function it calls."""
+    if "%envreg" not in ptx:
+        return False
+    entry = re.search(rf"\.entry\s+{re.escape(name)}\s*\(", ptx)
+    if entry is None:
+        return True
+    following = re.search(r"\n\s*(?:\.visible\s+|\.weak\s+)?\.(?:entry|func)\b", ptx[entry.end():])
+    body = ptx[entry.end():entry.end() + following.start()] if following else ptx[entry.end():]
+    if "%envreg" in body:
+        return True
+    for func in re.finditer(r"\.func\s+(?:\([^)]*\)\s*)?(\w+)", ptx):
+        start = func.end()
+        rest = re.search(r"\n\s*(?:\.visible\s+|\.weak\s+)?\.(?:entry|func)\b", ptx[start:])
+        text = ptx[start:start + rest.start()] if rest else ptx[start:]
+        if "%envreg" in text and re.search(rf"\b{re.escape(func.group(1))}\b", body):
+            return True
+    return False
+
+
+def _co_resident_limit(context, function, block, shared_mem):
+    """The blocks of this shape the GPU holds at once (occupancy x SMs), or None if unknown."""
+    from ..metrics.occupancy import co_resident_blocks
+    found = _kernel_resources(context, function)
+    threads = block[0] * block[1] * block[2]
+    if found is None or not threads or threads > context.preset.max_threads_per_block:
+        return None
+    _, _, registers, static_shared = found
+    major, minor = context.preset.compute_capability
+    return co_resident_blocks(threads, registers, static_shared + shared_mem, f"sm_{major}{minor}",
+                              context.preset.sms)
 
 
 @call()
