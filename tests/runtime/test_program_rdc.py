@@ -103,6 +103,6 @@ def test_kernels_launched_from_kernels_match_numpy(cli, tmp_path):
     total = np.float32(0)
     for value in expected:                  # the tail kernel's sequential float sum
         total = np.float32(total + value)
+    # cudaMalloc from a kernel allocates, as on the H200 (validation/programs/h200/native.json)
     assert result.stdout.splitlines() == ["parent cudaSuccess", f"tail {float(total):.9g}",
-                                          "allocates cudaErrorNotSupported", "sync cudaSuccess"]
-    assert "_Z9allocatesPPi" in result.stderr and "__cudaCDP2Malloc" in result.stderr
+                                          "allocates cudaSuccess", "sync cudaSuccess"]

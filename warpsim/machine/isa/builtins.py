@@ -1,10 +1,16 @@
-"""Functions the CUDA runtime provides to device code: printf, assert and device-side launches.
+"""Functions the CUDA runtime provides to device code: printf, assert, device-side launches, malloc.
 
 NVVM declares them `.extern .func` (vprintf, __assertfail, cudadevrt's
 __cudaCDP2GetParameterBufferV2 and __cudaCDP2LaunchDeviceV2) and passes
 arguments through .param variables; there is no PTX body to run, so warpsim
 implements them here, per calling thread, in thread order (device-side
 launches through machine/device_launch.py).
+
+Device-side allocation (malloc/free, and cudadevrt's cudaMalloc/cudaFree from a
+kernel: __cudaCDP2Malloc/__cudaCDP2Free) takes memory from the device's global
+memory like a host cudaMalloc, so host copies and other kernels can use the
+pointer as on a GPU (whose device heap is device memory too). The heap's size
+limit (cudaLimitMallocHeapSize) is not applied: only the device's memory is.
 """
 
 from __future__ import annotations
@@ -18,7 +24,10 @@ from ...errors import TrapError
 from .. import device_launch
 from ..memory import GLOBAL_BASE, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE
 
-BUILTINS = ("vprintf", "__assertfail") + device_launch.FUNCTIONS
+DEVICE_MALLOC = ("malloc", "__cudaCDP2Malloc")      # malloc(size) -> pointer; cudaMalloc(&p, size) -> error
+DEVICE_FREE = ("free", "__cudaCDP2Free")
+MEMORY_ALLOCATION = 2                                 # cudaErrorMemoryAllocation
+BUILTINS = ("vprintf", "__assertfail") + device_launch.FUNCTIONS + DEVICE_MALLOC + DEVICE_FREE
 # The rest of the CUDA device runtime (cudadevrt): the runtime API called from device code
 # (cudaMalloc, streams, events, ...). Not simulated.
 DEVICE_RUNTIME_PREFIXES = ("__cudaCDP", "cuda")
@@ -110,6 +119,37 @@ def format_printf(ctx, slot: int, fmt: str, args_address: int) -> tuple[str, int
     return "".join(out), count
 
 
+def _allocation_call(ctx, idx, name: str, arg, return_keys) -> None:
+    """malloc/free and device-side cudaMalloc/cudaFree for threads idx, in thread order."""
+    from ...errors import InvalidFree, OutOfMemoryError
+
+    def give(slot, value: int, nbytes: int) -> None:
+        if return_keys:
+            ctx.param_var(return_keys[0])[slot, :nbytes] = np.frombuffer(value.to_bytes(nbytes, "little"), np.uint8)
+
+    for slot in idx:
+        slot = int(slot)
+        if name in DEVICE_FREE:
+            pointer = arg(0, slot)
+            if pointer:
+                try:
+                    ctx.memory.free(pointer)
+                except InvalidFree:
+                    pass            # not a live allocation: a GPU's device-side free says nothing either
+            give(slot, 0, 4)
+            continue
+        size = arg(0 if name == "malloc" else 1, slot)
+        try:
+            pointer = ctx.memory.allocate(size) if size else 0
+        except OutOfMemoryError:
+            pointer = 0
+        if name == "malloc":
+            give(slot, pointer, 8)
+        else:
+            write_bytes(ctx, slot, arg(0, slot), pointer.to_bytes(8, "little"))
+            give(slot, 0 if pointer or not size else MEMORY_ALLOCATION, 4)
+
+
 def call_builtin(ctx, program, idx, name: str, arg_keys, return_keys, site):
     """Run a runtime function for threads idx, in thread order."""
     def arg(k, slot, size=8):
@@ -160,6 +200,9 @@ def call_builtin(ctx, program, idx, name: str, arg_keys, return_keys, site):
                 write_bytes(ctx, int(slot), arg(0, slot), int(value).to_bytes(nbytes, "little"))
             if return_keys:
                 ctx.param_var(return_keys[0])[slot, :4] = 0
+        return
+    if name in DEVICE_MALLOC or name in DEVICE_FREE:
+        _allocation_call(ctx, idx, name, arg, return_keys)
         return
     if name in device_launch.GET_LAST_ERROR:
         for slot in idx:
