@@ -309,7 +309,7 @@ def _launch(context, host_function, grid, block, args, shared_mem, stream, coope
     if stream and stream not in context.streams and stream not in (1, 2):
         return context.fail(INVALID_HANDLE)
     module, name = context.kernels[host_function]
-    if not cooperative and _syncs_grid(module.ptx, name):
+    if not cooperative and _reads_grid_workspace(context, module, name):
         fits = _co_resident_limit(context, host_function, block, shared_mem)
         blocks = grid[0] * grid[1] * grid[2]
         if fits is not None and blocks > fits:
@@ -362,6 +362,16 @@ def _launch(context, host_function, grid, block, args, shared_mem, stream, coope
         return SUCCESS              # the launch itself was accepted; the fault is sticky from here
     _advance_clock(context, recorder, name, grid, block, stream)
     return SUCCESS
+
+
+def _reads_grid_workspace(context, module, name: str) -> bool:
+    """Whether a kernel syncs its grid: its PTX (_syncs_grid) or, SASS only, its SASS reads the workspace."""
+    if module.ptx:
+        return _syncs_grid(module.ptx, name)
+    try:
+        return context.loaded(module).reads_grid_workspace(name)
+    except WarpsimError:
+        return False                # the launch says what is wrong with the module
 
 
 def _syncs_grid(ptx: str, name: str) -> bool:
@@ -1192,10 +1202,6 @@ def _launch_cooperative(context, function, grid, block, args, shared_mem, stream
     if found is None:
         return context.fail(CODES["cudaErrorInvalidDeviceFunction"])
     _, name, registers, static_shared = found
-    if not context.kernels[function][0].ptx:
-        return _refuse(context, "cudaLaunchCooperativeKernel", f"a cooperative launch of {name}, whose "
-                       "code has only SASS, is not simulated (build with `warpsim nvcc` to keep PTX)",
-                       NOT_SUPPORTED)
     major, minor = context.preset.compute_capability
     threads = block[0] * block[1] * block[2]
     if threads and threads <= context.preset.max_threads_per_block:

@@ -31,7 +31,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import BudgetExceeded, DeadlockError, InvalidValue, MemoryFault, WarpsimError
+from ..errors import BudgetExceeded, DeadlockError, InvalidValue, MemoryFault, TrapError, WarpsimError
+from ..machine import cooperative as cooperative_launch
 from ..machine.device import MAX_SHARED_PER_BLOCK, LaunchResult, launch_dimensions
 from ..sessions import report_unwatched_fault
 from ..settings import current as current_settings
@@ -125,6 +126,14 @@ class SassOnlyModule:
         except KeyError:
             raise KeyError(f"module '{self.name}' has no __device__/__constant__ variable '{name}'") from None
 
+    def reads_grid_workspace(self, kernel: str) -> bool:
+        """Whether the kernel, or a device function ptxas kept apart, reads the words a grid sync
+        finds the grid workspace in (%envreg1/2: c[0x0][0x44] and c[0x0][0x48])."""
+        from .executor.launch import ENVREG1, ENVREG2
+        words = (f"c[0x0][0x{ENVREG1:x}]", f"c[0x0][0x{ENVREG2:x}]")
+        functions = [f for f in self.sass_module.functions.values() if f.name == kernel or not f.entry]
+        return any(word in ins.text for f in functions for ins in f.instructions for word in words)
+
     def executor_program(self, kernel: str):
         """(SassProgram, KernelImage) of the kernel; SassOnlyError naming the opcodes it lacks."""
         from .executor import SassUnsupported, load_program
@@ -184,7 +193,7 @@ class SassOnlyModule:
     def launch(self, kernel: str, grid, block, params: bytes, shared_mem: int = 0,
                observers=(), cta_range: tuple | None = None, **overrides) -> LaunchResult:
         """Run the whole grid on the SASS executor, on the device's heap (the launch's results)."""
-        from .executor import SassDeadlock, SassExecutionError, SassFault, run_launch
+        from .executor import SassDeadlock, SassExecutionError, SassFault, SassTrap, run_launch
         program, image = self.executor_program(kernel)
         if cta_range is not None:
             raise SassOnlyError(f"kernel '{kernel}' has only SASS: a launch in CTA shards needs its PTX")
@@ -207,17 +216,23 @@ class SassOnlyModule:
         settings = current_settings()
         result = LaunchResult(kernel, grid, block, dynamic)
         start = time.perf_counter()
+        workspace = cooperative_launch.workspace(self.device) if overrides.get("cooperative") else 0
         with self.device.lock:
             try:
                 stats = run_launch(program, image, memory=self.device.memory, grid=grid, block=block,
                                    params=params, shared_bytes=image.static_shared + dynamic,
                                    constants=self._constant_bytes(), addresses=self._slot_addresses(image),
                                    observers=tuple(observers), batch_threads=settings.batch_threads,
-                                   max_rounds=overrides.get("max_rounds", settings.max_rounds))
+                                   max_rounds=overrides.get("max_rounds", settings.max_rounds),
+                                   grid_workspace=workspace)
             except SassFault as exc:
                 raise _told(MemoryFault(f"{exc} (SASS-only kernel, run on the SASS executor)", kernel=kernel,
                                         block=exc.block, thread=exc.thread, instruction=exc.instruction,
                                         source_line=exc.source_line)) from None
+            except SassTrap as exc:
+                raise _told(TrapError(f"{exc} (SASS-only kernel, run on the SASS executor)", kernel=kernel,
+                                      block=exc.block, thread=exc.thread, instruction=exc.instruction,
+                                      source_line=exc.source_line)) from None
             except SassDeadlock as exc:
                 raise _told(DeadlockError(str(exc), kernel=kernel)) from None
             except SassExecutionError as exc:

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from . import async_copy, atomics, cluster, compare, control, conversion, floating, integer, memory, moves, tensor, warp  # noqa: F401,E501  (fill the table)
 from . import pipe_only  # noqa: F401  (the pipes of opcodes without semantics yet)
-from .errors import SassDeadlock, SassExecutionError, SassFault, SassUnsupported
+from .errors import SassDeadlock, SassExecutionError, SassFault, SassTrap, SassUnsupported
 from .launch import load_program, run_launch
 from .table import OPCODES, PIPES, coverage_rows, coverage_table, pipe_by_opcode
 
-__all__ = ["load_program", "run_launch", "SassUnsupported", "SassExecutionError", "SassFault", "SassDeadlock",
+__all__ = ["load_program", "run_launch", "SassUnsupported", "SassExecutionError", "SassFault", "SassTrap", "SassDeadlock",
            "OPCODES", "PIPES", "coverage_rows", "coverage_table", "pipe_by_opcode"]

@@ -116,6 +116,27 @@ def exit_(ins):
     return Step(ins, lambda st, g: None, target=lambda st, g: np.full(g.n, EXIT, dtype=np.int64))
 
 
+def _trap(ins):
+    from .errors import SassTrap, where
+
+    def run(st, g):
+        slot = int(g.idx[0])
+        cta = tuple(int(v) for v in st.ctaid[:, slot])
+        thread = tuple(int(v) for v in st.tid[:, slot])
+        source = f"{ins.source[0].rsplit('/', 1)[-1]}:{ins.source[1]}" if ins.source is not None else ""
+        raise SassTrap(f"trap by block {cta} thread {thread} ({g.n} lane(s)): {where(ins)}", block=cta,
+                       thread=thread, instruction=ins.text, source_line=source)
+    return Step(ins, run)
+
+
+@semantics("BPT", family="control", pipe="branch", mods=("TRAP",),
+           doc=".TRAP: the lanes trap (PTX trap): the launch fails, as on a GPU")
+def bpt(ins):
+    if set(ins.mods) != {"TRAP"}:
+        raise Unsupported("BPT without .TRAP (a debugger breakpoint)")
+    return _trap(ins)
+
+
 @semantics("KILL", family="control", pipe="branch", mods=(), doc="the lanes end (as EXIT)")
 def kill(ins):
     return exit_(ins)

@@ -39,6 +39,16 @@ class SassFault(SassExecutionError):
         super().__init__(message)
 
 
+class SassTrap(SassExecutionError):
+    """A lane ran BPT.TRAP (PTX trap, or a check CUDA's headers compile to one): the launch fails.
+
+    `block`, `thread`, `instruction` and `source_line` say where, as a LaunchError does."""
+
+    def __init__(self, message: str, block=None, thread=None, instruction: str = "", source_line: str = ""):
+        self.block, self.thread, self.instruction, self.source_line = block, thread, instruction, source_line
+        super().__init__(message)
+
+
 class SassDeadlock(SassExecutionError):
     """No lane can issue: every live lane waits at a convergence or CTA barrier."""
 

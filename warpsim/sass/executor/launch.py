@@ -29,6 +29,7 @@ from .program import SassProgram
 from .state import SassState
 
 NTID, NCTAID, STACK_TOP = 0x0, 0xC, 0x28
+ENVREG1, ENVREG2 = 0x44, 0x48      # %envreg1/%envreg2: the grid workspace's high and low halves (ptxas, sm_90)
 PARAM_WINDOW = 0x198
 USER_CONSTANT_BANK = 3
 MIN_LOCAL = 16
@@ -64,9 +65,10 @@ def cubin_params(image, ptx_params: bytes) -> bytes:
 
 
 def constant_banks(image, grid, block, params: bytes, local_size: int, constants: dict,
-                   addresses: dict | None = None, cluster_dims=(1, 1, 1)) -> dict:
+                   addresses: dict | None = None, cluster_dims=(1, 1, 1), grid_workspace: int = 0) -> dict:
     """Every constant bank the kernel reads; `addresses` (global variable -> device address, as the
-    PTX run placed them) fills the slots the driver relocates."""
+    PTX run placed them) fills the slots the driver relocates; `grid_workspace` (a cooperative
+    launch's, machine.cooperative) the words a grid sync reads its address from."""
     base = image.param_base
     size = max(len(image.bank0), base + len(params), base + image.param_bytes)
     bank0 = np.zeros((size + 15) // 16 * 16 + 16, dtype=np.uint8)
@@ -74,6 +76,8 @@ def constant_banks(image, grid, block, params: bytes, local_size: int, constants
     _put(bank0, NTID, block)
     _put(bank0, NCTAID, grid)
     _put(bank0, STACK_TOP, [local_size])
+    if grid_workspace:
+        _put(bank0, ENVREG1, [grid_workspace >> 32, grid_workspace & 0xFFFFFFFF])
     if base == PARAM_BASE:
         _put(bank0, PARAM_WINDOW, [(-first_param_offset(image)) % (1 << 64)], np.uint64)
         put_cluster_words(bank0, grid, cluster_dims)
@@ -102,20 +106,25 @@ def constant_banks(image, grid, block, params: bytes, local_size: int, constants
 
 def run_launch(program, image, *, memory, grid, block, params: bytes, shared_bytes: int = 0,
                constants: dict | None = None, addresses: dict | None = None, observers=(), batch_threads: int = 1 << 17,
-               max_rounds: int = 1_000_000, cluster_dims=(1, 1, 1)) -> dict:
+               max_rounds: int = 1_000_000, cluster_dims=(1, 1, 1), grid_workspace: int = 0) -> dict:
     """Run the whole grid on `memory` (a GlobalMemory, changed in place); returns run statistics.
 
     cluster_dims: the launch's cluster shape; every batch holds whole clusters, so a CTA's cluster
-    barrier and its neighbours' shared memory are in its batch."""
+    barrier and its neighbours' shared memory are in its batch. grid_workspace: a cooperative
+    launch's workspace address; the whole grid is then one batch, so CTAs spinning at a grid
+    sync and those they wait for are scheduled in the same rounds."""
     grid = tuple(grid) + (1,) * (3 - len(grid))
     block = tuple(block) + (1,) * (3 - len(block))
     local_size = max(MIN_LOCAL, (image.stack_bytes + 15) // 16 * 16)
     cluster_dims = tuple(int(d) for d in cluster_dims)
-    banks = constant_banks(image, grid, block, params, local_size, constants or {}, addresses, cluster_dims)
+    banks = constant_banks(image, grid, block, params, local_size, constants or {}, addresses, cluster_dims,
+                           grid_workspace)
     shared_size = (max(image.static_shared, shared_bytes) + 16 + 15) // 16 * 16
     threads = block[0] * block[1] * block[2]
     per_batch = batch_size(max(1, batch_threads // (((threads + 31) // 32) * 32)), grid, cluster_dims)
     n_ctas = grid[0] * grid[1] * grid[2]
+    if grid_workspace:
+        per_batch = n_ctas
     block_observers = observers_of(observers, "sass_block_issued")
     memory_observers = observers_of(observers, "sass_memory_access")
     batch_observers = observers_of(observers, "sass_batch_started")
