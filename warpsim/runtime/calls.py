@@ -345,9 +345,17 @@ def _launch(context, host_function, grid, block, args, shared_mem, stream, coope
     for index, (_, offset, nbytes, _, _) in enumerate(layout):
         pointer = ctypes.c_uint64.from_address(args + 8 * index).value
         params[offset:offset + nbytes] = ctypes.string_at(pointer, nbytes)
+    if _captured(context, stream, functools.partial(_run_kernel, context, loaded, name, grid, block, bytes(params),
+                                                    shared_mem, stream, cooperative, cluster_dims)):
+        return SUCCESS
+    return _run_kernel(context, loaded, name, grid, block, bytes(params), shared_mem, stream, cooperative, cluster_dims)
+
+
+def _run_kernel(context, loaded, name, grid, block, params: bytes, shared_mem, stream, cooperative, cluster_dims) -> int:
+    """Run a launch whose parameter bytes are read (now, or when a captured graph replays it)."""
     recorder = _timing_recorder(context, loaded, name, grid, block, shared_mem)
     try:
-        loaded.launch(name, grid, block, bytes(params), shared_mem=shared_mem,
+        loaded.launch(name, grid, block, params, shared_mem=shared_mem,
                       observers=(recorder,) if recorder else (), **_launch_options(context, cluster_dims), cooperative=cooperative)
     except LaunchRefused as error:
         return context.fail(code_of(error))
@@ -362,6 +370,26 @@ def _launch(context, host_function, grid, block, args, shared_mem, stream, coope
         return SUCCESS              # the launch itself was accepted; the fault is sticky from here
     _advance_clock(context, recorder, name, grid, block, stream)
     return SUCCESS
+
+
+def _captured(context, stream: int, work) -> bool:
+    """If `stream` is capturing into a graph (cudaStreamBeginCapture), add `work` (a callable
+    returning a cudaError_t, run when the graph is launched) as its next node: True."""
+    graph = context.captures.get(stream)
+    if graph is None:
+        return False
+    graph.nodes.append(work)
+    return True
+
+
+def _refused_while_capturing(context, stream: int) -> int:
+    """cudaErrorStreamCaptureUnsupported for a call a capturing stream cannot take (one that waits
+    for the stream's work): the capture is invalidated, as in CUDA. 0 if the stream is not capturing."""
+    graph = context.captures.get(stream)
+    if graph is None:
+        return 0
+    graph.invalidated = True
+    return context.fail(CODES["cudaErrorStreamCaptureUnsupported"])
 
 
 def _reads_grid_workspace(context, module, name: str) -> bool:
@@ -665,6 +693,8 @@ def cudaMemcpyAsync(context, dst, src, count, kind, stream):
         return context.fail(INVALID_HANDLE)
     if kind not in MEMCPY_KINDS:
         return context.fail(CODES["cudaErrorInvalidMemcpyDirection"])
+    if _captured(context, stream, functools.partial(_copy, context, dst, src, count, stream)):
+        return SUCCESS
     return _copy(context, dst, src, count, stream)
 
 
@@ -693,6 +723,8 @@ def _time_memset(context, count: int) -> None:
 def cudaMemsetAsync(context, address, value, count, stream):
     if not _known_stream(context, stream):
         return context.fail(INVALID_HANDLE)
+    if _captured(context, stream, functools.partial(cudaMemset.__wrapped__, context, address, value, count)):
+        return SUCCESS
     return cudaMemset.__wrapped__(context, address, value, count)
 
 
@@ -911,12 +943,16 @@ def _known_stream(context, stream) -> bool:
 
 @call()
 def cudaStreamSynchronize(context, stream):
-    return SUCCESS if _known_stream(context, stream) else context.fail(INVALID_HANDLE)
+    if not _known_stream(context, stream):
+        return context.fail(INVALID_HANDLE)
+    return _refused_while_capturing(context, stream)
 
 
 @call()
 def cudaStreamQuery(context, stream):
-    return SUCCESS if _known_stream(context, stream) else context.fail(INVALID_HANDLE)
+    if not _known_stream(context, stream):
+        return context.fail(INVALID_HANDLE)
+    return _refused_while_capturing(context, stream)
 
 
 @call()
@@ -1155,6 +1191,8 @@ def cudaLaunchHostFunc(context, stream, function, user_data):
         return context.fail(INVALID_HANDLE)
     if not function:
         return context.fail(INVALID_VALUE)
+    if _captured(context, stream, lambda: HOST_FUNCTION(function)(user_data) or SUCCESS):
+        return SUCCESS
     HOST_FUNCTION(function)(user_data)       # the stream's earlier work is done: it runs now
     return SUCCESS
 

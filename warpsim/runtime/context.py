@@ -103,6 +103,7 @@ class RuntimeContext:
         self.symbols: dict[int, Symbol] = {}          # host variable address -> Symbol
         self.configurations: list = []               # <<<grid, block, shared, stream>>> pushed
         self.streams: set[int] = set()
+        self.captures: dict = {}                      # capturing stream -> graphs.Graph (cudaStreamBeginCapture)
         self.events: dict[int, Event] = {}
         self.host_allocations: dict[int, object] = {}
         self.memory_kinds: dict[int, int] = {}        # heap address -> cudaMemoryType (managed, pinned)

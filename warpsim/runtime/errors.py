@@ -29,6 +29,7 @@ ERRORS = {
     200: ("cudaErrorInvalidKernelImage", "device kernel image is invalid"),
     209: ("cudaErrorNoKernelImageForDevice", "no kernel image is available for execution on the device"),
     400: ("cudaErrorInvalidResourceHandle", "invalid resource handle"),
+    401: ("cudaErrorIllegalState", "the operation cannot be performed in the present state"),
     500: ("cudaErrorSymbolNotFound", "named symbol not found"),
     600: ("cudaErrorNotReady", "device not ready"),
     712: ("cudaErrorHostMemoryAlreadyRegistered", "part or all of the requested memory range is already mapped"),
@@ -42,6 +43,8 @@ ERRORS = {
     720: ("cudaErrorCooperativeLaunchTooLarge", "too many blocks in cooperative launch"),
     800: ("cudaErrorNotPermitted", "operation not permitted"),
     801: ("cudaErrorNotSupported", "operation not supported"),
+    900: ("cudaErrorStreamCaptureUnsupported", "operation not permitted when stream is capturing"),
+    901: ("cudaErrorStreamCaptureInvalidated", "operation failed due to a previous error during capture"),
     912: ("cudaErrorInvalidClusterSize", "a kernel launch error has occurred due to cluster misconfiguration"),
     999: ("cudaErrorUnknown", "unknown error"),
 }

@@ -185,6 +185,10 @@ cudaError_t cudaGraphGetNodes(void * graph, void * nodes, size_t * numNodes)
 cudaError_t cudaGraphInstantiate(void * pGraphExec, void * graph, unsigned long long flags)
 cudaError_t cudaGraphLaunch(void * graphExec, cudaStream_t stream)
 cudaError_t cudaGraphExecDestroy(void * graphExec)
+cudaError_t cudaGraphInstantiateWithFlags(void * pGraphExec, void * graph, unsigned long long flags)
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, int mode)
+cudaError_t cudaStreamEndCapture(cudaStream_t stream, void * pGraph)
+cudaError_t cudaStreamIsCapturing(cudaStream_t stream, int * pCaptureStatus)
 """.strip().splitlines())
 
 BY_NAME = {f.name: f for f in FUNCTIONS}
