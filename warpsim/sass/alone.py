@@ -192,7 +192,7 @@ class FailedLaunch:
 def launch_error(exc, kernel: str, fault_type, deadlock_type) -> WarpsimError:
     """The error a SASS run that stopped partway gives the launch (its memory is partly written)."""
     if isinstance(exc, fault_type):
-        return MemoryFault(f"{exc} (found by the SASS run, which took the launch in place of the PTX run)", kernel=kernel,
+        return MemoryFault(f"{exc} (found by the SASS executor, which ran the launch in place of the PTX machine)", kernel=kernel,
                            block=exc.block, thread=exc.thread, instruction=exc.instruction,
                            source_line=exc.source_line)
     if isinstance(exc, deadlock_type):
