@@ -1379,9 +1379,16 @@ def _destroy_object(context, handle, what: str) -> int:
     return SUCCESS
 
 
+RESOURCE_VIEW_WIDTH = 8
+
+
 @call()
 def cudaCreateTextureObject(context, out, res, tex, view):
     if view:
+        # cudaResourceViewDesc { cudaResourceViewFormat format; size_t width, ... }: width at 8 (x86-64)
+        if not _read(view + RESOURCE_VIEW_WIDTH, "Q")[0]:
+            return _refuse(context, "cudaCreateTextureObject", "the resource view has width 0",
+                           INVALID_VALUE)       # as an H200 answers a zeroed view (native.json, texture.cu)
         return _refuse(context, "cudaCreateTextureObject", "resource views are not simulated", NOT_SUPPORTED)
     return _create_object(context, "cudaCreateTextureObject", out, res, tex, surface=False)
 
