@@ -43,6 +43,7 @@ def _sm_share(preset, gbps: float, active_sms: int) -> float:
 # (validation/timing/h200/microbench5.json, rows 256 B apart, 16 to 128 bytes of each): the copy
 # goes to shared memory without the register write-back
 ASYNC_COPY_L2_RATE = 1.125
+ASYNC_COPIES = ("LDGSTS", "UBLKCP", "UTMALDG")   # global-to-shared copies a warp starts and does not wait on
 LOAD_LINE_BYTES = 64.0     # the least L2 throughput a load's access to one line costs
 
 
@@ -105,7 +106,7 @@ class KernelCosts:
         gaps = walk.gap()[total_exec > 0]
         self.longest_wait = float(gaps.max()) if len(gaps) else 0.0
         # ---- per-execution averages of memory work, per instruction
-        per_exec = {"wavefronts": np.zeros(n), "tags": np.zeros(n), "l2": np.zeros(n), "dram": np.zeros(n)}
+        per_exec = {k: np.zeros(n) for k in ("wavefronts", "tags", "l2", "dram", "l2_async", "dram_async")}
         all_sectors = sum(m.sectors for m in ex.memory.values() if m.space == "global") * scale
         dram_per_sector = self.dram_bytes / (all_sectors * 32) if all_sectors > 0 else 0.0
         for i, m in ex.memory.items():
@@ -116,10 +117,11 @@ class KernelCosts:
                 per_exec["wavefronts"][i] = m.wavefronts / e
             else:
                 per_exec["tags"][i] = max(m.requests, m.lines / preset.l1_lines_per_clk) / e
+                copy = fn.instructions[i].opcode in ASYNC_COPIES
                 rate = ASYNC_COPY_L2_RATE if fn.instructions[i].opcode == "LDGSTS" else 1.0
-                per_exec["l2"][i] = l2_site_bytes(m) / rate / e
-                per_exec["dram"][i] = (m.sectors * 32 * dram_per_sector +
-                                       m.partial_lines * preset.partial_line_hbm_bytes) / e
+                per_exec["l2_async" if copy else "l2"][i] = l2_site_bytes(m) / rate / e
+                per_exec["dram_async" if copy else "dram"][i] = (m.sectors * 32 * dram_per_sector +
+                                                               m.partial_lines * preset.partial_line_hbm_bytes) / e
         hold = pipe_cycles(preset)
         pipe_hold = {p: np.array([hold[p] if q == p else 0.0 for q in self.pipes]) for p in QUEUE_PIPES}
         pipe_hold["tensor"] = np.array([tensor_cycles(ins.opcode, ins.mods, preset) if q == "tensor" else 0.0
@@ -140,6 +142,8 @@ class KernelCosts:
             d["lsu"] = c @ per_exec["tags"]
             d["l2"] = c @ per_exec["l2"] / l2_bw
             d["dram"] = c @ per_exec["dram"] / dram_bw
+            d["l2_async"] = c @ per_exec["l2_async"] / l2_bw
+            d["dram_async"] = c @ per_exec["dram_async"] / dram_bw
             for r in DELAYS_OF_WALK:
                 d["delay:" + r] = c @ walk.cost[r]
             # the issue slot and the pipes work at once: the sub-partition is held by the larger demand,
@@ -170,6 +174,7 @@ class KernelCosts:
 
 SERVERS_SMSP = ("issue",) + QUEUE_PIPES
 SM_STATIONS = ("mio", "lsu", "l2", "dram")
+ASYNC_UNITS = ("l2", "dram")       # the stations async copies use without their warp
 # a warp's delay stations: the walk's waits and the refetch after taken branches (no queueing there)
 DELAYS = tuple(r.name for r in STALL_REASONS
                if r.name != "selected" and (WALK in r.produced_by or TAKEN_BRANCHES in r.produced_by))
@@ -196,6 +201,10 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
     if costs.warps_per_cta > 1 and (mean["bars"] > 0 or costs.waves > 1):
         cycle, residence = _with_barrier_skew(stations, warps, costs.warps_per_cta, cycle, residence,
                                               stalled=mean["bars"] > 0)
+    # an async copy's bytes hold the SM's share of L2 and HBM without holding its warp (the warp
+    # waits only where it asks for them): the wave lasts at least as long as the unit serves them all
+    for unit in ASYNC_UNITS:
+        cycle = max(cycle, float(stacked[unit].sum() + stacked[unit + "_async"].sum()))
     # the longest warp cannot finish before it would alone
     longest = int(np.argmax(sum(stacked[s.name] for s in stations if s.name in stacked)))
     alone = [Station(s.name, float(stacked[s.name][longest]), s.servers) for s in stations]
@@ -492,7 +501,7 @@ def _bottleneck(bounds, groups, cycles) -> str:
     for name in SERVERS_SMSP:
         util[name] = g["mean"][name] * g["warps"] / m / g["cycles"]
     for name in SM_STATIONS:
-        util[name] = g["mean"][name] * g["warps"] / g["cycles"]
+        util[name] = (g["mean"][name] + g["mean"].get(name + "_async", 0.0)) * g["warps"] / g["cycles"]
     best = max(util, key=util.get)
     if util[best] < 0.6:
         return "latency"
