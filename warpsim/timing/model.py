@@ -86,8 +86,7 @@ class KernelCosts:
         total_fp = dram_read + written
         dram_write = written * max(0.0, 1.0 - preset.l2_bytes / total_fp) if total_fp > 0 else 0.0
         # lines with partly written sectors: the L2 reads each such sector from HBM to merge the write
-        partial_lines = {i: m.partial_lines for i, m in ex.memory.items() if m.partial_lines}
-        dram_read += sum(partial_lines.values()) * scale * 32
+        dram_read += sum(m.partial_lines for m in ex.memory.values()) * scale * 32
         self.dram_bytes = dram_read + dram_write
         self.l2_bytes = sum(l2_site_bytes(m) for m in ex.memory.values() if m.space == "global") * scale
         self.dram_read_fraction = min(1.0, dram_read / l2_read_bytes) if l2_read_bytes > 0 else 0.0
