@@ -204,11 +204,11 @@ expect check_clean '^========= COMPUTE-SANITIZER' '^========= ERROR SUMMARY: 0 e
 step check_overrun 1 warpsim check python overrun.py
 expect check_overrun '^========= Invalid __global__ write of size 4 bytes$' \
     'by thread \(127,0,0\) in block \(7,0,0\)' '0 bytes past the end of the 4096-byte allocation'
-expect check_overrun '^========= Target application returned an error$' '^========= ERROR SUMMARY: 2 errors$'
+expect check_overrun '^========= Target application returned an error$' '^========= ERROR SUMMARY: 1 error$'
 
 step check_crash 1 warpsim check python crash.py
 expect check_crash '^========= Target application returned an error$' \
-    'exit status 1: RuntimeError: the program failed after its launches' '^========= ERROR SUMMARY: 1 error$'
+    'exit status 1: RuntimeError: the program failed after its launches' '^========= ERROR SUMMARY: 0 errors$'
 
 step sass 0 warpsim sass saxpy.cu
 expect sass '^// kernel saxpy: [0-9]+ instructions' 'FFMA' 'saxpy\.cu:3 +if \(i < n\)'
