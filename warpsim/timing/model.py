@@ -44,18 +44,18 @@ def _sm_share(preset, gbps: float, active_sms: int) -> float:
 # goes to shared memory without the register write-back
 ASYNC_COPY_L2_RATE = 1.125
 ASYNC_COPIES = ("LDGSTS", "UBLKCP", "UTMALDG")   # global-to-shared copies a warp starts and does not wait on
-LOAD_LINE_BYTES = 64.0     # the least L2 throughput a load's access to one line costs
+COPY_LINE_BYTES = 64.0     # the least L2 throughput an async copy's access to one line costs
 
 
-def l2_site_bytes(m) -> float:
-    """Bytes of L2 throughput a global memory instruction's requests use: every line a store touches
-    costs a whole 128-byte line (scattered 4-byte stores run at the line rate, L2 bandwidth / 128 B);
-    a load pays for its sectors that missed L1, and at least LOAD_LINE_BYTES per line (the tutorial
-    matmul's half-line tile rows: ncu's L2 read sectors at 6.6 TB/s, where a whole line per access
-    would need 17 TB/s)."""
+def l2_site_bytes(m, line_bytes: float = 128.0) -> float:
+    """Bytes of L2 throughput a global memory instruction's requests use: every line a request
+    touches costs a whole 128-byte line of the L2's tag bandwidth (scattered 4-byte stores and loads
+    run at the line rate, L2 bandwidth / 128 B), loads only for what missed L1. An async copy's line
+    costs COPY_LINE_BYTES (`line_bytes`): the tutorial matmul's half-line tile rows, copied by
+    LDGSTS, ran on the H200 at 8.6 TB/s of sectors, where a whole line per access would need 17."""
     if m.kind == "load" and m.space == "global":
         hit = m.cta_unique_sectors / m.sectors if m.sectors else 1.0
-        return max(m.cta_unique_sectors * 32.0, m.lines * hit * LOAD_LINE_BYTES)
+        return max(m.cta_unique_sectors * 32.0, m.lines * hit * line_bytes)
     return max(m.sectors * 32.0, m.lines * 128.0)
 
 
@@ -118,7 +118,8 @@ class KernelCosts:
                 per_exec["tags"][i] = max(m.requests, m.lines / preset.l1_lines_per_clk) / e
                 copy = fn.instructions[i].opcode in ASYNC_COPIES
                 rate = ASYNC_COPY_L2_RATE if fn.instructions[i].opcode == "LDGSTS" else 1.0
-                per_exec["l2_async" if copy else "l2"][i] = l2_site_bytes(m) / rate / e
+                line = COPY_LINE_BYTES if copy else 128.0
+                per_exec["l2_async" if copy else "l2"][i] = l2_site_bytes(m, line) / rate / e
                 per_exec["dram_async" if copy else "dram"][i] = (m.sectors * 32 * dram_per_sector +
                                                                m.partial_lines * preset.partial_line_hbm_bytes) / e
         hold = pipe_cycles(preset)
