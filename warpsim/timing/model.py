@@ -198,9 +198,10 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
     cycle, residence, _ = mva(stations, warps)
     # a CTA's slot frees when its last warp is done, so with CTAs waiting for the slot its end is a
     # barrier too (the queueing its warps saw sets the spread of their ends)
+    exited = 0.0          # of a warp's cycle, the time it has exited while its CTA's slot waits
     if costs.warps_per_cta > 1 and (mean["bars"] > 0 or costs.waves > 1):
-        cycle, residence = _with_barrier_skew(stations, warps, costs.warps_per_cta, cycle, residence,
-                                              stalled=mean["bars"] > 0)
+        cycle, residence, exited = _with_barrier_skew(stations, warps, costs.warps_per_cta, cycle, residence,
+                                                      stalled=mean["bars"] > 0)
     # an async copy's bytes hold the SM's share of L2 and HBM without holding its warp (the warp
     # waits only where it asks for them): the wave lasts at least as long as the unit serves them all
     for unit in ASYNC_UNITS:
@@ -224,7 +225,7 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
     tail = _competition(stations, residence) * costs.drain_span * cycle * min(1.0, saturating / warps) / 2
     return {"cycles": max(cycle, alone_cycle), "warps": warps, "residence": residence, "mean": mean,
             "issued": float(stacked["issue"].sum()), "fill": costs.longest_wait * utilisation,
-            "utilisation": utilisation, "lifetime": lifetime, "tail": tail,
+            "utilisation": utilisation, "lifetime": lifetime, "tail": tail, "exited": exited,
             "competition": _competition(stations, residence)}
 
 
@@ -268,11 +269,14 @@ def _with_barrier_skew(stations: list, warps: int, warps_per_cta: int, cycle: fl
             break
         skew = new
         cycle, residence, _ = mva(stations + [Station("delay:barrier_skew", skew, 0)], warps)
+    exited = 0.0
     if "delay:barrier_skew" in residence:     # at a CTA's end the early warps have exited: no stall
         skewed = residence.pop("delay:barrier_skew")
         if stalled:
             residence["delay:barrier"] = residence.get("delay:barrier", 0.0) + skewed
-    return cycle, residence
+        else:
+            exited = skewed
+    return cycle, residence, exited
 
 
 def _stalls(groups: list, preset) -> dict:
@@ -418,8 +422,9 @@ def _achieved_occupancy(groups, preset, costs, bounds, cycles) -> float:
 
     Each wave holds its warps, but the warps of a busy wave do not finish together: the scheduler
     favours some, which finish early and leave, over the last `wave_drain_span` of the kernel's last
-    wave (in the measure the wave's busiest unit is busy). Where CTA dispatch sets the time, the SM
-    holds, by Little's law, a CTA's lifetime over the dispatch interval of CTAs."""
+    wave (in the measure the wave's busiest unit is busy), and the warps of a CTA whose slot waits
+    for its last warp have exited meanwhile. Where CTA dispatch sets the time, the SM holds, by
+    Little's law, a CTA's lifetime over the dispatch interval of CTAs."""
     busy = sum(g["cycles"] * g["repeat"] for g in groups)
     if busy <= 0:
         return 0.0
@@ -428,7 +433,8 @@ def _achieved_occupancy(groups, preset, costs, bounds, cycles) -> float:
         if not g["warps"]:
             continue
         drain = g.get("competition", 0.0) * preset.wave_drain_span / 2 if k == len(groups) - 1 else 0.0
-        warps_time += g["warps"] * g["cycles"] * (g["repeat"] - drain)
+        active = 1.0 - min(1.0, g.get("exited", 0.0) / g["cycles"]) if g["cycles"] > 0 else 1.0
+        warps_time += g["warps"] * g["cycles"] * (g["repeat"] - drain) * active
     achieved = 100.0 * warps_time / busy / preset.max_warps_per_sm
     if bounds["cta_launch"] == cycles and cycles > bounds["execution"]:
         interval = preset.cta_launch_ns_per_sm * 1e-9 * preset.clock_hz
