@@ -79,29 +79,35 @@ def _tolerate_mapped(ctx, site, idx, ok, addrs, size, write):
     return ok | tolerated
 
 
+def describe_global_address(memory, addr: int, size: int) -> str:
+    """What a bad global address is against the allocations and host ranges of `memory` (both
+    executors' faults say it)."""
+    if addr < 4096:
+        return "a null pointer (or a small integer used as one)"
+    if addr % size:
+        return f"misaligned (a {size}-byte access needs {size}-byte alignment)"
+    freed = memory.freed_allocation(addr)
+    if freed is not None:
+        return f"use after free: {describe_freed(freed)}"
+    near = _nearest_allocation(memory, addr)
+    host, distance = memory.host.nearest(addr)
+    if host is not None and distance <= NEARBY and (near is None or distance < _distance(addr, *near)):
+        return describe_host_range(host, addr)
+    if near is None or abs(addr - near[0]) > NEARBY:
+        return ("in no allocation: not a pointer into any live array (freed, never allocated, "
+                "or a host pointer)")
+    start, length = near
+    if addr >= start + length:
+        return (f"out of bounds: {addr - (start + length)} bytes past the end of the "
+                f"{length}-byte allocation at 0x{start:x}")
+    if addr < start:
+        return f"out of bounds: {start - addr} bytes before the allocation at 0x{start:x}"
+    return f"out of bounds: runs past the end of the {length}-byte allocation at 0x{start:x}"
+
+
 def describe_address(ctx, space: str, addr: int, size: int) -> str:
     if space == "global":
-        if addr < 4096:
-            return "a null pointer (or a small integer used as one)"
-        if addr % size:
-            return f"misaligned (a {size}-byte access needs {size}-byte alignment)"
-        freed = ctx.memory.freed_allocation(addr)
-        if freed is not None:
-            return f"use after free: {describe_freed(freed)}"
-        near = _nearest_allocation(ctx.memory, addr)
-        host, distance = ctx.memory.host.nearest(addr)
-        if host is not None and distance <= NEARBY and (near is None or distance < _distance(addr, *near)):
-            return describe_host_range(host, addr)
-        if near is None or abs(addr - near[0]) > NEARBY:
-            return ("in no allocation: not a pointer into any live array (freed, never allocated, "
-                    "or a host pointer)")
-        start, length = near
-        if addr >= start + length:
-            return (f"out of bounds: {addr - (start + length)} bytes past the end of the "
-                    f"{length}-byte allocation at 0x{start:x}")
-        if addr < start:
-            return f"out of bounds: {start - addr} bytes before the allocation at 0x{start:x}"
-        return f"out of bounds: runs past the end of the {length}-byte allocation at 0x{start:x}"
+        return describe_global_address(ctx.memory, addr, size)
     if space == "shared":
         off = addr - SHARED_WINDOW if addr >= SHARED_WINDOW else addr
         if off % size:

@@ -35,16 +35,16 @@ from .run_outcome import ReplayOutcome, scheduling_model
 WATCHERS_THAT_NEED_NO_PTX = ("warpsim_profilers", "warpsim_sass_replays")
 
 
-def why_not_alone(launch) -> str:
-    """'' when the SASS executor can run `launch` alone; else why the PTX run must stay."""
+def why_not_alone(loaded) -> str:
+    """'' when the SASS executor can run a launch of the loaded module alone; else why the PTX run
+    must stay (known before the launch starts: Triton's launcher asks so)."""
     from ..sessions import watching_sessions
-    loaded = launch.loaded_module
     if getattr(loaded, "sass_only", False):
         return "a SASS-only module has no PTX run to replace"
     others = [name for name in watching_sessions() if name not in WATCHERS_THAT_NEED_NO_PTX]
     if others:
         return f"{', '.join(others)} watch the PTX run's events"
-    model = scheduling_model(launch)
+    model = scheduling_model(loaded)
     if model != "its":
         return f"the SASS run models only the 'its' scheduling, and this launch ran under '{model}'"
     return ""

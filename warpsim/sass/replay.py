@@ -91,7 +91,7 @@ class SassReplay(LaunchObserver):
         self._outcome = None
         self._copy_seconds = 0.0
         self.copy = None
-        model = scheduling_model(launch)
+        model = scheduling_model(launch.loaded_module)
         if model != "its":      # lowest-address issue is the its model's order: other orders are not the SASS run's
             self._outcome = ReplayOutcome("ptx", f"the SASS run models only the 'its' scheduling, and this "
                                                  f"launch ran under '{model}'")
@@ -242,4 +242,4 @@ def ptx_run_kept(launch, requests) -> str:
     if needs:
         return needs
     from .alone import why_not_alone
-    return why_not_alone(launch)
+    return why_not_alone(launch.loaded_module)

@@ -20,8 +20,8 @@ class ReplayOutcome:
         return self.level == "sass"
 
 
-def scheduling_model(launch) -> str:
-    """The scheduling model the launch's PTX run uses (settings' 'auto' resolved by the module's target)."""
+def scheduling_model(loaded_module) -> str:
+    """The scheduling model a PTX run of the loaded module uses (settings' 'auto' resolved by its target)."""
     from ..machine.scheduling import model_for
     from ..settings import current
-    return model_for(current().scheduling, getattr(launch.loaded_module.module, "target", ()) or ()).name
+    return model_for(current().scheduling, getattr(loaded_module.module, "target", ()) or ()).name

@@ -62,7 +62,7 @@ def l2_site_bytes(m, line_bytes: float = 128.0) -> float:
 class KernelCosts:
     """Per-sampled-CTA, per-warp demands of one launch (cycles), and the memory figures behind them."""
 
-    def __init__(self, ex, preset, active_sms: int, barrier_cycles: float):
+    def __init__(self, ex, preset, active_sms: int, barrier_cycles: float, waves: int = 1):
         fn = ex.function
         n = len(fn.instructions)
         self.pipes = [pipe_of(ins.opcode) for ins in fn.instructions]
@@ -116,8 +116,9 @@ class KernelCosts:
                 per_exec["wavefronts"][i] = m.wavefronts / e
             else:
                 per_exec["tags"][i] = max(m.requests, m.lines / preset.l1_lines_per_clk) / e
-                copy = fn.instructions[i].opcode in ASYNC_COPIES
-                rate = ASYNC_COPY_L2_RATE if fn.instructions[i].opcode == "LDGSTS" else 1.0
+                opcode = fn.instructions[i].opcode
+                copy = opcode in ASYNC_COPIES
+                rate = ASYNC_COPY_L2_RATE if opcode == "LDGSTS" else 1.0
                 line = COPY_LINE_BYTES if copy else 128.0
                 per_exec["l2_async" if copy else "l2"][i] = l2_site_bytes(m, line) / rate / e
                 per_exec["dram_async" if copy else "dram"][i] = (m.sectors * 32 * dram_per_sector +
@@ -158,7 +159,7 @@ class KernelCosts:
             d["delay:no_instruction"] = taken
             self.ctas.append(d)
         self.warps_per_cta = ex.warps_per_cta
-        self.waves = 1                  # CTA rounds per slot (predict_execution sets it)
+        self.waves = waves              # CTA rounds per slot: more than one makes a CTA's end a barrier
 
     def _taken(self, counts: np.ndarray) -> np.ndarray:
         """Per warp, how many branches it took: every execution of an unguarded BRA, and of a guarded one
@@ -328,11 +329,11 @@ def predict_execution(ex, gpu="h200", registers: int = 32, shared_per_block: int
     n_ctas = ex.n_ctas
     sms = preset.sms
     active = min(sms, n_ctas)
-    costs = KernelCosts(ex, preset, active, preset.barrier_cycles + preset.barrier_cycles_per_warp * ex.warps_per_cta)
-    sampled = list(ex.sampled_ctas)
     per_sm_ctas = -(-n_ctas // sms)
     waves = -(-per_sm_ctas // per_sm)
-    costs.waves = waves
+    costs = KernelCosts(ex, preset, active, preset.barrier_cycles + preset.barrier_cycles_per_warp * ex.warps_per_cta,
+                        waves)
+    sampled = list(ex.sampled_ctas)
     cache = {}
 
     def timed(indices):

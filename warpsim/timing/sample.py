@@ -31,7 +31,7 @@ def _dim3(v) -> tuple:
     return v + (1,) * (3 - len(v))
 
 
-def _touched_allocation_bytes(memory, recorder=None) -> int:
+def _touched_allocation_bytes(memory) -> int:
     """Bytes the kernel's data can lie in (the distinct bytes a launch reads cannot exceed them): the
     live allocations, and the host ranges registered for it (torch tensors, NumPy arrays)."""
     live = getattr(memory, "live", {}) or {}
@@ -71,7 +71,7 @@ def run_sass_sample(loaded_module, kernel: str, grid, block, params: bytes, shar
     fn = module.kernel(kernel)
     order = sorted(rec.counts)
     return Execution(fn, grid, block, order, [rec.counts[c] for c in order], [rec.lanes[c] for c in order],
-                     rec.memory, read, written, _touched_allocation_bytes(memory, rec), source="sass")
+                     rec.memory, read, written, _touched_allocation_bytes(memory), source="sass")
 
 
 def run_ptx_sample(loaded_module, kernel: str, grid, block, params: bytes, shared_mem: int, ctas: list,
@@ -90,7 +90,7 @@ def run_ptx_sample(loaded_module, kernel: str, grid, block, params: bytes, share
     read, written = rec.finish_memory()
     order = sorted(rec.counts)
     ex = Execution(fn, grid, block, order, [rec.counts[c] for c in order], [rec.lanes[c] for c in order],
-                   rec.memory, read, written, _touched_allocation_bytes(loaded_module.device.memory, rec),
+                   rec.memory, read, written, _touched_allocation_bytes(loaded_module.device.memory),
                    source="ptx")
     if note:
         ex.notes.append(note)
@@ -136,18 +136,10 @@ class LaunchTimingRecorder(LaunchObserver):
             from ..errors import WarpsimError
             raise WarpsimError(f"kernel '{kernel}' has only SASS (no PTX), and the timing model samples "
                                "a PTX run")
-        self.loaded_module, self.kernel, self.gpu = loaded_module, kernel, gpu
-        self.grid, self.block = _dim3(grid), _dim3(block)
-        self.dynamic_shared = int(dynamic_shared)
-        self.allocation_bytes = _touched_allocation_bytes(loaded_module.device.memory)   # host ranges: now
+        warps = _sample(self, loaded_module, kernel, grid, block, dynamic_shared, gpu, max_ctas)
         self.function = sass_of(loaded_module).kernel(kernel)
-        threads = self.block[0] * self.block[1] * self.block[2]
-        n = self.grid[0] * self.grid[1] * self.grid[2]
-        self.ctas = sampled_cta_ids(n, max_ctas)
-        self._wanted = np.zeros(n, dtype=bool)
-        self._wanted[self.ctas] = True
         self._batch = None
-        self.recorder = PtxRecorder(loaded_module.program, self.function, -(-threads // 32))
+        self.recorder = PtxRecorder(loaded_module.program, self.function, warps)
 
     def _wanted_slots(self, ctx) -> np.ndarray:
         """Which CTA slots of the batch are sampled (worked out once a batch: most batches have none)."""
@@ -176,6 +168,21 @@ class LaunchTimingRecorder(LaunchObserver):
     def timing(self, registers: int | None = None):
         self.recorder.to_sass_counts()
         return _predict_sample(self, "ptx", registers)
+
+
+def _sample(sampler, loaded_module, kernel: str, grid, block, dynamic_shared: int, gpu: str, max_ctas: int) -> int:
+    """What both sampling recorders keep of a launch: its geometry, the CTAs sampled (and a mask of
+    them), the bytes its data can lie in (read now: host ranges are registered only while it runs).
+    Returns the warps per CTA."""
+    sampler.loaded_module, sampler.kernel, sampler.gpu = loaded_module, kernel, gpu
+    sampler.grid, sampler.block = _dim3(grid), _dim3(block)
+    sampler.dynamic_shared = int(dynamic_shared)
+    sampler.allocation_bytes = _touched_allocation_bytes(loaded_module.device.memory)
+    n = sampler.grid[0] * sampler.grid[1] * sampler.grid[2]
+    sampler.ctas = sampled_cta_ids(n, max_ctas)
+    sampler._wanted = np.zeros(n, dtype=bool)
+    sampler._wanted[sampler.ctas] = True
+    return -(-(sampler.block[0] * sampler.block[1] * sampler.block[2]) // 32)
 
 
 def _predict_sample(sampler, source: str, registers: int | None):
@@ -211,20 +218,12 @@ class SassTimingRecorder(LaunchObserver):
                  max_ctas: int = 6):
         from ..sass import sass_of
         from ..sass.executor import load_program
-        self.loaded_module, self.kernel, self.gpu = loaded_module, kernel, gpu
-        self.grid, self.block = _dim3(grid), _dim3(block)
-        self.dynamic_shared = int(dynamic_shared)
-        self.allocation_bytes = _touched_allocation_bytes(loaded_module.device.memory)   # host ranges: now
         module = sass_of(loaded_module)
-        self.function = module.kernel(kernel)
         program, _ = load_program(module, kernel)
-        threads = self.block[0] * self.block[1] * self.block[2]
-        n = self.grid[0] * self.grid[1] * self.grid[2]
-        self.ctas = sampled_cta_ids(n, max_ctas)
-        self._wanted = np.zeros(n, dtype=bool)
-        self._wanted[self.ctas] = True
+        warps = _sample(self, loaded_module, kernel, grid, block, dynamic_shared, gpu, max_ctas)
+        self.function = module.kernel(kernel)
         self._slots = None
-        self.recorder = SassRecorder(program, -(-threads // 32))
+        self.recorder = SassRecorder(program, warps)
 
     def sass_batch_started(self, st) -> None:
         wanted = self._wanted[st.cta_ids]

@@ -97,7 +97,8 @@ def run_launch(gpu, function: LoadedKernel, metadata, grid: tuple, params: list)
     scratch = [memory.allocate(programs * size, align=max(align, 1), initialized=True) if size else 0
                for size, align in ((metadata.global_scratch_size, metadata.global_scratch_align),
                                    (metadata.profile_scratch_size, metadata.profile_scratch_align))]
-    blocks = _host_blocks(memory, _tensors(params))
+    tensors = list(_tensors(params))
+    blocks = _host_blocks(memory, tensors)       # one per tensor outside the heap
     taken = _host_blocks(memory, live_tensors())
     try:
         for address, size in zip(scratch, (metadata.global_scratch_size, metadata.profile_scratch_size)):
@@ -115,7 +116,7 @@ def run_launch(gpu, function: LoadedKernel, metadata, grid: tuple, params: list)
             values += scratch
             packed = pack(function.module, name, values)
             recorder = _timing_recorder(gpu, function, grid, block, metadata.shared)
-            heap_tensors = any(_in_heap(memory, int(host_block(t)[2])) for t in _tensors(params))
+            heap_tensors = len(blocks) < len(tensors)
             alone = None if heap_tensors else _sass_alone(gpu, function, grid, block, metadata.shared, recorder)
             saved = _snapshot(memory, blocks + taken, scratch, programs, metadata) if alone else None
             try:
@@ -237,7 +238,7 @@ def _sass_alone(gpu, function: LoadedKernel, grid, block, shared: int, ptx_recor
     run declines: sass/alone.py)."""
     from ...sass.alone import SassAloneRun, why_not_alone
     from ...timing.sample import SassTimingRecorder
-    if ptx_recorder is None or why_not_alone(_Launch(function.module)):
+    if ptx_recorder is None or why_not_alone(function.module):
         return None
     try:
         sampler = SassTimingRecorder(function.module, function.name, grid, block, shared, gpu.gpu)
@@ -264,13 +265,6 @@ def _restore(memory, saved) -> None:
             host_bytes(address, len(data))[:] = data
         else:
             memory.write_bytes(address, data)
-
-
-class _Launch:
-    """What why_not_alone reads of a launch before it starts: its loaded module."""
-
-    def __init__(self, loaded_module):
-        self.loaded_module = loaded_module
 
 
 def _predicted_seconds(gpu, recorder, kernel: str) -> float:

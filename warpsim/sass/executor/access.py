@@ -33,7 +33,7 @@ import numpy as np
 from ...semantics import addresses
 from ...semantics.addresses import LOCAL_WINDOW, SHARED_WINDOW
 from .cluster import shared_place
-from ...machine.access import describe_address
+from ...machine.access import describe_global_address
 from .errors import SassFault, where
 from .operands import U32, U64, source
 from .table import Unsupported
@@ -97,13 +97,6 @@ def fault(st, ins, g, bad, addrs, what: str, detail: str = ""):
                     block=cta, thread=thread, instruction=f"/*{ins.offset:04x}*/ {ins.text}", source_line=source)
 
 
-class _Memory:
-    """What describe_address reads of a launch context: its device memory."""
-
-    def __init__(self, memory):
-        self.memory = memory
-
-
 class Space:
     """Resolved byte offsets of one access into one backing array."""
 
@@ -140,7 +133,7 @@ def resolve(st, ins, g, space: str, addrs: np.ndarray, size: int):
             bad = int(addrs[int(np.flatnonzero(~ok)[0])])
             fault(st, ins, g, ~ok, addrs, f"{'misaligned' if misaligned.any() else 'out-of-bounds'} "
                                           f"global access of {size} bytes",
-                  describe_address(_Memory(st.memory), "global", bad, size))
+                  describe_global_address(st.memory, bad, size))
         return [(None, Space(array, offsets), "global")]
     if space in ("shared", "cluster"):
         cta, within = shared_place(st, g, addrs, space == "cluster")  # bits 24 and up: a CTA of the cluster
