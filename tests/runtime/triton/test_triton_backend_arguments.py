@@ -117,5 +117,4 @@ def test_do_bench_imported_by_name_before_the_driver_is_warpsims(tmp_path):
     assert events - graph > 1e-3, "the launch overhead events see is over a microsecond"
     from warpsim.timing.presets import gpu_preset
     assert int(saved["sms"]) == gpu_preset("h200").sms and tuple(saved["capability"]) == (9, 0)
-    import torch
-    assert bool(saved["cuda_available"]) == torch.cuda.is_available(), "tensors stay CPU tensors"
+    assert bool(saved["cuda_available"]), "a script's torch.cuda.is_available() answers for the simulated GPU"

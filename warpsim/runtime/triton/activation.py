@@ -16,7 +16,8 @@ def triton_on_warpsim():
     Sets WARPSIM_TRITON=1 and TRITON_DEFAULT_BACKEND=warpsim (which also wins over an NVIDIA
     driver a GPU machine has); where Triton already made a driver in this process, it is put
     aside for the block and put back after it, as are the environment, Triton's do_bench and
-    argument binding (host_arrays.py) and torch's device queries (torch_device.py).
+    argument binding (host_arrays.py), torch's CUDA surface and tensors on "cuda" (torch_device.py,
+    cuda_tensors.py).
     """
     saved_env = {name: os.environ.get(name) for name in (ENV_SWITCH, "TRITON_DEFAULT_BACKEND")}
     os.environ[ENV_SWITCH] = "1"
@@ -27,6 +28,8 @@ def triton_on_warpsim():
         config._default = config._active = None
     from .bench import install_on_import
     install_on_import()                         # Triton already imported (a second run in this process)
+    from . import torch_device
+    torch_device.install_on_import()            # torch on "cuda" from the script's first tensor
     try:
         yield
     finally:

@@ -3,9 +3,9 @@
 Active only when enabled (WARPSIM_TRITON=1; `warpsim run` sets it), so Triton's
 NVIDIA driver stays the one on a machine with a GPU. The current target is
 "cuda" at the chosen GPU's arch (compiler.py says why); the active torch device is the CPU
-(torch's device queries answer for the simulated GPU: torch_device.py); NumPy arrays are
-tensors too (host_arrays.py), and tensors whose data_ptr() was taken stay addressable
-(taken_addresses.py);
+(tensors made on "cuda" are CPU tensors and torch.cuda answers for the simulated GPU:
+cuda_tensors.py, torch_device.py); NumPy arrays are tensors too (host_arrays.py), and
+tensors whose data_ptr() was taken stay addressable (taken_addresses.py);
 load_binary loads the PTX on warpsim's device (registers and spills from
 ptxas, as the GPU's driver reports them); launcher_cls is WarpsimLauncher;
 the device interface and benchmarker read the predicted clock (device.py,
@@ -21,7 +21,7 @@ from . import BACKEND_NAME, TARGET_BACKEND, enabled
 from .device import DeviceInterface, PredictedGPU, made
 from .bench import L2Flush, do_bench, install
 from .launcher import LoadedKernel, WarpsimLauncher
-from . import host_arrays, taken_addresses, torch_device
+from . import host_arrays, torch_device
 
 DriverBase = import_optional("triton.backends.driver", extra="triton",
                              needed_for="warpsim's Triton backend").DriverBase
@@ -32,6 +32,7 @@ CPP_TYPES = {"i1": "bool", "i8": "int8_t", "i16": "int16_t", "i32": "int32_t", "
 
 if enabled():               # WARPSIM_TRITON=1 on a machine with a GPU: warpsim's, not the NVIDIA one
     os.environ.setdefault("TRITON_DEFAULT_BACKEND", BACKEND_NAME)
+    torch_device.install_on_import()        # `import triton` got here: torch on "cuda" from now on
 
 
 class WarpsimUtils:
@@ -69,8 +70,7 @@ class WarpsimDriver(DriverBase):
         made(self.gpu)
         install()
         host_arrays.install()
-        torch_device.install(self.gpu)
-        taken_addresses.install()
+        torch_device.install()
 
     @staticmethod
     def is_active() -> bool:
@@ -95,8 +95,7 @@ class WarpsimDriver(DriverBase):
 
     def get_active_torch_device(self):
         import torch
-        torch_device.install(self.gpu)
-        taken_addresses.install()
+        torch_device.install()
         return torch.device("cpu")
 
     def get_device_interface(self):

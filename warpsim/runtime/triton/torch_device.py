@@ -1,23 +1,63 @@
-"""What torch says about the GPU while the warpsim backend is active.
+"""torch's CUDA surface while the warpsim backend is active: the simulated GPU, on one stream.
 
 Scripts written for a GPU ask torch about the device beside Triton: Triton's
 tutorials test `torch.cuda.get_device_capability()[0] >= 9` before using TMA
-and size persistent grids by
-`torch.cuda.get_device_properties("cuda").multi_processor_count`, and set a
-stream on `getattr(torch, DEVICE.type)`. With the CPU build of torch (the one
-that installs without a GPU) the first two raise "Torch not compiled with CUDA
-enabled" and `torch.cpu` has no `set_stream`. While the backend is active those
-queries answer for the simulated GPU (the chosen preset), and `torch.cpu.set_stream`
-accepts the stream (the backend runs one stream). Nothing else changes:
-`torch.cuda.is_available()` stays False and tensors stay CPU tensors, so a
-script that creates tensors on device="cuda" still fails as torch says.
+and size persistent grids by `get_device_properties("cuda").multi_processor_count`;
+scripts gate on `torch.cuda.is_available()`, seed with `torch.cuda.manual_seed`,
+time with `torch.cuda.Event(enable_timing=True)` and `torch.cuda.synchronize()`,
+and print `torch.cuda.max_memory_allocated()`. The CPU build of torch (the one
+that installs without a GPU) raises "Torch not compiled with CUDA enabled" for
+all of them. While the backend is active (install to uninstall) torch.cuda
+answers for the simulated GPU (the chosen preset, device.py):
+
+- queries: is_available (True), device_count (1), current_device (0),
+  get_device_capability / properties / name, get_arch_list, is_bf16_supported,
+  is_initialized, mem_get_info; `torch.cuda.is_available()` and
+  `device_count()` asked by torch's own code keep the CPU build's answers, so
+  torch's internals (fork_rng, cudnn checks) stay on their CPU paths;
+- one stream, as warpsim runs every launch to completion when it returns:
+  synchronize, Stream / current_stream / default_stream / set_stream / stream()
+  (and `torch.cpu.set_stream`, which tutorial 02 calls on `getattr(torch, DEVICE.type)`),
+  device(i) / set_device(i) for cuda:0 (other indexes refused: one GPU);
+- Event: `record` reads the predicted clock that do_bench reads (each launch's
+  predicted time from a cold L2 plus the launch overhead CUDA events see:
+  device.py), so `start.elapsed_time(end)` is what events around those launches
+  would read on that GPU; torch operators run on the CPU and add no time, and an
+  interval with no Triton launch in it is NaN, said once on stderr (as do_bench);
+- seeds and RNG state: the CPU generator, which "cuda" tensors draw from;
+- memory: memory_allocated / max_memory_allocated / reserved / memory_stats count
+  the tensors torch made while the backend was active (cuda_tensors.memory);
+  empty_cache does nothing.
+
+Tensors "on cuda" (device="cuda", .cuda(), is_cuda) are cuda_tensors.py's. Any
+other torch.cuda call that needs the CUDA runtime (CUDA graphs, NCCL, the
+caching allocator's internals) reaches torch.cuda's `_lazy_init`, which here
+raises CudaNotSimulated naming the call and warpsim, not the CPU build's
+"Torch not compiled with CUDA enabled".
 """
 
 from __future__ import annotations
 
+import contextlib
+import importlib.abc
+import importlib.machinery
+import math
+import sys
 from dataclasses import dataclass
 
+from ...errors import WarpsimError
+
 _ORIGINAL: dict = {}
+_SAID: list = []
+
+
+class CudaNotSimulated(WarpsimError, RuntimeError):
+    """A torch.cuda call that needs the CUDA runtime, made under warpsim's Triton backend."""
+
+
+class CudaBindingMissing(CudaNotSimulated, AttributeError):
+    """The same, met as a missing torch._C._cuda* binding (an AttributeError still, so torch's own
+    `hasattr(torch._C, "_cuda_...")` checks answer False as before)."""
 
 
 @dataclass(frozen=True)
@@ -32,8 +72,13 @@ class DeviceProperties:
     L2_cache_size: int
     warp_size: int
     max_threads_per_multi_processor: int
+    max_threads_per_block: int
     regs_per_multiprocessor: int
+    shared_memory_per_block: int
     shared_memory_per_block_optin: int
+    shared_memory_per_multiprocessor: int
+    is_integrated: bool = False
+    is_multi_gpu_board: bool = False
 
 
 def device_properties(gpu) -> DeviceProperties:
@@ -42,37 +87,322 @@ def device_properties(gpu) -> DeviceProperties:
     return DeviceProperties(name=f"{p.full_name} (warpsim)", major=major, minor=minor,
                             multi_processor_count=p.sms, total_memory=p.hbm_bytes, L2_cache_size=p.l2_bytes,
                             warp_size=p.warp_size, max_threads_per_multi_processor=p.max_warps_per_sm * p.warp_size,
-                            regs_per_multiprocessor=p.registers_per_sm,
-                            shared_memory_per_block_optin=p.max_shared_per_block)
+                            max_threads_per_block=p.max_threads_per_block, regs_per_multiprocessor=p.registers_per_sm,
+                            shared_memory_per_block=48 * 1024, shared_memory_per_block_optin=p.max_shared_per_block,
+                            shared_memory_per_multiprocessor=p.max_shared_per_sm)
 
 
-def install(gpu) -> None:
-    """Answer torch's device queries for gpu (a PredictedGPU) until uninstall()."""
-    import sys
+def _gpu():
+    from .device import active_gpu
+    return active_gpu()
+
+
+def _index(device, where: str) -> int:
+    """0 for cuda:0 (or no device); TooManyGPUs for another; device objects of other types are 0 too
+    (torch.cuda.device(x.device) of a CPU tensor, which is "on cuda" here)."""
+    from .cuda_tensors import host_device
+    if device is not None:
+        host_device(device, where)
+    return 0
+
+
+class Event:
+    """torch.cuda.Event on the predicted clock (the module doc): elapsed_time in predicted milliseconds."""
+
+    def __init__(self, enable_timing: bool = False, blocking: bool = False, interprocess: bool = False,
+                 external: bool = False):
+        self.enable_timing = enable_timing
+        self.time_ms: float | None = None
+        self.launches = 0
+
+    def record(self, stream=None) -> None:
+        gpu = _gpu()
+        self.time_ms, self.launches = gpu.clock_ms, gpu.launches
+
+    def synchronize(self) -> None:
+        pass
+
+    def wait(self, stream=None) -> None:
+        pass
+
+    def query(self) -> bool:
+        return True
+
+    def elapsed_time(self, end: "Event") -> float:
+        for name, event in (("start", self), ("end", end)):
+            if event.time_ms is None:
+                raise RuntimeError(f"torch.cuda.Event.elapsed_time: the {name} event was never recorded "
+                                   "(call record() first)")
+            if not event.enable_timing:
+                raise RuntimeError(f"torch.cuda.Event.elapsed_time: the {name} event was created without "
+                                   "enable_timing=True")
+        if end.launches == self.launches:
+            if "events" not in _SAID:
+                _SAID.append("events")
+                print("warpsim: torch.cuda.Event.elapsed_time: no Triton kernel ran between the events (torch "
+                      "operators run on the CPU here): no predicted time, NaN returned", file=sys.stderr)
+            return math.nan
+        return end.time_ms - self.time_ms
+
+
+class Stream:
+    """torch.cuda.Stream's surface for warpsim's one stream (every launch has finished when it returns)."""
+
+    cuda_stream = 0
+    priority = 0
+
+    def __init__(self, device=None, priority: int = 0, **kwargs):
+        _index(device, "torch.cuda.Stream")
+        self.device_index = 0
+
+    @property
+    def device(self):
+        import torch
+        return torch.device("cuda", 0)
+
+    def synchronize(self) -> None:
+        pass
+
+    def query(self) -> bool:
+        return True
+
+    def wait_event(self, event) -> None:
+        pass
+
+    def wait_stream(self, stream) -> None:
+        pass
+
+    def record_event(self, event=None):
+        event = event if event is not None else Event()
+        event.record(self)
+        return event
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        pass
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Stream)
+
+    def __hash__(self) -> int:
+        return 0
+
+    def __repr__(self) -> str:
+        return "<torch.cuda.Stream device=cuda:0 cuda_stream=0x0 (warpsim's one stream)>"
+
+
+class DeviceContext:
+    """torch.cuda.device(i) / device_of(x): cuda:0 is the only device, so entering changes nothing."""
+
+    def __init__(self, device=None):
+        self.idx = _index(getattr(device, "device", device) if not isinstance(device, (int, str)) else device,
+                          "torch.cuda.device")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        return False
+
+
+_STREAM = Stream()
+
+
+def _memory_stats(device=None) -> dict:
+    from .cuda_tensors import memory
+    allocated, peak = memory["allocated"], memory["peak"]
+    stats = {}
+    for kind in ("allocated_bytes", "reserved_bytes", "active_bytes"):
+        stats[f"{kind}.all.current"], stats[f"{kind}.all.peak"] = allocated, peak
+    return stats
+
+
+def _cuda_functions(torch) -> dict:
+    """name -> what torch.cuda.<name> is while the backend is active."""
+    from . import cuda_tensors
+
+    original_available, original_count = torch.cuda.is_available, torch.cuda.device_count
+    original_initialized = torch.cuda.is_initialized
+    generator = torch.default_generator
+
+    def is_available() -> bool:
+        return original_available() if cuda_tensors.called_from_torch() else True
+
+    def device_count() -> int:
+        return original_count() if cuda_tensors.called_from_torch() else 1
+
+    def memory_summary(device=None, abbreviated=False) -> str:
+        stats = _memory_stats()
+        return (f"warpsim (simulated {_gpu().preset.full_name}): allocated {stats['allocated_bytes.all.current']} "
+                f"bytes, peak {stats['allocated_bytes.all.peak']} bytes (torch tensors in host memory)")
+
+    def mem_get_info(device=None) -> tuple:
+        total = _gpu().preset.hbm_bytes
+        return total - cuda_tensors.memory["allocated"], total
+
+    def is_initialized() -> bool:
+        return original_initialized() if cuda_tensors.called_from_torch() else True
+
+    def set_device(device) -> None:
+        _index(device, "torch.cuda.set_device")
+
+    def manual_seed(seed) -> None:
+        generator.manual_seed(int(seed))
+
+    def seed() -> None:
+        generator.seed()
+
+    def set_rng_state(new_state, device="cuda") -> None:
+        generator.set_state(new_state)
+
+    def set_rng_state_all(states) -> None:
+        generator.set_state(list(states)[0])
+
+    def nothing(*args, **kwargs) -> None:
+        """synchronize, init, empty_cache, set_stream: nothing to do on warpsim's one stream."""
+
+    def current_stream(device=None) -> Stream:
+        return _STREAM
+
+    return {
+        "is_available": is_available, "device_count": device_count, "is_initialized": is_initialized,
+        "current_device": lambda: 0, "set_device": set_device, "init": nothing,
+        "get_device_capability": lambda device=None: tuple(_gpu().preset.compute_capability),
+        "get_device_properties": lambda device=None: device_properties(_gpu()),
+        "get_device_name": lambda device=None: device_properties(_gpu()).name,
+        "get_arch_list": lambda: [f"sm_{_gpu().arch}"],
+        "is_bf16_supported": lambda including_emulation=True: _gpu().preset.compute_capability[0] >= 8,
+        "synchronize": nothing,
+        "Event": Event, "Stream": Stream, "current_stream": current_stream, "default_stream": current_stream,
+        "set_stream": nothing, "stream": contextlib.nullcontext,
+        "device": DeviceContext, "device_of": DeviceContext,
+        "manual_seed": manual_seed, "manual_seed_all": manual_seed, "seed": seed, "seed_all": seed,
+        "initial_seed": generator.initial_seed,
+        "get_rng_state": lambda device="cuda": generator.get_state(),
+        "get_rng_state_all": lambda: [generator.get_state()],
+        "set_rng_state": set_rng_state, "set_rng_state_all": set_rng_state_all,
+        "empty_cache": nothing,
+        "memory_allocated": lambda device=None: cuda_tensors.memory["allocated"],
+        "max_memory_allocated": lambda device=None: cuda_tensors.memory["peak"],
+        "memory_reserved": lambda device=None: cuda_tensors.memory["allocated"],
+        "max_memory_reserved": lambda device=None: cuda_tensors.memory["peak"],
+        "reset_peak_memory_stats": lambda device=None: cuda_tensors.reset_peak(),
+        "reset_max_memory_allocated": lambda device=None: cuda_tensors.reset_peak(),
+        "memory_stats": _memory_stats, "memory_summary": memory_summary, "mem_get_info": mem_get_info,
+        "CUDAGraph": _no_graphs, "graph": _no_graphs, "make_graphed_callables": _no_graphs,
+        "_lazy_init": _not_simulated,
+    }
+
+
+def _not_simulated() -> None:
+    """torch.cuda's _lazy_init: every torch.cuda call not answered above that needs the CUDA runtime."""
+    raise CudaNotSimulated(_not_simulated_message(sys._getframe(1)))
+
+
+def _missing_binding(name: str):
+    """torch._C's module __getattr__: a torch.cuda function that skips _lazy_init and reaches for a
+    CUDA binding the CPU build lacks (torch.cuda.get_allocator_backend, graphs, ...)."""
+    if name.startswith("_cuda"):
+        raise CudaBindingMissing(_not_simulated_message(sys._getframe(1)) + f" (torch._C.{name})")
+    raise AttributeError(f"module 'torch._C' has no attribute '{name}'")
+
+
+def _no_graphs(*args, **kwargs):
+    """torch.cuda.CUDAGraph / graph / make_graphed_callables."""
+    raise CudaNotSimulated("torch.cuda's CUDA graphs are not simulated by warpsim's Triton backend; "
+                           "triton.testing.do_bench_cudagraph is, on predicted time (docs/triton.md, 'torch on cuda')")
+
+
+class _NoNvtx:
+    """torch.cuda.nvtx's binding (absent from the CPU build): ranges and marks are accepted and dropped."""
+
+    def __getattr__(self, name):
+        return lambda *args, **kwargs: 0
+
+
+def _not_simulated_message(frame) -> str:
+    caller = frame.f_code.co_name
+    module = frame.f_globals.get("__name__", "torch.cuda")
+    what = (f"{module}.{caller}" if module.startswith("torch.cuda") else
+            f"a CUDA tensor or context, asked for by {module}.{caller} past warpsim's mapping of 'cuda' to host memory,")
+    return (
+        f"{what} needs the CUDA runtime, which warpsim's Triton backend does not simulate: tensors "
+        f"on 'cuda' are host memory the simulated {_gpu().preset.full_name} addresses, and torch.cuda answers "
+        "only device queries, synchronize, events, streams, seeds and memory statistics (docs/triton.md, "
+        "'torch on cuda'). Run this part on a GPU, or leave it out under warpsim.")
+
+
+def install() -> None:
+    """Make torch's CUDA surface the simulated GPU's (module doc) and tensors on "cuda" host tensors
+    (cuda_tensors.py), until uninstall(). Nothing happens before torch is imported (install_on_import)."""
     torch = sys.modules.get("torch")
     if torch is None or _ORIGINAL:
-        return                      # a script that never imported torch asks torch nothing
-    cuda = torch.cuda
-    for name in ("get_device_capability", "get_device_properties", "get_device_name"):
-        _ORIGINAL[("cuda", name)] = getattr(cuda, name)
-    cuda.get_device_capability = lambda device=None: tuple(gpu.preset.compute_capability)
-    cuda.get_device_properties = lambda device=None: device_properties(gpu)
-    cuda.get_device_name = lambda device=None: device_properties(gpu).name
+        return
+    import torch.cuda.memory
+    import torch.cuda.nvtx
+    import torch.cuda.random
+    from . import cuda_tensors
+    for name, replacement in _cuda_functions(torch).items():
+        for module in (torch.cuda, torch.cuda.memory, torch.cuda.random):    # the two import some by name
+            if name in vars(module):
+                _ORIGINAL[(module.__name__, name)] = vars(module)[name]
+                setattr(module, name, replacement)
+    _ORIGINAL[("torch.cuda.nvtx", "_nvtx")] = torch.cuda.nvtx._nvtx
+    torch.cuda.nvtx._nvtx = _NoNvtx()
     if not hasattr(torch.cpu, "set_stream"):
-        _ORIGINAL[("cpu", "set_stream")] = None
+        _ORIGINAL[("torch.cpu", "set_stream")] = None
         torch.cpu.set_stream = lambda stream: None
+    if "__getattr__" not in vars(torch._C):
+        _ORIGINAL[("torch._C", "__getattr__")] = None
+        torch._C.__getattr__ = _missing_binding
+    cuda_tensors.install()
+    from . import taken_addresses
+    taken_addresses.install()
 
 
 def uninstall() -> None:
-    import sys
-    torch = sys.modules.get("torch")
-    if torch is None:
+    """Put back everything install() changed (and stop waiting for torch's import)."""
+    sys.meta_path[:] = [finder for finder in sys.meta_path if not isinstance(finder, _InstallAfterImport)]
+    if "torch" not in sys.modules:
         _ORIGINAL.clear()
         return
     for (module, name), original in list(_ORIGINAL.items()):
-        target = getattr(torch, module)
+        target = sys.modules[module]
         if original is None:
             delattr(target, name)
         else:
             setattr(target, name, original)
     _ORIGINAL.clear()
+    _SAID.clear()
+    from . import cuda_tensors
+    cuda_tensors.uninstall()
+
+
+class _InstallAfterImport(importlib.abc.MetaPathFinder):
+    """Installs as soon as torch's import has run, so a script's first `torch.randn(n, device="cuda")`
+    works even before Triton makes its driver."""
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname != "torch":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        execute = spec.loader.exec_module
+
+        def exec_module(module):
+            execute(module)
+            install()
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+def install_on_import() -> None:
+    """install() now if torch is imported, else as soon as it is."""
+    if "torch" in sys.modules:
+        install()
+    elif not any(isinstance(finder, _InstallAfterImport) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _InstallAfterImport())

@@ -1,0 +1,245 @@
+"""torch tensors "on cuda" while the warpsim backend is active: host memory the kernels address.
+
+A script written for a GPU makes tensors with `device="cuda"` (or "cuda:0",
+`torch.device("cuda")`, the index 0), moves them with `.cuda()` / `.to("cuda")`,
+and asserts `x.is_cuda`; the CPU build of torch refuses all of it. On warpsim
+the GPU addresses host memory in place (docs/triton.md, "Memory"), so while
+the backend is active (torch_device.install to uninstall):
+
+- `CudaOnHost`, a torch function mode, maps each CUDA device torch is given to
+  the CPU: any function's `device=` (factories, `new_*`, `*_like`, and
+  `torch.set_default_device("cuda")`, whose mode passes `device=`), `Tensor.to`'s
+  device, `Tensor.cuda()`. A move to "cuda" copies, as a GPU's move from host
+  memory does, and so does `.cpu()` called by a script (a GPU copies a CUDA
+  tensor back), so a reference kept on one side is not written through the
+  other; `.to("cpu")` stays torch's (the active torch device is the CPU:
+  `.to(DEVICE)` returns the tensor itself, as on a GPU). cuda:1 and up are
+  refused: warpsim simulates one GPU. `pin_memory=True` is dropped (all host
+  memory is the GPU's) and `.pin_memory()` copies.
+- `Tensor.is_cuda` is True for CPU tensors read by code outside torch, so a
+  script's `assert x.is_cuda` holds; torch's own Python code reads the real value
+  (False), so it keeps its CPU paths: `__cuda_array_interface__` stays absent
+  (warpsim.asarray, CuPy and Numba copy a tensor as before), and nn.functional,
+  rnn and the decompositions, which branch on `is_cuda`, run their CPU code.
+  `x.device` stays `cpu` (a script's `x.device == DEVICE` holds; `x.device.type
+  == "cuda"` does not); `x.get_device()` read by a script is 0.
+- The storages the mode sees torch return are counted (`memory`: live bytes,
+  rounded to the caching allocator's 512-byte blocks, and the peak), which
+  torch.cuda.memory_allocated and its relatives report.
+
+A torch function mode is per thread: tensors a script makes in other threads
+keep torch's behaviour.
+"""
+
+from __future__ import annotations
+
+import sys
+import weakref
+
+import torch
+from torch.overrides import TorchFunctionMode, _get_current_function_mode_stack, _pop_mode, _push_mode
+from torch.utils import _device as _device_module          # the default device torch's own mode applies
+from torch.utils._device import _device_constructors
+
+from ...errors import WarpsimError
+
+ALLOCATION_GRANULE = 512       # bytes: the CUDA caching allocator rounds every block up to this
+
+_STATE: dict = {}              # "mode", "is_cuda" (the original descriptor), "own" (whether Tensor had its own)
+
+
+def called_from_torch(depth: int = 2) -> bool:
+    """Whether the frame `depth` levels up (the caller of the function that asks) is torch's own code."""
+    frame = sys._getframe(depth)
+    name = frame.f_globals.get("__name__", "") if frame is not None else ""
+    return name == "torch" or name.startswith("torch.")
+
+
+class TooManyGPUs(WarpsimError, RuntimeError):
+    """A CUDA device other than cuda:0 was asked for."""
+
+
+def cuda_index(device) -> int | None:
+    """The CUDA device index `device` names (str, torch.device, or an int index), None if it names no
+    CUDA device."""
+    if isinstance(device, bool):
+        return None
+    if isinstance(device, int):
+        return device if device >= 0 else None
+    if isinstance(device, str):
+        if device != "cuda" and not device.startswith("cuda:"):
+            return None
+        return int(device[5:]) if device.startswith("cuda:") else 0
+    if isinstance(device, torch.device) and device.type == "cuda":
+        return device.index or 0
+    return None
+
+
+def host_device(device, where: str):
+    """The device torch is given in place of `device`: the CPU for cuda:0, `device` itself when it
+    names no CUDA device."""
+    index = cuda_index(device)
+    if index is None:
+        return device
+    if index != 0:
+        raise TooManyGPUs(f"{where}: device {device!r}: warpsim simulates one GPU, cuda:0 (its Triton backend "
+                          f"maps it to host memory); use 'cuda' or 'cuda:0'")
+    return "cpu"
+
+
+def _to(func, args, kwargs):
+    tensor, rest = args[0], list(args[1:])
+    moved = False
+    if "device" in kwargs and cuda_index(kwargs["device"]) is not None:
+        kwargs["device"], moved = host_device(kwargs["device"], "Tensor.to"), True
+    if rest and not isinstance(rest[0], (torch.dtype, torch.Tensor)) and cuda_index(rest[0]) is not None:
+        rest[0], moved = host_device(rest[0], "Tensor.to"), True
+    result = func(tensor, *rest, **kwargs)
+    return result.clone() if moved and result is tensor else result
+
+
+def _cuda(func, args, kwargs):
+    device = args[1] if len(args) > 1 else kwargs.get("device")
+    if device is not None:
+        host_device(device, "Tensor.cuda")
+    return args[0].clone(memory_format=kwargs.get("memory_format", torch.preserve_format))
+
+
+def _cpu(func, args, kwargs):
+    if called_from_torch(3):
+        return func(*args, **kwargs)
+    return args[0].clone(memory_format=kwargs.get("memory_format", torch.preserve_format))
+
+
+def _pin_memory(func, args, kwargs):
+    return args[0].clone()
+
+
+def _type(func, args, kwargs):
+    """Tensor.type("torch.cuda.FloatTensor") (or the class) is the CPU type of the same name."""
+    args = list(args)
+    wanted = args[1] if len(args) > 1 else kwargs.get("dtype")
+    if isinstance(wanted, type) and wanted.__module__ == "torch.cuda":
+        wanted = getattr(torch, wanted.__name__)
+    elif isinstance(wanted, str) and wanted.startswith("torch.cuda."):
+        wanted = "torch." + wanted[len("torch.cuda."):]
+    if len(args) > 1:
+        args[1] = wanted
+    elif wanted is not None:
+        kwargs["dtype"] = wanted
+    return func(*args, **kwargs)
+
+
+def _get_device(func, args, kwargs):
+    result = func(*args, **kwargs)
+    return 0 if result == -1 and args[0].is_cpu and not called_from_torch(3) else result
+
+
+_METHODS = {torch.Tensor.to: _to, torch.Tensor.cuda: _cuda, torch.Tensor.cpu: _cpu,
+            torch.Tensor.pin_memory: _pin_memory, torch.Tensor.type: _type, torch.Tensor.get_device: _get_device}
+
+
+def _default_is_cuda() -> bool:
+    """Whether torch.set_default_device / `with torch.device(...)` made a CUDA device the default."""
+    return cuda_index(_device_module.CURRENT_DEVICE) is not None
+
+
+def _called(func) -> str:
+    """torch.empty, Tensor.new_zeros: the name a script wrote."""
+    name = getattr(func, "__name__", "a torch function")
+    return f"Tensor.{name}" if "." in getattr(func, "__qualname__", "") else f"torch.{name}"
+
+
+class CudaOnHost(TorchFunctionMode):
+    """Maps CUDA devices to the CPU in every torch call of this thread (see the module doc)."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = dict(kwargs or {})
+        if kwargs.get("device") is None and _default_is_cuda() and func in _device_constructors():
+            kwargs["device"] = "cpu"     # torch.set_default_device("cuda"): its mode sits below this one
+        elif "device" in kwargs and func is not torch.Tensor.to:
+            kwargs["device"] = host_device(kwargs["device"], _called(func))
+        if kwargs.get("pin_memory"):
+            kwargs["pin_memory"] = False
+        method = _METHODS.get(func)
+        result = method(func, args, kwargs) if method else func(*args, **kwargs)
+        _count(result)
+        return result
+
+
+# memory: the storages of tensors torch returned, as the caching allocator would count them
+
+memory = {"allocated": 0, "peak": 0}
+_LIVE: dict = {}               # id(storage) -> counted bytes (a finalizer removes it when the storage dies)
+
+
+def _count(result) -> None:
+    if isinstance(result, torch.Tensor):
+        _count_tensor(result)
+    elif isinstance(result, (tuple, list)):
+        for item in result:
+            if isinstance(item, torch.Tensor):
+                _count_tensor(item)
+
+
+def _count_tensor(tensor) -> None:
+    try:
+        storage = tensor.untyped_storage()
+    except (RuntimeError, TypeError, NotImplementedError):     # sparse, nested, meta: no storage to count
+        return
+    key = id(storage)
+    if key in _LIVE:
+        return
+    nbytes = -(-int(storage.nbytes()) // ALLOCATION_GRANULE) * ALLOCATION_GRANULE
+    if not nbytes:
+        return
+    _LIVE[key] = nbytes
+    memory["allocated"] += nbytes
+    memory["peak"] = max(memory["peak"], memory["allocated"])
+    weakref.finalize(storage, _freed, key).atexit = False
+
+
+def _freed(key) -> None:
+    memory["allocated"] -= _LIVE.pop(key, 0)
+
+
+def reset_peak() -> None:
+    memory["peak"] = memory["allocated"]
+
+
+# installing
+
+def install() -> None:
+    """Push the mode and make Tensor.is_cuda answer as the module doc says (until uninstall())."""
+    if _STATE:
+        return
+    mode = CudaOnHost()
+    _push_mode(mode)
+    _STATE["mode"] = mode
+    base = torch._C.TensorBase.__dict__
+    is_cuda, is_cpu = base["is_cuda"], base["is_cpu"]
+    _STATE["own"] = "is_cuda" in torch.Tensor.__dict__
+    _STATE["is_cuda"] = torch.Tensor.__dict__.get("is_cuda", is_cuda)
+
+    def host_is_cuda(self):
+        return is_cuda.__get__(self) or (is_cpu.__get__(self) and not called_from_torch())
+    torch.Tensor.is_cuda = property(host_is_cuda, doc="True on cuda, and (under warpsim's Triton backend) for "
+                                                      "CPU tensors read outside torch: warpsim/runtime/triton/"
+                                                      "cuda_tensors.py")
+
+
+def uninstall() -> None:
+    """Pop the mode (wherever it is on this thread's stack) and put Tensor.is_cuda back."""
+    if _STATE:
+        mode = _STATE["mode"]
+        if any(m is mode for m in _get_current_function_mode_stack()):
+            above = []
+            while (top := _pop_mode()) is not mode:
+                above.append(top)
+            for top in reversed(above):
+                _push_mode(top)
+        if _STATE["own"]:
+            torch.Tensor.is_cuda = _STATE["is_cuda"]
+        else:
+            del torch.Tensor.is_cuda
+    _STATE.clear()
