@@ -18,6 +18,10 @@ and `cuda` targets compile with warpsim's compiler (compiler.py). While active:
   clock (device.py) by each launch's predicted time and launch overhead.
 - bench.py is do_bench on that clock: `triton.testing.do_bench` and
   `@triton.autotune` see the predicted times, said so in the output.
+- cuda_tensors.py and torch_device.py let a script written for a CUDA GPU
+  run as it is: tensors made on "cuda" (or moved there) are CPU tensors the
+  kernels address in place, `is_cuda` holds, and torch.cuda answers for the
+  simulated GPU (events on the predicted clock).
 
 docs/triton.md says what runs, the versions that work together, and what is
 not done yet.
