@@ -25,6 +25,7 @@ pytestmark = pytest.mark.triton
 
 CUDA_FUNCTIONS = ("is_available", "device_count", "synchronize", "Event", "current_stream", "manual_seed",
                   "set_device", "empty_cache", "max_memory_allocated", "get_device_properties", "_lazy_init")
+ACCELERATOR_FUNCTIONS = ("is_available", "current_accelerator", "synchronize", "memory_allocated")
 
 needs_cpu_build = pytest.mark.skipif(torch.cuda.is_available(), reason="a GPU machine's torch has CUDA itself")
 
@@ -33,6 +34,7 @@ def torch_state():
     """What the backend changes while active, as torch has it."""
     from torch.overrides import _get_current_function_mode_stack
     return ({name: getattr(torch.cuda, name) for name in CUDA_FUNCTIONS},
+            {name: getattr(torch.accelerator, name) for name in ACCELERATOR_FUNCTIONS},
             "is_cuda" in torch.Tensor.__dict__, len(_get_current_function_mode_stack()),
             "__getattr__" in vars(torch._C), torch.Tensor.data_ptr)
 
@@ -57,6 +59,8 @@ def test_cuda_devices_are_host_memory_while_active_and_torch_is_itself_after():
         assert torch.cuda.is_available() and torch.cuda.device_count() == 1
         assert torch.cuda.get_device_capability() == (9, 0)
         assert torch.cuda.get_device_properties("cuda").multi_processor_count == 132
+        accelerator = torch.accelerator.current_accelerator()
+        assert accelerator == torch.device("cuda", 0) and torch.ones(2, device=accelerator).is_cuda
         assert not hasattr(moved, "__cuda_array_interface__"), "torch's own code reads the real is_cuda"
         with pytest.raises(TooManyGPUs, match="warpsim simulates one GPU"):
             torch.empty(3, device="cuda:1")
@@ -66,6 +70,7 @@ def test_cuda_devices_are_host_memory_while_active_and_torch_is_itself_after():
             torch.cuda.CUDAGraph()
     assert torch_state() == before
     assert not torch.ones(2).is_cuda and not torch.cuda.is_available()
+    assert torch.accelerator.current_accelerator() is None
     with pytest.raises((RuntimeError, AssertionError), match="CUDA|accelerator"):
         torch.ones(2, device="cuda")
 

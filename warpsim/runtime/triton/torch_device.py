@@ -29,6 +29,9 @@ answers for the simulated GPU (the chosen preset, device.py):
   the tensors torch made while the backend was active (cuda_tensors.memory);
   empty_cache does nothing.
 
+torch.accelerator (torch's device-generic API) answers the same way: its current
+accelerator is cuda:0 for scripts.
+
 Tensors "on cuda" (device="cuda", .cuda(), is_cuda) are cuda_tensors.py's. Any
 other torch.cuda call that needs the CUDA runtime (CUDA graphs, NCCL, the
 caching allocator's internals) reaches torch.cuda's `_lazy_init`, which here
@@ -260,6 +263,14 @@ def _cuda_functions(torch) -> dict:
     def set_rng_state_all(states) -> None:
         generator.set_state(list(states)[0])
 
+    def get_device_capability(device=None) -> tuple:
+        _index(device, "torch.cuda.get_device_capability")
+        return tuple(_gpu().preset.compute_capability)
+
+    def get_device_properties(device=None) -> DeviceProperties:
+        _index(device, "torch.cuda.get_device_properties")
+        return device_properties(_gpu())
+
     def nothing(*args, **kwargs) -> None:
         """synchronize, init, empty_cache, set_stream: nothing to do on warpsim's one stream."""
 
@@ -269,9 +280,8 @@ def _cuda_functions(torch) -> dict:
     return {
         "is_available": is_available, "device_count": device_count, "is_initialized": is_initialized,
         "current_device": lambda: 0, "set_device": set_device, "init": nothing,
-        "get_device_capability": lambda device=None: tuple(_gpu().preset.compute_capability),
-        "get_device_properties": lambda device=None: device_properties(_gpu()),
-        "get_device_name": lambda device=None: device_properties(_gpu()).name,
+        "get_device_capability": get_device_capability, "get_device_properties": get_device_properties,
+        "get_device_name": lambda device=None: get_device_properties(device).name,
         "get_arch_list": lambda: [f"sm_{_gpu().arch}"],
         "is_bf16_supported": lambda including_emulation=True: _gpu().preset.compute_capability[0] >= 8,
         "synchronize": nothing,
@@ -294,6 +304,33 @@ def _cuda_functions(torch) -> dict:
         "CUDAGraph": _no_graphs, "graph": _no_graphs, "make_graphed_callables": _no_graphs,
         "_lazy_init": _not_simulated,
     }
+
+
+def _accelerator_functions(torch, cuda: dict) -> dict:
+    """name -> what torch.accelerator.<name> is while the backend is active: the simulated GPU is the
+    current accelerator (a "cuda" device) for scripts; torch's own code gets the CPU build's answers."""
+    from .cuda_tensors import called_from_torch
+    accelerator = torch.accelerator
+    original_available, original_count = accelerator.is_available, accelerator.device_count
+    original_current = accelerator.current_accelerator
+
+    def is_available() -> bool:
+        return original_available() if called_from_torch() else True
+
+    def device_count() -> int:
+        return original_count() if called_from_torch() else 1
+
+    def current_accelerator(check_available: bool = False):
+        return original_current(check_available) if called_from_torch() else torch.device("cuda", 0)
+
+    same = ("synchronize", "current_stream", "set_stream", "empty_cache", "memory_allocated",
+            "max_memory_allocated", "memory_reserved", "max_memory_reserved", "reset_peak_memory_stats",
+            "memory_stats")
+    return {**{name: cuda[name] for name in same},
+            "is_available": is_available, "device_count": device_count, "current_accelerator": current_accelerator,
+            "current_device_index": cuda["current_device"], "current_device_idx": cuda["current_device"],
+            "set_device_index": cuda["set_device"], "set_device_idx": cuda["set_device"],
+            "device_index": DeviceContext, "get_memory_info": cuda["mem_get_info"]}
 
 
 def _not_simulated() -> None:
@@ -326,7 +363,8 @@ def _not_simulated_message(frame) -> str:
     caller = frame.f_code.co_name
     module = frame.f_globals.get("__name__", "torch.cuda")
     what = (f"{module}.{caller}" if module.startswith("torch.cuda") else
-            f"a CUDA tensor or context, asked for by {module}.{caller} past warpsim's mapping of 'cuda' to host memory,")
+            f"a CUDA tensor or context, asked for by {module}.{caller} past warpsim's mapping of 'cuda' "
+            "to host memory,")
     return (
         f"{what} needs the CUDA runtime, which warpsim's Triton backend does not simulate: tensors "
         f"on 'cuda' are host memory the simulated {_gpu().preset.full_name} addresses, and torch.cuda answers "
@@ -340,15 +378,19 @@ def install() -> None:
     torch = sys.modules.get("torch")
     if torch is None or _ORIGINAL:
         return
+    import torch.accelerator.memory
     import torch.cuda.memory
     import torch.cuda.nvtx
     import torch.cuda.random
     from . import cuda_tensors
-    for name, replacement in _cuda_functions(torch).items():
-        for module in (torch.cuda, torch.cuda.memory, torch.cuda.random):    # the two import some by name
-            if name in vars(module):
-                _ORIGINAL[(module.__name__, name)] = vars(module)[name]
-                setattr(module, name, replacement)
+    cuda = _cuda_functions(torch)
+    for modules, functions in (((torch.cuda, torch.cuda.memory, torch.cuda.random), cuda),
+                               ((torch.accelerator, torch.accelerator.memory), _accelerator_functions(torch, cuda))):
+        for name, replacement in functions.items():
+            for module in modules:          # the submodules import some by name
+                if name in vars(module):
+                    _ORIGINAL[(module.__name__, name)] = vars(module)[name]
+                    setattr(module, name, replacement)
     _ORIGINAL[("torch.cuda.nvtx", "_nvtx")] = torch.cuda.nvtx._nvtx
     torch.cuda.nvtx._nvtx = _NoNvtx()
     if not hasattr(torch.cpu, "set_stream"):
