@@ -229,7 +229,8 @@ def install() -> None:
 
 
 def uninstall() -> None:
-    """Pop the mode (wherever it is on this thread's stack) and put Tensor.is_cuda back."""
+    """Pop the mode (wherever it is on this thread's stack), put Tensor.is_cuda back and forget the
+    counted storages (a next activation counts from zero)."""
     if _STATE:
         mode = _STATE["mode"]
         if any(m is mode for m in _get_current_function_mode_stack()):
@@ -243,3 +244,5 @@ def uninstall() -> None:
         else:
             del torch.Tensor.is_cuda
     _STATE.clear()
+    _LIVE.clear()               # their finalizers, when they run, find nothing to subtract
+    memory.update(allocated=0, peak=0)
