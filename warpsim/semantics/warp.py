@@ -151,6 +151,9 @@ def elect(slots, member_mask=None) -> tuple:
     return leader, leader == (np.asarray(slots) & 31).astype(np.uint32)
 
 
+SHUFFLE_MODES = ("up", "down", "bfly", "idx")
+
+
 def shuffle_sources(lane, mode: str, b, c) -> tuple:
     """(source lane, in range) per lane for a shuffle ('up', 'down', 'bfly' or 'idx'): b is the lane
     or offset, c packs the clamp (bits 0-4) and the segment mask (bits 8-12), as PTX's shfl.sync

@@ -7,7 +7,7 @@ block (liveness.py) back into the launch state's arrays in place, and sets the
 lane's next block. It covers blocks of value instructions (those with a
 compiled emitter, scalar.py), register/immediate moves, cvta to and from
 global, and an optional branch at the end (and, inside the round loop,
-loads: BlockSource's `loop`); anything else (memory, warp, special registers, calls,
+loads and shuffles of whole warps: BlockSource's `loop`); anything else (memory, warp, special registers, calls,
 exits) leaves the block on the NumPy tier, which says why (`BlockSource.why`).
 
 The source is plain Python kept in a file under the disk cache
@@ -31,22 +31,19 @@ import numpy as np
 from ...cache import cache_dir, write_atomically
 from ...ptx.ir import Addr, Imm, Reg, Sink, Sym
 from ...ptx.types import TYPES
+from ...semantics.warp import SHUFFLE_MODES
 from ..isa.evaluate import typed_immediate
 from ..isa.moves import SPECIAL_REGISTERS
 from ..isa.table import VALUE, entry
 from ..liveness import kept_registers
+from .global_memory import BITS, LAUNCH_ARGUMENTS, LOAD_FLAGS, GlobalMemory, NotCovered, is_memory
 from .scalar import SCALAR
 
 HEADER = ("from numba import njit\nimport numpy as np\n"
           "from warpsim.machine.compiled.runtime import *\n\n")
 STORAGE = {1: "bool", 32: "np.uint32", 64: "np.uint64"}
-LOAD_BITS = {"u32": 32, "s32": 32, "b32": 32, "f32": 32, "u64": 64, "s64": 64, "b64": 64, "f64": 64}
 AXES = {"x": 0, "y": 1, "z": 2}
-LOAD_FLAGS = {"global", "nc", "ca", "cg", "cs", "lu", "cv"}     # cache hints: the same value either way
-
-
-class NotCovered(Exception):
-    """The block has an instruction the compiled tier does not run exactly."""
+LOOP_FAULT = ["fault[0] = i", "return rounds, issued, FAULT"]    # a bad load stops the round loop
 
 
 class BlockSource:
@@ -63,16 +60,33 @@ class BlockSource:
         bad stops the loop before the lane changes anything, `fault`, and the NumPy tier
         then reports it; the allocation of the last load, allocation_start/end, locals of
         the loop, is tried before the search), ld.param of a kernel parameter, and the
-        thread's coordinates (%tid, %ctaid, %ntid, %nctaid, %laneid)."""
+        thread's coordinates (%tid, %ctaid, %ntid, %nctaid, %laneid), and a shfl.sync that
+        starts a .sync block (`shuffle`: the loop checks `full_warp` first)."""
         self.program, self.block, self.fn = program, pblock, pblock.function
         self.arrays: list[tuple] = [] if arrays is None else arrays   # (register key, bits), in argument order
         self.guard_base, self.prefix, self.count_guards = guard_base, prefix, count_guards
         self.loop = loop
         self.guarded_positions: list[int] = []
         self.body: list[str] = []              # the per-lane statements, lane slot `i`
+        self.prologue: list[str] = []          # loop only: per-warp statements before the lanes (`base`)
+        self.full_warp: str | None = None      # loop only: when lane slot `s` may take part in a .sync block
         self.source, self.why = None, None
+        self.memory: GlobalMemory | None = None     # the block's global accesses, in passes (not in the loop)
+        self.exits = False                          # the block ends the thread (the caller exits it)
+        self.phase: tuple = ("run", None)           # the pass being generated (global_memory.py)
+        self.phases: list[tuple] = []               # ((phase, memory instruction), per-lane lines)
         try:
+            if not loop and any(is_memory(ins) for ins in pblock.instructions):
+                self.memory = GlobalMemory(self)
+                first = self.memory.first_write
+                order = [("check", None)]
+                for t in self.memory.passes:
+                    order += [("late", t), ("do", t)] if t > first else [("do", t)]
+                for self.phase in order:
+                    self.phases.append((self.phase, self._generate()))
+                self.phase = ("run", None)
             self.body = self._generate()
+            self.phases.append((self.phase, self.body))
             self.source = self.function_source()
         except NotCovered as exc:
             self.why = str(exc)
@@ -92,7 +106,7 @@ class BlockSource:
         type_bits = 1 if type_name == "pred" else TYPES[type_name].bits
         if isinstance(op, Reg):
             if op.name not in self.fn.regs and op.name.split(".")[0] in SPECIAL_REGISTERS:   # declared: its own
-                expr = self.special(op.name) if self.loop and type_bits == 32 else None
+                expr = self.special(op.name) if type_bits == 32 else None
                 if expr is None:
                     raise NotCovered(f"special register {op.name}")
                 return expr
@@ -140,9 +154,15 @@ class BlockSource:
 
     # ------------------------------------------------------------ the block
 
-    def _generate(self) -> str:
+    def _generate(self) -> list[str]:
+        """The per-lane statements; in the check phase (global_memory.py) those up to the block's
+        write, without the guard counts, register stores and next block."""
         b = self.block
         self.locals, self.lines, self.written, self.counter = {}, [], [], 0
+        self.guarded_positions = []
+        if self.memory is not None:
+            self.memory.next = 0
+        counting = self.count_guards if self.phase[0] == "run" else False
         next_pc = None
         for position, ins in enumerate(b.instructions):
             self.lines.append(f"# {ins.line}: {ins}")
@@ -154,9 +174,9 @@ class BlockSource:
                 guard = f"(not {g})" if ins.guard.negated else g
                 self.guarded_positions.append(position)
                 index = self.guard_base + len(self.guarded_positions) - 1
-                if self.count_guards == "local":
+                if counting == "local":
                     self.lines.append(f"guards_{index} += {guard}")
-                elif self.count_guards:
+                elif counting:
                     self.lines.append(f"if count: guard_counts[{index}] += {guard}")
             if ins.opcode == "bra" and position == len(b.instructions) - 1:
                 next_pc = self.branch(ins, guard)
@@ -167,11 +187,24 @@ class BlockSource:
             if ins.opcode == "cvta":
                 self.global_address(ins, guard)
                 continue
+            if ins.opcode == "shfl" and self.loop and position == 0 and b.kind == "warp_sync":
+                self.shuffle(ins, guard)
+                continue
+            if ins.opcode == "ld" and "param" in ins.flags:
+                self.parameter_load(ins, guard)
+                continue
             if ins.opcode == "ld" and self.loop:
-                if "param" in ins.flags:
-                    self.parameter_load(ins, guard)
-                else:
-                    self.global_load(ins, guard)
+                self.global_load(ins, guard)
+                continue
+            if is_memory(ins):
+                if self.memory is None:
+                    raise NotCovered(f"{ins.opcode} in the round loop (it runs warps out of block order)")
+                if self.memory.access(ins, guard):
+                    return self.lines
+                continue
+            if ins.opcode in ("ret", "exit") and position == len(b.instructions) - 1 and guard is None \
+                    and self.fn.kind == "entry" and not self.loop:
+                next_pc = "-1"
                 continue
             spec = entry(ins)
             if spec is None or spec.kind != VALUE:
@@ -191,10 +224,13 @@ class BlockSource:
                                                                 else TYPES[sig.dsts[0]].bits):
                 raise NotCovered(f"{dst.name} written as {sig.dsts[0]}")
             self.write(dst, expr, guard)
+        if self.phase[0] != "run":
+            return self.lines
         if next_pc is None:
-            if b.next_gid == -1:
+            if b.next_gid == -1 and self.loop:
                 raise NotCovered("the block ends the kernel (exit)")
             next_pc = str(b.next_gid)
+        self.exits = next_pc == "-1"
         kept = kept_registers(self.program, b)
         stores = [f"{self.array_of(r)}[i] = {self.locals[r]}" for r in dict.fromkeys(self.written)
                   if kept is None or r in kept]
@@ -203,8 +239,11 @@ class BlockSource:
     def function_source(self) -> str:
         """The block as a function of its own over the lanes idx."""
         args = ", ".join(f"R{k}" for k in range(len(self.arrays)))
+        if self.memory is not None:
+            return self.memory.function_source(self.phases, args)
         return (f"@njit(cache=True, nogil=True)\n"
-                f"def block_{self.block.gid}(idx, pc, count, guard_counts{', ' if args else ''}{args}):\n"
+                f"def block_{self.block.gid}(idx, pc, count, guard_counts, {LAUNCH_ARGUMENTS}, "
+                f"changes_only, outcome, fault_address, fault_lane_on{', ' if args else ''}{args}):\n"
                 f"    for k in range(idx.shape[0]):\n"
                 f"        i = idx[k]\n" + "".join(f"        {line}\n" for line in self.body))
 
@@ -230,7 +269,7 @@ class BlockSource:
 
     def parameter_load(self, ins, guard):
         """ld.param of one 32- or 64-bit kernel parameter: a read of the launch's parameter buffer."""
-        bits = LOAD_BITS.get(ins.type)
+        bits = BITS.get(ins.type)
         addr, dst = ins.srcs[0], ins.dsts[0]
         offsets = self.program.param_offsets.get(self.fn.name, {})
         if bits is None or self.fn.kind != "entry" or ins.flags != {"param"} or not isinstance(dst, Reg) \
@@ -244,7 +283,7 @@ class BlockSource:
 
     def global_load(self, ins, guard):
         """ld.global of one 32- or 64-bit value at [register+offset], from the heap's typed views."""
-        bits = LOAD_BITS.get(ins.type)
+        bits = BITS.get(ins.type)
         if bits is None or ins.flags - LOAD_FLAGS or "global" not in ins.flags or len(ins.dsts) != 1:
             raise NotCovered(f"{'.'.join((ins.opcode,) + ins.mods)} (compiled: scalar ld.global only)")
         addr, dst = ins.srcs[0], ins.dsts[0]
@@ -261,14 +300,54 @@ class BlockSource:
                  f"or {offset} + np.uint64({size}) > allocation_end:",
                  f"    {found} = find_allocation(starts, ends, heap_bytes, {address}, {size})",
                  f"    if {found} < 0:",
-                 f"        fault[0] = i",
-                 f"        return rounds, issued, FAULT",
+                 *[f"        {line}" for line in LOOP_FAULT],
                  f"    allocation_start = starts[{found}]",
                  f"    allocation_end = ends[{found}]"]
         if guard is not None:
             check = [f"if {guard}:"] + ["    " + line for line in check]
         self.lines.extend(check)
         self.write(dst, f"mem{bits}[{offset} >> np.uint64({3 if bits == 64 else 2})]", guard)
+
+    def shuffle(self, ins, guard):
+        """shfl.sync of a warp whose 32 lanes all arrived and all name every lane (full_warp, which
+        the round loop checks before it runs the block): then the engine's meeting lets the group
+        go as it is and reports nothing, and each lane reads its source lane's register as it was
+        before the block (the prologue copies the warp's values before any lane writes)."""
+        mode = next((m for m in ins.mods if m in SHUFFLE_MODES), None)
+        if guard is not None or "sync" not in ins.mods or mode is None or len(ins.srcs) != 4 \
+                or not 1 <= len(ins.dsts) <= 2:
+            raise NotCovered(f"shfl form {ins}")
+        value, lane_or_offset, packed, member_mask = ins.srcs
+        if isinstance(member_mask, Reg) and member_mask.name in self.fn.regs:
+            if self.bits(member_mask.name) != 32:
+                raise NotCovered(f"member mask {member_mask.name} is not 32 bits")
+            mask = f"{self.array_of(member_mask.name)}[s]"
+        elif isinstance(member_mask, Imm) and member_mask.value & 0xFFFFFFFF == 0xFFFFFFFF:
+            mask = "np.uint32(0xffffffff)"
+        else:
+            raise NotCovered(f"shfl member mask {member_mask}")
+        self.full_warp = (f"status[s] == 0 and pc[s] == {self.block.gid} "
+                          f"and {mask} == np.uint32(0xffffffff)")
+        if isinstance(value, Reg) and value.name in self.fn.regs:
+            if self.bits(value.name) != 32:
+                raise NotCovered(f"shfl of {value.name}, not 32 bits")
+            self.prologue = ["for lane in range(32):",
+                             f"    warp_values[lane] = {self.array_of(value.name)}[base + lane]"]
+            source_value = "warp_values[{}]"
+        else:
+            constant = self.operand(value, "b32")
+            source_value = constant.replace("{", "{{").replace("}", "}}")
+        source, in_range = self.fresh("source_lane"), self.fresh("in_range")
+        self.lines.append(f"{source}, {in_range} = shuffle_source(i & 31, {SHUFFLE_MODES.index(mode)}, "
+                          f"{self.operand(lane_or_offset, 'b32')}, {self.operand(packed, 'b32')})")
+        dst = ins.dsts[0]
+        if isinstance(dst, Reg) and self.bits(dst.name) != 32:
+            raise NotCovered(f"shfl into {dst.name}, not 32 bits")
+        self.write(dst, source_value.format(source), None)
+        if len(ins.dsts) == 2:
+            if isinstance(ins.dsts[1], Reg) and self.bits(ins.dsts[1].name) != 1:
+                raise NotCovered(f"shfl predicate {ins.dsts[1].name}")
+            self.write(ins.dsts[1], in_range, None)
 
     def global_address(self, ins, guard):
         """cvta between generic and global addresses: the same 64 bits (isa/moves.py's emit_cvta:
@@ -336,9 +415,12 @@ def compile_source(source: str, function_name: str):
 @contextlib.contextmanager
 def compile_time_excluded(ctx, dispatcher):
     """Numba compiles (or loads from its disk cache) at the first call: that call's seconds,
-    which may be many on a loaded machine, do not count against the watchdog."""
-    if dispatcher.signatures:
+    which may be many on a loaded machine, do not count against the watchdog. (Numba's
+    `signatures` hashes every argument type, about 0.3 ms for the round loop's fifty: it is
+    asked until the first call has finished.)"""
+    if getattr(dispatcher, "_warpsim_has_run", False) or dispatcher.signatures:
         yield
+        dispatcher._warpsim_has_run = True
         return
     cpu, wall = time.process_time(), time.perf_counter()
     try:

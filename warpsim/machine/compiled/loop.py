@@ -11,7 +11,8 @@ from block.py), and the warp's next choice. A converged warp thus runs block
 after block, one per round, inside one call.
 
 It stops, handing the round back to the engine, when
-  - a warp chooses a block it does not cover (a store, warp, barrier, exit...):
+  - a warp chooses a block it does not cover (a store, barrier, exit, a
+    .sync block of a warp that is not whole...):
     the loop runs the round's covered blocks that come before it (in the
     engine's ascending block order) and hands back the rest (PENDING);
   - no lane can run (IDLE): the engine's meet phase takes over;
@@ -25,11 +26,16 @@ Covered blocks only read registers, global memory, kernel parameters and
 thread coordinates, and write registers and pc, never memory, status or
 barriers, so running each warp's chosen block in warp order instead of block
 order changes nothing, and the meet phase has nothing to release in the
-rounds it skips. What the profiler counts per block execution (lanes, full
+rounds it skips. A shfl.sync block reads the registers of its own warp's
+lanes only; the loop runs it for a warp whose 32 lanes are all running, all
+at the block and all name every lane in their member mask (the engine's
+meeting would let that group go as it is, with nothing to report), and hands
+any other warp at it back to the engine, like a block it does not cover. What the profiler counts per block execution (lanes, full
 and partial warps, divergence, guards, and every issue of the activity
 trace's warps) the loop counts too and hands to the observers'
 compiled_rounds (LoopRecord); observers without one keep the rounds in
-Python, and while memory is watched blocks with global loads stay out.
+Python, while memory is watched blocks with global loads stay out, and
+while warp meetings are watched (warp_sync_met) .sync blocks do.
 """
 
 from __future__ import annotations
@@ -56,6 +62,7 @@ def run_rounds(pc, status, starved, rotating, last_pc, patience, independent, en
     n_warps = pc.shape[0] // 32
     allocation_start = np.uint64(1)     # the allocation of the last load: none yet
     allocation_end = np.uint64(0)
+    warp_values = np.empty(32, dtype=np.uint32)    # a shfl's source values, copied before any lane writes
     lowest = np.empty(n_warps, dtype=np.int64)
     divergent = np.zeros(n_warps, dtype=np.bool_)
     for w in range(n_warps):
@@ -76,9 +83,10 @@ def run_rounds(pc, status, starved, rotating, last_pc, patience, independent, en
                          patience, independent)
             warp_pc[w] = gid
             ran[w] = False
-            if gid != NO_PC and not enabled[gid] and gid < first_uncovered:
-                first_uncovered = gid
-        for w in range(n_warps):
+            if gid != NO_PC and gid < first_uncovered:
+                if not enabled[gid]:
+                    first_uncovered = gid
+{full_warp_checks}        for w in range(n_warps):
             gid = warp_pc[w]
             if gid >= first_uncovered:      # NO_PC, or after a block the engine runs first
                 continue
@@ -121,7 +129,8 @@ class RoundLoop:
         self.gids: list[int] = []
         self.guard_keys: list[tuple] = []       # (block, position) of each guard counted
         self.loads_global: set[int] = set()     # blocks with ld.global (not run while memory is watched)
-        branches = []
+        self.warp_sync: set[int] = set()        # .sync blocks (not run while an observer watches meetings)
+        branches, full_warp_checks = [], []
         for pblock in program.blocks:
             first_guard = len(self.guard_keys)
             source = BlockSource(program, pblock, arrays=self.arrays, prefix=str(pblock.gid),
@@ -138,8 +147,16 @@ class RoundLoop:
             guards = range(first_guard, len(self.guard_keys))
             split = self.branch_split(pblock, source, guards)
             body = "".join(f"{' ' * 28}{line}\n" for line in source.body)
+            if source.full_warp is not None:
+                self.warp_sync.add(gid)
+                full_warp_checks.append(f"{' ' * 16}elif gid == {gid}:\n"
+                                        f"{' ' * 20}for s in range(w * 32, w * 32 + 32):\n"
+                                        f"{' ' * 24}if not ({source.full_warp}):\n"
+                                        f"{' ' * 28}first_uncovered = gid\n"
+                                        f"{' ' * 28}break\n")
             branches.append(f"{' ' * 12}{'if' if not branches else 'elif'} gid == {gid}:\n"
-                            + "".join(f"{' ' * 16}guards_{k} = 0\n" for k in guards) +
+                            + "".join(f"{' ' * 16}guards_{k} = 0\n" for k in guards)
+                            + "".join(f"{' ' * 16}{line}\n" for line in source.prologue) +
                             f"{' ' * 16}for lane in range(32):\n"
                             f"{' ' * 20}i = base + lane\n"
                             f"{' ' * 20}if status[i] == 0:\n"
@@ -159,6 +176,7 @@ class RoundLoop:
         if self.gids:
             arrays = "".join(f", R{k}" for k in range(len(self.arrays)))
             self.source = LOOP_HEADER.format(arrays=arrays, dispatch="".join(branches),
+                                             full_warp_checks="".join(full_warp_checks),
                                              IDLE=IDLE, PENDING=PENDING, STOPPED=STOPPED, FAULT=FAULT)
         self.cached = self.source is not None and is_cached_on_disk(self.source)
         self.dispatcher = None
@@ -204,6 +222,9 @@ class RoundLoop:
         if ctx.memory_observers and self.loads_global:      # their loads must be reported
             enabled = enabled.copy()
             enabled[list(self.loads_global)] = False
+        if ctx.warp_sync_observers and self.warp_sync:      # and their meetings
+            enabled = enabled.copy()
+            enabled[list(self.warp_sync)] = False
         with compile_time_excluded(ctx, self.dispatcher):
             rounds, issued, outcome = self.dispatcher(
                 ctx.pc, ctx.status, ctx.starved, ctx.rotating, ctx.last_pc, patience, independent,

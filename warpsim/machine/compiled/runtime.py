@@ -185,6 +185,33 @@ def find_allocation(starts, ends, heap_bytes, address, size):
     return k
 
 
+# ------------------------------------------------------------ warp exchange (the round loop's shfl.sync)
+
+@njit(inline="always")
+def shuffle_source(lane, mode, b, c):
+    """(source lane, in range) of one lane of shfl.sync: semantics/warp.shuffle_sources on scalars
+    (mode: the index of its name in semantics/warp.SHUFFLE_MODES; b the lane or offset, c the clamp and segment mask); a lane whose
+    source is out of range reads itself."""
+    lane = np.int64(lane)
+    offset = np.int64(b) & 31
+    packed = np.int64(c)
+    clamp, segment = packed & 31, (packed >> 8) & 31
+    max_lane = (lane & segment) | (clamp & ~segment)
+    if mode == 0:
+        j = lane - offset
+        ok = j >= max_lane
+    elif mode == 1:
+        j = lane + offset
+        ok = j <= max_lane
+    elif mode == 2:
+        j = lane ^ offset
+        ok = j <= max_lane
+    else:
+        j = (lane & segment) | (offset & ~segment)
+        ok = j <= max_lane
+    return (j if ok else lane), ok
+
+
 # ------------------------------------------------------------ f32 (bits in, bits out)
 
 @njit(inline="always")

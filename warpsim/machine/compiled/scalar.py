@@ -183,6 +183,8 @@ def float_fma(ins, srcs):
 
 @scalar("conversion", "cvt")
 def convert(ins, srcs):
+    if not ins.flags and len(ins.types) == 2 and set(ins.types) <= INT32 | INT64:
+        return integer_resize(ins.types[0], ins.types[1], srcs[0])
     if ins.flags != {"rn"} or len(ins.types) != 2 or ins.types[0] != "f32":
         return None
     source = ins.types[1]
@@ -191,3 +193,13 @@ def convert(ins, srcs):
     if source == "u32":
         return f"f32_from_u32({srcs[0]})"
     return None
+
+
+def integer_resize(destination: str, source: str, value: str) -> str:
+    """cvt between 32- and 64-bit integers without .sat: a wider destination extends the source
+    as its type says (sign or zero), a narrower one keeps the low bits."""
+    if destination in INT32:
+        return f"u32({value})" if source in INT64 else value
+    if source in INT64:
+        return value
+    return f"np.uint64(s32({value}))" if source == "s32" else f"np.uint64({value})"

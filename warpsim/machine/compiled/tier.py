@@ -19,7 +19,12 @@ import os
 import numpy as np
 
 from ..events import observers_of
+from ...errors import InternalError
+from .. import access
+from ..codegen import Site
+from ..isa.control import exit_threads
 from .block import BlockSource, compile_source, compile_time_excluded, is_cached_on_disk
+from .global_memory import launch_arguments
 
 ENGINES = ("numpy", "compiled", "auto")
 HOT_LANES = 1 << 22        # threads a block runs on NumPy before auto compiles it
@@ -27,22 +32,71 @@ HOT_LOOP_LANES = 1 << 27   # threads times blocks a program runs before auto com
 
 
 class CompiledBlock:
-    """A block's machine code, called with the launch state's arrays."""
+    """A block's machine code, called with the launch state's arrays.
 
-    def __init__(self, pblock, dispatcher, source: BlockSource):
-        self.block = pblock
+    A block with global accesses (compiled/global_memory.py) runs on the NumPy tier
+    instead while memory is watched (its observers must see every access), and when
+    its first pass finds a bad address: nothing has changed then, and the NumPy tier
+    reports the fault (or serves a host range or a mapped page) as it always does. A
+    bad address after the block's first write stops it where the NumPy tier would
+    have stopped, and access.resolve reports it; blocks that can stop so run on NumPy
+    while host ranges or mapped pages could make such an address good. A block that
+    ends the thread exits its lanes here."""
+
+    def __init__(self, tier, dispatcher, source: BlockSource):
+        self.tier = tier
+        self.block = tier.block
         self.dispatcher = dispatcher
         self.arrays = source.arrays
-        self.guard_keys = [(pblock.gid, p) for p in source.guarded_positions]
+        self.guard_keys = [(self.block.gid, p) for p in source.guarded_positions]
+        memory = source.memory
+        self.memory = memory
+        self.writes = len(memory.writes) if memory is not None else 0
+        self.late_checks = memory is not None and memory.late_checks
+        self.exits = source.exits
+
+    def on_numpy(self, ctx) -> bool:
+        if self.memory is None:
+            return False
+        memory = ctx.memory
+        return bool(ctx.memory_observers) or len(memory.buffer) % 8 != 0 \
+            or self.late_checks and (bool(memory.host) or bool(memory.mapped_page_bytes))
 
     def __call__(self, ctx, idx):
+        if self.on_numpy(ctx):
+            self.tier.lanes_compiled -= len(idx)
+            self.tier.lanes_on_numpy += len(idx)
+            return self.block.compiled(ctx, idx)
         counts = np.zeros(len(self.guard_keys), dtype=np.int64)
+        outcome = np.array([-1, -1, 0], dtype=np.int64)
+        late = len(idx) if self.late_checks else 0
+        fault_address, fault_lane_on = np.empty(late, dtype=np.uint64), np.zeros(late, dtype=np.bool_)
         arrays = [ctx.reg(key, bits) for key, bits in self.arrays]
         with compile_time_excluded(ctx, self.dispatcher):
-            self.dispatcher(idx, ctx.pc, ctx.count_predicates, counts, *arrays)
+            self.dispatcher(idx, ctx.pc, ctx.count_predicates, counts, *launch_arguments(ctx),
+                            bool(ctx.changes_only), outcome, fault_address, fault_lane_on, *arrays)
+        if outcome[0] >= 0:
+            if outcome[1] < 0:                  # nothing changed: the NumPy tier says what is wrong
+                return self.block.compiled(ctx, idx)
+            self.late_fault(ctx, idx, int(outcome[0]), int(outcome[1]), fault_address, fault_lane_on)
         if ctx.count_predicates:
             for key, count in zip(self.guard_keys, counts):
                 ctx.guard_true[key] = ctx.guard_true.get(key, 0) + int(count)
+        if self.writes:
+            ctx.writes += int(outcome[2]) if ctx.changes_only else self.writes
+        if self.exits:
+            exit_threads(ctx, idx)
+
+    def late_fault(self, ctx, idx, lane: int, memory_instruction: int, addresses, lane_on):
+        """The fault of the block's memory instruction at lane `lane`, as the NumPy tier raises it
+        (its lanes up to the bad one: the NumPy tier reports the first bad lane)."""
+        ins = self.memory.instructions[memory_instruction]
+        on = np.flatnonzero(lane_on[:lane + 1])
+        size = self.memory.bits[memory_instruction] // 8
+        access.resolve(ctx, Site(ctx.program, self.block.function, ins), idx[on], "global",
+                       addresses[on], size, ins.opcode != "ld")
+        raise InternalError(f"the compiled tier found a bad address that access.resolve accepts "
+                            f"(block {self.block.gid}, PTX line {ins.line}: {ins})", kernel=ctx.kernel)
 
 
 class BlockTier:
@@ -64,7 +118,7 @@ class BlockTier:
             if engine == "compiled" or self.cached or hot:
                 try:
                     dispatcher, _ = compile_source(self.source.source, f"block_{self.block.gid}")
-                    self.compiled = CompiledBlock(self.block, dispatcher, self.source)
+                    self.compiled = CompiledBlock(self, dispatcher, self.source)
                 except Exception as exc:              # a Numba failure keeps the block on NumPy
                     self.failed = f"{type(exc).__name__}: {exc}"
         if self.compiled is not None:

@@ -1,0 +1,198 @@
+"""Global loads, stores and atomics in compiled blocks against the NumPy tier.
+
+A compiled block with a global access checks every lane's addresses first and does
+its one write lane by lane (compiled/global_memory.py). Both tiers must give the
+same bytes, old values of racing atomics, counters, faults (and the memory a fault
+leaves), livelock verdicts and profiler counts; values are checked against NumPy
+references on random inputs.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import warpsim as cp
+from warpsim.errors import DeadlockError, MemoryFault
+from warpsim.machine.compiled import report
+
+ATOMICS = r"""
+extern "C" __global__ void atomics(const unsigned* key, const unsigned* val, unsigned* u, int* s,
+                                   float* f, unsigned long long* w, unsigned* old, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    unsigned k = key[i] & 7, v = val[i], o = 0;
+    switch (key[i] >> 28) {
+        case 0: o = atomicAdd(&u[k], v); break;
+        case 1: o = atomicMin(&u[k], v); break;
+        case 2: o = atomicMax(&u[k], v); break;
+        case 3: o = atomicCAS(&u[k], v & 3u, v); break;
+        case 4: o = atomicExch(&u[k], v); break;
+        case 5: o = atomicAnd(&u[k], v | 0xffff0000u); break;
+        case 6: o = atomicOr(&u[k], v & 0x0f0f0f0fu); break;
+        case 7: o = atomicXor(&u[k], v); break;
+        case 8: o = atomicInc(&u[k], v); break;
+        case 9: o = atomicDec(&u[k], v); break;
+        case 10: o = atomicMin(&s[k], (int)v); break;
+        case 11: o = atomicMax(&s[k], (int)v); break;
+        case 12: o = __float_as_uint(atomicAdd(&f[k], __uint_as_float(v))); break;
+        case 13: o = (unsigned)(atomicAdd(&w[k], (unsigned long long)v << 20) >> 12); break;
+        case 14: atomicAdd(&u[k], 1u); break;
+        default: u[k] = v;
+    }
+    old[i] = o;
+}
+"""
+
+HISTOGRAM = r"""
+extern "C" __global__ void histogram(const unsigned* x, unsigned* bins, unsigned long long* wide,
+                                     int* low, int* high, unsigned* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        unsigned b = x[i] & 255u;
+        atomicAdd(&bins[b], 1u);
+        atomicAdd(&wide[b & 15u], (unsigned long long)x[i] << 16);
+        atomicMin(&low[b & 31u], (int)x[i]);
+        atomicMax(&high[b & 31u], (int)x[i]);
+        out[x[i] & 1023u] = i;
+    }
+}
+"""
+
+SPIN = r"""
+extern "C" __global__ void spin(unsigned* flag) {
+    while (atomicAdd(flag, 0u) == 0u) {}
+}
+"""
+
+
+def arrays_after(engine, function, grid, block, make_args, **settings):
+    """(every argument array's bytes, counters) after one launch on `engine`."""
+    args = make_args()
+    with cp.settings(engine=engine, **settings):
+        function(grid, block, args)
+    last = function.last_launch
+    return ([a.get().tobytes() for a in args if hasattr(a, "get")],
+            (last.warp_instructions, last.thread_instructions, last.rounds))
+
+
+def compiled_rows(function):
+    return [r for r in report(function.loaded_module.program) if r["threads_compiled"]]
+
+
+@pytest.fixture(scope="module")
+def atomics():
+    return cp.RawModule(code=ATOMICS).get_function("atomics")
+
+
+@pytest.fixture(scope="module")
+def histogram():
+    return cp.RawModule(code=HISTOGRAM).get_function("histogram")
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_racing_atomics_of_every_kind_give_the_numpy_tiers_bytes_and_old_values(atomics, seed):
+    rng = np.random.default_rng(seed)
+    n = 4096 - 37
+    key = rng.integers(0, 2**32, n, dtype=np.uint32)
+    val = rng.integers(0, 2**32, n, dtype=np.uint32)
+
+    def make_args():
+        return (cp.asarray(key), cp.asarray(val), cp.asarray(rng_state(seed, np.uint32)),
+                cp.asarray(rng_state(seed, np.int32)), cp.asarray(rng_state(seed, np.float32)),
+                cp.asarray(rng_state(seed, np.uint64)), cp.zeros(n, cp.uint32), np.int32(n))
+    numpy_tier = arrays_after("numpy", atomics, (16,), (256,), make_args)
+    compiled = arrays_after("compiled", atomics, (16,), (256,), make_args)
+    assert numpy_tier == compiled
+    program = atomics.loaded_module.program
+    atomic_blocks = {r["block"] for r in compiled_rows(atomics)
+                     if any(i.opcode == "atom" for i in program.blocks[r["block"]].instructions)}
+    assert len(atomic_blocks) >= 12, "the compiled tier ran too few of the atomics"
+
+
+def rng_state(seed: int, dtype) -> np.ndarray:
+    """Eight starting words per array (floats: finite values of mixed signs and sizes)."""
+    rng = np.random.default_rng(seed + 100)
+    if dtype == np.float32:
+        return (rng.standard_normal(8) * 10.0 ** rng.integers(-3, 4, 8)).astype(np.float32)
+    return rng.integers(np.iinfo(dtype).min // 2, np.iinfo(dtype).max // 2, 8, dtype=dtype)
+
+
+def test_a_histogram_gives_numpys_counts_on_both_tiers(histogram):
+    rng = np.random.default_rng(7)
+    n = 8192 - 5
+    x = rng.integers(0, 2**32, n, dtype=np.uint32)
+    signed = x.view(np.int32)
+    bins = np.bincount(x & 255, minlength=256).astype(np.uint32)
+    wide = np.zeros(16, dtype=np.uint64)
+    np.add.at(wide, (x & 255) & 15, x.astype(np.uint64) << np.uint64(16))
+    low = np.full(32, np.iinfo(np.int32).max, dtype=np.int32)
+    np.minimum.at(low, (x & 255) & 31, signed)
+    high = np.full(32, np.iinfo(np.int32).min, dtype=np.int32)
+    np.maximum.at(high, (x & 255) & 31, signed)
+    out = np.full(1024, 0xFFFFFFFF, dtype=np.uint32)
+    out[x & 1023] = np.arange(n, dtype=np.uint32)       # the last thread writing a word wins
+
+    def make_args():
+        return (cp.asarray(x), cp.zeros(256, cp.uint32), cp.zeros(16, cp.uint64),
+                cp.full(32, np.iinfo(np.int32).max, dtype=cp.int32),
+                cp.full(32, np.iinfo(np.int32).min, dtype=cp.int32),
+                cp.full(1024, 0xFFFFFFFF, dtype=cp.uint32), np.int32(n))
+    results = {engine: arrays_after(engine, histogram, (32,), (256,), make_args)
+               for engine in ("numpy", "compiled")}
+    assert results["numpy"] == results["compiled"]
+    expected = [x.tobytes(), bins.tobytes(), wide.tobytes(), low.tobytes(), high.tobytes(), out.tobytes()]
+    assert results["compiled"][0] == expected
+    assert any(i.opcode == "atom" for r in compiled_rows(histogram)
+               for i in histogram.loaded_module.program.blocks[r["block"]].instructions)
+
+
+@pytest.mark.parametrize("bad", ["store", "atomic", "load"])
+def test_a_bad_address_in_a_compiled_block_is_the_same_fault_and_leaves_the_same_memory(histogram, bad):
+    """One lane's address is past the end: the NumPy tier reports it, and no lane of that
+    instruction has written anything on either tier."""
+    n = 2048
+    x = np.random.default_rng(3).integers(0, 2**32, n, dtype=np.uint32)
+    results = {}
+    for engine in ("numpy", "compiled"):
+        arrays = [cp.asarray(x), cp.zeros(256, cp.uint32), cp.zeros(16, cp.uint64),
+                  cp.zeros(32, cp.int32), cp.zeros(32, cp.int32), cp.zeros(1024, cp.uint32)]
+        short = {"store": 5, "atomic": 1, "load": 0}[bad]
+        arrays[short] = arrays[short][: {5: 1000, 1: 200, 0: n - 40}[short]].copy()
+        with cp.settings(engine=engine), pytest.raises(MemoryFault) as caught:
+            histogram((n // 256,), (256,), (*arrays, np.int32(n)))
+        message = re.sub(r"0x[0-9a-f]+", "0x...", str(caught.value))   # the arrays' own addresses
+        results[engine] = (message, [a.get().tobytes() for a in arrays])
+    assert results["numpy"] == results["compiled"]
+    assert "out of bounds" in results["numpy"][0]
+
+
+def test_a_spin_on_an_atomic_that_changes_nothing_is_the_same_livelock():
+    spin = cp.RawModule(code=SPIN).get_function("spin")
+    messages = {}
+    for engine in ("numpy", "compiled"):
+        with cp.settings(engine=engine), pytest.raises(DeadlockError) as caught:
+            spin((2,), (64,), (cp.zeros(1, cp.uint32),))
+        messages[engine] = str(caught.value)
+    assert messages["numpy"] == messages["compiled"]
+    assert "livelock" in messages["numpy"]
+
+
+def test_profiled_and_sanitized_launches_count_the_same(atomics):
+    """Watched memory keeps global accesses on the NumPy tier: every counter the same."""
+    rng = np.random.default_rng(11)
+    n = 2048
+    key, val = rng.integers(0, 2**32, (2, n), dtype=np.uint32)
+    launches = {}
+    for engine in ("numpy", "compiled"):
+        args = (cp.asarray(key), cp.asarray(val), cp.zeros(8, cp.uint32), cp.zeros(8, cp.int32),
+                cp.zeros(8, cp.float32), cp.zeros(8, cp.uint64), cp.zeros(n, cp.uint32), np.int32(n))
+        with cp.settings(engine=engine), cp.profile(level="ptx") as prof:
+            atomics((8,), (256,), args)
+        launches[engine] = (prof.launches[0], args[6].get())
+    (a, old_a), (b, old_b) = launches["numpy"], launches["compiled"]
+    assert a.metrics == b.metrics
+    assert str(a.lines) == str(b.lines)
+    np.testing.assert_array_equal(old_a, old_b)

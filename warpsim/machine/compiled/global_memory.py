@@ -1,0 +1,286 @@
+"""Global loads, stores and atomics in a compiled block (block.py's tier, not the round loop).
+
+The NumPy tier runs a block instruction by instruction over all its lanes: one
+memory instruction for every lane (each lane checked before any lane's access
+happens), then the next. A compiled block runs lane by lane, so it keeps that
+order with one pass over its lanes per memory instruction, recomputing each
+lane's value instructions (pure) and taking what earlier memory instructions
+gave the lane (a load's value, an atomic's old value) from per-lane arrays:
+
+  check  every lane's loads before the block's first write (kept, `saved_<t>`)
+         and the first write's address, all checked (find_allocation). A bad
+         address stops here with nothing changed: the caller runs the block on
+         the NumPy tier, which reports the fault (or serves a host range or a
+         mapped page) as it always does;
+  per memory instruction from the first write on:
+    late  (after the first write) every lane's address checked; a bad one stops
+          the block where the NumPy tier would stop, earlier instructions done
+          for every lane, and the caller has access.resolve report it (only
+          when no host range or mapped page could make the address good);
+    do    the access for every lane in lane order, the order semantics/atomics.py
+          serves conflicting lanes in (a store's last lane wins, as NumPy's
+          scatter); then, while the livelock watch counts only writes that change
+          memory (ctx.changes_only), whether any lane's word differs from what it
+          held before (a store) or from the old value the lane saw (an atomic), as
+          access.store and isa/atomics.apply decide;
+  run    the whole block per lane, registers and next block stored.
+
+Written bytes are marked initialized, as access.store marks them. What an atomic
+computes is semantics/atomics.py's RMW; the expressions here are its operations
+on one lane's register bits, for the operations and types whose NumPy result is
+exact on every input (float min/max are not: NumPy's fmin picks a NaN's payload
+or a zero's sign differently in its vector and scalar loops, so they stay on NumPy).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...ptx.ir import Addr, Reg, Sink
+from ...semantics.atomics import ATOMIC_OPS
+from .. import access
+
+
+class NotCovered(Exception):
+    """The block has an instruction the compiled tier does not run exactly."""
+
+
+BITS = {"u32": 32, "s32": 32, "b32": 32, "f32": 32, "u64": 64, "s64": 64, "b64": 64, "f64": 64}
+WRITES = ("st", "atom", "red")
+LOAD_FLAGS = {"global", "nc", "ca", "cg", "cs", "lu", "cv"}     # cache hints: the same value either way
+STORE_FLAGS = {"global", "wb", "cg", "cs", "wt"}
+ATOMIC_FLAGS = {"global", "gpu", "sys", "cta", "relaxed", "acquire", "release", "acq_rel"}  # one at a time here
+FIRST_FAULT = ["outcome[0] = k", "return"]                     # check: nothing changed yet
+
+
+def is_memory(ins) -> bool:
+    """An instruction this module serves (or refuses): ld other than of a parameter, st, atom, red."""
+    return (ins.opcode == "ld" and "param" not in ins.flags) or (ins.opcode in WRITES and "param" not in ins.flags)
+
+
+def _add(type_name, old, b, c):
+    if type_name == "f32":
+        return f"bits_of(f32_of({old}) + f32_of({b}))"         # one IEEE single add (RN), as NumPy's
+    return None if type_name == "f64" else f"add{BITS[type_name]}({old}, {b})"
+
+
+def _min_max(smaller: bool):
+    def update(type_name, old, b, c):
+        if type_name[0] not in "us":
+            return None                                         # float min/max: see the module docstring
+        if type_name[0] == "s":
+            less = f"s32({b}) < s32({old})" if BITS[type_name] == 32 else f"signed_less64({b}, {old})"
+        else:
+            less = f"{b} < {old}"
+        return f"({b} if {less} else {old})" if smaller else f"({old} if {less} else {b})"
+    return update
+
+
+def _bitwise(symbol: str):
+    return lambda type_name, old, b, c: f"({old} {symbol} {b})"
+
+
+# semantics/atomics.RMW's operations on one lane's register bits: (PTX type, old, b, c) -> the new
+# word's expression, or None for a type the compiled tier leaves to NumPy. An operation missing
+# here runs on NumPy; tests/machine/test_codegen.py checks that every key is one of RMW's.
+LANE_RMW = {
+    "add": _add,
+    "min": _min_max(True),
+    "max": _min_max(False),
+    "inc": lambda t, old, b, c: f"(np.uint32(0) if {old} >= {b} else add32({old}, np.uint32(1)))"
+                                if t == "u32" else None,
+    "dec": lambda t, old, b, c: f"({b} if {old} == np.uint32(0) or {old} > {b} else sub32({old}, np.uint32(1)))"
+                                if t == "u32" else None,
+    "cas": lambda t, old, b, c: f"({c} if {old} == {b} else {old})",
+    "exch": lambda t, old, b, c: b,
+    "and": _bitwise("&"),
+    "or": _bitwise("|"),
+    "xor": _bitwise("^"),
+}
+
+
+def _rmw(op: str, type_name: str, old: str, b: str, c: str) -> str | None:
+    """The new word of atomic <op> on PTX type <type_name> for one lane, or None (NumPy's)."""
+    update = LANE_RMW.get(op)
+    if update is None or type_name in ("f32", "f64") and op not in ("add", "min", "max"):
+        return None
+    return update(type_name, old, b, c)
+
+
+class GlobalMemory:
+    """The passes of one block's global accesses (a BlockSource's `memory`), generated one
+    phase at a time by the BlockSource: ('check', None), ('late', t), ('do', t), ('run', None)."""
+
+    def __init__(self, source):
+        self.source = source
+        self.instructions = [ins for ins in source.block.instructions if is_memory(ins)]
+        writes = [t for t, ins in enumerate(self.instructions) if ins.opcode in WRITES]
+        self.first_write = writes[0] if writes else None
+        self.writes = writes
+        self.bits = [BITS.get(ins.type, 0) for ins in self.instructions]
+        self.next = 0                   # the memory instruction the phase being generated is at
+
+    @property
+    def passes(self) -> list[int]:
+        """The memory instructions that get passes of their own (from the first write on)."""
+        return [] if self.first_write is None else list(range(self.first_write, len(self.instructions)))
+
+    @property
+    def late_checks(self) -> bool:
+        """Whether a bad address can stop the block after it has changed memory."""
+        return self.first_write is not None and len(self.instructions) > self.first_write + 1
+
+    # ------------------------------------------------------------ one memory instruction
+
+    def access(self, ins, guard) -> bool:
+        """Generate memory instruction `ins` for the current phase; whether the phase stops here."""
+        src = self.source
+        t = self.next
+        self.next += 1
+        phase, at = src.phase
+        bits = self._check_form(ins)
+        kind = "load" if ins.opcode == "ld" else ("store" if ins.opcode == "st" else "atomic")
+        operands = [src.operand(o, ins.type) for o in ins.srcs[1:]] if kind != "load" else []
+        before_writes = self.first_write is None or t < self.first_write
+        if phase == "check" and before_writes:                                  # a load before any write
+            address, slot = self._address(ins, bits, guard, FIRST_FAULT)
+            self._guarded([f"saved_{t}[k] = mem{bits}[{slot}]"], guard)
+            return self._result(ins, t, guard)
+        if phase == "check" or (phase == "late" and t == at):                   # the write or access to check
+            late = phase == "late"
+            fault = ["outcome[0] = k", f"outcome[1] = {t}", "return"] if late else FIRST_FAULT
+            address, slot = self._address(ins, bits, guard, fault, record=late)
+            if kind == "store":                 # the word before any lane's store
+                self._guarded([f"seen_{t}[k] = np.uint64(mem{bits}[{slot}])"], guard)
+            return True
+        if phase == "do" and t == at:
+            address, slot = self._address(ins, bits, guard, None)
+            memory = f"mem{bits}[{slot}]"
+            if kind == "load":
+                self._guarded([f"saved_{t}[k] = {memory}"], guard)
+                return True
+            body = [f"slots_{t}[k] = {slot}", f"did_{t}[k] = True",
+                    f"for byte in range({bits // 8}):",
+                    f"    initialized[{slot} * {bits // 8} + byte] = True"]
+            if kind == "store":
+                body.insert(0, f"{memory} = {operands[0]}")
+            else:
+                old = src.fresh("old")
+                update = _rmw(self._operation(ins), ins.type, old, operands[0],
+                              operands[1] if len(operands) > 1 else "None")
+                if update is None:
+                    raise NotCovered(f"{'.'.join((ins.opcode,) + ins.mods)} has no exact compiled form")
+                body = [f"{old} = {memory}", f"{memory} = {update}", f"saved_{t}[k] = {old}",
+                        f"seen_{t}[k] = np.uint64({old})"] + body
+            self._guarded(body, guard)
+            return True
+        if kind != "store":                     # done in an earlier pass: its value, per lane
+            return self._result(ins, t, guard)
+        return False
+
+    def _result(self, ins, t: int, guard) -> bool:
+        if ins.opcode == "ld" or (ins.opcode == "atom" and not isinstance(ins.dsts[0], Sink)):
+            self.source.write(ins.dsts[0], f"saved_{t}[k]", guard)
+        return False
+
+    def _guarded(self, lines: list[str], guard):
+        self.source.lines.extend(lines if guard is None else [f"if {guard}:"] + [f"    {line}" for line in lines])
+
+    def _operation(self, ins) -> str:
+        return next(m for m in ins.mods if m in ATOMIC_OPS)
+
+    def _check_form(self, ins) -> int:
+        """The access's bits, or NotCovered for a form the compiled tier does not take."""
+        src = self.source
+        bits = BITS.get(ins.type)
+        name = ".".join((ins.opcode,) + ins.mods)
+        if bits is None or access.vector_count(ins) != 1 or "global" not in ins.flags:
+            raise NotCovered(f"{name} (compiled: scalar global words only)")
+        if ins.opcode == "ld":
+            allowed, dst = LOAD_FLAGS, ins.dsts[0] if len(ins.dsts) == 1 else None
+        elif ins.opcode == "st":
+            allowed, dst = STORE_FLAGS, Sink()
+            if len(ins.srcs) != 2:
+                raise NotCovered(f"st form {ins}")
+        else:
+            op = next((m for m in ins.mods if m in ATOMIC_OPS), None)
+            if op is None or len(ins.srcs) != (3 if op == "cas" else 2):
+                raise NotCovered(f"{name} (compiled: scalar atomics only)")
+            allowed, dst = ATOMIC_FLAGS | {op}, ins.dsts[0] if ins.opcode == "atom" else Sink()
+            if _rmw(op, ins.type, "o", "b", "c") is None:
+                raise NotCovered(f"{name} has no exact compiled form")
+        if ins.flags - allowed:
+            raise NotCovered(f"{name} (compiled: {'/'.join(sorted(allowed))} only)")
+        if not isinstance(dst, (Reg, Sink)) or isinstance(dst, Reg) and src.bits(dst.name) != bits:
+            raise NotCovered(f"{name} into {dst} of another width")
+        return bits
+
+    def _address(self, ins, bits: int, guard, fault: list[str] | None, record: bool = False) -> tuple[str, str]:
+        """(address, word slot) locals of [register+offset]; checked unless fault is None (the
+        lines that stop the pass at a bad address); record: kept per lane for the caller's report."""
+        src = self.source
+        addr = ins.srcs[0]
+        if not isinstance(addr, Addr) or not isinstance(addr.base, Reg):
+            raise NotCovered(f"{ins.opcode} form {ins}")
+        base = src.operand(addr.base, "u64")
+        address, slot = src.fresh("address"), src.fresh("slot")
+        size = bits // 8
+        src.lines.append(f"{address} = add64({base}, np.uint64({addr.offset & (2**64 - 1):#x}))")
+        src.lines.append(f"{slot} = np.int64(({address} - GLOBAL_BASE) >> np.uint64({3 if bits == 64 else 2}))")
+        if record:
+            src.lines += [f"fault_address[k] = {address}", f"fault_lane_on[k] = {guard or 'True'}"]
+        if fault is not None:
+            offset = src.fresh("offset")
+            check = [f"{offset} = {address} - GLOBAL_BASE",
+                     f"if ({address} & np.uint64({size - 1})) != np.uint64(0) or {offset} < allocation_start "
+                     f"or {offset} + np.uint64({size}) > allocation_end:",
+                     f"    found = find_allocation(starts, ends, heap_bytes, {address}, {size})",
+                     "    if found < 0:",
+                     *[f"        {line}" for line in fault],
+                     "    allocation_start = starts[found]",
+                     "    allocation_end = ends[found]"]
+            self._guarded(check, guard)
+        return address, slot
+
+    # ------------------------------------------------------------ the function
+
+    def function_source(self, phases: list, args: str) -> str:
+        """block_<gid>(idx, pc, count, guard_counts, <launch>, changes_only, outcome, fault_address,
+        fault_lane_on, <registers>). outcome[0]: the first lane (position in idx) whose address is
+        bad, or -1; outcome[1]: its memory instruction when it stopped a late pass (-1: the check
+        pass, nothing changed); outcome[2]: the writes that changed memory (asked while
+        changes_only). phases: ((phase, t), per-lane lines) in order."""
+        n_mem = len(self.instructions)
+        scratch = [f"saved_{t} = np.empty(n, dtype=np.uint{self.bits[t]})" for t in range(n_mem)
+                   if self.instructions[t].opcode != "st"]
+        for t in self.writes:
+            scratch += [f"seen_{t} = np.empty(n, dtype=np.uint64)", f"slots_{t} = np.empty(n, dtype=np.int64)",
+                        f"did_{t} = np.zeros(n, dtype=np.bool_)"]
+        lines = ["n = idx.shape[0]", *scratch, "allocation_start = np.uint64(1)", "allocation_end = np.uint64(0)"]
+        for (phase, t), body in phases:
+            lines += ["for k in range(n):", "    i = idx[k]", *[f"    {line}" for line in body]]
+            if phase == "do" and t in self.writes:
+                lines += ["if changes_only:",
+                          "    for k in range(n):",
+                          f"        if did_{t}[k] and seen_{t}[k] != np.uint64(mem{self.bits[t]}[slots_{t}[k]]):",
+                          "            outcome[2] += 1",
+                          "            break"]
+        gid = self.source.block.gid
+        return (f"@njit(cache=True, nogil=True)\n"
+                f"def block_{gid}(idx, pc, count, guard_counts, {LAUNCH_ARGUMENTS}, changes_only, outcome, "
+                f"fault_address, fault_lane_on{', ' if args else ''}{args}):\n"
+                + "".join(f"    {line}\n" for line in lines))
+
+
+LAUNCH_ARGUMENTS = ("mem32, mem64, initialized, starts, ends, heap_bytes, param32, param64, "
+                    "tid, ctaid, dims")
+
+
+def launch_arguments(ctx) -> tuple:
+    """LAUNCH_ARGUMENTS of a batch: the heap's typed views and live allocations (as the round loop
+    reads them), the parameter buffer and the threads' coordinates."""
+    heap = ctx.memory.buffer
+    starts, ends = ctx.memory._index()
+    return (heap.view(np.uint32), heap.view(np.uint64), ctx.memory.initialized, starts, ends,
+            np.uint64(len(heap)), ctx.params.view(np.uint32), ctx.params.view(np.uint64), ctx.tid,
+            ctx.ctaid, np.array([*ctx.block, *ctx.grid], dtype=np.uint32))
