@@ -28,18 +28,15 @@ the backend is active (torch_device.install to uninstall):
   torch.cuda.memory_allocated and its relatives report.
 
 A torch function mode is per thread: tensors a script makes in other threads
-keep torch's behaviour.
+keep torch's behaviour. torch is imported only once install() runs (warpsim
+does not need it otherwise).
 """
 
 from __future__ import annotations
 
+import functools
 import sys
 import weakref
-
-import torch
-from torch.overrides import TorchFunctionMode, _get_current_function_mode_stack, _pop_mode, _push_mode
-from torch.utils import _device as _device_module          # the default device torch's own mode applies
-from torch.utils._device import _device_constructors
 
 from ...errors import WarpsimError
 
@@ -62,6 +59,7 @@ class TooManyGPUs(WarpsimError, RuntimeError):
 def cuda_index(device) -> int | None:
     """The CUDA device index `device` names (str, torch.device, or an int index), None if it names no
     CUDA device."""
+    import torch
     if isinstance(device, bool):
         return None
     if isinstance(device, int):
@@ -88,6 +86,7 @@ def host_device(device, where: str):
 
 
 def _to(func, args, kwargs):
+    import torch
     tensor, rest = args[0], list(args[1:])
     moved = False
     if "device" in kwargs and cuda_index(kwargs["device"]) is not None:
@@ -99,6 +98,7 @@ def _to(func, args, kwargs):
 
 
 def _cuda(func, args, kwargs):
+    import torch
     device = args[1] if len(args) > 1 else kwargs.get("device")
     if device is not None:
         host_device(device, "Tensor.cuda")
@@ -106,6 +106,7 @@ def _cuda(func, args, kwargs):
 
 
 def _cpu(func, args, kwargs):
+    import torch
     if called_from_torch(3):
         return func(*args, **kwargs)
     return args[0].clone(memory_format=kwargs.get("memory_format", torch.preserve_format))
@@ -117,6 +118,7 @@ def _pin_memory(func, args, kwargs):
 
 def _type(func, args, kwargs):
     """Tensor.type("torch.cuda.FloatTensor") (or the class) is the CPU type of the same name."""
+    import torch
     args = list(args)
     wanted = args[1] if len(args) > 1 else kwargs.get("dtype")
     if isinstance(wanted, type) and wanted.__module__ == "torch.cuda":
@@ -135,36 +137,40 @@ def _get_device(func, args, kwargs):
     return 0 if result == -1 and args[0].is_cpu and not called_from_torch(3) else result
 
 
-_METHODS = {torch.Tensor.to: _to, torch.Tensor.cuda: _cuda, torch.Tensor.cpu: _cpu,
-            torch.Tensor.pin_memory: _pin_memory, torch.Tensor.type: _type, torch.Tensor.get_device: _get_device}
-
-
-def _default_is_cuda() -> bool:
-    """Whether torch.set_default_device / `with torch.device(...)` made a CUDA device the default."""
-    return cuda_index(_device_module.CURRENT_DEVICE) is not None
-
-
 def _called(func) -> str:
     """torch.empty, Tensor.new_zeros: the name a script wrote."""
     name = getattr(func, "__name__", "a torch function")
     return f"Tensor.{name}" if "." in getattr(func, "__qualname__", "") else f"torch.{name}"
 
 
-class CudaOnHost(TorchFunctionMode):
-    """Maps CUDA devices to the CPU in every torch call of this thread (see the module doc)."""
+@functools.cache
+def mode_class():
+    """CudaOnHost, the torch function mode (made on first use, once torch is imported)."""
+    import torch
+    from torch.overrides import TorchFunctionMode
+    from torch.utils import _device as device_module       # the default device torch's own mode applies
+    from torch.utils._device import _device_constructors
+    methods = {torch.Tensor.to: _to, torch.Tensor.cuda: _cuda, torch.Tensor.cpu: _cpu,
+               torch.Tensor.pin_memory: _pin_memory, torch.Tensor.type: _type, torch.Tensor.get_device: _get_device}
 
-    def __torch_function__(self, func, types, args=(), kwargs=None):
-        kwargs = dict(kwargs or {})
-        if kwargs.get("device") is None and _default_is_cuda() and func in _device_constructors():
-            kwargs["device"] = "cpu"     # torch.set_default_device("cuda"): its mode sits below this one
-        elif "device" in kwargs and func is not torch.Tensor.to:
-            kwargs["device"] = host_device(kwargs["device"], _called(func))
-        if kwargs.get("pin_memory"):
-            kwargs["pin_memory"] = False
-        method = _METHODS.get(func)
-        result = method(func, args, kwargs) if method else func(*args, **kwargs)
-        _count(result)
-        return result
+    class CudaOnHost(TorchFunctionMode):
+        """Maps CUDA devices to the CPU in every torch call of this thread (see the module doc)."""
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            kwargs = dict(kwargs or {})
+            if (kwargs.get("device") is None and cuda_index(device_module.CURRENT_DEVICE) is not None
+                    and func in _device_constructors()):
+                kwargs["device"] = "cpu"     # torch.set_default_device("cuda"): its mode sits below this one
+            elif "device" in kwargs and func is not torch.Tensor.to:
+                kwargs["device"] = host_device(kwargs["device"], _called(func))
+            if kwargs.get("pin_memory"):
+                kwargs["pin_memory"] = False
+            method = methods.get(func)
+            result = method(func, args, kwargs) if method else func(*args, **kwargs)
+            _count(result, torch.Tensor)
+            return result
+
+    return CudaOnHost
 
 
 # memory: the storages of tensors torch returned, as the caching allocator would count them
@@ -173,12 +179,12 @@ memory = {"allocated": 0, "peak": 0}
 _LIVE: dict = {}               # id(storage) -> counted bytes (a finalizer removes it when the storage dies)
 
 
-def _count(result) -> None:
-    if isinstance(result, torch.Tensor):
+def _count(result, tensor_type) -> None:
+    if isinstance(result, tensor_type):
         _count_tensor(result)
     elif isinstance(result, (tuple, list)):
         for item in result:
-            if isinstance(item, torch.Tensor):
+            if isinstance(item, tensor_type):
                 _count_tensor(item)
 
 
@@ -211,9 +217,11 @@ def reset_peak() -> None:
 
 def install() -> None:
     """Push the mode and make Tensor.is_cuda answer as the module doc says (until uninstall())."""
+    import torch
+    from torch.overrides import _push_mode
     if _STATE:
         return
-    mode = CudaOnHost()
+    mode = mode_class()()
     _push_mode(mode)
     _STATE["mode"] = mode
     base = torch._C.TensorBase.__dict__
@@ -232,6 +240,8 @@ def uninstall() -> None:
     """Pop the mode (wherever it is on this thread's stack), put Tensor.is_cuda back and forget the
     counted storages (a next activation counts from zero)."""
     if _STATE:
+        import torch
+        from torch.overrides import _get_current_function_mode_stack, _pop_mode, _push_mode
         mode = _STATE["mode"]
         if any(m is mode for m in _get_current_function_mode_stack()):
             above = []
