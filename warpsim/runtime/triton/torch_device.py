@@ -277,6 +277,11 @@ def _cuda_functions(torch) -> dict:
     def current_stream(device=None) -> Stream:
         return _STREAM
 
+    def sleep(cycles: int) -> None:
+        """torch.cuda._sleep: a kernel that spins for `cycles` SM clocks, on the predicted clock."""
+        gpu = _gpu()
+        gpu.advance(int(cycles) / (gpu.preset.kernel_clock_mhz * 1e6))
+
     return {
         "is_available": is_available, "device_count": device_count, "is_initialized": is_initialized,
         "current_device": lambda: 0, "set_device": set_device, "init": nothing,
@@ -300,6 +305,7 @@ def _cuda_functions(torch) -> dict:
         "max_memory_reserved": lambda device=None: cuda_tensors.memory["peak"],
         "reset_peak_memory_stats": lambda device=None: cuda_tensors.reset_peak(),
         "reset_max_memory_allocated": lambda device=None: cuda_tensors.reset_peak(),
+        "reset_accumulated_memory_stats": nothing, "is_current_stream_capturing": lambda: False, "_sleep": sleep,
         "memory_stats": _memory_stats, "memory_summary": memory_summary, "mem_get_info": mem_get_info,
         "CUDAGraph": _no_graphs, "graph": _no_graphs, "make_graphed_callables": _no_graphs,
         "_lazy_init": _not_simulated,
