@@ -14,11 +14,14 @@ answers for the simulated GPU (the chosen preset, device.py):
   get_device_capability / properties / name, get_arch_list, is_bf16_supported,
   is_initialized, mem_get_info; `torch.cuda.is_available()` and
   `device_count()` asked by torch's own code keep the CPU build's answers, so
-  torch's internals (fork_rng, cudnn checks) stay on their CPU paths;
+  torch's internals (`_get_available_device_type`, the cuDNN version check) stay
+  on their CPU paths;
 - one stream, as warpsim runs every launch to completion when it returns:
   synchronize, Stream / current_stream / default_stream / set_stream / stream()
   (and `torch.cpu.set_stream`, which tutorial 02 calls on `getattr(torch, DEVICE.type)`),
-  device(i) / set_device(i) for cuda:0 (other indexes refused: one GPU);
+  device(i) / set_device(i) for cuda:0 (other indexes refused: one GPU),
+  is_current_stream_capturing (False), `_sleep(cycles)` (a launch of that
+  many SM cycles on the predicted clock);
 - Event: `record` reads the predicted clock that do_bench reads (each launch's
   predicted time from a cold L2 plus the launch overhead CUDA events see:
   device.py), so `start.elapsed_time(end)` is what events around those launches
@@ -33,10 +36,12 @@ torch.accelerator (torch's device-generic API) answers the same way: its current
 accelerator is cuda:0 for scripts.
 
 Tensors "on cuda" (device="cuda", .cuda(), is_cuda) are cuda_tensors.py's. Any
-other torch.cuda call that needs the CUDA runtime (CUDA graphs, NCCL, the
-caching allocator's internals) reaches torch.cuda's `_lazy_init`, which here
-raises CudaNotSimulated naming the call and warpsim, not the CPU build's
-"Torch not compiled with CUDA enabled".
+other torch.cuda call that needs the CUDA runtime (NCCL, the caching allocator's
+internals) reaches torch.cuda's `_lazy_init` or a `torch._C._cuda*` binding the
+CPU build lacks; here both raise CudaNotSimulated naming the call and warpsim
+(the binding's as an AttributeError too, so torch's `hasattr` checks still
+answer False), not "Torch not compiled with CUDA enabled". CUDA graphs raise it
+at once, pointing to do_bench_cudagraph.
 """
 
 from __future__ import annotations
