@@ -62,6 +62,7 @@ def test_cuda_devices_are_host_memory_while_active_and_torch_is_itself_after():
         accelerator = torch.accelerator.current_accelerator()
         assert accelerator == torch.device("cuda", 0) and torch.ones(2, device=accelerator).is_cuda
         assert not hasattr(moved, "__cuda_array_interface__"), "torch's own code reads the real is_cuda"
+        assert torch._utils._get_available_device_type() != "cuda", "torch's own code gets the CPU build's answers"
         with pytest.raises(TooManyGPUs, match="warpsim simulates one GPU"):
             torch.empty(3, device="cuda:1")
         with pytest.raises(CudaNotSimulated, match="warpsim"):

@@ -12,10 +12,7 @@ answers for the simulated GPU (the chosen preset, device.py):
 
 - queries: is_available (True), device_count (1), current_device (0),
   get_device_capability / properties / name, get_arch_list, is_bf16_supported,
-  is_initialized, mem_get_info; `torch.cuda.is_available()` and
-  `device_count()` asked by torch's own code keep the CPU build's answers, so
-  torch's internals (`_get_available_device_type`, the cuDNN version check) stay
-  on their CPU paths;
+  is_initialized, mem_get_info;
 - one stream, as warpsim runs every launch to completion when it returns:
   synchronize, Stream / current_stream / default_stream / set_stream / stream()
   (and `torch.cpu.set_stream`, which tutorial 02 calls on `getattr(torch, DEVICE.type)`),
@@ -33,7 +30,13 @@ answers for the simulated GPU (the chosen preset, device.py):
   empty_cache does nothing.
 
 torch.accelerator (torch's device-generic API) answers the same way: its current
-accelerator is cuda:0 for scripts.
+accelerator is cuda:0.
+
+Those answers are for callers outside torch (the script, Triton, warpsim). torch's
+own code calling the same functions gets the CPU build's answers (_for_scripts),
+so its internals stay on their CPU paths: `_get_available_device_type`, the cuDNN
+version check, and torch.compile's Inductor, which reads get_device_properties for
+its cache key, branch on them.
 
 Tensors "on cuda" (device="cuda", .cuda(), is_cuda) are cuda_tensors.py's. Any
 other torch.cuda call that needs the CUDA runtime (NCCL, the caching allocator's
@@ -228,18 +231,11 @@ def _memory_stats(device=None) -> dict:
 
 
 def _cuda_functions(torch) -> dict:
-    """name -> what torch.cuda.<name> is while the backend is active."""
+    """name -> what torch.cuda.<name> is for scripts while the backend is active (install keeps the
+    original for torch's own callers)."""
     from . import cuda_tensors
 
-    original_available, original_count = torch.cuda.is_available, torch.cuda.device_count
-    original_initialized = torch.cuda.is_initialized
     generator = torch.default_generator
-
-    def is_available() -> bool:
-        return original_available() if cuda_tensors.called_from_torch() else True
-
-    def device_count() -> int:
-        return original_count() if cuda_tensors.called_from_torch() else 1
 
     def memory_summary(device=None, abbreviated=False) -> str:
         stats = _memory_stats()
@@ -249,9 +245,6 @@ def _cuda_functions(torch) -> dict:
     def mem_get_info(device=None) -> tuple:
         total = _gpu().preset.hbm_bytes
         return total - cuda_tensors.memory["allocated"], total
-
-    def is_initialized() -> bool:
-        return original_initialized() if cuda_tensors.called_from_torch() else True
 
     def set_device(device) -> None:
         _index(device, "torch.cuda.set_device")
@@ -288,7 +281,7 @@ def _cuda_functions(torch) -> dict:
         gpu.advance(int(cycles) / (gpu.preset.kernel_clock_mhz * 1e6))
 
     return {
-        "is_available": is_available, "device_count": device_count, "is_initialized": is_initialized,
+        "is_available": lambda: True, "device_count": lambda: 1, "is_initialized": lambda: True,
         "current_device": lambda: 0, "set_device": set_device, "init": nothing,
         "get_device_capability": get_device_capability, "get_device_properties": get_device_properties,
         "get_device_name": lambda device=None: get_device_properties(device).name,
@@ -296,10 +289,10 @@ def _cuda_functions(torch) -> dict:
         "is_bf16_supported": lambda including_emulation=True: _gpu().preset.compute_capability[0] >= 8,
         "synchronize": nothing,
         "Event": Event, "Stream": Stream, "current_stream": current_stream, "default_stream": current_stream,
-        "set_stream": nothing, "stream": contextlib.nullcontext,
+        "set_stream": nothing, "stream": lambda stream: contextlib.nullcontext(stream),
         "device": DeviceContext, "device_of": DeviceContext,
         "manual_seed": manual_seed, "manual_seed_all": manual_seed, "seed": seed, "seed_all": seed,
-        "initial_seed": generator.initial_seed,
+        "initial_seed": lambda: generator.initial_seed(),
         "get_rng_state": lambda device="cuda": generator.get_state(),
         "get_rng_state_all": lambda: [generator.get_state()],
         "set_rng_state": set_rng_state, "set_rng_state_all": set_rng_state_all,
@@ -319,26 +312,13 @@ def _cuda_functions(torch) -> dict:
 
 def _accelerator_functions(torch, cuda: dict) -> dict:
     """name -> what torch.accelerator.<name> is while the backend is active: the simulated GPU is the
-    current accelerator (a "cuda" device) for scripts; torch's own code gets the CPU build's answers."""
-    from .cuda_tensors import called_from_torch
-    accelerator = torch.accelerator
-    original_available, original_count = accelerator.is_available, accelerator.device_count
-    original_current = accelerator.current_accelerator
-
-    def is_available() -> bool:
-        return original_available() if called_from_torch() else True
-
-    def device_count() -> int:
-        return original_count() if called_from_torch() else 1
-
-    def current_accelerator(check_available: bool = False):
-        return original_current(check_available) if called_from_torch() else torch.device("cuda", 0)
-
+    current accelerator (a "cuda" device)."""
     same = ("synchronize", "current_stream", "set_stream", "empty_cache", "memory_allocated",
             "max_memory_allocated", "memory_reserved", "max_memory_reserved", "reset_peak_memory_stats",
             "memory_stats")
     return {**{name: cuda[name] for name in same},
-            "is_available": is_available, "device_count": device_count, "current_accelerator": current_accelerator,
+            "is_available": cuda["is_available"], "device_count": cuda["device_count"],
+            "current_accelerator": lambda check_available=False: torch.device("cuda", 0),
             "current_device_index": cuda["current_device"], "current_device_idx": cuda["current_device"],
             "set_device_index": cuda["set_device"], "set_device_idx": cuda["set_device"],
             "device_index": DeviceContext, "get_memory_info": cuda["mem_get_info"]}
@@ -383,6 +363,21 @@ def _not_simulated_message(frame) -> str:
         "'torch on cuda'). Run this part on a GPU, or leave it out under warpsim.")
 
 
+def _for_scripts(original, replacement):
+    """replacement for callers outside torch (the script, Triton, warpsim); original for torch's own
+    code, which expects the CPU build's answers (docs/triton.md says which paths branch on them).
+    Classes (Event, Stream, device) and _lazy_init are replaced for every caller."""
+    if isinstance(replacement, type) or replacement is _not_simulated:
+        return replacement
+    from .cuda_tensors import called_from_torch
+
+    def answer(*args, **kwargs):
+        return original(*args, **kwargs) if called_from_torch() else replacement(*args, **kwargs)
+    answer.__name__, answer.__qualname__ = original.__name__, original.__qualname__
+    answer.__doc__ = f"warpsim's Triton backend: {replacement.__doc__ or 'the simulated GPU'} (torch_device.py)"
+    return answer
+
+
 def install() -> None:
     """Make torch's CUDA surface the simulated GPU's (module doc) and tensors on "cuda" host tensors
     (cuda_tensors.py), until uninstall(). Nothing happens before torch is imported (install_on_import)."""
@@ -400,8 +395,9 @@ def install() -> None:
         for name, replacement in functions.items():
             for module in modules:          # the submodules import some by name
                 if name in vars(module):
-                    _ORIGINAL[(module.__name__, name)] = vars(module)[name]
-                    setattr(module, name, replacement)
+                    original = vars(module)[name]
+                    _ORIGINAL[(module.__name__, name)] = original
+                    setattr(module, name, _for_scripts(original, replacement))
     _ORIGINAL[("torch.cuda.nvtx", "_nvtx")] = torch.cuda.nvtx._nvtx
     torch.cuda.nvtx._nvtx = _NoNvtx()
     if not hasattr(torch.cpu, "set_stream"):
