@@ -38,6 +38,12 @@ extern "C" __global__ void fma_loop(float* out, float a, float b, int n) {
     out[i] = x;
 }
 """
+HISTOGRAM = r"""
+extern "C" __global__ void histogram(const unsigned* x, unsigned* bins, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) atomicAdd(&bins[x[i] & 255u], 1u);
+}
+"""
 TRIVIAL = r"""
 extern "C" __global__ void trivial(int* out) { out[threadIdx.x] = threadIdx.x; }
 """
@@ -92,12 +98,16 @@ def throughput_cases(rows):
     total = cp.zeros(1, cp.float32)
     lengths = cp.asarray(rng.integers(1, 16, n).astype(np.int32))
     tokens = cp.asarray(rng.random(16 * n, dtype=np.float32))
+    histogram = cp.RawModule(code=HISTOGRAM).get_function("histogram")
+    words = cp.asarray(rng.integers(0, 2**32, n, dtype=np.uint32))
+    bins = cp.zeros(256, cp.uint32)
     cases = [
         ("uniform FMA loop n=100", fma, (out, np.float32(1.000001), np.float32(0.5), np.int32(100)),
          1e9),
         ("block_sum", block_sum, (x, total, np.int32(n)), 3e8),
         ("branch_on_lane n=20", branch_on_lane, (out, np.int32(20)), 3e8),
         ("variable-length loop", per_token, (lengths, tokens, out, np.int32(n)), 3e8),
+        ("atomicAdd histogram, 256 bins", histogram, (words, bins, np.int32(n)), None),
     ]
     for name, function, args, target in cases:
         figures = {}
@@ -108,7 +118,8 @@ def throughput_cases(rows):
         rows.append({"case": f"{name}, 1M threads", "thread_instructions": inst,
                      "numpy_s": figures["numpy"][1], "compiled_s": seconds,
                      "numpy_rate": inst / figures["numpy"][1], "rate": inst / seconds,
-                     "target": f">= {target:.0e} thread-inst/s", "met": inst / seconds >= target})
+                     "target": f">= {target:.0e} thread-inst/s" if target else "no target (global atomics)",
+                     "met": inst / seconds >= target if target else None})
     return branch_on_lane
 
 

@@ -196,3 +196,69 @@ def test_profiled_and_sanitized_launches_count_the_same(atomics):
     assert a.metrics == b.metrics
     assert str(a.lines) == str(b.lines)
     np.testing.assert_array_equal(old_a, old_b)
+
+
+SHARED = r"""
+extern "C" __global__ void shared_sums(const unsigned* x, unsigned* sums, unsigned* bins,
+                                       unsigned* olds, int n) {
+    __shared__ unsigned partial[256];
+    __shared__ unsigned local_bins[64];
+    extern __shared__ unsigned scratch[];
+    unsigned t = threadIdx.x, i = blockIdx.x * blockDim.x + t;
+    unsigned v = i < n ? x[i] : 0u;
+    if (t < 64) local_bins[t] = 0;
+    partial[t] = v;
+    scratch[t ^ 1] = v >> 3;                    // a neighbour's slot: read back after the barrier
+    __syncthreads();
+    olds[i] = atomicAdd(&local_bins[v & 63u], 1u) + scratch[t];
+    for (unsigned stride = blockDim.x / 2; stride > 0; stride >>= 1) {
+        if (t < stride) partial[t] += partial[t + stride];
+        __syncthreads();
+    }
+    if (t < 64) atomicAdd(&bins[t], local_bins[t]);
+    if (t == 0) sums[blockIdx.x] = partial[0];
+}
+"""
+
+
+def test_shared_memory_reductions_and_shared_atomics_match_numpy_on_both_tiers():
+    shared_sums = cp.RawModule(code=SHARED).get_function("shared_sums")
+    rng = np.random.default_rng(13)
+    n, blocks = 4096 - 100, 16
+    x = rng.integers(0, 2**32, n, dtype=np.uint32)
+    padded = np.zeros(blocks * 256, dtype=np.uint32)
+    padded[:n] = x
+    results = {}
+    for engine in ("numpy", "compiled"):
+        args = (cp.asarray(x), cp.zeros(blocks, cp.uint32), cp.zeros(64, cp.uint32),
+                cp.zeros(blocks * 256, cp.uint32), np.int32(n))
+        with cp.settings(engine=engine):
+            shared_sums((blocks,), (256,), args, shared_mem=256 * 4)
+        last = shared_sums.last_launch
+        results[engine] = ([a.get().tobytes() for a in args[1:4]],
+                           (last.warp_instructions, last.thread_instructions, last.rounds))
+    assert results["numpy"] == results["compiled"]
+    sums, bins, olds = (np.frombuffer(b, dtype=np.uint32) for b in results["compiled"][0])
+    np.testing.assert_array_equal(sums, padded.reshape(blocks, 256).sum(axis=1, dtype=np.uint32))
+    np.testing.assert_array_equal(bins, np.bincount(padded & 63, minlength=64).astype(np.uint32))
+    rows = padded.reshape(blocks, 256)
+    earlier = np.array([[np.count_nonzero((row[:t] & 63) == (row[t] & 63)) for t in range(256)] for row in rows])
+    neighbour = (rows >> 3)[:, np.arange(256) ^ 1]
+    np.testing.assert_array_equal(olds, (earlier + neighbour).astype(np.uint32).ravel())
+    program = shared_sums.loaded_module.program
+    ran = {r["block"] for r in compiled_rows(shared_sums)}
+    assert any(any("shared" in i.mods for i in program.blocks[b].instructions) for b in ran)
+
+
+def test_a_shared_store_past_the_dynamic_shared_memory_is_the_same_fault():
+    shared_sums = cp.RawModule(code=SHARED).get_function("shared_sums")
+    x = np.random.default_rng(17).integers(0, 2**32, 1024, dtype=np.uint32)
+    results = {}
+    for engine in ("numpy", "compiled"):
+        args = (cp.asarray(x), cp.zeros(4, cp.uint32), cp.zeros(64, cp.uint32), cp.zeros(1024, cp.uint32),
+                np.int32(1024))
+        with cp.settings(engine=engine), pytest.raises(MemoryFault) as caught:
+            shared_sums((4,), (256,), args, shared_mem=100 * 4)
+        results[engine] = (str(caught.value), [a.get().tobytes() for a in args[1:4]])
+    assert results["numpy"] == results["compiled"]
+    assert "shared" in results["numpy"][0]

@@ -359,11 +359,29 @@ class BlockSource:
             raise NotCovered(f"cvta into {ins.dsts[0].name}")
         self.write(ins.dsts[0], self.operand(ins.srcs[0], "u64"), guard)
 
+    def symbol_address(self, sym, type_name: str) -> str:
+        """A shared or global variable's address in its own space, as the NumPy tier's mov reads
+        it (codegen's symbol_value)."""
+        from ..codegen import BlockCompiler          # (the NumPy tier's code generator: imported late)
+        compiler = BlockCompiler(self.program, self.block)
+        compiler.current = self.block.instructions[0]
+        try:
+            space = compiler.symbol_space(sym.name)
+            value = compiler.symbol_value(sym)
+        except Exception as exc:
+            raise NotCovered(f"mov of {sym}: {exc}") from None
+        if space not in ("shared", "global") or type_name not in ("u32", "b32", "u64", "b64") \
+                or value >> TYPES[type_name].bits:
+            raise NotCovered(f"mov of {sym} ({space}) as {type_name}")
+        return f"{STORAGE[TYPES[type_name].bits]}({value:#x})"
+
     def move(self, ins, guard):
         """mov between registers of one width, or of an immediate."""
         if len(ins.dsts) != 1 or len(ins.srcs) != 1 or ins.type not in TYPES and ins.type != "pred":
             raise NotCovered(f"mov form {ins}")
         src = ins.srcs[0]
+        if isinstance(src, Sym):
+            return self.write(ins.dsts[0], self.symbol_address(src, ins.type), guard)
         if not isinstance(src, (Reg, Imm)):
             raise NotCovered(f"mov of {src}")
         dst = ins.dsts[0]

@@ -50,6 +50,7 @@ WRITES = ("st", "atom", "red")
 LOAD_FLAGS = {"global", "nc", "ca", "cg", "cs", "lu", "cv"}     # cache hints: the same value either way
 STORE_FLAGS = {"global", "wb", "cg", "cs", "wt"}
 ATOMIC_FLAGS = {"global", "gpu", "sys", "cta", "relaxed", "acquire", "release", "acq_rel"}  # one at a time here
+SPACES = {"global": "global", "shared": "shared", "shared::cta": "shared"}   # the flag naming each space taken
 FIRST_FAULT = ["outcome[0] = k", "return"]                     # check: nothing changed yet
 
 
@@ -118,6 +119,8 @@ class GlobalMemory:
         self.first_write = writes[0] if writes else None
         self.writes = writes
         self.bits = [BITS.get(ins.type, 0) for ins in self.instructions]
+        self.spaces = [next((SPACES[f] for f in ins.flags if f in SPACES), None) for ins in self.instructions]
+        self.uses_shared = "shared" in self.spaces
         self.next = 0                   # the memory instruction the phase being generated is at
 
     @property
@@ -139,29 +142,32 @@ class GlobalMemory:
         self.next += 1
         phase, at = src.phase
         bits = self._check_form(ins)
+        space = self.spaces[t]
+        words = f"{'mem' if space == 'global' else 'shared'}{bits}"
         kind = "load" if ins.opcode == "ld" else ("store" if ins.opcode == "st" else "atomic")
         operands = [src.operand(o, ins.type) for o in ins.srcs[1:]] if kind != "load" else []
         before_writes = self.first_write is None or t < self.first_write
         if phase == "check" and before_writes:                                  # a load before any write
-            address, slot = self._address(ins, bits, guard, FIRST_FAULT)
-            self._guarded([f"saved_{t}[k] = mem{bits}[{slot}]"], guard)
+            address, slot = self._address(ins, bits, space, guard, FIRST_FAULT)
+            self._guarded([f"saved_{t}[k] = {words}[{slot}]"], guard)
             return self._result(ins, t, guard)
         if phase == "check" or (phase == "late" and t == at):                   # the write or access to check
             late = phase == "late"
             fault = ["outcome[0] = k", f"outcome[1] = {t}", "return"] if late else FIRST_FAULT
-            address, slot = self._address(ins, bits, guard, fault, record=late)
+            address, slot = self._address(ins, bits, space, guard, fault, record=late)
             if kind == "store":                 # the word before any lane's store
-                self._guarded([f"seen_{t}[k] = np.uint64(mem{bits}[{slot}])"], guard)
+                self._guarded([f"seen_{t}[k] = np.uint64({words}[{slot}])"], guard)
             return True
         if phase == "do" and t == at:
-            address, slot = self._address(ins, bits, guard, None)
-            memory = f"mem{bits}[{slot}]"
+            address, slot = self._address(ins, bits, space, guard, None)
+            memory = f"{words}[{slot}]"
             if kind == "load":
                 self._guarded([f"saved_{t}[k] = {memory}"], guard)
                 return True
-            body = [f"slots_{t}[k] = {slot}", f"did_{t}[k] = True",
-                    f"for byte in range({bits // 8}):",
-                    f"    initialized[{slot} * {bits // 8} + byte] = True"]
+            body = [f"slots_{t}[k] = {slot}", f"did_{t}[k] = True"]
+            if space == "global":               # initcheck's flags: global memory only
+                body += [f"for byte in range({bits // 8}):",
+                         f"    initialized[{slot} * {bits // 8} + byte] = True"]
             if kind == "store":
                 body.insert(0, f"{memory} = {operands[0]}")
             else:
@@ -194,8 +200,9 @@ class GlobalMemory:
         src = self.source
         bits = BITS.get(ins.type)
         name = ".".join((ins.opcode,) + ins.mods)
-        if bits is None or access.vector_count(ins) != 1 or "global" not in ins.flags:
-            raise NotCovered(f"{name} (compiled: scalar global words only)")
+        spaces = [f for f in ins.flags if f in SPACES]
+        if bits is None or access.vector_count(ins) != 1 or len(spaces) != 1:
+            raise NotCovered(f"{name} (compiled: scalar global and shared words only)")
         if ins.opcode == "ld":
             allowed, dst = LOAD_FLAGS, ins.dsts[0] if len(ins.dsts) == 1 else None
         elif ins.opcode == "st":
@@ -209,26 +216,39 @@ class GlobalMemory:
             allowed, dst = ATOMIC_FLAGS | {op}, ins.dsts[0] if ins.opcode == "atom" else Sink()
             if _rmw(op, ins.type, "o", "b", "c") is None:
                 raise NotCovered(f"{name} has no exact compiled form")
-        if ins.flags - allowed:
+        if ins.flags - allowed - set(spaces):
             raise NotCovered(f"{name} (compiled: {'/'.join(sorted(allowed))} only)")
         if not isinstance(dst, (Reg, Sink)) or isinstance(dst, Reg) and src.bits(dst.name) != bits:
             raise NotCovered(f"{name} into {dst} of another width")
         return bits
 
-    def _address(self, ins, bits: int, guard, fault: list[str] | None, record: bool = False) -> tuple[str, str]:
+    def _address(self, ins, bits: int, space: str, guard, fault: list[str] | None,
+                 record: bool = False) -> tuple[str, str]:
         """(address, word slot) locals of [register+offset]; checked unless fault is None (the
         lines that stop the pass at a bad address); record: kept per lane for the caller's report."""
         src = self.source
         addr = ins.srcs[0]
-        if not isinstance(addr, Addr) or not isinstance(addr.base, Reg):
+        if not isinstance(addr, Addr) or not isinstance(addr.base, Reg) or addr.base.name not in src.fn.regs:
             raise NotCovered(f"{ins.opcode} form {ins}")
-        base = src.operand(addr.base, "u64")
+        base_bits = src.bits(addr.base.name)
+        if base_bits not in (32, 64) or space == "global" and base_bits != 64:
+            raise NotCovered(f"{ins.opcode} at [{addr.base.name}]: a {base_bits}-bit address")
+        base = src.operand(addr.base, "u64" if base_bits == 64 else "u32")
         address, slot = src.fresh("address"), src.fresh("slot")
         size = bits // 8
+        shift = 3 if bits == 64 else 2
         src.lines.append(f"{address} = add64({base}, np.uint64({addr.offset & (2**64 - 1):#x}))")
-        src.lines.append(f"{slot} = np.int64(({address} - GLOBAL_BASE) >> np.uint64({3 if bits == 64 else 2}))")
         if record:
             src.lines += [f"fault_address[k] = {address}", f"fault_lane_on[k] = {guard or 'True'}"]
+        if space == "shared":
+            offset = src.fresh("offset")
+            src.lines.append(f"{offset} = shared_offset({address})")
+            src.lines.append(f"{slot} = (np.int64(cta[i]) * shared_size + np.int64({offset})) >> {shift}")
+            if fault is not None:
+                check = [f"if not shared_inside({offset}, {size}, shared_used):", *[f"    {line}" for line in fault]]
+                self._guarded(check, guard)
+            return address, slot
+        src.lines.append(f"{slot} = np.int64(({address} - GLOBAL_BASE) >> np.uint64({shift}))")
         if fault is not None:
             offset = src.fresh("offset")
             check = [f"{offset} = {address} - GLOBAL_BASE",
@@ -262,7 +282,8 @@ class GlobalMemory:
             if phase == "do" and t in self.writes:
                 lines += ["if changes_only:",
                           "    for k in range(n):",
-                          f"        if did_{t}[k] and seen_{t}[k] != np.uint64(mem{self.bits[t]}[slots_{t}[k]]):",
+                          f"        if did_{t}[k] and seen_{t}[k] != "
+                          f"np.uint64({'mem' if self.spaces[t] == 'global' else 'shared'}{self.bits[t]}[slots_{t}[k]]):",
                           "            outcome[2] += 1",
                           "            break"]
         gid = self.source.block.gid
@@ -273,14 +294,18 @@ class GlobalMemory:
 
 
 LAUNCH_ARGUMENTS = ("mem32, mem64, initialized, starts, ends, heap_bytes, param32, param64, "
-                    "tid, ctaid, dims")
+                    "tid, ctaid, dims, shared32, shared64, cta, shared_size, shared_used")
+NO_SHARED = np.zeros(0, dtype=np.uint64)
 
 
-def launch_arguments(ctx) -> tuple:
+def launch_arguments(ctx, uses_shared: bool) -> tuple:
     """LAUNCH_ARGUMENTS of a batch: the heap's typed views and live allocations (as the round loop
-    reads them), the parameter buffer and the threads' coordinates."""
+    reads them), the parameter buffer, the threads' coordinates, and, for a block that uses it,
+    the batch's shared memory (CTA slot c's at c * shared_size, shared_used bytes of it usable)."""
     heap = ctx.memory.buffer
     starts, ends = ctx.memory._index()
+    shared = ctx.shared if uses_shared else NO_SHARED
     return (heap.view(np.uint32), heap.view(np.uint64), ctx.memory.initialized, starts, ends,
             np.uint64(len(heap)), ctx.params.view(np.uint32), ctx.params.view(np.uint64), ctx.tid,
-            ctx.ctaid, np.array([*ctx.block, *ctx.grid], dtype=np.uint32))
+            ctx.ctaid, np.array([*ctx.block, *ctx.grid], dtype=np.uint32), shared.view(np.uint32),
+            shared.view(np.uint64), ctx.cta, np.int64(ctx.shared_size), np.int64(ctx.shared_used))

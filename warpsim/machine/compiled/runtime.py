@@ -20,6 +20,7 @@ from numba import njit, types
 from numba.extending import intrinsic
 
 from ...semantics import addresses
+from .. import cluster
 from ...semantics.floatbits import CANONICAL_NAN, F32
 
 M32 = np.uint64(0xFFFFFFFF)
@@ -183,6 +184,27 @@ def find_allocation(starts, ends, heap_bytes, address, size):
     if k < 0 or offset + np.uint64(size) > ends[k] or offset + np.uint64(size) > heap_bytes:
         return -1
     return k
+
+
+# ------------------------------------------------------------ shared memory (compiled blocks)
+
+SHARED_WINDOW = np.uint64(addresses.SHARED_WINDOW)   # generic address of shared offset 0
+CLUSTER_ADDRESS = np.uint64(cluster.CLUSTER_ADDRESS)   # the mark of a shared::cluster address
+
+
+@njit(inline="always")
+def shared_offset(address):
+    """addresses.window_offsets for one lane: a generic address in the shared window, or an
+    offset already."""
+    return address - SHARED_WINDOW if address >= SHARED_WINDOW else address
+
+
+@njit(inline="always")
+def shared_inside(offset, size, shared_used):
+    """access.resolve's shared check for one lane of the lane's own CTA (addresses.inside); a
+    shared::cluster address (cluster.peer_offsets) is left to the NumPy tier as if bad."""
+    return offset < CLUSTER_ADDRESS and offset % np.uint64(size) == np.uint64(0) \
+        and np.int64(offset) + size <= shared_used
 
 
 # ------------------------------------------------------------ warp exchange (the round loop's shfl.sync)

@@ -54,6 +54,7 @@ class CompiledBlock:
         self.writes = len(memory.writes) if memory is not None else 0
         self.late_checks = memory is not None and memory.late_checks
         self.exits = source.exits
+        self.uses_shared = memory is not None and memory.uses_shared
 
     def on_numpy(self, ctx) -> bool:
         if self.memory is None:
@@ -73,7 +74,7 @@ class CompiledBlock:
         fault_address, fault_lane_on = np.empty(late, dtype=np.uint64), np.zeros(late, dtype=np.bool_)
         arrays = [ctx.reg(key, bits) for key, bits in self.arrays]
         with compile_time_excluded(ctx, self.dispatcher):
-            self.dispatcher(idx, ctx.pc, ctx.count_predicates, counts, *launch_arguments(ctx),
+            self.dispatcher(idx, ctx.pc, ctx.count_predicates, counts, *launch_arguments(ctx, self.uses_shared),
                             bool(ctx.changes_only), outcome, fault_address, fault_lane_on, *arrays)
         if outcome[0] >= 0:
             if outcome[1] < 0:                  # nothing changed: the NumPy tier says what is wrong
@@ -93,8 +94,8 @@ class CompiledBlock:
         ins = self.memory.instructions[memory_instruction]
         on = np.flatnonzero(lane_on[:lane + 1])
         size = self.memory.bits[memory_instruction] // 8
-        access.resolve(ctx, Site(ctx.program, self.block.function, ins), idx[on], "global",
-                       addresses[on], size, ins.opcode != "ld")
+        access.resolve(ctx, Site(ctx.program, self.block.function, ins), idx[on],
+                       self.memory.spaces[memory_instruction], addresses[on], size, ins.opcode != "ld")
         raise InternalError(f"the compiled tier found a bad address that access.resolve accepts "
                             f"(block {self.block.gid}, PTX line {ins.line}: {ins})", kernel=ctx.kernel)
 
