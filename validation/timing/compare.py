@@ -174,8 +174,8 @@ WHY = {   # one line per miss over 25%, from reading the case's SASS and the mod
 
 SET_TEXT = {
     "1": "No figure of the model comes from a validation case: the preset's figures are the "
-         "microbenchmarks' (validation/timing/README.md: three batches, microbench.cu and microbench2.cu, "
-         "h200/microbench*.json and microbench3_ncu.csv), checked by microbench_model.py; the fixed "
+         "microbenchmarks' (validation/timing/README.md: the batches of microbench*.cu, "
+         "h200/microbench*.json and their ncu CSVs), checked by microbench_model.py; the fixed "
          "modelling choices (kernel overhead 2 us, exponential queueing behind a barrier) were chosen "
          "before the comparison, never per kernel. The figures over the even- and the odd-numbered "
          "cases are given apart below.",

@@ -160,6 +160,9 @@ class KernelCosts:
             self.ctas.append(d)
         self.warps_per_cta = ex.warps_per_cta
         self.waves = waves              # CTA rounds per slot: more than one makes a CTA's end a barrier
+        # where slots are reused, each CTA's slot sits empty between its end and the next CTA's start
+        self.turnaround = (preset.cta_turnaround_cycles + preset.cta_turnaround_cycles_per_warp * ex.warps_per_cta
+                           if waves > 1 else 0.0)
 
     def _taken(self, counts: np.ndarray) -> np.ndarray:
         """Per warp, how many branches it took: every execution of an unguarded BRA, and of a guarded one
@@ -174,6 +177,7 @@ class KernelCosts:
 
 
 SERVERS_SMSP = ("issue",) + QUEUE_PIPES
+TURNAROUND = "slot:turnaround"     # the delay station of a reused CTA slot (KernelCosts.turnaround)
 SM_STATIONS = ("mio", "lsu", "l2", "dram")
 ASYNC_UNITS = ("l2", "dram")       # the stations async copies use without their warp
 # a warp's delay stations: the walk's waits and the refetch after taken branches (no queueing there)
@@ -196,6 +200,8 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
     stations = [Station("smsp", mean["smsp"], m)]
     stations += [Station(name, mean[name], 1) for name in SM_STATIONS]
     stations += [Station("delay:" + r, mean["delay:" + r], 0) for r in DELAYS]
+    if costs.turnaround:
+        stations.append(Station(TURNAROUND, costs.turnaround, 0))
     cycle, residence, _ = mva(stations, warps)
     # a CTA's slot frees when its last warp is done, so with CTAs waiting for the slot its end is a
     # barrier too (the queueing its warps saw sets the spread of their ends)
@@ -205,11 +211,15 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
                                                       stalled=mean["bars"] > 0)
     # an async copy's bytes hold the SM's share of L2 and HBM without holding its warp (the warp
     # waits only where it asks for them): the wave lasts at least as long as the unit serves them all
+    # the slot's empty time between CTAs: no warp of it is resident, so none stalls
+    turnaround = residence.pop(TURNAROUND, 0.0)
+    exited += turnaround
     for unit in ASYNC_UNITS:
         cycle = max(cycle, float(stacked[unit].sum() + stacked[unit + "_async"].sum()))
     # the longest warp cannot finish before it would alone
     longest = int(np.argmax(sum(stacked[s.name] for s in stations if s.name in stacked)))
-    alone = [Station(s.name, float(stacked[s.name][longest]), s.servers) for s in stations]
+    alone = [Station(s.name, float(stacked[s.name][longest]) if s.name in stacked else s.demand, s.servers)
+             for s in stations]
     alone_cycle, _, _ = mva(alone, 1)
     # the busiest scheduler must issue all of its warps' work (warps placed as the H200 places them)
     alone_cycle = max(alone_cycle, _busiest_smsp(costs, cta_indices, stacked["smsp"], m))
@@ -226,7 +236,7 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
     tail = _competition(stations, residence) * costs.drain_span * cycle * min(1.0, saturating / warps) / 2
     return {"cycles": max(cycle, alone_cycle), "warps": warps, "residence": residence, "mean": mean,
             "issued": float(stacked["issue"].sum()), "fill": costs.longest_wait * utilisation,
-            "utilisation": utilisation, "lifetime": lifetime, "tail": tail, "exited": exited,
+            "utilisation": utilisation, "lifetime": lifetime, "tail": tail, "exited": exited, "turnaround": turnaround,
             "competition": _competition(stations, residence)}
 
 
@@ -436,6 +446,12 @@ def _achieved_occupancy(groups, preset, costs, bounds, cycles) -> float:
         drain = g.get("competition", 0.0) * preset.wave_drain_span / 2 if k == len(groups) - 1 else 0.0
         active = 1.0 - min(1.0, g.get("exited", 0.0) / g["cycles"]) if g["cycles"] > 0 else 1.0
         warps_time += g["warps"] * g["cycles"] * (g["repeat"] - drain) * active
+        # an SM whose every slot is turning over holds no warp: those cycles are not active ones
+        empty = min(1.0, g.get("turnaround", 0.0) / g["cycles"]) ** (g["warps"] / costs.warps_per_cta) \
+            if g["cycles"] > 0 else 0.0
+        busy -= g["cycles"] * g["repeat"] * empty
+    if busy <= 0:
+        return 0.0
     achieved = 100.0 * warps_time / busy / preset.max_warps_per_sm
     if bounds["cta_launch"] == cycles and cycles > bounds["execution"]:
         interval = preset.cta_launch_ns_per_sm * 1e-9 * preset.clock_hz

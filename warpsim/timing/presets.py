@@ -28,6 +28,7 @@ MEASURED2 = "validation/timing/h200/microbench2.json: measured on H200"
 MEASURED3 = "validation/timing/h200/microbench3_ncu.csv: measured on H200"
 MEASURED_CASES = "validation/timing/h200/summary.csv: measured on H200"
 MEASURED_SET2_DEV = "validation/timing/h200/set2/summary.csv: measured on H200 (set 2, its development half)"
+MEASURED6 = "validation/timing/h200/microbench6.json: measured on H200"
 MEASURED_NCU = "validation/timing/h200/ncu_raw_0.csv (device__attribute_*): reported by the H200"
 CUDA_PG = "CUDA C++ Programming Guide, compute capability table and 'Arithmetic Instructions' throughput table"
 HOPPER_WP = "NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022)"
@@ -110,6 +111,8 @@ class GPUPreset:
     launch_overhead_us: float            # CUDA-event time of one launch minus ncu's gpu__time_duration
     empty_kernel_event_us: float         # an empty kernel between two CUDA events
     cta_launch_ns_per_sm: float          # extra time per CTA per SM for grids of many CTAs (empty kernel)
+    cta_turnaround_cycles: float         # a CTA slot from one CTA's end to the next CTA's start: fixed part
+    cta_turnaround_cycles_per_warp: float  # ... and per warp of the CTA
     # --- copies (cudaMemcpy on the CUDA-event clock)
     pcie_gbps: float                     # host <-> device copy bandwidth, pinned host memory (GB/s)
     copy_overhead_us: float              # event time of a small cudaMemcpy beyond its bytes
@@ -251,6 +254,12 @@ _H200 = {
                                                "an event pair alone 1.89 us; back-to-back CuPy launches 5.9 us each)"),
     "cta_launch_ns_per_sm": (79.0, MEASURED + " [derived] (empty kernels: 132 CTAs 8.2 us, 132000 CTAs 87.1 us, "
                                               "with 256 or 32 threads: (87.1 - 8.2) us / 1000 CTAs per SM)"),
+    "cta_turnaround_cycles": (270.0, MEASURED6 + " [derived] (mb6_empty, 52,800 empty CTAs, dynamic shared memory "
+                                                 "holding one CTA per SM: ncu 66.6 / 71.4 / 91.3 us for 2 / 8 / 32 warps "
+                                                 "per CTA, 320 / 344 / 442 cycles per CTA beyond the launch's 2 us; "
+                                                 "a line 312 + 4.1 per warp, less the 40 cycles the model gives an "
+                                                 "empty CTA's own run)"),
+    "cta_turnaround_cycles_per_warp": (4.1, MEASURED6 + " [derived] (as cta_turnaround_cycles: the slope)"),
     "pcie_gbps": (55.0, "[assumed] PCIe Gen5 x16 (64 GB/s per direction) at the usual 85% of it for pinned copies; "
                         "not measured"),
     "copy_overhead_us": (2.0, "[assumed] a few microseconds per cudaMemcpy call as seen between CUDA events; not measured"),
@@ -269,11 +278,13 @@ _H200 = {
 # the H200's, saying so.
 _MICROBENCHMARKED = {
     name: MEASURED3 if name in ("branch_taken_issue_cycles", "wave_drain_span") else
-    MEASURED_SET2_DEV if name in ("bsync_cycles", "partial_line_hbm_bytes", "atomic_units") else MEASURED2
+    MEASURED_SET2_DEV if name in ("bsync_cycles", "partial_line_hbm_bytes", "atomic_units") else
+    MEASURED6 if name.startswith("cta_turnaround") else MEASURED2
     for name in ("l1_lines_per_clk", "atomic_lane_cycles_int", "atomic_lane_cycles_float",
                  "atomic_line_pass_cycles", "atomic_latency", "branch_taken_cycles",
                  "branch_taken_issue_cycles", "wave_drain_span", "barrier_cycles", "barrier_cycles_per_warp",
-                 "bsync_cycles", "partial_line_hbm_bytes", "atomic_units")}
+                 "bsync_cycles", "partial_line_hbm_bytes", "atomic_units", "cta_turnaround_cycles",
+                 "cta_turnaround_cycles_per_warp")}
 
 
 def _microbenchmarked_as_h200(why: str) -> dict:
