@@ -289,7 +289,8 @@ class BlockSource:
         addr, dst = ins.srcs[0], ins.dsts[0]
         if not isinstance(addr, Addr) or not isinstance(addr.base, Reg) or not isinstance(dst, Reg):
             raise NotCovered(f"ld.global form {ins}")
-        if self.bits(dst.name) != bits:
+        widened = self.bits(dst.name) == 64 and bits == 32     # ptx/types.to_storage's extension
+        if self.bits(dst.name) != bits and not widened:
             raise NotCovered(f"ld.global.{ins.type} into {dst.name} of another width")
         base = self.operand(addr.base, "u64")
         address, offset, found = self.fresh("address"), self.fresh("offset"), self.fresh("allocation")
@@ -306,7 +307,10 @@ class BlockSource:
         if guard is not None:
             check = [f"if {guard}:"] + ["    " + line for line in check]
         self.lines.extend(check)
-        self.write(dst, f"mem{bits}[{offset} >> np.uint64({3 if bits == 64 else 2})]", guard)
+        value = f"mem{bits}[{offset} >> np.uint64({3 if bits == 64 else 2})]"
+        if widened:
+            value = f"np.uint64(s32({value}))" if ins.type == "s32" else f"np.uint64({value})"
+        self.write(dst, value, guard)
 
     def shuffle(self, ins, guard):
         """shfl.sync of a warp whose 32 lanes all arrived and all name every lane (full_warp, which

@@ -186,7 +186,10 @@ class GlobalMemory:
 
     def _result(self, ins, t: int, guard) -> bool:
         if ins.opcode == "ld" or (ins.opcode == "atom" and not isinstance(ins.dsts[0], Sink)):
-            self.source.write(ins.dsts[0], f"saved_{t}[k]", guard)
+            value = f"saved_{t}[k]"
+            if self.source.bits(ins.dsts[0].name) > self.bits[t]:     # ptx/types.to_storage's extension
+                value = f"np.uint64(s32({value}))" if ins.type == "s32" else f"np.uint64({value})"
+            self.source.write(ins.dsts[0], value, guard)
         return False
 
     def _guarded(self, lines: list[str], guard):
@@ -218,7 +221,9 @@ class GlobalMemory:
                 raise NotCovered(f"{name} has no exact compiled form")
         if ins.flags - allowed - set(spaces):
             raise NotCovered(f"{name} (compiled: {'/'.join(sorted(allowed))} only)")
-        if not isinstance(dst, (Reg, Sink)) or isinstance(dst, Reg) and src.bits(dst.name) != bits:
+        widening = ins.opcode == "ld" and bits == 32      # ld may name a wider register (PTX)
+        if not isinstance(dst, (Reg, Sink)) or isinstance(dst, Reg) and src.bits(dst.name) != bits \
+                and not (widening and src.bits(dst.name) == 64):
             raise NotCovered(f"{name} into {dst} of another width")
         return bits
 

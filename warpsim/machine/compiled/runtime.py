@@ -151,6 +151,72 @@ def shr_s64(a, amount):
 
 
 SIGN64 = np.uint64(1 << 63)
+ALL_ONES32 = np.uint32(0xFFFFFFFF)
+ALL_ONES64 = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+# Division truncates toward zero (quotient of magnitudes, sign after; INT_MIN / -1 wraps to
+# INT_MIN, INT_MIN % -1 is 0); a zero divisor gives all ones: isa/integer.py's div_rem and
+# DIVIDE_BY_ZERO, which scalar.py checks before it emits these.
+
+@njit(inline="always")
+def udiv32(a, b):
+    return ALL_ONES32 if b == np.uint32(0) else np.uint32(np.uint64(a) // np.uint64(b))
+
+
+@njit(inline="always")
+def urem32(a, b):
+    return ALL_ONES32 if b == np.uint32(0) else np.uint32(np.uint64(a) % np.uint64(b))
+
+
+@njit(inline="always")
+def sdiv32(a, b):
+    if b == np.uint32(0):
+        return ALL_ONES32
+    x, y = s32(a), s32(b)
+    quotient = abs(x) // abs(y)
+    return u32(np.uint64(-quotient if (x < 0) != (y < 0) else quotient))
+
+
+@njit(inline="always")
+def srem32(a, b):
+    if b == np.uint32(0):
+        return ALL_ONES32
+    x, y = s32(a), s32(b)
+    remainder = abs(x) % abs(y)
+    return u32(np.uint64(-remainder if x < 0 else remainder))
+
+
+@njit(inline="always")
+def udiv64(a, b):
+    return ALL_ONES64 if b == np.uint64(0) else np.uint64(a) // np.uint64(b)
+
+
+@njit(inline="always")
+def urem64(a, b):
+    return ALL_ONES64 if b == np.uint64(0) else np.uint64(a) % np.uint64(b)
+
+
+@njit(inline="always")
+def magnitude64(bits):
+    """|x| of s64 bits as uint64 (|INT64_MIN| fits)."""
+    return np.uint64(0) - np.uint64(bits) if np.uint64(bits) & SIGN64 else np.uint64(bits)
+
+
+@njit(inline="always")
+def sdiv64(a, b):
+    if b == np.uint64(0):
+        return ALL_ONES64
+    quotient = magnitude64(a) // magnitude64(b)
+    return np.uint64(0) - quotient if ((np.uint64(a) ^ np.uint64(b)) & SIGN64) else quotient
+
+
+@njit(inline="always")
+def srem64(a, b):
+    if b == np.uint64(0):
+        return ALL_ONES64
+    remainder = magnitude64(a) % magnitude64(b)
+    return np.uint64(0) - remainder if np.uint64(a) & SIGN64 else remainder
 
 
 @njit(inline="always")

@@ -13,8 +13,11 @@ tests (tests/machine/test_tiers*.py) run both on the same inputs.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ...semantics.compare import ORDERED
 from ..isa.floating import contraction_signs
+from ..isa.integer import DIVIDE_BY_ZERO
 
 SCALAR: dict[tuple, callable] = {}        # (family, opcode) -> emitter(ins, srcs) -> expr | None
 
@@ -31,6 +34,12 @@ def scalar(family: str, *opcodes: str):
             SCALAR[(family, opcode)] = fn
         return fn
     return deco
+
+
+def gives_all_ones(by_zero) -> bool:
+    """Whether a DIVIDE_BY_ZERO rule gives all ones, the result runtime.py's divisions give."""
+    dividends = np.array([0, 1, -5, np.iinfo(np.int64).min], dtype=np.int64)
+    return bool((np.asarray(by_zero(dividends)).view(np.uint64) == np.uint64(2**64 - 1)).all())
 
 
 def _only(ins, *allowed) -> bool:
@@ -66,6 +75,18 @@ def wide_product(ins, srcs):
     else:
         product = f"(np.uint64({a}) * np.uint64({b}))"
     return product if ins.opcode == "mul" else f"add64({product}, {srcs[2]})"
+
+
+@scalar("integer", "div", "rem")
+def integer_div_rem(ins, srcs):
+    """Truncating; a zero divisor gives all ones where DIVIDE_BY_ZERO says so (runtime.py)."""
+    if not _only(ins) or ins.type not in INT32 | INT64 or ins.type.startswith("b"):
+        return None
+    signed = ins.type.startswith("s")
+    if not gives_all_ones(DIVIDE_BY_ZERO[(ins.opcode, signed)]):
+        return None
+    width = 32 if ins.type in INT32 else 64
+    return f"{'s' if signed else 'u'}{ins.opcode}{width}({srcs[0]}, {srcs[1]})"
 
 
 @scalar("integer", "min", "max")
