@@ -187,3 +187,20 @@ def test_a_kernel_reading_a_device_variable_is_timed_from_its_sass_run():
     out = ws.zeros_like(x)
     timing = _predict(mod, "scaled", 8, 256, (out, x), gpu="h200", max_ctas=2)
     assert timing.source == "sass", timing.details
+
+
+def test_warm_l2_reads_a_footprint_the_l2_holds_and_not_one_it_does_not(mod):
+    """A launch that follows itself finds its data in L2 when the L2 holds all of it; a footprint
+    beyond the L2 (60 MB on the H200), scanned again in order, finds none (LRU evicts each line
+    before its next use)."""
+    times = {}
+    for n in (1 << 20, 1 << 24):               # 8 MB and 128 MB of reads and writes
+        x = ws.asarray(np.random.default_rng(n).random(n, dtype=np.float32))
+        out = ws.zeros(n, dtype=np.float32)
+        args = (out, x, np.int32(n))
+        times[n] = [_predict(mod, "copy", n // 256, 256, args, warm_l2=warm) for warm in (False, True)]
+    (cold_small, warm_small), (cold_big, warm_big) = times[1 << 20], times[1 << 24]
+    assert warm_small.details["dram_bytes"] < 0.1 * cold_small.details["dram_bytes"]
+    assert warm_small.time_s < cold_small.time_s
+    assert warm_big.time_s == pytest.approx(cold_big.time_s)
+    assert cold_big.details["footprint_bytes"] >= 2 * (1 << 26)

@@ -8,18 +8,20 @@ from .sample import record_execution
 
 
 def predict(loaded_module, kernel: str, grid, block, params: bytes, shared_mem: int = 0,
-            gpu="h200", registers: int | None = None, max_ctas: int = 6, prefer: str = "sass"):
+            gpu="h200", registers: int | None = None, max_ctas: int = 6, prefer: str = "sass",
+            warm_l2: bool = False):
     """Timing of one launch on `gpu`, from a sample of its CTAs run here (SASS executor, else PTX).
 
     loaded_module: a warpsim LoadedModule (RawKernel.loaded_module); kernel: its (lowered) name;
     params: the packed parameter bytes. Running the sample writes device memory as those CTAs would.
     prefer='ptx' takes the counts from the PTX machine (mapped to the SASS by PTX line) even where the
-    SASS executor could run the kernel, as the profiler does.
+    SASS executor could run the kernel, as the profiler does. warm_l2: the launch follows itself, so
+    its data is in L2 as far as the L2 holds it (predict_execution); by default the L2 starts cold.
     """
     ex = record_execution(loaded_module, kernel, grid, block, params, shared_mem, max_ctas=max_ctas, prefer=prefer)
     regs = registers or kernel_registers(loaded_module, kernel)
     static = loaded_module.program.kernel_static_shared.get(kernel, 0)
-    return predict_execution(ex, gpu, regs, static + int(shared_mem))
+    return predict_execution(ex, gpu, regs, static + int(shared_mem), l2_since=0.0 if warm_l2 else None)
 
 
 predict_launch = predict

@@ -165,9 +165,9 @@ class LaunchTimingRecorder(LaunchObserver):
             self.recorder.memory_access(ctx, site, space, kind, kept, addrs if kept is idx else addrs[keep],
                                         size, count)
 
-    def timing(self, registers: int | None = None):
+    def timing(self, registers: int | None = None, l2_since: float | None = None):
         self.recorder.to_sass_counts()
-        return _predict_sample(self, "ptx", registers)
+        return _predict_sample(self, "ptx", registers, l2_since)
 
 
 def _sample(sampler, loaded_module, kernel: str, grid, block, dynamic_shared: int, gpu: str, max_ctas: int) -> int:
@@ -185,7 +185,7 @@ def _sample(sampler, loaded_module, kernel: str, grid, block, dynamic_shared: in
     return -(-(sampler.block[0] * sampler.block[1] * sampler.block[2]) // 32)
 
 
-def _predict_sample(sampler, source: str, registers: int | None):
+def _predict_sample(sampler, source: str, registers: int | None, l2_since: float | None = None):
     """The model's prediction from the CTAs a sampling recorder kept (either executor's run)."""
     from .registers import kernel_registers
     from .model import predict_execution
@@ -198,7 +198,7 @@ def _predict_sample(sampler, source: str, registers: int | None):
                    source=source)
     regs = registers or kernel_registers(loaded, sampler.kernel)
     static = loaded.program.kernel_static_shared.get(sampler.kernel, 0)
-    return predict_execution(ex, sampler.gpu, regs, static + sampler.dynamic_shared)
+    return predict_execution(ex, sampler.gpu, regs, static + sampler.dynamic_shared, l2_since=l2_since)
 
 
 class _Lanes:
@@ -251,5 +251,5 @@ class SassTimingRecorder(LaunchObserver):
         elif keep.any():
             self.recorder.sass_memory_access(st, ins, space, kind, idx[keep], addrs[keep], size)
 
-    def timing(self, registers: int | None = None):
-        return _predict_sample(self, "sass", registers)
+    def timing(self, registers: int | None = None, l2_since: float | None = None):
+        return _predict_sample(self, "sass", registers, l2_since)

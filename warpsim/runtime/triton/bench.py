@@ -7,7 +7,9 @@ prediction does not vary from run to run, so one call after the warm-up call
 gives every repetition's time: do_bench here calls fn twice (Triton's loop
 would call it thousands of times for a 10 us kernel, each a full simulation
 of the same result). The time includes the launch overhead the events see;
-the timing model predicts from a cold L2, as the flush makes it.
+the L2 is flushed before the timed call, as do_bench flushes it before each
+run. do_bench_cudagraph does not flush: its timed call's launches find in L2
+what the first call left there, as a graph's replays do (device.py).
 
 While the warpsim driver is active, `triton.testing.do_bench` is this
 function and `do_bench_cudagraph` its graph form (install/uninstall; installed
@@ -28,33 +30,37 @@ _ORIGINAL: dict = {}
 
 
 class L2Flush:
-    """What get_empty_cache_for_benchmark returns: zero_() is do_bench's L2 flush, which the
-    timing model already assumes (every launch is predicted from a cold L2)."""
+    """What get_empty_cache_for_benchmark returns: zero_() is do_bench's L2 flush: the launches
+    after it start from a cold L2 (device.py)."""
 
     def zero_(self):
+        from .device import active_gpu
+        active_gpu().flush_l2()
         return self
 
 
 def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_mode="mean"):
     """triton.testing.do_bench's result on the predicted clock (milliseconds; see the module doc)."""
-    return _bench(fn, "clock_ms", grad_to_none, quantiles, return_mode)
+    return _bench(fn, "clock_ms", grad_to_none, quantiles, return_mode, flush=True)
 
 
 def do_bench_cudagraph(fn, rep=20, grad_to_none=None, quantiles=None, return_mode="mean"):
     """triton.testing.do_bench_cudagraph's result on the predicted clock: the kernels' predicted
     time without the per-launch overhead CUDA events see (a graph replays its launches back to
-    back). Unlike the GPU's (no L2 flush between replays), the prediction starts from a cold L2."""
-    return _bench(fn, "kernel_ms", grad_to_none, quantiles, return_mode)
+    back), with no L2 flush between replays."""
+    return _bench(fn, "kernel_ms", grad_to_none, quantiles, return_mode, flush=False)
 
 
-def _bench(fn, clock: str, grad_to_none, quantiles, return_mode):
+def _bench(fn, clock: str, grad_to_none, quantiles, return_mode, flush: bool):
     from .device import active_gpu
     assert return_mode in ["min", "max", "mean", "median", "all"]
-    gpu = active_gpu()
     fn()                                   # do_bench's first call (compiles; not timed)
+    gpu = active_gpu()                     # after it: a first launch makes Triton's driver, and its GPU
     if grad_to_none is not None:
         for x in grad_to_none:
             x.grad = None
+    if flush:
+        gpu.flush_l2()
     start, launches = getattr(gpu, clock), gpu.launches
     fn()
     elapsed = getattr(gpu, clock) - start

@@ -4,8 +4,12 @@ Every launch advances `clock_ms` by its predicted time plus the launch
 overhead CUDA events see (the preset's launch_overhead_us: event time minus
 kernel duration, measured on the H200), so events recorded around launches
 read what they would read on that GPU, and do_bench and autotune read them.
-The timing model predicts each launch from a cold L2, which is what
-do_bench's L2 flush before each run arranges on a GPU.
+
+The GPU keeps what its L2 holds as the launches since the last flush, each
+with its data's footprint: a launch that ran before, with so few bytes of
+other launches since that the L2 holds them and its own, finds its data in L2
+(a CUDA graph's replays, a loop of launches timed by events); a first launch,
+or one after do_bench's L2 flush, starts cold (timing/model.py, l2_since).
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ class PredictedGPU:
         self.kernel_ms = 0.0              # the kernels' predicted time alone (what a CUDA graph's replay sees)
         self.launches = 0
         self.unpredicted: list = []       # kernels whose time could not be predicted (said once each)
+        self.l2_launches: list = []       # (launch key, footprint bytes) since the last L2 flush, oldest first
 
     @property
     def arch(self) -> int:
@@ -45,6 +50,24 @@ class PredictedGPU:
         self.clock_ms += kernel_seconds * 1e3 + self.preset.launch_overhead_us * 1e-3
         self.kernel_ms += kernel_seconds * 1e3
         self.launches += 1
+
+    def l2_since(self, key) -> float | None:
+        """Bytes other launches touched since the launch `key` last ran (None: not since the L2 was
+        flushed)."""
+        for k in range(len(self.l2_launches) - 1, -1, -1):
+            if self.l2_launches[k][0] == key:
+                return float(sum(f for _, f in self.l2_launches[k + 1:]))
+        return None
+
+    def l2_ran(self, key, footprint: float) -> None:
+        """The launch `key` ran, touching `footprint` bytes: it is the L2's most recent data, and
+        launches the L2 no longer holds any of are forgotten."""
+        self.l2_launches = [e for e in self.l2_launches if e[0] != key] + [(key, float(footprint))]
+        while sum(f for _, f in self.l2_launches[1:]) > self.preset.l2_bytes:
+            self.l2_launches.pop(0)
+
+    def flush_l2(self) -> None:
+        self.l2_launches = []
 
     def properties(self) -> dict:
         """What Triton's driver.utils.get_device_properties gives, for this preset."""

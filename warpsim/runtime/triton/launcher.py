@@ -134,7 +134,8 @@ def run_launch(gpu, function: LoadedKernel, metadata, grid: tuple, params: list)
                                        observers=(recorder,) if recorder else ())
             if alone is not None and alone.ran_alone:
                 recorder = alone.observers[0]
-        gpu.advance(_predicted_seconds(gpu, recorder, name))
+        key = (name, grid, tuple(host_block(v)[2] if _is_tensor(v) else repr(v) for _, v in params))
+        gpu.advance(_predicted_seconds(gpu, recorder, name, key))
     finally:
         for address in scratch:
             if address:
@@ -267,11 +268,14 @@ def _restore(memory, saved) -> None:
             memory.write_bytes(address, data)
 
 
-def _predicted_seconds(gpu, recorder, kernel: str) -> float:
+def _predicted_seconds(gpu, recorder, kernel: str, key) -> float:
+    """The launch's predicted time, from what the GPU's L2 holds of its data (device.py)."""
     if recorder is None:
         return 0.0
     try:
-        return recorder.timing().time_s
+        timing = recorder.timing(l2_since=gpu.l2_since(key))
+        gpu.l2_ran(key, timing.details.get("footprint_bytes", 0.0))
+        return timing.time_s
     except WarpsimError as error:
         _unpredicted(gpu, kernel, error)
         return 0.0
