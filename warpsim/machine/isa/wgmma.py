@@ -190,7 +190,7 @@ def mma_async(ctx, site, idx, ins, a, b_desc, scale_d, d_words):
                             None if a_in_registers else np.asarray(a["desc"][firsts], np.uint64), a_rows,
                             n, k, atype, bool(trans_a), bool(trans_b))
     A = register_a(a["words"], row, lane, warps, k, atype) if a_in_registers else A
-    return warpgroup_mma(A, B, scale_a, scale_b, row, lane, n, dtype, scale_d, d_words, b_of_warp)
+    return warpgroup_mma(A, B, scale_a, scale_b, row, lane, n, dtype, scale_d, d_words, b_of_warp, atype)
 
 
 # ------------------------------------------------------------ emitters

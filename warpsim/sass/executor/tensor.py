@@ -275,7 +275,7 @@ def warpgroup_mma_step(ins):
         if scale_d is not None:
             accumulate &= np.broadcast_to(scale_d(st, g), (g.n,))
         old = _registers(st, g, c.number, count)
-        words = warpgroup_mma(A, B, scale_a, scale_b, row, lane, n, ctype, accumulate, old)
+        words = warpgroup_mma(A, B, scale_a, scale_b, row, lane, n, ctype, accumulate, old, atype=atype)
         for j in range(count):
             st.R[d.number + j][g.sel] = words[:, j]
     return Step(ins, run)
