@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 nvcc --version | tail -1 > ptxas_v.txt
-for f in microbench microbench2 microbench6 kernels kernels2; do
+for f in microbench microbench2 microbench6 microbench7 kernels kernels2; do
     nvcc -arch=sm_90 -cubin -Xptxas -v -o $f.cubin $f.cu 2>> ptxas_v.txt
 done
 ND=${NVDISASM:-$(python -c "from warpsim.sass import toolchain as t; print(t.nvdisasm_path())")}
