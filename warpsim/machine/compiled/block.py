@@ -1,14 +1,19 @@
 """Compile a basic block to machine code: one Numba function looping over the block's lanes.
 
-The generated function `block_<gid>(idx, pc, guard_counts, <register arrays>)`
-runs, for each thread slot in idx, the block's value instructions on that
-lane's register bits held in locals, stores the registers live after the
-block (liveness.py) back into the launch state's arrays in place, and sets the
-lane's next block. It covers blocks of value instructions (those with a
-compiled emitter, scalar.py), register/immediate moves, cvta to and from
-global, and an optional branch at the end (and, inside the round loop,
-loads and shuffles of whole warps: BlockSource's `loop`); anything else (memory, warp, special registers, calls,
-exits) leaves the block on the NumPy tier, which says why (`BlockSource.why`).
+The generated function `block_<gid>(idx, pc, count, guard_counts, <launch>, ...,
+<register arrays>)` runs, for each thread slot in idx, the block's value
+instructions on that lane's register bits held in locals, stores the registers
+live after the block (liveness.py) back into the launch state's arrays in place,
+and sets the lane's next block. It covers blocks of value instructions (those
+with a compiled emitter, scalar.py), register/immediate moves and moves of a
+variable's address, cvta to and from global, kernel ld.param, the thread's
+coordinates, global and shared loads, stores and atomics (global_memory.py: one
+pass over the lanes per memory instruction), an optional branch at the end, and
+the thread's exit (the caller exits the lanes). Inside the round loop
+(BlockSource's `loop`) it covers global loads (a bad address stops the loop) and
+shuffles of whole warps, but no stores, atomics or exits. Anything else (warp
+instructions elsewhere, barriers, calls, local memory, generic addresses) leaves
+the block on the NumPy tier, which says why (`BlockSource.why`).
 
 The source is plain Python kept in a file under the disk cache
 (cache_dir('compiled'), named by its hash), decorated `@njit(cache=True)`, so
@@ -55,13 +60,13 @@ class BlockSource:
         list of register arrays, one guard_counts array (this block's from guard_base), and
         locals named apart. count_guards='local' counts the profiler's guard-true threads in
         locals `guards_<index>` the caller declares and adds up (a branch and a store per lane
-        would halve a loop's speed). loop=True covers,
-        for the round loop only, what reads the launch: ld.global (a lane whose address is
-        bad stops the loop before the lane changes anything, `fault`, and the NumPy tier
-        then reports it; the allocation of the last load, allocation_start/end, locals of
-        the loop, is tried before the search), ld.param of a kernel parameter, and the
-        thread's coordinates (%tid, %ctaid, %ntid, %nctaid, %laneid), and a shfl.sync that
-        starts a .sync block (`shuffle`: the loop checks `full_warp` first)."""
+        would halve a loop's speed). loop=True generates the round loop's form: ld.global
+        inline (a lane whose address is bad stops the loop before the lane changes
+        anything, `fault`, and the NumPy tier then reports it; the allocation of the last
+        load, allocation_start/end, locals of the loop, is tried before the search), a
+        shfl.sync that starts a .sync block (`shuffle`: the loop checks `full_warp`
+        first), and no writes to memory or exits. Otherwise memory instructions take
+        global_memory.py's passes (`phases`)."""
         self.program, self.block, self.fn = program, pblock, pblock.function
         self.arrays: list[tuple] = [] if arrays is None else arrays   # (register key, bits), in argument order
         self.guard_base, self.prefix, self.count_guards = guard_base, prefix, count_guards
