@@ -218,11 +218,11 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
     if costs.warps_per_cta > 1 and (mean["bars"] > 0 or costs.waves > 1):
         cycle, residence, exited = _with_barrier_skew(stations, warps, costs.warps_per_cta, cycle, residence,
                                                       stalled=mean["bars"] > 0)
-    # an async copy's bytes hold the SM's share of L2 and HBM without holding its warp (the warp
-    # waits only where it asks for them): the wave lasts at least as long as the unit serves them all
     # the slot's empty time between CTAs: no warp of it is resident, so none stalls
     turnaround = residence.pop(TURNAROUND, 0.0)
     exited += turnaround
+    # an async copy's bytes hold the SM's share of L2 and HBM without holding its warp (the warp
+    # waits only where it asks for them): the wave lasts at least as long as the unit serves them all
     for unit in ASYNC_UNITS:
         cycle = max(cycle, float(stacked[unit].sum() + stacked[unit + "_async"].sum()))
     # the longest warp cannot finish before it would alone
