@@ -111,7 +111,8 @@ def test_a_script_written_for_a_cuda_gpu_runs_unchanged(tmp_path):
     np.testing.assert_allclose(saved["moved"], saved["y"] - saved["x"], rtol=1e-6, atol=1e-6)
     assert not np.array_equal(saved["host"], saved["moved"]), "the kernel wrote the copy .to('cuda') made"
     assert "running on NVIDIA H200" in result.stdout
-    assert float(saved["event_ms"]) == pytest.approx(float(saved["bench_ms"]), rel=1e-9), \
-        "events and do_bench read the same predicted clock"
+    # both read the predicted clock; the launches between the events find their data in L2, do_bench
+    # flushes it before its run, as on a GPU
+    assert 0 < float(saved["event_ms"]) < float(saved["bench_ms"]) < 1.25 * float(saved["event_ms"])
     before, peak, after = saved["memory"]
     assert peak - before == 4 << 20 and after == before

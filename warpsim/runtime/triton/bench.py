@@ -20,10 +20,10 @@ driver's get_benchmarker) read predictions. The first use says so on stderr.
 
 from __future__ import annotations
 
-import importlib.abc
-import importlib.machinery
 import statistics
 import sys
+
+from .import_hooks import call_after_import, stop_waiting
 
 _SAID: list = []
 _ORIGINAL: dict = {}
@@ -125,37 +125,15 @@ def install() -> None:
     testing.do_bench_cudagraph = do_bench_cudagraph
 
 
-class _InstallAfterImport(importlib.abc.MetaPathFinder):
-    """Installs this do_bench as soon as triton.testing is executed, so a script's
-    `from triton.testing import do_bench` (bound before Triton makes its driver) gets it."""
-
-    def find_spec(self, fullname, path, target=None):
-        if fullname != "triton.testing":
-            return None
-        sys.meta_path.remove(self)
-        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
-        if spec is None or not hasattr(spec.loader, "exec_module"):
-            return spec
-        execute = spec.loader.exec_module
-
-        def exec_module(module):
-            execute(module)
-            install()
-        spec.loader.exec_module = exec_module
-        return spec
-
-
 def install_on_import() -> None:
-    """install() now if triton.testing is imported, else as soon as it is."""
-    if "triton.testing" in sys.modules:
-        install()
-    elif not any(isinstance(finder, _InstallAfterImport) for finder in sys.meta_path):
-        sys.meta_path.insert(0, _InstallAfterImport())
+    """install() now if triton.testing is imported, else as soon as it is (so a script's
+    `from triton.testing import do_bench`, bound before Triton makes its driver, gets this one)."""
+    call_after_import("triton.testing", install)
 
 
 def uninstall() -> None:
     """Put Triton's do_bench back (and stop waiting for triton.testing's import)."""
-    sys.meta_path[:] = [finder for finder in sys.meta_path if not isinstance(finder, _InstallAfterImport)]
+    stop_waiting("triton.testing")
     testing = sys.modules.get("triton.testing")
     if testing is not None and "do_bench" in _ORIGINAL:
         testing.do_bench = _ORIGINAL.pop("do_bench")

@@ -14,7 +14,9 @@ or one after do_bench's L2 flush, starts cold (timing/model.py, l2_since).
 
 from __future__ import annotations
 
+import math
 import os
+import sys
 
 from ...settings import current
 from ...timing.presets import gpu_preset
@@ -78,15 +80,20 @@ class PredictedGPU:
 
 
 class Event:
-    """torch.cuda.Event's surface on the predicted clock: elapsed_time in predicted milliseconds."""
+    """torch.cuda.Event on the predicted clock: elapsed_time in predicted milliseconds. Where no
+    Triton kernel ran between the two events (torch operators run on the CPU here) there is no GPU
+    time to predict: NaN, said once on stderr. gpu: the clock to read (None: the active GPU's when
+    recorded, as torch.cuda.Event under the backend)."""
 
-    def __init__(self, gpu: PredictedGPU, enable_timing: bool = False, blocking: bool = False,
-                 interprocess: bool = False):
+    def __init__(self, enable_timing: bool = False, blocking: bool = False, interprocess: bool = False,
+                 external: bool = False, gpu: PredictedGPU | None = None):
         self.gpu, self.enable_timing = gpu, enable_timing
         self.time_ms: float | None = None
+        self.launches = 0
 
     def record(self, stream=None) -> None:
-        self.time_ms = self.gpu.clock_ms
+        gpu = self.gpu or active_gpu()
+        self.time_ms, self.launches = gpu.clock_ms, gpu.launches
 
     def synchronize(self) -> None:
         pass
@@ -100,9 +107,17 @@ class Event:
     def elapsed_time(self, end: "Event") -> float:
         for name, event in (("start", self), ("end", end)):
             if event.time_ms is None:
-                raise RuntimeError(f"elapsed_time: the {name} event was never recorded")
+                raise RuntimeError(f"torch.cuda.Event.elapsed_time: the {name} event was never recorded "
+                                   "(call record() first)")
             if not event.enable_timing:
-                raise RuntimeError(f"elapsed_time: the {name} event was created without enable_timing=True")
+                raise RuntimeError(f"torch.cuda.Event.elapsed_time: the {name} event was created without "
+                                   "enable_timing=True")
+        if end.launches == self.launches:
+            if not _SAID_NO_LAUNCH:
+                _SAID_NO_LAUNCH.append(True)
+                print("warpsim: torch.cuda.Event.elapsed_time: no Triton kernel ran between the events (torch "
+                      "operators run on the CPU here): no predicted time, NaN returned", file=sys.stderr)
+            return math.nan
         return end.time_ms - self.time_ms
 
 
@@ -113,7 +128,7 @@ class DeviceInterface:
         self.gpu = gpu
 
     def Event(self, enable_timing: bool = False, blocking: bool = False, interprocess: bool = False):  # noqa: N802
-        return Event(self.gpu, enable_timing, blocking, interprocess)
+        return Event(enable_timing, blocking, interprocess, gpu=self.gpu)
 
     def synchronize(self, device=None) -> None:
         pass                      # every launch ran to completion when it returned
@@ -134,6 +149,7 @@ class DeviceInterface:
         return f"{self.gpu.preset.name} (warpsim, predicted)"
 
 
+_SAID_NO_LAUNCH: list = []   # elapsed_time's NaN said (once a process)
 _MADE: list = []            # the PredictedGPU of each warpsim driver Triton made (it makes one)
 
 

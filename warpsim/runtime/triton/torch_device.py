@@ -50,13 +50,12 @@ at once, pointing to do_bench_cudagraph.
 from __future__ import annotations
 
 import contextlib
-import importlib.abc
-import importlib.machinery
-import math
 import sys
 from dataclasses import dataclass
 
 from ...errors import WarpsimError
+from .device import Event  # noqa: F401  (torch.cuda.Event under the backend)
+from .import_hooks import call_after_import, stop_waiting
 
 _ORIGINAL: dict = {}
 _SAID: list = []
@@ -115,45 +114,6 @@ def _index(device, where: str) -> int:
     if device is not None:
         host_device(device, where)
     return 0
-
-
-class Event:
-    """torch.cuda.Event on the predicted clock (the module doc): elapsed_time in predicted milliseconds."""
-
-    def __init__(self, enable_timing: bool = False, blocking: bool = False, interprocess: bool = False,
-                 external: bool = False):
-        self.enable_timing = enable_timing
-        self.time_ms: float | None = None
-        self.launches = 0
-
-    def record(self, stream=None) -> None:
-        gpu = _gpu()
-        self.time_ms, self.launches = gpu.clock_ms, gpu.launches
-
-    def synchronize(self) -> None:
-        pass
-
-    def wait(self, stream=None) -> None:
-        pass
-
-    def query(self) -> bool:
-        return True
-
-    def elapsed_time(self, end: "Event") -> float:
-        for name, event in (("start", self), ("end", end)):
-            if event.time_ms is None:
-                raise RuntimeError(f"torch.cuda.Event.elapsed_time: the {name} event was never recorded "
-                                   "(call record() first)")
-            if not event.enable_timing:
-                raise RuntimeError(f"torch.cuda.Event.elapsed_time: the {name} event was created without "
-                                   "enable_timing=True")
-        if end.launches == self.launches:
-            if "events" not in _SAID:
-                _SAID.append("events")
-                print("warpsim: torch.cuda.Event.elapsed_time: no Triton kernel ran between the events (torch "
-                      "operators run on the CPU here): no predicted time, NaN returned", file=sys.stderr)
-            return math.nan
-        return end.time_ms - self.time_ms
 
 
 class Stream:
@@ -413,7 +373,7 @@ def install() -> None:
 
 def uninstall() -> None:
     """Put back everything install() changed (and stop waiting for torch's import)."""
-    sys.meta_path[:] = [finder for finder in sys.meta_path if not isinstance(finder, _InstallAfterImport)]
+    stop_waiting("torch")
     if "torch" not in sys.modules:
         _ORIGINAL.clear()
         return
@@ -429,29 +389,7 @@ def uninstall() -> None:
     cuda_tensors.uninstall()
 
 
-class _InstallAfterImport(importlib.abc.MetaPathFinder):
-    """Installs as soon as torch's import has run, so a script's first `torch.randn(n, device="cuda")`
-    works even before Triton makes its driver."""
-
-    def find_spec(self, fullname, path, target=None):
-        if fullname != "torch":
-            return None
-        sys.meta_path.remove(self)
-        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
-        if spec is None or not hasattr(spec.loader, "exec_module"):
-            return spec
-        execute = spec.loader.exec_module
-
-        def exec_module(module):
-            execute(module)
-            install()
-        spec.loader.exec_module = exec_module
-        return spec
-
-
 def install_on_import() -> None:
-    """install() now if torch is imported, else as soon as it is."""
-    if "torch" in sys.modules:
-        install()
-    elif not any(isinstance(finder, _InstallAfterImport) for finder in sys.meta_path):
-        sys.meta_path.insert(0, _InstallAfterImport())
+    """install() now if torch is imported, else as soon as it is (so a script's first
+    `torch.randn(n, device="cuda")` works even before Triton makes its driver)."""
+    call_after_import("torch", install)
