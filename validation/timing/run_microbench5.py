@@ -13,18 +13,18 @@ a warm-up that leaves the 8 MB buffer in L2), and from it the bytes, sectors and
 
 from __future__ import annotations
 
-import json
 import os
-import sys
 
 import numpy as np
+
+from microbench_runner import event_seconds, main
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SMS, CLOCK = 132, 1.98e9
 BUF_BYTES = 8 << 20
 
 
-def run(outdir):
+def run(reps=5):
     import cupy as cp
     mod = cp.RawModule(path=os.path.join(HERE, "microbench5.cubin"))
     buf = cp.asarray(np.random.default_rng(5).random(BUF_BYTES // 4, dtype=np.float32))
@@ -40,16 +40,9 @@ def run(outdir):
                 passes = 40 if row_bytes == 256 else 320
                 args = (out, buf, np.int32(k), np.int32(row_bytes // 16), np.int32(rows), np.int32(passes))
                 grid, block = (SMS * 8,), (256,)
-                f(grid, block, args)
-                cp.cuda.runtime.deviceSynchronize()
-                times = []
-                for _ in range(5):
-                    a, b = cp.cuda.Event(), cp.cuda.Event()
-                    a.record()
-                    f(grid, block, args)
-                    b.record()
-                    b.synchronize()
-                    times.append(cp.cuda.get_elapsed_time(a, b) * 1e-3)
+                times = event_seconds(cp, lambda: f(grid, block, args), reps)
+                if not times:
+                    continue
                 t = float(np.median(times))
                 useful = rows * 16 * k * passes
                 per_req_rows = 32 // k
@@ -63,13 +56,8 @@ def run(outdir):
                 results.append(r)
                 print(f"{kernel:16s} k={k} row={row_bytes:5d}: {t * 1e6:8.1f} us  {r['useful_gbps']:7.0f} GB/s  "
                       f"lines/clk {r['lines_per_clk']:6.2f}  sectors/clk {r['sectors_per_clk']:6.2f}", flush=True)
-    with open(os.path.join(outdir, "microbench5.json"), "w") as fh:
-        json.dump(results, fh, indent=1)
+    return results
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "--collect":
-        os.makedirs(sys.argv[2], exist_ok=True)
-        run(sys.argv[2])
-    else:
-        print(__doc__)
+    main(__doc__, run, "microbench5.json")

@@ -13,11 +13,11 @@ the time one slot holds one CTA (seconds * slots / CTAs per SM) in SM clocks (19
 
 from __future__ import annotations
 
-import json
 import os
-import sys
 
 import numpy as np
+
+from microbench_runner import event_seconds, main
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SMS, CLOCK = 132, 1.98e9
@@ -31,7 +31,7 @@ def shared_for(slots):
     return min(200 * 1024, SHARED_PER_SM // slots - 1024 - 64)
 
 
-def run(outdir, reps=7):
+def run(reps=7):
     import cupy as cp
     mod = cp.RawModule(path=os.path.join(HERE, "microbench6.cubin"))
     results = []
@@ -48,16 +48,7 @@ def run(outdir, reps=7):
                 if slots * threads > 2048:
                     continue
                 smem = shared_for(slots)
-                f((grid,), (threads,), args, shared_mem=smem)
-                cp.cuda.runtime.deviceSynchronize()
-                times = []
-                for _ in range(reps):
-                    a, b = cp.cuda.Event(), cp.cuda.Event()
-                    a.record()
-                    f((grid,), (threads,), args, shared_mem=smem)
-                    b.record()
-                    b.synchronize()
-                    times.append(cp.cuda.get_elapsed_time(a, b) * 1e-3)
+                times = event_seconds(cp, lambda: f((grid,), (threads,), args, shared_mem=smem), reps)
                 if not times:
                     continue
                 t = float(np.median(times))
@@ -67,16 +58,8 @@ def run(outdir, reps=7):
                 results.append(r)
                 print(f"{kernel:10s} t={threads:5d} slots={slots:3d}: {t * 1e6:8.1f} us  "
                       f"{per_slot:8.1f} cycles per CTA per slot", flush=True)
-    if outdir:
-        with open(os.path.join(outdir, "microbench6.json"), "w") as fh:
-            json.dump(results, fh, indent=1)
+    return results
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "--collect":
-        os.makedirs(sys.argv[2], exist_ok=True)
-        run(sys.argv[2])
-    elif len(sys.argv) == 2 and sys.argv[1] == "--once":      # one launch of each, for ncu
-        run(None, reps=0)
-    else:
-        print(__doc__)
+    main(__doc__, run, "microbench6.json")

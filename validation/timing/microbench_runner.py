@@ -1,0 +1,44 @@
+"""What the microbenchmark runners (run_microbench5/6/7.py) share on the device: a launch timed by
+CUDA events after one untimed warm-up launch, and the command line that writes their JSON.
+
+    python3 run_microbenchN.py --collect OUTDIR    # times every configuration, writes OUTDIR/<name>.json
+    python3 run_microbenchN.py --once              # launches each configuration once (for ncu), writes nothing
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+
+def event_seconds(cp, launch, reps: int, before=None) -> list:
+    """launch() once untimed, then `reps` times between two CUDA events (before(), an L2 flush say,
+    ahead of each): the seconds of each timed launch."""
+    launch()
+    cp.cuda.runtime.deviceSynchronize()
+    times = []
+    for _ in range(reps):
+        if before is not None:
+            before()
+        a, b = cp.cuda.Event(), cp.cuda.Event()
+        a.record()
+        launch()
+        b.record()
+        b.synchronize()
+        times.append(cp.cuda.get_elapsed_time(a, b) * 1e-3)
+    return times
+
+
+def main(doc: str, run, name: str) -> None:
+    """The runners' command line: run() (its own count of timed launches) returns the results to write;
+    run(reps=0) launches each configuration once."""
+    if len(sys.argv) == 3 and sys.argv[1] == "--collect":
+        os.makedirs(sys.argv[2], exist_ok=True)
+        results = run()
+        with open(os.path.join(sys.argv[2], name), "w") as fh:
+            json.dump(results, fh, indent=1)
+    elif len(sys.argv) == 2 and sys.argv[1] == "--once":
+        run(reps=0)
+    else:
+        print(doc)
