@@ -18,6 +18,7 @@ class Settings:
     progress: bool = True              # progress bar on a terminal for long launches
     workers: int = 0                   # > 1: launches split by CTA ranges over Dask workers (warpsim.distributed)
     scheduler: object = None           # a dask Client or a scheduler address (tcp://host:port) to run them on
+    sharding: str = "auto"             # with workers: 'auto' shards a launch when the cost model expects a gain, 'always' whenever it can be exact
     device_memory: int = 141 * 10**9   # bytes of global memory of a new device (the H200's; capped by the host's)
     engine: str = "auto"              # block execution: 'numpy', 'compiled' (Numba machine code where it covers a block), 'auto'
     stack_size: int = 1024             # bytes of call stack per thread (cudaLimitStackSize's default)

@@ -72,6 +72,14 @@ def worker_count(client) -> int:
     return max(1, len(client.scheduler_info(n_workers=-1).get("workers", {})))
 
 
+def on_this_host(client) -> bool:
+    """Whether every worker runs on this machine (it listens on the loopback), so files in
+    /dev/shm reach it."""
+    addresses = client.scheduler_info(n_workers=-1).get("workers", {})
+    return bool(addresses) and all(address.startswith(("tcp://127.", "inproc://", "tcp://localhost:"))
+                                   for address in addresses)
+
+
 def dashboard_link(client) -> str:
     """The dashboard's address, or '' when the cluster serves none (it needs bokeh)."""
     try:

@@ -29,7 +29,8 @@ from ..metrics.activity import ActivityTrace
 from ..metrics.counters import LaunchCounters, SiteCounts
 from ..sessions import launch_observers
 from ..settings import current as current_settings
-from . import cluster, memory_image, merge
+from . import array_shards, cluster, cost, memory_image, merge
+from .footprint import kernel_footprint, resolve
 from .shard import find_writers, job_of, rebuild_error, run_shard
 
 SHARDS_PER_WORKER = 2
@@ -55,13 +56,21 @@ class ShardReport:
     merge_seconds: float = 0.0
     rerun_reason: str = ""
     races: list = field(default_factory=list)
+    path: str = "watched"            # 'arrays', 'watched' (every access observed) or 'one process'
+    reason: str = ""                 # why not by arrays, or why in one process
+    estimated_gain: float = 0.0      # the cost model's one-process time / sharded time, before it ran
+    launch_seconds: list = field(default_factory=list)   # each shard's simulation alone
 
 
 def launch(loaded, kernel, grid, block, params, shared_mem, cooperative) -> LaunchResult:
-    """RawKernel's launcher (installed with api.raw.launch_through): sharded when settings ask."""
+    """RawKernel's launcher (installed with api.raw.launch_through): sharded when settings ask
+    and the cost model (cost.py) expects a gain; else in one process, with the reason in
+    `result.sharding` (and a ShardingWarning, once per kernel and reason)."""
     settings = current_settings()
     if (settings.workers <= 1 and settings.scheduler is None) or cooperative:
         return loaded.launch(kernel, grid, block, params, shared_mem=shared_mem, cooperative=cooperative)
+    if settings.sharding not in SHARDING:
+        raise ValueError(f"unknown sharding '{settings.sharding}' (choose from {', '.join(SHARDING)})")
     host = loaded.device.memory.host
     if host:
         raise LaunchError(f"kernel {kernel}: a sharded launch (settings workers={settings.workers}"
@@ -78,10 +87,68 @@ def launch(loaded, kernel, grid, block, params, shared_mem, cooperative) -> Laun
     if settings.workers > 1:
         workers = min(workers, settings.workers)
     ranges = shard_ranges(grid3, block3, settings.batch_threads, workers * SHARDS_PER_WORKER)
+    memory = loaded.device.memory
+    threads = _count(grid3) * _count(block3)
+    report = ShardReport(shards=len(ranges), workers=workers)
     if len(ranges) < 2:
-        return loaded.launch(kernel, grid, block, params, shared_mem=shared_mem)
-    return run_sharded(client, loaded, kernel, grid3, block3, params, shared_mem, ranges, observers,
-                       settings, workers)
+        return _in_one_process(loaded, kernel, grid, block, params, shared_mem, report, "small",
+                               f"its {_count(grid3)} CTAs make one batch (batch_threads={settings.batch_threads})")
+    by_arrays, kind, why = None, "watch", "a profile watches every access"
+    if not observers:
+        by_arrays, why = resolve(kernel_footprint(loaded.program, kernel), loaded.program, kernel, bytes(params),
+                                 memory)
+        if by_arrays is not None:
+            kind, why = array_shards.plan_reason(by_arrays)
+    if kind == "unmergeable":
+        return _in_one_process(loaded, kernel, grid, block, params, shared_mem, report, kind,
+                               f"its atomics cannot be merged across shards: {why}")
+    if kind == "":
+        report.path = "arrays"
+        places = by_arrays.loads | by_arrays.stores | set(by_arrays.atomics)
+        written = sum(n for _, n in by_arrays.stores | set(by_arrays.atomics))
+        moved = sum(n for _, n in places) + 2 * written
+        slowdown = 1.0
+    else:
+        report.path, report.reason = "watched", why
+        moved = int(memory.top) * (workers + 2 * len(ranges))
+        slowdown = cost.WATCHED_SLOWDOWN if not observers else 1.0
+    guess = cost.estimate(loaded.program, kernel, threads, workers, len(ranges), moved, slowdown)
+    report.estimated_gain = guess.gain
+    if settings.sharding == "auto" and guess.gain < cost.MIN_GAIN:
+        because = f"sharding by arrays: {why}; " if kind else ""
+        return _in_one_process(loaded, kernel, grid, block, params, shared_mem, report, "no gain",
+                               f"{because}estimated gain of {workers} workers x{guess.gain:.2f} "
+                               f"(one process ~{guess.one_process:.2g} s{'' if guess.measured else ', from its instruction count'})")
+    if kind == "":
+        result = run_by_arrays(client, loaded, kernel, grid3, block3, params, shared_mem, ranges, by_arrays,
+                               places, settings, report)
+    else:
+        result = run_sharded(client, loaded, kernel, grid3, block3, params, shared_mem, ranges, observers,
+                             settings, workers, report)
+    if getattr(result, "sharding", None) is report and not report.rerun_reason:
+        cost.record_shards(loaded.program, kernel, threads, report.launch_seconds, slowdown)
+    return result
+
+
+SHARDING = ("auto", "always")
+_said: set = set()                     # (program, kernel, kind) a ShardingWarning was given for
+
+
+def _in_one_process(loaded, kernel, grid, block, params, shared_mem, report, kind, reason) -> LaunchResult:
+    """Run in one process, say why once per kernel and kind, and time it for the cost model."""
+    report.path, report.reason, report.shards = "one process", f"{kernel}: ran in one process: {reason}", 0
+    key = (id(loaded.program), kernel, kind)
+    if key not in _said:
+        _said.add(key)
+        warnings.warn(ShardingWarning(report.reason), stacklevel=4)
+    result = loaded.launch(kernel, grid, block, params, shared_mem=shared_mem)
+    cost.record_one_process(loaded.program, kernel, _count(_dim3(grid)) * _count(_dim3(block)), result.seconds)
+    result.sharding = report
+    return result
+
+
+def _count(dims) -> int:
+    return dims[0] * dims[1] * dims[2]
 
 
 def shard_ranges(grid, block, batch_threads: int, wanted: int) -> list:
@@ -96,14 +163,11 @@ def shard_ranges(grid, block, batch_threads: int, wanted: int) -> list:
 
 
 def run_sharded(client, loaded, kernel, grid, block, params, shared_mem, ranges, observers,
-                settings, workers) -> LaunchResult:
+                settings, workers, report) -> LaunchResult:
     started = time.perf_counter()
     memory = loaded.device.memory
     image = memory_image.capture(memory)
-    report = ShardReport(shards=len(ranges), workers=workers)
-    shard_settings = {f.name: getattr(settings, f.name) for f in fields(settings)
-                      if f.name not in ("workers", "scheduler", "progress")}
-    job = job_of(loaded, kernel, grid, block, params, shared_mem, shard_settings,
+    job = job_of(loaded, kernel, grid, block, params, shared_mem, _shard_settings(settings),
                  profiled=bool(observers))
     [image_future] = client.scatter([image], broadcast=True, hash=False)   # a list: a dict would scatter per key
     report.bytes_sent = memory_image.image_bytes(image) * workers
@@ -117,6 +181,7 @@ def run_sharded(client, loaded, kernel, grid, block, params, shared_mem, ranges,
     original = image["buffer"]
     outcome = merge.plan(original, shards)
     if outcome.rerun_reason:
+        report.rerun_reason = outcome.rerun_reason
         warnings.warn(ShardingWarning(f"{kernel}: ran in one process, since the shards' results "
                                       f"could not be merged exactly: {outcome.rerun_reason}"),
                       stacklevel=4)
@@ -128,6 +193,62 @@ def run_sharded(client, loaded, kernel, grid, block, params, shared_mem, ranges,
     report.merge_seconds = time.perf_counter() - merge_started
     report.bytes_returned = sum(int(shard["data"].nbytes) for shard in shards)
     report.shard_seconds = [shard["seconds"] for shard in shards]
+    report.launch_seconds = [shard["result"]["seconds"] for shard in shards]
+    result = _combined(kernel, grid, block, shared_mem, shards, started, report)
+    _finish_observers(observers, shards, result)
+    del image_future
+    return result
+
+
+def run_by_arrays(client, loaded, kernel, grid, block, params, shared_mem, ranges, footprint, places,
+                  settings, report) -> LaunchResult:
+    """The shards of a launch whose footprint needs no watching (array_shards.py)."""
+    started = time.perf_counter()
+    memory = loaded.device.memory
+    image = array_shards.write_image(memory, places, cluster.on_this_host(client))
+    try:
+        job = job_of(loaded, kernel, grid, block, params, shared_mem, _shard_settings(settings), profiled=False)
+        job["written"] = sorted(footprint.stores | set(footprint.atomics))
+        if "path" in image:
+            report.bytes_sent = sum(n for _, n in places)
+            sent = image
+        else:
+            report.bytes_sent = sum(n for _, n in places) * report.workers
+            [sent] = client.scatter([image], broadcast=True, hash=False)
+        futures = [client.submit(array_shards.run_shard, job, sent, first, stop, pure=False)
+                   for first, stop in ranges]
+        shards = client.gather(futures)
+    finally:
+        array_shards.remove_image(image)
+    failed = next((shard for shard in shards if shard["error"]), None)
+    if failed is not None:
+        raise rebuild_error(failed["error"])
+    merge_started = time.perf_counter()
+    kind, reason = array_shards.merge(memory, footprint, shards)
+    if kind == "race":
+        report.path, report.reason = "watched", reason
+        return run_sharded(client, loaded, kernel, grid, block, params, shared_mem, ranges, [], settings,
+                           report.workers, report)
+    if reason:
+        report.rerun_reason = reason
+        warnings.warn(ShardingWarning(f"{kernel}: ran in one process, since the shards' results "
+                                      f"could not be merged exactly: {reason}"), stacklevel=4)
+        return loaded.launch(kernel, grid, block, params, shared_mem=shared_mem)
+    report.merge_seconds = time.perf_counter() - merge_started
+    report.bytes_returned = sum(len(change[1]) for shard in shards for change in shard["changes"].values()
+                                if change is not None)
+    report.shard_seconds = [shard["seconds"] for shard in shards]
+    report.launch_seconds = [shard["result"]["seconds"] for shard in shards]
+    return _combined(kernel, grid, block, shared_mem, shards, started, report)
+
+
+def _shard_settings(settings) -> dict:
+    return {f.name: getattr(settings, f.name) for f in fields(settings)
+            if f.name not in ("workers", "scheduler", "progress")}
+
+
+def _combined(kernel, grid, block, shared_mem, shards, started, report) -> LaunchResult:
+    """One LaunchResult of the shards' results (their warnings given again here, once each)."""
     result = LaunchResult(kernel, grid, block, int(shared_mem))
     for shard in shards:
         part = shard["result"]
@@ -138,8 +259,6 @@ def run_sharded(client, loaded, kernel, grid, block, params, shared_mem, ranges,
     _rewarn(shards)
     result.seconds = report.seconds = time.perf_counter() - started
     result.sharding = report
-    _finish_observers(observers, shards, result)
-    del image_future
     return result
 
 

@@ -28,10 +28,23 @@ def rebuild(image: dict) -> GlobalMemory:
     Every byte counts as initialized: initcheck runs in one process, never in shards.
     """
     top = image["top"]
-    memory = GlobalMemory(capacity=max(top, 1 << 12))
-    memory.buffer[:top] = image["buffer"]
+    buffer = np.zeros(max(top, 1 << 12), dtype=np.uint8)
+    buffer[:top] = image["buffer"]
+    memory = heap_over(buffer, image["live"], top)
     memory.initialized[:] = True
-    memory.live = dict(image["live"])
+    return memory
+
+
+def heap_over(buffer: np.ndarray, live: dict, top: int) -> GlobalMemory:
+    """A heap whose bytes are `buffer` (not copied) with these live allocations.
+
+    Its `initialized` bytes start False and only shards use it: initcheck runs in
+    one process, never in shards, so nothing reads them (and untouched pages cost nothing).
+    """
+    memory = GlobalMemory(capacity=8)
+    memory.buffer = buffer
+    memory.initialized = np.zeros(len(buffer), dtype=np.bool_)
+    memory.live = dict(live)
     memory.top = top
     if hasattr(memory, "spans"):           # heaps that keep reserved spans and a sorted index
         memory.spans = {offset: size for offset, size in memory.live.items()}

@@ -1,0 +1,69 @@
+"""Whether sharding a launch pays: its time in one process against its time on W workers.
+
+    T(W) = k * T1 * f / W + S * c_shard + bytes / r
+
+T1 is the launch's time in one process: the kernel's last measured time per
+thread times this launch's threads, or, for a kernel not yet timed in this
+process, its PTX instruction count per thread at the compiled tier's rate (a
+loop counts once, so a first estimate is low, and a long-running kernel is
+sharded a launch later rather than a small one sharded at a loss). k: two
+simulations side by side on one machine's cores each run slower (they share
+memory bandwidth and caches). f: 1 for shards by arrays (they run on the
+compiled tier, as one process does); WATCHED_SLOWDOWN for shards that watch
+every access (an observer of memory keeps blocks on the NumPy tier), unless
+one process is watched anyway (a profile). S shards cost c_shard each (Dask's
+round trip, mapping the image), and the bytes the driver writes into the
+image, the shards send back and the driver merges move at r.
+
+The constants were measured on the 2-core machine docs/scaleout.md names;
+bench/scaleout_histogram.py prints the estimate beside the measured gain.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+CONTENTION = 1.25          # k: a simulation's slowdown with another beside it (2 cores, shared caches)
+WATCHED_SLOWDOWN = 3.0     # f of shards that watch every access (NumPy tier) against the compiled tier
+SHARD_SECONDS = 0.03       # c_shard
+BYTES_PER_SECOND = 1.0e9   # r: written into the image, returned, merged
+STATIC_RATE = 3.0e8        # thread-instructions/s of the compiled tier, for a kernel never timed
+MIN_GAIN = 1.1             # shard when the estimate is at least this (the rest is noise)
+
+
+@dataclass
+class Estimate:
+    one_process: float       # seconds, T1
+    sharded: float           # seconds, T(W)
+    measured: bool           # T1 from this kernel's earlier launches (else from its instruction count)
+
+    @property
+    def gain(self) -> float:
+        return self.one_process / self.sharded if self.sharded > 0 else 0.0
+
+
+def estimate(program, kernel: str, threads: int, workers: int, shards: int, moved_bytes: int,
+             slowdown: float = 1.0) -> Estimate:
+    per_thread = _seconds_per_thread(program).get(kernel)
+    measured = per_thread is not None
+    if not measured:
+        per_thread = len(program.module.functions[kernel].body) / STATIC_RATE
+    one = per_thread * threads
+    sharded = CONTENTION * one * slowdown / max(1, workers) + shards * SHARD_SECONDS \
+        + moved_bytes / BYTES_PER_SECOND
+    return Estimate(one, sharded, measured)
+
+
+def record_one_process(program, kernel: str, threads: int, seconds: float) -> None:
+    """A launch of `kernel` ran in one process in `seconds`: its time per thread from now on."""
+    if threads > 0 and seconds > 0:
+        _seconds_per_thread(program)[kernel] = seconds / threads
+
+
+def record_shards(program, kernel: str, threads: int, shard_seconds: list, slowdown: float) -> None:
+    """The shards' own times, as one process would have spent them."""
+    record_one_process(program, kernel, threads, sum(shard_seconds) / (CONTENTION * slowdown))
+
+
+def _seconds_per_thread(program) -> dict:
+    return program.__dict__.setdefault("_shard_seconds_per_thread", {})
