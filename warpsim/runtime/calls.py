@@ -1274,6 +1274,20 @@ def cudaGetDeviceFlags(context, out):
     return SUCCESS
 
 
+# cuda_profiler_api.h: a profiler's collection range. Without a profiler attached CUDA returns
+# success and nothing changes; `warpsim profile` profiles every launch whatever the range (as ncu
+# does unless told --profile-from-start off), so both calls only succeed. Programs such as the
+# CUDA samples check their codes and would stop at a cudaErrorNotSupported.
+@call()
+def cudaProfilerStart(context):
+    return SUCCESS
+
+
+@call()
+def cudaProfilerStop(context):
+    return SUCCESS
+
+
 # --- CUDA arrays, texture and surface objects (the structs' meaning: runtime/textures.py) ----------
 
 def _refuse(context, function: str, error, code: int = INVALID_VALUE) -> int:
