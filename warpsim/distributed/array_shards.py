@@ -40,7 +40,7 @@ import numpy as np
 from ..machine.memory import GLOBAL_BASE
 from . import memory_image
 from .merge import DTYPES, MergeRefused, merged_values
-from .shard import loaded_module, portable_error, _one_at_a_time
+from .shard import is_loaded, loaded_module, portable_error, _one_at_a_time
 
 MERGED_BY_VALUE = ("add", "and", "or", "xor", "min", "max")
 
@@ -130,8 +130,9 @@ def run_shard(job: dict, image: dict, first: int, stop: int) -> dict:
     """Run CTAs [first, stop) on the image; per written array (offset -> (start, bytes, bit mask))."""
     with _one_at_a_time:
         started = time.perf_counter()
+        warm = is_loaded(job)
         loaded = loaded_module(job["ptx"], job["name"], job["globals"])
-        out = {"first": first, "stop": stop, "error": None, "warnings": []}
+        out = {"first": first, "stop": stop, "error": None, "warnings": [], "warm": warm}
         from ..settings import settings
         with _heap_of(image) as (memory, original), warnings.catch_warnings(record=True) as caught, \
                 settings(**job["settings"]):

@@ -60,6 +60,7 @@ class ShardReport:
     reason: str = ""                 # why not by arrays, or why in one process
     estimated_gain: float = 0.0      # the cost model's one-process time / sharded time, before it ran
     launch_seconds: list = field(default_factory=list)   # each shard's simulation alone
+    warm: bool = False               # every worker had run the module before (else loading it is in the times)
 
 
 def launch(loaded, kernel, grid, block, params, shared_mem, cooperative) -> LaunchResult:
@@ -125,7 +126,7 @@ def launch(loaded, kernel, grid, block, params, shared_mem, cooperative) -> Laun
     else:
         result = run_sharded(client, loaded, kernel, grid3, block3, params, shared_mem, ranges, observers,
                              settings, workers, report)
-    if getattr(result, "sharding", None) is report and not report.rerun_reason:
+    if getattr(result, "sharding", None) is report and not report.rerun_reason and report.warm:
         cost.record_shards(loaded.program, kernel, threads, report.launch_seconds, slowdown)
     return result
 
@@ -194,6 +195,7 @@ def run_sharded(client, loaded, kernel, grid, block, params, shared_mem, ranges,
     report.bytes_returned = sum(int(shard["data"].nbytes) for shard in shards)
     report.shard_seconds = [shard["seconds"] for shard in shards]
     report.launch_seconds = [shard["result"]["seconds"] for shard in shards]
+    report.warm = all(shard["warm"] for shard in shards)
     result = _combined(kernel, grid, block, shared_mem, shards, started, report)
     _finish_observers(observers, shards, result)
     del image_future
@@ -239,6 +241,7 @@ def run_by_arrays(client, loaded, kernel, grid, block, params, shared_mem, range
                                 if change is not None)
     report.shard_seconds = [shard["seconds"] for shard in shards]
     report.launch_seconds = [shard["result"]["seconds"] for shard in shards]
+    report.warm = all(shard["warm"] for shard in shards)
     return _combined(kernel, grid, block, shared_mem, shards, started, report)
 
 

@@ -36,9 +36,19 @@ def job_of(loaded, kernel, grid, block, params, shared_mem, launch_settings, pro
             "shared_mem": int(shared_mem), "settings": launch_settings, "profiled": profiled}
 
 
+def module_key(ptx: str, name: str, global_addresses: dict) -> tuple:
+    return hashlib.sha1(ptx.encode()).hexdigest(), name, tuple(sorted(global_addresses.items()))
+
+
+def is_loaded(job: dict) -> bool:
+    """Whether this worker ran the job's module before (a first shard loads it and its machine code:
+    its time says little about the next launch's)."""
+    return module_key(job["ptx"], job["name"], job["globals"]) in _modules
+
+
 def loaded_module(ptx: str, name: str, global_addresses: dict):
     """The module loaded on this worker, its globals at the driver's addresses."""
-    key = (hashlib.sha1(ptx.encode()).hexdigest(), name, tuple(sorted(global_addresses.items())))
+    key = module_key(ptx, name, global_addresses)
     loaded = _modules.get(key)
     if loaded is None:
         loaded = Device().load_module(ptx, name=name)
@@ -56,6 +66,7 @@ def run_shard(job: dict, image: dict, first: int, stop: int) -> dict:
 
 def _run_shard(job, image, first, stop) -> dict:
     started = time.perf_counter()
+    warm = is_loaded(job)
     loaded = loaded_module(job["ptx"], job["name"], job["globals"])
     memory = memory_image.rebuild(image)
     loaded.device.memory = memory
@@ -67,7 +78,7 @@ def _run_shard(job, image, first, stop) -> dict:
         counters = LaunchCounters(loaded, job["kernel"], job["grid"], job["block"], 0, job["shared_mem"])
         activity = ActivityTrace()
         observers += [counters, activity]
-    out = {"first": first, "stop": stop, "error": None, "warnings": []}
+    out = {"first": first, "stop": stop, "error": None, "warnings": [], "warm": warm}
     with warnings.catch_warnings(record=True) as caught, settings(**job["settings"]):
         warnings.simplefilter("always")
         try:
