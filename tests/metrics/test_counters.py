@@ -94,3 +94,42 @@ def test_local_memory_is_interleaved_by_lane():
     """Every lane at the same local offset: consecutive words on the hardware (coalesced)."""
     assert local_sectors(warp(), np.full(32, 16, dtype=np.uint64), 4)[1] == 4
     assert local_sectors(warp(), np.full(32, 16, dtype=np.uint64), 8)[1] == 8
+
+
+def _reference_counts(idx, addrs, nbytes):
+    """Per warp, the distinct sectors/lines/bank-words its lanes touch, by set arithmetic."""
+    sectors, lines = 0, 0
+    waves, ideal = 0, 0
+    phases = 1 if nbytes <= 4 else min(32, nbytes // 4)
+    for w in np.unique(idx >> 5):
+        lanes = np.flatnonzero((idx >> 5) == w)
+        touched = {int(a) + k for a in addrs[lanes] for k in range(nbytes)}
+        sectors += len({b >> 5 for b in touched})
+        lines += len({b >> 7 for b in touched})
+        for phase in range(phases):
+            members = [k for k in lanes if (int(idx[k]) & 31) // (32 // phases) == phase]
+            words = {(int(addrs[k] - np.uint64(SHARED_WINDOW)) >> 2) + j for k in members
+                     for j in range(max(1, nbytes // 4))}
+            if members:
+                per_bank = np.bincount([wd & 31 for wd in words], minlength=32)
+                waves += int(per_bank.max())
+                ideal += 1
+    return sectors, lines, waves, ideal
+
+
+@pytest.mark.parametrize("nbytes", [1, 2, 4, 8, 16])
+def test_whole_warps_of_consecutive_elements_against_sets(nbytes):
+    """Whole warps reading consecutive elements (counted from one address per warp) give what
+    the distinct sectors, lines and bank words of every lane give; one element out of step, too."""
+    rng = np.random.default_rng(nbytes)
+    for trial in range(20):
+        warps = np.sort(rng.choice(40, int(rng.integers(1, 5)), replace=False))
+        idx = (warps[:, None] * 32 + np.arange(32)).ravel()
+        starts = rng.integers(0, 4096, len(warps)) * nbytes + (int(rng.integers(0, 64)) if trial % 2 else 0)
+        offsets = (starts[:, None] + nbytes * np.arange(32)).ravel()
+        if trial % 5 == 4:
+            offsets[int(rng.integers(len(offsets)))] += nbytes * 3
+        addrs = (offsets + SHARED_WINDOW).astype(np.uint64)
+        sectors, lines, waves, ideal = _reference_counts(idx, addrs, nbytes)
+        assert global_sectors(idx, addrs, nbytes) == (len(warps), sectors, lines)
+        assert shared_wavefronts(idx, addrs, nbytes) == (len(warps), waves, ideal)

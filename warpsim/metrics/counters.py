@@ -53,10 +53,35 @@ def _distinct_pairs(warp: np.ndarray, key: np.ndarray) -> int:
     return distinct_count((warp.astype(np.int64) << 43) | key.astype(np.int64))
 
 
+def whole_warp_starts(idx: np.ndarray, addrs: np.ndarray, nbytes: int):
+    """Per warp, the first lane's address, when idx is whole warps (all 32 lanes of each) and
+    each warp's lanes access consecutive nbytes-wide elements in lane order (the common access,
+    which the counts below then take from one address per warp); else None."""
+    n = len(idx)
+    if n == 0 or n & 31 or int(idx[0]) & 31 or np.ndim(addrs) != 1 or len(addrs) != n:
+        return None
+    firsts = idx[::32]
+    if not ((idx[31::32] - firsts) == 31).all():
+        return None
+    a = addrs.reshape(-1, 32)
+    if not (np.diff(a, axis=1) == nbytes).all():       # a wrapped address is no neighbour either
+        return None
+    return a[:, 0].astype(np.int64)
+
+
+def _units_spanned(starts: np.ndarray, length: int, shift: int) -> int:
+    """Distinct 2**shift-byte units the ranges [start, start + length) touch, summed over ranges."""
+    return int((((starts + (length - 1)) >> shift) - (starts >> shift) + 1).sum())
+
+
 def global_sectors(idx: np.ndarray, addrs: np.ndarray, nbytes: int) -> tuple:
     """(requests, sectors, lines) of one warp-level access of nbytes per lane."""
     if len(idx) == 0:
         return 0, 0, 0
+    starts = whole_warp_starts(idx, addrs, nbytes)
+    if starts is not None:
+        return len(starts), _units_spanned(starts, 32 * nbytes, SECTOR_SHIFT), \
+            _units_spanned(starts, 32 * nbytes, LINE_SHIFT)
     a = addrs.astype(np.int64)
     warp = idx >> 5
     last = a + (nbytes - 1)
@@ -91,6 +116,10 @@ def shared_wavefronts(idx: np.ndarray, addrs: np.ndarray, nbytes: int) -> tuple:
     if len(idx) == 0:
         return 0, 0, 0
     phases = 1 if nbytes <= 4 else min(32, nbytes // 4)
+    if nbytes in (1, 2, 4, 8, 16) and whole_warp_starts(idx, addrs, nbytes) is not None:
+        # consecutive elements: each phase asks for at most 32 consecutive words, one per bank
+        warps = len(idx) >> 5
+        return warps, warps * phases, warps * phases
     words_per_lane = max(1, nbytes // 4)
     word = shared_offsets(addrs) >> 2
     row = (idx >> 5) * phases + (idx & 31) // (32 // phases)

@@ -29,7 +29,10 @@ def bsync_arrivals(program, idx: np.ndarray, next_pc: np.ndarray) -> list:
     bsync = bsync_starts(program)
     first = int(next_pc[0])
     if len(idx) == 1 or bool((next_pc == first).all()):
-        return [(first, np.unique(idx >> 5))] if bsync[first] else []
+        if not bsync[first]:
+            return []
+        warps = idx >> 5                        # ascending: its distinct values where it steps
+        return [(first, warps[np.concatenate(([True], warps[1:] != warps[:-1]))])]
     at = bsync[next_pc]
     if not at.any():
         return []

@@ -125,6 +125,22 @@ def add_with_carry(terms, dtype) -> tuple:
     return total, carries
 
 
+def wrapping_sum(terms, dtype):
+    """add_with_carry's sum alone, for an instruction that reads no carry: unsigned terms added in
+    `dtype`, which wraps modulo 2**width as the adder does (no wider copy, no carry bits); terms
+    that are a constant zero (RZ, no carry-in, no +1 of a negated source) are skipped."""
+    dtype = np.dtype(dtype)
+    total = None
+    with np.errstate(over="ignore"):
+        for term in terms:
+            term = np.asarray(term)
+            if term.ndim == 0 and not term:
+                continue
+            term = term.astype(dtype, copy=False)
+            total = term if total is None else total + term
+    return dtype.type(0) if total is None else total
+
+
 def subtract_with_carry(x, y, carry_in) -> tuple:
     """x - y - (1 - carry_in) as the adder computes it, x + ~y + carry_in, and its carry out.
 

@@ -97,18 +97,43 @@ def fault(st, ins, g, bad, addrs, what: str, detail: str = ""):
                     block=cta, thread=thread, instruction=f"/*{ins.offset:04x}*/ {ins.text}", source_line=source)
 
 
+ELEMENT_TYPES = {2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64), 16: np.dtype("V16")}
+
+
 class Space:
-    """Resolved byte offsets of one access into one backing array."""
+    """Resolved byte offsets of one access into one backing array.
+
+    Where every offset is a multiple of the access's size (aligned accesses: all global ones,
+    nearly all others), the bytes move as one element per lane of a view of the array with that
+    element size, not as size separate bytes per lane: a quarter (or less) of the indexing."""
 
     def __init__(self, array: np.ndarray, offsets: np.ndarray):
         self.array, self.offsets = array, offsets
 
+    def _elements(self, size: int):
+        """(the array as size-byte elements, each lane's element index), or None."""
+        dtype = ELEMENT_TYPES.get(size)
+        array = self.array
+        if dtype is None or array.ndim != 1 or not array.flags.c_contiguous or array.dtype != np.uint8 or \
+                (self.offsets & (size - 1)).any():
+            return None
+        return array[:len(array) - len(array) % size].view(dtype), self.offsets // size
+
     def gather(self, size: int) -> np.ndarray:
         """(lanes, size) bytes."""
+        elements = self._elements(size)
+        if elements is not None:
+            view, index = elements
+            return view[index].view(np.uint8).reshape(-1, size)
         return self.array[self.offsets[:, None] + np.arange(size)]
 
     def scatter(self, data: np.ndarray) -> None:
         size = data.shape[1]
+        elements = self._elements(size)
+        if elements is not None:
+            view, index = elements
+            view[index] = np.ascontiguousarray(data).view(view.dtype)[:, 0]
+            return
         self.array[self.offsets[:, None] + np.arange(size)] = data
 
 

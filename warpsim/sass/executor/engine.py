@@ -19,6 +19,14 @@ Each round has three phases:
               (a guarded one for the lanes whose guard holds), then the
               block's branch sends each lane on.
 No ready lane while some live is a deadlock; too many rounds a runaway.
+
+While every live lane stands at one PC (a kernel's start, and wherever its
+lanes reconverge) the three phases have one answer known without looking at a
+lane: all of them are ready (at a BSYNC or WARPSYNC nobody is missing, at a
+BAR of one immediate id and no count every live thread of each CTA has
+arrived), each warp issues at that PC and none is divergent. The run keeps
+that group and issues it directly (`converged`), until a block sends its lanes
+to more than one place; most rounds of convergent code cost only the block.
 """
 
 from __future__ import annotations
@@ -28,7 +36,7 @@ import numpy as np
 from ...machine.scheduling.its import IndependentThreadScheduling, issue_with_rotation
 from ...semantics import barriers
 from .errors import SassDeadlock, SassExecutionError, where
-from .program import WAIT_BAR, WAIT_BSYNC, WAIT_POLL, WAIT_WARPSYNC
+from .program import NO_WAIT, WAIT_BAR, WAIT_BSYNC, WAIT_POLL, WAIT_WARPSYNC
 from .state import EXITED, Group, SassState
 from .warp import ballot, warp_bits
 
@@ -84,7 +92,20 @@ def ready_lanes(st: SassState, alive: np.ndarray, yielding: np.ndarray) -> tuple
 def run_batch(st: SassState, max_rounds: int) -> None:
     program = st.program
     n_warps = st.n_warps
+    converged = Converged.at_start(st)
     while True:
+        if converged is not None:
+            if converged.group.n == 0:
+                return
+            step = program.steps[converged.pc]
+            if converged.all_ready(st, step):
+                st.starved = np.zeros(n_warps, dtype=np.int64)
+                st.rotating = np.zeros(n_warps, dtype=bool)
+                st.last_pc = np.where(converged.live_warps(n_warps), converged.pc, NO_PC)
+                next_pc = execute_block(st, program.block_at[converged.pc], converged.group)
+                converged = converged.after(next_pc)
+                _count_round(st, max_rounds)
+                continue
         alive = st.pc >= 0
         if not alive.any():
             return
@@ -99,21 +120,73 @@ def run_batch(st: SassState, max_rounds: int) -> None:
         chosen = np.flatnonzero((pcs == issue_pc[:, None]).ravel() & ready)
         chosen_pc = st.pc[chosen]
         # 3. execute
+        converged = None
         if chosen_pc[0] == chosen_pc[-1] and (chosen_pc == chosen_pc[0]).all():
-            groups = (chosen,)                       # every warp at one place: the common case
+            group = Group(chosen)                    # every warp at one place: the common case
+            next_pc = execute_block(st, program.block_at[int(chosen_pc[0])], group)
+            if group.n == np.count_nonzero(alive):   # and every live lane with them
+                converged = Converged(group).after(next_pc)
         else:                                        # a stable counting sort (radix on 16 bits)
             keys = chosen_pc.astype(np.int16) if len(program.instructions) < 32768 else chosen_pc
             order = np.argsort(keys, kind="stable")
             bounds = np.flatnonzero(np.diff(chosen_pc[order])) + 1
-            groups = np.split(chosen[order], bounds)
-        for group in groups:
-            execute_block(st, program.block_at[int(st.pc[group[0]])], Group(group))
-        st.rounds += 1
-        if st.rounds > max_rounds:
-            raise SassExecutionError(f"the SASS run of '{program.name}' ran past {max_rounds} rounds")
+            for group in np.split(chosen[order], bounds):
+                execute_block(st, program.block_at[int(st.pc[group[0]])], Group(group))
+        _count_round(st, max_rounds)
 
 
-def execute_block(st: SassState, block, g: Group) -> None:
+def _count_round(st: SassState, max_rounds: int) -> None:
+    st.rounds += 1
+    if st.rounds > max_rounds:
+        raise SassExecutionError(f"the SASS run of '{st.program.name}' ran past {max_rounds} rounds")
+
+
+class Converged:
+    """Every live lane of the batch at one PC: the group they issue as, and the warps it has."""
+
+    __slots__ = ("group", "pc", "_live_warps")
+
+    def __init__(self, group: Group, pc: int = 0, live_warps=None):
+        self.group, self.pc, self._live_warps = group, pc, live_warps
+
+    @classmethod
+    def at_start(cls, st: SassState):
+        return cls(Group(np.flatnonzero(st.pc >= 0)), 0)
+
+    def live_warps(self, n_warps: int) -> np.ndarray:
+        """Per warp of the batch, whether it has a live lane (the warps that issue)."""
+        if self._live_warps is None:
+            self._live_warps = np.zeros(n_warps, dtype=bool)
+            self._live_warps[self.group.idx >> 5] = True
+        return self._live_warps
+
+    def all_ready(self, st: SassState, step) -> bool:
+        """Whether every lane of the group may issue at its PC (see the module docstring)."""
+        kind = st.program.wait_kind[self.pc]
+        if kind == NO_WAIT or kind == WAIT_BSYNC or kind == WAIT_WARPSYNC:
+            return True
+        if kind != WAIT_BAR or step.wait[2] is not None or st.arrivals:
+            return False
+        ids = np.asarray(step.wait[1](st, self.group))
+        return ids.ndim == 0 and 0 <= int(ids) < barriers.BARRIERS_PER_CTA
+
+    def after(self, next_pc: np.ndarray):
+        """The converged state after the group ran a block that sent its lanes to next_pc; None
+        when they went to more than one place (exited lanes aside)."""
+        first, last = int(next_pc[0]), int(next_pc[-1])
+        if first == last and (next_pc == first).all():
+            if first == EXITED:
+                return Converged(Group(self.group.idx[:0]), EXITED)
+            return Converged(self.group, first, self._live_warps)
+        staying = next_pc != EXITED
+        places = next_pc[staying]
+        if len(places) and (places == places[0]).all():
+            return Converged(self.group.subset(staying), int(places[0]))
+        return None
+
+
+def execute_block(st: SassState, block, g: Group) -> np.ndarray:
+    """Run `block` for the lanes of g; where each lane goes next (also stored in st.pc)."""
     pred_on = [None] * len(block.steps)
     steps = block.steps if block.control is None else block.steps[:-1]
     for position, step in enumerate(steps):
@@ -143,6 +216,7 @@ def execute_block(st: SassState, block, g: Group) -> None:
     st.clock += issued
     for observer in st.block_observers:
         observer.sass_block_issued(st, block, g, pred_on, next_pc)
+    return next_pc
 
 
 def deadlock(st: SassState, alive: np.ndarray) -> SassDeadlock:

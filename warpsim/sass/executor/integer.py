@@ -86,6 +86,9 @@ def iadd3(ins):
 
     def run(st, g):
         words = [read(st, g) for read, _ in terms] + [read(st, g) for read in carries]
+        if not carry_writers:
+            write(st, g, bits.wrapping_sum(words + [ones], U32))
+            return
         total, carry = bits.add_with_carry(words + [ones], U32)
         write(st, g, total)
         _write_carries(carry_writers, st, g, carry)
@@ -109,7 +112,7 @@ def _iadd3_64(ins, dst, outs, values, tail):
 def viadd(ins):
     dst, a, b = ins.operands[:3]
     ra, rb = source(a), source(b)
-    return Step(ins, alu([dest(dst)], [ra, rb], lambda x, y: bits.add_with_carry([x, y], U32)[0]))
+    return Step(ins, alu([dest(dst)], [ra, rb], lambda x, y: bits.wrapping_sum([x, y], U32)))
 
 
 # ------------------------------------------------------------------ IMAD
@@ -135,14 +138,16 @@ def imad(ins):
     def run(st, g):
         a, b, c = ra(st, g), rb(st, g), rc(st, g)
         extra = [c_one] + [read(st, g) for read in carries]
-        if pair_c:
-            full, carry = bits.add_with_carry([bits.multiply_wide(a, b, signed), c] + extra, U64)
-            final = full >> U64(32)
-        elif wide:
-            final, carry = bits.add_with_carry([bits.multiply_wide(a, b, signed), c] + extra, U64)
+        if pair_c or wide:
+            terms, width = [bits.multiply_wide(a, b, signed), c] + extra, U64
         else:
-            part = bits.multiply_high(a, b, signed) if high else bits.multiply_low(a, b)
-            final, carry = bits.add_with_carry([part, c] + extra, U32)
+            terms, width = [bits.multiply_high(a, b, signed) if high else bits.multiply_low(a, b), c] + extra, U32
+        if carry_writers:
+            final, carry = bits.add_with_carry(terms, width)
+        else:
+            final, carry = bits.wrapping_sum(terms, width), None
+        if pair_c:
+            final = final >> U64(32)
         write(st, g, final)
         _write_carries(carry_writers, st, g, carry)
     return Step(ins, run)
@@ -172,13 +177,17 @@ def lea(ins):
     write, carry_writers = dest(dst), [pred_dest(op) for op in outs]
 
     def run(st, g):
-        a = bits.add_with_carry([ra(st, g), a_one], U32)[0]
+        a = np.asarray(bits.wrapping_sum([ra(st, g), a_one], U32))
         if high:
             c = np.where(a >> U32(31), U32(0xFFFFFFFF), U32(0)) if sx32 else rc(st, g)
             shifted = funnel_shift(a, c, shift, left=True) >> U64(32)
         else:
             shifted = bits.shift_left(a, shift)
-        total, carry = bits.add_with_carry([shifted, rb(st, g)] + [read(st, g) for read in carries], U32)
+        terms = [shifted, rb(st, g)] + [read(st, g) for read in carries]
+        if not carry_writers:
+            write(st, g, bits.wrapping_sum(terms, U32))
+            return
+        total, carry = bits.add_with_carry(terms, U32)
         write(st, g, total)
         _write_carries(carry_writers, st, g, carry)
     return Step(ins, run)

@@ -148,10 +148,23 @@ def _broadcast(value, g, dtype):
     return np.broadcast_to(value, (g.n,)) if value.ndim == 0 else value
 
 
+def _as(value, dtype):
+    """value (an array over the group's lanes, or one value for all) as raw bits of dtype."""
+    value = np.asarray(value)
+    return value if value.dtype == dtype else value.astype(dtype)
+
+
 def _uniform_store(rows, row, g, value):
     """A uniform result: the value of each warp's first active lane goes to all 32 of its lanes."""
-    lanes, first = g.warp_lanes()
     value = np.asarray(value)
+    sel = g.sel
+    if isinstance(sel, slice) and not (sel.start | sel.stop) & 31:     # whole warps, one run of them
+        if value.ndim == 0:
+            rows[row][sel] = value
+        else:
+            rows[row][sel].reshape(-1, 32)[:] = value.reshape(-1, 32)[:, :1]
+        return
+    lanes, first = g.warp_lanes()
     per_warp = value if value.ndim == 0 else value[first][:, None]
     rows[row][lanes] = per_warp
 
@@ -172,15 +185,15 @@ def dest(op, bits: int = 32):
         if words == 1:
             parts = [value]
         elif words == 2:
-            wide = _broadcast(value, g, U64)
+            wide = _as(value, U64)          # a scalar (a constant's pair) stays one: split once
             parts = [wide & U64(0xFFFFFFFF), wide >> U64(32)]
         else:
             parts = list(value)             # 128-bit: a list of four 32-bit arrays
         for k, part in enumerate(parts):
             if uniform:
-                _uniform_store(rows, row + k, g, _broadcast(part, g, U32))
+                _uniform_store(rows, row + k, g, _as(part, U32))
             else:
-                rows[row + k][g.sel] = _broadcast(part, g, U32)
+                rows[row + k][g.sel] = _as(part, U32)      # (a scalar broadcasts)
     return write
 
 
