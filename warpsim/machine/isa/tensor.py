@@ -7,9 +7,10 @@ and wmma.store interpret it, and element-wise code (`frag.x[i] *= 2`) works
 whatever it is. warpsim gives lane l the elements l*E .. l*E+E-1 of the
 fragment's matrix in row-major order (E = elements per lane); when PTX gives a
 lane more register slots than elements (f16 A/B fragments), the extra slots
-repeat the same elements. Products are computed exactly (float64 or int64) and
-rounded once to the accumulator type; tensor cores accumulate in their own
-order, so float results can differ from the hardware's in the last bits.
+repeat the same elements. Integer products are summed exactly (int64); float
+products add as the H200's tensor cores add them (semantics.tensor_sum: each
+instruction's K products and the accumulator aligned to the largest exponent
+and cut there), so results equal the GPU's bit for bit.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...ptx.ir import Vec
+from ...semantics.floatbits import decode
+from ...semantics.tensor_sum import accumulates_here, aligned_sum, fp8_mma_sync
 from .. import access
 from .table import WARP, emitted, whole_warp
 
@@ -86,7 +89,8 @@ def gather_matrix(ctx, idx, slot_values, rows: int, cols: int) -> np.ndarray:
 
 
 def mma(ctx, idx, a, b, c, shape, dtype_name: str, atype: str, satfinite: bool):
-    """D = A x B + C per warp, on slot values (float or int), rounded once to the D type."""
+    """D = A x B + C per warp, on slot values (float or int): integers exact, floats summed as the
+    tensor cores sum one instruction's products (every wmma shape's K is one HMMA's)."""
     m, n, k = shape
     A, row = gather_matrix(ctx, idx, a, m, k)
     B, _ = gather_matrix(ctx, idx, b, k, n)
@@ -96,10 +100,20 @@ def mma(ctx, idx, a, b, c, shape, dtype_name: str, atype: str, satfinite: bool):
         D = np.clip(D, -2**31, 2**31 - 1) if satfinite else D
         D = D.astype(np.int64).astype(np.int32)
     else:
-        D = np.einsum("wik,wkj->wij", A.astype(np.float64), B.astype(np.float64)) + C.astype(np.float64)
-        D = D.astype(np.float32).astype(np.float16 if dtype_name == "f16" else np.float32)
+        D = tensor_core_product(A, B, C, atype, dtype_name)
     elements, _ = lane_elements(ctx, idx, m, n)
     return D.reshape(len(D), -1)[row[:, None], elements]
+
+
+def tensor_core_product(A, B, C, atype: str, dtype: str) -> np.ndarray:
+    """(warps, m, n) float32 or float16: C + A @ B per warp (A (warps, m, k), B (warps, k, n)), added as
+    semantics.tensor_sum says the H200 adds these inputs into this accumulator, else exactly and
+    rounded once."""
+    A, B, C = (np.asarray(x, np.float64) for x in (A, B, C))
+    if accumulates_here(atype, dtype):
+        return aligned_sum(A, B.transpose(0, 2, 1), C, atype, dtype)
+    D = np.einsum("wik,wkj->wij", A, B) + C
+    return D.astype(np.float32).astype(np.float16 if dtype == "f16" else np.float32)
 
 
 # ---------------------------------------------------------------- register packing
@@ -117,6 +131,8 @@ def pack(values: np.ndarray, nregs: int) -> np.ndarray:
 
 def unpack(words: np.ndarray, etype: str) -> np.ndarray:
     """(n, nregs) register words -> (n, slots) element values for arithmetic."""
+    if etype in MMA_FP8:                    # four a register, low byte first
+        return decode(np.ascontiguousarray(words.astype(np.uint32)).view(np.uint8), etype)
     values = np.ascontiguousarray(words.astype(np.uint32)).view(MEMORY_DTYPES[etype])
     if etype == "bf16":
         return _bf16_to_f32(values)
@@ -166,11 +182,18 @@ def mma_fragments(ctx, idx, shape, types, satfinite, a_words, b_words, c_words, 
 # thread-in-group (lane % 4).
 
 def _fragment_positions(matrix: str, shape: str, lane: np.ndarray):
-    """(rows, cols) arrays of shape (lanes, elements) for mma.m16n8k{8,16} fragments."""
+    """(rows, cols) arrays of shape (lanes, elements) for mma.m16n8k{8,16} fragments of 16-bit inputs
+    and the m16n8k32 fragments of 8-bit ones (4 a register)."""
     group, tig = (lane >> 2)[:, None], (lane & 3)[:, None]
     if matrix == "c":
         i = np.arange(4)
         return group + 8 * (i >= 2), tig * 2 + (i & 1)
+    if shape == "m16n8k32":
+        if matrix == "a":
+            i = np.arange(16)
+            return group + 8 * ((i // 4) % 2), tig * 4 + (i & 3) + 16 * (i >= 8)
+        i = np.arange(8)
+        return tig * 4 + (i & 3) + 16 * (i >= 4), np.broadcast_to(group, (len(lane), 8))
     if matrix == "a":
         count = 8 if shape == "m16n8k16" else 4
         i = np.arange(count)
@@ -190,8 +213,9 @@ def _tf32_positions(matrix: str, lane: np.ndarray):
     return tig + 4 * i, np.broadcast_to(group, (len(lane), 2))
 
 
-MMA_SHAPES = {"m16n8k16": (16, 8, 16), "m16n8k8": (16, 8, 8)}
-MMA_TYPES = ("f16", "bf16", "tf32", "f32")
+MMA_SHAPES = {"m16n8k16": (16, 8, 16), "m16n8k8": (16, 8, 8), "m16n8k32": (16, 8, 32)}
+MMA_TYPES = ("f16", "bf16", "tf32", "f32", "e4m3", "e5m2")
+MMA_FP8 = ("e4m3", "e5m2")
 
 
 def check_mma(ins) -> str | None:
@@ -199,16 +223,23 @@ def check_mma(ins) -> str | None:
     types = [m for m in ins.mods if m in MMA_TYPES]
     if shape is None or len(types) != 4 or not {"row", "col"} <= set(ins.mods):
         return ("mma.sync is supported for m16n8k16 and m16n8k8 .row.col with f16/bf16 inputs, "
-                "and m16n8k8 with tf32 inputs")
+                "m16n8k8 with tf32 inputs and m16n8k32 with e4m3/e5m2 inputs")
     if types[1] == "tf32" and shape != "m16n8k8":
         return "mma.sync with tf32 inputs is supported for m16n8k8"
+    fp8 = [t in MMA_FP8 for t in types[1:3]]
+    if any(fp8) and not (all(fp8) and shape == "m16n8k32" and types[0] == types[3] == "f32"):
+        return "mma.sync with e4m3/e5m2 inputs is supported for m16n8k32 with an f32 accumulator"
+    if shape == "m16n8k32" and not any(fp8):
+        return "mma.sync m16n8k32 is supported for e4m3/e5m2 inputs"
+    if types[1] != types[2] and not all(fp8):
+        return f"mma.sync with .{types[1]} A takes .{types[1]} B"
     return None
 
 
 def mma_sync(ctx, idx, ins, a_words, b_words, c_words):
     shape = next(m for m in ins.mods if m in MMA_SHAPES)
     m, n, k = MMA_SHAPES[shape]
-    dtype, atype, _, ctype = [t for t in ins.mods if t in MMA_TYPES]
+    dtype, atype, btype, ctype = [t for t in ins.mods if t in MMA_TYPES]
     lane = ctx.lane[idx].astype(np.int64)
     warps = idx >> 5
     first = np.r_[True, warps[1:] != warps[:-1]]
@@ -224,13 +255,16 @@ def mma_sync(ctx, idx, ins, a_words, b_words, c_words):
         return out
 
     A = matrix(a_words, atype, "a", m, k)
-    B = matrix(b_words, atype, "b", k, n)
+    B = matrix(b_words, btype, "b", k, n)
     C = matrix(c_words, ctype, "c", m, n)
-    D = np.einsum("wik,wkj->wij", A, B) + C
+    if atype in MMA_FP8:                       # no fp8 HMMA on sm_90: ptxas's two f16 HMMAs and an FADD
+        D = fp8_mma_sync(A, B.transpose(0, 2, 1), C)
+    else:
+        D = tensor_core_product(A, B, C, atype, dtype)
     r, c = _fragment_positions("c", shape, lane)
-    d = D[np.broadcast_to(row, r.shape), r, c].astype(np.float32)
+    d = D[np.broadcast_to(row, r.shape), r, c]
     if dtype == "f16":
-        return pack(d.astype(np.float16), 2)
+        return pack(d, 2)
     return d.view(np.uint32)
 
 
