@@ -112,8 +112,9 @@ def kernel_resources(loaded, kernel: str) -> tuple:
     found = per_module.get(kernel)
     if found is None:
         module = loaded.module
-        arch = get_arch(ptxas_arch(module))
-        found = per_module[kernel] = (arch, registers_per_thread(module, kernel, arch.name),
+        target = ptxas_arch(module)      # sm_90a stays sm_90a: ptxas refuses its PTX for plain sm_90
+        arch = get_arch(target)
+        found = per_module[kernel] = (arch, registers_per_thread(module, kernel, target),
                                       loaded.program.kernel_static_shared.get(kernel, 0))
     return found
 

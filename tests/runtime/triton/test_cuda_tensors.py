@@ -77,6 +77,30 @@ def test_cuda_devices_are_host_memory_while_active_and_torch_is_itself_after():
 
 
 @needs_cpu_build
+def test_new_tensors_start_on_the_caching_allocators_512_byte_blocks_as_on_a_gpu():
+    rng = np.random.default_rng(3)
+    host = rng.random(1000).astype(np.float32)
+    with triton_on_warpsim():
+        made = [torch.randn(4096, 33, device="cuda"), torch.empty(7, device="cuda", dtype=torch.float16),
+                torch.zeros(3, 5, device="cuda", dtype=torch.int64)]
+        x = made[0]
+        made += [torch.empty_like(x), x + 1, x.cuda(), x.exp(), torch.from_numpy(host).to("cuda")]
+        assert [t.data_ptr() % 512 for t in made] == [0] * len(made)
+        np.testing.assert_array_equal(made[4].numpy(), x.numpy() + 1)
+        np.testing.assert_array_equal(made[-1].numpy(), host)
+        view = x[1:]                               # a view keeps its storage, as on a GPU
+        assert view.data_ptr() == x.data_ptr() + 33 * 4
+        view[0, 0] = 5.0
+        assert x[1, 0].item() == 5.0
+        shared = torch.from_numpy(host)            # NumPy's memory stays NumPy's: writes reach the array
+        shared.view(-1)[0] = -2.0
+        assert host[0] == -2.0
+        w = torch.randn(31, 3, device="cuda", requires_grad=True)
+        w.tanh().sum().backward()                  # tanh keeps its moved output for the backward pass
+        np.testing.assert_allclose(w.grad.numpy(), 1 - np.tanh(w.detach().numpy()) ** 2, atol=1e-6)
+
+
+@needs_cpu_build
 def test_seeds_events_and_memory_statistics_answer_for_the_simulated_gpu(capsys):
     with triton_on_warpsim():
         torch.cuda.manual_seed(7)

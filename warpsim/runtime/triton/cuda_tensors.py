@@ -26,6 +26,13 @@ the backend is active (torch_device.install to uninstall):
 - The storages the mode sees torch return are counted (`memory`: live bytes,
   rounded to the caching allocator's 512-byte blocks, and the peak), which
   torch.cuda.memory_allocated and its relatives report.
+- A storage torch makes in a call the mode sees starts, as the caching
+  allocator's blocks do, on a 512-byte boundary (`align_fresh`): torch's CPU
+  allocator aligns to 64 bytes only, and a row that starts 64 bytes into a
+  128-byte line touches one line more per request than on a GPU, which the
+  line counts and the predicted time would show. The tensor keeps its object,
+  values and strides; only its data moves (its storage_offset then counts the
+  padding before the boundary).
 
 A torch function mode is per thread: tensors a script makes in other threads
 keep torch's behaviour. torch is imported only once install() runs (warpsim
@@ -167,7 +174,8 @@ def mode_class():
                 kwargs["pin_memory"] = False
             method = methods.get(func)
             result = method(func, args, kwargs) if method else func(*args, **kwargs)
-            _count(result, torch.Tensor)
+            _each_tensor(result, torch.Tensor, lambda t: align_fresh(t, args, kwargs))
+            _each_tensor(result, torch.Tensor, _count_tensor)
             return result
 
     return CudaOnHost
@@ -177,15 +185,62 @@ def mode_class():
 
 memory = {"allocated": 0, "peak": 0}
 _LIVE: dict = {}               # id(storage) -> counted bytes (a finalizer removes it when the storage dies)
+_MOVED: dict = {}              # id(storage) -> (bytes of padding before the data, the data's bytes): align_fresh's
 
 
-def _count(result, tensor_type) -> None:
+def _each_tensor(result, tensor_type, action) -> None:
     if isinstance(result, tensor_type):
-        _count_tensor(result)
+        action(result)
     elif isinstance(result, (tuple, list)):
         for item in result:
             if isinstance(item, tensor_type):
-                _count_tensor(item)
+                action(item)
+
+
+def _input_storages(args, kwargs) -> set:
+    import torch
+    found = set()
+    for value in list(args) + list(kwargs.values()):
+        for item in (value if isinstance(value, (tuple, list)) else (value,)):
+            if isinstance(item, torch.Tensor) and item.layout == torch.strided and item.device.type == "cpu":
+                found.add(item.untyped_storage().data_ptr())
+    return found
+
+
+def align_fresh(tensor, args=(), kwargs=None) -> None:
+    """Move the data of a tensor torch has just made onto a 512-byte boundary (the module doc says
+    why). Only a storage nobody else can see moves: one torch allocated (resizable, so not NumPy's
+    or a DLPack producer's memory), of no input of the call, not counted before, held by this tensor
+    alone; any other is left where it is."""
+    import torch
+    if (tensor.layout != torch.strided or tensor.device.type != "cpu" or tensor.data_ptr() % ALLOCATION_GRANULE == 0
+            or tensor.numel() == 0):
+        return
+    storage = tensor.untyped_storage()
+    if (id(storage) in _LIVE or not storage.resizable() or torch._C._storage_Use_Count(storage._cdata) > 2
+            or storage.data_ptr() in _input_storages(args, kwargs or {})):
+        return
+    nbytes = storage.nbytes()
+    padded = torch.empty(nbytes + ALLOCATION_GRANULE, dtype=torch.uint8)
+    shift = (-padded.data_ptr()) % ALLOCATION_GRANULE
+    base = tensor.data_ptr() - storage.data_ptr()      # bytes into its storage the tensor starts
+    shift = (shift - base) % ALLOCATION_GRANULE
+    padded[shift:shift + nbytes].copy_(torch.empty(0, dtype=torch.uint8).set_(storage))
+    with torch.no_grad():
+        tensor.set_(padded.untyped_storage(), tensor.storage_offset() + shift // tensor.element_size(),
+                    tensor.size(), tensor.stride())
+    moved = tensor.untyped_storage()
+    _MOVED[id(moved)] = (shift, nbytes)
+    _count_storage(moved, nbytes)      # the caching allocator's block: no padding
+
+
+def storage_block(storage) -> tuple[int, int]:
+    """(address, bytes) of the allocation a storage stands for: a moved one's bytes without the
+    padding around them (a kernel reading into the padding faults, as past a GPU allocation)."""
+    front, nbytes = _MOVED.get(id(storage), (0, -1))
+    if storage.nbytes() != nbytes + ALLOCATION_GRANULE:     # not moved, or resized since
+        return int(storage.data_ptr()), int(storage.nbytes())
+    return int(storage.data_ptr()) + front, nbytes
 
 
 def _count_tensor(tensor) -> None:
@@ -193,10 +248,14 @@ def _count_tensor(tensor) -> None:
         storage = tensor.untyped_storage()
     except (RuntimeError, TypeError, NotImplementedError):     # sparse, nested, meta: no storage to count
         return
+    _count_storage(storage, storage.nbytes())
+
+
+def _count_storage(storage, nbytes: int) -> None:
     key = id(storage)
     if key in _LIVE:
         return
-    nbytes = -(-int(storage.nbytes()) // ALLOCATION_GRANULE) * ALLOCATION_GRANULE
+    nbytes = -(-int(nbytes) // ALLOCATION_GRANULE) * ALLOCATION_GRANULE
     if not nbytes:
         return
     _LIVE[key] = nbytes
@@ -207,6 +266,7 @@ def _count_tensor(tensor) -> None:
 
 def _freed(key) -> None:
     memory["allocated"] -= _LIVE.pop(key, 0)
+    _MOVED.pop(key, None)
 
 
 def reset_peak() -> None:
@@ -254,5 +314,6 @@ def uninstall() -> None:
         else:
             del torch.Tensor.is_cuda
     _STATE.clear()
+    _MOVED.clear()
     _LIVE.clear()               # their finalizers, when they run, find nothing to subtract
     memory.update(allocated=0, peak=0)

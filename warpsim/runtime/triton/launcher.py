@@ -26,6 +26,7 @@ import numpy as np
 from ...errors import LaunchError, WarpsimError
 from ...machine.host_ranges import HostRanges, host_bytes, merged
 from ...machine.memory import GLOBAL_BASE
+from .cuda_tensors import storage_block
 from .host_arrays import array_block
 from .taken_addresses import live_tensors
 from .tensor_maps import descriptor_parameters
@@ -63,8 +64,8 @@ def host_block(value) -> tuple[int, int, int]:
     pointer = int(value.data_ptr())
     storage = getattr(value, "untyped_storage", None)
     if storage is not None:                            # a torch tensor: the whole storage
-        storage = storage()
-        return int(storage.data_ptr()), int(storage.nbytes()), pointer
+        base, nbytes = storage_block(storage())
+        return base, nbytes, pointer
     nbytes = int(getattr(value, "nbytes", 0))
     return pointer, nbytes, pointer
 
