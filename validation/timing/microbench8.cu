@@ -213,21 +213,23 @@ extern "C" __global__ void mb8_tma_load(const void* tmap, long long* clocks, lon
     CLOCK_END();
 }
 
-// ---- cp.async.cg 16-byte copies: each thread copies 16 bytes per round into a ring of `stages`
-// rounds (blockDim.x x 16 bytes each), waiting for the round `stages - 1` back; CTA c reads its own
-// `region` bytes of src, `passes` times.
+// ---- cp.async.cg 16-byte copies: each thread copies `per` x 16 bytes per round into a ring of
+// `stages` rounds (blockDim.x x per x 16 bytes each), waiting for the round three back; CTA c reads its
+// own `region` bytes of src, `passes` times. In flight per CTA: 4 x per x blockDim.x x 16 bytes.
 extern "C" __global__ void mb8_cpasync_bw(const int4* src, long long* clocks, float* sink, long long region,
-                                          int passes, int stages) {
+                                          int passes, int stages, int per) {
     extern __shared__ __align__(128) int4 ring4[];
     const int4* mine = src + blockIdx.x * (region / 16);
-    long long rounds = region / (16 * blockDim.x);
+    long long rounds = region / (16LL * blockDim.x * per);
     CLOCK_START();
     long long n = 0;
     for (int p = 0; p < passes; ++p) {
         for (long long r = 0; r < rounds; ++r, ++n) {
-            unsigned dst = smem_addr(&ring4[(n % stages) * blockDim.x + threadIdx.x]);
-            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(mine + r * blockDim.x + threadIdx.x)
-                         : "memory");
+            for (int j = 0; j < per; ++j) {
+                unsigned dst = smem_addr(&ring4[((n % stages) * per + j) * blockDim.x + threadIdx.x]);
+                const int4* from = mine + (r * per + j) * blockDim.x + threadIdx.x;
+                asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(from) : "memory");
+            }
             asm volatile("cp.async.commit_group;" ::: "memory");
             asm volatile("cp.async.wait_group 3;" ::: "memory");
         }

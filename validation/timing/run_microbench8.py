@@ -181,24 +181,27 @@ def tma(b: Bench):
 def cp_async(b: Bench):
     cp = b.cp
     big = cp.zeros(128 << 20, dtype=cp.uint8)
-    for block in (128, 256):
+    for block, per in ((128, 1), (128, 4), (256, 1), (256, 4)):
         for grid in (1, 16, 66, 132, 264, 528):
             for where in ("l2", "hbm"):
+                chunk = 16 * block * per
                 if where == "l2":
-                    region, passes = 64 << 10, 16                          # at most 33 MB, read 16 times
+                    region, passes = 128 << 10, 8                          # 264 CTAs: 33 MB, stays in L2
+                    if grid > 264:
+                        region, passes = 64 << 10, 16
                 else:
-                    region, passes = ((128 << 20) // grid) // (16 * block) * (16 * block), 1
+                    region, passes = ((128 << 20) // grid) // chunk * chunk, 1
                     if grid == 1:
                         region = 16 << 20
                 r = b.launch("mb8_cpasync_bw", grid, block, (big, b.clocks, b.sink, np.int64(region), np.int32(passes),
-                             np.int32(4)), shared=4 * block * 16, flush=where == "hbm", section="cpasync", source=where,
-                             region=region, passes=passes, stages=4)
+                             np.int32(4), np.int32(per)), shared=4 * chunk, flush=where == "hbm", section="cpasync",
+                             source=where, region=region, passes=passes, stages=4, per=per, in_flight=4 * chunk)
                 if r:
                     per_sm = min(grid, SMS)
                     r["bytes_per_clk_per_sm"] = grid * region * passes / per_sm / r["cycles_max"]
                     r["gbps_events"] = grid * region * passes / r["seconds"] / 1e9
-                    print(f"cp.async {block} threads, {grid} CTAs, {where}: {r['bytes_per_clk_per_sm']:.1f} B/clk/SM "
-                          f"{r['gbps_events']:.0f} GB/s (events)", flush=True)
+                    print(f"cp.async {block} threads x{per}, {grid} CTAs, {where}: {r['bytes_per_clk_per_sm']:.1f} "
+                          f"B/clk/SM {r['gbps_events']:.0f} GB/s (events)", flush=True)
     for where, step, span in (("l2", 4224, 1 << 20), ("hbm", (64 << 10) + 128, 128 << 20)):
         iters = 256
         r = b.launch("mb8_cpasync_lat", 1, 32, (big, b.clocks, b.sink, np.int32(iters), np.int64(step), np.int64(span)),
