@@ -36,9 +36,11 @@ def bsync_arrivals(program, idx: np.ndarray, next_pc: np.ndarray) -> list:
     at = bsync[next_pc]
     if not at.any():
         return []
-    keys = np.unique(((idx[at] >> 5) << 32) | next_pc[at])
-    targets = keys & 0xFFFFFFFF
-    return [(int(t), keys[targets == t] >> 32) for t in np.unique(targets)]
+    out = []
+    for target in np.flatnonzero(np.bincount(next_pc[at])):        # the few BSYNCs reached
+        warps = idx[next_pc == target] >> 5                         # ascending, as idx
+        out.append((int(target), warps[np.concatenate(([True], warps[1:] != warps[:-1]))]))
+    return out
 
 
 def brx_targets(idx: np.ndarray, next_pc: np.ndarray) -> tuple:

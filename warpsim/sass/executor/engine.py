@@ -48,29 +48,32 @@ def ready_lanes(st: SassState, alive: np.ndarray, yielding: np.ndarray) -> tuple
     """(the lanes that may issue this round, per warp whether lanes of it are held at a BSYNC)."""
     program = st.program
     pc = st.pc
-    kinds = program.wait_kind[np.where(alive, pc, len(program.wait_kind) - 1)]
-    waiting = alive & (kinds != 0)
+    kinds = program.wait_kind[pc]                   # an exited lane's -1 reads the last entry, 0
+    waiting = kinds != 0
     ready = alive.copy()
     held = np.zeros(st.n_warps, dtype=bool)
     if not waiting.any():
         return ready, held
     bar_lanes = []
     for p in np.flatnonzero(np.bincount(pc[waiting])):      # the few places lanes wait at
-        at = np.flatnonzero(alive & (pc == p))
+        here = pc == p
         step = program.steps[int(p)]
         kind = program.wait_kind[p]
-        if kind == WAIT_BSYNC:
+        if kind == WAIT_BSYNC:                      # per warp, in lane masks: no gather of the lanes
             k = step.wait[1]
-            missing = st.B[k] & alive & (pc != p)
-            warp_missing = missing.reshape(-1, 32).any(axis=1)
-            ready[at] = ~warp_missing[at >> 5] | yielding[at >> 5]
-            held[at >> 5] |= warp_missing[at >> 5]
-        elif kind == WAIT_WARPSYNC:
+            missing = (st.B[k] & alive & ~here).reshape(-1, 32).any(axis=1)
+            blocked = missing & ~yielding
+            if blocked.any():
+                ready &= ~(here & np.repeat(blocked, 32))
+            held |= missing & here.reshape(-1, 32).any(axis=1)
+            continue
+        at = np.flatnonzero(here)
+        if kind == WAIT_WARPSYNC:
             g = Group(at)
             mask = np.broadcast_to(np.asarray(step.wait[1](st, g), dtype=np.uint64), (g.n,))
             live = warp_bits(alive)[at >> 5]
-            here = warp_bits(alive & (pc == p))[at >> 5]
-            ready[at] = (mask & live & ~here) == 0
+            arrived = warp_bits(here)[at >> 5]
+            ready[at] = (mask & live & ~arrived) == 0
         elif kind == WAIT_BAR:
             g = Group(at)
             ids = np.broadcast_to(np.asarray(step.wait[1](st, g), dtype=np.int64), (g.n,))
