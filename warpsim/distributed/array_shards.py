@@ -87,12 +87,18 @@ def write_image(memory, places, local: bool) -> dict:
         with mmap.mmap(handle, size) as mapped:
             view = np.frombuffer(mapped, dtype=np.uint8)
             for offset, n in image["places"]:
-                view[offset:offset + n] = memory.buffer[offset:offset + n]
+                if _any(memory.buffer[offset:offset + n]):   # the file reads zeros where nothing was written
+                    view[offset:offset + n] = memory.buffer[offset:offset + n]
             del view
     finally:
         os.close(handle)
     image["path"] = path
     return image
+
+
+def _any(data: np.ndarray) -> bool:
+    words = data[:len(data) // 8 * 8].view(np.uint64)
+    return bool(words.any()) or bool(data[len(words) * 8:].any())
 
 
 def remove_image(image: dict) -> None:

@@ -3,17 +3,27 @@
 `warpsim.settings(workers=N)` (or `scheduler=` a Client or an address) makes
 every RawKernel/RawModule call come here. The launch is cut at CTA-batch
 boundaries into shards (SHARDS_PER_WORKER per worker, so a slow part of the
-grid does not leave a worker idle); the heap image is scattered to every
-worker once; each worker runs its shards (warpsim.distributed.shard); the
-driver checks and merges their writes (warpsim.distributed.merge) and their
-counters, so an active `warpsim.profile()` sees one launch.
+grid does not leave a worker idle), and runs on one of two paths:
 
-It stays in one process, silently, when sharding cannot help or cannot be
-exact: one batch of CTAs, a cooperative launch (grid-wide sync), or an active
-session other than the profiler (the sanitizer's tools watch every access
-and must see the whole grid). After the shards ran, a dependency between them
-(merge.py lists them) makes it rerun in one process, with a ShardingWarning
-that says why.
+- by arrays (array_shards.py), when the kernel's footprint (footprint.py) shows
+  no CTA can see another's writes: shards run on the compiled tier, map the
+  touched arrays from one shared file and return only what they changed;
+- watched (shard.py, merge.py), otherwise and for profiles: the heap image is
+  scattered to every worker, every access of a shard is observed (which keeps
+  blocks on the NumPy tier), and the driver checks the shards' reads and writes
+  against each other before merging them and their counters, so an active
+  `warpsim.profile()` sees one launch.
+
+The cost model (cost.py) chooses between sharding and one process: a launch
+it expects no gain from runs in one process (settings(sharding='always')
+overrides it), as do a launch of one batch of CTAs and atomics no order-free
+merge gives; `result.sharding` (a ShardReport) says which path ran and why,
+and a ShardingWarning says so once per kernel and reason. A cooperative
+launch (grid-wide sync) and an active session other than the profiler (the
+sanitizer's tools watch every access and must see the whole grid) stay in one
+process silently. After the shards ran, a dependency between them (merge.py
+lists them) makes it rerun in one process, with a ShardingWarning that says
+why.
 """
 
 from __future__ import annotations
