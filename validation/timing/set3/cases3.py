@@ -120,8 +120,19 @@ def rel_err(out, ref) -> float:
     return float(torch.linalg.vector_norm(out - ref) / torch.linalg.vector_norm(ref))
 
 
-def setup(launch: Launch, device, scale: float = 1.0):
-    """(run, check, tolerance): run() launches once; check() returns the relative error against torch.
+@dataclass
+class Prepared:
+    """One launch ready to go: run() launches it; check() is the relative error against torch."""
+    run: object
+    check: object
+    tolerance: float
+    grid: tuple
+    args: tuple          # the kernel's positional arguments (tensors and scalars), constexprs apart
+    constexprs: dict
+
+
+def setup(launch: Launch, device, scale: float = 1.0) -> Prepared:
+    """Fresh random inputs for `launch` (seeded by its label), the output poisoned with NaN.
     `scale` shrinks the problem for a functional check on warpsim only (never for a timed launch)."""
     import torch
     import triton
@@ -135,6 +146,11 @@ def setup(launch: Launch, device, scale: float = 1.0):
     def rand(*shape, dtype=torch.float32, spread=1.0):
         return (torch.randn(*shape, generator=gen) * spread).to(dtype).to(device)
 
+    def ready(grid, args, check, tol):
+        def run():
+            return kern[grid](*args, **cfg)
+        return Prepared(run, check, tol, grid, tuple(args), cfg)
+
     if launch.kernel.startswith("s3_matmul"):
         m, n, k = (max(int(p[x] * scale) // 256 * 256, 256) for x in ("M", "N", "K"))
         dt = _torch_dtype(torch, p["dtype"])
@@ -146,60 +162,40 @@ def setup(launch: Launch, device, scale: float = 1.0):
             b = rand(k, n, dtype=dt)
         c = torch.full((m, n), float("nan"), dtype=out_dt, device=device)
         tiles = triton.cdiv(m, cfg["BM"]) * triton.cdiv(n, cfg["BN"])
-        if launch.kernel == "s3_matmul_tma":
-            def run():
-                kern[(tiles,)](a, b, c, m, n, k, **cfg)
-        elif launch.kernel == "s3_matmul_persistent":
-            programs = min(torch.cuda.get_device_properties(0).multi_processor_count, tiles)
-
-            def run():
-                kern[(programs,)](a, b, c, m, n, k, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
-                                  c.stride(0), c.stride(1), PROGRAMS=programs, **cfg)
-        else:
-            def run():
-                kern[(tiles,)](a, b, c, m, n, k, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
-                               c.stride(0), c.stride(1), **cfg)
+        strides = (a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1))
 
         def check():
-            ref = a.float() @ b.float()
-            return rel_err(c, ref)
-        return run, check, 2e-2 if p["dtype"] == "f8e4m3" else 1e-2
+            return rel_err(c, a.float() @ b.float())
+        tol = 2e-2 if p["dtype"] == "f8e4m3" else 1e-2
+        if launch.kernel == "s3_matmul_tma":
+            return ready((tiles,), (a, b, c, m, n, k), check, tol)
+        if launch.kernel == "s3_matmul_persistent":
+            cfg["PROGRAMS"] = min(torch.cuda.get_device_properties(0).multi_processor_count, tiles)
+            return ready((cfg["PROGRAMS"],), (a, b, c, m, n, k) + strides, check, tol)
+        return ready((tiles,), (a, b, c, m, n, k) + strides, check, tol)
 
     if launch.kernel == "s3_attention":
         heads, n_ctx, d = max(int(p["heads"] * scale), 1), max(int(p["n_ctx"] * scale) // 128 * 128, 128), cfg["D"]
         q, kk, v = (rand(heads, n_ctx, d, dtype=torch.float16) for _ in range(3))
         o = torch.full((heads, n_ctx, d), float("nan"), dtype=torch.float16, device=device)
-        scale_log2 = (d ** -0.5) * 1.4426950408889634
-        grid = (n_ctx // cfg["BM"], heads)
-
-        def run():
-            kern[grid](q, kk, v, o, n_ctx, scale_log2, **cfg)
 
         def check():
             s = (q.float() @ kk.float().transpose(1, 2)) * d ** -0.5
             return rel_err(o, torch.softmax(s, -1) @ v.float())
-        return run, check, 1e-2
+        return ready((n_ctx // cfg["BM"], heads), (q, kk, v, o, n_ctx, (d ** -0.5) * 1.4426950408889634), check, 1e-2)
 
     rows, cols = max(int(p["rows"] * scale), 64), p["cols"]
     dt = _torch_dtype(torch, p["dtype"])
     x = rand(rows, cols, dtype=dt, spread=2.0)
     y = torch.full((rows, cols), float("nan"), dtype=dt, device=device)
     if launch.kernel == "s3_softmax":
-        def run():
-            kern[(rows,)](x, y, cols, x.stride(0), **cfg)
-
-        def check():
-            return rel_err(y, torch.softmax(x.double(), -1))
-        return run, check, 1e-5
+        return ready((rows,), (x, y, cols, x.stride(0)), lambda: rel_err(y, torch.softmax(x.double(), -1)), 1e-5)
     w = rand(cols, dtype=dt, spread=0.5) + 1
     bias = rand(cols, dtype=dt, spread=0.5)
     mean = torch.full((rows,), float("nan"), device=device)
     rstd = torch.full((rows,), float("nan"), device=device)
 
-    def run():
-        kern[(rows,)](x, w, bias, y, mean, rstd, cols, x.stride(0), 1e-5, **cfg)
-
     def check():
         ref = torch.nn.functional.layer_norm(x.double(), (cols,), w.double(), bias.double(), 1e-5)
         return max(rel_err(y, ref), rel_err(mean, x.double().mean(-1)))
-    return run, check, 1e-2
+    return ready((rows,), (x, w, bias, y, mean, rstd, cols, x.stride(0), 1e-5), check, 1e-2)

@@ -6,9 +6,8 @@ check (on the GPU): each launch once checked against torch (output poisoned with
     warm-up launches and 20 timed between CUDA events each (median, warm L2); registers and shared
     memory from the compiled kernel.
 once: each launch exactly once, nothing timed or checked (what ncu profiles, `--kernel-name regex:^s3_`).
-predict (under `warpsim run`): each launch checked as in check, then launched once more from a
-    cold L2 (what ncu measures: it flushes the caches before each kernel) and its predicted kernel
-    time read off warpsim's clock.
+predict (under `warpsim run`): each launch once from a cold L2 (what ncu measures: it flushes the
+    caches before each kernel), its predicted kernel time read off warpsim's clock, then checked.
 --scale shrinks the problems for a quick functional check on warpsim only; timed launches use 1.
 """
 import argparse
@@ -99,13 +98,20 @@ def main() -> int:
         rec = {"sweep": launch.sweep, "kernel": launch.kernel, "config": launch.config, "problem": launch.problem}
         t0 = time.time()
         try:
-            run, check, tol = setup(launch, device, a.scale)
+            prep = setup(launch, device, a.scale)
+            run, check, tol = prep.run, prep.check, prep.tolerance
             if a.mode == "once":
                 run()
                 torch.cuda.synchronize()
             else:
+                if gpu is not None:       # the checked launch is the timed one: from a cold L2, as ncu flushes
+                    gpu.flush_l2()
+                    before = gpu.kernel_ms
                 result = run()
                 torch.cuda.synchronize()
+                if gpu is not None:
+                    rec["predicted_us"] = (gpu.kernel_ms - before) * 1e3
+                    rec["unpredicted"] = list(gpu.unpredicted)
                 rec.update(compiled_info(result))
                 if a.save_kernels:
                     try:
@@ -119,12 +125,6 @@ def main() -> int:
                     for _ in range(3):
                         run()
                     rec["event_us_median"] = event_median_us(run)
-                else:
-                    gpu.flush_l2()
-                    before = gpu.kernel_ms
-                    run()
-                    rec["predicted_us"] = (gpu.kernel_ms - before) * 1e3
-                    rec["unpredicted"] = list(gpu.unpredicted)
         except Exception as error:  # noqa: BLE001  (one launch's failure must not stop the set)
             rec["check"] = "ERROR"
             rec["error"] = f"{type(error).__name__}: {error}"[:2000]
