@@ -1,7 +1,8 @@
 """semantics.wgmma.aligned_sum: f16/bf16 products added into f32 as the H200's tensor cores add them.
 
-The rule (products aligned to the largest exponent, cut toward zero 25 bits below it, the
-sum rounded toward zero) is held to exact rational arithmetic element by element, and a
+The rule (semantics.tensor_sum: products aligned to the largest exponent, a subnormal input
+counting at its format's smallest normal exponent, cut toward zero 25 bits below it, the sum
+rounded toward zero, a zero sum +0) is held to exact rational arithmetic element by element, and a
 chain of it (one step per K = 16, as Triton's tl.dot issues wgmma) to the f32 words an
 H200 computed (validation/hopper/tensor_core_rounding.py, h200_tensor_core_rounding.npz).
 """
@@ -35,19 +36,21 @@ def random_inputs(rng, shape, atype):
     return values
 
 
-def exponent(x: float) -> int:
-    return math.frexp(x)[1] - 1
+def exponent(x: float, atype: str | None = None) -> int:
+    """floor(log2 |x|); an input of `atype` counts at its format's smallest normal exponent at least."""
+    smallest = {"f16": -14, "bf16": -126}.get(atype, -10000)
+    return max(math.frexp(x)[1] - 1, smallest)
 
 
-def one_element(a_row, b_row, c) -> float:
+def one_element(a_row, b_row, c, atype) -> float:
     """The rule with Python fractions: E from the inputs' exponents (ea + eb) and C's."""
-    leads = [exponent(a) + exponent(b) for a, b in zip(a_row, b_row) if a != 0 and b != 0]
+    leads = [exponent(a, atype) + exponent(b, atype) for a, b in zip(a_row, b_row) if a != 0 and b != 0]
     leads += [exponent(c)] if c != 0 else []
     if not leads:
         return 0.0
     unit = Fraction(2) ** (max(leads) - 25)
     total = sum(int(Fraction(a) * Fraction(b) / unit) for a, b in zip(a_row, b_row)) + int(Fraction(c) / unit)
-    return 0.0 if total == 0 else round_fraction(total * unit, F32, "rz")
+    return 0.0 if total == 0 else round_fraction(total * unit, F32, "rz") + 0.0     # a zero sum is +0
 
 
 @pytest.mark.parametrize("atype", ["f16", "bf16"])
@@ -64,22 +67,23 @@ def test_aligned_sum_matches_exact_arithmetic_per_element(atype, spread):
         B = from_bits(rng.standard_normal((2, n, k)).astype(np.float16).view(np.uint16), "f16")
         C = (rng.standard_normal((warps, 16, n)) * 2.0 ** rng.integers(0, 14, (warps, 16, n))).astype(np.float32)
         C = C.astype(np.float64)
-    got = aligned_sum(A, B, b_of_warp, C)
+    got = aligned_sum(A, B, b_of_warp, C, atype)
     assert got.dtype == np.float32
-    want = np.array([[[one_element(A[w, i], B[b_of_warp[w], j], C[w, i, j]) for j in range(n)] for i in range(16)]
-                     for w in range(warps)], np.float32)
-    np.testing.assert_array_equal(got, want)
+    want = np.array([[[one_element(A[w, i], B[b_of_warp[w], j], C[w, i, j], atype) for j in range(n)]
+                      for i in range(16)] for w in range(warps)], np.float32)
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))    # zeros +0, as the rule says
     if spread == "accumulated":               # the cut shows: rounding once to nearest differs somewhere
         nearest = (np.einsum("wik,wjk->wij", A, B[b_of_warp]) + C).astype(np.float32)
         assert not np.array_equal(got, nearest)
 
 
-def chain(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def chain(a: np.ndarray, b: np.ndarray, atype: str) -> np.ndarray:
     """A 64 x K by K x 64 tile as tl.dot accumulates it: 4 warps of 16 rows, one step per 16 of K."""
     m, k = a.shape
     acc = np.zeros((4, 16, b.shape[1]))
     for k0 in range(0, k, 16):
-        step = aligned_sum(a[:, k0:k0 + 16].reshape(4, 16, 16), b[k0:k0 + 16].T[None], np.zeros(4, np.int64), acc)
+        step = aligned_sum(a[:, k0:k0 + 16].reshape(4, 16, 16), b[k0:k0 + 16].T[None], np.zeros(4, np.int64), acc,
+                           atype)
         acc = step.astype(np.float64)
     return acc.reshape(m, -1).astype(np.float32)
 
@@ -89,7 +93,7 @@ def test_chained_steps_equal_the_h200_bit_for_bit(name):
     recorded = np.load(H200)
     atype = name.split("_")[0]
     a, b = from_bits(recorded[f"{name}_a"], atype), from_bits(recorded[f"{name}_b"], atype)
-    got = chain(a, b)
+    got = chain(a, b, atype)
     np.testing.assert_array_equal(got.view(np.uint32), recorded[f"{name}_c"].view(np.uint32))
     exact = a @ b                              # exact in float64 for these inputs but the wide ones
     if name.endswith("uniform_64"):            # the H200 is not the exact product rounded once

@@ -261,7 +261,8 @@ def mma_ptx(form: str) -> tuple[str, tuple]:
 
 
 def run_mma(xp, load, form: str, A, B, C):
-    _, m, n, k, atype, ctype, cases = FORMS[form]
+    _, m, n, k, atype, ctype, _ = FORMS[form]
+    cases = len(A)                                  # a multiple of 4: four warps a CTA
     ptx, (na, nb, nc, nd) = mma_ptx(form)
     words = np.concatenate([pack_fragment(A, *mma_positions("a", k, atype)),
                             pack_fragment(B, *mma_positions("b", k, atype)),
@@ -316,7 +317,7 @@ def wmma_ptx() -> str:
 
 
 def run_wmma(xp, load, form: str, A, B, C):
-    cases = FORMS[form][6]
+    cases = len(A)
     out = xp.zeros((cases, 16, 16), dtype=np.uint32)
     args = (xp.asarray(np.ascontiguousarray(A)), xp.asarray(np.ascontiguousarray(B.transpose(0, 2, 1))),
             xp.asarray(np.ascontiguousarray(C)), out)
@@ -413,7 +414,8 @@ def wgmma_accumulator_positions(n: int):
 
 
 def run_wgmma(xp, load, form: str, A, B, C):
-    _, m, n, k, atype, ctype, cases = FORMS[form]
+    _, m, n, k, atype, ctype, _ = FORMS[form]
+    cases = len(A)
     esize = ELEMENT[atype][0]
     image = np.concatenate([tile_image(A, esize), tile_image(B.transpose(0, 2, 1), esize)], axis=1)
     image = np.pad(image, ((0, 0), (0, 2304 - image.shape[1])))

@@ -80,8 +80,8 @@ def aligned_sum(A: np.ndarray, B: np.ndarray, C: np.ndarray, atype: str, dtype: 
     units = np.trunc(C * scale)           # exact: |terms| * scale < 2^(bits + 2), a sum of 33 < 2^33
     for i in range(k):
         units += np.trunc(A_k[i] * B_k[i] * scale)
-    total = units * np.ldexp(1.0, lead - bits) + 0.0        # + 0.0: a zero sum is +0
-    if dtype == "f16":
+    total = units * np.ldexp(1.0, lead - bits)
+    if dtype == "f16":                    # + 0: a zero sum (-0 from cut negative terms too) is +0
         return round_to(total, F16, "rn").astype(np.float16) + np.float16(0)
     if atype in ("e4m3", "e5m2"):
         total = round_to(total, FP8_SUM, "rz")

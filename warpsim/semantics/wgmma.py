@@ -21,12 +21,12 @@ taken from the absolute shared address, so the descriptor's base-offset field
 (bits 49-51, for tiles that do not start on the pattern's boundary) is not
 needed and not read.
 
-f16 and bf16 inputs with an f32 accumulator add as the H200's tensor cores do
-(`aligned_sum`, measured bit for bit there): each instruction's K = 16 products
-and the old accumulator are aligned to the largest exponent, cut to 25 bits
-below it and rounded toward zero, so sums drift low as they grow. Other inputs
-(tf32, fp8) and f16 accumulators: products exact (float64) and rounded once to
-the accumulator type, which can differ from the hardware's in the last bits.
+Products add as the H200's tensor cores add them (semantics.tensor_sum, measured
+bit for bit there for every input type into f32, and f16 into f16): each
+instruction's K products and the old accumulator are aligned to the largest
+exponent and cut there (25 bits below it, 13 for fp8), so sums drift low as they
+grow. fp8 inputs into an f16 accumulator, not measured: products exact (float64)
+and rounded once.
 """
 
 from __future__ import annotations
@@ -35,7 +35,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from .floatbits import F32, decode, round_to
+from . import tensor_sum
+from .floatbits import decode
+from .tensor_sum import accumulates_here, exponents  # noqa: F401 (exponents: the compiled tier's)
 
 # Input type -> (bytes per element, K of one instruction). A row of K elements is 32 bytes.
 INPUT_TYPES = {"f16": (2, 16), "bf16": (2, 16), "tf32": (4, 8), "e4m3": (1, 32), "e5m2": (1, 32)}
@@ -237,7 +239,7 @@ def warpgroup_mma(A: np.ndarray, B: np.ndarray, scale_a: int, scale_b: int, row:
     old accumulators d_words (scale-d). Each warp's product is its own
     (16 x K) @ (K x N) matrix product, computed by warp_products with the bits
     of that pair alone, so the bits do not depend on how many warps issue together.
-    atype names the inputs: f16 and bf16 into f32 add as `aligned_sum` does.
+    atype names the inputs: they add as `aligned_sum` does where tensor_sum.accumulates_here.
     """
     warps = A.shape[0]
     if b_of_warp is None:
@@ -253,11 +255,11 @@ def warpgroup_mma(A: np.ndarray, B: np.ndarray, scale_a: int, scale_b: int, row:
         addend = np.where(accumulate[:, None], old, kind(0.0))
     else:
         addend = np.zeros_like(old)            # scale-d's zero is still added: -0.0 products become +0.0
-    if dtype == "f32" and atype in ALIGNED_INPUTS:
+    if accumulates_here(atype, dtype):
         offsets = accumulator_offsets(n)[lane & 31]
         C = np.zeros((warps, 16 * n))
         C[row[:, None], offsets] = addend
-        D = aligned_sum(A, B, np.asarray(b_of_warp, np.int64), C.reshape(warps, 16, n))
+        D = aligned_sum(A, B, np.asarray(b_of_warp, np.int64), C.reshape(warps, 16, n), atype, dtype)
         return np.ascontiguousarray(D.reshape(warps, 16 * n)[row[:, None], offsets]).view(np.uint32)
     products = warp_products(A, B, np.asarray(b_of_warp, np.int64))
     words = np.empty(old.shape, kind)
@@ -277,41 +279,16 @@ def warpgroup_mma(A: np.ndarray, B: np.ndarray, scale_a: int, scale_b: int, row:
     return words.view(np.uint32)
 
 
-# The H200's f32 accumulation of f16 and bf16 products, fitted bit for bit to its wgmma results
-# (Triton's tl.dot, K = 16 to 1024, uniform, normal and 2^-6..2^6-scaled inputs; fp8 does not fit).
+# f16 and bf16 products into f32, the forms an executor may sum with its own (compiled) copy of the
+# rule; the rule and its parameters live in semantics.tensor_sum.
 ALIGNED_INPUTS = ("f16", "bf16")
-ALIGN_BITS = 25                  # bits kept below the largest term's exponent
+ALIGN_BITS = tensor_sum.ALIGN_BITS["f16"]
 
 
-def exponents(x: np.ndarray) -> np.ndarray:
-    """floor(log2 |x|) as int32; zeros get -1100, below every float64, so they never lead."""
-    mantissa, exponent = np.frexp(x)
-    return np.where(mantissa != 0, exponent - 1, -1100).astype(np.int32)
-
-
-def aligned_sum(A: np.ndarray, B: np.ndarray, b_of_warp: np.ndarray, C: np.ndarray) -> np.ndarray:
-    """(warps, 16, N) float32: C + each warp's A (16 x K) times its B[b_of_warp[w]] (N x K, used
-    transposed), added as the H200's tensor cores add f16/bf16 products into f32.
-
-    Each product a*b is exact and counts as exponent ea + eb (the inputs' exponents, before the
-    product is normalized); E is the largest of those and of C's exponent. Every term (the K
-    products and C) is cut toward zero to a multiple of 2^(E - 25), the cut terms are added
-    exactly, and the sum is rounded toward zero to f32. Small products added to a large
-    accumulator lose their low bits, so long sums come out low: on the H200, C = A @ B of
-    uniform [0, 1) f16 inputs at K = 1024 is about 70 f32 ulps below the exact product.
-    One (warps, 16, N) step per k keeps the work in 2-D slices (a 4-D block of all K terms
-    was 6x slower).
-    """
-    k = A.shape[2]
-    A_k = np.ascontiguousarray(A.transpose(2, 0, 1))[..., None]                 # (K, warps, 16, 1)
-    B_k = np.ascontiguousarray(B[b_of_warp].transpose(2, 0, 1))[:, :, None, :]  # (K, warps, 1, N)
-    ea, eb = exponents(A_k), exponents(B_k)
-    lead = exponents(C)
-    for i in range(k):
-        np.maximum(lead, ea[i] + eb[i], out=lead)
-    np.maximum(lead, -990, out=lead)      # all terms zero: any scale keeps them zero; 2^1015 is finite
-    scale = np.ldexp(1.0, ALIGN_BITS - lead)
-    units = np.trunc(C * scale)           # exact: |terms| * scale < 2^27, so the sum of 17 < 2^32
-    for i in range(k):
-        units += np.trunc(A_k[i] * B_k[i] * scale)
-    return round_to(units * np.ldexp(1.0, lead - ALIGN_BITS), F32, "rz").astype(np.float32)
+def aligned_sum(A: np.ndarray, B: np.ndarray, b_of_warp: np.ndarray, C: np.ndarray, atype: str,
+                dtype: str = "f32") -> np.ndarray:
+    """(warps, 16, N) float32 (float16 for an f16 accumulator): C + each warp's A (16 x K) times its
+    B[b_of_warp[w]] (N x K, used transposed), added as the H200's tensor cores add `atype` inputs
+    (semantics.tensor_sum.aligned_sum: aligned to the largest exponent, cut, summed exactly; on the
+    H200, C = A @ B of uniform [0, 1) f16 inputs at K = 1024 comes out about 70 f32 ulps low)."""
+    return tensor_sum.aligned_sum(A, B[b_of_warp], C, atype, dtype)

@@ -19,7 +19,7 @@ import numpy as np
 
 from ...semantics.conversion import convert_to_float, float_to_int, int_to_int, pack_saturated
 from ...semantics.floatbits import F32, FORMATS, decode, flush_subnormal
-from .operands import U32, U64, alu, dest, f32, f64, source
+from .operands import U32, U64, alu, dest, f32, f64, normalized, source
 from .table import Step, Unsupported, semantics
 
 INTS = {"U8": (np.uint8, 8), "S8": (np.int8, 8), "U16": (np.uint16, 16), "S16": (np.int16, 16),
@@ -171,14 +171,38 @@ def _fp8_pair(ins, kind: str):
     return Step(ins, alu([dest(ins.operands[0])], reads, fn))
 
 
+def _fp8_unpack(ins, kind: str):
+    """`F2FP.F16.E4M3.UNPACK_B Rd, Ra[.H1]`: the two fp8 of Ra's low half (.H1: its high half) widened
+    to an f16x2, the lower byte in the lower half (cvt.rn.f16x2.e4m3x2, exact: every e4m3 and e5m2
+    value is an f16). ptxas widens mma.sync's fp8 fragments this way on sm_90, which has no fp8 HMMA."""
+    if len(ins.operands) != 2 or "F16" not in ins.mods:
+        raise Unsupported("operand form")
+    src = normalized(ins.operands[1])
+    if src.kind != "reg" or src.suffixes not in ((), ("H1",)):
+        raise Unsupported(f"operand {src.text}")
+    shift = U32(16 if src.suffixes == ("H1",) else 0)
+
+    def widen(v):
+        pair = np.ascontiguousarray((np.atleast_1d(np.asarray(v, dtype=U32)) >> shift) & U32(0xFFFF))
+        halves = decode(pair.astype(np.uint16).view(np.uint8), FP8[kind]).astype(np.float16).view(np.uint16)
+        return halves.reshape(-1, 2).astype(U32) @ np.array([1, 1 << 16], dtype=U32)
+    return Step(ins, alu([dest(ins.operands[0])], [source(replace(src, suffixes=()))], widen))
+
+
 @semantics("F2FP", family="conversion", pipe="mufu",
-           mods=("F16", "BF16", "F32", "PACK_AB", "MERGE_C", "PACK_AB_MERGE_C") + tuple(FP8) + tuple(NARROW_FLAGS),
+           mods=("F16", "BF16", "F32", "PACK_AB", "MERGE_C", "PACK_AB_MERGE_C", "UNPACK_B") + tuple(FP8)
+           + tuple(NARROW_FLAGS),
            doc="two f32 to a packed f16x2 (no type: f16) / bf16x2: a in the high half, b in the low "
                "(cvt.rn.f16x2.f32 d, a, b); .MERGE_C with RZ: one f16/bf16 in the low half, 0 above "
                "(cvt.rn.relu.f16.f32); .RZ .RM .RP round, .RELU clamps at 0; .E4M3/.E5M2 .PACK_AB_MERGE_C: "
-               "an fp8 pair (cvt.rn.satfinite.e4m3x2.f32) in the low half, c's low half above")
+               "an fp8 pair (cvt.rn.satfinite.e4m3x2.f32) in the low half, c's low half above; .E4M3/.E5M2 "
+               ".UNPACK_B: a half's fp8 pair widened to f16x2 (cvt.rn.f16x2.e4m3x2)")
 def f2fp(ins):
     fp8 = [m for m in ins.mods if m in FP8]
+    if "UNPACK_B" in ins.mods:
+        if len(fp8) != 1:
+            raise Unsupported("operand form")
+        return _fp8_unpack(ins, fp8[0])
     if fp8 or "PACK_AB_MERGE_C" in ins.mods:
         if len(fp8) != 1 or "PACK_AB_MERGE_C" not in ins.mods:
             raise Unsupported("operand form")
