@@ -10,7 +10,10 @@ the model these figures check.
 
 - launch: Mandelbrot on a size x size image (4096 x 4096 = 16.7M threads, one
   byte each), in one process, then sharded on a 1-worker cluster (the cost of
-  sharding without any parallelism) and on a 2-worker cluster.
+  sharding without any parallelism) and on a 2-worker cluster, with
+  settings(sharding='always') (on one worker the cost model would run it in
+  one process). bench/scaleout_histogram.py measures a launch that moves
+  arrays and uses atomics, with the cost model deciding.
 - sweep: 64 points (2 kernel variants x 4 block sizes x 4 sizes x 2
   scheduling models) on a 1-worker and a 2-worker LocalCluster.
 """
@@ -110,7 +113,7 @@ def main() -> None:
                _one_worker_client() for workers in (1, 2)}
     launch = {}
     for workers, client in clients.items():
-        seconds, image, report = run_launch(ns.size, ns.iters, {"scheduler": client})
+        seconds, image, report = run_launch(ns.size, ns.iters, {"scheduler": client, "sharding": "always"})
         assert image.tobytes() == reference.tobytes(), "sharded launch differs from one process"
         launch[workers] = (seconds, report)
     sweep = {workers: run_sweep(client, ns.points_n) for workers, client in clients.items()}

@@ -4,8 +4,9 @@
   callable over a grid of parameters, one Dask task per point, and returns a
   pandas table; `warpsim sweep` is its command line.
 - `with warpsim.settings(workers=N):` (or `scheduler=` a Client or an address)
-  splits every RawKernel/RawModule launch into CTA ranges run on the workers
-  and merges their writes (warpsim.distributed.launch).
+  splits a RawKernel/RawModule launch into CTA ranges run on the workers and
+  merges their writes, when its cost model expects a gain; otherwise the launch
+  runs in one process and `result.sharding` says why (warpsim.distributed.launch).
 
 Dask is imported on first use, so `import warpsim` stays fast. docs/scaleout.md
 says when to use which, what goes over the wire, and how both scale.

@@ -8,7 +8,7 @@ process, its PTX instruction count per thread at the compiled tier's rate (a
 loop counts once, so a first estimate is low, and a long-running kernel is
 sharded a launch later rather than a small one sharded at a loss). k: two
 simulations side by side on one machine's cores each run slower (they share
-memory bandwidth and caches). f: 1 for shards by arrays (they run on the
+memory bandwidth and caches); 1 for one worker. f: 1 for shards by arrays (they run on the
 compiled tier, as one process does); WATCHED_SLOWDOWN for shards that watch
 every access (an observer of memory keeps blocks on the NumPy tier), unless
 one process is watched anyway (a profile). S shards cost c_shard each (Dask's
@@ -49,7 +49,8 @@ def estimate(program, kernel: str, threads: int, workers: int, shards: int, move
     if not measured:
         per_thread = len(program.module.functions[kernel].body) / STATIC_RATE
     one = per_thread * threads
-    sharded = CONTENTION * one * slowdown / max(1, workers) + shards * SHARD_SECONDS \
+    side_by_side = CONTENTION if workers > 1 else 1.0
+    sharded = side_by_side * one * slowdown / max(1, workers) + shards * SHARD_SECONDS \
         + moved_bytes / BYTES_PER_SECOND
     return Estimate(one, sharded, measured)
 

@@ -11,9 +11,10 @@ variable) its address is built from, by following registers from the
 offsets it. Values loaded as 64-bit integers might be pointers of unknown
 origin; other loaded values and 32-bit arguments are data (indices, counts).
 
-The answer is per argument; `resolve` turns it into heap allocations with the
-launch's argument values (two arguments may point into one array, and a
-64-bit argument that points nowhere is a count, not a pointer). A kernel
+The answer is per set of arguments an address is built from; `resolve` turns
+it into heap allocations with the launch's argument values (two arguments may
+point into one array, and a 64-bit argument that points nowhere is a count,
+not a pointer, so `x + offset` with a size_t offset is x's array). A kernel
 whose accesses cannot all be attributed (calls, pointers loaded from memory,
 an address built from two pointers, bulk copies) gets `why`, and the launch
 takes the path that watches every access (launch.py).
@@ -37,10 +38,12 @@ IGNORED = ("prefetch", "prefetchu", "cvta", "isspacep", "discard", "applypriorit
 
 @dataclass
 class KernelFootprint:
-    """Per origin (('param', name, byte offset) or ('var', name)): how the kernel's accesses use it."""
+    """How the kernel's accesses use each address origin: a frozenset of the arguments
+    (('param', name, byte offset)) or global variables (('var', name)) an address is built
+    from; at launch exactly one of them must point into an array."""
     loads: set = field(default_factory=set)
     stores: set = field(default_factory=set)
-    atomics: dict = field(default_factory=dict)    # origin -> {(op, type, old value read)}
+    atomics: dict = field(default_factory=dict)    # origins -> {(op, type, old value read)}
     why: str = ""                                  # non-empty: some access cannot be attributed
 
 
@@ -76,18 +79,26 @@ def resolve(footprint: KernelFootprint, program, kernel: str, params: bytes, mem
             address = int.from_bytes(params[start:start + 8], "little") if start + 8 <= len(params) else None
         return _containing(live, address, memory)
 
+    def place_of(candidates):
+        """The one array the candidates point into (the others are counts, not pointers)."""
+        places = {place for place in map(allocation, candidates) if place is not None}
+        if len(places) == 1:
+            return places.pop(), ""
+        named = " and ".join(sorted(str(origin[1]) for origin in candidates))
+        return None, (f"an address is built from {named}, which point into no array" if not places else
+                      f"an address is built from {named}, which point into different arrays")
+
     out = AllocationFootprint()
     for role in ("loads", "stores"):
-        for origin in getattr(footprint, role):
-            place = allocation(origin)
-            if place is None and origin[0] == "var":
-                return None, f"global variable {origin[1]} is not in the heap"
-            if place is not None:
-                getattr(out, role).add(place)
-    for origin, uses in footprint.atomics.items():
-        place = allocation(origin)
+        for candidates in getattr(footprint, role):
+            place, why = place_of(candidates)
+            if place is None:
+                return None, why
+            getattr(out, role).add(place)
+    for candidates, uses in footprint.atomics.items():
+        place, why = place_of(candidates)
         if place is None:
-            return None, f"an atomic's address comes from argument {origin[1]}, which points into no array"
+            return None, why
         out.atomics.setdefault(place, set()).update(uses)
     return out, ""
 
@@ -175,7 +186,7 @@ def _attribute(ins, origins, variables, read, out) -> str:
         if op == "cp" and ins.mods[:1] == ("async",) and "bulk" not in ins.mods and len(addresses) == 2:
             origin = _origin_of(addresses[1], origins, variables)
             if origin is None:
-                return "a copy's source address does not come from one pointer argument"
+                return "a copy's source address is a pointer of unknown origin"
             if origin not in NOT_GLOBAL:
                 out.loads.add(origin)
             return ""
@@ -185,7 +196,7 @@ def _attribute(ins, origins, variables, read, out) -> str:
         return ""
     origin = _origin_of(addresses[0], origins, variables)
     if origin is None:
-        return "the address does not come from one pointer argument"
+        return "the address is a pointer of unknown origin (loaded from memory, or none)"
     if origin in NOT_GLOBAL:
         return "" if space == "generic" else "a global access through a shared or local address"
     if op in ("ld", "ldu"):
@@ -200,15 +211,19 @@ def _attribute(ins, origins, variables, read, out) -> str:
 
 
 def _origin_of(address: Addr, origins, variables):
-    """The one origin an address is built from, or None."""
+    """The arguments or variables an address is built from (frozenset), NOT_GLOBAL's name for a
+    shared or local one, or None (a pointer of unknown origin, or none at all)."""
     base = address.base
     if isinstance(base, Sym):
-        found = _symbol_origin(base.name, (), variables)
+        found = frozenset(_symbol_origin(base.name, (), variables))
     else:
         found = origins.get(base, frozenset()) if isinstance(base, Reg) else frozenset()
-    if OPAQUE in found or len(found) != 1:
+    if OPAQUE in found or not found:
         return None
-    return next(iter(found))
+    places = found - set(NOT_GLOBAL)
+    if not places:
+        return next(iter(found)) if len(found) == 1 else None
+    return frozenset(places) if places == found else None
 
 
 def _registers(operands) -> list:
