@@ -10,7 +10,8 @@ import pytest
 
 import warpsim as cp
 from warpsim.distributed import cost
-from warpsim.distributed.array_shards import plan_reason
+from warpsim.distributed.array_shards import changes, plan_reason
+from warpsim.distributed.array_shards import _mask as mask_of_change
 from warpsim.distributed.footprint import kernel_footprint, resolve
 from warpsim.distributed.launch import ShardingWarning
 
@@ -103,6 +104,29 @@ def test_exchange_is_not_mergeable(module):
     x, slot = cp.zeros(N, np.int32), cp.zeros(1, np.int32)
     found, _ = footprint_of(module, "last_writer", (x, slot, np.int32(N)))
     assert plan_reason(found)[0] == "unmergeable"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_shards_changes_rebuild_its_array(seed):
+    rng = np.random.default_rng(seed)
+    for _ in range(100):
+        before = rng.integers(0, 3, int(rng.integers(1, 300))).astype(np.uint8)
+        now = before.copy()
+        if rng.random() < 0.2:
+            now += 1                                   # every byte changed: no mask sent
+        else:
+            hits = rng.integers(0, len(now), int(rng.integers(0, 6)))
+            now[hits] = (now[hits] + 1) % 3
+        change = changes(now, before)
+        diff = np.flatnonzero(now != before)
+        if not len(diff):
+            assert change is None
+            continue
+        first, data, _ = change
+        assert (first, first + len(data)) == (diff[0], diff[-1] + 1)
+        rebuilt = before.copy()
+        np.copyto(rebuilt[first:first + len(data)], data, where=mask_of_change(change))
+        assert rebuilt.tobytes() == now.tobytes()
 
 
 # ---------------------------------------------------------------- the cost model

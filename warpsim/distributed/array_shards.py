@@ -164,17 +164,33 @@ def run_shard(job: dict, image: dict, first: int, stop: int) -> dict:
 
 
 def changes(now: np.ndarray, before: np.ndarray):
-    """(first changed byte, the bytes from there to the last changed one, their changed bits), or None."""
-    changed = now != before
-    first = int(changed.argmax())
-    if not changed[first]:
+    """(first changed byte, the bytes from there to the last changed one, their changed bits or None
+    when every one changed), or None when nothing changed."""
+    words = len(now) // 8
+    changed_words = now[:words * 8].view(np.uint64) != before[:words * 8].view(np.uint64)
+    tail = np.flatnonzero(now[words * 8:] != before[words * 8:])
+    if changed_words.any():
+        first = int(changed_words.argmax()) * 8
+        stop = (words - int(changed_words[::-1].argmax())) * 8
+    elif len(tail):
+        first, stop = words * 8 + int(tail[0]), 0
+    else:
         return None
-    stop = len(changed) - int(changed[::-1].argmax())
-    return first, now[first:stop].copy(), np.packbits(changed[first:stop])
+    if len(tail):
+        stop = words * 8 + int(tail[-1]) + 1
+    changed = now[first:stop] != before[first:stop]
+    first_byte = int(changed.argmax())
+    last_byte = len(changed) - int(changed[::-1].argmax())
+    changed = changed[first_byte:last_byte]
+    first, stop = first + first_byte, first + last_byte
+    bits = None if changed.all() else np.packbits(changed)
+    return first, now[first:stop].copy(), bits
 
 
 def _mask(change) -> np.ndarray:
     first, data, bits = change
+    if bits is None:
+        return np.ones(len(data), dtype=bool)
     return np.unpackbits(bits, count=len(data)).view(bool)
 
 
@@ -184,22 +200,25 @@ def merge(memory, footprint, shards: list) -> tuple:
     """Write the shards' changes into the driver's heap: ('', '') when done, else (kind, why) and the
     heap as it was; kind 'race' (stores of two shards met: the watched path names the CTAs) or
     'refused' (atomics whose merged value would not be one process's)."""
-    writes = []                                     # (heap offset, bytes, mask)
+    writes = []                                     # (heap offset, bytes, mask or None: all)
     for offset, size in sorted(footprint.stores):
-        before = np.zeros(size, dtype=bool)
+        earlier = []                                # (first, stop, change) of earlier shards
         for j, shard in enumerate(shards):
             change = shard["changes"].get(offset)
             if change is None:
                 continue
-            first, data, _ = change
-            mask = _mask(change)
-            clash = before[first:first + len(data)] & mask
-            if clash.any():
-                at = GLOBAL_BASE + offset + first + int(clash.argmax())
-                return "race", (f"CTAs of shard {j} stored to bytes (first at 0x{at:x}) that earlier "
-                                "CTAs stored: a race between CTAs")
-            before[first:first + len(data)] |= mask
-            writes.append((offset + first, data, mask))
+            first, data, bits = change
+            stop = first + len(data)
+            for other_first, other_stop, other in earlier:
+                low, high = max(first, other_first), min(stop, other_stop)
+                if low < high:
+                    clash = _mask(change)[low - first:high - first] & _mask(other)[low - other_first:high - other_first]
+                    if clash.any():
+                        at = GLOBAL_BASE + offset + low + int(clash.argmax())
+                        return "race", (f"CTAs of shard {j} stored to bytes (first at 0x{at:x}) that earlier "
+                                        "CTAs stored: a race between CTAs")
+            earlier.append((first, stop, change))
+            writes.append((offset + first, data, None if bits is None else _mask(change)))
     for (offset, size), uses in sorted(footprint.atomics.items()):
         [(op, type_name, _)] = uses
         start = memory.buffer[offset:offset + size]
@@ -220,6 +239,10 @@ def merge(memory, footprint, shards: list) -> tuple:
         data = np.ascontiguousarray(merged.astype(DTYPES[type_name])).view(np.uint8)
         writes.append((offset, data, data != start[:len(data)]))
     for offset, data, mask in writes:
-        np.copyto(memory.buffer[offset:offset + len(data)], data, where=mask)
-        memory.initialized[offset:offset + len(data)] |= mask
+        if mask is None:
+            memory.buffer[offset:offset + len(data)] = data
+            memory.initialized[offset:offset + len(data)] = True
+        else:
+            np.copyto(memory.buffer[offset:offset + len(data)], data, where=mask)
+            memory.initialized[offset:offset + len(data)] |= mask
     return "", ""
