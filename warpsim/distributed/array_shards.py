@@ -38,6 +38,7 @@ import warnings
 import numpy as np
 
 from ..machine.memory import GLOBAL_BASE
+from ..settings import settings
 from . import memory_image
 from .merge import DTYPES, MergeRefused, merged_values
 from .shard import is_loaded, loaded_module, portable_error, _one_at_a_time
@@ -139,7 +140,6 @@ def run_shard(job: dict, image: dict, first: int, stop: int) -> dict:
         warm = is_loaded(job)
         loaded = loaded_module(job["ptx"], job["name"], job["globals"])
         out = {"first": first, "stop": stop, "error": None, "warnings": [], "warm": warm}
-        from ..settings import settings
         with _heap_of(image) as (memory, original), warnings.catch_warnings(record=True) as caught, \
                 settings(**job["settings"]):
             warnings.simplefilter("always")

@@ -54,6 +54,10 @@ class AllocationFootprint:
     stores: set = field(default_factory=set)
     atomics: dict = field(default_factory=dict)    # (offset, size) -> {(op, type, old value read)}
 
+    def places(self) -> set:
+        """Every array the kernel touches."""
+        return self.loads | self.stores | set(self.atomics)
+
 
 def kernel_footprint(program, kernel: str) -> KernelFootprint:
     """The kernel's footprint (computed once per program and kernel)."""

@@ -98,47 +98,60 @@ def launch(loaded, kernel, grid, block, params, shared_mem, cooperative) -> Laun
     if settings.workers > 1:
         workers = min(workers, settings.workers)
     ranges = shard_ranges(grid3, block3, settings.batch_threads, workers * SHARDS_PER_WORKER)
-    memory = loaded.device.memory
     threads = _count(grid3) * _count(block3)
     report = ShardReport(shards=len(ranges), workers=workers)
     if len(ranges) < 2:
         return _in_one_process(loaded, kernel, grid, block, params, shared_mem, report, "small",
                                f"its {_count(grid3)} CTAs make one batch (batch_threads={settings.batch_threads})")
-    by_arrays, kind, why = None, "watch", "a profile watches every access"
-    if not observers:
-        by_arrays, why = resolve(kernel_footprint(loaded.program, kernel), loaded.program, kernel, bytes(params),
-                                 memory)
-        if by_arrays is not None:
-            kind, why = array_shards.plan_reason(by_arrays)
-    if kind == "unmergeable":
-        return _in_one_process(loaded, kernel, grid, block, params, shared_mem, report, kind,
-                               f"its atomics cannot be merged across shards: {why}")
-    if kind == "":
-        report.path = "arrays"
-        places = by_arrays.loads | by_arrays.stores | set(by_arrays.atomics)
-        written = sum(n for _, n in by_arrays.stores | set(by_arrays.atomics))
-        moved = sum(n for _, n in places) + 2 * written
-        slowdown = 1.0
-    else:
-        report.path, report.reason = "watched", why
-        moved = int(memory.top) * (workers + 2 * len(ranges))
-        slowdown = cost.WATCHED_SLOWDOWN if not observers else 1.0
-    guess = cost.estimate(loaded.program, kernel, threads, workers, len(ranges), moved, slowdown)
+    plan = _plan(loaded, kernel, params, observers, workers, len(ranges))
+    if plan.kind == "unmergeable":
+        return _in_one_process(loaded, kernel, grid, block, params, shared_mem, report, plan.kind,
+                               f"its atomics cannot be merged across shards: {plan.why}")
+    report.path = "arrays" if plan.by_arrays else "watched"
+    report.reason = plan.why
+    slowdown = cost.WATCHED_SLOWDOWN if not plan.by_arrays and not observers else 1.0
+    guess = cost.estimate(loaded.program, kernel, threads, workers, len(ranges), plan.moved, slowdown)
     report.estimated_gain = guess.gain
     if settings.sharding == "auto" and guess.gain < cost.MIN_GAIN:
-        because = f"sharding by arrays: {why}; " if kind else ""
+        because = f"not by arrays, since {plan.why}; " if plan.why else ""
         return _in_one_process(loaded, kernel, grid, block, params, shared_mem, report, "no gain",
                                f"{because}estimated gain of {workers} workers x{guess.gain:.2f} "
                                f"(one process ~{guess.one_process:.2g} s{'' if guess.measured else ', from its instruction count'})")
-    if kind == "":
-        result = run_by_arrays(client, loaded, kernel, grid3, block3, params, shared_mem, ranges, by_arrays,
-                               places, settings, report)
+    if plan.by_arrays:
+        result = run_by_arrays(client, loaded, kernel, grid3, block3, params, shared_mem, ranges, plan.by_arrays,
+                               settings, report)
     else:
         result = run_sharded(client, loaded, kernel, grid3, block3, params, shared_mem, ranges, observers,
                              settings, workers, report)
     if getattr(result, "sharding", None) is report and not report.rerun_reason and report.warm:
         cost.record_shards(loaded.program, kernel, threads, report.launch_seconds, slowdown)
     return result
+
+
+@dataclass
+class Plan:
+    kind: str                        # '' by arrays, 'watch' or 'unmergeable' (array_shards.plan_reason)
+    why: str                         # why not by arrays
+    by_arrays: object = None         # the AllocationFootprint, when by arrays
+    moved: int = 0                   # bytes written into the image, returned and merged (for the estimate)
+
+
+def _plan(loaded, kernel, params, observers, workers: int, shards: int) -> Plan:
+    """Which path a launch takes if it is sharded, and the bytes that path moves."""
+    memory = loaded.device.memory
+    watched = Plan("watch", "a profile watches every access", None, int(memory.top) * (workers + 2 * shards))
+    if observers:
+        return watched
+    found, why = resolve(kernel_footprint(loaded.program, kernel), loaded.program, kernel, bytes(params), memory)
+    if found is None:
+        watched.why = why
+        return watched
+    kind, why = array_shards.plan_reason(found)
+    if kind:
+        watched.kind, watched.why = kind, why
+        return watched
+    written = sum(n for _, n in found.stores | set(found.atomics))
+    return Plan("", "", found, sum(n for _, n in found.places()) + 2 * written)
 
 
 SHARDING = ("auto", "always")
@@ -212,11 +225,12 @@ def run_sharded(client, loaded, kernel, grid, block, params, shared_mem, ranges,
     return result
 
 
-def run_by_arrays(client, loaded, kernel, grid, block, params, shared_mem, ranges, footprint, places,
+def run_by_arrays(client, loaded, kernel, grid, block, params, shared_mem, ranges, footprint,
                   settings, report) -> LaunchResult:
     """The shards of a launch whose footprint needs no watching (array_shards.py)."""
     started = time.perf_counter()
     memory = loaded.device.memory
+    places = footprint.places()
     image = array_shards.write_image(memory, places, cluster.on_this_host(client))
     try:
         job = job_of(loaded, kernel, grid, block, params, shared_mem, _shard_settings(settings), profiled=False)
