@@ -66,6 +66,9 @@ DEVICE_PROP_FIELDS = (
     "regsPerMultiprocessor", "managedMemory", "concurrentManagedAccess", "cooperativeLaunch",
     "sharedMemPerBlockOptin", "maxBlocksPerMultiProcessor", "reservedSharedMemPerBlock",
     "pciBusID", "clusterLaunch", "memoryPoolsSupported", "ECCEnabled", "persistingL2CacheMaxSize",
+    "tccDriver", "streamPrioritiesSupported", "globalL1CacheSupported", "localL1CacheSupported",
+    "isMultiGpuBoard", "hostNativeAtomicSupported", "pageableMemoryAccess", "computePreemptionSupported",
+    "canUseHostPointerForRegisteredMem", "directManagedMemAccessFromHost", "hostRegisterSupported",
 )
 
 # cudaFuncAttributes fields, reported the same way (ws_func_attributes_layout).

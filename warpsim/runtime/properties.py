@@ -33,6 +33,15 @@ ATTRIBUTE_FIELDS = {
     "ReservedSharedMemoryPerBlock": "reservedSharedMemPerBlock", "ClusterLaunch": "clusterLaunch",
     "MemoryClockRate": "memoryClockRate", "MemoryPoolsSupported": "memoryPoolsSupported",
     "MaxPersistingL2CacheSize": "persistingL2CacheMaxSize",
+    "ComputeMode": "computeMode", "KernelExecTimeout": "kernelExecTimeoutEnabled",
+    "TccDriver": "tccDriver", "StreamPrioritiesSupported": "streamPrioritiesSupported",
+    "GlobalL1CacheSupported": "globalL1CacheSupported", "LocalL1CacheSupported": "localL1CacheSupported",
+    "IsMultiGpuBoard": "isMultiGpuBoard", "HostNativeAtomicSupported": "hostNativeAtomicSupported",
+    "PageableMemoryAccess": "pageableMemoryAccess",
+    "ComputePreemptionSupported": "computePreemptionSupported",
+    "CanUseHostPointerForRegisteredMem": "canUseHostPointerForRegisteredMem",
+    "HostRegisterSupported": "hostRegisterSupported",
+    "DirectManagedMemAccessFromHost": "directManagedMemAccessFromHost",
 }
 
 
@@ -75,6 +84,16 @@ def device_properties(preset, memory_bytes: int, managed: bool) -> dict:
         "persistingL2CacheMaxSize": int(preset.l2_bytes * PERSISTING_L2_SHARE),
         # attributes only (cudaDeviceProp dropped these in CUDA 13)
         "clockRate": int(preset.boost_clock_mhz * 1000), "memoryClockRate": 0,
+        # as the H200 reports them (ncu's device__attribute_* values,
+        # validation/programs_timing/h200/device_attributes.txt): a discrete board in the default
+        # compute mode, no watchdog, no host-native atomics or pageable access. The CUDA samples'
+        # findCudaDevice reads the compute mode first and stops at an error. The first two are
+        # attributes only (not in CUDA 13's cudaDeviceProp).
+        "computeMode": 0, "kernelExecTimeoutEnabled": 0, "tccDriver": 0, "streamPrioritiesSupported": 1,
+        "globalL1CacheSupported": 1, "localL1CacheSupported": 1, "isMultiGpuBoard": 0,
+        "hostNativeAtomicSupported": 0, "pageableMemoryAccess": 0, "computePreemptionSupported": 1,
+        "canUseHostPointerForRegisteredMem": 1, "hostRegisterSupported": 1,
+        "directManagedMemAccessFromHost": 0,
     }
 
 
