@@ -203,7 +203,7 @@ def round_to_odd(s, err):
     bits = s.view(_U64)
     inexact = (err != 0) & ((bits & _ONE) == 0) & np.isfinite(err)
     toward_zero = np.signbit(err) != np.signbit(s)
-    step = np.where(toward_zero, _U64(0) - _ONE, _ONE)        # -1 or +1 on the magnitude
+    step = np.where(toward_zero, _U64(0xFFFF_FFFF_FFFF_FFFF), _ONE)   # -1 (wrapping) or +1 on the magnitude
     return np.where(inexact, bits + step, bits).view(np.float64)
 
 

@@ -117,11 +117,35 @@ def fma_operand_nan(result, a, b, c):
 def fma_nearest(a, b, c):
     """a*b + c rounded once to nearest in the operands' (f32 or f16) type: the product is exact
     in f64, TwoSum gives the exact sum as a pair, rounding it to odd in f64 and casting rounds
-    once (a naive a*b+c in f64 would round twice). NaNs keep NumPy's payloads."""
+    once (a naive a*b+c in f64 would round twice). NaNs keep NumPy's payloads.
+
+    The f64 sum rounded to nearest lands on the same side of every midpoint between two
+    neighbours of the narrow type as the exact sum does (the midpoints are f64 numbers, and
+    rounding is monotone), so casting it rounds once unless it lands on such a midpoint or
+    below the narrow type's normal range (where the midpoints sit at other bits): only then
+    are the pair and the rounding to odd needed."""
     dtype = np.result_type(a, b, c)
     product = np.multiply(a, b, dtype=np.float64)
-    total, err = two_sum(product, np.asarray(c, dtype=np.float64))
+    c = np.asarray(c, dtype=np.float64)
+    total = product + c
+    low_bits = _MIDPOINT_BITS.get(np.dtype(dtype))
+    if low_bits is not None:
+        mask, midpoint, tiny = low_bits
+        suspect = ((total.view(np.uint64) & mask) == midpoint) | (np.abs(total) < tiny)
+        if not suspect.any():
+            return total.astype(dtype)
+    total, err = two_sum(product, c)
     return round_to_odd(total, err).astype(dtype)
+
+
+def _midpoint_bits(dtype) -> tuple:
+    """(mask of the f64 significand bits below `dtype`'s, the pattern of a midpoint there,
+    `dtype`'s smallest normal): what fma_nearest tests a sum against."""
+    below = 52 - np.finfo(dtype).nmant
+    return np.uint64((1 << below) - 1), np.uint64(1 << (below - 1)), float(np.finfo(dtype).tiny)
+
+
+_MIDPOINT_BITS = {np.dtype(t): _midpoint_bits(t) for t in (np.float32, np.float16)}
 
 
 def ieee_min_max(x, y, take_min, nan_wins: bool = False):
