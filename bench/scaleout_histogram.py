@@ -42,16 +42,29 @@ def load() -> str:
     return "%.2f %.2f %.2f" % os.getloadavg()
 
 
-def timed(kernel, n, iters, arrays, workers):
+def timed(kernel, n, iters, arrays, workers, **settings):
     x, y, bins = arrays
     y.set(np.zeros(n, np.float32)) if hasattr(y, "set") else None
     bins.set(np.zeros(256, np.uint32)) if hasattr(bins, "set") else None
     grid, block = ((n + 255) // 256,), (256,)
-    with cp.settings(workers=workers):
+    with cp.settings(workers=workers, **settings):
         started = time.perf_counter()
         kernel(grid, block, (x, y, bins, np.int32(n), np.int32(iters)))
         seconds = time.perf_counter() - started
     return seconds, y.get(), bins.get(), getattr(kernel.kernel.last_launch, "sharding", None)
+
+
+def tier_share(program) -> str:
+    """Block executions by thread on the compiled tier and the NumPy tier (rounds' loop included)."""
+    from warpsim.machine.compiled.tier import report
+    rows = report(program)
+    compiled, numpy_ = sum(r["threads_compiled"] for r in rows), sum(r["threads_numpy"] for r in rows)
+    return f"{100 * compiled / max(1, compiled + numpy_):.0f}% compiled"
+
+
+def worker_tiers() -> list:
+    from warpsim.distributed import shard
+    return [tier_share(loaded.program) for loaded in shard._modules.values()]
 
 
 def main() -> None:
@@ -73,7 +86,7 @@ def main() -> None:
     cluster_start = time.perf_counter() - started
     # warm-up: every process loads the module and its machine code (Numba's disk cache)
     timed(kernel, n, ns.iters, arrays, 1)
-    timed(kernel, n, ns.iters, arrays, 2)
+    timed(kernel, n, ns.iters, arrays, 2, sharding="always")
 
     one, two = [], []
     for _ in range(ns.repeats):
@@ -88,6 +101,8 @@ def main() -> None:
     timed(kernel, small_n, ns.iters, small, 2)
     _, _, _, small_report = timed(kernel, small_n, ns.iters, small, 2)
     load_after = load()
+    client = cluster.client_for_launches(None, 2)
+    tiers = sorted({share for shares in client.run(worker_tiers).values() for share in shares})
 
     rows = [
         ("threads", f"{n:,}", f"{n:,}", f"loop of {ns.iters}, 256-bin atomicAdd"),
@@ -100,10 +115,14 @@ def main() -> None:
         rows += [
             ("shards", "", str(report.shards), ""),
             ("shard times on the workers, s", "", " ".join(f"{s:.2f}" for s in report.shard_seconds), ""),
+            ("shards' simulation / one process", "", f"x{sum(report.launch_seconds) / one[-1]:.2f}",
+             "k: two simulations side by side each run slower"),
             ("bytes sent / returned", "", f"{report.bytes_sent:,} / {report.bytes_returned:,}", ""),
             ("merge on the driver, s", "", f"{report.merge_seconds:.3f}", ""),
             ("estimated gain", "", f"x{report.estimated_gain:.2f}", "cost model, before the launch"),
         ]
+    rows.append(("block executions (thread-weighted)", tier_share(kernel.kernel.loaded_module.program),
+                 " / ".join(tiers), "the tier each process ran"))
     if small_report is not None:
         rows.append((f"{small_n:,} threads with workers=2", "", small_report.path, small_report.reason))
     rows.append(("load average before / after", load_before, load_after, f"{os.cpu_count()} cores"))

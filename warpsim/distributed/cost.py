@@ -13,7 +13,9 @@ compiled tier, as one process does); WATCHED_SLOWDOWN for shards that watch
 every access (an observer of memory keeps blocks on the NumPy tier), unless
 one process is watched anyway (a profile). S shards cost c_shard each (Dask's
 round trip, mapping the image), and the bytes the driver writes into the
-image, the shards send back and the driver merges move at r.
+image, the shards send back and the driver merges move at r. Workers that
+have not run the module yet add WARM_UP_SECONDS (they load it, and its blocks'
+machine code from Numba's disk cache).
 
 The constants were measured on the 2-core machine docs/scaleout.md names;
 bench/scaleout_histogram.py prints the estimate beside the measured gain.
@@ -28,6 +30,7 @@ WATCHED_SLOWDOWN = 3.0     # f of shards that watch every access (NumPy tier) ag
 SHARD_SECONDS = 0.03       # c_shard
 BYTES_PER_SECOND = 1.0e9   # r: written into the image, returned, merged
 STATIC_RATE = 3.0e8        # thread-instructions/s of the compiled tier, for a kernel never timed
+WARM_UP_SECONDS = 1.0      # a worker's first shard of a module: loading it and its machine code
 MIN_GAIN = 1.1             # shard when the estimate is at least this (the rest is noise)
 
 
@@ -43,7 +46,7 @@ class Estimate:
 
 
 def estimate(program, kernel: str, threads: int, workers: int, shards: int, moved_bytes: int,
-             slowdown: float = 1.0) -> Estimate:
+             slowdown: float = 1.0, cold: bool = False) -> Estimate:
     per_thread = _seconds_per_thread(program).get(kernel)
     measured = per_thread is not None
     if not measured:
@@ -51,7 +54,7 @@ def estimate(program, kernel: str, threads: int, workers: int, shards: int, move
     one = per_thread * threads
     side_by_side = CONTENTION if workers > 1 else 1.0
     sharded = side_by_side * one * slowdown / max(1, workers) + shards * SHARD_SECONDS \
-        + moved_bytes / BYTES_PER_SECOND
+        + moved_bytes / BYTES_PER_SECOND + (WARM_UP_SECONDS if cold else 0.0)
     return Estimate(one, sharded, measured)
 
 

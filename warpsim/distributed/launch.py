@@ -110,7 +110,9 @@ def launch(loaded, kernel, grid, block, params, shared_mem, cooperative) -> Laun
     report.path = "arrays" if plan.by_arrays else "watched"
     report.reason = plan.why
     slowdown = cost.WATCHED_SLOWDOWN if not plan.by_arrays and not observers else 1.0
-    guess = cost.estimate(loaded.program, kernel, threads, workers, len(ranges), plan.moved, slowdown)
+    warm_key = (id(client), id(loaded.program))
+    guess = cost.estimate(loaded.program, kernel, threads, workers, len(ranges), plan.moved, slowdown,
+                          cold=warm_key not in _warm)
     report.estimated_gain = guess.gain
     if settings.sharding == "auto" and guess.gain < cost.MIN_GAIN:
         because = f"not by arrays, since {plan.why}; " if plan.why else ""
@@ -123,8 +125,10 @@ def launch(loaded, kernel, grid, block, params, shared_mem, cooperative) -> Laun
     else:
         result = run_sharded(client, loaded, kernel, grid3, block3, params, shared_mem, ranges, observers,
                              settings, workers, report)
-    if getattr(result, "sharding", None) is report and not report.rerun_reason and report.warm:
-        cost.record_shards(loaded.program, kernel, threads, report.launch_seconds, slowdown)
+    if getattr(result, "sharding", None) is report and not report.rerun_reason:
+        _warm.add(warm_key)
+        if report.warm:
+            cost.record_shards(loaded.program, kernel, threads, report.launch_seconds, slowdown)
     return result
 
 
@@ -156,6 +160,7 @@ def _plan(loaded, kernel, params, observers, workers: int, shards: int) -> Plan:
 
 SHARDING = ("auto", "always")
 _said: set = set()                     # (program, kernel, kind) a ShardingWarning was given for
+_warm: set = set()                     # (client, program) whose workers have run the program's shards
 
 
 def _in_one_process(loaded, kernel, grid, block, params, shared_mem, report, kind, reason) -> LaunchResult:
