@@ -18,6 +18,7 @@ PACKAGE = pathlib.Path(__file__).parents[1] / "warpsim"
 LAYERS = [
     ("errors",),
     ("settings", "sessions", "cache"),
+    ("toolchains",),        # which CUDA release compiles (NVRTC, ptxas, nvcc): the tool cache, the installer
     ("ptx", "semantics"),   # semantics/: what instructions compute, on raw bits, for both executors
     ("machine",),
     ("sass", "frontends"),

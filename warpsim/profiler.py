@@ -38,9 +38,12 @@ from .metrics.names import BY_NAME, SECTIONS, compute_metrics, unknown_metrics
 from .metrics.occupancy import get_arch, occupancy
 from .metrics.registers import ptxas_arch, registers_per_thread
 from .ptx.names import demangle
+from .sass import sass_of
 from .sass.alone import SassAloneRun
 from .sass.replay import ReplayRequest   # registers its observer source before the profiler's
+from .sass.toolchain import requested_ptxas_version, tool_version
 from .sessions import SessionStack, observer_source
+from .toolchains import describe_toolchain
 
 __all__ = ["profile", "Profiler", "LaunchProfile", "format_value", "CSV_HEADER"]
 
@@ -107,14 +110,16 @@ _RESOURCES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def kernel_resources(loaded, kernel: str) -> tuple:
-    """(arch, RegisterCount, static shared bytes) of a loaded kernel, computed once."""
+    """(arch, RegisterCount, static shared bytes) of a loaded kernel, computed once per ptxas
+    version asked for (`cuda` / `ptxas_version`: registers come from the ptxas that makes the SASS)."""
     per_module = _RESOURCES.setdefault(loaded, {})
-    found = per_module.get(kernel)
+    key = (kernel, requested_ptxas_version(None))
+    found = per_module.get(key)
     if found is None:
         module = loaded.module
         target = ptxas_arch(module)      # sm_90a stays sm_90a: ptxas refuses its PTX for plain sm_90
         arch = get_arch(target)
-        found = per_module[kernel] = (arch, registers_per_thread(module, kernel, target),
+        found = per_module[key] = (arch, registers_per_thread(module, kernel, target),
                                       loaded.program.kernel_static_shared.get(kernel, 0))
     return found
 
@@ -142,6 +147,7 @@ def build_launch_profile(counters, sass=None, level_note: str = "") -> "LaunchPr
     launch.activity = getattr(counters, "activity", None)   # ActivityTrace for the HTML report's chart
     launch.level = "sass" if sass is not None else "ptx"
     launch.level_note = level_note
+    launch.toolchain = _toolchain_of(loaded, registers, sass is not None)
     launch.timing = _predicted_timing(counters)
     if launch.timing is not None:                         # ncu's names for the predicted figures
         launch.metrics.update((k, v) for k, v in launch.timing.metrics().items() if k in BY_NAME)
@@ -151,6 +157,18 @@ def build_launch_profile(counters, sass=None, level_note: str = "") -> "LaunchPr
     if sass is not None:                                    # the SASS is at hand: the side-by-side view
         launch.code = code_view(loaded, counters.kernel, launch.sass_counts)
     return launch
+
+
+def _toolchain_of(loaded, registers, at_sass_level: bool) -> str:
+    """What made the launch's code: the PTX's compiler (from its header) and the ptxas of the SASS
+    (at SASS level) or of the register count."""
+    text = getattr(getattr(loaded, "module", None), "text", "") or ""
+    version = ""
+    if at_sass_level:
+        version = getattr(sass_of(loaded), "ptxas_version", "")
+    elif registers.source == "ptxas" and registers.detail:
+        version = tool_version(registers.detail)
+    return describe_toolchain(text, version)
 
 
 # ---------------------------------------------------------------- one launch
@@ -179,6 +197,7 @@ class LaunchProfile:
         self.code = None                    # [metrics.code_view.CodeRow]: source, PTX, SASS side by side
         self.execution = "ptx"              # what ran: 'sass' (alone), 'ptx+sass' (both, memory compared), 'ptx'
         self.execution_note = ""            # why (e.g. why the PTX run stayed beside the SASS run)
+        self.toolchain = ""                 # what made the code: 'NVRTC/NVVM 13.0.88 -> ptxas 13.0.88'
 
     @property
     def units(self) -> dict:
@@ -251,6 +270,8 @@ class LaunchProfile:
             f"  theoretical occupancy  {occ.occupancy_pct:.1f}% ({occ.active_warps}/{occ.max_warps} warps, "
             f"limited by {m['warpsim__occupancy_limiter'] or '-'}); {regs}",
         ]
+        if self.toolchain:
+            lines.append(f"  toolchain  {self.toolchain}")
         if self.level != "sass":
             lines.append("  counts are of PTX instructions (the hardware counts SASS)")
         if self.timing is not None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import os
+import re
 from dataclasses import dataclass, fields, replace
 
 
@@ -27,6 +28,7 @@ class Settings:
     contract: str = "ptxas"            # PTX add/sub fused with a mul where ptxas fuses them ('ptxas'), or never ('none'); read at load
     sass_verify: bool = False          # profiling at SASS level: the SASS run alone where it covers a launch; True: the PTX run beside it, memory compared
     event_time: str = "gpu"            # what a program's CUDA events read: predicted GPU time ('gpu') or the simulation's wall time ('wall')
+    cuda: str = ""                     # the CUDA toolchain that compiles (NVRTC, ptxas, nvcc), e.g. '13.0' from the tool cache; '': the installed wheels'
 
 
 ENVIRONMENT_NAMES = tuple(f"WARPSIM_{f.name.upper()}" for f in fields(Settings))
@@ -102,6 +104,14 @@ def check_event_time(value) -> None:
         raise ValueError(f"unknown event_time setting '{value}' (choose from {', '.join(EVENT_TIME_VALUES)})")
 
 
+_CUDA_VERSION = re.compile(r"^\d+\.\d+(\.\d+)?$")
+
+
+def check_cuda(value) -> None:
+    if not isinstance(value, str) or not _CUDA_VERSION.match(value):
+        raise ValueError(f"cuda={value!r}: give a CUDA version such as '13.0' or '13.0.88' ('' for the installed one)")
+
+
 _current: contextvars.ContextVar = contextvars.ContextVar("warpsim_settings", default=None)
 
 
@@ -122,6 +132,8 @@ def settings(**changes):
         check_contract(changes["contract"])
     if "event_time" in changes:
         check_event_time(changes["event_time"])
+    if changes.get("cuda"):
+        check_cuda(changes["cuda"])
     token = _current.set(replace(current(), **changes))
     try:
         yield current()

@@ -28,6 +28,8 @@ COMMANDS = {
     "compare": ("warpsim.cli.compare", "main", "two versions' predicted times on a GPU, the ratio and why: warpsim compare a.py b.py"),
     "sweep": ("warpsim.cli.sweep", "main",
               "a kernel over a grid of parameters on Dask: warpsim sweep k.cu --name k -p block=64,128"),
+    "toolchain": ("warpsim.cli.toolchain", "main",
+                  "install or list CUDA toolchains (NVRTC, ptxas, nvcc) by version: warpsim toolchain --install 13.0"),
 }
 
 
@@ -38,12 +40,14 @@ def usage() -> str:
               "                   SIMT reconvergence stack), lowest-pc, or a model the program registers",
               "--max-rounds N     scheduling rounds before a launch counts as runaway",
               "--event-time gpu|wall  what a program's CUDA events read: predicted GPU time (default) or",
-              "                   the simulation's wall time"]
+              "                   the simulation's wall time",
+              "--cuda VERSION     compile with that CUDA toolchain (NVRTC, ptxas, nvcc), e.g. 13.0 to match",
+              "                   a GPU whose driver is CUDA 13.0 (warpsim toolchain --install 13.0)"]
     return "\n".join(lines)
 
 
 GLOBAL_OPTIONS = {"--scheduling": "WARPSIM_SCHEDULING", "--max-rounds": "WARPSIM_MAX_ROUNDS",
-                  "--event-time": "WARPSIM_EVENT_TIME"}
+                  "--event-time": "WARPSIM_EVENT_TIME", "--cuda": "WARPSIM_CUDA"}
 
 
 class UsageError(Exception):
@@ -56,6 +60,8 @@ def _check_option(name: str, value: str) -> None:
     if name == "--max-rounds" and not (value.isdigit() and int(value) > 0):
         raise UsageError(f"--max-rounds needs a positive whole number of scheduling rounds, "
                          f"not '{value}'")
+    if name == "--cuda" and not _names_a_version(value):
+        raise UsageError(f"--cuda needs a CUDA version such as 13.0 or 13.0.88, not '{value}'")
     if name == "--event-time" and value not in ("gpu", "wall"):
         raise UsageError(f"--event-time is 'gpu' (CUDA events read predicted GPU time, the default) or "
                          f"'wall' (the simulation's wall time), not '{value}'")
@@ -73,7 +79,10 @@ def take_global_options(argv: list) -> list:
         if arg in ("python", "python3") or arg.endswith(".py") or _is_executable(arg):
             return out + argv[k:]
         name, _, value = arg.partition("=")
-        if name in GLOBAL_OPTIONS:
+        if name == "--cuda" and out[:1] == ["nvcc"] and \
+                not _names_a_version(value or (argv[k + 1] if k + 1 < len(argv) else "")):
+            out.append(arg)          # nvcc's own --cuda (compile to C++), with no version after it
+        elif name in GLOBAL_OPTIONS:
             if not value:
                 k += 1
                 value = argv[k] if k < len(argv) else ""
@@ -83,6 +92,15 @@ def take_global_options(argv: list) -> list:
             out.append(arg)
         k += 1
     return out
+
+
+def _names_a_version(value: str) -> bool:
+    from ..settings import check_cuda
+    try:
+        check_cuda(value)
+    except ValueError:
+        return False
+    return True
 
 
 def _is_executable(arg: str) -> bool:

@@ -8,6 +8,10 @@ link with), and `-lineinfo` (reports name the kernels' source lines). PyPI's
 nvcc finds PyPI's CUDA headers (cuda_runtime.h) and CCCL's (Thrust, CUB) by
 itself (its nvcc.profile). nvcc compiles host code with the system's g++.
 
+`warpsim --cuda 13.0 nvcc ...` (or WARPSIM_CUDA=13.0) builds with the nvcc of CUDA 13.0
+from warpsim's tool cache (`warpsim toolchain --install 13.0`): its cicc, headers and CCCL,
+so the device code is what CUDA 13.0 makes of it.
+
 With a system CUDA toolkit instead: `nvcc -cudart shared -lineinfo app.cu -o app`
 builds the same kind of program (CUDA 13; its libcudart.so links fine).
 """
@@ -22,13 +26,13 @@ from pathlib import Path
 
 
 def nvcc_path() -> Path:
-    """bin/nvcc of PyPI's nvidia-cuda-nvcc."""
-    import nvidia.cu13
-    for folder in nvidia.cu13.__path__:
-        candidate = Path(folder) / "bin" / "nvcc"
-        if candidate.exists():
-            return candidate
-    raise FileNotFoundError("PyPI's nvcc (nvidia-cuda-nvcc) is not installed: pip install nvidia-cuda-nvcc")
+    """bin/nvcc of PyPI's nvidia-cuda-nvcc, or of the `cuda` setting's toolchain (`--cuda 13.0`)."""
+    from ..errors import CompileError
+    from ..toolchains import cuda_tool
+    try:
+        return Path(cuda_tool("nvcc"))
+    except CompileError as error:
+        raise FileNotFoundError(str(error)) from None
 
 
 def _has_option(argv: list, *names: str) -> bool:

@@ -11,6 +11,15 @@ The result is PTX, never a cubin: warpsim simulates PTX, so `-arch=sm_XX`
 from the user is passed to NVRTC as `-arch=compute_XX`. PTX is cached on disk
 because NVRTC takes a second or more for CCCL-heavy sources and tests compile
 the same kernels over and over.
+
+The `cuda` setting (warpsim.toolchains) picks another NVRTC: the one in the
+tool cache (`warpsim toolchain --install 13.0`), with that release's headers.
+Several NVRTC libraries share one SONAME (libnvrtc.so.13), so each is loaded
+by full path with its own handle, RTLD_LOCAL and, where there is one,
+RTLD_DEEPBIND (its calls bind to its own symbols even when another NVRTC was
+loaded globally), its builtins library loaded first from the same folder (it
+looks for them by name, and the tool cache is on no search path). The PTX
+cache is keyed by the library's path and version.
 """
 
 from __future__ import annotations
@@ -27,6 +36,7 @@ from pathlib import Path
 
 from ..cache import cache_dir as warpsim_cache_dir, write_atomically
 from ..errors import CompileError
+from ..toolchains import find_toolchain, requested_cuda, tools_dir, version_matches
 
 __all__ = ["CompiledCuda", "compile_cuda", "nvrtc_version", "nvrtc_library_path",
            "include_dirs", "DEFAULT_ARCH", "DEFAULT_STD"]
@@ -76,22 +86,39 @@ def _version_key(path: str) -> tuple:
     return (max(digits) if digits else 0, path)
 
 
+def _library_patterns() -> list:
+    if sys.platform == "win32":
+        return ["bin/nvrtc64_*.dll", "bin/*/nvrtc64_*.dll"]
+    if sys.platform == "darwin":
+        return ["lib/libnvrtc*.dylib"]
+    return ["lib/libnvrtc.so.*", "lib/libnvrtc.so"]
+
+
+def _libraries_in(folder: Path) -> list:
+    return [p for pattern in _library_patterns() for p in glob.glob(str(folder / pattern))
+            if "builtins" not in p and ".alt." not in p]
+
+
+def nvrtc_library_path(cuda: str | None = "") -> str:
+    """Path of the NVRTC shared library of CUDA `cuda` ('' : the `cuda` setting in force; None:
+    the installed wheel's); WARPSIM_NVRTC_LIBRARY overrides the search."""
+    return _library_path(requested_cuda() if cuda == "" else cuda)
+
+
 @lru_cache(maxsize=None)
-def nvrtc_library_path() -> str:
-    """Path of the NVRTC shared library; WARPSIM_NVRTC_LIBRARY overrides the search."""
+def _library_path(cuda: str | None) -> str:
     override = os.environ.get("WARPSIM_NVRTC_LIBRARY")
     if override:
         return override
-    if sys.platform == "win32":
-        patterns = ["*/bin/nvrtc64_*.dll", "*/bin/*/nvrtc64_*.dll"]
-    elif sys.platform == "darwin":
-        patterns = ["*/lib/libnvrtc*.dylib"]
-    else:
-        patterns = ["*/lib/libnvrtc.so.*", "*/lib/libnvrtc.so"]
+    if cuda and not version_matches(_installed_wheel_version(), cuda):
+        found = _libraries_in(find_toolchain(cuda))
+        if not found:
+            raise CompileError(f"the CUDA {cuda} toolchain in {find_toolchain(cuda)} has no NVRTC library; "
+                               f"reinstall it with `warpsim toolchain --install {cuda}`")
+        return sorted(found)[-1]
     found = []
     for root in _nvidia_roots():
-        for pattern in patterns:
-            found += [p for p in glob.glob(str(root / pattern)) if "builtins" not in p]
+        found += _libraries_in(root / "*")
     if not found:
         raise CompileError(
             "NVRTC not found: install it from PyPI with `pip install nvidia-cuda-nvrtc` "
@@ -99,10 +126,21 @@ def nvrtc_library_path() -> str:
     return sorted(found, key=_version_key)[-1]
 
 
-def _find_dir_with(marker: str) -> str | None:
-    """The newest `nvidia/*/include[/cccl]` directory that contains `marker`."""
+def _installed_wheel_version() -> str:
+    """The version of the installed nvidia-cuda-nvrtc wheel ('' when there is none)."""
+    from importlib.metadata import PackageNotFoundError, version
+    for name in ("nvidia-cuda-nvrtc", "nvidia-cuda-nvrtc-cu12"):
+        try:
+            return version(name)
+        except PackageNotFoundError:
+            continue
+    return ""
+
+
+def _find_dir_with(marker: str, roots: list) -> str | None:
+    """The newest `<root>/*/include[/cccl]` directory that contains `marker`."""
     found = []
-    for root in _nvidia_roots():
+    for root in roots:
         for pattern in ("*/include", "*/include/cccl"):
             for directory in glob.glob(str(root / pattern)):
                 if os.path.exists(os.path.join(directory, marker)):
@@ -110,12 +148,25 @@ def _find_dir_with(marker: str) -> str | None:
     return sorted(found, key=_version_key)[-1] if found else None
 
 
+HEADER_MARKERS = ("cuda_fp16.h", os.path.join("cub", "block", "block_reduce.cuh"))
+
+
+def include_dirs(cuda: str | None = "") -> tuple[str, ...]:
+    """Include paths added to every compilation: CUDA headers, then CCCL, of the release of
+    CUDA `cuda` ('': the `cuda` setting in force; None: the installed wheels)."""
+    return _include_dirs(requested_cuda() if cuda == "" else cuda)
+
+
 @lru_cache(maxsize=None)
-def include_dirs() -> tuple[str, ...]:
-    """Include paths added to every compilation: CUDA headers, then CCCL."""
+def _include_dirs(cuda: str | None) -> tuple[str, ...]:
+    if cuda and not version_matches(_installed_wheel_version(), cuda):
+        folder = find_toolchain(cuda)     # its own headers; the installed ones where it has none
+        dirs = [str(d) for d in (folder / "include", folder / "include" / "cccl") if d.is_dir()]
+        if dirs:
+            return tuple(dirs)
     dirs = []
-    for marker in ("cuda_fp16.h", os.path.join("cub", "block", "block_reduce.cuh")):
-        directory = _find_dir_with(marker)
+    for marker in HEADER_MARKERS:
+        directory = _find_dir_with(marker, _nvidia_roots())
         if directory and directory not in dirs:
             dirs.append(directory)
     return tuple(dirs)
@@ -126,10 +177,10 @@ def include_dirs() -> tuple[str, ...]:
 class _Nvrtc:
     """The few NVRTC entry points warpsim uses, with their C signatures."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, isolated: bool = False):
         self.path = path
         try:
-            lib = ctypes.CDLL(path)
+            lib = _load_isolated(path) if isolated else ctypes.CDLL(path)
         except OSError as exc:
             raise CompileError(f"could not load NVRTC from {path}: {exc}") from None
         self.lib = lib
@@ -198,13 +249,41 @@ class _Nvrtc:
             lib.nvrtcDestroyProgram(ctypes.byref(program))
 
 
+ISOLATED_MODE = ctypes.RTLD_LOCAL | getattr(os, "RTLD_DEEPBIND", 0)
+
+
+def _load_isolated(path: str) -> ctypes.CDLL:
+    """A tool-cache NVRTC beside whatever NVRTC the process has (see the module docstring)."""
+    folder = os.path.dirname(path)
+    for builtins in sorted(glob.glob(os.path.join(folder, "libnvrtc-builtins.so.*"))):
+        if ".alt." not in builtins:
+            ctypes.CDLL(builtins, mode=ISOLATED_MODE)
+    return ctypes.CDLL(path, mode=ISOLATED_MODE)
+
+
 @lru_cache(maxsize=None)
-def _nvrtc() -> _Nvrtc:
-    return _Nvrtc(nvrtc_library_path())
+def _loaded(path: str, isolated: bool) -> _Nvrtc:
+    return _Nvrtc(path, isolated)
+
+
+def _nvrtc(cuda: str | None = "") -> _Nvrtc:
+    """The NVRTC of CUDA `cuda` ('': the `cuda` setting in force), loaded once per library."""
+    cuda = requested_cuda() if cuda == "" else cuda
+    path = _library_path(cuda)
+    return _loaded(path, _from_tool_cache(path))
+
+
+def _from_tool_cache(path: str) -> bool:
+    return os.path.abspath(path).startswith(os.path.abspath(tools_dir()) + os.sep)
+
+
+def nvrtc_library():
+    """The ctypes handle of the NVRTC library warpsim compiles with now (the `cuda` setting's)."""
+    return _nvrtc().lib
 
 
 def nvrtc_version() -> tuple[int, int]:
-    """(major, minor) of the NVRTC library warpsim compiles with."""
+    """(major, minor) of the NVRTC library warpsim compiles with (the `cuda` setting's)."""
     return _nvrtc().version()
 
 
@@ -234,11 +313,11 @@ def _arch_name(value: str) -> str:
     return f"sm_{value}"
 
 
-def normalize_options(options) -> tuple[tuple[str, ...], str]:
+def normalize_options(options, cuda: str | None = "") -> tuple[tuple[str, ...], str]:
     """User options (CuPy style) -> (the NVRTC options warpsim passes, arch).
 
-    Adds -lineinfo, the include paths, a default -std, and turns any -arch into
-    the virtual compute_XX form so NVRTC emits PTX.
+    Adds -lineinfo, the include paths (of CUDA `cuda`, '' for the setting in force), a
+    default -std, and turns any -arch into the virtual compute_XX form so NVRTC emits PTX.
     """
     if isinstance(options, (str, bytes)):
         options = (options,)
@@ -266,7 +345,7 @@ def normalize_options(options) -> tuple[tuple[str, ...], str]:
         result.append(f"-std={DEFAULT_STD}")
     if not has_lineinfo:
         result.append("-lineinfo")
-    result += [f"-I{directory}" for directory in include_dirs()]
+    result += [f"-I{directory}" for directory in include_dirs(cuda)]
     return tuple(result), arch
 
 
@@ -350,8 +429,9 @@ def compile_cuda(source: str, options=(), name: str = "kernel.cu",
     if isinstance(name_expressions, str):
         name_expressions = (name_expressions,)
     name_expressions = tuple(_as_text(expression) for expression in (name_expressions or ()))
-    final_options, arch = normalize_options(options)
-    nvrtc = _nvrtc()
+    cuda = requested_cuda()
+    final_options, arch = normalize_options(options, cuda)
+    nvrtc = _nvrtc(cuda)
     version = nvrtc.version()
     path = cache_dir() / (_cache_key(source, name, final_options, name_expressions, version, nvrtc.path) + ".json")
 

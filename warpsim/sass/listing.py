@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 
+from ..toolchains import describe_toolchain
 from .ir import SassModule
 
 
@@ -63,7 +64,7 @@ def format_listing(module: SassModule, kernel: str | None = None, *, sources: di
         padding = len(fn.instructions) - sum(b.end - b.start for b in live)
         header = f"// {kind} {name}: {len(fn.instructions) - padding} instructions in {len(live)} blocks"
         header += f" (+{padding} of padding)" if padding else ""
-        tools = ", ".join(x for x in (module.arch, module.ptxas_version and f"ptxas {module.ptxas_version}") if x)
+        tools = ", ".join(x for x in (module.arch, describe_toolchain(module.ptx_text, module.ptxas_version)) if x)
         out.append(header + (f" ({tools})" if tools else ""))
         for note in module.notes:
             out.append(f"// note: {note}")

@@ -14,6 +14,11 @@ An older ptxas refuses PTX whose `.version` line is newer than it knows (NVRTC
 13.5 writes 9.5; ptxas 13.0 knows 9.0). The line is then lowered to the version
 ptxas names in its refusal and the compilation retried; the result says so in
 `notes`. That is right for code that uses nothing newer, which ptxas checks.
+
+The `cuda` setting (warpsim.toolchains) chooses ptxas too, with NVRTC: its
+version is the ptxas version wherever `ptxas_version` is not given, so
+`ptxas_version` (argument, --ptxas-version, WARPSIM_PTXAS_VERSION) wins when
+both are set and differ.
 """
 
 from __future__ import annotations
@@ -27,19 +32,19 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import zipfile
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 from ..cache import cache_dir, write_atomically
 from ..errors import CompileError
+from ..toolchains import (EXE_SUFFIX, cuda_tool, download_wheel, find_toolchain, pypi_tools, requested_cuda,
+                          tool_version, tools_dir, unpack_wheel, version_matches)
 
 __all__ = ["CubinResult", "compile_cubin", "cubin_for", "ptxas_path", "nvdisasm_path", "tool_version",
            "find_ptxas", "install_ptxas", "installed_ptxas_versions", "sass_cache_dir", "DEFAULT_ARCH"]
 
 DEFAULT_ARCH = "sm_90"
-EXE_SUFFIX = ".exe" if sys.platform == "win32" else ""
 
 
 # --- where things live ------------------------------------------------------
@@ -49,35 +54,17 @@ def sass_cache_dir() -> Path:
     return cache_dir("sass")
 
 
-def tools_dir() -> Path:
-    """Per-version ptxas copies (tools/cuda-13.0/bin/ptxas); shared by every cache dir setting."""
-    configured = os.environ.get("WARPSIM_TOOLS_DIR")
-    return Path(configured) if configured else Path.home() / ".cache" / "warpsim" / "tools"
-
-
-def _nvidia_roots() -> list:
-    try:
-        import nvidia  # namespace package of the nvidia-* wheels
-        return list(getattr(nvidia, "__path__", []))
-    except ImportError:
-        return []
-
-
-def pypi_tools(tool: str) -> list:
-    """`tool` executables inside the installed nvidia-* wheels, newest layout first (cu13/bin/...)."""
-    found = []
-    for root in _nvidia_roots():
-        found += sorted(glob.glob(os.path.join(root, "*", "bin", tool + EXE_SUFFIX)), reverse=True)
-    return [p for p in dict.fromkeys(found) if os.path.isfile(p) and os.access(p, os.X_OK)]
-
-
 def find_ptxas() -> tuple:
     """Usable ptxas executables for register counts, best first (may be empty).
 
-    WARPSIM_PTXAS names one; else the PyPI wheel's, then one on PATH (a register
-    count from any ptxas beats an estimate; SASS listings use `ptxas_path`).
+    WARPSIM_PTXAS names one; else the one of the requested version (`ptxas_version` or
+    `cuda`: registers come from the ptxas that makes the SASS); else the PyPI wheel's,
+    then one on PATH (a register count from any ptxas beats an estimate).
     """
-    return _find_ptxas(os.environ.get("WARPSIM_PTXAS"))
+    override = os.environ.get("WARPSIM_PTXAS")
+    if not override and requested_ptxas_version(None):
+        return (ptxas_path(None),)
+    return _find_ptxas(override)
 
 
 @lru_cache(maxsize=None)
@@ -92,25 +79,6 @@ def _find_ptxas(override: str | None) -> tuple:
     return tuple(p for p in dict.fromkeys(found) if os.path.isfile(p) and os.access(p, os.X_OK))
 
 
-_RELEASE = re.compile(r"release (\d+\.\d+), V([\d.]+)")
-
-
-@lru_cache(maxsize=None)
-def tool_version(path: str) -> str:
-    """'13.5.37' from `tool --version` ('' when it prints no release line)."""
-    try:
-        done = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.TimeoutExpired):
-        return ""
-    m = _RELEASE.search(done.stdout + done.stderr)
-    return m.group(2) if m else ""
-
-
-def _matches(version: str, wanted: str) -> bool:
-    """'13.0.88' matches '13.0' and '13.0.88', not '13.05'."""
-    return version == wanted or version.startswith(wanted + ".")
-
-
 def installed_ptxas_versions() -> dict:
     """version -> ptxas path, for the PyPI wheel's ptxas and every one in the tool cache."""
     found = {}
@@ -122,7 +90,9 @@ def installed_ptxas_versions() -> dict:
 
 
 def requested_ptxas_version(ptxas_version: str | None) -> str | None:
-    return ptxas_version or os.environ.get("WARPSIM_PTXAS_VERSION") or None
+    """The ptxas version asked for: the argument, else WARPSIM_PTXAS_VERSION, else the `cuda`
+    setting's (the toolchain as a whole); None for the installed wheel's."""
+    return ptxas_version or os.environ.get("WARPSIM_PTXAS_VERSION") or requested_cuda() or None
 
 
 def ptxas_path(ptxas_version: str | None = None) -> str:
@@ -138,50 +108,48 @@ def ptxas_path(ptxas_version: str | None = None) -> str:
         return found[0]
     versions = installed_ptxas_versions()
     for version, path in versions.items():
-        if _matches(version, wanted):
+        if version_matches(version, wanted):
             return path
-    raise CompileError(f"ptxas {wanted} is not installed (have: {', '.join(sorted(versions)) or 'none'}); "
+    have = ", ".join(sorted(versions)) or "none"
+    if not ptxas_version and not os.environ.get("WARPSIM_PTXAS_VERSION"):     # asked for by `cuda`
+        find_toolchain(wanted)          # the error saying how to install the whole toolchain
+        raise CompileError(f"the CUDA {wanted} toolchain in {tools_dir()} has no bin/ptxas (have: {have}); "
+                           f"reinstall it with `warpsim toolchain --install {wanted}`")
+    raise CompileError(f"ptxas {wanted} is not installed (have: {have}); "
                        f"install it with `warpsim sass --install-ptxas {wanted}` "
-                       f"(warpsim.sass.install_ptxas('{wanted}'))")
+                       f"(warpsim.sass.install_ptxas('{wanted}')), or the whole toolchain with "
+                       f"`warpsim toolchain --install {wanted}`")
 
 
 def nvdisasm_path() -> str:
-    """nvdisasm of the PyPI wheel nvidia-cuda-nvdisasm (it reads cubins of older ptxas too)."""
+    """nvdisasm of the `cuda` toolchain where it has one (PyPI has nvdisasm wheels from 13.2 on),
+    else of the installed wheel nvidia-cuda-nvdisasm (it reads cubins of older ptxas too)."""
     override = os.environ.get("WARPSIM_NVDISASM")
     if override:
         return override
-    found = pypi_tools("nvdisasm")
-    if not found:
-        raise CompileError("nvdisasm not found: install it from PyPI with `pip install nvidia-cuda-nvdisasm`")
-    return found[0]
+    wanted = requested_cuda()
+    if wanted:
+        own = find_toolchain(wanted) / "bin" / ("nvdisasm" + EXE_SUFFIX)
+        if own.is_file():
+            return str(own)
+    return cuda_tool("nvdisasm", None)
 
 
 def install_ptxas(version: str, *, quiet: bool = True) -> str:
     """Fetch ptxas `version` (e.g. '13.0') from PyPI's nvidia-cuda-nvcc wheel into the tool cache.
 
-    Returns the ptxas path. Only the wheel's bin/ptxas is kept: nvdisasm and the
-    rest come from the installed packages.
+    Returns the ptxas path. Only the wheel's bin/ptxas is kept (`warpsim.toolchains.
+    install_toolchain` fetches NVRTC, nvcc and the headers of the version as well).
     """
     target = tools_dir() / f"cuda-{version}" / "bin" / ("ptxas" + EXE_SUFFIX)
     if target.exists():
         return str(target)
-    spec = f"nvidia-cuda-nvcc=={version}" if version.count(".") >= 2 else f"nvidia-cuda-nvcc=={version}.*"
     with tempfile.TemporaryDirectory(prefix="warpsim-wheel-") as tmp:
-        command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-d", tmp, spec]
-        done = subprocess.run(command, capture_output=True, text=True, timeout=900)
-        wheels = glob.glob(os.path.join(tmp, "*.whl"))
-        if done.returncode != 0 or not wheels:
-            raise CompileError(f"could not download {spec} from PyPI", (done.stdout + done.stderr).strip())
-        with zipfile.ZipFile(wheels[0]) as wheel:
-            members = [n for n in wheel.namelist() if n.endswith("/bin/ptxas" + EXE_SUFFIX)]
-            if not members:
-                raise CompileError(f"{os.path.basename(wheels[0])} holds no bin/ptxas")
-            target.parent.mkdir(parents=True, exist_ok=True)
-            partial = target.with_suffix(".partial")
-            with wheel.open(members[0]) as source, open(partial, "wb") as sink:
-                shutil.copyfileobj(source, sink)
-            partial.chmod(0o755)
-            os.replace(partial, target)
+        wheel = download_wheel("nvidia-cuda-nvcc", version, tmp)
+        if wheel is None:
+            raise CompileError(f"PyPI has no nvidia-cuda-nvcc of version {version}")
+        if not unpack_wheel(wheel, target.parents[1], keep=lambda relative: relative == "bin/ptxas" + EXE_SUFFIX):
+            raise CompileError(f"{os.path.basename(wheel)} holds no bin/ptxas")
     if not quiet:
         print(f"installed ptxas {tool_version(str(target))} at {target}")
     return str(target)

@@ -91,11 +91,13 @@ def compile_using_nvrtc(source: str, options=(), arch=None, filename: str = "ker
 
 
 def get_nvcc_path() -> str | None:
-    """nvcc as CuPy finds it: $NVCC, else the PyPI wheel's (nvidia-cuda-nvcc), else one on PATH
-    (cupy.cuda.get_nvcc_path)."""
+    """nvcc as CuPy finds it: $NVCC, else the PyPI wheel's (nvidia-cuda-nvcc; the `cuda` setting's
+    toolchain when there is one), else one on PATH (cupy.cuda.get_nvcc_path)."""
     if os.environ.get("NVCC"):
         return os.environ["NVCC"]
-    from ....sass.toolchain import pypi_tools
+    from ....toolchains import cuda_tool, pypi_tools, requested_cuda
+    if requested_cuda():
+        return cuda_tool("nvcc")            # the `cuda` setting's, or an error saying how to install it
     found = pypi_tools("nvcc")
     return found[0] if found else shutil.which("nvcc")
 
