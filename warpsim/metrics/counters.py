@@ -30,6 +30,7 @@ import numpy as np
 
 from ..machine.counting import distinct_count
 from ..machine.events import LaunchObserver
+from ..machine.scheduling.base import warp_any
 from ..ptx.ir import Sink
 from ..sass.issues import brx_targets, bsync_arrivals
 from ..semantics.addresses import LOCAL_WINDOW, SHARED_WINDOW, window_offsets
@@ -447,7 +448,7 @@ class SassLaunchCounters(LaunchObserver):
     def _warps_with(flags, starts, n_warps) -> int:
         """Warps of the group (whole warps when starts is None) where flags holds for some lane."""
         if starts is None:
-            return int(np.count_nonzero(flags.reshape(n_warps, 32).any(axis=1)))
+            return int(np.count_nonzero(warp_any(flags)))
         return int(np.count_nonzero(np.logical_or.reduceat(flags, starts)))
 
     def sass_memory_access(self, st, ins, space, kind, idx, addrs, size):

@@ -14,6 +14,14 @@ import numpy as np
 NO_PC = np.iinfo(np.int64).max     # a warp that issues nothing this round
 
 
+def warp_any(flags: np.ndarray) -> np.ndarray:
+    """Per warp, whether `flags` (a bool per thread slot, or (warps, 32)) holds for some lane: a
+    warp's 32 one-byte flags read as four 64-bit words, OR-ed (NumPy's any(axis=1) over rows
+    of 32 is a slow reduction: about ten times this)."""
+    words = np.ascontiguousarray(flags).view(np.uint64).reshape(-1, 4)
+    return (words[:, 0] | words[:, 1] | words[:, 2] | words[:, 3]) != 0
+
+
 class SchedulingModel:
     """One way for a warp to choose its issuing lanes; subclass and register it.
 

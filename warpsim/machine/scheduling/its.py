@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..state import AT_WARP_SYNC
-from .base import NO_PC, SchedulingModel
+from .base import NO_PC, SchedulingModel, warp_any
 from .warp_sync import NamedLaneMeeting
 
 
@@ -73,7 +73,7 @@ def issue_with_rotation(key: np.ndarray, warps, patience: int, held=None, may_sw
     both issue this way, so a spin-wait finishes on both.
     """
     warp_pc = key.min(axis=1)
-    divergent = ((key != warp_pc[:, None]) & (key != NO_PC)).any(axis=1)
+    divergent = warp_any((key != warp_pc[:, None]) & (key != NO_PC))
     if held is not None:
         divergent |= held
     warps.starved = np.where(divergent, warps.starved + 1, 0)

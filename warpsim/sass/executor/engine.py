@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...machine.scheduling.base import warp_any
 from ...machine.scheduling.its import IndependentThreadScheduling, issue_with_rotation
 from ...semantics import barriers
 from .errors import SassDeadlock, SassExecutionError, where
@@ -61,11 +62,11 @@ def ready_lanes(st: SassState, alive: np.ndarray, yielding: np.ndarray) -> tuple
         kind = program.wait_kind[p]
         if kind == WAIT_BSYNC:                      # per warp, in lane masks: no gather of the lanes
             k = step.wait[1]
-            missing = (st.B[k] & alive & ~here).reshape(-1, 32).any(axis=1)
+            missing = warp_any(st.B[k] & alive & ~here)
             blocked = missing & ~yielding
             if blocked.any():
                 ready &= ~(here & np.repeat(blocked, 32))
-            held |= missing & here.reshape(-1, 32).any(axis=1)
+            held |= missing & warp_any(here)
             continue
         at = np.flatnonzero(here)
         if kind == WAIT_WARPSYNC:
