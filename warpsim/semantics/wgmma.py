@@ -22,11 +22,10 @@ taken from the absolute shared address, so the descriptor's base-offset field
 needed and not read.
 
 Products add as the H200's tensor cores add them (semantics.tensor_sum, measured
-bit for bit there for every input type into f32, and f16 into f16): each
-instruction's K products and the old accumulator are aligned to the largest
+bit for bit there for every input type into f32, and f16 and fp8 into f16):
+each instruction's K products and the old accumulator are aligned to the largest
 exponent and cut there (25 bits below it, 13 for fp8), so sums drift low as they
-grow. fp8 inputs into an f16 accumulator, not measured: products exact (float64)
-and rounded once.
+grow.
 """
 
 from __future__ import annotations
@@ -230,7 +229,8 @@ def warp_products(A: np.ndarray, B: np.ndarray, b_of_warp: np.ndarray) -> np.nda
 
 def warpgroup_mma(A: np.ndarray, B: np.ndarray, scale_a: int, scale_b: int, row: np.ndarray, lane: np.ndarray,
                   n: int, dtype: str, accumulate: np.ndarray, d_words: np.ndarray,
-                  b_of_warp: np.ndarray | None = None, atype: str | None = None) -> np.ndarray:
+                  b_of_warp: np.ndarray | None = None, atype: str | None = None,
+                  accumulate_aligned=None) -> np.ndarray:
     """The new accumulator words of each thread, (threads, registers).
 
     A is (warps, 16, K), B (warps, N, K) as read (each warp's B is used
@@ -239,7 +239,9 @@ def warpgroup_mma(A: np.ndarray, B: np.ndarray, scale_a: int, scale_b: int, row:
     old accumulators d_words (scale-d). Each warp's product is its own
     (16 x K) @ (K x N) matrix product, computed by warp_products with the bits
     of that pair alone, so the bits do not depend on how many warps issue together.
-    atype names the inputs: they add as `aligned_sum` does where tensor_sum.accumulates_here.
+    atype names the inputs: they add as `aligned_sum` does where tensor_sum.accumulates_here,
+    f16 and bf16 into f32 through `accumulate_aligned` where an executor passes one (a
+    faster aligned_accumulate with the same bits, machine/compiled/aligned_sum.py).
     """
     warps = A.shape[0]
     if b_of_warp is None:
@@ -256,11 +258,10 @@ def warpgroup_mma(A: np.ndarray, B: np.ndarray, scale_a: int, scale_b: int, row:
     else:
         addend = np.zeros_like(old)            # scale-d's zero is still added: -0.0 products become +0.0
     if accumulates_here(atype, dtype):
-        offsets = accumulator_offsets(n)[lane & 31]
-        C = np.zeros((warps, 16 * n))
-        C[row[:, None], offsets] = addend
-        D = aligned_sum(A, B, np.asarray(b_of_warp, np.int64), C.reshape(warps, 16, n), atype, dtype)
-        return np.ascontiguousarray(D.reshape(warps, 16 * n)[row[:, None], offsets]).view(np.uint32)
+        b_of_warp = np.asarray(b_of_warp, np.int64)
+        if accumulate_aligned is not None and dtype == "f32" and atype in ALIGNED_INPUTS:
+            return accumulate_aligned(A, B, b_of_warp, row, lane, n, addend, atype)
+        return aligned_accumulate(A, B, b_of_warp, row, lane, n, addend, atype, dtype)
     products = warp_products(A, B, np.asarray(b_of_warp, np.int64))
     words = np.empty(old.shape, kind)
     if len(lane) == 32 * warps and (lane.reshape(warps, 32) == np.arange(32)).all():
@@ -283,6 +284,18 @@ def warpgroup_mma(A: np.ndarray, B: np.ndarray, scale_a: int, scale_b: int, row:
 # rule; the rule and its parameters live in semantics.tensor_sum.
 ALIGNED_INPUTS = ("f16", "bf16")
 ALIGN_BITS = tensor_sum.ALIGN_BITS["f16"]
+
+
+def aligned_accumulate(A: np.ndarray, B: np.ndarray, b_of_warp: np.ndarray, row: np.ndarray, lane: np.ndarray,
+                       n: int, addend: np.ndarray, atype: str, dtype: str = "f32") -> np.ndarray:
+    """The threads' new accumulator words, (threads, registers) uint32: `aligned_sum` of their old
+    ones (addend, of `dtype`, in accumulator_offsets' order) and each warp's A times its B."""
+    warps = A.shape[0]
+    offsets = accumulator_offsets(n)[lane & 31]
+    C = np.zeros((warps, 16 * n))
+    C[row[:, None], offsets] = addend
+    D = aligned_sum(A, B, np.asarray(b_of_warp, np.int64), C.reshape(warps, 16, n), atype, dtype)
+    return np.ascontiguousarray(D.reshape(warps, 16 * n)[row[:, None], offsets]).view(np.uint32)
 
 
 def aligned_sum(A: np.ndarray, B: np.ndarray, b_of_warp: np.ndarray, C: np.ndarray, atype: str,

@@ -169,7 +169,8 @@ def _shared_operands(ctx, site, slots, b_desc, a_desc, a_rows, n, k, atype, tran
 def mma_async(ctx, site, idx, ins, a, b_desc, scale_d, d_words):
     """One warpgroup MMA for every warp at the instruction: the new accumulator words, (len(idx), registers).
 
-    The product is semantics.wgmma.warpgroup_mma's, which HGMMA calls too.
+    The product is semantics.wgmma.warpgroup_mma's, which HGMMA calls too; f16/bf16 into f32
+    adds through machine code with the rule's bits (compiled/aligned_sum.py).
     """
     (n, k), (dtype, atype, _) = parse(ins)
     imms = [op.value for op in ins.srcs[3:]]
@@ -190,7 +191,9 @@ def mma_async(ctx, site, idx, ins, a, b_desc, scale_d, d_words):
                             None if a_in_registers else np.asarray(a["desc"][firsts], np.uint64), a_rows,
                             n, k, atype, bool(trans_a), bool(trans_b))
     A = register_a(a["words"], row, lane, warps, k, atype) if a_in_registers else A
-    return warpgroup_mma(A, B, scale_a, scale_b, row, lane, n, dtype, scale_d, d_words, b_of_warp, atype)
+    from ..compiled.aligned_sum import compiled_accumulate      # Numba: loaded with the first wgmma
+    return warpgroup_mma(A, B, scale_a, scale_b, row, lane, n, dtype, scale_d, d_words, b_of_warp, atype,
+                         accumulate_aligned=compiled_accumulate)
 
 
 # ------------------------------------------------------------ emitters

@@ -34,6 +34,7 @@ import re
 
 import numpy as np
 
+from ...machine.compiled.aligned_sum import compiled_accumulate
 from ...machine.isa.tensor import mma_sync
 from ...semantics.wgmma import (INPUT_TYPES as WGMMA_INPUTS, chunk_operand, chunk_starts, descriptor_fields,
                                 register_a, to_float, warpgroup_mma)
@@ -275,7 +276,8 @@ def warpgroup_mma_step(ins):
         if scale_d is not None:
             accumulate &= np.broadcast_to(scale_d(st, g), (g.n,))
         old = _registers(st, g, c.number, count)
-        words = warpgroup_mma(A, B, scale_a, scale_b, row, lane, n, ctype, accumulate, old, atype=atype)
+        words = warpgroup_mma(A, B, scale_a, scale_b, row, lane, n, ctype, accumulate, old, atype=atype,
+                              accumulate_aligned=compiled_accumulate)
         for j in range(count):
             st.R[d.number + j][g.sel] = words[:, j]
     return Step(ins, run)

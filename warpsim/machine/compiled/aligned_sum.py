@@ -1,0 +1,194 @@
+"""semantics.tensor_sum's rule as machine code for wgmma: f16/bf16 products into f32 accumulators.
+
+The rule lives in semantics/tensor_sum.py (aligned_sum, NumPy): per output element, the K
+products a*b and the old accumulator C are cut toward zero to multiples of 2^(E - 25), E
+the largest of their exponents (ea + eb for a product, a subnormal input at its format's
+smallest normal exponent), summed exactly and rounded toward zero to f32; a zero result
+is +0. In NumPy that is a dozen passes over a (warps, 16, N) array for each of an
+instruction's 16 products, several times the cost of the matrix product itself. Here each
+lane group's accumulators are one contiguous row of the threads' registers, read and
+written where they are (no scatter into a tile and gather back), and every loop runs
+along that row, so LLVM vectorizes it.
+
+The bits are the rule's (tests/machine/test_compiled_aligned_sum.py compares every word on
+random bit patterns, subnormals and zeros of both signs included):
+- each cut product is trunc(a * b * 2^(25 - E)). For f16 inputs it is computed in f32:
+  a product of two f16 values has at most 22 significant bits and lies within 2^-48 to
+  2^32, so a * b is exact in f32 as in f64, and so is its scaling by a power of two
+  unless the scaled value falls below 2^-126, where it is below 1 and cuts to zero either
+  way. bf16 inputs (f32's exponent range) stay in f64;
+- the cut terms are integers below 2^27 in magnitude (C's below 2^26), so their sum is
+  exact in int32;
+- the f32 rounding toward zero is the nearest f32 stepped one ulp toward zero where it
+  rounded away, as semantics.floatbits.round_to does for f32.
+Partial warps, infinite or NaN inputs and accumulators go to the NumPy rule.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+from numba import njit
+
+from ...semantics.tensor_sum import ALIGN_BITS, LOWEST_LEAD, MIN_EXPONENT, NO_EXPONENT
+from ...semantics.wgmma import aligned_accumulate
+from .runtime import bits_of, f32_of
+
+F32_KIND, F64_KIND = np.empty(0, np.float32), np.empty(0, np.float64)   # the type products are computed in
+F16_LOWEST_LEAD = -60         # below any nonzero f16 product's ea + eb (-28): 2^(25 - E) stays finite in f32
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _f32_exponent(value):
+    """semantics.tensor_sum.exponents of a finite f32: floor(log2 |x|), a zero's NO_EXPONENT (an
+    infinity or NaN gets 128: its results are not finite, and the NumPy rule computes them)."""
+    bits = bits_of(value)
+    biased = np.int32((bits >> np.uint32(23)) & np.uint32(0xFF))
+    if biased:
+        return biased - np.int32(127)
+    fraction = bits & np.uint32(0x7FFFFF)
+    if not fraction:
+        return np.int32(NO_EXPONENT)
+    exponent = np.int32(-150)                   # subnormal: 2^-149 times the fraction
+    while fraction:
+        fraction >>= np.uint32(1)
+        exponent += np.int32(1)
+    return exponent
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _toward_zero_f32(value):
+    """value (f64) rounded toward zero to f32: the nearest f32, one step toward zero if it is larger."""
+    nearest = np.float32(value)
+    if abs(np.float64(nearest)) > abs(value):
+        return f32_of(np.uint32(bits_of(nearest) - np.uint32(1)))
+    return nearest
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _input_exponents(values, exponents, min_exponent):
+    """semantics.tensor_sum.input_exponents of finite f16 or bf16 values held as f64 (2-D, contiguous)."""
+    bits = values.reshape(values.size).view(np.int64)
+    exponents = exponents.reshape(exponents.size)
+    for x in range(bits.size):
+        biased = np.int32((bits[x] >> 52) & 0x7FF)           # f16/bf16 values: no f64 subnormals
+        zero = (bits[x] & 0x7FFFFFFFFFFFFFFF) == 0
+        exponents[x] = np.int32(NO_EXPONENT) if zero else max(biased - np.int32(1023), np.int32(min_exponent))
+
+
+@njit(cache=True, nogil=True)
+def _accumulate_groups(A, B, b_of_warp, columns, addend, addend_bits, bits, min_exponent, product_floor, kind,
+                       words, words_bits):
+    """The new accumulators of whole warps, lane group by lane group, in place in `words`.
+
+    A (warps, 16, K) and B (Bs, N, K) float64 (finite), b_of_warp each warp's B. addend and
+    words (warps, 8, 2N) f32 (with uint32 views of the same memory): lane group g's 4 lanes'
+    N/2 registers in a row, position p = N/2 pair + 4 q + 2 h + e holding element (row
+    g + 8 h, column columns[p] = 8 q + 2 pair + e) of the warp's 16 x N tile
+    (semantics.wgmma.accumulator_offsets). Each warp's A and B are copied into the type of
+    `kind` (f32 for f16 inputs, f64 for bf16), B's columns in that order, so every loop runs
+    over p contiguously. The cut terms are integers below 2^27 in magnitude (2^31 for the
+    sum), added as int32; a zero result is +0. `bits`: the rule's bits kept below E,
+    min_exponent where subnormal inputs count. Returns whether every accumulator read was
+    finite."""
+    warps, rows, k = A.shape
+    size = columns.size
+    a_values = np.empty((rows, k), np.float64)
+    ea = np.empty((rows, k), np.int32)
+    a_row = np.empty((rows, k), kind.dtype)
+    b_values = np.empty((k, size), np.float64)
+    eb = np.empty((k, size), np.int32)
+    b_cols = np.empty((k, size), kind.dtype)
+    lead = np.empty(size, np.int32)
+    units = np.empty(size, np.int32)
+    scale = np.empty(size, kind.dtype)
+    power = np.empty(size, np.float64)        # powers of two, made from their bits (no table lookups)
+    power_bits = power.view(np.int64)
+    exact = np.empty(size, np.float64)
+    finite = True
+    last_b = -1
+    for w in range(warps):
+        gb = b_of_warp[w]
+        if gb != last_b:                      # a warpgroup's warps share their B: placed once
+            last_b = gb
+            for kk in range(k):
+                for p in range(size):
+                    b_values[kk, p] = B[gb, columns[p], kk]
+            _input_exponents(b_values, eb, min_exponent)
+            for kk in range(k):
+                for p in range(size):
+                    b_cols[kk, p] = b_values[kk, p]
+        a_values[:, :] = A[w]
+        _input_exponents(a_values, ea, min_exponent)
+        for i in range(rows):
+            for kk in range(k):
+                a_row[i, kk] = a_values[i, kk]
+        for g in range(8):
+            c, c_bits, out, out_bits = addend[w, g], addend_bits[w, g], words[w, g], words_bits[w, g]
+            for p in range(size):           # C's exponents: normal ones and zeros from the bits, then the rest
+                biased = np.int32((c_bits[p] >> np.uint32(23)) & np.uint32(0xFF))
+                zero = (c_bits[p] & np.uint32(0x7FFFFFFF)) == 0
+                lead[p] = np.int32(NO_EXPONENT) if zero else biased - np.int32(127)
+            for p in range(size):
+                if lead[p] == -127:         # subnormal
+                    lead[p] = _f32_exponent(c[p])
+                elif lead[p] == 128:        # infinity or NaN
+                    finite = False
+            for kk in range(k):             # the largest exponent of each element's terms
+                e0, e1 = ea[g, kk], ea[g + 8, kk]
+                for p in range(size):
+                    term = np.int32((e1 if p & 2 else e0) + eb[kk, p])   # int32: the loop vectorizes
+                    if term > lead[p]:
+                        lead[p] = term
+            for p in range(size):           # E, and the scale of the products' cut (2^(bits - E), raised
+                top = max(lead[p], np.int32(LOWEST_LEAD))                      # to product_floor)
+                lead[p] = top
+                power_bits[p] = np.int64(1023 + bits - max(top, np.int32(product_floor))) << 52
+                scale[p] = power[p]
+            for p in range(size):           # C cut
+                power_bits[p] = np.int64(1023 + bits - lead[p]) << 52
+                units[p] = np.int32(np.float64(c[p]) * power[p])
+            for kk in range(k):             # the products cut and added
+                a0, a1 = a_row[g, kk], a_row[g + 8, kk]
+                for p in range(size):
+                    units[p] += np.int32((a1 if p & 2 else a0) * b_cols[kk, p] * scale[p])
+            for p in range(size):           # the sum, toward zero to f32: the nearest,
+                power_bits[p] = np.int64(1023 + lead[p] - bits) << 52          # a step back where larger
+            for p in range(size):
+                exact[p] = np.float64(units[p]) * power[p]
+                out[p] = np.float32(exact[p])
+            for p in range(size):           # (+ 0: a sum that rounds to -0 is +0 as well)
+                out_bits[p] -= np.uint32(abs(np.float64(out[p])) > abs(exact[p]))
+                out[p] += np.float32(0.0)
+    return finite
+
+
+@lru_cache(maxsize=None)
+def lane_columns(n: int) -> np.ndarray:
+    """The tile column of each position of a lane group's row (see _accumulate_groups): 8 q + 2 pair + e."""
+    p = np.arange(2 * n)
+    pair, r = np.divmod(p, n // 2)
+    return 8 * (r >> 2) + 2 * pair + (r & 1)
+
+
+def compiled_accumulate(A, B, b_of_warp, row, lane, n, addend, atype):
+    """semantics.wgmma.aligned_accumulate's words, (threads, N/2) uint32, the same bits, as machine code.
+
+    Whole warps in order, finite inputs; anything else (partial warps, infinities, NaNs) the NumPy rule."""
+    warps = A.shape[0]
+    whole = (len(row) == 32 * warps and (lane.reshape(warps, 32) == np.arange(32)).all()
+             and (row.reshape(warps, 32) == np.arange(warps)[:, None]).all())
+    if not whole or not (np.isfinite(A).all() and np.isfinite(B).all()):
+        return aligned_accumulate(A, B, b_of_warp, row, lane, n, addend, atype)
+    in_f32 = atype == "f16"
+    old = np.ascontiguousarray(addend, np.float32).reshape(warps, 8, 2 * n)
+    words = np.empty(old.shape, np.float32)
+    finite = _accumulate_groups(np.ascontiguousarray(A, np.float64), np.ascontiguousarray(B, np.float64),
+                                np.ascontiguousarray(b_of_warp, np.int64), lane_columns(n), old, old.view(np.uint32),
+                                ALIGN_BITS[atype], MIN_EXPONENT[atype], F16_LOWEST_LEAD if in_f32 else LOWEST_LEAD,
+                                F32_KIND if in_f32 else F64_KIND, words, words.view(np.uint32))
+    if not finite:
+        return aligned_accumulate(A, B, b_of_warp, row, lane, n, addend, atype)
+    return words.view(np.uint32).reshape(len(row), n // 2)
