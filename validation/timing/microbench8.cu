@@ -132,7 +132,7 @@ extern "C" __global__ void mb8_ldsm(long long* clocks, float* sink, int iters, i
 #pragma unroll
             for (int j = 0; j < 4; ++j) {
                 asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
-                             : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(base + j * 1024));
+                             : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(base + j * 1024) : "memory");
                 acc ^= r0 ^ r1 ^ r2 ^ r3;
             }
         }
@@ -178,10 +178,15 @@ __device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
 // ---- TMA: thread 0 of each CTA keeps `stages` box loads in flight into a ring of dynamic shared
 // memory, each completing on its stage's mbarrier; CTA c loads tiles c, c + grid, ... (row-major
 // over tiles_x x tiles_y boxes, wrapping), `loads` of them. stages == 1 with one CTA: the latency.
-extern "C" __global__ void mb8_tma_load(const void* tmap, long long* clocks, long long* lat, int tiles_x,
+// The map in constant memory, as a __grid_constant__ parameter would be (the first batch's map in
+// global memory was fetched again by every copy: one box in flight per CTA).
+__constant__ __align__(64) unsigned char mb8_tmap_const[128];
+
+extern "C" __global__ void mb8_tma_load(const void* tmap_arg, long long* clocks, long long* lat, int tiles_x,
                                         int tiles_y, int box_x, int box_y, int box_bytes, int loads, int stages) {
     extern __shared__ __align__(1024) unsigned char ring[];
     __shared__ __align__(8) unsigned long long bars[8];
+    const void* tmap = tmap_arg ? tmap_arg : (const void*)mb8_tmap_const;
     if (threadIdx.x == 0) {
         for (int s = 0; s < stages; ++s) mbar_init(smem_addr(&bars[s]), 1);
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
@@ -290,3 +295,42 @@ extern "C" __global__ void mb8_mbarrier(long long* clocks, float* sink, int iter
     CLOCK_END();
     if (iters < 0) sink[0] = 1.f;
 }
+
+// ---- cp.async, lean: PER 16-byte copies per thread per round into a ring of four rounds, int
+// counters (the first batch's 64-bit ring index cost more than the copies' latency), waiting until
+// at most WAIT groups are pending: WAIT 3 keeps four rounds in flight (bandwidth), WAIT 0 one
+// (a group's latency by its bytes: PER x 512 bytes per warp).
+template <int PER, int WAIT>
+__device__ void cpasync_ring(const int4* src, long long* clocks, float* sink, int rounds, int passes) {
+    extern __shared__ __align__(128) int4 lean_ring[];
+    const int4* mine = src + (size_t)blockIdx.x * rounds * PER * blockDim.x + threadIdx.x;
+    unsigned base = smem_addr(lean_ring) + threadIdx.x * 16;
+    CLOCK_START();
+    for (int p = 0; p < passes; ++p) {
+        for (int r = 0; r < rounds; ++r) {
+            unsigned slot = base + (unsigned)((r & 3) * PER) * blockDim.x * 16;
+#pragma unroll
+            for (int j = 0; j < PER; ++j)
+                asm volatile("cp.async.cg.shared.global [%0], [%1], 16;"
+                             ::"r"(slot + j * blockDim.x * 16), "l"(mine + (r * PER + j) * blockDim.x) : "memory");
+            asm volatile("cp.async.commit_group;" ::: "memory");
+            asm volatile("cp.async.wait_group %0;" ::"n"(WAIT) : "memory");
+        }
+    }
+    asm volatile("cp.async.wait_all;" ::: "memory");
+    CLOCK_END();
+    if (lean_ring[threadIdx.x].x == 12345) sink[0] = 1.f;
+}
+
+#define MB8_CPASYNC(PER, WAIT)                                                                          \
+    extern "C" __global__ void mb8_cpasync_p##PER##_w##WAIT(const int4* src, long long* clocks, float* sink, \
+                                                           int rounds, int passes) {                       \
+        cpasync_ring<PER, WAIT>(src, clocks, sink, rounds, passes);                                     \
+    }
+MB8_CPASYNC(1, 3)
+MB8_CPASYNC(4, 3)
+MB8_CPASYNC(8, 3)
+MB8_CPASYNC(1, 0)
+MB8_CPASYNC(2, 0)
+MB8_CPASYNC(4, 0)
+MB8_CPASYNC(8, 0)

@@ -112,7 +112,7 @@ def matrix_moves(b: Bench):
     if r:
         r["cycles_per_ldsm"] = r["cycles_max"] / 4096
         print(f"ldmatrix.x4 latency {r['cycles_per_ldsm']:.1f} cycles", flush=True)
-    for block in (128, 256, 1024):
+    for block in (128, 256, 512):
         iters = 1024
         for kernel in ("mb8_ldsm", "mb8_stsm"):
             args = (b.clocks, b.sink, np.int32(iters)) + ((np.int32(0),) if kernel == "mb8_ldsm" else ())
@@ -126,11 +126,25 @@ TMA_BOXES = ((32, 32, 0), (64, 64, 0), (64, 64, 3), (128, 64, 0), (64, 128, 0), 
              (64, 256, 0))
 
 
+class ConstantMap:
+    """The tensor map in the module's constant memory (mb8_tmap_const); the kernels get a null map
+    argument and read it there, as a __grid_constant__ parameter's would be read."""
+
+    def __init__(self, b: Bench):
+        self.mem = b.mod.get_global("mb8_tmap_const")
+
+    def set(self, words: np.ndarray) -> None:
+        words = np.ascontiguousarray(words)
+        self.mem.copy_from_host(words.ctypes.data, words.nbytes)
+
+
 def tma(b: Bench):
     cp = b.cp
     width, height = 4096, 16384                          # uint16: 8 KB rows, 128 MB
     buf = cp.zeros(width * height, dtype=cp.uint16)
-    tmap = cp.zeros(32, dtype=cp.uint32)
+    const = os.environ.get("MB8_TMA_MAP", "const") == "const"
+    tmap = ConstantMap(b) if const else cp.zeros(32, dtype=cp.uint32)
+    arg = np.uint64(0) if const else tmap
     lat = cp.zeros(2048, dtype=cp.int64)
     for bx, by, swz in TMA_BOXES:
         tmap.set(np.frombuffer(encode_tensor_map(buf.data.ptr, width, height, bx, by, swz), dtype=np.uint32))
@@ -139,10 +153,10 @@ def tma(b: Bench):
         for where, rows in (("l2", 1024), ("hbm", height)):        # 8 MB stays in L2; 128 MB does not
             tiles_y = rows // by
             tiles = tiles_x * tiles_y
-            common = dict(section="tma", box_x=bx, box_y=by, swizzle=swz, box_bytes=box_bytes, source=where)
+            common = dict(section="tma", map="constant" if const else "global", box_x=bx, box_y=by, swizzle=swz, box_bytes=box_bytes, source=where)
             # latency: one CTA, one load in flight
             loads = 64
-            r = b.launch("mb8_tma_load", 1, 32, (tmap, b.clocks, lat, np.int32(tiles_x), np.int32(tiles_y),
+            r = b.launch("mb8_tma_load", 1, 32, (arg, b.clocks, lat, np.int32(tiles_x), np.int32(tiles_y),
                          np.int32(bx), np.int32(by), np.int32(box_bytes), np.int32(loads), np.int32(1)),
                          shared=box_bytes, flush=where == "hbm", stages=1, loads=loads, **common)
             if r:
@@ -153,7 +167,7 @@ def tma(b: Bench):
                 stages = max(1, min(4, (96 << 10) // box_bytes if per_sm == 2 else 4))
                 grid = SMS * per_sm
                 loads = max(stages, (tiles if where == "hbm" else 4 * tiles) // grid)
-                r = b.launch("mb8_tma_load", grid, 32, (tmap, b.clocks, lat, np.int32(tiles_x), np.int32(tiles_y),
+                r = b.launch("mb8_tma_load", grid, 32, (arg, b.clocks, lat, np.int32(tiles_x), np.int32(tiles_y),
                              np.int32(bx), np.int32(by), np.int32(box_bytes), np.int32(loads), np.int32(stages)),
                              shared=stages * box_bytes, flush=where == "hbm", stages=stages, loads=loads, **common)
                 if r:
@@ -169,7 +183,7 @@ def tma(b: Bench):
     tmap.set(np.frombuffer(encode_tensor_map(buf.data.ptr, width, height, bx, by, 0), dtype=np.uint32))
     for grid in (1, 16, 33, 66):
         loads = 2048 if grid > 1 else 512
-        r = b.launch("mb8_tma_load", grid, 32, (tmap, b.clocks, lat, np.int32(width // bx), np.int32(height // by),
+        r = b.launch("mb8_tma_load", grid, 32, (arg, b.clocks, lat, np.int32(width // bx), np.int32(height // by),
                      np.int32(bx), np.int32(by), np.int32(bx * by * 2), np.int32(loads), np.int32(4)),
                      shared=4 * bx * by * 2, flush=True, section="tma_sms", box_x=bx, box_y=by, stages=4, loads=loads,
                      source="hbm")
@@ -211,6 +225,33 @@ def cp_async(b: Bench):
             print(f"cp.async latency {where}: {r['latency_cycles']:.0f} cycles", flush=True)
 
 
+def cp_async_lean(b: Bench):
+    """Four rounds in flight (bandwidth by bytes in flight and active SMs) and one group at a time
+    (a group's latency by its bytes), with int counters (mb8_cpasync_p*_w*)."""
+    cp = b.cp
+    big = cp.zeros(256 << 20, dtype=cp.uint8)
+    for per, wait in ((1, 3), (4, 3), (8, 3), (1, 0), (2, 0), (4, 0), (8, 0)):
+        name = f"mb8_cpasync_p{per}_w{wait}"
+        configs = [(128, g) for g in (1, 66, 132, 264)] + [(256, 132)] if wait == 3 else [(32, 1), (128, 1), (128, 132)]
+        for block, grid in configs:
+            for where in ("l2", "hbm"):
+                chunk = 16 * block * per
+                if where == "l2":
+                    rounds, passes = max(4, (24 << 20) // (grid * chunk)), 4
+                    rounds = min(rounds, 256)
+                else:
+                    rounds, passes = max(4, min(2048, (200 << 20) // (grid * chunk))), 1
+                r = b.launch(name, grid, block, (big, b.clocks, b.sink, np.int32(rounds), np.int32(passes)),
+                             shared=4 * chunk, flush=where == "hbm", section="cpasync_lean", source=where, per=per,
+                             wait=wait, rounds=rounds, passes=passes, warp_group_bytes=512 * per)
+                if r:
+                    n = rounds * passes
+                    r["cycles_per_round"] = r["cycles_max"] / n
+                    r["bytes_per_clk_per_sm"] = chunk * n * grid / min(grid, SMS) / r["cycles_max"]
+                    print(f"{name} {block} threads, {grid} CTAs, {where}: {r['cycles_per_round']:.0f} cycles/round, "
+                          f"{r['bytes_per_clk_per_sm']:.1f} B/clk/SM", flush=True)
+
+
 def mbarrier(b: Bench):
     for mode, block in ((0, 32), (1, 64)):
         iters = 10000
@@ -221,7 +262,7 @@ def mbarrier(b: Bench):
             print(f"mbarrier mode {mode}: {r['cycles_per_round']:.1f} cycles per round", flush=True)
 
 
-SECTIONS = (wgmma, mma_sync, matrix_moves, tma, cp_async, mbarrier)
+SECTIONS = (wgmma, mma_sync, matrix_moves, tma, cp_async, cp_async_lean, mbarrier)
 
 
 def run(reps=3):
@@ -240,4 +281,4 @@ def run(reps=3):
 
 
 if __name__ == "__main__":
-    main(__doc__, run, "microbench8.json")
+    main(__doc__, run, os.environ.get("MB8_OUTPUT", "microbench8.json"))
