@@ -261,3 +261,18 @@ else:
                               timeout=300, env={**os.environ})
         assert done.returncode == 0, done.stderr
         assert done.stdout.split() == expected.split(), order
+
+
+@needs_130
+def test_registers_from_an_older_ptxas_of_a_newer_ptx_isa(monkeypatch):
+    """ptxas 13.0 refuses `.version 9.5` (NVRTC 13.5's): the register count lowers the line and
+    asks it, as the SASS listing does, instead of falling back to an estimate."""
+    from warpsim.metrics.registers import registers_per_thread
+    from warpsim.ptx.parser import parse_ptx
+    ptx = compile_cuda(SHARED_VEC, ("-arch=sm_90",)).ptx
+    ptx = ptx.replace(ptx.split(".version ")[1].split("\n")[0], "9.5", 1)
+    monkeypatch.setenv("WARPSIM_PTXAS_VERSION", "13.0")
+    count = registers_per_thread(parse_ptx(ptx), "sc_shared_vec")
+    assert count.source == "ptxas" and str(toolchains.find_toolchain("13.0")) in count.detail
+    from warpsim.timing.registers import cubin_registers
+    assert count.registers == cubin_registers(sass_for_ptx(ptx).cubin, "sc_shared_vec")

@@ -2,8 +2,10 @@
 
 ptxas is what decides the figure on real hardware (`ptxas -v` prints "Used N
 registers"). It is looked for (warpsim.sass.toolchain.find_ptxas) in
-WARPSIM_PTXAS, then in PyPI's nvidia-cuda-nvcc wheel, then on PATH; a
-ptxas older than the PTX (PTX ISA too new for it) is skipped. Without one the
+WARPSIM_PTXAS, then the version asked for (`ptxas_version` or the `cuda`
+setting: the ptxas that makes the SASS), then in PyPI's nvidia-cuda-nvcc
+wheel, then on PATH; a ptxas older than the PTX's ISA gets its .version line
+lowered, as for the SASS listing. Without one the
 figure is an estimate from the PTX, and says so: the largest number of 32-bit
 registers live at once (64-bit values count twice, predicates not at all,
 they have a register file of their own), by a liveness analysis over the
@@ -25,7 +27,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..ptx.ir import Addr, Not, Reg, Sym, Vec
-from ..sass.toolchain import find_ptxas
+from ..sass.toolchain import find_ptxas, lowered_ptx_version
 
 RESERVED = 2         # registers ptxas keeps in every kernel in the estimate (stack pointer, zero)
 
@@ -70,20 +72,32 @@ def parse_ptxas_output(text: str) -> dict:
     return result
 
 
+def _ptxas_v(exe: str, ptx: str, arch: str):
+    """`ptxas -v` of the PTX: the CompletedProcess, or the error that kept it from running."""
+    with tempfile.TemporaryDirectory(prefix="warpsim-ptxas-") as tmp:
+        src = Path(tmp) / "module.ptx"
+        src.write_text(ptx)
+        try:
+            return subprocess.run([exe, "-v", f"-arch={arch}", "-o", str(Path(tmp) / "module.cubin"),
+                                   str(src)], capture_output=True, text=True, timeout=120)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return exc
+
+
 @lru_cache(maxsize=64)
 def _ptxas_counts(ptx_digest: str, ptx: str, arch: str, executables: tuple) -> tuple:
-    """(kernel -> figures, detail) running each ptxas until one accepts the PTX."""
+    """(kernel -> figures, detail) running each ptxas until one accepts the PTX (a ptxas older than
+    the PTX's .version gets it lowered, as the SASS listing's ptxas does)."""
     reasons = []
     for exe in executables:
-        with tempfile.TemporaryDirectory(prefix="warpsim-ptxas-") as tmp:
-            src = Path(tmp) / "module.ptx"
-            src.write_text(ptx)
-            try:
-                done = subprocess.run([exe, "-v", f"-arch={arch}", "-o", str(Path(tmp) / "module.cubin"),
-                                       str(src)], capture_output=True, text=True, timeout=120)
-            except (OSError, subprocess.TimeoutExpired) as exc:
-                reasons.append(f"{exe}: {exc}")
-                continue
+        done = _ptxas_v(exe, ptx, arch)
+        lowered = lowered_ptx_version(ptx, done.stdout + done.stderr) if not isinstance(done, Exception) \
+            and done.returncode else None
+        if lowered:
+            done = _ptxas_v(exe, lowered[0], arch)
+        if isinstance(done, Exception):
+            reasons.append(f"{exe}: {done}")
+            continue
         if done.returncode == 0:
             return parse_ptxas_output(done.stdout + done.stderr), exe
         first = (done.stderr.strip().splitlines() or ["failed"])[0]

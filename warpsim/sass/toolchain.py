@@ -174,6 +174,17 @@ _VERSION_LINE = re.compile(r"^(\s*\.version\s+)(\d+\.\d+)", re.MULTILINE)
 _TOO_NEW = re.compile(r"Unsupported \.version (\d+\.\d+); current version is '(\d+\.\d+)'")
 
 
+def lowered_ptx_version(ptx: str, log: str):
+    """(the PTX with its .version line lowered to the one ptxas knows, a note saying so) when ptxas's
+    log refused the PTX ISA as too new; None otherwise."""
+    too_new = _TOO_NEW.search(log)
+    if not too_new:
+        return None
+    given, known = too_new.groups()
+    return (_VERSION_LINE.sub(lambda m: m.group(1) + known, ptx, count=1),
+            f"PTX .version {given} lowered to {known}")
+
+
 def _run_ptxas(exe: str, ptx: str, arch: str) -> tuple:
     """(returncode, log, cubin bytes) of `ptxas -arch=<arch> -lineinfo`."""
     with tempfile.TemporaryDirectory(prefix="warpsim-ptxas-") as tmp:
@@ -207,11 +218,10 @@ def compile_cubin(ptx: str, arch: str = DEFAULT_ARCH, ptxas_version: str | None 
         pass
     notes, text = [], ptx
     code, log, data = _run_ptxas(exe, text, arch)
-    too_new = _TOO_NEW.search(log) if code else None
-    if too_new:
-        given, known = too_new.groups()
-        text = _VERSION_LINE.sub(lambda m: m.group(1) + known, text, count=1)
-        notes.append(f"PTX .version {given} lowered to {known} for ptxas {version}")
+    lowered = lowered_ptx_version(text, log) if code else None
+    if lowered:
+        text, note = lowered
+        notes.append(f"{note} for ptxas {version}")
         code, log, data = _run_ptxas(exe, text, arch)
     if code:
         raise CompileError(f"ptxas {version or exe} -arch={arch} refused the PTX", log)
