@@ -5,6 +5,7 @@
     warpsim sass module.cubin                # a cubin made elsewhere (PTX lines if built with -lineinfo)
     warpsim sass --install-ptxas 13.0        # fetch that ptxas from PyPI into warpsim's tool cache
     warpsim sass --list-ptxas                # the ptxas versions warpsim can use
+    warpsim sass --cuda 13.0 kernel.cu       # NVRTC and ptxas of CUDA 13.0 (warpsim toolchain --install 13.0)
 
 The SASS depends on the ptxas version, and on a GPU that is the driver's: pin
 the one of the machine you compare with (an H200 with a CUDA 13.0 driver runs
