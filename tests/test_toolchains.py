@@ -276,3 +276,45 @@ def test_registers_from_an_older_ptxas_of_a_newer_ptx_isa(monkeypatch):
     assert count.source == "ptxas" and str(toolchains.find_toolchain("13.0")) in count.detail
     from warpsim.timing.registers import cubin_registers
     assert count.registers == cubin_registers(sass_for_ptx(ptx).cubin, "sc_shared_vec")
+
+
+@needs_130
+def test_one_loaded_module_has_the_sass_of_each_ptxas_asked_for():
+    from warpsim.machine.device import Device
+    from warpsim.sass import sass_of
+    loaded = Device().load_module(compile_cuda(SHARED_VEC, ("-arch=sm_90",)).ptx, "vec.ptx")
+    with warpsim.settings(cuda="13.0"):
+        old = sass_of(loaded)
+    new = sass_of(loaded)
+    assert old.ptxas_version.startswith("13.0.") and not new.ptxas_version.startswith("13.0.")
+    assert sass_of(loaded) is new
+
+
+@pytest.mark.slow
+@needs_130
+def test_warpsim_nvcc_builds_with_the_nvcc_of_130(tmp_path):
+    """`warpsim --cuda 13.0 nvcc` builds with CUDA 13.0's nvcc, cicc and headers, and the program
+    runs on warpsim (its embedded PTX says release 13.0)."""
+    import shutil
+    if not shutil.which("g++"):
+        pytest.skip("nvcc compiles host code with g++")
+    source = tmp_path / "app.cu"
+    source.write_text(r"""
+#include <cstdio>
+__global__ void twice(float* x) { x[threadIdx.x] *= 2.0f; }
+int main() {
+    float h[4] = {1, 2, 3, 4}, *d;
+    cudaMalloc(&d, sizeof h);
+    cudaMemcpy(d, h, sizeof h, cudaMemcpyHostToDevice);
+    twice<<<1, 4>>>(d);
+    cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);
+    printf("%g %g %g %g\n", h[0], h[1], h[2], h[3]);
+    return 0;
+}
+""")
+    app = tmp_path / "app"
+    warpsim_cli = [sys.executable, "-m", "warpsim"]
+    subprocess.run(warpsim_cli + ["--cuda", "13.0", "nvcc", str(source), "-o", str(app)], check=True, timeout=600)
+    assert b"release 13.0, V13.0." in app.read_bytes()
+    done = subprocess.run(warpsim_cli + ["run", str(app)], capture_output=True, text=True, timeout=600)
+    assert done.stdout.split() == ["2", "4", "6", "8"], done.stderr
