@@ -83,3 +83,17 @@ def test_compiled_accumulate_equals_the_numpy_rule(atype, finite, spread, n, lan
         got = compiled_accumulate(A, B, b_of_warp, row, lane, n, old, atype)
     assert got.dtype == np.uint32 and got.shape == want.shape
     np.testing.assert_array_equal(got, want)
+
+
+def test_a_subnormal_accumulator_counts_at_f32s_smallest_normal_exponent():
+    """C = 2^-149 sets E = -126, so eight products of 1.5 2^-152 cut to zero and C stays; counted at its
+    own exponent (-149) C would keep them, 2.5 2^-149, and round toward zero to 2 2^-149."""
+    A = np.zeros((1, 16, 16))
+    B = np.zeros((1, 8, 16))
+    A[0, :, :8], B[0, :, :8] = 1.5 * 2.0 ** -76, 2.0 ** -76
+    row, lane = np.zeros(32, np.int64), np.arange(32)
+    old = np.full((32, 4), 2.0 ** -149, np.float32)
+    want = aligned_accumulate(A, B, np.zeros(1, np.int64), row, lane, 8, old, "bf16")
+    got = compiled_accumulate(A, B, np.zeros(1, np.int64), row, lane, 8, old, "bf16")
+    assert (want.view(np.float32) == np.float32(2.0 ** -149)).all()
+    np.testing.assert_array_equal(got, want)

@@ -38,14 +38,14 @@ def random_inputs(rng, shape, atype):
 
 def exponent(x: float, atype: str | None = None) -> int:
     """floor(log2 |x|); an input of `atype` counts at its format's smallest normal exponent at least."""
-    smallest = {"f16": -14, "bf16": -126}.get(atype, -10000)
+    smallest = {"f16": -14, "bf16": -126, "f32": -126}.get(atype, -10000)
     return max(math.frexp(x)[1] - 1, smallest)
 
 
 def one_element(a_row, b_row, c, atype) -> float:
     """The rule with Python fractions: E from the inputs' exponents (ea + eb) and C's."""
     leads = [exponent(a, atype) + exponent(b, atype) for a, b in zip(a_row, b_row) if a != 0 and b != 0]
-    leads += [exponent(c)] if c != 0 else []
+    leads += [exponent(c, "f32")] if c != 0 else []
     if not leads:
         return 0.0
     unit = Fraction(2) ** (max(leads) - 25)

@@ -47,6 +47,10 @@ FORMS = {
     "wgmma_e4m3_f32": ("wgmma", 64, 8, 32, "e4m3", "f32", 128),
     "wgmma_e5m2_f32": ("wgmma", 64, 8, 32, "e5m2", "f32", 128),
     "wgmma_f16_f16": ("wgmma", 64, 8, 16, "f16", "f16", 64),
+    "wmma_bf16_f32": ("wmma", 16, 16, 16, "bf16", "f32", 256),        # forms are seeded by their place
+    "wmma_tf32_f32": ("wmma", 16, 16, 8, "tf32", "f32", 256),         # here: new ones go last
+    "wgmma_e4m3_f16": ("wgmma", 64, 8, 32, "e4m3", "f16", 64),
+    "wgmma_e5m2_f16": ("wgmma", 64, 8, 32, "e5m2", "f16", 64),
 }
 
 STRATEGIES = ("uniform", "normal", "wide", "sparse", "cancel_c", "cancel_pairs", "boundary", "ties", "subnormal")
@@ -167,15 +171,17 @@ def strategy_inputs(strategy: str, rng, m: int, n: int, k: int, atype: str, ctyp
         B = q(signed(rng, (k, n)) * mant((k, n)) * 2.0 ** np.clip(eb, lo, hi))
         return A, B, qc(signed(rng, (m, n)) * mant((m, n)) * 2.0 ** e_c)
     if strategy == "ties":            # C = 2^e (1 + j 2^-23), one product of +-2^(e-24) (x 1, 3 or 1.5)
-        e_p = rng.integers(max(2 * lo + 2, -20), min(2 * hi, 20, top - 26), (m, n))
+        # (fp8 into f16: C = 2^e (1 + j 2^-10), products near 2^(e-11): f16's ties; C cannot sit 2^24 above)
+        bits = 11 if ctype == "f16" and atype in ("e4m3", "e5m2") else 24
+        e_p = rng.integers(max(2 * lo + 2, -20), min(2 * hi, 20, top - bits - 2), (m, n))
         A = np.zeros((m, k))
         B = np.zeros((k, n))
         ka = rng.integers(0, k, m)
         A[np.arange(m), ka] = q(2.0 ** (e_p[:, 0] // 2) * rng.choice([1.0, 1.5, 1.25], m))
         A[np.arange(m), (ka + 1) % k] = q(2.0 ** (e_p[:, 0] // 2) * signed(rng, m))
         B[:, :] = q(signed(rng, (k, n)) * 2.0 ** (e_p[0] - e_p[0] // 2) * rng.choice([1.0, 1.5], (k, n)))
-        shift = rng.choice([23, 24, 25], (m, n))
-        C = signed(rng, (m, n)) * (1 + rng.integers(0, 1 << 23, (m, n)) * 2.0 ** -23) \
+        shift = rng.choice([bits - 1, bits, bits + 1], (m, n))
+        C = signed(rng, (m, n)) * (1 + rng.integers(0, 1 << (bits - 1), (m, n)) * 2.0 ** (1 - bits)) \
             * 2.0 ** (e_p[:, :1] // 2 + (e_p[0] - e_p[0] // 2)[None, :] + shift)
         return A, B, qc(C)
     if strategy == "subnormal":       # inputs (or products) below the normal range
@@ -278,9 +284,13 @@ def run_mma(xp, load, form: str, A, B, C):
 
 # ---------------------------------------------------------------- wmma (fragments opaque: memory in, memory out)
 
-def wmma_ptx() -> str:
-    a = "{" + ",".join(f"%a{i}" for i in range(8)) + "}"
-    b = "{" + ",".join(f"%b{i}" for i in range(8)) + "}"
+def wmma_ptx(form: str = "wmma_f16_f32") -> str:
+    """A warp per case: A (row-major) and B (column-major) of 512 bytes, C and D of 16 x 16 f32."""
+    _, m, n, k, atype, _, _ = FORMS[form]
+    fragment = 8 if atype == "f16" else 4                  # A and B registers a lane
+    types = "f32.f32" if atype == "f16" else f"f32.{atype}.{atype}.f32"
+    a = "{" + ",".join(f"%a{i}" for i in range(fragment)) + "}"
+    b = "{" + ",".join(f"%b{i}" for i in range(fragment)) + "}"
     c = "{" + ",".join(f"%c{i}" for i in range(8)) + "}"
     d = "{" + ",".join(f"%d{i}" for i in range(8)) + "}"
     return HEADER + f"""
@@ -306,11 +316,11 @@ def wmma_ptx() -> str:
     add.s64 %rd8, %rd2, %rd5;
     add.s64 %rd9, %rd3, %rd6;
     add.s64 %rd10, %rd4, %rd6;
-    wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {a}, [%rd7], 16;
-    wmma.load.b.sync.aligned.col.m16n16k16.global.f16 {b}, [%rd8], 16;
-    wmma.load.c.sync.aligned.row.m16n16k16.global.f32 {c}, [%rd9], 16;
-    wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {d}, {a}, {b}, {c};
-    wmma.store.d.sync.aligned.row.m16n16k16.global.f32 [%rd10], {d}, 16;
+    wmma.load.a.sync.aligned.row.m16n16k{k}.global.{atype} {a}, [%rd7], {k};
+    wmma.load.b.sync.aligned.col.m16n16k{k}.global.{atype} {b}, [%rd8], {k};
+    wmma.load.c.sync.aligned.row.m16n16k{k}.global.f32 {c}, [%rd9], 16;
+    wmma.mma.sync.aligned.row.col.m16n16k{k}.{types} {d}, {a}, {b}, {c};
+    wmma.store.d.sync.aligned.row.m16n16k{k}.global.f32 [%rd10], {d}, 16;
     ret;
 }}
 """
@@ -321,7 +331,7 @@ def run_wmma(xp, load, form: str, A, B, C):
     out = xp.zeros((cases, 16, 16), dtype=np.uint32)
     args = (xp.asarray(np.ascontiguousarray(A)), xp.asarray(np.ascontiguousarray(B.transpose(0, 2, 1))),
             xp.asarray(np.ascontiguousarray(C)), out)
-    load(wmma_ptx()).get_function("probe")((cases // 4,), (128,), args)
+    load(wmma_ptx(form)).get_function("probe")((cases // 4,), (128,), args)
     return xp.asnumpy(out)
 
 
@@ -473,7 +483,7 @@ def machine_code(forms, path: str):
     lines = []
     for form in forms:
         family = FORMS[form][0]
-        ptx = mma_ptx(form)[0] if family == "mma" else wmma_ptx() if family == "wmma" else wgmma_ptx(form)
+        ptx = mma_ptx(form)[0] if family == "mma" else wmma_ptx(form) if family == "wmma" else wgmma_ptx(form)
         folder = tempfile.mkdtemp()
         source, cubin = os.path.join(folder, "probe.ptx"), os.path.join(folder, "probe.cubin")
         with open(source, "w") as handle:

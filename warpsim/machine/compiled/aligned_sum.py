@@ -36,26 +36,10 @@ from ...semantics.tensor_sum import ALIGN_BITS, LOWEST_LEAD, MIN_EXPONENT, NO_EX
 from ...semantics.wgmma import aligned_accumulate
 from .runtime import bits_of, f32_of
 
+ACCUMULATOR_MIN_EXPONENT = MIN_EXPONENT["f32"]     # where a subnormal f32 accumulator counts
+
 F32_KIND, F64_KIND = np.empty(0, np.float32), np.empty(0, np.float64)   # the type products are computed in
 F16_LOWEST_LEAD = -60         # below any nonzero f16 product's ea + eb (-28): 2^(25 - E) stays finite in f32
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _f32_exponent(value):
-    """semantics.tensor_sum.exponents of a finite f32: floor(log2 |x|), a zero's NO_EXPONENT (an
-    infinity or NaN gets 128: its results are not finite, and the NumPy rule computes them)."""
-    bits = bits_of(value)
-    biased = np.int32((bits >> np.uint32(23)) & np.uint32(0xFF))
-    if biased:
-        return biased - np.int32(127)
-    fraction = bits & np.uint32(0x7FFFFF)
-    if not fraction:
-        return np.int32(NO_EXPONENT)
-    exponent = np.int32(-150)                   # subnormal: 2^-149 times the fraction
-    while fraction:
-        fraction >>= np.uint32(1)
-        exponent += np.int32(1)
-    return exponent
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -132,8 +116,8 @@ def _accumulate_groups(A, B, b_of_warp, columns, addend, addend_bits, bits, min_
                 zero = (c_bits[p] & np.uint32(0x7FFFFFFF)) == 0
                 lead[p] = np.int32(NO_EXPONENT) if zero else biased - np.int32(127)
             for p in range(size):
-                if lead[p] == -127:         # subnormal
-                    lead[p] = _f32_exponent(c[p])
+                if lead[p] == -127:         # subnormal: counts at f32's smallest normal exponent
+                    lead[p] = np.int32(ACCUMULATOR_MIN_EXPONENT)
                 elif lead[p] == 128:        # infinity or NaN
                     finite = False
             for kk in range(k):             # the largest exponent of each element's terms

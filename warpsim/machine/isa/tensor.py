@@ -19,7 +19,7 @@ import numpy as np
 
 from ...ptx.ir import Vec
 from ...semantics.floatbits import decode
-from ...semantics.tensor_sum import accumulates_here, aligned_sum, fp8_mma_sync
+from ...semantics.tensor_sum import accumulates_here, chained_sum, fp8_mma_sync
 from .. import access
 from .table import WARP, emitted, whole_warp
 
@@ -100,18 +100,23 @@ def mma(ctx, idx, a, b, c, shape, dtype_name: str, atype: str, satfinite: bool):
         D = np.clip(D, -2**31, 2**31 - 1) if satfinite else D
         D = D.astype(np.int64).astype(np.int32)
     else:
-        D = tensor_core_product(A, B, C, atype, dtype_name)
+        D = tensor_core_product(A, B, C, atype, dtype_name, WMMA_STEPS.get(atype, k))
     elements, _ = lane_elements(ctx, idx, m, n)
     return D.reshape(len(D), -1)[row[:, None], elements]
 
 
-def tensor_core_product(A, B, C, atype: str, dtype: str) -> np.ndarray:
+# Products per tensor-core instruction where a wmma shape is more than one: ptxas runs
+# wmma.m16n16k8 .tf32 as two HMMA.1684 (k 0-3, then 4-7), measured on the H200.
+WMMA_STEPS = {"tf32": 4}
+
+
+def tensor_core_product(A, B, C, atype: str, dtype: str, step: int = 64) -> np.ndarray:
     """(warps, m, n) float32 or float16: C + A @ B per warp (A (warps, m, k), B (warps, k, n)), added as
-    semantics.tensor_sum says the H200 adds these inputs into this accumulator, else exactly and
-    rounded once."""
+    semantics.tensor_sum says the H200 adds these inputs into this accumulator, `step` products an
+    instruction, else exactly and rounded once."""
     A, B, C = (np.asarray(x, np.float64) for x in (A, B, C))
     if accumulates_here(atype, dtype):
-        return aligned_sum(A, B.transpose(0, 2, 1), C, atype, dtype)
+        return chained_sum(A, B.transpose(0, 2, 1), C, atype, dtype, step)
     D = np.einsum("wik,wkj->wij", A, B) + C
     return D.astype(np.float32).astype(np.float16 if dtype == "f16" else np.float32)
 
@@ -203,17 +208,18 @@ def _fragment_positions(matrix: str, shape: str, lane: np.ndarray):
     return tig * 2 + (i & 1) + 8 * (i >= 2), np.broadcast_to(group, (len(lane), count))
 
 
-def _tf32_positions(matrix: str, lane: np.ndarray):
-    """(rows, cols) of mma.m16n8k8 .tf32 A and B fragments: one 32-bit element per register."""
+def _tf32_positions(matrix: str, lane: np.ndarray, k: int = 8):
+    """(rows, cols) of mma.m16n8k8 (k = 8) and m16n8k4 (k = 4) .tf32 A and B fragments: one 32-bit
+    element per register; m16n8k4's are m16n8k8's first half."""
     group, tig = (lane >> 2)[:, None], (lane & 3)[:, None]
     if matrix == "a":
-        i = np.arange(4)
+        i = np.arange(k // 2)
         return group + 8 * (i & 1), tig + 4 * (i >= 2)
-    i = np.arange(2)
-    return tig + 4 * i, np.broadcast_to(group, (len(lane), 2))
+    i = np.arange(k // 4)
+    return tig + 4 * i, np.broadcast_to(group, (len(lane), k // 4))
 
 
-MMA_SHAPES = {"m16n8k16": (16, 8, 16), "m16n8k8": (16, 8, 8), "m16n8k32": (16, 8, 32)}
+MMA_SHAPES = {"m16n8k16": (16, 8, 16), "m16n8k8": (16, 8, 8), "m16n8k32": (16, 8, 32), "m16n8k4": (16, 8, 4)}
 MMA_TYPES = ("f16", "bf16", "tf32", "f32", "e4m3", "e5m2")
 MMA_FP8 = ("e4m3", "e5m2")
 
@@ -223,9 +229,11 @@ def check_mma(ins) -> str | None:
     types = [m for m in ins.mods if m in MMA_TYPES]
     if shape is None or len(types) != 4 or not {"row", "col"} <= set(ins.mods):
         return ("mma.sync is supported for m16n8k16 and m16n8k8 .row.col with f16/bf16 inputs, "
-                "m16n8k8 with tf32 inputs and m16n8k32 with e4m3/e5m2 inputs")
-    if types[1] == "tf32" and shape != "m16n8k8":
-        return "mma.sync with tf32 inputs is supported for m16n8k8"
+                "m16n8k8 and m16n8k4 with tf32 inputs and m16n8k32 with e4m3/e5m2 inputs")
+    if types[1] == "tf32" and shape not in ("m16n8k8", "m16n8k4"):
+        return "mma.sync with tf32 inputs is supported for m16n8k8 and m16n8k4"
+    if shape == "m16n8k4" and types[1] != "tf32":
+        return "mma.sync m16n8k4 is supported for tf32 inputs"
     fp8 = [t in MMA_FP8 for t in types[1:3]]
     if any(fp8) and not (all(fp8) and shape == "m16n8k32" and types[0] == types[3] == "f32"):
         return "mma.sync with e4m3/e5m2 inputs is supported for m16n8k32 with an f32 accumulator"
@@ -248,7 +256,7 @@ def mma_sync(ctx, idx, ins, a_words, b_words, c_words):
 
     def matrix(words, etype, which, rows, cols):
         values = unpack(words, etype).astype(np.float64)
-        r, c = (_tf32_positions(which, lane) if etype == "tf32"
+        r, c = (_tf32_positions(which, lane, k) if etype == "tf32"
                 else _fragment_positions(which, shape, lane))
         out = np.zeros((count, rows, cols))
         out[np.broadcast_to(row, r.shape), r, c] = values[:, :r.shape[1]]

@@ -1,7 +1,7 @@
 """Tensor cores: HMMA (the warp-wide mma.sync of sm_80 and later), HGMMA and WARPGROUP (sm_90).
 
 `HMMA.16816.F32 Rd, Ra, Rb, Rc` is mma.sync.m16n8k16.row.col.f32.f16.f16.f32:
-the shape is the modifier's digits (16816: m16n8k16, 1688: m16n8k8), the
+the shape is the modifier's digits (16816: m16n8k16, 1688: m16n8k8, 1684: m16n8k4, tf32 only), the
 accumulator type the next modifier (.F32 or .F16), and the inputs f16 unless
 .BF16 or .TF32 says otherwise. Fragments are consecutive registers from Ra, Rb,
 Rc and Rd, laid out as the PTX manual fixes them; the multiply is the PTX
@@ -43,7 +43,7 @@ from .operands import U32, predicate
 from .state import Group
 from .table import Step, Unsupported, semantics
 
-SHAPES = {"16816": "m16n8k16", "1688": "m16n8k8"}
+SHAPES = {"16816": "m16n8k16", "1688": "m16n8k8", "1684": "m16n8k4"}      # 1684: tf32 (wmma m16n16k8's halves)
 INPUTS = {"BF16": "bf16", "TF32": "tf32"}           # absent: f16
 FP8_INPUTS = {"E4M3": "e4m3", "E5M2": "e5m2"}       # QGMMA's A and B types, in that order
 ACCUMULATORS = {"F32": "f32", "F16": "f16"}
@@ -53,7 +53,7 @@ def fragment_registers(shape: str, atype: str, ctype: str) -> tuple:
     """(A, B, C/D) registers per lane of one HMMA."""
     k16 = shape == "m16n8k16"
     if atype == "tf32":
-        a, b = 4, 2
+        a, b = (2, 1) if shape == "m16n8k4" else (4, 2)
     else:
         a, b = (4, 2) if k16 else (2, 1)
     return a, b, 4 if ctype == "f32" else 2
@@ -68,13 +68,14 @@ class MmaForm:
 
 @semantics("HMMA", family="tensor", pipe="tensor",
            mods=tuple(SHAPES) + tuple(INPUTS) + tuple(ACCUMULATORS), warp_level=True,
-           doc="mma.sync: .16816 (m16n8k16) or .1688 (m16n8k8) of f16, .BF16 or .TF32 inputs into .F32 or .F16; "
-               "the PTX machine's multiply")
+           doc="mma.sync: .16816 (m16n8k16) or .1688 (m16n8k8) of f16, .BF16 or .TF32 inputs, .1684 (m16n8k4) of "
+               ".TF32, into .F32 or .F16; the PTX machine's multiply (semantics.tensor_sum's sums)")
 def hmma(ins):
     shape = next((SHAPES[m] for m in ins.mods if m in SHAPES), None)
     ctype = next((ACCUMULATORS[m] for m in ins.mods if m in ACCUMULATORS), None)
     atype = next((INPUTS[m] for m in ins.mods if m in INPUTS), "f16")
-    if shape is None or ctype is None or (atype == "tf32" and shape != "m16n8k8"):
+    if shape is None or ctype is None or (atype == "tf32" and shape not in ("m16n8k8", "m16n8k4")) \
+            or (shape == "m16n8k4" and atype != "tf32"):
         raise Unsupported("HMMA shape")
     ops = ins.operands
     if len(ops) != 4 or any(op.kind != "reg" for op in ops):
