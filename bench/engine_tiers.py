@@ -192,7 +192,7 @@ def memory_and_profiling(rows, quick: bool):
             off = min(timed(branch_on_lane, (1024,), (256,), args, engine)[1] for _ in range(3))
             with cp.profile(level=level):
                 on = min(timed(branch_on_lane, (1024,), (256,), args, engine)[1] for _ in range(3))
-            what = "PTX counters" if level == "ptx" else "SASS counters, the default: the SASS run beside"
+            what = "PTX counters" if level == "ptx" else "SASS counters, the default: the SASS run alone"
             rows.append({"case": f"profiling on vs off ({what}), branch_on_lane 256K threads ({engine})",
                          "off_s": off, "on_s": on, "ratio": on / off, "target": "<= 1.5x",
                          "met": on / off <= 1.5})
