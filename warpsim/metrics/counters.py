@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..machine.counting import distinct_count
+from ..machine.counting import conflict_free_wavefronts, distinct_count
 from ..machine.events import LaunchObserver
 from ..machine.scheduling.base import warp_any
 from ..ptx.ir import Sink
@@ -121,6 +121,9 @@ def shared_wavefronts(idx: np.ndarray, addrs: np.ndarray, nbytes: int) -> tuple:
         # consecutive elements: each phase asks for at most 32 consecutive words, one per bank
         warps = len(idx) >> 5
         return warps, warps * phases, warps * phases
+    free = conflict_free_wavefronts(idx >> 5, idx & 31, addrs, nbytes)
+    if free is not None:                            # swizzled 8/16-byte accesses: a wavefront a phase
+        return len(idx) >> 5, free, free
     words_per_lane = max(1, nbytes // 4)
     word = shared_offsets(addrs) >> 2
     row = (idx >> 5) * phases + (idx & 31) // (32 // phases)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..machine.counting import distinct_count
+from ..machine.counting import conflict_free_wavefronts, distinct_count
 from ..machine.events import LaunchObserver
 from ..machine.memory import GLOBAL_BASE
 from ..sass.issues import brx_targets, bsync_arrivals, bsync_starts
@@ -132,6 +132,9 @@ def global_request_stats(warps: np.ndarray, addrs: np.ndarray, nbytes: int) -> t
 def shared_request_wavefronts(warps: np.ndarray, addrs: np.ndarray, lanes: np.ndarray, nbytes: int) -> int:
     """Wavefronts of a shared access: per phase (a warp for <=32 bits, half-warps for 64, quarter-warps
     for 128), the largest number of distinct 4-byte words one bank is asked for."""
+    free = conflict_free_wavefronts(warps, lanes, addrs, nbytes)
+    if free is not None:
+        return free
     phases = 1 if nbytes <= 4 else min(32, nbytes // 4)
     words = max(1, nbytes // 4)
     word = (addrs.astype(np.int64) & 0xFFFFFF) >> 2
