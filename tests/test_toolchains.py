@@ -318,3 +318,30 @@ int main() {
     assert b"release 13.0, V13.0." in app.read_bytes()
     done = subprocess.run(warpsim_cli + ["run", str(app)], capture_output=True, text=True, timeout=600)
     assert done.stdout.split() == ["2", "4", "6", "8"], done.stderr
+
+
+def test_the_toolchain_command_names_what_compiles(capsys, tmp_path, monkeypatch):
+    from warpsim.cli.toolchain import main
+    assert main([]) == 0
+    shown = capsys.readouterr().out
+    release = installed_release()
+    assert "CUDA toolchain: the installed wheels" in shown
+    assert f"NVRTC     {release} " in shown and f"ptxas     {release}." in shown
+    monkeypatch.setenv("WARPSIM_TOOLS_DIR", str(tmp_path))
+    monkeypatch.setenv("WARPSIM_CUDA", "9.9")
+    assert main([]) == 1
+    assert "warpsim toolchain --install 9.9" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_install_toolchain_from_pypi(tmp_path, monkeypatch):
+    """Downloads CUDA 13.0's wheels (about 190 MB) into an empty tool cache."""
+    monkeypatch.setenv("WARPSIM_TOOLS_DIR", str(tmp_path))
+    folder = toolchains.install_toolchain("13.0")
+    info = toolchains.toolchain_info(folder)
+    assert info["version"].startswith("13.0.") and "nvidia-cuda-nvdisasm" in info["missing"]
+    assert toolchains.install_toolchain("13.0") == folder          # there already: nothing fetched
+    with warpsim.settings(cuda="13.0"):
+        assert nvrtc_version() == (13, 0)
+        assert tool_version(ptxas_path()).startswith("13.0.")
+        assert "release 13.0," in compile_cuda(KERNEL).ptx

@@ -105,9 +105,13 @@ def nvrtc_library_path(cuda: str | None = "") -> str:
     return _library_path(requested_cuda() if cuda == "" else cuda)
 
 
-@lru_cache(maxsize=None)
 def _library_path(cuda: str | None) -> str:
-    override = os.environ.get("WARPSIM_NVRTC_LIBRARY")
+    return _found_library(cuda, str(tools_dir()), os.environ.get("WARPSIM_NVRTC_LIBRARY"))
+
+
+@lru_cache(maxsize=None)
+def _found_library(cuda: str | None, tools: str, override: str | None) -> str:
+    """(tools and override: the tool cache and WARPSIM_NVRTC_LIBRARY the answer depends on)"""
     if override:
         return override
     if cuda and not version_matches(_installed_wheel_version(), cuda):
@@ -154,11 +158,11 @@ HEADER_MARKERS = ("cuda_fp16.h", os.path.join("cub", "block", "block_reduce.cuh"
 def include_dirs(cuda: str | None = "") -> tuple[str, ...]:
     """Include paths added to every compilation: CUDA headers, then CCCL, of the release of
     CUDA `cuda` ('': the `cuda` setting in force; None: the installed wheels)."""
-    return _include_dirs(requested_cuda() if cuda == "" else cuda)
+    return _include_dirs(requested_cuda() if cuda == "" else cuda, str(tools_dir()))
 
 
 @lru_cache(maxsize=None)
-def _include_dirs(cuda: str | None) -> tuple[str, ...]:
+def _include_dirs(cuda: str | None, tools: str) -> tuple[str, ...]:
     if cuda and not version_matches(_installed_wheel_version(), cuda):
         folder = find_toolchain(cuda)     # its own headers; the installed ones where it has none
         dirs = [str(d) for d in (folder / "include", folder / "include" / "cccl") if d.is_dir()]
