@@ -360,6 +360,8 @@ def render_launch_html(launch, index: int = 0) -> str:
              f'<h2>[{index}] <code>{escape(name)}</code> <span class="muted">grid {escape(_dims(getattr(launch, "grid", ())))}'
              f', block {escape(_dims(getattr(launch, "block", ())))}</span> '
              f'<span class="level">{escape(level_label(launch))}</span></h2>',
+             *([f'<p class="muted">toolchain: {escape(launch.toolchain)}</p>']
+               if getattr(launch, "toolchain", "") else []),
              headline_cards(launch, index, set(sections) | ({"metrics"} if shown else set()))]
     for key, (heading, body) in sections.items():
         parts.append(f'<div id="{_anchor(index, key)}">{heading}{body}</div>')
