@@ -10,7 +10,9 @@ a user of warpsim gets. --source h200: the cubin Triton 3.6 made on the H200 and
 another Triton or ptxas version makes of the kernel. Either way the launch's arguments are the
 device run's (cases3.setup: same sizes, fresh random inputs), Triton's specialized arguments (ints
 equal to 1) dropped and its two scratch pointers appended, as Triton's launcher passes them.
-Launches run one after another (the CPU is shared).
+Launches run one after another (the CPU is shared). To predict with a fixed version of the model,
+put that commit's warpsim first on the path and name it:
+`git archive C warpsim | tar -x -C /tmp/base; PYTHONPATH=/tmp/base SET3_MODEL_COMMIT=C python ...`.
 """
 from __future__ import annotations
 
@@ -91,7 +93,8 @@ def predict_one(source, launch, kernels_dir, ctas):
     return {"time_us": t.time_s * 1e6, "cycles": t.cycles, "occupancy": t.achieved_occupancy,
             "issue_active": t.issue_active, "top_stall": t.top_stall, "stalls": t.stalls,
             "bottleneck": t.bottleneck, "source": t.source, "notes": [str(n) for n in t.notes],
-            "instructions": t.details.get("instructions"), "shared": meta["shared"], "num_warps": meta["num_warps"],
+            "instructions": t.details.get("instructions"),
+            "details": {k: v for k, v in t.details.items() if isinstance(v, (int, float, str))}, "shared": meta["shared"], "num_warps": meta["num_warps"],
             "num_stages": meta.get("num_stages")}
 
 
@@ -105,7 +108,9 @@ def main() -> int:
     a = ap.parse_args()
     import triton
     from cases3 import LAUNCHES
+    import warpsim
     out = {"source": a.source, "triton": triton.__version__, "ctas": a.ctas, "gpu": "h200", "l2": "cold",
+           "warpsim": os.path.dirname(warpsim.__file__), "model_commit": os.environ.get("SET3_MODEL_COMMIT", ""),
            "launches": {}}
     for launch in LAUNCHES:
         if a.only and not re.search(a.only, launch.label):
