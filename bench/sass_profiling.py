@@ -7,9 +7,10 @@ warpsim.profile(level='sass') with verification (settings sass_verify=True:
 its SASS runs beside the PTX run on a copy of device memory, and the two are
 compared) and without it (sass_verify=False: the SASS run alone is the
 launch); the best of five of each is printed, with the ratios, all measured
-in this one run. The seconds are by the wall clock; the last column is the
-alone/plain ratio by this process's CPU time (best of five each), which other
-jobs on a shared machine disturb less. The load average is printed first.
+in this one run. The seconds are by the wall clock. The last columns are by this
+process's CPU time, which other jobs on a shared machine disturb less: nine
+plain launches and nine SASS-alone ones, interleaved, their medians (ms) and
+ratio. The load average is printed first.
 """
 
 from __future__ import annotations
@@ -24,8 +25,20 @@ import warpsim as cp
 from timer import best_of as _best_of
 
 
-def best_of(fn, clock=time.perf_counter):
-    return _best_of(fn, repeat=5, clock=clock)     # a shared machine: five tries each
+def best_of(fn):
+    return _best_of(fn, repeat=5)     # a shared machine: five tries each
+
+
+def cpu_medians(first, second, repeat: int = 9) -> tuple:
+    """Median CPU seconds of `repeat` calls of each, interleaved (so a burst of other work
+    lands on both alike)."""
+    times = ([], [])
+    for _ in range(repeat):
+        for fn, kept in zip((first, second), times):
+            start = time.process_time()
+            fn()
+            kept.append(time.process_time() - start)
+    return float(np.median(times[0])), float(np.median(times[1]))
 
 
 SOURCE = r"""
@@ -70,7 +83,7 @@ def main(scale: int = 1) -> None:
     }
     print(f"{n} threads per launch; best of 5 (seconds); load average {os.getloadavg()[0]:.1f}")
     print(f"{'kernel':<16}{'plain':>9}{'ptx prof':>10}{'verified':>10}{'alone':>9}{'verified/plain':>16}"
-          f"{'alone/plain':>13}{'(CPU)':>8}  level, execution")
+          f"{'alone/plain':>13}{'CPU ms: plain':>15}{'alone':>7}{'ratio':>7}  level, execution")
     for name, launch in cases.items():
         launch()                                        # compile, load, warm the block caches
         with cp.profile(level="sass") as prof:
@@ -87,9 +100,10 @@ def main(scale: int = 1) -> None:
         ptx = best_of(profiled("ptx"))
         verified = best_of(profiled("sass"))
         alone = best_of(profiled("sass", verify=False))
-        cpu_ratio = best_of(profiled("sass", verify=False), time.process_time) / best_of(launch, time.process_time)
+        cpu_plain, cpu_alone = cpu_medians(launch, profiled("sass", verify=False))
         print(f"{name:<16}{plain:>9.3f}{ptx:>10.3f}{verified:>10.3f}{alone:>9.3f}{verified / plain:>15.2f}x"
-              f"{alone / plain:>12.2f}x{cpu_ratio:>7.2f}x  {prof[0].level}, {alone_prof[0].execution}")
+              f"{alone / plain:>12.2f}x{cpu_plain * 1e3:>15.1f}{cpu_alone * 1e3:>7.1f}{cpu_alone / cpu_plain:>6.2f}x"
+              f"  {prof[0].level}, {alone_prof[0].execution}")
 
 if __name__ == "__main__":
     main(int(sys.argv[1]) if len(sys.argv) > 1 else 1)
