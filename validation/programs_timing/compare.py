@@ -33,14 +33,17 @@ from pathlib import Path
 
 HERE = Path(__file__).parent
 WITHIN = 0.25
+SMS = 132                # the H200's SMs
 
-# Programs that time their own GPU work with CUDA events, and the line that says so:
-# (regex with one group, unit factor to milliseconds).
-EVENT_PRINTS = {
-    "asyncAPI": (r"time spent executing by the GPU: ([\d.]+)", 1.0),
-    "shfl_scan": (r"^Time \(ms\): ([\d.]+)", 1.0),
-    "FDTD3d": (r"Time = ([\d.eE+-]+) s", 1e3),
-}
+# Programs that time their own GPU work with CUDA events, and the lines that say so:
+# (program, what the events enclose, regex with one group, factor to milliseconds).
+EVENT_PRINTS = [
+    ("asyncAPI", "HtoD 64 MiB + kernel + DtoH 64 MiB (pinned)", r"time spent executing by the GPU: ([\d.]+)", 1.0),
+    ("shfl_scan", "scan: 3 launches (first launches)", r"^Time \(ms\): ([\d.]+)", 1.0),
+    ("shfl_scan", "integral image, rows pass (first launch)", r"Method: Fast\s+Time \(GPU Timer\): ([\d.]+)", 1.0),
+    ("shfl_scan", "integral image, vertical pass (first launch)", r"Vertical Scan\s+Time \(GPU Timer\): ([\d.]+)", 1.0),
+    ("FDTD3d", "mean of timesteps 2-3 (one launch each)", r"Time = ([\d.eE+-]+) s", 1e3),
+]
 
 
 def ncu_rows(text: str) -> list[dict]:
@@ -103,6 +106,21 @@ def ratio_of(predicted: dict, measured: dict, metric: str) -> float | None:
     return a / b if a is not None and b else None
 
 
+def issue_charged(launch: dict) -> float | None:
+    """Issue slots warpsim's timing charged (issue active x elapsed cycles x the sub-partitions of
+    the SMs the grid can occupy) over the warp instructions the launch executed: about 1 where the
+    model saw every instruction the SASS run counted; well under 1 where it timed fewer (the timing
+    samples a PTX run and maps its counts to SASS lines, so a PTX instruction that ptxas expands
+    into many SASS ones, or into a called subroutine, is charged once)."""
+    issue = number(launch.get("smsp__issue_active.avg.pct_of_peak_sustained_active", ""))
+    cycles = number(launch.get("sm__cycles_elapsed.avg", ""))
+    inst = number(launch.get("smsp__inst_executed.sum", ""))
+    ctas = number(launch.get("sm__ctas_launched.sum", "")) or number(launch.get("launch__grid_size", ""))
+    if None in (issue, cycles, inst, ctas) or not inst:
+        return None
+    return issue / 100 * cycles * 4 * min(SMS, ctas) / inst
+
+
 def match(measured: list[dict], predicted: list[dict]) -> list[tuple[dict, dict]]:
     """Pair the k-th launch of each kernel name on both sides."""
     seen: dict[str, int] = defaultdict(int)
@@ -124,12 +142,14 @@ def short(name: str) -> str:
     return name[len(m.group(0)):len(m.group(0)) + int(m.group(1))] if m else name
 
 
-def event_time(program: str, text: str) -> float | None:
-    if program not in EVENT_PRINTS:
-        return None
-    pattern, scale = EVENT_PRINTS[program]
-    m = re.search(pattern, text, re.M)
-    return float(m.group(1)) * scale if m else None
+def event_times(program: str, text: str) -> dict:
+    """{what the events enclose: ms} of a program's event-timed prints in `text`."""
+    out = {}
+    for name, what, pattern, scale in EVENT_PRINTS:
+        m = re.search(pattern, text, re.M) if name == program else None
+        if m:
+            out[what] = float(m.group(1)) * scale
+    return out
 
 
 def programs() -> list[dict]:
@@ -169,13 +189,14 @@ def main() -> None:
                                 issue_h200=number(m.get("smsp__issue_active.avg.pct_of_peak_sustained_active", "")),
                                 issue_ws=number(p.get("smsp__issue_active.avg.pct_of_peak_sustained_active", "")),
                                 inst=ratio_of(p, m, "smsp__inst_executed.sum"),
+                                charged=issue_charged(p),
                                 sectors=number(p.get("l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio", ""))))
         sums.append((name, prog["kind"], len(pairs), meas_sum, pred_sum))
-        plain = HERE / "h200" / name / "plain.txt"
-        h200_ev = event_time(name, plain.read_text(errors="replace")) if plain.exists() else None
-        ws_ev = event_time(name, ws_text)
-        if h200_ev is not None or ws_ev is not None:
-            events.append((name, h200_ev, ws_ev))
+        h200_text = {kind: (HERE / "h200" / name / f"{kind}.txt") for kind in ("plain", "plain_eager")}
+        h200_ev = {k: event_times(name, f.read_text(errors="replace")) if f.exists() else {}
+                   for k, f in h200_text.items()}
+        for what, ms in event_times(name, ws_text).items():
+            events.append((name, what, h200_ev["plain"].get(what), h200_ev["plain_eager"].get(what), ms))
 
     def row(*cells):
         print(("| " + sep.join(map(str, cells)) + " |") if args.markdown else sep.join(map(str, cells)))
@@ -190,9 +211,9 @@ def main() -> None:
         table.append(dict(ks[len(ks) // 2], measured=med("measured"), predicted=med("predicted"), launches=len(ks)))
     row("program", "kind", "kernel", "launches", "H200 us", "warpsim us", "pred/meas", "H200 bound (ncu)",
         "warpsim top stall", "occupancy % H200/warpsim", "issue active % H200/warpsim", "warp inst warpsim/H200",
-        "ld sectors/req (warpsim)")
+        "issue charged/inst (warpsim)", "ld sectors/req (warpsim)")
     if args.markdown:
-        row(*["---"] * 13)
+        row(*["---"] * 14)
     for k in table:
         ratio = k["predicted"] / k["measured"]
         flag = "" if abs(ratio - 1) <= WITHIN else " *"
@@ -201,7 +222,8 @@ def main() -> None:
         sectors = "-" if k["sectors"] is None else f"{k['sectors']:.1f}"
         row(k["program"], k["kind"], k["kernel"], k["launches"], f"{k['measured']:.1f}", f"{k['predicted']:.1f}",
             f"{ratio:.2f}{flag}", k["bound"], k["stall"], occ, issue,
-            "-" if k["inst"] is None else f"{k['inst']:.2f}", sectors)
+            "-" if k["inst"] is None else f"{k['inst']:.2f}",
+            "-" if k["charged"] is None else f"{k['charged']:.2f}", sectors)
     print()
     for label, subset in ((f"kernels >= {args.min_us:g} us on the H200", [k for k in table if k["measured"] >= args.min_us]),
                           ("all kernels", table)):
@@ -229,12 +251,14 @@ def main() -> None:
               f"within 25%: {sum(e <= WITHIN for e in prog_errors)} of {len(prog_errors)}")
     if events:
         print()
-        row("program", "its event-timed print on the H200 (ms)", "under warpsim (ms)", "warpsim/H200")
+        row("program", "the events enclose", "H200 ms", "H200 ms, modules loaded eagerly", "warpsim ms",
+            "warpsim/H200 (eager where measured)")
         if args.markdown:
-            row(*["---"] * 4)
-        for name, h, w in events:
-            ratio = f"{w / h:.2f}" if h and w is not None else "-"
-            row(name, "-" if h is None else f"{h:.4f}", "-" if w is None else f"{w:.4f}", ratio)
+            row(*["---"] * 6)
+        for name, what, h, eager, w in events:
+            ref = eager if eager is not None else h
+            cell = lambda v: "-" if v is None else f"{v:.4f}"
+            row(name, what, cell(h), cell(eager), cell(w), f"{w / ref:.2f}" if ref else "-")
     if missing:
         print(f"\nno matched launches (not measured or not profiled): {', '.join(missing)}")
 
