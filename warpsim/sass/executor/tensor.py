@@ -39,6 +39,7 @@ from ...machine.isa.tensor import mma_sync
 from ...semantics.wgmma import (INPUT_TYPES as WGMMA_INPUTS, chunk_operand, chunk_starts, descriptor_fields,
                                 register_a, to_float, warpgroup_mma)
 from .access import resolve
+from .errors import SassFault
 from .operands import U32, predicate
 from .state import Group
 from .table import Step, Unsupported, semantics
@@ -197,6 +198,14 @@ def _uniform_pair(st, slots, row: int) -> np.ndarray:
     return st.UR[row][slots].astype(np.uint64) | (st.UR[row + 1][slots].astype(np.uint64) << np.uint64(32))
 
 
+def _shared_b(ctas: np.ndarray, b_desc: np.ndarray) -> tuple:
+    """(the first warp of each distinct (CTA, B descriptor), which of them each warp reads), in warp order."""
+    descs, desc_of_warp = np.unique(b_desc, return_inverse=True)
+    keys = ctas.astype(np.int64) * len(descs) + desc_of_warp.ravel()
+    _, first, b_of_warp = np.unique(keys, return_index=True, return_inverse=True)
+    return first, b_of_warp.ravel()
+
+
 def _shared_chunks(st, ins, slots, reads, atype):
     """Float64 operands (rows, mn, k) from per-warp chunk starts: [(starts, mn_major)], read 16 bytes
     at a time from the CTA's shared memory, checked as an LDS.128 of the warp's first lane."""
@@ -262,22 +271,32 @@ def warpgroup_mma_step(ins):
         warps = len(slots)
         row = np.cumsum(np.r_[True, (g.idx[1:] >> 5) != (g.idx[:-1] >> 5)]) - 1
         lane = st.lane[g.idx].astype(np.int64)
-        b_starts = chunk_starts(descriptor_fields(_uniform_pair(st, slots, base + 2)),
-                                np.broadcast_to(nrange, (warps, n)), krange, element_bytes, trans_b)
-        reads = [(b_starts, trans_b)]
+        b_desc = _uniform_pair(st, slots, base + 2)
+        reads = []
         if a is None:
             quarter = ((slots >> 5) % st.warps_per_cta) % 4
             a_rows = 16 * quarter[:, None] + np.arange(16)
             reads.append((chunk_starts(descriptor_fields(_uniform_pair(st, slots, base)), a_rows, krange,
                                        element_bytes, trans_a), trans_a))
-        operands = _shared_chunks(st, ins, slots, reads, atype)
+        # the warps of a CTA reading one B (a warpgroup's four) share it: read once, from its first warp
+        first, b_of_warp = _shared_b(slots // (32 * st.warps_per_cta), b_desc)
+        b_reads = [(chunk_starts(descriptor_fields(b_desc[first]), np.broadcast_to(nrange, (len(first), n)),
+                                 krange, element_bytes, trans_b), trans_b)]
+        try:
+            operands = _shared_chunks(st, ins, slots[first], b_reads, atype) + (
+                _shared_chunks(st, ins, slots, reads, atype) if reads else [])
+        except SassFault:           # name the warp and address a read of every warp's B, then A, meets first
+            every_b = chunk_starts(descriptor_fields(b_desc), np.broadcast_to(nrange, (warps, n)), krange,
+                                   element_bytes, trans_b)
+            _shared_chunks(st, ins, slots, [(every_b, trans_b)] + reads, atype)
+            raise
         B = operands[0]
         A = operands[1] if a is None else register_a(_registers(st, g, a.number, 4), row, lane, warps, k, atype)
         accumulate = np.full(g.n, c.number is not None)
         if scale_d is not None:
             accumulate &= np.broadcast_to(scale_d(st, g), (g.n,))
         old = _registers(st, g, c.number, count)
-        words = warpgroup_mma(A, B, scale_a, scale_b, row, lane, n, ctype, accumulate, old, atype=atype,
+        words = warpgroup_mma(A, B, scale_a, scale_b, row, lane, n, ctype, accumulate, old, b_of_warp, atype,
                               accumulate_aligned=compiled_accumulate)
         for j in range(count):
             st.R[d.number + j][g.sel] = words[:, j]
