@@ -19,6 +19,13 @@ The kernels come from kernels.cubin (built here by build_cubin.py with ptxas
 13.0 from warpsim's NVRTC PTX), loaded with CuPy RawModule(path=...), so the
 SASS the GPU runs is the one `warpsim sass kernels.cubin` lists.
 
+With SC_FROM_SOURCE=1 in the environment (`SC_FROM_SOURCE=1 OUT=$OUT bash
+run_on_device.sh`), CuPy compiles kernels.cu itself instead, with
+RawModule(code=kernels.cu, options=("-arch=sm_90",)): its NVRTC (13.0 on the
+H200) and its JIT make the code, as for any CuPy program. warpsim models that
+with `warpsim.settings(cuda="13.0")` (docs/sass.md); the run then also keeps
+NVRTC's version and the SASS of the cubins CuPy cached (sass_from_source.txt).
+
     python3 run_on_device.py --launch [--backend cupy|warpsim] [--only REGEX]
 
 makes the launches only (what ncu profiles); with --backend warpsim the same
@@ -38,6 +45,7 @@ import tarfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+FROM_SOURCE = os.environ.get("SC_FROM_SOURCE") == "1"     # CuPy compiles kernels.cu (see above)
 sys.path.insert(0, HERE)
 
 from cases import CASES, check  # noqa: E402
@@ -100,9 +108,13 @@ SOURCE_FEW = "regex:^sc_(long_ifelse|switch|variable_loop)$"
 def launch_all(backend: str, only: str | None, log=print) -> list:
     """Every case in order; returns [(label, ok, message)]."""
     import numpy as np
-    if backend == "cupy":
+    if backend == "cupy" and not FROM_SOURCE:
         import cupy as xp
         module = xp.RawModule(path=os.path.join(HERE, "kernels.cubin"))
+    elif backend == "cupy":
+        import cupy as xp
+        with open(os.path.join(HERE, "kernels.cu")) as handle:
+            module = xp.RawModule(code=handle.read(), options=("-arch=sm_90",))
     else:
         import warpsim as xp
         with open(os.path.join(HERE, "kernels.cu")) as handle:
@@ -154,6 +166,11 @@ def collect(outdir: str) -> int:
 
     me = os.path.abspath(__file__)
     py = sys.executable
+    if FROM_SOURCE:      # CuPy's kernel cache in the results, so its cubins can be listed
+        os.environ["CUPY_CACHE_DIR"] = os.path.join(work, "cupy_cache")
+        log("SC_FROM_SOURCE=1: CuPy compiles kernels.cu (RawModule(code=..., options=('-arch=sm_90',)))")
+        sh("python3 -c 'import cupy; print(\"nvrtc\", cupy.cuda.nvrtc.getVersion())'",
+           os.path.join(work, "nvrtc_version.txt"), log)
     sh("nvidia-smi; ncu --version; python3 -c 'import cupy; print(\"cupy\", cupy.__version__)'; "
        "cuobjdump --version | tail -2", os.path.join(work, "environment.txt"), log)
     sh(f"sha256sum {HERE}/kernels.cubin", os.path.join(work, "cubin_sha256.txt"), log)
@@ -176,6 +193,8 @@ def collect(outdir: str) -> int:
     results = launch_all(os.environ.get("SC_BACKEND", "cupy"), None, log)
     failed = [label for label, ok, _ in results if not ok]
     log(f"---- {len(results) - len(failed)} of {len(results)} cases PASS; FAIL: {', '.join(failed) or 'none'}")
+    if FROM_SOURCE:
+        list_cached_cubins(os.path.join(work, "cupy_cache"), os.path.join(work, "sass_from_source.txt"), log)
 
     rows = []
     for attempt, metrics in enumerate((wanted, [m for m in wanted if m in CORE])):
@@ -208,6 +227,24 @@ def collect(outdir: str) -> int:
     log_file.close()
     pack(outdir, work, log_path)
     return 0
+
+
+def list_cached_cubins(cache: str, out: str, log) -> None:
+    """cuobjdump -sass of every cubin in CuPy's kernel cache (each file holds a hash, then the ELF)."""
+    listed = []
+    for root, _, files in os.walk(cache):
+        for name in sorted(files):
+            with open(os.path.join(root, name), "rb") as handle:
+                data = handle.read()
+            start = data.find(b"\x7fELF")
+            if start < 0:
+                continue
+            cubin = os.path.join(cache, f"cached_{len(listed)}.cubin_elf")
+            with open(cubin, "wb") as handle:
+                handle.write(data[start:])
+            listed.append(cubin)
+    sh(" ; ".join(f"cuobjdump -sass {c}" for c in listed) or "true", out, log)
+    log(f"CuPy's cache: {len(listed)} cubins listed")
 
 
 def pack(outdir: str, work: str, log_path: str) -> None:
