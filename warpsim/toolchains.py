@@ -259,7 +259,8 @@ def install_toolchain(version: str, *, quiet: bool = True) -> Path:
     partial.write_text(json.dumps(info, indent=1))
     os.replace(partial, target / MARKER)
     if not quiet:
-        print(f"installed CUDA {full} at {target}" + (f" (not on PyPI for it: {', '.join(missing)})" if missing else ""))
+        absent = f" (not on PyPI for it: {', '.join(missing)})" if missing else ""
+        print(f"installed CUDA {full} at {target}{absent}")
     return target
 
 

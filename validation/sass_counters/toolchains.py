@@ -112,7 +112,9 @@ def part2() -> dict:
 
 def _normalized(text: str) -> str:
     text = " ".join(text.rstrip(" ;").split())
-    return re.sub(r"`\(\.L_x_\d+\)|\b0x[0-9a-f]+$", "TARGET", text) if re.match(r"(@\S+ )?(BRA|BSSY|CALL)", text) else text
+    if not re.match(r"(@\S+ )?(BRA|BSSY|CALL)", text):
+        return text
+    return re.sub(r"`\(\.L_x_\d+\)|\b0x[0-9a-f]+$", "TARGET", text)      # targets: labels here, offsets there
 
 
 def device_sass() -> dict:
