@@ -30,7 +30,9 @@ import math
 from functools import lru_cache
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
 
 from ...semantics.tensor_sum import ALIGN_BITS, LOWEST_LEAD, MIN_EXPONENT, NO_EXPONENT
 from ...semantics.wgmma import aligned_accumulate
@@ -42,13 +44,14 @@ F32_KIND, F64_KIND = np.empty(0, np.float32), np.empty(0, np.float64)   # the ty
 F16_LOWEST_LEAD = -60         # below any nonzero f16 product's ea + eb (-28): 2^(25 - E) stays finite in f32
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _toward_zero_f32(value):
-    """value (f64) rounded toward zero to f32: the nearest f32, one step toward zero if it is larger."""
-    nearest = np.float32(value)
-    if abs(np.float64(nearest)) > abs(value):
-        return f32_of(np.uint32(bits_of(nearest) - np.uint32(1)))
-    return nearest
+@intrinsic
+def _power_of_two(typingctx, exponent):
+    """2.0 ** exponent (int64, within f64's normal exponents) built from its bits: a bitcast, so loops of
+    it vectorize (a table lookup would not)."""
+    def codegen(context, builder, signature, args):
+        biased = builder.add(args[0], ir.Constant(ir.IntType(64), 1023))
+        return builder.bitcast(builder.shl(biased, ir.Constant(ir.IntType(64), 52)), ir.DoubleType())
+    return types.float64(types.int64), codegen
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -64,11 +67,11 @@ def _input_exponents(values, exponents, min_exponent):
 
 @njit(cache=True, nogil=True)
 def _accumulate_groups(A, B, b_of_warp, columns, addend, addend_bits, bits, min_exponent, product_floor, kind,
-                       words, words_bits):
+                       words):
     """The new accumulators of whole warps, lane group by lane group, in place in `words`.
 
     A (warps, 16, K) and B (Bs, N, K) float64 (finite), b_of_warp each warp's B. addend and
-    words (warps, 8, 2N) f32 (with uint32 views of the same memory): lane group g's 4 lanes'
+    words (warps, 8, 2N) f32 (addend with a uint32 view of its memory): lane group g's 4 lanes'
     N/2 registers in a row, position p = N/2 pair + 4 q + 2 h + e holding element (row
     g + 8 h, column columns[p] = 8 q + 2 pair + e) of the warp's 16 x N tile
     (semantics.wgmma.accumulator_offsets). Each warp's A and B are copied into the type of
@@ -88,18 +91,16 @@ def _accumulate_groups(A, B, b_of_warp, columns, addend, addend_bits, bits, min_
     lead = np.empty(size, np.int32)
     units = np.empty(size, np.int32)
     scale = np.empty(size, kind.dtype)
-    power = np.empty(size, np.float64)        # powers of two, made from their bits (no table lookups)
-    power_bits = power.view(np.int64)
-    exact = np.empty(size, np.float64)
     finite = True
     last_b = -1
     for w in range(warps):
         gb = b_of_warp[w]
         if gb != last_b:                      # a warpgroup's warps share their B: placed once
             last_b = gb
-            for kk in range(k):
-                for p in range(size):
-                    b_values[kk, p] = B[gb, columns[p], kk]
+            for p in range(size):
+                column = B[gb, columns[p]]
+                for kk in range(k):
+                    b_values[kk, p] = column[kk]
             _input_exponents(b_values, eb, min_exponent)
             for kk in range(k):
                 for p in range(size):
@@ -110,7 +111,7 @@ def _accumulate_groups(A, B, b_of_warp, columns, addend, addend_bits, bits, min_
             for kk in range(k):
                 a_row[i, kk] = a_values[i, kk]
         for g in range(8):
-            c, c_bits, out, out_bits = addend[w, g], addend_bits[w, g], words[w, g], words_bits[w, g]
+            c, c_bits, out = addend[w, g], addend_bits[w, g], words[w, g]
             for p in range(size):           # C's exponents: normal ones and zeros from the bits, then the rest
                 biased = np.int32((c_bits[p] >> np.uint32(23)) & np.uint32(0xFF))
                 zero = (c_bits[p] & np.uint32(0x7FFFFFFF)) == 0
@@ -126,26 +127,20 @@ def _accumulate_groups(A, B, b_of_warp, columns, addend, addend_bits, bits, min_
                     term = np.int32((e1 if p & 2 else e0) + eb[kk, p])   # int32: the loop vectorizes
                     if term > lead[p]:
                         lead[p] = term
-            for p in range(size):           # E, and the scale of the products' cut (2^(bits - E), raised
+            for p in range(size):           # E; C cut; the scale of the products' cut (2^(bits - E), raised
                 top = max(lead[p], np.int32(LOWEST_LEAD))                      # to product_floor)
                 lead[p] = top
-                power_bits[p] = np.int64(1023 + bits - max(top, np.int32(product_floor))) << 52
-                scale[p] = power[p]
-            for p in range(size):           # C cut
-                power_bits[p] = np.int64(1023 + bits - lead[p]) << 52
-                units[p] = np.int32(np.float64(c[p]) * power[p])
+                units[p] = np.int32(np.float64(c[p]) * _power_of_two(np.int64(bits - top)))
+                scale[p] = _power_of_two(np.int64(bits - max(top, np.int32(product_floor))))
             for kk in range(k):             # the products cut and added
                 a0, a1 = a_row[g, kk], a_row[g + 8, kk]
                 for p in range(size):
                     units[p] += np.int32((a1 if p & 2 else a0) * b_cols[kk, p] * scale[p])
-            for p in range(size):           # the sum, toward zero to f32: the nearest,
-                power_bits[p] = np.int64(1023 + lead[p] - bits) << 52          # a step back where larger
-            for p in range(size):
-                exact[p] = np.float64(units[p]) * power[p]
-                out[p] = np.float32(exact[p])
-            for p in range(size):           # (+ 0: a sum that rounds to -0 is +0 as well)
-                out_bits[p] -= np.uint32(abs(np.float64(out[p])) > abs(exact[p]))
-                out[p] += np.float32(0.0)
+            for p in range(size):           # the sum, toward zero to f32: the nearest, a step back where
+                exact = np.float64(units[p]) * _power_of_two(np.int64(lead[p] - bits))    # it is larger
+                nearest = np.float32(exact)
+                stepped = bits_of(nearest) - np.uint32(abs(np.float64(nearest)) > abs(exact))
+                out[p] = f32_of(stepped) + np.float32(0.0)      # + 0: a sum that rounds to -0 is +0
     return finite
 
 
@@ -172,7 +167,7 @@ def compiled_accumulate(A, B, b_of_warp, row, lane, n, addend, atype):
     finite = _accumulate_groups(np.ascontiguousarray(A, np.float64), np.ascontiguousarray(B, np.float64),
                                 np.ascontiguousarray(b_of_warp, np.int64), lane_columns(n), old, old.view(np.uint32),
                                 ALIGN_BITS[atype], MIN_EXPONENT[atype], F16_LOWEST_LEAD if in_f32 else LOWEST_LEAD,
-                                F32_KIND if in_f32 else F64_KIND, words, words.view(np.uint32))
+                                F32_KIND if in_f32 else F64_KIND, words)
     if not finite:
         return aligned_accumulate(A, B, b_of_warp, row, lane, n, addend, atype)
     return words.view(np.uint32).reshape(len(row), n // 2)
