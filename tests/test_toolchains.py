@@ -23,7 +23,7 @@ from warpsim.frontends.nvrtc import compile_cuda, include_dirs, nvrtc_library_pa
 from warpsim.sass import sass_for_ptx
 from warpsim.sass.toolchain import ptxas_path, requested_ptxas_version, tool_version
 
-pytestmark = pytest.mark.nvrtc
+pytestmark = [pytest.mark.nvrtc, pytest.mark.sass]
 
 KERNEL = r"""
 extern "C" __global__ void scale(float* x, int n) {
@@ -291,6 +291,7 @@ def test_one_loaded_module_has_the_sass_of_each_ptxas_asked_for():
 
 
 @pytest.mark.slow
+@pytest.mark.programs
 @needs_130
 def test_warpsim_nvcc_builds_with_the_nvcc_of_130(tmp_path):
     """`warpsim --cuda 13.0 nvcc` builds with CUDA 13.0's nvcc, cicc and headers, and the program
