@@ -50,3 +50,17 @@ def test_sums_that_round_to_a_midpoint_in_f64():
     check(np.full(n, a), np.full(n, b), c, np.float32)
     up, down = fma_nearest(np.full(2, a), np.full(2, b), c[:2])
     assert up > down                        # the two sides of the midpoint round apart
+
+
+def test_midpoint_lanes_among_ordinary_ones():
+    """Lanes whose f64 sum lands on a midpoint, scattered among ordinary lanes: each rounds once."""
+    rng = np.random.default_rng(3)
+    bits = np.finfo(np.float32).nmant
+    a = rng.standard_normal(64).astype(np.float32)
+    b = rng.standard_normal(64).astype(np.float32)
+    c = rng.standard_normal(64).astype(np.float32)
+    tricky = rng.choice(64, 12, replace=False)
+    a[tricky] = np.float32(1 + 2.0 ** -(bits // 2))
+    b[tricky] = np.float32(1 + 2.0 ** -(bits + 1 - bits // 2))
+    c[tricky] = np.where(np.arange(12) % 2, 2.0 ** -60, -(2.0 ** -60)).astype(np.float32)
+    check(a, b, c, np.float32)

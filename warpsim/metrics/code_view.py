@@ -28,7 +28,10 @@ def code_view(loaded_module, kernel: str, sass_counts: dict | None = None) -> li
     """The rows for one kernel (the SASS from warpsim.sass, built once per module)."""
     from ..sass import sass_of
     function = sass_of(loaded_module).kernel(kernel)
-    ptx = {ins.line: str(ins) for fn in loaded_module.module.functions.values() for ins in fn.body}
+    ptx = loaded_module.__dict__.get("_ptx_line_texts")
+    if ptx is None:                         # formatted once per module: a profile asks per launch
+        ptx = loaded_module._ptx_line_texts = {ins.line: str(ins) for fn in loaded_module.module.functions.values()
+                                               for ins in fn.body}
     rows = []
     for ins in function.instructions:
         file, line = ins.source if ins.source else ("", 0)

@@ -39,12 +39,16 @@ def window_offsets(addrs, window: int) -> np.ndarray:
 
 
 def aligned(addrs, size: int) -> np.ndarray:
-    """Per lane: the address is a multiple of the access's width (every space demands it)."""
+    """Per lane: the address is a multiple of the access's width (every space demands it).
+    Widths are powers of two: a mask of the low bits, not a 64-bit division per lane."""
     addrs = np.asarray(addrs)
+    if size & (size - 1) == 0:
+        return addrs & addrs.dtype.type(size - 1) == 0
     return addrs % addrs.dtype.type(size) == 0
 
 
 def inside(offsets, size: int, limit: int) -> np.ndarray:
     """Per lane: [offset, offset + size) lies in a space of `limit` bytes and is aligned to size."""
     offsets = np.asarray(offsets, dtype=np.int64)
-    return (offsets >= 0) & (offsets + size <= limit) & (offsets % size == 0)
+    multiple = offsets & (size - 1) == 0 if size & (size - 1) == 0 else offsets % size == 0
+    return (offsets >= 0) & (offsets + size <= limit) & multiple

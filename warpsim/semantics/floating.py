@@ -134,6 +134,12 @@ def fma_nearest(a, b, c):
         suspect = ((total.view(np.uint64) & mask) == midpoint) | (np.abs(total) < tiny)
         if not suspect.any():
             return total.astype(dtype)
+        if total.ndim == 1:                 # the pair and rounding to odd for those lanes only
+            lanes = np.flatnonzero(suspect)
+            pair = two_sum(np.broadcast_to(product, total.shape)[lanes], np.broadcast_to(c, total.shape)[lanes])
+            total = total.copy() if not total.flags.writeable else total
+            total[lanes] = round_to_odd(*pair)
+            return total.astype(dtype)
     total, err = two_sum(product, c)
     return round_to_odd(total, err).astype(dtype)
 
