@@ -88,6 +88,20 @@ def batch_geometry(program, grid: tuple, block: tuple, cta_ids) -> tuple:
     return found
 
 
+def batch_start_pc(program, exists: np.ndarray) -> np.ndarray:
+    """Every thread slot's first PC (0, or EXITED for slots past the block's threads), read-only:
+    kept beside the batch geometry whose `exists` it is made from."""
+    kept = program.__dict__.setdefault("_batch_start_pcs", {})
+    found = kept.get(id(exists))
+    if found is None or found[0] is not exists:
+        if len(kept) >= GEOMETRIES_KEPT:
+            kept.pop(next(iter(kept)))
+        pc = np.where(exists, 0, EXITED).astype(np.int64)
+        pc.flags.writeable = False
+        found = kept[id(exists)] = (exists, pc)
+    return found[1]
+
+
 class SassState:
     """One batch: CTAs `cta_ids` of the launch, `n` thread slots."""
 
@@ -112,7 +126,7 @@ class SassState:
         self.P[PT_ROW] = self.UP[PT_ROW] = True
         self.B = np.zeros((CONVERGENCE_BARRIERS, self.n), dtype=bool)
         self.exclusive = np.zeros(self.n, dtype=np.uint64)      # a lane's WARPSYNC.EXCLUSIVE mask, 0 outside
-        self.pc = np.where(self.exists, 0, EXITED).astype(np.int64)
+        self.pc = batch_start_pc(program, self.exists).copy()
         self.starved = np.zeros(self.n_warps, dtype=np.int64)    # rounds a warp kept lanes waiting
         self.rotating = np.zeros(self.n_warps, dtype=bool)       # warps issuing round-robin
         self.last_pc = np.zeros(self.n_warps, dtype=np.int64)
