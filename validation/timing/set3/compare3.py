@@ -64,6 +64,8 @@ def measured() -> dict:
                       "stalls": stalls, "registers": int(_num(d["launch__registers_per_thread"])),
                       "instructions": _num(d["smsp__inst_executed.sum"]),
                       "dram_bytes": _num(d["dram__bytes_read.sum"]) + _num(d["dram__bytes_write.sum"]),
+                      "l2_bytes": _num(d["lts__t_sectors.sum"]) * 32,
+                      "clock_ghz": _num(d["sm__cycles_elapsed.avg.per_second"]) / 1e9,
                       "check": check.get(label, {}).get("check"), "rel_err": check.get(label, {}).get("rel_err"),
                       "event_us": check.get(label, {}).get("event_us_median")}
     return out
@@ -135,20 +137,70 @@ def summary_lines(f: dict) -> list:
             f"top stall equal: {f['stall']:.0f}% (targets 80%)"]
 
 
-def load_predictions() -> dict:
-    out = {}
+def load_predictions() -> tuple:
+    """({source: {label: prediction}}, {source: the model's commit it was predicted with})."""
+    out, commits = {}, {}
     for name, path in SOURCES.items():
         full = os.path.join(HERE, path)
         if os.path.exists(full):
             with open(full) as fh:
-                out[name] = json.load(fh)["launches"]
-    return out
+                data = json.load(fh)
+            out[name] = data["launches"]
+            commits[name] = data.get("model_commit") or "the working tree"
+    return out, commits
 
 
-WHY = {}   # label -> one line: what the launch spends its time on per ncu against what the model says
+_L2_TILES = ("the model is L2-bound: it sends every CTA's cp.async.cg tile loads ({model} MB) through L2 at "
+             "{rate_p} TB/s; ncu counts {ncu} MB of L2 sectors ({share} of those bytes) at {rate} TB/s, issue "
+             "active {iss_m} (model {iss}), SM clock {clk} GHz: the model's L2 bytes or its L2 rate for "
+             "cp.async tile loads is off, not its tensor pipe")
+_TMA = ("in-kernel descriptors: the SASS executor declines (the tensor map the kernel writes is not one "
+        "warpsim's encode_tiled made), so the counts come from PTX mapped to SASS lines: {inst} of ncu's "
+        "instructions and almost no L2 traffic ({model} MB against ncu's {ncu} MB); ncu: barrier and "
+        "long_scoreboard stalls (waits on the TMA mbarriers)")
+_ATTN = ("the model's bound is {bound} ({model} MB through L2: K and V re-read per query block) at issue active "
+         "{iss}; ncu counts {ncu} MB of L2, issue active {iss_m}, more barrier and long-scoreboard stalls than the "
+         "model, SM clock {clk} GHz: the time goes to waits inside each k-step (a serial QK^T, softmax, PV chain "
+         "per warpgroup is the likely cause, not measured), which the model overlaps")
+_LN = ("weight and bias (8 KB) re-read by every row: the model sends them through L2 ({model} MB, L2-bound at "
+       "{rate_p} TB/s); ncu counts {ncu} MB of L2 at {rate} TB/s: plain ld.global lets L1 serve about half of "
+       "the re-reads to the {ctas} CTAs resident per SM")
+_FP8_W8 = ("8 warps, 128x256 tiles: ncu's top stall is barrier (5.4 warps per issue, the model 2.2) and issue "
+           "active {iss_m} against the model's {iss}: the two warpgroups wait for each other at each k-step's "
+           "barrier longer than the model's barrier cost, at {clk} GHz")
+WHY = {   # label -> (template, what it names); filled from the figures by why_line()
+    **{k: _L2_TILES for k in ("mm_f16_128x64x64_w4_s4", "mm_f16_64x128x64_w4_s4", "mm_f16_128x128x32_w4_s4",
+                              "mm_f16_64x64x64_w4_s4", "mm_bf16_64x256x64_w4_s4", "mm_f8e4m3_128x128x128_w4_s3",
+                              "mm_f8e4m3_64x128x128_w4_s4", "mm_f8e4m3_128x64x128_w4_s4",
+                              "mmp_f16_128x64x64_w4_s4")},
+    **{k: _TMA for k in ("mmtma_f16_128x128x64_w4_s3", "mmtma_f16_128x256x64_w8_s3", "mmtma_f16_128x128x64_w8_s4",
+                         "mmtma_f16_64x128x64_w4_s4", "mmtma_f16_128x64x64_w4_s4")},
+    **{k: _ATTN for k in ("attn_d64_128x64_w4_s3", "attn_d64_128x128_w8_s3", "attn_d64_128x32_w4_s2",
+                          "attn_d64_64x64_w4_s3", "attn_d128_128x64_w8_s3", "attn_d128_128x128_w8_s2",
+                          "attn_d128_64x64_w4_s3", "attn_d128_64x32_w4_s2")},
+    **{k: _LN for k in ("layernorm_f16_w1", "layernorm_f16_w2", "layernorm_f16_w4", "layernorm_f16_w8")},
+    **{k: _FP8_W8 for k in ("mm_f8e4m3_128x256x64_w8_s4", "mm_f8e4m3_128x256x128_w8_s3")},
+}
 
 
-def write_markdown(meas: dict, preds: dict, path: str) -> None:
+def why_line(label: str, p: dict, m: dict) -> str:
+    """One line: what the launch spends its time on per ncu against what the model says."""
+    template = WHY.get(label)
+    if template is None:
+        return "not explained yet"
+    d = p.get("details", {})
+    inst = p.get("instructions") or 0
+    model_l2 = d.get("l2_bytes", 0)
+    return template.format(model=f"{d.get('l2_bytes', 0) / 1e6:.0f}", ncu=f"{m['l2_bytes'] / 1e6:.0f}",
+                           rate=f"{m['l2_bytes'] / m['ncu_us'] / 1e6:.1f}",
+                           rate_p=f"{d.get('l2_bytes', 0) / p['time_us'] / 1e6:.1f}",
+                           iss=f"{p['issue_active']:.0f}%", iss_m=f"{m['issue_active']:.0f}%",
+                           clk=f"{m['clock_ghz']:.2f}", inst=f"{inst / m['instructions']:.0%}",
+                           bound=p.get("bottleneck"), ctas=d.get("ctas_per_sm"),
+                           share=f"{m['l2_bytes'] / model_l2:.0%}" if model_l2 else "-")
+
+
+def write_markdown(meas: dict, preds: dict, commits: dict, path: str) -> None:
     lines = ["# The timing model against the H200: set 3 (Triton kernels of issue 24)", "",
              "Written by `python validation/timing/set3/compare3.py --write`. Measured: `h200/` (run3_device.sh on "
              "the H200, Triton 3.6: `ncu_raw.csv` gpu__time_duration with ncu's cold caches, `check.json` checks "
@@ -157,26 +209,31 @@ def write_markdown(meas: dict, preds: dict, path: str) -> None:
              "(`predicted_h200_cubins.json`) and from Triton 3.9's compile here (`predicted_triton39.json`).", "",
              "The split into halves (split3.json, seed 20261202: alternate configurations within each sweep) "
              "was made and committed before any prediction or measurement existed. No figure of the model "
-             "comes from this set.", ""]
+             "comes from this set. The model: warpsim at commit "
+             + ", ".join(f"{c} ({s})" for s, c in commits.items()) + ", before any model change made "
+             "with this set in view.", "",
+             "Command: `python validation/timing/set3/compare3.py --write` (the figures of each half: "
+             "`--half dev`, `--half held-out`).", ""]
     for source, pred in preds.items():
         lines += [f"## Figures, predicted from {source}", ""]
         for half in ("dev", "held-out", "all"):
             lines += [f"{half}:", ""] + [f"- {x}" for x in summary_lines(figures(rows_of(pred, meas, half)))] + [""]
         f = figures(rows_of(pred, meas, "all"))
-        lines += ["Per sweep (all configurations; halves apart in the launch table):", "",
+        lines += ["Per sweep, over all its configurations (a half holds 2-4 of a sweep's configurations, so the "
+                  "halves' rank figures above are coarse; this table is the autotuning answer):", "",
                   "| sweep | n | rho | warpsim picks | H200 best | gap |", "|---|---|---|---|---|---|"]
         for name, v in f["sweeps"].items():
             lines.append(f"| {name} | {v['n']} | {v['rho']:+.2f} | {v['pick']} | {v['best']} | {v['gap'] * 100:.1f}% |")
         lines.append("")
     lines += ["## Every launch", "",
-              "| launch | half | check | ncu us | event us | h200 cubin us | err | triton 3.9 us | err | "
-              "occ pred/ncu | issue pred/ncu | top stall pred / ncu | bottleneck | source |",
-              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+              "| launch | half | check | ncu us | SM GHz | h200 cubin us | err | triton 3.9 us | err | "
+              "occ pred/ncu | issue pred/ncu | top stall pred / ncu | L2 MB pred/ncu | bottleneck | source |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     cub, t39 = preds.get("h200 cubins", {}), preds.get("triton 3.9", {})
     for launch in LAUNCHES:
         m = meas.get(launch.label)
         if m is None:
-            lines.append(f"| {launch.label} | {half_of(launch.label)} | not measured | | | | | | | | | | | |")
+            lines.append(f"| {launch.label} | {half_of(launch.label)} | not measured |" + " |" * 12)
             continue
         p, q = cub.get(launch.label, {}), t39.get(launch.label, {})
 
@@ -184,14 +241,16 @@ def write_markdown(meas: dict, preds: dict, path: str) -> None:
             return (f"{x['time_us']:.2f}", f"{(x['time_us'] / m['ncu_us'] - 1) * 100:+.0f}%") if "time_us" in x \
                 else ("-", x.get("error", "-")[:60])
         lines.append(f"| {launch.label} | {half_of(launch.label)} | {m['check']} | {m['ncu_us']:.2f} | "
-                     f"{(m['event_us'] or float('nan')):.2f} | {' | '.join(t(p))} | {' | '.join(t(q))} | "
+                     f"{m['clock_ghz']:.2f} | {' | '.join(t(p))} | {' | '.join(t(q))} | "
                      f"{p.get('occupancy', float('nan')):.1f} / {m['occupancy']:.1f} | "
                      f"{p.get('issue_active', float('nan')):.1f} / {m['issue_active']:.1f} | "
-                     f"{p.get('top_stall', '-')} / {m['top_stall']} | {p.get('bottleneck', '-')} | {p.get('source', '-')} |")
+                     f"{p.get('top_stall', '-')} / {m['top_stall']} | "
+                     f"{p.get('details', {}).get('l2_bytes', float('nan')) / 1e6:.0f} / {m['l2_bytes'] / 1e6:.0f} | "
+                     f"{p.get('bottleneck', '-')} | {p.get('source', '-')} |")
     lines += ["", "## Misses over 25% (h200 cubins)", ""]
     misses = [r for r in rows_of(cub, meas, "all") if r["ok"] and abs(r["err"]) > 0.25]
     for r in misses:
-        lines.append(f"- `{r['label']}` ({r['err'] * 100:+.0f}%, {r['half']}): {WHY.get(r['label'], 'not explained yet')}")
+        lines.append(f"- `{r['label']}` ({r['err'] * 100:+.0f}%, {r['half']}): {why_line(r['label'], r['p'], r['m'])}")
     if not misses:
         lines.append("none")
     with open(path, "w") as fh:
@@ -204,7 +263,7 @@ def main() -> int:
     ap.add_argument("--write", action="store_true")
     a = ap.parse_args()
     meas = measured()
-    preds = load_predictions()
+    preds, commits = load_predictions()
     halves = ("dev", "held-out", "all") if a.write else (a.half,)
     for source, pred in preds.items():
         for half in halves:
@@ -225,7 +284,7 @@ def main() -> int:
             for line in summary_lines(f):
                 print("  " + line)
     if a.write:
-        write_markdown(meas, preds, os.path.join(HERE, "comparison3.md"))
+        write_markdown(meas, preds, commits, os.path.join(HERE, "comparison3.md"))
     return 0
 
 
