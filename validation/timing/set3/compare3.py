@@ -37,27 +37,49 @@ def _num(text: str) -> float:
     return float(text.replace(",", ""))
 
 
+def _ncu_rows(csv_name: str, once_name: str) -> list:
+    """(label, row) of one ncu pass: one row per launch, in that run3.py --mode once's order."""
+    with open(os.path.join(MEASURED, once_name)) as fh:
+        order = [label for label, rec in json.load(fh)["launches"].items() if rec.get("check") != "ERROR"]
+    with open(os.path.join(MEASURED, csv_name)) as fh:
+        rows = list(csv.reader(line for line in fh if line.startswith('"')))
+    head, data = rows[0], [r for r in rows[2:] if r]
+    if len(data) != len(order):
+        raise SystemExit(f"{MEASURED}/{csv_name}: {len(data)} kernel rows for {len(order)} launches in {once_name}")
+    return [(label, dict(zip(head, row))) for label, row in zip(order, data)]
+
+
+def measured_extra() -> dict:
+    """label -> the second ncu call's figures (run3_device_extra.sh): the repeat's time, and where the
+    time goes (tensor pipe, L2 and DRAM throughput in percent of peak, MUFU instructions)."""
+    out = {}
+    if not os.path.exists(os.path.join(MEASURED, "ncu_where.csv")):
+        return out
+    for label, d in _ncu_rows("ncu_raw_repeat.csv", "once_repeat.json"):
+        out.setdefault(label, {})["repeat_us"] = _num(d["gpu__time_duration.sum"]) / 1e3
+    for label, d in _ncu_rows("ncu_where.csv", "once_where.json"):
+        out.setdefault(label, {}).update({
+            "tensor_pct": _num(d["sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed"]),
+            "l2_pct": _num(d["lts__throughput.avg.pct_of_peak_sustained_elapsed"]),
+            "dram_pct": _num(d["dram__throughput.avg.pct_of_peak_sustained_elapsed"]),
+            "xu_inst": _num(d["sm__inst_executed_pipe_xu.sum"])})
+    return out
+
+
 def measured() -> dict:
     """label -> ncu's metrics (one row per launch, in run3.py --mode once's order) and the check run's."""
     with open(os.path.join(MEASURED, "check.json")) as fh:
         check = json.load(fh)["launches"]
-    with open(os.path.join(MEASURED, "once.json")) as fh:
-        order = [label for label, rec in json.load(fh)["launches"].items() if rec.get("check") != "ERROR"]
-    with open(os.path.join(MEASURED, "ncu_raw.csv")) as fh:
-        rows = list(csv.reader(line for line in fh if line.startswith('"')))
-    head, data = rows[0], [r for r in rows[2:] if r]
-    if len(data) != len(order):
-        raise SystemExit(f"{MEASURED}/ncu_raw.csv: {len(data)} kernel rows for {len(order)} launches in once.json")
     launches = {launch.label: launch for launch in LAUNCHES}
+    extra = measured_extra()
     out = {}
-    for label, row in zip(order, data):
-        d = dict(zip(head, row))
+    for label, d in _ncu_rows("ncu_raw.csv", "once.json"):
         if not d["Kernel Name"].startswith(launches[label].kernel):
             raise SystemExit(f"ncu row of {label} is kernel {d['Kernel Name']}, not {launches[label].kernel}")
         stalls = {k[len(STALL):-len("_per_issue_active.ratio")]: _num(v) for k, v in d.items()
                   if k.startswith(STALL) and v}
         named = {k: v for k, v in stalls.items() if k != "selected"}
-        out[label] = {"ncu_us": _num(d["gpu__time_duration.sum"]) / 1e3,
+        out[label] = {**extra.get(label, {}), "ncu_us": _num(d["gpu__time_duration.sum"]) / 1e3,
                       "occupancy": _num(d["sm__warps_active.avg.pct_of_peak_sustained_active"]),
                       "issue_active": _num(d["smsp__issue_active.avg.pct_of_peak_sustained_active"]),
                       "top_stall": max(named, key=named.get) if named else "",
@@ -151,22 +173,22 @@ def load_predictions() -> tuple:
 
 
 _L2_TILES = ("the model is L2-bound: it sends every CTA's cp.async.cg tile loads ({model} MB) through L2 at "
-             "{rate_p} TB/s; ncu counts {ncu} MB of L2 sectors ({share} of those bytes) at {rate} TB/s, issue "
-             "active {iss_m} (model {iss}), SM clock {clk} GHz: the model's L2 bytes or its L2 rate for "
-             "cp.async tile loads is off, not its tensor pipe")
+             "{rate_p} TB/s; ncu counts {ncu} MB of L2 sectors ({share} of those bytes) at {rate} TB/s, L2 "
+             "throughput {l2_pct} of peak, tensor pipe {tensor_pct} busy, issue active {iss_m} (model {iss}), "
+             "SM clock {clk} GHz: the model's L2 bytes or its L2 rate for cp.async tile loads is off")
 _TMA = ("in-kernel descriptors: the SASS executor declines (the tensor map the kernel writes is not one "
         "warpsim's encode_tiled made), so the counts come from PTX mapped to SASS lines: {inst} of ncu's "
         "instructions and almost no L2 traffic ({model} MB against ncu's {ncu} MB); ncu: barrier and "
-        "long_scoreboard stalls (waits on the TMA mbarriers)")
+        "long_scoreboard stalls (waits on the TMA mbarriers), tensor pipe {tensor_pct} busy")
 _ATTN = ("the model's bound is {bound} ({model} MB through L2: K and V re-read per query block) at issue active "
-         "{iss}; ncu counts {ncu} MB of L2, issue active {iss_m}, more barrier and long-scoreboard stalls than the "
-         "model, SM clock {clk} GHz: the time goes to waits inside each k-step (a serial QK^T, softmax, PV chain "
+         "{iss}; ncu counts {ncu} MB of L2 (L2 throughput {l2_pct} of peak), tensor pipe {tensor_pct} busy, issue "
+         "active {iss_m}, more barrier and long-scoreboard stalls than the model, SM clock {clk} GHz: the time goes to waits inside each k-step (a serial QK^T, softmax, PV chain "
          "per warpgroup is the likely cause, not measured), which the model overlaps")
 _LN = ("weight and bias (8 KB) re-read by every row: the model sends them through L2 ({model} MB, L2-bound at "
        "{rate_p} TB/s); ncu counts {ncu} MB of L2 at {rate} TB/s: plain ld.global lets L1 serve about half of "
        "the re-reads to the {ctas} CTAs resident per SM")
 _FP8_W8 = ("8 warps, 128x256 tiles: ncu's top stall is barrier (5.4 warps per issue, the model 2.2) and issue "
-           "active {iss_m} against the model's {iss}: the two warpgroups wait for each other at each k-step's "
+           "active {iss_m} against the model's {iss}, tensor pipe {tensor_pct} busy: the two warpgroups wait for each other at each k-step's "
            "barrier longer than the model's barrier cost, at {clk} GHz")
 WHY = {   # label -> (template, what it names); filled from the figures by why_line()
     **{k: _L2_TILES for k in ("mm_f16_128x64x64_w4_s4", "mm_f16_64x128x64_w4_s4", "mm_f16_128x128x32_w4_s4",
@@ -197,7 +219,9 @@ def why_line(label: str, p: dict, m: dict) -> str:
                            iss=f"{p['issue_active']:.0f}%", iss_m=f"{m['issue_active']:.0f}%",
                            clk=f"{m['clock_ghz']:.2f}", inst=f"{inst / m['instructions']:.0%}",
                            bound=p.get("bottleneck"), ctas=d.get("ctas_per_sm"),
-                           share=f"{m['l2_bytes'] / model_l2:.0%}" if model_l2 else "-")
+                           share=f"{m['l2_bytes'] / model_l2:.0%}" if model_l2 else "-",
+                           l2_pct=f"{m.get('l2_pct', float('nan')):.0f}%",
+                           tensor_pct=f"{m.get('tensor_pct', float('nan')):.0f}%")
 
 
 def write_markdown(meas: dict, preds: dict, commits: dict, path: str) -> None:
@@ -214,6 +238,12 @@ def write_markdown(meas: dict, preds: dict, commits: dict, path: str) -> None:
              "with this set in view.", "",
              "Command: `python validation/timing/set3/compare3.py --write` (the figures of each half: "
              "`--half dev`, `--half held-out`).", ""]
+    spread = [abs(m["repeat_us"] / m["ncu_us"] - 1) for m in meas.values() if "repeat_us" in m]
+    if spread:
+        lines += [f"The H200's own spread: a second ncu pass (run3_device_extra.sh, another machine start) gives "
+                  f"times within {np.median(spread) * 100:.1f}% of the first (median; largest "
+                  f"{max(spread) * 100:.1f}%), so configurations closer than about 3% (softmax at 1-8 warps, "
+                  "for one) are ordered by noise, on the H200 as in any figure here.", ""]
     for source, pred in preds.items():
         lines += [f"## Figures, predicted from {source}", ""]
         for half in ("dev", "held-out", "all"):
@@ -226,14 +256,14 @@ def write_markdown(meas: dict, preds: dict, commits: dict, path: str) -> None:
             lines.append(f"| {name} | {v['n']} | {v['rho']:+.2f} | {v['pick']} | {v['best']} | {v['gap'] * 100:.1f}% |")
         lines.append("")
     lines += ["## Every launch", "",
-              "| launch | half | check | ncu us | SM GHz | h200 cubin us | err | triton 3.9 us | err | "
+              "| launch | half | check | ncu us | repeat us | tensor % / L2 % | SM GHz | h200 cubin us | err | triton 3.9 us | err | "
               "occ pred/ncu | issue pred/ncu | top stall pred / ncu | L2 MB pred/ncu | bottleneck | source |",
-              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     cub, t39 = preds.get("h200 cubins", {}), preds.get("triton 3.9", {})
     for launch in LAUNCHES:
         m = meas.get(launch.label)
         if m is None:
-            lines.append(f"| {launch.label} | {half_of(launch.label)} | not measured |" + " |" * 12)
+            lines.append(f"| {launch.label} | {half_of(launch.label)} | not measured |" + " |" * 14)
             continue
         p, q = cub.get(launch.label, {}), t39.get(launch.label, {})
 
@@ -241,6 +271,8 @@ def write_markdown(meas: dict, preds: dict, commits: dict, path: str) -> None:
             return (f"{x['time_us']:.2f}", f"{(x['time_us'] / m['ncu_us'] - 1) * 100:+.0f}%") if "time_us" in x \
                 else ("-", x.get("error", "-")[:60])
         lines.append(f"| {launch.label} | {half_of(launch.label)} | {m['check']} | {m['ncu_us']:.2f} | "
+                     f"{m.get('repeat_us', float('nan')):.2f} | "
+                     f"{m.get('tensor_pct', float('nan')):.0f} / {m.get('l2_pct', float('nan')):.0f} | "
                      f"{m['clock_ghz']:.2f} | {' | '.join(t(p))} | {' | '.join(t(q))} | "
                      f"{p.get('occupancy', float('nan')):.1f} / {m['occupancy']:.1f} | "
                      f"{p.get('issue_active', float('nan')):.1f} / {m['issue_active']:.1f} | "
