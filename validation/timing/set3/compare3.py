@@ -188,8 +188,9 @@ _LN = ("weight and bias (8 KB) re-read by every row: the model sends them throug
        "{rate_p} TB/s); ncu counts {ncu} MB of L2 at {rate} TB/s: plain ld.global lets L1 serve about half of "
        "the re-reads to the {ctas} CTAs resident per SM")
 _FP8_W8 = ("8 warps, 128x256 tiles: ncu's top stall is barrier (5.4 warps per issue, the model 2.2) and issue "
-           "active {iss_m} against the model's {iss}, tensor pipe {tensor_pct} busy: the two warpgroups wait for each other at each k-step's "
-           "barrier longer than the model's barrier cost, at {clk} GHz")
+           "active {iss_m} against the model's {iss}, tensor pipe {tensor_pct} busy, SM clock {clk} GHz: the "
+           "time goes to the barrier that closes each k-step (the two warpgroups waiting on each other and on "
+           "the next stage's loads, a reading of the stalls, not measured), which the model costs lower")
 WHY = {   # label -> (template, what it names); filled from the figures by why_line()
     **{k: _L2_TILES for k in ("mm_f16_128x64x64_w4_s4", "mm_f16_64x128x64_w4_s4", "mm_f16_128x128x32_w4_s4",
                               "mm_f16_64x64x64_w4_s4", "mm_bf16_64x256x64_w4_s4", "mm_f8e4m3_128x128x128_w4_s3",
