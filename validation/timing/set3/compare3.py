@@ -182,7 +182,8 @@ _TMA = ("in-kernel descriptors: the SASS executor declines (the tensor map the k
         "long_scoreboard stalls (waits on the TMA mbarriers), tensor pipe {tensor_pct} busy")
 _ATTN = ("the model's bound is {bound} ({model} MB through L2: K and V re-read per query block) at issue active "
          "{iss}; ncu counts {ncu} MB of L2 (L2 throughput {l2_pct} of peak), tensor pipe {tensor_pct} busy, issue "
-         "active {iss_m}, more barrier and long-scoreboard stalls than the model, SM clock {clk} GHz: the time goes to waits inside each k-step (a serial QK^T, softmax, PV chain "
+         "active {iss_m}, more barrier and long-scoreboard stalls than the model, SM clock {clk} GHz: "
+         "the time goes to waits inside each k-step (a serial QK^T, softmax, PV chain "
          "per warpgroup is the likely cause, not measured), which the model overlaps")
 _LN = ("weight and bias (8 KB) re-read by every row: the model sends them through L2 ({model} MB, L2-bound at "
        "{rate_p} TB/s); ncu counts {ncu} MB of L2 at {rate} TB/s: plain ld.global lets L1 serve about half of "
@@ -257,7 +258,8 @@ def write_markdown(meas: dict, preds: dict, commits: dict, path: str) -> None:
             lines.append(f"| {name} | {v['n']} | {v['rho']:+.2f} | {v['pick']} | {v['best']} | {v['gap'] * 100:.1f}% |")
         lines.append("")
     lines += ["## Every launch", "",
-              "| launch | half | check | ncu us | repeat us | tensor % / L2 % | SM GHz | h200 cubin us | err | triton 3.9 us | err | "
+              "| launch | half | check | ncu us | repeat us | tensor % / L2 % | SM GHz | h200 cubin us | err | "
+              "triton 3.9 us | err | "
               "occ pred/ncu | issue pred/ncu | top stall pred / ncu | L2 MB pred/ncu | bottleneck | source |",
               "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     cub, t39 = preds.get("h200 cubins", {}), preds.get("triton 3.9", {})
@@ -307,8 +309,9 @@ def main() -> int:
                 if not r["ok"]:
                     print(f"  {r['label']:32s} ncu {m['ncu_us']:8.2f}  no prediction: {p.get('error', 'missing')[:80]}")
                     continue
-                print(f"  {r['label']:32s} pred {p['time_us']:8.2f} ncu {m['ncu_us']:8.2f} err {r['err'] * 100:+6.1f}%  "
-                      f"occ {p['occupancy']:5.1f}/{m['occupancy']:5.1f} iss {p['issue_active']:5.1f}/{m['issue_active']:5.1f} "
+                print(f"  {r['label']:32s} pred {p['time_us']:8.2f} ncu {m['ncu_us']:8.2f} "
+                      f"err {r['err'] * 100:+6.1f}%  occ {p['occupancy']:5.1f}/{m['occupancy']:5.1f} "
+                      f"iss {p['issue_active']:5.1f}/{m['issue_active']:5.1f} "
                       f"stall {p['top_stall']}/{m['top_stall']} [{p['bottleneck']}, {p['source']}]")
             f = figures(rows)
             for name, v in f["sweeps"].items():

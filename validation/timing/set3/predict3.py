@@ -94,7 +94,8 @@ def predict_one(source, launch, kernels_dir, ctas):
             "issue_active": t.issue_active, "top_stall": t.top_stall, "stalls": t.stalls,
             "bottleneck": t.bottleneck, "source": t.source, "notes": [str(n) for n in t.notes],
             "instructions": t.details.get("instructions"),
-            "details": {k: v for k, v in t.details.items() if isinstance(v, (int, float, str))}, "shared": meta["shared"], "num_warps": meta["num_warps"],
+            "details": {k: v for k, v in t.details.items() if isinstance(v, (int, float, str))},
+            "shared": meta["shared"], "num_warps": meta["num_warps"],
             "num_stages": meta.get("num_stages")}
 
 
@@ -123,7 +124,8 @@ def main() -> int:
             rec = {"error": f"{type(error).__name__}: {error}"[:1000]}
         rec["seconds"] = round(time.time() - t0, 1)
         out["launches"][launch.label] = rec
-        print(f"{launch.label:32s} {rec.get('time_us', float('nan')):9.2f} us  occ {rec.get('occupancy', float('nan')):5.1f} "
+        print(f"{launch.label:32s} {rec.get('time_us', float('nan')):9.2f} us  "
+              f"occ {rec.get('occupancy', float('nan')):5.1f} "
               f"iss {rec.get('issue_active', float('nan')):5.1f} {rec.get('top_stall', '-'):16s} "
               f"[{rec.get('bottleneck', rec.get('error', ''))}, {rec.get('source', '')}] ({rec['seconds']} s)",
               file=sys.stderr, flush=True)

@@ -132,7 +132,8 @@ def main() -> int:
         rec["seconds"] = round(time.time() - t0, 2)
         out["launches"][launch.label] = rec
         print(f"{launch.label:32s} {rec.get('check', '-'):5s} err {rec.get('rel_err', float('nan')):.2e} "
-              f"event {rec.get('event_us_median', float('nan')):8.2f} us  pred {rec.get('predicted_us', float('nan')):8.2f} us "
+              f"event {rec.get('event_us_median', float('nan')):8.2f} us  "
+              f"pred {rec.get('predicted_us', float('nan')):8.2f} us "
               f"regs {rec.get('registers', '-')} smem {rec.get('shared', '-')} ({rec['seconds']} s)",
               file=sys.stderr, flush=True)
         torch.cuda.empty_cache() if torch.cuda.is_available() and a.mode != "predict" else None
