@@ -131,14 +131,19 @@ def test_a_shards_changes_rebuild_its_array(seed):
 
 # ---------------------------------------------------------------- the cost model
 
-def test_estimate_grows_with_the_measured_time_per_thread(module):
+def test_estimate_learns_the_time_per_thread_and_the_contention(module):
     program = module.get_function("histogram").loaded_module.program
     fresh = cost.estimate(program, "histogram", 1 << 16, 2, 4, 1 << 20)
     assert not fresh.measured and fresh.gain < 1              # a small launch: fixed costs dominate
-    cost.record_one_process(program, "histogram", 1 << 20, 8.0)   # as if 1M threads took 8 s
+    cost.record_shards(program, "histogram", 1 << 20, [5.0, 5.0], 1.0)   # shards: 1M threads, 10 s
+    shards_only = cost.estimate(program, "histogram", 1 << 24, 2, 4, 3 << 26)
+    assert shards_only.calibrate and shards_only.one_process == pytest.approx(128.0)
+    cost.record_one_process(program, "histogram", 1 << 20, 8.0)   # one process: 1M threads, 8 s
     timed = cost.estimate(program, "histogram", 1 << 24, 2, 4, 3 << 26)
-    assert timed.measured and timed.one_process == pytest.approx(128.0)
-    assert 1.5 < timed.gain < 2 / cost.CONTENTION + 1e-9
+    assert not timed.calibrate and timed.one_process == pytest.approx(128.0)
+    assert timed.contention == pytest.approx(1.25) and 1.5 < timed.gain < 1.6
+    cost.record_shards(program, "histogram", 1 << 20, [8.0, 8.0], 1.0)   # side by side 2x slower
+    assert cost.estimate(program, "histogram", 1 << 24, 2, 4, 3 << 26).gain < 1
     program.__dict__.pop("_shard_seconds_per_thread")
 
 

@@ -114,11 +114,16 @@ def launch(loaded, kernel, grid, block, params, shared_mem, cooperative) -> Laun
     guess = cost.estimate(loaded.program, kernel, threads, workers, len(ranges), plan.moved, slowdown,
                           cold=warm_key not in _warm)
     report.estimated_gain = guess.gain
+    if settings.sharding == "auto" and guess.calibrate:
+        return _in_one_process(loaded, kernel, grid, block, params, shared_mem, report, "calibrate",
+                               "timing it once in one process, to set against its shards' times")
     if settings.sharding == "auto" and guess.gain < cost.MIN_GAIN:
         because = f"not by arrays, since {plan.why}; " if plan.why else ""
         return _in_one_process(loaded, kernel, grid, block, params, shared_mem, report, "no gain",
                                f"{because}estimated gain of {workers} workers x{guess.gain:.2f} "
-                               f"(one process ~{guess.one_process:.2g} s{'' if guess.measured else ', from its instruction count'})")
+                               f"(one process ~{guess.one_process:.2g} s"
+                               f"{'' if guess.measured else ', from its instruction count'}; side by side "
+                               f"{guess.contention:.2f}x slower)")
     if plan.by_arrays:
         result = run_by_arrays(client, loaded, kernel, grid3, block3, params, shared_mem, ranges, plan.by_arrays,
                                settings, report)
