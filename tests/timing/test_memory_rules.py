@@ -63,7 +63,7 @@ def test_tensor_core_time_follows_the_instruction_shape():
     h200 = gpu_preset("h200")
     wide = tensor_cycles("HGMMA", ("64x256x16", "F32"), h200)
     narrow = tensor_cycles("HGMMA", ("64x16x16", "F32"), h200)
-    assert wide == pytest.approx(16 * narrow)
+    assert wide == pytest.approx(16 * narrow, rel=0.01)     # the H200's measured intervals, about N / 2
     # the same m64nNk shape takes as long in TF32 (k 8) and FP8 (k 32) as in 16-bit inputs (k 16)
     assert tensor_cycles("HGMMA", ("64x64x8", "F32", "TF32"), h200) == pytest.approx(
         tensor_cycles("HGMMA", ("64x64x16", "F32"), h200))

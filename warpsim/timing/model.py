@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from .pipes import pipe_cycles, pipe_of, tensor_cycles
+from .async_groups import add_group_waits, copy_group_latency, cp_async_l2_share
 from .presets import gpu_preset
 from .queueing import Station, mva
 from .lines import line_stalls
@@ -115,6 +116,10 @@ class KernelCosts:
         self.longest_wait = float(gaps.max()) if len(gaps) else 0.0
         # ---- per-execution averages of memory work, per instruction
         per_exec = {k: np.zeros(n) for k in ("wavefronts", "tags", "l2", "dram", "l2_async", "dram_async")}
+        # cp.async's draw on L2 against the SM's share of it: measured by active SMs (eighth batch), or
+        # the fifth batch's 1.125x ld.global.cg where the preset has no such table
+        share = cp_async_l2_share(preset, active_sms)
+        cp_async_rate = share / _sm_share(preset, preset.l2_bandwidth_gbps, active_sms) if share else ASYNC_COPY_L2_RATE
         all_sectors = sum(m.sectors for m in ex.memory.values() if m.space == "global") * scale
         dram_per_sector = self.dram_bytes / (all_sectors * 32) if all_sectors > 0 else 0.0
         for i, m in ex.memory.items():
@@ -127,7 +132,7 @@ class KernelCosts:
                 per_exec["tags"][i] = max(m.requests, m.lines / preset.l1_lines_per_clk) / e
                 opcode = fn.instructions[i].opcode
                 copy = opcode in ASYNC_COPIES
-                rate = ASYNC_COPY_L2_RATE if opcode == "LDGSTS" else 1.0
+                rate = cp_async_rate if opcode == "LDGSTS" else 1.0
                 line = COPY_LINE_BYTES if copy else 128.0
                 per_exec["l2_async" if copy else "l2"][i] = l2_site_bytes(m, line) / rate / e
                 per_exec["dram_async" if copy else "dram"][i] = (m.sectors * 32 * dram_per_sector +
@@ -139,6 +144,8 @@ class KernelCosts:
         self.per_exec, self.pipe_hold = per_exec, pipe_hold
         l2_bw = _sm_share(preset, preset.l2_bandwidth_gbps, active_sms)
         dram_bw = _sm_share(preset, preset.hbm_copy_gbps, active_sms)
+        # the cp.async and wgmma groups a loop waits for (async_groups.py)
+        add_group_waits(fn, walk, preset, copy_group_latency(preset, self.dram_read_fraction))
         self.reason_cost = {r: walk.cost[r] for r in REASONS}
         # ---- per sampled CTA: per-warp demand vectors (warps x stations)
         self.ctas = []
@@ -159,7 +166,11 @@ class KernelCosts:
             # the issue slot and the pipes work at once: the sub-partition is held by the larger demand,
             # and a warp's fixed stalls already wait out its own pipe time (ptxas sized them for it)
             d["smsp"] = np.maximum.reduce([d["issue"]] + [d[p] for p in QUEUE_PIPES])
-            d["delay:wait"] = np.maximum(0.0, d["delay:wait"] - (d["smsp"] - d["issue"]))
+            own_pipe = d["smsp"] - d["issue"]
+            absorbed = np.minimum(own_pipe, d["delay:wait"])
+            d["delay:wait"] = d["delay:wait"] - absorbed
+            # a wgmma group's wait (async_groups.py) counts its own HGMMAs' time on the tensor core too
+            d["delay:gmma"] = np.maximum(0.0, d["delay:gmma"] - (own_pipe - absorbed))
             d["bars"] = c @ self.is_barrier
             d["fetch"] = self._taken(c) * preset.branch_taken_issue_cycles
             d["smsp"] = d["smsp"] + d["fetch"]
@@ -206,7 +217,10 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
         return {"cycles": 0.0, "warps": 0, "residence": {}, "issued": 0.0, "fill": 0.0, "tail": 0.0}
     mean = {name: float(v.mean()) for name, v in stacked.items()}
     m = min(4, warps)
-    stations = [Station("smsp", mean["smsp"], m)]
+    # up to four warps have a sub-partition each (a CTA's warps go round robin over the four): none
+    # waits for another's issue or pipe, so the sub-partition is a delay for them, not a queue
+    # (Seidmann's m-server queue would make four lone tensor-core warps wait for each other)
+    stations = [Station("smsp", mean["smsp"], m if warps > 4 else 0)]
     stations += [Station(name, mean[name], 1) for name in SM_STATIONS]
     stations += [Station("delay:" + r, mean["delay:" + r], 0) for r in DELAYS]
     if costs.turnaround:

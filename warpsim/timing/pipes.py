@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from ..sass.executor import pipe_by_opcode
 from ..sass.stall_reasons import reason_of_scoreboard_wait
+from .tensor_core import hgmma_interval
 
 # Every SASS opcode's pipe is declared with its opcode (sass/executor: the family module of an
 # executed opcode, pipe_only.py for the others); the table refuses an opcode without one at import.
@@ -55,18 +56,23 @@ def pipe_cycles(preset) -> dict:
 
 
 EIGHT_BIT = ("E4M3", "E5M2", "S8", "U8")
+WGMMA_OPCODES = ("HGMMA", "QGMMA", "IGMMA")     # wgmma of 16-bit and tf32, fp8, and 8-bit integer inputs
 
 
 def tensor_cycles(opcode: str, mods: tuple, preset) -> float:
     """Cycles one warp's tensor instruction holds its sub-partition's tensor core, by its shape: a
     warpgroup's HGMMA.MxNxK is issued by each of its four warps, each doing M/4 rows; HMMA/IMMA are
     one warp's m16n8k. Work is counted in 16-bit-input FLOPs (TF32 runs at half that rate, 8-bit
-    inputs at twice): wgmma at the datasheet's dense peak, mma.sync at the rate measured for
-    HMMA.16816 (half of it on Hopper). A shape it cannot read keeps the HMMA.16816 figure."""
+    inputs at twice): wgmma at the interval the preset measured for its type and N (tensor_core.py),
+    or the datasheet's dense peak without one; mma.sync at the rate measured for HMMA.16816 (half of
+    it on Hopper). A shape it cannot read keeps the HMMA.16816 figure."""
     per_smsp = preset.sub_partitions_per_sm
     shape = next((m for m in mods if "x" in m and all(p.isdigit() for p in m.split("x"))), None)
     scale = 2.0 if "TF32" in mods else 0.5 if any(t in mods for t in EIGHT_BIT) else 1.0
-    if opcode == "HGMMA" and shape:
+    if opcode in WGMMA_OPCODES and shape:
+        measured = hgmma_interval(mods, preset)
+        if measured is not None:
+            return measured
         m, n, k = (int(v) for v in shape.split("x"))
         return (m / 4) * n * k * 2 * scale / (preset.tensor_fp16_peak_flops_per_clk / per_smsp)
     digits = next((m for m in mods if m.isdigit() and m.startswith("168")), None)
@@ -89,7 +95,7 @@ def result_latency(opcode: str, pipe: str, preset) -> float:
     if pipe == "fp64":
         return preset.fp64_latency
     if pipe == "tensor":
-        return 2 * preset.fp64_latency + 16
+        return preset.hmma_latency
     if pipe == "barrier":
         return preset.shared_latency
     return preset.alu_latency

@@ -29,6 +29,7 @@ MEASURED3 = "validation/timing/h200/microbench3_ncu.csv: measured on H200"
 MEASURED_CASES = "validation/timing/h200/summary.csv: measured on H200"
 MEASURED_SET2_DEV = "validation/timing/h200/set2/summary.csv: measured on H200 (set 2, its development half)"
 MEASURED6 = "validation/timing/h200/microbench6_ncu.csv: measured on H200"
+MEASURED8 = "validation/timing/h200/microbench8.json: measured on H200"
 MEASURED_NCU = "validation/timing/h200/ncu_raw_0.csv (device__attribute_*): reported by the H200"
 CUDA_PG = "CUDA C++ Programming Guide, compute capability table and 'Arithmetic Instructions' throughput table"
 HOPPER_WP = "NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022)"
@@ -70,6 +71,9 @@ class GPUPreset:
     sfu_lanes_per_clk: float             # MUFU (ex2, rsqrt, lg2, sin, cos, rcp)
     tensor_fp16_flops_per_clk: float     # mma.sync m16n8k16 f16 -> f32, the path warpsim simulates
     tensor_fp16_peak_flops_per_clk: float  # the datasheet's dense f16 peak (wgmma on Hopper)
+    hgmma_interval_cycles: Mapping       # wgmma m64nNk back to back on one accumulator: cycles each, by (type, N)
+    hgmma_latency_cycles: Mapping        # a wgmma's issue to its wait_group 0's return, cycles, by (type, N)
+    hmma_latency: float                  # mma.sync m16n8k16 (HMMA.16816) issue to result, cycles
     shared_wavefronts_per_clk: float     # shared-memory wavefronts (32 banks x 4 B) per clock per SM
     # --- dependent-issue latencies, cycles
     alu_latency: float                   # FADD / IADD-class
@@ -95,6 +99,9 @@ class GPUPreset:
     hbm_bandwidth_gbps: float            # datasheet
     hbm_copy_gbps: float                 # measured device-to-device copy, bytes read + written
     l1_lines_per_clk: float              # 128-byte lines the L1 data path serves per clock per SM (global hits)
+    cp_async_latency_l2: float           # cp.async 16-byte copy to its wait_group's return, data in L2, cycles
+    cp_async_latency_hbm: float          # ... data in HBM only
+    cp_async_l2_bytes_per_clk: Mapping   # L2-resident bytes per clock cp.async draws chip-wide, by active SMs
     atomic_lane_cycles_int: float        # L2 slice cycles per lane of a warp's 32-bit integer atomic on one address
     atomic_lane_cycles_float: float      # ... of an f32 atomic add (serialised lane by lane)
     atomic_line_pass_cycles: float       # ... for one warp request naming several addresses of one line
@@ -180,8 +187,10 @@ _H200 = {
     "int32_lanes_per_clk": (64.0, MEASURED + " (SHF + LOP3 chains: 1.94 warp-inst/clk/SM = 62 lanes)"),
     "imad_lanes_per_clk": (64.0, MEASURED + " (IMAD: 1.97 warp-inst/clk/SM = 63 lanes)"),
     "sfu_lanes_per_clk": (16.0, MEASURED + " (MUFU.EX2 and MUFU.RSQ: 0.49 warp-inst/clk/SM = 15.7 lanes)"),
-    "tensor_fp16_flops_per_clk": (1969.0, MEASURED + " (HMMA.16816.F32: 0.48 warp-inst/clk/SM x 4096 flops = "
-                                                     "1969 flops/clk/SM, 515 TFLOP/s at 1980 MHz)"),
+    "tensor_fp16_flops_per_clk": (2671.0, MEASURED8 + " (mb8_mma_sync_thr, HMMA.16816.F32 on 8 accumulators per warp: "
+                                                      "0.577 / 0.643 / 0.652 warp-inst/clk/SM at 4 / 8 / 16 warps; "
+                                                      "0.652 x 4096 flops = 2671 flops/clk/SM; the first batch's 0.48 "
+                                                      "(1969) in microbench.json, mb_tp_hmma, had 4 per warp)"),
     "tensor_fp16_peak_flops_per_clk": (4096.0, "[derived] H200/H100 SXM datasheet dense FP16 989.4 TFLOPS / "
                                                "(132 SMs x 1.83 GHz); " + HOPPER_WP),
     "shared_wavefronts_per_clk": (1.0, MEASURED_CASES + " (bank_stride_32: 16384 warp loads x 32 wavefronts per SM in "
@@ -274,6 +283,48 @@ _H200 = {
     "shared_reserved_per_block": (1024, MEASURED_NCU + " (device__attribute_reserved_shared_memory_per_block)"),
 }
 
+# ----- tensor cores and async copies: the eighth microbenchmark batch (validation/timing/microbench8.cu)
+_WGMMA_TYPES = ("f16", "bf16", "tf32", "e4m3")
+_H200.update({
+    # m64nNk at each type's K (16, 16, 8, 32): the same cycles per instruction in every type, N / 2, the
+    # dense peak (4096 flops/clk/SM in 16-bit inputs, 2048 tf32, 8192 e4m3)
+    "hgmma_interval_cycles": (MappingProxyType({(t, n): c for t in _WGMMA_TYPES
+                                                for n, c in ((64, 32.1), (128, 64.1), (256, 128.1))}),
+                              MEASURED8 + " (mb8_wgmma_*_ss_n*, one warpgroup per SM, groups of four wgmmas on one "
+                                          "accumulator, one group pending: 32.1 / 64.1 / 128.1 cycles each at N 64 / "
+                                          "128 / 256 in f16, bf16, tf32 and e4m3; two warpgroups per SM the same; A in "
+                                          "registers 34.9 at N 64 with one warpgroup)"),
+    "hgmma_latency_cycles": (MappingProxyType({(t, n): c for t in _WGMMA_TYPES
+                                               for n, c in ((64, 84.2), (128, 121.5), (256, 197.3))}),
+                             MEASURED8 + " (one wgmma, commit, wait_group 0, per loop round: 84.2 / 121.5 / 197.3 "
+                                         "cycles at N 64 / 128 / 256 in every type; A in registers 71.6 / 110.2 / 189.3)"),
+    "hmma_latency": (24.8, MEASURED8 + " (mb8_mma_sync_lat: HMMA.16816.F32 on one accumulator, 24.8 cycles each)"),
+    "cp_async_latency_l2": (462.0, MEASURED8 + " (mb8_cpasync_lat: one thread's cp.async.cg 16 bytes, commit, "
+                                               "wait_group 0, over 1 MB resident in L2: 462 cycles a round)"),
+    "cp_async_latency_hbm": (834.0, MEASURED8 + " (as cp_async_latency_l2, lines 64 KB apart after the L2 was "
+                                                "flushed: 834 cycles)"),
+    "cp_async_l2_bytes_per_clk": (MappingProxyType({1: 124.0, 66: 3311.0, 132: 5093.0}),
+                                  MEASURED8 + " (microbench8_second.json, mb8_cpasync_p8_w3: 128 threads copying 4 KB "
+                                              "each per round, four rounds in flight, from 24 MB resident in L2: one "
+                                              "CTA 123.9 B/clk; one CTA on each of 66 SMs 50.2 B/clk/SM (32 KB in "
+                                              "flight 49.8: the chip's share); 132 SMs 38.6 B/clk/SM with 256 threads "
+                                              "or two CTAs per SM, 32.0 with one of 128 threads)"),
+})
+
+
+def _no_wgmma(arch: str, figures: dict) -> dict:
+    """The eighth batch's figures for a GPU without wgmma: no tables, and async copies at the latencies
+    of loads, without a limit of their own."""
+    l2 = (figures["l2_hit_latency_near"][0] + figures["l2_hit_latency_far"][0]) / 2
+    return {"hgmma_interval_cycles": (MappingProxyType({}), f"no wgmma on {arch}"),
+            "hgmma_latency_cycles": (MappingProxyType({}), f"no wgmma on {arch}"),
+            "hmma_latency": (2 * figures["fp64_latency"][0] + 16, "[assumed] the tensor pipe's latency warpsim "
+                             "gave before it was measured on the H200 (2 x fp64_latency + 16); not measured"),
+            "cp_async_latency_l2": (l2, "[assumed] a load's mean L2 hit latency (l2_hit_latency_near, _far)"),
+            "cp_async_latency_hbm": (figures["hbm_latency"][0], "[assumed] a load's HBM latency (hbm_latency)"),
+            "cp_async_l2_bytes_per_clk": (MappingProxyType({}), "[assumed] not measured: cp.async draws the L2 "
+                                          "as the H200's microbench5 gave, 1.125x ld.global.cg (model.ASYNC_COPY_L2_RATE)")}
+
 # The figures only the H200's microbenchmarks measured (batches 2 and 3); the other presets take them as
 # the H200's, saying so.
 _MICROBENCHMARKED = {
@@ -307,7 +358,7 @@ _H100.update({
     "int32_lanes_per_clk": (64.0, CUDA_PG + ";" + _SAME_SM),
     "imad_lanes_per_clk": (64.0, _SAME_SM),
     "sfu_lanes_per_clk": (16.0, CUDA_PG + ";" + _SAME_SM),
-    "tensor_fp16_flops_per_clk": (1969.0, _SAME_SM),
+    "tensor_fp16_flops_per_clk": (2671.0, _SAME_SM),
     "tensor_fp16_peak_flops_per_clk": (4096.0, "[derived] H100 SXM datasheet dense FP16 989.4 TFLOPS / (132 x 1.83 GHz)"),
     "shared_wavefronts_per_clk": (1.0, _SAME_SM),
     "alu_latency": (4.0, _SAME_SM + "; GPGPU-Sim tuned H100 config ptx_opcode_latency_fp 4 (" + NOTES + ")"),
@@ -395,6 +446,14 @@ _A100 = {
     "shared_reserved_per_block": (1024, CUDA_PG + " (1 KB reserved per block on cc 8.0+)"),
 }
 
+_A100.update(_no_wgmma("sm_80", _A100))
+# the H100's SM is the H200's; its HBM is not (570 cycles against 672: the copy's extra time kept)
+_H100.update({name: (_H200[name][0], "[assumed] same GH100 SM and L2 as the H200, whose figure was " +
+                     _H200[name][1]) for name in ("hgmma_interval_cycles", "hgmma_latency_cycles", "hmma_latency",
+                                                  "cp_async_latency_l2", "cp_async_l2_bytes_per_clk")})
+_H100["cp_async_latency_hbm"] = (834.0 - 672.0 + 570.0, "[derived] the H200's cp.async HBM latency (834) less its "
+                                 "load latency (672) plus the H100's (570); not measured")
+
 # ----------------------------------------------------------------------------- L4 (AD104)
 _L4 = {
     "name": ("l4", "warpsim"),
@@ -451,6 +510,9 @@ _L4 = {
     "max_shared_per_block": (101376, CUDA_PG + " (cc 8.9: 99 KB per block, opt-in)"),
     "shared_reserved_per_block": (1024, CUDA_PG + " (1 KB reserved per block on cc 8.0+)"),
 }
+
+# the eighth microbenchmark batch's figures (tensor cores, async copies) where the GPU lacks wgmma
+_L4.update(_no_wgmma("sm_89", _L4))
 
 H200 = _make(_H200)
 H100 = _make(_H100)

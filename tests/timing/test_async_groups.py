@@ -1,0 +1,132 @@
+"""Waits on async groups (timing/async_groups.py) and the tensor core's measured tables (tensor_core.py)."""
+
+import numpy as np
+import pytest
+
+from warpsim.timing import gpu_preset
+from warpsim.timing.async_groups import _run_loop
+from warpsim.timing.pipes import tensor_cycles
+from warpsim.timing.tensor_core import hgmma_interval, hgmma_latency
+
+
+def _simulated_period(t0, commit_at, wait_at, latency, back, iterations=600):
+    """The loop run iteration by iteration, written plainly: each waits at `wait_at` for the group
+    committed `back` iterations earlier, commits its own at `commit_at` (offsets without waiting)."""
+    starts, commits = [0.0], []
+    for i in range(iterations):
+        s = starts[-1]
+        ready = commits[i - back] + latency if i >= back else -np.inf
+        end_wait = max(s + wait_at, ready)
+        delay = end_wait - (s + wait_at)
+        commits.append(s + commit_at + (delay if commit_at > wait_at else 0.0))
+        starts.append(s + t0 + delay)
+    return (starts[-1] - starts[-241]) / 240        # a whole number of cycles of 1, 2, 3 or 5 iterations
+
+
+def _closed_form_period(t0, commit_at, wait_at, latency, back):
+    """T = T0 + wait, the wait ending when the group `back` iterations back does."""
+    if commit_at < wait_at:
+        return max(t0, (t0 + commit_at - wait_at + latency) / (1 + back))
+    return max(t0, (commit_at - wait_at + latency) / back)
+
+
+def _model_period(t0, commit_at, wait_at, latency, back):
+    """The model's loop run on one commit and one wait letting the groups of the `back` - 1 (commit
+    after the wait) or `back` (commit before it) newer iterations pend."""
+    commit = ("commit", ("copy", latency))
+    if commit_at < wait_at:
+        events = [(0, *commit), (1, "wait", ("copy", back))]
+        offsets = np.array([commit_at, wait_at])
+    else:
+        events = [(0, "wait", ("copy", back - 1)), (1, *commit)]
+        offsets = np.array([wait_at, commit_at])
+    waits = _run_loop(events, offsets, t0, 0)
+    return t0 + sum(w for _, w in waits.values())
+
+
+@pytest.mark.parametrize("back", [1, 2, 3, 4])
+@pytest.mark.parametrize("commit_first", [False, True])
+def test_the_loop_run_matches_the_closed_form_and_a_plain_simulation(back, commit_first):
+    rng = np.random.default_rng(back + 10 * commit_first)
+    for _ in range(10):
+        t0, latency = rng.uniform(20, 200), rng.uniform(50, 3000)
+        a, b = sorted(rng.uniform(0, t0, size=2))
+        commit_at, wait_at = (a, b) if commit_first else (b, a)
+        expected = _simulated_period(t0, commit_at, wait_at, latency, back)
+        assert _closed_form_period(t0, commit_at, wait_at, latency, back) == pytest.approx(expected, rel=1e-3)
+        assert _model_period(t0, commit_at, wait_at, latency, back) == pytest.approx(expected, rel=2e-3)
+
+
+def test_a_deep_enough_pipeline_does_not_wait():
+    assert _model_period(500.0, 400.0, 10.0, 300.0, 3) == pytest.approx(500.0)
+
+
+def test_wgmma_groups_queue_on_the_tensor_core():
+    h200 = gpu_preset("h200")
+    mods = ("64x128x16", "F32")
+    interval, latency = hgmma_interval(mods, h200), hgmma_latency(mods, h200)
+    # four HGMMAs issued a cycle apart, the last commits; a wait letting one group pend
+    events = [(k, "mma", (interval, latency, k == 3)) for k in range(4)] + [(4, "wait", ("mma", 1))]
+    period = 10.0 + sum(w for _, w in _run_loop(events, np.arange(5.0), 10.0, 0).values())
+    assert period == pytest.approx(4 * interval, rel=0.01)     # the tensor core's pace, not the latency
+    # one HGMMA per group, waited for at once: its latency
+    events = [(0, "mma", (interval, latency, True)), (1, "wait", ("mma", 0))]
+    period = 2.0 + sum(w for _, w in _run_loop(events, np.array([0.0, 1.0]), 2.0, 0).values())
+    assert period == pytest.approx(latency + 1.0, rel=0.01)
+
+
+def test_measured_wgmma_tables():
+    h200 = gpu_preset("h200")
+    # the dense peak in every type: m64nNk at the type's K takes N / 2 cycles
+    for mods in (("64x256x16", "F32"), ("64x256x16", "F32", "BF16"), ("64x256x8", "F32", "TF32"),
+                 ("64x256x32", "F32", "E4M3", "E4M3")):
+        assert tensor_cycles("QGMMA" if "E4M3" in mods else "HGMMA", mods, h200) == pytest.approx(128.0, abs=0.5)
+    # between measured widths the interval and latency follow N; below the smallest the latency holds
+    assert hgmma_interval(("64x192x16", "F32"), h200) == pytest.approx(96.1, abs=0.5)
+    assert hgmma_latency(("64x192x16", "F32"), h200) == pytest.approx((121.5 + 197.3) / 2, abs=0.5)
+    assert hgmma_latency(("64x16x16", "F32"), h200) == pytest.approx(84.2)
+    assert hgmma_interval(("64x16x16", "F32"), h200) == pytest.approx(32.1 / 4)
+    # a GPU without wgmma keeps the peak-rate rule
+    assert hgmma_interval(("64x64x16", "F32"), gpu_preset("a100")) is None
+
+
+def test_cp_async_draws_the_chip_rate_measured_at_that_many_sms():
+    from warpsim.timing.async_groups import cp_async_l2_share
+    h200 = gpu_preset("h200")
+    assert cp_async_l2_share(h200, 132) == pytest.approx(5093.0 / 132)
+    assert cp_async_l2_share(h200, 66) == pytest.approx(3311.0 / 66)
+    shares = [cp_async_l2_share(h200, k) for k in (1, 16, 33, 66, 100, 132)]
+    assert all(a >= b for a, b in zip(shares, shares[1:]))     # fewer SMs: more each, less in all
+    totals = [s * k for s, k in zip(shares, (1, 16, 33, 66, 100, 132))]
+    assert all(a <= b for a, b in zip(totals, totals[1:]))
+    assert cp_async_l2_share(gpu_preset("a100"), 108) is None
+
+
+CUBIN = __import__("pathlib").Path(__file__).parents[2] / "validation" / "timing" / "microbench8.cubin"
+
+
+def _cycles_per_wgmma(group: int, grid: int) -> float:
+    """The model's cycles per wgmma of mb8_wgmma_f16_ss_n128 between 4 and 8 loop rounds."""
+    import warpsim as ws
+    from warpsim.api.raw import pack_arguments
+    from warpsim.timing import predict
+    mod = ws.RawModule(path=str(CUBIN))
+    k = mod.get_function("mb8_wgmma_f16_ss_n128")
+    clocks, sink = ws.zeros(4096, dtype=np.int64), ws.zeros(128, dtype=np.float32)
+    cycles = []
+    for iters in (4, 8):
+        params = pack_arguments(k.kernel_name, k.params, (clocks, sink, np.int32(iters), np.int32(group)))
+        t = predict(k.loaded_module, k.kernel_name, (grid,), (128,), params, 0, gpu="h200", max_ctas=1)
+        cycles.append(t.cycles)
+    return (cycles[1] - cycles[0]) / (4 * group)
+
+
+@pytest.mark.slow
+def test_a_warpgroup_keeps_the_tensor_core_at_its_measured_interval_and_waits_its_latency():
+    h200 = gpu_preset("h200")
+    interval = hgmma_interval(("64x128x16", "F32"), h200)
+    latency = hgmma_latency(("64x128x16", "F32"), h200)
+    # four wgmmas per group, one group pending: the tensor core's pace (four warps, one per sub-partition)
+    assert _cycles_per_wgmma(4, 132) == pytest.approx(interval, rel=0.05)
+    # one wgmma waited for at once: its latency and the loop's few instructions
+    assert latency <= _cycles_per_wgmma(1, 1) <= 1.2 * latency
