@@ -17,6 +17,10 @@ changes the last two). For each one, in this run:
 
 Every figure is CPU time of the process that ran it (resource.getrusage), so other work on
 the machine slows the figures less than it would the wall clock; compare ratios of one run.
+Both sides run with one thread in every thread pool (OMP/OpenBLAS/MKL_NUM_THREADS=1 unless set;
+--all-threads leaves them): the targets are for one core, and on a loaded machine the idle
+threads of torch's pool spin and count as CPU time (the interpreter's matmul took 16 s of CPU
+with its default pool at load 3, 3.4 s with one thread).
 The first warpsim launch of each kernel compiles it (Triton, ptxas) and the first profiled one
 loads its SASS; neither is counted: each row is the best of --repeat warm launches. Results are
 checked against NumPy.
@@ -31,7 +35,16 @@ import resource
 import subprocess
 import sys
 
-import numpy as np
+# One thread for every thread pool (torch's OpenMP pool in the interpreter, BLAS in both), set
+# before NumPy loads: the targets are for one core, and a pool's idle threads spin on a loaded
+# machine, which CPU time counts (the interpreter's matmul: 16 s with the default pool at load 3,
+# 3.4 s with one thread). --all-threads leaves the pools as they are.
+ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+if "--all-threads" not in sys.argv:
+    for _name, _value in ONE_THREAD.items():
+        os.environ.setdefault(_name, _value)
+
+import numpy as np  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -222,6 +235,8 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, default=1, help="warm runs of each row; the best counts")
     parser.add_argument("--no-interpreter", action="store_true", help="leave Triton's interpreter out")
     parser.add_argument("--json", help="write the figures here")
+    parser.add_argument("--all-threads", action="store_true",
+                        help="leave torch's and BLAS's thread pools at their default size (default: one thread)")
     parser.add_argument("--interpreter-child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     size = args.size or 1024
@@ -229,7 +244,8 @@ def main(argv=None) -> int:
         interpreter_main(args.interpreter_child, size, args.repeat)
         return 0
     cases = args.only or list(CASES)
-    results = {"load_average": os.getloadavg()[0], "size": size, "cases": {}}
+    results = {"load_average": os.getloadavg()[0], "size": size, "cases": {},
+               "threads": {name: os.environ.get(name, "default") for name in ONE_THREAD}}
     print(f"{'case':<34} {'plain s':>8} {'profiled s':>10} {'interp. s':>9} {'interp./plain':>13}"
           f" {'interp./profiled':>16}")
     for case in cases:
