@@ -404,6 +404,30 @@ def f32_from_u32(bits):
 
 
 @njit(inline="always")
+def s32_from_f32_rz(bits):
+    """cvt.rzi.s32.f32: toward zero, saturated, NaN to 0 (semantics.conversion.float_to_int)."""
+    x = np.float64(f32_of(bits))
+    if x != x:
+        return np.uint32(0)
+    if x >= 2147483648.0:
+        return np.uint32(0x7FFFFFFF)
+    if x < -2147483648.0:
+        return np.uint32(0x80000000)
+    return np.uint32(np.int64(x) & 0xFFFFFFFF)
+
+
+@njit(inline="always")
+def u32_from_f32_rz(bits):
+    """cvt.rzi.u32.f32: toward zero, saturated (negatives to 0), NaN to 0."""
+    x = np.float64(f32_of(bits))
+    if x != x or x < 1.0:
+        return np.uint32(0)
+    if x >= 4294967296.0:
+        return np.uint32(0xFFFFFFFF)
+    return np.uint32(np.int64(x))
+
+
+@njit(inline="always")
 def compare_f32(a, b, op):
     """Ordered comparisons: false when either side is NaN (ne included)."""
     if is_nan32(a) or is_nan32(b):

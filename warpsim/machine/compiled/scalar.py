@@ -206,6 +206,8 @@ def float_fma(ins, srcs):
 def convert(ins, srcs):
     if not ins.flags and len(ins.types) == 2 and set(ins.types) <= INT32 | INT64:
         return integer_resize(ins.types[0], ins.types[1], srcs[0])
+    if ins.flags <= {"rzi", "ftz"} and "rzi" in ins.flags and ins.types in (("s32", "f32"), ("u32", "f32")):
+        return f"{ins.types[0]}_from_f32_rz({srcs[0]})"     # a flushed subnormal truncates to 0 too
     if ins.flags != {"rn"} or len(ins.types) != 2 or ins.types[0] != "f32":
         return None
     source = ins.types[1]
