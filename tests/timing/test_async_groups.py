@@ -130,3 +130,31 @@ def test_a_warpgroup_keeps_the_tensor_core_at_its_measured_interval_and_waits_it
     assert _cycles_per_wgmma(4, 132) == pytest.approx(interval, rel=0.05)
     # one wgmma waited for at once: its latency and the loop's few instructions
     assert latency <= _cycles_per_wgmma(1, 1) <= 1.2 * latency
+
+
+def test_tma_boxes_of_a_cta_follow_one_another():
+    from warpsim.timing.async_groups import tma_box_cycles
+    h200 = gpu_preset("h200")
+    assert tma_box_cycles(h200, 8192) == pytest.approx(767.0)
+    assert 767.0 < tma_box_cycles(h200, 12288) < 798.0
+    assert tma_box_cycles(gpu_preset("l4"), 8192) is None
+
+
+@pytest.mark.slow
+def test_a_ctas_tma_loads_take_the_measured_time_per_box():
+    import warpsim as ws
+    from warpsim.api.raw import pack_arguments
+    from warpsim.machine.isa.bulk_copy import encode_tiled
+    from warpsim.timing import predict
+    k = ws.RawModule(path=str(CUBIN)).get_function("mb8_tma_load")
+    buf = ws.zeros(1024 * 1024, dtype=np.uint16)
+    tmap = ws.asarray(np.frombuffer(encode_tiled(buf.data.ptr, 2, [1024, 1024], [2048], [64, 64]), dtype=np.uint32).copy())
+    clocks, lat = ws.zeros(4096, dtype=np.int64), ws.zeros(512, dtype=np.int64)
+    cycles = []
+    for loads in (16, 32):         # four 8 KB boxes in flight, one CTA per SM
+        args = (tmap, clocks, lat, np.int32(16), np.int32(16), np.int32(64), np.int32(64), np.int32(8192),
+                np.int32(loads), np.int32(4))
+        params = pack_arguments(k.kernel_name, k.params, args)
+        cycles.append(predict(k.loaded_module, k.kernel_name, (132,), (32,), params, 4 * 8192, gpu="h200",
+                              max_ctas=2).cycles)
+    assert (cycles[1] - cycles[0]) / 16 == pytest.approx(767.0, rel=0.1)    # the H200: 767 cycles a box

@@ -146,3 +146,17 @@ def cp_async_l2_share(preset, active_sms: int):
     k = float(max(1, active_sms))
     total = float(np.interp(k, sms, chip)) if k <= sms[-1] else float(chip[-1])
     return total / k
+
+
+def tma_box_cycles(preset, box_bytes: float):
+    """Cycles a CTA's TMA load of one box of `box_bytes` takes before its next box is served: on the
+    H200 one issuing thread's boxes completed one at a time whatever the stages in flight (8 KB boxes
+    11 B/clk per CTA on 1 to 132 SMs; two CTAs per SM twice that), 743 / 767 / 798 cycles a box of
+    2 / 8 / 16 KB (microbench8_second.json); larger boxes are held by the L2's bandwidth instead.
+    None where the preset has no table."""
+    table = preset.tma_box_cycles
+    if not table:
+        return None
+    sizes = np.array(sorted(table), dtype=float)
+    cycles = np.array([table[k] for k in sorted(table)], dtype=float)
+    return float(np.interp(box_bytes, sizes, cycles))

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from .pipes import pipe_cycles, pipe_of, tensor_cycles
-from .async_groups import add_group_waits, copy_group_latency, cp_async_l2_share
+from .async_groups import add_group_waits, copy_group_latency, cp_async_l2_share, tma_box_cycles
 from .presets import gpu_preset
 from .queueing import Station, mva
 from .lines import line_stalls
@@ -115,7 +115,7 @@ class KernelCosts:
         gaps = walk.gap()[total_exec > 0]
         self.longest_wait = float(gaps.max()) if len(gaps) else 0.0
         # ---- per-execution averages of memory work, per instruction
-        per_exec = {k: np.zeros(n) for k in ("wavefronts", "tags", "l2", "dram", "l2_async", "dram_async")}
+        per_exec = {k: np.zeros(n) for k in ("wavefronts", "tags", "l2", "dram", "l2_async", "dram_async", "tma")}
         # cp.async's draw on L2 against the SM's share of it: measured by active SMs (eighth batch), or
         # the fifth batch's 1.125x ld.global.cg where the preset has no such table
         share = cp_async_l2_share(preset, active_sms)
@@ -137,6 +137,8 @@ class KernelCosts:
                 per_exec["l2_async" if copy else "l2"][i] = l2_site_bytes(m, line) / rate / e
                 per_exec["dram_async" if copy else "dram"][i] = (m.sectors * 32 * dram_per_sector +
                                                                m.partial_lines * self.partial_fill) / e
+                if opcode == "UTMALDG":          # a CTA's boxes one after another (async_groups.tma_box_cycles)
+                    per_exec["tma"][i] = tma_box_cycles(preset, m.sectors * 32 / e) or 0.0
         hold = pipe_cycles(preset)
         pipe_hold = {p: np.array([hold[p] if q == p else 0.0 for q in self.pipes]) for p in QUEUE_PIPES}
         pipe_hold["tensor"] = np.array([tensor_cycles(ins.opcode, ins.mods, preset) if q == "tensor" else 0.0
@@ -161,6 +163,7 @@ class KernelCosts:
             d["dram"] = c @ per_exec["dram"] / dram_bw
             d["l2_async"] = c @ per_exec["l2_async"] / l2_bw
             d["dram_async"] = c @ per_exec["dram_async"] / dram_bw
+            d["tma"] = c @ per_exec["tma"]
             for r in DELAYS_OF_WALK:
                 d["delay:" + r] = c @ walk.cost[r]
             # the issue slot and the pipes work at once: the sub-partition is held by the larger demand,
@@ -239,6 +242,8 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
     # waits only where it asks for them): the wave lasts at least as long as the unit serves them all
     for unit in ASYNC_UNITS:
         cycle = max(cycle, float(stacked[unit].sum() + stacked[unit + "_async"].sum()))
+    # a CTA's TMA boxes are served one after another: the wave lasts at least as long as its CTA with most
+    cycle = max([cycle] + [float(costs.ctas[k]["tma"].sum()) for k in cta_indices])
     # the longest warp cannot finish before it would alone
     longest = int(np.argmax(sum(stacked[s.name] for s in stations if s.name in stacked)))
     alone = [Station(s.name, float(stacked[s.name][longest]) if s.name in stacked else s.demand, s.servers)

@@ -102,6 +102,7 @@ class GPUPreset:
     cp_async_latency_l2: float           # cp.async 16-byte copy to its wait_group's return, data in L2, cycles
     cp_async_latency_hbm: float          # ... data in HBM only
     cp_async_l2_bytes_per_clk: Mapping   # L2-resident bytes per clock cp.async draws chip-wide, by active SMs
+    tma_box_cycles: Mapping              # cycles a CTA's TMA box load holds its CTA's next box back, by box bytes
     atomic_lane_cycles_int: float        # L2 slice cycles per lane of a warp's 32-bit integer atomic on one address
     atomic_lane_cycles_float: float      # ... of an f32 atomic add (serialised lane by lane)
     atomic_line_pass_cycles: float       # ... for one warp request naming several addresses of one line
@@ -309,6 +310,12 @@ _H200.update({
                                               "CTA 123.9 B/clk; one CTA on each of 66 SMs 50.2 B/clk/SM (32 KB in "
                                               "flight 49.8: the chip's share); 132 SMs 38.6 B/clk/SM with 256 threads "
                                               "or two CTAs per SM, 32.0 with one of 128 threads)"),
+    "tma_box_cycles": (MappingProxyType({2048: 743.0, 8192: 767.0, 16384: 798.0}),
+                       MEASURED8 + " (microbench8_second.json, mb8_tma_load: one thread per CTA keeping four "
+                                   "boxes in flight, one CTA per SM, from L2: 2 / 8 / 16 KB boxes at 2.8 / 10.7 / "
+                                   "20.5 B/clk per CTA, one box per 743 / 767 / 798 cycles; 1 to 66 SMs the same, "
+                                   "two CTAs per SM twice the SM's rate; the map in global or constant memory "
+                                   "the same; 32 KB boxes L2-bound at 27 B/clk/SM)"),
 })
 
 
@@ -322,6 +329,7 @@ def _no_wgmma(arch: str, figures: dict) -> dict:
                              "gave before it was measured on the H200 (2 x fp64_latency + 16); not measured"),
             "cp_async_latency_l2": (l2, "[assumed] a load's mean L2 hit latency (l2_hit_latency_near, _far)"),
             "cp_async_latency_hbm": (figures["hbm_latency"][0], "[assumed] a load's HBM latency (hbm_latency)"),
+            "tma_box_cycles": (MappingProxyType({}), f"no TMA on {arch}"),
             "cp_async_l2_bytes_per_clk": (MappingProxyType({}), "[assumed] not measured: cp.async draws the L2 "
                                           "as the H200's microbench5 gave, 1.125x ld.global.cg (model.ASYNC_COPY_L2_RATE)")}
 
@@ -450,7 +458,8 @@ _A100.update(_no_wgmma("sm_80", _A100))
 # the H100's SM is the H200's; its HBM is not (570 cycles against 672: the copy's extra time kept)
 _H100.update({name: (_H200[name][0], "[assumed] same GH100 SM and L2 as the H200, whose figure was " +
                      _H200[name][1]) for name in ("hgmma_interval_cycles", "hgmma_latency_cycles", "hmma_latency",
-                                                  "cp_async_latency_l2", "cp_async_l2_bytes_per_clk")})
+                                                  "cp_async_latency_l2", "cp_async_l2_bytes_per_clk",
+                                                  "tma_box_cycles")})
 _H100["cp_async_latency_hbm"] = (834.0 - 672.0 + 570.0, "[derived] the H200's cp.async HBM latency (834) less its "
                                  "load latency (672) plus the H100's (570); not measured")
 
