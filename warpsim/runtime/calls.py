@@ -363,7 +363,8 @@ def _launch(context, host_function, grid, block, args, shared_mem, stream, coope
 
 def _run_kernel(context, loaded, name, grid, block, params: bytes, shared_mem, stream, cooperative, cluster_dims) -> int:
     """Run a launch whose parameter bytes are read (now, or when a captured graph replays it)."""
-    recorder = _timing_recorder(context, loaded, name, grid, block, shared_mem)
+    sample = _sass_sample(context, loaded, name, grid, block, params, shared_mem, cooperative, cluster_dims)
+    recorder = None if sample else _timing_recorder(context, loaded, name, grid, block, shared_mem)
     try:
         loaded.launch(name, grid, block, params, shared_mem=shared_mem,
                       observers=(recorder,) if recorder else (), **_launch_options(context, cluster_dims), cooperative=cooperative)
@@ -378,8 +379,46 @@ def _run_kernel(context, loaded, name, grid, block, params: bytes, shared_mem, s
               file=sys.stderr)
         sys.stderr.flush()
         return SUCCESS              # the launch itself was accepted; the fault is sticky from here
-    _advance_clock(context, recorder, name, grid, block, stream)
+    _advance_clock(context, sample or recorder, name, grid, block, stream)
     return SUCCESS
+
+
+SAMPLE_COPY_LIMIT = 1 << 30     # bytes of device heap copied for a launch's SASS sample, at most
+
+
+class _SassSample:
+    """The timing sample of a launch taken from its SASS on a copy of device memory (timing())."""
+
+    def __init__(self, execution, gpu: str, registers: int, shared: int):
+        self.execution, self.gpu, self.registers, self.shared = execution, gpu, registers, shared
+
+    def timing(self):
+        from ..timing.model import predict_execution
+        return predict_execution(self.execution, self.gpu, self.registers, self.shared)
+
+
+def _sass_sample(context, loaded, name, grid, block, params: bytes, shared_mem, cooperative, cluster_dims):
+    """Where the clock runs and the SASS executor has the kernel: its sampled CTAs run on the SASS
+    executor on a copy of device memory before the launch, so the model times the instructions the
+    GPU issues (the PTX run's counts, mapped to SASS by PTX line, miss what ptxas unrolls, hoists
+    and combines: whole programs were predicted from 6% to 100% of their SASS). The launch itself
+    runs as before. None (the PTX run's sample then times it) for cooperative and cluster launches,
+    SASS-only modules, a heap over SAMPLE_COPY_LIMIT, or a sample the executor cannot run."""
+    if not context.clock_on or cooperative or cluster_dims or getattr(loaded, "sass_only", False):
+        return None
+    memory = loaded.device.memory
+    if int(memory.top) > SAMPLE_COPY_LIMIT:
+        return None
+    from ..sass.replay import snapshot
+    from ..timing.registers import kernel_registers
+    from ..timing.sample import run_sass_sample, sampled_cta_ids
+    try:
+        ctas = sampled_cta_ids(grid[0] * grid[1] * grid[2], 6)
+        execution = run_sass_sample(loaded, name, grid, block, params, shared_mem, ctas, memory=snapshot(memory))
+        static = loaded.program.kernel_static_shared.get(name, 0)
+        return _SassSample(execution, context.preset.name, kernel_registers(loaded, name), static + int(shared_mem))
+    except (WarpsimError, ValueError):
+        return None
 
 
 def _captured(context, stream: int, work) -> bool:

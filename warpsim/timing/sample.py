@@ -39,8 +39,10 @@ def _touched_allocation_bytes(memory) -> int:
     return int(sum(live.values()) + sum(r.nbytes for r in host.values()))
 
 
-def run_sass_sample(loaded_module, kernel: str, grid, block, params: bytes, shared_mem: int, ctas: list):
-    """Execution from the SASS executor on CTAs `ctas` (raises when the executor lacks the kernel)."""
+def run_sass_sample(loaded_module, kernel: str, grid, block, params: bytes, shared_mem: int, ctas: list,
+                    memory=None):
+    """Execution from the SASS executor on CTAs `ctas` (raises when the executor lacks the kernel),
+    on `memory` (default: the device's own, which the CTAs then write)."""
     from ..sass import sass_of
     from ..sass.executor import load_program
     from ..sass.executor.engine import run_batch
@@ -52,7 +54,7 @@ def run_sass_sample(loaded_module, kernel: str, grid, block, params: bytes, shar
     local_size = max(MIN_LOCAL, (image.stack_bytes + 15) // 16 * 16)
     constants = {}
     addresses = getattr(getattr(loaded_module, "program", None), "global_addresses", {})
-    memory = loaded_module.device.memory
+    memory = loaded_module.device.memory if memory is None else memory
     for name, (_, _, length) in image.constant_symbols.items():
         if name in addresses:
             constants[name] = memory.read_bytes(addresses[name], length).tobytes()

@@ -1,0 +1,52 @@
+"""A program launch's predicted time comes from its SASS, sampled on a copy of device memory
+(runtime/calls.py, _sass_sample): what the model times is what ptxas made, and the launch's own
+memory is the real run's alone."""
+
+import numpy as np
+
+import warpsim as ws
+from warpsim.api.raw import pack_arguments
+from warpsim.runtime.calls import _sass_sample
+from warpsim.runtime.context import RuntimeContext
+from warpsim.timing import predict
+
+SOURCE = r"""
+extern "C" __global__ void horner(float* out, const float* x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float v = x[i], acc = 0.0f;
+    #pragma unroll 8
+    for (int k = 0; k < 64; ++k) acc = acc * v + (float)k;
+    out[i] = acc;
+}
+"""
+
+
+def test_the_sample_runs_the_sass_on_a_copy_and_times_as_the_sass_prediction():
+    rng = np.random.default_rng(5)
+    n = 1 << 15
+    x = ws.asarray(rng.random(n, dtype=np.float32))
+    out = ws.asarray(np.full(n, np.nan, dtype=np.float32))
+    kernel = ws.RawModule(code=SOURCE).get_function("horner")
+    params = pack_arguments(kernel.kernel_name, kernel.params, (out, x, np.int32(n)))
+    grid, block = (n // 256, 1, 1), (256, 1, 1)
+    context = RuntimeContext()
+    context.timeline_on = True                      # the clock runs, as under `warpsim profile --gpu`
+    sample = _sass_sample(context, kernel.loaded_module, kernel.kernel_name, grid, block, params, 0, False, None)
+    assert sample is not None and sample.execution.source == "sass"
+    assert np.isnan(out.get()).all(), "the sampled CTAs wrote the copy, not the device's memory"
+    expected = predict(kernel.loaded_module, kernel.kernel_name, grid, block, params, 0,
+                       gpu=context.preset.name, prefer="sass")
+    assert sample.timing().time_s == expected.time_s
+    ptx = predict(kernel.loaded_module, kernel.kernel_name, grid, block, params, 0,
+                  gpu=context.preset.name, prefer="ptx")
+    assert ptx.details != expected.details          # the PTX run's counts, mapped by line, are another sample
+
+
+def test_no_sample_while_the_clock_stands_or_for_cooperative_launches():
+    kernel = ws.RawModule(code=SOURCE).get_function("horner")
+    context = RuntimeContext()
+    args = (kernel.loaded_module, kernel.kernel_name, (1, 1, 1), (32, 1, 1), bytes(20), 0)
+    assert _sass_sample(context, *args, False, None) is None          # no events, no timeline
+    context.timeline_on = True
+    assert _sass_sample(context, *args, True, None) is None
