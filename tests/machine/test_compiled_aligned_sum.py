@@ -83,6 +83,10 @@ def test_compiled_accumulate_equals_the_numpy_rule(atype, finite, spread, n, lan
         got = compiled_accumulate(A, B, b_of_warp, row, lane, n, old, atype)
     assert got.dtype == np.uint32 and got.shape == want.shape
     np.testing.assert_array_equal(got, want)
+    with np.errstate(all="ignore"):             # the register file's layout: registers by threads
+        by_register = compiled_accumulate(A, B, b_of_warp, row, lane, n, np.ascontiguousarray(old.T), atype,
+                                          registers_first=True)
+    np.testing.assert_array_equal(by_register, want.T)
 
 
 def test_a_subnormal_accumulator_counts_at_f32s_smallest_normal_exponent():

@@ -230,8 +230,10 @@ def warp_products(A: np.ndarray, B: np.ndarray, b_of_warp: np.ndarray) -> np.nda
 def warpgroup_mma(A: np.ndarray, B: np.ndarray, scale_a: int, scale_b: int, row: np.ndarray, lane: np.ndarray,
                   n: int, dtype: str, accumulate: np.ndarray, d_words: np.ndarray,
                   b_of_warp: np.ndarray | None = None, atype: str | None = None,
-                  accumulate_aligned=None) -> np.ndarray:
-    """The new accumulator words of each thread, (threads, registers).
+                  accumulate_aligned=None, registers_first: bool = False) -> np.ndarray:
+    """The new accumulator words of each thread, (threads, registers), or (registers, threads) where
+    `registers_first` (d_words too: an executor's register file as it is, each register's threads in
+    a row; accumulate_aligned then takes that layout, the other forms a transposed copy).
 
     A is (warps, 16, K), B (warps, N, K) as read (each warp's B is used
     transposed), or (Bs, N, K) with b_of_warp naming each warp's; row gives
@@ -244,6 +246,10 @@ def warpgroup_mma(A: np.ndarray, B: np.ndarray, scale_a: int, scale_b: int, row:
     faster aligned_accumulate with the same bits, machine/compiled/aligned_sum.py).
     """
     warps = A.shape[0]
+    fast = accumulate_aligned is not None and dtype == "f32" and atype in ALIGNED_INPUTS
+    if registers_first and not fast:
+        return warpgroup_mma(A, B, scale_a, scale_b, row, lane, n, dtype, accumulate, np.asarray(d_words).T,
+                             b_of_warp, atype).T
     if b_of_warp is None:
         b_of_warp = np.arange(warps)
     A = A if scale_a == 1 else scale_a * A
@@ -254,13 +260,13 @@ def warpgroup_mma(A: np.ndarray, B: np.ndarray, scale_a: int, scale_b: int, row:
     if accumulate.all():
         addend = old
     elif accumulate.any():
-        addend = np.where(accumulate[:, None], old, kind(0.0))
+        addend = np.where(accumulate[None, :] if registers_first else accumulate[:, None], old, kind(0.0))
     else:
         addend = np.zeros_like(old)            # scale-d's zero is still added: -0.0 products become +0.0
     if accumulates_here(atype, dtype):
         b_of_warp = np.asarray(b_of_warp, np.int64)
-        if accumulate_aligned is not None and dtype == "f32" and atype in ALIGNED_INPUTS:
-            return accumulate_aligned(A, B, b_of_warp, row, lane, n, addend, atype)
+        if fast:
+            return accumulate_aligned(A, B, b_of_warp, row, lane, n, addend, atype, registers_first)
         return aligned_accumulate(A, B, b_of_warp, row, lane, n, addend, atype, dtype)
     products = warp_products(A, B, np.asarray(b_of_warp, np.int64))
     words = np.empty(old.shape, kind)

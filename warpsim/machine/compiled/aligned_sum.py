@@ -6,9 +6,10 @@ the largest of their exponents (ea + eb for a product, a subnormal input at its 
 smallest normal exponent), summed exactly and rounded toward zero to f32; a zero result
 is +0. In NumPy that is a dozen passes over a (warps, 16, N) array for each of an
 instruction's 16 products, several times the cost of the matrix product itself. Here each
-lane group's accumulators are one contiguous row of the threads' registers, read and
-written where they are (no scatter into a tile and gather back), and every loop runs
-along that row, so LLVM vectorizes it.
+lane group's accumulators (4 lanes' N/2 registers) are gathered from the register file as it
+is (register-major, as the SASS executor keeps it, or thread-major) into one row, B's columns
+are placed in that row's order once per warpgroup, and every loop over the products runs
+along the row, so LLVM vectorizes it.
 
 The bits are the rule's (tests/machine/test_compiled_aligned_sum.py compares every word on
 random bit patterns, subnormals and zeros of both signs included):
@@ -66,20 +67,20 @@ def _input_exponents(values, exponents, min_exponent):
 
 
 @njit(cache=True, nogil=True)
-def _accumulate_groups(A, B, b_of_warp, columns, addend, addend_bits, bits, min_exponent, product_floor, kind,
-                       words):
+def _accumulate_groups(A, B, b_of_warp, columns, addend, bits, min_exponent, product_floor, kind, words):
     """The new accumulators of whole warps, lane group by lane group, in place in `words`.
 
     A (warps, 16, K) and B (Bs, N, K) float64 (finite), b_of_warp each warp's B. addend and
-    words (warps, 8, 2N) f32 (addend with a uint32 view of its memory): lane group g's 4 lanes'
-    N/2 registers in a row, position p = N/2 pair + 4 q + 2 h + e holding element (row
-    g + 8 h, column columns[p] = 8 q + 2 pair + e) of the warp's 16 x N tile
-    (semantics.wgmma.accumulator_offsets). Each warp's A and B are copied into the type of
-    `kind` (f32 for f16 inputs, f64 for bf16), B's columns in that order, so every loop runs
-    over p contiguously. The cut terms are integers below 2^27 in magnitude (2^31 for the
-    sum), added as int32; a zero result is +0. `bits`: the rule's bits kept below E,
-    min_exponent where subnormal inputs count. Returns whether every accumulator read was
-    finite."""
+    words (N/2, threads) f32, each register's threads in a row (any strides: a transposed view
+    serves threads-first arrays). Lane group g of warp w is threads 32 w + 4 g + pair; its
+    position p = 4 r + pair is register r = 4 q + 2 h + e of one of them, element (row g + 8 h,
+    column columns[p] = 8 q + 2 pair + e) of the warp's 16 x N tile
+    (semantics.wgmma.accumulator_offsets). Each group's C is gathered into a row of positions,
+    and each warp's A and B copied into the type of `kind` (f32 for f16 inputs, f64 for bf16),
+    B's columns in position order, so the loops over k run over p contiguously. The cut terms
+    are integers below 2^27 in magnitude (2^31 for the sum), added as int32; a zero result is
+    +0. `bits`: the rule's bits kept below E, min_exponent where subnormal inputs count.
+    Returns whether every accumulator read was finite."""
     warps, rows, k = A.shape
     size = columns.size
     a_values = np.empty((rows, k), np.float64)
@@ -88,6 +89,7 @@ def _accumulate_groups(A, B, b_of_warp, columns, addend, addend_bits, bits, min_
     b_values = np.empty((k, size), np.float64)
     eb = np.empty((k, size), np.int32)
     b_cols = np.empty((k, size), kind.dtype)
+    c = np.empty(size, np.float32)
     lead = np.empty(size, np.int32)
     units = np.empty(size, np.int32)
     scale = np.empty(size, kind.dtype)
@@ -111,10 +113,13 @@ def _accumulate_groups(A, B, b_of_warp, columns, addend, addend_bits, bits, min_
             for kk in range(k):
                 a_row[i, kk] = a_values[i, kk]
         for g in range(8):
-            c, c_bits, out = addend[w, g], addend_bits[w, g], words[w, g]
+            first = 32 * w + 4 * g          # the lane group's first thread
+            for p in range(size):           # C: register p / 4 of thread first + p % 4
+                c[p] = addend[p >> 2, first + (p & 3)]
             for p in range(size):           # C's exponents: normal ones and zeros from the bits, then the rest
-                biased = np.int32((c_bits[p] >> np.uint32(23)) & np.uint32(0xFF))
-                zero = (c_bits[p] & np.uint32(0x7FFFFFFF)) == 0
+                c_bits = bits_of(c[p])
+                biased = np.int32((c_bits >> np.uint32(23)) & np.uint32(0xFF))
+                zero = (c_bits & np.uint32(0x7FFFFFFF)) == 0
                 lead[p] = np.int32(NO_EXPONENT) if zero else biased - np.int32(127)
             for p in range(size):
                 if lead[p] == -127:         # subnormal: counts at f32's smallest normal exponent
@@ -124,7 +129,7 @@ def _accumulate_groups(A, B, b_of_warp, columns, addend, addend_bits, bits, min_
             for kk in range(k):             # the largest exponent of each element's terms
                 e0, e1 = ea[g, kk], ea[g + 8, kk]
                 for p in range(size):
-                    term = np.int32((e1 if p & 2 else e0) + eb[kk, p])   # int32: the loop vectorizes
+                    term = np.int32((e1 if p & 8 else e0) + eb[kk, p])   # int32: the loop vectorizes
                     if term > lead[p]:
                         lead[p] = term
             for p in range(size):           # E; C cut; the scale of the products' cut (2^(bits - E), raised
@@ -135,39 +140,47 @@ def _accumulate_groups(A, B, b_of_warp, columns, addend, addend_bits, bits, min_
             for kk in range(k):             # the products cut and added
                 a0, a1 = a_row[g, kk], a_row[g + 8, kk]
                 for p in range(size):
-                    units[p] += np.int32((a1 if p & 2 else a0) * b_cols[kk, p] * scale[p])
+                    units[p] += np.int32((a1 if p & 8 else a0) * b_cols[kk, p] * scale[p])
             for p in range(size):           # the sum, toward zero to f32: the nearest, a step back where
                 exact = np.float64(units[p]) * _power_of_two(np.int64(lead[p] - bits))    # it is larger
                 nearest = np.float32(exact)
                 stepped = bits_of(nearest) - np.uint32(abs(np.float64(nearest)) > abs(exact))
-                out[p] = f32_of(stepped) + np.float32(0.0)      # + 0: a sum that rounds to -0 is +0
+                words[p >> 2, first + (p & 3)] = f32_of(stepped) + np.float32(0.0)   # + 0: a -0 is +0
     return finite
 
 
 @lru_cache(maxsize=None)
 def lane_columns(n: int) -> np.ndarray:
-    """The tile column of each position of a lane group's row (see _accumulate_groups): 8 q + 2 pair + e."""
+    """The tile column of each position p = 4 r + pair of a lane group's registers (see
+    _accumulate_groups): register r = 4 q + 2 h + e of lane 4 g + pair holds column 8 q + 2 pair + e."""
     p = np.arange(2 * n)
-    pair, r = np.divmod(p, n // 2)
+    r, pair = p >> 2, p & 3
     return 8 * (r >> 2) + 2 * pair + (r & 1)
 
 
-def compiled_accumulate(A, B, b_of_warp, row, lane, n, addend, atype):
-    """semantics.wgmma.aligned_accumulate's words, (threads, N/2) uint32, the same bits, as machine code.
+def compiled_accumulate(A, B, b_of_warp, row, lane, n, addend, atype, registers_first=False):
+    """semantics.wgmma.aligned_accumulate's words, the same bits, as machine code: (threads, N/2) uint32,
+    or (N/2, threads) where `registers_first` (addend too: each register's threads in a row, the SASS
+    executor's register file and the PTX machine's registers stacked, with no transposes).
 
     Whole warps in order, finite inputs; anything else (partial warps, infinities, NaNs) the NumPy rule."""
     warps = A.shape[0]
     whole = (len(row) == 32 * warps and (lane.reshape(warps, 32) == np.arange(32)).all()
              and (row.reshape(warps, 32) == np.arange(warps)[:, None]).all())
     if not whole or not (np.isfinite(A).all() and np.isfinite(B).all()):
+        if registers_first:
+            return aligned_accumulate(A, B, b_of_warp, row, lane, n, np.ascontiguousarray(addend.T), atype).T
         return aligned_accumulate(A, B, b_of_warp, row, lane, n, addend, atype)
     in_f32 = atype == "f16"
-    old = np.ascontiguousarray(addend, np.float32).reshape(warps, 8, 2 * n)
+    old = np.asarray(addend, np.float32)
     words = np.empty(old.shape, np.float32)
     finite = _accumulate_groups(np.ascontiguousarray(A, np.float64), np.ascontiguousarray(B, np.float64),
-                                np.ascontiguousarray(b_of_warp, np.int64), lane_columns(n), old, old.view(np.uint32),
-                                ALIGN_BITS[atype], MIN_EXPONENT[atype], F16_LOWEST_LEAD if in_f32 else LOWEST_LEAD,
-                                F32_KIND if in_f32 else F64_KIND, words)
+                                np.ascontiguousarray(b_of_warp, np.int64), lane_columns(n),
+                                old if registers_first else old.T, ALIGN_BITS[atype], MIN_EXPONENT[atype],
+                                F16_LOWEST_LEAD if in_f32 else LOWEST_LEAD, F32_KIND if in_f32 else F64_KIND,
+                                words if registers_first else words.T)
     if not finite:
+        if registers_first:
+            return aligned_accumulate(A, B, b_of_warp, row, lane, n, np.ascontiguousarray(addend.T), atype).T
         return aligned_accumulate(A, B, b_of_warp, row, lane, n, addend, atype)
-    return words.view(np.uint32).reshape(len(row), n // 2)
+    return words.view(np.uint32)

@@ -32,7 +32,7 @@ from ...semantics.wgmma import (ACCUMULATORS, FP8_INPUTS, INPUT_TYPES, SWIZZLE_N
                                 warpgroup_mma)
 from .. import access
 from .table import WARP, emitted, whole_warp
-from .tensor import fragment_words, write_fragment
+from .tensor import fragment_words
 
 SHAPE = re.compile(r"m64n(\d+)k(\d+)$")
 ELEMENT_BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32}      # an operand element's bits, by its bytes
@@ -167,7 +167,8 @@ def _shared_operands(ctx, site, slots, b_desc, a_desc, a_rows, n, k, atype, tran
 
 
 def mma_async(ctx, site, idx, ins, a, b_desc, scale_d, d_words):
-    """One warpgroup MMA for every warp at the instruction: the new accumulator words, (len(idx), registers).
+    """One warpgroup MMA for every warp at the instruction: the new accumulator words, (registers, len(idx)),
+    from the old ones d_words in that layout (the registers stacked as they are, no transposes).
 
     The product is semantics.wgmma.warpgroup_mma's, which HGMMA calls too; f16/bf16 into f32
     adds through machine code with the rule's bits (compiled/aligned_sum.py).
@@ -193,7 +194,7 @@ def mma_async(ctx, site, idx, ins, a, b_desc, scale_d, d_words):
     A = register_a(a["words"], row, lane, warps, k, atype) if a_in_registers else A
     from ..compiled.aligned_sum import compiled_accumulate      # Numba: loaded with the first wgmma
     return warpgroup_mma(A, B, scale_a, scale_b, row, lane, n, dtype, scale_d, d_words, b_of_warp, atype,
-                         accumulate_aligned=compiled_accumulate)
+                         accumulate_aligned=compiled_accumulate, registers_first=True)
 
 
 # ------------------------------------------------------------ emitters
@@ -215,7 +216,9 @@ def emit_wgmma(c, ins):
         a_expr = f"{{'desc': fit({c.typed(a, 'b64')}, n)}}"
     scale_d = f"fit({c.typed(ins.srcs[2], 'pred')}, n)"
     res = c.fresh("wgmma")
+    accumulators = "np.stack([" + ", ".join(f"fit({c.typed(r, 'b32')}, n)" for r in d.items) + "])"
     c.emit(f"{res} = wgmma.mma_async(ctx, {c.site(ins)}, idx, {c.const(ins, 'wgmma_mma_async')}, "
-           f"{a_expr}, fit({c.typed(b, 'b64')}, n), {scale_d}, {fragment_words(c, d)})")
-    write_fragment(c, d.items, res)
+           f"{a_expr}, fit({c.typed(b, 'b64')}, n), {scale_d}, {accumulators})")
+    for k, register in enumerate(d.items):               # (registers, threads): each register a row
+        c.write(register, "b32", f"{res}[{k}]")
     return False

@@ -295,11 +295,11 @@ def warpgroup_mma_step(ins):
         accumulate = np.full(g.n, c.number is not None)
         if scale_d is not None:
             accumulate &= np.broadcast_to(scale_d(st, g), (g.n,))
-        old = _registers(st, g, c.number, count)
+        # the accumulators as the register file holds them: (registers, threads), no transposes
+        old = np.zeros((count, g.n), U32) if c.number is None else st.R[c.number:c.number + count, g.sel]
         words = warpgroup_mma(A, B, scale_a, scale_b, row, lane, n, ctype, accumulate, old, b_of_warp, atype,
-                              accumulate_aligned=compiled_accumulate)
-        for j in range(count):
-            st.R[d.number + j][g.sel] = words[:, j]
+                              accumulate_aligned=compiled_accumulate, registers_first=True)
+        st.R[d.number:d.number + count, g.sel] = words
     return Step(ins, run)
 
 
