@@ -136,7 +136,7 @@ def _heap_of(image: dict):
 def run_shard(job: dict, image: dict, first: int, stop: int) -> dict:
     """Run CTAs [first, stop) on the image; per written array (offset -> (start, bytes, bit mask))."""
     with _one_at_a_time:
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         warm = is_loaded(job)
         loaded = loaded_module(job["ptx"], job["name"], job["globals"])
         out = {"first": first, "stop": stop, "error": None, "warnings": [], "warm": warm}
@@ -160,6 +160,7 @@ def run_shard(job: dict, image: dict, first: int, stop: int) -> dict:
                          "thread_instructions": result.thread_instructions, "rounds": result.rounds,
                          "diagnostics": result.diagnostics, "seconds": result.seconds}
         out["seconds"] = time.perf_counter() - started
+        out["cpu_seconds"] = time.process_time() - cpu_started
         return out
 
 

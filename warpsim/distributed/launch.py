@@ -71,6 +71,8 @@ class ShardReport:
     estimated_gain: float = 0.0      # the cost model's one-process time / sharded time, before it ran
     launch_seconds: list = field(default_factory=list)   # each shard's simulation alone
     warm: bool = False               # every worker had run the module before (else loading it is in the times)
+    cpu_seconds: list = field(default_factory=list)   # each shard's CPU time (by arrays): its wall time
+                                                      # less the time it waited for a core
 
 
 def launch(loaded, kernel, grid, block, params, shared_mem, cooperative) -> LaunchResult:
@@ -275,6 +277,7 @@ def run_by_arrays(client, loaded, kernel, grid, block, params, shared_mem, range
                                 if change is not None)
     report.shard_seconds = [shard["seconds"] for shard in shards]
     report.launch_seconds = [shard["result"]["seconds"] for shard in shards]
+    report.cpu_seconds = [shard["cpu_seconds"] for shard in shards]
     report.warm = all(shard["warm"] for shard in shards)
     return _combined(kernel, grid, block, shared_mem, shards, started, report)
 
