@@ -408,7 +408,7 @@ def predict_execution(ex, gpu="h200", registers: int = 32, shared_per_block: int
         sm_cycles = 0.0
         # a wave of `per_sm` CTAs costed as the sample's CTAs cycled to that count
         if full:
-            g = timed([mean_cta[k % len(mean_cta)] for k in range(per_sm)]) if per_sm <= len(mean_cta) else \
+            g = timed(_spread(mean_cta, per_sm)) if per_sm <= len(mean_cta) else \
                 _scaled_group(costs, mean_cta, per_sm)
             # the first wave's start is exposed; later CTAs start while the SM's others run
             sm_cycles += full * g["cycles"] + g["fill"] * (1.0 + (full - 1) / per_sm)
@@ -538,6 +538,14 @@ def _share_before(costs, site: int) -> float:
     spent = costs.total_exec * costs.walk.gap()
     total = spent.sum()
     return float(spent[:site].sum() / total) if total > 0 else 0.0
+
+
+def _spread(sample_indices, count):
+    """`count` of the sampled CTAs spread over the sample (which spans the grid), not its first ones:
+    where CTAs' work differs by their place in the grid, a wave costed from the grid's first CTAs
+    alone is costed from one corner of it."""
+    step = len(sample_indices) / count
+    return [sample_indices[int(k * step)] for k in range(count)]
 
 
 def _scaled_group(costs, sample_indices, count):

@@ -1,0 +1,37 @@
+"""A launch whose CTAs' work differs with their place in the grid is costed from CTAs spread over it
+(model._spread): more sampled CTAs refine the prediction instead of moving it to the grid's corner."""
+
+import numpy as np
+
+import warpsim as ws
+from warpsim.api.raw import pack_arguments
+from warpsim.timing import predict
+
+SOURCE = r"""
+extern "C" __global__ void escape_time(int* out, int w, int h, int limit) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= w || y >= h) return;
+    float cr = -2.0f + 3.0f * x / w, ci = -1.2f + 2.4f * y / h, zr = 0.0f, zi = 0.0f;
+    int i = 0;
+    for (; i < limit && zr * zr + zi * zi < 4.0f; ++i) {
+        float t = zr * zr - zi * zi + cr;
+        zi = 2.0f * zr * zi + ci;
+        zr = t;
+    }
+    out[y * w + x] = i;
+}
+"""
+
+
+def test_more_sampled_ctas_keep_the_prediction_of_an_uneven_grid():
+    w, h = 1920, 1080                        # 8160 CTAs of 256: many waves, costed from the sample
+    kernel = ws.RawModule(code=SOURCE).get_function("escape_time")
+    out = ws.zeros(w * h, dtype=np.int32)
+    params = pack_arguments(kernel.kernel_name, kernel.params, (out, np.int32(w), np.int32(h), np.int32(100)))
+    grid, block = ((w + 15) // 16, (h + 15) // 16, 1), (16, 16, 1)
+    times = {n: predict(kernel.loaded_module, kernel.kernel_name, grid, block, params, 0, gpu="h200",
+                        max_ctas=n).time_s for n in (6, 96, 400)}
+    assert abs(times[96] / times[400] - 1) < 0.15, times
+    assert abs(times[6] / times[400] - 1) < 0.25, times
+    rows = out.get().reshape(h, w)
+    assert rows.max() == 100 and rows.min() < 5          # the sampled CTAs ran both ways
