@@ -38,12 +38,13 @@ import warnings
 import numpy as np
 
 from ..machine.memory import GLOBAL_BASE
+from ..semantics.atomics import ONE_VALUE_OPS, ORDER_FREE_OPS
 from ..settings import settings
 from . import memory_image
 from .merge import DTYPES, MergeRefused, merged_values
 from .shard import is_loaded, loaded_module, portable_error, _one_at_a_time
 
-MERGED_BY_VALUE = ("add", "and", "or", "xor", "min", "max")
+MERGED_BY_VALUE = ORDER_FREE_OPS
 
 
 def plan_reason(footprint) -> tuple:
@@ -60,7 +61,7 @@ def plan_reason(footprint) -> tuple:
             if old_read:
                 return "unmergeable", (f"threads read the old value of {name} (as in out[atomicAdd(&n, 1)]): "
                                        "the values they get depend on the order of CTAs")
-            if op in ("exch", "cas"):
+            if op in ONE_VALUE_OPS:
                 return "unmergeable", f"{name} keeps one CTA's value: which one depends on the order of CTAs"
             if op == "add" and type_name.startswith("f"):
                 return "unmergeable", f"{name}: a float sum's rounding depends on the order of CTAs"

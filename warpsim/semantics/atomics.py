@@ -87,6 +87,10 @@ RMW = {
 }
 
 ATOMIC_OPS = tuple(RMW)
+# the operations whose updates combine in any order (those with an accumulating ufunc), and those whose
+# result is one update's value (which one depends on the order the updates came in)
+ORDER_FREE_OPS = tuple(op for op, (_, accumulate) in RMW.items() if accumulate is not None)
+ONE_VALUE_OPS = ("cas", "exch")
 
 # PTX type names whose add is a wrap-around integer sum (a segmented scan serves it).
 _INTEGER_ADD_TYPE = re.compile(r"[usb](32|64|128)")
