@@ -38,6 +38,7 @@ class SiteMemory:
     sectors: int = 0                # 32-byte sectors, distinct per request
     lines: int = 0                  # 128-byte lines, distinct per request
     cta_unique_sectors: int = 0     # distinct sectors per CTA, summed over CTAs (L1 misses of loads)
+    in_step_sectors: int = 0        # warp requests' sectors another warp of the CTA first read at this load
     wavefronts: int = 0             # shared memory
     # atomics at the hottest L2 slice chunk (ATOMIC_CHUNK_BYTES): per (warp request, line) reaching it,
     # one address (its lanes serialise) or several (one pass of the line)
@@ -227,7 +228,7 @@ class _Recorder(LaunchObserver):
         if kind == "load":
             self._read_sectors.append(sec)
             base = address_offsets(addrs) >> 5
-            self._cta_order.append(((ctas.astype(np.int64) << 40) | base, site_index))
+            self._cta_order.append(((ctas.astype(np.int64) << 40) | base, site_index, np.asarray(warp_slots)))
         else:
             self._written_sectors.append(sec)
         if kind == "store":
@@ -241,12 +242,21 @@ class _Recorder(LaunchObserver):
     def finish_memory(self) -> tuple:
         # L1 misses: a CTA's first touch of a sector, charged to the load that touched it first
         if self._cta_order:
-            keys = np.concatenate([k for k, _ in self._cta_order])
-            sites = np.concatenate([np.full(len(k), site) for k, site in self._cta_order])
-            _, first = np.unique(keys, return_index=True)
+            keys = np.concatenate([k for k, _, _ in self._cta_order])
+            sites = np.concatenate([np.full(len(k), site) for k, site, _ in self._cta_order])
+            warps = np.concatenate([w for _, _, w in self._cta_order]).astype(np.int64)
+            calls = np.concatenate([np.full(len(k), i) for i, (k, _, _) in enumerate(self._cta_order)])
+            _, first, which = np.unique(keys, return_index=True, return_inverse=True)
             per_site = np.bincount(sites[first])
+            # a sector another warp of the CTA first read at the same load: the warps run that load
+            # in step, so this one waits on the same miss rather than hitting L1
+            requested = np.unique(np.stack([calls, warps, which]), axis=1, return_index=True)[1]
+            first_of = first[which[requested]]
+            in_step = (sites[first_of] == sites[requested]) & (warps[first_of] != warps[requested])
+            per_site_in_step = np.bincount(sites[requested][in_step], minlength=len(per_site))
             for site in np.unique(sites).tolist():
                 self.memory[site].cta_unique_sectors = int(per_site[site]) if site < len(per_site) else 0
+                self.memory[site].in_step_sectors = int(per_site_in_step[site]) if site < len(per_site_in_step) else 0
         for site, parts in self._atomic.items():
             line = np.concatenate([c[0] for c in parts])
             same = np.concatenate([c[1] for c in parts]).astype(float)

@@ -105,7 +105,7 @@ class KernelCosts:
         latency = {}
         for i, m in ex.memory.items():
             if m.space in ("global", "local") and m.kind == "load" and m.sectors:
-                h1 = 1.0 - m.cta_unique_sectors / m.sectors if m.space == "global" else 0.5
+                h1 = 1.0 - (m.cta_unique_sectors + m.in_step_sectors) / m.sectors if m.space == "global" else 0.5
                 f = self.dram_read_fraction
                 latency[i] = h1 * preset.l1_hit_latency + (1 - h1) * (f * preset.hbm_latency + (1 - f) * l2_lat)
         self.latency = latency
