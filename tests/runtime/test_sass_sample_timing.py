@@ -50,3 +50,29 @@ def test_no_sample_while_the_clock_stands_or_for_cooperative_launches():
     assert _sass_sample(context, *args, False, None) is None          # no events, no timeline
     context.timeline_on = True
     assert _sass_sample(context, *args, True, None) is None
+
+
+CHAIN = r"""
+extern "C" __global__ void chained(volatile int* flags, float* out) {
+    int b = blockIdx.x;
+    if (threadIdx.x == 0) {
+        if (b > 0) while (flags[b - 1] == 0) { }      // waits on the CTA before it, as a look-back scan does
+        flags[b] = 1;
+    }
+    __syncthreads();
+    out[b * blockDim.x + threadIdx.x] = (float)b;
+}
+"""
+
+
+def test_a_sample_whose_ctas_wait_on_ctas_outside_it_is_left_to_the_ptx_run():
+    kernel = ws.RawModule(code=CHAIN).get_function("chained")
+    flags, out = ws.zeros(64, dtype=np.int32), ws.asarray(np.full(64 * 32, np.nan, dtype=np.float32))
+    params = pack_arguments(kernel.kernel_name, kernel.params, (flags, out))
+    context = RuntimeContext()
+    context.timeline_on = True
+    args = (context, kernel.loaded_module, kernel.kernel_name, (64, 1, 1), (32, 1, 1), params, 0, False, None)
+    assert _sass_sample(*args) is None          # the sampled CTAs spin: no SASS sample, and no hang
+    assert (id(kernel.loaded_module), kernel.kernel_name) in context._no_sass_sample
+    assert _sass_sample(*args) is None          # not tried again
+    assert not flags.get().any() and np.isnan(out.get()).all()

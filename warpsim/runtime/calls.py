@@ -384,6 +384,7 @@ def _run_kernel(context, loaded, name, grid, block, params: bytes, shared_mem, s
 
 
 SAMPLE_COPY_LIMIT = 1 << 30     # bytes of device heap copied for a launch's SASS sample, at most
+SAMPLE_QUIET_ROUNDS = 20_000    # rounds a sample's batch may run before its first device write
 
 
 class _SassSample:
@@ -403,8 +404,12 @@ def _sass_sample(context, loaded, name, grid, block, params: bytes, shared_mem, 
     GPU issues (the PTX run's counts, mapped to SASS by PTX line, miss what ptxas unrolls, hoists
     and combines: whole programs were predicted from 6% to 100% of their SASS). The launch itself
     runs as before. None (the PTX run's sample then times it) for cooperative and cluster launches,
-    SASS-only modules, a heap over SAMPLE_COPY_LIMIT, or a sample the executor cannot run."""
-    if not context.clock_on or cooperative or cluster_dims or getattr(loaded, "sass_only", False):
+    SASS-only modules, a heap over SAMPLE_COPY_LIMIT, or a sample the executor cannot run or that
+    spins without writing device memory (a CTA waiting on one outside the sample): such a kernel
+    is not sampled on SASS again."""
+    declined = context.__dict__.setdefault("_no_sass_sample", set())
+    if (not context.clock_on or cooperative or cluster_dims or getattr(loaded, "sass_only", False)
+            or (id(loaded), name) in declined):
         return None
     memory = loaded.device.memory
     if int(memory.top) > SAMPLE_COPY_LIMIT:
@@ -414,10 +419,12 @@ def _sass_sample(context, loaded, name, grid, block, params: bytes, shared_mem, 
     from ..timing.sample import run_sass_sample, sampled_cta_ids
     try:
         ctas = sampled_cta_ids(grid[0] * grid[1] * grid[2], 6)
-        execution = run_sass_sample(loaded, name, grid, block, params, shared_mem, ctas, memory=snapshot(memory))
+        execution = run_sass_sample(loaded, name, grid, block, params, shared_mem, ctas, memory=snapshot(memory),
+                                    quiet_rounds=SAMPLE_QUIET_ROUNDS)
         static = loaded.program.kernel_static_shared.get(name, 0)
         return _SassSample(execution, context.preset.name, kernel_registers(loaded, name), static + int(shared_mem))
-    except (WarpsimError, ValueError):
+    except Exception:       # the sample only informs the clock: any failure leaves it to the PTX run's sample
+        declined.add((id(loaded), name))
         return None
 
 

@@ -39,10 +39,33 @@ def _touched_allocation_bytes(memory) -> int:
     return int(sum(live.values()) + sum(r.nbytes for r in host.values()))
 
 
+class QuietSample(Exception):
+    """A sample's batch ran `QuietWatch.limit` rounds since it last wrote device memory."""
+
+
+class QuietWatch:
+    """Stops a sample whose CTAs spin without writing device memory: a CTA waiting on a flag that a
+    CTA outside the sample sets (a decoupled look-back scan) would spin to the round budget."""
+
+    def __init__(self, limit: int):
+        self.limit, self.last_write = limit, 0
+
+    def sass_memory_access(self, st, ins, space, kind, idx, addrs, size):
+        if kind != "ld" and space not in ("shared", "local"):
+            self.last_write = st.rounds
+
+    def sass_block_issued(self, st, block, g, pred_on, next_pc):
+        if st.rounds < self.last_write:         # a new batch counts its rounds from 0
+            self.last_write = 0
+        if st.rounds - self.last_write > self.limit:
+            raise QuietSample(f"the sampled CTAs ran {self.limit:,} rounds without writing device memory")
+
+
 def run_sass_sample(loaded_module, kernel: str, grid, block, params: bytes, shared_mem: int, ctas: list,
-                    memory=None):
+                    memory=None, quiet_rounds: int | None = None):
     """Execution from the SASS executor on CTAs `ctas` (raises when the executor lacks the kernel),
-    on `memory` (default: the device's own, which the CTAs then write)."""
+    on `memory` (default: the device's own, which the CTAs then write). quiet_rounds: raise
+    QuietSample when a batch runs that many rounds before any write to device memory."""
     from ..sass import sass_of
     from ..sass.executor import load_program
     from ..sass.executor.engine import run_batch
@@ -68,6 +91,9 @@ def run_sass_sample(loaded_module, kernel: str, grid, block, params: bytes, shar
         ids = np.asarray(ctas[first:first + per_batch], dtype=np.int64)
         st = SassState(program, grid, block, ids, banks, shared_size, local_size, memory)
         st.block_observers, st.memory_observers = [rec], [rec]
+        if quiet_rounds:
+            watch = QuietWatch(quiet_rounds)
+            st.block_observers, st.memory_observers = [rec, watch], [rec, watch]
         run_batch(st, 50_000_000)
     read, written = rec.finish_memory()
     fn = module.kernel(kernel)
