@@ -384,18 +384,18 @@ def _run_kernel(context, loaded, name, grid, block, params: bytes, shared_mem, s
 
 
 SAMPLE_COPY_LIMIT = 1 << 30     # bytes of device heap copied for a launch's SASS sample, at most
-SAMPLE_QUIET_ROUNDS = 20_000    # rounds a sample's batch may run before its first device write
 
 
 class _SassSample:
     """The timing sample of a launch taken from its SASS on a copy of device memory (timing())."""
 
-    def __init__(self, execution, gpu: str, registers: int, shared: int):
-        self.execution, self.gpu, self.registers, self.shared = execution, gpu, registers, shared
+    def __init__(self, execution, loaded, kernel: str, dynamic_shared: int, gpu: str):
+        self.execution, self.loaded, self.kernel = execution, loaded, kernel
+        self.dynamic_shared, self.gpu = dynamic_shared, gpu
 
     def timing(self):
-        from ..timing.model import predict_execution
-        return predict_execution(self.execution, self.gpu, self.registers, self.shared)
+        from ..timing.sample import predict_sampled
+        return predict_sampled(self.execution, self.loaded, self.kernel, self.dynamic_shared, self.gpu)
 
 
 def _sass_sample(context, loaded, name, grid, block, params: bytes, shared_mem, cooperative, cluster_dims):
@@ -414,15 +414,14 @@ def _sass_sample(context, loaded, name, grid, block, params: bytes, shared_mem, 
     memory = loaded.device.memory
     if int(memory.top) > SAMPLE_COPY_LIMIT:
         return None
+    from ..sass.alone import QUIET_ROUNDS
     from ..sass.replay import snapshot
-    from ..timing.registers import kernel_registers
     from ..timing.sample import run_sass_sample, sampled_cta_ids
     try:
         ctas = sampled_cta_ids(grid[0] * grid[1] * grid[2], 6)
         execution = run_sass_sample(loaded, name, grid, block, params, shared_mem, ctas, memory=snapshot(memory),
-                                    quiet_rounds=SAMPLE_QUIET_ROUNDS)
-        static = loaded.program.kernel_static_shared.get(name, 0)
-        return _SassSample(execution, context.preset.name, kernel_registers(loaded, name), static + int(shared_mem))
+                                    quiet_rounds=QUIET_ROUNDS)
+        return _SassSample(execution, loaded, name, int(shared_mem), context.preset.name)
     except Exception:       # the sample only informs the clock: any failure leaves it to the PTX run's sample
         declined.add((id(loaded), name))
         return None

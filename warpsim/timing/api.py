@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from .model import predict_execution
 from .registers import cubin_registers, kernel_registers  # noqa: F401
-from .sample import record_execution
+from .sample import predict_sampled, record_execution
 
 
 def predict(loaded_module, kernel: str, grid, block, params: bytes, shared_mem: int = 0,
@@ -19,9 +18,7 @@ def predict(loaded_module, kernel: str, grid, block, params: bytes, shared_mem: 
     its data is in L2 as far as the L2 holds it (predict_execution); by default the L2 starts cold.
     """
     ex = record_execution(loaded_module, kernel, grid, block, params, shared_mem, max_ctas=max_ctas, prefer=prefer)
-    regs = registers or kernel_registers(loaded_module, kernel)
-    static = loaded_module.program.kernel_static_shared.get(kernel, 0)
-    return predict_execution(ex, gpu, regs, static + int(shared_mem), l2_since=0.0 if warm_l2 else None)
+    return predict_sampled(ex, loaded_module, kernel, shared_mem, gpu, registers, 0.0 if warm_l2 else None)
 
 
 predict_launch = predict

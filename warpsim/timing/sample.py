@@ -65,7 +65,7 @@ def run_sass_sample(loaded_module, kernel: str, grid, block, params: bytes, shar
                     memory=None, quiet_rounds: int | None = None):
     """Execution from the SASS executor on CTAs `ctas` (raises when the executor lacks the kernel),
     on `memory` (default: the device's own, which the CTAs then write). quiet_rounds: raise
-    QuietSample when a batch runs that many rounds before any write to device memory."""
+    QuietSample when a batch runs that many rounds since its last write to device memory."""
     from ..sass import sass_of
     from ..sass.executor import load_program
     from ..sass.executor.engine import run_batch
@@ -215,8 +215,6 @@ def _sample(sampler, loaded_module, kernel: str, grid, block, dynamic_shared: in
 
 def _predict_sample(sampler, source: str, registers: int | None, l2_since: float | None = None):
     """The model's prediction from the CTAs a sampling recorder kept (either executor's run)."""
-    from .registers import kernel_registers
-    from .model import predict_execution
     rec = sampler.recorder
     read, written = rec.finish_memory()
     order = sorted(rec.counts)
@@ -224,9 +222,18 @@ def _predict_sample(sampler, source: str, registers: int | None, l2_since: float
     ex = Execution(sampler.function, sampler.grid, sampler.block, order, [rec.counts[c] for c in order],
                    [rec.lanes[c] for c in order], rec.memory, read, written, sampler.allocation_bytes,
                    source=source)
-    regs = registers or kernel_registers(loaded, sampler.kernel)
-    static = loaded.program.kernel_static_shared.get(sampler.kernel, 0)
-    return predict_execution(ex, sampler.gpu, regs, static + sampler.dynamic_shared, l2_since=l2_since)
+    return predict_sampled(ex, loaded, sampler.kernel, sampler.dynamic_shared, sampler.gpu, registers, l2_since)
+
+
+def predict_sampled(ex, loaded_module, kernel: str, dynamic_shared: int, gpu, registers: int | None = None,
+                    l2_since: float | None = None):
+    """The model's prediction of a sampled Execution of `kernel`: its registers (ptxas's unless
+    given) and its static shared memory beside the launch's dynamic shared memory."""
+    from .registers import kernel_registers
+    from .model import predict_execution
+    regs = registers or kernel_registers(loaded_module, kernel)
+    static = loaded_module.program.kernel_static_shared.get(kernel, 0)
+    return predict_execution(ex, gpu, regs, static + int(dynamic_shared), l2_since=l2_since)
 
 
 class _Lanes:
