@@ -82,3 +82,24 @@ def test_triton_persistent_matmul_runs_at_sass_level():
                                                         scalars=(150, 136, 104), NUM_PROGRAMS=3)
     assert level == "sass", note
     np.testing.assert_allclose(c.astype(np.float64), want, rtol=4e-3, atol=2e-2)
+
+
+@pytest.mark.slow
+def test_triton_matmul_with_descriptors_made_in_the_kernel_runs_at_sass_level():
+    """tl.make_tensor_descriptor: ptxas's stores of the tensormap.replace fields write the GPU's layout,
+    which UTMALDG reads back from global memory (semantics.tensor_maps)."""
+    pytest.importorskip("triton")
+    import triton
+    from warpsim.api import triton as wt
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "frontends"))
+    from triton_kernels import matmul_device_descriptors
+    rng = np.random.default_rng(13)
+    m, n, k = 100, 72, 80
+    a, b = rng.standard_normal((m, k)).astype(np.float16), rng.standard_normal((k, n)).astype(np.float16)
+    c = np.full((m, n), np.nan, np.float16)
+    with cp.settings(gpu="h200"), cp.profile() as prof:
+        wt.launch(matmul_device_descriptors, (triton.cdiv(m, 64), triton.cdiv(n, 64)), a, b, c, m, n, k,
+                  BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, num_warps=4, arch=90)
+    launch = prof.launches[-1]
+    assert launch.level == "sass", launch.level_note
+    np.testing.assert_allclose(c.astype(np.float64), a.astype(np.float64) @ b, rtol=4e-3, atol=2e-2)

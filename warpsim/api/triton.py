@@ -15,7 +15,7 @@ launcher makes it), 32 * num_warps threads, Triton's dynamic shared memory
 buffers Triton's launcher would allocate (per CTA, zeroed; none when Triton asks
 for none). Host-side tensor descriptors (`tensor_descriptor(array,
 block_shape)`) are passed as Triton's launcher passes them: a tensor map
-(`encode_tensor_map`, warpsim's own 128 bytes), the shape and the strides.
+(`encode_tensor_map`, the GPU's 128-byte layout), the shape and the strides.
 
 Arguments: warpsim device arrays, or NumPy arrays or torch tensors, which are
 copied to the device before the launch and back after it (as numba.cuda does

@@ -1,10 +1,29 @@
-"""Tensor maps (TMA's CUtensorMap) in warpsim's 128-byte encoding, and the boxes TMA copies through them.
+"""Tensor maps (TMA's CUtensorMap) in the GPU's 128-byte layout, and the boxes TMA copies through them.
 
-On a GPU a CUtensorMap is 128 opaque bytes the driver writes
-(cuTensorMapEncodeTiled); warpsim writes its own (machine.isa.bulk_copy.encode_tiled,
-machine.isa.tensor_maps for maps a kernel writes), tagged "WSTMAP01". Both
-executors read a map's fields and a box's addresses from here, so
-cp.async.bulk.tensor and UTMALDG/UTMASTG move the same bytes.
+On a GPU a CUtensorMap is 128 bytes the driver writes (cuTensorMapEncodeTiled)
+or a kernel writes field by field (`tensormap.replace`, which ptxas lowers to
+shared-memory stores of masked bits). warpsim's maps use that same layout, so
+one map means the same box to the PTX run, to the SASS executor running
+ptxas's lowering of `tensormap.replace`, and to the hardware. The layout of a
+tiled map on sm_90 (32-bit little-endian words at byte offsets; every field as
+ptxas 13 writes it for `tensormap.replace.tile`, a test compares the two):
+
+| field (PTX `tensormap.replace`) | where | stored |
+|---|---|---|
+| global_address | bytes 0-7 | the address |
+| rank | word 0x08 bits 4-6 | rank - 1 (the PTX value) |
+| elemtype | word 0x08 bits 7-10, bit 16 | the PTX code; tf32 (11, 12) is f32 (7, 8) with bit 16 |
+| interleave_layout | word 0x08 bits 11-12 | the PTX value |
+| swizzle_mode | word 0x08 bits 13-14 | 0-3: none, 32B, 64B, 128B |
+| fill_mode | word 0x08 bit 15 | 1: NaN outside the tensor |
+| global_stride i | word 0x0c + 4i, and bits 4i..4i+3 of word 0x1c | bytes between elements of dimension i + 1, bits 4-35 and 36-39 |
+| global_dim i | word 0x20 + 4i | elements - 1 |
+| element_stride i | word 0x34 bits 3i..3i+2 | stride - 1 |
+| box_dim i | byte 0x37 + i | elements - 1 |
+
+Writing global_address clears bit 21 of word 0x08 and writing swizzle_mode bit
+22, as ptxas's lowering does. decode() reads a map into the DECODED record that
+both executors' TMA copies take their addresses from (box_addresses).
 """
 
 from __future__ import annotations
@@ -13,20 +32,110 @@ import numpy as np
 
 from .wgmma import swizzle
 
-MAGIC = int.from_bytes(b"WSTMAP01", "little")
-TENSOR_MAP = np.dtype([("magic", "<u8"), ("address", "<u8"), ("rank", "u1"), ("element_bytes", "u1"),
-                       ("swizzle", "u1"), ("oob_nan", "u1"), ("float", "u1"), ("reserved", "u1", 3),
-                       ("dims", "<u4", 5), ("reserved2", "<u4"), ("strides", "<u8", 5),
-                       ("box", "<u4", 5), ("element_strides", "<u4", 5)])
-assert TENSOR_MAP.itemsize == 128
+DECODED = np.dtype([("address", "<u8"), ("rank", "u1"), ("element_bytes", "u1"), ("swizzle", "u1"),
+                    ("oob_nan", "u1"), ("float", "u1"), ("interleave", "u1"), ("dims", "<u8", 5),
+                    ("strides", "<u8", 5), ("box", "<u4", 5), ("element_strides", "<u4", 5)])
 SWIZZLES = {"none": 0, "32B": 3, "64B": 2, "128B": 1}        # as wgmma descriptors number them
 SWIZZLE_BYTES = {0: 0, 3: 32, 2: 64, 1: 128}
+SWIZZLE_MODES = ("none", "32B", "64B", "128B")               # the map's swizzle_mode 0-3
+
+# elemtype code -> (bytes, is a float): u8 u16 u32 s32 u64 s64 f16 f32 f32.ftz f64 bf16 tf32 tf32.ftz
+ELEMENT_TYPES = {0: (1, False), 1: (2, False), 2: (4, False), 3: (4, False), 4: (8, False), 5: (8, False),
+                 6: (2, True), 7: (4, True), 8: (4, True), 9: (8, True), 10: (2, True), 11: (4, True),
+                 12: (4, True)}
+TF32_BIT = 1 << 16
+RANGES = {"rank": (0, 4), "elemtype": (0, 12), "swizzle_mode": (0, 3), "fill_mode": (0, 1),
+          "interleave_layout": (0, 2), "box_dim": (1, 256), "element_stride": (1, 8)}
+
+# field -> [(word byte offset, ordinal step in bytes, shift, ordinal shift step, width, value shift)]:
+# the bits of the stored value, from bit `value shift` up, go to `width` bits of the word at
+# offset + ordinal * step, from bit shift + ordinal * shift step.
+LAYOUT = {
+    "rank": [(0x08, 0, 4, 0, 3, 0)],
+    "elemtype": [(0x08, 0, 7, 0, 4, 0)],
+    "interleave_layout": [(0x08, 0, 11, 0, 2, 0)],
+    "swizzle_mode": [(0x08, 0, 13, 0, 2, 0)],
+    "fill_mode": [(0x08, 0, 15, 0, 1, 0)],
+    "global_stride": [(0x0C, 4, 0, 0, 32, 4), (0x1C, 0, 0, 4, 4, 36)],
+    "global_dim": [(0x20, 4, 0, 0, 32, 0)],
+    "element_stride": [(0x34, 0, 0, 3, 3, 0)],
+}
+ORDINALS = {"box_dim": 5, "global_dim": 5, "global_stride": 4, "element_stride": 5}
+FIELDS = ("global_address", *LAYOUT, "box_dim")
+STORED_MINUS_ONE = ("global_dim", "element_stride", "box_dim")
+CLEARS = {"global_address": 1 << 21, "swizzle_mode": 1 << 22}   # word 0x08 bits the field's store clears
 
 
-def decode(raw: bytes):
-    """The record of a tensor map's 128 bytes, or None when warpsim did not write them."""
-    record = np.frombuffer(bytes(raw), dtype=TENSOR_MAP)[0]
-    return record if int(record["magic"]) == MAGIC else None
+def _words(raw) -> np.ndarray:
+    return np.frombuffer(bytes(raw), dtype="<u4").copy()
+
+
+def replace(raw, field: str, ordinal: int, value: int) -> bytes:
+    """The 128 bytes of a map with one field set as `tensormap.replace.tile.FIELD` sets it (value as
+    PTX gives it: rank - 1, box and dimension sizes in elements, strides in bytes)."""
+    words = _words(raw)
+    value = int(value)
+    if field in STORED_MINUS_ONE:
+        value -= 1
+    if field == "global_address":
+        words[0], words[1] = value & 0xFFFFFFFF, (value >> 32) & 0xFFFFFFFF
+    elif field == "box_dim":
+        at = 0x37 + ordinal
+        word, shift = at // 4, 8 * (at % 4)
+        words[word] = (int(words[word]) & ~(0xFF << shift) | (value & 0xFF) << shift) & 0xFFFFFFFF
+    else:
+        if field == "elemtype":
+            words[2] = int(words[2]) & ~TF32_BIT | (TF32_BIT if value in (11, 12) else 0)
+            value = {11: 7, 12: 8}.get(value, value)
+        for offset, step, shift, shift_step, width, value_shift in LAYOUT[field]:
+            word, bit = (offset + ordinal * step) // 4, shift + ordinal * shift_step
+            mask = ((1 << width) - 1) << bit
+            words[word] = (int(words[word]) & ~mask | ((value >> value_shift) << bit) & mask) & 0xFFFFFFFF
+    if field in CLEARS:
+        words[2] = int(words[2]) & ~CLEARS[field]
+    return words.tobytes()
+
+
+def _field(words, field: str, ordinal: int = 0) -> int:
+    value = 0
+    for offset, step, shift, shift_step, width, value_shift in LAYOUT[field]:
+        bits = (int(words[(offset + ordinal * step) // 4]) >> (shift + ordinal * shift_step)) & ((1 << width) - 1)
+        value |= bits << value_shift
+    return value
+
+
+def decode(raw) -> np.void:
+    """The DECODED record of a map's 128 bytes (see the module docstring for the layout)."""
+    words = _words(raw)
+    byte = np.frombuffer(bytes(raw), np.uint8)
+    record = np.zeros((), dtype=DECODED)
+    rank = _field(words, "rank") + 1
+    code = _field(words, "elemtype")
+    size, is_float = ELEMENT_TYPES.get(code, (0, False))
+    record["address"] = int(words[0]) | int(words[1]) << 32
+    record["rank"], record["element_bytes"], record["float"] = rank, size, is_float
+    record["swizzle"] = SWIZZLES[SWIZZLE_MODES[_field(words, "swizzle_mode")]]
+    record["oob_nan"] = _field(words, "fill_mode")
+    record["interleave"] = _field(words, "interleave_layout")
+    for d in range(rank):
+        record["dims"][d] = _field(words, "global_dim", d) + 1
+        record["box"][d] = int(byte[0x37 + d]) + 1
+        record["element_strides"][d] = _field(words, "element_stride", d) + 1
+        record["strides"][d] = size if d == 0 else _field(words, "global_stride", d - 1)
+    return record[()]
+
+
+def problem(record) -> str | None:
+    """Why a decoded map cannot be a tiled tensor map TMA copies through, or None."""
+    if not record["address"]:
+        return "its global address is 0 (128 bytes that no cuTensorMapEncodeTiled or tensormap.replace wrote?)"
+    if record["address"] % 16:
+        return f"its global address 0x{int(record['address']):x} is not 16-byte aligned"
+    if record["interleave"]:
+        return "interleaved tensor maps are not simulated"
+    if any(int(e) != 1 for e in record["element_strides"][:int(record["rank"])]):
+        return "element strides other than 1 are not simulated"
+    return None
 
 
 def out_of_bounds_fill(record) -> int:

@@ -1,7 +1,7 @@
 """cp.async.bulk, cp.async.bulk.tensor and mbarrier transaction counts from hand-written PTX.
 
 The bulk probe ran on an H200 too (validation/hopper/h200.npz: the same flags and output).
-Tensor maps are warpsim's own encoding (warpsim.machine.isa.bulk_copy.encode_tiled), so
+Tensor maps come from warpsim.machine.isa.bulk_copy.encode_tiled (the GPU's layout), and
 the tensor probe is checked against NumPy: the box, zero or NaN outside the tensor, rows
 swizzled as the map says, and the box stored back with the parts outside the tensor dropped.
 """
@@ -70,9 +70,9 @@ def test_tensor_maps_are_checked_as_the_driver_does():
         encode_tiled(0x1000, 2, [64, 64], [128], [32, 8], swizzle_mode="128B")
 
 
-def test_a_tensor_map_warpsim_did_not_make_is_named():
+def test_bytes_that_are_no_tensor_map_are_named():
     module = cp.RawModule(ptx=tensor_probe(1, 16))
-    with pytest.raises(cp.LaunchError, match="not made by warpsim"):
+    with pytest.raises(cp.LaunchError, match="global address is 0"):
         module.get_function("tensor_probe")((1,), (64,), (bytes(128), cp.zeros(5, cp.int32),
                                                           cp.zeros(16, cp.float32), bytes(128)))
 

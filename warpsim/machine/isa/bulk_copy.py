@@ -16,12 +16,11 @@
 - commit_group, wait_group{.read}, prefetch and prefetch.tensormap have
   nothing to wait for or warm: every copy completes when it is issued.
 
-Tensor maps. On a GPU a CUtensorMap is 128 opaque bytes the driver writes
+Tensor maps. A CUtensorMap is 128 bytes the driver writes
 (cuTensorMapEncodeTiled) and the kernel receives as a `.param .align 64 .b8
-[128]` parameter or in global memory. warpsim writes its own 128 bytes
-(`encode_tiled`, the TENSOR_MAP layout below, tagged "WSTMAP01") from the
-same arguments cuTensorMapEncodeTiled takes, innermost dimension first, and
-checks them as the driver does. A kernel's tensor-map address is in its
+[128]` parameter or in global memory. `encode_tiled` writes them in the GPU's
+layout (semantics.tensor_maps) from the arguments cuTensorMapEncodeTiled
+takes, innermost dimension first, and checks them as the driver does. A kernel's tensor-map address is in its
 parameter buffer when it is a parameter's offset (`cvta.param` keeps
 parameter offsets: warpsim's parameter space has no generic window) and in
 global memory otherwise. Im2col maps, multicast, element strides other than 1
@@ -34,8 +33,8 @@ import numpy as np
 
 from ...errors import LaunchError
 from ...ptx.ir import Vec
-from ...semantics.tensor_maps import (MAGIC, SWIZZLE_BYTES, SWIZZLES, TENSOR_MAP,  # noqa: F401
-                                      box_addresses, out_of_bounds_fill)
+from ...semantics.tensor_maps import (ELEMENT_TYPES, SWIZZLE_BYTES, SWIZZLE_MODES, SWIZZLES, box_addresses, decode,
+                                      out_of_bounds_fill, problem, replace)
 from .. import access
 from ..memory import GLOBAL_BASE
 from .mbarrier import transact
@@ -44,7 +43,7 @@ from .table import MEMORY, emitted
 
 def encode_tiled(address: int, element_bytes: int, dims, strides, box, element_strides=None,
                  swizzle_mode: str = "none", oob_fill: str = "zero", is_float: bool = True) -> bytes:
-    """A tensor map, in warpsim's 128 bytes, from cuTensorMapEncodeTiled's arguments.
+    """A tensor map, in the GPU's 128 bytes, from cuTensorMapEncodeTiled's arguments.
 
     dims: elements per dimension, innermost first; strides: bytes between
     consecutive elements of dimensions 1.. (rank - 1 values); box: the box's
@@ -61,8 +60,10 @@ def encode_tiled(address: int, element_bytes: int, dims, strides, box, element_s
         problems.append(f"{rank} dims need {rank - 1} strides, {rank} box sizes and element strides")
     if address % 16:
         problems.append(f"global address 0x{address:x} is not 16-byte aligned")
-    if any(s % 16 for s in strides):
-        problems.append(f"strides {list(strides)} are not multiples of 16 bytes")
+    if any(not 1 <= d <= 1 << 32 for d in dims):
+        problems.append(f"dims {list(dims)}: each is 1 to 2^32 elements")
+    if any(s % 16 or not 0 <= s < 1 << 40 for s in strides):
+        problems.append(f"strides {list(strides)} are not multiples of 16 bytes below 2^40")
     if any(not 1 <= b <= 256 for b in box):
         problems.append(f"box {list(box)}: each size is 1 to 256 elements")
     if box and (box[0] * element_bytes) % 16:
@@ -74,19 +75,28 @@ def encode_tiled(address: int, element_bytes: int, dims, strides, box, element_s
                         f"(warpsim simulates swizzled boxes whose rows are the swizzle's width)")
     if any(e != 1 for e in element_strides):
         problems.append(f"element strides {element_strides} (warpsim simulates 1)")
-    if oob_fill not in ("zero", "nan"):
-        problems.append(f"out-of-bounds fill {oob_fill!r} (zero or nan)")
+    code = ELEMENT_TYPE_CODES.get((element_bytes, bool(is_float) and element_bytes > 1))
+    if code is None:
+        problems.append(f"elements of {element_bytes} bytes (1, 2, 4 or 8)")
+    if oob_fill not in ("zero", "nan") or (oob_fill == "nan" and not ELEMENT_TYPES.get(code, (0, False))[1]):
+        problems.append(f"out-of-bounds fill {oob_fill!r} (zero, or nan for a 2-8 byte float type)")
     if problems:
         raise ValueError("CUDA_ERROR_INVALID_VALUE: tensor map " + "; ".join(problems))
-    record = np.zeros((), dtype=TENSOR_MAP)
-    record["magic"], record["address"], record["rank"] = MAGIC, address, rank
-    record["element_bytes"], record["swizzle"] = element_bytes, SWIZZLES[swizzle_mode]
-    record["oob_nan"], record["float"] = oob_fill == "nan", bool(is_float)
-    record["dims"][:rank] = dims
-    record["strides"][:rank] = [element_bytes, *strides]
-    record["box"][:rank] = box
-    record["element_strides"][:rank] = element_strides
-    return record.tobytes()
+    fields = [("global_address", 0, address), ("rank", 0, rank - 1), ("elemtype", 0, code),
+              ("swizzle_mode", 0, SWIZZLE_MODES.index(swizzle_mode)), ("fill_mode", 0, int(oob_fill == "nan")),
+              *(("global_dim", d, n) for d, n in enumerate(dims)),
+              *(("global_stride", d, s) for d, s in enumerate(strides)),
+              *(("box_dim", d, b) for d, b in enumerate(box)),
+              *(("element_stride", d, e) for d, e in enumerate(element_strides))]
+    raw = bytes(128)
+    for field, ordinal, value in fields:
+        raw = replace(raw, field, ordinal, value)
+    return raw
+
+
+# (bytes, is a float) -> the map's element type: u8 (fp8 too), u16, u32, u64, f16, f32, f64
+ELEMENT_TYPE_CODES = {(1, False): 0, (2, False): 1, (4, False): 2, (8, False): 4, (2, True): 6, (4, True): 7,
+                      (8, True): 9}
 
 
 # ------------------------------------------------------------ checks and emitters
@@ -172,11 +182,10 @@ def read_tensor_map(ctx, site, slot, address: int) -> np.void:
         (raw,) = access.load(ctx, site, np.full(1, slot), "global", np.array([address], np.uint64),
                              np.dtype((np.void, 128)))
         raw = np.frombuffer(raw.tobytes(), np.uint8)
-    record = np.frombuffer(np.ascontiguousarray(raw).tobytes(), dtype=TENSOR_MAP)[0]
-    if int(record["magic"]) != MAGIC:
-        _fail(ctx, site, slot, f"the tensor map at 0x{address:x} was not made by warpsim's encode_tiled "
-                               f"(warpsim.api.triton.encode_tensor_map; a CUtensorMap from a real driver "
-                               f"is opaque to warpsim)")
+    record = decode(np.ascontiguousarray(raw).tobytes())
+    why = problem(record)
+    if why:
+        _fail(ctx, site, slot, f"the tensor map at 0x{address:x}: {why}")
     return record
 
 

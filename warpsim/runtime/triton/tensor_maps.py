@@ -3,7 +3,7 @@
 A kernel parameter of Triton type `tensordesc<...>` becomes several PTX
 parameters. With TMA (the kernel's metadata has a `tensordesc_meta` entry for
 the descriptor: sm_90 and later) they are a tensor map (cuTensorMapEncodeTiled's
-CUtensorMap; here warpsim's own 128 bytes from
+CUtensorMap, in the GPU's layout, from
 warpsim.machine.isa.bulk_copy.encode_tiled), the shape (i32 each) and the
 strides (i64 each). Without TMA the descriptor is decomposed as Triton's
 `decompose_descriptor` does: the base pointer, shape and strides (i64 each), the
@@ -23,7 +23,7 @@ TMA_SWIZZLES = {0: "none", 1: "32B", 2: "64B", 3: "128B"}      # CUtensorMapSwiz
 
 
 def encode_tensor_map(descriptor, meta: dict, address: int | None = None) -> bytes:
-    """The tensor map Triton's launcher makes with cuTensorMapEncodeTiled, in warpsim's own 128 bytes.
+    """The tensor map Triton's launcher makes with cuTensorMapEncodeTiled, in the GPU's 128-byte layout.
 
     `meta` is Triton's per-descriptor metadata (swizzle, element size, the box
     it loads, in the tensor's order); dimensions go to the map innermost first,

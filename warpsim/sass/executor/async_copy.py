@@ -67,7 +67,7 @@ import numpy as np
 from ...machine.memory import GLOBAL_BASE
 from ...semantics import mbarrier as words
 from ...semantics import warp as lanes
-from ...semantics.tensor_maps import box_addresses, decode, out_of_bounds_fill
+from ...semantics.tensor_maps import box_addresses, decode, out_of_bounds_fill, problem
 from .access import Space, address_reader, resolve
 from .cubin_info import PARAM_BASE
 from .launch import PARAM_WINDOW
@@ -208,11 +208,9 @@ def _tensor_map(st, ins, slot: int, address: int):
     else:
         space = resolve(st, ins, Group(np.array([slot])), "global", np.array([address], dtype=U64), 16)[0][1]
         raw = space.array[space.offsets[0]:space.offsets[0] + 128]
-    record = decode(bytes(raw)) if len(raw) == 128 else None
-    if record is None:
-        raise SassExecutionError(f"{where(ins)}: the tensor map at 0x{address:x} was not made by warpsim's "
-                                 f"encode_tiled (a CUtensorMap from a real driver, or one a kernel wrote in the "
-                                 f"GPU's layout, is opaque to warpsim)")
+    why = "it is not 128 bytes of memory" if len(raw) != 128 else problem(record := decode(bytes(raw)))
+    if why:
+        raise SassExecutionError(f"{where(ins)}: the tensor map at 0x{address:x}: {why}")
     return record
 
 
