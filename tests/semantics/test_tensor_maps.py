@@ -5,6 +5,10 @@ decodes to the fields written; encode_tiled's map is that same map.
 
 from __future__ import annotations
 
+import json
+import os
+import sys
+
 import numpy as np
 import pytest
 
@@ -12,7 +16,9 @@ import warpsim as cp
 from warpsim.machine.isa.bulk_copy import encode_tiled
 from warpsim.profiler import Profiler
 from warpsim.sass.replay import ReplayRequest
-from warpsim.semantics.tensor_maps import decode, problem
+from warpsim.semantics.tensor_maps import DRIVER_DATA_TYPES, decode, problem
+
+RECORDED = os.path.join(os.path.dirname(__file__), "..", "..", "validation", "tensor_maps")
 
 # v[0] address, v[1] rank - 1, v[2..6] dims, v[7..10] strides, v[11..15] box, v[16..20] element strides
 REGISTER_FIELDS = [("global_address", None, 0, "b64"), ("rank", None, 1, "b32"),
@@ -100,8 +106,34 @@ def test_encode_tiled_writes_the_bytes_the_kernel_does():
     v = np.array([address, 2, *dims, 1, 1, *strides, 0, 0, *box, 1, 1, *([1] * 5)], np.uint64)
     out = cp.asarray(rng.integers(0, 1 << 32, 32, dtype=np.uint32))
     cp.RawModule(ptx=map_writer(6, 3, 1)).get_function("write_map")((1,), (32,), (cp.asarray(v), out))
-    assert out.get().tobytes() == encode_tiled(address, 2, dims, strides, box, swizzle_mode="128B", oob_fill="nan")
+    # words 0x40 and 0x48 are the driver's alone (semantics.tensor_maps)
+    encoded = encode_tiled(address, 2, dims, strides, box, swizzle_mode="128B", oob_fill="nan")
+    assert out.get().tobytes()[:0x40] == encoded[:0x40]
 
 
 def test_zero_bytes_are_not_a_map():
     assert "address is 0" in problem(decode(bytes(128)))
+
+
+def test_encode_tiled_writes_the_drivers_bytes_and_refuses_what_it_refuses():
+    """cuTensorMapEncodeTiled on an H200 (validation/tensor_maps/h200_encode.jsonl) over 49 cases: every
+    data type, ranks 1-5, each swizzle and L2 promotion, NaN fill, and arguments the driver refuses."""
+    sys.path.insert(0, RECORDED)
+    from cases import DTYPES, SWIZZLE_NAMES, cases, kind
+    with open(os.path.join(RECORDED, "h200_encode.jsonl")) as fh:
+        recorded = [json.loads(line) for line in fh]
+    compared = refused = 0
+    for (dtype, rank, offset, dims, strides, box, estr, _, swizzle, l2, oob), row in zip(cases(), recorded):
+        if rank > 5 or any(e != 1 for e in estr[:rank]):
+            continue                                   # element strides: not simulated (encode_tiled says so)
+        args = (row["base"] + offset, DTYPES[dtype][0], dims[:rank], strides[:rank - 1], box[:rank])
+        kwargs = dict(swizzle_mode=SWIZZLE_NAMES[swizzle], oob_fill="nan" if oob else "zero",
+                      element_type=DRIVER_DATA_TYPES[dtype], l2_promotion=l2)
+        if row["result"] == 0:
+            assert encode_tiled(*args, **kwargs) == np.array(row["words"], np.uint32).tobytes(), row["case"]
+            compared += 1
+        elif kind(row["case"]) == "refused":
+            with pytest.raises(ValueError, match="CUDA_ERROR_INVALID_VALUE"):
+                encode_tiled(*args, **kwargs)
+            refused += 1
+    assert compared >= 25 and refused >= 6

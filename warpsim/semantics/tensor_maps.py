@@ -22,7 +22,11 @@ ptxas 13 writes it for `tensormap.replace.tile`, a test compares the two):
 | box_dim i | byte 0x37 + i | elements - 1 |
 
 Writing global_address clears bit 21 of word 0x08 and writing swizzle_mode bit
-22, as ptxas's lowering does. decode() reads a map into the DECODED record that
+22, as ptxas's lowering does. The driver's cuTensorMapEncodeTiled writes the same
+fields (validation/tensor_maps: its bytes on an H200) and three more, which
+`tensormap.replace` leaves alone: its L2 promotion in bits 17-18 of word 0x08,
+the box's bytes in word 0x40 (0 with element strides other than 1), and the
+shared-memory alignment the swizzle needs in word 0x48 (16, 256, 512, 1024). decode() reads a map into the DECODED record that
 both executors' TMA copies take their addresses from (box_addresses).
 """
 
@@ -44,6 +48,11 @@ ELEMENT_TYPES = {0: (1, False), 1: (2, False), 2: (4, False), 3: (4, False), 4: 
                  6: (2, True), 7: (4, True), 8: (4, True), 9: (8, True), 10: (2, True), 11: (4, True),
                  12: (4, True)}
 TF32_BIT = 1 << 16
+# CUtensorMapDataType (cuda.h), the driver's numbering -> the map's elemtype code (PTX's)
+DRIVER_DATA_TYPES = {0: 0, 1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6, 7: 7, 8: 9, 9: 10, 10: 8, 11: 11, 12: 12}
+L2_PROMOTION = (0x08, 17, 2)            # the driver's CUtensorMapL2promotion: word, first bit, width
+BOX_BYTES_WORD, ALIGNMENT_WORD = 0x40, 0x48
+SWIZZLE_ALIGNMENT = {"none": 16, "32B": 256, "64B": 512, "128B": 1024}
 RANGES = {"rank": (0, 4), "elemtype": (0, 12), "swizzle_mode": (0, 3), "fill_mode": (0, 1),
           "interleave_layout": (0, 2), "box_dim": (1, 256), "element_stride": (1, 8)}
 
@@ -93,6 +102,17 @@ def replace(raw, field: str, ordinal: int, value: int) -> bytes:
             words[word] = (int(words[word]) & ~mask | ((value >> value_shift) << bit) & mask) & 0xFFFFFFFF
     if field in CLEARS:
         words[2] = int(words[2]) & ~CLEARS[field]
+    return words.tobytes()
+
+
+def driver_fields(raw, l2_promotion: int, box_bytes: int, swizzle_mode: str) -> bytes:
+    """The map with the words only cuTensorMapEncodeTiled writes (see the module docstring)."""
+    words = _words(raw)
+    word, bit, width = L2_PROMOTION
+    mask = ((1 << width) - 1) << bit
+    words[word // 4] = int(words[word // 4]) & ~mask | (int(l2_promotion) << bit) & mask
+    words[BOX_BYTES_WORD // 4] = box_bytes
+    words[ALIGNMENT_WORD // 4] = SWIZZLE_ALIGNMENT[swizzle_mode]
     return words.tobytes()
 
 

@@ -34,7 +34,7 @@ import numpy as np
 from ...errors import LaunchError
 from ...ptx.ir import Vec
 from ...semantics.tensor_maps import (ELEMENT_TYPES, SWIZZLE_BYTES, SWIZZLE_MODES, SWIZZLES, box_addresses, decode,
-                                      out_of_bounds_fill, problem, replace)
+                                      driver_fields, out_of_bounds_fill, problem, replace)
 from .. import access
 from ..memory import GLOBAL_BASE
 from .mbarrier import transact
@@ -42,14 +42,19 @@ from .table import MEMORY, emitted
 
 
 def encode_tiled(address: int, element_bytes: int, dims, strides, box, element_strides=None,
-                 swizzle_mode: str = "none", oob_fill: str = "zero", is_float: bool = True) -> bytes:
+                 swizzle_mode: str = "none", oob_fill: str = "zero", is_float: bool = True,
+                 element_type: int | None = None, l2_promotion: int = 0) -> bytes:
     """A tensor map, in the GPU's 128 bytes, from cuTensorMapEncodeTiled's arguments.
 
     dims: elements per dimension, innermost first; strides: bytes between
     consecutive elements of dimensions 1.. (rank - 1 values); box: the box's
     elements per dimension; swizzle_mode: 'none', '32B', '64B', '128B';
-    oob_fill: 'zero' or 'nan'. Raises ValueError naming the argument the driver
-    would refuse.
+    oob_fill: 'zero' or 'nan'; element_type: the map's elemtype code (PTX's
+    numbering; by default u8, u16, u32, u64, f16, f32 or f64 from the element's
+    bytes and is_float); l2_promotion: CUtensorMapL2promotion. The bytes are the
+    driver's for the same arguments (tests/semantics/test_tensor_maps.py compares
+    them with an H200's). Raises ValueError naming the argument the driver would
+    refuse.
     """
     rank = len(dims)
     element_strides = list(element_strides or [1] * rank)
@@ -75,9 +80,13 @@ def encode_tiled(address: int, element_bytes: int, dims, strides, box, element_s
                         f"(warpsim simulates swizzled boxes whose rows are the swizzle's width)")
     if any(e != 1 for e in element_strides):
         problems.append(f"element strides {element_strides} (warpsim simulates 1)")
-    code = ELEMENT_TYPE_CODES.get((element_bytes, bool(is_float) and element_bytes > 1))
-    if code is None:
-        problems.append(f"elements of {element_bytes} bytes (1, 2, 4 or 8)")
+    code = ELEMENT_TYPE_CODES.get((element_bytes, bool(is_float) and element_bytes > 1)) \
+        if element_type is None else element_type
+    if code is None or ELEMENT_TYPES.get(code, (0,))[0] != element_bytes:
+        problems.append(f"elements of {element_bytes} bytes (1, 2, 4 or 8"
+                        + (f", as element type {element_type} has)" if element_type is not None else ")"))
+    if not 0 <= l2_promotion <= 3:
+        problems.append(f"L2 promotion {l2_promotion} (0 to 3)")
     if oob_fill not in ("zero", "nan") or (oob_fill == "nan" and not ELEMENT_TYPES.get(code, (0, False))[1]):
         problems.append(f"out-of-bounds fill {oob_fill!r} (zero, or nan for a 2-8 byte float type)")
     if problems:
@@ -91,7 +100,7 @@ def encode_tiled(address: int, element_bytes: int, dims, strides, box, element_s
     raw = bytes(128)
     for field, ordinal, value in fields:
         raw = replace(raw, field, ordinal, value)
-    return raw
+    return driver_fields(raw, l2_promotion, int(np.prod(box)) * element_bytes, swizzle_mode)
 
 
 # (bytes, is a float) -> the map's element type: u8 (fp8 too), u16, u32, u64, f16, f32, f64
