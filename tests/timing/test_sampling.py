@@ -2,6 +2,7 @@
 (model._spread): more sampled CTAs refine the prediction instead of moving it to the grid's corner."""
 
 import numpy as np
+import pytest
 
 import warpsim as ws
 from warpsim.api.raw import pack_arguments
@@ -35,3 +36,25 @@ def test_more_sampled_ctas_keep_the_prediction_of_an_uneven_grid():
     assert abs(times[6] / times[400] - 1) < 0.25, times
     rows = out.get().reshape(h, w)
     assert rows.max() == 100 and rows.min() < 5          # the sampled CTAs ran both ways
+
+
+
+def test_a_profiled_launch_costs_the_sample_as_the_grids_mean_cta():
+    """With 1,000 iterations the six sampled CTAs of the escape-time image issue 1.4x the grid's mean
+    CTA (their predicted time 29% above that of 400 sampled CTAs). A profiled launch runs every CTA, and
+    its counts of each instruction over the whole grid (Execution.grid_counts) scale the sample's to
+    the grid's mean CTA: within 12% of the 400-CTA prediction."""
+    w, h = 1920, 1080
+    kernel = ws.RawModule(code=SOURCE).get_function("escape_time")
+    out = ws.zeros(w * h, dtype=np.int32)
+    args = (out, np.int32(w), np.int32(h), np.int32(1000))
+    params = pack_arguments(kernel.kernel_name, kernel.params, args)
+    grid, block = ((w + 15) // 16, (h + 15) // 16, 1), (16, 16, 1)
+    wide = predict(kernel.loaded_module, kernel.kernel_name, grid, block, params, 0, gpu="h200", max_ctas=400)
+    with ws.settings(gpu="h200", sass_verify=False), ws.profile(level="sass") as prof:
+        kernel(grid, block, args)
+    (launch,) = prof.launches
+    assert abs(launch.timing.time_s / wide.time_s - 1) < 0.12, (launch.timing.time_s, wide.time_s)
+    assert any("sampled CTAs' mean" in note for note in launch.timing.notes), launch.timing.notes
+    # the whole run's issues, less the BSYNC and BRX re-issues the counters add (sass/issues.py)
+    assert launch.timing.details["instructions"] == pytest.approx(launch.metrics["smsp__inst_executed.sum"], rel=1e-3)

@@ -70,6 +70,9 @@ class Execution:
     allocation_bytes: int = 0       # bytes of the global allocations the kernel touched (caps the footprint)
     source: str = "sass"
     notes: list = field(default_factory=list)
+    cta_work: object = None         # per grid CTA (linear id), the warp instructions it issued, in the
+    #                                 recorder's units (PTX or SASS), when the whole launch ran; else None
+    grid_counts: object = None      # per SASS instruction, its issues over the whole grid (a SASS run's)
 
     @property
     def n_ctas(self) -> int:
@@ -88,6 +91,45 @@ class Execution:
     @property
     def scale(self) -> float:
         return self.n_ctas / max(1, len(self.sampled_ctas))
+
+    @property
+    def work_scale(self) -> float:
+        """The grid's mean work per CTA over the sample's (1 where only the sample ran): CTAs whose
+        work varies (an escape-time loop over an image) can leave a few sampled ones far from it."""
+        if self.cta_work is None:
+            return 1.0
+        sampled = float(np.mean(self.cta_work[list(self.sampled_ctas)]))
+        return float(np.mean(self.cta_work)) / sampled if sampled > 0 else 1.0
+
+
+def add_cta_work(cta_work: np.ndarray, cta_ids: np.ndarray, warp_slots: np.ndarray, warps_per_cta: int,
+                 instructions: int, grid_counts: np.ndarray | None = None, start: int = 0) -> None:
+    """Count a block's `instructions` once per issuing warp (warp_slots: the batch's warp slot of each
+    issuing lane or warp) to its CTA's work (cta_ids: the batch's linear CTA id per CTA slot), and
+    to grid_counts[start:start + instructions] where given."""
+    slots, warps = np.unique(np.unique(warp_slots) // warps_per_cta, return_counts=True)
+    cta_work[cta_ids[slots]] += warps * instructions
+    if grid_counts is not None:
+        grid_counts[start:start + instructions] += warps.sum()
+
+
+def as_grid(ex):
+    """`ex` with each sampled CTA's issues of every instruction scaled to the grid's mean CTA where the
+    whole SASS run counted them (grid_counts): a few sampled CTAs of a grid whose loops run longer in
+    some places (an escape-time loop over an image) stand for the grid's mix of work. ex itself where
+    the counts agree within 5% or were not taken."""
+    if ex.grid_counts is None:
+        return ex
+    sampled = np.sum([c.sum(axis=0) for c in ex.counts], axis=0) / max(1, len(ex.counts))
+    mean = np.asarray(ex.grid_counts, float) / max(1, ex.n_ctas)
+    ratio = np.divide(mean, sampled, out=np.ones_like(mean), where=sampled > 0)
+    if abs(float(mean.sum()) / max(1.0, float(sampled.sum())) - 1.0) <= 0.05:
+        return ex
+    from dataclasses import replace
+    note = f"the grid's CTAs issued {mean.sum() / max(1.0, sampled.sum()):.2f}x the sampled CTAs' mean: " \
+           f"their counts scaled so, instruction by instruction"
+    return replace(ex, counts=[c * ratio for c in ex.counts], lanes=[v * ratio for v in ex.lanes],
+                   notes=ex.notes + [note])
 
 
 KINDS = {"ld": "load", "load": "load", "st": "store", "store": "store"}   # anything else is an atomic

@@ -26,6 +26,7 @@ from .async_groups import add_group_waits, copy_group_latency, cp_async_l2_share
 from .presets import gpu_preset
 from .queueing import Station, mva
 from .lines import line_stalls
+from .execution import as_grid
 from .result import Timing
 from ..sass.stall_reasons import STALL_REASONS, TAKEN_BRANCHES, WALK
 from .walk import DELAYS_OF_WALK, REASONS, walk_function
@@ -137,8 +138,9 @@ class KernelCosts:
                 per_exec["l2_async" if copy else "l2"][i] = l2_site_bytes(m, line) / rate / e
                 per_exec["dram_async" if copy else "dram"][i] = (m.sectors * 32 * dram_per_sector +
                                                                m.partial_lines * self.partial_fill) / e
-                if opcode == "UTMALDG":          # a CTA's boxes one after another (async_groups.tma_box_cycles)
-                    per_exec["tma"][i] = tma_box_cycles(preset, m.sectors * 32 / e) or 0.0
+                if opcode == "UTMALDG" and m.requests:   # a CTA's boxes one after another (tma_box_cycles),
+                    # per box copied: warps whose UTMALDG is predicated off issue it and copy nothing
+                    per_exec["tma"][i] = (tma_box_cycles(preset, m.sectors * 32 / m.requests) or 0.0) * m.requests / e
         hold = pipe_cycles(preset)
         pipe_hold = {p: np.array([hold[p] if q == p else 0.0 for q in self.pipes]) for p in QUEUE_PIPES}
         pipe_hold["tensor"] = np.array([tensor_cycles(ins.opcode, ins.mods, preset) if q == "tensor" else 0.0
@@ -349,7 +351,12 @@ def _stalls(groups: list, preset) -> dict:
     return {k: v / total_issue for k, v in sorted(acc.items())}
 
 
-def _nearest(sampled: list, cta: int) -> int:
+def _nearest(sampled: list, cta: int, work=None) -> int:
+    """The sampled CTA (its index in `sampled`) that stands for `cta`: the one whose work is closest
+    to its own where every CTA's work is known (ex.cta_work), else the closest by id."""
+    if work is not None:
+        gap = np.abs(work[sampled] - work[cta])
+        return int(np.flatnonzero(gap == gap.min())[np.argmin(np.abs(np.asarray(sampled)[gap == gap.min()] - cta))])
     k = int(np.searchsorted(sampled, cta))
     if k >= len(sampled):
         return len(sampled) - 1
@@ -376,6 +383,9 @@ def predict_execution(ex, gpu="h200", registers: int = 32, shared_per_block: int
     active = min(sms, n_ctas)
     per_sm_ctas = -(-n_ctas // sms)
     waves = -(-per_sm_ctas // per_sm)
+    by_cta = waves <= 2 and n_ctas <= 4096      # each CTA costed as a sampled one, else the mean CTA's waves
+    if not by_cta:
+        ex = as_grid(ex)
     costs = KernelCosts(ex, preset, active, preset.barrier_cycles + preset.barrier_cycles_per_warp * ex.warps_per_cta,
                         waves, l2_since)
     sampled = list(ex.sampled_ctas)
@@ -389,13 +399,13 @@ def predict_execution(ex, gpu="h200", registers: int = 32, shared_per_block: int
 
     groups = []
     notes = []
-    if waves <= 2 and n_ctas <= 4096:
+    if by_cta:
         worst, worst_groups = -1.0, []
         for s in range(active):
             mine = list(range(s, n_ctas, sms))
             t, gs = 0.0, []
             for w0 in range(0, len(mine), per_sm):
-                g = timed([_nearest(sampled, c) for c in mine[w0:w0 + per_sm]])
+                g = timed([_nearest(sampled, c, ex.cta_work) for c in mine[w0:w0 + per_sm]])
                 t += g["cycles"] + g["fill"] * (1.0 if w0 == 0 else 1.0 / per_sm)
                 gs.append(dict(g, repeat=1))
             t += gs[-1]["tail"] if gs else 0.0
@@ -420,6 +430,7 @@ def predict_execution(ex, gpu="h200", registers: int = 32, shared_per_block: int
         sm_cycles += groups[-1]["tail"] if groups else 0.0
         notes.append(f"{n_ctas} CTAs in {waves} waves of {per_sm} per SM; each wave costed from "
                      f"{len(sampled)} sampled CTAs")
+
     # chip-wide bounds
     interval = preset.cta_launch_ns_per_sm * 1e-9 * preset.clock_hz
     dispatch = per_sm_ctas * interval
@@ -460,7 +471,8 @@ def predict_execution(ex, gpu="h200", registers: int = 32, shared_per_block: int
                   stalls=stalls, bottleneck=bottleneck, source=ex.source, gpu=preset.name, notes=notes,
                   lines=per_line,
                   details={"bounds": bounds, "ctas_per_sm": per_sm, "limited_by": occ["limited_by"],
-                           "waves": waves, "instructions": float(costs.total_exec.sum() * ex.scale), "dram_bytes": costs.dram_bytes, "l2_bytes": costs.l2_bytes,
+                           "waves": waves, "instructions": float(ex.grid_counts.sum()) if ex.grid_counts is not None else
+                           float(costs.total_exec.sum() * ex.scale * ex.work_scale), "dram_bytes": costs.dram_bytes, "l2_bytes": costs.l2_bytes,
                            "footprint_bytes": costs.footprint})
 
 

@@ -159,10 +159,11 @@ def summary_lines(f: dict) -> list:
             f"top stall equal: {f['stall']:.0f}% (targets 80%)"]
 
 
-def load_predictions() -> tuple:
-    """({source: {label: prediction}}, {source: the model's commit it was predicted with})."""
+def load_predictions(files=None) -> tuple:
+    """({source: {label: prediction}}, {source: the model's commit it was predicted with}); `files`
+    (paths) in place of SOURCES."""
     out, commits = {}, {}
-    for name, path in SOURCES.items():
+    for name, path in ({os.path.basename(f): f for f in files} if files else SOURCES).items():
         full = os.path.join(HERE, path)
         if os.path.exists(full):
             with open(full) as fh:
@@ -296,9 +297,10 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--half", choices=("dev", "held-out", "all"), default="dev")
     ap.add_argument("--write", action="store_true")
+    ap.add_argument("--predictions", nargs="+", metavar="FILE", help="predict3.py outputs in place of the stored two")
     a = ap.parse_args()
     meas = measured()
-    preds, commits = load_predictions()
+    preds, commits = load_predictions(a.predictions)
     halves = ("dev", "held-out", "all") if a.write else (a.half,)
     for source, pred in preds.items():
         for half in halves:
