@@ -76,3 +76,33 @@ def test_a_sample_whose_ctas_wait_on_ctas_outside_it_is_left_to_the_ptx_run():
     assert (id(kernel.loaded_module), kernel.kernel_name) in context._no_sass_sample
     assert _sass_sample(*args) is None          # not tried again
     assert not flags.get().any() and np.isnan(out.get()).all()
+
+
+UNEVEN = r"""
+extern "C" __global__ void uneven(float* out, int heavy) {
+    int rounds = blockIdx.x % 7 == 0 ? heavy : 100;       // CTAs 0, 1638, 3276 of the six sampled are heavy
+    float v = threadIdx.x;
+    for (int k = 0; k < rounds; ++k) v = v * 0.999f + 1.0f;
+    out[blockIdx.x * blockDim.x + threadIdx.x] = v;
+}
+"""
+
+
+def test_the_launch_counts_every_ctas_work_for_its_sample():
+    """Half the six sampled CTAs are heavy, a seventh of the grid's are: the launch itself counts every
+    CTA's issues (timing.execution.CtaWork) and the sample's counts are scaled to the grid's mean CTA."""
+    kernel = ws.RawModule(code=UNEVEN).get_function("uneven")
+    out = ws.zeros(8192 * 64, dtype=np.float32)
+    params = pack_arguments(kernel.kernel_name, kernel.params, (out, np.int32(4000)))
+    grid, block = (8192, 1, 1), (64, 1, 1)
+    context = RuntimeContext()
+    context.timeline_on = True
+    sample = _sass_sample(context, kernel.loaded_module, kernel.kernel_name, grid, block, params, 0, False, None)
+    alone = sample.timing()
+    kernel.loaded_module.launch(kernel.kernel_name, grid, block, params, observers=(sample.work,))
+    scaled = sample.timing()
+    assert sample.work.cta_work[0] > 10 * sample.work.cta_work[1]         # counted by CTA
+    assert scaled.time_s < 0.6 * alone.time_s, (scaled.time_s, alone.time_s)
+    assert any("all instructions alike" in note for note in scaled.notes), scaled.notes
+    np.testing.assert_allclose(out.get().reshape(8192, 64)[1], np.arange(64) * 0.999 ** 100 + sum(0.999 ** k for k in range(100)),
+                               rtol=1e-4)

@@ -102,6 +102,21 @@ class Execution:
         return float(np.mean(self.cta_work)) / sampled if sampled > 0 else 1.0
 
 
+class CtaWork(LaunchObserver):
+    """Counts every CTA's issued warp instructions over a whole launch (either executor's run), for a
+    sample taken apart from the launch (the runtime's SASS sample on a copy of memory)."""
+
+    def __init__(self, n_ctas: int, warps_per_cta: int):
+        self.cta_work, self.warps_per_cta = np.zeros(n_ctas), warps_per_cta
+
+    def block_executed(self, ctx, block, idx, warps):
+        # `warps` holds each issuing warp once: one scatter-add, the cheapest count of a plain run's blocks
+        np.add.at(self.cta_work, ctx.cta_ids[np.asarray(warps) // self.warps_per_cta], len(block.instructions))
+
+    def sass_block_issued(self, st, block, g, pred_on, next_pc):
+        add_cta_work(self.cta_work, st.cta_ids, g.idx >> 5, self.warps_per_cta, block.end - block.start)
+
+
 def add_cta_work(cta_work: np.ndarray, cta_ids: np.ndarray, warp_slots: np.ndarray, warps_per_cta: int,
                  instructions: int, grid_counts: np.ndarray | None = None, start: int = 0) -> None:
     """Count a block's `instructions` once per issuing warp (warp_slots: the batch's warp slot of each
@@ -115,19 +130,24 @@ def add_cta_work(cta_work: np.ndarray, cta_ids: np.ndarray, warp_slots: np.ndarr
 
 def as_grid(ex):
     """`ex` with each sampled CTA's issues of every instruction scaled to the grid's mean CTA where the
-    whole SASS run counted them (grid_counts): a few sampled CTAs of a grid whose loops run longer in
-    some places (an escape-time loop over an image) stand for the grid's mix of work. ex itself where
-    the counts agree within 5% or were not taken."""
-    if ex.grid_counts is None:
-        return ex
+    whole SASS run counted them (grid_counts), or all alike by the grid's mean work per CTA where only
+    that is known (cta_work): a few sampled CTAs of a grid whose loops run longer in some places (an
+    escape-time loop over an image) then stand for the grid's work. ex itself where the sample's work
+    is within 5% of the grid's mean or nothing was counted."""
     sampled = np.sum([c.sum(axis=0) for c in ex.counts], axis=0) / max(1, len(ex.counts))
-    mean = np.asarray(ex.grid_counts, float) / max(1, ex.n_ctas)
-    ratio = np.divide(mean, sampled, out=np.ones_like(mean), where=sampled > 0)
-    if abs(float(mean.sum()) / max(1.0, float(sampled.sum())) - 1.0) <= 0.05:
+    if ex.grid_counts is not None:
+        mean = np.asarray(ex.grid_counts, float) / max(1, ex.n_ctas)
+        ratio = np.divide(mean, sampled, out=np.ones_like(mean), where=sampled > 0)
+        work, how = float(mean.sum()) / max(1.0, float(sampled.sum())), "instruction by instruction"
+    elif ex.cta_work is not None:           # the whole run's work per CTA only (the PTX run's, say)
+        work = ex.work_scale
+        ratio, how = work, "all instructions alike"
+    else:
+        return ex
+    if abs(work - 1.0) <= 0.05:
         return ex
     from dataclasses import replace
-    note = f"the grid's CTAs issued {mean.sum() / max(1.0, sampled.sum()):.2f}x the sampled CTAs' mean: " \
-           f"their counts scaled so, instruction by instruction"
+    note = f"the grid's CTAs issued {work:.2f}x the sampled CTAs' mean: their counts scaled so, {how}"
     return replace(ex, counts=[c * ratio for c in ex.counts], lanes=[v * ratio for v in ex.lanes],
                    notes=ex.notes + [note])
 
