@@ -103,29 +103,27 @@ class Execution:
 
 
 class CtaWork(LaunchObserver):
-    """Counts every CTA's issued warp instructions over a whole launch (either executor's run), for a
-    sample taken apart from the launch (the runtime's SASS sample on a copy of memory)."""
+    """Counts every CTA's issued warp instructions over a whole launch, in the units of the executor
+    that ran it (Execution.cta_work), and with `instructions` given each SASS instruction's issues over
+    the grid too (Execution.grid_counts): for a sample that recorded a few CTAs in detail."""
 
-    def __init__(self, n_ctas: int, warps_per_cta: int):
+    def __init__(self, n_ctas: int, warps_per_cta: int, instructions: int | None = None):
         self.cta_work, self.warps_per_cta = np.zeros(n_ctas), warps_per_cta
+        self.grid_counts = None if instructions is None else np.zeros(instructions)
 
     def block_executed(self, ctx, block, idx, warps):
         # `warps` holds each issuing warp once: one scatter-add, the cheapest count of a plain run's blocks
         np.add.at(self.cta_work, ctx.cta_ids[np.asarray(warps) // self.warps_per_cta], len(block.instructions))
 
     def sass_block_issued(self, st, block, g, pred_on, next_pc):
-        add_cta_work(self.cta_work, st.cta_ids, g.idx >> 5, self.warps_per_cta, block.end - block.start)
+        slots, warps = np.unique(np.unique(g.idx >> 5) // self.warps_per_cta, return_counts=True)
+        self.cta_work[st.cta_ids[slots]] += warps * (block.end - block.start)
+        if self.grid_counts is not None:
+            self.grid_counts[block.start:block.end] += warps.sum()
 
-
-def add_cta_work(cta_work: np.ndarray, cta_ids: np.ndarray, warp_slots: np.ndarray, warps_per_cta: int,
-                 instructions: int, grid_counts: np.ndarray | None = None, start: int = 0) -> None:
-    """Count a block's `instructions` once per issuing warp (warp_slots: the batch's warp slot of each
-    issuing lane or warp) to its CTA's work (cta_ids: the batch's linear CTA id per CTA slot), and
-    to grid_counts[start:start + instructions] where given."""
-    slots, warps = np.unique(np.unique(warp_slots) // warps_per_cta, return_counts=True)
-    cta_work[cta_ids[slots]] += warps * instructions
-    if grid_counts is not None:
-        grid_counts[start:start + instructions] += warps.sum()
+    def counted(self) -> dict:
+        """Execution's cta_work and grid_counts keywords (None where nothing ran)."""
+        return {"cta_work": self.cta_work if self.cta_work.any() else None, "grid_counts": self.grid_counts}
 
 
 def as_grid(ex):

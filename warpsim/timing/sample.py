@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..machine.events import LaunchObserver
-from .execution import Execution, PtxRecorder, SassRecorder, add_cta_work
+from .execution import CtaWork, Execution, PtxRecorder, SassRecorder
 
 
 def sampled_cta_ids(n_ctas: int, max_ctas: int = 6) -> list:
@@ -168,6 +168,7 @@ class LaunchTimingRecorder(LaunchObserver):
         self.function = sass_of(loaded_module).kernel(kernel)
         self._batch = None
         self.recorder = PtxRecorder(loaded_module.program, self.function, warps)
+        self.work = CtaWork(len(self._wanted), warps)
 
     def _wanted_slots(self, ctx) -> np.ndarray:
         """Which CTA slots of the batch are sampled (worked out once a batch: most batches have none)."""
@@ -183,8 +184,7 @@ class LaunchTimingRecorder(LaunchObserver):
         return idx if keep.all() else idx[keep], keep
 
     def block_executed(self, ctx, block, idx, warps):
-        add_cta_work(self.cta_work, ctx.cta_ids, np.asarray(warps), self.recorder.warps_per_cta,
-                     len(block.instructions))
+        self.work.block_executed(ctx, block, idx, warps)
         idx, _ = self._keep(ctx, idx)
         if len(idx):
             self.recorder.block_executed(ctx, block, idx, warps)
@@ -210,8 +210,6 @@ def _sample(sampler, loaded_module, kernel: str, grid, block, dynamic_shared: in
     sampler.allocation_bytes = _touched_allocation_bytes(loaded_module.device.memory)
     n = sampler.grid[0] * sampler.grid[1] * sampler.grid[2]
     sampler.ctas = sampled_cta_ids(n, max_ctas)
-    sampler.cta_work = np.zeros(n)          # every CTA's issued warp instructions (Execution.cta_work)
-    sampler.grid_counts = None              # the SASS recorder's issues per instruction (Execution.grid_counts)
     sampler._wanted = np.zeros(n, dtype=bool)
     sampler._wanted[sampler.ctas] = True
     return -(-(sampler.block[0] * sampler.block[1] * sampler.block[2]) // 32)
@@ -225,8 +223,7 @@ def _predict_sample(sampler, source: str, registers: int | None, l2_since: float
     loaded = sampler.loaded_module
     ex = Execution(sampler.function, sampler.grid, sampler.block, order, [rec.counts[c] for c in order],
                    [rec.lanes[c] for c in order], rec.memory, read, written, sampler.allocation_bytes,
-                   source=source, cta_work=sampler.cta_work if sampler.cta_work.any() else None,
-                   grid_counts=sampler.grid_counts)
+                   source=source, **sampler.work.counted())
     return predict_sampled(ex, loaded, sampler.kernel, sampler.dynamic_shared, sampler.gpu, registers, l2_since)
 
 
@@ -264,7 +261,7 @@ class SassTimingRecorder(LaunchObserver):
         self.function = module.kernel(kernel)
         self._slots = None
         self.recorder = SassRecorder(program, warps)
-        self.grid_counts = np.zeros(len(self.function.instructions))
+        self.work = CtaWork(len(self._wanted), warps, len(self.function.instructions))
 
     def sass_batch_started(self, st) -> None:
         wanted = self._wanted[st.cta_ids]
@@ -275,8 +272,7 @@ class SassTimingRecorder(LaunchObserver):
         return None if keep.all() else keep
 
     def sass_block_issued(self, st, block, g, pred_on, next_pc):
-        add_cta_work(self.cta_work, st.cta_ids, g.idx >> 5, self.recorder.warps_per_cta, block.end - block.start,
-                     self.grid_counts, block.start)
+        self.work.sass_block_issued(st, block, g, pred_on, next_pc)
         if self._slots is None:
             return
         keep = self._kept(g.idx)
