@@ -364,7 +364,7 @@ def _launch(context, host_function, grid, block, args, shared_mem, stream, coope
 def _run_kernel(context, loaded, name, grid, block, params: bytes, shared_mem, stream, cooperative, cluster_dims) -> int:
     """Run a launch whose parameter bytes are read (now, or when a captured graph replays it)."""
     sample = _sass_sample(context, loaded, name, grid, block, params, shared_mem, cooperative, cluster_dims)
-    recorder = sample.work if sample else _timing_recorder(context, loaded, name, grid, block, shared_mem)
+    recorder = None if sample else _timing_recorder(context, loaded, name, grid, block, shared_mem)
     try:
         loaded.launch(name, grid, block, params, shared_mem=shared_mem,
                       observers=(recorder,) if recorder else (), **_launch_options(context, cluster_dims), cooperative=cooperative)
@@ -384,23 +384,18 @@ def _run_kernel(context, loaded, name, grid, block, params: bytes, shared_mem, s
 
 
 SAMPLE_COPY_LIMIT = 1 << 30     # bytes of device heap copied for a launch's SASS sample, at most
+UNEVEN_SAMPLE = 30              # a sample whose first six CTAs' work differs takes a spread of this many too
 
 
 class _SassSample:
     """The timing sample of a launch taken from its SASS on a copy of device memory (timing())."""
 
     def __init__(self, execution, loaded, kernel: str, dynamic_shared: int, gpu: str):
-        from ..timing.execution import CtaWork
         self.execution, self.loaded, self.kernel = execution, loaded, kernel
         self.dynamic_shared, self.gpu = dynamic_shared, gpu
-        # the launch itself counts every CTA's work: the sample then stands for the grid's mean CTA
-        self.work = CtaWork(execution.n_ctas, execution.warps_per_cta) if execution.n_ctas > len(
-            execution.sampled_ctas) else None
 
     def timing(self):
         from ..timing.sample import predict_sampled
-        if self.work is not None and self.work.cta_work.any():
-            self.execution.cta_work = self.work.cta_work
         return predict_sampled(self.execution, self.loaded, self.kernel, self.dynamic_shared, self.gpu)
 
 
@@ -426,7 +421,7 @@ def _sass_sample(context, loaded, name, grid, block, params: bytes, shared_mem, 
     try:
         ctas = sampled_cta_ids(grid[0] * grid[1] * grid[2], 6)
         execution = run_sass_sample(loaded, name, grid, block, params, shared_mem, ctas, memory=snapshot(memory),
-                                    quiet_rounds=QUIET_ROUNDS)
+                                    quiet_rounds=QUIET_ROUNDS, uneven_up_to=UNEVEN_SAMPLE)
         return _SassSample(execution, loaded, name, int(shared_mem), context.preset.name)
     except Exception:       # the sample only informs the clock: any failure leaves it to the PTX run's sample
         declined.add((id(loaded), name))

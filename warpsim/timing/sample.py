@@ -18,6 +18,9 @@ from ..machine.events import LaunchObserver
 from .execution import CtaWork, Execution, PtxRecorder, SassRecorder
 
 
+UNEVEN = 0.25          # coefficient of variation of sampled CTAs' issues that makes a sample grow
+
+
 def sampled_cta_ids(n_ctas: int, max_ctas: int = 6) -> list:
     """CTA ids spread over [0, n_ctas), first and last included."""
     if n_ctas <= max_ctas:
@@ -62,10 +65,13 @@ class QuietWatch:
 
 
 def run_sass_sample(loaded_module, kernel: str, grid, block, params: bytes, shared_mem: int, ctas: list,
-                    memory=None, quiet_rounds: int | None = None):
+                    memory=None, quiet_rounds: int | None = None, uneven_up_to: int = 0):
     """Execution from the SASS executor on CTAs `ctas` (raises when the executor lacks the kernel),
     on `memory` (default: the device's own, which the CTAs then write). quiet_rounds: raise
-    QuietSample when a batch runs that many rounds since its last write to device memory."""
+    QuietSample when a batch runs that many rounds since its last write to device memory.
+    uneven_up_to: where the CTAs' issued instructions differ by more than UNEVEN (coefficient of
+    variation), the CTAs of a spread of that many over the grid are added, so that a grid whose work varies
+    with place (an escape-time loop over an image) is costed from more than a few of its CTAs."""
     from ..sass import sass_of
     from ..sass.executor import load_program
     from ..sass.executor.engine import run_batch
@@ -87,14 +93,21 @@ def run_sass_sample(loaded_module, kernel: str, grid, block, params: bytes, shar
     threads = block[0] * block[1] * block[2]
     rec = SassRecorder(program, -(-threads // 32))
     per_batch = max(1, (1 << 15) // (rec.warps_per_cta * 32))
-    for first in range(0, len(ctas), per_batch):
-        ids = np.asarray(ctas[first:first + per_batch], dtype=np.int64)
-        st = SassState(program, grid, block, ids, banks, shared_size, local_size, memory)
-        st.block_observers, st.memory_observers = [rec], [rec]
-        if quiet_rounds:
-            watch = QuietWatch(quiet_rounds)
-            st.block_observers, st.memory_observers = [rec, watch], [rec, watch]
-        run_batch(st, 50_000_000)
+
+    def run(cta_ids):
+        for first in range(0, len(cta_ids), per_batch):
+            ids = np.asarray(cta_ids[first:first + per_batch], dtype=np.int64)
+            st = SassState(program, grid, block, ids, banks, shared_size, local_size, memory)
+            st.block_observers, st.memory_observers = [rec], [rec]
+            if quiet_rounds:
+                watch = QuietWatch(quiet_rounds)
+                st.block_observers, st.memory_observers = [rec, watch], [rec, watch]
+            run_batch(st, 50_000_000)
+    run(ctas)
+    n_ctas = grid[0] * grid[1] * grid[2]
+    work = np.array([rec.counts[c].sum() for c in sorted(rec.counts)])
+    if uneven_up_to > len(ctas) and n_ctas > len(ctas) and work.mean() > 0 and work.std() / work.mean() > UNEVEN:
+        run([c for c in sampled_cta_ids(n_ctas, uneven_up_to) if c not in rec.counts])
     read, written = rec.finish_memory()
     fn = module.kernel(kernel)
     order = sorted(rec.counts)
