@@ -204,3 +204,42 @@ def test_warm_l2_reads_a_footprint_the_l2_holds_and_not_one_it_does_not(mod):
     assert warm_small.time_s < cold_small.time_s
     assert warm_big.time_s == pytest.approx(cold_big.time_s)
     assert cold_big.details["footprint_bytes"] >= 2 * (1 << 26)
+
+
+TAKING_TURNS = r"""
+template <bool meet> __device__ void turns(float* out, int rounds) {
+    float v = threadIdx.x;
+    int half = threadIdx.x / 128;                      // warps 0-3, then warps 4-7
+    for (int r = 0; r < rounds; ++r) {
+        if (half == 0) {
+            #pragma unroll 1
+            for (int k = 0; k < 64; ++k) v = fmaf(v, 0.999f, 0.5f);
+        }
+        if (meet) __syncthreads();
+        if (half == 1) {
+            #pragma unroll 1
+            for (int k = 0; k < 64; ++k) v = fmaf(v, 0.998f, 0.25f);
+        }
+        if (meet) __syncthreads();
+    }
+    out[blockIdx.x * blockDim.x + threadIdx.x] = v;
+}
+extern "C" __global__ void apart(float* out, int rounds) { turns<false>(out, rounds); }
+extern "C" __global__ void in_turn(float* out, int rounds) { turns<true>(out, rounds); }
+"""
+
+
+def test_warps_that_take_turns_between_barriers_do_not_overlap():
+    """Two halves of a CTA each run a dependent FMA chain in turn, a __syncthreads between the turns:
+    the chains run one after the other (model._between_barriers): 1.50x the time of the same CTA with
+    no barriers, where the halves' chains overlap (1.03x without the rule; 2 us of each time is the
+    launch's fixed overhead)."""
+    from warpsim.api.raw import pack_arguments
+    module = ws.RawModule(code=TAKING_TURNS)
+    out = ws.zeros(132 * 256, dtype=np.float32)
+    times = {}
+    for name in ("apart", "in_turn"):
+        kernel = module.get_function(name)
+        params = pack_arguments(kernel.kernel_name, kernel.params, (out, np.int32(20)))
+        times[name] = predict(kernel.loaded_module, kernel.kernel_name, (132,), (256,), params, 0, gpu="h200").time_s
+    assert times["in_turn"] > 1.35 * times["apart"], times

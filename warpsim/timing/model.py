@@ -146,16 +146,24 @@ class KernelCosts:
         pipe_hold["tensor"] = np.array([tensor_cycles(ins.opcode, ins.mods, preset) if q == "tensor" else 0.0
                                         for ins, q in zip(fn.instructions, self.pipes)])
         self.per_exec, self.pipe_hold = per_exec, pipe_hold
+        # the stretches between CTA barriers (_between_barriers): stretch b ends at the b-th BAR
+        self.barrier_at = np.flatnonzero(self.is_barrier)
+        self.stretch_of = np.searchsorted(self.barrier_at, np.arange(n))
+        self.stretches = len(self.barrier_at) + 1
+        self.hold = np.maximum.reduce([np.ones(n)] + [pipe_hold[p] for p in QUEUE_PIPES])
         l2_bw = _sm_share(preset, preset.l2_bandwidth_gbps, active_sms)
         dram_bw = _sm_share(preset, preset.hbm_copy_gbps, active_sms)
         # the cp.async and wgmma groups a loop waits for (async_groups.py)
         add_group_waits(fn, walk, preset, copy_group_latency(preset, self.dram_read_fraction))
+        self.gap = walk.gap()
         self.reason_cost = {r: walk.cost[r] for r in REASONS}
         # ---- per sampled CTA: per-warp demand vectors (warps x stations)
         self.ctas = []
+        self.cta_counts = []               # per sampled CTA: its live warps' issues (warps x instructions)
         for counts in ex.counts:
             live = counts.sum(axis=1) > 0
             c = counts[live]
+            self.cta_counts.append(c)
             d = {"issue": c.sum(axis=1)}
             for p in QUEUE_PIPES:
                 d[p] = c @ pipe_hold[p]
@@ -246,6 +254,8 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
         cycle = max(cycle, float(stacked[unit].sum() + stacked[unit + "_async"].sum()))
     # a CTA's TMA boxes are served one after another: the wave lasts at least as long as its CTA with most
     cycle = max([cycle] + [float(costs.ctas[k]["tma"].sum()) for k in cta_indices])
+    # a CTA's warps meet at its barriers: it takes at least the sum of its stretches between them
+    cycle = max([cycle] + [_between_barriers(costs, k) for k in set(cta_indices)])
     # the longest warp cannot finish before it would alone
     longest = int(np.argmax(sum(stacked[s.name] for s in stations if s.name in stacked)))
     alone = [Station(s.name, float(stacked[s.name][longest]) if s.name in stacked else s.demand, s.servers)
@@ -268,6 +278,26 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
             "issued": float(stacked["issue"].sum()), "fill": costs.longest_wait * utilisation,
             "utilisation": utilisation, "lifetime": lifetime, "tail": tail, "exited": exited, "turnaround": turnaround,
             "competition": _competition(stations, residence)}
+
+
+def _between_barriers(costs: KernelCosts, k: int) -> float:
+    """Cycles sampled CTA k needs at least, stretch by stretch between its barriers (BAR.SYNC): all its
+    warps leave a stretch together, so a stretch lasts as long as its longest warp alone (the walk's
+    gaps and group waits) and as long as its busiest sub-partition is held by the issues and pipe time of
+    the warps placed on it (warp w on w mod 4). The queueing network overlaps one warp's tensor-core
+    work with another's arithmetic at any phase; warps that meet at every barrier of a loop, as a
+    two-warpgroup attention's do, run each stretch's wgmmas and each stretch's softmax together."""
+    if not costs.barrier_at.size:
+        return 0.0
+    c = costs.cta_counts[k]
+    if not len(c):
+        return 0.0
+    chain = np.stack([np.bincount(costs.stretch_of, weights=row, minlength=costs.stretches)
+                      for row in c * costs.gap])
+    held = np.stack([np.bincount(costs.stretch_of, weights=row, minlength=costs.stretches)
+                     for row in c * costs.hold])
+    smsp = np.stack([held[np.arange(len(c)) % 4 == q].sum(axis=0) for q in range(4)])
+    return float(np.maximum(chain.max(axis=0), smsp.max(axis=0)).sum())
 
 
 def _busiest_smsp(costs: KernelCosts, cta_indices: list, smsp: np.ndarray, m: int) -> float:
