@@ -615,3 +615,25 @@ def test_libcudacxx_bulk_memcpy_async_elects_one_lane():
     run_beside(module, "bulk_copy", (blocks,), (256,), (cp.asarray(x), out))
     rows = x.reshape(blocks, 256)
     np.testing.assert_array_equal(out.get(), (rows[:, (np.arange(256) * 7 + 1) % 256] + 1).ravel())
+
+
+PER_LANE_BARRIERS = r"""
+extern "C" __global__ void per_lane_barriers(unsigned long long* out) {
+    __shared__ __align__(8) unsigned long long bars[32];
+    unsigned at = (unsigned)__cvta_generic_to_shared(&bars[threadIdx.x]);
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(at), "r"(threadIdx.x + 1) : "memory");
+    __syncthreads();
+    out[blockIdx.x * 32 + threadIdx.x] = bars[threadIdx.x];
+}
+"""
+
+
+def test_a_waterfall_over_lanes_with_their_own_mbarriers():
+    """SYNCS takes its address from a uniform register: each lane's own mbarrier is initialised in a
+    loop of `R2UR P0, URa, Ra` (P0: the lanes whose address is not the one taken) and `BRA.U.ANY`."""
+    module = cp.RawModule(code=PER_LANE_BARRIERS, options=("-arch=sm_90",))
+    assert any(ins.opcode == "R2UR" and ins.operands[0].kind == "pred"
+               for ins in sass_for_ptx(module.ptx).kernel("per_lane_barriers").instructions)
+    out = cp.zeros(64, dtype=cp.uint64)
+    run_beside(module, "per_lane_barriers", (2,), (32,), (out,))     # the SASS run's bytes are the PTX run's
+    assert len(set(out.get()[:32].tolist())) == 32                   # 32 barriers, 32 expected counts

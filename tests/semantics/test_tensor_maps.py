@@ -116,10 +116,11 @@ def test_zero_bytes_are_not_a_map():
 
 
 def test_encode_tiled_writes_the_drivers_bytes_and_refuses_what_it_refuses():
-    """cuTensorMapEncodeTiled on an H200 (validation/tensor_maps/h200_encode.jsonl) over 49 cases: every
-    data type, ranks 1-5, each swizzle and L2 promotion, NaN fill, and arguments the driver refuses."""
+    """cuTensorMapEncodeTiled on an H200 (validation/tensor_maps/h200_encode.jsonl) over 55 cases: every
+    data type, ranks 1-5, each swizzle and L2 promotion, NaN fill, arguments the driver refuses, and
+    boxes of 128-255 KB (228 KB, an SM's shared memory, is the largest it encodes)."""
     sys.path.insert(0, RECORDED)
-    from cases import DTYPES, SWIZZLE_NAMES, cases, kind
+    from cases import DTYPES, SWIZZLE_NAMES, cases
     with open(os.path.join(RECORDED, "h200_encode.jsonl")) as fh:
         recorded = [json.loads(line) for line in fh]
     compared = refused = 0
@@ -132,8 +133,8 @@ def test_encode_tiled_writes_the_drivers_bytes_and_refuses_what_it_refuses():
         if row["result"] == 0:
             assert encode_tiled(*args, **kwargs) == np.array(row["words"], np.uint32).tobytes(), row["case"]
             compared += 1
-        elif kind(row["case"]) == "refused":
+        else:
             with pytest.raises(ValueError, match="CUDA_ERROR_INVALID_VALUE"):
                 encode_tiled(*args, **kwargs)
             refused += 1
-    assert compared >= 25 and refused >= 6
+    assert compared >= 30 and refused >= 15

@@ -32,6 +32,7 @@ from ..machine.counting import conflict_free_wavefronts, distinct_count
 from ..machine.events import LaunchObserver
 from ..machine.scheduling.base import warp_any
 from ..ptx.ir import Sink
+from ..sass.executor.async_copy import TMA_UNIT
 from ..sass.issues import brx_targets, bsync_arrivals
 from ..semantics.addresses import LOCAL_WINDOW, SHARED_WINDOW, window_offsets
 
@@ -455,6 +456,8 @@ class SassLaunchCounters(LaunchObserver):
         return int(np.count_nonzero(np.logical_or.reduceat(flags, starts)))
 
     def sass_memory_access(self, st, ins, space, kind, idx, addrs, size):
+        if ins.opcode in TMA_UNIT:
+            return
         key = (id(ins), space, kind)
         rec = self.sites.get(key)
         if rec is None:

@@ -148,15 +148,16 @@ def cp_async_l2_share(preset, active_sms: int):
     return total / k
 
 
-def tma_box_cycles(preset, box_bytes: float):
-    """Cycles a CTA's TMA load of one box of `box_bytes` takes before its next box is served: on the
-    H200 one issuing thread's boxes completed one at a time whatever the stages in flight (8 KB boxes
-    11 B/clk per CTA on 1 to 132 SMs; two CTAs per SM twice that), 743 / 767 / 798 cycles a box of
-    2 / 8 / 16 KB (microbench8_second.json); larger boxes are held by the L2's bandwidth instead.
-    None where the preset has no table."""
+def tma_box_cycles(preset, boxes_per_wait: float):
+    """Cycles one of a warp's TMA box loads holds its next box back, where the warp issues
+    `boxes_per_wait` boxes between two of its mbarrier waits: on the H200 one issuing thread's boxes
+    completed one at a time, 909 cycles apart one per stage, 669 two, 515 five (boxes issued together
+    share part of the time; microbench9), for 8 and 16 KB boxes alike; several warps' boxes do not
+    wait for each other (Triton's matmuls issue A's and B's boxes from different warps). Interpolated
+    in 1 / boxes_per_wait. None where the preset has no table."""
     table = preset.tma_box_cycles
     if not table:
         return None
-    sizes = np.array(sorted(table), dtype=float)
-    cycles = np.array([table[k] for k in sorted(table)], dtype=float)
-    return float(np.interp(box_bytes, sizes, cycles))
+    inverse = np.array([1.0 / k for k in sorted(table, reverse=True)])
+    cycles = np.array([table[k] for k in sorted(table, reverse=True)], dtype=float)
+    return float(np.interp(1.0 / max(1.0, boxes_per_wait), inverse, cycles))

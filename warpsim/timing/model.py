@@ -116,7 +116,7 @@ class KernelCosts:
         gaps = walk.gap()[total_exec > 0]
         self.longest_wait = float(gaps.max()) if len(gaps) else 0.0
         # ---- per-execution averages of memory work, per instruction
-        per_exec = {k: np.zeros(n) for k in ("wavefronts", "tags", "l2", "dram", "l2_async", "dram_async", "tma")}
+        per_exec = {k: np.zeros(n) for k in ("wavefronts", "tags", "l2", "dram", "l2_async", "dram_async")}
         # cp.async's draw on L2 against the SM's share of it: measured by active SMs (eighth batch), or
         # the fifth batch's 1.125x ld.global.cg where the preset has no such table
         share = cp_async_l2_share(preset, active_sms)
@@ -138,9 +138,6 @@ class KernelCosts:
                 per_exec["l2_async" if copy else "l2"][i] = l2_site_bytes(m, line) / rate / e
                 per_exec["dram_async" if copy else "dram"][i] = (m.sectors * 32 * dram_per_sector +
                                                                m.partial_lines * self.partial_fill) / e
-                if opcode == "UTMALDG" and m.requests:   # a CTA's boxes one after another (tma_box_cycles),
-                    # per box copied: warps whose UTMALDG is predicated off issue it and copy nothing
-                    per_exec["tma"][i] = (tma_box_cycles(preset, m.sectors * 32 / m.requests) or 0.0) * m.requests / e
         hold = pipe_cycles(preset)
         pipe_hold = {p: np.array([hold[p] if q == p else 0.0 for q in self.pipes]) for p in QUEUE_PIPES}
         pipe_hold["tensor"] = np.array([tensor_cycles(ins.opcode, ins.mods, preset) if q == "tensor" else 0.0
@@ -160,7 +157,8 @@ class KernelCosts:
         # ---- per sampled CTA: per-warp demand vectors (warps x stations)
         self.ctas = []
         self.cta_counts = []               # per sampled CTA: its live warps' issues (warps x instructions)
-        for counts in ex.counts:
+        self.waits = np.array([ins.opcode == "SYNCS" and "PHASECHK" in ins.mods for ins in fn.instructions], float)
+        for cta, counts in zip(ex.sampled_ctas, ex.counts):
             live = counts.sum(axis=1) > 0
             c = counts[live]
             self.cta_counts.append(c)
@@ -173,7 +171,7 @@ class KernelCosts:
             d["dram"] = c @ per_exec["dram"] / dram_bw
             d["l2_async"] = c @ per_exec["l2_async"] / l2_bw
             d["dram_async"] = c @ per_exec["dram_async"] / dram_bw
-            d["tma"] = c @ per_exec["tma"]
+            d["tma"] = self._tma_serial(ex, preset, cta, live, c)
             for r in DELAYS_OF_WALK:
                 d["delay:" + r] = c @ walk.cost[r]
             # the issue slot and the pipes work at once: the sub-partition is held by the larger demand,
@@ -196,6 +194,17 @@ class KernelCosts:
         # where slots are reused, each CTA's slot sits empty between its end and the next CTA's start
         self.turnaround = (preset.cta_turnaround_cycles + preset.cta_turnaround_cycles_per_warp * ex.warps_per_cta
                            if waves > 1 else 0.0)
+
+    def _tma_serial(self, ex, preset, cta, live, counts) -> np.ndarray:
+        """Per live warp of a sampled CTA, the cycles its TMA boxes take one after another
+        (async_groups.tma_box_cycles by the boxes it issues per mbarrier wait it makes)."""
+        boxes = ex.tma_boxes.get(int(cta)) if ex.tma_boxes else None
+        if boxes is None:
+            return np.zeros(len(counts))
+        boxes = np.asarray(boxes, float)[live]
+        waits = counts @ self.waits
+        per_box = np.array([tma_box_cycles(preset, b / max(1.0, w)) or 0.0 for b, w in zip(boxes, waits)])
+        return boxes * per_box
 
     def _taken(self, counts: np.ndarray) -> np.ndarray:
         """Per warp, how many branches it took: every execution of an unguarded BRA, and of a guarded one
@@ -252,8 +261,8 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
     # waits only where it asks for them): the wave lasts at least as long as the unit serves them all
     for unit in ASYNC_UNITS:
         cycle = max(cycle, float(stacked[unit].sum() + stacked[unit + "_async"].sum()))
-    # a CTA's TMA boxes are served one after another: the wave lasts at least as long as its CTA with most
-    cycle = max([cycle] + [float(costs.ctas[k]["tma"].sum()) for k in cta_indices])
+    # a warp's TMA boxes are served one after another: the wave lasts at least as long as its warp with most
+    cycle = max([cycle] + [float(costs.ctas[k]["tma"].max(initial=0.0)) for k in cta_indices])
     # a CTA's warps meet at its barriers: it takes at least the sum of its stretches between them
     cycle = max([cycle] + [_between_barriers(costs, k) for k in set(cta_indices)])
     # the longest warp cannot finish before it would alone

@@ -30,6 +30,7 @@ MEASURED_CASES = "validation/timing/h200/summary.csv: measured on H200"
 MEASURED_SET2_DEV = "validation/timing/h200/set2/summary.csv: measured on H200 (set 2, its development half)"
 MEASURED6 = "validation/timing/h200/microbench6_ncu.csv: measured on H200"
 MEASURED8 = "validation/timing/h200/microbench8.json: measured on H200"
+MEASURED9 = "validation/timing/h200/microbench9.json: measured on H200"
 MEASURED_NCU = "validation/timing/h200/ncu_raw_0.csv (device__attribute_*): reported by the H200"
 CUDA_PG = "CUDA C++ Programming Guide, compute capability table and 'Arithmetic Instructions' throughput table"
 HOPPER_WP = "NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022)"
@@ -102,7 +103,7 @@ class GPUPreset:
     cp_async_latency_l2: float           # cp.async 16-byte copy to its wait_group's return, data in L2, cycles
     cp_async_latency_hbm: float          # ... data in HBM only
     cp_async_l2_bytes_per_clk: Mapping   # L2-resident bytes per clock cp.async draws chip-wide, by active SMs
-    tma_box_cycles: Mapping              # cycles a CTA's TMA box load holds its CTA's next box back, by box bytes
+    tma_box_cycles: Mapping              # cycles a warp's TMA box holds its next box back, by boxes it issues a wait
     atomic_lane_cycles_int: float        # L2 slice cycles per lane of a warp's 32-bit integer atomic on one address
     atomic_lane_cycles_float: float      # ... of an f32 atomic add (serialised lane by lane)
     atomic_line_pass_cycles: float       # ... for one warp request naming several addresses of one line
@@ -310,12 +311,12 @@ _H200.update({
                                               "CTA 123.9 B/clk; one CTA on each of 66 SMs 50.2 B/clk/SM (32 KB in "
                                               "flight 49.8: the chip's share); 132 SMs 38.6 B/clk/SM with 256 threads "
                                               "or two CTAs per SM, 32.0 with one of 128 threads)"),
-    "tma_box_cycles": (MappingProxyType({2048: 743.0, 8192: 767.0, 16384: 798.0}),
-                       MEASURED8 + " (microbench8_second.json, mb8_tma_load: one thread per CTA keeping four "
-                                   "boxes in flight, one CTA per SM, from L2: 2 / 8 / 16 KB boxes at 2.8 / 10.7 / "
-                                   "20.5 B/clk per CTA, one box per 743 / 767 / 798 cycles; 1 to 66 SMs the same, "
-                                   "two CTAs per SM twice the SM's rate; the map in global or constant memory "
-                                   "the same; 32 KB boxes L2-bound at 27 B/clk/SM)"),
+    "tma_box_cycles": (MappingProxyType({1: 909.0, 2: 669.0, 5: 515.0}),
+                       MEASURED9 + " (mb9_tma_pipe: one thread per CTA issuing 1, 2 or 5 boxes onto each stage's "
+                                   "mbarrier and waiting for the oldest of 2-4 stages, from L2: one box per 909 / "
+                                   "669 / 515 cycles whatever the stages in flight, for 8 and 16 KB boxes alike, on 1 "
+                                   "or 132 SMs, the map in constant or global memory or written by the kernel; "
+                                   "microbench8's 4-stage loads agree: 743-798 cycles a box)"),
 })
 
 

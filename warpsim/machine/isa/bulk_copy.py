@@ -71,6 +71,9 @@ def encode_tiled(address: int, element_bytes: int, dims, strides, box, element_s
         problems.append(f"strides {list(strides)} are not multiples of 16 bytes below 2^40")
     if any(not 1 <= b <= 256 for b in box):
         problems.append(f"box {list(box)}: each size is 1 to 256 elements")
+    if len(box) == rank and int(np.prod(box)) * element_bytes > MAX_BOX_BYTES:
+        problems.append(f"the box is {int(np.prod(box)) * element_bytes:,} bytes, more than the SM's "
+                        f"{MAX_BOX_BYTES:,} of shared memory")
     if box and (box[0] * element_bytes) % 16:
         problems.append(f"the box's inner dimension is {box[0] * element_bytes} bytes, not a multiple of 16")
     if swizzle_mode not in SWIZZLES:
@@ -102,6 +105,10 @@ def encode_tiled(address: int, element_bytes: int, dims, strides, box, element_s
         raw = replace(raw, field, ordinal, value)
     return driver_fields(raw, l2_promotion, int(np.prod(box)) * element_bytes, swizzle_mode)
 
+
+# the largest box the driver encodes: an SM's shared memory (sm_90: 228 KB); on an H200 boxes of 233,472
+# bytes were encoded and 255,360 refused (validation/tensor_maps)
+MAX_BOX_BYTES = 228 * 1024
 
 # (bytes, is a float) -> the map's element type: u8 (fp8 too), u16, u32, u64, f16, f32, f64
 ELEMENT_TYPE_CODES = {(1, False): 0, (2, False): 1, (4, False): 2, (8, False): 4, (2, True): 6, (4, True): 7,

@@ -71,6 +71,7 @@ from ...semantics.tensor_maps import box_addresses, decode, out_of_bounds_fill, 
 from .access import Space, address_reader, resolve
 from .cubin_info import PARAM_BASE
 from .launch import PARAM_WINDOW
+from .memory import notify
 from .errors import SassExecutionError, where
 from .operands import U32, U64, dest, pred_dest, source
 from .state import Group
@@ -196,6 +197,11 @@ def elect(ins):
 
 # ------------------------------------------------------------ TMA
 
+# The copies the TMA unit makes. Their global accesses reach memory observers (the timing model's L2
+# and HBM traffic, a sample's writes) but are no LSU requests: Nsight Compute's l1tex counters leave
+# them out, and so do warpsim's (metrics.counters).
+TMA_UNIT = ("UTMALDG", "UTMASTG", "UBLKCP")
+
 def _uniform(st, slots, row: int) -> np.ndarray:
     return st.UR[row][slots].astype(np.int64)
 
@@ -250,6 +256,7 @@ def _copy_box(st, ins, g, rank: int, box_row: int, map_row: int, into_shared: bo
             if inside.any():
                 src = resolve(st, ins, inner, "global", global_at[inside].astype(U64), esize)[0][1]
                 raw[inside] = src.gather(esize)
+                notify(st, ins, "global", "ld", inner.idx, global_at[inside].astype(U64), esize)
             shared.scatter(raw)
             bar = int(st.UR[box_row + 1][slot])
             view, bar_slot = _barrier_words(st, ins, Group(np.array([slot])), np.array([bar], dtype=U64))
@@ -257,6 +264,7 @@ def _copy_box(st, ins, g, rank: int, box_row: int, map_row: int, into_shared: bo
         elif inside.any():
             dst = resolve(st, ins, inner, "global", global_at[inside].astype(U64), esize)[0][1]
             dst.scatter(Space(shared.array, shared.offsets[inside]).gather(esize))
+            notify(st, ins, "global", "st", inner.idx, global_at[inside].astype(U64), esize)
             st.writes += 1
 
 
@@ -310,6 +318,9 @@ def _bulk_copy(st, ins, g, dst_row: int, src_row: int, size_row: int) -> None:
         if chunks.n:
             data = resolve(st, ins, chunks, out_of, src, 16)[0][1].gather(16)
             resolve(st, ins, chunks, into, dst, 16)[0][1].scatter(data)
+            if "global" in (out_of, into):
+                notify(st, ins, "global", "ld" if out_of == "global" else "st", chunks.idx,
+                       src if out_of == "global" else dst, 16)
         if into == "cluster":
             bar = np.array([_address(st, dst_row + 1, slot, "cluster")], dtype=U64)
             view, bar_slot = _barrier_words(st, ins, Group(np.array([slot])), bar, "cluster")

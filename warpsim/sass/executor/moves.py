@@ -15,7 +15,7 @@ import numpy as np
 
 from ...semantics.addresses import LOCAL_WINDOW, SHARED_WINDOW
 from ...semantics.warp import LANE_MASKS, lane_mask
-from .operands import U32, U64, alu, dest, source
+from .operands import U32, U64, alu, dest, pred_dest, predicate, source
 from .table import Step, Unsupported, semantics
 
 
@@ -89,14 +89,28 @@ def mov(ins):
     return Step(ins, alu([dest(ops[0], width)], [source(ops[1], width)], lambda v: v))
 
 
-@semantics("R2UR", family="moves", pipe="uniform", mods=("64",),
-           doc="a register into a uniform register: the value of the warp's first issuing lane")
+@semantics("R2UR", family="moves", pipe="uniform", mods=("64", "OR"),
+           doc="a register into a uniform register: the value of the warp's first issuing lane; `R2UR Pd, "
+               "URd, Rs` also sets Pd in the lanes whose value differs from it (the lanes a waterfall loop "
+               "over a non-uniform value has left), `R2UR.OR` ORs that into Pd (a value of several registers)")
 def r2ur(ins):
     ops = [op for op in ins.operands if op.kind not in ("pred", "upred")]
     if len(ops) != 2 or ops[0].kind != "ureg":
         raise Unsupported("operand form")
     width = 64 if "64" in ins.mods else 32
-    return Step(ins, alu([dest(ops[0], width)], [source(ops[1], width)], lambda v: v))
+    if ins.operands[0].kind != "pred":
+        return Step(ins, alu([dest(ops[0], width)], [source(ops[1], width)], lambda v: v))
+    write, write_left, read = dest(ops[0], width), pred_dest(ins.operands[0]), source(ops[1], width)
+    left_before = predicate(ins.operands[0]) if "OR" in ins.mods else None
+
+    def run(st, g):
+        value = np.asarray(read(st, g))
+        before = left_before(st, g) if left_before is not None else False
+        write(st, g, value)
+        _, first = g.warp_lanes()
+        taken = value[first][np.searchsorted(first, np.arange(g.n), side="right") - 1]
+        write_left(st, g, (value != taken) | before)
+    return Step(ins, run)
 
 
 @semantics("NOP", "DEPBAR", "MEMBAR", "CCTL", "ERRBAR", "FENCE", "YIELD", "NANOSLEEP",
