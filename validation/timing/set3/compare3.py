@@ -3,8 +3,9 @@
     python validation/timing/set3/compare3.py [--half dev|held-out|all] [--write]
 
 Reads h200/ (run3_device.sh's outputs, unpacked: check.json, ncu_raw.csv, once.json) and the
-predictions predicted_triton39.json (Triton 3.9's compile here) and predicted_h200_cubins.json (the
-cubins the H200 ran), both from predict3.py. Model work looks at `--half dev` (the default);
+predictions of SOURCES: predicted_triton39.json (Triton 3.9's compile here) and the newest of the
+predicted_h200_cubins*.json (the cubins the H200 ran), all from predict3.py; --predictions FILE
+compares others. Model work looks at `--half dev` (the default);
 --write prints and writes comparison3.md with both halves apart.
 
 Per launch: predicted / ncu gpu__time_duration (cold caches, as the model predicts), achieved
@@ -28,7 +29,7 @@ sys.path.insert(0, HERE)
 from cases3 import LAUNCHES, half_of  # noqa: E402
 
 MEASURED = os.path.join(HERE, "h200")
-SOURCES = {"h200 cubins": "predicted_h200_cubins.json", "triton 3.9": "predicted_triton39.json"}
+SOURCES = {"h200 cubins": "predicted_h200_cubins_mb9.json", "triton 3.9": "predicted_triton39.json"}
 TENSOR_CORE = ("mm_", "mmp_", "mmtma_", "attn_")
 STALL = "smsp__average_warps_issue_stalled_"
 
@@ -177,15 +178,16 @@ _L2_TILES = ("the model is L2-bound: it sends every CTA's cp.async.cg tile loads
              "{rate_p} TB/s; ncu counts {ncu} MB of L2 sectors ({share} of those bytes) at {rate} TB/s, L2 "
              "throughput {l2_pct} of peak, tensor pipe {tensor_pct} busy, issue active {iss_m} (model {iss}), "
              "SM clock {clk} GHz: the model's L2 bytes or its L2 rate for cp.async tile loads is off")
-_TMA = ("in-kernel descriptors: the SASS executor declines (the tensor map the kernel writes is not one "
-        "warpsim's encode_tiled made), so the counts come from PTX mapped to SASS lines: {inst} of ncu's "
-        "instructions and almost no L2 traffic ({model} MB against ncu's {ncu} MB); ncu: barrier and "
-        "long_scoreboard stalls (waits on the TMA mbarriers), tensor pipe {tensor_pct} busy")
+_TMA = ("in-kernel descriptors, now at SASS level (the GPU's tensor-map layout): the model is L2-bound on the "
+        "TMA boxes ({model} MB at {rate_p} TB/s); ncu counts {ncu} MB of L2 ({share} of those bytes) at {rate} "
+        "TB/s, tensor pipe {tensor_pct} busy, issue active {iss_m} (model {iss}): the model's TMA bytes, or the "
+        "L2 rate it takes for them (microbench8's 27 B/clk/SM for one CTA's 32 KB boxes), is high")
 _ATTN = ("the model's bound is {bound} ({model} MB through L2: K and V re-read per query block) at issue active "
          "{iss}; ncu counts {ncu} MB of L2 (L2 throughput {l2_pct} of peak), tensor pipe {tensor_pct} busy, issue "
          "active {iss_m}, more barrier and long-scoreboard stalls than the model, SM clock {clk} GHz: "
-         "the time goes to waits inside each k-step (a serial QK^T, softmax, PV chain "
-         "per warpgroup is the likely cause, not measured), which the model overlaps")
+         "with 8 warps the two warpgroups take turns between the loop's barriers (model._between_barriers); "
+         "with 4, one warpgroup's serial QK^T, softmax, PV chain per k-step is longer on the H200 than the "
+         "walk's (ncu spreads its stall samples over the whole loop; not measured further)")
 _LN = ("weight and bias (8 KB) re-read by every row: the model sends them through L2 ({model} MB, L2-bound at "
        "{rate_p} TB/s); ncu counts {ncu} MB of L2 at {rate} TB/s: plain ld.global lets L1 serve about half of "
        "the re-reads to the {ctas} CTAs resident per SM")
@@ -233,12 +235,12 @@ def write_markdown(meas: dict, preds: dict, commits: dict, path: str) -> None:
              "the H200, Triton 3.6: `ncu_raw.csv` gpu__time_duration with ncu's cold caches, `check.json` checks "
              "against torch and CUDA-event medians). Predicted: predict3.py, 6 CTAs of each grid run here "
              "and the model scaling to the whole grid, cold L2, `gpu=\"h200\"`, from the H200's own cubins "
-             "(`predicted_h200_cubins.json`) and from Triton 3.9's compile here (`predicted_triton39.json`).", "",
+             f"(`{SOURCES['h200 cubins']}`) and from Triton 3.9's compile here (`{SOURCES['triton 3.9']}`).", "",
              "The split into halves (split3.json, seed 20261202: alternate configurations within each sweep) "
              "was made and committed before any prediction or measurement existed. No figure of the model "
              "comes from this set. The model: warpsim at commit "
-             + ", ".join(f"{c} ({s})" for s, c in commits.items()) + ", before any model change made "
-             "with this set in view.", "",
+             + ", ".join(f"{c} ({s})" for s, c in commits.items()) + "; README.md says which rules came "
+             "after the set was measured, and which half was looked at when.", "",
              "Command: `python validation/timing/set3/compare3.py --write` (the figures of each half: "
              "`--half dev`, `--half held-out`).", ""]
     spread = [abs(m["repeat_us"] / m["ncu_us"] - 1) for m in meas.values() if "repeat_us" in m]
