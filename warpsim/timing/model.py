@@ -395,7 +395,8 @@ def _nearest(sampled: list, cta: int, work=None) -> int:
     to its own where every CTA's work is known (ex.cta_work), else the closest by id."""
     if work is not None:
         gap = np.abs(work[sampled] - work[cta])
-        return int(np.flatnonzero(gap == gap.min())[np.argmin(np.abs(np.asarray(sampled)[gap == gap.min()] - cta))])
+        ties = np.flatnonzero(gap == gap.min())
+        return int(ties[np.argmin(np.abs(np.asarray(sampled)[ties] - cta))])
     k = int(np.searchsorted(sampled, cta))
     if k >= len(sampled):
         return len(sampled) - 1
