@@ -5,7 +5,8 @@
 # 3. validation/sass_counters with CuPy compiling kernels.cu on the H200 (SC_FROM_SOURCE=1);
 # 4. ncu's per-SASS-instruction stall samples of two set 3 launches (an attention and a TMA matmul).
 # Everything lands in $OUT/run9.tar.gz, the logs beside it. RUN9_STEPS names the steps to run
-# (default: tensor_maps microbench9 sass_counters ncu_source).
+# (default: tensor_maps microbench9 sass_counters ncu_source); RUN9_NCU_ONLY the set 3 launches (a
+# regular expression) whose per-instruction stall samples ncu takes.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${OUT:-out}
@@ -24,7 +25,7 @@ step sass_counters && SC_FROM_SOURCE=1 OUT=$W/sass_counters timeout 200 bash val
 echo "sass_counters rc=$?" | tee -a "$W/status.txt"
 step ncu_source && timeout 150 ncu --clock-control none --section SourceCounters --section WarpStateStats --page source --csv \
     --print-source sass --kernel-name regex:^s3_ python3 validation/timing/set3/run3.py --mode once \
-    --only 'attn_d64_128x64_w4_s3|mmtma_f16_128x256x64_w8_s3' > "$W/ncu_source.csv" 2> "$W/ncu_source.log"
+    --only "${RUN9_NCU_ONLY:-attn_d64_128x64_w4_s3|mmtma_f16_128x256x64_w8_s3}" > "$W/ncu_source.csv" 2> "$W/ncu_source.log"
 echo "ncu source rc=$?" | tee -a "$W/status.txt"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv >> "$W/status.txt" 2>&1
 tar czf "$OUT/run9.tar.gz" -C /tmp run9
