@@ -18,7 +18,7 @@ far the model extrapolates, and `source` says where the counts came from:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -145,7 +145,6 @@ def as_grid(ex):
         return ex
     if abs(work - 1.0) <= 0.05:
         return ex
-    from dataclasses import replace
     note = f"the grid's CTAs issued {work:.2f}x the sampled CTAs' mean: their counts scaled so, {how}"
     return replace(ex, counts=[c * ratio for c in ex.counts], lanes=[v * ratio for v in ex.lanes],
                    notes=ex.notes + [note])
