@@ -143,10 +143,11 @@ class KernelCosts:
         pipe_hold["tensor"] = np.array([tensor_cycles(ins.opcode, ins.mods, preset) if q == "tensor" else 0.0
                                         for ins, q in zip(fn.instructions, self.pipes)])
         self.per_exec, self.pipe_hold = per_exec, pipe_hold
-        # the stretches between CTA barriers (_between_barriers): stretch b ends at the b-th BAR
-        self.barrier_at = np.flatnonzero(self.is_barrier)
-        self.stretch_of = np.searchsorted(self.barrier_at, np.arange(n))
-        self.stretches = len(self.barrier_at) + 1
+        # which stretch between CTA barriers each instruction is in (_between_barriers), one-hot: stretch b
+        # ends at the b-th BAR
+        barrier_at = np.flatnonzero(self.is_barrier)
+        self.in_stretch = np.eye(len(barrier_at) + 1)[np.searchsorted(barrier_at, np.arange(n))] \
+            if len(barrier_at) else None
         self.hold = np.maximum.reduce([np.ones(n)] + [pipe_hold[p] for p in QUEUE_PIPES])
         l2_bw = _sm_share(preset, preset.l2_bandwidth_gbps, active_sms)
         dram_bw = _sm_share(preset, preset.hbm_copy_gbps, active_sms)
@@ -189,6 +190,7 @@ class KernelCosts:
             d["delay:branch_resolving"] = d["delay:branch_resolving"] + taken
             d["delay:no_instruction"] = taken
             self.ctas.append(d)
+        self.between_barriers = [_between_barriers(self, c) for c in self.cta_counts]
         self.warps_per_cta = ex.warps_per_cta
         self.waves = waves              # CTA rounds per slot: more than one makes a CTA's end a barrier
         # where slots are reused, each CTA's slot sits empty between its end and the next CTA's start
@@ -264,7 +266,7 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
     # a warp's TMA boxes are served one after another: the wave lasts at least as long as its warp with most
     cycle = max([cycle] + [float(costs.ctas[k]["tma"].max(initial=0.0)) for k in cta_indices])
     # a CTA's warps meet at its barriers: it takes at least the sum of its stretches between them
-    cycle = max([cycle] + [_between_barriers(costs, k) for k in set(cta_indices)])
+    cycle = max([cycle] + [costs.between_barriers[k] for k in cta_indices])
     # the longest warp cannot finish before it would alone
     longest = int(np.argmax(sum(stacked[s.name] for s in stations if s.name in stacked)))
     alone = [Station(s.name, float(stacked[s.name][longest]) if s.name in stacked else s.demand, s.servers)
@@ -289,23 +291,19 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
             "competition": _competition(stations, residence)}
 
 
-def _between_barriers(costs: KernelCosts, k: int) -> float:
-    """Cycles sampled CTA k needs at least, stretch by stretch between its barriers (BAR.SYNC): all its
-    warps leave a stretch together, so a stretch lasts as long as its longest warp alone (the walk's
-    gaps and group waits) and as long as its busiest sub-partition is held by the issues and pipe time of
-    the warps placed on it (warp w on w mod 4). The queueing network overlaps one warp's tensor-core
-    work with another's arithmetic at any phase; warps that meet at every barrier of a loop, as a
-    two-warpgroup attention's do, run each stretch's wgmmas and each stretch's softmax together."""
-    if not costs.barrier_at.size:
+def _between_barriers(costs: KernelCosts, counts: np.ndarray) -> float:
+    """Cycles a sampled CTA (its live warps' issues, `counts`) needs at least, stretch by stretch
+    between its barriers (BAR.SYNC): all its warps leave a stretch together, so a stretch lasts as long
+    as its longest warp alone (the walk's gaps and group waits) and as long as its busiest sub-partition
+    is held by the issues and pipe time of the warps placed on it (warp w on w mod 4). The queueing
+    network overlaps one warp's tensor-core work with another's arithmetic at any phase; warps that
+    meet at every barrier of a loop, as a two-warpgroup attention's do, run each stretch's wgmmas and
+    each stretch's softmax together."""
+    if costs.in_stretch is None or not len(counts):
         return 0.0
-    c = costs.cta_counts[k]
-    if not len(c):
-        return 0.0
-    chain = np.stack([np.bincount(costs.stretch_of, weights=row, minlength=costs.stretches)
-                      for row in c * costs.gap])
-    held = np.stack([np.bincount(costs.stretch_of, weights=row, minlength=costs.stretches)
-                     for row in c * costs.hold])
-    smsp = np.stack([held[np.arange(len(c)) % 4 == q].sum(axis=0) for q in range(4)])
+    chain = (counts * costs.gap) @ costs.in_stretch          # warps x stretches
+    held = (counts * costs.hold) @ costs.in_stretch
+    smsp = np.stack([held[np.arange(len(counts)) % 4 == q].sum(axis=0) for q in range(4)])
     return float(np.maximum(chain.max(axis=0), smsp.max(axis=0)).sum())
 
 
@@ -470,7 +468,6 @@ def predict_execution(ex, gpu="h200", registers: int = 32, shared_per_block: int
         sm_cycles += groups[-1]["tail"] if groups else 0.0
         notes.append(f"{n_ctas} CTAs in {waves} waves of {per_sm} per SM; each wave costed from "
                      f"{len(sampled)} sampled CTAs")
-
     # chip-wide bounds
     interval = preset.cta_launch_ns_per_sm * 1e-9 * preset.clock_hz
     dispatch = per_sm_ctas * interval
