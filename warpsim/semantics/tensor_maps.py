@@ -56,9 +56,9 @@ SWIZZLE_ALIGNMENT = {"none": 16, "32B": 256, "64B": 512, "128B": 1024}
 RANGES = {"rank": (0, 4), "elemtype": (0, 12), "swizzle_mode": (0, 3), "fill_mode": (0, 1),
           "interleave_layout": (0, 2), "box_dim": (1, 256), "element_stride": (1, 8)}
 
-# field -> [(word byte offset, ordinal step in bytes, shift, ordinal shift step, width, value shift)]:
-# the bits of the stored value, from bit `value shift` up, go to `width` bits of the word at
-# offset + ordinal * step, from bit shift + ordinal * shift step.
+# field -> [(byte offset, ordinal step in bytes, shift, ordinal shift step, width, value shift)]:
+# the bits of the stored value, from bit `value shift` up, go to `width` bits from bit
+# 8 * (offset + ordinal * step) + shift + ordinal * shift step of the map (no field crosses a word)
 LAYOUT = {
     "rank": [(0x08, 0, 4, 0, 3, 0)],
     "elemtype": [(0x08, 0, 7, 0, 4, 0)],
@@ -68,9 +68,10 @@ LAYOUT = {
     "global_stride": [(0x0C, 4, 0, 0, 32, 4), (0x1C, 0, 0, 4, 4, 36)],
     "global_dim": [(0x20, 4, 0, 0, 32, 0)],
     "element_stride": [(0x34, 0, 0, 3, 3, 0)],
+    "box_dim": [(0x37, 1, 0, 0, 8, 0)],
 }
 ORDINALS = {"box_dim": 5, "global_dim": 5, "global_stride": 4, "element_stride": 5}
-FIELDS = ("global_address", *LAYOUT, "box_dim")
+FIELDS = ("global_address", *LAYOUT)
 STORED_MINUS_ONE = ("global_dim", "element_stride", "box_dim")
 CLEARS = {"global_address": 1 << 21, "swizzle_mode": 1 << 22}   # word 0x08 bits the field's store clears
 
@@ -88,16 +89,11 @@ def replace(raw, field: str, ordinal: int, value: int) -> bytes:
         value -= 1
     if field == "global_address":
         words[0], words[1] = value & 0xFFFFFFFF, (value >> 32) & 0xFFFFFFFF
-    elif field == "box_dim":
-        at = 0x37 + ordinal
-        word, shift = at // 4, 8 * (at % 4)
-        words[word] = (int(words[word]) & ~(0xFF << shift) | (value & 0xFF) << shift) & 0xFFFFFFFF
     else:
         if field == "elemtype":
             words[2] = int(words[2]) & ~TF32_BIT | (TF32_BIT if value in (11, 12) else 0)
             value = {11: 7, 12: 8}.get(value, value)
-        for offset, step, shift, shift_step, width, value_shift in LAYOUT[field]:
-            word, bit = (offset + ordinal * step) // 4, shift + ordinal * shift_step
+        for word, bit, width, value_shift in _places(field, ordinal):
             mask = ((1 << width) - 1) << bit
             words[word] = (int(words[word]) & ~mask | ((value >> value_shift) << bit) & mask) & 0xFFFFFFFF
     if field in CLEARS:
@@ -116,18 +112,23 @@ def driver_fields(raw, l2_promotion: int, box_bytes: int, swizzle_mode: str) -> 
     return words.tobytes()
 
 
+def _places(field: str, ordinal: int):
+    """(word index, first bit in the word, width, value shift) of each part of a field (LAYOUT)."""
+    for offset, step, shift, shift_step, width, value_shift in LAYOUT[field]:
+        bit = 8 * (offset + ordinal * step) + shift + ordinal * shift_step
+        yield bit // 32, bit % 32, width, value_shift
+
+
 def _field(words, field: str, ordinal: int = 0) -> int:
     value = 0
-    for offset, step, shift, shift_step, width, value_shift in LAYOUT[field]:
-        bits = (int(words[(offset + ordinal * step) // 4]) >> (shift + ordinal * shift_step)) & ((1 << width) - 1)
-        value |= bits << value_shift
+    for word, bit, width, value_shift in _places(field, ordinal):
+        value |= ((int(words[word]) >> bit) & ((1 << width) - 1)) << value_shift
     return value
 
 
 def decode(raw) -> np.void:
     """The DECODED record of a map's 128 bytes (see the module docstring for the layout)."""
     words = _words(raw)
-    byte = np.frombuffer(bytes(raw), np.uint8)
     record = np.zeros((), dtype=DECODED)
     rank = _field(words, "rank") + 1
     code = _field(words, "elemtype")
@@ -139,7 +140,7 @@ def decode(raw) -> np.void:
     record["interleave"] = _field(words, "interleave_layout")
     for d in range(rank):
         record["dims"][d] = _field(words, "global_dim", d) + 1
-        record["box"][d] = int(byte[0x37 + d]) + 1
+        record["box"][d] = _field(words, "box_dim", d) + 1
         record["element_strides"][d] = _field(words, "element_stride", d) + 1
         record["strides"][d] = size if d == 0 else _field(words, "global_stride", d - 1)
     return record[()]
