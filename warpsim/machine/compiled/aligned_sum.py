@@ -6,10 +6,10 @@ the largest of their exponents (ea + eb for a product, a subnormal input at its 
 smallest normal exponent), summed exactly and rounded toward zero to f32; a zero result
 is +0. In NumPy that is a dozen passes over a (warps, 16, N) array for each of an
 instruction's 16 products, several times the cost of the matrix product itself. Here each
-lane group's accumulators (4 lanes' N/2 registers) are gathered from the register file as it
-is (register-major, as the SASS executor keeps it, or thread-major) into one row, B's columns
-are placed in that row's order once per warpgroup, and every loop over the products runs
-along the row, so LLVM vectorizes it.
+warp's accumulators are gathered from the register file as it is (register-major, as the SASS
+executor keeps it, or thread-major) into its 16 x N tile, a register's 32 threads at a time,
+and the rule runs along the tile's rows: K is 16 in every f16/bf16 wgmma, a constant here, so
+LLVM unrolls the loops over the products and vectorizes each pass along N.
 
 The bits are the rule's (tests/machine/test_compiled_aligned_sum.py compares every word on
 random bit patterns, subnormals and zeros of both signs included):
@@ -43,6 +43,9 @@ ACCUMULATOR_MIN_EXPONENT = MIN_EXPONENT["f32"]     # where a subnormal f32 accum
 
 F32_KIND, F64_KIND = np.empty(0, np.float32), np.empty(0, np.float64)   # the type products are computed in
 F16_LOWEST_LEAD = -60         # below any nonzero f16 product's ea + eb (-28): 2^(25 - E) stays finite in f32
+TILE_K = 16                   # K of every f16/bf16 wgmma: a constant, so the loops over it unroll
+NO_INPUT = np.int16(-16000)   # a zero input's exponent in int16: its products' sums stay below NO_PRODUCT
+NO_PRODUCT = -30000           # the exponent pass's start; any value below LOWEST_LEAD never leads
 
 
 @intrinsic
@@ -56,103 +59,100 @@ def _power_of_two(typingctx, exponent):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _input_exponents(values, exponents, min_exponent):
-    """semantics.tensor_sum.input_exponents of finite f16 or bf16 values held as f64 (2-D, contiguous)."""
-    bits = values.reshape(values.size).view(np.int64)
-    exponents = exponents.reshape(exponents.size)
-    for x in range(bits.size):
-        biased = np.int32((bits[x] >> 52) & 0x7FF)           # f16/bf16 values: no f64 subnormals
-        zero = (bits[x] & 0x7FFFFFFFFFFFFFFF) == 0
-        exponents[x] = np.int32(NO_EXPONENT) if zero else max(biased - np.int32(1023), np.int32(min_exponent))
+def _place_inputs(values, row, placed, exponents, min_exponent):
+    """One row of finite f16 or bf16 values held as f64 into `placed` (the products' type) and their
+    semantics.tensor_sum.input_exponents into `exponents`, int16, a zero's as NO_INPUT."""
+    for x in range(values.size):
+        value = values[x]
+        placed[row, x] = value
+        bits = np.int64(np.float64(value).view(np.int64))
+        biased = np.int32((bits >> 52) & 0x7FF)               # f16/bf16 values: no f64 subnormals
+        zero = (bits & 0x7FFFFFFFFFFFFFFF) == 0
+        exponents[row, x] = NO_INPUT if zero else np.int16(max(biased - np.int32(1023), np.int32(min_exponent)))
 
 
 @njit(cache=True, nogil=True)
-def _accumulate_groups(A, B, b_of_warp, columns, addend, bits, min_exponent, product_floor, kind, words):
-    """The new accumulators of whole warps, lane group by lane group, in place in `words`.
+def _accumulate_tiles(A, B, b_of_warp, columns, addend, bits, min_exponent, product_floor, kind, words):
+    """The new accumulators of whole warps, warp by warp, in place in `words`.
 
-    A (warps, 16, K) and B (Bs, N, K) float64 (finite), b_of_warp each warp's B. addend and
-    words (N/2, threads) f32, each register's threads in a row (any strides: a transposed view
-    serves threads-first arrays). Lane group g of warp w is threads 32 w + 4 g + pair; its
-    position p = 4 r + pair is register r = 4 q + 2 h + e of one of them, element (row g + 8 h,
-    column columns[p] = 8 q + 2 pair + e) of the warp's 16 x N tile
-    (semantics.wgmma.accumulator_offsets). Each group's C is gathered into a row of positions,
-    and each warp's A and B copied into the type of `kind` (f32 for f16 inputs, f64 for bf16),
-    B's columns in position order, so the loops over k run over p contiguously. The cut terms
-    are integers below 2^27 in magnitude (2^31 for the sum), added as int32; a zero result is
-    +0. `bits`: the rule's bits kept below E, min_exponent where subnormal inputs count.
-    Returns whether every accumulator read was finite."""
-    warps, rows, k = A.shape
-    size = columns.size
-    a_values = np.empty((rows, k), np.float64)
-    ea = np.empty((rows, k), np.int32)
-    a_row = np.empty((rows, k), kind.dtype)
-    b_values = np.empty((k, size), np.float64)
-    eb = np.empty((k, size), np.int32)
-    b_cols = np.empty((k, size), kind.dtype)
-    c = np.empty(size, np.float32)
-    lead = np.empty(size, np.int32)
-    units = np.empty(size, np.int32)
-    scale = np.empty(size, kind.dtype)
-    finite = True
+    A (warps, 16, TILE_K) and B (Bs, N, TILE_K) float64 (finite), b_of_warp each warp's B. addend
+    and words (N/2, threads) f32, each register's threads in a row (any strides: a transposed view
+    serves threads-first arrays). Register r of lane 4 g + pair holds element (row g + 8 ((r >> 1) & 1),
+    column columns[4 r + pair]) of the warp's 16 x N tile (semantics.wgmma.accumulator_offsets).
+    Each warp's C is gathered into its tile register by register (a row of 32 threads at a time),
+    the rule runs row by row of the tile with the loops over K unrolled (TILE_K is a constant), so
+    each pass is one vectorized loop along N, and the sums go back register by register. A and B
+    are copied into the type of `kind` (f32 for f16 inputs, f64 for bf16), B once per run of warps
+    sharing it; exponents are int16, sums of two inputs' included. The cut terms are integers below
+    2^27 in magnitude (2^31 for the sum), added as int32; a zero result is +0. `bits`: the rule's
+    bits kept below E, min_exponent where subnormal inputs count. Returns whether every accumulator
+    read was finite."""
+    warps, rows = A.shape[0], A.shape[1]
+    n = B.shape[1]
+    a_rows = np.empty((rows, TILE_K), kind.dtype)
+    ea = np.empty((rows, TILE_K), np.int16)
+    b_cols = np.empty((n, TILE_K), kind.dtype)       # B as read, then along N for each k
+    eb_cols = np.empty((n, TILE_K), np.int16)
+    b_k = np.empty((TILE_K, n), kind.dtype)
+    eb = np.empty((TILE_K, n), np.int16)
+    c = np.empty((rows, n), np.float32)
+    sums = np.empty((rows, n), np.float32)
+    lead = np.empty(n, np.int32)
+    units = np.empty(n, np.int32)
+    scale = np.empty(n, kind.dtype)
+    infinite = np.int32(0)
     last_b = -1
     for w in range(warps):
         gb = b_of_warp[w]
         if gb != last_b:                      # a warpgroup's warps share their B: placed once
             last_b = gb
-            for p in range(size):
-                column = B[gb, columns[p]]
-                for kk in range(k):
-                    b_values[kk, p] = column[kk]
-            _input_exponents(b_values, eb, min_exponent)
-            for kk in range(k):
-                for p in range(size):
-                    b_cols[kk, p] = b_values[kk, p]
-        a_values[:, :] = A[w]
-        _input_exponents(a_values, ea, min_exponent)
+            for j in range(n):
+                _place_inputs(B[gb, j], j, b_cols, eb_cols, min_exponent)
+            b_k[:, :] = b_cols.T
+            eb[:, :] = eb_cols.T
         for i in range(rows):
-            for kk in range(k):
-                a_row[i, kk] = a_values[i, kk]
-        for g in range(8):
-            first = 32 * w + 4 * g          # the lane group's first thread
-            for p in range(size):           # C: register p / 4 of thread first + p % 4
-                c[p] = addend[p >> 2, first + (p & 3)]
-            for p in range(size):           # C's exponents: normal ones and zeros from the bits, then the rest
-                c_bits = bits_of(c[p])
+            _place_inputs(A[w, i], i, a_rows, ea, min_exponent)
+        for r in range(n >> 1):               # C, a register's 32 threads at a time
+            half = 8 * ((r >> 1) & 1)
+            for lane in range(32):
+                c[(lane >> 2) + half, columns[4 * r + (lane & 3)]] = addend[r, 32 * w + lane]
+        for i in range(rows):
+            for j in range(n):                # the largest exponent of each element's products
+                top = np.int16(NO_PRODUCT)
+                for kk in range(TILE_K):
+                    top = max(top, np.int16(ea[i, kk] + eb[kk, j]))
+                lead[j] = top
+            for j in range(n):                # with C's: E; C cut; the products' scale 2^(bits - E), E
+                c_bits = bits_of(c[i, j])     # raised to product_floor
                 biased = np.int32((c_bits >> np.uint32(23)) & np.uint32(0xFF))
-                zero = (c_bits & np.uint32(0x7FFFFFFF)) == 0
-                lead[p] = np.int32(NO_EXPONENT) if zero else biased - np.int32(127)
-            for p in range(size):
-                if lead[p] == -127:         # subnormal: counts at f32's smallest normal exponent
-                    lead[p] = np.int32(ACCUMULATOR_MIN_EXPONENT)
-                elif lead[p] == 128:        # infinity or NaN
-                    finite = False
-            for kk in range(k):             # the largest exponent of each element's terms
-                e0, e1 = ea[g, kk], ea[g + 8, kk]
-                for p in range(size):
-                    term = np.int32((e1 if p & 8 else e0) + eb[kk, p])   # int32: the loop vectorizes
-                    if term > lead[p]:
-                        lead[p] = term
-            for p in range(size):           # E; C cut; the scale of the products' cut (2^(bits - E), raised
-                top = max(lead[p], np.int32(LOWEST_LEAD))                      # to product_floor)
-                lead[p] = top
-                units[p] = np.int32(np.float64(c[p]) * _power_of_two(np.int64(bits - top)))
-                scale[p] = _power_of_two(np.int64(bits - max(top, np.int32(product_floor))))
-            for kk in range(k):             # the products cut and added
-                a0, a1 = a_row[g, kk], a_row[g + 8, kk]
-                for p in range(size):
-                    units[p] += np.int32((a1 if p & 8 else a0) * b_cols[kk, p] * scale[p])
-            for p in range(size):           # the sum, toward zero to f32: the nearest, a step back where
-                exact = np.float64(units[p]) * _power_of_two(np.int64(lead[p] - bits))    # it is larger
+                own = biased - np.int32(127) if biased != 0 else np.int32(ACCUMULATOR_MIN_EXPONENT)
+                own = np.int32(NO_EXPONENT) if (c_bits & np.uint32(0x7FFFFFFF)) == 0 else own
+                infinite |= np.int32(biased == 255)
+                top = max(max(own, lead[j]), np.int32(LOWEST_LEAD))
+                lead[j] = top
+                units[j] = np.int32(np.float64(c[i, j]) * _power_of_two(np.int64(bits - top)))
+                scale[j] = _power_of_two(np.int64(bits - max(top, np.int32(product_floor))))
+            for j in range(n):                # the products cut and added
+                total = units[j]
+                for kk in range(TILE_K):
+                    total += np.int32(a_rows[i, kk] * b_k[kk, j] * scale[j])
+                units[j] = total
+            for j in range(n):                # the sum, toward zero to f32: the nearest, a step back where
+                exact = np.float64(units[j]) * _power_of_two(np.int64(lead[j] - bits))        # it is larger
                 nearest = np.float32(exact)
                 stepped = bits_of(nearest) - np.uint32(abs(np.float64(nearest)) > abs(exact))
-                words[p >> 2, first + (p & 3)] = f32_of(stepped) + np.float32(0.0)   # + 0: a -0 is +0
-    return finite
+                sums[i, j] = f32_of(stepped) + np.float32(0.0)                   # + 0: a -0 is +0
+        for r in range(n >> 1):
+            half = 8 * ((r >> 1) & 1)
+            for lane in range(32):
+                words[r, 32 * w + lane] = sums[(lane >> 2) + half, columns[4 * r + (lane & 3)]]
+    return infinite == 0
 
 
 @lru_cache(maxsize=None)
 def lane_columns(n: int) -> np.ndarray:
     """The tile column of each position p = 4 r + pair of a lane group's registers (see
-    _accumulate_groups): register r = 4 q + 2 h + e of lane 4 g + pair holds column 8 q + 2 pair + e."""
+    _accumulate_tiles): register r = 4 q + 2 h + e of lane 4 g + pair holds column 8 q + 2 pair + e."""
     p = np.arange(2 * n)
     r, pair = p >> 2, p & 3
     return 8 * (r >> 2) + 2 * pair + (r & 1)
@@ -163,18 +163,19 @@ def compiled_accumulate(A, B, b_of_warp, row, lane, n, addend, atype, registers_
     or (N/2, threads) where `registers_first` (addend too: each register's threads in a row, the SASS
     executor's register file and the PTX machine's registers stacked, with no transposes).
 
-    Whole warps in order, finite inputs; anything else (partial warps, infinities, NaNs) the NumPy rule."""
+    Whole warps in order, finite inputs, K = TILE_K; anything else (partial warps, infinities, NaNs) the
+    NumPy rule."""
     warps = A.shape[0]
     whole = (len(row) == 32 * warps and (lane.reshape(warps, 32) == np.arange(32)).all()
              and (row.reshape(warps, 32) == np.arange(warps)[:, None]).all())
-    if not whole or not (np.isfinite(A).all() and np.isfinite(B).all()):
+    if not whole or A.shape[2] != TILE_K or not (np.isfinite(A).all() and np.isfinite(B).all()):
         if registers_first:
             return aligned_accumulate(A, B, b_of_warp, row, lane, n, np.ascontiguousarray(addend.T), atype).T
         return aligned_accumulate(A, B, b_of_warp, row, lane, n, addend, atype)
     in_f32 = atype == "f16"
     old = np.asarray(addend, np.float32)
     words = np.empty(old.shape, np.float32)
-    finite = _accumulate_groups(np.ascontiguousarray(A, np.float64), np.ascontiguousarray(B, np.float64),
+    finite = _accumulate_tiles(np.ascontiguousarray(A, np.float64), np.ascontiguousarray(B, np.float64),
                                 np.ascontiguousarray(b_of_warp, np.int64), lane_columns(n),
                                 old if registers_first else old.T, ALIGN_BITS[atype], MIN_EXPONENT[atype],
                                 F16_LOWEST_LEAD if in_f32 else LOWEST_LEAD, F32_KIND if in_f32 else F64_KIND,
