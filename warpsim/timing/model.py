@@ -102,12 +102,18 @@ class KernelCosts:
         self.l2_bytes = sum(l2_site_bytes(m) for m in ex.memory.values() if m.space == "global") * scale
         self.dram_read_fraction = min(1.0, dram_read / l2_read_bytes) if l2_read_bytes > 0 else 0.0
         # ---- per load site latency
+        # A sector several CTAs read is fetched from HBM once, but the CTAs resident with its first
+        # reader reach it at about the same time, so they wait on that fetch too (the L2 holds their
+        # requests until it lands): an L2 hit needs a reader of a later wave. Readers spread over the
+        # grid's waves, a cold L2 sends 1 / waves of the L1 misses to HBM's latency at least.
+        waited = max(self.dram_read_fraction, cold / max(1, waves)) if dram_read > 0 else 0.0
+        self.dram_wait_fraction = waited
         l2_lat = (preset.l2_hit_latency_near + preset.l2_hit_latency_far) / 2
         latency = {}
         for i, m in ex.memory.items():
             if m.space in ("global", "local") and m.kind == "load" and m.sectors:
                 h1 = 1.0 - (m.cta_unique_sectors + m.in_step_sectors) / m.sectors if m.space == "global" else 0.5
-                f = self.dram_read_fraction
+                f = waited
                 latency[i] = h1 * preset.l1_hit_latency + (1 - h1) * (f * preset.hbm_latency + (1 - f) * l2_lat)
         self.latency = latency
         walk = walk_function(fn, preset, latency, barrier_cycles)

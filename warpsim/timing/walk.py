@@ -44,6 +44,15 @@ def instruction_facts(function, preset):
     return [pipe_of(op) for op in opcodes], opcodes
 
 
+def release(ready: dict, barrier: int, at: float, reason: str) -> None:
+    """A producer's scoreboard `barrier` released at `at`: a scoreboard counts its producers in
+    flight, so a consumer waiting on it waits for the last of them (two loads on one barrier: the
+    slower one), not for the one set last."""
+    pending = ready.get(barrier)
+    if pending is None or at >= pending[0]:
+        ready[barrier] = (at, reason)
+
+
 def walk_function(function, preset, memory_latency: dict, barrier_cycles: float = 0.0) -> Walk:
     """Walk every reachable block of `function` (a SassFunction).
 
@@ -101,9 +110,9 @@ def walk_function(function, preset, memory_latency: dict, barrier_cycles: float 
                         pipe = pipes[i]
                         lat = memory_latency.get(i, default_mem) if pipe in ("global", "local") else \
                             result_latency(opcodes[i], pipe, preset)
-                        ready[cc.write_barrier] = (t + lat, stall_reason_of_wait(pipe))
+                        release(ready, cc.write_barrier, t + lat, stall_reason_of_wait(pipe))
                     if cc.read_barrier is not None:
-                        ready[cc.read_barrier] = (t + READ_LATENCY, "short_scoreboard")
+                        release(ready, cc.read_barrier, t + READ_LATENCY, "short_scoreboard")
                     stall_prev = cc.stall
                 else:
                     stall_prev = 1
