@@ -308,11 +308,12 @@ class _Recorder(LaunchObserver):
             calls = np.concatenate([np.full(len(k), i) for i, (k, _, _) in enumerate(self._cta_order)])
             _, first, which = np.unique(keys, return_index=True, return_inverse=True)
             per_site = np.bincount(sites[first])
-            # a sector another warp of the CTA first read at the same load: the warps run that load
-            # in step, so this one waits on the same miss rather than hitting L1
+            # a sector another warp of the CTA first read in the same issue of the same load: the
+            # warps run that load in step, so this one waits on the same miss rather than hitting L1
+            # (a warp reaching the load later, at another iteration, finds the sector in L1)
             requested = np.unique(np.stack([calls, warps, which]), axis=1, return_index=True)[1]
             first_of = first[which[requested]]
-            in_step = (sites[first_of] == sites[requested]) & (warps[first_of] != warps[requested])
+            in_step = (calls[first_of] == calls[requested]) & (warps[first_of] != warps[requested])
             per_site_in_step = np.bincount(sites[requested][in_step], minlength=len(per_site))
             for site in np.unique(sites).tolist():
                 self.memory[site].cta_unique_sectors = int(per_site[site]) if site < len(per_site) else 0
