@@ -28,6 +28,10 @@ from ..machine.memory import GLOBAL_BASE
 from ..sass.issues import brx_targets, bsync_arrivals, bsync_starts
 
 
+CTA_SHIFT = 40                  # a load's key in _cta_order: its CTA above this bit, its sector below
+SECTOR_BITS = (1 << CTA_SHIFT) - 1
+
+
 @dataclass
 class SiteMemory:
     """One SASS memory instruction, summed over the sampled CTAs."""
@@ -39,6 +43,8 @@ class SiteMemory:
     lines: int = 0                  # 128-byte lines, distinct per request
     cta_unique_sectors: int = 0     # distinct sectors per CTA, summed over CTAs (L1 misses of loads)
     in_step_sectors: int = 0        # warp requests' sectors another warp of the CTA first read at this load
+    shared_first: tuple = ()        # of those first touches, how many were of sectors k sampled CTAs read
+    #                                 (index k, from 2): data every CTA reads, which an SM's L1 keeps
     wavefronts: int = 0             # shared memory
     # atomics at the hottest L2 slice chunk (ATOMIC_CHUNK_BYTES): per (warp request, line) reaching it,
     # one address (its lanes serialise) or several (one pass of the line)
@@ -288,7 +294,7 @@ class _Recorder(LaunchObserver):
         if kind == "load":
             self._read_sectors.append(sec)
             base = address_offsets(addrs) >> 5
-            self._cta_order.append(((ctas.astype(np.int64) << 40) | base, site_index, np.asarray(warp_slots)))
+            self._cta_order.append(((ctas.astype(np.int64) << CTA_SHIFT) | base, site_index, np.asarray(warp_slots)))
         else:
             self._written_sectors.append(sec)
         if kind == "store":
@@ -306,8 +312,11 @@ class _Recorder(LaunchObserver):
             sites = np.concatenate([np.full(len(k), site) for k, site, _ in self._cta_order])
             warps = np.concatenate([w for _, _, w in self._cta_order]).astype(np.int64)
             calls = np.concatenate([np.full(len(k), i) for i, (k, _, _) in enumerate(self._cta_order)])
-            _, first, which = np.unique(keys, return_index=True, return_inverse=True)
+            touched, first, which = np.unique(keys, return_index=True, return_inverse=True)
             per_site = np.bincount(sites[first])
+            # how many sampled CTAs read each first touch's sector
+            _, of_sector, readers = np.unique(touched & SECTOR_BITS, return_inverse=True, return_counts=True)
+            sharing = readers[of_sector]
             # a sector another warp of the CTA first read in the same issue of the same load: the
             # warps run that load in step, so this one waits on the same miss rather than hitting L1
             # (a warp reaching the load later, at another iteration, finds the sector in L1)
@@ -315,8 +324,12 @@ class _Recorder(LaunchObserver):
             first_of = first[which[requested]]
             in_step = (calls[first_of] == calls[requested]) & (warps[first_of] != warps[requested])
             per_site_in_step = np.bincount(sites[requested][in_step], minlength=len(per_site))
+            shared = sharing >= 2
+            by_readers = np.zeros((int(sites.max()) + 1, int(sharing.max()) + 1), dtype=np.int64)
+            np.add.at(by_readers, (sites[first][shared], sharing[shared]), 1)
             for site in np.unique(sites).tolist():
                 self.memory[site].cta_unique_sectors = int(per_site[site]) if site < len(per_site) else 0
+                self.memory[site].shared_first = tuple(int(n) for n in by_readers[site]) if by_readers[site].any() else ()
                 self.memory[site].in_step_sectors = int(per_site_in_step[site]) if site < len(per_site_in_step) else 0
         for site, parts in self._atomic.items():
             line = np.concatenate([c[0] for c in parts])

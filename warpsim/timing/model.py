@@ -49,16 +49,33 @@ ASYNC_COPIES = ("LDGSTS", "UBLKCP", "UTMALDG")   # global-to-shared copies a war
 COPY_LINE_BYTES = 64.0     # the least L2 throughput an async copy's access to one line costs
 
 
-def l2_site_bytes(m, line_bytes: float = 128.0) -> float:
+def l2_site_bytes(m, line_bytes: float = 128.0, misses: float | None = None) -> float:
     """Bytes of L2 throughput a global memory instruction's requests use: every line a request
     touches costs a whole 128-byte line of the L2's tag bandwidth (scattered 4-byte stores and loads
-    run at the line rate, L2 bandwidth / 128 B), loads only for what missed L1. An async copy's line
-    costs COPY_LINE_BYTES (`line_bytes`): the tutorial matmul's half-line tile rows, copied by
-    LDGSTS, ran on the H200 at 8.6 TB/s of sectors, where a whole line per access would need 17."""
+    run at the line rate, L2 bandwidth / 128 B), loads only for what missed L1 (`misses` sectors,
+    the CTAs' first touches unless given). An async copy's line costs COPY_LINE_BYTES (`line_bytes`):
+    the tutorial matmul's half-line tile rows, copied by LDGSTS, ran on the H200 at 8.6 TB/s of
+    sectors, where a whole line per access would need 17."""
     if m.kind == "load" and m.space == "global":
-        hit = m.cta_unique_sectors / m.sectors if m.sectors else 1.0
-        return max(m.cta_unique_sectors * 32.0, m.lines * hit * line_bytes)
+        misses = m.cta_unique_sectors if misses is None else misses
+        hit = misses / m.sectors if m.sectors else 1.0
+        return max(misses * 32.0, m.lines * hit * line_bytes)
     return max(m.sectors * 32.0, m.lines * 128.0)
+
+
+def l1_misses(ex, i: int, m, ctas_per_sm: float) -> float:
+    """Sectors of load `i` that miss L1: its CTAs' first touches, less those of sectors other CTAs read
+    too that an SM's L1 already holds. An SM fetches a sector every CTA reads once, for its first CTA
+    reading it, and keeps it for the others (eleventh batch: a table each of 8,448 CTAs reads, up to
+    160 KB beside 64 KB of data each CTA streams, reaches L2 0.00-0.03 times a CTA). A sector k of the
+    S sampled CTAs read is read by k / S of the ctas_per_sm an SM runs. Loads that bypass L1
+    (LDG.STRONG: ld.global.cg, volatile) and async copies keep their first touches."""
+    ins = ex.function.instructions[i]
+    if not m.shared_first or ins.opcode != "LDG" or any(mod.startswith("STRONG") for mod in ins.mods):
+        return float(m.cta_unique_sectors)
+    sampled = max(1, len(ex.sampled_ctas))
+    kept = sum(n * (1.0 - min(1.0, sampled / (k * ctas_per_sm))) for k, n in enumerate(m.shared_first) if n)
+    return m.cta_unique_sectors - kept
 
 
 class KernelCosts:
@@ -79,7 +96,10 @@ class KernelCosts:
         scale = ex.scale
         # ---- memory traffic (whole launch)
         load_sectors = sum(m.sectors for m in ex.memory.values() if m.space == "global" and m.kind == "load")
-        l1_miss = sum(m.cta_unique_sectors for m in ex.memory.values() if m.space == "global" and m.kind == "load")
+        ctas_per_sm = ex.n_ctas / max(1, active_sms)
+        self.misses = {i: l1_misses(ex, i, m, ctas_per_sm) for i, m in ex.memory.items()
+                       if m.space == "global" and m.kind == "load"}
+        l1_miss = sum(self.misses.values())
         store_sectors = sum(m.sectors for m in ex.memory.values() if m.space == "global" and m.kind != "load")
         l2_read_bytes = l1_miss * 32 * scale
         dram_read = min(ex.footprint_read * scale, max(2 * l2_read_bytes, ex.footprint_read))
@@ -99,7 +119,8 @@ class KernelCosts:
         self.partial_fill = preset.partial_line_hbm_bytes * cold
         dram_read += sum(m.partial_lines for m in ex.memory.values()) * scale * 32 * cold
         self.dram_bytes = dram_read + dram_write
-        self.l2_bytes = sum(l2_site_bytes(m) for m in ex.memory.values() if m.space == "global") * scale
+        self.l2_bytes = sum(l2_site_bytes(m, misses=self.misses.get(i)) for i, m in ex.memory.items()
+                            if m.space == "global") * scale
         self.dram_read_fraction = min(1.0, dram_read / l2_read_bytes) if l2_read_bytes > 0 else 0.0
         # ---- per load site latency
         # A sector several CTAs read is fetched from HBM once, but the CTAs resident with its first
@@ -114,7 +135,7 @@ class KernelCosts:
         latency = {}
         for i, m in ex.memory.items():
             if m.space in ("global", "local") and m.kind == "load" and m.sectors:
-                h1 = 1.0 - (m.cta_unique_sectors + m.in_step_sectors) / m.sectors if m.space == "global" else 0.5
+                h1 = 1.0 - (self.misses[i] + m.in_step_sectors) / m.sectors if m.space == "global" else 0.5
                 f = waited
                 latency[i] = h1 * preset.l1_hit_latency + (1 - h1) * (f * preset.hbm_latency + (1 - f) * l2_lat)
         self.latency = latency
@@ -143,7 +164,7 @@ class KernelCosts:
                 copy = opcode in ASYNC_COPIES
                 rate = cp_async_rate if opcode == "LDGSTS" else 1.0
                 line = COPY_LINE_BYTES if copy else 128.0
-                per_exec["l2_async" if copy else "l2"][i] = l2_site_bytes(m, line) / rate / e
+                per_exec["l2_async" if copy else "l2"][i] = l2_site_bytes(m, line, self.misses.get(i)) / rate / e
                 per_exec["dram_async" if copy else "dram"][i] = (m.sectors * 32 * dram_per_sector +
                                                                m.partial_lines * self.partial_fill) / e
         hold = pipe_cycles(preset)

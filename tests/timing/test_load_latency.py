@@ -1,4 +1,4 @@
-"""The walk of one warp through its SASS, and the latency its global loads are given.
+"""The walk of one warp through its SASS, and the latency and L1 misses its global loads are given.
 
 A loop that accumulates into global memory (`s[j] += r[i] * A[i][j]`, possibly aliasing pointers)
 makes ptxas keep the sum in a register, store it every iteration and issue the next iteration's
@@ -73,3 +73,37 @@ def test_ctas_of_one_wave_reading_the_same_sectors_wait_on_their_fetch_from_hbm(
     # the loop's time is then about ROWS chained HBM latencies
     t = predict(kernel.loaded_module, kernel.kernel_name, (8, 1, 1), (256, 1, 1), one_wave, 0, gpu="h200")
     assert t.cycles > 0.9 * ROWS * h200.hbm_latency
+
+
+TABLE_SOURCE = r"""
+extern "C" __global__ void weigh(const float* table, const float* x, float* y, int n, int cached) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float w;
+    if (cached) w = table[threadIdx.x];
+    else asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(w) : "l"(table + threadIdx.x));
+    if (i < n) y[i] = x[i] * w;
+}
+"""
+
+
+def test_a_table_every_cta_reads_stays_in_l1_for_the_ctas_after_the_first_on_an_sm():
+    kernel = ws.RawModule(code=TABLE_SOURCE).get_function("weigh")
+    n = 1 << 20
+    rng = np.random.default_rng(6)
+    arrays = (ws.asarray(rng.random(256, dtype=np.float32)), ws.asarray(rng.random(n, dtype=np.float32)),
+              ws.zeros(n, dtype=np.float32))
+    h200 = gpu_preset("h200")
+    table_misses = {}
+    for cached in (1, 0):
+        params = pack_arguments(kernel.kernel_name, kernel.params, arrays + (np.int32(n), np.int32(cached)))
+        ex = record_execution(kernel.loaded_module, kernel.kernel_name, (n // 256, 1, 1), (256, 1, 1), params, 0)
+        costs = KernelCosts(ex, h200, h200.sms, 0.0, waves=4)
+        loads = [i for i, m in ex.memory.items() if m.space == "global" and m.kind == "load"]
+        table = min(loads, key=lambda i: ex.memory[i].sectors)      # the 1 KB table against x's 4 MB
+        first = ex.memory[table].cta_unique_sectors
+        assert first == 32 * len(ex.sampled_ctas)                   # every sampled CTA touches all of it
+        table_misses[cached] = costs.misses[table] / first
+        np.testing.assert_allclose(arrays[2].get()[:256], arrays[1].get()[:256] * arrays[0].get())   # CTA 0 ran
+    # 4096 CTAs over 132 SMs: each SM fetches the table for one of its 31 CTAs
+    assert table_misses[1] == pytest.approx(h200.sms / (n // 256), rel=0.01)
+    assert table_misses[0] == 1.0                                   # ld.global.cg does not keep it in L1
