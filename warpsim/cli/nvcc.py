@@ -4,7 +4,8 @@ It is nvcc (package nvidia-cuda-nvcc, a warpsim dependency) with what a warpsim
 build needs added to the user's arguments: `-cudart shared` (the program loads
 libcudart.so.13 at run time, so `warpsim run` can give it warpsim's), `-L` to the
 folder of warpsim's libcudart.so.13 (PyPI ships no unversioned libcudart.so to
-link with), and `-lineinfo` (reports name the kernels' source lines). PyPI's
+link with), `-lineinfo` (reports name the kernels' source lines), and where the
+toolkit lacks them, headers of warpsim's own (runtime/include: cuda_profiler_api.h). PyPI's
 nvcc finds PyPI's CUDA headers (cuda_runtime.h) and CCCL's (Thrust, CUB) by
 itself (its nvcc.profile). nvcc compiles host code with the system's g++.
 
@@ -23,6 +24,10 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+
+OWN_INCLUDE = Path(__file__).resolve().parent.parent / "runtime" / "include"
+OWN_HEADERS = tuple(sorted(p.name for p in OWN_INCLUDE.glob("*.h")))   # headers PyPI's CUDA lacks
 
 
 def nvcc_path() -> Path:
@@ -56,6 +61,9 @@ def nvcc_command(argv: list, library_folder) -> list:
     command.append(f"-L{library_folder}")
     if not _has_option(argv, "-lineinfo", "--generate-line-info", "-G", "--device-debug"):
         command.append("-lineinfo")
+    missing = [name for name in OWN_HEADERS if not (nvcc_path().parent.parent / "include" / name).exists()]
+    if missing:
+        command.append(f"-I{OWN_INCLUDE}")       # after the user's own -I: theirs come first
     return command
 
 

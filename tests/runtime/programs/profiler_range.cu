@@ -1,15 +1,9 @@
 // cudaProfilerStart/Stop around a launch (cuda_profiler_api.h, as the CUDA samples use them):
 // both succeed with no profiler attached, the kernel between them runs and the events around
-// it advance. PyPI's CUDA headers have no cuda_profiler_api.h, so the two are declared here
-// where it is missing (extern "C", as CUDA declares them).
+// it advance. PyPI's CUDA headers have no cuda_profiler_api.h: `warpsim nvcc` gives its own.
 #include <cstdio>
 #include <cuda_runtime.h>
-#if __has_include(<cuda_profiler_api.h>)
 #include <cuda_profiler_api.h>
-#else
-extern "C" cudaError_t cudaProfilerStart(void);
-extern "C" cudaError_t cudaProfilerStop(void);
-#endif
 
 __global__ void add_one(int *data, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
