@@ -72,3 +72,30 @@ def test_tensor_core_time_follows_the_instruction_shape():
     # mma.sync runs at its measured rate: m16n8k8 is half of m16n8k16
     assert tensor_cycles("HMMA", ("1688", "F32"), h200) == pytest.approx(
         tensor_cycles("HMMA", ("16816", "F32"), h200) / 2)
+
+
+LANES_SOURCE = r"""
+extern "C" __global__ void add_from_lanes(int* line, int active) {
+    int lane = threadIdx.x & 31;
+    if (lane < active) atomicAdd(&line[lane], 1);
+}
+"""
+
+
+def test_a_line_pass_of_atomics_costs_in_proportion_to_the_lanes_it_carries():
+    from warpsim.api.raw import pack_arguments
+    kernel = ws.RawModule(code=LANES_SOURCE).get_function("add_from_lanes")
+    line = ws.zeros(32, dtype=np.int32)
+    bounds, passes = {}, {}
+    for active in (32, 16, 8):
+        params = pack_arguments(kernel.kernel_name, kernel.params, (line, np.int32(active)))
+        ex = record_execution(kernel.loaded_module, kernel.kernel_name, (1024, 1, 1), (256, 1, 1), params, 0)
+        (site,) = [m for m in ex.memory.values() if m.kind == "atomic"]
+        requests = 8 * len(ex.sampled_ctas)               # a request per warp, every lane on its own word
+        passes[active] = site.atomic_multi_requests / requests
+        bounds[active] = predict(kernel.loaded_module, kernel.kernel_name, (1024, 1, 1), (256, 1, 1), params, 0,
+                                 gpu="h200").details["bounds"]["atomics"]
+    assert passes == {32: 1.0, 16: 0.5, 8: 0.25}
+    # the H200 (microbench12.json): 5.0, 2.42 and 1.23 cycles a request; 8 lanes cost one lane's 1.47 here
+    assert bounds[32] / bounds[16] == pytest.approx(2.0, rel=0.05)
+    assert bounds[16] / bounds[8] == pytest.approx(2.45 / 1.47, rel=0.05)

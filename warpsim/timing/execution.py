@@ -51,9 +51,10 @@ class SiteMemory:
     hot_line_ctas: int = 0          # sampled CTAs that touched the hottest chunk
     atomic_requests_hot: float = 0.0  # (warp request, line) pairs that reached it
     atomic_single_lanes: float = 0.0  # lanes of those pairs that named one address
-    atomic_multi_requests: float = 0.0  # pairs that named several addresses
+    atomic_multi_requests: float = 0.0  # pairs that named several addresses, in full line passes (lanes / 32)
     atomic_multi_lanes: float = 0.0   # ... the largest same-address lane count of each, summed
-    # atomics over the whole sample: the slice work (one-address lanes, several-address line passes),
+    # atomics over the whole sample: the slice work (one-address lanes, several-address line passes in
+    # full passes),
     # and how many 512-byte chunks (ATOMIC_CHUNK_BYTES) a CTA touches and how far they move per CTA index
     atomic_lanes_single: float = 0.0
     atomic_passes_multi: float = 0.0
@@ -162,6 +163,10 @@ KINDS = {"ld": "load", "load": "load", "st": "store", "store": "store"}   # anyt
 # (validation/timing/h200/microbench2.json, red_s32_1_lane_*): 256 B share a slice, 1 KB spans two.
 ATOMIC_CHUNK_BYTES = 512
 MULTI_ADDRESS_WEIGHT = 3.3     # a several-address pass of a line against one same-address lane (4.9 / 1.47)
+# A several-address pass of a line costs in proportion to the lanes it carries: requests of 32 / 16 / 8
+# lanes, each lane on its own address of one line, took 5.0 / 2.42 / 1.23 cycles (microbench12.json;
+# 4 / 2 / 1 lanes: 1.51-1.54, one same-address lane's cost, which `same` keeps as the floor).
+FULL_PASS_LANES = 32
 
 
 # ---------------------------------------------------------------- address arithmetic
@@ -219,7 +224,7 @@ def shared_request_wavefronts(warps: np.ndarray, addrs: np.ndarray, lanes: np.nd
 
 def atomic_line_load(warps: np.ndarray, addrs: np.ndarray) -> tuple:
     """Per (warp, 128-byte line) touched: (line id, largest count of lanes on one address, distinct
-    addresses, warp)."""
+    addresses, warp, lanes)."""
     a = address_offsets(addrs)
     uniq_addr, counts = np.unique((warps.astype(np.int64) << 48) | (a & ((1 << 48) - 1)), return_counts=True)
     addr_warp, addr = uniq_addr >> 48, uniq_addr & ((1 << 48) - 1)
@@ -227,7 +232,8 @@ def atomic_line_load(warps: np.ndarray, addrs: np.ndarray) -> tuple:
     wl, inv, n_addresses = np.unique(wl_of_addr, return_inverse=True, return_counts=True)
     same = np.zeros(len(wl), dtype=np.int64)
     np.maximum.at(same, inv, counts)
-    return wl & ((1 << 40) - 1), same, n_addresses, wl >> 40
+    lanes = np.bincount(inv, weights=counts, minlength=len(wl))
+    return wl & ((1 << 40) - 1), same, n_addresses, wl >> 40, lanes
 
 
 def _chunk_spread(chunk: np.ndarray, cta: np.ndarray) -> tuple:
@@ -262,7 +268,7 @@ class _Recorder(LaunchObserver):
         self._written_sectors: list = []
         self._stores: dict = {}           # site -> list of (byte addresses, bytes each) of its global stores
         self._cta_order: list = []        # ((cta, sector) keys, site) in the order the loads ran
-        self._atomic: dict = {}           # site -> list of (line, same, cta)
+        self._atomic: dict = {}           # site -> list of (line, same, addresses, cta, lanes)
 
     def _matrices(self, cta_ids):
         out = []
@@ -300,10 +306,10 @@ class _Recorder(LaunchObserver):
         if kind == "store":
             self._stores.setdefault(site_index, []).append((address_offsets(addrs), nbytes))
         if kind == "atomic":
-            line, same, n_addresses, warp = atomic_line_load(warp_slots, addrs)
+            line, same, n_addresses, warp, lanes = atomic_line_load(warp_slots, addrs)
             uw, at = np.unique(warp_slots, return_index=True)
             cta_of_warp = ctas[at][np.searchsorted(uw, warp)]
-            self._atomic.setdefault(site_index, []).append((line, same, n_addresses, cta_of_warp))
+            self._atomic.setdefault(site_index, []).append((line, same, n_addresses, cta_of_warp, lanes))
 
     def finish_memory(self) -> tuple:
         # L1 misses: a CTA's first touch of a sector, charged to the load that touched it first
@@ -336,19 +342,20 @@ class _Recorder(LaunchObserver):
             same = np.concatenate([c[1] for c in parts]).astype(float)
             multi = np.concatenate([c[2] for c in parts]) > 1
             cta = np.concatenate([c[3] for c in parts])
+            passes = np.concatenate([c[4] for c in parts]) / FULL_PASS_LANES    # of a full line pass
             chunk = line >> (ATOMIC_CHUNK_BYTES.bit_length() - 1 - 7)
             chunks, inv = np.unique(chunk, return_inverse=True)
             load = np.zeros(len(chunks))
-            np.add.at(load, inv, np.where(multi, np.maximum(same, MULTI_ADDRESS_WEIGHT), same))
+            np.add.at(load, inv, np.where(multi, np.maximum(same, MULTI_ADDRESS_WEIGHT * passes), same))
             hot = inv == int(np.argmax(load))
             rec = self.memory[site]
             rec.hot_line_ctas = len(np.unique(cta[hot]))
             rec.atomic_requests_hot = float(hot.sum())
             rec.atomic_single_lanes = float(same[hot & ~multi].sum())
-            rec.atomic_multi_requests = float((hot & multi).sum())
+            rec.atomic_multi_requests = float(passes[hot & multi].sum())
             rec.atomic_multi_lanes = float(same[hot & multi].sum())
             rec.atomic_lanes_single = float(same[~multi].sum())
-            rec.atomic_passes_multi = float(multi.sum())
+            rec.atomic_passes_multi = float(passes[multi].sum())
             rec.atomic_chunks_per_cta, rec.atomic_chunk_advance = _chunk_spread(chunk, cta)
         self._partial_lines()
         # HBM moves 64-byte blocks (a cold stride-16 float copy reads 2x its sectors on the H200)
