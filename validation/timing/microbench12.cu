@@ -16,3 +16,11 @@ extern "C" __global__ void mb12_line(int* line, int active, int iters, int keep,
     }
     if (keep && acc == -1) sink[0] = acc;          // never true: keeps the ATOM's result
 }
+
+// mb12_line64: the same with 8-byte words (lane i on word i of a 256-byte pair of lines when 32 are
+// active), RED of unsigned long long.
+extern "C" __global__ void mb12_line64(unsigned long long* line, int active, int iters) {
+    int lane = threadIdx.x & 31;
+    if (lane < active)
+        for (int k = 0; k < iters; ++k) atomicAdd(&line[lane], 1ULL);
+}

@@ -1,5 +1,5 @@
 """Twelfth batch of H200 microbenchmarks (microbench12.cu): one line's atomics when each warp request
-carries 1-32 active lanes, each on its own address, as RED and as ATOM.
+carries 1-32 active lanes, each on its own address, as RED and as ATOM, and with 8-byte words.
 
 On the device (after `nvcc -arch=sm_90 -cubin -o microbench12.cubin microbench12.cu`):
 
@@ -40,6 +40,17 @@ def run(reps=5):
             results.append({"op": "ATOM" if keep else "RED", "active_lanes": active, "requests": requests,
                             "event_us": seconds * 1e6, "cycles_per_request": seconds * CLOCK_HZ / requests})
             print(results[-1], flush=True)
+    wide = cp.RawModule(path=os.path.join(HERE, "microbench12.cubin")).get_function("mb12_line64")
+    line64 = cp.zeros(32, dtype=cp.uint64)
+    for active in (32, 16, 8, 4):
+        args = (line64, np.int32(active), np.int32(ITERS))
+        times = event_seconds(cp, lambda: wide((grid,), (THREADS,), args), reps)
+        if not reps:
+            continue
+        seconds = float(np.median(times))
+        results.append({"op": "RED.64", "active_lanes": active, "requests": requests,
+                        "event_us": seconds * 1e6, "cycles_per_request": seconds * CLOCK_HZ / requests})
+        print(results[-1], flush=True)
     return results
 
 

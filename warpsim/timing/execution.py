@@ -51,7 +51,7 @@ class SiteMemory:
     hot_line_ctas: int = 0          # sampled CTAs that touched the hottest chunk
     atomic_requests_hot: float = 0.0  # (warp request, line) pairs that reached it
     atomic_single_lanes: float = 0.0  # lanes of those pairs that named one address
-    atomic_multi_requests: float = 0.0  # pairs that named several addresses, in full line passes (lanes / 32)
+    atomic_multi_requests: float = 0.0  # pairs that named several addresses, in full line passes (bytes / 128)
     atomic_multi_lanes: float = 0.0   # ... the largest same-address lane count of each, summed
     # atomics over the whole sample: the slice work (one-address lanes, several-address line passes in
     # full passes),
@@ -163,10 +163,11 @@ KINDS = {"ld": "load", "load": "load", "st": "store", "store": "store"}   # anyt
 # (validation/timing/h200/microbench2.json, red_s32_1_lane_*): 256 B share a slice, 1 KB spans two.
 ATOMIC_CHUNK_BYTES = 512
 MULTI_ADDRESS_WEIGHT = 3.3     # a several-address pass of a line against one same-address lane (4.9 / 1.47)
-# A several-address pass of a line costs in proportion to the lanes it carries: requests of 32 / 16 / 8
-# lanes, each lane on its own address of one line, took 5.0 / 2.42 / 1.23 cycles (microbench12.json;
-# 4 / 2 / 1 lanes: 1.51-1.54, one same-address lane's cost, which `same` keeps as the floor).
-FULL_PASS_LANES = 32
+# A several-address pass of a line costs in proportion to the bytes it carries: requests of 32 / 16 / 8
+# 4-byte lanes, each lane on its own address of one line, took 5.0 / 2.42 / 1.23 cycles
+# (microbench12.json; 4 / 2 / 1 lanes: 1.51-1.54, one same-address lane's cost, which `same` keeps as
+# the floor); 16 / 8 / 4 lanes of 8-byte words 5.0 / 2.39 / 1.22.
+FULL_PASS_BYTES = 128
 
 
 # ---------------------------------------------------------------- address arithmetic
@@ -268,7 +269,7 @@ class _Recorder(LaunchObserver):
         self._written_sectors: list = []
         self._stores: dict = {}           # site -> list of (byte addresses, bytes each) of its global stores
         self._cta_order: list = []        # ((cta, sector) keys, site) in the order the loads ran
-        self._atomic: dict = {}           # site -> list of (line, same, addresses, cta, lanes)
+        self._atomic: dict = {}           # site -> list of (line, same, addresses, cta, line passes)
 
     def _matrices(self, cta_ids):
         out = []
@@ -309,7 +310,8 @@ class _Recorder(LaunchObserver):
             line, same, n_addresses, warp, lanes = atomic_line_load(warp_slots, addrs)
             uw, at = np.unique(warp_slots, return_index=True)
             cta_of_warp = ctas[at][np.searchsorted(uw, warp)]
-            self._atomic.setdefault(site_index, []).append((line, same, n_addresses, cta_of_warp, lanes))
+            self._atomic.setdefault(site_index, []).append((line, same, n_addresses, cta_of_warp,
+                                                             lanes * nbytes / FULL_PASS_BYTES))
 
     def finish_memory(self) -> tuple:
         # L1 misses: a CTA's first touch of a sector, charged to the load that touched it first
@@ -342,7 +344,7 @@ class _Recorder(LaunchObserver):
             same = np.concatenate([c[1] for c in parts]).astype(float)
             multi = np.concatenate([c[2] for c in parts]) > 1
             cta = np.concatenate([c[3] for c in parts])
-            passes = np.concatenate([c[4] for c in parts]) / FULL_PASS_LANES    # of a full line pass
+            passes = np.concatenate([c[4] for c in parts])     # of a full line pass
             chunk = line >> (ATOMIC_CHUNK_BYTES.bit_length() - 1 - 7)
             chunks, inv = np.unique(chunk, return_inverse=True)
             load = np.zeros(len(chunks))
