@@ -46,23 +46,23 @@ def _has_option(argv: list, *names: str) -> bool:
 
 def nvcc_command(argv: list, library_folder) -> list:
     """nvcc and the arguments of a warpsim build: the user's, then what warpsim adds."""
-    command = [str(nvcc_path()), *argv]
+    nvcc = nvcc_path()
+    command = [str(nvcc), *argv]
     if _has_option(argv, "-cudart", "--cudart"):
         k = next(i for i, arg in enumerate(argv) if arg.split("=")[0] in ("-cudart", "--cudart"))
         value = argv[k].partition("=")[2] or (argv[k + 1] if k + 1 < len(argv) else "")
         if value != "shared":
             print(f"warpsim nvcc: -cudart {value} replaced by -cudart shared (warpsim's runtime "
                   "stands in for the shared one)", file=sys.stderr)
-            command = [str(nvcc_path())] + [a for i, a in enumerate(argv)
-                                            if i != k and not (i == k + 1 and "=" not in argv[k])]
+            command = [str(nvcc)] + [a for i, a in enumerate(argv)
+                                     if i != k and not (i == k + 1 and "=" not in argv[k])]
             command += ["-cudart", "shared"]
     else:
         command += ["-cudart", "shared"]
     command.append(f"-L{library_folder}")
     if not _has_option(argv, "-lineinfo", "--generate-line-info", "-G", "--device-debug"):
         command.append("-lineinfo")
-    missing = [name for name in OWN_HEADERS if not (nvcc_path().parent.parent / "include" / name).exists()]
-    if missing:
+    if any(not (nvcc.parent.parent / "include" / name).exists() for name in OWN_HEADERS):
         command.append(f"-I{OWN_INCLUDE}")       # after the user's own -I: theirs come first
     return command
 
