@@ -99,3 +99,83 @@ def test_a_line_pass_of_atomics_costs_in_proportion_to_the_lanes_it_carries():
     # the H200 (microbench12.json): 5.0, 2.42 and 1.23 cycles a request; 8 lanes cost one lane's 1.47 here
     assert bounds[32] / bounds[16] == pytest.approx(2.0, rel=0.05)
     assert bounds[16] / bounds[8] == pytest.approx(2.45 / 1.47, rel=0.05)
+
+
+STREAM = r"""
+extern "C" __global__ void stream_region(const int4* __restrict__ base, int region_words, int sharers,
+                                         int rounds, int4* sink) {
+    const int4* region = base + (long long)(blockIdx.x / sharers) * region_words;
+    int4 acc = make_int4(0, 0, 0, 0);
+    for (int r = 0; r < rounds; ++r)
+        for (int i = threadIdx.x; i < region_words; i += blockDim.x) {
+            int4 v = __ldcg(region + i);
+            acc.x ^= v.x; acc.y ^= v.y; acc.z ^= v.z; acc.w ^= v.w;
+        }
+    if (acc.x == 0x12345678 && acc.y == 0x9abcdef) sink[blockIdx.x] = acc;
+}
+"""
+
+
+def test_reads_many_ctas_share_reach_the_l2_merged():
+    from warpsim.api.raw import pack_arguments
+    from warpsim.timing.model import merged_share
+    assert merged_share(0.5, 1) == 1.0 and merged_share(0.5, 0.3) == 1.0
+    assert merged_share(0.5, 8) > merged_share(0.5, 100) > 0.5
+    k = ws.RawModule(code=STREAM).get_function("stream_region")
+    grid, words = 132 * 8, 1024                       # 16 KB a CTA, read once (L1 bypassed)
+    base = ws.asarray(np.random.default_rng(3).integers(0, 2**31, grid * words * 4, dtype=np.int32))
+    sink = ws.zeros(grid * 4, dtype=np.int32)
+    runs = {}
+    for sharers in (1, grid):
+        params = pack_arguments(k.kernel_name, k.params,
+                                (base, np.int32(words), np.int32(sharers), np.int32(1), sink))
+        runs[sharers] = predict(k.loaded_module, k.kernel_name, (grid,), (256,), params, 0, gpu="h200")
+    own, shared = runs[1], runs[grid]
+    floor = gpu_preset("h200").l2_merged_floor_load
+    # the same requests; the shared region's reach the L2 about `floor` as often
+    assert shared.details["l2_bytes"] < own.details["l2_bytes"] * (floor + 0.05)
+    assert shared.details["l2_bytes"] > own.details["l2_bytes"] * (floor - 0.05)
+    assert sink.get().sum() == 0
+
+
+MMA_SOURCE = r"""
+#include <mma.h>
+using namespace nvcuda;
+extern "C" __global__ void mma_loop(const half* a, const half* b, float* c, int rounds, int fma_rounds) {
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> fb;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
+    wmma::fill_fragment(acc, 0.0f);
+    wmma::load_matrix_sync(fa, a, 16);
+    wmma::load_matrix_sync(fb, b, 16);
+    for (int r = 0; r < rounds; ++r) wmma::mma_sync(acc, fa, fb, acc);
+    float x = threadIdx.x;
+    for (int r = 0; r < fma_rounds; ++r) x = fmaf(x, 1.0001f, 0.5f);
+    acc.x[0] += x * 0.0f;
+    wmma::store_matrix_sync(c + blockIdx.x * 256 * (blockDim.x / 32) + (threadIdx.x / 32) * 256, acc, 16,
+                            wmma::mem_row_major);
+}
+"""
+
+
+def test_a_launch_that_keeps_the_tensor_cores_busy_runs_at_the_tensor_clock():
+    from warpsim.api.raw import pack_arguments
+    h200 = gpu_preset("h200")
+    k = ws.RawModule(code=MMA_SOURCE, options=("-arch=sm_90",)).get_function("mma_loop")
+    rng = np.random.default_rng(4)
+    a = ws.asarray(rng.uniform(-1, 1, 256).astype(np.float16))
+    b = ws.asarray(rng.uniform(-1, 1, 256).astype(np.float16))
+    grid, block = 132 * 4, 128
+    runs, outs = {}, {}
+    for name, rounds, fma_rounds in (("mma", 256, 0), ("fma", 0, 2048)):
+        c = outs[name] = ws.zeros(grid * block * 8, dtype=np.float32)
+        params = pack_arguments(k.kernel_name, k.params, (a, b, c, np.int32(rounds), np.int32(fma_rounds)))
+        runs[name] = predict(k.loaded_module, k.kernel_name, (grid,), (block,), params, 0, gpu="h200")
+    mma, fma = runs["mma"], runs["fma"]
+    assert mma.details["tensor_busy"] >= 0.2 and fma.details["tensor_busy"] == 0.0
+    overhead = 2e-6
+    assert mma.time_s - overhead == pytest.approx(mma.cycles / (h200.tensor_clock_mhz * 1e6), rel=1e-6)
+    assert fma.time_s - overhead == pytest.approx(fma.cycles / (h200.kernel_clock_mhz * 1e6), rel=1e-6)
+    assert any("SM clock" in n for n in mma.notes)
+    expected = (a.get().astype(np.float32).reshape(16, 16) @ b.get().astype(np.float32).reshape(16, 16).T) * 256
+    np.testing.assert_allclose(outs["mma"].get()[:256].reshape(16, 16), expected, rtol=1e-3, atol=1e-2)

@@ -19,6 +19,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from .pipes import pipe_cycles, pipe_of, tensor_cycles
@@ -34,6 +36,9 @@ from .walk import DELAYS_OF_WALK, REASONS, walk_function
 # Global figures of the model (per GPU architecture, not per kernel).
 KERNEL_OVERHEAD_US = 2.0          # fixed start and drain of a launch inside gpu__time_duration [assumed]
 QUEUE_PIPES = ("fma", "alu", "fp64", "mufu", "tensor")
+# the least busy share of a launch's cycles its tensor pipes are held that runs it at the preset's
+# tensor_clock_mhz: the fourteenth batch's least busy configuration (29%) ran there [assumed below it]
+TENSOR_CLOCK_BUSY = 0.2
 
 
 def _sm_share(preset, gbps: float, active_sms: int) -> float:
@@ -61,6 +66,14 @@ def l2_site_bytes(m, line_bytes: float = 128.0, misses: float | None = None) -> 
         hit = misses / m.sectors if m.sectors else 1.0
         return max(misses * 32.0, m.lines * hit * line_bytes)
     return max(m.sectors * 32.0, m.lines * 128.0)
+
+
+def merged_share(floor: float, readers: float) -> float:
+    """Share of the L1 misses of a sector `readers` CTAs of a wave read that the L2 serves: the L2's
+    request coalescer hands one fetch to every SM that asked for the sector while it was in flight
+    (thirteenth batch: 8 to 1,056 CTAs streaming a region they share pass 0.41-0.69 of their requests
+    on to the L2). `floor` is what is left with many readers; one reader passes everything on."""
+    return floor + (1.0 - floor) / max(1.0, readers)
 
 
 def l1_misses(ex, i: int, m, ctas_per_sm: float) -> float:
@@ -119,8 +132,30 @@ class KernelCosts:
         self.partial_fill = preset.partial_line_hbm_bytes * cold
         dram_read += sum(m.partial_lines for m in ex.memory.values()) * scale * 32 * cold
         self.dram_bytes = dram_read + dram_write
-        self.l2_bytes = sum(l2_site_bytes(m, misses=self.misses.get(i)) for i, m in ex.memory.items()
-                            if m.space == "global") * scale
+        # how many CTAs of a wave read a sector: k / S of a wave's CTAs for one k of the S sampled CTAs
+        # read; for the rest, the launch's L1 misses over the distinct bytes it reads (at most its
+        # allocations' bytes), spread over its waves
+        distinct = ex.footprint_read * scale
+        if ex.allocation_bytes:
+            distinct = min(distinct, ex.allocation_bytes)
+        wave_ctas = ex.n_ctas / max(1, waves)
+        readers = l2_read_bytes / distinct / max(1, waves) if distinct > 0 else 1.0
+        sampled = max(1, len(ex.sampled_ctas))
+
+        def l2_demand(i, m, line=128.0):
+            """Bytes of L2 throughput site i's requests use, less its loads' reads the L2's request
+            coalescer merges (merged_share)."""
+            bytes_ = l2_site_bytes(m, line, self.misses.get(i))
+            if m.kind != "load" or not m.cta_unique_sectors:
+                return bytes_
+            floor = preset.l2_merged_floor_copy if fn.instructions[i].opcode in ASYNC_COPIES \
+                else preset.l2_merged_floor_load
+            shared = sum(m.shared_first)
+            share = sum(n * merged_share(floor, k / sampled * wave_ctas) for k, n in enumerate(m.shared_first))
+            share += (m.cta_unique_sectors - shared) * merged_share(floor, readers)
+            return bytes_ * share / m.cta_unique_sectors
+
+        self.l2_bytes = sum(l2_demand(i, m) for i, m in ex.memory.items() if m.space == "global") * scale
         self.dram_read_fraction = min(1.0, dram_read / l2_read_bytes) if l2_read_bytes > 0 else 0.0
         # ---- per load site latency
         # A sector several CTAs read is fetched from HBM once, but the CTAs resident with its first
@@ -164,7 +199,7 @@ class KernelCosts:
                 copy = opcode in ASYNC_COPIES
                 rate = cp_async_rate if opcode == "LDGSTS" else 1.0
                 line = COPY_LINE_BYTES if copy else 128.0
-                per_exec["l2_async" if copy else "l2"][i] = l2_site_bytes(m, line, self.misses.get(i)) / rate / e
+                per_exec["l2_async" if copy else "l2"][i] = l2_demand(i, m, line) / rate / e
                 per_exec["dram_async" if copy else "dram"][i] = (m.sectors * 32 * dram_per_sector +
                                                                m.partial_lines * self.partial_fill) / e
         hold = pipe_cycles(preset)
@@ -177,7 +212,10 @@ class KernelCosts:
         barrier_at = np.flatnonzero(self.is_barrier)
         self.in_stretch = np.eye(len(barrier_at) + 1)[np.searchsorted(barrier_at, np.arange(n))] \
             if len(barrier_at) else None
-        self.hold = np.maximum.reduce([np.ones(n)] + [pipe_hold[p] for p in QUEUE_PIPES])
+        # what each instruction holds its sub-partition for: the issue slot or its pipe, and apart from
+        # that the tensor core, which runs a wgmma while the warps issue on
+        self.hold = np.maximum.reduce([np.ones(n)] + [pipe_hold[p] for p in QUEUE_PIPES if p != "tensor"])
+        self.hold_tensor = pipe_hold["tensor"]
         l2_bw = _sm_share(preset, preset.l2_bandwidth_gbps, active_sms)
         dram_bw = _sm_share(preset, preset.hbm_copy_gbps, active_sms)
         # the cp.async and wgmma groups a loop waits for (async_groups.py)
@@ -324,15 +362,19 @@ def _between_barriers(costs: KernelCosts, counts: np.ndarray) -> float:
     """Cycles a sampled CTA (its live warps' issues, `counts`) needs at least, stretch by stretch
     between its barriers (BAR.SYNC): all its warps leave a stretch together, so a stretch lasts as long
     as its longest warp alone (the walk's gaps and group waits) and as long as its busiest sub-partition
-    is held by the issues and pipe time of the warps placed on it (warp w on w mod 4). The queueing
-    network overlaps one warp's tensor-core work with another's arithmetic at any phase; warps that
-    meet at every barrier of a loop, as a two-warpgroup attention's do, run each stretch's wgmmas and
-    each stretch's softmax together."""
+    is held by the warps placed on it (warp w on w mod 4): by their issues and pipe time, or by their
+    wgmmas' tensor-core time where that is longer (the tensor core works while its warps issue on, as
+    in the queueing network). The queueing network overlaps one warp's tensor-core work with another's
+    arithmetic at any phase; warps that meet at every barrier of a loop, as a two-warpgroup
+    attention's do, run each stretch's wgmmas and each stretch's softmax together."""
     if costs.in_stretch is None or not len(counts):
         return 0.0
     chain = (counts * costs.gap) @ costs.in_stretch          # warps x stretches
-    held = (counts * costs.hold) @ costs.in_stretch
-    smsp = np.stack([held[np.arange(len(counts)) % 4 == q].sum(axis=0) for q in range(4)])
+    placed = np.arange(len(counts)) % 4
+    smsp = 0.0
+    for hold in (costs.hold, costs.hold_tensor):
+        held = (counts * hold) @ costs.in_stretch
+        smsp = np.maximum(smsp, np.stack([held[placed == q].sum(axis=0) for q in range(4)]))
     return float(np.maximum(chain.max(axis=0), smsp.max(axis=0)).sum())
 
 
@@ -440,8 +482,23 @@ def predict_execution(ex, gpu="h200", registers: int = 32, shared_per_block: int
     same launch ran before, and other launches touched this many bytes since (0 for a launch that
     follows itself: a CUDA graph's replays, a loop timed by events); its data is then still in L2
     if the L2 holds its footprint and those bytes (events on the H200: set 1 7.0%, set 2 10.5% mean
-    error this way, 19.9% and 21.4% from a cold L2). details['footprint_bytes'] is the footprint."""
+    error this way, 19.9% and 21.4% from a cold L2). details['footprint_bytes'] is the footprint.
+
+    A launch that keeps the tensor cores busy (TENSOR_CLOCK_BUSY of its cycles or more) runs at the
+    preset's tensor_clock_mhz: it is costed again at that clock (fourteenth batch: wgmma on random
+    tiles 1,658-1,742 MHz, FFMA alone 1,964)."""
     preset = gpu_preset(gpu)
+    timing = _predict_at_clock(ex, preset, registers, shared_per_block, l2_since)
+    busy = timing.details["tensor_busy"]
+    if busy < TENSOR_CLOCK_BUSY or preset.tensor_clock_mhz == preset.kernel_clock_mhz:
+        return timing
+    timing = _predict_at_clock(ex, replace(preset, kernel_clock_mhz=preset.tensor_clock_mhz), registers,
+                               shared_per_block, l2_since)
+    timing.notes.append(f"tensor cores busy {100 * busy:.0f}% of the cycles: SM clock {preset.tensor_clock_mhz:.0f} MHz")
+    return timing
+
+
+def _predict_at_clock(ex, preset, registers, shared_per_block, l2_since) -> Timing:
     threads = ex.threads_per_cta
     occ = preset.occupancy(threads, registers, shared_per_block)
     per_sm = max(1, occ["ctas_per_sm"])
@@ -530,6 +587,9 @@ def predict_execution(ex, gpu="h200", registers: int = 32, shared_per_block: int
     bottleneck = _bottleneck(bounds, groups, cycles)
     per_line = line_stalls(ex.function, costs, stalls, issued_sampled, preset.branch_taken_cycles)
     time_s = cycles / preset.clock_hz + KERNEL_OVERHEAD_US * 1e-6
+    # the busiest SM's share of cycles its tensor pipes are held (the sampled CTAs' mean, its CTAs)
+    tensor_per_cta = float(costs.total_exec @ costs.pipe_hold["tensor"]) / max(1, len(ex.counts))
+    tensor_busy = tensor_per_cta * per_sm_ctas / preset.sub_partitions_per_sm / cycles if cycles else 0.0
     if ex.scale > 1:
         notes.append(f"sampled {len(sampled)} of {n_ctas} CTAs")
     notes.extend(ex.notes)
@@ -539,7 +599,7 @@ def predict_execution(ex, gpu="h200", registers: int = 32, shared_per_block: int
                   details={"bounds": bounds, "ctas_per_sm": per_sm, "limited_by": occ["limited_by"],
                            "waves": waves, "instructions": float(ex.grid_counts.sum()) if ex.grid_counts is not None else
                            float(costs.total_exec.sum() * ex.scale * ex.work_scale), "dram_bytes": costs.dram_bytes, "l2_bytes": costs.l2_bytes,
-                           "footprint_bytes": costs.footprint})
+                           "footprint_bytes": costs.footprint, "tensor_busy": tensor_busy})
 
 
 def _achieved_occupancy(groups, preset, costs, bounds, cycles) -> float:

@@ -31,6 +31,8 @@ MEASURED_SET2_DEV = "validation/timing/h200/set2/summary.csv: measured on H200 (
 MEASURED6 = "validation/timing/h200/microbench6_ncu.csv: measured on H200"
 MEASURED8 = "validation/timing/h200/microbench8.json: measured on H200"
 MEASURED9 = "validation/timing/h200/microbench9.json: measured on H200"
+MEASURED13 = "validation/timing/h200/microbench13_ncu.csv: measured on H200"
+MEASURED14 = "validation/timing/h200/microbench14_ncu.csv: measured on H200"
 MEASURED_NCU = "validation/timing/h200/ncu_raw_0.csv (device__attribute_*): reported by the H200"
 CUDA_PG = "CUDA C++ Programming Guide, compute capability table and 'Arithmetic Instructions' throughput table"
 HOPPER_WP = "NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022)"
@@ -63,6 +65,7 @@ class GPUPreset:
     warp_size: int
     boost_clock_mhz: float               # the datasheet's maximum boost clock
     kernel_clock_mhz: float              # the SM clock kernels actually run at
+    tensor_clock_mhz: float              # ... kernels that keep the tensor cores busy (TENSOR_CLOCK_BUSY) run at
     issue_width: int                     # warp-instructions issued per clock per sub-partition
     # --- pipe throughputs, lanes per clock per SM (tensor: dense FLOPs per clock per SM)
     fp32_lanes_per_clk: float
@@ -104,6 +107,8 @@ class GPUPreset:
     cp_async_latency_hbm: float          # ... data in HBM only
     cp_async_l2_bytes_per_clk: Mapping   # L2-resident bytes per clock cp.async draws chip-wide, by active SMs
     tma_box_cycles: Mapping              # cycles a warp's TMA box holds its next box back, by boxes it issues a wait
+    l2_merged_floor_load: float          # share of many SMs' reads of one sector at once that reach the L2 (LDG)
+    l2_merged_floor_copy: float          # ... of async copies' reads (LDGSTS, UBLKCP, UTMALDG)
     atomic_lane_cycles_int: float        # L2 slice cycles per lane of a warp's 32-bit integer atomic on one address
     atomic_lane_cycles_float: float      # ... of an f32 atomic add (serialised lane by lane)
     atomic_line_pass_cycles: float       # ... for one warp request naming several addresses of one line
@@ -319,6 +324,26 @@ _H200.update({
                                    "microbench8's 4-stage loads agree: 743-798 cycles a box)"),
 })
 
+# ----- the SM clock of tensor-core kernels: the fourteenth batch (validation/timing/microbench14.cu)
+_H200.update({
+    "tensor_clock_mhz": (1683.0, MEASURED14 + " (sm__cycles_elapsed.avg.per_second of mb14_tensor, wgmma.m64n256k16 "
+                                              "on random f16 tiles keeping the tensor cores 29-92% busy: 1,669 / 1,658 "
+                                              "/ 1,742 / 1,663 MHz; on zero tiles 1,681-1,804; FFMA alone 1,964; the "
+                                              "kernels' own clock64 over %globaltimer 1,550-1,757 on random tiles, "
+                                              "microbench14.json)"),
+})
+
+# ----- the L2's request coalescer: the thirteenth batch (validation/timing/microbench13.cu)
+# ncu's lrc__lrc2xbar_sectors_op_read (sectors the coalescer passes on to the L2) against
+# lrc__xbar2gpc_sectors_op_read (sectors it delivers to the SMs), 1,056 CTAs of 8 warps streaming 1 MB
+# each out of regions that 8, 33, 132 or 1,056 of them share, in step or each from its own chunk; a
+# share f of r readers' requests gives the floor c of f = c + (1 - c) / r
+_H200.update({
+    "l2_merged_floor_load": (0.58, MEASURED13 + " (mb13_ldcg: f 0.47-0.69, c 0.46-0.64, mean 0.58)"),
+    "l2_merged_floor_copy": (0.47, MEASURED13 + " (mb13_cpasync, cp.async.cg: f 0.41-0.66, c 0.41-0.61, mean 0.47; "
+                                                "TMA boxes [assumed] the same)"),
+})
+
 
 def _no_wgmma(arch: str, figures: dict) -> dict:
     """The eighth batch's figures for a GPU without wgmma: no tables, and async copies at the latencies
@@ -331,6 +356,8 @@ def _no_wgmma(arch: str, figures: dict) -> dict:
             "cp_async_latency_l2": (l2, "[assumed] a load's mean L2 hit latency (l2_hit_latency_near, _far)"),
             "cp_async_latency_hbm": (figures["hbm_latency"][0], "[assumed] a load's HBM latency (hbm_latency)"),
             "tma_box_cycles": (MappingProxyType({}), f"no TMA on {arch}"),
+            "l2_merged_floor_load": (1.0, "[assumed] not measured: every L1 miss reaches the L2"),
+            "l2_merged_floor_copy": (1.0, "[assumed] not measured: every async copy's read reaches the L2"),
             "cp_async_l2_bytes_per_clk": (MappingProxyType({}), "[assumed] not measured: cp.async draws the L2 "
                                           "as the H200's microbench5 gave, 1.125x ld.global.cg (model.ASYNC_COPY_L2_RATE)")}
 
@@ -362,6 +389,7 @@ _H100.update({
     "sms": (132, HOPPER_WP + " (132 of the full GH100's 144)"),
     "boost_clock_mhz": (1980.0, "glennklockwood.com/garden/processors/h100; " + NOTES),
     "kernel_clock_mhz": (1980.0, "[assumed] the boost clock, as measured on the H200 (same GH100); not measured on an H100"),
+    "tensor_clock_mhz": (1683.0, "[assumed] as measured on the H200 (same GH100 at the same 700 W); not measured on an H100"),
     "fp32_lanes_per_clk": (128.0, CUDA_PG + ";" + _SAME_SM),
     "fp64_lanes_per_clk": (64.0, CUDA_PG + ";" + _SAME_SM),
     "int32_lanes_per_clk": (64.0, CUDA_PG + ";" + _SAME_SM),
@@ -407,6 +435,7 @@ _A100 = {
     "warp_size": (32, CUDA_PG),
     "boost_clock_mhz": (1410.0, AMPERE_WP),
     "kernel_clock_mhz": (1410.0, "[assumed] the boost clock; not measured"),
+    "tensor_clock_mhz": (1410.0, "[assumed] the kernel clock; not measured"),
     "issue_width": (1, AMPERE_WP),
     "fp32_lanes_per_clk": (64.0, CUDA_PG + " (cc 8.0: 64); [derived] 108 x 64 x 2 x 1.41 GHz = 19.5 TFLOPS, the datasheet's"),
     "fp64_lanes_per_clk": (32.0, CUDA_PG + " (cc 8.0: 32); 9.7 TFLOPS in the datasheet"),
@@ -460,7 +489,8 @@ _A100.update(_no_wgmma("sm_80", _A100))
 _H100.update({name: (_H200[name][0], "[assumed] same GH100 SM and L2 as the H200, whose figure was " +
                      _H200[name][1]) for name in ("hgmma_interval_cycles", "hgmma_latency_cycles", "hmma_latency",
                                                   "cp_async_latency_l2", "cp_async_l2_bytes_per_clk",
-                                                  "tma_box_cycles")})
+                                                  "tma_box_cycles", "l2_merged_floor_load",
+                                                  "l2_merged_floor_copy")})
 _H100["cp_async_latency_hbm"] = (834.0 - 672.0 + 570.0, "[derived] the H200's cp.async HBM latency (834) less its "
                                  "load latency (672) plus the H100's (570); not measured")
 
@@ -474,6 +504,7 @@ _L4 = {
     "warp_size": (32, CUDA_PG),
     "boost_clock_mhz": (2040.0, L4_DS + " (max boost 2040 MHz) [recalled]"),
     "kernel_clock_mhz": (2040.0, "[assumed] the boost clock; a 72 W card is likely to run lower under load; not measured"),
+    "tensor_clock_mhz": (2040.0, "[assumed] the kernel clock; not measured"),
     "issue_width": (1, ADA_TG),
     "fp32_lanes_per_clk": (128.0, CUDA_PG + " (cc 8.9: 128); [derived] 58 x 128 x 2 x 2.04 GHz = 30.3 TFLOPS, the datasheet's"),
     "fp64_lanes_per_clk": (2.0, CUDA_PG + " (cc 8.9: 2)"),
