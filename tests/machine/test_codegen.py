@@ -48,13 +48,13 @@ def test_generated_source_is_in_linecache_and_tracebacks_show_it():
     filename = compiled.generated.__code__.co_filename
     assert linecache.getline(filename, 1).startswith("def block_")
     assert "".join(linecache.getlines(filename)) == block.source
-    # A context without parameters makes the first ld.param fail inside generated code.
-    ctx = SimpleNamespace(params=np.zeros(0, dtype=np.uint8), kernel="add",
+    # A parameter buffer of 3 bytes makes the first ld.param (8 bytes) fail inside generated code.
+    ctx = SimpleNamespace(params=np.zeros(3, dtype=np.uint8), kernel="add",
                           where=lambda slot: {"block": (0, 0, 0), "thread": (slot, 0, 0)})
     with pytest.raises(InternalError) as info:
         compiled(ctx, np.arange(4))
     cause = info.value.__cause__
-    assert isinstance(cause, ValueError)           # no bytes to give each thread: NumPy's error
+    assert isinstance(cause, ValueError)           # 3 bytes are no uint64: NumPy's error
     text = "".join(traceback.format_exception(cause))
     assert filename in text
     assert "ctx.params[0:8]" in text               # the generated line itself, from linecache

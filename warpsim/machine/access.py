@@ -222,7 +222,8 @@ def load(ctx, site, idx, space, addrs, dtype, count=1):
 
 
 def store(ctx, site, idx, space, addrs, dtype, values):
-    dtype = np.dtype(dtype)
+    if not isinstance(dtype, np.dtype):
+        dtype = np.dtype(dtype)
     size = dtype.itemsize
     count = len(values)
     if space == "generic":
@@ -233,7 +234,13 @@ def store(ctx, site, idx, space, addrs, dtype, values):
                   [v[sel] if np.ndim(v) else v for v in values])
         return
     total = size * count
-    buf, off = resolve(ctx, site, idx, space, addrs, total if count > 1 else size, True)
+    # resolve's first look, made here for the commonest store (every lane in one allocation)
+    off = ctx.memory.heap_offsets(addrs, total if count > 1 else size) \
+        if space == "global" and addrs.dtype is _U64 else None
+    if off is not None:
+        buf = ctx.memory.buffer
+    else:
+        buf, off = resolve(ctx, site, idx, space, addrs, total if count > 1 else size, True)
     if count > 1 and not (ok := addresses.aligned(off, total)).all():
         _fault(ctx, site, idx, ok, addrs, f"vector store (.v{count})", total)
     view = buf.view(dtype)
@@ -255,6 +262,8 @@ def store(ctx, site, idx, space, addrs, dtype, values):
     for obs in ctx.memory_observers:
         obs.memory_access(ctx, site, space, "store", idx, addrs, size, count)
 
+
+_U64 = np.dtype(np.uint64)
 
 # Flag words of initcheck's byte flags: an aligned access of 2, 4 or 8 bytes sets its flags with one store.
 FLAG_WORDS = {2: (np.uint16, 0x0101), 4: (np.uint32, 0x0101_0101), 8: (np.uint64, 0x0101_0101_0101_0101)}

@@ -180,8 +180,12 @@ class BlockCompiler:
             # its own, as ptxas takes it
             if op.name not in self.fn.regs and op.name.split(".")[0] in SPECIAL_REGISTERS:
                 raw = f"read_special(ctx, idx, {op.name!r})"
+                if op.name in PER_THREAD_AXES:      # (read_special's row of the batch's coordinates)
+                    raw = "ctx.{}[{}][idx]".format(*PER_THREAD_AXES[op.name])
                 if op.name in PER_THREAD_AXES and ptype.dtype.itemsize == 4 and ptype.dtype.kind in "iu":
-                    return f"{raw}.view({self.dtype(ptype)})"     # %tid.x ... : uint32 already
+                    if ptype.dtype == np.uint32:
+                        return raw                                # %tid.x ... : uint32 already
+                    return f"{raw}.view({self.dtype(ptype)})"
                 return f"reinterpret({raw}, {self.const(ptype, type_name)})"
             var = self.load_reg(op.name)
             bits = self.reg_bits(op.name)
@@ -203,14 +207,28 @@ class BlockCompiler:
             return f"({constant} + {frame}.astype({self.dtype(ptype)}))" if frame else constant
         raise UnsupportedInstruction(self.current, f"operand '{op}' cannot be used as a {type_name} value")
 
-    def write(self, dst, type_name: str, expr: str):
-        """Assign typed values to a destination register (guarded writes keep old lanes)."""
+    def is_per_thread(self, op) -> bool:
+        """Whether typed(op, t) gives n values of t's dtype: a register's, or a thread's
+        coordinate (%tid.x ...); an immediate or a symbol is one value for every thread."""
+        return isinstance(op, Reg) and (op.name in self.fn.regs or op.name in PER_THREAD_AXES)
+
+    def write(self, dst, type_name: str, expr: str, per_thread: bool = False):
+        """Assign typed values to a destination register (guarded writes keep old lanes).
+
+        per_thread: the emitter knows `expr` gives n values of the type's own dtype (a register
+        operand, a parameter repeated per thread), so a type as wide as the register is stored as
+        its bits without store_value's look at what came back."""
         if isinstance(dst, Sink):
             return
         if not isinstance(dst, Reg):
             raise UnsupportedInstruction(self.current, f"destination '{dst}' is not a register")
         bits = self.reg_bits(dst.name)
-        value = f"store_value({expr}, {self.const(TYPES[type_name], type_name)}, {bits}, n)"
+        ptype = TYPES[type_name]
+        if per_thread and bits == ptype.bits and bits != 1:
+            storage = storage_dtype(bits)
+            value = expr if ptype.dtype == storage else f"{expr}.view({self.const(storage, f'np_{storage.name}')})"
+        else:
+            value = f"store_value({expr}, {self.const(ptype, type_name)}, {bits}, n)"
         if self.guard is not None:
             old = self.load_reg(dst.name)
             value = f"np.where({self.guard}, {value}, {old})"
@@ -246,9 +264,11 @@ class BlockCompiler:
     def address(self, addr, space: str):
         """(expression of per-thread addresses as uint64, resolved space) of an [address] operand."""
         if isinstance(addr.base, Reg):
-            base = self.typed(addr.base, "u64" if self.reg_bits(addr.base.name) == 64 else "u32")
-            if not addr.offset:             # (astype's copy: every address array is the access's own)
-                return f"{base}.astype(np.uint64)", space
+            wide = self.reg_bits(addr.base.name) == 64
+            base = self.typed(addr.base, "u64" if wide else "u32")
+            if not addr.offset:             # (a copy: every address array is the access's own)
+                same = wide and self.is_per_thread(addr.base)     # (copy() costs a third of astype)
+                return f"{base}.copy()" if same else f"{base}.astype(np.uint64)", space
             return f"({base}.astype(np.uint64) + np.uint64({addr.offset & ((1 << 64) - 1)}))", space
         if isinstance(addr.base, Sym):
             sym_space = self.symbol_space(addr.base.name)

@@ -375,7 +375,13 @@ class GlobalMemory:
             first = self._sorted_starts[k]
             length, start = self.live[first], np.int64(first)
             self._recent = (first, length, start)
-        return offsets if _inside(offsets, start, length, size) else None
+        relative = offsets - start          # (a lane below the start sets the sign of the OR)
+        spread = int(_bitwise_or(relative, axis=None))
+        if spread < 0 or spread & (size - 1):
+            return None
+        if spread <= length - size or int(_maximum(relative, axis=None)) <= length - size:
+            return offsets
+        return None
 
     def resolve(self, addresses: np.ndarray, size: int):
         """(ok, bytes, offsets) of a device access of `size` bytes per lane: ok where
@@ -457,17 +463,7 @@ class GlobalMemory:
 
 
 _HEAP_BASE = np.int64(GLOBAL_BASE)       # (a NumPy scalar: a Python int costs a conversion per use)
-
-
-def _inside(offsets: np.ndarray, first: np.int64, length: int, size: int) -> bool:
-    """Whether every [offset, offset + size) lies in [first, first + length) at an offset from
-    first that is a multiple of size. The OR of the offsets from first shows a lane below it (the
-    sign bit) and any low bit, and bounds the largest: only past the bound is the maximum taken."""
-    relative = offsets - first
-    spread = int(np.bitwise_or.reduce(relative, axis=None))
-    if spread < 0 or spread & (size - 1):
-        return False
-    return spread <= length - size or int(np.maximum.reduce(relative, axis=None)) <= length - size
+_bitwise_or, _maximum = np.bitwise_or.reduce, np.maximum.reduce
 
 
 def describe_freed(freed) -> str:

@@ -78,7 +78,8 @@ def kernel_param_load(c, ins):
         if isinstance(item, Sink):
             continue
         at = offset + k * t.nbytes
-        c.write(item, ins.type, f"ctx.params[{at}:{at + t.nbytes}].view({dtype}).repeat(n)")   # (a copy per thread)
+        c.write(item, ins.type, f"ctx.params[{at}:{at + t.nbytes}].view({dtype}).repeat(n)",   # (a copy per thread)
+                per_thread=True)
     return False
 
 
@@ -130,7 +131,7 @@ def emit_store(c, ins):
         if isinstance(item, Sink):
             vals.append("None")
             continue
-        v = f"fit({c.typed(item, t)}, n)"
+        v = c.typed(item, t) if c.is_per_thread(item) else f"fit({c.typed(item, t)}, n)"
         vals.append(f"{v}[{sel}]" if sel else v)
     a_sel = f"{a}[{sel}]" if sel else a
     c.emit(f"access.store(ctx, {site}, {sel_idx}, {space!r}, {a_sel}, {dtype}, [{', '.join(vals)}])")

@@ -51,7 +51,7 @@ def emit_mov(c, ins):
                  for k, item in enumerate(src.items)]
         c.write(dst, "b64" if TYPES[t].bits == 64 else t, " | ".join(terms))
         return False
-    c.write(dst, t, c.typed(src, t))
+    c.write(dst, t, c.typed(src, t), per_thread=c.is_per_thread(src))
     return False
 
 
@@ -63,11 +63,14 @@ def emit_cvta(c, ins):
     space = space_of(ins)
     window = {"shared": SHARED_WINDOW, "local": LOCAL_WINDOW}.get(space, 0)
     if not window:                           # global: the same address (a copy, the register's own)
-        c.write(ins.dsts[0], t, f"{c.typed(ins.srcs[0], t)}.astype({c.dtype(TYPES[t])})")
+        if c.is_per_thread(ins.srcs[0]):     # (n values of the type already: copy() costs less than astype)
+            c.write(ins.dsts[0], t, f"{c.typed(ins.srcs[0], t)}.copy()", per_thread=True)
+        else:
+            c.write(ins.dsts[0], t, f"{c.typed(ins.srcs[0], t)}.astype({c.dtype(TYPES[t])})")
         return False
     op = "-" if to else "+"
     value = f"({c.typed(ins.srcs[0], t)}.astype(np.uint64) {op} np.uint64({window}))"
-    c.write(ins.dsts[0], t, f"{value}.astype({c.dtype(TYPES[t])})")
+    c.write(ins.dsts[0], t, f"{value}.astype({c.dtype(TYPES[t])})", per_thread=c.is_per_thread(ins.srcs[0]))
     return False
 
 

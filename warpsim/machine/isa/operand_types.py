@@ -94,7 +94,7 @@ class _Recorder:
         self.seen.append(("src", op, type_name))
         return "value"
 
-    def write(self, dst, type_name: str, expr: str) -> None:
+    def write(self, dst, type_name: str, expr: str, per_thread: bool = False) -> None:
         self.seen.append(("dst", dst, type_name))
 
     def write_selected(self, dst, type_name: str, values: str, sel) -> None:
@@ -116,6 +116,9 @@ class _Recorder:
 
     def symbol_value(self, sym: Sym) -> int:
         return 0
+
+    def is_per_thread(self, op) -> bool:
+        return False
 
     def fresh(self, stem: str = "t") -> str:
         return stem
