@@ -15,6 +15,7 @@ says when to use which, what goes over the wire, and how both scale.
 from __future__ import annotations
 
 from ..api import raw as _raw
+from ..machine.device import LoadedModule as _LoadedModule
 from ..settings import current as _current_settings
 from .sweep import sweep
 
@@ -23,6 +24,9 @@ def _launch(loaded, kernel, grid, block, params, shared_mem, cooperative):
     """Every RawKernel call: in this process unless settings ask for workers (then launch.py)."""
     chosen = _current_settings()
     if (chosen.workers <= 1 and chosen.scheduler is None) or cooperative:
+        if type(loaded) is _LoadedModule:     # (the PTX machine's: it runs under the settings read here)
+            return loaded.launch(kernel, grid, block, params, shared_mem=shared_mem, cooperative=cooperative,
+                                 settings=chosen)
         return loaded.launch(kernel, grid, block, params, shared_mem=shared_mem, cooperative=cooperative)
     from .launch import launch
     return launch(loaded, kernel, grid, block, params, shared_mem, cooperative)

@@ -143,13 +143,15 @@ class LoadedModule:
 
     def launch(self, kernel: str, grid, block, params: bytes, shared_mem: int = 0,
                observers=(), cta_range: tuple | None = None, cluster_dims: tuple | None = None,
-               cooperative: bool = False, **overrides) -> LaunchResult:
+               cooperative: bool = False, settings=None, **overrides) -> LaunchResult:
         """Run the kernel over the grid (or only CTAs cta_range = (first, stop) of it, linear ids).
 
         cluster_dims: the launch's thread-block cluster shape (cudaLaunchKernelEx's cluster
         attribute), for a kernel that declares none; None: the kernel's own (machine.cluster).
         cooperative: a cooperative launch (cudaLaunchCooperativeKernel), whose CTAs may wait for
         each other at a grid-wide sync: the whole grid runs as one batch (machine.cooperative).
+        settings: the Settings to run under, from a caller that has just read them (reading them
+        looks at the environment); None: the current ones. Overrides apply on top of either.
 
         A CTA range is for running one launch in shards (each shard a process
         of its own); CTAs outside it do not run. Launches on one device run one
@@ -159,7 +161,7 @@ class LoadedModule:
         with self.device.lock:
             try:
                 return self._launch(kernel, grid, block, params, shared_mem, observers, cta_range,
-                                    overrides, cluster_dims, cooperative)
+                                    overrides, cluster_dims, cooperative, settings)
             except (WarpsimError, MemoryError):
                 raise
             except Exception as exc:    # a bug in warpsim: said so, never a bare Python error
@@ -168,11 +170,12 @@ class LoadedModule:
                                     f"kernel", kernel=kernel) from exc
 
     def _launch(self, kernel, grid, block, params, shared_mem, observers, cta_range,
-                overrides, cluster_dims=None, cooperative=False) -> LaunchResult:
+                overrides, cluster_dims=None, cooperative=False, settings=None) -> LaunchResult:
         self._kernel(kernel)
         grid, block = launch_dimensions(grid, "grid", kernel), launch_dimensions(block, "block", kernel)
         params = self._parameter_buffer(kernel, params)
-        settings = current_settings()
+        if settings is None:
+            settings = current_settings()
         if overrides:
             from dataclasses import replace
             settings = replace(settings, **overrides)
@@ -210,14 +213,14 @@ class LoadedModule:
         result = LaunchResult(kernel, grid, block, dynamic)
         start = time.perf_counter()
         first_cta, stop_cta = (0, n_ctas) if cta_range is None else _cta_range(cta_range, n_ctas, kernel)
-        progress = _Progress(stop_cta - first_cta, kernel) if settings.progress else None
+        progress = None                 # a _Progress once the launch has run a second (settings.progress)
         workspace = 0
         if cooperative:
             per_batch = cooperative_launch.whole_grid(kernel, n_ctas, cta_range)
             workspace = cooperative_launch.workspace(self.device)
         children: list = []
         for first in range(first_cta, stop_cta, per_batch):
-            cta_ids = np.arange(first, min(stop_cta, first + per_batch), dtype=np.int64)
+            cta_ids = _batch_ids(first, min(stop_cta, first + per_batch), stop_cta - first_cta <= per_batch)
             ctx = LaunchState(self.program, kernel, grid, block, cta_ids, param_buf,
                               shared_total, dynamic, self.device.memory, settings)
             ctx.launch_cluster = cluster_dims
@@ -240,9 +243,10 @@ class LoadedModule:
             children.extend(device_launch.finished(ctx))
             for obs in finished:
                 obs.batch_finished(ctx)
-            if progress:
+            if settings.progress and (progress is not None or time.perf_counter() - start >= 1.0):
+                progress = progress or _Progress(stop_cta - first_cta, kernel, start)
                 progress.update(int(cta_ids[-1]) + 1 - first_cta)
-        if progress:
+        if progress is not None:
             progress.close()
         result.seconds = time.perf_counter() - start
         for obs in done:
@@ -296,6 +300,24 @@ class LoadedModule:
         return params
 
 
+_ONE_BATCH_IDS: dict = {}     # (first, stop) -> the read-only CTA ids of a launch that is one batch
+
+
+def _batch_ids(first: int, stop: int, whole_launch: bool) -> np.ndarray:
+    """The linear ids of a batch's CTAs; for a launch of one batch, read-only and kept per range
+    (a loop of small launches runs the same range every time)."""
+    if not whole_launch:
+        return np.arange(first, stop, dtype=np.int64)
+    ids = _ONE_BATCH_IDS.get((first, stop))
+    if ids is None:
+        ids = np.arange(first, stop, dtype=np.int64)
+        ids.setflags(write=False)
+        if len(_ONE_BATCH_IDS) > 64:
+            _ONE_BATCH_IDS.clear()
+        _ONE_BATCH_IDS[(first, stop)] = ids
+    return ids
+
+
 def _run_elsewhere(launch, settings, observers, cluster_dims):
     """The result of a runner among the observers that ran the launch itself (events.LaunchRunner),
     after telling the observers it has finished; None when the PTX machine is to run it."""
@@ -338,9 +360,10 @@ def _warn_once(diagnostics, kernel: str):
 class _Progress:
     """CTAs done / total on stderr, only on a terminal and only for slow launches."""
 
-    def __init__(self, total: int, kernel: str):
+    def __init__(self, total: int, kernel: str, start: float | None = None):
+        """start: the launch's perf_counter when it began (default: now)."""
         self.total, self.kernel = total, kernel
-        self.start = time.perf_counter()
+        self.start = time.perf_counter() if start is None else start
         self.shown = False
         self.enabled = None        # whether stderr is a terminal: asked once the launch is slow (a system call)
 
@@ -417,6 +440,8 @@ _default_lock = threading.Lock()
 
 def default_device() -> Device:
     global _default
+    if _default is not None:        # (made once: a launch loop asks at every launch)
+        return _default
     with _default_lock:
         if _default is None:
             _default = Device()

@@ -17,13 +17,15 @@ DIMENSION_LIMITS = {"block": (1024, 1024, 64), "grid": ((1 << 31) - 1, 65535, 65
 
 
 _CHECKED_DIMENSIONS: dict = {}     # (value, 'grid'/'block') -> (x, y, z), for values of plain ints
+_PLAIN_TUPLES = {(int,) * k for k in range(1, 4)}     # the types of a tuple of 1-3 plain ints
 
 
 def launch_dimensions(value, what: str, kernel: str = "") -> tuple[int, int, int]:
     """grid or block given as an int or a tuple/list of 1-3 ints -> (x, y, z), checked against
     CUDA's limits (each axis, and at most 1024 threads a block). A value of plain ints is
     checked once: a launch loop gives the same grid and block every time."""
-    plain = type(value) is int or (type(value) is tuple and all(type(v) is int for v in value))
+    kind = type(value)
+    plain = kind is int or (kind is tuple and tuple(map(type, value)) in _PLAIN_TUPLES)
     dims = _CHECKED_DIMENSIONS.get((value, what)) if plain else None
     if dims is None:
         dims = _checked_dimensions(value, what, kernel)

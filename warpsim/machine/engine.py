@@ -71,7 +71,7 @@ def run_batch(ctx, observers=()):
         ctx.cluster_barrier_observers = observers_of(observers, "cluster_barrier_released")
         ctx.warp_sync_observers = observers_of(observers, "warp_sync_met")
     barrier_waits = False     # whether threads may be waiting at a CTA barrier
-    compiled_select = compiled_rounds(ctx, model)
+    compiled_select = NOT_YET   # compiled_rounds(ctx, model), looked up when a round first selects
     loop = compiled_loop(ctx, model)
     ctx.start_clock()                     # CPU seconds: a loaded machine does not make a launch run away
     ctx.watchdog_look = ctx.wall_started + WATCHDOG_LOOK_EVERY
@@ -81,6 +81,8 @@ def run_batch(ctx, observers=()):
     while True:
         groups, first_round = first_round, None
         if groups is None:                  # (the first round's group is known: every thread runs)
+            if ctx.n <= CONVERGED_UP_TO and ctx.status.tobytes() == _EXITED_BYTE * ctx.n:
+                return                          # (every thread exited: a small batch's last look, one compare)
             runnable = ctx.status == RUNNING
             if not np.count_nonzero(runnable):
                 if np.count_nonzero(ctx.status == EXITED) == ctx.n:    # nobody waits at a barrier either
@@ -95,6 +97,8 @@ def run_batch(ctx, observers=()):
                     guard(ctx, watchdog, rounds_done=0)
                     continue
             if groups is None:
+                if compiled_select is NOT_YET:
+                    compiled_select = compiled_rounds(ctx, model)
                 groups = (compiled_select(ctx, model) if compiled_select is not None   # compiled/rounds.py
                           else converged_group(ctx, model, runnable) or issuing_groups(ctx, model, runnable, LANES))
         # 2. execute
@@ -112,6 +116,8 @@ def run_batch(ctx, observers=()):
 
 
 LANES = np.arange(32, dtype=np.int64)
+NOT_YET = object()          # a value run_batch works out when it first needs it
+_EXITED_BYTE = np.array([EXITED], dtype=np.uint8).tobytes()    # (the status array is uint8)
 WATCHDOG_LOOK_EVERY = 0.01   # wall seconds between the watchdog's looks at the CPU clock (a system call)
 LOOP_CHUNK = 1024         # rounds the compiled loop runs between the watchdog's looks at the clock
 
@@ -125,6 +131,9 @@ def guard(ctx, watchdog: float, rounds_done: int):
         if ctx.cpu_seconds() > watchdog:
             raise runaway(ctx, watchdog)
         ctx.watchdog_look = time.perf_counter() + WATCHDOG_LOOK_EVERY
+    if ctx.rounds < LIVELOCK_FIRST - 1 and getattr(ctx.model, "patience", 0) >= 0:
+        ctx.changes_only = False            # (before the first watch window: watch_offset is -1 for both)
+        return
     if rounds_done and watch_offset(ctx, ctx.rounds) >= 0:
         watch_for_livelock(ctx)
     # In the watch window only writes that change memory count as progress.
@@ -193,19 +202,19 @@ def _all_warps(ctx) -> np.ndarray:
     return warps
 
 
-def starting_group(ctx) -> list:
-    """The first round's one group: every living thread slot of the batch at the entry block, and
-    every warp (read-only arrays, cached per launch shape on the program)."""
-    cache = ctx.program.__dict__.setdefault("_starting_slots", {})
-    key = (ctx.block, ctx.n_ctas)
-    slots = cache.get(key)
-    if slots is None:
+def starting_group(ctx) -> tuple:
+    """The first round's one group: every living thread slot of the batch at the kernel's entry
+    block, and every warp (read-only arrays, cached per kernel and launch shape on the program)."""
+    cache = ctx.program.__dict__.setdefault("_starting_groups", {})
+    key = (ctx.kernel, ctx.block, ctx.n_ctas)
+    group = cache.get(key)
+    if group is None:
         slots = np.flatnonzero(ctx.exists)
         slots.setflags(write=False)
         if len(cache) > 16:
             cache.clear()
-        cache[key] = slots
-    return [(int(ctx.pc[0]), slots, _all_warps(ctx))]
+        group = cache[key] = ((int(ctx.pc[0]), slots, _all_warps(ctx)),)    # (slot 0 always lives)
+    return group
 
 
 def execute(ctx, gid, idx, warps=None):

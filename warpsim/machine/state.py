@@ -29,6 +29,22 @@ BARRIERS_PER_CTA = barriers.BARRIERS_PER_CTA
 class LaunchState:
     def __init__(self, program, kernel: str, grid: tuple, block: tuple, cta_ids: np.ndarray,
                  params: np.ndarray, shared_bytes: int, dynamic_shared: int, memory, settings):
+        # threads_per_cta, warps_per_cta, n_ctas, n (thread slots), n_warps, the slots' coordinates
+        # (cta, exists, tid, lane, warp_in_cta, ctaid), the counters and flags, and where the slots
+        # start: one lookup per batch shape, whose attributes this object starts from (a copy of
+        # a dict that has every name set below costs less than setting each name in a new one)
+        n_ctas = len(cta_ids)
+        starts = program.__dict__.setdefault("_batch_starts", {})
+        start_key = (kernel, block, grid, int(cta_ids[0]) if n_ctas else 0, n_ctas)
+        start = starts.get(start_key)
+        if start is None:
+            self.program, self.kernel, self.grid, self.block, self.cta_ids = program, kernel, grid, block, cta_ids
+            start = self._batch_start(n_ctas)
+            if len(starts) > GEOMETRY_CACHE_SIZE:
+                starts.clear()
+            starts[start_key] = start
+        attributes, pc, status = start
+        self.__dict__ = attributes.copy()
         self.program = program
         self.kernel = kernel
         self.grid = grid
@@ -36,24 +52,10 @@ class LaunchState:
         self.memory = memory                 # GlobalMemory
         self.settings = settings
         self.cta_ids = cta_ids               # linear ids of the CTAs in this batch
-        # threads_per_cta, warps_per_cta, n_ctas, n (thread slots), n_warps, the slots' coordinates
-        # (cta, exists, tid, lane, warp_in_cta, ctaid) and where they start: one lookup per batch shape
-        n_ctas = len(cta_ids)
-        starts = program.__dict__.setdefault("_batch_starts", {})
-        start_key = (kernel, block, grid, int(cta_ids[0]) if n_ctas else 0, n_ctas)
-        start = starts.get(start_key)
-        if start is None:
-            start = self._batch_start(n_ctas)
-            if len(starts) > GEOMETRY_CACHE_SIZE:
-                starts.clear()
-            starts[start_key] = start
-        shape, pc, status = start
-        self.__dict__.update(shape)
         self.params = params                  # kernel parameter buffer (uint8)
         self.shared_used = shared_bytes            # static + dynamic bytes the kernel may touch
         self.shared_size = _round16(shared_bytes)
         self.dynamic_shared = dynamic_shared
-        self.__dict__.update(_STARTING_VALUES)     # counters and flags (one update: a launch makes many)
         # shared (the batch's shared memory) and local (per-thread local memory, grown by
         # ensure_local): made on first use (LAZY_BATCH_ARRAYS), as most small launches touch neither
         self.regs: dict[str, np.ndarray] = {}
@@ -73,8 +75,9 @@ class LaunchState:
         self.guard_true: dict = {}            # profiling (count_predicates): (block, position) -> threads
 
     def _batch_start(self, n_ctas: int) -> tuple:
-        """(the batch shape's sizes and slot coordinates by attribute name, starting pc, status),
-        all read-only: what __init__ keeps per batch shape."""
+        """(the batch shape's sizes and slot coordinates by attribute name, with the starting counters
+        and flags of _STARTING_VALUES and a placeholder for each name of _SET_PER_BATCH; starting
+        pc, status), all read-only: what __init__ keeps per batch shape."""
         threads = self.block[0] * self.block[1] * self.block[2]
         self.threads_per_cta = threads
         self.warps_per_cta = (threads + 31) // 32
@@ -84,7 +87,9 @@ class LaunchState:
         self._geometry(n_ctas, threads)
         names = ("threads_per_cta", "warps_per_cta", "n_ctas", "n", "n_warps",
                  "cta", "exists", "tid", "lane", "warp_in_cta", "ctaid")
-        return {name: self.__dict__[name] for name in names}, *self._starting_point()
+        attributes = {**dict.fromkeys(_SET_PER_BATCH), **{name: self.__dict__[name] for name in names},
+                      **_STARTING_VALUES}
+        return attributes, *self._starting_point()
 
     def _geometry(self, n_ctas: int, threads: int):
         """Per-slot coordinates, shared read-only by launches of the same shape (cached on the program)."""
@@ -211,6 +216,11 @@ _STARTING_VALUES = {
     "block_observers": (), "memory_observers": (), "barrier_observers": (),
     "cluster_barrier_observers": (), "warp_sync_observers": (),
 }
+
+# What __init__ sets on each batch itself (its arguments and its own dicts and arrays).
+_SET_PER_BATCH = ("program", "kernel", "grid", "block", "memory", "settings", "cta_ids", "params",
+                  "shared_used", "shared_size", "dynamic_shared", "regs", "pc", "status", "arrivals",
+                  "param_vars", "saved", "diagnostics", "seen_states", "guard_true")
 
 GEOMETRY_CACHE_SIZE = 16     # launch shapes whose slot coordinates a program keeps
 
