@@ -179,3 +179,47 @@ def test_a_launch_that_keeps_the_tensor_cores_busy_runs_at_the_tensor_clock():
     assert any("SM clock" in n for n in mma.notes)
     expected = (a.get().astype(np.float32).reshape(16, 16) @ b.get().astype(np.float32).reshape(16, 16).T) * 256
     np.testing.assert_allclose(outs["mma"].get()[:256].reshape(16, 16), expected, rtol=1e-3, atol=1e-2)
+
+
+BESIDE_SOURCE = r"""
+#include <mma.h>
+using namespace nvcuda;
+extern "C" __global__ void mma_beside_ffma(const half* a, const half* b, float* c, int mma_rounds, int ffma_rounds) {
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> fb;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
+    wmma::fill_fragment(acc, 0.0f);
+    wmma::load_matrix_sync(fa, a, 16);
+    wmma::load_matrix_sync(fb, b, 16);
+    float f[8];
+    for (int j = 0; j < 8; ++j) f[j] = threadIdx.x + j;
+    for (int r = 0; r < mma_rounds; ++r) wmma::mma_sync(acc, fa, fb, acc);
+    for (int r = 0; r < ffma_rounds; ++r)
+        for (int j = 0; j < 8; ++j) f[j] = fmaf(f[j], 1.0001f, 0.5f);
+    float s = 0.0f;
+    for (int j = 0; j < 8; ++j) s += f[j];
+    acc.x[0] += s * 0.0f;
+    wmma::store_matrix_sync(c + blockIdx.x * 256 * (blockDim.x / 32) + (threadIdx.x / 32) * 256, acc, 16,
+                            wmma::mem_row_major);
+}
+"""
+
+
+def test_tensor_core_time_and_fp32_issues_of_a_sub_partition_add_up():
+    from warpsim.api.raw import pack_arguments
+    k = ws.RawModule(code=BESIDE_SOURCE, options=("-arch=sm_90",)).get_function("mma_beside_ffma")
+    rng = np.random.default_rng(5)
+    a = ws.asarray(rng.uniform(-1, 1, 256).astype(np.float16))
+    b = ws.asarray(rng.uniform(-1, 1, 256).astype(np.float16))
+    grid, block = 132, 1024
+    cycles = {}
+    for name, mma_rounds, ffma_rounds in (("mma", 512, 0), ("ffma", 0, 1024), ("both", 512, 1024)):
+        c = ws.zeros(grid * block * 8, dtype=np.float32)
+        params = pack_arguments(k.kernel_name, k.params, (a, b, c, np.int32(mma_rounds), np.int32(ffma_rounds)))
+        t = predict(k.loaded_module, k.kernel_name, (grid,), (block,), params, 0, gpu="h200")
+        cycles[name] = t.cycles
+        if name == "both":
+            expected = (a.get().astype(np.float32).reshape(16, 16) @ b.get().astype(np.float32).reshape(16, 16).T) * 512
+            np.testing.assert_allclose(c.get()[:256].reshape(16, 16), expected, rtol=1e-3, atol=1e-1)
+    # the same warps' mma and FFMA work: the sub-partition is held for both, not for the larger alone
+    assert cycles["both"] > max(cycles["mma"], cycles["ffma"]) + 0.5 * min(cycles["mma"], cycles["ffma"])

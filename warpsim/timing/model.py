@@ -215,7 +215,12 @@ class KernelCosts:
         # what each instruction holds its sub-partition for: the issue slot or its pipe, and apart from
         # that the tensor core, which runs a wgmma while the warps issue on
         self.hold = np.maximum.reduce([np.ones(n)] + [pipe_hold[p] for p in QUEUE_PIPES if p != "tensor"])
-        self.hold_tensor = pipe_hold["tensor"]
+        # the tensor core and the FP32 datapath do not work at once: a sub-partition's wgmma time and
+        # its FP32 instructions' issues add up (seventeenth batch: a warpgroup's wgmma loop beside
+        # another's FFMA loop in the same sub-partitions takes 0.87 of the two alone added, ncu's
+        # dispatch_stall 1.27 an issue; beside MUFU work it keeps its pace)
+        self.is_fp32 = np.array([p == "fp32" for p in self.pipes], dtype=float) * hold["fp32"]
+        self.hold_tensor = pipe_hold["tensor"] + self.is_fp32
         l2_bw = _sm_share(preset, preset.l2_bandwidth_gbps, active_sms)
         dram_bw = _sm_share(preset, preset.hbm_copy_gbps, active_sms)
         # the cp.async and wgmma groups a loop waits for (async_groups.py)
@@ -244,7 +249,8 @@ class KernelCosts:
                 d["delay:" + r] = c @ walk.cost[r]
             # the issue slot and the pipes work at once: the sub-partition is held by the larger demand,
             # and a warp's fixed stalls already wait out its own pipe time (ptxas sized them for it)
-            d["smsp"] = np.maximum.reduce([d["issue"]] + [d[p] for p in QUEUE_PIPES])
+            d["smsp"] = np.maximum.reduce([d["issue"]] + [d[p] for p in QUEUE_PIPES] +
+                                          [c @ self.hold_tensor if d["tensor"].any() else d["tensor"]])
             own_pipe = d["smsp"] - d["issue"]
             absorbed = np.minimum(own_pipe, d["delay:wait"])
             d["delay:wait"] = d["delay:wait"] - absorbed

@@ -84,8 +84,10 @@ def _float_bits(values, width):
     return values.view(U64) if width == 64 else values.view(np.uint16 if width == 16 else U32).astype(U32)
 
 
-@semantics("I2F", "I2FP", family="conversion", pipe="mufu", mods=tuple(INTS) + tuple(FLOATS) + tuple(ROUND_FLOAT),
-           doc="integer to float, rounded (default to nearest)")
+@semantics("I2F", "I2FP", family="conversion", pipe=("mufu", "alu"),
+           mods=tuple(INTS) + tuple(FLOATS) + tuple(ROUND_FLOAT),
+           doc="integer to float, rounded (default to nearest); I2FP issues to the ALU, I2F to the XU "
+               "(fifteenth batch: ncu counts half of an I2FP + F2I loop's conversions on the XU pipe)")
 def i2f(ins):
     dst_type, src_type = _types(ins, "F32", "S32")
     if dst_type not in FLOATS or src_type not in INTS:
@@ -189,14 +191,15 @@ def _fp8_unpack(ins, kind: str):
     return Step(ins, alu([dest(ins.operands[0])], [source(replace(src, suffixes=()))], widen))
 
 
-@semantics("F2FP", family="conversion", pipe="mufu",
+@semantics("F2FP", family="conversion", pipe="alu",
            mods=("F16", "BF16", "F32", "PACK_AB", "MERGE_C", "PACK_AB_MERGE_C", "UNPACK_B") + tuple(FP8)
            + tuple(NARROW_FLAGS),
            doc="two f32 to a packed f16x2 (no type: f16) / bf16x2: a in the high half, b in the low "
                "(cvt.rn.f16x2.f32 d, a, b); .MERGE_C with RZ: one f16/bf16 in the low half, 0 above "
                "(cvt.rn.relu.f16.f32); .RZ .RM .RP round, .RELU clamps at 0; .E4M3/.E5M2 .PACK_AB_MERGE_C: "
                "an fp8 pair (cvt.rn.satfinite.e4m3x2.f32) in the low half, c's low half above; .E4M3/.E5M2 "
-               ".UNPACK_B: a half's fp8 pair widened to f16x2 (cvt.rn.f16x2.e4m3x2)")
+               ".UNPACK_B: a half's fp8 pair widened to f16x2 (cvt.rn.f16x2.e4m3x2); on the ALU pipe, not the XU "
+               "(fifteenth batch: ncu counts none of 512K F2FP.F16 / .BF16 a SM on the XU, all on the ALU)")
 def f2fp(ins):
     fp8 = [m for m in ins.mods if m in FP8]
     if "UNPACK_B" in ins.mods:
