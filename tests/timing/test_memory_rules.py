@@ -223,3 +223,35 @@ def test_tensor_core_time_and_fp32_issues_of_a_sub_partition_add_up():
             np.testing.assert_allclose(c.get()[:256].reshape(16, 16), expected, rtol=1e-3, atol=1e-1)
     # the same warps' mma and FFMA work: the sub-partition is held for both, not for the larger alone
     assert cycles["both"] > max(cycles["mma"], cycles["ffma"]) + 0.5 * min(cycles["mma"], cycles["ffma"])
+
+
+HALF_IDLE_SOURCE = r"""
+extern "C" __global__ void half_idle(float* out, int rounds, int busy_warps) {
+    float f[8];
+    for (int j = 0; j < 8; ++j) f[j] = threadIdx.x + j;
+    __syncthreads();
+    if (threadIdx.x / 32 < busy_warps)
+        for (int r = 0; r < rounds; ++r)
+            for (int j = 0; j < 8; ++j) f[j] = fmaf(f[j], 1.0001f, 0.5f);
+    float s = 0.0f;
+    for (int j = 0; j < 8; ++j) s += f[j];
+    out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+"""
+
+
+def test_idle_warps_of_a_cta_do_not_queue_beside_its_busy_ones():
+    from warpsim.api.raw import pack_arguments
+    k = ws.RawModule(code=HALF_IDLE_SOURCE).get_function("half_idle")
+    cycles = {}
+    for warps in (4, 8):                    # four busy warps alone, and beside four idle ones
+        out = ws.zeros(132 * 32 * warps, dtype=np.float32)
+        params = pack_arguments(k.kernel_name, k.params, (out, np.int32(2000), np.int32(4)))
+        cycles[warps] = predict(k.loaded_module, k.kernel_name, (132,), (32 * warps,), params, 0, gpu="h200").cycles
+        got = out.get().reshape(132, 32 * warps)[0]
+        f = np.arange(32 * warps, dtype=np.float32)[:, None] + np.arange(8, dtype=np.float32)
+        busy = np.arange(32 * warps) < 128
+        for _ in range(2000):
+            f[busy] = (f[busy].astype(np.float64) * np.float32(1.0001) + 0.5).astype(np.float32)
+        np.testing.assert_allclose(got, f.sum(axis=1), rtol=1e-4)
+    assert cycles[8] == pytest.approx(cycles[4], rel=0.02)     # queueing with the idle four: +4.8%

@@ -36,6 +36,7 @@ from .walk import DELAYS_OF_WALK, REASONS, walk_function
 # Global figures of the model (per GPU architecture, not per kernel).
 KERNEL_OVERHEAD_US = 2.0          # fixed start and drain of a launch inside gpu__time_duration [assumed]
 QUEUE_PIPES = ("fma", "alu", "fp64", "mufu", "tensor")
+IDLE_WARP_SHARE = 0.05     # a warp with at most this share of its SM's busiest warp's work does not queue
 # the least busy share of a launch's cycles its tensor pipes are held that runs it at the preset's
 # tensor_clock_mhz: the fourteenth batch's least busy configuration (29%) ran there [assumed below it]
 TENSOR_CLOCK_BUSY = 0.2
@@ -312,22 +313,29 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
     warps = len(stacked["issue"])
     if warps == 0:
         return {"cycles": 0.0, "warps": 0, "residence": {}, "issued": 0.0, "fill": 0.0, "tail": 0.0}
-    mean = {name: float(v.mean()) for name, v in stacked.items()}
-    m = min(4, warps)
+    # the warps that compete: a warp with a twentieth of the busiest one's work or less (a warpgroup
+    # left idle, a producer warp) takes no share of the queues (seventeenth batch: one warpgroup's
+    # wgmma loop beside an idle one was 1.23x its H200 time while those idle warps queued)
+    load = stacked["smsp"] + sum(stacked[name] for name in SM_STATIONS)
+    competing = load > IDLE_WARP_SHARE * load.max()
+    queued = int(competing.sum())
+    mean = {name: float(v[competing].mean()) for name, v in stacked.items()}
+    m = min(4, queued)
     # up to four warps have a sub-partition each (a CTA's warps go round robin over the four): none
     # waits for another's issue or pipe, so the sub-partition is a delay for them, not a queue
     # (Seidmann's m-server queue would make four lone tensor-core warps wait for each other)
-    stations = [Station("smsp", mean["smsp"], m if warps > 4 else 0)]
+    stations = [Station("smsp", mean["smsp"], m if queued > 4 else 0)]
     stations += [Station(name, mean[name], 1) for name in SM_STATIONS]
     stations += [Station("delay:" + r, mean["delay:" + r], 0) for r in DELAYS]
     if costs.turnaround:
         stations.append(Station(TURNAROUND, costs.turnaround, 0))
-    cycle, residence, _ = mva(stations, warps)
+    cycle, residence, _ = mva(stations, queued)
     # a CTA's slot frees when its last warp is done, so with CTAs waiting for the slot its end is a
     # barrier too (the queueing its warps saw sets the spread of their ends)
     exited = 0.0          # of a warp's cycle, the time it has exited while its CTA's slot waits
-    if costs.warps_per_cta > 1 and (mean["bars"] > 0 or costs.waves > 1):
-        cycle, residence, exited = _with_barrier_skew(stations, warps, costs.warps_per_cta, cycle, residence,
+    per_cta = max(1, round(costs.warps_per_cta * queued / warps))
+    if per_cta > 1 and (mean["bars"] > 0 or costs.waves > 1):
+        cycle, residence, exited = _with_barrier_skew(stations, queued, per_cta, cycle, residence,
                                                       stalled=mean["bars"] > 0)
     # the slot's empty time between CTAs: no warp of it is resident, so none stalls
     turnaround = residence.pop(TURNAROUND, 0.0)
@@ -351,13 +359,13 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
     # say) is spent by all at once before the busiest unit has work: the MVA's steady state hides it
     # behind other warps, the wave's start does not. Charged in the measure the unit is busy.
     busiest = max([mean["smsp"] / m] + [mean[n] for n in SM_STATIONS])
-    utilisation = min(1.0, warps * busiest / cycle) if cycle > 0 else 0.0
+    utilisation = min(1.0, queued * busiest / cycle) if cycle > 0 else 0.0
     lifetime = float(sum(s.demand for s in stations))
     # The last wave's warps finish spread over its last wave_drain_span (busy units favour some warps);
     # once fewer remain than keep the busiest unit busy (lifetime / its demand), the SM slows: about
     # half that share of the spread is lost.
     saturating = lifetime / busiest if busiest > 0 else 0.0
-    tail = _competition(stations, residence) * costs.drain_span * cycle * min(1.0, saturating / warps) / 2
+    tail = _competition(stations, residence) * costs.drain_span * cycle * min(1.0, saturating / queued) / 2
     return {"cycles": max(cycle, alone_cycle), "warps": warps, "residence": residence, "mean": mean,
             "issued": float(stacked["issue"].sum()), "fill": costs.longest_wait * utilisation,
             "utilisation": utilisation, "lifetime": lifetime, "tail": tail, "exited": exited, "turnaround": turnaround,
