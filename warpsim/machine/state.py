@@ -137,22 +137,6 @@ class LaunchState:
         status.setflags(write=False)
         return pc, status
 
-    def __getattr__(self, name: str):
-        """An array of LAZY_ARRAYS, LAZY_WARP_ARRAYS or LAZY_BATCH_ARRAYS, made zeroed when first asked for."""
-        make = LAZY_BATCH_ARRAYS.get(name)
-        if make is not None:
-            value = self.__dict__[name] = make(self)
-            return value
-        make = LAZY_ARRAYS.get(name)
-        if make is not None:
-            value = self.__dict__[name] = make(self.n)
-            return value
-        make = LAZY_WARP_ARRAYS.get(name)
-        if make is not None:
-            value = self.__dict__[name] = make(self.n_warps)
-            return value
-        raise AttributeError(f"'LaunchState' object has no attribute '{name}'")
-
     # ------------------------------------------------------------ registers
 
     def reg(self, name: str, bits: int) -> np.ndarray:
@@ -249,6 +233,29 @@ LAZY_WARP_ARRAYS = {
     "rotating": lambda n_warps: np.zeros(n_warps, dtype=bool),
     "last_pc": lambda n_warps: np.zeros(n_warps, dtype=np.int64),
 }
+
+
+class _MadeOnFirstUse:
+    """A LaunchState array made when first read, then kept as the object's own attribute, which
+    Python finds before this (a non-data descriptor). A class __getattr__ would do the same but
+    slows every other attribute read of the launch state."""
+
+    def __init__(self, name: str, make):
+        self.name, self.make = name, make
+
+    def __get__(self, ctx, owner=None):
+        if ctx is None:
+            return self
+        value = ctx.__dict__[self.name] = self.make(ctx)
+        return value
+
+
+for _name, _make in LAZY_BATCH_ARRAYS.items():
+    setattr(LaunchState, _name, _MadeOnFirstUse(_name, _make))
+for _name, _make in LAZY_ARRAYS.items():
+    setattr(LaunchState, _name, _MadeOnFirstUse(_name, lambda ctx, make=_make: make(ctx.n)))
+for _name, _make in LAZY_WARP_ARRAYS.items():
+    setattr(LaunchState, _name, _MadeOnFirstUse(_name, lambda ctx, make=_make: make(ctx.n_warps)))
 
 
 def _slot_geometry(block, grid, cta_ids, n, warps_per_cta, threads, within_cta=None) -> tuple:
