@@ -216,9 +216,37 @@ class ArgumentPacker:
     def __init__(self, kernel_name: str, slots: list):
         self.kernel_name, self.slots = kernel_name, slots
         self.size = max((offset + size for _, offset, size, _ in slots), default=0)
-        self._plans: dict = {}      # argument types -> ((offset, end, is a device array), ...) or None
+        self._plans: dict = {}      # argument types -> (struct.Struct, how each argument is packed) or None
 
     def __call__(self, args) -> bytes:
+        plan = self._plan_of(args)
+        if plan is None:
+            return pack_slots(self.kernel_name, self.slots, args)
+        layout, kinds = plan
+        return layout.pack(*[value.data.ptr if kind is _ADDRESS else value.tobytes() if kind is _BYTES else value
+                             for value, kind in zip(args, kinds)])
+
+    def plain(self, args, device) -> bytes | None:
+        """The buffer when every argument is one a parameter takes as it is and every device array
+        is on `device`; None otherwise, and the caller then looks at each argument and packs with
+        __call__ (which names an argument that does not fit)."""
+        plan = self._plan_of(args)
+        if plan is None:
+            return None
+        layout, kinds = plan
+        fields = []
+        for value, kind in zip(args, kinds):
+            if kind is _ADDRESS:
+                data = value.data
+                if data.mem.device is not device:
+                    return None
+                fields.append(data.ptr)
+            else:
+                fields.append(value.tobytes() if kind is _BYTES else value)
+        return layout.pack(*fields)
+
+    def _plan_of(self, args):
+        """The plan for the arguments' types (worked out once per tuple of types), or None."""
         types = tuple(map(type, args))
         plan = self._plans.get(types, False)
         if plan is False:
@@ -226,38 +254,45 @@ class ArgumentPacker:
             if len(self._plans) > 64:
                 self._plans.clear()
             self._plans[types] = plan
-        if plan is None:
-            return pack_slots(self.kernel_name, self.slots, args)
-        layout, arrays = plan
-        return layout.pack(*[value.data.ptr if is_array else value.tobytes()
-                             for value, is_array in zip(args, arrays)])
+        return plan
 
     def _plan(self, types: tuple):
-        """(struct.Struct of the whole buffer, which arguments are device arrays) for arguments of
-        these types, or None where one of them needs pack_slots. The Struct packs an array's
-        address as a little-endian u64 and a scalar's own bytes, with zeros between and after."""
+        """(struct.Struct of the whole buffer, how each argument is packed) for arguments of these
+        types, or None where one of them needs pack_slots. The Struct packs an array's address as
+        a little-endian u64, an integer scalar as an integer of its size and signedness (struct
+        reads it through __index__: its bits, without tobytes' cost) and a float scalar's own
+        bytes, with zeros between and after."""
         from .arrays import ndarray
         if len(types) != len(self.slots):
             return None
-        fields, arrays, cursor = ["<"], [], 0
+        fields, kinds, cursor = ["<"], [], 0
         for kind, (_, offset, size, ptx_type) in zip(types, self.slots):
             if offset < cursor:
                 return None                 # (parameters out of order: pack_slots places them)
             fields.append(f"{offset - cursor}x" if offset > cursor else "")
             if kind is ndarray and size == 8:
                 fields.append("Q")
-                arrays.append(True)
+                kinds.append(_ADDRESS)
             else:
                 scalar = _PLAIN_SCALARS.get(kind)
                 if scalar is None or np.dtype(kind).itemsize != size or (ptx_type[1:].isdigit() and (
                         (scalar == "i" and ptx_type[:1] == "f") or (scalar == "f" and ptx_type[:1] in ("u", "s")))):
                     return None
-                fields.append(f"{size}s")
-                arrays.append(False)
+                if scalar == "i":
+                    code = _INTEGER_CODES[size]
+                    fields.append(code.lower() if np.dtype(kind).kind == "i" else code)
+                    kinds.append(_INTEGER)
+                else:                           # (floats as bytes: a NaN's payload as it is)
+                    fields.append(f"{size}s")
+                    kinds.append(_BYTES)
             cursor = offset + size
         fields.append(f"{self.size - cursor}x" if self.size > cursor else "")
-        return struct.Struct("".join(fields)), tuple(arrays)
+        return struct.Struct("".join(fields)), tuple(kinds)
 
+
+# How ArgumentPacker packs an argument: a device array's address, a scalar's bytes, an integer.
+_ADDRESS, _BYTES, _INTEGER = "address", "bytes", "integer"
+_INTEGER_CODES = {1: "B", 2: "H", 4: "I", 8: "Q"}    # struct's unsigned codes by size (lower case: signed)
 
 # NumPy scalar types a parameter of the same size takes as they are ('i' integer, 'f' float).
 _PLAIN_SCALARS = {t: "i" for t in (np.int8, np.int16, np.int32, np.int64,

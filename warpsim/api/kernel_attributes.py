@@ -113,8 +113,8 @@ class KernelAttributes:
 
     @property
     def max_dynamic_shared_size_bytes(self) -> int:
-        return self._attribute_store().get("max_dynamic_shared_size_bytes",
-                                           DEFAULT_DYNAMIC_SHARED_LIMIT - self.shared_size_bytes)
+        limit = self._attribute_store().get("max_dynamic_shared_size_bytes")
+        return DEFAULT_DYNAMIC_SHARED_LIMIT - self.shared_size_bytes if limit is None else limit
 
     @max_dynamic_shared_size_bytes.setter
     def max_dynamic_shared_size_bytes(self, value: int) -> None:
@@ -139,11 +139,14 @@ class KernelAttributes:
         with the static part unless opted in; InvalidValue) and blocks the register file cannot
         hold (registers per thread from ptxas x threads > 65536; LaunchOutOfResources). A
         block past .maxntid is the launch's to refuse (InvalidValue, as the H200's driver does)."""
-        kernel = self._attribute_kernel()[1]
         if shared_mem < 0:
-            raise InvalidValue(f"shared_mem = {shared_mem} bytes is negative", kernel=kernel)
-        limit = self.max_dynamic_shared_size_bytes
+            raise InvalidValue(f"shared_mem = {shared_mem} bytes is negative", kernel=self._attribute_kernel()[1])
+        # With no dynamic shared memory only a static part past 48 KB can be refused (a limit that
+        # was set is at least 0): a launch loop's usual case asks for the limit no further.
+        limit = self.max_dynamic_shared_size_bytes \
+            if shared_mem or self.shared_size_bytes > DEFAULT_DYNAMIC_SHARED_LIMIT else 0
         if shared_mem > limit:
+            kernel = self._attribute_kernel()[1]
             raise InvalidValue(
                 f"{shared_mem} bytes of dynamic shared memory exceed the kernel's "
                 f"max_dynamic_shared_size_bytes ({limit}); above 48 KB of static and dynamic shared "
@@ -154,8 +157,8 @@ class KernelAttributes:
         if threads <= REGISTER_SAFE_THREADS:
             return
         count = self._registers()
-        loaded, name = self._attribute_kernel()
-        maxntid = loaded.module.functions[name].directives.get("maxntid")
+        loaded, kernel = self._attribute_kernel()
+        maxntid = loaded.module.functions[kernel].directives.get("maxntid")
         if maxntid and threads > math.prod(maxntid):
             return
         if not count.is_estimate and threads > self._register_file_threads():

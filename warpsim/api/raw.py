@@ -109,11 +109,13 @@ class Function(KernelAttributes):
         self.check_launch_resources(block, shared_mem)
         if enable_cooperative_groups:
             self.check_co_resident(grid, block, shared_mem)
-        for index, arg in enumerate(args if isinstance(args, (tuple, list)) else ()):
-            if isinstance(arg, ndarray) and arg.device is not self.device:
-                raise KernelArgumentError(f"kernel '{self.kernel_name}' argument {index} is an array "
-                                          "on another device than the one the kernel runs on")
-        buffer = self._pack(args)
+        buffer = self._pack.plain(args, self.device)      # (None: look at each argument first)
+        if buffer is None:
+            for index, arg in enumerate(args):
+                if isinstance(arg, ndarray) and arg.device is not self.device:
+                    raise KernelArgumentError(f"kernel '{self.kernel_name}' argument {index} is an array "
+                                              "on another device than the one the kernel runs on")
+            buffer = self._pack(args)
         launch = _launcher or _launch_in_process
         self.last_launch = launch(self.loaded_module, self.kernel_name, grid, block, buffer,
                                   shared_mem, enable_cooperative_groups)
@@ -374,8 +376,8 @@ class RawKernel(KernelAttributes):
         after args is by keyword (CuPy raises TypeError otherwise; this says what was meant)."""
         if more or not isinstance(args, (tuple, list)):
             raise argument_tuple_error(self.name, [args, *more])
-        self.kernel(grid, block, args, shared_mem=shared_mem,
-                    enable_cooperative_groups=enable_cooperative_groups)
+        function = self.module._functions.get((id(current_device()), self.name)) or self.kernel
+        function(grid, block, args, shared_mem, None, enable_cooperative_groups)
 
     def __repr__(self) -> str:
         return f"<warpsim RawKernel {self.name}>"
