@@ -377,8 +377,8 @@ def _between_barriers(costs: KernelCosts, counts: np.ndarray) -> float:
     between its barriers (BAR.SYNC): all its warps leave a stretch together, so a stretch lasts as long
     as its longest warp alone (the walk's gaps and group waits) and as long as its busiest sub-partition
     is held by the warps placed on it (warp w on w mod 4): by their issues and pipe time, or by their
-    wgmmas' tensor-core time where that is longer (the tensor core works while its warps issue on, as
-    in the queueing network). The queueing network overlaps one warp's tensor-core work with another's
+    wgmmas' tensor-core time and FP32 issues where those are longer (the tensor core works while its
+    warps issue other instructions on, as in the queueing network). The queueing network overlaps one warp's tensor-core work with another's
     arithmetic at any phase; warps that meet at every barrier of a loop, as a two-warpgroup
     attention's do, run each stretch's wgmmas and each stretch's softmax together."""
     if costs.in_stretch is None or not len(counts):
