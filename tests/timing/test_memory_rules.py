@@ -141,49 +141,6 @@ def test_reads_many_ctas_share_reach_the_l2_merged():
 MMA_SOURCE = r"""
 #include <mma.h>
 using namespace nvcuda;
-extern "C" __global__ void mma_loop(const half* a, const half* b, float* c, int rounds, int fma_rounds) {
-    wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;
-    wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> fb;
-    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
-    wmma::fill_fragment(acc, 0.0f);
-    wmma::load_matrix_sync(fa, a, 16);
-    wmma::load_matrix_sync(fb, b, 16);
-    for (int r = 0; r < rounds; ++r) wmma::mma_sync(acc, fa, fb, acc);
-    float x = threadIdx.x;
-    for (int r = 0; r < fma_rounds; ++r) x = fmaf(x, 1.0001f, 0.5f);
-    acc.x[0] += x * 0.0f;
-    wmma::store_matrix_sync(c + blockIdx.x * 256 * (blockDim.x / 32) + (threadIdx.x / 32) * 256, acc, 16,
-                            wmma::mem_row_major);
-}
-"""
-
-
-def test_a_launch_that_keeps_the_tensor_cores_busy_runs_at_the_tensor_clock():
-    from warpsim.api.raw import pack_arguments
-    h200 = gpu_preset("h200")
-    k = ws.RawModule(code=MMA_SOURCE, options=("-arch=sm_90",)).get_function("mma_loop")
-    rng = np.random.default_rng(4)
-    a = ws.asarray(rng.uniform(-1, 1, 256).astype(np.float16))
-    b = ws.asarray(rng.uniform(-1, 1, 256).astype(np.float16))
-    grid, block = 132 * 4, 128
-    runs, outs = {}, {}
-    for name, rounds, fma_rounds in (("mma", 256, 0), ("fma", 0, 2048)):
-        c = outs[name] = ws.zeros(grid * block * 8, dtype=np.float32)
-        params = pack_arguments(k.kernel_name, k.params, (a, b, c, np.int32(rounds), np.int32(fma_rounds)))
-        runs[name] = predict(k.loaded_module, k.kernel_name, (grid,), (block,), params, 0, gpu="h200")
-    mma, fma = runs["mma"], runs["fma"]
-    assert mma.details["tensor_busy"] >= 0.2 and fma.details["tensor_busy"] == 0.0
-    overhead = 2e-6
-    assert mma.time_s - overhead == pytest.approx(mma.cycles / (h200.tensor_clock_mhz * 1e6), rel=1e-6)
-    assert fma.time_s - overhead == pytest.approx(fma.cycles / (h200.kernel_clock_mhz * 1e6), rel=1e-6)
-    assert any("SM clock" in n for n in mma.notes)
-    expected = (a.get().astype(np.float32).reshape(16, 16) @ b.get().astype(np.float32).reshape(16, 16).T) * 256
-    np.testing.assert_allclose(outs["mma"].get()[:256].reshape(16, 16), expected, rtol=1e-3, atol=1e-2)
-
-
-BESIDE_SOURCE = r"""
-#include <mma.h>
-using namespace nvcuda;
 extern "C" __global__ void mma_beside_ffma(const half* a, const half* b, float* c, int mma_rounds, int ffma_rounds) {
     wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;
     wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> fb;
@@ -205,22 +162,38 @@ extern "C" __global__ void mma_beside_ffma(const half* a, const half* b, float* 
 """
 
 
-def test_tensor_core_time_and_fp32_issues_of_a_sub_partition_add_up():
+def _mma_runs(grid: int, block: int, rounds: dict, seed: int) -> dict:
+    """Predicted timings of mma_beside_ffma per name of `rounds` ({name: (mma rounds, FFMA rounds)}),
+    each run's first tile checked against the product of its random inputs."""
     from warpsim.api.raw import pack_arguments
-    k = ws.RawModule(code=BESIDE_SOURCE, options=("-arch=sm_90",)).get_function("mma_beside_ffma")
-    rng = np.random.default_rng(5)
+    k = ws.RawModule(code=MMA_SOURCE, options=("-arch=sm_90",)).get_function("mma_beside_ffma")
+    rng = np.random.default_rng(seed)
     a = ws.asarray(rng.uniform(-1, 1, 256).astype(np.float16))
     b = ws.asarray(rng.uniform(-1, 1, 256).astype(np.float16))
-    grid, block = 132, 1024
-    cycles = {}
-    for name, mma_rounds, ffma_rounds in (("mma", 512, 0), ("ffma", 0, 1024), ("both", 512, 1024)):
+    product = a.get().astype(np.float32).reshape(16, 16) @ b.get().astype(np.float32).reshape(16, 16).T
+    runs = {}
+    for name, (mma_rounds, ffma_rounds) in rounds.items():
         c = ws.zeros(grid * block * 8, dtype=np.float32)
         params = pack_arguments(k.kernel_name, k.params, (a, b, c, np.int32(mma_rounds), np.int32(ffma_rounds)))
-        t = predict(k.loaded_module, k.kernel_name, (grid,), (block,), params, 0, gpu="h200")
-        cycles[name] = t.cycles
-        if name == "both":
-            expected = (a.get().astype(np.float32).reshape(16, 16) @ b.get().astype(np.float32).reshape(16, 16).T) * 512
-            np.testing.assert_allclose(c.get()[:256].reshape(16, 16), expected, rtol=1e-3, atol=1e-1)
+        runs[name] = predict(k.loaded_module, k.kernel_name, (grid,), (block,), params, 0, gpu="h200")
+        np.testing.assert_allclose(c.get()[:256].reshape(16, 16), product * mma_rounds, rtol=1e-3, atol=1e-2)
+    return runs
+
+
+def test_a_launch_that_keeps_the_tensor_cores_busy_runs_at_the_tensor_clock():
+    h200 = gpu_preset("h200")
+    runs = _mma_runs(132 * 4, 128, {"mma": (256, 0), "fma": (0, 2048)}, seed=4)
+    mma, fma = runs["mma"], runs["fma"]
+    assert mma.details["tensor_busy"] >= 0.2 and fma.details["tensor_busy"] == 0.0
+    overhead = 2e-6
+    assert mma.time_s - overhead == pytest.approx(mma.cycles / (h200.tensor_clock_mhz * 1e6), rel=1e-6)
+    assert fma.time_s - overhead == pytest.approx(fma.cycles / (h200.kernel_clock_mhz * 1e6), rel=1e-6)
+    assert any("SM clock" in n for n in mma.notes)
+
+
+def test_tensor_core_time_and_fp32_issues_of_a_sub_partition_add_up():
+    runs = _mma_runs(132, 1024, {"mma": (512, 0), "ffma": (0, 1024), "both": (512, 1024)}, seed=5)
+    cycles = {name: t.cycles for name, t in runs.items()}
     # the same warps' mma and FFMA work: the sub-partition is held for both, not for the larger alone
     assert cycles["both"] > max(cycles["mma"], cycles["ffma"]) + 0.5 * min(cycles["mma"], cycles["ffma"])
 
