@@ -220,8 +220,8 @@ class KernelCosts:
         # its FP32 instructions' issues add up (seventeenth batch: a warpgroup's wgmma loop beside
         # another's FFMA loop in the same sub-partitions takes 0.87 of the two alone added, ncu's
         # dispatch_stall 1.27 an issue; beside MUFU work it keeps its pace)
-        self.is_fp32 = np.array([p == "fp32" for p in self.pipes], dtype=float) * hold["fp32"]
-        self.hold_tensor = pipe_hold["tensor"] + self.is_fp32
+        fp32_issues = np.array([p == "fp32" for p in self.pipes], dtype=float) * hold["fp32"]
+        self.hold_tensor = pipe_hold["tensor"] + fp32_issues
         l2_bw = _sm_share(preset, preset.l2_bandwidth_gbps, active_sms)
         dram_bw = _sm_share(preset, preset.hbm_copy_gbps, active_sms)
         # the cp.async and wgmma groups a loop waits for (async_groups.py)
