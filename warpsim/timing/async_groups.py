@@ -146,18 +146,3 @@ def cp_async_l2_share(preset, active_sms: int):
     k = float(max(1, active_sms))
     total = float(np.interp(k, sms, chip)) if k <= sms[-1] else float(chip[-1])
     return total / k
-
-
-def tma_box_cycles(preset, boxes_per_wait: float):
-    """Cycles one of a warp's TMA box loads holds its next box back, where the warp issues
-    `boxes_per_wait` boxes between two of its mbarrier waits: on the H200 one issuing thread's boxes
-    completed one at a time, 909 cycles apart one per stage, 669 two, 515 five (boxes issued together
-    share part of the time; microbench9), for 8 and 16 KB boxes alike; several warps' boxes do not
-    wait for each other (Triton's matmuls issue A's and B's boxes from different warps). Interpolated
-    in 1 / boxes_per_wait. None where the preset has no table."""
-    table = preset.tma_box_cycles
-    if not table:
-        return None
-    inverse = np.array([1.0 / k for k in sorted(table, reverse=True)])
-    cycles = np.array([table[k] for k in sorted(table, reverse=True)], dtype=float)
-    return float(np.interp(1.0 / max(1.0, boxes_per_wait), inverse, cycles))

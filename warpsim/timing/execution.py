@@ -80,7 +80,6 @@ class Execution:
     cta_work: object = None         # per grid CTA (linear id), the warp instructions it issued, in the
     #                                 recorder's units (PTX or SASS), when the whole launch ran; else None
     grid_counts: object = None      # per SASS instruction, its issues over the whole grid (a SASS run's)
-    tma_boxes: dict = field(default_factory=dict)   # sampled CTA -> per warp, the TMA boxes it loaded (UTMALDG)
 
     @property
     def n_ctas(self) -> int:
@@ -403,7 +402,6 @@ class SassRecorder(_Recorder):
         super().__init__(len(program.instructions), warps_per_cta)
         self.program = program
         self._index = {id(ins): k for k, ins in enumerate(program.instructions)}
-        self.tma_boxes: dict = {}          # cta -> per warp, the TMA boxes it loaded (Execution.tma_boxes)
 
     def sass_block_issued(self, st, block, g, pred_on, next_pc):
         slots = g.idx >> 5
@@ -444,9 +442,6 @@ class SassRecorder(_Recorder):
         slots = idx >> 5
         ctas = st.cta_ids[slots // self.warps_per_cta]
         self.record_memory(self._index[id(ins)], space, kind, slots, ctas, idx & 31, addrs, size)
-        if ins.opcode == "UTMALDG":         # one box per call (sass/executor/async_copy.py), by one warp
-            boxes = self.tma_boxes.setdefault(int(ctas[0]), np.zeros(self.warps_per_cta))
-            boxes[int(slots[0]) % self.warps_per_cta] += 1
 
 
 class PtxRecorder(_Recorder):

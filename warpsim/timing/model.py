@@ -24,12 +24,13 @@ from dataclasses import replace
 import numpy as np
 
 from .pipes import pipe_cycles, pipe_of, tensor_cycles
-from .async_groups import add_group_waits, copy_group_latency, cp_async_l2_share, tma_box_cycles
+from .async_groups import add_group_waits, copy_group_latency, cp_async_l2_share
 from .presets import gpu_preset
 from .queueing import Station, mva
 from .lines import line_stalls
 from .execution import as_grid
 from .result import Timing
+from ..sass.executor.async_copy import TMA_UNIT
 from ..sass.stall_reasons import STALL_REASONS, TAKEN_BRANCHES, WALK
 from .walk import DELAYS_OF_WALK, REASONS, walk_function
 
@@ -83,8 +84,12 @@ def l1_misses(ex, i: int, m, ctas_per_sm: float) -> float:
     reading it, and keeps it for the others (eleventh batch: a table each of 8,448 CTAs reads, up to
     160 KB beside 64 KB of data each CTA streams, reaches L2 0.00-0.03 times a CTA). A sector k of the
     S sampled CTAs read is read by k / S of the ctas_per_sm an SM runs. Loads that bypass L1
-    (LDG.STRONG: ld.global.cg, volatile) and async copies keep their first touches."""
+    (LDG.STRONG: ld.global.cg, volatile) and LDGSTS keep their first touches. The TMA unit's copies and
+    cp.async.cg (LDGSTS.BYPASS) never look in L1: every sector they read is one the L2 serves
+    (eighteenth batch: CTAs loading the same four TMA boxes over and over drew 8.1 TB/s from the L2)."""
     ins = ex.function.instructions[i]
+    if ins.opcode in TMA_UNIT or (ins.opcode == "LDGSTS" and "BYPASS" in ins.mods):
+        return float(m.sectors)
     if not m.shared_first or ins.opcode != "LDG" or any(mod.startswith("STRONG") for mod in ins.mods):
         return float(m.cta_unique_sectors)
     sampled = max(1, len(ex.sampled_ctas))
@@ -195,8 +200,9 @@ class KernelCosts:
             if m.space == "shared":
                 per_exec["wavefronts"][i] = m.wavefronts / e
             else:
-                per_exec["tags"][i] = max(m.requests, m.lines / preset.l1_lines_per_clk) / e
                 opcode = fn.instructions[i].opcode
+                if opcode not in TMA_UNIT:          # the TMA unit's copies are no LSU requests
+                    per_exec["tags"][i] = max(m.requests, m.lines / preset.l1_lines_per_clk) / e
                 copy = opcode in ASYNC_COPIES
                 rate = cp_async_rate if opcode == "LDGSTS" else 1.0
                 line = COPY_LINE_BYTES if copy else 128.0
@@ -245,7 +251,6 @@ class KernelCosts:
             d["dram"] = c @ per_exec["dram"] / dram_bw
             d["l2_async"] = c @ per_exec["l2_async"] / l2_bw
             d["dram_async"] = c @ per_exec["dram_async"] / dram_bw
-            d["tma"] = self._tma_serial(ex, preset, cta, live, c)
             for r in DELAYS_OF_WALK:
                 d["delay:" + r] = c @ walk.cost[r]
             # the issue slot and the pipes work at once: the sub-partition is held by the larger demand,
@@ -270,17 +275,6 @@ class KernelCosts:
         # where slots are reused, each CTA's slot sits empty between its end and the next CTA's start
         self.turnaround = (preset.cta_turnaround_cycles + preset.cta_turnaround_cycles_per_warp * ex.warps_per_cta
                            if waves > 1 else 0.0)
-
-    def _tma_serial(self, ex, preset, cta, live, counts) -> np.ndarray:
-        """Per live warp of a sampled CTA, the cycles its TMA boxes take one after another
-        (async_groups.tma_box_cycles by the boxes it issues per mbarrier wait it makes)."""
-        boxes = ex.tma_boxes.get(int(cta)) if ex.tma_boxes else None
-        if boxes is None:
-            return np.zeros(len(counts))
-        boxes = np.asarray(boxes, float)[live]
-        waits = counts @ self.waits
-        per_box = np.array([tma_box_cycles(preset, b / max(1.0, w)) or 0.0 for b, w in zip(boxes, waits)])
-        return boxes * per_box
 
     def _taken(self, counts: np.ndarray) -> np.ndarray:
         """Per warp, how many branches it took: every execution of an unguarded BRA, and of a guarded one
@@ -344,8 +338,6 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
     # waits only where it asks for them): the wave lasts at least as long as the unit serves them all
     for unit in ASYNC_UNITS:
         cycle = max(cycle, float(stacked[unit].sum() + stacked[unit + "_async"].sum()))
-    # a warp's TMA boxes are served one after another: the wave lasts at least as long as its warp with most
-    cycle = max([cycle] + [float(costs.ctas[k]["tma"].max(initial=0.0)) for k in cta_indices])
     # a CTA's warps meet at its barriers: it takes at least the sum of its stretches between them
     cycle = max([cycle] + [costs.between_barriers[k] for k in cta_indices])
     # the longest warp cannot finish before it would alone

@@ -30,7 +30,6 @@ MEASURED_CASES = "validation/timing/h200/summary.csv: measured on H200"
 MEASURED_SET2_DEV = "validation/timing/h200/set2/summary.csv: measured on H200 (set 2, its development half)"
 MEASURED6 = "validation/timing/h200/microbench6_ncu.csv: measured on H200"
 MEASURED8 = "validation/timing/h200/microbench8.json: measured on H200"
-MEASURED9 = "validation/timing/h200/microbench9.json: measured on H200"
 MEASURED13 = "validation/timing/h200/microbench13_ncu.csv: measured on H200"
 MEASURED14 = "validation/timing/h200/microbench14_ncu.csv: measured on H200"
 MEASURED_NCU = "validation/timing/h200/ncu_raw_0.csv (device__attribute_*): reported by the H200"
@@ -106,7 +105,6 @@ class GPUPreset:
     cp_async_latency_l2: float           # cp.async 16-byte copy to its wait_group's return, data in L2, cycles
     cp_async_latency_hbm: float          # ... data in HBM only
     cp_async_l2_bytes_per_clk: Mapping   # L2-resident bytes per clock cp.async draws chip-wide, by active SMs
-    tma_box_cycles: Mapping              # cycles a warp's TMA box holds its next box back, by boxes it issues a wait
     l2_merged_floor_load: float          # share of many SMs' reads of one sector at once that reach the L2 (LDG)
     l2_merged_floor_copy: float          # ... of async copies' reads (LDGSTS, UBLKCP, UTMALDG)
     atomic_lane_cycles_int: float        # L2 slice cycles per lane of a warp's 32-bit integer atomic on one address
@@ -316,12 +314,6 @@ _H200.update({
                                               "CTA 123.9 B/clk; one CTA on each of 66 SMs 50.2 B/clk/SM (32 KB in "
                                               "flight 49.8: the chip's share); 132 SMs 38.6 B/clk/SM with 256 threads "
                                               "or two CTAs per SM, 32.0 with one of 128 threads)"),
-    "tma_box_cycles": (MappingProxyType({1: 909.0, 2: 669.0, 5: 515.0}),
-                       MEASURED9 + " (mb9_tma_pipe: one thread per CTA issuing 1, 2 or 5 boxes onto each stage's "
-                                   "mbarrier and waiting for the oldest of 2-4 stages, from L2: one box per 909 / "
-                                   "669 / 515 cycles whatever the stages in flight, for 8 and 16 KB boxes alike, on 1 "
-                                   "or 132 SMs, the map in constant or global memory or written by the kernel; "
-                                   "microbench8's 4-stage loads agree: 743-798 cycles a box)"),
 })
 
 # ----- the SM clock of tensor-core kernels: the fourteenth batch (validation/timing/microbench14.cu)
@@ -355,7 +347,6 @@ def _no_wgmma(arch: str, figures: dict) -> dict:
                              "gave before it was measured on the H200 (2 x fp64_latency + 16); not measured"),
             "cp_async_latency_l2": (l2, "[assumed] a load's mean L2 hit latency (l2_hit_latency_near, _far)"),
             "cp_async_latency_hbm": (figures["hbm_latency"][0], "[assumed] a load's HBM latency (hbm_latency)"),
-            "tma_box_cycles": (MappingProxyType({}), f"no TMA on {arch}"),
             "l2_merged_floor_load": (1.0, "[assumed] not measured: every L1 miss reaches the L2"),
             "l2_merged_floor_copy": (1.0, "[assumed] not measured: every async copy's read reaches the L2"),
             "cp_async_l2_bytes_per_clk": (MappingProxyType({}), "[assumed] not measured: cp.async draws the L2 "
@@ -489,7 +480,7 @@ _A100.update(_no_wgmma("sm_80", _A100))
 _H100.update({name: (_H200[name][0], "[assumed] same GH100 SM and L2 as the H200, whose figure was " +
                      _H200[name][1]) for name in ("hgmma_interval_cycles", "hgmma_latency_cycles", "hmma_latency",
                                                   "cp_async_latency_l2", "cp_async_l2_bytes_per_clk",
-                                                  "tma_box_cycles", "l2_merged_floor_load",
+                                                  "l2_merged_floor_load",
                                                   "l2_merged_floor_copy")})
 _H100["cp_async_latency_hbm"] = (834.0 - 672.0 + 570.0, "[derived] the H200's cp.async HBM latency (834) less its "
                                  "load latency (672) plus the H100's (570); not measured")

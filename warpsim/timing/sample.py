@@ -75,7 +75,7 @@ def run_sass_sample(loaded_module, kernel: str, grid, block, params: bytes, shar
     from ..sass import sass_of
     from ..sass.executor import load_program
     from ..sass.executor.engine import run_batch
-    from ..sass.executor.launch import MIN_LOCAL, constant_banks
+    from ..sass.executor.launch import MIN_LOCAL, constant_banks, place_user_constants
     from ..sass.executor.state import SassState
     grid, block = _dim3(grid), _dim3(block)
     module = sass_of(loaded_module)
@@ -88,8 +88,8 @@ def run_sass_sample(loaded_module, kernel: str, grid, block, params: bytes, shar
         if name in addresses:
             constants[name] = memory.read_bytes(addresses[name], length).tobytes()
     banks = constant_banks(image, grid, block, bytes(params), local_size, constants, addresses=addresses)
-    shared_bytes = loaded_module.program.kernel_static_shared.get(kernel, 0) + int(shared_mem)
-    shared_size = (max(image.static_shared, shared_bytes) + 16 + 15) // 16 * 16
+    shared_size = (image.static_shared + int(shared_mem) + 16 + 15) // 16 * 16     # the SASS's static bytes:
+    #                                             ptxas pads them to the alignment of the dynamic ones
     threads = block[0] * block[1] * block[2]
     rec = SassRecorder(program, -(-threads // 32))
     per_batch = max(1, (1 << 15) // (rec.warps_per_cta * 32))
@@ -103,17 +103,21 @@ def run_sass_sample(loaded_module, kernel: str, grid, block, params: bytes, shar
                 watch = QuietWatch(quiet_rounds)
                 st.block_observers, st.memory_observers = [rec, watch], [rec, watch]
             run_batch(st, 50_000_000)
-    run(ctas)
-    n_ctas = grid[0] * grid[1] * grid[2]
-    work = np.array([rec.counts[c].sum() for c in sorted(rec.counts)])
-    if uneven_up_to > len(ctas) and n_ctas > len(ctas) and work.mean() > 0 and work.std() / work.mean() > UNEVEN:
-        run([c for c in sampled_cta_ids(n_ctas, uneven_up_to) if c not in rec.counts])
+    placed = place_user_constants(program, banks, memory)
+    try:
+        run(ctas)
+        n_ctas = grid[0] * grid[1] * grid[2]
+        work = np.array([rec.counts[c].sum() for c in sorted(rec.counts)])
+        if uneven_up_to > len(ctas) and n_ctas > len(ctas) and work.mean() > 0 and work.std() / work.mean() > UNEVEN:
+            run([c for c in sampled_cta_ids(n_ctas, uneven_up_to) if c not in rec.counts])
+    finally:
+        if placed is not None:
+            memory.free(placed)
     read, written = rec.finish_memory()
     fn = module.kernel(kernel)
     order = sorted(rec.counts)
     return Execution(fn, grid, block, order, [rec.counts[c] for c in order], [rec.lanes[c] for c in order],
-                     rec.memory, read, written, _touched_allocation_bytes(memory), source="sass",
-                     tma_boxes=rec.tma_boxes)
+                     rec.memory, read, written, _touched_allocation_bytes(memory), source="sass")
 
 
 def run_ptx_sample(loaded_module, kernel: str, grid, block, params: bytes, shared_mem: int, ctas: list,
@@ -237,7 +241,7 @@ def _predict_sample(sampler, source: str, registers: int | None, l2_since: float
     loaded = sampler.loaded_module
     ex = Execution(sampler.function, sampler.grid, sampler.block, order, [rec.counts[c] for c in order],
                    [rec.lanes[c] for c in order], rec.memory, read, written, sampler.allocation_bytes,
-                   source=source, tma_boxes=getattr(rec, "tma_boxes", {}), **sampler.work.counted())
+                   source=source, **sampler.work.counted())
     return predict_sampled(ex, loaded, sampler.kernel, sampler.dynamic_shared, sampler.gpu, registers, l2_since)
 
 
