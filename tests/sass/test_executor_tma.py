@@ -103,3 +103,49 @@ def test_triton_matmul_with_descriptors_made_in_the_kernel_runs_at_sass_level():
     launch = prof.launches[-1]
     assert launch.level == "sass", launch.level_note
     np.testing.assert_allclose(c.astype(np.float64), a.astype(np.float64) @ b, rtol=4e-3, atol=2e-2)
+
+
+CONSTANT_MAP_KERNEL = r"""
+__constant__ float scale_table[40];                       // bank 3 holds this first: the map is not at 0
+__constant__ __align__(64) unsigned char box_map[128];
+extern "C" __global__ void box_through_constant_map(unsigned short* out, int row) {
+    __shared__ __align__(8) unsigned long long bar;
+    extern __shared__ __align__(1024) unsigned short box[];  // ptxas pads the static bytes to 1024
+    unsigned b = (unsigned)__cvta_generic_to_shared(&bar);
+    if (threadIdx.x == 0) {
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(b));
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+        asm volatile("{\n.reg .b64 s;\nmbarrier.arrive.expect_tx.shared::cta.b64 s, [%0], %1;\n}"
+                     :: "r"(b), "r"(64 * 16 * 2) : "memory");
+        asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes "
+                     "[%0], [%1, {%2, %3}], [%4];"
+                     :: "r"((unsigned)__cvta_generic_to_shared(box)), "l"(box_map), "r"(0), "r"(row), "r"(b)
+                     : "memory");
+    }
+    __syncthreads();
+    asm volatile("{\n.reg .pred p;\nW:\nmbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0;\n@!p bra W;\n}"
+                 :: "r"(b) : "memory");
+    for (int i = threadIdx.x; i < 64 * 16; i += blockDim.x) out[i] = box[i] + (unsigned short)scale_table[0];
+}
+"""
+
+
+def test_a_tensor_map_in_constant_memory_loads_its_box_at_sass_level():
+    """A __constant__ tensor map is named by its address: ptxas reads constant bank 3's place in device
+    memory from c[0x0][0xd0] and adds the map's offset. The box lands in dynamic shared memory aligned
+    to 1024 bytes, past the static bytes ptxas padded to that alignment (more than the PTX declares)."""
+    from warpsim.machine.isa.bulk_copy import encode_tiled
+    rng = np.random.default_rng(21)
+    source = cp.asarray(rng.integers(0, 1 << 15, (256, 64), dtype=np.uint16))
+    mod = cp.RawModule(code=CONSTANT_MAP_KERNEL)
+    kernel = mod.get_function("box_through_constant_map")
+    words = np.frombuffer(encode_tiled(source.data.ptr, 2, [64, 256], [128], [64, 16]), dtype=np.uint32).copy()
+    mod.get_global("box_map").copy_from_host(words.ctypes.data, words.nbytes)
+    table = np.full(40, 3.0, np.float32)
+    mod.get_global("scale_table").copy_from_host(table.ctypes.data, table.nbytes)
+    out = cp.zeros(64 * 16, dtype=np.uint16)
+    with cp.profile(level="sass") as prof:
+        kernel((1,), (128,), (out, np.int32(48)), shared_mem=64 * 16 * 2)
+    launch = prof.launches[-1]
+    assert launch.level == "sass", launch.level_note
+    np.testing.assert_array_equal(out.get(), (source.get()[48:64] + 3).ravel())

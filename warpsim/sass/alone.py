@@ -150,7 +150,8 @@ class SassAloneRun(LaunchObserver, LaunchRunner):
                      for name, (_, _, length) in image.constant_symbols.items() if name in addresses}
         try:
             stats = run_launch(program, image, memory=memory, grid=launch.grid, block=launch.block,
-                               params=cubin_params(image, launch.params), shared_bytes=launch.shared_bytes,
+                               params=cubin_params(image, launch.params),
+                               shared_bytes=image.static_shared + launch.dynamic_shared,
                                constants=constants, addresses=addresses, observers=[self, *self.observers],
                                batch_threads=settings.batch_threads, max_rounds=settings.max_rounds,
                                cluster_dims=cluster_dims)

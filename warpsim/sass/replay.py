@@ -146,7 +146,8 @@ class SassReplay(LaunchObserver):
                     constants[name] = self.copy.read_bytes(addresses[name], length).tobytes()
             settings = current()
             stats = run_launch(program, image, memory=self.copy, grid=launch.grid, block=launch.block,
-                               params=cubin_params(image, launch.params), shared_bytes=launch.shared_bytes,
+                               params=cubin_params(image, launch.params),
+                               shared_bytes=image.static_shared + launch.dynamic_shared,
                                constants=constants,
                                addresses=addresses,
                                observers=self.observers, batch_threads=settings.batch_threads,

@@ -32,6 +32,8 @@ NTID, NCTAID, STACK_TOP = 0x0, 0xC, 0x28
 ENVREG1, ENVREG2 = 0x44, 0x48      # %envreg1/%envreg2: the grid workspace's high and low halves (ptxas, sm_90)
 PARAM_WINDOW = 0x198
 USER_CONSTANT_BANK = 3
+USER_CONSTANT_ADDRESS = 0xD0       # c[0x0][0xd0]: where the driver put bank 3 in device memory (a __constant__
+#                                    variable's address, as a tensor map in constant memory is named by)
 MIN_LOCAL = 16
 
 def load_program(sass_module, kernel: str) -> tuple:
@@ -125,10 +127,46 @@ def run_launch(program, image, *, memory, grid, block, params: bytes, shared_byt
     n_ctas = grid[0] * grid[1] * grid[2]
     if grid_workspace:
         per_batch = n_ctas
+    stats = {"rounds": 0, "batches": 0}
+    user_constants = place_user_constants(program, banks, memory)
+    try:
+        _run_batches(program, image, memory, grid, block, banks, shared_size, local_size, cluster_dims, n_ctas,
+                     per_batch, max_rounds, observers, stats)
+    finally:
+        if user_constants is not None:
+            memory.free(user_constants)
+    return stats
+
+
+def reads_user_constant_address(program) -> bool:
+    """Whether the kernel reads c[0x0][0xd0], bank 3's address in device memory (cached on the program)."""
+    found = program.__dict__.get("_reads_user_constant_address")
+    if found is None:
+        found = program._reads_user_constant_address = any(
+            op.kind == "const" and op.bank == 0 and op.offset == USER_CONSTANT_ADDRESS
+            for ins in program.instructions for op in ins.operands)
+    return found
+
+
+def place_user_constants(program, banks, memory):
+    """Bank 3's bytes copied into device memory for a kernel that names a __constant__ variable by its
+    address (ptxas reads bank 3's address from c[0x0][0xd0]: a tensor map in constant memory, say), that
+    address in bank 0; the copy's address, to be freed after the launch, or None."""
+    bank = banks.get(USER_CONSTANT_BANK)
+    if bank is None or not len(bank) or not reads_user_constant_address(program):
+        return None
+    address = memory.allocate(len(bank), initialized=True)
+    memory.write_bytes(address, bank, "the constant bank's copy")
+    _put(banks[0], USER_CONSTANT_ADDRESS, [address], np.uint64)
+    return address
+
+
+def _run_batches(program, image, memory, grid, block, banks, shared_size, local_size, cluster_dims, n_ctas,
+                 per_batch, max_rounds, observers, stats) -> None:
+    """The grid's batches one after another, each a SassState run to its end."""
     block_observers = observers_of(observers, "sass_block_issued")
     memory_observers = observers_of(observers, "sass_memory_access")
     batch_observers = observers_of(observers, "sass_batch_started")
-    stats = {"rounds": 0, "batches": 0}
     for first in range(0, n_ctas, per_batch):
         cta_ids = np.arange(first, min(n_ctas, first + per_batch), dtype=np.int64)
         st = SassState(program, grid, block, cta_ids, banks, shared_size, local_size, memory)
@@ -140,4 +178,3 @@ def run_launch(program, image, *, memory, grid, block, params: bytes, shared_byt
         run_batch(st, max_rounds)
         stats["rounds"] += st.rounds
         stats["batches"] += 1
-    return stats
