@@ -37,6 +37,9 @@ from .walk import DELAYS_OF_WALK, REASONS, walk_function
 # Global figures of the model (per GPU architecture, not per kernel).
 KERNEL_OVERHEAD_US = 2.0          # fixed start and drain of a launch inside gpu__time_duration [assumed]
 QUEUE_PIPES = ("fma", "alu", "fp64", "mufu", "tensor")
+# what holds a sub-partition: its issue slot, each pipe, and the tensor core with the FP32 issues that
+# cannot run beside it (KernelCosts.hold_tensor); each works beside the others
+SMSP_UNITS = ("issue",) + QUEUE_PIPES + ("tensor_fp32",)
 IDLE_WARP_SHARE = 0.05     # a warp with at most this share of its SM's busiest warp's work does not queue
 # the least busy share of a launch's cycles its tensor pipes are held that runs it at the preset's
 # tensor_clock_mhz: the fourteenth batch's least busy configuration (29%) ran there [assumed below it]
@@ -255,8 +258,8 @@ class KernelCosts:
                 d["delay:" + r] = c @ walk.cost[r]
             # the issue slot and the pipes work at once: the sub-partition is held by the larger demand,
             # and a warp's fixed stalls already wait out its own pipe time (ptxas sized them for it)
-            d["smsp"] = np.maximum.reduce([d["issue"]] + [d[p] for p in QUEUE_PIPES] +
-                                          [c @ self.hold_tensor if d["tensor"].any() else d["tensor"]])
+            d["tensor_fp32"] = c @ self.hold_tensor if d["tensor"].any() else d["tensor"]
+            d["smsp"] = np.maximum.reduce([d[u] for u in SMSP_UNITS])
             own_pipe = d["smsp"] - d["issue"]
             absorbed = np.minimum(own_pipe, d["delay:wait"])
             d["delay:wait"] = d["delay:wait"] - absorbed
@@ -314,6 +317,7 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
     competing = load > IDLE_WARP_SHARE * load.max()
     queued = int(competing.sum())
     mean = {name: float(v[competing].mean()) for name, v in stacked.items()}
+    mean["smsp"] = sub_partition_held(stacked, competing) / queued
     m = min(4, queued)
     # up to four warps have a sub-partition each (a CTA's warps go round robin over the four): none
     # waits for another's issue or pipe, so the sub-partition is a delay for them, not a queue
@@ -346,7 +350,7 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
              for s in stations]
     alone_cycle, _, _ = mva(alone, 1)
     # the busiest scheduler must issue all of its warps' work (warps placed as the H200 places them)
-    alone_cycle = max(alone_cycle, _busiest_smsp(costs, cta_indices, stacked["smsp"], m))
+    alone_cycle = max(alone_cycle, _busiest_smsp(costs, cta_indices, stacked, m))
     # A wave's warps start together, so the longest single wait of a warp (the first load's latency,
     # say) is spent by all at once before the busiest unit has work: the MVA's steady state hides it
     # behind other warps, the wave's start does not. Charged in the measure the unit is busy.
@@ -384,17 +388,28 @@ def _between_barriers(costs: KernelCosts, counts: np.ndarray) -> float:
     return float(np.maximum(chain.max(axis=0), smsp.max(axis=0)).sum())
 
 
-def _busiest_smsp(costs: KernelCosts, cta_indices: list, smsp: np.ndarray, m: int) -> float:
+def sub_partition_held(stacked: dict, warps: np.ndarray) -> float:
+    """Cycles a sub-partition is held by the warps `warps` (a mask over `stacked`'s) placed on it: the
+    busiest of its units over all of them (the issue slot, each pipe, the tensor core with the FP32
+    issues beside it), and the refetches of taken branches. Warps whose busiest units differ overlap:
+    one warpgroup's wgmmas run while the other's MUFU and ALU work issues (seventeenth batch: a wgmma
+    loop beside a MUFU loop keeps its pace), where the sum of each warp's busiest unit would add them."""
+    if not warps.any():
+        return 0.0
+    return max(float(stacked[u][warps].sum()) for u in SMSP_UNITS) + float(stacked["fetch"][warps].sum())
+
+
+def _busiest_smsp(costs: KernelCosts, cta_indices: list, stacked: dict, m: int) -> float:
     """Cycles the busiest sub-partition is held by the warps placed on it, as the H200 places them
     (mb_slots: a warp's %warpid mod 4 is its scheduler): a CTA's warps go round robin over the four
     schedulers, so warps w, w + 4, ... of a CTA share one, and the k-th CTA of an SM starts one
     scheduler further on (mb_smsp_skew: the heavy warp 0 of 4-warp CTAs spreads over all four; the
     heavy warps 0, 4, 8, ... of two 32-warp CTAs load two schedulers, not one). The queueing network
     spreads the work evenly; where it follows the warp index mod 4 this bound sets the time."""
-    if m < 4 or len(smsp) < 4:
+    if m < 4 or len(stacked["smsp"]) < 4:
         return 0.0
     place = np.concatenate([(k + np.arange(len(costs.ctas[c]["smsp"]))) % 4 for k, c in enumerate(cta_indices)])
-    return float(np.bincount(place, weights=smsp, minlength=4).max())
+    return max(sub_partition_held(stacked, place == q) for q in range(4))
 
 
 def _competition(stations: list, residence: dict) -> float:
