@@ -479,8 +479,10 @@ class PtxRecorder(_Recorder):
         line = getattr(site.ins, "line", None)
         wanted = ("shared",) if space == "shared" else ("global", "local")
         from .pipes import pipe_of
-        candidates = [k for k in self._sass_of_line.get(line, ())
-                      if pipe_of(self.function.instructions[k].opcode) in wanted]
+        from ..sass.executor.async_copy import TMA_UNIT          # a box's global side: the TMA unit's
+        opcodes = [self.function.instructions[k].opcode for k in self._sass_of_line.get(line, ())]
+        candidates = [k for k, op in zip(self._sass_of_line.get(line, ()), opcodes)
+                      if pipe_of(op) in wanted or (space == "global" and op in TMA_UNIT)]
         if not candidates:
             return
         slots = idx >> 5
