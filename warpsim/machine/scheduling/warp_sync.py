@@ -44,6 +44,25 @@ def member_masks(ctx, block, idx) -> np.ndarray | None:
     raise LaunchError(f"unsupported member mask operand {op}", kernel=ctx.kernel)
 
 
+def _all_lanes_named(block) -> bool:
+    """Whether the block's `.sync` instruction names all 32 lanes by an immediate mask (kept on the block)."""
+    named = block.__dict__.get("_all_lanes_named")
+    if named is None:
+        op = mask_operand(block.instructions[0])
+        named = block._all_lanes_named = isinstance(op, Imm) and op.value & 0xFFFFFFFF == 0xFFFFFFFF
+    return named
+
+
+def whole_warps(idx: np.ndarray) -> bool:
+    """Whether thread slots idx are whole warps, every lane of each, in ascending order: then a
+    `.sync` naming all lanes meets at once (a reduction's shuffles, most rounds)."""
+    n = len(idx)
+    if not n or n % 32:
+        return False
+    first = idx[::32]
+    return bool(((first & 31) == 0).all() and (np.diff(idx) > 0).all() and (idx[31::32] - first == 31).all())
+
+
 class NamedLaneMeeting:
     """`meet` for models whose lanes meet at a `.sync` instruction by being there."""
 
@@ -57,6 +76,8 @@ class NamedLaneMeeting:
         return (ctx.pc[slots] == block.gid) & ((status == RUNNING) | (status == AT_WARP_SYNC))
 
     def meet(self, ctx, block, idx):
+        if _all_lanes_named(block) and whole_warps(idx):
+            return idx                                   # every named lane is here, issuing
         masks = member_masks(ctx, block, idx)
         if masks is None:
             return idx
