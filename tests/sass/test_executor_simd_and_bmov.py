@@ -96,3 +96,39 @@ def test_recursion_saves_and_restores_convergence_barriers():
     out = cp.asarray(np.full(n, 0x5A5A5A5A, np.uint32))
     run_beside(module, "recursive_walk", (2,), (64,), (cp.asarray(depth), out, np.int32(n)))
     np.testing.assert_array_equal(out.get(), [tribonacci(int(d) % 9) for d in depth])
+
+
+MUTUAL_RECURSION_SOURCE = r"""
+__device__ __noinline__ unsigned long long fibonacci(int n) {
+    if (n < 2) return (unsigned long long)n;
+    return fibonacci(n - 1) + fibonacci(n - 2);
+}
+__device__ __noinline__ bool is_odd(int n);
+__device__ __noinline__ bool is_even(int n) { return n == 0 ? true : is_odd(n - 1); }
+__device__ __noinline__ bool is_odd(int n) { return n == 0 ? false : is_even(n - 1); }
+extern "C" __global__ void parity(const int* depth, unsigned long long* fib, int* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    fib[i] = fibonacci(depth[i] % 13);
+    out[i] = is_even(depth[i]) ? 2 : 1;
+}
+"""
+
+
+def test_lanes_wait_at_one_bsync_at_several_depths_of_a_recursion():
+    """is_even and is_odd call each other (after a fibonacci recursion, as tests/kernels' recursion kernel
+    does, which is what made the SASS run deadlock): a lane whose depth runs out waits at the BSYNC of its call's
+    region while the others go deeper, save and clear that barrier (BMOV.32.CLEAR), and reach the same
+    BSYNC one or more calls down. The inner region's members go on without the outer waiters, which
+    leave when the barrier is restored (BMOV.32) and the lanes coming back arrive."""
+    module = cp.RawModule(code=MUTUAL_RECURSION_SOURCE, options=("-arch=sm_90",))
+    assert {"BMOV.32", "BMOV.32.CLEAR"} <= opcodes_of(module, "parity")
+    n = 300
+    depth = RNG.integers(0, 40, n).astype(np.int32)
+    out, fib = cp.asarray(np.zeros(n, np.int32)), cp.asarray(np.zeros(n, np.uint64))
+    run_beside(module, "parity", (5,), (64,), (cp.asarray(depth), fib, out, np.int32(n)))
+    np.testing.assert_array_equal(out.get(), np.where(depth % 2 == 0, 2, 1))
+    fibs = [0, 1]
+    while len(fibs) < 13:
+        fibs.append(fibs[-1] + fibs[-2])
+    np.testing.assert_array_equal(fib.get(), [fibs[d % 13] for d in depth])

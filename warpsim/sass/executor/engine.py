@@ -62,11 +62,17 @@ def ready_lanes(st: SassState, alive: np.ndarray, yielding: np.ndarray) -> tuple
         kind = program.wait_kind[p]
         if kind == WAIT_BSYNC:                      # per warp, in lane masks: no gather of the lanes
             k = step.wait[1]
-            missing = warp_any(st.B[k] & alive & ~here)
+            members = st.B[k]
+            missing = warp_any(members & alive & ~here)
             blocked = missing & ~yielding
             if blocked.any():
                 ready &= ~(here & np.repeat(blocked, 32))
-            held |= missing & warp_any(here)
+            # a lane here that is no member of Bk waits while members are here too: it arrived at an
+            # outer instance of this BSYNC (a recursive call's caller), whose mask BMOV saved and
+            # restores; the members of the inner region go on without it
+            stray = here & ~members & np.repeat(warp_any(members & here), 32)
+            ready &= ~stray
+            held |= (missing & warp_any(here)) | warp_any(stray)
             continue
         at = np.flatnonzero(here)
         if kind == WAIT_WARPSYNC:
