@@ -3,6 +3,7 @@
     python bench/triton_speed.py                       # all five cases below
     python bench/triton_speed.py --only matmul --only attention --size 512
     python bench/triton_speed.py --no-interpreter --json out.json
+    python bench/triton_speed.py --only matmul --pairs 5     # and 5 (plain, interpreter) pairs back to back
 
 The kernels are bench/triton_kernels.py's (tutorials 01, 02, 03, 05 and 06): vector add of
 2M floats, row softmax and layer-norm forward of 2,048 x 1,024 floats, an fp16 matmul
@@ -196,7 +197,7 @@ def interpreter_seconds(case: str, size: int, repeat: int) -> float:
 
 
 def warpsim_rows(case: str, size: int, repeat: int, profiled_only: bool = False) -> dict:
-    """{'plain': s, 'profiled': s, 'predicted_us': µs} for one case on warpsim."""
+    """{'plain': s, 'profiled': s, 'predicted_us': µs, 'run': the plain launch} for one case on warpsim."""
     import warpsim as ws
     from warpsim import triton as wt
 
@@ -225,7 +226,19 @@ def warpsim_rows(case: str, size: int, repeat: int, profiled_only: bool = False)
     timing = getattr(profiles[-1].launches[-1], "timing", None)
     if timing is not None:
         rows["predicted_us"] = float(timing.time_us)
+    rows["run"] = run
     return rows
+
+
+def paired_ratios(run, case: str, size: int, repeat: int, pairs: int) -> list:
+    """Interpreter seconds over warpsim's plain seconds, each pair measured one right after the other:
+    a shared machine's speed drifts by up to 2x within minutes, so a ratio of two figures taken
+    minutes apart says little; the median of pairs says more."""
+    ratios = []
+    for _ in range(pairs):
+        plain = best_cpu(run, repeat)
+        ratios.append(interpreter_seconds(case, size, repeat) / plain)
+    return ratios
 
 
 def main(argv=None) -> int:
@@ -235,6 +248,9 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, default=1, help="warm runs of each row; the best counts")
     parser.add_argument("--no-interpreter", action="store_true", help="leave Triton's interpreter out")
     parser.add_argument("--json", help="write the figures here")
+    parser.add_argument("--pairs", type=int, default=0,
+                        help="then this many (warpsim plain, interpreter) pairs one after the other: the median "
+                             "ratio and its range")
     parser.add_argument("--all-threads", action="store_true",
                         help="leave torch's and BLAS's thread pools at their default size (default: one thread)")
     parser.add_argument("--interpreter-child", help=argparse.SUPPRESS)
@@ -250,8 +266,11 @@ def main(argv=None) -> int:
           f" {'interp./profiled':>16}")
     for case in cases:
         rows = warpsim_rows(case, size, args.repeat)
+        run = rows.pop("run")
         if not args.no_interpreter:
             rows["interpreter"] = interpreter_seconds(case, size, args.repeat)
+            if args.pairs:
+                rows["paired_ratios"] = paired_ratios(run, case, size, args.repeat, args.pairs)
         results["cases"][case] = rows
         label = case_label(case, size)
         interp = rows.get("interpreter")
@@ -259,6 +278,10 @@ def main(argv=None) -> int:
         print(f"{label:<34} {rows['plain']:8.2f} {rows['profiled']:10.2f} "
               f"{interp if interp else float('nan'):9.2f} {ratio('plain'):>13} {ratio('profiled'):>16}",
               flush=True)
+        if rows.get("paired_ratios"):
+            pr = sorted(rows["paired_ratios"])
+            print(f"{'':<34} interpreter / plain in {len(pr)} pairs: median {float(np.median(pr)):.2f}x, "
+                  f"range {pr[0]:.2f}-{pr[-1]:.2f}x", flush=True)
     results["load_average_after"] = os.getloadavg()[0]
     print(f"CPU seconds; load average {results['load_average']:.1f} before, "
           f"{results['load_average_after']:.1f} after")
