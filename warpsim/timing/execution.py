@@ -25,6 +25,7 @@ import numpy as np
 from ..machine.counting import conflict_free_wavefronts, distinct_count
 from ..machine.events import LaunchObserver
 from ..machine.memory import GLOBAL_BASE
+from ..sass.executor.async_copy import TMA_UNIT
 from ..sass.issues import brx_targets, bsync_arrivals, bsync_starts
 
 
@@ -479,10 +480,9 @@ class PtxRecorder(_Recorder):
         line = getattr(site.ins, "line", None)
         wanted = ("shared",) if space == "shared" else ("global", "local")
         from .pipes import pipe_of
-        from ..sass.executor.async_copy import TMA_UNIT          # a box's global side: the TMA unit's
-        opcodes = [self.function.instructions[k].opcode for k in self._sass_of_line.get(line, ())]
-        candidates = [k for k, op in zip(self._sass_of_line.get(line, ()), opcodes)
-                      if pipe_of(op) in wanted or (space == "global" and op in TMA_UNIT)]
+        candidates = [k for k in self._sass_of_line.get(line, ())       # a box's global side: the TMA unit's
+                      if pipe_of(op := self.function.instructions[k].opcode) in wanted
+                      or (space == "global" and op in TMA_UNIT)]
         if not candidates:
             return
         slots = idx >> 5

@@ -240,7 +240,6 @@ class KernelCosts:
         # ---- per sampled CTA: per-warp demand vectors (warps x stations)
         self.ctas = []
         self.cta_counts = []               # per sampled CTA: its live warps' issues (warps x instructions)
-        self.waits = np.array([ins.opcode == "SYNCS" and "PHASECHK" in ins.mods for ins in fn.instructions], float)
         for cta, counts in zip(ex.sampled_ctas, ex.counts):
             live = counts.sum(axis=1) > 0
             c = counts[live]
