@@ -27,6 +27,7 @@ from ..machine.events import LaunchObserver
 from ..machine.memory import GLOBAL_BASE
 from ..sass.executor.async_copy import TMA_UNIT
 from ..sass.issues import brx_targets, bsync_arrivals, bsync_starts
+from .reuse import bucket, stack_distances
 
 
 CTA_SHIFT = 40                  # a load's key in _cta_order: its CTA above this bit, its sector below
@@ -46,6 +47,8 @@ class SiteMemory:
     in_step_sectors: int = 0        # warp requests' sectors another warp of the CTA first read at this load
     shared_first: tuple = ()        # of those first touches, how many were of sectors k sampled CTAs read
     #                                 (index k, from 2): data every CTA reads, which an SM's L1 keeps
+    rereads: tuple = ()             # (lines, sectors): sectors a CTA read again, by how many distinct lines
+    #                                 it read since (reuse.stack_distances; bucket edges), in-step ones aside
     wavefronts: int = 0             # shared memory
     # atomics at the hottest L2 slice chunk (ATOMIC_CHUNK_BYTES): per (warp request, line) reaching it,
     # one address (its lanes serialise) or several (one pass of the line)
@@ -254,6 +257,32 @@ def _chunk_spread(chunk: np.ndarray, cta: np.ndarray) -> tuple:
     return float(per_cta.mean()), float(np.median(slopes))
 
 
+def _rereads(order: list) -> dict:
+    """site -> ((lines, sectors), ...): of the loads' (warp request, sector) accesses, those re-reading
+    a sector their CTA touched at an earlier issue, counted by how many distinct lines the CTA touched
+    in between, loads and stores (stores take L1 lines too: the nineteenth batch's covariance-style
+    loop, whose loads' lines and stored lines together overflow L1, kept 62% of its re-reads)."""
+    keys = np.concatenate([k for k, _, _, _ in order])
+    warps = np.concatenate([w for _, _, w, _ in order]).astype(np.int64)
+    calls = np.concatenate([np.full(len(k), i) for i, (k, _, _, _) in enumerate(order)])
+    requested = np.unique(np.stack([calls, warps, keys]), axis=1, return_index=True)[1]     # in call order
+    by_cta = requested[np.argsort(keys[requested] >> CTA_SHIFT, kind="stable")]
+    distances, previous = stack_distances(keys[by_cta])
+    call = calls[by_cta]
+    site = np.concatenate([np.full(len(k), s) for k, s, _, _ in order])[by_cta]
+    is_load = np.concatenate([np.full(len(k), load) for k, _, _, load in order])[by_cta]
+    # an access whose sector was last touched in the same issue waits on that fetch (in_step_sectors)
+    again = is_load & (previous >= 0) & (call[np.maximum(previous, 0)] != call)
+    if not again.any():
+        return {}
+    pairs, counts = np.unique(np.stack([site[again].astype(float), bucket(distances[again])]), axis=1,
+                              return_counts=True)
+    out: dict = {}
+    for (site, lines), n in zip(pairs.T, counts):
+        out.setdefault(int(site), []).append((float(lines), int(n)))
+    return {site: tuple(v) for site, v in out.items()}
+
+
 # ---------------------------------------------------------------- recorders
 
 class _Recorder(LaunchObserver):
@@ -268,7 +297,7 @@ class _Recorder(LaunchObserver):
         self._read_sectors: list = []
         self._written_sectors: list = []
         self._stores: dict = {}           # site -> list of (byte addresses, bytes each) of its global stores
-        self._cta_order: list = []        # ((cta, sector) keys, site) in the order the loads ran
+        self._cta_order: list = []        # ((cta, sector) keys, site, warps, is a load) of loads and stores, in order
         self._atomic: dict = {}           # site -> list of (line, same, addresses, cta, line passes)
 
     def _matrices(self, cta_ids):
@@ -298,10 +327,12 @@ class _Recorder(LaunchObserver):
         rec.lines += lines
         if space != "global":
             return
+        if kind in ("load", "store"):
+            base = address_offsets(addrs) >> 5
+            self._cta_order.append(((ctas.astype(np.int64) << CTA_SHIFT) | base, site_index, np.asarray(warp_slots),
+                                    kind == "load"))
         if kind == "load":
             self._read_sectors.append(sec)
-            base = address_offsets(addrs) >> 5
-            self._cta_order.append(((ctas.astype(np.int64) << CTA_SHIFT) | base, site_index, np.asarray(warp_slots)))
         else:
             self._written_sectors.append(sec)
         if kind == "store":
@@ -315,11 +346,12 @@ class _Recorder(LaunchObserver):
 
     def finish_memory(self) -> tuple:
         # L1 misses: a CTA's first touch of a sector, charged to the load that touched it first
-        if self._cta_order:
-            keys = np.concatenate([k for k, _, _ in self._cta_order])
-            sites = np.concatenate([np.full(len(k), site) for k, site, _ in self._cta_order])
-            warps = np.concatenate([w for _, _, w in self._cta_order]).astype(np.int64)
-            calls = np.concatenate([np.full(len(k), i) for i, (k, _, _) in enumerate(self._cta_order)])
+        loads = [(i, k, site, w) for i, (k, site, w, is_load) in enumerate(self._cta_order) if is_load]
+        if loads:
+            keys = np.concatenate([k for _, k, _, _ in loads])
+            sites = np.concatenate([np.full(len(k), site) for _, k, site, _ in loads])
+            warps = np.concatenate([w for _, _, _, w in loads]).astype(np.int64)
+            calls = np.concatenate([np.full(len(k), i) for i, k, _, _ in loads])
             touched, first, which = np.unique(keys, return_index=True, return_inverse=True)
             per_site = np.bincount(sites[first])
             # how many sampled CTAs read each first touch's sector
@@ -332,6 +364,7 @@ class _Recorder(LaunchObserver):
             first_of = first[which[requested]]
             in_step = (calls[first_of] == calls[requested]) & (warps[first_of] != warps[requested])
             per_site_in_step = np.bincount(sites[requested][in_step], minlength=len(per_site))
+            rereads = _rereads(self._cta_order)
             shared = sharing >= 2
             by_readers = np.zeros((int(sites.max()) + 1, int(sharing.max()) + 1), dtype=np.int64)
             np.add.at(by_readers, (sites[first][shared], sharing[shared]), 1)
@@ -339,6 +372,7 @@ class _Recorder(LaunchObserver):
                 self.memory[site].cta_unique_sectors = int(per_site[site]) if site < len(per_site) else 0
                 self.memory[site].shared_first = tuple(int(n) for n in by_readers[site]) if by_readers[site].any() else ()
                 self.memory[site].in_step_sectors = int(per_site_in_step[site]) if site < len(per_site_in_step) else 0
+                self.memory[site].rereads = rereads.get(site, ())
         for site, parts in self._atomic.items():
             line = np.concatenate([c[0] for c in parts])
             same = np.concatenate([c[1] for c in parts]).astype(float)

@@ -28,6 +28,7 @@ from .async_groups import add_group_waits, copy_group_latency, cp_async_l2_share
 from .presets import gpu_preset
 from .queueing import Station, mva
 from .lines import line_stalls
+from .reuse import kept_share
 from .execution import as_grid
 from .result import Timing
 from ..sass.executor.async_copy import TMA_UNIT
@@ -41,6 +42,10 @@ QUEUE_PIPES = ("fma", "alu", "fp64", "mufu", "tensor")
 # cannot run beside it (KernelCosts.hold_tensor); each works beside the others
 SMSP_UNITS = ("issue",) + QUEUE_PIPES + ("tensor_fp32",)
 IDLE_WARP_SHARE = 0.05     # a warp with at most this share of its SM's busiest warp's work does not queue
+# the share of the L2 whose worth of a launch's footprint it keeps for re-reads the L1 lost: the
+# nineteenth batch's sweeps past L1, 43 MB of them at 293 cycles a load (L1 kept 42%, the model
+# 19-25%, its misses then cost 348 on average) and 67 MB at 689 (HBM latency, nothing kept)
+L2_REREAD_SHARE = 0.6
 # the least busy share of a launch's cycles its tensor pipes are held that runs it at the preset's
 # tensor_clock_mhz: the fourteenth batch's least busy configuration (29%) ran there [assumed below it]
 TENSOR_CLOCK_BUSY = 0.2
@@ -81,7 +86,22 @@ def merged_share(floor: float, readers: float) -> float:
     return floor + (1.0 - floor) / max(1.0, readers)
 
 
-def l1_misses(ex, i: int, m, ctas_per_sm: float) -> float:
+def capacity_misses(m, l1_lines: float) -> float:
+    """Sectors of a load's re-reads the L1 no longer holds: those whose CTA read more distinct lines
+    since than its share of the L1 (l1_lines) keeps (reuse.kept_share)."""
+    if not m.rereads:
+        return 0.0
+    lines, n = np.array(m.rereads, dtype=float).T
+    return float(n @ (1.0 - kept_share(lines / max(1.0, l1_lines))))
+
+
+def keeps_in_l1(ins) -> bool:
+    """Whether a load's sectors stay in L1 for its CTA's next reads (a plain LDG; not LDG.STRONG,
+    ld.global.cg or volatile, nor the async copies)."""
+    return ins.opcode == "LDG" and not any(mod.startswith("STRONG") for mod in ins.mods)
+
+
+def l1_misses(ex, i: int, m, ctas_per_sm: float, overflow: float = 0.0) -> float:
     """Sectors of load `i` that miss L1: its CTAs' first touches, less those of sectors other CTAs read
     too that an SM's L1 already holds. An SM fetches a sector every CTA reads once, for its first CTA
     reading it, and keeps it for the others (eleventh batch: a table each of 8,448 CTAs reads, up to
@@ -89,22 +109,26 @@ def l1_misses(ex, i: int, m, ctas_per_sm: float) -> float:
     S sampled CTAs read is read by k / S of the ctas_per_sm an SM runs. Loads that bypass L1
     (LDG.STRONG: ld.global.cg, volatile) and LDGSTS keep their first touches. The TMA unit's copies and
     cp.async.cg (LDGSTS.BYPASS) never look in L1: every sector they read is one the L2 serves
-    (eighteenth batch: CTAs loading the same four TMA boxes over and over drew 8.1 TB/s from the L2)."""
+    (eighteenth batch: CTAs loading the same four TMA boxes over and over drew 8.1 TB/s from the L2).
+    A plain LDG's re-reads miss too where the lines its CTA read in between overflow its share of the
+    L1: `overflow` sectors (capacity_misses)."""
     ins = ex.function.instructions[i]
     if ins.opcode in TMA_UNIT or (ins.opcode == "LDGSTS" and "BYPASS" in ins.mods):
         return float(m.sectors)
-    if not m.shared_first or ins.opcode != "LDG" or any(mod.startswith("STRONG") for mod in ins.mods):
+    if not keeps_in_l1(ins):
         return float(m.cta_unique_sectors)
+    if not m.shared_first:
+        return m.cta_unique_sectors + overflow
     sampled = max(1, len(ex.sampled_ctas))
     kept = sum(n * (1.0 - min(1.0, sampled / (k * ctas_per_sm))) for k, n in enumerate(m.shared_first) if n)
-    return m.cta_unique_sectors - kept
+    return m.cta_unique_sectors - kept + overflow
 
 
 class KernelCosts:
     """Per-sampled-CTA, per-warp demands of one launch (cycles), and the memory figures behind them."""
 
     def __init__(self, ex, preset, active_sms: int, barrier_cycles: float, waves: int = 1,
-                 l2_since: float | None = None):
+                 l2_since: float | None = None, l1_lines: float = np.inf):
         fn = ex.function
         n = len(fn.instructions)
         self.pipes = [pipe_of(ins.opcode) for ins in fn.instructions]
@@ -119,8 +143,10 @@ class KernelCosts:
         # ---- memory traffic (whole launch)
         load_sectors = sum(m.sectors for m in ex.memory.values() if m.space == "global" and m.kind == "load")
         ctas_per_sm = ex.n_ctas / max(1, active_sms)
-        self.misses = {i: l1_misses(ex, i, m, ctas_per_sm) for i, m in ex.memory.items()
-                       if m.space == "global" and m.kind == "load"}
+        loads = {i: m for i, m in ex.memory.items() if m.space == "global" and m.kind == "load"}
+        self.overflow = {i: capacity_misses(m, l1_lines) if keeps_in_l1(fn.instructions[i]) else 0.0
+                         for i, m in loads.items()}
+        self.misses = {i: l1_misses(ex, i, m, ctas_per_sm, self.overflow[i]) for i, m in loads.items()}
         l1_miss = sum(self.misses.values())
         store_sectors = sum(m.sectors for m in ex.memory.values() if m.space == "global" and m.kind != "load")
         l2_read_bytes = l1_miss * 32 * scale
@@ -176,12 +202,17 @@ class KernelCosts:
         waited = max(self.dram_read_fraction, cold / max(1, waves)) if dram_read > 0 else 0.0
         self.dram_wait_fraction = waited
         l2_lat = (preset.l2_hit_latency_near + preset.l2_hit_latency_far) / 2
+        # re-reads the L1 lost were fetched before: the L2 has them, unless the launch's footprint
+        # overflows it too, by the L1's curve (reuse.kept_share) over L2_REREAD_SHARE of the L2
+        again = 1.0 - float(kept_share(self.footprint / (L2_REREAD_SHARE * preset.l2_bytes)))
         latency = {}
         for i, m in ex.memory.items():
             if m.space in ("global", "local") and m.kind == "load" and m.sectors:
+                over = self.overflow[i] / m.sectors if m.space == "global" else 0.0
                 h1 = 1.0 - (self.misses[i] + m.in_step_sectors) / m.sectors if m.space == "global" else 0.5
                 f = waited
-                latency[i] = h1 * preset.l1_hit_latency + (1 - h1) * (f * preset.hbm_latency + (1 - f) * l2_lat)
+                latency[i] = (h1 * preset.l1_hit_latency + (1 - h1 - over) * (f * preset.hbm_latency + (1 - f) * l2_lat)
+                              + over * (again * preset.hbm_latency + (1 - again) * l2_lat))
         self.latency = latency
         walk = walk_function(fn, preset, latency, barrier_cycles)
         self.walk = walk
@@ -530,8 +561,10 @@ def _predict_at_clock(ex, preset, registers, shared_per_block, l2_since) -> Timi
     by_cta = waves <= 2 and n_ctas <= 4096      # each CTA costed as a sampled one, else the mean CTA's waves
     if not by_cta:
         ex = as_grid(ex)
+    # a CTA's share of its SM's L1: the lines it reads are one of `resident` CTAs' alike
+    resident = min(per_sm, per_sm_ctas)
     costs = KernelCosts(ex, preset, active, preset.barrier_cycles + preset.barrier_cycles_per_warp * ex.warps_per_cta,
-                        waves, l2_since)
+                        waves, l2_since, occ["l1_bytes"] / 128 / resident)
     sampled = list(ex.sampled_ctas)
     cache = {}
 

@@ -23,6 +23,8 @@ from typing import Mapping
 
 from warpsim.errors import WarpsimError
 
+from .reuse import L1_RESERVED_BYTES
+
 MEASURED = "validation/timing/h200/microbench.json: measured on H200"
 MEASURED2 = "validation/timing/h200/microbench2.json: measured on H200"
 MEASURED3 = "validation/timing/h200/microbench3_ncu.csv: measured on H200"
@@ -164,7 +166,20 @@ class GPUPreset:
         limits = {"warps": by_warps, "ctas": self.max_ctas_per_sm, "registers": by_regs, "shared_memory": by_smem}
         ctas = min(limits.values())
         return {"ctas_per_sm": ctas, "warps_per_sm": ctas * warps, "limits": limits,
-                "limited_by": min(limits, key=limits.get)}
+                "limited_by": min(limits, key=limits.get),
+                "l1_bytes": self.l1_bytes(threads_per_block, ctas * smem if shared_per_block else 0)}
+
+    def l1_bytes(self, threads_per_block: int, shared_bytes: int) -> int:
+        """What the unified pool leaves L1 beside the carve-out for `shared_bytes` of an SM's CTAs. The
+        carve-out is the smallest holding them, and at least 8 KB x 1,024 / threads per block up to 32 KB:
+        blocks without shared memory ran at 32 KB up to 256 threads, 16 KB at 512 and 8 KB at 1,024
+        (launch__shared_mem_config_size of 174 H200 launches in validation/). Of the rest, reuse's
+        L1_RESERVED_BYTES never held loads' lines (nineteenth batch)."""
+        floor = min(32, 8 * 1024 // max(1, threads_per_block)) * 1024
+        need = max(floor, shared_bytes)
+        carveout = next((kb * 1024 for kb in self.shared_carveouts_kib if kb * 1024 >= need),
+                        self.shared_carveouts_kib[-1] * 1024)
+        return self.l1_shared_kib * 1024 - carveout - L1_RESERVED_BYTES
 
 
 def _make(figures: dict) -> GPUPreset:
