@@ -2,7 +2,7 @@
 CTAs read again (mb19_sweep: dependent loads sweeping a region per warp, the SM's regions from 32 KB
 to 512 KB, 1 or 2 CTAs an SM, with dynamic shared memory shrinking L1, with stores inside the loop),
 local-memory histograms (mb19_hist_char / _int), and what a store or load costs the L1 by the lines it
-names (mb19_scatter: 1 to 32 lines a request, 8 or 32 warps an SM).
+names (mb19_scatter: 1 to 32 lines a request, 8 or 32 warps an SM, on 1, 33 or 132 SMs).
 
 On the device (after `nvcc -arch=sm_90 -cubin -o microbench19.cubin microbench19.cu`):
 
@@ -36,9 +36,11 @@ SWEEPS = ([sweep(kb) for kb in (32, 64, 128, 160, 192, 208, 224, 240, 256, 320, 
           + [sweep(kb, shared_kb=s) for s in (100, 200) for kb in (16, 32, 64, 128, 160)]
           + [sweep(kb, store_mode=m) for m in (1, 2) for kb in (64, 128, 192, 224)])
 HISTS = [dict(kernel=k, iters=25, grid=4096) for k in ("mb19_hist_char", "mb19_hist_int")]
-SCATTERS = [dict(kernel="mb19_scatter", mode=mode, lines=lines, warps_per_sm=warps, iters=1024)
+SCATTERS = [dict(kernel="mb19_scatter", mode=mode, lines=lines, warps_per_sm=warps, iters=1024, sms=SMS)
             for mode, warp_counts in ((0, (8, 32)), (1, (8,))) for warps in warp_counts
             for lines in (1, 2, 4, 8, 16, 32)]
+SCATTERS += [dict(kernel="mb19_scatter", mode=0, lines=lines, warps_per_sm=warps, iters=1024, sms=sms)
+             for sms in (1, 33) for warps in (8, 32) for lines in (1, 4, 8, 32)]
 CONFIGS = SWEEPS + HISTS + SCATTERS
 
 
@@ -50,7 +52,7 @@ def arguments(cp, config, buffers):
                                 np.int32(config["passes"]), np.int32(config["store_mode"])),
                 config["shared_kb"] * 1024)
     if config["kernel"] == "mb19_scatter":
-        return (SMS * config["warps_per_sm"] // WARPS, THREADS,
+        return (config["sms"], 32 * config["warps_per_sm"],             # one CTA an SM
                 (buffers["data"], buffers["clocks"], np.int32(config["lines"]), np.int32(config["iters"]),
                  np.int32(config["mode"]), np.int32(0)), 0)
     n = config["grid"] * THREADS
@@ -95,7 +97,8 @@ def run(reps=5):
             span = float(np.median(c[:, 1] - c[:, 0]))
             r["cycles_per_request"] = span / (config["iters"] * 4 * config["warps_per_sm"])
             print(f"scatter {'load ' if config['mode'] else 'store'} {config['lines']:2d} lines, {config['warps_per_sm']:2d} "
-                  f"warps/SM: {r['cycles_per_request']:6.2f} cycles a request per SM, {r['event_us']:8.1f} us", flush=True)
+                  f"warps/SM, {config['sms']:3d} SMs: {r['cycles_per_request']:6.2f} cycles a request per SM, "
+                  f"{r['event_us']:8.1f} us", flush=True)
         else:
             print(f"{config['kernel']}: {r['event_us']:8.1f} us", flush=True)
         results.append(r)
@@ -136,7 +139,7 @@ def model(kernels=("mb19_sweep", "mb19_scatter", "mb19_hist_char", "mb19_hist_in
         if not sweep:
             per = (cycles[1] - cycles[0]) / ((counts[1] - counts[0]) * 4 * config["warps_per_sm"])
             print(f"scatter {'load ' if config['mode'] else 'store'} {config['lines']:2d} lines, "
-                  f"{config['warps_per_sm']:2d} warps/SM: H200 {r['cycles_per_request']:6.2f}, model {per:6.2f} cycles a "
+                  f"{config['warps_per_sm']:2d} warps/SM, {config['sms']:3d} SMs: H200 {r['cycles_per_request']:6.2f}, model {per:6.2f} cycles a "
                   f"request per SM ({per / r['cycles_per_request']:.2f}x)", flush=True)
             continue
         per_load = (cycles[1] - cycles[0]) / ((counts[1] - counts[0]) * config["lines"])
