@@ -228,3 +228,43 @@ def test_idle_warps_of_a_cta_do_not_queue_beside_its_busy_ones():
             f[busy] = (f[busy].astype(np.float64) * np.float32(1.0001) + 0.5).astype(np.float32)
         np.testing.assert_allclose(got, f.sum(axis=1), rtol=1e-4)
     assert cycles[8] == pytest.approx(cycles[4], rel=0.02)     # queueing with the idle four: +4.8%
+
+
+def test_stores_back_to_back_to_the_same_sectors_are_charged_as_one():
+    """A cycle for each sector a run of stores fills, two for each it writes in part: four 4-byte stores
+    in a row whose lanes sit 16 bytes apart fill each of their 16 sectors together (16 cycles for the
+    four requests); one of them alone leaves all 16 partial (32)."""
+    from warpsim.timing.execution import store_run_cycles
+    lanes = np.arange(32, dtype=np.int64) * 16
+    run = [(lanes + 4 * k, 4) for k in range(4)]
+    assert store_run_cycles(run) == 16
+    assert store_run_cycles(run[:1]) == 32
+    coalesced = np.arange(32, dtype=np.int64) * 4       # one line's four sectors, filled
+    assert store_run_cycles([(coalesced, 4)]) == 4
+    scattered = np.arange(32, dtype=np.int64) * 128     # 32 lines, four bytes of each
+    assert store_run_cycles([(scattered, 4)]) == 64
+
+
+@pytest.mark.parametrize("lines, sms", [(1, 1), (4, 33), (8, 1), (32, 33)])
+def test_a_store_holds_the_lsu_a_cycle_a_sector_it_fills_and_two_a_sector_it_writes_in_part(lines, sms):
+    """microbench19's mb19_scatter (the H200's cubin), stores from 32 warps on each of 1 or 33 SMs, each
+    warp's 32 lanes spread over `lines` lines of its own: the H200 took 4.0 cycles a request per SM for
+    one line's four sectors and for four lines' one sector each, 16.0 for eight half sectors, 64.0 for
+    32 four-byte pieces. The model within 15%."""
+    import json
+    import pathlib
+    from warpsim.api.raw import pack_arguments
+    here = pathlib.Path(__file__).parents[2] / "validation" / "timing"
+    measured = json.loads((here / "h200" / "microbench19.json").read_text())
+    want = next(r for r in measured if r["kernel"] == "mb19_scatter" and
+                (r["mode"], r["lines"], r["warps_per_sm"], r["sms"]) == (0, lines, 32, sms))["cycles_per_request"]
+    f = ws.RawModule(path=str(here / "microbench19.cubin")).get_function("mb19_scatter")
+    buf, clocks = ws.zeros(sms * 32 * 4 * 32 * 32, dtype=np.int32), ws.zeros(2 * sms, dtype=np.int64)
+    cycles = []
+    for iters in (16, 32):
+        args = (buf, clocks, np.int32(lines), np.int32(iters), np.int32(0), np.int32(0))
+        params = pack_arguments(f.kernel_name, f.params, args)
+        cycles.append(predict(f.loaded_module, f.kernel_name, (sms,), (1024,), params, 0, gpu="h200",
+                              max_ctas=1).cycles)
+    per_request = (cycles[1] - cycles[0]) / (16 * 4 * 32)
+    assert per_request == pytest.approx(want, rel=0.15)

@@ -65,6 +65,8 @@ class SiteMemory:
     atomic_chunks_per_cta: float = 0.0
     atomic_chunk_advance: float = 0.0
     partial_lines: int = 0          # stores: distinct lines it wrote part of a sector of, the kernel not reading it
+    store_cycles: float = 0.0       # stores: LSU cycles of its requests, those issued back to back merged
+    #                                 (store_run_cycles)
 
 
 @dataclass
@@ -205,6 +207,22 @@ def global_request_stats(warps: np.ndarray, addrs: np.ndarray, nbytes: int) -> t
     return distinct_count(warps), distinct_count(w | sec), distinct_count(w | (a >> 7)), sec
 
 
+def store_run_cycles(run: list) -> float:
+    """LSU cycles of global stores a warp group issued back to back to the same sectors, `run` =
+    [((warp << 40) | byte offset keys, bytes each), ...]: a cycle for each sector their bytes fill
+    together, two for each they write only part of (nineteenth batch, mb19_scatter from 1 or 33 SMs
+    at 32 warps each, every request to other lines than the last: 4.0 cycles a request of one line's
+    four sectors and of four lines' one sector each, 16.0 of eight half sectors, 64.0 of 32 four-byte
+    pieces of 32 lines; set 1's cub_block_scan, whose four stores in a row each write a quarter of
+    the same 16 sectors, ran at the pace of 16 filled sectors, not of 64 partial ones)."""
+    keys = np.concatenate([a for a, _ in run])             # (a lane's store, at most 16 aligned bytes,
+    sizes = np.concatenate([np.full(len(a), n) for a, n in run])     # lies in one sector)
+    keys, first = np.unique(keys, return_index=True)       # a byte address written twice counts once
+    sector, written = np.unique(keys >> 5, return_inverse=True)
+    filled = np.bincount(written, weights=sizes[first]) >= 32
+    return float(np.count_nonzero(filled) + 2 * np.count_nonzero(~filled))
+
+
 def shared_request_wavefronts(warps: np.ndarray, addrs: np.ndarray, lanes: np.ndarray, nbytes: int) -> int:
     """Wavefronts of a shared access: per phase (a warp for <=32 bits, half-warps for 64, quarter-warps
     for 128), the largest number of distinct 4-byte words one bank is asked for."""
@@ -305,6 +323,8 @@ class _Recorder(LaunchObserver):
         self._stores: dict = {}           # site -> list of (byte addresses, bytes each) of its global stores
         self._cta_order: list = []        # ((cta, sector) keys, site, warps, is a load) of loads and stores, in order
         self._atomic: dict = {}           # site -> list of (line, same, addresses, cta, line passes)
+        self._store_run: list = []        # (site, (warp, byte address) keys, bytes each, sectors) of stores
+        #                                   back to back to the same sectors
 
     def _matrices(self, cta_ids):
         out = []
@@ -333,6 +353,14 @@ class _Recorder(LaunchObserver):
         rec.lines += lines
         if space != "global":
             return
+        if kind == "store":
+            keys = np.unique((np.asarray(warp_slots, dtype=np.int64) << 40) | address_offsets(addrs))
+            sectors = np.unique(keys >> 5)
+            if self._store_run and not np.array_equal(sectors, self._store_run[0][3]):
+                self._end_store_run()           # stores to other sectors are not combined
+            self._store_run.append((site_index, keys, nbytes, sectors))
+        else:
+            self._end_store_run()
         if kind in ("load", "store"):
             base = address_offsets(addrs) >> 5
             self._cta_order.append(((ctas.astype(np.int64) << CTA_SHIFT) | base, site_index, np.asarray(warp_slots),
@@ -350,7 +378,18 @@ class _Recorder(LaunchObserver):
             self._atomic.setdefault(site_index, []).append((line, same, n_addresses, cta_of_warp,
                                                              lanes * nbytes / FULL_PASS_BYTES))
 
+    def _end_store_run(self):
+        """Charge the global stores a warp group issued back to back to the same sectors (no global load
+        or atomic between) their LSU cycles, shared equally by their requests (store_run_cycles)."""
+        if not self._store_run:
+            return
+        cycles = store_run_cycles([(keys, n) for _, keys, n, _ in self._store_run])
+        for site, _, _, _ in self._store_run:
+            self.memory[site].store_cycles += cycles / len(self._store_run)
+        self._store_run = []
+
     def finish_memory(self) -> tuple:
+        self._end_store_run()
         # L1 misses: a CTA's first touch of a sector, charged to the load that touched it first
         loads = [(i, k, site, w) for i, (k, site, w, is_load) in enumerate(self._cta_order) if is_load]
         if loads:

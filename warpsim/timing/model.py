@@ -236,7 +236,7 @@ class KernelCosts:
             else:
                 opcode = fn.instructions[i].opcode
                 if opcode not in TMA_UNIT:          # the TMA unit's copies are no LSU requests
-                    per_exec["tags"][i] = max(m.requests, m.lines / preset.l1_lines_per_clk) / e
+                    per_exec["tags"][i] = max(m.requests, m.lines / preset.l1_lines_per_clk, m.store_cycles) / e
                 copy = opcode in ASYNC_COPIES
                 rate = cp_async_rate if opcode == "LDGSTS" else 1.0
                 line = COPY_LINE_BYTES if copy else 128.0
