@@ -96,3 +96,18 @@ def test_sass_faults_on_the_first_bad_lane(space, width, seed):
             f"local access of {size} bytes outside the thread's {LOCAL_BYTES} bytes")
     shown = int(offsets[bad_lane]) + (0x400 if space != "local" else 0)
     assert str(caught.value).startswith(f"{what} at 0x{shown:x} by block (0, 0, 0) thread ({bad_lane}, 0, 0)")
+
+
+def test_local_words_interleave_the_lanes_of_a_warp():
+    """Lane l's local word w lies at w * 128 + l * 4 of its warp's local memory; a byte keeps its place
+    in the word, and an 8- or 16-byte access is 2 or 4 words 128 bytes apart."""
+    import numpy as np
+    from warpsim.semantics.addresses import LOCAL_WINDOW, local_hardware_bytes
+    lanes = np.arange(32)
+    hw, of_lane, nbytes = local_hardware_bytes(lanes, np.full(32, 8), 4)
+    assert nbytes == 4 and (hw == 2 * 128 + lanes * 4).all() and (of_lane == lanes).all()
+    hw, _, nbytes = local_hardware_bytes(lanes[:2], np.array([LOCAL_WINDOW + 5, 6]), 1)
+    assert nbytes == 1 and hw.tolist() == [128 + 1, 128 + 4 + 2]
+    hw, of_lane, nbytes = local_hardware_bytes(lanes[3:4], np.array([16]), 16)
+    assert nbytes == 4 and hw.tolist() == [4 * 128 + 12, 5 * 128 + 12, 6 * 128 + 12, 7 * 128 + 12]
+    assert of_lane.tolist() == [0, 0, 0, 0]

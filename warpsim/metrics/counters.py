@@ -34,7 +34,7 @@ from ..machine.scheduling.base import warp_any
 from ..ptx.ir import Sink
 from ..sass.executor.async_copy import TMA_UNIT
 from ..sass.issues import brx_targets, bsync_arrivals
-from ..semantics.addresses import LOCAL_WINDOW, SHARED_WINDOW, window_offsets
+from ..semantics.addresses import SHARED_WINDOW, local_hardware_bytes, window_offsets
 
 SECTOR_SHIFT = 5          # 32-byte sectors
 LINE_SHIFT = 7            # 128-byte cache lines
@@ -98,12 +98,8 @@ def global_sectors(idx: np.ndarray, addrs: np.ndarray, nbytes: int) -> tuple:
 
 def local_sectors(idx: np.ndarray, addrs: np.ndarray, nbytes: int) -> tuple:
     """Local memory is interleaved by 4-byte word across the lanes of a warp, as on the hardware."""
-    words = max(1, nbytes // 4)
-    off = window_offsets(addrs, LOCAL_WINDOW)
-    lane = (idx & 31).astype(np.int64)
-    hw = ((off >> 2)[:, None] + np.arange(words)) * 128 + (lane * 4)[:, None]
-    warp = np.repeat(idx >> 5, words)
-    hw = hw.ravel()
+    hw, of_lane, _ = local_hardware_bytes(idx, addrs, nbytes)
+    warp = (idx >> 5)[of_lane]
     return (request_count(idx), _distinct_pairs(warp, hw >> SECTOR_SHIFT),
             _distinct_pairs(warp, hw >> LINE_SHIFT))
 

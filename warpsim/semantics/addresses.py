@@ -38,6 +38,18 @@ def window_offsets(addrs, window: int) -> np.ndarray:
     return np.where(a >= np.uint64(window), a - np.uint64(window), a).astype(np.int64)
 
 
+def local_hardware_bytes(lanes, addrs, nbytes: int) -> tuple:
+    """Where a warp's local accesses lie in the hardware's local memory, which interleaves the lanes
+    of a warp by 4-byte word (lane l's word w at w * 128 + l * 4): (per lane and word of the access,
+    the byte address in the warp's local memory, the lane's index into `lanes`, bytes each). An
+    access of 8 or 16 bytes is 2 or 4 words, 128 bytes apart."""
+    off = window_offsets(addrs, LOCAL_WINDOW)
+    lane = (np.asarray(lanes) & 31).astype(np.int64)
+    words = max(1, nbytes // 4)
+    hw = ((off >> 2)[:, None] + np.arange(words)) * 128 + (lane * 4 + (off & 3))[:, None]
+    return hw.ravel(), np.repeat(np.arange(len(off)), words), min(nbytes, 4)
+
+
 def aligned(addrs, size: int) -> np.ndarray:
     """Per lane: the address is a multiple of the access's width (every space demands it).
     Widths are powers of two: a mask of the low bits, not a 64-bit division per lane."""

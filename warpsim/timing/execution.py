@@ -25,6 +25,7 @@ import numpy as np
 from ..machine.counting import conflict_free_wavefronts, distinct_count
 from ..machine.events import LaunchObserver
 from ..machine.memory import GLOBAL_BASE
+from ..semantics.addresses import local_hardware_bytes
 from ..sass.executor.async_copy import TMA_UNIT
 from ..sass.issues import brx_targets, bsync_arrivals, bsync_starts
 from .reuse import bucket, stack_distances
@@ -347,13 +348,14 @@ class _Recorder(LaunchObserver):
             rec.requests += distinct_count(warp_slots)
             rec.wavefronts += shared_request_wavefronts(warp_slots, addrs, lanes, nbytes)
             return
+        if space == "local":                    # where the hardware keeps the lanes' words
+            addrs, of_lane, nbytes = local_hardware_bytes(lanes, addrs, nbytes)
+            warp_slots = np.asarray(warp_slots)[of_lane]
         requests, sectors, lines, sec = global_request_stats(warp_slots, addrs, nbytes)
         rec.requests += requests
         rec.sectors += sectors
         rec.lines += lines
-        if space != "global":
-            return
-        if kind == "store":
+        if kind == "store":                     # global and local stores take the one store path
             keys = np.unique((np.asarray(warp_slots, dtype=np.int64) << 40) | address_offsets(addrs))
             sectors = np.unique(keys >> 5)
             if self._store_run and not np.array_equal(sectors, self._store_run[0][3]):
@@ -361,6 +363,8 @@ class _Recorder(LaunchObserver):
             self._store_run.append((site_index, keys, nbytes, sectors))
         else:
             self._end_store_run()
+        if space != "global":
+            return
         if kind in ("load", "store"):
             base = address_offsets(addrs) >> 5
             self._cta_order.append(((ctas.astype(np.int64) << CTA_SHIFT) | base, site_index, np.asarray(warp_slots),

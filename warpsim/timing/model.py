@@ -237,6 +237,8 @@ class KernelCosts:
                 opcode = fn.instructions[i].opcode
                 if opcode not in TMA_UNIT:          # the TMA unit's copies are no LSU requests
                     per_exec["tags"][i] = max(m.requests, m.lines / preset.l1_lines_per_clk, m.store_cycles) / e
+                if m.space == "local":              # a thread's local words stay in its SM's L1 [assumed]
+                    continue
                 copy = opcode in ASYNC_COPIES
                 rate = cp_async_rate if opcode == "LDGSTS" else 1.0
                 line = COPY_LINE_BYTES if copy else 128.0
