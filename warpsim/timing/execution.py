@@ -209,7 +209,7 @@ def global_request_stats(warps: np.ndarray, addrs: np.ndarray, nbytes: int) -> t
 
 
 def store_run_cycles(run: list) -> float:
-    """LSU cycles of global stores a warp group issued back to back to the same sectors, `run` =
+    """LSU cycles of stores (global or local) a warp group issued back to back to the same sectors, `run` =
     [((warp << 40) | byte offset keys, bytes each), ...]: a cycle for each sector their bytes fill
     together, two for each they write only part of (nineteenth batch, mb19_scatter from 1 or 33 SMs
     at 32 warps each, every request to other lines than the last: 4.0 cycles a request of one line's
@@ -383,8 +383,8 @@ class _Recorder(LaunchObserver):
                                                              lanes * nbytes / FULL_PASS_BYTES))
 
     def _end_store_run(self):
-        """Charge the global stores a warp group issued back to back to the same sectors (no global load
-        or atomic between) their LSU cycles, shared equally by their requests (store_run_cycles)."""
+        """Charge the stores a warp group issued back to back to the same sectors (no load or atomic
+        between) their LSU cycles, shared equally by their requests (store_run_cycles)."""
         if not self._store_run:
             return
         cycles = store_run_cycles([(keys, n) for _, keys, n, _ in self._store_run])
