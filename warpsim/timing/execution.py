@@ -276,15 +276,12 @@ def _chunk_spread(chunk: np.ndarray, cta: np.ndarray) -> tuple:
     return float(per_cta.mean()), float(np.median(slopes))
 
 
-def _rereads(order: list) -> dict:
+def _rereads(keys: np.ndarray, warps: np.ndarray, calls: np.ndarray, sites: np.ndarray, is_load: np.ndarray) -> dict:
     """site -> ((lines, sectors), ...): of the loads' (warp request, sector) accesses, those re-reading
     a sector their CTA touched at an earlier issue, counted by how many distinct lines the CTA touched
     in between, loads and stores (stores take L1 lines too: the nineteenth batch's covariance-style
-    loop, whose loads' lines and stored lines together overflow L1, kept 62% of its re-reads)."""
-    sizes = np.array([len(k) for k, _, _, _ in order])
-    keys = np.concatenate([k for k, _, _, _ in order])
-    warps = np.concatenate([w for _, _, w, _ in order]).astype(np.int64)
-    calls = np.repeat(np.arange(len(order)), sizes)
+    loop, whose loads' lines and stored lines together overflow L1, kept 62% of its re-reads). The
+    columns are per lane of the recorder's loads and stores, in the order they ran."""
     # one access per (issue, warp, sector), in issue order (a warp's slot names its CTA)
     within = (warps << (CTA_SHIFT - 5)) | (keys & SECTOR_BITS)
     ranked = np.lexsort((within, calls))
@@ -294,13 +291,11 @@ def _rereads(order: list) -> dict:
     by_cta = requested[np.argsort(keys[requested] >> CTA_SHIFT, kind="stable")]
     distances, previous = stack_distances(keys[by_cta])
     call = calls[by_cta]
-    site = np.repeat(np.array([s for _, s, _, _ in order]), sizes)[by_cta]
-    is_load = np.repeat(np.array([load for _, _, _, load in order]), sizes)[by_cta]
     # an access whose sector was last touched in the same issue waits on that fetch (in_step_sectors)
-    again = is_load & (previous >= 0) & (call[np.maximum(previous, 0)] != call)
+    again = is_load[by_cta] & (previous >= 0) & (call[np.maximum(previous, 0)] != call)
     if not again.any():
         return {}
-    pairs, counts = np.unique(np.stack([site[again].astype(float), bucket(distances[again])]), axis=1,
+    pairs, counts = np.unique(np.stack([sites[by_cta][again].astype(float), bucket(distances[again])]), axis=1,
                               return_counts=True)
     out: dict = {}
     for (site, lines), n in zip(pairs.T, counts):
@@ -395,12 +390,17 @@ class _Recorder(LaunchObserver):
     def finish_memory(self) -> tuple:
         self._end_store_run()
         # L1 misses: a CTA's first touch of a sector, charged to the load that touched it first
-        loads = [(i, k, site, w) for i, (k, site, w, is_load) in enumerate(self._cta_order) if is_load]
-        if loads:
-            keys = np.concatenate([k for _, k, _, _ in loads])
-            sites = np.concatenate([np.full(len(k), site) for _, k, site, _ in loads])
-            warps = np.concatenate([w for _, _, _, w in loads]).astype(np.int64)
-            calls = np.concatenate([np.full(len(k), i) for i, k, _, _ in loads])
+        order = self._cta_order
+        is_load = np.array([load for _, _, _, load in order], dtype=bool)
+        if is_load.any():
+            sizes = np.array([len(k) for k, _, _, _ in order])
+            columns = (np.concatenate([k for k, _, _, _ in order]),
+                       np.concatenate([w for _, _, w, _ in order]).astype(np.int64),
+                       np.repeat(np.arange(len(order)), sizes),
+                       np.repeat(np.array([site for _, site, _, _ in order]), sizes),
+                       np.repeat(is_load, sizes))
+            rereads = _rereads(*columns)
+            keys, warps, calls, sites = (c[columns[-1]] for c in columns[:-1])
             touched, first, which = np.unique(keys, return_index=True, return_inverse=True)
             per_site = np.bincount(sites[first])
             # how many sampled CTAs read each first touch's sector
@@ -413,7 +413,6 @@ class _Recorder(LaunchObserver):
             first_of = first[which[requested]]
             in_step = (calls[first_of] == calls[requested]) & (warps[first_of] != warps[requested])
             per_site_in_step = np.bincount(sites[requested][in_step], minlength=len(per_site))
-            rereads = _rereads(self._cta_order)
             shared = sharing >= 2
             by_readers = np.zeros((int(sites.max()) + 1, int(sharing.max()) + 1), dtype=np.int64)
             np.add.at(by_readers, (sites[first][shared], sharing[shared]), 1)
