@@ -30,9 +30,17 @@ def event_seconds(cp, launch, reps: int, before=None) -> list:
     return times
 
 
-def main(doc: str, run, name: str) -> None:
+def launch_once(cp, launch, config) -> None:
+    """One untimed launch of a configuration, waited for and named (a runner's --once, under ncu)."""
+    launch()
+    cp.cuda.runtime.deviceSynchronize()
+    print(config, flush=True)
+
+
+def main(doc: str, run, name: str, model=None) -> None:
     """The runners' command line: run() (its own count of timed launches) returns the results to write;
-    run(reps=0) launches each configuration once."""
+    run(reps=0) launches each configuration once; model(), where a runner has one, prints the timing
+    model beside the stored recording (`--model`, here, not on the device)."""
     if len(sys.argv) == 3 and sys.argv[1] == "--collect":
         os.makedirs(sys.argv[2], exist_ok=True)
         results = run()
@@ -40,5 +48,7 @@ def main(doc: str, run, name: str) -> None:
             json.dump(results, fh, indent=1)
     elif len(sys.argv) == 2 and sys.argv[1] == "--once":
         run(reps=0)
+    elif model is not None and sys.argv[1:] == ["--model"]:
+        model()
     else:
         print(doc)

@@ -18,7 +18,7 @@ import os
 
 import numpy as np
 
-from microbench_runner import event_seconds, main
+from microbench_runner import event_seconds, launch_once, main
 from run_microbench8 import SMS, encode_tensor_map
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -60,9 +60,7 @@ def run(reps=5):
                 np.int32(config["per_stage"]), np.int32(config["issuers"]))
         launch = lambda: f((grid,), (64,), args, shared_mem=shared)     # noqa: E731
         if not reps:
-            launch()
-            cp.cuda.runtime.deviceSynchronize()
-            print(config, flush=True)
+            launch_once(cp, launch, config)
             continue
         seconds = float(np.median(event_seconds(cp, launch, reps)))
         c = clocks[:2 * grid].get().reshape(grid, 2)

@@ -18,7 +18,7 @@ import os
 
 import numpy as np
 
-from microbench_runner import event_seconds, main
+from microbench_runner import event_seconds, launch_once, main
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SMS, THREADS, WARPS = 132, 256, 8
@@ -79,9 +79,7 @@ def run(reps=5):
             f.max_dynamic_shared_size_bytes = shared
         launch = lambda: f((grid,), (block,), args, shared_mem=shared)     # noqa: E731
         if not reps:
-            launch()
-            cp.cuda.runtime.deviceSynchronize()
-            print(config, flush=True)
+            launch_once(cp, launch, config)
             continue
         seconds = float(np.median(event_seconds(cp, launch, reps)))
         r = dict(config, event_us=seconds * 1e6)
@@ -149,8 +147,4 @@ def model(kernels=("mb19_sweep", "mb19_scatter", "mb19_hist_char", "mb19_hist_in
 
 
 if __name__ == "__main__":
-    import sys
-    if sys.argv[1:] == ["--model"]:
-        model()
-    else:
-        main(__doc__, run, "microbench19.json")
+    main(__doc__, run, "microbench19.json", model)

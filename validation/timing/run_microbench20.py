@@ -15,7 +15,7 @@ import os
 
 import numpy as np
 
-from microbench_runner import event_seconds, main
+from microbench_runner import event_seconds, launch_once, main
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 N = 1 << 24                      # threads (records) a launch
@@ -33,9 +33,7 @@ def run(reps=5):
         args = (out, np.int32(config["stride"]), np.int32(config["fields"]), np.int32(config["vector"]), np.int64(N))
         launch = lambda: f((N // 256,), (256,), args)     # noqa: E731
         if not reps:
-            launch()
-            cp.cuda.runtime.deviceSynchronize()
-            print(config, flush=True)
+            launch_once(cp, launch, config)
             continue
         seconds = float(np.median(event_seconds(cp, launch, reps)))
         results.append(dict(config, threads=N, event_us=seconds * 1e6))
@@ -62,8 +60,4 @@ def model():
 
 
 if __name__ == "__main__":
-    import sys
-    if sys.argv[1:] == ["--model"]:
-        model()
-    else:
-        main(__doc__, run, "microbench20.json")
+    main(__doc__, run, "microbench20.json", model)
