@@ -2,9 +2,11 @@
 
 The generated function `block_<gid>(ctx, idx)` executes the block for the
 threads `idx` (every thread of the batch that is at this block in a selected
-warp group): it gathers each register it reads once, runs the block's
+warp group, ascending): it gathers each register it reads once, runs the block's
 instructions as NumPy operations on those local arrays, scatters the
-registers it wrote, and sets each thread's next block. Value instructions go
+registers it wrote, and sets each thread's next block. Where idx is one run of
+consecutive slots (converged warps, a whole batch), the gathers and scatters
+are slice copies (`span`): a tenth of a fancy index's cost. Value instructions go
 through the instruction table's compute functions; every other instruction
 through the emitter its table entry names (machine.isa).
 
@@ -77,6 +79,22 @@ def fit(values, n):
     return np.broadcast_to(values, (n,)).copy()
 
 
+def span(idx):
+    """idx (ascending thread slots) as a slice where it is one run of consecutive slots, else idx:
+    a register read through the slice is a copy of a contiguous run, not a gather."""
+    n = len(idx)
+    if n > 1 and idx[n - 1] - idx[0] == n - 1:
+        first = int(idx[0])
+        return slice(first, first + n)
+    return idx
+
+
+def gather(storage, rows):
+    """A register's values at rows (span's answer) as an array of their own: a slice's view is copied,
+    so what the block computes never aliases the register file it writes back to."""
+    return storage[rows].copy() if rows.__class__ is slice else storage[rows]
+
+
 def store_value(values, ptype, bits, n):
     """Typed values as the bits of an n-thread register of `bits` bits (fit after to_storage)."""
     if type(values) is np.ndarray:
@@ -110,7 +128,7 @@ class BlockCompiler:
         self.fn = pblock.function
         self.lines: list[str] = []
         # What generated code may call: NumPy, memory access and the families' runtimes.
-        self.env: dict = {"np": np, "fit": fit, "store_value": store_value,
+        self.env: dict = {"np": np, "fit": fit, "store_value": store_value, "span": span, "gather": gather,
                           "reinterpret": reinterpret, "read_special": read_special,
                           "access": access, "count_guard": count_guard, "AT_BARRIER": AT_BARRIER,
                           **FAMILIES}
@@ -149,7 +167,7 @@ class BlockCompiler:
 
     def emit(self, line: str):
         self.lines.append("    " + line)
-        self.line_instructions[len(self.lines) + 2] = self.current     # after 'def' and 'n = ...'
+        self.line_instructions[len(self.lines) + 3] = self.current     # after 'def', 'n = ...', 'rows = ...'
 
     def key(self, reg: str) -> str:
         return f"{self.fn.name}::{reg}"
@@ -166,7 +184,7 @@ class BlockCompiler:
         var = self.local.get(reg)
         if var is None:
             var = self.fresh("r_" + re.sub(r"\W", "_", reg.lstrip("%")) + "_")
-            self.emit(f"{var} = ctx.reg({self.key(reg)!r}, {self.reg_bits(reg)})[idx]")
+            self.emit(f"{var} = gather(ctx.reg({self.key(reg)!r}, {self.reg_bits(reg)}), rows)")
             self.local[reg] = var
         return var
 
@@ -355,10 +373,10 @@ class BlockCompiler:
                 body_ends = spec.emit(self, ins) or body_ends
         self.writeback()
         if not body_ends:
-            self.emit(f"ctx.pc[idx] = {b.next_gid}")
+            self.emit(f"ctx.pc[rows] = {b.next_gid}")
             if b.next_gid == -1:
                 self.emit("control.exit_threads(ctx, idx)")
-        src = f"def {name}(ctx, idx):\n    n = len(idx)\n" + "\n".join(self.lines) + "\n"
+        src = f"def {name}(ctx, idx):\n    n = len(idx)\n    rows = span(idx)\n" + "\n".join(self.lines) + "\n"
         filename = self.dump(src)
         linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
         exec(compile(src, filename, "exec"), self.env)
@@ -407,7 +425,7 @@ class BlockCompiler:
         for reg in self.dirty:
             if self.kept is not None and reg not in self.kept:
                 continue
-            self.emit(f"ctx.reg({self.key(reg)!r}, {self.reg_bits(reg)})[idx] = {self.local[reg]}")
+            self.emit(f"ctx.reg({self.key(reg)!r}, {self.reg_bits(reg)})[rows] = {self.local[reg]}")
         self.dirty = []
 
     def emit_value(self, ins, spec):

@@ -27,10 +27,10 @@ def emit_branch(c, ins):
     target = c.program.label_gid(c.fn, ins.srcs[0].name)
     c.writeback()
     if c.guard is None:
-        c.emit(f"ctx.pc[idx] = {target}")
+        c.emit(f"ctx.pc[rows] = {target}")
     else:
         fall = c.block.next_gid
-        c.emit(f"ctx.pc[idx] = np.where({c.guard}, {target}, {fall})")
+        c.emit(f"ctx.pc[rows] = np.where({c.guard}, {target}, {fall})")
         if fall == -1:
             c.emit(f"control.exit_threads(ctx, idx[~{c.guard}])")
     return True
@@ -48,12 +48,12 @@ def emit_exit(c, ins):
     if ins.opcode == "ret" and c.fn.kind == "func":
         sel_idx, sel = c.selected()
         if sel:
-            c.emit(f"ctx.pc[idx] = {c.block.next_gid}")
+            c.emit(f"ctx.pc[rows] = {c.block.next_gid}")
         c.emit(f"control.leave_function(ctx, ctx.program, {c.fn.name!r}, {sel_idx})")
         return True
     sel_idx, sel = c.selected()
     if sel:
-        c.emit(f"ctx.pc[idx] = {c.block.next_gid}")
+        c.emit(f"ctx.pc[rows] = {c.block.next_gid}")
         if c.block.next_gid == -1:
             c.emit("control.exit_threads(ctx, idx)")
     c.emit(f"control.exit_threads(ctx, {sel_idx})")
@@ -87,7 +87,7 @@ def emit_call(c, ins):
         args = [c.key(a.name) for a in call.args]
         rets = [c.key(r.name) for r in call.returns]
         c.emit(f"builtins.call_builtin(ctx, ctx.program, idx, {callee.name!r}, {args!r}, {rets!r}, {site})")
-        c.emit(f"ctx.pc[idx] = {c.block.next_gid}")
+        c.emit(f"ctx.pc[rows] = {c.block.next_gid}")
         if c.block.next_gid == -1:
             c.emit("control.exit_threads(ctx, idx)")
         return True
