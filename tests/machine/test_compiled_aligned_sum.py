@@ -89,6 +89,24 @@ def test_compiled_accumulate_equals_the_numpy_rule(atype, finite, spread, n, lan
     np.testing.assert_array_equal(by_register, want.T)
 
 
+@pytest.mark.parametrize("warps", [31, 32, 70])
+def test_warps_across_the_gathered_groups_of_32_keep_their_own_accumulators(warps):
+    """The accumulators go between the register file and the tiles 32 warps at a time (WARP_GROUP):
+    whole groups, a group of one warp more, and a partial last group keep every warp's words."""
+    rng = np.random.default_rng(warps)
+    n, groups = 64, 5
+    A = normal_values(rng, (warps, 16, 16), "f16")
+    B = normal_values(rng, (groups, n, 16), "f16")
+    row, lane = np.repeat(np.arange(warps), 32), np.tile(np.arange(32), warps)
+    old = accumulator_words(rng, (len(row), n // 2), True, "scaled")
+    b_of_warp = np.sort(rng.integers(0, groups, warps))
+    with np.errstate(all="ignore"):
+        want = aligned_accumulate(A, B, b_of_warp, row, lane, n, old, "f16")
+        got = compiled_accumulate(A, B, b_of_warp, row, lane, n, np.ascontiguousarray(old.T), "f16",
+                                  registers_first=True)
+    np.testing.assert_array_equal(got, want.T)
+
+
 def test_a_subnormal_accumulator_counts_at_f32s_smallest_normal_exponent():
     """C = 2^-149 sets E = -126, so eight products of 1.5 2^-152 cut to zero and C stays; counted at its
     own exponent (-149) C would keep them, 2.5 2^-149, and round toward zero to 2 2^-149."""

@@ -7,8 +7,8 @@ smallest normal exponent), summed exactly and rounded toward zero to f32; a zero
 is +0. In NumPy that is a dozen passes over a (warps, 16, N) array for each of an
 instruction's 16 products, several times the cost of the matrix product itself. Here each
 warp's accumulators are gathered from the register file as it is (register-major, as the SASS
-executor keeps it, or thread-major) into its 16 x N tile, a register's 32 threads at a time,
-and the rule runs along the tile's rows: K is 16 in every f16/bf16 wgmma, a constant here, so
+executor keeps it, or thread-major) into its 16 x N tile, a register's threads of 32 warps at a
+time, and the rule runs along the tile's rows: K is 16 in every f16/bf16 wgmma, a constant here, so
 LLVM unrolls the loops over the products and vectorizes each pass along N.
 
 The bits are the rule's (tests/machine/test_compiled_aligned_sum.py compares every word on
@@ -28,7 +28,6 @@ Partial warps, infinite or NaN inputs and accumulators go to the NumPy rule.
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 
 import numpy as np
 from llvmlite import ir
@@ -44,6 +43,7 @@ ACCUMULATOR_MIN_EXPONENT = MIN_EXPONENT["f32"]     # where a subnormal f32 accum
 F32_KIND, F64_KIND = np.empty(0, np.float32), np.empty(0, np.float64)   # the type products are computed in
 F16_LOWEST_LEAD = -60         # below any nonzero f16 product's ea + eb (-28): 2^(25 - E) stays finite in f32
 TILE_K = 16                   # K of every f16/bf16 wgmma: a constant, so the loops over it unroll
+WARP_GROUP = 32               # warps whose accumulators are gathered (and scattered) together
 NO_INPUT = np.int16(-16000)   # a zero input's exponent in int16: its products' sums stay below NO_PRODUCT
 NO_PRODUCT = -30000           # the exponent pass's start; any value below LOWEST_LEAD never leads
 
@@ -71,22 +71,43 @@ def _place_inputs(values, row, placed, exponents, min_exponent):
         exponents[row, x] = NO_INPUT if zero else np.int16(max(biased - np.int32(1023), np.int32(min_exponent)))
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _copy_group(registers, first, end, tiles, n, gather):
+    """Warps first..end-1 between the register file (N/2, threads) and their tiles (see
+    _accumulate_tiles): register r = 4 q + 2 h + e of lane 4 g + pair is tile row g + 8 h, position
+    e N/2 + 4 q + pair. Into the tiles where `gather`, back into the registers otherwise."""
+    for q in range(n >> 3):
+        for h in range(2):
+            for e in range(2):
+                r = 4 * q + 2 * h + e
+                at = e * (n >> 1) + 4 * q
+                for w in range(first, end):
+                    for g in range(8):
+                        for pair in range(4):
+                            if gather:
+                                tiles[w - first, g + 8 * h, at + pair] = registers[r, 32 * w + 4 * g + pair]
+                            else:
+                                registers[r, 32 * w + 4 * g + pair] = tiles[w - first, g + 8 * h, at + pair]
+
+
 @njit(cache=True, nogil=True)
-def _accumulate_tiles(A, B, b_of_warp, columns, addend, bits, min_exponent, product_floor, kind, words):
+def _accumulate_tiles(A, B, b_of_warp, addend, bits, min_exponent, product_floor, kind, words):
     """The new accumulators of whole warps, warp by warp, in place in `words`.
 
     A (warps, 16, TILE_K) and B (Bs, N, TILE_K) float64 (finite), b_of_warp each warp's B. addend
     and words (N/2, threads) f32, each register's threads in a row (any strides: a transposed view
-    serves threads-first arrays). Register r of lane 4 g + pair holds element (row g + 8 ((r >> 1) & 1),
-    column columns[4 r + pair]) of the warp's 16 x N tile (semantics.wgmma.accumulator_offsets).
-    Each warp's C is gathered into its tile register by register (a row of 32 threads at a time),
-    the rule runs row by row of the tile with the loops over K unrolled (TILE_K is a constant), so
-    each pass is one vectorized loop along N, and the sums go back register by register. A and B
-    are copied into the type of `kind` (f32 for f16 inputs, f64 for bf16), B once per run of warps
-    sharing it; exponents are int16, sums of two inputs' included. The cut terms are integers below
-    2^27 in magnitude (2^31 for the sum), added as int32; a zero result is +0. `bits`: the rule's
-    bits kept below E, min_exponent where subnormal inputs count. Returns whether every accumulator
-    read was finite."""
+    serves threads-first arrays). Register r = 4 q + 2 h + e of lane 4 g + pair holds element
+    (row g + 8 h, column 8 q + 2 pair + e) of the warp's 16 x N tile (semantics.wgmma.accumulator_offsets).
+    The tile is kept with its columns in the order (e, q, pair), position e N/2 + 4 q + pair, so that a
+    register's 32 threads are 8 runs of 4 consecutive positions: C is gathered and the sums scattered
+    as straight copies, WARP_GROUP warps at a time (a register's row of the register file is read 4 KB
+    at a time, not 128 bytes); B's columns are placed in that order
+    once per run of warps sharing it. The rule runs row by row of the tile with the loops over K unrolled
+    (TILE_K is a constant), so each pass is one vectorized loop along N. A and B are copied into the type
+    of `kind` (f32 for f16 inputs, f64 for bf16); exponents are int16, sums of two inputs' included, and
+    so is each element's largest (16 lanes a vector). The cut terms are integers below 2^27 in magnitude
+    (2^31 for the sum), added as int32; a zero result is +0. `bits`: the rule's bits kept below E,
+    min_exponent where subnormal inputs count. Returns whether every accumulator read was finite."""
     warps, rows = A.shape[0], A.shape[1]
     n = B.shape[1]
     a_rows = np.empty((rows, TILE_K), kind.dtype)
@@ -95,9 +116,10 @@ def _accumulate_tiles(A, B, b_of_warp, columns, addend, bits, min_exponent, prod
     eb_cols = np.empty((n, TILE_K), np.int16)
     b_k = np.empty((TILE_K, n), kind.dtype)
     eb = np.empty((TILE_K, n), np.int16)
-    c = np.empty((rows, n), np.float32)
-    sums = np.empty((rows, n), np.float32)
-    lead = np.empty(n, np.int32)
+    c_group = np.empty((WARP_GROUP, rows, n), np.float32)
+    sums_group = np.empty((WARP_GROUP, rows, n), np.float32)
+    lead16 = np.empty(n, np.int16)          # the products' largest exponent
+    lead = np.empty(n, np.int32)            # E
     units = np.empty(n, np.int32)
     scale = np.empty(n, kind.dtype)
     infinite = np.int32(0)
@@ -106,29 +128,31 @@ def _accumulate_tiles(A, B, b_of_warp, columns, addend, bits, min_exponent, prod
         gb = b_of_warp[w]
         if gb != last_b:                      # a warpgroup's warps share their B: placed once
             last_b = gb
-            for j in range(n):
-                _place_inputs(B[gb, j], j, b_cols, eb_cols, min_exponent)
+            for j in range(n):                # column j at position e N/2 + 4 q + pair
+                at = (j & 1) * (n >> 1) + 4 * (j >> 3) + ((j >> 1) & 3)
+                _place_inputs(B[gb, j], at, b_cols, eb_cols, min_exponent)
             b_k[:, :] = b_cols.T
             eb[:, :] = eb_cols.T
         for i in range(rows):
             _place_inputs(A[w, i], i, a_rows, ea, min_exponent)
-        for r in range(n >> 1):               # C, a register's 32 threads at a time
-            half = 8 * ((r >> 1) & 1)
-            for lane in range(32):
-                c[(lane >> 2) + half, columns[4 * r + (lane & 3)]] = addend[r, 32 * w + lane]
+        in_group = w % WARP_GROUP
+        if in_group == 0:                     # C of the group's warps, register by register
+            _copy_group(addend, w, min(w + WARP_GROUP, warps), c_group, n, True)
+        c = c_group[in_group]
+        sums = sums_group[in_group]
         for i in range(rows):
             for j in range(n):                # the largest exponent of each element's products
                 top = np.int16(NO_PRODUCT)
                 for kk in range(TILE_K):
                     top = max(top, np.int16(ea[i, kk] + eb[kk, j]))
-                lead[j] = top
+                lead16[j] = top
             for j in range(n):                # with C's: E; C cut; the products' scale 2^(bits - E), E
                 c_bits = bits_of(c[i, j])     # raised to product_floor
                 biased = np.int32((c_bits >> np.uint32(23)) & np.uint32(0xFF))
                 own = biased - np.int32(127) if biased != 0 else np.int32(ACCUMULATOR_MIN_EXPONENT)
                 own = np.int32(NO_EXPONENT) if (c_bits & np.uint32(0x7FFFFFFF)) == 0 else own
                 infinite |= np.int32(biased == 255)
-                top = max(max(own, lead[j]), np.int32(LOWEST_LEAD))
+                top = max(max(own, np.int32(lead16[j])), np.int32(LOWEST_LEAD))
                 lead[j] = top
                 units[j] = np.int32(np.float64(c[i, j]) * _power_of_two(np.int64(bits - top)))
                 scale[j] = _power_of_two(np.int64(bits - max(top, np.int32(product_floor))))
@@ -142,20 +166,9 @@ def _accumulate_tiles(A, B, b_of_warp, columns, addend, bits, min_exponent, prod
                 nearest = np.float32(exact)
                 stepped = bits_of(nearest) - np.uint32(abs(np.float64(nearest)) > abs(exact))
                 sums[i, j] = f32_of(stepped) + np.float32(0.0)                   # + 0: a -0 is +0
-        for r in range(n >> 1):
-            half = 8 * ((r >> 1) & 1)
-            for lane in range(32):
-                words[r, 32 * w + lane] = sums[(lane >> 2) + half, columns[4 * r + (lane & 3)]]
+        if in_group == WARP_GROUP - 1 or w == warps - 1:
+            _copy_group(words, w - in_group, w + 1, sums_group, n, False)
     return infinite == 0
-
-
-@lru_cache(maxsize=None)
-def lane_columns(n: int) -> np.ndarray:
-    """The tile column of each position p = 4 r + pair of a lane group's registers (see
-    _accumulate_tiles): register r = 4 q + 2 h + e of lane 4 g + pair holds column 8 q + 2 pair + e."""
-    p = np.arange(2 * n)
-    r, pair = p >> 2, p & 3
-    return 8 * (r >> 2) + 2 * pair + (r & 1)
 
 
 def compiled_accumulate(A, B, b_of_warp, row, lane, n, addend, atype, registers_first=False):
@@ -176,7 +189,7 @@ def compiled_accumulate(A, B, b_of_warp, row, lane, n, addend, atype, registers_
     old = np.asarray(addend, np.float32)
     words = np.empty(old.shape, np.float32)
     finite = _accumulate_tiles(np.ascontiguousarray(A, np.float64), np.ascontiguousarray(B, np.float64),
-                                np.ascontiguousarray(b_of_warp, np.int64), lane_columns(n),
+                                np.ascontiguousarray(b_of_warp, np.int64),
                                 old if registers_first else old.T, ALIGN_BITS[atype], MIN_EXPONENT[atype],
                                 F16_LOWEST_LEAD if in_f32 else LOWEST_LEAD, F32_KIND if in_f32 else F64_KIND,
                                 words if registers_first else words.T)
