@@ -214,10 +214,14 @@ def load(ctx, site, idx, space, addrs, dtype, count=1):
     buf, off = resolve(ctx, site, idx, space, addrs, total if count > 1 else size, False)
     if count > 1 and not (ok := addresses.aligned(off, total)).all():
         _fault(ctx, site, idx, ok, addrs, f"vector load (.v{count})", total)
-    view = buf.view(dtype)
-    base = off // size
     for obs in ctx.memory_observers:
         obs.memory_access(ctx, site, space, "load", idx, addrs, size, count)
+    wide = _wide_view(buf, total) if count > 1 else None
+    if wide is not None:                    # one gather of whole vectors, then each element's column
+        lanes = wide[off // total].view(dtype).reshape(len(off), count)
+        return [np.ascontiguousarray(lanes[:, k]) for k in range(count)]
+    view = buf.view(dtype)
+    base = off // size
     return [view[base + k] for k in range(count)]
 
 
@@ -243,9 +247,16 @@ def store(ctx, site, idx, space, addrs, dtype, values):
         buf, off = resolve(ctx, site, idx, space, addrs, total if count > 1 else size, True)
     if count > 1 and not (ok := addresses.aligned(off, total)).all():
         _fault(ctx, site, idx, ok, addrs, f"vector store (.v{count})", total)
+    changed = not ctx.changes_only
+    wide = _wide_view(buf, total) if count > 1 and changed else None
+    if wide is not None and all(type(v) is np.ndarray and v.shape == off.shape for v in values):
+        lanes = np.empty((len(off), count), dtype)     # the elements side by side: one scatter of
+        for k, v in enumerate(values):                 # whole vectors
+            lanes[:, k] = v
+        wide[off // total] = lanes.view(wide.dtype).reshape(len(off))
+        values = ()
     view = buf.view(dtype)
     base = off // size
-    changed = not ctx.changes_only
     for k, v in enumerate(values):
         if v is None:
             continue
@@ -264,6 +275,17 @@ def store(ctx, site, idx, space, addrs, dtype, values):
 
 
 _U64 = np.dtype(np.uint64)
+WIDE_ITEMS = {8: np.dtype(np.uint64), 16: np.dtype(np.complex128)}   # a vector access's bytes as one item
+
+
+def _wide_view(buf: np.ndarray, total: int):
+    """buf as items of a whole vector access (8 or 16 bytes, offsets aligned to them: .v2/.v4 and
+    cp.async), or None where it does not divide into them: one gather or scatter moves every lane's
+    vector, where an element at a time takes count of them. complex128 items only copy bytes."""
+    item = WIDE_ITEMS.get(total)
+    if item is None or buf.nbytes % total:
+        return None
+    return buf.view(item)
 
 # Flag words of initcheck's byte flags: an aligned access of 2, 4 or 8 bytes sets its flags with one store.
 FLAG_WORDS = {2: (np.uint16, 0x0101), 4: (np.uint32, 0x0101_0101), 8: (np.uint64, 0x0101_0101_0101_0101)}

@@ -82,8 +82,10 @@ def read_source(ctx, site, idx, addrs, size, kept):
     take one access; the others read byte by byte.
     """
     kept = np.minimum(np.asarray(kept, dtype=np.int64), size)
-    words = [np.zeros(len(idx), dtype=np.uint32) for _ in range(size // 4)]
     whole = kept == size
+    if whole.all():
+        return access.load(ctx, site, idx, "global", addrs, np.uint32, size // 4)
+    words = [np.zeros(len(idx), dtype=np.uint32) for _ in range(size // 4)]
     if whole.any():
         for word, part in zip(words, access.load(ctx, site, idx[whole], "global", addrs[whole],
                                                  np.uint32, size // 4)):
