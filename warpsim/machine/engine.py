@@ -170,21 +170,28 @@ def issuing_groups(ctx, model, runnable, lanes) -> list:
     return groups
 
 
-CONVERGED_UP_TO = 4096    # thread slots of a batch up to which a round first looks for one converged group
+CONVERGED_UP_TO = 4096    # thread slots of a batch up to which a round always first looks for one converged group
+LOOK_AGAIN_AFTER = 16     # rounds a larger batch waits after a look that found divergence
 
 
 def converged_group(ctx, model, runnable) -> list | None:
     """The round's one group when every warp's runnable lanes are all at one block and the model
-    says each warp issues them there (SchedulingModel.select_converged); None otherwise, and for
-    batches over CONVERGED_UP_TO slots, where the look would cost more than it saves. A small
-    kernel of a few blocks (an ElementwiseKernel's loop) issues converged most rounds."""
-    if ctx.n > CONVERGED_UP_TO or type(model).select_converged is SchedulingModel.select_converged:
+    says each warp issues them there (SchedulingModel.select_converged); None otherwise. A small
+    kernel of a few blocks (an ElementwiseKernel's loop) issues converged most rounds. A batch over
+    CONVERGED_UP_TO slots looks again only LOOK_AGAIN_AFTER rounds after a look that found its warps
+    apart: a converged kernel (a matmul's rounds) keeps skipping the select passes, while a divergent
+    one pays a sixteenth of the looks."""
+    if type(model).select_converged is SchedulingModel.select_converged:
         return None                          # (a model that always selects pays no look)
+    large = ctx.n > CONVERGED_UP_TO
+    if large and ctx.rounds < ctx.next_converged_look:
+        return None
     at = ctx.pc[runnable]
     gid = int(at.min())
-    if gid != at.max() or not runnable.reshape(-1, 32).any(axis=1).all():
-        return None
-    if not model.select_converged(ctx, gid):
+    if (gid != at.max() or not runnable.reshape(-1, 32).any(axis=1).all()
+            or not model.select_converged(ctx, gid)):
+        if large:
+            ctx.next_converged_look = ctx.rounds + LOOK_AGAIN_AFTER
         return None
     return [(gid, np.flatnonzero(runnable), _all_warps(ctx))]
 

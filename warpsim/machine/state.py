@@ -194,6 +194,7 @@ _STARTING_VALUES = {
     "issued": 0,                  # warp instructions issued (for the budget)
     "thread_instructions": 0,     # instructions times the lanes that executed them
     "rounds": 0,
+    "next_converged_look": 0,     # the round a large batch next looks for one converged group (engine)
     "model": None,                # the SchedulingModel running this batch
     "engine": "numpy",            # which tier runs blocks (settings.engine)
     "count_predicates": False,    # profiling: generated code counts guard-true threads (into guard_true)
