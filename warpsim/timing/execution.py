@@ -130,7 +130,17 @@ class CtaWork(LaunchObserver):
         np.add.at(self.cta_work, ctx.cta_ids[np.asarray(warps) // self.warps_per_cta], len(block.instructions))
 
     def sass_block_issued(self, st, block, g, pred_on, next_pc):
-        slots, warps = np.unique(np.unique(g.idx >> 5) // self.warps_per_cta, return_counts=True)
+        # the group's lanes ascend, so its warps and their CTA slots come in runs (no np.unique, which
+        # hashes: it was the timing model's largest cost on short kernels of many CTAs)
+        idx, per_cta = g.idx, self.warps_per_cta
+        first, last = int(idx[0]) >> 5, int(idx[-1]) >> 5
+        if g.n == 32 * (last - first + 1):      # whole warps first..last
+            slots = np.arange(first // per_cta, last // per_cta + 1)
+            warps = np.minimum(last, slots * per_cta + per_cta - 1) - np.maximum(first, slots * per_cta) + 1
+        else:
+            warp_slots = (idx[g.warp_lanes()[1]] >> 5) // per_cta
+            starts = np.flatnonzero(np.concatenate(([True], warp_slots[1:] != warp_slots[:-1])))
+            slots, warps = warp_slots[starts], np.diff(np.append(starts, len(warp_slots)))
         self.cta_work[st.cta_ids[slots]] += warps * (block.end - block.start)
         if self.grid_counts is not None:
             self.grid_counts[block.start:block.end] += warps.sum()

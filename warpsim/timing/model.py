@@ -512,19 +512,20 @@ def _stalls(groups: list, preset) -> dict:
     return {k: v / total_issue for k, v in sorted(acc.items())}
 
 
-def _nearest(sampled: list, cta: int, work=None) -> int:
-    """The sampled CTA (its index in `sampled`) that stands for `cta`: the one whose work is closest
-    to its own where every CTA's work is known (ex.cta_work), else the closest by id."""
+def _nearest(sampled: list, n_ctas: int, work=None) -> np.ndarray:
+    """The sampled CTA (its index in `sampled`) that stands for each of the grid's CTAs: the one whose
+    work is closest to its own where every CTA's work is known (ex.cta_work), ties to the closest by
+    id (the first of equals), else the closest by id (of two equally close, the higher; `sampled`
+    ascends)."""
+    ids = np.asarray(sampled, dtype=np.int64)
+    ctas = np.arange(n_ctas)
+    by_id = np.abs(ids[None, :] - ctas[:, None]).astype(float)       # (CTAs, sampled)
     if work is not None:
-        gap = np.abs(work[sampled] - work[cta])
-        ties = np.flatnonzero(gap == gap.min())
-        return int(ties[np.argmin(np.abs(np.asarray(sampled)[ties] - cta))])
-    k = int(np.searchsorted(sampled, cta))
-    if k >= len(sampled):
-        return len(sampled) - 1
-    if k > 0 and cta - sampled[k - 1] < sampled[k] - cta:
-        return k - 1
-    return k
+        gap = np.abs(work[ids][None, :] - work[:, None])
+        by_id[gap != gap.min(axis=1, keepdims=True)] = np.inf
+    else:
+        by_id -= 0.25 * (ids[None, :] > ctas[:, None])               # (distances are whole numbers)
+    return np.argmin(by_id, axis=1)
 
 
 def predict_execution(ex, gpu="h200", registers: int = 32, shared_per_block: int = 0,
@@ -579,12 +580,13 @@ def _predict_at_clock(ex, preset, registers, shared_per_block, l2_since) -> Timi
     groups = []
     notes = []
     if by_cta:
+        stands_for = _nearest(sampled, n_ctas, ex.cta_work)
         worst, worst_groups = -1.0, []
         for s in range(active):
             mine = list(range(s, n_ctas, sms))
             t, gs = 0.0, []
             for w0 in range(0, len(mine), per_sm):
-                g = timed([_nearest(sampled, c, ex.cta_work) for c in mine[w0:w0 + per_sm]])
+                g = timed(stands_for[mine[w0:w0 + per_sm]].tolist())
                 t += g["cycles"] + g["fill"] * (1.0 if w0 == 0 else 1.0 / per_sm)
                 gs.append(dict(g, repeat=1))
             t += gs[-1]["tail"] if gs else 0.0

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import struct
+from functools import lru_cache
 
 
+@lru_cache(maxsize=64)
 def cubin_registers(cubin: bytes, kernel: str) -> int:
-    """Registers per thread of `kernel` in a cubin (ptxas's EIATTR_REGCOUNT); 0 when not found."""
+    """Registers per thread of `kernel` in a cubin (ptxas's EIATTR_REGCOUNT); 0 when not found. Kept per
+    cubin and kernel: a profiled launch asks each time, and reading the ELF took 17 ms for a module of many
+    kernels (a bytes object keeps its hash, so a lookup costs nothing more)."""
     from ..sass.executor.cubin_info import kernel_image
     try:
         return kernel_image(cubin, kernel).registers

@@ -284,16 +284,29 @@ class SassTimingRecorder(LaunchObserver):
     def sass_batch_started(self, st) -> None:
         wanted = self._wanted[st.cta_ids]
         self._slots = wanted if wanted.any() else None
+        lanes = 32 * self.recorder.warps_per_cta        # the sampled CTA slots' lanes: [start, end) each
+        self._lane_ranges = np.flatnonzero(wanted)[:, None] * lanes + np.array([0, lanes])
 
     def _kept(self, idx):
         keep = self._slots[(idx >> 5) // self.recorder.warps_per_cta]
         return None if keep.all() else keep
 
+    def _kept_ascending(self, idx):
+        """_kept of ascending lanes (an issued group's) from where the sampled CTAs' lane ranges fall
+        in them: a few binary searches, not a look-up per lane."""
+        bounds = np.searchsorted(idx, self._lane_ranges)
+        if int((bounds[:, 1] - bounds[:, 0]).sum()) == len(idx):
+            return None
+        keep = np.zeros(len(idx), dtype=bool)
+        for start, end in bounds:
+            keep[start:end] = True
+        return keep
+
     def sass_block_issued(self, st, block, g, pred_on, next_pc):
         self.work.sass_block_issued(st, block, g, pred_on, next_pc)
         if self._slots is None:
             return
-        keep = self._kept(g.idx)
+        keep = self._kept_ascending(g.idx)
         if keep is None:
             self.recorder.sass_block_issued(st, block, g, pred_on, next_pc)
         elif keep.any():

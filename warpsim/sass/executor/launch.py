@@ -95,14 +95,25 @@ def constant_banks(image, grid, block, params: bytes, local_size: int, constants
         if len(bank) < offset + length:
             bank = banks[number] = np.concatenate((bank, np.zeros(offset + length - len(bank), dtype=np.uint8)))
         bank[offset:offset + length] = np.frombuffer(bytes(value[:length]), dtype=np.uint8)
-    for number, offset, symbol, addend in image.symbol_slots:
-        if symbol not in (addresses or {}):
+    addresses = addresses or {}
+    by_bank: dict = {}                  # bank -> [(offset, address)]: a module's every global variable may
+    for number, offset, symbol, addend in image.symbol_slots:       # have a slot, so one write a bank
+        if symbol not in addresses:
             raise SassExecutionError(f"kernel '{image.name}' reads the address of '{symbol}' from "
                                      f"c[0x{number:x}][0x{offset:x}], and no device address is known for it")
-        bank = banks.setdefault(number, np.zeros(offset + 8, dtype=np.uint8))
-        if len(bank) < offset + 8:
-            bank = banks[number] = np.concatenate((bank, np.zeros(offset + 8 - len(bank), dtype=np.uint8)))
-        _put(bank, offset, [int(addresses[symbol]) + addend], np.uint64)
+        by_bank.setdefault(number, []).append((offset, (int(addresses[symbol]) + addend) % (1 << 64)))
+    for number, slots in by_bank.items():
+        offsets = np.array([offset for offset, _ in slots], dtype=np.int64)
+        values = np.array([value for _, value in slots], dtype=np.uint64)
+        end = int(offsets.max()) + 8
+        bank = banks.get(number)
+        if bank is None or len(bank) < end:
+            grown = np.zeros(end, dtype=np.uint8)
+            if bank is not None:
+                grown[:len(bank)] = bank
+            bank = banks[number] = grown
+        at = offsets[:, None] + np.arange(8)            # each slot's 8 bytes, little-endian
+        bank[at] = values.view(np.uint8).reshape(len(slots), 8)
     return banks
 
 
