@@ -497,17 +497,26 @@ class SassRecorder(_Recorder):
         self._index = {id(ins): k for k, ins in enumerate(program.instructions)}
 
     def sass_block_issued(self, st, block, g, pred_on, next_pc):
-        slots = g.idx >> 5
-        starts = np.concatenate(([True], slots[1:] != slots[:-1]))
-        warps = slots[starts]
-        lanes = np.diff(np.append(np.flatnonzero(starts), g.n))
-        cta_slot = warps // self.warps_per_cta
-        for cs in np.unique(cta_slot):
+        # the lanes ascend: whole warps first..last need no per-lane pass, and each CTA's warps are one
+        # run of rows (a slice of its matrices where they are consecutive)
+        idx, per_cta = g.idx, self.warps_per_cta
+        first, last = int(idx[0]) >> 5, int(idx[-1]) >> 5
+        if g.n == 32 * (last - first + 1):
+            warps, lanes = np.arange(first, last + 1), None
+        else:
+            slots = idx >> 5
+            starts = np.concatenate(([True], slots[1:] != slots[:-1]))
+            warps = slots[starts]
+            lanes = np.diff(np.append(np.flatnonzero(starts), g.n))
+        cta_slot = warps // per_cta
+        cuts = np.flatnonzero(cta_slot[1:] != cta_slot[:-1]) + 1
+        for a, b in zip([0, *cuts.tolist()], [*cuts.tolist(), len(warps)]):
+            cs = int(cta_slot[a])
             cid = self._matrices([st.cta_ids[cs]])[0]
-            sel = cta_slot == cs
-            rows = warps[sel] % self.warps_per_cta
+            low, high = int(warps[a]) - cs * per_cta, int(warps[b - 1]) - cs * per_cta
+            rows = slice(low, high + 1) if high - low == b - a - 1 else warps[a:b] - cs * per_cta
             self.counts[cid][rows, block.start:block.end] += 1
-            self.lanes[cid][rows, block.start:block.end] += lanes[sel][:, None]
+            self.lanes[cid][rows, block.start:block.end] += 32 if lanes is None else lanes[a:b][:, None]
         self._convergence_issues(st, block, g, warps, next_pc)
 
     def _convergence_issues(self, st, block, g, warps, next_pc):
