@@ -495,28 +495,45 @@ class SassRecorder(_Recorder):
         super().__init__(len(program.instructions), warps_per_cta)
         self.program = program
         self._index = {id(ins): k for k, ins in enumerate(program.instructions)}
+        self._batch = None                # the batch (SassState) whose CTAs _row_of_warp maps
+        self._row_of_warp = None          # its warp slots -> rows of its recorded CTAs' matrices
+
+    def start_batch(self, st, slots) -> None:
+        """Record the CTAs of batch slots `slots` of batch `st`: their matrices become rows of one array,
+        so an issue adds to all its warps' rows at once. An issue of another batch, or of a CTA not among
+        them, starts a batch with its CTAs added."""
+        self._batch = st
+        per_cta, n = self.warps_per_cta, self.n_instructions
+        counts, lanes = np.zeros((len(slots), per_cta, n)), np.zeros((len(slots), per_cta, n))
+        self._row_of_warp = np.full(st.n_warps, -1, dtype=np.int64)
+        for k, slot in enumerate(np.asarray(slots).tolist()):
+            cid = int(st.cta_ids[slot])
+            if cid in self.counts:        # (a CTA seen before keeps what it had)
+                counts[k], lanes[k] = self.counts[cid], self.lanes[cid]
+            self.counts[cid], self.lanes[cid] = counts[k], lanes[k]
+            self._row_of_warp[slot * per_cta:(slot + 1) * per_cta] = k * per_cta + np.arange(per_cta)
+        self._batch_counts, self._batch_lanes = counts.reshape(-1, n), lanes.reshape(-1, n)
 
     def sass_block_issued(self, st, block, g, pred_on, next_pc):
-        # the lanes ascend: whole warps first..last need no per-lane pass, and each CTA's warps are one
-        # run of rows (a slice of its matrices where they are consecutive)
-        idx, per_cta = g.idx, self.warps_per_cta
+        # the lanes ascend: whole warps first..last need no per-lane pass
+        idx = g.idx
         first, last = int(idx[0]) >> 5, int(idx[-1]) >> 5
         if g.n == 32 * (last - first + 1):
-            warps, lanes = np.arange(first, last + 1), None
+            warps, lanes = np.arange(first, last + 1), 32
         else:
             slots = idx >> 5
             starts = np.concatenate(([True], slots[1:] != slots[:-1]))
             warps = slots[starts]
-            lanes = np.diff(np.append(np.flatnonzero(starts), g.n))
-        cta_slot = warps // per_cta
-        cuts = np.flatnonzero(cta_slot[1:] != cta_slot[:-1]) + 1
-        for a, b in zip([0, *cuts.tolist()], [*cuts.tolist(), len(warps)]):
-            cs = int(cta_slot[a])
-            cid = self._matrices([st.cta_ids[cs]])[0]
-            low, high = int(warps[a]) - cs * per_cta, int(warps[b - 1]) - cs * per_cta
-            rows = slice(low, high + 1) if high - low == b - a - 1 else warps[a:b] - cs * per_cta
-            self.counts[cid][rows, block.start:block.end] += 1
-            self.lanes[cid][rows, block.start:block.end] += 32 if lanes is None else lanes[a:b][:, None]
+            lanes = np.diff(np.append(np.flatnonzero(starts), g.n))[:, None]
+        if self._batch is not st:
+            self.start_batch(st, np.unique(warps // self.warps_per_cta))
+        rows = self._row_of_warp[warps]
+        if (rows < 0).any():              # a CTA outside the batch's recorded ones: record it too
+            self.start_batch(st, np.unique(np.concatenate((np.flatnonzero(self._row_of_warp >= 0) //
+                                                           self.warps_per_cta, warps // self.warps_per_cta))))
+            rows = self._row_of_warp[warps]
+        self._batch_counts[rows, block.start:block.end] += 1
+        self._batch_lanes[rows, block.start:block.end] += lanes
         self._convergence_issues(st, block, g, warps, next_pc)
 
     def _convergence_issues(self, st, block, g, warps, next_pc):

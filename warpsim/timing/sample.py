@@ -284,6 +284,7 @@ class SassTimingRecorder(LaunchObserver):
     def sass_batch_started(self, st) -> None:
         wanted = self._wanted[st.cta_ids]
         self._slots = wanted if wanted.any() else None
+        self.recorder.start_batch(st, np.flatnonzero(wanted))
         lanes = 32 * self.recorder.warps_per_cta        # the sampled CTA slots' lanes: [start, end) each
         self._lane_ranges = np.flatnonzero(wanted)[:, None] * lanes + np.array([0, lanes])
 
