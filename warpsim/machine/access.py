@@ -249,21 +249,21 @@ def store(ctx, site, idx, space, addrs, dtype, values):
         _fault(ctx, site, idx, ok, addrs, f"vector store (.v{count})", total)
     changed = not ctx.changes_only
     wide = _wide_view(buf, total) if count > 1 and changed else None
+    base = off // size
     if wide is not None and all(type(v) is np.ndarray and v.shape == off.shape for v in values):
         lanes = np.empty((len(off), count), dtype)     # the elements side by side: one scatter of
         for k, v in enumerate(values):                 # whole vectors
             lanes[:, k] = v
         wide[off // total] = lanes.view(wide.dtype).reshape(len(off))
-        values = ()
-    view = buf.view(dtype)
-    base = off // size
-    for k, v in enumerate(values):
-        if v is None:
-            continue
-        at = base + k if k else base
-        before = None if changed else view[at]
-        view[at] = v
-        changed = changed or before.tobytes() != view[at].tobytes()
+    else:
+        view = buf.view(dtype)
+        for k, v in enumerate(values):
+            if v is None:
+                continue
+            at = base + k if k else base
+            before = None if changed else view[at]
+            view[at] = v
+            changed = changed or before.tobytes() != view[at].tobytes()
     ctx.writes += changed
     if space == "global":
         if buf is ctx.memory.buffer:

@@ -81,9 +81,10 @@ def fit(values, n):
 
 def span(idx):
     """idx (ascending thread slots) as a slice where it is one run of consecutive slots, else idx:
-    a register read through the slice is a copy of a contiguous run, not a gather."""
+    a register read through the slice is a copy of a contiguous run (the SASS executor's a view), not
+    a gather."""
     n = len(idx)
-    if n > 1 and idx[n - 1] - idx[0] == n - 1:
+    if n and idx[n - 1] - idx[0] == n - 1:
         first = int(idx[0])
         return slice(first, first + n)
     return idx

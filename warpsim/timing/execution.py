@@ -116,6 +116,21 @@ class Execution:
         return float(np.mean(self.cta_work)) / sampled if sampled > 0 else 1.0
 
 
+def runs(values: np.ndarray) -> tuple:
+    """(each value, how many times in a row) of an ascending array."""
+    starts = np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
+    return values[starts], np.diff(np.append(starts, len(values)))
+
+
+def issued_warps(idx: np.ndarray) -> tuple:
+    """(warps, active lanes of each) of an issued group's ascending lanes; whole warps first..last
+    (the common group) need no pass over the lanes, and their lanes are 32."""
+    first, last = int(idx[0]) >> 5, int(idx[-1]) >> 5
+    if len(idx) == 32 * (last - first + 1):
+        return np.arange(first, last + 1), 32
+    return runs(idx >> 5)
+
+
 class CtaWork(LaunchObserver):
     """Counts every CTA's issued warp instructions over a whole launch, in the units of the executor
     that ran it (Execution.cta_work), and with `instructions` given each SASS instruction's issues over
@@ -132,15 +147,7 @@ class CtaWork(LaunchObserver):
     def sass_block_issued(self, st, block, g, pred_on, next_pc):
         # the group's lanes ascend, so its warps and their CTA slots come in runs (no np.unique, which
         # hashes: it was the timing model's largest cost on short kernels of many CTAs)
-        idx, per_cta = g.idx, self.warps_per_cta
-        first, last = int(idx[0]) >> 5, int(idx[-1]) >> 5
-        if g.n == 32 * (last - first + 1):      # whole warps first..last
-            slots = np.arange(first // per_cta, last // per_cta + 1)
-            warps = np.minimum(last, slots * per_cta + per_cta - 1) - np.maximum(first, slots * per_cta) + 1
-        else:
-            warp_slots = (idx[g.warp_lanes()[1]] >> 5) // per_cta
-            starts = np.flatnonzero(np.concatenate(([True], warp_slots[1:] != warp_slots[:-1])))
-            slots, warps = warp_slots[starts], np.diff(np.append(starts, len(warp_slots)))
+        slots, warps = runs(issued_warps(g.idx)[0] // self.warps_per_cta)
         self.cta_work[st.cta_ids[slots]] += warps * (block.end - block.start)
         if self.grid_counts is not None:
             self.grid_counts[block.start:block.end] += warps.sum()
@@ -515,16 +522,8 @@ class SassRecorder(_Recorder):
         self._batch_counts, self._batch_lanes = counts.reshape(-1, n), lanes.reshape(-1, n)
 
     def sass_block_issued(self, st, block, g, pred_on, next_pc):
-        # the lanes ascend: whole warps first..last need no per-lane pass
-        idx = g.idx
-        first, last = int(idx[0]) >> 5, int(idx[-1]) >> 5
-        if g.n == 32 * (last - first + 1):
-            warps, lanes = np.arange(first, last + 1), 32
-        else:
-            slots = idx >> 5
-            starts = np.concatenate(([True], slots[1:] != slots[:-1]))
-            warps = slots[starts]
-            lanes = np.diff(np.append(np.flatnonzero(starts), g.n))[:, None]
+        warps, lanes = issued_warps(g.idx)
+        lanes = lanes if np.isscalar(lanes) else lanes[:, None]
         if self._batch is not st:
             self.start_batch(st, np.unique(warps // self.warps_per_cta))
         rows = self._row_of_warp[warps]
@@ -579,10 +578,7 @@ class PtxRecorder(_Recorder):
                 self._sass_of_line.setdefault(ins.ptx_line, []).append(k)
 
     def block_executed(self, ctx, block, idx, warps):
-        slots = idx >> 5
-        starts = np.concatenate(([True], slots[1:] != slots[:-1]))
-        ws = slots[starts]
-        lanes = np.diff(np.append(np.flatnonzero(starts), len(idx)))
+        ws, lanes = runs(idx >> 5)
         cta_slot = ws // self.warps_per_cta
         for cs in np.unique(cta_slot):
             cid = int(ctx.cta_ids[cs])

@@ -284,9 +284,10 @@ class SassTimingRecorder(LaunchObserver):
     def sass_batch_started(self, st) -> None:
         wanted = self._wanted[st.cta_ids]
         self._slots = wanted if wanted.any() else None
-        self.recorder.start_batch(st, np.flatnonzero(wanted))
+        slots = np.flatnonzero(wanted)
+        self.recorder.start_batch(st, slots)
         lanes = 32 * self.recorder.warps_per_cta        # the sampled CTA slots' lanes: [start, end) each
-        self._lane_ranges = np.flatnonzero(wanted)[:, None] * lanes + np.array([0, lanes])
+        self._lane_ranges = slots[:, None] * lanes + np.array([0, lanes])
 
     def _kept(self, idx):
         keep = self._slots[(idx >> 5) // self.recorder.warps_per_cta]

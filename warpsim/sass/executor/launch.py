@@ -66,6 +66,17 @@ def cubin_params(image, ptx_params: bytes) -> bytes:
     return bytes(first_param_offset(image)) + bytes(ptx_params)
 
 
+def _bank_of(banks: dict, number: int, size: int) -> np.ndarray:
+    """Constant bank `number` of `banks`, made or zero-extended to at least `size` bytes."""
+    bank = banks.get(number)
+    if bank is None or len(bank) < size:
+        grown = np.zeros(size, dtype=np.uint8)
+        if bank is not None:
+            grown[:len(bank)] = bank
+        bank = banks[number] = grown
+    return bank
+
+
 def constant_banks(image, grid, block, params: bytes, local_size: int, constants: dict,
                    addresses: dict | None = None, cluster_dims=(1, 1, 1), grid_workspace: int = 0) -> dict:
     """Every constant bank the kernel reads; `addresses` (global variable -> device address, as the
@@ -91,9 +102,7 @@ def constant_banks(image, grid, block, params: bytes, local_size: int, constants
         value = constants.get(name)
         if value is None:
             continue
-        bank = banks.setdefault(number, np.zeros(offset + length, dtype=np.uint8))
-        if len(bank) < offset + length:
-            bank = banks[number] = np.concatenate((bank, np.zeros(offset + length - len(bank), dtype=np.uint8)))
+        bank = _bank_of(banks, number, offset + length)
         bank[offset:offset + length] = np.frombuffer(bytes(value[:length]), dtype=np.uint8)
     addresses = addresses or {}
     by_bank: dict = {}                  # bank -> [(offset, address)]: a module's every global variable may
@@ -105,13 +114,7 @@ def constant_banks(image, grid, block, params: bytes, local_size: int, constants
     for number, slots in by_bank.items():
         offsets = np.array([offset for offset, _ in slots], dtype=np.int64)
         values = np.array([value for _, value in slots], dtype=np.uint64)
-        end = int(offsets.max()) + 8
-        bank = banks.get(number)
-        if bank is None or len(bank) < end:
-            grown = np.zeros(end, dtype=np.uint8)
-            if bank is not None:
-                grown[:len(bank)] = bank
-            bank = banks[number] = grown
+        bank = _bank_of(banks, number, int(offsets.max()) + 8)
         at = offsets[:, None] + np.arange(8)            # each slot's 8 bytes, little-endian
         bank[at] = values.view(np.uint8).reshape(len(slots), 8)
     return banks

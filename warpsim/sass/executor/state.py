@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...machine.codegen import span
+
 PT_ROW = 7                      # P/UP row that reads as true
 CONVERGENCE_BARRIERS = 16       # B0..B15
 SHARED_RESERVED = 0x400         # sm_90 reserves the first 1 KB of every CTA's shared window
@@ -33,10 +35,7 @@ class Group:
     def __init__(self, idx: np.ndarray):
         self.idx = idx
         self.n = len(idx)
-        if self.n and int(idx[-1]) - int(idx[0]) == self.n - 1:
-            self.sel = slice(int(idx[0]), int(idx[-1]) + 1)
-        else:
-            self.sel = idx
+        self.sel = span(idx)
         self._warp_lanes = None
 
     def subset(self, mask) -> "Group":
