@@ -62,6 +62,7 @@ def _sm_share(preset, gbps: float, active_sms: int) -> float:
 ASYNC_COPY_L2_RATE = 1.125
 ASYNC_COPIES = ("LDGSTS", "UBLKCP", "UTMALDG")   # global-to-shared copies a warp starts and does not wait on
 COPY_LINE_BYTES = 64.0     # the least L2 throughput an async copy's access to one line costs
+HBM_PROBE_CYCLES = 100.0   # the step in HBM's latency by which the walk's sensitivity to it is found
 
 
 def l2_site_bytes(m, line_bytes: float = 128.0, misses: float | None = None) -> float:
@@ -167,6 +168,7 @@ class KernelCosts:
         self.partial_fill = preset.partial_line_hbm_bytes * cold
         dram_read += sum(m.partial_lines for m in ex.memory.values()) * scale * 32 * cold
         self.dram_bytes = dram_read + dram_write
+        write_share = dram_write / (store_sectors * 32 * scale) if store_sectors else 0.0
         # how many CTAs of a wave read a sector: k / S of a wave's CTAs for one k of the S sampled CTAs
         # read; for the rest, the launch's L1 misses over the distinct bytes it reads (at most its
         # allocations' bytes), spread over its waves
@@ -205,22 +207,31 @@ class KernelCosts:
         # re-reads the L1 lost were fetched before: the L2 has them, unless the launch's footprint
         # overflows it too, by the L1's curve (reuse.kept_share) over L2_REREAD_SHARE of the L2
         again = 1.0 - float(kept_share(self.footprint / (L2_REREAD_SHARE * preset.l2_bytes)))
-        latency = {}
+        latency, from_hbm = {}, {}
         for i, m in ex.memory.items():
             if m.space in ("global", "local") and m.kind == "load" and m.sectors:
                 over = self.overflow[i] / m.sectors if m.space == "global" else 0.0
                 h1 = 1.0 - (self.misses[i] + m.in_step_sectors) / m.sectors if m.space == "global" else 0.5
                 f = waited
-                latency[i] = (h1 * preset.l1_hit_latency + (1 - h1 - over) * (f * preset.hbm_latency + (1 - f) * l2_lat)
-                              + over * (again * preset.hbm_latency + (1 - again) * l2_lat))
+                from_hbm[i] = (1 - h1 - over) * f + over * again
+                latency[i] = (h1 * preset.l1_hit_latency + from_hbm[i] * preset.hbm_latency
+                              + (1 - h1 - over) * (1 - f) * l2_lat + over * (1 - again) * l2_lat)
         self.latency = latency
         walk = walk_function(fn, preset, latency, barrier_cycles)
         self.walk = walk
+        # how many HBM latencies each execution waits out: the walk's growth when they grow (the
+        # loaded latency of group_time adds its excess that many times)
+        self.hbm_waits = np.zeros(n)
+        if any(from_hbm.values()):
+            probe = {i: lat + HBM_PROBE_CYCLES * from_hbm.get(i, 0.0) for i, lat in latency.items()}
+            self.hbm_waits = np.maximum(0.0, walk_function(fn, preset, probe, barrier_cycles).gap() - walk.gap()) \
+                / HBM_PROBE_CYCLES
         self.drain_span = preset.wave_drain_span
         gaps = walk.gap()[total_exec > 0]
         self.longest_wait = float(gaps.max()) if len(gaps) else 0.0
         # ---- per-execution averages of memory work, per instruction
-        per_exec = {k: np.zeros(n) for k in ("wavefronts", "tags", "l2", "dram", "l2_async", "dram_async")}
+        per_exec = {k: np.zeros(n) for k in ("wavefronts", "tags", "l2", "dram", "l2_async", "dram_async",
+                                             "hbm_write")}
         # cp.async's draw on L2 against the SM's share of it: measured by active SMs (eighth batch), or
         # the fifth batch's 1.125x ld.global.cg where the preset has no such table
         share = cp_async_l2_share(preset, active_sms)
@@ -245,6 +256,8 @@ class KernelCosts:
                 per_exec["l2_async" if copy else "l2"][i] = l2_demand(i, m, line) / rate / e
                 per_exec["dram_async" if copy else "dram"][i] = (m.sectors * 32 * dram_per_sector +
                                                                m.partial_lines * self.partial_fill) / e
+                if m.kind != "load":
+                    per_exec["hbm_write"][i] = m.sectors * 32 * write_share / e
         hold = pipe_cycles(preset)
         pipe_hold = {p: np.array([hold[p] if q == p else 0.0 for q in self.pipes]) for p in QUEUE_PIPES}
         pipe_hold["tensor"] = np.array([tensor_cycles(ins.opcode, ins.mods, preset) if q == "tensor" else 0.0
@@ -286,6 +299,8 @@ class KernelCosts:
             d["dram"] = c @ per_exec["dram"] / dram_bw
             d["l2_async"] = c @ per_exec["l2_async"] / l2_bw
             d["dram_async"] = c @ per_exec["dram_async"] / dram_bw
+            d["hbm_waits"] = c @ self.hbm_waits
+            d["hbm_write"] = c @ per_exec["hbm_write"]
             for r in DELAYS_OF_WALK:
                 d["delay:" + r] = c @ walk.cost[r]
             # the issue slot and the pipes work at once: the sub-partition is held by the larger demand,
@@ -308,6 +323,11 @@ class KernelCosts:
         self.warps_per_cta = ex.warps_per_cta
         self.waves = waves              # CTA rounds per slot: more than one makes a CTA's end a barrier
         # where slots are reused, each CTA's slot sits empty between its end and the next CTA's start
+        # what a read from HBM waits beyond hbm_latency, in cycles, by the chip's HBM writes in bytes a
+        # cycle of one SM (group_time)
+        rates, waits = preset.hbm_latency_under_writes
+        to_tbps, to_cycles = active_sms * preset.clock_hz / 1e12, preset.clock_hz / 1e9
+        self.hbm_read_wait = lambda per_sm: float(np.interp(per_sm * to_tbps, rates, waits)) * to_cycles
         self.turnaround = (preset.cta_turnaround_cycles + preset.cta_turnaround_cycles_per_warp * ex.warps_per_cta
                            if waves > 1 else 0.0)
 
@@ -360,6 +380,8 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
     if costs.turnaround:
         stations.append(Station(TURNAROUND, costs.turnaround, 0))
     cycle, residence, _ = mva(stations, queued)
+    cycle, residence = _with_hbm_writes(stations, queued, mean, float(stacked["hbm_write"].sum()),
+                                        costs.hbm_read_wait, cycle, residence)
     # a CTA's slot frees when its last warp is done, so with CTAs waiting for the slot its end is a
     # barrier too (the queueing its warps saw sets the spread of their ends)
     exited = 0.0          # of a warp's cycle, the time it has exited while its CTA's slot waits
@@ -398,6 +420,30 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
             "issued": float(stacked["issue"].sum()), "fill": costs.longest_wait * utilisation,
             "utilisation": utilisation, "lifetime": lifetime, "tail": tail, "exited": exited, "turnaround": turnaround,
             "competition": _competition(stations, residence)}
+
+
+def _with_hbm_writes(stations: list, warps: int, mean: dict, written: float, read_wait, cycle: float,
+                     residence: dict):
+    """A read from HBM waits longer while the chip writes to HBM (twenty-first batch: a lone chase
+    beside copying or writing warps, 353 ns a hop alone, 553 beside 1.5 TB/s of writes; reads alone
+    barely move it), far longer than the dram station's queue. Each HBM latency a warp waits out
+    (mean["hbm_waits"]) takes the measured wait at the rate the SM's warps write (`written` bytes a
+    wave, over the wave's cycles, as every SM), less the queueing the station already gave it; the
+    rate and the waits are solved together (a few damped fixed-point steps)."""
+    if not written or not mean.get("hbm_waits"):
+        return cycle, residence
+    at = next(k for k, s in enumerate(stations) if s.name == "delay:long_scoreboard")
+    base = stations[at].demand
+    extra = 0.0
+    for _ in range(12):
+        wait = mean["hbm_waits"] * read_wait(written / cycle) if cycle > 0 else 0.0
+        new = 0.5 * (extra + max(0.0, wait - (residence["dram"] - mean["dram"])))
+        if abs(new - extra) < 1e-3 * max(1.0, cycle):
+            break
+        extra = new
+        stations[at] = Station(stations[at].name, base + extra, 0)
+        cycle, residence, _ = mva(stations, warps)
+    return cycle, residence
 
 
 def _between_barriers(costs: KernelCosts, counts: np.ndarray) -> float:
@@ -463,10 +509,14 @@ def _with_barrier_skew(stations: list, warps: int, warps_per_cta: int, cycle: fl
     warps that finished first have exited, so the wait is no warp's stall reason)."""
     spread = sum(1.0 / k for k in range(1, warps_per_cta + 1)) - 1.0
     queued = [s for s in stations if s.servers > 0]
+    # at a CTA's end its warps, which issued alike, leave the busiest queue one after another: the
+    # mean warp exits at most half the CTA's warps' service there before the last
+    fifo = (warps_per_cta - 1) / 2 * max((s.demand / s.servers for s in queued), default=0.0) \
+        if not stalled else float("inf")
     skew = 0.0
     for _ in range(8):
         queue = sum(max(0.0, residence[s.name] - s.demand) for s in queued)
-        new = 0.5 * (skew + spread * queue)
+        new = 0.5 * (skew + min(fifo, spread * queue))
         if abs(new - skew) < 1e-3 * max(1.0, cycle):
             break
         skew = new

@@ -34,6 +34,7 @@ MEASURED6 = "validation/timing/h200/microbench6_ncu.csv: measured on H200"
 MEASURED8 = "validation/timing/h200/microbench8.json: measured on H200"
 MEASURED13 = "validation/timing/h200/microbench13_ncu.csv: measured on H200"
 MEASURED14 = "validation/timing/h200/microbench14_ncu.csv: measured on H200"
+MEASURED21 = "validation/timing/h200/microbench21.json: measured on H200"
 MEASURED_NCU = "validation/timing/h200/ncu_raw_0.csv (device__attribute_*): reported by the H200"
 CUDA_PG = "CUDA C++ Programming Guide, compute capability table and 'Arithmetic Instructions' throughput table"
 HOPPER_WP = "NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022)"
@@ -90,6 +91,7 @@ class GPUPreset:
     l2_hit_latency_near: float           # LDG missing L1, hitting the near L2 partition
     l2_hit_latency_far: float            # ... the far partition
     hbm_latency: float                   # LDG missing L2 (unloaded)
+    hbm_latency_under_writes: tuple      # ((TB/s of HBM writes, ...), (ns a read waits beyond unloaded, ...))
     # --- memory system
     l1_shared_kib: int                   # unified L1 / shared-memory pool per SM
     shared_carveouts_kib: tuple          # the shared-memory capacities the carve-out can pick, per SM
@@ -227,6 +229,9 @@ _H200 = {
     "l2_hit_latency_far": (284.0, MEASURED + " (see l2_hit_latency_near; a random chase over 4 or 16 MB: 273.7 cycles)"),
     "hbm_latency": (672.0, MEASURED + " (ld.global.cg chase of 4200 random lines, L2 flushed: 671.7 cycles over 64 MB, "
                                       "684.1 over 1 GB)"),
+    "hbm_latency_under_writes": (((0.0, 0.51, 0.91, 1.50, 3.08, 4.09), (0.0, 60.0, 103.0, 200.0, 293.0, 679.0)),
+                                 MEASURED21 + " (a lone chase of lines missing L2, 353 ns a hop alone, beside 4-16 "
+                                 "copying or 4-8 writing warps an SM; reads alone up to 2.2 TB/s: within 13 ns)"),
     "l1_shared_kib": (256, HOPPER_TG + " (256 KB combined L1/shared per SM)"),
     "shared_carveouts_kib": ((0, 8, 16, 32, 64, 100, 132, 164, 196, 228), CUDA_PG + " (cudaFuncAttributePreferredSharedMemoryCarveout, cc 9.0) [recalled]"),
     "shared_banks": (32, CUDA_PG + " (shared memory has 32 banks of 4 bytes)"),
@@ -412,6 +417,8 @@ _H100.update({
     "l1_hit_latency": (32.0, _SAME_SM + " (a community H100 chase says 40.2)"),
     "l2_hit_latency_near": (258.0, _SAME_SM),
     "l2_hit_latency_far": (284.0, _SAME_SM + " (a community H100 chase says 259.9 on average)"),
+    "hbm_latency_under_writes": (_H200["hbm_latency_under_writes"][0], "[assumed] the H200's, whose figure was "
+                                 + MEASURED21 + "; not measured"),
     "hbm_latency": (570.0, "community H100 SXM5 pointer chase, 570.5 cycles over 256 MB (" + NOTES + "); HBM3, "
                            "not HBM3e: the H200's 672 does not carry over"),
     "l2_bytes": (52428800, HOPPER_WP + " (50 MB; the driver may report 60 MB as on the H200)"),
@@ -460,6 +467,8 @@ _A100 = {
     "l1_hit_latency": (33.0, ABDELKHALIK + " (about 33-38 cycles) [recalled]"),
     "l2_hit_latency_near": (200.0, "chipsandcheese A100 measurements, near L2 about 200 cycles [recalled]"),
     "l2_hit_latency_far": (260.0, "chipsandcheese A100 measurements, far L2 partition [recalled]"),
+    "hbm_latency_under_writes": (_H200["hbm_latency_under_writes"][0], "[assumed] the H200's, whose figure was "
+                                 + MEASURED21 + "; not measured"),
     "hbm_latency": (480.0, ABDELKHALIK + " (global memory about 290 ns at 1.41 GHz, roughly 400-500 cycles) [recalled]"),
     "l1_shared_kib": (192, AMPERE_TG + " (192 KB combined L1/shared per SM)"),
     "shared_carveouts_kib": ((0, 8, 16, 32, 64, 100, 132, 164), AMPERE_TG + " (carve-outs of cc 8.0) [recalled]"),
@@ -528,6 +537,8 @@ _L4 = {
     "l1_hit_latency": (33.0, "[assumed] as Ampere: " + ABDELKHALIK),
     "l2_hit_latency_near": (220.0, "arXiv 2606.22588 (L40, same AD10x family: L2 hits 222-339 cycles by SM) (" + NOTES + ")"),
     "l2_hit_latency_far": (300.0, "arXiv 2606.22588 (L40: L2 hits 222-339 cycles by SM) (" + NOTES + ")"),
+    "hbm_latency_under_writes": (_H200["hbm_latency_under_writes"][0], "[assumed] the H200's, whose figure was "
+                                 + MEASURED21 + "; not measured"),
     "hbm_latency": (600.0, "[assumed] GDDR6 DRAM latency, about 300 ns; not measured [recalled]"),
     "l1_shared_kib": (128, ADA_TG + " (128 KB combined L1/shared per SM)"),
     "shared_carveouts_kib": ((0, 8, 16, 32, 64, 100), ADA_TG + " (cc 8.9) [recalled]"),
