@@ -4,8 +4,10 @@
 // data as fast as they can until every chaser is done:
 //   mode 0: read float4s, `ilp` (1, 2 or 4) independent loads in flight a lane (a coalesced stream);
 //   mode 1: copy float4s (read and write, ilp 1);
-//   mode 2: write one 128-byte line a warp, consecutive warps 16 KB apart (a transpose's output rows);
-//   mode 3: write float4s, coalesced.
+//   mode 2: write one 128-byte line a warp, consecutive warps a row of `row_lines` lines apart (a
+//           transpose's output rows; 128 lines: 16 KB);
+//   mode 3: write float4s, coalesced;
+//   mode 4: read one 128-byte line a warp, consecutive warps a row apart (as mode 2).
 // The chaser's cycles and nanoseconds a hop give the loaded latency; the streamers' bytes over their
 // span (globaltimer) the load. Build: nvcc -arch=sm_90 -cubin -o microbench21.cubin microbench21.cu
 
@@ -35,7 +37,7 @@ __device__ __forceinline__ float mb21_read(const float4* src, unsigned& i, unsig
 extern "C" __global__ void __launch_bounds__(1024, 2) mb21_loaded(const unsigned* __restrict__ chain, const unsigned* __restrict__ starts,
                                        int warm, int hops, unsigned long long* lat,
                                        const float4* __restrict__ src, float4* dst, long long n4, int mode,
-                                       int ilp, volatile int* done, unsigned long long* bytes,
+                                       int ilp, int row_lines, volatile int* done, unsigned long long* bytes,
                                        unsigned long long* span, float* sink) {
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     if (warp == 0) {
@@ -64,7 +66,7 @@ extern "C" __global__ void __launch_bounds__(1024, 2) mb21_loaded(const unsigned
     float acc = 0.f;
     if (lane == 0) atomicMin(&span[0], mb21_ns());
     float* out = (float*)dst;
-    const unsigned rows = m4 / 1024;                  // 16 KB rows of the written region
+    const unsigned rows = m4 / (8 * row_lines);       // rows of `row_lines` 128-byte lines
     unsigned r = w;
     while (true) {
         for (int round = 0; round < 16; ++round) {
@@ -78,9 +80,11 @@ extern "C" __global__ void __launch_bounds__(1024, 2) mb21_loaded(const unsigned
                 i += step;
                 if (i >= m4) i -= m4;
                 moved += 32;
-            } else if (mode == 2) {
-                unsigned row = r % rows, chunk = (r / rows) % 128;
-                out[(size_t)row * 4096 + chunk * 32 + lane] = (float)lane;
+            } else if (mode == 2 || mode == 4) {
+                unsigned row = r % rows, chunk = (r / rows) % row_lines;
+                size_t at = (size_t)row * row_lines * 32 + chunk * 32 + lane;
+                if (mode == 2) out[at] = (float)lane;
+                else acc += ((const float*)src)[at];
                 r += warps;
                 moved += 4;
             } else {

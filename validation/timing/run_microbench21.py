@@ -1,7 +1,7 @@
 """Twenty-first batch of H200 microbenchmarks (microbench21.cu): HBM latency under load. On each SM a
 lone lane chases a random chain of lines that all miss L2, while the SM's other warps stream data
-(reads with 1 to 8 loads in flight a lane, copies, coalesced writes, or writes a line a warp 16 KB
-apart); the chase's cycles a hop against the streams' bytes a second.
+(reads with 1 to 4 loads in flight a lane, copies, coalesced writes, or a line a warp read or written
+in rows 128 bytes to 64 KB apart); the chase's cycles a hop against the streams' bytes a second.
 
 On the device (after `nvcc -arch=sm_90 -cubin -o microbench21.cubin microbench21.cu`):
 
@@ -26,19 +26,23 @@ SHARED = 100 * 1024                 # at most two CTAs an SM
 CHAIN_LINES = 1 << 21               # 256 MB of 128-byte lines
 WARM, HOPS = 200, 2000
 STREAM_BYTES = 1 << 30              # each of the source and the destination
-MODES = {0: "read", 1: "copy", 2: "write rows 16 KB apart", 3: "write"}
+MODES = {0: "read", 1: "copy", 2: "write a line a row", 3: "write", 4: "read a line a row"}
 
 
 
-def config(mode, ilp, streamers):
-    """`streamers` warps an SM besides the chasers: up to 31 in one CTA, more in two."""
+def config(mode, ilp, streamers, row_lines=128):
+    """`streamers` warps an SM besides the chasers: up to 31 in one CTA, more in two; modes 2 and 4
+    a line a row of `row_lines` lines."""
     ctas = 1 if streamers <= 31 else 2
-    return dict(mode=mode, ilp=ilp, streamers=streamers, ctas_per_sm=ctas, warps_per_cta=1 + streamers // ctas)
+    return dict(mode=mode, ilp=ilp, streamers=streamers, ctas_per_sm=ctas, warps_per_cta=1 + streamers // ctas,
+                row_lines=row_lines)
 
 
 CONFIGS = ([config(0, 1, s) for s in (0, 1, 2, 4, 8, 16, 24, 31, 48, 62)]
            + [config(0, ilp, s) for ilp in (2, 4) for s in (1, 2, 4, 8, 16, 31)]
-           + [config(m, 1, s) for m in (1, 2, 3) for s in (4, 8, 16, 31, 62)])
+           + [config(m, 1, s) for m in (1, 2, 3) for s in (4, 8, 16, 31, 62)]
+           + [config(2, 1, s, rows) for rows in (1, 4, 8, 16, 32, 64, 512) for s in (16, 62)]
+           + [config(4, 1, s, rows) for rows in (1, 8, 32, 128, 512) for s in (16, 62)])
 
 
 def chain_of(lines: int, seed: int = 21):
@@ -84,7 +88,8 @@ def run(reps=3):
             span[0], span[1] = np.uint64(2**63), np.uint64(0)
             f((SMS * config["ctas_per_sm"],), (32 * config["warps_per_cta"],),
               (d_chain, d_starts, np.int32(WARM), np.int32(HOPS), lat, src, dst, np.int64(n4),
-               np.int32(config["mode"]), np.int32(config["ilp"]), done, moved, span, sink), shared_mem=SHARED)
+               np.int32(config["mode"]), np.int32(config["ilp"]), np.int32(config["row_lines"]), done, moved, span,
+               sink), shared_mem=SHARED)
         if not reps:
             launch_once(cp, launch, config)
             continue
@@ -106,7 +111,7 @@ def run(reps=3):
         runs = runs[1:]                      # the first launch warms up
         best = sorted(runs, key=lambda r: r["cycles_per_hop"])[len(runs) // 2]
         results.append(dict(config, **best))
-        print(f"{MODES[config['mode']]:24s} ilp {config['ilp']} streamers {config['streamers']:2d}: "
+        print(f"{MODES[config['mode']]:20s} rows of {config['row_lines']:3d} lines, ilp {config['ilp']} streamers {config['streamers']:2d}: "
               f"{best['cycles_per_hop']:7.1f} cycles/hop ({best['ns_per_hop']:6.1f} ns, max "
               f"{best['cycles_per_hop_max']:7.1f}), streams {best['stream_gbps']:7.1f} GB/s", flush=True)
     return results

@@ -425,7 +425,7 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
 def _with_hbm_writes(stations: list, warps: int, mean: dict, written: float, read_wait, cycle: float,
                      residence: dict):
     """A read from HBM waits longer while the chip writes to HBM (twenty-first batch: a lone chase
-    beside copying or writing warps, 353 ns a hop alone, 553 beside 1.5 TB/s of writes; reads alone
+    beside copying or writing warps, 354 ns a hop alone, 536 beside 1.45 TB/s of writes; reads alone
     barely move it), far longer than the dram station's queue. Each HBM latency a warp waits out
     (mean["hbm_waits"]) takes the measured wait at the rate the SM's warps write (`written` bytes a
     wave, over the wave's cycles, as every SM), less the queueing the station already gave it; the

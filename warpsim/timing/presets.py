@@ -229,9 +229,11 @@ _H200 = {
     "l2_hit_latency_far": (284.0, MEASURED + " (see l2_hit_latency_near; a random chase over 4 or 16 MB: 273.7 cycles)"),
     "hbm_latency": (672.0, MEASURED + " (ld.global.cg chase of 4200 random lines, L2 flushed: 671.7 cycles over 64 MB, "
                                       "684.1 over 1 GB)"),
-    "hbm_latency_under_writes": (((0.0, 0.51, 0.91, 1.50, 3.08, 4.09), (0.0, 60.0, 103.0, 200.0, 293.0, 679.0)),
+    "hbm_latency_under_writes": (((0.0, 0.47, 0.85, 1.45, 3.29, 4.08), (0.0, 54.0, 96.0, 183.0, 319.0, 649.0)),
                                  MEASURED21 + " (a lone chase of lines missing L2, 353 ns a hop alone, beside 4-16 "
-                                 "copying or 4-8 writing warps an SM; reads alone up to 2.2 TB/s: within 13 ns)"),
+                                 "copying or 4-8 writing warps an SM; reads alone up to 1.9 TB/s: within 8 ns; "
+                                 "a line a warp written to rows 128 B to 64 KB apart: alike; the first run, "
+                                 "microbench21_first.json, within 10%)"),
     "l1_shared_kib": (256, HOPPER_TG + " (256 KB combined L1/shared per SM)"),
     "shared_carveouts_kib": ((0, 8, 16, 32, 64, 100, 132, 164, 196, 228), CUDA_PG + " (cudaFuncAttributePreferredSharedMemoryCarveout, cc 9.0) [recalled]"),
     "shared_banks": (32, CUDA_PG + " (shared memory has 32 banks of 4 bytes)"),
