@@ -8,6 +8,9 @@ On the device (after `nvcc -arch=sm_90 -cubin -o microbench21.cubin microbench21
     python3 run_microbench21.py --collect OUTDIR     # OUTDIR/microbench21.json
     ncu ... python3 run_microbench21.py --once        # one launch per configuration, CONFIGS' order
 
+h200/microbench21_first.json is an earlier run of the kernel before it had mode 4 and the row length
+(mode 2 wrote rows of 128 lines, computing them with one division a round less).
+
 The model takes the chase's wait beside copying and writing warps as a table
 (presets.hbm_latency_under_writes).
 """
