@@ -243,3 +243,17 @@ def test_warps_that_take_turns_between_barriers_do_not_overlap():
         params = pack_arguments(kernel.kernel_name, kernel.params, (out, np.int32(20)))
         times[name] = predict(kernel.loaded_module, kernel.kernel_name, (132,), (256,), params, 0, gpu="h200").time_s
     assert times["in_turn"] > 1.35 * times["apart"], times
+
+
+def test_issue_active_counts_the_sub_partitions_that_hold_a_warp(mod):
+    """ncu's issue active is over active cycles: an SM of one warp keeps one sub-partition busy, not a
+    quarter of four. A latency-bound loop issues as often in each warp's sub-partition with 1 or 4
+    warps an SM."""
+    per, sms = 64, 132
+    rates = []
+    for block in (32, 128):
+        n = sms * block * per
+        x = ws.asarray(np.random.default_rng(5).random(n, dtype=np.float32))
+        out = ws.empty(sms * block, dtype=np.float32)
+        rates.append(_predict(mod, "gather", sms, block, (out, x, np.int32(per)), gpu="h200").issue_active)
+    assert rates[0] == pytest.approx(rates[1], rel=0.25)

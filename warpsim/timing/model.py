@@ -684,7 +684,10 @@ def _predict_at_clock(ex, preset, registers, shared_per_block, l2_since) -> Timi
     warps_time = sum(g["warps"] * g["cycles"] * g["repeat"] for g in groups)
     achieved = _achieved_occupancy(groups, preset, costs, bounds, cycles)
     issued = sum(g["issued"] * g["repeat"] for g in groups)
-    issue_active = 100.0 * issued / (preset.sub_partitions_per_sm * cycles)
+    # ncu's issue active is over the sub-partitions' active cycles: one that never holds a warp (an SM
+    # of fewer warps than sub-partitions) has none
+    holding = min(preset.sub_partitions_per_sm, max([g["warps"] for g in groups] + [1]))
+    issue_active = 100.0 * issued / (holding * cycles)
     if cycles > sm_cycles > 0:          # the SM waits on a chip-wide bound: the waiting shows as its reason
         extra = (cycles - sm_cycles) / sm_cycles
         reason = "drain" if bounds["atomics"] == cycles else "long_scoreboard"
