@@ -374,17 +374,18 @@ def _no_wgmma(arch: str, figures: dict) -> dict:
             "cp_async_l2_bytes_per_clk": (MappingProxyType({}), "[assumed] not measured: cp.async draws the L2 "
                                           "as the H200's microbench5 gave, 1.125x ld.global.cg (model.ASYNC_COPY_L2_RATE)")}
 
-# The figures only the H200's microbenchmarks measured (batches 2 and 3); the other presets take them as
-# the H200's, saying so.
+# The figures only the H200's microbenchmarks measured (batches 2, 3, 6 and 21, set 2's development half);
+# the other presets take them as the H200's, saying so.
 _MICROBENCHMARKED = {
     name: MEASURED3 if name in ("branch_taken_issue_cycles", "wave_drain_span") else
     MEASURED_SET2_DEV if name in ("bsync_cycles", "partial_line_hbm_bytes", "atomic_units") else
-    MEASURED6 if name.startswith("cta_turnaround") else MEASURED2
+    MEASURED6 if name.startswith("cta_turnaround") else
+    MEASURED21 if name == "hbm_latency_under_writes" else MEASURED2
     for name in ("l1_lines_per_clk", "atomic_lane_cycles_int", "atomic_lane_cycles_float",
                  "atomic_line_pass_cycles", "atomic_latency", "branch_taken_cycles",
                  "branch_taken_issue_cycles", "wave_drain_span", "barrier_cycles", "barrier_cycles_per_warp",
                  "bsync_cycles", "partial_line_hbm_bytes", "atomic_units", "cta_turnaround_cycles",
-                 "cta_turnaround_cycles_per_warp")}
+                 "cta_turnaround_cycles_per_warp", "hbm_latency_under_writes")}
 
 
 def _microbenchmarked_as_h200(why: str) -> dict:
@@ -419,8 +420,6 @@ _H100.update({
     "l1_hit_latency": (32.0, _SAME_SM + " (a community H100 chase says 40.2)"),
     "l2_hit_latency_near": (258.0, _SAME_SM),
     "l2_hit_latency_far": (284.0, _SAME_SM + " (a community H100 chase says 259.9 on average)"),
-    "hbm_latency_under_writes": (_H200["hbm_latency_under_writes"][0], "[assumed] the H200's, whose figure was "
-                                 + MEASURED21 + "; not measured"),
     "hbm_latency": (570.0, "community H100 SXM5 pointer chase, 570.5 cycles over 256 MB (" + NOTES + "); HBM3, "
                            "not HBM3e: the H200's 672 does not carry over"),
     "l2_bytes": (52428800, HOPPER_WP + " (50 MB; the driver may report 60 MB as on the H200)"),
@@ -469,8 +468,6 @@ _A100 = {
     "l1_hit_latency": (33.0, ABDELKHALIK + " (about 33-38 cycles) [recalled]"),
     "l2_hit_latency_near": (200.0, "chipsandcheese A100 measurements, near L2 about 200 cycles [recalled]"),
     "l2_hit_latency_far": (260.0, "chipsandcheese A100 measurements, far L2 partition [recalled]"),
-    "hbm_latency_under_writes": (_H200["hbm_latency_under_writes"][0], "[assumed] the H200's, whose figure was "
-                                 + MEASURED21 + "; not measured"),
     "hbm_latency": (480.0, ABDELKHALIK + " (global memory about 290 ns at 1.41 GHz, roughly 400-500 cycles) [recalled]"),
     "l1_shared_kib": (192, AMPERE_TG + " (192 KB combined L1/shared per SM)"),
     "shared_carveouts_kib": ((0, 8, 16, 32, 64, 100, 132, 164), AMPERE_TG + " (carve-outs of cc 8.0) [recalled]"),
@@ -539,8 +536,6 @@ _L4 = {
     "l1_hit_latency": (33.0, "[assumed] as Ampere: " + ABDELKHALIK),
     "l2_hit_latency_near": (220.0, "arXiv 2606.22588 (L40, same AD10x family: L2 hits 222-339 cycles by SM) (" + NOTES + ")"),
     "l2_hit_latency_far": (300.0, "arXiv 2606.22588 (L40: L2 hits 222-339 cycles by SM) (" + NOTES + ")"),
-    "hbm_latency_under_writes": (_H200["hbm_latency_under_writes"][0], "[assumed] the H200's, whose figure was "
-                                 + MEASURED21 + "; not measured"),
     "hbm_latency": (600.0, "[assumed] GDDR6 DRAM latency, about 300 ns; not measured [recalled]"),
     "l1_shared_kib": (128, ADA_TG + " (128 KB combined L1/shared per SM)"),
     "shared_carveouts_kib": ((0, 8, 16, 32, 64, 100), ADA_TG + " (cc 8.9) [recalled]"),
