@@ -30,6 +30,22 @@ def event_seconds(cp, launch, reps: int, before=None) -> list:
     return times
 
 
+def median_launch(cp, launch, reps: int, read, key: str) -> dict:
+    """launch() reps + 1 times, each between two CUDA events and followed by read(its event seconds),
+    a dict of what that launch recorded; of all but the first (a warm-up), the one whose `key` is the
+    median."""
+    runs = []
+    for _ in range(reps + 1):
+        a, b = cp.cuda.Event(), cp.cuda.Event()
+        a.record()
+        launch()
+        b.record()
+        b.synchronize()
+        runs.append(read(cp.cuda.get_elapsed_time(a, b) * 1e-3))
+    runs = sorted(runs[1:], key=lambda r: r[key])
+    return runs[len(runs) // 2]
+
+
 def launch_once(cp, launch, config) -> None:
     """One untimed launch of a configuration, waited for and named (a runner's --once, under ncu)."""
     launch()

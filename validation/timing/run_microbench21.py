@@ -21,7 +21,7 @@ import os
 
 import numpy as np
 
-from microbench_runner import launch_once, main
+from microbench_runner import launch_once, main, median_launch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SMS = 132
@@ -96,23 +96,16 @@ def run(reps=3):
         if not reps:
             launch_once(cp, launch, config)
             continue
-        runs = []
-        for _ in range(reps + 1):
-            a, b = cp.cuda.Event(), cp.cuda.Event()
-            a.record()
-            launch()
-            b.record()
-            b.synchronize()
+
+        def read(seconds):
             l = cp.asnumpy(lat).reshape(2 * SMS, 3)[:SMS * config["ctas_per_sm"]]
             s = cp.asnumpy(span)
-            seconds = (int(s[1]) - int(s[0])) * 1e-9 if config["streamers"] else 0.0
-            runs.append(dict(cycles_per_hop=float(np.median(l[:, 0])) / HOPS,
-                             cycles_per_hop_max=float(l[:, 0].max()) / HOPS,
-                             ns_per_hop=float(np.median(l[:, 1])) / HOPS,
-                             stream_gbps=float(int(cp.asnumpy(moved)[0]) / seconds / 1e9) if seconds > 0 else 0.0,
-                             event_us=cp.cuda.get_elapsed_time(a, b) * 1e3))
-        runs = runs[1:]                      # the first launch warms up
-        best = sorted(runs, key=lambda r: r["cycles_per_hop"])[len(runs) // 2]
+            streamed = (int(s[1]) - int(s[0])) * 1e-9 if config["streamers"] else 0.0
+            return dict(cycles_per_hop=float(np.median(l[:, 0])) / HOPS, cycles_per_hop_max=float(l[:, 0].max()) / HOPS,
+                        ns_per_hop=float(np.median(l[:, 1])) / HOPS,
+                        stream_gbps=float(int(cp.asnumpy(moved)[0]) / streamed / 1e9) if streamed > 0 else 0.0,
+                        event_us=seconds * 1e6)
+        best = median_launch(cp, launch, reps, read, "cycles_per_hop")
         results.append(dict(config, **best))
         print(f"{MODES[config['mode']]:20s} rows of {config['row_lines']:3d} lines, ilp {config['ilp']} streamers {config['streamers']:2d}: "
               f"{best['cycles_per_hop']:7.1f} cycles/hop ({best['ns_per_hop']:6.1f} ns, max "
