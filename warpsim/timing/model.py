@@ -219,10 +219,10 @@ class KernelCosts:
         self.latency = latency
         walk = walk_function(fn, preset, latency, barrier_cycles)
         self.walk = walk
-        # how many HBM latencies each execution waits out: the walk's growth when they grow (the
-        # loaded latency of group_time adds its excess that many times)
+        # how many HBM latencies each execution waits out: the walk's growth when they grow (group_time
+        # adds each the wait HBM writes cause, so a launch writing nothing to HBM needs no second walk)
         self.hbm_waits = np.zeros(n)
-        if any(from_hbm.values()):
+        if dram_write > 0 and any(from_hbm.values()):
             probe = {i: lat + HBM_PROBE_CYCLES * from_hbm.get(i, 0.0) for i, lat in latency.items()}
             self.hbm_waits = np.maximum(0.0, walk_function(fn, preset, probe, barrier_cycles).gap() - walk.gap()) \
                 / HBM_PROBE_CYCLES
