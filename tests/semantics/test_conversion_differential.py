@@ -179,3 +179,26 @@ def test_f2fp_fp8_pair_merges_c_above_cvt_satfinite(kind):
     pair = np.asarray(run_ptx(f"cvt.rn.satfinite.{kind}x2.f32", as_f32(a), as_f32(b))).astype(np.uint32)
     want = ((c & np.uint32(0xFFFF)) << np.uint32(16)) | pair
     assert_same_bits(got, want, f"F2FP {kind} pair", (a, b, c))
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.uint64])
+@pytest.mark.parametrize("dst", ["f32", "f64"])
+def test_wide_integers_to_float_nearest_round_once(dtype, dst):
+    """cvt.rn.f32.s64 and kin take NumPy's cast through float64 for values within 2^53 (exact
+    there) and the exact rule past it: both must give the exact rule's bits, and f64 Python's."""
+    from warpsim.semantics.conversion import convert_to_float
+    from warpsim.semantics.floatbits import FORMATS, round_integers
+    rng = np.random.default_rng(7 + len(dst))
+    info = np.iinfo(dtype)
+    edges = [0, 1, 2**24 + 1, 2**53 - 1, 2**53, 2**53 + 1, 2**53 + 3, 2**54 + 2, int(info.max), int(info.min)]
+    if dtype is np.int64:
+        edges += [-2**53, -2**53 - 1, -2**53 + 1, -(2**24 + 1)]
+    values = np.concatenate([rng.integers(info.min, info.max, 5000, dtype=dtype, endpoint=True),
+                             rng.integers(-2**54, 2**54, 5000).astype(dtype),
+                             rng.integers(-5000, 5000, 500).astype(dtype), np.array(edges, dtype=dtype)])
+    got = convert_to_float(values, dst, "int", {"rn"})
+    exact = round_integers(values, FORMATS[dst], "rn").astype(np.float32 if dst == "f32" else np.float64)
+    assert got.dtype == exact.dtype
+    assert (got.view(np.uint8) == exact.view(np.uint8)).all()
+    if dst == "f64":
+        assert (got == np.array([float(int(v)) for v in values])).all()

@@ -111,8 +111,10 @@ def _nearest_by_numpy(values, dst: str, src: str):
     one correct rounding (C casts from <= 32-bit ints, f64 -> f32), and
     f32 -> bf16 on the bits; None for everything else."""
     values = np.asarray(values)
-    if src == "int" and values.dtype.itemsize <= 4 and dst in ("f32", "f64"):
-        return values.astype(np.float32 if dst == "f32" else np.float64)
+    if src == "int" and dst in ("f32", "f64"):
+        if values.dtype.itemsize <= 4:
+            return values.astype(np.float32 if dst == "f32" else np.float64)
+        return _wide_integers_nearest(values, dst)
     if (dst, src) == ("f32", "f64"):
         out = values.astype(np.float32)
         return _nan_as_gpu(out, values, dst, src, ftz=False) if np.isnan(out).any() else out
@@ -121,6 +123,25 @@ def _nearest_by_numpy(values, dst: str, src: str):
         rounded = (bits + np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))) >> np.uint32(16)
         return np.where(np.isnan(values), np.uint32(0x7FFF), rounded).astype(np.uint16)
     return None
+
+
+EXACT_IN_F64 = 2 ** 53      # every integer of at most this magnitude is a float64
+
+
+def _wide_integers_nearest(values, dst: str):
+    """64-bit integers to f32 or f64, nearest-even. Those within +-2^53 are exact in float64, so
+    NumPy's cast through float64 rounds them once; the others (rare: Numba's int64 indices and
+    counters are small) go through the exact rule."""
+    if values.ndim == 0 or values.dtype.kind not in "iu":
+        return None
+    if values.dtype.kind == "i":
+        fits = values.view(np.uint64) + np.uint64(EXACT_IN_F64) <= np.uint64(2 * EXACT_IN_F64)
+    else:
+        fits = values <= np.uint64(EXACT_IN_F64)
+    wide = values.astype(np.float64)
+    if not fits.all():
+        wide[~fits] = round_integers(values[~fits], FORMATS[dst], "rn")
+    return wide.astype(np.float32) if dst == "f32" else wide
 
 
 def read_float(flags, values, src: str, dst: str = ""):
