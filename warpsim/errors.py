@@ -1,6 +1,9 @@
-"""Errors a user sees. Each names the problem and where it is."""
+"""Errors a user sees. Each names the problem and where it is (and a warning, the user's line that caused it)."""
 
 from __future__ import annotations
+
+import os
+import sys
 
 
 class WarpsimError(Exception):
@@ -291,3 +294,23 @@ def import_optional(module: str, *, extra: str, needed_for: str):
         if error.name != module and not module.startswith(f"{error.name}."):
             raise                       # the package is there but one of its own imports failed
         raise MissingDependency(module, extra=extra, needed_for=needed_for) from None
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+_IN_WARPSIM: dict = {}     # code file name -> whether it is warpsim's (Numba warns at every small launch)
+
+
+def user_stacklevel() -> int:
+    """The `stacklevel` that makes a warning its caller gives point at the first frame outside
+    warpsim: the user's line that launched or allocated, however deep inside warpsim it arose."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and _in_warpsim(frame.f_code.co_filename):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _in_warpsim(filename: str) -> bool:
+    inside = _IN_WARPSIM.get(filename)
+    if inside is None:
+        inside = _IN_WARPSIM[filename] = os.path.abspath(filename).startswith(_PACKAGE_DIR)
+    return inside

@@ -25,7 +25,6 @@ from __future__ import annotations
 import functools
 import math
 import operator
-import os
 import warnings
 
 import numpy as np
@@ -33,6 +32,7 @@ import numpy as np
 from .. import api
 from ..api.arrays import contiguous_strides
 from ..api.args import KernelArgumentError
+from ..errors import user_stacklevel
 
 __all__ = ["argument_type", "argument_types", "flatten_arguments", "pack_parameters", "unwrap_hint"]
 
@@ -50,6 +50,8 @@ def unwrap_hint(value):
 
 def argument_type(value):
     """The Numba type of one launch argument, as numba.cuda's dispatcher computes it."""
+    if type(value) is _OWN_ARRAYS[1]:        # a DeviceNDArray: its _numba_type_, which typeof reads first
+        return value._numba_type_
     from numba.cuda.typing.typeof import Purpose, typeof
     value, _, _ = unwrap_hint(value)
     try:
@@ -109,26 +111,6 @@ def _own_array_view(value):
 def _own_arrays() -> tuple:
     from .devicearray import DeviceNDArray
     return (api.ndarray, DeviceNDArray)
-
-
-def user_stacklevel() -> int:
-    """The `stacklevel` that makes a warning point at the first frame outside warpsim."""
-    import sys
-    frame, level = sys._getframe(1), 1
-    while frame is not None and _in_warpsim(frame.f_code.co_filename):
-        frame, level = frame.f_back, level + 1
-    return level
-
-
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-_IN_WARPSIM: dict = {}     # code file name -> whether it is warpsim's (Numba warns at every small launch)
-
-
-def _in_warpsim(filename: str) -> bool:
-    inside = _IN_WARPSIM.get(filename)
-    if inside is None:
-        inside = _IN_WARPSIM[filename] = os.path.abspath(filename).startswith(_PACKAGE_DIR)
-    return inside
 
 
 def _warn_implicit_copy(value) -> None:

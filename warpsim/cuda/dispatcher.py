@@ -182,18 +182,13 @@ class CompiledKernel(KernelAttributes):
             raise KernelArgumentError(f"kernel '{self.readable_name}' {error}") from None
         if self.debug:
             self._clear_exception(loaded, device)
-        try:
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                loaded.launch(self.entry_name, griddim, blockdim, params, shared_mem=sharedmem,
-                              cooperative=cooperative)
+        try:        # (what the launch survived is told at the user's line, by the Python name)
+            loaded.launch(self.entry_name, griddim, blockdim, params, shared_mem=sharedmem,
+                          cooperative=cooperative, name_in_warnings=self.readable_name)
         except LaunchRefused as refusal:      # nothing ran: the driver's refusal, as Numba raises it
             raise as_numba_refusal(refusal, self.readable_name) from None
         except LaunchError as error:
             raise _with_python_source(error, self) from None
-        for warning in caught:  # the simulator's warnings, pointed at the user's launch
-            text = str(warning.message).replace(self.entry_name, self.readable_name)
-            warnings.warn(type(warning.message)(text), stacklevel=user_stacklevel())
         if self.debug:
             self._raise_kernel_exception(loaded, device)
         for writeback in writebacks:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import (ClusterSizeMismatch, InternalError, InvalidValue, LaunchError,
+from ..errors import (ClusterSizeMismatch, InternalError, InvalidValue, LaunchError, user_stacklevel,
                       WarpsimError)
 from ..ptx.ir import Imm, Sym
 from ..ptx.parser import parse_ptx
@@ -143,7 +143,8 @@ class LoadedModule:
 
     def launch(self, kernel: str, grid, block, params: bytes, shared_mem: int = 0,
                observers=(), cta_range: tuple | None = None, cluster_dims: tuple | None = None,
-               cooperative: bool = False, settings=None, **overrides) -> LaunchResult:
+               cooperative: bool = False, settings=None, name_in_warnings: str | None = None,
+               **overrides) -> LaunchResult:
         """Run the kernel over the grid (or only CTAs cta_range = (first, stop) of it, linear ids).
 
         cluster_dims: the launch's thread-block cluster shape (cudaLaunchKernelEx's cluster
@@ -152,6 +153,8 @@ class LoadedModule:
         each other at a grid-wide sync: the whole grid runs as one batch (machine.cooperative).
         settings: the Settings to run under, from a caller that has just read them (reading them
         looks at the environment); None: the current ones. Overrides apply on top of either.
+        name_in_warnings: the kernel's name in the warnings of what the launch survived (a
+        front end's name for it, where the PTX entry's is mangled); None: the entry's.
 
         A CTA range is for running one launch in shards (each shard a process
         of its own); CTAs outside it do not run. Launches on one device run one
@@ -161,7 +164,7 @@ class LoadedModule:
         with self.device.lock:
             try:
                 return self._launch(kernel, grid, block, params, shared_mem, observers, cta_range,
-                                    overrides, cluster_dims, cooperative, settings)
+                                    overrides, cluster_dims, cooperative, settings, name_in_warnings)
             except (WarpsimError, MemoryError):
                 raise
             except Exception as exc:    # a bug in warpsim: said so, never a bare Python error
@@ -170,7 +173,8 @@ class LoadedModule:
                                     f"kernel", kernel=kernel) from exc
 
     def _launch(self, kernel, grid, block, params, shared_mem, observers, cta_range,
-                overrides, cluster_dims=None, cooperative=False, settings=None) -> LaunchResult:
+                overrides, cluster_dims=None, cooperative=False, settings=None,
+                name_in_warnings=None) -> LaunchResult:
         self._kernel(kernel)
         grid, block = launch_dimensions(grid, "grid", kernel), launch_dimensions(block, "block", kernel)
         params = self._parameter_buffer(kernel, params)
@@ -252,7 +256,7 @@ class LoadedModule:
         for obs in done:
             obs.launch_finished(result)
         if result.diagnostics:
-            _warn_once(result.diagnostics, kernel)
+            _warn_once(result.diagnostics, name_in_warnings or kernel)
         if children:                         # grids the kernel launched (dynamic parallelism)
             device_launch.run_children(self, children, overrides)
         return result
@@ -345,6 +349,7 @@ class SyncWarning(UserWarning):
 
 
 def _warn_once(diagnostics, kernel: str):
+    """One SyncWarning per (kind, PTX line) of the launch's diagnostics, at the user's line."""
     seen = set()
     for d in diagnostics:
         key = (d["kind"], d["ptx_line"])
@@ -354,7 +359,7 @@ def _warn_once(diagnostics, kernel: str):
         src = f" ({d['source_line']})" if d.get("source_line") else ""
         warnings.warn(SyncWarning(f"{kernel}: {d['message']}, block {d['block']} thread "
                                   f"{d['thread']}, at PTX line {d['ptx_line']}: {d['instruction']}{src}"),
-                      stacklevel=4)
+                      stacklevel=user_stacklevel())
 
 
 class _Progress:
