@@ -344,6 +344,7 @@ class KernelCosts:
 
 
 SERVERS_SMSP = ("issue",) + QUEUE_PIPES
+ALIGNED_BARRIERS = 1               # barriers a warp passes while its SM's CTAs stay in step [assumed]
 TURNAROUND = "slot:turnaround"     # the delay station of a reused CTA slot (KernelCosts.turnaround)
 SM_STATIONS = ("mio", "lsu", "l2", "dram")
 ASYNC_UNITS = ("l2", "dram")       # the stations async copies use without their warp
@@ -380,15 +381,15 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
     if costs.turnaround:
         stations.append(Station(TURNAROUND, costs.turnaround, 0))
     cycle, residence, _ = mva(stations, queued)
-    cycle, residence = _with_hbm_writes(stations, queued, mean, float(stacked["hbm_write"].sum()),
-                                        costs.hbm_read_wait, cycle, residence)
+    cycle, residence, memory_queue = _with_hbm_writes(stations, queued, mean, float(stacked["hbm_write"].sum()),
+                                                      costs.hbm_read_wait, cycle, residence)
     # a CTA's slot frees when its last warp is done, so with CTAs waiting for the slot its end is a
     # barrier too (the queueing its warps saw sets the spread of their ends)
     exited = 0.0          # of a warp's cycle, the time it has exited while its CTA's slot waits
     per_cta = max(1, round(costs.warps_per_cta * queued / warps))
     if per_cta > 1 and (mean["bars"] > 0 or costs.waves > 1):
         cycle, residence, exited = _with_barrier_skew(stations, queued, per_cta, cycle, residence,
-                                                      stalled=mean["bars"] > 0)
+                                                      stalled=mean["bars"] > 0, memory_queue=memory_queue)
     # the slot's empty time between CTAs: no warp of it is resident, so none stalls
     turnaround = residence.pop(TURNAROUND, 0.0)
     exited += turnaround
@@ -398,6 +399,14 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
         cycle = max(cycle, float(stacked[unit].sum() + stacked[unit + "_async"].sum()))
     # a CTA's warps meet at its barriers: it takes at least the sum of its stretches between them
     cycle = max([cycle] + [costs.between_barriers[k] for k in cta_indices])
+    # and so do the CTAs of an SM that start together: wave after wave the slots free and refill at once,
+    # and CTAs that meet few barriers have no time to drift apart, so each stretch holds the SM's units
+    # for all of them (set 1's and set 2's tile transposes, one barrier: the H200's 32-way conflicted
+    # reads add to the loads' latency, where the queueing network overlaps them; a loop of barriers lets
+    # CTAs drift, one's loads beside another's reads: set 2's shared-memory matmul, 64 barriers, would
+    # be 8 points slower). One wave's common start is the fill's.
+    if costs.in_stretch is not None and len(cta_indices) > 1 and costs.waves > 1 and mean["bars"] <= ALIGNED_BARRIERS:
+        cycle = max(cycle, _between_barriers(costs, np.concatenate([costs.cta_counts[k] for k in cta_indices])))
     # the longest warp cannot finish before it would alone
     longest = int(np.argmax(sum(stacked[s.name] for s in stations if s.name in stacked)))
     alone = [Station(s.name, float(stacked[s.name][longest]) if s.name in stacked else s.demand, s.servers)
@@ -429,9 +438,10 @@ def _with_hbm_writes(stations: list, warps: int, mean: dict, written: float, rea
     barely move it), far longer than the dram station's queue. Each HBM latency a warp waits out
     (mean["hbm_waits"]) takes the measured wait at the rate the SM's warps write (`written` bytes a
     wave, over the wave's cycles, as every SM), less the queueing the station already gave it; the
-    rate and the waits are solved together (a few damped fixed-point steps)."""
+    rate and the waits are solved together (a few damped fixed-point steps). Also returns that added
+    wait per warp: queueing in the memory system, which spreads the warps' arrivals at a barrier."""
     if not written or not mean.get("hbm_waits"):
-        return cycle, residence
+        return cycle, residence, 0.0
     at = next(k for k, s in enumerate(stations) if s.name == "delay:long_scoreboard")
     base = stations[at].demand
     extra = 0.0
@@ -443,13 +453,14 @@ def _with_hbm_writes(stations: list, warps: int, mean: dict, written: float, rea
         extra = new
         stations[at] = Station(stations[at].name, base + extra, 0)
         cycle, residence, _ = mva(stations, warps)
-    return cycle, residence
+    return cycle, residence, extra
 
 
 def _between_barriers(costs: KernelCosts, counts: np.ndarray) -> float:
     """Cycles a sampled CTA (its live warps' issues, `counts`) needs at least, stretch by stretch
     between its barriers (BAR.SYNC): all its warps leave a stretch together, so a stretch lasts as long
-    as its longest warp alone (the walk's gaps and group waits) and as long as its busiest sub-partition
+    as its longest warp alone (the walk's gaps and group waits), as long as the SM's shared-memory pipe
+    serves its warps' wavefronts, and as long as its busiest sub-partition
     is held by the warps placed on it (warp w on w mod 4): by their issues and pipe time, or by their
     wgmmas' tensor-core time and FP32 issues where those are longer (the tensor core works while its
     warps issue other instructions on, as in the queueing network). The queueing network overlaps one warp's tensor-core work with another's
@@ -463,7 +474,8 @@ def _between_barriers(costs: KernelCosts, counts: np.ndarray) -> float:
     for hold in (costs.hold, costs.hold_tensor):
         held = (counts * hold) @ costs.in_stretch
         smsp = np.maximum(smsp, np.stack([held[placed == q].sum(axis=0) for q in range(4)]))
-    return float(np.maximum(chain.max(axis=0), smsp.max(axis=0)).sum())
+    shared = (counts * costs.per_exec["wavefronts"]).sum(axis=0) @ costs.in_stretch   # the SM's one shared pipe
+    return float(np.maximum.reduce([chain.max(axis=0), smsp.max(axis=0), shared]).sum())
 
 
 def sub_partition_held(stacked: dict, warps: np.ndarray) -> float:
@@ -500,10 +512,12 @@ def _competition(stations: list, residence: dict) -> float:
 
 
 def _with_barrier_skew(stations: list, warps: int, warps_per_cta: int, cycle: float, residence: dict,
-                       stalled: bool = True):
+                       stalled: bool = True, memory_queue: float = 0.0):
     """Resident warps queue for the sub-partition and the SM's units; at a CTA barrier every warp waits
     for the last of its CTA to arrive. Taking each warp's queueing before a barrier as exponential, the
-    last of n arrives (H_n - 1) mean queueing delays after the average one (H_n the harmonic number).
+    last of n arrives (H_n - 1) mean queueing delays after the average one (H_n the harmonic number);
+    `memory_queue`, a read's wait for HBM beyond its latency alone (_with_hbm_writes), counts as such a
+    delay too.
     That wait is a delay of every warp; it lowers the queueing it comes from, so the two are solved
     together (a few fixed-point steps). A CTA's end waits so too for its slot (`stalled` False: the
     warps that finished first have exited, so the wait is no warp's stall reason), but no longer than
@@ -516,7 +530,7 @@ def _with_barrier_skew(stations: list, warps: int, warps_per_cta: int, cycle: fl
         if not stalled else float("inf")
     skew = 0.0
     for _ in range(8):
-        queue = sum(max(0.0, residence[s.name] - s.demand) for s in queued)
+        queue = sum(max(0.0, residence[s.name] - s.demand) for s in queued) + memory_queue
         new = 0.5 * (skew + min(fifo, spread * queue))
         if abs(new - skew) < 1e-3 * max(1.0, cycle):
             break

@@ -1,0 +1,98 @@
+"""CTAs that meet at a barrier: how the warps' memory waits spread their arrivals, and how co-resident
+CTAs that start together share the SM's shared-memory pipe after it (timing/model.py)."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+import warpsim as ws
+from warpsim.api.raw import pack_arguments
+from warpsim.timing import gpu_preset, model, predict
+
+SOURCE = r"""
+template <int PAD>
+__device__ void tile_transpose(float* out, const float* in, int n) {
+    __shared__ float tile[32][32 + PAD];
+    int x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * 32 + threadIdx.y;
+    for (int j = 0; j < 32; j += blockDim.y) tile[threadIdx.y + j][threadIdx.x] = in[(long long)(y + j) * n + x];
+    __syncthreads();
+    x = blockIdx.y * 32 + threadIdx.x;
+    y = blockIdx.x * 32 + threadIdx.y;
+    for (int j = 0; j < 32; j += blockDim.y) out[(long long)(y + j) * n + x] = tile[threadIdx.x][threadIdx.y + j];
+}
+extern "C" __global__ void transpose_conflicted(float* out, const float* in, int n) { tile_transpose<0>(out, in, n); }
+extern "C" __global__ void transpose_padded(float* out, const float* in, int n) { tile_transpose<1>(out, in, n); }
+extern "C" __global__ void tiles_in_a_loop(float* out, const float* in, int n, int rounds) {
+    __shared__ float tile[32][32];
+    float acc = 0.f;
+    for (int r = 0; r < rounds; ++r) {
+        tile[threadIdx.y][threadIdx.x] = in[(blockIdx.x * rounds + r) * 1024 + threadIdx.y * 32 + threadIdx.x];
+        __syncthreads();
+        acc += tile[threadIdx.x][threadIdx.y];
+        __syncthreads();
+    }
+    out[blockIdx.x * 1024 + threadIdx.y * 32 + threadIdx.x] = acc;
+}
+"""
+
+QUIET = replace(gpu_preset("h200"), hbm_latency_under_writes=((0.0, 1.0), (0.0, 0.0)))
+N = 4096
+
+
+@pytest.fixture(scope="module")
+def mod():
+    return ws.RawModule(code=SOURCE)
+
+
+@pytest.fixture(scope="module")
+def matrix():
+    x = np.random.default_rng(11).random(N * N, dtype=np.float32)
+    return x, ws.asarray(x), ws.empty(N * N, dtype=np.float32)
+
+
+def _predict(mod, name, grid, block, args, gpu="h200"):
+    k = mod.get_function(name)
+    return predict(k.loaded_module, k.kernel_name, grid, block, pack_arguments(k.kernel_name, k.params, args),
+                   0, gpu=gpu, max_ctas=4)
+
+
+def test_hbm_waits_beside_writes_spread_the_warps_at_a_barrier(mod, matrix):
+    """A transpose writes as much as it reads: its loads wait longer than alone, and the last warp of a
+    CTA reaches the barrier that much later than the mean one (the H200's barrier stalls at 32 x 32
+    threads: 10.4 an issue, where the wait of unloaded queues gave 3.3)."""
+    x, d_x, d_out = matrix
+    args = (d_out, d_x, np.int32(N))
+    loaded, quiet = (_predict(mod, "transpose_padded", (N // 32, N // 32), (32, 32), args, gpu) for gpu in ("h200", QUIET))
+    assert loaded.stalls["barrier"] > 1.5 * quiet.stalls["barrier"]
+    assert loaded.time_s > 1.1 * quiet.time_s
+    tile = d_out.get().reshape(N, N)[:32, :32]           # the sampled CTAs ran: the first tile is there
+    np.testing.assert_array_equal(tile, x.reshape(N, N)[:32, :32].T)
+
+
+def test_ctas_that_start_together_share_the_shared_pipe_after_their_barrier(mod, matrix, monkeypatch):
+    """Two 1024-thread CTAs an SM, wave after wave, each warp one 32-way conflicted read after the
+    barrier: the two CTAs reach it together, so each wave waits for both CTAs' 2 x 1024 wavefronts
+    after its loads; where the stretches are not taken as aligned, the queueing network overlaps the
+    wavefronts with the loads."""
+    _, d_x, d_out = matrix
+    args = (d_out, d_x, np.int32(N))
+    aligned = _predict(mod, "transpose_conflicted", (N // 32, N // 32), (32, 32), args)
+    monkeypatch.setattr(model, "ALIGNED_BARRIERS", 0)
+    apart = _predict(mod, "transpose_conflicted", (N // 32, N // 32), (32, 32), args)
+    assert aligned.time_s > 1.1 * apart.time_s
+    h200 = gpu_preset("h200")
+    per_sm = (N // 32) ** 2 / h200.sms
+    assert aligned.time_s * h200.kernel_clock_mhz * 1e6 >= per_sm * 32 * 32     # every wavefront, one a clock
+
+
+def test_ctas_that_meet_at_every_round_are_not_taken_as_aligned(mod, monkeypatch):
+    """A loop of barriers lets co-resident CTAs drift apart, so one's loads overlap another's reads:
+    the rule leaves such kernels to the queueing network."""
+    rounds, ctas = 16, 4096
+    x = ws.asarray(np.random.default_rng(12).random(ctas * rounds * 1024, dtype=np.float32))
+    out = ws.empty(ctas * 1024, dtype=np.float32)
+    args = (out, x, np.int32(ctas), np.int32(rounds))
+    looped = _predict(mod, "tiles_in_a_loop", (ctas,), (32, 32), args)
+    monkeypatch.setattr(model, "ALIGNED_BARRIERS", 0)
+    assert _predict(mod, "tiles_in_a_loop", (ctas,), (32, 32), args).time_s == pytest.approx(looped.time_s, rel=1e-12)
