@@ -166,6 +166,7 @@ def _scalar(dtype: str, value):
 
 
 def _flatten(ty, value, copy_in, copy_out, out: list, writebacks: list):
+    """Append to `out` the bytes of each PTX parameter `value` of type `ty` becomes."""
     types = _numba_types()
     if isinstance(ty, types.Array):
         pointer, shape, strides, itemsize = _device_view(value, copy_in, copy_out, writebacks)
@@ -173,25 +174,25 @@ def _flatten(ty, value, copy_in, copy_out, out: list, writebacks: list):
             raise KernelArgumentError(f"array argument has {len(shape)} dimensions, "
                                       f"the kernel was compiled for {ty.ndim}")
         nitems = math.prod(shape)
-        pieces = [0, 0, nitems, itemsize, pointer, *shape, *strides]  # meminfo, parent: null
-        out.extend(np.array(pieces, dtype=np.int64))     # one np.int64 per piece
+        raw = np.array([0, 0, nitems, itemsize, pointer, *shape, *strides], dtype=np.int64).tobytes()
+        out.extend(raw[k:k + 8] for k in range(0, len(raw), 8))      # meminfo, parent (null), ...: 8 bytes each
     elif isinstance(ty, types.CPointer):
-        out.append(np.uint64(int(value)))
+        out.append(np.uint64(int(value)).tobytes())
     elif isinstance(ty, types.Boolean):
-        out.append(np.uint8(bool(value)))
+        out.append(b"\x01" if value else b"\x00")
     elif isinstance(ty, types.Integer):
-        out.append(_scalar(str(ty), value))
+        out.append(_scalar(str(ty), value).tobytes())
     elif ty == types.float16:
-        out.append(np.float16(value).view(np.uint16))
+        out.append(np.float16(value).tobytes())
     elif ty in (types.float32, types.float64):
-        out.append(_scalar(str(ty), value))
+        out.append(_scalar(str(ty), value).tobytes())
     elif ty in (types.complex64, types.complex128):
         part = "float32" if ty == types.complex64 else "float64"
-        out += [_scalar(part, complex(value).real), _scalar(part, complex(value).imag)]
+        out += [_scalar(part, complex(value).real).tobytes(), _scalar(part, complex(value).imag).tobytes()]
     elif isinstance(ty, (types.NPDatetime, types.NPTimedelta)):
-        out.append(np.int64(np.asarray(value).view(np.int64)))
+        out.append(np.int64(np.asarray(value).view(np.int64)).tobytes())
     elif isinstance(ty, types.Record):
-        out.append(np.uint64(_record_pointer(value, copy_in, copy_out, writebacks)))
+        out.append(np.uint64(_record_pointer(value, copy_in, copy_out, writebacks)).tobytes())
     elif isinstance(ty, types.BaseTuple):
         for member_type, member in zip(ty, value):
             _flatten(member_type, member, copy_in, copy_out, out, writebacks)
@@ -209,7 +210,7 @@ def _numba_types():
 
 
 def flatten_arguments(types_, args, writebacks: list, extensions=(), stream=0) -> list:
-    """The NumPy scalars, one per PTX parameter, that the arguments become.
+    """The bytes of each PTX parameter the arguments become, in order.
 
     `extensions` are Numba's kernel extensions: each may rewrite (type, value)
     first, last one first, as numba-cuda applies them."""
@@ -235,21 +236,26 @@ def _describe(value) -> str:
 
 
 def pack_parameters(kernel_name: str, params, pieces) -> bytes:
-    """The parameter buffer: each piece at its parameter's offset, sizes checked."""
+    """The parameter buffer: each piece (flatten_arguments' bytes) at its parameter's offset, sizes checked."""
     if len(pieces) != len(params):
         raise KernelArgumentError(
             f"kernel '{kernel_name}': the arguments flatten to {len(pieces)} values but the PTX "
             f"declares {len(params)} parameters (a Numba ABI warpsim does not know)")
-    end = max((p[1] + p[2] for p in params), default=0)
-    buffer = bytearray(end)
-    for index, (piece, (name, offset, size, *_)) in enumerate(zip(pieces, params)):
-        raw = piece.tobytes() if isinstance(piece, np.generic) else np.asarray(piece).tobytes()
-        if len(raw) != size:
-            raise KernelArgumentError(
-                f"kernel '{kernel_name}' parameter {index} ({name}) is {size} bytes, but the "
-                f"argument value for it is {len(raw)} bytes ({np.asarray(piece).dtype})")
-        buffer[offset:offset + size] = raw
-    return bytes(buffer)
+    sizes = [p[2] for p in params]
+    if list(map(len, pieces)) != sizes:
+        index = next(k for k, (piece, size) in enumerate(zip(pieces, sizes)) if len(piece) != size)
+        raise KernelArgumentError(
+            f"kernel '{kernel_name}' parameter {index} ({params[index][0]}) is {sizes[index]} bytes, but the "
+            f"argument value for it is {len(pieces[index])} bytes")
+    end = 0
+    for _, offset, size, *_ in params:
+        if offset != end:                   # padding between parameters: each at its offset
+            buffer = bytearray(max(p[1] + p[2] for p in params))
+            for piece, (_, at, length, *_) in zip(pieces, params):
+                buffer[at:at + length] = piece
+            return bytes(buffer)
+        end = offset + size
+    return b"".join(pieces)                 # (Numba's parameters are 8-byte words: no padding, the common case)
 
 
 _OWN_ARRAYS = _own_arrays()      # warpsim.ndarray and warpsim.cuda's DeviceNDArray

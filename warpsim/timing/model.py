@@ -344,7 +344,7 @@ class KernelCosts:
 
 
 SERVERS_SMSP = ("issue",) + QUEUE_PIPES
-ALIGNED_BARRIERS = 1               # barriers a warp passes while its SM's CTAs stay in step [assumed]
+ALIGNED_BARRIERS = 1               # barriers a warp passes while its SM's CTAs stay in step (validation/timing: 23rd batch)
 TURNAROUND = "slot:turnaround"     # the delay station of a reused CTA slot (KernelCosts.turnaround)
 SM_STATIONS = ("mio", "lsu", "l2", "dram")
 ASYNC_UNITS = ("l2", "dram")       # the stations async copies use without their warp
