@@ -344,7 +344,7 @@ class KernelCosts:
 
 
 SERVERS_SMSP = ("issue",) + QUEUE_PIPES
-ALIGNED_BARRIERS = 1               # barriers a warp passes while its SM's CTAs stay in step (validation/timing: 23rd batch)
+ALIGNED_BARRIERS = 1               # barriers a warp passes where its SM's CTAs are taken as in step
 TURNAROUND = "slot:turnaround"     # the delay station of a reused CTA slot (KernelCosts.turnaround)
 SM_STATIONS = ("mio", "lsu", "l2", "dram")
 ASYNC_UNITS = ("l2", "dram")       # the stations async copies use without their warp
@@ -399,13 +399,15 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
         cycle = max(cycle, float(stacked[unit].sum() + stacked[unit + "_async"].sum()))
     # a CTA's warps meet at its barriers: it takes at least the sum of its stretches between them
     cycle = max([cycle] + [costs.between_barriers[k] for k in cta_indices])
-    # and so do the CTAs of an SM that start together: wave after wave the slots free and refill at once,
-    # and CTAs that meet few barriers have no time to drift apart, so each stretch holds the SM's units
-    # for all of them (set 1's and set 2's tile transposes, one barrier: the H200's 32-way conflicted
-    # reads add to the loads' latency, where the queueing network overlaps them; a loop of barriers lets
-    # CTAs drift, one's loads beside another's reads: set 2's shared-memory matmul, 64 barriers, would
-    # be 8 points slower). One wave's common start is the fill's.
-    if costs.in_stretch is not None and len(cta_indices) > 1 and costs.waves > 1 and mean["bars"] <= ALIGNED_BARRIERS:
+    # and so, where their warps pass one barrier, do the CTAs of an SM that start together: slots that
+    # free together refill together, and CTAs sharing a busy shared pipe stay in step (the twenty-third
+    # batch: 32-way conflicted tiles start 0.04-0.14 tiles apart wave after wave), so each stretch holds
+    # the SM's units for all of them (set 1's and set 2's tile transposes: the H200 adds the conflicted
+    # reads to the loads' latency, where the queueing network overlaps them). Past one barrier the rule
+    # stays out: set 2's shared-memory matmul (64 barriers, conflict-free reads faster than the one
+    # wavefront a clock the model gives them) would be 8 points slower. One wave's common start is the fill's.
+    aligned = costs.in_stretch is not None and len(cta_indices) > 1 and costs.waves > 1
+    if aligned and mean["bars"] <= ALIGNED_BARRIERS:
         cycle = max(cycle, _between_barriers(costs, np.concatenate([costs.cta_counts[k] for k in cta_indices])))
     # the longest warp cannot finish before it would alone
     longest = int(np.argmax(sum(stacked[s.name] for s in stations if s.name in stacked)))
