@@ -96,3 +96,14 @@ def test_ctas_that_meet_at_every_round_are_not_taken_as_aligned(mod, monkeypatch
     looped = _predict(mod, "tiles_in_a_loop", (ctas,), (32, 32), args)
     monkeypatch.setattr(model, "ALIGNED_BARRIERS", 0)
     assert _predict(mod, "tiles_in_a_loop", (ctas,), (32, 32), args).time_s == pytest.approx(looped.time_s, rel=1e-12)
+
+
+def test_latency_bound_ctas_are_not_taken_as_in_step(mod, matrix, monkeypatch):
+    """Padded tiles' CTAs wait on their loads, not on the shared pipe, and drift apart (the twenty-third
+    batch: 0.4 tiles at one tile a CTA): the rule leaves them to the queueing network."""
+    _, d_x, d_out = matrix
+    args = (d_out, d_x, np.int32(N))
+    padded = _predict(mod, "transpose_padded", (N // 32, N // 32), (32, 32), args)
+    monkeypatch.setattr(model, "ALIGNED_BARRIERS", 0)
+    apart = _predict(mod, "transpose_padded", (N // 32, N // 32), (32, 32), args)
+    assert padded.time_s == pytest.approx(apart.time_s, rel=1e-12)

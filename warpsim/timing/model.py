@@ -399,16 +399,21 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
         cycle = max(cycle, float(stacked[unit].sum() + stacked[unit + "_async"].sum()))
     # a CTA's warps meet at its barriers: it takes at least the sum of its stretches between them
     cycle = max([cycle] + [costs.between_barriers[k] for k in cta_indices])
-    # and so, where their warps pass one barrier, do the CTAs of an SM that start together: slots that
-    # free together refill together, and CTAs sharing a busy shared pipe stay in step (the twenty-third
-    # batch: 32-way conflicted tiles start 0.04-0.14 tiles apart wave after wave), so each stretch holds
-    # the SM's units for all of them (set 1's and set 2's tile transposes: the H200 adds the conflicted
-    # reads to the loads' latency, where the queueing network overlaps them). Past one barrier the rule
-    # stays out: set 2's shared-memory matmul (64 barriers, conflict-free reads faster than the one
-    # wavefront a clock the model gives them) would be 8 points slower. One wave's common start is the fill's.
+    # and so do the CTAs of an SM that share a busy shared pipe: slots that free together refill together,
+    # and the pipe serving their warps alike keeps them in step (the twenty-third batch: 32-way conflicted
+    # tiles start 0.04-0.14 tiles apart wave after wave, where latency-bound padded ones drift 0.4-2.1
+    # apart). Where a stretch of theirs takes the pipe longer than its longest warp's walk and its busiest
+    # sub-partition, each stretch holds the SM's units for all of them, and the last warp's loads wait
+    # beside writes as at a barrier (the H200 adds the conflicted reads to the loads' latency, where the
+    # queueing network overlaps them). Past one barrier the rule stays out: set 2's shared-memory matmul
+    # (64 barriers, conflict-free reads faster than the one wavefront a clock the model gives them) would
+    # be 8 points slower. One wave's common start is the fill's.
     aligned = costs.in_stretch is not None and len(cta_indices) > 1 and costs.waves > 1
     if aligned and mean["bars"] <= ALIGNED_BARRIERS:
-        cycle = max(cycle, _between_barriers(costs, np.concatenate([costs.cta_counts[k] for k in cta_indices])))
+        chain, smsp, shared = _stretch_bounds(costs, np.concatenate([costs.cta_counts[k] for k in cta_indices]))
+        if (shared > np.maximum(chain, smsp)).any():
+            spread = sum(1.0 / k for k in range(1, per_cta + 1))
+            cycle = max(cycle, float(np.maximum.reduce([chain, smsp, shared]).sum()) + memory_queue * spread)
     # the longest warp cannot finish before it would alone
     longest = int(np.argmax(sum(stacked[s.name] for s in stations if s.name in stacked)))
     alone = [Station(s.name, float(stacked[s.name][longest]) if s.name in stacked else s.demand, s.servers)
@@ -470,6 +475,12 @@ def _between_barriers(costs: KernelCosts, counts: np.ndarray) -> float:
     attention's do, run each stretch's wgmmas and each stretch's softmax together."""
     if costs.in_stretch is None or not len(counts):
         return 0.0
+    return float(np.maximum.reduce(_stretch_bounds(costs, counts)).sum())
+
+
+def _stretch_bounds(costs: KernelCosts, counts: np.ndarray) -> tuple:
+    """Per stretch between barriers, for the warps of `counts`: (the longest warp's walk, the busiest
+    sub-partition's time, the SM's shared pipe's time for all their wavefronts)."""
     chain = (counts * costs.gap) @ costs.in_stretch          # warps x stretches
     placed = np.arange(len(counts)) % 4
     smsp = 0.0
@@ -477,7 +488,7 @@ def _between_barriers(costs: KernelCosts, counts: np.ndarray) -> float:
         held = (counts * hold) @ costs.in_stretch
         smsp = np.maximum(smsp, np.stack([held[placed == q].sum(axis=0) for q in range(4)]))
     shared = (counts * costs.per_exec["wavefronts"]).sum(axis=0) @ costs.in_stretch   # the SM's one shared pipe
-    return float(np.maximum.reduce([chain.max(axis=0), smsp.max(axis=0), shared]).sum())
+    return chain.max(axis=0), smsp.max(axis=0), shared
 
 
 def sub_partition_held(stacked: dict, warps: np.ndarray) -> float:
