@@ -412,8 +412,8 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
     if aligned and mean["bars"] <= ALIGNED_BARRIERS:
         chain, smsp, shared = _stretch_bounds(costs, np.concatenate([costs.cta_counts[k] for k in cta_indices]))
         if (shared > np.maximum(chain, smsp)).any():
-            spread = sum(1.0 / k for k in range(1, per_cta + 1))
-            cycle = max(cycle, float(np.maximum.reduce([chain, smsp, shared]).sum()) + memory_queue * spread)
+            in_step = float(np.maximum.reduce([chain, smsp, shared]).sum())
+            cycle = max(cycle, in_step + memory_queue * _harmonic(per_cta))
     # the longest warp cannot finish before it would alone
     longest = int(np.argmax(sum(stacked[s.name] for s in stations if s.name in stacked)))
     alone = [Station(s.name, float(stacked[s.name][longest]) if s.name in stacked else s.demand, s.servers)
@@ -524,6 +524,11 @@ def _competition(stations: list, residence: dict) -> float:
     return waiting / (waiting + served) if waiting + served > 0 else 0.0
 
 
+def _harmonic(n: int) -> float:
+    """H_n: the mean of the largest of n exponential waits, in their mean (the last of n warps to arrive)."""
+    return sum(1.0 / k for k in range(1, n + 1))
+
+
 def _with_barrier_skew(stations: list, warps: int, warps_per_cta: int, cycle: float, residence: dict,
                        stalled: bool = True, memory_queue: float = 0.0):
     """Resident warps queue for the sub-partition and the SM's units; at a CTA barrier every warp waits
@@ -536,7 +541,7 @@ def _with_barrier_skew(stations: list, warps: int, warps_per_cta: int, cycle: fl
     warps that finished first have exited, so the wait is no warp's stall reason), but no longer than
     its warps' service at the busiest queue: warps that issued alike leave it one after another
     (set 1's strided copies had 42-53% achieved occupancy with the exponential wait, ncu 74-85%)."""
-    spread = sum(1.0 / k for k in range(1, warps_per_cta + 1)) - 1.0
+    spread = _harmonic(warps_per_cta) - 1.0
     queued = [s for s in stations if s.servers > 0]
     # the mean warp of a CTA exits at most half its warps' service at the busiest queue before the last
     fifo = (warps_per_cta - 1) / 2 * max((s.demand / s.servers for s in queued), default=0.0) \
