@@ -347,6 +347,9 @@ SERVERS_SMSP = ("issue",) + QUEUE_PIPES
 ALIGNED_BARRIERS = 1               # barriers a warp passes where its SM's CTAs are taken as in step
 TURNAROUND = "slot:turnaround"     # the delay station of a reused CTA slot (KernelCosts.turnaround)
 SM_STATIONS = ("mio", "lsu", "l2", "dram")
+# the units a warp reaches through its scheduler's choice, the oldest CTA's warps first (the rest serve requests
+# in the order they come)
+SCHEDULED_STATIONS = ("smsp", "mio")
 ASYNC_UNITS = ("l2", "dram")       # the stations async copies use without their warp
 # a warp's delay stations: the walk's waits and the refetch after taken branches (no queueing there)
 DELAYS = tuple(r.name for r in STALL_REASONS
@@ -435,7 +438,8 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
     return {"cycles": max(cycle, alone_cycle), "warps": warps, "residence": residence, "mean": mean,
             "issued": float(stacked["issue"].sum()), "fill": costs.longest_wait * utilisation,
             "utilisation": utilisation, "lifetime": lifetime, "tail": tail, "exited": exited, "turnaround": turnaround,
-            "competition": _competition(stations, residence)}
+            "competition": _competition(stations, residence),
+            "competition_scheduled": _competition(stations, residence, SCHEDULED_STATIONS)}
 
 
 def _with_hbm_writes(stations: list, warps: int, mean: dict, written: float, read_wait, cycle: float,
@@ -515,11 +519,12 @@ def _busiest_smsp(costs: KernelCosts, cta_indices: list, stacked: dict, m: int) 
     return max(sub_partition_held(stacked, place == q) for q in range(4))
 
 
-def _competition(stations: list, residence: dict) -> float:
+def _competition(stations: list, residence: dict, at=None) -> float:
     """The share of a warp's time at the units it queues for that it spends behind other warps (0: it
-    never waits for one; near 1: the units are saturated): what makes warps finish apart."""
+    never waits for one; near 1: the units are saturated): what makes warps finish apart. `at` names
+    the units whose waiting counts (all of them by default)."""
     queued = [s for s in stations if s.servers > 0 and s.demand > 0]
-    waiting = sum(max(0.0, residence[s.name] - s.demand) for s in queued)
+    waiting = sum(max(0.0, residence[s.name] - s.demand) for s in queued if at is None or s.name in at)
     served = sum(s.demand for s in queued)
     return waiting / (waiting + served) if waiting + served > 0 else 0.0
 
@@ -540,7 +545,9 @@ def _with_barrier_skew(stations: list, warps: int, warps_per_cta: int, cycle: fl
     together (a few fixed-point steps). A CTA's end waits so too for its slot (`stalled` False: the
     warps that finished first have exited, so the wait is no warp's stall reason), but no longer than
     its warps' service at the busiest queue: warps that issued alike leave it one after another
-    (set 1's strided copies had 42-53% achieved occupancy with the exponential wait, ncu 74-85%)."""
+    (set 1's strided copies had 42-53% achieved occupancy with the exponential wait, ncu 74-85%). There
+    only the waits for memory spread them: the scheduler serves a CTA's warps alike (the third batch's
+    four waves of 32-warp FMA chains hold 90.7% of the SM's warps; counting their waits to issue, 69.9%)."""
     spread = _harmonic(warps_per_cta) - 1.0
     queued = [s for s in stations if s.servers > 0]
     # the mean warp of a CTA exits at most half its warps' service at the busiest queue before the last
@@ -548,7 +555,8 @@ def _with_barrier_skew(stations: list, warps: int, warps_per_cta: int, cycle: fl
         if not stalled else float("inf")
     skew = 0.0
     for _ in range(8):
-        queue = sum(max(0.0, residence[s.name] - s.demand) for s in queued) + memory_queue
+        queue = sum(max(0.0, residence[s.name] - s.demand) for s in queued
+                    if stalled or s.name not in SCHEDULED_STATIONS) + memory_queue
         new = 0.5 * (skew + min(fifo, spread * queue))
         if abs(new - skew) < 1e-3 * max(1.0, cycle):
             break
@@ -760,7 +768,7 @@ def _achieved_occupancy(groups, preset, costs, bounds, cycles) -> float:
     for k, g in enumerate(groups):
         if not g["warps"]:
             continue
-        drain = g.get("competition", 0.0) * preset.wave_drain_span / 2 if k == len(groups) - 1 else 0.0
+        drain = _drain_share(g, preset, costs.warps_per_cta) if k == len(groups) - 1 else 0.0
         active = 1.0 - min(1.0, g.get("exited", 0.0) / g["cycles"]) if g["cycles"] > 0 else 1.0
         warps_time += g["warps"] * g["cycles"] * (g["repeat"] - drain) * active
         # an SM whose every slot is turning over holds no warp: those cycles are not active ones
@@ -776,6 +784,22 @@ def _achieved_occupancy(groups, preset, costs, bounds, cycles) -> float:
         resident = lifetime / interval * costs.warps_per_cta
         achieved = min(achieved, 100.0 * resident / preset.max_warps_per_sm)
     return achieved
+
+
+def _drain_share(g: dict, preset, warps_per_cta: int) -> float:
+    """The share of a last wave's warp-cycles its warps have left before it ends.
+
+    Where warps wait for their sub-partition or its shared pipe, the scheduler picks the oldest CTA's
+    warps first: the warps of a CTA advance together and the SM's CTAs finish one after another,
+    spread over `cta_drain_span` of the wave (k CTAs finishing evenly leave (k - 1) / 2k of it on
+    average: the third batch's one-wave FMA chains hold 68.3, 69.9 and 80.4% at 16, 8 and 2 CTAs an
+    SM). Where they wait for memory, served in the order asked, warps finish apart one by one, over
+    `wave_drain_span`. Each weighs by the share of a warp's time it waits there."""
+    # a CTA of fewer than four warps shares no sub-partition with itself: a sub-partition's warps are each a CTA
+    ctas = max(1.0, g["warps"] / max(warps_per_cta, 4))
+    scheduled = g.get("competition_scheduled", 0.0)
+    queued = max(0.0, g.get("competition", 0.0) - scheduled)
+    return scheduled * preset.cta_drain_span * (ctas - 1) / (2 * ctas) + queued * preset.wave_drain_span / 2
 
 
 def hot_line_cycles(ex, preset) -> float:

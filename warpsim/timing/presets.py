@@ -121,6 +121,7 @@ class GPUPreset:
     branch_taken_issue_cycles: float     # issue cycles of the sub-partition a taken branch's refetch holds
     bsync_cycles: float                  # branch_resolving of each group of lanes arriving at a BSYNC
     wave_drain_span: float               # share of a busy last wave over which its warps finish
+    cta_drain_span: float                # ... over which its CTAs finish, one after another, where warps wait to issue
     barrier_cycles: float                # bar.sync of a CTA whose warps arrive together: fixed part
     barrier_cycles_per_warp: float       # ... and per warp of the CTA
     # --- launch
@@ -280,6 +281,11 @@ _H200 = {
                                           "128 / 1024 / 256 threads 68.3 / 80.4 / 69.9%, mb_l1_load 74.6%, mb_bar 79.7%; "
                                           "finishing spread evenly over the last p of the wave gives 1 - p/2: p 0.63, "
                                           "0.39, 0.60, 0.51, 0.41, mean 0.51)"),
+    "cta_drain_span": (0.80, MEASURED3 + " [derived] (ncu achieved occupancy of one-wave kernels whose warps wait to "
+                                         "issue: mb_cta_chain at 16 / 2 / 8 CTAs an SM 68.3 / 80.4 / 69.9%, mb_bar at 8 "
+                                         "and 2 79.7 / 83.9%; k CTAs finishing evenly over the last p of the wave, their "
+                                         "warps waiting c of the time (the model's: 0.90, 0.90, 0.90, 0.65, 0.70), "
+                                         "give 1 - c p (k - 1) / 2k: p 0.75, 0.87, 0.76, 0.72, 0.91, mean 0.80)"),
     "barrier_cycles": (1.0, MEASURED2 + " [derived] (mb_bar, one CTA per SM, no skew: 67, 69, 78, 96, 138 cycles per round "
                                         "for 2..32 warps; less the round's other instructions as the model walks them, "
                                         "59-61 cycles: a least-squares line 0.94 + 2.36 per warp)"),
@@ -377,13 +383,13 @@ def _no_wgmma(arch: str, figures: dict) -> dict:
 # The figures only the H200's microbenchmarks measured (batches 2, 3, 6 and 21, set 2's development half);
 # the other presets take them as the H200's, saying so.
 _MICROBENCHMARKED = {
-    name: MEASURED3 if name in ("branch_taken_issue_cycles", "wave_drain_span") else
+    name: MEASURED3 if name in ("branch_taken_issue_cycles", "wave_drain_span", "cta_drain_span") else
     MEASURED_SET2_DEV if name in ("bsync_cycles", "partial_line_hbm_bytes", "atomic_units") else
     MEASURED6 if name.startswith("cta_turnaround") else
     MEASURED21 if name == "hbm_latency_under_writes" else MEASURED2
     for name in ("l1_lines_per_clk", "atomic_lane_cycles_int", "atomic_lane_cycles_float",
                  "atomic_line_pass_cycles", "atomic_latency", "branch_taken_cycles",
-                 "branch_taken_issue_cycles", "wave_drain_span", "barrier_cycles", "barrier_cycles_per_warp",
+                 "branch_taken_issue_cycles", "wave_drain_span", "cta_drain_span", "barrier_cycles", "barrier_cycles_per_warp",
                  "bsync_cycles", "partial_line_hbm_bytes", "atomic_units", "cta_turnaround_cycles",
                  "cta_turnaround_cycles_per_warp", "hbm_latency_under_writes")}
 

@@ -1,0 +1,60 @@
+"""How a wave's warps leave the SM, as achieved occupancy shows it (timing/model.py, _drain_share and the
+CTA end's skew): warps that wait to issue advance CTA by CTA, the oldest first."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+import warpsim as ws
+from warpsim.api.raw import pack_arguments
+from warpsim.timing import gpu_preset, predict
+
+SOURCE = r"""
+extern "C" __global__ void fma_chains(float* out, const float* in, int steps) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float a = in[i], b = a + 1.f, c = a + 2.f, d = a + 3.f;
+    #pragma unroll 4
+    for (int k = 0; k < steps; ++k) {
+        a = fmaf(a, 0.9999f, 0.01f); b = fmaf(b, 0.9998f, 0.02f);
+        c = fmaf(c, 0.9997f, 0.03f); d = fmaf(d, 0.9996f, 0.04f);
+    }
+    out[i] = a + b + c + d;
+}
+"""
+
+H200 = gpu_preset("h200")
+SMS = H200.sms
+THREADS_A_WAVE = SMS * 2048            # 64 warps on every SM
+
+
+@pytest.fixture(scope="module")
+def kernel():
+    return ws.RawModule(code=SOURCE).get_function("fma_chains")
+
+
+def _occupancy(kernel, block, waves=1, preset=H200):
+    threads = THREADS_A_WAVE * waves
+    x = ws.asarray(np.random.default_rng(5).random(threads, dtype=np.float32))
+    out = ws.empty(threads, dtype=np.float32)
+    params = pack_arguments(kernel.kernel_name, kernel.params, (out, x, np.int32(256)))
+    return predict(kernel.loaded_module, kernel.kernel_name, (threads // block,), (block,), params, 0,
+                   gpu=preset, max_ctas=4).achieved_occupancy
+
+
+def test_fewer_larger_ctas_leave_the_wave_fuller(kernel):
+    # 16 CTAs an SM finish one after another over most of the wave; 2 CTAs leave it half full at most
+    by_block = {block: _occupancy(kernel, block) for block in (128, 512, 1024)}
+    assert by_block[128] < by_block[512] - 3 < by_block[1024] - 6
+    assert by_block[1024] < 90
+
+
+def test_the_cta_spread_is_the_preset_s(kernel):
+    slow = replace(H200, cta_drain_span=0.4)
+    assert _occupancy(kernel, 128, preset=slow) > _occupancy(kernel, 128) + 5
+
+
+def test_warps_of_an_issue_bound_cta_end_together(kernel):
+    # four waves of 32-warp CTAs: the slot frees when its last warp ends, but the scheduler served
+    # the CTA's warps alike, so few have left before it (the third batch: 90.7% on the H200)
+    assert _occupancy(kernel, 1024, waves=4) > 85
