@@ -7,7 +7,7 @@ import pytest
 
 import warpsim as ws
 from warpsim.api.raw import pack_arguments
-from warpsim.timing import gpu_preset, predict
+from warpsim.timing import gpu_preset, model, predict
 
 SOURCE = r"""
 extern "C" __global__ void chain_copy(float* out, const float* in, int per, float scale) {
@@ -69,3 +69,29 @@ def test_a_streaming_ctas_warps_leave_its_slot_one_after_another(mod):
     assert t.details["waves"] > 2
     assert t.achieved_occupancy > 65.0
     np.testing.assert_allclose(out.get()[:256], 3.0 * x.get()[: 256 * stride: stride], rtol=1e-6)
+
+
+def test_hbm_rate_by_the_mix_of_reads_and_writes():
+    """An even mix runs at the measured copy rate, reads alone faster, writes alone a little faster."""
+    h200 = gpu_preset("h200")
+    copy = h200.hbm_copy_gbps
+    assert model.hbm_gbps(h200, 0.5) == pytest.approx(copy)
+    assert model.hbm_gbps(h200, 0.0) == pytest.approx(copy * model.HBM_READS_OVER_COPY)
+    assert model.hbm_gbps(h200, 1.0) == pytest.approx(copy * model.HBM_WRITES_OVER_COPY)
+    rates = [model.hbm_gbps(h200, f) for f in (0.0, 0.1, 0.3, 0.5)]
+    assert rates == sorted(rates, reverse=True)
+
+
+def test_a_launch_that_mostly_reads_streams_faster_than_a_copy(mod, monkeypatch):
+    """A stride of 16 floats reads every line of 64 MB and writes 4 MB: HBM-bound at the read rate
+    (the H200: 4.3 TB/s on set 1's strided_copy_16, which its copy rate would make 10% slower)."""
+    n, stride = 1 << 20, 16
+    x = ws.asarray(np.random.default_rng(6).random(n * stride, dtype=np.float32))
+    out = ws.empty(n, dtype=np.float32)
+    args = (out, x, np.int32(stride))
+    t = _predict(mod, "strided_load", n // 256, 256, args)
+    assert t.bottleneck == "dram"
+    monkeypatch.setattr(model, "HBM_READS_OVER_COPY", 1.0)
+    monkeypatch.setattr(model, "HBM_WRITES_OVER_COPY", 1.0)
+    as_copy = _predict(mod, "strided_load", n // 256, 256, args)
+    assert as_copy.time_s > 1.05 * t.time_s

@@ -51,6 +51,22 @@ L2_REREAD_SHARE = 0.6
 TENSOR_CLOCK_BUSY = 0.2
 
 
+# HBM's rate depends on the mix of reads and writes: the twenty-first batch's streams (h200/microbench21.json,
+# their best rates) read at 4500 GB/s, copied at 3988 (bytes read and written) and wrote at 4076.
+HBM_READS_OVER_COPY = 4500.0 / 3988.0
+HBM_WRITES_OVER_COPY = 4076.0 / 3988.0
+
+
+def hbm_gbps(preset, write_fraction: float) -> float:
+    """HBM's bytes a second where `write_fraction` of them are written: a byte takes the read or the write
+    rate's time by its share, and a mix of the two turns the bus around, 4 f (1 - f) of the time an even
+    mix takes beyond those, so an even mix runs at the preset's measured copy."""
+    copy = preset.hbm_copy_gbps
+    read, write = 1.0 / (HBM_READS_OVER_COPY * copy), 1.0 / (HBM_WRITES_OVER_COPY * copy)
+    f = min(1.0, max(0.0, write_fraction))
+    return 1.0 / ((1 - f) * read + f * write + 4 * f * (1 - f) * (1.0 / copy - (read + write) / 2))
+
+
 def _sm_share(preset, gbps: float, active_sms: int) -> float:
     """Bytes per SM cycle an SM gets of a chip-wide bandwidth when active_sms share it."""
     return gbps * 1e9 / max(1, active_sms) / preset.clock_hz
@@ -166,8 +182,11 @@ class KernelCosts:
         dram_read *= cold
         # lines with partly written sectors: the L2 reads each such sector from HBM to merge the write
         self.partial_fill = preset.partial_line_hbm_bytes * cold
-        dram_read += sum(m.partial_lines for m in ex.memory.values()) * scale * 32 * cold
+        merged = sum(m.partial_lines for m in ex.memory.values()) * scale * 32 * cold
+        dram_read += merged
         self.dram_bytes = dram_read + dram_write
+        # a merge's read is the first half of a write to its line: it turns the bus around as writes do
+        self.dram_write_fraction = (dram_write + merged) / self.dram_bytes if self.dram_bytes > 0 else 0.5
         write_share = dram_write / (store_sectors * 32 * scale) if store_sectors else 0.0
         # how many CTAs of a wave read a sector: k / S of a wave's CTAs for one k of the S sampled CTAs
         # read; for the rest, the launch's L1 misses over the distinct bytes it reads (at most its
@@ -278,7 +297,7 @@ class KernelCosts:
         fp32_issues = np.array([p == "fp32" for p in self.pipes], dtype=float) * hold["fp32"]
         self.hold_tensor = pipe_hold["tensor"] + fp32_issues
         l2_bw = _sm_share(preset, preset.l2_bandwidth_gbps, active_sms)
-        dram_bw = _sm_share(preset, preset.hbm_copy_gbps, active_sms)
+        dram_bw = _sm_share(preset, hbm_gbps(preset, self.dram_write_fraction), active_sms)
         # the cp.async and wgmma groups a loop waits for (async_groups.py)
         add_group_waits(fn, walk, preset, copy_group_latency(preset, self.dram_read_fraction))
         self.gap = walk.gap()
