@@ -236,14 +236,14 @@ class KernelCosts:
                 latency[i] = (h1 * preset.l1_hit_latency + from_hbm[i] * preset.hbm_latency
                               + (1 - h1 - over) * (1 - f) * l2_lat + over * (1 - again) * l2_lat)
         self.latency = latency
-        walk = walk_function(fn, preset, latency, barrier_cycles)
+        walk = walk_function(fn, preset, latency, barrier_cycles, total_exec)
         self.walk = walk
         # how many HBM latencies each execution waits out: the walk's growth when they grow (group_time
         # adds each the wait HBM writes cause, so a launch writing nothing to HBM needs no second walk)
         self.hbm_waits = np.zeros(n)
         if dram_write > 0 and any(from_hbm.values()):
             probe = {i: lat + HBM_PROBE_CYCLES * from_hbm.get(i, 0.0) for i, lat in latency.items()}
-            self.hbm_waits = np.maximum(0.0, walk_function(fn, preset, probe, barrier_cycles).gap() - walk.gap()) \
+            self.hbm_waits = np.maximum(0.0, walk_function(fn, preset, probe, barrier_cycles, total_exec).gap() - walk.gap()) \
                 / HBM_PROBE_CYCLES
         self.drain_span = preset.wave_drain_span
         gaps = walk.gap()[total_exec > 0]

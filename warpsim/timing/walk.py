@@ -12,8 +12,12 @@ scoreboard of an MIO or a memory producer), `barrier`.
 
 A block that branches to itself is walked twice and the second pass kept,
 so a loop's carried scoreboards (a load issued at the end of one iteration
-and consumed in the next) count in steady state. A block entered by fall-
-through starts with the scoreboards its predecessor left pending.
+and consumed in the next) count in steady state. A block starts with the
+scoreboards its predecessor left pending: with the launch's execution counts,
+the predecessor that most of its executions come from, by a jump, a fall-
+through or a loop's back edge (the function is walked twice, so a loop's head
+starts from its latch's steady state, and a branch never taken leaves no
+state); without them, the block before it in the code when it falls through.
 """
 
 from __future__ import annotations
@@ -53,70 +57,111 @@ def release(ready: dict, barrier: int, at: float, reason: str) -> None:
         ready[barrier] = (at, reason)
 
 
-def walk_function(function, preset, memory_latency: dict, barrier_cycles: float = 0.0) -> Walk:
+def walk_function(function, preset, memory_latency: dict, barrier_cycles: float = 0.0,
+                  executed: np.ndarray | None = None) -> Walk:
     """Walk every reachable block of `function` (a SassFunction).
 
     memory_latency: instruction index -> expected latency of that global/local load (cycles);
     loads without an entry get the preset's L2 hit latency.
     barrier_cycles: the wait charged to each BAR (the model's estimate of the CTA's skew).
+    executed: per instruction, how many times warps issued it (the launch's counts): what decides
+    the predecessor whose pending scoreboards a block starts with.
     """
     instructions = function.instructions
     pipes, opcodes = instruction_facts(function, preset)
     walk = Walk(len(instructions))
-    cost = walk.cost
-    default_mem = (preset.l2_hit_latency_near + preset.l2_hit_latency_far) / 2
-    exit_state = None            # (pending scoreboards relative to the last issue, its stall count)
-    previous_end = None
-    back_edge_targets = {s for b in function.blocks if b.reachable for s in b.successors if s < b.index}
-    for block in function.blocks:
-        if not block.reachable or block.end <= block.start:
-            previous_end = None
-            continue
-        loops = block.index in block.successors
-        pending, stall_prev = exit_state if (exit_state and previous_end == block.start) else ({}, None)
-        if block.index in back_edge_targets:
-            # the head of a loop of several blocks: a wait its fall-through predecessor left pending is
-            # paid once on entering the loop, not on every iteration the back edge starts
-            pending = {}
-        passes = 2 if loops else 1
-        for p in range(passes):
-            record = p == passes - 1
-            t = 0.0                  # the previous instruction issued at 0 (none: the first issues at 0)
-            ready = dict(pending)
-            for i in range(block.start, block.end):
-                ins = instructions[i]
-                cc = ins.control
-                fixed = 0.0 if stall_prev is None else max(1.0, float(stall_prev))
-                t_fixed = t + fixed
-                t_issue, reason = t_fixed, None
-                if cc is not None and cc.wait_mask:
-                    for sb in range(6):
-                        if cc.wait_mask >> sb & 1 and sb in ready:
-                            r_t, r_reason = ready[sb]
-                            if r_t > t_issue:
-                                t_issue, reason = r_t, r_reason
-                if record:
-                    cost["selected"][i] = 1.0
-                    cost["wait"][i] = max(0.0, fixed - 1.0)
-                    if reason is not None:
-                        cost[reason][i] += t_issue - t_fixed
-                    if pipes[i] == "barrier":
-                        cost["barrier"][i] += barrier_cycles
-                    elif opcodes[i] == "BSYNC":     # per group of lanes arriving (sass/issues.py)
-                        cost["branch_resolving"][i] += preset.bsync_cycles
-                t = t_issue
-                if cc is not None:
-                    if cc.write_barrier is not None:
-                        pipe = pipes[i]
-                        lat = memory_latency.get(i, default_mem) if pipe in ("global", "local") else \
-                            result_latency(opcodes[i], pipe, preset)
-                        release(ready, cc.write_barrier, t + lat, stall_reason_of_wait(pipe))
-                    if cc.read_barrier is not None:
-                        release(ready, cc.read_barrier, t + READ_LATENCY, "short_scoreboard")
-                    stall_prev = cc.stall
-                else:
-                    stall_prev = 1
-            pending = {sb: (rt - t, rr) for sb, (rt, rr) in ready.items() if rt - t > 0}
-        exit_state = (pending, stall_prev)
-        previous_end = block.end
+    blocks = [b for b in function.blocks if b.reachable and b.end > b.start]
+    entry_from = _entry_predecessors(blocks, executed)
+    exits = {}                   # block index -> (pending scoreboards relative to its last issue, its stall count)
+    for record in ((False, True) if executed is not None else (True,)):
+        previous = None
+        for block in function.blocks:
+            if not block.reachable or block.end <= block.start:
+                previous = None
+                continue
+            source = entry_from.get(block.index, "fall-through") if executed is not None else "fall-through"
+            if source == "fall-through":
+                state = exits.get(previous.index) if previous is not None and previous.end == block.start else None
+                if block.index in entry_from.get("loop heads", ()):
+                    # the head of a loop of several blocks: a wait its fall-through predecessor left pending is
+                    # paid once on entering the loop, not on every iteration the back edge starts
+                    state = None
+            else:
+                state = exits.get(source)
+            exits[block.index] = _walk_block(block, instructions, pipes, opcodes, preset, memory_latency,
+                                             barrier_cycles, walk.cost, state or ({}, None), record)
+            previous = block
     return walk
+
+
+def _entry_predecessors(blocks: list, executed) -> dict:
+    """Block index -> the index of the predecessor most of its executions come from (None where no
+    executed one leads to it), and "loop heads": the targets of back edges. A branch's executions
+    go to its executed successors in proportion to theirs."""
+    targets = {s for b in blocks for s in b.successors if s < b.index}
+    out = {"loop heads": targets}
+    if executed is None:
+        return out
+    runs = {b.index: float(executed[b.start]) for b in blocks}
+    flow = {}
+    for b in blocks:
+        if runs[b.index] <= 0:
+            continue
+        going = [s for s in b.successors if runs.get(s, 0.0) > 0]
+        total = sum(runs[s] for s in going)
+        for s in going:
+            share = runs[b.index] * runs[s] / total
+            if share > flow.get(s, (0.0, None))[0]:
+                flow[s] = (share, b.index)
+    for b in blocks:
+        out[b.index] = flow[b.index][1] if b.index in flow else None
+    return out
+
+
+def _walk_block(block, instructions, pipes, opcodes, preset, memory_latency, barrier_cycles, cost, state,
+                record: bool) -> tuple:
+    """One block from `state` (pending scoreboards, the stall count before it); a block that branches to
+    itself twice, the second pass its steady state. Adds its costs to `cost` where `record`; returns
+    the state it leaves."""
+    pending, stall_prev = state
+    default_mem = (preset.l2_hit_latency_near + preset.l2_hit_latency_far) / 2
+    passes = 2 if block.index in block.successors else 1
+    for p in range(passes):
+        keep = record and p == passes - 1
+        t = 0.0                  # the previous instruction issued at 0 (none: the first issues at 0)
+        ready = dict(pending)
+        for i in range(block.start, block.end):
+            ins = instructions[i]
+            cc = ins.control
+            fixed = 0.0 if stall_prev is None else max(1.0, float(stall_prev))
+            t_fixed = t + fixed
+            t_issue, reason = t_fixed, None
+            if cc is not None and cc.wait_mask:
+                for sb in range(6):
+                    if cc.wait_mask >> sb & 1 and sb in ready:
+                        r_t, r_reason = ready[sb]
+                        if r_t > t_issue:
+                            t_issue, reason = r_t, r_reason
+            if keep:
+                cost["selected"][i] = 1.0
+                cost["wait"][i] = max(0.0, fixed - 1.0)
+                if reason is not None:
+                    cost[reason][i] += t_issue - t_fixed
+                if pipes[i] == "barrier":
+                    cost["barrier"][i] += barrier_cycles
+                elif opcodes[i] == "BSYNC":     # per group of lanes arriving (sass/issues.py)
+                    cost["branch_resolving"][i] += preset.bsync_cycles
+            t = t_issue
+            if cc is not None:
+                if cc.write_barrier is not None:
+                    pipe = pipes[i]
+                    lat = memory_latency.get(i, default_mem) if pipe in ("global", "local") else \
+                        result_latency(opcodes[i], pipe, preset)
+                    release(ready, cc.write_barrier, t + lat, stall_reason_of_wait(pipe))
+                if cc.read_barrier is not None:
+                    release(ready, cc.read_barrier, t + READ_LATENCY, "short_scoreboard")
+                stall_prev = cc.stall
+            else:
+                stall_prev = 1
+        pending = {sb: (rt - t, rr) for sb, (rt, rr) in ready.items() if rt - t > 0}
+    return pending, stall_prev
