@@ -243,8 +243,8 @@ class KernelCosts:
         self.hbm_waits = np.zeros(n)
         if dram_write > 0 and any(from_hbm.values()):
             probe = {i: lat + HBM_PROBE_CYCLES * from_hbm.get(i, 0.0) for i, lat in latency.items()}
-            self.hbm_waits = np.maximum(0.0, walk_function(fn, preset, probe, barrier_cycles, total_exec).gap() - walk.gap()) \
-                / HBM_PROBE_CYCLES
+            probed = walk_function(fn, preset, probe, barrier_cycles, total_exec)
+            self.hbm_waits = np.maximum(0.0, probed.gap() - walk.gap()) / HBM_PROBE_CYCLES
         self.drain_span = preset.wave_drain_span
         gaps = walk.gap()[total_exec > 0]
         self.longest_wait = float(gaps.max()) if len(gaps) else 0.0

@@ -389,8 +389,8 @@ _MICROBENCHMARKED = {
     MEASURED21 if name == "hbm_latency_under_writes" else MEASURED2
     for name in ("l1_lines_per_clk", "atomic_lane_cycles_int", "atomic_lane_cycles_float",
                  "atomic_line_pass_cycles", "atomic_latency", "branch_taken_cycles",
-                 "branch_taken_issue_cycles", "wave_drain_span", "cta_drain_span", "barrier_cycles", "barrier_cycles_per_warp",
-                 "bsync_cycles", "partial_line_hbm_bytes", "atomic_units", "cta_turnaround_cycles",
+                 "branch_taken_issue_cycles", "wave_drain_span", "cta_drain_span", "barrier_cycles",
+                 "barrier_cycles_per_warp", "bsync_cycles", "partial_line_hbm_bytes", "atomic_units", "cta_turnaround_cycles",
                  "cta_turnaround_cycles_per_warp", "hbm_latency_under_writes")}
 
 

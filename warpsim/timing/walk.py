@@ -71,37 +71,33 @@ def walk_function(function, preset, memory_latency: dict, barrier_cycles: float 
     pipes, opcodes = instruction_facts(function, preset)
     walk = Walk(len(instructions))
     blocks = [b for b in function.blocks if b.reachable and b.end > b.start]
-    entry_from = _entry_predecessors(blocks, executed)
+    loop_heads = {s for b in blocks for s in b.successors if s < b.index}
+    sources = _main_predecessors(blocks, executed) if executed is not None else None
     exits = {}                   # block index -> (pending scoreboards relative to its last issue, its stall count)
-    for record in ((False, True) if executed is not None else (True,)):
+    for record in ((False, True) if sources is not None else (True,)):
         previous = None
         for block in function.blocks:
             if not block.reachable or block.end <= block.start:
                 previous = None
                 continue
-            source = entry_from.get(block.index, "fall-through") if executed is not None else "fall-through"
-            if source == "fall-through":
-                state = exits.get(previous.index) if previous is not None and previous.end == block.start else None
-                if block.index in entry_from.get("loop heads", ()):
-                    # the head of a loop of several blocks: a wait its fall-through predecessor left pending is
-                    # paid once on entering the loop, not on every iteration the back edge starts
-                    state = None
+            if sources is not None:
+                state = exits.get(sources[block.index])
+            elif block.index in loop_heads:
+                # the head of a loop of several blocks: a wait its fall-through predecessor left pending is
+                # paid once on entering the loop, not on every iteration the back edge starts
+                state = None
             else:
-                state = exits.get(source)
+                state = exits.get(previous.index) if previous is not None and previous.end == block.start else None
             exits[block.index] = _walk_block(block, instructions, pipes, opcodes, preset, memory_latency,
                                              barrier_cycles, walk.cost, state or ({}, None), record)
             previous = block
     return walk
 
 
-def _entry_predecessors(blocks: list, executed) -> dict:
+def _main_predecessors(blocks: list, executed) -> dict:
     """Block index -> the index of the predecessor most of its executions come from (None where no
-    executed one leads to it), and "loop heads": the targets of back edges. A branch's executions
-    go to its executed successors in proportion to theirs."""
-    targets = {s for b in blocks for s in b.successors if s < b.index}
-    out = {"loop heads": targets}
-    if executed is None:
-        return out
+    executed one leads to it). A branch's executions go to its executed successors in proportion to
+    theirs."""
     runs = {b.index: float(executed[b.start]) for b in blocks}
     flow = {}
     for b in blocks:
@@ -113,9 +109,7 @@ def _entry_predecessors(blocks: list, executed) -> dict:
             share = runs[b.index] * runs[s] / total
             if share > flow.get(s, (0.0, None))[0]:
                 flow[s] = (share, b.index)
-    for b in blocks:
-        out[b.index] = flow[b.index][1] if b.index in flow else None
-    return out
+    return {b.index: flow[b.index][1] if b.index in flow else None for b in blocks}
 
 
 def _walk_block(block, instructions, pipes, opcodes, preset, memory_latency, barrier_cycles, cost, state,
