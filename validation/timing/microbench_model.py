@@ -89,14 +89,10 @@ def atomic_rows(ws, mod, meas):
 
 def occupancy_rows(ws, mod, meas):
     """ncu's achieved occupancy (and issue active) of the third batch against the model's."""
-    import csv
-    import io
     sys.path.insert(0, HERE)
+    from microbench_runner import ncu_rows, number as num
     from run_microbench3 import CONFIGS
-    with open(os.path.join(HERE, "h200", "microbench3_ncu.csv")) as fh:
-        text = fh.read()
-    rows = [r for r in csv.DictReader(io.StringIO(text[text.index('"ID"'):])) if r["ID"].isdigit()]
-    num = lambda v: float(v.replace(",", ""))  # noqa: E731
+    rows = ncu_rows("microbench3_ncu.csv")
     rng = np.random.default_rng(2)
     bufs = {"out": ws.zeros(SMS * 2048 * 8, dtype=np.float32),
             "x": ws.asarray(rng.random(1 << 24, dtype=np.float32)), "y": ws.asarray(rng.random(1 << 24, dtype=np.float32)),
@@ -124,13 +120,9 @@ def fourth_batch_rows(ws, mod4):
     """microbench4.cu under ncu (h200/microbench4_ncu.csv): mb_smsp_skew's time against its unskewed
     configuration (which warps share a scheduler), mb_bar_sts's cycles per round (barriers after shared
     stores), mb_stream_hold's achieved occupancy (CTA slot release). The model runs shortened lengths."""
-    import csv
-    import io
+    from microbench_runner import ncu_rows, number as num
     from run_microbench4 import CONFIGS
-    with open(os.path.join(HERE, "h200", "microbench4_ncu.csv")) as fh:
-        text = fh.read()
-    rows = [r for r in csv.DictReader(io.StringIO(text[text.index('"ID"'):])) if r["ID"].isdigit()]
-    num = lambda v: float(v.replace(",", ""))  # noqa: E731
+    rows = ncu_rows("microbench4_ncu.csv")
     rng = np.random.default_rng(4)
     n = 1 << 22
     bufs = {"out": ws.zeros(SMS * 2048, dtype=np.float32), "cycles": ws.zeros(SMS * 64, dtype=np.int64),

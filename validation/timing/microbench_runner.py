@@ -1,5 +1,6 @@
-"""What the microbenchmark runners (run_microbench5/6/7.py) share on the device: a launch timed by
-CUDA events after one untimed warm-up launch, and the command line that writes their JSON.
+"""What the microbenchmark runners (run_microbench5/6/7.py ...) share: on the device, a launch timed
+by CUDA events after one untimed warm-up launch, and the command line that writes their JSON; here,
+the rows of an ncu recording they left (h200/<batch>_ncu.csv).
 
     python3 run_microbenchN.py --collect OUTDIR    # times every configuration, writes OUTDIR/<name>.json
     python3 run_microbenchN.py --once              # launches each configuration once (for ncu), writes nothing
@@ -7,9 +8,26 @@ CUDA events after one untimed warm-up launch, and the command line that writes t
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def ncu_rows(name: str) -> list:
+    """The kernel rows of h200/<name> (`ncu --csv --page raw`, ncu's own lines before its table), in
+    launch order: metric name -> value as ncu printed it (number() reads one)."""
+    with open(os.path.join(HERE, "h200", name)) as fh:
+        text = fh.read()
+    return [r for r in csv.DictReader(io.StringIO(text[text.index('"ID"'):])) if r["ID"].isdigit()]
+
+
+def number(value: str) -> float:
+    """An ncu value ("1,234.5") as a float."""
+    return float(value.replace(",", ""))
 
 
 def event_seconds(cp, launch, reps: int, before=None) -> list:

@@ -13,14 +13,11 @@ Here:
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import os
 
 import numpy as np
 
-from microbench_runner import event_seconds, launch_once, main
+from microbench_runner import event_seconds, launch_once, main, ncu_rows, number
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOTAL = 1 << 26             # floats read: 256 MB, five times the L2
@@ -62,15 +59,11 @@ def run(reps=5):
 
 def measured_stalls() -> list:
     """ncu's rows (h200/microbench24_ncu.csv), in CONFIGS order: time and stalls an issue."""
-    with open(os.path.join(HERE, "h200", "microbench24_ncu.csv")) as fh:
-        text = fh.read()
-    rows = [r for r in csv.DictReader(io.StringIO(text[text.index('"ID"'):])) if r["ID"].isdigit()]
-    num = lambda v: float(v.replace(",", ""))  # noqa: E731
     got = []
-    for r in rows:
-        stalls = {s: num(r[f"smsp__average_warps_issue_stalled_{s}_per_issue_active.ratio"]) for s in STALLS}
-        got.append(dict(us=num(r["gpu__time_duration.sum"]) / 1e3, stalls=stalls,
-                        occupancy=num(r["sm__warps_active.avg.pct_of_peak_sustained_active"])))
+    for r in ncu_rows("microbench24_ncu.csv"):
+        stalls = {s: number(r[f"smsp__average_warps_issue_stalled_{s}_per_issue_active.ratio"]) for s in STALLS}
+        got.append(dict(us=number(r["gpu__time_duration.sum"]) / 1e3, stalls=stalls,
+                        occupancy=number(r["sm__warps_active.avg.pct_of_peak_sustained_active"])))
     return got
 
 
