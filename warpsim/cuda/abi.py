@@ -247,15 +247,13 @@ def pack_parameters(kernel_name: str, params, pieces) -> bytes:
         raise KernelArgumentError(
             f"kernel '{kernel_name}' parameter {index} ({params[index][0]}) is {sizes[index]} bytes, but the "
             f"argument value for it is {len(pieces[index])} bytes")
-    end = 0
-    for _, offset, size, *_ in params:
-        if offset != end:                   # padding between parameters: each at its offset
-            buffer = bytearray(max(p[1] + p[2] for p in params))
-            for piece, (_, at, length, *_) in zip(pieces, params):
-                buffer[at:at + length] = piece
-            return bytes(buffer)
-        end = offset + size
-    return b"".join(pieces)                 # (Numba's parameters are 8-byte words: no padding, the common case)
+    ends = [0] + [offset + size for _, offset, size, *_ in params]
+    if all(p[1] == end for p, end in zip(params, ends)):
+        return b"".join(pieces)             # no padding between parameters (Numba's are 8-byte words)
+    buffer = bytearray(max(ends))
+    for piece, (_, offset, size, *_) in zip(pieces, params):
+        buffer[offset:offset + size] = piece
+    return bytes(buffer)
 
 
 _OWN_ARRAYS = _own_arrays()      # warpsim.ndarray and warpsim.cuda's DeviceNDArray
