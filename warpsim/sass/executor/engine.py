@@ -199,7 +199,17 @@ def execute_block(st: SassState, block, g: Group) -> np.ndarray:
     """Run `block` for the lanes of g; where each lane goes next (also stored in st.pc)."""
     pred_on = [None] * len(block.steps)
     steps = block.steps if block.control is None else block.steps[:-1]
-    for position, step in enumerate(steps):
+    segments = st.segments.get(block.index)
+    position = -1
+    while position + 1 < len(steps):
+        position += 1
+        if segments is not None:
+            segment = segments.get(position)
+            if segment is not None:             # a run of value instructions as machine code
+                segment.run(st, g, pred_on)
+                position = segment.stop - 1
+                continue
+        step = steps[position]
         guard = block.guards[position]
         if guard is None:
             step.run(st, g)

@@ -21,6 +21,8 @@ import numpy as np
 
 from ...machine.cluster import batch_size
 from ...machine.events import observers_of
+from ...settings import current
+from ..compiled.segment import segments_for
 from .cluster import put_cluster_words
 from .cubin_info import PARAM_BASE, kernel_image
 from .engine import run_batch
@@ -181,12 +183,14 @@ def _run_batches(program, image, memory, grid, block, banks, shared_size, local_
     block_observers = observers_of(observers, "sass_block_issued")
     memory_observers = observers_of(observers, "sass_memory_access")
     batch_observers = observers_of(observers, "sass_batch_started")
+    engine = current().engine
     for first in range(0, n_ctas, per_batch):
         cta_ids = np.arange(first, min(n_ctas, first + per_batch), dtype=np.int64)
         st = SassState(program, grid, block, cta_ids, banks, shared_size, local_size, memory)
         st.shared_reserved = image.shared_reserved
         st.cluster_dims = cluster_dims
         st.block_observers, st.memory_observers = block_observers, memory_observers
+        st.segments = segments_for(program, engine, st.n)
         for observer in batch_observers:
             observer.sass_batch_started(st)
         run_batch(st, max_rounds)

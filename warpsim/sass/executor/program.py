@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..compiled.segment import segments_of
 from .control import LINKED
 from .errors import SassUnsupported
 from .operands import predicate
@@ -82,6 +83,7 @@ class SassProgram:
         for k, step in steps.items():
             if step.wait is not None:
                 self.wait_kind[k] = WAIT_KINDS[step.wait[0]]
+        self.segments, self.segment_why = segments_of(self)
 
     def index_of(self, ins) -> int:
         return ins.offset // INSTRUCTION_BYTES

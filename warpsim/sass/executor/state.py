@@ -143,6 +143,7 @@ class SassState:
         self.block_observers: list = []
         self.memory_observers: list = []
         self.counting = False                   # observers want per-instruction guard counts
+        self.segments: dict = {}                # block index -> {position: Segment} the compiled tier runs
 
     def const_scalar(self, bank: int, offset: int, nbytes: int) -> int:
         data = self.banks.get(bank)

@@ -1,0 +1,163 @@
+"""The SASS executor's compiled tier (sass/compiled/) gives the NumPy steps' bits, instruction by instruction.
+
+Every value instruction of real kernels (tests/sass/compiled_kernels.cu and
+kernels.cu, through NVRTC and ptxas) that the tier encodes runs twice from one
+random state: as its NumPy step under its guard, as execute_block runs it, and
+as a one-instruction segment. Registers (R, UR), predicates (P, UP) and the
+guard's count must come out equal, for groups of whole warps, of scattered
+lanes, and of one lane, with uniform registers uniform per warp as the
+hardware keeps them. Whole launches then run with the tier on and off.
+"""
+
+from __future__ import annotations
+
+import pathlib
+
+import numpy as np
+import pytest
+
+import warpsim as cp
+from warpsim.sass import sass_for_ptx
+from warpsim.sass.compiled import tier_report
+from warpsim.sass.compiled.layout import Unencodable, encode
+from warpsim.sass.compiled.segment import Segment
+from warpsim.sass.executor.operands import predicate
+from warpsim.sass.executor.program import SassProgram
+from warpsim.sass.executor.state import PT_ROW, Group, SassState
+
+pytestmark = [pytest.mark.sass, pytest.mark.nvrtc]
+
+HERE = pathlib.Path(__file__).parent
+SOURCES = [HERE / "compiled_kernels.cu", HERE / "kernels.cu"]
+N_WARPS = 4
+
+
+class _Memory:
+    buffer = np.zeros(8, dtype=np.uint8)
+
+
+@pytest.fixture(scope="module")
+def programs() -> list:
+    from warpsim.frontends.nvrtc import compile_cuda
+    found = []
+    for path in SOURCES:
+        module = sass_for_ptx(compile_cuda(path.read_text(), name=str(path)).ptx)
+        found += [SassProgram(module.kernel(name)) for name in module.kernel_names]
+    return found
+
+
+def random_state(program, rng) -> SassState:
+    banks = {bank: rng.integers(0, 256, 4096, dtype=np.uint8) for bank in range(4)}
+    st = SassState(program, (1, 1, 1), (32 * N_WARPS, 1, 1), np.arange(1), banks, 0, 16, _Memory())
+    st.R[:] = rng.integers(0, 2**32, st.R.shape, dtype=np.uint64).astype(np.uint32)
+    special = rng.choice(np.array([0, 1, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF, 0x3F800000, 0x7F800000, 0xFF800000,
+                                   0x7FC00000, 0x00000001, 0x80000001, 0x00800000], dtype=np.uint32), st.R.shape)
+    use = rng.random(st.R.shape) < 0.3
+    st.R[use] = special[use]
+    per_warp = rng.integers(0, 2**32, (st.UR.shape[0], N_WARPS), dtype=np.uint64).astype(np.uint32)
+    st.UR[:] = np.repeat(per_warp, 32, axis=1)
+    st.P[:] = rng.random(st.P.shape) < 0.5
+    st.UP[:] = np.repeat(rng.random((8, N_WARPS)) < 0.5, 32, axis=1)
+    st.P[PT_ROW] = st.UP[PT_ROW] = True
+    return st
+
+
+def groups(rng) -> list:
+    n = 32 * N_WARPS
+    scattered = np.flatnonzero(rng.random(n) < 0.4)
+    return [np.arange(n), scattered if len(scattered) else np.array([5]), np.array([37])]
+
+
+def run_numpy(step, ins, st, g) -> int:
+    """The step under its guard, as execute_block runs one: the count of lanes whose guard held."""
+    if not ins.is_guarded:
+        step.run(st, g)
+        return g.n
+    on = np.broadcast_to(np.asarray(predicate(ins.guard)(st, g), dtype=bool), (g.n,))
+    if on.any():
+        step.run(st, g.subset(on))
+    return int(np.count_nonzero(on))
+
+
+def encodable(programs):
+    for program in programs:
+        for block in program.blocks:
+            steps = block.steps if block.control is None else block.steps[:-1]
+            for position, step in enumerate(steps):
+                try:
+                    encode(step.ins, [])
+                except Unencodable:
+                    continue
+                yield program, block, position, step
+
+
+def test_every_encoded_instruction_gives_the_numpy_steps_bits(programs):
+    rng = np.random.default_rng(7)
+    checked, opcodes = 0, set()
+    for program, block, position, step in encodable(programs):
+        ins = step.ins
+        specs: list = []
+        segment = Segment(0, [encode(ins, specs)], [ins.is_guarded], specs)
+        for trial in range(3):
+            for idx in groups(rng):
+                st = random_state(program, rng)
+                twin = random_state(program, np.random.default_rng(0))
+                for name in ("R", "UR", "P", "UP"):
+                    getattr(twin, name)[:] = getattr(st, name)
+                count = run_numpy(step, ins, st, Group(idx))
+                pred_on = [None]
+                segment.run(twin, Group(idx), pred_on)
+                where = f"{program.name} /*{ins.offset:04x}*/ {ins.text} (lanes {idx[:6]}..., trial {trial})"
+                for name in ("R", "UR", "P", "UP"):
+                    mismatch = np.argwhere(getattr(st, name) != getattr(twin, name))
+                    assert not len(mismatch), f"{name} differs at {mismatch[:4].tolist()}: {where}"
+                if ins.is_guarded:
+                    assert pred_on[0] == count, where
+        checked += 1
+        opcodes.add(ins.full_opcode)
+    assert checked > 200 and len(opcodes) > 30, (checked, sorted(opcodes))
+
+
+def test_the_tier_covers_the_value_instructions_of_loops(programs):
+    """What stays NumPy is said per opcode; the adder, logic, shift and move forms are all covered."""
+    covered = set()
+    for program in programs:
+        for index, runs in program.segments.items():
+            block = program.blocks[index]
+            for segment in runs.values():
+                covered |= {block.steps[p].ins.opcode for p in range(segment.start, segment.stop)}
+        assert all(isinstance(why, str) and why for why in tier_report(program)["numpy"].values())
+    assert {"IADD3", "IMAD", "LEA", "LOP3", "SHF", "MOV", "SEL"} <= covered
+
+
+SOURCE = (HERE / "compiled_kernels.cu").read_text()
+
+
+def test_whole_launches_equal_with_the_tier_on_and_off():
+    """Profiled launches (the SASS run alone) write the same bytes and count the same with machine code."""
+    rng = np.random.default_rng(3)
+    module = cp.RawModule(code=SOURCE)
+    n = 256
+    a = cp.asarray(rng.integers(-2**62, 2**62, n, dtype=np.int64))
+    b = cp.asarray(rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32))
+    f = cp.asarray(rng.standard_normal(2 * n).astype(np.float32))
+    d = cp.asarray(rng.standard_normal(2 * n))
+    x = cp.asarray(rng.standard_normal(n * 4).astype(np.float32))
+    launches = {
+        "integers": lambda out: module.get_function("integers")((2,), (128,), (a, b, out, np.int32(5))),
+        "comparisons": lambda out: module.get_function("comparisons")((2,), (128,), (a, cp.asarray(a.get()[::-1].copy()), f, d, out)),
+        "floats": lambda out: module.get_function("floats")((2,), (128,), (f, cp.asarray(f.get()[::-1].copy()), out, cp.zeros(n, dtype=np.float64), np.int32(4))),
+        "uniform_loops": lambda out: module.get_function("uniform_loops")((2,), (128,), (x, out, np.int32(2), np.int32(3))),
+    }
+    for name, launch in launches.items():
+        results = []
+        for tier in ("numpy", "compiled"):
+            out = cp.zeros(n * 2, dtype=np.int64)
+            with cp.settings(engine=tier), cp.profile() as prof:
+                launch(out)
+            assert prof.launches[0].level == "sass", name
+            results.append((out.get(), prof.launches[0].metrics))
+        (out_numpy, counts_numpy), (out_compiled, counts_compiled) = results
+        np.testing.assert_array_equal(out_numpy, out_compiled, err_msg=name)
+        assert out_numpy.any(), name
+        assert counts_numpy == counts_compiled, name

@@ -1,0 +1,149 @@
+"""Reading and writing one lane's operands in machine code, from a row of layout.py.
+
+R and UR are (rows, thread slots) uint32, P and UP (8, thread slots) bool,
+`values` the launch's value table (uint64). A family reads each operand's
+descriptor out of its row once per instruction (`source(c, k)`: kind, index,
+modifiers; `dest(c, d)`: kind, row), before its loop over lanes: loads from the
+row inside that loop cannot be kept in registers past a store to R (the compiler
+cannot tell the arrays apart), and cost some twenty times the lane's arithmetic.
+Every reader returns raw bits as uint64 (the low 32 bits for a 32-bit operand),
+so a family computes in 64 bits and masks. Destinations are taken the same way,
+as the row they write (`out32`, `out_pair`, `out_pred`; a dropped one writes a
+scratch row) before the loop, whose stores are then plain element stores: a
+store through a helper that chooses the file per lane made the loops five to
+seven times slower. Writes set the lane's own element; segment.py copies a
+uniform instruction's results to its warp's 32 lanes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .layout import ABS, DESTS, FLOAT, INV, NEG, PRED, REG, SOURCES, UPRED, UREG, VALUE
+
+M32 = np.uint64(0xFFFFFFFF)
+M64 = np.uint64(0xFFFFFFFFFFFFFFFF)
+SIGN32 = np.uint64(0x80000000)
+SIGN64 = np.uint64(1 << 63)
+ZERO64 = np.uint64(0)
+
+
+@njit(inline="always")
+def source(c, k):
+    """The descriptor (kind, index, modifiers) of source k of row c."""
+    at = SOURCES + 3 * k
+    return c[at], c[at + 1], c[at + 2]
+
+
+@njit(inline="always")
+def dest(c, d):
+    """The descriptor (kind, row) of destination d of row c."""
+    at = DESTS + 2 * d
+    return c[at], c[at + 1]
+
+
+@njit(inline="always")
+def read32(o, R, UR, values, lane):
+    """A 32-bit source (descriptor o) of one lane, its modifiers applied."""
+    kind, a, mods = o
+    if kind == REG:
+        x = np.uint64(R[a, lane])
+    elif kind == UREG:
+        x = np.uint64(UR[a, lane])
+    elif kind == VALUE:
+        x = values[a] & M32
+    else:
+        x = ZERO64
+    if mods:
+        if mods & FLOAT:
+            if mods & ABS:
+                x &= M32 ^ SIGN32
+            if mods & NEG:
+                x ^= SIGN32
+        else:
+            if mods & INV:
+                x ^= M32
+            if mods & NEG:
+                x = (ZERO64 - x) & M32
+    return x
+
+
+@njit(inline="always")
+def read64(o, R, UR, values, lane):
+    """A 64-bit source: a register pair {a+1:a}, or a 64-bit value entry."""
+    kind, a, mods = o
+    if kind == REG:
+        x = np.uint64(R[a, lane]) | (np.uint64(R[a + 1, lane]) << np.uint64(32))
+    elif kind == UREG:
+        x = np.uint64(UR[a, lane]) | (np.uint64(UR[a + 1, lane]) << np.uint64(32))
+    elif kind == VALUE:
+        x = values[a]
+    else:
+        x = ZERO64
+    if mods:
+        if mods & FLOAT:
+            if mods & ABS:
+                x &= M64 ^ SIGN64
+            if mods & NEG:
+                x ^= SIGN64
+        else:
+            if mods & INV:
+                x ^= M64
+            if mods & NEG:
+                x = ZERO64 - x
+    return x
+
+
+@njit(inline="always")
+def in_pred(o, P, UP):
+    """A predicate source as (the row it reads, whether ! inverts it): lane's value is
+    row[lane] != invert. (Reading through a helper per lane that chooses the file made the loops
+    ten times slower.)"""
+    kind, row, mods = o
+    return (P[row] if kind == PRED else UP[row]), (mods & INV) != 0
+
+
+@njit(inline="always")
+def out32(c, d, R, UR, scratch):
+    """The row destination d of row c writes (one element per thread slot): R's, UR's, or scratch
+    for RZ (dropped)."""
+    kind, row = dest(c, d)
+    if kind == REG:
+        return R[row]
+    if kind == UREG:
+        return UR[row]
+    return scratch
+
+
+@njit(inline="always")
+def out_pair(c, d, R, UR, scratch):
+    """The two rows a 64-bit destination d writes: (low word, high word)."""
+    kind, row = dest(c, d)
+    if kind == REG:
+        return R[row], R[row + 1]
+    if kind == UREG:
+        return UR[row], UR[row + 1]
+    return scratch, scratch
+
+
+@njit(inline="always")
+def out_pred(c, d, P, UP, scratch):
+    """The row predicate destination d writes: P's, UP's, or scratch for PT (dropped)."""
+    kind, row = dest(c, d)
+    if kind == PRED:
+        return P[row]
+    if kind == UPRED:
+        return UP[row]
+    return scratch
+
+
+@njit(inline="always")
+def put32(out, lane, value):
+    out[lane] = np.uint32(value & M32)
+
+
+@njit(inline="always")
+def put64(low, high, lane, value):
+    low[lane] = np.uint32(value & M32)
+    high[lane] = np.uint32(value >> np.uint64(32))

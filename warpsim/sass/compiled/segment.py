@@ -1,0 +1,176 @@
+"""Segments: runs of encoded value instructions of a block, run by one machine-code call per group.
+
+`segments_of(program)` finds, per block, the runs of consecutive steps the
+families encode (a control instruction ends a block and is never in one);
+`Segment.run(st, g, pred_on)` runs one for a group's lanes and fills the
+guard counts the observers read, as the NumPy steps do. `run_segment` is the
+machine code: per instruction, the group's lanes whose guard holds, then the
+family's function for them (for a uniform instruction, the first of them in each
+warp, whose results then go to all 32 lanes of the warp), as the NumPy steps run
+an instruction for all the group's lanes before the next.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ...machine.compiled.tier import machine_code_ready
+from . import compare, floating, integer, moves
+from .layout import DESTS, FAMILY, FAMILY_NAMES, GUARD_INVERT, GUARD_KIND, GUARD_ROW, MAX_DESTS, PRED, UNIFORM, \
+    UPRED, UREG, Unencodable, encode, value_table
+
+FAMILY_MODULES = (moves, integer, compare, floating)
+MIN_SEGMENT = 1         # steps a segment must have to be worth one call
+COMPILE_FROM = 1 << 16  # thread slots of a batch from which 'auto' compiles run_segment when it is not cached
+
+
+@njit(cache=True, nogil=True)
+def run_segment(code, R, P, UR, UP, values, idx, counts, lanes, scratch, scratch_p):
+    """lanes: room for idx's lanes; scratch, scratch_p: a row of R and of P that dropped
+    destinations (RZ, PT) write."""
+    n = idx.shape[0]
+    for k in range(code.shape[0]):
+        c = code[k]
+        kind = c[GUARD_KIND]
+        m = 0
+        if kind == 0:
+            for j in range(n):
+                lanes[j] = idx[j]
+            m = n
+        else:
+            guard = P[c[GUARD_ROW]] if kind == PRED else UP[c[GUARD_ROW]]
+            invert = c[GUARD_INVERT] != 0
+            for j in range(n):
+                lane = idx[j]
+                if guard[lane] != invert:
+                    lanes[m] = lane
+                    m += 1
+        counts[k] += m
+        if m == 0:
+            continue
+        if c[UNIFORM]:              # the first lane of each warp runs it
+            kept = 0
+            for j in range(m):
+                if j == 0 or (lanes[j] >> 5) != (lanes[kept - 1] >> 5):
+                    lanes[kept] = lanes[j]
+                    kept += 1
+            m = kept
+        family = c[FAMILY]
+        if family == 0:
+            moves.run(c, R, P, UR, UP, values, lanes, m, scratch, scratch_p)
+        elif family == 1:
+            integer.run(c, R, P, UR, UP, values, lanes, m, scratch, scratch_p)
+        elif family == 2:
+            compare.run(c, R, P, UR, UP, values, lanes, m, scratch, scratch_p)
+        else:
+            floating.run(c, R, P, UR, UP, values, lanes, m, scratch, scratch_p)
+        if c[UNIFORM]:
+            for j in range(m):
+                _spread_uniform(c, R, P, UR, UP, lanes[j])
+
+
+@njit(inline="always")
+def _spread_uniform(c, R, P, UR, UP, lane):
+    """A uniform instruction ran for one lane: its uniform results go to all 32 lanes of the warp.
+    The register after each destination is copied too (a pair's high word): a uniform register
+    holds one value across its warp's lanes, so where the instruction did not write it the copy
+    changes nothing."""
+    first = lane & ~31
+    for d in range(MAX_DESTS):
+        kind, row = c[DESTS + 2 * d], c[DESTS + 2 * d + 1]
+        if kind == UREG:
+            for k in range(32):
+                UR[row, first + k] = UR[row, lane]
+            if row + 1 < UR.shape[0]:
+                for k in range(32):
+                    UR[row + 1, first + k] = UR[row + 1, lane]
+        elif kind == UPRED:
+            for k in range(32):
+                UP[row, first + k] = UP[row, lane]
+
+
+def _check_dispatch():
+    """run_segment's if-chain follows FAMILY_MODULES' order, which is layout.FAMILY_NAMES'."""
+    for number, module in enumerate(FAMILY_MODULES):
+        if module.FAMILY != number or len(FAMILY_MODULES) != len(FAMILY_NAMES):
+            raise ImportError(f"compiled SASS family {module.__name__} has number {module.FAMILY}, "
+                              f"but run_segment dispatches it as {number}")
+
+
+_check_dispatch()
+
+
+class Segment:
+    """Steps [start, stop) of a block as encoded rows."""
+
+    __slots__ = ("start", "stop", "code", "guarded", "specs")
+
+    def __init__(self, start: int, rows: list, guarded: list, specs: list):
+        self.start, self.stop = start, start + len(rows)
+        self.code = np.array(rows, dtype=np.int64)
+        self.guarded = guarded
+        self.specs = specs
+
+    def run(self, st, g, pred_on: list) -> None:
+        buffers = st.__dict__.get("_segment_buffers")
+        if buffers is None or len(buffers[0]) != len(self.specs):
+            buffers = st._segment_buffers = (value_table(self.specs, st), np.empty(st.n, dtype=np.int64),
+                                             np.empty(st.n, dtype=np.uint32), np.empty(st.n, dtype=np.bool_))
+        counts = np.zeros(len(self.code), dtype=np.int64)
+        run_segment(self.code, st.R, st.P, st.UR, st.UP, buffers[0], g.idx, counts, *buffers[1:])
+        for k, guarded in enumerate(self.guarded):
+            if guarded:
+                pred_on[self.start + k] = int(counts[k])
+
+
+def segments_of(program) -> tuple:
+    """({block index: {first position: Segment}}, {instruction index: why it stays a NumPy step})."""
+    specs: list = []
+    found, why = {}, {}
+    for block in program.blocks:
+        steps = block.steps if block.control is None else block.steps[:-1]
+        runs, rows, guarded, first = {}, [], [], 0
+        for position, step in enumerate(steps + [None]):
+            row = None
+            if step is not None and (step.reads_guard or step.wait is not None):
+                why[block.start + position] = "reads its own guard or waits for other lanes"
+            elif step is not None:
+                try:
+                    row = encode(step.ins, specs)
+                except Unencodable as reason:
+                    why[block.start + position] = str(reason)
+            if row is not None:
+                if not rows:
+                    first = position
+                rows.append(row)
+                guarded.append(block.guards[position] is not None)
+                continue
+            if len(rows) >= MIN_SEGMENT:
+                runs[first] = Segment(first, rows, guarded, specs)
+            rows, guarded = [], []
+        if runs:
+            found[block.index] = runs
+    return found, why
+
+
+def segments_for(program, engine: str, slots: int) -> dict:
+    """The segments a batch of `slots` thread slots runs as machine code under `engine` (settings):
+    none under 'numpy'; under 'auto' once run_segment's machine code is compiled or in Numba's
+    disk cache, or in a batch of COMPILE_FROM slots (its first compile takes seconds, once per
+    machine)."""
+    if engine == "numpy" or not program.segments:
+        return {}
+    if engine == "auto" and slots < COMPILE_FROM and not machine_code_ready(run_segment):
+        return {}
+    return program.segments
+
+
+def tier_report(program) -> dict:
+    """{'compiled': instructions in segments, 'numpy': {full opcode: why}} for a loaded program."""
+    segments, why = program.segments, program.segment_why
+    compiled = sum(s.stop - s.start for runs in segments.values() for s in runs.values())
+    numpy = {}
+    for index, reason in why.items():
+        numpy.setdefault(program.instructions[index].full_opcode, reason)
+    return {"compiled": compiled, "numpy": numpy}
