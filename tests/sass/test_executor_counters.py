@@ -229,7 +229,8 @@ def test_a_wrong_result_falls_back_and_says_where(module, monkeypatch):
         return type(step)(ins, lambda st, g: write(st, g, np.uint32(0)))
     monkeypatch.setitem(OPCODES, "FFMA", dataclasses.replace(entry, build=broken))
     monkeypatch.delitem(sass_of(loaded).__dict__, "_executor_programs", raising=False)
-    with cp.settings(sass_verify=True), cp.profile(level="sass") as prof:     # the check verification makes
+    # (on the NumPy tier, where the broken step runs: the compiled tier does not build steps)
+    with cp.settings(sass_verify=True, engine="numpy"), cp.profile(level="sass") as prof:
         module.get_function("straight")((2,), (256,), (x, y))
     assert prof[0].level == "ptx" and "memory differs" in prof[0].level_note
     assert "1024 bytes differ" in prof[0].level_note     # 3.0f = 0x40400000: two bytes of each differ

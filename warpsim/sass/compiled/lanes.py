@@ -1,4 +1,12 @@
-"""Reading and writing one lane's operands in machine code, from a row of layout.py.
+"""Reading and writing operands in machine code, from a row of layout.py: lane by lane, or as rows.
+
+A row marked ON_ROWS is computed on rows: segment.py gathers each source over
+the issuing lanes into a row (`gather`: raw bits as uint64, the low 32 bits of
+a 32-bit operand, its modifiers applied; a predicate as bool, its ! applied),
+the family computes its result rows with loops free of any choice of register
+file, operand kind or modifier, and `scatter` writes them to the destinations.
+That is three to four times faster per lane than reading through the per-lane
+readers below, whose choices the compiler cannot take out of the loop.
 
 R and UR are (rows, thread slots) uint32, P and UP (8, thread slots) bool,
 `values` the launch's value table (uint64). A family reads each operand's
@@ -20,13 +28,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .layout import ABS, DESTS, FLOAT, INV, NEG, PRED, REG, SOURCES, UPRED, UREG, VALUE
+from .layout import ABS, DESTS, FLOAT, INV, NEG, PAIR, PRED, REG, SOURCES, UPRED, UREG, VALUE, WIDE
 
 M32 = np.uint64(0xFFFFFFFF)
 M64 = np.uint64(0xFFFFFFFFFFFFFFFF)
 SIGN32 = np.uint64(0x80000000)
 SIGN64 = np.uint64(1 << 63)
 ZERO64 = np.uint64(0)
+HIGH32 = np.uint64(32)
 
 
 @njit(inline="always")
@@ -147,3 +156,75 @@ def put32(out, lane, value):
 def put64(low, high, lane, value):
     low[lane] = np.uint32(value & M32)
     high[lane] = np.uint32(value >> np.uint64(32))
+
+
+@njit(inline="always")
+def gather(c, k, R, UR, P, UP, values, lanes, m, t, tb):
+    """Source k of row c over lanes[:m]: a value into t, a predicate into tb."""
+    at = SOURCES + 3 * k
+    kind, a, mods = c[at], c[at + 1], c[at + 2]
+    if kind == PRED or kind == UPRED:
+        rows = P if kind == PRED else UP
+        invert = (mods & INV) != 0
+        for j in range(m):
+            tb[j] = rows[a, lanes[j]] != invert
+        return
+    wide = (mods & PAIR) != 0
+    if kind == REG or kind == UREG:
+        rows = R if kind == REG else UR
+        low = rows[a]
+        if wide:
+            high = rows[a + 1]
+            for j in range(m):
+                lane = lanes[j]
+                t[j] = np.uint64(low[lane]) | (np.uint64(high[lane]) << HIGH32)
+        else:
+            for j in range(m):
+                t[j] = np.uint64(low[lanes[j]])
+    else:
+        value = ZERO64
+        if kind == VALUE:
+            value = values[a] if wide else values[a] & M32
+        for j in range(m):
+            t[j] = value
+    if mods & (NEG | INV | ABS):
+        mask = M64 if wide else M32
+        sign = SIGN64 if wide else SIGN32
+        if mods & FLOAT:
+            if mods & ABS:
+                for j in range(m):
+                    t[j] &= mask ^ sign
+            if mods & NEG:
+                for j in range(m):
+                    t[j] ^= sign
+        else:
+            if mods & INV:
+                for j in range(m):
+                    t[j] ^= mask
+            if mods & NEG:
+                for j in range(m):
+                    t[j] = (ZERO64 - t[j]) & mask
+
+
+@njit(inline="always")
+def scatter(c, d, R, UR, P, UP, lanes, m, o, ob):
+    """Destination d of row c from lanes[:m]: a register (pair, under WIDE) from o, a predicate from ob;
+    RZ and PT drop it."""
+    at = DESTS + 2 * d
+    kind, row = c[at], c[at + 1]
+    wide = (kind & WIDE) != 0
+    kind &= ~WIDE
+    if kind == PRED or kind == UPRED:
+        rows = P if kind == PRED else UP
+        out = rows[row]
+        for j in range(m):
+            out[lanes[j]] = ob[j]
+    elif kind == REG or kind == UREG:
+        rows = R if kind == REG else UR
+        low = rows[row]
+        for j in range(m):
+            low[lanes[j]] = np.uint32(o[j] & M32)
+        if wide:
+            high = rows[row + 1]
+            for j in range(m):
+                high[lanes[j]] = np.uint32(o[j] >> HIGH32)

@@ -28,8 +28,8 @@ from ..executor.operands import immediate_bits, normalized
 from ..executor.state import PT_ROW
 
 # row fields
-FAMILY, OP, FLAGS, GUARD_KIND, GUARD_ROW, GUARD_INVERT, UNIFORM = range(7)
-DESTS = 7                   # 3 destinations of (kind, row)
+FAMILY, OP, FLAGS, GUARD_KIND, GUARD_ROW, GUARD_INVERT, UNIFORM, ON_ROWS, N_SOURCES, N_DESTS = range(10)
+DESTS = 10                  # 3 destinations of (kind, row)
 MAX_DESTS = 3
 SOURCES = DESTS + 2 * MAX_DESTS
 MAX_SOURCES = 7
@@ -38,7 +38,8 @@ WIDTH = SOURCES + 3 * MAX_SOURCES
 # operand kinds
 ZERO, REG, UREG, VALUE, PRED, UPRED = range(6)
 # operand modifiers
-NEG, INV, ABS, FLOAT = 1, 2, 4, 8
+NEG, INV, ABS, FLOAT, PAIR = 1, 2, 4, 8, 16     # PAIR: a 64-bit source (a register pair, a 64-bit value)
+WIDE = 16                   # added to a destination's kind: a register pair
 
 ENCODERS: dict = {}          # opcode -> (family number, encoder)
 FAMILY_NAMES = ("moves", "integer", "compare", "floating")   # a family's number is its place (segment.py)
@@ -103,9 +104,15 @@ class Row:
         self.data[FLAGS] = flags
         return self
 
-    def dest(self, op) -> "Row":
-        """A register or predicate destination (RZ, URZ, PT: dropped). A uniform one makes the
-        instruction uniform: it runs for the warp's first lane whose guard holds and writes all 32."""
+    def on_rows(self) -> "Row":
+        """The family computes this row on gathered rows of lanes (lanes.py's gather and scatter)."""
+        self.data[ON_ROWS] = 1
+        return self
+
+    def dest(self, op, bits: int = 32) -> "Row":
+        """A register or predicate destination (RZ, URZ, PT: dropped); 64 bits: a register pair. A
+        uniform one makes the instruction uniform: it runs for the warp's first lane whose guard
+        holds and writes all 32."""
         if self.n_dests == MAX_DESTS:
             raise Unencodable("too many destinations")
         kinds = {"reg": REG, "ureg": UREG, "pred": PRED, "upred": UPRED}
@@ -116,9 +123,12 @@ class Row:
             self.data[UNIFORM] = 1
         if row is None:
             kind, row = ZERO, 0
+        if bits == 64 and kind in (REG, UREG):
+            kind |= WIDE
         at = DESTS + 2 * self.n_dests
         self.data[at], self.data[at + 1] = kind, row
         self.n_dests += 1
+        self.data[N_DESTS] = self.n_dests
         return self
 
     def source(self, op, bits: int = 32, floating: bool = False, negate_as_invert: bool = False) -> int:
@@ -142,6 +152,8 @@ class Row:
             if not floating:
                 raise Unencodable(f"operand {op.text}")
             mods |= ABS
+        if bits == 64:
+            mods |= PAIR
         if op.kind in ("reg", "ureg"):
             kind, a = (REG if op.kind == "reg" else UREG), op.number
             if a is None:
@@ -181,6 +193,7 @@ class Row:
         at = SOURCES + 3 * self.n_sources
         self.data[at:at + 3] = kind, a, mods
         self.n_sources += 1
+        self.data[N_SOURCES] = self.n_sources
 
     def _value(self, spec: ValueSpec) -> int:
         try:

@@ -17,8 +17,10 @@ from numba import njit
 
 from ...machine.compiled.tier import machine_code_ready
 from . import compare, floating, integer, moves
-from .layout import DESTS, FAMILY, FAMILY_NAMES, GUARD_INVERT, GUARD_KIND, GUARD_ROW, MAX_DESTS, PRED, UNIFORM, \
-    UPRED, UREG, Unencodable, encode, value_table
+from .machine_code import forget_if_stale
+from .lanes import gather, scatter
+from .layout import DESTS, FAMILY, FAMILY_NAMES, GUARD_INVERT, GUARD_KIND, GUARD_ROW, MAX_DESTS, MAX_SOURCES, \
+    N_DESTS, N_SOURCES, ON_ROWS, PRED, UNIFORM, UPRED, UREG, WIDE, Unencodable, encode, value_table
 
 FAMILY_MODULES = (moves, integer, compare, floating)
 MIN_SEGMENT = 1         # steps a segment must have to be worth one call
@@ -26,9 +28,10 @@ COMPILE_FROM = 1 << 16  # thread slots of a batch from which 'auto' compiles run
 
 
 @njit(cache=True, nogil=True)
-def run_segment(code, R, P, UR, UP, values, idx, counts, lanes, scratch, scratch_p):
-    """lanes: room for idx's lanes; scratch, scratch_p: a row of R and of P that dropped
-    destinations (RZ, PT) write."""
+def run_segment(code, R, P, UR, UP, values, idx, counts, lanes, scratch, scratch_p, T, TB, O, OB):
+    """lanes: room for idx's lanes; scratch, scratch_p: a row of R and of P that dropped destinations
+    (RZ, PT) of per-lane families write; T, TB: a row per source, O, OB: a row per destination, of
+    rows computed on rows."""
     n = idx.shape[0]
     for k in range(code.shape[0]):
         c = code[k]
@@ -41,15 +44,15 @@ def run_segment(code, R, P, UR, UP, values, idx, counts, lanes, scratch, scratch
         else:
             guard = P[c[GUARD_ROW]] if kind == PRED else UP[c[GUARD_ROW]]
             invert = c[GUARD_INVERT] != 0
-            for j in range(n):
+            for j in range(n):              # without a branch: guards vary from lane to lane
                 lane = idx[j]
-                if guard[lane] != invert:
-                    lanes[m] = lane
-                    m += 1
+                lanes[m] = lane
+                m += guard[lane] != invert
         counts[k] += m
         if m == 0:
             continue
-        if c[UNIFORM]:              # the first lane of each warp runs it
+        uniform = c[UNIFORM] != 0
+        if uniform:                         # the first lane of each warp runs it
             kept = 0
             for j in range(m):
                 if j == 0 or (lanes[j] >> 5) != (lanes[kept - 1] >> 5):
@@ -57,7 +60,18 @@ def run_segment(code, R, P, UR, UP, values, idx, counts, lanes, scratch, scratch
                     kept += 1
             m = kept
         family = c[FAMILY]
-        if family == 0:
+        if c[ON_ROWS]:
+            for s in range(c[N_SOURCES]):
+                gather(c, s, R, UR, P, UP, values, lanes, m, T[s], TB[s])
+            if family == 0:
+                moves.run_rows(c, T, TB, O, OB, m)
+            elif family == 1:
+                integer.run_rows(c, T, TB, O, OB, m)
+            else:
+                compare.run_rows(c, T, TB, O, OB, m)
+            for d in range(c[N_DESTS]):
+                scatter(c, d, R, UR, P, UP, lanes, m, O[d], OB[d])
+        elif family == 0:
             moves.run(c, R, P, UR, UP, values, lanes, m, scratch, scratch_p)
         elif family == 1:
             integer.run(c, R, P, UR, UP, values, lanes, m, scratch, scratch_p)
@@ -65,7 +79,7 @@ def run_segment(code, R, P, UR, UP, values, idx, counts, lanes, scratch, scratch
             compare.run(c, R, P, UR, UP, values, lanes, m, scratch, scratch_p)
         else:
             floating.run(c, R, P, UR, UP, values, lanes, m, scratch, scratch_p)
-        if c[UNIFORM]:
+        if uniform:
             for j in range(m):
                 _spread_uniform(c, R, P, UR, UP, lanes[j])
 
@@ -78,7 +92,7 @@ def _spread_uniform(c, R, P, UR, UP, lane):
     changes nothing."""
     first = lane & ~31
     for d in range(MAX_DESTS):
-        kind, row = c[DESTS + 2 * d], c[DESTS + 2 * d + 1]
+        kind, row = c[DESTS + 2 * d] & ~WIDE, c[DESTS + 2 * d + 1]
         if kind == UREG:
             for k in range(32):
                 UR[row, first + k] = UR[row, lane]
@@ -88,6 +102,9 @@ def _spread_uniform(c, R, P, UR, UP, lane):
         elif kind == UPRED:
             for k in range(32):
                 UP[row, first + k] = UP[row, lane]
+
+
+forget_if_stale(run_segment)
 
 
 def _check_dispatch():
@@ -115,8 +132,12 @@ class Segment:
     def run(self, st, g, pred_on: list) -> None:
         buffers = st.__dict__.get("_segment_buffers")
         if buffers is None or len(buffers[0]) != len(self.specs):
-            buffers = st._segment_buffers = (value_table(self.specs, st), np.empty(st.n, dtype=np.int64),
-                                             np.empty(st.n, dtype=np.uint32), np.empty(st.n, dtype=np.bool_))
+            n = st.n
+            buffers = st._segment_buffers = (
+                value_table(self.specs, st), np.empty(n, dtype=np.int64), np.empty(n, dtype=np.uint32),
+                np.empty(n, dtype=np.bool_), np.empty((MAX_SOURCES, n), dtype=np.uint64),
+                np.empty((MAX_SOURCES, n), dtype=np.bool_), np.empty((MAX_DESTS, n), dtype=np.uint64),
+                np.empty((MAX_DESTS, n), dtype=np.bool_))
         counts = np.zeros(len(self.code), dtype=np.int64)
         run_segment(self.code, st.R, st.P, st.UR, st.UP, buffers[0], g.idx, counts, *buffers[1:])
         for k, guarded in enumerate(self.guarded):
@@ -154,14 +175,19 @@ def segments_of(program) -> tuple:
     return found, why
 
 
+def machine_code_allowed(engine: str, slots: int, dispatcher) -> bool:
+    """Whether a batch of `slots` thread slots runs `dispatcher` (a Numba function of this tier)
+    under `engine` (settings): never under 'numpy'; under 'auto' once its machine code is compiled
+    or in Numba's disk cache, or in a batch of COMPILE_FROM slots (a first compile takes seconds,
+    once per machine)."""
+    if engine == "numpy":
+        return False
+    return engine == "compiled" or slots >= COMPILE_FROM or machine_code_ready(dispatcher)
+
+
 def segments_for(program, engine: str, slots: int) -> dict:
-    """The segments a batch of `slots` thread slots runs as machine code under `engine` (settings):
-    none under 'numpy'; under 'auto' once run_segment's machine code is compiled or in Numba's
-    disk cache, or in a batch of COMPILE_FROM slots (its first compile takes seconds, once per
-    machine)."""
-    if engine == "numpy" or not program.segments:
-        return {}
-    if engine == "auto" and slots < COMPILE_FROM and not machine_code_ready(run_segment):
+    """The segments a batch runs as machine code (none where machine code is not allowed)."""
+    if not program.segments or not machine_code_allowed(engine, slots, run_segment):
         return {}
     return program.segments
 

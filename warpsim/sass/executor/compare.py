@@ -43,7 +43,7 @@ def _combined(ins, compare, values, chain=None):
 
     def run(st, g):
         result = np.asarray(compare(st, g), dtype=bool)
-        other = with_pred(st, g)
+        other = np.array(with_pred(st, g), dtype=bool)     # a copy: Pc may be the first destination
         first(st, g, combine(result, other))
         second(st, g, combine(~result, other))
     return Step(ins, run)
@@ -247,7 +247,7 @@ def plop3(ins):
     tables = int(ops[5].value) & 0xFF, int(ops[6].value) & 0xFF
 
     def run(st, g):
-        a, b, c = (np.asarray(r(st, g), dtype=bool) for r in reads)
+        a, b, c = (np.array(r(st, g), dtype=bool) for r in reads)     # copies: a source may be the first destination
         first(st, g, lut3(tables[0], a, b, c))
         second(st, g, lut3(tables[1], a, b, c))
     return Step(ins, run)

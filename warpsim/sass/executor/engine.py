@@ -116,6 +116,25 @@ def run_batch(st: SassState, max_rounds: int) -> None:
                 converged = converged.after(next_pc)
                 _count_round(st, max_rounds)
                 continue
+        if st.select is not None:                  # 1. and 2. as machine code, where no lane waits for operands
+            selected = st.select(st, PATIENCE)
+            if selected is not None:
+                groups, live = selected
+                if not live:
+                    return
+                if not groups:
+                    raise deadlock(st, st.pc >= 0)
+                converged = None
+                if len(groups) == 1:
+                    group = Group(groups[0][1])
+                    next_pc = execute_block(st, program.block_at[groups[0][0]], group)
+                    if group.n == live:
+                        converged = Converged(group).after(next_pc)
+                else:
+                    for pc, lanes in groups:
+                        execute_block(st, program.block_at[pc], Group(lanes))
+                _count_round(st, max_rounds)
+                continue
         alive = st.pc >= 0
         if not alive.any():
             return

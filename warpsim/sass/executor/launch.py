@@ -22,7 +22,8 @@ import numpy as np
 from ...machine.cluster import batch_size
 from ...machine.events import observers_of
 from ...settings import current
-from ..compiled.segment import segments_for
+from ..compiled.rounds import Select, select_groups
+from ..compiled.segment import machine_code_allowed, segments_for
 from .cluster import put_cluster_words
 from .cubin_info import PARAM_BASE, kernel_image
 from .engine import run_batch
@@ -191,6 +192,8 @@ def _run_batches(program, image, memory, grid, block, banks, shared_size, local_
         st.cluster_dims = cluster_dims
         st.block_observers, st.memory_observers = block_observers, memory_observers
         st.segments = segments_for(program, engine, st.n)
+        if machine_code_allowed(engine, st.n, select_groups):
+            st.select = Select(st)
         for observer in batch_observers:
             observer.sass_batch_started(st)
         run_batch(st, max_rounds)
