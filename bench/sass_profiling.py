@@ -10,7 +10,9 @@ launch); the best of five of each is printed, with the ratios, all measured
 in this one run. The seconds are by the wall clock. The last columns are by this
 process's CPU time, which other jobs on a shared machine disturb less: nine
 plain launches and nine SASS-alone ones, interleaved, their medians (ms) and
-ratio. The load average is printed first.
+ratio; then the SASS-alone run again with the SASS executor's NumPy steps only (settings
+engine='numpy', which leaves its compiled tier out), against the same plain run. The load
+average is printed first.
 """
 
 from __future__ import annotations
@@ -63,6 +65,19 @@ extern "C" __global__ void divergent_loop(const int* x, int* out) {
     for (int k = 0; k < (v & 15); ++k) v = v * 3 + k;
     out[i] = v;
 }
+extern "C" __global__ void collatz(const int* x, int* out) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned v = x[i] + 1;
+    int steps = 0;
+    while (v != 1 && steps < 200) { v = (v & 1) ? 3 * v + 1 : v >> 1; ++steps; }
+    out[i] = steps;
+}
+extern "C" __global__ void row_dot(const float* a, const float* b, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float total = 0.0f;
+    for (int k = 0; k < n; ++k) total += a[(i & 1023) * n + k] * b[k * 64 + (i & 63)];
+    out[i] = total;
+}
 """
 
 
@@ -76,14 +91,19 @@ def main(scale: int = 1) -> None:
     keys = cp.asarray(rng.integers(0, 1000, n).astype(np.int32))
     out_i = cp.zeros(n, dtype=np.int32)
     out_f = cp.zeros(n // 256, dtype=np.float32)
+    rows = cp.asarray(rng.random(1024 * 32, dtype=np.float32))
+    out_f_n = cp.zeros(n, dtype=np.float32)
     cases = {
         "saxpy": lambda: module.get_function("saxpy")((n // 256,), (256,), (np.float32(2), x, y, np.int32(n))),
         "block_sum": lambda: module.get_function("block_sum")((n // 256,), (256,), (x, out_f)),
         "divergent_loop": lambda: module.get_function("divergent_loop")((n // 256,), (256,), (keys, out_i)),
+        "collatz": lambda: module.get_function("collatz")((n // 256,), (256,), (keys, out_i)),
+        "row_dot": lambda: module.get_function("row_dot")((n // 256,), (256,), (rows, x, out_f_n, np.int32(32))),
     }
     print(f"{n} threads per launch; best of 5 (seconds); load average {os.getloadavg()[0]:.1f}")
     print(f"{'kernel':<16}{'plain':>9}{'ptx prof':>10}{'verified':>10}{'alone':>9}{'verified/plain':>16}"
-          f"{'alone/plain':>13}{'CPU ms: plain':>15}{'alone':>7}{'ratio':>7}  level, execution")
+          f"{'alone/plain':>13}{'CPU ms: plain':>15}{'alone':>7}{'ratio':>7}{'NumPy steps':>13}{'ratio':>7}"
+          "  level, execution")
     for name, launch in cases.items():
         launch()                                        # compile, load, warm the block caches
         with cp.profile(level="sass") as prof:
@@ -101,9 +121,15 @@ def main(scale: int = 1) -> None:
         verified = best_of(profiled("sass"))
         alone = best_of(profiled("sass", verify=False))
         cpu_plain, cpu_alone = cpu_medians(launch, profiled("sass", verify=False))
+
+        def on_numpy_steps():
+            with cp.settings(engine="numpy"):
+                profiled("sass", verify=False)()
+        on_numpy_steps()
+        _, cpu_numpy = cpu_medians(launch, on_numpy_steps, repeat=5)
         print(f"{name:<16}{plain:>9.3f}{ptx:>10.3f}{verified:>10.3f}{alone:>9.3f}{verified / plain:>15.2f}x"
               f"{alone / plain:>12.2f}x{cpu_plain * 1e3:>15.1f}{cpu_alone * 1e3:>7.1f}{cpu_alone / cpu_plain:>6.2f}x"
-              f"  {prof[0].level}, {alone_prof[0].execution}")
+              f"{cpu_numpy * 1e3:>13.1f}{cpu_numpy / cpu_plain:>6.2f}x  {prof[0].level}, {alone_prof[0].execution}")
 
 if __name__ == "__main__":
     main(int(sys.argv[1]) if len(sys.argv) > 1 else 1)

@@ -199,7 +199,7 @@ def fmnmx(ins, row):
     row.op(F32_MIN_MAX, (FTZ if "FTZ" in ins.mods else 0) | (NAN_WINS if "NAN" in ins.mods else 0))
 
 
-@njit(inline="always")
+@njit
 def _combined_tables(table, how):
     """The 8-bit tables of P = r op Pc and Q = !r op Pc, indexed by outcome * 2 + Pc, built once per
     instruction so that a lane's two results are two shifts of one index."""
@@ -219,13 +219,13 @@ def _combined_tables(table, how):
     return first, second
 
 
-@njit(inline="always")
+@njit
 def _pick(condition, x, y):
     """condition (0 or 1) ? x : y, without a branch."""
     return y ^ ((x ^ y) & (ZERO - condition))
 
 
-@njit(inline="always")
+@njit
 def _key(magnitude, sign):
     """The order key of a non-NaN float: its magnitude bits, negated when the sign (0 or 1) is set,
     plus 2**63."""
@@ -233,7 +233,7 @@ def _key(magnitude, sign):
     return BIAS + ((magnitude ^ negative) - negative)
 
 
-@njit(inline="always")
+@njit
 def _outcome(ka, kb, unordered):
     """0 less, 1 equal, 2 greater, 3 unordered (unordered: 0 or 1)."""
     return (U64_(ka > kb) * TWO + U64_(ka == kb)) | (unordered * THREE)

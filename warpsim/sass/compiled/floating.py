@@ -124,7 +124,7 @@ def f32_arithmetic(ins, row):
         raise Unencodable("modifier")
     ops = _operands(ins, arity)
     row.op(op, MODE_NUMBER[_mode(ins)] | (FTZ if "FTZ" in ins.mods else 0) | (SAT if "SAT" in ins.mods else 0))
-    row.dest(ops[0])
+    row.on_rows().dest(ops[0])
     for operand in ops[1:]:
         row.source(operand, floating=True)
 
@@ -139,7 +139,7 @@ def f64_arithmetic(ins, row):
         raise Unencodable("DFMA's directed rounding (floatbits.fma_rounded's exact fallback)")
     ops = _operands(ins, arity)
     flags = mode
-    row.dest(ops[0])
+    row.on_rows().dest(ops[0], 64)
     for k, operand in enumerate(ops[1:]):
         if op == DADD:          # a NaN operand goes on as its register holds it: modifiers per lane
             operand = normalized(operand)
@@ -176,7 +176,7 @@ def hfma2_constant(ins, row):
     if any(op.suffixes for op in ops[1:]):
         raise Unencodable("operand form")
     word = _constant_word(ins)
-    row.op(CONST32).dest(ops[0])
+    row.op(CONST32).on_rows().dest(ops[0])
     row.constant(word)
 
 
@@ -241,18 +241,18 @@ def frnd(ins, row):
 
 # ------------------------------------------------------------------ exact rounding, per lane
 
-@njit(inline="always")
+@njit
 def _f32(bits):
     return f32_of(np.uint32(bits & M32))
 
 
-@njit(inline="always")
+@njit
 def _sign64(x):
     """The sign bit of a float64 (NaN and zeros included)."""
     return (bits64_of(x) >> U64_(63)) != U64_(0)
 
 
-@njit(inline="always")
+@njit
 def _two_sum(a, b):
     """(s, err): s = RN(a + b), a + b = s + err exactly (floatbits.two_sum, operation for operation)."""
     s = a + b
@@ -261,7 +261,7 @@ def _two_sum(a, b):
     return s, err
 
 
-@njit(inline="always")
+@njit
 def _to_odd(s, err):
     """floatbits.round_to_odd: keep s if exact or odd, else step its bits one toward err."""
     bits = bits64_of(s)
@@ -273,7 +273,7 @@ def _to_odd(s, err):
     return f64_of(bits)
 
 
-@njit(inline="always")
+@njit
 def _step32(value, up):
     """np.nextafter of a float32 toward +inf (up) or -inf; value is not NaN."""
     bits = U64_(bits_of(value))
@@ -284,7 +284,7 @@ def _step32(value, up):
     return f32_of(np.uint32(bits - U64_(1)))
 
 
-@njit(inline="always")
+@njit
 def _round32(s, err, mode):
     """The exact s + err (f64 pair) rounded to f32 by mode: floatbits._round_native."""
     exact = _to_odd(s, err)
@@ -303,7 +303,7 @@ def _round32(s, err, mode):
     return nearest
 
 
-@njit(inline="always")
+@njit
 def _saturated(value):
     """.SAT: clamped to [0, 1], NaN and -0 to +0 (FloatEnv.outputs); masks, not branches, since a
     sign that varies between lanes mispredicts."""
@@ -312,7 +312,7 @@ def _saturated(value):
     return ((U64_(bits_of(value)) & (at_least_one ^ M64)) | (ONE32 & at_least_one)) & positive
 
 
-@njit(inline="always")
+@njit
 def _f32_op(op, a, b, c, mode, flags):
     """FADD/FMUL/FFMA of register bits under the row's flags: the result's register bits."""
     ftz = (flags & FTZ) != 0
@@ -355,12 +355,12 @@ def _f32_op(op, a, b, c, mode, flags):
     return CANONICAL32 if value != value else U64_(bits_of(value))
 
 
-@njit(inline="always")
+@njit
 def _quiet64(x):
     return bits64_of(x) | QUIET64
 
 
-@njit(inline="always")
+@njit
 def _operand_nan(x, y):
     """semantics.floating.operand_nan: the second NaN operand, else the first, quieted."""
     if y != y:
@@ -370,7 +370,7 @@ def _operand_nan(x, y):
     return DEFAULT_NAN64
 
 
-@njit(inline="always")
+@njit
 def _fma_operand_nan(x, y, z):
     """semantics.floating.fma_operand_nan: b, then c, then a, quieted."""
     if y != y:
@@ -382,7 +382,7 @@ def _fma_operand_nan(x, y, z):
     return DEFAULT_NAN64
 
 
-@njit(inline="always")
+@njit
 def _raw_nan_modified(bits, negate, absolute):
     """DADD's operand: -x and |x| of a number; a NaN as its register holds it."""
     if (bits & MAGNITUDE64_) > U64_(0x7FF0000000000000):
@@ -394,7 +394,7 @@ def _raw_nan_modified(bits, negate, absolute):
     return f64_of(bits)
 
 
-@njit(inline="always")
+@njit
 def _step64(value, up):
     """np.nextafter of a float64 toward +inf (up) or -inf; value is not NaN."""
     bits = bits64_of(value)
@@ -405,7 +405,7 @@ def _step64(value, up):
     return f64_of(bits - U64_(1))
 
 
-@njit(inline="always")
+@njit
 def _add64_directed(x, y, mode):
     """floatbits.add_rounded for f64 under rz/rm/rp: _step_f64 on the TwoSum pair, then the zero sign."""
     s, err = _two_sum(x, y)
@@ -430,7 +430,7 @@ def _add64_directed(x, y, mode):
     return out
 
 
-@njit(inline="always")
+@njit
 def _bit_length(x):
     """Bits of a uint64 (0 for 0)."""
     n = 0
@@ -441,7 +441,7 @@ def _bit_length(x):
     return n + 1 if x else n
 
 
-@njit(inline="always")
+@njit
 def _significand(x):
     """A finite nonzero f64 as (integer significand, exponent): x = m * 2^e."""
     bits = bits64_of(x)
@@ -452,7 +452,7 @@ def _significand(x):
     return fraction | HIDDEN64, exponent - np.int64(1075)
 
 
-@njit(inline="always")
+@njit
 def _mul64_directed(x, y, mode):
     """x * y rounded once by rz/rm/rp: the 106-bit product of the significands, rounded at the
     f64 grid (subnormal included) with a guard and a sticky bit; overflow to inf or the largest
@@ -508,7 +508,7 @@ def _mul64_directed(x, y, mode):
     return -magnitude if negative else magnitude
 
 
-@njit(inline="always")
+@njit
 def _int_to_float(magnitude, negative, mode, precision):
     """An integer (magnitude, sign) rounded to `precision` significand bits by mode
     (floatbits.round_scaled at exponent 0): exactly representable in the result's type."""
@@ -531,7 +531,7 @@ def _int_to_float(magnitude, negative, mode, precision):
     return -value if negative else value
 
 
-@njit(inline="always")
+@njit
 def _integral(x, mode):
     """x rounded to an integral value: rni (nearest even), rzi, rmi, rpi."""
     if mode == RN:
@@ -543,7 +543,7 @@ def _integral(x, mode):
     return np.ceil(x)
 
 
-@njit(inline="always")
+@njit
 def _float_to_int_bits(x, mode, flags, low, high):
     """semantics.conversion.float_to_int and F2I's store: rounded, saturated to [low, high) (the
     type's range as floats, high = max + 1), NaN to 0 or the top bit; a narrow result extended by
@@ -567,7 +567,7 @@ def _float_to_int_bits(x, mode, flags, low, high):
     return bits if width == 64 else bits & M32
 
 
-@njit(inline="always")
+@njit
 def _flush_f64(x, smallest):
     """floatbits.flush_subnormal of a float64 below `smallest` (the format's smallest normal)."""
     if x != 0.0 and abs(x) < smallest:
@@ -575,7 +575,7 @@ def _flush_f64(x, smallest):
     return x
 
 
-@njit(inline="always")
+@njit
 def _int_to_float_bits(v, flags, mode):
     """I2F of an integer register (or pair): its type's bits of v, rounded to f32 or f64."""
     width = (flags >> WIDTH_SHIFT) & 127
@@ -588,7 +588,7 @@ def _int_to_float_bits(v, flags, mode):
     return U64_(bits_of(np.float32(_int_to_float(magnitude, negative, mode, 24))))
 
 
-@njit(inline="always")
+@njit
 def _f32_source(bits, flags):
     """An f32 operand as float64, flushed under .FTZ."""
     x = np.float64(_f32(bits))
@@ -597,7 +597,7 @@ def _f32_source(bits, flags):
     return x
 
 
-@njit(inline="always")
+@njit
 def _narrowed(bits, mode, flags):
     """F2F.F32.F64: rounded by mode (.FTZ: operand and result flushed); a NaN quieted, its sign and
     the top of its payload kept (conversion._narrowed_nan)."""
@@ -613,7 +613,7 @@ def _narrowed(bits, mode, flags):
     return out
 
 
-@njit(inline="always")
+@njit
 def _widened(bits, flags):
     """F2F.F64.F32: exact (.FTZ: a subnormal operand flushed); a NaN quieted, its sign and payload
     kept (conversion._widened_nan)."""
@@ -768,3 +768,51 @@ def run(c, R, P, UR, UP, values, lanes, m, scratch, scratch_p):
             bits = read64(s0, R, UR, values, lane)
             r = _integral(f64_of(bits), mode)
             put64(low, high, lane, (bits | QUIET64) if r != r else bits64_of(r))
+
+
+@njit(nogil=True)
+def run_rows(c, T, TB, O, OB, m):
+    """FADD, FMUL, FFMA, HFMA2's constant and DADD, DMUL, DFMA on gathered rows (lanes.py): the same
+    arithmetic as run's, on sources T[0..2], into O[0]."""
+    op, flags = c[1], c[2]
+    mode = flags & MODE_BITS
+    t0, t1, t2, o0 = T[0], T[1], T[2], O[0]
+    if op == FADD and flags == 0:
+        for j in range(m):
+            value = _f32(t0[j]) + _f32(t1[j])
+            o0[j] = CANONICAL32 if value != value else U64_(bits_of(value))
+    elif op == FMUL and flags == 0:
+        for j in range(m):
+            value = _f32(t0[j]) * _f32(t1[j])
+            o0[j] = CANONICAL32 if value != value else U64_(bits_of(value))
+    elif op == FFMA and flags == 0:
+        for j in range(m):
+            value = fused_f32(_f32(t0[j]), _f32(t1[j]), _f32(t2[j]))
+            o0[j] = CANONICAL32 if value != value else U64_(bits_of(value))
+    elif op == FADD or op == FMUL:
+        for j in range(m):
+            o0[j] = _f32_op(op, t0[j], t1[j], U64_(0), mode, flags)
+    elif op == FFMA:
+        for j in range(m):
+            o0[j] = _f32_op(op, t0[j], t1[j], t2[j], mode, flags)
+    elif op == CONST32:
+        for j in range(m):
+            o0[j] = t0[j]
+    elif op == DADD:
+        a_neg, a_abs, b_neg, b_abs = (flags & A_NEG) != 0, (flags & A_ABS) != 0, (flags & B_NEG) != 0, \
+            (flags & B_ABS) != 0
+        for j in range(m):
+            x = _raw_nan_modified(t0[j], a_neg, a_abs)
+            y = _raw_nan_modified(t1[j], b_neg, b_abs)
+            value = x + y if mode == RN else _add64_directed(x, y, mode)
+            o0[j] = _operand_nan(x, y) if value != value else bits64_of(value)
+    elif op == DMUL:
+        for j in range(m):
+            x, y = f64_of(t0[j]), f64_of(t1[j])
+            value = x * y if mode == RN else _mul64_directed(x, y, mode)
+            o0[j] = _operand_nan(x, y) if value != value else bits64_of(value)
+    elif op == DFMA:
+        for j in range(m):
+            x, y, z = f64_of(t0[j]), f64_of(t1[j]), f64_of(t2[j])
+            value = fused_f64(x, y, z)
+            o0[j] = _fma_operand_nan(x, y, z) if value != value else bits64_of(value)

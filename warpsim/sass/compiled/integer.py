@@ -301,12 +301,12 @@ def vabsdiff4(ins, row):
     _word_op(row, ins, ABS_DIFF4, flags, 4, {"U8", "S8", "ACC"})
 
 
-@njit(inline="always")
+@njit
 def _signed32(x):
     return np.int64(x) - np.int64(4294967296) if x & U64_(0x80000000) else np.int64(x)
 
 
-@njit(inline="always")
+@njit
 def _product(a, b, signed):
     """The exact 64-bit product of two 32-bit words, as unsigned bits."""
     if signed:
@@ -314,7 +314,7 @@ def _product(a, b, signed):
     return a * b
 
 
-@njit(inline="always")
+@njit
 def _add64(total, term, carries):
     partial = total + term
     if partial < total:
@@ -322,7 +322,7 @@ def _add64(total, term, carries):
     return partial, carries
 
 
-@njit(inline="always")
+@njit
 def _put_sum32(out, q1, q2, lane, total):
     """A 32-bit adder's result and its carry-out predicates (total: the exact sum, below 2**35)."""
     put32(out, lane, total)
@@ -330,7 +330,7 @@ def _put_sum32(out, q1, q2, lane, total):
     q2[lane] = total >= CARRY2
 
 
-@njit(inline="always")
+@njit
 def _wide_sum(product, addend, ones, carry_in):
     """product + addend + ones + carry_in modulo 2**64, and how often it carried."""
     carries = U64_(0)
@@ -339,7 +339,7 @@ def _wide_sum(product, addend, ones, carry_in):
     return _add64(total, carry_in, carries)
 
 
-@njit(inline="always")
+@njit
 def _lut3(lut, a, b, c):
     out = U64_(0)
     for k in range(8):
@@ -348,7 +348,7 @@ def _lut3(lut, a, b, c):
     return out
 
 
-@njit(inline="always")
+@njit
 def _funnel(low, high, amount, flags):
     """SHF: {high:low} shifted by amount (clamped, or mod 32 under .W), the word .HI names."""
     if flags & WRAP:
@@ -374,7 +374,7 @@ def _funnel(low, high, amount, flags):
     return shifted & M32
 
 
-@njit(inline="always")
+@njit
 def _pick(x, y, take_min):
     """min or max of two order keys."""
     if take_min:
@@ -382,7 +382,7 @@ def _pick(x, y, take_min):
     return x if x > y else y
 
 
-@njit(inline="always")
+@njit
 def _min_max16(a, b, take_min, bias, relu):
     """min/max of each 16-bit half of two words; `bias` 0x8000 orders a half as signed, `relu`
     (signed only) makes a negative half 0."""
@@ -394,7 +394,7 @@ def _min_max16(a, b, take_min, bias, relu):
     return low | (high << U64_(16))
 
 
-@njit(inline="always")
+@njit
 def _permute(low, selectors, high):
     """PRMT: nibble i of the selector picks byte i from the pool {high:low}; bit 3 replicates its sign
     (chosen without a branch: a branch per byte made the loop five times slower)."""
@@ -408,7 +408,7 @@ def _permute(low, selectors, high):
     return result
 
 
-@njit(inline="always")
+@njit
 def _popcount(x):
     x = x - ((x >> U64_(1)) & U64_(0x55555555))
     x = (x & U64_(0x33333333)) + ((x >> U64_(2)) & U64_(0x33333333))
@@ -416,7 +416,7 @@ def _popcount(x):
     return ((x * U64_(0x01010101)) & M32) >> U64_(24)
 
 
-@njit(inline="always")
+@njit
 def _highest_bit(x):
     """The position of the highest set bit of a nonzero word."""
     position = U64_(0)
@@ -427,7 +427,7 @@ def _highest_bit(x):
     return position
 
 
-@njit(inline="always")
+@njit
 def _reverse(x):
     x = ((x >> U64_(1)) & U64_(0x55555555)) | ((x & U64_(0x55555555)) << U64_(1))
     x = ((x >> U64_(2)) & U64_(0x33333333)) | ((x & U64_(0x33333333)) << U64_(2))
@@ -436,7 +436,7 @@ def _reverse(x):
     return ((x >> U64_(16)) | (x << U64_(16))) & M32
 
 
-@njit(inline="always")
+@njit
 def _bit_mask(start, count, wrap):
     """BMSK as semantics.integer.bit_mask: both read mod 32, the mask stops at bit 31; clamping
     gives 0 from start 32 and runs to bit 31 from count 32."""
@@ -456,7 +456,7 @@ def _bit_mask(start, count, wrap):
     return above_start & (above_end ^ M32)
 
 
-@njit(inline="always")
+@njit
 def _extend(x, count, signed, wrap):
     """SGXT as semantics.integer.extend_low_bits: the low min(count, 32) (or count mod 32) bits."""
     width = count & U64_(31) if wrap else (count if count < U64_(32) else U64_(32))
@@ -469,7 +469,7 @@ def _extend(x, count, signed, wrap):
     return field
 
 
-@njit(inline="always")
+@njit
 def _abs_diff4(a, b, total, accumulate):
     """|a - b| of each byte of two words of order keys: packed, or added to total."""
     packed = U64_(0)
@@ -481,7 +481,7 @@ def _abs_diff4(a, b, total, accumulate):
     return total if accumulate else packed
 
 
-@njit(inline="always")
+@njit
 def _amount(s, wrap):
     """A shift amount: the whole word, mod 32 under .W, else at most 32."""
     if wrap:

@@ -38,21 +38,21 @@ ZERO64 = np.uint64(0)
 HIGH32 = np.uint64(32)
 
 
-@njit(inline="always")
+@njit
 def source(c, k):
     """The descriptor (kind, index, modifiers) of source k of row c."""
     at = SOURCES + 3 * k
     return c[at], c[at + 1], c[at + 2]
 
 
-@njit(inline="always")
+@njit
 def dest(c, d):
     """The descriptor (kind, row) of destination d of row c."""
     at = DESTS + 2 * d
     return c[at], c[at + 1]
 
 
-@njit(inline="always")
+@njit
 def read32(o, R, UR, values, lane):
     """A 32-bit source (descriptor o) of one lane, its modifiers applied."""
     kind, a, mods = o
@@ -78,7 +78,7 @@ def read32(o, R, UR, values, lane):
     return x
 
 
-@njit(inline="always")
+@njit
 def read64(o, R, UR, values, lane):
     """A 64-bit source: a register pair {a+1:a}, or a 64-bit value entry."""
     kind, a, mods = o
@@ -104,7 +104,7 @@ def read64(o, R, UR, values, lane):
     return x
 
 
-@njit(inline="always")
+@njit
 def in_pred(o, P, UP):
     """A predicate source as (the row it reads, whether ! inverts it): lane's value is
     row[lane] != invert. (Reading through a helper per lane that chooses the file made the loops
@@ -113,7 +113,7 @@ def in_pred(o, P, UP):
     return (P[row] if kind == PRED else UP[row]), (mods & INV) != 0
 
 
-@njit(inline="always")
+@njit
 def out32(c, d, R, UR, scratch):
     """The row destination d of row c writes (one element per thread slot): R's, UR's, or scratch
     for RZ (dropped)."""
@@ -125,7 +125,7 @@ def out32(c, d, R, UR, scratch):
     return scratch
 
 
-@njit(inline="always")
+@njit
 def out_pair(c, d, R, UR, scratch):
     """The two rows a 64-bit destination d writes: (low word, high word)."""
     kind, row = dest(c, d)
@@ -136,7 +136,7 @@ def out_pair(c, d, R, UR, scratch):
     return scratch, scratch
 
 
-@njit(inline="always")
+@njit
 def out_pred(c, d, P, UP, scratch):
     """The row predicate destination d writes: P's, UP's, or scratch for PT (dropped)."""
     kind, row = dest(c, d)
@@ -147,12 +147,12 @@ def out_pred(c, d, P, UP, scratch):
     return scratch
 
 
-@njit(inline="always")
+@njit
 def put32(out, lane, value):
     out[lane] = np.uint32(value & M32)
 
 
-@njit(inline="always")
+@njit
 def put64(low, high, lane, value):
     low[lane] = np.uint32(value & M32)
     high[lane] = np.uint32(value >> np.uint64(32))

@@ -92,7 +92,7 @@ def s2r(ins, row):
         raise Unencodable(f"{sr.name} needs the launch's geometry")
 
 
-@njit(inline="always")
+@njit
 def _lane_mask(kind, lane):
     """The lane mask `kind` (LANE_MASKS) of lane number `lane`, as semantics.warp.lane_mask."""
     at, upto = np.uint64(1) << lane, np.uint64(1) << (lane + np.uint64(1))

@@ -67,8 +67,10 @@ def run_segment(code, R, P, UR, UP, values, idx, counts, lanes, scratch, scratch
                 moves.run_rows(c, T, TB, O, OB, m)
             elif family == 1:
                 integer.run_rows(c, T, TB, O, OB, m)
-            else:
+            elif family == 2:
                 compare.run_rows(c, T, TB, O, OB, m)
+            else:
+                floating.run_rows(c, T, TB, O, OB, m)
             for d in range(c[N_DESTS]):
                 scatter(c, d, R, UR, P, UP, lanes, m, O[d], OB[d])
         elif family == 0:
