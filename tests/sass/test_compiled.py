@@ -193,17 +193,18 @@ def test_whole_launches_equal_with_the_tier_on_and_off():
     """Profiled launches (the SASS run alone) write the same bytes and count the same with machine code."""
     rng = np.random.default_rng(3)
     module = cp.RawModule(code=SOURCE)
-    n = 256
+    n = 8192                    # several of the tier's chunks of lanes (segment.CHUNK)
     a = cp.asarray(rng.integers(-2**62, 2**62, n, dtype=np.int64))
     b = cp.asarray(rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32))
     f = cp.asarray(rng.standard_normal(2 * n).astype(np.float32))
     d = cp.asarray(rng.standard_normal(2 * n))
     x = cp.asarray(rng.standard_normal(n * 4).astype(np.float32))
+    a_reversed, f_reversed = cp.asarray(a.get()[::-1].copy()), cp.asarray(f.get()[::-1].copy())
     launches = {
-        "integers": lambda out: module.get_function("integers")((2,), (128,), (a, b, out, np.int32(5))),
-        "comparisons": lambda out: module.get_function("comparisons")((2,), (128,), (a, cp.asarray(a.get()[::-1].copy()), f, d, out)),
-        "floats": lambda out: module.get_function("floats")((2,), (128,), (f, cp.asarray(f.get()[::-1].copy()), out, cp.zeros(n, dtype=np.float64), np.int32(4))),
-        "uniform_loops": lambda out: module.get_function("uniform_loops")((2,), (128,), (x, out, np.int32(2), np.int32(3))),
+        "integers": lambda out: module.get_function("integers")((n // 128,), (128,), (a, b, out, np.int32(5))),
+        "comparisons": lambda out: module.get_function("comparisons")((n // 128,), (128,), (a, a_reversed, f, d, out)),
+        "floats": lambda out: module.get_function("floats")((n // 128,), (128,), (f, f_reversed, out, cp.zeros(n, dtype=np.float64), np.int32(4))),
+        "uniform_loops": lambda out: module.get_function("uniform_loops")((n // 512,), (128,), (x, out, np.int32(2), np.int32(3))),
     }
     for name, launch in launches.items():
         results = []

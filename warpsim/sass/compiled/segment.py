@@ -24,66 +24,78 @@ from .layout import DESTS, FAMILY, FAMILY_NAMES, GUARD_INVERT, GUARD_KIND, GUARD
 
 FAMILY_MODULES = (moves, integer, compare, floating)
 MIN_SEGMENT = 1         # steps a segment must have to be worth one call
+CHUNK = 2048            # lanes a segment runs at a time (rows of them stay in the caches)
 COMPILE_FROM = 1 << 16  # thread slots of a batch from which 'auto' compiles run_segment when it is not cached
 
 
 @njit(cache=True, nogil=True)
 def run_segment(code, R, P, UR, UP, values, idx, counts, lanes, scratch, scratch_p, T, TB, O, OB):
-    """lanes: room for idx's lanes; scratch, scratch_p: a row of R and of P that dropped destinations
-    (RZ, PT) of per-lane families write; T, TB: a row per source, O, OB: a row per destination, of
-    rows computed on rows."""
+    """lanes: room for CHUNK + 32 lanes; scratch, scratch_p: a row of R and of P that dropped
+    destinations (RZ, PT) of per-lane families write; T, TB: a row per source, O, OB: a row per
+    destination, of CHUNK + 32 lanes, for rows computed on rows.
+
+    The group runs a chunk of whole warps at a time, every instruction for the chunk before the
+    next chunk: a value instruction reads and writes its own lane's registers (a uniform one its
+    own warp's), so the bits are those of each instruction for the whole group in turn, and the
+    rows a chunk moves through stay in the processor's caches."""
     n = idx.shape[0]
-    for k in range(code.shape[0]):
-        c = code[k]
-        kind = c[GUARD_KIND]
-        m = 0
-        if kind == 0:
-            for j in range(n):
-                lanes[j] = idx[j]
-            m = n
-        else:
-            guard = P[c[GUARD_ROW]] if kind == PRED else UP[c[GUARD_ROW]]
-            invert = c[GUARD_INVERT] != 0
-            for j in range(n):              # without a branch: guards vary from lane to lane
-                lane = idx[j]
-                lanes[m] = lane
-                m += guard[lane] != invert
-        counts[k] += m
-        if m == 0:
-            continue
-        uniform = c[UNIFORM] != 0
-        if uniform:                         # the first lane of each warp runs it
-            kept = 0
-            for j in range(m):
-                if j == 0 or (lanes[j] >> 5) != (lanes[kept - 1] >> 5):
-                    lanes[kept] = lanes[j]
-                    kept += 1
-            m = kept
-        family = c[FAMILY]
-        if c[ON_ROWS]:
-            for s in range(c[N_SOURCES]):
-                gather(c, s, R, UR, P, UP, values, lanes, m, T[s], TB[s])
-            if family == 0:
-                moves.run_rows(c, T, TB, O, OB, m)
-            elif family == 1:
-                integer.run_rows(c, T, TB, O, OB, m)
-            elif family == 2:
-                compare.run_rows(c, T, TB, O, OB, m)
+    start = 0
+    while start < n:
+        stop = min(n, start + CHUNK)
+        while stop < n and (idx[stop] >> 5) == (idx[stop - 1] >> 5):
+            stop += 1                       # whole warps
+        for k in range(code.shape[0]):
+            c = code[k]
+            kind = c[GUARD_KIND]
+            m = 0
+            if kind == 0:
+                for j in range(start, stop):
+                    lanes[m] = idx[j]
+                    m += 1
             else:
-                floating.run_rows(c, T, TB, O, OB, m)
-            for d in range(c[N_DESTS]):
-                scatter(c, d, R, UR, P, UP, lanes, m, O[d], OB[d])
-        elif family == 0:
-            moves.run(c, R, P, UR, UP, values, lanes, m, scratch, scratch_p)
-        elif family == 1:
-            integer.run(c, R, P, UR, UP, values, lanes, m, scratch, scratch_p)
-        elif family == 2:
-            compare.run(c, R, P, UR, UP, values, lanes, m, scratch, scratch_p)
-        else:
-            floating.run(c, R, P, UR, UP, values, lanes, m, scratch, scratch_p)
-        if uniform:
-            for j in range(m):
-                _spread_uniform(c, R, P, UR, UP, lanes[j])
+                guard = P[c[GUARD_ROW]] if kind == PRED else UP[c[GUARD_ROW]]
+                invert = c[GUARD_INVERT] != 0
+                for j in range(start, stop):    # without a branch: guards vary from lane to lane
+                    lane = idx[j]
+                    lanes[m] = lane
+                    m += guard[lane] != invert
+            counts[k] += m
+            if m == 0:
+                continue
+            uniform = c[UNIFORM] != 0
+            if uniform:                     # the first lane of each warp runs it
+                kept = 0
+                for j in range(m):
+                    if j == 0 or (lanes[j] >> 5) != (lanes[kept - 1] >> 5):
+                        lanes[kept] = lanes[j]
+                        kept += 1
+                m = kept
+            family = c[FAMILY]
+            if c[ON_ROWS]:
+                for s in range(c[N_SOURCES]):
+                    gather(c, s, R, UR, P, UP, values, lanes, m, T[s], TB[s])
+                if family == 0:
+                    moves.run_rows(c, T, TB, O, OB, m)
+                elif family == 1:
+                    integer.run_rows(c, T, TB, O, OB, m)
+                elif family == 2:
+                    compare.run_rows(c, T, TB, O, OB, m)
+                else:
+                    floating.run_rows(c, T, TB, O, OB, m)
+                for d in range(c[N_DESTS]):
+                    scatter(c, d, R, UR, P, UP, lanes, m, O[d], OB[d])
+            elif family == 0:
+                moves.run(c, R, P, UR, UP, values, lanes, m, scratch, scratch_p)
+            elif family == 1:
+                integer.run(c, R, P, UR, UP, values, lanes, m, scratch, scratch_p)
+            elif family == 2:
+                compare.run(c, R, P, UR, UP, values, lanes, m, scratch, scratch_p)
+            else:
+                floating.run(c, R, P, UR, UP, values, lanes, m, scratch, scratch_p)
+            if uniform:
+                for j in range(m):
+                    _spread_uniform(c, R, P, UR, UP, lanes[j])
+        start = stop
 
 
 @njit(inline="always")
@@ -134,12 +146,12 @@ class Segment:
     def run(self, st, g, pred_on: list) -> None:
         buffers = st.__dict__.get("_segment_buffers")
         if buffers is None or len(buffers[0]) != len(self.specs):
-            n = st.n
+            n, rows = st.n, min(st.n, CHUNK + 32)
             buffers = st._segment_buffers = (
-                value_table(self.specs, st), np.empty(n, dtype=np.int64), np.empty(n, dtype=np.uint32),
-                np.empty(n, dtype=np.bool_), np.empty((MAX_SOURCES, n), dtype=np.uint64),
-                np.empty((MAX_SOURCES, n), dtype=np.bool_), np.empty((MAX_DESTS, n), dtype=np.uint64),
-                np.empty((MAX_DESTS, n), dtype=np.bool_))
+                value_table(self.specs, st), np.empty(rows, dtype=np.int64), np.empty(n, dtype=np.uint32),
+                np.empty(n, dtype=np.bool_), np.empty((MAX_SOURCES, rows), dtype=np.uint64),
+                np.empty((MAX_SOURCES, rows), dtype=np.bool_), np.empty((MAX_DESTS, rows), dtype=np.uint64),
+                np.empty((MAX_DESTS, rows), dtype=np.bool_))
         counts = np.zeros(len(self.code), dtype=np.int64)
         run_segment(self.code, st.R, st.P, st.UR, st.UP, buffers[0], g.idx, counts, *buffers[1:])
         for k, guarded in enumerate(self.guarded):
