@@ -73,3 +73,16 @@ extern "C" __global__ void uniform_loops(const float* x, float* out, int n, int 
     }
     out[blockIdx.x * 128 + threadIdx.x] = acc;
 }
+
+extern "C" __global__ void divergent_steps(const long long* a, const unsigned* b, long long* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned v = b[i] | 1u;
+    long long acc = a[i];
+    int steps = 0;
+    while (v != 1u && steps < n) {                 // lanes leave the loop at different trips
+        v = (v & 1u) ? 3u * v + 1u : v >> 1;
+        acc = (acc ^ (long long)v) * 0x100000001b3ll + (acc >> 13);
+        ++steps;
+    }
+    out[i] = acc + steps;
+}

@@ -189,7 +189,7 @@ def test_the_tier_covers_the_value_instructions_of_loops(programs):
 SOURCE = (HERE / "compiled_kernels.cu").read_text()
 
 
-def test_whole_launches_equal_with_the_tier_on_and_off():
+def test_whole_launches_equal_with_the_tier_on_and_off(monkeypatch):
     """Profiled launches (the SASS run alone) write the same bytes and count the same with machine code."""
     rng = np.random.default_rng(3)
     module = cp.RawModule(code=SOURCE)
@@ -205,7 +205,15 @@ def test_whole_launches_equal_with_the_tier_on_and_off():
         "comparisons": lambda out: module.get_function("comparisons")((n // 128,), (128,), (a, a_reversed, f, d, out)),
         "floats": lambda out: module.get_function("floats")((n // 128,), (128,), (f, f_reversed, out, cp.zeros(n, dtype=np.float64), np.int32(4))),
         "uniform_loops": lambda out: module.get_function("uniform_loops")((n // 512,), (128,), (x, out, np.int32(2), np.int32(3))),
+        "divergent_steps": lambda out: module.get_function("divergent_steps")((n // 128,), (128,), (a, b, out, np.int32(60))),
     }
+    segments_run = []
+    original = Segment.run
+
+    def counted(self, st, g, pred_on):
+        segments_run.append(g.n)
+        return original(self, st, g, pred_on)
+    monkeypatch.setattr(Segment, "run", counted)
     for name, launch in launches.items():
         results = []
         for tier in ("numpy", "compiled"):
@@ -218,3 +226,4 @@ def test_whole_launches_equal_with_the_tier_on_and_off():
         np.testing.assert_array_equal(out_numpy, out_compiled, err_msg=name)
         assert out_numpy.any(), name
         assert counts_numpy == counts_compiled, name
+    assert segments_run and max(segments_run) > 2048     # lanes scattered by the loop's exits, many chunks

@@ -218,7 +218,9 @@ def execute_block(st: SassState, block, g: Group) -> np.ndarray:
     """Run `block` for the lanes of g; where each lane goes next (also stored in st.pc)."""
     pred_on = [None] * len(block.steps)
     steps = block.steps if block.control is None else block.steps[:-1]
-    segments = st.segments.get(block.index)
+    # machine code for lanes scattered by control flow; a contiguous run of lanes is a slice, which
+    # the NumPy steps read and write without gathering (bench/sass_profiling.py: faster there)
+    segments = None if isinstance(g.sel, slice) else st.segments.get(block.index)
     position = -1
     while position + 1 < len(steps):
         position += 1
