@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..executor.integer import split_operands
 from .lanes import M32, SIGN32, in_pred, out32, out_pair, out_pred, put32, put64, read32, read64, source
 from .layout import Unencodable, encodes, family
 
@@ -48,22 +49,6 @@ U64_ = np.uint64
 CARRY, CARRY2 = U64_(1 << 32), U64_(2 << 32)     # a 32-bit sum that carried once, twice
 M16, SIGN16 = U64_(0xFFFF), U64_(0x8000)
 HIGH_ONES = U64_(0xFFFFFFFF00000000)
-
-
-def split_operands(ins):
-    """(destination, carry-out predicates, value sources, trailing predicates), as the NumPy decoder
-    splits them."""
-    ops = list(ins.operands)
-    outs = []
-    while ops and ops[0].kind in ("pred", "upred"):
-        outs.append(ops.pop(0))
-    dst = ops.pop(0)
-    while ops and ops[0].kind in ("pred", "upred"):
-        outs.append(ops.pop(0))
-    values = []
-    while ops and ops[0].kind not in ("pred", "upred"):
-        values.append(ops.pop(0))
-    return dst, outs, values, ops
 
 
 def _adder(row, dst, outs, tail, carry_in: bool, ones: int, op: int, extra: int = 0):
