@@ -79,6 +79,24 @@ def run_numpy(step, ins, st, g) -> int:
     return int(np.count_nonzero(on))
 
 
+def assert_both_ways_equal(program, step, segment, idx, rng, where: str) -> None:
+    """From one random state, the NumPy step under its guard and the one-instruction segment give the
+    same registers, predicates and guard count."""
+    ins = step.ins
+    st = random_state(program, rng)
+    twin = random_state(program, np.random.default_rng(0))
+    for name in ("R", "UR", "P", "UP"):
+        getattr(twin, name)[:] = getattr(st, name)
+    count = run_numpy(step, ins, st, Group(idx))
+    pred_on = [None]
+    segment.run(twin, Group(idx), pred_on)
+    for name in ("R", "UR", "P", "UP"):
+        mismatch = np.argwhere(getattr(st, name) != getattr(twin, name))
+        assert not len(mismatch), f"{name} differs at {mismatch[:4].tolist()}: {where}"
+    if ins.is_guarded:
+        assert pred_on[0] == count, where
+
+
 def encodable(programs):
     for program in programs:
         for block in program.blocks:
@@ -100,19 +118,8 @@ def test_every_encoded_instruction_gives_the_numpy_steps_bits(programs):
         segment = Segment(0, [encode(ins, specs)], [ins.is_guarded], specs)
         for trial in range(3):
             for idx in groups(rng):
-                st = random_state(program, rng)
-                twin = random_state(program, np.random.default_rng(0))
-                for name in ("R", "UR", "P", "UP"):
-                    getattr(twin, name)[:] = getattr(st, name)
-                count = run_numpy(step, ins, st, Group(idx))
-                pred_on = [None]
-                segment.run(twin, Group(idx), pred_on)
                 where = f"{program.name} /*{ins.offset:04x}*/ {ins.text} (lanes {idx[:6]}..., trial {trial})"
-                for name in ("R", "UR", "P", "UP"):
-                    mismatch = np.argwhere(getattr(st, name) != getattr(twin, name))
-                    assert not len(mismatch), f"{name} differs at {mismatch[:4].tolist()}: {where}"
-                if ins.is_guarded:
-                    assert pred_on[0] == count, where
+                assert_both_ways_equal(program, step, segment, idx, rng, where)
         checked += 1
         opcodes.add(ins.full_opcode)
     assert checked > 200 and len(opcodes) > 30, (checked, sorted(opcodes))
@@ -159,18 +166,7 @@ def test_handwritten_forms_give_the_numpy_steps_bits(programs):
             continue
         encoded += 1
         for idx in groups(rng) * 4:
-            st = random_state(program, rng)
-            twin = random_state(program, np.random.default_rng(0))
-            for name in ("R", "UR", "P", "UP"):
-                getattr(twin, name)[:] = getattr(st, name)
-            count = run_numpy(step, ins, st, Group(idx))
-            pred_on = [None]
-            segment.run(twin, Group(idx), pred_on)
-            for name in ("R", "UR", "P", "UP"):
-                mismatch = np.argwhere(getattr(st, name) != getattr(twin, name))
-                assert not len(mismatch), f"{name} differs at {mismatch[:4].tolist()}: {text}"
-            if ins.is_guarded:
-                assert pred_on[0] == count, text
+            assert_both_ways_equal(program, step, segment, idx, rng, text)
     assert encoded >= len(HANDWRITTEN) - 2
 
 

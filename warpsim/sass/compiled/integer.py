@@ -208,20 +208,13 @@ def imnmx(ins, row):
     row.predicate(p)
 
 
-@encodes("VIMNMX3", "UVIMNMX3", family_number=FAMILY)
-def vimnmx3(ins, row):
+@encodes("VIMNMX3", "UVIMNMX3", "VIADDMNMX", "UVIADDMNMX", family_number=FAMILY)
+def min_max_of_three(ins, row):
+    """VIMNMX3: P ? min(a, b, c) : max(a, b, c); VIADDMNMX: P ? min(a + b, c) : max(a + b, c), the
+    sum wrapping at 2**32."""
     dst, a, b, c, p = _operands(ins, 5, {"U32", "S32"})
-    row.op(MIN_MAX3, 0 if "U32" in ins.mods else SIGNED).dest(dst)
-    for op in (a, b, c):
-        row.source(op)
-    row.predicate(p)
-
-
-@encodes("VIADDMNMX", "UVIADDMNMX", family_number=FAMILY)
-def viaddmnmx(ins, row):
-    """Rd = P ? min(a + b, c) : max(a + b, c), the sum wrapping at 2**32."""
-    dst, a, b, c, p = _operands(ins, 5, {"U32", "S32"})
-    row.op(ADD_MIN_MAX, 0 if "U32" in ins.mods else SIGNED).dest(dst)
+    op = ADD_MIN_MAX if ins.opcode.endswith("VIADDMNMX") else MIN_MAX3
+    row.op(op, 0 if "U32" in ins.mods else SIGNED).dest(dst)
     for op in (a, b, c):
         row.source(op)
     row.predicate(p)
