@@ -58,7 +58,8 @@ STALL_REASONS = (
     StallReason("mio_throttle", "the MIO queue full (shared memory, MUFU)", (QUEUEING,)),
     StallReason("lg_throttle", "the L1TEX queue for global and local memory full", (QUEUEING,)),
     StallReason("drain", "stores and atomics draining to memory after EXIT", (CHIP,)),
-    StallReason("dispatch_stall", "the dispatcher holding back an issued instruction"),
+    StallReason("dispatch_stall", "the dispatcher holding back an issued instruction (the register banks "
+                "serving more reads than issues)", (QUEUEING,)),
     StallReason("imc_miss", "an immediate constant cache miss"),
     StallReason("membar", "a memory barrier"),
     StallReason("misc", "a reason Nsight Compute does not name"),

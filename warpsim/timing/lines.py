@@ -8,8 +8,8 @@ incur them, then to their CUDA (or Python) source line and PTX line:
 - what a warp waits alone (the walk: fixed stall counts, scoreboards, barriers, taken
   branches) goes to the instruction that waits, in proportion to its executions;
 - queueing for a unit goes to the instructions that use it: `not_selected` by issues,
-  `math_pipe_throttle` by pipe time, `mio_throttle` by shared-memory wavefronts and MUFU
-  time, `lg_throttle` by L1 lines, `long_scoreboard` beyond the walk's by where the walk
+  `math_pipe_throttle` by pipe time, `dispatch_stall` by register-bank reads beyond one a
+  cycle, `mio_throttle` by shared-memory wavefronts and MUFU time, `lg_throttle` by L1 lines, `long_scoreboard` beyond the walk's by where the walk
   waits on memory, `barrier` by barrier executions, `drain` by EXITs.
 
 What is left of a reason with nowhere to go (no instruction uses that unit) goes by issues.
@@ -44,6 +44,7 @@ def _weights(function, costs, branch_taken_cycles: float) -> dict:
         "branch_resolving": e * walk["branch_resolving"] + taken * branch_taken_cycles / 2,
         "no_instruction": taken * branch_taken_cycles / 2,
         "not_selected": e,
+        "dispatch_stall": np.maximum(0.0, costs.bank_reads.max(axis=1) - 1.0) * e,
         "math_pipe_throttle": math,
         "mio_throttle": e * costs.per_exec["wavefronts"] + mufu,
         "lg_throttle": e * costs.per_exec["tags"],

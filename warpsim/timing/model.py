@@ -28,6 +28,7 @@ from .async_groups import add_group_waits, copy_group_latency, cp_async_l2_share
 from .presets import gpu_preset
 from .queueing import Station, mva
 from .lines import line_stalls
+from .register_banks import BANKS, bank_reads
 from .reuse import kept_share
 from .execution import as_grid
 from .result import Timing
@@ -40,7 +41,8 @@ KERNEL_OVERHEAD_US = 2.0          # fixed start and drain of a launch inside gpu
 QUEUE_PIPES = ("fma", "alu", "fp64", "mufu", "tensor")
 # what holds a sub-partition: its issue slot, each pipe, and the tensor core with the FP32 issues that
 # cannot run beside it (KernelCosts.hold_tensor); each works beside the others
-SMSP_UNITS = ("issue",) + QUEUE_PIPES + ("tensor_fp32",)
+BANK_UNITS = tuple(f"bank{b}" for b in range(BANKS))    # the register file's banks (register_banks.py)
+SMSP_UNITS = ("issue",) + BANK_UNITS + QUEUE_PIPES + ("tensor_fp32",)
 IDLE_WARP_SHARE = 0.05     # a warp with at most this share of its SM's busiest warp's work does not queue
 # the share of the L2 whose worth of a launch's footprint it keeps for re-reads the L1 lost: the
 # nineteenth batch's sweeps past L1, 43 MB of them at 293 cycles a load (L1 kept 42%, the model
@@ -282,6 +284,7 @@ class KernelCosts:
         pipe_hold["tensor"] = np.array([tensor_cycles(ins.opcode, ins.mods, preset) if q == "tensor" else 0.0
                                         for ins, q in zip(fn.instructions, self.pipes)])
         self.per_exec, self.pipe_hold = per_exec, pipe_hold
+        self.bank_reads = bank_reads(fn.instructions, self.pipes)
         # which stretch between CTA barriers each instruction is in (_between_barriers), one-hot: stretch b
         # ends at the b-th BAR
         barrier_at = np.flatnonzero(self.is_barrier)
@@ -289,7 +292,7 @@ class KernelCosts:
             if len(barrier_at) else None
         # what each instruction holds its sub-partition for: the issue slot or its pipe, and apart from
         # that the tensor core, which runs a wgmma while the warps issue on
-        self.hold = np.maximum.reduce([np.ones(n)] + [pipe_hold[p] for p in QUEUE_PIPES if p != "tensor"])
+        self.hold = np.maximum.reduce([np.ones(n)] + list(self.bank_reads.T) + [pipe_hold[p] for p in QUEUE_PIPES if p != "tensor"])
         # the tensor core and the FP32 datapath do not work at once: a sub-partition's wgmma time and
         # its FP32 instructions' issues add up (seventeenth batch: a warpgroup's wgmma loop beside
         # another's FFMA loop in the same sub-partitions takes 0.87 of the two alone added, ncu's
@@ -310,6 +313,9 @@ class KernelCosts:
             c = counts[live]
             self.cta_counts.append(c)
             d = {"issue": c.sum(axis=1)}
+            for unit, reads in zip(BANK_UNITS, self.bank_reads.T):
+                d[unit] = c @ reads
+            d["dispatch"] = np.maximum(0.0, np.maximum.reduce([d[u] for u in BANK_UNITS]) - d["issue"])
             for p in QUEUE_PIPES:
                 d[p] = c @ pipe_hold[p]
             d["mio"] = c @ per_exec["wavefronts"]
@@ -608,7 +614,9 @@ def _stalls(groups: list, preset) -> dict:
         # queueing for the sub-partition: behind other warps' issue (not_selected), or for a pipe
         # busier than the issue slot (math_pipe_throttle; mio_throttle for MUFU)
         queue = max(0.0, res["smsp"] - mean["smsp"])
-        add("wait", w * max(0.0, mean["smsp"] - mean["fetch"] - mean["issue"]))   # a pipe's own time
+        # a pipe's own time, and the register banks' reads beyond the issues (dispatch_stall)
+        add("wait", w * max(0.0, mean["smsp"] - mean["fetch"] - mean["issue"] - mean["dispatch"]))
+        add("dispatch_stall", w * mean["dispatch"])
         add("no_instruction", w * mean["fetch"])             # refetching after taken branches
         pipe = max(QUEUE_PIPES, key=lambda p: mean[p])
         excess = max(0.0, mean[pipe] - mean["issue"]) / mean["smsp"] if mean["smsp"] > 0 else 0.0
