@@ -53,16 +53,16 @@ class ActivityTrace(LaunchObserver):
         self.live_lanes[self._row[recorded]] = live[recorded]
         self.seen[self._row[recorded]] = True
 
-    def block_executed(self, ctx, block, idx, warps):
+    def block_executed(self, ctx, block, idx, warps, counts=None):
         if not len(warps) or not self._batch_recorded:
             return
         rows = self._row[warps]
         keep = rows >= 0
         if not keep.any():
             return
-        warp_of_lane = idx >> 5
-        starts = np.searchsorted(warp_of_lane, warps)
-        counts = np.diff(np.append(starts, len(idx)))
+        if counts is None:                      # each warp's lanes in idx
+            starts = np.searchsorted(idx >> 5, warps)
+            counts = np.diff(np.append(starts, len(idx)))
         rows, counts = rows[keep], counts[keep]
         ptx_lines, source_lines = self._block_lines(block)
         k = len(ptx_lines)
@@ -179,17 +179,15 @@ class SassActivityTrace(ActivityTrace):
         self._lane_end = 32 * (int(np.flatnonzero(recorded)[-1]) + 1) if self._batch_recorded else 0
 
     def sass_block_issued(self, st, block, g, pred_on, next_pc):
-        idx = g.idx
-        if not self._batch_recorded or not len(idx):
+        if not self._batch_recorded or not g.n:
             return
-        if idx[-1] >= self._lane_end:           # only the recorded warps' lanes (idx ascends)
-            idx = idx[:int(np.searchsorted(idx, self._lane_end))]
-            if not len(idx):
+        warps, _, counts = g.warp_runs()
+        if warps[-1] >= self._lane_end >> 5:    # only the recorded warps (they ascend)
+            kept = int(np.searchsorted(warps, self._lane_end >> 5))
+            warps, counts = warps[:kept], counts[:kept]
+            if not len(warps):
                 return
-        warp_of_lane = idx >> 5
-        starts = np.flatnonzero(np.concatenate(([True], warp_of_lane[1:] != warp_of_lane[:-1])))
-        warps = warp_of_lane[starts]
-        self.block_executed(st, block, idx, warps)
+        self.block_executed(st, block, g.idx, warps, counts)
 
     def _block_lines(self, block):
         lines = self._lines.get(("sass", block.index))

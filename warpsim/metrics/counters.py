@@ -394,15 +394,12 @@ class SassLaunchCounters(LaunchObserver):
     def sass_block_issued(self, st, block, g, pred_on, next_pc):
         idx = g.idx
         n = g.n
-        first, last = int(idx[0]) >> 5, int(idx[-1]) >> 5
-        if n == 32 * (last - first + 1):            # whole warps: the common case
-            n_warps, starts, per_warp = last - first + 1, None, None
+        warps, starts, per_warp = g.warp_runs()
+        n_warps = len(warps)
+        if n == 32 * n_warps:                       # whole warps: the common case
+            starts = None
             self.lanes[32] += n_warps * len(block.steps)
         else:
-            warp = idx >> 5
-            starts = np.flatnonzero(np.concatenate(([True], warp[1:] != warp[:-1])))
-            n_warps = len(starts)
-            per_warp = np.diff(np.append(starts, n))
             self.lanes += np.bincount(per_warp, minlength=33)[:33] * len(block.steps)
         rec = self.blocks.get(block.index)
         if rec is None:
@@ -416,8 +413,8 @@ class SassLaunchCounters(LaunchObserver):
         control = block.control
         opcode = None if control is None else control.ins.opcode
         # groups arriving at a BSYNC: one per warp per place its lanes go to (a BSYNC there)
-        for target, warps in bsync_arrivals(st.program, idx, next_pc):
-            self.arrivals[target] = self.arrivals.get(target, 0) + len(warps)
+        for target, arrived in bsync_arrivals(st.program, idx, next_pc, warps):
+            self.arrivals[target] = self.arrivals.get(target, 0) + len(arrived)
         if opcode not in self.BRANCHES:
             return
         branch = self.branches.get(block.index)

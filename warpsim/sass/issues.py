@@ -23,16 +23,13 @@ def bsync_starts(program) -> np.ndarray:
     return found
 
 
-def bsync_arrivals(program, idx: np.ndarray, next_pc: np.ndarray) -> list:
-    """[(BSYNC instruction index, warp slots)]: the groups of lanes `idx` (ascending) sends to a BSYNC
-    when they go on at `next_pc`: one per warp and BSYNC reached."""
+def bsync_arrivals(program, idx: np.ndarray, next_pc: np.ndarray, warps: np.ndarray) -> list:
+    """[(BSYNC instruction index, warp slots)]: the groups of lanes `idx` (ascending; of the warps
+    `warps`, each once) sends to a BSYNC when they go on at `next_pc`: one per warp and BSYNC reached."""
     bsync = bsync_starts(program)
     first = int(next_pc[0])
     if len(idx) == 1 or bool((next_pc == first).all()):
-        if not bsync[first]:
-            return []
-        warps = idx >> 5                        # ascending: its distinct values where it steps
-        return [(first, warps[np.concatenate(([True], warps[1:] != warps[:-1]))])]
+        return [(first, warps)] if bsync[first] else []
     at = bsync[next_pc]
     if not at.any():
         return []

@@ -122,15 +122,6 @@ def runs(values: np.ndarray) -> tuple:
     return values[starts], np.diff(np.append(starts, len(values)))
 
 
-def issued_warps(idx: np.ndarray) -> tuple:
-    """(warps, active lanes of each) of an issued group's ascending lanes; whole warps first..last
-    (the common group) need no pass over the lanes, and their lanes are 32."""
-    first, last = int(idx[0]) >> 5, int(idx[-1]) >> 5
-    if len(idx) == 32 * (last - first + 1):
-        return np.arange(first, last + 1), 32
-    return runs(idx >> 5)
-
-
 class CtaWork(LaunchObserver):
     """Counts every CTA's issued warp instructions over a whole launch, in the units of the executor
     that ran it (Execution.cta_work), and with `instructions` given each SASS instruction's issues over
@@ -147,7 +138,7 @@ class CtaWork(LaunchObserver):
     def sass_block_issued(self, st, block, g, pred_on, next_pc):
         # the group's lanes ascend, so its warps and their CTA slots come in runs (no np.unique, which
         # hashes: it was the timing model's largest cost on short kernels of many CTAs)
-        slots, warps = runs(issued_warps(g.idx)[0] // self.warps_per_cta)
+        slots, warps = runs(g.warp_runs()[0] // self.warps_per_cta)
         self.cta_work[st.cta_ids[slots]] += warps * (block.end - block.start)
         if self.grid_counts is not None:
             self.grid_counts[block.start:block.end] += warps.sum()
@@ -522,8 +513,8 @@ class SassRecorder(_Recorder):
         self._batch_counts, self._batch_lanes = counts.reshape(-1, n), lanes.reshape(-1, n)
 
     def sass_block_issued(self, st, block, g, pred_on, next_pc):
-        warps, lanes = issued_warps(g.idx)
-        lanes = lanes if np.isscalar(lanes) else lanes[:, None]
+        warps, _, lanes = g.warp_runs()
+        lanes = lanes[:, None]
         if self._batch is not st:
             self.start_batch(st, np.unique(warps // self.warps_per_cta))
         rows = self._row_of_warp[warps]
@@ -541,7 +532,7 @@ class SassRecorder(_Recorder):
         extra = []
         if block.end - block.start == 1 and bsync_starts(st.program)[block.start]:
             extra.append((block.start, warps, -1))
-        for target, arrived in bsync_arrivals(st.program, g.idx, next_pc):
+        for target, arrived in bsync_arrivals(st.program, g.idx, next_pc, warps):
             extra.append((target, arrived, 1))
         control = block.control
         if control is not None and control.ins.opcode == "BRX" and len(g.idx) > 1:

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..machine.events import LaunchObserver
 from .execution import CtaWork, Execution, PtxRecorder, SassRecorder
+from ..sass.executor.state import Group
 
 
 UNEVEN = 0.25          # coefficient of variation of sampled CTAs' issues that makes a sample grow
@@ -256,15 +257,6 @@ def predict_sampled(ex, loaded_module, kernel: str, dynamic_shared: int, gpu, re
     return predict_execution(ex, gpu, regs, static + int(dynamic_shared), l2_since=l2_since)
 
 
-class _Lanes:
-    """The part of an issued group of lanes a sampled recorder keeps (what SassRecorder reads)."""
-
-    __slots__ = ("idx", "n")
-
-    def __init__(self, idx):
-        self.idx, self.n = idx, len(idx)
-
-
 class SassTimingRecorder(LaunchObserver):
     """Observer of a launch's SASS run (alone, in place of its PTX run: sass/alone.py) that records
     only a sample of its CTAs, for the model; the SASS twin of LaunchTimingRecorder."""
@@ -312,7 +304,7 @@ class SassTimingRecorder(LaunchObserver):
         if keep is None:
             self.recorder.sass_block_issued(st, block, g, pred_on, next_pc)
         elif keep.any():
-            self.recorder.sass_block_issued(st, block, _Lanes(g.idx[keep]), pred_on, next_pc[keep])
+            self.recorder.sass_block_issued(st, block, Group(g.idx[keep]), pred_on, next_pc[keep])
 
     def sass_memory_access(self, st, ins, space, kind, idx, addrs, size):
         if self._slots is None:

@@ -18,6 +18,7 @@ import numpy as np
 from numba import njit
 
 from ..executor.program import NO_WAIT, WAIT_BSYNC
+from ..executor.state import Group
 from .machine_code import forget_if_stale
 
 NO_PC = np.iinfo(np.int64).max
@@ -25,21 +26,18 @@ NO_PC = np.iinfo(np.int64).max
 
 @njit(cache=True, nogil=True)
 def select_groups(pc, wait_kind, bsync_barrier, B, starved, rotating, last_pc, yields, patience,
-                  chosen, group_pc, bounds, picked, warp_pc, first_chosen):
+                  chosen, group_pc, bounds, picked, warp_pc, first_chosen, run_warp, run_start, group_runs):
     """Fills chosen (lanes, grouped by PC), group_pc and bounds; returns (groups, live lanes),
-    groups = -1 where a live lane waits at a WARPSYNC, BAR or polled wait. picked, warp_pc and
-    first_chosen are room for the chosen lanes in warp order, each warp's PC and its first."""
+    groups = -1 where a live lane waits at a WARPSYNC, BAR or polled wait (then nothing is changed).
+    picked, warp_pc and first_chosen are room for the chosen lanes in warp order, each warp's PC
+    and its first. A warp's lanes are read in two passes, most often: one for which are alive,
+    wait at a BSYNC and the lowest PC among them, one for which stand at the PC it issues (its
+    starvation count, rotation and last PC are written after every warp is known to need no
+    operands)."""
     n = pc.shape[0]
     n_warps = n // 32
     n_yields = yields.shape[0]
     live = 0
-    for lane in range(n):
-        p = pc[lane]
-        if p >= 0:
-            live += 1
-            kind = wait_kind[p]
-            if kind != NO_WAIT and kind != WAIT_BSYNC:
-                return -1, live
     count = 0
     for w in range(n_warps):
         base = w * 32
@@ -47,44 +45,53 @@ def select_groups(pc, wait_kind, bsync_barrier, B, starved, rotating, last_pc, y
         yielding = rotating[w] and may_switch
         alive = 0                                 # bit k: lane k of the warp is alive
         at_bsync = 0                              # ... stands at a BSYNC
-        for k in range(32):
-            p = pc[base + k]
-            live_bit = np.int64(p >= 0)
-            alive |= live_bit << k
-            at_bsync |= (live_bit & np.int64(wait_kind[max(p, 0)] == WAIT_BSYNC)) << k
-        ready = alive
-        held = False
-        waiting = at_bsync
-        while waiting:                            # each BSYNC lanes of the warp stand at (one, mostly)
-            first = 0
-            while not (waiting >> first) & 1:
-                first += 1
-            p = pc[base + first]
-            barrier = bsync_barrier[p]
-            here = 0
-            members = 0
-            for k in range(32):
-                here |= np.int64(pc[base + k] == p) << k
-                members |= np.int64(B[barrier, base + k]) << k
-            missing = (members & alive & ~here) != 0
-            stray = here & ~members if (members & here) != 0 else 0     # arrived at an outer instance
-            if missing and not yielding:
-                ready &= ~here
-            ready &= ~stray
-            if missing or stray:
-                held = True
-            waiting &= ~here
+        bad = 0                                   # ... waits at a WARPSYNC, BAR or polled wait
         lowest = NO_PC
         for k in range(32):
             p = pc[base + k]
-            lowest = min(lowest, p if (ready >> k) & 1 else NO_PC)
+            live_bit = np.int64(p >= 0)
+            kind = wait_kind[max(p, 0)]
+            alive |= live_bit << k
+            at_bsync |= (live_bit & np.int64(kind == WAIT_BSYNC)) << k
+            bad |= live_bit & np.int64(kind != NO_WAIT and kind != WAIT_BSYNC)
+            lowest = min(lowest, p if p >= 0 else NO_PC)
+        if bad:
+            return -1, live
+        ready = alive
+        held = False
+        if at_bsync:
+            waiting = at_bsync
+            while waiting:                        # each BSYNC lanes of the warp stand at (one, mostly)
+                first = 0
+                while not (waiting >> first) & 1:
+                    first += 1
+                p = pc[base + first]
+                barrier = bsync_barrier[p]
+                here = 0
+                members = 0
+                for k in range(32):
+                    here |= np.int64(pc[base + k] == p) << k
+                    members |= np.int64(B[barrier, base + k]) << k
+                missing = (members & alive & ~here) != 0
+                stray = here & ~members if (members & here) != 0 else 0     # arrived at an outer instance
+                if missing and not yielding:
+                    ready &= ~here
+                ready &= ~stray
+                if missing or stray:
+                    held = True
+                waiting &= ~here
+            lowest = NO_PC
+            for k in range(32):
+                p = pc[base + k]
+                lowest = min(lowest, p if (ready >> k) & 1 else NO_PC)
+        live += _popcount(alive)
         at_lowest = 0
         for k in range(32):
             at_lowest |= np.int64(pc[base + k] == lowest) << k
         divergent = held or (ready & ~at_lowest) != 0
-        starved[w] = starved[w] + 1 if divergent else 0
-        rotating[w] = (rotating[w] and divergent) or starved[w] > patience
-        if rotating[w] and may_switch:
+        starving = starved[w] + 1 if divergent else 0
+        rotate = (rotating[w] and divergent) or starving > patience
+        if rotate and may_switch:
             after = NO_PC
             for k in range(32):
                 p = pc[base + k]
@@ -94,31 +101,66 @@ def select_groups(pc, wait_kind, bsync_barrier, B, starved, rotating, last_pc, y
                 at_lowest = 0
                 for k in range(32):
                     at_lowest |= np.int64(pc[base + k] == lowest) << k
-        last_pc[w] = lowest
+        # the warp's new state, kept in the grouping's room until every warp is known
         warp_pc[w] = lowest
-        first_chosen[w] = count
+        first_chosen[w] = starving
+        bounds[w] = np.int64(rotate)
+        group_pc[w] = count                       # where its chosen lanes start in picked
         issuing = ready & at_lowest
         for k in range(32):
             picked[count] = base + k
             count += (issuing >> k) & 1
+    for w in range(n_warps):                      # no lane waits for operands: the round is taken
+        starved[w] = first_chosen[w]
+        rotating[w] = bounds[w] != 0
+        last_pc[w] = warp_pc[w]
+        first_chosen[w] = group_pc[w]
     first_chosen[n_warps] = count
-    # group the chosen lanes by PC, lowest first, warps (and so lanes) ascending in each group
-    order = np.argsort(warp_pc, kind="mergesort")
+    # group the chosen lanes by PC, lowest first, warps (and so lanes) ascending in each group: a
+    # counting sort of the warps by PC (PCs are instruction indices, fewer than the lanes); each
+    # warp's run of lanes is listed too (run_warp, run_start; group g's runs from group_runs[g])
+    n_pcs = wait_kind.shape[0]
+    lanes_at = np.zeros(n_pcs + 1, dtype=np.int64)
+    warps_at = np.zeros(n_pcs + 1, dtype=np.int64)
+    for w in range(n_warps):
+        if warp_pc[w] != NO_PC:
+            lanes_at[warp_pc[w] + 1] += first_chosen[w + 1] - first_chosen[w]
+            warps_at[warp_pc[w] + 1] += 1
     groups = 0
-    at = 0
-    for i in range(n_warps):
-        w = order[i]
-        if warp_pc[w] == NO_PC:
-            break
-        if groups == 0 or warp_pc[w] != group_pc[groups - 1]:
-            group_pc[groups] = warp_pc[w]
-            bounds[groups] = at
+    for p in range(n_pcs):
+        if lanes_at[p + 1]:
+            group_pc[groups] = p
             groups += 1
-        for j in range(first_chosen[w], first_chosen[w + 1]):
-            chosen[at] = picked[j]
-            at += 1
+        lanes_at[p + 1] += lanes_at[p]
+        warps_at[p + 1] += warps_at[p]
+    for g in range(groups):
+        bounds[g] = lanes_at[group_pc[g]]
+        group_runs[g] = warps_at[group_pc[g]]
+    group_runs[groups] = warps_at[n_pcs]
+    for w in range(n_warps):
+        p = warp_pc[w]
+        if p != NO_PC:
+            at = lanes_at[p]
+            run_warp[warps_at[p]] = w
+            run_start[warps_at[p]] = at
+            warps_at[p] += 1
+            for j in range(first_chosen[w], first_chosen[w + 1]):
+                chosen[at] = picked[j]
+                at += 1
+            lanes_at[p] = at
+    at = count
     bounds[groups] = at
     return groups, live
+
+
+@njit(inline="always")
+def _popcount(bits):
+    """Set bits of a 32-bit mask held in an int64."""
+    count = 0
+    while bits:
+        bits &= bits - 1
+        count += 1
+    return count
 
 
 forget_if_stale(select_groups)
@@ -135,14 +177,25 @@ class Select:
                 self.bsync_barrier[k] = step.wait[1]
         self.buffers = (np.empty(st.n, dtype=np.int64), np.empty(st.n + 1, dtype=np.int64),
                         np.empty(st.n + 1, dtype=np.int64), np.empty(st.n, dtype=np.int64),
-                        np.empty(st.n_warps, dtype=np.int64), np.empty(st.n_warps + 1, dtype=np.int64))
+                        np.empty(st.n_warps, dtype=np.int64), np.empty(st.n_warps + 1, dtype=np.int64),
+                        np.empty(st.n_warps, dtype=np.int64), np.empty(st.n_warps, dtype=np.int64),
+                        np.empty(st.n + 1, dtype=np.int64))
 
     def __call__(self, st, patience: int):
-        """([(pc, lanes)] the round issues, lowest PC first, live lanes); None where the NumPy phases
-        must decide. No group while lanes live is a deadlock."""
+        """([(pc, Group)] the round issues, lowest PC first, live lanes); None where the NumPy phases
+        must decide. No group while lanes live is a deadlock. Each Group comes with its warps' runs
+        of lanes (Group.warp_runs), which the select knows."""
         groups, live = select_groups(st.pc, st.program.wait_kind, self.bsync_barrier, st.B, st.starved, st.rotating,
                                      st.last_pc, st.program.yields, patience, *self.buffers)
         if groups < 0:
             return None
         chosen, group_pc, bounds = self.buffers[:3]
-        return [(int(group_pc[g]), chosen[bounds[g]:bounds[g + 1]].copy()) for g in range(groups)], live
+        run_warp, run_start, group_runs = self.buffers[6:]
+        out = []
+        for g in range(groups):
+            lo, hi = bounds[g], bounds[g + 1]
+            first, last = group_runs[g], group_runs[g + 1]
+            starts = run_start[first:last] - lo
+            runs = (run_warp[first:last].copy(), starts, np.diff(np.append(starts, hi - lo)))
+            out.append((int(group_pc[g]), Group(chosen[lo:hi].copy(), runs)))
+        return out, live

@@ -126,13 +126,13 @@ def run_batch(st: SassState, max_rounds: int) -> None:
                     raise deadlock(st, st.pc >= 0)
                 converged = None
                 if len(groups) == 1:
-                    group = Group(groups[0][1])
-                    next_pc = execute_block(st, program.block_at[groups[0][0]], group)
+                    pc, group = groups[0]
+                    next_pc = execute_block(st, program.block_at[pc], group)
                     if group.n == live:
                         converged = Converged(group).after(next_pc)
                 else:
-                    for pc, lanes in groups:
-                        execute_block(st, program.block_at[pc], Group(lanes))
+                    for pc, group in groups:
+                        execute_block(st, program.block_at[pc], group)
                 _count_round(st, max_rounds)
                 continue
         alive = st.pc >= 0

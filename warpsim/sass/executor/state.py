@@ -30,24 +30,37 @@ class Group:
     contiguous run (a view, no gather), the index array otherwise.
     """
 
-    __slots__ = ("idx", "sel", "n", "_warp_lanes")
+    __slots__ = ("idx", "sel", "n", "_warp_lanes", "_runs")
 
-    def __init__(self, idx: np.ndarray):
+    def __init__(self, idx: np.ndarray, runs: tuple | None = None):
         self.idx = idx
         self.n = len(idx)
         self.sel = span(idx)
         self._warp_lanes = None
+        self._runs = runs
 
     def subset(self, mask) -> "Group":
         return Group(self.idx[mask])
 
+    def warp_runs(self) -> tuple:
+        """(warp slots, index into idx of each warp's first lane, lanes of each): what every observer of
+        an issued block asks, worked out once per group (or handed over by the machine-code select,
+        which knows it); whole warps first..last, the common group, need no pass over the lanes."""
+        if self._runs is None:
+            first, last = int(self.idx[0]) >> 5, int(self.idx[-1]) >> 5
+            if self.n == 32 * (last - first + 1):
+                self._runs = (np.arange(first, last + 1), np.arange(0, self.n, 32), np.full(last - first + 1, 32))
+            else:
+                warp = self.idx >> 5
+                starts = np.flatnonzero(np.concatenate(([True], warp[1:] != warp[:-1])))
+                self._runs = (warp[starts], starts, np.diff(np.append(starts, self.n)))
+        return self._runs
+
     def warp_lanes(self) -> tuple:
         """(all 32 slots of each warp in the group as (warps, 32), index into idx of each warp's first lane)."""
         if self._warp_lanes is None:
-            warp = self.idx >> 5
-            first = np.flatnonzero(np.concatenate(([True], warp[1:] != warp[:-1])))
-            lanes = warp[first][:, None] * 32 + np.arange(32)
-            self._warp_lanes = (lanes, first)
+            warps, first, _ = self.warp_runs()
+            self._warp_lanes = (warps[:, None] * 32 + np.arange(32), first)
         return self._warp_lanes
 
 
