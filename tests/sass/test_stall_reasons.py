@@ -29,7 +29,7 @@ def test_metrics_list_every_reason_once():
 
 
 def test_the_models_lists_are_the_tables():
-    assert walk.REASONS == ("selected", "wait", "short_scoreboard", "long_scoreboard", "barrier", "gmma",
+    assert walk.REASONS == ("selected", "wait", "short_scoreboard", "long_scoreboard", "barrier",
                             "branch_resolving")
     assert walk.DELAYS_OF_WALK == walk.REASONS[1:]
     assert model.DELAYS == walk.DELAYS_OF_WALK + ("no_instruction",)

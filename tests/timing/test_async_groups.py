@@ -228,3 +228,20 @@ def test_a_warpgroups_wgmmas_overlap_the_other_warpgroups_mufu_work():
     t = predict(k.loaded_module, k.kernel_name, (132,), (256,), params, 0, gpu="h200", max_ctas=2)
     want = max(measured["wgmma_cycles"], measured["other_cycles"]) / scale
     assert t.cycles == pytest.approx(want, rel=0.25)
+
+
+def test_a_warpgroups_wait_for_its_wgmmas_is_a_barrier_stall():
+    """Nsight Compute counts a warp waiting at WARPGROUP.DEPBAR for its wgmmas under `barrier` (the
+    twenty-sixth batch: 8.2 warps an issue with no BAR in the loop), and `gmma` only for a warp whose
+    warpgroup's other warps have not reached the wgmma; each wgmma of mb8_wgmma_f16_ss_n128 is waited
+    for at once, so most of its warps' time is that wait."""
+    import warpsim as ws
+    from warpsim.api.raw import pack_arguments
+    from warpsim.timing import predict
+    k = ws.RawModule(path=str(CUBIN)).get_function("mb8_wgmma_f16_ss_n128")
+    clocks, sink = ws.zeros(4096, dtype=np.int64), ws.zeros(128, dtype=np.float32)
+    params = pack_arguments(k.kernel_name, k.params, (clocks, sink, np.int32(8), np.int32(1)))
+    t = predict(k.loaded_module, k.kernel_name, (132,), (128,), params, 0, gpu="h200", max_ctas=1)
+    named = {r: v for r, v in t.stalls.items() if r != "selected"}
+    assert max(named, key=named.get) == "barrier"
+    assert t.stalls.get("gmma", 0.0) == 0.0

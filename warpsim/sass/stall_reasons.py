@@ -49,8 +49,9 @@ STALL_REASONS = (
                 "registers", (WALK,), _MIO_PIPES),
     StallReason("long_scoreboard", "a result from global or local memory (L1TEX)", (WALK, QUEUEING, CHIP),
                 _MEMORY_PIPES),
-    StallReason("barrier", "the other warps of the CTA at a barrier", (WALK,)),
-    StallReason("gmma", "a warpgroup's wgmma groups not yet complete (WARPGROUP.DEPBAR)", (WALK,)),
+    StallReason("barrier", "the other warps of the CTA at a barrier, or a warpgroup's wgmma groups not yet "
+                "complete (WARPGROUP.DEPBAR)", (WALK,)),
+    StallReason("gmma", "the other warps of a warpgroup not yet at its wgmma"),
     StallReason("branch_resolving", "a branch target being computed", (WALK, TAKEN_BRANCHES)),
     StallReason("no_instruction", "instructions not fetched yet (after a taken branch)", (TAKEN_BRANCHES,)),
     StallReason("not_selected", "eligible, but another warp was selected", (QUEUEING,)),

@@ -13,7 +13,9 @@ group it needs was committed earlier in the iteration or some iterations back. T
 iteration by iteration from the walk's gaps (each instruction issues at its offset plus the waits
 before it in the iteration), until the waits repeat, and each wait's steady-state cycles are
 charged to the waiting instruction: long_scoreboard for cp.async (as Nsight Compute counts DEPBAR
-on LDGSTS) and gmma for wgmma. In closed form, with a group committed m iterations back at offset
+on LDGSTS) and barrier for wgmma (as it counts WARPGROUP.DEPBAR: the twenty-sixth microbenchmark
+batch, where a warpgroup's wait for its wgmmas is its top stall with no BAR in its loop, and its
+`gmma` stall grows only with how far apart its warps reach the wgmmas). In closed form, with a group committed m iterations back at offset
 t_c after the wait at t_w (offsets without waiting), T0 the iteration's length without waiting and
 L the group's latency from its commit, the period is T = max(T0, (t_c - t_w + L) / m).
 
@@ -38,7 +40,7 @@ def _is_copy_wait(ins) -> bool:
         ins.operands[0].kind == "scoreboard" and ins.operands[1].value is not None
 
 
-def _is_mma_wait(ins) -> bool:
+def is_mma_wait(ins) -> bool:
     return ins.opcode == MMA_WAIT and "DEPBAR" in ins.mods and len(ins.operands) >= 2 and \
         ins.operands[1].value is not None
 
@@ -85,7 +87,7 @@ def _events(instructions, start: int, end: int, preset, copy_latency: float) -> 
         elif ins.opcode in WGMMA_OPCODES:
             events.append((i, "mma", (tensor_cycles(ins.opcode, ins.mods, preset), hgmma_latency(ins.mods, preset),
                                       _is_mma_commit(ins))))
-        elif _is_mma_wait(ins):
+        elif is_mma_wait(ins):
             events.append((i, "wait", ("mma", ins.operands[1].value)))
     return events
 
@@ -121,7 +123,7 @@ def _run_loop(events: list, offsets, t0: float, start: int) -> dict:
                 wait = max(0.0, need - t)
                 delay += wait
                 if iteration >= ITERATIONS - STEADY:
-                    reason = "long_scoreboard" if queue == "copy" else "gmma"
+                    reason = "long_scoreboard" if queue == "copy" else "barrier"
                     sums[i] = (reason, sums.get(i, (reason, 0.0))[1] + wait / STEADY)
         begin += t0 + delay
     return sums

@@ -40,7 +40,6 @@ def _weights(function, costs, branch_taken_cycles: float) -> dict:
         "short_scoreboard": e * walk["short_scoreboard"],
         "long_scoreboard": e * walk["long_scoreboard"],
         "barrier": e * walk["barrier"] + e * costs.is_barrier,
-        "gmma": e * walk["gmma"],
         "branch_resolving": e * walk["branch_resolving"] + taken * branch_taken_cycles / 2,
         "no_instruction": taken * branch_taken_cycles / 2,
         "not_selected": e,

@@ -24,7 +24,7 @@ from dataclasses import replace
 import numpy as np
 
 from .pipes import pipe_cycles, pipe_of, tensor_cycles
-from .async_groups import add_group_waits, copy_group_latency, cp_async_l2_share
+from .async_groups import add_group_waits, copy_group_latency, cp_async_l2_share, is_mma_wait
 from .presets import gpu_preset
 from .queueing import Station, mva
 from .lines import line_stalls
@@ -154,6 +154,7 @@ class KernelCosts:
         self.branches = [i for i, ins in enumerate(fn.instructions) if ins.opcode in ("BRA", "BRX", "JMP", "JMX")]
         self.guarded = {i: fn.instructions[i].is_guarded for i in self.branches}
         self.is_barrier = np.array([p == "barrier" for p in self.pipes], dtype=float)
+        self.is_wgmma_wait = np.array([is_mma_wait(ins) for ins in fn.instructions], dtype=float)
         total_exec = np.zeros(n)
         for c in ex.counts:
             total_exec += c.sum(axis=0)
@@ -335,8 +336,10 @@ class KernelCosts:
             own_pipe = d["smsp"] - d["issue"]
             absorbed = np.minimum(own_pipe, d["delay:wait"])
             d["delay:wait"] = d["delay:wait"] - absorbed
-            # a wgmma group's wait (async_groups.py) counts its own HGMMAs' time on the tensor core too
-            d["delay:gmma"] = np.maximum(0.0, d["delay:gmma"] - (own_pipe - absorbed))
+            # a wgmma group's wait (async_groups.py, charged as barrier) counts its own HGMMAs' time on the
+            # tensor core too
+            wgmma_wait = c @ (walk.cost["barrier"] * self.is_wgmma_wait)
+            d["delay:barrier"] = d["delay:barrier"] - np.minimum(wgmma_wait, own_pipe - absorbed)
             d["bars"] = c @ self.is_barrier
             d["fetch"] = self._taken(c) * preset.branch_taken_issue_cycles
             d["smsp"] = d["smsp"] + d["fetch"]
