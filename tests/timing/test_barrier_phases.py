@@ -107,3 +107,36 @@ def test_latency_bound_ctas_are_not_taken_as_in_step(mod, matrix, monkeypatch):
     monkeypatch.setattr(model, "ALIGNED_BARRIERS", 0)
     apart = _predict(mod, "transpose_padded", (N // 32, N // 32), (32, 32), args)
     assert padded.time_s == pytest.approx(apart.time_s, rel=1e-12)
+
+
+ROUNDS = r"""
+extern "C" __global__ void barrier_rounds(float* out, int rounds) {
+    float x = threadIdx.x * 1e-3f;
+    for (int k = 0; k < rounds; ++k) {
+        x = fmaf(x, 0.999f, 0.5f);
+        __syncthreads();
+    }
+    out[blockIdx.x * blockDim.x + threadIdx.x] = x;
+}
+"""
+
+
+def test_an_sm_serves_every_warps_barrier_arrival_whatever_its_cta():
+    """64 warps an SM meeting at __syncthreads every round: as 8 CTAs of 8 warps or 2 of 32, the SM's
+    barrier unit takes their 64 arrivals one after another (the twenty-seventh batch: 136-141 cycles a
+    round either way); charged to each CTA alone, the 8 small CTAs would overlap theirs."""
+    k = ws.RawModule(code=ROUNDS).get_function("barrier_rounds")
+    out = ws.zeros(132 * 1024 * 2, dtype=np.float32)
+    rounds = 512
+    params = pack_arguments(k.kernel_name, k.params, (out, np.int32(rounds)))
+    h200 = gpu_preset("h200")
+    apart = replace(h200, barrier_arrival_cycles=0.0)
+
+    def cycles(ctas_per_sm, warps, preset):
+        return predict(k.loaded_module, k.kernel_name, (132 * ctas_per_sm,), (32 * warps,), params, 0, gpu=preset,
+                       max_ctas=2).cycles
+
+    small, large = cycles(8, 8, h200), cycles(2, 32, h200)
+    assert small == pytest.approx(large, rel=0.1)
+    assert min(small, large) >= 64 * rounds * h200.barrier_arrival_cycles
+    assert cycles(8, 8, apart) < 0.8 * small

@@ -320,6 +320,7 @@ class KernelCosts:
             for p in QUEUE_PIPES:
                 d[p] = c @ pipe_hold[p]
             d["mio"] = c @ per_exec["wavefronts"]
+            d["bar"] = c @ self.is_barrier * preset.barrier_arrival_cycles
             d["lsu"] = c @ per_exec["tags"]
             d["l2"] = c @ per_exec["l2"] / l2_bw
             d["dram"] = c @ per_exec["dram"] / dram_bw
@@ -428,6 +429,10 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
     # waits only where it asks for them): the wave lasts at least as long as the unit serves them all
     for unit in ASYNC_UNITS:
         cycle = max(cycle, float(stacked[unit].sum() + stacked[unit + "_async"].sum()))
+    # and as long as the SM's barrier unit takes for every warp's arrivals at a BAR, one after another
+    # whatever CTA they come from (the twenty-seventh batch: 64 warps an SM as 4, 8 or 16 CTAs or 2 take
+    # 136-141 cycles a round of a __syncthreads; 16 warps 38-56)
+    cycle = max(cycle, float(stacked["bar"].sum()))
     # a CTA's warps meet at its barriers: it takes at least the sum of its stretches between them
     cycle = max([cycle] + [costs.between_barriers[k] for k in cta_indices])
     # and so do the CTAs of an SM that share a busy shared pipe: slots that free together refill together,

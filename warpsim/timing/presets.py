@@ -35,6 +35,7 @@ MEASURED8 = "validation/timing/h200/microbench8.json: measured on H200"
 MEASURED13 = "validation/timing/h200/microbench13_ncu.csv: measured on H200"
 MEASURED14 = "validation/timing/h200/microbench14_ncu.csv: measured on H200"
 MEASURED21 = "validation/timing/h200/microbench21.json: measured on H200"
+MEASURED27 = "validation/timing/h200/microbench27_ncu.csv: measured on H200"
 MEASURED_NCU = "validation/timing/h200/ncu_raw_0.csv (device__attribute_*): reported by the H200"
 CUDA_PG = "CUDA C++ Programming Guide, compute capability table and 'Arithmetic Instructions' throughput table"
 HOPPER_WP = "NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022)"
@@ -124,6 +125,7 @@ class GPUPreset:
     cta_drain_span: float                # ... over which its CTAs finish, one after another, where warps wait to issue
     barrier_cycles: float                # bar.sync of a CTA whose warps arrive together: fixed part
     barrier_cycles_per_warp: float       # ... and per warp of the CTA
+    barrier_arrival_cycles: float        # the SM's barrier unit per warp arriving at a BAR, whatever its CTA
     # --- launch
     launch_overhead_us: float            # CUDA-event time of one launch minus ncu's gpu__time_duration
     empty_kernel_event_us: float         # an empty kernel between two CUDA events
@@ -290,6 +292,9 @@ _H200 = {
                                         "for 2..32 warps; less the round's other instructions as the model walks them, "
                                         "59-61 cycles: a least-squares line 0.94 + 2.36 per warp)"),
     "barrier_cycles_per_warp": (2.36, MEASURED2 + " [derived] (as barrier_cycles: the slope)"),
+    "barrier_arrival_cycles": (2.18, MEASURED27 + " [derived] (mb27_bar, 64 warps an SM as 4 to 16 CTAs: 135.5-141.0 "
+                                                  "cycles a round of one FFMA and a __syncthreads whatever the CTAs, "
+                                                  "over 64 arrivals)"),
     "launch_overhead_us": (1.41, MEASURED_CASES + " (CUDA-event median minus ncu gpu__time_duration, median over the "
                                                   "compute-bound cases; range 0.3-2.0 us)"),
     "empty_kernel_event_us": (7.86, MEASURED + " (one empty <<<1,32>>> launch between two events, median of 200; "
@@ -380,17 +385,18 @@ def _no_wgmma(arch: str, figures: dict) -> dict:
             "cp_async_l2_bytes_per_clk": (MappingProxyType({}), "[assumed] not measured: cp.async draws the L2 "
                                           "as the H200's microbench5 gave, 1.125x ld.global.cg (model.ASYNC_COPY_L2_RATE)")}
 
-# The figures only the H200's microbenchmarks measured (batches 2, 3, 6 and 21, set 2's development half);
+# The figures only the H200's microbenchmarks measured (batches 2, 3, 6, 21 and 27, set 2's development half);
 # the other presets take them as the H200's, saying so.
 _MICROBENCHMARKED = {
     name: MEASURED3 if name in ("branch_taken_issue_cycles", "wave_drain_span", "cta_drain_span") else
     MEASURED_SET2_DEV if name in ("bsync_cycles", "partial_line_hbm_bytes", "atomic_units") else
     MEASURED6 if name.startswith("cta_turnaround") else
-    MEASURED21 if name == "hbm_latency_under_writes" else MEASURED2
+    MEASURED21 if name == "hbm_latency_under_writes" else
+    MEASURED27 if name == "barrier_arrival_cycles" else MEASURED2
     for name in ("l1_lines_per_clk", "atomic_lane_cycles_int", "atomic_lane_cycles_float",
                  "atomic_line_pass_cycles", "atomic_latency", "branch_taken_cycles",
                  "branch_taken_issue_cycles", "wave_drain_span", "cta_drain_span", "barrier_cycles",
-                 "barrier_cycles_per_warp", "bsync_cycles", "partial_line_hbm_bytes", "atomic_units", "cta_turnaround_cycles",
+                 "barrier_cycles_per_warp", "barrier_arrival_cycles", "bsync_cycles", "partial_line_hbm_bytes", "atomic_units", "cta_turnaround_cycles",
                  "cta_turnaround_cycles_per_warp", "hbm_latency_under_writes")}
 
 
