@@ -64,6 +64,21 @@ def median_launch(cp, launch, reps: int, read, key: str) -> dict:
     return runs[len(runs) // 2]
 
 
+def time_configs(cp, configs, launch_for, reps: int) -> list:
+    """Each configuration's launch (launch_for(config) makes it): with reps 0 launched once (a runner's
+    --once, under ncu), else timed by CUDA events; the configurations with their median `event_us`."""
+    import numpy as np
+    results = []
+    for config in configs:
+        launch = launch_for(config)
+        if reps == 0:
+            launch_once(cp, launch, config)
+            continue
+        results.append(dict(config, event_us=float(np.median(event_seconds(cp, launch, reps))) * 1e6))
+        print(results[-1], flush=True)
+    return results
+
+
 def launch_once(cp, launch, config) -> None:
     """One untimed launch of a configuration, waited for and named (a runner's --once, under ncu)."""
     launch()

@@ -20,7 +20,7 @@ import os
 
 import numpy as np
 
-from microbench_runner import event_seconds, launch_once, main, ncu_rows, number
+from microbench_runner import main, ncu_rows, number, time_configs
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SMS = 132
@@ -43,19 +43,11 @@ def run(reps=5):
     module = cp.RawModule(path=os.path.join(HERE, "microbench25.cubin"))
     x = cp.random.random(65536, dtype=cp.float32) * 0.5 + 0.5
     out = cp.zeros(16 * SMS * 256, dtype=cp.float32)
-    results = []
-    for config in CONFIGS:
-        f = module.get_function(config["kernel"])
 
-        def launch():
-            f((config["grid"],), (config["block"],), arguments(config, out, x))
-        if reps == 0:
-            launch_once(cp, launch, config)
-            continue
-        times = event_seconds(cp, launch, reps)
-        results.append(dict(config, event_us=float(np.median(times)) * 1e6))
-        print(results[-1], flush=True)
-    return results
+    def launch_for(config):
+        f = module.get_function(config["kernel"])
+        return lambda: f((config["grid"],), (config["block"],), arguments(config, out, x))
+    return time_configs(cp, CONFIGS, launch_for, reps)
 
 
 def measured() -> list:

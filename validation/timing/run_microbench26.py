@@ -17,7 +17,7 @@ import os
 
 import numpy as np
 
-from microbench_runner import event_seconds, launch_once, main, ncu_rows, number
+from microbench_runner import main, ncu_rows, number, time_configs
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SMS = 132
@@ -42,17 +42,8 @@ def run(reps=5):
     f = module.get_function("mb26_skew")
     words = cp.asarray(tile_words())
     sink = cp.zeros(2 * SMS, dtype=cp.float32)
-    results = []
-    for config in CONFIGS:
-        def launch():
-            f((SMS * config["ctas_per_sm"],), (128,), arguments(config, words, sink))
-        if reps == 0:
-            launch_once(cp, launch, config)
-            continue
-        times = event_seconds(cp, launch, reps)
-        results.append(dict(config, event_us=float(np.median(times)) * 1e6))
-        print(results[-1], flush=True)
-    return results
+    return time_configs(cp, CONFIGS, lambda config: lambda: f((SMS * config["ctas_per_sm"],), (128,),
+                                                              arguments(config, words, sink)), reps)
 
 
 def measured() -> list:

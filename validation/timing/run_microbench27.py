@@ -16,7 +16,7 @@ import os
 
 import numpy as np
 
-from microbench_runner import event_seconds, launch_once, main, ncu_rows, number
+from microbench_runner import main, ncu_rows, number, time_configs
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SMS = 132
@@ -28,17 +28,8 @@ def run(reps=5):
     import cupy as cp
     f = cp.RawModule(path=os.path.join(HERE, "microbench27.cubin")).get_function("mb27_bar")
     out = cp.zeros(16 * SMS * 1024, dtype=cp.float32)
-    results = []
-    for config in CONFIGS:
-        def launch():
-            f((SMS * config["ctas_per_sm"],), (32 * config["warps"],), (out, np.int32(ITERS)))
-        if reps == 0:
-            launch_once(cp, launch, config)
-            continue
-        times = event_seconds(cp, launch, reps)
-        results.append(dict(config, event_us=float(np.median(times)) * 1e6))
-        print(results[-1], flush=True)
-    return results
+    return time_configs(cp, CONFIGS, lambda config: lambda: f((SMS * config["ctas_per_sm"],), (32 * config["warps"],),
+                                                              (out, np.int32(ITERS))), reps)
 
 
 def measured() -> list:
