@@ -30,7 +30,8 @@ INT32_OPS = ["add.s32", "sub.s32", "add.u32", "mul.lo.s32", "mul.lo.u32", "min.s
 INT64_OPS = ["add.s64", "sub.u64", "mul.lo.u64", "min.s64", "max.u64", "and.b64", "xor.b64",
              "shl.b64", "shr.s64", "shr.u64"]
 F32_OPS = ["add.f32", "add.rn.f32", "sub.rn.f32", "mul.rn.f32", "add.rn.ftz.f32", "sub.ftz.f32",
-           "mul.rn.ftz.f32"]
+           "mul.rn.ftz.f32", "div.rn.f32", "div.rn.ftz.f32"]
+F32_UNARY = ["sqrt.rn.f32", "sqrt.rn.ftz.f32", "rcp.rn.f32", "rcp.rn.ftz.f32"]
 F32_CMP = ["eq", "ne", "lt", "le", "gt", "ge"]
 INT_CMP = ["setp.eq.s32", "setp.ne.b32", "setp.lt.s32", "setp.ge.s32", "setp.lo.u32", "setp.hs.u32",
            "setp.gt.s64", "setp.le.u64", "setp.ne.b64"]
@@ -65,8 +66,10 @@ def random_body(rng, length: int) -> list[str]:
             t = rng.choice(['s32', 'u32'])
             lines.append(f"{guard}mul.wide.{t} {r('rd')}, {r()}, {r()};" if rng.integers(2) else
                          f"{guard}mad.wide.{t} {r('rd')}, {r()}, {r()}, {r('rd')};")
-        elif pick == 3:
+        elif pick == 3 and rng.integers(3):
             lines.append(f"{guard}{rng.choice(F32_OPS)} {r('f')}, {r('f')}, {r('f')};")
+        elif pick == 3:
+            lines.append(f"{guard}{rng.choice(F32_UNARY)} {r('f')}, {r('f')};")
         elif pick == 4:
             ftz = ".ftz" if rng.integers(2) else ""
             lines.append(f"{guard}fma.rn{ftz}.f32 {r('f')}, {r('f')}, {r('f')}, {r('f')};")
@@ -193,6 +196,32 @@ def assert_same(body, a, b):
     assert not len(bad), f"first differing word {bad[0]}: {a[0][bad[0]]:#x} against {b[0][bad[0]]:#x}\n" \
                          + "\n".join(body)
     assert a[1] == b[1]
+
+
+def test_division_and_roots_rounded_once_are_bit_exact_on_both_tiers():
+    """div.rn, rcp.rn and sqrt.rn of f32, with and without .ftz, on random magnitudes over every
+    exponent, subnormals, negatives and the special values; and the body runs compiled."""
+    body = ["div.rn.f32 %f0, %f6, %f7;", "div.rn.ftz.f32 %f1, %f7, %f6;", "sqrt.rn.f32 %f2, %f6;",
+            "sqrt.rn.ftz.f32 %f3, %f7;", "rcp.rn.f32 %f4, %f6;", "rcp.rn.ftz.f32 %f5, %f7;"]
+    function = cp.RawModule(ptx=fuzz_kernel(body)).get_function("fuzz")
+    rng = np.random.default_rng(7)
+    for _ in range(4):
+        words = random_words(rng, THREADS * 5 * REGS).reshape(THREADS, 5 * REGS)
+        for k in (6, 7):
+            kind = rng.integers(5, size=THREADS)
+            magnitude = (rng.integers(1, 255, THREADS) << 23) | rng.integers(0, 1 << 23, THREADS)
+            words[:, REGS + k] = np.select(
+                [kind < 2, kind == 2, kind == 3],
+                [magnitude, rng.integers(1, 1 << 23, THREADS), magnitude | (1 << 31)],
+                rng.choice(np.array(SPECIAL_F32, dtype=np.uint32), THREADS)).astype(np.uint32)
+        words = words.ravel()
+        outputs = {}
+        for engine in ("numpy", "compiled"):
+            out = cp.zeros(len(words), dtype=cp.uint32)
+            launch, _ = run_on(engine, function, (1,), (THREADS,), (cp.asarray(words), out))
+            outputs[engine] = (out.get(), counters(launch))
+        assert_same(body, outputs["numpy"], outputs["compiled"])
+    assert {row["block"]: row["tier"] for row in report(function.loaded_module.program)}[1] == "compiled"
 
 
 @pytest.mark.parametrize("seed", [1, pytest.param(2, marks=pytest.mark.slow)])

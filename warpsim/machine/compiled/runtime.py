@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
+from numba.core import cgutils
 from numba.extending import intrinsic
 
 from ...semantics import addresses
@@ -52,6 +53,23 @@ def fused_f32(typingctx, a, b, c):
     def codegen(context, builder, signature, args):
         return builder.fma(*args)
     return types.float32(types.float32, types.float32, types.float32), codegen
+
+
+@intrinsic
+def quotient_f32(typingctx, a, b):
+    """a / b rounded once (IEEE: LLVM's fdiv), with no Python check of a zero divisor."""
+    def codegen(context, builder, signature, args):
+        return builder.fdiv(*args)
+    return types.float32(types.float32, types.float32), codegen
+
+
+@intrinsic
+def root_f32(typingctx, a):
+    """The square root of a rounded once (IEEE: LLVM's sqrt intrinsic; NaN below zero)."""
+    def codegen(context, builder, signature, args):
+        fnty = ir.FunctionType(ir.FloatType(), [ir.FloatType()])
+        return builder.call(cgutils.get_or_insert_function(builder.module, fnty, "llvm.sqrt.f32"), args)
+    return types.float32(types.float32), codegen
 
 
 # ------------------------------------------------------------ integers (bits in, bits out)
@@ -382,6 +400,33 @@ def fma_f32(a, b, c, ftz):
         x, y, z = flushed(f32_of(a)), flushed(f32_of(b)), flushed(f32_of(c))
         return flush_tiny32(fused_f32(x, y, z), fused_f32(x * TINY_SCALE32, y, z * TINY_SCALE32))
     return result32(fused_f32(f32_of(a), f32_of(b), f32_of(c)))
+
+
+# div.rn, rcp.rn and sqrt.rn.f32 round the exact value once, as IEEE float32 does; .ftz flushes
+# subnormal inputs and results (the NumPy tier's div_rounded and sqrt_rounded between FloatEnv's
+# flushes, which apply no tininess-after-rounding rule to them).
+ONE32 = np.float32(1.0)
+
+
+@njit(inline="always")
+def div_f32(a, b, ftz):
+    if ftz:
+        return result32_ftz(quotient_f32(flushed(f32_of(a)), flushed(f32_of(b))))
+    return result32(quotient_f32(f32_of(a), f32_of(b)))
+
+
+@njit(inline="always")
+def rcp_f32(a, ftz):
+    if ftz:
+        return result32_ftz(quotient_f32(ONE32, flushed(f32_of(a))))
+    return result32(quotient_f32(ONE32, f32_of(a)))
+
+
+@njit(inline="always")
+def sqrt_f32(a, ftz):
+    if ftz:
+        return result32_ftz(root_f32(flushed(f32_of(a))))
+    return result32(root_f32(f32_of(a)))
 
 
 @njit(inline="always")

@@ -200,6 +200,15 @@ def float_fma(ins, srcs):
     return f"fma_f32({srcs[0]}, {srcs[1]}, {srcs[2]}, {'ftz' in ins.flags})"
 
 
+@scalar("floating", "div", "rcp", "sqrt")
+def float_rounded_once(ins, srcs):
+    """div.rn, rcp.rn, sqrt.rn of f32 (with or without .ftz): IEEE's one rounding; .approx and .full
+    are the SFU's and stay on the NumPy tier."""
+    if ins.type != "f32" or "rn" not in ins.flags or not _only(ins, "rn", "ftz"):
+        return None
+    return f"{ins.opcode}_f32({', '.join(srcs)}, {'ftz' in ins.flags})"
+
+
 # ------------------------------------------------------------ conversion
 
 @scalar("conversion", "cvt")
