@@ -17,6 +17,20 @@ WIDTHS = (64, 128, 256)
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+# what the batches that include this header (8, 14, 17, 26) build their wgmma operands with
+HELPERS = """__device__ __forceinline__ unsigned smem_addr(const void* p) {
+    return (unsigned)__cvta_generic_to_shared(p);
+}
+
+// A wgmma shared-memory descriptor without swizzle: 8-row x 16-byte core matrices, `lbo` bytes apart
+// along K and `sbo` bytes apart along M/N.
+__device__ __forceinline__ unsigned long long wgmma_desc(unsigned addr, unsigned lbo, unsigned sbo) {
+    return (unsigned long long)((addr & 0x3FFFF) >> 4) | ((unsigned long long)(lbo >> 4) << 16) |
+           ((unsigned long long)(sbo >> 4) << 32);
+}
+"""
+
+
 def wrapper(kind: str, n: int, source: str) -> str:
     ptx_type, k = TYPES[kind]
     regs = n // 2
@@ -46,7 +60,7 @@ def wrapper(kind: str, n: int, source: str) -> str:
 
 def main() -> None:
     parts = ["// Written by gen_microbench8_wgmma.py: one wrapper per wgmma form of the eighth batch.\n",
-             "#pragma once\n"]
+             "#pragma once\n", HELPERS]
     for kind in TYPES:
         for n in WIDTHS:
             for source in ("ss", "rs"):

@@ -8,15 +8,6 @@
 
 #include "microbench8_wgmma.h"
 
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-    return (unsigned)__cvta_generic_to_shared(p);
-}
-
-__device__ __forceinline__ unsigned long long wgmma_desc(unsigned addr, unsigned lbo, unsigned sbo) {
-    return (unsigned long long)((addr & 0x3FFFF) >> 4) | ((unsigned long long)(lbo >> 4) << 16) |
-           ((unsigned long long)(sbo >> 4) << 32);
-}
-
 extern "C" __global__ void __launch_bounds__(128) mb26_skew(const unsigned* tile_words, float* sink, int groups,
                                                             int skew, int sync) {
     __shared__ __align__(1024) unsigned char tile[12288];

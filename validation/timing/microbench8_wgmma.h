@@ -2,6 +2,17 @@
 
 #pragma once
 
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
+    return (unsigned)__cvta_generic_to_shared(p);
+}
+
+// A wgmma shared-memory descriptor without swizzle: 8-row x 16-byte core matrices, `lbo` bytes apart
+// along K and `sbo` bytes apart along M/N.
+__device__ __forceinline__ unsigned long long wgmma_desc(unsigned addr, unsigned lbo, unsigned sbo) {
+    return (unsigned long long)((addr & 0x3FFFF) >> 4) | ((unsigned long long)(lbo >> 4) << 16) |
+           ((unsigned long long)(sbo >> 4) << 32);
+}
+
 __device__ __forceinline__ void wgmma_f16_ss_n64(float (&d)[32], const unsigned (&a)[4], unsigned long long desc_a, unsigned long long desc_b) {
     (void)a; (void)desc_a;
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
