@@ -15,9 +15,10 @@ before it in the iteration), until the waits repeat, and each wait's steady-stat
 charged to the waiting instruction: long_scoreboard for cp.async (as Nsight Compute counts DEPBAR
 on LDGSTS) and barrier for wgmma (as it counts WARPGROUP.DEPBAR: the twenty-sixth microbenchmark
 batch, where a warpgroup's wait for its wgmmas is its top stall with no BAR in its loop, and its
-`gmma` stall grows only with how far apart its warps reach the wgmmas). In closed form, with a group committed m iterations back at offset
-t_c after the wait at t_w (offsets without waiting), T0 the iteration's length without waiting and
-L the group's latency from its commit, the period is T = max(T0, (t_c - t_w + L) / m).
+`gmma` stall grows only with how far apart its warps reach the wgmmas). In closed form, with a
+group committed m iterations back at offset t_c after the wait at t_w (offsets without waiting),
+T0 the iteration's length without waiting and L the group's latency from its commit, the period
+is T = max(T0, (t_c - t_w + L) / m).
 
 L for cp.async is the copy's latency from L2 or HBM (eighth microbenchmark batch); for a wgmma
 group, its HGMMAs' issue interval times their count (they run one after another on the tensor

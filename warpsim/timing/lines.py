@@ -9,8 +9,9 @@ incur them, then to their CUDA (or Python) source line and PTX line:
   branches) goes to the instruction that waits, in proportion to its executions;
 - queueing for a unit goes to the instructions that use it: `not_selected` by issues,
   `math_pipe_throttle` by pipe time, `dispatch_stall` by register-bank reads beyond one a
-  cycle, `mio_throttle` by shared-memory wavefronts and MUFU time, `lg_throttle` by L1 lines, `long_scoreboard` beyond the walk's by where the walk
-  waits on memory, `barrier` by barrier executions, `drain` by EXITs.
+  cycle, `mio_throttle` by shared-memory wavefronts and MUFU time, `lg_throttle` by L1 lines,
+  `long_scoreboard` beyond the walk's by where the walk waits on memory, `barrier` by barrier
+  executions, `drain` by EXITs.
 
 What is left of a reason with nowhere to go (no instruction uses that unit) goes by issues.
 """

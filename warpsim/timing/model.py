@@ -293,7 +293,8 @@ class KernelCosts:
             if len(barrier_at) else None
         # what each instruction holds its sub-partition for: the issue slot or its pipe, and apart from
         # that the tensor core, which runs a wgmma while the warps issue on
-        self.hold = np.maximum.reduce([np.ones(n)] + list(self.bank_reads.T) + [pipe_hold[p] for p in QUEUE_PIPES if p != "tensor"])
+        self.hold = np.maximum.reduce([np.ones(n)] + list(self.bank_reads.T) +
+                                      [pipe_hold[p] for p in QUEUE_PIPES if p != "tensor"])
         # the tensor core and the FP32 datapath do not work at once: a sub-partition's wgmma time and
         # its FP32 instructions' issues add up (seventeenth batch: a warpgroup's wgmma loop beside
         # another's FFMA loop in the same sub-partitions takes 0.87 of the two alone added, ncu's
@@ -320,7 +321,6 @@ class KernelCosts:
             for p in QUEUE_PIPES:
                 d[p] = c @ pipe_hold[p]
             d["mio"] = c @ per_exec["wavefronts"]
-            d["bar"] = c @ self.is_barrier * preset.barrier_arrival_cycles
             d["lsu"] = c @ per_exec["tags"]
             d["l2"] = c @ per_exec["l2"] / l2_bw
             d["dram"] = c @ per_exec["dram"] / dram_bw
@@ -342,6 +342,7 @@ class KernelCosts:
             wgmma_wait = c @ (walk.cost["barrier"] * self.is_wgmma_wait)
             d["delay:barrier"] = d["delay:barrier"] - np.minimum(wgmma_wait, own_pipe - absorbed)
             d["bars"] = c @ self.is_barrier
+            d["barrier_unit"] = d["bars"] * preset.barrier_arrival_cycles     # the SM's, for every CTA (group_time)
             d["fetch"] = self._taken(c) * preset.branch_taken_issue_cycles
             d["smsp"] = d["smsp"] + d["fetch"]
             taken = self._taken(c) * (preset.branch_taken_cycles / 2)
@@ -432,7 +433,7 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
     # and as long as the SM's barrier unit takes for every warp's arrivals at a BAR, one after another
     # whatever CTA they come from (the twenty-seventh batch: 64 warps an SM as 4, 8 or 16 CTAs or 2 take
     # 136-141 cycles a round of a __syncthreads; 16 warps 38-56)
-    cycle = max(cycle, float(stacked["bar"].sum()))
+    cycle = max(cycle, float(stacked["barrier_unit"].sum()))
     # a CTA's warps meet at its barriers: it takes at least the sum of its stretches between them
     cycle = max([cycle] + [costs.between_barriers[k] for k in cta_indices])
     # and so do the CTAs of an SM that share a busy shared pipe: slots that free together refill together,

@@ -405,7 +405,7 @@ def fma_f32(a, b, c, ftz):
 # div.rn, rcp.rn and sqrt.rn.f32 round the exact value once, as IEEE float32 does; .ftz flushes
 # subnormal inputs and results (the NumPy tier's div_rounded and sqrt_rounded between FloatEnv's
 # flushes, which apply no tininess-after-rounding rule to them).
-ONE32 = np.float32(1.0)
+ONE32_BITS = np.uint32(0x3F800000)     # 1.0f: rcp is a division of it
 
 
 @njit(inline="always")
@@ -417,9 +417,7 @@ def div_f32(a, b, ftz):
 
 @njit(inline="always")
 def rcp_f32(a, ftz):
-    if ftz:
-        return result32_ftz(quotient_f32(ONE32, flushed(f32_of(a))))
-    return result32(quotient_f32(ONE32, f32_of(a)))
+    return div_f32(ONE32_BITS, a, ftz)
 
 
 @njit(inline="always")
