@@ -25,70 +25,55 @@ NO_PC = np.iinfo(np.int64).max
 
 
 @njit(cache=True, nogil=True)
-def select_groups(pc, wait_kind, bsync_barrier, B, starved, rotating, last_pc, yields, patience,
-                  chosen, group_pc, bounds, picked, warp_pc, first_chosen, run_warp, run_start, group_runs):
+def select_groups(pc, wait_kind, bsync_barrier, B, starved, rotating, last_pc, yields, patience, exited,
+                  chosen, group_pc, bounds, picked, warp_pc, first_chosen, run_warp, run_start, run_lanes, group_runs):
     """Fills chosen (lanes, grouped by PC), group_pc and bounds; returns (groups, live lanes),
-    groups = -1 where a live lane waits at a WARPSYNC, BAR or polled wait (then nothing is changed).
+    groups = -1 where a live lane waits at a WARPSYNC, BAR or polled wait (then nothing is changed
+    but `exited`, which marks the warps whose lanes have all exited: they are skipped from then on).
     picked, warp_pc and first_chosen are room for the chosen lanes in warp order, each warp's PC
     and its first. A warp's lanes are read in two passes, most often: one for which are alive,
-    wait at a BSYNC and the lowest PC among them, one for which stand at the PC it issues (its
-    starvation count, rotation and last PC are written after every warp is known to need no
-    operands)."""
-    n = pc.shape[0]
-    n_warps = n // 32
+    wait at a BSYNC, and the lowest and highest PC among the others (two PCs: the warp is divergent),
+    one that picks those at the PC it issues; lanes at a BSYNC are read once more, with the members
+    of its barrier. Its starvation count, rotation and last PC are written after every warp is known
+    to need no operands."""
+    n_warps = pc.shape[0] // 32
     n_yields = yields.shape[0]
     live = 0
     count = 0
     for w in range(n_warps):
+        group_pc[w] = count                       # where its chosen lanes start in picked
+        warp_pc[w] = NO_PC                        # the warp's new state, kept in the grouping's room
+        first_chosen[w] = 0                       # until every warp is known (an exited warp's: none
+        bounds[w] = 0                             # issues, no starvation, no rotation)
+        if exited[w]:
+            continue
         base = w * 32
         may_switch = yields[min(last_pc[w], n_yields - 1)]
         yielding = rotating[w] and may_switch
         alive = 0                                 # bit k: lane k of the warp is alive
         at_bsync = 0                              # ... stands at a BSYNC
         bad = 0                                   # ... waits at a WARPSYNC, BAR or polled wait
-        lowest = NO_PC
-        for k in range(32):
+        lowest = NO_PC                            # the lowest PC of a live lane not at a BSYNC
+        highest = -1                              # ... and the highest
+        for k in range(32):                       # (no branch, no state carried but the bits: vectorized)
             p = pc[base + k]
             live_bit = np.int64(p >= 0)
             kind = wait_kind[max(p, 0)]
+            bsync_bit = live_bit & np.int64(kind == WAIT_BSYNC)
             alive |= live_bit << k
-            at_bsync |= (live_bit & np.int64(kind == WAIT_BSYNC)) << k
+            at_bsync |= bsync_bit << k
             bad |= live_bit & np.int64(kind != NO_WAIT and kind != WAIT_BSYNC)
-            lowest = min(lowest, p if p >= 0 else NO_PC)
+            lowest = min(lowest, p if live_bit & ~bsync_bit else NO_PC)
+            highest = max(highest, p if live_bit & ~bsync_bit else -1)
         if bad:
             return -1, live
-        ready = alive
-        held = False
-        if at_bsync:
-            waiting = at_bsync
-            while waiting:                        # each BSYNC lanes of the warp stand at (one, mostly)
-                first = 0
-                while not (waiting >> first) & 1:
-                    first += 1
-                p = pc[base + first]
-                barrier = bsync_barrier[p]
-                here = 0
-                members = 0
-                for k in range(32):
-                    here |= np.int64(pc[base + k] == p) << k
-                    members |= np.int64(B[barrier, base + k]) << k
-                missing = (members & alive & ~here) != 0
-                stray = here & ~members if (members & here) != 0 else 0     # arrived at an outer instance
-                if missing and not yielding:
-                    ready &= ~here
-                ready &= ~stray
-                if missing or stray:
-                    held = True
-                waiting &= ~here
-            lowest = NO_PC
-            for k in range(32):
-                p = pc[base + k]
-                lowest = min(lowest, p if (ready >> k) & 1 else NO_PC)
+        if not alive:
+            exited[w] = True
+            continue
         live += _popcount(alive)
-        at_lowest = 0
-        for k in range(32):
-            at_lowest |= np.int64(pc[base + k] == lowest) << k
-        divergent = held or (ready & ~at_lowest) != 0
+        ready, held, lowest, highest = _bsync_waits(pc, bsync_barrier, B, base, alive, at_bsync, yielding,
+                                                    lowest, highest)
+        divergent = held or (lowest != NO_PC and highest != lowest)     # ready lanes at two PCs
         starving = starved[w] + 1 if divergent else 0
         rotate = (rotating[w] and divergent) or starving > patience
         if rotate and may_switch:
@@ -98,28 +83,62 @@ def select_groups(pc, wait_kind, bsync_barrier, B, starved, rotating, last_pc, y
                 after = min(after, p if (ready >> k) & 1 and p > last_pc[w] else NO_PC)
             if after != NO_PC:
                 lowest = after
-                at_lowest = 0
-                for k in range(32):
-                    at_lowest |= np.int64(pc[base + k] == lowest) << k
-        # the warp's new state, kept in the grouping's room until every warp is known
         warp_pc[w] = lowest
         first_chosen[w] = starving
         bounds[w] = np.int64(rotate)
-        group_pc[w] = count                       # where its chosen lanes start in picked
-        issuing = ready & at_lowest
         for k in range(32):
             picked[count] = base + k
-            count += (issuing >> k) & 1
+            count += (ready >> k) & np.int64(pc[base + k] == lowest)
     for w in range(n_warps):                      # no lane waits for operands: the round is taken
         starved[w] = first_chosen[w]
         rotating[w] = bounds[w] != 0
         last_pc[w] = warp_pc[w]
         first_chosen[w] = group_pc[w]
     first_chosen[n_warps] = count
-    # group the chosen lanes by PC, lowest first, warps (and so lanes) ascending in each group: a
-    # counting sort of the warps by PC (PCs are instruction indices, fewer than the lanes); each
-    # warp's run of lanes is listed too (run_warp, run_start; group g's runs from group_runs[g])
-    n_pcs = wait_kind.shape[0]
+    groups = _group_by_pc(wait_kind.shape[0], n_warps, warp_pc, first_chosen, picked, count,
+                          chosen, group_pc, bounds, run_warp, run_start, run_lanes, group_runs)
+    return groups, live
+
+
+@njit(inline="always")
+def _bsync_waits(pc, bsync_barrier, B, base, alive, at_bsync, yielding, lowest, highest):
+    """(ready lanes, whether some wait at a BSYNC, the lowest and highest PC of a ready lane) of the
+    warp at base, given `lowest` and `highest` over its live lanes not at a BSYNC: each BSYNC its lanes
+    stand at (one, mostly) holds them until the live members of its barrier arrive."""
+    ready = alive
+    held = False
+    waiting = at_bsync
+    while waiting:
+        first = 0
+        while not (waiting >> first) & 1:
+            first += 1
+        p = pc[base + first]
+        barrier = bsync_barrier[p]
+        here = 0
+        members = 0
+        for k in range(32):
+            here |= np.int64(pc[base + k] == p) << k
+            members |= np.int64(B[barrier, base + k]) << k
+        missing = (members & alive & ~here) != 0
+        stray = here & ~members if (members & here) != 0 else 0     # arrived at an outer instance
+        if missing and not yielding:
+            ready &= ~here
+        ready &= ~stray
+        if missing or stray:
+            held = True
+        if ready & here:                          # some lanes here may issue
+            lowest = min(lowest, p)
+            highest = max(highest, p)
+        waiting &= ~here
+    return ready, held, lowest, highest
+
+
+@njit(inline="always")
+def _group_by_pc(n_pcs, n_warps, warp_pc, first_chosen, picked, count, chosen, group_pc, bounds,
+                 run_warp, run_start, run_lanes, group_runs):
+    """Groups the chosen lanes by PC, lowest first, warps (and so lanes) ascending in each group: a
+    counting sort of the warps by PC (PCs are instruction indices, fewer than the lanes); each warp's
+    run of lanes is listed too (run_warp, run_start, run_lanes; group g's runs from group_runs[g])."""
     lanes_at = np.zeros(n_pcs + 1, dtype=np.int64)
     warps_at = np.zeros(n_pcs + 1, dtype=np.int64)
     for w in range(n_warps):
@@ -141,16 +160,17 @@ def select_groups(pc, wait_kind, bsync_barrier, B, starved, rotating, last_pc, y
         p = warp_pc[w]
         if p != NO_PC:
             at = lanes_at[p]
-            run_warp[warps_at[p]] = w
-            run_start[warps_at[p]] = at
+            run = warps_at[p]
+            run_warp[run] = w
+            run_start[run] = at
+            run_lanes[run] = first_chosen[w + 1] - first_chosen[w]
             warps_at[p] += 1
             for j in range(first_chosen[w], first_chosen[w + 1]):
                 chosen[at] = picked[j]
                 at += 1
             lanes_at[p] = at
-    at = count
-    bounds[groups] = at
-    return groups, live
+    bounds[groups] = count
+    return groups
 
 
 @njit(inline="always")
@@ -175,27 +195,27 @@ class Select:
         for k, step in program.steps.items():
             if step.wait is not None and step.wait[0] == "bsync":
                 self.bsync_barrier[k] = step.wait[1]
-        self.buffers = (np.empty(st.n, dtype=np.int64), np.empty(st.n + 1, dtype=np.int64),
-                        np.empty(st.n + 1, dtype=np.int64), np.empty(st.n, dtype=np.int64),
-                        np.empty(st.n_warps, dtype=np.int64), np.empty(st.n_warps + 1, dtype=np.int64),
-                        np.empty(st.n_warps, dtype=np.int64), np.empty(st.n_warps, dtype=np.int64),
-                        np.empty(st.n + 1, dtype=np.int64))
+        self.exited = np.zeros(st.n_warps, dtype=np.bool_)      # warps whose lanes have all exited
+        n, warps = st.n, st.n_warps
+        self.buffers = (np.empty(n, dtype=np.int64), np.empty(n + 1, dtype=np.int64), np.empty(n + 1, dtype=np.int64),
+                        np.empty(n, dtype=np.int64), np.empty(warps, dtype=np.int64),
+                        np.empty(warps + 1, dtype=np.int64), np.empty(warps, dtype=np.int64),
+                        np.empty(warps, dtype=np.int64), np.empty(warps, dtype=np.int64), np.empty(n + 1, dtype=np.int64))
 
     def __call__(self, st, patience: int):
         """([(pc, Group)] the round issues, lowest PC first, live lanes); None where the NumPy phases
         must decide. No group while lanes live is a deadlock. Each Group comes with its warps' runs
         of lanes (Group.warp_runs), which the select knows."""
         groups, live = select_groups(st.pc, st.program.wait_kind, self.bsync_barrier, st.B, st.starved, st.rotating,
-                                     st.last_pc, st.program.yields, patience, *self.buffers)
+                                     st.last_pc, st.program.yields, patience, self.exited, *self.buffers)
         if groups < 0:
             return None
         chosen, group_pc, bounds = self.buffers[:3]
-        run_warp, run_start, group_runs = self.buffers[6:]
+        run_warp, run_start, run_lanes, group_runs = self.buffers[6:]
         out = []
         for g in range(groups):
             lo, hi = bounds[g], bounds[g + 1]
             first, last = group_runs[g], group_runs[g + 1]
-            starts = run_start[first:last] - lo
-            runs = (run_warp[first:last].copy(), starts, np.diff(np.append(starts, hi - lo)))
+            runs = (run_warp[first:last].copy(), run_start[first:last] - lo, run_lanes[first:last].copy())
             out.append((int(group_pc[g]), Group(chosen[lo:hi].copy(), runs)))
         return out, live
