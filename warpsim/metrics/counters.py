@@ -30,10 +30,9 @@ import numpy as np
 
 from ..machine.counting import conflict_free_wavefronts, distinct_count
 from ..machine.events import LaunchObserver
-from ..machine.scheduling.base import warp_any
 from ..ptx.ir import Sink
 from ..sass.executor.async_copy import TMA_UNIT
-from ..sass.issues import brx_targets, bsync_arrivals
+from ..sass.issues import Departures, brx_targets
 from ..semantics.addresses import SHARED_WINDOW, local_hardware_bytes, window_offsets
 
 SECTOR_SHIFT = 5          # 32-byte sectors
@@ -394,10 +393,9 @@ class SassLaunchCounters(LaunchObserver):
     def sass_block_issued(self, st, block, g, pred_on, next_pc):
         idx = g.idx
         n = g.n
-        warps, starts, per_warp = g.warp_runs()
+        warps, _, per_warp = g.warp_runs()
         n_warps = len(warps)
         if n == 32 * n_warps:                       # whole warps: the common case
-            starts = None
             self.lanes[32] += n_warps * len(block.steps)
         else:
             self.lanes += np.bincount(per_warp, minlength=33)[:33] * len(block.steps)
@@ -409,11 +407,11 @@ class SassLaunchCounters(LaunchObserver):
         counts = rec[3]
         for position, count in enumerate(pred_on):
             counts[position] += n if count is None else count
-        uniform = n == 1 or bool((next_pc == next_pc[0]).all())
+        departures = Departures(st, g, next_pc)
         control = block.control
         opcode = None if control is None else control.ins.opcode
         # groups arriving at a BSYNC: one per warp per place its lanes go to (a BSYNC there)
-        for target, arrived in bsync_arrivals(st.program, idx, next_pc, warps):
+        for target, arrived in departures.bsync_arrivals(st.program):
             self.arrivals[target] = self.arrivals.get(target, 0) + len(arrived)
         if opcode not in self.BRANCHES:
             return
@@ -421,15 +419,12 @@ class SassLaunchCounters(LaunchObserver):
         if branch is None:
             branch = self.branches[block.index] = [0, 0, 0]
         branch[0] += n_warps
-        if uniform:
+        if departures.uniform:
             branch[1] += n_warps
             return
         if opcode != "BRX":         # a BRA goes to its label or falls through: k is 1 or 2 per warp
-            low, high = next_pc.min(), next_pc.max()
-            split = self._warps_with(next_pc == low, starts, n_warps) + \
-                self._warps_with(next_pc == high, starts, n_warps) - n_warps
             branch[1] += n_warps
-            branch[2] += split
+            branch[2] += departures.split_warps()
             return
         _, k, sizes, first = brx_targets(idx, next_pc)
         branch[1] += int(np.maximum(1, k - 1).sum())
@@ -440,13 +435,6 @@ class SassLaunchCounters(LaunchObserver):
             groups = np.sort(sizes[first[w]:first[w] + k[w]])
             served = np.cumsum(groups)[:-1]      # after each issue but the last
             extra[1] += int((groups.sum() - served).sum())
-
-    @staticmethod
-    def _warps_with(flags, starts, n_warps) -> int:
-        """Warps of the group (whole warps when starts is None) where flags holds for some lane."""
-        if starts is None:
-            return int(np.count_nonzero(warp_any(flags)))
-        return int(np.count_nonzero(np.logical_or.reduceat(flags, starts)))
 
     def sass_memory_access(self, st, ins, space, kind, idx, addrs, size):
         if ins.opcode in TMA_UNIT:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..machine.scheduling.base import warp_any
+from .compiled.rounds import two_targets
 from .executor.program import WAIT_BSYNC
 
 
@@ -38,6 +40,49 @@ def bsync_arrivals(program, idx: np.ndarray, next_pc: np.ndarray, warps: np.ndar
         warps = idx[next_pc == target] >> 5                         # ascending, as idx
         out.append((int(target), warps[np.concatenate(([True], warps[1:] != warps[:-1]))]))
     return out
+
+
+class Departures:
+    """Where the lanes of an issued group go after its block (next_pc): the lowest and highest next PC
+    and, per warp of the group, whether a lane goes to each, worked out once for what the counters
+    ask (a uniform branch, the warps a branch splits, the BSYNCs reached): as machine code where the
+    batch's rounds are (`st.select`), else with NumPy, one pass per question."""
+
+    __slots__ = ("group", "next_pc", "low", "high", "has_low", "has_high", "only_two")
+
+    def __init__(self, st, g, next_pc: np.ndarray):
+        self.group, self.next_pc = g, next_pc
+        _, starts, lanes = g.warp_runs()
+        if st.select is not None:
+            self.has_low, self.has_high = np.empty(len(starts), dtype=bool), np.empty(len(starts), dtype=bool)
+            self.low, self.high, self.only_two = two_targets(next_pc, starts, lanes, self.has_low, self.has_high)
+            return
+        self.low, self.high = next_pc.min(), next_pc.max()
+        to_low, to_high = next_pc == self.low, next_pc == self.high
+        self.only_two = bool((to_low | to_high).all())
+        whole_warps = g.n == 32 * len(starts)
+        self.has_low, self.has_high = (warp_any(to) if whole_warps else np.logical_or.reduceat(to, starts)
+                                       for to in (to_low, to_high))
+
+    @property
+    def uniform(self) -> bool:
+        """Every lane goes to one place."""
+        return self.low == self.high
+
+    def split_warps(self) -> int:
+        """Warps of the group with lanes at both the lowest and the highest next PC (a branch's two
+        targets: the warps it splits)."""
+        return int(np.count_nonzero(self.has_low)) + int(np.count_nonzero(self.has_high)) - len(self.has_low)
+
+    def bsync_arrivals(self, program) -> list:
+        """bsync_arrivals of the group, from the flags where its lanes go to at most two places."""
+        g = self.group
+        warps = g.warp_runs()[0]
+        if not self.only_two:
+            return bsync_arrivals(program, g.idx, self.next_pc, warps)
+        bsync = bsync_starts(program)
+        places = ((self.low, self.has_low),) if self.uniform else ((self.low, self.has_low), (self.high, self.has_high))
+        return [(int(target), warps[there]) for target, there in places if bsync[target]]
 
 
 def brx_targets(idx: np.ndarray, next_pc: np.ndarray) -> tuple:

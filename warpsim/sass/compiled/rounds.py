@@ -186,6 +186,34 @@ def _popcount(bits):
 forget_if_stale(select_groups)
 
 
+@njit(cache=True, nogil=True)
+def two_targets(next_pc, starts, lanes, has_low, has_high):
+    """Where an issued group goes (next_pc, its warps' runs of lanes from starts): (its lowest next PC,
+    its highest, whether every lane goes to one of the two); has_low and has_high get, per warp, whether
+    a lane of it goes to the lowest, to the highest. What the observers of an issued block ask of a
+    branch (sass/issues.py, Departures), in one pass rather than one NumPy pass per question."""
+    low = next_pc[0]
+    high = next_pc[0]
+    for j in range(next_pc.shape[0]):
+        low = min(low, next_pc[j])
+        high = max(high, next_pc[j])
+    elsewhere = False
+    for w in range(starts.shape[0]):
+        to_low = False
+        to_high = False
+        for j in range(starts[w], starts[w] + lanes[w]):
+            p = next_pc[j]
+            to_low |= p == low
+            to_high |= p == high
+            elsewhere |= p != low and p != high
+        has_low[w] = to_low
+        has_high[w] = to_high
+    return low, high, not elsewhere
+
+
+forget_if_stale(two_targets)
+
+
 class Select:
     """select_groups for one batch: its buffers, and the program's per-PC tables."""
 
