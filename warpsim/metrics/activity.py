@@ -66,7 +66,13 @@ class ActivityTrace(LaunchObserver):
         rows, counts = rows[keep], counts[keep]
         ptx_lines, source_lines = self._block_lines(block)
         k = len(ptx_lines)
-        column = self.issued[rows][:, None] + np.arange(k)
+        issued = self.issued[rows]
+        column = issued[:, None] + np.arange(k)
+        if issued.max() + k <= self.max_issues:     # every issue fits: indices broadcast, no masks
+            at = (rows[:, None], column)
+            self.active[at], self.ptx_line[at], self.source_line[at] = counts[:, None], ptx_lines, source_lines
+            self.issued[rows] += k
+            return
         inside = column < self.max_issues
         if inside.any():
             r = np.broadcast_to(rows[:, None], column.shape)[inside]
