@@ -34,6 +34,26 @@ extern "C" __global__ void tiles_in_a_loop(float* out, const float* in, int n, i
     }
     out[blockIdx.x * 1024 + threadIdx.y * 32 + threadIdx.x] = acc;
 }
+template <bool EVERY_ROUND>
+__device__ void fma_chains(float* out, const float* in, int rounds) {
+    __shared__ float s[256];
+    s[threadIdx.x] = in[blockIdx.x * 256 + threadIdx.x];
+    __syncthreads();
+    float a[8];
+#pragma unroll
+    for (int k = 0; k < 8; ++k) a[k] = s[(threadIdx.x + k) % 256];
+    for (int r = 0; r < rounds; ++r) {
+#pragma unroll
+        for (int k = 0; k < 8; ++k) a[k] = fmaf(a[k], 1.0001f, 0.5f);
+        if (EVERY_ROUND) __syncthreads();
+    }
+    float t = 0.f;
+#pragma unroll
+    for (int k = 0; k < 8; ++k) t += a[k];
+    out[blockIdx.x * 256 + threadIdx.x] = t;
+}
+extern "C" __global__ void chains_after_one_barrier(float* out, const float* in, int rounds) { fma_chains<false>(out, in, rounds); }
+extern "C" __global__ void chains_between_barriers(float* out, const float* in, int rounds) { fma_chains<true>(out, in, rounds); }
 """
 
 QUIET = replace(gpu_preset("h200"), hbm_latency_under_writes=((0.0, 1.0), (0.0, 0.0)))
@@ -140,3 +160,20 @@ def test_an_sm_serves_every_warps_barrier_arrival_whatever_its_cta():
     assert small == pytest.approx(large, rel=0.1)
     assert min(small, large) >= 64 * rounds * h200.barrier_arrival_cycles
     assert cycles(8, 8, apart) < 0.8 * small
+
+
+def test_queueing_after_the_last_barrier_does_not_spread_the_warps_at_it(mod):
+    """Eight CTAs of eight warps an SM queue to issue their FMA chains. Where a __syncthreads ends every
+    round, the queueing of each round spreads the CTA's warps at the next one (barrier stalls); where
+    the only barrier comes before the loop, none of the loop's queueing is a wait at a barrier, so it
+    stays the scheduler's (not_selected), at the same time."""
+    ctas = 132 * 8
+    x = np.random.default_rng(5).random(ctas * 256, dtype=np.float32)
+    d_x, d_out = ws.asarray(x), ws.empty(ctas * 256, dtype=np.float32)
+    args = (d_out, d_x, np.int32(64))
+    once, every = (_predict(mod, name, (ctas,), (256,), args)
+                   for name in ("chains_after_one_barrier", "chains_between_barriers"))
+    assert every.top_stall == "barrier"
+    assert once.top_stall == "not_selected"
+    assert once.stalls["barrier"] < 0.25 * every.stalls["barrier"]
+    assert once.time_s == pytest.approx(every.time_s, rel=0.15)

@@ -288,6 +288,7 @@ class KernelCosts:
         self.bank_reads = bank_reads(fn.instructions, self.pipes)
         # which stretch between CTA barriers each instruction is in (_between_barriers), one-hot: stretch b
         # ends at the b-th BAR
+        self.before_barrier = _before_barrier(fn, self.is_barrier)
         barrier_at = np.flatnonzero(self.is_barrier)
         self.in_stretch = np.eye(len(barrier_at) + 1)[np.searchsorted(barrier_at, np.arange(n))] \
             if len(barrier_at) else None
@@ -361,6 +362,15 @@ class KernelCosts:
         self.turnaround = (preset.cta_turnaround_cycles + preset.cta_turnaround_cycles_per_warp * ex.warps_per_cta
                            if waves > 1 else 0.0)
 
+    def held_before_barriers(self, cta_indices: list) -> float:
+        """The share of the CTAs' sub-partition time (each instruction's hold: its issue, pipe or tensor
+        core) spent where a CTA barrier still lies ahead (before_barrier); the rest runs from the last
+        barrier a warp passes to its exit."""
+        hold = np.maximum(self.hold, self.hold_tensor)
+        held = np.concatenate([self.cta_counts[k] for k in cta_indices]).sum(axis=0) * hold
+        total = float(held.sum())
+        return float(held @ self.before_barrier) / total if total > 0 else 0.0
+
     def _taken(self, counts: np.ndarray) -> np.ndarray:
         """Per warp, how many branches it took: every execution of an unguarded BRA, and of a guarded one
         the executions its fall-through did not follow."""
@@ -371,6 +381,26 @@ class KernelCosts:
             else:
                 taken += counts[:, i]
         return taken
+
+
+def _before_barrier(function, is_barrier: np.ndarray) -> np.ndarray:
+    """Per instruction, 1 where a CTA barrier can still come before the warp exits: a BAR later in its
+    block or in a block reachable from it (a loop's body after its BAR meets that BAR again), so the
+    warp's queueing there spreads the CTA's warps at a barrier, not at their end."""
+    blocks = function.blocks
+    reaches = {b.index: bool(is_barrier[b.start:b.end].any()) for b in blocks}
+    changed = True
+    while changed:
+        changed = False
+        for b in blocks:
+            if not reaches[b.index] and any(reaches.get(s, False) for s in b.successors):
+                reaches[b.index] = changed = True
+    out = np.zeros(len(is_barrier))
+    for b in blocks:
+        later = any(reaches.get(s, False) for s in b.successors)
+        for i in range(b.start, b.end):
+            out[i] = float(later or is_barrier[i:b.end].any())
+    return out
 
 
 SERVERS_SMSP = ("issue",) + QUEUE_PIPES
@@ -421,8 +451,9 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
     exited = 0.0          # of a warp's cycle, the time it has exited while its CTA's slot waits
     per_cta = max(1, round(costs.warps_per_cta * queued / warps))
     if per_cta > 1 and (mean["bars"] > 0 or costs.waves > 1):
-        cycle, residence, exited = _with_barrier_skew(stations, queued, per_cta, cycle, residence,
-                                                      stalled=mean["bars"] > 0, memory_queue=memory_queue)
+        at_barriers = costs.held_before_barriers(cta_indices)
+        cycle, residence, exited = _with_barrier_skew(stations, queued, per_cta, cycle, residence, at_barriers,
+                                                      slot_waits=costs.waves > 1, memory_queue=memory_queue)
     # the slot's empty time between CTAs: no warp of it is resident, so none stalls
     turnaround = residence.pop(TURNAROUND, 0.0)
     exited += turnaround
@@ -569,41 +600,42 @@ def _harmonic(n: int) -> float:
 
 
 def _with_barrier_skew(stations: list, warps: int, warps_per_cta: int, cycle: float, residence: dict,
-                       stalled: bool = True, memory_queue: float = 0.0):
+                       at_barriers: float, slot_waits: bool, memory_queue: float = 0.0):
     """Resident warps queue for the sub-partition and the SM's units; at a CTA barrier every warp waits
     for the last of its CTA to arrive. Taking each warp's queueing before a barrier as exponential, the
     last of n arrives (H_n - 1) mean queueing delays after the average one (H_n the harmonic number);
     `memory_queue`, a read's wait for HBM beyond its latency alone (_with_hbm_writes), counts as such a
-    delay too.
+    delay too. The warps meet again at each barrier, so only the queueing of the stretches that end at
+    one spreads them there: `at_barriers`, the share of the warps' sub-partition time in those stretches
+    (KernelCosts.held_before_barriers; the twenty-eighth batch's wgmma loops, one __syncthreads before
+    them, were 24-36% slow with two CTAs an SM when all their queueing counted).
     That wait is a delay of every warp; it lowers the queueing it comes from, so the two are solved
-    together (a few fixed-point steps). A CTA's end waits so too for its slot (`stalled` False: the
-    warps that finished first have exited, so the wait is no warp's stall reason), but no longer than
-    its warps' service at the busiest queue: warps that issued alike leave it one after another
-    (set 1's strided copies had 42-53% achieved occupancy with the exponential wait, ncu 74-85%). There
-    only the waits for memory spread them: the scheduler serves a CTA's warps alike (the third batch's
-    four waves of 32-warp FMA chains hold 90.7% of the SM's warps; counting their waits to issue, 69.9%)."""
+    together (a few fixed-point steps). Where CTAs wait for slots (`slot_waits`) a CTA's end waits so too
+    for its last warp after the last barrier, but the warps that finished first have exited, so that
+    wait is no warp's stall reason (returned as `exited`), and it lasts no longer than its warps' service
+    at the busiest queue: warps that issued alike leave it one after another (set 1's strided copies had
+    42-53% achieved occupancy with the exponential wait, ncu 74-85%). There only the waits for memory
+    spread them: the scheduler serves a CTA's warps alike (the third batch's four waves of 32-warp FMA
+    chains hold 90.7% of the SM's warps; counting their waits to issue, 69.9%)."""
     spread = _harmonic(warps_per_cta) - 1.0
     queued = [s for s in stations if s.servers > 0]
     # the mean warp of a CTA exits at most half its warps' service at the busiest queue before the last
-    fifo = (warps_per_cta - 1) / 2 * max((s.demand / s.servers for s in queued), default=0.0) \
-        if not stalled else float("inf")
-    skew = 0.0
+    fifo = (warps_per_cta - 1) / 2 * max((s.demand / s.servers for s in queued), default=0.0)
+    skew = {"delay:barrier_skew": 0.0, "delay:end_skew": 0.0}
     for _ in range(8):
-        queue = sum(max(0.0, residence[s.name] - s.demand) for s in queued
-                    if stalled or s.name not in SCHEDULED_STATIONS) + memory_queue
-        new = 0.5 * (skew + min(fifo, spread * queue))
-        if abs(new - skew) < 1e-3 * max(1.0, cycle):
+        queue = sum(max(0.0, residence[s.name] - s.demand) for s in queued) + memory_queue
+        unscheduled = sum(max(0.0, residence[s.name] - s.demand) for s in queued
+                          if s.name not in SCHEDULED_STATIONS) + memory_queue
+        target = {"delay:barrier_skew": spread * queue * at_barriers,
+                  "delay:end_skew": min(fifo, spread * unscheduled * (1.0 - at_barriers)) if slot_waits else 0.0}
+        new = {k: 0.5 * (skew[k] + target[k]) for k in skew}
+        if all(abs(new[k] - skew[k]) < 1e-3 * max(1.0, cycle) for k in skew):
             break
         skew = new
-        cycle, residence, _ = mva(stations + [Station("delay:barrier_skew", skew, 0)], warps)
-    exited = 0.0
-    if "delay:barrier_skew" in residence:     # at a CTA's end the early warps have exited: no stall
-        skewed = residence.pop("delay:barrier_skew")
-        if stalled:
-            residence["delay:barrier"] = residence.get("delay:barrier", 0.0) + skewed
-        else:
-            exited = skewed
-    return cycle, residence, exited
+        cycle, residence, _ = mva(stations + [Station(k, v, 0) for k, v in skew.items()], warps)
+    if "delay:barrier_skew" in residence:
+        residence["delay:barrier"] = residence.get("delay:barrier", 0.0) + residence.pop("delay:barrier_skew")
+    return cycle, residence, residence.pop("delay:end_skew", 0.0)
 
 
 def _stalls(groups: list, preset) -> dict:
