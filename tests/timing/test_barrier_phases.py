@@ -52,6 +52,23 @@ __device__ void fma_chains(float* out, const float* in, int rounds) {
     for (int k = 0; k < 8; ++k) t += a[k];
     out[blockIdx.x * 256 + threadIdx.x] = t;
 }
+extern "C" __global__ void adds_between_barriers(unsigned* out, const unsigned* in, int rounds) {
+    unsigned u[8];
+#pragma unroll
+    for (int c = 0; c < 8; ++c) u[c] = in[(blockIdx.x * blockDim.x + threadIdx.x) * 8 + c];
+    for (int r = 0; r < rounds; ++r) {
+#pragma unroll
+        for (int i = 0; i < 16; ++i) {
+#pragma unroll
+            for (int c = 0; c < 8; ++c) u[c] += u[(c + 1) & 7];
+        }
+        __syncthreads();
+    }
+    unsigned t = 0;
+#pragma unroll
+    for (int c = 0; c < 8; ++c) t ^= u[c];
+    out[blockIdx.x * blockDim.x + threadIdx.x] = t;
+}
 extern "C" __global__ void chains_after_one_barrier(float* out, const float* in, int rounds) { fma_chains<false>(out, in, rounds); }
 extern "C" __global__ void chains_between_barriers(float* out, const float* in, int rounds) { fma_chains<true>(out, in, rounds); }
 """
@@ -177,3 +194,13 @@ def test_queueing_after_the_last_barrier_does_not_spread_the_warps_at_it(mod):
     assert once.top_stall == "not_selected"
     assert once.stalls["barrier"] < 0.25 * every.stalls["barrier"]
     assert once.time_s == pytest.approx(every.time_s, rel=0.15)
+
+
+def test_a_stretch_between_barriers_is_held_by_its_busiest_unit_not_by_the_sum(mod):
+    """ptxas splits a warp's independent adds over the ALU (IADD3) and FMA (IMAD.IADD) pipes, each half
+    rate: one warp a sub-partition issues them about a cycle apart (the twenty-ninth batch's adds,
+    70.9% issue active on the H200), not two (each instruction's busiest unit summed)."""
+    n = 132 * 128
+    d_x = ws.asarray(np.random.default_rng(7).integers(0, 2**32, n * 8, dtype=np.uint32))
+    t = _predict(mod, "adds_between_barriers", (132,), (128,), (ws.empty(n, dtype=np.uint32), d_x, np.int32(64)))
+    assert t.issue_active > 65.0

@@ -294,8 +294,8 @@ class KernelCosts:
             if len(barrier_at) else None
         # what each instruction holds its sub-partition for: the issue slot or its pipe, and apart from
         # that the tensor core, which runs a wgmma while the warps issue on
-        self.hold = np.maximum.reduce([np.ones(n)] + list(self.bank_reads.T) +
-                                      [pipe_hold[p] for p in QUEUE_PIPES if p != "tensor"])
+        self.unit_holds = [np.ones(n)] + list(self.bank_reads.T) + [pipe_hold[p] for p in QUEUE_PIPES if p != "tensor"]
+        self.hold = np.maximum.reduce(self.unit_holds)
         # the tensor core and the FP32 datapath do not work at once: a sub-partition's wgmma time and
         # its FP32 instructions' issues add up (seventeenth batch: a warpgroup's wgmma loop beside
         # another's FFMA loop in the same sub-partitions takes 0.87 of the two alone added, ncu's
@@ -537,8 +537,11 @@ def _between_barriers(costs: KernelCosts, counts: np.ndarray) -> float:
     between its barriers (BAR.SYNC): all its warps leave a stretch together, so a stretch lasts as long
     as its longest warp alone (the walk's gaps and group waits), as long as the SM's shared-memory pipe
     serves its warps' wavefronts, and as long as its busiest sub-partition
-    is held by the warps placed on it (warp w on w mod 4): by their issues and pipe time, or by their
-    wgmmas' tensor-core time and FP32 issues where those are longer (the tensor core works while its
+    is held by the warps placed on it (warp w on w mod 4): the busiest of its units, the issue slot,
+    each register bank and each pipe on its own (an IADD3 on the ALU and an IMAD.IADD on the FMA
+    pipe issue a cycle apart: the twenty-ninth batch's adds beside wgmmas, 1.41 cycles an issue on
+    the H200, where the sum of each instruction's busiest unit gave 2), or their wgmmas'
+    tensor-core time and FP32 issues where those are longer (the tensor core works while its
     warps issue other instructions on, as in the queueing network). The queueing network overlaps one warp's tensor-core work with another's
     arithmetic at any phase; warps that meet at every barrier of a loop, as a two-warpgroup
     attention's do, run each stretch's wgmmas and each stretch's softmax together."""
@@ -553,7 +556,7 @@ def _stretch_bounds(costs: KernelCosts, counts: np.ndarray) -> tuple:
     chain = (counts * costs.gap) @ costs.in_stretch          # warps x stretches
     placed = np.arange(len(counts)) % 4
     smsp = 0.0
-    for hold in (costs.hold, costs.hold_tensor):
+    for hold in costs.unit_holds + [costs.hold_tensor]:       # each unit on its own, as sub_partition_held
         held = (counts * hold) @ costs.in_stretch
         smsp = np.maximum(smsp, np.stack([held[placed == q].sum(axis=0) for q in range(4)]))
     shared = (counts * costs.per_exec["wavefronts"]).sum(axis=0) @ costs.in_stretch   # the SM's one shared pipe
