@@ -11,6 +11,7 @@
 // Build: nvcc -arch=sm_90a -cubin -o microbench8.cubin microbench8.cu (build.sh).
 
 #include "microbench8_wgmma.h"
+#include "microbench_mbarrier.h"
 
 #define CLOCK_START()                       \
     __syncthreads();                        \
@@ -145,23 +146,6 @@ extern "C" __global__ void mb8_stsm(long long* clocks, float* sink, int iters) {
     }
     CLOCK_END();
     if (((unsigned*)buf)[threadIdx.x] == 12345u) sink[threadIdx.x] = 1.f;
-}
-
-// ---- mbarrier helpers
-__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
-}
-__device__ __forceinline__ void mbar_arrive(unsigned bar) {
-    asm volatile("{\n.reg .b64 state;\nmbarrier.arrive.shared::cta.b64 state, [%0];\n}" ::"r"(bar) : "memory");
-}
-__device__ __forceinline__ void mbar_expect_tx(unsigned bar, unsigned bytes) {
-    asm volatile("{\n.reg .b64 state;\nmbarrier.arrive.expect_tx.shared::cta.b64 state, [%0], %1;\n}"
-                 ::"r"(bar), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
-    asm volatile("{\n.reg .pred done;\nWAIT:\n"
-                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-                 "@!done bra WAIT;\n}" ::"r"(bar), "r"(parity) : "memory");
 }
 
 // ---- TMA: thread 0 of each CTA keeps `stages` box loads in flight into a ring of dynamic shared

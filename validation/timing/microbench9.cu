@@ -8,22 +8,12 @@
 // tl.make_tensor_descriptor leaves it (2).
 // Every kernel writes clock64 at its start and end per CTA (clocks[2 * cta], [2 * cta + 1]).
 // Build: nvcc -arch=sm_90a -cubin -o microbench9.cubin microbench9.cu (build.sh).
+#include "microbench_mbarrier.h"
+
 __constant__ __align__(64) unsigned char mb9_tmap_const[128];
 
 __device__ __forceinline__ unsigned smem_addr(const void* p) {
     return (unsigned)__cvta_generic_to_shared(p);
-}
-__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
-}
-__device__ __forceinline__ void mbar_expect_tx(unsigned bar, unsigned bytes) {
-    asm volatile("{\n.reg .b64 state;\nmbarrier.arrive.expect_tx.shared::cta.b64 state, [%0], %1;\n}"
-                 ::"r"(bar), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
-    asm volatile("{\n.reg .pred done;\nWAIT:\n"
-                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-                 "@!done bra WAIT;\n}" ::"r"(bar), "r"(parity) : "memory");
 }
 
 extern "C" __global__ void mb9_tma_pipe(const void* tmap_global,
