@@ -51,6 +51,8 @@ class SiteMemory:
     rereads: tuple = ()             # (lines, sectors): sectors a CTA read again, by how many distinct lines
     #                                 it read since (reuse.stack_distances; bucket edges), in-step ones aside
     wavefronts: int = 0             # shared memory
+    chunk_gaps: int = 0             # gaps between a request's distinct 64-byte chunks (HBM's access), in order
+    gap_doublings: float = 0.0      # ... summed, each as log2 of its chunks, 0 (adjacent) to SPREAD_DOUBLINGS
     # atomics at the hottest L2 slice chunk (ATOMIC_CHUNK_BYTES): per (warp request, line) reaching it,
     # one address (its lanes serialise) or several (one pass of the line)
     hot_line_ctas: int = 0          # sampled CTAs that touched the hottest chunk
@@ -216,6 +218,20 @@ def global_request_stats(warps: np.ndarray, addrs: np.ndarray, nbytes: int) -> t
     return distinct_count(warps), distinct_count(w | sec), distinct_count(w | (a >> 7)), sec
 
 
+SPREAD_DOUBLINGS = 4       # a gap of 16 chunks (1 KB) or more counts as 16: HBM slows no further (31st batch)
+
+
+def chunk_spread(warps: np.ndarray, addrs: np.ndarray) -> tuple:
+    """(gaps, their doublings) between the distinct 64-byte chunks each warp's request touches, in
+    address order: a gap of g chunks counts log2(g) doublings, at most SPREAD_DOUBLINGS. HBM moves a
+    chunk at a time, and serves the same chunks slower the farther apart they lie (the thirty-first
+    batch)."""
+    keys = np.unique((warps.astype(np.int64) << 40) | (address_offsets(addrs) >> 6))
+    same = (keys[1:] >> 40) == (keys[:-1] >> 40)
+    gaps = (keys[1:] - keys[:-1])[same]
+    return len(gaps), float(np.minimum(np.log2(np.maximum(gaps, 1)), SPREAD_DOUBLINGS).sum())
+
+
 def store_run_cycles(run: list) -> float:
     """LSU cycles of stores (global or local) a warp group issued back to back to the same sectors, `run` =
     [((warp << 40) | byte offset keys, bytes each), ...]: a cycle for each sector their bytes fill
@@ -369,6 +385,9 @@ class _Recorder(LaunchObserver):
         if space != "global":
             return
         if kind in ("load", "store"):
+            gaps, doublings = chunk_spread(np.asarray(warp_slots), addrs)
+            rec.chunk_gaps += gaps
+            rec.gap_doublings += doublings
             base = address_offsets(addrs) >> 5
             self._cta_order.append(((ctas.astype(np.int64) << CTA_SHIFT) | base, site_index, np.asarray(warp_slots),
                                     kind == "load"))

@@ -276,7 +276,10 @@ class KernelCosts:
                 rate = cp_async_rate if opcode == "LDGSTS" else 1.0
                 line = COPY_LINE_BYTES if copy else 128.0
                 per_exec["l2_async" if copy else "l2"][i] = l2_demand(i, m, line) / rate / e
-                per_exec["dram_async" if copy else "dram"][i] = (m.sectors * 32 * dram_per_sector +
+                # reads HBM serves slower the farther apart their chunks lie (thirty-first batch)
+                spread = 1.0 + preset.hbm_read_spread_cost * m.gap_doublings / m.chunk_gaps \
+                    if m.kind == "load" and m.chunk_gaps else 1.0
+                per_exec["dram_async" if copy else "dram"][i] = (m.sectors * 32 * dram_per_sector * spread +
                                                                m.partial_lines * self.partial_fill) / e
                 if m.kind != "load":
                     per_exec["hbm_write"][i] = m.sectors * 32 * write_share / e

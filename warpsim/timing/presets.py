@@ -37,6 +37,7 @@ MEASURED14 = "validation/timing/h200/microbench14_ncu.csv: measured on H200"
 MEASURED21 = "validation/timing/h200/microbench21.json: measured on H200"
 MEASURED27 = "validation/timing/h200/microbench27_ncu.csv: measured on H200"
 MEASURED30 = "validation/timing/h200/microbench30_ncu.csv: measured on H200"
+MEASURED31 = "validation/timing/h200/microbench31_ncu.csv: measured on H200"
 MEASURED_NCU = "validation/timing/h200/ncu_raw_0.csv (device__attribute_*): reported by the H200"
 CUDA_PG = "CUDA C++ Programming Guide, compute capability table and 'Arithmetic Instructions' throughput table"
 HOPPER_WP = "NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022)"
@@ -119,6 +120,7 @@ class GPUPreset:
     atomic_latency: float                # one thread's ATOM round trip, cycles
     atomic_units: float                  # L2 slices that serve atomics at once, 512-byte chunks hashed over them
     partial_line_hbm_bytes: float        # HBM time of a line whose sector a kernel writes only part of, in bytes of copy
+    hbm_read_spread_cost: float          # HBM time of a read added per doubling of the gap between its 64-byte chunks
     branch_taken_cycles: float           # a taken branch beyond its stall count (target resolution, refetch)
     branch_taken_issue_cycles: float     # issue cycles of the sub-partition a taken branch's refetch holds
     bsync_cycles: float                  # branch_resolving of each group of lanes arriving at a BSYNC
@@ -296,6 +298,10 @@ _H200 = {
     "barrier_arrival_cycles": (2.18, MEASURED27 + " [derived] (mb27_bar, 64 warps an SM as 4 to 16 CTAs: 135.5-141.0 "
                                                   "cycles a round of one FFMA and a __syncthreads whatever the CTAs, "
                                                   "over 64 arrivals)"),
+    "hbm_read_spread_cost": (0.156, MEASURED31 + " [derived] (mb31_load, 1M floats read 16 to 256 floats apart, 67.1 MB "
+                                                 "from HBM each: 18.9, 21.0, 25.1, 27.3, 30.7 us at chunk gaps of 1, 2, 4, "
+                                                 "8, 16; a least-squares line in the doublings, 2.95 us a doubling over "
+                                                 "18.9)"),
     "launch_overhead_us": (1.41, MEASURED_CASES + " (CUDA-event median minus ncu gpu__time_duration, median over the "
                                                   "compute-bound cases; range 0.3-2.0 us)"),
     "empty_kernel_event_us": (7.86, MEASURED + " (one empty <<<1,32>>> launch between two events, median of 200; "
@@ -388,19 +394,20 @@ def _no_wgmma(arch: str, figures: dict) -> dict:
             "cp_async_l2_bytes_per_clk": (MappingProxyType({}), "[assumed] not measured: cp.async draws the L2 "
                                           "as the H200's microbench5 gave, 1.125x ld.global.cg (model.ASYNC_COPY_L2_RATE)")}
 
-# The figures only the H200's microbenchmarks measured (batches 2, 3, 6, 21 and 27, set 2's development half);
+# The figures only the H200's microbenchmarks measured (batches 2, 3, 6, 21, 27 and 31, set 2's development half);
 # the other presets take them as the H200's, saying so.
 _MICROBENCHMARKED = {
     name: MEASURED3 if name in ("branch_taken_issue_cycles", "wave_drain_span", "cta_drain_span") else
     MEASURED_SET2_DEV if name in ("bsync_cycles", "partial_line_hbm_bytes", "atomic_units") else
     MEASURED6 if name.startswith("cta_turnaround") else
     MEASURED21 if name == "hbm_latency_under_writes" else
-    MEASURED27 if name == "barrier_arrival_cycles" else MEASURED2
+    MEASURED27 if name == "barrier_arrival_cycles" else
+    MEASURED31 if name == "hbm_read_spread_cost" else MEASURED2
     for name in ("l1_lines_per_clk", "atomic_lane_cycles_int", "atomic_lane_cycles_float",
                  "atomic_line_pass_cycles", "atomic_latency", "branch_taken_cycles",
                  "branch_taken_issue_cycles", "wave_drain_span", "cta_drain_span", "barrier_cycles",
                  "barrier_cycles_per_warp", "barrier_arrival_cycles", "bsync_cycles", "partial_line_hbm_bytes", "atomic_units", "cta_turnaround_cycles",
-                 "cta_turnaround_cycles_per_warp", "hbm_latency_under_writes")}
+                 "cta_turnaround_cycles_per_warp", "hbm_latency_under_writes", "hbm_read_spread_cost")}
 
 
 def _microbenchmarked_as_h200(why: str) -> dict:
