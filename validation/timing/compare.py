@@ -194,8 +194,8 @@ SET_TEXT = {
          "cases are given apart below.",
     "2": "Set 2 was written after the model was fitted on set 1 and split once, by a hash of each label, "
          "into a development half and a held-out half (cases2.half_of). Model changes were made looking at "
-         "the development half only; three preset figures come from it (bsync_cycles, "
-         "partial_line_hbm_bytes, atomic_units: presets.py names the cases), the others from "
+         "the development half only; two preset figures come from it (bsync_cycles, "
+         "atomic_units: presets.py names the cases), the others from "
          "microbenchmarks. The held-out half was predicted once, at the end, and its figures are given "
          "apart below.",
 }

@@ -276,11 +276,14 @@ class KernelCosts:
                 rate = cp_async_rate if opcode == "LDGSTS" else 1.0
                 line = COPY_LINE_BYTES if copy else 128.0
                 per_exec["l2_async" if copy else "l2"][i] = l2_demand(i, m, line) / rate / e
-                # reads HBM serves slower the farther apart their chunks lie (thirty-first batch)
-                spread = 1.0 + preset.hbm_read_spread_cost * m.gap_doublings / m.chunk_gaps \
-                    if m.kind == "load" and m.chunk_gaps else 1.0
+                # HBM serves reads and partly written lines slower the farther apart their chunks lie
+                # (thirty-first batch)
+                doublings = m.gap_doublings / m.chunk_gaps if m.chunk_gaps else 0.0
+                spread = 1.0 + preset.hbm_read_spread_cost * doublings if m.kind == "load" else 1.0
+                at, factor = zip(*preset.partial_write_spread)
                 per_exec["dram_async" if copy else "dram"][i] = (m.sectors * 32 * dram_per_sector * spread +
-                                                               m.partial_lines * self.partial_fill) / e
+                                                               m.partial_lines * self.partial_fill *
+                                                               float(np.interp(doublings, at, factor))) / e
                 if m.kind != "load":
                     per_exec["hbm_write"][i] = m.sectors * 32 * write_share / e
         hold = pipe_cycles(preset)

@@ -121,6 +121,7 @@ class GPUPreset:
     atomic_units: float                  # L2 slices that serve atomics at once, 512-byte chunks hashed over them
     partial_line_hbm_bytes: float        # HBM time of a line whose sector a kernel writes only part of, in bytes of copy
     hbm_read_spread_cost: float          # HBM time of a read added per doubling of the gap between its 64-byte chunks
+    partial_write_spread: tuple          # a partly written line's HBM time by those doublings: ((doublings, factor), ...)
     branch_taken_cycles: float           # a taken branch beyond its stall count (target resolution, refetch)
     branch_taken_issue_cycles: float     # issue cycles of the sub-partition a taken branch's refetch holds
     bsync_cycles: float                  # branch_resolving of each group of lanes arriving at a BSYNC
@@ -269,10 +270,11 @@ _H200 = {
                                              "cycles when a wave's CTAs touch 67 chunks, 22.5 slices at a lane per "
                                              "cycle; 1 - exp(-67 / U) of U busy gives U = 24; the same at a lane per "
                                              "cycle for f32, and one CTA per address (8 chunks per wave) 7.4 busy)"),
-    "partial_line_hbm_bytes": (128.0, MEASURED_SET2_DEV + " [derived] (t2_strided_store, 2M float stores 32 / 128 / "
-                                                        "256 bytes apart: ncu dram__bytes_read grows by 32 B per partly "
-                                                        "written sector, and the time by 40-55 ps per line written: a "
-                                                        "line's 128 B at the measured copy bandwidth is 33 ps)"),
+    "partial_line_hbm_bytes": (100.0, MEASURED31 + " [derived] (mb31_store, 1M floats written 16 to 256 floats apart: "
+                                                 "ncu dram__bytes_read grows by 32 B per partly written sector; 100 B of "
+                                                 "copy time a line, with partial_write_spread, puts the rows 8 to 256 "
+                                                 "floats apart at -11% to +16%, mean -1%; set 2's development half had "
+                                                 "given 128)"),
     "branch_taken_cycles": (5.0, MEASURED2 + " [derived] (mb_bar's inner loop VIADD, IMAD.MOV, ISETP, FFMA, BRA: 28.0 "
                                              "cycles per iteration from one warp (skew 32 against skew 8, 1 and 4 warps); "
                                              "its control codes' stall counts add to 23)"),
@@ -298,6 +300,10 @@ _H200 = {
     "barrier_arrival_cycles": (2.18, MEASURED27 + " [derived] (mb27_bar, 64 warps an SM as 4 to 16 CTAs: 135.5-141.0 "
                                                   "cycles a round of one FFMA and a __syncthreads whatever the CTAs, "
                                                   "over 64 arrivals)"),
+    "partial_write_spread": (((1.0, 1.0), (2.0, 1.369), (3.0, 1.463), (4.0, 1.511)),
+                             MEASURED31 + " (mb31_store, 1M floats written 32 to 256 floats apart, one partly written "
+                                          "line each: 39.3, 53.8, 57.5, 59.4 us at chunk gaps of 2, 4, 8, 16; 64 bytes "
+                                          "apart, two sectors a line, half the lines in 19.5 us)"),
     "hbm_read_spread_cost": (0.156, MEASURED31 + " [derived] (mb31_load, 1M floats read 16 to 256 floats apart, 67.1 MB "
                                                  "from HBM each: 18.9, 21.0, 25.1, 27.3, 30.7 us at chunk gaps of 1, 2, 4, "
                                                  "8, 16; a least-squares line in the doublings, 2.95 us a doubling over "
@@ -398,16 +404,17 @@ def _no_wgmma(arch: str, figures: dict) -> dict:
 # the other presets take them as the H200's, saying so.
 _MICROBENCHMARKED = {
     name: MEASURED3 if name in ("branch_taken_issue_cycles", "wave_drain_span", "cta_drain_span") else
-    MEASURED_SET2_DEV if name in ("bsync_cycles", "partial_line_hbm_bytes", "atomic_units") else
+    MEASURED_SET2_DEV if name in ("bsync_cycles", "atomic_units") else
     MEASURED6 if name.startswith("cta_turnaround") else
     MEASURED21 if name == "hbm_latency_under_writes" else
     MEASURED27 if name == "barrier_arrival_cycles" else
-    MEASURED31 if name == "hbm_read_spread_cost" else MEASURED2
+    MEASURED31 if name in ("hbm_read_spread_cost", "partial_write_spread", "partial_line_hbm_bytes") else MEASURED2
     for name in ("l1_lines_per_clk", "atomic_lane_cycles_int", "atomic_lane_cycles_float",
                  "atomic_line_pass_cycles", "atomic_latency", "branch_taken_cycles",
                  "branch_taken_issue_cycles", "wave_drain_span", "cta_drain_span", "barrier_cycles",
                  "barrier_cycles_per_warp", "barrier_arrival_cycles", "bsync_cycles", "partial_line_hbm_bytes", "atomic_units", "cta_turnaround_cycles",
-                 "cta_turnaround_cycles_per_warp", "hbm_latency_under_writes", "hbm_read_spread_cost")}
+                 "cta_turnaround_cycles_per_warp", "hbm_latency_under_writes", "hbm_read_spread_cost",
+                 "partial_write_spread")}
 
 
 def _microbenchmarked_as_h200(why: str) -> dict:
