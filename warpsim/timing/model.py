@@ -294,10 +294,10 @@ class KernelCosts:
         self.bank_reads = bank_reads(fn.instructions, self.pipes)
         # which stretch between CTA barriers each instruction is in (_between_barriers), one-hot: stretch b
         # ends at the b-th BAR
-        self.before_barrier = _before_barrier(fn, self.is_barrier)
         barrier_at = np.flatnonzero(self.is_barrier)
         self.in_stretch = np.eye(len(barrier_at) + 1)[np.searchsorted(barrier_at, np.arange(n))] \
             if len(barrier_at) else None
+        self.before_barrier = _before_barrier(fn, self.is_barrier)      # a barrier still ahead (held_before_barriers)
         # what each instruction holds its sub-partition for: the issue slot or its pipe, and apart from
         # that the tensor core, which runs a wgmma while the warps issue on
         self.unit_holds = [np.ones(n)] + list(self.bank_reads.T) + [pipe_hold[p] for p in QUEUE_PIPES if p != "tensor"]
@@ -617,7 +617,7 @@ def _with_barrier_skew(stations: list, warps: int, warps_per_cta: int, cycle: fl
     delay too. The warps meet again at each barrier, so only the queueing of the stretches that end at
     one spreads them there: `at_barriers`, the share of the warps' sub-partition time in those stretches
     (KernelCosts.held_before_barriers; the twenty-eighth batch's wgmma loops, one __syncthreads before
-    them, were 24-36% slow with two CTAs an SM when all their queueing counted).
+    them, were 8-36% slow with two CTAs an SM when all their queueing counted).
     That wait is a delay of every warp; it lowers the queueing it comes from, so the two are solved
     together (a few fixed-point steps). Where CTAs wait for slots (`slot_waits`) a CTA's end waits so too
     for its last warp after the last barrier, but the warps that finished first have exited, so that
