@@ -218,7 +218,7 @@ def global_request_stats(warps: np.ndarray, addrs: np.ndarray, nbytes: int) -> t
     return distinct_count(warps), distinct_count(w | sec), distinct_count(w | (a >> 7)), sec
 
 
-SPREAD_DOUBLINGS = 4       # a gap of 16 chunks (1 KB) or more counts as 16: HBM slows no further (31st batch)
+SPREAD_DOUBLINGS = 4       # a gap of 16 chunks (1 KB, the thirty-first batch's widest) or more counts as 16 [assumed]
 
 
 def chunk_spread(warps: np.ndarray, addrs: np.ndarray) -> tuple:
