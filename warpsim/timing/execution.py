@@ -68,6 +68,7 @@ class SiteMemory:
     atomic_chunks_per_cta: float = 0.0
     atomic_chunk_advance: float = 0.0
     partial_lines: int = 0          # stores: distinct lines it wrote part of a sector of, the kernel not reading it
+    partial_sectors: int = 0        # ... and those sectors
     store_cycles: float = 0.0       # stores: LSU cycles of its requests, those issued back to back merged
     #                                 (store_run_cycles)
 
@@ -503,6 +504,7 @@ class _Recorder(LaunchObserver):
         owner = site[first][np.unique(inv, return_index=True)[1]][partial]
         for s in np.unique(owner).tolist():
             self.memory[s].partial_lines = distinct_count(lines[owner == s])
+            self.memory[s].partial_sectors = int(np.count_nonzero(owner == s))
 
 
 class SassRecorder(_Recorder):

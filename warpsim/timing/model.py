@@ -281,9 +281,12 @@ class KernelCosts:
                 doublings = m.gap_doublings / m.chunk_gaps if m.chunk_gaps else 0.0
                 spread = 1.0 + preset.hbm_read_spread_cost * doublings if m.kind == "load" else 1.0
                 at, factor = zip(*preset.partial_write_spread)
+                partial = m.partial_lines * self.partial_fill * float(np.interp(doublings, at, factor))
+                if m.partial_lines:             # and by how many of a line's sectors are written in part
+                    at, factor = zip(*preset.partial_line_sectors)
+                    partial *= float(np.interp(m.partial_sectors / m.partial_lines, at, factor))
                 per_exec["dram_async" if copy else "dram"][i] = (m.sectors * 32 * dram_per_sector * spread +
-                                                               m.partial_lines * self.partial_fill *
-                                                               float(np.interp(doublings, at, factor))) / e
+                                                               partial) / e
                 if m.kind != "load":
                     per_exec["hbm_write"][i] = m.sectors * 32 * write_share / e
         hold = pipe_cycles(preset)

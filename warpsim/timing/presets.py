@@ -122,6 +122,7 @@ class GPUPreset:
     partial_line_hbm_bytes: float        # HBM time of a line whose sector a kernel writes only part of, in bytes of copy
     hbm_read_spread_cost: float          # HBM time of a read added per doubling of the gap between its 64-byte chunks
     partial_write_spread: tuple          # a partly written line's HBM time by those doublings: ((doublings, factor), ...)
+    partial_line_sectors: tuple          # ... by how many of its sectors are written in part: ((sectors, factor), ...)
     branch_taken_cycles: float           # a taken branch beyond its stall count (target resolution, refetch)
     branch_taken_issue_cycles: float     # issue cycles of the sub-partition a taken branch's refetch holds
     bsync_cycles: float                  # branch_resolving of each group of lanes arriving at a BSYNC
@@ -304,6 +305,10 @@ _H200 = {
                              MEASURED31 + " (mb31_store, 1M floats written 32 to 256 floats apart, one partly written "
                                           "line each: 39.3, 53.8, 57.5, 59.4 us at chunk gaps of 2, 4, 8, 16; 64 bytes "
                                           "apart, two sectors a line, half the lines in 19.5 us)"),
+    "partial_line_sectors": (((2.0, 1.0), (4.0, 1.25)),
+                             MEASURED31 + " [derived] (mb31_store: 64 and 128 bytes apart, lines of 2 and 1 partly "
+                                          "written sectors, cost alike a line; 32 bytes apart, 4 a line, the factor "
+                                          "that puts that row's time on the H200's)"),
     "hbm_read_spread_cost": (0.156, MEASURED31 + " [derived] (mb31_load, 1M floats read 16 to 256 floats apart, 67.1 MB "
                                                  "from HBM each: 18.9, 21.0, 25.1, 27.3, 30.7 us at chunk gaps of 1, 2, 4, "
                                                  "8, 16; a least-squares line in the doublings, 2.95 us a doubling over "
@@ -408,13 +413,14 @@ _MICROBENCHMARKED = {
     MEASURED6 if name.startswith("cta_turnaround") else
     MEASURED21 if name == "hbm_latency_under_writes" else
     MEASURED27 if name == "barrier_arrival_cycles" else
-    MEASURED31 if name in ("hbm_read_spread_cost", "partial_write_spread", "partial_line_hbm_bytes") else MEASURED2
+    MEASURED31 if name in ("hbm_read_spread_cost", "partial_write_spread", "partial_line_hbm_bytes",
+                           "partial_line_sectors") else MEASURED2
     for name in ("l1_lines_per_clk", "atomic_lane_cycles_int", "atomic_lane_cycles_float",
                  "atomic_line_pass_cycles", "atomic_latency", "branch_taken_cycles",
                  "branch_taken_issue_cycles", "wave_drain_span", "cta_drain_span", "barrier_cycles",
                  "barrier_cycles_per_warp", "barrier_arrival_cycles", "bsync_cycles", "partial_line_hbm_bytes", "atomic_units", "cta_turnaround_cycles",
                  "cta_turnaround_cycles_per_warp", "hbm_latency_under_writes", "hbm_read_spread_cost",
-                 "partial_write_spread")}
+                 "partial_write_spread", "partial_line_sectors")}
 
 
 def _microbenchmarked_as_h200(why: str) -> dict:
