@@ -27,7 +27,7 @@ from ..machine.events import LaunchObserver
 from ..machine.memory import GLOBAL_BASE
 from ..semantics.addresses import local_hardware_bytes
 from ..sass.executor.async_copy import TMA_UNIT
-from ..sass.issues import brx_targets, bsync_arrivals, bsync_starts
+from ..sass.issues import Departures, brx_targets, bsync_starts
 from .reuse import bucket, stack_distances
 
 
@@ -553,7 +553,7 @@ class SassRecorder(_Recorder):
         extra = []
         if block.end - block.start == 1 and bsync_starts(st.program)[block.start]:
             extra.append((block.start, warps, -1))
-        for target, arrived in bsync_arrivals(st.program, g.idx, next_pc, warps):
+        for target, arrived in Departures(st, g, next_pc).bsync_arrivals(st.program):
             extra.append((target, arrived, 1))
         control = block.control
         if control is not None and control.ins.opcode == "BRX" and len(g.idx) > 1:

@@ -280,11 +280,8 @@ class KernelCosts:
                 # (thirty-first batch)
                 doublings = m.gap_doublings / m.chunk_gaps if m.chunk_gaps else 0.0
                 spread = 1.0 + preset.hbm_read_spread_cost * doublings if m.kind == "load" else 1.0
-                at, factor = zip(*preset.partial_write_spread)
-                partial = m.partial_lines * self.partial_fill * float(np.interp(doublings, at, factor))
-                if m.partial_lines:             # and by how many of a line's sectors are written in part
-                    at, factor = zip(*preset.partial_line_sectors)
-                    partial *= float(np.interp(m.partial_sectors / m.partial_lines, at, factor))
+                partial = m.partial_lines * self.partial_fill * _on_table(preset.partial_write_spread, doublings) * \
+                    _on_table(preset.partial_line_sectors, m.partial_sectors / m.partial_lines) if m.partial_lines else 0.0
                 per_exec["dram_async" if copy else "dram"][i] = (m.sectors * 32 * dram_per_sector * spread +
                                                                partial) / e
                 if m.kind != "load":
@@ -390,6 +387,14 @@ class KernelCosts:
             else:
                 taken += counts[:, i]
         return taken
+
+
+def _on_table(points: tuple, x: float) -> float:
+    """A preset table's factor at x: ((x, factor), ...) interpolated, its end factors beyond its ends
+    (partial_write_spread by the doublings of a site's chunk gaps, partial_line_sectors by a line's
+    partly written sectors)."""
+    at, factor = zip(*points)
+    return float(np.interp(x, at, factor))
 
 
 def _before_barrier(function, is_barrier: np.ndarray) -> np.ndarray:
