@@ -28,6 +28,14 @@ __device__ __forceinline__ unsigned long long wgmma_desc(unsigned addr, unsigned
     return (unsigned long long)((addr & 0x3FFFF) >> 4) | ((unsigned long long)(lbo >> 4) << 16) |
            ((unsigned long long)(sbo >> 4) << 32);
 }
+
+// The tile a batch's wgmmas read (batches 14, 17, 26, 28, 29): `bytes` of `words` copied into shared
+// memory by the CTA's threads, fenced for the async proxy the wgmmas read through, and the CTA met.
+__device__ __forceinline__ void load_tile(unsigned char* tile, const unsigned* words, int bytes) {
+    for (int i = threadIdx.x; i < bytes / 4; i += blockDim.x) ((unsigned*)tile)[i] = words[i];
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    __syncthreads();
+}
 """
 
 

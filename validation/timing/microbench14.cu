@@ -28,9 +28,7 @@ __device__ __forceinline__ unsigned long long global_ns() {
 extern "C" __global__ void __launch_bounds__(256) mb14_tensor(const unsigned* tile_words, long long* stamps,
                                                               float* sink, int iters, int spin) {
     __shared__ __align__(1024) unsigned char tile[12288];
-    for (int i = threadIdx.x; i < 12288 / 4; i += blockDim.x) ((unsigned*)tile)[i] = tile_words[i];
-    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-    __syncthreads();
+    load_tile(tile, tile_words, 12288);
     unsigned long long da = wgmma_desc(smem_addr(tile), 128, 256);
     unsigned long long db = wgmma_desc(smem_addr(tile + 4096), 128, 256);
     unsigned a[4] = {0u, 0u, 0u, 0u};

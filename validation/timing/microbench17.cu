@@ -19,9 +19,7 @@ template <bool RS>
 __device__ __forceinline__ void beside(const unsigned* tile_words, long long* stamps, float* sink, int groups,
                                        int rounds, int mufu) {
     __shared__ __align__(1024) unsigned char tile[12288];
-    for (int i = threadIdx.x; i < 12288 / 4; i += blockDim.x) ((unsigned*)tile)[i] = tile_words[i];
-    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-    __syncthreads();
+    load_tile(tile, tile_words, 12288);
     int warp = threadIdx.x / 32;
     long long t0 = clock64();
     float s = 0.f;

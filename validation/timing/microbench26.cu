@@ -11,9 +11,7 @@
 extern "C" __global__ void __launch_bounds__(128) mb26_skew(const unsigned* tile_words, float* sink, int groups,
                                                             int skew, int sync) {
     __shared__ __align__(1024) unsigned char tile[12288];
-    for (int i = threadIdx.x; i < 12288 / 4; i += blockDim.x) ((unsigned*)tile)[i] = tile_words[i];
-    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-    __syncthreads();
+    load_tile(tile, tile_words, 12288);
     int warp = threadIdx.x / 32;
     unsigned long long da = wgmma_desc(smem_addr(tile), 128, 256);
     unsigned long long db = wgmma_desc(smem_addr(tile + 4096), 128, 256);

@@ -22,9 +22,7 @@ template <> __device__ __forceinline__ void mma<256>(float (&d)[128], const unsi
 template <int WIDTH, int N, int PENDING>
 __device__ __forceinline__ void queue_body(const unsigned* tile_words, float* sink, int groups) {
     __shared__ __align__(1024) unsigned char tile[20480];
-    for (int i = threadIdx.x; i < 20480 / 4; i += blockDim.x) ((unsigned*)tile)[i] = tile_words[i];
-    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-    __syncthreads();
+    load_tile(tile, tile_words, 20480);
     unsigned long long da = wgmma_desc(smem_addr(tile), 128, 256);
     unsigned long long db = wgmma_desc(smem_addr(tile + 4096), 128, 256);
     unsigned a[4] = {tile_words[threadIdx.x], tile_words[threadIdx.x + 128], tile_words[threadIdx.x + 256],

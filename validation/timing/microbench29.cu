@@ -33,9 +33,7 @@ __device__ __forceinline__ void filler(unsigned (&u)[8], float (&f)[8]) {
 template <int KIND, int X>
 __device__ __forceinline__ void beside_body(const unsigned* tile_words, float* sink, int groups) {
     __shared__ __align__(1024) unsigned char tile[12288];
-    for (int i = threadIdx.x; i < 12288 / 4; i += blockDim.x) ((unsigned*)tile)[i] = tile_words[i];
-    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-    __syncthreads();
+    load_tile(tile, tile_words, 12288);
     unsigned long long da = wgmma_desc(smem_addr(tile), 128, 256);
     unsigned long long db = wgmma_desc(smem_addr(tile + 4096), 128, 256);
     unsigned a[4] = {tile_words[threadIdx.x], tile_words[threadIdx.x + 128], tile_words[threadIdx.x + 256],

@@ -13,6 +13,14 @@ __device__ __forceinline__ unsigned long long wgmma_desc(unsigned addr, unsigned
            ((unsigned long long)(sbo >> 4) << 32);
 }
 
+// The tile a batch's wgmmas read (batches 14, 17, 26, 28, 29): `bytes` of `words` copied into shared
+// memory by the CTA's threads, fenced for the async proxy the wgmmas read through, and the CTA met.
+__device__ __forceinline__ void load_tile(unsigned char* tile, const unsigned* words, int bytes) {
+    for (int i = threadIdx.x; i < bytes / 4; i += blockDim.x) ((unsigned*)tile)[i] = words[i];
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    __syncthreads();
+}
+
 __device__ __forceinline__ void wgmma_f16_ss_n64(float (&d)[32], const unsigned (&a)[4], unsigned long long desc_a, unsigned long long desc_b) {
     (void)a; (void)desc_a;
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
