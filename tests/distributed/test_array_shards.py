@@ -127,6 +127,13 @@ def test_a_shards_changes_rebuild_its_array(seed):
         rebuilt = before.copy()
         np.copyto(rebuilt[first:first + len(data)], data, where=mask_of_change(change))
         assert rebuilt.tobytes() == now.tobytes()
+        results = rng.integers(0, 256, len(now)).astype(np.uint8)    # the results file, others' bytes in it
+        others = results.copy()
+        placed = changes(now, before, into=results)
+        assert placed[0] == first and placed[1] == len(data) and np.array_equal(placed[2], change[2])
+        written = np.zeros(len(now), bool)
+        written[first:first + len(data)] = mask_of_change(change)
+        assert np.array_equal(results[written], now[written]) and np.array_equal(results[~written], others[~written])
 
 
 # ---------------------------------------------------------------- the cost model

@@ -12,6 +12,10 @@ accesses, so the compiled tier runs them at full speed. Then:
   cluster gets the arrays scattered once per launch.
 - a shard sends back, per stored or atomically updated array, the span of bytes
   it changed and a bit mask of which (so it returns what it wrote, not the heap).
+  On one host the stored bytes themselves go into a second file in /dev/shm, each
+  shard's at their heap offsets (shards of a launch without races change
+  different bytes), so the driver reads them where they lie instead of
+  receiving them through Dask's connections.
 - the driver writes the stored spans in shard order (bytes changed by two
   shards are a race: it reruns in one process) and merges each atomic array
   from the start value and every shard's final value (merge.merged_values):
@@ -36,6 +40,7 @@ import time
 import warnings
 
 import numpy as np
+from numba import njit
 
 from ..machine.memory import GLOBAL_BASE
 from ..semantics.atomics import ONE_VALUE_OPS, ORDER_FREE_OPS
@@ -82,20 +87,29 @@ def write_image(memory, places, local: bool) -> dict:
     if not local:
         image["segments"] = [(offset, memory.buffer[offset:offset + n].copy()) for offset, n in image["places"]]
         return image
+    image["path"] = path = _shared_file("warpsim-image-", size)
+    image["results"] = _shared_file("warpsim-results-", size)     # sparse: pages exist where shards write
+    with open(path, "r+b") as file, mmap.mmap(file.fileno(), size) as mapped:
+        view = np.frombuffer(mapped, dtype=np.uint8)
+        for offset, n in image["places"]:
+            if _any(memory.buffer[offset:offset + n]):   # the file reads zeros where nothing was written
+                view[offset:offset + n] = memory.buffer[offset:offset + n]
+        del view
+    return image
+
+
+def _shared_file(prefix: str, size: int) -> str:
+    """A new file of `size` zero bytes in shared memory (else the temporary folder)."""
     folder = "/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir()
-    handle, path = tempfile.mkstemp(prefix="warpsim-image-", dir=folder)
+    handle, path = tempfile.mkstemp(prefix=prefix, dir=folder)
     try:
         os.ftruncate(handle, size)
-        with mmap.mmap(handle, size) as mapped:
-            view = np.frombuffer(mapped, dtype=np.uint8)
-            for offset, n in image["places"]:
-                if _any(memory.buffer[offset:offset + n]):   # the file reads zeros where nothing was written
-                    view[offset:offset + n] = memory.buffer[offset:offset + n]
-            del view
-    finally:
+    except BaseException:
         os.close(handle)
-    image["path"] = path
-    return image
+        os.unlink(path)
+        raise
+    os.close(handle)
+    return path
 
 
 def _any(data: np.ndarray) -> bool:
@@ -104,9 +118,24 @@ def _any(data: np.ndarray) -> bool:
 
 
 def remove_image(image: dict) -> None:
-    if "path" in image:
-        with contextlib.suppress(OSError):
-            os.unlink(image["path"])
+    for key in ("path", "results"):
+        if key in image:
+            with contextlib.suppress(OSError):
+                os.unlink(image[key])
+
+
+def read_results(image: dict, shards: list) -> None:
+    """Give the shards' store changes that lie in the results file their bytes (views of it)."""
+    if "results" not in image:
+        return
+    with open(image["results"], "rb") as file:
+        mapped = mmap.mmap(file.fileno(), image["size"], flags=mmap.MAP_SHARED, prot=mmap.PROT_READ)
+    results = np.frombuffer(mapped, dtype=np.uint8)      # the views keep the mapping open
+    for shard in shards:
+        for offset, change in (shard.get("changes") or {}).items():
+            if change is not None and isinstance(change[1], int):
+                first, length, bits = change
+                shard["changes"][offset] = (first, results[offset + first:offset + first + length], bits)
 
 
 @contextlib.contextmanager
@@ -132,6 +161,21 @@ def _heap_of(image: dict):
                 mapped.close()
 
 
+@contextlib.contextmanager
+def _results_of(image: dict):
+    """The results file, writable and shared, or None (a remote cluster: changes travel by Dask)."""
+    if "results" not in image:
+        yield None
+        return
+    with open(image["results"], "r+b") as file:
+        mapped = mmap.mmap(file.fileno(), image["size"], flags=mmap.MAP_SHARED)
+    try:
+        yield np.frombuffer(mapped, dtype=np.uint8)
+    finally:
+        with contextlib.suppress(BufferError):
+            mapped.close()
+
+
 # ---------------------------------------------------------------- on a worker
 
 def run_shard(job: dict, image: dict, first: int, stop: int) -> dict:
@@ -141,14 +185,16 @@ def run_shard(job: dict, image: dict, first: int, stop: int) -> dict:
         warm = is_loaded(job)
         loaded = loaded_module(job["ptx"], job["name"], job["globals"])
         out = {"first": first, "stop": stop, "error": None, "warnings": [], "warm": warm}
-        with _heap_of(image) as (memory, original), warnings.catch_warnings(record=True) as caught, \
-                settings(**job["settings"]):
+        with _heap_of(image) as (memory, original), _results_of(image) as results, \
+                warnings.catch_warnings(record=True) as caught, settings(**job["settings"]):
             warnings.simplefilter("always")
             loaded.device.memory = memory
             try:
                 result = loaded.launch(job["kernel"], job["grid"], job["block"], job["params"],
                                        shared_mem=job["shared_mem"], cta_range=(first, stop))
-                out["changes"] = {offset: changes(memory.buffer[offset:offset + n], original[offset:offset + n])
+                stored = set(job["stored"]) if results is not None else set()
+                out["changes"] = {offset: changes(memory.buffer[offset:offset + n], original[offset:offset + n],
+                                                  results[offset:offset + n] if offset in stored else None)
                                   for offset, n in job["written"]}
             except Exception as exc:       # the driver raises it as the one-process run would
                 out["error"] = portable_error(exc)
@@ -165,28 +211,54 @@ def run_shard(job: dict, image: dict, first: int, stop: int) -> dict:
         return out
 
 
-def changes(now: np.ndarray, before: np.ndarray):
+def changes(now: np.ndarray, before: np.ndarray, into: np.ndarray = None):
     """(first changed byte, the bytes from there to the last changed one, their changed bits or None
-    when every one changed), or None when nothing changed."""
-    words = len(now) // 8
-    changed_words = now[:words * 8].view(np.uint64) != before[:words * 8].view(np.uint64)
-    tail = np.flatnonzero(now[words * 8:] != before[words * 8:])
-    if changed_words.any():
-        first = int(changed_words.argmax()) * 8
-        stop = (words - int(changed_words[::-1].argmax())) * 8
-    elif len(tail):
-        first, stop = words * 8 + int(tail[0]), 0
-    else:
+    when every one changed), or None when nothing changed. With `into` (an array as long as `now`),
+    the changed bytes are written there at their places and their count stands for the bytes."""
+    first, stop = _changed_span(now, before)
+    if first == stop:
         return None
-    if len(tail):
-        stop = words * 8 + int(tail[-1]) + 1
     changed = now[first:stop] != before[first:stop]
-    first_byte = int(changed.argmax())
-    last_byte = len(changed) - int(changed[::-1].argmax())
-    changed = changed[first_byte:last_byte]
-    first, stop = first + first_byte, first + last_byte
     bits = None if changed.all() else np.packbits(changed)
-    return first, now[first:stop].copy(), bits
+    if into is None:
+        return first, now[first:stop].copy(), bits
+    np.copyto(into[first:stop], now[first:stop], where=changed)
+    return first, stop - first, bits
+
+
+def _changed_span(now: np.ndarray, before: np.ndarray) -> tuple:
+    """[first, stop) of the bytes that differ ((0, 0) when none): 64-bit words from both ends, then
+    the bytes of the two end words and of the tail shorter than a word."""
+    words = len(now) // 8
+    word_first, word_stop = _differing_span(now[:words * 8].view(np.uint64), before[:words * 8].view(np.uint64))
+    tail_first, tail_stop = _differing_span(now[words * 8:], before[words * 8:])
+    if word_first < word_stop:
+        at = word_first * 8
+        first = at + _differing_span(now[at:at + 8], before[at:at + 8])[0]
+    elif tail_first < tail_stop:
+        first = words * 8 + tail_first
+    else:
+        return 0, 0
+    if tail_first < tail_stop:
+        return first, words * 8 + tail_stop
+    at = (word_stop - 1) * 8
+    return first, at + _differing_span(now[at:at + 8], before[at:at + 8])[1]
+
+
+@njit(cache=True, nogil=True)
+def _differing_span(a, b):
+    """[first, stop) of the elements where a and b differ, (0, 0) when none; stops at the first
+    difference from each end (a NumPy comparison would read every element and keep a mask)."""
+    n = len(a)
+    first = 0
+    while first < n and a[first] == b[first]:
+        first += 1
+    if first == n:
+        return 0, 0
+    stop = n
+    while a[stop - 1] == b[stop - 1]:
+        stop -= 1
+    return first, stop
 
 
 def _mask(change) -> np.ndarray:

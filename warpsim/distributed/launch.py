@@ -247,6 +247,7 @@ def run_by_arrays(client, loaded, kernel, grid, block, params, shared_mem, range
     try:
         job = job_of(loaded, kernel, grid, block, params, shared_mem, _shard_settings(settings), profiled=False)
         job["written"] = sorted(footprint.stores | set(footprint.atomics))
+        job["stored"] = [offset for offset, _ in footprint.stores]
         if "path" in image:
             report.bytes_sent = sum(n for _, n in places)
             sent = image
@@ -256,6 +257,7 @@ def run_by_arrays(client, loaded, kernel, grid, block, params, shared_mem, range
         futures = [client.submit(array_shards.run_shard, job, sent, first, stop, pure=False)
                    for first, stop in ranges]
         shards = client.gather(futures)
+        array_shards.read_results(image, shards)
     finally:
         array_shards.remove_image(image)
     failed = next((shard for shard in shards if shard["error"]), None)
