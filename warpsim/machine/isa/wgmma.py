@@ -21,6 +21,7 @@ module decodes the PTX instruction and reads the PTX machine's shared memory.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import numpy as np
 
@@ -30,7 +31,7 @@ from ...semantics.wgmma import (ACCUMULATORS, FP8_INPUTS, INPUT_TYPES, SWIZZLE_N
                                 chunk_starts,
                                 descriptor_fields, operand_addresses, register_a, swizzle, to_float,
                                 warpgroup_mma)
-from .. import access
+from .. import access, cluster
 from .table import WARP, emitted, whole_warp
 from .tensor import fragment_words
 
@@ -130,18 +131,73 @@ def _gather_chunks(ctx, site, slots, reads, atype):
             for (starts, mn_major), lo, hi in zip(reads, bounds, bounds[1:])]
 
 
-def _shared_operands(ctx, site, slots, b_desc, a_desc, a_rows, n, k, atype, trans_a, trans_b):
+@lru_cache(maxsize=1024)
+def _chunk_layout(desc: int, first_row: int, rows: int, k: int, element_bytes: int, mn_major: bool) -> np.ndarray:
+    """Chunk starts (rows or rows / per chunk, k / per chunk or k) of one descriptor's rows
+    first_row.. of M/N (a B's 0..N-1, an A warp's 16 of the warpgroup's 64), as chunk_starts
+    places them: offsets in the CTA's shared memory, the same for every CTA and every issue of
+    the descriptor (a kernel's pipeline stages reuse a few)."""
+    fields = descriptor_fields(np.array([desc], np.uint64))
+    starts = chunk_starts(fields, first_row + np.arange(rows)[None], np.arange(k), element_bytes, mn_major)[0]
+    starts.setflags(write=False)
+    return starts
+
+
+def _read_chunks(ctx, reads, atype):
+    """Float64 operand values, (rows, mn, k) per read, from (CTA of each row, chunk starts (rows, ...),
+    mn_major) reads that all lie in shared memory (checked by the caller): one 16-byte gather."""
+    element_bytes = INPUT_TYPES[atype][0]
+    per_chunk = 16 // element_bytes
+    shared_chunks = ctx.shared.view(np.complex128)            # 16-byte items: the bytes are only copied
+    at = [(ctas[:, None] * (ctx.shared_size >> 4) + (starts.reshape(len(starts), -1) >> 4)).ravel()
+          for ctas, starts, _ in reads]
+    values = to_float(shared_chunks[np.concatenate(at)].view(ELEMENT_BITS[element_bytes]).reshape(-1, per_chunk),
+                      atype)
+    bounds = np.cumsum([0] + [part.size for part in at])
+    return [chunk_operand(values[lo:hi], starts.shape, mn_major)
+            for (_, starts, mn_major), lo, hi in zip(reads, bounds, bounds[1:])]
+
+
+def _shared_operands(ctx, site, slots, b_desc, a_desc, quarter, n, k, atype, trans_a, trans_b):
     """(B (Bs, n, k), the B of each warp, A (warps, 16, k) or None) read from shared memory through
     the descriptors.
 
-    The warps of a warpgroup share B: it is read once per CTA and descriptor
-    (and its addresses placed once per descriptor), and every operand a
-    16-byte chunk at a time. A bad address is then looked for again element
-    by element, warp by warp, B before A, so the fault names the warp and
-    element a warp-by-warp read meets first.
+    The warps of a warpgroup share B: it is read once per CTA and descriptor, and every operand a
+    16-byte chunk at a time. Each descriptor's chunk starts are placed once (_chunk_layout) and
+    hold for every CTA, so when they all lie inside the kernel's shared bytes no lane is checked
+    on its own; otherwise the reads go through _checked_operands, which names the fault.
     """
     element_bytes = INPUT_TYPES[atype][0]
+    ctas = ctx.cta[slots].astype(np.int64)
+    descs_of_warps, desc_of_warp = np.unique(b_desc, return_inverse=True)
+    desc_of_warp = desc_of_warp.ravel()
+    keys = ctas * len(descs_of_warps) + desc_of_warp
+    _, first, per_warp = np.unique(keys, return_index=True, return_inverse=True)
+    b_layouts = [_chunk_layout(int(desc), 0, n, k, element_bytes, trans_b) for desc in descs_of_warps]
+    layouts = list(b_layouts)
+    if a_desc is not None:
+        a_descs, a_desc_of_warp = np.unique(a_desc, return_inverse=True)
+        a_keys, a_of_warp = np.unique(a_desc_of_warp.ravel() * 4 + quarter, return_inverse=True)
+        a_layouts = [_chunk_layout(int(a_descs[key >> 2]), 16 * int(key & 3), 16, k, element_bytes, trans_a)
+                     for key in a_keys]
+        layouts += a_layouts
+    last = max(int(layout.max()) for layout in layouts) + 16
+    if last > ctx.shared_used or last > cluster.CLUSTER_ADDRESS or ctx.shared.size % 16:
+        return _checked_operands(ctx, site, slots, b_desc, a_desc, quarter, n, k, atype, trans_a, trans_b)
+    reads = [(ctas[first], np.stack(b_layouts)[desc_of_warp[first]], trans_b)]
+    if a_desc is not None:
+        reads.append((ctas, np.stack(a_layouts)[a_of_warp.ravel()], trans_a))
+    values = _read_chunks(ctx, reads, atype)
+    return values[0], per_warp.ravel(), (values[1] if a_desc is not None else None)
+
+
+def _checked_operands(ctx, site, slots, b_desc, a_desc, quarter, n, k, atype, trans_a, trans_b):
+    """_shared_operands' reads with every lane's chunks checked as a load's are: a bad address is
+    looked for again element by element, warp by warp, B before A, so the fault names the warp and
+    element a warp-by-warp read meets first."""
+    element_bytes = INPUT_TYPES[atype][0]
     krange, nrange = np.arange(k), np.arange(n)
+    a_rows = None if a_desc is None else 16 * quarter[:, None] + np.arange(16)
     descs_of_warps, desc_of_warp = np.unique(b_desc, return_inverse=True)
     keys = ctx.cta[slots].astype(np.int64) * len(descs_of_warps) + desc_of_warp.ravel()
     _, first, per_warp = np.unique(keys, return_index=True, return_inverse=True)
@@ -184,12 +240,9 @@ def mma_async(ctx, site, idx, ins, a, b_desc, scale_d, d_words):
     slots = idx[firsts]
     warps = len(slots)
     lane = ctx.lane[idx].astype(np.int64)
-    a_rows = None
-    if not a_in_registers:
-        quarter = ctx.warp_in_cta[slots].astype(np.int64) % 4
-        a_rows = 16 * quarter[:, None] + np.arange(16)
+    quarter = ctx.warp_in_cta[slots].astype(np.int64) % 4        # which 16 rows of A a warp holds
     B, b_of_warp, A = _shared_operands(ctx, site, slots, np.asarray(b_desc[firsts], np.uint64),
-                            None if a_in_registers else np.asarray(a["desc"][firsts], np.uint64), a_rows,
+                            None if a_in_registers else np.asarray(a["desc"][firsts], np.uint64), quarter,
                             n, k, atype, bool(trans_a), bool(trans_b))
     A = register_a(a["words"], row, lane, warps, k, atype) if a_in_registers else A
     from ..compiled.aligned_sum import compiled_accumulate      # Numba: loaded with the first wgmma
@@ -216,9 +269,13 @@ def emit_wgmma(c, ins):
         a_expr = f"{{'desc': fit({c.typed(a, 'b64')}, n)}}"
     scale_d = f"fit({c.typed(ins.srcs[2], 'pred')}, n)"
     res = c.fresh("wgmma")
-    accumulators = "np.stack([" + ", ".join(f"fit({c.typed(r, 'b32')}, n)" for r in d.items) + "])"
+    names = [r.name for r in d.items]
+    accumulators = c.stacked_registers(names)            # (registers, threads): each register a row
+    if accumulators is None:
+        accumulators = "np.stack([" + ", ".join(f"fit({c.typed(r, 'b32')}, n)" for r in d.items) + "])"
     c.emit(f"{res} = wgmma.mma_async(ctx, {c.site(ins)}, idx, {c.const(ins, 'wgmma_mma_async')}, "
            f"{a_expr}, fit({c.typed(b, 'b64')}, n), {scale_d}, {accumulators})")
-    for k, register in enumerate(d.items):               # (registers, threads): each register a row
-        c.write(register, "b32", f"{res}[{k}]")
+    if not c.write_stacked(names, res):
+        for k, register in enumerate(d.items):
+            c.write(register, "b32", f"{res}[{k}]")
     return False
