@@ -165,7 +165,12 @@ def histogram_launch(module, rng, settings):
     return x.get(), y.get(), bins.get(), kernel.last_launch
 
 
-def test_arrays_in_and_out_with_a_histogram_give_one_process_bytes(client, module):
+@pytest.mark.parametrize("one_host", [True, False], ids=["shared-files", "scattered"])
+def test_arrays_in_and_out_with_a_histogram_give_one_process_bytes(client, module, monkeypatch, one_host):
+    """On one host the image and the stored bytes go through /dev/shm files; a remote cluster's
+    shards get the arrays scattered and send their changes back (here forced on local workers)."""
+    from warpsim.distributed import cluster
+    monkeypatch.setattr(cluster, "on_this_host", lambda client: one_host)
     alone = histogram_launch(module, np.random.default_rng(4), {"batch_threads": 1024})
     with warnings.catch_warnings():
         warnings.simplefilter("error", ShardingWarning)
