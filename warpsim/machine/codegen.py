@@ -257,27 +257,17 @@ class BlockCompiler:
         if dst.name not in self.dirty:
             self.dirty.append(dst.name)
 
-    def stacked_registers(self, regs) -> str | None:
-        """An expression of 32-bit registers' bits stacked, (len(regs), n), a register a row, each read
-        once: from the block's own value where it has one, else straight from the register file
-        (no local copy first, as load_reg makes). None if one is not a 32-bit register."""
-        if any(self.reg_bits(reg) != 32 for reg in regs):
+    def register_block(self, regs) -> str | None:
+        """A name bound to 32-bit registers as the rows of one array (LaunchState.register_block), for an
+        instruction that reads and writes them all: `name[:, rows]` reads them and `name[:, rows] = ...`
+        writes them, each one copy of all of them. None where the block holds a value of one of them
+        of its own, a guard is on, or one is not a 32-bit register: the caller reads and writes them
+        one by one."""
+        if self.guard is not None or any(reg in self.local or self.reg_bits(reg) != 32 for reg in regs):
             return None
-        parts = [self.local.get(reg) or f"ctx.reg({self.key(reg)!r}, 32)[rows]" for reg in regs]
-        return "np.stack([" + ", ".join(parts) + "])"
-
-    def write_stacked(self, regs, expr: str) -> bool:
-        """Store the rows of `expr` (len(regs), n) uint32 into 32-bit registers straight away, and drop
-        the block's values of them, so later reads see the register file. False (nothing emitted)
-        where a guard is on or one is not a 32-bit register: the caller writes them one by one."""
-        if self.guard is not None or any(self.reg_bits(reg) != 32 for reg in regs):
-            return False
-        for k, reg in enumerate(regs):
-            self.emit(f"ctx.reg({self.key(reg)!r}, 32)[rows] = {expr}[{k}]")
-            self.local.pop(reg, None)
-            if reg in self.dirty:
-                self.dirty.remove(reg)
-        return True
+        block = self.fresh("registers")
+        self.emit(f"{block} = ctx.register_block({tuple(self.key(reg) for reg in regs)!r})")
+        return block
 
     def dtype(self, ptype) -> str:
         """The NumPy dtype of a PTX type, as a name in the generated code (np_uint32, ...)."""

@@ -147,6 +147,29 @@ class LaunchState:
             self.regs[name] = arr
         return arr
 
+    def register_block(self, names: tuple) -> np.ndarray:
+        """32-bit registers `names` as the rows of one (len(names), n) array, which holds them from
+        now on, their values kept: an instruction that reads and writes them all (wgmma's
+        accumulators) moves them as one array, not register by register. Made again where one of
+        them has been given other storage since."""
+        blocks = self.__dict__.setdefault("_register_blocks", {})
+        found = blocks.get(names)
+        if found is not None:
+            block, rows = found
+            regs = self.regs
+            if all(regs.get(name) is row for name, row in zip(names, rows)):
+                return block
+        block = np.zeros((len(names), self.n), dtype=storage_dtype(32))
+        rows = []
+        for k, name in enumerate(names):
+            old = self.regs.get(name)
+            if old is not None:
+                block[k] = old
+            rows.append(block[k])
+            self.regs[name] = rows[-1]
+        blocks[names] = (block, rows)
+        return block
+
     def param_var(self, name: str) -> np.ndarray:
         """Per-thread bytes of a .param variable of a call (created on first use)."""
         arr = self.param_vars.get(name)

@@ -269,13 +269,16 @@ def emit_wgmma(c, ins):
         a_expr = f"{{'desc': fit({c.typed(a, 'b64')}, n)}}"
     scale_d = f"fit({c.typed(ins.srcs[2], 'pred')}, n)"
     res = c.fresh("wgmma")
-    names = [r.name for r in d.items]
-    accumulators = c.stacked_registers(names)            # (registers, threads): each register a row
-    if accumulators is None:
+    block = c.register_block([r.name for r in d.items])     # (registers, threads): each register a row
+    if block is not None:
+        accumulators = f"{block}[:, rows]"
+    else:
         accumulators = "np.stack([" + ", ".join(f"fit({c.typed(r, 'b32')}, n)" for r in d.items) + "])"
     c.emit(f"{res} = wgmma.mma_async(ctx, {c.site(ins)}, idx, {c.const(ins, 'wgmma_mma_async')}, "
            f"{a_expr}, fit({c.typed(b, 'b64')}, n), {scale_d}, {accumulators})")
-    if not c.write_stacked(names, res):
+    if block is not None:
+        c.emit(f"{block}[:, rows] = {res}")
+    else:
         for k, register in enumerate(d.items):
             c.write(register, "b32", f"{res}[{k}]")
     return False
