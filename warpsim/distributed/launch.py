@@ -105,7 +105,7 @@ def launch(loaded, kernel, grid, block, params, shared_mem, cooperative) -> Laun
     if len(ranges) < 2:
         return _in_one_process(loaded, kernel, grid, block, params, shared_mem, report, "small",
                                f"its {_count(grid3)} CTAs make one batch (batch_threads={settings.batch_threads})")
-    plan = _plan(loaded, kernel, params, observers, workers, len(ranges))
+    plan = _plan(loaded, kernel, params, observers, workers, len(ranges), cluster.on_this_host(client))
     if plan.kind == "unmergeable":
         return _in_one_process(loaded, kernel, grid, block, params, shared_mem, report, plan.kind,
                                f"its atomics cannot be merged across shards: {plan.why}")
@@ -147,8 +147,10 @@ class Plan:
     moved: int = 0                   # bytes written into the image, returned and merged (for the estimate)
 
 
-def _plan(loaded, kernel, params, observers, workers: int, shards: int) -> Plan:
-    """Which path a launch takes if it is sharded, and the bytes that path moves."""
+def _plan(loaded, kernel, params, observers, workers: int, shards: int, one_host: bool) -> Plan:
+    """Which path a launch takes if it is sharded, and the bytes that path moves: by arrays, the
+    touched arrays into the image, the written ones merged, and on another host sent back too (on
+    one host the shards leave their stores in a shared file)."""
     memory = loaded.device.memory
     watched = Plan("watch", "a profile watches every access", None, int(memory.top) * (workers + 2 * shards))
     if observers:
@@ -162,7 +164,7 @@ def _plan(loaded, kernel, params, observers, workers: int, shards: int) -> Plan:
         watched.kind, watched.why = kind, why
         return watched
     written = sum(n for _, n in found.stores | set(found.atomics))
-    return Plan("", "", found, sum(n for _, n in found.places()) + 2 * written)
+    return Plan("", "", found, sum(n for _, n in found.places()) + (1 if one_host else 2) * written)
 
 
 SHARDING = ("auto", "always")
