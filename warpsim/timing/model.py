@@ -242,9 +242,9 @@ class KernelCosts:
         walk = walk_function(fn, preset, latency, barrier_cycles, total_exec)
         self.walk = walk
         # how many HBM latencies each execution waits out: the walk's growth when they grow (group_time
-        # adds each the wait HBM writes cause, so a launch writing nothing to HBM needs no second walk)
+        # adds each the wait HBM's load causes: the chip's writes, or its reads near HBM's bandwidth)
         self.hbm_waits = np.zeros(n)
-        if dram_write > 0 and any(from_hbm.values()):
+        if self.dram_bytes > 0 and any(from_hbm.values()):
             probe = {i: lat + HBM_PROBE_CYCLES * from_hbm.get(i, 0.0) for i, lat in latency.items()}
             probed = walk_function(fn, preset, probe, barrier_cycles, total_exec)
             self.hbm_waits = np.maximum(0.0, probed.gap() - walk.gap()) / HBM_PROBE_CYCLES
@@ -253,7 +253,7 @@ class KernelCosts:
         self.longest_wait = float(gaps.max()) if len(gaps) else 0.0
         # ---- per-execution averages of memory work, per instruction
         per_exec = {k: np.zeros(n) for k in ("wavefronts", "tags", "l2", "dram", "l2_async", "dram_async",
-                                             "hbm_write")}
+                                             "hbm_write", "hbm_read")}
         # cp.async's draw on L2 against the SM's share of it: measured by active SMs (eighth batch), or
         # the fifth batch's 1.125x ld.global.cg where the preset has no such table
         share = cp_async_l2_share(preset, active_sms)
@@ -286,6 +286,8 @@ class KernelCosts:
                                                                partial) / e
                 if m.kind != "load":
                     per_exec["hbm_write"][i] = m.sectors * 32 * write_share / e
+                else:
+                    per_exec["hbm_read"][i] = m.sectors * 32 * dram_per_sector / e
         hold = pipe_cycles(preset)
         pipe_hold = {p: np.array([hold[p] if q == p else 0.0 for q in self.pipes]) for p in QUEUE_PIPES}
         pipe_hold["tensor"] = np.array([tensor_cycles(ins.opcode, ins.mods, preset) if q == "tensor" else 0.0
@@ -335,6 +337,7 @@ class KernelCosts:
             d["dram_async"] = c @ per_exec["dram_async"] / dram_bw
             d["hbm_waits"] = c @ self.hbm_waits
             d["hbm_write"] = c @ per_exec["hbm_write"]
+            d["hbm_read"] = c @ per_exec["hbm_read"]
             for r in DELAYS_OF_WALK:
                 d["delay:" + r] = c @ walk.cost[r]
             # the issue slot and the pipes work at once: the sub-partition is held by the larger demand,
@@ -359,11 +362,13 @@ class KernelCosts:
         self.between_barriers = [_between_barriers(self, c) for c in self.cta_counts]
         self.warps_per_cta = ex.warps_per_cta
         self.waves = waves              # CTA rounds per slot: more than one makes a CTA's end a barrier
-        # what a read from HBM waits beyond hbm_latency, in cycles, by the chip's HBM writes in bytes a
-        # cycle of one SM (group_time)
-        rates, waits = preset.hbm_latency_under_writes
+        # what a read from HBM waits beyond hbm_latency, in cycles, by the chip's HBM writes and by its
+        # reads, each in bytes a cycle of one SM (group_time): the longer of the two (a copy's write
+        # rows hold its reads' part)
         to_tbps, to_cycles = active_sms * preset.clock_hz / 1e12, preset.clock_hz / 1e9
-        self.hbm_read_wait = lambda per_sm: float(np.interp(per_sm * to_tbps, rates, waits)) * to_cycles
+        under_writes, under_reads = preset.hbm_latency_under_writes, preset.hbm_latency_under_reads
+        self.hbm_read_wait = lambda written, read: max(float(np.interp(written * to_tbps, *under_writes)),
+                                                       float(np.interp(read * to_tbps, *under_reads))) * to_cycles
         # where slots are reused, each CTA's slot sits empty between its end and the next CTA's start
         self.turnaround = (preset.cta_turnaround_cycles + preset.cta_turnaround_cycles_per_warp * ex.warps_per_cta
                            if waves > 1 else 0.0)
@@ -458,8 +463,9 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
     if costs.turnaround:
         stations.append(Station(TURNAROUND, costs.turnaround, 0))
     cycle, residence, _ = mva(stations, queued)
-    cycle, residence, memory_queue = _with_hbm_writes(stations, queued, mean, float(stacked["hbm_write"].sum()),
-                                                      costs.hbm_read_wait, cycle, residence)
+    cycle, residence, memory_queue = _with_hbm_load(stations, queued, mean, float(stacked["hbm_write"].sum()),
+                                                    float(stacked["hbm_read"].sum()), costs.hbm_read_wait, cycle,
+                                                    residence)
     # a CTA's slot frees when its last warp is done, so with CTAs waiting for the slot its end is a
     # barrier too (the queueing its warps saw sets the spread of their ends)
     exited = 0.0          # of a warp's cycle, the time it has exited while its CTA's slot waits
@@ -521,22 +527,23 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
             "competition_scheduled": _competition(stations, residence, SCHEDULED_STATIONS)}
 
 
-def _with_hbm_writes(stations: list, warps: int, mean: dict, written: float, read_wait, cycle: float,
-                     residence: dict):
+def _with_hbm_load(stations: list, warps: int, mean: dict, written: float, read: float, read_wait,
+                   cycle: float, residence: dict):
     """A read from HBM waits longer while the chip writes to HBM (twenty-first batch: a lone chase
-    beside copying or writing warps, 354 ns a hop alone, 536 beside 1.45 TB/s of writes; reads alone
-    barely move it), far longer than the dram station's queue. Each HBM latency a warp waits out
-    (mean["hbm_waits"]) takes the measured wait at the rate the SM's warps write (`written` bytes a
-    wave, over the wave's cycles, as every SM), less the queueing the station already gave it; the
-    rate and the waits are solved together (a few damped fixed-point steps). Also returns that added
-    wait per warp: queueing in the memory system, which spreads the warps' arrivals at a barrier."""
-    if not written or not mean.get("hbm_waits"):
+    beside copying or writing warps, 354 ns a hop alone, 536 beside 1.45 TB/s of writes), and while it
+    reads near HBM's bandwidth (the same chase beside reads: +8 ns at 1.9 TB/s, +148 at 4.3), far
+    longer than the dram station's queue. Each HBM latency a warp waits out (mean["hbm_waits"]) takes
+    the measured wait at the rates the SM's warps write and read (`written` and `read` bytes a wave,
+    over the wave's cycles, as every SM), less the queueing the station already gave it; the rates
+    and the waits are solved together (a few damped fixed-point steps). Also returns that added wait
+    per warp: queueing in the memory system, which spreads the warps' arrivals at a barrier."""
+    if not (written or read) or not mean.get("hbm_waits"):
         return cycle, residence, 0.0
     at = next(k for k, s in enumerate(stations) if s.name == "delay:long_scoreboard")
     base = stations[at].demand
     extra = 0.0
     for _ in range(12):
-        wait = mean["hbm_waits"] * read_wait(written / cycle) if cycle > 0 else 0.0
+        wait = mean["hbm_waits"] * read_wait(written / cycle, read / cycle) if cycle > 0 else 0.0
         new = 0.5 * (extra + max(0.0, wait - (residence["dram"] - mean["dram"])))
         if abs(new - extra) < 1e-3 * max(1.0, cycle):
             break
@@ -621,7 +628,7 @@ def _with_barrier_skew(stations: list, warps: int, warps_per_cta: int, cycle: fl
     """Resident warps queue for the sub-partition and the SM's units; at a CTA barrier every warp waits
     for the last of its CTA to arrive. Taking each warp's queueing before a barrier as exponential, the
     last of n arrives (H_n - 1) mean queueing delays after the average one (H_n the harmonic number);
-    `memory_queue`, a read's wait for HBM beyond its latency alone (_with_hbm_writes), counts as such a
+    `memory_queue`, a read's wait for HBM beyond its latency alone (_with_hbm_load), counts as such a
     delay too. The warps meet again at each barrier, so only the queueing of the stretches that end at
     one spreads them there: `at_barriers`, the share of the warps' sub-partition time in those stretches
     (KernelCosts.held_before_barriers; the twenty-eighth batch's wgmma loops, one __syncthreads before

@@ -95,6 +95,7 @@ class GPUPreset:
     l2_hit_latency_far: float            # ... the far partition
     hbm_latency: float                   # LDG missing L2 (unloaded)
     hbm_latency_under_writes: tuple      # ((TB/s of HBM writes, ...), (ns a read waits beyond unloaded, ...))
+    hbm_latency_under_reads: tuple       # ((TB/s of HBM reads, ...), (ns a read waits beyond unloaded, ...))
     # --- memory system
     l1_shared_kib: int                   # unified L1 / shared-memory pool per SM
     shared_carveouts_kib: tuple          # the shared-memory capacities the carve-out can pick, per SM
@@ -242,6 +243,10 @@ _H200 = {
                                  "copying or 4-8 writing warps an SM; reads alone up to 1.9 TB/s: within 8 ns; "
                                  "a line a warp written to rows 128 B to 64 KB apart: alike; the first run, "
                                  "microbench21_first.json, within 10%)"),
+    "hbm_latency_under_reads": (((0.0, 1.01, 1.94, 2.79, 3.40, 4.29, 4.50), (0.0, 0.0, 8.0, 24.6, 47.0, 147.7, 300.6)),
+                                MEASURED21 + " (the same lone chase beside 4-16 warps an SM streaming float4 reads, "
+                                "1-4 loads in flight a lane: 352.7 / 348.0 / 361.5 / 378.1 / 400.5 / 501.2 / 654.1 ns "
+                                "a hop at 0.13-4.50 TB/s)"),
     "l1_shared_kib": (256, HOPPER_TG + " (256 KB combined L1/shared per SM)"),
     "shared_carveouts_kib": ((0, 8, 16, 32, 64, 100, 132, 164, 196, 228), CUDA_PG + " (cudaFuncAttributePreferredSharedMemoryCarveout, cc 9.0) [recalled]"),
     "shared_banks": (32, CUDA_PG + " (shared memory has 32 banks of 4 bytes)"),
@@ -411,7 +416,7 @@ _MICROBENCHMARKED = {
     name: MEASURED3 if name in ("branch_taken_issue_cycles", "wave_drain_span", "cta_drain_span") else
     MEASURED_SET2_DEV if name in ("bsync_cycles", "atomic_units") else
     MEASURED6 if name.startswith("cta_turnaround") else
-    MEASURED21 if name == "hbm_latency_under_writes" else
+    MEASURED21 if name in ("hbm_latency_under_writes", "hbm_latency_under_reads") else
     MEASURED27 if name == "barrier_arrival_cycles" else
     MEASURED31 if name in ("hbm_read_spread_cost", "partial_write_spread", "partial_line_hbm_bytes",
                            "partial_line_sectors") else MEASURED2
@@ -419,7 +424,8 @@ _MICROBENCHMARKED = {
                  "atomic_line_pass_cycles", "atomic_latency", "branch_taken_cycles",
                  "branch_taken_issue_cycles", "wave_drain_span", "cta_drain_span", "barrier_cycles",
                  "barrier_cycles_per_warp", "barrier_arrival_cycles", "bsync_cycles", "partial_line_hbm_bytes", "atomic_units", "cta_turnaround_cycles",
-                 "cta_turnaround_cycles_per_warp", "hbm_latency_under_writes", "hbm_read_spread_cost",
+                 "cta_turnaround_cycles_per_warp", "hbm_latency_under_writes", "hbm_latency_under_reads",
+                 "hbm_read_spread_cost",
                  "partial_write_spread", "partial_line_sectors")}
 
 
