@@ -6,9 +6,9 @@ the largest of their exponents (ea + eb for a product, a subnormal input at its 
 smallest normal exponent), summed exactly and rounded toward zero to f32; a zero result
 is +0. In NumPy that is a dozen passes over a (warps, 16, N) array for each of an
 instruction's 16 products, several times the cost of the matrix product itself. Here each
-warp's accumulators are gathered from the register file as it is (register-major, as the SASS
-executor keeps it, or thread-major) into its 16 x N tile, a register's threads of 32 warps at a
-time, and the rule runs along the tile's rows: K is 16 in every f16/bf16 wgmma, a constant here, so
+warp's accumulators are gathered from the register file as it is (register-major, as both
+executors keep it; thread-major accumulators are transposed first) into its 16 x N tile, a
+register's threads of 32 warps at a time, and the rule runs along the tile's rows: K is 16 in every f16/bf16 wgmma, a constant here, so
 LLVM unrolls the loops over the products and vectorizes each pass along N.
 
 The bits are the rule's (tests/machine/test_compiled_aligned_sum.py compares every word on
@@ -60,54 +60,61 @@ def _power_of_two(typingctx, exponent):
 
 @njit(cache=True, nogil=True, inline="always")
 def _place_inputs(values, row, placed, exponents, min_exponent):
-    """One row of finite f16 or bf16 values held as f64 into `placed` (the products' type) and their
-    semantics.tensor_sum.input_exponents into `exponents`, int16, a zero's as NO_INPUT."""
+    """One row of f16 or bf16 values held as f64 into `placed` (the products' type) and their
+    semantics.tensor_sum.input_exponents into `exponents`, int16, a zero's as NO_INPUT. Returns
+    whether one was infinite or NaN (its exponent is then meaningless)."""
+    special = np.int32(0)
     for x in range(values.size):
         value = values[x]
         placed[row, x] = value
         bits = np.int64(np.float64(value).view(np.int64))
         biased = np.int32((bits >> 52) & 0x7FF)               # f16/bf16 values: no f64 subnormals
         zero = (bits & 0x7FFFFFFFFFFFFFFF) == 0
+        special |= np.int32(biased == 0x7FF)
         exponents[row, x] = NO_INPUT if zero else np.int16(max(biased - np.int32(1023), np.int32(min_exponent)))
+    return special
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _copy_group(registers, first, end, tiles, n, gather):
-    """Warps first..end-1 between the register file (N/2, threads) and their tiles (see
-    _accumulate_tiles): register r = 4 q + 2 h + e of lane 4 g + pair is tile row g + 8 h, position
-    e N/2 + 4 q + pair. Into the tiles where `gather`, back into the registers otherwise."""
+    """Warps first..end-1 between the register file and their tiles (see _accumulate_tiles), four
+    accumulators at a time: register r = 4 q + 2 h + e of lanes 4 g .. 4 g + 3 is tile row g + 8 h,
+    positions e N/2 + 4 q .. e N/2 + 4 q + 3. Both are complex128 views, 16 bytes an item:
+    registers (N/2, threads / 4), tiles (warps, 16, N/4). Into the tiles where `gather`, back into
+    the registers otherwise."""
     for q in range(n >> 3):
         for h in range(2):
             for e in range(2):
                 r = 4 * q + 2 * h + e
-                at = e * (n >> 1) + 4 * q
+                at = e * (n >> 3) + q
                 for w in range(first, end):
                     for g in range(8):
-                        for pair in range(4):
-                            if gather:
-                                tiles[w - first, g + 8 * h, at + pair] = registers[r, 32 * w + 4 * g + pair]
-                            else:
-                                registers[r, 32 * w + 4 * g + pair] = tiles[w - first, g + 8 * h, at + pair]
+                        if gather:
+                            tiles[w - first, g + 8 * h, at] = registers[r, 8 * w + g]
+                        else:
+                            registers[r, 8 * w + g] = tiles[w - first, g + 8 * h, at]
 
 
 @njit(cache=True, nogil=True)
 def _accumulate_tiles(A, B, b_of_warp, addend, bits, min_exponent, product_floor, kind, words):
     """The new accumulators of whole warps, warp by warp, in place in `words`.
 
-    A (warps, 16, TILE_K) and B (Bs, N, TILE_K) float64 (finite), b_of_warp each warp's B. addend
-    and words (N/2, threads) f32, each register's threads in a row (any strides: a transposed view
-    serves threads-first arrays). Register r = 4 q + 2 h + e of lane 4 g + pair holds element
-    (row g + 8 h, column 8 q + 2 pair + e) of the warp's 16 x N tile (semantics.wgmma.accumulator_offsets).
-    The tile is kept with its columns in the order (e, q, pair), position e N/2 + 4 q + pair, so that a
-    register's 32 threads are 8 runs of 4 consecutive positions: C is gathered and the sums scattered
-    as straight copies, WARP_GROUP warps at a time (a register's row of the register file is read 4 KB
-    at a time, not 128 bytes); B's columns are placed in that order
+    A (warps, 16, TILE_K) and B (Bs, N, TILE_K) float64, b_of_warp each warp's B. addend and words
+    are the f32 accumulators (N/2, threads), each register's threads in a row, viewed as complex128
+    (N/2, threads / 4): 16 bytes, four threads' words, an item. Register r = 4 q + 2 h + e of lane
+    4 g + pair holds element (row g + 8 h, column 8 q + 2 pair + e) of the warp's 16 x N tile
+    (semantics.wgmma.accumulator_offsets). The tile is kept with its columns in the order (e, q, pair),
+    position e N/2 + 4 q + pair, so that a register's 32 threads are 8 runs of 4 consecutive positions:
+    C is gathered and the sums scattered 16 bytes at a time (a float at a time was a quarter of the
+    work), WARP_GROUP warps at a time (a register's row of the register file is read 4 KB at a time,
+    not 128 bytes); B's columns are placed in that order
     once per run of warps sharing it. The rule runs row by row of the tile with the loops over K unrolled
     (TILE_K is a constant), so each pass is one vectorized loop along N. A and B are copied into the type
     of `kind` (f32 for f16 inputs, f64 for bf16); exponents are int16, sums of two inputs' included, and
     so is each element's largest (16 lanes a vector). The cut terms are integers below 2^27 in magnitude
     (2^31 for the sum), added as int32; a zero result is +0. `bits`: the rule's bits kept below E,
-    min_exponent where subnormal inputs count. Returns whether every accumulator read was finite."""
+    min_exponent where subnormal inputs count. Returns whether every input and accumulator read was
+    finite (if not, the words are meaningless)."""
     warps, rows = A.shape[0], A.shape[1]
     n = B.shape[1]
     a_rows = np.empty((rows, TILE_K), kind.dtype)
@@ -118,6 +125,7 @@ def _accumulate_tiles(A, B, b_of_warp, addend, bits, min_exponent, product_floor
     eb = np.empty((TILE_K, n), np.int16)
     c_group = np.empty((WARP_GROUP, rows, n), np.float32)
     sums_group = np.empty((WARP_GROUP, rows, n), np.float32)
+    c_items, sums_items = c_group.view(np.complex128), sums_group.view(np.complex128)
     lead16 = np.empty(n, np.int16)          # the products' largest exponent
     lead = np.empty(n, np.int32)            # E
     units = np.empty(n, np.int32)
@@ -130,14 +138,14 @@ def _accumulate_tiles(A, B, b_of_warp, addend, bits, min_exponent, product_floor
             last_b = gb
             for j in range(n):                # column j at position e N/2 + 4 q + pair
                 at = (j & 1) * (n >> 1) + 4 * (j >> 3) + ((j >> 1) & 3)
-                _place_inputs(B[gb, j], at, b_cols, eb_cols, min_exponent)
+                infinite |= _place_inputs(B[gb, j], at, b_cols, eb_cols, min_exponent)
             b_k[:, :] = b_cols.T
             eb[:, :] = eb_cols.T
         for i in range(rows):
-            _place_inputs(A[w, i], i, a_rows, ea, min_exponent)
+            infinite |= _place_inputs(A[w, i], i, a_rows, ea, min_exponent)
         in_group = w % WARP_GROUP
         if in_group == 0:                     # C of the group's warps, register by register
-            _copy_group(addend, w, min(w + WARP_GROUP, warps), c_group, n, True)
+            _copy_group(addend, w, min(w + WARP_GROUP, warps), c_items, n, True)
         c = c_group[in_group]
         sums = sums_group[in_group]
         for i in range(rows):
@@ -167,7 +175,7 @@ def _accumulate_tiles(A, B, b_of_warp, addend, bits, min_exponent, product_floor
                 stepped = bits_of(nearest) - np.uint32(abs(np.float64(nearest)) > abs(exact))
                 sums[i, j] = f32_of(stepped) + np.float32(0.0)                   # + 0: a -0 is +0
         if in_group == WARP_GROUP - 1 or w == warps - 1:
-            _copy_group(words, w - in_group, w + 1, sums_group, n, False)
+            _copy_group(words, w - in_group, w + 1, sums_items, n, False)
     return infinite == 0
 
 
@@ -181,20 +189,17 @@ def compiled_accumulate(A, B, b_of_warp, row, lane, n, addend, atype, registers_
     warps = A.shape[0]
     whole = (len(row) == 32 * warps and (lane.reshape(warps, 32) == np.arange(32)).all()
              and (row.reshape(warps, 32) == np.arange(warps)[:, None]).all())
-    if not whole or A.shape[2] != TILE_K or not (np.isfinite(A).all() and np.isfinite(B).all()):
-        if registers_first:
-            return aligned_accumulate(A, B, b_of_warp, row, lane, n, np.ascontiguousarray(addend.T), atype).T
-        return aligned_accumulate(A, B, b_of_warp, row, lane, n, addend, atype)
-    in_f32 = atype == "f16"
-    old = np.asarray(addend, np.float32)
-    words = np.empty(old.shape, np.float32)
-    finite = _accumulate_tiles(np.ascontiguousarray(A, np.float64), np.ascontiguousarray(B, np.float64),
-                                np.ascontiguousarray(b_of_warp, np.int64),
-                                old if registers_first else old.T, ALIGN_BITS[atype], MIN_EXPONENT[atype],
-                                F16_LOWEST_LEAD if in_f32 else LOWEST_LEAD, F32_KIND if in_f32 else F64_KIND,
-                                words if registers_first else words.T)
-    if not finite:
-        if registers_first:
-            return aligned_accumulate(A, B, b_of_warp, row, lane, n, np.ascontiguousarray(addend.T), atype).T
-        return aligned_accumulate(A, B, b_of_warp, row, lane, n, addend, atype)
-    return words.view(np.uint32)
+    if whole and A.shape[2] == TILE_K:
+        in_f32 = atype == "f16"
+        old = np.ascontiguousarray(addend if registers_first else addend.T, np.float32)
+        words = np.empty(old.shape, np.float32)
+        finite = _accumulate_tiles(np.ascontiguousarray(A, np.float64), np.ascontiguousarray(B, np.float64),
+                                    np.ascontiguousarray(b_of_warp, np.int64), old.view(np.complex128),
+                                    ALIGN_BITS[atype], MIN_EXPONENT[atype],
+                                    F16_LOWEST_LEAD if in_f32 else LOWEST_LEAD, F32_KIND if in_f32 else F64_KIND,
+                                    words.view(np.complex128))
+        if finite:
+            return words.view(np.uint32) if registers_first else np.ascontiguousarray(words.view(np.uint32).T)
+    if registers_first:
+        return aligned_accumulate(A, B, b_of_warp, row, lane, n, np.ascontiguousarray(addend.T), atype).T
+    return aligned_accumulate(A, B, b_of_warp, row, lane, n, addend, atype)
