@@ -55,10 +55,10 @@ def test_reads_from_hbm_wait_longer_beside_writes_to_it(mod):
     assert loaded.time_s > 1.05 * quiet.time_s
     # the sampled CTAs wrote what the kernel writes
     np.testing.assert_allclose(out.get()[:block], 2.0 * x.get()[:block])
-    # a loop that only reads waits as long with either table
+    # a loop that reads 24 words for each it writes waits about as long with either table
     total = ws.zeros(grid * block, dtype=np.float32)
     sums = [_predict(mod, "chain_sum", grid, block, (total, x, np.int32(per)), gpu).time_s for gpu in ("h200", QUIET)]
-    assert sums[0] == pytest.approx(sums[1], rel=1e-9)
+    assert sums[0] == pytest.approx(sums[1], rel=0.02)
 
 
 def test_reads_from_hbm_wait_longer_near_its_bandwidth(mod):

@@ -363,12 +363,12 @@ class KernelCosts:
         self.warps_per_cta = ex.warps_per_cta
         self.waves = waves              # CTA rounds per slot: more than one makes a CTA's end a barrier
         # what a read from HBM waits beyond hbm_latency, in cycles, by the chip's HBM writes and by its
-        # reads, each in bytes a cycle of one SM (group_time): the longer of the two (a copy's write
-        # rows hold its reads' part)
+        # reads, each in bytes a cycle of one SM (group_time): the two added (a copy's reads, at its
+        # write rate, wait next to nothing by the reads' table, so its write rows stand as measured)
         to_tbps, to_cycles = active_sms * preset.clock_hz / 1e12, preset.clock_hz / 1e9
         under_writes, under_reads = preset.hbm_latency_under_writes, preset.hbm_latency_under_reads
-        self.hbm_read_wait = lambda written, read: max(float(np.interp(written * to_tbps, *under_writes)),
-                                                       float(np.interp(read * to_tbps, *under_reads))) * to_cycles
+        self.hbm_read_wait = lambda written, read: (float(np.interp(written * to_tbps, *under_writes)) +
+                                                    float(np.interp(read * to_tbps, *under_reads))) * to_cycles
         # where slots are reused, each CTA's slot sits empty between its end and the next CTA's start
         self.turnaround = (preset.cta_turnaround_cycles + preset.cta_turnaround_cycles_per_warp * ex.warps_per_cta
                            if waves > 1 else 0.0)
@@ -533,7 +533,7 @@ def _with_hbm_load(stations: list, warps: int, mean: dict, written: float, read:
     beside copying or writing warps, 354 ns a hop alone, 536 beside 1.45 TB/s of writes), and while it
     reads near HBM's bandwidth (the same chase beside reads: +8 ns at 1.9 TB/s, +148 at 4.3), far
     longer than the dram station's queue. Each HBM latency a warp waits out (mean["hbm_waits"]) takes
-    the measured wait at the rates the SM's warps write and read (`written` and `read` bytes a wave,
+    the measured waits, added, at the rates the SM's warps write and read (`written` and `read` bytes a wave,
     over the wave's cycles, as every SM), less the queueing the station already gave it; the rates
     and the waits are solved together (a few damped fixed-point steps). Also returns that added wait
     per warp: queueing in the memory system, which spreads the warps' arrivals at a barrier."""
