@@ -347,10 +347,14 @@ class GlobalMemory:
 
     def _index(self):
         if self._index_dirty:
-            starts = sorted(self.live)
-            self._starts = np.array(starts, dtype=np.uint64)
-            self._ends = np.array([s + self.live[s] for s in starts], dtype=np.uint64)
+            # the garbage collector may free an array (a finalizer) while this runs: the index is
+            # made from one copy of the live table (no finalizer runs inside dict.copy), and such
+            # a free marks it out of date again
             self._index_dirty = False
+            live = self.live.copy()
+            starts = sorted(live)
+            self._starts = np.array(starts, dtype=np.uint64)
+            self._ends = np.array([s + live[s] for s in starts], dtype=np.uint64)
             self._last_hit = (1, 0)             # the allocation may be gone
         return self._starts, self._ends
 
