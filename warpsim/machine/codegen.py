@@ -259,15 +259,19 @@ class BlockCompiler:
 
     def register_block(self, regs) -> str | None:
         """A name bound to 32-bit registers as the rows of one array (LaunchState.register_block), for an
-        instruction that reads and writes them all: `name[:, rows]` reads them and `name[:, rows] = ...`
-        writes them, each one copy of all of them. None where the block holds a value of one of them
-        of its own, a guard is on, or one is not a 32-bit register: the caller reads and writes them
-        one by one."""
+        instruction that reads and writes them all: `name[:, rows]` reads them, store_register_block
+        writes them. None where the block holds a value of one of them of its own, a guard is on, or
+        one is not a 32-bit register: the caller reads and writes them one by one."""
         if self.guard is not None or any(reg in self.local or self.reg_bits(reg) != 32 for reg in regs):
             return None
         block = self.fresh("registers")
         self.emit(f"{block} = ctx.register_block({tuple(self.key(reg) for reg in regs)!r})")
         return block
+
+    def store_register_block(self, regs, expr: str):
+        """Write `expr` (len(regs), n) into the registers of a register_block (LaunchState.store_register_block:
+        a fresh result for every thread becomes their storage, with no copy)."""
+        self.emit(f"ctx.store_register_block({tuple(self.key(reg) for reg in regs)!r}, rows, {expr})")
 
     def dtype(self, ptype) -> str:
         """The NumPy dtype of a PTX type, as a name in the generated code (np_uint32, ...)."""

@@ -277,7 +277,7 @@ def emit_wgmma(c, ins):
     c.emit(f"{res} = wgmma.mma_async(ctx, {c.site(ins)}, idx, {c.const(ins, 'wgmma_mma_async')}, "
            f"{a_expr}, fit({c.typed(b, 'b64')}, n), {scale_d}, {accumulators})")
     if block is not None:
-        c.emit(f"{block}[:, rows] = {res}")
+        c.store_register_block([r.name for r in d.items], res)
     else:
         for k, register in enumerate(d.items):
             c.write(register, "b32", f"{res}[{k}]")
