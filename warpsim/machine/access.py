@@ -197,10 +197,21 @@ def split_generic(addrs: np.ndarray):
             yield name, sel
 
 
-def load(ctx, site, idx, space, addrs, dtype, count=1):
-    """Typed values (list of `count` arrays) read at addrs, addrs+size, ..."""
+def load(ctx, site, idx, space, addrs, dtype, count=1, packed=False):
+    """Typed values (list of `count` arrays) read at addrs, addrs+size, ...; `packed`: one (lanes, count)
+    array instead, as store takes it (a copy moves whole vectors without splitting them into elements)."""
     dtype = np.dtype(dtype)
     size = dtype.itemsize
+    if packed:
+        if space != "generic":
+            total = size * count
+            buf, off = resolve(ctx, site, idx, space, addrs, total if count > 1 else size, False)
+            wide = _wide_view(buf, total) if count > 1 else None
+            if wide is not None and addresses.aligned(off, total).all():
+                for obs in ctx.memory_observers:
+                    obs.memory_access(ctx, site, space, "load", idx, addrs, size, count)
+                return wide[off // total].view(dtype).reshape(len(off), count)
+        return np.stack(load(ctx, site, idx, space, addrs, dtype, count), axis=1)
     if space == "generic":
         outs = [np.zeros(len(idx), dtype=dtype) for _ in range(count)]
         for name, sel in split_generic(addrs):
@@ -226,9 +237,14 @@ def load(ctx, site, idx, space, addrs, dtype, count=1):
 
 
 def store(ctx, site, idx, space, addrs, dtype, values):
+    """Write values (a list of `count` arrays or scalars, or load's packed (lanes, count) array) at
+    addrs, addrs+size, ..."""
     if not isinstance(dtype, np.dtype):
         dtype = np.dtype(dtype)
     size = dtype.itemsize
+    packed = values if type(values) is np.ndarray and values.ndim == 2 else None
+    if packed is not None:
+        values = [packed[:, k] for k in range(packed.shape[1])]
     count = len(values)
     if space == "generic":
         for name, sel in split_generic(addrs):
@@ -250,7 +266,9 @@ def store(ctx, site, idx, space, addrs, dtype, values):
     changed = not ctx.changes_only
     wide = _wide_view(buf, total) if count > 1 and changed else None
     base = off // size
-    if wide is not None and all(type(v) is np.ndarray and v.shape == off.shape for v in values):
+    if wide is not None and packed is not None and packed.shape == (len(off), count):
+        wide[off // total] = np.ascontiguousarray(packed, dtype).view(wide.dtype).reshape(len(off))
+    elif wide is not None and all(type(v) is np.ndarray and v.shape == off.shape for v in values):
         lanes = np.empty((len(off), count), dtype)     # the elements side by side: one scatter of
         for k, v in enumerate(values):                 # whole vectors
             lanes[:, k] = v

@@ -68,7 +68,7 @@ def emit_async_copy(c, ins):
             kept = f"fit({c.typed(extra, 'u32')}, n){picked}.astype(np.int64)"
         c.emit(f"{vals} = async_copy.read_source(ctx, {site}, {sel_idx}, {a}, {size}, {kept})")
     else:
-        c.emit(f"{vals} = access.load(ctx, {site}, {sel_idx}, 'global', {a}, np.uint32, {size // 4})")
+        c.emit(f"{vals} = access.load(ctx, {site}, {sel_idx}, 'global', {a}, np.uint32, {size // 4}, packed=True)")
     c.emit(f"access.store(ctx, {site}, {sel_idx}, 'shared', {d}, np.uint32, {vals})")
     return False
 
@@ -83,8 +83,8 @@ def read_source(ctx, site, idx, addrs, size, kept):
     """
     kept = np.minimum(np.asarray(kept, dtype=np.int64), size)
     whole = kept == size
-    if whole.all():
-        return access.load(ctx, site, idx, "global", addrs, np.uint32, size // 4)
+    if whole.all():                  # whole vectors, as access.store takes them: no split and repack
+        return access.load(ctx, site, idx, "global", addrs, np.uint32, size // 4, packed=True)
     words = [np.zeros(len(idx), dtype=np.uint32) for _ in range(size // 4)]
     if whole.any():
         for word, part in zip(words, access.load(ctx, site, idx[whole], "global", addrs[whole],
