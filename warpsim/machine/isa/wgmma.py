@@ -158,6 +158,26 @@ def _read_chunks(ctx, reads, atype):
             for (_, starts, mn_major), lo, hi in zip(reads, bounds, bounds[1:])]
 
 
+def _distinct(values):
+    """np.unique(values, return_inverse=True), the inverse flat; one value for every warp (a kernel's
+    usual descriptor) without sorting."""
+    if (values == values[0]).all():
+        return values[:1], np.zeros(len(values), np.int64)
+    distinct, inverse = np.unique(values, return_inverse=True)
+    return distinct, inverse.ravel()
+
+
+def _runs(keys):
+    """(index of each distinct key's first warp, each warp's distinct key in order), as
+    np.unique(keys, return_index=True, return_inverse=True) gives them; warps in slot order come
+    in runs of one key (a CTA's), found without sorting."""
+    if (keys[1:] < keys[:-1]).any():
+        _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+        return first, inverse.ravel()
+    starts = np.r_[True, keys[1:] != keys[:-1]]
+    return np.flatnonzero(starts), np.cumsum(starts) - 1
+
+
 def _shared_operands(ctx, site, slots, b_desc, a_desc, quarter, n, k, atype, trans_a, trans_b):
     """(B (Bs, n, k), the B of each warp, A (warps, 16, k) or None) read from shared memory through
     the descriptors.
@@ -169,15 +189,14 @@ def _shared_operands(ctx, site, slots, b_desc, a_desc, quarter, n, k, atype, tra
     """
     element_bytes = INPUT_TYPES[atype][0]
     ctas = ctx.cta[slots].astype(np.int64)
-    descs_of_warps, desc_of_warp = np.unique(b_desc, return_inverse=True)
-    desc_of_warp = desc_of_warp.ravel()
+    descs_of_warps, desc_of_warp = _distinct(b_desc)
     keys = ctas * len(descs_of_warps) + desc_of_warp
-    _, first, per_warp = np.unique(keys, return_index=True, return_inverse=True)
+    first, per_warp = _runs(keys)
     b_layouts = [_chunk_layout(int(desc), 0, n, k, element_bytes, trans_b) for desc in descs_of_warps]
     layouts = list(b_layouts)
     if a_desc is not None:
-        a_descs, a_desc_of_warp = np.unique(a_desc, return_inverse=True)
-        a_keys, a_of_warp = np.unique(a_desc_of_warp.ravel() * 4 + quarter, return_inverse=True)
+        a_descs, a_desc_of_warp = _distinct(a_desc)
+        a_keys, a_of_warp = _distinct(a_desc_of_warp * 4 + quarter)
         a_layouts = [_chunk_layout(int(a_descs[key >> 2]), 16 * int(key & 3), 16, k, element_bytes, trans_a)
                      for key in a_keys]
         layouts += a_layouts
@@ -186,9 +205,9 @@ def _shared_operands(ctx, site, slots, b_desc, a_desc, quarter, n, k, atype, tra
         return _checked_operands(ctx, site, slots, b_desc, a_desc, quarter, n, k, atype, trans_a, trans_b)
     reads = [(ctas[first], np.stack(b_layouts)[desc_of_warp[first]], trans_b)]
     if a_desc is not None:
-        reads.append((ctas, np.stack(a_layouts)[a_of_warp.ravel()], trans_a))
+        reads.append((ctas, np.stack(a_layouts)[a_of_warp], trans_a))
     values = _read_chunks(ctx, reads, atype)
-    return values[0], per_warp.ravel(), (values[1] if a_desc is not None else None)
+    return values[0], per_warp, (values[1] if a_desc is not None else None)
 
 
 def _checked_operands(ctx, site, slots, b_desc, a_desc, quarter, n, k, atype, trans_a, trans_b):
