@@ -726,6 +726,9 @@ def cudaFree(context, address):
     except ValueError:
         return context.fail(INVALID_VALUE)
     context.memory_kinds.pop(address, None)
+    if context.memory_pools:                         # cudaMallocAsync memory: it leaves its pool
+        from .memory_pools import forget_pool_allocation
+        forget_pool_allocation(context, address)
     return SUCCESS
 
 
@@ -1209,20 +1212,6 @@ def cudaHostGetDevicePointer(context, out, host_pointer, flags):
         _write(out, "Q", host_pointer)     # cudaMallocHost / cudaHostRegister memory: the same address
         return SUCCESS
     return context.fail(INVALID_VALUE)
-
-
-@call()
-def cudaMallocAsync(context, out, size, stream):
-    if not _known_stream(context, stream):
-        return context.fail(INVALID_HANDLE)
-    return _allocate(context, out, size)
-
-
-@call()
-def cudaFreeAsync(context, address, stream):
-    if not _known_stream(context, stream):
-        return context.fail(INVALID_HANDLE)
-    return cudaFree.__wrapped__(context, address)
 
 
 # --- streams: ordering and host work ---------------------------------------------------------

@@ -107,6 +107,8 @@ class RuntimeContext:
         self.events: dict[int, Event] = {}
         self.host_allocations: dict[int, object] = {}
         self.memory_kinds: dict[int, int] = {}        # heap address -> cudaMemoryType (managed, pinned)
+        self.memory_pools: dict = {}                  # cudaMemPool_t -> memory_pools.MemoryPool (made on first use)
+        self.current_pool = 0                         # cudaDeviceSetMemPool's pool (0: the default)
         self.registered_host: dict[int, int] = {}     # cudaHostRegister: start -> size
         self.cuda_arrays: dict = {}                   # cudaArray_t (device address) -> textures.CudaArray
         self.texture_objects: dict[int, str] = {}     # live object handle -> 'texture' or 'surface'

@@ -92,6 +92,7 @@ MEMCPY3D_PEER_FIELDS = ("srcArray", "srcPos", "srcPtr", "srcDevice", "dstArray",
 PITCHED_PTR_FIELDS = ("ptr", "pitch", "xsize", "ysize")
 POS_FIELDS = ("x", "y", "z")
 EXTENT_FIELDS = ("width", "height", "depth")
+MEM_POOL_PROPS_FIELDS = ("allocType", "handleTypes", "location.type", "location.id", "maxSize")
 LAUNCH_ATTRIBUTE_FIELDS = ("id", "val.clusterDim.x", "val.clusterDim.y", "val.clusterDim.z", "val.cooperative",
                            "val.programmaticEvent.event", "val.launchCompletionEvent.event",
                            "val.portableClusterSizeMode")
@@ -108,6 +109,7 @@ LAYOUTS = (("ws_device_prop_layout", "struct cudaDeviceProp", DEVICE_PROP_FIELDS
            ("ws_pitched_ptr_layout", "struct cudaPitchedPtr", PITCHED_PTR_FIELDS),
            ("ws_pos_layout", "struct cudaPos", POS_FIELDS),
            ("ws_extent_layout", "struct cudaExtent", EXTENT_FIELDS),
+           ("ws_mem_pool_props_layout", "struct cudaMemPoolProps", MEM_POOL_PROPS_FIELDS),
            ("ws_launch_attribute_layout", "cudaLaunchAttribute", LAUNCH_ATTRIBUTE_FIELDS))
 
 
@@ -136,6 +138,8 @@ def _to_python(type_: str, name: str) -> str:
         return f"Py_BuildValue(\"(KKKK)\", (unsigned long long)(uintptr_t){name}.ptr, " \
                f"(unsigned long long){name}.pitch, (unsigned long long){name}.xsize, " \
                f"(unsigned long long){name}.ysize)"
+    if kind == "l":
+        return f"Py_BuildValue(\"(ii)\", (int){name}.type, {name}.id)"
     if kind == "i":
         return f"PyLong_FromLongLong((long long){name})"
     cast = "(uintptr_t)" if "*" in type_ or type_.endswith("_t") and type_ != "size_t" else ""
@@ -147,7 +151,8 @@ def _c_type(type_: str) -> str:
             "cudaStream_t *": "void **", "cudaEvent_t": "void *", "cudaEvent_t *": "void **",
             "cudaKernel_t": "void *", "cudaKernel_t *": "void **", "cudaHostFn_t": "void *",
             "cudaStreamCallback_t": "void *", "cudaArray_t": "void *",
-            "cudaArray_t *": "void **"}.get(type_, type_)
+            "cudaArray_t *": "void **", "cudaMemPool_t": "void *",
+            "cudaMemPool_t *": "void **"}.get(type_, type_)
 
 
 def _c_return(type_: str) -> str:

@@ -80,7 +80,7 @@ def device_properties(preset, memory_bytes: int, managed: bool) -> dict:
         "sharedMemPerBlockOptin": preset.max_shared_per_block,
         "maxBlocksPerMultiProcessor": preset.max_ctas_per_sm,
         "reservedSharedMemPerBlock": preset.shared_reserved_per_block, "pciBusID": 0,
-        "clusterLaunch": int(major >= 9), "memoryPoolsSupported": 0, "ECCEnabled": 1,
+        "clusterLaunch": int(major >= 9), "memoryPoolsSupported": 1, "ECCEnabled": 1,
         "persistingL2CacheMaxSize": int(preset.l2_bytes * PERSISTING_L2_SHARE),
         # attributes only (cudaDeviceProp dropped these in CUDA 13)
         "clockRate": int(preset.boost_clock_mhz * 1000), "memoryClockRate": 0,

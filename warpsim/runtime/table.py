@@ -6,7 +6,8 @@ the Python function of the same name in warpsim.runtime.calls, or, where there i
 none, to `not_supported`), and the version script that gives every symbol
 libcudart's version node. Parameter types are C spellings from ARGUMENT_TYPES:
 pointers and handles reach Python as addresses (int), dim3 as an (x, y, z) tuple,
-a cudaExtent as (width, height, depth), a cudaPitchedPtr as (ptr, pitch, xsize, ysize).
+a cudaExtent as (width, height, depth), a cudaPitchedPtr as (ptr, pitch, xsize, ysize),
+a cudaMemLocation as (type, id).
 
 Functions of cuda_runtime_api.h that are not in this table still get a stub
 (RUNTIME_HEADER_FUNCTIONS: every `cudaError_t cuda...(...)` declared there), one
@@ -20,7 +21,7 @@ import re
 from dataclasses import dataclass
 
 # C parameter type -> how the stub hands it to Python: 'u' unsigned 64-bit, 'i' signed, 'd' dim3,
-# 'e' cudaExtent, 'p' cudaPitchedPtr (both by value).
+# 'e' cudaExtent, 'p' cudaPitchedPtr, 'l' cudaMemLocation (all by value).
 ARGUMENT_TYPES = {
     "void *": "u", "const void *": "u", "void **": "u", "const char *": "u", "char *": "u",
     "size_t": "u", "size_t *": "u", "int *": "u", "unsigned int *": "u", "float *": "u",
@@ -28,7 +29,8 @@ ARGUMENT_TYPES = {
     "cudaStream_t *": "u", "cudaEvent_t": "u", "cudaEvent_t *": "u", "cudaKernel_t": "u",
     "cudaKernel_t *": "u", "dim3": "d", "dim3 *": "u", "uint3 *": "u", "cudaHostFn_t": "u",
     "cudaStreamCallback_t": "u", "unsigned long long *": "u", "cudaArray_t": "u", "cudaArray_t *": "u",
-    "struct cudaExtent": "e", "struct cudaPitchedPtr": "p",
+    "struct cudaExtent": "e", "struct cudaPitchedPtr": "p", "struct cudaMemLocation": "l",
+    "cudaMemPool_t": "u", "cudaMemPool_t *": "u",
 }
 # C return type -> how the stub reads Python's result.
 RETURN_TYPES = {"cudaError_t": "int", "const char *": "pointer", "void **": "pointer",
@@ -152,6 +154,23 @@ cudaError_t cudaProfilerStart()
 cudaError_t cudaProfilerStop()
 cudaError_t cudaMallocAsync(void ** devPtr, size_t size, cudaStream_t stream)
 cudaError_t cudaFreeAsync(void * devPtr, cudaStream_t stream)
+cudaError_t cudaMallocFromPoolAsync(void ** ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream)
+cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t * memPool, int device)
+cudaError_t cudaDeviceGetMemPool(cudaMemPool_t * memPool, int device)
+cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)
+cudaError_t cudaMemPoolCreate(cudaMemPool_t * memPool, const void * poolProps)
+cudaError_t cudaMemPoolDestroy(cudaMemPool_t memPool)
+cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep)
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool, int attr, void * value)
+cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, int attr, void * value)
+cudaError_t cudaMemPrefetchAsync(const void * devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream)
+cudaError_t cudaMemAdvise(const void * devPtr, size_t count, int advice, struct cudaMemLocation location)
+cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void * devPtr, size_t length, unsigned int flags)
+cudaError_t cudaDeviceCanAccessPeer(int * canAccessPeer, int device, int peerDevice)
+cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)
+cudaError_t cudaDeviceDisablePeerAccess(int peerDevice)
+cudaError_t cudaMemcpyPeer(void * dst, int dstDevice, const void * src, int srcDevice, size_t count)
+cudaError_t cudaMemcpyPeerAsync(void * dst, int dstDevice, const void * src, int srcDevice, size_t count, cudaStream_t stream)
 cudaError_t cudaHostRegister(void * ptr, size_t size, unsigned int flags)
 cudaError_t cudaHostUnregister(void * ptr)
 cudaError_t cudaHostGetDevicePointer(void ** pDevice, void * pHost, unsigned int flags)

@@ -1,0 +1,312 @@
+"""Stream-ordered memory pools, managed-memory hints and peer access on warpsim's one device.
+
+Streams run in order and every call completes before it returns (docs/programs.md), so a
+pool needs no deferred reuse: cudaMallocAsync and cudaMallocFromPoolAsync allocate from
+the device heap at once and cudaFreeAsync frees at once. A pool (cudaMemPool_t) is a
+handle with its attributes and the bytes allocated from it: the default pool of device 0,
+and those cudaMemPoolCreate makes. What a pool has reserved is its used bytes rounded up
+to the GPU's 2 MiB pages (a GPU reserves more, and keeps freed bytes up to the release
+threshold: a program that prints reserved sizes sees other numbers). Limitations: pools
+cannot be exported or imported (IPC), access descriptors are not modelled, and a
+cudaMallocAsync inside a stream capture allocates at capture time (no memory nodes).
+
+Managed memory lives at one address for host and device (docs/programs.md), so
+cudaMemPrefetchAsync, cudaMemAdvise and cudaStreamAttachMemAsync only check their
+arguments as a GPU does. There is one device: it has no peers, and cudaMemcpyPeer between
+device 0 and itself is a device-to-device copy.
+
+The functions register themselves in calls.IMPLEMENTED (warpsim.runtime.handlers imports this module).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .calls import (CODES, INVALID_HANDLE, INVALID_VALUE, MEMORY_MANAGED, SUCCESS, _allocate, _allocation_start,
+                    _copy, _known_stream, _read, _write, call, cudaFree)
+from .context import GPU_PAGE_BYTES
+from ..machine.memory import GLOBAL_BASE
+
+INVALID_DEVICE = CODES["cudaErrorInvalidDevice"]
+
+# cudaMemPoolAttr: the three reuse policies (int), the release threshold and the byte counters (uint64).
+REUSE_ATTRIBUTES = (1, 2, 3)               # FollowEventDependencies, AllowOpportunistic, AllowInternalDependencies
+RELEASE_THRESHOLD, RESERVED_CURRENT, RESERVED_HIGH, USED_CURRENT, USED_HIGH = 4, 5, 6, 7, 8
+ALLOCATION_TYPE, EXPORT_HANDLE_TYPES, LOCATION_ID, LOCATION_TYPE, MAX_POOL_SIZE = 9, 10, 11, 12, 13
+ALLOCATION_TYPE_PINNED = 1                 # cudaMemAllocationTypePinned: what a device pool holds
+LOCATION_DEVICE, LOCATION_HOST, LOCATION_HOST_NUMA, LOCATION_HOST_NUMA_CURRENT = 1, 2, 3, 4
+ADVICES = range(1, 7)                      # cudaMemAdviseSetReadMostly .. cudaMemAdviseUnsetAccessedBy
+ADVICE_NEEDS_LOCATION = {3, 5, 6}          # SetPreferredLocation, SetAccessedBy, UnsetAccessedBy name a location
+ATTACH_FLAGS = {1, 2, 4}                   # cudaMemAttachGlobal, cudaMemAttachHost, cudaMemAttachSingle
+DEFAULT_POOL = 0x700001                    # the handle of device 0's default pool
+
+
+@dataclass
+class MemoryPool:
+    handle: int
+    export_handle_types: int = 0
+    max_size: int = 0
+    attributes: dict = field(default_factory=lambda: {1: 1, 2: 1, 3: 1, RELEASE_THRESHOLD: 0})
+    allocations: dict = field(default_factory=dict)    # device address -> bytes
+    used_high: int = 0
+    reserved_high: int = 0
+
+    @property
+    def used(self) -> int:
+        return sum(self.allocations.values())
+
+    @property
+    def reserved(self) -> int:
+        return -(-self.used // GPU_PAGE_BYTES) * GPU_PAGE_BYTES
+
+
+def _pools(context) -> dict:
+    """handle -> MemoryPool, the default pool made on first use; context.current_pool is the device's."""
+    if not context.memory_pools:
+        context.memory_pools[DEFAULT_POOL] = MemoryPool(DEFAULT_POOL)
+        context.current_pool = DEFAULT_POOL
+    return context.memory_pools
+
+
+# --- pools -----------------------------------------------------------------------------------
+
+@call()
+def cudaDeviceGetDefaultMemPool(context, out, device):
+    if device != 0:
+        return context.fail(INVALID_DEVICE)
+    if not out:
+        return context.fail(INVALID_VALUE)
+    _pools(context)
+    _write(out, "Q", DEFAULT_POOL)
+    return SUCCESS
+
+
+@call()
+def cudaDeviceGetMemPool(context, out, device):
+    if device != 0:
+        return context.fail(INVALID_DEVICE)
+    if not out:
+        return context.fail(INVALID_VALUE)
+    _pools(context)
+    _write(out, "Q", context.current_pool)
+    return SUCCESS
+
+
+@call()
+def cudaDeviceSetMemPool(context, device, pool):
+    if device != 0:
+        return context.fail(INVALID_DEVICE)
+    if pool not in _pools(context):
+        return context.fail(INVALID_VALUE)
+    context.current_pool = pool
+    return SUCCESS
+
+
+@call()
+def cudaMemPoolCreate(context, out, props):
+    from .hoststructs import offsets
+    from .native import MEM_POOL_PROPS_FIELDS
+    if not out or not props:
+        return context.fail(INVALID_VALUE)
+    at = offsets("ws_mem_pool_props_layout", MEM_POOL_PROPS_FIELDS)
+    (alloc_type,) = _read(props + at["allocType"], "i")
+    (handle_types,) = _read(props + at["handleTypes"], "i")
+    location_type, location_id = _read(props + at["location.type"], "i")[0], _read(props + at["location.id"], "i")[0]
+    (max_size,) = _read(props + at["maxSize"], "Q")
+    if alloc_type != ALLOCATION_TYPE_PINNED or location_type != LOCATION_DEVICE:
+        return context.fail(INVALID_VALUE)
+    if location_id != 0:
+        return context.fail(INVALID_DEVICE)
+    pools = _pools(context)
+    handle = context.new_handle()
+    pools[handle] = MemoryPool(handle, export_handle_types=handle_types, max_size=max_size)
+    _write(out, "Q", handle)
+    return SUCCESS
+
+
+@call()
+def cudaMemPoolDestroy(context, pool):
+    pools = _pools(context)
+    if pool not in pools or pool == DEFAULT_POOL:
+        return context.fail(INVALID_VALUE)
+    if context.current_pool == pool:         # destroying the device's current pool sets the default back
+        context.current_pool = DEFAULT_POOL
+    del pools[pool]                          # allocations made from it stay valid until freed (CUDA's rule)
+    return SUCCESS
+
+
+@call()
+def cudaMemPoolTrimTo(context, pool, keep_bytes):
+    return SUCCESS if pool in _pools(context) else context.fail(INVALID_VALUE)
+
+
+@call()
+def cudaMemPoolSetAttribute(context, pool, attribute, value):
+    found = _pools(context).get(pool)
+    if found is None or not value:
+        return context.fail(INVALID_VALUE)
+    if attribute in REUSE_ATTRIBUTES:
+        found.attributes[attribute] = int(_read(value, "i")[0] != 0)
+    elif attribute == RELEASE_THRESHOLD:
+        found.attributes[attribute] = _read(value, "Q")[0]
+    elif attribute in (RESERVED_HIGH, USED_HIGH):        # only a reset to zero (to the current value) is allowed
+        if _read(value, "Q")[0] != 0:
+            return context.fail(INVALID_VALUE)
+        if attribute == USED_HIGH:
+            found.used_high = found.used
+        else:
+            found.reserved_high = found.reserved
+    else:                                                # the counters and the pool's properties are read-only
+        return context.fail(INVALID_VALUE)
+    return SUCCESS
+
+
+@call()
+def cudaMemPoolGetAttribute(context, pool, attribute, value):
+    found = _pools(context).get(pool)
+    if found is None or not value:
+        return context.fail(INVALID_VALUE)
+    if attribute in REUSE_ATTRIBUTES:
+        _write(value, "i", found.attributes[attribute])
+        return SUCCESS
+    counters = {RELEASE_THRESHOLD: found.attributes[RELEASE_THRESHOLD], RESERVED_CURRENT: found.reserved,
+                RESERVED_HIGH: found.reserved_high, USED_CURRENT: found.used, USED_HIGH: found.used_high,
+                MAX_POOL_SIZE: found.max_size}
+    ints = {ALLOCATION_TYPE: ALLOCATION_TYPE_PINNED, EXPORT_HANDLE_TYPES: found.export_handle_types,
+            LOCATION_ID: 0, LOCATION_TYPE: LOCATION_DEVICE}
+    if attribute in counters:
+        _write(value, "Q", counters[attribute])
+    elif attribute in ints:
+        _write(value, "i", ints[attribute])
+    else:
+        return context.fail(INVALID_VALUE)
+    return SUCCESS
+
+
+def _allocate_from(context, out, size, pool, stream) -> int:
+    pools = _pools(context)
+    if not _known_stream(context, stream):
+        return context.fail(INVALID_HANDLE)
+    found = pools.get(pool)
+    if found is None:
+        return context.fail(INVALID_VALUE)
+    if found.max_size and found.used + size > found.max_size:
+        return context.fail(CODES["cudaErrorMemoryAllocation"])
+    code = _allocate(context, out, size)
+    if code == SUCCESS and size:
+        (address,) = _read(out, "Q")
+        found.allocations[address] = size
+        found.used_high = max(found.used_high, found.used)
+        found.reserved_high = max(found.reserved_high, found.reserved)
+    return code
+
+
+@call()
+def cudaMallocAsync(context, out, size, stream):
+    _pools(context)
+    return _allocate_from(context, out, size, context.current_pool, stream)
+
+
+@call()
+def cudaMallocFromPoolAsync(context, out, size, pool, stream):
+    return _allocate_from(context, out, size, pool, stream)
+
+
+@call()
+def cudaFreeAsync(context, address, stream):
+    if not _known_stream(context, stream):
+        return context.fail(INVALID_HANDLE)
+    return cudaFree.__wrapped__(context, address)
+
+
+def forget_pool_allocation(context, address: int) -> None:
+    """cudaFree[Async] freed address: it leaves the pool it came from, if any."""
+    for pool in context.memory_pools.values():
+        if pool.allocations.pop(address, None) is not None:
+            return
+
+
+# --- managed memory hints --------------------------------------------------------------------
+
+def _managed_range(context, address: int, count: int) -> bool:
+    """Whether [address, address + count) lies in one cudaMallocManaged allocation."""
+    start = _allocation_start(context, address)
+    if start is None or context.memory_kinds.get(start) != MEMORY_MANAGED:
+        return False
+    return address + count <= start + context.device.memory.live[start - GLOBAL_BASE]
+
+
+def _location_error(context, location) -> int:
+    location_type, location_id = location
+    if location_type == LOCATION_DEVICE:
+        return SUCCESS if location_id == 0 else INVALID_DEVICE
+    if location_type in (LOCATION_HOST, LOCATION_HOST_NUMA, LOCATION_HOST_NUMA_CURRENT):
+        return SUCCESS
+    return INVALID_VALUE
+
+
+@call()
+def cudaMemPrefetchAsync(context, address, count, location, flags, stream):
+    if not _known_stream(context, stream):
+        return context.fail(INVALID_HANDLE)
+    if flags or not count or not _managed_range(context, address, count):
+        return context.fail(INVALID_VALUE)
+    code = _location_error(context, location)
+    return context.fail(code) if code else SUCCESS
+
+
+@call()
+def cudaMemAdvise(context, address, count, advice, location):
+    if advice not in ADVICES or not count or not _managed_range(context, address, count):
+        return context.fail(INVALID_VALUE)
+    code = _location_error(context, location) if advice in ADVICE_NEEDS_LOCATION else SUCCESS
+    return context.fail(code) if code else SUCCESS
+
+
+@call()
+def cudaStreamAttachMemAsync(context, stream, address, length, flags):
+    if not _known_stream(context, stream):
+        return context.fail(INVALID_HANDLE)
+    if flags not in ATTACH_FLAGS or not _managed_range(context, address, max(length, 1)):
+        return context.fail(INVALID_VALUE)
+    return SUCCESS
+
+
+# --- peers: one device -----------------------------------------------------------------------
+
+@call()
+def cudaDeviceCanAccessPeer(context, out, device, peer):
+    if device != 0 or peer != 0:
+        return context.fail(INVALID_DEVICE)
+    if not out:
+        return context.fail(INVALID_VALUE)
+    _write(out, "i", 0)           # a device is not its own peer
+    return SUCCESS
+
+
+@call()
+def cudaDeviceEnablePeerAccess(context, peer, flags):
+    if flags:
+        return context.fail(INVALID_VALUE)
+    return context.fail(INVALID_DEVICE)        # device 0 is the only one, and not its own peer
+
+
+@call()
+def cudaDeviceDisablePeerAccess(context, peer):
+    return context.fail(INVALID_DEVICE)
+
+
+@call()
+def cudaMemcpyPeer(context, dst, dst_device, src, src_device, count):
+    if dst_device != 0 or src_device != 0:
+        return context.fail(INVALID_DEVICE)
+    return _copy(context, dst, src, count)
+
+
+@call()
+def cudaMemcpyPeerAsync(context, dst, dst_device, src, src_device, count, stream):
+    if not _known_stream(context, stream):
+        return context.fail(INVALID_HANDLE)
+    if dst_device != 0 or src_device != 0:
+        return context.fail(INVALID_DEVICE)
+    return _copy(context, dst, src, count, stream)
