@@ -983,9 +983,23 @@ def cudaStreamCreate(context, out):
     return SUCCESS
 
 
+STREAM_NON_BLOCKING = 0x01
+
+
 @call()
 def cudaStreamCreateWithFlags(context, out, flags):
-    return cudaStreamCreate.__wrapped__(context, out)
+    return _create_stream(context, out, flags, 0)
+
+
+def _create_stream(context, out, flags: int, priority: int) -> int:
+    """A stream with its flags and priority (clamped to the device's range), as cudaStreamGet* read them."""
+    if not out or flags & ~STREAM_NON_BLOCKING:
+        return context.fail(INVALID_VALUE)
+    code = cudaStreamCreate.__wrapped__(context, out)
+    if code == SUCCESS:
+        least, greatest = STREAM_PRIORITIES
+        context.stream_settings[_read(out, "Q")[0]] = (flags, min(max(priority, greatest), least))
+    return code
 
 
 @call()
@@ -993,6 +1007,7 @@ def cudaStreamDestroy(context, stream):
     if stream not in context.streams:
         return context.fail(INVALID_HANDLE)
     context.streams.discard(stream)
+    context.stream_settings.pop(stream, None)
     return SUCCESS
 
 
@@ -1254,7 +1269,7 @@ def cudaStreamAddCallback(context, stream, callback, user_data, flags):
 
 @call()
 def cudaStreamCreateWithPriority(context, out, flags, priority):
-    return cudaStreamCreate.__wrapped__(context, out)
+    return _create_stream(context, out, flags, priority)
 
 
 STREAM_PRIORITIES = (0, -5)      # (least, greatest) as an H200 reports them

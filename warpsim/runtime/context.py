@@ -103,6 +103,8 @@ class RuntimeContext:
         self.symbols: dict[int, Symbol] = {}          # host variable address -> Symbol
         self.configurations: list = []               # <<<grid, block, shared, stream>>> pushed
         self.streams: set[int] = set()
+        self.stream_settings: dict[int, tuple] = {}   # stream -> (flags, priority) it was created with
+        self.capture_mode = 0                         # cudaThreadExchangeStreamCaptureMode (Global)
         self.captures: dict = {}                      # capturing stream -> graphs.Graph (cudaStreamBeginCapture)
         self.events: dict[int, Event] = {}
         self.host_allocations: dict[int, object] = {}

@@ -210,6 +210,16 @@ cudaError_t cudaGraphInstantiateWithFlags(void * pGraphExec, void * graph, unsig
 cudaError_t cudaStreamBeginCapture(cudaStream_t stream, int mode)
 cudaError_t cudaStreamEndCapture(cudaStream_t stream, void * pGraph)
 cudaError_t cudaStreamIsCapturing(cudaStream_t stream, int * pCaptureStatus)
+cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int * flags)
+cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int * priority)
+cudaError_t cudaStreamGetDevice(cudaStream_t hStream, int * device)
+cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long long * streamId)
+cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags)
+cudaError_t cudaThreadExchangeStreamCaptureMode(int * mode)
+cudaError_t cudaChooseDevice(int * device, const void * prop)
+cudaError_t cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags)
+cudaError_t cudaDeviceGetPCIBusId(char * pciBusId, int len, int device)
+cudaError_t cudaDeviceGetByPCIBusId(int * device, const char * pciBusId)
 """.strip().splitlines())
 
 BY_NAME = {f.name: f for f in FUNCTIONS}

@@ -1,0 +1,127 @@
+"""What a program asks of its streams, events and device beyond creating and using them.
+
+Stream flags and priorities are those the stream was created with (calls._create_stream: the
+priority clamped to the device's range, as CUDA clamps it); the legacy, per-thread and default
+streams read flags 0 and priority 0. Every stream is on device 0, and a stream's id is its
+handle. An event recorded with cudaEventRecordExternal is an ordinary record outside a capture
+(inside one warpsim makes no external event node). Device selection and PCI identity answer
+for the one simulated device, at PCI address 0000:00:00.0 (cudaDeviceProp's pciBusID and
+pciDeviceID are 0).
+
+The functions register themselves in calls.IMPLEMENTED (warpsim.runtime.handlers imports this module).
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+from .calls import CODES, INVALID_HANDLE, INVALID_VALUE, SUCCESS, _known_stream, _write, call, cudaEventRecord
+
+INVALID_DEVICE = CODES["cudaErrorInvalidDevice"]
+EVENT_RECORD_EXTERNAL = 0x01
+CAPTURE_MODES = range(3)                   # cudaStreamCaptureModeGlobal, ThreadLocal, Relaxed
+PCI_BUS_ID = "0000:00:00.0"
+
+
+def _settings(context, stream):
+    """(flags, priority) of a known stream, or None."""
+    if not _known_stream(context, stream):
+        return None
+    return context.stream_settings.get(stream, (0, 0))
+
+
+@call()
+def cudaStreamGetFlags(context, stream, out):
+    found = _settings(context, stream)
+    if found is None:
+        return context.fail(INVALID_HANDLE)
+    if not out:
+        return context.fail(INVALID_VALUE)
+    _write(out, "I", found[0])
+    return SUCCESS
+
+
+@call()
+def cudaStreamGetPriority(context, stream, out):
+    found = _settings(context, stream)
+    if found is None:
+        return context.fail(INVALID_HANDLE)
+    if not out:
+        return context.fail(INVALID_VALUE)
+    _write(out, "i", found[1])
+    return SUCCESS
+
+
+@call()
+def cudaStreamGetDevice(context, stream, out):
+    if not _known_stream(context, stream):
+        return context.fail(INVALID_HANDLE)
+    if not out:
+        return context.fail(INVALID_VALUE)
+    _write(out, "i", 0)
+    return SUCCESS
+
+
+@call()
+def cudaStreamGetId(context, stream, out):
+    if not _known_stream(context, stream):
+        return context.fail(INVALID_HANDLE)
+    if not out:
+        return context.fail(INVALID_VALUE)
+    _write(out, "Q", stream)
+    return SUCCESS
+
+
+@call()
+def cudaEventRecordWithFlags(context, event, stream, flags):
+    if flags & ~EVENT_RECORD_EXTERNAL:
+        return context.fail(INVALID_VALUE)
+    return cudaEventRecord.__wrapped__(context, event, stream)
+
+
+@call()
+def cudaThreadExchangeStreamCaptureMode(context, mode):
+    """Swap the thread's capture mode with *mode; warpsim's captures do not depend on it."""
+    if not mode:
+        return context.fail(INVALID_VALUE)
+    new = ctypes.c_int.from_address(mode).value
+    if new not in CAPTURE_MODES:
+        return context.fail(INVALID_VALUE)
+    _write(mode, "i", context.capture_mode)
+    context.capture_mode = new
+    return SUCCESS
+
+
+@call()
+def cudaChooseDevice(context, out, properties):
+    if not out or not properties:
+        return context.fail(INVALID_VALUE)
+    _write(out, "i", 0)            # the only device is the closest match to any properties
+    return SUCCESS
+
+
+@call()
+def cudaInitDevice(context, device, device_flags, flags):
+    return SUCCESS if device == 0 else context.fail(INVALID_DEVICE)
+
+
+@call()
+def cudaDeviceGetPCIBusId(context, out, length, device):
+    if device != 0:
+        return context.fail(INVALID_DEVICE)
+    if not out or length <= 0:
+        return context.fail(INVALID_VALUE)
+    text = PCI_BUS_ID.encode()[:length - 1] + b"\0"
+    ctypes.memmove(out, text, len(text))
+    return SUCCESS
+
+
+@call()
+def cudaDeviceGetByPCIBusId(context, out, bus_id):
+    if not out or not bus_id:
+        return context.fail(INVALID_VALUE)
+    text = ctypes.string_at(bus_id).decode(errors="replace").lower()
+    if text not in (PCI_BUS_ID, PCI_BUS_ID[5:], PCI_BUS_ID[:-2]):     # domain and function may be left out
+        return context.fail(INVALID_DEVICE)
+    _write(out, "i", 0)
+    return SUCCESS
