@@ -25,6 +25,8 @@ import struct
 import sys
 import traceback
 
+import numpy as np
+
 from ..errors import DeviceRuntimeNotSimulated, LaunchError, LaunchRefused, OutOfMemoryError, WarpsimError
 from ..machine.memory import GLOBAL_BASE
 from . import hoststructs, launch_attributes, textures
@@ -161,11 +163,11 @@ def _copy(context, dst: int, src: int, count: int, stream: int = 0, timed: bool 
             _check_host_range(context, src, count)
         if not to_device:
             _check_host_range(context, dst, count, write=True)
-        data = memory.read_bytes(src, count).tobytes() if from_device else ctypes.string_at(src, count)
+        data = memory.read_bytes(src, count) if from_device else _host_bytes(src, count)
         if to_device:
             memory.write_bytes(dst, data)
         else:
-            ctypes.memmove(dst, data, count)
+            ctypes.memmove(dst, data.ctypes.data, count)
     except ValueError as error:          # outside any allocation, or a use after free
         print(f"warpsim: {error}", file=sys.stderr)
         return context.fail(INVALID_VALUE)
@@ -173,6 +175,13 @@ def _copy(context, dst: int, src: int, count: int, stream: int = 0, timed: bool 
         _time_copy(context, count, from_device and not _pinned(context, src),
                    to_device and not _pinned(context, dst), stream)
     return SUCCESS
+
+
+def _host_bytes(address: int, count: int) -> np.ndarray:
+    """A NumPy view of count bytes of host memory at address, copied by whoever stores them.
+    (ctypes.string_at takes its size as a C int: a copy of 2 GiB or more failed with SystemError,
+    HeCBench geglu's 2.7 GB input.)"""
+    return np.ctypeslib.as_array((ctypes.c_ubyte * count).from_address(address))
 
 
 def _pinned(context, address: int) -> bool:
