@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 import warpsim as cp
-from warpsim.errors import LaunchError
 from warpsim.machine.compiled import report
 
 SHUFFLES = r"""
@@ -114,15 +113,13 @@ def test_shuffles_of_warps_the_loop_does_not_take_are_the_numpy_tiers(shuffles):
     assert loop_ran_shuffles(shuffles)
 
 
-def test_a_mask_that_leaves_out_the_lane_itself_is_the_same_error(shuffles):
+def test_a_mask_that_leaves_out_the_lane_itself_is_the_same_diagnostic(shuffles):
+    """Undefined in PTX, not a fault on a GPU: both tiers run on and report it alike."""
     x = np.random.default_rng(5).integers(0, 2**32, 512, dtype=np.uint32)
-    messages = {}
-    for engine in ("numpy", "compiled"):
-        with pytest.raises(LaunchError) as caught:
-            run(engine, "its", shuffles, x, 0x0000FFFF, 32, 256)
-        messages[engine] = str(caught.value)
-    assert messages["numpy"] == messages["compiled"]
-    assert "does not name the lane itself" in messages["numpy"]
+    out = {engine: run(engine, "its", shuffles, x, 0x0000FFFF, 32, 256) for engine in ("numpy", "compiled")}
+    np.testing.assert_array_equal(out["numpy"][0], out["compiled"][0])
+    assert out["numpy"][1] == out["compiled"][1]
+    assert any("does not name the lane itself" in m for m in out["numpy"][1][3])
 
 
 def test_profiled_shuffles_count_the_same_in_the_loop(shuffles):

@@ -2,9 +2,10 @@
 
 Both executors reach semantics/warp.py. The reference below follows the PTX
 manual's definitions one lane at a time with Python integers: a lane meets the
-lanes of its warp that take part, that its member mask names and whose own
-mask names themselves; SASS's lanes issuing together are PTX with the group's
-own ballot as every lane's mask. Groups are random subsets of three warps, the
+lanes of its warp that take part and that its member mask names (a lane whose
+own mask leaves it out, undefined in PTX, still takes part for the lanes that
+name it, as lanes issuing a SASS VOTE together do); SASS's lanes issuing
+together are PTX with the group's own ballot as every lane's mask. Groups are random subsets of three warps, the
 last one partial (a block of 80 threads), in sorted and shuffled order, and
 shuffles use random offsets, clamps and segment masks so lanes fall out of range.
 """
@@ -59,7 +60,7 @@ def _meets(slots, masks) -> list:
         for j, t in enumerate(slots):
             if t >> 5 != s >> 5:
                 continue
-            if masks is not None and not ((int(masks[i]) >> (t & 31)) & 1 and (int(masks[j]) >> (t & 31)) & 1):
+            if masks is not None and not (int(masks[i]) >> (t & 31)) & 1:
                 continue
             mine.append(j)
         out.append(mine)

@@ -13,11 +13,11 @@ a barrier, so they are not reported. `barrier.sync` without `.aligned` allows
 divergence and is not checked.
 
 Warp-synchronous instructions. The machine records `.sync` instructions whose
-member mask names lanes that have exited ('sync_exited_lanes') and shuffles
-that read a lane not taking part ('shfl_absent_source'); each becomes an error
-here. Deadlocks at barriers or `.sync` instructions, and `.sync` misuse that
-stops a launch (a mask without the executing lane; divergent `.sync` under the
-pre-Volta stack model), are reported too.
+member mask names lanes that have exited ('sync_exited_lanes') or leaves out
+the executing lane ('sync_mask_without_own_lane'), and shuffles that read a
+lane not taking part ('shfl_absent_source'); each becomes an error here.
+Deadlocks at barriers or `.sync` instructions, and `.sync` misuse that stops a
+launch (divergent `.sync` under the pre-Volta stack model), are reported too.
 """
 
 from __future__ import annotations
@@ -34,6 +34,8 @@ from .report import Access, SanitizerError, lanes_text
 from .tool import LaunchTool
 
 DIAGNOSTIC_TITLES = {"sync_exited_lanes": "Warp synchronization error: a .sync mask names exited lanes",
+                     "sync_mask_without_own_lane": "Warp synchronization error: a .sync mask leaves out "
+                                                   "the executing lane",
                      "shfl_absent_source": "Warp synchronization error: shuffle from a lane not taking part"}
 
 

@@ -5,8 +5,11 @@ compute the same things; both executors pass the thread slots taking part
 (`slots`, slot = warp * 32 + lane, any order) and per-lane values, and get one
 result per slot back. A `member_mask` per lane (PTX's membermask operand, or
 SASS's WARPSYNC.EXCLUSIVE mask) limits what each lane sees to the lanes its
-own mask names that also name themselves: lanes of one warp may run a
-collective in separate groups (two 16-lane halves, each naming only itself).
+own mask names: lanes of one warp may run a collective in separate groups (two
+16-lane halves, each naming only itself). A lane whose own mask leaves it out
+(undefined in PTX) still takes part for the lanes that name it, as every lane
+issuing a SASS VOTE does: `__ballot_sync(lanemask_lt, p)` is pre-Volta's
+`__ballot(p) & lanemask_lt`.
 Without one every lane of `slots` in the warp takes part, as SASS's lanes
 that issue together do.
 """
@@ -57,10 +60,9 @@ def ballot(slots, flags) -> np.ndarray:
 
 
 def _named(slots, member_mask):
-    """(lanes naming themselves, their masks as uint32) for a member mask per lane."""
+    """(lanes taking part: all of slots, their masks as uint32) for a member mask per lane."""
     masks = np.broadcast_to(np.asarray(member_mask).astype(np.uint32), np.shape(slots))
-    lane = (np.asarray(slots) & 31).astype(np.uint32)
-    return ((masks >> lane) & np.uint32(1)) != 0, masks
+    return np.ones(np.shape(slots), dtype=bool), masks
 
 
 def taking_part(slots, member_mask=None) -> np.ndarray:

@@ -126,17 +126,25 @@ class NamedLaneMeeting:
             instruction=str(ins), source_line=ctx.program.source_line(ins))
 
     def check_own_lane(self, ctx, block, idx, masks):
+        """A lane whose mask leaves itself out: undefined in PTX, a diagnostic here, never a stop.
+
+        A GPU does not fault there: SASS's VOTE and SHFL run for the lanes issuing together and
+        each lane's result keeps the lanes its mask names (code written for pre-Volta's
+        `__ballot(p) & mask`, such as `__ballot_sync(lanemask_lt, p)` in HeCBench bscan, counts on
+        that), so the lane takes part and waits only for the lanes it names.
+        """
         own = (masks >> ctx.lane[idx]) & 1
         if own.all():
             return
         ins = block.instructions[0]
         bad = int(np.flatnonzero(own == 0)[0])
-        where = ctx.where(int(idx[bad]))
-        raise LaunchError(
-            f"{ins.opcode}.sync executed by lane {int(ctx.lane[idx[bad]])} with member mask "
-            f"0x{int(masks[bad]):08x}, which does not name the lane itself",
-            kernel=ctx.kernel, block=where["block"], thread=where["thread"], ptx_line=ins.line,
-            instruction=str(ins), source_line=ctx.program.source_line(ins))
+        ctx.diagnostics.append({
+            "kind": "sync_mask_without_own_lane",
+            "message": (f"{ins.opcode}.sync executed by lane {int(ctx.lane[idx[bad]])} with member mask "
+                        f"0x{int(masks[bad]):08x}, which does not name the lane itself (undefined in PTX)"),
+            "ptx_line": ins.line, "instruction": str(ins),
+            "source_line": ctx.program.source_line(ins), **ctx.where(int(idx[bad])),
+        })
 
     def report_exited(self, ctx, block, idx, masks, gone):
         """Named lanes that exited: undefined on the hardware, a diagnostic here."""
