@@ -735,9 +735,9 @@ def cudaFree(context, address):
     except ValueError:
         return context.fail(INVALID_VALUE)
     context.memory_kinds.pop(address, None)
-    if context.memory_pools:                         # cudaMallocAsync memory: it leaves its pool
-        from .memory_pools import forget_pool_allocation
-        forget_pool_allocation(context, address)
+    for pool in context.memory_pools.values():      # cudaMallocAsync memory leaves its pool (memory_pools.py)
+        if pool.allocations.pop(address, None) is not None:
+            break
     return SUCCESS
 
 

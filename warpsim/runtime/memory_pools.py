@@ -219,13 +219,6 @@ def cudaFreeAsync(context, address, stream):
     return cudaFree.__wrapped__(context, address)
 
 
-def forget_pool_allocation(context, address: int) -> None:
-    """cudaFree[Async] freed address: it leaves the pool it came from, if any."""
-    for pool in context.memory_pools.values():
-        if pool.allocations.pop(address, None) is not None:
-            return
-
-
 # --- managed memory hints --------------------------------------------------------------------
 
 def _managed_range(context, address: int, count: int) -> bool:
