@@ -32,23 +32,22 @@ def _settings(context, stream):
 
 @call()
 def cudaStreamGetFlags(context, stream, out):
-    found = _settings(context, stream)
-    if found is None:
-        return context.fail(INVALID_HANDLE)
-    if not out:
-        return context.fail(INVALID_VALUE)
-    _write(out, "I", found[0])
-    return SUCCESS
+    return _write_setting(context, stream, out, "I", 0)
 
 
 @call()
 def cudaStreamGetPriority(context, stream, out):
+    return _write_setting(context, stream, out, "i", 1)
+
+
+def _write_setting(context, stream, out, fmt: str, which: int):
+    """Write a stream's flags (which 0) or priority (1) to `out` in `fmt`."""
     found = _settings(context, stream)
     if found is None:
         return context.fail(INVALID_HANDLE)
     if not out:
         return context.fail(INVALID_VALUE)
-    _write(out, "i", found[1])
+    _write(out, fmt, found[which])
     return SUCCESS
 
 

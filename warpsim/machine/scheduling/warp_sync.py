@@ -138,22 +138,20 @@ class NamedLaneMeeting:
             return
         ins = block.instructions[0]
         bad = int(np.flatnonzero(own == 0)[0])
-        ctx.diagnostics.append({
-            "kind": "sync_mask_without_own_lane",
-            "message": (f"{ins.opcode}.sync executed by lane {int(ctx.lane[idx[bad]])} with member mask "
-                        f"0x{int(masks[bad]):08x}, which does not name the lane itself (undefined in PTX)"),
-            "ptx_line": ins.line, "instruction": str(ins),
-            "source_line": ctx.program.source_line(ins), **ctx.where(int(idx[bad])),
-        })
+        _diagnose(ctx, ins, int(idx[bad]), "sync_mask_without_own_lane",
+                  f"{ins.opcode}.sync executed by lane {int(ctx.lane[idx[bad]])} with member mask "
+                  f"0x{int(masks[bad]):08x}, which does not name the lane itself (undefined in PTX)")
 
     def report_exited(self, ctx, block, idx, masks, gone):
         """Named lanes that exited: undefined on the hardware, a diagnostic here."""
         ins = block.instructions[0]
         first = int(np.flatnonzero(gone)[0])
-        ctx.diagnostics.append({
-            "kind": "sync_exited_lanes",
-            "message": (f"{ins.opcode}.sync names lanes that have exited "
-                        f"(mask 0x{int(masks[first]):08x}, exited 0x{int(gone[first]):08x})"),
-            "ptx_line": ins.line, "instruction": str(ins),
-            "source_line": ctx.program.source_line(ins), **ctx.where(int(idx[first])),
-        })
+        _diagnose(ctx, ins, int(idx[first]), "sync_exited_lanes",
+                  f"{ins.opcode}.sync names lanes that have exited "
+                  f"(mask 0x{int(masks[first]):08x}, exited 0x{int(gone[first]):08x})")
+
+
+def _diagnose(ctx, ins, slot: int, kind: str, message: str) -> None:
+    """A diagnostic of a .sync instruction, at the thread in `slot` (its PTX and source line)."""
+    ctx.diagnostics.append({"kind": kind, "message": message, "ptx_line": ins.line, "instruction": str(ins),
+                            "source_line": ctx.program.source_line(ins), **ctx.where(slot)})
