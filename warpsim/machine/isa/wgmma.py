@@ -178,6 +178,15 @@ def _runs(keys):
     return np.flatnonzero(starts), np.cumsum(starts) - 1
 
 
+def _b_pairs(ctx, slots, b_desc):
+    """The (CTA, B descriptor) pairs the warps read B through, each read once: (each warp's CTA, the
+    distinct descriptors, each warp's among them, each pair's first warp, each warp's pair)."""
+    ctas = ctx.cta[slots].astype(np.int64)
+    descs, desc_of_warp = _distinct(b_desc)
+    first, per_warp = _runs(ctas * len(descs) + desc_of_warp)
+    return ctas, descs, desc_of_warp, first, per_warp
+
+
 def _shared_operands(ctx, site, slots, b_desc, a_desc, quarter, n, k, atype, trans_a, trans_b):
     """(B (Bs, n, k), the B of each warp, A (warps, 16, k) or None) read from shared memory through
     the descriptors.
@@ -188,10 +197,7 @@ def _shared_operands(ctx, site, slots, b_desc, a_desc, quarter, n, k, atype, tra
     on its own; otherwise the reads go through _checked_operands, which names the fault.
     """
     element_bytes = INPUT_TYPES[atype][0]
-    ctas = ctx.cta[slots].astype(np.int64)
-    descs_of_warps, desc_of_warp = _distinct(b_desc)
-    keys = ctas * len(descs_of_warps) + desc_of_warp
-    first, per_warp = _runs(keys)
+    ctas, descs_of_warps, desc_of_warp, first, per_warp = _b_pairs(ctx, slots, b_desc)
     b_layouts = [_chunk_layout(int(desc), 0, n, k, element_bytes, trans_b) for desc in descs_of_warps]
     layouts = list(b_layouts)
     if a_desc is not None:
@@ -217,9 +223,7 @@ def _checked_operands(ctx, site, slots, b_desc, a_desc, quarter, n, k, atype, tr
     element_bytes = INPUT_TYPES[atype][0]
     krange, nrange = np.arange(k), np.arange(n)
     a_rows = None if a_desc is None else 16 * quarter[:, None] + np.arange(16)
-    descs_of_warps, desc_of_warp = np.unique(b_desc, return_inverse=True)
-    keys = ctx.cta[slots].astype(np.int64) * len(descs_of_warps) + desc_of_warp.ravel()
-    _, first, per_warp = np.unique(keys, return_index=True, return_inverse=True)
+    _, _, _, first, per_warp = _b_pairs(ctx, slots, b_desc)
     descs, per_pair = np.unique(b_desc[first], return_inverse=True)
     b_chunks = chunk_starts(descriptor_fields(descs), np.broadcast_to(nrange, (len(descs), n)), krange,
                              element_bytes, trans_b)
@@ -238,7 +242,7 @@ def _checked_operands(ctx, site, slots, b_desc, a_desc, quarter, n, k, atype, tr
                                                    trans_a).reshape(len(slots), -1))
         _gather_elements(ctx, site, [slots], [np.concatenate(in_warp_order, axis=1)], atype)
         raise
-    return values[0], per_warp.ravel(), (values[1] if a_desc is not None else None)
+    return values[0], per_warp, (values[1] if a_desc is not None else None)
 
 
 def mma_async(ctx, site, idx, ins, a, b_desc, scale_d, d_words):
