@@ -46,18 +46,18 @@ def programs() -> list:
     return found
 
 
-def random_state(program, rng) -> SassState:
+def random_state(program, rng, n_warps: int = N_WARPS) -> SassState:
     banks = {bank: rng.integers(0, 256, 4096, dtype=np.uint8) for bank in range(4)}
-    st = SassState(program, (1, 1, 1), (32 * N_WARPS, 1, 1), np.arange(1), banks, 0, 16, _Memory())
+    st = SassState(program, (1, 1, 1), (32 * n_warps, 1, 1), np.arange(1), banks, 0, 16, _Memory())
     st.R[:] = rng.integers(0, 2**32, st.R.shape, dtype=np.uint64).astype(np.uint32)
     special = rng.choice(np.array([0, 1, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF, 0x3F800000, 0x7F800000, 0xFF800000,
                                    0x7FC00000, 0x00000001, 0x80000001, 0x00800000], dtype=np.uint32), st.R.shape)
     use = rng.random(st.R.shape) < 0.3
     st.R[use] = special[use]
-    per_warp = rng.integers(0, 2**32, (st.UR.shape[0], N_WARPS), dtype=np.uint64).astype(np.uint32)
+    per_warp = rng.integers(0, 2**32, (st.UR.shape[0], n_warps), dtype=np.uint64).astype(np.uint32)
     st.UR[:] = np.repeat(per_warp, 32, axis=1)
     st.P[:] = rng.random(st.P.shape) < 0.5
-    st.UP[:] = np.repeat(rng.random((8, N_WARPS)) < 0.5, 32, axis=1)
+    st.UP[:] = np.repeat(rng.random((8, n_warps)) < 0.5, 32, axis=1)
     st.P[PT_ROW] = st.UP[PT_ROW] = True
     return st
 
@@ -82,19 +82,33 @@ def run_numpy(step, ins, st, g) -> int:
 def assert_both_ways_equal(program, step, segment, idx, rng, where: str) -> None:
     """From one random state, the NumPy step under its guard and the one-instruction segment give the
     same registers, predicates and guard count."""
-    ins = step.ins
-    st = random_state(program, rng)
-    twin = random_state(program, np.random.default_rng(0))
-    for name in ("R", "UR", "P", "UP"):
-        getattr(twin, name)[:] = getattr(st, name)
-    count = run_numpy(step, ins, st, Group(idx))
-    pred_on = [None]
-    segment.run(twin, Group(idx), pred_on)
-    for name in ("R", "UR", "P", "UP"):
-        mismatch = np.argwhere(getattr(st, name) != getattr(twin, name))
-        assert not len(mismatch), f"{name} differs at {mismatch[:4].tolist()}: {where}"
-    if ins.is_guarded:
-        assert pred_on[0] == count, where
+    assert_segment_equal(program, [step], segment, idx, rng, where)
+
+
+def assert_segment_equal(program, steps: list, segment, idx, rng, where: str, n_warps: int = N_WARPS) -> None:
+    """From one random state, the NumPy steps under their guards, one after the other, and the segment
+    give the same registers, predicates and guard counts: the segment run on a tile of registers
+    (tiled.py) where it can be, and instruction by instruction (run_segment) too."""
+    st = random_state(program, rng, n_warps)
+    start = {name: getattr(st, name).copy() for name in ("R", "UR", "P", "UP")}
+    counts = [run_numpy(step, step.ins, st, Group(idx)) for step in steps]
+    plan = segment.tiled
+    for tiled in ((plan, None) if plan is not None else (None,)):
+        twin = random_state(program, np.random.default_rng(0), n_warps)
+        for name, rows in start.items():
+            getattr(twin, name)[:] = rows
+        pred_on = [None] * segment.stop
+        segment.tiled = tiled
+        try:
+            segment.run(twin, Group(idx), pred_on)
+        finally:
+            segment.tiled = plan
+        for name in ("R", "UR", "P", "UP"):
+            mismatch = np.argwhere(getattr(st, name) != getattr(twin, name))
+            assert not len(mismatch), f"{name} differs at {mismatch[:4].tolist()} (tiled: {tiled is not None}): {where}"
+        for step, count, on in zip(steps, counts, pred_on[segment.start:]):
+            if step.ins.is_guarded:
+                assert on == count, where
 
 
 def encodable(programs):
@@ -168,6 +182,28 @@ def test_handwritten_forms_give_the_numpy_steps_bits(programs):
         for idx in groups(rng) * 4:
             assert_both_ways_equal(program, step, segment, idx, rng, text)
     assert encoded >= len(HANDWRITTEN) - 2
+
+
+def test_whole_segments_give_the_numpy_steps_bits(programs):
+    """Every segment of the kernels, run whole (on a tile where it can be) over groups of more lanes
+    than a tile's chunk holds, gives the bits of its NumPy steps run one after the other."""
+    from warpsim.sass.compiled.tiled import TILE_CHUNK
+    rng = np.random.default_rng(5)
+    n_warps = 3 * TILE_CHUNK // 32 + 5
+    tiled = whole = 0
+    for program in programs:
+        for index, runs in program.segments.items():
+            block = program.blocks[index]
+            for segment in runs.values():
+                steps = block.steps[segment.start:segment.stop]
+                n = 32 * n_warps
+                scattered = np.flatnonzero(rng.random(n) < 0.7)
+                for idx in (np.arange(n), scattered, np.array([n - 1])):
+                    where = f"{program.name} block {index} steps {segment.start}..{segment.stop} ({len(idx)} lanes)"
+                    assert_segment_equal(program, steps, segment, idx, rng, where, n_warps)
+                whole += segment.stop - segment.start > 1
+                tiled += segment.tiled is not None
+    assert whole > 20 and tiled > 20, (whole, tiled)
 
 
 def test_the_tier_covers_the_value_instructions_of_loops(programs):

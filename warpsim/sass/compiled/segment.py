@@ -19,6 +19,7 @@ from ...machine.compiled.tier import machine_code_ready
 from . import compare, floating, integer, moves
 from .machine_code import forget_if_stale
 from .lanes import gather, scatter
+from .tiled import TILE_CHUNK, plan, run_tiled
 from .layout import DESTS, FAMILY, FAMILY_NAMES, GUARD_INVERT, GUARD_KIND, GUARD_ROW, MAX_DESTS, MAX_SOURCES, \
     N_DESTS, N_SOURCES, ON_ROWS, PRED, UNIFORM, UPRED, UREG, WIDE, Unencodable, encode, value_table
 
@@ -119,6 +120,7 @@ def _spread_uniform(c, R, P, UR, UP, lane):
 
 
 forget_if_stale(run_segment)
+forget_if_stale(run_tiled)
 
 
 def _check_dispatch():
@@ -133,15 +135,17 @@ _check_dispatch()
 
 
 class Segment:
-    """Steps [start, stop) of a block as encoded rows."""
+    """Steps [start, stop) of a block as encoded rows; `tiled`, where every row runs per lane on rows,
+    the plan that runs it on a tile of registers (tiled.py) instead of run_segment."""
 
-    __slots__ = ("start", "stop", "code", "guarded", "specs")
+    __slots__ = ("start", "stop", "code", "guarded", "specs", "tiled")
 
     def __init__(self, start: int, rows: list, guarded: list, specs: list):
         self.start, self.stop = start, start + len(rows)
         self.code = np.array(rows, dtype=np.int64)
         self.guarded = guarded
         self.specs = specs
+        self.tiled = plan(self.code)
 
     def run(self, st, g, pred_on: list) -> None:
         buffers = st.__dict__.get("_segment_buffers")
@@ -153,10 +157,25 @@ class Segment:
                 np.empty((MAX_SOURCES, rows), dtype=np.bool_), np.empty((MAX_DESTS, rows), dtype=np.uint64),
                 np.empty((MAX_DESTS, rows), dtype=np.bool_))
         counts = np.zeros(len(self.code), dtype=np.int64)
-        run_segment(self.code, st.R, st.P, st.UR, st.UP, buffers[0], g.idx, counts, *buffers[1:])
+        if self.tiled is not None:
+            local, r_rows, r_written, p_rows, p_written = self.tiled
+            run_tiled(self.code, local, st.R, st.P, buffers[0], g.idx.view(np.uint64), counts, r_rows, r_written, p_rows, p_written,
+                      _tile(st, "_tile", len(r_rows), np.uint64), _tile(st, "_tile_p", len(p_rows), np.bool_),
+                      buffers[3], *buffers[4:])
+        else:
+            run_segment(self.code, st.R, st.P, st.UR, st.UP, buffers[0], g.idx, counts, *buffers[1:])
         for k, guarded in enumerate(self.guarded):
             if guarded:
                 pred_on[self.start + k] = int(counts[k])
+
+
+def _tile(st, name: str, rows: int, dtype) -> np.ndarray:
+    """The batch's tile of `rows` rows of TILE_CHUNK lanes (kept for the largest segment yet)."""
+    tile = st.__dict__.get(name)
+    if tile is None or len(tile) < rows:
+        tile = np.empty((max(rows, 1), TILE_CHUNK), dtype=dtype)
+        setattr(st, name, tile)
+    return tile
 
 
 def segments_of(program) -> tuple:
@@ -201,7 +220,7 @@ def machine_code_allowed(engine: str, slots: int, dispatcher) -> bool:
 
 def segments_for(program, engine: str, slots: int) -> dict:
     """The segments a batch runs as machine code (none where machine code is not allowed)."""
-    if not program.segments or not machine_code_allowed(engine, slots, run_segment):
+    if not program.segments or not all(machine_code_allowed(engine, slots, f) for f in (run_segment, run_tiled)):
         return {}
     return program.segments
 
