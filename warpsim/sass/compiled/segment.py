@@ -150,7 +150,7 @@ class Segment:
     def run(self, st, g, pred_on: list) -> None:
         buffers = st.__dict__.get("_segment_buffers")
         if buffers is None or len(buffers[0]) != len(self.specs):
-            n, rows = st.n, min(st.n, CHUNK + 32)
+            n, rows = st.n, min(st.n, max(CHUNK + 32, TILE_CHUNK))
             buffers = st._segment_buffers = (
                 value_table(self.specs, st), np.empty(rows, dtype=np.int64), np.empty(n, dtype=np.uint32),
                 np.empty(n, dtype=np.bool_), np.empty((MAX_SOURCES, rows), dtype=np.uint64),
@@ -158,10 +158,10 @@ class Segment:
                 np.empty((MAX_DESTS, rows), dtype=np.bool_))
         counts = np.zeros(len(self.code), dtype=np.int64)
         if self.tiled is not None:
-            local, r_rows, r_written, p_rows, p_written = self.tiled
-            run_tiled(self.code, local, st.R, st.P, buffers[0], g.idx.view(np.uint64), counts, r_rows, r_written, p_rows, p_written,
-                      _tile(st, "_tile", len(r_rows), np.uint64), _tile(st, "_tile_p", len(p_rows), np.bool_),
-                      buffers[3], *buffers[4:])
+            local, r_rows, r_written, p_rows, p_written, constants, fixed = self.tiled
+            run_tiled(self.code, local, st.R, st.P, buffers[0], g.idx.view(np.uint64), counts, r_rows, r_written,
+                      p_rows, p_written, constants, fixed, _tile(st, "_tile", len(r_rows) + len(constants), np.uint64),
+                      _tile(st, "_tile_p", len(p_rows) + len(fixed), np.bool_), buffers[3], *buffers[4:])
         else:
             run_segment(self.code, st.R, st.P, st.UR, st.UP, buffers[0], g.idx, counts, *buffers[1:])
         for k, guarded in enumerate(self.guarded):

@@ -23,67 +23,80 @@ from numba import njit
 
 from . import compare, floating, integer, moves
 from .lanes import HIGH32, M32, M64, SIGN32, SIGN64, ZERO64
+from ..executor.state import PT_ROW
 from .layout import ABS, DESTS, FAMILY, FLOAT, GUARD_KIND, GUARD_INVERT, GUARD_ROW, INV, MAX_DESTS, MAX_SOURCES, \
     N_DESTS, N_SOURCES, NEG, ON_ROWS, PAIR, PRED, REG, SOURCES, UNIFORM, UPRED, UREG, VALUE, WIDE, ZERO
 
-TILE_CHUNK = 512        # lanes a tile holds (its rows stay in the first-level cache)
+TILE_CHUNK = 2048       # lanes a tile holds (more lanes, fewer passes over the code: its rows stay in the second-level cache)
+CONSTANT, FIXED = -1, -2  # while planning: a source read from a constant row, a constant predicate row
 
 
 def plan(code: np.ndarray):
-    """(code with REG and PRED rows renumbered as the tile's, the registers it touches, which of them it
-    writes, the predicates it touches, which it writes), or None where a row does not run per lane on
-    rows (a uniform instruction, a uniform operand, a family's per-lane form): those keep run_segment."""
+    """(local: the code with each operand's row renumbered as the tile's; the registers the tile holds
+    first (r_rows) and which of them the segment writes; the predicates likewise; constants: per row of
+    the tile after the registers, the value source it holds (row, kind, entry, modifiers: an immediate,
+    a constant-bank word, RZ, filled once per call); fixed: per predicate row after the predicates, the
+    value it holds (PT, !PT)), or None where a row does not run per lane on rows (a uniform
+    instruction, a uniform operand, a family's per-lane form, a register pair whose halves the tile
+    would hold apart): those keep run_segment."""
     registers: dict = {}
     predicates: dict = {}
+    constants: dict = {}            # (kind, a, mods) -> its tile row, after the registers
+    fixed: dict = {}                # a constant predicate's value -> its tile row, after the predicates
     written_r, written_p = set(), set()
-
-    def register(row):
-        return registers.setdefault(int(row), len(registers))
-
-    def predicate(row):
-        return predicates.setdefault(int(row), len(predicates))
-
     local = code.copy()
     for c, out in zip(code, local):
         if not c[ON_ROWS] or c[UNIFORM] or c[GUARD_KIND] == UPRED:
             return None
         if c[GUARD_KIND] == PRED:
-            out[GUARD_ROW] = predicate(c[GUARD_ROW])
+            out[GUARD_ROW] = predicates.setdefault(int(c[GUARD_ROW]), len(predicates))
         for k in range(c[N_SOURCES]):
-            kind, a, mods = c[SOURCES + 3 * k:SOURCES + 3 * k + 3]
+            at = SOURCES + 3 * k
+            kind, a, mods = (int(x) for x in c[at:at + 3])
             if kind in (UREG, UPRED):
                 return None
-            if kind == REG:
-                out[SOURCES + 3 * k + 1] = register(a)
-                if mods & PAIR and register(a + 1) != out[SOURCES + 3 * k + 1] + 1:
-                    out[SOURCES + 3 * k + 1] = -1       # a pair whose halves are not adjacent in the tile
+            if kind in (ZERO, VALUE):
+                out[at:at + 3] = CONSTANT, constants.setdefault((kind, a, mods), len(constants)), 0
+            elif kind == PRED and a == PT_ROW:
+                out[at:at + 3] = FIXED, fixed.setdefault(not mods & INV, len(fixed)), 0
+            elif kind == REG:
+                out[at + 1] = registers.setdefault(a, len(registers))
+                if mods & PAIR and registers.setdefault(a + 1, len(registers)) != out[at + 1] + 1:
+                    return None
             elif kind == PRED:
-                out[SOURCES + 3 * k + 1] = predicate(a)
+                out[at + 1] = predicates.setdefault(a, len(predicates))
         for d in range(c[N_DESTS]):
-            kind, row = c[DESTS + 2 * d], c[DESTS + 2 * d + 1]
-            wide, kind = kind & WIDE, kind & ~WIDE
-            if kind in (UREG, UPRED):
+            at = DESTS + 2 * d
+            kind, row = int(c[at]), int(c[at + 1])
+            if kind & ~WIDE in (UREG, UPRED):
                 return None
-            if kind == REG:
-                out[DESTS + 2 * d + 1] = register(row)
-                written_r.add(int(row))
-                if wide:
-                    written_r.add(int(row) + 1)
-                    if register(row + 1) != out[DESTS + 2 * d + 1] + 1:
-                        out[DESTS + 2 * d + 1] = -1
+            if kind & ~WIDE == REG:
+                out[at + 1] = registers.setdefault(row, len(registers))
+                written_r.add(row)
+                if kind & WIDE:
+                    written_r.add(row + 1)
+                    if registers.setdefault(row + 1, len(registers)) != out[at + 1] + 1:
+                        return None
             elif kind == PRED:
-                out[DESTS + 2 * d + 1] = predicate(row)
-                written_p.add(int(row))
-    if (local[:, SOURCES + 1::3] == -1).any() or (local[:, DESTS + 1:SOURCES:2] == -1).any():
-        return None                                     # rare: a pair's halves met apart; keep run_segment
-    r_rows = np.array(list(registers), dtype=np.int64)
-    p_rows = np.array(list(predicates), dtype=np.int64)
-    return (local, r_rows, np.array([r in written_r for r in registers], dtype=np.bool_),
-            p_rows, np.array([p in written_p for p in predicates], dtype=np.bool_))
+                out[at + 1] = predicates.setdefault(row, len(predicates))
+                written_p.add(row)
+    for c, out in zip(code, local):                 # constants after the registers, fixed after the predicates
+        for k in range(c[N_SOURCES]):
+            at = SOURCES + 3 * k
+            if out[at] == CONSTANT:
+                out[at:at + 3] = REG, len(registers) + out[at + 1], 0
+            elif out[at] == FIXED:
+                out[at:at + 3] = PRED, len(predicates) + out[at + 1], 0
+    return (local, np.array(list(registers), dtype=np.int64),
+            np.array([r in written_r for r in registers], dtype=np.bool_),
+            np.array(list(predicates), dtype=np.int64),
+            np.array([p in written_p for p in predicates], dtype=np.bool_),
+            np.array([[len(registers) + row, *key] for key, row in constants.items()], dtype=np.int64).reshape(-1, 4),
+            np.array([[len(predicates) + row, value] for value, row in fixed.items()], dtype=np.int64).reshape(-1, 2))
 
 
 @njit(cache=True, nogil=True)
-def run_tiled(code, local, R, P, values, idx, counts, r_rows, r_written, p_rows, p_written,
+def run_tiled(code, local, R, P, values, idx, counts, r_rows, r_written, p_rows, p_written, constants, fixed,
               tile, tile_p, on, T, TB, O, OB):
     """code: the segment's rows (run_rows reads their operation and flags); local: the same with the
     tile's rows; idx: the group's lanes as uint64 (an unsigned index needs no test for a negative one:
@@ -91,6 +104,15 @@ def run_tiled(code, local, R, P, values, idx, counts, r_rows, r_written, p_rows,
     of TILE_CHUNK lanes; on: a row for a guard; T, TB: rows for sources that are no plain tile row;
     O, OB: the families' result rows, as run_segment's."""
     n = idx.shape[0]
+    for r in range(constants.shape[0]):                 # 0. the constant rows, for every chunk
+        row = tile[constants[r, 0]]
+        value = _constant(constants[r, 1], constants[r, 2], constants[r, 3], values)
+        for j in range(min(n, TILE_CHUNK)):
+            row[j] = value
+    for r in range(fixed.shape[0]):
+        row_b = tile_p[fixed[r, 0]]
+        for j in range(min(n, TILE_CHUNK)):
+            row_b[j] = fixed[r, 1] != 0
     start = 0
     while start < n:
         m = min(n, start + TILE_CHUNK) - start
@@ -117,10 +139,10 @@ def run_tiled(code, local, R, P, values, idx, counts, r_rows, r_written, p_rows,
                     continue
             else:
                 counts[k] += m
-            sources = (_source(t, 0, tile, values, m, T[0]), _source(t, 1, tile, values, m, T[1]),
-                       _source(t, 2, tile, values, m, T[2]), _source(t, 3, tile, values, m, T[3]),
-                       _source(t, 4, tile, values, m, T[4]), _source(t, 5, tile, values, m, T[5]),
-                       _source(t, 6, tile, values, m, T[6]))
+            sources = (_source(t, 0, tile, m, T[0]), _source(t, 1, tile, m, T[1]),
+                       _source(t, 2, tile, m, T[2]), _source(t, 3, tile, m, T[3]),
+                       _source(t, 4, tile, m, T[4]), _source(t, 5, tile, m, T[5]),
+                       _source(t, 6, tile, m, T[6]))
             predicates = (_predicate(t, 0, tile_p, m, TB[0]), _predicate(t, 1, tile_p, m, TB[1]),
                           _predicate(t, 2, tile_p, m, TB[2]), _predicate(t, 3, tile_p, m, TB[3]),
                           _predicate(t, 4, tile_p, m, TB[4]), _predicate(t, 5, tile_p, m, TB[5]),
@@ -150,32 +172,48 @@ def run_tiled(code, local, R, P, values, idx, counts, r_rows, r_written, p_rows,
 
 
 @njit(inline="always")
-def _source(t, k, tile, values, m, out):
-    """The row of source k (tile rows) over a chunk of m lanes: a plain register's tile row itself, or
-    `out` filled as lanes.gather reads a value, a pair or a modified register (untouched for a
-    predicate source, or no source k)."""
+def _constant(kind, a, mods, values):
+    """A value source that is the same for every lane (an immediate, a constant-bank word, RZ), its
+    modifiers applied, as lanes.gather reads it."""
+    wide = (mods & PAIR) != 0
+    value = ZERO64
+    if kind == VALUE:
+        value = values[a] if wide else values[a] & M32
+    mask = M64 if wide else M32
+    sign = SIGN64 if wide else SIGN32
+    if mods & FLOAT:
+        if mods & ABS:
+            value &= mask ^ sign
+        if mods & NEG:
+            value ^= sign
+    else:
+        if mods & INV:
+            value ^= mask
+        if mods & NEG:
+            value = (ZERO64 - value) & mask
+    return value
+
+
+@njit(inline="always")
+def _source(t, k, tile, m, out):
+    """The row of source k (tile rows) over a chunk of m lanes: a plain register's tile row itself (a
+    constant's too), or `out` holding a pair or a register with modifiers as lanes.gather reads them
+    (untouched for a predicate source, or no source k)."""
     at = SOURCES + 3 * k
     kind, a, mods = t[at], t[at + 1], t[at + 2]
     if k >= t[N_SOURCES] or kind == PRED:
         return out
     wide = (mods & PAIR) != 0
-    if kind == REG and not wide and not mods & (NEG | INV | ABS):
+    if not wide and not mods & (NEG | INV | ABS):
         return tile[a]
-    if kind == REG:
-        low = tile[a]
-        if wide:
-            high = tile[a + 1]
-            for j in range(m):
-                out[j] = low[j] | (high[j] << HIGH32)
-        else:
-            for j in range(m):
-                out[j] = low[j]
-    else:
-        value = ZERO64
-        if kind == VALUE:
-            value = values[a] if wide else values[a] & M32
+    low = tile[a]
+    if wide:
+        high = tile[a + 1]
         for j in range(m):
-            out[j] = value
+            out[j] = low[j] | (high[j] << HIGH32)
+    else:
+        for j in range(m):
+            out[j] = low[j]
     if mods & (NEG | INV | ABS):
         mask = M64 if wide else M32
         sign = SIGN64 if wide else SIGN32
