@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import warpsim as cp
+from warpsim.sass import sass_of
 from warpsim.sass.replay import ReplayRequest
 
 pytestmark = [pytest.mark.sass, pytest.mark.nvrtc]
@@ -21,6 +22,13 @@ extern "C" __global__ void early_return(const float* x, float* y, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     y[i] = 2.0f * x[i] - 1.0f;
+}
+extern "C" __global__ void compound_return(const float* x, float* y, int mode) {
+    int w = threadIdx.x / 32;                  // ptxas: @!P0 EXIT P1 (mode == 0 and w >= 4)
+    float v = x[blockIdx.x * blockDim.x + threadIdx.x];
+    if (mode == 0 && w >= 4) return;
+    for (int k = 0; k < 3 + (w & 3); ++k) v = fmaf(v, 1.5f, -0.25f);
+    y[blockIdx.x * blockDim.x + threadIdx.x] = v;
 }
 extern "C" __global__ void saxpy(float a, const float* x, float* y, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -154,6 +162,23 @@ def test_early_return(module):
     out = y.get()
     np.testing.assert_array_equal(out[:n], 2.0 * x - 1.0)
     assert (out[n:] == -5.0).all()
+
+
+@pytest.mark.parametrize("mode", [0, 1])
+def test_exit_with_a_predicate_operand(module, mode):
+    """`@!P0 EXIT P1` ends only the lanes where P1 holds too; the others run on."""
+    sass = sass_of(module.get_function("compound_return").loaded_module).kernel("compound_return")
+    assert any(ins.opcode == "EXIT" and any(op.kind == "pred" for op in ins.operands) for ins in sass.instructions)
+    x = RNG.random(512, dtype=np.float32)
+    y = cp.full(512, -5.0, dtype=np.float32)
+    assert_same(run_beside(module, "compound_return", (2,), (256,), (cp.asarray(x), y, np.int32(mode))))
+    expected = x.reshape(2, 8, 32).copy()
+    for w in range(8):
+        for _ in range(3 + (w & 3)):
+            expected[:, w] = (expected[:, w].astype(np.float64) * 1.5 - 0.25).astype(np.float32)   # fmaf
+    if mode == 0:
+        expected[:, 4:] = -5.0
+    np.testing.assert_array_equal(y.get(), expected.ravel())
 
 
 def test_saxpy(module):

@@ -6,7 +6,8 @@ ends before the next start. nvdisasm also labels places nothing jumps to (the
 offsets .nv.info lists, e.g. of EXITs and shuffles); those stay in the
 function's `labels` but split nothing, so blocks are maximal. What ends a block, and whether control can fall through it,
 is the table below: one line per opcode. A guarded terminator (`@P0 EXIT`,
-`@!P1 BRA`) also falls through, for the lanes whose predicate is false.
+`@!P1 BRA`) also falls through, for the lanes whose predicate is false, and so does one with a
+predicate operand (`EXIT P1`, `BRA P2`), for the lanes where it is false.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ def _ends(ins) -> tuple | None:
         return None
     falls, follows = rule
     target = ins.branch_target if follows else None
-    return falls or ins.is_guarded, target
+    return falls or ins.is_conditional, target
 
 
 def split_blocks(function) -> list:

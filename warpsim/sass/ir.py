@@ -113,6 +113,13 @@ class SassInstruction:
         return self.guard is not None and not (self.guard.name in ("PT", "UPT") and not self.guard.invert)
 
     @property
+    def is_conditional(self) -> bool:
+        """Guarded, or with a predicate operand, a further condition of a branch or an exit
+        (`@!P0 EXIT P1` ends the lanes where !P0 and P1 hold: ptxas's `if (a && b) return;`):
+        as a block's last instruction, it lets the other lanes fall through."""
+        return self.is_guarded or any(op.kind in ("pred", "upred") for op in self.operands)
+
+    @property
     def branch_target(self) -> str | None:
         """The label of a branch/BSSY/CALL target, if the instruction names one."""
         for operand in self.operands:

@@ -111,9 +111,21 @@ def bra(ins):
     return ins      # resolved against the program's labels by program.py (needs the label indices)
 
 
-@semantics("EXIT", family="control", pipe="branch", mods=("KEEPREFCOUNT", "NO_ATEXIT"), doc="the lanes end")
+@semantics("EXIT", family="control", pipe="branch", mods=("KEEPREFCOUNT", "NO_ATEXIT"),
+           doc="the lanes end; a predicate operand is a further condition (`@!P0 EXIT P1`: the lanes "
+               "where P1 is false go on)")
 def exit_(ins):
+    if _extra_condition(ins) is not None:
+        return ins      # its fall-through is the next instruction's index (exit_where, by program.py)
     return Step(ins, lambda st, g: None, target=lambda st, g: np.full(g.n, EXIT, dtype=np.int64))
+
+
+def exit_where(ins, program):
+    """EXIT with a predicate operand: the lanes where it holds end, the others go to the next instruction."""
+    condition = _extra_condition(ins)
+    fall = program.index_of(ins) + 1
+    return Step(ins, lambda st, g: None,
+                target=lambda st, g: np.where(condition(st, g), EXIT, fall).astype(np.int64))
 
 
 def _trap(ins):
@@ -195,7 +207,8 @@ def brx_(ins):
     return ins
 
 
-LINKED = {"BRA": branch, "JMP": branch, "CALL": call, "RET": ret, "BRX": brx}
+LINKED = {"BRA": branch, "JMP": branch, "CALL": call, "RET": ret, "BRX": brx, "EXIT": exit_where,
+          "KILL": exit_where}
 
 
 # ------------------------------------------------------------------ convergence

@@ -97,10 +97,9 @@ class SassProgram:
         label = ins.branch_target
         if label is not None and label in self.labels:
             out.append(self.labels[label])
-        if ins.opcode in ("EXIT", "KILL", "RET") and not ins.is_guarded:
+        if ins.opcode in ("EXIT", "KILL", "RET") and not ins.is_conditional:
             return out
-        if ins.opcode in ("BRA", "JMP") and not ins.is_guarded and "DIV" not in ins.mods and \
-                not any(op.kind in ("pred", "upred") for op in ins.operands):
+        if ins.opcode in ("BRA", "JMP") and not ins.is_conditional and "DIV" not in ins.mods:
             return out
         if ins.opcode == "BRX":
             missing = [label for label in ins.branch_targets if label not in self.labels]
