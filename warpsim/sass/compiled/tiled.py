@@ -37,8 +37,9 @@ def plan(code: np.ndarray):
     the tile after the registers, the value source it holds (row, kind, entry, modifiers: an immediate,
     a constant-bank word, RZ, filled once per call); fixed: per predicate row after the predicates, the
     value it holds (PT, !PT)), or None where a row does not run per lane on rows (a uniform
-    instruction, a uniform operand, a family's per-lane form, a register pair whose halves the tile
-    would hold apart): those keep run_segment."""
+    instruction, a uniform destination, a family's per-lane form, a register pair whose halves the
+    tile would hold apart): those keep run_segment. A row of r_rows or p_rows is one of R's or P's, or,
+    where r_uniform or p_uniform says so, one of UR's or UP's (a uniform source, read per lane)."""
     registers: dict = {}
     predicates: dict = {}
     constants: dict = {}            # (kind, a, mods) -> its tile row, after the registers
@@ -46,40 +47,38 @@ def plan(code: np.ndarray):
     written_r, written_p = set(), set()
     local = code.copy()
     for c, out in zip(code, local):
-        if not c[ON_ROWS] or c[UNIFORM] or c[GUARD_KIND] == UPRED:
+        if not c[ON_ROWS] or c[UNIFORM]:
             return None
-        if c[GUARD_KIND] == PRED:
-            out[GUARD_ROW] = predicates.setdefault(int(c[GUARD_ROW]), len(predicates))
+        if c[GUARD_KIND] != 0:
+            out[GUARD_ROW] = predicates.setdefault((int(c[GUARD_KIND]), int(c[GUARD_ROW])), len(predicates))
         for k in range(c[N_SOURCES]):
             at = SOURCES + 3 * k
             kind, a, mods = (int(x) for x in c[at:at + 3])
-            if kind in (UREG, UPRED):
-                return None
             if kind in (ZERO, VALUE):
                 out[at:at + 3] = CONSTANT, constants.setdefault((kind, a, mods), len(constants)), 0
             elif kind == PRED and a == PT_ROW:
                 out[at:at + 3] = FIXED, fixed.setdefault(not mods & INV, len(fixed)), 0
-            elif kind == REG:
-                out[at + 1] = registers.setdefault(a, len(registers))
-                if mods & PAIR and registers.setdefault(a + 1, len(registers)) != out[at + 1] + 1:
+            elif kind in (REG, UREG):
+                out[at:at + 2] = REG, registers.setdefault((kind, a), len(registers))
+                if mods & PAIR and registers.setdefault((kind, a + 1), len(registers)) != out[at + 1] + 1:
                     return None
-            elif kind == PRED:
-                out[at + 1] = predicates.setdefault(a, len(predicates))
+            elif kind in (PRED, UPRED):
+                out[at:at + 2] = PRED, predicates.setdefault((kind, a), len(predicates))
         for d in range(c[N_DESTS]):
             at = DESTS + 2 * d
             kind, row = int(c[at]), int(c[at + 1])
             if kind & ~WIDE in (UREG, UPRED):
                 return None
             if kind & ~WIDE == REG:
-                out[at + 1] = registers.setdefault(row, len(registers))
-                written_r.add(row)
+                out[at + 1] = registers.setdefault((REG, row), len(registers))
+                written_r.add((REG, row))
                 if kind & WIDE:
-                    written_r.add(row + 1)
-                    if registers.setdefault(row + 1, len(registers)) != out[at + 1] + 1:
+                    written_r.add((REG, row + 1))
+                    if registers.setdefault((REG, row + 1), len(registers)) != out[at + 1] + 1:
                         return None
             elif kind == PRED:
-                out[at + 1] = predicates.setdefault(row, len(predicates))
-                written_p.add(row)
+                out[at + 1] = predicates.setdefault((PRED, row), len(predicates))
+                written_p.add((PRED, row))
     for c, out in zip(code, local):                 # constants after the registers, fixed after the predicates
         for k in range(c[N_SOURCES]):
             at = SOURCES + 3 * k
@@ -87,17 +86,19 @@ def plan(code: np.ndarray):
                 out[at:at + 3] = REG, len(registers) + out[at + 1], 0
             elif out[at] == FIXED:
                 out[at:at + 3] = PRED, len(predicates) + out[at + 1], 0
-    return (local, np.array(list(registers), dtype=np.int64),
+    return (local, np.array([row for _, row in registers], dtype=np.int64),
+            np.array([kind == UREG for kind, _ in registers], dtype=np.bool_),
             np.array([r in written_r for r in registers], dtype=np.bool_),
-            np.array(list(predicates), dtype=np.int64),
+            np.array([row for _, row in predicates], dtype=np.int64),
+            np.array([kind == UPRED for kind, _ in predicates], dtype=np.bool_),
             np.array([p in written_p for p in predicates], dtype=np.bool_),
             np.array([[len(registers) + row, *key] for key, row in constants.items()], dtype=np.int64).reshape(-1, 4),
             np.array([[len(predicates) + row, value] for value, row in fixed.items()], dtype=np.int64).reshape(-1, 2))
 
 
 @njit(cache=True, nogil=True)
-def run_tiled(code, local, R, P, values, idx, counts, r_rows, r_written, p_rows, p_written, constants, fixed,
-              tile, tile_p, on, T, TB, O, OB):
+def run_tiled(code, local, R, P, UR, UP, values, idx, counts, r_rows, r_uniform, r_written, p_rows, p_uniform,
+              p_written, constants, fixed, tile, tile_p, on, T, TB, O, OB):
     """code: the segment's rows (run_rows reads their operation and flags); local: the same with the
     tile's rows; idx: the group's lanes as uint64 (an unsigned index needs no test for a negative one:
     the copies in and out take half the time). tile, tile_p: a row per register and predicate touched,
@@ -118,13 +119,13 @@ def run_tiled(code, local, R, P, values, idx, counts, r_rows, r_written, p_rows,
         m = min(n, start + TILE_CHUNK) - start
         lanes = idx[start:start + m]
         for r in range(r_rows.shape[0]):                # 1. the chunk's registers and predicates in
-            source_row, row = R[r_rows[r]], tile[r]
+            source_row, row = (UR if r_uniform[r] else R)[r_rows[r]], tile[r]
             for j in range(m):
                 row[j] = np.uint64(source_row[lanes[j]])
         for r in range(p_rows.shape[0]):
-            source_row, row_b = P[p_rows[r]], tile_p[r]
+            source_row_b, row_b = (UP if p_uniform[r] else P)[p_rows[r]], tile_p[r]
             for j in range(m):
-                row_b[j] = source_row[lanes[j]]
+                row_b[j] = source_row_b[lanes[j]]
         for k in range(code.shape[0]):                  # 2. each instruction on the tile
             c, t = code[k], local[k]
             guarded = t[GUARD_KIND] != 0
