@@ -259,3 +259,27 @@ def test_whole_launches_equal_with_the_tier_on_and_off(monkeypatch):
         assert out_numpy.any(), name
         assert counts_numpy == counts_compiled, name
     assert segments_run and max(segments_run) > 2048     # lanes scattered by the loop's exits, many chunks
+
+
+def test_a_guarded_branch_in_one_pass_gives_the_numpy_steps_next_pcs(programs):
+    """execute_block's one machine-code pass for `@P BRA L` (Select.branch) writes the next PCs and the
+    guard's count that the NumPy path (gather the guard, np.where, scatter to pc) gives."""
+    from warpsim.sass.compiled.rounds import Select
+    from warpsim.sass.disasm import parse_instruction
+    program = programs[0]
+    rng = np.random.default_rng(13)
+    for text in ("@P3 BRA 0x40", "@!P0 BRA 0x40", "@!PT BRA 0x40", "@UP1 BRA 0x40"):
+        guard = parse_instruction(text).guard
+        for idx in groups(rng):
+            st = random_state(program, rng)
+            st.pc[:] = rng.integers(0, 50, st.n)
+            select = Select(st)
+            expected_pc = st.pc.copy()
+            rows = st.P if guard.kind == "pred" else st.UP
+            on = rows[PT_ROW if guard.number is None else guard.number][idx] != bool(guard.invert)
+            expected_pc[idx] = np.where(on, 7, 3)
+            next_pc = np.empty(len(idx), dtype=np.int64)
+            taken = select.branch(st, Group(idx), guard, 7, 3, next_pc)
+            np.testing.assert_array_equal(next_pc, expected_pc[idx], err_msg=text)
+            np.testing.assert_array_equal(st.pc, expected_pc, err_msg=text)
+            assert taken == int(np.count_nonzero(on)), text

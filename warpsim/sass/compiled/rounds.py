@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit
 
 from ..executor.program import NO_WAIT, WAIT_BSYNC
-from ..executor.state import Group
+from ..executor.state import PT_ROW, Group
 from .machine_code import forget_if_stale
 
 NO_PC = np.iinfo(np.int64).max
@@ -214,6 +214,26 @@ def two_targets(next_pc, starts, lanes, has_low, has_high):
 forget_if_stale(two_targets)
 
 
+@njit(cache=True, nogil=True)
+def branch_lanes(guard, invert, idx, jump, fall, pc, next_pc):
+    """A guarded branch to one index for the lanes idx (uint64: no test for a negative index): each
+    lane's next PC, jump where its guard (guard[lane] != invert) holds, else fall, into next_pc and
+    pc; returns how many branch. What execute_block does with a gather of the guard, a subset of the
+    group, np.where and a scatter to pc, in one pass."""
+    taken = 0
+    for j in range(idx.shape[0]):
+        lane = idx[j]
+        on = guard[lane] != invert
+        target = jump if on else fall
+        next_pc[j] = target
+        pc[lane] = target
+        taken += on
+    return taken
+
+
+forget_if_stale(branch_lanes)
+
+
 class Select:
     """select_groups for one batch: its buffers, and the program's per-PC tables."""
 
@@ -229,6 +249,13 @@ class Select:
                         np.empty(n, dtype=np.int64), np.empty(warps, dtype=np.int64),
                         np.empty(warps + 1, dtype=np.int64), np.empty(warps, dtype=np.int64),
                         np.empty(warps, dtype=np.int64), np.empty(warps, dtype=np.int64), np.empty(n + 1, dtype=np.int64))
+
+    def branch(self, st, g, guard, jump: int, fall: int, next_pc: np.ndarray) -> int:
+        """`@guard BRA` to instruction `jump` for the lanes of g (an index array), the others to `fall`:
+        next_pc and st.pc written (branch_lanes); the lanes whose guard held."""
+        rows = st.P if guard.kind == "pred" else st.UP
+        row = rows[PT_ROW if guard.number is None else guard.number]
+        return int(branch_lanes(row, bool(guard.invert), g.idx.view(np.uint64), jump, fall, st.pc, next_pc))
 
     def __call__(self, st, patience: int):
         """([(pc, Group)] the round issues, lowest PC first, live lanes); None where the NumPy phases

@@ -69,7 +69,7 @@ def branch(ins, program):
         if condition is None:
             return np.full(g.n, index, dtype=np.int64)
         return np.where(condition(st, g), index, fall).astype(np.int64)
-    return Step(ins, lambda st, g: None, target=target)
+    return Step(ins, lambda st, g: None, target=target, jump=index if condition is None else None)
 
 
 def any_lane_branch(ins, program):

@@ -242,17 +242,23 @@ def execute_block(st: SassState, block, g: Group) -> np.ndarray:
             step.run(st, g)
         elif count:
             step.run(st, g.subset(on))
-    next_pc = np.full(g.n, block.end, dtype=np.int64)
-    if block.control is not None:
-        guard = block.guards[-1]
-        if guard is None:
-            next_pc = block.control.target(st, g)
-        else:
-            on = np.broadcast_to(np.asarray(guard(st, g), dtype=bool), (g.n,))
-            pred_on[-1] = int(np.count_nonzero(on))
-            if on.any():
-                next_pc[on] = block.control.target(st, g.subset(on))
-    st.pc[g.sel] = next_pc
+    control = block.control
+    if control is not None and control.jump is not None and block.guards[-1] is not None \
+            and st.select is not None and not isinstance(g.sel, slice):
+        next_pc = np.empty(g.n, dtype=np.int64)     # a guarded BRA to one label: one machine-code pass
+        pred_on[-1] = st.select.branch(st, g, control.ins.guard, control.jump, block.end, next_pc)
+    else:
+        next_pc = np.full(g.n, block.end, dtype=np.int64)
+        if control is not None:
+            guard = block.guards[-1]
+            if guard is None:
+                next_pc = control.target(st, g)
+            else:
+                on = np.broadcast_to(np.asarray(guard(st, g), dtype=bool), (g.n,))
+                pred_on[-1] = int(np.count_nonzero(on))
+                if on.any():
+                    next_pc[on] = control.target(st, g.subset(on))
+        st.pc[g.sel] = next_pc
     issued = len(block.steps)
     st.clock += issued
     for observer in st.block_observers:

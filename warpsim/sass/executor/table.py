@@ -57,6 +57,7 @@ class Step:
                                     # ('poll', test): lanes issue where test(state, group) holds
     target: Callable | None = None  # control: (state, group of lanes that take it) -> next index per lane
     reads_guard: bool = False       # the step reads its own guard (BRA.U.ANY: the warp's lanes branch together)
+    jump: int | None = None         # a branch whose lanes that take it all go to this index (a plain BRA)
 
 
 OPCODES: dict = {}
