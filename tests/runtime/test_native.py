@@ -27,3 +27,14 @@ def test_stubs_and_version_script_cover_the_table_and_the_header():
     assert "WS_EXPORT int cudaMalloc(void ** devPtr, size_t size) {" in source
     assert "WS_EXPORT void ** __cudaRegisterFatBinary(void * fatCubin) {" in source
     assert "WS_EXPORT int cudaGraphAddKernelNode(void) {" in source       # not supported: no parameters needed
+
+
+def test_per_thread_stream_names_get_the_plain_calls_stubs():
+    names = runtime_header_names()
+    assert {"cudaMemcpy_ptds", "cudaMemcpyAsync_ptsz", "cudaLaunchKernel_ptsz", "cudaGraphUpload_ptsz"} <= set(names)
+    source, script = runtime_source(names)
+    assert "    cudaMemcpyAsync_ptsz;\n" in script
+    assert ("WS_EXPORT int cudaMemcpyAsync_ptsz(void * dst, const void * src, size_t count, int kind, "
+            "void * stream) {") in source
+    assert handler("cudaMemcpy_ptds") is IMPLEMENTED["cudaMemcpy"]
+    assert handler("cudaGraphUpload_ptsz").func is not_supported      # cudaGraphUpload is not in the table

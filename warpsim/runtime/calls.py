@@ -29,7 +29,7 @@ import numpy as np
 
 from ..errors import DeviceRuntimeNotSimulated, LaunchError, LaunchRefused, OutOfMemoryError, WarpsimError
 from ..machine.memory import GLOBAL_BASE
-from . import hoststructs, launch_attributes, textures
+from . import hoststructs, launch_attributes, table, textures
 from .context import Event, RuntimeContext, Symbol
 from .errors import CODES, code_of, error_name, error_string
 
@@ -39,6 +39,7 @@ INVALID_HANDLE = CODES["cudaErrorInvalidResourceHandle"]
 NOT_SUPPORTED = CODES["cudaErrorNotSupported"]
 MEMCPY_KINDS = range(5)          # HostToHost, HostToDevice, DeviceToHost, DeviceToDevice, Default
 EVENT_DISABLE_TIMING = 0x02
+PER_THREAD_STREAM = 2            # cudaStreamPerThread: the calling thread's default stream
 TRACE = bool(os.environ.get("WARPSIM_TRACE_RUNTIME"))     # every call, its arguments and result
 
 _context: RuntimeContext | None = None
@@ -116,8 +117,28 @@ def call(sticky: bool = True):
 
 
 def handler(name: str):
-    """The Python function the stub `name` calls."""
-    return IMPLEMENTED.get(name) or functools.partial(not_supported, name)
+    """The Python function the stub `name` calls. NAME_ptds and NAME_ptsz, what a program built
+    with `--default-stream per-thread` calls, are NAME, the NULL stream of a _ptsz call being
+    the calling thread's default stream (cudaStreamPerThread)."""
+    found = IMPLEMENTED.get(name)
+    if found:
+        return found
+    base = table.BY_NAME.get(table.per_thread_base(name))
+    if base is not None and base.name in IMPLEMENTED:
+        position = table.stream_parameter(base) if name.endswith("_ptsz") else None
+        return _per_thread_call(IMPLEMENTED[base.name], position)
+    return functools.partial(not_supported, name)
+
+
+def _per_thread_call(function, stream_position):
+    if stream_position is None:       # _ptds calls: in order on every stream, as warpsim runs them
+        return function
+
+    def on_thread_stream(*args):
+        if args[stream_position] == 0:
+            args = (*args[:stream_position], PER_THREAD_STREAM, *args[stream_position + 1:])
+        return function(*args)
+    return on_thread_stream
 
 
 def not_supported(name: str, *_args) -> int:
@@ -314,7 +335,7 @@ def __cudaLaunchKernel(context, kernel, grid, block, args, shared_mem, stream):
 
 @call()
 def __cudaLaunchKernel_ptsz(context, kernel, grid, block, args, shared_mem, stream):
-    return _launch(context, kernel, grid, block, args, shared_mem, stream)
+    return _launch(context, kernel, grid, block, args, shared_mem, stream or PER_THREAD_STREAM)
 
 
 @call()

@@ -45,7 +45,7 @@ from pathlib import Path
 
 from ..cache import cache_dir
 from ..errors import WarpsimError
-from .table import ARGUMENT_TYPES, FUNCTIONS, RETURN_TYPES, header_functions
+from .table import ARGUMENT_TYPES, BY_NAME, FUNCTIONS, RETURN_TYPES, RuntimeFunction, header_functions, per_thread_base
 
 LIBRARY = "libcudart.so.13"
 VERSION_NODE = "libcudart.so.13"
@@ -373,7 +373,8 @@ static unsigned long long ws_finish(int index, PyObject **args, Py_ssize_t count
 
 def runtime_source(header_names: list[str]) -> tuple[str, str]:
     """(C source, linker version script) of the library: the table's stubs, then one
-    cudaErrorNotSupported stub for every other function of the header."""
+    cudaErrorNotSupported stub for every other function of the header; a per-thread-stream
+    name (cudaMemcpyAsync_ptsz) of a table row gets the row's stub under its own name."""
     table_names = [f.name for f in FUNCTIONS]
     others = [name for name in header_names if name not in set(table_names)]
     names = table_names + others
@@ -384,7 +385,10 @@ def runtime_source(header_names: list[str]) -> tuple[str, str]:
     prelude = PRELUDE % {"names": ", ".join(f'"{n}"' for n in names), "count": len(names),
                          "layouts": layouts, "python": _c_string(sys.executable)}
     stubs = [_stub(k, f) for k, f in enumerate(FUNCTIONS)]
-    stubs += [_unsupported_stub(len(FUNCTIONS) + k, name) for k, name in enumerate(others)]
+    for k, name in enumerate(others, start=len(FUNCTIONS)):
+        base = BY_NAME.get(per_thread_base(name))     # NAME_ptsz of a table row: the row's signature
+        stubs.append(_stub(k, RuntimeFunction(base.returns, name, base.params)) if base
+                     else _unsupported_stub(k, name))
     script = (f"{VERSION_NODE} {{\n  global:\n" + "".join(f"    {n};\n" for n in names)
               + "    cudaCreateChannelDesc;\n" + "".join(f"    {symbol};\n" for symbol, _, _ in LAYOUTS)
               + "  local: *;\n};\n")

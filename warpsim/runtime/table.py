@@ -225,7 +225,26 @@ cudaError_t cudaDeviceGetByPCIBusId(int * device, const char * pciBusId)
 BY_NAME = {f.name: f for f in FUNCTIONS}
 
 
+# What cuda_runtime_api.h calls a function under `--default-stream per-thread`: NAME_ptds
+# (synchronous calls) or NAME_ptsz (calls that take a stream, whose NULL stream is then the
+# calling thread's default stream, cudaStreamPerThread).
+PER_THREAD_SUFFIXES = ("_ptds", "_ptsz")
+
+
 def header_functions(header_text: str) -> list[str]:
-    """Names of the `cudaError_t` functions a cuda_runtime_api.h declares (its host API)."""
+    """Names of the `cudaError_t` functions a cuda_runtime_api.h declares (its host API), and
+    the per-thread-default-stream names its macros give some of them (`#define cudaMemcpyAsync
+    __CUDART_API_PTSZ(cudaMemcpyAsync)`: cudaMemcpyAsync_ptsz)."""
     found = re.findall(r"cudaError_t\s+CUDARTAPI\s+(cuda\w+)\s*\(", header_text)
-    return sorted(set(found))
+    per_thread = re.findall(r"#\s*define\s+(cuda\w+)\s+__CUDART_API_PT(DS|SZ)\(\s*\1\s*\)", header_text)
+    return sorted(set(found) | {f"{name}_pt{kind.lower()}" for name, kind in per_thread})
+
+
+def per_thread_base(name: str) -> str | None:
+    """'cudaMemcpyAsync_ptsz' -> 'cudaMemcpyAsync'; None for a name with no per-thread suffix."""
+    return name[:-len("_ptsz")] if name.endswith(PER_THREAD_SUFFIXES) else None
+
+
+def stream_parameter(function: RuntimeFunction) -> int | None:
+    """The position of a table row's cudaStream_t parameter, or None."""
+    return next((k for k, (type_, _) in enumerate(function.params) if type_ == "cudaStream_t"), None)
