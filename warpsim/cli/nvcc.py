@@ -6,8 +6,9 @@ libcudart.so.13 at run time, so `warpsim run` can give it warpsim's), `-L` to th
 folder of warpsim's libcudart.so.13 (PyPI ships no unversioned libcudart.so to
 link with), `-lineinfo` (reports name the kernels' source lines), and where the
 toolkit lacks them, headers of warpsim's own (runtime/include: cuda_profiler_api.h). PyPI's
-nvcc finds PyPI's CUDA headers (cuda_runtime.h) and CCCL's (Thrust, CUB) by
-itself (its nvcc.profile). nvcc compiles host code with the system's g++.
+nvcc finds PyPI's CUDA headers (cuda_runtime.h), CCCL's (Thrust, CUB) and cuRAND's
+device API (curand_kernel.h, header-only, from the nvidia-curand dependency) by itself
+(its nvcc.profile). nvcc compiles host code with the system's g++.
 
 `warpsim --cuda 13.0 nvcc ...` (or WARPSIM_CUDA=13.0) builds with the nvcc of CUDA 13.0
 from warpsim's tool cache (`warpsim toolchain --install 13.0`): its cicc, headers and CCCL,
