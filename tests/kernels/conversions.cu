@@ -69,3 +69,13 @@ extern "C" __global__ void half_and_bfloat(const float* X, unsigned short* bits,
     back[1 * n + i] = __bfloat162float(b);
     back[2 * n + i] = __half2float(__hadd(h, __float2half(1.0f)));
 }
+
+// bf16 -> 8-bit integers: on sm_90 cuda_bf16.hpp uses cvt.rzi.s8.bf16 / cvt.rzi.u8.bf16 into a
+// .b8 register, widened by mov.b16 {byte, 0}.
+extern "C" __global__ void bfloat_to_bytes(const unsigned short* bits, signed char* s8, unsigned char* u8, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    __nv_bfloat16 b = __ushort_as_bfloat16(bits[i]);
+    s8[i] = __bfloat162char_rz(b);
+    u8[i] = __bfloat162uchar_rz(b);
+}

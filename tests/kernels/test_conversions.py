@@ -181,3 +181,14 @@ def test_half_and_bfloat16():
     assert_same_floats(back[1], bf, "bfloat16 -> float", x)
     assert_same_floats(back[2], (halves.astype(np.float64) + 1.0).astype(np.float16).astype(np.float32),
                        "__hadd(half, 1)", x)
+
+
+def test_bfloat16_to_bytes_truncates_and_saturates():
+    x = float_inputs(np.float32, 12)
+    x[100:600] = rng(13).uniform(-300, 300, 500).astype(np.float32)
+    bits = bfloat16_bits(x, "rn")
+    s8, u8 = sentinel((N,), np.int8), sentinel((N,), np.uint8)
+    kernel(SOURCE, "bfloat_to_bytes", ("-arch=sm_90",))((N // 128,), (128,), (cp.asarray(bits), s8, u8, np.int32(N)))
+    values = (bits.astype(np.uint32) << 16).view(np.float32)
+    np.testing.assert_array_equal(s8.get(), to_integer(values, "rz", 8, True))
+    np.testing.assert_array_equal(u8.get(), to_integer(values, "rz", 8, False))

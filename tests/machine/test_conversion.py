@@ -83,9 +83,7 @@ def typed(values, t):
 def test_int_to_float_rounds_exactly_in_every_mode(src):
     rng = np.random.default_rng(1)
     values = random_ints(rng, src, 300)
-    for dst in ("f64", "f32", "f16", "bf16"):
-        if dst == "bf16" and src == "u8":
-            continue                                             # not a PTX conversion
+    for dst in ("f64", "f32", "f16", "bf16"):      # bf16 <-> 8-bit integers: sm_90 (cuda_bf16.hpp's __uchar2bfloat16_rn)
         for mode in MODES:
             if BITS[dst] >= 32 and np.iinfo(DTYPE[src]).bits <= 16 and mode != "rn":
                 continue                                         # exact anyway
@@ -114,8 +112,6 @@ def test_float_to_int_rounds_and_saturates(src):
     values = as_float64(typed(values, src), src)
     rounders = {"rni": lambda f: round(f), "rzi": math.trunc, "rmi": math.floor, "rpi": math.ceil}
     for dst in INT_TYPES:
-        if src == "bf16" and dst in ("u8", "s8"):
-            continue                                             # not a PTX conversion
         info = np.iinfo(DTYPE[dst])
         # NaN -> 0, except from f64 or into 64-bit integers: the top bit alone (H200)
         nan = (1 << (info.bits - 1)) if src == "f64" or info.bits == 64 else 0
@@ -295,7 +291,7 @@ def test_fp8_from_f32_rounds_and_saturates():
     ("cvt.s32.f32", 1), ("cvt.f16.f32", 1), ("cvt.f32.f64", 1), ("cvt.rni.f32.s32", 1),
     ("cvt.rn.s32.f32", 1), ("cvt.ftz.f64.s32", 1), ("cvt.rn.e4m3x2.f32", 2),
     ("cvt.rn.f16x2.f32", 1), ("cvt.rn.rz.f32.f64", 1), ("cvt.rna.f16.f32", 1),
-    ("cvt.rn.f32.f16", 1), ("cvt.rni.f32.f64", 1), ("cvt.rn.bf16.s8", 1), ("cvt.rn.ftz.tf32.f32", 1),
+    ("cvt.rn.f32.f16", 1), ("cvt.rni.f32.f64", 1), ("cvt.rn.ftz.tf32.f32", 1),
 ])
 def test_bad_cvt_forms_are_rejected(mnemonic, n):
     with pytest.raises(UnsupportedInstruction):

@@ -100,8 +100,6 @@ def _check_cvt(ins):
         return "integer rounding of a float needs the same source and destination type"
     if (dst, src) in WIDENING and rounding:
         return f"cvt.{dst}.{src} is exact and takes no rounding modifier"
-    if "bf16" in (dst, src) and {dst, src} & {"u8", "s8", "b8"}:
-        return "cvt has no conversion between bf16 and 8-bit integers"
     return None
 
 
