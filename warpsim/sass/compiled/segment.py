@@ -158,11 +158,10 @@ class Segment:
                 np.empty((MAX_DESTS, rows), dtype=np.bool_))
         counts = np.zeros(len(self.code), dtype=np.int64)
         if self.tiled is not None:
-            local, r_rows, r_uniform, r_written, p_rows, p_uniform, p_written, constants, fixed = self.tiled
-            run_tiled(self.code, local, st.R, st.P, st.UR, st.UP, buffers[0], g.idx.view(np.uint64), counts, r_rows,
-                      r_uniform, r_written, p_rows, p_uniform, p_written, constants, fixed,
-                      _tile(st, "_tile", len(r_rows) + len(constants), np.uint64),
-                      _tile(st, "_tile_p", len(p_rows) + len(fixed), np.bool_), buffers[3], *buffers[4:])
+            plan = self.tiled
+            run_tiled(self.code, plan.local, st.R, st.P, st.UR, st.UP, buffers[0], g.idx.view(np.uint64), counts,
+                      *plan[1:], _tile(st, "_tile", len(plan.r_rows) + len(plan.constants), np.uint64),
+                      _tile(st, "_tile_p", len(plan.p_rows) + len(plan.fixed), np.bool_), buffers[3], *buffers[4:])
         else:
             run_segment(self.code, st.R, st.P, st.UR, st.UP, buffers[0], g.idx, counts, *buffers[1:])
         for k, guarded in enumerate(self.guarded):

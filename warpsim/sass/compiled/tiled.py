@@ -18,6 +18,8 @@ contiguous row costs a fraction of a gather).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -31,26 +33,43 @@ TILE_CHUNK = 2048       # lanes a tile holds (more lanes, fewer passes over the 
 CONSTANT, FIXED = -1, -2  # while planning: a source read from a constant row, a constant predicate row
 
 
+class Plan(NamedTuple):
+    """How a segment runs on a tile (see `plan`); run_tiled takes its fields after `local` in order."""
+    local: np.ndarray           # the code, each register and predicate operand renumbered as its tile row
+    r_rows: np.ndarray          # the registers the tile holds first: R's rows, or UR's where r_uniform
+    r_uniform: np.ndarray
+    r_read: np.ndarray          # copied in: read before every lane writes it, or written under a guard
+    r_written: np.ndarray       # copied out
+    p_rows: np.ndarray          # the predicates likewise
+    p_uniform: np.ndarray
+    p_read: np.ndarray
+    p_written: np.ndarray
+    constants: np.ndarray       # per tile row after the registers: (row, kind, entry, modifiers) of a value source
+    fixed: np.ndarray           # per predicate row after the predicates: (row, value) of PT or !PT
+
+
 def plan(code: np.ndarray):
-    """(local: the code with each operand's row renumbered as the tile's; the registers the tile holds
-    first (r_rows) and which of them the segment writes; the predicates likewise; constants: per row of
-    the tile after the registers, the value source it holds (row, kind, entry, modifiers: an immediate,
-    a constant-bank word, RZ, filled once per call); fixed: per predicate row after the predicates, the
-    value it holds (PT, !PT)), or None where a row does not run per lane on rows (a uniform
+    """The Plan of a segment, or None where a row does not run per lane on rows (a uniform
     instruction, a uniform destination, a family's per-lane form, a register pair whose halves the
-    tile would hold apart): those keep run_segment. A row of r_rows or p_rows is one of R's or P's, or,
-    where r_uniform or p_uniform says so, one of UR's or UP's (a uniform source, read per lane)."""
+    tile would hold apart): those keep run_segment. Constants (immediates, constant-bank words, RZ)
+    get rows filled once per call, PT and !PT predicate rows likewise."""
     registers: dict = {}
     predicates: dict = {}
     constants: dict = {}            # (kind, a, mods) -> its tile row, after the registers
     fixed: dict = {}                # a constant predicate's value -> its tile row, after the predicates
     written_r, written_p = set(), set()
+    covered = set()                 # registers and predicates every lane has written (no guard) so far
+    read = set()                    # ... read before that, or written under a guard: the chunk copies them in
     local = code.copy()
     for c, out in zip(code, local):
         if not c[ON_ROWS] or c[UNIFORM]:
             return None
-        if c[GUARD_KIND] != 0:
-            out[GUARD_ROW] = predicates.setdefault((int(c[GUARD_KIND]), int(c[GUARD_ROW])), len(predicates))
+        guarded = c[GUARD_KIND] != 0
+        if guarded:
+            key = (int(c[GUARD_KIND]), int(c[GUARD_ROW]))
+            out[GUARD_ROW] = predicates.setdefault(key, len(predicates))
+            if key not in covered:
+                read.add(key)
         for k in range(c[N_SOURCES]):
             at = SOURCES + 3 * k
             kind, a, mods = (int(x) for x in c[at:at + 3])
@@ -62,8 +81,11 @@ def plan(code: np.ndarray):
                 out[at:at + 2] = REG, registers.setdefault((kind, a), len(registers))
                 if mods & PAIR and registers.setdefault((kind, a + 1), len(registers)) != out[at + 1] + 1:
                     return None
+                read.update(key for key in ((kind, a), (kind, a + 1))[:2 if mods & PAIR else 1] if key not in covered)
             elif kind in (PRED, UPRED):
                 out[at:at + 2] = PRED, predicates.setdefault((kind, a), len(predicates))
+                if (kind, a) not in covered:
+                    read.add((kind, a))
         for d in range(c[N_DESTS]):
             at = DESTS + 2 * d
             kind, row = int(c[at]), int(c[at + 1])
@@ -71,14 +93,19 @@ def plan(code: np.ndarray):
                 return None
             if kind & ~WIDE == REG:
                 out[at + 1] = registers.setdefault((REG, row), len(registers))
-                written_r.add((REG, row))
-                if kind & WIDE:
-                    written_r.add((REG, row + 1))
-                    if registers.setdefault((REG, row + 1), len(registers)) != out[at + 1] + 1:
-                        return None
+                if kind & WIDE and registers.setdefault((REG, row + 1), len(registers)) != out[at + 1] + 1:
+                    return None
+                keys = ((REG, row), (REG, row + 1))[:2 if kind & WIDE else 1]
+                written_r.update(keys)
             elif kind == PRED:
                 out[at + 1] = predicates.setdefault((PRED, row), len(predicates))
-                written_p.add((PRED, row))
+                keys = ((PRED, row),)
+                written_p.update(keys)
+            else:
+                continue
+            for key in keys:
+                if key not in covered:
+                    (read if guarded else covered).add(key)
     for c, out in zip(code, local):                 # constants after the registers, fixed after the predicates
         for k in range(c[N_SOURCES]):
             at = SOURCES + 3 * k
@@ -86,19 +113,21 @@ def plan(code: np.ndarray):
                 out[at:at + 3] = REG, len(registers) + out[at + 1], 0
             elif out[at] == FIXED:
                 out[at:at + 3] = PRED, len(predicates) + out[at + 1], 0
-    return (local, np.array([row for _, row in registers], dtype=np.int64),
+    return Plan(local, np.array([row for _, row in registers], dtype=np.int64),
             np.array([kind == UREG for kind, _ in registers], dtype=np.bool_),
+            np.array([r in read for r in registers], dtype=np.bool_),
             np.array([r in written_r for r in registers], dtype=np.bool_),
             np.array([row for _, row in predicates], dtype=np.int64),
             np.array([kind == UPRED for kind, _ in predicates], dtype=np.bool_),
+            np.array([p in read for p in predicates], dtype=np.bool_),
             np.array([p in written_p for p in predicates], dtype=np.bool_),
             np.array([[len(registers) + row, *key] for key, row in constants.items()], dtype=np.int64).reshape(-1, 4),
             np.array([[len(predicates) + row, value] for value, row in fixed.items()], dtype=np.int64).reshape(-1, 2))
 
 
 @njit(cache=True, nogil=True)
-def run_tiled(code, local, R, P, UR, UP, values, idx, counts, r_rows, r_uniform, r_written, p_rows, p_uniform,
-              p_written, constants, fixed, tile, tile_p, on, T, TB, O, OB):
+def run_tiled(code, local, R, P, UR, UP, values, idx, counts, r_rows, r_uniform, r_read, r_written, p_rows,
+              p_uniform, p_read, p_written, constants, fixed, tile, tile_p, on, T, TB, O, OB):
     """code: the segment's rows (run_rows reads their operation and flags); local: the same with the
     tile's rows; idx: the group's lanes as uint64 (an unsigned index needs no test for a negative one:
     the copies in and out take half the time). tile, tile_p: a row per register and predicate touched,
@@ -119,10 +148,14 @@ def run_tiled(code, local, R, P, UR, UP, values, idx, counts, r_rows, r_uniform,
         m = min(n, start + TILE_CHUNK) - start
         lanes = idx[start:start + m]
         for r in range(r_rows.shape[0]):                # 1. the chunk's registers and predicates in
+            if not r_read[r]:
+                continue                                # every lane writes it before any reads it
             source_row, row = (UR if r_uniform[r] else R)[r_rows[r]], tile[r]
             for j in range(m):
                 row[j] = np.uint64(source_row[lanes[j]])
         for r in range(p_rows.shape[0]):
+            if not p_read[r]:
+                continue
             source_row_b, row_b = (UP if p_uniform[r] else P)[p_rows[r]], tile_p[r]
             for j in range(m):
                 row_b[j] = source_row_b[lanes[j]]
