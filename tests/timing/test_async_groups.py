@@ -245,3 +245,41 @@ def test_a_warpgroups_wait_for_its_wgmmas_is_a_barrier_stall():
     named = {r: v for r, v in t.stalls.items() if r != "selected"}
     assert max(named, key=named.get) == "barrier"
     assert t.stalls.get("gmma", 0.0) == 0.0
+
+
+def test_a_loop_split_into_straight_blocks_is_one_loop():
+    """A block that ends without branching (WARPSYNC.ALL, which ptxas puts at the top of a wgmma loop
+    when warps took different paths to it) splits a loop's body; the blocks that fall only into the next
+    one, up to the one that branches back, are still one loop. A block with another way out is not."""
+    from warpsim.sass.ir import BasicBlock
+    from warpsim.timing.async_groups import straight_loops
+    blocks = [BasicBlock(0, 0, 4, successors=(1,)), BasicBlock(1, 4, 5, successors=(2,)),
+              BasicBlock(2, 5, 20, successors=(3, 1)), BasicBlock(3, 20, 22, successors=(4, 3)),
+              BasicBlock(4, 22, 30, successors=(5, 6)), BasicBlock(5, 30, 31, successors=(6, 4)),
+              BasicBlock(6, 31, 32)]
+    assert straight_loops(blocks) == [(4, 20), (20, 22)]
+
+
+CUBIN34 = CUBIN.parent / "microbench34.cubin"
+
+
+def test_a_warp_specialized_wgmma_loop_still_waits_for_its_groups():
+    """microbench34 (this cubin, PyPI's nvcc for sm_90a): warpgroup 0 runs groups of four wgmmas and
+    waits for each; in mb34_add_x128_m2 warpgroup 1 runs adds beside it, so ptxas opens the wgmma loop
+    with a WARPSYNC.ALL and the loop is two blocks. Its waits for the tensor core still count: the two
+    warpgroups together take at least as long as the wgmmas alone (mb34_mma_x0_m0), where the model had
+    dropped the waits and given 0.85 of it."""
+    import warpsim as ws
+    from warpsim.api.raw import pack_arguments
+    from warpsim.timing import predict
+    mod = ws.RawModule(path=str(CUBIN34))
+    tile = ws.asarray(np.random.default_rng(34).uniform(0, 0.5, 6144).astype(np.float16).view(np.uint32))
+    sink = ws.zeros(264, dtype=np.float32)
+
+    def cycles(name):
+        k = mod.get_function(name)
+        params = pack_arguments(k.kernel_name, k.params, (tile, sink, np.int32(64)))
+        return predict(k.loaded_module, k.kernel_name, (132,), (256,), params, 0, gpu="h200", max_ctas=1).cycles
+
+    alone, beside = cycles("mb34_mma_x0_m0"), cycles("mb34_add_x128_m2")
+    assert beside >= 0.98 * alone

@@ -257,3 +257,35 @@ def test_issue_active_counts_the_sub_partitions_that_hold_a_warp(mod):
         out = ws.empty(sms * block, dtype=np.float32)
         rates.append(_predict(mod, "gather", sms, block, (out, x, np.int32(per)), gpu="h200").issue_active)
     assert rates[0] == pytest.approx(rates[1], rel=0.25)
+
+
+IDLE_HALF = r"""
+extern "C" __global__ void idle_half(float* out, int n, int mode) {
+    int w = threadIdx.x / 32;
+    float x = threadIdx.x * 1e-3f, y = x + 1.f;
+    if (mode == 0 && w >= 4) return;            // warps 4-7 leave at once (ptxas: @!P0 EXIT P1)
+    int trips = w < 4 ? n : 0;                  // mode 1: they store and leave
+    for (int k = 0; k < trips; ++k) { x = fmaf(x, 1.0001f, 0.5f); y = fmaf(y, 0.9999f, 0.25f); }
+    out[blockIdx.x * blockDim.x + threadIdx.x] = x + y;
+}
+"""
+
+
+def test_warps_that_leave_at_once_hold_no_slot_and_add_no_stall():
+    """Half a CTA's warps have (next to) nothing to do: they do not queue, so the stalls per issue are
+    the working warps' (one selected warp an issue, as Nsight Compute counts), and they are resident
+    only while they live, so the SM holds the working warps alone. Leaving by an early return or after
+    a store of nothing computed gives the same time."""
+    f = ws.RawModule(code=IDLE_HALF).get_function("idle_half")
+    out = ws.zeros(132 * 256, np.float32)
+
+    def timed(mode):
+        from warpsim.api.raw import pack_arguments
+        params = pack_arguments(f.kernel_name, f.params, (out, np.int32(4000), np.int32(mode)))
+        return predict(f.loaded_module, f.kernel_name, (132,), (256,), params, gpu="h200", max_ctas=2)
+
+    early, stored = timed(0), timed(1)
+    assert early.time_s == pytest.approx(stored.time_s, rel=0.02)
+    for t in (early, stored):
+        assert t.stalls["selected"] == pytest.approx(1.0, rel=0.02)
+        assert t.achieved_occupancy == pytest.approx(100.0 * 4 / 64, rel=0.1)     # 4 working warps of 64

@@ -8,7 +8,7 @@ Two kinds of group end with a wait that names no scoreboard of the control codes
 - wgmma: HGMMAs (QGMMA for fp8), the last of a group marked `gsb0`; WARPGROUP.DEPBAR.LE gsb0, N waits until at
   most N groups are pending.
 
-A loop of one block (Triton's K loops) keeps groups in flight across iterations: at a wait, the
+A loop of one straight path (Triton's K loops: one block) keeps groups in flight across iterations: at a wait, the
 group it needs was committed earlier in the iteration or some iterations back. The loop is run
 iteration by iteration from the walk's gaps (each instruction issues at its offset plus the waits
 before it in the iteration), until the waits repeat, and each wait's steady-state cycles are
@@ -62,16 +62,32 @@ def add_group_waits(function, walk, preset, copy_latency: float) -> None:
 
     instructions = function.instructions
     gap = walk.gap()
-    for block in function.blocks:
-        if not block.reachable or block.index not in block.successors or block.end <= block.start:
-            continue
-        events = _events(instructions, block.start, block.end, preset, copy_latency)
+    for start, end in straight_loops(function.blocks):
+        events = _events(instructions, start, end, preset, copy_latency)
         if not any(kind == "wait" for _, kind, _ in events):
             continue
-        offsets = np.cumsum(gap[block.start:block.end])
-        waits = _run_loop(events, offsets, float(offsets[-1]), block.start)
+        offsets = np.cumsum(gap[start:end])
+        waits = _run_loop(events, offsets, float(offsets[-1]), start)
         for i, (reason, cycles) in waits.items():
             walk.cost[reason][i] += cycles
+
+
+def straight_loops(blocks) -> list:
+    """[start, end) of each loop whose body is one straight path: blocks that each fall only into the
+    next, the last one also branching back to the first. One block, as ptxas makes Triton's K loops;
+    or several, where an instruction that ends a block without branching splits the body (the
+    WARPSYNC.ALL ptxas puts before a loop's wgmmas when warps took different paths to it)."""
+    loops = []
+    for block in blocks:
+        if not block.reachable or block.end <= block.start:
+            continue
+        heads = [h for h in block.successors if h <= block.index]
+        if len(heads) != 1:
+            continue
+        head = heads[0]
+        if all(blocks[k].successors == (k + 1,) for k in range(head, block.index)):
+            loops.append((blocks[head].start, block.end))
+    return loops
 
 
 def _events(instructions, start: int, end: int, preset, copy_latency: float) -> list:

@@ -520,7 +520,13 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
     # half that share of the spread is lost.
     saturating = lifetime / busiest if busiest > 0 else 0.0
     tail = _competition(stations, residence) * costs.drain_span * cycle * min(1.0, saturating / queued) / 2
-    return {"cycles": max(cycle, alone_cycle), "warps": warps, "residence": residence, "mean": mean,
+    # `mean` is a competing warp's; the others (a twentieth of the work or less) are resident for their own
+    # lifetime at most: warps that exit at once (a warpgroup with nothing to do) hold no slot of the wave
+    cycles = max(cycle, alone_cycle)
+    own_lifetime = sum(stacked[s.name] for s in stations if s.name in stacked)[~competing]
+    resident = queued + float(np.minimum(1.0, own_lifetime / cycles).sum()) if cycles > 0 else float(warps)
+    return {"cycles": cycles, "warps": warps, "queued": queued, "resident": resident,
+            "residence": residence, "mean": mean,
             "issued": float(stacked["issue"].sum()), "fill": costs.longest_wait * utilisation,
             "utilisation": utilisation, "lifetime": lifetime, "tail": tail, "exited": exited, "turnaround": turnaround,
             "competition": _competition(stations, residence),
@@ -673,7 +679,7 @@ def _stalls(groups: list, preset) -> dict:
     for g in groups:
         if not g["warps"]:
             continue
-        w = g["warps"] * g["repeat"]
+        w = g["queued"] * g["repeat"]          # the competing warps, whose mean `mean` is
         mean, res = g["mean"], g["residence"]
         add("selected", w * mean["issue"])
         # queueing for the sub-partition: behind other warps' issue (not_selected), or for a pipe
@@ -813,7 +819,7 @@ def _predict_at_clock(ex, preset, registers, shared_per_block, l2_since) -> Timi
     issued_sampled = float(costs.total_exec.sum())
     # occupancy and issue activity of the busiest SM
     busy = sum(g["cycles"] * g["repeat"] for g in groups) or 1.0
-    warps_time = sum(g["warps"] * g["cycles"] * g["repeat"] for g in groups)
+    warps_time = sum(g["queued"] * g["cycles"] * g["repeat"] for g in groups if g["warps"])
     achieved = _achieved_occupancy(groups, preset, costs, bounds, cycles)
     issued = sum(g["issued"] * g["repeat"] for g in groups)
     # ncu's issue active is over the sub-partitions' active cycles: one that never holds a warp (an SM
@@ -862,7 +868,7 @@ def _achieved_occupancy(groups, preset, costs, bounds, cycles) -> float:
             continue
         drain = _drain_share(g, preset, costs.warps_per_cta) if k == len(groups) - 1 else 0.0
         active = 1.0 - min(1.0, g.get("exited", 0.0) / g["cycles"]) if g["cycles"] > 0 else 1.0
-        warps_time += g["warps"] * g["cycles"] * (g["repeat"] - drain) * active
+        warps_time += g["resident"] * g["cycles"] * (g["repeat"] - drain) * active
         # an SM whose every slot is turning over holds no warp: those cycles are not active ones
         empty = min(1.0, g.get("turnaround", 0.0) / g["cycles"]) ** (g["warps"] / costs.warps_per_cta) \
             if g["cycles"] > 0 else 0.0
@@ -961,11 +967,11 @@ def _bottleneck(bounds, groups, cycles) -> str:
     if not g or not g["warps"]:
         return "latency"
     util = {}
-    m = min(4, g["warps"])
+    m = min(4, g["queued"])
     for name in SERVERS_SMSP:
-        util[name] = g["mean"][name] * g["warps"] / m / g["cycles"]
+        util[name] = g["mean"][name] * g["queued"] / m / g["cycles"]
     for name in SM_STATIONS:
-        util[name] = (g["mean"][name] + g["mean"].get(name + "_async", 0.0)) * g["warps"] / g["cycles"]
+        util[name] = (g["mean"][name] + g["mean"].get(name + "_async", 0.0)) * g["queued"] / g["cycles"]
     best = max(util, key=util.get)
     if util[best] < 0.6:
         return "latency"
