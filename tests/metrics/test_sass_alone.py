@@ -213,3 +213,45 @@ def test_a_spin_wait_without_stores_is_handed_to_the_ptx_run_which_tells_the_liv
         with cp.settings(sass_verify=False), cp.profile():
             kernel((1,), (32,), (x,))
     np.testing.assert_array_equal(x.get(), np.arange(4, dtype=np.float32))
+
+
+def test_the_activity_trace_is_the_same_with_machine_code_and_without(module):
+    """SassActivityTrace writes a batch's issues in one machine-code call where the batch runs machine
+    code (activity.record_issues); the chart's arrays equal those of the NumPy writes (engine='numpy')."""
+    rng = np.random.default_rng(21)
+    x = cp.asarray(rng.integers(0, 1000, 4096).astype(np.int32))
+    traces = []
+    for engine in ("numpy", "compiled"):
+        out = cp.zeros(4096, dtype=np.int32)
+        launch = profiled(lambda: module.get_function("divergent_loop")((32,), (128,), (x, out)), False, engine=engine)
+        traces.append(launch.activity)
+    numpy_trace, compiled_trace = traces
+    assert numpy_trace.warps == compiled_trace.warps > 0
+    for name in ("active", "ptx_line", "source_line", "issued", "live_lanes"):
+        np.testing.assert_array_equal(getattr(numpy_trace, name), getattr(compiled_trace, name), err_msg=name)
+    assert (numpy_trace.issued > 0).any() and len(np.unique(numpy_trace.active)) > 2
+
+
+def test_record_issues_writes_what_block_executed_writes_up_to_the_cap():
+    """One machine-code call per issued block gives block_executed's trace, the warps whose issues pass
+    max_issues cut at the cap."""
+    from types import SimpleNamespace
+    from warpsim.metrics.activity import SassActivityTrace, record_issues
+    rng = np.random.default_rng(4)
+    steps = [SimpleNamespace(ins=SimpleNamespace(ptx_line=int(line), source=("k.cu", int(line) + 100)))
+             for line in rng.integers(1, 50, 5)]
+    block = SimpleNamespace(index=3, steps=steps)
+    reference, fast = SassActivityTrace(max_warps=8, max_issues=23), SassActivityTrace(max_warps=8, max_issues=23)
+    for trace in (reference, fast):
+        trace._row = np.array([0, 1, 2, -1, 3, 4, 5, 6, 7, -1], dtype=np.int64)
+        trace._batch_recorded = True
+    for _ in range(7):
+        warps = np.sort(rng.choice(10, rng.integers(1, 10), replace=False))
+        counts = rng.integers(1, 33, len(warps))
+        reference.block_executed(None, block, None, warps, counts)
+        ptx_lines, source_lines = fast._block_lines(block)
+        record_issues(fast.active, fast.ptx_line, fast.source_line, fast.issued, fast._row[warps], counts,
+                      ptx_lines, source_lines)
+    assert (reference.issued > 23).any()
+    for name in ("active", "ptx_line", "source_line", "issued"):
+        np.testing.assert_array_equal(getattr(reference, name), getattr(fast, name), err_msg=name)

@@ -12,6 +12,7 @@ warpsim.report.activity draws it.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from ..machine.events import LaunchObserver
 
@@ -193,7 +194,12 @@ class SassActivityTrace(ActivityTrace):
             warps, counts = warps[:kept], counts[:kept]
             if not len(warps):
                 return
-        self.block_executed(st, block, g.idx, warps, counts)
+        if st.select is None:                   # no machine code for this batch (settings engine='numpy')
+            self.block_executed(st, block, g.idx, warps, counts)
+            return
+        ptx_lines, source_lines = self._block_lines(block)
+        record_issues(self.active, self.ptx_line, self.source_line, self.issued, self._row[warps], counts,
+                      ptx_lines, source_lines)
 
     def _block_lines(self, block):
         lines = self._lines.get(("sass", block.index))
@@ -203,3 +209,22 @@ class SassActivityTrace(ActivityTrace):
             src = np.array([ins.source[1] if ins.source else 0 for ins in steps], dtype=np.int32)
             lines = self._lines[("sass", block.index)] = (ptx, src)
         return lines
+
+
+@njit(cache=True, nogil=True)
+def record_issues(active, ptx_line, source_line, issued, rows, counts, ptx_lines, source_lines):
+    """block_executed's writes as one machine-code call: for each warp's row (-1: not recorded) the
+    block's instructions after its last issue, as many as fit, with the warp's active lanes (counts)
+    and each instruction's lines. A SASS round issues a few blocks for up to max_warps warps each, where
+    block_executed's dozen NumPy calls cost more than the writes."""
+    k = ptx_lines.shape[0]
+    for i in range(rows.shape[0]):
+        row = rows[i]
+        if row < 0:
+            continue
+        first = issued[row]
+        for j in range(min(k, active.shape[1] - first)):
+            active[row, first + j] = counts[i]
+            ptx_line[row, first + j] = ptx_lines[j]
+            source_line[row, first + j] = source_lines[j]
+        issued[row] = first + k
