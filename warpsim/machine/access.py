@@ -52,31 +52,33 @@ def _fault(ctx, site, idx, lane_ok, addrs, what, size, space=None):
 
 
 def _tolerate_mapped(ctx, site, idx, ok, addrs, size, write):
-    """`ok` with the lanes a GPU would not fault on added: aligned accesses outside every allocation
-    but inside the pages mapped for one (GlobalMemory.mapped_page_bytes: whole CUDA programs). The
-    GPU reads and writes those bytes silently; warpsim says so on stderr, once an instruction, with
-    its report of the access (what `warpsim check` would call an error)."""
-    memory = ctx.memory
-    if not memory.mapped_page_bytes:
-        return ok
-    tolerated = ~ok & addresses.aligned(addrs, size) & memory.in_mapped_pages(addrs, size)
+    """`ok` with the lanes a GPU would not fault on added (GlobalMemory.tolerated: whole CUDA
+    programs), said on stderr once an instruction (warn_tolerated)."""
+    tolerated = ctx.memory.tolerated(addrs, size, ok)
     if not tolerated.any():
         return ok
-    said = memory.__dict__.setdefault("_tolerated_said", set())
-    key = (ctx.kernel, site.ins.line)
-    if key not in said:
-        said.add(key)
-        lane = int(np.flatnonzero(tolerated)[0])
-        addr = int(addrs[lane])
-        where = ctx.where(int(idx[lane]))
-        what = "store" if write else "load"
-        print(f"warpsim: warning: kernel {ctx.kernel}: global {what} of {size} bytes at 0x{addr:x}: "
-              f"{describe_address(ctx, 'global', addr, size)}; block {where['block']} thread {where['thread']}, "
-              f"PTX line {site.ins.line}: {site.ins}{' (' + site.described + ')' if site.described else ''}. "
-              f"A GPU does not fault here: the address is in the {memory.mapped_page_bytes >> 20} MiB pages "
-              f"mapped for a live allocation, so the {what} {'lands in' if write else 'reads'} the bytes there "
-              f"(`warpsim check` reports it as an error)", file=sys.stderr)
+    lane = int(np.flatnonzero(tolerated)[0])
+    where = ctx.where(int(idx[lane]))
+    warn_tolerated(ctx.memory, ctx.kernel, site.ins.line, "store" if write else "load", int(addrs[lane]), size,
+                   f"block {where['block']} thread {where['thread']}, PTX line {site.ins.line}: {site.ins}"
+                   f"{' (' + site.described + ')' if site.described else ''}")
     return ok | tolerated
+
+
+def warn_tolerated(memory, kernel, line, what: str, addr: int, size: int, place: str) -> None:
+    """Say once per (kernel, PTX line) that an access outside every allocation lands in mapped pages:
+    the GPU reads and writes those bytes silently (what `warpsim check` would call an error). The
+    PTX machine and the SASS executor both say it, in these words."""
+    said = memory.__dict__.setdefault("_tolerated_said", set())
+    if (kernel, line) in said:
+        return
+    said.add((kernel, line))
+    verb = "lands in" if what == "store" else "reads" if what == "load" else "reaches"
+    print(f"warpsim: warning: kernel {kernel}: global {what} of {size} bytes at 0x{addr:x}: "
+          f"{describe_global_address(memory, addr, size)}; {place}. "
+          f"A GPU does not fault here: the address is in the {memory.mapped_page_bytes >> 20} MiB pages "
+          f"mapped for a live allocation, so the {what} {verb} the bytes there "
+          f"(`warpsim check` reports it as an error)", file=sys.stderr)
 
 
 def describe_global_address(memory, addr: int, size: int) -> str:

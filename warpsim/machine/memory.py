@@ -441,6 +441,14 @@ class GlobalMemory:
             mapped &= (k >= 0) & (lane_page <= reach[np.maximum(k, 0)])
         return inside & mapped
 
+    def tolerated(self, addresses: np.ndarray, size: int, ok: np.ndarray) -> np.ndarray:
+        """The lanes outside `ok` that a GPU does not fault on: aligned accesses in the pages mapped
+        for a live allocation (in_mapped_pages). Both executors add them to their checked lanes."""
+        from ..semantics.addresses import aligned
+        if not self.mapped_page_bytes:
+            return np.zeros(addresses.shape, dtype=bool)
+        return ~ok & aligned(addresses, size) & self.in_mapped_pages(addresses, size)
+
     def check_heap(self, addresses: np.ndarray, size: int) -> np.ndarray:
         """True where [address, address+size) lies inside one live allocation."""
         starts, ends = self._index()

@@ -8,6 +8,9 @@ immediate. The spaces:
 - global (LDG/STG/ATOMG/RED): real 64-bit addresses of warpsim's device heap
   (GlobalMemory), checked per lane against the live allocations, and of
   registered host ranges (host memory addressed in place, GlobalMemory.resolve);
+  in a whole CUDA program an aligned access past an allocation but in the pages
+  mapped for one reaches those bytes with a warning, as on the GPU and the PTX
+  machine (GlobalMemory.tolerated);
 - shared (LDS/STS/ATOMS): 32-bit addresses of the CTA's shared window, where
   sm_90 reserves the first 0x400 bytes, so shared byte k is at 0x400 + k
   (sm_80 reserves none: byte k is at k); in a launch with clusters, bits 24
@@ -33,7 +36,7 @@ import numpy as np
 from ...semantics import addresses
 from ...semantics.addresses import LOCAL_WINDOW, SHARED_WINDOW
 from .cluster import shared_place
-from ...machine.access import describe_global_address
+from ...machine.access import describe_global_address, warn_tolerated
 from .errors import SassFault, where
 from .operands import U32, U64, source
 from .table import Unsupported
@@ -97,6 +100,20 @@ def fault(st, ins, g, bad, addrs, what: str, detail: str = ""):
                     block=cta, thread=thread, instruction=f"/*{ins.offset:04x}*/ {ins.text}", source_line=source)
 
 
+def tolerated(st, ins, g, ok, addrs, size: int) -> np.ndarray:
+    """The lanes outside `ok` a GPU does not fault on (GlobalMemory.tolerated: in the pages mapped for
+    a live allocation, whole CUDA programs), said on stderr as the PTX machine says them."""
+    lanes = st.memory.tolerated(addrs, size, ok)
+    if lanes.any():
+        k = int(np.flatnonzero(lanes)[0])
+        slot = int(g.idx[k])
+        cta = tuple(int(v) for v in st.ctaid[:, slot])
+        thread = tuple(int(v) for v in st.tid[:, slot])
+        warn_tolerated(st.memory, st.program.name, ins.ptx_line, "access", int(addrs[k]), size,
+                       f"block {cta} thread {thread}, SASS {where(ins)}")
+    return lanes
+
+
 ELEMENT_TYPES = {2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64), 16: np.dtype("V16")}
 
 
@@ -154,6 +171,8 @@ def resolve(st, ins, g, space: str, addrs: np.ndarray, size: int):
         misaligned = ~addresses.aligned(addrs, size)
         ok, array, offsets = st.memory.resolve(addrs, size)     # the heap, or registered host ranges too
         ok = ok & ~misaligned
+        if not ok.all() and array is st.memory.buffer:
+            ok = ok | tolerated(st, ins, g, ok, addrs, size)
         if not ok.all():
             bad = int(addrs[int(np.flatnonzero(~ok)[0])])
             fault(st, ins, g, ~ok, addrs, f"{'misaligned' if misaligned.any() else 'out-of-bounds'} "

@@ -1,0 +1,61 @@
+"""SASS executor bugs that whole programs exposed under verification, each with a kernel of its own.
+
+The programs' kernels were profiled with `WARPSIM_SASS_VERIFY=1` (docs/sass.md, "A sweep of
+whole programs"); every launch whose SASS run differed from its PTX run, or stopped where the
+PTX run did not, gave one test here: the kernel runs on the PTX machine with the SASS beside it
+(warpsim.sass.replay), the two must write the same bytes, and the output must match NumPy. Each
+test first checks that ptxas really emitted the SASS form it is about.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import warpsim as cp
+from warpsim.runtime.context import GPU_PAGE_BYTES
+from warpsim.sass import sass_of
+from warpsim.sass.replay import ReplayRequest
+
+pytestmark = [pytest.mark.sass, pytest.mark.nvrtc]
+
+SOURCE = r"""
+extern "C" __global__ void past_the_end(const int* in, int* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;     // one lane per CTA stores past the end
+    out[i] = in[i] + 1;
+    if (threadIdx.x == 0) out[n + blockIdx.x] = 7;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def module():
+    return cp.RawModule(code=SOURCE)
+
+
+def run_beside(module, name, grid, block, args):
+    """Launch on the PTX machine with a SASS run beside it; the replay's outcome."""
+    with ReplayRequest() as request:
+        module.get_function(name)(grid, block, args)
+        (launch, replay), = request._replays.values()
+        return replay.outcome()
+
+
+def sass(module, name):
+    return sass_of(module.get_function(name).loaded_module).kernel(name).instructions
+
+
+def test_a_store_past_the_end_inside_the_mapped_pages(module, monkeypatch, capfd):
+    """histogram's histogram_gmem_accum stores one word past its output (`STG.E desc[UR4][R2.64]`):
+    in a whole program the GPU maps device memory in 2 MiB pages and does not fault there, nor does
+    the PTX machine (a warning); the SASS run faulted, so the profile fell back to PTX counts, and
+    with the SASS run alone (the default) the launch failed."""
+    assert any(ins.opcode == "STG" for ins in sass(module, "past_the_end"))
+    memory = module.get_function("past_the_end").loaded_module.device.memory
+    monkeypatch.setattr(memory, "mapped_page_bytes", GPU_PAGE_BYTES)     # as runtime/context.py does
+    x = np.arange(256, dtype=np.int32)
+    out = cp.zeros(256, dtype=np.int32)
+    outcome = run_beside(module, "past_the_end", (4,), (64,), (cp.asarray(x), out, np.int32(256)))
+    assert outcome.level == "sass", outcome.note
+    np.testing.assert_array_equal(out.get(), x + 1)
+    assert "A GPU does not fault here" in capfd.readouterr().err
