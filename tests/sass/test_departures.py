@@ -51,6 +51,21 @@ def _reference(idx, next_pc):
     return low, high, to_low, to_high
 
 
+def assert_answers_as_the_reference(found, program, g, next_pc):
+    idx = g.idx
+    low, high, to_low, to_high = _reference(idx, next_pc)
+    assert (found.low, found.high) == (low, high)
+    np.testing.assert_array_equal(found.has_low, to_low)
+    np.testing.assert_array_equal(found.has_high, to_high)
+    assert found.uniform == (len(np.unique(next_pc)) == 1)
+    assert found.split_warps() == int((to_low & to_high).sum())
+    expected = bsync_arrivals(program, idx, next_pc, g.warp_runs()[0])
+    arrived = found.bsync_arrivals(program)
+    assert [t for t, _ in arrived] == [t for t, _ in expected]
+    for (_, warps), (_, expected_warps) in zip(arrived, expected):
+        np.testing.assert_array_equal(warps, expected_warps)
+
+
 @pytest.mark.parametrize("machine_code", [False, True])
 def test_departures_answer_as_the_per_warp_reference(machine_code):
     rng = np.random.default_rng(7)
@@ -59,14 +74,27 @@ def test_departures_answer_as_the_per_warp_reference(machine_code):
     for idx, next_pc in _groups(rng):
         g = Group(idx)
         found = Departures(st, g, next_pc)
-        low, high, to_low, to_high = _reference(idx, next_pc)
-        assert (found.low, found.high) == (low, high)
-        np.testing.assert_array_equal(found.has_low, to_low)
-        np.testing.assert_array_equal(found.has_high, to_high)
-        assert found.uniform == (len(np.unique(next_pc)) == 1)
-        assert found.split_warps() == int((to_low & to_high).sum())
-        expected = bsync_arrivals(program, idx, next_pc, g.warp_runs()[0])
-        arrived = found.bsync_arrivals(program)
-        assert [t for t, _ in arrived] == [t for t, _ in expected]
-        for (_, warps), (_, expected_warps) in zip(arrived, expected):
-            np.testing.assert_array_equal(warps, expected_warps)
+        assert_answers_as_the_reference(found, program, g, next_pc)
+
+
+def test_departures_of_a_branch_pass_answer_as_the_per_warp_reference():
+    """Where the engine ran `@P BRA` in machine code (Select.branch), Departures reads the pass's per-warp
+    flags (Group.branched): the same answers as the reference, jump below or above the fall-through,
+    every lane or none taking it."""
+    from warpsim.sass.compiled.rounds import Select
+    from warpsim.sass.disasm import parse_instruction
+    rng = np.random.default_rng(9)
+    program = _program()
+    guard = parse_instruction("@!P2 BRA 0x40").guard
+    n = 32 * 8 + 64
+    for trial, (idx, _) in enumerate(_groups(rng)):
+        p = np.zeros((8, n), dtype=bool)
+        p[2] = rng.random(n) < (0.5, 0.0, 1.0)[trial % 3]
+        jump, fall = ((2, 9), (9, 3), (7, 7))[trial % 3] if trial % 5 else (3, 7)
+        st = SimpleNamespace(P=p, UP=p, pc=np.zeros(n, dtype=np.int64))
+        g = Group(idx)
+        next_pc = np.empty(len(idx), dtype=np.int64)
+        Select.branch(None, st, g, guard, jump, fall, next_pc)
+        np.testing.assert_array_equal(next_pc, np.where(~p[2][idx], jump, fall))
+        found = Departures(SimpleNamespace(select=object()), g, next_pc)
+        assert_answers_as_the_reference(found, program, g, next_pc)

@@ -52,6 +52,9 @@ class Departures:
 
     def __init__(self, st, g, next_pc: np.ndarray):
         self.group, self.next_pc = g, next_pc
+        if g.branched is not None:                  # the engine's branch pass knows (Select.branch)
+            self._of_branch(g, *g.branched)
+            return
         _, starts, lanes = g.warp_runs()
         if st.select is not None:
             self.has_low, self.has_high = np.empty(len(starts), dtype=bool), np.empty(len(starts), dtype=bool)
@@ -63,6 +66,17 @@ class Departures:
         whole_warps = g.n == 32 * len(starts)
         self.has_low, self.has_high = (warp_any(to) if whole_warps else np.logical_or.reduceat(to, starts)
                                        for to in (to_low, to_high))
+
+    def _of_branch(self, g, jump: int, fall: int, taken: int, to_jump: np.ndarray, to_fall: np.ndarray):
+        """From a branch's pass: its lanes went to jump (to_jump per warp) and to fall (to_fall)."""
+        self.only_two = True
+        if taken == 0 or taken == g.n or jump == fall:
+            self.low = self.high = jump if taken else fall
+            self.has_low = self.has_high = to_jump | to_fall
+        elif jump < fall:
+            self.low, self.high, self.has_low, self.has_high = jump, fall, to_jump, to_fall
+        else:
+            self.low, self.high, self.has_low, self.has_high = fall, jump, to_fall, to_jump
 
     @property
     def uniform(self) -> bool:

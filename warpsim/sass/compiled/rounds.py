@@ -215,19 +215,25 @@ forget_if_stale(two_targets)
 
 
 @njit(cache=True, nogil=True)
-def branch_lanes(guard, invert, idx, jump, fall, pc, next_pc):
-    """A guarded branch to one index for the lanes idx (uint64: no test for a negative index): each
-    lane's next PC, jump where its guard (guard[lane] != invert) holds, else fall, into next_pc and
-    pc; returns how many branch. What execute_block does with a gather of the guard, a subset of the
-    group, np.where and a scatter to pc, in one pass."""
+def branch_lanes(guard, invert, idx, jump, fall, pc, next_pc, starts, lanes, to_jump, to_fall):
+    """A guarded branch to one index for the lanes idx (uint64: no test for a negative index), its warps'
+    runs of lanes from starts: each lane's next PC, jump where its guard (guard[lane] != invert) holds,
+    else fall, into next_pc and pc; to_jump and to_fall get, per warp, whether a lane of it goes there.
+    Returns how many branch. What execute_block does with a gather of the guard, a subset of the group,
+    np.where and a scatter to pc, and what two_targets then works out for the counters, in one pass."""
     taken = 0
-    for j in range(idx.shape[0]):
-        lane = idx[j]
-        on = guard[lane] != invert
-        target = jump if on else fall
-        next_pc[j] = target
-        pc[lane] = target
-        taken += on
+    for w in range(starts.shape[0]):
+        jumped = 0
+        for j in range(starts[w], starts[w] + lanes[w]):
+            lane = idx[j]
+            on = guard[lane] != invert
+            target = jump if on else fall
+            next_pc[j] = target
+            pc[lane] = target
+            jumped += on
+        to_jump[w] = jumped > 0
+        to_fall[w] = jumped < lanes[w]
+        taken += jumped
     return taken
 
 
@@ -252,10 +258,16 @@ class Select:
 
     def branch(self, st, g, guard, jump: int, fall: int, next_pc: np.ndarray) -> int:
         """`@guard BRA` to instruction `jump` for the lanes of g (an index array), the others to `fall`:
-        next_pc and st.pc written (branch_lanes); the lanes whose guard held."""
+        next_pc and st.pc written (branch_lanes), and per warp whether lanes went to each kept as
+        g.branched for the counters (issues.Departures); the lanes whose guard held."""
         rows = st.P if guard.kind == "pred" else st.UP
         row = rows[PT_ROW if guard.number is None else guard.number]
-        return int(branch_lanes(row, bool(guard.invert), g.idx.view(np.uint64), jump, fall, st.pc, next_pc))
+        _, starts, lanes = g.warp_runs()
+        to_jump, to_fall = np.empty(len(starts), dtype=np.bool_), np.empty(len(starts), dtype=np.bool_)
+        taken = int(branch_lanes(row, bool(guard.invert), g.idx.view(np.uint64), jump, fall, st.pc, next_pc,
+                                 starts, lanes, to_jump, to_fall))
+        g.branched = (jump, fall, taken, to_jump, to_fall)
+        return taken
 
     def __call__(self, st, patience: int):
         """([(pc, Group)] the round issues, lowest PC first, live lanes); None where the NumPy phases

@@ -243,6 +243,7 @@ def execute_block(st: SassState, block, g: Group) -> np.ndarray:
         elif count:
             step.run(st, g.subset(on))
     control = block.control
+    g.branched = None                               # (a converged group issues again, round after round)
     if control is not None and control.jump is not None and block.guards[-1] is not None \
             and st.select is not None and not isinstance(g.sel, slice):
         next_pc = np.empty(g.n, dtype=np.int64)     # a guarded BRA to one label: one machine-code pass

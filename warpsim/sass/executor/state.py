@@ -30,7 +30,7 @@ class Group:
     contiguous run (a view, no gather), the index array otherwise.
     """
 
-    __slots__ = ("idx", "sel", "n", "_warp_lanes", "_runs")
+    __slots__ = ("idx", "sel", "n", "_warp_lanes", "_runs", "branched")
 
     def __init__(self, idx: np.ndarray, runs: tuple | None = None):
         self.idx = idx
@@ -38,6 +38,8 @@ class Group:
         self.sel = span(idx)
         self._warp_lanes = None
         self._runs = runs
+        self.branched = None    # (jump, fall, lanes that jumped, per warp: some jumped, some fell through)
+                                # where the engine ran the block's branch in machine code
 
     def subset(self, mask) -> "Group":
         return Group(self.idx[mask])
