@@ -27,9 +27,10 @@ NO_PC = np.iinfo(np.int64).max
 @njit(cache=True, nogil=True)
 def select_groups(pc, wait_kind, bsync_barrier, B, starved, rotating, last_pc, yields, patience, exited,
                   chosen, group_pc, bounds, picked, warp_pc, first_chosen, run_warp, run_start, run_lanes, group_runs):
-    """Fills chosen (lanes, grouped by PC), group_pc and bounds; returns (groups, live lanes),
-    groups = -1 where a live lane waits at a WARPSYNC, BAR or polled wait (then nothing is changed
-    but `exited`, which marks the warps whose lanes have all exited: they are skipped from then on).
+    """Fills chosen (lanes, grouped by PC; picked holds them where there is one group), group_pc and
+    bounds; returns (groups, live lanes), groups = -1 where a live lane waits at a WARPSYNC, BAR or
+    polled wait (then nothing is changed but `exited`, which marks the warps whose lanes have all
+    exited: they are skipped from then on).
     picked, warp_pc and first_chosen are room for the chosen lanes in warp order, each warp's PC
     and its first. A warp's lanes are read in two passes, most often: one for which are alive,
     wait at a BSYNC, and the lowest and highest PC among the others (two PCs: the warp is divergent),
@@ -138,7 +139,8 @@ def _group_by_pc(n_pcs, n_warps, warp_pc, first_chosen, picked, count, chosen, g
                  run_warp, run_start, run_lanes, group_runs):
     """Groups the chosen lanes by PC, lowest first, warps (and so lanes) ascending in each group: a
     counting sort of the warps by PC (PCs are instruction indices, fewer than the lanes); each warp's
-    run of lanes is listed too (run_warp, run_start, run_lanes; group g's runs from group_runs[g])."""
+    run of lanes is listed too (run_warp, run_start, run_lanes; group g's runs from group_runs[g]).
+    One group (the common round) is picked as it stands, in warp order, and is not copied to chosen."""
     lanes_at = np.zeros(n_pcs + 1, dtype=np.int64)
     warps_at = np.zeros(n_pcs + 1, dtype=np.int64)
     for w in range(n_warps):
@@ -165,9 +167,12 @@ def _group_by_pc(n_pcs, n_warps, warp_pc, first_chosen, picked, count, chosen, g
             run_start[run] = at
             run_lanes[run] = first_chosen[w + 1] - first_chosen[w]
             warps_at[p] += 1
-            for j in range(first_chosen[w], first_chosen[w + 1]):
-                chosen[at] = picked[j]
-                at += 1
+            if groups == 1:                       # picked is the one group already: no copy
+                at += first_chosen[w + 1] - first_chosen[w]
+            else:
+                for j in range(first_chosen[w], first_chosen[w + 1]):
+                    chosen[at] = picked[j]
+                    at += 1
             lanes_at[p] = at
     bounds[groups] = count
     return groups
@@ -278,6 +283,8 @@ class Select:
         if groups < 0:
             return None
         chosen, group_pc, bounds = self.buffers[:3]
+        if groups == 1:
+            chosen = self.buffers[3]              # picked: one group, not copied (_group_by_pc)
         run_warp, run_start, run_lanes, group_runs = self.buffers[6:]
         out = []
         for g in range(groups):
