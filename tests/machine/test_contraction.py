@@ -184,3 +184,47 @@ def test_nvrtc_reproducer_gives_the_sass_runs_bits(T):
     run = prof.launches[0]
     assert run.level == "sass" and not run.level_note, run.level_note     # the SASS run wrote the same bytes
     assert same_bits(profiled, plain)
+
+
+# ------------------------------------------------------- a loop-carried accumulator
+
+CARRIED = r"""
+extern "C" __global__ void carried(const {T}* u, const {T}* r, {T}* o, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  {T} acc = r[i];
+  for (int k = 0; k < n; ++k) acc = r[i + k + 1] - u[i + k] * acc;   // mul reads acc, sub rewrites it
+  o[i] = acc;
+}
+"""
+
+
+@pytest.mark.parametrize("T", ["float", "double"])
+def test_a_multiply_of_a_loop_carried_register_in_the_adds_block_is_fused(T):
+    """HeCBench thomas (`RHS[i] -= U[i] * RHS[i+B]`) and tsa: `mul %fd105, %fd104, %fd107; sub %fd107,
+    %fd106, %fd105`, %fd107 defined before the loop and in it. ptxas fuses them (DFMA R10, -R6, R10, R12);
+    the PTX machine left them unfused (the multiply's source has two definitions), so its bits
+    differed from the SASS run's and the GPU's."""
+    dtype = np.float32 if T == "float" else np.float64
+    n, threads = 9, 64
+    rng = np.random.default_rng(8)
+    u, r = random_values(rng, threads + n, dtype), random_values(rng, threads + n + 1, dtype)
+    module = cp.RawModule(code=CARRIED.replace("{T}", T))
+    kernel = module.get_function("carried")
+    fn = next(iter(kernel.loaded_module.module.functions.values()))
+    subs = [ins for ins in fn.body if ins.opcode == "sub" and ins.type in ("f32", "f64")]
+    products = {ins.dsts[0].name: ins for ins in fn.body if ins.opcode == "mul" and ins.type == subs[0].type}
+    carried = [ins for ins in subs if ins.srcs[1].name in products
+               and ins.dsts[0].name in [src.name for src in products[ins.srcs[1].name].srcs]]
+    assert carried                                          # the PTX form: the sub rewrites a source of its mul
+    assert all(ins.contracted >= 0 for ins in subs)
+    out = cp.zeros(threads, dtype=dtype)
+    with cp.profile() as prof:
+        kernel((1,), (threads,), (cp.asarray(u), cp.asarray(r), out, np.int32(n)))
+    assert prof.launches[0].level == "sass" and not prof.launches[0].level_note, prof.launches[0].level_note
+    expected = np.empty(threads, dtype)
+    for i in range(threads):
+        acc = r[i]
+        for k in range(n):
+            acc = rounded(exact(r[i + k + 1]) - exact(u[i + k]) * exact(acc), dtype)
+        expected[i] = acc
+    assert same_bits(out.get(), expected)

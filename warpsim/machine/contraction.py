@@ -20,7 +20,11 @@ A candidate is safe to fuse only where the multiply's sources still hold at
 the add what they held at the multiply: the product, and every register the
 multiply reads, has one definition in the function (NVVM's PTX defines each
 %f once); the definition of the product dominates its use, and then so do the
-definitions of its sources, with no redefinition in between.
+definitions of its sources, with no redefinition in between. Or the multiply
+is in the add's own block, the last write of the product before it, and no
+instruction between them writes a source of the multiply: a loop-carried
+accumulator (`mul %f5, %f4, %f7; sub %f7, %f6, %f5`, %f7 defined before the loop
+and in it) reads at the add the value the multiply read.
 """
 
 from __future__ import annotations
@@ -62,12 +66,32 @@ def _contractable(ins) -> bool:
 def _definition_counts(fn) -> dict:
     counts: dict = {}
     for ins in fn.body:
-        names = registers_in(ins.dsts)
-        if ins.call is not None:
-            names += registers_in(ins.call.returns)
-        for name in names:
+        for name in _written(ins):
             counts[name] = counts.get(name, 0) + 1
     return counts
+
+
+def _written(ins) -> list:
+    names = registers_in(ins.dsts)
+    if ins.call is not None:
+        names += registers_in(ins.call.returns)
+    return names
+
+
+def _multiply_in_block(fn, index: int, name: str, block_starts) -> tuple:
+    """(the multiply, safe) where the last write of `name` before fn.body[index], in its block, is
+    a contractable multiply (safe: nothing between them writes the multiply's sources); (None,
+    False) where that write is something else; None where the block does not write `name`."""
+    for k in range(index - 1, -1, -1):
+        ins = fn.body[k]
+        if name in _written(ins):
+            if ins.opcode != "mul" or not _contractable(ins):
+                return None, False
+            sources = set(registers_in(ins.srcs))
+            return ins, not any(sources.intersection(_written(between)) for between in fn.body[k + 1:index])
+        if k in block_starts:
+            return None
+    return None
 
 
 def candidates(module) -> list:
@@ -83,18 +107,22 @@ def candidates(module) -> list:
         if not defined_by:
             continue
         counts = _definition_counts(fn)
+        block_starts = set(fn.labels.values())
 
         def single(name):
             return counts.get(name, 0) <= 1
 
-        for ins in fn.body:
+        for index, ins in enumerate(fn.body):
             if ins.opcode not in ("add", "sub") or not _contractable(ins) or ins.contracted >= 0:
                 continue
             muls = []
             for position, src in enumerate(ins.srcs):
-                mul = defined_by.get(src.name) if isinstance(src, Reg) else None
-                if mul is not None and mul.type == ins.type and mul.flags == ins.flags:
+                if not isinstance(src, Reg) or src.name not in defined_by:
+                    continue
+                mul, safe = _multiply_in_block(fn, index, src.name, block_starts) or (defined_by[src.name], None)
+                if safe is None:        # written in another block: one definition of each register
                     safe = counts.get(src.name) == 1 and all(single(name) for name in registers_in(mul.srcs))
+                if mul is not None and mul.type == ins.type and mul.flags == ins.flags:
                     muls.append((position, mul, safe))
             if any(safe for _, _, safe in muls):
                 found.append(Candidate(fn.name, ins, tuple(muls)))
