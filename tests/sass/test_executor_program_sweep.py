@@ -25,6 +25,12 @@ extern "C" __global__ void past_the_end(const int* in, int* out, int n) {
     out[i] = in[i] + 1;
     if (threadIdx.x == 0) out[n + blockIdx.x] = 7;
 }
+extern "C" __global__ void dependent_grid(const float* x, float* y) {
+    asm volatile("griddepcontrol.wait;" ::: "memory");        // ACQBULK: the previous grid's writes
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    y[i] = x[i] * 3.0f - 1.0f;
+    asm volatile("griddepcontrol.launch_dependents;");         // PREEXIT
+}
 """
 
 
@@ -59,3 +65,17 @@ def test_a_store_past_the_end_inside_the_mapped_pages(module, monkeypatch, capfd
     assert outcome.level == "sass", outcome.note
     np.testing.assert_array_equal(out.get(), x + 1)
     assert "A GPU does not fault here" in capfd.readouterr().err
+
+
+def test_grid_dependency_control_runs(module):
+    """CUB's sm_90 kernels (HeCBench sortKV, nosync: DeviceScanKernel, DeviceRadixSort*) begin with
+    ACQBULK and end with PREEXIT (programmatic dependent launch); the executor did not know them, so
+    every such launch fell back to PTX counts. Grids of a stream run one after another in warpsim,
+    so both have nothing to do."""
+    opcodes = {ins.opcode for ins in sass(module, "dependent_grid")}
+    assert {"ACQBULK", "PREEXIT"} <= opcodes
+    x = np.random.default_rng(3).random(256, dtype=np.float32)
+    y = cp.zeros(256, dtype=np.float32)
+    outcome = run_beside(module, "dependent_grid", (2,), (128,), (cp.asarray(x), y))
+    assert outcome.level == "sass", outcome.note
+    np.testing.assert_array_equal(y.get(), (x.astype(np.float64) * 3.0 - 1.0).astype(np.float32))   # one FFMA

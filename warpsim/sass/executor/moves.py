@@ -117,3 +117,10 @@ def r2ur(ins):
            family="moves", pipe="branch", doc="no result: ordering, cache control and scheduling hints")
 def no_result(ins):
     return Step(ins, lambda st, g: None)
+
+
+@semantics("ACQBULK", "PREEXIT", family="moves", pipe="branch",
+           doc="griddepcontrol.wait (ACQBULK) and .launch_dependents (PREEXIT): no result, a stream's grids "
+               "running one after another")
+def grid_dependency(ins):
+    return Step(ins, lambda st, g: None)
