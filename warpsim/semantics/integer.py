@@ -338,6 +338,14 @@ def pack_lanes(values, width: int) -> np.ndarray:
     return np.ascontiguousarray(unsigned).view(_U32).reshape(-1)
 
 
+def packed_sum(a, b, width: int, subtract: bool = False) -> np.ndarray:
+    """a + b (a - b) of each lane pair, wrapped to the lane, as uint32 words: PTX's add/sub.u16x2
+    and .s16x2 (the wrapped bits are the same signed or not), SASS's VIADD.16x2 and VIADDMNMX's
+    packed sum."""
+    x, y = word_lanes(a, width, False), word_lanes(b, width, False)
+    return pack_lanes(x - y if subtract else x + y, width)
+
+
 def packed_min_max(a, b, take_min, width: int, signed: bool, relu: bool = False) -> np.ndarray:
     """min (where take_min) or max of each lane pair of two words, as uint32 words.
 

@@ -31,8 +31,7 @@ def sixteen_by_two(ins, a, b):
     if ins.opcode in ("min", "max"):
         out = bits.packed_min_max(a, b, ins.opcode == "min", 16, signed, "relu" in ins.flags)
     else:
-        x, y = lanes(a, 16, signed), lanes(b, 16, signed)
-        out = pack({"add": np.add, "sub": np.subtract}[ins.opcode](x, y), 16)
+        out = bits.packed_sum(a, b, 16, ins.opcode == "sub")
     return out if np.ndim(a) or np.ndim(b) else out[0]
 
 

@@ -108,10 +108,13 @@ def _iadd3_64(ins, dst, outs, values, tail):
     return Step(ins, run)
 
 
-@semantics("VIADD", "UVIADD", family="integer", pipe=("alu", "uniform"), mods=(), doc="a + b (32-bit, wraps)")
+@semantics("VIADD", "UVIADD", family="integer", pipe=("alu", "uniform"), mods=("16x2",),
+           doc="a + b (32-bit, wraps); .16x2: of each 16-bit lane pair, each wrapping")
 def viadd(ins):
     dst, a, b = ins.operands[:3]
     ra, rb = source(a), source(b)
+    if "16x2" in ins.mods:
+        return Step(ins, alu([dest(dst)], [ra, rb], lambda x, y: bits.packed_sum(x, y, 16)))
     return Step(ins, alu([dest(dst)], [ra, rb], lambda x, y: bits.wrapping_sum([x, y], U32)))
 
 
@@ -369,15 +372,21 @@ def sgxt(ins):
                          lambda x, y: bits.extend_low_bits(x, y, signed, clamp)))
 
 
-@semantics("VIADDMNMX", "UVIADDMNMX", family="integer", pipe=("alu", "uniform"), mods=("U32", "S32"),
-           doc="min (predicate true) or max of a + b and c, signed unless .U32")
+@semantics("VIADDMNMX", "UVIADDMNMX", family="integer", pipe=("alu", "uniform"),
+           mods=("U32", "S32", "RELU", "U16x2", "S16x2"),
+           doc="min (predicate true) or max of a + b (wrapped) and c, signed unless .U32; .RELU: at least 0; "
+               ".U16x2/.S16x2: of each 16-bit lane (__viaddmax_s16x2 and the like)")
 def viaddmnmx(ins):
     if len(ins.operands) != 5:
         raise Unsupported("operand form")
     dst, a, b, c, p = ins.operands
     ra, rb, rc, choose_min = source(a), source(b), source(c), predicate(p)
-    signed = "U32" not in ins.mods
+    packed = {"U16x2", "S16x2"} & set(ins.mods)
+    signed = "S16x2" in packed if packed else "U32" not in ins.mods
+    relu = "RELU" in ins.mods
 
     def fn(x, y, z, smaller):
-        return bits.min_max([bits.add_with_carry([x, y], U32)[0], z], smaller, signed)
+        if packed:
+            return bits.packed_min_max(bits.packed_sum(x, y, 16), z, smaller, 16, signed, relu)
+        return bits.min_max([bits.add_with_carry([x, y], U32)[0], z], smaller, signed, relu)
     return Step(ins, alu([dest(dst)], [ra, rb, rc, choose_min], fn))
