@@ -43,6 +43,14 @@ extern "C" __global__ void add_then_min_max(const unsigned* a, const unsigned* b
     o[8 * i + 6] = __viaddmin_s16x2_relu(x, y, z);
     o[8 * i + 7] = __viaddmax_s32_relu((int)x, (int)y, (int)z);
 }
+extern "C" __global__ void min_max_of_three(const unsigned* a, const unsigned* b, const unsigned* c, unsigned* o) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned x = a[i], y = b[i], z = c[i];
+    o[4 * i + 0] = __vimax3_s16x2(x, y, z);                     // VIMNMX3.S16x2
+    o[4 * i + 1] = __vimin3_u16x2(x, y, z);                     // VIMNMX3.U16x2
+    o[4 * i + 2] = __vimax3_s16x2_relu(x, y, z);                // VIMNMX3.S16x2.RELU
+    o[4 * i + 3] = __vimin3_s32_relu((int)x, (int)y, (int)z);   // VIMNMX3.RELU
+}
 """
 
 
@@ -128,5 +136,24 @@ def test_packed_and_relu_add_then_min_max(module):
     expected = [packed(halves(a, False) + halves(b, False)), sum_then(True, np.maximum),
                 sum_then(False, np.minimum), sum_then(True, np.maximum, True), sum32_then(np.minimum),
                 sum_then(False, np.maximum), sum_then(True, np.minimum, True), sum32_then(np.maximum)]
+    for k, want in enumerate(expected):
+        np.testing.assert_array_equal(got[:, k], want, err_msg=f"output {k}")
+
+
+def test_packed_and_relu_min_max_of_three(module):
+    """intrinsics-simd again, once VIADDMNMX ran: VIMNMX3 was known only in its 32-bit forms without .RELU."""
+    forms = {ins.full_opcode for ins in sass(module, "min_max_of_three")}
+    assert {"VIMNMX3.S16x2", "VIMNMX3.U16x2", "VIMNMX3.S16x2.RELU", "VIMNMX3.RELU"} <= forms
+    rng = np.random.default_rng(12)
+    n = 256
+    a, b, c = (rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32) for _ in range(3))
+    out = cp.zeros(4 * n, dtype=np.uint32)
+    outcome = run_beside(module, "min_max_of_three", (2,), (128,), (cp.asarray(a), cp.asarray(b), cp.asarray(c), out))
+    assert outcome.level == "sass", outcome.note
+    got = out.get().reshape(n, 4)
+    three = lambda signed: np.stack([halves(w, signed) for w in (a, b, c)])
+    words = np.stack([a, b, c]).view(np.int32).astype(np.int64)
+    expected = [packed(three(True).max(axis=0)), packed(three(False).min(axis=0)),
+                packed(np.maximum(three(True).max(axis=0), 0)), np.maximum(words.min(axis=0), 0).astype(np.uint32)]
     for k, want in enumerate(expected):
         np.testing.assert_array_equal(got[:, k], want, err_msg=f"output {k}")

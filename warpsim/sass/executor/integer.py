@@ -326,11 +326,22 @@ def vabsdiff4(ins):
     return Step(ins, alu([dest(ins.operands[0])], [source(op) for op in ins.operands[1:]], fn))
 
 
-@semantics("VIMNMX3", "UVIMNMX3", family="integer", pipe=("alu", "uniform"), mods=("U32", "S32"),
-           doc="min (predicate true) or max (false) of a, b and c, signed unless .U32")
+@semantics("VIMNMX3", "UVIMNMX3", family="integer", pipe=("alu", "uniform"),
+           mods=("U32", "S32", "RELU", "U16x2", "S16x2"),
+           doc="min (predicate true) or max (false) of a, b and c, signed unless .U32; .RELU: at least 0; "
+               ".U16x2/.S16x2: of each 16-bit lane (__vimax3_s16x2 and the like)")
 def imnmx3(ins):
     if len(ins.operands) != 5:
         raise Unsupported("operand form")
+    packed = {"U16x2", "S16x2"} & set(ins.mods)
+    if packed:
+        signed, relu = "S16x2" in packed, "RELU" in ins.mods
+        reads = [source(op) for op in ins.operands[1:4]] + [predicate(ins.operands[4])]
+
+        def fn(a, b, c, take_min):
+            pair = bits.packed_min_max(a, b, take_min, 16, signed)
+            return bits.packed_min_max(pair, c, take_min, 16, signed, relu)
+        return Step(ins, alu([dest(ins.operands[0])], reads, fn))
     return _min_max(ins, (1, 2, 3), 4)
 
 
