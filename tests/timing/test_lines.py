@@ -85,7 +85,8 @@ def test_the_sampled_ctas_wrote_what_the_kernel_computes(conflicted):
     shared = np.empty((264, 32 * 33), np.float32)
     shared[:, s_index] = x
     w = shared[:, (t % 32) * 32 + (t // 32 + 1) % 32]
-    for cta in (0, 263):          # the two CTAs predict(max_ctas=2) ran
+    from warpsim.timing import sampled_cta_ids
+    for cta in sampled_cta_ids(264, 2):      # the two CTAs predict(max_ctas=2) ran
         assert np.allclose(got[cta], x[cta] + w[cta])
 
 

@@ -449,7 +449,7 @@ def _sass_sample(context, loaded, name, grid, block, params: bytes, shared_mem, 
     from ..sass.replay import snapshot
     from ..timing.sample import run_sass_sample, sampled_cta_ids
     try:
-        ctas = sampled_cta_ids(grid[0] * grid[1] * grid[2], 6)
+        ctas = sampled_cta_ids(grid, 6)
         execution = run_sass_sample(loaded, name, grid, block, params, shared_mem, ctas, memory=snapshot(memory),
                                     quiet_rounds=QUIET_ROUNDS, uneven_up_to=UNEVEN_SAMPLE)
         return _SassSample(execution, loaded, name, int(shared_mem), context.preset.name)
