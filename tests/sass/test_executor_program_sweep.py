@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import warpsim as cp
+from warpsim.machine.memory import GLOBAL_BASE
 from warpsim.runtime.context import GPU_PAGE_BYTES
 from warpsim.sass import sass_of
 from warpsim.sass.replay import ReplayRequest
@@ -24,6 +25,11 @@ extern "C" __global__ void past_the_end(const int* in, int* out, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;     // one lane per CTA stores past the end
     out[i] = in[i] + 1;
     if (threadIdx.x == 0) out[n + blockIdx.x] = 7;
+}
+extern "C" __global__ void read_past_the_heap(const int* in, int* out, int* past, long long skip) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;     // in[skip + i]: past the heap's top
+    out[i] = in[i] + 1;
+    past[i] = in[skip + i];
 }
 extern "C" __global__ void dependent_grid(const float* x, float* y) {
     asm volatile("griddepcontrol.wait;" ::: "memory");        // ACQBULK: the previous grid's writes
@@ -85,6 +91,25 @@ def test_a_store_past_the_end_inside_the_mapped_pages(module, monkeypatch, capfd
     assert outcome.level == "sass", outcome.note
     np.testing.assert_array_equal(out.get(), x + 1)
     assert "A GPU does not fault here" in capfd.readouterr().err
+
+
+def test_a_load_past_the_heaps_top_inside_the_mapped_pages(module, monkeypatch):
+    """HeCBench sortKV: cub's DeviceRadixSortHistogramKernel reads whole tiles past the end of its
+    keys (LDG.E R26, desc[UR24][R18.64]), the program's last allocation. The PTX run reads the
+    bytes there (mapped pages); the SASS run beside it ran on a copy of the heap cut at its top, so
+    it faulted ('4865 bytes past the end of the 60927-byte allocation') and the launch fell back.
+    The copy now reaches the end of the top's mapped page."""
+    assert any(ins.opcode == "LDG" for ins in sass(module, "read_past_the_heap"))
+    memory = module.get_function("read_past_the_heap").loaded_module.device.memory
+    monkeypatch.setattr(memory, "mapped_page_bytes", GPU_PAGE_BYTES)
+    out, past = cp.zeros(256, dtype=np.int32), cp.zeros(256, dtype=np.int32)
+    x = cp.asarray(np.arange(256, dtype=np.int32))
+    top = GLOBAL_BASE + memory.top
+    skip = (top - int(x.data.ptr)) // 4 + 16                           # 64 bytes past the top, 1 KB read
+    assert (memory.top + 64 + 1024) <= -(-memory.top // GPU_PAGE_BYTES) * GPU_PAGE_BYTES <= len(memory.buffer)
+    outcome = run_beside(module, "read_past_the_heap", (2,), (128,), (x, out, past, np.int64(skip)))
+    assert outcome.level == "sass", outcome.note
+    np.testing.assert_array_equal(out.get(), np.arange(256) + 1)
 
 
 def test_grid_dependency_control_runs(module):
@@ -157,3 +182,4 @@ def test_packed_and_relu_min_max_of_three(module):
                 packed(np.maximum(three(True).max(axis=0), 0)), np.maximum(words.min(axis=0), 0).astype(np.uint32)]
     for k, want in enumerate(expected):
         np.testing.assert_array_equal(got[:, k], want, err_msg=f"output {k}")
+

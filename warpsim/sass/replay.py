@@ -65,9 +65,14 @@ class ReplayRequest:
 
 def snapshot(memory):
     """A GlobalMemory with the same allocations and a copy of the bytes below the heap's top (the
-    backing buffer past it holds no allocation, and may be many times larger after frees)."""
+    backing buffer past it holds no allocation, and may be many times larger after frees), up to the
+    end of the top's mapped page where a program's memory is mapped in pages: a GPU reads past the
+    last allocation there without a fault (GlobalMemory.tolerated), and so must the SASS run."""
     copied = copy.copy(memory)
     used = max(int(memory.top), 1)
+    page = memory.mapped_page_bytes
+    if page:
+        used = min(len(memory.buffer), -(-used // page) * page)
     copied.buffer = memory.buffer[:used].copy()
     copied.initialized = memory.initialized[:used].copy()
     copied.live = dict(memory.live)
