@@ -108,13 +108,25 @@ def _iadd3_64(ins, dst, outs, values, tail):
     return Step(ins, run)
 
 
+def packed_source(op):
+    """Reader of a value of 16-bit lanes: `-R13` negates each lane (`VIADD.16x2 R9, R4, -R13` is
+    __vsub2), where source() would negate the 32-bit word and borrow across the lanes."""
+    read = source(replace(op, negate=False))
+    if not op.negate:
+        return read
+    zero = U32(0)
+    return lambda st, g: bits.packed_sum(zero, read(st, g), 16, subtract=True)
+
+
 @semantics("VIADD", "UVIADD", family="integer", pipe=("alu", "uniform"), mods=("16x2",),
-           doc="a + b (32-bit, wraps); .16x2: of each 16-bit lane pair, each wrapping")
+           doc="a + b (32-bit, wraps); .16x2: of each 16-bit lane pair, each wrapping (a negated operand "
+               "per lane)")
 def viadd(ins):
     dst, a, b = ins.operands[:3]
-    ra, rb = source(a), source(b)
     if "16x2" in ins.mods:
-        return Step(ins, alu([dest(dst)], [ra, rb], lambda x, y: bits.packed_sum(x, y, 16)))
+        return Step(ins, alu([dest(dst)], [packed_source(a), packed_source(b)],
+                             lambda x, y: bits.packed_sum(x, y, 16)))
+    ra, rb = source(a), source(b)
     return Step(ins, alu([dest(dst)], [ra, rb], lambda x, y: bits.wrapping_sum([x, y], U32)))
 
 
@@ -391,8 +403,9 @@ def viaddmnmx(ins):
     if len(ins.operands) != 5:
         raise Unsupported("operand form")
     dst, a, b, c, p = ins.operands
-    ra, rb, rc, choose_min = source(a), source(b), source(c), predicate(p)
     packed = {"U16x2", "S16x2"} & set(ins.mods)
+    read = packed_source if packed else source
+    ra, rb, rc, choose_min = read(a), read(b), read(c), predicate(p)
     signed = "S16x2" in packed if packed else "U32" not in ins.mods
     relu = "RELU" in ins.mods
 
