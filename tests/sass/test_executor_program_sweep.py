@@ -31,6 +31,11 @@ extern "C" __global__ void read_past_the_heap(const int* in, int* out, int* past
     out[i] = in[i] + 1;
     past[i] = in[skip + i];
 }
+extern "C" __global__ void subtract_shifted(const unsigned long long* n, const unsigned long long* x,
+                                             unsigned long long* out) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i] = n[i] - (x[i] << 30);                      // LEA R8, P0, -R4, R2, 0x1e; IADD3.X R9, R3, ~R9, RZ, P0
+}
 extern "C" __global__ void dependent_grid(const float* x, float* y) {
     asm volatile("griddepcontrol.wait;" ::: "memory");        // ACQBULK: the previous grid's writes
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -201,3 +206,23 @@ def test_a_negated_operand_of_a_packed_add_negates_each_lane(module):
     assert outcome.level == "sass", outcome.note
     y = x + np.where(np.arange(256) % 2 == 1, 1, 0xFFFFFFFF).astype(np.uint32)
     np.testing.assert_array_equal(out.get(), packed(halves(x, False) - halves(y, False)))
+
+
+def test_the_carry_of_lea_with_a_negated_operand(module):
+    """HeCBench sortKV, once ACQBULK ran: cub's DeviceRadixSortHistogramKernel computes the items left,
+    num_items - (pass << 30), as `ULEA UR6, UP0, -UR4, UR18, 0x1e` and `UIADD3.X UR12, ~UR12, UR19,
+    URZ, UP0`. The executor took -a as (-a) << s, whose sum is right but whose carry-out is not b -
+    (a << s)'s: with a = 0 it gave no carry, the high word came out 0xffffffff, every CTA past the
+    keys took a full tile, and block 256 faulted 2 MiB past them (the SASS run alone, the default
+    profile, stopped the program with cudaErrorIllegalAddress). -a enters the adder as ~(a << s) + 1,
+    on the NumPy steps and the compiled tier alike."""
+    assert any(ins.opcode == "LEA" and ins.operands[2].negate for ins in sass(module, "subtract_shifted"))
+    rng = np.random.default_rng(14)
+    n = rng.integers(0, 2**63, 256, dtype=np.uint64)
+    x = rng.integers(0, 2**34, 256, dtype=np.uint64)
+    x[::4] = 0                                          # (x << 30)'s low word 0: the carry the bug lost
+    x[1::8] = 4                                         # the low word 0 again, the high word not
+    out = cp.zeros(256, dtype=np.uint64)
+    outcome = run_beside(module, "subtract_shifted", (2,), (128,), (cp.asarray(n), cp.asarray(x), out))
+    assert outcome.level == "sass", outcome.note
+    np.testing.assert_array_equal(out.get(), n - (x << np.uint64(30)))

@@ -670,7 +670,8 @@ def run(c, R, P, UR, UP, values, lanes, m, scratch, scratch_p):
                 read32(s3, R, UR, values, lane)
             a_ones = read32(s4, R, UR, values, lane)
             carry_in = U64_(c1[lane] != c1_not) + U64_(c2[lane] != c2_not)
-            _put_sum32(o0, q1, q2, lane, ((((a + a_ones) & M32) << shift) & M32) + b + carry_in)
+            low_ones = ((U64_(1) << shift) - U64_(1)) * a_ones      # -a is ~(a << s) + 1 (the NumPy step's rule)
+            _put_sum32(o0, q1, q2, lane, (((a << shift) & M32) | low_ones) + a_ones + b + carry_in)
     elif op == LEA_HIGH or op == LEA_HIGH_SX32:
         sign_extend = op == LEA_HIGH_SX32
         for j in range(m):
@@ -744,10 +745,10 @@ def run_rows(c, T, TB, O, OB, m):
     elif op == LEA or op == LEA_HIGH or op == LEA_HIGH_SX32:
         b5, b6 = TB[5], TB[6]
         for j in range(m):
-            a = (t0[j] + t4[j]) & M32
             shift = t3[j]
-            if op == LEA:
-                shifted = (a << shift) & M32
+            a = (t0[j] + t4[j]) & M32
+            if op == LEA:       # -a is ~(a << s) + 1 (the NumPy step's rule): the carry of b - (a << s)
+                shifted = (((t0[j] << shift) & M32) | (((U64_(1) << shift) - U64_(1)) * t4[j])) + t4[j]
             else:
                 high_word = (M32 if a >> U64_(31) else U64_(0)) if op == LEA_HIGH_SX32 else t2[j]
                 shifted = (((high_word << U64_(32)) | a) << shift) >> U64_(32)

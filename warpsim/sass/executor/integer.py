@@ -191,14 +191,18 @@ def lea(ins):
     carries = _carry_ins(tail) if "X" in ins.mods else []
     write, carry_writers = dest(dst), [pred_dest(op) for op in outs]
 
+    # -a (not .HI) enters the adder as ~(a << s) + 1, as IADD3's -a does: the same sum as (-a) << s, but
+    # the carry-out of b - (a << s), which ptxas's 64-bit subtractions chain (ULEA UR6, UP0, -UR4, UR18, 0x1e)
+    low_ones = U32((1 << shift) - 1) if a_one and not high else U32(0)
+
     def run(st, g):
-        a = np.asarray(bits.wrapping_sum([ra(st, g), a_one], U32))
         if high:
+            a = np.asarray(bits.wrapping_sum([ra(st, g), a_one], U32))
             c = np.where(a >> U32(31), U32(0xFFFFFFFF), U32(0)) if sx32 else rc(st, g)
-            shifted = funnel_shift(a, c, shift, left=True) >> U64(32)
+            terms = [funnel_shift(a, c, shift, left=True) >> U64(32)]
         else:
-            shifted = bits.shift_left(a, shift)
-        terms = [shifted, rb(st, g)] + [read(st, g) for read in carries]
+            terms = [bits.shift_left(np.asarray(ra(st, g), dtype=U32), shift) | low_ones, U32(a_one)]
+        terms += [rb(st, g)] + [read(st, g) for read in carries]
         if not carry_writers:
             write(st, g, bits.wrapping_sum(terms, U32))
             return
