@@ -159,6 +159,25 @@ def put64(low, high, lane, value):
 
 
 @njit(inline="always")
+def modified(value, mods, wide):
+    """A source's value with its modifiers, the one rule every reader applies: a float's |x| and -x on
+    its sign bit, an integer's ~x and -x in two's complement, over 32 bits or a pair's 64."""
+    mask = M64 if wide else M32
+    sign = SIGN64 if wide else SIGN32
+    if mods & FLOAT:
+        if mods & ABS:
+            value &= mask ^ sign
+        if mods & NEG:
+            value ^= sign
+    else:
+        if mods & INV:
+            value ^= mask
+        if mods & NEG:
+            value = (ZERO64 - value) & mask
+    return value
+
+
+@njit(inline="always")
 def gather(c, k, R, UR, P, UP, values, lanes, m, t, tb):
     """Source k of row c over lanes[:m]: a value into t, a predicate into tb."""
     at = SOURCES + 3 * k
@@ -188,22 +207,8 @@ def gather(c, k, R, UR, P, UP, values, lanes, m, t, tb):
         for j in range(m):
             t[j] = value
     if mods & (NEG | INV | ABS):
-        mask = M64 if wide else M32
-        sign = SIGN64 if wide else SIGN32
-        if mods & FLOAT:
-            if mods & ABS:
-                for j in range(m):
-                    t[j] &= mask ^ sign
-            if mods & NEG:
-                for j in range(m):
-                    t[j] ^= sign
-        else:
-            if mods & INV:
-                for j in range(m):
-                    t[j] ^= mask
-            if mods & NEG:
-                for j in range(m):
-                    t[j] = (ZERO64 - t[j]) & mask
+        for j in range(m):
+            t[j] = modified(t[j], mods, wide)
 
 
 @njit(inline="always")

@@ -24,10 +24,10 @@ import numpy as np
 from numba import njit
 
 from . import compare, floating, integer, moves
-from .lanes import HIGH32, M32, M64, SIGN32, SIGN64, ZERO64
+from .lanes import HIGH32, M32, ZERO64, modified
 from ..executor.state import PT_ROW
-from .layout import ABS, DESTS, FAMILY, FLOAT, GUARD_KIND, GUARD_INVERT, GUARD_ROW, INV, MAX_DESTS, MAX_SOURCES, \
-    N_DESTS, N_SOURCES, NEG, ON_ROWS, PAIR, PRED, REG, SOURCES, UNIFORM, UPRED, UREG, VALUE, WIDE, ZERO
+from .layout import ABS, DESTS, FAMILY, GUARD_KIND, GUARD_INVERT, GUARD_ROW, INV, N_DESTS, N_SOURCES, NEG, \
+    ON_ROWS, PAIR, PRED, REG, SOURCES, UNIFORM, UPRED, UREG, VALUE, WIDE, ZERO
 
 TILE_CHUNK = 2048       # lanes a tile holds (more lanes, fewer passes over the code: its rows stay in the second-level cache)
 CONSTANT, FIXED = -1, -2  # while planning: a source read from a constant row, a constant predicate row
@@ -213,19 +213,7 @@ def _constant(kind, a, mods, values):
     value = ZERO64
     if kind == VALUE:
         value = values[a] if wide else values[a] & M32
-    mask = M64 if wide else M32
-    sign = SIGN64 if wide else SIGN32
-    if mods & FLOAT:
-        if mods & ABS:
-            value &= mask ^ sign
-        if mods & NEG:
-            value ^= sign
-    else:
-        if mods & INV:
-            value ^= mask
-        if mods & NEG:
-            value = (ZERO64 - value) & mask
-    return value
+    return modified(value, mods, wide)
 
 
 @njit(inline="always")
@@ -249,22 +237,8 @@ def _source(t, k, tile, m, out):
         for j in range(m):
             out[j] = low[j]
     if mods & (NEG | INV | ABS):
-        mask = M64 if wide else M32
-        sign = SIGN64 if wide else SIGN32
-        if mods & FLOAT:
-            if mods & ABS:
-                for j in range(m):
-                    out[j] &= mask ^ sign
-            if mods & NEG:
-                for j in range(m):
-                    out[j] ^= sign
-        else:
-            if mods & INV:
-                for j in range(m):
-                    out[j] ^= mask
-            if mods & NEG:
-                for j in range(m):
-                    out[j] = (ZERO64 - out[j]) & mask
+        for j in range(m):
+            out[j] = modified(out[j], mods, wide)
     return out
 
 
