@@ -12,23 +12,7 @@
 // Build: nvcc -arch=sm_90a -cubin -o microbench34.cubin microbench34.cu
 
 #include "microbench8_wgmma.h"
-
-enum Kind { ADD = 0, IMAD = 1, FFMA = 2, SEL = 3 };
-
-template <int KIND, int X>
-__device__ __forceinline__ void filler(unsigned (&u)[8], float (&f)[8]) {
-#pragma unroll
-    for (int i = 0; i < X / 8; ++i) {
-#pragma unroll
-        for (int c = 0; c < 8; ++c) {
-            if (KIND == ADD) asm volatile("add.u32 %0, %0, %1;" : "+r"(u[c]) : "r"(u[(c + 1) & 7]));
-            if (KIND == IMAD) asm volatile("mad.lo.u32 %0, %0, %1, %0;" : "+r"(u[c]) : "r"(u[(c + 3) & 7]));
-            if (KIND == FFMA) asm volatile("fma.rn.f32 %0, %0, 0f3F800347, 0f3F000000;" : "+f"(f[c]));
-            if (KIND == SEL) asm volatile("{\n.reg .pred p;\nsetp.ne.u32 p, %0, %1;\nselp.u32 %0, %0, 16, p;\n}"
-                                          : "+r"(u[c]) : "r"(u[(c + 5) & 7]));
-        }
-    }
-}
+#include "microbench_fillers.h"
 
 template <int KIND, int X, int MODE>
 __device__ __forceinline__ void two_groups(const unsigned* tile_words, float* sink, int groups) {
