@@ -21,6 +21,7 @@ from warpsim.sass.replay import ReplayRequest
 pytestmark = [pytest.mark.sass, pytest.mark.nvrtc]
 
 SOURCE = r"""
+#include <cuda_fp16.h>
 extern "C" __global__ void past_the_end(const int* in, int* out, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;     // one lane per CTA stores past the end
     out[i] = in[i] + 1;
@@ -66,6 +67,15 @@ extern "C" __global__ void min_max_of_three(const unsigned* a, const unsigned* b
     o[4 * i + 1] = __vimin3_u16x2(x, y, z);                     // VIMNMX3.U16x2
     o[4 * i + 2] = __vimax3_s16x2_relu(x, y, z);                // VIMNMX3.S16x2.RELU
     o[4 * i + 3] = __vimin3_s32_relu((int)x, (int)y, (int)z);   // VIMNMX3.RELU
+}
+extern "C" __global__ void half_magnitudes(const __half* x, int* out) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    __half v = x[i];
+    int r = 0;
+    if (__habs(v) > __float2half(0.f)) r |= 1;            // HSETP2.GT.AND P0, PT, |R2|.reuse.H0_H0, RZ.H0_H0, PT
+    if (__habs(v) >= __float2half(8.5e-6f)) r |= 2;       // HSETP2.GE.AND ..., |R2|.H0_H0, 8.52e-06, 8.52e-06, PT
+    if (!(__habs(v) < __float2half(0.25f))) r |= 4;       // HSETP2.GEU.AND
+    out[i] = r;
 }
 """
 
@@ -226,3 +236,21 @@ def test_the_carry_of_lea_with_a_negated_operand(module):
     outcome = run_beside(module, "subtract_shifted", (2,), (128,), (cp.asarray(n), cp.asarray(x), out))
     assert outcome.level == "sass", outcome.note
     np.testing.assert_array_equal(out.get(), n - (x << np.uint64(30)))
+
+
+def test_half_compares_of_a_magnitude_and_of_an_immediate_pair(module):
+    """nlll's half-precision kernels compare |x| with 0 and with a constant: `|R2|.H0_H0` (an absolute
+    value with its half swizzle after the bars, which the operand parser did not read) and a second
+    source of two immediates (HSETP2 of six operands); both fell back to PTX counts."""
+    forms = [ins for ins in sass(module, "half_magnitudes") if ins.opcode == "HSETP2"]
+    assert any(op.absolute and op.suffixes == ("H0_H0",) for ins in forms for op in ins.operands)
+    assert any(len(ins.operands) == 6 for ins in forms)
+    rng = np.random.default_rng(11)
+    x = (rng.standard_normal(512) * np.where(rng.random(512) < 0.3, 1e-5, 0.5)).astype(np.float16)
+    x[:6] = [0.0, -0.0, np.nan, -np.inf, 8.5e-6, -0.25]
+    out = cp.zeros(512, dtype=np.int32)
+    outcome = run_beside(module, "half_magnitudes", (2,), (256,), (cp.asarray(x), out))
+    assert outcome.level == "sass", outcome.note
+    a = np.abs(x.astype(np.float32))
+    want = (a > 0) * 1 | (a >= np.float32(np.float16(8.5e-6))) * 2 | ~(a < 0.25) * 4
+    np.testing.assert_array_equal(out.get(), want.astype(np.int32))

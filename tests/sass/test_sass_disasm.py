@@ -28,6 +28,8 @@ def test_prefixes_and_suffixes():
     assert op.reuse and op.suffixes == ()
     op = parse_operand("R2.H1")
     assert op.suffixes == ("H1",) and not op.reuse
+    op = parse_operand("|R0|.reuse.H0_H0")          # a half's swizzle after the bars (HSETP2)
+    assert (op.kind, op.number, op.absolute, op.reuse, op.suffixes) == ("reg", 0, True, True, ("H0_H0",))
     op = parse_operand("!P1")
     assert (op.kind, op.invert) == ("pred", True)
     assert parse_operand("~R3").invert

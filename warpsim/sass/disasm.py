@@ -85,8 +85,9 @@ def parse_operand(text: str) -> Operand:
         flags["negate"], bare = True, bare[1:]
     if bare[:1] in "!~" and bare:
         flags["invert"], bare = True, bare[1:]
-    if len(bare) > 1 and bare[0] == "|" and bare[-1] == "|":
-        flags["absolute"], bare = True, bare[1:-1]
+    absolute = re.fullmatch(r"\|([^|]+)\|((?:\.\w+)*)", bare)     # |R6|, |R0|.reuse.H0_H0
+    if absolute:
+        flags["absolute"], bare = True, absolute.group(1) + absolute.group(2)
     suffixes, reuse = [], False
     for kind, pattern in OPERAND_KINDS:
         core, tail = bare, []

@@ -192,11 +192,11 @@ HALF_COMPARE_MODS = SASS_FLOAT_TESTS + tuple(COMBINE) + ("FTZ", "BF16_V2", "H_AN
 @semantics("HSETP2", family="compare", pipe="alu", mods=HALF_COMPARE_MODS,
            doc="P = (low halves cmp) op Pc, Q = (high halves cmp) op Pc; f16, or bf16 with .BF16_V2")
 def hsetp2(ins):
-    ops = ins.operands
-    if len(ops) != 5:
+    ops = ins.operands                  # P, Q, a, b, Pc; b may be two immediates (its halves)
+    if len(ops) not in (5, 6):
         raise Unsupported("operand form")
-    compare, (first, second) = _half_compare(ins, ops[2:4]), (pred_dest(ops[0]), pred_dest(ops[1]))
-    combine, with_pred = next((COMBINE[m] for m in ins.mods if m in COMBINE), None), predicate(ops[4])
+    compare, (first, second) = _half_compare(ins, ops[2:-1]), (pred_dest(ops[0]), pred_dest(ops[1]))
+    combine, with_pred = next((COMBINE[m] for m in ins.mods if m in COMBINE), None), predicate(ops[-1])
     if combine is None:
         raise Unsupported("no .AND/.OR/.XOR")
 
@@ -211,10 +211,10 @@ def hsetp2(ins):
 @semantics("HSET2", family="compare", pipe="alu", mods=HALF_COMPARE_MODS + ("BF",),
            doc="each half = (cmp op Pc) ? 1.0 (.BF) or 0xffff : 0; f16, or bf16 with .BF16_V2")
 def hset2(ins):
-    ops = ins.operands
-    if len(ops) != 4:
+    ops = ins.operands                  # Rd, a, b, Pc; b may be two immediates (its halves)
+    if len(ops) not in (4, 5):
         raise Unsupported("operand form")
-    compare, write, with_pred = _half_compare(ins, ops[1:3]), dest(ops[0]), predicate(ops[3])
+    compare, write, with_pred = _half_compare(ins, ops[1:-1]), dest(ops[0]), predicate(ops[-1])
     combine = next((COMBINE[m] for m in ins.mods if m in COMBINE), None)
     if combine is None:
         raise Unsupported("no .AND/.OR/.XOR")
