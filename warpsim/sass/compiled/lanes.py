@@ -52,6 +52,25 @@ def dest(c, d):
     return c[at], c[at + 1]
 
 
+@njit(inline="always")
+def modified(value, mods, wide):
+    """A source's value with its modifiers, the one rule every reader applies: a float's |x| and -x on
+    its sign bit, an integer's ~x and -x in two's complement, over 32 bits or a pair's 64."""
+    mask = M64 if wide else M32
+    sign = SIGN64 if wide else SIGN32
+    if mods & FLOAT:
+        if mods & ABS:
+            value &= mask ^ sign
+        if mods & NEG:
+            value ^= sign
+    else:
+        if mods & INV:
+            value ^= mask
+        if mods & NEG:
+            value = (ZERO64 - value) & mask
+    return value
+
+
 @njit
 def read32(o, R, UR, values, lane):
     """A 32-bit source (descriptor o) of one lane, its modifiers applied."""
@@ -64,18 +83,7 @@ def read32(o, R, UR, values, lane):
         x = values[a] & M32
     else:
         x = ZERO64
-    if mods:
-        if mods & FLOAT:
-            if mods & ABS:
-                x &= M32 ^ SIGN32
-            if mods & NEG:
-                x ^= SIGN32
-        else:
-            if mods & INV:
-                x ^= M32
-            if mods & NEG:
-                x = (ZERO64 - x) & M32
-    return x
+    return modified(x, mods, False) if mods else x
 
 
 @njit
@@ -90,18 +98,7 @@ def read64(o, R, UR, values, lane):
         x = values[a]
     else:
         x = ZERO64
-    if mods:
-        if mods & FLOAT:
-            if mods & ABS:
-                x &= M64 ^ SIGN64
-            if mods & NEG:
-                x ^= SIGN64
-        else:
-            if mods & INV:
-                x ^= M64
-            if mods & NEG:
-                x = ZERO64 - x
-    return x
+    return modified(x, mods, True) if mods else x
 
 
 @njit
@@ -156,25 +153,6 @@ def put32(out, lane, value):
 def put64(low, high, lane, value):
     low[lane] = np.uint32(value & M32)
     high[lane] = np.uint32(value >> np.uint64(32))
-
-
-@njit(inline="always")
-def modified(value, mods, wide):
-    """A source's value with its modifiers, the one rule every reader applies: a float's |x| and -x on
-    its sign bit, an integer's ~x and -x in two's complement, over 32 bits or a pair's 64."""
-    mask = M64 if wide else M32
-    sign = SIGN64 if wide else SIGN32
-    if mods & FLOAT:
-        if mods & ABS:
-            value &= mask ^ sign
-        if mods & NEG:
-            value ^= sign
-    else:
-        if mods & INV:
-            value ^= mask
-        if mods & NEG:
-            value = (ZERO64 - value) & mask
-    return value
 
 
 @njit(inline="always")

@@ -19,7 +19,7 @@ from ...machine.compiled.tier import machine_code_ready
 from . import compare, floating, integer, moves
 from .machine_code import forget_if_stale
 from .lanes import gather, scatter
-from .tiled import TILE_CHUNK, plan, run_tiled
+from .tiled import TILE_CHUNK, plan, run_rows, run_tiled
 from .layout import DESTS, FAMILY, FAMILY_NAMES, GUARD_INVERT, GUARD_KIND, GUARD_ROW, MAX_DESTS, MAX_SOURCES, \
     N_DESTS, N_SOURCES, ON_ROWS, PRED, UNIFORM, UPRED, UREG, WIDE, Unencodable, encode, value_table
 
@@ -75,14 +75,7 @@ def run_segment(code, R, P, UR, UP, values, idx, counts, lanes, scratch, scratch
             if c[ON_ROWS]:
                 for s in range(c[N_SOURCES]):
                     gather(c, s, R, UR, P, UP, values, lanes, m, T[s], TB[s])
-                if family == 0:
-                    moves.run_rows(c, T, TB, O, OB, m)
-                elif family == 1:
-                    integer.run_rows(c, T, TB, O, OB, m)
-                elif family == 2:
-                    compare.run_rows(c, T, TB, O, OB, m)
-                else:
-                    floating.run_rows(c, T, TB, O, OB, m)
+                run_rows(c, T, TB, O, OB, m)
                 for d in range(c[N_DESTS]):
                     scatter(c, d, R, UR, P, UP, lanes, m, O[d], OB[d])
             elif family == 0:

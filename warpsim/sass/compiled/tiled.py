@@ -181,15 +181,7 @@ def run_tiled(code, local, R, P, UR, UP, values, idx, counts, r_rows, r_uniform,
                           _predicate(t, 2, tile_p, m, TB[2]), _predicate(t, 3, tile_p, m, TB[3]),
                           _predicate(t, 4, tile_p, m, TB[4]), _predicate(t, 5, tile_p, m, TB[5]),
                           _predicate(t, 6, tile_p, m, TB[6]))
-            family = c[FAMILY]
-            if family == 0:
-                moves.run_rows(c, sources, predicates, O, OB, m)
-            elif family == 1:
-                integer.run_rows(c, sources, predicates, O, OB, m)
-            elif family == 2:
-                compare.run_rows(c, sources, predicates, O, OB, m)
-            else:
-                floating.run_rows(c, sources, predicates, O, OB, m)
+            run_rows(c, sources, predicates, O, OB, m)
             for d in range(t[N_DESTS]):
                 _result(t, d, tile, tile_p, guarded, on, m, O[d], OB[d])
         for r in range(r_rows.shape[0]):                # 3. the rows the segment writes back out
@@ -203,6 +195,21 @@ def run_tiled(code, local, R, P, UR, UP, values, idx, counts, r_rows, r_uniform,
                 for j in range(m):
                     out_row_b[lanes[j]] = row_b[j]
         start += m
+
+
+@njit(inline="always")
+def run_rows(c, sources, predicates, O, OB, m):
+    """Row c's family over m lanes of rows: its sources and predicates in, its results in O and OB
+    (the tile and segment.run_segment's rows alike)."""
+    family = c[FAMILY]
+    if family == 0:
+        moves.run_rows(c, sources, predicates, O, OB, m)
+    elif family == 1:
+        integer.run_rows(c, sources, predicates, O, OB, m)
+    elif family == 2:
+        compare.run_rows(c, sources, predicates, O, OB, m)
+    else:
+        floating.run_rows(c, sources, predicates, O, OB, m)
 
 
 @njit(inline="always")
