@@ -2,6 +2,7 @@
 
     python validation/timing/compare.py [--only REGEX] [--ctas 6] [--write]
     python validation/timing/compare.py --set 2 [--half dev|held-out|all] [--write]
+    python validation/timing/compare.py --set 4 [--write]     # the fourth set, predicted once
 
 Set 2 (cases2.py, h200/set2/) is split once into a development half and a held-out half
 (cases2.half_of): model changes are made looking at `--half dev` only (the default there),
@@ -32,7 +33,12 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))   # this checkout's w
 
 import run_on_device  # noqa: E402
 
-MEASURED = {"1": "h200", "2": os.path.join("h200", "set2")}
+MEASURED = {"1": "h200", "2": os.path.join("h200", "set2"), "4": os.path.join("h200", "set4")}
+
+
+def _half_of(case_set):
+    """The set's split into a development and a held-out half (sets 2 and 4)."""
+    return __import__("cases4" if case_set == "4" else "cases2").half_of
 
 
 def measured(case_set="1") -> dict:
@@ -46,7 +52,7 @@ def predict_cases(only=None, ctas=6, prefer="sass", half=None, cubin=False):
     from warpsim.timing import predict_execution, record_execution
     from warpsim.timing.registers import kernel_registers
     from run_on_device import prepare, warpsim_module
-    from cases2 import half_of
+    half_of = _half_of(run_on_device.CASE_SET)
     mod = ws.RawModule(path=os.path.join(HERE, run_on_device.kernels_name() + ".cubin")) if cubin else \
         warpsim_module()
     out = {}
@@ -123,10 +129,10 @@ def analyse(preds: dict, meas: dict) -> dict:
 def split_halves(preds: dict, meas: dict, case_set="1") -> dict:
     """Set 1: the figures over the even-numbered and the odd-numbered cases apart (the table's order):
     no figure of the model comes from a case, and the two halves agreeing says no group of cases
-    carries the totals. Set 2: its development and held-out halves."""
-    from cases2 import half_of
+    carries the totals. Sets 2 and 4: their development and held-out halves."""
+    half_of = _half_of(case_set)
     out = {}
-    if case_set == "2":
+    if case_set in ("2", "4"):
         for name in ("dev", "held-out"):
             sub = {k: v for k, v in preds.items() if half_of(k) == name}
             if sub:
@@ -198,11 +204,15 @@ SET_TEXT = {
          "atomic_units: presets.py names the cases), the others from "
          "microbenchmarks. The held-out half was predicted once, at the end, and its figures are given "
          "apart below.",
+    "4": "Set 4 was written after every model change up to its date, measured once and predicted once, "
+         "with no change to the model in between; split by a hash of each label (cases4.half_of) into "
+         "two halves, given apart below.",
 }
 
 
 def write_markdown(res: dict, path: str, ctas: int, seconds: float, case_set="1") -> None:
-    title = "The timing model against the H200" + (" (set 2: kernels2.cu, cases2.py)" if case_set == "2" else "")
+    title = "The timing model against the H200" + {"2": " (set 2: kernels2.cu, cases2.py)",
+                                                   "4": " (set 4: kernels4.cu, cases4.py)"}.get(case_set, "")
     lines = [f"# {title}", "",
              "Written by `python validation/timing/compare.py --write` (warpsim/timing). "
              f"Every case ran at the device's geometry; {ctas} CTAs of each grid (spread, first and last) "
@@ -249,12 +259,12 @@ def main() -> int:
                     help="time the SASS of warpsim's NVRTC and this ptxas, not the cubin the H200 ran (nvcc 13.0)")
     ap.add_argument("--set", choices=sorted(MEASURED), default="1")
     ap.add_argument("--half", choices=("dev", "held-out", "all"), default=None,
-                    help="set 2's half (default dev; --write needs all)")
+                    help="set 2's or 4's half (set 2: default dev, --write needs all; set 4: default all)")
     ap.add_argument("--source", choices=("sass", "ptx"), default="sass",
                     help="counts from the SASS executor (PTX machine where it cannot), or from the PTX machine always")
     a = ap.parse_args()
     run_on_device.CASE_SET = a.set
-    half = (a.half or ("all" if a.write else "dev")) if a.set == "2" else None
+    half = (a.half or ("all" if a.write or a.set == "4" else "dev")) if a.set in ("2", "4") else None
     t0 = time.time()
     preds = predict_cases(a.only, a.ctas, a.source, half, cubin=not a.nvrtc)
     res = analyse(preds, measured(a.set))
@@ -277,7 +287,7 @@ def main() -> int:
             print("   " + line)
     print(f"total {time.time() - t0:.0f} s")
     if a.write:
-        name = "comparison.md" if a.set == "1" else "comparison2.md"
+        name = "comparison.md" if a.set == "1" else f"comparison{a.set}.md"
         write_markdown(res, os.path.join(HERE, name), a.ctas, time.time() - t0, a.set)
     return 0
 
