@@ -86,3 +86,28 @@ def test_unpack_pack_and_selects_round_trip():
         unpack(words, "f32")
     truths = pack_truths(np.array([True, False]), np.array([True, True]), 0x3C00)
     assert list(truths) == [0x3C003C00, 0x3C000000]
+
+
+@pytest.mark.parametrize("scale", [-3, -2, -1, 1, 2, 3])
+def test_a_scaled_product_is_rounded_once(scale):
+    """SASS's FMUL.D2 ... .M8: the exact product times 2^scale rounded once, to nearest as NumPy's
+    cast of the exact f64 value; rounding the product first would differ in the subnormal range
+    and where the product overflows."""
+    rng = np.random.default_rng(10 + scale)
+    a, b = _random_f32(rng), _random_f32(rng)
+    with np.errstate(all="ignore"):
+        got = arithmetic("mul", "f32", a, b, scale=scale)
+        want = (a.astype(np.float64) * b * 2.0 ** scale).astype(np.float32)
+        twice = (a * b * np.float32(2.0 ** scale)).astype(np.float32)
+    number = ~np.isnan(want)
+    assert np.array_equal(got.view(np.uint32)[number], want.view(np.uint32)[number])
+    assert (got.view(np.uint32)[~number] == 0x7FFFFFFF).all()
+    assert (got[number] != twice[number]).any()
+    assert arithmetic("mul", "f32", np.float32(2.0 ** 64), np.float32(2.0 ** 64), scale=-1) == np.float32(2.0 ** 127)
+
+
+def test_a_scale_applies_to_narrow_products_only():
+    with pytest.raises(ValueError, match="scale"):
+        arithmetic("add", "f32", np.float32(1), np.float32(2), scale=1)
+    with pytest.raises(ValueError, match="scale"):
+        arithmetic("mul", "f64", np.float64(1), np.float64(2), scale=1)

@@ -245,16 +245,27 @@ _SCALED = {"mul": lambda scale, x, y: (x * scale, y), "fma": lambda scale, x, y,
 _NATIVE = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
 
 
-def arithmetic(op: str, type_name: str, *values, mode: str = "rn", env: FloatEnv = PLAIN, out: str | None = None):
+def arithmetic(op: str, type_name: str, *values, mode: str = "rn", env: FloatEnv = PLAIN, out: str | None = None,
+               scale: int = 0):
     """add, sub, mul or fma (`op`) of register values of float type `type_name`, rounded once by
     `mode` to type `out` (default the same; HADD2.F32 sums f16 halves into an f32), under `env`:
     register values of `out`. Round to nearest within one NumPy type is NumPy's own IEEE
     arithmetic (f16 sums and products are exact in f64, fma rounds once through fma_nearest);
-    everything else is decoded to float64 and rounded exactly by floatbits."""
+    everything else is decoded to float64 and rounded exactly by floatbits.
+
+    `scale` (mul of f32 or narrower only): the exact product times 2^scale, rounded once (SASS's
+    FMUL.D2/.D4/.D8 are -1/-2/-3, .M2/.M4/.M8 1/2/3). Rounding once differs from rounding the
+    product and then scaling it where the product overflows and the scale brings it back (D2 of
+    2^128: 2^127, not inf) and where the scaled result is subnormal (one rounding on the
+    subnormal grid, not a second one after rounding to 24 bits); .ftz flushes operands before
+    the scale and tests the scaled result."""
     out = out or type_name
     fmt, out_fmt = FORMATS[type_name], FORMATS[out]
     dtype = _NATIVE.get(type_name)
-    if mode == "rn" and out == type_name and dtype is not None and not (op == "fma" and dtype is np.float64):
+    if scale and (op != "mul" or fmt is F64):
+        raise ValueError(f"a scale applies to a mul of f32 or narrower, not {op} of {type_name}")
+    if mode == "rn" and out == type_name and dtype is not None and not (op == "fma" and dtype is np.float64) \
+            and not scale:
         operands = env.inputs([np.asarray(v, dtype=dtype) for v in values], fmt)
         if dtype is np.float16 and op != "fma":
             result = _NUMPY[op](*(v.astype(np.float64) for v in operands)).astype(np.float16)
@@ -262,6 +273,8 @@ def arithmetic(op: str, type_name: str, *values, mode: str = "rn", env: FloatEnv
             result = np.asarray(_NUMPY[op](*operands), dtype=dtype)
     else:
         operands = env.inputs([decode(v, type_name) for v in values], fmt)
+        if scale:               # exact in f64: an f32 operand times 2^+-3 stays in f64's normal range
+            operands[0] = operands[0] * 2.0 ** scale
         result = _ROUNDED[op](*operands, out_fmt, mode)
     scaled = _SCALED.get(op)
     rescaled = None if scaled is None else (lambda scale: _ROUNDED[op](

@@ -231,6 +231,8 @@ def f2f(ins, row):
 
 @encodes("FRND", family_number=FAMILY)
 def frnd(ins, row):
+    if "F16" in ins.mods or "BF16" in ins.mods:
+        raise Unencodable("a half's FRND")
     wide = "F64" in ins.mods
     ops = _operands(ins, 1)
     rounding = next((ROUNDING[m] for m in ins.mods if m in ROUNDING), "rni")

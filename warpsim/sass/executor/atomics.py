@@ -8,35 +8,46 @@ is semantics/atomics.py, which PTX's atom/red call too: .CAS compares and
 swaps (operands: compare value, then new value); .INC/.DEC wrap at the
 operand as atom.inc/dec do; .F32 adds round each step to f32 (the final value
 depends on the order lanes are served, as on the hardware, unless the sums
-are exact).
+are exact); .F16x2/.BF16x2 adds round each half as atom.add.noftz.f16x2 does.
+
+`ATOM.E.ADD.F16x2 P, Rd, [a], Rb` (and .BF16x2) is ptxas's atomicAdd on a __half2
+through a generic pointer: the unit adds only at global addresses, and P says
+where it did. Where P is false ptxas's code asks the space (QSPC.E.S) and adds
+with a CAS loop in shared memory (ATOMS.CAST.SPIN), or with a load and a store
+in local memory; the executor leaves memory and Rd alone on those lanes.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ...semantics.addresses import generic_space
 from ...semantics.atomics import update
 from .access import address_reader, resolve
 from .memory import CACHE_MODS, notify
-from .operands import U32, U64, dest, source
+from .operands import U32, U64, dest, pred_dest, source
 from .table import Step, Unsupported, semantics
 
 OPS = ("ADD", "MIN", "MAX", "EXCH", "CAS", "AND", "OR", "XOR", "INC", "DEC")
 TYPES = {"U32": (np.uint32, 4), "S32": (np.int32, 4), "U64": (np.uint64, 8), "S64": (np.int64, 8),
-         "64": (np.uint64, 8), "F32": (np.float32, 4), "F64": (np.float64, 8)}
+         "64": (np.uint64, 8), "F32": (np.float32, 4), "F64": (np.float64, 8),
+         "F16x2": (np.uint32, 4), "BF16x2": (np.uint32, 4)}
 PTX_TYPE_OF = {np.dtype(np.uint32): "u32", np.dtype(np.int32): "s32", np.dtype(np.uint64): "u64",
                np.dtype(np.int64): "s64", np.dtype(np.float32): "f32", np.dtype(np.float64): "f64"}
+PACKED_HALVES = {"F16x2": "f16x2", "BF16x2": "bf16x2"}     # a word of two halves: PTX's type, not the dtype's
+FLOAT_ADD_ONLY = ("F32", "F64") + tuple(PACKED_HALVES)
 SPACE_OF = {"ATOMG": "global", "REDG": "global", "ATOMS": "shared", "ATOM": "generic", "RED": "generic"}
 
 
-def apply_atomic(array, offsets, op: str, dtype, a, b=None) -> np.ndarray:
+def apply_atomic(array, offsets, op: str, dtype, a, b=None, type_name: str | None = None) -> np.ndarray:
     """Apply one atomic instruction's lanes in lane order; the old value each lane saw.
 
     `op` is the SASS operation (ADD ... DEC), `a` its operand (CAS: the
-    compare value) and `b` CAS's new value; semantics/atomics.py computes.
+    compare value) and `b` CAS's new value; semantics/atomics.py computes,
+    on PTX's `type_name` (default: the one of `dtype`).
     """
     size = np.dtype(dtype).itemsize
-    type_name = PTX_TYPE_OF[np.dtype(dtype)]
+    type_name = type_name or PTX_TYPE_OF[np.dtype(dtype)]
     with np.errstate(over="ignore", invalid="ignore"):
         return update(array.view(dtype), offsets // size, op.lower(), type_name,
                       np.asarray(a, dtype=dtype), None if b is None else np.asarray(b, dtype=dtype))
@@ -48,7 +59,7 @@ def _parse(ins):
         raise Unsupported("atomic operation")
     names = [m for m in ins.mods if m in TYPES]
     type_name = names[-1] if names else "U32"
-    if type_name == "F32" and op != "ADD" or type_name == "F64" and op != "ADD":
+    if type_name in FLOAT_ADD_ONLY and op != "ADD":
         raise Unsupported(f"atomic {op} on {type_name}")
     return op, type_name
 
@@ -58,7 +69,8 @@ ATOMIC_MODS = CACHE_MODS + OPS + tuple(TYPES) + ("FTZ", "RN", "POPC", "32", "CAS
 
 @semantics("ATOMG", "ATOMS", "ATOM", "REDG", "RED", family="atomics",
            pipe=("global", "shared", "global", "global", "global"), mods=ATOMIC_MODS,
-           doc="read-modify-write: ADD MIN MAX EXCH CAS AND OR XOR INC DEC on 32/64-bit integers, F32/F64 ADD; "
+           doc="read-modify-write: ADD MIN MAX EXCH CAS AND OR XOR INC DEC on 32/64-bit integers, F32/F64 "
+               "ADD, F16x2/BF16x2 ADD (ATOM: at global addresses, its predicate says which lanes); "
                "ATOM* return the old value, RED* do not")
 def atomic(ins):
     if "POPC" in ins.mods:
@@ -69,8 +81,14 @@ def atomic(ins):
     dtype, size = TYPES[type_name]
     space = SPACE_OF[ins.opcode]
     ops = list(ins.operands)
+    done = None
     if ops and ops[0].kind == "pred":
-        ops.pop(0)
+        done = ops.pop(0)
+    global_only = type_name in PACKED_HALVES and space == "generic"
+    done = pred_dest(done) if global_only and done is not None else None
+    if global_only and done is None:
+        raise Unsupported(f"{ins.opcode}.{type_name} without its predicate")
+    ptx_type = PACKED_HALVES.get(type_name)
     returns = ins.opcode.startswith("ATOM")
     dst = ops.pop(0) if returns else None
     if not ops or ops[0].kind != "mem":
@@ -91,10 +109,17 @@ def atomic(ins):
         if b is not None:
             b = b.view(dtype) if b.dtype.itemsize == np.dtype(dtype).itemsize else b.astype(dtype)
         old = np.zeros(g.n, dtype=dtype)
+        if global_only:                     # the other lanes are the code after it's (P false)
+            at_global = generic_space(addrs) == 0
+            done(st, g, at_global)
+            if not at_global.all():
+                g, addrs, a, old = g.subset(at_global), addrs[at_global], a[at_global], old[at_global]
+                if not g.n:
+                    return
         for mask, target, name in resolve(st, ins, g, space, addrs, size):
             pick = slice(None) if mask is None else mask
             old[pick] = apply_atomic(target.array, target.offsets, op, dtype, a[pick],
-                                     None if b is None else b[pick])
+                                     None if b is None else b[pick], ptx_type)
             if st.memory_observers:
                 notify(st, ins, name, kind, g.idx[pick], addrs[pick], size)
         st.writes += 1

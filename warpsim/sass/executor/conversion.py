@@ -245,16 +245,41 @@ def f2f(ins):
     return Step(ins, alu([dest(ins.operands[0], 64 if width == 64 else 32)], [read], fn))
 
 
-@semantics("FRND", family="conversion", pipe="mufu", mods=("F32", "F64", "FTZ") + tuple(ROUNDING),
-           doc="round to an integral float: .TRUNC .FLOOR .CEIL or nearest-even (cvt.rXi.f32.f32)")
+@semantics("FRND", family="conversion", pipe="mufu", mods=("F16", "BF16", "F32", "F64", "FTZ") + tuple(ROUNDING),
+           doc="round to an integral float: .TRUNC .FLOOR .CEIL or nearest-even (cvt.rXi.f32.f32); "
+               ".F16/.BF16 round a register's low half (.H1: its high half) into the low half, 0 above "
+               "(cvt.rni.f16.f16, hrint/h2rint)")
 def frnd(ins):
-    kind = "f64" if "F64" in ins.mods else "f32"
+    kinds = [m.lower() for m in ins.mods if m in FLOATS]
+    if len(kinds) > 1:
+        raise Unsupported("two FRND types")
+    kind = kinds[0] if kinds else "f32"
     width = FLOATS[kind.upper()]
     flags = {next((ROUNDING[m] for m in ins.mods if m in ROUNDING), "rni")} | ({"ftz"} if "FTZ" in ins.mods else set())
+    if width == 16:
+        return _frnd_half(ins, kind, flags)
 
     def fn(v):
         return _float_bits(convert_to_float(_REGISTER[kind](v), kind, kind, flags), width)
     return Step(ins, alu([dest(ins.operands[0], width)], [source(ins.operands[1], width, floating=True)], fn))
+
+
+def _frnd_half(ins, kind: str, flags):
+    """FRND.F16 / FRND.BF16 Rd, Ra[.H1]: one half of Ra (ptxas's h2rint is two of these, one per half,
+    joined by a PRMT) rounded to an integral value as the PTX machine's cvt.rXi.f16.f16; the result
+    in Rd's low half, the high half 0 (ptxas reads only the low half back)."""
+    if "FTZ" in ins.mods or len(ins.operands) != 2:
+        raise Unsupported("operand form")
+    src = normalized(ins.operands[1])
+    if src.kind != "reg" or src.suffixes not in ((), ("H0",), ("H1",)) or src.negate or src.absolute:
+        raise Unsupported(f"operand {src.text}")
+    shift = U32(16 if src.suffixes == ("H1",) else 0)
+    read = source(replace(src, suffixes=()))
+
+    def fn(v):
+        half = (np.atleast_1d(np.asarray(v, dtype=U32)) >> shift) & U32(0xFFFF)
+        return _float_bits(convert_to_float(_REGISTER[kind](half), kind, kind, flags), 16)
+    return Step(ins, alu([dest(ins.operands[0])], [read], fn))
 
 
 PACK_TYPES = {"U16": "u16", "S16": "s16", "U8": "u8", "S8": "s8", "U4": "u4", "S4": "s4", "U2": "u2", "S2": "s2"}

@@ -5,6 +5,10 @@ PTX machine's too (floating.arithmetic and min_max, packed.py for halves),
 with the modifiers read into a FloatEnv, so a SASS instruction and the PTX
 instruction it came from round identically:
 
+- FMUL.D2/.D4/.D8 (.M2/.M4/.M8) divide (multiply) the exact product by 2, 4, 8 and round
+  once (semantics.floating.arithmetic's `scale`): the rule chosen where rounding twice would
+  differ, for a product that overflows before a .D scale brings it back and for a scaled
+  result in the subnormal range; validation/sass_fmul_scale checks it on an H200.
 - FADD/FMUL/FFMA round to nearest unless .RZ/.RM/.RP; .FTZ flushes subnormal
   inputs and results (and, in FMUL/FFMA, a result rounded up to the smallest
   normal from a value that is tiny after rounding, floatbits.flush_tiny_result);
@@ -56,13 +60,15 @@ def _env(ins) -> FloatEnv:
     return FloatEnv.flushing("FTZ" in mods, sat="SAT" in mods, relu="RELU" in mods, nan_wins="NAN" in mods)
 
 
-def _f32_op(ins, op: str):
-    """compute(*f32 bits) for FADD/FMUL/FFMA: semantics.floating.arithmetic under the modifiers."""
+def _f32_op(ins, op: str, scale: int = 0):
+    """compute(*f32 bits) for FADD/FMUL/FFMA: semantics.floating.arithmetic under the modifiers
+    (`scale`: FMUL's power of two, rounded once with the product)."""
     mode, env = _mode(ins), _env(ins)
 
     def compute(*values):
         with np.errstate(all="ignore"):
-            return bits32(np.atleast_1d(arithmetic(op, "f32", *(f32(v) for v in values), mode=mode, env=env)))
+            return bits32(np.atleast_1d(arithmetic(op, "f32", *(f32(v) for v in values), mode=mode, env=env,
+                                                   scale=scale)))
     return compute
 
 
@@ -72,13 +78,19 @@ def fadd(ins):
     return Step(ins, alu([dest(dst)], [source(a, floating=True), source(b, floating=True)], _f32_op(ins, "add")))
 
 
-@semantics("FMUL", family="float", pipe="fp32",
-           mods=F32_MODS + ("D2", "D4", "D8", "M2", "M4", "M8"), doc="a * b in f32")
+# FMUL's result scales: ptxas folds a contractable (x * y) * 2^k into one FMUL (PTX mul without .rn)
+SCALES = {"D2": -1, "D4": -2, "D8": -3, "M2": 1, "M4": 2, "M8": 3}
+
+
+@semantics("FMUL", family="float", pipe="fp32", mods=F32_MODS + tuple(SCALES),
+           doc="a * b in f32; .D2 .D4 .D8 / .M2 .M4 .M8 scale the exact product, rounded once")
 def fmul(ins):
-    if set(ins.mods) & {"D2", "D4", "D8", "M2", "M4", "M8"}:
-        raise Unsupported("scaled FMUL")
+    scales = [SCALES[m] for m in ins.mods if m in SCALES]
+    if len(scales) > 1:
+        raise Unsupported("two FMUL scales")
     dst, a, b = ins.operands[:3]
-    return Step(ins, alu([dest(dst)], [source(a, floating=True), source(b, floating=True)], _f32_op(ins, "mul")))
+    return Step(ins, alu([dest(dst)], [source(a, floating=True), source(b, floating=True)],
+                         _f32_op(ins, "mul", scales[0] if scales else 0)))
 
 
 @semantics("FFMA", family="float", pipe="fp32", mods=F32_MODS, doc="a * b + c in f32, rounded once")

@@ -1,5 +1,5 @@
 """Loads and stores: LDG STG LDS STS LDL STL LD ST (generic), LDC ULDC (constant banks), LDGSTS
-(cp.async), LDSM (ldmatrix), STSM (stmatrix).
+(cp.async), LDSM (ldmatrix), STSM (stmatrix); QSPC (which space a generic address is in).
 
 Widths come from the modifiers (.U8 .S8 .U16 .S16, none = 32 bits, .64, .128:
 consecutive registers); .E (64-bit addresses), cache and ordering modifiers
@@ -23,7 +23,8 @@ import numpy as np
 
 from ...machine.isa.tensor import matrix_element_addresses
 from .access import access_width, address_reader, bytes_to_words, resolve, words_to_bytes
-from .operands import U32, const_reader, dest, predicate, source
+from ...semantics.addresses import generic_space
+from .operands import U32, const_reader, dest, pred_dest, predicate, source
 from .table import Step, Unsupported, semantics
 
 CACHE_MODS = ("E", "STRONG", "GPU", "SYS", "SM", "CTA", "CONSTANT", "EF", "EL", "LU", "EN", "NA", "ZD",
@@ -113,6 +114,24 @@ def store(ins):
                        addrs if mask is None else addrs[mask], size)
         st.writes += 1
     return Step(ins, run, memory=(space, "st", size))
+
+
+QSPC_SPACES = {"G": 0, "S": 1, "L": 2}        # semantics.addresses.generic_space's codes
+
+
+@semantics("QSPC", family="memory", pipe="global", mods=("E",) + tuple(QSPC_SPACES),
+           doc="P = the generic address is in the space named (.G global, .S shared, .L local): isspacep, "
+               "and ptxas's test after an ATOM.F16x2 that only global addresses take (pipe not measured)")
+def qspc(ins):
+    space = [QSPC_SPACES[m] for m in ins.mods if m in QSPC_SPACES]
+    ops = ins.operands
+    if len(space) != 1 or len(ops) != 3 or not ops[1].is_zero_register or ops[2].kind != "mem":
+        raise Unsupported("QSPC form")
+    write, address = pred_dest(ops[0]), address_reader(ops[2], "E" in ins.mods)
+
+    def run(st, g):
+        write(st, g, generic_space(address(st, g)) == space[0])
+    return Step(ins, run)
 
 
 @semantics("LDC", "ULDC", family="memory", pipe="constant", mods=("U8", "S8", "U16", "S16", "64", "IL"),
