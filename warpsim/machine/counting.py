@@ -45,3 +45,56 @@ def conflict_free_wavefronts(warps: np.ndarray, lanes: np.ndarray, addrs: np.nda
     if not (asked == (1 << lanes_per_phase) - 1).all():
         return None
     return len(asked)
+
+
+def _quads_pair_up(warps: np.ndarray, lanes: np.ndarray, element: np.ndarray) -> np.ndarray:
+    """Per record: whether every lane quad of its warp reads (a, a, b, b) or (a, b, a, b) elements
+    (one element throughout included; a lane that is not there matches any)."""
+    ids, inverse = np.unique(warps, return_inverse=True)
+    grid = np.full((len(ids), 32), -1, dtype=np.int64)
+    grid[inverse, lanes] = element
+    q = grid.reshape(len(ids), 8, 4)
+
+    def same(i, j):
+        a, b = q[:, :, i], q[:, :, j]
+        return (a == b) | (a < 0) | (b < 0)
+    paired = (same(0, 1) & same(2, 3)) | (same(0, 2) & same(1, 3))
+    return paired.all(axis=1)[inverse]
+
+
+def shared_bank_wavefronts(warps: np.ndarray, lanes: np.ndarray, offsets: np.ndarray, nbytes: int,
+                           load: bool = True) -> tuple:
+    """(wavefronts, ideal wavefronts) of one shared access by the given lanes of the given warps,
+    each lane reading or writing nbytes at its byte offset in shared memory.
+
+    The access runs in phases: the whole warp for up to 4 bytes a lane, half-warps for 8, quarter-
+    warps for 16. A phase takes as many wavefronts as the most distinct 4-byte words one of the 32
+    banks is asked for. A load of 8 or 16 bytes whose every lane quad reads (a, a, b, b) or
+    (a, b, a, b) runs in phases of twice the lanes (the whole warp, half-warps): the H200 counts 1
+    wavefront where the warp reads one 8-byte element and 2 where it reads one 16-byte element,
+    and a quad of (a, a, a, b) keeps the narrow phases (309 lane patterns of 4, 8 and 16 bytes,
+    validation/shared_wavefronts, all equal to ncu's). Stores keep the narrow phases (not
+    measured)."""
+    warps = np.asarray(warps, dtype=np.int64)
+    lanes = np.asarray(lanes, dtype=np.int64)
+    word = np.asarray(offsets, dtype=np.int64) >> 2
+    phases = np.full(len(word), 1 if nbytes <= 4 else min(32, nbytes // 4), dtype=np.int64)
+    if load and nbytes in (8, 16):
+        phases[_quads_pair_up(warps, lanes, word)] //= 2
+    row = warps * 8 + lanes // (32 // phases)
+    words_per_lane = max(1, nbytes // 4)
+    if words_per_lane > 1:
+        word = (word[:, None] + np.arange(words_per_lane)).ravel()
+        row = np.repeat(row, words_per_lane)
+    key = (row - row.min()) << 32 | word
+    step = np.diff(key)
+    if len(key) > 1 and not (step >= 0).all():
+        key = np.sort(key)                     # distinct words per row (NumPy 2's hashing unique is slower)
+        step = np.diff(key)
+    if len(key) > 1:
+        key = key[np.concatenate(([True], step != 0))]
+    rows, bank = key >> 32, key & 31
+    _, inverse = np.unique(rows, return_inverse=True)
+    per_bank = np.bincount(inverse * 32 + bank, minlength=(int(inverse.max()) + 1) * 32).reshape(-1, 32)
+    per_row = per_bank.max(axis=1)
+    return int(per_row.sum()), int(np.count_nonzero(per_row))

@@ -28,7 +28,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..machine.counting import conflict_free_wavefronts, distinct_count
+from ..machine.counting import (
+    conflict_free_wavefronts,
+    distinct_count,
+    shared_bank_wavefronts,
+)
 from ..machine.events import LaunchObserver
 from ..ptx.ir import Sink
 from ..sass.executor.async_copy import TMA_UNIT
@@ -108,8 +112,9 @@ def shared_offsets(addrs: np.ndarray) -> np.ndarray:
     return window_offsets(addrs, SHARED_WINDOW)
 
 
-def shared_wavefronts(idx: np.ndarray, addrs: np.ndarray, nbytes: int) -> tuple:
-    """(requests, wavefronts, ideal wavefronts) of one warp-level shared access."""
+def shared_wavefronts(idx: np.ndarray, addrs: np.ndarray, nbytes: int, load: bool = True) -> tuple:
+    """(requests, wavefronts, ideal wavefronts) of one warp-level shared access (the rule:
+    machine.counting.shared_bank_wavefronts)."""
     if len(idx) == 0:
         return 0, 0, 0
     phases = 1 if nbytes <= 4 else min(32, nbytes // 4)
@@ -120,27 +125,8 @@ def shared_wavefronts(idx: np.ndarray, addrs: np.ndarray, nbytes: int) -> tuple:
     free = conflict_free_wavefronts(idx >> 5, idx & 31, addrs, nbytes)
     if free is not None:                            # swizzled 8/16-byte accesses: a wavefront a phase
         return len(idx) >> 5, free, free
-    words_per_lane = max(1, nbytes // 4)
-    word = shared_offsets(addrs) >> 2
-    row = (idx >> 5) * phases + (idx & 31) // (32 // phases)
-    if words_per_lane > 1:
-        word = (word[:, None] + np.arange(words_per_lane)).ravel()
-        row = np.repeat(row, words_per_lane)
-    row = row - row[0] if len(row) else row
-    key = (row.astype(np.int64) << 32) | word
-    step = np.diff(key)
-    if len(key) > 1 and not (step >= 0).all():
-        key = np.sort(key)                          # distinct words per row (NumPy 2's hashing unique is slower)
-        step = np.diff(key)
-    if len(key) > 1:
-        key = key[np.concatenate(([True], step != 0))]
-    rows = key >> 32
-    bank = key & 31
-    base = int(rows.min())
-    n_rows = int(rows.max()) - base + 1
-    per_bank = np.bincount((rows - base) * 32 + bank, minlength=n_rows * 32).reshape(n_rows, 32)
-    per_row = per_bank.max(axis=1)
-    return request_count(idx), int(per_row.sum()), int(np.count_nonzero(per_row))
+    waves, ideal = shared_bank_wavefronts(idx >> 5, idx & 31, shared_offsets(addrs), nbytes, load)
+    return request_count(idx), waves, ideal
 
 
 # ---------------------------------------------------------------- the observer
@@ -165,7 +151,7 @@ class SiteCounts:
             self.lines += lines
             self.ideal_sectors += max(requests, -(-len(idx) * nbytes // 32))   # bytes asked, packed
         elif space == "shared":
-            requests, waves, ideal = shared_wavefronts(idx, addrs, nbytes)
+            requests, waves, ideal = shared_wavefronts(idx, addrs, nbytes, self.op == "ld")
             self.wavefronts += waves
             self.ideal_wavefronts += ideal
         elif space == "local":

@@ -22,14 +22,17 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..machine.counting import conflict_free_wavefronts, distinct_count
+from ..machine.counting import (
+    conflict_free_wavefronts,
+    distinct_count,
+    shared_bank_wavefronts,
+)
 from ..machine.events import LaunchObserver
 from ..machine.memory import GLOBAL_BASE
-from ..semantics.addresses import local_hardware_bytes
 from ..sass.executor.async_copy import TMA_UNIT
 from ..sass.issues import Departures, brx_targets, bsync_starts
+from ..semantics.addresses import local_hardware_bytes
 from .reuse import bucket, stack_distances
-
 
 CTA_SHIFT = 40                  # a load's key in _cta_order: its CTA above this bit, its sector below
 SECTOR_BITS = (1 << CTA_SHIFT) - 1
@@ -249,25 +252,21 @@ def store_run_cycles(run: list) -> float:
     return float(np.count_nonzero(filled) + 2 * np.count_nonzero(~filled))
 
 
-def shared_request_wavefronts(warps: np.ndarray, addrs: np.ndarray, lanes: np.ndarray, nbytes: int) -> int:
-    """Wavefronts of a shared access: per phase (a warp for <=32 bits, half-warps for 64, quarter-warps
-    for 128), the largest number of distinct 4-byte words one bank is asked for."""
+def shared_request_wavefronts(warps: np.ndarray, addrs: np.ndarray, lanes: np.ndarray, nbytes: int,
+                              load: bool = True) -> int:
+    """Shared-pipe passes of a shared access: its wavefronts (machine.counting.shared_bank_wavefronts),
+    and for a load at least one pass per 128 bytes its lanes receive. A warp's 8- or 16-byte load of
+    one element counts 1 or 2 wavefronts on the H200, but every lane still gets its 8 or 16 bytes
+    (set 1's matmul_tiled_512 broadcasts a 16-byte row of A: -5% of the H200's time at 128 bytes a
+    pass to the registers, -24% at the wavefronts alone)."""
     free = conflict_free_wavefronts(warps, lanes, addrs, nbytes)
     if free is not None:
         return free
-    phases = 1 if nbytes <= 4 else min(32, nbytes // 4)
-    words = max(1, nbytes // 4)
-    word = (addrs.astype(np.int64) & 0xFFFFFF) >> 2
-    row = warps.astype(np.int64) * phases + lanes // (32 // phases)
-    if words > 1:
-        word = (word[:, None] + np.arange(words)).ravel()
-        row = np.repeat(row, words)
-    key = np.unique((row << 32) | word)
-    rows, bank = key >> 32, key & 31
-    _, inverse = np.unique(rows, return_inverse=True)
-    per = np.zeros((inverse.max() + 1, 32), dtype=np.int64)
-    np.add.at(per, (inverse, bank), 1)
-    return int(per.max(axis=1).sum())
+    waves = shared_bank_wavefronts(warps, lanes, addrs.astype(np.int64) & 0xFFFFFF, nbytes, load)[0]
+    if load and nbytes > 4:
+        per_warp = np.unique(np.asarray(warps), return_counts=True)[1]
+        waves = max(waves, int((-(-per_warp * nbytes // 128)).sum()))
+    return waves
 
 
 def atomic_line_load(warps: np.ndarray, addrs: np.ndarray) -> tuple:
@@ -366,7 +365,7 @@ class _Recorder(LaunchObserver):
             rec = self.memory[site_index] = SiteMemory(space, kind)
         if space == "shared":
             rec.requests += distinct_count(warp_slots)
-            rec.wavefronts += shared_request_wavefronts(warp_slots, addrs, lanes, nbytes)
+            rec.wavefronts += shared_request_wavefronts(warp_slots, addrs, lanes, nbytes, kind == "load")
             return
         if space == "local":                    # where the hardware keeps the lanes' words
             addrs, of_lane, nbytes = local_hardware_bytes(lanes, addrs, nbytes)
