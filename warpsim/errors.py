@@ -263,6 +263,11 @@ class TrapError(LaunchError):
     """The kernel executed trap (or brkpt), as assert() does."""
 
 
+class IllegalInstruction(LaunchError):
+    """A lane ran an instruction the GPU stops a launch at (cudaErrorIllegalInstruction): on sm_70 and
+    later, a warp synchronization whose member mask leaves out the lane running it."""
+
+
 class InternalError(LaunchError):
     """A bug in warpsim, not in the kernel: a Python error raised while a block ran.
 

@@ -7,8 +7,9 @@ every later call returns the same code and cudaGetLastError does not clear it.
 
 from __future__ import annotations
 
-from ..errors import (DeadlockError, InvalidConfiguration, LaunchError, LaunchOutOfResources,
-                      LaunchRefused, MemoryFault, OutOfMemoryError, StackOverflow, TrapError)
+from ..errors import (DeadlockError, IllegalInstruction, InvalidConfiguration, LaunchError,
+                      LaunchOutOfResources, LaunchRefused, MemoryFault, OutOfMemoryError, StackOverflow,
+                      TrapError)
 
 # code: (name, string as cudaGetErrorString gives it)
 ERRORS = {
@@ -34,6 +35,7 @@ ERRORS = {
     600: ("cudaErrorNotReady", "device not ready"),
     712: ("cudaErrorHostMemoryAlreadyRegistered", "part or all of the requested memory range is already mapped"),
     713: ("cudaErrorHostMemoryNotRegistered", "pointer does not correspond to a registered memory region"),
+    715: ("cudaErrorIllegalInstruction", "an illegal instruction was encountered"),
     700: ("cudaErrorIllegalAddress", "an illegal memory access was encountered"),
     701: ("cudaErrorLaunchOutOfResources", "too many resources requested for launch"),
     702: ("cudaErrorLaunchTimeout", "the launch timed out and was terminated"),
@@ -49,7 +51,7 @@ ERRORS = {
     999: ("cudaErrorUnknown", "unknown error"),
 }
 CODES = {name: code for code, (name, _) in ERRORS.items()}
-STICKY = {700, 710, 716, 719, 702}
+STICKY = {700, 710, 715, 716, 719, 702}
 
 
 def code_of(error: BaseException) -> int:
@@ -67,6 +69,8 @@ def code_of(error: BaseException) -> int:
                      "cudaErrorIllegalAddress"]
     if isinstance(error, StackOverflow):
         return CODES["cudaErrorIllegalAddress"]
+    if isinstance(error, IllegalInstruction):
+        return CODES["cudaErrorIllegalInstruction"]
     if isinstance(error, TrapError):
         return CODES["cudaErrorAssert"] if "assert" in str(error).lower() else CODES["cudaErrorLaunchFailure"]
     if isinstance(error, DeadlockError):

@@ -28,7 +28,14 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from ..errors import BudgetExceeded, DeadlockError, MemoryFault, WarpsimError
+from ..errors import (
+    BudgetExceeded,
+    DeadlockError,
+    IllegalInstruction,
+    MemoryFault,
+    TrapError,
+    WarpsimError,
+)
 from ..machine.events import LaunchObserver, LaunchRunner, observers_of, watches_ptx_run
 from .run_outcome import ReplayOutcome, scheduling_model
 
@@ -119,10 +126,10 @@ class SassAloneRun(LaunchObserver, LaunchRunner):
             self.beside.launch_finished(result)
 
     def run_instead(self, launch, settings, others, cluster_dims):
-        from . import sass_of
-        from .executor import SassDeadlock, SassExecutionError, SassFault, load_program, run_launch
-        from .executor.launch import cubin_params
         from ..machine.device import LaunchResult
+        from . import sass_of
+        from .executor import SassExecutionError, load_program, run_launch
+        from .executor.launch import cubin_params
         watching = sorted({type(o).__name__ for o in others if id(o) not in self.replaced and watches_ptx_run(o)})
         if watching:                        # the PTX run stays, and the SASS runs beside it (replay.py)
             self.kept_because = f"the PTX run stayed: {', '.join(watching)} watch its events"
@@ -162,7 +169,7 @@ class SassAloneRun(LaunchObserver, LaunchRunner):
             if not self.started:            # nothing written yet: the PTX run takes the launch
                 self._outcome = ReplayOutcome("ptx", f"SASS not run: {exc}")
                 return None
-            error = launch_error(exc, launch.kernel, SassFault, SassDeadlock)
+            error = launch_error(exc, launch.kernel)
             for observer in observers_of(others, "launch_failed"):
                 observer.launch_failed(FailedLaunch(launch.kernel, launch.grid, launch.block), error)
             raise error from None
@@ -190,13 +197,17 @@ class FailedLaunch:
     block: tuple
 
 
-def launch_error(exc, kernel: str, fault_type, deadlock_type) -> WarpsimError:
+def launch_error(exc, kernel: str) -> WarpsimError:
     """The error a SASS run that stopped partway gives the launch (its memory is partly written)."""
-    if isinstance(exc, fault_type):
-        return MemoryFault(f"{exc} (found by the SASS executor, which ran the launch in place of the PTX machine)", kernel=kernel,
-                           block=exc.block, thread=exc.thread, instruction=exc.instruction,
-                           source_line=exc.source_line)
-    if isinstance(exc, deadlock_type):
+    from .executor import SassDeadlock, SassFault, SassTrap
+    from .executor.errors import SassIllegalInstruction
+    placed = ((SassFault, MemoryFault), (SassIllegalInstruction, IllegalInstruction), (SassTrap, TrapError))
+    for sass_error, error in placed:
+        if isinstance(exc, sass_error):
+            return error(f"{exc} (found by the SASS executor, which ran the launch in place of the PTX machine)",
+                         kernel=kernel, block=exc.block, thread=exc.thread, instruction=exc.instruction,
+                         source_line=exc.source_line)
+    if isinstance(exc, SassDeadlock):
         return DeadlockError(str(exc), kernel=kernel)
     if "ran past" in str(exc):
         return BudgetExceeded(str(exc), kernel=kernel)

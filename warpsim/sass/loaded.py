@@ -31,12 +31,21 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import BudgetExceeded, DeadlockError, InvalidValue, MemoryFault, TrapError, WarpsimError
+from ..errors import (
+    BudgetExceeded,
+    DeadlockError,
+    IllegalInstruction,
+    InvalidValue,
+    MemoryFault,
+    TrapError,
+    WarpsimError,
+)
 from ..machine import cooperative as cooperative_launch
 from ..machine.device import MAX_SHARED_PER_BLOCK, LaunchResult, launch_dimensions
 from ..sessions import report_unwatched_fault
 from ..settings import current as current_settings
-from .elf import sections as elf_sections, symbols as elf_symbols
+from .elf import sections as elf_sections
+from .elf import symbols as elf_symbols
 
 GLOBAL_SECTIONS = (".nv.global", ".nv.global.init")
 CONSTANT_SECTION = ".nv.constant3"          # the module's __constant__ variables (bank 3)
@@ -193,7 +202,14 @@ class SassOnlyModule:
     def launch(self, kernel: str, grid, block, params: bytes, shared_mem: int = 0,
                observers=(), cta_range: tuple | None = None, **overrides) -> LaunchResult:
         """Run the whole grid on the SASS executor, on the device's heap (the launch's results)."""
-        from .executor import SassDeadlock, SassExecutionError, SassFault, SassTrap, run_launch
+        from .executor import (
+            SassDeadlock,
+            SassExecutionError,
+            SassFault,
+            SassTrap,
+            run_launch,
+        )
+        from .executor.errors import SassIllegalInstruction
         program, image = self.executor_program(kernel)
         if cta_range is not None:
             raise SassOnlyError(f"kernel '{kernel}' has only SASS: a launch in CTA shards needs its PTX")
@@ -229,6 +245,10 @@ class SassOnlyModule:
                 raise _told(MemoryFault(f"{exc} (SASS-only kernel, run on the SASS executor)", kernel=kernel,
                                         block=exc.block, thread=exc.thread, instruction=exc.instruction,
                                         source_line=exc.source_line)) from None
+            except SassIllegalInstruction as exc:
+                raise _told(IllegalInstruction(f"{exc} (SASS-only kernel, run on the SASS executor)", kernel=kernel,
+                                               block=exc.block, thread=exc.thread, instruction=exc.instruction,
+                                               source_line=exc.source_line)) from None
             except SassTrap as exc:
                 raise _told(TrapError(f"{exc} (SASS-only kernel, run on the SASS executor)", kernel=kernel,
                                       block=exc.block, thread=exc.thread, instruction=exc.instruction,

@@ -6,10 +6,9 @@ compute the same things; both executors pass the thread slots taking part
 result per slot back. A `member_mask` per lane (PTX's membermask operand, or
 SASS's WARPSYNC.EXCLUSIVE mask) limits what each lane sees to the lanes its
 own mask names: lanes of one warp may run a collective in separate groups (two
-16-lane halves, each naming only itself). A lane whose own mask leaves it out
-(undefined in PTX) still takes part for the lanes that name it, as every lane
-issuing a SASS VOTE does: `__ballot_sync(lanemask_lt, p)` is pre-Volta's
-`__ballot(p) & lanemask_lt`.
+16-lane halves, each naming only itself). `issued_masks` says which lanes a
+lane's `.sync` collective runs with on sm_70 and later, as ptxas compiles it
+and an H200 runs it, where masks leave out lanes or differ between them.
 Without one every lane of `slots` in the warp takes part, as SASS's lanes
 that issue together do.
 """
@@ -57,6 +56,43 @@ def ballot(slots, flags) -> np.ndarray:
     grid[row, slots & 31] = np.broadcast_to(np.asarray(flags, dtype=bool), slots.shape)
     words = np.packbits(grid, axis=1, bitorder="little").view("<u4")[:, 0]
     return words.astype(np.uint32)[row]
+
+
+def same_mask_lanes(slots, masks) -> np.ndarray:
+    """Per lane: the lanes of its mask, among those of slots, whose mask is its own. WARPSYNC.EXCLUSIVE
+    on a register mask runs each set of lanes holding one mask apart: on the H200
+    `__ballot_sync(lanemask_le, p)` gives each lane its own bit alone (validation/warp_sync_masks)."""
+    slots = np.asarray(slots)
+    masks = np.broadcast_to(np.asarray(masks).astype(np.uint32), slots.shape)
+    row, n_rows = warp_rows(slots)
+    grid = np.full((n_rows, 32), -1, dtype=np.int64)
+    grid[row, slots & 31] = masks
+    mine = grid[row]                                   # each lane's warp, lane by lane
+    same = mine == masks.astype(np.int64)[:, None]
+    words = np.packbits(same, axis=1, bitorder="little").view("<u4")[:, 0]
+    return masks & words.astype(np.uint32)
+
+
+def issued_masks(slots, masks, constant: bool) -> np.ndarray:
+    """Per lane: the lanes a `.sync` collective with these member masks runs with on sm_70 and later,
+    where every lane of slots names itself or the mask is a constant (else the GPU faults:
+    ptxas puts a WARPSYNC on a register mask, and WARPSYNC stops a lane its mask leaves out).
+
+    - A constant mask that leaves out a lane issuing it: ptxas puts no WARPSYNC before a
+      collective with a constant mask in converged code, so it runs for every lane issuing it
+      and the mask counts for nothing (the H200: `__ballot_sync(0x55555555, p)` and
+      `__ballot_sync(0, p)` by a whole warp give the whole warp's ballot).
+    - A register mask: lanes whose masks differ run apart (same_mask_lanes)."""
+    slots = np.asarray(slots)
+    masks = np.broadcast_to(np.asarray(masks).astype(np.uint32), slots.shape)
+    if not len(slots) or (masks == np.uint32(0xFFFFFFFF)).all():
+        return masks
+    if constant:
+        named = ((masks >> (slots & 31).astype(np.uint32)) & np.uint32(1)).astype(bool)
+        return masks if named.all() else ballot(slots, True)
+    if (masks == masks[0]).all():
+        return masks
+    return same_mask_lanes(slots, masks)
 
 
 def _named(slots, member_mask):

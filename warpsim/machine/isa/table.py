@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ...errors import UnsupportedInstruction
-from ...ptx.ir import Imm
+from ...ptx.ir import Imm, Reg
 
 # Engine kinds: how the code generator treats an opcode.
 VALUE = "value"        # pure function of typed sources -> typed destinations
@@ -177,6 +177,28 @@ def mask_operand(ins):
     """The member-mask operand of a warp-synchronous instruction (None: no mask)."""
     spec = entry(ins)
     return spec.member_mask(ins) if spec is not None and spec.member_mask is not None else None
+
+
+def constant_mask(function, ins) -> bool:
+    """Whether a warp-synchronous instruction's member mask is a constant: an immediate, or a register
+    whose one definition in the function moves an immediate into it (NVVM writes
+    `__ballot_sync(0x55555555, p)` so). ptxas compiles a constant mask otherwise than one it
+    reads at run time (semantics.warp.issued_masks)."""
+    op = mask_operand(ins)
+    if isinstance(op, Imm):
+        return True
+    if not isinstance(op, Reg):
+        return False
+    moved = function.__dict__.get("_moved_constants")
+    if moved is None:
+        defined: dict = {}
+        for other in function.body:
+            for dst in getattr(other, "dsts", ()):
+                if isinstance(dst, Reg):
+                    constant = other.opcode == "mov" and len(other.srcs) == 1 and isinstance(other.srcs[0], Imm)
+                    defined[dst.name] = constant and dst.name not in defined
+        moved = function.__dict__["_moved_constants"] = frozenset(name for name, ok in defined.items() if ok)
+    return op.name in moved
 
 
 def _select(entries, ins):

@@ -20,7 +20,14 @@ import numpy as np
 
 from ...ptx.ir import Reg, Sink
 from ...semantics import warp as lanes
-from .table import WARP, emitted, mask_is_first_source, mask_is_last_source
+from .table import (
+    WARP,
+    constant_mask,
+    emitted,
+    mask_is_first_source,
+    mask_is_last_source,
+    mask_operand,
+)
 
 
 def _grid(ctx, idx, values, dtype, fill_from=None):
@@ -83,6 +90,14 @@ def redux(ctx, idx, op: str, value: np.ndarray, member_mask: np.ndarray):
     return lanes.redux(op, idx, value, member_mask)
 
 
+def issued(ctx, idx, masks: np.ndarray, constant: bool) -> np.ndarray:
+    """The lanes each lane's collective runs with: semantics.warp.issued_masks on sm_70 and later,
+    the masks themselves under a pre-Volta model (no WARPSYNC there)."""
+    if not getattr(ctx.model, "stops_unnamed_lanes", True):
+        return masks
+    return lanes.issued_masks(idx, masks, constant)
+
+
 def elect(ctx, idx, member_mask: np.ndarray):
     """elect.sync: (leader lane, is-leader predicate) per lane of idx."""
     return lanes.elect(idx, member_mask)
@@ -90,8 +105,10 @@ def elect(ctx, idx, member_mask: np.ndarray):
 
 # ------------------------------------------------------------ emitters
 
-def member_mask(c, operand):
-    return f"fit({c.typed(operand, 'b32')}, n)"
+def member_mask(c, ins):
+    """Code for each lane's member mask, as the lanes it runs with (issued)."""
+    operand = mask_operand(ins)
+    return f"warp.issued(ctx, idx, fit({c.typed(operand, 'b32')}, n), {constant_mask(c.fn, ins)})"
 
 
 def write_value_and_predicate(c, dsts, result: str):
@@ -110,7 +127,7 @@ def emit_shfl(c, ins):
     value = f"fit({c.typed(a, 'b32')}, n)"
     reg_file = f"ctx.reg({c.key(a.name)!r}, 32)" if isinstance(a, Reg) and a.name in c.fn.regs else "None"
     res = c.fresh("shfl")
-    mask = member_mask(c, ins.srcs[3]) if "sync" in ins.mods and len(ins.srcs) > 3 else "None"
+    mask = member_mask(c, ins) if "sync" in ins.mods and len(ins.srcs) > 3 else "None"
     c.emit(f"{res} = warp.shfl(ctx, idx, {mode!r}, {value}, {c.typed(b, 'b32')}, "
            f"{c.typed(cc, 'b32')}, {reg_file}, {mask}, {c.site(ins)})")
     write_value_and_predicate(c, ins.dsts, res)
@@ -121,7 +138,7 @@ def emit_shfl(c, ins):
 def emit_vote(c, ins):
     mode = next(m for m in ins.mods if m in ("all", "any", "uni", "ballot"))
     pred = f"fit({c.typed(ins.srcs[0], 'pred')}, n)"
-    mask = member_mask(c, ins.srcs[1]) if "sync" in ins.mods else "warp.activemask(ctx, idx)"
+    mask = member_mask(c, ins) if "sync" in ins.mods else "warp.activemask(ctx, idx)"
     out_type = "b32" if mode == "ballot" else "pred"
     c.write(ins.dsts[0], out_type, f"warp.vote(ctx, idx, {mode!r}, {pred}, {mask})")
     return False
@@ -132,7 +149,7 @@ def emit_match(c, ins):
     mode = "any" if "any" in ins.mods else "all"
     value = f"fit({c.typed(ins.srcs[0], ins.type)}, n)"
     res = c.fresh("match")
-    c.emit(f"{res} = warp.match(ctx, idx, {mode!r}, {value}, {member_mask(c, ins.srcs[1])})")
+    c.emit(f"{res} = warp.match(ctx, idx, {mode!r}, {value}, {member_mask(c, ins)})")
     if mode == "any":
         c.write(ins.dsts[0], "b32", res)
     else:
@@ -150,7 +167,7 @@ def emit_redux(c, ins):
     op = next(m for m in ins.mods if m in ("add", "min", "max", "and", "or", "xor"))
     t = ins.type
     value = f"fit({c.typed(ins.srcs[0], t)}, n)"
-    c.write(ins.dsts[0], t, f"warp.redux(ctx, idx, {op!r}, {value}, {member_mask(c, ins.srcs[1])})")
+    c.write(ins.dsts[0], t, f"warp.redux(ctx, idx, {op!r}, {value}, {member_mask(c, ins)})")
     return False
 
 
@@ -158,7 +175,7 @@ def emit_redux(c, ins):
 def emit_elect(c, ins):
     """elect.sync d|p, membermask: the lowest named lane taking part is the leader."""
     res = c.fresh("elect")
-    c.emit(f"{res} = warp.elect(ctx, idx, {member_mask(c, ins.srcs[0])})")
+    c.emit(f"{res} = warp.elect(ctx, idx, {member_mask(c, ins)})")
     write_value_and_predicate(c, ins.dsts, res)
     return False
 

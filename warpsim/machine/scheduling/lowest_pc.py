@@ -21,6 +21,7 @@ class LowestPc(NamedLaneMeeting, SchedulingModel):
     """Each warp issues the runnable lanes at its lowest block id; nothing is kept between rounds."""
 
     name = "lowest-pc"
+    stops_unnamed_lanes = False       # a pre-Volta model: a mask leaving a lane out is reported
 
     def start(self, ctx):
         ctx.scheduling_state = None

@@ -61,6 +61,8 @@ ALL_LANES = np.uint32(0xFFFFFFFF)
 class ReconvergenceStack(NamedLaneMeeting, SchedulingModel):
     """Pre-Volta: one PC per warp; divergent paths serialized until their post-dominator."""
 
+    stops_unnamed_lanes = False       # no WARPSYNC before Volta: a mask leaving a lane out is reported
+
     name = "stack"
 
     def start(self, ctx):

@@ -2,7 +2,7 @@
 
 A `.sync` instruction (shfl, vote, match, redux, bar.warp) names the lanes
 taking part in its member mask. `NamedLaneMeeting.meet` checks that the lanes
-issuing it are named, that every named lane that has not exited has arrived,
+issuing it are named (where the GPU would stop at one that is not, so does the launch), that every named lane that has not exited has arrived,
 and reports named lanes that exited. What happens to a group whose partners
 are elsewhere is the model's call (`not_converged`): the pre-Volta models stop
 with an error, independent thread scheduling lets the group wait.
@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import LaunchError
+from ...errors import IllegalInstruction, LaunchError
 from ...ptx.ir import Imm, Reg
 from ...ptx.types import TYPES
+from ..isa.table import constant_mask
 from ..state import AT_WARP_SYNC, EXITED, RUNNING
 from .masks import mask_operand
 
@@ -125,22 +126,36 @@ class NamedLaneMeeting:
             kernel=ctx.kernel, block=where["block"], thread=where["thread"], ptx_line=ins.line,
             instruction=str(ins), source_line=ctx.program.source_line(ins))
 
-    def check_own_lane(self, ctx, block, idx, masks):
-        """A lane whose mask leaves itself out: undefined in PTX, a diagnostic here, never a stop.
+    stops_unnamed_lanes = True      # sm_70 and later: see check_own_lane (pre-Volta's stack: False)
 
-        A GPU does not fault there: SASS's VOTE and SHFL run for the lanes issuing together and
-        each lane's result keeps the lanes its mask names (code written for pre-Volta's
-        `__ballot(p) & mask`, such as `__ballot_sync(lanemask_lt, p)` in HeCBench bscan, counts on
-        that), so the lane takes part and waits only for the lanes it names.
-        """
+    def check_own_lane(self, ctx, block, idx, masks):
+        """A lane whose member mask leaves itself out (undefined in PTX), as an H200 runs it
+        (validation/warp_sync_masks): ptxas puts a WARPSYNC on a register mask, or on an immediate
+        one where lanes have diverged, and WARPSYNC stops the launch with an illegal instruction at
+        a lane its mask leaves out: `__ballot_sync(lanemask_lt, p)` and `__shfl_sync(lanemask_lt,
+        ...)` fault. An immediate mask in converged code has no WARPSYNC: the collective runs for
+        the lanes issuing it (semantics.warp.issued_masks), with a diagnostic here. Pre-Volta
+        models only report it."""
         own = (masks >> ctx.lane[idx]) & 1
         if own.all():
             return
         ins = block.instructions[0]
         bad = int(np.flatnonzero(own == 0)[0])
+        immediate = constant_mask(block.function, ins)
+        text = (f"{ins.opcode}.sync executed by lane {int(ctx.lane[idx[bad]])} with member mask "
+                f"0x{int(masks[bad]):08x}, which does not name the lane itself (undefined in PTX)")
+        if self.stops_unnamed_lanes and (not immediate or not _converged(ctx, idx)):
+            where = ctx.where(int(idx[bad]))
+            why = ("a register mask: ptxas synchronizes on it" if not immediate else
+                   "the warp's lanes have diverged: ptxas synchronizes on the mask")
+            raise IllegalInstruction(
+                f"{text}: on sm_70 and later the GPU stops the launch here with an illegal instruction "
+                f"(cudaErrorIllegalInstruction; {why})", kernel=ctx.kernel, block=where["block"],
+                thread=where["thread"], ptx_line=ins.line, instruction=str(ins),
+                source_line=ctx.program.source_line(ins))
         _diagnose(ctx, ins, int(idx[bad]), "sync_mask_without_own_lane",
-                  f"{ins.opcode}.sync executed by lane {int(ctx.lane[idx[bad]])} with member mask "
-                  f"0x{int(masks[bad]):08x}, which does not name the lane itself (undefined in PTX)")
+                  text + ("; the GPU runs it for every lane issuing it (no WARPSYNC in converged code)"
+                          if self.stops_unnamed_lanes else ""))
 
     def report_exited(self, ctx, block, idx, masks, gone):
         """Named lanes that exited: undefined on the hardware, a diagnostic here."""
@@ -149,6 +164,15 @@ class NamedLaneMeeting:
         _diagnose(ctx, ins, int(idx[first]), "sync_exited_lanes",
                   f"{ins.opcode}.sync names lanes that have exited "
                   f"(mask 0x{int(masks[first]):08x}, exited 0x{int(gone[first]):08x})")
+
+
+def _converged(ctx, idx) -> bool:
+    """Whether every lane of the issuing warps that has not exited is issuing (idx)."""
+    warps = np.unique(idx >> 5)
+    slots = (warps[:, None] * 32 + np.arange(32)).ravel()
+    issuing = np.zeros(ctx.n, dtype=bool)
+    issuing[idx] = True
+    return bool((issuing[slots] | (ctx.status[slots] == EXITED)).all())
 
 
 def _diagnose(ctx, ins, slot: int, kind: str, message: str) -> None:

@@ -22,9 +22,11 @@ between `WARPSYNC.COLLECTIVE Rm, end` (wait for the live lanes of Rm, as
 WARPSYNC) and `ENDCOLLECTIVE` (nothing more to do once they issue together).
 `WARPSYNC.EXCLUSIVE Rm` waits as WARPSYNC does; on the hardware the lanes of
 each mask then run alone until the region's BSYNC (ptxas puts it before a
-REDUX over a partial mask: cub's 16-lane logical warps). Here the lanes keep
-their mask (`SassState.exclusive`, cleared at BSYNC) and REDUX reduces, and
-writes its uniform result, per mask.
+REDUX over a partial mask: cub's 16-lane logical warps, and before a VOTE on a
+mask read at run time). Here the lanes keep their mask (`SassState.exclusive`,
+cleared at BSYNC) and REDUX and VOTE run per mask. A WARPSYNC of any form
+whose mask leaves out a lane running it stops the launch with an illegal
+instruction, as the H200 does.
 """
 
 from __future__ import annotations
@@ -132,13 +134,20 @@ def _trap(ins):
     from .errors import SassTrap, where
 
     def run(st, g):
-        slot = int(g.idx[0])
-        cta = tuple(int(v) for v in st.ctaid[:, slot])
-        thread = tuple(int(v) for v in st.tid[:, slot])
-        source = f"{ins.source[0].rsplit('/', 1)[-1]}:{ins.source[1]}" if ins.source is not None else ""
+        cta, thread = _lane_place(st, g, 0)
         raise SassTrap(f"trap by block {cta} thread {thread} ({g.n} lane(s)): {where(ins)}", block=cta,
-                       thread=thread, instruction=ins.text, source_line=source)
+                       thread=thread, instruction=ins.text, source_line=_source(ins))
     return Step(ins, run)
+
+
+def _lane_place(st, g, lane: int) -> tuple:
+    """(block, thread) of lane `lane` of group g."""
+    slot = int(g.idx[lane])
+    return tuple(int(v) for v in st.ctaid[:, slot]), tuple(int(v) for v in st.tid[:, slot])
+
+
+def _source(ins) -> str:
+    return f"{ins.source[0].rsplit('/', 1)[-1]}:{ins.source[1]}" if ins.source is not None else ""
 
 
 @semantics("BPT", family="control", pipe="branch", mods=("TRAP",),
@@ -286,11 +295,25 @@ def warpsync(ins):
         mask = lambda st, g: full
     else:
         mask = source(ins.operands[0])
+
+    def check(st, g):
+        """A lane the mask leaves out stops the launch, as on the H200 (validation/warp_sync_masks)."""
+        masks = np.broadcast_to(np.asarray(mask(st, g), dtype=U32), (g.n,))
+        own = (masks >> (g.idx & 31).astype(U32)) & U32(1)
+        if own.all():
+            return masks
+        from .errors import SassIllegalInstruction, where
+        bad = int(np.flatnonzero(own == 0)[0])
+        cta, thread = _lane_place(st, g, bad)
+        raise SassIllegalInstruction(
+            f"illegal instruction: WARPSYNC with mask 0x{int(masks[bad]):08x} by block {cta} thread "
+            f"{thread}, a lane the mask leaves out: {where(ins)}", block=cta, thread=thread,
+            instruction=ins.text, source_line=_source(ins))
     if "EXCLUSIVE" in ins.mods:
         def run(st, g):
-            st.exclusive[g.sel] = np.broadcast_to(np.asarray(mask(st, g), dtype=np.uint64), (g.n,))
+            st.exclusive[g.sel] = check(st, g).astype(np.uint64)
         return Step(ins, run, wait=("warpsync", mask))
-    return Step(ins, lambda st, g: None, wait=("warpsync", mask))
+    return Step(ins, check, wait=("warpsync", mask))
 
 
 @semantics("ENDCOLLECTIVE", family="control", pipe="branch", mods=(),

@@ -49,6 +49,11 @@ class SassTrap(SassExecutionError):
         super().__init__(message)
 
 
+class SassIllegalInstruction(SassTrap):
+    """A lane ran WARPSYNC with a mask that leaves it out: the GPU stops the launch
+    (cudaErrorIllegalInstruction)."""
+
+
 class SassDeadlock(SassExecutionError):
     """No lane can issue: every live lane waits at a convergence or CTA barrier."""
 

@@ -8,8 +8,8 @@ own value and a false predicate. A SHFL that reads a lane not in the group
 reads whatever that lane's register holds (the hardware leaves it undefined).
 Results that are one value per warp (VOTEU, REDUX into a uniform register)
 go to every lane of the warp; after `WARPSYNC.EXCLUSIVE mask` (until the
-region's BSYNC) a REDUX reduces, and writes, per mask, as each mask's lanes
-run it alone on the hardware. What each computes is semantics/warp.py's, as
+region's BSYNC) a REDUX or VOTE runs, and REDUX writes, per mask, as each
+mask's lanes run it alone on the hardware. What each computes is semantics/warp.py's, as
 for PTX's shfl/vote/match/redux; these read operands and write results.
 """
 
@@ -71,10 +71,20 @@ def vote(ins):
 
     def run(st, g):
         flags = read(st, g)
+        masks = _exclusive_masks(st, g)
         if write_mask is not None:
-            write_mask(st, g, lanes.vote("ballot", g.idx, flags))
-        write_pred(st, g, lanes.vote(test, g.idx, flags))
+            write_mask(st, g, lanes.vote("ballot", g.idx, flags, masks))
+        write_pred(st, g, lanes.vote(test, g.idx, flags, masks))
     return Step(ins, run)
+
+
+def _exclusive_masks(st, g):
+    """Inside a WARPSYNC.EXCLUSIVE region, the lanes each lane runs with: those of its mask that hold
+    the same mask (semantics.warp.same_mask_lanes); None outside one."""
+    masks = st.exclusive[g.sel]
+    if not masks.any():
+        return None
+    return lanes.same_mask_lanes(g.idx, masks.astype(np.uint32))
 
 
 REDUCTIONS = {"SUM": "add", "MIN": "min", "MAX": "max", "OR": "or", "AND": "and", "XOR": "xor"}
@@ -95,9 +105,9 @@ def redux(ins):
 
     def run(st, g):
         values = np.broadcast_to(np.asarray(read(st, g), dtype=U32), (g.n,)).view(dtype)
-        masks = st.exclusive[g.sel]
-        exclusive = bool(masks.any())
-        result = lanes.redux(REDUCTIONS[op], g.idx, values, masks if exclusive else None).view(U32)
+        masks = _exclusive_masks(st, g)
+        exclusive = masks is not None
+        result = lanes.redux(REDUCTIONS[op], g.idx, values, masks).view(U32)
         if exclusive and dst.kind == "ureg" and dst.number is not None:
             st.UR[dst.number][g.sel] = result      # one value per mask: each mask's lanes ran alone
         else:
