@@ -143,3 +143,17 @@ def test_a_file_that_is_not_a_cubin_is_refused(tmp_path):
     (tmp_path / "bad.cubin").write_bytes(b"not an ELF file at all, just text")
     with pytest.raises(ValueError, match="not a cubin"):
         warpsim.RawModule(path=str(tmp_path / "bad.cubin"))
+
+
+def test_a_block_of_1024_threads_checks_the_cubins_register_count(module):
+    """Past 256 threads a launch checks registers x threads against the register file: a module of
+    SASS alone takes ptxas's count from the cubin (there is no PTX to count)."""
+    kernel = module.get_function("scaled_axpy")
+    assert 0 < kernel.num_regs <= 64
+    rng = np.random.default_rng(8)
+    n = 3000
+    x, y = rng.standard_normal(n, dtype=np.float32), rng.standard_normal(n, dtype=np.float32)
+    dy = warpsim.asarray(y)
+    kernel(((n + 1023) // 1024,), (1024,), (np.float32(-0.5), warpsim.asarray(x), dy, np.int32(n)))
+    scale = np.array([1, 2, 3, 4], dtype=np.float32)[np.arange(n) & 3]
+    np.testing.assert_allclose(dy.get(), np.float32(-0.5) * x * scale + y, rtol=1e-5, atol=1e-6)   # one FFMA

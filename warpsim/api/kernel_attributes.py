@@ -20,7 +20,7 @@ import math
 
 from ..errors import CooperativeLaunchTooLarge, InvalidValue, LaunchOutOfResources
 from ..metrics.occupancy import co_resident_blocks
-from ..metrics.registers import registers_per_thread
+from ..metrics.registers import RegisterCount, registers_per_thread
 
 __all__ = ["KernelAttributes"]
 
@@ -60,6 +60,9 @@ class KernelAttributes:
 
     def _registers(self):
         loaded, name = self._attribute_kernel()
+        from_cubin = getattr(loaded, "cubin_registers", None)      # a module of SASS alone: no PTX to count
+        if from_cubin is not None:
+            return RegisterCount(from_cubin(name), "ptxas", "the cubin's register count (EIATTR_REGCOUNT)")
         return registers_per_thread(loaded.module, name)
 
     @property

@@ -143,6 +143,10 @@ class SassOnlyModule:
         functions = [f for f in self.sass_module.functions.values() if f.name == kernel or not f.entry]
         return any(word in ins.text for f in functions for ins in f.instructions for word in words)
 
+    def cubin_registers(self, kernel: str) -> int:
+        """Registers per thread of the kernel, as ptxas recorded them in the cubin (EIATTR_REGCOUNT)."""
+        return self._image(kernel).registers
+
     def executor_program(self, kernel: str):
         """(SassProgram, KernelImage) of the kernel; SassOnlyError naming the opcodes it lacks."""
         from .executor import SassUnsupported, load_program
