@@ -344,3 +344,43 @@ def test_lines_with_all_their_sectors_written_in_part_cost_hbm_more_a_line(mod):
     assert two.memory[site].partial_sectors == 2 * two.memory[site].partial_lines
     t8, t16 = (_run(mod, "scatter", n // 256, 256, (out, x, np.int32(n), np.int32(s))) for s in (8, 16))
     assert 0.64 < t8.time_s / t16.time_s < 0.9     # half the lines at 1.25x a line, and the sectors' bytes
+
+
+def test_scattered_lines_are_those_of_requests_at_no_one_stride():
+    from warpsim.timing.execution import scattered_lines
+    lanes = np.arange(32, dtype=np.uint64)
+    one = np.zeros(32, np.int64)
+    assert scattered_lines(one, 4 * lanes) == 0                           # one line
+    assert scattered_lines(one, 256 * lanes) == 0                         # 32 lines at one stride
+    picked = np.random.default_rng(6).permutation(1 << 16)[:32].astype(np.uint64)
+    assert scattered_lines(one, 128 * picked) == 32                       # 32 lines picked at random
+    two = np.repeat([0, 1], 32)
+    assert scattered_lines(two, np.concatenate([256 * lanes, 128 * picked])) == 32    # each request alone
+
+
+def test_a_gather_through_a_random_index_runs_at_the_l2s_scattered_line_rate(mod):
+    """The thirty-fifth batch: one word of each of 32 lines picked at random a request, the lines
+    resident in L2, ran at 77-80 L2 requests a clock (l2_scattered_lines_per_clk), 2.6x the rate of
+    a whole line's sectors; a gather at one stride keeps the line rate."""
+    from warpsim.api.raw import pack_arguments
+    source = r"""
+    extern "C" __global__ void through(float* out, const float* in, const int* index) {
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        out[i] = 2.0f * in[index[i]];
+    }"""
+    f = ws.RawModule(code=source).get_function("through")
+    n = 1 << 20
+    x, out = ws.asarray(np.random.default_rng(7).random(n, dtype=np.float32)), ws.empty(n, dtype=np.float32)
+    times = {}
+    for name, index in (("random", np.random.default_rng(8).permutation(n)),
+                        ("strided", (np.arange(n) * 32) % n + (np.arange(n) * 32) // n)):
+        on_device = ws.asarray(index.astype(np.int32))          # kept alive: the arguments hold its address
+        args = pack_arguments(f.kernel_name, f.params, (out, x, on_device))
+        ex = record_execution(f.loaded_module, f.kernel_name, (n // 256,), (256,), args, 0)
+        site = next(m for m in ex.memory.values() if m.space == "global" and m.kind == "load" and m.lines > m.requests)
+        times[name] = (site.scattered_lines / site.lines,
+                       predict(f.loaded_module, f.kernel_name, (n // 256,), (256,), args, 0, gpu="h200",
+                               warm_l2=True).time_s)
+    assert times["random"][0] == pytest.approx(1.0) and times["strided"][0] == 0.0
+    assert times["random"][1] < 0.8 * times["strided"][1]
+    assert gpu_preset("h200").l2_scattered_lines_per_clk == pytest.approx(78.6)

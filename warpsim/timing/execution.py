@@ -56,6 +56,7 @@ class SiteMemory:
     wavefronts: int = 0             # shared memory
     chunk_gaps: int = 0             # gaps between a request's distinct 64-byte chunks (HBM's access), in order
     gap_doublings: float = 0.0      # ... summed, each as log2 of its chunks, 0 (adjacent) to SPREAD_DOUBLINGS
+    scattered_lines: int = 0        # lines of requests whose lines lie at no one stride (scattered_lines)
     # atomics at the hottest L2 slice chunk (ATOMIC_CHUNK_BYTES): per (warp request, line) reaching it,
     # one address (its lanes serialise) or several (one pass of the line)
     hot_line_ctas: int = 0          # sampled CTAs that touched the hottest chunk
@@ -236,6 +237,26 @@ def chunk_spread(warps: np.ndarray, addrs: np.ndarray) -> tuple:
     return len(gaps), float(np.minimum(np.log2(np.maximum(gaps, 1)), SPREAD_DOUBLINGS).sum())
 
 
+def scattered_lines(warps: np.ndarray, addrs: np.ndarray) -> int:
+    """Distinct lines of the warp requests whose lines lie at random: four or more lines whose gaps
+    (from each line to the next) take three values in four or more (a gather through an index, where
+    two gaps are alike by chance only; a tile's rows, whose gaps repeat, are not). The L2 serves such lines faster than a stride's, which reach fewer of its
+    slices (thirty-fifth batch)."""
+    keys = np.unique((warps.astype(np.int64) << 40) | (address_offsets(addrs) >> 7))
+    if len(keys) < 4:
+        return 0
+    warp = keys >> 40
+    starts = np.flatnonzero(np.concatenate(([True], warp[1:] != warp[:-1])))
+    counts = np.diff(np.append(starts, len(keys)))
+    inside = warp[1:] == warp[:-1]
+    gaps = (keys[1:] - keys[:-1])[inside]
+    owner = np.searchsorted(starts, np.flatnonzero(inside), side="right") - 1     # each gap's request
+    kinds = np.unique((owner.astype(np.int64) << 40) | gaps) >> 40                # distinct gaps, per request
+    distinct = np.bincount(kinds, minlength=len(starts))
+    random = (counts >= 4) & (4 * distinct >= 3 * (counts - 1))
+    return int(counts[random].sum())
+
+
 def store_run_cycles(run: list) -> float:
     """LSU cycles of stores (global or local) a warp group issued back to back to the same sectors, `run` =
     [((warp << 40) | byte offset keys, bytes each), ...]: a cycle for each sector their bytes fill
@@ -388,6 +409,7 @@ class _Recorder(LaunchObserver):
             gaps, doublings = chunk_spread(np.asarray(warp_slots), addrs)
             rec.chunk_gaps += gaps
             rec.gap_doublings += doublings
+            rec.scattered_lines += scattered_lines(np.asarray(warp_slots), addrs)
             base = address_offsets(addrs) >> 5
             self._cta_order.append(((ctas.astype(np.int64) << CTA_SHIFT) | base, site_index, np.asarray(warp_slots),
                                     kind == "load"))

@@ -83,18 +83,21 @@ COPY_LINE_BYTES = 64.0     # the least L2 throughput an async copy's access to o
 HBM_PROBE_CYCLES = 100.0   # the step in HBM's latency by which the walk's sensitivity to it is found
 
 
-def l2_site_bytes(m, line_bytes: float = 128.0, misses: float | None = None) -> float:
+def l2_site_bytes(m, line_bytes: float = 128.0, misses: float | None = None,
+                  scattered_line_bytes: float = 128.0) -> float:
     """Bytes of L2 throughput a global memory instruction's requests use: every line a request
     touches costs a whole 128-byte line of the L2's tag bandwidth (scattered 4-byte stores and loads
     run at the line rate, L2 bandwidth / 128 B), loads only for what missed L1 (`misses` sectors,
     the CTAs' first touches unless given). An async copy's line costs COPY_LINE_BYTES (`line_bytes`):
     the tutorial matmul's half-line tile rows, copied by LDGSTS, ran on the H200 at 8.6 TB/s of
-    sectors, where a whole line per access would need 17."""
+    sectors, where a whole line per access would need 17. A line of a request whose lines lie at
+    no one stride costs `scattered_line_bytes` (the preset's l2_scattered_lines_per_clk)."""
+    lines = (m.lines - m.scattered_lines) * line_bytes + m.scattered_lines * min(line_bytes, scattered_line_bytes)
     if m.kind == "load" and m.space == "global":
         misses = m.cta_unique_sectors if misses is None else misses
         hit = misses / m.sectors if m.sectors else 1.0
-        return max(misses * 32.0, m.lines * hit * line_bytes)
-    return max(m.sectors * 32.0, m.lines * 128.0)
+        return max(misses * 32.0, lines * hit)
+    return max(m.sectors * 32.0, lines)
 
 
 def merged_share(floor: float, readers: float) -> float:
@@ -201,18 +204,23 @@ class KernelCosts:
         readers = l2_read_bytes / distinct / max(1, waves) if distinct > 0 else 1.0
         sampled = max(1, len(ex.sampled_ctas))
 
+        scattered_line = preset.l2_bandwidth_gbps * 1e9 / preset.clock_hz / preset.l2_scattered_lines_per_clk
+
         def l2_demand(i, m, line=128.0):
             """Bytes of L2 throughput site i's requests use, less its loads' reads the L2's request
             coalescer merges (merged_share)."""
-            bytes_ = l2_site_bytes(m, line, self.misses.get(i))
+            bytes_ = l2_site_bytes(m, line, self.misses.get(i), scattered_line)
             if m.kind != "load" or not m.cta_unique_sectors:
                 return bytes_
+            # lines picked at no one stride are rarely asked for twice at once: nothing to merge (the
+            # thirty-fifth batch's 32 MB gathers read each line 8 times and ran at the scattered rate)
+            scattered = m.scattered_lines / m.lines if m.lines else 0.0
             floor = preset.l2_merged_floor_copy if fn.instructions[i].opcode in ASYNC_COPIES \
                 else preset.l2_merged_floor_load
             shared = sum(m.shared_first)
             share = sum(n * merged_share(floor, k / sampled * wave_ctas) for k, n in enumerate(m.shared_first))
             share += (m.cta_unique_sectors - shared) * merged_share(floor, readers)
-            return bytes_ * share / m.cta_unique_sectors
+            return bytes_ * (scattered + (1.0 - scattered) * share / m.cta_unique_sectors)
 
         self.l2_bytes = sum(l2_demand(i, m) for i, m in ex.memory.items() if m.space == "global") * scale
         self.dram_read_fraction = min(1.0, dram_read / l2_read_bytes) if l2_read_bytes > 0 else 0.0

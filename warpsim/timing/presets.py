@@ -38,6 +38,7 @@ MEASURED21 = "validation/timing/h200/microbench21.json: measured on H200"
 MEASURED27 = "validation/timing/h200/microbench27_ncu.csv: measured on H200"
 MEASURED30 = "validation/timing/h200/microbench30_ncu.csv: measured on H200"
 MEASURED31 = "validation/timing/h200/microbench31_ncu.csv: measured on H200"
+MEASURED35 = "validation/timing/h200/microbench35.json: measured on H200"
 MEASURED_NCU = "validation/timing/h200/ncu_raw_0.csv (device__attribute_*): reported by the H200"
 CUDA_PG = "CUDA C++ Programming Guide, compute capability table and 'Arithmetic Instructions' throughput table"
 HOPPER_WP = "NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022)"
@@ -106,6 +107,7 @@ class GPUPreset:
     l2_line_bytes: int
     l2_sector_bytes: int
     l2_bandwidth_gbps: float             # measured read bandwidth of L2-resident data (GB/s)
+    l2_scattered_lines_per_clk: float    # lines a clock the L2 serves to requests of lines at no one stride
     hbm_bytes: int
     hbm_bandwidth_gbps: float            # datasheet
     hbm_copy_gbps: float                 # measured device-to-device copy, bytes read + written
@@ -259,6 +261,10 @@ _H200 = {
     "l2_sector_bytes": (32, HOPPER_WP),
     "l2_bandwidth_gbps": (7550.0, MEASURED + " (ld.cg float4 reads of 8/24/40 MB resident in L2, 8 CTAs of 256 per SM: "
                                              "7290 / 7553 / 7264 GB/s)"),
+    "l2_scattered_lines_per_clk": (78.6, MEASURED35 + " (mb35_scatter: one word of each of 32 lines picked at "
+                                   "random a request, 2/8/32 MB resident in L2, ld.global and .cg: lts__t_requests "
+                                   "77.0-79.8 a clock under ncu; lines 256 B apart reach 27.5 (fifth batch), a "
+                                   "whole line's four sectors take l2_bandwidth_gbps, 29.8 lines a clock)"),
     "hbm_bytes": (141 * 10**9, "NVIDIA H200 product page (141 GB HBM3e)"),
     "hbm_bandwidth_gbps": (4800.0, "NVIDIA H200 product page (4.8 TB/s)"),
     "hbm_copy_gbps": (3919.0, MEASURED + " (grid-stride float4 copy of 1 GiB, 32 CTAs/SM: 3919 GB/s read+write; "
@@ -419,14 +425,15 @@ _MICROBENCHMARKED = {
     MEASURED21 if name in ("hbm_latency_under_writes", "hbm_latency_under_reads") else
     MEASURED27 if name == "barrier_arrival_cycles" else
     MEASURED31 if name in ("hbm_read_spread_cost", "partial_write_spread", "partial_line_hbm_bytes",
-                           "partial_line_sectors") else MEASURED2
+                           "partial_line_sectors") else
+    MEASURED35 if name == "l2_scattered_lines_per_clk" else MEASURED2
     for name in ("l1_lines_per_clk", "atomic_lane_cycles_int", "atomic_lane_cycles_float",
                  "atomic_line_pass_cycles", "atomic_latency", "branch_taken_cycles",
                  "branch_taken_issue_cycles", "wave_drain_span", "cta_drain_span", "barrier_cycles",
                  "barrier_cycles_per_warp", "barrier_arrival_cycles", "bsync_cycles", "partial_line_hbm_bytes", "atomic_units", "cta_turnaround_cycles",
                  "cta_turnaround_cycles_per_warp", "hbm_latency_under_writes", "hbm_latency_under_reads",
                  "hbm_read_spread_cost",
-                 "partial_write_spread", "partial_line_sectors")}
+                 "partial_write_spread", "partial_line_sectors", "l2_scattered_lines_per_clk")}
 
 
 def _microbenchmarked_as_h200(why: str) -> dict:
