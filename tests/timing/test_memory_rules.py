@@ -384,3 +384,34 @@ def test_a_gather_through_a_random_index_runs_at_the_l2s_scattered_line_rate(mod
     assert times["random"][0] == pytest.approx(1.0) and times["strided"][0] == 0.0
     assert times["random"][1] < 0.8 * times["strided"][1]
     assert gpu_preset("h200").l2_scattered_lines_per_clk == pytest.approx(78.6)
+
+
+def test_lines_read_at_random_over_more_than_the_l2_are_read_from_hbm_each_time():
+    """The thirty-fifth batch: one word of each of 32 random lines a request over 512 MB moved 1,022
+    MB from HBM for 17.3M lines (64 bytes a line, the array read twice over); over 32 MB, resident
+    in the L2, next to nothing."""
+    from warpsim.api.raw import pack_arguments
+    source = r"""
+    extern "C" __global__ void picks(float* out, const float* in, unsigned lines_mask) {
+        unsigned t = blockIdx.x * blockDim.x + threadIdx.x, h = t * 0x9E3779B1u;
+        float acc = 0.f;
+        for (int k = 0; k < 64; ++k) {
+            h ^= h >> 15; h *= 0x2C1B3C6Du; h ^= h >> 12;
+            acc += in[(size_t)(h & lines_mask) * 32];
+        }
+        out[t] = acc;
+    }"""
+    f = ws.RawModule(code=source).get_function("picks")
+    grid, block = 132 * 8, 256
+    out = ws.empty(grid * block, dtype=np.float32)
+    moved = {}
+    for mb in (32, 512):
+        src = ws.zeros(mb << 18, dtype=np.float32)
+        args = pack_arguments(f.kernel_name, f.params, (out, src, np.uint32((mb << 13) - 1)))
+        t = predict(f.loaded_module, f.kernel_name, (grid,), (block,), args, 0, gpu="h200", warm_l2=True)
+        moved[mb] = t.details["dram_bytes"]
+        del src
+    reads, array = grid * block * 64 * 64.0, float(512 << 20)      # 64 bytes a line read
+    assert moved[32] < 0.1 * reads
+    missed = 1 - gpu_preset("h200").l2_bytes / array
+    assert moved[512] == pytest.approx(array + (reads - array) * missed, rel=0.1)

@@ -56,7 +56,10 @@ class SiteMemory:
     wavefronts: int = 0             # shared memory
     chunk_gaps: int = 0             # gaps between a request's distinct 64-byte chunks (HBM's access), in order
     gap_doublings: float = 0.0      # ... summed, each as log2 of its chunks, 0 (adjacent) to SPREAD_DOUBLINGS
-    scattered_lines: int = 0        # lines of requests whose lines lie at no one stride (scattered_lines)
+    scattered_lines: int = 0        # lines of requests whose lines lie at random (scattered_lines)
+    scattered_span: float = 0.0     # bytes between the lowest and highest address of those requests' site
+    low: float = float("inf")       # (the site's lowest and highest address so far)
+    high: float = 0.0
     # atomics at the hottest L2 slice chunk (ATOMIC_CHUNK_BYTES): per (warp request, line) reaching it,
     # one address (its lanes serialise) or several (one pass of the line)
     hot_line_ctas: int = 0          # sampled CTAs that touched the hottest chunk
@@ -409,7 +412,12 @@ class _Recorder(LaunchObserver):
             gaps, doublings = chunk_spread(np.asarray(warp_slots), addrs)
             rec.chunk_gaps += gaps
             rec.gap_doublings += doublings
-            rec.scattered_lines += scattered_lines(np.asarray(warp_slots), addrs)
+            at_random = scattered_lines(np.asarray(warp_slots), addrs)
+            if at_random:
+                rec.scattered_lines += at_random
+                offsets = address_offsets(addrs)
+                rec.low, rec.high = min(rec.low, float(offsets.min())), max(rec.high, float(offsets.max()))
+                rec.scattered_span = rec.high - rec.low
             base = address_offsets(addrs) >> 5
             self._cta_order.append(((ctas.astype(np.int64) << CTA_SHIFT) | base, site_index, np.asarray(warp_slots),
                                     kind == "load"))
