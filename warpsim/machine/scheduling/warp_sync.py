@@ -2,7 +2,8 @@
 
 A `.sync` instruction (shfl, vote, match, redux, bar.warp) names the lanes
 taking part in its member mask. `NamedLaneMeeting.meet` checks that the lanes
-issuing it are named (where the GPU would stop at one that is not, so does the launch), that every named lane that has not exited has arrived,
+issuing it are named (where the GPU stops at one that is not, so does the
+launch), that every named lane that has not exited has arrived,
 and reports named lanes that exited. What happens to a group whose partners
 are elsewhere is the model's call (`not_converged`): the pre-Volta models stop
 with an error, independent thread scheduling lets the group wait.
@@ -130,23 +131,23 @@ class NamedLaneMeeting:
 
     def check_own_lane(self, ctx, block, idx, masks):
         """A lane whose member mask leaves itself out (undefined in PTX), as an H200 runs it
-        (validation/warp_sync_masks): ptxas puts a WARPSYNC on a register mask, or on an immediate
-        one where lanes have diverged, and WARPSYNC stops the launch with an illegal instruction at
-        a lane its mask leaves out: `__ballot_sync(lanemask_lt, p)` and `__shfl_sync(lanemask_lt,
-        ...)` fault. An immediate mask in converged code has no WARPSYNC: the collective runs for
-        the lanes issuing it (semantics.warp.issued_masks), with a diagnostic here. Pre-Volta
-        models only report it."""
+        (validation/warp_sync_masks): ptxas puts a WARPSYNC on a mask read at run time, or on a
+        constant one where lanes have diverged, and WARPSYNC stops the launch with an illegal
+        instruction at a lane its mask leaves out: `__ballot_sync(lanemask_lt, p)` and
+        `__shfl_sync(lanemask_lt, ...)` fault. A constant mask in converged code has no WARPSYNC:
+        the collective runs for the lanes issuing it (semantics.warp.issued_masks), with a
+        diagnostic here. Pre-Volta models only report it."""
         own = (masks >> ctx.lane[idx]) & 1
         if own.all():
             return
         ins = block.instructions[0]
         bad = int(np.flatnonzero(own == 0)[0])
-        immediate = constant_mask(block.function, ins)
+        constant = constant_mask(block.function, ins)
         text = (f"{ins.opcode}.sync executed by lane {int(ctx.lane[idx[bad]])} with member mask "
                 f"0x{int(masks[bad]):08x}, which does not name the lane itself (undefined in PTX)")
-        if self.stops_unnamed_lanes and (not immediate or not _converged(ctx, idx)):
+        if self.stops_unnamed_lanes and (not constant or not _converged(ctx, idx)):
             where = ctx.where(int(idx[bad]))
-            why = ("a register mask: ptxas synchronizes on it" if not immediate else
+            why = ("a mask read at run time: ptxas synchronizes on it" if not constant else
                    "the warp's lanes have diverged: ptxas synchronizes on the mask")
             raise IllegalInstruction(
                 f"{text}: on sm_70 and later the GPU stops the launch here with an illegal instruction "
