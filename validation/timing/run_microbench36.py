@@ -53,7 +53,7 @@ def measured() -> list:
     return [dict(us=number(r["gpu__time_duration.sum"]) / 1e3, lts_requests=number(r["lts__t_requests.sum"]),
                  lts_sectors=number(r["lts__t_sectors.sum"]), dram=number(r["dram__bytes_read.sum"]),
                  clock=number(r["sm__cycles_elapsed.avg.per_second"]))
-            for r in ncu_rows("microbench36_ncu.csv") if "mb35" in r.get("Kernel Name", "")]
+            for r in ncu_rows("microbench36_ncu.csv") if "mb36" in r.get("Kernel Name", "")]
 
 
 def model():
