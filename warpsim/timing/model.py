@@ -91,7 +91,8 @@ def l2_site_bytes(m, line_bytes: float = 128.0, misses: float | None = None,
     the CTAs' first touches unless given). An async copy's line costs COPY_LINE_BYTES (`line_bytes`):
     the tutorial matmul's half-line tile rows, copied by LDGSTS, ran on the H200 at 8.6 TB/s of
     sectors, where a whole line per access would need 17. A line of a request whose lines lie at
-    no one stride costs `scattered_line_bytes` (the preset's l2_scattered_lines_per_clk)."""
+    random (execution.scattered_lines) costs `scattered_line_bytes` (the preset's
+    l2_scattered_lines_per_clk)."""
     lines = (m.lines - m.scattered_lines) * line_bytes + m.scattered_lines * min(line_bytes, scattered_line_bytes)
     if m.kind == "load" and m.space == "global":
         misses = m.cta_unique_sectors if misses is None else misses
@@ -220,7 +221,7 @@ class KernelCosts:
             bytes_ = l2_site_bytes(m, line, self.misses.get(i), scattered_line)
             if m.kind != "load" or not m.cta_unique_sectors:
                 return bytes_
-            # lines picked at no one stride are rarely asked for twice at once: nothing to merge (the
+            # lines picked at random are rarely asked for twice at once: nothing to merge (the
             # thirty-fifth batch's 32 MB gathers read each line 8 times and ran at the scattered rate)
             scattered = m.scattered_lines / m.lines if m.lines else 0.0
             floor = preset.l2_merged_floor_copy if fn.instructions[i].opcode in ASYNC_COPIES \

@@ -38,7 +38,7 @@ MEASURED21 = "validation/timing/h200/microbench21.json: measured on H200"
 MEASURED27 = "validation/timing/h200/microbench27_ncu.csv: measured on H200"
 MEASURED30 = "validation/timing/h200/microbench30_ncu.csv: measured on H200"
 MEASURED31 = "validation/timing/h200/microbench31_ncu.csv: measured on H200"
-MEASURED35 = "validation/timing/h200/microbench35.json: measured on H200"
+MEASURED35 = "validation/timing/h200/microbench35_ncu.csv: measured on H200"
 MEASURED_NCU = "validation/timing/h200/ncu_raw_0.csv (device__attribute_*): reported by the H200"
 CUDA_PG = "CUDA C++ Programming Guide, compute capability table and 'Arithmetic Instructions' throughput table"
 HOPPER_WP = "NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022)"
@@ -107,7 +107,7 @@ class GPUPreset:
     l2_line_bytes: int
     l2_sector_bytes: int
     l2_bandwidth_gbps: float             # measured read bandwidth of L2-resident data (GB/s)
-    l2_scattered_lines_per_clk: float    # lines a clock the L2 serves to requests of lines at no one stride
+    l2_scattered_lines_per_clk: float    # lines a clock the L2 serves to requests of lines picked at random
     hbm_bytes: int
     hbm_bandwidth_gbps: float            # datasheet
     hbm_copy_gbps: float                 # measured device-to-device copy, bytes read + written
