@@ -77,6 +77,9 @@ def shared_bank_wavefronts(warps: np.ndarray, lanes: np.ndarray, offsets: np.nda
     measured)."""
     warps = np.asarray(warps, dtype=np.int64)
     lanes = np.asarray(lanes, dtype=np.int64)
+    free = conflict_free_wavefronts(warps, lanes, offsets, nbytes)
+    if free is not None:                            # swizzled 8/16-byte accesses: a wavefront a phase
+        return free, free
     word = np.asarray(offsets, dtype=np.int64) >> 2
     phases = np.full(len(word), 1 if nbytes <= 4 else min(32, nbytes // 4), dtype=np.int64)
     if load and nbytes in (8, 16):

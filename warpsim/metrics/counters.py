@@ -28,11 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..machine.counting import (
-    conflict_free_wavefronts,
-    distinct_count,
-    shared_bank_wavefronts,
-)
+from ..machine.counting import distinct_count, shared_bank_wavefronts
 from ..machine.events import LaunchObserver
 from ..ptx.ir import Sink
 from ..sass.executor.async_copy import TMA_UNIT
@@ -122,9 +118,6 @@ def shared_wavefronts(idx: np.ndarray, addrs: np.ndarray, nbytes: int, load: boo
         # consecutive elements: each phase asks for at most 32 consecutive words, one per bank
         warps = len(idx) >> 5
         return warps, warps * phases, warps * phases
-    free = conflict_free_wavefronts(idx >> 5, idx & 31, addrs, nbytes)
-    if free is not None:                            # swizzled 8/16-byte accesses: a wavefront a phase
-        return len(idx) >> 5, free, free
     waves, ideal = shared_bank_wavefronts(idx >> 5, idx & 31, shared_offsets(addrs), nbytes, load)
     return request_count(idx), waves, ideal
 

@@ -22,11 +22,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..machine.counting import (
-    conflict_free_wavefronts,
-    distinct_count,
-    shared_bank_wavefronts,
-)
+from ..machine.counting import distinct_count, shared_bank_wavefronts
 from ..machine.events import LaunchObserver
 from ..machine.memory import GLOBAL_BASE
 from ..sass.executor.async_copy import TMA_UNIT
@@ -229,24 +225,34 @@ def global_request_stats(warps: np.ndarray, addrs: np.ndarray, nbytes: int) -> t
 SPREAD_DOUBLINGS = 4       # a gap of 16 chunks (1 KB, the thirty-first batch's widest) or more counts as 16 [assumed]
 
 
-def chunk_spread(warps: np.ndarray, addrs: np.ndarray) -> tuple:
+def chunk_keys(warps: np.ndarray, addrs: np.ndarray) -> np.ndarray:
+    """The distinct (warp << 40 | 64-byte chunk) keys of a warp-level access, sorted: what
+    chunk_spread and scattered_lines read (the recorder makes them once an access)."""
+    return np.unique((warps.astype(np.int64) << 40) | (address_offsets(addrs) >> 6))
+
+
+def chunk_spread(warps: np.ndarray, addrs: np.ndarray, keys: np.ndarray | None = None) -> tuple:
     """(gaps, their doublings) between the distinct 64-byte chunks each warp's request touches, in
     address order: a gap of g chunks counts log2(g) doublings, at most SPREAD_DOUBLINGS. HBM moves a
     chunk at a time, and serves the same chunks slower the farther apart they lie (the thirty-first
-    batch)."""
-    keys = np.unique((warps.astype(np.int64) << 40) | (address_offsets(addrs) >> 6))
+    batch). `keys`: chunk_keys of the access, where the caller has them."""
+    keys = chunk_keys(warps, addrs) if keys is None else keys
     same = (keys[1:] >> 40) == (keys[:-1] >> 40)
     gaps = (keys[1:] - keys[:-1])[same]
     return len(gaps), float(np.minimum(np.log2(np.maximum(gaps, 1)), SPREAD_DOUBLINGS).sum())
 
 
-def scattered_lines(warps: np.ndarray, addrs: np.ndarray) -> int:
+def scattered_lines(warps: np.ndarray, addrs: np.ndarray, chunks: np.ndarray | None = None) -> int:
     """Distinct lines of the warp requests whose lines lie at random: four or more lines whose gaps
     (from each line to the next) take three values in four or more (a gather through an index, where
     two gaps are alike by chance only; a tile's rows, whose gaps repeat, are not). The L2 serves such
     lines at 78.6 a clock and merges none of them with other requests (thirty-fifth batch); lines at
-    a stride from random bases run as fast (thirty-sixth batch), which the model does not take in."""
-    keys = np.unique((warps.astype(np.int64) << 40) | (address_offsets(addrs) >> 7))
+    a stride from random bases run as fast (thirty-sixth batch), which the model does not take in.
+    `chunks`: chunk_keys of the access, where the caller has them (two chunks make a line)."""
+    chunks = chunk_keys(warps, addrs) if chunks is None else chunks
+    keys = ((chunks >> 40) << 40) | ((chunks & ((1 << 40) - 1)) >> 1)      # still sorted
+    if len(keys) > 1:
+        keys = keys[np.concatenate(([True], keys[1:] != keys[:-1]))]
     if len(keys) < 4:
         return 0
     warp = keys >> 40
@@ -284,9 +290,6 @@ def shared_request_wavefronts(warps: np.ndarray, addrs: np.ndarray, lanes: np.nd
     one element counts 1 or 2 wavefronts on the H200, but every lane still gets its 8 or 16 bytes
     (set 1's matmul_tiled_512 broadcasts a 16-byte row of A: -5% of the H200's time at 128 bytes a
     pass to the registers, -24% at the wavefronts alone)."""
-    free = conflict_free_wavefronts(warps, lanes, addrs, nbytes)
-    if free is not None:
-        return free
     waves = shared_bank_wavefronts(warps, lanes, addrs.astype(np.int64) & 0xFFFFFF, nbytes, load)[0]
     if load and nbytes > 4:
         per_warp = np.unique(np.asarray(warps), return_counts=True)[1]
@@ -410,10 +413,12 @@ class _Recorder(LaunchObserver):
         if space != "global":
             return
         if kind in ("load", "store"):
-            gaps, doublings = chunk_spread(np.asarray(warp_slots), addrs)
+            warps = np.asarray(warp_slots)
+            chunks = chunk_keys(warps, addrs)
+            gaps, doublings = chunk_spread(warps, addrs, chunks)
             rec.chunk_gaps += gaps
             rec.gap_doublings += doublings
-            at_random = scattered_lines(np.asarray(warp_slots), addrs)
+            at_random = scattered_lines(warps, addrs, chunks)
             if at_random:
                 rec.scattered_lines += at_random
                 offsets = address_offsets(addrs)
