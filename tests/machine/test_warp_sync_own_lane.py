@@ -7,7 +7,6 @@ apart. On random predicates against NumPy, on both tiers, the PTX machine and th
 
 from __future__ import annotations
 
-import subprocess
 
 import numpy as np
 import pytest
@@ -93,18 +92,9 @@ def test_the_pre_volta_stack_reports_it_and_runs_on(module):
 
 
 @pytest.fixture(scope="module")
-def sass_only(tmp_path_factory):
-    """The kernels as a cubin of SASS alone (PyPI's nvcc), which the SASS executor runs by itself."""
-    from warpsim.cli.nvcc import nvcc_path
-    folder = tmp_path_factory.mktemp("own_lane")
-    (folder / "k.cu").write_text(SOURCE)
-    try:
-        nvcc = str(nvcc_path())
-    except Exception as exc:
-        pytest.skip(f"nvcc not available: {exc}")
-    subprocess.run([nvcc, "-cubin", "-arch=sm_90", str(folder / "k.cu"), "-o", str(folder / "k.cubin")],
-                   check=True, capture_output=True)
-    return cp.RawModule(path=str(folder / "k.cubin"))
+def sass_only(sass_only_cubin):
+    """The kernels as a cubin of SASS alone, which the SASS executor runs by itself."""
+    return cp.RawModule(path=str(sass_only_cubin(SOURCE)))
 
 
 @pytest.mark.nvrtc

@@ -6,7 +6,6 @@ CuPy's own tests make theirs; results are compared with NumPy on random inputs.
 
 from __future__ import annotations
 
-import subprocess
 
 import numpy as np
 import pytest
@@ -49,20 +48,11 @@ extern "C" __global__ void says_hello(int *flag) { printf("hello %d\n", *flag); 
 
 
 @pytest.fixture(scope="module")
-def cubin_path(tmp_path_factory):
-    """`nvcc -cubin -arch=sm_90` (PyPI's nvcc; no -lineinfo, so no PTX is stored in the cubin)."""
-    from warpsim.cli.nvcc import nvcc_path
+def cubin_path(sass_only_cubin):
     from warpsim.sass.elf import ptx_text_in_cubin
-    folder = tmp_path_factory.mktemp("sass_only")
-    (folder / "k.cu").write_text(SOURCE)
-    try:
-        nvcc = str(nvcc_path())
-    except Exception as exc:              # no nvcc from PyPI: nothing to build the cubin with
-        pytest.skip(f"nvcc not available: {exc}")
-    subprocess.run([nvcc, "-cubin", "-arch=sm_90", str(folder / "k.cu"), "-o", str(folder / "k.cubin")],
-                   check=True, capture_output=True)
-    assert not ptx_text_in_cubin((folder / "k.cubin").read_bytes())      # really SASS only
-    return folder / "k.cubin"
+    path = sass_only_cubin(SOURCE)
+    assert not ptx_text_in_cubin(path.read_bytes())      # really SASS only
+    return path
 
 
 @pytest.fixture
