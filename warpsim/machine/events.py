@@ -100,6 +100,16 @@ class LaunchObserver:
     def sass_memory_access(self, st, ins, space, kind, idx, addrs, size) -> None:
         """Lanes idx accessed memory at addrs, size bytes each (a load, store or atomic)."""
 
+    # the SASS executor's compiled round loop (sass/compiled/round_loop.py) runs rounds in machine code
+    # only when every block observer overrides sass_compiled_rounds, and at most one sass_logged_warps
+
+    def sass_logged_warps(self, st):
+        """Before the loop runs: batch warp -> row of the log of its issues (-1: not logged), or None."""
+        return None
+
+    def sass_compiled_rounds(self, st, record) -> None:
+        """The loop ran rounds of the batch: what they issued per block (a RoundRecord)."""
+
 
 class LaunchRunner:
     """An observer that may run the whole launch itself, in place of the PTX machine (the SASS

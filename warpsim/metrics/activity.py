@@ -201,6 +201,29 @@ class SassActivityTrace(ActivityTrace):
         record_issues(self.active, self.ptx_line, self.source_line, self.issued, self._row[warps], counts,
                       ptx_lines, source_lines)
 
+    def sass_logged_warps(self, st):
+        return self._row if self._batch_recorded else None
+
+    def sass_compiled_rounds(self, st, record):
+        """The issues of the recorded warps in the rounds the compiled loop ran, in order."""
+        if not self._batch_recorded or not record.log_len.any():
+            return
+        lines = self._sass_program_lines(st.program)
+        replay_issues(self.active, self.ptx_line, self.source_line, self.issued, record.log_block, record.log_lanes,
+                      record.log_len, *lines)
+
+    def _sass_program_lines(self, program):
+        """(first line entry of each block, its steps, every block's ptx and source lines) of a program."""
+        lines = self._lines.get(("sass program", id(program)))
+        if lines is None or lines[0] is not program:
+            per_block = [self._block_lines(block) for block in program.blocks]
+            steps = np.array([len(ptx) for ptx, _ in per_block], dtype=np.int64)
+            starts = np.concatenate(([0], np.cumsum(steps)[:-1])).astype(np.int64)
+            lines = self._lines[("sass program", id(program))] = (
+                program, starts, steps, np.concatenate([ptx for ptx, _ in per_block]),
+                np.concatenate([src for _, src in per_block]))
+        return lines[1:]
+
     def _block_lines(self, block):
         lines = self._lines.get(("sass", block.index))
         if lines is None:
@@ -228,3 +251,20 @@ def record_issues(active, ptx_line, source_line, issued, rows, counts, ptx_lines
             ptx_line[row, first + j] = ptx_lines[j]
             source_line[row, first + j] = source_lines[j]
         issued[row] = first + k
+
+
+@njit(cache=True, nogil=True)
+def replay_issues(active, ptx_line, source_line, issued, log_block, log_lanes, log_len, starts, steps, ptx_lines,
+                  source_lines):
+    """record_issues for every issue the compiled round loop logged (row: the trace's row; log_block,
+    log_lanes: per row, each issued block and its active lanes, in order)."""
+    for row in range(log_len.shape[0]):
+        for e in range(log_len[row]):
+            b = log_block[row, e]
+            k = steps[b]
+            first = issued[row]
+            for j in range(min(k, active.shape[1] - first)):
+                active[row, first + j] = log_lanes[row, e]
+                ptx_line[row, first + j] = ptx_lines[starts[b] + j]
+                source_line[row, first + j] = source_lines[starts[b] + j]
+            issued[row] = first + k

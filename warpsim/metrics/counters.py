@@ -415,6 +415,33 @@ class SassLaunchCounters(LaunchObserver):
             served = np.cumsum(groups)[:-1]      # after each issue but the last
             extra[1] += int((groups.sum() - served).sum())
 
+    def sass_compiled_rounds(self, st, record):
+        """What sass_block_issued counts, for the rounds the compiled loop ran (sass/compiled/round_loop.py:
+        its blocks are value instructions, BSSY, BSYNC, a BRA to one label or an EXIT)."""
+        blocks = st.program.blocks
+        for index in record.blocks_run.tolist():
+            block = blocks[index]
+            warps, threads = int(record.warp_count[index]), int(record.lane_count[index])
+            self.lanes += record.partial[index] * len(block.steps)
+            rec = self.blocks.get(index)
+            if rec is None:
+                rec = self.blocks[index] = [block, 0, 0, [0] * len(block.steps)]
+            rec[1] += warps
+            rec[2] += threads
+            counts = rec[3]
+            for position, guard in enumerate(block.guards):
+                counts[position] += threads if guard is None else int(record.guard_true[block.start + position])
+            control = block.control
+            if control is not None and control.ins.opcode in self.BRANCHES:
+                branch = self.branches.get(index)
+                if branch is None:
+                    branch = self.branches[index] = [0, 0, 0]
+                branch[0] += warps
+                branch[1] += warps
+                branch[2] += int(record.split[index])
+        for target in np.flatnonzero(record.arrivals).tolist():
+            self.arrivals[target] = self.arrivals.get(target, 0) + int(record.arrivals[target])
+
     def sass_memory_access(self, st, ins, space, kind, idx, addrs, size):
         if ins.opcode in TMA_UNIT:
             return

@@ -102,6 +102,9 @@ class SassAloneRun(LaunchObserver, LaunchRunner):
             raise HandBack(f"the SASS run spent {QUIET_ROUNDS:,} rounds without writing device memory (a "
                            "spin-wait? the PTX machine tells a livelock), so the PTX run took the launch")
 
+    def sass_compiled_rounds(self, st, record) -> None:
+        self.sass_block_issued(st, None, None, None, None)     # the loop's blocks write no memory
+
     @property
     def ran_alone(self) -> bool:
         """Whether the SASS run took the launch (else the PTX run did, with or without one beside it)."""

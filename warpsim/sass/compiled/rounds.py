@@ -282,6 +282,10 @@ class Select:
                                      st.last_pc, st.program.yields, patience, self.exited, *self.buffers)
         if groups < 0:
             return None
+        return self.groups(groups), live
+
+    def groups(self, groups: int) -> list:
+        """[(pc, Group)] of the round select_groups chose last, from its buffers."""
         chosen, group_pc, bounds = self.buffers[:3]
         if groups == 1:
             chosen = self.buffers[3]              # picked: one group, not copied (_group_by_pc)
@@ -292,4 +296,4 @@ class Select:
             first, last = group_runs[g], group_runs[g + 1]
             runs = (run_warp[first:last].copy(), run_start[first:last] - lo, run_lanes[first:last].copy())
             out.append((int(group_pc[g]), Group(chosen[lo:hi].copy(), runs)))
-        return out, live
+        return out

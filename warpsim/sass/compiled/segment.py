@@ -141,14 +141,7 @@ class Segment:
         self.tiled = plan(self.code)
 
     def run(self, st, g, pred_on: list) -> None:
-        buffers = st.__dict__.get("_segment_buffers")
-        if buffers is None or len(buffers[0]) != len(self.specs):
-            n, rows = st.n, min(st.n, max(CHUNK + 32, TILE_CHUNK))
-            buffers = st._segment_buffers = (
-                value_table(self.specs, st), np.empty(rows, dtype=np.int64), np.empty(n, dtype=np.uint32),
-                np.empty(n, dtype=np.bool_), np.empty((MAX_SOURCES, rows), dtype=np.uint64),
-                np.empty((MAX_SOURCES, rows), dtype=np.bool_), np.empty((MAX_DESTS, rows), dtype=np.uint64),
-                np.empty((MAX_DESTS, rows), dtype=np.bool_))
+        buffers = segment_buffers(st, self.specs)
         counts = np.zeros(len(self.code), dtype=np.int64)
         if self.tiled is not None:
             plan = self.tiled
@@ -160,6 +153,20 @@ class Segment:
         for k, guarded in enumerate(self.guarded):
             if guarded:
                 pred_on[self.start + k] = int(counts[k])
+
+
+def segment_buffers(st, specs: list) -> tuple:
+    """The batch's value table (of the program's value specs) and run_segment's and run_tiled's rows,
+    made once per batch: (values, lanes, scratch, scratch_p, T, TB, O, OB)."""
+    buffers = st.__dict__.get("_segment_buffers")
+    if buffers is None or len(buffers[0]) != len(specs):
+        n, rows = st.n, min(st.n, max(CHUNK + 32, TILE_CHUNK))
+        buffers = st._segment_buffers = (
+            value_table(specs, st), np.empty(rows, dtype=np.int64), np.empty(n, dtype=np.uint32),
+            np.empty(n, dtype=np.bool_), np.empty((MAX_SOURCES, rows), dtype=np.uint64),
+            np.empty((MAX_SOURCES, rows), dtype=np.bool_), np.empty((MAX_DESTS, rows), dtype=np.uint64),
+            np.empty((MAX_DESTS, rows), dtype=np.bool_))
+    return buffers
 
 
 def _tile(st, name: str, rows: int, dtype) -> np.ndarray:

@@ -36,6 +36,8 @@ import numpy as np
 from ...machine.scheduling.base import warp_any
 from ...machine.scheduling.its import IndependentThreadScheduling, issue_with_rotation
 from ...semantics import barriers
+from ..compiled.round_loop import DEADLOCK as LOOP_DEADLOCK, DONE as LOOP_DONE, PENDING as LOOP_PENDING, \
+    STOPPED as LOOP_STOPPED
 from .errors import SassDeadlock, SassExecutionError, where
 from .program import NO_WAIT, WAIT_BAR, WAIT_BSYNC, WAIT_POLL, WAIT_WARPSYNC
 from .state import EXITED, Group, SassState
@@ -116,25 +118,37 @@ def run_batch(st: SassState, max_rounds: int) -> None:
                 converged = converged.after(next_pc)
                 _count_round(st, max_rounds)
                 continue
-        if st.select is not None:                  # 1. and 2. as machine code, where no lane waits for operands
-            selected = st.select(st, PATIENCE)
-            if selected is not None:
-                groups, live = selected
-                if not live:
-                    return
-                if not groups:
-                    raise deadlock(st, st.pc >= 0)
-                converged = None
-                if len(groups) == 1:
-                    pc, group = groups[0]
-                    next_pc = execute_block(st, program.block_at[pc], group)
-                    if group.n == live:
-                        converged = Converged(group).after(next_pc)
-                else:
-                    for pc, group in groups:
-                        execute_block(st, program.block_at[pc], group)
-                _count_round(st, max_rounds)
+        selected = None
+        if st.round_loop is not None:              # rounds of covered blocks in one machine-code call
+            status, groups, live = st.round_loop.run(st, PATIENCE, max_rounds + 1 - st.rounds)
+            if status == LOOP_DONE:
+                return
+            if status == LOOP_DEADLOCK:
+                raise deadlock(st, st.pc >= 0)
+            if status == LOOP_STOPPED:
+                _check_rounds(st, max_rounds)
                 continue
+            if status == LOOP_PENDING:             # the round is selected: the engine runs its groups
+                selected = (st.select.groups(groups), live)
+        elif st.select is not None:                # 1. and 2. as machine code, where no lane waits for operands
+            selected = st.select(st, PATIENCE)
+        if selected is not None:
+            groups, live = selected
+            if not live:
+                return
+            if not groups:
+                raise deadlock(st, st.pc >= 0)
+            converged = None
+            if len(groups) == 1:
+                pc, group = groups[0]
+                next_pc = execute_block(st, program.block_at[pc], group)
+                if group.n == live:
+                    converged = Converged(group).after(next_pc)
+            else:
+                for pc, group in groups:
+                    execute_block(st, program.block_at[pc], group)
+            _count_round(st, max_rounds)
+            continue
         alive = st.pc >= 0
         if not alive.any():
             return
@@ -166,6 +180,10 @@ def run_batch(st: SassState, max_rounds: int) -> None:
 
 def _count_round(st: SassState, max_rounds: int) -> None:
     st.rounds += 1
+    _check_rounds(st, max_rounds)
+
+
+def _check_rounds(st: SassState, max_rounds: int) -> None:
     if st.rounds > max_rounds:
         raise SassExecutionError(f"the SASS run of '{st.program.name}' ran past {max_rounds} rounds")
 

@@ -22,6 +22,7 @@ import numpy as np
 from ...machine.cluster import batch_size
 from ...machine.events import observers_of
 from ...settings import current
+from ..compiled.round_loop import round_loop_for
 from ..compiled.rounds import Select, select_groups
 from ..compiled.segment import machine_code_allowed, segments_for
 from .cluster import put_cluster_words
@@ -194,6 +195,7 @@ def _run_batches(program, image, memory, grid, block, banks, shared_size, local_
         st.segments = segments_for(program, engine, st.n)
         if machine_code_allowed(engine, st.n, select_groups):
             st.select = Select(st)
+            st.round_loop = round_loop_for(st, engine)
         for observer in batch_observers:
             observer.sass_batch_started(st)
         run_batch(st, max_rounds)

@@ -160,6 +160,7 @@ class SassState:
         self.counting = False                   # observers want per-instruction guard counts
         self.segments: dict = {}                # block index -> {position: Segment} the compiled tier runs
         self.select = None                      # the compiled ready and select phases (sass/compiled/rounds.py)
+        self.round_loop = None                  # whole rounds of covered blocks (sass/compiled/round_loop.py)
 
     def const_scalar(self, bank: int, offset: int, nbytes: int) -> int:
         data = self.banks.get(bank)
