@@ -10,8 +10,9 @@ next round, as the PTX machine's compiled tier does (machine/compiled/loop.py).
 It stops, handing the round back to the engine, when
 
   - a group stands at a block it does not cover (PENDING): the round is selected,
-    its starvation, rotation and last PCs written, and the engine runs its groups
-    (Select.groups reads them from the select's buffers);
+    its starvation, rotation and last PCs written, the groups before that one run
+    (they touch no memory, so the clock an uncovered block reads is the engine's),
+    and the engine runs the rest (Select.groups reads them from the select's buffers);
   - a live lane waits at a WARPSYNC, BAR or polled wait (NUMPY): nothing changed,
     the engine's NumPy phases take the round;
   - no lane lives (DONE), none can issue (DEADLOCK), or it ran `limit` rounds
@@ -51,7 +52,8 @@ def run_rounds(limit, pc, wait_kind, bsync_barrier, B, starved, rotating, last_p
                warp_count, lane_count, partial, split, guard_true, arrivals, is_bsync,
                log_row, log_block, log_lanes, log_len, out):
     """Runs rounds (see the module docstring); returns the status. out gets [rounds run, the warp
-    instructions they issued (st.clock's step), groups of the round handed back, live lanes]."""
+    instructions they issued (st.clock's step), groups of the last round selected, live lanes, groups of
+    it the loop ran]."""
     rounds = 0
     clock = 0
     status = STOPPED
@@ -70,16 +72,12 @@ def run_rounds(limit, pc, wait_kind, bsync_barrier, B, starved, rotating, last_p
         if groups == 0:
             status = DEADLOCK
             break
-        covered = True
-        for g in range(groups):
-            if block_at_pc[group_pc[g]] < 0:
-                covered = False
-        if not covered:
-            status = PENDING
-            break
+        covered = 0                                         # the groups before the first it does not cover
+        while covered < groups and block_at_pc[group_pc[covered]] >= 0:
+            covered += 1
         lanes = picked if groups == 1 else chosen           # one group is not copied (rounds._group_by_pc)
         lanes_u = picked_u if groups == 1 else chosen_u
-        for g in range(groups):
+        for g in range(covered):
             b = block_at_pc[group_pc[g]]
             lo, hi = bounds[g], bounds[g + 1]
             first_run, last_run = group_runs[g], group_runs[g + 1]
@@ -141,11 +139,15 @@ def run_rounds(limit, pc, wait_kind, bsync_barrier, B, starved, rotating, last_p
             warp_count[b] += last_run - first_run
             lane_count[b] += hi - lo
             clock += n_steps[b]
+        if covered < groups:                                # the engine runs the rest of the round
+            status = PENDING
+            break
         rounds += 1
     out[0] = rounds
     out[1] = clock
     out[2] = groups
     out[3] = live
+    out[4] = covered
     return status
 
 
@@ -198,13 +200,13 @@ class RoundLoop:
         self.tile_p = np.empty((table.tile_p_rows, TILE_CHUNK), dtype=np.bool_)
 
     def run(self, st, patience: int, limit: int) -> tuple:
-        """Up to `limit` rounds; (status, groups of a round handed back, live lanes). The observers get
-        the record of the rounds run; st.rounds and st.clock count them."""
+        """Up to `limit` rounds; (status, (groups of the last round selected, those of them it ran), live
+        lanes). The observers get the record of what ran; st.rounds and st.clock count the rounds run."""
         t, select = self.table, st.select
         logged = self.logging[0].sass_logged_warps(st) if self.logging else None
         limit = min(limit, LOOP_ROUNDS)
         record = RoundRecord(t, st.n_warps, logged, limit)
-        out = np.zeros(4, dtype=np.int64)
+        out = np.zeros(5, dtype=np.int64)
         values, _, _, on, T, TB, O, OB = segment_buffers(st, t.specs)
         status = run_rounds(limit, st.pc, st.program.wait_kind, select.bsync_barrier, st.B, st.starved, st.rotating,
                             st.last_pc, st.program.yields, patience, select.exited, *select.buffers, *self.views,
@@ -214,14 +216,14 @@ class RoundLoop:
                             self.tile_p, on, T, TB, O, OB, record.warp_count, record.lane_count, record.partial,
                             record.split, record.guard_true, record.arrivals, self.is_bsync, record.log_row,
                             record.log_block, record.log_lanes, record.log_len, out)
-        rounds, clock, groups, live = (int(v) for v in out)
+        rounds, clock, groups, live, ran = (int(v) for v in out)
         st.rounds += rounds
         st.clock += clock
         if clock:
             record.blocks_run = np.flatnonzero(record.warp_count)
             for observer in st.block_observers:
                 observer.sass_compiled_rounds(st, record)
-        return int(status), groups, live
+        return int(status), (groups, ran), live
 
 
 def _overrides(observer, event: str) -> bool:

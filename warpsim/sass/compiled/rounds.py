@@ -284,14 +284,14 @@ class Select:
             return None
         return self.groups(groups), live
 
-    def groups(self, groups: int) -> list:
-        """[(pc, Group)] of the round select_groups chose last, from its buffers."""
+    def groups(self, groups: int, first: int = 0) -> list:
+        """[(pc, Group)] of the round select_groups chose last, from its buffers (from group `first` on)."""
         chosen, group_pc, bounds = self.buffers[:3]
         if groups == 1:
             chosen = self.buffers[3]              # picked: one group, not copied (_group_by_pc)
         run_warp, run_start, run_lanes, group_runs = self.buffers[6:]
         out = []
-        for g in range(groups):
+        for g in range(first, groups):
             lo, hi = bounds[g], bounds[g + 1]
             first, last = group_runs[g], group_runs[g + 1]
             runs = (run_warp[first:last].copy(), run_start[first:last] - lo, run_lanes[first:last].copy())

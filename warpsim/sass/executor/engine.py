@@ -128,8 +128,8 @@ def run_batch(st: SassState, max_rounds: int) -> None:
             if status == LOOP_STOPPED:
                 _check_rounds(st, max_rounds)
                 continue
-            if status == LOOP_PENDING:             # the round is selected: the engine runs its groups
-                selected = (st.select.groups(groups), live)
+            if status == LOOP_PENDING:             # the round is selected: the engine runs the groups left
+                selected = (st.select.groups(*groups), live)
         elif st.select is not None:                # 1. and 2. as machine code, where no lane waits for operands
             selected = st.select(st, PATIENCE)
         if selected is not None:
