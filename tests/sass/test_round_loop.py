@@ -214,3 +214,45 @@ def test_the_table_covers_loops_and_names_what_it_does_not(module):
                    and program.segments[b.index][0].stop == len(b.steps) - 1]     # value instructions, @P BRA
     assert loop_blocks and all(table.block_at_pc[b.start] == b.index for b in loop_blocks)
     assert "not a value instruction" in table.why[0]          # the first block loads: the engine runs it
+
+
+def test_the_select_from_kept_places_chooses_what_the_select_from_lanes_chooses(module):
+    """select_groups deciding from a warp's places (places.py) fills what it fills reading the warp's lanes,
+    on random PCs (block starts, BSYNCs among them, exited lanes), barriers and rotation states."""
+    from warpsim.sass import sass_of
+    from warpsim.sass.compiled.places import UNKNOWN
+    from warpsim.sass.compiled.rounds import Select, select_groups
+    from warpsim.sass.executor import load_program
+    from warpsim.sass.executor.state import SassState
+    program, _ = load_program(sass_of(module.get_function("nested_branches").loaded_module), "nested_branches")
+    starts = np.array([b.start for b in program.blocks if program.steps[b.start].wait is None
+                       or program.steps[b.start].wait[0] == "bsync"])
+    rng = np.random.default_rng(8)
+
+    class Memory:
+        buffer = np.zeros(8, dtype=np.uint8)
+    for trial in range(40):
+        st = SassState(program, (1, 1, 1), (512, 1, 1), np.arange(1), {0: np.zeros(4096, np.uint8)}, 0, 16, Memory())
+        places_per_warp = rng.integers(1, 9, st.n_warps)
+        for w in range(st.n_warps):
+            st.pc[w * 32:(w + 1) * 32] = rng.choice(np.append(rng.choice(starts, places_per_warp[w]), -1), 32)
+        st.B[:] = rng.random(st.B.shape) < 0.7
+        st.starved[:] = rng.integers(0, 40, st.n_warps)
+        st.rotating[:] = rng.random(st.n_warps) < 0.3
+        st.last_pc[:] = rng.choice(starts, st.n_warps)
+        yields = np.ones_like(program.yields) if trial % 2 else program.yields     # rotating warps may switch
+        found = []
+        for kept in (False, True):
+            state = [a.copy() for a in (st.starved, st.rotating, st.last_pc)]
+            select = Select(st)
+            if kept:
+                select.places[2][:] = UNKNOWN
+            n_places = select.places[2] if kept else select.not_kept
+            groups, live = select_groups(st.pc, program.wait_kind, select.bsync_barrier, st.B, state[0], state[1],
+                                         state[2], yields, 12, select.exited, *select.buffers,
+                                         *select.places[:2], n_places)
+            out = select.groups(groups) if groups > 0 else []
+            found.append((groups, live, [a.tolist() for a in state], select.exited.tolist(),
+                          [(pc, g.idx.tolist(), [r.tolist() for r in g.warp_runs()]) for pc, g in out]))
+        assert found[0] == found[1], trial
+        assert (select.places[2] >= 0).any()            # some warps were decided from their places

@@ -35,6 +35,7 @@ from ...machine.events import LaunchObserver
 from .loop_table import loop_table, CTL_FALL, CTL_GUARDED, ITEM_BSSY, ITEM_SEGMENT, SEG_C, SEG_C_END, SEG_CODE, \
     SEG_CODE_END, SEG_F, SEG_F_END, SEG_FIRST, SEG_P, SEG_P_END, SEG_R, SEG_R_END
 from .machine_code import forget_if_stale
+from .places import UNKNOWN, move_lanes
 from .rounds import select_groups
 from .segment import segment_buffers
 from .tiled import TILE_CHUNK, run_tiled
@@ -50,10 +51,12 @@ def run_rounds(limit, pc, wait_kind, bsync_barrier, B, starved, rotating, last_p
                r_rows, r_uniform, r_read, r_written, p_rows, p_uniform, p_read, p_written, constants, fixed,
                R, P, UR, UP, values, exclusive, tile, tile_p, on, T, TB, O, OB,
                warp_count, lane_count, partial, split, guard_true, arrivals, is_bsync,
-               log_row, log_block, log_lanes, log_len, out):
+               log_row, log_block, log_lanes, log_len, place_pc, place_mask, n_places, out):
     """Runs rounds (see the module docstring); returns the status. out gets [rounds run, the warp
     instructions they issued (st.clock's step), groups of the last round selected, live lanes, groups of
     it the loop ran]."""
+    for w in range(n_places.shape[0]):                      # the engine may have moved lanes since the last call
+        n_places[w] = UNKNOWN
     rounds = 0
     clock = 0
     status = STOPPED
@@ -62,7 +65,7 @@ def run_rounds(limit, pc, wait_kind, bsync_barrier, B, starved, rotating, last_p
     while rounds < limit:
         groups, live = select_groups(pc, wait_kind, bsync_barrier, B, starved, rotating, last_pc, yields, patience,
                                      exited, chosen, group_pc, bounds, picked, warp_pc, first_chosen, run_warp,
-                                     run_start, run_lanes, group_runs)
+                                     run_start, run_lanes, group_runs, place_pc, place_mask, n_places)
         if groups < 0:
             status = NUMPY
             break
@@ -110,16 +113,27 @@ def run_rounds(limit, pc, wait_kind, bsync_barrier, B, starved, rotating, last_p
                 w = run_warp[r]
                 start, n = run_start[r], run_lanes[r]
                 jumped = 0
+                moved = 0                                   # the lanes' bits, and those that jumped
+                jump_bits = 0
                 if kind == CTL_GUARDED:
                     for j in range(start, start + n):
                         lane = lanes[j]
-                        jumped += guard[lane] != invert
-                        pc[lane] = jump if guard[lane] != invert else fall
+                        holds = guard[lane] != invert
+                        jumped += holds
+                        pc[lane] = jump if holds else fall
+                        bit = np.int64(1) << (lane & 31)
+                        moved |= bit
+                        jump_bits |= bit if holds else 0
                 else:
                     target = fall if kind == CTL_FALL else jump
                     jumped = 0 if kind == CTL_FALL else n
                     for j in range(start, start + n):
                         pc[lanes[j]] = target
+                        moved |= np.int64(1) << (lanes[j] & 31)
+                    jump_bits = 0 if kind == CTL_FALL else moved
+                if n_places[w] >= 0:
+                    n_places[w] = move_lanes(place_pc[w], place_mask[w], n_places[w], moved, group_pc[g],
+                                             jump_bits, jump, moved & ~jump_bits, fall)
                 taken += jumped
                 to_jump, to_fall = jumped > 0, jumped < n
                 if to_jump and jump >= 0 and is_bsync[jump]:     # a group of lanes arrives at a BSYNC
@@ -215,7 +229,7 @@ class RoundLoop:
                             t.constants, t.fixed, st.R, st.P, st.UR, st.UP, values, st.exclusive, self.tile,
                             self.tile_p, on, T, TB, O, OB, record.warp_count, record.lane_count, record.partial,
                             record.split, record.guard_true, record.arrivals, self.is_bsync, record.log_row,
-                            record.log_block, record.log_lanes, record.log_len, out)
+                            record.log_block, record.log_lanes, record.log_len, *select.places, out)
         rounds, clock, groups, live, ran = (int(v) for v in out)
         st.rounds += rounds
         st.clock += clock

@@ -20,13 +20,15 @@ from numba import njit
 from ..executor.program import NO_WAIT, WAIT_BSYNC
 from ..executor.state import PT_ROW, Group
 from .machine_code import forget_if_stale
+from .places import MAX_PLACES, NOT_KEPT, UNKNOWN, after_places, bsync_places, mask_at, read_places, scan_places
 
 NO_PC = np.iinfo(np.int64).max
 
 
 @njit(cache=True, nogil=True)
 def select_groups(pc, wait_kind, bsync_barrier, B, starved, rotating, last_pc, yields, patience, exited,
-                  chosen, group_pc, bounds, picked, warp_pc, first_chosen, run_warp, run_start, run_lanes, group_runs):
+                  chosen, group_pc, bounds, picked, warp_pc, first_chosen, run_warp, run_start, run_lanes, group_runs,
+                  place_pc, place_mask, n_places):
     """Fills chosen (lanes, grouped by PC; picked holds them where there is one group), group_pc and
     bounds; returns (groups, live lanes), groups = -1 where a live lane waits at a WARPSYNC, BAR or
     polled wait (then nothing is changed but `exited`, which marks the warps whose lanes have all
@@ -36,7 +38,8 @@ def select_groups(pc, wait_kind, bsync_barrier, B, starved, rotating, last_pc, y
     wait at a BSYNC, and the lowest and highest PC among the others (two PCs: the warp is divergent),
     one that picks those at the PC it issues; lanes at a BSYNC are read once more, with the members
     of its barrier. Its starvation count, rotation and last PC are written after every warp is known
-    to need no operands."""
+    to need no operands. Where the round loop keeps a warp's places (n_places[w] >= 0, places.py), they
+    stand for its lanes' PCs; UNKNOWN ones are read from the lanes first; NOT_KEPT: none are kept."""
     n_warps = pc.shape[0] // 32
     n_yields = yields.shape[0]
     live = 0
@@ -51,6 +54,34 @@ def select_groups(pc, wait_kind, bsync_barrier, B, starved, rotating, last_pc, y
         base = w * 32
         may_switch = yields[min(last_pc[w], n_yields - 1)]
         yielding = rotating[w] and may_switch
+        n = n_places[w]
+        if n == UNKNOWN:
+            n = n_places[w] = read_places(pc, base, place_pc[w], place_mask[w])
+        if n >= 0:                                # the places the round loop keeps: no pass over lanes
+            alive, at_bsync, bad, lowest, highest = scan_places(wait_kind, place_pc[w], place_mask[w], n)
+            if bad:
+                return -1, live
+            if not alive:
+                exited[w] = True
+                continue
+            live += _popcount(alive)
+            ready, held, lowest, highest = bsync_places(bsync_barrier, B, base, alive, yielding, lowest, highest,
+                                                        wait_kind, place_pc[w], place_mask[w], n)
+            divergent = held or (lowest != NO_PC and highest != lowest)
+            starving = starved[w] + 1 if divergent else 0
+            rotate = (rotating[w] and divergent) or starving > patience
+            if rotate and may_switch:
+                after = after_places(place_pc[w], place_mask[w], n, ready, last_pc[w])
+                if after != NO_PC:
+                    lowest = after
+            warp_pc[w] = lowest
+            first_chosen[w] = starving
+            bounds[w] = np.int64(rotate)
+            issuing = ready & mask_at(place_pc[w], place_mask[w], n, lowest)
+            for k in range(32):
+                picked[count] = base + k
+                count += (issuing >> k) & 1
+            continue
         alive = 0                                 # bit k: lane k of the warp is alive
         at_bsync = 0                              # ... stands at a BSYNC
         bad = 0                                   # ... waits at a WARPSYNC, BAR or polled wait
@@ -255,6 +286,9 @@ class Select:
             if step.wait is not None and step.wait[0] == "bsync":
                 self.bsync_barrier[k] = step.wait[1]
         self.exited = np.zeros(st.n_warps, dtype=np.bool_)      # warps whose lanes have all exited
+        self.places = (np.empty((st.n_warps, MAX_PLACES), dtype=np.int64),
+                       np.empty((st.n_warps, MAX_PLACES), dtype=np.int64), np.empty(st.n_warps, dtype=np.int64))
+        self.not_kept = np.full(st.n_warps, NOT_KEPT, dtype=np.int64)   # the engine's rounds keep no places
         n, warps = st.n, st.n_warps
         self.buffers = (np.empty(n, dtype=np.int64), np.empty(n + 1, dtype=np.int64), np.empty(n + 1, dtype=np.int64),
                         np.empty(n, dtype=np.int64), np.empty(warps, dtype=np.int64),
@@ -279,7 +313,8 @@ class Select:
         must decide. No group while lanes live is a deadlock. Each Group comes with its warps' runs
         of lanes (Group.warp_runs), which the select knows."""
         groups, live = select_groups(st.pc, st.program.wait_kind, self.bsync_barrier, st.B, st.starved, st.rotating,
-                                     st.last_pc, st.program.yields, patience, self.exited, *self.buffers)
+                                     st.last_pc, st.program.yields, patience, self.exited, *self.buffers,
+                                     *self.places[:2], self.not_kept)
         if groups < 0:
             return None
         return self.groups(groups), live
