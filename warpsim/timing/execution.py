@@ -484,6 +484,23 @@ class _Recorder(LaunchObserver):
                 self.memory[site].shared_first = tuple(int(n) for n in by_readers[site]) if by_readers[site].any() else ()
                 self.memory[site].in_step_sectors = int(per_site_in_step[site]) if site < len(per_site_in_step) else 0
                 self.memory[site].rereads = rereads.get(site, ())
+        self._finish_atomics()
+        self._partial_lines()
+        # HBM moves 64-byte blocks (a cold stride-16 float copy reads 2x its sectors on the H200)
+        read = distinct_count(np.concatenate(self._read_sectors) >> 1) * 64 if self._read_sectors else 0
+        written = distinct_count(np.concatenate(self._written_sectors)) * 32 if self._written_sectors else 0
+        return read, written
+
+
+    def _finish_atomics(self):
+        """Per atomic site, its lanes and line passes, and those at the launch's hottest 512-byte chunk
+        (ATOMIC_CHUNK_BYTES). The chunk is the hottest over every site together: the sites of a loop
+        unrolled by ptxas, each adding to the same counter, queue at one L2 slice (thirty-seventh batch:
+        16 REDs a thread to one word, unrolled into 16 sites, run at the one-address rate per lane of
+        them all: 1.45 cycles a lane for 32- and 64-bit integers, 3.5 for f32 and f64)."""
+        if not self._atomic:
+            return
+        sites = {}
         for site, parts in self._atomic.items():
             line = np.concatenate([c[0] for c in parts])
             same = np.concatenate([c[1] for c in parts]).astype(float)
@@ -491,10 +508,14 @@ class _Recorder(LaunchObserver):
             cta = np.concatenate([c[3] for c in parts])
             passes = np.concatenate([c[4] for c in parts])     # of a full line pass
             chunk = line >> (ATOMIC_CHUNK_BYTES.bit_length() - 1 - 7)
-            chunks, inv = np.unique(chunk, return_inverse=True)
-            load = np.zeros(len(chunks))
-            np.add.at(load, inv, np.where(multi, np.maximum(same, MULTI_ADDRESS_WEIGHT * passes), same))
-            hot = inv == int(np.argmax(load))
+            sites[site] = (same, multi, cta, passes, chunk)
+        chunks = np.concatenate([v[4] for v in sites.values()])
+        weight = np.concatenate([np.where(multi, np.maximum(same, MULTI_ADDRESS_WEIGHT * passes), same)
+                                 for same, multi, _, passes, _ in sites.values()])
+        distinct, inv = np.unique(chunks, return_inverse=True)
+        hottest = distinct[int(np.argmax(np.bincount(inv, weights=weight)))]
+        for site, (same, multi, cta, passes, chunk) in sites.items():
+            hot = chunk == hottest
             rec = self.memory[site]
             rec.hot_line_ctas = len(np.unique(cta[hot]))
             rec.atomic_requests_hot = float(hot.sum())
@@ -504,12 +525,6 @@ class _Recorder(LaunchObserver):
             rec.atomic_lanes_single = float(same[~multi].sum())
             rec.atomic_passes_multi = float(passes[multi].sum())
             rec.atomic_chunks_per_cta, rec.atomic_chunk_advance = _chunk_spread(chunk, cta)
-        self._partial_lines()
-        # HBM moves 64-byte blocks (a cold stride-16 float copy reads 2x its sectors on the H200)
-        read = distinct_count(np.concatenate(self._read_sectors) >> 1) * 64 if self._read_sectors else 0
-        written = distinct_count(np.concatenate(self._written_sectors)) * 32 if self._written_sectors else 0
-        return read, written
-
 
     def _partial_lines(self):
         """Per store site, the lines holding a sector the launch writes only part of and never reads:

@@ -917,10 +917,12 @@ def _drain_share(g: dict, preset, warps_per_cta: int) -> float:
     return scheduled * preset.cta_drain_span * (ctas - 1) / (2 * ctas) + queued * preset.wave_drain_span / 2
 
 
-def hot_line_cycles(ex, preset) -> float:
+def hot_line_cycles(ex, preset) -> tuple:
     """Cycles the busiest L2 slice spends on atomics: lanes naming one address serialise (an f32 add
-    costs more per lane than an integer one), a request naming several addresses of a line is one pass."""
-    worst, site = 0.0, None
+    costs more per lane than an integer one), a request naming several addresses of a line is one pass.
+    Every site's share of the launch's hottest chunk (execution: the chunk is the same for all) queues
+    there, so the sites add up; returns (cycles, the site with the largest share)."""
+    total, worst, site = 0.0, 0.0, None
     for i, m in ex.memory.items():
         if m.kind != "atomic" or not m.atomic_requests_hot:
             continue
@@ -928,11 +930,12 @@ def hot_line_cycles(ex, preset) -> float:
         ins = ex.function.instructions[i]
         lane = preset.atomic_lane_cycles_float if any(t.startswith("F") for t in ins.mods) else \
             preset.atomic_lane_cycles_int
-        cycles = lane * m.atomic_single_lanes + max(lane * m.atomic_multi_lanes,
-                                                    preset.atomic_line_pass_cycles * m.atomic_multi_requests)
-        if cycles * grow > worst:
-            worst, site = cycles * grow, i
-    return worst, site
+        cycles = (lane * m.atomic_single_lanes + max(lane * m.atomic_multi_lanes,
+                                                     preset.atomic_line_pass_cycles * m.atomic_multi_requests)) * grow
+        total += cycles
+        if cycles > worst:
+            worst, site = cycles, i
+    return total, site
 
 
 def atomic_slice_cycles(ex, preset, wave_ctas: int) -> float:
