@@ -34,6 +34,7 @@ from ..ptx.ir import Sink
 from ..sass.executor.async_copy import TMA_UNIT
 from ..sass.issues import Departures, brx_targets
 from ..semantics.addresses import SHARED_WINDOW, local_hardware_bytes, window_offsets
+from .sectors import global_counts
 
 SECTOR_SHIFT = 5          # 32-byte sectors
 LINE_SHIFT = 7            # 128-byte cache lines
@@ -83,16 +84,7 @@ def global_sectors(idx: np.ndarray, addrs: np.ndarray, nbytes: int) -> tuple:
     if starts is not None:
         return len(starts), _units_spanned(starts, 32 * nbytes, SECTOR_SHIFT), \
             _units_spanned(starts, 32 * nbytes, LINE_SHIFT)
-    a = addrs.astype(np.int64)
-    warp = idx >> 5
-    last = a + (nbytes - 1)
-    if nbytes > 1 and ((a >> SECTOR_SHIFT) != (last >> SECTOR_SHIFT)).any():
-        pieces = -(-nbytes // 32) + 1              # lanes spanning sectors: one address per sector
-        a = (a[:, None] + 32 * np.arange(pieces)).ravel()
-        a = np.minimum(a, np.repeat(last, pieces))
-        warp = np.repeat(warp, pieces)
-    return (request_count(idx), _distinct_pairs(warp, a >> SECTOR_SHIFT),
-            _distinct_pairs(warp, a >> LINE_SHIFT))
+    return global_counts(idx, addrs, nbytes)       # distinct (warp, unit) pairs, warp by warp
 
 
 def local_sectors(idx: np.ndarray, addrs: np.ndarray, nbytes: int) -> tuple:
