@@ -361,7 +361,8 @@ def test_scattered_lines_are_those_of_requests_at_no_one_stride():
 def test_a_gather_through_a_random_index_runs_at_the_l2s_scattered_line_rate(mod):
     """The thirty-fifth batch: one word of each of 32 lines picked at random a request, the lines
     resident in L2, ran at 77-80 L2 requests a clock (l2_scattered_lines_per_clk), 2.6x the rate of
-    a whole line's sectors; a gather at one stride keeps the line rate."""
+    a whole line's sectors; the thirty-sixth and thirty-seventh: lines at one stride run at that
+    rate too, so a gather at one stride takes as long."""
     from warpsim.api.raw import pack_arguments
     source = r"""
     extern "C" __global__ void through(float* out, const float* in, const int* index) {
@@ -382,7 +383,7 @@ def test_a_gather_through_a_random_index_runs_at_the_l2s_scattered_line_rate(mod
                        predict(f.loaded_module, f.kernel_name, (n // 256,), (256,), args, 0, gpu="h200",
                                warm_l2=True).time_s)
     assert times["random"][0] == pytest.approx(1.0) and times["strided"][0] == 0.0
-    assert times["random"][1] < 0.8 * times["strided"][1]
+    assert times["random"][1] == pytest.approx(times["strided"][1], rel=0.15)
     assert gpu_preset("h200").l2_scattered_lines_per_clk == pytest.approx(78.6)
 
 

@@ -46,6 +46,9 @@ class SiteMemory:
     cta_unique_sectors: int = 0     # distinct sectors per CTA, summed over CTAs (L1 misses of loads)
     in_step_sectors: int = 0        # warp requests' sectors another warp of the CTA first read at this load
     shared_first: tuple = ()        # of those first touches, how many were of sectors k sampled CTAs read
+    in_step_first: tuple = ()       # ... of those, the sectors the CTAs first read at the same pass of the site
+    in_step_share: float = 1.0      # of its first touches of sectors other sampled CTAs read too, the share read
+    #                                 at the same pass (1 where none is shared)
     #                                 (index k, from 2): data every CTA reads, which an SM's L1 keeps
     rereads: tuple = ()             # (lines, sectors): sectors a CTA read again, by how many distinct lines
     #                                 it read since (reuse.stack_distances; bucket edges), in-step ones aside
@@ -182,6 +185,7 @@ KINDS = {"ld": "load", "load": "load", "st": "store", "store": "store"}   # anyt
 # warp on 1, 2, 8, 32 lines 128 B apart ran at 1.42, 1.67, 0.82, 0.19 cycles per request
 # (validation/timing/h200/microbench2.json, red_s32_1_lane_*): 256 B share a slice, 1 KB spans two.
 ATOMIC_CHUNK_BYTES = 512
+IN_STEP_WINDOW = 16            # CTAs read a shared sector in step within 1 / IN_STEP_WINDOW of the site's passes
 MULTI_ADDRESS_WEIGHT = 3.3     # a several-address pass of a line against one same-address lane (4.9 / 1.47)
 # A several-address pass of a line costs in proportion to the bytes it carries: requests of 32 / 16 / 8
 # 4-byte lanes, each lane on its own address of one line, took 5.0 / 2.42 / 1.23 cycles
@@ -369,7 +373,9 @@ class _Recorder(LaunchObserver):
         self._read_sectors: list = []
         self._written_sectors: list = []
         self._stores: dict = {}           # site -> list of (byte addresses, bytes each) of its global stores
-        self._cta_order: list = []        # ((cta, sector) keys, site, warps, is a load) of loads and stores, in order
+        self._cta_order: list = []        # ((cta, sector) keys, site, warps, is a load, pass) of loads and stores,
+        #                                   in order; a lane's pass: how many times its warp ran the site before
+        self._passes: dict = {}           # site -> {warp slot: times it ran the site}
         self._atomic: dict = {}           # site -> list of (line, same, addresses, cta, line passes)
         self._store_run: list = []        # (site, (warp, byte address) keys, bytes each, sectors) of stores
         #                                   back to back to the same sectors
@@ -425,8 +431,8 @@ class _Recorder(LaunchObserver):
                 rec.low, rec.high = min(rec.low, float(offsets.min())), max(rec.high, float(offsets.max()))
                 rec.scattered_span = rec.high - rec.low
             base = address_offsets(addrs) >> 5
-            self._cta_order.append(((ctas.astype(np.int64) << CTA_SHIFT) | base, site_index, np.asarray(warp_slots),
-                                    kind == "load"))
+            self._cta_order.append(((ctas.astype(np.int64) << CTA_SHIFT) | base, site_index, warps,
+                                    kind == "load", self._site_pass(site_index, warps)))
         if kind == "load":
             self._read_sectors.append(sec)
         else:
@@ -454,16 +460,17 @@ class _Recorder(LaunchObserver):
         self._end_store_run()
         # L1 misses: a CTA's first touch of a sector, charged to the load that touched it first
         order = self._cta_order
-        is_load = np.array([load for _, _, _, load in order], dtype=bool)
+        is_load = np.array([entry[3] for entry in order], dtype=bool)
         if is_load.any():
-            sizes = np.array([len(k) for k, _, _, _ in order])
-            columns = (np.concatenate([k for k, _, _, _ in order]),
-                       np.concatenate([w for _, _, w, _ in order]).astype(np.int64),
+            sizes = np.array([len(entry[0]) for entry in order])
+            columns = (np.concatenate([entry[0] for entry in order]),
+                       np.concatenate([entry[2] for entry in order]).astype(np.int64),
                        np.repeat(np.arange(len(order)), sizes),
-                       np.repeat(np.array([site for _, site, _, _ in order]), sizes),
+                       np.repeat(np.array([entry[1] for entry in order]), sizes),
                        np.repeat(is_load, sizes))
             rereads = _rereads(*columns)
             keys, warps, calls, sites = (c[columns[-1]] for c in columns[:-1])
+            passes = np.concatenate([entry[4] for entry in order])[columns[-1]]
             touched, first, which = np.unique(keys, return_index=True, return_inverse=True)
             per_site = np.bincount(sites[first])
             # how many sampled CTAs read each first touch's sector
@@ -479,9 +486,28 @@ class _Recorder(LaunchObserver):
             shared = sharing >= 2
             by_readers = np.zeros((int(sites.max()) + 1, int(sharing.max()) + 1), dtype=np.int64)
             np.add.at(by_readers, (sites[first][shared], sharing[shared]), 1)
+            # the CTAs reading a shared sector in step: each first read it within a sixteenth of the
+            # site's passes of the others (the thirteenth batch's CTAs, starting at chunks of their own
+            # in a region of 16 they loop over, were merged as those starting together were)
+            low = np.full(len(readers), np.iinfo(np.int64).max)
+            high = np.full(len(readers), -1)
+            np.minimum.at(low, of_sector, passes[first])
+            np.maximum.at(high, of_sector, passes[first])
+            site_passes = np.zeros(int(sites.max()) + 1, dtype=np.int64)
+            for site, seen in self._passes.items():
+                if site < len(site_passes) and seen:
+                    site_passes[site] = max(seen.values())
+            window = site_passes[sites[first]] // IN_STEP_WINDOW
+            in_step = shared & ((high - low)[of_sector] <= window)
+            by_readers_in_step = np.zeros_like(by_readers)
+            np.add.at(by_readers_in_step, (sites[first][in_step], sharing[in_step]), 1)
             for site in np.unique(sites).tolist():
                 self.memory[site].cta_unique_sectors = int(per_site[site]) if site < len(per_site) else 0
                 self.memory[site].shared_first = tuple(int(n) for n in by_readers[site]) if by_readers[site].any() else ()
+                self.memory[site].in_step_first = tuple(int(n) for n in by_readers_in_step[site]) \
+                    if by_readers_in_step[site].any() else ()
+                n_shared = int(by_readers[site].sum())
+                self.memory[site].in_step_share = int(by_readers_in_step[site].sum()) / n_shared if n_shared else 1.0
                 self.memory[site].in_step_sectors = int(per_site_in_step[site]) if site < len(per_site_in_step) else 0
                 self.memory[site].rereads = rereads.get(site, ())
         self._finish_atomics()
@@ -491,6 +517,15 @@ class _Recorder(LaunchObserver):
         written = distinct_count(np.concatenate(self._written_sectors)) * 32 if self._written_sectors else 0
         return read, written
 
+
+    def _site_pass(self, site_index: int, warps: np.ndarray) -> np.ndarray:
+        """Per lane, how many times its warp ran the site before (counted per warp slot)."""
+        seen = self._passes.setdefault(site_index, {})
+        slots, of_lane = np.unique(warps, return_inverse=True)
+        before = np.array([seen.get(int(w), 0) for w in slots.tolist()], dtype=np.int64)
+        for w, n in zip(slots.tolist(), before.tolist()):
+            seen[w] = n + 1
+        return before[of_lane]
 
     def _finish_atomics(self):
         """Per atomic site, its lanes and line passes, and those at the launch's hottest 512-byte chunk

@@ -85,19 +85,22 @@ HBM_PROBE_CYCLES = 100.0   # the step in HBM's latency by which the walk's sensi
 
 def l2_site_bytes(m, line_bytes: float = 128.0, misses: float | None = None,
                   scattered_line_bytes: float = 128.0) -> float:
-    """Bytes of L2 throughput a global memory instruction's requests use: every line a request
-    touches costs a whole 128-byte line of the L2's tag bandwidth (scattered 4-byte stores and loads
-    run at the line rate, L2 bandwidth / 128 B), loads only for what missed L1 (`misses` sectors,
-    the CTAs' first touches unless given). An async copy's line costs COPY_LINE_BYTES (`line_bytes`):
-    the tutorial matmul's half-line tile rows, copied by LDGSTS, ran on the H200 at 8.6 TB/s of
-    sectors, where a whole line per access would need 17. A line of a request whose lines lie at
-    random (execution.scattered_lines) costs `scattered_line_bytes` (the preset's
-    l2_scattered_lines_per_clk)."""
-    lines = (m.lines - m.scattered_lines) * line_bytes + m.scattered_lines * min(line_bytes, scattered_line_bytes)
+    """Bytes of L2 throughput a global memory instruction's requests use. A plain load's line costs
+    `scattered_line_bytes` (the preset's l2_scattered_lines_per_clk) or its sectors, whichever is
+    more: the L2 serves 77-80 requests of one line a clock whether the lines lie at random (thirty-fifth
+    batch), at any spacing from random bases (thirty-sixth), or side by side from neighbouring warps
+    (thirty-seventh's walks), and loads count only what missed L1 (`misses` sectors, the CTAs' first
+    touches unless given). A store's line costs a whole 128-byte line (scattered 4-byte stores run at
+    the line rate, L2 bandwidth / 128 B) unless its request's lines lie at random
+    (execution.scattered_lines). An async copy's line costs COPY_LINE_BYTES (`line_bytes`): the
+    tutorial matmul's half-line tile rows, copied by LDGSTS, ran on the H200 at 8.6 TB/s of sectors,
+    where a whole line per access would need 17."""
     if m.kind == "load" and m.space == "global":
+        lines = m.lines * min(line_bytes, scattered_line_bytes) if line_bytes >= 128.0 else m.lines * line_bytes
         misses = m.cta_unique_sectors if misses is None else misses
         hit = misses / m.sectors if m.sectors else 1.0
         return max(misses * 32.0, lines * hit)
+    lines = (m.lines - m.scattered_lines) * line_bytes + m.scattered_lines * min(line_bytes, scattered_line_bytes)
     return max(m.sectors * 32.0, lines)
 
 
@@ -224,11 +227,19 @@ class KernelCosts:
             # lines picked at random are rarely asked for twice at once: nothing to merge (the
             # thirty-fifth batch's 32 MB gathers read each line 8 times and ran at the scattered rate)
             scattered = m.scattered_lines / m.lines if m.lines else 0.0
-            floor = preset.l2_merged_floor_copy if fn.instructions[i].opcode in ASYNC_COPIES \
-                else preset.l2_merged_floor_load
-            shared = sum(m.shared_first)
-            share = sum(n * merged_share(floor, k / sampled * wave_ctas) for k, n in enumerate(m.shared_first))
-            share += (m.cta_unique_sectors - shared) * merged_share(floor, readers)
+            copy = fn.instructions[i].opcode in ASYNC_COPIES
+            floor = preset.l2_merged_floor_copy if copy else preset.l2_merged_floor_load
+            # a plain load's sectors that sampled CTAs read in step (execution: at about the same pass
+            # of the site) are asked for at once; where the sample's shared sectors were read at other
+            # passes, the rest is not merged either (the thirty-sixth and thirty-seventh batches: lines
+            # from random bases, each read by several CTAs over the launch, ran at the L2's rate for
+            # lines at random). Async copies keep every shared sector (not measured apart).
+            first = m.shared_first if copy else m.in_step_first
+            shared = sum(first)
+            share = sum(n * merged_share(floor, k / sampled * wave_ctas) for k, n in enumerate(first))
+            in_step = 1.0 if copy else m.in_step_share
+            rest = in_step * merged_share(floor, readers) + (1.0 - in_step)
+            share += (m.cta_unique_sectors - shared) * rest
             return bytes_ * (scattered + (1.0 - scattered) * share / m.cta_unique_sectors)
 
         self.l2_bytes = sum(l2_demand(i, m) for i, m in ex.memory.items() if m.space == "global") * scale
