@@ -212,17 +212,19 @@ class SassActivityTrace(ActivityTrace):
         replay_issues(self.active, self.ptx_line, self.source_line, self.issued, record.log_block, record.log_lanes,
                       record.log_len, *lines)
 
-    def _sass_program_lines(self, program):
-        """(first line entry of each block, its steps, every block's ptx and source lines) of a program."""
-        lines = self._lines.get(("sass program", id(program)))
-        if lines is None or lines[0] is not program:
-            per_block = [self._block_lines(block) for block in program.blocks]
-            steps = np.array([len(ptx) for ptx, _ in per_block], dtype=np.int64)
+    @staticmethod
+    def _sass_program_lines(program):
+        """(first line entry of each block, its steps, every block's ptx and source lines) of a program, kept
+        on it: they depend on its instructions alone, and every launch's trace asks."""
+        lines = program.__dict__.get("_activity_lines")
+        if lines is None:
+            steps = np.array([len(block.steps) for block in program.blocks], dtype=np.int64)
             starts = np.concatenate(([0], np.cumsum(steps)[:-1])).astype(np.int64)
-            lines = self._lines[("sass program", id(program))] = (
-                program, starts, steps, np.concatenate([ptx for ptx, _ in per_block]),
-                np.concatenate([src for _, src in per_block]))
-        return lines[1:]
+            every = [step.ins for block in program.blocks for step in block.steps]
+            lines = program.__dict__["_activity_lines"] = (
+                starts, steps, np.array([ins.ptx_line or 0 for ins in every], dtype=np.int32),
+                np.array([ins.source[1] if ins.source else 0 for ins in every], dtype=np.int32))
+        return lines
 
     def _block_lines(self, block):
         lines = self._lines.get(("sass", block.index))
