@@ -953,16 +953,18 @@ def atomic_slice_cycles(ex, preset, wave_ctas: int) -> float:
     """Cycles the L2 slices spend on the launch's atomics when the work spreads over the slices a wave
     reaches: a lane per cycle for a lane naming one address (independent addresses pipeline; one hot
     address is hot_line_cycles' latency chain), a line pass for a request naming several, and 512-byte
-    chunks hashed over `atomic_units` slices, of which a wave's chunks keep 1 - exp(-chunks / U) busy
-    (set 2's atomics: one address per warp, per CTA, 32 lines in turn)."""
+    chunks hashed over U slices, of which a wave's chunks keep 1 - exp(-chunks / U) busy: U is
+    `atomic_units` for one-address lanes (set 2's atomics: one address per warp, per CTA, 32 lines in
+    turn), `atomic_pass_units` for line passes (thirty-seventh batch: an address a thread)."""
     total = 0.0
-    units = preset.atomic_units
     for m in ex.memory.values():
         if m.kind != "atomic" or m.space != "global" or not (m.atomic_lanes_single or m.atomic_passes_multi):
             continue
-        work = (m.atomic_lanes_single + m.atomic_passes_multi * preset.atomic_line_pass_cycles) * ex.scale
-        chunks = m.atomic_chunks_per_cta + m.atomic_chunk_advance * max(0, wave_ctas - 1)
-        total += work / (units * (1.0 - np.exp(-max(1.0, chunks) / units)))
+        chunks = max(1.0, m.atomic_chunks_per_cta + m.atomic_chunk_advance * max(0, wave_ctas - 1))
+        for work, units in ((m.atomic_lanes_single, preset.atomic_units),
+                            (m.atomic_passes_multi * preset.atomic_line_pass_cycles, preset.atomic_pass_units)):
+            if work:
+                total += work * ex.scale / (units * (1.0 - np.exp(-chunks / units)))
     return total
 
 

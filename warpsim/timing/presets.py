@@ -39,6 +39,7 @@ MEASURED27 = "validation/timing/h200/microbench27_ncu.csv: measured on H200"
 MEASURED30 = "validation/timing/h200/microbench30_ncu.csv: measured on H200"
 MEASURED31 = "validation/timing/h200/microbench31_ncu.csv: measured on H200"
 MEASURED35 = "validation/timing/h200/microbench35_ncu.csv: measured on H200"
+MEASURED37 = "validation/timing/h200/microbench37_ncu.csv: measured on H200"
 MEASURED_NCU = "validation/timing/h200/ncu_raw_0.csv (device__attribute_*): reported by the H200"
 CUDA_PG = "CUDA C++ Programming Guide, compute capability table and 'Arithmetic Instructions' throughput table"
 HOPPER_WP = "NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022)"
@@ -122,6 +123,7 @@ class GPUPreset:
     atomic_line_pass_cycles: float       # ... for one warp request naming several addresses of one line
     atomic_latency: float                # one thread's ATOM round trip, cycles
     atomic_units: float                  # L2 slices that serve atomics at once, 512-byte chunks hashed over them
+    atomic_pass_units: float             # ... that serve several-address line passes at once
     partial_line_hbm_bytes: float        # HBM time of a line whose sector a kernel writes only part of, in bytes of copy
     hbm_read_spread_cost: float          # HBM time of a read added per doubling of the gap between its 64-byte chunks
     partial_write_spread: tuple          # a partly written line's HBM time by those doublings: ((doublings, factor), ...)
@@ -282,6 +284,10 @@ _H200 = {
                                              "cycles when a wave's CTAs touch 67 chunks, 22.5 slices at a lane per "
                                              "cycle; 1 - exp(-67 / U) of U busy gives U = 24; the same at a lane per "
                                              "cycle for f32, and one CTA per address (8 chunks per wave) 7.4 busy)"),
+    "atomic_pass_units": (57.0, MEASURED37 + " [derived] (mb37_red_*, an address a thread, 16 REDs a thread: 135K "
+                                             "line passes (u32, f32) or 270K (u64, f64) in 6.5 / 6.4 / 12.3 / 14.6 us "
+                                             "of the launches' 8.5 / 8.4 / 14.3 / 16.6 less 2 us: 58, 59, 61, 52 "
+                                             "passes of 4.9 cycles at once at 1,755 MHz)"),
     "partial_line_hbm_bytes": (100.0, MEASURED31 + " [derived] (mb31_store, 1M floats written 16 to 256 floats apart: "
                                                  "ncu dram__bytes_read grows by 32 B per partly written sector; 100 B of "
                                                  "copy time a line, with partial_write_spread, puts the rows 8 to 256 "
@@ -426,14 +432,15 @@ _MICROBENCHMARKED = {
     MEASURED27 if name == "barrier_arrival_cycles" else
     MEASURED31 if name in ("hbm_read_spread_cost", "partial_write_spread", "partial_line_hbm_bytes",
                            "partial_line_sectors") else
-    MEASURED35 if name == "l2_scattered_lines_per_clk" else MEASURED2
+    MEASURED35 if name == "l2_scattered_lines_per_clk" else
+    MEASURED37 if name == "atomic_pass_units" else MEASURED2
     for name in ("l1_lines_per_clk", "atomic_lane_cycles_int", "atomic_lane_cycles_float",
                  "atomic_line_pass_cycles", "atomic_latency", "branch_taken_cycles",
                  "branch_taken_issue_cycles", "wave_drain_span", "cta_drain_span", "barrier_cycles",
                  "barrier_cycles_per_warp", "barrier_arrival_cycles", "bsync_cycles", "partial_line_hbm_bytes", "atomic_units", "cta_turnaround_cycles",
                  "cta_turnaround_cycles_per_warp", "hbm_latency_under_writes", "hbm_latency_under_reads",
                  "hbm_read_spread_cost",
-                 "partial_write_spread", "partial_line_sectors", "l2_scattered_lines_per_clk")}
+                 "partial_write_spread", "partial_line_sectors", "l2_scattered_lines_per_clk", "atomic_pass_units")}
 
 
 def _microbenchmarked_as_h200(why: str) -> dict:
