@@ -355,6 +355,7 @@ class SassLaunchCounters(LaunchObserver):
         self.arrivals: dict = {}          # BSYNC instruction index -> groups of lanes that arrived there
         self.brx_extra: dict = {}         # block index -> [extra issues, their threads]
         self.lanes = np.zeros(33, dtype=np.int64)    # issued block-groups of warps by active lanes
+        self._loop_sum = None             # (program, summed RoundRecord arrays) not folded in yet
         self.sites: dict = {}
         # sites depend on the module alone: kept on its PTX program for every launch's counters
         self._site_of: dict = self.program.__dict__.setdefault("_sass_sites", {})
@@ -408,14 +409,28 @@ class SassLaunchCounters(LaunchObserver):
             served = np.cumsum(groups)[:-1]      # after each issue but the last
             extra[1] += int((groups.sum() - served).sum())
 
+    LOOP_FIELDS = ("warp_count", "lane_count", "partial", "split", "guard_true", "arrivals")
+
     def sass_compiled_rounds(self, st, record):
         """What sass_block_issued counts, for the rounds the compiled loop ran (sass/compiled/round_loop.py:
-        its blocks are value instructions, BSSY, BSYNC, a BRA to one label or an EXIT)."""
-        blocks = st.program.blocks
-        for index in record.blocks_run.tolist():
+        its blocks are value instructions, BSSY, BSYNC, a BRA to one label or an EXIT): the records of a
+        launch's calls are summed, and folded into the per-block counts once, when they are read."""
+        if self._loop_sum is None:
+            self._loop_sum = (st.program, [getattr(record, name).copy() for name in self.LOOP_FIELDS])
+            return
+        for total, name in zip(self._loop_sum[1], self.LOOP_FIELDS):
+            total += getattr(record, name)
+
+    def _fold_loop_sum(self) -> None:
+        if self._loop_sum is None:
+            return
+        program, (warp_count, lane_count, partial, split, guard_true, arrivals) = self._loop_sum
+        self._loop_sum = None
+        blocks = program.blocks
+        for index in np.flatnonzero(warp_count).tolist():
             block = blocks[index]
-            warps, threads = int(record.warp_count[index]), int(record.lane_count[index])
-            self.lanes += record.partial[index] * len(block.steps)
+            warps, threads = int(warp_count[index]), int(lane_count[index])
+            self.lanes += partial[index] * len(block.steps)
             rec = self.blocks.get(index)
             if rec is None:
                 rec = self.blocks[index] = [block, 0, 0, [0] * len(block.steps)]
@@ -423,7 +438,7 @@ class SassLaunchCounters(LaunchObserver):
             rec[2] += threads
             counts = rec[3]
             for position, guard in enumerate(block.guards):
-                counts[position] += threads if guard is None else int(record.guard_true[block.start + position])
+                counts[position] += threads if guard is None else int(guard_true[block.start + position])
             control = block.control
             if control is not None and control.ins.opcode in self.BRANCHES:
                 branch = self.branches.get(index)
@@ -431,9 +446,9 @@ class SassLaunchCounters(LaunchObserver):
                     branch = self.branches[index] = [0, 0, 0]
                 branch[0] += warps
                 branch[1] += warps
-                branch[2] += int(record.split[index])
-        for target in np.flatnonzero(record.arrivals).tolist():
-            self.arrivals[target] = self.arrivals.get(target, 0) + int(record.arrivals[target])
+                branch[2] += int(split[index])
+        for target in np.flatnonzero(arrivals).tolist():
+            self.arrivals[target] = self.arrivals.get(target, 0) + int(arrivals[target])
 
     def sass_memory_access(self, st, ins, space, kind, idx, addrs, size):
         if ins.opcode in TMA_UNIT:
@@ -460,6 +475,7 @@ class SassLaunchCounters(LaunchObserver):
         return found
 
     def _rows(self, extra: bool):
+        self._fold_loop_sum()
         for index in sorted(self.blocks):
             block, warps, threads, pred_on = self.blocks[index]
             if block.steps[0].ins.opcode == "BSYNC" and len(block.steps) == 1:
@@ -482,6 +498,7 @@ class SassLaunchCounters(LaunchObserver):
         return {site.sass.offset: (w, t, p) for _, _, site, w, t, p in self._rows(extra=False)}
 
     def branch_rows(self):
+        self._fold_loop_sum()
         for index in sorted(self.branches):
             block = self.blocks[index][0]
             executions, _, divergent = self.branches[index]
@@ -491,6 +508,7 @@ class SassLaunchCounters(LaunchObserver):
         """Metrics whose SASS-level rule differs from the PTX-level formula (warpsim.metrics.names):
         branch targets (a BRX to k targets counts max(1, k - 1)), and the instruction classes,
         which count every warp-level execution (requests count only those with a guard-true lane)."""
+        self._fold_loop_sum()
         targets = sum(b[1] for b in self.branches.values())
         divergent = sum(b[2] for b in self.branches.values())
         out = {"smsp__sass_branch_targets.sum": targets,
@@ -510,6 +528,7 @@ class SassLaunchCounters(LaunchObserver):
         return out
 
     def lane_histogram(self) -> np.ndarray:
+        self._fold_loop_sum()
         hist = self.lanes.copy()
         hist[0] = 0
         return hist
