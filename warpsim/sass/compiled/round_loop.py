@@ -32,12 +32,13 @@ import numpy as np
 from numba import njit
 
 from ...machine.events import LaunchObserver
+from ..executor.program import WAIT_BSYNC
 from .loop_table import loop_table, CTL_FALL, CTL_GUARDED, ITEM_BSSY, ITEM_SEGMENT, SEG_C, SEG_C_END, SEG_CODE, \
     SEG_CODE_END, SEG_F, SEG_F_END, SEG_FIRST, SEG_P, SEG_P_END, SEG_R, SEG_R_END
 from .machine_code import forget_if_stale
 from .places import UNKNOWN, move_lanes
 from .rounds import select_groups
-from .segment import segment_buffers
+from .segment import machine_code_allowed, segment_buffers
 from .tiled import TILE_CHUNK, run_tiled
 
 DONE, NUMPY, PENDING, DEADLOCK, STOPPED = 0, 1, 2, 3, 4
@@ -206,7 +207,7 @@ class RoundLoop:
     def __init__(self, st, table):
         self.table = table
         self.control = np.concatenate((table.control, (table.block_start + table.n_steps - 1)[:, None]), axis=1)
-        self.is_bsync = np.append(st.program.wait_kind[:-1] == 1, False)     # WAIT_BSYNC, as issues.bsync_starts
+        self.is_bsync = np.append(st.program.wait_kind[:-1] == WAIT_BSYNC, False)     # as issues.bsync_starts
         self.logging = [o for o in st.block_observers if _overrides(o, "sass_logged_warps")]
         buffers = st.select.buffers
         self.views = (buffers[0].view(np.uint64), buffers[3].view(np.uint64))
@@ -255,7 +256,6 @@ def loop_allowed(st) -> bool:
 def round_loop_for(st, engine: str):
     """The batch's RoundLoop, or None: machine code not allowed (settings engine), no segments, a block
     observer without sass_compiled_rounds, or no block the loop covers."""
-    from .segment import machine_code_allowed
     if st.select is None or not st.segments or not loop_allowed(st) \
             or not machine_code_allowed(engine, st.n, run_rounds):
         return None
