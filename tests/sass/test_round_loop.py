@@ -27,6 +27,13 @@ extern "C" __global__ void for_trips(const int* x, int* out) {
     for (int k = 0; k < (v & 15); ++k) v = v * 3 + k;
     out[i] = v;
 }
+extern "C" __global__ void long_trips(const int* x, int* out) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int v = x[i];
+    int trips = (v & 511) + 300;        // more rounds than one call of the loop runs (LOOP_ROUNDS)
+    for (int k = 0; k < trips; ++k) v = v * 3 + k;
+    out[i] = v;
+}
 extern "C" __global__ void while_trips(const int* x, int* out) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     unsigned v = x[i] + 1;
@@ -96,6 +103,10 @@ def reference(kernel: str, x: np.ndarray) -> np.ndarray:
     for i, v in enumerate(int(v) for v in x):
         if kernel == "for_trips":
             out[i] = trips_for(v)
+        elif kernel == "long_trips":
+            for k in range((v & 511) + 300):
+                v = wrap(v * 3 + k)
+            out[i] = v
         elif kernel == "while_trips":
             u, steps = (v + 1) & 0xFFFFFFFF, 0
             while u != 1 and steps < 90:
@@ -172,7 +183,7 @@ def _summary(launch) -> dict:
                                                                   "live_lanes")}}
 
 
-@pytest.mark.parametrize("kernel", ["for_trips", "while_trips", "nested_branches", "early_exits",
+@pytest.mark.parametrize("kernel", ["for_trips", "long_trips", "while_trips", "nested_branches", "early_exits",
                                     "loop_with_barrier"])
 def test_the_loop_gives_the_bits_and_counts_of_the_rounds_in_python(module, kernel, monkeypatch):
     rng = np.random.default_rng(hash(kernel) % 1000)

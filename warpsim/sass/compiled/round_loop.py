@@ -42,7 +42,7 @@ from .segment import machine_code_allowed, segment_buffers
 from .tiled import TILE_CHUNK, run_tiled
 
 DONE, NUMPY, PENDING, DEADLOCK, STOPPED = 0, 1, 2, 3, 4
-LOOP_ROUNDS = 4096      # rounds one call may run (the activity trace's log holds as many issues per warp)
+LOOP_ROUNDS = 256       # rounds one call may run (the activity trace's log holds as many issues per warp)
 
 
 @njit(cache=True, nogil=True)
