@@ -357,9 +357,8 @@ class SassLaunchCounters(LaunchObserver):
         self.lanes = np.zeros(33, dtype=np.int64)    # issued block-groups of warps by active lanes
         self._loop_sum = None             # (program, summed RoundRecord arrays) not folded in yet
         self.sites: dict = {}
-        # sites depend on the module alone: kept on its PTX program for every launch's counters
-        self._site_of: dict = self.program.__dict__.setdefault("_sass_sites", {})
-        self._ptx_of_line = self._site_of.get("ptx of line")
+        self._ptx_of_line = None
+        self._site_of: dict = {}
 
     # -------------------------------------------------------- SASS observer interface
 
@@ -463,9 +462,9 @@ class SassLaunchCounters(LaunchObserver):
 
     def site(self, sass_ins) -> SassInstructionSite:
         found = self._site_of.get(id(sass_ins))
-        if found is None or found.sass is not sass_ins:
+        if found is None:
             if self._ptx_of_line is None:
-                self._ptx_of_line = self._site_of["ptx of line"] = {}
+                self._ptx_of_line = {}
                 for fn in self.program.module.functions.values():
                     for ins in getattr(fn, "body", ()) or ():
                         if getattr(ins, "line", None) is not None:
