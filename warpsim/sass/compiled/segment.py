@@ -21,7 +21,7 @@ from .machine_code import forget_if_stale
 from .lanes import gather, scatter
 from .tiled import TILE_CHUNK, plan, run_rows, run_tiled
 from .layout import DESTS, FAMILY, FAMILY_NAMES, GUARD_INVERT, GUARD_KIND, GUARD_ROW, MAX_DESTS, MAX_SOURCES, \
-    N_DESTS, N_SOURCES, ON_ROWS, PAIR, PRED, SOURCES, UNIFORM, UPRED, UREG, WIDE, Unencodable, encode, value_table
+    N_DESTS, N_SOURCES, ON_ROWS, PRED, UNIFORM, UPRED, UREG, WIDE, Unencodable, encode, value_table
 
 FAMILY_MODULES = (moves, integer, compare, floating)
 MIN_SEGMENT = 1         # steps a segment must have to be worth one call
@@ -131,7 +131,7 @@ class Segment:
     """Steps [start, stop) of a block as encoded rows; `tiled`, where every row runs per lane on rows,
     the plan that runs it on a tile of registers (tiled.py) instead of run_segment."""
 
-    __slots__ = ("start", "stop", "code", "guarded", "specs", "tiled", "on_slices")
+    __slots__ = ("start", "stop", "code", "guarded", "specs", "tiled")
 
     def __init__(self, start: int, rows: list, guarded: list, specs: list):
         self.start, self.stop = start, start + len(rows)
@@ -139,11 +139,6 @@ class Segment:
         self.guarded = guarded
         self.specs = specs
         self.tiled = plan(self.code)
-        # a contiguous group runs it on a tile too where a row has a 64-bit operand: the NumPy step of
-        # IMAD.WIDE takes 22 ns a lane (64-bit products and sums, a split into words), the tile about 2
-        self.on_slices = self.tiled is not None and bool(
-            any(c[DESTS + 2 * d] & WIDE for c in self.code for d in range(c[N_DESTS])) or
-            any(c[SOURCES + 3 * k + 2] & PAIR for c in self.code for k in range(c[N_SOURCES])))
 
     def run(self, st, g, pred_on: list) -> None:
         buffers = segment_buffers(st, self.specs)

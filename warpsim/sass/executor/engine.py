@@ -237,16 +237,14 @@ def execute_block(st: SassState, block, g: Group) -> np.ndarray:
     pred_on = [None] * len(block.steps)
     steps = block.steps if block.control is None else block.steps[:-1]
     # machine code for lanes scattered by control flow; a contiguous run of lanes is a slice, which
-    # the NumPy steps read and write without gathering (bench/sass_profiling.py: faster there), but
-    # for 64-bit operands (Segment.on_slices), which they compute in several passes of 64-bit arrays
-    segments = st.segments.get(block.index)
-    contiguous = isinstance(g.sel, slice)
+    # the NumPy steps read and write without gathering (bench/sass_profiling.py: faster there)
+    segments = None if isinstance(g.sel, slice) else st.segments.get(block.index)
     position = -1
     while position + 1 < len(steps):
         position += 1
         if segments is not None:
             segment = segments.get(position)
-            if segment is not None and (not contiguous or segment.on_slices):   # value instructions as machine code
+            if segment is not None:             # a run of value instructions as machine code
                 segment.run(st, g, pred_on)
                 position = segment.stop - 1
                 continue
