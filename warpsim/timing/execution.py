@@ -46,10 +46,10 @@ class SiteMemory:
     cta_unique_sectors: int = 0     # distinct sectors per CTA, summed over CTAs (L1 misses of loads)
     in_step_sectors: int = 0        # warp requests' sectors another warp of the CTA first read at this load
     shared_first: tuple = ()        # of those first touches, how many were of sectors k sampled CTAs read
-    in_step_first: tuple = ()       # ... of those, the sectors the CTAs first read at the same pass of the site
-    in_step_share: float = 1.0      # of its first touches of sectors other sampled CTAs read too, the share read
-    #                                 at the same pass (1 where none is shared)
     #                                 (index k, from 2): data every CTA reads, which an SM's L1 keeps
+    in_step_first: tuple = ()       # ... of those, the sectors the CTAs first read in step (IN_STEP_WINDOW)
+    in_step_share: float = 1.0      # of its first touches of sectors other sampled CTAs read too, the share read
+    #                                 in step (1 where none is shared)
     rereads: tuple = ()             # (lines, sectors): sectors a CTA read again, by how many distinct lines
     #                                 it read since (reuse.stack_distances; bucket edges), in-step ones aside
     wavefronts: int = 0             # shared memory
@@ -516,7 +516,6 @@ class _Recorder(LaunchObserver):
         read = distinct_count(np.concatenate(self._read_sectors) >> 1) * 64 if self._read_sectors else 0
         written = distinct_count(np.concatenate(self._written_sectors)) * 32 if self._written_sectors else 0
         return read, written
-
 
     def _site_pass(self, site_index: int, warps: np.ndarray) -> np.ndarray:
         """Per lane, how many times its warp ran the site before (counted per warp slot)."""
