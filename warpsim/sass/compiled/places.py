@@ -26,6 +26,23 @@ NOT_KEPT = -2           # ... of a select that keeps none (the engine's, between
 
 
 @njit(inline="always")
+def add_lanes(place_pc, place_mask, n, p, lanes):
+    """The lanes `lanes` joined to the place at PC p (a new place where there is none): the count of
+    places, or UNKNOWN where that would be more than MAX_PLACES."""
+    q = 0
+    while q < n and place_pc[q] != p:
+        q += 1
+    if q == n:
+        if n == MAX_PLACES:
+            return UNKNOWN
+        place_pc[n] = p
+        place_mask[n] = 0
+        n += 1
+    place_mask[q] |= lanes
+    return n
+
+
+@njit(inline="always")
 def read_places(pc, base, place_pc, place_mask):
     """The places of the warp at base, from its lanes: how many, or UNKNOWN where more than MAX_PLACES."""
     n = 0
@@ -33,16 +50,9 @@ def read_places(pc, base, place_pc, place_mask):
         p = pc[base + k]
         if p < 0:
             continue
-        q = 0
-        while q < n and place_pc[q] != p:
-            q += 1
-        if q == n:
-            if n == MAX_PLACES:
-                return UNKNOWN
-            place_pc[n] = p
-            place_mask[n] = 0
-            n += 1
-        place_mask[q] |= np.int64(1) << k
+        n = add_lanes(place_pc, place_mask, n, p, np.int64(1) << k)
+        if n == UNKNOWN:
+            return UNKNOWN
     return n
 
 
@@ -132,14 +142,7 @@ def move_lanes(place_pc, place_mask, n, moved, source, jumped, jump, fell, fall)
     for target, mask in ((jump, jumped), (fall, fell)):
         if mask == 0 or target < 0:
             continue
-        q = 0
-        while q < n and place_pc[q] != target:
-            q += 1
-        if q == n:
-            if n == MAX_PLACES:
-                return UNKNOWN
-            place_pc[n] = target
-            place_mask[n] = 0
-            n += 1
-        place_mask[q] |= mask
+        n = add_lanes(place_pc, place_mask, n, target, mask)
+        if n == UNKNOWN:
+            return UNKNOWN
     return n
