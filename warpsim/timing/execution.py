@@ -375,7 +375,7 @@ class _Recorder(LaunchObserver):
         self._stores: dict = {}           # site -> list of (byte addresses, bytes each) of its global stores
         self._cta_order: list = []        # ((cta, sector) keys, site, warps, is a load, pass) of loads and stores,
         #                                   in order; a lane's pass: how many times its warp ran the site before
-        self._passes: dict = {}           # site -> {warp slot: times it ran the site}
+        self._passes: dict = {}           # site -> times each warp slot ran it (indexed by slot)
         self._atomic: dict = {}           # site -> list of (line, same, addresses, cta, line passes)
         self._store_run: list = []        # (site, (warp, byte address) keys, bytes each, sectors) of stores
         #                                   back to back to the same sectors
@@ -495,8 +495,8 @@ class _Recorder(LaunchObserver):
             np.maximum.at(high, of_sector, passes[first])
             site_passes = np.zeros(int(sites.max()) + 1, dtype=np.int64)
             for site, seen in self._passes.items():
-                if site < len(site_passes) and seen:
-                    site_passes[site] = max(seen.values())
+                if site < len(site_passes):
+                    site_passes[site] = seen.max()
             window = site_passes[sites[first]] // IN_STEP_WINDOW
             in_step = shared & ((high - low)[of_sector] <= window)
             by_readers_in_step = np.zeros_like(by_readers)
@@ -519,11 +519,15 @@ class _Recorder(LaunchObserver):
 
     def _site_pass(self, site_index: int, warps: np.ndarray) -> np.ndarray:
         """Per lane, how many times its warp ran the site before (counted per warp slot)."""
-        seen = self._passes.setdefault(site_index, {})
         slots, of_lane = np.unique(warps, return_inverse=True)
-        before = np.array([seen.get(int(w), 0) for w in slots.tolist()], dtype=np.int64)
-        for w, n in zip(slots.tolist(), before.tolist()):
-            seen[w] = n + 1
+        seen = self._passes.get(site_index)
+        if seen is None or len(seen) <= slots[-1]:
+            grown = np.zeros(int(slots[-1]) + 1, dtype=np.int64)
+            if seen is not None:
+                grown[:len(seen)] = seen
+            seen = self._passes[site_index] = grown
+        before = seen[slots]
+        seen[slots] += 1
         return before[of_lane]
 
     def _finish_atomics(self):
