@@ -67,9 +67,7 @@ def select_groups(pc, wait_kind, bsync_barrier, B, starved, rotating, last_pc, y
             live += _popcount(alive)
             ready, held, lowest, highest = bsync_places(bsync_barrier, B, base, alive, yielding, lowest, highest,
                                                         wait_kind, place_pc[w], place_mask[w], n)
-            divergent = held or (lowest != NO_PC and highest != lowest)
-            starving = starved[w] + 1 if divergent else 0
-            rotate = (rotating[w] and divergent) or starving > patience
+            starving, rotate = _rotation(held, lowest, highest, starved[w], rotating[w], patience)
             if rotate and may_switch:
                 after = after_places(place_pc[w], place_mask[w], n, ready, last_pc[w])
                 if after != NO_PC:
@@ -105,9 +103,7 @@ def select_groups(pc, wait_kind, bsync_barrier, B, starved, rotating, last_pc, y
         live += _popcount(alive)
         ready, held, lowest, highest = _bsync_waits(pc, bsync_barrier, B, base, alive, at_bsync, yielding,
                                                     lowest, highest)
-        divergent = held or (lowest != NO_PC and highest != lowest)     # ready lanes at two PCs
-        starving = starved[w] + 1 if divergent else 0
-        rotate = (rotating[w] and divergent) or starving > patience
+        starving, rotate = _rotation(held, lowest, highest, starved[w], rotating[w], patience)
         if rotate and may_switch:
             after = NO_PC
             for k in range(32):
@@ -130,6 +126,16 @@ def select_groups(pc, wait_kind, bsync_barrier, B, starved, rotating, last_pc, y
     groups = _group_by_pc(wait_kind.shape[0], n_warps, warp_pc, first_chosen, picked, count,
                           chosen, group_pc, bounds, run_warp, run_start, run_lanes, group_runs)
     return groups, live
+
+
+@njit(inline="always")
+def _rotation(held, lowest, highest, starved, rotating, patience):
+    """(starvation count, whether the warp rotates) of a warp whose ready lanes stand at PCs lowest to
+    highest (some held at a BSYNC: `held`): a divergent warp's count grows, and it rotates where it
+    rotated before or has starved past `patience`."""
+    divergent = held or (lowest != NO_PC and highest != lowest)     # ready lanes at two PCs
+    starving = starved + 1 if divergent else 0
+    return starving, (rotating and divergent) or starving > patience
 
 
 @njit(inline="always")
