@@ -16,6 +16,17 @@ extern "C" __global__ void gather(float* out, const float* in, int n, int stride
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) out[i] = in[(long long)i * stride] * 3.0f;
 }
+extern "C" __global__ void reread(float* out, const float* in, int n, int strong) {
+    // every thread reads its CTA's 256 floats twice, a pass apart: plain loads find them in L1 again
+    int base = blockIdx.x * blockDim.x;
+    float acc = 0.0f;
+    for (int pass = 0; pass < 2; ++pass)
+        for (int k = 0; k < 8; ++k) {
+            const float* p = in + base + (threadIdx.x + 32 * k) % blockDim.x;
+            acc += strong ? __ldcg(p) : *p;
+        }
+    if (base + threadIdx.x < n) out[base + threadIdx.x] = acc;
+}
 extern "C" __global__ void add_at(int* acc, const int* in, int n, int per_warp) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) atomicAdd(&acc[per_warp ? (i >> 5) : i], in[i]);
@@ -52,6 +63,23 @@ def test_partly_written_sectors_are_counted_and_cost_hbm_time(mod):
     assert partial[1] == 0                       # whole sectors: no fill from HBM
     assert partial[2] > 0 and partial[8] > partial[2]
     assert times[8] > times[2] > times[1]
+
+
+def test_strong_loads_send_every_reread_to_the_l2(mod):
+    from warpsim.timing.model import KernelCosts
+    n = 1 << 16
+    x = ws.asarray(np.random.default_rng(3).random(n, dtype=np.float32))
+    out = ws.zeros(n, dtype=np.float32)
+    misses = {}
+    for strong in (0, 1):
+        ex = _run(mod, "reread", n // 256, 256, (out, x, np.int32(n), np.int32(strong)), record=True)
+        expected = sum(x.get()[:256][(np.arange(256)[:, None] + 32 * np.arange(8)) % 256].sum(axis=1) for _ in range(2))
+        np.testing.assert_allclose(out.get()[:256], expected, rtol=1e-5)       # CTA 0 is sampled
+        costs = KernelCosts(ex, gpu_preset("h200"), 132, 0.0)
+        loads = {i: m for i, m in ex.memory.items() if m.kind == "load" and m.space == "global"}
+        misses[strong] = sum(costs.misses[i] for i in loads) / sum(m.cta_unique_sectors for m in loads.values())
+    assert misses[0] == pytest.approx(1.0)       # a CTA's first touches reach the L2, its re-reads hit L1
+    assert misses[1] >= 15.9                     # ld.global.cg: 8 loads x 2 passes of the same sectors
 
 
 def test_atomics_on_one_address_per_warp_are_bound_by_the_slices_a_wave_reaches(mod):

@@ -121,10 +121,14 @@ def capacity_misses(m, l1_lines: float) -> float:
     return float(n @ (1.0 - kept_share(lines / max(1.0, l1_lines))))
 
 
+def _is_strong(ins) -> bool:
+    return any(mod.startswith("STRONG") for mod in ins.mods)
+
+
 def keeps_in_l1(ins) -> bool:
     """Whether a load's sectors stay in L1 for its CTA's next reads (a plain LDG; not LDG.STRONG,
     ld.global.cg or volatile, nor the async copies)."""
-    return ins.opcode == "LDG" and not any(mod.startswith("STRONG") for mod in ins.mods)
+    return ins.opcode == "LDG" and not _is_strong(ins)
 
 
 def l1_misses(ex, i: int, m, ctas_per_sm: float, overflow: float = 0.0) -> float:
@@ -132,14 +136,16 @@ def l1_misses(ex, i: int, m, ctas_per_sm: float, overflow: float = 0.0) -> float
     too that an SM's L1 already holds. An SM fetches a sector every CTA reads once, for its first CTA
     reading it, and keeps it for the others (eleventh batch: a table each of 8,448 CTAs reads, up to
     160 KB beside 64 KB of data each CTA streams, reaches L2 0.00-0.03 times a CTA). A sector k of the
-    S sampled CTAs read is read by k / S of the ctas_per_sm an SM runs. Loads that bypass L1
-    (LDG.STRONG: ld.global.cg, volatile) and LDGSTS keep their first touches. The TMA unit's copies and
-    cp.async.cg (LDGSTS.BYPASS) never look in L1: every sector they read is one the L2 serves
-    (eighteenth batch: CTAs loading the same four TMA boxes over and over drew 8.1 TB/s from the L2).
+    S sampled CTAs read is read by k / S of the ctas_per_sm an SM runs. LDGSTS (cp.async.ca) keeps its
+    first touches. The TMA unit's copies, cp.async.cg (LDGSTS.BYPASS) and strong loads (LDG.STRONG:
+    ld.global.cg, volatile, relaxed) never look in L1: every sector they read is one the L2 serves
+    (eighteenth batch: CTAs loading the same four TMA boxes over and over drew 8.1 TB/s from the L2;
+    thirty-seventh: ld.global.cg walks whose CTAs read each line twice, 32 iterations apart, made an L2
+    request of every line they read, 19.6M for 17.3M lines).
     A plain LDG's re-reads miss too where the lines its CTA read in between overflow its share of the
     L1: `overflow` sectors (capacity_misses)."""
     ins = ex.function.instructions[i]
-    if ins.opcode in TMA_UNIT or (ins.opcode == "LDGSTS" and "BYPASS" in ins.mods):
+    if ins.opcode in TMA_UNIT or (ins.opcode == "LDGSTS" and "BYPASS" in ins.mods) or _is_strong(ins):
         return float(m.sectors)
     if not keeps_in_l1(ins):
         return float(m.cta_unique_sectors)
