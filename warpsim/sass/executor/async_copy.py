@@ -230,7 +230,7 @@ def _tma(ins):
 
 
 def _copy_box(st, ins, g, rank: int, box_row: int, map_row: int, into_shared: bool) -> None:
-    _, firsts = g.warp_lanes()
+    firsts = g.warp_runs()[1]
     slots = g.idx[firsts]
     maps = _uniform(st, slots, map_row) | (_uniform(st, slots, map_row + 1) << 32)
     shared_row = box_row
@@ -305,7 +305,7 @@ def _bulk_copy(st, ins, g, dst_row: int, src_row: int, size_row: int) -> None:
     into, out_of = ("cluster" if m == "S" else "global" for m in ins.mods)
     if out_of == "cluster":
         out_of = "shared"                           # the source of .S.S is shared::cta
-    _, firsts = g.warp_lanes()
+    firsts = g.warp_runs()[1]
     for slot in g.idx[firsts]:
         units = int(st.UR[size_row][slot])
         if units >> 16:

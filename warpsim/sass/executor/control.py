@@ -235,9 +235,8 @@ def bssy(ins):
     k = _barrier_number(ins)
 
     def run(st, g):
-        lanes, _ = g.warp_lanes()
-        st.B[k][lanes] = False
-        st.B[k][g.idx] = True
+        st.B[k].reshape(-1, 32)[g.warp_runs()[0]] = False
+        st.B[k][g.sel] = True
     return Step(ins, run)
 
 
@@ -272,16 +271,16 @@ def bmov(ins):
         def run(st, g):
             write(st, g, warp_bits(st.B[k])[g.idx >> 5].astype(U32))
             if clear:
-                st.B[k][g.warp_lanes()[0]] = False
+                st.B[k].reshape(-1, 32)[g.warp_runs()[0]] = False
         return Step(ins, run)
     if to.kind != "barrier" or "CLEAR" in ins.mods:
         raise Unsupported("operand form")
     k, read = to.number, source(frm)
 
     def restore(st, g):
-        lanes, first = g.warp_lanes()
+        warps, first, _ = g.warp_runs()
         mask = np.broadcast_to(np.asarray(read(st, g), dtype=U32), g.idx.shape)[first]  # a warp-wide value
-        st.B[k][lanes] = ((mask[:, None] >> np.arange(32, dtype=U32)) & U32(1)) != 0
+        st.B[k].reshape(-1, 32)[warps] = ((mask[:, None] >> np.arange(32, dtype=U32)) & U32(1)) != 0
     return Step(ins, restore)
 
 

@@ -107,7 +107,7 @@ def r2ur(ins):
         value = np.asarray(read(st, g))
         before = left_before(st, g) if left_before is not None else False
         write(st, g, value)
-        _, first = g.warp_lanes()
+        first = g.warp_runs()[1]
         taken = value[first][np.searchsorted(first, np.arange(g.n), side="right") - 1]
         write_left(st, g, (value != taken) | before)
     return Step(ins, run)

@@ -164,9 +164,9 @@ def _uniform_store(rows, row, g, value):
         else:
             rows[row][sel].reshape(-1, 32)[:] = value.reshape(-1, 32)[:, :1]
         return
-    lanes, first = g.warp_lanes()
+    warps, first, _ = g.warp_runs()
     per_warp = value if value.ndim == 0 else value[first][:, None]
-    rows[row][lanes] = per_warp
+    rows[row].reshape(-1, 32)[warps] = per_warp        # (a batch holds whole warps: one row of 32 each)
 
 
 def dest(op, bits: int = 32):
