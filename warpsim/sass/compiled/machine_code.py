@@ -17,11 +17,13 @@ import pathlib
 from ...cache import write_atomically
 
 HERE = pathlib.Path(__file__).parent
-SOURCES = sorted(HERE.glob("*.py")) + [HERE.parent / "executor" / "program.py"]
+SOURCES = sorted(HERE.glob("*.py")) + [HERE.parent / "executor" / "program.py",
+                                        HERE.parent.parent / "machine" / "compiled" / "borrowed.py"]
 
 
 def tier_digest() -> str:
-    """A digest of the tier's sources (and the wait kinds of executor/program.py that rounds.py reads)."""
+    """A digest of the tier's sources (and the wait kinds of executor/program.py that rounds.py reads, and
+    machine/compiled/borrowed.py, which the loops inline)."""
     return hashlib.sha256(b"".join(path.read_bytes() for path in SOURCES)).hexdigest()[:24]
 
 

@@ -35,6 +35,7 @@ from ...machine.events import LaunchObserver
 from ..executor.program import WAIT_BSYNC
 from .loop_table import loop_table, CTL_FALL, CTL_GUARDED, ITEM_BSSY, ITEM_SEGMENT, SEG_C, SEG_C_END, SEG_CODE, \
     SEG_CODE_END, SEG_F, SEG_F_END, SEG_FIRST, SEG_P, SEG_P_END, SEG_R, SEG_R_END
+from ...machine.compiled.borrowed import borrowed
 from .machine_code import forget_if_stale
 from .places import UNKNOWN, move_lanes
 from .rounds import select_groups
@@ -55,7 +56,15 @@ def run_rounds(limit, pc, wait_kind, bsync_barrier, B, starved, rotating, last_p
                log_row, log_block, log_lanes, log_len, place_pc, place_mask, n_places, out):
     """Runs rounds (see the module docstring); returns the status. out gets [rounds run, the warp
     instructions they issued (st.clock's step), groups of the last round selected, live lanes, groups of
-    it the loop ran]."""
+    it the loop ran]. The arrays it slices or takes rows of are borrowed (borrowed.py)."""
+    code, local, segment, items, control = borrowed(code), borrowed(local), borrowed(segment), borrowed(items), \
+        borrowed(control)
+    picked, chosen, picked_u, chosen_u, guard_true = borrowed(picked), borrowed(chosen), borrowed(picked_u), \
+        borrowed(chosen_u), borrowed(guard_true)
+    r_rows, r_uniform, r_read, r_written = borrowed(r_rows), borrowed(r_uniform), borrowed(r_read), borrowed(r_written)
+    p_rows, p_uniform, p_read, p_written = borrowed(p_rows), borrowed(p_uniform), borrowed(p_read), borrowed(p_written)
+    constants, fixed, P, UP, place_pc, place_mask = borrowed(constants), borrowed(fixed), borrowed(P), borrowed(UP), \
+        borrowed(place_pc), borrowed(place_mask)
     for w in range(n_places.shape[0]):                      # the engine may have moved lanes since the last call
         n_places[w] = UNKNOWN
     rounds = 0

@@ -19,6 +19,7 @@ from numba import njit
 
 from ..executor.program import NO_WAIT, WAIT_BSYNC
 from ..executor.state import PT_ROW, Group
+from ...machine.compiled.borrowed import borrowed
 from .machine_code import forget_if_stale
 from .places import MAX_PLACES, NOT_KEPT, UNKNOWN, after_places, bsync_places, mask_at, read_places, scan_places
 
@@ -39,7 +40,11 @@ def select_groups(pc, wait_kind, bsync_barrier, B, starved, rotating, last_pc, y
     one that picks those at the PC it issues; lanes at a BSYNC are read once more, with the members
     of its barrier. Its starvation count, rotation and last PC are written after every warp is known
     to need no operands. Where the round loop keeps a warp's places (n_places[w] >= 0, places.py), they
-    stand for its lanes' PCs; UNKNOWN ones are read from the lanes first; NOT_KEPT: none are kept."""
+    stand for its lanes' PCs; UNKNOWN ones are read from the lanes first; NOT_KEPT: none are kept.
+    The arrays the inlined helpers take once a warp (a warp's places several times) are borrowed
+    (borrowed.py: no reference counts)."""
+    place_pc, place_mask, B, pc, wait_kind, bsync_barrier = (borrowed(place_pc), borrowed(place_mask), borrowed(B),
+                                                             borrowed(pc), borrowed(wait_kind), borrowed(bsync_barrier))
     n_warps = pc.shape[0] // 32
     n_yields = yields.shape[0]
     live = 0

@@ -24,6 +24,7 @@ import numpy as np
 from numba import njit
 
 from . import compare, floating, integer, moves
+from ...machine.compiled.borrowed import borrowed
 from .lanes import HIGH32, M32, ZERO64, modified
 from ..executor.state import PT_ROW
 from .layout import ABS, DESTS, FAMILY, GUARD_KIND, GUARD_INVERT, GUARD_ROW, INV, N_DESTS, N_SOURCES, NEG, \
@@ -132,7 +133,11 @@ def run_tiled(code, local, R, P, UR, UP, values, idx, counts, r_rows, r_uniform,
     tile's rows; idx: the group's lanes as uint64 (an unsigned index needs no test for a negative one:
     the copies in and out take half the time). tile, tile_p: a row per register and predicate touched,
     of TILE_CHUNK lanes; on: a row for a guard; T, TB: rows for sources that are no plain tile row;
-    O, OB: the families' result rows, as run_segment's."""
+    O, OB: the families' result rows, as run_segment's. Every array it takes a row or a slice of is
+    borrowed (borrowed.py): those views count no references."""
+    code, local, R, P, UR, UP, idx = borrowed(code), borrowed(local), borrowed(R), borrowed(P), borrowed(UR), \
+        borrowed(UP), borrowed(idx)
+    tile, tile_p, T, TB, O, OB = borrowed(tile), borrowed(tile_p), borrowed(T), borrowed(TB), borrowed(O), borrowed(OB)
     n = idx.shape[0]
     for r in range(constants.shape[0]):                 # 0. the constant rows, for every chunk
         row = tile[constants[r, 0]]
