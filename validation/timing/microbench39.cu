@@ -55,3 +55,40 @@ PACKED(hmul2, __half2, 2, 1) PACKED(hmul2, __half2, 2, 8)
 PACKED(bfma2, __nv_bfloat162, 0, 1) PACKED(bfma2, __nv_bfloat162, 0, 8)
 extern "C" __global__ void mb39_ffma_c1(float* out, const float* in, int steps) { ffma_chains<1>(out, in, steps); }
 extern "C" __global__ void mb39_ffma_c8(float* out, const float* in, int steps) { ffma_chains<8>(out, in, steps); }
+
+// Part two: shared-memory loads of 4, 8 and 16 bytes a lane, every lane of a warp reading one
+// element (a broadcast: 1, 1 and 2 wavefronts on the H200, validation/shared_wavefronts) or lane i
+// its own element i (1, 2 and 4 wavefronts), 8 independent loads a step, 64 warps an SM. The cycles an
+// SM spends per load say whether a 16-byte broadcast costs its 2 wavefronts or a pass per 128 bytes
+// its lanes receive (4): the timing model charges the latter, from set 1's matmul_tiled_512 (-5%,
+// -24% at the wavefronts alone), and is 15-20% slow on the 32 x 32 tiled matmuls of sets 2 and 4.
+template <typename T, int DISTINCT>
+__device__ __forceinline__ void shared_loads(float* out, int steps) {
+    __shared__ T s[512];
+    for (int i = threadIdx.x; i < 512; i += blockDim.x) {
+        float v = 1.0f + 0.001f * i;
+        T* p = s + i;
+        float* f = reinterpret_cast<float*>(p);
+        for (int c = 0; c < (int)(sizeof(T) / 4); ++c) f[c] = v + c;
+    }
+    __syncthreads();
+    const int lane = threadIdx.x & 31;
+    float acc = 0.f;
+    for (int step = 0; step < steps; ++step) {
+#pragma unroll
+        for (int u = 0; u < 8; ++u) {
+            int at = DISTINCT ? lane + 32 * ((step + u) & 15) : ((step * 8 + u) & 511);
+            T v = s[at];
+            const float* f = reinterpret_cast<const float*>(&v);
+#pragma unroll
+            for (int c = 0; c < (int)(sizeof(T) / 4); ++c) acc += f[c];
+        }
+    }
+    out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+}
+
+#define SHARED(name, T, D) \
+    extern "C" __global__ void mb39_lds_##name(float* out, int steps) { shared_loads<T, D>(out, steps); }
+SHARED(w4_bcast, float, 0) SHARED(w4_distinct, float, 1)
+SHARED(w8_bcast, float2, 0) SHARED(w8_distinct, float2, 1)
+SHARED(w16_bcast, float4, 0) SHARED(w16_distinct, float4, 1)
