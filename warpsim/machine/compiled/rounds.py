@@ -18,6 +18,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .borrowed import borrowed
+
 NO_PC = np.iinfo(np.int64).max
 RUNNING = 0
 
@@ -91,7 +93,10 @@ def group_by_block(pc, status, warp_pc, ran, first_slot):
 
 @njit(cache=True, nogil=True)
 def select_groups(pc, status, starved, rotating, last_pc, patience, independent):
-    """One round's select: per warp the block it issues, then the groups by block."""
+    """One round's select: per warp the block it issues, then the groups by block. scan_warp and choose,
+    inlined, take their arrays once a warp: borrowed (borrowed.py), they count no references."""
+    pc, status, starved, rotating, last_pc = (borrowed(pc), borrowed(status), borrowed(starved), borrowed(rotating),
+                                              borrowed(last_pc))
     n_warps = pc.shape[0] // 32
     warp_pc = np.empty(n_warps, dtype=np.int64)
     for w in range(n_warps):
