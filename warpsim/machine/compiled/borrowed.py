@@ -8,7 +8,7 @@ round, its tile code a few dozen an instruction per chunk of lanes: on collatz
 `lock decq` in NRT_MemInfo_acquire/release). `borrowed(array)` is the same array with no owner: its
 views count nothing. (The PTX tier's round loop spends a quarter of collatz's plain run there too,
 but borrowing its arrays moved LLVM's code both ways: collatz 27 -> 17 ms, row_dot 32 -> 44 ms; it
-keeps its counts.) The caller holds the array itself for as long as they are used
+keeps its counts. Its select phase, rounds.select_groups, borrows.) The caller holds the array itself for as long as they are used
 (every use here is within one call that was handed the array).
 """
 
