@@ -7,6 +7,16 @@
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 
+__device__ __forceinline__ __half2 fma_of(__half2 a, __half2 b, __half2 c) { return __hfma2(a, b, c); }
+__device__ __forceinline__ __nv_bfloat162 fma_of(__nv_bfloat162 a, __nv_bfloat162 b, __nv_bfloat162 c) {
+    return __hfma2(a, b, c);
+}
+__device__ __forceinline__ float fma_of(float a, float b, float c) { return fmaf(a, b, c); }
+template <typename T> __device__ __forceinline__ T add_of(T a, T b) { return __hadd2(a, b); }
+template <> __device__ __forceinline__ float add_of(float a, float b) { return a + b; }
+template <typename T> __device__ __forceinline__ T mul_of(T a, T b) { return __hmul2(a, b); }
+
+// OP 0: a * m + k (HFMA2, HFMA2.BF16 or FFMA by T); 1: a + k (HADD2); 2: a * m (HMUL2)
 template <typename T, int OP, int C>
 __device__ __forceinline__ void chains(T* out, const T* in, int steps) {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
@@ -18,32 +28,14 @@ __device__ __forceinline__ void chains(T* out, const T* in, int steps) {
     for (int s = 0; s < steps; ++s) {
 #pragma unroll
         for (int c = 0; c < C; ++c) {
-            if (OP == 0) v[c] = __hfma2(v[c], m, k);
-            if (OP == 1) v[c] = __hadd2(v[c], k);
-            if (OP == 2) v[c] = __hmul2(v[c], m);
+            if constexpr (OP == 0) v[c] = fma_of(v[c], m, k);
+            if constexpr (OP == 1) v[c] = add_of(v[c], k);
+            if constexpr (OP == 2) v[c] = mul_of(v[c], m);
         }
     }
     T acc = v[0];
 #pragma unroll
-    for (int c = 1; c < C; ++c) acc = __hadd2(acc, v[c]);
-    out[t] = acc;
-}
-
-template <int C>
-__device__ __forceinline__ void ffma_chains(float* out, const float* in, int steps) {
-    int t = blockIdx.x * blockDim.x + threadIdx.x;
-    const float m = in[0], k = in[1];
-    float v[C];
-#pragma unroll
-    for (int c = 0; c < C; ++c) v[c] = in[2 + (t + c) % 64];
-#pragma unroll 4
-    for (int s = 0; s < steps; ++s) {
-#pragma unroll
-        for (int c = 0; c < C; ++c) v[c] = fmaf(v[c], m, k);
-    }
-    float acc = v[0];
-#pragma unroll
-    for (int c = 1; c < C; ++c) acc += v[c];
+    for (int c = 1; c < C; ++c) acc = add_of(acc, v[c]);
     out[t] = acc;
 }
 
@@ -53,8 +45,7 @@ PACKED(hfma2, __half2, 0, 1) PACKED(hfma2, __half2, 0, 8)
 PACKED(hadd2, __half2, 1, 1) PACKED(hadd2, __half2, 1, 8)
 PACKED(hmul2, __half2, 2, 1) PACKED(hmul2, __half2, 2, 8)
 PACKED(bfma2, __nv_bfloat162, 0, 1) PACKED(bfma2, __nv_bfloat162, 0, 8)
-extern "C" __global__ void mb39_ffma_c1(float* out, const float* in, int steps) { ffma_chains<1>(out, in, steps); }
-extern "C" __global__ void mb39_ffma_c8(float* out, const float* in, int steps) { ffma_chains<8>(out, in, steps); }
+PACKED(ffma, float, 0, 1) PACKED(ffma, float, 0, 8)
 
 // Part two: shared-memory loads of 4, 8 and 16 bytes a lane, every lane of a warp reading one
 // element (a broadcast: 1, 1 and 2 wavefronts on the H200, validation/shared_wavefronts) or lane i
