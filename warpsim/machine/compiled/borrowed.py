@@ -6,10 +6,11 @@ an array handed to a function inlined into a loop. The SASS round loop makes suc
 round, its tile code a few dozen an instruction per chunk of lanes: on collatz
 (bench/sass_profiling.py) those atomics were a fifth of the SASS run's time (perf: `lock incq` and
 `lock decq` in NRT_MemInfo_acquire/release). `borrowed(array)` is the same array with no owner: its
-views count nothing. (The PTX tier's round loop spends a quarter of collatz's plain run there too,
-but borrowing its arrays moved LLVM's code both ways: collatz 27 -> 17 ms, row_dot 32 -> 44 ms; it
-keeps its counts. Its select phase, rounds.select_groups, borrows.) The caller holds the array itself for as long as they are used
-(every use here is within one call that was handed the array).
+views count nothing. The caller holds the array itself for as long as they are used (every use
+here is within one call that was handed the array). The PTX tier's select phase
+(rounds.select_groups) borrows too; its round loop spends a quarter of collatz's plain run in those
+atomics, but borrowing its arrays moved LLVM's code both ways (collatz 27 -> 17 ms, row_dot 32 -> 44
+ms), so it keeps its counts.
 """
 
 from __future__ import annotations
