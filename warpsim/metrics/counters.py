@@ -34,10 +34,7 @@ from ..ptx.ir import Sink
 from ..sass.executor.async_copy import TMA_UNIT
 from ..sass.issues import Departures, brx_targets
 from ..semantics.addresses import SHARED_WINDOW, local_hardware_bytes, window_offsets
-from .sectors import global_counts
-
-SECTOR_SHIFT = 5          # 32-byte sectors
-LINE_SHIFT = 7            # 128-byte cache lines
+from .sectors import LINE_SHIFT, SECTOR_SHIFT, global_counts
 
 
 # ---------------------------------------------------------------- request arithmetic
