@@ -344,10 +344,23 @@ def cudaLaunchKernel(context, function, grid, block, args, shared_mem, stream):
 
 
 def _launch(context, host_function, grid, block, args, shared_mem, stream, cooperative=False, cluster_dims=None) -> int:
-    if host_function not in context.kernels:
-        return context.fail(CODES["cudaErrorInvalidDeviceFunction"])
     if stream and stream not in context.streams and stream not in (1, 2):
         return context.fail(INVALID_HANDLE)
+    prepared = prepare_launch(context, host_function, grid, block, args, shared_mem, cooperative)
+    if isinstance(prepared, int):
+        return prepared
+    loaded, name, params, cooperative = prepared
+    work = functools.partial(_run_kernel, context, loaded, name, grid, block, params, shared_mem, stream, cooperative,
+                             cluster_dims)
+    return _now_or_captured(context, stream, NODE_KERNEL, work)
+
+
+def prepare_launch(context, host_function, grid, block, args, shared_mem, cooperative=False):
+    """What a launch of host_function needs, read now as CUDA reads it at the call (a graph's kernel
+    node keeps it): (loaded module, kernel name, parameter bytes, cooperative), or the cudaError_t to
+    return instead."""
+    if host_function not in context.kernels:
+        return context.fail(CODES["cudaErrorInvalidDeviceFunction"])
     module, name = context.kernels[host_function]
     if not cooperative and _reads_grid_workspace(context, module, name):
         fits = _co_resident_limit(context, host_function, block, shared_mem)
@@ -385,10 +398,7 @@ def _launch(context, host_function, grid, block, args, shared_mem, stream, coope
     for index, (_, offset, nbytes, _, _) in enumerate(layout):
         pointer = ctypes.c_uint64.from_address(args + 8 * index).value
         params[offset:offset + nbytes] = ctypes.string_at(pointer, nbytes)
-    if _captured(context, stream, functools.partial(_run_kernel, context, loaded, name, grid, block, bytes(params),
-                                                    shared_mem, stream, cooperative, cluster_dims)):
-        return SUCCESS
-    return _run_kernel(context, loaded, name, grid, block, bytes(params), shared_mem, stream, cooperative, cluster_dims)
+    return loaded, name, bytes(params), cooperative
 
 
 def _run_kernel(context, loaded, name, grid, block, params: bytes, shared_mem, stream, cooperative, cluster_dims) -> int:
@@ -458,14 +468,24 @@ def _sass_sample(context, loaded, name, grid, block, params: bytes, shared_mem, 
         return None
 
 
-def _captured(context, stream: int, work) -> bool:
+NODE_KERNEL, NODE_MEMCPY, NODE_MEMSET, NODE_HOST = 0, 1, 2, 3   # cudaGraphNodeType of the calls a capture takes
+
+
+def _captured(context, stream: int, work, kind: int) -> bool:
     """If `stream` is capturing into a graph (cudaStreamBeginCapture), add `work` (a callable
-    returning a cudaError_t, run when the graph is launched) as its next node: True."""
+    returning a cudaError_t, run when the graph is launched) as its next node, of cudaGraphNodeType
+    `kind`: True."""
     graph = context.captures.get(stream)
     if graph is None:
         return False
-    graph.nodes.append(work)
+    graph.capture(kind, work, context.new_handle())
     return True
+
+
+def _now_or_captured(context, stream: int, kind: int, work) -> int:
+    """Run `work` (a callable returning a cudaError_t) now, or, where `stream` is capturing, add it
+    to the capture as a node of cudaGraphNodeType `kind`."""
+    return SUCCESS if _captured(context, stream, work, kind) else work()
 
 
 def _refused_while_capturing(context, stream: int) -> int:
@@ -782,9 +802,7 @@ def cudaMemcpyAsync(context, dst, src, count, kind, stream):
         return context.fail(INVALID_HANDLE)
     if kind not in MEMCPY_KINDS:
         return context.fail(CODES["cudaErrorInvalidMemcpyDirection"])
-    if _captured(context, stream, functools.partial(_copy, context, dst, src, count, stream)):
-        return SUCCESS
-    return _copy(context, dst, src, count, stream)
+    return _now_or_captured(context, stream, NODE_MEMCPY, functools.partial(_copy, context, dst, src, count, stream))
 
 
 @call()
@@ -812,9 +830,8 @@ def _time_memset(context, count: int) -> None:
 def cudaMemsetAsync(context, address, value, count, stream):
     if not _known_stream(context, stream):
         return context.fail(INVALID_HANDLE)
-    if _captured(context, stream, functools.partial(cudaMemset.__wrapped__, context, address, value, count)):
-        return SUCCESS
-    return cudaMemset.__wrapped__(context, address, value, count)
+    return _now_or_captured(context, stream, NODE_MEMSET,
+                            functools.partial(cudaMemset.__wrapped__, context, address, value, count))
 
 
 @call()
@@ -854,12 +871,18 @@ def cudaMemcpyFromSymbol(context, dst, symbol, count, offset, kind):
 
 @call()
 def cudaMemcpyToSymbolAsync(context, symbol, src, count, offset, kind, stream):
-    return cudaMemcpyToSymbol.__wrapped__(context, symbol, src, count, offset, kind)
+    if not _known_stream(context, stream):
+        return context.fail(INVALID_HANDLE)
+    return _now_or_captured(context, stream, NODE_MEMCPY, functools.partial(
+        cudaMemcpyToSymbol.__wrapped__, context, symbol, src, count, offset, kind))
 
 
 @call()
 def cudaMemcpyFromSymbolAsync(context, dst, symbol, count, offset, kind, stream):
-    return cudaMemcpyFromSymbol.__wrapped__(context, dst, symbol, count, offset, kind)
+    if not _known_stream(context, stream):
+        return context.fail(INVALID_HANDLE)
+    return _now_or_captured(context, stream, NODE_MEMCPY, functools.partial(
+        cudaMemcpyFromSymbol.__wrapped__, context, dst, symbol, count, offset, kind))
 
 
 @call()
@@ -1150,7 +1173,8 @@ def cudaMemcpy2D(context, dst, dpitch, src, spitch, width, height, kind):
 def cudaMemcpy2DAsync(context, dst, dpitch, src, spitch, width, height, kind, stream):
     if not _known_stream(context, stream):
         return context.fail(INVALID_HANDLE)
-    return _copy_2d(context, dst, dpitch, src, spitch, width, height, kind, stream)
+    return _now_or_captured(context, stream, NODE_MEMCPY, functools.partial(
+        _copy_2d, context, dst, dpitch, src, spitch, width, height, kind, stream))
 
 
 @call()
@@ -1170,7 +1194,8 @@ def cudaMemset2D(context, address, pitch, value, width, height):
 def cudaMemset2DAsync(context, address, pitch, value, width, height, stream):
     if not _known_stream(context, stream):
         return context.fail(INVALID_HANDLE)
-    return cudaMemset2D.__wrapped__(context, address, pitch, value, width, height)
+    return _now_or_captured(context, stream, NODE_MEMSET, functools.partial(
+        cudaMemset2D.__wrapped__, context, address, pitch, value, width, height))
 
 
 # --- pointers and host memory -------------------------------------------------------------
@@ -1281,7 +1306,7 @@ def cudaLaunchHostFunc(context, stream, function, user_data):
         return context.fail(INVALID_HANDLE)
     if not function:
         return context.fail(INVALID_VALUE)
-    if _captured(context, stream, lambda: HOST_FUNCTION(function)(user_data) or SUCCESS):
+    if _captured(context, stream, lambda: HOST_FUNCTION(function)(user_data) or SUCCESS, NODE_HOST):
         return SUCCESS
     HOST_FUNCTION(function)(user_data)       # the stream's earlier work is done: it runs now
     return SUCCESS

@@ -47,6 +47,8 @@ ERRORS = {
     801: ("cudaErrorNotSupported", "operation not supported"),
     900: ("cudaErrorStreamCaptureUnsupported", "operation not permitted when stream is capturing"),
     901: ("cudaErrorStreamCaptureInvalidated", "operation failed due to a previous error during capture"),
+    910: ("cudaErrorGraphExecUpdateFailure", "the graph update was not performed because it included changes which "
+          "violated constraints specific to instantiated graph update"),
     912: ("cudaErrorInvalidClusterSize", "a kernel launch error has occurred due to cluster misconfiguration"),
     999: ("cudaErrorUnknown", "unknown error"),
 }

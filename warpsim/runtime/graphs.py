@@ -1,44 +1,92 @@
-"""CUDA graphs made by stream capture, instantiated and launched, with CUDA's error codes.
+"""CUDA graphs, made by stream capture or node by node, instantiated, updated and launched, with CUDA's
+error codes.
 
-cudaStreamBeginCapture makes a stream record its work instead of running it:
-kernel launches (with their parameter bytes as they were at the launch call, as
-CUDA copies them), cudaMemcpyAsync, cudaMemsetAsync and cudaLaunchHostFunc each
-become the next node of the stream's graph (calls._captured); a call that waits
-for the stream (cudaStreamSynchronize, cudaStreamQuery) is refused with
-cudaErrorStreamCaptureUnsupported and invalidates the capture. cudaStreamEndCapture
-gives the graph; cudaGraphLaunch runs its nodes in capture order (one stream's
-work is a chain). cudaGraphCreate makes an empty graph; adding nodes by hand
-(cudaGraphAddKernelNode, ...) and capture across streams joined by events are not
-simulated: those calls return cudaErrorNotSupported (calls.not_supported).
+A graph is a list of nodes and the edges between them (each node's dependencies).
+
+- **Capture.** cudaStreamBeginCapture makes a stream record its work instead of running it: kernel
+  launches (their parameter bytes as they were at the launch call, as CUDA copies them), copies,
+  memsets and cudaLaunchHostFunc each become a node that depends on the one before (calls._captured:
+  one stream's work is a chain). A call that waits for the stream (cudaStreamSynchronize,
+  cudaStreamQuery) is refused with cudaErrorStreamCaptureUnsupported and invalidates the capture.
+- **By hand.** cudaGraphAdd{Kernel,Memcpy,Memcpy1D,Memset,Host,Empty,ChildGraph}Node take their
+  dependencies and their parameters, read when the node is added as CUDA reads them (a kernel's
+  argument bytes, a copy's cudaMemcpy3DParms); cudaGraphAddDependencies and RemoveDependencies edit
+  the edges; the Get* queries report nodes, roots, edges and parameters.
+- **Launch.** cudaGraphInstantiate makes an executable copy: later changes to the graph do not reach
+  it, cudaGraphExec*NodeSetParams change the copy's nodes, and cudaGraphExecUpdate gives it the
+  parameters of a graph of the same shape (node kinds and edges, node for node in the order they
+  were added), else cudaErrorGraphExecUpdateFailure and why. cudaGraphLaunch runs the copy's nodes
+  one at a time in an order that keeps every edge (the earliest added of the ready nodes first):
+  for a graph whose independent branches do not race, that is the bytes the GPU's concurrent
+  branches leave; a cycle fails at instantiation. Its kernels advance the program's clock on the
+  stream the graph is launched on.
+
+Not simulated (cudaErrorNotSupported, named once): event record and wait nodes, memory allocation
+and free nodes, conditional nodes, capture across streams joined by events.
 
 The functions register themselves in calls.IMPLEMENTED (warpsim.runtime.handlers imports this module).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import ctypes
+import heapq
+import sys
+from dataclasses import dataclass, field, replace
+from typing import Callable
 
-from .calls import INVALID_VALUE, SUCCESS, _known_stream, _say_once, _write, call
+import numpy as np
+
+from .calls import (HOST_FUNCTION, INVALID_VALUE, MEMCPY_KINDS, NODE_HOST, NODE_KERNEL, NODE_MEMCPY, NODE_MEMSET,
+                    SUCCESS, _copy, _known_stream, _run_kernel, _say_once, _time_memset, _write, call, prepare_launch)
 from .errors import CODES
+from .hoststructs import layout, offsets, read
+from .memory3d import Refusal, _copy_3d, plan
 
 INVALID_HANDLE = CODES["cudaErrorInvalidResourceHandle"]
+UPDATE_FAILURE = CODES["cudaErrorGraphExecUpdateFailure"]
 GRAPH_FLAGS = 0                      # cudaGraphCreate takes no flags (it must be 0)
 INSTANTIATE_FLAGS = 0x1 | 0x2 | 0x4 | 0x8   # AutoFreeOnLaunch, Upload, DeviceLaunch, UseNodePriority
 CAPTURE_MODES = range(3)             # cudaStreamCaptureModeGlobal, ThreadLocal, Relaxed
 LEGACY_STREAMS = (0, 1)              # the NULL stream and cudaStreamLegacy cannot capture
 CAPTURE_NONE, CAPTURE_ACTIVE, CAPTURE_INVALIDATED = 0, 1, 2      # cudaStreamCaptureStatus
 STREAM_CAPTURE_UNSUPPORTED = CODES["cudaErrorStreamCaptureUnsupported"]
+NODE_GRAPH, NODE_EMPTY = 4, 5        # cudaGraphNodeType beside calls' kernel, memcpy, memset and host
+# cudaGraphExecUpdateResult
+UPDATE_SUCCESS, UPDATE_TOPOLOGY_CHANGED, UPDATE_NODE_TYPE_CHANGED = 0, 2, 3
+EDGE_DATA_BYTES = 8                  # a cudaGraphEdgeData: ports and type, all default (0) here
+MEMSET_ELEMENTS = {1: np.uint8, 2: np.uint16, 4: np.uint32}
 
 
-@dataclass
+@dataclass(eq=False)
+class Node:
+    """One node: its cudaGraphNodeType, what running it does (stream -> cudaError_t), the parameters
+    the Get*Params calls report, the nodes it depends on, and for a child graph node its graph."""
+    kind: int
+    run: Callable[[int], int] | None
+    params: tuple = ()
+    dependencies: list = field(default_factory=list)
+    handle: int = 0
+    child: "Graph | None" = None
+    kept: object = None              # C buffers a node's parameters point into (a copy's struct, argument bytes)
+
+
+@dataclass(eq=False)
 class Graph:
-    nodes: list = field(default_factory=list)    # callables returning a cudaError_t, run in order
+    nodes: list = field(default_factory=list)    # Node objects in the order they were added
     invalidated: bool = False                    # a refused call during its capture
+    handle: int = 0
+
+    def capture(self, kind: int, work, handle: int) -> None:
+        """A call its capturing stream took: the next node of the stream's chain."""
+        self.nodes.append(Node(kind, lambda stream: work(), (), self.nodes[-1:], handle))
 
 
-@dataclass
+@dataclass(eq=False)
 class GraphExec:
-    graph_nodes: tuple
+    nodes: list                      # copies of the graph's nodes, in the order they were added
+    order: list                      # the same in launch order
+    of: dict                         # a graph node's handle -> its copy
 
 
 def _graphs(context) -> dict:
@@ -49,20 +97,121 @@ def _graph_execs(context) -> dict:
     return context.__dict__.setdefault("graph_execs", {})
 
 
+def _nodes(context) -> dict:
+    """node handle -> (Node, its Graph)."""
+    return context.__dict__.setdefault("graph_nodes", {})
+
+
+def _register(context, graph: Graph) -> int:
+    """Give a graph (and its nodes, and its child graphs') handles the program can hold."""
+    if not graph.handle:
+        graph.handle = context.new_handle()
+    _graphs(context)[graph.handle] = graph
+    for node in graph.nodes:
+        if not node.handle:
+            node.handle = context.new_handle()
+        _nodes(context)[node.handle] = (node, graph)
+        if node.child is not None:
+            _register(context, node.child)
+    return graph.handle
+
+
+def _node(context, handle: int):
+    """(Node, Graph) of a node handle, or None."""
+    return _nodes(context).get(handle)
+
+
+def _clone(graph: Graph) -> tuple[Graph, dict]:
+    """A copy of the graph with copies of its nodes (child graphs copied too); and node -> copy."""
+    copies = {}
+    for node in graph.nodes:
+        child = _clone(node.child)[0] if node.child is not None else None
+        copies[node] = replace(node, dependencies=[], handle=0, child=child)
+    for node in graph.nodes:
+        copies[node].dependencies = [copies[d] for d in node.dependencies]
+    return Graph([copies[n] for n in graph.nodes]), copies
+
+
+def _launch_order(nodes: list) -> list | None:
+    """The nodes in an order that keeps every edge, the earliest added of the ready nodes first;
+    None for a cycle."""
+    index = {node: k for k, node in enumerate(nodes)}
+    waiting = {node: len(node.dependencies) for node in nodes}
+    dependents: dict = {node: [] for node in nodes}
+    for node in nodes:
+        for d in node.dependencies:
+            dependents[d].append(node)
+    ready = [index[n] for n in nodes if not waiting[n]]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        node = nodes[heapq.heappop(ready)]
+        order.append(node)
+        for after in dependents[node]:
+            waiting[after] -= 1
+            if not waiting[after]:
+                heapq.heappush(ready, index[after])
+    return order if len(order) == len(nodes) else None
+
+
+def _run(order: list, stream: int) -> int:
+    for node in order:
+        if node.child is not None:
+            code = _run(_launch_order(node.child.nodes), stream)
+        else:
+            code = node.run(stream) if node.run is not None else SUCCESS
+        if code:
+            return code
+    return SUCCESS
+
+
+def _write_handles(count_out: int, *lists) -> None:
+    """CUDA's way of reporting lists of handles, given as (array address, handles) pairs of one length:
+    with no arrays, how many; else up to *count_out of each, the rest of each array zeroed, and
+    *count_out set to how many there are."""
+    if lists and lists[0][0]:
+        capacity = read(count_out, "Q")[0]
+        for out, handles in lists:
+            for k in range(capacity):
+                _write(out + 8 * k, "Q", handles[k] if k < len(handles) else 0)
+    _write(count_out, "Q", len(lists[0][1]) if lists else 0)
+
+
+def _zero_edge_data(out: int, count: int) -> None:
+    if out:
+        ctypes.memset(out, 0, EDGE_DATA_BYTES * count)
+
+
+def _handles_at(address: int, count: int) -> list:
+    return [read(address + 8 * k, "Q")[0] for k in range(count)]
+
+
+# --- graphs -----------------------------------------------------------------------------------
+
 @call()
 def cudaGraphCreate(context, out, flags):
     if not out or flags != GRAPH_FLAGS:
         return context.fail(INVALID_VALUE)
-    handle = context.new_handle()
-    _graphs(context)[handle] = Graph()
-    _write(out, "Q", handle)
+    _write(out, "Q", _register(context, Graph()))
     return SUCCESS
 
 
 @call()
 def cudaGraphDestroy(context, graph):
-    if _graphs(context).pop(graph, None) is None:
+    found = _graphs(context).pop(graph, None)
+    if found is None:
         return context.fail(INVALID_VALUE)
+    for node in found.nodes:
+        _nodes(context).pop(node.handle, None)
+    return SUCCESS
+
+
+@call()
+def cudaGraphClone(context, out, graph):
+    found = _graphs(context).get(graph)
+    if found is None or not out:
+        return context.fail(INVALID_VALUE)
+    _write(out, "Q", _register(context, _clone(found)[0]))
     return SUCCESS
 
 
@@ -71,19 +220,403 @@ def cudaGraphGetNodes(context, graph, nodes_out, count_out):
     found = _graphs(context).get(graph)
     if found is None or not count_out:
         return context.fail(INVALID_VALUE)
-    _write(count_out, "Q", len(found.nodes))
+    _write_handles(count_out, (nodes_out, [n.handle for n in found.nodes]))
     return SUCCESS
 
+
+@call()
+def cudaGraphGetRootNodes(context, graph, nodes_out, count_out):
+    found = _graphs(context).get(graph)
+    if found is None or not count_out:
+        return context.fail(INVALID_VALUE)
+    _write_handles(count_out, (nodes_out, [n.handle for n in found.nodes if not n.dependencies]))
+    return SUCCESS
+
+
+@call()
+def cudaGraphGetEdges(context, graph, from_out, to_out, edge_data_out, count_out):
+    found = _graphs(context).get(graph)
+    if found is None or not count_out or bool(from_out) != bool(to_out):
+        return context.fail(INVALID_VALUE)
+    edges = [(d.handle, n.handle) for n in found.nodes for d in n.dependencies]
+    if from_out:
+        _zero_edge_data(edge_data_out, min(len(edges), read(count_out, "Q")[0]))
+    _write_handles(count_out, (from_out, [a for a, _ in edges]), (to_out, [b for _, b in edges]))
+    return SUCCESS
+
+
+@call()
+def cudaGraphDebugDotPrint(context, graph, path, flags):
+    """The graph in Graphviz's DOT language: a node per graph node (its kind and, for a kernel, its
+    name and launch shape), an arrow per edge."""
+    found = _graphs(context).get(graph)
+    if found is None or not path:
+        return context.fail(INVALID_VALUE)
+    kinds = {NODE_KERNEL: "kernel", NODE_MEMCPY: "memcpy", NODE_MEMSET: "memset", NODE_HOST: "host",
+             NODE_GRAPH: "graph", NODE_EMPTY: "empty"}
+    lines = ["digraph warpsim_graph {"]
+    for k, node in enumerate(found.nodes):
+        label = kinds[node.kind]
+        if node.kind == NODE_KERNEL and node.params:
+            name, grid, block = node.params[5], node.params[1], node.params[2]
+            label = f"{name}\\n<<<{grid}, {block}>>>"
+        lines.append(f'  n{k} [label="{label}"];')
+    at = {node: k for k, node in enumerate(found.nodes)}
+    lines += [f"  n{at[d]} -> n{at[n]};" for n in found.nodes for d in n.dependencies]
+    try:
+        with open(ctypes.string_at(path).decode(errors="replace"), "w") as out:
+            out.write("\n".join(lines + ["}"]) + "\n")
+    except OSError:
+        return context.fail(CODES["cudaErrorUnknown"])
+    return SUCCESS
+
+
+# --- nodes ------------------------------------------------------------------------------------
+
+def _add(context, out, graph, dependencies, count, make) -> int:
+    """Add the node make() gives (a Node, or the cudaError_t) to a graph after its dependencies."""
+    found = _graphs(context).get(graph)
+    if not out or found is None or (count and not dependencies):
+        return context.fail(INVALID_VALUE)
+    handles = _handles_at(dependencies, count) if count else []
+    nodes = [_node(context, h) for h in handles]
+    if any(n is None or n[1] is not found for n in nodes) or len(set(handles)) != len(handles):
+        return context.fail(INVALID_VALUE)
+    node = make()
+    if isinstance(node, int):
+        return node
+    node.dependencies = [n for n, _ in nodes]
+    node.handle = context.new_handle()
+    found.nodes.append(node)
+    _nodes(context)[node.handle] = (node, found)
+    _write(out, "Q", node.handle)
+    return SUCCESS
+
+
+def _kernel_node(context, params: int):
+    """A kernel node of a cudaKernelNodeParams (its arguments' bytes read now), or the cudaError_t."""
+    if not params:
+        return context.fail(INVALID_VALUE)
+    from .native import KERNEL_NODE_FIELDS
+    at = offsets("ws_kernel_node_params_layout", KERNEL_NODE_FIELDS)
+    function = read(params + at["func"], "Q")[0]
+    grid = read(params + at["gridDim"], "III")
+    block = read(params + at["blockDim"], "III")
+    shared = read(params + at["sharedMemBytes"], "I")[0]
+    args, extra = read(params + at["kernelParams"], "Q")[0], read(params + at["extra"], "Q")[0]
+    if extra and not args:
+        _say_once(context, "kernel node extra", "warpsim: cudaGraphAddKernelNode: kernel arguments in the `extra` "
+                  "form are not simulated (pass kernelParams): cudaErrorNotSupported")
+        return context.fail(CODES["cudaErrorNotSupported"])
+    prepared = prepare_launch(context, function, grid, block, args, shared)
+    if isinstance(prepared, int):
+        return prepared or context.fail(INVALID_VALUE)
+    loaded, name, argument_bytes, cooperative = prepared
+    layout_ = loaded.params(name)
+    pieces = [ctypes.create_string_buffer(argument_bytes[offset:offset + nbytes], max(1, nbytes))
+              for _, offset, nbytes, _, _ in layout_]
+    pointers = (ctypes.c_void_p * max(1, len(pieces)))(*[ctypes.addressof(p) for p in pieces])
+
+    def run(stream):
+        return _run_kernel(context, loaded, name, grid, block, argument_bytes, shared, stream, cooperative, None)
+    return Node(NODE_KERNEL, run, (function, grid, block, shared, ctypes.addressof(pointers), name),
+                kept=(pieces, pointers))
+
+
+def _memset_node(context, params: int):
+    if not params:
+        return context.fail(INVALID_VALUE)
+    from .native import MEMSET_PARAMS_FIELDS
+    at = offsets("ws_memset_params_layout", MEMSET_PARAMS_FIELDS)
+    dst, pitch, width, height = (read(params + at[f], "Q")[0] for f in ("dst", "pitch", "width", "height"))
+    value, element = read(params + at["value"], "I")[0], read(params + at["elementSize"], "I")[0]
+    if element not in MEMSET_ELEMENTS or not dst or (height > 1 and pitch < width * element):
+        return context.fail(INVALID_VALUE)
+    row = np.full(width, value, dtype=MEMSET_ELEMENTS[element]).tobytes()
+
+    def run(stream):
+        try:
+            for y in range(height):
+                context.device.memory.write_bytes(dst + y * pitch, np.frombuffer(row, dtype=np.uint8))
+        except ValueError as error:
+            print(f"warpsim: memset node: {error}", file=sys.stderr)
+            return context.fail(INVALID_VALUE)
+        _time_memset(context, len(row) * height)
+        return SUCCESS
+    return Node(NODE_MEMSET, run, (dst, pitch, value, element, width, height))
+
+
+def _host_node(context, params: int):
+    if not params:
+        return context.fail(INVALID_VALUE)
+    function, user_data = read(params, "QQ")         # cudaHostNodeParams: fn, userData
+    if not function:
+        return context.fail(INVALID_VALUE)
+    return Node(NODE_HOST, lambda stream: HOST_FUNCTION(function)(user_data) or SUCCESS, (function, user_data))
+
+
+def _memcpy_1d_node(context, dst, src, count, kind):
+    if kind not in MEMCPY_KINDS:
+        return context.fail(CODES["cudaErrorInvalidMemcpyDirection"])
+    if count and (not dst or not src):
+        return context.fail(INVALID_VALUE)
+    return Node(NODE_MEMCPY, lambda stream: _copy(context, dst, src, count, stream), (dst, src, count, kind))
+
+
+@call()
+def cudaGraphAddKernelNode(context, out, graph, dependencies, count, params):
+    return _add(context, out, graph, dependencies, count, lambda: _kernel_node(context, params))
+
+
+@call()
+def cudaGraphAddMemsetNode(context, out, graph, dependencies, count, params):
+    return _add(context, out, graph, dependencies, count, lambda: _memset_node(context, params))
+
+
+@call()
+def cudaGraphAddHostNode(context, out, graph, dependencies, count, params):
+    return _add(context, out, graph, dependencies, count, lambda: _host_node(context, params))
+
+
+@call()
+def cudaGraphAddEmptyNode(context, out, graph, dependencies, count):
+    return _add(context, out, graph, dependencies, count, lambda: Node(NODE_EMPTY, None))
+
+
+@call()
+def cudaGraphAddMemcpyNode1D(context, out, graph, dependencies, count, dst, src, nbytes, kind):
+    return _add(context, out, graph, dependencies, count, lambda: _memcpy_1d_node(context, dst, src, nbytes, kind))
+
+
+@call()
+def cudaGraphAddMemcpyNode(context, out, graph, dependencies, count, parms):
+    def make():
+        if not parms:
+            return context.fail(INVALID_VALUE)
+        try:
+            plan(parms, context.cuda_arrays)            # refused now, as CUDA refuses the node
+        except Refusal as refusal:
+            print(f"warpsim: cudaGraphAddMemcpyNode: {refusal}", file=sys.stderr)
+            return context.fail(CODES[refusal.error])
+        size = layout("ws_memcpy3d_layout", 0)[0]
+        kept = ctypes.create_string_buffer(ctypes.string_at(parms, size), size)
+        return Node(NODE_MEMCPY, lambda stream: _copy_3d(context, "a memcpy node", ctypes.addressof(kept), stream),
+                    (), kept=kept)
+    return _add(context, out, graph, dependencies, count, make)
+
+
+@call()
+def cudaGraphAddChildGraphNode(context, out, graph, dependencies, count, child):
+    def make():
+        found = _graphs(context).get(child)
+        if found is None or child == graph:
+            return context.fail(INVALID_VALUE)
+        copy = _clone(found)[0]
+        _register(context, copy)
+        return Node(NODE_GRAPH, None, (), child=copy)
+    return _add(context, out, graph, dependencies, count, make)
+
+
+@call()
+def cudaGraphChildGraphNodeGetGraph(context, node, out):
+    found = _node(context, node)
+    if found is None or found[0].child is None or not out:
+        return context.fail(INVALID_VALUE)
+    _write(out, "Q", found[0].child.handle)
+    return SUCCESS
+
+
+@call()
+def cudaGraphDestroyNode(context, node):
+    found = _nodes(context).pop(node, None)
+    if found is None:
+        return context.fail(INVALID_VALUE)
+    gone, graph = found
+    graph.nodes.remove(gone)
+    for other in graph.nodes:
+        other.dependencies = [d for d in other.dependencies if d is not gone]
+    return SUCCESS
+
+
+@call()
+def cudaGraphNodeGetType(context, node, out):
+    found = _node(context, node)
+    if found is None or not out:
+        return context.fail(INVALID_VALUE)
+    _write(out, "i", found[0].kind)
+    return SUCCESS
+
+
+def _edges(context, graph, from_, to, count):
+    """[(from node, to node), ...] of two arrays of node handles of one graph, or None."""
+    found = _graphs(context).get(graph)
+    if found is None or (count and (not from_ or not to)):
+        return None, None
+    pairs = []
+    for a, b in zip(_handles_at(from_, count), _handles_at(to, count)):
+        x, y = _node(context, a), _node(context, b)
+        if x is None or y is None or x[1] is not found or y[1] is not found or a == b:
+            return None, None
+        pairs.append((x[0], y[0]))
+    return found, pairs
+
+
+@call()
+def cudaGraphAddDependencies(context, graph, from_, to, edge_data, count):
+    found, pairs = _edges(context, graph, from_, to, count)
+    if found is None or any(a in b.dependencies for a, b in pairs) or len(set(pairs)) != len(pairs):
+        return context.fail(INVALID_VALUE)
+    for a, b in pairs:
+        b.dependencies.append(a)
+    return SUCCESS
+
+
+@call()
+def cudaGraphRemoveDependencies(context, graph, from_, to, edge_data, count):
+    found, pairs = _edges(context, graph, from_, to, count)
+    if found is None or any(a not in b.dependencies for a, b in pairs):
+        return context.fail(INVALID_VALUE)
+    for a, b in pairs:
+        b.dependencies.remove(a)
+    return SUCCESS
+
+
+@call()
+def cudaGraphNodeGetDependencies(context, node, out, edge_data_out, count_out):
+    found = _node(context, node)
+    if found is None or not count_out:
+        return context.fail(INVALID_VALUE)
+    handles = [d.handle for d in found[0].dependencies]
+    _zero_edge_data(edge_data_out, min(len(handles), read(count_out, "Q")[0]) if out else 0)
+    _write_handles(count_out, (out, handles))
+    return SUCCESS
+
+
+@call()
+def cudaGraphNodeGetDependentNodes(context, node, out, edge_data_out, count_out):
+    found = _node(context, node)
+    if found is None or not count_out:
+        return context.fail(INVALID_VALUE)
+    this, graph = found
+    handles = [n.handle for n in graph.nodes if this in n.dependencies]
+    _zero_edge_data(edge_data_out, min(len(handles), read(count_out, "Q")[0]) if out else 0)
+    _write_handles(count_out, (out, handles))
+    return SUCCESS
+
+
+# --- node parameters ----------------------------------------------------------------------------
+
+def _write_kernel_params(out: int, node: Node) -> None:
+    from .native import KERNEL_NODE_FIELDS
+    at = offsets("ws_kernel_node_params_layout", KERNEL_NODE_FIELDS)
+    function, grid, block, shared, arguments, _ = node.params
+    _write(out + at["func"], "Q", function)
+    _write(out + at["gridDim"], "III", *grid)
+    _write(out + at["blockDim"], "III", *block)
+    _write(out + at["sharedMemBytes"], "I", shared)
+    _write(out + at["kernelParams"], "Q", arguments)
+    _write(out + at["extra"], "Q", 0)
+
+
+def _of_kind(context, node, kind):
+    found = _node(context, node)
+    return found[0] if found is not None and found[0].kind == kind else None
+
+
+def _set(target: Node, made) -> int:
+    """Give a node the run and parameters of a node just made from new parameters (or pass on its code)."""
+    if isinstance(made, int):
+        return made
+    target.run, target.params, target.kept = made.run, made.params, made.kept
+    return SUCCESS
+
+
+@call()
+def cudaGraphKernelNodeGetParams(context, node, out):
+    found = _of_kind(context, node, NODE_KERNEL)
+    if found is None or not out:
+        return context.fail(INVALID_VALUE)
+    _write_kernel_params(out, found)
+    return SUCCESS
+
+
+@call()
+def cudaGraphKernelNodeSetParams(context, node, params):
+    found = _of_kind(context, node, NODE_KERNEL)
+    return context.fail(INVALID_VALUE) if found is None else _set(found, _kernel_node(context, params))
+
+
+@call()
+def cudaGraphMemsetNodeGetParams(context, node, out):
+    found = _of_kind(context, node, NODE_MEMSET)
+    if found is None or not out:
+        return context.fail(INVALID_VALUE)
+    from .native import MEMSET_PARAMS_FIELDS
+    at = offsets("ws_memset_params_layout", MEMSET_PARAMS_FIELDS)
+    dst, pitch, value, element, width, height = found.params
+    for name, fmt, value_ in (("dst", "Q", dst), ("pitch", "Q", pitch), ("value", "I", value),
+                              ("elementSize", "I", element), ("width", "Q", width), ("height", "Q", height)):
+        _write(out + at[name], fmt, value_)
+    return SUCCESS
+
+
+@call()
+def cudaGraphMemsetNodeSetParams(context, node, params):
+    found = _of_kind(context, node, NODE_MEMSET)
+    return context.fail(INVALID_VALUE) if found is None else _set(found, _memset_node(context, params))
+
+
+@call()
+def cudaGraphHostNodeGetParams(context, node, out):
+    found = _of_kind(context, node, NODE_HOST)
+    if found is None or not out or not found.params:
+        return context.fail(INVALID_VALUE)
+    _write(out, "QQ", *found.params)
+    return SUCCESS
+
+
+@call()
+def cudaGraphHostNodeSetParams(context, node, params):
+    found = _of_kind(context, node, NODE_HOST)
+    return context.fail(INVALID_VALUE) if found is None else _set(found, _host_node(context, params))
+
+
+@call()
+def cudaGraphMemcpyNodeSetParams1D(context, node, dst, src, count, kind):
+    found = _of_kind(context, node, NODE_MEMCPY)
+    return context.fail(INVALID_VALUE) if found is None else _set(found, _memcpy_1d_node(context, dst, src, count,
+                                                                                          kind))
+
+
+# --- executable graphs --------------------------------------------------------------------------
 
 @call()
 def cudaGraphInstantiate(context, out, graph, flags):
     found = _graphs(context).get(graph)
     if not out or found is None or flags & ~INSTANTIATE_FLAGS:
         return context.fail(INVALID_VALUE)
+    copy, copies = _clone(found)
+    order = _launch_order(copy.nodes)
+    if order is None:
+        _say_once(context, "graph cycle", "warpsim: cudaGraphInstantiate: the graph's edges form a cycle: "
+                  "cudaErrorInvalidValue")
+        return context.fail(INVALID_VALUE)
     handle = context.new_handle()
-    _graph_execs(context)[handle] = GraphExec(tuple(found.nodes))
+    _graph_execs(context)[handle] = GraphExec(copy.nodes, order, {n.handle: copies[n] for n in found.nodes})
     _write(out, "Q", handle)
     return SUCCESS
+
+
+@call()
+def cudaGraphInstantiateWithFlags(context, out, graph, flags):
+    return cudaGraphInstantiate.__wrapped__(context, out, graph, flags)
+
+
+@call()
+def cudaGraphUpload(context, graph_exec, stream):
+    if graph_exec not in _graph_execs(context):
+        return context.fail(INVALID_HANDLE if graph_exec else INVALID_VALUE)
+    return SUCCESS if _known_stream(context, stream) else context.fail(INVALID_HANDLE)
 
 
 @call()
@@ -93,11 +626,7 @@ def cudaGraphLaunch(context, graph_exec, stream):
         return context.fail(INVALID_HANDLE if graph_exec else INVALID_VALUE)
     if not _known_stream(context, stream):
         return context.fail(INVALID_HANDLE)
-    for node in found.graph_nodes:   # one stream's captured work: each node after the one before
-        code = node()
-        if code:
-            return code
-    return SUCCESS
+    return _run(found.order, stream)
 
 
 @call()
@@ -106,6 +635,85 @@ def cudaGraphExecDestroy(context, graph_exec):
         return context.fail(INVALID_VALUE)
     return SUCCESS
 
+
+def _exec_node(context, graph_exec, node, kind):
+    """The executable graph's copy of a graph node of that kind, or None."""
+    found = _graph_execs(context).get(graph_exec)
+    copy = found.of.get(node) if found is not None else None
+    return copy if copy is not None and copy.kind == kind else None
+
+
+@call()
+def cudaGraphExecKernelNodeSetParams(context, graph_exec, node, params):
+    copy = _exec_node(context, graph_exec, node, NODE_KERNEL)
+    return context.fail(INVALID_VALUE) if copy is None else _set(copy, _kernel_node(context, params))
+
+
+@call()
+def cudaGraphExecMemsetNodeSetParams(context, graph_exec, node, params):
+    copy = _exec_node(context, graph_exec, node, NODE_MEMSET)
+    return context.fail(INVALID_VALUE) if copy is None else _set(copy, _memset_node(context, params))
+
+
+@call()
+def cudaGraphExecHostNodeSetParams(context, graph_exec, node, params):
+    copy = _exec_node(context, graph_exec, node, NODE_HOST)
+    return context.fail(INVALID_VALUE) if copy is None else _set(copy, _host_node(context, params))
+
+
+@call()
+def cudaGraphExecMemcpyNodeSetParams1D(context, graph_exec, node, dst, src, count, kind):
+    copy = _exec_node(context, graph_exec, node, NODE_MEMCPY)
+    return context.fail(INVALID_VALUE) if copy is None else _set(copy, _memcpy_1d_node(context, dst, src, count,
+                                                                                          kind))
+
+
+def _update_mismatch(exec_nodes: list, nodes: list):
+    """(cudaGraphExecUpdateResult, the graph's node at fault or None) of giving an executable graph
+    the parameters of a graph: the same node kinds and edges, node for node."""
+    if len(exec_nodes) != len(nodes):
+        return UPDATE_TOPOLOGY_CHANGED, None
+    place = {node: k for k, node in enumerate(exec_nodes)}
+    at = {node: k for k, node in enumerate(nodes)}
+    for old, new in zip(exec_nodes, nodes):
+        if old.kind != new.kind:
+            return UPDATE_NODE_TYPE_CHANGED, new
+        if sorted(place[d] for d in old.dependencies) != sorted(at[d] for d in new.dependencies):
+            return UPDATE_TOPOLOGY_CHANGED, new
+        if old.child is not None:
+            result, _ = _update_mismatch(old.child.nodes, new.child.nodes)
+            if result:
+                return result, new
+    return UPDATE_SUCCESS, None
+
+
+def _take_parameters(exec_nodes: list, nodes: list) -> None:
+    for old, new in zip(exec_nodes, nodes):
+        old.run, old.params, old.kept = new.run, new.params, new.kept
+        if old.child is not None:
+            _take_parameters(old.child.nodes, new.child.nodes)
+
+
+@call()
+def cudaGraphExecUpdate(context, graph_exec, graph, result_out):
+    found, source = _graph_execs(context).get(graph_exec), _graphs(context).get(graph)
+    if found is None or source is None:
+        return context.fail(INVALID_VALUE)
+    result, at_fault = _update_mismatch(found.nodes, source.nodes)
+    if result_out:
+        from .native import UPDATE_RESULT_FIELDS
+        at = offsets("ws_update_result_layout", UPDATE_RESULT_FIELDS)
+        _write(result_out + at["result"], "i", result)
+        _write(result_out + at["errorNode"], "Q", at_fault.handle if at_fault is not None else 0)
+        _write(result_out + at["errorFromNode"], "Q", 0)
+    if result:
+        return context.fail(UPDATE_FAILURE)
+    _take_parameters(found.nodes, source.nodes)
+    found.of.update({new.handle: old for old, new in zip(found.nodes, source.nodes)})
+    return SUCCESS
+
+
+# --- stream capture -----------------------------------------------------------------------------
 
 @call()
 def cudaStreamBeginCapture(context, stream, mode):
@@ -119,7 +727,7 @@ def cudaStreamBeginCapture(context, stream, mode):
         return context.fail(STREAM_CAPTURE_UNSUPPORTED)
     if stream in context.captures:
         return context.fail(CODES["cudaErrorIllegalState"])
-    context.captures[stream] = Graph()
+    context.captures[stream] = Graph(handle=context.new_handle())
     return SUCCESS
 
 
@@ -135,10 +743,13 @@ def cudaStreamEndCapture(context, stream, graph_out):
     if graph.invalidated:
         _write(graph_out, "Q", 0)
         return context.fail(CODES["cudaErrorStreamCaptureInvalidated"])
-    handle = context.new_handle()
-    _graphs(context)[handle] = graph
-    _write(graph_out, "Q", handle)
+    _write(graph_out, "Q", _register(context, graph))
     return SUCCESS
+
+
+def _capture_status(context, stream) -> int:
+    graph = context.captures.get(stream)
+    return CAPTURE_NONE if graph is None else CAPTURE_INVALIDATED if graph.invalidated else CAPTURE_ACTIVE
 
 
 @call()
@@ -147,12 +758,34 @@ def cudaStreamIsCapturing(context, stream, status_out):
         return context.fail(INVALID_HANDLE)
     if not status_out:
         return context.fail(INVALID_VALUE)
-    graph = context.captures.get(stream)
-    status = CAPTURE_NONE if graph is None else CAPTURE_INVALIDATED if graph.invalidated else CAPTURE_ACTIVE
-    _write(status_out, "i", status)
+    _write(status_out, "i", _capture_status(context, stream))
     return SUCCESS
 
 
 @call()
-def cudaGraphInstantiateWithFlags(context, out, graph, flags):
-    return cudaGraphInstantiate.__wrapped__(context, out, graph, flags)
+def cudaStreamGetCaptureInfo(context, stream, status_out, id_out, graph_out, dependencies_out, edge_data_out,
+                             count_out):
+    """The capture's status; while it is active, its id, its graph, and the node its next call will
+    follow (the stream's last)."""
+    if not _known_stream(context, stream):
+        return context.fail(INVALID_HANDLE)
+    if not status_out:
+        return context.fail(INVALID_VALUE)
+    _write(status_out, "i", _capture_status(context, stream))
+    graph = context.captures.get(stream)
+    if graph is None or graph.invalidated:
+        return SUCCESS
+    if id_out:
+        _write(id_out, "Q", graph.handle)
+    if graph_out:
+        _write(graph_out, "Q", graph.handle)
+    last = graph.nodes[-1:]
+    if dependencies_out:
+        cells = context.__dict__.setdefault("_capture_dependencies", {})
+        cell = cells[stream] = ctypes.c_uint64(last[0].handle if last else 0)
+        _write(dependencies_out, "Q", ctypes.addressof(cell))
+    if edge_data_out:
+        _write(edge_data_out, "Q", 0)
+    if count_out:
+        _write(count_out, "Q", len(last))
+    return SUCCESS

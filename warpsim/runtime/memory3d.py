@@ -18,13 +18,15 @@ this module), beside the 2D and array copies they build on.
 from __future__ import annotations
 
 import ctypes
+import functools
 from dataclasses import dataclass
 
 from ..errors import OutOfMemoryError
-from .calls import (CODES, INVALID_HANDLE, INVALID_VALUE, MEMCPY_KINDS, PITCH_ALIGNMENT, SUCCESS, _array_region,
+from .calls import (CODES, INVALID_HANDLE, INVALID_VALUE, MEMCPY_KINDS, NODE_MEMCPY, NODE_MEMSET, PITCH_ALIGNMENT,
+                    SUCCESS, _array_region, _now_or_captured,
                     _copy, _copy_2d, _is_device, _known_stream, _refuse, _time_copy, _time_memset, call,
                     cudaMemcpy2DFromArray, cudaMemcpy2DToArray)
-from .hoststructs import offsets, read, write
+from .hoststructs import layout, offsets, read, write
 
 
 MEMCPY_DEFAULT = 4                    # cudaMemcpyDefault: a peer copy's direction, from the addresses
@@ -135,6 +137,19 @@ def cudaMalloc3D(context, out, extent):
     return SUCCESS
 
 
+def _struct_kept(copy, context, function: str, parms: int, stream: int, peer: bool = False):
+    """copy(...) of a copy of the program's cudaMemcpy3D(Peer)Parms as they are now (a captured call
+    keeps them, as CUDA does)."""
+    if not parms:
+        return functools.partial(copy, context, function, 0, stream, peer)
+    from .native import MEMCPY3D_FIELDS, MEMCPY3D_PEER_FIELDS
+    symbol, fields = ("ws_memcpy3d_peer_layout", MEMCPY3D_PEER_FIELDS) if peer else \
+        ("ws_memcpy3d_layout", MEMCPY3D_FIELDS)
+    size = layout(symbol, len(fields))[0]
+    kept = ctypes.create_string_buffer(ctypes.string_at(parms, size), size)
+    return lambda: copy(context, function, ctypes.addressof(kept), stream, peer)
+
+
 def _copy_3d(context, function: str, parms: int, stream: int = 0, peer: bool = False) -> int:
     if not parms:
         return context.fail(INVALID_VALUE)
@@ -182,7 +197,8 @@ def cudaMemcpy3D(context, parms):
 def cudaMemcpy3DAsync(context, parms, stream):
     if not _known_stream(context, stream):
         return context.fail(INVALID_HANDLE)
-    return _copy_3d(context, "cudaMemcpy3DAsync", parms, stream)
+    return _now_or_captured(context, stream, NODE_MEMCPY, _struct_kept(_copy_3d, context, "cudaMemcpy3DAsync", parms,
+                                                                      stream))
 
 
 @call()
@@ -194,7 +210,8 @@ def cudaMemcpy3DPeer(context, parms):
 def cudaMemcpy3DPeerAsync(context, parms, stream):
     if not _known_stream(context, stream):
         return context.fail(INVALID_HANDLE)
-    return _copy_3d(context, "cudaMemcpy3DPeerAsync", parms, stream, peer=True)
+    return _now_or_captured(context, stream, NODE_MEMCPY, _struct_kept(
+        _copy_3d, context, "cudaMemcpy3DPeerAsync", parms, stream, peer=True))
 
 
 @call()
@@ -225,7 +242,8 @@ def cudaMemset3D(context, pitched, value, extent):
 def cudaMemset3DAsync(context, pitched, value, extent, stream):
     if not _known_stream(context, stream):
         return context.fail(INVALID_HANDLE)
-    return cudaMemset3D.__wrapped__(context, pitched, value, extent)
+    return _now_or_captured(context, stream, NODE_MEMSET, functools.partial(cudaMemset3D.__wrapped__, context, pitched,
+                                                                            value, extent))
 
 
 # --- CUDA arrays: the asynchronous, array-to-array, deprecated 1D and query calls ----------------
@@ -234,14 +252,16 @@ def cudaMemset3DAsync(context, pitched, value, extent, stream):
 def cudaMemcpy2DToArrayAsync(context, dst, w_offset, h_offset, src, spitch, width, height, kind, stream):
     if not _known_stream(context, stream):
         return context.fail(INVALID_HANDLE)
-    return cudaMemcpy2DToArray.__wrapped__(context, dst, w_offset, h_offset, src, spitch, width, height, kind)
+    return _now_or_captured(context, stream, NODE_MEMCPY, functools.partial(
+        cudaMemcpy2DToArray.__wrapped__, context, dst, w_offset, h_offset, src, spitch, width, height, kind))
 
 
 @call()
 def cudaMemcpy2DFromArrayAsync(context, dst, dpitch, src, w_offset, h_offset, width, height, kind, stream):
     if not _known_stream(context, stream):
         return context.fail(INVALID_HANDLE)
-    return cudaMemcpy2DFromArray.__wrapped__(context, dst, dpitch, src, w_offset, h_offset, width, height, kind)
+    return _now_or_captured(context, stream, NODE_MEMCPY, functools.partial(
+        cudaMemcpy2DFromArray.__wrapped__, context, dst, dpitch, src, w_offset, h_offset, width, height, kind))
 
 
 @call()
@@ -288,14 +308,16 @@ def cudaMemcpyFromArray(context, dst, src, w_offset, h_offset, count, kind):
 def cudaMemcpyFromArrayAsync(context, dst, src, w_offset, h_offset, count, kind, stream):
     if not _known_stream(context, stream):
         return context.fail(INVALID_HANDLE)
-    return _copy_run(context, dst, _array_run(context, src, w_offset, h_offset, count), count, kind, stream)
+    return _now_or_captured(context, stream, NODE_MEMCPY, functools.partial(
+        _copy_run, context, dst, _array_run(context, src, w_offset, h_offset, count), count, kind, stream))
 
 
 @call()
 def cudaMemcpyToArrayAsync(context, dst, w_offset, h_offset, src, count, kind, stream):
     if not _known_stream(context, stream):
         return context.fail(INVALID_HANDLE)
-    return _copy_run(context, _array_run(context, dst, w_offset, h_offset, count), src, count, kind, stream)
+    return _now_or_captured(context, stream, NODE_MEMCPY, functools.partial(
+        _copy_run, context, _array_run(context, dst, w_offset, h_offset, count), src, count, kind, stream))
 
 
 @call()

@@ -20,10 +20,11 @@ The functions register themselves in calls.IMPLEMENTED (warpsim.runtime.handlers
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
-from .calls import (CODES, INVALID_HANDLE, INVALID_VALUE, MEMORY_MANAGED, SUCCESS, _allocate, _allocation_start,
-                    _copy, _known_stream, _read, _write, call, cudaFree)
+from .calls import (CODES, INVALID_HANDLE, INVALID_VALUE, MEMORY_MANAGED, NODE_MEMCPY, SUCCESS, _allocate,
+                    _allocation_start, _copy, _known_stream, _now_or_captured, _read, _write, call, cudaFree)
 from .context import GPU_PAGE_BYTES
 from ..machine.memory import GLOBAL_BASE
 
@@ -302,4 +303,4 @@ def cudaMemcpyPeerAsync(context, dst, dst_device, src, src_device, count, stream
         return context.fail(INVALID_HANDLE)
     if dst_device != 0 or src_device != 0:
         return context.fail(INVALID_DEVICE)
-    return _copy(context, dst, src, count, stream)
+    return _now_or_captured(context, stream, NODE_MEMCPY, functools.partial(_copy, context, dst, src, count, stream))

@@ -96,6 +96,10 @@ MEM_POOL_PROPS_FIELDS = ("allocType", "handleTypes", "location.type", "location.
 LAUNCH_ATTRIBUTE_FIELDS = ("id", "val.clusterDim.x", "val.clusterDim.y", "val.clusterDim.z", "val.cooperative",
                            "val.programmaticEvent.event", "val.launchCompletionEvent.event",
                            "val.portableClusterSizeMode")
+# cudaKernelNodeParams, cudaMemsetParams and cudaGraphExecUpdateResultInfo (graphs built node by node).
+KERNEL_NODE_FIELDS = ("func", "gridDim", "blockDim", "sharedMemBytes", "kernelParams", "extra")
+MEMSET_PARAMS_FIELDS = ("dst", "pitch", "value", "elementSize", "width", "height")
+UPDATE_RESULT_FIELDS = ("result", "errorNode", "errorFromNode")
 # Each: (exported symbol, C struct, fields), reported as sizeof then offsetof each field.
 LAYOUTS = (("ws_device_prop_layout", "struct cudaDeviceProp", DEVICE_PROP_FIELDS),
            ("ws_func_attributes_layout", "struct cudaFuncAttributes", FUNC_ATTRIBUTE_FIELDS),
@@ -110,7 +114,10 @@ LAYOUTS = (("ws_device_prop_layout", "struct cudaDeviceProp", DEVICE_PROP_FIELDS
            ("ws_pos_layout", "struct cudaPos", POS_FIELDS),
            ("ws_extent_layout", "struct cudaExtent", EXTENT_FIELDS),
            ("ws_mem_pool_props_layout", "struct cudaMemPoolProps", MEM_POOL_PROPS_FIELDS),
-           ("ws_launch_attribute_layout", "cudaLaunchAttribute", LAUNCH_ATTRIBUTE_FIELDS))
+           ("ws_launch_attribute_layout", "cudaLaunchAttribute", LAUNCH_ATTRIBUTE_FIELDS),
+           ("ws_kernel_node_params_layout", "struct cudaKernelNodeParams", KERNEL_NODE_FIELDS),
+           ("ws_memset_params_layout", "struct cudaMemsetParams", MEMSET_PARAMS_FIELDS),
+           ("ws_update_result_layout", "cudaGraphExecUpdateResultInfo", UPDATE_RESULT_FIELDS))
 
 
 class RuntimeBuildError(WarpsimError):

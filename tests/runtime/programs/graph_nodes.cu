@@ -1,0 +1,174 @@
+// A CUDA graph built node by node: a memset, four kernels in a diamond, a copy back and a host node;
+// its queries, launches, a kernel node's parameters changed in the executable graph, an update from a
+// graph of the same shape and one refused from a graph of another, a child graph, a clone.
+// Usage: graph_nodes in.bin out.bin dot.txt   (in.bin: float32 x; out.bin: the host buffer after
+// each of four launches, float32)
+#include <cstdio>
+#include <cstring>
+#include <vector>
+#include "io.h"
+#define SAY(name, call) printf("%s %s\n", name, cudaGetErrorName(call))
+
+__global__ void axpy(float *y, const float *x, int n, float a) {   // y = y + a x (no contraction)
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = __fadd_rn(y[i], __fmul_rn(a, x[i]));
+}
+__global__ void scale(float *out, const float *in, int n, float s, float t) {   // out = in s + t
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = __fadd_rn(__fmul_rn(in[i], s), t);
+}
+__global__ void sum(float *out, const float *a, const float *b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = __fadd_rn(a[i], b[i]);
+}
+
+static void CUDART_CB count(void *calls) { ++*(int *)calls; }
+
+struct Buffers { float *x, *y, *z, *w, *out; float *host; int n; int *calls; };
+
+struct Built { cudaGraph_t graph; cudaGraphNode_t memset, axpy, left, right, join, copy, host; };
+
+// memset y = 1.5; axpy y += a x; left z = 3 y; right w = y - 1; join out = z + w; copy out back; count
+static cudaError_t build(Built &b, Buffers &m, float a, bool extra) {
+  cudaError_t e;
+  if ((e = cudaGraphCreate(&b.graph, 0))) return e;
+  cudaMemsetParams ms = {};
+  float fill = 1.5f;
+  ms.dst = m.y; ms.pitch = 0; ms.elementSize = 4; ms.width = m.n; ms.height = 1;
+  memcpy(&ms.value, &fill, 4);
+  if ((e = cudaGraphAddMemsetNode(&b.memset, b.graph, nullptr, 0, &ms))) return e;
+  int n = m.n;
+  float three = 3.0f, zero = 0.0f, one = 1.0f, minus = -1.0f;
+  void *axpy_args[] = {&m.y, &m.x, &n, &a};
+  cudaKernelNodeParams k = {};
+  k.func = (void *)axpy; k.gridDim = dim3((n + 255) / 256); k.blockDim = dim3(256); k.kernelParams = axpy_args;
+  if ((e = cudaGraphAddKernelNode(&b.axpy, b.graph, &b.memset, 1, &k))) return e;
+  void *left_args[] = {&m.z, &m.y, &n, &three, &zero};
+  k.func = (void *)scale; k.gridDim = dim3((n + 127) / 128); k.blockDim = dim3(128); k.kernelParams = left_args;
+  if ((e = cudaGraphAddKernelNode(&b.left, b.graph, &b.axpy, 1, &k))) return e;
+  void *right_args[] = {&m.w, &m.y, &n, &one, &minus};
+  k.kernelParams = right_args;
+  if ((e = cudaGraphAddKernelNode(&b.right, b.graph, &b.axpy, 1, &k))) return e;
+  void *join_args[] = {&m.out, &m.z, &m.w, &n};
+  k.func = (void *)sum; k.kernelParams = join_args;
+  cudaGraphNode_t both[] = {b.left, b.right};
+  if ((e = cudaGraphAddKernelNode(&b.join, b.graph, both, 2, &k))) return e;
+  if ((e = cudaGraphAddMemcpyNode1D(&b.copy, b.graph, &b.join, 1, m.host, m.out, n * sizeof(float),
+                                    cudaMemcpyDeviceToHost))) return e;
+  cudaHostNodeParams h = {count, m.calls};
+  if ((e = cudaGraphAddHostNode(&b.host, b.graph, &b.copy, 1, &h))) return e;
+  if (extra) {
+    cudaGraphNode_t empty;
+    if ((e = cudaGraphAddEmptyNode(&empty, b.graph, &b.host, 1))) return e;
+  }
+  return cudaSuccess;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 4) return 2;
+  std::vector<float> x = read_file<float>(argv[1]), out;
+  int calls = 0;
+  Buffers m;
+  m.n = (int)x.size();
+  m.calls = &calls;
+  std::vector<float> host(m.n, -7.0f);
+  m.host = host.data();
+  for (float **p : {&m.x, &m.y, &m.z, &m.w, &m.out}) CHECK(cudaMalloc(p, m.n * sizeof(float)));
+  CHECK(cudaMemcpy(m.x, x.data(), m.n * sizeof(float), cudaMemcpyHostToDevice));
+  Built g;
+  CHECK(build(g, m, 2.0f, false));
+
+  size_t count_nodes = 0, roots = 0, edges = 0;
+  CHECK(cudaGraphGetNodes(g.graph, nullptr, &count_nodes));
+  CHECK(cudaGraphGetRootNodes(g.graph, nullptr, &roots));
+  CHECK(cudaGraphGetEdges(g.graph, nullptr, nullptr, nullptr, &edges));
+  printf("nodes %zu roots %zu edges %zu\n", count_nodes, roots, edges);
+  std::vector<cudaGraphNode_t> listed(count_nodes + 2, (cudaGraphNode_t)0x1);
+  size_t room = listed.size();
+  CHECK(cudaGraphGetNodes(g.graph, listed.data(), &room));
+  printf("listed %zu first is memset %d last is host %d padded %d\n", room, listed[0] == g.memset,
+         listed[count_nodes - 1] == g.host, listed[count_nodes] == nullptr);
+  size_t deps = 0;
+  CHECK(cudaGraphNodeGetDependencies(g.join, nullptr, nullptr, &deps));
+  size_t after = 0;
+  CHECK(cudaGraphNodeGetDependentNodes(g.axpy, nullptr, nullptr, &after));
+  printf("join waits for %zu, axpy feeds %zu\n", deps, after);
+  cudaGraphNodeType types[4];
+  CHECK(cudaGraphNodeGetType(g.axpy, &types[0]));
+  CHECK(cudaGraphNodeGetType(g.memset, &types[1]));
+  CHECK(cudaGraphNodeGetType(g.copy, &types[2]));
+  CHECK(cudaGraphNodeGetType(g.host, &types[3]));
+  printf("types %d %d %d %d\n", (int)types[0], (int)types[1], (int)types[2], (int)types[3]);
+  cudaKernelNodeParams got = {};
+  CHECK(cudaGraphKernelNodeGetParams(g.left, &got));
+  printf("left grid %u block %u func %d\n", got.gridDim.x, got.blockDim.x, got.func == (void *)scale);
+  SAY("edge twice", cudaGraphAddDependencies(g.graph, &g.memset, &g.axpy, nullptr, 1));
+  SAY("remove missing", cudaGraphRemoveDependencies(g.graph, &g.memset, &g.join, nullptr, 1));
+  cudaGetLastError();
+  CHECK(cudaGraphDebugDotPrint(g.graph, argv[3], 0));
+
+  cudaGraphExec_t exec;
+  CHECK(cudaGraphInstantiate(&exec, g.graph, 0));
+  printf("instantiated ran %g calls %d\n", host[5], calls);
+  for (int k = 0; k < 2; k++) {
+    host.assign(m.n, -7.0f);
+    CHECK(cudaGraphLaunch(exec, 0));
+    CHECK(cudaDeviceSynchronize());
+    printf("launch %d calls %d\n", k, calls);
+  }
+  out.insert(out.end(), host.begin(), host.end());
+
+  float four = 4.0f;
+  int n = m.n;
+  void *changed[] = {&m.y, &m.x, &n, &four};
+  cudaKernelNodeParams k = {};
+  k.func = (void *)axpy; k.gridDim = dim3((n + 255) / 256); k.blockDim = dim3(256); k.kernelParams = changed;
+  SAY("exec set params", cudaGraphExecKernelNodeSetParams(exec, g.axpy, &k));
+  four = 100.0f;                                        // the node keeps the value at the call: 4
+  CHECK(cudaGraphLaunch(exec, 0));
+  CHECK(cudaDeviceSynchronize());
+  out.insert(out.end(), host.begin(), host.end());
+  CHECK(cudaGraphKernelNodeGetParams(g.axpy, &got));
+  printf("graph keeps a %g\n", *(float *)got.kernelParams[3]);
+
+  Built same, other;
+  CHECK(build(same, m, 3.0f, false));
+  cudaGraphExecUpdateResultInfo info = {};
+  SAY("update same shape", cudaGraphExecUpdate(exec, same.graph, &info));
+  printf("result %d\n", (int)info.result);
+  CHECK(cudaGraphLaunch(exec, 0));
+  CHECK(cudaDeviceSynchronize());
+  out.insert(out.end(), host.begin(), host.end());
+  CHECK(build(other, m, 5.0f, true));
+  SAY("update other shape", cudaGraphExecUpdate(exec, other.graph, &info));
+  printf("result %d\n", (int)info.result);
+  cudaGetLastError();
+
+  cudaGraph_t parent, clone;
+  CHECK(cudaGraphCreate(&parent, 0));
+  cudaGraphNode_t child;
+  CHECK(cudaGraphAddChildGraphNode(&child, parent, nullptr, 0, g.graph));
+  cudaGraphNodeType child_type;
+  CHECK(cudaGraphNodeGetType(child, &child_type));
+  cudaGraphExec_t parent_exec;
+  CHECK(cudaGraphInstantiate(&parent_exec, parent, 0));
+  host.assign(m.n, -7.0f);
+  CHECK(cudaGraphLaunch(parent_exec, 0));
+  CHECK(cudaDeviceSynchronize());
+  out.insert(out.end(), host.begin(), host.end());
+  printf("child type %d calls %d\n", (int)child_type, calls);
+  CHECK(cudaGraphClone(&clone, g.graph));
+  CHECK(cudaGraphDestroyNode(g.host));
+  size_t left_nodes = 0, clone_nodes = 0;
+  CHECK(cudaGraphGetNodes(g.graph, nullptr, &left_nodes));
+  CHECK(cudaGraphGetNodes(clone, nullptr, &clone_nodes));
+  printf("after destroying a node %zu, its clone %zu\n", left_nodes, clone_nodes);
+  write_file(argv[2], out.data(), out.size());
+
+  CHECK(cudaGraphExecDestroy(exec));
+  CHECK(cudaGraphExecDestroy(parent_exec));
+  for (cudaGraph_t d : {g.graph, same.graph, other.graph, parent, clone}) CHECK(cudaGraphDestroy(d));
+  for (float *p : {m.x, m.y, m.z, m.w, m.out}) CHECK(cudaFree(p));
+  printf("graph nodes done\n");
+  return 0;
+}

@@ -1,0 +1,50 @@
+"""A CUDA graph built node by node in a whole program (tests/runtime/programs/graph_nodes.cu): a memset,
+four kernels in a diamond, a copy back and a host node; its queries (nodes, roots, edges, dependencies,
+types, a kernel node's parameters), the codes of edges CUDA refuses, four launches (changed kernel
+parameters in the executable graph, an update from a graph of the same shape, a child graph) whose
+outputs equal NumPy's, an update refused for another shape, a clone left whole when a node of the
+original is destroyed."""
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.programs
+
+EXPECTED = """nodes 7 roots 1 edges 7
+listed 7 first is memset 1 last is host 1 padded 1
+join waits for 2, axpy feeds 2
+types 0 2 1 3
+left grid 8 block 128 func 1
+edge twice cudaErrorInvalidValue
+remove missing cudaErrorInvalidValue
+instantiated ran -7 calls 0
+launch 0 calls 1
+launch 1 calls 2
+exec set params cudaSuccess
+graph keeps a 2
+update same shape cudaSuccess
+result 0
+update other shape cudaErrorGraphExecUpdateFailure
+result 2
+child type 4 calls 5
+after destroying a node 6, its clone 7
+graph nodes done""".splitlines()
+
+
+def _expected(x: np.ndarray, a: float) -> np.ndarray:
+    f = np.float32
+    y = f(1.5) + f(a) * x
+    return (y * f(3) + f(0)) + (y * f(1) + f(-1))
+
+
+def test_a_graph_built_node_by_node_runs_its_diamond_in_order(built, run, tmp_path):
+    x = np.random.default_rng(7).standard_normal(1000).astype(np.float32)
+    x.tofile(tmp_path / "in.bin")
+    result = run(built("graph_nodes", "-arch=sm_90"), "in.bin", "out.bin", "graph.dot")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.splitlines() == EXPECTED
+    out = np.fromfile(tmp_path / "out.bin", dtype=np.float32).reshape(4, -1)
+    for row, a in zip(out, (2.0, 4.0, 3.0, 2.0)):
+        np.testing.assert_array_equal(row, _expected(x, a))
+    dot = (tmp_path / "graph.dot").read_text()
+    assert dot.startswith("digraph") and dot.count("->") == 7 and "axpy" in dot
