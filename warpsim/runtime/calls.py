@@ -475,10 +475,10 @@ def _captured(context, stream: int, work, kind: int) -> bool:
     """If `stream` is capturing into a graph (cudaStreamBeginCapture), add `work` (a callable
     returning a cudaError_t, run when the graph is launched) as its next node, of cudaGraphNodeType
     `kind`: True."""
-    graph = context.captures.get(stream)
-    if graph is None:
+    capture = context.captures.get(stream)
+    if capture is None:
         return False
-    graph.capture(kind, work, context.new_handle())
+    capture.add(stream, kind, work, context.new_handle())
     return True
 
 
@@ -491,10 +491,10 @@ def _now_or_captured(context, stream: int, kind: int, work) -> int:
 def _refused_while_capturing(context, stream: int) -> int:
     """cudaErrorStreamCaptureUnsupported for a call a capturing stream cannot take (one that waits
     for the stream's work): the capture is invalidated, as in CUDA. 0 if the stream is not capturing."""
-    graph = context.captures.get(stream)
-    if graph is None:
+    capture = context.captures.get(stream)
+    if capture is None:
         return 0
-    graph.invalidated = True
+    capture.invalidated = True
     return context.fail(CODES["cudaErrorStreamCaptureUnsupported"])
 
 
@@ -1106,7 +1106,12 @@ def cudaEventDestroy(context, event):
 def cudaEventRecord(context, event, stream):
     if event not in context.events or not _known_stream(context, stream):
         return context.fail(INVALID_HANDLE)
+    capture = context.captures.get(stream)
+    if capture is not None:             # a point of the capture other streams can wait for (a fork)
+        context.events[event].captured = (capture, capture.tail(stream))
+        return SUCCESS
     context.events[event].gpu_ms = context.event_ms()
+    context.events[event].captured = None
     return SUCCESS
 
 
@@ -1297,6 +1302,13 @@ def cudaStreamWaitEvent(context, stream, event, flags):
         return context.fail(INVALID_HANDLE)
     if flags & ~EVENT_WAIT_EXTERNAL:
         return context.fail(INVALID_VALUE)
+    captured = context.events[event].captured
+    if captured is not None and captured[0].active:     # the stream joins that capture after those nodes
+        capture, nodes = captured
+        joined = context.captures.setdefault(stream, capture)
+        if joined is not capture:
+            return context.fail(CODES["cudaErrorStreamCaptureMerge"])
+        capture.wait(stream, nodes)
     return SUCCESS                   # every stream's work is complete when its call returns
 
 

@@ -67,6 +67,7 @@ class TimelineEntry:
 class Event:
     gpu_ms: float | None = None      # the GPU clock when recorded (None: never recorded)
     timing: bool = True
+    captured: tuple | None = None    # recorded in a stream capture: (the capture, the nodes it follows)
 
 
 def _event_time() -> str:
@@ -105,7 +106,7 @@ class RuntimeContext:
         self.streams: set[int] = set()
         self.stream_settings: dict[int, tuple] = {}   # stream -> (flags, priority) it was created with
         self.capture_mode = 0                         # cudaThreadExchangeStreamCaptureMode (Global)
-        self.captures: dict = {}                      # capturing stream -> graphs.Graph (cudaStreamBeginCapture)
+        self.captures: dict = {}                      # capturing stream -> its graphs.Capture (cudaStreamBeginCapture)
         self.events: dict[int, Event] = {}
         self.host_allocations: dict[int, object] = {}
         self.memory_kinds: dict[int, int] = {}        # heap address -> cudaMemoryType (managed, pinned)

@@ -47,6 +47,11 @@ ERRORS = {
     801: ("cudaErrorNotSupported", "operation not supported"),
     900: ("cudaErrorStreamCaptureUnsupported", "operation not permitted when stream is capturing"),
     901: ("cudaErrorStreamCaptureInvalidated", "operation failed due to a previous error during capture"),
+    902: ("cudaErrorStreamCaptureMerge", "operation would result in a merge of separate capture sequences"),
+    903: ("cudaErrorStreamCaptureUnmatched", "capture was not initiated in this stream"),
+    904: ("cudaErrorStreamCaptureUnjoined", "capturing stream has unjoined work"),
+    905: ("cudaErrorStreamCaptureIsolation", "operation would make the legacy stream depend on a capturing blocking "
+          "stream"),
     910: ("cudaErrorGraphExecUpdateFailure", "the graph update was not performed because it included changes which "
           "violated constraints specific to instantiated graph update"),
     912: ("cudaErrorInvalidClusterSize", "a kernel launch error has occurred due to cluster misconfiguration"),

@@ -5,8 +5,8 @@ A graph is a list of nodes and the edges between them (each node's dependencies)
 
 - **Capture.** cudaStreamBeginCapture makes a stream record its work instead of running it: kernel
   launches (their parameter bytes as they were at the launch call, as CUDA copies them), copies,
-  memsets and cudaLaunchHostFunc each become a node that depends on the one before (calls._captured:
-  one stream's work is a chain). A call that waits for the stream (cudaStreamSynchronize,
+  memsets and cudaLaunchHostFunc each become a node that depends on the stream's node before
+  (calls._captured: one stream's work is a chain; streams fork and join through events, below). A call that waits for the stream (cudaStreamSynchronize,
   cudaStreamQuery) is refused with cudaErrorStreamCaptureUnsupported and invalidates the capture.
 - **By hand.** cudaGraphAdd{Kernel,Memcpy,Memcpy1D,Memset,Host,Empty,ChildGraph}Node take their
   dependencies and their parameters, read when the node is added as CUDA reads them (a kernel's
@@ -21,8 +21,14 @@ A graph is a list of nodes and the edges between them (each node's dependencies)
   branches leave; a cycle fails at instantiation. Its kernels advance the program's clock on the
   stream the graph is launched on.
 
-Not simulated (cudaErrorNotSupported, named once): event record and wait nodes, memory allocation
-and free nodes, conditional nodes, capture across streams joined by events.
+Capture across streams: an event recorded in a capturing stream marks its last nodes; a stream
+that waits for it joins the capture, its calls becoming nodes after those (a fork), and the origin
+stream waiting for an event the joined stream recorded takes that branch back (a join).
+cudaStreamEndCapture on the origin stream ends it for all of them; a branch not joined back is
+cudaErrorStreamCaptureUnjoined.
+
+Not simulated (cudaErrorNotSupported, named once): event record and wait nodes added by hand,
+memory allocation and free nodes, conditional nodes.
 
 The functions register themselves in calls.IMPLEMENTED (warpsim.runtime.handlers imports this module).
 """
@@ -74,12 +80,42 @@ class Node:
 @dataclass(eq=False)
 class Graph:
     nodes: list = field(default_factory=list)    # Node objects in the order they were added
-    invalidated: bool = False                    # a refused call during its capture
     handle: int = 0
 
-    def capture(self, kind: int, work, handle: int) -> None:
-        """A call its capturing stream took: the next node of the stream's chain."""
-        self.nodes.append(Node(kind, lambda stream: work(), (), self.nodes[-1:], handle))
+
+@dataclass(eq=False)
+class Capture:
+    """A stream capture: its graph, the stream that began it, and for each stream taking part (the
+    origin, and those that waited for an event recorded in it), the nodes its next call follows."""
+    graph: Graph
+    origin: int
+    tails: dict
+    invalidated: bool = False        # a refused call during the capture
+    active: bool = True
+
+    def add(self, stream: int, kind: int, work, handle: int) -> None:
+        """A call a capturing stream took: a node after the stream's last ones."""
+        node = Node(kind, lambda launched_on: work(), (), self.tail(stream), handle)
+        self.graph.nodes.append(node)
+        self.tails[stream] = [node]
+
+    def tail(self, stream: int) -> list:
+        return list(self.tails.get(stream, ()))
+
+    def wait(self, stream: int, nodes: list) -> None:
+        """The stream waits for an event recorded in this capture: its next node follows those too."""
+        tail = self.tail(stream)
+        self.tails[stream] = tail + [n for n in nodes if n not in tail]
+
+    def unjoined(self) -> bool:
+        """Whether a stream that joined has work the origin stream's last nodes do not follow."""
+        seen, stack = set(), self.tail(self.origin)
+        while stack:
+            node = stack.pop()
+            if node not in seen:
+                seen.add(node)
+                stack.extend(node.dependencies)
+        return any(n not in seen for stream, nodes in self.tails.items() if stream != self.origin for n in nodes)
 
 
 @dataclass(eq=False)
@@ -727,29 +763,37 @@ def cudaStreamBeginCapture(context, stream, mode):
         return context.fail(STREAM_CAPTURE_UNSUPPORTED)
     if stream in context.captures:
         return context.fail(CODES["cudaErrorIllegalState"])
-    context.captures[stream] = Graph(handle=context.new_handle())
+    context.captures[stream] = Capture(Graph(handle=context.new_handle()), stream, {stream: []})
     return SUCCESS
 
 
 @call()
 def cudaStreamEndCapture(context, stream, graph_out):
+    """Ends the capture its origin stream began, for every stream that joined it; a stream that
+    forked from it and was not joined back is cudaErrorStreamCaptureUnjoined."""
     if not _known_stream(context, stream):
         return context.fail(INVALID_HANDLE)
     if not graph_out:
         return context.fail(INVALID_VALUE)
-    graph = context.captures.pop(stream, None)
-    if graph is None:
+    capture = context.captures.get(stream)
+    if capture is None:
         return context.fail(CODES["cudaErrorIllegalState"])
-    if graph.invalidated:
+    if stream != capture.origin:
+        return context.fail(CODES["cudaErrorStreamCaptureUnmatched"])
+    for taking_part in [s for s, c in context.captures.items() if c is capture]:
+        del context.captures[taking_part]
+    capture.active = False
+    if capture.invalidated or capture.unjoined():
         _write(graph_out, "Q", 0)
-        return context.fail(CODES["cudaErrorStreamCaptureInvalidated"])
-    _write(graph_out, "Q", _register(context, graph))
+        return context.fail(CODES["cudaErrorStreamCaptureInvalidated" if capture.invalidated else
+                                  "cudaErrorStreamCaptureUnjoined"])
+    _write(graph_out, "Q", _register(context, capture.graph))
     return SUCCESS
 
 
 def _capture_status(context, stream) -> int:
-    graph = context.captures.get(stream)
-    return CAPTURE_NONE if graph is None else CAPTURE_INVALIDATED if graph.invalidated else CAPTURE_ACTIVE
+    capture = context.captures.get(stream)
+    return CAPTURE_NONE if capture is None else CAPTURE_INVALIDATED if capture.invalidated else CAPTURE_ACTIVE
 
 
 @call()
@@ -772,20 +816,20 @@ def cudaStreamGetCaptureInfo(context, stream, status_out, id_out, graph_out, dep
     if not status_out:
         return context.fail(INVALID_VALUE)
     _write(status_out, "i", _capture_status(context, stream))
-    graph = context.captures.get(stream)
-    if graph is None or graph.invalidated:
+    capture = context.captures.get(stream)
+    if capture is None or capture.invalidated:
         return SUCCESS
     if id_out:
-        _write(id_out, "Q", graph.handle)
+        _write(id_out, "Q", capture.graph.handle)
     if graph_out:
-        _write(graph_out, "Q", graph.handle)
-    last = graph.nodes[-1:]
+        _write(graph_out, "Q", capture.graph.handle)
+    tail = capture.tail(stream)
     if dependencies_out:
         cells = context.__dict__.setdefault("_capture_dependencies", {})
-        cell = cells[stream] = ctypes.c_uint64(last[0].handle if last else 0)
+        cell = cells[stream] = (ctypes.c_uint64 * max(1, len(tail)))(*[n.handle for n in tail])
         _write(dependencies_out, "Q", ctypes.addressof(cell))
     if edge_data_out:
         _write(edge_data_out, "Q", 0)
     if count_out:
-        _write(count_out, "Q", len(last))
+        _write(count_out, "Q", len(tail))
     return SUCCESS

@@ -1,8 +1,9 @@
 // A CUDA graph built node by node: a memset, four kernels in a diamond, a copy back and a host node;
 // its queries, launches, a kernel node's parameters changed in the executable graph, an update from a
-// graph of the same shape and one refused from a graph of another, a child graph, a clone.
+// graph of the same shape and one refused from a graph of another, a child graph, a clone; then a
+// capture that forks into a second stream and joins it back through events, and one that does not.
 // Usage: graph_nodes in.bin out.bin dot.txt   (in.bin: float32 x; out.bin: the host buffer after
-// each of four launches, float32)
+// each of five launches, float32)
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -163,7 +164,53 @@ int main(int argc, char **argv) {
   CHECK(cudaGraphGetNodes(g.graph, nullptr, &left_nodes));
   CHECK(cudaGraphGetNodes(clone, nullptr, &clone_nodes));
   printf("after destroying a node %zu, its clone %zu\n", left_nodes, clone_nodes);
+
+  cudaStream_t s1, s2;
+  cudaEvent_t fork, join;
+  CHECK(cudaStreamCreate(&s1));
+  CHECK(cudaStreamCreate(&s2));
+  CHECK(cudaEventCreate(&fork));
+  CHECK(cudaEventCreate(&join));
+  CHECK(cudaStreamBeginCapture(s1, cudaStreamCaptureModeGlobal));
+  CHECK(cudaMemsetAsync(m.out, 0, n * sizeof(float), s1));
+  CHECK(cudaEventRecord(fork, s1));
+  CHECK(cudaStreamWaitEvent(s2, fork, 0));
+  cudaStreamCaptureStatus status;
+  CHECK(cudaStreamIsCapturing(s2, &status));
+  printf("forked stream capturing %d\n", (int)status);
+  scale<<<(n + 255) / 256, 256, 0, s1>>>(m.z, m.x, n, 2.0f, 0.0f);
+  scale<<<(n + 255) / 256, 256, 0, s2>>>(m.w, m.x, n, 1.0f, 1.0f);
+  CHECK(cudaEventRecord(join, s2));
+  CHECK(cudaStreamWaitEvent(s1, join, 0));
+  sum<<<(n + 255) / 256, 256, 0, s1>>>(m.out, m.z, m.w, n);
+  CHECK(cudaMemcpyAsync(m.host, m.out, n * sizeof(float), cudaMemcpyDeviceToHost, s1));
+  cudaGraph_t forked;
+  CHECK(cudaStreamEndCapture(s1, &forked));
+  size_t fork_nodes = 0, fork_roots = 0, fork_edges = 0;
+  CHECK(cudaGraphGetNodes(forked, nullptr, &fork_nodes));
+  CHECK(cudaGraphGetRootNodes(forked, nullptr, &fork_roots));
+  CHECK(cudaGraphGetEdges(forked, nullptr, nullptr, nullptr, &fork_edges));
+  CHECK(cudaStreamIsCapturing(s2, &status));
+  printf("fork and join: nodes %zu roots %zu edges %zu, second stream capturing %d\n", fork_nodes, fork_roots,
+         fork_edges, (int)status);
+  cudaGraphExec_t fork_exec;
+  CHECK(cudaGraphInstantiate(&fork_exec, forked, 0));
+  host.assign(m.n, -7.0f);
+  CHECK(cudaGraphLaunch(fork_exec, s1));
+  CHECK(cudaStreamSynchronize(s1));
+  out.insert(out.end(), host.begin(), host.end());
   write_file(argv[2], out.data(), out.size());
+
+  CHECK(cudaStreamBeginCapture(s1, cudaStreamCaptureModeGlobal));
+  CHECK(cudaEventRecord(fork, s1));
+  CHECK(cudaStreamWaitEvent(s2, fork, 0));
+  scale<<<(n + 255) / 256, 256, 0, s2>>>(m.w, m.x, n, 1.0f, 1.0f);
+  SAY("end from the forked stream", cudaStreamEndCapture(s2, &forked));
+  SAY("end unjoined", cudaStreamEndCapture(s1, &forked));
+  cudaGetLastError();
+  CHECK(cudaStreamIsCapturing(s2, &status));
+  printf("after unjoined end: second stream capturing %d\n", (int)status);
+  CHECK(cudaGraphExecDestroy(fork_exec));
 
   CHECK(cudaGraphExecDestroy(exec));
   CHECK(cudaGraphExecDestroy(parent_exec));
