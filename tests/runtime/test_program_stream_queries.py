@@ -2,6 +2,7 @@
 cudaStreamGetFlags/GetPriority (the priority clamped to the device's range)/GetDevice/GetId,
 cudaEventRecordWithFlags around a kernel whose output matches NumPy on random inputs,
 cudaThreadExchangeStreamCaptureMode, cudaChooseDevice, cudaInitDevice, the PCI bus id round trip,
+stream attributes (an access policy window set, copied to another stream and read back; the priority),
 and the codes of refused calls."""
 
 import numpy as np
@@ -31,13 +32,15 @@ def test_streams_read_back_their_flags_and_priorities(queries):
     lines = set(queries[2].splitlines())
     assert {"high flags 1 priority is greatest 1", "low flags 0 priority is least 1", "plain priority 0",
             "device 0", "ids differ 1", "elapsed positive 1", "previous mode 0", "restored from 2",
-            "chosen 0", "bus id round trip 0", "done"} <= lines
+            "chosen 0", "bus id round trip 0", "window copied 1 ratio 0.75", "priority attribute is greatest 1",
+            "done"} <= lines
 
 
 def test_refused_queries_give_cuda_codes(queries):
     codes = dict(line.rsplit(" ", 1) for line in queries[2].splitlines()
                  if line.rsplit(" ", 1)[-1].startswith("cuda"))
     assert codes == {
+        "stream attribute 2": "cudaErrorInvalidValue",
         "record with flags 4": "cudaErrorInvalidValue",
         "stream with flags 8": "cudaErrorInvalidValue",
         "init device 1": "cudaErrorInvalidDevice",

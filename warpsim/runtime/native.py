@@ -117,7 +117,8 @@ LAYOUTS = (("ws_device_prop_layout", "struct cudaDeviceProp", DEVICE_PROP_FIELDS
            ("ws_launch_attribute_layout", "cudaLaunchAttribute", LAUNCH_ATTRIBUTE_FIELDS),
            ("ws_kernel_node_params_layout", "struct cudaKernelNodeParams", KERNEL_NODE_FIELDS),
            ("ws_memset_params_layout", "struct cudaMemsetParams", MEMSET_PARAMS_FIELDS),
-           ("ws_update_result_layout", "cudaGraphExecUpdateResultInfo", UPDATE_RESULT_FIELDS))
+           ("ws_update_result_layout", "cudaGraphExecUpdateResultInfo", UPDATE_RESULT_FIELDS),
+           ("ws_launch_attribute_value_layout", "cudaLaunchAttributeValue", ()))
 
 
 class RuntimeBuildError(WarpsimError):

@@ -2,7 +2,11 @@
 
 Stream flags and priorities are those the stream was created with (calls._create_stream: the
 priority clamped to the device's range, as CUDA clamps it); the legacy, per-thread and default
-streams read flags 0 and priority 0. Every stream is on device 0, and a stream's id is its
+streams read flags 0 and priority 0. Stream attributes (cudaStreamSet/GetAttribute: the L2 access
+policy window, the synchronization policy, the priority, the memory synchronization domain and its
+map) are kept as set and read back (a stream's priority attribute, until set, is its priority);
+they change no result, and the timing model does not model L2 persistence. Other attribute ids are
+cudaErrorInvalidValue. Every stream is on device 0, and a stream's id is its
 handle. An event recorded with cudaEventRecordExternal is an ordinary record outside a capture
 (inside one warpsim makes no external event node). Device selection and PCI identity answer
 for the one simulated device, at PCI address 0000:00:00.0 (cudaDeviceProp's pciBusID and
@@ -48,6 +52,53 @@ def _write_setting(context, stream, out, fmt: str, which: int):
     if not out:
         return context.fail(INVALID_VALUE)
     _write(out, fmt, found[which])
+    return SUCCESS
+
+
+STREAM_ATTRIBUTES = {1, 3, 8, 9, 10}       # cudaStreamAttributeAccessPolicyWindow ... MemSyncDomain
+PRIORITY_ATTRIBUTE = 8
+
+
+def _attribute_bytes() -> int:
+    from .hoststructs import layout
+    return int(layout("ws_launch_attribute_value_layout", 0)[0])
+
+
+@call()
+def cudaStreamSetAttribute(context, stream, attribute, value):
+    if not _known_stream(context, stream):
+        return context.fail(INVALID_HANDLE)
+    if attribute not in STREAM_ATTRIBUTES or not value:
+        return context.fail(INVALID_VALUE)
+    context.__dict__.setdefault("stream_attributes", {})[(stream, attribute)] = \
+        ctypes.string_at(value, _attribute_bytes())
+    return SUCCESS
+
+
+@call()
+def cudaStreamGetAttribute(context, stream, attribute, out):
+    found = _settings(context, stream)
+    if found is None:
+        return context.fail(INVALID_HANDLE)
+    if attribute not in STREAM_ATTRIBUTES or not out:
+        return context.fail(INVALID_VALUE)
+    size = _attribute_bytes()
+    kept = context.__dict__.get("stream_attributes", {}).get((stream, attribute))
+    if kept is None:
+        kept = found[1].to_bytes(4, "little", signed=True) if attribute == PRIORITY_ATTRIBUTE else b""
+        kept = kept.ljust(size, b"\0")
+    ctypes.memmove(out, kept, size)
+    return SUCCESS
+
+
+@call()
+def cudaStreamCopyAttributes(context, destination, source):
+    if not _known_stream(context, destination) or not _known_stream(context, source):
+        return context.fail(INVALID_HANDLE)
+    kept = context.__dict__.setdefault("stream_attributes", {})
+    for (stream, attribute), value in list(kept.items()):
+        if stream == source:
+            kept[(destination, attribute)] = value
     return SUCCESS
 
 

@@ -87,6 +87,20 @@ int main(int argc, char **argv) {
     CHECK(cudaDeviceGetByPCIBusId(&by_bus, bus));
     printf("bus id round trip %d\n", by_bus);
 
+    cudaStreamAttrValue window = {}, read_back = {};
+    window.accessPolicyWindow.base_ptr = dy;
+    window.accessPolicyWindow.num_bytes = n * sizeof(float);
+    window.accessPolicyWindow.hitRatio = 0.75f;
+    window.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+    window.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+    CHECK(cudaStreamSetAttribute(plain, cudaStreamAttributeAccessPolicyWindow, &window));
+    CHECK(cudaStreamCopyAttributes(low, plain));
+    CHECK(cudaStreamGetAttribute(low, cudaStreamAttributeAccessPolicyWindow, &read_back));
+    printf("window copied %d ratio %g\n", read_back.accessPolicyWindow.base_ptr == (void *)dy &&
+           read_back.accessPolicyWindow.num_bytes == n * sizeof(float), read_back.accessPolicyWindow.hitRatio);
+    CHECK(cudaStreamGetAttribute(high, cudaStreamAttributePriority, &read_back));
+    printf("priority attribute is greatest %d\n", read_back.priority == greatest);
+    code("stream attribute 2", cudaStreamSetAttribute(plain, (cudaStreamAttrID)2, &window));
     CHECK(cudaStreamDestroy(plain));
     code("record with flags 4", cudaEventRecordWithFlags(start, high, 4));
     code("stream with flags 8", cudaStreamCreateWithFlags(&plain, 8));
