@@ -3,6 +3,7 @@ cudaStreamGetFlags/GetPriority (the priority clamped to the device's range)/GetD
 cudaEventRecordWithFlags around a kernel whose output matches NumPy on random inputs,
 cudaThreadExchangeStreamCaptureMode, cudaChooseDevice, cudaInitDevice, the PCI bus id round trip,
 stream attributes (an access policy window set, copied to another stream and read back; the priority),
+cudaFuncGetName (the mangled name),
 and the codes of refused calls."""
 
 import numpy as np
@@ -33,6 +34,7 @@ def test_streams_read_back_their_flags_and_priorities(queries):
     assert {"high flags 1 priority is greatest 1", "low flags 0 priority is least 1", "plain priority 0",
             "device 0", "ids differ 1", "elapsed positive 1", "previous mode 0", "restored from 2",
             "chosen 0", "bus id round trip 0", "window copied 1 ratio 0.75", "priority attribute is greatest 1",
+            "kernel name _Z14twice_plus_onePKfPfi",
             "done"} <= lines
 
 

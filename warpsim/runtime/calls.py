@@ -611,6 +611,17 @@ def _kernel_resources(context, function):
 
 
 @call()
+def cudaFuncGetName(context, out, function):
+    """The kernel's (mangled) name, as the fatbinary registered it."""
+    if not out:
+        return context.fail(INVALID_VALUE)
+    if function not in context.kernels:
+        return context.fail(CODES["cudaErrorInvalidDeviceFunction"])
+    _write(out, "Q", _c_string(context.kernels[function][1]))
+    return SUCCESS
+
+
+@call()
 def cudaFuncGetAttributes(context, out, function):
     from .native import FUNC_ATTRIBUTE_FIELDS
     found = _kernel_resources(context, function)

@@ -81,6 +81,7 @@ cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 bloc
 cudaError_t cudaLaunchKernel(const void * func, dim3 gridDim, dim3 blockDim, void ** args, size_t sharedMem, cudaStream_t stream)
 cudaError_t cudaLaunchKernelExC(const void * config, const void * func, void ** args)
 cudaError_t cudaFuncGetAttributes(void * attr, const void * func)
+cudaError_t cudaFuncGetName(void * name, const void * func)
 cudaError_t cudaFuncSetAttribute(const void * func, int attr, int value)
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int * numBlocks, const void * func, int blockSize, size_t dynamicSMemSize)
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int * numBlocks, const void * func, int blockSize, size_t dynamicSMemSize, unsigned int flags)

@@ -100,6 +100,9 @@ int main(int argc, char **argv) {
            read_back.accessPolicyWindow.num_bytes == n * sizeof(float), read_back.accessPolicyWindow.hitRatio);
     CHECK(cudaStreamGetAttribute(high, cudaStreamAttributePriority, &read_back));
     printf("priority attribute is greatest %d\n", read_back.priority == greatest);
+    const char *kernel_name = nullptr;
+    CHECK(cudaFuncGetName(&kernel_name, twice_plus_one));
+    printf("kernel name %s\n", kernel_name);
     code("stream attribute 2", cudaStreamSetAttribute(plain, (cudaStreamAttrID)2, &window));
     CHECK(cudaStreamDestroy(plain));
     code("record with flags 4", cudaEventRecordWithFlags(start, high, 4));
