@@ -116,6 +116,15 @@ def _dynamic_parallelism(folder: Path):
     rng.standard_normal(n).astype(np.float32).tofile(folder / "x.bin")
 
 
+def _graph_nodes(folder: Path):
+    np.random.default_rng(7).standard_normal(1000).astype(np.float32).tofile(folder / "in.bin")
+
+
+def _stream_queries(folder: Path):
+    rng = np.random.default_rng(29)
+    rng.standard_normal(700 + int(rng.integers(0, 100)), dtype=np.float32).tofile(folder / "x.bin")
+
+
 D, H, W = MEMORY3D_SHAPE
 
 CASES = [
@@ -156,6 +165,11 @@ CASES = [
          outputs={"y.bin": "float32"}),
     Case("dynamic_parallelism", ("dynamic_parallelism.cu",), ("x.bin", "y.bin"), ("-rdc=true", "-lcudadevrt"),
          inputs=_dynamic_parallelism, outputs={"y.bin": "float32"}),
+    Case("graph", ("graph.cu",), ("out.bin",), ("-arch=sm_90",), outputs={"out.bin": "float32"}),
+    Case("graph_nodes", ("graph_nodes.cu",), ("in.bin", "out.bin", "graph.dot"), ("-arch=sm_90",),
+         inputs=_graph_nodes, outputs={"out.bin": "float32"}),
+    Case("stream_queries", ("stream_queries.cu",), ("x.bin", "y.bin"), inputs=_stream_queries,
+         outputs={"y.bin": "float32"}),
     Case("race", ("race.cu",)),
     # the runs the tests make under `warpsim check` (test_program_tools.py), here under compute-sanitizer
     Case("race_check_all", ("race.cu",), sanitizer="all", build="race"),
