@@ -4,7 +4,8 @@ types, a kernel node's parameters), the codes of edges CUDA refuses, four launch
 parameters in the executable graph, an update from a graph of the same shape, a child graph) whose
 outputs equal NumPy's, an update refused for another shape, a clone left whole when a node of the
 original is destroyed; a capture that forks into a second stream and joins it back through events
-(its diamond's output too), one ended from the forked stream, one never joined."""
+(its diamond's output too), one ended from the forked stream, one never joined; a capture that
+allocates and frees memory of its own (cudaMallocAsync, cudaFreeAsync), launched twice."""
 
 import numpy as np
 import pytest
@@ -34,6 +35,7 @@ fork and join: nodes 5 roots 1 edges 5, second stream capturing 0
 end from the forked stream cudaErrorStreamCaptureUnmatched
 end unjoined cudaErrorStreamCaptureUnjoined
 after unjoined end: second stream capturing 0
+graph-owned memory: nodes 5 types 10 11
 graph nodes done""".splitlines()
 
 
@@ -49,9 +51,10 @@ def test_a_graph_built_node_by_node_runs_its_diamond_in_order(built, run, tmp_pa
     result = run(built("graph_nodes", "-arch=sm_90"), "in.bin", "out.bin", "graph.dot")
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.splitlines() == EXPECTED
-    out = np.fromfile(tmp_path / "out.bin", dtype=np.float32).reshape(5, -1)
+    out = np.fromfile(tmp_path / "out.bin", dtype=np.float32).reshape(6, -1)
     for row, a in zip(out, (2.0, 4.0, 3.0, 2.0)):
         np.testing.assert_array_equal(row, _expected(x, a))
     np.testing.assert_array_equal(out[4], x * np.float32(2) + (x + np.float32(1)))
+    np.testing.assert_array_equal(out[5], x * np.float32(2) + x)
     dot = (tmp_path / "graph.dot").read_text()
     assert dot.startswith("digraph") and dot.count("->") == 7 and "axpy" in dot

@@ -469,6 +469,7 @@ def _sass_sample(context, loaded, name, grid, block, params: bytes, shared_mem, 
 
 
 NODE_KERNEL, NODE_MEMCPY, NODE_MEMSET, NODE_HOST = 0, 1, 2, 3   # cudaGraphNodeType of the calls a capture takes
+NODE_MEM_ALLOC, NODE_MEM_FREE = 0x0a, 0x0b
 
 
 def _captured(context, stream: int, work, kind: int) -> bool:

@@ -6,8 +6,9 @@ A graph is a list of nodes and the edges between them (each node's dependencies)
 - **Capture.** cudaStreamBeginCapture makes a stream record its work instead of running it: kernel
   launches (their parameter bytes as they were at the launch call, as CUDA copies them), copies,
   memsets and cudaLaunchHostFunc each become a node that depends on the stream's node before
-  (calls._captured: one stream's work is a chain; streams fork and join through events, below). A call that waits for the stream (cudaStreamSynchronize,
-  cudaStreamQuery) is refused with cudaErrorStreamCaptureUnsupported and invalidates the capture.
+  (calls._captured: one stream's work is a chain; streams fork and join through events, below).
+  A call that waits for the stream (cudaStreamSynchronize, cudaStreamQuery) is refused with
+  cudaErrorStreamCaptureUnsupported and invalidates the capture.
 - **By hand.** cudaGraphAdd{Kernel,Memcpy,Memcpy1D,Memset,Host,Empty,ChildGraph}Node take their
   dependencies and their parameters, read when the node is added as CUDA reads them (a kernel's
   argument bytes, a copy's cudaMemcpy3DParms); cudaGraphAddDependencies and RemoveDependencies edit
@@ -21,14 +22,18 @@ A graph is a list of nodes and the edges between them (each node's dependencies)
   branches leave; a cycle fails at instantiation. Its kernels advance the program's clock on the
   stream the graph is launched on.
 
+cudaMallocAsync and cudaFreeAsync on a capturing stream become memory allocation and free nodes:
+the memory is allocated at the capture and stays at that address for every launch of the graph
+(CUDA's graph-owned memory keeps one address for the graph too), so a captured free does not free.
+
 Capture across streams: an event recorded in a capturing stream marks its last nodes; a stream
 that waits for it joins the capture, its calls becoming nodes after those (a fork), and the origin
 stream waiting for an event the joined stream recorded takes that branch back (a join).
 cudaStreamEndCapture on the origin stream ends it for all of them; a branch not joined back is
 cudaErrorStreamCaptureUnjoined.
 
-Not simulated (cudaErrorNotSupported, named once): event record and wait nodes added by hand,
-memory allocation and free nodes, conditional nodes.
+Not simulated (cudaErrorNotSupported, named once): event record and wait nodes and memory
+allocation and free nodes added by hand, conditional nodes.
 
 The functions register themselves in calls.IMPLEMENTED (warpsim.runtime.handlers imports this module).
 """
@@ -43,8 +48,9 @@ from typing import Callable
 
 import numpy as np
 
-from .calls import (HOST_FUNCTION, INVALID_VALUE, MEMCPY_KINDS, NODE_HOST, NODE_KERNEL, NODE_MEMCPY, NODE_MEMSET,
-                    SUCCESS, _copy, _known_stream, _run_kernel, _say_once, _time_memset, _write, call, prepare_launch)
+from .calls import (HOST_FUNCTION, INVALID_VALUE, MEMCPY_KINDS, NODE_HOST, NODE_KERNEL, NODE_MEM_ALLOC, NODE_MEM_FREE,
+                    NODE_MEMCPY, NODE_MEMSET, SUCCESS, _copy, _known_stream, _run_kernel, _say_once, _time_memset,
+                    _write, call, prepare_launch)
 from .errors import CODES
 from .hoststructs import layout, offsets, read
 from .memory3d import Refusal, _copy_3d, plan
@@ -289,7 +295,7 @@ def cudaGraphDebugDotPrint(context, graph, path, flags):
     if found is None or not path:
         return context.fail(INVALID_VALUE)
     kinds = {NODE_KERNEL: "kernel", NODE_MEMCPY: "memcpy", NODE_MEMSET: "memset", NODE_HOST: "host",
-             NODE_GRAPH: "graph", NODE_EMPTY: "empty"}
+             NODE_GRAPH: "graph", NODE_EMPTY: "empty", NODE_MEM_ALLOC: "mem alloc", NODE_MEM_FREE: "mem free"}
     lines = ["digraph warpsim_graph {"]
     for k, node in enumerate(found.nodes):
         label = kinds[node.kind]

@@ -23,8 +23,9 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 
-from .calls import (CODES, INVALID_HANDLE, INVALID_VALUE, MEMORY_MANAGED, NODE_MEMCPY, SUCCESS, _allocate,
-                    _allocation_start, _copy, _known_stream, _now_or_captured, _read, _write, call, cudaFree)
+from .calls import (CODES, INVALID_HANDLE, INVALID_VALUE, MEMORY_MANAGED, NODE_MEM_ALLOC, NODE_MEM_FREE, NODE_MEMCPY,
+                    SUCCESS, _allocate, _allocation_start, _captured, _copy, _known_stream, _now_or_captured, _read,
+                    _write, call, cudaFree)
 from .context import GPU_PAGE_BYTES
 from ..machine.memory import GLOBAL_BASE
 
@@ -194,6 +195,8 @@ def _allocate_from(context, out, size, pool, stream) -> int:
     if found.max_size and found.used + size > found.max_size:
         return context.fail(CODES["cudaErrorMemoryAllocation"])
     code = _allocate(context, out, size)
+    if code == SUCCESS:                 # in a capture, graph-owned memory: allocated now, at one address for the
+        _captured(context, stream, lambda: SUCCESS, NODE_MEM_ALLOC)     # graph's every launch
     if code == SUCCESS and size:
         (address,) = _read(out, "Q")
         found.allocations[address] = size
@@ -217,6 +220,8 @@ def cudaMallocFromPoolAsync(context, out, size, pool, stream):
 def cudaFreeAsync(context, address, stream):
     if not _known_stream(context, stream):
         return context.fail(INVALID_HANDLE)
+    if _captured(context, stream, lambda: SUCCESS, NODE_MEM_FREE):
+        return SUCCESS                  # graph-owned memory stays at its address for the graph's next launch
     return cudaFree.__wrapped__(context, address)
 
 

@@ -1,9 +1,10 @@
 // A CUDA graph built node by node: a memset, four kernels in a diamond, a copy back and a host node;
 // its queries, launches, a kernel node's parameters changed in the executable graph, an update from a
 // graph of the same shape and one refused from a graph of another, a child graph, a clone; then a
-// capture that forks into a second stream and joins it back through events, and one that does not.
+// capture that forks into a second stream and joins it back through events, and one that does not;
+// a capture that allocates and frees memory of its own.
 // Usage: graph_nodes in.bin out.bin dot.txt   (in.bin: float32 x; out.bin: the host buffer after
-// each of five launches, float32)
+// each of six launches, float32)
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -211,6 +212,35 @@ int main(int argc, char **argv) {
   CHECK(cudaStreamIsCapturing(s2, &status));
   printf("after unjoined end: second stream capturing %d\n", (int)status);
   CHECK(cudaGraphExecDestroy(fork_exec));
+
+  float *scratch = nullptr;                            // graph-owned memory: allocated and freed in the graph
+  CHECK(cudaStreamBeginCapture(s1, cudaStreamCaptureModeGlobal));
+  CHECK(cudaMallocAsync(&scratch, n * sizeof(float), s1));
+  scale<<<(n + 255) / 256, 256, 0, s1>>>(scratch, m.x, n, 2.0f, 0.0f);
+  sum<<<(n + 255) / 256, 256, 0, s1>>>(m.out, scratch, m.x, n);
+  CHECK(cudaFreeAsync(scratch, s1));
+  CHECK(cudaMemcpyAsync(m.host, m.out, n * sizeof(float), cudaMemcpyDeviceToHost, s1));
+  cudaGraph_t owning;
+  CHECK(cudaStreamEndCapture(s1, &owning));
+  size_t owning_nodes = 0;
+  CHECK(cudaGraphGetNodes(owning, nullptr, &owning_nodes));
+  std::vector<cudaGraphNode_t> owned(owning_nodes);
+  CHECK(cudaGraphGetNodes(owning, owned.data(), &owning_nodes));
+  cudaGraphNodeType first_type, fourth_type;
+  CHECK(cudaGraphNodeGetType(owned[0], &first_type));
+  CHECK(cudaGraphNodeGetType(owned[3], &fourth_type));
+  printf("graph-owned memory: nodes %zu types %d %d\n", owning_nodes, (int)first_type, (int)fourth_type);
+  cudaGraphExec_t owning_exec;
+  CHECK(cudaGraphInstantiate(&owning_exec, owning, 0));
+  for (int k = 0; k < 2; k++) {
+    host.assign(m.n, -7.0f);
+    CHECK(cudaGraphLaunch(owning_exec, s1));
+    CHECK(cudaStreamSynchronize(s1));
+  }
+  out.insert(out.end(), host.begin(), host.end());
+  write_file(argv[2], out.data(), out.size());
+  CHECK(cudaGraphExecDestroy(owning_exec));
+  CHECK(cudaGraphDestroy(owning));
 
   CHECK(cudaGraphExecDestroy(exec));
   CHECK(cudaGraphExecDestroy(parent_exec));
