@@ -1,7 +1,8 @@
 """A CUDA graph built node by node in a whole program (tests/runtime/programs/graph_nodes.cu): a memset,
 four kernels in a diamond, a copy back and a host node; its queries (nodes, roots, edges, dependencies,
 types, a kernel node's parameters), the codes of edges CUDA refuses, four launches (changed kernel
-parameters in the executable graph, an update from a graph of the same shape, a child graph) whose
+parameters in the executable graph, an update from a graph of the same shape, a child graph between
+event wait and record nodes) whose
 outputs equal NumPy's, an update refused for another shape, a clone left whole when a node of the
 original is destroyed; a capture that forks into a second stream and joins it back through events
 (its diamond's output too), one ended from the forked stream, one never joined; a capture that
@@ -29,6 +30,7 @@ result 0
 update other shape cudaErrorGraphExecUpdateFailure
 result 2
 child type 4 calls 5
+event nodes 6 7, elapsed positive 1
 after destroying a node 6, its clone 7
 forked stream capturing 1
 fork and join: nodes 5 roots 1 edges 5, second stream capturing 0

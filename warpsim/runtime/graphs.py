@@ -9,7 +9,8 @@ A graph is a list of nodes and the edges between them (each node's dependencies)
   (calls._captured: one stream's work is a chain; streams fork and join through events, below).
   A call that waits for the stream (cudaStreamSynchronize, cudaStreamQuery) is refused with
   cudaErrorStreamCaptureUnsupported and invalidates the capture.
-- **By hand.** cudaGraphAdd{Kernel,Memcpy,Memcpy1D,Memset,Host,Empty,ChildGraph}Node take their
+- **By hand.** cudaGraphAdd{Kernel,Memcpy,Memcpy1D,Memset,Host,Empty,ChildGraph,EventRecord,
+  EventWait}Node take their
   dependencies and their parameters, read when the node is added as CUDA reads them (a kernel's
   argument bytes, a copy's cudaMemcpy3DParms); cudaGraphAddDependencies and RemoveDependencies edit
   the edges; the Get* queries report nodes, roots, edges and parameters.
@@ -32,8 +33,8 @@ stream waiting for an event the joined stream recorded takes that branch back (a
 cudaStreamEndCapture on the origin stream ends it for all of them; a branch not joined back is
 cudaErrorStreamCaptureUnjoined.
 
-Not simulated (cudaErrorNotSupported, named once): event record and wait nodes and memory
-allocation and free nodes added by hand, conditional nodes.
+Not simulated (cudaErrorNotSupported, named once): memory allocation and free nodes added by hand,
+conditional nodes.
 
 The functions register themselves in calls.IMPLEMENTED (warpsim.runtime.handlers imports this module).
 """
@@ -63,7 +64,8 @@ CAPTURE_MODES = range(3)             # cudaStreamCaptureModeGlobal, ThreadLocal,
 LEGACY_STREAMS = (0, 1)              # the NULL stream and cudaStreamLegacy cannot capture
 CAPTURE_NONE, CAPTURE_ACTIVE, CAPTURE_INVALIDATED = 0, 1, 2      # cudaStreamCaptureStatus
 STREAM_CAPTURE_UNSUPPORTED = CODES["cudaErrorStreamCaptureUnsupported"]
-NODE_GRAPH, NODE_EMPTY = 4, 5        # cudaGraphNodeType beside calls' kernel, memcpy, memset and host
+NODE_GRAPH, NODE_EMPTY, NODE_WAIT_EVENT, NODE_EVENT_RECORD = 4, 5, 6, 7   # cudaGraphNodeType beside calls'
+                                                                         # kernel, memcpy, memset and host
 # cudaGraphExecUpdateResult
 UPDATE_SUCCESS, UPDATE_TOPOLOGY_CHANGED, UPDATE_NODE_TYPE_CHANGED = 0, 2, 3
 EDGE_DATA_BYTES = 8                  # a cudaGraphEdgeData: ports and type, all default (0) here
@@ -295,7 +297,8 @@ def cudaGraphDebugDotPrint(context, graph, path, flags):
     if found is None or not path:
         return context.fail(INVALID_VALUE)
     kinds = {NODE_KERNEL: "kernel", NODE_MEMCPY: "memcpy", NODE_MEMSET: "memset", NODE_HOST: "host",
-             NODE_GRAPH: "graph", NODE_EMPTY: "empty", NODE_MEM_ALLOC: "mem alloc", NODE_MEM_FREE: "mem free"}
+             NODE_GRAPH: "graph", NODE_EMPTY: "empty", NODE_MEM_ALLOC: "mem alloc", NODE_MEM_FREE: "mem free",
+             NODE_WAIT_EVENT: "wait event", NODE_EVENT_RECORD: "event record"}
     lines = ["digraph warpsim_graph {"]
     for k, node in enumerate(found.nodes):
         label = kinds[node.kind]
@@ -423,6 +426,28 @@ def cudaGraphAddHostNode(context, out, graph, dependencies, count, params):
 @call()
 def cudaGraphAddEmptyNode(context, out, graph, dependencies, count):
     return _add(context, out, graph, dependencies, count, lambda: Node(NODE_EMPTY, None))
+
+
+def _event_node(context, kind: int, event: int):
+    if event not in context.events:
+        return context.fail(INVALID_VALUE)
+
+    def record(stream):                 # the graph's work before it is done when it runs
+        context.events[event].gpu_ms = context.event_ms()
+        context.events[event].captured = None
+        return SUCCESS
+    return Node(kind, record if kind == NODE_EVENT_RECORD else None, (event,))
+
+
+@call()
+def cudaGraphAddEventRecordNode(context, out, graph, dependencies, count, event):
+    return _add(context, out, graph, dependencies, count, lambda: _event_node(context, NODE_EVENT_RECORD, event))
+
+
+@call()
+def cudaGraphAddEventWaitNode(context, out, graph, dependencies, count, event):
+    """Waits for the event's work, which is done: warpsim runs every call's work before it returns."""
+    return _add(context, out, graph, dependencies, count, lambda: _event_node(context, NODE_WAIT_EVENT, event))
 
 
 @call()

@@ -219,6 +219,8 @@ cudaError_t cudaGraphAddEmptyNode(void * pGraphNode, void * graph, const void * 
 cudaError_t cudaGraphAddMemcpyNode1D(void * pGraphNode, void * graph, const void * pDependencies, size_t numDependencies, void * dst, const void * src, size_t count, int kind)
 cudaError_t cudaGraphAddMemcpyNode(void * pGraphNode, void * graph, const void * pDependencies, size_t numDependencies, const void * pCopyParams)
 cudaError_t cudaGraphAddChildGraphNode(void * pGraphNode, void * graph, const void * pDependencies, size_t numDependencies, void * childGraph)
+cudaError_t cudaGraphAddEventRecordNode(void * pGraphNode, void * graph, const void * pDependencies, size_t numDependencies, cudaEvent_t event)
+cudaError_t cudaGraphAddEventWaitNode(void * pGraphNode, void * graph, const void * pDependencies, size_t numDependencies, cudaEvent_t event)
 cudaError_t cudaGraphChildGraphNodeGetGraph(void * node, void * pGraph)
 cudaError_t cudaGraphDestroyNode(void * node)
 cudaError_t cudaGraphNodeGetType(void * node, int * pType)

@@ -1,6 +1,7 @@
 // A CUDA graph built node by node: a memset, four kernels in a diamond, a copy back and a host node;
 // its queries, launches, a kernel node's parameters changed in the executable graph, an update from a
-// graph of the same shape and one refused from a graph of another, a child graph, a clone; then a
+// graph of the same shape and one refused from a graph of another, a child graph between event wait
+// and record nodes, a clone; then a
 // capture that forks into a second stream and joins it back through events, and one that does not;
 // a capture that allocates and frees memory of its own.
 // Usage: graph_nodes in.bin out.bin dot.txt   (in.bin: float32 x; out.bin: the host buffer after
@@ -149,16 +150,28 @@ int main(int argc, char **argv) {
   cudaGraph_t parent, clone;
   CHECK(cudaGraphCreate(&parent, 0));
   cudaGraphNode_t child;
-  CHECK(cudaGraphAddChildGraphNode(&child, parent, nullptr, 0, g.graph));
-  cudaGraphNodeType child_type;
+  cudaEvent_t before, done;
+  CHECK(cudaEventCreate(&before));
+  CHECK(cudaEventCreate(&done));
+  cudaGraphNode_t waited, recorded;
+  CHECK(cudaGraphAddEventWaitNode(&waited, parent, nullptr, 0, before));
+  CHECK(cudaGraphAddChildGraphNode(&child, parent, &waited, 1, g.graph));
+  CHECK(cudaGraphAddEventRecordNode(&recorded, parent, &child, 1, done));
+  cudaGraphNodeType child_type, wait_type, record_type;
   CHECK(cudaGraphNodeGetType(child, &child_type));
+  CHECK(cudaGraphNodeGetType(waited, &wait_type));
+  CHECK(cudaGraphNodeGetType(recorded, &record_type));
   cudaGraphExec_t parent_exec;
   CHECK(cudaGraphInstantiate(&parent_exec, parent, 0));
   host.assign(m.n, -7.0f);
+  CHECK(cudaEventRecord(before, 0));
   CHECK(cudaGraphLaunch(parent_exec, 0));
   CHECK(cudaDeviceSynchronize());
   out.insert(out.end(), host.begin(), host.end());
+  float between = 0.0f;
+  CHECK(cudaEventElapsedTime(&between, before, done));
   printf("child type %d calls %d\n", (int)child_type, calls);
+  printf("event nodes %d %d, elapsed positive %d\n", (int)wait_type, (int)record_type, between > 0.0f);
   CHECK(cudaGraphClone(&clone, g.graph));
   CHECK(cudaGraphDestroyNode(g.host));
   size_t left_nodes = 0, clone_nodes = 0;
