@@ -1317,6 +1317,8 @@ def cudaStreamWaitEvent(context, stream, event, flags):
     captured = context.events[event].captured
     if captured is not None and captured[0].active:     # the stream joins that capture after those nodes
         capture, nodes = captured
+        if stream in (0, 1):                            # the legacy stream cannot take part in a capture
+            return context.fail(CODES["cudaErrorStreamCaptureIsolation"])
         joined = context.captures.setdefault(stream, capture)
         if joined is not capture:
             return context.fail(CODES["cudaErrorStreamCaptureMerge"])
