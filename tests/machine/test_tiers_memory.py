@@ -10,6 +10,7 @@ references on random inputs.
 from __future__ import annotations
 
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -262,3 +263,32 @@ def test_a_shared_store_past_the_dynamic_shared_memory_is_the_same_fault():
         results[engine] = (str(caught.value), [a.get().tobytes() for a in args[1:4]])
     assert results["numpy"] == results["compiled"]
     assert "shared" in results["numpy"][0]
+
+
+def test_a_store_from_a_wider_register_runs_compiled_and_keeps_the_low_bits():
+    """Numba passes integer scalars as 64-bit: `out[i] = v + i` into an int32 array is
+    st.global.u32 of a 64-bit register, whose low 32 bits PTX stores. The compiled tier takes
+    that block and writes the NumPy tier's bytes."""
+    from warpsim import cuda
+
+    @cuda.jit
+    def store_low(out, v):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = v + i
+
+    n, v = 1000 + int(np.random.default_rng(3).integers(0, 24)), (7 << 33) + 0x7FFFFFF0
+    results = {}
+    for engine in ("numpy", "compiled"):
+        out = cuda.device_array(n, dtype=np.int32)
+        with cp.settings(engine=engine), warnings.catch_warnings():
+            warnings.simplefilter("ignore")          # Numba's low-occupancy warning for 8 blocks
+            store_low[(n + 127) // 128, 128](out, v)
+        results[engine] = out.copy_to_host()
+    expected = ((v + np.arange(n, dtype=np.int64)) & 0xFFFFFFFF).astype(np.uint32).view(np.int32)
+    np.testing.assert_array_equal(results["numpy"], expected)
+    np.testing.assert_array_equal(results["compiled"], expected)
+    program = next(iter(store_low.overloads.values())).loaded().program
+    storing = {r["block"]: r for r in report(program)
+               if any(i.opcode == "st" for i in program.blocks[r["block"]].instructions)}
+    assert storing and all(r["why_numpy"] is None and r["threads_compiled"] for r in storing.values()), storing

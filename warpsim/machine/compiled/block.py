@@ -107,7 +107,9 @@ class BlockSource:
             raise NotCovered(f"{bits}-bit register {reg}")
         return bits
 
-    def operand(self, op, type_name: str) -> str:
+    def operand(self, op, type_name: str, wider: bool = False) -> str:
+        """An operand read as type_name. wider: the instruction may name a register wider than its
+        type, whose low bits it reads (a st's value: ptx/types.reinterpret's rule)."""
         type_bits = 1 if type_name == "pred" else TYPES[type_name].bits
         if isinstance(op, Reg):
             if op.name not in self.fn.regs and op.name.split(".")[0] in SPECIAL_REGISTERS:   # declared: its own
@@ -115,6 +117,8 @@ class BlockSource:
                 if expr is None:
                     raise NotCovered(f"special register {op.name}")
                 return expr
+            if wider and self.bits(op.name) == 64 and type_bits == 32:
+                return f"np.uint32({self.read(op.name)})"
             if self.bits(op.name) != type_bits:
                 raise NotCovered(f"{op.name} read as {type_name}")
             return self.read(op.name)

@@ -145,7 +145,7 @@ class GlobalMemory:
         space = self.spaces[t]
         words = f"{'mem' if space == 'global' else 'shared'}{bits}"
         kind = "load" if ins.opcode == "ld" else ("store" if ins.opcode == "st" else "atomic")
-        operands = [src.operand(o, ins.type) for o in ins.srcs[1:]] if kind != "load" else []
+        operands = [src.operand(o, ins.type, wider=kind == "store") for o in ins.srcs[1:]] if kind != "load" else []
         before_writes = self.first_write is None or t < self.first_write
         if phase == "check" and before_writes:                                  # a load before any write
             address, slot = self._address(ins, bits, space, guard, FIRST_FAULT)
