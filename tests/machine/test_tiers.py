@@ -224,6 +224,50 @@ def test_division_and_roots_rounded_once_are_bit_exact_on_both_tiers():
     assert {row["block"]: row["tier"] for row in report(function.loaded_module.program)}[1] == "compiled"
 
 
+SPECIAL_F64 = [0x7FF8000000000000, 0x7FF0000000000001, 0xFFF4000000000123, 0x7FF0000000000000,
+               0x8000000000000000, 0x3810000000000000, 0x36A0000000000000, 0x47EFFFFFF0000000,
+               0x47EFFFFFE0000000, 0x3FF0000010000000, 0x3FF0000030000000, 0x0000000000000001]
+
+
+def test_conversions_between_f32_and_f64_are_bit_exact_on_both_tiers():
+    """cvt.f64.f32 and cvt.rn.f32.f64, with and without .ftz: NaN payloads, subnormals on either
+    side, overflow, ties to even; NumPy's casts for the finite values; and the body runs compiled."""
+    body = ["cvt.f64.f32 %rd0, %f6;", "cvt.ftz.f64.f32 %rd1, %f7;", "cvt.rn.f32.f64 %f0, %rd6;",
+            "cvt.rn.ftz.f32.f64 %f1, %rd7;"]
+    function = cp.RawModule(ptx=fuzz_kernel(body)).get_function("fuzz")
+    rng = np.random.default_rng(11)
+    for _ in range(3):
+        words = random_words(rng, THREADS * 5 * REGS).reshape(THREADS, 5 * REGS)
+        wide = words.view(np.uint64)                        # the %rd registers: two words each
+        for k in (6, 7):
+            kind = rng.integers(4, size=THREADS)
+            exponent = rng.integers(0x380 - 40, 0x480, THREADS).astype(np.uint64)   # around f32's range
+            magnitude = (exponent << np.uint64(52)) | rng.integers(0, 1 << 52, THREADS, dtype=np.uint64)
+            wide[:, 3 * REGS // 2 + k] = np.select(
+                [kind < 2, kind == 2], [magnitude, magnitude | np.uint64(1 << 63)],
+                rng.choice(np.array(SPECIAL_F64, dtype=np.uint64), THREADS))
+        words = words.ravel()
+        outputs = {}
+        for engine in ("numpy", "compiled"):
+            out = cp.zeros(len(words), dtype=cp.uint32)
+            launch, _ = run_on(engine, function, (1,), (THREADS,), (cp.asarray(words), out))
+            outputs[engine] = (out.get(), counters(launch))
+        assert_same(body, outputs["numpy"], outputs["compiled"])
+        out = outputs["compiled"][0].reshape(THREADS, 5 * REGS)
+        source = words.reshape(THREADS, 5 * REGS)
+        f32_in = source[:, REGS + 6].view(np.float32)
+        widened = out.view(np.uint64)[:, 3 * REGS // 2].view(np.float64)
+        finite = np.isfinite(f32_in)
+        np.testing.assert_array_equal(widened[finite], f32_in[finite].astype(np.float64))
+        f64_in = source.view(np.uint64)[:, 3 * REGS // 2 + 6].view(np.float64)
+        narrowed = out[:, REGS].view(np.float32)
+        with np.errstate(over="ignore", invalid="ignore"):
+            expected = f64_in.astype(np.float32)
+        keep = ~np.isnan(f64_in)
+        np.testing.assert_array_equal(narrowed[keep], expected[keep])
+    assert {row["block"]: row["tier"] for row in report(function.loaded_module.program)}[1] == "compiled"
+
+
 @pytest.mark.parametrize("seed", [1, pytest.param(2, marks=pytest.mark.slow)])
 def test_fuzzed_straight_line_ptx_is_bit_exact_on_both_tiers(seed, round_loop=False):
     body, outputs = fuzz_once(seed, 60, round_loop=round_loop or seed == 1)

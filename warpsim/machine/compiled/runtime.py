@@ -29,6 +29,11 @@ SIGN32 = np.uint32(F32.sign_mask)
 EXPONENT32 = np.uint32(F32.exponent_mask)
 MAGNITUDE32 = np.uint32(F32.exponent_mask | F32.fraction_mask)
 CANONICAL_NAN32 = np.uint32(CANONICAL_NAN["f32"])
+FRACTION32 = np.uint64(F32.fraction_mask)
+FRACTION64 = np.uint64((1 << 52) - 1)
+QUIET_NAN32 = np.uint64(0x7FC00000)          # an f32 NaN's exponent and quiet bit
+QUIET_NAN64 = np.uint64(0x7FF8000000000000)  # an f64 NaN's exponent and quiet bit
+WIDENED_CANONICAL_NAN = np.uint64(0x7FFFFFFFE0000000)   # 0x7fffffff widened, as F2F.F64.F32.FTZ writes it
 
 
 @intrinsic
@@ -45,6 +50,22 @@ def bits_of(typingctx, value):
     def codegen(context, builder, signature, args):
         return builder.bitcast(args[0], ir.IntType(32))
     return types.uint32(types.float32), codegen
+
+
+@intrinsic
+def f64_of(typingctx, bits):
+    """uint64 register bits -> the float64 they hold (a bitcast)."""
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.DoubleType())
+    return types.float64(types.uint64), codegen
+
+
+@intrinsic
+def bits64_of(typingctx, value):
+    """float64 -> its uint64 bits (a bitcast)."""
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.IntType(64))
+    return types.uint64(types.float64), codegen
 
 
 @intrinsic
@@ -436,6 +457,31 @@ def f32_from_s32(bits):
 @njit(inline="always")
 def f32_from_u32(bits):
     return bits_of(np.float32(np.uint32(bits)))
+
+
+@njit(inline="always")
+def f64_from_f32(bits, ftz):
+    """cvt.f64.f32: exact. .ftz flushes a subnormal source; a NaN widens quieted with its sign and
+    payload, or as the f32 canonical NaN widened under .ftz (semantics/conversion._nan_as_gpu)."""
+    if is_nan32(bits):
+        if ftz:
+            return WIDENED_CANONICAL_NAN
+        b = np.uint64(bits)
+        return ((b >> np.uint64(31)) << np.uint64(63)) | QUIET_NAN64 | ((b & FRACTION32) << np.uint64(29))
+    x = f32_of(bits)
+    return bits64_of(np.float64(flushed(x) if ftz else x))
+
+
+@njit(inline="always")
+def f32_from_f64(bits, ftz):
+    """cvt.rn.f32.f64: rounded once to nearest even (LLVM's fptrunc); .ftz flushes a subnormal
+    result; a NaN narrows quieted with its sign and the top of its payload."""
+    x = f64_of(bits)
+    if x != x:
+        return np.uint32(((bits >> np.uint64(63)) << np.uint64(31)) | QUIET_NAN32 |
+                         ((bits & FRACTION64) >> np.uint64(29)))
+    y = np.float32(x)
+    return bits_of(flushed(y) if ftz else y)
 
 
 @njit(inline="always")

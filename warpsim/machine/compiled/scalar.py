@@ -217,6 +217,10 @@ def convert(ins, srcs):
         return integer_resize(ins.types[0], ins.types[1], srcs[0])
     if ins.flags <= {"rzi", "ftz"} and "rzi" in ins.flags and ins.types in (("s32", "f32"), ("u32", "f32")):
         return f"{ins.types[0]}_from_f32_rz({srcs[0]})"     # a flushed subnormal truncates to 0 too
+    if ins.types == ("f64", "f32") and ins.flags <= {"ftz"}:
+        return f"f64_from_f32({srcs[0]}, {'ftz' in ins.flags})"
+    if ins.types == ("f32", "f64") and ins.flags in ({"rn"}, {"rn", "ftz"}):
+        return f"f32_from_f64({srcs[0]}, {'ftz' in ins.flags})"
     if ins.flags != {"rn"} or len(ins.types) != 2 or ins.types[0] != "f32":
         return None
     source = ins.types[1]
