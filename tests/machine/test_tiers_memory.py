@@ -18,6 +18,7 @@ import pytest
 import warpsim as cp
 from warpsim.errors import DeadlockError, MemoryFault
 from warpsim.machine.compiled import report
+from warpsim.ptx.ir import Sym
 
 ATOMICS = r"""
 extern "C" __global__ void atomics(const unsigned* key, const unsigned* val, unsigned* u, int* s,
@@ -292,3 +293,40 @@ def test_a_store_from_a_wider_register_runs_compiled_and_keeps_the_low_bits():
     storing = {r["block"]: r for r in report(program)
                if any(i.opcode == "st" for i in program.blocks[r["block"]].instructions)}
     assert storing and all(r["why_numpy"] is None and r["threads_compiled"] for r in storing.values()), storing
+
+
+def test_shared_loads_at_a_variables_own_address_run_compiled():
+    """A Numba shared array read at a constant index is ld.shared [_cudapy_smem_N+offset] (the
+    variable's address, no register): the compiled tier takes it, with the NumPy tier's values."""
+    from numba import float32
+
+    from warpsim import cuda
+
+    @cuda.jit
+    def first_and_last(x, out):
+        tile = cuda.shared.array(128, dtype=float32)
+        t = cuda.threadIdx.x
+        tile[t] = x[cuda.grid(1)]
+        cuda.syncthreads()
+        if t == 0:
+            out[cuda.blockIdx.x] = tile[0] - tile[127]
+
+    blocks = 12
+    x = np.random.default_rng(5).standard_normal(blocks * 128).astype(np.float32)
+    results = {}
+    for engine in ("numpy", "compiled"):
+        out = cuda.device_array(blocks, dtype=np.float32)
+        with cp.settings(engine=engine), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            first_and_last[blocks, 128](cuda.to_device(x), out)
+        results[engine] = out.copy_to_host()
+    rows = x.reshape(blocks, 128)
+    expected = rows[:, 0] - rows[:, 127]
+    np.testing.assert_array_equal(results["numpy"], expected)
+    np.testing.assert_array_equal(results["compiled"], expected)
+    program = next(iter(first_and_last.overloads.values())).loaded().program
+    reading = [r for r in report(program)
+               if any(i.opcode == "ld" and "shared" in i.flags and isinstance(i.srcs[0].base, Sym)
+                      for i in program.blocks[r["block"]].instructions)]
+    assert reading and all(r["why_numpy"] is None and r["threads_compiled"] for r in reading), \
+        [r["why_numpy"] for r in reading]

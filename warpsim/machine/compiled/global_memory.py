@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...ptx.ir import Addr, Reg, Sink
+from ...ptx.ir import Addr, Reg, Sink, Sym
 from ...semantics.atomics import ATOMIC_OPS
 from .. import access
 
@@ -233,12 +233,15 @@ class GlobalMemory:
         lines that stop the pass at a bad address); record: kept per lane for the caller's report."""
         src = self.source
         addr = ins.srcs[0]
-        if not isinstance(addr, Addr) or not isinstance(addr.base, Reg) or addr.base.name not in src.fn.regs:
-            raise NotCovered(f"{ins.opcode} form {ins}")
-        base_bits = src.bits(addr.base.name)
-        if base_bits not in (32, 64) or space == "global" and base_bits != 64:
-            raise NotCovered(f"{ins.opcode} at [{addr.base.name}]: a {base_bits}-bit address")
-        base = src.operand(addr.base, "u64" if base_bits == 64 else "u32")
+        if isinstance(addr, Addr) and isinstance(addr.base, Sym):     # [variable+offset]: the address a mov gives
+            base = src.symbol_address(addr.base, "u64")
+        else:
+            if not isinstance(addr, Addr) or not isinstance(addr.base, Reg) or addr.base.name not in src.fn.regs:
+                raise NotCovered(f"{ins.opcode} form {ins}")
+            base_bits = src.bits(addr.base.name)
+            if base_bits not in (32, 64) or space == "global" and base_bits != 64:
+                raise NotCovered(f"{ins.opcode} at [{addr.base.name}]: a {base_bits}-bit address")
+            base = src.operand(addr.base, "u64" if base_bits == 64 else "u32")
         address, slot = src.fresh("address"), src.fresh("slot")
         size = bits // 8
         shift = 3 if bits == 64 else 2
