@@ -268,6 +268,41 @@ def test_conversions_between_f32_and_f64_are_bit_exact_on_both_tiers():
     assert {row["block"]: row["tier"] for row in report(function.loaded_module.program)}[1] == "compiled"
 
 
+def test_f64_arithmetic_is_bit_exact_on_both_tiers():
+    """add/sub/mul/fma/mad of f64 with .rn, and a mul and add ptxas contracts into one fma, on
+    random magnitudes, NaN payloads in every operand position, infinities (inf - inf: the FP64
+    unit's default NaN), zeros and subnormals; and the body runs compiled."""
+    body = ["add.rn.f64 %rd0, %rd5, %rd6;", "sub.rn.f64 %rd1, %rd6, %rd7;", "mul.rn.f64 %rd2, %rd7, %rd5;",
+            "fma.rn.f64 %rd3, %rd5, %rd6, %rd7;", "mad.rn.f64 %rd4, %rd7, %rd5, %rd6;",
+            "mul.f64 %rd1, %rd5, %rd7;", "sub.f64 %rd4, %rd6, %rd1;"]
+    function = cp.RawModule(ptx=fuzz_kernel(body)).get_function("fuzz")
+    rng = np.random.default_rng(17)
+    specials = np.array(SPECIAL_F64 + [0x7FF0000000000000 | (1 << 63), 0x000FFFFFFFFFFFFF], dtype=np.uint64)
+    for _ in range(3):
+        words = random_words(rng, THREADS * 5 * REGS).reshape(THREADS, 5 * REGS)
+        wide = words.view(np.uint64)
+        for k in (5, 6, 7):
+            kind = rng.integers(4, size=THREADS)
+            exponent = rng.integers(1, 0x7FF, THREADS).astype(np.uint64)
+            magnitude = (exponent << np.uint64(52)) | rng.integers(0, 1 << 52, THREADS, dtype=np.uint64)
+            wide[:, 3 * REGS // 2 + k] = np.select(
+                [kind < 2, kind == 2], [magnitude, magnitude | np.uint64(1 << 63)], rng.choice(specials, THREADS))
+        words = words.ravel()
+        outputs = {}
+        for engine in ("numpy", "compiled"):
+            out = cp.zeros(len(words), dtype=cp.uint32)
+            launch, _ = run_on(engine, function, (1,), (THREADS,), (cp.asarray(words), out))
+            outputs[engine] = (out.get(), counters(launch))
+        assert_same(body, outputs["numpy"], outputs["compiled"])
+        source = words.reshape(THREADS, 5 * REGS).view(np.uint64)[:, 3 * REGS // 2:].view(np.float64)
+        result = outputs["compiled"][0].reshape(THREADS, 5 * REGS).view(np.uint64)[:, 3 * REGS // 2:].view(np.float64)
+        with np.errstate(all="ignore"):
+            added = source[:, 5] + source[:, 6]
+        keep = ~np.isnan(added)
+        np.testing.assert_array_equal(result[keep, 0], added[keep])
+    assert {row["block"]: row["tier"] for row in report(function.loaded_module.program)}[1] == "compiled"
+
+
 @pytest.mark.parametrize("seed", [1, pytest.param(2, marks=pytest.mark.slow)])
 def test_fuzzed_straight_line_ptx_is_bit_exact_on_both_tiers(seed, round_loop=False):
     body, outputs = fuzz_once(seed, 60, round_loop=round_loop or seed == 1)

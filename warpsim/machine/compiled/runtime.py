@@ -77,6 +77,14 @@ def fused_f32(typingctx, a, b, c):
 
 
 @intrinsic
+def fused_f64(typingctx, a, b, c):
+    """a*b + c of float64 rounded once: LLVM's fma intrinsic."""
+    def codegen(context, builder, signature, args):
+        return builder.fma(*args)
+    return types.float64(types.float64, types.float64, types.float64), codegen
+
+
+@intrinsic
 def quotient_f32(typingctx, a, b):
     """a / b rounded once (IEEE: LLVM's fdiv), with no Python check of a zero divisor."""
     def codegen(context, builder, signature, args):
@@ -457,6 +465,64 @@ def f32_from_s32(bits):
 @njit(inline="always")
 def f32_from_u32(bits):
     return bits_of(np.float32(np.uint32(bits)))
+
+
+# ------------------------------------------------------------ f64 (bits in, bits out)
+# The FP64 unit passes a NaN operand on, quieted, in an order seen on an H200, or 0xfff8...0 for an
+# invalid operation (semantics/floating.operand_nan and fma_operand_nan, the NumPy tier's rules).
+
+MAGNITUDE64 = np.uint64((1 << 63) - 1)
+EXPONENT64 = np.uint64(0x7FF0000000000000)
+QUIET64 = np.uint64(1 << 51)
+DEFAULT_NAN64 = np.uint64(0xFFF8000000000000)
+
+
+@njit(inline="always")
+def is_nan64(bits):
+    return (bits & MAGNITUDE64) > EXPONENT64
+
+
+@njit(inline="always")
+def operand_nan64(a, b):
+    """add/sub/mul's NaN: the second operand's when it is NaN, else the first's, quieted."""
+    if is_nan64(b):
+        return b | QUIET64
+    if is_nan64(a):
+        return a | QUIET64
+    return DEFAULT_NAN64
+
+
+@njit(inline="always")
+def add_f64(a, b):
+    r = f64_of(a) + f64_of(b)
+    return operand_nan64(a, b) if r != r else bits64_of(r)
+
+
+@njit(inline="always")
+def sub_f64(a, b):
+    r = f64_of(a) - f64_of(b)
+    return operand_nan64(a, b) if r != r else bits64_of(r)
+
+
+@njit(inline="always")
+def mul_f64(a, b):
+    r = f64_of(a) * f64_of(b)
+    return operand_nan64(a, b) if r != r else bits64_of(r)
+
+
+@njit(inline="always")
+def fma_f64(a, b, c):
+    """a*b + c rounded once; a NaN result passes b's NaN on, else c's, else a's (DFMA on an H200)."""
+    r = fused_f64(f64_of(a), f64_of(b), f64_of(c))
+    if r == r:
+        return bits64_of(r)
+    if is_nan64(b):
+        return b | QUIET64
+    if is_nan64(c):
+        return c | QUIET64
+    if is_nan64(a):
+        return a | QUIET64
+    return DEFAULT_NAN64
 
 
 @njit(inline="always")

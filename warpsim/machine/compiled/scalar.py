@@ -174,27 +174,38 @@ def selp(ins, srcs):
 
 @scalar("floating", "add", "sub", "mul")
 def float_arith(ins, srcs):
+    """f32 with .rn and .ftz; f64 with .rn (the FP64 unit's NaN rules: runtime.py)."""
+    if ins.type == "f64" and _only(ins, "rn"):
+        if ins.contracted >= 0:
+            return contracted(ins, srcs, "f64")
+        return f"{ins.opcode}_f64({srcs[0]}, {srcs[1]})"
     if ins.type != "f32" or not _only(ins, "rn", "ftz"):
         return None
     if ins.contracted >= 0:
-        return contracted_f32(ins, srcs)
+        return contracted(ins, srcs, "f32")
     return f"{ins.opcode}_f32({srcs[0]}, {srcs[1]}, {'ftz' in ins.flags})"
 
 
-def contracted_f32(ins, srcs):
-    """An add/sub ptxas fused with its multiply (srcs[2:]): one fma_f32, signs by the NumPy tier's rule."""
+def contracted(ins, srcs, type_name: str):
+    """An add/sub ptxas fused with its multiply (srcs[2:]): one fma, signs by the NumPy tier's rule
+    (a negation flips the sign bit, NaNs included)."""
     negate_product, negate_other = contraction_signs(ins)
     x, y = srcs[2:]
     other = srcs[1 - ins.contracted]
+    word, sign = ("np.uint32", "SIGN32") if type_name == "f32" else ("np.uint64", "SIGN64")
     if negate_product:
-        x = f"np.uint32({x} ^ SIGN32)"
+        x = f"{word}({x} ^ {sign})"
     if negate_other:
-        other = f"np.uint32({other} ^ SIGN32)"
+        other = f"{word}({other} ^ {sign})"
+    if type_name == "f64":
+        return f"fma_f64({x}, {y}, {other})"
     return f"fma_f32({x}, {y}, {other}, {'ftz' in ins.flags})"
 
 
 @scalar("floating", "fma", "mad")
 def float_fma(ins, srcs):
+    if ins.type == "f64" and _only(ins, "rn"):
+        return f"fma_f64({srcs[0]}, {srcs[1]}, {srcs[2]})"
     if ins.type != "f32" or not _only(ins, "rn", "ftz"):
         return None
     return f"fma_f32({srcs[0]}, {srcs[1]}, {srcs[2]}, {'ftz' in ins.flags})"
