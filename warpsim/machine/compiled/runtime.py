@@ -385,6 +385,17 @@ def result32_ftz(value):
 
 
 @njit(inline="always")
+def abs_neg_f32(a, negate, ftz):
+    """abs/neg.f32 on the sign bit (.ftz: a subnormal first becomes zero of its sign); a NaN is the
+    canonical one (ptxas emits FADD |a|, -0: machine/isa/floating.abs_neg)."""
+    if ftz and (a & EXPONENT32) == np.uint32(0):
+        a = a & SIGN32
+    if is_nan32(a):
+        return CANONICAL_NAN32
+    return (a ^ SIGN32) if negate else (a & MAGNITUDE32)
+
+
+@njit(inline="always")
 def add_f32(a, b, ftz):
     if ftz:
         return result32_ftz(flushed(f32_of(a)) + flushed(f32_of(b)))
@@ -523,6 +534,14 @@ def fma_f64(a, b, c):
     if is_nan64(a):
         return a | QUIET64
     return DEFAULT_NAN64
+
+
+@njit(inline="always")
+def abs_neg_f64(a, negate):
+    """abs/neg.f64 on the sign bit; a NaN comes back quieted, sign and payload kept (ptxas's DADD)."""
+    if is_nan64(a):
+        return a | QUIET64
+    return (a ^ SIGN64) if negate else (a & MAGNITUDE64)
 
 
 @njit(inline="always")

@@ -211,6 +211,16 @@ def float_fma(ins, srcs):
     return f"fma_f32({srcs[0]}, {srcs[1]}, {srcs[2]}, {'ftz' in ins.flags})"
 
 
+@scalar("floating", "abs", "neg")
+def float_abs_neg(ins, srcs):
+    negate = ins.opcode == "neg"
+    if ins.type == "f32" and _only(ins, "ftz"):
+        return f"abs_neg_f32({srcs[0]}, {negate}, {'ftz' in ins.flags})"
+    if ins.type == "f64" and _only(ins):
+        return f"abs_neg_f64({srcs[0]}, {negate})"
+    return None
+
+
 @scalar("floating", "div", "rcp", "sqrt")
 def float_rounded_once(ins, srcs):
     """div.rn, rcp.rn, sqrt.rn of f32 (with or without .ftz): IEEE's one rounding; .approx and .full
