@@ -6,7 +6,8 @@ event wait and record nodes) whose
 outputs equal NumPy's, an update refused for another shape, a clone left whole when a node of the
 original is destroyed; a capture that forks into a second stream and joins it back through events
 (its diamond's output too), one ended from the forked stream, one never joined; a capture that
-allocates and frees memory of its own (cudaMallocAsync, cudaFreeAsync), launched twice."""
+allocates and frees memory of its own (cudaMallocAsync, cudaFreeAsync), launched twice; a graph
+launched into a capturing stream, which becomes a node of the capture."""
 
 import numpy as np
 import pytest
@@ -38,6 +39,8 @@ end from the forked stream cudaErrorStreamCaptureUnmatched
 end unjoined cudaErrorStreamCaptureUnjoined
 after unjoined end: second stream capturing 0
 graph-owned memory: nodes 5 types 10 11
+graph launched while capturing: nodes 1 type 4 ran 0
+its launch ran 1
 graph nodes done""".splitlines()
 
 

@@ -21,7 +21,8 @@ A graph is a list of nodes and the edges between them (each node's dependencies)
   one at a time in an order that keeps every edge (the earliest added of the ready nodes first):
   for a graph whose independent branches do not race, that is the bytes the GPU's concurrent
   branches leave; a cycle fails at instantiation. Its kernels advance the program's clock on the
-  stream the graph is launched on.
+  stream the graph is launched on; launched into a capturing stream, it becomes a node of that
+  capture.
 
 cudaMallocAsync and cudaFreeAsync on a capturing stream become memory allocation and free nodes:
 the memory is allocated at the capture and stays at that address for every launch of the graph
@@ -50,8 +51,8 @@ from typing import Callable
 import numpy as np
 
 from .calls import (HOST_FUNCTION, INVALID_VALUE, MEMCPY_KINDS, NODE_HOST, NODE_KERNEL, NODE_MEM_ALLOC, NODE_MEM_FREE,
-                    NODE_MEMCPY, NODE_MEMSET, SUCCESS, _copy, _known_stream, _run_kernel, _say_once, _time_memset,
-                    _write, call, prepare_launch)
+                    NODE_MEMCPY, NODE_MEMSET, SUCCESS, _copy, _known_stream, _now_or_captured, _run_kernel, _say_once,
+                    _time_memset, _write, call, prepare_launch)
 from .errors import CODES
 from .hoststructs import layout, offsets, read
 from .memory3d import Refusal, _copy_3d, plan
@@ -693,7 +694,8 @@ def cudaGraphLaunch(context, graph_exec, stream):
         return context.fail(INVALID_HANDLE if graph_exec else INVALID_VALUE)
     if not _known_stream(context, stream):
         return context.fail(INVALID_HANDLE)
-    return _run(found.order, stream)
+    order = found.order                 # a capturing stream takes the launch as a child graph's node
+    return _now_or_captured(context, stream, NODE_GRAPH, lambda: _run(order, stream))
 
 
 @call()

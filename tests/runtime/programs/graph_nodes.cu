@@ -255,6 +255,26 @@ int main(int argc, char **argv) {
   CHECK(cudaGraphExecDestroy(owning_exec));
   CHECK(cudaGraphDestroy(owning));
 
+  int calls_before = calls;                             // a graph launched into a capturing stream: a node
+  CHECK(cudaStreamBeginCapture(s1, cudaStreamCaptureModeGlobal));
+  CHECK(cudaGraphLaunch(exec, s1));
+  cudaGraph_t nested;
+  CHECK(cudaStreamEndCapture(s1, &nested));
+  size_t nested_nodes = 1;
+  cudaGraphNode_t nested_node;
+  CHECK(cudaGraphGetNodes(nested, &nested_node, &nested_nodes));
+  cudaGraphNodeType nested_type;
+  CHECK(cudaGraphNodeGetType(nested_node, &nested_type));
+  printf("graph launched while capturing: nodes %zu type %d ran %d\n", nested_nodes, (int)nested_type,
+         calls - calls_before);
+  cudaGraphExec_t nested_exec;
+  CHECK(cudaGraphInstantiate(&nested_exec, nested, 0));
+  CHECK(cudaGraphLaunch(nested_exec, s1));
+  CHECK(cudaStreamSynchronize(s1));
+  printf("its launch ran %d\n", calls - calls_before);
+  CHECK(cudaGraphExecDestroy(nested_exec));
+  CHECK(cudaGraphDestroy(nested));
+
   CHECK(cudaGraphExecDestroy(exec));
   CHECK(cudaGraphExecDestroy(parent_exec));
   for (cudaGraph_t d : {g.graph, same.graph, other.graph, parent, clone}) CHECK(cudaGraphDestroy(d));
