@@ -36,11 +36,9 @@ from dataclasses import replace
 from types import SimpleNamespace
 
 import numpy as np
-from llvmlite import ir
-from numba import njit, types
-from numba.extending import intrinsic
+from numba import njit
 
-from ...machine.compiled.runtime import bits_of, f32_of, flushed, fused_f32
+from ...machine.compiled.runtime import bits64_of, bits_of, f32_of, f64_of, flushed, fused_f32, fused_f64
 from ..executor.conversion import INTS, ROUND_FLOAT, ROUNDING, _types
 from ..executor.floating import MODES, _mode
 from ..executor.operands import normalized
@@ -79,30 +77,6 @@ MIN_NORMAL32 = 2.0 ** -126
 MIN_NORMAL64 = 2.0 ** -1022
 MAX64 = float(np.finfo(np.float64).max)
 TINY_SCALE = 2.0 ** 25      # floatbits.flush_tiny_result's scale for f32 (2^(precision + 1))
-
-
-@intrinsic
-def f64_of(typingctx, bits):
-    """uint64 register bits -> the float64 they hold (a bitcast)."""
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], ir.DoubleType())
-    return types.float64(types.uint64), codegen
-
-
-@intrinsic
-def bits64_of(typingctx, value):
-    """float64 -> its uint64 bits (a bitcast)."""
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], ir.IntType(64))
-    return types.uint64(types.float64), codegen
-
-
-@intrinsic
-def fused_f64(typingctx, a, b, c):
-    """a*b + c rounded once: LLVM's fma intrinsic on doubles."""
-    def codegen(context, builder, signature, args):
-        return builder.fma(*args)
-    return types.float64(types.float64, types.float64, types.float64), codegen
 
 
 # ------------------------------------------------------------------ encoders

@@ -18,12 +18,13 @@ from ...cache import write_atomically
 
 HERE = pathlib.Path(__file__).parent
 SOURCES = sorted(HERE.glob("*.py")) + [HERE.parent / "executor" / "program.py",
-                                        HERE.parent.parent / "machine" / "compiled" / "borrowed.py"]
+                                        HERE.parent.parent / "machine" / "compiled" / "borrowed.py",
+                                        HERE.parent.parent / "machine" / "compiled" / "runtime.py"]
 
 
 def tier_digest() -> str:
     """A digest of the tier's sources (and the wait kinds of executor/program.py that rounds.py reads, and
-    machine/compiled/borrowed.py, which the loops inline)."""
+    machine/compiled/borrowed.py and runtime.py, whose helpers the loops and families inline)."""
     return hashlib.sha256(b"".join(path.read_bytes() for path in SOURCES)).hexdigest()[:24]
 
 
