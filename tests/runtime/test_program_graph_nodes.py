@@ -7,7 +7,8 @@ outputs equal NumPy's, an update refused for another shape, a clone left whole w
 original is destroyed; a capture that forks into a second stream and joins it back through events
 (its diamond's output too), one ended from the forked stream, one never joined; a capture that
 allocates and frees memory of its own (cudaMallocAsync, cudaFreeAsync), launched twice; a graph
-launched into a capturing stream, which becomes a node of the capture."""
+launched into a capturing stream, which becomes a node of the capture; an external event record
+captured as a node."""
 
 import numpy as np
 import pytest
@@ -41,6 +42,7 @@ after unjoined end: second stream capturing 0
 graph-owned memory: nodes 5 types 10 11
 graph launched while capturing: nodes 1 type 4 ran 0
 its launch ran 1
+external record captured: nodes 2 type 7
 graph nodes done""".splitlines()
 
 

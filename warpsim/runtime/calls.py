@@ -468,8 +468,9 @@ def _sass_sample(context, loaded, name, grid, block, params: bytes, shared_mem, 
         return None
 
 
-NODE_KERNEL, NODE_MEMCPY, NODE_MEMSET, NODE_HOST = 0, 1, 2, 3   # cudaGraphNodeType of the calls a capture takes
-NODE_MEM_ALLOC, NODE_MEM_FREE = 0x0a, 0x0b
+# cudaGraphNodeType, of the calls a capture takes and of the nodes runtime/graphs.py adds by hand
+NODE_KERNEL, NODE_MEMCPY, NODE_MEMSET, NODE_HOST, NODE_GRAPH, NODE_EMPTY = 0, 1, 2, 3, 4, 5
+NODE_WAIT_EVENT, NODE_EVENT_RECORD, NODE_MEM_ALLOC, NODE_MEM_FREE = 6, 7, 0x0a, 0x0b
 
 
 def _captured(context, stream: int, work, kind: int) -> bool:
@@ -1314,6 +1315,8 @@ def cudaStreamWaitEvent(context, stream, event, flags):
         return context.fail(INVALID_HANDLE)
     if flags & ~EVENT_WAIT_EXTERNAL:
         return context.fail(INVALID_VALUE)
+    if flags & EVENT_WAIT_EXTERNAL and _captured(context, stream, lambda: SUCCESS, NODE_WAIT_EVENT):
+        return SUCCESS                  # an external wait in a capture: a wait node (its event's work is done)
     captured = context.events[event].captured
     if captured is not None and captured[0].active:     # the stream joins that capture after those nodes
         capture, nodes = captured

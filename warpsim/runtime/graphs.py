@@ -50,9 +50,10 @@ from typing import Callable
 
 import numpy as np
 
-from .calls import (HOST_FUNCTION, INVALID_VALUE, MEMCPY_KINDS, NODE_HOST, NODE_KERNEL, NODE_MEM_ALLOC, NODE_MEM_FREE,
-                    NODE_MEMCPY, NODE_MEMSET, SUCCESS, _copy, _known_stream, _now_or_captured, _run_kernel, _say_once,
-                    _time_memset, _write, call, prepare_launch)
+from .calls import (HOST_FUNCTION, INVALID_VALUE, MEMCPY_KINDS, NODE_EMPTY, NODE_EVENT_RECORD, NODE_GRAPH, NODE_HOST,
+                    NODE_KERNEL, NODE_MEM_ALLOC, NODE_MEM_FREE, NODE_MEMCPY, NODE_MEMSET, NODE_WAIT_EVENT, SUCCESS,
+                    _copy, _known_stream, _now_or_captured, _run_kernel, _say_once, _time_memset, _write, call,
+                    prepare_launch)
 from .errors import CODES
 from .hoststructs import layout, offsets, read
 from .memory3d import Refusal, _copy_3d, plan
@@ -65,8 +66,6 @@ CAPTURE_MODES = range(3)             # cudaStreamCaptureModeGlobal, ThreadLocal,
 LEGACY_STREAMS = (0, 1)              # the NULL stream and cudaStreamLegacy cannot capture
 CAPTURE_NONE, CAPTURE_ACTIVE, CAPTURE_INVALIDATED = 0, 1, 2      # cudaStreamCaptureStatus
 STREAM_CAPTURE_UNSUPPORTED = CODES["cudaErrorStreamCaptureUnsupported"]
-NODE_GRAPH, NODE_EMPTY, NODE_WAIT_EVENT, NODE_EVENT_RECORD = 4, 5, 6, 7   # cudaGraphNodeType beside calls'
-                                                                         # kernel, memcpy, memset and host
 # cudaGraphExecUpdateResult
 UPDATE_SUCCESS, UPDATE_TOPOLOGY_CHANGED, UPDATE_NODE_TYPE_CHANGED = 0, 2, 3
 EDGE_DATA_BYTES = 8                  # a cudaGraphEdgeData: ports and type, all default (0) here
@@ -429,15 +428,19 @@ def cudaGraphAddEmptyNode(context, out, graph, dependencies, count):
     return _add(context, out, graph, dependencies, count, lambda: Node(NODE_EMPTY, None))
 
 
-def _event_node(context, kind: int, event: int):
-    if event not in context.events:
-        return context.fail(INVALID_VALUE)
-
-    def record(stream):                 # the graph's work before it is done when it runs
+def event_record(context, event: int):
+    """What an event record node does when it runs: the graph's work before it is done."""
+    def record(stream=0):
         context.events[event].gpu_ms = context.event_ms()
         context.events[event].captured = None
         return SUCCESS
-    return Node(kind, record if kind == NODE_EVENT_RECORD else None, (event,))
+    return record
+
+
+def _event_node(context, kind: int, event: int):
+    if event not in context.events:
+        return context.fail(INVALID_VALUE)
+    return Node(kind, event_record(context, event) if kind == NODE_EVENT_RECORD else None, (event,))
 
 
 @call()

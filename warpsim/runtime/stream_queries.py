@@ -8,7 +8,7 @@ map) are kept as set and read back (a stream's priority attribute, until set, is
 they change no result, and the timing model does not model L2 persistence. Other attribute ids are
 cudaErrorInvalidValue. Every stream is on device 0, and a stream's id is its
 handle. An event recorded with cudaEventRecordExternal is an ordinary record outside a capture
-(inside one warpsim makes no external event node). Device selection and PCI identity answer
+and an event record node inside one. Device selection and PCI identity answer
 for the one simulated device, at PCI address 0000:00:00.0 (cudaDeviceProp's pciBusID and
 pciDeviceID are 0).
 
@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import ctypes
 
-from .calls import CODES, INVALID_HANDLE, INVALID_VALUE, SUCCESS, _known_stream, _write, call, cudaEventRecord
+from . import graphs
+from .calls import (CODES, INVALID_HANDLE, INVALID_VALUE, NODE_EVENT_RECORD, SUCCESS, _captured, _known_stream, _write,
+                    call, cudaEventRecord)
 
 INVALID_DEVICE = CODES["cudaErrorInvalidDevice"]
 EVENT_RECORD_EXTERNAL = 0x01
@@ -126,6 +128,9 @@ def cudaStreamGetId(context, stream, out):
 def cudaEventRecordWithFlags(context, event, stream, flags):
     if flags & ~EVENT_RECORD_EXTERNAL:
         return context.fail(INVALID_VALUE)
+    if flags & EVENT_RECORD_EXTERNAL and event in context.events and \
+            _captured(context, stream, graphs.event_record(context, event), NODE_EVENT_RECORD):
+        return SUCCESS                  # an external record in a capture: an event record node
     return cudaEventRecord.__wrapped__(context, event, stream)
 
 

@@ -275,6 +275,21 @@ int main(int argc, char **argv) {
   CHECK(cudaGraphExecDestroy(nested_exec));
   CHECK(cudaGraphDestroy(nested));
 
+  cudaEvent_t external;                                 // an external event record: a node of the capture
+  CHECK(cudaEventCreate(&external));
+  CHECK(cudaStreamBeginCapture(s1, cudaStreamCaptureModeGlobal));
+  scale<<<(n + 255) / 256, 256, 0, s1>>>(m.w, m.x, n, 1.0f, 1.0f);
+  CHECK(cudaEventRecordWithFlags(external, s1, cudaEventRecordExternal));
+  cudaGraph_t recording;
+  CHECK(cudaStreamEndCapture(s1, &recording));
+  size_t recording_nodes = 2;
+  cudaGraphNode_t recorded_nodes[2];
+  CHECK(cudaGraphGetNodes(recording, recorded_nodes, &recording_nodes));
+  cudaGraphNodeType recorded_type;
+  CHECK(cudaGraphNodeGetType(recorded_nodes[1], &recorded_type));
+  printf("external record captured: nodes %zu type %d\n", recording_nodes, (int)recorded_type);
+  CHECK(cudaGraphDestroy(recording));
+
   CHECK(cudaGraphExecDestroy(exec));
   CHECK(cudaGraphExecDestroy(parent_exec));
   for (cudaGraph_t d : {g.graph, same.graph, other.graph, parent, clone}) CHECK(cudaGraphDestroy(d));
