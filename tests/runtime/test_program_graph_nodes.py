@@ -36,6 +36,7 @@ event nodes 6 7, elapsed positive 1
 after destroying a node 6, its clone 7
 forked stream capturing 1
 fork and join: nodes 5 roots 1 edges 5, second stream capturing 0
+captured sum: grid 4 block 256 n 1000
 end from the forked stream cudaErrorStreamCaptureUnmatched
 end unjoined cudaErrorStreamCaptureUnjoined
 after unjoined end: second stream capturing 0

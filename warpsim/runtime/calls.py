@@ -352,7 +352,18 @@ def _launch(context, host_function, grid, block, args, shared_mem, stream, coope
     loaded, name, params, cooperative = prepared
     work = functools.partial(_run_kernel, context, loaded, name, grid, block, params, shared_mem, stream, cooperative,
                              cluster_dims)
-    return _now_or_captured(context, stream, NODE_KERNEL, work)
+    return _now_or_captured(context, stream, NODE_KERNEL, work, lambda: kernel_node_parameters(
+        host_function, grid, block, shared_mem, loaded, name, params))
+
+
+def kernel_node_parameters(host_function, grid, block, shared_mem, loaded, name, params: bytes) -> tuple:
+    """(what cudaGraphKernelNodeGetParams reports of a launch: function, grid, block, dynamic shared
+    bytes, the kernelParams array's address, the kernel's name; the C buffers that array and its
+    arguments' copies live in)."""
+    pieces = [ctypes.create_string_buffer(params[offset:offset + nbytes], max(1, nbytes))
+              for _, offset, nbytes, _, _ in loaded.params(name)]
+    pointers = (ctypes.c_void_p * max(1, len(pieces)))(*[ctypes.addressof(p) for p in pieces])
+    return (host_function, tuple(grid), tuple(block), shared_mem, ctypes.addressof(pointers), name), (pieces, pointers)
 
 
 def prepare_launch(context, host_function, grid, block, args, shared_mem, cooperative=False):
@@ -473,21 +484,22 @@ NODE_KERNEL, NODE_MEMCPY, NODE_MEMSET, NODE_HOST, NODE_GRAPH, NODE_EMPTY = 0, 1,
 NODE_WAIT_EVENT, NODE_EVENT_RECORD, NODE_MEM_ALLOC, NODE_MEM_FREE = 6, 7, 0x0a, 0x0b
 
 
-def _captured(context, stream: int, work, kind: int) -> bool:
+def _captured(context, stream: int, work, kind: int, described=None) -> bool:
     """If `stream` is capturing into a graph (cudaStreamBeginCapture), add `work` (a callable
     returning a cudaError_t, run when the graph is launched) as its next node, of cudaGraphNodeType
-    `kind`: True."""
+    `kind`, its parameters and their C buffers those `described()` gives (a kernel's): True."""
     capture = context.captures.get(stream)
     if capture is None:
         return False
-    capture.add(stream, kind, work, context.new_handle())
+    params, kept = described() if described is not None else ((), None)
+    capture.add(stream, kind, work, context.new_handle(), params, kept)
     return True
 
 
-def _now_or_captured(context, stream: int, kind: int, work) -> int:
+def _now_or_captured(context, stream: int, kind: int, work, described=None) -> int:
     """Run `work` (a callable returning a cudaError_t) now, or, where `stream` is capturing, add it
-    to the capture as a node of cudaGraphNodeType `kind`."""
-    return SUCCESS if _captured(context, stream, work, kind) else work()
+    to the capture as a node of cudaGraphNodeType `kind` (_captured)."""
+    return SUCCESS if _captured(context, stream, work, kind, described) else work()
 
 
 def _refused_while_capturing(context, stream: int) -> int:

@@ -53,7 +53,7 @@ import numpy as np
 from .calls import (HOST_FUNCTION, INVALID_VALUE, MEMCPY_KINDS, NODE_EMPTY, NODE_EVENT_RECORD, NODE_GRAPH, NODE_HOST,
                     NODE_KERNEL, NODE_MEM_ALLOC, NODE_MEM_FREE, NODE_MEMCPY, NODE_MEMSET, NODE_WAIT_EVENT, SUCCESS,
                     _copy, _known_stream, _now_or_captured, _run_kernel, _say_once, _time_memset, _write, call,
-                    prepare_launch)
+                    kernel_node_parameters, prepare_launch)
 from .errors import CODES
 from .hoststructs import layout, offsets, read
 from .memory3d import Refusal, _copy_3d, plan
@@ -101,9 +101,9 @@ class Capture:
     invalidated: bool = False        # a refused call during the capture
     active: bool = True
 
-    def add(self, stream: int, kind: int, work, handle: int) -> None:
+    def add(self, stream: int, kind: int, work, handle: int, params: tuple = (), kept=None) -> None:
         """A call a capturing stream took: a node after the stream's last ones."""
-        node = Node(kind, lambda launched_on: work(), (), self.tail(stream), handle)
+        node = Node(kind, lambda launched_on: work(), params, self.tail(stream), handle, kept=kept)
         self.graph.nodes.append(node)
         self.tails[stream] = [node]
 
@@ -357,15 +357,11 @@ def _kernel_node(context, params: int):
     if isinstance(prepared, int):
         return prepared or context.fail(INVALID_VALUE)
     loaded, name, argument_bytes, cooperative = prepared
-    layout_ = loaded.params(name)
-    pieces = [ctypes.create_string_buffer(argument_bytes[offset:offset + nbytes], max(1, nbytes))
-              for _, offset, nbytes, _, _ in layout_]
-    pointers = (ctypes.c_void_p * max(1, len(pieces)))(*[ctypes.addressof(p) for p in pieces])
+    params, kept = kernel_node_parameters(function, grid, block, shared, loaded, name, argument_bytes)
 
     def run(stream):
         return _run_kernel(context, loaded, name, grid, block, argument_bytes, shared, stream, cooperative, None)
-    return Node(NODE_KERNEL, run, (function, grid, block, shared, ctypes.addressof(pointers), name),
-                kept=(pieces, pointers))
+    return Node(NODE_KERNEL, run, params, kept=kept)
 
 
 def _memset_node(context, params: int):
@@ -605,7 +601,7 @@ def _set(target: Node, made) -> int:
 @call()
 def cudaGraphKernelNodeGetParams(context, node, out):
     found = _of_kind(context, node, NODE_KERNEL)
-    if found is None or not out:
+    if found is None or not out or not found.params:
         return context.fail(INVALID_VALUE)
     _write_kernel_params(out, found)
     return SUCCESS
@@ -620,7 +616,7 @@ def cudaGraphKernelNodeSetParams(context, node, params):
 @call()
 def cudaGraphMemsetNodeGetParams(context, node, out):
     found = _of_kind(context, node, NODE_MEMSET)
-    if found is None or not out:
+    if found is None or not out or not found.params:     # (a captured memset keeps no struct)
         return context.fail(INVALID_VALUE)
     from .native import MEMSET_PARAMS_FIELDS
     at = offsets("ws_memset_params_layout", MEMSET_PARAMS_FIELDS)

@@ -207,6 +207,18 @@ int main(int argc, char **argv) {
   CHECK(cudaStreamIsCapturing(s2, &status));
   printf("fork and join: nodes %zu roots %zu edges %zu, second stream capturing %d\n", fork_nodes, fork_roots,
          fork_edges, (int)status);
+  std::vector<cudaGraphNode_t> fork_list(fork_nodes);
+  CHECK(cudaGraphGetNodes(forked, fork_list.data(), &fork_nodes));
+  cudaGraphNode_t joined_node = nullptr;                // the captured kernels as kernel nodes: find the sum
+  for (cudaGraphNode_t node : fork_list) {
+    cudaGraphNodeType type;
+    CHECK(cudaGraphNodeGetType(node, &type));
+    if (type != cudaGraphNodeTypeKernel) continue;
+    CHECK(cudaGraphKernelNodeGetParams(node, &got));
+    if (got.func == (void *)sum) joined_node = node;
+  }
+  CHECK(cudaGraphKernelNodeGetParams(joined_node, &got));
+  printf("captured sum: grid %u block %u n %d\n", got.gridDim.x, got.blockDim.x, *(int *)got.kernelParams[3]);
   cudaGraphExec_t fork_exec;
   CHECK(cudaGraphInstantiate(&fork_exec, forked, 0));
   host.assign(m.n, -7.0f);
