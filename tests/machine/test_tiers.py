@@ -268,6 +268,25 @@ def test_conversions_between_f32_and_f64_are_bit_exact_on_both_tiers():
     assert {row["block"]: row["tier"] for row in report(function.loaded_module.program)}[1] == "compiled"
 
 
+def test_high_words_of_32_bit_products_are_bit_exact_on_both_tiers():
+    """mul.hi and mad.hi of s32 and u32 (what integer division by a constant compiles to) on random
+    bits, and the body runs compiled."""
+    body = ["mul.hi.s32 %r0, %r4, %r5;", "mul.hi.u32 %r1, %r5, %r6;", "mad.hi.s32 %r2, %r6, %r7, %r4;",
+            "mad.hi.u32 %r3, %r7, %r4, %r5;"]
+    function = cp.RawModule(ptx=fuzz_kernel(body)).get_function("fuzz")
+    words = random_words(np.random.default_rng(19), THREADS * 5 * REGS)
+    outputs = {}
+    for engine in ("numpy", "compiled"):
+        out = cp.zeros(len(words), dtype=cp.uint32)
+        launch, _ = run_on(engine, function, (1,), (THREADS,), (cp.asarray(words), out))
+        outputs[engine] = (out.get(), counters(launch))
+    assert_same(body, outputs["numpy"], outputs["compiled"])
+    r = words.reshape(THREADS, 5 * REGS)[:, :REGS].astype(np.uint64)
+    high = ((r[:, 5] * r[:, 6]) >> np.uint64(32)).astype(np.uint32)
+    np.testing.assert_array_equal(outputs["compiled"][0].reshape(THREADS, 5 * REGS)[:, 1], high)
+    assert {row["block"]: row["tier"] for row in report(function.loaded_module.program)}[1] == "compiled"
+
+
 def test_f64_arithmetic_is_bit_exact_on_both_tiers():
     """add/sub/mul/fma/mad of f64 with .rn, and a mul and add ptxas contracts into one fma, abs and
     neg of f64 and f32 (with .ftz), on

@@ -61,6 +61,9 @@ def integer_add_sub(ins, srcs):
 def integer_mul_mad(ins, srcs):
     if ins.flags == {"wide"} and ins.type in ("u32", "s32"):
         return wide_product(ins, srcs)
+    if ins.flags == {"hi"} and ins.type in ("u32", "s32"):      # the 64-bit product's high word (the
+        high = f"np.uint32({wide_product(ins, srcs[:2])} >> np.uint64(32))"     # division by a constant)
+        return high if ins.opcode == "mul" else f"add32({high}, {srcs[2]})"
     if ins.flags != {"lo"} or ins.type not in INT32 | INT64:
         return None
     width = 32 if ins.type in INT32 else 64
@@ -68,13 +71,14 @@ def integer_mul_mad(ins, srcs):
 
 
 def wide_product(ins, srcs):
-    """mul.wide / mad.wide of 32-bit operands: the whole 64-bit product (signed: of the s32 values)."""
+    """mul.wide / mad.wide of 32-bit operands: the whole 64-bit product (signed: of the s32 values),
+    plus srcs[2] where there is one."""
     a, b = srcs[:2]
     if ins.type == "s32":
         product = f"np.uint64(s32({a}) * s32({b}))"
     else:
         product = f"(np.uint64({a}) * np.uint64({b}))"
-    return product if ins.opcode == "mul" else f"add64({product}, {srcs[2]})"
+    return product if len(srcs) == 2 else f"add64({product}, {srcs[2]})"
 
 
 @scalar("integer", "div", "rem")
