@@ -396,6 +396,27 @@ def abs_neg_f32(a, negate, ftz):
 
 
 @njit(inline="always")
+def min_max_f32(a, b, take_min, ftz):
+    """min/max.f32 as IEEE minNum/maxNum (semantics/floating.ieee_min_max): a NaN loses to a number,
+    two NaNs give the canonical NaN, -0 counts as less than +0; .ftz flushes the operands first."""
+    if ftz:
+        a, b = flush32(a), flush32(b)
+    a_nan, b_nan = is_nan32(a), is_nan32(b)
+    if a_nan and b_nan:
+        return CANONICAL_NAN32
+    if a_nan:
+        return b
+    if b_nan:
+        return a
+    x, y = f32_of(a), f32_of(b)
+    if x == y:                          # the same value, or zeros: their signs decide
+        return (a | b) if take_min else (a & b)
+    if take_min:
+        return a if x < y else b
+    return a if x > y else b
+
+
+@njit(inline="always")
 def add_f32(a, b, ftz):
     if ftz:
         return result32_ftz(flushed(f32_of(a)) + flushed(f32_of(b)))

@@ -215,6 +215,13 @@ def float_fma(ins, srcs):
     return f"fma_f32({srcs[0]}, {srcs[1]}, {srcs[2]}, {'ftz' in ins.flags})"
 
 
+@scalar("floating", "min", "max")
+def float_min_max(ins, srcs):
+    if ins.type != "f32" or not _only(ins, "ftz") or len(srcs) != 2:
+        return None
+    return f"min_max_f32({srcs[0]}, {srcs[1]}, {ins.opcode == 'min'}, {'ftz' in ins.flags})"
+
+
 @scalar("floating", "abs", "neg")
 def float_abs_neg(ins, srcs):
     negate = ins.opcode == "neg"
