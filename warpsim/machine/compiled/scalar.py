@@ -235,7 +235,9 @@ def float_abs_neg(ins, srcs):
 @scalar("floating", "div", "rcp", "sqrt")
 def float_rounded_once(ins, srcs):
     """div.rn, rcp.rn, sqrt.rn of f32 (with or without .ftz): IEEE's one rounding; .approx and .full
-    are the SFU's and stay on the NumPy tier."""
+    are the SFU's and stay on the NumPy tier. sqrt.rn.f64 is NumPy's (x86's) sqrt, NaNs included."""
+    if ins.opcode == "sqrt" and ins.type == "f64" and _only(ins, "rn"):
+        return f"bits64_of(np.sqrt(f64_of({srcs[0]})))"
     if ins.type != "f32" or "rn" not in ins.flags or not _only(ins, "rn", "ftz"):
         return None
     return f"{ins.opcode}_f32({', '.join(srcs)}, {'ftz' in ins.flags})"
