@@ -231,9 +231,12 @@ SPECIAL_F64 = [0x7FF8000000000000, 0x7FF0000000000001, 0xFFF4000000000123, 0x7FF
 
 def test_conversions_between_f32_and_f64_are_bit_exact_on_both_tiers():
     """cvt.f64.f32 and cvt.rn.f32.f64, with and without .ftz: NaN payloads, subnormals on either
-    side, overflow, ties to even; NumPy's casts for the finite values; and the body runs compiled."""
+    side, overflow, ties to even; NumPy's casts for the finite values; f32 to s32/u32 by each
+    integral rounding (.ftz deciding a tiny value's floor and ceiling); and the body runs compiled."""
     body = ["cvt.f64.f32 %rd0, %f6;", "cvt.ftz.f64.f32 %rd1, %f7;", "cvt.rn.f32.f64 %f0, %rd6;",
-            "cvt.rn.ftz.f32.f64 %f1, %rd7;"]
+            "cvt.rn.ftz.f32.f64 %f1, %rd7;", "cvt.rni.s32.f32 %r0, %f2;", "cvt.rmi.ftz.s32.f32 %r1, %f3;",
+            "cvt.rpi.u32.f32 %r2, %f4;", "cvt.rzi.ftz.u32.f32 %r3, %f5;", "cvt.rmi.s32.f32 %r4, %f6;",
+            "cvt.rpi.ftz.s32.f32 %r5, %f7;"]
     function = cp.RawModule(ptx=fuzz_kernel(body)).get_function("fuzz")
     rng = np.random.default_rng(11)
     for _ in range(3):

@@ -590,10 +590,28 @@ def f32_from_f64(bits, ftz):
     return bits_of(flushed(y) if ftz else y)
 
 
+# cvt.rXi of f32 to s32/u32: the rounding modes (scalar.convert emits their names)
+RNI, RZI, RMI, RPI = 0, 1, 2, 3
+
+
 @njit(inline="always")
-def s32_from_f32_rz(bits):
-    """cvt.rzi.s32.f32: toward zero, saturated, NaN to 0 (semantics.conversion.float_to_int)."""
-    x = np.float64(f32_of(bits))
+def f32_integral(bits, mode, ftz):
+    """An f32 register's value rounded to an integral float64 by `mode` (.ftz: a subnormal is
+    flushed first, which decides .rmi/.rpi of a tiny negative or positive value)."""
+    x = np.float64(f32_of(flush32(bits) if ftz else bits))
+    if mode == RNI:
+        return np.rint(x)
+    if mode == RZI:
+        return np.trunc(x)
+    if mode == RMI:
+        return np.floor(x)
+    return np.ceil(x)
+
+
+@njit(inline="always")
+def s32_from_f32(bits, mode, ftz):
+    """cvt.rXi.s32.f32: rounded, saturated, NaN to 0 (semantics.conversion.float_to_int)."""
+    x = f32_integral(bits, mode, ftz)
     if x != x:
         return np.uint32(0)
     if x >= 2147483648.0:
@@ -604,10 +622,10 @@ def s32_from_f32_rz(bits):
 
 
 @njit(inline="always")
-def u32_from_f32_rz(bits):
-    """cvt.rzi.u32.f32: toward zero, saturated (negatives to 0), NaN to 0."""
-    x = np.float64(f32_of(bits))
-    if x != x or x < 1.0:
+def u32_from_f32(bits, mode, ftz):
+    """cvt.rXi.u32.f32: rounded, saturated (negatives to 0), NaN to 0."""
+    x = f32_integral(bits, mode, ftz)
+    if x != x or x < 0.0:
         return np.uint32(0)
     if x >= 4294967296.0:
         return np.uint32(0xFFFFFFFF)

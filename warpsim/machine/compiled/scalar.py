@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...semantics.compare import ORDERED
+from ...semantics.conversion import INT_ROUNDING
 from ..isa.floating import contraction_signs
 from ..isa.integer import DIVIDE_BY_ZERO
 
@@ -249,8 +250,10 @@ def float_rounded_once(ins, srcs):
 def convert(ins, srcs):
     if not ins.flags and len(ins.types) == 2 and set(ins.types) <= INT32 | INT64:
         return integer_resize(ins.types[0], ins.types[1], srcs[0])
-    if ins.flags <= {"rzi", "ftz"} and "rzi" in ins.flags and ins.types in (("s32", "f32"), ("u32", "f32")):
-        return f"{ins.types[0]}_from_f32_rz({srcs[0]})"     # a flushed subnormal truncates to 0 too
+    rounding = ins.flags - {"ftz"}
+    if len(rounding) == 1 and rounding <= set(INT_ROUNDING) and ins.types in (("s32", "f32"), ("u32", "f32")):
+        mode = next(iter(rounding)).upper()                                  # runtime's RNI, RZI, RMI, RPI
+        return f"{ins.types[0]}_from_f32({srcs[0]}, {mode}, {'ftz' in ins.flags})"
     if ins.types == ("f64", "f32") and ins.flags <= {"ftz"}:
         return f"f64_from_f32({srcs[0]}, {'ftz' in ins.flags})"
     if ins.types == ("f32", "f64") and ins.flags in ({"rn"}, {"rn", "ftz"}):
