@@ -293,7 +293,7 @@ def test_high_words_of_32_bit_products_are_bit_exact_on_both_tiers():
 def test_f64_arithmetic_is_bit_exact_on_both_tiers():
     """add/sub/mul/fma/mad/sqrt of f64 with .rn, and a mul and add ptxas contracts into one fma, abs and
     neg of f64 and f32 (with .ftz), min and max of f32 (with .ftz: the f32 registers hold the
-    special values of random_words), on
+    special values of random_words), ordered and unordered setp of f64 and f32, on
     random magnitudes, NaN payloads in every operand position, infinities (inf - inf: the FP64
     unit's default NaN), zeros and subnormals; and the body runs compiled."""
     body = ["add.rn.f64 %rd0, %rd5, %rd6;", "sub.rn.f64 %rd1, %rd6, %rd7;", "mul.rn.f64 %rd2, %rd7, %rd5;",
@@ -301,7 +301,9 @@ def test_f64_arithmetic_is_bit_exact_on_both_tiers():
             "mul.f64 %rd1, %rd5, %rd7;", "sub.f64 %rd4, %rd6, %rd1;", "abs.f64 %rd6, %rd6;",
             "neg.f64 %rd7, %rd7;", "abs.f32 %f0, %f5;", "neg.ftz.f32 %f1, %f6;", "abs.ftz.f32 %f2, %f7;",
             "neg.f32 %f3, %f4;", "min.f32 %f4, %f5, %f6;", "max.ftz.f32 %f5, %f6, %f7;",
-            "min.ftz.f32 %f6, %f7, %f3;", "max.f32 %f7, %f3, %f2;", "sqrt.rn.f64 %rd5, %rd5;"]
+            "min.ftz.f32 %f6, %f7, %f3;", "max.f32 %f7, %f3, %f2;", "setp.ltu.f64 %p0, %rd5, %rd6;",
+            "setp.ge.f64 %p1, %rd6, %rd7;", "setp.neu.ftz.f32 %p2, %f4, %f5;", "setp.equ.f32 %p3, %f6, %f7;",
+            "setp.ne.f64 %p4, %rd7, %rd5;", "sqrt.rn.f64 %rd5, %rd5;"]
     function = cp.RawModule(ptx=fuzz_kernel(body)).get_function("fuzz")
     rng = np.random.default_rng(17)
     specials = np.array(SPECIAL_F64 + [0x7FF0000000000000 | (1 << 63), 0x000FFFFFFFFFFFFF], dtype=np.uint64)

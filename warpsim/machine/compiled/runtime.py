@@ -633,11 +633,24 @@ def u32_from_f32(bits, mode, ftz):
 
 
 @njit(inline="always")
-def compare_f32(a, b, op):
-    """Ordered comparisons: false when either side is NaN (ne included)."""
+def compare_f32(a, b, op, unordered=False):
+    """Comparisons by semantics/compare.py's rules: an ordered one is false when either side is NaN
+    (ne included), its unordered twin (equ ... geu) true."""
     if is_nan32(a) or is_nan32(b):
-        return False
-    x, y = f32_of(a), f32_of(b)
+        return unordered
+    return _ordered(f32_of(a), f32_of(b), op)
+
+
+@njit(inline="always")
+def compare_f64(a, b, op, unordered=False):
+    if is_nan64(a) or is_nan64(b):
+        return unordered
+    return _ordered(f64_of(a), f64_of(b), op)
+
+
+@njit(inline="always")
+def _ordered(x, y, op):
+    """x op y of two numbers, op by compare.ORDERED's order (scalar.COMPARE_F32)."""
     if op == 0:
         return x == y
     if op == 1:

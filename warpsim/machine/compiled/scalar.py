@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...semantics.compare import ORDERED
+from ...semantics.compare import ORDERED, UNORDERED
 from ...semantics.conversion import INT_ROUNDING
 from ..isa.floating import contraction_signs
 from ..isa.integer import DIVIDE_BY_ZERO
@@ -140,20 +140,22 @@ def shift(ins, srcs):
 
 @scalar("compare", "setp")
 def setp(ins, srcs):
-    """setp with one destination and no combining predicate, ordered comparisons only."""
+    """setp with one destination and no combining predicate: integers' ordered comparisons, f32's
+    (.ftz) and f64's ordered and unordered ones."""
     if len(ins.dsts) != 1 or len(srcs) != 2:
         return None
-    comparisons = ins.flags & (set(COMPARE_F32) | set(ORDER))
+    comparisons = ins.flags & (set(COMPARE_F32) | set(UNORDERED) | set(ORDER))
     if len(comparisons) != 1 or ins.flags - comparisons - {"ftz"}:
         return None
     cmp = next(iter(comparisons))
     a, b = srcs
-    if ins.type == "f32":
-        if cmp not in COMPARE_F32:
+    if ins.type in ("f32", "f64"):
+        ordered = UNORDERED.get(cmp, cmp)
+        if ordered not in COMPARE_F32 or ins.type == "f64" and "ftz" in ins.flags:
             return None
         if "ftz" in ins.flags:
             a, b = f"flush32({a})", f"flush32({b})"
-        return f"compare_f32({a}, {b}, {COMPARE_F32[cmp]})"
+        return f"compare_{ins.type}({a}, {b}, {COMPARE_F32[ordered]}, {cmp in UNORDERED})"
     if "ftz" in ins.flags or ins.type not in INT32 | INT64:
         return None
     if cmp in COMPARE_INT:
