@@ -303,7 +303,7 @@ def test_f64_arithmetic_is_bit_exact_on_both_tiers():
             "neg.f32 %f3, %f4;", "min.f32 %f4, %f5, %f6;", "max.ftz.f32 %f5, %f6, %f7;",
             "min.ftz.f32 %f6, %f7, %f3;", "max.f32 %f7, %f3, %f2;", "setp.ltu.f64 %p0, %rd5, %rd6;",
             "setp.ge.f64 %p1, %rd6, %rd7;", "setp.neu.ftz.f32 %p2, %f4, %f5;", "setp.equ.f32 %p3, %f6, %f7;",
-            "setp.ne.f64 %p4, %rd7, %rd5;", "sqrt.rn.f64 %rd5, %rd5;"]
+            "setp.ne.f64 %p4, %rd7, %rd5;", "selp.f64 %rd3, %rd3, %rd7, %p0;", "sqrt.rn.f64 %rd5, %rd5;"]
     function = cp.RawModule(ptx=fuzz_kernel(body)).get_function("fuzz")
     rng = np.random.default_rng(17)
     specials = np.array(SPECIAL_F64 + [0x7FF0000000000000 | (1 << 63), 0x000FFFFFFFFFFFFF], dtype=np.uint64)

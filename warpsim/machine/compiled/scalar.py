@@ -172,7 +172,7 @@ def setp(ins, srcs):
 
 @scalar("compare", "selp")
 def selp(ins, srcs):
-    if not _only(ins) or ins.type not in INT32 | INT64 | {"f32"}:
+    if not _only(ins) or ins.type not in INT32 | INT64 | {"f32", "f64"}:
         return None
     return f"({srcs[0]} if {srcs[2]} else {srcs[1]})"
 
