@@ -198,6 +198,18 @@ def assert_same(body, a, b):
     assert a[1] == b[1]
 
 
+def outputs_on_both_tiers(body, function, words) -> dict:
+    """engine -> (output words, counters) of the fuzz kernel run on `words` by each tier, which must
+    give the same bits (assert_same)."""
+    outputs = {}
+    for engine in ("numpy", "compiled"):
+        out = cp.zeros(len(words), dtype=cp.uint32)
+        launch, _ = run_on(engine, function, (1,), (THREADS,), (cp.asarray(words), out))
+        outputs[engine] = (out.get(), counters(launch))
+    assert_same(body, outputs["numpy"], outputs["compiled"])
+    return outputs
+
+
 def test_division_and_roots_rounded_once_are_bit_exact_on_both_tiers():
     """div.rn, rcp.rn and sqrt.rn of f32, with and without .ftz, on random magnitudes over every
     exponent, subnormals, negatives and the special values; and the body runs compiled."""
@@ -215,12 +227,7 @@ def test_division_and_roots_rounded_once_are_bit_exact_on_both_tiers():
                 [magnitude, rng.integers(1, 1 << 23, THREADS), magnitude | (1 << 31)],
                 rng.choice(np.array(SPECIAL_F32, dtype=np.uint32), THREADS)).astype(np.uint32)
         words = words.ravel()
-        outputs = {}
-        for engine in ("numpy", "compiled"):
-            out = cp.zeros(len(words), dtype=cp.uint32)
-            launch, _ = run_on(engine, function, (1,), (THREADS,), (cp.asarray(words), out))
-            outputs[engine] = (out.get(), counters(launch))
-        assert_same(body, outputs["numpy"], outputs["compiled"])
+        outputs_on_both_tiers(body, function, words)
     assert {row["block"]: row["tier"] for row in report(function.loaded_module.program)}[1] == "compiled"
 
 
@@ -250,12 +257,7 @@ def test_conversions_between_f32_and_f64_are_bit_exact_on_both_tiers():
                 [kind < 2, kind == 2], [magnitude, magnitude | np.uint64(1 << 63)],
                 rng.choice(np.array(SPECIAL_F64, dtype=np.uint64), THREADS))
         words = words.ravel()
-        outputs = {}
-        for engine in ("numpy", "compiled"):
-            out = cp.zeros(len(words), dtype=cp.uint32)
-            launch, _ = run_on(engine, function, (1,), (THREADS,), (cp.asarray(words), out))
-            outputs[engine] = (out.get(), counters(launch))
-        assert_same(body, outputs["numpy"], outputs["compiled"])
+        outputs = outputs_on_both_tiers(body, function, words)
         out = outputs["compiled"][0].reshape(THREADS, 5 * REGS)
         source = words.reshape(THREADS, 5 * REGS)
         f32_in = source[:, REGS + 6].view(np.float32)
@@ -278,12 +280,7 @@ def test_high_words_of_32_bit_products_are_bit_exact_on_both_tiers():
             "mad.hi.u32 %r3, %r7, %r4, %r5;"]
     function = cp.RawModule(ptx=fuzz_kernel(body)).get_function("fuzz")
     words = random_words(np.random.default_rng(19), THREADS * 5 * REGS)
-    outputs = {}
-    for engine in ("numpy", "compiled"):
-        out = cp.zeros(len(words), dtype=cp.uint32)
-        launch, _ = run_on(engine, function, (1,), (THREADS,), (cp.asarray(words), out))
-        outputs[engine] = (out.get(), counters(launch))
-    assert_same(body, outputs["numpy"], outputs["compiled"])
+    outputs = outputs_on_both_tiers(body, function, words)
     r = words.reshape(THREADS, 5 * REGS)[:, :REGS].astype(np.uint64)
     high = ((r[:, 5] * r[:, 6]) >> np.uint64(32)).astype(np.uint32)
     np.testing.assert_array_equal(outputs["compiled"][0].reshape(THREADS, 5 * REGS)[:, 1], high)
@@ -317,12 +314,7 @@ def test_f64_arithmetic_is_bit_exact_on_both_tiers():
             wide[:, 3 * REGS // 2 + k] = np.select(
                 [kind < 2, kind == 2], [magnitude, magnitude | np.uint64(1 << 63)], rng.choice(specials, THREADS))
         words = words.ravel()
-        outputs = {}
-        for engine in ("numpy", "compiled"):
-            out = cp.zeros(len(words), dtype=cp.uint32)
-            launch, _ = run_on(engine, function, (1,), (THREADS,), (cp.asarray(words), out))
-            outputs[engine] = (out.get(), counters(launch))
-        assert_same(body, outputs["numpy"], outputs["compiled"])
+        outputs = outputs_on_both_tiers(body, function, words)
         source = words.reshape(THREADS, 5 * REGS).view(np.uint64)[:, 3 * REGS // 2:].view(np.float64)
         result = outputs["compiled"][0].reshape(THREADS, 5 * REGS).view(np.uint64)[:, 3 * REGS // 2:].view(np.float64)
         with np.errstate(all="ignore"):

@@ -590,15 +590,15 @@ def f32_from_f64(bits, ftz):
     return bits_of(flushed(y) if ftz else y)
 
 
-# cvt.rXi of f32 to s32/u32: the rounding modes (scalar.convert emits their names)
+# rounding to an integral value: the modes (scalar.convert emits their names; the SASS tier's RN RZ RM RP
+# are the same codes)
 RNI, RZI, RMI, RPI = 0, 1, 2, 3
 
 
 @njit(inline="always")
-def f32_integral(bits, mode, ftz):
-    """An f32 register's value rounded to an integral float64 by `mode` (.ftz: a subnormal is
-    flushed first, which decides .rmi/.rpi of a tiny negative or positive value)."""
-    x = np.float64(f32_of(flush32(bits) if ftz else bits))
+def integral(x, mode):
+    """A float64 rounded to an integral value by `mode`: RNI (nearest even), RZI, RMI, RPI (the SASS
+    tier's F2I and FRND read the same codes)."""
     if mode == RNI:
         return np.rint(x)
     if mode == RZI:
@@ -606,6 +606,13 @@ def f32_integral(bits, mode, ftz):
     if mode == RMI:
         return np.floor(x)
     return np.ceil(x)
+
+
+@njit(inline="always")
+def f32_integral(bits, mode, ftz):
+    """An f32 register's value rounded to an integral float64 by `mode` (.ftz: a subnormal is
+    flushed first, which decides .rmi/.rpi of a tiny negative or positive value)."""
+    return integral(np.float64(f32_of(flush32(bits) if ftz else bits)), mode)
 
 
 @njit(inline="always")

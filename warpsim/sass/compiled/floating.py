@@ -38,7 +38,8 @@ from types import SimpleNamespace
 import numpy as np
 from numba import njit
 
-from ...machine.compiled.runtime import bits64_of, bits_of, f32_of, f64_of, flushed, fused_f32, fused_f64
+from ...machine.compiled.runtime import (RMI, RNI, RPI, RZI, bits64_of, bits_of, f32_of, f64_of, flushed, fused_f32,
+                                        fused_f64, integral)
 from ..executor.conversion import INTS, ROUND_FLOAT, ROUNDING, _types
 from ..executor.floating import MODES, _mode
 from ..executor.operands import normalized
@@ -51,7 +52,7 @@ FAMILY = family("floating")
 (FADD, FMUL, FFMA, CONST32, DADD, DMUL, DFMA, I2F, F2I, F2F_NARROW, F2F_WIDE, FRND32, FRND64) = range(13)
 
 U64_ = np.uint64
-RN, RZ, RM, RP = 0, 1, 2, 3                 # to a float; to an integral value: rni rzi rmi rpi
+RN, RZ, RM, RP = RNI, RZI, RMI, RPI         # to a float; to an integral value: rni rzi rmi rpi
 MODE_NUMBER = {"rn": RN, "rz": RZ, "rm": RM, "rp": RP, "rni": RN, "rzi": RZ, "rmi": RM, "rpi": RP}
 MODE_BITS = 3
 FTZ = 1 << 2
@@ -508,25 +509,13 @@ def _int_to_float(magnitude, negative, mode, precision):
 
 
 @njit
-def _integral(x, mode):
-    """x rounded to an integral value: rni (nearest even), rzi, rmi, rpi."""
-    if mode == RN:
-        return np.rint(x)
-    if mode == RZ:
-        return np.trunc(x)
-    if mode == RM:
-        return np.floor(x)
-    return np.ceil(x)
-
-
-@njit
 def _float_to_int_bits(x, mode, flags, low, high):
     """semantics.conversion.float_to_int and F2I's store: rounded, saturated to [low, high) (the
     type's range as floats, high = max + 1), NaN to 0 or the top bit; a narrow result extended by
     its type to 32 bits."""
     width = (flags >> WIDTH_SHIFT) & 127
     top = U64_(1) << U64_(width - 1)
-    r = _integral(x, mode)
+    r = integral(x, mode)
     if r != r:
         if flags & NAN_TOP:
             bits = (U64_(0) - top) if flags & SIGNED else top
@@ -735,14 +724,14 @@ def run(c, R, P, UR, UP, values, lanes, m, scratch, scratch_p):
             x = np.float64(_f32(read32(s0, R, UR, values, lane)))
             if ftz:
                 x = _flush_f64(x, MIN_NORMAL32)
-            r = _integral(x, mode)
+            r = integral(x, mode)
             put32(o, lane, CANONICAL32 if r != r else U64_(bits_of(np.float32(r))))
     elif op == FRND64:
         low, high = out_pair(c, 0, R, UR, scratch)
         for j in range(m):
             lane = lanes[j]
             bits = read64(s0, R, UR, values, lane)
-            r = _integral(f64_of(bits), mode)
+            r = integral(f64_of(bits), mode)
             put64(low, high, lane, (bits | QUIET64) if r != r else bits64_of(r))
 
 
