@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 import math
 import operator
+import struct
 import warnings
 
 import numpy as np
@@ -34,31 +35,57 @@ from ..api.arrays import contiguous_strides
 from ..api.args import KernelArgumentError
 from ..errors import user_stacklevel
 
-__all__ = ["argument_type", "argument_types", "flatten_arguments", "pack_parameters", "unwrap_hint"]
+__all__ = ["argument_type", "argument_types", "flatten_arguments", "ParameterLayout", "unwrap_hint"]
 
-_INTP = np.dtype(np.int64)
+_WORD = struct.Struct("<q")      # one 64-bit word of an array argument
 
 
 def unwrap_hint(value):
     """(value, copy_in, copy_out) of an argument, honouring cuda.In / cuda.Out / cuda.InOut."""
     kind = type(value).__name__
-    if hasattr(value, "value") and kind in ("In", "Out", "InOut") and \
+    if kind in _HINTS and hasattr(value, "value") and \
             type(value).__module__.endswith(("cuda.args", "warpsim.cuda")):
         return value.value, kind != "Out", kind != "In"
     return value, True, True
 
 
+_HINTS = frozenset(("In", "Out", "InOut"))
+
+
 def argument_type(value):
     """The Numba type of one launch argument, as numba.cuda's dispatcher computes it."""
-    if type(value) is _OWN_ARRAYS[1]:        # a DeviceNDArray: its _numba_type_, which typeof reads first
+    kind = type(value)
+    if kind is _OWN_ARRAYS[1]:        # a DeviceNDArray: its _numba_type_, which typeof reads first
         return value._numba_type_
+    key = _scalar_type_key(kind, value)
+    known = _SCALAR_TYPES.get(key) if key is not None else None
+    if known is not None:
+        return known
     from numba.cuda.typing.typeof import Purpose, typeof
     value, _, _ = unwrap_hint(value)
     try:
-        return typeof(value, Purpose.argument)
+        typed = typeof(value, Purpose.argument)
     except Exception as error:       # noqa: BLE001 (ValueError, and Numba's own NumbaValueError)
         raise KernelArgumentError(f"a kernel argument of type {type(value).__name__} cannot be "
                                   f"passed to a Numba kernel: {error}") from None
+    if key is not None:
+        _SCALAR_TYPES[key] = typed
+    return typed
+
+
+def _scalar_type_key(kind, value):
+    """What Numba's type of a scalar argument depends on (a loop of launches types the same
+    scalars every time): a Python int's bit length and sign, else its class (float, bool,
+    complex and NumPy's numeric scalars are typed by class alone); None for anything else."""
+    if kind is int:
+        return kind, value.bit_length(), value < 0
+    if kind in _BY_CLASS or (issubclass(kind, np.number) and kind is not np.number):
+        return kind
+    return None
+
+
+_BY_CLASS = frozenset((float, bool, complex, np.bool_))
+_SCALAR_TYPES: dict = {}     # _scalar_type_key -> the Numba type typeof gave it
 
 
 def argument_types(args) -> tuple:
@@ -147,22 +174,20 @@ def _store_record(record, result):
             return
 
 
-_UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+def _integer_bytes(bits: int, value) -> bytes:
+    """An integer argument's bytes as Numba's ctypes conversion makes them: wrapped as a C cast
+    does, but only from an integer (ctypes refuses a float or a string for an int)."""
+    return _UNSIGNED_WORDS[bits].pack(operator.index(value) & ((1 << bits) - 1))
 
 
-def _scalar(dtype: str, value):
-    """A NumPy scalar of `dtype` as Numba's ctypes conversion makes it: integers wrapped as a C
-    cast does, but only integers (ctypes refuses a float or a string for an int), and no string
-    for a float."""
-    dt = np.dtype(dtype)
-    if dt.kind in "iu":
-        bits = dt.itemsize * 8
-        return _UNSIGNED[dt.itemsize](operator.index(value) & ((1 << bits) - 1)).view(dt)
-    if dt.kind == "b":
-        return np.bool_(bool(value))
+_UNSIGNED_WORDS = {8: struct.Struct("<B"), 16: struct.Struct("<H"), 32: struct.Struct("<I"), 64: struct.Struct("<Q")}
+
+
+def _float_bytes(dtype: str, value) -> bytes:
+    """A floating-point argument's bytes as Numba's ctypes conversion makes them (no string)."""
     if isinstance(value, (str, bytes)):
         raise TypeError(f"must be a real number, not {type(value).__name__}")
-    return dt.type(value)
+    return np.dtype(dtype).type(value).tobytes()
 
 
 def _flatten(ty, value, copy_in, copy_out, out: list, writebacks: list):
@@ -173,22 +198,21 @@ def _flatten(ty, value, copy_in, copy_out, out: list, writebacks: list):
         if len(shape) != ty.ndim:
             raise KernelArgumentError(f"array argument has {len(shape)} dimensions, "
                                       f"the kernel was compiled for {ty.ndim}")
-        nitems = math.prod(shape)
-        raw = np.array([0, 0, nitems, itemsize, pointer, *shape, *strides], dtype=np.int64).tobytes()
-        out.extend(raw[k:k + 8] for k in range(0, len(raw), 8))      # meminfo, parent (null), ...: 8 bytes each
+        words = (0, 0, math.prod(shape), itemsize, pointer, *shape, *strides)
+        out.extend(map(_WORD.pack, words))      # meminfo, parent (null), ...: 8 bytes each
     elif isinstance(ty, types.CPointer):
         out.append(np.uint64(int(value)).tobytes())
     elif isinstance(ty, types.Boolean):
         out.append(b"\x01" if value else b"\x00")
     elif isinstance(ty, types.Integer):
-        out.append(_scalar(str(ty), value).tobytes())
+        out.append(_integer_bytes(ty.bitwidth, value))
     elif ty == types.float16:
         out.append(np.float16(value).tobytes())
     elif ty in (types.float32, types.float64):
-        out.append(_scalar(str(ty), value).tobytes())
+        out.append(_float_bytes(str(ty), value))
     elif ty in (types.complex64, types.complex128):
         part = "float32" if ty == types.complex64 else "float64"
-        out += [_scalar(part, complex(value).real).tobytes(), _scalar(part, complex(value).imag).tobytes()]
+        out += [_float_bytes(part, complex(value).real), _float_bytes(part, complex(value).imag)]
     elif isinstance(ty, (types.NPDatetime, types.NPTimedelta)):
         out.append(np.int64(np.asarray(value).view(np.int64)).tobytes())
     elif isinstance(ty, types.Record):
@@ -235,25 +259,35 @@ def _describe(value) -> str:
     return text if len(text) < 80 else text[:77] + "..."
 
 
-def pack_parameters(kernel_name: str, params, pieces) -> bytes:
-    """The parameter buffer: each piece (flatten_arguments' bytes) at its parameter's offset, sizes checked."""
-    if len(pieces) != len(params):
-        raise KernelArgumentError(
-            f"kernel '{kernel_name}': the arguments flatten to {len(pieces)} values but the PTX "
-            f"declares {len(params)} parameters (a Numba ABI warpsim does not know)")
-    sizes = [p[2] for p in params]
-    if list(map(len, pieces)) != sizes:
-        index = next(k for k, (piece, size) in enumerate(zip(pieces, sizes)) if len(piece) != size)
-        raise KernelArgumentError(
-            f"kernel '{kernel_name}' parameter {index} ({params[index][0]}) is {sizes[index]} bytes, but the "
-            f"argument value for it is {len(pieces[index])} bytes")
-    ends = [0] + [offset + size for _, offset, size, *_ in params]
-    if all(p[1] == end for p, end in zip(params, ends)):
-        return b"".join(pieces)             # no padding between parameters (Numba's are 8-byte words)
-    buffer = bytearray(max(ends))
-    for piece, (_, offset, size, *_) in zip(pieces, params):
-        buffer[offset:offset + size] = piece
-    return bytes(buffer)
+class ParameterLayout:
+    """Where flatten_arguments' pieces go in a kernel's parameter buffer: each PTX parameter's
+    (name, offset, size, ...) in order, and the sizes checked at every launch, worked out once
+    per kernel."""
+
+    def __init__(self, kernel_name: str, params):
+        self.kernel_name, self.params = kernel_name, tuple(params)
+        self.sizes = [p[2] for p in self.params]
+        ends = [0] + [offset + size for _, offset, size, *_ in self.params]
+        self.packed = all(p[1] == end for p, end in zip(self.params, ends))  # no padding (Numba's 8-byte words)
+        self.total = max(ends)
+
+    def pack(self, pieces) -> bytes:
+        """The parameter buffer: each piece at its parameter's offset, sizes checked."""
+        if len(pieces) != len(self.params):
+            raise KernelArgumentError(
+                f"kernel '{self.kernel_name}': the arguments flatten to {len(pieces)} values but the PTX "
+                f"declares {len(self.params)} parameters (a Numba ABI warpsim does not know)")
+        if list(map(len, pieces)) != self.sizes:
+            index = next(k for k, (piece, size) in enumerate(zip(pieces, self.sizes)) if len(piece) != size)
+            raise KernelArgumentError(
+                f"kernel '{self.kernel_name}' parameter {index} ({self.params[index][0]}) is {self.sizes[index]} "
+                f"bytes, but the argument value for it is {len(pieces[index])} bytes")
+        if self.packed:
+            return b"".join(pieces)
+        buffer = bytearray(self.total)
+        for piece, (_, offset, size, *_) in zip(pieces, self.params):
+            buffer[offset:offset + size] = piece
+        return bytes(buffer)
 
 
 _OWN_ARRAYS = _own_arrays()      # warpsim.ndarray and warpsim.cuda's DeviceNDArray

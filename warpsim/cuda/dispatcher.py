@@ -36,7 +36,7 @@ from ..api.kernel_attributes import DEFAULT_DYNAMIC_SHARED_LIMIT, KernelAttribut
 from ..errors import LaunchError, LaunchRefused
 from ..frontends.numba import DEFAULT_CC, compile_kernel as compile_to_ptx
 from ..machine.device import MAX_BLOCK_THREADS
-from .abi import argument_types, flatten_arguments, pack_parameters, user_stacklevel
+from .abi import ParameterLayout, argument_types, flatten_arguments, user_stacklevel
 from .errors import InvalidConfiguration, InvalidValue, LaunchConfigurationError, as_numba_refusal
 
 __all__ = ["DEFAULT_CC", "CompiledKernel", "Dispatcher", "LaunchConfiguration", "ForAll",
@@ -96,6 +96,7 @@ class CompiledKernel(KernelAttributes):
         self.type_annotation = self._type_annotation = cres.type_annotation
         self.launch_bounds = launch_bounds
         self._loaded: dict[int, tuple] = {}
+        self._layouts: dict[int, tuple] = {}     # id(loaded module) -> (it, its ParameterLayout)
         self.name = f"{py_func.__module__}.{py_func.__qualname__}"
 
     @property
@@ -117,8 +118,12 @@ class CompiledKernel(KernelAttributes):
             entry = self._loaded[id(device)] = (device, device.load_module(self.ptx, name=name))
         return entry[1]
 
-    def _params(self, loaded) -> list:
-        return loaded.params(self.entry_name)
+    def _parameter_layout(self, loaded) -> ParameterLayout:
+        """Where the arguments' bytes go in the kernel's parameter buffer on `loaded` (kept per module)."""
+        kept = self._layouts.get(id(loaded))
+        if kept is None or kept[0] is not loaded:
+            kept = self._layouts[id(loaded)] = (loaded, ParameterLayout(self.entry_name, loaded.params(self.entry_name)))
+        return kept[1]
 
     def _attribute_kernel(self):
         return self.loaded(), self.entry_name
@@ -177,7 +182,7 @@ class CompiledKernel(KernelAttributes):
         writebacks: list = []
         try:
             pieces = flatten_arguments(self.argument_types, args, writebacks, self.extensions, stream)
-            params = pack_parameters(self.entry_name, self._params(loaded), pieces)
+            params = self._parameter_layout(loaded).pack(pieces)
         except KernelArgumentError as error:
             raise KernelArgumentError(f"kernel '{self.readable_name}' {error}") from None
         if self.debug:

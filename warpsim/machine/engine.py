@@ -240,7 +240,7 @@ def execute(ctx, gid, idx, warps=None):
     if ctx.engine == "numpy":
         block.compiled(ctx, idx)
     else:                                       # the compiled tier where it covers the block
-        block_tier(ctx.program, block).runner(ctx.engine, len(idx))(ctx, idx)
+        block_tier(ctx.program, block).runner(ctx, len(idx))(ctx, idx)
     if warps is None:
         warps = np.unique(idx >> 5)
     ctx.issued += len(warps) * len(block.instructions)

@@ -417,7 +417,11 @@ HEADER = HEADER + f"# helpers {_helpers_version()}\n\n"
 
 
 def source_digest(source: str) -> str:
-    return hashlib.sha256((HEADER + source).encode()).hexdigest()[:24]
+    """The name of a generated function's file and machine code: the hash of its code, not of its
+    comments (they quote the PTX lines, whose names differ between kernels of the same code: a
+    Numba closure's mangled name changes with the order its process compiles kernels in)."""
+    code = "\n".join(line for line in source.splitlines() if not line.lstrip().startswith("#"))
+    return hashlib.sha256((HEADER + code).encode()).hexdigest()[:24]
 
 
 def compile_source(source: str, function_name: str):

@@ -5,9 +5,11 @@
   its first execution (Numba compiles it then, seconds, or loads it from the
   disk cache); the others stay on NumPy.
 - auto (the default): a covered block runs compiled once Numba's machine code
-  for it is in the disk cache, or once it has run for HOT_LANES threads in
-  this process (then it is compiled); until then, and for small launches,
-  the NumPy tier runs it, so first launches pay no compile time.
+  for it is in the disk cache, or once it has run for HOT_LANES threads or in
+  HOT_BATCHES batches of CTAs in this process (then it is compiled: a loop of
+  small launches pays the NumPy tier's fixed cost a call, about 35 µs, which
+  adds up to a compile's second or two); until then, and for small
+  launches, the NumPy tier runs it, so first launches pay no compile time.
 
 `report(program)` says, per block, which tier ran it and why.
 """
@@ -15,6 +17,7 @@
 from __future__ import annotations
 
 import os
+import weakref
 
 import numpy as np
 
@@ -28,6 +31,7 @@ from .global_memory import launch_arguments
 
 ENGINES = ("numpy", "compiled", "auto")
 HOT_LANES = 1 << 22        # threads a block runs on NumPy before auto compiles it
+HOT_BATCHES = 20_000       # ... or batches it runs in there (its fixed cost a call adds up to about a compile)
 HOT_LOOP_LANES = 1 << 27   # threads times blocks a program runs before auto compiles its round loop
 
 
@@ -100,6 +104,10 @@ class CompiledBlock:
                             f"(block {self.block.gid}, PTX line {ins.line}: {ins})", kernel=ctx.kernel)
 
 
+def _NO_BATCH():
+    return None
+
+
 class BlockTier:
     """Per block of a program: the compiled tier's source, machine code and how much ran."""
 
@@ -108,15 +116,18 @@ class BlockTier:
         self.block = pblock
         self.compiled: CompiledBlock | None = None
         self.lanes_on_numpy = 0
+        self.batches_on_numpy = 0
+        self.last_batch = _NO_BATCH    # a weak reference to the launch state it last ran in (it may be large)
         self.lanes_compiled = 0
         self.failed: str | None = None
         self.cached = self.source.source is not None and is_cached_on_disk(self.source.source)
 
-    def runner(self, engine: str, lanes: int):
-        """The function that runs the block now (compiling it first where the engine says so)."""
+    def runner(self, ctx, lanes: int):
+        """The function that runs the block now in batch `ctx` (compiling it first where the engine
+        says so)."""
         if self.compiled is None and self.source.source is not None and self.failed is None:
-            hot = self.lanes_on_numpy + lanes >= HOT_LANES
-            if engine == "compiled" or self.cached or hot:
+            hot = self.lanes_on_numpy + lanes >= HOT_LANES or self.batches_on_numpy >= HOT_BATCHES
+            if ctx.engine == "compiled" or self.cached or hot:
                 try:
                     dispatcher, _ = compile_source(self.source.source, f"block_{self.block.gid}")
                     self.compiled = CompiledBlock(self, dispatcher, self.source)
@@ -126,6 +137,9 @@ class BlockTier:
             self.lanes_compiled += lanes
             return self.compiled
         self.lanes_on_numpy += lanes
+        if self.last_batch() is not ctx:
+            self.batches_on_numpy += 1
+            self.last_batch = weakref.ref(ctx)
         return self.block.compiled
 
 

@@ -1,0 +1,42 @@
+"""Launch arguments as Numba types them and packs them, launch after launch: a loop of launches
+types each scalar by what its type depends on (an int's bit length and sign), so a later value
+of another width still gets the type numba.cuda's typeof gives it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba.cuda")
+from numba.cuda.typing.typeof import Purpose, typeof  # noqa: E402
+
+from warpsim import cuda  # noqa: E402
+from warpsim.cuda.abi import argument_type  # noqa: E402
+
+pytestmark = pytest.mark.numba
+
+SCALARS = [7, -7, 1 << 31, -(1 << 31) - 1, (1 << 40) + 3, (1 << 63) - 1, -(1 << 63), (1 << 63) + 5,
+           (1 << 64) - 1, 2.5, True, 3 + 4j, np.int8(-3), np.uint16(9), np.float32(1.25), np.float16(2.0),
+           np.bool_(False), np.complex64(1 - 2j), np.int64(-5)]
+
+
+@pytest.mark.parametrize("order", ["forward", "reverse"])
+def test_scalar_types_equal_numbas_whatever_came_before(order):
+    values = SCALARS if order == "forward" else SCALARS[::-1]
+    for value in values:
+        assert argument_type(value) == typeof(value, Purpose.argument), value
+
+
+@cuda.jit
+def store(out, v):
+    out[cuda.threadIdx.x] = v
+
+
+def test_each_integer_width_reaches_the_kernel_with_its_bits():
+    rng = np.random.default_rng(5)
+    out = cuda.device_array(32, dtype=np.uint64)
+    wide = int(rng.integers(1 << 62)) + (1 << 63)           # a uint64 argument (Numba's type for it)
+    for value in (int(rng.integers(1, 1000)), -int(rng.integers(1, 1000)), (1 << 40) + 3, wide):
+        store[1, 32](out, value)
+        assert (out.copy_to_host() == np.uint64(value % (1 << 64))).all(), value
+    assert {str(sig[1]) for sig in store.overloads} == {"int64", "uint64"}
