@@ -26,6 +26,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 import weakref
 
 import numpy as np
@@ -45,7 +46,7 @@ from .sass.toolchain import requested_ptxas_version, tool_version
 from .sessions import SessionStack, observer_source
 from .toolchains import describe_toolchain
 
-__all__ = ["profile", "Profiler", "LaunchProfile", "format_value", "CSV_HEADER"]
+__all__ = ["profile", "Profiler", "LaunchProfile", "LaunchSelection", "format_value", "CSV_HEADER"]
 
 CSV_HEADER = ["ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream",
               "Block Size", "Grid Size", "Device", "CC", "Section Name", "Metric Name",
@@ -320,8 +321,9 @@ PROFILERS = SessionStack("warpsim_profilers")
 
 @observer_source
 def profiling_observers(launch) -> tuple:
-    """Observers for one launch: one counter set shared by every active profiler (or none)."""
-    profilers = PROFILERS.active()
+    """Observers for one launch: one counter set shared by every active profiler that takes it
+    (or none: a launch no profiler selects runs as without one)."""
+    profilers = [profiler for profiler in PROFILERS.active() if profiler.takes(launch)]
     if not profilers:
         return ()
 
@@ -399,6 +401,58 @@ def _predicted_timing(counters):
 LEVELS = ("sass", "ptx")
 
 
+class LaunchSelection:
+    """Which launches a profile takes, as Nsight Compute selects them: those of kernels whose name
+    matches (`kernel_name`: ncu's --kernel-name, the function's name exactly, `ns::f` or `f`, or
+    the mangled name; `regex:EXPR` searched in the readable and the mangled name; `contains`: any
+    name containing the text), of those the ones after the first `skip`, at most `count`. The
+    others run as without a profiler: no counters and no SASS run, so a program of thousands of
+    launches costs what its selected ones cost."""
+
+    def __init__(self, kernel_name: str | None = None, contains: str | None = None, skip: int = 0,
+                 count: int | None = None):
+        if skip < 0 or (count is not None and count < 0):
+            raise ValueError(f"launch skip and count must not be negative (skip={skip}, count={count})")
+        self.kernel_name, self.contains, self.skip, self.count = kernel_name, contains, skip, count
+        self.pattern = None
+        if kernel_name is not None and kernel_name.startswith("regex:"):
+            try:
+                self.pattern = re.compile(kernel_name[len("regex:"):])
+            except re.error as error:
+                raise ValueError(f"kernel name filter {kernel_name!r}: {error}") from None
+        self.matched = 0              # launches whose kernel matched so far
+        self._last = (None, False)    # (the launch last asked about, the answer): asked once per launch
+
+    @property
+    def everything(self) -> bool:
+        return self.kernel_name is None and self.contains is None and not self.skip and self.count is None
+
+    def to_dict(self) -> dict:
+        return {"kernel_name": self.kernel_name, "contains": self.contains, "skip": self.skip, "count": self.count}
+
+    def matches(self, kernel: str) -> bool:
+        readable = display_name(kernel)
+        if self.contains is not None and self.contains not in kernel and self.contains not in readable:
+            return False
+        if self.pattern is not None:
+            return bool(self.pattern.search(readable) or self.pattern.search(kernel))
+        if self.kernel_name is not None:
+            return self.kernel_name in (kernel, readable, readable.rsplit("::", 1)[-1])
+        return True
+
+    def takes(self, launch) -> bool:
+        """Whether this launch is profiled (the SASS run's session and the profiler's both ask)."""
+        last, answer = self._last
+        if last is launch:
+            return answer
+        answer = False
+        if self.matches(launch.kernel):
+            self.matched += 1
+            answer = self.matched > self.skip and (self.count is None or self.matched <= self.skip + self.count)
+        self._last = (launch, answer)
+        return answer
+
+
 class Profiler:
     """Collects a LaunchProfile for every launch made while it is active (a context manager).
 
@@ -410,7 +464,7 @@ class Profiler:
     instructions and costs no SASS run. The default is $WARPSIM_PROFILE_LEVEL, else 'sass'.
     """
 
-    def __init__(self, metrics=None, level: str | None = None):
+    def __init__(self, metrics=None, level: str | None = None, selection: LaunchSelection | None = None):
         level = level or os.environ.get("WARPSIM_PROFILE_LEVEL") or "sass"
         if level not in LEVELS:
             raise ValueError(f"profile level must be one of {', '.join(LEVELS)}, not {level!r}")
@@ -424,13 +478,15 @@ class Profiler:
                 raise ValueError(f"unknown metric(s): {', '.join(unknown)} (warpsim.metrics.names "
                                  "lists the known ones)")
         self.metrics = metrics
+        self.selection = selection or LaunchSelection()
         self.launches: list = []
         self.timeline: list = []            # a whole program's kernels and copies on the GPU clock
         self._token = None
 
     def __enter__(self) -> "Profiler":
         if self.level == "sass":
-            self.sass_request = ReplayRequest(_sass_counters, alone=_ptx_level_profiles).__enter__()
+            self.sass_request = ReplayRequest(_sass_counters, alone=_ptx_level_profiles,
+                                              wants=self.takes).__enter__()
         self._token = PROFILERS.push(self)
         return self
 
@@ -440,6 +496,10 @@ class Profiler:
         if self.sass_request is not None:
             self.sass_request.__exit__(*exc)
             self.sass_request = None
+
+    def takes(self, launch) -> bool:
+        """Whether this profiler profiles `launch` (its LaunchSelection)."""
+        return self.selection.everything or self.selection.takes(launch)
 
     def add_launch(self, launch: LaunchProfile) -> None:
         """Called by the launch's counters when it ends."""
@@ -508,11 +568,15 @@ def _sass_counters(launch) -> list:
                                launch.dynamic_shared)]
 
 
-def profile(metrics=None, level: str | None = None) -> Profiler:
+def profile(metrics=None, level: str | None = None, *, kernel_name: str | None = None,
+            kernel: str | None = None, launch_skip: int = 0, launch_count: int | None = None) -> Profiler:
     """`with warpsim.profile() as prof:` collects every launch inside the block (see module doc).
 
     level='sass' (the default, or $WARPSIM_PROFILE_LEVEL): SASS-level counts where the SASS
     executor covers the launch (PTX ones, with a note, where it does not); level='ptx':
     PTX-level counts.
+    kernel_name, launch_skip, launch_count: Nsight Compute's -k/--kernel-name ('name' or
+    'regex:EXPR'), -s and -c; kernel: any kernel whose name contains the text. Launches they
+    leave out run unprofiled (LaunchSelection).
     """
-    return Profiler(metrics, level)
+    return Profiler(metrics, level, LaunchSelection(kernel_name, kernel, launch_skip, launch_count))

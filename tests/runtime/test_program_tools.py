@@ -43,6 +43,20 @@ def test_profile_csv_of_a_program_has_ncu_rows(cli, built, reduction_input, tmp_
     assert values[("_Z9histogramPKiiPj", "launch__block_size")] == "128"
 
 
+@pytest.mark.parametrize("selection, profiled", [(["-k", "histogram"], ["histogram"]),
+                                                 (["--launch-skip", "1", "--launch-count", "1"], ["histogram"]),
+                                                 (["--kernel", "block", "--launch-count", "5"], ["block_sum"])])
+def test_profile_takes_the_launches_ncus_options_select(cli, built, reduction_input, tmp_path, selection, profiled):
+    path, x = reduction_input
+    result = cli("profile", "--csv", "--metrics", "launch__grid_size", *selection, built("reduction"), path,
+                 cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert f"sum {int(x.sum())}" in result.stdout                 # every launch ran
+    names = [line.split('","')[4] for line in result.stdout.splitlines() if line.startswith('"') and
+             not line.startswith('"ID"')]
+    assert [name for name in ("block_sum", "histogram") if any(name in n for n in names)] == profiled
+
+
 def test_timeline_of_kernels_and_copies_on_the_predicted_clock(cli, built, reduction_input, tmp_path,
                                                                monkeypatch):
     from warpsim.cli.run import run_program

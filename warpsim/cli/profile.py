@@ -7,6 +7,7 @@
     warpsim profile --csv python script.py > metrics.csv      # Nsight Compute's --csv layout
     warpsim profile --source python script.py                 # the kernel source with per-line numbers
     warpsim profile --level ptx python script.py              # PTX-level counts (default: SASS)
+    warpsim profile -k regex:gemm --launch-skip 10 --launch-count 3 ./app   # as ncu -k/-s/-c
     warpsim profile --list-metrics
 
 The program runs in this process (runpy) with its CuPy-style calls on
@@ -47,8 +48,16 @@ def _parser() -> argparse.ArgumentParser:
                    help="also print each kernel's SASS with source and PTX lines and the warp-level "
                         "executions of every instruction (at --level sass)")
     p.add_argument("--html", metavar="FILE", help="write the HTML report to FILE")
-    p.add_argument("--kernel", metavar="NAME", help="report only launches of kernels whose name "
-                                                    "contains NAME")
+    p.add_argument("--kernel", metavar="TEXT", help="profile only launches of kernels whose name "
+                                                    "contains TEXT (the others run unprofiled)")
+    p.add_argument("-k", "--kernel-name", metavar="NAME",
+                   help="as ncu's: profile only launches of the kernel whose function name is NAME "
+                        "(`f`, `ns::f` or the mangled name), or whose name matches regex:EXPR")
+    p.add_argument("--launch-skip", metavar="N", type=int, default=0,
+                   help="as ncu's -s: skip the first N launches that match the filters")
+    p.add_argument("--launch-count", metavar="N", type=int, default=None,
+                   help="as ncu's -c: profile at most N launches that match the filters (after the "
+                        "skipped ones); the program runs on, its other launches unprofiled")
     p.add_argument("--width", type=int, default=None, help="report width in characters")
     p.add_argument("--list-metrics", action="store_true", help="list the metrics and exit")
     p.add_argument("--gpu", metavar="NAME", default=None,
@@ -91,12 +100,16 @@ def main(argv=None) -> int:
         import contextlib
         from ..settings import settings as _settings
         chosen = _settings(gpu=args.gpu) if args.gpu else contextlib.nullcontext()
-        with chosen, profile(names, level=args.level) as prof:
+        try:
+            profiler = profile(names, level=args.level, kernel_name=args.kernel_name, kernel=args.kernel,
+                               launch_skip=args.launch_skip, launch_count=args.launch_count)
+        except ValueError as error:
+            print(f"warpsim profile: {error}", file=sys.stderr)
+            return 2
+        with chosen, profiler as prof:
             status = run_script(program)     # Numba kernels on warpsim as well
     finally:
         _FAILED_LAUNCHES.pop(token)
-    if args.kernel:
-        prof.launches = [launch for launch in prof.launches if args.kernel in launch.kernel_name]
     sys.stdout.flush()
     if not prof.launches and (failures or status):
         print(f"warpsim profile: {_why_nothing_was_profiled(failures, status)}", file=sys.stderr)

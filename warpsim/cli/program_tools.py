@@ -62,7 +62,8 @@ def tool_environment() -> tuple[dict, str | None]:
     os.close(handle)
     os.unlink(results)                        # written by the program at exit
     config = {"results": results,
-              "profilers": [{"metrics": p.metrics, "level": p.level} for p in profilers],
+              "profilers": [{"metrics": p.metrics, "level": p.level, "selection": p.selection.to_dict()}
+                            for p in profilers],
               "checkers": [{"tools": list(c.tools), "print_limit": c.print_limit,
                             "print": c.stream is not None} for c in checkers]}
     environment.update({TOOLS: json.dumps(config), STARTUP: __name__})
@@ -97,10 +98,11 @@ def collect(results: str | None) -> str:
 def start_in_program(context) -> None:
     """Open the sessions WARPSIM_TOOLS describes (called once, when the runtime starts)."""
     import warnings
-    from ..profiler import profile
+    from ..profiler import LaunchSelection, Profiler
     from ..sanitizer.session import Checker
     config = json.loads(os.environ[TOOLS])
-    profilers = [profile(p["metrics"], p["level"]).__enter__() for p in config["profilers"]]
+    profilers = [Profiler(p["metrics"], p["level"], LaunchSelection(**p["selection"])).__enter__()
+                 for p in config["profilers"]]
     checkers = [Checker(c["tools"], c["print_limit"], sys.stdout if c["print"] else None).__enter__()
                 for c in config["checkers"]]
     if any("synccheck" in c.tools for c in checkers):   # its errors say what SyncWarnings would

@@ -38,8 +38,9 @@ REPLAYS = SessionStack("warpsim_sass_replays")
 class ReplayRequest:
     """A session that wants SASS runs: `observers(launch)` gives each run its watchers."""
 
-    def __init__(self, observers=None, alone=None):
+    def __init__(self, observers=None, alone=None, wants=None):
         self.make_observers = observers or (lambda launch: [])
+        self.wants = wants or (lambda launch: True)    # wants(launch): whether this session wants its SASS run
         # alone() -> '' when the SASS run may take the launch alone with verification off (alone.py),
         # else why the session needs the PTX run too
         self.alone = alone or (lambda: "a session wants the SASS run checked against the PTX run")
@@ -222,7 +223,7 @@ def compare_host_ranges(ptx_memory, sass_memory) -> str:
 @observer_source
 def sass_replay_observers(launch) -> tuple:
     """One SassReplay per launch while some ReplayRequest is on; nothing otherwise."""
-    requests = REPLAYS.active()
+    requests = [request for request in REPLAYS.active() if request.wants(launch)]
     if not requests:
         return ()
     observers = [obs for request in requests for obs in request.make_observers(launch)]
