@@ -146,6 +146,8 @@ def build_launch_profile(counters, sass=None, level_note: str = "") -> "LaunchPr
         sources=dict(getattr(loaded, "sources", {}) or {}),
         seconds=getattr(counters.result, "seconds", 0.0))
     launch.activity = getattr(counters, "activity", None)   # ActivityTrace for the HTML report's chart
+    if launch.activity is not None:
+        launch.activity.trim()
     launch.level = "sass" if sass is not None else "ptx"
     launch.level_note = level_note
     launch.toolchain = _toolchain_of(loaded, registers, sass is not None)

@@ -86,6 +86,23 @@ def test_branch_on_lane_runs_16_threads_in_the_divergent_region(module):
     assert m["warpsim__simt_efficiency.pct"] == pytest.approx(100 * ratio / 32)
 
 
+@pytest.mark.parametrize("level", ["ptx", "sass"])
+def test_a_kept_trace_holds_what_the_launch_filled(module, level):
+    """A profile keeps every launch's lane-activity trace: only its filled part (4 warps, not the
+    bound's 64 x 4096 issues), with the same picture."""
+    warps = 4
+    launch = profiled(module, "branch_on_lane", (1,), (32 * warps,), (cp.zeros(128, dtype=np.float32), np.int32(10)),
+                      level=level)
+    trace = launch.activity
+    issued = int(trace.issued[:warps].max())
+    assert trace.active.shape == (warps, issued) and trace.ptx_line.shape == trace.active.shape
+    matrix = trace.matrix()
+    assert matrix.shape == (warps, issued) and {16, 32} <= set(np.unique(matrix.compressed()))
+    if level == "ptx":
+        assert trace.lanes_per_instruction() == pytest.approx(
+            launch.metrics["smsp__thread_inst_executed_per_inst_executed.ratio"])
+
+
 @pytest.mark.sass
 def test_sass_level_branch_on_lane_runs_16_threads_in_the_divergent_region(module):
     warps, n = 4, 10

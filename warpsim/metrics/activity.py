@@ -121,6 +121,16 @@ class ActivityTrace(LaunchObserver):
     def launch_finished(self, result):
         """Called by LoadedModule.launch for profiling observers; nothing left to do."""
 
+    def trim(self) -> None:
+        """Keep only the rows and columns the launch filled, once it is over: the arrays are made
+        for the bound (2.3 MB), and a profile keeps each launch's trace."""
+        rows = int(np.flatnonzero(self.seen)[-1]) + 1 if self.seen.any() else 0
+        columns = int(min(self.issued[:rows].max(initial=0), self.max_issues))
+        self.active = self.active[:rows, :columns].copy()
+        self.ptx_line = self.ptx_line[:rows, :columns].copy()
+        self.source_line = self.source_line[:rows, :columns].copy()
+        self._row = self._row[:0]
+
     def _block_lines(self, block):
         lines = self._lines.get(block.gid)
         if lines is None:
