@@ -466,7 +466,8 @@ class Profiler:
     instructions and costs no SASS run. The default is $WARPSIM_PROFILE_LEVEL, else 'sass'.
     """
 
-    def __init__(self, metrics=None, level: str | None = None, selection: LaunchSelection | None = None):
+    def __init__(self, metrics=None, level: str | None = None, selection: LaunchSelection | None = None,
+                 all_threads: bool = False):
         level = level or os.environ.get("WARPSIM_PROFILE_LEVEL") or "sass"
         if level not in LEVELS:
             raise ValueError(f"profile level must be one of {', '.join(LEVELS)}, not {level!r}")
@@ -481,15 +482,16 @@ class Profiler:
                                  "lists the known ones)")
         self.metrics = metrics
         self.selection = selection or LaunchSelection()
+        self.all_threads = all_threads      # also launches from the process's other threads
         self.launches: list = []
         self.timeline: list = []            # a whole program's kernels and copies on the GPU clock
         self._token = None
 
     def __enter__(self) -> "Profiler":
         if self.level == "sass":
-            self.sass_request = ReplayRequest(_sass_counters, alone=_ptx_level_profiles,
-                                              wants=self.takes).__enter__()
-        self._token = PROFILERS.push(self)
+            self.sass_request = ReplayRequest(_sass_counters, alone=_ptx_level_profiles, wants=self.takes,
+                                              all_threads=self.all_threads).__enter__()
+        self._token = PROFILERS.push(self, self.all_threads)
         return self
 
     def __exit__(self, *exc) -> None:
@@ -571,7 +573,8 @@ def _sass_counters(launch) -> list:
 
 
 def profile(metrics=None, level: str | None = None, *, kernel_name: str | None = None,
-            kernel: str | None = None, launch_skip: int = 0, launch_count: int | None = None) -> Profiler:
+            kernel: str | None = None, launch_skip: int = 0, launch_count: int | None = None,
+            all_threads: bool = False) -> Profiler:
     """`with warpsim.profile() as prof:` collects every launch inside the block (see module doc).
 
     level='sass' (the default, or $WARPSIM_PROFILE_LEVEL): SASS-level counts where the SASS
@@ -580,5 +583,7 @@ def profile(metrics=None, level: str | None = None, *, kernel_name: str | None =
     kernel_name, launch_skip, launch_count: Nsight Compute's -k/--kernel-name ('name' or
     'regex:EXPR'), -s and -c; kernel: any kernel whose name contains the text. Launches they
     leave out run unprofiled (LaunchSelection).
+    all_threads=True: the launches of every thread of the process while it is open (as `warpsim
+    profile` and Nsight Compute do), not only this thread's and task's.
     """
-    return Profiler(metrics, level, LaunchSelection(kernel_name, kernel, launch_skip, launch_count))
+    return Profiler(metrics, level, LaunchSelection(kernel_name, kernel, launch_skip, launch_count), all_threads)

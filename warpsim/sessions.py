@@ -2,7 +2,9 @@
 
 `with warpsim.profile():` and `with warpsim.check():` push themselves on a
 stack held in a context variable (so threads and async tasks each see their
-own) for the code inside the block. Each kind of session registers, once, an
+own) for the code inside the block; with all_threads=True (what `warpsim
+profile` and `warpsim check` open, as Nsight Compute and compute-sanitizer
+watch a whole process) on a part of the stack every thread sees. Each kind of session registers, once, an
 observer source: a function that, given the launch (machine.events.Launch),
 returns the observers its active sessions want. LoadedModule.launch asks
 `launch_observers(launch)`, so the machine never imports the layers that
@@ -29,21 +31,38 @@ class SessionStack:
         notes failed launches watches no execution a SASS-only run would leave out)."""
         self.name = name
         self._active: contextvars.ContextVar = contextvars.ContextVar(name, default=())
+        self._everywhere: tuple = ()        # sessions pushed for every thread (all_threads)
         if listed:
             _STACKS.append(self)
 
     def active(self) -> tuple:
-        return self._active.get()
+        here = self._active.get()
+        return self._everywhere + here if self._everywhere else here
 
-    def push(self, session):
+    def push(self, session, all_threads: bool = False):
+        """Put `session` on the stack for this thread and task (or for every thread); returns the
+        token pop takes."""
         with _PUSHED_LOCK:
             _PUSHED[0] += 1
+            if all_threads:
+                self._everywhere += (session,)
+                return _EverywhereToken(session)
         return self._active.set(self._active.get() + (session,))
 
     def pop(self, token) -> None:
-        self._active.reset(token)
         with _PUSHED_LOCK:
+            if isinstance(token, _EverywhereToken):
+                self._everywhere = tuple(s for s in self._everywhere if s is not token.session)
+            else:
+                self._active.reset(token)
             _PUSHED[0] -= 1
+
+
+class _EverywhereToken:
+    """What push gives for a session every thread sees: pop takes it off that part of the stack."""
+
+    def __init__(self, session):
+        self.session = session
 
 
 def sessions_on() -> bool:

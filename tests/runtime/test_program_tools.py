@@ -57,6 +57,18 @@ def test_profile_takes_the_launches_ncus_options_select(cli, built, reduction_in
     assert [name for name in ("block_sum", "histogram") if any(name in n for n in names)] == profiled
 
 
+def test_profile_and_check_see_every_host_threads_launches(cli, built, tmp_path):
+    """As ncu and compute-sanitizer watch a whole process: launches from the program's own threads too."""
+    program = built("host_threads")
+    result = cli("profile", "--csv", "--metrics", "launch__grid_size", program, "3", "2", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "threads 3 launches 2 wrong 0: no error" in result.stdout
+    assert sum(1 for line in result.stdout.splitlines() if "fill" in line) == 6
+    result = cli("check", "--tool", "racecheck", program, "2", "1", "race", cwd=tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "racy_sum" in result.stdout and "hazard" in result.stdout.lower()
+
+
 def test_timeline_of_kernels_and_copies_on_the_predicted_clock(cli, built, reduction_input, tmp_path,
                                                                monkeypatch):
     from warpsim.cli.run import run_program

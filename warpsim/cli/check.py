@@ -61,7 +61,7 @@ def main(argv=None) -> int:
         if "synccheck" in tools:         # its errors say the same as the machine's SyncWarnings
             from ..machine.device import SyncWarning
             warnings.simplefilter("ignore", SyncWarning)
-        with check(tools, print_limit=args.print_limit, stream=out) as checker:
+        with check(tools, print_limit=args.print_limit, stream=out, all_threads=True) as checker:
             outcome = run_program(program)
     sys.stdout.flush()
     sys.stderr.flush()                   # the program's traceback before the report's last lines

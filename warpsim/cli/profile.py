@@ -95,14 +95,14 @@ def main(argv=None) -> int:
                   "(warpsim profile --list-metrics lists them)", file=sys.stderr)
             return 2
     failures = []
-    token = _FAILED_LAUNCHES.push(failures)
+    token = _FAILED_LAUNCHES.push(failures, all_threads=True)
     try:
         import contextlib
         from ..settings import settings as _settings
         chosen = _settings(gpu=args.gpu) if args.gpu else contextlib.nullcontext()
         try:
             profiler = profile(names, level=args.level, kernel_name=args.kernel_name, kernel=args.kernel,
-                               launch_skip=args.launch_skip, launch_count=args.launch_count)
+                               launch_skip=args.launch_skip, launch_count=args.launch_count, all_threads=True)
         except ValueError as error:
             print(f"warpsim profile: {error}", file=sys.stderr)
             return 2

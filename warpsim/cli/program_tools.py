@@ -101,9 +101,9 @@ def start_in_program(context) -> None:
     from ..profiler import LaunchSelection, Profiler
     from ..sanitizer.session import Checker
     config = json.loads(os.environ[TOOLS])
-    profilers = [Profiler(p["metrics"], p["level"], LaunchSelection(**p["selection"])).__enter__()
-                 for p in config["profilers"]]
-    checkers = [Checker(c["tools"], c["print_limit"], sys.stdout if c["print"] else None).__enter__()
+    profilers = [Profiler(p["metrics"], p["level"], LaunchSelection(**p["selection"]), all_threads=True).__enter__()
+                 for p in config["profilers"]]               # the program's threads all launch: ncu sees each
+    checkers = [Checker(c["tools"], c["print_limit"], sys.stdout if c["print"] else None, all_threads=True).__enter__()
                 for c in config["checkers"]]
     if any("synccheck" in c.tools for c in checkers):   # its errors say what SyncWarnings would
         from ..machine.device import SyncWarning

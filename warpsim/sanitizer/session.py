@@ -56,8 +56,10 @@ class Checker:
     ends, up to `print_limit` errors (0 or None: all).
     """
 
-    def __init__(self, tools=TOOLS, print_limit: int | None = DEFAULT_PRINT_LIMIT, stream=None):
+    def __init__(self, tools=TOOLS, print_limit: int | None = DEFAULT_PRINT_LIMIT, stream=None,
+                 all_threads: bool = False):
         self.tools = parse_tools(tools)
+        self.all_threads = all_threads          # also launches from the process's other threads
         self.print_limit = print_limit
         self.stream = stream
         self.errors: list = []
@@ -67,7 +69,7 @@ class Checker:
         self._token = None
 
     def __enter__(self) -> "Checker":
-        self._token = active.push(self)
+        self._token = active.push(self, self.all_threads)
         return self
 
     def __exit__(self, *exc) -> None:
@@ -156,6 +158,9 @@ class Checker:
         (file or sys.stdout).write(self.report())
 
 
-def check(tools=TOOLS, print_limit: int | None = DEFAULT_PRINT_LIMIT, stream=None) -> Checker:
-    """`with warpsim.check() as chk:` checks every launch inside the block (see module doc)."""
-    return Checker(tools, print_limit, stream)
+def check(tools=TOOLS, print_limit: int | None = DEFAULT_PRINT_LIMIT, stream=None, *,
+          all_threads: bool = False) -> Checker:
+    """`with warpsim.check() as chk:` checks every launch inside the block (see module doc);
+    all_threads=True: every launch of the process while it is open, from any thread (as
+    `warpsim check` and compute-sanitizer do)."""
+    return Checker(tools, print_limit, stream, all_threads)

@@ -38,17 +38,18 @@ REPLAYS = SessionStack("warpsim_sass_replays")
 class ReplayRequest:
     """A session that wants SASS runs: `observers(launch)` gives each run its watchers."""
 
-    def __init__(self, observers=None, alone=None, wants=None):
+    def __init__(self, observers=None, alone=None, wants=None, all_threads: bool = False):
         self.make_observers = observers or (lambda launch: [])
         self.wants = wants or (lambda launch: True)    # wants(launch): whether this session wants its SASS run
         # alone() -> '' when the SASS run may take the launch alone with verification off (alone.py),
         # else why the session needs the PTX run too
         self.alone = alone or (lambda: "a session wants the SASS run checked against the PTX run")
         self._replays: dict = {}
+        self.all_threads = all_threads
         self._token = None
 
     def __enter__(self):
-        self._token = REPLAYS.push(self)
+        self._token = REPLAYS.push(self, self.all_threads)
         return self
 
     def __exit__(self, *exc):
