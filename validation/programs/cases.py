@@ -171,6 +171,8 @@ CASES = [
     Case("stream_queries", ("stream_queries.cu",), ("x.bin", "y.bin"), inputs=_stream_queries,
          outputs={"y.bin": "float32"}),
     Case("race", ("race.cu",)),
+    Case("host_threads", ("host_threads.cu",), ("3", "2")),
+    Case("host_threads_race", ("host_threads.cu",), ("2", "1", "race"), sanitizer="racecheck", build="host_threads"),
     # the runs the tests make under `warpsim check` (test_program_tools.py), here under compute-sanitizer
     Case("race_check_all", ("race.cu",), sanitizer="all", build="race"),
     Case("race_fail_memcheck", ("race.cu",), ("fail",), sanitizer="memcheck", build="race"),
