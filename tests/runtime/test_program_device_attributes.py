@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from warpsim.runtime.properties import attribute_codes
+
 pytestmark = pytest.mark.programs
 
 H200_ATTRIBUTES = Path(__file__).parents[2] / "validation" / "programs_timing" / "h200" / "device_attributes.txt"
@@ -55,3 +57,45 @@ def test_attributes_and_properties_are_the_h200s(built, run):
     assert props["hostNativeAtomicSupported"] == got["HostNativeAtomicSupported"][1] == "0"
     assert props["hostRegisterSupported"] == got["HostRegisterSupported"][1] == "1"
     assert props["streamPrioritiesSupported"] == "1" and props["globalL1CacheSupported"] == "1"
+
+
+def normalized(name: str) -> str:
+    """A cudaDevAttr name and an ncu device__attribute_ name alike: lower case, no underscores, 'max'."""
+    name = name.lower().replace("_", "").replace("maximum", "max")
+    return {"ismultigpuboard": "multigpuboard", "gpuoverlap": "gpuoverlap", "ipceventsupport": "ipceventsupported",
+            "maxtexture3dwidthalt": "maxtexture3dwidthalternate", "maxtexture3dheightalt": "maxtexture3dheightalternate",
+            "maxtexture3ddepthalt": "maxtexture3ddepthalternate", "maxsharedmemoryperblockoptin":
+            "maxsharedmemoryperblockoptin", "maxaccesspolicywindowsize": "maxaccesspolicywindowsize",
+            "memorypoolsupportedhandletypes": "mempoolsupportedhandletypes", "numaconfig": "numaconfig",
+            "multigpuboardgroupid": "multigpuboardgroupid", "eccenabled": "eccenabled",
+            "maxpersistingl2cachesize": "maxpersistingl2cachesize", "kernelexectimeout": "kernelexectimeout",
+            "globalmemorybuswidth": "globalmemorybuswidth"}.get(name, name)
+
+
+# what differs on purpose: the simulated device's memory, its PCI identity, and the H200's NUMA
+# and PCI ids of the machine it was measured on
+NOT_THE_H200S = {"PciBusId", "PciDeviceId", "PciDomainId", "GpuPciDeviceId", "GpuPciSubsystemId", "NumaId", "HostNumaId"}
+
+
+def test_every_attribute_an_h200_reports_has_its_value(built, run):
+    result = run(built("device_attributes"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    h200 = {normalized(name): value for name, value in h200_values().items()}
+    names = attribute_codes()
+    compared = 0
+    for code, error, value in re.findall(r"^attr (\d+) (\w+) (-?\d+)$", result.stdout, re.M):
+        name = names.get(int(code))
+        if name is None or re.fullmatch(r"Reserved\d+", name) or int(code) > 140:
+            assert error == "cudaErrorInvalidValue", (code, name)      # codes CUDA 13 does not define
+            continue
+        assert error == "cudaSuccess", (code, name)
+        if name in NOT_THE_H200S or normalized(name) not in h200:
+            continue
+        assert value == h200[normalized(name)], (code, name, value, h200[normalized(name)])
+        compared += 1
+    assert compared >= 100           # 109 of the H200 list's names match a code
+    props = dict(re.findall(r"(\w+) (-?\d+)", result.stdout.split("prop maxTexture1D", 1)[1]))
+    assert result.stdout.split("prop maxTexture1D ", 1)[1].split()[0] == h200["maxtexture1dwidth"]
+    assert props["maxTexture2D1"] == h200["maxtexture2dheight"] and props["maxTexture3D2"] == h200["maxtexture3ddepth"]
+    assert props["surfaceAlignment"] == h200["surfacealignment"] and props["memoryBusWidth"] == h200["globalmemorybuswidth"]
+    assert props["asyncEngineCount"] == h200["asyncenginecount"]

@@ -42,6 +42,7 @@ def test_refused_queries_give_cuda_codes(queries):
     codes = dict(line.rsplit(" ", 1) for line in queries[2].splitlines()
                  if line.rsplit(" ", 1)[-1].startswith("cuda"))
     assert codes == {
+        "reset persisting lines": "cudaSuccess",
         "stream attribute 2": "cudaErrorInvalidValue",
         "record with flags 4": "cudaErrorInvalidValue",
         "stream with flags 8": "cudaErrorInvalidValue",

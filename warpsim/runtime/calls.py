@@ -1003,6 +1003,7 @@ def _properties(context) -> dict:
 @call()
 def cudaGetDeviceProperties(context, out, device):
     from .native import DEVICE_PROP_FIELDS
+    from .properties import SIZE_T_FIELDS
     if device != 0:
         return context.fail(CODES["cudaErrorInvalidDevice"])
     if not out:
@@ -1016,9 +1017,7 @@ def cudaGetDeviceProperties(context, out, device):
             ctypes.memmove(out + offset, value.encode()[:255], len(value.encode()[:255]))
         elif isinstance(value, tuple):
             _write(out + offset, f"{len(value)}i", *value)
-        elif field in ("totalGlobalMem", "sharedMemPerBlock", "memPitch", "totalConstMem",
-                       "textureAlignment", "texturePitchAlignment", "sharedMemPerMultiprocessor",
-                       "sharedMemPerBlockOptin", "reservedSharedMemPerBlock"):
+        elif field in SIZE_T_FIELDS:
             _write(out + offset, "Q", value)
         else:
             _write(out + offset, "i", value)

@@ -105,6 +105,13 @@ def cudaDeviceSetLimit(context, limit, value):
 
 
 @call()
+def cudaCtxResetPersistingL2Cache(context):
+    """Lines set aside for persisting accesses go back to normal: the timing model keeps no persisting
+    lines (runtime/stream_queries.py keeps the access policy windows only as set), so nothing changes."""
+    return SUCCESS
+
+
+@call()
 def cudaDeviceGetLimit(context, out, limit):
     refused = _limit_refused(limit)
     if refused:

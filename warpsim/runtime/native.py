@@ -69,6 +69,17 @@ DEVICE_PROP_FIELDS = (
     "tccDriver", "streamPrioritiesSupported", "globalL1CacheSupported", "localL1CacheSupported",
     "isMultiGpuBoard", "hostNativeAtomicSupported", "pageableMemoryAccess", "computePreemptionSupported",
     "canUseHostPointerForRegisteredMem", "directManagedMemAccessFromHost", "hostRegisterSupported",
+    "maxTexture1D", "maxTexture1DMipmap", "maxTexture2D", "maxTexture2DMipmap", "maxTexture2DLinear",
+    "maxTexture2DGather", "maxTexture3D", "maxTexture3DAlt", "maxTextureCubemap", "maxTexture1DLayered",
+    "maxTexture2DLayered", "maxTextureCubemapLayered", "maxSurface1D", "maxSurface2D", "maxSurface3D",
+    "maxSurface1DLayered", "maxSurface2DLayered", "maxSurfaceCubemap", "maxSurfaceCubemapLayered",
+    "surfaceAlignment", "pciDeviceID", "pciDomainID", "multiGpuBoardGroupID",
+    "pageableMemoryAccessUsesHostPageTables", "accessPolicyMaxWindowSize", "sparseCudaArraySupported",
+    "hostRegisterReadOnlySupported", "timelineSemaphoreInteropSupported", "gpuDirectRDMASupported",
+    "gpuDirectRDMAFlushWritesOptions", "gpuDirectRDMAWritesOrdering", "memoryPoolSupportedHandleTypes",
+    "deferredMappingCudaArraySupported", "ipcEventSupported", "unifiedFunctionPointers", "deviceNumaConfig",
+    "deviceNumaId", "mpsEnabled", "hostNumaId", "gpuPciDeviceID", "gpuPciSubsystemID",
+    "hostNumaMultinodeIpcSupported",
 )
 
 # cudaFuncAttributes fields, reported the same way (ws_func_attributes_layout).

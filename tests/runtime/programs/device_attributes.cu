@@ -1,6 +1,6 @@
-// The device attributes the CUDA samples' helper code reads before anything else
-// (findCudaDevice: compute mode, compute capability, SM count, clock rate), and the
-// cudaDeviceProp fields with the same values: each printed as "name code value".
+// Every device attribute code (deviceQuery reads dozens), the ones the CUDA samples' helper code
+// reads before anything else (findCudaDevice: compute mode, compute capability, SM count, clock
+// rate), and the cudaDeviceProp fields with the same values: each printed as "name code value".
 #include <cstdio>
 #include <cuda_runtime.h>
 
@@ -11,6 +11,11 @@ static void attribute(const char *name, cudaDeviceAttr attr) {
 }
 
 int main() {
+    for (int code = 1; code <= 160; ++code) {         // every code: "attr code error value"
+        int value = -7;
+        cudaError_t error = cudaDeviceGetAttribute(&value, (cudaDeviceAttr)code, 0);
+        printf("attr %d %s %d\n", code, cudaGetErrorName(error), value);
+    }
     attribute("ComputeMode", cudaDevAttrComputeMode);
     attribute("KernelExecTimeout", cudaDevAttrKernelExecTimeout);
     attribute("ComputeCapabilityMajor", cudaDevAttrComputeCapabilityMajor);
@@ -39,5 +44,10 @@ int main() {
            prop.pageableMemoryAccess, prop.computePreemptionSupported,
            prop.canUseHostPointerForRegisteredMem, prop.directManagedMemAccessFromHost,
            prop.hostRegisterSupported);
+    printf("prop maxTexture1D %d maxTexture2D1 %d maxTexture3D2 %d maxSurface2DLayered2 %d surfaceAlignment %zu "
+           "memoryBusWidth %d asyncEngineCount %d accessPolicyMaxWindowSize %d ipcEventSupported %d\n",
+           prop.maxTexture1D, prop.maxTexture2D[1], prop.maxTexture3D[2], prop.maxSurface2DLayered[2],
+           prop.surfaceAlignment, prop.memoryBusWidth, prop.asyncEngineCount, prop.accessPolicyMaxWindowSize,
+           prop.ipcEventSupported);
     return 0;
 }

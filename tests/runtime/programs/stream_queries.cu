@@ -98,6 +98,7 @@ int main(int argc, char **argv) {
     CHECK(cudaStreamGetAttribute(low, cudaStreamAttributeAccessPolicyWindow, &read_back));
     printf("window copied %d ratio %g\n", read_back.accessPolicyWindow.base_ptr == (void *)dy &&
            read_back.accessPolicyWindow.num_bytes == n * sizeof(float), read_back.accessPolicyWindow.hitRatio);
+    code("reset persisting lines", cudaCtxResetPersistingL2Cache());
     CHECK(cudaStreamGetAttribute(high, cudaStreamAttributePriority, &read_back));
     printf("priority attribute is greatest %d\n", read_back.priority == greatest);
     const char *kernel_name = nullptr;
