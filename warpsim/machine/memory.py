@@ -266,6 +266,11 @@ class GlobalMemory:
         self._hole_at[offset] = size
         self._hole_ending[offset + size] = offset
 
+    def private_copies(self, length: int) -> tuple:
+        """Copies of the first `length` bytes of the buffer and of `initialized`, for a run whose
+        writes must not reach this memory (a heap in a memory file gives copy-on-write ones)."""
+        return self.buffer[:length].copy(), self.initialized[:length].copy()
+
     def _remove_hole(self, offset: int):
         size = self._hole_at.pop(offset)
         del self._hole_ending[offset + size]

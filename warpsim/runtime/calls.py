@@ -464,14 +464,14 @@ def _sass_sample(context, loaded, name, grid, block, params: bytes, shared_mem, 
             or (id(loaded), name) in declined):
         return None
     memory = loaded.device.memory
-    if int(memory.top) > SAMPLE_COPY_LIMIT:
+    if int(memory.top) > SAMPLE_COPY_LIMIT and not getattr(memory, "copies_on_write", False):
         return None
     from ..sass.alone import QUIET_ROUNDS
     from ..sass.replay import snapshot
     from ..timing.sample import run_sass_sample, sampled_cta_ids
     try:
         ctas = sampled_cta_ids(grid, 6)
-        execution = run_sass_sample(loaded, name, grid, block, params, shared_mem, ctas, memory=snapshot(memory),
+        execution = run_sass_sample(loaded, name, grid, block, params, shared_mem, ctas, memory=snapshot(memory, right_away=True),
                                     quiet_rounds=QUIET_ROUNDS, uneven_up_to=UNEVEN_SAMPLE)
         return _SassSample(execution, loaded, name, int(shared_mem), context.preset.name)
     except Exception:       # the sample only informs the clock: any failure leaves it to the PTX run's sample

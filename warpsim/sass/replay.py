@@ -65,18 +65,23 @@ class ReplayRequest:
         return None if found is None else found[1]
 
 
-def snapshot(memory):
+def snapshot(memory, right_away: bool = False):
     """A GlobalMemory with the same allocations and a copy of the bytes below the heap's top (the
     backing buffer past it holds no allocation, and may be many times larger after frees), up to the
     end of the top's mapped page where a program's memory is mapped in pages: a GPU reads past the
-    last allocation there without a fault (GlobalMemory.tolerated), and so must the SASS run."""
+    last allocation there without a fault (GlobalMemory.tolerated), and so must the SASS run.
+    right_away: the copy is used and dropped before the memory changes again, so a copy-on-write
+    copy will do (memory.private_copies; a replay's copy outlives the PTX run and is a real copy)."""
     copied = copy.copy(memory)
     used = max(int(memory.top), 1)
     page = memory.mapped_page_bytes
     if page:
         used = min(len(memory.buffer), -(-used // page) * page)
-    copied.buffer = memory.buffer[:used].copy()
-    copied.initialized = memory.initialized[:used].copy()
+    if right_away:
+        copied.buffer, copied.initialized = memory.private_copies(used)
+    else:
+        copied.buffer = memory.buffer[:used].copy()
+        copied.initialized = memory.initialized[:used].copy()
     copied.live = dict(memory.live)
     copied._free = list(getattr(memory, "_free", []))
     copied._index_dirty = True
