@@ -311,6 +311,22 @@ class GlobalMemory:
             target, offset, _ = self._host_range(address, nbytes, operation)
             return target[offset:offset + nbytes].copy()
 
+    def read_into(self, address: int, out: np.ndarray, operation: str = "host copy") -> None:
+        """read_bytes into `out` (bytes the caller owns, such as host memory), with no copy between:
+        a fresh array of a large copy costs more in page faults than the copy itself."""
+        with self.lock:
+            target, offset, _ = self._host_range(address, out.size, operation)
+            out[...] = target[offset:offset + out.size]
+
+    def copy_within(self, destination: int, source: int, nbytes: int, operation: str = "device copy") -> None:
+        """Copy `nbytes` from one device address to another (each checked as write_bytes and
+        read_bytes check theirs), with no copy between where they do not overlap."""
+        with self.lock:
+            source_bytes, source_offset, _ = self._host_range(source, nbytes, operation)
+            target, offset, init = self._host_range(destination, nbytes, operation)
+            np.copyto(target[offset:offset + nbytes], source_bytes[source_offset:source_offset + nbytes])
+            init[offset:offset + nbytes] = True
+
     def memset(self, address: int, value: int, nbytes: int) -> None:
         with self.lock:
             target, offset, init = self._host_range(address, nbytes, "memset")

@@ -184,11 +184,14 @@ def _copy(context, dst: int, src: int, count: int, stream: int = 0, timed: bool 
             _check_host_range(context, src, count)
         if not to_device:
             _check_host_range(context, dst, count, write=True)
-        data = memory.read_bytes(src, count) if from_device else _host_bytes(src, count)
-        if to_device:
-            memory.write_bytes(dst, data)
+        if from_device and to_device:
+            memory.copy_within(dst, src, count)
+        elif from_device:
+            memory.read_into(src, _host_bytes(dst, count))
+        elif to_device:
+            memory.write_bytes(dst, _host_bytes(src, count))
         else:
-            ctypes.memmove(dst, data.ctypes.data, count)
+            ctypes.memmove(dst, src, count)
     except ValueError as error:          # outside any allocation, or a use after free
         print(f"warpsim: {error}", file=sys.stderr)
         return context.fail(INVALID_VALUE)
