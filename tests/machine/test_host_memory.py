@@ -194,3 +194,27 @@ def test_numba_kernel_on_registered_host_arrays():
     with cp.host_registered(x) as dx, cp.host_registered(out) as dout:
         scale[4, 128](dx, dout)
     np.testing.assert_allclose(out, np.float32(3) * x, rtol=1e-6)
+
+
+def test_copies_refill_the_arrays_of_the_last_one_and_drop_unregistered_ranges():
+    """A launch's timing sample copies the registered host ranges each time: into the same arrays
+    (a fresh one of a large range costs page faults), with the bytes as they are now."""
+    from warpsim.machine.host_memory import HostRangeTable
+    rng = np.random.default_rng(9)
+    first, second = rng.integers(0, 256, 3000, dtype=np.uint8), rng.integers(0, 256, 500, dtype=np.uint8)
+    table = HostRangeTable()
+    table.add(first.ctypes.data, first.size, "first", first)
+    table.add(second.ctypes.data, second.size, "second", second)
+    scratch = {}
+    copy = table.copy(scratch)
+    held = {base: r.view for base, r in copy.ranges.items()}
+    np.testing.assert_array_equal(held[first.ctypes.data], first)
+    held[first.ctypes.data][:] = 0                                   # the copy's writes stay in it
+    assert first.any()
+    first[:10] = 77
+    table.remove(second.ctypes.data)
+    again = table.copy(scratch)
+    view = again.ranges[first.ctypes.data].view
+    assert view.ctypes.data == held[first.ctypes.data].ctypes.data   # the same array, refilled
+    np.testing.assert_array_equal(view, first)
+    assert list(scratch) == [(first.ctypes.data, first.size)]

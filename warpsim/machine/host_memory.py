@@ -134,13 +134,18 @@ class HostRangeTable:
         """Where each lane's byte lies in this process (its range's backing bytes)."""
         return self._physical[k] + (addresses - self._starts[k])
 
-    def copy(self) -> "HostRangeTable":
+    def copy(self, scratch: dict | None = None) -> "HostRangeTable":
         """The same ranges backed by copies of their bytes (each copy keeps its range's alignment
-        modulo SPAN_ALIGN, so vector accesses resolve as on the original)."""
+        modulo SPAN_ALIGN, so vector accesses resolve as on the original). scratch: arrays kept
+        from an earlier copy whose table is no longer used, refilled rather than allocated anew
+        (a fresh array of a large range costs more in page faults than the copy)."""
         table = HostRangeTable()
         for r in self._sorted:
-            table.ranges[r.base] = HostRange(r.base, r.nbytes, aligned_copy(r.view, r.base), r.label)
+            table.ranges[r.base] = HostRange(r.base, r.nbytes, aligned_copy(r.view, r.base, scratch), r.label)
         table._reindex()
+        if scratch is not None:                 # ranges unregistered since: their arrays go
+            for key in set(scratch) - {(r.base, r.view.size) for r in self._sorted}:
+                del scratch[key]
         return table
 
 
@@ -155,9 +160,14 @@ def span(lanes_physical: np.ndarray, good: np.ndarray, size: int):
     return raw_view(low, length), offsets
 
 
-def aligned_copy(view: np.ndarray, base: int) -> np.ndarray:
-    """A copy of view's bytes at an address congruent to base modulo SPAN_ALIGN."""
-    raw = np.empty(view.size + SPAN_ALIGN, dtype=np.uint8)
+def aligned_copy(view: np.ndarray, base: int, scratch: dict | None = None) -> np.ndarray:
+    """A copy of view's bytes at an address congruent to base modulo SPAN_ALIGN (in scratch's array
+    for the same range, kept there, where scratch is given)."""
+    raw = scratch.get((base, view.size)) if scratch is not None else None
+    if raw is None:
+        raw = np.empty(view.size + SPAN_ALIGN, dtype=np.uint8)
+        if scratch is not None:
+            scratch[(base, view.size)] = raw
     shift = (base - _address_of(raw)) % SPAN_ALIGN
     out = raw[shift:shift + view.size]
     out[:] = view

@@ -85,7 +85,9 @@ def snapshot(memory, right_away: bool = False):
     copied.live = dict(memory.live)
     copied._free = list(getattr(memory, "_free", []))
     copied._index_dirty = True
-    copied.host = memory.host.copy()         # registered host ranges: the same addresses, copied bytes
+    # registered host ranges: the same addresses, copied bytes (into the arrays of the last copy
+    # used right away, which is no longer used)
+    copied.host = memory.host.copy(memory.__dict__.setdefault("_right_away_scratch", {}) if right_away else None)
     return copied
 
 
