@@ -34,8 +34,11 @@ stream waiting for an event the joined stream recorded takes that branch back (a
 cudaStreamEndCapture on the origin stream ends it for all of them; a branch not joined back is
 cudaErrorStreamCaptureUnjoined.
 
-Not simulated (cudaErrorNotSupported, named once): memory allocation and free nodes added by hand,
-conditional nodes.
+Memory allocation nodes added by hand are the same graph-owned memory: allocated when the node is
+added (its address written to the parameters' dptr, as CUDA does), kept at that address for every
+launch; a free node frees nothing, and names a graph allocation or is cudaErrorInvalidValue.
+
+Not simulated (cudaErrorNotSupported, named once): conditional nodes.
 
 The functions register themselves in calls.IMPLEMENTED (warpsim.runtime.handlers imports this module).
 """
@@ -52,8 +55,8 @@ import numpy as np
 
 from .calls import (HOST_FUNCTION, INVALID_VALUE, MEMCPY_KINDS, NODE_EMPTY, NODE_EVENT_RECORD, NODE_GRAPH, NODE_HOST,
                     NODE_KERNEL, NODE_MEM_ALLOC, NODE_MEM_FREE, NODE_MEMCPY, NODE_MEMSET, NODE_WAIT_EVENT, SUCCESS,
-                    _copy, _known_stream, _now_or_captured, _run_kernel, _say_once, _time_memset, _write, call,
-                    kernel_node_parameters, prepare_launch)
+                    _allocate, _copy, _known_stream, _now_or_captured, _run_kernel, _say_once, _time_memset, _write,
+                    call, kernel_node_parameters, prepare_launch)
 from .errors import CODES
 from .hoststructs import layout, offsets, read
 from .memory3d import Refusal, _copy_3d, plan
@@ -448,6 +451,70 @@ def cudaGraphAddEventRecordNode(context, out, graph, dependencies, count, event)
 def cudaGraphAddEventWaitNode(context, out, graph, dependencies, count, event):
     """Waits for the event's work, which is done: warpsim runs every call's work before it returns."""
     return _add(context, out, graph, dependencies, count, lambda: _event_node(context, NODE_WAIT_EVENT, event))
+
+
+def _mem_alloc_node(context, params: int):
+    """A memory allocation node of a cudaMemAllocNodeParams: the graph-owned allocation made now."""
+    from .memory_pools import pool_properties
+    from .native import MEM_ALLOC_NODE_FIELDS
+    if not params:
+        return context.fail(INVALID_VALUE)
+    at = offsets("ws_mem_alloc_node_layout", MEM_ALLOC_NODE_FIELDS)
+    _, _, refused = pool_properties(params + at["poolProps"])
+    (size,) = read(params + at["bytesize"], "Q")
+    if refused or not size:
+        return context.fail(refused or INVALID_VALUE)
+    code = _allocate(context, params + at["dptr"], size)
+    if code != SUCCESS:
+        return code
+    struct_size = layout("ws_mem_alloc_node_layout", 0)[0]
+    kept = ctypes.create_string_buffer(ctypes.string_at(params, struct_size), struct_size)
+    (address,) = read(params + at["dptr"], "Q")
+    _graph_allocations(context).add(address)
+    return Node(NODE_MEM_ALLOC, None, (address, size), kept=kept)
+
+
+def _graph_allocations(context) -> set:
+    """The addresses of the memory allocation nodes' graph-owned memory."""
+    return context.__dict__.setdefault("_graph_allocations", set())
+
+
+@call()
+def cudaGraphAddMemAllocNode(context, out, graph, dependencies, count, params):
+    return _add(context, out, graph, dependencies, count, lambda: _mem_alloc_node(context, params))
+
+
+@call()
+def cudaGraphAddMemFreeNode(context, out, graph, dependencies, count, address):
+    def make():
+        if address not in _graph_allocations(context):
+            return context.fail(INVALID_VALUE)
+        return Node(NODE_MEM_FREE, None, (address,))      # graph-owned memory stays for the next launch
+    return _add(context, out, graph, dependencies, count, make)
+
+
+@call()
+def cudaGraphMemAllocNodeGetParams(context, node, out):
+    found = _of_kind(context, node, NODE_MEM_ALLOC)
+    if found is None or not out or found.kept is None:
+        return context.fail(INVALID_VALUE)
+    ctypes.memmove(out, found.kept, len(found.kept))
+    return SUCCESS
+
+
+@call()
+def cudaGraphMemFreeNodeGetParams(context, node, out):
+    found = _of_kind(context, node, NODE_MEM_FREE)
+    if found is None or not out or not found.params:
+        return context.fail(INVALID_VALUE)
+    _write(out, "Q", found.params[0])
+    return SUCCESS
+
+
+@call()
+def cudaDeviceGraphMemTrim(context, device):
+    """Gives graph memory not in use back to the OS: warpsim's stays with its graphs."""
+    return SUCCESS if device == 0 else context.fail(CODES["cudaErrorInvalidDevice"])
 
 
 @call()

@@ -104,21 +104,28 @@ def cudaDeviceSetMemPool(context, device, pool):
     return SUCCESS
 
 
-@call()
-def cudaMemPoolCreate(context, out, props):
+def pool_properties(props: int) -> tuple:
+    """(handle types, max size, cudaError_t) of a struct cudaMemPoolProps: device memory of device 0
+    only (pinned allocations on the device), else cudaErrorInvalidValue or cudaErrorInvalidDevice."""
     from .hoststructs import offsets
     from .native import MEM_POOL_PROPS_FIELDS
-    if not out or not props:
-        return context.fail(INVALID_VALUE)
     at = offsets("ws_mem_pool_props_layout", MEM_POOL_PROPS_FIELDS)
     (alloc_type,) = _read(props + at["allocType"], "i")
     (handle_types,) = _read(props + at["handleTypes"], "i")
     location_type, location_id = _read(props + at["location.type"], "i")[0], _read(props + at["location.id"], "i")[0]
     (max_size,) = _read(props + at["maxSize"], "Q")
     if alloc_type != ALLOCATION_TYPE_PINNED or location_type != LOCATION_DEVICE:
+        return handle_types, max_size, INVALID_VALUE
+    return handle_types, max_size, INVALID_DEVICE if location_id != 0 else SUCCESS
+
+
+@call()
+def cudaMemPoolCreate(context, out, props):
+    if not out or not props:
         return context.fail(INVALID_VALUE)
-    if location_id != 0:
-        return context.fail(INVALID_DEVICE)
+    handle_types, max_size, refused = pool_properties(props)
+    if refused:
+        return context.fail(refused)
     pools = _pools(context)
     handle = context.new_handle()
     pools[handle] = MemoryPool(handle, export_handle_types=handle_types, max_size=max_size)

@@ -111,6 +111,7 @@ LAUNCH_ATTRIBUTE_FIELDS = ("id", "val.clusterDim.x", "val.clusterDim.y", "val.cl
 KERNEL_NODE_FIELDS = ("func", "gridDim", "blockDim", "sharedMemBytes", "kernelParams", "extra")
 MEMSET_PARAMS_FIELDS = ("dst", "pitch", "value", "elementSize", "width", "height")
 UPDATE_RESULT_FIELDS = ("result", "errorNode", "errorFromNode")
+MEM_ALLOC_NODE_FIELDS = ("poolProps", "accessDescs", "accessDescCount", "bytesize", "dptr")
 # Each: (exported symbol, C struct, fields), reported as sizeof then offsetof each field.
 LAYOUTS = (("ws_device_prop_layout", "struct cudaDeviceProp", DEVICE_PROP_FIELDS),
            ("ws_func_attributes_layout", "struct cudaFuncAttributes", FUNC_ATTRIBUTE_FIELDS),
@@ -129,6 +130,7 @@ LAYOUTS = (("ws_device_prop_layout", "struct cudaDeviceProp", DEVICE_PROP_FIELDS
            ("ws_kernel_node_params_layout", "struct cudaKernelNodeParams", KERNEL_NODE_FIELDS),
            ("ws_memset_params_layout", "struct cudaMemsetParams", MEMSET_PARAMS_FIELDS),
            ("ws_update_result_layout", "cudaGraphExecUpdateResultInfo", UPDATE_RESULT_FIELDS),
+           ("ws_mem_alloc_node_layout", "struct cudaMemAllocNodeParams", MEM_ALLOC_NODE_FIELDS),
            ("ws_launch_attribute_value_layout", "cudaLaunchAttributeValue", ()))
 
 
