@@ -36,3 +36,36 @@ def test_recursive_activations_keep_their_own_local_arrays():
     assert "__local_depot" in module.ptx and "call" in module.ptx
     module.get_function("k")((1,), (64,), (cp.asarray(x), out))
     assert out.get().tolist() == [walk(x, t % 6, t) for t in range(64)]
+
+
+FUNCTION_TABLE = r"""
+.version 8.0
+.target sm_90
+.address_size 64
+.func (.param .b32 r) twice(.param .b32 x) { .reg .b32 %a; ld.param.b32 %a, [x]; add.s32 %a, %a, %a; st.param.b32 [r], %a; ret; }
+.func (.param .b32 r) square(.param .b32 x) { .reg .b32 %a; ld.param.b32 %a, [x]; mul.lo.s32 %a, %a, %a; st.param.b32 [r], %a; ret; }
+.global .align 8 .u64 table[3] = {0, twice, square};
+.visible .entry k(.param .u64 out) {
+    .reg .b64 %rd<6>;
+    ld.param.u64 %rd1, [out];
+    cvta.to.global.u64 %rd1, %rd1;
+    ld.global.u64 %rd2, [table+8];
+    ld.global.u64 %rd3, [table+16];
+    mov.u64 %rd4, twice;
+    mov.u64 %rd5, square;
+    st.global.u64 [%rd1], %rd2;
+    st.global.u64 [%rd1+8], %rd3;
+    st.global.u64 [%rd1+16], %rd4;
+    st.global.u64 [%rd1+24], %rd5;
+    ret;
+}
+"""
+
+
+def test_a_global_initialized_with_functions_holds_their_addresses():
+    """A vtable or a table of function pointers: its words are the functions' addresses, as `mov` of
+    the function's name gives them."""
+    out = cp.zeros(4, dtype=np.uint64)
+    cp.RawModule(ptx=FUNCTION_TABLE).get_function("k")((1,), (1,), (out,))
+    table_twice, table_square, moved_twice, moved_square = (int(v) for v in out.get())
+    assert table_twice == moved_twice and table_square == moved_square and table_twice != table_square

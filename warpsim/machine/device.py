@@ -32,7 +32,7 @@ from .events import Launch, LaunchRunner, observers_of
 from .isa.moves import SPECIAL_REGISTERS
 from .isa.operand_types import operand_types
 from .isa.reserved_shared import with_reserved
-from .memory import GlobalMemory
+from .memory import FUNCTION_POINTER_BASE, GlobalMemory
 from .program import Program
 from .state import LaunchState
 
@@ -127,9 +127,11 @@ class LoadedModule:
         for e in v.init:
             if isinstance(e, Sym):
                 value = self.program.global_addresses.get(e.name)
+                if value is None and e.name in self.program.function_entry:    # a vtable's or table's function
+                    value = FUNCTION_POINTER_BASE + self.program.function_entry[e.name]
                 if value is None:
                     raise WarpsimError(f"{self.name}:{v.line}: initializer of '{v.name}' names "
-                                       f"'{e.name}', which is not a global variable")
+                                       f"'{e.name}', which is neither a global variable nor a function")
                 out += int(value + e.offset).to_bytes(t.nbytes, "little")
             elif isinstance(e, Imm):
                 out += int(e.value).to_bytes(e.bits // 8, "little")[:t.nbytes]
