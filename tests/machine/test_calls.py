@@ -69,3 +69,46 @@ def test_a_global_initialized_with_functions_holds_their_addresses():
     cp.RawModule(ptx=FUNCTION_TABLE).get_function("k")((1,), (1,), (out,))
     table_twice, table_square, moved_twice, moved_square = (int(v) for v in out.get())
     assert table_twice == moved_twice and table_square == moved_square and table_twice != table_square
+
+
+VIRTUAL = r"""
+struct Shape { __device__ virtual float area(float s) const = 0; __device__ virtual int sides() const { return 0; } };
+struct Square : Shape { __device__ float area(float s) const override { return s * s; }
+                        __device__ int sides() const override { return 4; } };
+struct Triangle : Shape { __device__ float area(float s) const override { return 0.5f * s * s; }
+                          __device__ int sides() const override { return 3; } };
+struct Circle : Shape { __device__ float area(float s) const override { return 3.0f * s * s; } };
+
+extern "C" __global__ void areas(const float* size, const int* kind, float* area, int* sides) {
+    int t = threadIdx.x;
+    Square sq; Triangle tr; Circle ci;
+    const Shape* shapes[3] = {&sq, &tr, &ci};
+    const Shape* s = shapes[kind[t]];            // each lane its own object: the calls diverge
+    area[t] = s->area(size[t]);
+    sides[t] = s->sides();
+}
+"""
+
+
+def test_virtual_calls_reach_each_lanes_function():
+    rng = np.random.default_rng(12)
+    size = rng.random(64, dtype=np.float32) * 4
+    kind = rng.integers(0, 3, 64).astype(np.int32)
+    area, sides = cp.zeros(64, cp.float32), cp.zeros(64, cp.int32)
+    cp.RawModule(code=VIRTUAL, options=("-rdc=true",)).get_function("areas")(
+        (1,), (64,), (cp.asarray(size), cp.asarray(kind), area, sides))
+    square, half = size * size, np.float32(0.5) * size * size
+    expected = np.where(kind == 0, square, np.where(kind == 1, half, np.float32(3) * size * size))
+    np.testing.assert_allclose(area.get(), expected, rtol=1e-6)
+    np.testing.assert_array_equal(sides.get(), np.array([4, 3, 0])[kind])
+
+
+def test_a_pointer_to_no_function_stops_the_launch():
+    from warpsim.errors import IllegalInstruction
+    call = ("    add.u64 %rd2, %rd2, 1000;\n"
+            "    { .param .b32 a; .param .b32 r; st.param.b32 [a], 3;\n"
+            "      call (r), %rd2, (a), proto; }\n")
+    ptx = FUNCTION_TABLE.replace("    ld.global.u64 %rd3, [table+16];\n", "    ld.global.u64 %rd3, [table+16];\n" + call)
+    ptx = ptx.replace("    .reg .b64 %rd<6>;", "    .reg .b64 %rd<6>;\n    proto: .callprototype (.param .b32 _) _ (.param .b32 _);")
+    with pytest.raises(IllegalInstruction, match="no function of this module"):
+        cp.RawModule(ptx=ptx).get_function("k")((1,), (1,), (cp.zeros(4, dtype=np.uint64),))

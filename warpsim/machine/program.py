@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from ..errors import DeviceRuntimeNotSimulated, UnsupportedInstruction, WarpsimError
 from ..ptx.cfg import CFG
-from ..ptx.ir import Addr, Function, Module, Sym
+from ..ptx.ir import Addr, Function, Module, Sym, Vec
 from .isa import is_cta_barrier, is_warp_sync, lookup
 from .isa.builtins import BUILTINS, is_device_runtime
 
@@ -54,6 +54,7 @@ class Program:
         self.sources: dict = {}                       # file name -> text, for code given as a string
         self.return_copies: dict[int, list] = {}      # return block -> (callee var, caller var, size)
         self._checked: set = set()
+        self.address_taken = self._address_taken()   # functions a call through a pointer may reach
         self._build_blocks()
         self._layout_shared()
         self._layout_local()
@@ -87,9 +88,39 @@ class Program:
             if fn is None or not fn.has_body or name in found:
                 continue
             found.append(name)
-            stack.extend(ins.call.target.name for ins in fn.body
-                         if ins.opcode == "call" and isinstance(ins.call.target, Sym))
+            stack.extend(callee for ins in fn.body if ins.opcode == "call" for callee in self.call_targets(ins))
         return found
+
+    def call_targets(self, ins) -> list:
+        """The functions a call instruction may reach: its target, or for a call through a pointer
+        (a virtual function) every function whose address the module takes with as many
+        parameters and return values."""
+        call = ins.call
+        if isinstance(call.target, Sym):
+            return [call.target.name]
+        return [name for name in sorted(self.address_taken)
+                if len(self.module.functions[name].params) == len(call.args)
+                and len(self.module.functions[name].returns) == len(call.returns)]
+
+    def _address_taken(self) -> set:
+        """Functions with a body whose name a variable's initializer (a vtable) or an instruction's
+        operand (mov of the name) holds: the only ones a pointer can reach."""
+        functions = {name for name, fn in self.module.functions.items() if fn.has_body}
+        named = {e.name for v in self.module.variables.values() for e in (v.init or ()) if isinstance(e, Sym)}
+
+        def symbols(operand):
+            if isinstance(operand, Sym):
+                yield operand.name
+            elif isinstance(operand, Addr) and isinstance(operand.base, Sym):
+                yield operand.base.name
+            elif isinstance(operand, Vec):
+                for item in operand.items:
+                    yield from symbols(item)
+        for fn in self.module.functions.values():
+            for ins in fn.body:
+                if ins.opcode != "call":
+                    named.update(name for operand in ins.srcs for name in symbols(operand))
+        return named & functions
 
     def _check_function(self, fn):
         for ins in fn.body:
@@ -103,10 +134,13 @@ class Program:
         if ins.opcode != "call":
             return
         target = ins.call.target
-        if not isinstance(target, Sym):
-            raise UnsupportedInstruction(ins, "call through a function pointer")
         if ins.guard is not None:
             raise UnsupportedInstruction(ins, "predicated call")
+        if not isinstance(target, Sym):
+            if not self.call_targets(ins):
+                raise UnsupportedInstruction(ins, "call through a function pointer, where the module takes the "
+                                                  "address of no function of that signature")
+            return
         callee = self.module.functions.get(target.name)
         if target.name in BUILTINS and callee is not None:
             return
@@ -247,8 +281,7 @@ class Program:
 
     def _recursive_functions(self) -> set:
         """Functions that can call themselves, directly or through others."""
-        calls = {name: {ins.call.target.name for ins in fn.body
-                        if ins.opcode == "call" and isinstance(ins.call.target, Sym)}
+        calls = {name: {callee for ins in fn.body if ins.opcode == "call" for callee in self.call_targets(ins)}
                  for name, fn in self.module.functions.items()}
         recursive = set()
         for start in calls:

@@ -10,6 +10,12 @@ saved per thread and per depth on entry and restored on return, so every
 activation has its own values; its local frame is moved to a fresh per-depth
 slice of local memory. Calls of functions without a body (printf, assert) run
 in machine.isa.builtins.
+
+A call through a function pointer (a C++ virtual function: `call (r), %rd, (a), proto`) may
+reach every function whose address the module takes (a vtable's initializer, a mov of its name)
+with as many parameters and return values (Program.call_targets); each lane enters the function
+its pointer holds, and lanes holding different ones diverge. The SASS executor does not run such
+calls (CALL.REL with a register): a profile keeps PTX-level counts and says so.
 """
 
 from __future__ import annotations
@@ -79,8 +85,14 @@ def emit_call(c, ins):
     c.writeback()
     if c.guard is not None:
         raise UnsupportedInstruction(ins, "predicated call")
-    if not isinstance(call.target, Sym):
-        raise UnsupportedInstruction(ins, "indirect call through a register")
+    if not isinstance(call.target, Sym):               # through a pointer: each lane's function
+        copies, returns = {}, {}
+        for name in c.program.call_targets(ins):
+            copies[name], returns[name] = _call_copies(c, ins, c.program.module.functions[name])
+        c.program.return_copies[c.block.next_gid] = returns
+        c.emit(f"control.enter_through_pointer(ctx, ctx.program, idx, {c.typed(call.target, 'u64')}, {copies!r}, "
+               f"{c.block.next_gid}, {c.site(ins)})")
+        return True
     callee = c.program.module.functions[call.target.name]
     if not callee.has_body:             # provided by the runtime (printf, assert)
         site = c.site(ins)
@@ -91,18 +103,23 @@ def emit_call(c, ins):
         if c.block.next_gid == -1:
             c.emit("control.exit_threads(ctx, idx)")
         return True
-    copies = []
-    for param, arg in zip(callee.params, call.args):
-        if not isinstance(arg, Sym):
-            raise UnsupportedInstruction(ins, f"call argument '{arg}' is not a .param variable")
-        copies.append((c.key(arg.name), f"{callee.name}::{param.name}", param.size))
-    returns = []
-    for ret, dst in zip(callee.returns, call.returns):
-        returns.append((f"{callee.name}::{ret.name}", c.key(dst.name), ret.size))
+    copies, returns = _call_copies(c, ins, callee)
     c.program.return_copies[c.block.next_gid] = returns
     c.emit(f"control.enter_function(ctx, ctx.program, idx, {callee.name!r}, {copies!r}, "
            f"{c.block.next_gid})")
     return True
+
+
+def _call_copies(c, ins, callee):
+    """(argument copies into the callee's .param variables, return copies back) of a call of callee."""
+    copies = []
+    for param, arg in zip(callee.params, ins.call.args):
+        if not isinstance(arg, Sym):
+            raise UnsupportedInstruction(ins, f"call argument '{arg}' is not a .param variable")
+        copies.append((c.key(arg.name), f"{callee.name}::{param.name}", param.size))
+    returns = [(f"{callee.name}::{ret.name}", c.key(dst.name), ret.size)
+               for ret, dst in zip(callee.returns, ins.call.returns)]
+    return copies, returns
 
 
 # ------------------------------------------------------------ runtime: exits and traps
@@ -196,6 +213,27 @@ def enter_function(ctx, program, idx, callee: str, copies, return_gid: int):
         ctx.ensure_local(program.layout.local_size * (int(depth.max()) + 2))
 
 
+def enter_through_pointer(ctx, program, idx, targets, copies_by_callee, return_gid: int, site):
+    """A call through a function pointer: each lane enters the function its pointer holds (lanes
+    holding different ones diverge, as a virtual call over objects of mixed types does); a pointer
+    to no function of the call's signature stops the launch, as the GPU stops at an illegal
+    instruction."""
+    from ...errors import IllegalInstruction
+    from ..memory import FUNCTION_POINTER_BASE
+    by_address = {FUNCTION_POINTER_BASE + program.function_entry[name]: name for name in copies_by_callee}
+    for address in np.unique(targets).tolist():
+        lanes = idx[targets == address]
+        name = by_address.get(address)
+        if name is None:
+            where = ctx.where(int(lanes[0]))
+            raise IllegalInstruction(
+                f"call through a function pointer holding 0x{address:x}, which is no function of this "
+                f"module with the call's signature ({', '.join(sorted(copies_by_callee)) or 'none'} are)",
+                kernel=ctx.kernel, block=where["block"], thread=where["thread"], ptx_line=site.ins.line,
+                instruction=str(site.ins), source_line=site.described)
+        enter_function(ctx, program, lanes, name, copies_by_callee[name], return_gid)
+
+
 def leave_function(ctx, program, function: str, idx):
     depth = ctx.call_depth[idx] - 1
     if np.any(depth < 0):
@@ -206,7 +244,10 @@ def leave_function(ctx, program, function: str, idx):
     staged = []
     for gid in np.unique(return_gid):
         sel = idx[return_gid == gid]
-        for src, dst, size in program.return_copies.get(int(gid), ()):
+        copies = program.return_copies.get(int(gid), ())
+        if isinstance(copies, dict):            # a call through a pointer: the returning function's
+            copies = copies.get(function, ())
+        for src, dst, size in copies:
             staged.append((dst, sel, ctx.param_var(src)[sel, :size].copy(), size))
     if function in program.recursive_functions:
         ctx.stack_used[idx] -= program.stack_frame_bytes(function)
