@@ -84,6 +84,17 @@ def test_linking_resolves_externs_keeps_one_weak_copy_and_renames_clashing_stati
     assert '.file	1 "a.cu"' in linked and '.file	2 "b.cu"' in linked
 
 
+def test_each_units_debug_labels_stay_its_own():
+    """-lineinfo gives each unit a .debug_str section of $L__info_stringN labels (the names of inlined
+    functions): two units' labels of one name would have ptxas refuse the module, and the kernels
+    of a separately compiled program get no predicted time."""
+    def with_strings(unit: str, name: str) -> str:
+        return unit + (f"\t.section\t.debug_str\n\t{{\n$L__info_string0:\n.b8 {', '.join(str(ord(c)) for c in name)}, 0\n"
+                       "\t}\n")
+    linked = link_ptx([with_strings(UNIT_A, "twice"), with_strings(UNIT_B, "plus")])
+    assert linked.count("$L__info_string0:") == 1 and linked.count("$L__info_string0__rdc1:") == 1
+
+
 @pytest.mark.slow          # tests/api/test_device_launch.py covers device-side launches quickly
 def test_kernels_launched_from_kernels_match_numpy(cli, tmp_path):
     app = tmp_path / "dp_app"

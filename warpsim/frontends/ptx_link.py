@@ -12,8 +12,9 @@ level of the module's top-level statements:
     (or `.common`) symbol that several units define (an inline function, a
     template instance) keeps its first definition;
   * a symbol without linkage is the unit's own (`static` functions and
-    variables, printf's `$str` strings): where another unit has the same name,
-    the later unit's is renamed, so each unit keeps its own;
+    variables, printf's `$str` strings, the labels of its debug sections):
+    where another unit has the same name, the later unit's is renamed, so each
+    unit keeps its own;
   * the units lose all but the first .version/.target/.address_size header,
     and each unit's `.file` numbers continue from the previous units' (line info
     keeps naming the right file).
@@ -37,6 +38,7 @@ EXTERNAL = ("visible", "weak", "common")
 _NAME_AFTER_PARAMS = re.compile(r"^\s*(?:\([^)]*\)\s*)?([A-Za-z_$%][\w$]*)")
 _VARIABLE_NAME = re.compile(r"([A-Za-z_$%][\w$]*)\s*(?:\[[^\]]*\]\s*)*(?:<\s*\d+\s*>\s*)?$")
 _IDENTIFIER_CHARS = r"[\w$%]"
+_SECTION_LABEL = re.compile(r"(\$L__\w+)\s*:")       # a label a top-level section (debug info) defines
 _SCAN = re.compile(r'//|/\*|"|[{};\n]')
 # cudadevrt's unit defines the device-side launch every `<<<>>>` in a kernel calls
 _DEVICE_RUNTIME_UNIT = re.compile(r"\.visible\s+\.func\s+(?:\([^)]*\)\s*)?__cudaCDP2LaunchDeviceV2\b")
@@ -151,10 +153,12 @@ def link_ptx(units: list[str], names: list[str] | None = None) -> str:
                     raise CompileError(f"-rdc=true: '{s.name}' is defined in {names[owner[s.name]]} and "
                                        f"in {names[unit]} (a multiple definition nvlink refuses too)")
                 owner.setdefault(s.name, unit)
-    # 2. a unit's own symbols that another unit also names are renamed in the later unit
+    # 2. a unit's own symbols that another unit also names are renamed in the later unit, the labels
+    # of its sections too (-lineinfo's .debug_str labels $L__info_stringN: ptxas refuses two of a name)
     taken = set(owner)
     for unit, stmts in enumerate(parsed):
         own = {s.name for s in stmts if s.name and s.linkage == "" and s.kind in ("function", "variable")}
+        own |= {label for s in stmts if s.kind == "other" for label in _SECTION_LABEL.findall(_code(s.text))}
         clashes = sorted(own & taken)
         taken |= own
         if clashes:
