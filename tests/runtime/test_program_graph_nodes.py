@@ -44,6 +44,7 @@ graph-owned memory: nodes 5 types 10 11
 graph launched while capturing: nodes 1 type 4 ran 0
 its launch ran 1
 external record captured: nodes 2 type 7
+graph memory in use covers both graphs' 1, high reset to it 1
 memory nodes by hand: address 1 size 1 freed names it 1 result matches 1
 free node of a pointer no node allocated cudaErrorInvalidValue
 alloc node on the host cudaErrorInvalidValue

@@ -797,8 +797,8 @@ def cudaHostAlloc(context, out, size, flags):
 
 @call()
 def cudaFree(context, address):
-    if not address:
-        return SUCCESS
+    if not address or address in context.graph_allocations:   # graph-owned memory freed outside its graph:
+        return SUCCESS                                         # the graph's next launch has it back at its address
     try:
         context.device.memory.free(address)
     except ValueError:

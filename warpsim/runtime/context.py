@@ -107,6 +107,8 @@ class RuntimeContext:
         self.stream_settings: dict[int, tuple] = {}   # stream -> (flags, priority) it was created with
         self.capture_mode = 0                         # cudaThreadExchangeStreamCaptureMode (Global)
         self.captures: dict = {}                      # capturing stream -> its graphs.Capture (cudaStreamBeginCapture)
+        self.graph_allocations: dict[int, int] = {}   # graph-owned memory (captured or node-made): address -> size
+        self.graph_memory_high = 0                    # cudaGraphMemAttrUsedMemHigh: the most it has held
         self.events: dict[int, Event] = {}
         self.host_allocations: dict[int, object] = {}
         self.memory_kinds: dict[int, int] = {}        # heap address -> cudaMemoryType (managed, pinned)

@@ -36,7 +36,9 @@ cudaErrorStreamCaptureUnjoined.
 
 Memory allocation nodes added by hand are the same graph-owned memory: allocated when the node is
 added (its address written to the parameters' dptr, as CUDA does), kept at that address for every
-launch; a free node frees nothing, and names a graph allocation or is cudaErrorInvalidValue.
+launch; a free node frees nothing, and names a graph allocation or is cudaErrorInvalidValue. Freed
+outside the graph (cudaFree, cudaFreeAsync), graph-owned memory stays where it is: CUDA maps it at
+the same address for the graph's next launch.
 
 Not simulated (cudaErrorNotSupported, named once): conditional nodes.
 
@@ -455,7 +457,7 @@ def cudaGraphAddEventWaitNode(context, out, graph, dependencies, count, event):
 
 def _mem_alloc_node(context, params: int):
     """A memory allocation node of a cudaMemAllocNodeParams: the graph-owned allocation made now."""
-    from .memory_pools import pool_properties
+    from .memory_pools import own_graph_memory, pool_properties
     from .native import MEM_ALLOC_NODE_FIELDS
     if not params:
         return context.fail(INVALID_VALUE)
@@ -470,13 +472,8 @@ def _mem_alloc_node(context, params: int):
     struct_size = layout("ws_mem_alloc_node_layout", 0)[0]
     kept = ctypes.create_string_buffer(ctypes.string_at(params, struct_size), struct_size)
     (address,) = read(params + at["dptr"], "Q")
-    _graph_allocations(context).add(address)
+    own_graph_memory(context, address, size)
     return Node(NODE_MEM_ALLOC, None, (address, size), kept=kept)
-
-
-def _graph_allocations(context) -> set:
-    """The addresses of the memory allocation nodes' graph-owned memory."""
-    return context.__dict__.setdefault("_graph_allocations", set())
 
 
 @call()
@@ -487,7 +484,7 @@ def cudaGraphAddMemAllocNode(context, out, graph, dependencies, count, params):
 @call()
 def cudaGraphAddMemFreeNode(context, out, graph, dependencies, count, address):
     def make():
-        if address not in _graph_allocations(context):
+        if address not in context.graph_allocations:
             return context.fail(INVALID_VALUE)
         return Node(NODE_MEM_FREE, None, (address,))      # graph-owned memory stays for the next launch
     return _add(context, out, graph, dependencies, count, make)

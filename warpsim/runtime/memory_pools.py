@@ -202,14 +202,49 @@ def _allocate_from(context, out, size, pool, stream) -> int:
     if found.max_size and found.used + size > found.max_size:
         return context.fail(CODES["cudaErrorMemoryAllocation"])
     code = _allocate(context, out, size)
-    if code == SUCCESS:                 # in a capture, graph-owned memory: allocated now, at one address for the
-        _captured(context, stream, lambda: SUCCESS, NODE_MEM_ALLOC)     # graph's every launch
+    if code == SUCCESS and _captured(context, stream, lambda: SUCCESS, NODE_MEM_ALLOC):
+        (address,) = _read(out, "Q")     # in a capture, graph-owned memory: allocated now, at one address for
+        own_graph_memory(context, address, size)     # the graph's every launch
     if code == SUCCESS and size:
         (address,) = _read(out, "Q")
         found.allocations[address] = size
         found.used_high = max(found.used_high, found.used)
         found.reserved_high = max(found.reserved_high, found.reserved)
     return code
+
+
+def own_graph_memory(context, address: int, size: int) -> None:
+    """Count an allocation as graph-owned memory (freed by nothing outside the graph; the graph
+    memory attributes report it)."""
+    context.graph_allocations[address] = size
+    context.graph_memory_high = max(context.graph_memory_high, sum(context.graph_allocations.values()))
+
+
+GRAPH_MEM_USED, GRAPH_MEM_USED_HIGH, GRAPH_MEM_RESERVED, GRAPH_MEM_RESERVED_HIGH = 0, 1, 2, 3
+
+
+@call()
+def cudaDeviceGetGraphMemAttribute(context, device, attribute, out):
+    """Graph-owned memory in use and reserved (the same: warpsim keeps it at its addresses until the
+    program ends), and the most of it held since the last reset."""
+    if device != 0:
+        return context.fail(INVALID_DEVICE)
+    if not out or attribute not in (GRAPH_MEM_USED, GRAPH_MEM_USED_HIGH, GRAPH_MEM_RESERVED, GRAPH_MEM_RESERVED_HIGH):
+        return context.fail(INVALID_VALUE)
+    held = sum(context.graph_allocations.values())
+    _write(out, "Q", held if attribute in (GRAPH_MEM_USED, GRAPH_MEM_RESERVED) else max(held, context.graph_memory_high))
+    return SUCCESS
+
+
+@call()
+def cudaDeviceSetGraphMemAttribute(context, device, attribute, value):
+    """Resets a high watermark (to the memory held now), the one change CUDA allows."""
+    if device != 0:
+        return context.fail(INVALID_DEVICE)
+    if attribute not in (GRAPH_MEM_USED_HIGH, GRAPH_MEM_RESERVED_HIGH) or not value or _read(value, "Q")[0] != 0:
+        return context.fail(INVALID_VALUE)
+    context.graph_memory_high = sum(context.graph_allocations.values())
+    return SUCCESS
 
 
 @call()
@@ -227,6 +262,8 @@ def cudaMallocFromPoolAsync(context, out, size, pool, stream):
 def cudaFreeAsync(context, address, stream):
     if not _known_stream(context, stream):
         return context.fail(INVALID_HANDLE)
+    if address in context.graph_allocations and stream not in context.captures:
+        return SUCCESS                  # freed outside its graph: the graph's next launch has it back
     if _captured(context, stream, lambda: SUCCESS, NODE_MEM_FREE):
         return SUCCESS                  # graph-owned memory stays at its address for the graph's next launch
     return cudaFree.__wrapped__(context, address)

@@ -226,6 +226,8 @@ cudaError_t cudaGraphAddMemFreeNode(void * pGraphNode, void * graph, const void 
 cudaError_t cudaGraphMemAllocNodeGetParams(void * node, void * params_out)
 cudaError_t cudaGraphMemFreeNodeGetParams(void * node, void * dptr_out)
 cudaError_t cudaDeviceGraphMemTrim(int device)
+cudaError_t cudaDeviceGetGraphMemAttribute(int device, int attr, void * value)
+cudaError_t cudaDeviceSetGraphMemAttribute(int device, int attr, void * value)
 cudaError_t cudaGraphChildGraphNodeGetGraph(void * node, void * pGraph)
 cudaError_t cudaGraphDestroyNode(void * node)
 cudaError_t cudaGraphNodeGetType(void * node, int * pType)

@@ -326,12 +326,19 @@ int main(int argc, char **argv) {
   cudaGraphExec_t by_hand_exec;
   CHECK(cudaGraphInstantiate(&by_hand_exec, by_hand, 0));
   int matches = 1;
-  for (int k = 0; k < 2; k++) {
+  for (int k = 0; k < 3; k++) {
     host.assign(m.n, -7.0f);
     CHECK(cudaGraphLaunch(by_hand_exec, s1));
     CHECK(cudaStreamSynchronize(s1));
     for (int i = 0; i < n; i++) matches &= host[i] == x[i] * 4.0f + 0.5f;      // (x 4 is exact: one rounding)
+    if (k == 1) CHECK(cudaFree(owned_scratch));       // freed outside the graph: the next launch has it back
   }
+  unsigned long long used = 0, high = 0, zero = 0;        // (cuuint64_t, of cuda.h)
+  CHECK(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrUsedMemCurrent, &used));
+  CHECK(cudaDeviceSetGraphMemAttribute(0, cudaGraphMemAttrUsedMemHigh, &zero));
+  CHECK(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrUsedMemHigh, &high));
+  printf("graph memory in use covers both graphs' %d, high reset to it %d\n", used >= 2 * n * sizeof(float),
+         high == used);
   printf("memory nodes by hand: address %d size %d freed names it %d result matches %d\n",
          owned_scratch != nullptr && read_alloc.dptr == owned_scratch, read_alloc.bytesize == n * sizeof(float),
          freed == owned_scratch, matches);
