@@ -7,8 +7,8 @@ device address of a 128-byte descriptor of its own (DESCRIPTOR, tagged
 object, so the handle means the same to every launch and every executor that
 reads device memory, and a handle warpsim did not make is refused by name.
 
-A resource is linear memory, pitched 2D memory or a CUDA array. warpsim lays a
-CUDA array out row-major and packed (a GPU's layout is opaque and tiled; only
+A resource is linear memory, pitched 2D memory or a CUDA array (layered too: its
+layers are the slices of a 3D layout). warpsim lays a CUDA array out row-major and packed (a GPU's layout is opaque and tiled; only
 copies and fetches see it, and they see the same texels).
 """
 
@@ -26,7 +26,7 @@ DESCRIPTOR = np.dtype([("magic", "<u8"), ("address", "<u8"), ("pitch", "<u8"), (
                        ("width", "<u4"), ("height", "<u4"), ("depth", "<u4"), ("resource", "u1"),
                        ("channels", "u1"), ("bits", "u1"), ("kind", "u1"), ("filter", "u1"),
                        ("read_mode", "u1"), ("normalized", "u1"), ("dims", "u1"),
-                       ("address_modes", "u1", 3), ("reserved", "u1", 5), ("border", "<f4", 4),
+                       ("address_modes", "u1", 3), ("layered", "u1"), ("reserved", "u1", 4), ("border", "<f4", 4),
                        ("padding", "u1", 52)])
 assert DESCRIPTOR.itemsize == 128
 MISSING_CHANNELS = (0.0, 0.0, 0.0, 0.0)        # what a fetch returns for channels the format lacks (the H200: zeros)
@@ -55,11 +55,28 @@ def channel_format(x: int, y: int, z: int, w: int) -> tuple[int, int]:
     return len(bits), bits[0]
 
 
+ARRAY_LAYERED, ARRAY_CUBEMAP = 0x01, 0x04      # cudaArrayLayered, cudaArrayCubemap (cudaMalloc3DArray's flags)
+
+
+def array_fields(address: int, width: int, height: int, depth: int, flags: int, channels: int, bits: int,
+                 kind: int) -> dict:
+    """encode's resource keywords for a CUDA array (0 for an absent extent): a layered array is as
+    many 1D or 2D layers as its depth says; a cubemap's faces are not sampled (NotImplementedError)."""
+    if flags & ARRAY_CUBEMAP:
+        raise NotImplementedError("textures and surfaces over cubemap arrays are not simulated")
+    layered = bool(flags & ARRAY_LAYERED)
+    dims = (2 if height else 1) if layered else 3 if depth else 2 if height else 1
+    return dict(address=address, resource=ARRAY, dims=dims, width=width, height=height, depth=depth,
+                channels=channels, bits=bits, kind=kind, layered=layered)
+
+
 def encode(*, address: int, resource: int, dims: int, width: int, height: int = 1, depth: int = 1,
            pitch: int = 0, slice_pitch: int = 0, channels: int = 1, bits: int = 32, kind: int = rules.FLOAT,
            filter_mode: int = rules.POINT, read_mode: int = rules.ELEMENT_TYPE, normalized: bool = False,
-           address_modes=(rules.CLAMP,) * 3, border=(0.0,) * 4, surface: bool = False) -> bytes:
-    """A descriptor's 128 bytes; raises ValueError for what cudaCreateTextureObject refuses."""
+           address_modes=(rules.CLAMP,) * 3, border=(0.0,) * 4, surface: bool = False,
+           layered: bool = False) -> bytes:
+    """A descriptor's 128 bytes; raises ValueError for what cudaCreateTextureObject refuses. A layered
+    array's descriptor has dims 1 or 2 and its layers as depth (each layer a slice)."""
     esize = channel_dtype(bits, kind).itemsize * channels
     if not 1 <= channels <= 4 or channels == 3 and not surface:
         raise ValueError(f"{channels} channels (1, 2 or 4)")
@@ -70,6 +87,7 @@ def encode(*, address: int, resource: int, dims: int, width: int, height: int = 
     record = np.zeros(1, DESCRIPTOR)[0]
     record["magic"] = SURFACE_MAGIC if surface else TEXTURE_MAGIC
     record["address"], record["resource"], record["dims"] = address, resource, dims
+    record["layered"] = int(bool(layered))
     record["width"], record["height"], record["depth"] = width, max(height, 1), max(depth, 1)
     record["pitch"] = pitch or width * esize
     record["slice"] = slice_pitch or int(record["pitch"]) * max(height, 1)

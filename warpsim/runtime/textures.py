@@ -18,7 +18,6 @@ from ..machine import textures as objects
 from .hoststructs import offsets, read
 
 RESOURCE_MIPMAPPED = 1                         # cudaResourceTypeMipmappedArray
-ARRAY_LAYERED, ARRAY_CUBEMAP = 0x01, 0x04      # cudaArrayLayered, cudaArrayCubemap: copies yes, sampling not
 
 
 @dataclass(frozen=True)
@@ -71,11 +70,8 @@ def resource_fields(arrays: dict, res: int) -> dict:
         found = arrays.get(array)
         if found is None:
             raise ValueError(f"0x{array:x} is not a CUDA array of cudaMallocArray or cudaMalloc3DArray")
-        if found.flags & (ARRAY_LAYERED | ARRAY_CUBEMAP):
-            raise NotImplementedError("textures and surfaces over layered or cubemap arrays are not simulated")
-        return dict(address=array, resource=objects.ARRAY, dims=found.dims, width=found.width,
-                    height=found.height, depth=found.depth, channels=found.channels, bits=found.bits,
-                    kind=found.kind)
+        return objects.array_fields(array, found.width, found.height, found.depth, found.flags, found.channels,
+                                    found.bits, found.kind)
     if resource == RESOURCE_MIPMAPPED:
         raise NotImplementedError("mipmapped arrays are not simulated")
     if resource not in (objects.LINEAR, objects.PITCH2D):

@@ -37,6 +37,11 @@ extern "C" __global__ void edges(cudaSurfaceObject_t s, float* out, int n) {
     int i = threadIdx.x;
     if (i < n) { out[2 * i] = surf1Dread<float>(s, (i - 2) * 4, cudaBoundaryModeClamp);
                  out[2 * i + 1] = surf1Dread<float>(s, (i - 2) * 4, cudaBoundaryModeZero); } }
+extern "C" __global__ void layered1(cudaTextureObject_t t, const float* x, const int* layer, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) out[i] = tex1DLayered<float>(t, x[i], layer[i]); }
+extern "C" __global__ void layered2(cudaTextureObject_t t, const float* x, const float* y, const int* layer,
+                                    float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) out[i] = tex2DLayered<float>(t, x[i], y[i], layer[i]); }
 extern "C" __global__ void trap_read(cudaSurfaceObject_t s, float* out) { out[0] = surf1Dread<float>(s, 4 * 1000); }
 """
 MODES = {"wrap": runtime.cudaAddressModeWrap, "clamp": runtime.cudaAddressModeClamp,
@@ -130,6 +135,35 @@ def test_fetch_matches_reference(mod, mode, linear, dims):
         want = ref_fetch(data, coords, mode, linear, normalized)
         np.testing.assert_array_equal(got[:, 0], want, err_msg=f"{mode} linear={linear} normalized={normalized}")
         np.testing.assert_array_equal(got[:, 1:], 0)          # channels the format lacks read 0 (H200)
+
+
+@pytest.mark.parametrize("dims", [1, 2])
+@pytest.mark.parametrize("linear", [False, True])
+def test_a_layered_fetch_reads_its_layer_and_never_filters_across(mod, dims, linear):
+    """tex1DLayered/tex2DLayered: a layer index (clamped to the layers), then the layer fetched as a
+    1D/2D texture of its own; a CUDA array made with cudaArrayLayered, its depth the layer count."""
+    rng = np.random.default_rng(40 + dims + 2 * linear)
+    layers, shape = 4, {1: (9,), 2: (5, 7)}[dims]
+    data = rng.uniform(-1, 1, (layers,) + shape).astype(np.float32)
+    ch = texture.ChannelFormatDescriptor(32, 0, 0, 0, runtime.cudaChannelFormatKindFloat)
+    extent = (shape[-1], shape[0] if dims == 2 else 1, layers)     # (CuPy makes no 1D layered array: one row)
+    array = texture.CUDAarray(ch, *extent, runtime.cudaArrayLayered)
+    array.copy_from(data)
+    desc = texture.TextureDescriptor((MODES["wrap"],) * 3,
+                                     runtime.cudaFilterModeLinear if linear else runtime.cudaFilterModePoint,
+                                     runtime.cudaReadModeElementType, normalizedCoords=1)
+    tex = texture.TextureObject(texture.ResourceDescriptor(runtime.cudaResourceTypeArray, cuArr=array), desc)
+    n = 500
+    coords = [rng.uniform(-1.5, 2.5, n).astype(np.float32) for _ in range(dims)]
+    layer = rng.integers(0, layers + 2, n).astype(np.int32)                 # past the last: clamped
+    out = cp.zeros(n, np.float32)
+    mod.get_function(f"layered{dims}")(((n + 127) // 128,), (128,),
+                                       (tex, *[cp.asarray(c) for c in coords], cp.asarray(layer), out, np.int32(n)))
+    got, want = out.get(), np.empty(n, np.float32)
+    for k in range(layers):
+        mine = np.minimum(layer, layers - 1) == k
+        want[mine] = ref_fetch(data[k], [c[mine] for c in coords], "wrap", linear, True)
+    np.testing.assert_array_equal(got, want)
 
 
 def test_linear_weights_are_multiples_of_1_256(mod):

@@ -1,10 +1,11 @@
 """Texture and surface instructions on texture/surface objects: tex, tld4, txq, suld.b, sust.b.
 
-- `tex.{1d,2d,3d}.v4.{f32,s32,u32}.{f32,s32} d, [obj, {x, ...}]` (unified mode: the
+- `tex.{1d,2d,3d,a1d,a2d}.v4.{f32,s32,u32}.{f32,s32} d, [obj, {x, ...}]` (unified mode: the
   object is a 64-bit handle, machine.textures) fetches with the object's address
   modes, filter and read mode (semantics.texture_fetch); .s32 coordinates are
   texel indices (tex1Dfetch), never filtered. `.level`/`.grad` read level 0: warpsim
-  has no mipmapped textures.
+  has no mipmapped textures. A layered texture (a1d, a2d: `{layer, x[, y, _]}`) reads the
+  layer its index names, clamped to the array's layers, and never filters across layers.
 - `tld4.{r,g,b,a}.2d.v4.{f32,s32,u32}.f32` returns one channel of the four texels the
   bilinear filter would read, in PTX's order (i, j+1), (i+1, j+1), (i+1, j), (i, j).
 - `txq.{width,height,depth,normalized_coords,filter_mode,addr_mode_N,channel_data_type,
@@ -14,7 +15,7 @@
   reads 0 and drops stores.
 
 Texture references (.texref, `[tex_name, ...]`), independent mode (a sampler operand),
-layered and cube textures, formatted surface stores (sust.p) and surface reductions are
+layered surfaces, cube textures, formatted surface stores (sust.p) and surface reductions are
 refused at load.
 """
 
@@ -28,6 +29,7 @@ from ...semantics import texture_fetch as rules
 from .table import MEMORY, emitted
 
 GEOMETRIES = {"1d": 1, "2d": 2, "3d": 3}
+LAYERED = {"a1d": 1, "a2d": 2}          # {layer, x[, y, _]}: a layer index, then the layer's coordinates
 RESULT_DTYPES = {"f32": "np.float32", "s32": "np.int32", "u32": "np.uint32"}
 QUERIES = ("width", "height", "depth", "normalized_coords", "filter_mode", "addr_mode_0", "addr_mode_1",
            "addr_mode_2", "channel_data_type", "channel_order", "num_mipmap_levels", "num_samples",
@@ -47,9 +49,9 @@ def _object_operand(ins, operand):
 
 
 def check_texture(ins):
-    geometry = next((m for m in ins.mods if m in GEOMETRIES), None)
+    geometry = next((m for m in ins.mods if m in GEOMETRIES or m in LAYERED), None)
     if geometry is None:
-        return "tex/tld4 on 1d, 2d and 3d textures are supported (not layered or cube ones)"
+        return "tex/tld4 on 1d, 2d, 3d, a1d and a2d textures are supported (not cube ones)"
     if ins.opcode == "tld4" and geometry != "2d":
         return "tld4 reads 2d textures"
     if len(ins.types) != 2 or ins.types[0] not in RESULT_DTYPES or ins.types[1] not in ("f32", "s32"):
@@ -88,18 +90,22 @@ def _lane_values(c, operand, type_name, pick):
 def emit_tex(c, ins):
     handle, coords = ins.srcs[0].items
     result, coord_type = ins.types
-    dims = GEOMETRIES[next(m for m in ins.mods if m in GEOMETRIES)]
+    geometry = next(m for m in ins.mods if m in GEOMETRIES or m in LAYERED)
+    layered = geometry in LAYERED
+    dims = LAYERED[geometry] if layered else GEOMETRIES[geometry]
     site = c.site(ins)
     sel_idx, sel = c.selected()
     pick = (lambda e: f"{e}[{sel}]") if sel else (lambda e: e)
     handles = _lane_values(c, handle, "u64", pick)
-    xs = ", ".join(_lane_values(c, item, coord_type, pick) for item in coords.items[:dims])
+    items = coords.items[1:] if layered else coords.items
+    xs = ", ".join(_lane_values(c, item, coord_type, pick) for item in items[:dims])
+    layer = _lane_values(c, coords.items[0], "u32", pick) if layered else "None"
     vals = c.fresh("texels")
     if ins.opcode == "tld4":
         channel = "rgba".index(next(m for m in ins.mods if m in ("r", "g", "b", "a")))
         c.emit(f"{vals} = textures.gather4(ctx, {site}, {sel_idx}, {handles}, [{xs}], {channel})")
     else:
-        c.emit(f"{vals} = textures.fetch(ctx, {site}, {sel_idx}, {handles}, [{xs}], {coord_type == 's32'})")
+        c.emit(f"{vals} = textures.fetch(ctx, {site}, {sel_idx}, {handles}, [{xs}], {coord_type == 's32'}, {layer})")
     for k, item in enumerate(ins.dsts[0].items):
         c.write_selected(item, result, f"{vals}[:, {k}].view({RESULT_DTYPES[result]})", sel)
     return False
@@ -157,15 +163,23 @@ def _sizes(record, dims):
     return [int(record["width"]), int(record["height"]), int(record["depth"])][:dims]
 
 
-def fetch(ctx, site, idx, handles, coords, integer: bool) -> np.ndarray:
-    """tex: (lanes, 4) result bits."""
+def fetch(ctx, site, idx, handles, coords, integer: bool, layers=None) -> np.ndarray:
+    """tex: (lanes, 4) result bits; layers: each lane's layer of a layered texture (tex.a1d/a2d)."""
     out = np.zeros((len(idx), 4), np.uint32)
     for lanes, record in _by_handle(ctx, site, idx, handles, False):
-        out[lanes] = _fetch_one(ctx, site, idx[lanes], record, [np.asarray(x)[lanes] for x in coords], integer)
+        layer = None if layers is None else _layer(record, np.asarray(layers)[lanes])
+        out[lanes] = _fetch_one(ctx, site, idx[lanes], record, [np.asarray(x)[lanes] for x in coords], integer,
+                                layer)
     return out
 
 
-def _fetch_one(ctx, site, idx, record, coords, integer):
+def _layer(record, layers) -> np.ndarray:
+    """The layer a fetch reads: its index clamped to the array's layers (a fetch of a layered texture
+    never filters across layers)."""
+    return np.minimum(np.asarray(layers, np.int64), int(record["depth"]) - 1)
+
+
+def _fetch_one(ctx, site, idx, record, coords, integer, layer=None):
     dims = len(coords)
     sizes = _sizes(record, dims)
     normalized = bool(record["normalized"]) and not integer
@@ -185,7 +199,7 @@ def _fetch_one(ctx, site, idx, record, coords, integer):
     total = None
     for pick in np.ndindex(*[len(indices) for indices, _ in corners]):
         value, weight = _texels(ctx, site, idx, record, [corners[a][0][k] for a, k in enumerate(pick)],
-                                sizes, modes, channels)
+                                sizes, modes, channels, layer)
         weights = [corners[a][1][k] for a, k in enumerate(pick)]
         if weights[0] is None:
             return objects.as_bits(record, value)
@@ -195,16 +209,19 @@ def _fetch_one(ctx, site, idx, record, coords, integer):
     return objects.as_bits(record, total.astype(np.float32))
 
 
-def _texels(ctx, site, idx, record, indices, sizes, modes, channels):
-    """Converted texels at integer indices after the address modes (border texels: the border colour)."""
+def _texels(ctx, site, idx, record, indices, sizes, modes, channels, layer=None):
+    """Converted texels at integer indices after the address modes (border texels: the border colour),
+    in `layer` of a layered texture."""
     inside = np.ones(len(idx), bool)
     addressed = []
     for index, size, mode in zip(indices, sizes, modes):
         index, ok = rules.address(index, size, mode)
         addressed.append(index)
         inside &= ok
-    while len(addressed) < 3:
+    while len(addressed) < 2:
         addressed.append(np.zeros(len(idx), np.int64))
+    addressed.append(layer if layer is not None else np.zeros(len(idx), np.int64))
+    addressed = addressed[:3]
     values = objects.converted(record, objects.read_texels(ctx, site, idx, record, *addressed))
     if not inside.all():
         values = np.where(inside[:, None], values, objects.border_value(record, channels)[None, :])

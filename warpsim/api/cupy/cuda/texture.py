@@ -111,8 +111,8 @@ class ResourceDescriptor:
         """The descriptor fields of the resource (machine.textures.encode's keywords)."""
         if self.restype == runtime.cudaResourceTypeArray:
             a = self.cuArr
-            return dict(address=a.ptr, resource=objects.ARRAY, dims=a.ndim, width=a.width, height=a.height,
-                        depth=a.depth, channels=a.desc.channels, bits=a.desc.bits, kind=a.desc.f), a.desc
+            return objects.array_fields(a.ptr, a.width, a.height, a.depth, a.flags, a.desc.channels, a.desc.bits,
+                                        a.desc.f), a.desc
         ch = self.chDesc
         if self.restype == runtime.cudaResourceTypeLinear:
             width = self.sizeInBytes // ch.texel_bytes
