@@ -135,6 +135,7 @@ CASES = [
     Case("symbols", ("symbols.cu",), ("x.bin", "t.bin", "y.bin"), inputs=_symbols, outputs={"y.bin": "float32"}),
     Case("device", ("device.cu",)),
     Case("device_attributes", ("device_attributes.cu",)),
+    Case("profiler_range", ("profiler_range.cu",)),
     Case("thrust_sort", ("thrust_sort.cu",), ("keys.bin", "sorted.bin"), inputs=_thrust_sort,
          outputs={"sorted.bin": "int32"}),
     Case("fresh_heap", ("fresh_heap.cu",), ("x.bin", "y.bin"), inputs=_fresh_heap, outputs={"y.bin": "float32"}),
