@@ -4,6 +4,7 @@ permutation, into shared memory and back, with lanes that store to one address (
 lane order keeps it, element by element as before)."""
 
 import numpy as np
+import pytest
 
 import warpsim as cp
 
@@ -60,3 +61,17 @@ def test_vector_loads_and_stores_move_every_element_to_its_place():
     np.testing.assert_array_equal(dst.get(), want)
     last = np.arange(3, threads, 4)                  # the last lane of each four keeps both elements
     np.testing.assert_array_equal(out64.get(), np.stack([last, picked[last, 1]], axis=1).astype(np.uint64))
+
+
+@pytest.mark.parametrize("nbytes", [1, 2, 4, 8, 16, 32, 12])
+def test_initialized_flags_of_a_store_cover_its_bytes_only(nbytes):
+    """initcheck's flags after a store of nbytes a lane (a .v4.b32 store: 16; .v4.b64: 32)."""
+    from warpsim.machine.access import mark_initialized
+    rng = np.random.default_rng(nbytes)
+    slots = 4096
+    offsets = (rng.choice(slots, 300, replace=False) * nbytes).astype(np.int64)
+    flags = np.zeros(slots * nbytes + 64, bool)
+    mark_initialized(flags, offsets, nbytes)
+    expected = np.zeros_like(flags)
+    expected[offsets[:, None] + np.arange(nbytes)] = True
+    np.testing.assert_array_equal(flags, expected)

@@ -318,6 +318,12 @@ def mark_initialized(initialized: np.ndarray, offsets: np.ndarray, nbytes: int, 
     if word is not None and len(initialized) % nbytes == 0:
         dtype, ones = word
         initialized.view(dtype)[offsets // nbytes if words is None else words] = ones
+    elif nbytes % 8 == 0 and len(initialized) % 8 == 0:        # .v4.b32, .v2.b64, ...: 8 flags a store
+        dtype, ones = FLAG_WORDS[8]
+        first = offsets // 8
+        flags = initialized.view(dtype)
+        for k in range(nbytes // 8):
+            flags[first + k] = ones
     elif nbytes == 1:
         initialized[offsets] = True
     else:
