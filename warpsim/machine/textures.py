@@ -8,7 +8,7 @@ object, so the handle means the same to every launch and every executor that
 reads device memory, and a handle warpsim did not make is refused by name.
 
 A resource is linear memory, pitched 2D memory or a CUDA array (layered too: its
-layers are the slices of a 3D layout). warpsim lays a CUDA array out row-major and packed (a GPU's layout is opaque and tiled; only
+layers, or a cubemap's six faces, are the slices of a 3D layout). warpsim lays a CUDA array out row-major and packed (a GPU's layout is opaque and tiled; only
 copies and fetches see it, and they see the same texels).
 """
 
@@ -56,15 +56,17 @@ def channel_format(x: int, y: int, z: int, w: int) -> tuple[int, int]:
 
 
 ARRAY_LAYERED, ARRAY_CUBEMAP = 0x01, 0x04      # cudaArrayLayered, cudaArrayCubemap (cudaMalloc3DArray's flags)
+LAYERS_PLAIN, LAYERS_CUBEMAP = 1, 2           # a descriptor's `layered`: layers of 1D/2D textures, a cubemap's faces
 
 
 def array_fields(address: int, width: int, height: int, depth: int, flags: int, channels: int, bits: int,
                  kind: int) -> dict:
     """encode's resource keywords for a CUDA array (0 for an absent extent): a layered array is as
-    many 1D or 2D layers as its depth says; a cubemap's faces are not sampled (NotImplementedError)."""
-    if flags & ARRAY_CUBEMAP:
-        raise NotImplementedError("textures and surfaces over cubemap arrays are not simulated")
-    layered = bool(flags & ARRAY_LAYERED)
+    many 1D or 2D layers as its depth says, a cubemap six square 2D faces (LAYERS_CUBEMAP); layered
+    cubemaps are not sampled (NotImplementedError)."""
+    if flags & ARRAY_CUBEMAP and flags & ARRAY_LAYERED:
+        raise NotImplementedError("textures and surfaces over layered cubemap arrays are not simulated")
+    layered = LAYERS_CUBEMAP if flags & ARRAY_CUBEMAP else LAYERS_PLAIN if flags & ARRAY_LAYERED else 0
     dims = (2 if height else 1) if layered else 3 if depth else 2 if height else 1
     return dict(address=address, resource=ARRAY, dims=dims, width=width, height=height, depth=depth,
                 channels=channels, bits=bits, kind=kind, layered=layered)
@@ -74,7 +76,7 @@ def encode(*, address: int, resource: int, dims: int, width: int, height: int = 
            pitch: int = 0, slice_pitch: int = 0, channels: int = 1, bits: int = 32, kind: int = rules.FLOAT,
            filter_mode: int = rules.POINT, read_mode: int = rules.ELEMENT_TYPE, normalized: bool = False,
            address_modes=(rules.CLAMP,) * 3, border=(0.0,) * 4, surface: bool = False,
-           layered: bool = False) -> bytes:
+           layered: int = 0) -> bytes:
     """A descriptor's 128 bytes; raises ValueError for what cudaCreateTextureObject refuses. A layered
     array's descriptor has dims 1 or 2 and its layers as depth (each layer a slice)."""
     esize = channel_dtype(bits, kind).itemsize * channels
@@ -87,7 +89,7 @@ def encode(*, address: int, resource: int, dims: int, width: int, height: int = 
     record = np.zeros(1, DESCRIPTOR)[0]
     record["magic"] = SURFACE_MAGIC if surface else TEXTURE_MAGIC
     record["address"], record["resource"], record["dims"] = address, resource, dims
-    record["layered"] = int(bool(layered))
+    record["layered"] = int(layered)
     record["width"], record["height"], record["depth"] = width, max(height, 1), max(depth, 1)
     record["pitch"] = pitch or width * esize
     record["slice"] = slice_pitch or int(record["pitch"]) * max(height, 1)

@@ -14,6 +14,12 @@ tests' references:
   1/256 and 1.0 is exact.
 - Address modes act on texel indices: clamp to [0, N-1], wrap modulo N, mirror
   (0..N-1, N-1..0, ...), border (an index outside reads the border colour).
+- A cubemap fetch (texCubemap) takes a direction (x, y, z): its largest magnitude m
+  picks the face, +x 0, -x 1, +y 2, -y 3, +z 4, -z 5 (x first, then y, on a tie),
+  and the other two components (s, t) give the face's normalized coordinates
+  ((s / m + 1) / 2, (t / m + 1) / 2) in f32, as the CUDA programming guide's
+  cubemap table says: +x (-z, -y), -x (z, -y), +y (x, z), -y (x, -z), +z (x, -y),
+  -z (-x, -y). The face is then fetched as a 2D layer, its indices clamped.
 - Read mode: element type returns the texel as stored (f16 widened, 8/16-bit
   integers extended to 32 bits); normalized float maps unsigned n-bit
   integers to [0, 1] by v / (2^n - 1) and signed ones to [-1, 1] by
@@ -37,6 +43,22 @@ def texel_coordinate(coords: np.ndarray, size: int, normalized: bool) -> np.ndar
     """The f32 coordinate in texels (normalized ones scaled by the size, as the GPU does in f32)."""
     coords = np.asarray(coords, dtype=np.float32)
     return coords * np.float32(size) if normalized else coords
+
+
+def cube_face(x, y, z) -> tuple:
+    """(face, u, v) of cubemap directions: the face each picks and its normalized coordinates there."""
+    x, y, z = (np.asarray(c, dtype=np.float32) for c in (x, y, z))
+    ax, ay, az = np.abs(x), np.abs(y), np.abs(z)
+    on_x = (ax >= ay) & (ax >= az)
+    on_y = ~on_x & (ay >= az)
+    on_z = ~on_x & ~on_y
+    face = np.where(on_x, np.where(x >= 0, 0, 1), np.where(on_y, np.where(y >= 0, 2, 3), np.where(z >= 0, 4, 5)))
+    s = np.select([face == 0, face == 1, face == 5], [-z, z, -x], x)
+    t = np.select([face == 2, face == 3], [z, -z], -y)
+    m = np.where(on_x, ax, np.where(on_y, ay, az))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        half, one = np.float32(0.5), np.float32(1)
+        return face.astype(np.int64), (s / m + one) * half, (t / m + one) * half
 
 
 def effective_mode(mode: int, normalized: bool) -> int:

@@ -42,6 +42,9 @@ extern "C" __global__ void layered1(cudaTextureObject_t t, const float* x, const
 extern "C" __global__ void layered2(cudaTextureObject_t t, const float* x, const float* y, const int* layer,
                                     float* out, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) out[i] = tex2DLayered<float>(t, x[i], y[i], layer[i]); }
+extern "C" __global__ void cube(cudaTextureObject_t t, const float* x, const float* y, const float* z, float* out,
+                                int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) out[i] = texCubemap<float>(t, x[i], y[i], z[i]); }
 extern "C" __global__ void trap_read(cudaSurfaceObject_t s, float* out) { out[0] = surf1Dread<float>(s, 4 * 1000); }
 """
 MODES = {"wrap": runtime.cudaAddressModeWrap, "clamp": runtime.cudaAddressModeClamp,
@@ -164,6 +167,45 @@ def test_a_layered_fetch_reads_its_layer_and_never_filters_across(mod, dims, lin
         mine = np.minimum(layer, layers - 1) == k
         want[mine] = ref_fetch(data[k], [c[mine] for c in coords], "wrap", linear, True)
     np.testing.assert_array_equal(got, want)
+
+
+def cube_reference(data, x, y, z):
+    """The CUDA programming guide's cubemap table, direction by direction: the face of the largest
+    magnitude (x, then y, on a tie), its (s, t), then point filtering at ((s/m + 1)/2, (t/m + 1)/2)."""
+    width = data.shape[-1]
+    out = []
+    for dx, dy, dz in zip(x.tolist(), y.tolist(), z.tolist()):
+        ax, ay, az = abs(dx), abs(dy), abs(dz)
+        if ax >= ay and ax >= az:
+            face, s, t, m = (0, -dz, -dy, ax) if dx >= 0 else (1, dz, -dy, ax)
+        elif ay >= az:
+            face, s, t, m = (2, dx, dz, ay) if dy >= 0 else (3, dx, -dz, ay)
+        else:
+            face, s, t, m = (4, dx, -dy, az) if dz >= 0 else (5, -dx, -dy, az)
+        u = (np.float32(s) / np.float32(m) + np.float32(1)) * np.float32(0.5)
+        v = (np.float32(t) / np.float32(m) + np.float32(1)) * np.float32(0.5)
+        i, j = (min(max(int(np.floor(c * np.float32(width))), 0), width - 1) for c in (u, v))
+        out.append(data[face, j, i])
+    return np.array(out, np.float32)
+
+
+def test_a_cubemap_fetch_reads_the_face_its_direction_picks(mod):
+    rng = np.random.default_rng(61)
+    width = 8
+    data = rng.uniform(-1, 1, (6, width, width)).astype(np.float32)
+    ch = texture.ChannelFormatDescriptor(32, 0, 0, 0, runtime.cudaChannelFormatKindFloat)
+    array = texture.CUDAarray(ch, width, width, 6, runtime.cudaArrayCubemap)
+    array.copy_from(data)
+    desc = texture.TextureDescriptor((MODES["clamp"],) * 3, runtime.cudaFilterModePoint,
+                                     runtime.cudaReadModeElementType, normalizedCoords=1)
+    tex = texture.TextureObject(texture.ResourceDescriptor(runtime.cudaResourceTypeArray, cuArr=array), desc)
+    n = 600
+    x, y, z = (rng.uniform(-2, 2, n).astype(np.float32) for _ in range(3))
+    x[:6], y[:6], z[:6] = [1, -1, 0, 0, 0, 0], [0, 0, 1, -1, 0, 0], [0, 0, 0, 0, 1, -1]   # each axis
+    out = cp.zeros(n, np.float32)
+    mod.get_function("cube")(((n + 127) // 128,), (128,),
+                             (tex, cp.asarray(x), cp.asarray(y), cp.asarray(z), out, np.int32(n)))
+    np.testing.assert_array_equal(out.get(), cube_reference(data, x, y, z))
 
 
 def test_linear_weights_are_multiples_of_1_256(mod):

@@ -5,7 +5,8 @@
   modes, filter and read mode (semantics.texture_fetch); .s32 coordinates are
   texel indices (tex1Dfetch), never filtered. `.level`/`.grad` read level 0: warpsim
   has no mipmapped textures. A layered texture (a1d, a2d: `{layer, x[, y, _]}`) reads the
-  layer its index names, clamped to the array's layers, and never filters across layers.
+  layer its index names, clamped to the array's layers, and never filters across layers. A
+  cubemap (`tex.cube`, `{x, y, z, _}`) reads the face its direction picks (rules.cube_face).
 - `tld4.{r,g,b,a}.2d.v4.{f32,s32,u32}.f32` returns one channel of the four texels the
   bilinear filter would read, in PTX's order (i, j+1), (i+1, j+1), (i+1, j), (i, j).
 - `txq.{width,height,depth,normalized_coords,filter_mode,addr_mode_N,channel_data_type,
@@ -15,7 +16,7 @@
   reads 0 and drops stores.
 
 Texture references (.texref, `[tex_name, ...]`), independent mode (a sampler operand),
-layered surfaces, cube textures, formatted surface stores (sust.p) and surface reductions are
+layered surfaces, layered cubemaps, formatted surface stores (sust.p) and surface reductions are
 refused at load.
 """
 
@@ -30,6 +31,7 @@ from .table import MEMORY, emitted
 
 GEOMETRIES = {"1d": 1, "2d": 2, "3d": 3}
 LAYERED = {"a1d": 1, "a2d": 2}          # {layer, x[, y, _]}: a layer index, then the layer's coordinates
+CUBE = "cube"                           # {x, y, z, _}: a direction (rules.cube_face)
 RESULT_DTYPES = {"f32": "np.float32", "s32": "np.int32", "u32": "np.uint32"}
 QUERIES = ("width", "height", "depth", "normalized_coords", "filter_mode", "addr_mode_0", "addr_mode_1",
            "addr_mode_2", "channel_data_type", "channel_order", "num_mipmap_levels", "num_samples",
@@ -49,9 +51,9 @@ def _object_operand(ins, operand):
 
 
 def check_texture(ins):
-    geometry = next((m for m in ins.mods if m in GEOMETRIES or m in LAYERED), None)
+    geometry = next((m for m in ins.mods if m in GEOMETRIES or m in LAYERED or m == CUBE), None)
     if geometry is None:
-        return "tex/tld4 on 1d, 2d, 3d, a1d and a2d textures are supported (not cube ones)"
+        return "tex/tld4 on 1d, 2d, 3d, a1d, a2d and cube textures are supported (not acube ones)"
     if ins.opcode == "tld4" and geometry != "2d":
         return "tld4 reads 2d textures"
     if len(ins.types) != 2 or ins.types[0] not in RESULT_DTYPES or ins.types[1] not in ("f32", "s32"):
@@ -90,9 +92,9 @@ def _lane_values(c, operand, type_name, pick):
 def emit_tex(c, ins):
     handle, coords = ins.srcs[0].items
     result, coord_type = ins.types
-    geometry = next(m for m in ins.mods if m in GEOMETRIES or m in LAYERED)
+    geometry = next(m for m in ins.mods if m in GEOMETRIES or m in LAYERED or m == CUBE)
     layered = geometry in LAYERED
-    dims = LAYERED[geometry] if layered else GEOMETRIES[geometry]
+    dims = LAYERED[geometry] if layered else 3 if geometry == CUBE else GEOMETRIES[geometry]
     site = c.site(ins)
     sel_idx, sel = c.selected()
     pick = (lambda e: f"{e}[{sel}]") if sel else (lambda e: e)
@@ -104,6 +106,8 @@ def emit_tex(c, ins):
     if ins.opcode == "tld4":
         channel = "rgba".index(next(m for m in ins.mods if m in ("r", "g", "b", "a")))
         c.emit(f"{vals} = textures.gather4(ctx, {site}, {sel_idx}, {handles}, [{xs}], {channel})")
+    elif geometry == CUBE:
+        c.emit(f"{vals} = textures.fetch_cube(ctx, {site}, {sel_idx}, {handles}, [{xs}])")
     else:
         c.emit(f"{vals} = textures.fetch(ctx, {site}, {sel_idx}, {handles}, [{xs}], {coord_type == 's32'}, {layer})")
     for k, item in enumerate(ins.dsts[0].items):
@@ -173,17 +177,28 @@ def fetch(ctx, site, idx, handles, coords, integer: bool, layers=None) -> np.nda
     return out
 
 
+def fetch_cube(ctx, site, idx, handles, direction) -> np.ndarray:
+    """tex.cube: (lanes, 4) result bits of the face each direction picks (rules.cube_face), fetched as
+    that 2D layer with normalized coordinates, its indices clamped."""
+    out = np.zeros((len(idx), 4), np.uint32)
+    face, u, v = rules.cube_face(*direction)
+    for lanes, record in _by_handle(ctx, site, idx, handles, False):
+        out[lanes] = _fetch_one(ctx, site, idx[lanes], record, [u[lanes], v[lanes]], False, face[lanes], cube=True)
+    return out
+
+
 def _layer(record, layers) -> np.ndarray:
     """The layer a fetch reads: its index clamped to the array's layers (a fetch of a layered texture
     never filters across layers)."""
     return np.minimum(np.asarray(layers, np.int64), int(record["depth"]) - 1)
 
 
-def _fetch_one(ctx, site, idx, record, coords, integer, layer=None):
+def _fetch_one(ctx, site, idx, record, coords, integer, layer=None, cube=False):
     dims = len(coords)
     sizes = _sizes(record, dims)
-    normalized = bool(record["normalized"]) and not integer
-    modes = [rules.effective_mode(int(m), normalized) for m in record["address_modes"][:dims]]
+    normalized = cube or bool(record["normalized"]) and not integer
+    modes = [rules.CLAMP] * dims if cube else [rules.effective_mode(int(m), normalized)
+                                               for m in record["address_modes"][:dims]]
     if integer and int(record["resource"]) == objects.LINEAR:
         modes = [rules.BORDER] * dims                  # tex1Dfetch past the end reads zero
     if integer or int(record["filter"]) == rules.POINT:
