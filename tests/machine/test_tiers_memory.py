@@ -330,3 +330,56 @@ def test_shared_loads_at_a_variables_own_address_run_compiled():
                       for i in program.blocks[r["block"]].instructions)]
     assert reading and all(r["why_numpy"] is None and r["threads_compiled"] for r in reading), \
         [r["why_numpy"] for r in reading]
+
+
+VECTORS = r"""
+extern "C" __global__ void vectors(const uint4* a, const double2* b, const float4* c, uint4* out_a,
+                                   double2* out_b, float2* out_c, int n) {
+    __shared__ uint4 tile[128];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    uint4 u = a[i];
+    double2 d = b[i];
+    float4 f = c[i];                              // only two of its four lanes used: ld.v4 with sinks
+    tile[threadIdx.x] = make_uint4(u.w, u.z ^ 5u, u.y + u.x, u.x);
+    uint4 t = tile[threadIdx.x];                  // a shared vector store and load back
+    out_a[i] = make_uint4(t.x * 3u, t.y, t.z, t.w - 1u);
+    out_b[i] = make_double2(d.y, d.x);
+    out_c[i] = make_float2(f.x, f.z);
+}
+"""
+
+
+def test_vector_loads_and_stores_run_compiled_with_the_numpy_tiers_bytes():
+    """.v2/.v4 loads and stores of 32- and 64-bit elements, global and shared, a load with unused
+    elements: the compiled tier moves each lane's vector as the NumPy tier does (and faults alike)."""
+    function = cp.RawModule(code=VECTORS).get_function("vectors")
+    n = 1000
+    rng = np.random.default_rng(21)
+    a = rng.integers(0, 2**32, (n, 4), dtype=np.uint32)
+    b = rng.standard_normal((n, 2))
+    c = rng.standard_normal((n, 4)).astype(np.float32)
+
+    def make():
+        return (cp.asarray(a), cp.asarray(b), cp.asarray(c), cp.zeros((n, 4), cp.uint32),
+                cp.zeros((n, 2), cp.float64), cp.zeros((n, 2), cp.float32), np.int32(n))
+    grid, block = ((n + 127) // 128,), (128,)
+    numpy_tier = arrays_after("numpy", function, grid, block, make)
+    compiled_tier = arrays_after("compiled", function, grid, block, make)
+    assert numpy_tier == compiled_tier
+    out_a = np.frombuffer(compiled_tier[0][3], np.uint32).reshape(n, 4)
+    want = np.stack([a[:, 3] * np.uint32(3), a[:, 2] ^ np.uint32(5), a[:, 1] + a[:, 0], a[:, 0] - np.uint32(1)], axis=1)
+    np.testing.assert_array_equal(out_a, want)
+    np.testing.assert_array_equal(np.frombuffer(compiled_tier[0][4], np.float64).reshape(n, 2), b[:, ::-1])
+    np.testing.assert_array_equal(np.frombuffer(compiled_tier[0][5], np.float32).reshape(n, 2), c[:, [0, 2]])
+    vector_blocks = [r for r in compiled_rows(function) if any(
+        "v4" in i.mods or "v2" in i.mods for i in function.loaded_module.program.blocks[r["block"]].instructions)]
+    assert vector_blocks and all(r["tier"] == "compiled" for r in vector_blocks)
+    short = {}
+    for engine in ("numpy", "compiled"):                     # the last lanes' vectors past the end
+        args = list(make())
+        args[0] = args[0][: n - 3].copy()
+        with cp.settings(engine=engine), pytest.raises(MemoryFault) as caught:
+            function(grid, block, tuple(args))
+        short[engine] = (re.sub(r"0x[0-9a-f]+", "0x...", str(caught.value)), [x.get().tobytes() for x in args[3:6]])
+    assert short["numpy"] == short["compiled"]

@@ -1,5 +1,8 @@
 """Global loads, stores and atomics in a compiled block (block.py's tier, not the round loop).
 
+Loads and stores of one word or of a .v2/.v4 vector of them (each lane's elements one access,
+its address checked against their whole size), and scalar atomics.
+
 The NumPy tier runs a block instruction by instruction over all its lanes: one
 memory instruction for every lane (each lane checked before any lane's access
 happens), then the next. A compiled block runs lane by lane, so it keeps that
@@ -36,7 +39,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...ptx.ir import Addr, Reg, Sink, Sym
+from ...ptx.ir import Addr, Reg, Sink, Sym, Vec
 from ...semantics.atomics import ATOMIC_OPS
 from .. import access
 
@@ -119,6 +122,7 @@ class GlobalMemory:
         self.first_write = writes[0] if writes else None
         self.writes = writes
         self.bits = [BITS.get(ins.type, 0) for ins in self.instructions]
+        self.counts = [access.vector_count(ins) for ins in self.instructions]   # .v2/.v4: elements a lane
         self.spaces = [next((SPACES[f] for f in ins.flags if f in SPACES), None) for ins in self.instructions]
         self.uses_shared = "shared" in self.spaces
         self.next = 0                   # the memory instruction the phase being generated is at
@@ -143,50 +147,66 @@ class GlobalMemory:
         phase, at = src.phase
         bits = self._check_form(ins)
         space = self.spaces[t]
+        count = self.counts[t]
         words = f"{'mem' if space == 'global' else 'shared'}{bits}"
         kind = "load" if ins.opcode == "ld" else ("store" if ins.opcode == "st" else "atomic")
-        operands = [src.operand(o, ins.type, wider=kind == "store") for o in ins.srcs[1:]] if kind != "load" else []
+        operands = [src.operand(o, ins.type, wider=kind == "store") for o in self._values(ins)] \
+            if kind != "load" else []
         before_writes = self.first_write is None or t < self.first_write
         if phase == "check" and before_writes:                                  # a load before any write
-            address, slot = self._address(ins, bits, space, guard, FIRST_FAULT)
-            self._guarded([f"saved_{t}[k] = {words}[{slot}]"], guard)
+            address, slot = self._address(ins, bits, space, guard, FIRST_FAULT, count=count)
+            self._guarded([f"saved_{t}[k, {e}] = {words}[{slot} + {e}]" for e in range(count)], guard)
             return self._result(ins, t, guard)
         if phase == "check" or (phase == "late" and t == at):                   # the write or access to check
             late = phase == "late"
             fault = ["outcome[0] = k", f"outcome[1] = {t}", "return"] if late else FIRST_FAULT
-            address, slot = self._address(ins, bits, space, guard, fault, record=late)
-            if kind == "store":                 # the word before any lane's store
-                self._guarded([f"seen_{t}[k] = np.uint64({words}[{slot}])"], guard)
+            address, slot = self._address(ins, bits, space, guard, fault, record=late, count=count)
+            if kind == "store":                 # the words before any lane's store
+                self._guarded([f"seen_{t}[k, {e}] = np.uint64({words}[{slot} + {e}])" for e in range(count)], guard)
             return True
         if phase == "do" and t == at:
-            address, slot = self._address(ins, bits, space, guard, None)
+            address, slot = self._address(ins, bits, space, guard, None, count=count)
             memory = f"{words}[{slot}]"
             if kind == "load":
-                self._guarded([f"saved_{t}[k] = {memory}"], guard)
+                self._guarded([f"saved_{t}[k, {e}] = {words}[{slot} + {e}]" for e in range(count)], guard)
                 return True
             body = [f"slots_{t}[k] = {slot}", f"did_{t}[k] = True"]
             if space == "global":               # initcheck's flags: global memory only
-                body += [f"for byte in range({bits // 8}):",
+                body += [f"for byte in range({bits // 8 * count}):",
                          f"    initialized[{slot} * {bits // 8} + byte] = True"]
             if kind == "store":
-                body.insert(0, f"{memory} = {operands[0]}")
+                body[:0] = [f"{words}[{slot} + {e}] = {value}" for e, value in enumerate(operands)
+                            if value is not None]
             else:
                 old = src.fresh("old")
                 update = _rmw(self._operation(ins), ins.type, old, operands[0],
                               operands[1] if len(operands) > 1 else "None")
                 if update is None:
                     raise NotCovered(f"{'.'.join((ins.opcode,) + ins.mods)} has no exact compiled form")
-                body = [f"{old} = {memory}", f"{memory} = {update}", f"saved_{t}[k] = {old}",
-                        f"seen_{t}[k] = np.uint64({old})"] + body
+                body = [f"{old} = {memory}", f"{memory} = {update}", f"saved_{t}[k, 0] = {old}",
+                        f"seen_{t}[k, 0] = np.uint64({old})"] + body
             self._guarded(body, guard)
             return True
         if kind != "store":                     # done in an earlier pass: its value, per lane
             return self._result(ins, t, guard)
         return False
 
+    @staticmethod
+    def _values(ins) -> list:
+        """The operands a store writes (a vector's elements; a Sink element writes nothing) or an
+        atomic takes."""
+        if ins.opcode == "st" and isinstance(ins.srcs[1], Vec):
+            return list(ins.srcs[1].items)
+        return list(ins.srcs[1:])
+
     def _result(self, ins, t: int, guard) -> bool:
+        if ins.opcode == "ld" and isinstance(ins.dsts[0], Vec):           # each element into its register
+            for e, dst in enumerate(ins.dsts[0].items):
+                if not isinstance(dst, Sink):
+                    self.source.write(dst, f"saved_{t}[k, {e}]", guard)
+            return False
         if ins.opcode == "ld" or (ins.opcode == "atom" and not isinstance(ins.dsts[0], Sink)):
-            value = f"saved_{t}[k]"
+            value = f"saved_{t}[k, 0]"
             if self.source.bits(ins.dsts[0].name) > self.bits[t]:     # ptx/types.to_storage's extension
                 value = f"np.uint64(s32({value}))" if ins.type == "s32" else f"np.uint64({value})"
             self.source.write(ins.dsts[0], value, guard)
@@ -204,13 +224,19 @@ class GlobalMemory:
         bits = BITS.get(ins.type)
         name = ".".join((ins.opcode,) + ins.mods)
         spaces = [f for f in ins.flags if f in SPACES]
-        if bits is None or access.vector_count(ins) != 1 or len(spaces) != 1:
-            raise NotCovered(f"{name} (compiled: scalar global and shared words only)")
+        count = access.vector_count(ins)
+        if bits is None or count > 4 or count > 1 and ins.opcode not in ("ld", "st") or len(spaces) != 1:
+            raise NotCovered(f"{name} (compiled: global and shared words and .v2/.v4 loads and stores only)")
         if ins.opcode == "ld":
             allowed, dst = LOAD_FLAGS, ins.dsts[0] if len(ins.dsts) == 1 else None
+            if count > 1:
+                if not isinstance(dst, Vec) or len(dst.items) != count or not all(
+                        isinstance(d, Sink) or isinstance(d, Reg) and src.bits(d.name) == bits for d in dst.items):
+                    raise NotCovered(f"{name} into {dst}")
+                dst = Sink()
         elif ins.opcode == "st":
             allowed, dst = STORE_FLAGS, Sink()
-            if len(ins.srcs) != 2:
+            if len(ins.srcs) != 2 or count > 1 and (not isinstance(ins.srcs[1], Vec) or len(ins.srcs[1].items) != count):
                 raise NotCovered(f"st form {ins}")
         else:
             op = next((m for m in ins.mods if m in ATOMIC_OPS), None)
@@ -219,7 +245,7 @@ class GlobalMemory:
             allowed, dst = ATOMIC_FLAGS | {op}, ins.dsts[0] if ins.opcode == "atom" else Sink()
             if _rmw(op, ins.type, "o", "b", "c") is None:
                 raise NotCovered(f"{name} has no exact compiled form")
-        if ins.flags - allowed - set(spaces):
+        if ins.flags - allowed - set(spaces) - {f"v{count}"}:
             raise NotCovered(f"{name} (compiled: {'/'.join(sorted(allowed))} only)")
         widening = ins.opcode == "ld" and bits == 32      # ld may name a wider register (PTX)
         if not isinstance(dst, (Reg, Sink)) or isinstance(dst, Reg) and src.bits(dst.name) != bits \
@@ -228,9 +254,10 @@ class GlobalMemory:
         return bits
 
     def _address(self, ins, bits: int, space: str, guard, fault: list[str] | None,
-                 record: bool = False) -> tuple[str, str]:
-        """(address, word slot) locals of [register+offset]; checked unless fault is None (the
-        lines that stop the pass at a bad address); record: kept per lane for the caller's report."""
+                 record: bool = False, count: int = 1) -> tuple[str, str]:
+        """(address, word slot) locals of [register+offset], the first of `count` words; checked
+        (aligned to and inside for all of them) unless fault is None (the lines that stop the pass
+        at a bad address); record: kept per lane for the caller's report."""
         src = self.source
         addr = ins.srcs[0]
         if isinstance(addr, Addr) and isinstance(addr.base, Sym):     # [variable+offset]: the address a mov gives
@@ -243,7 +270,7 @@ class GlobalMemory:
                 raise NotCovered(f"{ins.opcode} at [{addr.base.name}]: a {base_bits}-bit address")
             base = src.operand(addr.base, "u64" if base_bits == 64 else "u32")
         address, slot = src.fresh("address"), src.fresh("slot")
-        size = bits // 8
+        size = bits // 8 * count
         shift = 3 if bits == 64 else 2
         src.lines.append(f"{address} = add64({base}, np.uint64({addr.offset & (2**64 - 1):#x}))")
         if record:
@@ -279,19 +306,21 @@ class GlobalMemory:
         pass, nothing changed); outcome[2]: the writes that changed memory (asked while
         changes_only). phases: ((phase, t), per-lane lines) in order."""
         n_mem = len(self.instructions)
-        scratch = [f"saved_{t} = np.empty(n, dtype=np.uint{self.bits[t]})" for t in range(n_mem)
+        scratch = [f"saved_{t} = np.empty((n, {self.counts[t]}), dtype=np.uint{self.bits[t]})" for t in range(n_mem)
                    if self.instructions[t].opcode != "st"]
         for t in self.writes:
-            scratch += [f"seen_{t} = np.empty(n, dtype=np.uint64)", f"slots_{t} = np.empty(n, dtype=np.int64)",
-                        f"did_{t} = np.zeros(n, dtype=np.bool_)"]
+            scratch += [f"seen_{t} = np.empty((n, {self.counts[t]}), dtype=np.uint64)",
+                        f"slots_{t} = np.empty(n, dtype=np.int64)", f"did_{t} = np.zeros(n, dtype=np.bool_)"]
         lines = ["n = idx.shape[0]", *scratch, "allocation_start = np.uint64(1)", "allocation_end = np.uint64(0)"]
         for (phase, t), body in phases:
             lines += ["for k in range(n):", "    i = idx[k]", *[f"    {line}" for line in body]]
             if phase == "do" and t in self.writes:
+                words = f"{'mem' if self.spaces[t] == 'global' else 'shared'}{self.bits[t]}"
+                differs = " or ".join(f"seen_{t}[k, {e}] != np.uint64({words}[slots_{t}[k] + {e}])"
+                                      for e in range(self.counts[t]))
                 lines += ["if changes_only:",
                           "    for k in range(n):",
-                          f"        if did_{t}[k] and seen_{t}[k] != "
-                          f"np.uint64({'mem' if self.spaces[t] == 'global' else 'shared'}{self.bits[t]}[slots_{t}[k]]):",
+                          f"        if did_{t}[k] and ({differs}):",
                           "            outcome[2] += 1",
                           "            break"]
         gid = self.source.block.gid
