@@ -383,3 +383,48 @@ def test_vector_loads_and_stores_run_compiled_with_the_numpy_tiers_bytes():
             function(grid, block, tuple(args))
         short[engine] = (re.sub(r"0x[0-9a-f]+", "0x...", str(caught.value)), [x.get().tobytes() for x in args[3:6]])
     assert short["numpy"] == short["compiled"]
+
+
+SINK_LOADS = r"""
+.version 8.5
+.target sm_90
+.address_size 64
+.visible .entry pick(.param .u64 in, .param .u64 out)
+{
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<8>;
+    .reg .pred %p1;
+    ld.param.u64 %rd1, [in];
+    ld.param.u64 %rd2, [out];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd3, %r1, 16;
+    add.s64 %rd4, %rd1, %rd3;
+    mul.wide.u32 %rd5, %r1, 8;
+    add.s64 %rd6, %rd2, %rd5;
+    and.b32 %r7, %r1, 1;
+    setp.eq.u32 %p1, %r7, 0;
+    ld.global.v4.u32 {%r2, _, %r3, _}, [%rd4];
+    add.u32 %r4, %r2, %r3;
+    @%p1 st.global.v2.u32 [%rd6], {%r4, %r2};
+    ret;
+}
+"""
+
+
+def test_a_vector_load_with_unused_elements_and_a_guarded_vector_store_run_compiled():
+    """`{%r2, _, %r3, _}`: the elements a load leaves unused are read and dropped; a guarded .v2
+    store writes only for its lanes; the bytes are the NumPy tier's."""
+    function = cp.RawModule(ptx=SINK_LOADS).get_function("pick")
+    words = np.random.default_rng(8).integers(0, 2**32, (64, 4), dtype=np.uint32)
+
+    def make():
+        return cp.asarray(words), cp.full((64, 2), 7, cp.uint32)
+    numpy_tier = arrays_after("numpy", function, (1,), (64,), make)
+    compiled_tier = arrays_after("compiled", function, (1,), (64,), make)
+    assert numpy_tier == compiled_tier
+    out = np.frombuffer(compiled_tier[0][1], np.uint32).reshape(64, 2)
+    even = np.arange(64) % 2 == 0
+    np.testing.assert_array_equal(out[even], np.stack([words[even, 0] + words[even, 2], words[even, 0]], axis=1))
+    np.testing.assert_array_equal(out[~even], 7)
+    rows = report(function.loaded_module.program)
+    assert rows and all(r["tier"] == "compiled" and r["why_numpy"] is None for r in rows), rows
