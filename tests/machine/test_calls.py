@@ -5,6 +5,8 @@ import pytest
 
 import warpsim as cp
 
+from ptx_kernels import HEADER
+
 pytestmark = pytest.mark.nvrtc
 
 SOURCE = r"""
@@ -38,10 +40,7 @@ def test_recursive_activations_keep_their_own_local_arrays():
     assert out.get().tolist() == [walk(x, t % 6, t) for t in range(64)]
 
 
-FUNCTION_TABLE = r"""
-.version 8.0
-.target sm_90
-.address_size 64
+FUNCTION_TABLE = HEADER + r"""
 .func (.param .b32 r) twice(.param .b32 x) { .reg .b32 %a; ld.param.b32 %a, [x]; add.s32 %a, %a, %a; st.param.b32 [r], %a; ret; }
 .func (.param .b32 r) square(.param .b32 x) { .reg .b32 %a; ld.param.b32 %a, [x]; mul.lo.s32 %a, %a, %a; st.param.b32 [r], %a; ret; }
 .global .align 8 .u64 table[3] = {0, twice, square};

@@ -20,6 +20,8 @@ from warpsim.errors import DeadlockError, MemoryFault
 from warpsim.machine.compiled import report
 from warpsim.ptx.ir import Sym
 
+from ptx_kernels import HEADER
+
 ATOMICS = r"""
 extern "C" __global__ void atomics(const unsigned* key, const unsigned* val, unsigned* u, int* s,
                                    float* f, unsigned long long* w, unsigned* old, int n) {
@@ -385,10 +387,7 @@ def test_vector_loads_and_stores_run_compiled_with_the_numpy_tiers_bytes():
     assert short["numpy"] == short["compiled"]
 
 
-SINK_LOADS = r"""
-.version 8.5
-.target sm_90
-.address_size 64
+SINK_LOADS = HEADER + r"""
 .visible .entry pick(.param .u64 in, .param .u64 out)
 {
     .reg .b32 %r<8>;

@@ -9,6 +9,7 @@ let the earlier ones catch up, so warps reconverge at the join).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from ..errors import DeviceRuntimeNotSimulated, UnsupportedInstruction, WarpsimError
@@ -54,7 +55,6 @@ class Program:
         self.sources: dict = {}                       # file name -> text, for code given as a string
         self.return_copies: dict[int, list] = {}      # return block -> (callee var, caller var, size)
         self._checked: set = set()
-        self.address_taken = self._address_taken()   # functions a call through a pointer may reach
         self._build_blocks()
         self._layout_shared()
         self._layout_local()
@@ -102,9 +102,11 @@ class Program:
                 if len(self.module.functions[name].params) == len(call.args)
                 and len(self.module.functions[name].returns) == len(call.returns)]
 
-    def _address_taken(self) -> set:
+    @functools.cached_property
+    def address_taken(self) -> set:
         """Functions with a body whose name a variable's initializer (a vtable) or an instruction's
-        operand (mov of the name) holds: the only ones a pointer can reach."""
+        operand (mov of the name) holds: the only ones a pointer can reach (looked for only in a
+        module with a call through a pointer)."""
         functions = {name for name, fn in self.module.functions.items() if fn.has_body}
         named = {e.name for v in self.module.variables.values() for e in (v.init or ()) if isinstance(e, Sym)}
 

@@ -51,7 +51,6 @@ def cube_face(x, y, z) -> tuple:
     ax, ay, az = np.abs(x), np.abs(y), np.abs(z)
     on_x = (ax >= ay) & (ax >= az)
     on_y = ~on_x & (ay >= az)
-    on_z = ~on_x & ~on_y
     face = np.where(on_x, np.where(x >= 0, 0, 1), np.where(on_y, np.where(y >= 0, 2, 3), np.where(z >= 0, 4, 5)))
     s = np.select([face == 0, face == 1, face == 5], [-z, z, -x], x)
     t = np.select([face == 2, face == 3], [z, -z], -y)

@@ -175,8 +175,7 @@ class GlobalMemory:
                 body += [f"for byte in range({bits // 8 * count}):",
                          f"    initialized[{slot} * {bits // 8} + byte] = True"]
             if kind == "store":
-                body[:0] = [f"{words}[{slot} + {e}] = {value}" for e, value in enumerate(operands)
-                            if value is not None]
+                body[:0] = [f"{words}[{slot} + {e}] = {value}" for e, value in enumerate(operands)]
             else:
                 old = src.fresh("old")
                 update = _rmw(self._operation(ins), ins.type, old, operands[0],
@@ -193,8 +192,7 @@ class GlobalMemory:
 
     @staticmethod
     def _values(ins) -> list:
-        """The operands a store writes (a vector's elements; a Sink element writes nothing) or an
-        atomic takes."""
+        """The operands a store writes (a vector's elements) or an atomic takes."""
         if ins.opcode == "st" and isinstance(ins.srcs[1], Vec):
             return list(ins.srcs[1].items)
         return list(ins.srcs[1:])

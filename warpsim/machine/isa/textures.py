@@ -235,8 +235,8 @@ def _texels(ctx, site, idx, record, indices, sizes, modes, channels, layer=None)
         inside &= ok
     while len(addressed) < 2:
         addressed.append(np.zeros(len(idx), np.int64))
-    addressed.append(layer if layer is not None else np.zeros(len(idx), np.int64))
-    addressed = addressed[:3]
+    if len(addressed) < 3:                  # a layered texture's layer is its slice
+        addressed.append(layer if layer is not None else np.zeros(len(idx), np.int64))
     values = objects.converted(record, objects.read_texels(ctx, site, idx, record, *addressed))
     if not inside.all():
         values = np.where(inside[:, None], values, objects.border_value(record, channels)[None, :])
