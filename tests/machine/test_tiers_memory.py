@@ -427,3 +427,42 @@ def test_a_vector_load_with_unused_elements_and_a_guarded_vector_store_run_compi
     np.testing.assert_array_equal(out[~even], 7)
     rows = report(function.loaded_module.program)
     assert rows and all(r["tier"] == "compiled" and r["why_numpy"] is None for r in rows), rows
+
+
+
+SCALE_THEN_ADD = r"""
+extern "C" __global__ void scale_then_add(int* data, const int* other, int* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    data[i] = data[i] * 3;
+    out[i] = other[i] + data[i];      // other may alias data: loaded after the store
+}
+"""
+
+
+@pytest.mark.parametrize("host", ["none", "unused", "other", "data"])
+def test_registered_host_memory_gives_the_numpy_tiers_bytes_on_the_compiled_tier(host):
+    """A block that loads after its store. Its accesses of registered host memory (other: read
+    after the block's write; data: written) are served as the NumPy tier serves them: the compiled
+    block puts back what it wrote and the batch runs on NumPy. A host range the kernel does not
+    touch leaves the block compiled."""
+    function = cp.RawModule(code=SCALE_THEN_ADD).get_function("scale_then_add")
+    n = 4096 + 17
+    rng = np.random.default_rng(11)
+    data, other = rng.integers(-1000, 1000, (2, n), dtype=np.int32)
+    expected = (data * 3, other + data * 3)
+    for engine in ("numpy", "compiled"):
+        d, o, unrelated = data.copy(), other.copy(), np.zeros(64, np.int32)
+        registered = {"unused": unrelated, "other": o, "data": d}.get(host, np.zeros(0, np.int32))
+        with cp.host_registered(registered) as on_host:
+            dd = on_host if host == "data" else cp.asarray(d)
+            do = on_host if host == "other" else cp.asarray(o)
+            out = cp.zeros(n, cp.int32)
+            with cp.settings(engine=engine):
+                function(((n + 255) // 256,), (256,), (dd, do, out, np.int32(n)))
+            got = (d.copy() if host == "data" else dd.get(), out.get())
+        np.testing.assert_array_equal(got[0], expected[0], err_msg=engine)
+        np.testing.assert_array_equal(got[1], expected[1], err_msg=engine)
+    rows = report(function.loaded_module.program)
+    stores = [r for r in rows if any(i.opcode == "st" for i in function.loaded_module.program.blocks[r["block"]].instructions)]
+    assert stores and all((r["threads_compiled"] > 0) == (host in ("none", "unused")) for r in stores), rows

@@ -252,7 +252,7 @@ class BlockSource:
             return self.memory.function_source(self.phases, args)
         return (f"@njit(cache=True, nogil=True)\n"
                 f"def block_{self.block.gid}(idx, pc, count, guard_counts, {LAUNCH_ARGUMENTS}, "
-                f"changes_only, outcome, fault_address, fault_lane_on{', ' if args else ''}{args}):\n"
+                f"changes_only, outcome{', ' if args else ''}{args}):\n"
                 f"    for k in range(idx.shape[0]):\n"
                 f"        i = idx[k]\n" + "".join(f"        {line}\n" for line in self.body))
 

@@ -132,11 +132,6 @@ class GlobalMemory:
         """The memory instructions that get passes of their own (from the first write on)."""
         return [] if self.first_write is None else list(range(self.first_write, len(self.instructions)))
 
-    @property
-    def late_checks(self) -> bool:
-        """Whether a bad address can stop the block after it has changed memory."""
-        return self.first_write is not None and len(self.instructions) > self.first_write + 1
-
     # ------------------------------------------------------------ one memory instruction
 
     def access(self, ins, guard) -> bool:
@@ -158,9 +153,9 @@ class GlobalMemory:
             self._guarded([f"saved_{t}[k, {e}] = {words}[{slot} + {e}]" for e in range(count)], guard)
             return self._result(ins, t, guard)
         if phase == "check" or (phase == "late" and t == at):                   # the write or access to check
-            late = phase == "late"
-            fault = ["outcome[0] = k", f"outcome[1] = {t}", "return"] if late else FIRST_FAULT
-            address, slot = self._address(ins, bits, space, guard, fault, record=late, count=count)
+            fault = ["outcome[0] = k", f"outcome[1] = {t}", *self._rollback(t), "return"] \
+                if phase == "late" else FIRST_FAULT
+            address, slot = self._address(ins, bits, space, guard, fault, count=count)
             if kind == "store":                 # the words before any lane's store
                 self._guarded([f"seen_{t}[k, {e}] = np.uint64({words}[{slot} + {e}])" for e in range(count)], guard)
             return True
@@ -196,6 +191,19 @@ class GlobalMemory:
         if ins.opcode == "st" and isinstance(ins.srcs[1], Vec):
             return list(ins.srcs[1].items)
         return list(ins.srcs[1:])
+
+    def _rollback(self, t: int) -> list[str]:
+        """Lines that put back every word the writes before memory instruction t changed: each
+        write's words as they were before it (seen_), the latest write first and, within one, the
+        last lane first, so that memory is as it was before the block (an atomic's lanes saw each
+        other's updates: the first lane's old word is the word before the instruction)."""
+        lines = []
+        for w in reversed([w for w in self.writes if w < t]):
+            words = f"{'mem' if self.spaces[w] == 'global' else 'shared'}{self.bits[w]}"
+            lines += ["for back in range(n - 1, -1, -1):", f"    if did_{w}[back]:",
+                      *[f"        {words}[slots_{w}[back] + {e}] = np.uint{self.bits[w]}(seen_{w}[back, {e}])"
+                        for e in range(self.counts[w])]]
+        return lines
 
     def _result(self, ins, t: int, guard) -> bool:
         if ins.opcode == "ld" and isinstance(ins.dsts[0], Vec):           # each element into its register
@@ -252,10 +260,10 @@ class GlobalMemory:
         return bits
 
     def _address(self, ins, bits: int, space: str, guard, fault: list[str] | None,
-                 record: bool = False, count: int = 1) -> tuple[str, str]:
+                 count: int = 1) -> tuple[str, str]:
         """(address, word slot) locals of [register+offset], the first of `count` words; checked
         (aligned to and inside for all of them) unless fault is None (the lines that stop the pass
-        at a bad address); record: kept per lane for the caller's report."""
+        at a bad address)."""
         src = self.source
         addr = ins.srcs[0]
         if isinstance(addr, Addr) and isinstance(addr.base, Sym):     # [variable+offset]: the address a mov gives
@@ -271,8 +279,6 @@ class GlobalMemory:
         size = bits // 8 * count
         shift = 3 if bits == 64 else 2
         src.lines.append(f"{address} = add64({base}, np.uint64({addr.offset & (2**64 - 1):#x}))")
-        if record:
-            src.lines += [f"fault_address[k] = {address}", f"fault_lane_on[k] = {guard or 'True'}"]
         if space == "shared":
             offset = src.fresh("offset")
             src.lines.append(f"{offset} = shared_offset({address})")
@@ -298,10 +304,10 @@ class GlobalMemory:
     # ------------------------------------------------------------ the function
 
     def function_source(self, phases: list, args: str) -> str:
-        """block_<gid>(idx, pc, count, guard_counts, <launch>, changes_only, outcome, fault_address,
-        fault_lane_on, <registers>). outcome[0]: the first lane (position in idx) whose address is
-        bad, or -1; outcome[1]: its memory instruction when it stopped a late pass (-1: the check
-        pass, nothing changed); outcome[2]: the writes that changed memory (asked while
+        """block_<gid>(idx, pc, count, guard_counts, <launch>, changes_only, outcome, <registers>).
+        outcome[0]: the first lane (position in idx) whose address is bad, or -1; outcome[1]: its
+        memory instruction when it stopped a late pass, after putting back what the earlier passes
+        wrote (-1: the check pass, nothing changed); outcome[2]: the writes that changed memory (asked while
         changes_only). phases: ((phase, t), per-lane lines) in order."""
         n_mem = len(self.instructions)
         scratch = [f"saved_{t} = np.empty((n, {self.counts[t]}), dtype=np.uint{self.bits[t]})" for t in range(n_mem)
@@ -323,8 +329,8 @@ class GlobalMemory:
                           "            break"]
         gid = self.source.block.gid
         return (f"@njit(cache=True, nogil=True)\n"
-                f"def block_{gid}(idx, pc, count, guard_counts, {LAUNCH_ARGUMENTS}, changes_only, outcome, "
-                f"fault_address, fault_lane_on{', ' if args else ''}{args}):\n"
+                f"def block_{gid}(idx, pc, count, guard_counts, {LAUNCH_ARGUMENTS}, changes_only, outcome"
+                f"{', ' if args else ''}{args}):\n"
                 + "".join(f"    {line}\n" for line in lines))
 
 

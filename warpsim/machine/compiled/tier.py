@@ -22,9 +22,6 @@ import weakref
 import numpy as np
 
 from ..events import observers_of
-from ...errors import InternalError
-from .. import access
-from ..codegen import Site
 from ..isa.control import exit_threads
 from .block import BlockSource, compile_source, compile_time_excluded, is_cached_on_disk
 from .global_memory import launch_arguments
@@ -39,13 +36,13 @@ class CompiledBlock:
     """A block's machine code, called with the launch state's arrays.
 
     A block with global accesses (compiled/global_memory.py) runs on the NumPy tier
-    instead while memory is watched (its observers must see every access), and when
-    its first pass finds a bad address: nothing has changed then, and the NumPy tier
-    reports the fault (or serves a host range or a mapped page) as it always does. A
-    bad address after the block's first write stops it where the NumPy tier would
-    have stopped, and access.resolve reports it; blocks that can stop so run on NumPy
-    while host ranges or mapped pages could make such an address good. A block that
-    ends the thread exits its lanes here."""
+    instead while memory is watched (its observers must see every access). A bad
+    address, as the compiled tier sees it, sends the batch to the NumPy tier too:
+    found in the first pass, nothing has changed; found after the block's first
+    write, the block puts back what it wrote first. The NumPy tier then reports the
+    fault where the block stops, or serves the address (a registered host range, the
+    rest of a mapped page), as it always does. A block that ends the thread exits its
+    lanes here."""
 
     def __init__(self, tier, dispatcher, source: BlockSource):
         self.tier = tier
@@ -56,34 +53,23 @@ class CompiledBlock:
         memory = source.memory
         self.memory = memory
         self.writes = len(memory.writes) if memory is not None else 0
-        self.late_checks = memory is not None and memory.late_checks
         self.exits = source.exits
         self.uses_shared = memory is not None and memory.uses_shared
 
     def on_numpy(self, ctx) -> bool:
-        if self.memory is None:
-            return False
-        memory = ctx.memory
-        return bool(ctx.memory_observers) or len(memory.buffer) % 8 != 0 \
-            or self.late_checks and (bool(memory.host) or bool(memory.mapped_page_bytes))
+        return self.memory is not None and (bool(ctx.memory_observers) or len(ctx.memory.buffer) % 8 != 0)
 
     def __call__(self, ctx, idx):
         if self.on_numpy(ctx):
-            self.tier.lanes_compiled -= len(idx)
-            self.tier.lanes_on_numpy += len(idx)
-            return self.block.compiled(ctx, idx)
+            return self.numpy(ctx, idx)
         counts = np.zeros(len(self.guard_keys), dtype=np.int64)
         outcome = np.array([-1, -1, 0], dtype=np.int64)
-        late = len(idx) if self.late_checks else 0
-        fault_address, fault_lane_on = np.empty(late, dtype=np.uint64), np.zeros(late, dtype=np.bool_)
         arrays = [ctx.reg(key, bits) for key, bits in self.arrays]
         with compile_time_excluded(ctx, self.dispatcher):
             self.dispatcher(idx, ctx.pc, ctx.count_predicates, counts, *launch_arguments(ctx, self.uses_shared),
-                            bool(ctx.changes_only), outcome, fault_address, fault_lane_on, *arrays)
-        if outcome[0] >= 0:
-            if outcome[1] < 0:                  # nothing changed: the NumPy tier says what is wrong
-                return self.block.compiled(ctx, idx)
-            self.late_fault(ctx, idx, int(outcome[0]), int(outcome[1]), fault_address, fault_lane_on)
+                            bool(ctx.changes_only), outcome, *arrays)
+        if outcome[0] >= 0:                     # memory as before the block: the NumPy tier says what it is
+            return self.numpy(ctx, idx)
         if ctx.count_predicates:
             for key, count in zip(self.guard_keys, counts):
                 ctx.guard_true[key] = ctx.guard_true.get(key, 0) + int(count)
@@ -92,16 +78,10 @@ class CompiledBlock:
         if self.exits:
             exit_threads(ctx, idx)
 
-    def late_fault(self, ctx, idx, lane: int, memory_instruction: int, addresses, lane_on):
-        """The fault of the block's memory instruction at lane `lane`, as the NumPy tier raises it
-        (its lanes up to the bad one: the NumPy tier reports the first bad lane)."""
-        ins = self.memory.instructions[memory_instruction]
-        on = np.flatnonzero(lane_on[:lane + 1])
-        size = self.memory.bits[memory_instruction] // 8
-        access.resolve(ctx, Site(ctx.program, self.block.function, ins), idx[on],
-                       self.memory.spaces[memory_instruction], addresses[on], size, ins.opcode != "ld")
-        raise InternalError(f"the compiled tier found a bad address that access.resolve accepts "
-                            f"(block {self.block.gid}, PTX line {ins.line}: {ins})", kernel=ctx.kernel)
+    def numpy(self, ctx, idx):
+        self.tier.lanes_compiled -= len(idx)
+        self.tier.lanes_on_numpy += len(idx)
+        return self.block.compiled(ctx, idx)
 
 
 def _NO_BATCH():
