@@ -484,7 +484,13 @@ def _sass_sample(context, loaded, name, grid, block, params: bytes, shared_mem, 
 
 # cudaGraphNodeType, of the calls a capture takes and of the nodes runtime/graphs.py adds by hand
 NODE_KERNEL, NODE_MEMCPY, NODE_MEMSET, NODE_HOST, NODE_GRAPH, NODE_EMPTY = 0, 1, 2, 3, 4, 5
-NODE_WAIT_EVENT, NODE_EVENT_RECORD, NODE_MEM_ALLOC, NODE_MEM_FREE = 6, 7, 0x0a, 0x0b
+NODE_WAIT_EVENT, NODE_EVENT_RECORD, NODE_MEM_ALLOC, NODE_MEM_FREE, NODE_CONDITIONAL = 6, 7, 0x0a, 0x0b, 0x0d
+# every cudaGraphNodeType's name, for DOT labels and messages (0x08, 0x09, 0x0e: kinds warpsim refuses)
+NODE_KIND_NAMES = {NODE_KERNEL: "kernel", NODE_MEMCPY: "memcpy", NODE_MEMSET: "memset", NODE_HOST: "host",
+                   NODE_GRAPH: "graph", NODE_EMPTY: "empty", NODE_WAIT_EVENT: "wait event",
+                   NODE_EVENT_RECORD: "event record", 0x08: "external semaphore signal",
+                   0x09: "external semaphore wait", NODE_MEM_ALLOC: "mem alloc", NODE_MEM_FREE: "mem free",
+                   NODE_CONDITIONAL: "conditional", 0x0e: "batched memcpy"}
 
 
 def _captured(context, stream: int, work, kind: int, described=None) -> bool:

@@ -12,8 +12,10 @@ A graph is a list of nodes and the edges between them (each node's dependencies)
 - **By hand.** cudaGraphAdd{Kernel,Memcpy,Memcpy1D,Memset,Host,Empty,ChildGraph,EventRecord,
   EventWait}Node take their
   dependencies and their parameters, read when the node is added as CUDA reads them (a kernel's
-  argument bytes, a copy's cudaMemcpy3DParms); cudaGraphAddDependencies and RemoveDependencies edit
-  the edges; the Get* queries report nodes, roots, edges and parameters.
+  argument bytes, a copy's cudaMemcpy3DParms); cudaGraphAddNode takes any of those kinds (and
+  memory allocation, free and conditional nodes) from the tagged union cudaGraphNodeParams;
+  cudaGraphAddDependencies and RemoveDependencies edit the edges; the Get* queries report nodes,
+  roots, edges and parameters.
 - **Launch.** cudaGraphInstantiate makes an executable copy: later changes to the graph do not reach
   it, cudaGraphExec*NodeSetParams change the copy's nodes, and cudaGraphExecUpdate gives it the
   parameters of a graph of the same shape (node kinds and edges, node for node in the order they
@@ -23,10 +25,18 @@ A graph is a list of nodes and the edges between them (each node's dependencies)
   branches leave; a cycle fails at instantiation. Its kernels advance the program's clock on the
   stream the graph is launched on; launched into a capturing stream, it becomes a node of that
   capture.
+- **Conditional nodes** (IF, WHILE, SWITCH: runtime/graph_conditionals.py) hold body graphs; a
+  launch runs those their handle's value picks, a value the graph's kernels set with
+  cudaGraphSetConditional.
 
 cudaMallocAsync and cudaFreeAsync on a capturing stream become memory allocation and free nodes:
 the memory is allocated at the capture and stays at that address for every launch of the graph
 (CUDA's graph-owned memory keeps one address for the graph too), so a captured free does not free.
+
+cudaStreamBeginCaptureToGraph captures into an existing graph (a conditional node's body), after
+the nodes it is given; while a capture runs, its graph is a graph the program can add nodes to
+(cudaStreamGetCaptureInfo gives it and the stream's last nodes), and
+cudaStreamUpdateCaptureDependencies sets or adds to the nodes the stream's next call follows.
 
 Capture across streams: an event recorded in a capturing stream marks its last nodes; a stream
 that waits for it joins the capture, its calls becoming nodes after those (a fork), and the origin
@@ -40,7 +50,8 @@ launch; a free node frees nothing, and names a graph allocation or is cudaErrorI
 outside the graph (cudaFree, cudaFreeAsync), graph-owned memory stays where it is: CUDA maps it at
 the same address for the graph's next launch.
 
-Not simulated (cudaErrorNotSupported, named once): conditional nodes.
+cudaGraphAddNode refuses the node kinds warpsim does not simulate (external semaphores, batched
+copies) with cudaErrorNotSupported, naming the kind once.
 
 The functions register themselves in calls.IMPLEMENTED (warpsim.runtime.handlers imports this module).
 """
@@ -55,10 +66,11 @@ from typing import Callable
 
 import numpy as np
 
-from .calls import (HOST_FUNCTION, INVALID_VALUE, MEMCPY_KINDS, NODE_EMPTY, NODE_EVENT_RECORD, NODE_GRAPH, NODE_HOST,
-                    NODE_KERNEL, NODE_MEM_ALLOC, NODE_MEM_FREE, NODE_MEMCPY, NODE_MEMSET, NODE_WAIT_EVENT, SUCCESS,
-                    _allocate, _copy, _known_stream, _now_or_captured, _run_kernel, _say_once, _time_memset, _write,
-                    call, kernel_node_parameters, prepare_launch)
+from . import graph_conditionals
+from .calls import (HOST_FUNCTION, INVALID_VALUE, MEMCPY_KINDS, NODE_CONDITIONAL, NODE_EMPTY, NODE_EVENT_RECORD,
+                    NODE_GRAPH, NODE_HOST, NODE_KERNEL, NODE_KIND_NAMES, NODE_MEM_ALLOC, NODE_MEM_FREE, NODE_MEMCPY,
+                    NODE_MEMSET, NODE_WAIT_EVENT, SUCCESS, _allocate, _copy, _known_stream, _now_or_captured,
+                    _run_kernel, _say_once, _time_memset, _write, call, kernel_node_parameters, prepare_launch)
 from .errors import CODES
 from .hoststructs import layout, offsets, read
 from .memory3d import Refusal, _copy_3d, plan
@@ -72,7 +84,9 @@ LEGACY_STREAMS = (0, 1)              # the NULL stream and cudaStreamLegacy cann
 CAPTURE_NONE, CAPTURE_ACTIVE, CAPTURE_INVALIDATED = 0, 1, 2      # cudaStreamCaptureStatus
 STREAM_CAPTURE_UNSUPPORTED = CODES["cudaErrorStreamCaptureUnsupported"]
 # cudaGraphExecUpdateResult
-UPDATE_SUCCESS, UPDATE_TOPOLOGY_CHANGED, UPDATE_NODE_TYPE_CHANGED = 0, 2, 3
+UPDATE_SUCCESS, UPDATE_TOPOLOGY_CHANGED, UPDATE_NODE_TYPE_CHANGED, UPDATE_PARAMETERS_CHANGED = 0, 2, 3, 5
+CAPTURE_ADD_DEPENDENCIES, CAPTURE_SET_DEPENDENCIES = 0, 1     # cudaStreamUpdateCaptureDependenciesFlags
+OWNERSHIP_CLONE, OWNERSHIP_MOVE = 0, 1                       # cudaGraphChildGraphNodeOwnership
 EDGE_DATA_BYTES = 8                  # a cudaGraphEdgeData: ports and type, all default (0) here
 MEMSET_ELEMENTS = {1: np.uint8, 2: np.uint16, 4: np.uint32}
 
@@ -80,7 +94,8 @@ MEMSET_ELEMENTS = {1: np.uint8, 2: np.uint16, 4: np.uint32}
 @dataclass(eq=False)
 class Node:
     """One node: its cudaGraphNodeType, what running it does (stream -> cudaError_t), the parameters
-    the Get*Params calls report, the nodes it depends on, and for a child graph node its graph."""
+    the Get*Params calls report, the nodes it depends on, and for a child graph node its graph (for a
+    conditional node, its bodies; its parameters are its handle, type and size)."""
     kind: int
     run: Callable[[int], int] | None
     params: tuple = ()
@@ -88,12 +103,18 @@ class Node:
     handle: int = 0
     child: "Graph | None" = None
     kept: object = None              # C buffers a node's parameters point into (a copy's struct, argument bytes)
+    bodies: list = field(default_factory=list)   # a conditional node's body graphs
+
+    def nested(self) -> list:
+        """The graphs inside the node: its child graph, or its conditional bodies."""
+        return [self.child] if self.child is not None else self.bodies
 
 
 @dataclass(eq=False)
 class Graph:
     nodes: list = field(default_factory=list)    # Node objects in the order they were added
     handle: int = 0
+    parent: "Graph | None" = None    # of a conditional node's body: the graph that holds the node
 
 
 @dataclass(eq=False)
@@ -103,6 +124,9 @@ class Capture:
     graph: Graph
     origin: int
     tails: dict
+    known: dict                      # the runtime's node handles (_nodes): captured nodes join them
+    id: int = 0
+    existing: bool = False           # capturing into the program's graph (cudaStreamBeginCaptureToGraph)
     invalidated: bool = False        # a refused call during the capture
     active: bool = True
 
@@ -110,13 +134,15 @@ class Capture:
         """A call a capturing stream took: a node after the stream's last ones."""
         node = Node(kind, lambda launched_on: work(), params, self.tail(stream), handle, kept=kept)
         self.graph.nodes.append(node)
+        self.known[handle] = (node, self.graph)
         self.tails[stream] = [node]
 
     def tail(self, stream: int) -> list:
         return list(self.tails.get(stream, ()))
 
     def wait(self, stream: int, nodes: list) -> None:
-        """The stream waits for an event recorded in this capture: its next node follows those too."""
+        """The stream's next node follows these nodes too (it waits for an event recorded in this
+        capture, or cudaStreamUpdateCaptureDependencies adds them)."""
         tail = self.tail(stream)
         self.tails[stream] = tail + [n for n in nodes if n not in tail]
 
@@ -135,7 +161,7 @@ class Capture:
 class GraphExec:
     nodes: list                      # copies of the graph's nodes, in the order they were added
     order: list                      # the same in launch order
-    of: dict                         # a graph node's handle -> its copy
+    of: dict                         # a graph node's handle (at any depth) -> its copy
 
 
 def _graphs(context) -> dict:
@@ -160,9 +186,19 @@ def _register(context, graph: Graph) -> int:
         if not node.handle:
             node.handle = context.new_handle()
         _nodes(context)[node.handle] = (node, graph)
-        if node.child is not None:
-            _register(context, node.child)
+        for nested in node.nested():
+            _register(context, nested)
     return graph.handle
+
+
+def _forget(context, graph: Graph) -> None:
+    """Drop a destroyed graph's handle, its nodes', its conditional bodies' and its condition handles."""
+    _graphs(context).pop(graph.handle, None)
+    graph_conditionals.forget_handles(context, graph)
+    for node in graph.nodes:
+        _nodes(context).pop(node.handle, None)
+        for body in node.bodies:
+            _forget(context, body)
 
 
 def _node(context, handle: int):
@@ -171,14 +207,25 @@ def _node(context, handle: int):
 
 
 def _clone(graph: Graph) -> tuple[Graph, dict]:
-    """A copy of the graph with copies of its nodes (child graphs copied too); and node -> copy."""
+    """A copy of the graph with copies of its nodes (child graphs and conditional bodies copied too);
+    and node -> copy, for the nodes of those too."""
     copies = {}
     for node in graph.nodes:
-        child = _clone(node.child)[0] if node.child is not None else None
-        copies[node] = replace(node, dependencies=[], handle=0, child=child)
+        nested = [_clone(inner) for inner in node.nested()]
+        for _, inner_copies in nested:
+            copies.update(inner_copies)
+        copies[node] = replace(node, dependencies=[], handle=0,
+                               child=nested[0][0] if node.child is not None else None,
+                               bodies=[inner for inner, _ in nested] if node.bodies else [])
     for node in graph.nodes:
         copies[node].dependencies = [copies[d] for d in node.dependencies]
     return Graph([copies[n] for n in graph.nodes]), copies
+
+
+def _nested_cycle(graph: Graph) -> bool:
+    """Whether the edges of a graph's child graphs or conditional bodies, at any depth, form a cycle."""
+    nested = [inner for node in graph.nodes for inner in node.nested()]
+    return any(_launch_order(g.nodes) is None or _nested_cycle(g) for g in nested)
 
 
 def _launch_order(nodes: list) -> list | None:
@@ -203,15 +250,27 @@ def _launch_order(nodes: list) -> list | None:
     return order if len(order) == len(nodes) else None
 
 
-def _run(order: list, stream: int) -> int:
+def _run(context, order: list, stream: int) -> int:
+    def run_graph(graph: Graph) -> int:
+        return _run(context, _launch_order(graph.nodes), stream)
+
     for node in order:
         if node.child is not None:
-            code = _run(_launch_order(node.child.nodes), stream)
+            code = run_graph(node.child)
+        elif node.kind == NODE_CONDITIONAL:
+            code = graph_conditionals.run_conditional(context, node, run_graph)
         else:
             code = node.run(stream) if node.run is not None else SUCCESS
         if code:
             return code
     return SUCCESS
+
+
+def _launch(context, graph_exec: GraphExec, stream: int) -> int:
+    """Run an executable graph's nodes, its conditional nodes' handles set to their defaults and open
+    for its kernels to set (graph_conditionals.launching)."""
+    with graph_conditionals.launching(context, graph_exec.nodes):
+        return _run(context, graph_exec.order, stream)
 
 
 def _write_handles(count_out: int, *lists) -> None:
@@ -247,11 +306,10 @@ def cudaGraphCreate(context, out, flags):
 
 @call()
 def cudaGraphDestroy(context, graph):
-    found = _graphs(context).pop(graph, None)
+    found = _graphs(context).get(graph)
     if found is None:
         return context.fail(INVALID_VALUE)
-    for node in found.nodes:
-        _nodes(context).pop(node.handle, None)
+    _forget(context, found)
     return SUCCESS
 
 
@@ -260,6 +318,9 @@ def cudaGraphClone(context, out, graph):
     found = _graphs(context).get(graph)
     if found is None or not out:
         return context.fail(INVALID_VALUE)
+    refused = graph_conditionals.refuse_with_conditionals(context, found, "cloned (cudaGraphClone)")
+    if refused:
+        return refused
     _write(out, "Q", _register(context, _clone(found)[0]))
     return SUCCESS
 
@@ -301,12 +362,9 @@ def cudaGraphDebugDotPrint(context, graph, path, flags):
     found = _graphs(context).get(graph)
     if found is None or not path:
         return context.fail(INVALID_VALUE)
-    kinds = {NODE_KERNEL: "kernel", NODE_MEMCPY: "memcpy", NODE_MEMSET: "memset", NODE_HOST: "host",
-             NODE_GRAPH: "graph", NODE_EMPTY: "empty", NODE_MEM_ALLOC: "mem alloc", NODE_MEM_FREE: "mem free",
-             NODE_WAIT_EVENT: "wait event", NODE_EVENT_RECORD: "event record"}
     lines = ["digraph warpsim_graph {"]
     for k, node in enumerate(found.nodes):
-        label = kinds[node.kind]
+        label = NODE_KIND_NAMES[node.kind]
         if node.kind == NODE_KERNEL and node.params:
             name, grid, block = node.params[5], node.params[1], node.params[2]
             label = f"{name}\\n<<<{grid}, {block}>>>"
@@ -323,19 +381,26 @@ def cudaGraphDebugDotPrint(context, graph, path, flags):
 
 # --- nodes ------------------------------------------------------------------------------------
 
+def _nodes_of(context, graph: Graph, handles: int, count: int) -> list | None:
+    """The nodes of an array of `count` distinct node handles of `graph`, or None."""
+    if count and not handles:
+        return None
+    found = [_node(context, h) for h in (_handles_at(handles, count) if count else [])]
+    if any(f is None or f[1] is not graph for f in found) or len({id(f[0]) for f in found}) != len(found):
+        return None
+    return [node for node, _ in found]
+
+
 def _add(context, out, graph, dependencies, count, make) -> int:
     """Add the node make() gives (a Node, or the cudaError_t) to a graph after its dependencies."""
     found = _graphs(context).get(graph)
-    if not out or found is None or (count and not dependencies):
-        return context.fail(INVALID_VALUE)
-    handles = _handles_at(dependencies, count) if count else []
-    nodes = [_node(context, h) for h in handles]
-    if any(n is None or n[1] is not found for n in nodes) or len(set(handles)) != len(handles):
+    dependencies = _nodes_of(context, found, dependencies, count) if found is not None else None
+    if not out or dependencies is None:
         return context.fail(INVALID_VALUE)
     node = make()
     if isinstance(node, int):
         return node
-    node.dependencies = [n for n, _ in nodes]
+    node.dependencies = dependencies
     node.handle = context.new_handle()
     found.nodes.append(node)
     _nodes(context)[node.handle] = (node, found)
@@ -343,12 +408,13 @@ def _add(context, out, graph, dependencies, count, make) -> int:
     return SUCCESS
 
 
-def _kernel_node(context, params: int):
-    """A kernel node of a cudaKernelNodeParams (its arguments' bytes read now), or the cudaError_t."""
+def _kernel_node(context, params: int, struct: str = "ws_kernel_node_params_layout"):
+    """A kernel node of a cudaKernelNodeParams (or, struct naming its layout, a cudaKernelNodeParamsV2)
+    with its arguments' bytes read now; or the cudaError_t."""
     if not params:
         return context.fail(INVALID_VALUE)
     from .native import KERNEL_NODE_FIELDS
-    at = offsets("ws_kernel_node_params_layout", KERNEL_NODE_FIELDS)
+    at = offsets(struct, KERNEL_NODE_FIELDS)
     function = read(params + at["func"], "Q")[0]
     grid = read(params + at["gridDim"], "III")
     block = read(params + at["blockDim"], "III")
@@ -369,11 +435,11 @@ def _kernel_node(context, params: int):
     return Node(NODE_KERNEL, run, params, kept=kept)
 
 
-def _memset_node(context, params: int):
+def _memset_node(context, params: int, struct: str = "ws_memset_params_layout"):
     if not params:
         return context.fail(INVALID_VALUE)
     from .native import MEMSET_PARAMS_FIELDS
-    at = offsets("ws_memset_params_layout", MEMSET_PARAMS_FIELDS)
+    at = offsets(struct, MEMSET_PARAMS_FIELDS)
     dst, pitch, width, height = (read(params + at[f], "Q")[0] for f in ("dst", "pitch", "width", "height"))
     value, element = read(params + at["value"], "I")[0], read(params + at["elementSize"], "I")[0]
     if element not in MEMSET_ELEMENTS or not dst or (height > 1 and pitch < width * element):
@@ -395,7 +461,7 @@ def _memset_node(context, params: int):
 def _host_node(context, params: int):
     if not params:
         return context.fail(INVALID_VALUE)
-    function, user_data = read(params, "QQ")         # cudaHostNodeParams: fn, userData
+    function, user_data = read(params, "QQ")         # cudaHostNodeParams[V2]: fn, userData
     if not function:
         return context.fail(INVALID_VALUE)
     return Node(NODE_HOST, lambda stream: HOST_FUNCTION(function)(user_data) or SUCCESS, (function, user_data))
@@ -455,13 +521,14 @@ def cudaGraphAddEventWaitNode(context, out, graph, dependencies, count, event):
     return _add(context, out, graph, dependencies, count, lambda: _event_node(context, NODE_WAIT_EVENT, event))
 
 
-def _mem_alloc_node(context, params: int):
-    """A memory allocation node of a cudaMemAllocNodeParams: the graph-owned allocation made now."""
+def _mem_alloc_node(context, params: int, struct: str = "ws_mem_alloc_node_layout"):
+    """A memory allocation node of a cudaMemAllocNodeParams (or, struct naming its layout, a
+    cudaMemAllocNodeParamsV2): the graph-owned allocation made now."""
     from .memory_pools import own_graph_memory, pool_properties
     from .native import MEM_ALLOC_NODE_FIELDS
     if not params:
         return context.fail(INVALID_VALUE)
-    at = offsets("ws_mem_alloc_node_layout", MEM_ALLOC_NODE_FIELDS)
+    at = offsets(struct, MEM_ALLOC_NODE_FIELDS)
     _, _, refused = pool_properties(params + at["poolProps"])
     (size,) = read(params + at["bytesize"], "Q")
     if refused or not size:
@@ -469,7 +536,7 @@ def _mem_alloc_node(context, params: int):
     code = _allocate(context, params + at["dptr"], size)
     if code != SUCCESS:
         return code
-    struct_size = layout("ws_mem_alloc_node_layout", 0)[0]
+    struct_size = layout(struct, 0)[0]
     kept = ctypes.create_string_buffer(ctypes.string_at(params, struct_size), struct_size)
     (address,) = read(params + at["dptr"], "Q")
     own_graph_memory(context, address, size)
@@ -481,13 +548,15 @@ def cudaGraphAddMemAllocNode(context, out, graph, dependencies, count, params):
     return _add(context, out, graph, dependencies, count, lambda: _mem_alloc_node(context, params))
 
 
+def _mem_free_node(context, address: int):
+    if address not in context.graph_allocations:
+        return context.fail(INVALID_VALUE)
+    return Node(NODE_MEM_FREE, None, (address,))          # graph-owned memory stays for the next launch
+
+
 @call()
 def cudaGraphAddMemFreeNode(context, out, graph, dependencies, count, address):
-    def make():
-        if address not in context.graph_allocations:
-            return context.fail(INVALID_VALUE)
-        return Node(NODE_MEM_FREE, None, (address,))      # graph-owned memory stays for the next launch
-    return _add(context, out, graph, dependencies, count, make)
+    return _add(context, out, graph, dependencies, count, lambda: _mem_free_node(context, address))
 
 
 @call()
@@ -519,33 +588,112 @@ def cudaGraphAddMemcpyNode1D(context, out, graph, dependencies, count, dst, src,
     return _add(context, out, graph, dependencies, count, lambda: _memcpy_1d_node(context, dst, src, nbytes, kind))
 
 
+def _memcpy_node(context, parms: int, call_name: str):
+    """A copy node of a cudaMemcpy3DParms (its bytes kept), or the cudaError_t."""
+    if not parms:
+        return context.fail(INVALID_VALUE)
+    try:
+        plan(parms, context.cuda_arrays)            # refused now, as CUDA refuses the node
+    except Refusal as refusal:
+        print(f"warpsim: {call_name}: {refusal}", file=sys.stderr)
+        return context.fail(CODES[refusal.error])
+    size = layout("ws_memcpy3d_layout", 0)[0]
+    kept = ctypes.create_string_buffer(ctypes.string_at(parms, size), size)
+    return Node(NODE_MEMCPY, lambda stream: _copy_3d(context, "a memcpy node", ctypes.addressof(kept), stream),
+                (), kept=kept)
+
+
 @call()
 def cudaGraphAddMemcpyNode(context, out, graph, dependencies, count, parms):
-    def make():
-        if not parms:
-            return context.fail(INVALID_VALUE)
-        try:
-            plan(parms, context.cuda_arrays)            # refused now, as CUDA refuses the node
-        except Refusal as refusal:
-            print(f"warpsim: cudaGraphAddMemcpyNode: {refusal}", file=sys.stderr)
-            return context.fail(CODES[refusal.error])
-        size = layout("ws_memcpy3d_layout", 0)[0]
-        kept = ctypes.create_string_buffer(ctypes.string_at(parms, size), size)
-        return Node(NODE_MEMCPY, lambda stream: _copy_3d(context, "a memcpy node", ctypes.addressof(kept), stream),
-                    (), kept=kept)
-    return _add(context, out, graph, dependencies, count, make)
+    return _add(context, out, graph, dependencies, count, lambda: _memcpy_node(context, parms,
+                                                                                "cudaGraphAddMemcpyNode"))
+
+
+def _child_graph_node(context, graph: int, child: int, ownership: int = OWNERSHIP_CLONE):
+    """A child graph node running a copy of `child` (or `child` itself, with cudaGraphAddNode's
+    cudaGraphChildGraphOwnershipMove); a graph with conditional nodes is refused."""
+    found = _graphs(context).get(child)
+    if found is None or child == graph or ownership not in (OWNERSHIP_CLONE, OWNERSHIP_MOVE):
+        return context.fail(INVALID_VALUE)
+    refused = graph_conditionals.refuse_with_conditionals(context, found, "a child graph")
+    if refused:
+        return refused
+    copy = found if ownership == OWNERSHIP_MOVE else _clone(found)[0]
+    _register(context, copy)
+    return Node(NODE_GRAPH, None, (), child=copy)
 
 
 @call()
 def cudaGraphAddChildGraphNode(context, out, graph, dependencies, count, child):
-    def make():
-        found = _graphs(context).get(child)
-        if found is None or child == graph:
-            return context.fail(INVALID_VALUE)
-        copy = _clone(found)[0]
-        _register(context, copy)
-        return Node(NODE_GRAPH, None, (), child=copy)
-    return _add(context, out, graph, dependencies, count, make)
+    return _add(context, out, graph, dependencies, count, lambda: _child_graph_node(context, graph, child))
+
+
+def _conditional_node(context, graph: Graph, params: int, at: dict):
+    """The conditional node of a cudaGraphNodeParams' `conditional` member, with its empty bodies,
+    registered, their handles written to phGraph_out; or the cudaError_t (graph_conditionals)."""
+    (handle,) = read(params + at["conditional.handle"], "Q")
+    (kind,) = read(params + at["conditional.type"], "i")
+    (size,) = read(params + at["conditional.size"], "I")
+    (ctx,) = read(params + at["conditional.ctx"], "Q")
+    refused = graph_conditionals.node_refusal(context, graph, handle, kind, size, ctx)
+    if refused:
+        return refused
+    bodies = [Graph(parent=graph) for _ in range(size)]
+    for body in bodies:
+        _register(context, body)
+    array = (ctypes.c_uint64 * size)(*[body.handle for body in bodies])      # CUDA's, living with the node
+    _write(params + at["conditional.phGraph_out"], "Q", ctypes.addressof(array))
+    return Node(NODE_CONDITIONAL, None, (handle, kind, size), bodies=bodies, kept=array)
+
+
+@call()
+def cudaGraphConditionalHandleCreate(context, out, graph, default, flags):
+    return graph_conditionals.create_handle(context, out, _graphs(context).get(graph), 0, default, flags)
+
+
+@call()
+def cudaGraphConditionalHandleCreate_v2(context, out, graph, ctx, default, flags):
+    return graph_conditionals.create_handle(context, out, _graphs(context).get(graph), ctx, default, flags)
+
+
+def _node_of_params(context, graph: int, params: int):
+    """The node a cudaGraphNodeParams describes (its `type` picks the union member), or the cudaError_t."""
+    from .native import NODE_PARAMS_FIELDS
+    at = offsets("ws_graph_node_params_layout", NODE_PARAMS_FIELDS)
+    (kind,) = read(params + at["type"], "i")
+    if any(read(params + at["reserved0"], "iii")) or read(params + at["reserved2"], "q")[0]:
+        return context.fail(INVALID_VALUE)              # CUDA: reserved words must be zero
+    made = {
+        NODE_KERNEL: lambda: _kernel_node(context, params + at["kernel"], "ws_kernel_node_params_v2_layout"),
+        NODE_MEMCPY: lambda: _memcpy_node(context, params + at["memcpy.copyParams"], "cudaGraphAddNode"),
+        NODE_MEMSET: lambda: _memset_node(context, params + at["memset"], "ws_memset_params_v2_layout"),
+        NODE_HOST: lambda: _host_node(context, params + at["host"]),
+        NODE_GRAPH: lambda: _child_graph_node(context, graph, read(params + at["graph.graph"], "Q")[0],
+                                              read(params + at["graph.ownership"], "i")[0]),
+        NODE_EMPTY: lambda: Node(NODE_EMPTY, None),
+        NODE_WAIT_EVENT: lambda: _event_node(context, NODE_WAIT_EVENT, read(params + at["eventWait.event"], "Q")[0]),
+        NODE_EVENT_RECORD: lambda: _event_node(context, NODE_EVENT_RECORD,
+                                               read(params + at["eventRecord.event"], "Q")[0]),
+        NODE_MEM_ALLOC: lambda: _mem_alloc_node(context, params + at["alloc"], "ws_mem_alloc_node_v2_layout"),
+        NODE_MEM_FREE: lambda: _mem_free_node(context, read(params + at["free.dptr"], "Q")[0]),
+        NODE_CONDITIONAL: lambda: _conditional_node(context, _graphs(context)[graph], params, at),
+    }.get(kind)
+    if made is not None:
+        return made()
+    if kind not in NODE_KIND_NAMES:
+        return context.fail(INVALID_VALUE)
+    _say_once(context, f"node kind {kind}", f"warpsim: cudaGraphAddNode: {NODE_KIND_NAMES[kind]} nodes "
+              f"(cudaGraphNodeType {kind}) are not simulated: cudaErrorNotSupported")
+    return context.fail(CODES["cudaErrorNotSupported"])
+
+
+@call()
+def cudaGraphAddNode(context, out, graph, dependencies, edge_data, count, params):
+    """Adds a node of any kind, described by the tagged union cudaGraphNodeParams (edge data: the
+    default edges warpsim's graphs have)."""
+    if not params:
+        return context.fail(INVALID_VALUE)
+    return _add(context, out, graph, dependencies, count, lambda: _node_of_params(context, graph, params))
 
 
 @call()
@@ -566,6 +714,8 @@ def cudaGraphDestroyNode(context, node):
     graph.nodes.remove(gone)
     for other in graph.nodes:
         other.dependencies = [d for d in other.dependencies if d is not gone]
+    for body in gone.bodies:
+        _forget(context, body)
     return SUCCESS
 
 
@@ -728,12 +878,15 @@ def cudaGraphInstantiate(context, out, graph, flags):
         return context.fail(INVALID_VALUE)
     copy, copies = _clone(found)
     order = _launch_order(copy.nodes)
-    if order is None:
-        _say_once(context, "graph cycle", "warpsim: cudaGraphInstantiate: the graph's edges form a cycle: "
-                  "cudaErrorInvalidValue")
+    if order is None or _nested_cycle(copy):
+        why = "the graph's edges form a cycle"
+    else:
+        why = graph_conditionals.body_refusal(copy.nodes)
+    if why:
+        _say_once(context, f"instantiate {why}", f"warpsim: cudaGraphInstantiate: {why}: cudaErrorInvalidValue")
         return context.fail(INVALID_VALUE)
     handle = context.new_handle()
-    _graph_execs(context)[handle] = GraphExec(copy.nodes, order, {n.handle: copies[n] for n in found.nodes})
+    _graph_execs(context)[handle] = GraphExec(copy.nodes, order, {n.handle: c for n, c in copies.items()})
     _write(out, "Q", handle)
     return SUCCESS
 
@@ -757,8 +910,8 @@ def cudaGraphLaunch(context, graph_exec, stream):
         return context.fail(INVALID_HANDLE if graph_exec else INVALID_VALUE)
     if not _known_stream(context, stream):
         return context.fail(INVALID_HANDLE)
-    order = found.order                 # a capturing stream takes the launch as a child graph's node
-    return _now_or_captured(context, stream, NODE_GRAPH, lambda: _run(order, stream))
+    # a capturing stream takes the launch as a child graph's node
+    return _now_or_captured(context, stream, NODE_GRAPH, lambda: _launch(context, found, stream))
 
 
 @call()
@@ -812,18 +965,28 @@ def _update_mismatch(exec_nodes: list, nodes: list):
             return UPDATE_NODE_TYPE_CHANGED, new
         if sorted(place[d] for d in old.dependencies) != sorted(at[d] for d in new.dependencies):
             return UPDATE_TOPOLOGY_CHANGED, new
-        if old.child is not None:
-            result, _ = _update_mismatch(old.child.nodes, new.child.nodes)
+        if old.kind == NODE_CONDITIONAL and graph_conditionals.update_mismatch(old, new):
+            return UPDATE_PARAMETERS_CHANGED, new
+        for old_graph, new_graph in _nested_pairs(old, new):
+            result, _ = _update_mismatch(old_graph.nodes, new_graph.nodes)
             if result:
                 return result, new
     return UPDATE_SUCCESS, None
 
 
-def _take_parameters(exec_nodes: list, nodes: list) -> None:
+def _nested_pairs(old: Node, new: Node) -> list:
+    """(executable graph's, graph's) pairs of the child graphs or conditional bodies of two nodes."""
+    return list(zip(old.nested(), new.nested()))
+
+
+def _take_parameters(exec_nodes: list, nodes: list, of: dict) -> None:
+    """Give the executable graph's nodes the graph's nodes' parameters, at any depth; `of` maps the
+    graph's nodes to them from now on."""
     for old, new in zip(exec_nodes, nodes):
         old.run, old.params, old.kept = new.run, new.params, new.kept
-        if old.child is not None:
-            _take_parameters(old.child.nodes, new.child.nodes)
+        of[new.handle] = old
+        for old_graph, new_graph in _nested_pairs(old, new):
+            _take_parameters(old_graph.nodes, new_graph.nodes, of)
 
 
 @call()
@@ -840,27 +1003,46 @@ def cudaGraphExecUpdate(context, graph_exec, graph, result_out):
         _write(result_out + at["errorFromNode"], "Q", 0)
     if result:
         return context.fail(UPDATE_FAILURE)
-    _take_parameters(found.nodes, source.nodes)
-    found.of.update({new.handle: old for old, new in zip(found.nodes, source.nodes)})
+    _take_parameters(found.nodes, source.nodes, found.of)
     return SUCCESS
 
 
 # --- stream capture -----------------------------------------------------------------------------
 
-@call()
-def cudaStreamBeginCapture(context, stream, mode):
+def _begin_capture(context, stream, mode, graph=None, dependencies=0, count=0) -> int:
+    """Start a capture on `stream`: into a new graph, or into the graph of that handle after the nodes
+    of the array `dependencies`. The graph is the program's to add nodes to while the capture runs."""
+    call_name = "cudaStreamBeginCapture" + ("ToGraph" if graph is not None else "")
     if not _known_stream(context, stream):
         return context.fail(INVALID_HANDLE)
     if mode not in CAPTURE_MODES:
         return context.fail(INVALID_VALUE)
     if stream in LEGACY_STREAMS:
-        _say_once(context, "capture legacy", "warpsim: cudaStreamBeginCapture: the legacy default stream cannot "
+        _say_once(context, "capture legacy", f"warpsim: {call_name}: the legacy default stream cannot "
                   "capture (capture into a stream of cudaStreamCreate): cudaErrorStreamCaptureUnsupported")
         return context.fail(STREAM_CAPTURE_UNSUPPORTED)
     if stream in context.captures:
         return context.fail(CODES["cudaErrorIllegalState"])
-    context.captures[stream] = Capture(Graph(handle=context.new_handle()), stream, {stream: []})
+    into = Graph(handle=context.new_handle()) if graph is None else _graphs(context).get(graph)
+    tail = _nodes_of(context, into, dependencies, count) if into is not None else None
+    if tail is None:
+        return context.fail(INVALID_VALUE)
+    _register(context, into)
+    context.captures[stream] = Capture(into, stream, {stream: tail}, _nodes(context), context.new_handle(),
+                                       existing=graph is not None)
     return SUCCESS
+
+
+@call()
+def cudaStreamBeginCapture(context, stream, mode):
+    return _begin_capture(context, stream, mode)
+
+
+@call()
+def cudaStreamBeginCaptureToGraph(context, stream, graph, dependencies, edge_data, count, mode):
+    """Captures into an existing graph (a conditional node's body), the first captured call after the
+    nodes given (edge data: the default edges warpsim's graphs have)."""
+    return _begin_capture(context, stream, mode, graph, dependencies, count)
 
 
 @call()
@@ -869,9 +1051,9 @@ def cudaStreamEndCapture(context, stream, graph_out):
     forked from it and was not joined back is cudaErrorStreamCaptureUnjoined."""
     if not _known_stream(context, stream):
         return context.fail(INVALID_HANDLE)
-    if not graph_out:
-        return context.fail(INVALID_VALUE)
     capture = context.captures.get(stream)
+    if not graph_out and (capture is None or not capture.existing):     # the graph an existing capture
+        return context.fail(INVALID_VALUE)                              # filled is the program's already
     if capture is None:
         return context.fail(CODES["cudaErrorIllegalState"])
     if stream != capture.origin:
@@ -880,10 +1062,14 @@ def cudaStreamEndCapture(context, stream, graph_out):
         del context.captures[taking_part]
     capture.active = False
     if capture.invalidated or capture.unjoined():
-        _write(graph_out, "Q", 0)
+        if not capture.existing:
+            _forget(context, capture.graph)
+        if graph_out:
+            _write(graph_out, "Q", 0)
         return context.fail(CODES["cudaErrorStreamCaptureInvalidated" if capture.invalidated else
                                   "cudaErrorStreamCaptureUnjoined"])
-    _write(graph_out, "Q", _register(context, capture.graph))
+    if graph_out:
+        _write(graph_out, "Q", _register(context, capture.graph))
     return SUCCESS
 
 
@@ -905,27 +1091,47 @@ def cudaStreamIsCapturing(context, stream, status_out):
 @call()
 def cudaStreamGetCaptureInfo(context, stream, status_out, id_out, graph_out, dependencies_out, edge_data_out,
                              count_out):
-    """The capture's status; while it is active, its id, its graph, and the node its next call will
-    follow (the stream's last)."""
+    """The capture's status; while it is active, its id, its graph, and the nodes its next call will
+    follow (the stream's last) with their edge data (default edges: zeros), in arrays that live until
+    the stream's next query."""
     if not _known_stream(context, stream):
         return context.fail(INVALID_HANDLE)
-    if not status_out:
+    if not status_out or (edge_data_out and not dependencies_out):
         return context.fail(INVALID_VALUE)
     _write(status_out, "i", _capture_status(context, stream))
     capture = context.captures.get(stream)
     if capture is None or capture.invalidated:
         return SUCCESS
     if id_out:
-        _write(id_out, "Q", capture.graph.handle)
+        _write(id_out, "Q", capture.id)
     if graph_out:
         _write(graph_out, "Q", capture.graph.handle)
     tail = capture.tail(stream)
-    if dependencies_out:
-        cells = context.__dict__.setdefault("_capture_dependencies", {})
-        cell = cells[stream] = (ctypes.c_uint64 * max(1, len(tail)))(*[n.handle for n in tail])
-        _write(dependencies_out, "Q", ctypes.addressof(cell))
-    if edge_data_out:
-        _write(edge_data_out, "Q", 0)
+    cells = context.__dict__.setdefault("_capture_dependencies", {})
+    cells[stream] = ((ctypes.c_uint64 * max(1, len(tail)))(*[n.handle for n in tail]),
+                     ctypes.create_string_buffer(max(1, EDGE_DATA_BYTES * len(tail))))
+    for out, cell in ((dependencies_out, cells[stream][0]), (edge_data_out, cells[stream][1])):
+        if out:
+            _write(out, "Q", ctypes.addressof(cell))
     if count_out:
         _write(count_out, "Q", len(tail))
+    return SUCCESS
+
+
+@call()
+def cudaStreamUpdateCaptureDependencies(context, stream, dependencies, edge_data, count, flags):
+    """Adds nodes of the capture's graph to those the stream's next call follows, or
+    (cudaStreamSetCaptureDependencies) makes them those nodes."""
+    if not _known_stream(context, stream):
+        return context.fail(INVALID_HANDLE)
+    capture = context.captures.get(stream)
+    if capture is None:
+        return context.fail(CODES["cudaErrorIllegalState"])
+    nodes = _nodes_of(context, capture.graph, dependencies, count)
+    if nodes is None or flags not in (CAPTURE_ADD_DEPENDENCIES, CAPTURE_SET_DEPENDENCIES):
+        return context.fail(INVALID_VALUE)
+    if flags == CAPTURE_SET_DEPENDENCIES:
+        capture.tails[stream] = nodes
+    else:
+        capture.wait(stream, nodes)
     return SUCCESS

@@ -112,6 +112,12 @@ KERNEL_NODE_FIELDS = ("func", "gridDim", "blockDim", "sharedMemBytes", "kernelPa
 MEMSET_PARAMS_FIELDS = ("dst", "pitch", "value", "elementSize", "width", "height")
 UPDATE_RESULT_FIELDS = ("result", "errorNode", "errorFromNode")
 MEM_ALLOC_NODE_FIELDS = ("poolProps", "accessDescs", "accessDescCount", "bytesize", "dptr")
+# cudaGraphNodeParams (cudaGraphAddNode): its type, reserved words, and each union member it takes
+# (the kernel, memset and memory allocation members are the V2 structs, read with their own layouts).
+NODE_PARAMS_FIELDS = ("type", "reserved0", "reserved2", "kernel", "memcpy.copyParams", "memset", "host",
+                      "graph.graph", "graph.ownership", "eventWait.event", "eventRecord.event", "alloc", "free.dptr",
+                      "conditional.handle", "conditional.type", "conditional.size", "conditional.phGraph_out",
+                      "conditional.ctx")
 # Each: (exported symbol, C struct, fields), reported as sizeof then offsetof each field.
 LAYOUTS = (("ws_device_prop_layout", "struct cudaDeviceProp", DEVICE_PROP_FIELDS),
            ("ws_func_attributes_layout", "struct cudaFuncAttributes", FUNC_ATTRIBUTE_FIELDS),
@@ -131,6 +137,10 @@ LAYOUTS = (("ws_device_prop_layout", "struct cudaDeviceProp", DEVICE_PROP_FIELDS
            ("ws_memset_params_layout", "struct cudaMemsetParams", MEMSET_PARAMS_FIELDS),
            ("ws_update_result_layout", "cudaGraphExecUpdateResultInfo", UPDATE_RESULT_FIELDS),
            ("ws_mem_alloc_node_layout", "struct cudaMemAllocNodeParams", MEM_ALLOC_NODE_FIELDS),
+           ("ws_graph_node_params_layout", "struct cudaGraphNodeParams", NODE_PARAMS_FIELDS),
+           ("ws_kernel_node_params_v2_layout", "struct cudaKernelNodeParamsV2", KERNEL_NODE_FIELDS),
+           ("ws_memset_params_v2_layout", "struct cudaMemsetParamsV2", MEMSET_PARAMS_FIELDS),
+           ("ws_mem_alloc_node_v2_layout", "struct cudaMemAllocNodeParamsV2", MEM_ALLOC_NODE_FIELDS),
            ("ws_launch_attribute_value_layout", "cudaLaunchAttributeValue", ()))
 
 

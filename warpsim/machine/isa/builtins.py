@@ -1,10 +1,12 @@
-"""Functions the CUDA runtime provides to device code: printf, assert, device-side launches, malloc.
+"""Functions the CUDA runtime provides to device code: printf, assert, device-side launches, malloc,
+cudaGraphSetConditional.
 
 NVVM declares them `.extern .func` (vprintf, __assertfail, cudadevrt's
-__cudaCDP2GetParameterBufferV2 and __cudaCDP2LaunchDeviceV2) and passes
+__cudaCDP2GetParameterBufferV2, __cudaCDP2LaunchDeviceV2 and cudaGraphSetConditional) and passes
 arguments through .param variables; there is no PTX body to run, so warpsim
 implements them here, per calling thread, in thread order (device-side
-launches through machine/device_launch.py).
+launches through machine/device_launch.py, conditional graph nodes' values through
+machine/graph_conditions.py).
 
 Device-side allocation (malloc/free, and cudadevrt's cudaMalloc/cudaFree from a
 kernel: __cudaCDP2Malloc/__cudaCDP2Free) takes memory from the device's global
@@ -21,13 +23,14 @@ import sys
 import numpy as np
 
 from ...errors import TrapError
-from .. import device_launch
+from .. import device_launch, graph_conditions
 from ..memory import GLOBAL_BASE, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE
 
 DEVICE_MALLOC = ("malloc", "__cudaCDP2Malloc")      # malloc(size) -> pointer; cudaMalloc(&p, size) -> error
 DEVICE_FREE = ("free", "__cudaCDP2Free")
 MEMORY_ALLOCATION = 2                                 # cudaErrorMemoryAllocation
-BUILTINS = ("vprintf", "__assertfail") + device_launch.FUNCTIONS + DEVICE_MALLOC + DEVICE_FREE
+BUILTINS = (("vprintf", "__assertfail") + device_launch.FUNCTIONS + DEVICE_MALLOC + DEVICE_FREE
+            + graph_conditions.FUNCTIONS)
 # The rest of the CUDA device runtime (cudadevrt): the runtime API called from device code
 # (cudaMalloc, streams, events, ...). Not simulated.
 DEVICE_RUNTIME_PREFIXES = ("__cudaCDP", "cuda")
@@ -203,6 +206,10 @@ def call_builtin(ctx, program, idx, name: str, arg_keys, return_keys, site):
         return
     if name in DEVICE_MALLOC or name in DEVICE_FREE:
         _allocation_call(ctx, idx, name, arg, return_keys)
+        return
+    if name in graph_conditions.FUNCTIONS:
+        for slot in idx:
+            graph_conditions.set_conditional(ctx, arg(0, slot), arg(1, slot, 4))
         return
     if name in device_launch.GET_LAST_ERROR:
         for slot in idx:
