@@ -466,3 +466,50 @@ def test_registered_host_memory_gives_the_numpy_tiers_bytes_on_the_compiled_tier
     rows = report(function.loaded_module.program)
     stores = [r for r in rows if any(i.opcode == "st" for i in function.loaded_module.program.blocks[r["block"]].instructions)]
     assert stores and all((r["threads_compiled"] > 0) == (host in ("none", "unused")) for r in stores), rows
+
+
+ORDERED = r"""
+extern "C" __global__ void ordered(const unsigned* x, unsigned* sums, unsigned* flags, unsigned* out, int n) {
+    __shared__ volatile unsigned partial[256];
+    int t = threadIdx.x, i = blockIdx.x * blockDim.x + t;
+    partial[t] = i < n ? x[i] : 0u;
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (t < s) partial[t] = partial[t] + partial[t + s];
+        __syncthreads();
+    }
+    if (t == 0) {
+        asm volatile("st.release.gpu.global.u32 [%0], %1;" :: "l"(sums + blockIdx.x), "r"(partial[0]) : "memory");
+        asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" :: "l"(flags + blockIdx.x), "r"(1u) : "memory");
+    }
+    unsigned seen;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(seen) : "l"(sums + blockIdx.x) : "memory");
+    if (i < n) out[i] = seen * 3u + x[i];
+}
+"""
+
+
+def test_volatile_and_ordered_accesses_run_compiled_with_the_numpy_tiers_bytes():
+    """A reduction over a volatile shared array, a release store and an acquire load: the same words
+    on both tiers, NumPy's sums, and the blocks holding them run compiled."""
+    function = cp.RawModule(code=ORDERED).get_function("ordered")
+    n, blocks = 64 * 256 - 9, 64
+    x = np.random.default_rng(5).integers(0, 1 << 20, n, dtype=np.uint32)
+    padded = np.zeros(blocks * 256, np.uint32)
+    padded[:n] = x
+    sums = padded.reshape(blocks, 256).sum(axis=1, dtype=np.uint32)
+    results = {}
+    for engine in ("numpy", "compiled"):
+        args = (cp.asarray(x), cp.zeros(blocks, cp.uint32), cp.zeros(blocks, cp.uint32), cp.zeros(n, cp.uint32),
+                np.int32(n))
+        with cp.settings(engine=engine):
+            function((blocks,), (256,), args)
+        results[engine] = [a.get() for a in args[1:4]]
+    for got in results.values():
+        np.testing.assert_array_equal(got[0], sums)
+        np.testing.assert_array_equal(got[1], np.ones(blocks, np.uint32))
+        np.testing.assert_array_equal(got[2], np.repeat(sums, 256)[:n] * np.uint32(3) + x)
+    program = function.loaded_module.program
+    ordered = [r for r in report(program) if any({"volatile", "acquire", "release"} & i.flags
+                                                 for i in program.blocks[r["block"]].instructions)]
+    assert ordered and all(r["threads_compiled"] for r in ordered), ordered

@@ -50,8 +50,12 @@ class NotCovered(Exception):
 
 BITS = {"u32": 32, "s32": 32, "b32": 32, "f32": 32, "u64": 64, "s64": 64, "b64": 64, "f64": 64}
 WRITES = ("st", "atom", "red")
-LOAD_FLAGS = {"global", "nc", "ca", "cg", "cs", "lu", "cv"}     # cache hints: the same value either way
-STORE_FLAGS = {"global", "wb", "cg", "cs", "wt"}
+# Volatile and memory-order qualifiers (and their scopes) read and write the same words here: both
+# tiers do one memory instruction for every lane before the next (the passes below), which is at
+# least as strong an order as any of them asks for.
+ORDERINGS = {"volatile", "relaxed", "cta", "cluster", "gpu", "sys"}
+LOAD_FLAGS = {"global", "nc", "ca", "cg", "cs", "lu", "cv", "acquire"} | ORDERINGS   # cache hints: the same value
+STORE_FLAGS = {"global", "wb", "cg", "cs", "wt", "release"} | ORDERINGS
 ATOMIC_FLAGS = {"global", "gpu", "sys", "cta", "relaxed", "acquire", "release", "acq_rel"}  # one at a time here
 SPACES = {"global": "global", "shared": "shared", "shared::cta": "shared"}   # the flag naming each space taken
 FIRST_FAULT = ["outcome[0] = k", "return"]                     # check: nothing changed yet
