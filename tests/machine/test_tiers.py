@@ -373,3 +373,45 @@ def test_demo_kernels_agree_on_both_tiers_with_every_counter(file, kernel, make_
         results[engine] = ([a.get().tobytes() for a in args if hasattr(a, "get")], counters(launch),
                            metrics)
     assert results["numpy"] == results["compiled"]
+
+
+WIDE_PARAMETERS = r"""
+.version 8.5
+.target sm_90
+.address_size 64
+.visible .entry widen(.param .u64 out, .param .s32 offset, .param .u32 count)
+{
+    .reg .b32 %r<3>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [out];
+    ld.param.s32 %rd2, [offset];
+    ld.param.u32 %rd3, [count];
+    mov.u32 %r1, %tid.x;
+    cvt.u64.u32 %rd4, %r1;
+    add.s64 %rd5, %rd2, %rd4;
+    add.s64 %rd5, %rd5, %rd3;
+    mul.wide.u32 %rd6, %r1, 8;
+    add.s64 %rd7, %rd1, %rd6;
+    st.global.u64 [%rd7], %rd5;
+    ret;
+}
+"""
+
+
+@pytest.mark.parametrize("offset", [-5, 7])
+def test_a_32_bit_parameter_loaded_into_a_64_bit_register_runs_compiled_extended(offset):
+    """ld.param.s32 into a 64-bit register sign-extends, ld.param.u32 zero-extends (PTX's rule for a
+    wider destination), on both tiers, and the block runs compiled."""
+    function = cp.RawModule(ptx=WIDE_PARAMETERS).get_function("widen")
+    count = 0xFFFF_FFF0
+    results = {}
+    for engine in ("numpy", "compiled"):
+        out = cp.zeros(64, cp.int64)
+        with cp.settings(engine=engine):
+            function((1,), (64,), (out, np.int32(offset), np.uint32(count)))
+        results[engine] = out.get()
+    expected = np.arange(64, dtype=np.int64) + offset + count
+    np.testing.assert_array_equal(results["numpy"], expected)
+    np.testing.assert_array_equal(results["compiled"], expected)
+    rows = report(function.loaded_module.program)
+    assert rows and all(r["tier"] == "compiled" for r in rows), rows

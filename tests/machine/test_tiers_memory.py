@@ -429,7 +429,6 @@ def test_a_vector_load_with_unused_elements_and_a_guarded_vector_store_run_compi
     assert rows and all(r["tier"] == "compiled" and r["why_numpy"] is None for r in rows), rows
 
 
-
 SCALE_THEN_ADD = r"""
 extern "C" __global__ void scale_then_add(int* data, const int* other, int* out, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -41,7 +41,7 @@ from ..isa.evaluate import typed_immediate
 from ..isa.moves import SPECIAL_REGISTERS
 from ..isa.table import VALUE, entry
 from ..liveness import kept_registers
-from .global_memory import BITS, LAUNCH_ARGUMENTS, LOAD_FLAGS, GlobalMemory, NotCovered, is_memory
+from .global_memory import BITS, LAUNCH_ARGUMENTS, LOAD_FLAGS, GlobalMemory, NotCovered, is_memory, widened
 from .scalar import SCALAR
 
 HEADER = ("from numba import njit\nimport numpy as np\n"
@@ -277,7 +277,8 @@ class BlockSource:
                 "%nctaid": f"dims[{3 + axis}]"}.get(register)
 
     def parameter_load(self, ins, guard):
-        """ld.param of one 32- or 64-bit kernel parameter: a read of the launch's parameter buffer."""
+        """ld.param of one 32- or 64-bit kernel parameter: a read of the launch's parameter buffer (a
+        32-bit one into a 64-bit register extended as ptx/types.to_storage extends it)."""
         bits = BITS.get(ins.type)
         addr, dst = ins.srcs[0], ins.dsts[0]
         offsets = self.program.param_offsets.get(self.fn.name, {})
@@ -286,9 +287,13 @@ class BlockSource:
             raise NotCovered(f"ld.param form {ins}")
         offset = offsets[addr.base.name] + addr.base.offset + addr.offset
         end = max((o + size for _, o, size, _ in self.program.param_layouts[self.fn.name]), default=0)
-        if offset % (bits // 8) or offset + bits // 8 > end or self.bits(dst.name) != bits:
+        register_bits = self.bits(dst.name)
+        if offset % (bits // 8) or offset + bits // 8 > end or register_bits not in (bits, 64):
             raise NotCovered(f"ld.param form {ins}")
-        self.write(dst, f"param{bits}[{offset // (bits // 8)}]", guard)
+        value = f"param{bits}[{offset // (bits // 8)}]"
+        if register_bits > bits:
+            value = widened(value, ins.type)
+        self.write(dst, value, guard)
 
     def global_load(self, ins, guard):
         """ld.global of one 32- or 64-bit value at [register+offset], from the heap's typed views."""
@@ -298,8 +303,8 @@ class BlockSource:
         addr, dst = ins.srcs[0], ins.dsts[0]
         if not isinstance(addr, Addr) or not isinstance(addr.base, Reg) or not isinstance(dst, Reg):
             raise NotCovered(f"ld.global form {ins}")
-        widened = self.bits(dst.name) == 64 and bits == 32     # ptx/types.to_storage's extension
-        if self.bits(dst.name) != bits and not widened:
+        wider = self.bits(dst.name) == 64 and bits == 32
+        if self.bits(dst.name) != bits and not wider:
             raise NotCovered(f"ld.global.{ins.type} into {dst.name} of another width")
         base = self.operand(addr.base, "u64")
         address, offset, found = self.fresh("address"), self.fresh("offset"), self.fresh("allocation")
@@ -317,9 +322,7 @@ class BlockSource:
             check = [f"if {guard}:"] + ["    " + line for line in check]
         self.lines.extend(check)
         value = f"mem{bits}[{offset} >> np.uint64({3 if bits == 64 else 2})]"
-        if widened:
-            value = f"np.uint64(s32({value}))" if ins.type == "s32" else f"np.uint64({value})"
-        self.write(dst, value, guard)
+        self.write(dst, widened(value, ins.type) if wider else value, guard)
 
     def shuffle(self, ins, guard):
         """shfl.sync of a warp whose 32 lanes all arrived and all name every lane (full_warp, which

@@ -61,6 +61,12 @@ SPACES = {"global": "global", "shared": "shared", "shared::cta": "shared"}   # t
 FIRST_FAULT = ["outcome[0] = k", "return"]                     # check: nothing changed yet
 
 
+def widened(value: str, type_name: str) -> str:
+    """A 32-bit value loaded into a 64-bit register: sign-extended for .s32, else zero-extended
+    (ptx/types.to_storage's extension)."""
+    return f"np.uint64(s32({value}))" if type_name == "s32" else f"np.uint64({value})"
+
+
 def is_memory(ins) -> bool:
     """An instruction this module serves (or refuses): ld other than of a parameter, st, atom, red."""
     return (ins.opcode == "ld" and "param" not in ins.flags) or (ins.opcode in WRITES and "param" not in ins.flags)
@@ -217,8 +223,8 @@ class GlobalMemory:
             return False
         if ins.opcode == "ld" or (ins.opcode == "atom" and not isinstance(ins.dsts[0], Sink)):
             value = f"saved_{t}[k, 0]"
-            if self.source.bits(ins.dsts[0].name) > self.bits[t]:     # ptx/types.to_storage's extension
-                value = f"np.uint64(s32({value}))" if ins.type == "s32" else f"np.uint64({value})"
+            if self.source.bits(ins.dsts[0].name) > self.bits[t]:
+                value = widened(value, ins.type)
             self.source.write(ins.dsts[0], value, guard)
         return False
 
