@@ -300,12 +300,13 @@ class LaunchProfile:
 
     def render(self, width: int = 110, color: bool = False, source: bool = False) -> str:
         from .report.console import make_console
+        from .report.terminal import print_report
         out = io.StringIO()
         console = make_console(file=out, width=width, color_system="standard" if color else None,
                                force_terminal=color, record=False)
-        console.print(self)
+        print_report(console, self)
         if source:
-            console.print(self.source_view())
+            print_report(console, self.source_view())
         return out.getvalue()
 
     def __str__(self) -> str:

@@ -157,17 +157,18 @@ def _why_nothing_was_profiled(failures: list, status: int) -> str:
 
 def _print_report(prof, args) -> None:
     from ..report.console import make_console
+    from ..report.terminal import print_report
     console = make_console(width=args.width)
     if not prof.launches:
         console.print("warpsim profile: no kernel launches were profiled")
         return
     for launch in prof.launches:
-        console.print(launch)
+        print_report(console, launch)
         if getattr(launch, "timing", None) is not None and launch.timing.lines:
             from ..report.stall_lines import stall_lines_table
-            console.print(stall_lines_table(launch.timing, sources=launch.sources))
+            print_report(console, stall_lines_table(launch.timing, sources=launch.sources))
         if args.source:
-            console.print(launch.source_view())
+            print_report(console, launch.source_view())
         if args.sass:
             console.print(sass_listing(launch), highlight=False, markup=False)
     if prof.timeline:                   # a compiled program's kernels and copies (warpsim profile ./app)

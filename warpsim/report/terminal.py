@@ -12,13 +12,14 @@ module and console.py import rich (tests/report/test_terminal_text.py keeps it s
 from __future__ import annotations
 
 from rich import box as _box
+from rich.cells import cell_len
 from rich.padding import Padding
 from rich.panel import Panel
 from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
-__all__ = ["text", "table", "rule", "panel", "indent", "Text", "PlainTable", "box"]
+__all__ = ["text", "table", "rule", "panel", "indent", "Text", "PlainTable", "box", "print_report"]
 
 box = _box
 
@@ -92,3 +93,73 @@ def panel(body, title=None, **options) -> Panel:
 def indent(renderable, spaces: int) -> Padding:
     """A renderable (a str is plain text) moved right by `spaces` columns."""
     return Padding(_cell(renderable), (0, 0, 0, spaces))
+
+
+# ---------------------------------------------------------------- uncoloured output, fast
+
+_JUSTIFY = {"left": str.ljust, "right": str.rjust}
+
+
+def _plain(cell) -> str | None:
+    """A cell's text when it is one plain line (no renderable of its own to lay out), else None."""
+    plain = cell.plain if isinstance(cell, Text) and cell.justify in (None, "default") else \
+        cell if isinstance(cell, str) else None
+    return None if plain is None or "\n" in plain or "\t" in plain else plain
+
+
+def plain_table_lines(t, width: int) -> list[str] | None:
+    """The lines rich prints for table t on an uncoloured console `width` columns wide, laid out
+    here without rich's general layout (which takes about 10 ms for a launch's metrics table); None
+    for a table of another kind than the ones warpsim makes (left title, the default box and
+    padding, one-line cells), or one that does not fit in `width`: rich lays those out."""
+    if not isinstance(t, Table) or t.box is not _box.HEAVY_HEAD or not (t.show_header and t.show_edge) \
+            or t.show_footer or t.show_lines or t.expand or t.width is not None or t.min_width is not None \
+            or t.leading or t.padding != (0, 1, 0, 1) or not t.pad_edge or t.collapse_padding \
+            or t.caption is not None or t.title is not None and t.title_justify != "left" or not t.row_count:
+        return None
+    columns = t.columns
+    if any(c.justify not in _JUSTIFY or c.width is not None or c.min_width is not None or c.max_width is not None
+           or c.ratio is not None for c in columns):
+        return None
+    headers = [_plain(c.header) for c in columns]
+    cells = [[_plain(cell) for cell in c.cells] for c in columns]
+    title = _plain(t.title) if t.title is not None else ""
+    if None in headers or title is None or any(None in column for column in cells):
+        return None
+    widths = [max([cell_len(h)] + [cell_len(v) for v in column]) for h, column in zip(headers, cells)]
+    total = sum(widths) + 3 * len(widths) + 1
+    if total > width or cell_len(title) > total:
+        return None
+
+    def row(values, edge: str, inner: str) -> str:
+        return edge + inner.join(" " + _JUSTIFY[c.justify](v, w + len(v) - cell_len(v)) + " "
+                                 for c, v, w in zip(columns, values, widths)) + edge
+
+    def border(left: str, line: str, joint: str, right: str) -> str:
+        return left + joint.join(line * (w + 2) for w in widths) + right
+
+    lines = [title + " " * (total - cell_len(title))] if t.title is not None else []
+    lines += [border("┏", "━", "┳", "┓"), row(headers, "┃", "┃"), border("┡", "━", "╇", "┩")]
+    lines += [row(values, "│", "│") for values in zip(*cells)]
+    lines.append(border("└", "─", "┴", "┘"))
+    return lines
+
+
+def print_report(console, renderable) -> None:
+    """console.print(renderable), with the tables among its parts (warpsim's own renderables are
+    opened into theirs) written straight to the console's file where plain_table_lines lays them
+    out: the same characters, when the console prints no colour (a file, a pipe, CI)."""
+    if console.color_system is not None or console.record:
+        console.print(renderable)
+        return
+    parts = [renderable]
+    while parts:
+        part = parts.pop(0)
+        lines = plain_table_lines(part, console.width)
+        if lines is not None:
+            console.file.write("\n".join(lines) + "\n")
+        elif not isinstance(part, Table) and hasattr(part, "__rich_console__") \
+                and type(part).__module__.startswith("warpsim."):
+            parts[:0] = list(part.__rich_console__(console, console.options))
+        else:
+            console.print(part)
