@@ -794,6 +794,17 @@ def test_run_script_runs_an_unchanged_numba_program(tmp_path):
     assert "ran on warpsim simulated GPU" in result.stdout and "['--flag']" in result.stdout
 
 
+def test_warpsim_run_redirects_numba_cuda_when_the_program_imports_it():
+    """numba-cuda is not imported for a program that does not use it; imported later, its host API
+    is warpsim's."""
+    code = ("import sys; print('numba.cuda' in sys.modules); from numba import cuda; "
+            "print(cuda.jit.__module__, cuda.is_available())")
+    result = subprocess.run([sys.executable, "-m", "warpsim", "run", "python", "-c", code],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["False", "warpsim.cuda.dispatcher", "True"]
+
+
 def test_numba_on_warpsim_restores_numba_cuda():
     import numba.cuda as numba_cuda
     from warpsim.cli.run import numba_on_warpsim

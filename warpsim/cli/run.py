@@ -14,7 +14,8 @@ names in `warpsim.cuda.HOST_API` (jit, to_device, device_array,
 device_array_like, synchronize, is_available, get_current_device, stream,
 event, ...) are, inside the numba.cuda module object, warpsim.cuda's, and
 they are put back afterwards (`numba_on_warpsim()` does it for a `with`
-block). That host API is the one point where a GPU program meets the
+block, when the program imports numba.cuda: a program that does not waits for
+no numba-cuda import). That host API is the one point where a GPU program meets the
 driver, so the kernels, their intrinsics and everything Numba does while
 compiling stay Numba's own. numba-cuda's runtime also sees warpsim's
 context as the current one (the thread-local slot it keeps for contexts
@@ -68,14 +69,68 @@ def _numba_missing(name: str):
 
 @contextlib.contextmanager
 def numba_on_warpsim():
-    """Inside the block, numba.cuda's host API is warpsim's (see the module docstring)."""
+    """Inside the block, numba.cuda's host API is warpsim's (see the module docstring). Yields
+    numba.cuda where it is imported already; else None, and numba.cuda is redirected when the
+    program imports it (importing numba-cuda takes most of a second, which a program that never
+    uses it should not wait for)."""
     if os.environ.pop("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0"):
         print("warpsim: NUMBA_ENABLE_CUDASIM ignored: kernels run on warpsim", file=sys.stderr)
-    try:
-        import numba.cuda as numba_cuda
-    except ImportError:  # no numba-cuda: nothing to redirect (a CuPy-style program runs as it is)
-        yield None
-        return
+    with contextlib.ExitStack() as redirected:
+        if "numba.cuda" in sys.modules:
+            yield redirected.enter_context(_numba_redirected(sys.modules["numba.cuda"]))
+            return
+        hook = _RedirectNumbaOnImport(lambda numba_cuda: redirected.enter_context(_numba_redirected(numba_cuda)))
+        sys.meta_path.insert(0, hook)
+        try:
+            yield None
+        finally:
+            if hook in sys.meta_path:
+                sys.meta_path.remove(hook)
+
+
+class _RedirectNumbaOnImport:
+    """A meta path finder for numba.cuda alone: the module the finders after it give (numba-cuda
+    installs one of its own that puts its package in place of Numba's built-in one), and once it
+    has run, `redirect(module)`."""
+
+    def __init__(self, redirect):
+        self.redirect = redirect
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "numba.cuda":
+            return None
+        finders = sys.meta_path[sys.meta_path.index(self) + 1:] if self in sys.meta_path else sys.meta_path
+        for finder in finders:
+            spec = getattr(finder, "find_spec", lambda *a: None)(name, path, target)
+            if spec is not None:
+                if spec.loader is not None:
+                    spec.loader = _ThenRedirect(spec.loader, self.redirect)
+                return spec
+        return None
+
+
+class _ThenRedirect:
+    """A loader that runs `loader`'s module, then redirects it; the module keeps `loader` as its own
+    (resources and sources are found through it)."""
+
+    def __init__(self, loader, redirect):
+        self.loader, self.redirect = loader, redirect
+
+    def __getattr__(self, name):
+        return getattr(self.loader, name)
+
+    def create_module(self, spec):
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module):
+        module.__loader__ = module.__spec__.loader = self.loader
+        self.loader.exec_module(module)
+        self.redirect(module)
+
+
+@contextlib.contextmanager
+def _numba_redirected(numba_cuda):
+    """numba.cuda's host names warpsim's while the block runs, put back after it."""
     from .. import cuda as warpsim_cuda
     from numba.cuda.core import config
     if config.ENABLE_CUDASIM:
