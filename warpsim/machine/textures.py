@@ -137,9 +137,14 @@ def read_texels(ctx, site, idx, record, ix, iy, iz) -> np.ndarray:
         bad = int(np.flatnonzero(~ok)[0])
         fail(ctx, site, idx[bad], f"texel at 0x{int(addrs[bad]):x} is outside the resource's memory "
                                   f"(freed while the object lives?)")
-    raw = buf[off[:, None] + np.arange(size)]
     dtype = channel_dtype(int(record["bits"]), int(record["kind"]))
-    return np.ascontiguousarray(raw).view(dtype).reshape(len(addrs), int(record["channels"]))
+    channels = int(record["channels"])
+    if len(buf) % dtype.itemsize == 0 and not (off % dtype.itemsize).any():    # whole channels: one gather
+        first = off // dtype.itemsize
+        words = buf.view(dtype)
+        return words[first][:, None] if channels == 1 else words[first[:, None] + np.arange(channels)]
+    raw = buf[off[:, None] + np.arange(size)]
+    return np.ascontiguousarray(raw).view(dtype).reshape(len(addrs), channels)
 
 
 def converted(record, texels: np.ndarray) -> np.ndarray:

@@ -158,6 +158,9 @@ def emit_surface(c, ins):
 def _by_handle(ctx, site, idx, handles, surface: bool):
     """Yield (lanes, descriptor) for each distinct handle the lanes use."""
     handles = np.asarray(handles, np.uint64)
+    if len(handles) and (handles == handles[0]).all():       # most often one object for every lane
+        yield np.arange(len(handles)), objects.descriptor(ctx, site, idx[0], int(handles[0]), surface)
+        return
     for handle in np.unique(handles):
         lanes = np.flatnonzero(handles == handle)
         yield lanes, objects.descriptor(ctx, site, idx[lanes[0]], int(handle), surface)
