@@ -512,3 +512,44 @@ def test_volatile_and_ordered_accesses_run_compiled_with_the_numpy_tiers_bytes()
     ordered = [r for r in report(program) if any({"volatile", "acquire", "release"} & i.flags
                                                  for i in program.blocks[r["block"]].instructions)]
     assert ordered and all(r["threads_compiled"] for r in ordered), ordered
+
+
+BRACED = HEADER + r"""
+.visible .entry braced(.param .u64 x, .param .u64 out, .param .u32 n)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<6>;
+    .reg .b64 %rd<6>;
+    ld.param.u64 %rd1, [x];
+    ld.param.u64 %rd2, [out];
+    ld.param.u32 %r1, [n];
+    mov.u32 %r2, %tid.x;
+    setp.lt.s32 %p1, %r2, %r1;
+    mul.wide.u32 %rd3, %r2, 4;
+    add.s64 %rd4, %rd1, %rd3;
+    add.s64 %rd5, %rd2, %rd3;
+    mov.u32 %r3, 7;
+    @%p1 ld.global.b32 { %r3 }, [ %rd4 + 0 ];
+    add.s32 %r4, %r3, %r3;
+    @%p1 st.global.b32 [ %rd5 + 0 ], { %r4 };
+    ret;
+}
+"""
+
+
+def test_a_load_into_one_braced_register_runs_compiled():
+    """`ld.global.b32 { %r3 }` and `st.global.b32 [...], { %r4 }` (Triton writes every scalar load and
+    store so) under a guard: NumPy's values on both tiers, and the block runs compiled."""
+    function = cp.RawModule(ptx=BRACED).get_function("braced")
+    x = np.random.default_rng(4).integers(0, 2**31, 64, dtype=np.uint32)
+
+    def make():
+        return cp.asarray(x), cp.full(64, 5, cp.uint32), np.uint32(50)
+    numpy_tier = arrays_after("numpy", function, (1,), (64,), make)
+    compiled_tier = arrays_after("compiled", function, (1,), (64,), make)
+    assert numpy_tier == compiled_tier
+    out = np.frombuffer(compiled_tier[0][1], np.uint32)
+    np.testing.assert_array_equal(out[:50], x[:50] * np.uint32(2))
+    np.testing.assert_array_equal(out[50:], 5)
+    rows = report(function.loaded_module.program)
+    assert rows and all(r["tier"] == "compiled" for r in rows), rows

@@ -41,7 +41,7 @@ from ..isa.evaluate import typed_immediate
 from ..isa.moves import SPECIAL_REGISTERS
 from ..isa.table import VALUE, entry
 from ..liveness import kept_registers
-from .global_memory import BITS, LAUNCH_ARGUMENTS, LOAD_FLAGS, GlobalMemory, NotCovered, is_memory, widened
+from .global_memory import BITS, LAUNCH_ARGUMENTS, LOAD_FLAGS, GlobalMemory, NotCovered, is_memory, only_item, widened
 from .scalar import SCALAR
 
 HEADER = ("from numba import njit\nimport numpy as np\n"
@@ -300,7 +300,7 @@ class BlockSource:
         bits = BITS.get(ins.type)
         if bits is None or ins.flags - LOAD_FLAGS or "global" not in ins.flags or len(ins.dsts) != 1:
             raise NotCovered(f"{'.'.join((ins.opcode,) + ins.mods)} (compiled: scalar ld.global only)")
-        addr, dst = ins.srcs[0], ins.dsts[0]
+        addr, dst = ins.srcs[0], only_item(ins.dsts[0])
         if not isinstance(addr, Addr) or not isinstance(addr.base, Reg) or not isinstance(dst, Reg):
             raise NotCovered(f"ld.global form {ins}")
         wider = self.bits(dst.name) == 64 and bits == 32

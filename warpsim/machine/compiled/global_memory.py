@@ -61,6 +61,11 @@ SPACES = {"global": "global", "shared": "shared", "shared::cta": "shared"}   # t
 FIRST_FAULT = ["outcome[0] = k", "return"]                     # check: nothing changed yet
 
 
+def only_item(operand):
+    """`{%r1}`, a brace of one register (as Triton writes every scalar load), is that register."""
+    return operand.items[0] if isinstance(operand, Vec) and len(operand.items) == 1 else operand
+
+
 def widened(value: str, type_name: str) -> str:
     """A 32-bit value loaded into a 64-bit register: sign-extended for .s32, else zero-extended
     (ptx/types.to_storage's extension)."""
@@ -216,16 +221,17 @@ class GlobalMemory:
         return lines
 
     def _result(self, ins, t: int, guard) -> bool:
-        if ins.opcode == "ld" and isinstance(ins.dsts[0], Vec):           # each element into its register
-            for e, dst in enumerate(ins.dsts[0].items):
-                if not isinstance(dst, Sink):
-                    self.source.write(dst, f"saved_{t}[k, {e}]", guard)
+        dst = only_item(ins.dsts[0])
+        if ins.opcode == "ld" and isinstance(dst, Vec):                   # each element into its register
+            for e, item in enumerate(dst.items):
+                if not isinstance(item, Sink):
+                    self.source.write(item, f"saved_{t}[k, {e}]", guard)
             return False
-        if ins.opcode == "ld" or (ins.opcode == "atom" and not isinstance(ins.dsts[0], Sink)):
+        if ins.opcode == "ld" and not isinstance(dst, Sink) or ins.opcode == "atom" and not isinstance(dst, Sink):
             value = f"saved_{t}[k, 0]"
-            if self.source.bits(ins.dsts[0].name) > self.bits[t]:
+            if self.source.bits(dst.name) > self.bits[t]:
                 value = widened(value, ins.type)
-            self.source.write(ins.dsts[0], value, guard)
+            self.source.write(dst, value, guard)
         return False
 
     def _guarded(self, lines: list[str], guard):
@@ -244,7 +250,7 @@ class GlobalMemory:
         if bits is None or count > 4 or count > 1 and ins.opcode not in ("ld", "st") or len(spaces) != 1:
             raise NotCovered(f"{name} (compiled: global and shared words and .v2/.v4 loads and stores only)")
         if ins.opcode == "ld":
-            allowed, dst = LOAD_FLAGS, ins.dsts[0] if len(ins.dsts) == 1 else None
+            allowed, dst = LOAD_FLAGS, only_item(ins.dsts[0]) if len(ins.dsts) == 1 else None
             if count > 1:
                 if not isinstance(dst, Vec) or len(dst.items) != count or not all(
                         isinstance(d, Sink) or isinstance(d, Reg) and src.bits(d.name) == bits for d in dst.items):

@@ -197,6 +197,33 @@ def shr_s64(a, amount):
     return np.uint64(a) >> shift
 
 
+@njit(inline="always")
+def popc64(a):
+    """Set bits of a 64-bit word, as a uint32 (semantics/integer.popcount's SWAR)."""
+    x = np.uint64(a)
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.uint32((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@njit(inline="always")
+def bfe32(a, position, length, signed):
+    """bfe.u32/.s32 (machine/isa/integer.bfe): `length` bits of a from bit `position`, each read
+    through the low 8 bits (BIT_FIELD_OPERAND_MASK[32]); zero-extended, or for .s32 extended
+    with bit min(position + length - 1, 31) (none when length is 0)."""
+    pos, n = np.int64(np.uint32(position) & np.uint32(0xFF)), np.int64(np.uint32(length) & np.uint32(0xFF))
+    inside = min(n, np.int64(32) - pos)
+    inside = max(inside, np.int64(0))
+    mask = np.uint64((1 << inside) - 1) if inside < 32 else np.uint64(M32)
+    field = (np.uint64(a) >> np.uint64(pos) if pos < 32 else np.uint64(0)) & mask
+    if signed and n != 0:
+        sign_position = max(min(pos + n - 1, np.int64(31)), np.int64(0))
+        if (np.uint64(a) >> np.uint64(sign_position)) & np.uint64(1):
+            field |= ~mask
+    return u32(field)
+
+
 SIGN64 = np.uint64(1 << 63)
 ALL_ONES32 = np.uint32(0xFFFFFFFF)
 ALL_ONES64 = np.uint64(0xFFFFFFFFFFFFFFFF)

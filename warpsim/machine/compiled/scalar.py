@@ -108,6 +108,28 @@ def integer_min_max(ins, srcs):
     return f"({a} if {less} else {b})" if ins.opcode == "min" else f"({b} if {less} else {a})"
 
 
+@scalar("integer", "neg")
+def integer_neg(ins, srcs):
+    """-x modulo 2**width (-INT_MIN is INT_MIN, semantics/integer.negate)."""
+    if not _only(ins) or ins.type not in {"s32", "s64"}:
+        return None
+    return f"sub{32 if ins.type == 's32' else 64}(0, {srcs[0]})"
+
+
+@scalar("integer", "popc")
+def integer_popc(ins, srcs):
+    if not _only(ins) or ins.type not in {"b32", "b64"}:
+        return None
+    return f"popc64({srcs[0]})"
+
+
+@scalar("integer", "bfe")
+def integer_bfe(ins, srcs):
+    if not _only(ins) or ins.type not in {"u32", "s32"}:
+        return None
+    return f"bfe32({srcs[0]}, {srcs[1]}, {srcs[2]}, {ins.type == 's32'})"
+
+
 # ------------------------------------------------------------ logic
 
 @scalar("logic", "and", "or", "xor")
