@@ -13,7 +13,7 @@ def test_every_table_row_has_a_python_function():
     missing = {f.name for f in FUNCTIONS} - set(IMPLEMENTED) - NOT_YET
     assert not missing
     assert handler("cudaMalloc") is IMPLEMENTED["cudaMalloc"]
-    assert handler("cudaGraphNodeSetParams").func is not_supported
+    assert handler("cudaImportExternalMemory").func is not_supported
 
 
 def test_stubs_and_version_script_cover_the_table_and_the_header():
@@ -26,7 +26,7 @@ def test_stubs_and_version_script_cover_the_table_and_the_header():
         assert f" {name}(" in source
     assert "WS_EXPORT int cudaMalloc(void ** devPtr, size_t size) {" in source
     assert "WS_EXPORT void ** __cudaRegisterFatBinary(void * fatCubin) {" in source
-    assert "WS_EXPORT int cudaGraphNodeSetParams(void) {" in source      # not supported: no parameters needed
+    assert "WS_EXPORT int cudaImportExternalMemory(void) {" in source    # not supported: no parameters needed
 
 
 def test_per_thread_stream_names_get_the_plain_calls_stubs():

@@ -4,8 +4,10 @@ It is nvcc (package nvidia-cuda-nvcc, a warpsim dependency) with what a warpsim
 build needs added to the user's arguments: `-cudart shared` (the program loads
 libcudart.so.13 at run time, so `warpsim run` can give it warpsim's), `-L` to the
 folder of warpsim's libcudart.so.13 (PyPI ships no unversioned libcudart.so to
-link with), `-lineinfo` (reports name the kernels' source lines), and where the
-toolkit lacks them, headers of warpsim's own (runtime/include: cuda_profiler_api.h). PyPI's
+link with; the folder also holds warpsim's libcuda.so.1 and its libcuda.so, so a
+program's `-lcuda` links the driver API, which PyPI does not ship at all),
+`-lineinfo` (reports name the kernels' source lines), and where the toolkit lacks
+them, headers of warpsim's own (runtime/include: cuda_profiler_api.h). PyPI's
 nvcc finds PyPI's CUDA headers (cuda_runtime.h), CCCL's (Thrust, CUB) and cuRAND's
 device API (curand_kernel.h, header-only, from the nvidia-curand dependency) by itself
 (its nvcc.profile). nvcc compiles host code with the system's g++.

@@ -2,8 +2,9 @@
 
 The program must load the CUDA runtime dynamically (libcudart.so.13, from
 `nvcc -cudart shared`; `warpsim nvcc` builds that way): it is then started with
-LD_LIBRARY_PATH leading to warpsim's libcudart.so.13 (warpsim.runtime.native
-builds it), so its CUDA calls run on the simulator inside its own process.
+LD_LIBRARY_PATH leading to warpsim's libcudart.so.13 and libcuda.so.1 (the
+driver API, for a program linked with -lcuda; warpsim.runtime.native builds
+both), so its CUDA calls run on the simulator inside its own process.
 Address-space randomization is turned off for it (as `setarch -R` does), so the
 device heap can be mapped at its device addresses (warpsim.runtime.heap).
 """

@@ -120,14 +120,20 @@ def handler(name: str):
     """The Python function the stub `name` calls. NAME_ptds and NAME_ptsz, what a program built
     with `--default-stream per-thread` calls, are NAME, the NULL stream of a _ptsz call being
     the calling thread's default stream (cudaStreamPerThread)."""
-    found = IMPLEMENTED.get(name)
+    return find_handler(name, IMPLEMENTED, table.BY_NAME, not_supported)
+
+
+def find_handler(name: str, implemented: dict, rows: dict, unsupported):
+    """A library's function for the stub `name` (handler's rule; the driver's library uses it too):
+    its own, the per-thread call of its table row, or `unsupported` naming it."""
+    found = implemented.get(name)
     if found:
         return found
-    base = table.BY_NAME.get(table.per_thread_base(name))
-    if base is not None and base.name in IMPLEMENTED:
+    base = rows.get(table.per_thread_base(name))
+    if base is not None and base.name in implemented:
         position = table.stream_parameter(base) if name.endswith("_ptsz") else None
-        return _per_thread_call(IMPLEMENTED[base.name], position)
-    return functools.partial(not_supported, name)
+        return _per_thread_call(implemented[base.name], position)
+    return functools.partial(unsupported, name)
 
 
 def _per_thread_call(function, stream_position):
@@ -798,7 +804,10 @@ def cudaMallocHost(context, out, size):
 
 @call()
 def cudaHostAlloc(context, out, size, flags):
-    return _allocate_host(context, out, size)
+    code = _allocate_host(context, out, size)
+    if code == SUCCESS and size:            # what cudaHostGetFlags reports (runtime_queries.py)
+        context.__dict__.setdefault("host_alloc_flags", {})[_read(out, "Q")[0]] = flags
+    return code
 
 
 @call()
@@ -1047,9 +1056,12 @@ def cudaDeviceGetAttribute(context, out, attribute, device):
     return SUCCESS
 
 
+DRIVER_VERSION = 13000           # what cudaDriverGetVersion and cuDriverGetVersion report
+
+
 @call()
 def cudaDriverGetVersion(context, out):
-    _write(out, "i", 13000)
+    _write(out, "i", DRIVER_VERSION)
     return SUCCESS
 
 
@@ -1335,7 +1347,8 @@ def cudaStreamWaitEvent(context, stream, event, flags):
         return context.fail(INVALID_HANDLE)
     if flags & ~EVENT_WAIT_EXTERNAL:
         return context.fail(INVALID_VALUE)
-    if flags & EVENT_WAIT_EXTERNAL and _captured(context, stream, lambda: SUCCESS, NODE_WAIT_EVENT):
+    if flags & EVENT_WAIT_EXTERNAL and _captured(context, stream, lambda: SUCCESS, NODE_WAIT_EVENT,
+                                                 lambda: ((event,), None)):
         return SUCCESS                  # an external wait in a capture: a wait node (its event's work is done)
     captured = context.events[event].captured
     if captured is not None and captured[0].active:     # the stream joins that capture after those nodes
@@ -1545,6 +1558,10 @@ def _create_object(context, function, out, res, tex, surface: bool) -> int:
         return context.fail(CODES["cudaErrorMemoryAllocation"])
     context.device.memory.write_bytes(handle, descriptor)
     context.texture_objects[handle] = "surface" if surface else "texture"
+    described = context.__dict__.setdefault("object_descriptions", {})    # cudaGetTextureObject*Desc
+    described[handle] = tuple(ctypes.string_at(address, _layout(symbol, 0)[0]) if address else b""
+                              for address, symbol in ((res, "ws_resource_desc_layout"),
+                                                      (tex, "ws_texture_desc_layout")))
     _write(out, "Q", handle)
     return SUCCESS
 
@@ -1553,6 +1570,7 @@ def _destroy_object(context, handle, what: str) -> int:
     if context.texture_objects.get(handle) != what:
         return context.fail(INVALID_VALUE)
     del context.texture_objects[handle]
+    context.__dict__.get("object_descriptions", {}).pop(handle, None)
     context.device.memory.free(handle)
     return SUCCESS
 

@@ -134,6 +134,7 @@ class RuntimeContext:
         self.timeline_on = False                      # record TimelineEntry items (warpsim profile)
         self.timeline: list[TimelineEntry] = []
         self.at_exit: list = []                      # callables run when the program exits
+        self.driver = None                            # the driver API's contexts and modules (driver.DriverState)
         self._handles = itertools.count(1)
         self._buffers: list = []                      # keeps handle cells alive
 
@@ -175,14 +176,18 @@ class RuntimeContext:
                 ptx = link_ptx([u.text for u in units])
                 self.modules[handle] = FatbinModule(handle, ptx, name, min(u.arch for u in units))
                 return handle
-        chosen = best_ptx(entries, arch)
-        if chosen is None:                  # SASS only: the cubin for the SASS executor
-            cubin = best_sass(entries, arch)
-            self.modules[handle] = FatbinModule(handle, "", name, cubin.arch if cubin else 0,
-                                                cubin=cubin.payload if cubin else b"")
-            return handle
-        self.modules[handle] = FatbinModule(handle, chosen.text, name, chosen.arch)
+        self.modules[handle] = self.module_from_entries(handle, entries, name)
         return handle
+
+    def module_from_entries(self, handle: int, entries: list, name: str) -> FatbinModule:
+        """The module of a fatbinary's entries (registered, or given to cuModuleLoadData): the PTX of the
+        highest architecture not above the GPU's, else (SASS only) the cubin for the SASS executor."""
+        arch = self.preset.compute_capability[0] * 10 + self.preset.compute_capability[1]
+        chosen = best_ptx(entries, arch)
+        if chosen is None:
+            cubin = best_sass(entries, arch)
+            return FatbinModule(handle, "", name, cubin.arch if cubin else 0, cubin=cubin.payload if cubin else b"")
+        return FatbinModule(handle, chosen.text, name, chosen.arch)
 
     def loaded(self, module: FatbinModule):
         if module.loaded is None:

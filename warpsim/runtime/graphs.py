@@ -53,6 +53,13 @@ the same address for the graph's next launch.
 cudaGraphAddNode refuses the node kinds warpsim does not simulate (external semaphores, batched
 copies) with cudaErrorNotSupported, naming the kind once.
 
+What is asked of nodes once made (their parameters in the generic and per-kind forms, nodes disabled
+in an executable graph, ids, clones' nodes, cudaGraphInstantiateWithParams, kernel node attributes)
+is runtime/graph_params.py, over the Node and Graph here: a disabled node runs as an empty node, and a
+kernel node whose attributes shape its launch (a cluster shape, cooperative) launches through
+prepare_launch again with them. User objects (runtime/user_objects.py): a graph owns references, its
+copies (_clone) retain their own, and a destroyed graph (_forget) or executable graph gives them back.
+
 The functions register themselves in calls.IMPLEMENTED (warpsim.runtime.handlers imports this module).
 """
 
@@ -66,7 +73,7 @@ from typing import Callable
 
 import numpy as np
 
-from . import graph_conditionals
+from . import graph_conditionals, launch_attributes, user_objects
 from .calls import (HOST_FUNCTION, INVALID_VALUE, MEMCPY_KINDS, NODE_CONDITIONAL, NODE_EMPTY, NODE_EVENT_RECORD,
                     NODE_GRAPH, NODE_HOST, NODE_KERNEL, NODE_KIND_NAMES, NODE_MEM_ALLOC, NODE_MEM_FREE, NODE_MEMCPY,
                     NODE_MEMSET, NODE_WAIT_EVENT, SUCCESS, _allocate, _copy, _known_stream, _now_or_captured,
@@ -104,6 +111,8 @@ class Node:
     child: "Graph | None" = None
     kept: object = None              # C buffers a node's parameters point into (a copy's struct, argument bytes)
     bodies: list = field(default_factory=list)   # a conditional node's body graphs
+    enabled: bool = True             # an executable graph's copy: cudaGraphNodeSetEnabled(0) runs it as an empty node
+    attributes: dict = field(default_factory=dict)   # a kernel node's cudaLaunchAttributeValue bytes by id
 
     def nested(self) -> list:
         """The graphs inside the node: its child graph, or its conditional bodies."""
@@ -115,6 +124,10 @@ class Graph:
     nodes: list = field(default_factory=list)    # Node objects in the order they were added
     handle: int = 0
     parent: "Graph | None" = None    # of a conditional node's body: the graph that holds the node
+    id: int = 0                      # cudaGraphGetId
+    user_objects: dict = field(default_factory=dict)   # user object handle -> references the graph owns
+    local_ids: dict = field(default_factory=dict)      # node -> cudaGraphNodeGetLocalId, in the order added
+    originals: dict = field(default_factory=dict)      # of a cudaGraphClone: original node handle -> its copy
 
 
 @dataclass(eq=False)
@@ -162,6 +175,9 @@ class GraphExec:
     nodes: list                      # copies of the graph's nodes, in the order they were added
     order: list                      # the same in launch order
     of: dict                         # a graph node's handle (at any depth) -> its copy
+    flags: int = 0                   # the instantiation flags (cudaGraphExecGetFlags), less Upload
+    id: int = 0                      # cudaGraphExecGetId
+    user_objects: dict = field(default_factory=dict)   # the references it holds (its graph's, copied)
 
 
 def _graphs(context) -> dict:
@@ -177,10 +193,18 @@ def _nodes(context) -> dict:
     return context.__dict__.setdefault("graph_nodes", {})
 
 
+def _new_id(context) -> int:
+    """The next graph or executable graph id (cudaGraphGetId, cudaGraphExecGetId): one count for both."""
+    context.__dict__["_graph_ids"] = context.__dict__.get("_graph_ids", 0) + 1
+    return context.__dict__["_graph_ids"]
+
+
 def _register(context, graph: Graph) -> int:
     """Give a graph (and its nodes, and its child graphs') handles the program can hold."""
     if not graph.handle:
         graph.handle = context.new_handle()
+    if not graph.id:
+        graph.id = _new_id(context)
     _graphs(context)[graph.handle] = graph
     for node in graph.nodes:
         if not node.handle:
@@ -192,13 +216,31 @@ def _register(context, graph: Graph) -> int:
 
 
 def _forget(context, graph: Graph) -> None:
-    """Drop a destroyed graph's handle, its nodes', its conditional bodies' and its condition handles."""
+    """Drop a destroyed graph's handle, its nodes', its child graphs' and conditional bodies', its
+    condition handles, and the user object references they own (user_objects.py)."""
     _graphs(context).pop(graph.handle, None)
     graph_conditionals.forget_handles(context, graph)
+    user_objects.release(context, graph.user_objects)
+    graph.user_objects = {}
     for node in graph.nodes:
         _nodes(context).pop(node.handle, None)
-        for body in node.bodies:
-            _forget(context, body)
+        for nested in node.nested():
+            _forget(context, nested)
+
+
+def _within(graph: Graph):
+    """The graph and the graphs inside its nodes (child graphs, conditional bodies), at any depth."""
+    yield graph
+    for node in graph.nodes:
+        for nested in node.nested():
+            yield from _within(nested)
+
+
+def _retain_copies(context, copy: Graph) -> Graph:
+    """A graph just copied (_clone) owns references of its own to the user objects the original owned."""
+    for graph in _within(copy):
+        user_objects.retain(context, graph.user_objects)
+    return copy
 
 
 def _node(context, handle: int):
@@ -216,10 +258,11 @@ def _clone(graph: Graph) -> tuple[Graph, dict]:
             copies.update(inner_copies)
         copies[node] = replace(node, dependencies=[], handle=0,
                                child=nested[0][0] if node.child is not None else None,
-                               bodies=[inner for inner, _ in nested] if node.bodies else [])
+                               bodies=[inner for inner, _ in nested] if node.bodies else [],
+                               attributes=dict(node.attributes))
     for node in graph.nodes:
         copies[node].dependencies = [copies[d] for d in node.dependencies]
-    return Graph([copies[n] for n in graph.nodes]), copies
+    return Graph([copies[n] for n in graph.nodes], user_objects=dict(graph.user_objects)), copies
 
 
 def _nested_cycle(graph: Graph) -> bool:
@@ -231,6 +274,12 @@ def _nested_cycle(graph: Graph) -> bool:
 def _launch_order(nodes: list) -> list | None:
     """The nodes in an order that keeps every edge, the earliest added of the ready nodes first;
     None for a cycle."""
+    order = _partial_order(nodes)
+    return order if len(order) == len(nodes) else None
+
+
+def _partial_order(nodes: list) -> list:
+    """_launch_order's nodes, short of those on or after a cycle."""
     index = {node: k for k, node in enumerate(nodes)}
     waiting = {node: len(node.dependencies) for node in nodes}
     dependents: dict = {node: [] for node in nodes}
@@ -247,7 +296,7 @@ def _launch_order(nodes: list) -> list | None:
             waiting[after] -= 1
             if not waiting[after]:
                 heapq.heappush(ready, index[after])
-    return order if len(order) == len(nodes) else None
+    return order
 
 
 def _run(context, order: list, stream: int) -> int:
@@ -255,15 +304,32 @@ def _run(context, order: list, stream: int) -> int:
         return _run(context, _launch_order(graph.nodes), stream)
 
     for node in order:
-        if node.child is not None:
+        if not node.enabled:                # cudaGraphNodeSetEnabled(0): an empty node
+            code = SUCCESS
+        elif node.child is not None:
             code = run_graph(node.child)
         elif node.kind == NODE_CONDITIONAL:
             code = graph_conditionals.run_conditional(context, node, run_graph)
+        elif node.kind == NODE_KERNEL and launch_attributes.shapes_launch(node.attributes):
+            code = _run_with_attributes(context, node, stream)
         else:
             code = node.run(stream) if node.run is not None else SUCCESS
         if code:
             return code
     return SUCCESS
+
+
+def _run_with_attributes(context, node: Node, stream: int) -> int:
+    """A kernel node whose attributes change its launch (a cluster shape, a cooperative launch): launched
+    from its parameters, read again through prepare_launch as any launch's, with those options."""
+    options = launch_attributes.node_options(node.attributes, context.events)
+    function, grid, block, shared, arguments, _ = node.params
+    prepared = prepare_launch(context, function, grid, block, arguments, shared, options.cooperative)
+    if isinstance(prepared, int):
+        return prepared
+    loaded, name, argument_bytes, cooperative = prepared
+    return _run_kernel(context, loaded, name, grid, block, argument_bytes, shared, stream, cooperative,
+                       options.cluster)
 
 
 def _launch(context, graph_exec: GraphExec, stream: int) -> int:
@@ -321,7 +387,9 @@ def cudaGraphClone(context, out, graph):
     refused = graph_conditionals.refuse_with_conditionals(context, found, "cloned (cudaGraphClone)")
     if refused:
         return refused
-    _write(out, "Q", _register(context, _clone(found)[0]))
+    copy, copies = _clone(found)
+    copy.originals = {node.handle: twin for node, twin in copies.items()}    # cudaGraphNodeFindInClone
+    _write(out, "Q", _register(context, _retain_copies(context, copy)))
     return SUCCESS
 
 
@@ -618,7 +686,7 @@ def _child_graph_node(context, graph: int, child: int, ownership: int = OWNERSHI
     refused = graph_conditionals.refuse_with_conditionals(context, found, "a child graph")
     if refused:
         return refused
-    copy = found if ownership == OWNERSHIP_MOVE else _clone(found)[0]
+    copy = found if ownership == OWNERSHIP_MOVE else _retain_copies(context, _clone(found)[0])
     _register(context, copy)
     return Node(NODE_GRAPH, None, (), child=copy)
 
@@ -714,8 +782,8 @@ def cudaGraphDestroyNode(context, node):
     graph.nodes.remove(gone)
     for other in graph.nodes:
         other.dependencies = [d for d in other.dependencies if d is not gone]
-    for body in gone.bodies:
-        _forget(context, body)
+    for nested in gone.nested():
+        _forget(context, nested)
     return SUCCESS
 
 
@@ -787,9 +855,10 @@ def cudaGraphNodeGetDependentNodes(context, node, out, edge_data_out, count_out)
 
 # --- node parameters ----------------------------------------------------------------------------
 
-def _write_kernel_params(out: int, node: Node) -> None:
+def write_kernel_params(out: int, node: Node, struct: str = "ws_kernel_node_params_layout") -> None:
+    """A kernel node's parameters into a cudaKernelNodeParams (struct: or the layout of the V2 struct)."""
     from .native import KERNEL_NODE_FIELDS
-    at = offsets("ws_kernel_node_params_layout", KERNEL_NODE_FIELDS)
+    at = offsets(struct, KERNEL_NODE_FIELDS)
     function, grid, block, shared, arguments, _ = node.params
     _write(out + at["func"], "Q", function)
     _write(out + at["gridDim"], "III", *grid)
@@ -817,7 +886,7 @@ def cudaGraphKernelNodeGetParams(context, node, out):
     found = _of_kind(context, node, NODE_KERNEL)
     if found is None or not out or not found.params:
         return context.fail(INVALID_VALUE)
-    _write_kernel_params(out, found)
+    write_kernel_params(out, found)
     return SUCCESS
 
 
@@ -832,13 +901,18 @@ def cudaGraphMemsetNodeGetParams(context, node, out):
     found = _of_kind(context, node, NODE_MEMSET)
     if found is None or not out or not found.params:     # (a captured memset keeps no struct)
         return context.fail(INVALID_VALUE)
+    write_memset_params(out, found)
+    return SUCCESS
+
+
+def write_memset_params(out: int, node: Node, struct: str = "ws_memset_params_layout") -> None:
+    """A memset node's parameters into a cudaMemsetParams (struct: or the layout of the V2 struct)."""
     from .native import MEMSET_PARAMS_FIELDS
-    at = offsets("ws_memset_params_layout", MEMSET_PARAMS_FIELDS)
-    dst, pitch, value, element, width, height = found.params
+    at = offsets(struct, MEMSET_PARAMS_FIELDS)
+    dst, pitch, value, element, width, height = node.params
     for name, fmt, value_ in (("dst", "Q", dst), ("pitch", "Q", pitch), ("value", "I", value),
                               ("elementSize", "I", element), ("width", "Q", width), ("height", "Q", height)):
         _write(out + at[name], fmt, value_)
-    return SUCCESS
 
 
 @call()
@@ -871,24 +945,44 @@ def cudaGraphMemcpyNodeSetParams1D(context, node, dst, src, count, kind):
 
 # --- executable graphs --------------------------------------------------------------------------
 
-@call()
-def cudaGraphInstantiate(context, out, graph, flags):
+INSTANTIATE_UPLOAD = 0x2                  # cudaGraphInstantiateFlagUpload: not kept (cudaGraphExecGetFlags)
+# cudaGraphInstantiateResult
+INSTANTIATE_SUCCESS, INSTANTIATE_ERROR, INSTANTIATE_INVALID_STRUCTURE = 0, 1, 2
+
+
+def instantiate(context, out, graph, flags, call_name: str = "cudaGraphInstantiate") -> tuple:
+    """(cudaError_t, cudaGraphInstantiateResult, the graph's node at fault or None) of making an executable
+    copy of a graph, its handle written to out."""
     found = _graphs(context).get(graph)
     if not out or found is None or flags & ~INSTANTIATE_FLAGS:
-        return context.fail(INVALID_VALUE)
+        return context.fail(INVALID_VALUE), INSTANTIATE_ERROR, None
     copy, copies = _clone(found)
     order = _launch_order(copy.nodes)
-    if order is None or _nested_cycle(copy):
-        why = "the graph's edges form a cycle"
+    result, at_fault = INSTANTIATE_SUCCESS, None
+    if order is None:
+        why, result = "the graph's edges form a cycle", INSTANTIATE_INVALID_STRUCTURE
+        placed = set(_partial_order(copy.nodes))
+        at_fault = next(node for node in found.nodes if copies[node] not in placed)
+    elif _nested_cycle(copy):
+        why, result = "the edges of a graph inside a node form a cycle", INSTANTIATE_INVALID_STRUCTURE
+        at_fault = next(node for node in found.nodes if _nested_cycle(Graph([copies[node]])))
     else:
         why = graph_conditionals.body_refusal(copy.nodes)
+        result = INSTANTIATE_ERROR if why else INSTANTIATE_SUCCESS
     if why:
-        _say_once(context, f"instantiate {why}", f"warpsim: cudaGraphInstantiate: {why}: cudaErrorInvalidValue")
-        return context.fail(INVALID_VALUE)
+        _say_once(context, f"instantiate {why}", f"warpsim: {call_name}: {why}: cudaErrorInvalidValue")
+        return context.fail(INVALID_VALUE), result, at_fault
     handle = context.new_handle()
-    _graph_execs(context)[handle] = GraphExec(copy.nodes, order, {n.handle: c for n, c in copies.items()})
+    _graph_execs(context)[handle] = GraphExec(copy.nodes, order, {n.handle: c for n, c in copies.items()},
+                                              flags & ~INSTANTIATE_UPLOAD, _new_id(context), copy.user_objects)
+    _retain_copies(context, copy)          # the executable graph holds references of its own
     _write(out, "Q", handle)
-    return SUCCESS
+    return SUCCESS, INSTANTIATE_SUCCESS, None
+
+
+@call()
+def cudaGraphInstantiate(context, out, graph, flags):
+    return instantiate(context, out, graph, flags)[0]
 
 
 @call()
@@ -914,10 +1008,23 @@ def cudaGraphLaunch(context, graph_exec, stream):
     return _now_or_captured(context, stream, NODE_GRAPH, lambda: _launch(context, found, stream))
 
 
+def release_exec_references(context, graph_exec: GraphExec) -> None:
+    """Give back the user object references an executable graph and the graphs in its nodes hold."""
+    user_objects.release(context, graph_exec.user_objects)
+    graph_exec.user_objects = {}
+    for node in graph_exec.nodes:
+        for nested in node.nested():
+            for graph in _within(nested):
+                user_objects.release(context, graph.user_objects)
+                graph.user_objects = {}
+
+
 @call()
 def cudaGraphExecDestroy(context, graph_exec):
-    if _graph_execs(context).pop(graph_exec, None) is None:
+    found = _graph_execs(context).pop(graph_exec, None)
+    if found is None:
         return context.fail(INVALID_VALUE)
+    release_exec_references(context, found)
     return SUCCESS
 
 
@@ -979,14 +1086,18 @@ def _nested_pairs(old: Node, new: Node) -> list:
     return list(zip(old.nested(), new.nested()))
 
 
-def _take_parameters(exec_nodes: list, nodes: list, of: dict) -> None:
-    """Give the executable graph's nodes the graph's nodes' parameters, at any depth; `of` maps the
-    graph's nodes to them from now on."""
+def take_parameters(context, exec_nodes: list, nodes: list, of: dict) -> None:
+    """Give the executable graph's nodes the graph's nodes' parameters and kernel attributes, at any
+    depth (a child graph's user object references too, replacing its own); `of` maps the graph's nodes
+    to them from now on."""
     for old, new in zip(exec_nodes, nodes):
-        old.run, old.params, old.kept = new.run, new.params, new.kept
+        old.run, old.params, old.kept, old.attributes = new.run, new.params, new.kept, dict(new.attributes)
         of[new.handle] = old
         for old_graph, new_graph in _nested_pairs(old, new):
-            _take_parameters(old_graph.nodes, new_graph.nodes, of)
+            user_objects.retain(context, new_graph.user_objects)
+            user_objects.release(context, old_graph.user_objects)
+            old_graph.user_objects = dict(new_graph.user_objects)
+            take_parameters(context, old_graph.nodes, new_graph.nodes, of)
 
 
 @call()
@@ -1003,7 +1114,10 @@ def cudaGraphExecUpdate(context, graph_exec, graph, result_out):
         _write(result_out + at["errorFromNode"], "Q", 0)
     if result:
         return context.fail(UPDATE_FAILURE)
-    _take_parameters(found.nodes, source.nodes, found.of)
+    take_parameters(context, found.nodes, source.nodes, found.of)
+    user_objects.retain(context, source.user_objects)      # the source graph's references replace its own
+    user_objects.release(context, found.user_objects)
+    found.user_objects = dict(source.user_objects)
     return SUCCESS
 
 

@@ -21,10 +21,17 @@
   cudaErrorInvalidValue.
 
 The struct is read at the offsets the library was compiled with (native.LAYOUTS).
+
+A graph kernel node keeps attributes too (cudaGraphKernelNode{Get,Set,Copy}Attributes): those
+valid for graph nodes, each its cudaLaunchAttributeValue's bytes; `node_options` reads them with
+the same rules, so a cluster shape or a cooperative launch takes effect at the node's launches.
+Attributes valid only for launches or streams (synchronization policy, programmatic stream
+serialization and events, launch completion events) are cudaErrorInvalidValue there.
 """
 
 from __future__ import annotations
 
+import ctypes
 from dataclasses import dataclass, field
 
 from .hoststructs import layout, read
@@ -87,3 +94,37 @@ def read_attributes(address: int, count: int, events) -> LaunchOptions:
         elif identifier != IGNORE and identifier not in HINTS:
             raise Refusal(f"launch attribute id {identifier} is not a cudaLaunchAttributeID")
     return options
+
+
+NODE_REFUSED = {3: "cudaLaunchAttributeSynchronizationPolicy is an attribute of streams",
+                6: "cudaLaunchAttributeProgrammaticStreamSerialization is an attribute of launches",
+                7: "cudaLaunchAttributeProgrammaticEvent is an attribute of launches",
+                12: "cudaLaunchAttributeLaunchCompletionEvent is an attribute of launches"}
+DEVICE_UPDATABLE = 13              # cudaLaunchAttributeDeviceUpdatableKernelNode: graph nodes only
+
+
+def value_bytes() -> int:
+    """sizeof(cudaLaunchAttributeValue)."""
+    return layout("ws_launch_attribute_value_layout", 0)[0]
+
+
+def node_options(attributes: dict, events) -> LaunchOptions:
+    """The options a graph kernel node's attributes (id -> cudaLaunchAttributeValue bytes) ask for, read
+    by read_attributes from cudaLaunchAttribute structs made of them; Refusal if refused."""
+    from .native import LAUNCH_ATTRIBUTE_FIELDS
+    sizes = layout("ws_launch_attribute_layout", len(LAUNCH_ATTRIBUTE_FIELDS))
+    value_at = dict(zip(LAUNCH_ATTRIBUTE_FIELDS, sizes[1:]))["val.clusterDim.x"]    # the union's first byte
+    for identifier in attributes:
+        if identifier in NODE_REFUSED:
+            raise Refusal(NODE_REFUSED[identifier] + ", not of graph kernel nodes")
+    launch = {k: v for k, v in attributes.items() if k != DEVICE_UPDATABLE}
+    structs = ctypes.create_string_buffer(max(1, sizes[0] * len(launch)))
+    for k, (identifier, value) in enumerate(launch.items()):
+        ctypes.memmove(ctypes.addressof(structs) + k * sizes[0], identifier.to_bytes(4, "little", signed=True), 4)
+        ctypes.memmove(ctypes.addressof(structs) + k * sizes[0] + value_at, value, len(value))
+    return read_attributes(ctypes.addressof(structs), len(launch), events)
+
+
+def shapes_launch(attributes: dict) -> bool:
+    """Whether a kernel node's attributes may change how it launches (a cluster shape, cooperative)."""
+    return CLUSTER_DIMENSION in attributes or COOPERATIVE in attributes

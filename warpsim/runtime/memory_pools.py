@@ -7,12 +7,15 @@ handle with its attributes and the bytes allocated from it: the default pool of 
 and those cudaMemPoolCreate makes. What a pool has reserved is its used bytes rounded up
 to the GPU's 2 MiB pages (a GPU reserves more, and keeps freed bytes up to the release
 threshold: a program that prints reserved sizes sees other numbers). Limitations: pools
-cannot be exported or imported (IPC), access descriptors are not modelled, and a
-cudaMallocAsync inside a stream capture allocates at capture time (no memory nodes).
+cannot be exported or imported (IPC), access descriptors are kept and read back
+(cudaMemPool{Set,Get}Access) but stop no kernel, host and managed pools (CUDA 13's
+cudaMem{Get,Set}MemPool of such locations) are not simulated, and a cudaMallocAsync inside a
+stream capture allocates at capture time.
 
 Managed memory lives at one address for host and device (docs/programs.md), so
-cudaMemPrefetchAsync, cudaMemAdvise and cudaStreamAttachMemAsync only check their
-arguments as a GPU does. There is one device: it has no peers, and cudaMemcpyPeer between
+cudaMemPrefetchAsync, cudaMemAdvise and cudaStreamAttachMemAsync check their arguments as a
+GPU does and move nothing; the advice and prefetches are kept for cudaMemRangeGetAttribute[s]
+to report (runtime/managed_ranges.py). There is one device: it has no peers, and cudaMemcpyPeer between
 device 0 and itself is a device-to-device copy.
 
 The functions register themselves in calls.IMPLEMENTED (warpsim.runtime.handlers imports this module).
@@ -23,9 +26,10 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 
+from . import managed_ranges
 from .calls import (CODES, INVALID_HANDLE, INVALID_VALUE, MEMORY_MANAGED, NODE_MEM_ALLOC, NODE_MEM_FREE, NODE_MEMCPY,
                     SUCCESS, _allocate, _allocation_start, _captured, _copy, _known_stream, _now_or_captured, _read,
-                    _write, call, cudaFree)
+                    _say_once, _write, call, cudaFree)
 from .context import GPU_PAGE_BYTES
 from ..machine.memory import GLOBAL_BASE
 
@@ -36,6 +40,7 @@ REUSE_ATTRIBUTES = (1, 2, 3)               # FollowEventDependencies, AllowOppor
 RELEASE_THRESHOLD, RESERVED_CURRENT, RESERVED_HIGH, USED_CURRENT, USED_HIGH = 4, 5, 6, 7, 8
 ALLOCATION_TYPE, EXPORT_HANDLE_TYPES, LOCATION_ID, LOCATION_TYPE, MAX_POOL_SIZE = 9, 10, 11, 12, 13
 ALLOCATION_TYPE_PINNED = 1                 # cudaMemAllocationTypePinned: what a device pool holds
+ALLOCATION_TYPE_MANAGED = 2                # cudaMemAllocationTypeManaged (CUDA 13's managed pools)
 LOCATION_DEVICE, LOCATION_HOST, LOCATION_HOST_NUMA, LOCATION_HOST_NUMA_CURRENT = 1, 2, 3, 4
 ADVICES = range(1, 7)                      # cudaMemAdviseSetReadMostly .. cudaMemAdviseUnsetAccessedBy
 ADVICE_NEEDS_LOCATION = {3, 5, 6}          # SetPreferredLocation, SetAccessedBy, UnsetAccessedBy name a location
@@ -50,6 +55,7 @@ class MemoryPool:
     max_size: int = 0
     attributes: dict = field(default_factory=lambda: {1: 1, 2: 1, 3: 1, RELEASE_THRESHOLD: 0})
     allocations: dict = field(default_factory=dict)    # device address -> bytes
+    access: dict = field(default_factory=dict)         # (location type, id) of a host location -> cudaMemAccessFlags
     used_high: int = 0
     reserved_high: int = 0
 
@@ -92,6 +98,107 @@ def cudaDeviceGetMemPool(context, out, device):
     _pools(context)
     _write(out, "Q", context.current_pool)
     return SUCCESS
+
+
+def _location_pool_refusal(context, location: int, allocation_type: int) -> int:
+    """The cudaError_t of asking for the pools of a cudaMemLocation and cudaMemAllocationType (cudaMemGetMemPool
+    and friends, CUDA 13): device 0's pinned pools are warpsim's; host and managed pools are not simulated."""
+    if not location:
+        return context.fail(INVALID_VALUE)
+    location_type, location_id = _read_location(location)
+    if allocation_type not in (ALLOCATION_TYPE_PINNED, ALLOCATION_TYPE_MANAGED) or location_type not in (
+            LOCATION_DEVICE, LOCATION_HOST, LOCATION_HOST_NUMA, LOCATION_HOST_NUMA_CURRENT):
+        return context.fail(INVALID_VALUE)
+    if location_type == LOCATION_DEVICE and location_id != 0:
+        return context.fail(INVALID_DEVICE)
+    if location_type != LOCATION_DEVICE or allocation_type != ALLOCATION_TYPE_PINNED:
+        _say_once(context, f"pool {location_type} {allocation_type}", "warpsim: host and managed memory pools "
+                  "are not simulated (device 0's pinned pools are): cudaErrorNotSupported")
+        return context.fail(CODES["cudaErrorNotSupported"])
+    return SUCCESS
+
+
+def _read_location(location: int) -> tuple:
+    """(type, id) of a struct cudaMemLocation at a host address."""
+    from .hoststructs import offsets
+    from .native import MEM_ACCESS_DESC_FIELDS
+    at = offsets("ws_mem_access_desc_layout", MEM_ACCESS_DESC_FIELDS)     # its location leads a cudaMemAccessDesc
+    return _read(location + at["location.type"], "i")[0], _read(location + at["location.id"], "i")[0]
+
+
+@call()
+def cudaMemGetDefaultMemPool(context, out, location, allocation_type):
+    return _location_pool_refusal(context, location, allocation_type) or \
+        cudaDeviceGetDefaultMemPool.__wrapped__(context, out, 0)
+
+
+@call()
+def cudaMemGetMemPool(context, out, location, allocation_type):
+    return _location_pool_refusal(context, location, allocation_type) or \
+        cudaDeviceGetMemPool.__wrapped__(context, out, 0)
+
+
+@call()
+def cudaMemSetMemPool(context, location, allocation_type, pool):
+    return _location_pool_refusal(context, location, allocation_type) or \
+        cudaDeviceSetMemPool.__wrapped__(context, 0, pool)
+
+
+ACCESS_FLAGS = (0, 1, 3)                   # cudaMemAccessFlagsProtNone, ProtRead, ProtReadWrite
+ACCESS_READ_WRITE = 3
+
+
+def _access_location_refusal(context, location_type: int, location_id: int) -> int:
+    if location_type == LOCATION_DEVICE:
+        return SUCCESS if location_id == 0 else context.fail(INVALID_DEVICE)
+    if location_type in (LOCATION_HOST, LOCATION_HOST_NUMA, LOCATION_HOST_NUMA_CURRENT):
+        return SUCCESS
+    return context.fail(INVALID_VALUE)
+
+
+@call()
+def cudaMemPoolSetAccess(context, pool, descriptors, count):
+    """Which locations may reach the pool's memory. Device 0 owns every pool and keeps read-write access
+    (anything else for it is cudaErrorInvalidValue); a host location's access is kept and read back. Kernels
+    are not stopped from reaching memory a location was not given (all of it is device 0's)."""
+    from .hoststructs import offsets
+    from .native import MEM_ACCESS_DESC_FIELDS
+    found = _pools(context).get(pool)
+    if found is None or count and not descriptors:
+        return context.fail(INVALID_VALUE)
+    size = _layout_size("ws_mem_access_desc_layout")
+    at = offsets("ws_mem_access_desc_layout", MEM_ACCESS_DESC_FIELDS)
+    changes = {}
+    for k in range(count):
+        location = _read_location(descriptors + k * size)
+        (flags,) = _read(descriptors + k * size + at["flags"], "i")
+        code = _access_location_refusal(context, *location)
+        if code:
+            return code
+        if flags not in ACCESS_FLAGS or location[0] == LOCATION_DEVICE and flags != ACCESS_READ_WRITE:
+            return context.fail(INVALID_VALUE)
+        if location[0] != LOCATION_DEVICE:
+            changes[location] = flags
+    found.access.update(changes)
+    return SUCCESS
+
+
+@call()
+def cudaMemPoolGetAccess(context, out, pool, location):
+    found = _pools(context).get(pool)
+    if found is None or not out or not location:
+        return context.fail(INVALID_VALUE)
+    where = _read_location(location)
+    code = _access_location_refusal(context, *where)
+    if code:
+        return code
+    _write(out, "i", ACCESS_READ_WRITE if where[0] == LOCATION_DEVICE else found.access.get(where, 0))
+    return SUCCESS
+
+
+def _layout_size(symbol: str) -> int:
+    from .hoststructs import layout
+    return layout(symbol, 0)[0]
 
 
 @call()
@@ -295,7 +402,10 @@ def cudaMemPrefetchAsync(context, address, count, location, flags, stream):
     if flags or not count or not _managed_range(context, address, count):
         return context.fail(INVALID_VALUE)
     code = _location_error(context, location)
-    return context.fail(code) if code else SUCCESS
+    if code:
+        return context.fail(code)
+    managed_ranges.note(context, address, count, managed_ranges.PREFETCH, location)
+    return SUCCESS
 
 
 @call()
@@ -303,7 +413,34 @@ def cudaMemAdvise(context, address, count, advice, location):
     if advice not in ADVICES or not count or not _managed_range(context, address, count):
         return context.fail(INVALID_VALUE)
     code = _location_error(context, location) if advice in ADVICE_NEEDS_LOCATION else SUCCESS
-    return context.fail(code) if code else SUCCESS
+    if code:
+        return context.fail(code)
+    managed_ranges.note(context, address, count, advice, location)
+    return SUCCESS
+
+
+@call()
+def cudaMemRangeGetAttribute(context, data, size, attribute, address, count):
+    """What the advice and prefetches given so far say of a managed range (runtime/managed_ranges.py)."""
+    if not data or not count or not _managed_range(context, address, count):
+        return context.fail(INVALID_VALUE)
+    values = managed_ranges.attribute(context, address, count, attribute, size)
+    if values is None:
+        return context.fail(INVALID_VALUE)
+    _write(data, f"{len(values)}i", *values)
+    return SUCCESS
+
+
+@call()
+def cudaMemRangeGetAttributes(context, data, sizes, attributes, number, address, count):
+    if not data or not sizes or not attributes or not number:
+        return context.fail(INVALID_VALUE)
+    for k in range(number):
+        (out,), (size,), (attribute,) = _read(data + 8 * k, "Q"), _read(sizes + 8 * k, "Q"), _read(attributes + 4 * k, "i")
+        code = cudaMemRangeGetAttribute.__wrapped__(context, out, size, attribute, address, count)
+        if code:
+            return code
+    return SUCCESS
 
 
 @call()

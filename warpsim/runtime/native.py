@@ -24,16 +24,21 @@ blocks where a program's first `malloc`s get fresh zero pages on a GPU machine,
 so a program that reads a buffer it never wrote (HeCBench asmooth's reference)
 printed a different result under warpsim.
 
-The library is built on first use into the cache (warpsim.cache.cache_dir
-('runtime')), in a folder keyed by warpsim's version, the Python version and a
-hash of the generated source, so no compiler runs at import and a changed
-table rebuilds it. Without a C compiler (`cc`, or $CC) or Python's headers
-and shared libpython, `build_runtime` raises RuntimeBuildError saying what to
-install.
+The driver API's libcuda.so.1 is generated the same way from
+warpsim.runtime.driver_table (a `Library` says what the two differ in): its
+stubs call the Python functions of warpsim.runtime.driver, driver_memory and
+driver_modules, which share the runtime's context, so memory, streams, events
+and kernels are one set of objects for both APIs. Both libraries are built on
+first use into the cache (warpsim.cache.cache_dir('runtime')), in one folder
+keyed by warpsim's version, the Python version and a hash of the generated
+sources, so no compiler runs at import and a changed table rebuilds them.
+Without a C compiler (`cc`, or $CC) or Python's headers and shared libpython,
+`build_runtime` raises RuntimeBuildError saying what to install.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import shutil
@@ -41,14 +46,17 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..cache import cache_dir
 from ..errors import WarpsimError
-from .table import ARGUMENT_TYPES, BY_NAME, FUNCTIONS, RETURN_TYPES, RuntimeFunction, header_functions, per_thread_base
+from . import driver_table
+from .table import ARGUMENT_TYPES, FUNCTIONS, RETURN_TYPES, RuntimeFunction, header_functions, per_thread_base
 
 LIBRARY = "libcudart.so.13"
 VERSION_NODE = "libcudart.so.13"
+DRIVER_LIBRARY = "libcuda.so.1"        # the driver API's (driver_table.py), built beside it
 CUDA_ERROR_INITIALIZATION = 3          # what every stub returns when Python could not be started
 # Registration calls made before the interpreter starts: queued in C, replayed at its start.
 # __cudaRegisterManagedVar and __cudaInitModule are not deferred: the host may read a
@@ -118,6 +126,9 @@ NODE_PARAMS_FIELDS = ("type", "reserved0", "reserved2", "kernel", "memcpy.copyPa
                       "graph.graph", "graph.ownership", "eventWait.event", "eventRecord.event", "alloc", "free.dptr",
                       "conditional.handle", "conditional.type", "conditional.size", "conditional.phGraph_out",
                       "conditional.ctx")
+# cudaGraphInstantiateParams (cudaGraphInstantiateWithParams), cudaMemAccessDesc (cudaMemPoolSet/GetAccess).
+INSTANTIATE_PARAMS_FIELDS = ("flags", "uploadStream", "errNode_out", "result_out")
+MEM_ACCESS_DESC_FIELDS = ("location.type", "location.id", "flags")
 # Each: (exported symbol, C struct, fields), reported as sizeof then offsetof each field.
 LAYOUTS = (("ws_device_prop_layout", "struct cudaDeviceProp", DEVICE_PROP_FIELDS),
            ("ws_func_attributes_layout", "struct cudaFuncAttributes", FUNC_ATTRIBUTE_FIELDS),
@@ -141,7 +152,9 @@ LAYOUTS = (("ws_device_prop_layout", "struct cudaDeviceProp", DEVICE_PROP_FIELDS
            ("ws_kernel_node_params_v2_layout", "struct cudaKernelNodeParamsV2", KERNEL_NODE_FIELDS),
            ("ws_memset_params_v2_layout", "struct cudaMemsetParamsV2", MEMSET_PARAMS_FIELDS),
            ("ws_mem_alloc_node_v2_layout", "struct cudaMemAllocNodeParamsV2", MEM_ALLOC_NODE_FIELDS),
-           ("ws_launch_attribute_value_layout", "cudaLaunchAttributeValue", ()))
+           ("ws_launch_attribute_value_layout", "cudaLaunchAttributeValue", ()),
+           ("ws_instantiate_params_layout", "cudaGraphInstantiateParams", INSTANTIATE_PARAMS_FIELDS),
+           ("ws_mem_access_desc_layout", "struct cudaMemAccessDesc", MEM_ACCESS_DESC_FIELDS))
 
 
 class RuntimeBuildError(WarpsimError):
@@ -173,8 +186,22 @@ def _to_python(type_: str, name: str) -> str:
         return f"Py_BuildValue(\"(ii)\", (int){name}.type, {name}.id)"
     if kind == "i":
         return f"PyLong_FromLongLong((long long){name})"
-    cast = "(uintptr_t)" if "*" in type_ or type_.endswith("_t") and type_ != "size_t" else ""
+    cast = "(uintptr_t)" if "*" in _c_type(type_) else ""
     return f"PyLong_FromUnsignedLongLong((unsigned long long){cast}{name})"
+
+
+# The driver table's types in plain C (the library does not include cuda.h, whose declarations
+# name the same functions with its own types): handles are pointers, enums and CUdevice ints.
+_HANDLES = ("CUcontext", "CUmodule", "CUfunction", "CUstream", "CUevent")
+DRIVER_C_TYPES = {
+    **{handle: "void *" for handle in _HANDLES}, **{handle + " *": "void **" for handle in _HANDLES},
+    **{enum: "int" for enum in ("CUresult", "CUdevice", "CUdevice_attribute", "CUfunction_attribute",
+                                "CUpointer_attribute", "CUtensorMapDataType", "CUtensorMapInterleave",
+                                "CUtensorMapSwizzle", "CUtensorMapL2promotion", "CUtensorMapFloatOOBfill")},
+    "CUdevice *": "int *", "CUdeviceptr": "unsigned long long", "CUdeviceptr *": "unsigned long long *",
+    "CUctxCreateParams *": "void *", "CUjit_option *": "int *", "CUtensorMap *": "void *",
+    "CUdriverProcAddressQueryResult *": "int *", "cuuint32_t": "unsigned int", "cuuint64_t": "unsigned long long",
+    "const cuuint32_t *": "const unsigned int *", "const cuuint64_t *": "const unsigned long long *"}
 
 
 def _c_type(type_: str) -> str:
@@ -183,11 +210,12 @@ def _c_type(type_: str) -> str:
             "cudaKernel_t": "void *", "cudaKernel_t *": "void **", "cudaHostFn_t": "void *",
             "cudaStreamCallback_t": "void *", "cudaArray_t": "void *",
             "cudaArray_t *": "void **", "cudaMemPool_t": "void *",
-            "cudaMemPool_t *": "void **"}.get(type_, type_)
+            "cudaMemPool_t *": "void **", **DRIVER_C_TYPES}.get(type_, type_)
+
 
 
 def _c_return(type_: str) -> str:
-    return {"cudaError_t": "int"}.get(type_, type_)
+    return {"cudaError_t": "int", "CUresult": "int"}.get(type_, type_)
 
 
 def _argument(type_: str, name: str) -> str:
@@ -236,7 +264,7 @@ def _unsupported_stub(index: int, name: str) -> str:
             f"    return (int)ws_finish({index}, NULL, 0, gil);\n}}")
 
 
-PRELUDE = r"""/* Generated by warpsim.runtime.native from warpsim.runtime.table: do not edit. */
+PRELUDE = r"""/* Generated by warpsim.runtime.native from %(table)s: do not edit. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <pthread.h>
@@ -260,8 +288,8 @@ static volatile int ws_started = 0;
 
 /* Registration calls made before the interpreter starts (see DEFERRED in native.py), in
    static arrays so that queuing them touches none of the program's malloc heap. */
-#define WS_DEFERRED_MAX 16384
-#define WS_CELLS 4096
+#define WS_DEFERRED_MAX %(deferred_max)d
+#define WS_CELLS %(cells)d
 typedef struct { int index; const char *kinds; unsigned long long values[10]; } ws_deferred_call;
 static ws_deferred_call ws_deferred[WS_DEFERRED_MAX];
 static int ws_deferred_count = 0;
@@ -312,15 +340,7 @@ static void ws_replay(void) {                        /* with the GIL held, handl
 }
 
 %(layouts)s
-
-/* Exported, not only channel_descriptor.h's inline templates: they call it. Pure C (no Python):
-   a struct returned by value, and nothing for warpsim to decide. */
-WS_EXPORT struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w,
-                                                              enum cudaChannelFormatKind f) {
-    struct cudaChannelFormatDesc desc = {x, y, z, w, f};
-    return desc;
-}
-
+%(extra_c)s
 static void ws_at_exit(void) {
     PyGILState_STATE gil = PyGILState_Ensure();
     PyObject *module = PyImport_ImportModule("warpsim.runtime.handlers");
@@ -334,7 +354,7 @@ static void ws_at_exit(void) {
 static int ws_load_handlers(void) {
     PyObject *module = PyImport_ImportModule("warpsim.runtime.handlers");
     if (!module) { PyErr_Print(); return 0; }
-    PyObject *lookup = PyObject_GetAttrString(module, "handler");
+    PyObject *lookup = PyObject_GetAttrString(module, "%(lookup)s");
     for (int k = 0; lookup && k < WS_COUNT; k++) {
         ws_handlers[k] = PyObject_CallFunction(lookup, "s", ws_names[k]);
         if (!ws_handlers[k]) { PyErr_Print(); Py_DECREF(lookup); Py_DECREF(module); return 0; }
@@ -357,7 +377,7 @@ static void ws_start(void) {
         if (!PyStatus_Exception(status)) status = Py_InitializeFromConfig(&config);
         PyConfig_Clear(&config);
         if (PyStatus_Exception(status)) {
-            fprintf(stderr, "warpsim: the CUDA runtime could not start Python (%%s); "
+            fprintf(stderr, "warpsim: %(what)s could not start Python (%%s); "
                     "run the program with `warpsim run`\n", status.err_msg ? status.err_msg : "?");
             return;
         }
@@ -371,7 +391,7 @@ static void ws_start(void) {
         PyGILState_Release(gil);
     }
     if (!ws_ready)
-        fprintf(stderr, "warpsim: the CUDA runtime could not load warpsim.runtime.handlers "
+        fprintf(stderr, "warpsim: %(what)s could not load warpsim.runtime.handlers "
                 "(is warpsim installed for %(python)s?); every CUDA call fails\n");
 }
 
@@ -402,28 +422,79 @@ static unsigned long long ws_finish(int index, PyObject **args, Py_ssize_t count
 """
 
 
-def runtime_source(header_names: list[str]) -> tuple[str, str]:
-    """(C source, linker version script) of the library: the table's stubs, then one
-    cudaErrorNotSupported stub for every other function of the header; a per-thread-stream
-    name (cudaMemcpyAsync_ptsz) of a table row gets the row's stub under its own name."""
-    table_names = [f.name for f in FUNCTIONS]
-    others = [name for name in header_names if name not in set(table_names)]
-    names = table_names + others
+@dataclass(frozen=True)
+class Library:
+    """One library of stubs generated from a table: what libcudart.so.13 and libcuda.so.1 differ in."""
+    file: str                       # its soname and file name
+    link_name: str                  # the unversioned name `-l` finds
+    version_node: str | None        # its symbols' version node (None: unversioned)
+    table: str                      # the module of its rows
+    functions: tuple                # the rows
+    lookup: str                     # the function of warpsim.runtime.handlers giving a stub's Python function
+    what: str                       # how its messages name it
+    layouts: tuple = ()             # native.LAYOUTS: struct layouts it reports
+    extra_c: str = ""               # C exported beside the stubs, and its symbols
+    extra_symbols: tuple = ()
+    deferred_max: int = 1           # room for DEFERRED registration calls and their module cells
+    cells: int = 1
+
+
+CHANNEL_DESC_C = """/* Exported, not only channel_descriptor.h's inline templates: they call it. Pure C (no Python):
+   a struct returned by value, and nothing for warpsim to decide. */
+WS_EXPORT struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w,
+                                                              enum cudaChannelFormatKind f) {
+    struct cudaChannelFormatDesc desc = {x, y, z, w, f};
+    return desc;
+}
+"""
+
+
+def runtime_library() -> Library:
+    return Library(LIBRARY, "libcudart.so", VERSION_NODE, "warpsim.runtime.table", FUNCTIONS, "handler",
+                   "the CUDA runtime", LAYOUTS, CHANNEL_DESC_C, ("cudaCreateChannelDesc",), 16384, 4096)
+
+
+def driver_library() -> Library:
+    """libcuda.so.1's symbols are unversioned, as a program linked with NVIDIA's libcuda stub expects."""
+    return Library(DRIVER_LIBRARY, "libcuda.so", None, "warpsim.runtime.driver_table", driver_table.FUNCTIONS,
+                   "driver_handler", "the CUDA driver")
+
+
+def library_source(library: Library, header_names: list[str]) -> tuple[str, str]:
+    """(C source, linker version script) of a library: its table's stubs, then one NotSupported stub
+    for every other function of its header; a per-thread-stream name (cudaMemcpyAsync_ptsz,
+    cuMemcpyHtoD_v2_ptds) of a table row gets the row's stub under its own name."""
+    by_name = {f.name: f for f in library.functions}
+    others = [name for name in header_names if name not in by_name]
+    names = list(by_name) + others
     layouts = "\n".join(
         f"WS_EXPORT const unsigned long long {symbol}[] = {{"
         + ", ".join([f"sizeof({struct})"] + [f"offsetof({struct}, {f})" for f in fields]) + "};"
-        for symbol, struct, fields in LAYOUTS)
-    prelude = PRELUDE % {"names": ", ".join(f'"{n}"' for n in names), "count": len(names),
-                         "layouts": layouts, "python": _c_string(sys.executable)}
-    stubs = [_stub(k, f) for k, f in enumerate(FUNCTIONS)]
-    for k, name in enumerate(others, start=len(FUNCTIONS)):
-        base = BY_NAME.get(per_thread_base(name))     # NAME_ptsz of a table row: the row's signature
+        for symbol, struct, fields in library.layouts)
+    prelude = PRELUDE % {"names": ", ".join(f'"{n}"' for n in names), "count": len(names), "table": library.table,
+                         "layouts": layouts, "extra_c": library.extra_c, "lookup": library.lookup,
+                         "what": library.what, "deferred_max": library.deferred_max, "cells": library.cells,
+                         "python": _c_string(sys.executable)}
+    stubs = [_stub(k, f) for k, f in enumerate(library.functions)]
+    for k, name in enumerate(others, start=len(library.functions)):
+        base = by_name.get(per_thread_base(name))     # NAME_ptsz of a table row: the row's signature
         stubs.append(_stub(k, RuntimeFunction(base.returns, name, base.params)) if base
                      else _unsupported_stub(k, name))
-    script = (f"{VERSION_NODE} {{\n  global:\n" + "".join(f"    {n};\n" for n in names)
-              + "    cudaCreateChannelDesc;\n" + "".join(f"    {symbol};\n" for symbol, _, _ in LAYOUTS)
-              + "  local: *;\n};\n")
+    node = f"{library.version_node} " if library.version_node else ""
+    script = (f"{node}{{\n  global:\n" + "".join(f"    {n};\n" for n in names)
+              + "".join(f"    {symbol};\n" for symbol in library.extra_symbols)
+              + "".join(f"    {symbol};\n" for symbol, _, _ in library.layouts) + "  local: *;\n};\n")
     return prelude + "\n\n".join(stubs) + "\n", script
+
+
+def runtime_source(header_names: list[str]) -> tuple[str, str]:
+    """libcudart.so.13's (C source, version script): library_source of the runtime table."""
+    return library_source(runtime_library(), header_names)
+
+
+def driver_source(header_names: list[str]) -> tuple[str, str]:
+    """libcuda.so.1's (C source, version script): library_source of the driver table."""
+    return library_source(driver_library(), header_names)
 
 
 def _c_string(text: str) -> str:
@@ -435,25 +506,44 @@ def runtime_header_names() -> list[str]:
     return header_functions(path.read_text(errors="replace"))
 
 
+@functools.lru_cache(maxsize=1)
+def driver_names() -> driver_table.DriverNames:
+    """What PyPI's cuda.h and cudaTypedefs.h say of the driver's functions (driver_table.parse_header)."""
+    folder = cuda_include_dir()
+    return driver_table.parse_header((folder / "cuda.h").read_text(errors="replace"),
+                                     (folder / "cudaTypedefs.h").read_text(errors="replace"))
+
+
+def driver_header_names() -> list[str]:
+    """Every name cuda.h declares or maps a function to (driver_table.DriverNames.exported)."""
+    return driver_names().exported()
+
+
+def _sources() -> list:
+    """(library, C source, version script) of each library warpsim builds."""
+    return [(library, *library_source(library, names)) for library, names in
+            ((runtime_library(), runtime_header_names()), (driver_library(), driver_header_names()))]
+
+
 def library_dir() -> Path:
-    """The cache folder that holds (or will hold) this installation's libcudart.so.13."""
+    """The cache folder that holds (or will hold) this installation's libcudart.so.13 and libcuda.so.1."""
     from importlib.metadata import PackageNotFoundError, version
     try:
         warpsim_version = version("warpsim")
     except PackageNotFoundError:
         warpsim_version = "dev"
-    source, script = runtime_source(runtime_header_names())
-    digest = hashlib.sha256((source + script).encode()).hexdigest()[:12]
+    text = "".join(source + script for _, source, script in _sources())
+    digest = hashlib.sha256(text.encode()).hexdigest()[:12]
     python = f"py{sys.version_info[0]}{sys.version_info[1]}"
     return cache_dir("runtime") / f"{warpsim_version}-{python}-{digest}"
 
 
 def build_runtime() -> Path:
-    """The folder with warpsim's libcudart.so.13 (and a libcudart.so link to it), built if needed."""
+    """The folder with warpsim's libcudart.so.13 and libcuda.so.1 (and libcudart.so and libcuda.so
+    links to them, which `-lcudart` and `-lcuda` find), built if needed."""
     folder = library_dir()
-    if (folder / LIBRARY).exists():
+    if (folder / LIBRARY).exists() and (folder / DRIVER_LIBRARY).exists():
         return folder
-    source, script = runtime_source(runtime_header_names())
     compiler = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
     if not compiler:
         raise RuntimeBuildError(
@@ -474,18 +564,20 @@ def build_runtime() -> Path:
     folder.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=folder.parent, prefix=".build-") as scratch:
         scratch = Path(scratch)
-        (scratch / "libcudart.c").write_text(source)
-        (scratch / "libcudart.map").write_text(script)
-        command = [compiler, "-shared", "-fPIC", "-O1", "-fvisibility=hidden", "-o", str(scratch / LIBRARY),
-                   str(scratch / "libcudart.c"), f"-I{include}", f"-I{cuda_include_dir()}",
-                   f"-L{libdir}", f"-l{library_name}", f"-Wl,-rpath,{libdir}",
-                   f"-Wl,-soname,{LIBRARY}", f"-Wl,--version-script={scratch / 'libcudart.map'}",
-                   "-lpthread"]
-        done = subprocess.run(command, capture_output=True, text=True)
-        if done.returncode:
-            raise RuntimeBuildError(f"building warpsim's {LIBRARY} failed:\n  {' '.join(command)}\n"
-                                    f"{done.stderr.strip()}")
-        os.symlink(LIBRARY, scratch / "libcudart.so")
+        for library, source, script in _sources():
+            stem = scratch / library.link_name[:-len(".so")]
+            stem.with_suffix(".c").write_text(source)
+            stem.with_suffix(".map").write_text(script)
+            command = [compiler, "-shared", "-fPIC", "-O1", "-fvisibility=hidden", "-o", str(scratch / library.file),
+                       str(stem.with_suffix(".c")), f"-I{include}", f"-I{cuda_include_dir()}",
+                       f"-L{libdir}", f"-l{library_name}", f"-Wl,-rpath,{libdir}",
+                       f"-Wl,-soname,{library.file}", f"-Wl,--version-script={stem.with_suffix('.map')}",
+                       "-lpthread"]
+            done = subprocess.run(command, capture_output=True, text=True)
+            if done.returncode:
+                raise RuntimeBuildError(f"building warpsim's {library.file} failed:\n  {' '.join(command)}\n"
+                                        f"{done.stderr.strip()}")
+            os.symlink(library.file, scratch / library.link_name)
         scratch.chmod(0o755)                  # TemporaryDirectory made it private
         try:
             os.rename(scratch, folder)        # another process may have finished first: keep theirs

@@ -129,7 +129,8 @@ def cudaEventRecordWithFlags(context, event, stream, flags):
     if flags & ~EVENT_RECORD_EXTERNAL:
         return context.fail(INVALID_VALUE)
     if flags & EVENT_RECORD_EXTERNAL and event in context.events and \
-            _captured(context, stream, graphs.event_record(context, event), NODE_EVENT_RECORD):
+            _captured(context, stream, graphs.event_record(context, event), NODE_EVENT_RECORD,
+                      lambda: ((event,), None)):
         return SUCCESS                  # an external record in a capture: an event record node
     return cudaEventRecord.__wrapped__(context, event, stream)
 

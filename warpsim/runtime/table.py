@@ -31,10 +31,20 @@ ARGUMENT_TYPES = {
     "cudaStreamCallback_t": "u", "unsigned long long *": "u", "cudaArray_t": "u", "cudaArray_t *": "u",
     "struct cudaExtent": "e", "struct cudaPitchedPtr": "p", "struct cudaMemLocation": "l",
     "cudaMemPool_t": "u", "cudaMemPool_t *": "u",
+    # the driver table's (driver_table.py): handles and pointers as addresses, enums and CUdevice as ints
+    "CUresult": "i", "CUdevice": "i", "CUdevice *": "u", "CUdeviceptr": "u", "CUdeviceptr *": "u",
+    "CUcontext": "u", "CUcontext *": "u", "CUmodule": "u", "CUmodule *": "u", "CUfunction": "u",
+    "CUfunction *": "u", "CUstream": "u", "CUstream *": "u", "CUevent": "u", "CUevent *": "u",
+    "CUctxCreateParams *": "u", "CUjit_option *": "u", "CUtensorMap *": "u", "const char **": "u",
+    "CUdriverProcAddressQueryResult *": "u", "unsigned char": "u", "unsigned short": "u",
+    "cuuint32_t": "u", "cuuint64_t": "u", "const cuuint32_t *": "u", "const cuuint64_t *": "u",
+    "const int *": "u", "CUdevice_attribute": "i", "CUfunction_attribute": "i", "CUpointer_attribute": "i",
+    "CUtensorMapDataType": "i", "CUtensorMapInterleave": "i", "CUtensorMapSwizzle": "i",
+    "CUtensorMapL2promotion": "i", "CUtensorMapFloatOOBfill": "i",
 }
 # C return type -> how the stub reads Python's result.
 RETURN_TYPES = {"cudaError_t": "int", "const char *": "pointer", "void **": "pointer",
-                "void": "void", "unsigned int": "unsigned", "char": "int"}
+                "void": "void", "unsigned int": "unsigned", "char": "int", "CUresult": "int"}
 
 
 @dataclass(frozen=True)
@@ -45,12 +55,7 @@ class RuntimeFunction:
 
 
 def _row(signature: str) -> RuntimeFunction:
-    """'cudaError_t cudaLaunchKernelExC(const void * config, const void * func, void ** args)
-cudaError_t cudaFuncGetAttributes(void * attr, const void * func)
-cudaError_t cudaFuncSetAttribute(const void * func, int attr, int value)
-cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int * numBlocks, const void * func, int blockSize, size_t dynamicSMemSize)
-cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int * numBlocks, const void * func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
-cudaError_t cudaMalloc(void ** devPtr, size_t size)' -> RuntimeFunction."""
+    """'cudaError_t cudaMalloc(void ** devPtr, size_t size)' -> RuntimeFunction."""
     match = re.fullmatch(r"\s*(.+?)\s*\b(\w+)\((.*)\)\s*", signature)
     returns, name, params = match.groups()
     parsed = []
@@ -189,6 +194,8 @@ cudaError_t cudaGetDeviceProperties(void * prop, int device)
 cudaError_t cudaDeviceGetAttribute(int * value, int attr, int device)
 cudaError_t cudaDriverGetVersion(int * version)
 cudaError_t cudaRuntimeGetVersion(int * version)
+cudaError_t cudaGetDriverEntryPoint(const char * symbol, void ** funcPtr, unsigned long long flags, int * driverStatus)
+cudaError_t cudaGetDriverEntryPointByVersion(const char * symbol, void ** funcPtr, unsigned int cudaVersion, unsigned long long flags, int * driverStatus)
 cudaError_t cudaStreamCreate(cudaStream_t * stream)
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t * stream, unsigned int flags)
 cudaError_t cudaStreamDestroy(cudaStream_t stream)
@@ -270,6 +277,60 @@ cudaError_t cudaChooseDevice(int * device, const void * prop)
 cudaError_t cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags)
 cudaError_t cudaDeviceGetPCIBusId(char * pciBusId, int len, int device)
 cudaError_t cudaDeviceGetByPCIBusId(int * device, const char * pciBusId)
+cudaError_t cudaGraphNodeGetParams(void * node, void * nodeParams)
+cudaError_t cudaGraphNodeSetParams(void * node, void * nodeParams)
+cudaError_t cudaGraphExecNodeSetParams(void * graphExec, void * node, void * nodeParams)
+cudaError_t cudaGraphMemcpyNodeGetParams(void * node, void * pNodeParams)
+cudaError_t cudaGraphMemcpyNodeSetParams(void * node, const void * pNodeParams)
+cudaError_t cudaGraphExecMemcpyNodeSetParams(void * hGraphExec, void * node, const void * pNodeParams)
+cudaError_t cudaGraphAddMemcpyNodeToSymbol(void * pGraphNode, void * graph, const void * pDependencies, size_t numDependencies, const void * symbol, const void * src, size_t count, size_t offset, int kind)
+cudaError_t cudaGraphAddMemcpyNodeFromSymbol(void * pGraphNode, void * graph, const void * pDependencies, size_t numDependencies, void * dst, const void * symbol, size_t count, size_t offset, int kind)
+cudaError_t cudaGraphMemcpyNodeSetParamsToSymbol(void * node, const void * symbol, const void * src, size_t count, size_t offset, int kind)
+cudaError_t cudaGraphMemcpyNodeSetParamsFromSymbol(void * node, void * dst, const void * symbol, size_t count, size_t offset, int kind)
+cudaError_t cudaGraphExecMemcpyNodeSetParamsToSymbol(void * hGraphExec, void * node, const void * symbol, const void * src, size_t count, size_t offset, int kind)
+cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(void * hGraphExec, void * node, void * dst, const void * symbol, size_t count, size_t offset, int kind)
+cudaError_t cudaGraphEventRecordNodeGetEvent(void * node, cudaEvent_t * event_out)
+cudaError_t cudaGraphEventRecordNodeSetEvent(void * node, cudaEvent_t event)
+cudaError_t cudaGraphEventWaitNodeGetEvent(void * node, cudaEvent_t * event_out)
+cudaError_t cudaGraphEventWaitNodeSetEvent(void * node, cudaEvent_t event)
+cudaError_t cudaGraphExecEventRecordNodeSetEvent(void * hGraphExec, void * hNode, cudaEvent_t event)
+cudaError_t cudaGraphExecEventWaitNodeSetEvent(void * hGraphExec, void * hNode, cudaEvent_t event)
+cudaError_t cudaGraphExecChildGraphNodeSetParams(void * hGraphExec, void * node, void * childGraph)
+cudaError_t cudaGraphNodeSetEnabled(void * hGraphExec, void * hNode, unsigned int isEnabled)
+cudaError_t cudaGraphNodeGetEnabled(void * hGraphExec, void * hNode, unsigned int * isEnabled)
+cudaError_t cudaGraphNodeFindInClone(void * pNode, void * originalNode, void * clonedGraph)
+cudaError_t cudaGraphNodeGetContainingGraph(void * hNode, void * phGraph)
+cudaError_t cudaGraphNodeGetLocalId(void * hNode, unsigned int * nodeId)
+cudaError_t cudaGraphNodeGetToolsId(void * hNode, unsigned long long * toolsNodeId)
+cudaError_t cudaGraphGetId(void * hGraph, unsigned int * graphID)
+cudaError_t cudaGraphExecGetId(void * hGraphExec, unsigned int * graphID)
+cudaError_t cudaGraphExecGetFlags(void * graphExec, unsigned long long * flags)
+cudaError_t cudaGraphInstantiateWithParams(void * pGraphExec, void * graph, void * instantiateParams)
+cudaError_t cudaGraphKernelNodeGetAttribute(void * hNode, int attr, void * value_out)
+cudaError_t cudaGraphKernelNodeSetAttribute(void * hNode, int attr, const void * value)
+cudaError_t cudaGraphKernelNodeCopyAttributes(void * hDst, void * hSrc)
+cudaError_t cudaUserObjectCreate(void * object_out, void * ptr, cudaHostFn_t destroy, unsigned int initialRefcount, unsigned int flags)
+cudaError_t cudaUserObjectRetain(void * object, unsigned int count)
+cudaError_t cudaUserObjectRelease(void * object, unsigned int count)
+cudaError_t cudaGraphRetainUserObject(void * graph, void * object, unsigned int count, unsigned int flags)
+cudaError_t cudaGraphReleaseUserObject(void * graph, void * object, unsigned int count)
+cudaError_t cudaHostGetFlags(unsigned int * pFlags, void * pHost)
+cudaError_t cudaMemRangeGetAttribute(void * data, size_t dataSize, int attribute, const void * devPtr, size_t count)
+cudaError_t cudaMemRangeGetAttributes(void ** data, size_t * dataSizes, void * attributes, size_t numAttributes, const void * devPtr, size_t count)
+cudaError_t cudaMemGetDefaultMemPool(cudaMemPool_t * memPool, void * location, int type)
+cudaError_t cudaMemGetMemPool(cudaMemPool_t * memPool, void * location, int type)
+cudaError_t cudaMemSetMemPool(void * location, int type, cudaMemPool_t memPool)
+cudaError_t cudaMemPoolSetAccess(cudaMemPool_t memPool, const void * descList, size_t count)
+cudaError_t cudaMemPoolGetAccess(int * flags, cudaMemPool_t memPool, void * location)
+cudaError_t cudaGetFuncBySymbol(void ** functionPtr, const void * symbolPtr)
+cudaError_t cudaFuncGetParamCount(const void * func, size_t * paramCount)
+cudaError_t cudaFuncGetParamInfo(const void * func, size_t paramIndex, size_t * paramOffset, size_t * paramSize)
+cudaError_t cudaDeviceGetTexture1DLinearMaxWidth(size_t * maxWidthInElements, const void * fmtDesc, int device)
+cudaError_t cudaDeviceGetP2PAttribute(int * value, int attr, int srcDevice, int dstDevice)
+cudaError_t cudaGetTextureObjectResourceDesc(void * pResDesc, unsigned long long texObject)
+cudaError_t cudaGetTextureObjectTextureDesc(void * pTexDesc, unsigned long long texObject)
+cudaError_t cudaGetTextureObjectResourceViewDesc(void * pResViewDesc, unsigned long long texObject)
+cudaError_t cudaGetSurfaceObjectResourceDesc(void * pResDesc, unsigned long long surfObject)
 """.strip().splitlines())
 
 BY_NAME = {f.name: f for f in FUNCTIONS}
@@ -296,5 +357,5 @@ def per_thread_base(name: str) -> str | None:
 
 
 def stream_parameter(function: RuntimeFunction) -> int | None:
-    """The position of a table row's cudaStream_t parameter, or None."""
-    return next((k for k, (type_, _) in enumerate(function.params) if type_ == "cudaStream_t"), None)
+    """The position of a table row's stream parameter (cudaStream_t, or the driver table's CUstream), or None."""
+    return next((k for k, (type_, _) in enumerate(function.params) if type_ in ("cudaStream_t", "CUstream")), None)

@@ -41,6 +41,11 @@ from .mbarrier import transact
 from .table import MEMORY, emitted
 
 
+class NotSimulated(ValueError):
+    """Tensor map arguments the driver takes and warpsim's TMA does not copy through (the driver API
+    returns CUDA_ERROR_NOT_SUPPORTED for them, where the driver's own refusals are CUDA_ERROR_INVALID_VALUE)."""
+
+
 def encode_tiled(address: int, element_bytes: int, dims, strides, box, element_strides=None,
                  swizzle_mode: str = "none", oob_fill: str = "zero", is_float: bool = True,
                  element_type: int | None = None, l2_promotion: int = 0) -> bytes:
@@ -54,11 +59,11 @@ def encode_tiled(address: int, element_bytes: int, dims, strides, box, element_s
     bytes and is_float); l2_promotion: CUtensorMapL2promotion. The bytes are the
     driver's for the same arguments (tests/semantics/test_tensor_maps.py compares
     them with an H200's). Raises ValueError naming the argument the driver would
-    refuse.
+    refuse, or NotSimulated (a ValueError) naming what the driver takes and warpsim does not simulate.
     """
     rank = len(dims)
     element_strides = list(element_strides or [1] * rank)
-    problems = []
+    problems, unsimulated = [], []
     if not 1 <= rank <= 5:
         problems.append(f"rank {rank} (1 to 5)")
     if len(strides) != rank - 1 or len(box) != rank or len(element_strides) != rank:
@@ -78,11 +83,14 @@ def encode_tiled(address: int, element_bytes: int, dims, strides, box, element_s
         problems.append(f"the box's inner dimension is {box[0] * element_bytes} bytes, not a multiple of 16")
     if swizzle_mode not in SWIZZLES:
         problems.append(f"swizzle {swizzle_mode!r} (none, 32B, 64B, 128B)")
-    elif swizzle_mode != "none" and box and box[0] * element_bytes != SWIZZLE_BYTES[SWIZZLES[swizzle_mode]]:
+    elif swizzle_mode != "none" and box and box[0] * element_bytes > SWIZZLE_BYTES[SWIZZLES[swizzle_mode]]:
         problems.append(f"a {swizzle_mode} swizzle with a {box[0] * element_bytes}-byte inner box dimension "
-                        f"(warpsim simulates swizzled boxes whose rows are the swizzle's width)")
+                        f"(at most the swizzle's width)")
+    elif swizzle_mode != "none" and box and box[0] * element_bytes != SWIZZLE_BYTES[SWIZZLES[swizzle_mode]]:
+        unsimulated.append(f"a {swizzle_mode} swizzle with a {box[0] * element_bytes}-byte inner box dimension "
+                           f"(warpsim simulates swizzled boxes whose rows are the swizzle's width)")
     if any(e != 1 for e in element_strides):
-        problems.append(f"element strides {element_strides} (warpsim simulates 1)")
+        unsimulated.append(f"element strides {element_strides} (warpsim simulates 1)")
     code = ELEMENT_TYPE_CODES.get((element_bytes, bool(is_float) and element_bytes > 1)) \
         if element_type is None else element_type
     if code is None or ELEMENT_TYPES.get(code, (0,))[0] != element_bytes:
@@ -93,7 +101,9 @@ def encode_tiled(address: int, element_bytes: int, dims, strides, box, element_s
     if oob_fill not in ("zero", "nan") or (oob_fill == "nan" and not ELEMENT_TYPES.get(code, (0, False))[1]):
         problems.append(f"out-of-bounds fill {oob_fill!r} (zero, or nan for a 2-8 byte float type)")
     if problems:
-        raise ValueError("CUDA_ERROR_INVALID_VALUE: tensor map " + "; ".join(problems))
+        raise ValueError("CUDA_ERROR_INVALID_VALUE: tensor map " + "; ".join(problems + unsimulated))
+    if unsimulated:
+        raise NotSimulated("CUDA_ERROR_NOT_SUPPORTED: tensor map " + "; ".join(unsimulated))
     fields = [("global_address", 0, address), ("rank", 0, rank - 1), ("elemtype", 0, code),
               ("swizzle_mode", 0, SWIZZLE_MODES.index(swizzle_mode)), ("fill_mode", 0, int(oob_fill == "nan")),
               *(("global_dim", d, n) for d, n in enumerate(dims)),

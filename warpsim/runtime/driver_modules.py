@@ -1,0 +1,382 @@
+"""The driver API's modules, functions, launches and tensor maps, on the runtime's loaded-module machinery.
+
+cuModuleLoadData takes what the driver takes: PTX text (NUL-terminated), a
+fatbinary (its PTX of the highest architecture not above the GPU's, else its
+cubin: the rule registered fatbinaries follow, RuntimeContext.module_from_entries),
+or a cubin, whose SASS runs on the SASS executor (docs/sass.md). The module is
+loaded at once, as the driver compiles PTX at load: a PTX error is
+CUDA_ERROR_INVALID_PTX there, its reason on stderr and in
+cuModuleLoadDataEx's CU_JIT_ERROR_LOG_BUFFER. The other JIT options are tuning
+hints warpsim has no use for. A CUfunction is registered with the runtime as a
+host function is (context.kernels), so cuLaunchKernel is the runtime's launch,
+captures and cooperative grids and dynamic shared memory opt-ins included.
+
+cuTensorMapEncodeTiled is warpsim.machine.isa.bulk_copy.encode_tiled, which
+writes the bytes an H200's driver writes; what the driver refuses is
+CUDA_ERROR_INVALID_VALUE, what it takes and warpsim's TMA does not copy through
+(interleaved layouts, element strides, sm_100's data types and swizzle atoms,
+im2col maps) is CUDA_ERROR_NOT_SUPPORTED, the reason said once on stderr.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import re
+import struct
+import sys
+
+from ..errors import PtxParseError, WarpsimError
+from ..frontends.fatbin import FATBIN_MAGIC, FatbinError, parse_fatbin
+from ..machine.isa.bulk_copy import NotSimulated, encode_tiled
+from ..semantics.tensor_maps import DRIVER_DATA_TYPES, ELEMENT_TYPES, SWIZZLE_MODES
+from . import calls, hoststructs
+from .context import FatbinModule
+from .driver import (CUDA_ERROR_FILE_NOT_FOUND, CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_INVALID_IMAGE,
+                     CUDA_ERROR_INVALID_PTX, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NO_BINARY_FOR_GPU,
+                     CUDA_ERROR_NOT_FOUND, CUDA_ERROR_NOT_SUPPORTED, CUDA_SUCCESS, c_text, driver_call, refuse,
+                     state)
+from .hostmemory import readable_range
+
+_write, _read = hoststructs.write, hoststructs.read
+ELF_MAGIC = b"\x7fELF"
+ELF_NOBITS = 8
+JIT_ERROR_LOG_BUFFER, JIT_ERROR_LOG_BUFFER_SIZE = 5, 6      # CUjit_option
+
+
+class ImageRefused(Exception):
+    """An image cuModuleLoadData cannot load: its CUresult and why."""
+
+    def __init__(self, code: int, why: str):
+        super().__init__(why)
+        self.code = code
+
+
+# --- reading images ---------------------------------------------------------------------------
+
+def _elf_size(address: int, header: bytes) -> int:
+    """A cubin's bytes from its ELF header: to the end of its furthest section or header table."""
+    program_offset, section_offset = struct.unpack_from("<QQ", header, 0x20)
+    program_size, program_count, section_size, section_count = struct.unpack_from("<HHHH", header, 0x36)
+    end = max(64, program_offset + program_size * program_count, section_offset + section_size * section_count)
+    _check_host(address, end)
+    table = ctypes.string_at(address + section_offset, section_size * section_count)
+    for k in range(section_count):
+        kind, = struct.unpack_from("<I", table, k * section_size + 4)
+        offset, size = struct.unpack_from("<QQ", table, k * section_size + 0x18)
+        if kind != ELF_NOBITS:
+            end = max(end, offset + size)
+    return end
+
+
+def _check_host(address: int, count: int) -> None:
+    why = readable_range(address, count)
+    if why:
+        raise hoststructs.HostPointerError(why)
+
+
+def image_at(address: int) -> bytes:
+    """The image cuModuleLoadData is given: a cubin or a fatbinary (their headers give their sizes),
+    else NUL-terminated text."""
+    _check_host(address, 1)
+    if not readable_range(address, 64):
+        head = ctypes.string_at(address, 64)
+        size = _elf_size(address, head) if head[:4] == ELF_MAGIC else None
+        magic, _, header_size, entries_size = struct.unpack_from("<IHHQ", head)
+        if size is None and magic == FATBIN_MAGIC:
+            size = header_size + entries_size
+        if size is not None:
+            _check_host(address, size)
+            return ctypes.string_at(address, size)
+    return ctypes.string_at(address)
+
+
+def load_module(context, data: bytes, name: str) -> FatbinModule:
+    """A module of an image's bytes, loaded (ImageRefused if it cannot be)."""
+    handle = context.new_handle()
+    try:
+        if data[:4] == ELF_MAGIC:
+            module = FatbinModule(handle, "", name, cubin=data)
+        elif len(data) >= 4 and struct.unpack_from("<I", data)[0] == FATBIN_MAGIC:
+            module = context.module_from_entries(handle, parse_fatbin(data), name)
+            if not module.ptx and not module.cubin:
+                raise ImageRefused(CUDA_ERROR_NO_BINARY_FOR_GPU, f"{name}: the fatbinary holds neither PTX nor a "
+                                   "cubin warpsim runs (sm_80..sm_90)")
+        else:
+            text = data.split(b"\0", 1)[0].decode()
+            if not re.search(r"^\s*\.version\b", text, re.MULTILINE):
+                raise ImageRefused(CUDA_ERROR_INVALID_IMAGE, f"{name}: the image is neither a cubin, a fatbinary "
+                                   "nor PTX text (no .version directive)")
+            target = re.search(r"^\s*\.target\s+sm_(\d+)", text, re.MULTILINE)
+            module = FatbinModule(handle, text, name, int(target.group(1)) if target else 0)
+        loaded = context.loaded(module)         # the driver compiles PTX at load: its errors are said here
+    except UnicodeDecodeError:
+        raise ImageRefused(CUDA_ERROR_INVALID_IMAGE, f"{name}: the image is neither a cubin, a fatbinary nor "
+                           "PTX text") from None
+    except FatbinError as error:
+        raise ImageRefused(CUDA_ERROR_INVALID_IMAGE, str(error)) from None
+    except PtxParseError as error:
+        raise ImageRefused(CUDA_ERROR_INVALID_PTX, str(error)) from None
+    except WarpsimError as error:
+        raise ImageRefused(CUDA_ERROR_INVALID_IMAGE, str(error)) from None
+    if not module.arch:                         # a cubin: the architecture its SASS is for
+        module.arch = int(re.sub(r"\D", "", getattr(loaded, "arch", "")) or 0)
+    return module
+
+
+def _load(context, out: int, data_of, name: str, log=None) -> int:
+    """Load the image data_of() reads into a new CUmodule at *out; a refusal is said on stderr and in log."""
+    if not out:
+        return CUDA_ERROR_INVALID_VALUE
+    try:
+        module = load_module(context, data_of(), name)
+    except ImageRefused as refusal:
+        print(f"warpsim: {refusal}", file=sys.stderr)
+        if log:
+            log(str(refusal))
+        return refusal.code
+    state(context).modules[module.handle] = module
+    _write(out, "Q", module.handle)
+    return CUDA_SUCCESS
+
+
+def _loaded_images(context) -> int:
+    context.__dict__.setdefault("_driver_images", 0)
+    context._driver_images += 1
+    return context._driver_images
+
+
+@driver_call()
+def cuModuleLoadData(context, out, image):
+    return _load(context, out, lambda: image_at(image), f"cuModuleLoadData image {_loaded_images(context)}")
+
+
+@driver_call()
+def cuModuleLoadDataEx(context, out, image, count, options, values):
+    """JIT options are hints, but for the error log, which gets the reason a load is refused."""
+    settings = {}
+    for k in range(count if options and values else 0):
+        option, = _read(options + 4 * k, "i")
+        settings[option] = values + 8 * k           # the option's slot: its value, or where to write one
+
+    def log(text: str) -> None:
+        if JIT_ERROR_LOG_BUFFER in settings and JIT_ERROR_LOG_BUFFER_SIZE in settings:
+            buffer, = _read(settings[JIT_ERROR_LOG_BUFFER], "Q")
+            size, = _read(settings[JIT_ERROR_LOG_BUFFER_SIZE], "Q")
+            if buffer and size:
+                kept = text.encode()[:size - 1] + b"\0"
+                _write(buffer, f"{len(kept)}s", kept)
+                _write(settings[JIT_ERROR_LOG_BUFFER_SIZE], "Q", len(kept))
+    return _load(context, out, lambda: image_at(image), f"cuModuleLoadDataEx image {_loaded_images(context)}", log)
+
+
+@driver_call()
+def cuModuleLoad(context, out, path):
+    if not path:
+        return CUDA_ERROR_INVALID_VALUE
+    name = c_text(path)
+    try:
+        with open(name, "rb") as handle:
+            data = handle.read()
+    except OSError as error:
+        print(f"warpsim: cuModuleLoad: {error}", file=sys.stderr)
+        return CUDA_ERROR_FILE_NOT_FOUND
+    return _load(context, out, lambda: data, name)
+
+
+def _module(context, handle: int):
+    return state(context).modules.get(handle)
+
+
+@driver_call()
+def cuModuleUnload(context, handle):
+    """The module's functions and variables go with it (a launch already made has run)."""
+    module = state(context).modules.pop(handle, None)
+    if module is None:
+        return CUDA_ERROR_INVALID_HANDLE
+    for function in module.functions.values():
+        context.kernels.pop(function, None)
+    for address in module.loaded.program.global_addresses.values():
+        try:
+            context.device.memory.free(address)
+        except ValueError:
+            pass
+    return CUDA_SUCCESS
+
+
+@driver_call()
+def cuModuleGetFunction(context, out, handle, name_address):
+    module = _module(context, handle)
+    if module is None:
+        return CUDA_ERROR_INVALID_HANDLE
+    if not out or not name_address:
+        return CUDA_ERROR_INVALID_VALUE
+    name = c_text(name_address)
+    if name not in context.loaded(module).kernel_names:
+        return CUDA_ERROR_NOT_FOUND
+    if name not in module.functions:        # a handle the runtime launches as it does a host stub
+        module.functions[name] = context.new_handle()
+        context.kernels[module.functions[name]] = (module, name)
+    _write(out, "Q", module.functions[name])
+    return CUDA_SUCCESS
+
+
+@driver_call()
+def cuModuleGetGlobal_v2(context, address_out, size_out, handle, name_address):
+    module = _module(context, handle)
+    if module is None:
+        return CUDA_ERROR_INVALID_HANDLE
+    if not name_address:
+        return CUDA_ERROR_INVALID_VALUE
+    try:
+        address = context.loaded(module).global_address(c_text(name_address))
+    except KeyError:
+        return CUDA_ERROR_NOT_FOUND
+    if address_out:
+        _write(address_out, "Q", address)
+    if size_out:
+        _write(size_out, "Q", context.device.memory.live[address - calls.GLOBAL_BASE])
+    return CUDA_SUCCESS
+
+
+# --- functions and launches ---------------------------------------------------------------------
+
+# CUfunction_attribute -> the cudaFuncAttributes field with its value (the runtime's answer)
+FUNCTION_FIELDS = {0: "maxThreadsPerBlock", 1: "sharedSizeBytes", 2: "constSizeBytes", 3: "localSizeBytes",
+                   4: "numRegs", 5: "ptxVersion", 6: "binaryVersion", 8: "maxDynamicSharedSizeBytes",
+                   9: "preferredShmemCarveout"}
+FUNCTION_NONE = (7, 10, 11, 12, 13, 15)         # no L1 caching mode, cluster shape or policy set: 0
+FUNCTION_NON_PORTABLE_CLUSTER, LAST_FUNCTION_ATTRIBUTE = 14, 17
+
+
+@driver_call()
+def cuFuncGetAttribute(context, out, attribute, function):
+    from .native import FUNC_ATTRIBUTE_FIELDS
+    if not out or not 0 <= attribute <= LAST_FUNCTION_ATTRIBUTE:
+        return CUDA_ERROR_INVALID_VALUE
+    if function not in context.kernels:
+        return CUDA_ERROR_INVALID_HANDLE
+    if attribute in FUNCTION_FIELDS:
+        layout = hoststructs.layout("ws_func_attributes_layout", len(FUNC_ATTRIBUTE_FIELDS))
+        struct_bytes = ctypes.create_string_buffer(layout[0])
+        code = calls.cudaFuncGetAttributes.__wrapped__(context, ctypes.addressof(struct_bytes), function)
+        if code:
+            return code
+        offset = dict(zip(FUNC_ATTRIBUTE_FIELDS, layout[1:]))[FUNCTION_FIELDS[attribute]]
+        # each field's low 32 bits (little-endian): the int fields whole, the size_t ones below 2 GB
+        value, = struct.unpack_from("<i", struct_bytes.raw, offset)
+    elif attribute == FUNCTION_NON_PORTABLE_CLUSTER:
+        value = int(function in context.nonportable_clusters)
+    elif attribute in FUNCTION_NONE:
+        value = 0
+    else:
+        return refuse(context, "cuFuncGetAttribute", f"function attribute {attribute} is not simulated")
+    _write(out, "i", value)
+    return CUDA_SUCCESS
+
+
+@driver_call()
+def cuFuncSetAttribute(context, function, attribute, value):
+    """CUfunction_attribute numbers are cudaFuncAttribute's where it can be set."""
+    if function not in context.kernels:
+        return CUDA_ERROR_INVALID_HANDLE
+    return calls.cudaFuncSetAttribute.__wrapped__(context, function, attribute, value)
+
+
+LAUNCH_PARAM_END, LAUNCH_PARAM_BUFFER_POINTER, LAUNCH_PARAM_BUFFER_SIZE = 0, 1, 2
+EXTRA_LIMIT = 64                    # entries read from `extra` before it must have ended
+
+
+def _parameters_from_buffer(context, function: int, extra: int):
+    """(kernelParams array for the runtime's launch, the ctypes array that holds it) from `extra`'s
+    CU_LAUNCH_PARAM_BUFFER_POINTER/SIZE: a pointer into the buffer at each parameter's offset; or a
+    CUresult where the buffer is missing or smaller than the kernel's parameters."""
+    buffer = size = None
+    for k in range(0, EXTRA_LIMIT, 2):
+        key, = _read(extra + 8 * k, "Q")
+        if key == LAUNCH_PARAM_END:
+            break
+        value, = _read(extra + 8 * (k + 1), "Q")
+        if key == LAUNCH_PARAM_BUFFER_POINTER:
+            buffer = value
+        elif key == LAUNCH_PARAM_BUFFER_SIZE:
+            size, = _read(value, "Q")
+        else:
+            return refuse(context, "cuLaunchKernel", f"extra holds key 0x{key:x}, not CU_LAUNCH_PARAM_*",
+                          CUDA_ERROR_INVALID_VALUE)
+    else:
+        return refuse(context, "cuLaunchKernel", "extra has no CU_LAUNCH_PARAM_END", CUDA_ERROR_INVALID_VALUE)
+    module, name = context.kernels[function]
+    try:
+        layout = context.loaded(module).params(name)
+    except WarpsimError as error:
+        print(f"warpsim: {error}", file=sys.stderr)
+        return CUDA_ERROR_INVALID_IMAGE
+    needed = max((offset + nbytes for _, offset, nbytes, _, _ in layout), default=0)
+    if needed and (buffer is None or size is None or size < needed):
+        return refuse(context, "cuLaunchKernel", f"kernel {name} takes {needed} bytes of parameters; extra gives "
+                      f"{'no buffer' if buffer is None or size is None else f'{size} bytes'}",
+                      CUDA_ERROR_INVALID_VALUE)
+    if needed:
+        _check_host(buffer, needed)
+    pointers = (ctypes.c_void_p * max(1, len(layout)))(*[buffer + offset for _, offset, _, _, _ in layout])
+    return ctypes.addressof(pointers), pointers
+
+
+@driver_call()
+def cuLaunchKernel(context, function, gx, gy, gz, bx, by, bz, shared_mem, stream, params, extra):
+    if function not in context.kernels:
+        return CUDA_ERROR_INVALID_HANDLE
+    if params and extra:
+        return CUDA_ERROR_INVALID_VALUE
+    if extra:
+        found = _parameters_from_buffer(context, function, extra)
+        if isinstance(found, int):
+            return found
+        params, _kept = found
+    return calls._launch(context, function, (gx, gy, gz), (bx, by, bz), params, shared_mem, stream)
+
+
+# --- tensor maps -------------------------------------------------------------------------------------
+
+TENSOR_MAP_ALIGNMENT = 64                  # a CUtensorMap's address, as cuTensorMapEncodeTiled's documentation asks
+SM100_DATA_TYPES = range(13, 16)           # CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B ... 16U6_ALIGN16B
+SM100_SWIZZLES = range(4, 7)               # CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B ... _64B
+OOB_FILLS = ("zero", "nan")                # CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE, _NAN_REQUEST_ZERO_FMA
+
+
+@driver_call()
+def cuTensorMapEncodeTiled(context, out, data_type, rank, address, dims_at, strides_at, box_at,
+                           element_strides_at, interleave, swizzle, l2_promotion, oob_fill):
+    name = "cuTensorMapEncodeTiled"
+    if not out or out % TENSOR_MAP_ALIGNMENT or not 1 <= rank <= 5 or not 0 <= oob_fill < len(OOB_FILLS):
+        return refuse(context, name, f"the map at 0x{out:x} (64-byte aligned), rank {rank} (1 to 5) or "
+                      f"out-of-bounds fill {oob_fill} is not one the driver takes", CUDA_ERROR_INVALID_VALUE)
+    if data_type in SM100_DATA_TYPES or swizzle in SM100_SWIZZLES:
+        return refuse(context, name, f"data type {data_type} / swizzle {swizzle}: sm_100's packed types and "
+                      "swizzle atoms are not simulated")
+    if interleave:
+        return refuse(context, name, "interleaved tensor maps are not simulated")
+    if data_type not in DRIVER_DATA_TYPES or not 0 <= swizzle < len(SWIZZLE_MODES):
+        return refuse(context, name, f"data type {data_type} or swizzle {swizzle} is not one CUDA defines",
+                      CUDA_ERROR_INVALID_VALUE)
+    code = DRIVER_DATA_TYPES[data_type]
+    dims = _read(dims_at, f"{rank}Q")
+    strides = _read(strides_at, f"{rank - 1}Q") if rank > 1 else ()
+    box = _read(box_at, f"{rank}I")
+    element_strides = _read(element_strides_at, f"{rank}I")
+    try:
+        encoded = encode_tiled(address, ELEMENT_TYPES[code][0], list(dims), list(strides), list(box),
+                               list(element_strides), swizzle_mode=SWIZZLE_MODES[swizzle],
+                               oob_fill=OOB_FILLS[oob_fill], element_type=code, l2_promotion=l2_promotion)
+    except NotSimulated as error:
+        return refuse(context, name, str(error))
+    except ValueError as error:             # what the driver refuses, named
+        return refuse(context, name, str(error), CUDA_ERROR_INVALID_VALUE)
+    _write(out, "128s", encoded)
+    return CUDA_SUCCESS
+
+
+@driver_call()
+def cuTensorMapEncodeIm2col(context, out, *_arguments):
+    return refuse(context, "cuTensorMapEncodeIm2col", "im2col tensor maps are not simulated (warpsim's TMA "
+                  "copies tiled boxes)", CUDA_ERROR_NOT_SUPPORTED)
