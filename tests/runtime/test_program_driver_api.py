@@ -14,10 +14,14 @@ pytestmark = pytest.mark.programs
 EXPECTED = """before cuInit CUDA_ERROR_NOT_INITIALIZED
 device 1 CUDA_ERROR_INVALID_DEVICE
 version 13000 devices 1 cc 9.0 name matches 1 memory matches 1
-attributes equal 149 of 149
+attributes equal 148 of 148
+deprecated multi-device attribute CUDA_SUCCESS
+create with zeroed parameters CUDA_SUCCESS
 one context 1
 missing function CUDA_ERROR_NOT_FOUND
 function threads 1024 ptx 90
+potential block 1024 grid is 2 blocks an SM 2, block of 96 with 48 KB: 4
+occupancy of a bogus function CUDA_ERROR_INVALID_HANDLE
 short buffer CUDA_ERROR_INVALID_VALUE
 both forms CUDA_ERROR_INVALID_VALUE
 elapsed positive 1, the runtime reads the same 1, runtime query cudaSuccess

@@ -29,7 +29,7 @@ from ..errors import PtxParseError, WarpsimError
 from ..frontends.fatbin import FATBIN_MAGIC, FatbinError, parse_fatbin
 from ..machine.isa.bulk_copy import NotSimulated, encode_tiled
 from ..semantics.tensor_maps import DRIVER_DATA_TYPES, ELEMENT_TYPES, SWIZZLE_MODES
-from . import calls, hoststructs
+from . import calls, device_limits, hoststructs
 from .context import FatbinModule
 from .driver import (CUDA_ERROR_FILE_NOT_FOUND, CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_INVALID_IMAGE,
                      CUDA_ERROR_INVALID_PTX, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NO_BINARY_FOR_GPU,
@@ -280,6 +280,70 @@ def cuFuncSetAttribute(context, function, attribute, value):
     if function not in context.kernels:
         return CUDA_ERROR_INVALID_HANDLE
     return calls.cudaFuncSetAttribute.__wrapped__(context, function, attribute, value)
+
+
+# --- occupancy ------------------------------------------------------------------------------------
+
+BLOCKS_TO_SHARED = ctypes.CFUNCTYPE(ctypes.c_size_t, ctypes.c_int)     # CUoccupancyB2DSize
+
+
+@driver_call()
+def cuOccupancyMaxActiveBlocksPerMultiprocessor(context, out, function, block_size, dynamic_shared):
+    return cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags.__wrapped__(
+        context, out, function, block_size, dynamic_shared, 0)
+
+
+@driver_call()
+def cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(context, out, function, block_size, dynamic_shared, flags):
+    """The runtime's answer (device_limits.py), the CUfunction being a kernel the runtime knows."""
+    if function not in context.kernels:
+        return CUDA_ERROR_INVALID_HANDLE
+    return device_limits.cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags.__wrapped__(
+        context, out, function, block_size, dynamic_shared, flags)
+
+
+@driver_call()
+def cuOccupancyMaxPotentialBlockSize(context, min_grid_out, block_out, function, to_shared, dynamic_shared, limit):
+    return cuOccupancyMaxPotentialBlockSizeWithFlags.__wrapped__(
+        context, min_grid_out, block_out, function, to_shared, dynamic_shared, limit, 0)
+
+
+@driver_call()
+def cuOccupancyMaxPotentialBlockSizeWithFlags(context, min_grid_out, block_out, function, to_shared,
+                                              dynamic_shared, limit, flags):
+    """The block size of the most resident threads an SM, as cuda_runtime.h's
+    cudaOccupancyMaxPotentialBlockSize works it out: from the largest block the kernel and device
+    allow (at most `limit` where it is above 0) down a warp at a time, each size's dynamic shared
+    memory from `to_shared(size)` where given, the first size to reach the most threads kept (all
+    of an SM's threads: stop there); the grid is that many blocks on every SM."""
+    if not min_grid_out or not block_out:
+        return CUDA_ERROR_INVALID_VALUE
+    if function not in context.kernels:
+        return CUDA_ERROR_INVALID_HANDLE
+    properties = calls._properties(context)
+    kernel_limit = ctypes.c_int()
+    code = cuFuncGetAttribute.__wrapped__(context, ctypes.addressof(kernel_limit), 0, function)
+    if code:
+        return code
+    largest = min(properties["maxThreadsPerBlock"], kernel_limit.value, limit if limit > 0 else 1 << 30)
+    warp = properties["warpSize"]
+    shared_of = BLOCKS_TO_SHARED(to_shared) if to_shared else None
+    best_threads, best_block, best_blocks = 0, 0, 0
+    blocks = ctypes.c_int()
+    for aligned in range(-(-largest // warp) * warp, 0, -warp):
+        size = min(largest, aligned)
+        shared = shared_of(size) if shared_of is not None else dynamic_shared
+        code = device_limits.cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags.__wrapped__(
+            context, ctypes.addressof(blocks), function, size, shared, flags)
+        if code:
+            return code
+        if blocks.value * size > best_threads:
+            best_threads, best_block, best_blocks = blocks.value * size, size, blocks.value
+        if best_threads == properties["maxThreadsPerMultiProcessor"]:
+            break
+    _write(min_grid_out, "i", best_blocks * properties["multiProcessorCount"])
+    _write(block_out, "i", best_block)
+    return CUDA_SUCCESS
 
 
 LAUNCH_PARAM_END, LAUNCH_PARAM_BUFFER_POINTER, LAUNCH_PARAM_BUFFER_SIZE = 0, 1, 2

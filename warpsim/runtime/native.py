@@ -199,7 +199,7 @@ DRIVER_C_TYPES = {
                                 "CUpointer_attribute", "CUtensorMapDataType", "CUtensorMapInterleave",
                                 "CUtensorMapSwizzle", "CUtensorMapL2promotion", "CUtensorMapFloatOOBfill")},
     "CUdevice *": "int *", "CUdeviceptr": "unsigned long long", "CUdeviceptr *": "unsigned long long *",
-    "CUctxCreateParams *": "void *", "CUjit_option *": "int *", "CUtensorMap *": "void *",
+    "CUctxCreateParams *": "void *", "CUjit_option *": "int *", "CUtensorMap *": "void *", "CUoccupancyB2DSize": "void *",
     "CUdriverProcAddressQueryResult *": "int *", "cuuint32_t": "unsigned int", "cuuint64_t": "unsigned long long",
     "const cuuint32_t *": "const unsigned int *", "const cuuint64_t *": "const unsigned long long *"}
 

@@ -40,7 +40,7 @@ ARGUMENT_TYPES = {
     "cuuint32_t": "u", "cuuint64_t": "u", "const cuuint32_t *": "u", "const cuuint64_t *": "u",
     "const int *": "u", "CUdevice_attribute": "i", "CUfunction_attribute": "i", "CUpointer_attribute": "i",
     "CUtensorMapDataType": "i", "CUtensorMapInterleave": "i", "CUtensorMapSwizzle": "i",
-    "CUtensorMapL2promotion": "i", "CUtensorMapFloatOOBfill": "i",
+    "CUtensorMapL2promotion": "i", "CUtensorMapFloatOOBfill": "i", "CUoccupancyB2DSize": "u",
 }
 # C return type -> how the stub reads Python's result.
 RETURN_TYPES = {"cudaError_t": "int", "const char *": "pointer", "void **": "pointer",

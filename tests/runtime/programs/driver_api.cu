@@ -115,6 +115,7 @@ int main(int argc, char **argv) {
 
   int same = 0, asked = 0;
   for (int attribute = 1; attribute < 150; attribute++) {
+    if (attribute == CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH) continue;   // the driver's alone
     int driver_value = -7, runtime_value = -7;
     CUresult driver_code = cuDeviceGetAttribute(&driver_value, (CUdevice_attribute)attribute, device);
     cudaError_t runtime_code = cudaDeviceGetAttribute(&runtime_value, (cudaDeviceAttr)attribute, 0);
@@ -123,9 +124,16 @@ int main(int argc, char **argv) {
   }
   cudaGetLastError();
   printf("attributes equal %d of %d\n", same, asked);
+  int multi_device = -7;
+  SAY("deprecated multi-device attribute",
+      cuDeviceGetAttribute(&multi_device, CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH, device));
 
   CUcontext context, current, primary;
   DRV(cuCtxCreate(&context, nullptr, 0, device));
+  CUctxCreateParams no_parameters = {};
+  CUcontext zeroed;
+  SAY("create with zeroed parameters", cuCtxCreate(&zeroed, &no_parameters, 0, device));
+  cuCtxPopCurrent(&zeroed);
   DRV(cuCtxGetCurrent(&current));
   DRV(cuDevicePrimaryCtxRetain(&primary, device));
   printf("one context %d\n", context == current && context == primary);
@@ -139,6 +147,16 @@ int main(int argc, char **argv) {
   DRV(cuFuncGetAttribute(&threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, axpb));
   DRV(cuFuncGetAttribute(&ptx, CU_FUNC_ATTRIBUTE_PTX_VERSION, axpb));
   printf("function threads %d ptx %d\n", threads, ptx);
+  int min_grid = 0, best_block = 0, resident = 0, runtime_resident = 0;
+  DRV(cuOccupancyMaxPotentialBlockSize(&min_grid, &best_block, axpb, nullptr, 0, 0));
+  DRV(cuOccupancyMaxActiveBlocksPerMultiprocessor(&resident, axpb, best_block, 0));
+  cudaDeviceProp occupancy_prop;
+  cudaGetDeviceProperties(&occupancy_prop, 0);
+  printf("potential block %d grid is %d blocks an SM %d, block of 96 with 48 KB: ", best_block,
+         min_grid / occupancy_prop.multiProcessorCount, resident);
+  DRV(cuOccupancyMaxActiveBlocksPerMultiprocessor(&resident, axpb, 96, 48 << 10));
+  printf("%d\n", resident);
+  SAY("occupancy of a bogus function", cuOccupancyMaxActiveBlocksPerMultiprocessor(&resident, nullptr, 32, 0));
 
   // kernelParams: the input from cuMemAlloc, the output from cudaMalloc (one heap for both APIs)
   CUdeviceptr in;
