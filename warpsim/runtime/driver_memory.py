@@ -48,16 +48,6 @@ def cuMemAllocHost_v2(context, out, size):
     return calls._allocate_host(context, out, size)
 
 
-@driver_call()
-def cuMemFreeHost(context, address):
-    return calls.cudaFreeHost.__wrapped__(context, address)
-
-
-@driver_call()
-def cuMemGetInfo_v2(context, free_out, total_out):
-    return calls.cudaMemGetInfo.__wrapped__(context, free_out, total_out)
-
-
 # --- copies ----------------------------------------------------------------------------------
 
 @driver_call()
@@ -220,52 +210,36 @@ def cuStreamCreate(context, out, flags):
 
 
 @driver_call()
-def cuStreamDestroy_v2(context, stream):
-    return calls.cudaStreamDestroy.__wrapped__(context, stream)
-
-
-@driver_call()
-def cuStreamSynchronize(context, stream):
-    return calls.cudaStreamSynchronize.__wrapped__(context, stream)
-
-
-@driver_call()
-def cuStreamQuery(context, stream):
-    return calls.cudaStreamQuery.__wrapped__(context, stream)
-
-
-@driver_call()
-def cuStreamWaitEvent(context, stream, event, flags):
-    return calls.cudaStreamWaitEvent.__wrapped__(context, stream, event, flags)
-
-
-@driver_call()
 def cuEventCreate(context, out, flags):
     if not out or flags & ~EVENT_FLAGS:
         return CUDA_ERROR_INVALID_VALUE
     return calls.cudaEventCreateWithFlags.__wrapped__(context, out, flags)
 
 
-@driver_call()
-def cuEventRecord(context, event, stream):
-    return calls.cudaEventRecord.__wrapped__(context, event, stream)
+# Driver functions that are the runtime's function of the same arguments (their codes are the
+# runtime's, turned into CUresults by driver_call).
+RUNTIME_FORWARDS = {
+    "cuMemFreeHost": "cudaFreeHost",
+    "cuMemGetInfo_v2": "cudaMemGetInfo",
+    "cuStreamDestroy_v2": "cudaStreamDestroy",
+    "cuStreamSynchronize": "cudaStreamSynchronize",
+    "cuStreamQuery": "cudaStreamQuery",
+    "cuStreamWaitEvent": "cudaStreamWaitEvent",
+    "cuEventRecord": "cudaEventRecord",
+    "cuEventQuery": "cudaEventQuery",
+    "cuEventSynchronize": "cudaEventSynchronize",
+    "cuEventElapsedTime_v2": "cudaEventElapsedTime",
+    "cuEventDestroy_v2": "cudaEventDestroy",
+}
 
 
-@driver_call()
-def cuEventQuery(context, event):
-    return calls.cudaEventQuery.__wrapped__(context, event)
+def _forward(runtime_name: str):
+    def forward(context, *args):
+        return getattr(calls, runtime_name).__wrapped__(context, *args)
+    return forward
 
 
-@driver_call()
-def cuEventSynchronize(context, event):
-    return calls.cudaEventSynchronize.__wrapped__(context, event)
-
-
-@driver_call()
-def cuEventElapsedTime_v2(context, out, start, end):
-    return calls.cudaEventElapsedTime.__wrapped__(context, out, start, end)
-
-
-@driver_call()
-def cuEventDestroy_v2(context, event):
-    return calls.cudaEventDestroy.__wrapped__(context, event)
+for _driver_name, _runtime_name in RUNTIME_FORWARDS.items():
+    _forwarding = _forward(_runtime_name)
+    _forwarding.__name__ = _forwarding.__qualname__ = _driver_name
+    driver_call()(_forwarding)

@@ -381,13 +381,18 @@ def cudaGraphNodeFindInClone(context, out, original, clone):
     return SUCCESS
 
 
-@call()
-def cudaGraphNodeGetContainingGraph(context, node, out):
-    found = _node(context, node)
+def _report(context, found, out: int, fmt: str, value) -> int:
+    """A query's answer: value(found) written to out, or cudaErrorInvalidValue where the handle
+    names nothing (found is None) or out is NULL."""
     if found is None or not out:
         return context.fail(INVALID_VALUE)
-    _write(out, "Q", found[1].handle)
+    _write(out, fmt, value(found))
     return SUCCESS
+
+
+@call()
+def cudaGraphNodeGetContainingGraph(context, node, out):
+    return _report(context, _node(context, node), out, "Q", lambda found: found[1].handle)
 
 
 def _local_id(graph: Graph, node) -> int:
@@ -401,48 +406,29 @@ def _local_id(graph: Graph, node) -> int:
 
 @call()
 def cudaGraphNodeGetLocalId(context, node, out):
-    found = _node(context, node)
-    if found is None or not out:
-        return context.fail(INVALID_VALUE)
-    _write(out, "I", _local_id(found[1], found[0]))
-    return SUCCESS
+    return _report(context, _node(context, node), out, "I", lambda found: _local_id(found[1], found[0]))
 
 
 @call()
 def cudaGraphNodeGetToolsId(context, node, out):
     """An id unique in the process: the graph's id above the node's local id."""
-    found = _node(context, node)
-    if found is None or not out:
-        return context.fail(INVALID_VALUE)
-    _write(out, "Q", found[1].id << 32 | _local_id(found[1], found[0]))
-    return SUCCESS
+    return _report(context, _node(context, node), out, "Q",
+                   lambda found: found[1].id << 32 | _local_id(found[1], found[0]))
 
 
 @call()
 def cudaGraphGetId(context, graph, out):
-    found = _graphs(context).get(graph)
-    if found is None or not out:
-        return context.fail(INVALID_VALUE)
-    _write(out, "I", found.id)
-    return SUCCESS
+    return _report(context, _graphs(context).get(graph), out, "I", lambda found: found.id)
 
 
 @call()
 def cudaGraphExecGetId(context, graph_exec, out):
-    found = _graph_execs(context).get(graph_exec)
-    if found is None or not out:
-        return context.fail(INVALID_VALUE)
-    _write(out, "I", found.id)
-    return SUCCESS
+    return _report(context, _graph_execs(context).get(graph_exec), out, "I", lambda found: found.id)
 
 
 @call()
 def cudaGraphExecGetFlags(context, graph_exec, out):
-    found = _graph_execs(context).get(graph_exec)
-    if found is None or not out:
-        return context.fail(INVALID_VALUE)
-    _write(out, "Q", found.flags)
-    return SUCCESS
+    return _report(context, _graph_execs(context).get(graph_exec), out, "Q", lambda found: found.flags)
 
 
 @call()
