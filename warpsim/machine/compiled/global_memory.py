@@ -227,7 +227,7 @@ class GlobalMemory:
                 if not isinstance(item, Sink):
                     self.source.write(item, f"saved_{t}[k, {e}]", guard)
             return False
-        if ins.opcode == "ld" and not isinstance(dst, Sink) or ins.opcode == "atom" and not isinstance(dst, Sink):
+        if ins.opcode in ("ld", "atom") and not isinstance(dst, Sink):
             value = f"saved_{t}[k, 0]"
             if self.source.bits(dst.name) > self.bits[t]:
                 value = widened(value, ins.type)
