@@ -21,7 +21,7 @@ def test_every_driver_row_has_a_python_function_and_its_cuda_h_name():
     assert driver_handler("cuMemAlloc_v2") is driver.DRIVER_IMPLEMENTED["cuMemAlloc_v2"]
     assert driver_handler("cuMemcpyHtoD_v2_ptds") is driver.DRIVER_IMPLEMENTED["cuMemcpyHtoD_v2"]
     assert driver_handler("cuLaunchKernel_ptsz").__name__ == "on_thread_stream"     # NULL: the thread's stream
-    assert driver_handler("cuArrayCreate_v2").func is driver.not_supported
+    assert driver_handler("cuMipmappedArrayCreate").func is driver.not_supported
     # the runtime's entry points of a per-thread build default to the per-thread symbols: their own functions
     assert handler("cudaGetDriverEntryPoint_ptsz") is IMPLEMENTED["cudaGetDriverEntryPoint_ptsz"]
 
@@ -36,7 +36,7 @@ def test_stubs_cover_the_table_and_the_header_unversioned():
     assert "WS_EXPORT int cuMemAlloc_v2(unsigned long long * dptr, size_t bytesize) {" in source
     assert ("WS_EXPORT int cuMemcpyHtoD_v2_ptds(unsigned long long dstDevice, const void * srcHost, "
             "size_t ByteCount) {") in source
-    assert "WS_EXPORT int cuArrayCreate_v2(void) {" in source           # not supported: no parameters needed
+    assert "WS_EXPORT int cuMipmappedArrayCreate(void) {" in source           # not supported: no parameters needed
     assert 'GetAttrString(module, "driver_handler")' in source and "the CUDA driver could not" in source
 
 

@@ -7,7 +7,7 @@ returns the CUresult. The driver keeps no device state of its own: each function
 is built on the runtime's functions and its RuntimeContext, so a pointer from
 cuMemAlloc works with cudaMemcpy, a CUstream is a cudaStream_t, a CUevent a
 cudaEvent_t, and a CUfunction launches through the runtime's launch path
-(driver_memory.py, driver_modules.py). CUresult numbers equal cudaError_t's where
+(driver_memory.py, driver_modules.py, driver_arrays.py). CUresult numbers equal cudaError_t's where
 both name the same failure (as CUDA defines them); `as_result` maps the few
 runtime codes the driver lacks. Driver calls leave the runtime's last error
 (cudaGetLastError) alone, as on a GPU.

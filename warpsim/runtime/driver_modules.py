@@ -9,7 +9,9 @@ CUDA_ERROR_INVALID_PTX there, its reason on stderr and in
 cuModuleLoadDataEx's CU_JIT_ERROR_LOG_BUFFER. The other JIT options are tuning
 hints warpsim has no use for. A CUfunction is registered with the runtime as a
 host function is (context.kernels), so cuLaunchKernel is the runtime's launch,
-captures and cooperative grids and dynamic shared memory opt-ins included.
+captures and cooperative grids and dynamic shared memory opt-ins included;
+cuLaunchCooperativeKernel is cudaLaunchCooperativeKernel's and cuLaunchKernelEx
+cudaLaunchKernelExC's (its CUlaunchAttribute array is cudaLaunchAttribute's layout).
 
 cuTensorMapEncodeTiled is warpsim.machine.isa.bulk_copy.encode_tiled, which
 writes the bytes an H200's driver writes; what the driver refuses is
@@ -398,6 +400,55 @@ def cuLaunchKernel(context, function, gx, gy, gz, bx, by, bz, shared_mem, stream
             return found
         params, _kept = found
     return calls._launch(context, function, (gx, gy, gz), (bx, by, bz), params, shared_mem, stream)
+
+
+@driver_call()
+def cuLaunchCooperativeKernel(context, function, gx, gy, gz, bx, by, bz, shared_mem, stream, params):
+    """The runtime's cooperative launch: a grid past the co-resident limit is
+    CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE (cudaErrorCooperativeLaunchTooLarge's number)."""
+    if function not in context.kernels:
+        return CUDA_ERROR_INVALID_HANDLE
+    return calls.cudaLaunchCooperativeKernel.__wrapped__(context, function, (gx, gy, gz), (bx, by, bz), params,
+                                                         shared_mem, stream)
+
+
+# CUlaunchConfig (cuda.h, x86-64): grid x, y, z, block x, y, z, sharedMemBytes, hStream, attrs, numAttrs.
+# Its CUlaunchAttribute array is laid out as cudaLaunchAttribute, with the same ids and values.
+LAUNCH_CONFIG = "7I4xQQI4x"
+
+
+@driver_call()
+def cuLaunchKernelEx(context, config, function, params, extra):
+    """cudaLaunchKernelExC's launch (launch_attributes.py: cluster shape, cooperative, events...) of a
+    cudaLaunchConfig_t written from the CUlaunchConfig."""
+    from .native import LAUNCH_CONFIG_FIELDS
+    if not config:
+        return CUDA_ERROR_INVALID_VALUE
+    if function not in context.kernels:
+        return CUDA_ERROR_INVALID_HANDLE
+    if params and extra:
+        return CUDA_ERROR_INVALID_VALUE
+    *shape, shared_mem, stream, attributes, count = _read(config, LAUNCH_CONFIG)
+    if extra:
+        found = _parameters_from_buffer(context, function, extra)
+        if isinstance(found, int):
+            return found
+        params, _kept = found
+    at = hoststructs.offsets("ws_launch_config_layout", LAUNCH_CONFIG_FIELDS)
+    runtime_config = ctypes.create_string_buffer(hoststructs.layout("ws_launch_config_layout", 0)[0])
+    base = ctypes.addressof(runtime_config)
+    for field, fmt, values in (("gridDim", "3I", shape[:3]), ("blockDim", "3I", shape[3:]),
+                               ("dynamicSmemBytes", "Q", [shared_mem]), ("stream", "Q", [stream]),
+                               ("attrs", "Q", [attributes]), ("numAttrs", "I", [count])):
+        _write(base + at[field], fmt, *values)
+    return calls.cudaLaunchKernelExC.__wrapped__(context, base, function, params)
+
+
+@driver_call()
+def cuFuncGetName(context, out, function):
+    if function not in context.kernels:
+        return CUDA_ERROR_INVALID_HANDLE
+    return calls.cudaFuncGetName.__wrapped__(context, out, function)
 
 
 # --- tensor maps -------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ cuMemAlloc_v2`, `#define cuCtxCreate cuCtxCreate_v4`), read from cuda.h by
 CUDA_ERROR_NOT_SUPPORTED stub (that names itself once on stderr) for every other
 name cuda.h declares or maps to, so a program linked with `-lcuda` never dies of
 an undefined symbol. The rows' Python functions are in warpsim.runtime.driver,
-driver_memory and driver_modules.
+driver_memory, driver_modules and driver_arrays.
 
 `entry_point` is the one rule by which a base name (`cuMemAlloc`), a CUDA version
 and the per-thread flag pick the exported symbol, for cuGetProcAddress and the
@@ -81,6 +81,34 @@ CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int * numBlocks, C
 CUresult cuOccupancyMaxPotentialBlockSize(int * minGridSize, int * blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit)
 CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int * minGridSize, int * blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags)
 CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void ** kernelParams, void ** extra)
+CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void ** kernelParams)
+CUresult cuLaunchKernelEx(const CUlaunchConfig * config, CUfunction f, void ** kernelParams, void ** extra)
+CUresult cuFuncGetName(const char ** name, CUfunction hfunc)
+CUresult cuMemAllocPitch_v2(CUdeviceptr * dptr, size_t * pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes)
+CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D * pCopy)
+CUresult cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D * pCopy)
+CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D * pCopy, CUstream hStream)
+CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D * pCopy)
+CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D * pCopy, CUstream hStream)
+CUresult cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height)
+CUresult cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height)
+CUresult cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height)
+CUresult cuArrayCreate_v2(CUarray * pHandle, const CUDA_ARRAY_DESCRIPTOR * pAllocateArray)
+CUresult cuArray3DCreate_v2(CUarray * pHandle, const CUDA_ARRAY3D_DESCRIPTOR * pAllocateArray)
+CUresult cuArrayDestroy(CUarray hArray)
+CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR * pArrayDescriptor, CUarray hArray)
+CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR * pArrayDescriptor, CUarray hArray)
+CUresult cuTexObjectCreate(CUtexObject * pTexObject, const CUDA_RESOURCE_DESC * pResDesc, const CUDA_TEXTURE_DESC * pTexDesc, const CUDA_RESOURCE_VIEW_DESC * pResViewDesc)
+CUresult cuTexObjectDestroy(CUtexObject texObject)
+CUresult cuSurfObjectCreate(CUsurfObject * pSurfObject, const CUDA_RESOURCE_DESC * pResDesc)
+CUresult cuSurfObjectDestroy(CUsurfObject surfObject)
+CUresult cuMemHostRegister_v2(void * p, size_t bytesize, unsigned int Flags)
+CUresult cuMemHostUnregister(void * p)
+CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr * pdptr, void * p, unsigned int Flags)
+CUresult cuMemHostAlloc(void ** pp, size_t bytesize, unsigned int Flags)
+CUresult cuMemHostGetFlags(unsigned int * pFlags, void * p)
+CUresult cuMemAllocManaged(CUdeviceptr * dptr, size_t bytesize, unsigned int flags)
+CUresult cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream)
 CUresult cuStreamCreate(CUstream * phStream, unsigned int Flags)
 CUresult cuStreamDestroy_v2(CUstream hStream)
 CUresult cuStreamSynchronize(CUstream hStream)

@@ -26,8 +26,8 @@ printed a different result under warpsim.
 
 The driver API's libcuda.so.1 is generated the same way from
 warpsim.runtime.driver_table (a `Library` says what the two differ in): its
-stubs call the Python functions of warpsim.runtime.driver, driver_memory and
-driver_modules, which share the runtime's context, so memory, streams, events
+stubs call the Python functions of warpsim.runtime.driver, driver_memory,
+driver_modules and driver_arrays, which share the runtime's context, so memory, streams, events
 and kernels are one set of objects for both APIs. Both libraries are built on
 first use into the cache (warpsim.cache.cache_dir('runtime')), in one folder
 keyed by warpsim's version, the Python version and a hash of the generated
@@ -201,7 +201,13 @@ DRIVER_C_TYPES = {
     "CUdevice *": "int *", "CUdeviceptr": "unsigned long long", "CUdeviceptr *": "unsigned long long *",
     "CUctxCreateParams *": "void *", "CUjit_option *": "int *", "CUtensorMap *": "void *", "CUoccupancyB2DSize": "void *",
     "CUdriverProcAddressQueryResult *": "int *", "cuuint32_t": "unsigned int", "cuuint64_t": "unsigned long long",
-    "const cuuint32_t *": "const unsigned int *", "const cuuint64_t *": "const unsigned long long *"}
+    "const cuuint32_t *": "const unsigned int *", "const cuuint64_t *": "const unsigned long long *",
+    "CUarray": "void *", "CUarray *": "void **", "CUtexObject": "unsigned long long",
+    "CUtexObject *": "unsigned long long *", "CUsurfObject": "unsigned long long",
+    "CUsurfObject *": "unsigned long long *", "CUmemLocation": "struct cudaMemLocation",
+    **{f"{const}{struct} *": f"{const}void *" for struct in (
+        "CUlaunchConfig", "CUDA_MEMCPY2D", "CUDA_MEMCPY3D", "CUDA_ARRAY_DESCRIPTOR", "CUDA_ARRAY3D_DESCRIPTOR",
+        "CUDA_RESOURCE_DESC", "CUDA_TEXTURE_DESC", "CUDA_RESOURCE_VIEW_DESC") for const in ("", "const ")}}
 
 
 def _c_type(type_: str) -> str:

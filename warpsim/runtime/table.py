@@ -41,6 +41,11 @@ ARGUMENT_TYPES = {
     "const int *": "u", "CUdevice_attribute": "i", "CUfunction_attribute": "i", "CUpointer_attribute": "i",
     "CUtensorMapDataType": "i", "CUtensorMapInterleave": "i", "CUtensorMapSwizzle": "i",
     "CUtensorMapL2promotion": "i", "CUtensorMapFloatOOBfill": "i", "CUoccupancyB2DSize": "u",
+    "const CUlaunchConfig *": "u", "const CUDA_MEMCPY2D *": "u", "const CUDA_MEMCPY3D *": "u", "CUarray": "u",
+    "CUarray *": "u", "const CUDA_ARRAY_DESCRIPTOR *": "u", "CUDA_ARRAY_DESCRIPTOR *": "u",
+    "const CUDA_ARRAY3D_DESCRIPTOR *": "u", "CUDA_ARRAY3D_DESCRIPTOR *": "u", "CUtexObject": "u",
+    "CUtexObject *": "u", "CUsurfObject": "u", "CUsurfObject *": "u", "const CUDA_RESOURCE_DESC *": "u",
+    "const CUDA_TEXTURE_DESC *": "u", "const CUDA_RESOURCE_VIEW_DESC *": "u", "CUmemLocation": "l",
 }
 # C return type -> how the stub reads Python's result.
 RETURN_TYPES = {"cudaError_t": "int", "const char *": "pointer", "void **": "pointer",
