@@ -39,6 +39,7 @@ from .metrics.names import BY_NAME, SECTIONS, compute_metrics, unknown_metrics
 from .metrics.occupancy import get_arch, occupancy
 from .metrics.registers import ptxas_arch, registers_per_thread
 from .ptx.names import demangle
+from .report.console import PIPE_WIDTH   # str(profile) as `warpsim profile` prints to a pipe: metric names whole
 from .sass import sass_of
 from .sass.alone import SassAloneRun
 from .sass.replay import ReplayRequest   # registers its observer source before the profiler's
@@ -298,7 +299,7 @@ class LaunchProfile:
             if self.lines:
                 yield hot_lines_table(self.lines)
 
-    def render(self, width: int = 110, color: bool = False, source: bool = False) -> str:
+    def render(self, width: int = PIPE_WIDTH, color: bool = False, source: bool = False) -> str:
         from .report.console import make_console
         from .report.terminal import print_report
         out = io.StringIO()
@@ -537,7 +538,7 @@ class Profiler:
         for launch in self.launches:
             yield launch
 
-    def render(self, width: int = 110, color: bool = False, source: bool = False) -> str:
+    def render(self, width: int = PIPE_WIDTH, color: bool = False, source: bool = False) -> str:
         return "".join(launch.render(width, color, source) for launch in self.launches) or \
             "no kernel launches were profiled\n"
 
