@@ -50,48 +50,23 @@ def cuMemAllocHost_v2(context, out, size):
 
 # --- copies ----------------------------------------------------------------------------------
 
-@driver_call()
-def cuMemcpy(context, dst, src, count):
-    return calls._copy(context, dst, src, count)
-
-
-@driver_call()
-def cuMemcpyHtoD_v2(context, dst, src, count):
-    return calls._copy(context, dst, src, count)
-
-
-@driver_call()
-def cuMemcpyDtoH_v2(context, dst, src, count):
-    return calls._copy(context, dst, src, count)
-
-
-@driver_call()
-def cuMemcpyDtoD_v2(context, dst, src, count):
-    return calls._copy(context, dst, src, count)
+def _registered(driver_name: str, function) -> None:
+    """Register function(context, *args) as the driver function `driver_name`."""
+    def forward(context, *args):
+        return function(context, *args)
+    forward.__name__ = forward.__qualname__ = driver_name
+    driver_call()(forward)
 
 
 def _copy_async(context, dst, src, count, stream) -> int:
     return calls.cudaMemcpyAsync.__wrapped__(context, dst, src, count, MEMCPY_DEFAULT, stream)
 
 
-@driver_call()
-def cuMemcpyAsync(context, dst, src, count, stream):
-    return _copy_async(context, dst, src, count, stream)
-
-
-@driver_call()
-def cuMemcpyHtoDAsync_v2(context, dst, src, count, stream):
-    return _copy_async(context, dst, src, count, stream)
-
-
-@driver_call()
-def cuMemcpyDtoHAsync_v2(context, dst, src, count, stream):
-    return _copy_async(context, dst, src, count, stream)
-
-
-@driver_call()
-def cuMemcpyDtoDAsync_v2(context, dst, src, count, stream):
-    return _copy_async(context, dst, src, count, stream)
+# Every direction of a copy is the runtime's cudaMemcpyDefault copy: unified addresses say which.
+for _name in ("cuMemcpy", "cuMemcpyHtoD_v2", "cuMemcpyDtoH_v2", "cuMemcpyDtoD_v2"):
+    _registered(_name, calls._copy)
+for _name in ("cuMemcpyAsync", "cuMemcpyHtoDAsync_v2", "cuMemcpyDtoHAsync_v2", "cuMemcpyDtoDAsync_v2"):
+    _registered(_name, _copy_async)
 
 
 # --- memsets -----------------------------------------------------------------------------------
@@ -233,13 +208,5 @@ RUNTIME_FORWARDS = {
 }
 
 
-def _forward(runtime_name: str):
-    def forward(context, *args):
-        return getattr(calls, runtime_name).__wrapped__(context, *args)
-    return forward
-
-
 for _driver_name, _runtime_name in RUNTIME_FORWARDS.items():
-    _forwarding = _forward(_runtime_name)
-    _forwarding.__name__ = _forwarding.__qualname__ = _driver_name
-    driver_call()(_forwarding)
+    _registered(_driver_name, getattr(calls, _runtime_name).__wrapped__)

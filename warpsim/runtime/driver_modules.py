@@ -388,17 +388,22 @@ def _parameters_from_buffer(context, function: int, extra: int):
     return ctypes.addressof(pointers), pointers
 
 
-@driver_call()
-def cuLaunchKernel(context, function, gx, gy, gz, bx, by, bz, shared_mem, stream, params, extra):
+def _launch_parameters(context, function: int, params: int, extra: int):
+    """(kernelParams for the runtime's launch, what must stay alive while it runs) of a driver launch
+    given `kernelParams` or `extra`; or the CUresult of an unknown function or of both forms."""
     if function not in context.kernels:
         return CUDA_ERROR_INVALID_HANDLE
     if params and extra:
         return CUDA_ERROR_INVALID_VALUE
-    if extra:
-        found = _parameters_from_buffer(context, function, extra)
-        if isinstance(found, int):
-            return found
-        params, _kept = found
+    return _parameters_from_buffer(context, function, extra) if extra else (params, None)
+
+
+@driver_call()
+def cuLaunchKernel(context, function, gx, gy, gz, bx, by, bz, shared_mem, stream, params, extra):
+    found = _launch_parameters(context, function, params, extra)
+    if isinstance(found, int):
+        return found
+    params, _kept = found
     return calls._launch(context, function, (gx, gy, gz), (bx, by, bz), params, shared_mem, stream)
 
 
@@ -424,16 +429,11 @@ def cuLaunchKernelEx(context, config, function, params, extra):
     from .native import LAUNCH_CONFIG_FIELDS
     if not config:
         return CUDA_ERROR_INVALID_VALUE
-    if function not in context.kernels:
-        return CUDA_ERROR_INVALID_HANDLE
-    if params and extra:
-        return CUDA_ERROR_INVALID_VALUE
+    found = _launch_parameters(context, function, params, extra)
+    if isinstance(found, int):
+        return found
+    params, _kept = found
     *shape, shared_mem, stream, attributes, count = _read(config, LAUNCH_CONFIG)
-    if extra:
-        found = _parameters_from_buffer(context, function, extra)
-        if isinstance(found, int):
-            return found
-        params, _kept = found
     at = hoststructs.offsets("ws_launch_config_layout", LAUNCH_CONFIG_FIELDS)
     runtime_config = ctypes.create_string_buffer(hoststructs.layout("ws_launch_config_layout", 0)[0])
     base = ctypes.addressof(runtime_config)
