@@ -1,4 +1,10 @@
-"""CUDA C++ programs built with `warpsim nvcc` (PyPI's nvcc and the system g++) and run with `warpsim run`."""
+"""CUDA C++ programs built with `warpsim nvcc` (PyPI's nvcc and the system g++) and run with `warpsim run`.
+
+WARPSIM_PROGRAMS_NATIVE=/path/to/nvcc runs the same tests on a machine with a GPU: programs (and the
+kernels tests build with `cli("nvcc", ...)`) are built with that nvcc and run as they are, so the
+tests' expected lines and NumPy references are checked against the hardware itself
+(validation/programs/run_tests_native.sh).
+"""
 
 import os
 import shutil
@@ -11,7 +17,13 @@ import pytest
 PROGRAMS = Path(__file__).parent / "programs"
 
 
+NATIVE_NVCC = os.environ.get("WARPSIM_PROGRAMS_NATIVE")
+
+
 def warpsim(*args, **kwargs) -> subprocess.CompletedProcess:
+    if NATIVE_NVCC and args[0] in ("nvcc", "run"):
+        command = [NATIVE_NVCC, *args[1:]] if args[0] == "nvcc" else args[1:]
+        return subprocess.run(list(map(str, command)), capture_output=True, text=True, timeout=600, **kwargs)
     return subprocess.run([sys.executable, "-m", "warpsim", *map(str, args)], capture_output=True,
                           text=True, timeout=600, **kwargs)
 

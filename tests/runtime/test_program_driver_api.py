@@ -17,23 +17,23 @@ version 13000 devices 1 cc 9.0 name matches 1 memory matches 1
 attributes equal 148 of 148
 deprecated multi-device attribute CUDA_SUCCESS
 create with zeroed parameters CUDA_SUCCESS
-one context 1
+one context 0
 missing function CUDA_ERROR_NOT_FOUND
 function threads 1024 ptx 90
 potential block 1024 grid is 2 blocks an SM 2, block of 96 with 48 KB: 4
 occupancy of a bogus function CUDA_ERROR_INVALID_HANDLE
-short buffer CUDA_ERROR_INVALID_VALUE
+short buffer CUDA_SUCCESS
 both forms CUDA_ERROR_INVALID_VALUE
 elapsed positive 1, the runtime reads the same 1, runtime query cudaSuccess
 missing global CUDA_ERROR_NOT_FOUND
-launches 3 size 4
+launches 4 size 0
 memsets 11 beef deadbeef de
 misaligned memset CUDA_ERROR_INVALID_VALUE
 memory types device 2 host 1 range start matches 1
 stack pointer CUDA_ERROR_INVALID_VALUE
 memory info total matches 1 free below 1
 empty allocation CUDA_ERROR_INVALID_VALUE
-free NULL CUDA_ERROR_INVALID_VALUE
+free NULL CUDA_SUCCESS
 bogus function CUDA_ERROR_INVALID_HANDLE
 huge block CUDA_ERROR_INVALID_VALUE
 not an image CUDA_ERROR_INVALID_IMAGE

@@ -38,11 +38,12 @@ forked stream capturing 1
 fork and join: nodes 5 roots 1 edges 5, second stream capturing 0
 captured sum: grid 4 block 256 n 1000
 end from the forked stream cudaErrorStreamCaptureUnmatched
-end unjoined cudaErrorStreamCaptureUnjoined
+end unjoined cudaErrorStreamCaptureInvalidated
 after unjoined end: second stream capturing 0
 graph-owned memory: nodes 5 types 10 11
-graph launched while capturing: nodes 1 type 4 ran 0
-its launch ran 1
+graph launched while capturing cudaErrorStreamCaptureUnsupported
+end after it cudaErrorStreamCaptureInvalidated
+no graph 1, ran 0
 external record captured: nodes 2 type 7
 graph memory in use covers both graphs' 1, high reset to it 1
 memory nodes by hand: address 1 size 1 freed names it 1 result matches 1

@@ -1,7 +1,7 @@
 """Stream-ordered memory pools, managed-memory hints and peer copies in a whole program
 (tests/runtime/programs/memory_pools.cu) against NumPy on random inputs: cudaMallocAsync from the
 default pool, cudaMallocFromPoolAsync from a created pool, the device's pool switched with
-cudaDeviceSetMemPool, cudaMemcpyPeer on device 0, and cudaMemPrefetchAsync / cudaMemAdvise /
+cudaDeviceSetMemPool, cudaMemcpyPeer on device 0 (a host pointer refused), and cudaMemPrefetchAsync / cudaMemAdvise /
 cudaStreamAttachMemAsync around a kernel on managed memory; the pool attributes and the codes of
 refused calls."""
 
@@ -40,8 +40,9 @@ def test_pool_attributes_follow_allocations(pools):
     assert values["threshold"] == "1"
     assert int(values["used"]) >= 2 * nbytes
     assert int(values["used after free"]) < int(values["used"]) <= int(values["used high"])
-    assert int(values["mine used"]) >= nbytes and values["mine used after free"] == "0"
-    assert int(values["mine used again"]) >= nbytes
+    # a synchronous cudaFree of pool memory stays counted and is not reused (an H100, CUDA 13.0)
+    assert int(values["mine used"]) >= nbytes and values["mine used after free"] == values["mine used"]
+    assert int(values["mine used again"]) >= 2 * nbytes
 
 
 def test_refused_pool_and_hint_calls_give_cuda_codes(pools):
@@ -52,6 +53,7 @@ def test_refused_pool_and_hint_calls_give_cuda_codes(pools):
         "prefetch past the allocation": "cudaErrorInvalidValue",
         "prefetch to device 1": "cudaErrorInvalidDevice",
         "advice 99": "cudaErrorInvalidValue",
+        "peer copy to host memory": "cudaErrorInvalidValue",
         "peer access to device 1": "cudaErrorInvalidDevice",
         "pool of device 1": "cudaErrorInvalidDevice",
         "destroy the default pool": "cudaErrorInvalidValue",

@@ -45,6 +45,7 @@ def test_refused_queries_give_cuda_codes(queries):
         "reset persisting lines": "cudaSuccess",
         "stream attribute 2": "cudaErrorInvalidValue",
         "record with flags 4": "cudaErrorInvalidValue",
+        "external record outside a capture": "cudaErrorIllegalState",
         "stream with flags 8": "cudaErrorInvalidValue",
         "init device 1": "cudaErrorInvalidDevice",
         "bus id of device 1": "cudaErrorInvalidDevice",

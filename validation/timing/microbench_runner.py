@@ -17,10 +17,16 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+def recording(name: str) -> str:
+    """The path of a batch's recording h200/<name>; with MICROBENCH_CARD=h100, h100/<name> (batches
+    recorded on an H100 SXM when no H200 was lent)."""
+    return os.path.join(HERE, os.environ.get("MICROBENCH_CARD", "h200"), name)
+
+
 def ncu_rows(name: str) -> list:
-    """The kernel rows of h200/<name> (`ncu --csv --page raw`, ncu's own lines before its table), in
+    """The kernel rows of a recording (`ncu --csv --page raw`, ncu's own lines before its table), in
     launch order: metric name -> value as ncu printed it (number() reads one)."""
-    with open(os.path.join(HERE, "h200", name)) as fh:
+    with open(recording(name)) as fh:
         text = fh.read()
     return [r for r in csv.DictReader(io.StringIO(text[text.index('"ID"'):])) if r["ID"].isdigit()]
 

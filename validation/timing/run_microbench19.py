@@ -18,7 +18,7 @@ import os
 
 import numpy as np
 
-from microbench_runner import event_seconds, launch_once, main
+from microbench_runner import event_seconds, launch_once, main, recording
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SMS, THREADS, WARPS = 132, 256, 8
@@ -112,7 +112,7 @@ def model(kernels=("mb19_sweep", "mb19_scatter", "mb19_hist_char", "mb19_hist_in
     import warpsim as ws
     from warpsim.api.raw import pack_arguments
     from warpsim.timing import predict
-    measured = json.load(open(os.path.join(HERE, "h200", "microbench19.json")))
+    measured = json.load(open(recording("microbench19.json")))
     mod = ws.RawModule(path=os.path.join(HERE, "microbench19.cubin"))
     buffers = buffers_for(ws)
     for config, r in zip(CONFIGS, measured):

@@ -15,7 +15,7 @@ import os
 
 import numpy as np
 
-from microbench_runner import event_seconds, launch_once, main
+from microbench_runner import event_seconds, launch_once, main, recording
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 N = 1 << 24                      # threads (records) a launch
@@ -48,7 +48,7 @@ def model():
     import warpsim as ws
     from warpsim.api.raw import pack_arguments
     from warpsim.timing import predict
-    measured = json.load(open(os.path.join(HERE, "h200", "microbench20.json")))
+    measured = json.load(open(recording("microbench20.json")))
     f = ws.RawModule(path=os.path.join(HERE, "microbench20.cubin")).get_function("mb20_fields")
     out = ws.zeros(N * 32 // 4, dtype=np.float32)
     for config, r in zip(CONFIGS, measured):

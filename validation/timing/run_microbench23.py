@@ -18,7 +18,7 @@ import os
 
 import numpy as np
 
-from microbench_runner import main, median_launch
+from microbench_runner import main, median_launch, recording
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 N = 4096
@@ -84,7 +84,7 @@ def model():
     import warpsim as ws
     from warpsim.api.raw import pack_arguments
     from warpsim.timing import predict
-    with gzip.open(os.path.join(HERE, "h200", "microbench23.json.gz"), "rt") as fh:
+    with gzip.open(recording("microbench23.json.gz"), "rt") as fh:
         measured = json.load(fh)
     module = ws.RawModule(path=os.path.join(HERE, "microbench23.cubin"))
     x = ws.asarray(np.random.default_rng(23).random(N * N, dtype=np.float32))

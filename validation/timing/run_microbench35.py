@@ -20,7 +20,7 @@ from typing import Callable
 
 import numpy as np
 
-from microbench_runner import main, ncu_rows, number, time_configs
+from microbench_runner import main, ncu_rows, number, time_configs, recording
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SMS, CTAS_PER_SM, BLOCK, ITERS = 132, 8, 256, 64
@@ -71,7 +71,7 @@ def model_batch(batch: Batch):
     mod = ws.RawModule(path=os.path.join(HERE, f"microbench{batch.number}.cubin"))
     f = mod.get_function(batch.kernel)
     out = ws.zeros(GRID * BLOCK, dtype=np.float32)
-    events = json.load(open(os.path.join(HERE, "h200", f"microbench{batch.number}.json")))
+    events = json.load(open(recording(f"microbench{batch.number}.json")))
     for config, e, m in zip(batch.configs, events, measured_batch(batch)):
         # an array of just the lines the launch picks from, alone on the device: the model bounds the
         # bytes a launch reads by its allocations' (the device's run reads the first lines of one array)

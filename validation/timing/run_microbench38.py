@@ -17,7 +17,7 @@ import os
 
 import numpy as np
 
-from microbench_runner import main, ncu_rows, number, time_configs
+from microbench_runner import main, ncu_rows, number, time_configs, recording
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LINES = 1024                    # lines a warp reads
@@ -58,7 +58,7 @@ def model():
     from warpsim.api.raw import pack_arguments
     from warpsim.timing import predict
     mod = ws.RawModule(path=os.path.join(HERE, "microbench38.cubin"))
-    events = json.load(open(os.path.join(HERE, "h200", "microbench38.json")))
+    events = json.load(open(recording("microbench38.json")))
     rows = [r for r in ncu_rows("microbench38_ncu.csv") if "mb38" in r.get("Kernel Name", "")]
     errors = []
     for config, e, m in zip(CONFIGS, events, rows):

@@ -21,7 +21,7 @@ import os
 
 import numpy as np
 
-from microbench_runner import main, ncu_rows, number, time_configs
+from microbench_runner import main, ncu_rows, number, time_configs, recording
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SMS, BLOCK, STEPS = 132, 128, 4096
@@ -91,7 +91,7 @@ def model():
     from warpsim.api.raw import pack_arguments
     from warpsim.timing import predict
     mod = ws.RawModule(path=os.path.join(HERE, "microbench39.cubin"))
-    events = json.load(open(os.path.join(HERE, "h200", "microbench39.json")))
+    events = json.load(open(recording("microbench39.json")))
     rows = [r for r in ncu_rows("microbench39_ncu.csv") if "mb39" in r.get("Kernel Name", "")]
     errors = []
     for config, e, m in zip(CONFIGS, events, rows):

@@ -18,7 +18,7 @@ import os
 
 import numpy as np
 
-from microbench_runner import main, ncu_rows, number, time_configs
+from microbench_runner import main, ncu_rows, number, time_configs, recording
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 N, BLOCK = 1 << 23, 256
@@ -66,7 +66,7 @@ def model():
     from warpsim.timing import predict
     mod = ws.RawModule(path=os.path.join(HERE, "microbench41.cubin"))
     f = mod.get_function("mb41_gather")
-    events = json.load(open(os.path.join(HERE, "h200", "microbench41.json")))
+    events = json.load(open(recording("microbench41.json")))
     rows = [r for r in ncu_rows("microbench41_ncu.csv") if "mb41" in r.get("Kernel Name", "")]
     errors = []
     for config, e, m in zip(CONFIGS, events, rows):

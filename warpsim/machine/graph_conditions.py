@@ -9,17 +9,17 @@ NVVM declares `.extern .func` and isa/builtins.py runs here, per calling thread 
 The values live in one table per device, kept with the device's global memory (the object the
 runtime and every launch on the device share, as the memory the values live in on a GPU is the
 device's): handle -> value. A handle is open while a launch of a graph whose conditional nodes
-use it runs (the runtime opens them around the launch). CUDA leaves a call from a kernel that is
-not in the handle's graph undefined; here a call naming a handle no running launch has open (a
-kernel launched on its own, a stale or made-up handle) changes nothing, and warpsim says so once
-per kernel on stderr.
+use it runs (the runtime opens them around the launch). A call naming a handle no running launch
+has open (a kernel launched on its own, a stale or made-up handle) is an illegal address, as on an
+H100 (CUDA 13.0), where a kernel launched on its own with a live graph's handle failed so.
 """
 
 from __future__ import annotations
 
-import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+
+from ..errors import MemoryFault
 
 FUNCTIONS = ("cudaGraphSetConditional",)
 
@@ -29,7 +29,6 @@ class Conditions:
     """The device's conditional values (handle -> unsigned 32-bit value) and the open handles."""
     values: dict = field(default_factory=dict)
     open: frozenset = frozenset()
-    said: set = field(default_factory=set)          # kernels told their call changed nothing
 
     @contextmanager
     def opened(self, handles):
@@ -50,14 +49,14 @@ def conditions(memory) -> Conditions:
     return found
 
 
-def set_conditional(ctx, handle: int, value: int) -> None:
-    """cudaGraphSetConditional(handle, value) of one thread of the launch `ctx`."""
+def set_conditional(ctx, site, slot: int, handle: int, value: int) -> None:
+    """cudaGraphSetConditional(handle, value) of thread `slot` of the launch `ctx`."""
     table = conditions(ctx.memory)
     if handle in table.open:
         table.values[handle] = value & 0xFFFF_FFFF
         return
-    if ctx.kernel not in table.said:
-        table.said.add(ctx.kernel)
-        print(f"warpsim: kernel {ctx.kernel} calls cudaGraphSetConditional with handle {handle:#x}, which no "
-              "running graph launch uses (CUDA: undefined outside the handle's graph); the call changes "
-              "nothing", file=sys.stderr)
+    where = ctx.where(slot)
+    raise MemoryFault(f"cudaGraphSetConditional with handle {handle:#x}, which no running graph launch uses "
+                      "(a kernel launched on its own, or a handle of another graph)", kernel=ctx.kernel,
+                      block=where["block"], thread=where["thread"], ptx_line=site.ins.line,
+                      instruction=str(site.ins), source_line=site.described)

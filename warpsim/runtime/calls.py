@@ -87,9 +87,21 @@ def _start_tools(context) -> None:
         importlib.import_module(name).start_in_program(context)
 
 
+# Runtime functions that answer without a context (and the __cuda* registrations): the others make
+# the primary context current on a thread that has none (driver.py)
+CONTEXTLESS = frozenset({
+    "cudaGetDeviceCount", "cudaGetDevice", "cudaGetDeviceProperties", "cudaDeviceGetAttribute",
+    "cudaDriverGetVersion", "cudaRuntimeGetVersion", "cudaGetErrorName", "cudaGetErrorString",
+    "cudaGetLastError", "cudaPeekAtLastError", "cudaChooseDevice", "cudaDeviceGetPCIBusId",
+    "cudaDeviceGetByPCIBusId", "cudaDeviceCanAccessPeer", "cudaGetDriverEntryPoint",
+    "cudaGetDriverEntryPointByVersion"})
+
+
 def call(sticky: bool = True):
     """Register a runtime function. sticky: after a kernel fault it returns that fault's code."""
     def register(function):
+        needs_context = function.__name__ not in CONTEXTLESS and not function.__name__.startswith("__cuda")
+
         @functools.wraps(function)
         def guarded(*args):
             try:
@@ -97,6 +109,11 @@ def call(sticky: bool = True):
                 if sticky and context.sticky_error:
                     context.fault_reported = True
                     return context.sticky_error
+                if needs_context:
+                    if context.driver is None:
+                        context.runtime_bound = True
+                    else:
+                        context.driver.bind_primary()
                 result = function(context, *args)
                 if TRACE:
                     print(f"warpsim: {function.__name__}{args} -> {result}", file=sys.stderr)
@@ -812,6 +829,11 @@ def cudaHostAlloc(context, out, size, flags):
 
 @call()
 def cudaFree(context, address):
+    return free_device_memory(context, address, stream_ordered=False)
+
+
+def free_device_memory(context, address, stream_ordered: bool) -> int:
+    """cudaFree, and cudaFreeAsync once a capture has not taken it."""
     if not address or address in context.graph_allocations:   # graph-owned memory freed outside its graph:
         return SUCCESS                                         # the graph's next launch has it back at its address
     try:
@@ -820,7 +842,9 @@ def cudaFree(context, address):
         return context.fail(INVALID_VALUE)
     context.memory_kinds.pop(address, None)
     for pool in context.memory_pools.values():      # cudaMallocAsync memory leaves its pool (memory_pools.py)
-        if pool.allocations.pop(address, None) is not None:
+        size = pool.allocations.pop(address, None)
+        if size is not None:
+            pool.freed_synchronously += 0 if stream_ordered else size
             break
     return SUCCESS
 

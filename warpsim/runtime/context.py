@@ -135,6 +135,7 @@ class RuntimeContext:
         self.timeline: list[TimelineEntry] = []
         self.at_exit: list = []                      # callables run when the program exits
         self.driver = None                            # the driver API's contexts and modules (driver.DriverState)
+        self.runtime_bound = False                    # a runtime call needed a context before the driver's first
         self._handles = itertools.count(1)
         self._buffers: list = []                      # keeps handle cells alive
 

@@ -12,14 +12,16 @@ both name the same failure (as CUDA defines them); `as_result` maps the few
 runtime codes the driver lacks. Driver calls leave the runtime's last error
 (cudaGetLastError) alone, as on a GPU.
 
-Contexts. warpsim has one context, the runtime's primary context: cuCtxCreate,
-cuDevicePrimaryCtxRetain and cuCtxGetCurrent give its handle, and destroying it
-frees nothing (the runtime uses it too). Each thread has its stack of current
-contexts, which starts holding the primary context (as after a runtime call on
-that thread; on a GPU a thread that called only cuInit has none, and warpsim
-lets such a program run). cuCtxPopCurrent, cuCtxSetCurrent(NULL) and
-cuCtxDestroy take it off; a call that needs a context on a thread with none
-returns CUDA_ERROR_INVALID_CONTEXT. Before cuInit, and before any runtime call
+Contexts. The runtime's primary context (cuDevicePrimaryCtxRetain) and those cuCtxCreate makes
+have handles of their own, and all of them share the one device's memory, streams, events and
+modules (on a GPU each context has its own; a program that hands one context's objects to
+another's calls is not refused). Each thread has its stack of current contexts. A thread's
+stack starts empty after cuInit; a runtime call that needs a context on a thread with none makes
+the primary context current, as cudart does, so a context cuCtxCreate made current first is the
+one the runtime works in (an H100, CUDA 13.0). When the runtime ran before the driver's first
+call, every thread starts with the primary context current. cuCtxPopCurrent,
+cuCtxSetCurrent(NULL) and cuCtxDestroy take a context off; a call that needs a context on a
+thread with none returns CUDA_ERROR_INVALID_CONTEXT. Before cuInit, and before any runtime call
 (the runtime initializes the driver), every call but cuInit, cuDriverGetVersion,
 cuGetErrorName/String and cuGetProcAddress returns CUDA_ERROR_NOT_INITIALIZED.
 
@@ -172,16 +174,25 @@ def c_text(address: int) -> str:
 # --- contexts ----------------------------------------------------------------------------
 
 class DriverState:
-    """The driver API's state beside the runtime's: the one context's handle, each thread's context
+    """The driver API's state beside the runtime's: the contexts' handles, each thread's context
     stack (by OS thread: the C stubs' Python thread states do not outlive a call), loaded modules."""
 
     def __init__(self, context):
+        self.new_handle = context.new_handle
         self.primary = context.new_handle()
+        self.contexts = {self.primary}
+        self.runtime_ran = context.runtime_bound    # threads start with the primary context current
         self.stacks: dict[int, list] = {}       # thread id -> its current contexts, the top last
         self.modules: dict = {}                 # CUmodule -> its context.FatbinModule (driver_modules.py)
 
     def stack(self) -> list:
-        return self.stacks.setdefault(threading.get_ident(), [self.primary])
+        return self.stacks.setdefault(threading.get_ident(), [self.primary] if self.runtime_ran else [])
+
+    def bind_primary(self) -> None:
+        """A runtime call that needs a context: the primary one becomes current where none is."""
+        stack = self.stack()
+        if not stack:
+            stack.append(self.primary)
 
     def current(self) -> int:
         stack = self.stack()
@@ -239,21 +250,26 @@ def cuCtxCreate_v4(context, out, params, flags, device):
         return refuse(context, "cuCtxCreate", "context creation parameters (execution affinity, CIG) are "
                       "not simulated: pass NULL")
     found = state(context)
-    found.stack().append(found.primary)
-    _write(out, "Q", found.primary)
+    created = found.new_handle()
+    found.contexts.add(created)
+    found.stack().append(created)
+    _write(out, "Q", created)
     return CUDA_SUCCESS
 
 
 def _known_context(context, handle: int) -> bool:
-    return handle == state(context).primary
+    return handle in state(context).contexts
 
 
 @driver_call(INIT)
 def cuCtxDestroy_v2(context, handle):
     if not _known_context(context, handle):
         return CUDA_ERROR_INVALID_CONTEXT
-    stack = state(context).stack()
-    if stack:                                   # it stays the runtime's: only this thread lets go of it
+    found = state(context)
+    if handle != found.primary:                 # the primary context stays the runtime's
+        found.contexts.discard(handle)
+    stack = found.stack()
+    if stack and stack[-1] == handle:           # current on this thread: popped, as cuCtxPopCurrent
         stack.pop()
     return CUDA_SUCCESS
 

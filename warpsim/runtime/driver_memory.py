@@ -36,8 +36,6 @@ def cuMemAlloc_v2(context, out, size):
 
 @driver_call()
 def cuMemFree_v2(context, address):
-    if not address:
-        return CUDA_ERROR_INVALID_VALUE
     return calls.cudaFree.__wrapped__(context, address)
 
 

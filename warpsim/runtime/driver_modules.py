@@ -232,6 +232,10 @@ def cuModuleGetGlobal_v2(context, address_out, size_out, handle, name_address):
     try:
         address = context.loaded(module).global_address(c_text(name_address))
     except KeyError:
+        address = None
+    if address is None:                 # a GPU's driver zeroes the size it was given (an H100, CUDA 13.0)
+        if size_out:
+            _write(size_out, "Q", 0)
         return CUDA_ERROR_NOT_FOUND
     if address_out:
         _write(address_out, "Q", address)
@@ -355,7 +359,8 @@ EXTRA_LIMIT = 64                    # entries read from `extra` before it must h
 def _parameters_from_buffer(context, function: int, extra: int):
     """(kernelParams array for the runtime's launch, the ctypes array that holds it) from `extra`'s
     CU_LAUNCH_PARAM_BUFFER_POINTER/SIZE: a pointer into the buffer at each parameter's offset; or a
-    CUresult where the buffer is missing or smaller than the kernel's parameters."""
+    CUresult where the buffer or its size is missing. A size smaller than the kernel's parameters is
+    said on stderr and launched, as an H100 (CUDA 13.0) launched it."""
     buffer = size = None
     for k in range(0, EXTRA_LIMIT, 2):
         key, = _read(extra + 8 * k, "Q")
@@ -378,10 +383,12 @@ def _parameters_from_buffer(context, function: int, extra: int):
         print(f"warpsim: {error}", file=sys.stderr)
         return CUDA_ERROR_INVALID_IMAGE
     needed = max((offset + nbytes for _, offset, nbytes, _, _ in layout), default=0)
-    if needed and (buffer is None or size is None or size < needed):
+    if needed and (buffer is None or size is None):
         return refuse(context, "cuLaunchKernel", f"kernel {name} takes {needed} bytes of parameters; extra gives "
-                      f"{'no buffer' if buffer is None or size is None else f'{size} bytes'}",
-                      CUDA_ERROR_INVALID_VALUE)
+                      "no buffer", CUDA_ERROR_INVALID_VALUE)
+    if size is not None and size < needed:
+        refuse(context, "cuLaunchKernel", f"kernel {name} takes {needed} bytes of parameters and extra's "
+               f"CU_LAUNCH_PARAM_BUFFER_SIZE says {size}: launched with the buffer's first {needed} bytes")
     if needed:
         _check_host(buffer, needed)
     pointers = (ctypes.c_void_p * max(1, len(layout)))(*[buffer + offset for _, offset, _, _, _ in layout])

@@ -3,8 +3,8 @@ the graph functions of runtime/graphs.py, which call these.
 
 - **Handles.** cudaGraphConditionalHandleCreate[_v2] gives a handle of a graph, with a default
   value and a flag: cudaGraphCondAssignDefault sets the value to the default at the start of every
-  launch of the graph. Without it CUDA leaves the value undefined at a launch; here it is the
-  default before the first launch and then whatever was set last (the previous launch's value).
+  launch of the graph. Without it the value is 0 until a kernel sets it (an H100, CUDA 13.0: an
+  IF of default 1 did not run its body), then whatever was set last (the previous launch's value).
 - **Nodes.** cudaGraphAddNode of a cudaGraphNodeTypeConditional node names a handle of its graph
   or of a graph it is a body of, a type and a size (IF: 1 or 2, WHILE: 1, SWITCH: any above 0, else
   cudaErrorInvalidValue), and gets that many empty body graphs, written to phGraph_out: the program
@@ -18,9 +18,9 @@ the graph functions of runtime/graphs.py, which call these.
 - **Restrictions,** as CUDA's: a body holds only kernel, memcpy, memset, empty, child graph and
   conditional nodes, at any depth (other kinds fail cudaGraphInstantiate with cudaErrorInvalidValue,
   as CUDA refuses them there); a graph with conditional nodes cannot be cloned (cudaGraphClone) or
-  become a child graph node (cudaErrorInvalidValue, named once on stderr). cudaGraphExecUpdate takes
+  become a child graph node (cudaErrorNotSupported, named once on stderr). cudaGraphExecUpdate takes
   a graph whose conditional nodes have the same type and size, their bodies updated as child graphs
-  are; another is cudaGraphExecUpdateErrorParametersChanged.
+  are; another is cudaGraphExecUpdateErrorNotSupported. These codes are an H100's (CUDA 13.0).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from ..machine.graph_conditions import conditions
 from .calls import (INVALID_VALUE, NODE_CONDITIONAL, NODE_EMPTY, NODE_GRAPH, NODE_KERNEL, NODE_KIND_NAMES, NODE_MEMCPY,
                     NODE_MEMSET, SUCCESS, _say_once, _write)
+from .errors import CODES
 
 ASSIGN_DEFAULT = 0x1                  # cudaGraphCondAssignDefault, the only flag
 COND_IF, COND_WHILE, COND_SWITCH = 0, 1, 2    # cudaGraphConditionalNodeType
@@ -58,7 +59,7 @@ def create_handle(context, out: int, graph, ctx: int, default: int, flags: int) 
         return context.fail(INVALID_VALUE)
     handle = context.new_handle()
     _handles(context)[handle] = ConditionHandle(graph, default, bool(flags & ASSIGN_DEFAULT))
-    conditions(context.device.memory).values[handle] = default
+    conditions(context.device.memory).values[handle] = default if flags & ASSIGN_DEFAULT else 0
     _write(out, "Q", handle)
     return SUCCESS
 
@@ -111,13 +112,13 @@ def body_refusal(nodes: list, in_body: bool = False) -> str:
 
 
 def refuse_with_conditionals(context, graph, use: str) -> int:
-    """cudaErrorInvalidValue, said once, where a graph with conditional nodes would be cloned or made a
+    """cudaErrorNotSupported, said once, where a graph with conditional nodes would be cloned or made a
     child graph (`use`), which CUDA refuses; SUCCESS if the graph has none."""
     if next(conditionals(graph.nodes), None) is None:
         return SUCCESS
     _say_once(context, f"conditional {use}", f"warpsim: a graph with conditional nodes cannot be {use}, as "
-              "in CUDA: cudaErrorInvalidValue")
-    return context.fail(INVALID_VALUE)
+              "in CUDA: cudaErrorNotSupported")
+    return context.fail(CODES["cudaErrorNotSupported"])
 
 
 def launching(context, nodes: list):

@@ -23,8 +23,8 @@ A graph is a list of nodes and the edges between them (each node's dependencies)
   one at a time in an order that keeps every edge (the earliest added of the ready nodes first):
   for a graph whose independent branches do not race, that is the bytes the GPU's concurrent
   branches leave; a cycle fails at instantiation. Its kernels advance the program's clock on the
-  stream the graph is launched on; launched into a capturing stream, it becomes a node of that
-  capture.
+  stream the graph is launched on. Launched into a capturing stream, it is refused with
+  cudaErrorStreamCaptureUnsupported and the capture is invalidated, as on an H100 (CUDA 13.0).
 - **Conditional nodes** (IF, WHILE, SWITCH: runtime/graph_conditionals.py) hold body graphs; a
   launch runs those their handle's value picks, a value the graph's kernels set with
   cudaGraphSetConditional.
@@ -77,7 +77,7 @@ from . import graph_conditionals, launch_attributes, user_objects
 from .calls import (HOST_FUNCTION, INVALID_VALUE, MEMCPY_KINDS, NODE_CONDITIONAL, NODE_EMPTY, NODE_EVENT_RECORD,
                     NODE_GRAPH, NODE_HOST, NODE_KERNEL, NODE_KIND_NAMES, NODE_MEM_ALLOC, NODE_MEM_FREE, NODE_MEMCPY,
                     NODE_MEMSET, NODE_WAIT_EVENT, SUCCESS, _allocate, _copy, _known_stream, _now_or_captured,
-                    _run_kernel, _say_once, _time_memset, _write, call, kernel_node_parameters, prepare_launch)
+                    _refused_while_capturing, _run_kernel, _say_once, _time_memset, _write, call, kernel_node_parameters, prepare_launch)
 from .errors import CODES
 from .hoststructs import layout, offsets, read
 from .memory3d import Refusal, _copy_3d, plan
@@ -92,6 +92,7 @@ CAPTURE_NONE, CAPTURE_ACTIVE, CAPTURE_INVALIDATED = 0, 1, 2      # cudaStreamCap
 STREAM_CAPTURE_UNSUPPORTED = CODES["cudaErrorStreamCaptureUnsupported"]
 # cudaGraphExecUpdateResult
 UPDATE_SUCCESS, UPDATE_TOPOLOGY_CHANGED, UPDATE_NODE_TYPE_CHANGED, UPDATE_PARAMETERS_CHANGED = 0, 2, 3, 5
+UPDATE_NOT_SUPPORTED = 6
 CAPTURE_ADD_DEPENDENCIES, CAPTURE_SET_DEPENDENCIES = 0, 1     # cudaStreamUpdateCaptureDependenciesFlags
 OWNERSHIP_CLONE, OWNERSHIP_MOVE = 0, 1                       # cudaGraphChildGraphNodeOwnership
 EDGE_DATA_BYTES = 8                  # a cudaGraphEdgeData: ports and type, all default (0) here
@@ -1004,8 +1005,8 @@ def cudaGraphLaunch(context, graph_exec, stream):
         return context.fail(INVALID_HANDLE if graph_exec else INVALID_VALUE)
     if not _known_stream(context, stream):
         return context.fail(INVALID_HANDLE)
-    # a capturing stream takes the launch as a child graph's node
-    return _now_or_captured(context, stream, NODE_GRAPH, lambda: _launch(context, found, stream))
+    # a capturing stream refuses it and the capture is invalidated (an H100, CUDA 13.0)
+    return _refused_while_capturing(context, stream) or _launch(context, found, stream)
 
 
 def release_exec_references(context, graph_exec: GraphExec) -> None:
@@ -1073,7 +1074,7 @@ def _update_mismatch(exec_nodes: list, nodes: list):
         if sorted(place[d] for d in old.dependencies) != sorted(at[d] for d in new.dependencies):
             return UPDATE_TOPOLOGY_CHANGED, new
         if old.kind == NODE_CONDITIONAL and graph_conditionals.update_mismatch(old, new):
-            return UPDATE_PARAMETERS_CHANGED, new
+            return UPDATE_NOT_SUPPORTED, new        # as an H100 (CUDA 13.0) answered
         for old_graph, new_graph in _nested_pairs(old, new):
             result, _ = _update_mismatch(old_graph.nodes, new_graph.nodes)
             if result:
@@ -1170,7 +1171,8 @@ def cudaStreamEndCapture(context, stream, graph_out):
         return context.fail(INVALID_VALUE)                              # filled is the program's already
     if capture is None:
         return context.fail(CODES["cudaErrorIllegalState"])
-    if stream != capture.origin:
+    if stream != capture.origin:        # refused, and the capture is invalidated (an H100, CUDA 13.0)
+        capture.invalidated = True
         return context.fail(CODES["cudaErrorStreamCaptureUnmatched"])
     for taking_part in [s for s, c in context.captures.items() if c is capture]:
         del context.captures[taking_part]

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from . import managed_ranges
 from .calls import (CODES, INVALID_HANDLE, INVALID_VALUE, MEMORY_MANAGED, NODE_MEM_ALLOC, NODE_MEM_FREE, NODE_MEMCPY,
                     SUCCESS, _allocate, _allocation_start, _captured, _copy, _known_stream, _now_or_captured, _read,
-                    _say_once, _write, call, cudaFree)
+                    _say_once, _write, call, free_device_memory)
 from .context import GPU_PAGE_BYTES
 from ..machine.memory import GLOBAL_BASE
 
@@ -58,10 +58,14 @@ class MemoryPool:
     access: dict = field(default_factory=dict)         # (location type, id) of a host location -> cudaMemAccessFlags
     used_high: int = 0
     reserved_high: int = 0
+    freed_synchronously: int = 0                       # bytes cudaFree (not cudaFreeAsync) gave back
 
     @property
     def used(self) -> int:
-        return sum(self.allocations.values())
+        """The bytes allocated from the pool and not freed in stream order: an H100 (CUDA 13.0) kept
+        counting an allocation freed by a synchronous cudaFree in cudaMemPoolAttrUsedMemCurrent, and
+        the pool's next allocation did not reuse it."""
+        return sum(self.allocations.values()) + self.freed_synchronously
 
     @property
     def reserved(self) -> int:
@@ -373,7 +377,7 @@ def cudaFreeAsync(context, address, stream):
         return SUCCESS                  # freed outside its graph: the graph's next launch has it back
     if _captured(context, stream, lambda: SUCCESS, NODE_MEM_FREE):
         return SUCCESS                  # graph-owned memory stays at its address for the graph's next launch
-    return cudaFree.__wrapped__(context, address)
+    return free_device_memory(context, address, stream_ordered=True)
 
 
 # --- managed memory hints --------------------------------------------------------------------
@@ -480,7 +484,15 @@ def cudaDeviceDisablePeerAccess(context, peer):
 def cudaMemcpyPeer(context, dst, dst_device, src, src_device, count):
     if dst_device != 0 or src_device != 0:
         return context.fail(INVALID_DEVICE)
+    if not _both_on_the_device(context, dst, src):
+        return context.fail(INVALID_VALUE)
     return _copy(context, dst, src, count)
+
+
+def _both_on_the_device(context, dst, src) -> bool:
+    """A peer copy's ends are device pointers: CUDA refuses a host one, pageable or not, with
+    cudaErrorInvalidValue (an H100, CUDA 13.0)."""
+    return _allocation_start(context, dst) is not None and _allocation_start(context, src) is not None
 
 
 @call()
@@ -489,4 +501,6 @@ def cudaMemcpyPeerAsync(context, dst, dst_device, src, src_device, count, stream
         return context.fail(INVALID_HANDLE)
     if dst_device != 0 or src_device != 0:
         return context.fail(INVALID_DEVICE)
+    if not _both_on_the_device(context, dst, src):
+        return context.fail(INVALID_VALUE)
     return _now_or_captured(context, stream, NODE_MEMCPY, functools.partial(_copy, context, dst, src, count, stream))

@@ -7,8 +7,8 @@ policy window, the synchronization policy, the priority, the memory synchronizat
 map) are kept as set and read back (a stream's priority attribute, until set, is its priority);
 they change no result, and the timing model does not model L2 persistence. Other attribute ids are
 cudaErrorInvalidValue. Every stream is on device 0, and a stream's id is its
-handle. An event recorded with cudaEventRecordExternal is an ordinary record outside a capture
-and an event record node inside one. Device selection and PCI identity answer
+handle. An event recorded with cudaEventRecordExternal is an event record node inside a capture;
+outside one CUDA refuses it with cudaErrorIllegalState. Device selection and PCI identity answer
 for the one simulated device, at PCI address 0000:00:00.0 (cudaDeviceProp's pciBusID and
 pciDeviceID are 0).
 
@@ -24,6 +24,7 @@ from .calls import (CODES, INVALID_HANDLE, INVALID_VALUE, NODE_EVENT_RECORD, SUC
                     call, cudaEventRecord)
 
 INVALID_DEVICE = CODES["cudaErrorInvalidDevice"]
+ILLEGAL_STATE = CODES["cudaErrorIllegalState"]
 EVENT_RECORD_EXTERNAL = 0x01
 CAPTURE_MODES = range(3)                   # cudaStreamCaptureModeGlobal, ThreadLocal, Relaxed
 PCI_BUS_ID = "0000:00:00.0"
@@ -128,10 +129,11 @@ def cudaStreamGetId(context, stream, out):
 def cudaEventRecordWithFlags(context, event, stream, flags):
     if flags & ~EVENT_RECORD_EXTERNAL:
         return context.fail(INVALID_VALUE)
-    if flags & EVENT_RECORD_EXTERNAL and event in context.events and \
-            _captured(context, stream, graphs.event_record(context, event), NODE_EVENT_RECORD,
-                      lambda: ((event,), None)):
-        return SUCCESS                  # an external record in a capture: an event record node
+    if flags & EVENT_RECORD_EXTERNAL and event in context.events:
+        if _captured(context, stream, graphs.event_record(context, event), NODE_EVENT_RECORD,
+                     lambda: ((event,), None)):
+            return SUCCESS              # an external record in a capture: an event record node
+        return context.fail(ILLEGAL_STATE)   # outside a capture CUDA refuses it (an H100, CUDA 13.0)
     return cudaEventRecord.__wrapped__(context, event, stream)
 
 

@@ -266,10 +266,9 @@ int main(int argc, char **argv) {
   printf("name of 12345: %s, pointer %s\n", name_of(unnamed), text ? "set" : "NULL");
   printf("runtime last error %s\n", cudaGetErrorName(cudaGetLastError()));
 
-  // the thread's context stack: cuCtxCreate's context over the one the runtime made current
+  // the thread's context stack: cuCtxCreate's context alone (the runtime worked in it; it made no other current)
   CUcontext popped, under;
   DRV(cuCtxPopCurrent(&popped));
-  DRV(cuCtxPopCurrent(&under));
   DRV(cuCtxGetCurrent(&current));
   printf("popped the context %d, none current %d\n", popped == context, current == nullptr);
   SAY("allocation without a context", cuMemAlloc(&none, 64));

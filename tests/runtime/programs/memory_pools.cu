@@ -86,7 +86,10 @@ int main(int argc, char **argv) {
     printf("mine used again %llu\n", value);
     CHECK(cudaMemcpyPeerAsync(dz, 0, dx, 0, bytes, stream));
     affine<<<blocks, 128, 0, stream>>>(dz, dz, n);
-    CHECK(cudaMemcpyPeer(out.data() + 2 * n, 0, dz, 0, bytes));
+    printf("peer copy to host memory %s\n",
+           cudaGetErrorName(cudaMemcpyPeer(out.data() + 2 * n, 0, dz, 0, bytes)));   // refused: not a device pointer
+    CHECK(cudaMemcpyPeer(dx, 0, dz, 0, bytes));
+    CHECK(cudaMemcpy(out.data() + 2 * n, dx, bytes, cudaMemcpyDeviceToHost));
     CHECK(cudaFreeAsync(dz, stream));
     CHECK(cudaStreamSynchronize(stream));
     CHECK(cudaMemPoolTrimTo(mine, 0));

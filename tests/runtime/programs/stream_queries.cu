@@ -62,7 +62,10 @@ int main(int argc, char **argv) {
     CHECK(cudaMemcpyAsync(dx, x.data(), n * sizeof(float), cudaMemcpyHostToDevice, high));
     CHECK(cudaEventRecordWithFlags(start, high, cudaEventRecordDefault));
     twice_plus_one<<<(n + 127) / 128, 128, 0, high>>>(dx, dy, n);
-    CHECK(cudaEventRecordWithFlags(stop, high, cudaEventRecordExternal));
+    printf("external record outside a capture %s\n",
+           cudaGetErrorName(cudaEventRecordWithFlags(stop, high, cudaEventRecordExternal)));
+    cudaGetLastError();
+    CHECK(cudaEventRecordWithFlags(stop, high, cudaEventRecordDefault));
     CHECK(cudaEventSynchronize(stop));
     float ms = -1;
     CHECK(cudaEventElapsedTime(&ms, start, stop));

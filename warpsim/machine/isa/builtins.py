@@ -209,7 +209,7 @@ def call_builtin(ctx, program, idx, name: str, arg_keys, return_keys, site):
         return
     if name in graph_conditions.FUNCTIONS:
         for slot in idx:
-            graph_conditions.set_conditional(ctx, arg(0, slot), arg(1, slot, 4))
+            graph_conditions.set_conditional(ctx, site, int(slot), arg(0, slot), arg(1, slot, 4))
         return
     if name in device_launch.GET_LAST_ERROR:
         for slot in idx:
