@@ -263,15 +263,23 @@ class KernelCosts:
         # re-reads the L1 lost were fetched before: the L2 has them, unless the launch's footprint
         # overflows it too, by the L1's curve (reuse.kept_share) over L2_REREAD_SHARE of the L2
         again = 1.0 - float(kept_share(self.footprint / (L2_REREAD_SHARE * preset.l2_bytes)))
+        # A load that never looks in L1 (ld.global.cg, volatile, TMA) makes its CTA's re-reads of a
+        # sector L1 misses too, but the L2 has that sector from the CTA's own first read, unless the
+        # footprint overflows the L2 (`again`): only first touches wait on a cold L2 (thirty-eighth
+        # batch: warps cycling ld.global.cg over 64 lines of their own 16 times waited 187-200 us
+        # where the same loads from HBM took 394-427, on an H100).
         latency, from_hbm = {}, {}
         for i, m in ex.memory.items():
             if m.space in ("global", "local") and m.kind == "load" and m.sectors:
                 over = self.overflow[i] / m.sectors if m.space == "global" else 0.0
                 h1 = 1.0 - (self.misses[i] + m.in_step_sectors) / m.sectors if m.space == "global" else 0.5
+                rereads = max(0.0, self.misses[i] - self.overflow[i] - m.cta_unique_sectors) / m.sectors \
+                    if m.space == "global" else 0.0
+                first = max(0.0, 1 - h1 - over - rereads)
                 f = waited
-                from_hbm[i] = (1 - h1 - over) * f + over * again
+                from_hbm[i] = first * f + (over + rereads) * again
                 latency[i] = (h1 * preset.l1_hit_latency + from_hbm[i] * preset.hbm_latency
-                              + (1 - h1 - over) * (1 - f) * l2_lat + over * (1 - again) * l2_lat)
+                              + first * (1 - f) * l2_lat + (over + rereads) * (1 - again) * l2_lat)
         self.latency = latency
         walk = walk_function(fn, preset, latency, barrier_cycles, total_exec)
         self.walk = walk
@@ -384,7 +392,8 @@ class KernelCosts:
             # a wgmma group's wait (async_groups.py, charged as barrier) counts its own HGMMAs' time on the
             # tensor core too
             wgmma_wait = c @ (walk.cost["barrier"] * self.is_wgmma_wait)
-            d["delay:barrier"] = d["delay:barrier"] - np.minimum(wgmma_wait, own_pipe - absorbed)
+            d["wgmma_overlap"] = np.minimum(wgmma_wait, own_pipe - absorbed)
+            d["delay:barrier"] = d["delay:barrier"] - d["wgmma_overlap"]
             d["bars"] = c @ self.is_barrier
             d["barrier_unit"] = d["bars"] * preset.barrier_arrival_cycles     # the SM's, for every CTA (group_time)
             d["fetch"] = self._taken(c) * preset.branch_taken_issue_cycles
@@ -719,14 +728,24 @@ def _stalls(groups: list, preset) -> dict:
         # queueing for the sub-partition: behind other warps' issue (not_selected), or for a pipe
         # busier than the issue slot (math_pipe_throttle; mio_throttle for MUFU)
         queue = max(0.0, res["smsp"] - mean["smsp"])
-        # a pipe's own time, and the register banks' reads beyond the issues (dispatch_stall)
-        add("wait", w * max(0.0, mean["smsp"] - mean["fetch"] - mean["issue"] - mean["dispatch"]))
+        # a pipe's own time, and the register banks' reads beyond the issues (dispatch_stall); the
+        # tensor core's time a warpgroup waits out at WARPGROUP.DEPBAR is `barrier` to Nsight Compute
+        # (fortieth batch, on an H100: one-warpgroup wgmma loops stalled on `barrier` 8.7-27 warps an
+        # issue and on `wait` 2.4-2.6, whatever their accumulators, groups pending or CTAs an SM)
+        own = max(0.0, mean["smsp"] - mean["fetch"] - mean["issue"] - mean["dispatch"])
+        at_depbar = min(own, mean.get("wgmma_overlap", 0.0))
+        add("wait", w * (own - at_depbar))
+        add("barrier", w * at_depbar)
         add("dispatch_stall", w * mean["dispatch"])
         add("no_instruction", w * mean["fetch"])             # refetching after taken branches
         pipe = max(QUEUE_PIPES, key=lambda p: mean[p])
         excess = max(0.0, mean[pipe] - mean["issue"]) / mean["smsp"] if mean["smsp"] > 0 else 0.0
         add("not_selected", w * queue * (1.0 - excess))
-        add("mio_throttle" if pipe == "mufu" else "math_pipe_throttle", w * queue * excess)
+        # queueing for the tensor core: a warpgroup's HGMMAs issue and wait in the tensor core's
+        # queue while the warps sit at WARPGROUP.DEPBAR (fortieth batch, 2 CTAs an SM: `barrier`)
+        by_depbar = pipe == "tensor" and mean.get("wgmma_overlap", 0.0) > 0
+        add("barrier" if by_depbar else "mio_throttle" if pipe == "mufu" else "math_pipe_throttle",
+            w * queue * excess)
         add("mio_throttle", w * res["mio"])
         add("lg_throttle", w * max(0.0, res["lsu"] - mean["lsu"]))
         add("long_scoreboard", w * (res["l2"] + res["dram"]))
