@@ -77,7 +77,8 @@ from . import graph_conditionals, launch_attributes, user_objects
 from .calls import (HOST_FUNCTION, INVALID_VALUE, MEMCPY_KINDS, NODE_CONDITIONAL, NODE_EMPTY, NODE_EVENT_RECORD,
                     NODE_GRAPH, NODE_HOST, NODE_KERNEL, NODE_KIND_NAMES, NODE_MEM_ALLOC, NODE_MEM_FREE, NODE_MEMCPY,
                     NODE_MEMSET, NODE_WAIT_EVENT, SUCCESS, _allocate, _copy, _known_stream, _now_or_captured,
-                    _refused_while_capturing, _run_kernel, _say_once, _time_memset, _write, call, kernel_node_parameters, prepare_launch)
+                    _refused_while_capturing, _run_kernel, _say_once, _time_memset, _write, call,
+                    kernel_node_parameters, prepare_launch)
 from .errors import CODES
 from .hoststructs import layout, offsets, read
 from .memory3d import Refusal, _copy_3d, plan
