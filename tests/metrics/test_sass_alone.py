@@ -255,3 +255,26 @@ def test_record_issues_writes_what_block_executed_writes_up_to_the_cap():
     assert (reference.issued > 23).any()
     for name in ("active", "ptx_line", "source_line", "issued"):
         np.testing.assert_array_equal(getattr(reference, name), getattr(fast, name), err_msg=name)
+
+
+PRINTF_SOURCE = r"""
+extern "C" __global__ void report(const float* x, const long long* big, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && (i % 5) == 0) printf("lane %d x %.3f big %lld %s\n", i, x[i], big[i], i & 1 ? "odd" : "even");
+}
+"""
+
+
+@pytest.mark.parametrize("verify", [False, True])
+def test_device_printf_runs_at_sass_level_and_prints_once(verify, capfd):
+    rng = np.random.default_rng(31)
+    n = 40 + int(rng.integers(0, 20))
+    x = rng.standard_normal(n).astype(np.float32)
+    big = rng.integers(-(1 << 40), 1 << 40, n)
+    kernel = cp.RawModule(code=PRINTF_SOURCE).get_function("report")
+    capfd.readouterr()
+    launch = profiled(lambda: kernel((2,), (32,), (cp.asarray(x), cp.asarray(big), np.int32(n))), verify)
+    assert launch.level == "sass", launch.level_note
+    expected = "".join(f"lane {i} x {float(x[i]):.3f} big {int(big[i])} {'odd' if i & 1 else 'even'}\n"
+                       for i in range(0, n, 5))
+    assert capfd.readouterr().out == expected

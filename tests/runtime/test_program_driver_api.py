@@ -4,7 +4,9 @@ parameter buffer, and a cubin (the SASS executor) and a fatbinary built here fro
 files; outputs equal NumPy's. Memory, streams and events are the runtime's (a cuMemAlloc pointer read by
 cudaMemcpy, a cudaMalloc one by cuMemcpyDtoH, one event read by both APIs); device attributes equal
 cudaDeviceGetAttribute's; bad calls get CUDA's codes and leave cudaGetLastError clear. The codes are
-CUDA's documented behaviour; the program has not been run on a GPU yet."""
+what an H100 (CUDA 13.0) printed up to the context stack (validation/programs/README.md): a context of
+cuCtxCreate's own that the runtime then works in, a short parameter buffer launched, cuMemFree(0)
+succeeding; the lines after it are CUDA's documented behaviour."""
 
 import numpy as np
 import pytest

@@ -43,7 +43,7 @@ extern "C" __global__ void histogram(const unsigned char *bytes, unsigned int *b
         atomicAdd(&bins[bytes[i] >> 4], 1u);
 }
 
-extern "C" __global__ void says_hello(int *flag) { printf("hello %d\n", *flag); }
+extern "C" __global__ void says_hello(int *flag) { printf("hello %d from %d\n", *flag, threadIdx.x); }
 """
 
 
@@ -110,9 +110,18 @@ def test_a_fault_no_tool_watched_is_still_counted_by_the_checker(module):
     assert "by thread (10,0,0) in block (0,0,0)" in report and "ERROR SUMMARY: 1 error" in report
 
 
-def test_an_opcode_the_executor_lacks_is_named_with_the_kernel(module):
-    with pytest.raises(SassOnlyError, match="says_hello.*does not support|does not support.*says_hello"):
-        module.get_function("says_hello")
+def test_a_device_runtime_call_the_executor_lacks_is_named_with_the_kernel(sass_only_cubin):
+    source = 'extern "C" __global__ void allocates(int **out) { *out = (int *)malloc(16); }'
+    with pytest.raises(SassOnlyError, match="allocates.*does not support.*malloc"):
+        warpsim.RawModule(path=str(sass_only_cubin(source))).get_function("allocates")
+
+
+def test_printf_runs_from_sass_alone(module, capfd):
+    flag = warpsim.asarray(np.array([int(np.random.default_rng(4).integers(10, 99))], dtype=np.int32))
+    capfd.readouterr()
+    module.get_function("says_hello")((1,), (3,), (flag,))
+    value = int(flag.get()[0])
+    assert capfd.readouterr().out == "".join(f"hello {value} from {t}\n" for t in range(3))
 
 
 def test_no_ptx_is_said_not_guessed(module):

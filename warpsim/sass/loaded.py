@@ -188,12 +188,13 @@ class SassOnlyModule:
                 self._constants[name] = size
 
     def _slot_addresses(self, image) -> dict:
-        """The addresses the driver relocates into the constant banks: the module's variables; 0 for
-        a symbol the module does not define (vprintf's, in a bank every kernel shares: only a kernel
-        that calls it reads it, and such a kernel was refused for its CALL.ABS)."""
+        """The addresses the driver relocates into the constant banks: the module's variables, the
+        device-runtime functions the executor runs (vprintf: executor/device_calls.py), and 0 for
+        any other symbol the module does not define (a kernel that calls it is refused)."""
+        from .executor.device_calls import device_function_address
         addresses = dict(self.program.global_addresses)
         for _, _, symbol, _ in image.symbol_slots:
-            addresses.setdefault(symbol, 0)
+            addresses.setdefault(symbol, device_function_address(symbol))
         return addresses
 
     def _constant_bytes(self) -> dict:

@@ -166,7 +166,7 @@ class SassReplay(LaunchObserver):
                                addresses=addresses,
                                observers=self.observers, batch_threads=settings.batch_threads,
                                max_rounds=self.round_budget(settings.max_rounds),
-                               cluster_dims=self.cluster_dims or (1, 1, 1))
+                               cluster_dims=self.cluster_dims or (1, 1, 1), printf=False)
         except SassExecutionError as exc:
             budget = "" if "ran past" not in str(exc) else (
                 f" ({SASS_ROUNDS_PER_PTX_ROUND}x the PTX run's {self.ptx_rounds:,} rounds + {SASS_EXTRA_ROUNDS:,})")

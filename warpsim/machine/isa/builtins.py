@@ -17,12 +17,13 @@ limit (cudaLimitMallocHeapSize) is not applied: only the device's memory is.
 
 from __future__ import annotations
 
-import re
+import functools
 import sys
 
 import numpy as np
 
 from ...errors import TrapError
+from ...semantics import printf
 from .. import device_launch, graph_conditions
 from ..memory import GLOBAL_BASE, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE
 
@@ -39,10 +40,6 @@ DEVICE_RUNTIME_PREFIXES = ("__cudaCDP", "cuda")
 def is_device_runtime(name: str) -> bool:
     """Whether a body-less function a kernel calls belongs to the CUDA device runtime."""
     return name.startswith(DEVICE_RUNTIME_PREFIXES) and name not in BUILTINS
-
-# printf conversions: (flags, width, precision, length, conversion)
-_SPEC = re.compile(r"%([-+ #0]*)(\*|\d+)?(?:\.(\*|\d+))?(hh|h|ll|l|z|j|t|L)?([diouxXcsfFeEgGaAp%])")
-
 
 def write_bytes(ctx, slot: int, address: int, data: bytes) -> None:
     """Store bytes at a generic address as thread `slot` sees it (shared, local or global)."""
@@ -71,55 +68,6 @@ def read_bytes(ctx, slot: int, address: int, nbytes: int) -> bytes:
         if host is not None:
             return host.view[address - host.base:address - host.base + nbytes].tobytes()
     return ctx.memory.buffer[offset:offset + nbytes].tobytes()
-
-
-def read_string(ctx, slot: int, address: int, limit: int = 4096) -> str:
-    if address == 0:
-        return "(null)"
-    raw = read_bytes(ctx, slot, address, limit)
-    return raw.split(b"\0", 1)[0].decode("utf-8", "replace")
-
-
-def format_printf(ctx, slot: int, fmt: str, args_address: int) -> tuple[str, int]:
-    """C printf formatting of device arguments packed as NVVM packs them."""
-    out, pos, offset, count = [], 0, 0, 0
-    for m in _SPEC.finditer(fmt):
-        out.append(fmt[pos:m.start()])
-        pos = m.end()
-        flags, width, precision, length, conv = m.groups()
-        if conv == "%":
-            out.append("%")
-            continue
-        if conv in "feEgGaA":
-            size = 8
-        elif conv in "sp" or length in ("ll", "l", "z", "j", "t"):
-            size = 8
-        else:
-            size = 4
-        offset = (offset + size - 1) // size * size
-        raw = read_bytes(ctx, slot, args_address + offset, size)
-        offset += size
-        count += 1
-        spec = "%" + (flags or "") + (width or "") + (f".{precision}" if precision else "")
-        if conv in "feEgGaA":
-            value = np.frombuffer(raw, dtype=np.float64)[0]
-            out.append((spec + conv) % float(value) if conv not in "aA" else float(value).hex())
-        elif conv == "s":
-            out.append((spec + "s") % read_string(ctx, slot, int.from_bytes(raw, "little")))
-        elif conv == "p":
-            out.append("0x%x" % int.from_bytes(raw, "little"))
-        elif conv == "c":
-            out.append((spec + "c") % chr(raw[0]))
-        else:
-            signed = conv in "di"
-            value = int.from_bytes(raw, "little", signed=signed)
-            if length == "hh":
-                value = np.int8(value) if signed else value & 0xFF
-            elif length == "h":
-                value = np.int16(value) if signed else value & 0xFFFF
-            out.append((spec + ("d" if conv in "diu" else conv)) % int(value))
-    out.append(fmt[pos:])
-    return "".join(out), count
 
 
 def _allocation_call(ctx, idx, name: str, arg, return_keys) -> None:
@@ -161,8 +109,8 @@ def call_builtin(ctx, program, idx, name: str, arg_keys, return_keys, site):
     if name == "vprintf":
         lines = []
         for slot in idx:
-            fmt = read_string(ctx, int(slot), arg(0, slot))
-            text, count = format_printf(ctx, int(slot), fmt, arg(1, slot))
+            read = functools.partial(read_bytes, ctx, int(slot))
+            text, count = printf.format_printf(read, printf.read_string(read, arg(0, slot)), arg(1, slot))
             lines.append(text)
             if return_keys:
                 ctx.param_var(return_keys[0])[slot, :4] = np.frombuffer(
@@ -172,10 +120,11 @@ def call_builtin(ctx, program, idx, name: str, arg_keys, return_keys, site):
         return
     if name == "__assertfail":
         slot = int(idx[0])
-        message = read_string(ctx, slot, arg(0, slot))
-        file = read_string(ctx, slot, arg(1, slot))
+        read = functools.partial(read_bytes, ctx, slot)
+        message = printf.read_string(read, arg(0, slot))
+        file = printf.read_string(read, arg(1, slot))
         line = arg(2, slot, 4)
-        function = read_string(ctx, slot, arg(3, slot))
+        function = printf.read_string(read, arg(3, slot))
         where = ctx.where(slot)
         raise TrapError(
             f"{file}:{line}: {function}: Assertion `{message}` failed "

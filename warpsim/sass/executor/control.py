@@ -12,7 +12,9 @@ mask; `BAR.SYNC id[, count]` for the CTA's threads (or `count` of them),
 predicate over the CTA, which `B2R.RESULT` reads.
 
 Calls are ptxas's own linkage: `MOV R4, ret` then `CALL.REL.NOINC f` jumps,
-and `RET.REL.NODEC R4 (kernel)` returns to the function offset in R4.
+and `RET.REL.NODEC R4 (kernel)` returns to the function offset in R4. A call
+through a register (`CALL.ABS.NOINC R10`) reaches the device runtime (vprintf):
+device_calls.py.
 `BRA Pn, L` (a predicate operand) branches only where Pn also holds.
 
 Cooperative groups and cub guard their warp collectives with a diverged-warp
@@ -34,6 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...semantics import barriers
+from . import device_calls
 from .operands import U32, dest, pred_dest, predicate, source
 from .state import EXITED as EXITED_PC
 from .table import Step, Unsupported, semantics
@@ -166,12 +169,15 @@ def kill(ins):
 def call(ins, program):
     if set(ins.mods) - {"REL", "NOINC", "ABS"}:
         raise Unsupported("modifier " + ", ".join("." + m for m in ins.mods))
+    if device_calls.calls_through_register(ins):
+        return device_calls.call_device_function(ins, program)
     index = _label_index(ins, program)
     return Step(ins, lambda st, g: None, target=lambda st, g: np.full(g.n, index, dtype=np.int64))
 
 
 @semantics("CALL", family="control", pipe="branch", mods=("REL", "NOINC", "ABS"),
-           doc="jump to a function of the same section (ptxas stores the return offset in a register first)")
+           doc="jump to a function of the same section (ptxas stores the return offset in a register first), "
+               "or through a register to a device-runtime function (vprintf: device_calls.py)")
 def call_(ins):
     return ins
 
@@ -217,7 +223,7 @@ def brx_(ins):
 
 
 LINKED = {"BRA": branch, "JMP": branch, "CALL": call, "RET": ret, "BRX": brx, "EXIT": exit_where,
-          "KILL": exit_where}
+          "KILL": exit_where, "LEPC": device_calls.lepc}
 
 
 # ------------------------------------------------------------------ convergence

@@ -42,6 +42,7 @@ class KernelImage:
     banks: dict = field(default_factory=dict)    # bank number -> bytes (compiler constants)
     constant_symbols: dict = field(default_factory=dict)   # __constant__ name -> (bank, offset, size)
     symbol_slots: list = field(default_factory=list)       # (bank, offset, symbol, addend): R_CUDA_64 slots
+    called_functions: list = field(default_factory=list)   # slots' symbols the cubin does not define (vprintf)
     registers: int = 0                           # per thread, ptxas's count (0: not recorded)
 
 
@@ -109,6 +110,8 @@ def kernel_image(cubin: bytes, kernel: str, arch: str = "sm_90") -> KernelImage:
             if bank.isdigit():
                 image.constant_symbols[name] = (int(bank), value, length)
     image.symbol_slots = _symbol_slots(cubin, sections, kernel)
+    defined = {name for name, section_index, _, _ in symbols(cubin, sections) if section_index}
+    image.called_functions = sorted({symbol for _, _, symbol, _ in image.symbol_slots if symbol not in defined})
     # a recursive call chain has no bound (ptxas records 0xffffffff): the driver's default stack then
     image.stack_bytes = DEFAULT_STACK_BYTES if stack >= UNBOUNDED_STACK else stack
     image.params.sort()

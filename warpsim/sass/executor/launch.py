@@ -17,22 +17,28 @@ memory holds when the launch starts; other banks are ptxas's own constants.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from ...machine.cluster import batch_size
 from ...machine.events import observers_of
+from ...semantics.addresses import LOCAL_WINDOW
 from ...settings import current
 from ..compiled.round_loop import round_loop_for
 from ..compiled.rounds import Select, select_groups
 from ..compiled.segment import machine_code_allowed, segments_for
 from .cluster import put_cluster_words
 from .cubin_info import PARAM_BASE, kernel_image
+from . import device_calls
+from .device_calls import device_function_address
 from .engine import run_batch
-from .errors import SassExecutionError
+from .errors import SassExecutionError, SassUnsupported
 from .program import SassProgram
 from .state import SassState
 
 NTID, NCTAID, STACK_TOP = 0x0, 0xC, 0x28
+LOCAL_WINDOW_BASE = 0x20            # the generic address of local byte 0: ptxas adds it to the stack pointer
 ENVREG1, ENVREG2 = 0x44, 0x48      # %envreg1/%envreg2: the grid workspace's high and low halves (ptxas, sm_90)
 PARAM_WINDOW = 0x198
 USER_CONSTANT_BANK = 3
@@ -52,6 +58,13 @@ def load_program(sass_module, kernel: str) -> tuple:
     found = per_module[kernel]
     if isinstance(found, Exception):
         raise found
+    program, image = found
+    # the module's relocated function addresses share one bank, so which of them this kernel calls
+    # is not known: a kernel with a call through a register is refused if any is one not run here
+    missing = [name for name in image.called_functions if not device_function_address(name)]
+    if missing and any(device_calls.calls_through_register(ins) for ins in program.instructions):
+        raise SassUnsupported(kernel, [("CALL.ABS", f"a call of {name} (CUDA device runtime), which the SASS "
+                                                    "executor does not run") for name in missing])
     return found
 
 
@@ -93,6 +106,7 @@ def constant_banks(image, grid, block, params: bytes, local_size: int, constants
     _put(bank0, NTID, block)
     _put(bank0, NCTAID, grid)
     _put(bank0, STACK_TOP, [local_size])
+    _put(bank0, LOCAL_WINDOW_BASE, [LOCAL_WINDOW], np.uint64)
     if grid_workspace:
         _put(bank0, ENVREG1, [grid_workspace >> 32, grid_workspace & 0xFFFFFFFF])
     if base == PARAM_BASE:
@@ -111,10 +125,11 @@ def constant_banks(image, grid, block, params: bytes, local_size: int, constants
     addresses = addresses or {}
     by_bank: dict = {}                  # bank -> [(offset, address)]: a module's every global variable may
     for number, offset, symbol, addend in image.symbol_slots:       # have a slot, so one write a bank
-        if symbol not in addresses:
+        address = addresses.get(symbol, device_function_address(symbol) or None)
+        if address is None:
             raise SassExecutionError(f"kernel '{image.name}' reads the address of '{symbol}' from "
                                      f"c[0x{number:x}][0x{offset:x}], and no device address is known for it")
-        by_bank.setdefault(number, []).append((offset, (int(addresses[symbol]) + addend) % (1 << 64)))
+        by_bank.setdefault(number, []).append((offset, (int(address) + addend) % (1 << 64)))
     for number, slots in by_bank.items():
         offsets = np.array([offset for offset, _ in slots], dtype=np.int64)
         values = np.array([value for _, value in slots], dtype=np.uint64)
@@ -126,8 +141,12 @@ def constant_banks(image, grid, block, params: bytes, local_size: int, constants
 
 def run_launch(program, image, *, memory, grid, block, params: bytes, shared_bytes: int = 0,
                constants: dict | None = None, addresses: dict | None = None, observers=(), batch_threads: int = 1 << 17,
-               max_rounds: int = 1_000_000, cluster_dims=(1, 1, 1), grid_workspace: int = 0) -> dict:
+               max_rounds: int = 1_000_000, cluster_dims=(1, 1, 1), grid_workspace: int = 0,
+               printf: bool = True) -> dict:
     """Run the whole grid on `memory` (a GlobalMemory, changed in place); returns run statistics.
+
+    printf: whether device printf writes to stdout (a replay beside the PTX run, which printed
+    the same lines, passes False).
 
     cluster_dims: the launch's cluster shape; every batch holds whole clusters, so a CTA's cluster
     barrier and its neighbours' shared memory are in its batch. grid_workspace: a cooperative
@@ -149,7 +168,7 @@ def run_launch(program, image, *, memory, grid, block, params: bytes, shared_byt
     user_constants = place_user_constants(program, banks, memory)
     try:
         _run_batches(program, image, memory, grid, block, banks, shared_size, local_size, cluster_dims, n_ctas,
-                     per_batch, max_rounds, observers, stats)
+                     per_batch, max_rounds, observers, stats, sys.stdout if printf else None)
     finally:
         if user_constants is not None:
             memory.free(user_constants)
@@ -180,7 +199,7 @@ def place_user_constants(program, banks, memory):
 
 
 def _run_batches(program, image, memory, grid, block, banks, shared_size, local_size, cluster_dims, n_ctas,
-                 per_batch, max_rounds, observers, stats) -> None:
+                 per_batch, max_rounds, observers, stats, printf_output) -> None:
     """The grid's batches one after another, each a SassState run to its end."""
     block_observers = observers_of(observers, "sass_block_issued")
     memory_observers = observers_of(observers, "sass_memory_access")
@@ -190,6 +209,7 @@ def _run_batches(program, image, memory, grid, block, banks, shared_size, local_
         cta_ids = np.arange(first, min(n_ctas, first + per_batch), dtype=np.int64)
         st = SassState(program, grid, block, cta_ids, banks, shared_size, local_size, memory)
         st.shared_reserved = image.shared_reserved
+        st.printf_output = printf_output
         st.cluster_dims = cluster_dims
         st.block_observers, st.memory_observers = block_observers, memory_observers
         st.segments = segments_for(program, engine, st.n)

@@ -1,0 +1,109 @@
+"""Calls into the CUDA device runtime: `LEPC` and `CALL.ABS.NOINC Rn` to vprintf.
+
+ptxas calls a function the cubin does not define (vprintf) through its address, which the
+driver writes into a constant-bank slot (an R_CUDA_64 relocation of the symbol):
+
+    LDC.64 R10, c[0x4][R10]      ; vprintf's address
+    MOV R4, ... ; MOV R5, ...    ; the format string (a generic address)
+    IADD3 R6, ... ; IMAD.X R7, ...   ; the argument buffer on the thread's stack (generic)
+    LEPC R20, `(.L_x_0)          ; where the callee returns to: the instruction after the call
+    CALL.ABS.NOINC R10
+
+The executor gives each device-runtime function it runs an address no memory has
+(DEVICE_FUNCTION_ADDRESSES, written into those slots by launch.constant_banks); a CALL.ABS to
+one runs it for the calling lanes in thread order, as the PTX machine runs vprintf
+(semantics/printf.py formats the text), leaves its result in R4, and goes on after the call,
+where the return address LEPC computed points. A CALL.ABS to any other address is an illegal
+address, reported as a fault of the lane.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from ...semantics import printf
+from .access import fault, resolve
+from .operands import U32, U64, dest, source
+from .table import Step, Unsupported, semantics
+
+# Addresses no allocation, window or host range reaches (above the 57-bit virtual address space)
+DEVICE_FUNCTION_ADDRESSES = {"vprintf": 0xFFFF_FE00_0000_0000}
+VPRINTF = DEVICE_FUNCTION_ADDRESSES["vprintf"]
+FORMAT, ARGUMENTS, RESULT = 4, 6, 4          # R4:R5, R6:R7 in; R4 out (the ABI's first registers)
+
+
+def calls_through_register(ins) -> bool:
+    """`CALL.ABS Rn`: a call of a function whose address the driver relocates (the device runtime)."""
+    return ins.opcode == "CALL" and "ABS" in ins.mods and ins.branch_target is None
+
+
+def device_function_address(symbol: str) -> int:
+    """The address a relocated slot of `symbol` holds: a device-runtime function's, else 0."""
+    return DEVICE_FUNCTION_ADDRESSES.get(symbol, 0)
+
+
+def _pair(st, g, first: int) -> np.ndarray:
+    return st.R[first][g.sel].astype(U64) | st.R[first + 1][g.sel].astype(U64) << U64(32)
+
+
+def _lane_reader(st, ins, g, k: int):
+    """read(address, nbytes) -> bytes of generic memory as lane k of group g sees it."""
+    lane = np.zeros(g.n, dtype=bool)
+    lane[k] = True
+    one = g.subset(lane)
+
+    def read(address: int, nbytes: int) -> bytes:
+        (_, space, _), = resolve(st, ins, one, "generic", np.array([address], dtype=U64), 1)
+        start = int(space.offsets[0])
+        return space.array[start:start + nbytes].tobytes()
+    return read
+
+
+def call_device_function(ins, program):
+    """The step of `CALL.ABS Rn`: the device-runtime function Rn's address names, then on."""
+    registers = [op for op in ins.operands if op.kind == "reg"]
+    if len(registers) != 1:
+        raise Unsupported("CALL.ABS operand form")
+    address_of = source(registers[0], 64)
+    write_result = dest(replace(registers[0], number=RESULT))
+    after = program.index_of(ins) + 1
+
+    def call(st, g):
+        """The engine asks a control step only for its target, with the lanes that take it: the
+        call runs here, then they go on after it."""
+        called = np.broadcast_to(np.asarray(address_of(st, g), dtype=U64), (g.n,))
+        unknown = called != U64(VPRINTF)
+        if unknown.any():
+            fault(st, ins, g, unknown, called, "call to an address no device function has")
+        formats, arguments = _pair(st, g, FORMAT), _pair(st, g, ARGUMENTS)
+        counts = np.zeros(g.n, dtype=U32)
+        texts = []
+        for k in range(g.n):
+            read = _lane_reader(st, ins, g, k)
+            text, counts[k] = printf.format_printf(read, printf.read_string(read, int(formats[k])),
+                                                   int(arguments[k]))
+            texts.append(text)
+        if st.printf_output is not None:
+            st.printf_output.write("".join(texts))
+            st.printf_output.flush()
+        write_result(st, g, counts)
+        return np.full(g.n, after, dtype=np.int64)
+    return Step(ins, lambda st, g: None, target=call)
+
+
+def lepc(ins, program):
+    """LEPC Rd, L: Rd:Rd+1 = L's offset in the function (a device function returns there)."""
+    registers = [op for op in ins.operands if op.kind == "reg"]
+    if not registers or ins.branch_target not in program.labels:
+        raise Unsupported("LEPC operand form")
+    write = dest(registers[0], 64)
+    offset = U64(program.instructions[program.labels[ins.branch_target]].offset)
+    return Step(ins, lambda st, g: write(st, g, offset))
+
+
+@semantics("LEPC", family="control", pipe="alu", mods=(),
+           doc="the address of a label (a device-runtime call's return point) into a register pair")
+def lepc_(ins):
+    return ins
