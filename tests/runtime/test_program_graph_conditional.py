@@ -77,3 +77,18 @@ def test_conditional_nodes_run_their_bodies_as_their_handles_say(built, run, tmp
     for row, scale in zip(out, (0.5, 0.25, 0.75)):
         np.testing.assert_array_equal(row, _loop(x, scale, n_iterations))
     np.testing.assert_array_equal(out[3], x * np.float32(2) + x * np.float32(3))
+
+
+def test_the_graphs_kernels_profile_at_sass_level(built, cli, tmp_path):
+    """cudaGraphSetConditional (cudadevrt's, `CALL.ABS` by name in the SASS) runs on the SASS
+    executor: every launch gets SASS-level counts, and the program prints what `warpsim run` does."""
+    rng = np.random.default_rng(12)
+    rng.standard_normal(100 + int(rng.integers(0, 100))).astype(np.float32).tofile(tmp_path / "in.bin")
+    program = built("graph_conditional", "-rdc=true", "-arch=sm_90")
+    plain = cli("run", program, "in.bin", "out.bin", 3, 4, 2, cwd=tmp_path)
+    profiled = cli("profile", program, "in.bin", "out.bin", 3, 4, 2, cwd=tmp_path)
+    assert profiled.returncode == 0, profiled.stderr
+    launches = [line for line in profiled.stdout.splitlines() if " grid (" in line and "sm_90" in line]
+    assert len(launches) > 30 and all("[SASS-level counts]" in line for line in launches), launches[:3]
+    printed = [line for line in profiled.stdout.splitlines() if line in set(plain.stdout.splitlines())]
+    assert printed == plain.stdout.splitlines()

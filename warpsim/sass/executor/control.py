@@ -12,9 +12,9 @@ mask; `BAR.SYNC id[, count]` for the CTA's threads (or `count` of them),
 predicate over the CTA, which `B2R.RESULT` reads.
 
 Calls are ptxas's own linkage: `MOV R4, ret` then `CALL.REL.NOINC f` jumps,
-and `RET.REL.NODEC R4 (kernel)` returns to the function offset in R4. A call
-through a register (`CALL.ABS.NOINC R10`) reaches the device runtime (vprintf):
-device_calls.py.
+and `RET.REL.NODEC R4 (kernel)` returns to the function offset in R4. An absolute
+call through a register or by name (`CALL.ABS.NOINC R10`, `CALL.ABS.NOINC
+`(cudaGraphSetConditional)`) reaches the device runtime: device_calls.py.
 `BRA Pn, L` (a predicate operand) branches only where Pn also holds.
 
 Cooperative groups and cub guard their warp collectives with a diverged-warp
@@ -169,7 +169,7 @@ def kill(ins):
 def call(ins, program):
     if set(ins.mods) - {"REL", "NOINC", "ABS"}:
         raise Unsupported("modifier " + ", ".join("." + m for m in ins.mods))
-    if device_calls.calls_through_register(ins):
+    if device_calls.calls_device_function(ins):
         return device_calls.call_device_function(ins, program)
     index = _label_index(ins, program)
     return Step(ins, lambda st, g: None, target=lambda st, g: np.full(g.n, index, dtype=np.int64))
@@ -177,7 +177,7 @@ def call(ins, program):
 
 @semantics("CALL", family="control", pipe="branch", mods=("REL", "NOINC", "ABS"),
            doc="jump to a function of the same section (ptxas stores the return offset in a register first), "
-               "or through a register to a device-runtime function (vprintf: device_calls.py)")
+               "or to a device-runtime function, by name or through a register (device_calls.py)")
 def call_(ins):
     return ins
 

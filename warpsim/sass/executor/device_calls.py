@@ -1,4 +1,4 @@
-"""Calls into the CUDA device runtime: `LEPC` and `CALL.ABS.NOINC Rn` to vprintf.
+"""Calls into the CUDA device runtime: `LEPC` and `CALL.ABS.NOINC` to vprintf and cudaGraphSetConditional.
 
 ptxas calls a function the cubin does not define (vprintf) through its address, which the
 driver writes into a constant-bank slot (an R_CUDA_64 relocation of the symbol):
@@ -9,12 +9,14 @@ driver writes into a constant-bank slot (an R_CUDA_64 relocation of the symbol):
     LEPC R20, `(.L_x_0)          ; where the callee returns to: the instruction after the call
     CALL.ABS.NOINC R10
 
-The executor gives each device-runtime function it runs an address no memory has
-(DEVICE_FUNCTION_ADDRESSES, written into those slots by launch.constant_banks); a CALL.ABS to
-one runs it for the calling lanes in thread order, as the PTX machine runs vprintf
-(semantics/printf.py formats the text), leaves its result in R4, and goes on after the call,
-where the return address LEPC computed points. A CALL.ABS to any other address is an illegal
-address, reported as a fault of the lane.
+or, for a function of cudadevrt in code built with -rdc=true, by name: `CALL.ABS.NOINC
+`(cudaGraphSetConditional)`, its return address put in R20:R21 by two MOVs. The executor gives
+each device-runtime function it runs an address no memory has (DEVICE_FUNCTION_ADDRESSES,
+written into those slots by launch.constant_banks); a call of one, by address or by name, runs
+it for the calling lanes in thread order, as the PTX machine's builtins do (semantics/printf.py
+formats vprintf's text; machine/graph_conditions.py keeps the conditional values), leaves its
+result in R4, and goes on after the call, where the return address points. A call to any other
+address is an illegal address, reported as a fault of the lane.
 """
 
 from __future__ import annotations
@@ -23,15 +25,16 @@ from dataclasses import replace
 
 import numpy as np
 
+from ...machine.graph_conditions import conditions
 from ...semantics import printf
 from .access import fault, resolve
 from .operands import U32, U64, dest, source
 from .table import Step, Unsupported, semantics
 
 # Addresses no allocation, window or host range reaches (above the 57-bit virtual address space)
-DEVICE_FUNCTION_ADDRESSES = {"vprintf": 0xFFFF_FE00_0000_0000}
-VPRINTF = DEVICE_FUNCTION_ADDRESSES["vprintf"]
+DEVICE_FUNCTION_ADDRESSES = {"vprintf": 0xFFFF_FE00_0000_0000, "cudaGraphSetConditional": 0xFFFF_FE00_0000_0010}
 FORMAT, ARGUMENTS, RESULT = 4, 6, 4          # R4:R5, R6:R7 in; R4 out (the ABI's first registers)
+HANDLE, VALUE = 4, 6                         # cudaGraphSetConditional(R4:R5, R6)
 
 
 def calls_through_register(ins) -> bool:
@@ -61,34 +64,66 @@ def _lane_reader(st, ins, g, k: int):
     return read
 
 
+def _vprintf(st, ins, g) -> np.ndarray:
+    """vprintf(format, arguments) of each lane, in thread order: the arguments read (R4)."""
+    formats, arguments = _pair(st, g, FORMAT), _pair(st, g, ARGUMENTS)
+    counts = np.zeros(g.n, dtype=U32)
+    texts = []
+    for k in range(g.n):
+        read = _lane_reader(st, ins, g, k)
+        text, counts[k] = printf.format_printf(read, printf.read_string(read, int(formats[k])), int(arguments[k]))
+        texts.append(text)
+    if st.printf_output is not None:
+        st.printf_output.write("".join(texts))
+        st.printf_output.flush()
+    return counts
+
+
+def _set_conditional(st, ins, g) -> None:
+    """cudaGraphSetConditional(handle, value) of each lane, in thread order (the last one's value
+    stays); a handle no running graph launch has open is an illegal address, as on a GPU."""
+    handles, values = _pair(st, g, HANDLE), st.R[VALUE][g.sel]
+    table = conditions(st.memory)
+    closed = np.array([int(h) not in table.open for h in handles], dtype=bool)
+    if closed.any():
+        fault(st, ins, g, closed, handles, "cudaGraphSetConditional with a handle no running graph launch uses")
+    for handle, value in zip(handles, values):
+        table.values[int(handle)] = int(value)
+
+
+RUNS = {"vprintf": _vprintf, "cudaGraphSetConditional": _set_conditional}
+BY_ADDRESS = {address: RUNS[name] for name, address in DEVICE_FUNCTION_ADDRESSES.items()}
+
+
+def calls_device_function(ins) -> bool:
+    """`CALL.ABS Rn`, or `CALL.ABS f` of a device-runtime function the executor runs."""
+    return calls_through_register(ins) or (ins.opcode == "CALL" and "ABS" in ins.mods and ins.branch_target in RUNS)
+
+
 def call_device_function(ins, program):
-    """The step of `CALL.ABS Rn`: the device-runtime function Rn's address names, then on."""
+    """The step of `CALL.ABS Rn` or `CALL.ABS f`: the device-runtime function called, then on."""
     registers = [op for op in ins.operands if op.kind == "reg"]
-    if len(registers) != 1:
-        raise Unsupported("CALL.ABS operand form")
-    address_of = source(registers[0], 64)
-    write_result = dest(replace(registers[0], number=RESULT))
+    by_name = RUNS.get(ins.branch_target) if ins.branch_target is not None else None
+    if by_name is None and (ins.branch_target is not None or len(registers) != 1):
+        raise Unsupported(f"a call of {ins.branch_target or 'this operand form'}")
+    address_of = source(registers[0], 64) if registers else None
+    write_result = dest(replace(registers[0], number=RESULT)) if registers else None
     after = program.index_of(ins) + 1
 
     def call(st, g):
         """The engine asks a control step only for its target, with the lanes that take it: the
         call runs here, then they go on after it."""
-        called = np.broadcast_to(np.asarray(address_of(st, g), dtype=U64), (g.n,))
-        unknown = called != U64(VPRINTF)
-        if unknown.any():
-            fault(st, ins, g, unknown, called, "call to an address no device function has")
-        formats, arguments = _pair(st, g, FORMAT), _pair(st, g, ARGUMENTS)
-        counts = np.zeros(g.n, dtype=U32)
-        texts = []
-        for k in range(g.n):
-            read = _lane_reader(st, ins, g, k)
-            text, counts[k] = printf.format_printf(read, printf.read_string(read, int(formats[k])),
-                                                   int(arguments[k]))
-            texts.append(text)
-        if st.printf_output is not None:
-            st.printf_output.write("".join(texts))
-            st.printf_output.flush()
-        write_result(st, g, counts)
+        run = by_name
+        if run is None:
+            called = np.broadcast_to(np.asarray(address_of(st, g), dtype=U64), (g.n,))
+            run = BY_ADDRESS.get(int(called[0]))
+            unknown = called != U64(int(called[0]))
+            if run is None or unknown.any():
+                fault(st, ins, g, unknown if run is not None else np.ones(g.n, dtype=bool), called,
+                      "call to an address no device function has")
+        result = run(st, ins, g)
+        if result is not None and write_result is not None:
+            write_result(st, g, result)
         return np.full(g.n, after, dtype=np.int64)
     return Step(ins, lambda st, g: None, target=call)
 
