@@ -53,3 +53,29 @@ def test_counts_column(kernels_sass):
     out = format_listing(kernels_sass, "early_return", counts=counts)
     first = fn.instructions[0]
     assert f"/*{first.offset:04x}*/         100" in out
+
+
+def test_listing_of_a_programs_kernels(tmp_path, capsys):
+    """A program built with `warpsim nvcc`: its kernels' SASS from the executable's fatbinary."""
+    import shutil
+    if not shutil.which("g++"):
+        pytest.skip("nvcc needs g++ for host code")
+    (tmp_path / "app.cu").write_text(
+        '__global__ void twice(float *x) { x[threadIdx.x] *= 2.0f; }\n'
+        '__global__ void shift(int *x, int s) { x[threadIdx.x] <<= s; }\n'
+        'int main() { return 0; }\n')
+    assert warpsim_main(["nvcc", str(tmp_path / "app.cu"), "-o", str(tmp_path / "app"), "-arch=sm_90"]) == 0
+    capsys.readouterr()
+    assert main([str(tmp_path / "app")]) == 0
+    out = capsys.readouterr().out
+    assert "// kernel _Z5twicePf" in out and "// kernel _Z5shiftPii" in out and out.count("STG.E") == 2
+
+
+def test_a_binary_that_is_no_cuda_is_named(tmp_path, capsys):
+    (tmp_path / "noise.bin").write_bytes(bytes(range(256)) * 4)
+    assert main([str(tmp_path / "noise.bin")]) == 1
+    assert "noise.bin is neither CUDA C++ nor PTX" in capsys.readouterr().err
+    host = tmp_path / "host"
+    host.write_bytes(pathlib.Path("/bin/true").read_bytes())
+    assert main([str(host)]) == 1
+    assert "holds no CUDA kernels" in capsys.readouterr().err
