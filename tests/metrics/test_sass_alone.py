@@ -278,3 +278,49 @@ def test_device_printf_runs_at_sass_level_and_prints_once(verify, capfd):
     expected = "".join(f"lane {i} x {float(x[i]):.3f} big {int(big[i])} {'odd' if i & 1 else 'even'}\n"
                        for i in range(0, n, 5))
     assert capfd.readouterr().out == expected
+
+
+MALLOC_SOURCE = r"""
+extern "C" __global__ void scratch(const int* x, long long* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int* p = (int*)malloc(8 * (1 + (x[i] & 3)));
+    if (p == nullptr) { out[i] = -1; return; }
+    for (int k = 0; k <= (x[i] & 3); ++k) p[k] = x[i] + k;
+    long long s = 0;
+    for (int k = 0; k <= (x[i] & 3); ++k) s += p[k];
+    out[i] = s;
+    free(p);
+}
+"""
+
+
+@pytest.mark.parametrize("verify", [False, True])
+def test_device_malloc_and_free_run_at_sass_level(verify):
+    rng = np.random.default_rng(8)
+    n = 100 + int(rng.integers(0, 28))
+    x = rng.integers(-1000, 1000, n).astype(np.int32)
+    out = cp.zeros(n, dtype=np.int64)
+    kernel = cp.RawModule(code=MALLOC_SOURCE).get_function("scratch")
+    launch = profiled(lambda: kernel((1,), (128,), (cp.asarray(x), out, np.int32(n))), verify)
+    assert launch.level == "sass", launch.level_note
+    terms = (x & 3).astype(np.int64) + 1
+    np.testing.assert_array_equal(out.get(), terms * x + terms * (terms - 1) // 2)
+
+
+def test_an_assert_in_a_kernel_run_at_sass_level_fails_the_launch_as_assert():
+    from warpsim.errors import TrapError
+    source = r"""
+    extern "C" __device__ void __assertfail(const char*, const char*, unsigned, const char*, unsigned long);
+    extern "C" __global__ void checks(const int* x, int* y) {
+        int v = x[threadIdx.x];
+        if (!(v > 0)) __assertfail("v > 0", "checks.cu", 4, "checks", 1);
+        y[threadIdx.x] = v;
+    }"""
+    x = np.arange(1, 65, dtype=np.int32)
+    bad = int(np.random.default_rng(2).integers(0, 64))
+    x[bad] = -3
+    kernel = cp.RawModule(code=source).get_function("checks")
+    with pytest.raises(TrapError, match="checks.cu:4: checks: Assertion `v > 0` failed") as caught:
+        profiled(lambda: kernel((1,), (64,), (cp.asarray(x), cp.zeros(64, dtype=np.int32))), False)
+    assert "SASS executor" in str(caught.value) and caught.value.thread == (bad, 0, 0)

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import warpsim
+from warpsim.errors import TrapError
 from warpsim.sass.loaded import SassOnlyError, SassOnlyModule, SassOnlyWarning
 
 pytestmark = pytest.mark.nvrtc
@@ -110,10 +111,36 @@ def test_a_fault_no_tool_watched_is_still_counted_by_the_checker(module):
     assert "by thread (10,0,0) in block (0,0,0)" in report and "ERROR SUMMARY: 1 error" in report
 
 
-def test_a_device_runtime_call_the_executor_lacks_is_named_with_the_kernel(sass_only_cubin):
-    source = 'extern "C" __global__ void allocates(int **out) { *out = (int *)malloc(16); }'
-    with pytest.raises(SassOnlyError, match="allocates.*does not support.*malloc"):
-        warpsim.RawModule(path=str(sass_only_cubin(source))).get_function("allocates")
+def test_an_assert_stops_the_launch_naming_the_assertion(sass_only_cubin):
+    source = ('#include <cassert>\n'
+              'extern "C" __global__ void checks(const int *x) { assert(x[threadIdx.x] > 0); }\n')
+    x = np.arange(1, 33, dtype=np.int32)
+    x[int(np.random.default_rng(6).integers(0, 32))] = -5
+    kernel = warpsim.RawModule(path=str(sass_only_cubin(source))).get_function("checks")
+    with pytest.raises(TrapError, match=r"Assertion `x\[threadIdx.x\] > 0` failed") as caught:
+        kernel((1,), (32,), (warpsim.asarray(x),))
+    assert caught.value.thread == (int(np.flatnonzero(x < 0)[0]), 0, 0)
+
+
+def test_a_device_runtime_call_the_executor_lacks_refuses_the_kernel(cubin_path):
+    from warpsim.sass import sass_for_cubin
+    from warpsim.sass.executor import load_program
+    from warpsim.sass.executor.device_calls import refused_calls
+    program, image = load_program(sass_for_cubin(cubin_path.read_bytes()), "says_hello")
+    assert refused_calls(program, image) == []
+    image.called_functions = [*image.called_functions, "__cudaCDP2Malloc"]
+    assert refused_calls(program, image) == [("CALL.ABS", "a call of __cudaCDP2Malloc (CUDA device runtime), "
+                                                          "which the SASS executor does not run")]
+
+
+def test_device_malloc_and_free_run_from_sass_alone(sass_only_cubin):
+    source = ('extern "C" __global__ void grab(long long *out) {\n'
+              '  int i = blockIdx.x * blockDim.x + threadIdx.x;\n'
+              '  int *p = (int *)malloc(16 + 4 * (i & 3));\n'
+              '  if (p) { p[i & 3] = i; out[i] = 3LL * p[i & 3]; free(p); } else out[i] = -1;\n}\n')
+    out = warpsim.zeros(96, np.int64)
+    warpsim.RawModule(path=str(sass_only_cubin(source))).get_function("grab")((3,), (32,), (out,))
+    np.testing.assert_array_equal(out.get(), 3 * np.arange(96))
 
 
 def test_printf_runs_from_sass_alone(module, capfd):

@@ -70,9 +70,29 @@ def read_bytes(ctx, slot: int, address: int, nbytes: int) -> bytes:
     return ctx.memory.buffer[offset:offset + nbytes].tobytes()
 
 
+def device_malloc(memory, size: int) -> int:
+    """A device-side malloc of `size` bytes from the device's global memory: the pointer, or 0 when
+    it does not fit (as a GPU's malloc returns NULL) or for 0 bytes. The SASS executor's malloc too."""
+    from ...errors import OutOfMemoryError
+    try:
+        return memory.allocate(size) if size else 0
+    except OutOfMemoryError:
+        return 0
+
+
+def device_free(memory, pointer: int) -> None:
+    """A device-side free: a pointer that is no live allocation (NULL too) is left alone, as a
+    GPU's says nothing either."""
+    from ...errors import InvalidFree
+    if pointer:
+        try:
+            memory.free(pointer)
+        except InvalidFree:
+            pass
+
+
 def _allocation_call(ctx, idx, name: str, arg, return_keys) -> None:
     """malloc/free and device-side cudaMalloc/cudaFree for threads idx, in thread order."""
-    from ...errors import InvalidFree, OutOfMemoryError
 
     def give(slot, value: int, nbytes: int) -> None:
         if return_keys:
@@ -81,19 +101,11 @@ def _allocation_call(ctx, idx, name: str, arg, return_keys) -> None:
     for slot in idx:
         slot = int(slot)
         if name in DEVICE_FREE:
-            pointer = arg(0, slot)
-            if pointer:
-                try:
-                    ctx.memory.free(pointer)
-                except InvalidFree:
-                    pass            # not a live allocation: a GPU's device-side free says nothing either
+            device_free(ctx.memory, arg(0, slot))
             give(slot, 0, 4)
             continue
         size = arg(0 if name == "malloc" else 1, slot)
-        try:
-            pointer = ctx.memory.allocate(size) if size else 0
-        except OutOfMemoryError:
-            pointer = 0
+        pointer = device_malloc(ctx.memory, size)
         if name == "malloc":
             give(slot, pointer, 8)
         else:

@@ -1,4 +1,5 @@
-"""Calls into the CUDA device runtime: `LEPC` and `CALL.ABS.NOINC` to vprintf and cudaGraphSetConditional.
+"""Calls into the CUDA device runtime: `LEPC` and `CALL.ABS.NOINC` to vprintf, malloc, free, __assertfail
+and cudaGraphSetConditional.
 
 ptxas calls a function the cubin does not define (vprintf) through its address, which the
 driver writes into a constant-bank slot (an R_CUDA_64 relocation of the symbol):
@@ -14,32 +15,48 @@ or, for a function of cudadevrt in code built with -rdc=true, by name: `CALL.ABS
 each device-runtime function it runs an address no memory has (DEVICE_FUNCTION_ADDRESSES,
 written into those slots by launch.constant_banks); a call of one, by address or by name, runs
 it for the calling lanes in thread order, as the PTX machine's builtins do (semantics/printf.py
-formats vprintf's text; machine/graph_conditions.py keeps the conditional values), leaves its
-result in R4, and goes on after the call, where the return address points. A call to any other
+formats vprintf's text; machine/graph_conditions.py keeps the conditional values; malloc and free
+take the device's memory as machine/isa/builtins.py does), leaves its result in R4 (R4:R5 for a
+pointer), and goes on after the call, where the return address points. A call to any other
 address is an illegal address, reported as a fault of the lane.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 
 from ...machine.graph_conditions import conditions
+from ...machine.isa.builtins import device_free, device_malloc
 from ...semantics import printf
+from ..ir import Operand
 from .access import fault, resolve
 from .operands import U32, U64, dest, source
 from .table import Step, Unsupported, semantics
 
 # Addresses no allocation, window or host range reaches (above the 57-bit virtual address space)
-DEVICE_FUNCTION_ADDRESSES = {"vprintf": 0xFFFF_FE00_0000_0000, "cudaGraphSetConditional": 0xFFFF_FE00_0000_0010}
+DEVICE_FUNCTION_ADDRESSES = {"vprintf": 0xFFFF_FE00_0000_0000, "cudaGraphSetConditional": 0xFFFF_FE00_0000_0010,
+                             "malloc": 0xFFFF_FE00_0000_0020, "free": 0xFFFF_FE00_0000_0030,
+                             "__assertfail": 0xFFFF_FE00_0000_0040}
 FORMAT, ARGUMENTS, RESULT = 4, 6, 4          # R4:R5, R6:R7 in; R4 out (the ABI's first registers)
 HANDLE, VALUE = 4, 6                         # cudaGraphSetConditional(R4:R5, R6)
+RESULT_REGISTER = Operand("reg", f"R{RESULT}", f"R{RESULT}", RESULT)
 
 
 def calls_through_register(ins) -> bool:
     """`CALL.ABS Rn`: a call of a function whose address the driver relocates (the device runtime)."""
     return ins.opcode == "CALL" and "ABS" in ins.mods and ins.branch_target is None
+
+
+def refused_calls(program, image) -> list:
+    """[(opcode, why)] for a kernel that calls through a register while its module relocates the
+    address of a device-runtime function the executor does not run: the module's function
+    addresses share one constant bank, so which of them the kernel calls is not known before it
+    runs, and the kernel is refused rather than fail halfway."""
+    missing = [name for name in image.called_functions if not device_function_address(name)]
+    if not missing or not any(calls_through_register(ins) for ins in program.instructions):
+        return []
+    return [("CALL.ABS", f"a call of {name} (CUDA device runtime), which the SASS executor does not run")
+            for name in missing]
 
 
 def device_function_address(symbol: str) -> int:
@@ -64,7 +81,7 @@ def _lane_reader(st, ins, g, k: int):
     return read
 
 
-def _vprintf(st, ins, g) -> np.ndarray:
+def _vprintf(st, ins, g) -> tuple:
     """vprintf(format, arguments) of each lane, in thread order: the arguments read (R4)."""
     formats, arguments = _pair(st, g, FORMAT), _pair(st, g, ARGUMENTS)
     counts = np.zeros(g.n, dtype=U32)
@@ -76,7 +93,18 @@ def _vprintf(st, ins, g) -> np.ndarray:
     if st.printf_output is not None:
         st.printf_output.write("".join(texts))
         st.printf_output.flush()
-    return counts
+    return counts, 32
+
+
+def _malloc(st, ins, g) -> tuple:
+    """malloc(size) of each lane, in thread order, from the device's memory: the pointer (R4:R5)."""
+    return np.array([device_malloc(st.memory, int(size)) for size in _pair(st, g, 4)], dtype=U64), 64
+
+
+def _free(st, ins, g) -> None:
+    """free(pointer) of each lane, in thread order."""
+    for pointer in _pair(st, g, 4):
+        device_free(st.memory, int(pointer))
 
 
 def _set_conditional(st, ins, g) -> None:
@@ -91,7 +119,22 @@ def _set_conditional(st, ins, g) -> None:
         table.values[int(handle)] = int(value)
 
 
-RUNS = {"vprintf": _vprintf, "cudaGraphSetConditional": _set_conditional}
+def _assertfail(st, ins, g) -> None:
+    """__assertfail(message, file, line, function, char size) of the first calling lane: the launch
+    fails as the PTX machine's assert does (a TrapError naming the assertion: cudaErrorAssert)."""
+    from .errors import SassTrap, where
+    read = _lane_reader(st, ins, g, 0)
+    message, file, function = (printf.read_string(read, int(_pair(st, g, k)[0])) for k in (4, 6, 10))
+    line = int(st.R[8][g.sel][0])
+    slot = int(g.idx[0])
+    cta, thread = tuple(int(v) for v in st.ctaid[:, slot]), tuple(int(v) for v in st.tid[:, slot])
+    raise SassTrap(f"{file}:{line}: {function}: Assertion `{message}` failed ({g.n} thread(s) of this group) "
+                   f"by block {cta} thread {thread}: {where(ins)}", block=cta, thread=thread,
+                   instruction=ins.text, source_line=f"{file.rsplit('/', 1)[-1]}:{line}")
+
+
+RUNS = {"vprintf": _vprintf, "cudaGraphSetConditional": _set_conditional, "malloc": _malloc, "free": _free,
+        "__assertfail": _assertfail}
 BY_ADDRESS = {address: RUNS[name] for name, address in DEVICE_FUNCTION_ADDRESSES.items()}
 
 
@@ -107,7 +150,7 @@ def call_device_function(ins, program):
     if by_name is None and (ins.branch_target is not None or len(registers) != 1):
         raise Unsupported(f"a call of {ins.branch_target or 'this operand form'}")
     address_of = source(registers[0], 64) if registers else None
-    write_result = dest(replace(registers[0], number=RESULT)) if registers else None
+    results = {bits: dest(RESULT_REGISTER, bits) for bits in (32, 64)}
     after = program.index_of(ins) + 1
 
     def call(st, g):
@@ -122,8 +165,9 @@ def call_device_function(ins, program):
                 fault(st, ins, g, unknown if run is not None else np.ones(g.n, dtype=bool), called,
                       "call to an address no device function has")
         result = run(st, ins, g)
-        if result is not None and write_result is not None:
-            write_result(st, g, result)
+        if result is not None:
+            values, bits = result
+            results[bits](st, g, values)
         return np.full(g.n, after, dtype=np.int64)
     return Step(ins, lambda st, g: None, target=call)
 

@@ -58,13 +58,9 @@ def load_program(sass_module, kernel: str) -> tuple:
     found = per_module[kernel]
     if isinstance(found, Exception):
         raise found
-    program, image = found
-    # the module's relocated function addresses share one bank, so which of them this kernel calls
-    # is not known: a kernel with a call through a register is refused if any is one not run here
-    missing = [name for name in image.called_functions if not device_function_address(name)]
-    if missing and any(device_calls.calls_through_register(ins) for ins in program.instructions):
-        raise SassUnsupported(kernel, [("CALL.ABS", f"a call of {name} (CUDA device runtime), which the SASS "
-                                                    "executor does not run") for name in missing])
+    refused = device_calls.refused_calls(*found)
+    if refused:
+        raise SassUnsupported(kernel, refused)
     return found
 
 
