@@ -12,7 +12,7 @@ driver writes into a constant-bank slot (an R_CUDA_64 relocation of the symbol):
 
 or, for a function of cudadevrt in code built with -rdc=true, by name: `CALL.ABS.NOINC
 `(cudaGraphSetConditional)`, its return address put in R20:R21 by two MOVs. The executor gives
-each device-runtime function it runs an address no memory has (DEVICE_FUNCTION_ADDRESSES,
+each device-runtime function it runs an address no memory has (DEVICE_FUNCTIONS,
 written into those slots by launch.constant_banks); a call of one, by address or by name, runs
 it for the calling lanes in thread order, as the PTX machine's builtins do (semantics/printf.py
 formats vprintf's text; machine/graph_conditions.py keeps the conditional values; malloc and free
@@ -33,10 +33,6 @@ from .access import fault, resolve
 from .operands import U32, U64, dest, source
 from .table import Step, Unsupported, semantics
 
-# Addresses no allocation, window or host range reaches (above the 57-bit virtual address space)
-DEVICE_FUNCTION_ADDRESSES = {"vprintf": 0xFFFF_FE00_0000_0000, "cudaGraphSetConditional": 0xFFFF_FE00_0000_0010,
-                             "malloc": 0xFFFF_FE00_0000_0020, "free": 0xFFFF_FE00_0000_0030,
-                             "__assertfail": 0xFFFF_FE00_0000_0040}
 FORMAT, ARGUMENTS, RESULT = 4, 6, 4          # R4:R5, R6:R7 in; R4 out (the ABI's first registers)
 HANDLE, VALUE = 4, 6                         # cudaGraphSetConditional(R4:R5, R6)
 RESULT_REGISTER = Operand("reg", f"R{RESULT}", f"R{RESULT}", RESULT)
@@ -61,7 +57,7 @@ def refused_calls(program, image) -> list:
 
 def device_function_address(symbol: str) -> int:
     """The address a relocated slot of `symbol` holds: a device-runtime function's, else 0."""
-    return DEVICE_FUNCTION_ADDRESSES.get(symbol, 0)
+    return DEVICE_FUNCTIONS[symbol][0] if symbol in DEVICE_FUNCTIONS else 0
 
 
 def _pair(st, g, first: int) -> np.ndarray:
@@ -133,20 +129,28 @@ def _assertfail(st, ins, g) -> None:
                    instruction=ins.text, source_line=f"{file.rsplit('/', 1)[-1]}:{line}")
 
 
-RUNS = {"vprintf": _vprintf, "cudaGraphSetConditional": _set_conditional, "malloc": _malloc, "free": _free,
-        "__assertfail": _assertfail}
-BY_ADDRESS = {address: RUNS[name] for name, address in DEVICE_FUNCTION_ADDRESSES.items()}
+# name -> (the address its relocated slot holds: one no allocation, window or host range reaches,
+# above the 57-bit virtual address space; what a call of it runs)
+DEVICE_FUNCTIONS = {
+    "vprintf": (0xFFFF_FE00_0000_0000, _vprintf),
+    "cudaGraphSetConditional": (0xFFFF_FE00_0000_0010, _set_conditional),
+    "malloc": (0xFFFF_FE00_0000_0020, _malloc),
+    "free": (0xFFFF_FE00_0000_0030, _free),
+    "__assertfail": (0xFFFF_FE00_0000_0040, _assertfail),
+}
+BY_ADDRESS = dict(DEVICE_FUNCTIONS.values())
 
 
 def calls_device_function(ins) -> bool:
     """`CALL.ABS Rn`, or `CALL.ABS f` of a device-runtime function the executor runs."""
-    return calls_through_register(ins) or (ins.opcode == "CALL" and "ABS" in ins.mods and ins.branch_target in RUNS)
+    return calls_through_register(ins) or (ins.opcode == "CALL" and "ABS" in ins.mods
+                                           and ins.branch_target in DEVICE_FUNCTIONS)
 
 
 def call_device_function(ins, program):
     """The step of `CALL.ABS Rn` or `CALL.ABS f`: the device-runtime function called, then on."""
     registers = [op for op in ins.operands if op.kind == "reg"]
-    by_name = RUNS.get(ins.branch_target) if ins.branch_target is not None else None
+    by_name = DEVICE_FUNCTIONS[ins.branch_target][1] if ins.branch_target in DEVICE_FUNCTIONS else None
     if by_name is None and (ins.branch_target is not None or len(registers) != 1):
         raise Unsupported(f"a call of {ins.branch_target or 'this operand form'}")
     address_of = source(registers[0], 64) if registers else None
