@@ -29,9 +29,8 @@ from ..compiled.round_loop import round_loop_for
 from ..compiled.rounds import Select, select_groups
 from ..compiled.segment import machine_code_allowed, segments_for
 from .cluster import put_cluster_words
-from .cubin_info import PARAM_BASE, kernel_image
 from . import device_calls
-from .device_calls import device_function_address
+from .cubin_info import PARAM_BASE, kernel_image
 from .engine import run_batch
 from .errors import SassExecutionError, SassUnsupported
 from .program import SassProgram
@@ -121,7 +120,7 @@ def constant_banks(image, grid, block, params: bytes, local_size: int, constants
     addresses = addresses or {}
     by_bank: dict = {}                  # bank -> [(offset, address)]: a module's every global variable may
     for number, offset, symbol, addend in image.symbol_slots:       # have a slot, so one write a bank
-        address = addresses.get(symbol, device_function_address(symbol) or None)
+        address = addresses.get(symbol, device_calls.device_function_address(symbol) or None)
         if address is None:
             raise SassExecutionError(f"kernel '{image.name}' reads the address of '{symbol}' from "
                                      f"c[0x{number:x}][0x{offset:x}], and no device address is known for it")
