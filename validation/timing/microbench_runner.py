@@ -17,10 +17,16 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+def card() -> str:
+    """The GPU whose recordings the runners read, and whose preset their models predict for:
+    h200, or MICROBENCH_CARD (h100: the batches recorded on an H100 SXM)."""
+    return os.environ.get("MICROBENCH_CARD", "h200")
+
+
 def recording(name: str) -> str:
     """The path of a batch's recording h200/<name>; with MICROBENCH_CARD=h100, h100/<name> (batches
     recorded on an H100 SXM when no H200 was lent)."""
-    return os.path.join(HERE, os.environ.get("MICROBENCH_CARD", "h200"), name)
+    return os.path.join(HERE, card(), name)
 
 
 def ncu_rows(name: str) -> list:

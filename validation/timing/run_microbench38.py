@@ -17,7 +17,7 @@ import os
 
 import numpy as np
 
-from microbench_runner import main, ncu_rows, number, time_configs, recording
+from microbench_runner import card, main, ncu_rows, number, recording, time_configs
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LINES = 1024                    # lines a warp reads
@@ -65,7 +65,7 @@ def model():
         f = mod.get_function(f"mb38_u{config['u']}")
         src, out = buffers(ws, config)
         args = pack_arguments(f.kernel_name, f.params, arguments(config, src, out))
-        t = predict(f.loaded_module, f.kernel_name, (config["ctas"],), (32 * config["warps"],), args, 0, gpu="h200",
+        t = predict(f.loaded_module, f.kernel_name, (config["ctas"],), (32 * config["warps"],), args, 0, gpu=card(),
                     max_ctas=4)
         h200 = number(m["gpu__time_duration.sum"]) / 1e3
         us = t.time_s * 1e6

@@ -21,7 +21,7 @@ import os
 
 import numpy as np
 
-from microbench_runner import main, ncu_rows, number, time_configs, recording
+from microbench_runner import card, main, ncu_rows, number, recording, time_configs
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SMS, BLOCK, STEPS = 132, 128, 4096
@@ -99,7 +99,7 @@ def model():
         src, out = buffers(ws, config)
         args = pack_arguments(f.kernel_name, f.params, arguments(config, src, out))
         grid, block = shape(config)
-        t = predict(f.loaded_module, f.kernel_name, (grid,), (block,), args, 0, gpu="h200", max_ctas=4)
+        t = predict(f.loaded_module, f.kernel_name, (grid,), (block,), args, 0, gpu=card(), max_ctas=4)
         h200, us = number(m["gpu__time_duration.sum"]) / 1e3, t.time_s * 1e6
         errors.append(us / h200 - 1)
         clock = number(m["sm__cycles_elapsed.avg.per_second"])

@@ -18,7 +18,7 @@ import os
 
 import numpy as np
 
-from microbench_runner import main, ncu_rows, number, time_configs
+from microbench_runner import card, main, ncu_rows, number, time_configs
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SMS, ITERS = 132, 512
@@ -69,7 +69,7 @@ def model():
     for config, r in zip(CONFIGS, rows):
         f = module.get_function(kernel_name(config))
         args = pack_arguments(f.kernel_name, f.params, arguments(config, words, src, sink))
-        t = predict(f.loaded_module, f.kernel_name, (SMS * config["ctas_per_sm"],), (128,), args, 0, gpu="h200",
+        t = predict(f.loaded_module, f.kernel_name, (SMS * config["ctas_per_sm"],), (128,), args, 0, gpu=card(),
                     max_ctas=2)
         us = number(r["gpu__time_duration.sum"]) / 1e3
         stalls = {s: number(r[f"smsp__average_warps_issue_stalled_{s}_per_issue_active.ratio"]) for s in STALLS}

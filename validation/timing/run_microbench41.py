@@ -18,7 +18,7 @@ import os
 
 import numpy as np
 
-from microbench_runner import main, ncu_rows, number, time_configs, recording
+from microbench_runner import card, main, ncu_rows, number, recording, time_configs
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 N, BLOCK = 1 << 23, 256
@@ -72,7 +72,7 @@ def model():
     for config, e, m in zip(CONFIGS, events, rows):
         out, src, idx, mask = buffers(ws, config)
         args = pack_arguments(f.kernel_name, f.params, arguments(config, out, src, idx, mask))
-        t = predict(f.loaded_module, f.kernel_name, (N // BLOCK,), (BLOCK,), args, 0, gpu="h200", max_ctas=8)
+        t = predict(f.loaded_module, f.kernel_name, (N // BLOCK,), (BLOCK,), args, 0, gpu=card(), max_ctas=8)
         h200, us = number(m["gpu__time_duration.sum"]) / 1e3, t.time_s * 1e6
         errors.append(us / h200 - 1)
         hbm = number(m["dram__bytes_read.sum"]) / 1e6

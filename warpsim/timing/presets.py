@@ -475,8 +475,9 @@ _H100.update({
     "l1_hit_latency": (32.0, _SAME_SM + " (a community H100 chase says 40.2)"),
     "l2_hit_latency_near": (258.0, _SAME_SM),
     "l2_hit_latency_far": (284.0, _SAME_SM + " (a community H100 chase says 259.9 on average)"),
-    "hbm_latency": (570.0, "community H100 SXM5 pointer chase, 570.5 cycles over 256 MB (" + NOTES + "); HBM3, "
-                           "not HBM3e: the H200's 672 does not carry over"),
+    "hbm_latency": (700.0, "measured on an H100 SXM (validation/timing/h100/microbench38*): warps each loading "
+                           "1,024 lines of their own from HBM one after another took 753-776 cycles a load, of "
+                           "which the model's loop is 57 (a community pointer chase said 570.5 over 256 MB)"),
     "l2_bytes": (52428800, HOPPER_WP + " (50 MB; the driver may report 60 MB as on the H200)"),
     "l2_bandwidth_gbps": (7550.0, "[assumed] same L2 as the H200, whose figure was " + MEASURED),
     "hbm_bytes": (80 * 10**9, "NVIDIA H100 datasheet (80 GB HBM3)"),
