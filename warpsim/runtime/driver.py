@@ -178,7 +178,6 @@ class DriverState:
     stack (by OS thread: the C stubs' Python thread states do not outlive a call), loaded modules."""
 
     def __init__(self, context):
-        self.new_handle = context.new_handle
         self.primary = context.new_handle()
         self.contexts = {self.primary}
         self.runtime_ran = context.runtime_bound    # threads start with the primary context current
@@ -250,7 +249,7 @@ def cuCtxCreate_v4(context, out, params, flags, device):
         return refuse(context, "cuCtxCreate", "context creation parameters (execution affinity, CIG) are "
                       "not simulated: pass NULL")
     found = state(context)
-    created = found.new_handle()
+    created = context.new_handle()
     found.contexts.add(created)
     found.stack().append(created)
     _write(out, "Q", created)

@@ -37,7 +37,7 @@ from ...semantics import addresses
 from ...semantics.addresses import LOCAL_WINDOW, SHARED_WINDOW
 from .cluster import shared_place
 from ...machine.access import describe_global_address, warn_tolerated
-from .errors import SassFault, where
+from .errors import SassFault, lane_place, source_line, where
 from .operands import U32, U64, source
 from .table import Unsupported
 
@@ -91,13 +91,11 @@ def fault(st, ins, g, bad, addrs, what: str, detail: str = ""):
     """Raise the SassFault of the first lane in `bad`: what, where, and (global) what the address is
     against the allocations and host ranges, as the PTX machine's fault says it."""
     k = int(np.flatnonzero(bad)[0])
-    slot = int(g.idx[k])
-    cta = tuple(int(v) for v in st.ctaid[:, slot])
-    thread = tuple(int(v) for v in st.tid[:, slot])
-    source = f"{ins.source[0].rsplit('/', 1)[-1]}:{ins.source[1]}" if ins.source is not None else ""
+    cta, thread = lane_place(st, g, k)
     detail = f" ({detail})" if detail else ""
     raise SassFault(f"{what} at 0x{int(addrs[k]):x}{detail} by block {cta} thread {thread}: {where(ins)}",
-                    block=cta, thread=thread, instruction=f"/*{ins.offset:04x}*/ {ins.text}", source_line=source)
+                    block=cta, thread=thread, instruction=f"/*{ins.offset:04x}*/ {ins.text}",
+                    source_line=source_line(ins))
 
 
 def tolerated(st, ins, g, ok, addrs, size: int) -> np.ndarray:
@@ -106,9 +104,7 @@ def tolerated(st, ins, g, ok, addrs, size: int) -> np.ndarray:
     lanes = st.memory.tolerated(addrs, size, ok)
     if lanes.any():
         k = int(np.flatnonzero(lanes)[0])
-        slot = int(g.idx[k])
-        cta = tuple(int(v) for v in st.ctaid[:, slot])
-        thread = tuple(int(v) for v in st.tid[:, slot])
+        cta, thread = lane_place(st, g, k)
         warn_tolerated(st.memory, st.program.name, ins.ptx_line, "access", int(addrs[k]), size,
                        f"block {cta} thread {thread}, SASS {where(ins)}")
     return lanes

@@ -134,23 +134,13 @@ def exit_where(ins, program):
 
 
 def _trap(ins):
-    from .errors import SassTrap, where
+    from .errors import SassTrap, lane_place, source_line, where
 
     def run(st, g):
-        cta, thread = _lane_place(st, g, 0)
+        cta, thread = lane_place(st, g, 0)
         raise SassTrap(f"trap by block {cta} thread {thread} ({g.n} lane(s)): {where(ins)}", block=cta,
-                       thread=thread, instruction=ins.text, source_line=_source(ins))
+                       thread=thread, instruction=ins.text, source_line=source_line(ins))
     return Step(ins, run)
-
-
-def _lane_place(st, g, lane: int) -> tuple:
-    """(block, thread) of lane `lane` of group g."""
-    slot = int(g.idx[lane])
-    return tuple(int(v) for v in st.ctaid[:, slot]), tuple(int(v) for v in st.tid[:, slot])
-
-
-def _source(ins) -> str:
-    return f"{ins.source[0].rsplit('/', 1)[-1]}:{ins.source[1]}" if ins.source is not None else ""
 
 
 @semantics("BPT", family="control", pipe="branch", mods=("TRAP",),
@@ -307,13 +297,13 @@ def warpsync(ins):
         own = (masks >> (g.idx & 31).astype(U32)) & U32(1)
         if own.all():
             return masks
-        from .errors import SassIllegalInstruction, where
+        from .errors import SassIllegalInstruction, lane_place, source_line, where
         bad = int(np.flatnonzero(own == 0)[0])
-        cta, thread = _lane_place(st, g, bad)
+        cta, thread = lane_place(st, g, bad)
         raise SassIllegalInstruction(
             f"illegal instruction: WARPSYNC with mask 0x{int(masks[bad]):08x} by block {cta} thread "
             f"{thread}, a lane the mask leaves out: {where(ins)}", block=cta, thread=thread,
-            instruction=ins.text, source_line=_source(ins))
+            instruction=ins.text, source_line=source_line(ins))
     if "EXCLUSIVE" in ins.mods:
         def run(st, g):
             st.exclusive[g.sel] = check(st, g).astype(np.uint64)

@@ -118,12 +118,11 @@ def _set_conditional(st, ins, g) -> None:
 def _assertfail(st, ins, g) -> None:
     """__assertfail(message, file, line, function, char size) of the first calling lane: the launch
     fails as the PTX machine's assert does (a TrapError naming the assertion: cudaErrorAssert)."""
-    from .errors import SassTrap, where
+    from .errors import SassTrap, lane_place, where
     read = _lane_reader(st, ins, g, 0)
     message, file, function = (printf.read_string(read, int(_pair(st, g, k)[0])) for k in (4, 6, 10))
     line = int(st.R[8][g.sel][0])
-    slot = int(g.idx[0])
-    cta, thread = tuple(int(v) for v in st.ctaid[:, slot]), tuple(int(v) for v in st.tid[:, slot])
+    cta, thread = lane_place(st, g, 0)
     raise SassTrap(f"{file}:{line}: {function}: Assertion `{message}` failed ({g.n} thread(s) of this group) "
                    f"by block {cta} thread {thread}: {where(ins)}", block=cta, thread=thread,
                    instruction=ins.text, source_line=f"{file.rsplit('/', 1)[-1]}:{line}")

@@ -58,6 +58,17 @@ class SassDeadlock(SassExecutionError):
     """No lane can issue: every live lane waits at a convergence or CTA barrier."""
 
 
+def lane_place(st, g, lane: int) -> tuple:
+    """(block, thread) of lane `lane` of group g, as a fault or trap names them."""
+    slot = int(g.idx[lane])
+    return tuple(int(v) for v in st.ctaid[:, slot]), tuple(int(v) for v in st.tid[:, slot])
+
+
+def source_line(ins) -> str:
+    """'k.cu:3' of an instruction built with line info, else ''."""
+    return f"{ins.source[0].rsplit('/', 1)[-1]}:{ins.source[1]}" if ins.source is not None else ""
+
+
 def where(ins) -> str:
     """'/*0090*/ LDG.E R2, desc[UR4][R2.64] (PTX line 40, k.cu:3)' for messages."""
     text = f"/*{ins.offset:04x}*/ {ins.text}"
