@@ -45,6 +45,8 @@ graph launched while capturing cudaErrorStreamCaptureUnsupported
 end after it cudaErrorStreamCaptureInvalidated
 no graph 1, ran 0
 external record captured: nodes 2 type 7
+cudaFree of memory its graph's free node freed cudaErrorInvalidValue
+freed outside its graph and relaunched twice: matches 1
 graph memory in use covers both graphs' 1, high reset to it 1
 memory nodes by hand: address 1 size 1 freed names it 1 result matches 1
 free node of a pointer no node allocated cudaErrorInvalidValue

@@ -58,5 +58,5 @@ def test_refused_pool_and_hint_calls_give_cuda_codes(pools):
         "pool of device 1": "cudaErrorInvalidDevice",
         "destroy the default pool": "cudaErrorInvalidValue",
         "set used now": "cudaErrorInvalidValue",
-        "pool on device 3": "cudaErrorInvalidDevice",
+        "pool on device 3": "cudaErrorInvalidValue",
     }

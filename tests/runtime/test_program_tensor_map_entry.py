@@ -15,7 +15,7 @@ EXPECTED = """entry point found 1 status 0
 encode 0
 row stride not a multiple of 16: 1
 deprecated entry point is the same function 1
-im2col found 1, encoding 801
+im2col found 1, encoding 0
 missing symbol: pointer NULL, status 1
 before CUDA 12: pointer NULL, status 2
 tensor map entry done""".splitlines()

@@ -834,8 +834,10 @@ def cudaFree(context, address):
 
 def free_device_memory(context, address, stream_ordered: bool) -> int:
     """cudaFree, and cudaFreeAsync once a capture has not taken it."""
-    if not address or address in context.graph_allocations:   # graph-owned memory freed outside its graph:
-        return SUCCESS                                         # the graph's next launch has it back at its address
+    if not address:
+        return SUCCESS
+    if address in context.graph_allocations:                   # graph-owned memory freed outside its graph
+        return context.free_graph_memory(address)
     try:
         context.device.memory.free(address)
     except ValueError:
@@ -978,7 +980,7 @@ def cudaGetLastError(context):
 
 @call(sticky=False)
 def cudaPeekAtLastError(context):
-    return context.sticky_error or context.last_error
+    return context.pending_error()
 
 
 _strings: dict = {}

@@ -108,6 +108,7 @@ class RuntimeContext:
         self.capture_mode = 0                         # cudaThreadExchangeStreamCaptureMode (Global)
         self.captures: dict = {}                      # capturing stream -> its graphs.Capture (cudaStreamBeginCapture)
         self.graph_allocations: dict[int, int] = {}   # graph-owned memory (captured or node-made): address -> size
+        self.graph_memory_freed: set[int] = set()     # of those, the ones a free node or cudaFree has freed
         self.graph_memory_high = 0                    # cudaGraphMemAttrUsedMemHigh: the most it has held
         self.events: dict[int, Event] = {}
         self.host_allocations: dict[int, object] = {}
@@ -130,6 +131,7 @@ class RuntimeContext:
         self.sticky_error = 0
         self.faults_as_memcheck = False               # memcheck watches: a fault is its launch failure (fault_code)
         self.fault_reported = False                   # a call other than cudaGetLastError has returned it
+        self.sticky_error_read = False                # cudaGetLastError has returned the sticky error once
         self.gpu_ms = 0.0
         self.timeline_on = False                      # record TimelineEntry items (warpsim profile)
         self.timeline: list[TimelineEntry] = []
@@ -225,16 +227,29 @@ class RuntimeContext:
         has reported it, clears it. Returns the code."""
         if self.faults_as_memcheck:
             code = CODES["cudaErrorLaunchFailure"]
-            self.fault_reported = False
-        self.sticky_error = self.last_error = code
+        self.sticky_error = code
+        self.fault_reported = self.sticky_error_read = False
         return code
 
+    def pending_error(self) -> int:
+        """cudaPeekAtLastError: the last error, or a sticky fault that another call has returned and
+        cudaGetLastError has not. On an H100 (CUDA 13.0, validation/programs/h100/) cudaGetLastError
+        right after the faulting launch returns cudaSuccess (the launch is asynchronous there), the
+        synchronize and every later call the fault, cudaGetLastError it once, and a second
+        cudaGetLastError, or cudaPeekAtLastError then, cudaSuccess."""
+        if self.sticky_error and self.fault_reported and not self.sticky_error_read:
+            return self.sticky_error
+        return self.last_error
+
     def clear_last_error(self) -> int:
-        """cudaGetLastError: the error, cleared unless sticky (a memcheck launch failure once reported)."""
-        code = self.sticky_error or self.last_error
+        """cudaGetLastError: pending_error, then cleared; a sticky fault stays for the other calls
+        (under memcheck, a launch failure once reported is cleared for them too)."""
+        code = self.pending_error()
         self.last_error = 0
-        if self.sticky_error and self.faults_as_memcheck and self.fault_reported:
-            self.sticky_error = 0
+        if self.sticky_error and self.fault_reported and code == self.sticky_error:
+            self.sticky_error_read = True
+            if self.faults_as_memcheck:
+                self.sticky_error = 0
         return code
 
     def fail(self, code: int) -> int:
@@ -242,6 +257,20 @@ class RuntimeContext:
         if code:
             self.last_error = code
         return code
+
+    def graph_memory_allocated(self, address: int) -> int:
+        """An allocation node's launch: its graph-owned memory, at its one address, is live again."""
+        self.graph_memory_freed.discard(address)
+        return 0
+
+    def free_graph_memory(self, address: int) -> int:
+        """A free node's launch, or cudaFree[Async] outside the graph, of graph-owned memory: it stays
+        at its address for the graph's next launch. Freeing it twice (cudaFree after the graph's own
+        free node) is cudaErrorInvalidValue, as on an H100 (validation/programs/h100/)."""
+        if address in self.graph_memory_freed:
+            return self.fail(CODES["cudaErrorInvalidValue"])
+        self.graph_memory_freed.add(address)
+        return 0
 
     def check_sticky(self) -> int:
         return self.sticky_error

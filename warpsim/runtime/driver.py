@@ -114,6 +114,7 @@ def driver_call(needs: str = CONTEXT):
                         if not state(context).current():
                             return CUDA_ERROR_INVALID_CONTEXT
                         if context.sticky_error:
+                            context.fault_reported = True
                             return context.sticky_error
                     last = context.last_error
                     try:

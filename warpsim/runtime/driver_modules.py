@@ -16,8 +16,9 @@ cudaLaunchKernelExC's (its CUlaunchAttribute array is cudaLaunchAttribute's layo
 cuTensorMapEncodeTiled is warpsim.machine.isa.bulk_copy.encode_tiled, which
 writes the bytes an H200's driver writes; what the driver refuses is
 CUDA_ERROR_INVALID_VALUE, what it takes and warpsim's TMA does not copy through
-(interleaved layouts, element strides, sm_100's data types and swizzle atoms,
-im2col maps) is CUDA_ERROR_NOT_SUPPORTED, the reason said once on stderr.
+(interleaved layouts, element strides, sm_100's data types and swizzle atoms) is
+CUDA_ERROR_NOT_SUPPORTED, the reason said once on stderr. cuTensorMapEncodeIm2col
+encodes a map no copy can use (its docstring).
 """
 
 from __future__ import annotations
@@ -499,6 +500,21 @@ def cuTensorMapEncodeTiled(context, out, data_type, rank, address, dims_at, stri
 
 
 @driver_call()
-def cuTensorMapEncodeIm2col(context, out, *_arguments):
-    return refuse(context, "cuTensorMapEncodeIm2col", "im2col tensor maps are not simulated (warpsim's TMA "
-                  "copies tiled boxes)", CUDA_ERROR_NOT_SUPPORTED)
+def cuTensorMapEncodeIm2col(context, out, data_type, rank, address, dims_at, strides_at, lower_at, upper_at,
+                            channels, pixels, element_strides_at, interleave, swizzle, l2_promotion, oob_fill):
+    """The arguments the driver checks are checked, and what it refuses is CUDA_ERROR_INVALID_VALUE; the map
+    it takes is encoded as 128 zero bytes, since warpsim's TMA copies tiled boxes only: an H100 encodes it
+    (validation/programs/h100/program_tests_native.txt), and a kernel's copy through it fails there,
+    naming the map, as PTX's im2col copies are refused by name at load."""
+    name = "cuTensorMapEncodeIm2col"
+    if not out or out % TENSOR_MAP_ALIGNMENT or not 3 <= rank <= 5 or not 0 <= oob_fill < len(OOB_FILLS) \
+            or address % 16 or data_type not in DRIVER_DATA_TYPES or not 0 <= swizzle < len(SWIZZLE_MODES) \
+            or not 1 <= channels <= 256 or not 1 <= pixels <= 1024:
+        return refuse(context, name, f"the map at 0x{out:x} (64-byte aligned), rank {rank} (3 to 5), global "
+                      f"address 0x{address:x} (16-byte aligned), data type {data_type}, swizzle {swizzle}, "
+                      f"{channels} channels (1 to 256), {pixels} pixels (1 to 1024) or out-of-bounds fill "
+                      f"{oob_fill} is not one the driver takes", CUDA_ERROR_INVALID_VALUE)
+    calls._say_once(context, name, f"warpsim: {name}: the map is encoded, but im2col copies are not "
+                    "simulated: a kernel's copy through it fails")
+    _write(out, "128s", bytes(128))
+    return CUDA_SUCCESS

@@ -610,7 +610,7 @@ def _mem_alloc_node(context, params: int, struct: str = "ws_mem_alloc_node_layou
     kept = ctypes.create_string_buffer(ctypes.string_at(params, struct_size), struct_size)
     (address,) = read(params + at["dptr"], "Q")
     own_graph_memory(context, address, size)
-    return Node(NODE_MEM_ALLOC, None, (address, size), kept=kept)
+    return Node(NODE_MEM_ALLOC, lambda stream: context.graph_memory_allocated(address), (address, size), kept=kept)
 
 
 @call()
@@ -621,7 +621,7 @@ def cudaGraphAddMemAllocNode(context, out, graph, dependencies, count, params):
 def _mem_free_node(context, address: int):
     if address not in context.graph_allocations:
         return context.fail(INVALID_VALUE)
-    return Node(NODE_MEM_FREE, None, (address,))          # graph-owned memory stays for the next launch
+    return Node(NODE_MEM_FREE, lambda stream: context.free_graph_memory(address), (address,))
 
 
 @call()

@@ -217,7 +217,8 @@ def cudaDeviceSetMemPool(context, device, pool):
 
 def pool_properties(props: int) -> tuple:
     """(handle types, max size, cudaError_t) of a struct cudaMemPoolProps: device memory of device 0
-    only (pinned allocations on the device), else cudaErrorInvalidValue or cudaErrorInvalidDevice."""
+    only (pinned allocations on the device), else cudaErrorInvalidValue; another device's id too, as
+    on an H100 (validation/programs/h100/program_tests_native.txt)."""
     from .hoststructs import offsets
     from .native import MEM_POOL_PROPS_FIELDS
     at = offsets("ws_mem_pool_props_layout", MEM_POOL_PROPS_FIELDS)
@@ -227,7 +228,7 @@ def pool_properties(props: int) -> tuple:
     (max_size,) = _read(props + at["maxSize"], "Q")
     if alloc_type != ALLOCATION_TYPE_PINNED or location_type != LOCATION_DEVICE:
         return handle_types, max_size, INVALID_VALUE
-    return handle_types, max_size, INVALID_DEVICE if location_id != 0 else SUCCESS
+    return handle_types, max_size, INVALID_VALUE if location_id != 0 else SUCCESS
 
 
 @call()
@@ -313,11 +314,11 @@ def _allocate_from(context, out, size, pool, stream) -> int:
     if found.max_size and found.used + size > found.max_size:
         return context.fail(CODES["cudaErrorMemoryAllocation"])
     code = _allocate(context, out, size)
-    if code == SUCCESS and _captured(context, stream, lambda: SUCCESS, NODE_MEM_ALLOC):
-        (address,) = _read(out, "Q")     # in a capture, graph-owned memory: allocated now, at one address for
-        own_graph_memory(context, address, size)     # the graph's every launch
-    if code == SUCCESS and size:
-        (address,) = _read(out, "Q")
+    (address,) = _read(out, "Q") if code == SUCCESS else (0,)
+    if code == SUCCESS and _captured(context, stream, lambda: context.graph_memory_allocated(address),
+                                     NODE_MEM_ALLOC):
+        own_graph_memory(context, address, size)    # in a capture, graph-owned memory: allocated now, at one
+    if code == SUCCESS and size:                    # address for the graph's every launch
         found.allocations[address] = size
         found.used_high = max(found.used_high, found.used)
         found.reserved_high = max(found.reserved_high, found.reserved)
@@ -329,6 +330,7 @@ def own_graph_memory(context, address: int, size: int) -> None:
     memory attributes report it)."""
     context.graph_allocations[address] = size
     context.graph_memory_high = max(context.graph_memory_high, sum(context.graph_allocations.values()))
+
 
 
 GRAPH_MEM_USED, GRAPH_MEM_USED_HIGH, GRAPH_MEM_RESERVED, GRAPH_MEM_RESERVED_HIGH = 0, 1, 2, 3
@@ -374,9 +376,9 @@ def cudaFreeAsync(context, address, stream):
     if not _known_stream(context, stream):
         return context.fail(INVALID_HANDLE)
     if address in context.graph_allocations and stream not in context.captures:
-        return SUCCESS                  # freed outside its graph: the graph's next launch has it back
-    if _captured(context, stream, lambda: SUCCESS, NODE_MEM_FREE):
-        return SUCCESS                  # graph-owned memory stays at its address for the graph's next launch
+        return context.free_graph_memory(address)      # freed outside its graph
+    if _captured(context, stream, lambda: context.free_graph_memory(address), NODE_MEM_FREE):
+        return SUCCESS
     return free_device_memory(context, address, stream_ordered=True)
 
 

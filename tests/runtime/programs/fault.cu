@@ -7,7 +7,8 @@ __global__ void write_past_end(int *x, int n, long long past) {
   int i = blockIdx.x * blockDim.x + threadIdx.x; x[i + n * past] = i;
 }
 
-// Far past (e.g. 1 << 24: 4 GiB) nothing is mapped: a sticky cudaErrorIllegalAddress, as on a GPU.
+// Far past (e.g. 1 << 32: 1 TiB) nothing is mapped: a sticky cudaErrorIllegalAddress, as on a GPU, which
+// cudaGetLastError returns once. (Some offsets, 4 GiB on an H100, give cudaErrorInvalidAddressSpace.)
 int main(int argc, char **argv) {
   long long past = argc > 1 ? atoll(argv[1]) : 1000;
   int *x;

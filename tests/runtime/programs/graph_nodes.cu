@@ -319,8 +319,31 @@ int main(int argc, char **argv) {
     CHECK(cudaGraphLaunch(by_hand_exec, s1));
     CHECK(cudaStreamSynchronize(s1));
     for (int i = 0; i < n; i++) matches &= host[i] == x[i] * 4.0f + 0.5f;      // (x 4 is exact: one rounding)
-    if (k == 1) CHECK(cudaFree(owned_scratch));       // freed outside the graph: the next launch has it back
+    if (k == 1) SAY("cudaFree of memory its graph's free node freed", cudaFree(owned_scratch));
   }
+  cudaGraph_t keeps;                                    // no free node: freed outside, relaunched, it is back
+  CHECK(cudaGraphCreate(&keeps, 0));
+  alloc_params.dptr = nullptr;
+  CHECK(cudaGraphAddMemAllocNode(&alloc_node, keeps, nullptr, 0, &alloc_params));
+  float *kept_scratch = (float *)alloc_params.dptr;
+  void *keep_args[] = {&kept_scratch, &m.x, &n, &times, &plus};
+  fill.kernelParams = keep_args;
+  CHECK(cudaGraphAddKernelNode(&fill_node, keeps, &alloc_node, 1, &fill));
+  CHECK(cudaGraphAddMemcpyNode1D(&back_node, keeps, &fill_node, 1, m.host, kept_scratch, n * sizeof(float),
+                                 cudaMemcpyDeviceToHost));
+  cudaGraphExec_t keeps_exec;
+  CHECK(cudaGraphInstantiate(&keeps_exec, keeps, 0));
+  int kept_matches = 1;
+  for (int k = 0; k < 2; k++) {
+    host.assign(m.n, -7.0f);
+    CHECK(cudaGraphLaunch(keeps_exec, s1));
+    CHECK(cudaStreamSynchronize(s1));
+    for (int i = 0; i < n; i++) kept_matches &= host[i] == x[i] * 4.0f + 0.5f;
+    CHECK(cudaFree(kept_scratch));
+  }
+  printf("freed outside its graph and relaunched twice: matches %d\n", kept_matches);
+  CHECK(cudaGraphExecDestroy(keeps_exec));
+  CHECK(cudaGraphDestroy(keeps));
   unsigned long long used = 0, high = 0, zero = 0;        // (cuuint64_t, of cuda.h)
   CHECK(cudaDeviceGetGraphMemAttribute(0, cudaGraphMemAttrUsedMemCurrent, &used));
   CHECK(cudaDeviceSetGraphMemAttribute(0, cudaGraphMemAttrUsedMemHigh, &zero));
