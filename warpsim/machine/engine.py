@@ -29,7 +29,7 @@ from ..errors import BudgetExceeded, DeadlockError
 from ..semantics import barriers
 from .lanes import lanes_text
 from .codegen import compile_block
-from .compiled import block_tier, check_engine, compiled_loop, compiled_rounds
+from .compiled import LONG_BATCH_ROUNDS, block_tier, check_engine, compiled_loop, compiled_rounds
 from .isa.barriers import reduce_barrier
 from .events import observers_of
 from .scheduling import SchedulingModel, model_for
@@ -80,6 +80,9 @@ def run_batch(ctx, observers=()):
     first_round = starting_group(ctx) if loop is None and model.select_converged_start(ctx) else None
     while True:
         groups, first_round = first_round, None
+        from_loop = False
+        if loop is None and ctx.rounds == LONG_BATCH_ROUNDS:   # a long batch: its loop pays now
+            loop = compiled_loop(ctx, model, long_running=True)
         if groups is None:                  # (the first round's group is known: every thread runs)
             if ctx.n <= CONVERGED_UP_TO and ctx.status.tobytes() == _EXITED_BYTE * ctx.n:
                 return                          # (every thread exited: a small batch's last look, one compare)
@@ -96,12 +99,15 @@ def run_batch(ctx, observers=()):
                 if groups is None:              # it stopped between rounds: guard, then a new round
                     guard(ctx, watchdog, rounds_done=0)
                     continue
+                from_loop = True
             if groups is None:
                 if compiled_select is NOT_YET:
                     compiled_select = compiled_rounds(ctx, model)
                 groups = (compiled_select(ctx, model) if compiled_select is not None   # compiled/rounds.py
                           else converged_group(ctx, model, runnable) or issuing_groups(ctx, model, runnable, LANES))
         # 2. execute
+        if not from_loop:
+            ctx.round_issued = ctx.issued       # (a round the loop began set it: RoundLoop.run)
         for gid, idx, ws in groups:
             execute(ctx, gid, idx, ws)
             barrier_waits |= program.blocks[gid].kind == "barrier"

@@ -230,6 +230,7 @@ _STARTING_VALUES = {
     "started": None,              # process_time when the batch started, once the watchdog asks
     "wall_started": 0.0,          # perf_counter when the batch started
     "issued": 0,                  # warp instructions issued (for the budget)
+    "round_issued": 0,            # ... before the round running now (the clock it reads: isa/moves.py)
     "thread_instructions": 0,     # instructions times the lanes that executed them
     "rounds": 0,
     "next_converged_look": 0,     # the round a large batch next looks for one converged group (engine)

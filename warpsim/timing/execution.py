@@ -144,6 +144,10 @@ class CtaWork(LaunchObserver):
         # `warps` holds each issuing warp once: one scatter-add, the cheapest count of a plain run's blocks
         np.add.at(self.cta_work, ctx.cta_ids[np.asarray(warps) // self.warps_per_cta], len(block.instructions))
 
+    def compiled_rounds(self, ctx, record):
+        ctas = ctx.cta_ids[np.arange(len(record.warp_issued)) // self.warps_per_cta]
+        np.add.at(self.cta_work, ctas, record.warp_issued)
+
     def sass_block_issued(self, st, block, g, pred_on, next_pc):
         # the group's lanes ascend, so its warps and their CTA slots come in runs (no np.unique, which
         # hashes: it was the timing model's largest cost on short kernels of many CTAs)
@@ -689,6 +693,21 @@ class PtxRecorder(_Recorder):
             rows = ws[sel] % self.warps_per_cta
             self.block_counts[cid][rows, block.gid] += 1
             self.block_lanes[cid][rows, block.gid] += lanes[sel]
+
+    def logged_issues(self, ctx, record, warps) -> None:
+        """The compiled round loop's log of the batch warps `warps` (its rows, in order): their
+        blocks and active lanes, counted as block_executed counts them."""
+        for row, w in enumerate(warps):
+            n = int(record.log_len[row])
+            if not n:
+                continue
+            cid = int(ctx.cta_ids[w // self.warps_per_cta])
+            if cid not in self.block_counts:
+                self.block_counts[cid] = np.zeros((self.warps_per_cta, self.n_blocks))
+                self.block_lanes[cid] = np.zeros((self.warps_per_cta, self.n_blocks))
+            gids = record.log_gid[row, :n]
+            np.add.at(self.block_counts[cid][w % self.warps_per_cta], gids, 1)
+            np.add.at(self.block_lanes[cid][w % self.warps_per_cta], gids, record.log_lanes[row, :n])
 
     def memory_access(self, ctx, site, space, kind, idx, addrs, size, count):
         line = getattr(site.ins, "line", None)

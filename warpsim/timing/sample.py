@@ -218,6 +218,28 @@ class LaunchTimingRecorder(LaunchObserver):
         if len(idx):
             self.recorder.block_executed(ctx, block, idx, warps)
 
+    def logged_warps(self, ctx):
+        """For the compiled round loop: the sampled CTAs' warps of this batch get rows of its log (their
+        every issue, in order), or None where the batch holds none of them."""
+        warps = self._logged_warps(ctx)
+        if not len(warps):
+            return None
+        rows = np.full(ctx.n_warps, -1, dtype=np.int64)
+        rows[warps] = np.arange(len(warps))
+        return rows
+
+    def _logged_warps(self, ctx) -> np.ndarray:
+        slots = np.flatnonzero(self._wanted_slots(ctx))
+        per_cta = self.recorder.warps_per_cta
+        return (slots[:, None] * per_cta + np.arange(per_cta)).ravel()
+
+    def compiled_rounds(self, ctx, record):
+        """What the compiled round loop ran: every CTA's work, and the sampled warps' blocks from its log."""
+        self.work.compiled_rounds(ctx, record)
+        warps = self._logged_warps(ctx)
+        if len(warps):
+            self.recorder.logged_issues(ctx, record, warps)
+
     def memory_access(self, ctx, site, space, kind, idx, addrs, size, count):
         kept, keep = self._keep(ctx, idx)
         if len(kept):

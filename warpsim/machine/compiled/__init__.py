@@ -6,6 +6,6 @@ which tier runs it (`warpsim.settings(engine=...)`, WARPSIM_ENGINE); rounds.py i
 select phase and loop.py the whole scheduling round as machine code.
 """
 
-from .tier import ENGINES, block_tier, check_engine, compiled_loop, compiled_rounds, report
+from .tier import ENGINES, LONG_BATCH_ROUNDS, block_tier, check_engine, compiled_loop, compiled_rounds, report
 
-__all__ = ["ENGINES", "block_tier", "check_engine", "compiled_loop", "compiled_rounds", "report"]
+__all__ = ["ENGINES", "LONG_BATCH_ROUNDS", "block_tier", "check_engine", "compiled_loop", "compiled_rounds", "report"]

@@ -49,6 +49,9 @@ HEADER = ("from numba import njit\nimport numpy as np\n"
 STORAGE = {1: "bool", 32: "np.uint32", 64: "np.uint64"}
 AXES = {"x": 0, "y": 1, "z": 2}
 LOOP_FAULT = ["fault[0] = i", "return rounds, issued, FAULT"]    # a bad load stops the round loop
+CLOCK_READS = {("%clock64", 64): "round_clock",             # the round loop's clock (loop.py)
+               ("%clock", 32): "np.uint32(round_clock & np.uint64(0xFFFFFFFF))",
+               ("%clock_hi", 32): "np.uint32(round_clock >> np.uint64(32))"}
 
 
 class BlockSource:
@@ -113,7 +116,7 @@ class BlockSource:
         type_bits = 1 if type_name == "pred" else TYPES[type_name].bits
         if isinstance(op, Reg):
             if op.name not in self.fn.regs and op.name.split(".")[0] in SPECIAL_REGISTERS:   # declared: its own
-                expr = self.special(op.name) if type_bits == 32 else None
+                expr = self.special(op.name, type_bits)
                 if expr is None:
                     raise NotCovered(f"special register {op.name}")
                 return expr
@@ -264,10 +267,14 @@ class BlockSource:
             raise NotCovered("a branch that falls through to the kernel's exit")
         return f"{target} if {guard} else {self.block.next_gid}"
 
-    @staticmethod
-    def special(name: str) -> str | None:
-        """A thread coordinate as the round loop reads it (machine/isa/moves.py's values)."""
+    def special(self, name: str, bits: int) -> str | None:
+        """A thread coordinate, or in the round loop the clock, as machine/isa/moves.py reads them:
+        the loop's round_clock is the SM cycles of the issues before the round (semantics/clock.py)."""
         register, _, axis_name = name.partition(".")
+        if self.loop and (register, bits) in CLOCK_READS:
+            return CLOCK_READS[register, bits]
+        if bits != 32:
+            return None
         axis = AXES.get(axis_name)
         if register == "%laneid":
             return "np.uint32(i & 31)"

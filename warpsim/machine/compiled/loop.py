@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...semantics.clock import cycles_per_issue
 from .block import BlockSource, compile_source, compile_time_excluded, is_cached_on_disk
 from .rounds import NO_PC, group_by_block
 
@@ -58,7 +59,8 @@ FAULT = {FAULT}
 def run_rounds(pc, status, starved, rotating, last_pc, patience, independent, enabled, n_ins,
                limit, max_issued, warp_count, lane_count, warp_pc, mem32, mem64, starts, ends,
                heap_bytes, fault, ran, param32, param64, tid, ctaid, dims, full_count, partial_lanes,
-               split_count, guard_counts, log_row, log_gid, log_lanes, log_len{arrays}):
+               split_count, guard_counts, log_row, log_gid, log_lanes, log_len, warp_issued, clock_base,
+               clock_scale, round_out{arrays}):
     n_warps = pc.shape[0] // 32
     allocation_start = np.uint64(1)     # the allocation of the last load: none yet
     allocation_end = np.uint64(0)
@@ -70,6 +72,8 @@ def run_rounds(pc, status, starved, rotating, last_pc, patience, independent, en
     rounds = 0
     issued = 0
     while True:
+        round_out[0] = issued           # the round's clock: the issues before it (machine/isa/moves.py)
+        round_clock = np.uint64(np.float64(clock_base + issued) * clock_scale)
         running = False
         for w in range(n_warps):
             if lowest[w] != NO_PC:
@@ -99,6 +103,7 @@ def run_rounds(pc, status, starved, rotating, last_pc, patience, independent, en
             warp_count[gid] += 1
             lane_count[gid] += lanes
             issued += n_ins[gid]
+            warp_issued[w] += n_ins[gid]
             if lanes == 32:                 # what the profiler counts (metrics/counters.py)
                 full_count[gid] += 1
             else:
@@ -225,6 +230,7 @@ class RoundLoop:
         if ctx.warp_sync_observers and self.warp_sync:      # and their meetings
             enabled = enabled.copy()
             enabled[list(self.warp_sync)] = False
+        round_out = np.zeros(1, dtype=np.int64)
         with compile_time_excluded(ctx, self.dispatcher):
             rounds, issued, outcome = self.dispatcher(
                 ctx.pc, ctx.status, ctx.starved, ctx.rotating, ctx.last_pc, patience, independent,
@@ -234,7 +240,9 @@ class RoundLoop:
                 ctx.params.view(np.uint32), ctx.params.view(np.uint64), ctx.tid, ctx.ctaid,
                 np.array([*ctx.block, *ctx.grid], dtype=np.uint32), record.full_count,
                 record.partial_lanes, record.split_count, record.guard_counts, record.log_row,
-                record.log_gid, record.log_lanes, record.log_len, *arrays)
+                record.log_gid, record.log_lanes, record.log_len, record.warp_issued, ctx.issued,
+                cycles_per_issue(ctx.n_warps, ctx.n_ctas), round_out, *arrays)
+        ctx.round_issued = ctx.issued + int(round_out[0])     # (the engine runs the rest of that round)
         ctx.rounds += int(rounds)
         ctx.issued += int(issued)
         blocks_run = np.flatnonzero(record.lane_count)
@@ -273,7 +281,7 @@ class LoopRecord:
     warp_count, lane_count: warp and thread executions; full_count: executions by all 32
     lanes, partial_lanes[block, k]: by k < 32 lanes; split_count: warp executions whose lanes
     left the block for different blocks; guard_counts: threads whose guard held, by
-    loop.guard_keys. For the warps `log_row` names (-1: none), log_gid/log_lanes[row, :log_len]
+    loop.guard_keys; warp_issued: each batch warp's warp instructions. For the warps `log_row` names (-1: none), log_gid/log_lanes[row, :log_len]
     are every block they issued, in order, and its active lanes."""
 
     def __init__(self, loop, n_blocks: int, n_warps: int, logged, limit: int):
@@ -284,6 +292,7 @@ class LoopRecord:
         self.partial_lanes = np.zeros((n_blocks, 33), dtype=np.int64)
         self.split_count = np.zeros(n_blocks, dtype=np.int64)
         self.guard_counts = np.zeros(max(1, len(loop.guard_keys)), dtype=np.int64)
+        self.warp_issued = np.zeros(n_warps, dtype=np.int64)
         if logged is None or not (logged >= 0).any():
             self.log_row = np.full(n_warps, -1, dtype=np.int64)
             rows = 1

@@ -30,6 +30,7 @@ ENGINES = ("numpy", "compiled", "auto")
 HOT_LANES = 1 << 22        # threads a block runs on NumPy before auto compiles it
 HOT_BATCHES = 20_000       # ... or batches it runs in there (its fixed cost a call adds up to about a compile)
 HOT_LOOP_LANES = 1 << 27   # threads times blocks a program runs before auto compiles its round loop
+LONG_BATCH_ROUNDS = 20_000   # rounds of one batch after which auto compiles its round loop anyway (~1 s)
 
 
 class CompiledBlock:
@@ -204,13 +205,15 @@ def compiled_rounds(ctx, model):
     return groups
 
 
-def compiled_loop(ctx, model):
+def compiled_loop(ctx, model, long_running: bool = False):
     """The compiled round loop for this batch (a function(ctx, limit) -> groups | None), or None.
 
     'compiled' compiles it at once; auto uses it once its machine code is in the disk
     cache, or, in a batch of COMPILED_ROUNDS_FROM slots, once the program's blocks have run
     for HOT_LOOP_LANES threads in this process (its compile takes seconds: Numba types a
-    function of every covered block). Observers of blocks must take the loop's counts
+    function of every covered block), or once the batch has run LONG_BATCH_ROUNDS rounds
+    (long_running: a small batch that loops long, a warp spinning on clock64(), pays its
+    rounds' Python more than once over). Observers of blocks must take the loop's counts
     (`compiled_rounds(ctx, record)`, compiled/loop.py's LoopRecord); at most one may ask for
     a log of some warps' issues (`logged_warps(ctx)`: batch warp -> row, -1 for none)."""
     program = ctx.program
@@ -230,7 +233,7 @@ def compiled_loop(ctx, model):
         loop = round_loop(program)
     if loop.source is None:
         return None
-    compile_now = ctx.engine == "compiled"
+    compile_now = ctx.engine == "compiled" or long_running
     if not compile_now and ctx.n >= COMPILED_ROUNDS_FROM:
         tiers = program.__dict__.get("_block_tiers", {}).values()
         compile_now = sum(t.lanes_on_numpy + t.lanes_compiled for t in tiers) >= HOT_LOOP_LANES

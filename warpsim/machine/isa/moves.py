@@ -20,6 +20,7 @@ import numpy as np
 from ...errors import UnsupportedInstruction
 from ...ptx.ir import Vec
 from ...ptx.types import TYPES
+from ...semantics.clock import SMS, sm_clock
 from ...semantics.warp import lane_mask
 from ..access import space_of
 from ..cooperative import envreg
@@ -87,7 +88,14 @@ def emit_isspacep(c, ins):
 # ------------------------------------------------------------ special registers
 
 AXES = {"x": 0, "y": 1, "z": 2}
-NUM_SMS = 132
+NUM_SMS = SMS
+
+
+def _clock(ctx) -> int:
+    """%clock64: the SM cycles the batch's issues before this round stand for (semantics/clock.py).
+    Every warp of a round reads one value, so the compiled round loop, which runs a round's warps in
+    another order than the engine's blocks, reads the same (compiled/block.py's special)."""
+    return sm_clock(ctx.round_issued, ctx.n_warps, ctx.n_ctas)
 
 
 def _axis(name):
@@ -110,9 +118,9 @@ SPECIAL_REGISTERS = {
     "%lanemask_le": lambda ctx, idx, name: lane_mask("le", ctx.lane[idx]),
     "%lanemask_gt": lambda ctx, idx, name: lane_mask("gt", ctx.lane[idx]),
     "%lanemask_ge": lambda ctx, idx, name: lane_mask("ge", ctx.lane[idx]),
-    "%clock": lambda ctx, idx, name: np.full(len(idx), ctx.issued & 0xFFFFFFFF, dtype=np.uint32),
-    "%clock_hi": lambda ctx, idx, name: np.full(len(idx), (ctx.issued >> 32) & 0xFFFFFFFF, dtype=np.uint32),
-    "%clock64": lambda ctx, idx, name: np.full(len(idx), ctx.issued, dtype=np.uint64),
+    "%clock": lambda ctx, idx, name: np.full(len(idx), _clock(ctx) & 0xFFFFFFFF, dtype=np.uint32),
+    "%clock_hi": lambda ctx, idx, name: np.full(len(idx), (_clock(ctx) >> 32) & 0xFFFFFFFF, dtype=np.uint32),
+    "%clock64": lambda ctx, idx, name: np.full(len(idx), _clock(ctx), dtype=np.uint64),
     "%globaltimer": lambda ctx, idx, name: np.full(len(idx), time.time_ns(), dtype=np.uint64),
     "%globaltimer_lo": lambda ctx, idx, name: np.full(len(idx), time.time_ns() & 0xFFFFFFFF, dtype=np.uint32),
     "%globaltimer_hi": lambda ctx, idx, name: np.full(len(idx), time.time_ns() >> 32, dtype=np.uint32),

@@ -23,7 +23,7 @@ runs it: the groups in PC order, each its items in order. What the observers
 count per issued block (counters, activity trace, the alone run's watch) the loop
 counts into a RoundRecord, handed to each block observer's sass_compiled_rounds
 once a call; the loop runs only where every block observer has one (the timing
-model's recorder has none: its launches keep the rounds in Python).
+model's SASS recorder has none: its launches keep the rounds in Python).
 """
 
 from __future__ import annotations

@@ -4,9 +4,9 @@ Special registers as sm_90 exposes them (cluster.py adds SR_CgaCtaId, the
 CTA's rank in its cluster, which ptxas puts in bits 24 and up of every shared
 address: (SR_CgaCtaId << 24) + 0x400 is shared byte 0); SR_SWINHI
 / SR_LWINHI are the high words of the generic shared and local windows (the
-same windows warpsim's PTX machine uses, machine/memory.py). SR_CLOCKLO reads
-the batch's count of issued warp instructions, which only ever increases, as
-a clock must; SR_GLOBALTIMER* read the same.
+same windows warpsim's PTX machine uses, machine/memory.py). SR_CLOCKLO/HI read
+the SM cycles the batch's issued warp instructions stand for (semantics/clock.py),
+as the PTX machine's %clock64 does; SR_GLOBALTIMER* read the same.
 """
 
 from __future__ import annotations
@@ -14,13 +14,18 @@ from __future__ import annotations
 import numpy as np
 
 from ...semantics.addresses import LOCAL_WINDOW, SHARED_WINDOW
+from ...semantics.clock import sm_clock
 from ...semantics.warp import LANE_MASKS, lane_mask
 from .operands import U32, U64, alu, dest, pred_dest, predicate, source
 from .table import Step, Unsupported, semantics
 
 
+def _cycles(st) -> int:
+    return sm_clock(st.clock, st.n_warps, st.n_ctas)
+
+
 def _clock(st, g):
-    return np.full(g.n, st.clock & 0xFFFFFFFF, dtype=U32)
+    return np.full(g.n, _cycles(st) & 0xFFFFFFFF, dtype=U32)
 
 
 SPECIALS = {
@@ -36,7 +41,7 @@ SPECIALS = {
     **{f"SR_{kind.upper()}MASK": (lambda st, g, kind=kind: lane_mask(kind, st.lane[g.sel]))
        for kind in LANE_MASKS},
     "SR_CLOCKLO": _clock,
-    "SR_CLOCKHI": lambda st, g: U32(0),
+    "SR_CLOCKHI": lambda st, g: np.full(g.n, (_cycles(st) >> 32) & 0xFFFFFFFF, dtype=U32),
     "SR_GLOBALTIMERLO": _clock,
     "SR_GLOBALTIMERHI": lambda st, g: U32(0),
     "SR_VIRTUALSMID": lambda st, g: U32(0),
@@ -74,7 +79,8 @@ def cs2r(ins):
 
 def _clock_step(write, width):
     def run(st, g):
-        value = np.full(g.n, st.clock, dtype=U64 if width == 64 else U32)
+        cycles = _cycles(st)
+        value = np.full(g.n, cycles if width == 64 else cycles & 0xFFFFFFFF, dtype=U64 if width == 64 else U32)
         write(st, g, value)
     return run
 

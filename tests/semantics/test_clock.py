@@ -1,0 +1,62 @@
+"""The SM clock kernels read (semantics/clock.py), on the PTX machine and the SASS executor."""
+
+import numpy as np
+import pytest
+
+import warpsim as cp
+from warpsim.semantics.clock import LONE_WARP_CYCLES_PER_ISSUE, SCHEDULERS_PER_SM, SMS, cycles_per_issue
+
+pytestmark = pytest.mark.nvrtc
+
+SPIN = r"""
+extern "C" __global__ void spin(long long cycles, long long *waited, int *rounds, unsigned *low_word) {
+    long long start = clock64(), now = start;
+    unsigned start32 = clock();
+    int n = 0;
+    while (now - start < cycles) { now = clock64(); ++n; }
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    waited[i] = now - start;
+    rounds[i] = n;
+    low_word[i] = clock() - start32;
+}
+"""
+
+
+def test_an_issue_stands_for_the_cycles_of_the_sms_the_batch_fills():
+    assert cycles_per_issue(1, 1) == LONE_WARP_CYCLES_PER_ISSUE             # one warp: its dependent chain
+    assert cycles_per_issue(8, 1) == pytest.approx(LONE_WARP_CYCLES_PER_ISSUE / 8)
+    assert cycles_per_issue(32, 1) == pytest.approx(1 / SCHEDULERS_PER_SM)  # four schedulers, one issue each
+    assert cycles_per_issue(32 * 1000, 1000) == pytest.approx(1 / (SCHEDULERS_PER_SM * SMS))
+
+
+def _spin(blocks: int, threads: int, cycles: int, profiled: bool):
+    f = cp.RawModule(code=SPIN).get_function("spin")
+    n = blocks * threads
+    waited, rounds, low = cp.zeros(n, np.int64), cp.zeros(n, np.int32), cp.zeros(n, np.uint32)
+    args = (np.int64(cycles), waited, rounds, low)
+    if profiled:
+        with cp.settings(sass_verify=False), cp.profile(level="sass") as prof:
+            f((blocks,), (threads,), args)
+        assert prof[0].execution == "sass", prof[0].execution_note
+    else:
+        f((blocks,), (threads,), args)
+    return waited.get(), rounds.get(), low.get()
+
+
+@pytest.mark.parametrize("profiled", [False, True], ids=["ptx", "sass"])
+def test_a_busy_wait_runs_the_iterations_its_cycles_take(profiled):
+    cycles = 4000
+    waited, rounds, low = _spin(1, 1, cycles, profiled)
+    assert cycles <= waited[0] < cycles + 64                # it stops at the first reading past the wait
+    assert low[0] >= waited[0]                              # the 32-bit clock() reads the same clock
+    # each iteration issues a few dependent instructions, each 4 cycles apart for a warp alone: far
+    # fewer iterations than cycles, and not fewer than a 64-instruction iteration would give
+    assert cycles / (64 * LONE_WARP_CYCLES_PER_ISSUE) < rounds[0] < cycles / (2 * LONE_WARP_CYCLES_PER_ISSUE)
+
+
+def test_warps_sharing_an_sm_wait_fewer_iterations_each():
+    cycles = 4000
+    _, alone, _ = _spin(1, 1, cycles, profiled=False)
+    _, shared, _ = _spin(1, 1024, cycles, profiled=False)
+    # 32 warps on one SM's four schedulers issue every 8 cycles each, where one warp alone issues every 4
+    assert shared.max() == pytest.approx(alone[0] / 2, rel=0.1)
