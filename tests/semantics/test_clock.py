@@ -4,7 +4,12 @@ import numpy as np
 import pytest
 
 import warpsim as cp
-from warpsim.semantics.clock import LONE_WARP_CYCLES_PER_ISSUE, SCHEDULERS_PER_SM, SMS, cycles_per_issue
+from warpsim.semantics.clock import (
+    LONE_WARP_CYCLES_PER_ISSUE,
+    SCHEDULERS_PER_SM,
+    SMS,
+    cycles_per_issue,
+)
 
 pytestmark = pytest.mark.nvrtc
 
