@@ -35,7 +35,7 @@ def totals(entries) -> dict:
 
 def timeline_table(entries, gpu: str = "", limit: int = 200):
     """The first `limit` entries as a table, and a last row per kind with its count and total time."""
-    title = f"Program timeline on {gpu or 'the chosen GPU'} (predicted; streams run in order)"
+    title = f"Program timeline on {gpu or 'the chosen GPU'} (predicted)"
     t = table(title, [(name, dict(justify=justify, overflow="fold")) for name, justify in COLUMNS])
     for e in entries[:limit]:
         name = demangle(e.name) if e.kind == "kernel" else e.name

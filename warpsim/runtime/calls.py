@@ -252,8 +252,9 @@ def _time_copy(context, count: int, from_device: bool, to_device: bool, stream: 
         seconds = 2 * count / (preset.hbm_copy_gbps * 1e9)
     else:
         seconds = count / (preset.pcie_gbps * 1e9)
-    context.advance("copy", COPY_NAMES[from_device, to_device],
-                    seconds * 1e3 + preset.copy_overhead_us * 1e-3, stream, bytes=count)
+    name = COPY_NAMES[from_device, to_device]
+    context.advance("copy", name, seconds * 1e3 + preset.copy_overhead_us * 1e-3, stream, engine=name,
+                    bytes=count)
 
 
 def _check_host_range(context, address: int, count: int, write: bool = False) -> None:
@@ -617,7 +618,7 @@ def cudaLaunchKernelExC(context, config, function, args):
     else:
         code = _launch(context, function, grid, block, args, shared_mem, stream, cluster_dims=options.cluster)
     for event in options.events if not code else ():
-        context.events[event].gpu_ms = context.event_ms()
+        context.events[event].gpu_ms = context.event_ms(stream)
     return code
 
 
@@ -758,8 +759,10 @@ def _advance_clock(context, recorder, name, grid, block, stream) -> None:
     except WarpsimError as error:
         _say_once(context, "timing", f"warpsim: no predicted time for a kernel ({error})")
         return
+    ctas = int(np.prod(grid))
+    slots = timing.details.get("ctas_per_sm", 1) * context.preset.sms
     context.advance("kernel", name, timing.time_s * 1e3 + context.preset.launch_overhead_us * 1e-3,
-                    stream, grid=tuple(grid), block=tuple(block))
+                    stream, sm_share=min(1.0, ctas / max(1, slots)), grid=tuple(grid), block=tuple(block))
 
 
 def _say_once(context, key: str, text: str) -> None:
@@ -862,7 +865,9 @@ def cudaFreeHost(context, address):
 def cudaMemcpy(context, dst, src, count, kind):
     if kind not in MEMCPY_KINDS:
         return context.fail(CODES["cudaErrorInvalidMemcpyDirection"])
-    return _copy(context, dst, src, count)
+    code = _copy(context, dst, src, count)
+    context.clock.synchronize(0)            # the host waits for a synchronous copy
+    return code
 
 
 @call()
@@ -876,6 +881,10 @@ def cudaMemcpyAsync(context, dst, src, count, kind, stream):
 
 @call()
 def cudaMemset(context, address, value, count):
+    return _memset(context, address, value, count, 0)
+
+
+def _memset(context, address, value, count, stream: int) -> int:
     if not count:
         return SUCCESS
     try:
@@ -883,16 +892,16 @@ def cudaMemset(context, address, value, count):
     except ValueError as error:
         print(f"warpsim: {error}", file=sys.stderr)
         return context.fail(INVALID_VALUE)
-    _time_memset(context, count)
+    _time_memset(context, count, stream)
     return SUCCESS
 
 
-def _time_memset(context, count: int) -> None:
+def _time_memset(context, count: int, stream: int = 0) -> None:
     """Advance the GPU clock by a memset of count bytes: written once at the device's copy bandwidth."""
     if context.clock_on:
         preset = context.preset
         context.advance("memset", "memset", 2 * count / (preset.hbm_copy_gbps * 1e9) * 1e3
-                        + preset.launch_overhead_us * 1e-3, bytes=count)
+                        + preset.launch_overhead_us * 1e-3, stream, bytes=count)
 
 
 @call()
@@ -900,7 +909,7 @@ def cudaMemsetAsync(context, address, value, count, stream):
     if not _known_stream(context, stream):
         return context.fail(INVALID_HANDLE)
     return _now_or_captured(context, stream, NODE_MEMSET,
-                            functools.partial(cudaMemset.__wrapped__, context, address, value, count))
+                            functools.partial(_memset, context, address, value, count, stream))
 
 
 @call()
@@ -1006,11 +1015,13 @@ IMPLEMENTED.update(cudaGetErrorString=cudaGetErrorString, cudaGetErrorName=cudaG
 
 @call()
 def cudaDeviceSynchronize(context):
+    context.clock.synchronize()
     return SUCCESS
 
 
 @call()
 def cudaThreadSynchronize(context):
+    context.clock.synchronize()
     return SUCCESS
 
 
@@ -1143,6 +1154,7 @@ def _known_stream(context, stream) -> bool:
 def cudaStreamSynchronize(context, stream):
     if not _known_stream(context, stream):
         return context.fail(INVALID_HANDLE)
+    context.clock.synchronize(stream)
     return _refused_while_capturing(context, stream)
 
 
@@ -1181,14 +1193,19 @@ def cudaEventRecord(context, event, stream):
     if capture is not None:             # a point of the capture other streams can wait for (a fork)
         context.events[event].captured = (capture, capture.tail(stream))
         return SUCCESS
-    context.events[event].gpu_ms = context.event_ms()
+    context.events[event].gpu_ms = context.event_ms(stream)
     context.events[event].captured = None
     return SUCCESS
 
 
 @call()
 def cudaEventSynchronize(context, event):
-    return SUCCESS if event in context.events else context.fail(INVALID_HANDLE)
+    found = context.events.get(event)
+    if found is None:
+        return context.fail(INVALID_HANDLE)
+    if found.gpu_ms is not None and not context.wall_events:
+        context.clock.wait_until(found.gpu_ms)
+    return SUCCESS
 
 
 @call()
@@ -1385,6 +1402,8 @@ def cudaStreamWaitEvent(context, stream, event, flags):
         if joined is not capture:
             return context.fail(CODES["cudaErrorStreamCaptureMerge"])
         capture.wait(stream, nodes)
+    elif context.events[event].gpu_ms is not None and not context.wall_events:
+        context.clock.wait_event(stream, context.events[event].gpu_ms)   # on the predicted clock
     return SUCCESS                   # every stream's work is complete when its call returns
 
 

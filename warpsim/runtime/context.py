@@ -7,8 +7,8 @@ PTX is parsed and loaded on the device when one of its kernels or variables is
 first used, as CUDA's lazy loading does.
 
 Streams run in order, each launch to completion: every stream is the null
-stream as far as results go. The GPU clock (`gpu_ms`) is the predicted time of
-the work so far on the chosen GPU (--gpu, default h200): it advances by each
+stream as far as results go. The GPU clock (gpu_clock.py) is when the chosen GPU
+(--gpu, default h200) would run that work, stream by stream: it takes each
 kernel's predicted time while the program has CUDA events, which read it; with
 the event_time setting 'wall' (WARPSIM_EVENT_TIME, `warpsim --event-time wall
 run`) events read the simulation's wall clock instead, and no time is predicted.
@@ -27,6 +27,7 @@ from ..frontends.fatbin import best_ptx, best_sass, fatbin_bytes_at, fatbin_from
 from ..frontends.ptx_link import link_ptx
 from ..machine.device import Device
 from .errors import CODES
+from .gpu_clock import GpuClock
 from .heap import host_mapped_heap
 
 
@@ -132,7 +133,7 @@ class RuntimeContext:
         self.faults_as_memcheck = False               # memcheck watches: a fault is its launch failure (fault_code)
         self.fault_reported = False                   # a call other than cudaGetLastError has returned it
         self.sticky_error_read = False                # cudaGetLastError has returned the sticky error once
-        self.gpu_ms = 0.0
+        self.clock = GpuClock(self.stream_settings)    # the predicted GPU's streams (gpu_clock.py)
         self.timeline_on = False                      # record TimelineEntry items (warpsim profile)
         self.timeline: list[TimelineEntry] = []
         self.at_exit: list = []                      # callables run when the program exits
@@ -146,15 +147,18 @@ class RuntimeContext:
         """Whether work advances the GPU clock: while the program has events, or a profile records the timeline."""
         return bool(self.events) and not self.wall_events or self.timeline_on
 
-    def event_ms(self) -> float:
-        """What cudaEventRecord notes: the predicted GPU clock, or the host's wall clock ('wall')."""
-        return time.perf_counter() * 1e3 if self.wall_events else self.gpu_ms
+    def event_ms(self, stream: int = 0) -> float:
+        """What cudaEventRecord on `stream` notes: the predicted GPU clock there (gpu_clock.py), or the
+        host's wall clock ('wall')."""
+        return time.perf_counter() * 1e3 if self.wall_events else self.clock.ready(stream)
 
-    def advance(self, kind: str, name: str, ms: float, stream: int = 0, **details) -> None:
-        """Move the GPU clock past one piece of work (and note it on the timeline when recorded)."""
+    def advance(self, kind: str, name: str, ms: float, stream: int = 0, sm_share: float = 1.0,
+                engine: str | None = None, **details) -> None:
+        """Put one piece of work on the GPU clock (and note it on the timeline when recorded): on the
+        SMs, a share of them, or on a copy engine."""
+        start = self.clock.run(stream, ms, sm_share, engine)
         if self.timeline_on:
-            self.timeline.append(TimelineEntry(kind, name, self.gpu_ms, ms, stream, **details))
-        self.gpu_ms += ms
+            self.timeline.append(TimelineEntry(kind, name, start, ms, stream, **details))
 
     # ------------------------------------------------------------ handles and strings
 

@@ -60,9 +60,13 @@ def _copy_async(context, dst, src, count, stream) -> int:
     return calls.cudaMemcpyAsync.__wrapped__(context, dst, src, count, MEMCPY_DEFAULT, stream)
 
 
+def _copy(context, dst, src, count) -> int:
+    return calls.cudaMemcpy.__wrapped__(context, dst, src, count, MEMCPY_DEFAULT)
+
+
 # Every direction of a copy is the runtime's cudaMemcpyDefault copy: unified addresses say which.
 for _name in ("cuMemcpy", "cuMemcpyHtoD_v2", "cuMemcpyDtoH_v2", "cuMemcpyDtoD_v2"):
-    _registered(_name, calls._copy)
+    _registered(_name, _copy)
 for _name in ("cuMemcpyAsync", "cuMemcpyHtoDAsync_v2", "cuMemcpyDtoHAsync_v2", "cuMemcpyDtoDAsync_v2"):
     _registered(_name, _copy_async)
 

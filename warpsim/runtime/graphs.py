@@ -568,7 +568,7 @@ def cudaGraphAddEmptyNode(context, out, graph, dependencies, count):
 def event_record(context, event: int):
     """What an event record node does when it runs: the graph's work before it is done."""
     def record(stream=0):
-        context.events[event].gpu_ms = context.event_ms()
+        context.events[event].gpu_ms = context.event_ms(stream)
         context.events[event].captured = None
         return SUCCESS
     return record

@@ -1,0 +1,19 @@
+"""The predicted GPU clock runs streams side by side (runtime/gpu_clock.py): CUDA events around
+kernels of several streams read what a GPU would take (tests/runtime/programs/stream_overlap.cu)."""
+
+import pytest
+
+pytestmark = pytest.mark.programs
+
+
+def test_streams_share_the_sms_and_keep_the_legacy_streams_order(built, run):
+    result = run(built("stream_overlap"), "20000")
+    assert result.returncode == 0, result.stdout + result.stderr
+    ratio = {name: float(value) for name, value in (line.rsplit(" ", 1) for line in result.stdout.splitlines())}
+    assert ratio["eight streams"] == pytest.approx(1.0, abs=0.15)          # one SM each: side by side
+    assert ratio["one stream"] == pytest.approx(8.0, rel=0.05)             # one after another
+    assert ratio["four full kernels on four streams"] == pytest.approx(4.0, rel=0.1)   # every SM each
+    assert 4.0 < ratio["blocking stream after the legacy one"] <= 5.0       # waits for the legacy stream
+    assert ratio["non-blocking stream after the legacy one"] == pytest.approx(1.0, abs=0.15)
+    assert 2.5 < ratio["waiting for another stream's event"] <= 3.0
+    assert ratio["waited at least the cycles"] == 1
