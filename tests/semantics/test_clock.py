@@ -65,3 +65,20 @@ def test_warps_sharing_an_sm_wait_fewer_iterations_each():
     _, shared, _ = _spin(1, 1024, cycles, profiled=False)
     # 32 warps on one SM's four schedulers issue every 8 cycles each, where one warp alone issues every 4
     assert shared.max() == pytest.approx(alone[0] / 2, rel=0.1)
+
+
+def test_the_sass_clock_advances_by_the_loops_stall_counts():
+    """On the SASS executor each instruction holds its warp's issue for its control code's stall count,
+    as on the GPU: a one-warp wait runs cycles / (the loop's stall counts) iterations."""
+    from warpsim.sass import sass_of
+    from warpsim.semantics.clock import issue_cycles
+    cycles = 4000
+    _, rounds, _ = _spin(1, 1, cycles, profiled=True)
+    f = cp.RawModule(code=SPIN).get_function("spin")
+    instructions = sass_of(f.loaded_module).kernel("spin").instructions
+    clock_reads = [k for k, ins in enumerate(instructions) if ins.opcode in ("CS2R", "S2UR", "S2R")
+                   and any(op.text.startswith("SR_CLOCK") for op in ins.operands)]
+    branch = next(k for k in range(clock_reads[1], len(instructions)) if instructions[k].opcode == "BRA")
+    loop = sum(issue_cycles(ins.control.stall) for ins in instructions[clock_reads[1]:branch + 1])
+    assert loop > 2 * 4                              # ptxas's stall counts, not one cycle an instruction
+    assert rounds[0] == pytest.approx(cycles / loop, rel=0.05)      # (the loop block may hold one more)

@@ -42,6 +42,7 @@ class LoopTable:
         self.item_start = np.zeros(n_blocks + 1, dtype=np.int64)
         self.control = np.zeros((n_blocks, 6), dtype=np.int64)   # kind, jump, fall, guard file (0 P, 1 UP), row, invert
         self.n_steps = np.array([len(b.steps) for b in program.blocks], dtype=np.int64)
+        self.issue_cycles = np.array([b.issue_cycles for b in program.blocks], dtype=np.int64)   # (st.clock's)
         self.block_start = np.array([b.start for b in program.blocks], dtype=np.int64)
         self.why: dict = {}
         # the program's value specs (one list, shared by all its segments): the batch's value table

@@ -49,13 +49,13 @@ LOOP_ROUNDS = 256       # rounds one call may run (the activity trace's log hold
 @njit(cache=True, nogil=True)
 def run_rounds(limit, pc, wait_kind, bsync_barrier, B, starved, rotating, last_pc, yields, patience, exited,
                chosen, group_pc, bounds, picked, warp_pc, first_chosen, run_warp, run_start, run_lanes, group_runs,
-               chosen_u, picked_u, block_at_pc, item_start, items, control, n_steps, segment, code, local,
+               chosen_u, picked_u, block_at_pc, item_start, items, control, issue_cycles, segment, code, local,
                r_rows, r_uniform, r_read, r_written, p_rows, p_uniform, p_read, p_written, constants, fixed,
                R, P, UR, UP, values, exclusive, tile, tile_p, on, T, TB, O, OB,
                warp_count, lane_count, partial, split, guard_true, arrivals, is_bsync,
                log_row, log_block, log_lanes, log_len, place_pc, place_mask, n_places, out):
-    """Runs rounds (see the module docstring); returns the status. out gets [rounds run, the warp
-    instructions they issued (st.clock's step), groups of the last round selected, live lanes, groups of
+    """Runs rounds (see the module docstring); returns the status. out gets [rounds run, the issue
+    cycles of the blocks they ran (st.clock's step), groups of the last round selected, live lanes, groups of
     it the loop ran]. The arrays it slices or takes rows of are borrowed (borrowed.py)."""
     code, local, segment, items, control = borrowed(code), borrowed(local), borrowed(segment), borrowed(items), \
         borrowed(control)
@@ -162,7 +162,7 @@ def run_rounds(limit, pc, wait_kind, bsync_barrier, B, starved, rotating, last_p
                 guard_true[ctl[6]] += taken
             warp_count[b] += last_run - first_run
             lane_count[b] += hi - lo
-            clock += n_steps[b]
+            clock += issue_cycles[b]
         if covered < groups:                                # the engine runs the rest of the round
             status = PENDING
             break
@@ -234,7 +234,7 @@ class RoundLoop:
         values, _, _, on, T, TB, O, OB = segment_buffers(st, t.specs)
         status = run_rounds(limit, st.pc, st.program.wait_kind, select.bsync_barrier, st.B, st.starved, st.rotating,
                             st.last_pc, st.program.yields, patience, select.exited, *select.buffers, *self.views,
-                            t.block_at_pc, t.item_start, t.items, self.control, t.n_steps, t.segment, t.code, t.local,
+                            t.block_at_pc, t.item_start, t.items, self.control, t.issue_cycles, t.segment, t.code, t.local,
                             t.r_rows, t.r_uniform, t.r_read, t.r_written, t.p_rows, t.p_uniform, t.p_read, t.p_written,
                             t.constants, t.fixed, st.R, st.P, st.UR, st.UP, values, st.exclusive, self.tile,
                             self.tile_p, on, T, TB, O, OB, record.warp_count, record.lane_count, record.partial,

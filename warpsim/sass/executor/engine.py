@@ -278,8 +278,7 @@ def execute_block(st: SassState, block, g: Group) -> np.ndarray:
                 if on.any():
                     next_pc[on] = control.target(st, g.subset(on))
         st.pc[g.sel] = next_pc
-    issued = len(block.steps)
-    st.clock += issued
+    st.clock += block.issue_cycles
     for observer in st.block_observers:
         observer.sass_block_issued(st, block, g, pred_on, next_pc)
     return next_pc

@@ -5,8 +5,8 @@ CTA's rank in its cluster, which ptxas puts in bits 24 and up of every shared
 address: (SR_CgaCtaId << 24) + 0x400 is shared byte 0); SR_SWINHI
 / SR_LWINHI are the high words of the generic shared and local windows (the
 same windows warpsim's PTX machine uses, machine/memory.py). SR_CLOCKLO/HI read
-the SM cycles the batch's issued warp instructions stand for (semantics/clock.py),
-as the PTX machine's %clock64 does; SR_GLOBALTIMER* read the same.
+the SM cycles of the stall counts of the blocks run so far (semantics/clock.sass_clock);
+SR_GLOBALTIMER* read the same.
 """
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ from __future__ import annotations
 import numpy as np
 
 from ...semantics.addresses import LOCAL_WINDOW, SHARED_WINDOW
-from ...semantics.clock import sm_clock
+from ...semantics.clock import sass_clock
 from ...semantics.warp import LANE_MASKS, lane_mask
 from .operands import U32, U64, alu, dest, pred_dest, predicate, source
 from .table import Step, Unsupported, semantics
 
 
 def _cycles(st) -> int:
-    return sm_clock(st.clock, st.n_warps, st.n_ctas)
+    return sass_clock(st.clock, st.n_warps, st.n_ctas)
 
 
 def _clock(st, g):

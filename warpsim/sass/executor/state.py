@@ -152,7 +152,7 @@ class SassState:
         self.local = np.zeros(max(1, self.n * local_size), dtype=np.uint8)
         self.arrivals: dict = {}                # (cta slot, barrier id) -> threads that BAR.ARV'd
         self.printf_output = None               # where device printf writes (launch.run_launch sets stdout)
-        self.clock = 0                          # warp instructions issued so far (SR_CLOCKLO: semantics/clock.py)
+        self.clock = 0                          # its groups' blocks' issue cycles so far (SR_CLOCKLO: semantics/clock.py)
         self.rounds = 0
         self.issued = 0
         self.writes = 0                         # stores and atomics so far
