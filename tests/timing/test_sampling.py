@@ -96,34 +96,24 @@ def test_a_partial_last_cta_does_not_stand_for_a_share_of_the_grid(max_ctas):
     assert time_us(1_000_000) == pytest.approx(time_us(3907 * 256), rel=0.01)
 
 
-COLLATZ = r"""
-extern "C" __global__ void collatz(const int* x, int* out) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    unsigned v = x[i] + 1;
-    int steps = 0;
-    while (v != 1 && steps < 200) { v = (v & 1) ? 3 * v + 1 : v >> 1; ++steps; }
-    out[i] = steps;
-}
-"""
-
 
 def test_the_launch_recorder_counts_what_the_compiled_round_loop_ran():
     """A program's launches (`warpsim run`) each carry a LaunchTimingRecorder; the compiled round loop
     runs their rounds too, handing it every CTA's work and the sampled CTAs' logged issues, and the
     prediction is the one the rounds run in Python give."""
     from warpsim.timing.sample import LaunchTimingRecorder
-    kernel = ws.RawModule(code=COLLATZ).get_function("collatz")
-    x = ws.asarray(np.random.default_rng(5).integers(0, 1000, 64 * 256).astype(np.int32))
-    out = ws.zeros(64 * 256, dtype=np.int32)
-    params = pack_arguments(kernel.kernel_name, kernel.params, (x, out))
+    kernel = ws.RawModule(code=SOURCE).get_function("escape_time")
+    w = h = 128
+    out = ws.zeros(w * h, dtype=np.int32)
+    params = pack_arguments(kernel.kernel_name, kernel.params, (out, np.int32(w), np.int32(h), np.int32(100)))
     loaded = kernel.loaded_module
     predicted = {}
     for engine in ("numpy", "compiled"):
-        recorder = LaunchTimingRecorder(loaded, kernel.kernel_name, (64,), (256,), 0, "h200")
+        recorder = LaunchTimingRecorder(loaded, kernel.kernel_name, (8, 8), (16, 16), 0, "h200")
         with ws.settings(engine=engine):
-            loaded.launch(kernel.kernel_name, (64,), (256,), params, observers=(recorder,))
+            loaded.launch(kernel.kernel_name, (8, 8), (16, 16), params, observers=(recorder,))
         predicted[engine] = recorder.timing()
     ran = loaded.program.__dict__["_round_loop"].lanes_by_block
-    assert sum(ran.values()) > 64 * 256                         # the loop ran most rounds
+    assert sum(ran.values()) > w * h                            # the loop ran most rounds
     numpy_run, compiled_run = predicted["numpy"], predicted["compiled"]
     assert compiled_run.cycles == numpy_run.cycles and compiled_run.stalls == numpy_run.stalls
