@@ -90,11 +90,13 @@ def test_allocation_while_a_kernel_runs_loses_no_writes():
         def batch_started(self, ctx):       # inside the launch, which holds the device
             started.set()
 
+        def launch_finished(self, result):  # still inside it (after the launch returns, the allocating
+            times["launch finished"] = time.perf_counter()      # thread may run first)
+
     def launch():
         params = pack_arguments(kernel.kernel_name, kernel.params,
                                 (da, db, out, np.uint32(n), np.uint32(40)))
         kernel.loaded_module.launch(kernel.kernel_name, (n // 256,), (256,), params, observers=[Started()])
-        times["launch finished"] = time.perf_counter()
 
     def allocate():
         started.wait()
