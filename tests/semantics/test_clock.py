@@ -4,12 +4,7 @@ import numpy as np
 import pytest
 
 import warpsim as cp
-from warpsim.semantics.clock import (
-    LONE_WARP_CYCLES_PER_ISSUE,
-    SCHEDULERS_PER_SM,
-    SMS,
-    cycles_per_issue,
-)
+from warpsim.semantics.clock import LONE_WARP_CYCLES_PER_ISSUE, SMS, cycles_per_issue
 
 pytestmark = pytest.mark.nvrtc
 
@@ -27,11 +22,15 @@ extern "C" __global__ void spin(long long cycles, long long *waited, int *rounds
 """
 
 
-def test_an_issue_stands_for_the_cycles_of_the_sms_the_batch_fills():
-    assert cycles_per_issue(1, 1) == LONE_WARP_CYCLES_PER_ISSUE             # one warp: its dependent chain
-    assert cycles_per_issue(8, 1) == pytest.approx(LONE_WARP_CYCLES_PER_ISSUE / 8)
-    assert cycles_per_issue(32, 1) == pytest.approx(1 / SCHEDULERS_PER_SM)  # four schedulers, one issue each
-    assert cycles_per_issue(32 * 1000, 1000) == pytest.approx(1 / (SCHEDULERS_PER_SM * SMS))
+def test_an_issue_stands_for_a_round_of_the_launchs_warps_on_their_sm():
+    one = LONE_WARP_CYCLES_PER_ISSUE
+    assert cycles_per_issue(1, (1, 1, 1), (1, 1, 1)) == one                 # one warp: its dependent chain
+    assert cycles_per_issue(8, (1, 1, 1), (256, 1, 1)) == pytest.approx(one / 8)
+    assert cycles_per_issue(32, (1, 1, 1), (1024, 1, 1)) == pytest.approx(8 / 32)   # 8 a scheduler: turns
+    # a batch of a larger launch: the launch's 64 warps an SM set the pace, not the batch's
+    assert cycles_per_issue(4096, (1056, 1, 1), (256, 1, 1)) == pytest.approx(16 / 4096)
+    assert cycles_per_issue(256, (1056, 1, 1), (256, 1, 1)) == pytest.approx(16 / 256)
+    assert cycles_per_issue(SMS, (SMS, 1, 1), (32, 1, 1)) == pytest.approx(one / SMS)   # a warp on each SM
 
 
 def _spin(blocks: int, threads: int, cycles: int, profiled: bool):

@@ -4,8 +4,8 @@ instructions a batch has issued.
 A GPU's clock counts the SM's cycles. warpsim runs no cycles, so the clock stands for the cycles the
 issues so far would take: a warp alone issues one dependent instruction every
 LONE_WARP_CYCLES_PER_ISSUE cycles (a chain of FADD, FFMA or IMAD: 4.07 cycles on an H200, the
-preset's alu_latency and fma_latency), an SM's four schedulers issue at most one each a cycle, and
-the batch's CTAs spread over the SMs. So a busy-wait on clock64() for N cycles runs about as many
+preset's alu_latency and fma_latency), and an SM's four schedulers issue at most one each a cycle
+among the launch's warps on that SM. So a busy-wait on clock64() for N cycles runs about as many
 iterations as on the GPU (N over its few instructions' cycles, not N over their count), and the
 timing model's time for it is about N cycles too; a kernel timing a stretch of its own code with
 clock64() reads about the cycles that stretch takes beside the other warps of its SM. The SASS
@@ -19,20 +19,33 @@ from __future__ import annotations
 LONE_WARP_CYCLES_PER_ISSUE = 4     # a dependent ALU/FMA chain's issue interval, cycles (H200: 4.07)
 SCHEDULERS_PER_SM = 4              # warp instructions an SM issues a cycle, at most
 SMS = 132                          # the H200's SMs (machine/isa/moves.NUM_SMS is this)
+MAX_WARPS_PER_SM = 64              # the H200's resident warps an SM
 
 
-def cycles_per_issue(warps: int, ctas: int, sms: int = SMS) -> float:
-    """SM cycles one warp instruction issued by a batch of `warps` warps in `ctas` CTAs stands for:
-    the inverse of the issues a cycle of the SMs its CTAs fill."""
-    sms_used = max(1, min(ctas, sms))
-    warps_per_sm = max(1, -(-warps // sms_used))
-    per_sm = min(SCHEDULERS_PER_SM, warps_per_sm / LONE_WARP_CYCLES_PER_ISSUE)
-    return 1.0 / (per_sm * sms_used)
+def warps_per_sm(grid, block) -> int:
+    """The warps a launch keeps on each SM it fills: its warps over min(CTAs, SMS) SMs, at most an
+    SM's 64 (later waves take turns). From the launch, not the batch warpsim runs: a batch is a part
+    of what runs side by side."""
+    ctas = max(1, int(grid[0]) * int(grid[1]) * int(grid[2]))
+    warps_per_cta = -(-int(block[0]) * int(block[1]) * int(block[2]) // 32)
+    return min(MAX_WARPS_PER_SM, max(1, -(-ctas * warps_per_cta // min(ctas, SMS))))
 
 
-def sm_clock(issued: int, warps: int, ctas: int) -> int:
+def round_cycles(grid, block) -> float:
+    """Cycles a warp of the launch takes for each instruction it issues: LONE_WARP_CYCLES_PER_ISSUE
+    alone, or its turn among the SM's warps where they outnumber what four schedulers issue."""
+    return max(float(LONE_WARP_CYCLES_PER_ISSUE), warps_per_sm(grid, block) / SCHEDULERS_PER_SM)
+
+
+def cycles_per_issue(batch_warps: int, grid, block) -> float:
+    """SM cycles one warp instruction issued by a batch of `batch_warps` warps stands for: a round in
+    which each of them issues one takes round_cycles."""
+    return round_cycles(grid, block) / max(1, batch_warps)
+
+
+def sm_clock(issued: int, batch_warps: int, grid, block) -> int:
     """The 64-bit clock after `issued` warp instructions of the batch (cycles_per_issue)."""
-    return int(issued * cycles_per_issue(warps, ctas))
+    return int(issued * cycles_per_issue(batch_warps, grid, block))
 
 
 def issue_cycles(stall: int | None) -> int:
@@ -41,10 +54,8 @@ def issue_cycles(stall: int | None) -> int:
     return max(1, stall or 1)
 
 
-def sass_clock(stall_cycles: int, warps: int, ctas: int, sms: int = SMS) -> int:
+def sass_clock(stall_cycles: int, grid, block) -> int:
     """The SASS executor's clock: the stall cycles of the steps its groups ran (each group's block as
-    one warp alone would issue it), stretched where an SM's warps outnumber what its schedulers
-    issue beside each other (more than SCHEDULERS_PER_SM x LONE_WARP_CYCLES_PER_ISSUE)."""
-    warps_per_sm = max(1, -(-warps // max(1, min(ctas, sms))))
-    crowding = max(1.0, warps_per_sm / (SCHEDULERS_PER_SM * LONE_WARP_CYCLES_PER_ISSUE))
-    return int(stall_cycles * crowding)
+    one warp alone would issue it), stretched where the SM's warps outnumber what its schedulers
+    issue beside each other (round_cycles over LONE_WARP_CYCLES_PER_ISSUE)."""
+    return int(stall_cycles * round_cycles(grid, block) / LONE_WARP_CYCLES_PER_ISSUE)

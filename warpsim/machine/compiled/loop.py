@@ -241,7 +241,7 @@ class RoundLoop:
                 np.array([*ctx.block, *ctx.grid], dtype=np.uint32), record.full_count,
                 record.partial_lanes, record.split_count, record.guard_counts, record.log_row,
                 record.log_gid, record.log_lanes, record.log_len, record.warp_issued, ctx.issued,
-                cycles_per_issue(ctx.n_warps, ctx.n_ctas), round_out, *arrays)
+                cycles_per_issue(ctx.n_warps, ctx.grid, ctx.block), round_out, *arrays)
         ctx.round_issued = ctx.issued + int(round_out[0])     # (the engine runs the rest of that round)
         ctx.rounds += int(rounds)
         ctx.issued += int(issued)

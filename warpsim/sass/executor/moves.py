@@ -21,7 +21,7 @@ from .table import Step, Unsupported, semantics
 
 
 def _cycles(st) -> int:
-    return sass_clock(st.clock, st.n_warps, st.n_ctas)
+    return sass_clock(st.clock, st.grid, st.block)
 
 
 def _clock(st, g):
