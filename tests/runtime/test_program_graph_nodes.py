@@ -50,7 +50,7 @@ freed outside its graph and relaunched twice: matches 1
 graph memory in use covers both graphs' 1, high reset to it 1
 memory nodes by hand: address 1 size 1 freed names it 1 result matches 1
 free node of a pointer no node allocated cudaErrorInvalidValue
-alloc node on the host cudaErrorInvalidValue
+alloc node on the host cudaErrorNotSupported
 graph nodes done""".splitlines()
 
 

@@ -36,7 +36,9 @@ int main(int argc, char **argv) {
   size_t most = 0;                               // a CTA this big leaves room for one an SM
   CHECK(cudaDeviceGetAttribute((int *)&most, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0));
   CHECK(cudaFuncSetAttribute(spin, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)most));
-  spin<<<1, 1>>>(cycles, waited);                // (warm-up)
+  spin<<<1, 1>>>(cycles, waited);                // (warm-up, every stream: a GPU sets a stream up at its
+  for (auto &stream : s) spin<<<1, 1, 0, stream>>>(cycles, waited);           // first launch)
+  spin<<<1, 1, 0, apart>>>(cycles, waited);
   CHECK(cudaDeviceSynchronize());
 
   CHECK(cudaEventRecord(a));
