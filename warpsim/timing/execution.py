@@ -685,14 +685,18 @@ class PtxRecorder(_Recorder):
         ws, lanes = runs(idx >> 5)
         cta_slot = ws // self.warps_per_cta
         for cs in np.unique(cta_slot):
-            cid = int(ctx.cta_ids[cs])
-            if cid not in self.block_counts:
-                self.block_counts[cid] = np.zeros((self.warps_per_cta, self.n_blocks))
-                self.block_lanes[cid] = np.zeros((self.warps_per_cta, self.n_blocks))
+            counts, lanes_of = self._blocks_of(int(ctx.cta_ids[cs]))
             sel = cta_slot == cs
             rows = ws[sel] % self.warps_per_cta
-            self.block_counts[cid][rows, block.gid] += 1
-            self.block_lanes[cid][rows, block.gid] += lanes[sel]
+            counts[rows, block.gid] += 1
+            lanes_of[rows, block.gid] += lanes[sel]
+
+    def _blocks_of(self, cid: int) -> tuple:
+        """CTA cid's (warp x PTX block) matrices of executions and lanes, made on first use."""
+        if cid not in self.block_counts:
+            self.block_counts[cid] = np.zeros((self.warps_per_cta, self.n_blocks))
+            self.block_lanes[cid] = np.zeros((self.warps_per_cta, self.n_blocks))
+        return self.block_counts[cid], self.block_lanes[cid]
 
     def logged_issues(self, ctx, record, warps) -> None:
         """The compiled round loop's log of the batch warps `warps` (its rows, in order): their
@@ -701,13 +705,10 @@ class PtxRecorder(_Recorder):
             n = int(record.log_len[row])
             if not n:
                 continue
-            cid = int(ctx.cta_ids[w // self.warps_per_cta])
-            if cid not in self.block_counts:
-                self.block_counts[cid] = np.zeros((self.warps_per_cta, self.n_blocks))
-                self.block_lanes[cid] = np.zeros((self.warps_per_cta, self.n_blocks))
+            counts, lanes = self._blocks_of(int(ctx.cta_ids[w // self.warps_per_cta]))
             gids = record.log_gid[row, :n]
-            np.add.at(self.block_counts[cid][w % self.warps_per_cta], gids, 1)
-            np.add.at(self.block_lanes[cid][w % self.warps_per_cta], gids, record.log_lanes[row, :n])
+            np.add.at(counts[w % self.warps_per_cta], gids, 1)
+            np.add.at(lanes[w % self.warps_per_cta], gids, record.log_lanes[row, :n])
 
     def memory_access(self, ctx, site, space, kind, idx, addrs, size, count):
         line = getattr(site.ins, "line", None)

@@ -281,8 +281,9 @@ class LoopRecord:
     warp_count, lane_count: warp and thread executions; full_count: executions by all 32
     lanes, partial_lanes[block, k]: by k < 32 lanes; split_count: warp executions whose lanes
     left the block for different blocks; guard_counts: threads whose guard held, by
-    loop.guard_keys; warp_issued: each batch warp's warp instructions. For the warps `log_row` names (-1: none), log_gid/log_lanes[row, :log_len]
-    are every block they issued, in order, and its active lanes."""
+    loop.guard_keys; warp_issued: each batch warp's warp instructions. For the warps `log_row`
+    names (-1: none), log_gid/log_lanes[row, :log_len] are every block they issued, in order, and
+    its active lanes."""
 
     def __init__(self, loop, n_blocks: int, n_warps: int, logged, limit: int):
         self.loop = loop
