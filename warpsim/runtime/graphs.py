@@ -594,16 +594,12 @@ def cudaGraphAddEventWaitNode(context, out, graph, dependencies, count, event):
 def _mem_alloc_node(context, params: int, struct: str = "ws_mem_alloc_node_layout"):
     """A memory allocation node of a cudaMemAllocNodeParams (or, struct naming its layout, a
     cudaMemAllocNodeParamsV2): the graph-owned allocation made now."""
-    from .memory_pools import LOCATION_DEVICE, own_graph_memory, pool_properties
-    from .native import MEM_ALLOC_NODE_FIELDS, MEM_POOL_PROPS_FIELDS
+    from .memory_pools import own_graph_memory, pool_properties
+    from .native import MEM_ALLOC_NODE_FIELDS
     if not params:
         return context.fail(INVALID_VALUE)
     at = offsets(struct, MEM_ALLOC_NODE_FIELDS)
-    (location_type,) = read(params + at["poolProps"] + offsets("ws_mem_pool_props_layout",
-                                                               MEM_POOL_PROPS_FIELDS)["location.type"], "i")
-    if location_type > LOCATION_DEVICE:         # host memory: an H100 says cudaErrorNotSupported
-        return context.fail(CODES["cudaErrorNotSupported"])
-    _, _, refused = pool_properties(params + at["poolProps"])
+    _, _, refused = pool_properties(params + at["poolProps"], host_code=CODES["cudaErrorNotSupported"])
     (size,) = read(params + at["bytesize"], "Q")
     if refused or not size:
         return context.fail(refused or INVALID_VALUE)

@@ -215,10 +215,11 @@ def cudaDeviceSetMemPool(context, device, pool):
     return SUCCESS
 
 
-def pool_properties(props: int) -> tuple:
+def pool_properties(props: int, host_code: int = INVALID_VALUE) -> tuple:
     """(handle types, max size, cudaError_t) of a struct cudaMemPoolProps: device memory of device 0
     only (pinned allocations on the device), else cudaErrorInvalidValue; another device's id too, as
-    on an H100 (validation/programs/h100/program_tests_native.txt)."""
+    on an H100 (validation/programs/h100/program_tests_native.txt). A host location is `host_code`
+    (a graph's allocation node: cudaErrorNotSupported, as on the H100)."""
     from .hoststructs import offsets
     from .native import MEM_POOL_PROPS_FIELDS
     at = offsets("ws_mem_pool_props_layout", MEM_POOL_PROPS_FIELDS)
@@ -226,6 +227,8 @@ def pool_properties(props: int) -> tuple:
     (handle_types,) = _read(props + at["handleTypes"], "i")
     location_type, location_id = _read(props + at["location.type"], "i")[0], _read(props + at["location.id"], "i")[0]
     (max_size,) = _read(props + at["maxSize"], "Q")
+    if location_type > LOCATION_DEVICE:
+        return handle_types, max_size, host_code
     if alloc_type != ALLOCATION_TYPE_PINNED or location_type != LOCATION_DEVICE:
         return handle_types, max_size, INVALID_VALUE
     return handle_types, max_size, INVALID_VALUE if location_id != 0 else SUCCESS
@@ -330,7 +333,6 @@ def own_graph_memory(context, address: int, size: int) -> None:
     memory attributes report it)."""
     context.graph_allocations[address] = size
     context.graph_memory_high = max(context.graph_memory_high, sum(context.graph_allocations.values()))
-
 
 
 GRAPH_MEM_USED, GRAPH_MEM_USED_HIGH, GRAPH_MEM_RESERVED, GRAPH_MEM_RESERVED_HIGH = 0, 1, 2, 3

@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..sass.stall_reasons import WALK, produced_by
+from ..semantics.clock import issue_cycles
 from .pipes import pipe_of, result_latency, stall_reason_of_wait
 
 REASONS = produced_by(WALK)     # selected, wait, short_scoreboard, long_scoreboard, barrier, branch_resolving
@@ -127,7 +128,7 @@ def _walk_block(block, instructions, pipes, opcodes, preset, memory_latency, bar
         for i in range(block.start, block.end):
             ins = instructions[i]
             cc = ins.control
-            fixed = 0.0 if stall_prev is None else max(1.0, float(stall_prev))
+            fixed = 0.0 if stall_prev is None else float(issue_cycles(stall_prev))
             t_fixed = t + fixed
             t_issue, reason = t_fixed, None
             if cc is not None and cc.wait_mask:
