@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import warpsim as cp
-from warpsim.semantics.clock import LONE_WARP_CYCLES_PER_ISSUE, SMS, cycles_per_issue
+from warpsim.semantics.clock import LONE_WARP_CYCLES_PER_ISSUE, SMS, clock_per_cycle
 
 pytestmark = pytest.mark.nvrtc
 
@@ -23,14 +23,16 @@ extern "C" __global__ void spin(long long cycles, long long *waited, int *rounds
 
 
 def test_an_issue_stands_for_a_round_of_the_launchs_warps_on_their_sm():
+    def per_issue(batch_warps, grid, block):        # clock ticks of one PTX instruction without SASS
+        return LONE_WARP_CYCLES_PER_ISSUE * clock_per_cycle(batch_warps, grid, block)
     one = LONE_WARP_CYCLES_PER_ISSUE
-    assert cycles_per_issue(1, (1, 1, 1), (1, 1, 1)) == one                 # one warp: its dependent chain
-    assert cycles_per_issue(8, (1, 1, 1), (256, 1, 1)) == pytest.approx(one / 8)
-    assert cycles_per_issue(32, (1, 1, 1), (1024, 1, 1)) == pytest.approx(8 / 32)   # 8 a scheduler: turns
+    assert per_issue(1, (1, 1, 1), (1, 1, 1)) == one                 # one warp: its dependent chain
+    assert per_issue(8, (1, 1, 1), (256, 1, 1)) == pytest.approx(one / 8)
+    assert per_issue(32, (1, 1, 1), (1024, 1, 1)) == pytest.approx(8 / 32)   # 8 a scheduler: turns
     # a batch of a larger launch: the launch's 64 warps an SM set the pace, not the batch's
-    assert cycles_per_issue(4096, (1056, 1, 1), (256, 1, 1)) == pytest.approx(16 / 4096)
-    assert cycles_per_issue(256, (1056, 1, 1), (256, 1, 1)) == pytest.approx(16 / 256)
-    assert cycles_per_issue(SMS, (SMS, 1, 1), (32, 1, 1)) == pytest.approx(one / SMS)   # a warp on each SM
+    assert per_issue(4096, (1056, 1, 1), (256, 1, 1)) == pytest.approx(16 / 4096)
+    assert per_issue(256, (1056, 1, 1), (256, 1, 1)) == pytest.approx(16 / 256)
+    assert per_issue(SMS, (SMS, 1, 1), (32, 1, 1)) == pytest.approx(one / SMS)   # a warp on each SM
 
 
 def _spin(blocks: int, threads: int, cycles: int, profiled: bool):
@@ -81,3 +83,22 @@ def test_the_sass_clock_advances_by_the_loops_stall_counts():
     loop = sum(issue_cycles(ins.control.stall) for ins in instructions[clock_reads[1]:branch + 1])
     assert loop > 2 * 4                              # ptxas's stall counts, not one cycle an instruction
     assert rounds[0] == pytest.approx(cycles / loop, rel=0.05)      # (the loop block may hold one more)
+
+
+def test_a_profile_with_a_gpu_runs_the_ptx_machines_wait_as_the_sass_executor_does():
+    """A launch whose observers know its SASS (the timing model's recorder of a PTX run, as under
+    `warpsim run`) clocks each PTX block by the stall counts of its SASS: the same iterations as the
+    SASS executor, and a predicted time from either run of the same cycles."""
+    cycles = 40000
+    f = cp.RawModule(code=SPIN).get_function("spin")
+    runs = {}
+    for level in ("ptx", "sass"):
+        waited, rounds, low = cp.zeros(1, np.int64), cp.zeros(1, np.int32), cp.zeros(1, np.uint32)
+        with cp.settings(sass_verify=False, gpu="h200"), cp.profile(level=level) as prof:
+            f((1,), (1,), (np.int64(cycles), waited, rounds, low))
+        assert prof[0].execution == level
+        runs[level] = int(rounds.get()[0]), prof[0].timing.cycles
+    _, plain, _ = _spin(1, 1, cycles, profiled=False)
+    assert runs["ptx"][0] == pytest.approx(runs["sass"][0], abs=2)
+    assert runs["ptx"][0] < 0.7 * plain[0]           # its SASS takes longer than 4 cycles a PTX instruction
+    assert runs["ptx"][1] == pytest.approx(runs["sass"][1], rel=0.1)

@@ -27,6 +27,7 @@ import numpy as np
 
 from ..errors import BudgetExceeded, DeadlockError
 from ..semantics import barriers
+from ..semantics.clock import LONE_WARP_CYCLES_PER_ISSUE
 from .lanes import lanes_text
 from .codegen import compile_block
 from .compiled import LONG_BATCH_ROUNDS, block_tier, check_engine, compiled_loop, compiled_rounds
@@ -65,6 +66,7 @@ def run_batch(ctx, observers=()):
     ctx.model = model
     ctx.engine = check_engine(ctx.settings.engine)
     model.start(ctx)
+    ctx.block_cycles = block_cycles(program, observers)
     if observers:                         # (the launch state starts with none of each)
         ctx.block_observers = observers_of(observers, "block_executed")
         ctx.barrier_observers = observers_of(observers, "barrier_released")
@@ -107,7 +109,7 @@ def run_batch(ctx, observers=()):
                           else converged_group(ctx, model, runnable) or issuing_groups(ctx, model, runnable, LANES))
         # 2. execute
         if not from_loop:
-            ctx.round_issued = ctx.issued       # (a round the loop began set it: RoundLoop.run)
+            ctx.round_clocked = ctx.clocked     # (a round the loop began set it: RoundLoop.run)
         for gid, idx, ws in groups:
             execute(ctx, gid, idx, ws)
             barrier_waits |= program.blocks[gid].kind == "barrier"
@@ -119,6 +121,23 @@ def run_batch(ctx, observers=()):
                 barrier_waits = bool((ctx.status == AT_BARRIER).any())
         # 4. guard
         guard(ctx, watchdog, rounds_done=1)
+
+
+def block_cycles(program, observers) -> np.ndarray:
+    """Per block of the program, the issue cycles one warp's issue of it adds to the clock kernels
+    read (semantics/clock.py): what an observer that knows the kernel's SASS says (the stall counts of
+    the SASS instructions the block stands for: LaunchObserver.clock_cycles), so that a wait on
+    clock64() runs the iterations the SASS executor and the GPU run; else LONE_WARP_CYCLES_PER_ISSUE
+    an instruction."""
+    for obs in observers_of(observers, "clock_cycles"):
+        cycles = obs.clock_cycles(program)
+        if cycles is not None:
+            return cycles
+    cycles = program.__dict__.get("_block_cycles")
+    if cycles is None:
+        cycles = program._block_cycles = np.array([LONE_WARP_CYCLES_PER_ISSUE * len(b.instructions)
+                                                   for b in program.blocks], dtype=np.float64)
+    return cycles
 
 
 LANES = np.arange(32, dtype=np.int64)
@@ -250,6 +269,7 @@ def execute(ctx, gid, idx, warps=None):
     if warps is None:
         warps = np.unique(idx >> 5)
     ctx.issued += len(warps) * len(block.instructions)
+    ctx.clocked += len(warps) * ctx.block_cycles[block.gid]
     ctx.thread_instructions += len(idx) * len(block.instructions)
     for obs in ctx.block_observers:
         obs.block_executed(ctx, block, idx, warps)

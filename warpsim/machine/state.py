@@ -230,7 +230,9 @@ _STARTING_VALUES = {
     "started": None,              # process_time when the batch started, once the watchdog asks
     "wall_started": 0.0,          # perf_counter when the batch started
     "issued": 0,                  # warp instructions issued (for the budget)
-    "round_issued": 0,            # ... before the round running now (the clock it reads: isa/moves.py)
+    "clocked": 0.0,               # their issue cycles (block_cycles per block issued: the clock's count)
+    "round_clocked": 0.0,         # ... before the round running now (the clock it reads: isa/moves.py)
+    "block_cycles": None,         # per block, the issue cycles of one warp's issue (engine.block_cycles)
     "thread_instructions": 0,     # instructions times the lanes that executed them
     "rounds": 0,
     "next_converged_look": 0,     # the round a large batch next looks for one converged group (engine)

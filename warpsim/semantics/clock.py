@@ -37,15 +37,18 @@ def round_cycles(grid, block) -> float:
     return max(float(LONE_WARP_CYCLES_PER_ISSUE), warps_per_sm(grid, block) / SCHEDULERS_PER_SM)
 
 
-def cycles_per_issue(batch_warps: int, grid, block) -> float:
-    """SM cycles one warp instruction issued by a batch of `batch_warps` warps stands for: a round in
-    which each of them issues one takes round_cycles."""
-    return round_cycles(grid, block) / max(1, batch_warps)
+def clock_per_cycle(batch_warps: int, grid, block) -> float:
+    """Clock ticks one issue cycle of a warp instruction of a batch of `batch_warps` warps stands for:
+    a round in which each of them issues an instruction of LONE_WARP_CYCLES_PER_ISSUE cycles takes
+    round_cycles."""
+    return round_cycles(grid, block) / (LONE_WARP_CYCLES_PER_ISSUE * max(1, batch_warps))
 
 
-def sm_clock(issued: int, batch_warps: int, grid, block) -> int:
-    """The 64-bit clock after `issued` warp instructions of the batch (cycles_per_issue)."""
-    return int(issued * cycles_per_issue(batch_warps, grid, block))
+def sm_clock(cycles: float, batch_warps: int, grid, block) -> int:
+    """The 64-bit clock after the batch's warp instructions of `cycles` issue cycles in all (each PTX
+    instruction LONE_WARP_CYCLES_PER_ISSUE, or the stall counts of the SASS it stands for where the
+    launch's observers know its SASS: machine/events.LaunchObserver.clock_cycles)."""
+    return int(cycles * clock_per_cycle(batch_warps, grid, block))
 
 
 def issue_cycles(stall: int | None) -> int:

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...semantics.clock import cycles_per_issue
+from ...semantics.clock import clock_per_cycle
 from .block import BlockSource, compile_source, compile_time_excluded, is_cached_on_disk
 from .rounds import NO_PC, group_by_block
 
@@ -59,8 +59,8 @@ FAULT = {FAULT}
 def run_rounds(pc, status, starved, rotating, last_pc, patience, independent, enabled, n_ins,
                limit, max_issued, warp_count, lane_count, warp_pc, mem32, mem64, starts, ends,
                heap_bytes, fault, ran, param32, param64, tid, ctaid, dims, full_count, partial_lanes,
-               split_count, guard_counts, log_row, log_gid, log_lanes, log_len, warp_issued, clock_base,
-               clock_scale, round_out{arrays}):
+               split_count, guard_counts, log_row, log_gid, log_lanes, log_len, warp_issued, block_cycles,
+               clock_base, clock_scale, round_out{arrays}):
     n_warps = pc.shape[0] // 32
     allocation_start = np.uint64(1)     # the allocation of the last load: none yet
     allocation_end = np.uint64(0)
@@ -71,9 +71,10 @@ def run_rounds(pc, status, starved, rotating, last_pc, patience, independent, en
         lowest[w], divergent[w] = scan_warp(pc, status, w * 32)
     rounds = 0
     issued = 0
+    clocked = 0.0                       # the issue cycles of those issues (engine.block_cycles)
     while True:
-        round_out[0] = issued           # the round's clock: the issues before it (machine/isa/moves.py)
-        round_clock = np.uint64(np.float64(clock_base + issued) * clock_scale)
+        round_out[0] = clocked          # the round's clock: the issues before it (machine/isa/moves.py)
+        round_clock = np.uint64((clock_base + clocked) * clock_scale)
         running = False
         for w in range(n_warps):
             if lowest[w] != NO_PC:
@@ -103,6 +104,8 @@ def run_rounds(pc, status, starved, rotating, last_pc, patience, independent, en
             warp_count[gid] += 1
             lane_count[gid] += lanes
             issued += n_ins[gid]
+            clocked += block_cycles[gid]
+            round_out[1] = clocked
             warp_issued[w] += n_ins[gid]
             if lanes == 32:                 # what the profiler counts (metrics/counters.py)
                 full_count[gid] += 1
@@ -230,7 +233,7 @@ class RoundLoop:
         if ctx.warp_sync_observers and self.warp_sync:      # and their meetings
             enabled = enabled.copy()
             enabled[list(self.warp_sync)] = False
-        round_out = np.zeros(1, dtype=np.int64)
+        round_out = np.zeros(2, dtype=np.float64)      # the issue cycles before the last round, and all
         with compile_time_excluded(ctx, self.dispatcher):
             rounds, issued, outcome = self.dispatcher(
                 ctx.pc, ctx.status, ctx.starved, ctx.rotating, ctx.last_pc, patience, independent,
@@ -240,9 +243,10 @@ class RoundLoop:
                 ctx.params.view(np.uint32), ctx.params.view(np.uint64), ctx.tid, ctx.ctaid,
                 np.array([*ctx.block, *ctx.grid], dtype=np.uint32), record.full_count,
                 record.partial_lanes, record.split_count, record.guard_counts, record.log_row,
-                record.log_gid, record.log_lanes, record.log_len, record.warp_issued, ctx.issued,
-                cycles_per_issue(ctx.n_warps, ctx.grid, ctx.block), round_out, *arrays)
-        ctx.round_issued = ctx.issued + int(round_out[0])     # (the engine runs the rest of that round)
+                record.log_gid, record.log_lanes, record.log_len, record.warp_issued, ctx.block_cycles,
+                float(ctx.clocked), clock_per_cycle(ctx.n_warps, ctx.grid, ctx.block), round_out, *arrays)
+        ctx.round_clocked = ctx.clocked + float(round_out[0])     # (the engine runs the rest of that round)
+        ctx.clocked += float(round_out[1])
         ctx.rounds += int(rounds)
         ctx.issued += int(issued)
         blocks_run = np.flatnonzero(record.lane_count)

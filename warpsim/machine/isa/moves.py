@@ -95,7 +95,7 @@ def _clock(ctx) -> int:
     """%clock64: the SM cycles the batch's issues before this round stand for (semantics/clock.py).
     Every warp of a round reads one value, so the compiled round loop, which runs a round's warps in
     another order than the engine's blocks, reads the same (compiled/block.py's special)."""
-    return sm_clock(ctx.round_issued, ctx.n_warps, ctx.grid, ctx.block)
+    return sm_clock(ctx.round_clocked, ctx.n_warps, ctx.grid, ctx.block)
 
 
 def _axis(name):
