@@ -13,11 +13,21 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..semantics.clock import issue_cycles
 from .async_groups import is_mma_wait
-from .pipes import QUEUE_PIPES, pipe_cycles, pipe_of, tensor_cycles
+from .pipes import (
+    QUEUE_PIPES,
+    pipe_cycles,
+    pipe_of,
+    result_latency,
+    stall_reason_of_wait,
+    tensor_cycles,
+)
 from .register_banks import bank_reads
 
 BRANCH_OPCODES = ("BRA", "BRX", "JMP", "JMX")
+MEMORY_PIPES = ("global", "local")      # loads whose latency the model works out per launch (walk.py)
+SCOREBOARDS = 6           # a control code's scoreboards (its wait mask's bits)
 PRESETS_KEPT = 4          # presets whose tables a function keeps (a GPU and its tensor-clock copy, say)
 
 
@@ -42,6 +52,16 @@ class FunctionFacts:
         self.in_stretch = _frozen(np.eye(len(barrier_at) + 1)[np.searchsorted(barrier_at, np.arange(n))]) \
             if len(barrier_at) else None
         self.before_barrier = _frozen(before_barrier(function, self.is_barrier))
+        # the walk's reading of each control code (walk.py): the cycles it holds the warp's issue, the
+        # scoreboards it waits on (in order), the ones it sets, and why a wait on what it writes stalls
+        controls = [ins.control for ins in instructions]
+        self.issue_after = [float(issue_cycles(cc.stall if cc is not None else 1)) for cc in controls]
+        self.waits_on = [tuple(sb for sb in range(SCOREBOARDS) if cc.wait_mask >> sb & 1)
+                         if cc is not None and cc.wait_mask else () for cc in controls]
+        self.write_barrier = [cc.write_barrier if cc is not None else None for cc in controls]
+        self.read_barrier = [cc.read_barrier if cc is not None else None for cc in controls]
+        self.wait_reason = [_scoreboard_reason(p) if wb is not None else None
+                            for p, wb in zip(self.pipes, self.write_barrier)]
         self._presets: list = []      # [(preset, PresetFacts)], the latest last
 
     def on(self, preset) -> PresetFacts:
@@ -78,6 +98,10 @@ class PresetFacts:
         # another's FFMA loop in the same sub-partitions takes 0.87 of the two alone added, ncu's
         # dispatch_stall 1.27 an issue; beside MUFU work it keeps its pace)
         self.hold_tensor = _frozen(self.pipe_hold["tensor"] + facts.is_fp32 * hold["fp32"])
+        # cycles until a scoreboard-released result is ready; None for memory, whose latency the model
+        # works out per launch
+        self.result_latency = [None if q in MEMORY_PIPES else result_latency(op, q, preset)
+                               for op, q in zip(facts.opcodes, facts.pipes)]
 
 
 def function_facts(function) -> FunctionFacts:
@@ -111,6 +135,14 @@ def before_barrier(function, is_barrier: np.ndarray) -> np.ndarray:
         for i in range(b.start, b.end):
             out[i] = float(later or is_barrier[i:b.end].any())
     return out
+
+
+def _scoreboard_reason(pipe: str) -> str | None:
+    """stall_reason_of_wait, None for a pipe no reason waits on (the walk raises that if it gets there)."""
+    try:
+        return stall_reason_of_wait(pipe)
+    except KeyError:
+        return None
 
 
 def _frozen(array: np.ndarray) -> np.ndarray:
