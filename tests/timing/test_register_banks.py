@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import warpsim as ws
-import warpsim.timing.model as timing_model
+import warpsim.timing.facts as timing_facts
 from warpsim.api.raw import pack_arguments
 from warpsim.sass import sass_of
 from warpsim.sass.disasm import parse_instruction
@@ -75,7 +75,8 @@ def test_a_sub_partition_full_of_warps_goes_at_its_busiest_banks_pace(monkeypatc
         return predict(k.loaded_module, k.kernel_name, (grid,), (128,), args, 0, gpu="h200", max_ctas=4)
 
     full, lone = timed(132 * 16), timed(132)
-    monkeypatch.setattr(timing_model, "bank_reads", lambda instructions, pipes: np.zeros((len(instructions), BANKS)))
+    monkeypatch.setattr(timing_facts, "bank_reads", lambda instructions, pipes: np.zeros((len(instructions), BANKS)))
+    monkeypatch.delattr(fn, "_timing_facts")      # the kernel's tables made again, without bank reads
     full_free, lone_free = timed(132 * 16), timed(132)
     assert full.time_s > 1.2 * full_free.time_s
     assert full.stalls["dispatch_stall"] > 0.1 and full_free.stalls.get("dispatch_stall", 0.0) == 0.0

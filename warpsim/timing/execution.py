@@ -320,6 +320,20 @@ def atomic_line_load(warps: np.ndarray, addrs: np.ndarray) -> tuple:
     return wl & ((1 << 40) - 1), same, n_addresses, wl >> 40, lanes
 
 
+def first_of_rows(*columns: np.ndarray) -> np.ndarray:
+    """Where each distinct row of the non-negative integer `columns` first occurs, rows in ascending
+    order: np.unique(np.stack(columns), axis=1, return_index=True)[1], from one int64 key where the
+    columns' bits fit in 63 (a sort of one key, not of rows: 2 of the 4 ms the model's memory summary
+    took on a small launch)."""
+    widths = [int(c.max()).bit_length() if len(c) else 0 for c in columns]
+    if sum(widths) > 63:
+        return np.unique(np.stack(columns), axis=1, return_index=True)[1]
+    key = np.zeros(len(columns[0]), dtype=np.int64)
+    for column, width in zip(columns, widths):
+        key = (key << width) | column.astype(np.int64)
+    return np.unique(key, return_index=True)[1]
+
+
 def _chunk_spread(chunk: np.ndarray, cta: np.ndarray) -> tuple:
     """(distinct chunks per sampled CTA, chunks the lowest one moves per CTA index): CTAs resident
     together are consecutive, so a wave of W of them touches about first + advance * (W - 1). Where
@@ -484,7 +498,7 @@ class _Recorder(LaunchObserver):
             # a sector another warp of the CTA first read in the same issue of the same load: the
             # warps run that load in step, so this one waits on the same miss rather than hitting L1
             # (a warp reaching the load later, at another iteration, finds the sector in L1)
-            requested = np.unique(np.stack([calls, warps, which]), axis=1, return_index=True)[1]
+            requested = first_of_rows(calls, warps, which)
             first_of = first[which[requested]]
             in_step = (calls[first_of] == calls[requested]) & (warps[first_of] != warps[requested])
             per_site_in_step = np.bincount(sites[requested][in_step], minlength=len(per_site))

@@ -27,8 +27,7 @@ def _weights(function, costs, branch_taken_cycles: float) -> dict:
     """Per reason, a weight per SASS instruction (over the sampled CTAs' executions)."""
     e = costs.total_exec
     walk = costs.walk.cost
-    pipes = costs.pipes
-    is_exit = np.array([ins.opcode == "EXIT" for ins in function.instructions], dtype=float)
+    facts = costs.facts             # (facts.py: the function's per-instruction tables)
     taken = np.zeros(len(e))
     for i in costs.branches:
         nxt = e[i + 1] if i + 1 < len(e) else 0.0
@@ -48,9 +47,9 @@ def _weights(function, costs, branch_taken_cycles: float) -> dict:
         "math_pipe_throttle": math,
         "mio_throttle": e * costs.per_exec["wavefronts"] + mufu,
         "lg_throttle": e * costs.per_exec["tags"],
-        "drain": e * is_exit,
+        "drain": e * facts.is_exit,
         "_memory": e * (costs.per_exec["l2"] + costs.per_exec["dram"]),
-        "_pipes": np.array([1.0 if p not in ("branch", "uniform") else 0.0 for p in pipes]) * e,
+        "_pipes": facts.issues_to_pipe * e,
     }
 
 
@@ -80,9 +79,10 @@ def line_stalls(function, costs, stalls: dict, issued: float, branch_taken_cycle
     if not per:
         return []
     grand = sum(v.sum() for v in per.values())
+    per = {r: v.tolist() for r, v in per.items()}       # (Python floats: read one at a time below)
     rows = {}
     for i, ins in enumerate(function.instructions):
-        cycles = {r: float(v[i]) for r, v in per.items() if v[i] > 0}
+        cycles = {r: v[i] for r, v in per.items() if v[i] > 0}
         if not cycles:
             continue
         key = tuple(ins.source) if ins.source else ("", None)

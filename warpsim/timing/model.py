@@ -23,14 +23,15 @@ from dataclasses import replace
 
 import numpy as np
 
-from .pipes import pipe_cycles, pipe_of, tensor_cycles
-from .async_groups import add_group_waits, copy_group_latency, cp_async_l2_share, is_mma_wait
+from .async_groups import add_group_waits, copy_group_latency, cp_async_l2_share
+from .facts import function_facts
 from .presets import gpu_preset
 from .queueing import Station, mva
 from .lines import line_stalls
-from .register_banks import BANKS, bank_reads
+from .register_banks import BANKS
 from .reuse import kept_share
 from .execution import as_grid
+from .pipes import QUEUE_PIPES
 from .result import Timing
 from ..sass.executor.async_copy import TMA_UNIT
 from ..sass.stall_reasons import STALL_REASONS, TAKEN_BRANCHES, WALK
@@ -38,7 +39,6 @@ from .walk import DELAYS_OF_WALK, REASONS, walk_function
 
 # Global figures of the model (per GPU architecture, not per kernel).
 KERNEL_OVERHEAD_US = 2.0          # fixed start and drain of a launch inside gpu__time_duration [assumed]
-QUEUE_PIPES = ("fma", "alu", "fp64", "mufu", "tensor")
 # what holds a sub-partition: its issue slot, each pipe, and the tensor core with the FP32 issues that
 # cannot run beside it (KernelCosts.hold_tensor); each works beside the others
 BANK_UNITS = tuple(f"bank{b}" for b in range(BANKS))    # the register file's banks (register_banks.py)
@@ -163,11 +163,9 @@ class KernelCosts:
                  l2_since: float | None = None, l1_lines: float = np.inf):
         fn = ex.function
         n = len(fn.instructions)
-        self.pipes = [pipe_of(ins.opcode) for ins in fn.instructions]
-        self.branches = [i for i, ins in enumerate(fn.instructions) if ins.opcode in ("BRA", "BRX", "JMP", "JMX")]
-        self.guarded = {i: fn.instructions[i].is_guarded for i in self.branches}
-        self.is_barrier = np.array([p == "barrier" for p in self.pipes], dtype=float)
-        self.is_wgmma_wait = np.array([is_mma_wait(ins) for ins in fn.instructions], dtype=float)
+        facts = self.facts = function_facts(fn)
+        self.pipes, self.branches, self.guarded = facts.pipes, facts.branches, facts.guarded
+        self.is_barrier, self.is_wgmma_wait = facts.is_barrier, facts.is_wgmma_wait
         total_exec = np.zeros(n)
         for c in ex.counts:
             total_exec += c.sum(axis=0)
@@ -330,36 +328,23 @@ class KernelCosts:
                     per_exec["hbm_write"][i] = m.sectors * 32 * write_share / e
                 else:
                     per_exec["hbm_read"][i] = m.sectors * 32 * dram_per_sector / e
-        hold = pipe_cycles(preset)
-        pipe_hold = {p: np.array([hold[p] if q == p else 0.0 for q in self.pipes]) for p in QUEUE_PIPES}
-        pipe_hold["tensor"] = np.array([tensor_cycles(ins.opcode, ins.mods, preset) if q == "tensor" else 0.0
-                                        for ins, q in zip(fn.instructions, self.pipes)])
+        # the function's tables on this GPU (facts.py): each unit's hold per instruction, the bank reads,
+        # the stretches between CTA barriers (_between_barriers) and whether one is still ahead
+        # (held_before_barriers)
+        on_gpu = facts.on(preset)
+        pipe_hold = on_gpu.pipe_hold
         self.per_exec, self.pipe_hold = per_exec, pipe_hold
-        self.bank_reads = bank_reads(fn.instructions, self.pipes)
-        # which stretch between CTA barriers each instruction is in (_between_barriers), one-hot: stretch b
-        # ends at the b-th BAR
-        barrier_at = np.flatnonzero(self.is_barrier)
-        self.in_stretch = np.eye(len(barrier_at) + 1)[np.searchsorted(barrier_at, np.arange(n))] \
-            if len(barrier_at) else None
-        self.before_barrier = _before_barrier(fn, self.is_barrier)      # a barrier still ahead (held_before_barriers)
-        # what each instruction holds its sub-partition for: the issue slot or its pipe, and apart from
-        # that the tensor core, which runs a wgmma while the warps issue on
-        self.unit_holds = [np.ones(n)] + list(self.bank_reads.T) + [pipe_hold[p] for p in QUEUE_PIPES if p != "tensor"]
-        self.hold = np.maximum.reduce(self.unit_holds)
-        # the tensor core and the FP32 datapath do not work at once: a sub-partition's wgmma time and
-        # its FP32 instructions' issues add up (seventeenth batch: a warpgroup's wgmma loop beside
-        # another's FFMA loop in the same sub-partitions takes 0.87 of the two alone added, ncu's
-        # dispatch_stall 1.27 an issue; beside MUFU work it keeps its pace)
-        fp32_issues = np.array([p == "fp32" for p in self.pipes], dtype=float) * hold["fp32"]
-        self.hold_tensor = pipe_hold["tensor"] + fp32_issues
+        self.bank_reads, self.in_stretch, self.before_barrier = facts.bank_reads, facts.in_stretch, facts.before_barrier
+        self.unit_holds, self.hold, self.hold_tensor = on_gpu.unit_holds, on_gpu.hold, on_gpu.hold_tensor
         l2_bw = _sm_share(preset, preset.l2_bandwidth_gbps, active_sms)
         dram_bw = _sm_share(preset, hbm_gbps(preset, self.dram_write_fraction), active_sms)
         # the cp.async and wgmma groups a loop waits for (async_groups.py)
         add_group_waits(fn, walk, preset, copy_group_latency(preset, self.dram_read_fraction))
         self.gap = walk.gap()
         self.reason_cost = {r: walk.cost[r] for r in REASONS}
-        # ---- per sampled CTA: per-warp demand vectors (warps x stations)
-        self.ctas = []
+        # ---- per sampled CTA: per-warp demand vectors (warps x stations), each CTA's also as one matrix
+        # (demand x warp, its rows in demand_names' order) that group_time stacks in one step
+        self.ctas, self.demands, self.demand_names = [], [], ()
         self.cta_counts = []               # per sampled CTA: its live warps' issues (warps x instructions)
         for cta, counts in zip(ex.sampled_ctas, ex.counts):
             live = counts.sum(axis=1) > 0
@@ -396,12 +381,15 @@ class KernelCosts:
             d["delay:barrier"] = d["delay:barrier"] - d["wgmma_overlap"]
             d["bars"] = c @ self.is_barrier
             d["barrier_unit"] = d["bars"] * preset.barrier_arrival_cycles     # the SM's, for every CTA (group_time)
-            d["fetch"] = self._taken(c) * preset.branch_taken_issue_cycles
+            branches_taken = self._taken(c)
+            d["fetch"] = branches_taken * preset.branch_taken_issue_cycles
             d["smsp"] = d["smsp"] + d["fetch"]
-            taken = self._taken(c) * (preset.branch_taken_cycles / 2)
+            taken = branches_taken * (preset.branch_taken_cycles / 2)
             d["delay:branch_resolving"] = d["delay:branch_resolving"] + taken
             d["delay:no_instruction"] = taken
-            self.ctas.append(d)
+            self.demand_names = tuple(d)
+            self.demands.append(np.stack(list(d.values())))
+            self.ctas.append(dict(zip(self.demand_names, self.demands[-1])))
         self.between_barriers = [_between_barriers(self, c) for c in self.cta_counts]
         self.warps_per_cta = ex.warps_per_cta
         self.waves = waves              # CTA rounds per slot: more than one makes a CTA's end a barrier
@@ -445,26 +433,6 @@ def _on_table(points: tuple, x: float) -> float:
     return float(np.interp(x, at, factor))
 
 
-def _before_barrier(function, is_barrier: np.ndarray) -> np.ndarray:
-    """Per instruction, 1 where a CTA barrier can still come before the warp exits: a BAR later in its
-    block or in a block reachable from it (a loop's body after its BAR meets that BAR again), so the
-    warp's queueing there spreads the CTA's warps at a barrier, not at their end."""
-    blocks = function.blocks
-    reaches = {b.index: bool(is_barrier[b.start:b.end].any()) for b in blocks}
-    changed = True
-    while changed:
-        changed = False
-        for b in blocks:
-            if not reaches[b.index] and any(reaches.get(s, False) for s in b.successors):
-                reaches[b.index] = changed = True
-    out = np.zeros(len(is_barrier))
-    for b in blocks:
-        later = any(reaches.get(s, False) for s in b.successors)
-        for i in range(b.start, b.end):
-            out[i] = float(later or is_barrier[i:b.end].any())
-    return out
-
-
 SERVERS_SMSP = ("issue",) + QUEUE_PIPES
 ALIGNED_BARRIERS = 1               # barriers a warp passes where its SM's CTAs are taken as in step
 TURNAROUND = "slot:turnaround"     # the delay station of a reused CTA slot (KernelCosts.turnaround)
@@ -480,12 +448,9 @@ DELAYS = tuple(r.name for r in STALL_REASONS
 
 def group_time(costs: KernelCosts, cta_indices: list) -> dict:
     """Time and station residences of the CTAs `cta_indices` (of the sample) resident together on one SM."""
-    demands = {}
-    for k in cta_indices:
-        for name, v in costs.ctas[k].items():
-            demands.setdefault(name, []).append(v)
-    stacked = {name: np.concatenate(v) for name, v in demands.items()}
-    warps = len(stacked["issue"])
+    matrix = np.concatenate([costs.demands[k] for k in cta_indices], axis=1)     # demand x warp
+    stacked = dict(zip(costs.demand_names, matrix))
+    warps = matrix.shape[1]
     if warps == 0:
         return {"cycles": 0.0, "warps": 0, "residence": {}, "issued": 0.0, "fill": 0.0, "tail": 0.0}
     # the warps that compete: a warp with a twentieth of the busiest one's work or less (a warpgroup
@@ -494,8 +459,10 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
     load = stacked["smsp"] + sum(stacked[name] for name in SM_STATIONS)
     competing = load > IDLE_WARP_SHARE * load.max()
     queued = int(competing.sum())
-    mean = {name: float(v[competing].mean()) for name, v in stacked.items()}
-    mean["smsp"] = sub_partition_held(stacked, competing) / queued
+    # (compress keeps the rows contiguous: each row's sum is then the one its own array's would be)
+    mean = dict(zip(costs.demand_names, (matrix.compress(competing, axis=1).sum(axis=1) / queued).tolist()))
+    units = matrix[[costs.demand_names.index(u) for u in SMSP_UNITS]]
+    mean["smsp"] = sub_partition_held(units, stacked["fetch"], competing) / queued
     m = min(4, queued)
     # up to four warps have a sub-partition each (a CTA's warps go round robin over the four): none
     # waits for another's issue or pipe, so the sub-partition is a delay for them, not a queue
@@ -546,12 +513,13 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
             in_step = float(np.maximum.reduce([chain, smsp, shared]).sum())
             cycle = max(cycle, in_step + memory_queue * _harmonic(per_cta))
     # the longest warp cannot finish before it would alone
-    longest = int(np.argmax(sum(stacked[s.name] for s in stations if s.name in stacked)))
+    lifetimes = sum(stacked[s.name] for s in stations if s.name in stacked)      # per warp, at every station
+    longest = int(np.argmax(lifetimes))
     alone = [Station(s.name, float(stacked[s.name][longest]) if s.name in stacked else s.demand, s.servers)
              for s in stations]
     alone_cycle, _, _ = mva(alone, 1)
     # the busiest scheduler must issue all of its warps' work (warps placed as the H200 places them)
-    alone_cycle = max(alone_cycle, _busiest_smsp(costs, cta_indices, stacked, m))
+    alone_cycle = max(alone_cycle, _busiest_smsp(costs, cta_indices, units, stacked["fetch"], m))
     # A wave's warps start together, so the longest single wait of a warp (the first load's latency,
     # say) is spent by all at once before the busiest unit has work: the MVA's steady state hides it
     # behind other warps, the wave's start does not. Charged in the measure the unit is busy.
@@ -566,7 +534,7 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
     # `mean` is a competing warp's; the others (a twentieth of the work or less) are resident for their own
     # lifetime at most: warps that exit at once (a warpgroup with nothing to do) hold no slot of the wave
     cycles = max(cycle, alone_cycle)
-    own_lifetime = sum(stacked[s.name] for s in stations if s.name in stacked)[~competing]
+    own_lifetime = lifetimes[~competing]
     resident = queued + float(np.minimum(1.0, own_lifetime / cycles).sum()) if cycles > 0 else float(warps)
     return {"cycles": cycles, "warps": warps, "queued": queued, "resident": resident,
             "residence": residence, "mean": mean,
@@ -633,28 +601,29 @@ def _stretch_bounds(costs: KernelCosts, counts: np.ndarray) -> tuple:
     return chain.max(axis=0), smsp.max(axis=0), shared
 
 
-def sub_partition_held(stacked: dict, warps: np.ndarray) -> float:
-    """Cycles a sub-partition is held by the warps `warps` (a mask over `stacked`'s) placed on it: the
+def sub_partition_held(units: np.ndarray, fetch: np.ndarray, warps: np.ndarray) -> float:
+    """Cycles a sub-partition is held by the warps `warps` (a mask over the group's) placed on it: the
     busiest of its units over all of them (the issue slot, each pipe, the tensor core with the FP32
-    issues beside it), and the refetches of taken branches. Warps whose busiest units differ overlap:
-    one warpgroup's wgmmas run while the other's MUFU and ALU work issues (seventeenth batch: a wgmma
-    loop beside a MUFU loop keeps its pace), where the sum of each warp's busiest unit would add them."""
+    issues beside it: `units`, SMSP_UNITS x warps), and the refetches of taken branches (`fetch`). Warps
+    whose busiest units differ overlap: one warpgroup's wgmmas run while the other's MUFU and ALU work
+    issues (seventeenth batch: a wgmma loop beside a MUFU loop keeps its pace), where the sum of each
+    warp's busiest unit would add them."""
     if not warps.any():
         return 0.0
-    return max(float(stacked[u][warps].sum()) for u in SMSP_UNITS) + float(stacked["fetch"][warps].sum())
+    return float(units.compress(warps, axis=1).sum(axis=1).max()) + float(fetch[warps].sum())
 
 
-def _busiest_smsp(costs: KernelCosts, cta_indices: list, stacked: dict, m: int) -> float:
+def _busiest_smsp(costs: KernelCosts, cta_indices: list, units: np.ndarray, fetch: np.ndarray, m: int) -> float:
     """Cycles the busiest sub-partition is held by the warps placed on it, as the H200 places them
     (mb_slots: a warp's %warpid mod 4 is its scheduler): a CTA's warps go round robin over the four
     schedulers, so warps w, w + 4, ... of a CTA share one, and the k-th CTA of an SM starts one
     scheduler further on (mb_smsp_skew: the heavy warp 0 of 4-warp CTAs spreads over all four; the
     heavy warps 0, 4, 8, ... of two 32-warp CTAs load two schedulers, not one). The queueing network
     spreads the work evenly; where it follows the warp index mod 4 this bound sets the time."""
-    if m < 4 or len(stacked["smsp"]) < 4:
+    if m < 4 or units.shape[1] < 4:
         return 0.0
-    place = np.concatenate([(k + np.arange(len(costs.ctas[c]["smsp"]))) % 4 for k, c in enumerate(cta_indices)])
-    return max(sub_partition_held(stacked, place == q) for q in range(4))
+    place = np.concatenate([(k + np.arange(costs.demands[c].shape[1])) % 4 for k, c in enumerate(cta_indices)])
+    return max(sub_partition_held(units, fetch, place == q) for q in range(4))
 
 
 def _competition(stations: list, residence: dict, at=None) -> float:
@@ -825,16 +794,16 @@ def _predict_at_clock(ex, preset, registers, shared_per_block, l2_since) -> Timi
         stands_for = _nearest(sampled, n_ctas, ex.cta_work)
         worst, worst_groups = -1.0, []
         for s in range(active):
-            mine = list(range(s, n_ctas, sms))
+            mine = stands_for[s::sms].tolist()
             t, gs = 0.0, []
             for w0 in range(0, len(mine), per_sm):
-                g = timed(stands_for[mine[w0:w0 + per_sm]].tolist())
+                g = timed(mine[w0:w0 + per_sm])
                 t += g["cycles"] + g["fill"] * (1.0 if w0 == 0 else 1.0 / per_sm)
-                gs.append(dict(g, repeat=1))
+                gs.append(g)
             t += gs[-1]["tail"] if gs else 0.0
             if t > worst:
                 worst, worst_groups = t, gs
-        sm_cycles, groups = worst, worst_groups
+        sm_cycles, groups = worst, [dict(g, repeat=1) for g in worst_groups]
     else:
         mean_cta = list(range(len(sampled)))
         full, rest = divmod(per_sm_ctas, per_sm)

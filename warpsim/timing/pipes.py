@@ -24,6 +24,9 @@ from .tensor_core import hgmma_interval
 PIPE_OF_OPCODE = pipe_by_opcode()
 
 
+QUEUE_PIPES = ("fma", "alu", "fp64", "mufu", "tensor")     # the pipes a warp queues for (the model's stations)
+
+
 def pipe_of(opcode: str) -> str:
     """'fp32', 'fma', 'alu', 'fp64', 'mufu', 'tensor', 'shared', 'global', 'local', 'constant',
     'special', 'warp', 'barrier', 'branch' or 'uniform' (uniform datapath: an issue slot only)."""

@@ -25,8 +25,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..sass.stall_reasons import WALK, produced_by
-from ..semantics.clock import issue_cycles
-from .pipes import pipe_of, result_latency, stall_reason_of_wait
+from .facts import function_facts
+from .pipes import stall_reason_of_wait
 
 REASONS = produced_by(WALK)     # selected, wait, short_scoreboard, long_scoreboard, barrier, branch_resolving
 DELAYS_OF_WALK = tuple(r for r in REASONS if r != "selected")     # the walk's cycles a warp waits alone
@@ -41,12 +41,6 @@ class Walk:
 
     def gap(self) -> np.ndarray:
         return sum(self.cost.values())
-
-
-def instruction_facts(function, preset):
-    """(pipes, opcodes) per instruction of a SassFunction."""
-    opcodes = [ins.opcode for ins in function.instructions]
-    return [pipe_of(op) for op in opcodes], opcodes
 
 
 def release(ready: dict, barrier: int, at: float, reason: str) -> None:
@@ -68,13 +62,14 @@ def walk_function(function, preset, memory_latency: dict, barrier_cycles: float 
     executed: per instruction, how many times warps issued it (the launch's counts): what decides
     the predecessor whose pending scoreboards a block starts with.
     """
-    instructions = function.instructions
-    pipes, opcodes = instruction_facts(function, preset)
-    walk = Walk(len(instructions))
+    facts = function_facts(function)
+    tables = (facts, facts.on(preset))
+    walk = Walk(len(function.instructions))
     blocks = [b for b in function.blocks if b.reachable and b.end > b.start]
     loop_heads = {s for b in blocks for s in b.successors if s < b.index}
     sources = _main_predecessors(blocks, executed) if executed is not None else None
-    exits = {}                   # block index -> (pending scoreboards relative to its last issue, its stall count)
+    exits = {}                   # block index -> (pending scoreboards relative to its last issue, the cycles
+    #                              its last instruction holds the issue)
     for record in ((False, True) if sources is not None else (True,)):
         previous = None
         for block in function.blocks:
@@ -89,8 +84,8 @@ def walk_function(function, preset, memory_latency: dict, barrier_cycles: float 
                 state = None
             else:
                 state = exits.get(previous.index) if previous is not None and previous.end == block.start else None
-            exits[block.index] = _walk_block(block, instructions, pipes, opcodes, preset, memory_latency,
-                                             barrier_cycles, walk.cost, state or ({}, None), record)
+            exits[block.index] = _walk_block(block, tables, preset, memory_latency, barrier_cycles, walk.cost,
+                                             state or ({}, None), record)
             previous = block
     return walk
 
@@ -113,12 +108,16 @@ def _main_predecessors(blocks: list, executed) -> dict:
     return {b.index: flow[b.index][1] if b.index in flow else None for b in blocks}
 
 
-def _walk_block(block, instructions, pipes, opcodes, preset, memory_latency, barrier_cycles, cost, state,
-                record: bool) -> tuple:
-    """One block from `state` (pending scoreboards, the stall count before it); a block that branches to
-    itself twice, the second pass its steady state. Adds its costs to `cost` where `record`; returns
-    the state it leaves."""
-    pending, stall_prev = state
+def _walk_block(block, tables, preset, memory_latency, barrier_cycles, cost, state, record: bool) -> tuple:
+    """One block from `state` (pending scoreboards, the cycles the instruction before it holds the issue);
+    a block that branches to itself twice, the second pass its steady state. Adds its costs to `cost`
+    where `record`; returns the state it leaves. `tables`: the function's FunctionFacts and their
+    PresetFacts on `preset` (facts.py: each control code read once per kernel)."""
+    facts, on_gpu = tables
+    pipes, opcodes, latencies = facts.pipes, facts.opcodes, on_gpu.result_latency
+    issue_after, waits_on, reasons = facts.issue_after, facts.waits_on, facts.wait_reason
+    write_barrier, read_barrier = facts.write_barrier, facts.read_barrier
+    pending, held = state
     default_mem = (preset.l2_hit_latency_near + preset.l2_hit_latency_far) / 2
     passes = 2 if block.index in block.successors else 1
     for p in range(passes):
@@ -126,17 +125,14 @@ def _walk_block(block, instructions, pipes, opcodes, preset, memory_latency, bar
         t = 0.0                  # the previous instruction issued at 0 (none: the first issues at 0)
         ready = dict(pending)
         for i in range(block.start, block.end):
-            ins = instructions[i]
-            cc = ins.control
-            fixed = 0.0 if stall_prev is None else float(issue_cycles(stall_prev))
+            fixed = 0.0 if held is None else held
             t_fixed = t + fixed
             t_issue, reason = t_fixed, None
-            if cc is not None and cc.wait_mask:
-                for sb in range(6):
-                    if cc.wait_mask >> sb & 1 and sb in ready:
-                        r_t, r_reason = ready[sb]
-                        if r_t > t_issue:
-                            t_issue, reason = r_t, r_reason
+            for sb in waits_on[i]:
+                if sb in ready:
+                    r_t, r_reason = ready[sb]
+                    if r_t > t_issue:
+                        t_issue, reason = r_t, r_reason
             if keep:
                 cost["selected"][i] = 1.0
                 cost["wait"][i] = max(0.0, fixed - 1.0)
@@ -147,16 +143,12 @@ def _walk_block(block, instructions, pipes, opcodes, preset, memory_latency, bar
                 elif opcodes[i] == "BSYNC":     # per group of lanes arriving (sass/issues.py)
                     cost["branch_resolving"][i] += preset.bsync_cycles
             t = t_issue
-            if cc is not None:
-                if cc.write_barrier is not None:
-                    pipe = pipes[i]
-                    lat = memory_latency.get(i, default_mem) if pipe in ("global", "local") else \
-                        result_latency(opcodes[i], pipe, preset)
-                    release(ready, cc.write_barrier, t + lat, stall_reason_of_wait(pipe))
-                if cc.read_barrier is not None:
-                    release(ready, cc.read_barrier, t + READ_LATENCY, "short_scoreboard")
-                stall_prev = cc.stall
-            else:
-                stall_prev = 1
+            if write_barrier[i] is not None:
+                lat = latencies[i]
+                release(ready, write_barrier[i], t + (memory_latency.get(i, default_mem) if lat is None else lat),
+                        reasons[i] or stall_reason_of_wait(pipes[i]))
+            if read_barrier[i] is not None:
+                release(ready, read_barrier[i], t + READ_LATENCY, "short_scoreboard")
+            held = issue_after[i]
         pending = {sb: (rt - t, rr) for sb, (rt, rr) in ready.items() if rt - t > 0}
-    return pending, stall_prev
+    return pending, held
