@@ -255,8 +255,8 @@ def test_a_load_of_freed_memory_inside_the_loop_is_the_same_use_after_free(gathe
     assert messages["numpy"] == messages["compiled"]
 
 
-def profiled(engine, function, grid, block, args):
-    with cp.settings(engine=engine):
+def profiled(engine, function, grid, block, args, gpu=""):
+    with cp.settings(engine=engine, gpu=gpu):
         with cp.profile(level="ptx") as prof:
             function(grid, block, args)
     return prof.launches[0]
@@ -277,3 +277,21 @@ def test_the_profilers_counts_and_activity_trace_match_when_the_loop_runs(hash_l
     for field in ("active", "ptx_line", "source_line", "issued", "live_lanes"):
         np.testing.assert_array_equal(getattr(a.activity, field), getattr(b.activity, field), err_msg=field)
     assert a.activity.issued.min() > 0
+
+
+def test_a_profile_with_a_gpu_keeps_the_loop_for_the_trace_and_the_timing_sample(hash_loop):
+    """The activity trace logs its first 64 warps, the timing model's recorder its sampled CTAs'
+    warps: the loop writes one log for both, each reads its own rows, and the trace and the
+    prediction are those of the rounds in Python."""
+    rng = np.random.default_rng(4)
+    n = 8192                                          # 32 CTAs: samples past the trace's 64 warps
+    trips = cp.asarray(rng.integers(0, 40, n).astype(np.uint32))
+    a = profiled("numpy", hash_loop, (n // 256,), (256,), (cp.zeros(n, cp.uint32), trips), gpu="h200")
+    program = hash_loop.loaded_module.program
+    before = sum(program.__dict__["_round_loop"].lanes_by_block.values()) if "_round_loop" in program.__dict__ else 0
+    b = profiled("compiled", hash_loop, (n // 256,), (256,), (cp.zeros(n, cp.uint32), trips), gpu="h200")
+    assert sum(program.__dict__["_round_loop"].lanes_by_block.values()) - before > n     # the loop ran
+    assert a.metrics == b.metrics
+    for field in ("active", "ptx_line", "source_line", "issued", "live_lanes"):
+        np.testing.assert_array_equal(getattr(a.activity, field), getattr(b.activity, field), err_msg=field)
+    assert (a.timing.cycles, a.timing.stalls) == (b.timing.cycles, b.timing.stalls)

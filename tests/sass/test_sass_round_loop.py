@@ -203,15 +203,19 @@ def test_the_loop_gives_the_bits_and_counts_of_the_rounds_in_python(module, kern
             assert summary[name] == value, (key, name)
 
 
-def test_the_timing_model_predicts_the_same_time_with_the_tier_on_and_off(module, monkeypatch):
-    """The timing model's recorder takes no loop record: its launches keep the rounds in Python."""
+@pytest.mark.parametrize("kernel", ["while_trips", "nested_branches", "early_exits"])
+def test_the_timing_model_predicts_the_same_time_with_the_tier_on_and_off(module, kernel, monkeypatch):
+    """The timing model's recorder takes the loop's record: its sampled CTAs' issues, lanes and BSYNC
+    arrivals from the log it shares with the activity trace, every CTA's work from the per-warp issues.
+    The prediction is the rounds' in Python, to the bit."""
     x = np.random.default_rng(5).integers(0, 1000, N).astype(np.int32)
-    found = []
-    for engine in ("numpy", "compiled"):
-        out, launch, rounds = _launch(module, "while_trips", x, engine, True, monkeypatch, gpu="h200")
-        assert rounds == 0
-        found.append((out.tobytes(), launch.timing.cycles, launch.metrics))
-    assert found[0] == found[1]
+    found = {}
+    for engine, loop in (("numpy", False), ("compiled", False), ("compiled", True)):
+        out, launch, rounds = _launch(module, kernel, x, engine, loop, monkeypatch, gpu="h200")
+        found[engine, loop] = rounds, (out.tobytes(), launch.timing.cycles, launch.timing.stalls,
+                                       launch.timing.achieved_occupancy, launch.metrics, _summary(launch)["active"])
+    assert found["compiled", True][0] > 0                 # the loop ran rounds
+    assert found["numpy", False][1] == found["compiled", False][1] == found["compiled", True][1]
 
 
 def test_the_table_covers_loops_and_names_what_it_does_not(module):

@@ -79,8 +79,9 @@ class LaunchObserver:
         """The whole grid ran; result is the LaunchResult."""
 
     # ---- the compiled round loop (machine/compiled/): it runs a batch's scheduling rounds in
-    # machine code only when every block observer overrides compiled_rounds, and at most one
-    # overrides logged_warps (the others need every block execution: the loop falls back)
+    # machine code only when every block observer overrides compiled_rounds (the others need every
+    # block execution: the loop falls back); the warps logged_warps names share one log, each
+    # observer reading its own rows (machine/compiled/shared_log.py)
 
     def logged_warps(self, ctx):
         """Before the loop runs: batch warp -> row of the log of its issues (-1: not logged)."""
@@ -107,7 +108,8 @@ class LaunchObserver:
         """Lanes idx accessed memory at addrs, size bytes each (a load, store or atomic)."""
 
     # the SASS executor's compiled round loop (sass/compiled/round_loop.py) runs rounds in machine code
-    # only when every block observer overrides sass_compiled_rounds, and at most one sass_logged_warps
+    # only when every block observer overrides sass_compiled_rounds; the warps sass_logged_warps names share
+    # one log, each observer reading its own rows
 
     def sass_logged_warps(self, st):
         """Before the loop runs: batch warp -> row of the log of its issues (-1: not logged), or None."""

@@ -157,6 +157,14 @@ class CtaWork(LaunchObserver):
         if self.grid_counts is not None:
             self.grid_counts[block.start:block.end] += warps.sum()
 
+    def sass_compiled_rounds(self, st, record):
+        ctas = st.cta_ids[np.arange(len(record.warp_issued)) // self.warps_per_cta]
+        np.add.at(self.cta_work, ctas, record.warp_issued)
+        if self.grid_counts is not None:
+            for b in record.blocks_run.tolist():
+                start = int(record.block_start[b])
+                self.grid_counts[start:start + int(record.n_steps[b])] += record.warp_count[b]
+
     def counted(self) -> dict:
         """Execution's cta_work and grid_counts keywords (None where nothing ran)."""
         return {"cta_work": self.cta_work if self.cta_work.any() else None, "grid_counts": self.grid_counts}
@@ -653,6 +661,39 @@ class SassRecorder(_Recorder):
         self._batch_counts[rows, block.start:block.end] += 1
         self._batch_lanes[rows, block.start:block.end] += lanes
         self._convergence_issues(st, block, g, warps, next_pc)
+
+    def logged_rounds(self, st, record, warps) -> None:
+        """What the compiled round loop's log says the batch warps `warps` issued (their log rows in
+        order), counted as sass_block_issued counts each issue: a block's instructions and their lanes,
+        a lone BSYNC once per group arriving (its log of arrivals) rather than once per issue."""
+        if self._batch is not st:
+            self.start_batch(st, np.unique(warps // self.warps_per_cta))
+        n_blocks, rows = len(record.n_steps), len(warps)
+        columns = record.log_block.shape[1]
+        logged = np.arange(columns) < record.log_len[:rows, None]          # (row, issue) entries written
+        keys = (np.arange(rows)[:, None] * (n_blocks + 1) + record.log_block[:rows])[logged]
+        issued = np.bincount(keys, minlength=rows * (n_blocks + 1)).reshape(rows, -1).astype(float)
+        lanes = np.bincount(keys, weights=record.log_lanes[:rows][logged],
+                            minlength=rows * (n_blocks + 1)).reshape(rows, -1)
+        targets = self._row_of_warp[warps]
+        at = self._instruction_blocks(record)
+        self._batch_counts[targets] += issued[:, at]
+        self._batch_lanes[targets] += lanes[:, at]
+        lone_bsync = (record.n_steps == 1) & bsync_starts(st.program)[record.block_start]
+        self._batch_counts[targets[:, None], record.block_start[lone_bsync]] -= issued[:, :n_blocks][:, lone_bsync]
+        arrived = np.arange(record.log_arrival.shape[1]) < record.arrival_len[:rows, None]
+        np.add.at(self._batch_counts, (np.broadcast_to(targets[:, None], arrived.shape)[arrived],
+                                       record.log_arrival[:rows][arrived]), 1)
+
+    def _instruction_blocks(self, record) -> np.ndarray:
+        """The loop block of each instruction (len(blocks) for none), kept per loop table."""
+        kept = getattr(self, "_blocks_of_table", None)
+        if kept is None or kept[0] is not record.table:
+            at = np.full(self.n_instructions, len(record.n_steps))
+            for b, (start, steps) in enumerate(zip(record.block_start.tolist(), record.n_steps.tolist())):
+                at[start:start + steps] = b
+            kept = self._blocks_of_table = (record.table, at)
+        return kept[1]
 
     def _convergence_issues(self, st, block, g, warps, next_pc):
         """The issues of sass/issues.py: a BSYNC counts once per group of lanes arriving (not once

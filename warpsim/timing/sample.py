@@ -341,6 +341,25 @@ class SassTimingRecorder(LaunchObserver):
         elif keep.any():
             self.recorder.sass_block_issued(st, block, Group(g.idx[keep]), pred_on, next_pc[keep])
 
+    def sass_logged_warps(self, st):
+        """For the SASS round loop: the sampled CTAs' warps of this batch get rows of its log, or None."""
+        if self._slots is None:
+            return None
+        rows = np.full(st.n_warps, -1, dtype=np.int64)
+        warps = self._sampled_warps()
+        rows[warps] = np.arange(len(warps))
+        return rows
+
+    def _sampled_warps(self) -> np.ndarray:
+        per_cta = self.recorder.warps_per_cta
+        return (np.flatnonzero(self._slots)[:, None] * per_cta + np.arange(per_cta)).ravel()
+
+    def sass_compiled_rounds(self, st, record):
+        """What the SASS round loop ran: every CTA's work, and the sampled warps' issues from its log."""
+        self.work.sass_compiled_rounds(st, record)
+        if self._slots is not None:
+            self.recorder.logged_rounds(st, record, self._sampled_warps())
+
     def sass_memory_access(self, st, ins, space, kind, idx, addrs, size):
         if self._slots is None:
             return

@@ -44,6 +44,7 @@ import numpy as np
 
 from ...semantics.clock import clock_per_cycle
 from .block import BlockSource, compile_source, compile_time_excluded, is_cached_on_disk
+from .shared_log import record_for, shared_rows
 from .rounds import NO_PC, group_by_block
 
 STOPPED, IDLE, PENDING, FAULT = 0, 1, 2, 3
@@ -212,12 +213,14 @@ class RoundLoop:
             return None
         return f"0 < guards_{guards[-1]} < lanes"
 
-    def run(self, ctx, patience: int, independent: bool, limit: int, logged=None):
+    def run(self, ctx, patience: int, independent: bool, limit: int, asked=None):
         """Run up to `limit` rounds; the groups of a round it did not finish, else None.
 
         What the profiler counts per block (LoopRecord) goes to the block observers'
-        `compiled_rounds`; logged (batch warp -> row, or None) names the warps whose every
-        issue is logged, in order, for the activity trace."""
+        `compiled_rounds`; asked (id(observer) -> batch warp -> row) names the warps whose every
+        issue an observer wants logged, in order (the activity trace's, the timing recorder's)."""
+        asked = asked or {}
+        logged = shared_rows(list(asked.values()), ctx.n_warps)
         n_blocks = len(self.n_ins)
         record = LoopRecord(self, n_blocks, ctx.n_warps, logged, limit)
         warp_pc = np.empty(ctx.n_warps, dtype=np.int64)
@@ -260,7 +263,7 @@ class RoundLoop:
                         ctx.guard_true[key] = ctx.guard_true.get(key, 0) + count
             record.blocks_run = blocks_run
             for obs in ctx.block_observers:
-                obs.compiled_rounds(ctx, record)
+                obs.compiled_rounds(ctx, record_for(record, asked.get(id(obs)), LoopRecord.LOG))
         if outcome == FAULT:
             return self.rest_of_round(ctx, warp_pc, ran, int(fault[0]))
         if outcome == PENDING:
@@ -287,7 +290,9 @@ class LoopRecord:
     left the block for different blocks; guard_counts: threads whose guard held, by
     loop.guard_keys; warp_issued: each batch warp's warp instructions. For the warps `log_row`
     names (-1: none), log_gid/log_lanes[row, :log_len] are every block they issued, in order, and
-    its active lanes."""
+    its active lanes. Several observers' logged warps share one log (shared_log.py)."""
+
+    LOG = ("log_gid", "log_lanes", "log_len")      # the arrays with a row a logged warp
 
     def __init__(self, loop, n_blocks: int, n_warps: int, logged, limit: int):
         self.loop = loop

@@ -214,8 +214,9 @@ def compiled_loop(ctx, model, long_running: bool = False):
     function of every covered block), or once the batch has run LONG_BATCH_ROUNDS rounds
     (long_running: a small batch that loops long, a warp spinning on clock64(), pays its
     rounds' Python more than once over). Observers of blocks must take the loop's counts
-    (`compiled_rounds(ctx, record)`, compiled/loop.py's LoopRecord); at most one may ask for
-    a log of some warps' issues (`logged_warps(ctx)`: batch warp -> row, -1 for none)."""
+    (`compiled_rounds(ctx, record)`, compiled/loop.py's LoopRecord); some may ask for a log of
+    some warps' issues (`logged_warps(ctx)`: batch warp -> row, -1 for none), one log they share
+    (shared_log.py)."""
     program = ctx.program
     loop = program.__dict__.get("_round_loop")     # made once per program by round_loop
     if loop is not None and loop.source is None:    # no block of the program is covered
@@ -224,10 +225,7 @@ def compiled_loop(ctx, model, long_running: bool = False):
         return None
     if len(observers_of(ctx.block_observers, "compiled_rounds")) != len(ctx.block_observers):
         return None                          # an observer that must see every block execution
-    logs = [obs.logged_warps(ctx) for obs in observers_of(ctx.block_observers, "logged_warps")]
-    if len(logs) > 1:
-        return None
-    logged = logs[0] if logs else None
+    asked = {id(obs): obs.logged_warps(ctx) for obs in observers_of(ctx.block_observers, "logged_warps")}
     if loop is None:
         from .loop import round_loop
         loop = round_loop(program)
@@ -241,4 +239,4 @@ def compiled_loop(ctx, model, long_running: bool = False):
         return None
     independent = type(model) is _stackless_models()[0]
     patience = getattr(model, "patience", 0)
-    return lambda ctx, limit: loop.run(ctx, patience, independent, limit, logged)
+    return lambda ctx, limit: loop.run(ctx, patience, independent, limit, asked)

@@ -22,8 +22,9 @@ Covered blocks touch no memory and no other warp, so a round runs as the engine
 runs it: the groups in PC order, each its items in order. What the observers
 count per issued block (counters, activity trace, the alone run's watch) the loop
 counts into a RoundRecord, handed to each block observer's sass_compiled_rounds
-once a call; the loop runs only where every block observer has one (the timing
-model's SASS recorder has none: its launches keep the rounds in Python).
+once a call; the loop runs only where every block observer has one. The warps
+observers ask to have logged (the activity trace's first warps, the timing
+model's sampled CTAs) share one log, each observer reading its own rows.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from ..executor.program import WAIT_BSYNC
 from .loop_table import loop_table, CTL_FALL, CTL_GUARDED, ITEM_BSSY, ITEM_SEGMENT, SEG_C, SEG_C_END, SEG_CODE, \
     SEG_CODE_END, SEG_F, SEG_F_END, SEG_FIRST, SEG_P, SEG_P_END, SEG_R, SEG_R_END
 from ...machine.compiled.borrowed import borrowed
+from ...machine.compiled.shared_log import record_for, shared_rows
 from .machine_code import forget_if_stale
 from .places import UNKNOWN, move_lanes
 from .rounds import select_groups
@@ -52,8 +54,9 @@ def run_rounds(limit, pc, wait_kind, bsync_barrier, B, starved, rotating, last_p
                chosen_u, picked_u, block_at_pc, item_start, items, control, issue_cycles, segment, code, local,
                r_rows, r_uniform, r_read, r_written, p_rows, p_uniform, p_read, p_written, constants, fixed,
                R, P, UR, UP, values, exclusive, tile, tile_p, on, T, TB, O, OB,
-               warp_count, lane_count, partial, split, guard_true, arrivals, is_bsync,
-               log_row, log_block, log_lanes, log_len, place_pc, place_mask, n_places, out):
+               warp_count, lane_count, partial, split, guard_true, arrivals, is_bsync, n_steps, warp_issued,
+               log_row, log_block, log_lanes, log_len, log_arrival, arrival_len, place_pc, place_mask, n_places,
+               out):
     """Runs rounds (see the module docstring); returns the status. out gets [rounds run, the issue
     cycles of the blocks they ran (st.clock's step), groups of the last round selected, live lanes, groups of
     it the loop ran]. The arrays it slices or takes rows of are borrowed (borrowed.py)."""
@@ -146,15 +149,22 @@ def run_rounds(limit, pc, wait_kind, bsync_barrier, B, starved, rotating, last_p
                                              jump_bits, jump, moved & ~jump_bits, fall)
                 taken += jumped
                 to_jump, to_fall = jumped > 0, jumped < n
+                row = log_row[w]
                 if to_jump and jump >= 0 and is_bsync[jump]:     # a group of lanes arrives at a BSYNC
                     arrivals[jump] += 1
+                    if row >= 0:
+                        log_arrival[row, arrival_len[row]] = jump
+                        arrival_len[row] += 1
                 if to_fall and (fall != jump or not to_jump) and is_bsync[fall]:
                     arrivals[fall] += 1
+                    if row >= 0:
+                        log_arrival[row, arrival_len[row]] = fall
+                        arrival_len[row] += 1
                 if to_jump and to_fall and jump != fall:
                     split[b] += 1
                 partial[b, n] += 1
-                row = log_row[w]
-                if row >= 0:                                # the activity trace's warps: every issue, in order
+                warp_issued[w] += n_steps[b]
+                if row >= 0:                                # the logged warps: every issue, in order
                     log_block[row, log_len[row]] = b
                     log_lanes[row, log_len[row]] = n
                     log_len[row] += 1
@@ -185,8 +195,12 @@ class RoundRecord:
     lanes; split: executions of a warp whose lanes went both to the branch's label and on;
     guard_true[instruction]: lanes whose guard held (the segments' and the branch's, where
     guarded); arrivals[instruction]: groups of lanes (one per warp) that arrived at that BSYNC.
-    For the warps log_row names (-1: none), log_block/log_lanes[row, :log_len[row]] are every
-    block they issued, in order, and its active lanes. blocks_run: the blocks issued."""
+    warp_issued[warp]: the instructions each batch warp issued. For the warps log_row names (-1:
+    none), log_block/log_lanes[row, :log_len[row]] are every block they issued, in order, and its
+    active lanes, and log_arrival[row, :arrival_len[row]] the BSYNCs they arrived at. blocks_run:
+    the blocks issued. Several observers' logged warps share one log (machine/compiled/shared_log.py)."""
+
+    LOG = ("log_block", "log_lanes", "log_len", "log_arrival", "arrival_len")     # the arrays with a row a warp
 
     def __init__(self, table, n_warps: int, logged, limit: int):
         n_blocks, n_pcs = len(table.n_steps), len(table.block_at_pc)
@@ -198,6 +212,7 @@ class RoundRecord:
         self.split = np.zeros(n_blocks, dtype=np.int64)
         self.guard_true = np.zeros(n_pcs, dtype=np.int64)
         self.arrivals = np.zeros(n_pcs, dtype=np.int64)
+        self.warp_issued = np.zeros(n_warps, dtype=np.int64)
         if logged is None or not (logged >= 0).any():
             self.log_row = np.full(n_warps, -1, dtype=np.int64)
             rows, columns = 1, 1
@@ -207,6 +222,8 @@ class RoundRecord:
         self.log_block = np.empty((rows, columns), dtype=np.int32)
         self.log_lanes = np.empty((rows, columns), dtype=np.int32)
         self.log_len = np.zeros(rows, dtype=np.int64)
+        self.log_arrival = np.empty((rows, 2 * columns), dtype=np.int64)    # (a jump and a fall an issue)
+        self.arrival_len = np.zeros(rows, dtype=np.int64)
         self.blocks_run = np.zeros(0, dtype=np.int64)
 
 
@@ -218,6 +235,7 @@ class RoundLoop:
         self.control = np.concatenate((table.control, (table.block_start + table.n_steps - 1)[:, None]), axis=1)
         self.is_bsync = np.append(st.program.wait_kind[:-1] == WAIT_BSYNC, False)     # as issues.bsync_starts
         self.logging = [o for o in st.block_observers if _overrides(o, "sass_logged_warps")]
+        self.n_steps = table.n_steps
         buffers = st.select.buffers
         self.views = (buffers[0].view(np.uint64), buffers[3].view(np.uint64))
         self.tile = np.empty((table.tile_rows, TILE_CHUNK), dtype=np.uint64)
@@ -227,7 +245,8 @@ class RoundLoop:
         """Up to `limit` rounds; (status, (groups of the last round selected, those of them it ran), live
         lanes). The observers get the record of what ran; st.rounds and st.clock count the rounds run."""
         t, select = self.table, st.select
-        logged = self.logging[0].sass_logged_warps(st) if self.logging else None
+        asked = {id(o): o.sass_logged_warps(st) for o in self.logging}
+        logged = shared_rows(list(asked.values()), st.n_warps)
         limit = min(limit, LOOP_ROUNDS)
         record = RoundRecord(t, st.n_warps, logged, limit)
         out = np.zeros(5, dtype=np.int64)
@@ -238,15 +257,16 @@ class RoundLoop:
                             t.r_rows, t.r_uniform, t.r_read, t.r_written, t.p_rows, t.p_uniform, t.p_read, t.p_written,
                             t.constants, t.fixed, st.R, st.P, st.UR, st.UP, values, st.exclusive, self.tile,
                             self.tile_p, on, T, TB, O, OB, record.warp_count, record.lane_count, record.partial,
-                            record.split, record.guard_true, record.arrivals, self.is_bsync, record.log_row,
-                            record.log_block, record.log_lanes, record.log_len, *select.places, out)
+                            record.split, record.guard_true, record.arrivals, self.is_bsync, self.n_steps,
+                            record.warp_issued, record.log_row, record.log_block, record.log_lanes, record.log_len,
+                            record.log_arrival, record.arrival_len, *select.places, out)
         rounds, clock, groups, live, ran = (int(v) for v in out)
         st.rounds += rounds
         st.clock += clock
         if clock:
             record.blocks_run = np.flatnonzero(record.warp_count)
             for observer in st.block_observers:
-                observer.sass_compiled_rounds(st, record)
+                observer.sass_compiled_rounds(st, record_for(record, asked.get(id(observer)), RoundRecord.LOG))
         return int(status), (groups, ran), live
 
 
@@ -255,11 +275,8 @@ def _overrides(observer, event: str) -> bool:
 
 
 def loop_allowed(st) -> bool:
-    """Whether every block observer of the batch takes the loop's record (sass_compiled_rounds), and at
-    most one logs warps' issues (sass_logged_warps)."""
-    observers = st.block_observers
-    return all(_overrides(o, "sass_compiled_rounds") for o in observers) and \
-        sum(_overrides(o, "sass_logged_warps") for o in observers) <= 1
+    """Whether every block observer of the batch takes the loop's record (sass_compiled_rounds)."""
+    return all(_overrides(o, "sass_compiled_rounds") for o in st.block_observers)
 
 
 def round_loop_for(st, engine: str):
