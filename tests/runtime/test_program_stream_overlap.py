@@ -24,3 +24,5 @@ def test_streams_share_the_sms_and_keep_the_legacy_streams_order(built, run):
     assert ratio["non-blocking stream after the legacy one"] == pytest.approx(1.0, abs=0.15)
     assert 2.5 < ratio["waiting for another stream's event"] <= 3.0
     assert ratio["waited at least the cycles"] == 1
+    # the wait's loop as its SASS clocks it (an H100: 39 cycles; 4 cycles a PTX instruction gave 20)
+    assert 25 <= ratio["cycles an iteration"] <= 60

@@ -1,7 +1,8 @@
 // Kernels of different streams side by side on the GPU clock: one-thread waits on clock64() on one
 // stream or on eight, kernels that fill every SM on four streams, the legacy NULL stream ordering
 // blocking streams and not non-blocking ones, and a stream waiting for another's event.
-// Usage: stream_overlap CYCLES. Prints each case's CUDA-event time over one wait's.
+// Usage: stream_overlap CYCLES. Prints each case's CUDA-event time over one wait's, and the cycles
+// one iteration of the wait took on the clock the kernel reads.
 #include <cstdio>
 #include <cstdlib>
 
@@ -10,8 +11,9 @@
 
 __global__ void spin(long long cycles, long long *waited) {
   long long start = clock64(), now = start;
-  while (now - start < cycles) now = clock64();
-  if (threadIdx.x == 0) waited[blockIdx.x] = now - start;
+  long long n = 0;
+  while (now - start < cycles) { now = clock64(); ++n; }
+  if (threadIdx.x == 0) { waited[blockIdx.x] = now - start; waited[512 + blockIdx.x] = n; }
 }
 
 static cudaEvent_t a, b;
@@ -85,8 +87,10 @@ int main(int argc, char **argv) {
   CHECK(cudaEventRecord(b, s[2]));
   printf("waiting for another stream's event %.1f\n", since(a, b) / one);
 
-  long long first = 0;
+  long long first = 0, iterations = 0;
   CHECK(cudaMemcpy(&first, waited, sizeof first, cudaMemcpyDeviceToHost));
+  CHECK(cudaMemcpy(&iterations, waited + 512, sizeof iterations, cudaMemcpyDeviceToHost));
   printf("waited at least the cycles %d\n", first >= cycles);
+  printf("cycles an iteration %.0f\n", (double)first / (iterations ? iterations : 1));
   return 0;
 }
