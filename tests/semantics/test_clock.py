@@ -70,9 +70,10 @@ def test_warps_sharing_an_sm_wait_fewer_iterations_each():
 
 def test_the_sass_clock_advances_by_the_loops_stall_counts():
     """On the SASS executor each instruction holds its warp's issue for its control code's stall count,
-    as on the GPU: a one-warp wait runs cycles / (the loop's stall counts) iterations."""
+    as on the GPU, and the latch's taken branch its refetch: a one-warp wait runs cycles / (the loop's
+    stall counts and a taken branch) iterations."""
     from warpsim.sass import sass_of
-    from warpsim.semantics.clock import issue_cycles
+    from warpsim.semantics.clock import TAKEN_BRANCH_CYCLES, issue_cycles
     cycles = 4000
     _, rounds, _ = _spin(1, 1, cycles, profiled=True)
     f = cp.RawModule(code=SPIN).get_function("spin")
@@ -82,6 +83,7 @@ def test_the_sass_clock_advances_by_the_loops_stall_counts():
     branch = next(k for k in range(clock_reads[1], len(instructions)) if instructions[k].opcode == "BRA")
     loop = sum(issue_cycles(ins.control.stall) for ins in instructions[clock_reads[1]:branch + 1])
     assert loop > 2 * 4                              # ptxas's stall counts, not one cycle an instruction
+    loop += TAKEN_BRANCH_CYCLES                      # and the latch's taken branch
     assert rounds[0] == pytest.approx(cycles / loop, rel=0.05)      # (the loop block may hold one more)
 
 
@@ -102,3 +104,11 @@ def test_a_profile_with_a_gpu_runs_the_ptx_machines_wait_as_the_sass_executor_do
     assert runs["ptx"][0] == pytest.approx(runs["sass"][0], abs=2)
     assert runs["ptx"][0] < 0.7 * plain[0]           # its SASS takes longer than 4 cycles a PTX instruction
     assert runs["ptx"][1] == pytest.approx(runs["sass"][1], rel=0.1)
+
+
+def test_a_branch_is_taken_by_rule_when_unconditional_or_backward():
+    from warpsim.semantics.clock import TAKEN_BRANCH_CYCLES, branch_cycles
+    assert branch_cycles(10, 3, conditional=True) == TAKEN_BRANCH_CYCLES      # a loop's latch
+    assert branch_cycles(10, 20, conditional=True) == 0                        # an if's jump forward
+    assert branch_cycles(10, 20, conditional=False) == TAKEN_BRANCH_CYCLES     # a plain jump
+    assert branch_cycles(10, None, conditional=False) == 0                     # no target it names

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..errors import WarpsimError
+from ..semantics.clock import branch_cycles, issue_cycles
 
 __all__ = ["Operand", "ControlCodes", "SassInstruction", "BasicBlock", "SassFunction", "SassModule"]
 
@@ -169,6 +170,15 @@ class SassFunction:
             else:
                 high = middle - 1
         return self.blocks[low]
+
+    def clock_cycles(self, index: int) -> int:
+        """The cycles instruction `index` stands for on the clock kernels read (semantics/clock.py): its
+        stall count, and a BRA's taken-branch refetch where it is taken by rule."""
+        ins = self.instructions[index]
+        cycles = issue_cycles(ins.control.stall if ins.control is not None else None)
+        if ins.opcode == "BRA":
+            cycles += branch_cycles(index, self.labels.get(ins.branch_target), ins.is_conditional)
+        return cycles
 
     def opcodes(self) -> set:
         return {ins.opcode for ins in self.instructions}

@@ -57,6 +57,21 @@ def issue_cycles(stall: int | None) -> int:
     return max(1, stall or 1)
 
 
+TAKEN_BRANCH_CYCLES = 5     # a taken branch's target resolution and refetch beyond its stall count (H200;
+                            # the timing presets' branch_taken_cycles)
+
+
+def branch_cycles(at: int, target: int | None, conditional: bool) -> int:
+    """The cycles a branch at instruction `at` to instruction `target` adds to its stall count on the
+    clock: TAKEN_BRANCH_CYCLES where it is taken by rule, as a lone warp's loop takes its latch: an
+    unconditional branch, or a conditional one back to an earlier instruction (a guarded branch
+    forward is counted not taken). A one-warp wait on clock64() then runs the GPU's iterations
+    (validation/clock: an H100's 39 cycles an iteration where the stall counts add to 34)."""
+    if target is None:
+        return 0
+    return TAKEN_BRANCH_CYCLES if not conditional or target <= at else 0
+
+
 def sass_clock(stall_cycles: int, grid, block) -> int:
     """The SASS executor's clock: the stall cycles of the steps its groups ran (each group's block as
     one warp alone would issue it), stretched where the SM's warps outnumber what its schedulers

@@ -28,7 +28,6 @@ from ..machine.memory import GLOBAL_BASE
 from ..sass.executor.async_copy import TMA_UNIT
 from ..sass.issues import Departures, brx_targets, bsync_starts
 from ..semantics.addresses import local_hardware_bytes
-from ..semantics.clock import issue_cycles
 from .reuse import bucket, stack_distances
 
 CTA_SHIFT = 40                  # a load's key in _cta_order: its CTA above this bit, its sector below
@@ -771,8 +770,8 @@ def _block_copies(program, function, of_sass: list) -> np.ndarray:
 def ptx_block_cycles(program, function):
     """Per PTX block (by gid): the issue cycles of the SASS that one warp's issue of it stands for,
     float64, or None where no SASS instruction names a PTX line of the program. A SASS block issues
-    as a whole: its instructions' stall counts (semantics/clock.issue_cycles, as the SASS executor's
-    clock and the timing model's walk read them) go to the PTX block most of its instructions follow
+    as a whole: its instructions' clock cycles (SassFunction.clock_cycles: stall counts and a taken
+    branch's refetch, as the SASS executor's clock counts them) go to the PTX block most of its instructions follow
     (ptx_block_of_sass; the first of a tie); a block ptxas copied counts a copy's (_block_copies).
     The PTX machine's clock then advances as the SASS executor's does over the same path
     (machine/engine.block_cycles). Kept per (program, function)."""
@@ -789,8 +788,7 @@ def ptx_block_cycles(program, function):
                 votes[gid] = votes.get(gid, 0) + 1
         if sblock.reachable and votes:
             mapped = True
-            cycles[max(votes, key=votes.get)] += sum(issue_cycles(getattr(ins.control, "stall", None))
-                                                     for ins in function.instructions[sblock.start:sblock.end])
+            cycles[max(votes, key=votes.get)] += sum(function.clock_cycles(k) for k in range(sblock.start, sblock.end))
     cycles = cycles / _block_copies(program, function, of_sass) if mapped else None
     kept[id(function)] = (function, cycles)
     return cycles

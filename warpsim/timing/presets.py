@@ -23,6 +23,7 @@ from typing import Mapping
 
 from warpsim.errors import WarpsimError
 
+from ..semantics.clock import TAKEN_BRANCH_CYCLES
 from .reuse import L1_RESERVED_BYTES
 
 MEASURED = "validation/timing/h200/microbench.json: measured on H200"
@@ -293,7 +294,7 @@ _H200 = {
                                                  "copy time a line, with partial_write_spread, puts the rows 8 to 256 "
                                                  "floats apart at -11% to +16%, mean -1%; set 2's development half had "
                                                  "given 128)"),
-    "branch_taken_cycles": (5.0, MEASURED2 + " [derived] (mb_bar's inner loop VIADD, IMAD.MOV, ISETP, FFMA, BRA: 28.0 "
+    "branch_taken_cycles": (float(TAKEN_BRANCH_CYCLES), MEASURED2 + " [derived] (mb_bar's inner loop VIADD, IMAD.MOV, ISETP, FFMA, BRA: 28.0 "
                                              "cycles per iteration from one warp (skew 32 against skew 8, 1 and 4 warps); "
                                              "its control codes' stall counts add to 23)"),
     "branch_taken_issue_cycles": (0.4, MEASURED3 + " [derived] (mb_cta_chain, a 4-instruction loop, 64 warps/SM: issue "

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...semantics.clock import issue_cycles
 from ..compiled.segment import segments_of
 from .control import LINKED
 from .errors import SassUnsupported
@@ -40,7 +39,7 @@ class ExecBlock:
     steps: list                # Step per instruction
     guards: list               # guard reader or None, per step
     control: Step | None       # the last step when it is a control instruction
-    issue_cycles: int = 0      # its instructions' stall counts: a lone warp's cycles for it (semantics/clock.py)
+    issue_cycles: int = 0      # a lone warp's cycles for it on the clock (SassFunction.clock_cycles)
 
     @property
     def instructions(self) -> list:
@@ -146,7 +145,7 @@ class SassProgram:
             guards = [predicate(step.ins.guard) if step.ins.is_guarded and not step.reads_guard else None
                       for step in steps]
             control = steps[-1] if steps[-1].target is not None else None
-            cycles = sum(issue_cycles(getattr(step.ins.control, "stall", None)) for step in steps)
+            cycles = sum(self.function.clock_cycles(k) for k in range(start, end))
             block = ExecBlock(len(blocks), start, end, steps, guards, control, cycles)
             block_at[start] = block
             blocks.append(block)
