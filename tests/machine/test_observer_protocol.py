@@ -17,7 +17,7 @@ PACKAGE = pathlib.Path(__file__).resolve().parents[2] / "warpsim"
 SASS_EVENTS = {e for e in EVENTS if e.startswith("sass_")}
 PTX_EVENTS = {"batch_started", "block_executed", "memory_access", "barrier_released", "cluster_barrier_released",
               "warp_sync_met",
-              "batch_finished", "logged_warps", "compiled_rounds", "clock_cycles"}
+              "batch_finished", "logged_warps", "compiled_rounds"}
 
 
 def test_the_events_of_both_executors_and_the_round_loop_are_declared():

@@ -87,10 +87,10 @@ def test_the_sass_clock_advances_by_the_loops_stall_counts():
     assert rounds[0] == pytest.approx(cycles / loop, rel=0.05)      # (the loop block may hold one more)
 
 
-def test_a_profile_with_a_gpu_runs_the_ptx_machines_wait_as_the_sass_executor_does():
-    """A launch whose observers know its SASS (the timing model's recorder of a PTX run, as under
-    `warpsim run`) clocks each PTX block by the stall counts of its SASS: the same iterations as the
-    SASS executor, and a predicted time from either run of the same cycles."""
+def test_the_ptx_machine_runs_the_wait_as_the_sass_executor_does():
+    """A kernel that reads the clock has each PTX block clocked by the SASS it stands for (the
+    machine's clock source, sass/ptx_blocks.py): a plain launch, a profile with a GPU and the SASS
+    executor run the same iterations, and the timing model predicts the same cycles from either."""
     cycles = 40000
     f = cp.RawModule(code=SPIN).get_function("spin")
     runs = {}
@@ -101,9 +101,20 @@ def test_a_profile_with_a_gpu_runs_the_ptx_machines_wait_as_the_sass_executor_do
         assert prof[0].execution == level
         runs[level] = int(rounds.get()[0]), prof[0].timing.cycles
     _, plain, _ = _spin(1, 1, cycles, profiled=False)
-    assert runs["ptx"][0] == pytest.approx(runs["sass"][0], abs=2)
-    assert runs["ptx"][0] < 0.7 * plain[0]           # its SASS takes longer than 4 cycles a PTX instruction
+    assert runs["ptx"][0] == pytest.approx(runs["sass"][0], abs=2) == plain[0]
     assert runs["ptx"][1] == pytest.approx(runs["sass"][1], rel=0.1)
+
+
+def test_without_sass_a_ptx_instruction_is_four_cycles(monkeypatch):
+    """Where no clock source knows the kernel's SASS (ptxas refused its PTX), each PTX instruction
+    stands for LONE_WARP_CYCLES_PER_ISSUE cycles: more iterations than the SASS's clock gives."""
+    from warpsim.machine import engine
+    _, with_sass, _ = _spin(1, 1, 4000, profiled=False)
+    monkeypatch.setattr(engine, "CLOCK_SOURCES", [])
+    f = cp.RawModule(code=SPIN + "\n").get_function("spin")      # a fresh module: nothing kept
+    waited, rounds, low = cp.zeros(1, np.int64), cp.zeros(1, np.int32), cp.zeros(1, np.uint32)
+    f((1,), (1,), (np.int64(4000), waited, rounds, low))
+    assert rounds.get()[0] > 1.5 * with_sass[0]
 
 
 def test_a_branch_is_taken_by_rule_when_unconditional_or_backward():

@@ -66,7 +66,7 @@ def run_batch(ctx, observers=()):
     ctx.model = model
     ctx.engine = check_engine(ctx.settings.engine)
     model.start(ctx)
-    ctx.block_cycles = block_cycles(program, observers)
+    ctx.block_cycles = block_cycles(program, ctx.kernel)
     if observers:                         # (the launch state starts with none of each)
         ctx.block_observers = observers_of(observers, "block_executed")
         ctx.barrier_observers = observers_of(observers, "barrier_released")
@@ -123,21 +123,50 @@ def run_batch(ctx, observers=()):
         guard(ctx, watchdog, rounds_done=1)
 
 
-def block_cycles(program, observers) -> np.ndarray:
+CLOCK_SOURCES: list = []       # functions (program, kernel) -> per-block clock cycles, or None
+CLOCK_REGISTERS = ("%clock", "%clock64", "%clock_hi")
+
+
+def clock_source(function):
+    """Register `function(program, kernel)`: per block of the program (by gid), the cycles one warp's
+    issue of it stands for on the clock, from what the machine does not know (the kernel's SASS:
+    sass/ptx_blocks.py), or None. A decorator; the machine never imports who registers."""
+    if function not in CLOCK_SOURCES:
+        CLOCK_SOURCES.append(function)
+    return function
+
+
+def block_cycles(program, kernel: str) -> np.ndarray:
     """Per block of the program, the issue cycles one warp's issue of it adds to the clock kernels
-    read (semantics/clock.py): what an observer that knows the kernel's SASS says (the stall counts of
-    the SASS instructions the block stands for: LaunchObserver.clock_cycles), so that a wait on
-    clock64() runs the iterations the SASS executor and the GPU run; else LONE_WARP_CYCLES_PER_ISSUE
-    an instruction."""
-    for obs in observers_of(observers, "clock_cycles"):
-        cycles = obs.clock_cycles(program)
-        if cycles is not None:
-            return cycles
-    cycles = program.__dict__.get("_block_cycles")
+    read (semantics/clock.py). For a program that reads the clock, what a clock source says (the
+    cycles of the SASS each block stands for), so that a wait on clock64() runs the iterations the
+    SASS executor and the GPU run; kept per kernel. Else, or where no source can (no SASS: ptxas
+    refused the PTX), LONE_WARP_CYCLES_PER_ISSUE an instruction."""
+    kept = program.__dict__.setdefault("_clock_cycles", {})
+    if kernel not in kept:
+        kept[kernel] = None
+        if reads_clock(program):
+            for source in CLOCK_SOURCES:
+                kept[kernel] = source(program, kernel)
+                if kept[kernel] is not None:
+                    break
+    cycles = kept[kernel]
     if cycles is None:
-        cycles = program._block_cycles = np.array([LONE_WARP_CYCLES_PER_ISSUE * len(b.instructions)
-                                                   for b in program.blocks], dtype=np.float64)
+        cycles = program.__dict__.get("_block_cycles")
+        if cycles is None:
+            cycles = program._block_cycles = np.array([LONE_WARP_CYCLES_PER_ISSUE * len(b.instructions)
+                                                       for b in program.blocks], dtype=np.float64)
     return cycles
+
+
+def reads_clock(program) -> bool:
+    """Whether an instruction of the program reads %clock, %clock64 or %clock_hi (kept on it)."""
+    found = program.__dict__.get("_reads_clock")
+    if found is None:
+        found = program._reads_clock = any(getattr(op, "name", "") in CLOCK_REGISTERS
+                                           for block in program.blocks for ins in block.instructions
+                                           for op in ins.srcs)
+    return found
 
 
 LANES = np.arange(32, dtype=np.int64)

@@ -90,12 +90,6 @@ class LaunchObserver:
     def compiled_rounds(self, ctx, record) -> None:
         """The loop ran rounds of the batch: their block counts (and the logged warps' issues)."""
 
-    def clock_cycles(self, program):
-        """Before a batch runs: per block of `program` (by gid), the issue cycles one warp's issue of it
-        stands for on the clock kernels read (an observer that knows the kernel's SASS: the stall
-        counts of the SASS instructions of its PTX lines), or None (semantics/clock.py's default)."""
-        return None
-
     # ---- the SASS executor (sass/executor/)
 
     def sass_batch_started(self, st) -> None:

@@ -28,7 +28,6 @@ import traceback
 import numpy as np
 
 from ..errors import DeviceRuntimeNotSimulated, LaunchError, LaunchRefused, OutOfMemoryError, WarpsimError
-from ..machine.events import LaunchObserver
 from ..machine.memory import GLOBAL_BASE
 from . import hoststructs, launch_attributes, table, textures
 from .context import Event, RuntimeContext, Symbol
@@ -445,8 +444,8 @@ def _run_kernel(context, loaded, name, grid, block, params: bytes, shared_mem, s
     sample = _sass_sample(context, loaded, name, grid, block, params, shared_mem, cooperative, cluster_dims)
     recorder = None if sample else _timing_recorder(context, loaded, name, grid, block, shared_mem)
     try:
-        loaded.launch(name, grid, block, params, shared_mem=shared_mem, observers=(sample or recorder,) if
-                      sample or recorder else (), **_launch_options(context, cluster_dims), cooperative=cooperative)
+        loaded.launch(name, grid, block, params, shared_mem=shared_mem,
+                      observers=(recorder,) if recorder else (), **_launch_options(context, cluster_dims), cooperative=cooperative)
     except LaunchRefused as error:
         return context.fail(code_of(error))
     except OutOfMemoryError:
@@ -466,17 +465,12 @@ SAMPLE_COPY_LIMIT = 1 << 30     # bytes of device heap copied for a launch's SAS
 UNEVEN_SAMPLE = 30              # a sample whose first six CTAs' work differs takes a spread of this many too
 
 
-class _SassSample(LaunchObserver):
-    """The timing sample of a launch taken from its SASS on a copy of device memory (timing()). The
-    launch's PTX run reads the clock its SASS gives each block (clock_cycles), as the sample did."""
+class _SassSample:
+    """The timing sample of a launch taken from its SASS on a copy of device memory (timing())."""
 
     def __init__(self, execution, loaded, kernel: str, dynamic_shared: int, gpu: str):
         self.execution, self.loaded, self.kernel = execution, loaded, kernel
         self.dynamic_shared, self.gpu = dynamic_shared, gpu
-
-    def clock_cycles(self, program):
-        from ..timing.execution import ptx_block_cycles
-        return ptx_block_cycles(program, self.execution.function) if program is self.loaded.program else None
 
     def timing(self):
         from ..timing.sample import predict_sampled

@@ -18,10 +18,12 @@ from functools import lru_cache
 
 from ..errors import WarpsimError
 from ..machine.contraction import contraction_finder
+from ..machine.engine import clock_source
 from .contraction import fused_by_ptxas
 from .disasm import decode_control, disassemble, parse_instruction, parse_listing, parse_operand
 from .ir import BasicBlock, ControlCodes, Operand, SassFunction, SassInstruction, SassModule
 from .listing import format_listing
+from .ptx_blocks import ptx_block_cycles
 from .toolchain import (DEFAULT_ARCH, CubinResult, compile_cubin, cubin_for, install_ptxas,
                         installed_ptxas_versions, ptxas_path, requested_ptxas_version)
 
@@ -94,3 +96,15 @@ def _contracted_by_ptxas(module, candidates) -> dict:
     except (WarpsimError, OSError):
         return {}
     return fused_by_ptxas(sass, candidates)
+
+
+@clock_source
+def _clock_of_sass(program, kernel: str):
+    """The PTX machine's clock for a kernel that reads it (machine/engine.block_cycles): the cycles of
+    the SASS each PTX block stands for. None where there is no PTX text, no ptxas, or ptxas refuses it."""
+    if not getattr(program.module, "text", ""):
+        return None
+    try:
+        return ptx_block_cycles(program, sass_of(program.module).kernel(kernel))
+    except (WarpsimError, OSError):
+        return None

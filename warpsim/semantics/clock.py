@@ -46,8 +46,8 @@ def clock_per_cycle(batch_warps: int, grid, block) -> float:
 
 def sm_clock(cycles: float, batch_warps: int, grid, block) -> int:
     """The 64-bit clock after the batch's warp instructions of `cycles` issue cycles in all (each PTX
-    instruction LONE_WARP_CYCLES_PER_ISSUE, or the stall counts of the SASS it stands for where the
-    launch's observers know its SASS: machine/events.LaunchObserver.clock_cycles)."""
+    instruction LONE_WARP_CYCLES_PER_ISSUE, or the cycles of the SASS it stands for where the kernel's
+    SASS is known: machine/engine.block_cycles)."""
     return int(cycles * clock_per_cycle(batch_warps, grid, block))
 
 

@@ -240,9 +240,6 @@ class LaunchTimingRecorder(LaunchObserver):
         if len(warps):
             self.recorder.logged_issues(ctx, record, warps)
 
-    def clock_cycles(self, program):
-        return self.recorder.clock_cycles(program)
-
     def memory_access(self, ctx, site, space, kind, idx, addrs, size, count):
         kept, keep = self._keep(ctx, idx)
         if len(kept):
