@@ -123,3 +123,26 @@ def test_a_branch_is_taken_by_rule_when_unconditional_or_backward():
     assert branch_cycles(10, 20, conditional=True) == 0                        # an if's jump forward
     assert branch_cycles(10, 20, conditional=False) == TAKEN_BRANCH_CYCLES     # a plain jump
     assert branch_cycles(10, None, conditional=False) == 0                     # no target it names
+
+
+CLOCK32 = r"""
+extern "C" __global__ void wait32(long long cycles, long long *waited) {
+    unsigned start = clock();
+    long long offset = 0;
+    while (offset < cycles) offset = (long long)(unsigned)(clock() - start);
+    waited[0] = offset;
+}
+"""
+
+
+@pytest.mark.parametrize("level", ["ptx", "sass"])
+def test_a_wait_on_the_32_bit_clock_takes_its_cycles(level):
+    """clock() reads SR_CLOCKLO through S2R, and the compare waits on its scoreboard: the clock counts
+    that wait as the timing model does, so the predicted time of the wait is its cycles."""
+    cycles = 200000
+    f = cp.RawModule(code=CLOCK32).get_function("wait32")
+    waited = cp.zeros(1, np.int64)
+    with cp.settings(sass_verify=False, gpu="h200"), cp.profile(level=level) as prof:
+        f((1,), (1,), (np.int64(cycles), waited))
+    assert cycles <= waited.get()[0] < cycles + 100
+    assert prof[0].timing.cycles == pytest.approx(cycles, rel=0.05)

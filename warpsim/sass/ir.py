@@ -14,7 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..errors import WarpsimError
-from ..semantics.clock import branch_cycles, issue_cycles
+from ..semantics.clock import SPECIAL_REGISTER_LATENCY, branch_cycles, issue_cycles
+
+SPECIAL_REGISTER_READS = ("S2R", "S2UR")     # reads through a scoreboard (CS2R is fixed-latency)
 
 __all__ = ["Operand", "ControlCodes", "SassInstruction", "BasicBlock", "SassFunction", "SassModule"]
 
@@ -172,13 +174,31 @@ class SassFunction:
         return self.blocks[low]
 
     def clock_cycles(self, index: int) -> int:
-        """The cycles instruction `index` stands for on the clock kernels read (semantics/clock.py): its
-        stall count, and a BRA's taken-branch refetch where it is taken by rule."""
+        """The cycles instruction `index` holds a lone warp's issue on the clock kernels read
+        (semantics/clock.py): its stall count, and a BRA's taken-branch refetch where it is taken by
+        rule."""
         ins = self.instructions[index]
         cycles = issue_cycles(ins.control.stall if ins.control is not None else None)
         if ins.opcode == "BRA":
             cycles += branch_cycles(index, self.labels.get(ins.branch_target), ins.is_conditional)
         return cycles
+
+    def block_clock_cycles(self, start: int, end: int) -> int:
+        """The cycles instructions [start, end) take a lone warp on the clock: each one's clock_cycles,
+        and the wait for an S2R's special register (SPECIAL_REGISTER_LATENCY) where a later one of
+        them waits on its scoreboard: a loop on the 32-bit clock() reads SR_CLOCKLO so, and waits for
+        it before the compare. (Other scoreboard waits, on memory, are the timing model's to tell.)"""
+        now, ready = 0, {}
+        for index in range(start, end):
+            control = self.instructions[index].control
+            if control is not None:
+                for barrier in range(6):
+                    if control.wait_mask >> barrier & 1 and barrier in ready:
+                        now = max(now, ready.pop(barrier))
+                if self.instructions[index].opcode in SPECIAL_REGISTER_READS and control.write_barrier is not None:
+                    ready[control.write_barrier] = now + SPECIAL_REGISTER_LATENCY
+            now += self.clock_cycles(index)
+        return now
 
     def opcodes(self) -> set:
         return {ins.opcode for ins in self.instructions}

@@ -62,11 +62,11 @@ def block_copies(program, function, of_sass: list) -> np.ndarray:
 def ptx_block_cycles(program, function):
     """Per PTX block (by gid): the issue cycles of the SASS that one warp's issue of it stands for,
     float64, or None where no SASS instruction names a PTX line of the program. A SASS block issues
-    as a whole: its instructions' clock cycles (SassFunction.clock_cycles: stall counts and a taken
-    branch's refetch, as the SASS executor's clock counts them) go to the PTX block most of its instructions follow
-    (ptx_block_of_sass; the first of a tie); a block ptxas copied counts a copy's (block_copies).
-    The PTX machine's clock then advances as the SASS executor's does over the same path
-    (machine/engine.block_cycles). Kept per (program, function)."""
+    as a whole: its clock cycles (SassFunction.block_clock_cycles: stall counts, an S2R's wait, a
+    taken branch's refetch, as the SASS executor's clock counts them) go to the PTX block most of
+    its instructions follow (ptx_block_of_sass; the first of a tie); a block ptxas copied counts a
+    copy's (block_copies). The PTX machine's clock then advances as the SASS executor's does over
+    the same path (machine/engine.block_cycles). Kept per (program, function)."""
     kept = program.__dict__.setdefault("_ptx_block_cycles", {})
     if id(function) in kept:
         return kept[id(function)][1]
@@ -80,7 +80,7 @@ def ptx_block_cycles(program, function):
                 votes[gid] = votes.get(gid, 0) + 1
         if sblock.reachable and votes:
             mapped = True
-            cycles[max(votes, key=votes.get)] += sum(function.clock_cycles(k) for k in range(sblock.start, sblock.end))
+            cycles[max(votes, key=votes.get)] += function.block_clock_cycles(sblock.start, sblock.end)
     cycles = cycles / block_copies(program, function, of_sass) if mapped else None
     kept[id(function)] = (function, cycles)
     return cycles

@@ -59,6 +59,8 @@ def issue_cycles(stall: int | None) -> int:
 
 TAKEN_BRANCH_CYCLES = 5     # a taken branch's target resolution and refetch beyond its stall count (H200;
                             # the timing presets' branch_taken_cycles)
+SPECIAL_REGISTER_LATENCY = 20   # an S2R's result (a special register: %clock, %tid) through its scoreboard
+                                # (the timing walk's latency of the 'special' pipe)
 
 
 def branch_cycles(at: int, target: int | None, conditional: bool) -> int:

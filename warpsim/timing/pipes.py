@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from ..sass.executor import pipe_by_opcode
 from ..sass.stall_reasons import reason_of_scoreboard_wait
+from ..semantics.clock import SPECIAL_REGISTER_LATENCY
 from .tensor_core import hgmma_interval
 
 # Every SASS opcode's pipe is declared with its opcode (sass/executor: the family module of an
@@ -94,7 +95,7 @@ def result_latency(opcode: str, pipe: str, preset) -> float:
     if pipe == "constant":
         return preset.l1_hit_latency
     if pipe == "special":
-        return 20.0
+        return float(SPECIAL_REGISTER_LATENCY)
     if pipe == "fp64":
         return preset.fp64_latency
     if pipe == "tensor":

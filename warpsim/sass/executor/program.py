@@ -39,7 +39,7 @@ class ExecBlock:
     steps: list                # Step per instruction
     guards: list               # guard reader or None, per step
     control: Step | None       # the last step when it is a control instruction
-    issue_cycles: int = 0      # a lone warp's cycles for it on the clock (SassFunction.clock_cycles)
+    issue_cycles: int = 0      # a lone warp's cycles for it on the clock (SassFunction.block_clock_cycles)
 
     @property
     def instructions(self) -> list:
@@ -145,7 +145,7 @@ class SassProgram:
             guards = [predicate(step.ins.guard) if step.ins.is_guarded and not step.reads_guard else None
                       for step in steps]
             control = steps[-1] if steps[-1].target is not None else None
-            cycles = sum(self.function.clock_cycles(k) for k in range(start, end))
+            cycles = self.function.block_clock_cycles(start, end)
             block = ExecBlock(len(blocks), start, end, steps, guards, control, cycles)
             block_at[start] = block
             blocks.append(block)
