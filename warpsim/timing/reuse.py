@@ -80,8 +80,8 @@ def stack_distances(sectors: np.ndarray) -> tuple:
     sectors = np.asarray(sectors, dtype=np.int64)
     if len(sectors) == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    _, line = np.unique(sectors >> 2, return_inverse=True)
-    _, sector = np.unique(sectors, return_inverse=True)
+    distinct, sector = np.unique(sectors, return_inverse=True)
+    line = np.cumsum(np.concatenate(([0], (distinct[1:] >> 2) != (distinct[:-1] >> 2))))[sector]
     order = np.argsort(sector, kind="stable")
     previous = np.full(len(sectors), -1, dtype=np.int64)
     same = sector[order][1:] == sector[order][:-1]
@@ -89,7 +89,13 @@ def stack_distances(sectors: np.ndarray) -> tuple:
     return _stack_distances(line.astype(np.int64), previous, int(line.max()) + 1), previous
 
 
+def bucket_steps(distances: np.ndarray) -> np.ndarray:
+    """Each distance (lines, >= 0) as the nearest whole number of steps of BUCKETS_PER_OCTAVE a power
+    of two, from 1 line (float): bucket's value, as a whole number a key can hold."""
+    d = np.maximum(np.asarray(distances, dtype=float), 1.0)
+    return np.round(np.log2(d) * BUCKETS_PER_OCTAVE)
+
+
 def bucket(distances: np.ndarray) -> np.ndarray:
     """Each distance (lines, >= 0) rounded to the nearest step of BUCKETS_PER_OCTAVE a power of two."""
-    d = np.maximum(np.asarray(distances, dtype=float), 1.0)
-    return np.exp2(np.round(np.log2(d) * BUCKETS_PER_OCTAVE) / BUCKETS_PER_OCTAVE)
+    return np.exp2(bucket_steps(distances) / BUCKETS_PER_OCTAVE)
