@@ -628,9 +628,8 @@ class _Recorder(LaunchObserver):
         offs = np.concatenate(offsets)
         size = np.concatenate(sizes)
         site = np.concatenate(site_of)
-        unique, first = np.unique(offs, return_index=True)
-        sector = unique >> 5
-        sectors, inv = np.unique(sector, return_inverse=True)
+        unique, first = unique_ascending(offs, return_index=True)
+        sectors, inv = unique_ascending(unique >> 5, return_inverse=True)
         covered = np.bincount(inv, weights=size[first])
         partial = covered < 32
         if self._read_sectors:
@@ -638,7 +637,7 @@ class _Recorder(LaunchObserver):
         if not partial.any():
             return
         lines = sectors[partial] >> 2
-        owner = site[first][np.unique(inv, return_index=True)[1]][partial]
+        owner = site[first][unique_ascending(inv, return_index=True)[1]][partial]
         for s in np.unique(owner).tolist():
             self.memory[s].partial_lines = distinct_count(lines[owner == s])
             self.memory[s].partial_sectors = int(np.count_nonzero(owner == s))

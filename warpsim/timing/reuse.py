@@ -80,13 +80,15 @@ def stack_distances(sectors: np.ndarray) -> tuple:
     sectors = np.asarray(sectors, dtype=np.int64)
     if len(sectors) == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    distinct, sector = np.unique(sectors, return_inverse=True)
-    line = np.cumsum(np.concatenate(([0], (distinct[1:] >> 2) != (distinct[:-1] >> 2))))[sector]
-    order = np.argsort(sector, kind="stable")
+    # one stable sort gives both each access's predecessor on its sector and dense line ids
+    order = np.argsort(sectors, kind="stable")
+    ordered = sectors[order]
+    same = ordered[1:] == ordered[:-1]
     previous = np.full(len(sectors), -1, dtype=np.int64)
-    same = sector[order][1:] == sector[order][:-1]
     previous[order[1:][same]] = order[:-1][same]
-    return _stack_distances(line.astype(np.int64), previous, int(line.max()) + 1), previous
+    line = np.empty(len(sectors), dtype=np.int64)
+    line[order] = np.cumsum(np.concatenate(([0], (ordered[1:] >> 2) != (ordered[:-1] >> 2))))
+    return _stack_distances(line, previous, int(line[order[-1]]) + 1), previous
 
 
 def bucket_steps(distances: np.ndarray) -> np.ndarray:
