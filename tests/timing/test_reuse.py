@@ -8,7 +8,7 @@ import pathlib
 import numpy as np
 import pytest
 
-from warpsim.timing.reuse import bucket, kept_share, stack_distances
+from warpsim.timing.reuse import BUCKETS_PER_OCTAVE, bucket, bucket_steps, kept_share, stack_distances
 
 HERE = pathlib.Path(__file__).parents[2] / "validation" / "timing"
 
@@ -104,3 +104,10 @@ def test_a_load_holds_the_lsu_a_cycle_a_line(lines):
                               max_ctas=2).cycles)
     per_request = (cycles[1] - cycles[0]) / (16 * 4 * 8)
     assert per_request == pytest.approx(want, rel=0.1)
+
+
+def test_bucket_steps_are_the_whole_steps_of_the_bucket():
+    distances = np.array([0, 1, 2, 3, 7, 100, 5000])
+    steps = bucket_steps(distances)
+    assert np.array_equal(steps, np.round(steps)) and steps[0] == steps[1] == 0
+    assert np.array_equal(bucket(distances), np.exp2(steps / BUCKETS_PER_OCTAVE))

@@ -10,6 +10,36 @@ from __future__ import annotations
 import numpy as np
 
 
+def run_starts(keys: np.ndarray) -> np.ndarray:
+    """Where each run of equal values of `keys` begins (of ascending keys: where each distinct one first
+    occurs)."""
+    new = np.ones(len(keys), dtype=bool)
+    np.not_equal(keys[1:], keys[:-1], out=new[1:])
+    return np.flatnonzero(new)
+
+
+def unique_ascending(keys: np.ndarray, return_index: bool = False, return_inverse: bool = False,
+                     return_counts: bool = False):
+    """np.unique(keys, ...) of integer keys, the same arrays, from their runs where the keys already
+    ascend (a warp-level access's usually do): one pass instead of a sort or a hash, which cost
+    the timing model more than anything else of a small launch's sampled memory accesses."""
+    keys = np.asarray(keys)
+    if len(keys) < 2 or not (keys[1:] >= keys[:-1]).all():
+        return np.unique(keys, return_index=return_index, return_inverse=return_inverse,
+                         return_counts=return_counts)
+    starts = run_starts(keys)
+    out = [keys[starts]]
+    if return_index:
+        out.append(starts)
+    if return_inverse:
+        inverse = np.zeros(len(keys), dtype=np.intp)
+        inverse[starts[1:]] = 1
+        out.append(np.cumsum(inverse))
+    if return_counts:
+        out.append(np.diff(np.append(starts, len(keys))))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
 def distinct_count(keys: np.ndarray) -> int:
     """How many distinct values `keys` holds (one pass when they are already sorted)."""
     if len(keys) > 1:

@@ -319,6 +319,21 @@ class SassInstructionSite:
         return self.sass.text
 
 
+def ptx_of_line(program) -> dict:
+    """PTX line -> the first PTX instruction of `program`'s module on it, kept per program: a scan of
+    every function of the module, which each profiled launch with a GPU paid again (about 1 ms of a
+    small launch's timing model)."""
+    kept = program.__dict__.get("_ptx_of_line")
+    if kept is None:
+        kept = {}
+        for fn in program.module.functions.values():
+            for ins in getattr(fn, "body", ()) or ():
+                if getattr(ins, "line", None) is not None:
+                    kept.setdefault(ins.line, ins)
+        program.__dict__["_ptx_of_line"] = kept
+    return kept
+
+
 class SassLaunchCounters(LaunchObserver):
     """Observer of a launch's SASS run (warpsim.sass.executor), counting as Nsight Compute does on
     an H200 (validation/sass_counters: the rules below are what the hardware showed).
@@ -354,7 +369,6 @@ class SassLaunchCounters(LaunchObserver):
         self.lanes = np.zeros(33, dtype=np.int64)    # issued block-groups of warps by active lanes
         self._loop_sum = None             # (program, summed RoundRecord arrays) not folded in yet
         self.sites: dict = {}
-        self._ptx_of_line = None
         self._site_of: dict = {}
 
     # -------------------------------------------------------- SASS observer interface
@@ -460,14 +474,8 @@ class SassLaunchCounters(LaunchObserver):
     def site(self, sass_ins) -> SassInstructionSite:
         found = self._site_of.get(id(sass_ins))
         if found is None:
-            if self._ptx_of_line is None:
-                self._ptx_of_line = {}
-                for fn in self.program.module.functions.values():
-                    for ins in getattr(fn, "body", ()) or ():
-                        if getattr(ins, "line", None) is not None:
-                            self._ptx_of_line.setdefault(ins.line, ins)
             found = self._site_of[id(sass_ins)] = SassInstructionSite(
-                sass_ins, self._ptx_of_line.get(sass_ins.ptx_line))
+                sass_ins, ptx_of_line(self.program).get(sass_ins.ptx_line))
         return found
 
     def _rows(self, extra: bool):

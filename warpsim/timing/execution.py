@@ -22,14 +22,14 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..machine.counting import distinct_count, shared_bank_wavefronts
+from ..machine.counting import distinct_count, run_starts, shared_bank_wavefronts, unique_ascending
 from ..machine.events import LaunchObserver
 from ..machine.memory import GLOBAL_BASE
 from ..sass.executor.async_copy import TMA_UNIT
 from ..sass.issues import Departures, brx_targets, bsync_starts
 from ..sass.ptx_blocks import block_copies, ptx_block_of_sass
 from ..semantics.addresses import local_hardware_bytes
-from .reuse import bucket, stack_distances
+from .reuse import bucket, bucket_steps, stack_distances
 
 CTA_SHIFT = 40                  # a load's key in _cta_order: its CTA above this bit, its sector below
 SECTOR_BITS = (1 << CTA_SHIFT) - 1
@@ -226,9 +226,10 @@ def address_offsets(addrs: np.ndarray) -> np.ndarray:
 
 
 
-def global_request_stats(warps: np.ndarray, addrs: np.ndarray, nbytes: int) -> tuple:
-    """(requests, sectors, lines, sector ids) of one warp-level global access."""
-    a = address_offsets(addrs)                    # below 2**40: leaves room for the warp in a key
+def global_request_stats(warps: np.ndarray, offsets: np.ndarray, nbytes: int) -> tuple:
+    """(requests, sectors, lines, sector ids) of one warp-level global access, its lanes' addresses
+    as address_offsets (below 2**40: room for the warp in a key)."""
+    a = offsets
     if nbytes > 32 or ((a >> 5) != ((a + nbytes - 1) >> 5)).any():
         pieces = -(-nbytes // 32) + 1
         last = a + nbytes - 1
@@ -242,10 +243,10 @@ def global_request_stats(warps: np.ndarray, addrs: np.ndarray, nbytes: int) -> t
 SPREAD_DOUBLINGS = 4       # a gap of 16 chunks (1 KB, the thirty-first batch's widest) or more counts as 16 [assumed]
 
 
-def chunk_keys(warps: np.ndarray, addrs: np.ndarray) -> np.ndarray:
-    """The distinct (warp << 40 | 64-byte chunk) keys of a warp-level access, sorted: what
-    chunk_spread and scattered_lines read (the recorder makes them once an access)."""
-    return np.unique((warps.astype(np.int64) << 40) | (address_offsets(addrs) >> 6))
+def chunk_keys(warps: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """The distinct (warp << 40 | 64-byte chunk) keys of a warp-level access (its address_offsets),
+    sorted: what chunk_spread and scattered_lines read (the recorder makes them once an access)."""
+    return unique_ascending((warps.astype(np.int64) << 40) | (offsets >> 6))
 
 
 def chunk_spread(warps: np.ndarray, addrs: np.ndarray, keys: np.ndarray | None = None) -> tuple:
@@ -253,7 +254,7 @@ def chunk_spread(warps: np.ndarray, addrs: np.ndarray, keys: np.ndarray | None =
     address order: a gap of g chunks counts log2(g) doublings, at most SPREAD_DOUBLINGS. HBM moves a
     chunk at a time, and serves the same chunks slower the farther apart they lie (the thirty-first
     batch). `keys`: chunk_keys of the access, where the caller has them."""
-    keys = chunk_keys(warps, addrs) if keys is None else keys
+    keys = chunk_keys(warps, address_offsets(addrs)) if keys is None else keys
     same = (keys[1:] >> 40) == (keys[:-1] >> 40)
     gaps = (keys[1:] - keys[:-1])[same]
     return len(gaps), float(np.minimum(np.log2(np.maximum(gaps, 1)), SPREAD_DOUBLINGS).sum())
@@ -266,15 +267,16 @@ def scattered_lines(warps: np.ndarray, addrs: np.ndarray, chunks: np.ndarray | N
     lines at 78.6 a clock and merges none of them with other requests (thirty-fifth batch); lines at
     a stride from random bases run as fast (thirty-sixth batch), which the model does not take in.
     `chunks`: chunk_keys of the access, where the caller has them (two chunks make a line)."""
-    chunks = chunk_keys(warps, addrs) if chunks is None else chunks
+    chunks = chunk_keys(warps, address_offsets(addrs)) if chunks is None else chunks
     keys = ((chunks >> 40) << 40) | ((chunks & ((1 << 40) - 1)) >> 1)      # still sorted
-    if len(keys) > 1:
-        keys = keys[np.concatenate(([True], keys[1:] != keys[:-1]))]
+    keys = keys[run_starts(keys)]
     if len(keys) < 4:
         return 0
     warp = keys >> 40
-    starts = np.flatnonzero(np.concatenate(([True], warp[1:] != warp[:-1])))
+    starts = run_starts(warp)
     counts = np.diff(np.append(starts, len(keys)))
+    if not (counts >= 4).any():                 # (most requests: one to four lines)
+        return 0
     inside = warp[1:] == warp[:-1]
     gaps = (keys[1:] - keys[:-1])[inside]
     owner = np.searchsorted(starts, np.flatnonzero(inside), side="right") - 1     # each gap's request
@@ -314,10 +316,10 @@ def shared_request_wavefronts(warps: np.ndarray, addrs: np.ndarray, lanes: np.nd
     return waves
 
 
-def atomic_line_load(warps: np.ndarray, addrs: np.ndarray) -> tuple:
-    """Per (warp, 128-byte line) touched: (line id, largest count of lanes on one address, distinct
-    addresses, warp, lanes)."""
-    a = address_offsets(addrs)
+def atomic_line_load(warps: np.ndarray, offsets: np.ndarray) -> tuple:
+    """Per (warp, 128-byte line) an atomic's lanes (their address_offsets) touch: (line id, largest
+    count of lanes on one address, distinct addresses, warp, lanes)."""
+    a = offsets
     uniq_addr, counts = np.unique((warps.astype(np.int64) << 48) | (a & ((1 << 48) - 1)), return_counts=True)
     addr_warp, addr = uniq_addr >> 48, uniq_addr & ((1 << 48) - 1)
     wl_of_addr = (addr_warp << 40) | (addr >> 7)
@@ -328,18 +330,19 @@ def atomic_line_load(warps: np.ndarray, addrs: np.ndarray) -> tuple:
     return wl & ((1 << 40) - 1), same, n_addresses, wl >> 40, lanes
 
 
-def first_of_rows(*columns: np.ndarray) -> np.ndarray:
-    """Where each distinct row of the non-negative integer `columns` first occurs, rows in ascending
-    order: np.unique(np.stack(columns), axis=1, return_index=True)[1], from one int64 key where the
-    columns' bits fit in 63 (a sort of one key, not of rows: 2 of the 4 ms the model's memory summary
+def unique_rows(*columns: np.ndarray) -> tuple:
+    """(where each distinct row of the non-negative integer `columns` first occurs, how many times it
+    occurs), rows in ascending order: np.unique(np.stack(columns), axis=1, return_index=True,
+    return_counts=True)[1:], from one int64 key where the columns' bits fit in 63 (a sort of one key,
+    not of rows, and none where the rows already ascend: 2 of the 4 ms the model's memory summary
     took on a small launch)."""
     widths = [int(c.max()).bit_length() if len(c) else 0 for c in columns]
     if sum(widths) > 63:
-        return np.unique(np.stack(columns), axis=1, return_index=True)[1]
+        return np.unique(np.stack(columns), axis=1, return_index=True, return_counts=True)[1:]
     key = np.zeros(len(columns[0]), dtype=np.int64)
     for column, width in zip(columns, widths):
         key = (key << width) | column.astype(np.int64)
-    return np.unique(key, return_index=True)[1]
+    return unique_ascending(key, return_index=True, return_counts=True)[1:]
 
 
 def _chunk_spread(chunk: np.ndarray, cta: np.ndarray) -> tuple:
@@ -367,7 +370,7 @@ def _rereads(keys: np.ndarray, warps: np.ndarray, calls: np.ndarray, sites: np.n
     columns are per lane of the recorder's loads and stores, in the order they ran."""
     # one access per (issue, warp, sector), in issue order (a warp's slot names its CTA)
     within = (warps << (CTA_SHIFT - 5)) | (keys & SECTOR_BITS)
-    ranked = np.lexsort((within, calls))
+    ranked = _issue_order(calls, within)
     first = np.ones(len(ranked), dtype=bool)
     first[1:] = (calls[ranked][1:] != calls[ranked][:-1]) | (within[ranked][1:] != within[ranked][:-1])
     requested = ranked[first]
@@ -378,12 +381,21 @@ def _rereads(keys: np.ndarray, warps: np.ndarray, calls: np.ndarray, sites: np.n
     again = is_load[by_cta] & (previous >= 0) & (call[np.maximum(previous, 0)] != call)
     if not again.any():
         return {}
-    pairs, counts = np.unique(np.stack([sites[by_cta][again].astype(float), bucket(distances[again])]), axis=1,
-                              return_counts=True)
+    site, distance = sites[by_cta][again], distances[again]
+    first, counts = unique_rows(site, bucket_steps(distance).astype(np.int64))
     out: dict = {}
-    for (site, lines), n in zip(pairs.T, counts):
+    for site, lines, n in zip(site[first].tolist(), bucket(distance[first]).tolist(), counts.tolist()):
         out.setdefault(int(site), []).append((float(lines), int(n)))
     return {site: tuple(v) for site, v in out.items()}
+
+
+def _issue_order(calls: np.ndarray, within: np.ndarray) -> np.ndarray:
+    """np.lexsort((within, calls)): the order of the rows by issue, then by (warp, sector) within one;
+    no sort where they come so (each issue's lanes in order, their addresses rising)."""
+    later = calls[1:] > calls[:-1]
+    if (later | ((calls[1:] == calls[:-1]) & (within[1:] >= within[:-1]))).all():
+        return np.arange(len(calls))
+    return np.lexsort((within, calls))
 
 
 # ---------------------------------------------------------------- recorders
@@ -431,13 +443,14 @@ class _Recorder(LaunchObserver):
         if space == "local":                    # where the hardware keeps the lanes' words
             addrs, of_lane, nbytes = local_hardware_bytes(lanes, addrs, nbytes)
             warp_slots = np.asarray(warp_slots)[of_lane]
-        requests, sectors, lines, sec = global_request_stats(warp_slots, addrs, nbytes)
+        warps, offsets = np.asarray(warp_slots), address_offsets(addrs)
+        requests, sectors, lines, sec = global_request_stats(warps, offsets, nbytes)
         rec.requests += requests
         rec.sectors += sectors
         rec.lines += lines
         if kind == "store":                     # global and local stores take the one store path
-            keys = np.unique((np.asarray(warp_slots, dtype=np.int64) << 40) | address_offsets(addrs))
-            sectors = np.unique(keys >> 5)
+            keys = unique_ascending((warps.astype(np.int64) << 40) | offsets)
+            sectors = unique_ascending(keys >> 5)
             if self._store_run and not np.array_equal(sectors, self._store_run[0][3]):
                 self._end_store_run()           # stores to other sectors are not combined
             self._store_run.append((site_index, keys, nbytes, sectors))
@@ -446,32 +459,41 @@ class _Recorder(LaunchObserver):
         if space != "global":
             return
         if kind in ("load", "store"):
-            warps = np.asarray(warp_slots)
-            chunks = chunk_keys(warps, addrs)
-            gaps, doublings = chunk_spread(warps, addrs, chunks)
-            rec.chunk_gaps += gaps
-            rec.gap_doublings += doublings
-            at_random = scattered_lines(warps, addrs, chunks)
-            if at_random:
-                rec.scattered_lines += at_random
-                offsets = address_offsets(addrs)
-                rec.low, rec.high = min(rec.low, float(offsets.min())), max(rec.high, float(offsets.max()))
-                rec.scattered_span = rec.high - rec.low
-            base = address_offsets(addrs) >> 5
-            self._cta_order.append(((ctas.astype(np.int64) << CTA_SHIFT) | base, site_index, warps,
-                                    kind == "load", self._site_pass(site_index, warps)))
-        if kind == "load":
-            self._read_sectors.append(sec)
-        else:
-            self._written_sectors.append(sec)
+            self._global_pattern(rec, warps, offsets)
+            self._cta_order.append(self._sector_requests(site_index, warps, ctas, offsets >> 5, kind == "load"))
+        # (a run of lanes on one sector counts once: finish_memory counts distinct sectors)
+        (self._read_sectors if kind == "load" else self._written_sectors).append(sec[run_starts(sec)])
         if kind == "store":
-            self._stores.setdefault(site_index, []).append((address_offsets(addrs), nbytes))
+            self._stores.setdefault(site_index, []).append((offsets, nbytes))
         if kind == "atomic":
-            line, same, n_addresses, warp, lanes = atomic_line_load(warp_slots, addrs)
-            uw, at = np.unique(warp_slots, return_index=True)
+            line, same, n_addresses, warp, lanes = atomic_line_load(warps, offsets)
+            uw, at = unique_ascending(warps, return_index=True)
             cta_of_warp = ctas[at][np.searchsorted(uw, warp)]
             self._atomic.setdefault(site_index, []).append((line, same, n_addresses, cta_of_warp,
                                                              lanes * nbytes / FULL_PASS_BYTES))
+
+    @staticmethod
+    def _global_pattern(rec: SiteMemory, warps: np.ndarray, offsets: np.ndarray) -> None:
+        """Add a global load's or store's chunk gaps and scattered lines (with its site's span) to `rec`."""
+        chunks = chunk_keys(warps, offsets)
+        gaps, doublings = chunk_spread(warps, None, chunks)
+        rec.chunk_gaps += gaps
+        rec.gap_doublings += doublings
+        at_random = scattered_lines(warps, None, chunks)
+        if at_random:
+            rec.scattered_lines += at_random
+            rec.low, rec.high = min(rec.low, float(offsets.min())), max(rec.high, float(offsets.max()))
+            rec.scattered_span = rec.high - rec.low
+
+    def _sector_requests(self, site_index: int, warps: np.ndarray, ctas: np.ndarray, sectors: np.ndarray,
+                         is_load: bool) -> tuple:
+        """A global load's or store's entry of _cta_order: one row per run of lanes of a warp on one
+        sector (finish_memory counts (issue, warp, sector) accesses, and lanes in order come in such
+        runs: a coalesced 4-byte access has 8 a sector)."""
+        keep = run_starts((warps.astype(np.int64) << (CTA_SHIFT - 5)) | sectors)
+        warps = warps[keep]
+        return ((ctas[keep].astype(np.int64) << CTA_SHIFT) | sectors[keep], site_index, warps, is_load,
+                self._site_pass(site_index, warps))
 
     def _end_store_run(self):
         """Charge the stores a warp group issued back to back to the same sectors (no load or atomic
@@ -506,7 +528,7 @@ class _Recorder(LaunchObserver):
             # a sector another warp of the CTA first read in the same issue of the same load: the
             # warps run that load in step, so this one waits on the same miss rather than hitting L1
             # (a warp reaching the load later, at another iteration, finds the sector in L1)
-            requested = first_of_rows(calls, warps, which)
+            requested = unique_rows(calls, warps, which)[0]
             first_of = first[which[requested]]
             in_step = (calls[first_of] == calls[requested]) & (warps[first_of] != warps[requested])
             per_site_in_step = np.bincount(sites[requested][in_step], minlength=len(per_site))
@@ -546,7 +568,7 @@ class _Recorder(LaunchObserver):
 
     def _site_pass(self, site_index: int, warps: np.ndarray) -> np.ndarray:
         """Per lane, how many times its warp ran the site before (counted per warp slot)."""
-        slots, of_lane = np.unique(warps, return_inverse=True)
+        slots, of_lane = unique_ascending(warps, return_inverse=True)
         seen = self._passes.get(site_index)
         if seen is None or len(seen) <= slots[-1]:
             grown = np.zeros(int(slots[-1]) + 1, dtype=np.int64)
@@ -606,9 +628,8 @@ class _Recorder(LaunchObserver):
         offs = np.concatenate(offsets)
         size = np.concatenate(sizes)
         site = np.concatenate(site_of)
-        unique, first = np.unique(offs, return_index=True)
-        sector = unique >> 5
-        sectors, inv = np.unique(sector, return_inverse=True)
+        unique, first = unique_ascending(offs, return_index=True)
+        sectors, inv = unique_ascending(unique >> 5, return_inverse=True)
         covered = np.bincount(inv, weights=size[first])
         partial = covered < 32
         if self._read_sectors:
@@ -616,7 +637,7 @@ class _Recorder(LaunchObserver):
         if not partial.any():
             return
         lines = sectors[partial] >> 2
-        owner = site[first][np.unique(inv, return_index=True)[1]][partial]
+        owner = site[first][unique_ascending(inv, return_index=True)[1]][partial]
         for s in np.unique(owner).tolist():
             self.memory[s].partial_lines = distinct_count(lines[owner == s])
             self.memory[s].partial_sectors = int(np.count_nonzero(owner == s))

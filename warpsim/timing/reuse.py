@@ -80,16 +80,24 @@ def stack_distances(sectors: np.ndarray) -> tuple:
     sectors = np.asarray(sectors, dtype=np.int64)
     if len(sectors) == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    _, line = np.unique(sectors >> 2, return_inverse=True)
-    _, sector = np.unique(sectors, return_inverse=True)
-    order = np.argsort(sector, kind="stable")
+    # one stable sort gives both each access's predecessor on its sector and dense line ids
+    order = np.argsort(sectors, kind="stable")
+    ordered = sectors[order]
+    same = ordered[1:] == ordered[:-1]
     previous = np.full(len(sectors), -1, dtype=np.int64)
-    same = sector[order][1:] == sector[order][:-1]
     previous[order[1:][same]] = order[:-1][same]
-    return _stack_distances(line.astype(np.int64), previous, int(line.max()) + 1), previous
+    line = np.empty(len(sectors), dtype=np.int64)
+    line[order] = np.cumsum(np.concatenate(([0], (ordered[1:] >> 2) != (ordered[:-1] >> 2))))
+    return _stack_distances(line, previous, int(line[order[-1]]) + 1), previous
+
+
+def bucket_steps(distances: np.ndarray) -> np.ndarray:
+    """Each distance (lines, >= 0) as the nearest whole number of steps of BUCKETS_PER_OCTAVE a power
+    of two, from 1 line (float): bucket's value, as a whole number a key can hold."""
+    d = np.maximum(np.asarray(distances, dtype=float), 1.0)
+    return np.round(np.log2(d) * BUCKETS_PER_OCTAVE)
 
 
 def bucket(distances: np.ndarray) -> np.ndarray:
     """Each distance (lines, >= 0) rounded to the nearest step of BUCKETS_PER_OCTAVE a power of two."""
-    d = np.maximum(np.asarray(distances, dtype=float), 1.0)
-    return np.exp2(np.round(np.log2(d) * BUCKETS_PER_OCTAVE) / BUCKETS_PER_OCTAVE)
+    return np.exp2(bucket_steps(distances) / BUCKETS_PER_OCTAVE)
