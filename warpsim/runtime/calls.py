@@ -1114,6 +1114,7 @@ def cudaRuntimeGetVersion(context, out):
 def cudaStreamCreate(context, out):
     handle = context.new_handle()
     context.streams.add(handle)
+    context.clock.stream_created(handle)
     _write(out, "Q", handle)
     return SUCCESS
 

@@ -67,6 +67,19 @@ int main(int argc, char **argv) {
   CHECK(cudaEventRecord(b));
   printf("four full kernels on four streams %.1f\n", since(a, b) / full);
 
+  cudaStream_t more[8];                          // streams 9-16: the 8 work queues' second streams
+  for (auto &stream : more) CHECK(cudaStreamCreate(&stream));
+  for (auto &stream : more) spin<<<1, 1, 0, stream>>>(cycles, waited);
+  CHECK(cudaDeviceSynchronize());
+  CHECK(cudaEventRecord(a));
+  for (int k = 0; k < 16; k++) {                 // a wait and one after it on each of 16 streams
+    cudaStream_t stream = k < 8 ? s[k] : more[k - 8];
+    spin<<<1, 1, 0, stream>>>(cycles, waited);
+    spin<<<1, 1, 0, stream>>>(cycles, waited);
+  }
+  CHECK(cudaEventRecord(b));
+  printf("sixteen streams of two %.1f\n", since(a, b) / one);
+
   for (cudaStream_t other : {s[0], apart}) {     // legacy work, then a wait on another stream
     CHECK(cudaEventRecord(a));
     spin<<<1, 1>>>(4 * cycles, waited);
