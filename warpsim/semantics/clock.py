@@ -8,10 +8,12 @@ preset's alu_latency and fma_latency), and an SM's four schedulers issue at most
 among the launch's warps on that SM. So a busy-wait on clock64() for N cycles runs about as many
 iterations as on the GPU (N over its few instructions' cycles, not N over their count), and the
 timing model's time for it is about N cycles too; a kernel timing a stretch of its own code with
-clock64() reads about the cycles that stretch takes beside the other warps of its SM. The SASS
-executor knows more: each instruction's control code says how many cycles it holds its warp's issue
-(sass_clock), as the timing model's walk reads them. The value only ever increases within a batch,
-as a clock must.
+clock64() reads about the cycles that stretch takes beside the other warps of its SM. Where the
+kernel's SASS is known (the SASS executor always; the PTX machine through its clock source,
+machine/engine.block_cycles) an instruction counts what it holds a lone warp's issue: its control
+code's stall count (issue_cycles), a taken branch's refetch (branch_cycles) and an S2R's scoreboard
+wait (SPECIAL_REGISTER_LATENCY; sass/ir.SassFunction.block_clock_cycles), so a one-warp wait runs
+the GPU's iterations. The value only ever increases within a batch, as a clock must.
 """
 
 from __future__ import annotations
