@@ -48,7 +48,7 @@ HEADER = ("from numba import njit\nimport numpy as np\n"
           "from warpsim.machine.compiled.runtime import *\n\n")
 STORAGE = {1: "bool", 32: "np.uint32", 64: "np.uint64"}
 AXES = {"x": 0, "y": 1, "z": 2}
-LOOP_FAULT = ["fault[0] = i", "return rounds, issued, FAULT"]    # a bad load stops the round loop
+LOOP_FAULT = ["fault[0] = i", "return rounds, issued, clocked, FAULT"]    # a bad load stops the round loop
 CLOCK_READS = {("%clock64", 64): "round_clock",             # the round loop's clock (loop.py)
                ("%clock", 32): "np.uint32(round_clock & np.uint64(0xFFFFFFFF))",
                ("%clock_hi", 32): "np.uint32(round_clock >> np.uint64(32))"}

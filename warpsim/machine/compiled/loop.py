@@ -82,7 +82,7 @@ def run_rounds(pc, status, starved, rotating, last_pc, patience, independent, en
                 running = True
                 break
         if not running:
-            return rounds, issued, {IDLE}
+            return rounds, issued, clocked, {IDLE}
         first_uncovered = NO_PC
         for w in range(n_warps):
             gid = choose(w, lowest[w], divergent[w], pc, status, starved, rotating, last_pc,
@@ -106,7 +106,6 @@ def run_rounds(pc, status, starved, rotating, last_pc, patience, independent, en
             lane_count[gid] += lanes
             issued += n_ins[gid]
             clocked += block_cycles[gid]
-            round_out[1] = clocked
             warp_issued[w] += n_ins[gid]
             if lanes == 32:                 # what the profiler counts (metrics/counters.py)
                 full_count[gid] += 1
@@ -122,10 +121,10 @@ def run_rounds(pc, status, starved, rotating, last_pc, patience, independent, en
             divergent[w] = low != NO_PC and high != low
             ran[w] = True
         if first_uncovered != NO_PC:
-            return rounds, issued, {PENDING}
+            return rounds, issued, clocked, {PENDING}
         rounds += 1
         if rounds >= limit or issued > max_issued:
-            return rounds, issued, {STOPPED}
+            return rounds, issued, clocked, {STOPPED}
 """
 
 
@@ -236,9 +235,9 @@ class RoundLoop:
         if ctx.warp_sync_observers and self.warp_sync:      # and their meetings
             enabled = enabled.copy()
             enabled[list(self.warp_sync)] = False
-        round_out = np.zeros(2, dtype=np.float64)      # the issue cycles before the last round, and all
+        round_out = np.zeros(1, dtype=np.float64)      # the issue cycles before the last round
         with compile_time_excluded(ctx, self.dispatcher):
-            rounds, issued, outcome = self.dispatcher(
+            rounds, issued, clocked, outcome = self.dispatcher(
                 ctx.pc, ctx.status, ctx.starved, ctx.rotating, ctx.last_pc, patience, independent,
                 enabled, self.n_ins, limit, ctx.settings.max_instructions - ctx.issued,
                 record.warp_count, record.lane_count, warp_pc, heap.view(np.uint32),
@@ -249,7 +248,7 @@ class RoundLoop:
                 record.log_gid, record.log_lanes, record.log_len, record.warp_issued, ctx.block_cycles,
                 float(ctx.clocked), clock_per_cycle(ctx.n_warps, ctx.grid, ctx.block), round_out, *arrays)
         ctx.round_clocked = ctx.clocked + float(round_out[0])     # (the engine runs the rest of that round)
-        ctx.clocked += float(round_out[1])
+        ctx.clocked += float(clocked)
         ctx.rounds += int(rounds)
         ctx.issued += int(issued)
         blocks_run = np.flatnonzero(record.lane_count)
