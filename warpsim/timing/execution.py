@@ -158,8 +158,7 @@ class CtaWork(LaunchObserver):
             self.grid_counts[block.start:block.end] += warps.sum()
 
     def sass_compiled_rounds(self, st, record):
-        ctas = st.cta_ids[np.arange(len(record.warp_issued)) // self.warps_per_cta]
-        np.add.at(self.cta_work, ctas, record.warp_issued)
+        self.compiled_rounds(st, record)            # (both loops' records count each warp's issues)
         if self.grid_counts is not None:
             for b in record.blocks_run.tolist():
                 start = int(record.block_start[b])

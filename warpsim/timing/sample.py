@@ -179,6 +179,20 @@ def record_execution(loaded_module, kernel: str, grid, block, params: bytes, sha
     return run_ptx_sample(loaded_module, kernel, grid, block, params, shared_mem, ctas)
 
 
+def warps_of_slots(wanted: np.ndarray, warps_per_cta: int) -> np.ndarray:
+    """The batch warps of the CTA slots `wanted` marks, in order."""
+    return (np.flatnonzero(wanted)[:, None] * warps_per_cta + np.arange(warps_per_cta)).ravel()
+
+
+def log_rows(warps: np.ndarray, n_warps: int):
+    """A round loop's log rows for `warps` (batch warp -> row, -1: none), or None where there are none."""
+    if not len(warps):
+        return None
+    rows = np.full(n_warps, -1, dtype=np.int64)
+    rows[warps] = np.arange(len(warps))
+    return rows
+
+
 class LaunchTimingRecorder(LaunchObserver):
     """Observer of a launch's PTX run that records only a sample of its CTAs, for the model.
 
@@ -221,17 +235,10 @@ class LaunchTimingRecorder(LaunchObserver):
     def logged_warps(self, ctx):
         """For the compiled round loop: the sampled CTAs' warps of this batch get rows of its log (their
         every issue, in order), or None where the batch holds none of them."""
-        warps = self._logged_warps(ctx)
-        if not len(warps):
-            return None
-        rows = np.full(ctx.n_warps, -1, dtype=np.int64)
-        rows[warps] = np.arange(len(warps))
-        return rows
+        return log_rows(self._logged_warps(ctx), ctx.n_warps)
 
     def _logged_warps(self, ctx) -> np.ndarray:
-        slots = np.flatnonzero(self._wanted_slots(ctx))
-        per_cta = self.recorder.warps_per_cta
-        return (slots[:, None] * per_cta + np.arange(per_cta)).ravel()
+        return warps_of_slots(self._wanted_slots(ctx), self.recorder.warps_per_cta)
 
     def compiled_rounds(self, ctx, record):
         """What the compiled round loop ran: every CTA's work, and the sampled warps' blocks from its log."""
@@ -340,16 +347,10 @@ class SassTimingRecorder(LaunchObserver):
 
     def sass_logged_warps(self, st):
         """For the SASS round loop: the sampled CTAs' warps of this batch get rows of its log, or None."""
-        if self._slots is None:
-            return None
-        rows = np.full(st.n_warps, -1, dtype=np.int64)
-        warps = self._sampled_warps()
-        rows[warps] = np.arange(len(warps))
-        return rows
+        return None if self._slots is None else log_rows(self._sampled_warps(), st.n_warps)
 
     def _sampled_warps(self) -> np.ndarray:
-        per_cta = self.recorder.warps_per_cta
-        return (np.flatnonzero(self._slots)[:, None] * per_cta + np.arange(per_cta)).ravel()
+        return warps_of_slots(self._slots, self.recorder.warps_per_cta)
 
     def sass_compiled_rounds(self, st, record):
         """What the SASS round loop ran: every CTA's work, and the sampled warps' issues from its log."""

@@ -5,7 +5,7 @@ CTA's rank in its cluster, which ptxas puts in bits 24 and up of every shared
 address: (SR_CgaCtaId << 24) + 0x400 is shared byte 0); SR_SWINHI
 / SR_LWINHI are the high words of the generic shared and local windows (the
 same windows warpsim's PTX machine uses, machine/memory.py). SR_CLOCKLO/HI read
-the SM cycles of the stall counts of the blocks run so far (semantics/clock.sass_clock);
+the SM cycles of the blocks run so far (SassFunction.block_clock_cycles, semantics/clock.sass_clock);
 SR_GLOBALTIMER* read the same.
 """
 
