@@ -109,3 +109,50 @@ def test_float_atomics_agree(op, type_name):
                                 dtype, a)
         _same(sass_old, want_old, f"SASS {op}.{type_name} old values")
         _same(sass_memory, want_memory, f"SASS {op}.{type_name} memory")
+
+
+def _contended(kind, rng):
+    """Slots, compare and new values of CAS patterns under contention (u32): a loop raising a
+    maximum (every lane compares with the word it read), a lock taken (compare 0, new 1), and
+    chains where each lane compares with the value the lane before it wrote (more changes a
+    word than the passes that follow changes, so the lane-by-lane rest runs too)."""
+    if kind == "maximum":
+        slots = rng.integers(0, 5, 2048)
+        memory = rng.integers(0, 1 << 20, 5).astype(np.uint32)
+        compare = memory[slots]
+        return memory, slots, compare, np.maximum(compare, rng.integers(0, 1 << 21, 2048).astype(np.uint32))
+    if kind == "lock":
+        slots = rng.integers(0, 3, 512)
+        return np.zeros(3, dtype=np.uint32), slots, np.zeros(512, dtype=np.uint32), np.ones(512, dtype=np.uint32)
+    slots = np.repeat(np.arange(3), 100)                 # chains: word g goes g, g+1, ... one lane at a time
+    memory = np.arange(3, dtype=np.uint32) * 1000
+    hits = np.ones(300, dtype=np.int64)
+    hits[rng.choice(300, 20, replace=False)] = 0          # some lanes miss, and the chain goes on past them
+    before = (np.cumsum(hits.reshape(3, 100), axis=1) - hits.reshape(3, 100)).ravel()
+    compare = (memory[slots] + before + 7 * (1 - hits)).astype(np.uint32)
+    return memory, slots, compare, (compare + 1).astype(np.uint32)
+
+
+@pytest.mark.parametrize("kind", ["maximum", "lock", "chains"])
+def test_contended_cas_serializes_in_lane_order(kind):
+    memory, slots, compare, new = _contended(kind, np.random.default_rng(zlib.crc32(kind.encode())))
+    want_old, want_memory = _reference(memory, slots, "cas", compare, new, np.uint32)
+    got_memory = memory.copy()
+    got_old = update(got_memory, slots, "cas", "b32", compare, new)
+    _same(got_old, want_old, f"{kind}: old values")
+    _same(got_memory, want_memory, f"{kind}: memory")
+    assert len(np.unique(want_old)) > 1                  # the pattern changes words, so order matters
+
+
+@pytest.mark.parametrize("op", ["inc", "exch"])
+def test_one_word_many_lanes(op):
+    """Every lane at one word: more lanes than a pass per lane pays for (inc goes lane by lane)."""
+    rng = np.random.default_rng(3)
+    slots = np.zeros(600, dtype=np.int64)
+    a = rng.integers(0, 300, 600).astype(np.uint32)
+    memory = np.array([5], dtype=np.uint32)
+    want_old, want_memory = _reference(memory, slots, op, a, a, np.uint32)
+    got_memory = memory.copy()
+    got_old = update(got_memory, slots, op, "u32", a)
+    _same(got_old, want_old, f"{op} old values")
+    _same(got_memory, want_memory, f"{op} memory")

@@ -62,6 +62,10 @@ def _cas(old, b, c):
     return np.where(old == b, c, old)
 
 
+def _exch(old, b, c):
+    return np.broadcast_to(b, old.shape).astype(old.dtype)
+
+
 def _float_min(old, b, c):
     return np.fmin(old, b)
 
@@ -80,7 +84,7 @@ RMW = {
     "inc": (_inc, None),
     "dec": (_dec, None),
     "cas": (_cas, None),
-    "exch": (lambda old, b, c: np.broadcast_to(b, old.shape).astype(old.dtype), None),
+    "exch": (_exch, None),
     "and": (lambda old, b, c: old & b, np.bitwise_and),
     "or": (lambda old, b, c: old | b, np.bitwise_or),
     "xor": (lambda old, b, c: old ^ b, np.bitwise_xor),
@@ -156,30 +160,82 @@ def serialize(view: np.ndarray, slots: np.ndarray, op, b, c, integer_add: bool, 
         ends = np.append(starts[1:], n) - 1
         view[s[starts]] = base[starts] + (incl[ends] - before[starts])
         return old
-    rank = np.arange(n) - np.repeat(starts, np.diff(np.append(starts, n)))
+    sizes = np.diff(np.append(starts, n))
+    rank = np.arange(n) - np.repeat(starts, sizes)
     rounds = int(rank.max()) + 1
     result = np.empty(n, dtype=view.dtype)
-    if rounds <= len(starts):
+    if op is _exch:                                 # each lane gets the operand of the lane before it
+        result[1:] = bs[:-1]
+        result[starts] = view[s[starts]]
+        view[s[starts]] = bs[starts + sizes - 1]
+    elif op is _cas:
+        _serial_cas(view, s, starts, sizes, bs, cs, result)
+    elif rounds <= len(starts) or (accumulate is None and rounds <= n // LANE_STEPS_PER_PASS):
+        # one lane per address a pass: `rounds` NumPy passes
+        by_rank = np.argsort(rank, kind="stable")
+        bounds = np.searchsorted(rank[by_rank], np.arange(rounds + 1))
         for r in range(rounds):
-            sel = np.flatnonzero(rank == r)
+            sel = by_rank[bounds[r]:bounds[r + 1]]
             o = view[s[sel]]
             result[sel] = o
             view[s[sel]] = op(o, bs[sel] if bs is not None else None, cs[sel] if cs is not None else None)
     else:
-        bounds = np.append(starts, n)
-        for g in range(len(starts)):
-            lo, hi = bounds[g], bounds[g + 1]
-            cur = view[s[lo]]
-            if accumulate is not None:
-                # Sequential in thread order: accumulate never reassociates.
-                chain = accumulate.accumulate(np.concatenate([[cur], bs[lo:hi]]).astype(view.dtype))
-                result[lo:hi] = chain[:-1]
-                view[s[lo]] = chain[-1]
-                continue
-            for k in range(lo, hi):
-                result[k] = cur
-                cur = op(np.array([cur]), bs[k:k + 1] if bs is not None else None,
-                         cs[k:k + 1] if cs is not None else None)[0]
-            view[s[lo]] = cur
+        _serial_groups(view, s, np.append(starts, n), op, accumulate, bs, cs, result)
     old[order] = result
     return old
+
+
+LANE_STEPS_PER_PASS = 4   # a NumPy pass over one lane per address costs about four steps of one lane in Python
+CAS_PASSES = 32           # passes of the CAS chains before their remaining groups go lane by lane
+
+
+def _serial_groups(view, s, bounds, op, accumulate, bs, cs, result) -> None:
+    """Each address group's lanes in order, one group at a time: an accumulating ufunc's chain
+    in one call, any other operation one lane at a time."""
+    for g in range(len(bounds) - 1):
+        lo, hi = bounds[g], bounds[g + 1]
+        cur = view[s[lo]]
+        if accumulate is not None:          # sequential in thread order: accumulate never reassociates
+            chain = accumulate.accumulate(np.concatenate([[cur], bs[lo:hi]]).astype(view.dtype))
+            result[lo:hi] = chain[:-1]
+            view[s[lo]] = chain[-1]
+            continue
+        for k in range(lo, hi):
+            result[k] = cur
+            cur = op(np.array([cur]), bs[k:k + 1] if bs is not None else None,
+                     cs[k:k + 1] if cs is not None else None)[0]
+        view[s[lo]] = cur
+
+
+def _serial_cas(view, s, starts, sizes, bs, cs, result) -> None:
+    """Compare-and-swap lanes of each address in lane order, a pass per change of value.
+
+    A lane's CAS changes the word only where its compare value is the word now and its new
+    value differs; every lane until the next such lane reads the same word. So each pass finds,
+    in every group not yet done, the first lane after the last change that changes the word
+    (a contended CAS loop has one or two a group: a lock taken, a maximum raised). Groups that
+    change more than CAS_PASSES times go on lane by lane."""
+    group = np.repeat(np.arange(len(starts)), sizes)
+    lane = np.arange(len(s))
+    cur = view[s[starts]].copy()
+    pos, end = starts.copy(), starts + sizes
+    for _ in range(CAS_PASSES):
+        at = lane[lane >= pos[group]]               # the lanes after each group's last change
+        at_group = group[at]
+        word = cur[at_group]
+        changes = (bs[at] == word) & (cs[at] != word)
+        change_group, change_lane = at_group[changes], at[changes]
+        firsts = np.flatnonzero(np.r_[True, change_group[1:] != change_group[:-1]]) if len(change_group) else []
+        first = end - 1                              # a group that changes no more reads to its end
+        changed = np.zeros(len(starts), dtype=bool)
+        first[change_group[firsts]] = change_lane[firsts]
+        changed[change_group[firsts]] = True
+        fill = at <= first[at_group]
+        result[at[fill]] = word[fill]
+        cur[changed] = cs[first[changed]]
+        pos = np.where(changed, first + 1, end)
+        if not changed.any():
+            break
+    view[s[starts]] = cur
+    for g in np.flatnonzero(pos < end):             # past CAS_PASSES changes: lane by lane
+        _serial_groups(view, s, np.array([pos[g], end[g]]), _cas, None, bs, cs, result)
