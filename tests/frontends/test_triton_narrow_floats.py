@@ -22,6 +22,7 @@ import triton.language as tl  # noqa: E402
 
 import warpsim as cp  # noqa: E402
 from warpsim.api import triton as wt  # noqa: E402
+from warpsim.sass import sass_for_ptx  # noqa: E402
 
 pytestmark = pytest.mark.triton
 
@@ -137,6 +138,36 @@ def test_fp8_dot_with_a_in_registers_runs_at_sass_level():
                for line in compiled.ptx.splitlines()), "A should come from registers"
     np.testing.assert_array_equal(out, (2 * p) @ v.astype(np.float32))
     assert prof.launches[-1].level == "sass", prof.launches[-1].level_note
+
+
+@triton.jit
+def int8_dot_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    rm, rn, rk = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, b, out_dtype=tl.int32))
+
+
+@pytest.mark.parametrize("arch, opcode", [(90, "IGMMA"), (80, "IMMA")])
+def test_int8_dot_runs_at_both_levels(arch, opcode):
+    """Triton's int8 `tl.dot` into int32: wgmma .s32.s8.s8 at sm_90 (IGMMA), mma.sync m16n8k32 .satfinite at
+    sm_80 (IMMA.16832); the PTX run and the SASS-level profile both give A @ B of random bytes."""
+    m, n, k = 64, 32, 128
+    rng = np.random.default_rng(21)
+    a = rng.integers(-128, 128, (m, k)).astype(np.int8)
+    b = rng.integers(-128, 128, (k, n)).astype(np.int8)
+    want = a.astype(np.int32) @ b.astype(np.int32)
+    out = np.full((m, n), -1, np.int32)
+    compiled = wt.launch(int8_dot_kernel, (1,), a, b, out, m, n, k, arch=arch, num_warps=4)
+    np.testing.assert_array_equal(out, want)
+    sass = sass_for_ptx(compiled.ptx, "sm_90a" if arch == 90 else "sm_80").kernel(compiled.name)
+    assert opcode in {ins.opcode for ins in sass.instructions}
+    out[:] = -1
+    with cp.profile() as prof:
+        wt.launch(int8_dot_kernel, (1,), a, b, out, m, n, k, arch=arch, num_warps=4)
+    launch = prof.launches[-1]
+    assert launch.level == "sass", launch.level_note
+    np.testing.assert_array_equal(out, want)
 
 
 BACKEND_SCRIPT = textwrap.dedent("""

@@ -505,6 +505,78 @@ def test_int8_mma_of_wmma_fragments(kernel, dtype):
     np.testing.assert_array_equal(d.get(), want.astype(np.int32))
 
 
+MMA_INT8_SOURCE = r"""
+#define MMA_K32(NAME, FORM)                                                                              \
+extern "C" __global__ void NAME(const unsigned* a, const unsigned* b, const int* c, int* d) {           \
+    int l = threadIdx.x;                                                                                 \
+    int d0, d1, d2, d3;                                                                                  \
+    asm volatile("mma.sync.aligned.m16n8k32.row.col" FORM " {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "     \
+                 "{%10,%11,%12,%13};" : "=r"(d0), "=r"(d1), "=r"(d2), "=r"(d3)                            \
+                 : "r"(a[4 * l]), "r"(a[4 * l + 1]), "r"(a[4 * l + 2]), "r"(a[4 * l + 3]),                \
+                   "r"(b[2 * l]), "r"(b[2 * l + 1]), "r"(c[4 * l]), "r"(c[4 * l + 1]), "r"(c[4 * l + 2]),  \
+                   "r"(c[4 * l + 3]));                                                                   \
+    d[4 * l] = d0; d[4 * l + 1] = d1; d[4 * l + 2] = d2; d[4 * l + 3] = d3;                              \
+}
+MMA_K32(k32_s8_u8, ".s32.s8.u8.s32")
+MMA_K32(k32_u8_s8_sat, ".satfinite.s32.u8.s8.s32")
+extern "C" __global__ void k16_s8_s8(const unsigned* a, const unsigned* b, const int* c, int* d) {
+    int l = threadIdx.x;
+    int d0, d1, d2, d3;
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%7,%8,%9,%10};"
+                 : "=r"(d0), "=r"(d1), "=r"(d2), "=r"(d3)
+                 : "r"(a[4 * l]), "r"(a[4 * l + 1]), "r"(b[2 * l]), "r"(c[4 * l]), "r"(c[4 * l + 1]),
+                   "r"(c[4 * l + 2]), "r"(c[4 * l + 3]));
+    d[4 * l] = d0; d[4 * l + 1] = d1; d[4 * l + 2] = d2; d[4 * l + 3] = d3;
+}
+"""
+
+
+def _int8_fragments(a, b, c, k):
+    """Per lane the words of mma.m16n8k{16,32}'s 8-bit A (4 bytes a register) and B, and the s32 C, as the
+    PTX manual lays them out (group g = lane / 4, t = lane % 4): A element i at row g + 8 (i / 4 % 2)
+    (k 16: g + 8 (i >= 4)), column 4 t + i % 4 + 16 (i >= 8); B element i at row 4 t + i % 4 + 16 (i >= 4),
+    column g; C element i at row g + 8 (i >= 2), column 2 t + i % 2. Padded to 4, 2 and 4 words a lane."""
+    af, bf, cf = np.zeros((32, 16), np.uint8), np.zeros((32, 8), np.uint8), np.zeros((32, 4), np.int32)
+    for lane in range(32):
+        g, t = divmod(lane, 4)
+        for i in range(k // 2):
+            row = g + 8 * ((i // 4) % 2) if k == 32 else g + 8 * (i >= 4)
+            af[lane, i] = a[row, 4 * t + i % 4 + 16 * (i >= 8)]
+        for i in range(k // 4):
+            bf[lane, i] = b[4 * t + i % 4 + 16 * (i >= 4), g]
+        for i in range(4):
+            cf[lane, i] = c[g + 8 * (i >= 2), 2 * t + i % 2]
+    return af.view(np.uint32), bf.view(np.uint32), cf
+
+
+@pytest.mark.parametrize("kernel, k, atype, btype, satfinite", [
+    ("k32_s8_u8", 32, np.int8, np.uint8, False), ("k32_u8_s8_sat", 32, np.uint8, np.int8, True),
+    ("k16_s8_s8", 16, np.int8, np.int8, False)])
+def test_int8_mma_sync_forms(kernel, k, atype, btype, satfinite):
+    """mma.sync m16n8k32 and m16n8k16 of 8-bit integers (IMMA.16832 / .16816 at SASS level), A and B signed
+    or not each: both runs write A @ B + C of random bytes, the s32 sums wrapping, or clamped with
+    .satfinite (C at the limits in some rows makes both happen)."""
+    module = cp.RawModule(code=MMA_INT8_SOURCE, options=("-arch=sm_80",))
+    mma = [i.text for i in sass_for_ptx(module.ptx, arch="sm_80").kernel(kernel).instructions if i.opcode == "IMMA"]
+    assert mma and all(t.startswith(f"IMMA.168{k}.") for t in mma), mma
+    a = RNG.integers(np.iinfo(atype).min, np.iinfo(atype).max + 1, (16, k)).astype(atype)
+    b = RNG.integers(np.iinfo(btype).min, np.iinfo(btype).max + 1, (k, 8)).astype(btype)
+    c = RNG.integers(-(1 << 31), 1 << 31, (16, 8), dtype=np.int64)
+    c[::3] = np.where(c[::3] < 0, -(1 << 31), (1 << 31) - 1)
+    exact = a.astype(np.int64) @ b.astype(np.int64) + c
+    want = np.clip(exact, -(1 << 31), (1 << 31) - 1) if satfinite else (exact + (1 << 31)) % (1 << 32) - (1 << 31)
+    assert (want != exact).any()
+    af, bf, cf = _int8_fragments(a.view(np.uint8), b.view(np.uint8), c.astype(np.int32), k)
+    d = cp.asarray(np.full((32, 4), 0x5A5A, np.int32))
+    run_beside(module, kernel, (1,), (32,), (cp.asarray(af), cp.asarray(bf), cp.asarray(cf), d))
+    got = np.zeros((16, 8), np.int64)
+    for lane in range(32):
+        g, t = divmod(lane, 4)
+        for i in range(4):
+            got[g + 8 * (i >= 2), 2 * t + i % 2] = d.get()[lane, i]
+    np.testing.assert_array_equal(got, want)
+
+
 def test_lanes_spinning_on_an_mbarrier_that_a_lane_of_their_warp_completes(module):
     """Lanes 1-31 of each warp spin in a try_wait loop while lane 0 computes and arrives: ptxas puts a
     YIELD in the retry loop, where the executor's rotation lets the warp's other path run (as the

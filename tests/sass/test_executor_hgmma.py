@@ -179,3 +179,47 @@ def test_fp8_warpgroup_mma_with_a_in_registers(atype, n, dtype):
     assert launch.level == "sass", launch.level_note
     got = accumulator_matrix(out.get(), n, dtype)
     np.testing.assert_array_equal(got.astype(np.float64), case["want"])
+
+
+INT8_RANGE = {"s8": (-128, 128), "u8": (0, 256)}
+
+
+@pytest.mark.parametrize("atype, btype, n, a_in_registers, satfinite", [
+    ("s8", "s8", 32, False, False), ("s8", "u8", 16, True, False), ("u8", "s8", 8, False, True)])
+def test_integer_warpgroup_mma_at_both_levels(atype, btype, n, a_in_registers, satfinite):
+    """wgmma of 8-bit integers into s32 (IGMMA.64xNx32.S8.U8 at SASS level), A and B signed or not each,
+    A from shared memory or registers: the PTX run and the SASS run both write A @ B + C, exact, the sum
+    wrapping around 32 bits, or clamped to them with .satfinite (C near the limits makes both happen)."""
+    from hopper_ptx import a_fragments_8bit, descriptor, place, wgmma_probe
+    from wgmma_cases import _fragment_words, layout_strides
+    rng = np.random.default_rng(7)
+    a = rng.integers(*INT8_RANGE[atype], (64, 32))
+    b = rng.integers(*INT8_RANGE[btype], (32, n))
+    c = rng.integers(-(1 << 31), 1 << 31, (64, n))
+    c[::3] = np.where(c[::3] < 0, -(1 << 31), (1 << 31) - 1)               # rows at the limits: they overflow
+    exact = a @ b + c
+    want = np.clip(exact, -(1 << 31), (1 << 31) - 1) if satfinite else (exact + (1 << 31)) % (1 << 32) - (1 << 31)
+    assert (want != exact).any() and (want == exact).any()
+    image = np.zeros(32 * 1024, np.uint8)
+    a_lbo, a_sbo = layout_strides(64, 32, 1, "K", "128B")
+    if not a_in_registers:
+        place(image, 0, a.astype(np.uint8), 1, "K", "128B", a_lbo, a_sbo)
+    b_lbo, b_sbo = layout_strides(n, 32, 1, "K", "64B")
+    place(image, 16 * 1024, b.T.astype(np.uint8), 1, "K", "64B", b_lbo, b_sbo)
+    image = image[:(int(np.flatnonzero(image).max()) + 16) // 16 * 16].copy()
+    ptx, regs = wgmma_probe(n, "s32", atype, a_in_registers=a_in_registers, btype=btype, satfinite=satfinite)
+    sass = sass_for_ptx(ptx, "sm_90a").kernel("wgmma_probe")
+    assert [ins.text.split()[0] for ins in sass.instructions if "GMMA" in ins.opcode] == \
+        [f"IGMMA.64x{n}x32.{atype.upper()}.{btype.upper()}" + (".SAT" if satfinite else "")]
+    function = cp.RawModule(ptx=ptx).get_function("wgmma_probe")
+    for level in ("ptx", "sass"):
+        out = cp.asarray(np.full((128, regs), 0x7FC00000, np.uint32))
+        with cp.profile(level=level) as prof:
+            function((1,), (128,), (cp.asarray(image.view(np.uint32)), np.uint32(image.size // 4),
+                                    np.uint64(descriptor(0, a_lbo, a_sbo, "128B")),
+                                    np.uint64(descriptor(16 * 1024, b_lbo, b_sbo, "64B")),
+                                    cp.asarray(_fragment_words(c, n, "s32")), out,
+                                    cp.asarray(a_fragments_8bit(a.astype(np.uint8))), np.uint32(1)),
+                     shared_mem=len(image))
+        assert prof.launches[-1].level == level, prof.launches[-1].level_note
+        np.testing.assert_array_equal(accumulator_matrix(out.get(), n, "s32"), want, err_msg=level)

@@ -79,3 +79,17 @@ def test_a_binary_that_is_no_cuda_is_named(tmp_path, capsys):
     host.write_bytes(pathlib.Path("/bin/true").read_bytes())
     assert main([str(host)]) == 1
     assert "holds no CUDA kernels" in capsys.readouterr().err
+
+
+def test_ptx_for_sm_90a_is_assembled_for_its_target(tmp_path, capsys):
+    """A .ptx file names its own target (Triton's Hopper kernels say sm_90a, which ptxas refuses to assemble
+    for sm_90): without --arch, `warpsim sass` assembles it for that target."""
+    import sys
+    sys.path.insert(0, str(pathlib.Path(__file__).parent.parent / "machine" / "isa"))
+    from hopper_ptx import wgmma_probe
+    ptx, _ = wgmma_probe(16, "f32", "f16")
+    assert ".target sm_90a" in ptx
+    path = tmp_path / "probe.ptx"
+    path.write_text(ptx)
+    assert main([str(path)]) == 0
+    assert "HGMMA.64x16x16.F32" in capsys.readouterr().out

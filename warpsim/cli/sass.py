@@ -48,7 +48,7 @@ def _modules_for(path: str, args) -> tuple:
         options = tuple(args.option) + ((f"-arch={args.arch}",) if args.arch else ())
         ptx = compile_cuda(text, options, name=path).ptx
         sources = {path: text, os.path.basename(path): text}
-    return [sass.sass_for_ptx(ptx, args.arch or sass.DEFAULT_ARCH, args.ptxas_version)], sources
+    return [sass.sass_for_ptx(ptx, args.arch or sass.ptx_target_arch(ptx), args.ptxas_version)], sources
 
 
 def _program_modules(path: str, data: bytes, args) -> list:
@@ -70,7 +70,7 @@ def _program_modules(path: str, data: bytes, args) -> list:
     ptx = best_ptx(entries, arch)
     if ptx is None:
         raise WarpsimError(f"{path}: its fatbinary holds neither a cubin nor PTX")
-    return [sass.sass_for_ptx(ptx.text, args.arch or sass.DEFAULT_ARCH, args.ptxas_version)]
+    return [sass.sass_for_ptx(ptx.text, args.arch or sass.ptx_target_arch(ptx.text), args.ptxas_version)]
 
 
 def main(argv) -> int:

@@ -13,6 +13,7 @@ only the users of SASS (the listing, SASS-level counters, a SASS executor) pay.
 
 from __future__ import annotations
 
+import re
 import weakref
 from functools import lru_cache
 
@@ -83,6 +84,12 @@ def _target_arch(module) -> str:
         if str(target).startswith("sm_"):
             return str(target)
     return DEFAULT_ARCH
+
+
+def ptx_target_arch(ptx_text: str) -> str:
+    """The sm_XX (sm_90a too) a PTX text's .target directive names; sm_90 when it names none."""
+    found = re.search(r"^\s*\.target\s+(sm_\w+)", ptx_text, re.MULTILINE)
+    return found.group(1) if found else DEFAULT_ARCH
 
 
 @contraction_finder

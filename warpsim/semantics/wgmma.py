@@ -39,12 +39,19 @@ from .floatbits import decode
 from .tensor_sum import accumulates_here, exponents  # noqa: F401 (exponents: the compiled tier's)
 
 # Input type -> (bytes per element, K of one instruction). A row of K elements is 32 bytes.
-INPUT_TYPES = {"f16": (2, 16), "bf16": (2, 16), "tf32": (4, 8), "e4m3": (1, 32), "e5m2": (1, 32)}
+INPUT_TYPES = {"f16": (2, 16), "bf16": (2, 16), "tf32": (4, 8), "e4m3": (1, 32), "e5m2": (1, 32), "s8": (1, 32),
+               "u8": (1, 32)}
 FP8_INPUTS = ("e4m3", "e5m2")          # K-major operands only (no transpose); A from shared memory or registers
-ACCUMULATORS = ("f32", "f16")
+INTEGER_INPUTS = ("s8", "u8")          # into an .s32 accumulator, A and B signed or not each; K-major only
+ACCUMULATORS = ("f32", "f16", "s32")
 SWIZZLE_BITS = {0: 0, 1: 3, 2: 2, 3: 1}      # descriptor mode -> row bits XORed into the chunk bits
 SWIZZLE_NAMES = {0: "none", 1: "128B", 2: "64B", 3: "32B"}
 SWIZZLE_ROW_BITS = np.array([SWIZZLE_BITS[mode] for mode in range(4)])   # the same, indexed by mode
+
+
+def accumulator_registers(n: int, dtype: str) -> int:
+    """Registers a thread holds of an m64nN accumulator: two f16 a register, one f32 or s32."""
+    return n // 4 if dtype == "f16" else n // 2
 
 
 def descriptor_fields(desc) -> dict:
@@ -119,10 +126,12 @@ def chunk_operand(values: np.ndarray, shape: tuple, mn_major: bool) -> np.ndarra
 
 
 def to_float(bits: np.ndarray, atype: str) -> np.ndarray:
-    """Element bits as float64: f16, bf16 (the high half of an f32), tf32 (10 mantissa bits read), or
-    the fp8 formats e4m3 and e5m2 (exact in float64)."""
+    """Element bits as float64: f16, bf16 (the high half of an f32), tf32 (10 mantissa bits read),
+    the fp8 formats e4m3 and e5m2, or 8-bit integers (all exact in float64)."""
     if atype in FP8_INPUTS:
         return decode(bits, atype)
+    if atype in INTEGER_INPUTS:
+        return np.asarray(bits, np.uint8).view(np.int8 if atype == "s8" else np.uint8).astype(np.float64)
     if atype == "f16":
         return np.asarray(bits, np.uint16).view(np.float16).astype(np.float64)
     if atype == "bf16":
@@ -230,7 +239,7 @@ def warp_products(A: np.ndarray, B: np.ndarray, b_of_warp: np.ndarray) -> np.nda
 def warpgroup_mma(A: np.ndarray, B: np.ndarray, scale_a: int, scale_b: int, row: np.ndarray, lane: np.ndarray,
                   n: int, dtype: str, accumulate: np.ndarray, d_words: np.ndarray,
                   b_of_warp: np.ndarray | None = None, atype: str | None = None,
-                  accumulate_aligned=None, registers_first: bool = False) -> np.ndarray:
+                  accumulate_aligned=None, registers_first: bool = False, satfinite: bool = False) -> np.ndarray:
     """The new accumulator words of each thread, (threads, registers), or (registers, threads) where
     `registers_first` (d_words too: an executor's register file as it is, each register's threads in
     a row; accumulate_aligned then takes that layout, the other forms a transposed copy).
@@ -243,15 +252,24 @@ def warpgroup_mma(A: np.ndarray, B: np.ndarray, scale_a: int, scale_b: int, row:
     of that pair alone, so the bits do not depend on how many warps issue together.
     atype names the inputs: they add as `aligned_sum` does where tensor_sum.accumulates_here,
     f16 and bf16 into f32 through `accumulate_aligned` where an executor passes one (a
-    faster aligned_accumulate with the same bits, machine/compiled/aligned_sum.py).
+    faster aligned_accumulate with the same bits, machine/compiled/aligned_sum.py). Integer inputs
+    into .s32 are exact, the sum wrapping around 32 bits, or clamped to them where `satfinite`.
     """
     warps = A.shape[0]
     fast = accumulate_aligned is not None and dtype == "f32" and atype in ALIGNED_INPUTS
     if registers_first and not fast:
         return warpgroup_mma(A, B, scale_a, scale_b, row, lane, n, dtype, accumulate, np.asarray(d_words).T,
-                             b_of_warp, atype).T
+                             b_of_warp, atype, satfinite=satfinite).T
     if b_of_warp is None:
         b_of_warp = np.arange(warps)
+    if dtype == "s32":                         # products of 8-bit integers: exact in float64 at any K here
+        products = warp_products(A, B, np.asarray(b_of_warp, np.int64))
+        total = products.reshape(warps, 16 * n)[row[:, None], accumulator_offsets(n)[lane & 31]].astype(np.int64)
+        old = np.ascontiguousarray(d_words, dtype=np.uint32).view(np.int32)
+        total += np.where(np.asarray(accumulate, dtype=bool)[:, None], old, 0)
+        if satfinite:
+            total = np.clip(total, -(1 << 31), (1 << 31) - 1)
+        return (total & 0xFFFFFFFF).astype(np.uint32)
     A = A if scale_a == 1 else scale_a * A
     B = B if scale_b == 1 else scale_b * B
     accumulate = np.asarray(accumulate, dtype=bool)

@@ -19,8 +19,8 @@ import numpy as np
 HEADER = ".version 8.0\n.target sm_90a\n.address_size 64\n"
 SWIZZLE_MODES = {"none": 0, "128B": 1, "64B": 2, "32B": 3}
 ROW_BYTES = {"none": 16, "32B": 32, "64B": 64, "128B": 128}
-ELEMENT_BYTES = {"f16": 2, "bf16": 2, "tf32": 4, "e4m3": 1, "e5m2": 1}
-K_OF = {"f16": 16, "bf16": 16, "tf32": 8, "e4m3": 32, "e5m2": 32}
+ELEMENT_BYTES = {"f16": 2, "bf16": 2, "tf32": 4, "e4m3": 1, "e5m2": 1, "s8": 1, "u8": 1}
+K_OF = {"f16": 16, "bf16": 16, "tf32": 8, "e4m3": 32, "e5m2": 32, "s8": 32, "u8": 32}
 
 
 def element_offset(mn: int, k: int, esize: int, major: str, swizzle: str, lbo: int, sbo: int) -> int:
@@ -62,10 +62,12 @@ def descriptor(start: int, lbo: int, sbo: int, swizzle: str) -> int:
 
 
 def wgmma_probe(n: int, dtype: str, atype: str, a_in_registers=False, trans_a=0, trans_b=0,
-                scale_a=1, scale_b=1) -> tuple[str, int]:
-    """(PTX of kernel `wgmma_probe`, accumulator registers per thread)."""
+                scale_a=1, scale_b=1, btype=None, satfinite=False) -> tuple[str, int]:
+    """(PTX of kernel `wgmma_probe`, accumulator registers per thread). Integer inputs (.s32 with .s8/.u8,
+    A's and B's types may differ) take neither scales nor transposes."""
     k = K_OF[atype]
-    regs = n // 2 if dtype == "f32" else n // 4
+    integer = dtype == "s32"
+    regs = n // 4 if dtype == "f16" else n // 2
     d = ",".join(f"%d{i}" for i in range(regs))
     loads = "\n".join(f"    ld.global.b32 %d{i}, [%rd20+{4 * i}];" for i in range(regs))
     stores = "\n".join(f"    st.global.b32 [%rd21+{4 * i}], %d{i};" for i in range(regs))
@@ -75,8 +77,11 @@ def wgmma_probe(n: int, dtype: str, atype: str, a_in_registers=False, trans_a=0,
         transposes = f", {trans_b}" if atype in ("f16", "bf16") else ""    # fp8: K-major only
     else:
         a_operand, a_load = "%rd8", ""
-        transposes = f", {trans_a}, {trans_b}" if atype not in ("tf32", "e4m3", "e5m2") else ""   # K-major only
-    text = HEADER + f"""
+        transposes = f", {trans_a}, {trans_b}" if atype in ("f16", "bf16") else ""   # the others: K-major only
+    scales = "" if integer else f", {scale_a}, {scale_b}"
+    form = f"m64n{n}k{k}" + (".satfinite" if satfinite else "") + f".{dtype}.{atype}.{btype or atype}"
+    header = HEADER.replace(".version 8.0", ".version 8.4") if integer else HEADER    # mixed integer types: 8.4
+    text = header + f"""
 .extern .shared .align 1024 .b8 smem[];
 .visible .entry wgmma_probe(.param .u64 image, .param .u32 words, .param .u64 adesc, .param .u64 bdesc,
                             .param .u64 c_in, .param .u64 out, .param .u64 afrag, .param .u32 accumulate)
@@ -124,7 +129,7 @@ COPIED:
 {a_load}
     setp.ne.u32 %p2, %r9, 0;
     wgmma.fence.sync.aligned;
-    wgmma.mma_async.sync.aligned.m64n{n}k{k}.{dtype}.{atype}.{atype} {{{d}}}, {a_operand}, %rd9, %p2, {scale_a}, {scale_b}{transposes};
+    wgmma.mma_async.sync.aligned.{form} {{{d}}}, {a_operand}, %rd9, %p2{scales}{transposes};
     wgmma.commit_group.sync.aligned;
     wgmma.wait_group.sync.aligned 0;
 {stores}
@@ -140,8 +145,8 @@ def accumulator_matrix(words: np.ndarray, n: int, dtype: str) -> np.ndarray:
     Thread t = 32 w + l holds, in element i, row 16 w + l // 4 + 8 ((i // 2) % 2) and
     column 8 (i // 4) + 2 (l % 4) + i % 2.
     """
-    values = words.view(np.float32 if dtype == "f32" else np.float16).reshape(128, n // 2)
-    out = np.full((64, n), np.nan, dtype=values.dtype)
+    values = words.view({"f32": np.float32, "s32": np.int32}.get(dtype, np.float16)).reshape(128, n // 2)
+    out = np.full((64, n), np.nan if values.dtype.kind == "f" else -1, dtype=values.dtype)
     for t in range(128):
         w, lane = divmod(t, 32)
         for i in range(n // 2):

@@ -85,7 +85,7 @@ def _fragment_words(c: np.ndarray, n: int, dtype: str) -> np.ndarray:
         w, lane = divmod(t, 32)
         for i in range(n // 2):
             values[t, i] = c[16 * w + lane // 4 + 8 * ((i // 2) % 2), 8 * (i // 4) + 2 * (lane % 4) + i % 2]
-    typed = values.astype(np.float32 if dtype == "f32" else np.float16)
+    typed = values.astype({"f32": np.float32, "s32": np.int32}.get(dtype, np.float16))
     return np.ascontiguousarray(typed).view(np.uint32).reshape(128, -1)
 
 

@@ -186,13 +186,19 @@ def mma_fragments(ctx, idx, shape, types, satfinite, a_words, b_words, c_words, 
 # fragment sits at (row, col) given by the lane's group (lane >> 2) and its
 # thread-in-group (lane % 4).
 
-def _fragment_positions(matrix: str, shape: str, lane: np.ndarray):
+def _fragment_positions(matrix: str, shape: str, lane: np.ndarray, eight_bit: bool = False):
     """(rows, cols) arrays of shape (lanes, elements) for mma.m16n8k{8,16} fragments of 16-bit inputs
-    and the m16n8k32 fragments of 8-bit ones (4 a register)."""
+    and the m16n8k16 (`eight_bit`) and m16n8k32 fragments of 8-bit ones (4 a register)."""
     group, tig = (lane >> 2)[:, None], (lane & 3)[:, None]
     if matrix == "c":
         i = np.arange(4)
         return group + 8 * (i >= 2), tig * 2 + (i & 1)
+    if shape == "m16n8k16" and eight_bit:        # 8-bit inputs at k 16: m16n8k32's first half along K
+        if matrix == "a":
+            i = np.arange(8)
+            return group + 8 * (i >= 4), tig * 4 + (i & 3)
+        i = np.arange(4)
+        return tig * 4 + i, np.broadcast_to(group, (len(lane), 4))
     if shape == "m16n8k32":
         if matrix == "a":
             i = np.arange(16)
@@ -220,8 +226,9 @@ def _tf32_positions(matrix: str, lane: np.ndarray, k: int = 8):
 
 
 MMA_SHAPES = {"m16n8k16": (16, 8, 16), "m16n8k8": (16, 8, 8), "m16n8k32": (16, 8, 32), "m16n8k4": (16, 8, 4)}
-MMA_TYPES = ("f16", "bf16", "tf32", "f32", "e4m3", "e5m2")
+MMA_TYPES = ("f16", "bf16", "tf32", "f32", "e4m3", "e5m2", "s8", "u8", "s32")
 MMA_FP8 = ("e4m3", "e5m2")
+MMA_INTEGER = ("s8", "u8")
 
 
 def check_mma(ins) -> str | None:
@@ -229,7 +236,15 @@ def check_mma(ins) -> str | None:
     types = [m for m in ins.mods if m in MMA_TYPES]
     if shape is None or len(types) != 4 or not {"row", "col"} <= set(ins.mods):
         return ("mma.sync is supported for m16n8k16 and m16n8k8 .row.col with f16/bf16 inputs, "
-                "m16n8k8 and m16n8k4 with tf32 inputs and m16n8k32 with e4m3/e5m2 inputs")
+                "m16n8k8 and m16n8k4 with tf32 inputs, m16n8k32 with e4m3/e5m2 inputs and m16n8k16 and "
+                "m16n8k32 with s8/u8 inputs")
+    integer = [t in MMA_INTEGER for t in types[1:3]]
+    if any(integer):
+        if not (all(integer) and types[0] == types[3] == "s32" and shape in ("m16n8k16", "m16n8k32")):
+            return "mma.sync with s8/u8 inputs is supported for m16n8k16 and m16n8k32 with an s32 accumulator"
+        return None
+    if "s32" in types:
+        return "mma.sync with an s32 accumulator takes s8/u8 inputs"
     if types[1] == "tf32" and shape not in ("m16n8k8", "m16n8k4"):
         return "mma.sync with tf32 inputs is supported for m16n8k8 and m16n8k4"
     if shape == "m16n8k4" and types[1] != "tf32":
@@ -238,7 +253,7 @@ def check_mma(ins) -> str | None:
     if any(fp8) and not (all(fp8) and shape == "m16n8k32" and types[0] == types[3] == "f32"):
         return "mma.sync with e4m3/e5m2 inputs is supported for m16n8k32 with an f32 accumulator"
     if shape == "m16n8k32" and not any(fp8):
-        return "mma.sync m16n8k32 is supported for e4m3/e5m2 inputs"
+        return "mma.sync m16n8k32 is supported for e4m3/e5m2 and s8/u8 inputs"
     if types[1] != types[2] and not all(fp8):
         return f"mma.sync with .{types[1]} A takes .{types[1]} B"
     return None
@@ -257,7 +272,7 @@ def mma_sync(ctx, idx, ins, a_words, b_words, c_words):
     def matrix(words, etype, which, rows, cols):
         values = unpack(words, etype).astype(np.float64)
         r, c = (_tf32_positions(which, lane, k) if etype == "tf32"
-                else _fragment_positions(which, shape, lane))
+                else _fragment_positions(which, shape, lane, etype in MMA_INTEGER))
         out = np.zeros((count, rows, cols))
         out[np.broadcast_to(row, r.shape), r, c] = values[:, :r.shape[1]]
         return out
@@ -265,6 +280,11 @@ def mma_sync(ctx, idx, ins, a_words, b_words, c_words):
     A = matrix(a_words, atype, "a", m, k)
     B = matrix(b_words, btype, "b", k, n)
     C = matrix(c_words, ctype, "c", m, n)
+    if atype in MMA_INTEGER:                   # exact in float64; the sum wraps around 32 bits or clamps
+        D = (np.einsum("wik,wkj->wij", A, B) + C).astype(np.int64)
+        D = np.clip(D, -(1 << 31), (1 << 31) - 1) if "satfinite" in ins.mods else D
+        r, c = _fragment_positions("c", shape, lane)
+        return (D[np.broadcast_to(row, r.shape), r, c] & 0xFFFFFFFF).astype(np.uint32)
     if atype in MMA_FP8:                       # no fp8 HMMA on sm_90: ptxas's two f16 HMMAs and an FADD
         D = fp8_mma_sync(A, B.transpose(0, 2, 1), C)
     else:

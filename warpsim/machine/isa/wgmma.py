@@ -27,7 +27,8 @@ import numpy as np
 
 from ...errors import MemoryFault
 from ...ptx.ir import Imm, Vec
-from ...semantics.wgmma import (ACCUMULATORS, FP8_INPUTS, INPUT_TYPES, SWIZZLE_NAMES, chunk_operand,  # noqa: F401
+from ...semantics.wgmma import (ACCUMULATORS, FP8_INPUTS, INPUT_TYPES, INTEGER_INPUTS, SWIZZLE_NAMES,  # noqa: F401
+                                accumulator_registers, chunk_operand,
                                 chunk_starts,
                                 descriptor_fields, operand_addresses, register_a, swizzle, to_float,
                                 warpgroup_mma)
@@ -57,16 +58,18 @@ def check_wgmma(ins):
     (n, k), types = parse(ins)
     if not n or len(types) != 3:
         return ("wgmma.mma_async is supported for .m64nNkK with .f32/.f16 accumulators and "
-                ".f16, .bf16, .tf32, .e4m3 or .e5m2 inputs")
+                ".f16, .bf16, .tf32, .e4m3 or .e5m2 inputs, and .s32 with .s8 or .u8 inputs")
     dtype, atype, btype = types
-    if atype != btype or atype not in INPUT_TYPES or dtype not in ACCUMULATORS:
+    integer = atype in INTEGER_INPUTS
+    if (atype != btype and not (integer and btype in INTEGER_INPUTS)) or atype not in INPUT_TYPES \
+            or dtype not in ACCUMULATORS or integer != (dtype == "s32"):
         return f"wgmma.mma_async .{dtype}.{atype}.{btype} is not supported"
     if dtype == "f16" and atype not in ("f16",) + FP8_INPUTS:
         return "an .f16 accumulator takes .f16, .e4m3 or .e5m2 inputs"
     if k != INPUT_TYPES[atype][1] or n % 8 or not 8 <= n <= 256:
         return f"wgmma.mma_async .{atype} has shape m64nNk{INPUT_TYPES[atype][1]}, N = 8, 16, ... 256"
     d = ins.dsts[0] if ins.dsts else None
-    want = n // 2 if dtype == "f32" else n // 4
+    want = accumulator_registers(n, dtype)
     if not isinstance(d, Vec) or len(d.items) != want:
         return f"wgmma.mma_async m64n{n} .{dtype} takes {want} accumulator registers"
     a_in_registers = isinstance(ins.srcs[0], Vec)
@@ -75,8 +78,9 @@ def check_wgmma(ins):
     transposes = 2 if atype in ("f16", "bf16") else 0          # only 16-bit inputs may be transposed
     if a_in_registers and transposes:
         transposes = 1
-    if len(ins.srcs) != 5 + transposes:
-        return f"wgmma.mma_async takes {5 + transposes} operands after d, got {len(ins.srcs)}"
+    scales = 0 if integer else 2                                # integer forms have no imm-scale-a/b
+    if len(ins.srcs) != 3 + scales + transposes:
+        return f"wgmma.mma_async takes {3 + scales + transposes} operands after d, got {len(ins.srcs)}"
     if not all(isinstance(op, Imm) for op in ins.srcs[3:]):
         return "wgmma.mma_async's scale and transpose arguments are immediates"
     return None
@@ -252,9 +256,9 @@ def mma_async(ctx, site, idx, ins, a, b_desc, scale_d, d_words):
     The product is semantics.wgmma.warpgroup_mma's, which HGMMA calls too; f16/bf16 into f32
     adds through machine code with the rule's bits (compiled/aligned_sum.py).
     """
-    (n, k), (dtype, atype, _) = parse(ins)
+    (n, k), (dtype, atype, btype) = parse(ins)
     imms = [op.value for op in ins.srcs[3:]]
-    scale_a, scale_b = imms[0], imms[1]
+    scale_a, scale_b = (imms[0], imms[1]) if dtype != "s32" else (1, 1)
     a_in_registers = "words" in a
     transposable = atype in ("f16", "bf16")
     trans_a = imms[2] if transposable and not a_in_registers else 0
@@ -268,9 +272,11 @@ def mma_async(ctx, site, idx, ins, a, b_desc, scale_d, d_words):
                             None if a_in_registers else np.asarray(a["desc"][firsts], np.uint64), quarter,
                             n, k, atype, bool(trans_a), bool(trans_b))
     A = register_a(a["words"], row, lane, warps, k, atype) if a_in_registers else A
+    if btype != atype:                           # .s8 with .u8: B's bytes were read as A's type
+        B = np.where(B < 0, B + 256, B) if btype == "u8" else np.where(B >= 128, B - 256, B)
     from ..compiled.aligned_sum import compiled_accumulate      # Numba: loaded with the first wgmma
     return warpgroup_mma(A, B, scale_a, scale_b, row, lane, n, dtype, scale_d, d_words, b_of_warp, atype,
-                         accumulate_aligned=compiled_accumulate, registers_first=True)
+                         accumulate_aligned=compiled_accumulate, registers_first=True, satfinite="satfinite" in ins.mods)
 
 
 # ------------------------------------------------------------ emitters

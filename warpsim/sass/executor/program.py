@@ -170,6 +170,6 @@ def _register_counts(instructions) -> tuple:
     for ins in instructions:
         for op in ins.operands:
             visit(op)
-        if ins.opcode in ("HGMMA", "QGMMA"):
+        if ins.opcode in ("HGMMA", "QGMMA", "IGMMA"):
             high_r = max(high_r, hgmma_highest_register(ins))
     return min(256, high_r + 4), min(64, high_ur + 4)

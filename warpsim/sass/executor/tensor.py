@@ -36,8 +36,8 @@ import numpy as np
 
 from ...machine.compiled.aligned_sum import compiled_accumulate
 from ...machine.isa.tensor import mma_sync
-from ...semantics.wgmma import (INPUT_TYPES as WGMMA_INPUTS, chunk_operand, chunk_starts, descriptor_fields,
-                                register_a, to_float, warpgroup_mma)
+from ...semantics.wgmma import (INPUT_TYPES as WGMMA_INPUTS, accumulator_registers, chunk_operand, chunk_starts,
+                                descriptor_fields, register_a, to_float, warpgroup_mma)
 from .access import resolve
 from .errors import SassFault
 from .operands import U32, predicate
@@ -47,6 +47,7 @@ from .table import Step, Unsupported, semantics
 SHAPES = {"16816": "m16n8k16", "1688": "m16n8k8", "1684": "m16n8k4"}      # 1684: tf32 (wmma m16n16k8's halves)
 INPUTS = {"BF16": "bf16", "TF32": "tf32"}           # absent: f16
 FP8_INPUTS = {"E4M3": "e4m3", "E5M2": "e5m2"}       # QGMMA's A and B types, in that order
+INTEGER_INPUTS = {"S8": "s8", "U8": "u8"}          # IMMA's and IGMMA's, A's then B's (an s32 accumulator)
 ACCUMULATORS = {"F32": "f32", "F16": "f16"}
 
 
@@ -63,8 +64,9 @@ def fragment_registers(shape: str, atype: str, ctype: str) -> tuple:
 class MmaForm:
     """What mma_sync reads of a PTX instruction: the shape and the d, a, b, c types, as modifiers."""
 
-    def __init__(self, shape: str, atype: str, ctype: str):
-        self.mods = (shape, "row", "col", ctype, atype, atype, ctype)
+    def __init__(self, shape: str, atype: str, ctype: str, btype: str | None = None, saturate: bool = False):
+        self.mods = (shape, "row", "col") + (("satfinite",) if saturate else ()) + (ctype, atype, btype or atype,
+                                                                                     ctype)
 
 
 @semantics("HMMA", family="tensor", pipe="tensor",
@@ -81,18 +83,17 @@ def hmma(ins):
     ops = ins.operands
     if len(ops) != 4 or any(op.kind != "reg" for op in ops):
         raise Unsupported("operand form")
-    counts = fragment_registers(shape, atype, ctype)
-    form = MmaForm(shape, atype, ctype)
-    d, a, b, c = ops
+    return _mma_step(ins, MmaForm(shape, atype, ctype), fragment_registers(shape, atype, ctype))
 
-    def read(st, g, op, count):
-        if op.number is None:
-            return np.zeros((g.n, count), dtype=U32)
-        return np.stack([st.R[op.number + k][g.sel] for k in range(count)], axis=1)
+
+def _mma_step(ins, form: MmaForm, counts: tuple):
+    """The step of an HMMA or IMMA `d, a, b, c`: mma_sync on the registers of each fragment (A's, B's,
+    C/D's `counts`)."""
+    d, a, b, c = ins.operands
 
     def run(st, g):
-        words = mma_sync(st, g.idx, form, read(st, g, a, counts[0]), read(st, g, b, counts[1]),
-                         read(st, g, c, counts[2]))
+        words = mma_sync(st, g.idx, form, _registers(st, g, a.number, counts[0]),
+                         _registers(st, g, b.number, counts[1]), _registers(st, g, c.number, counts[2]))
         if d.number is not None:
             for k in range(counts[2]):
                 st.R[d.number + k][g.sel] = words[:, k]
@@ -103,49 +104,22 @@ def hmma(ins):
 
 # ------------------------------------------------------------ IMMA
 
-IMMA_TYPES = {"S8": np.int8, "U8": np.uint8}
+IMMA_SHAPES = {"16816": "m16n8k16", "16832": "m16n8k32"}
 
 
-def imma_positions(lane: np.ndarray) -> tuple:
-    """(row, column) per lane and element of m16n8k16's A (8 bytes), B (4) and C/D (4 words) for 8-bit
-    integer inputs, as the PTX manual lays out mma.m16n8k16 .s8/.u8: group g = lane / 4, t = lane % 4."""
-    g, t = (lane >> 2)[:, None], (lane & 3)[:, None]
-    i8, i4 = np.arange(8), np.arange(4)
-    a = (g + 8 * (i8 // 4), 4 * t + i8 % 4)
-    b = (4 * t + i4, np.broadcast_to(g, (len(lane), 4)))
-    c = (g + 8 * (i4 // 2), 2 * t + i4 % 2)
-    return a, b, c
-
-
-@semantics("IMMA", family="tensor", pipe="tensor", mods=("16816",) + tuple(IMMA_TYPES) + ("SAT",), warp_level=True,
-           doc="mma.sync.m16n8k16.row.col.s32 of 8-bit integers (.S8/.U8 for A, then B; Ra.ROW, Rb.COL): "
-               "exact products, s32 sums wrapping (.SAT: clamped), as the PTX machine's integer wmma")
+@semantics("IMMA", family="tensor", pipe="tensor", mods=tuple(IMMA_SHAPES) + tuple(INTEGER_INPUTS) + ("SAT",),
+           warp_level=True,
+           doc="mma.sync.m16n8k16 / m16n8k32 .row.col.s32 of 8-bit integers (.S8/.U8 for A, then B; Ra.ROW, "
+               "Rb.COL): the PTX machine's multiply (exact products, s32 sums wrapping, .SAT: clamped)")
 def imma(ins):
-    types = [IMMA_TYPES[m] for m in ins.mods if m in IMMA_TYPES]
+    shape = next((IMMA_SHAPES[m] for m in ins.mods if m in IMMA_SHAPES), None)
+    types = [INTEGER_INPUTS[m] for m in ins.mods if m in INTEGER_INPUTS]
     ops = ins.operands
-    if "16816" not in ins.mods or len(types) != 2 or len(ops) != 4 or any(op.kind != "reg" for op in ops) \
+    if shape is None or len(types) != 2 or len(ops) != 4 or any(op.kind != "reg" for op in ops) \
             or ops[1].suffixes not in ((), ("ROW",)) or ops[2].suffixes not in ((), ("COL",)):
         raise Unsupported("IMMA form")
-    d, a, b, c = ops
-    saturate = "SAT" in ins.mods
-
-    def run(st, g):
-        lane = st.lane[g.idx].astype(np.int64)
-        first = np.r_[True, (g.idx[1:] >> 5) != (g.idx[:-1] >> 5)]
-        warp = (np.cumsum(first) - 1)[:, None]
-        (ar, ac), (br, bc), (cr, cc) = imma_positions(lane)
-        warps = int(first.sum())
-        A, B, C = (np.zeros((warps, rows, cols), dtype=np.int64) for rows, cols in ((16, 16), (16, 8), (16, 8)))
-        A[np.broadcast_to(warp, ar.shape), ar, ac] = _registers(st, g, a.number, 2).view(types[0])
-        B[np.broadcast_to(warp, br.shape), br, bc] = _registers(st, g, b.number, 1).view(types[1])
-        C[np.broadcast_to(warp, cr.shape), cr, cc] = _registers(st, g, c.number, 4).view(np.int32)
-        D = np.einsum("wik,wkj->wij", A, B) + C
-        D = np.clip(D, -2**31, 2**31 - 1) if saturate else D
-        words = D[np.broadcast_to(warp, cr.shape), cr, cc].astype(np.int32).view(U32)
-        if d.number is not None:
-            for j in range(4):
-                st.R[d.number + j][g.sel] = words[:, j]
-    return Step(ins, run)
+    form = MmaForm(shape, types[0], "s32", btype=types[1], saturate="SAT" in ins.mods)
+    return _mma_step(ins, form, (4, 2, 4) if shape == "m16n8k32" else (2, 1, 4))
 
 
 # ------------------------------------------------------------ HGMMA
@@ -157,10 +131,16 @@ GDESC = re.compile(r"gdesc\[UR(\d+)\]((?:\.(?:tnsp|neg)[AB])*)$")
 
 
 def hgmma_form(ins) -> tuple:
-    """(N, K, accumulator type, input type) from HGMMA's (or QGMMA's) modifiers."""
+    """(N, K, accumulator type, A's input type, B's) from HGMMA's (QGMMA's, IGMMA's) modifiers."""
     shape = next((HGMMA_SHAPE.match(m) for m in ins.mods if HGMMA_SHAPE.match(m)), None)
     ctype = next((ACCUMULATORS[m] for m in ins.mods if m in ACCUMULATORS), None)
-    if ins.opcode == "QGMMA":
+    btype = None
+    if ins.opcode == "IGMMA":                                   # 8-bit integers into s32, A's type then B's
+        types = [INTEGER_INPUTS[m] for m in ins.mods if m in INTEGER_INPUTS]
+        if len(types) != 2:
+            raise Unsupported("IGMMA types")
+        (atype, btype), ctype = types, "s32"
+    elif ins.opcode == "QGMMA":
         types = [FP8_INPUTS[m] for m in ins.mods if m in FP8_INPUTS]
         if len(types) != 2 or types[0] != types[1]:            # the PTX machine multiplies one type
             raise Unsupported("QGMMA types")
@@ -172,16 +152,16 @@ def hgmma_form(ins) -> tuple:
     n, k = int(shape.group(1)), int(shape.group(2))
     if k != WGMMA_INPUTS[atype][1]:
         raise Unsupported(f"HGMMA K={k} with {atype} inputs")
-    return n, k, ctype, atype
+    return n, k, ctype, atype, btype or atype
 
 
 def hgmma_highest_register(ins) -> int:
     """The highest register HGMMA's accumulators and A fragment reach (the register file must hold them)."""
     try:
-        n, _, ctype, _ = hgmma_form(ins)
+        n, _, ctype, _, _ = hgmma_form(ins)
     except Unsupported:
         return 0
-    count = n // 2 if ctype == "f32" else n // 4
+    count = accumulator_registers(n, ctype)
     regs = [op for op in ins.operands if op.kind == "reg" and op.number is not None]
     return max([op.number + count - 1 for op in regs] + [0])
 
@@ -240,8 +220,17 @@ def qgmma(ins):
     return warpgroup_mma_step(ins)
 
 
+@semantics("IGMMA", family="tensor", pipe="tensor", mods=QGMMA_SHAPES + tuple(INTEGER_INPUTS) + ("SAT",),
+           warp_level=True,
+           doc="wgmma.mma_async of 8-bit integers: .64xNx32 of .S8/.U8 inputs (A's type, then B's) into s32; B "
+               "from gdesc[URx], A from there or registers, K-major; exact, the sums wrapping (.SAT: clamped); "
+               "semantics.wgmma's multiply, as the PTX machine's")
+def igmma(ins):
+    return warpgroup_mma_step(ins)
+
+
 def warpgroup_mma_step(ins):
-    n, k, ctype, atype = hgmma_form(ins)
+    n, k, ctype, atype, btype = hgmma_form(ins)
     ops = [op for op in ins.operands if not (op.kind == "other" and op.text == "gsb0")]
     scale_d = None
     if ops and ops[-1].kind in ("pred", "upred"):
@@ -258,10 +247,11 @@ def warpgroup_mma_step(ins):
     if a is not None and (a.number is None or atype == "tf32"):
         raise Unsupported("A in registers")
     trans_a, trans_b = "tnspA" in suffixes, "tnspB" in suffixes
+    saturate = "SAT" in ins.mods
     scale_a, scale_b = (-1 if "negA" in suffixes else 1), (-1 if "negB" in suffixes else 1)
     if atype != "f16" and atype != "bf16" and (trans_a or trans_b):
         raise Unsupported(f"transposed {atype}")
-    count = n // 2 if ctype == "f32" else n // 4
+    count = accumulator_registers(n, ctype)
     element_bytes = WGMMA_INPUTS[atype][0]
     krange, nrange = np.arange(k), np.arange(n)
 
@@ -283,7 +273,7 @@ def warpgroup_mma_step(ins):
         b_reads = [(chunk_starts(descriptor_fields(b_desc[first]), np.broadcast_to(nrange, (len(first), n)),
                                  krange, element_bytes, trans_b), trans_b)]
         try:
-            operands = _shared_chunks(st, ins, slots[first], b_reads, atype) + (
+            operands = _shared_chunks(st, ins, slots[first], b_reads, btype) + (
                 _shared_chunks(st, ins, slots, reads, atype) if reads else [])
         except SassFault:           # name the warp and address a read of every warp's B, then A, meets first
             every_b = chunk_starts(descriptor_fields(b_desc), np.broadcast_to(nrange, (warps, n)), krange,
@@ -298,7 +288,7 @@ def warpgroup_mma_step(ins):
         # the accumulators as the register file holds them: (registers, threads), no transposes
         old = np.zeros((count, g.n), U32) if c.number is None else st.R[c.number:c.number + count, g.sel]
         words = warpgroup_mma(A, B, scale_a, scale_b, row, lane, n, ctype, accumulate, old, b_of_warp, atype,
-                              accumulate_aligned=compiled_accumulate, registers_first=True)
+                              accumulate_aligned=compiled_accumulate, registers_first=True, satfinite=saturate)
         st.R[d.number:d.number + count, g.sel] = words
     return Step(ins, run)
 
