@@ -34,6 +34,13 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))   # this checkout's w
 import run_on_device  # noqa: E402
 
 MEASURED = {"1": "h200", "2": os.path.join("h200", "set2"), "4": os.path.join("h200", "set4")}
+# Another card's runs of the same sets (run_sets_h100.sh), predicted with that card's preset
+CARD_MEASURED = {"h100": {s: os.path.join("h100", f"set{s}") for s in MEASURED}}
+CARD = "h200"
+
+
+def measured_dir(case_set) -> str:
+    return MEASURED[case_set] if CARD == "h200" else CARD_MEASURED[CARD][case_set]
 
 
 def _half_of(case_set):
@@ -42,7 +49,7 @@ def _half_of(case_set):
 
 
 def measured(case_set="1") -> dict:
-    with open(os.path.join(HERE, MEASURED[case_set], "summary.csv")) as fh:
+    with open(os.path.join(HERE, measured_dir(case_set), "summary.csv")) as fh:
         return {r["label"]: r for r in csv.DictReader(fh)}
 
 
@@ -69,9 +76,9 @@ def predict_cases(only=None, ctas=6, prefer="sass", half=None, cubin=False):
                               max_ctas=ctas, prefer=prefer)
         regs = kernel_registers(k.loaded_module, k.kernel_name)
         shared = k.loaded_module.program.kernel_static_shared.get(k.kernel_name, 0) + case.shared_mem
-        timing = predict_execution(ex, "h200", regs, shared)
+        timing = predict_execution(ex, CARD, regs, shared)
         # the CUDA events time back-to-back launches: each finds in L2 what the one before left
-        timing.details["warm_time_s"] = predict_execution(ex, "h200", regs, shared, l2_since=0.0).time_s
+        timing.details["warm_time_s"] = predict_execution(ex, CARD, regs, shared, l2_since=0.0).time_s
         out[case.label] = (case, timing, time.time() - t0)
         print(f"{case.label:26s} {timing.time_s * 1e6:9.2f} us  {timing} ({time.time() - t0:.1f} s)", flush=True)
         del run
@@ -88,7 +95,7 @@ def spearman(a, b) -> float:
 
 def analyse(preds: dict, meas: dict) -> dict:
     from warpsim.timing.presets import gpu_preset
-    overhead = gpu_preset("h200").launch_overhead_us * 1e-6     # event time minus ncu's duration
+    overhead = gpu_preset(CARD).launch_overhead_us * 1e-6     # event time minus ncu's duration
     rows = []
     for label, (case, t, secs) in preds.items():
         m = meas[label]
@@ -210,16 +217,21 @@ SET_TEXT = {
 }
 
 
+CARD_TEXT = ("The same set's kernels run on another card (validation/timing/run_sets_h100.sh) and predicted "
+             "with that card's preset (presets.py), once: no figure of the model was changed for, or looking "
+             "at, these runs.")
+
+
 def write_markdown(res: dict, path: str, ctas: int, seconds: float, case_set="1") -> None:
-    title = "The timing model against the H200" + {"2": " (set 2: kernels2.cu, cases2.py)",
+    title = f"The timing model against the {CARD.upper()}" + {"2": " (set 2: kernels2.cu, cases2.py)",
                                                    "4": " (set 4: kernels4.cu, cases4.py)"}.get(case_set, "")
     lines = [f"# {title}", "",
              "Written by `python validation/timing/compare.py --write` (warpsim/timing). "
              f"Every case ran at the device's geometry; {ctas} CTAs of each grid (spread, first and last) "
-             "ran here and the model scaled to the whole grid. Measured: " + MEASURED[case_set] + "/summary.csv (ncu "
+             "ran here and the model scaled to the whole grid. Measured: " + measured_dir(case_set) + "/summary.csv (ncu "
              "gpu__time_duration with cold caches, CUDA-event medians warm). "
              f"The whole comparison took {seconds:.0f} s here.", "",
-             SET_TEXT[case_set], "", "## Figures against the targets", ""]
+             SET_TEXT[case_set] if CARD == "h200" else CARD_TEXT, "", "## Figures against the targets", ""]
     lines += [f"- {x}" for x in summary_lines(res)]
     for name, half in split_halves(res["preds"], measured(case_set), case_set).items():
         what = f"The {name}-numbered cases" if case_set == "1" else f"The {name} half"
@@ -260,10 +272,14 @@ def main() -> int:
     ap.add_argument("--set", choices=sorted(MEASURED), default="1")
     ap.add_argument("--half", choices=("dev", "held-out", "all"), default=None,
                     help="set 2's or 4's half (set 2: default dev, --write needs all; set 4: default all)")
+    ap.add_argument("--card", choices=("h200",) + tuple(CARD_MEASURED), default="h200",
+                    help="the card whose runs the predictions are compared with, predicted with its preset")
     ap.add_argument("--source", choices=("sass", "ptx"), default="sass",
                     help="counts from the SASS executor (PTX machine where it cannot), or from the PTX machine always")
     a = ap.parse_args()
     run_on_device.CASE_SET = a.set
+    global CARD
+    CARD = a.card
     half = (a.half or ("all" if a.write or a.set == "4" else "dev")) if a.set in ("2", "4") else None
     t0 = time.time()
     preds = predict_cases(a.only, a.ctas, a.source, half, cubin=not a.nvrtc)
@@ -288,6 +304,7 @@ def main() -> int:
     print(f"total {time.time() - t0:.0f} s")
     if a.write:
         name = "comparison.md" if a.set == "1" else f"comparison{a.set}.md"
+        name = name if CARD == "h200" else os.path.join(CARD, name)
         write_markdown(res, os.path.join(HERE, name), a.ctas, time.time() - t0, a.set)
     return 0
 
