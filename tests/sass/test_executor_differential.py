@@ -126,6 +126,14 @@ extern "C" __global__ void generic_local(const float* x, float* out, int which) 
     __syncthreads();
     out[t] = which ? tile[t] : -1.0f;
 }
+extern "C" __global__ void by_constants(const int* s, double* out) {
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    int v = s[t];
+    out[4 * t] = v / 2147483647.0;          // MUFU.RCP64H of an immediate: the divisor's high word
+    out[4 * t + 1] = v / -3.0;
+    out[4 * t + 2] = v / 1e-300;
+    out[4 * t + 3] = 1.0 / sqrt((double)(v & 0xffff) + 0.5) / 7.25;
+}
 extern "C" __global__ void doubles(const double* x, double* out) {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
     double v = x[t];
@@ -311,6 +319,19 @@ def test_generic_pointers_local_arrays_and_constants(module, which):
     else:
         np.testing.assert_allclose(got[64:], value, rtol=1e-6)
         assert (got[:64] == -1).all()
+
+
+def test_doubles_divided_by_constants(module):
+    """Division of a double by a constant starts with MUFU.RCP64H of an immediate, which the disassembly
+    prints as the double its high word begins (`2.147482624e+09` for 2147483647.0): the SASS run reads
+    that word, as the PTX run computes, and both give the correctly rounded quotients."""
+    s = RNG.integers(-(1 << 31), 1 << 31, 256).astype(np.int32)
+    out = cp.zeros(4 * 256, dtype=np.float64)
+    assert_same(run_beside(module, "by_constants", (2,), (128,), (cp.asarray(s), out)))
+    got = out.get().reshape(256, 4)
+    v = s.astype(np.float64)
+    np.testing.assert_array_equal(got[:, :3], np.stack([v / 2147483647.0, v / -3.0, v / 1e-300], axis=1))
+    np.testing.assert_allclose(got[:, 3], 1.0 / np.sqrt((s & 0xFFFF) + 0.5) / 7.25, rtol=1e-15)
 
 
 def test_doubles_with_slow_paths(module):

@@ -42,7 +42,7 @@ from ...semantics.floatbits import F32, FORMATS, encode, round_to
 from ...semantics.floating import (FP64_UNIT, PLAIN, SFU_FLUSHING, FloatEnv, arithmetic, high_word_sfu, min_max,
                                    sfu_approx)
 from ...semantics.packed import low_half_to_f32, packed_arithmetic, packed_min_max
-from .operands import U32, U64, alu, bits32, bits64, dest, f32, f64, pred_dest, predicate, source
+from .operands import U32, U64, alu, bits32, bits64, dest, f32, f64, high_word_source, pred_dest, predicate, source
 from .table import Step, Unsupported, semantics
 
 MODES = {"RN": "rn", "RZ": "rz", "RM": "rm", "RP": "rp"}
@@ -161,11 +161,12 @@ MUFU = {"RCP": _sfu("rcp"), "RSQ": _sfu("rsqrt"), "SQRT": _sfu("sqrt"), "EX2": _
 @semantics("MUFU", family="float", pipe="mufu", mods=tuple(MUFU),
            doc="special-function unit: RCP RSQ SQRT EX2 LG2 SIN COS TANH (f32), RCP64H RSQ64H (f64 high word)")
 def mufu(ins):
-    fn = next((MUFU[m] for m in ins.mods if m in MUFU), None)
-    if fn is None:
+    name = next((m for m in ins.mods if m in MUFU), None)
+    if name is None:
         raise Unsupported("MUFU function")
     dst, a = ins.operands[:2]
-    return Step(ins, alu([dest(dst)], [source(a, floating=True)], fn))
+    return Step(ins, alu([dest(dst)], [high_word_source(a) if name.endswith("64H") else source(a, floating=True)],
+                         MUFU[name]))
 
 
 # ------------------------------------------------------------------ f64

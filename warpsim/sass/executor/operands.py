@@ -103,6 +103,16 @@ def source(op, bits: int = 32, floating: bool = False):
     return _modify(read, op, bits, floating)
 
 
+def high_word_source(op):
+    """Reader of the high word of an f64 (RCP64H, RSQ64H): an immediate is printed as the f64 whose high
+    word it is (`MUFU.RCP64H R5, 2.147482624e+09`: 0x41dfffff), a register or constant is the word."""
+    op = normalized(op)
+    if op.kind != "imm" or op.text.lstrip("-+").startswith("0x"):
+        return source(op, floating=True)
+    constant = U32(immediate_bits(op, 64, True) >> 32)
+    return _modify(lambda st, g: constant, op, 32, True)
+
+
 def const_reader(op, nbytes: int):
     """c[bank][offset] or c[bank][R2+offset]: a scalar, or one value per lane."""
     bank, offset = op.bank, op.offset or 0
