@@ -44,6 +44,18 @@ def test_out_of_bounds_write_inside_the_mapped_pages_does_not_fault(built, run):
     assert "fault.cu:7" in result.stderr and "A GPU does not fault here" in result.stderr
 
 
+def test_stray_write_below_the_first_allocation_does_not_fault(built, run):
+    """The first cudaMalloc starts a 2 MiB page past the driver's own memory, as on an H100 (its first
+    allocation at 0x7f3009e00000, and a read 1 KB before it did not fault): 1 KB before it is a
+    stray access a GPU lets through, reported as a warning, not cudaErrorIllegalAddress."""
+    result = run(built("fault"), "-4")                                    # x[i - 256]: 1 KB before x
+    assert result.returncode == 1, result.stdout + result.stderr
+    lines = dict(line.split(" ", 1) for line in result.stdout.splitlines())
+    assert lines["sync"] == "cudaSuccess" and lines["string"] == "no error"
+    assert "1024 bytes before the allocation at 0x7f0000200000" in result.stderr
+    assert "mapped for a live allocation or the driver" in result.stderr
+
+
 def test_out_of_bounds_write_far_away_is_a_sticky_illegal_address(built, run):
     result = run(built("fault"), str(1 << 32))                            # 1 TiB past: nothing mapped
     assert result.returncode == 0, result.stdout + result.stderr

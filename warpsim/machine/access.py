@@ -77,7 +77,8 @@ def warn_tolerated(memory, kernel, line, what: str, addr: int, size: int, place:
     print(f"warpsim: warning: kernel {kernel}: global {what} of {size} bytes at 0x{addr:x}: "
           f"{describe_global_address(memory, addr, size)}; {place}. "
           f"A GPU does not fault here: the address is in the {memory.mapped_page_bytes >> 20} MiB pages "
-          f"mapped for a live allocation, so the {what} {verb} the bytes there "
+          f"mapped for a live allocation{' or the driver' if addr < GLOBAL_BASE + memory.driver_bytes else ''}, "
+          f"so the {what} {verb} the bytes there "
           f"(`warpsim check` reports it as an error)", file=sys.stderr)
 
 

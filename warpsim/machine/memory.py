@@ -62,6 +62,9 @@ class GlobalMemory:
     # 2 MiB: an access inside the pages that hold a live allocation reaches the bytes there
     # (padding or a neighbouring allocation) without a fault, as on the GPU (in_mapped_pages).
     mapped_page_bytes: int | None = None
+    # Bytes at the heap's start that hold the driver's own memory in a CUDA program (reserve_driver_bytes):
+    # mapped, never handed out; an access there is a stray read or write a GPU does not fault on.
+    driver_bytes: int = 0
 
     def __init__(self, capacity: int = 1 << 20, limit: int | None = None):
         self.lock = threading.RLock()
@@ -116,6 +119,16 @@ class GlobalMemory:
             self.initialized[offset:offset + size] = initialized
             self._index_dirty = True
             return GLOBAL_BASE + offset
+
+    def reserve_driver_bytes(self, nbytes: int) -> None:
+        """Keep the heap's first `nbytes` for the driver, before any allocation: a GPU's context holds
+        memory of its own below a program's first cudaMalloc (an H100 put that at 0x7f3009e00000, a
+        2 MiB boundary, and a read 1 KB before it did not fault), so allocations start past it."""
+        with self.lock:
+            if self.live or self.top > ALLOCATION_GAP:
+                return
+            self._ensure(nbytes, nbytes)
+            self.top = self.driver_bytes = int(nbytes)
 
     def _refuse_over_host_range(self, offset: int, span: int, size: int):
         """The heap's device addresses must not reach a registered host range's."""
@@ -441,8 +454,8 @@ class GlobalMemory:
 
     def in_mapped_pages(self, addresses: np.ndarray, size: int) -> np.ndarray:
         """True where [address, address+size) lies in pages (mapped_page_bytes each) that hold a
-        live allocation and in the heap's backing bytes: where a GPU would not fault. All False
-        when mapped_page_bytes is None."""
+        live allocation, or in the driver's bytes, and in the heap's backing bytes: where a GPU
+        would not fault. All False when mapped_page_bytes is None."""
         page = self.mapped_page_bytes
         if not page or not self.live:
             return np.zeros(addresses.shape, dtype=bool)
@@ -459,7 +472,7 @@ class GlobalMemory:
             # pages are mapped where some allocation starting at or below holds them; allocations
             # are sorted by start, so the one with the latest last page among them decides
             reach = np.maximum.accumulate(last_pages) if len(last_pages) else last_pages
-            mapped &= (k >= 0) & (lane_page <= reach[np.maximum(k, 0)])
+            mapped &= ((k >= 0) & (lane_page <= reach[np.maximum(k, 0)])) | (byte < np.uint64(self.driver_bytes))
         return inside & mapped
 
     def tolerated(self, addresses: np.ndarray, size: int, ok: np.ndarray) -> np.ndarray:

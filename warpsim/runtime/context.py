@@ -99,6 +99,7 @@ class RuntimeContext:
         # allocations (an H200 ran fault.cu's write 255,744 bytes past a 256-byte cudaMalloc without
         # a fault: validation/programs/h200/native.json). `warpsim check` (memcheck) turns this off.
         self.device.memory.mapped_page_bytes = GPU_PAGE_BYTES
+        self.device.memory.reserve_driver_bytes(GPU_PAGE_BYTES)
         self.host_mapped = heap is not None
         self.modules: dict[int, FatbinModule] = {}
         self.kernels: dict[int, tuple] = {}           # host stub address -> (module, device name)
