@@ -68,3 +68,32 @@ def test_kernels_of_the_same_code_share_their_machine_code():
     assert sources[0] != sources[1]                   # their comments quote the PTX, names and all
     assert source_digest(sources[0]) == source_digest(sources[1])
     assert source_digest(sources[0]) != source_digest(sources[0] + "\nx = 1")     # code still counts
+
+
+def test_a_block_dear_to_compile_waits_until_the_numpy_tier_spent_its_cost(monkeypatch, tmp_path):
+    """A block whose compile is estimated dear (a long one: minutes of Numba) is not compiled after
+    HOT_BATCHES batches; it is once the NumPy tier has spent that estimate on it (ski rental: never
+    more than twice the better of the two tiers)."""
+    monkeypatch.setenv("WARPSIM_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(tier, "HOT_BATCHES", 1)
+    monkeypatch.setattr(tier, "compile_seconds", lambda source: 1e9)
+    scale = kernel("scale_dear")
+    x = np.random.default_rng(5).random(64, dtype=np.float32)
+    y = cp.zeros(64, cp.float32)
+    for launch in range(3):
+        scale((2,), (32,), (cp.asarray(x), y, np.float32(launch)))
+        np.testing.assert_array_equal(y.get(), np.float32(launch) * x)
+    program = scale.loaded_module.program
+    assert {row["tier"] for row in report(program)} == {"numpy"}
+    tiers = program.__dict__["_block_tiers"].values()
+    assert all(t.numpy_seconds > 0 for t in tiers)
+    for t in tiers:                                   # the estimate reached: the next launch compiles
+        t.compile_cost = t.numpy_seconds
+    scale((2,), (32,), (cp.asarray(x), y, np.float32(7)))
+    np.testing.assert_array_equal(y.get(), np.float32(7) * x)
+    assert {row["tier"] for row in report(program)} == {"compiled"}
+
+
+def test_compile_estimate_grows_faster_than_the_source():
+    small, large = tier.compile_seconds("x" * 10_000), tier.compile_seconds("x" * 100_000)
+    assert 1.0 < small < tier.EAGER_COMPILE_SECONDS < 20 * small < large

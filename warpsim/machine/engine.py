@@ -83,8 +83,8 @@ def run_batch(ctx, observers=()):
     while True:
         groups, first_round = first_round, None
         from_loop = False
-        if loop is None and ctx.rounds == LONG_BATCH_ROUNDS:   # a long batch: its loop pays now
-            loop = compiled_loop(ctx, model, long_running=True)
+        if loop is None and ctx.rounds and ctx.rounds % LONG_BATCH_ROUNDS == 0:   # a long batch: its loop
+            loop = compiled_loop(ctx, model, long_running=True)                  # pays once it spent its cost
         if groups is None:                  # (the first round's group is known: every thread runs)
             if ctx.n <= CONVERGED_UP_TO and ctx.status.tobytes() == _EXITED_BYTE * ctx.n:
                 return                          # (every thread exited: a small batch's last look, one compare)
@@ -294,7 +294,7 @@ def execute(ctx, gid, idx, warps=None):
     if ctx.engine == "numpy":
         block.compiled(ctx, idx)
     else:                                       # the compiled tier where it covers the block
-        block_tier(ctx.program, block).runner(ctx, len(idx))(ctx, idx)
+        block_tier(ctx.program, block).run(ctx, idx)
     if warps is None:
         warps = np.unique(idx >> 5)
     ctx.issued += len(warps) * len(block.instructions)

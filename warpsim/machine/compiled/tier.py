@@ -5,10 +5,14 @@
   its first execution (Numba compiles it then, seconds, or loads it from the
   disk cache); the others stay on NumPy.
 - auto (the default): a covered block runs compiled once Numba's machine code
-  for it is in the disk cache, or once it has run for HOT_LANES threads or in
-  HOT_BATCHES batches of CTAs in this process (then it is compiled: a loop of
-  small launches pays the NumPy tier's fixed cost a call, about 35 µs, which
-  adds up to a compile's second or two); until then, and for small
+  for it is in the disk cache, or once the NumPy tier has spent on it in this
+  process what compiling it would cost (compile_seconds, estimated from its
+  generated source: a second for a short block, minutes for a long one with
+  many memory accesses), so no block costs more than twice the better of the
+  two tiers. A block cheap to compile (EAGER_COMPILE_SECONDS) is compiled
+  sooner, once it has run for HOT_LANES threads or in HOT_BATCHES batches of
+  CTAs (a loop of small launches pays the NumPy tier's fixed cost a call, about
+  35 µs, which adds up to a compile's second or two). Until then, and for small
   launches, the NumPy tier runs it, so first launches pay no compile time.
 
 `report(program)` says, per block, which tier ran it and why.
@@ -17,6 +21,7 @@
 from __future__ import annotations
 
 import os
+import time
 import weakref
 
 import numpy as np
@@ -29,8 +34,18 @@ from .global_memory import launch_arguments
 ENGINES = ("numpy", "compiled", "auto")
 HOT_LANES = 1 << 22        # threads a block runs on NumPy before auto compiles it
 HOT_BATCHES = 20_000       # ... or batches it runs in there (its fixed cost a call adds up to about a compile)
+EAGER_COMPILE_SECONDS = 3.0    # the compile estimate up to which those two rules apply
 HOT_LOOP_LANES = 1 << 27   # threads times blocks a program runs before auto compiles its round loop
-LONG_BATCH_ROUNDS = 20_000   # rounds of one batch after which auto compiles its round loop anyway (~1 s)
+LONG_BATCH_ROUNDS = 20_000   # rounds of one batch after which (and every as many) auto weighs compiling its round loop
+
+
+def compile_seconds(source: str) -> float:
+    """What Numba takes to compile a generated function, estimated from its source's length. Its
+    passes (SSA, liveness, LLVM) grow faster than the function: measured here, 10 KB of block
+    source took 2-5 s, 20 KB 8 s, 31 KB 10 s, 71 KB 33-81 s, 104 KB 47 s, 124 KB 107 s (a block of
+    16 global accesses, each a pass over the lanes that repeats the block's code before it)."""
+    size = len(source) / 1e4
+    return 0.5 + 2.0 * size ** 1.5
 
 
 class CompiledBlock:
@@ -98,6 +113,8 @@ class BlockTier:
         self.compiled: CompiledBlock | None = None
         self.lanes_on_numpy = 0
         self.batches_on_numpy = 0
+        self.numpy_seconds = 0.0       # the NumPy tier's time on it in this process
+        self.compile_cost = compile_seconds(self.source.source) if self.source.source is not None else 0.0
         self.last_batch = _NO_BATCH    # a weak reference to the launch state it last ran in (it may be large)
         self.lanes_compiled = 0
         self.failed: str | None = None
@@ -107,7 +124,9 @@ class BlockTier:
         """The function that runs the block now in batch `ctx` (compiling it first where the engine
         says so)."""
         if self.compiled is None and self.source.source is not None and self.failed is None:
-            hot = self.lanes_on_numpy + lanes >= HOT_LANES or self.batches_on_numpy >= HOT_BATCHES
+            eager = self.compile_cost <= EAGER_COMPILE_SECONDS and (
+                self.lanes_on_numpy + lanes >= HOT_LANES or self.batches_on_numpy >= HOT_BATCHES)
+            hot = eager or self.numpy_seconds >= self.compile_cost
             if ctx.engine == "compiled" or self.cached or hot:
                 try:
                     dispatcher, _ = compile_source(self.source.source, f"block_{self.block.gid}")
@@ -122,6 +141,16 @@ class BlockTier:
             self.batches_on_numpy += 1
             self.last_batch = weakref.ref(ctx)
         return self.block.compiled
+
+    def run(self, ctx, idx) -> None:
+        """Run the block for threads idx on the tier `runner` picks; the NumPy tier's time counts."""
+        run = self.runner(ctx, len(idx))
+        if run is not self.block.compiled:
+            run(ctx, idx)
+            return
+        start = time.perf_counter()
+        run(ctx, idx)
+        self.numpy_seconds += time.perf_counter() - start
 
 
 def block_tier(program, pblock) -> BlockTier:
@@ -210,10 +239,10 @@ def compiled_loop(ctx, model, long_running: bool = False):
 
     'compiled' compiles it at once; auto uses it once its machine code is in the disk
     cache, or, in a batch of COMPILED_ROUNDS_FROM slots, once the program's blocks have run
-    for HOT_LOOP_LANES threads in this process (its compile takes seconds: Numba types a
-    function of every covered block), or once the batch has run LONG_BATCH_ROUNDS rounds
-    (long_running: a small batch that loops long, a warp spinning on clock64(), pays its
-    rounds' Python more than once over). Observers of blocks must take the loop's counts
+    for HOT_LOOP_LANES threads in this process where it is cheap to compile (its compile
+    takes seconds to minutes: Numba types a function of every covered block), or once a
+    batch of LONG_BATCH_ROUNDS rounds or more (long_running: a small batch that loops long, a
+    warp spinning on clock64()) has spent what compiling it would cost (compile_seconds). Observers of blocks must take the loop's counts
     (`compiled_rounds(ctx, record)`, compiled/loop.py's LoopRecord); some may ask for a log of
     some warps' issues (`logged_warps(ctx)`: batch warp -> row, -1 for none), one log they share
     (shared_log.py)."""
@@ -231,8 +260,9 @@ def compiled_loop(ctx, model, long_running: bool = False):
         loop = round_loop(program)
     if loop.source is None:
         return None
-    compile_now = ctx.engine == "compiled" or long_running
-    if not compile_now and ctx.n >= COMPILED_ROUNDS_FROM:
+    cost = compile_seconds(loop.source)
+    compile_now = ctx.engine == "compiled" or (long_running and ctx.cpu_seconds() >= cost)
+    if not compile_now and ctx.n >= COMPILED_ROUNDS_FROM and cost <= EAGER_COMPILE_SECONDS:
         tiers = program.__dict__.get("_block_tiers", {}).values()
         compile_now = sum(t.lanes_on_numpy + t.lanes_compiled for t in tiers) >= HOT_LOOP_LANES
     if not loop.ready(compile_now):
