@@ -242,7 +242,8 @@ def compiled_loop(ctx, model, long_running: bool = False):
     for HOT_LOOP_LANES threads in this process where it is cheap to compile (its compile
     takes seconds to minutes: Numba types a function of every covered block), or once a
     batch of LONG_BATCH_ROUNDS rounds or more (long_running: a small batch that loops long, a
-    warp spinning on clock64()) has spent what compiling it would cost (compile_seconds). Observers of blocks must take the loop's counts
+    warp spinning on clock64()) has spent what compiling it would cost (compile_seconds).
+    Observers of blocks must take the loop's counts
     (`compiled_rounds(ctx, record)`, compiled/loop.py's LoopRecord); some may ask for a log of
     some warps' issues (`logged_warps(ctx)`: batch warp -> row, -1 for none), one log they share
     (shared_log.py)."""

@@ -28,10 +28,8 @@ import numpy as np
 from ...errors import MemoryFault
 from ...ptx.ir import Imm, Vec
 from ...semantics.wgmma import (ACCUMULATORS, FP8_INPUTS, INPUT_TYPES, INTEGER_INPUTS, SWIZZLE_NAMES,  # noqa: F401
-                                accumulator_registers, chunk_operand,
-                                chunk_starts,
-                                descriptor_fields, operand_addresses, register_a, swizzle, to_float,
-                                warpgroup_mma)
+                                accumulator_registers, chunk_operand, chunk_starts, descriptor_fields,
+                                operand_addresses, register_a, swizzle, to_float, warpgroup_mma)
 from .. import access, cluster
 from .table import WARP, emitted, whole_warp
 from .tensor import fragment_words
@@ -276,7 +274,8 @@ def mma_async(ctx, site, idx, ins, a, b_desc, scale_d, d_words):
         B = np.where(B < 0, B + 256, B) if btype == "u8" else np.where(B >= 128, B - 256, B)
     from ..compiled.aligned_sum import compiled_accumulate      # Numba: loaded with the first wgmma
     return warpgroup_mma(A, B, scale_a, scale_b, row, lane, n, dtype, scale_d, d_words, b_of_warp, atype,
-                         accumulate_aligned=compiled_accumulate, registers_first=True, satfinite="satfinite" in ins.mods)
+                         accumulate_aligned=compiled_accumulate, registers_first=True,
+                         satfinite="satfinite" in ins.mods)
 
 
 # ------------------------------------------------------------ emitters

@@ -65,8 +65,8 @@ class MmaForm:
     """What mma_sync reads of a PTX instruction: the shape and the d, a, b, c types, as modifiers."""
 
     def __init__(self, shape: str, atype: str, ctype: str, btype: str | None = None, saturate: bool = False):
-        self.mods = (shape, "row", "col") + (("satfinite",) if saturate else ()) + (ctype, atype, btype or atype,
-                                                                                     ctype)
+        satfinite = ("satfinite",) if saturate else ()
+        self.mods = (shape, "row", "col") + satfinite + (ctype, atype, btype or atype, ctype)
 
 
 @semantics("HMMA", family="tensor", pipe="tensor",
