@@ -91,9 +91,9 @@ class BlockSource:
                 for t in self.memory.passes:
                     order += [("late", t), ("do", t)] if t > first else [("do", t)]
                 for self.phase in order:
-                    self.phases.append((self.phase, self._generate()))
+                    self.phases.append((self.phase, without_dead_values(self._generate())))
                 self.phase = ("run", None)
-            self.body = self._generate()
+            self.body = without_dead_values(self._generate())
             self.phases.append((self.phase, self.body))
             self.source = self.function_source()
         except NotCovered as exc:
@@ -413,6 +413,39 @@ class BlockSource:
             if self.bits(dst.name) != width:
                 raise NotCovered(f"mov into {dst.name} of another width")
         self.write(dst, self.operand(src, ins.type), guard)
+
+
+PURE_VALUE = re.compile(r"^(v\w*_\w+) = (.*)$")     # a local a value instruction (or a load's copy) sets
+NAME = re.compile(r"[A-Za-z_]\w*")
+
+
+def without_dead_values(lines: list[str]) -> list[str]:
+    """The per-lane statements without the locals nothing later reads.
+
+    Each memory pass (global_memory.py) repeats the block's value instructions up to its
+    access, but needs only those its address, guard and stored value come from: kept, the
+    pass's source grew as (memory instructions) x (block length), and Numba's compile time
+    faster than that (a block of 16 global accesses: 124 KB, 107 s). A statement is a line
+    and the indented lines after it; one that sets a local (`v_<register>_<n> = ...`: pure,
+    each set once) is dropped unless a statement kept after it reads that local; every other
+    statement (memory, guards, checks, register stores, the next block) is kept."""
+    statements: list[list[str]] = []
+    for line in lines:
+        if statements and (line.startswith(" ") or line.startswith(("else:", "elif "))):
+            statements[-1].append(line)
+        else:
+            statements.append([line])
+    locals_set = {m.group(1) for st in statements if len(st) == 1 and (m := PURE_VALUE.match(st[0]))}
+    needed: set[str] = set()
+    kept: list[list[str]] = []
+    for st in reversed(statements):
+        pure = PURE_VALUE.match(st[0]) if len(st) == 1 else None
+        if pure is not None and pure.group(1) not in needed:
+            continue
+        text = pure.group(2) if pure is not None else "\n".join(st)
+        needed.update(name for name in NAME.findall(text) if name in locals_set)
+        kept.append(st)
+    return [line for st in reversed(kept) for line in st]
 
 
 def _helpers_version() -> str:

@@ -42,8 +42,9 @@ LONG_BATCH_ROUNDS = 20_000   # rounds of one batch after which (and every as man
 def compile_seconds(source: str) -> float:
     """What Numba takes to compile a generated function, estimated from its source's length. Its
     passes (SSA, liveness, LLVM) grow faster than the function: measured here, 10 KB of block
-    source took 2-5 s, 20 KB 8 s, 31 KB 10 s, 71 KB 33-81 s, 104 KB 47 s, 124 KB 107 s (a block of
-    16 global accesses, each a pass over the lanes that repeats the block's code before it)."""
+    source took 2-5 s, 20-25 KB 8 s, 31 KB 10 s, 71-74 KB 20-81 s (float instructions the most),
+    104 KB 47 s, 124 KB 107 s, 239 KB 85 s (blocks of 8-32 global accesses, each a pass over the
+    lanes that repeats the values its access needs)."""
     size = len(source) / 1e4
     return 0.5 + 2.0 * size ** 1.5
 
