@@ -26,6 +26,7 @@ from fractions import Fraction
 
 import numpy as np
 
+
 @dataclass(frozen=True)
 class FloatFormat:
     """A binary float format: significand bits (with the hidden one), smallest
@@ -499,6 +500,11 @@ def mul_rounded(a, b, fmt: FloatFormat, mode: str):
                      lambda u, v: round_fraction(Fraction(u) * Fraction(v), F64, mode), a, b)
 
 
+# Functions (a, b, c) -> a*b + c of float64 arrays rounded once to nearest, registered by a layer that
+# may compile (machine/compiled/fused.py: the processor's FMA); fma_rounded tries the first.
+NEAREST_FMA64: list = []
+
+
 def fma_rounded(a, b, c, fmt: FloatFormat, mode: str):
     """a * b + c with a single rounding to fmt.
 
@@ -508,6 +514,8 @@ def fma_rounded(a, b, c, fmt: FloatFormat, mode: str):
     which is exact for every rounding mode away from overflow and underflow.
     """
     a, b, c = _broadcast(a, b, c)
+    if fmt is F64 and mode == "rn" and NEAREST_FMA64:     # the processor's FMA rounds once to nearest too
+        return NEAREST_FMA64[0](a, b, c)
     with np.errstate(all="ignore"):
         if fmt is not F64:
             p = a * b

@@ -23,6 +23,7 @@ from numba.extending import intrinsic
 from ...semantics import addresses
 from .. import cluster
 from ...semantics.floatbits import CANONICAL_NAN, F32
+from .fused import fused_f64  # noqa: F401 (the compiled tiers' f64 fma)
 
 M32 = np.uint64(0xFFFFFFFF)
 SIGN32 = np.uint32(F32.sign_mask)
@@ -74,14 +75,6 @@ def fused_f32(typingctx, a, b, c):
     def codegen(context, builder, signature, args):
         return builder.fma(*args)
     return types.float32(types.float32, types.float32, types.float32), codegen
-
-
-@intrinsic
-def fused_f64(typingctx, a, b, c):
-    """a*b + c of float64 rounded once: LLVM's fma intrinsic."""
-    def codegen(context, builder, signature, args):
-        return builder.fma(*args)
-    return types.float64(types.float64, types.float64, types.float64), codegen
 
 
 @intrinsic
