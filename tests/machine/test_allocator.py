@@ -139,3 +139,14 @@ def test_reused_memory_is_not_reported_as_freed():
     memory.free(address)
     again = memory.allocate(16)
     assert again == address and memory.freed_allocation(address + 512) is None
+
+
+def test_the_device_heap_takes_at_most_its_share_of_the_host(monkeypatch):
+    """Each device byte is two of the host's (value and initialized flag): on a 23 GB host the heap is
+    capped near 10 GB, so a program's 15 GB of cudaMalloc is refused, not killed by the system."""
+    from warpsim.machine import memory
+    pages = {"SC_PAGE_SIZE": 4096, "SC_PHYS_PAGES": 23 * 10**9 // 4096}
+    monkeypatch.setattr(memory.os, "sysconf", lambda name: pages[name])
+    size = memory.default_memory_size()
+    assert size == int(4096 * pages["SC_PHYS_PAGES"] * memory.HOST_SHARE)
+    assert 2 * size < 23 * 10**9

@@ -828,7 +828,12 @@ def _allocate(context, out: int, size: int, initialized: bool = False, kind: int
         return SUCCESS
     try:
         address = context.device.memory.allocate(size, initialized=initialized)
-    except OutOfMemoryError:
+    except OutOfMemoryError as error:
+        from ..settings import current
+        if error.limit < current().device_memory:     # the host's memory, not the GPU's, ran out
+            _say_once(context, "host memory", f"warpsim: cudaErrorMemoryAllocation: {error}. The simulated "
+                      f"{context.preset.full_name} has {current().device_memory / 1e9:.0f} GB; this host backs "
+                      f"{error.limit / 1e9:.1f} GB of it (each device byte takes two of the host's)")
         return context.fail(CODES["cudaErrorMemoryAllocation"])
     if kind != MEMORY_DEVICE:
         context.memory_kinds[address] = kind
