@@ -435,7 +435,8 @@ def runaway(ctx, watchdog: float = 0.0) -> BudgetExceeded:
     if watchdog:
         why = (f"the launch used more than {watchdog:g} s of CPU time, the watchdog "
                f"({ctx.rounds} scheduling rounds, {ctx.issued} warp instructions; raise it with "
-               f"warpsim.settings(watchdog_seconds=...), 0 turns it off)")
+               f"warpsim.settings(watchdog_seconds=...) or, for a program, WARPSIM_WATCHDOG_SECONDS; "
+               f"0 turns it off)")
     else:
         why = (f"the launch ran past its budget ({ctx.rounds} scheduling rounds, {ctx.issued} warp "
                f"instructions; raise it with warpsim.settings(max_rounds=...))")
