@@ -161,8 +161,7 @@ def serialize(view: np.ndarray, slots: np.ndarray, op, b, c, integer_add: bool, 
         view[s[starts]] = base[starts] + (incl[ends] - before[starts])
         return old
     sizes = np.diff(np.append(starts, n))
-    rank = np.arange(n) - np.repeat(starts, sizes)
-    rounds = int(rank.max()) + 1
+    rounds = int(sizes.max())                       # lanes on the busiest address
     result = np.empty(n, dtype=view.dtype)
     if op is _exch:                                 # each lane gets the operand of the lane before it
         result[1:] = bs[:-1]
@@ -172,6 +171,7 @@ def serialize(view: np.ndarray, slots: np.ndarray, op, b, c, integer_add: bool, 
         _serial_cas(view, s, starts, sizes, bs, cs, result)
     elif rounds <= len(starts) or (accumulate is None and rounds <= n // LANE_STEPS_PER_PASS):
         # one lane per address a pass: `rounds` NumPy passes
+        rank = np.arange(n) - np.repeat(starts, sizes)
         by_rank = np.argsort(rank, kind="stable")
         bounds = np.searchsorted(rank[by_rank], np.arange(rounds + 1))
         for r in range(rounds):
