@@ -16,6 +16,12 @@ extern "C" __global__ void gather(float* out, const float* in, int n, int stride
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) out[i] = in[(long long)i * stride] * 3.0f;
 }
+extern "C" __global__ void hashed_gather(float* out, const float* in, unsigned mask) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x, h = i * 2654435761u;
+    h ^= h >> 15;
+    float v = in[(h * 2246822519u) & mask];
+    if (v < 0.0f) out[i] = v;                       // never: the reads alone
+}
 extern "C" __global__ void reread(float* out, const float* in, int n, int strong) {
     // every thread reads its CTA's 256 floats twice, a pass apart: plain loads find them in L1 again
     int base = blockIdx.x * blockDim.x;
@@ -444,3 +450,19 @@ def test_lines_read_at_random_over_more_than_the_l2_are_read_from_hbm_each_time(
     assert moved[32] < 0.1 * reads
     missed = 1 - gpu_preset("h200").l2_bytes / array
     assert moved[512] == pytest.approx(array + (reads - array) * missed, rel=0.1)
+
+
+def test_a_gather_over_more_than_half_the_l2_reads_its_blocks_from_hbm_again(mod):
+    """The forty-first batch (an H100): 8M reads at random over 4-16 MB moved each 64-byte block from
+    HBM once, over 32 and 64 MB 4.1x and 5.7x the region: every SM's lines sit in both halves of the
+    L2, so a region past half of it is re-read from HBM about as often as the L2 lost its blocks."""
+    n = 1 << 22
+    out = ws.empty(n, dtype=np.float32)
+    read = {}
+    for mb in (4, 96):
+        x = ws.asarray(np.random.default_rng(mb).random(mb << 18, dtype=np.float32))
+        t = _run(mod, "hashed_gather", n // 256, 256, (out, x, np.uint32((mb << 18) - 1)))
+        read[mb] = t.details["dram_bytes"]
+    assert read[4] == pytest.approx(4 << 20, rel=0.1)               # each block once
+    # 4M reads of 64 bytes over 96 MB: 89 MB of distinct blocks, and 1 - 30 / 96 of the 167 MB of re-reads
+    assert read[96] == pytest.approx(89e6 + 167e6 * (1 - 30 / 96), rel=0.1)

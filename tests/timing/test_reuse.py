@@ -111,3 +111,36 @@ def test_bucket_steps_are_the_whole_steps_of_the_bucket():
     steps = bucket_steps(distances)
     assert np.array_equal(steps, np.round(steps)) and steps[0] == steps[1] == 0
     assert np.array_equal(bucket(distances), np.exp2(steps / BUCKETS_PER_OCTAVE))
+
+
+def _lru_reread_misses(blocks, capacity, requests, stream_every, seed):
+    """Re-reads missed by an LRU cache of `capacity` blocks, of `requests` reads at random over
+    `blocks` blocks with a new streamed block after every `stream_every` of them (0: none)."""
+    from collections import OrderedDict
+    rng = np.random.default_rng(seed)
+    cache, seen, rereads, missed, streamed = OrderedDict(), set(), 0, 0, 0
+    for t, b in enumerate(rng.integers(0, blocks, requests)):
+        if b in seen:
+            rereads += 1
+            missed += b not in cache
+        seen.add(b)
+        cache[b] = None
+        cache.move_to_end(b)
+        if stream_every and t % stream_every == 0:
+            streamed -= 1                       # negative keys: blocks of other data, never read again
+            cache[streamed] = None
+        while len(cache) > capacity:
+            cache.popitem(last=False)
+    return missed / rereads
+
+
+@pytest.mark.parametrize("blocks, capacity, stream_every", [(4000, 1000, 0), (2000, 1500, 0), (2000, 1000, 4),
+                                                           (1000, 1200, 2), (1000, 2000, 0)])
+def test_random_rereads_miss_as_an_lru_cache_does(blocks, capacity, stream_every):
+    from warpsim.timing.reuse import random_blocks, random_reread_misses
+    requests = 20 * blocks
+    measured = _lru_reread_misses(blocks, capacity, requests, stream_every, seed=blocks + capacity)
+    streamed = requests / stream_every if stream_every else 0.0
+    predicted = random_reread_misses(blocks, requests, streamed, capacity)
+    assert predicted == pytest.approx(measured, abs=0.03)
+    assert random_blocks(blocks, 0.5 * blocks) == pytest.approx(blocks * (1 - np.exp(-0.5)))

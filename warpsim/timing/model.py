@@ -29,7 +29,7 @@ from .presets import gpu_preset
 from .queueing import Station, mva
 from .lines import line_stalls
 from .register_banks import BANKS
-from .reuse import kept_share
+from .reuse import HBM_BLOCK_BYTES, L2_RANDOM_SHARE, kept_share, random_blocks, random_reread_misses
 from .execution import as_grid
 from .pipes import QUEUE_PIPES
 from .result import Timing
@@ -156,6 +156,20 @@ def l1_misses(ex, i: int, m, ctas_per_sm: float, overflow: float = 0.0) -> float
     return m.cta_unique_sectors - kept + overflow
 
 
+def random_regions(scattered: dict, fetched: dict) -> list:
+    """(bytes spanned, bytes fetched) of each region that load sites read lines of at random in:
+    the sites whose address ranges overlap read one region (a loop's unrolled loads from one array)."""
+    regions = []
+    for i in sorted(scattered, key=lambda i: scattered[i].low):
+        m = scattered[i]
+        if regions and m.low <= regions[-1][1]:
+            low, high, asked = regions[-1]
+            regions[-1] = [low, max(high, m.high), asked + fetched[i]]
+        else:
+            regions.append([m.low, m.high, fetched[i]])
+    return [(high - low, asked) for low, high, asked in regions]
+
+
 class KernelCosts:
     """Per-sampled-CTA, per-warp demands of one launch (cycles), and the memory figures behind them."""
 
@@ -181,18 +195,24 @@ class KernelCosts:
         l1_miss = sum(self.misses.values())
         store_sectors = sum(m.sectors for m in ex.memory.values() if m.space == "global" and m.kind != "load")
         l2_read_bytes = l1_miss * 32 * scale
-        dram_read = min(ex.footprint_read * scale, max(2 * l2_read_bytes, ex.footprint_read))
+        # lines read at random (execution.scattered_lines) come from HBM once a block, and again as
+        # often as the L2 lost them (reuse.random_reread_misses); the other reads as below
+        scattered = {i: m for i, m in loads.items() if m.scattered_lines}
+        fetched = {i: m.scattered_lines * scale * min(128.0, max(HBM_BLOCK_BYTES, 32.0 * m.sectors / m.lines))
+                   for i, m in scattered.items()}
+        footprint_rest = max(0, ex.footprint_read - sum(fetched.values()) / scale)
+        l2_rest = l2_read_bytes - sum(self.misses[i] * m.scattered_lines / m.lines
+                                      for i, m in scattered.items()) * 32 * scale
+        dram_read = min(footprint_rest * scale, max(2 * l2_rest, footprint_rest))
+        regions = random_regions(scattered, fetched)
+        blocks = [random_blocks(span, asked) for span, asked in regions]
         if ex.allocation_bytes:
-            reads = dram_read
-            dram_read = min(dram_read, max(ex.footprint_read, ex.allocation_bytes))
-            # lines read at random over a region larger than the L2 are gone from it when read again:
-            # the reads beyond the allocations' bytes reach HBM as often as the region overflows the L2
-            # (the thirty-fifth batch's gathers over 512 MB moved 1,022 MB from HBM, 64 bytes a line)
-            lines = sum(m.lines for m in loads.values())
-            missed = sum(m.scattered_lines * max(0.0, 1.0 - preset.l2_bytes / m.scattered_span)
-                         for m in loads.values() if m.scattered_lines) / lines if lines else 0.0
-            dram_read += max(0.0, reads - dram_read) * missed
+            dram_read = min(dram_read, max(footprint_rest, ex.allocation_bytes - sum(blocks)))
         written = ex.footprint_written * scale
+        rereads = sum((asked - b) * random_reread_misses(span, asked, dram_read + written + sum(blocks) - b,
+                                                         preset.l2_bytes * L2_RANDOM_SHARE)
+                      for (span, asked), b in zip(regions, blocks))
+        dram_read += sum(blocks)
         total_fp = dram_read + written
         beyond_l2 = max(0.0, 1.0 - preset.l2_bytes / total_fp) if total_fp > 0 else 0.0
         dram_write = written * beyond_l2
@@ -202,6 +222,7 @@ class KernelCosts:
         # order, evicts each line before its next use: LRU keeps none of it)
         cold = 1.0 if l2_since is None or total_fp + l2_since > preset.l2_bytes else 0.0
         dram_read *= cold
+        dram_read += rereads        # (lost warm too: the L2 holds too little of the region)
         # lines with partly written sectors: the L2 reads each such sector from HBM to merge the write
         self.partial_fill = preset.partial_line_hbm_bytes * cold
         merged = sum(m.partial_lines for m in ex.memory.values()) * scale * 32 * cold

@@ -101,3 +101,44 @@ def bucket_steps(distances: np.ndarray) -> np.ndarray:
 def bucket(distances: np.ndarray) -> np.ndarray:
     """Each distance (lines, >= 0) rounded to the nearest step of BUCKETS_PER_OCTAVE a power of two."""
     return np.exp2(bucket_steps(distances) / BUCKETS_PER_OCTAVE)
+
+
+# Lines every SM reads at random sit in both halves of a partitioned L2 (an SM's requests go through
+# its near partition, which keeps its own copy of far lines), so such data has about half the L2's
+# bytes. The forty-first batch on an H100 (50 MB of L2; validation/timing/h100/microbench41_ncu.csv):
+# 8M random reads of one float over 32 and 64 MB moved 130.3 and 363.3 MB from HBM, 25.4 and 25.0 MB
+# of L2 by random_reread_misses below; at 4-16 MB each 64-byte block came from HBM once.
+L2_RANDOM_SHARE = 0.5
+HBM_BLOCK_BYTES = 64       # what a read that misses the L2 fetches from HBM (execution.chunk_keys)
+GAP_HORIZON = 40.0         # gaps beyond 40 means: a share e^-40 of the re-reads, none
+
+
+def random_blocks(region: float, requested: float) -> float:
+    """Bytes of the distinct blocks among `requested` bytes of blocks read at random over `region`."""
+    return region * -np.expm1(-requested / region) if region > 0 else 0.0
+
+
+def random_reread_misses(region: float, requested: float, streamed: float, capacity: float) -> float:
+    """The share of re-reads an LRU cache of `capacity` bytes misses, of `requested` bytes of blocks
+    read at random over `region` bytes while `streamed` more bytes pass through it over the same
+    time (the launch's other lines, spread evenly over it).
+
+    A block is read again after a gap whose length is exponential with mean `region` bytes of
+    requests; over a gap of x means the cache takes in region * (1 - e^-x) bytes of this region's
+    blocks and x * streamed * region / requested of the others. The re-read hits when that stays
+    under `capacity`, up to the gap x* where it reaches it: a share 1 - e^-x* of the re-reads hits
+    (with nothing streamed, capacity / region: the characteristic-time approximation of LRU)."""
+    if region <= 0 or requested <= 0:
+        return 0.0
+    per_gap = streamed * region / requested
+
+    def taken(x):
+        return region * -np.expm1(-x) + per_gap * x
+
+    if taken(GAP_HORIZON) <= capacity:
+        return 0.0
+    low, high = 0.0, GAP_HORIZON
+    for _ in range(50):
+        mid = 0.5 * (low + high)
+        low, high = (mid, high) if taken(mid) < capacity else (low, mid)
+    return float(np.exp(-low))
