@@ -108,7 +108,7 @@ def model():
               f"{number(m['smsp__issue_active.avg.pct_of_peak_sustained_active']):5.1f}%, math throttle "
               f"{number(m['smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio']):5.2f}; "
               f"SM cycles an instruction per sub-partition: {top}; model {us:7.1f} us ({100 * errors[-1]:+4.0f}%, "
-              f"{t.bottleneck}, issue active {100 * t.issue_active:5.1f}%)", flush=True)
+              f"{t.bottleneck}, issue active {t.issue_active:5.1f}%)", flush=True)
     print(f"mean absolute error {100 * np.mean(np.abs(errors)):.1f}% over {len(errors)}")
 
 

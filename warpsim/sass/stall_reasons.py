@@ -38,7 +38,7 @@ class StallReason:
 
 _MEMORY_PIPES = ("global", "local")
 # every other pipe of the SASS opcode table (sass/executor/table.PIPES) releases through an MIO scoreboard
-_MIO_PIPES = ("fp32", "fma", "alu", "fp64", "mufu", "tensor", "shared", "constant", "special", "warp",
+_MIO_PIPES = ("fp32", "fma", "fp16", "alu", "fp64", "mufu", "tensor", "shared", "constant", "special", "warp",
               "barrier", "branch", "uniform")
 
 STALL_REASONS = (

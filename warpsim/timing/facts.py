@@ -19,6 +19,7 @@ from .pipes import (
     QUEUE_PIPES,
     pipe_cycles,
     pipe_of,
+    pipe_passes,
     result_latency,
     stall_reason_of_wait,
     tensor_cycles,
@@ -38,7 +39,8 @@ class FunctionFacts:
         self.instructions = instructions = function.instructions
         n = len(instructions)
         self.opcodes = [ins.opcode for ins in instructions]
-        self.pipes = [pipe_of(op) for op in self.opcodes]
+        self.pipes = [pipe_of(ins.opcode, ins.mods) for ins in instructions]
+        self.passes = [pipe_passes(ins.opcode, ins.mods) for ins in instructions]
         self.branches = [i for i, op in enumerate(self.opcodes) if op in BRANCH_OPCODES]
         self.guarded = {i: instructions[i].is_guarded for i in self.branches}
         self.is_barrier = _frozen(np.array([p == "barrier" for p in self.pipes], dtype=float))
@@ -84,7 +86,7 @@ class PresetFacts:
     def __init__(self, facts: FunctionFacts, preset):
         n = len(facts.pipes)
         hold = pipe_cycles(preset)
-        self.pipe_hold = {p: _frozen(np.array([hold[p] if q == p else 0.0 for q in facts.pipes]))
+        self.pipe_hold = {p: _frozen(np.array([hold[p] * k if q == p else 0.0 for q, k in zip(facts.pipes, facts.passes)]))
                           for p in QUEUE_PIPES}
         self.pipe_hold["tensor"] = _frozen(np.array([tensor_cycles(ins.opcode, ins.mods, preset) if q == "tensor"
                                                      else 0.0 for ins, q in zip(facts.instructions, facts.pipes)]))

@@ -41,6 +41,7 @@ MEASURED30 = "validation/timing/h200/microbench30_ncu.csv: measured on H200"
 MEASURED31 = "validation/timing/h200/microbench31_ncu.csv: measured on H200"
 MEASURED35 = "validation/timing/h200/microbench35_ncu.csv: measured on H200"
 MEASURED37 = "validation/timing/h200/microbench37_ncu.csv: measured on H200"
+MEASURED42 = "validation/timing/h100/microbench42_ncu.csv: measured on an H100 SXM"
 MEASURED_NCU = "validation/timing/h200/ncu_raw_0.csv (device__attribute_*): reported by the H200"
 CUDA_PG = "CUDA C++ Programming Guide, compute capability table and 'Arithmetic Instructions' throughput table"
 HOPPER_WP = "NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022)"
@@ -80,6 +81,7 @@ class GPUPreset:
     fp64_lanes_per_clk: float
     int32_lanes_per_clk: float           # IADD3 / LOP3 / SHF (the integer ALU)
     imad_lanes_per_clk: float            # IMAD (issued on the FMA pipe at half rate on sm_80+)
+    fp16_lanes_per_clk: float            # HADD2 / HMUL2 / HFMA2 without .MMA (packed 16-bit floats)
     sfu_lanes_per_clk: float             # MUFU (ex2, rsqrt, lg2, sin, cos, rcp)
     tensor_fp16_flops_per_clk: float     # mma.sync m16n8k16 f16 -> f32, the path warpsim simulates
     tensor_fp16_peak_flops_per_clk: float  # the datasheet's dense f16 peak (wgmma on Hopper)
@@ -222,6 +224,9 @@ _H200 = {
     "fp64_lanes_per_clk": (64.0, MEASURED + " (DFMA: 1.97 warp-inst/clk/SM = 63 lanes)"),
     "int32_lanes_per_clk": (64.0, MEASURED + " (SHF + LOP3 chains: 1.94 warp-inst/clk/SM = 62 lanes)"),
     "imad_lanes_per_clk": (64.0, MEASURED + " (IMAD: 1.97 warp-inst/clk/SM = 63 lanes)"),
+    "fp16_lanes_per_clk": (64.0, MEASURED42 + " (HFMA2 and HADD2 without .MMA, eight chains: 2.06-2.10 cycles a "
+                                              "warp instruction a sub-partition = 61-62 lanes; ncu's fma pipe, type "
+                                              "fp16, 97-99% busy; the H200's SM is the H100's)"),
     "sfu_lanes_per_clk": (16.0, MEASURED + " (MUFU.EX2 and MUFU.RSQ: 0.49 warp-inst/clk/SM = 15.7 lanes)"),
     "tensor_fp16_flops_per_clk": (2671.0, MEASURED8 + " (mb8_mma_sync_thr, HMMA.16816.F32 on 8 accumulators per warp: "
                                                       "0.577 / 0.643 / 0.652 warp-inst/clk/SM at 4 / 8 / 16 warps; "
@@ -464,6 +469,7 @@ _H100.update({
     "fp64_lanes_per_clk": (64.0, CUDA_PG + ";" + _SAME_SM),
     "int32_lanes_per_clk": (64.0, CUDA_PG + ";" + _SAME_SM),
     "imad_lanes_per_clk": (64.0, _SAME_SM),
+    "fp16_lanes_per_clk": (64.0, MEASURED42 + ";" + _SAME_SM),
     "sfu_lanes_per_clk": (16.0, CUDA_PG + ";" + _SAME_SM),
     "tensor_fp16_flops_per_clk": (2671.0, _SAME_SM),
     "tensor_fp16_peak_flops_per_clk": (4096.0, "[derived] H100 SXM datasheet dense FP16 989.4 TFLOPS / (132 x 1.83 GHz)"),
@@ -512,6 +518,7 @@ _A100 = {
     "fp64_lanes_per_clk": (32.0, CUDA_PG + " (cc 8.0: 32); 9.7 TFLOPS in the datasheet"),
     "int32_lanes_per_clk": (64.0, CUDA_PG + " (cc 8.0: 64)"),
     "imad_lanes_per_clk": (64.0, CUDA_PG + " (cc 8.0 32-bit multiply-add: 64) [recalled]"),
+    "fp16_lanes_per_clk": (128.0, CUDA_PG + " (cc 8.0 16-bit add, multiply, multiply-add: 256 results, two a lane)"),
     "sfu_lanes_per_clk": (16.0, CUDA_PG + " (cc 8.0: 16)"),
     "tensor_fp16_flops_per_clk": (2048.0, "[derived] A100 datasheet dense FP16 312 TFLOPS / (108 x 1.41 GHz); mma.sync is the "
                                           "peak path on Ampere"),
@@ -581,6 +588,7 @@ _L4 = {
     "fp64_lanes_per_clk": (2.0, CUDA_PG + " (cc 8.9: 2)"),
     "int32_lanes_per_clk": (64.0, CUDA_PG + " (cc 8.9: 64)"),
     "imad_lanes_per_clk": (64.0, CUDA_PG + " (cc 8.9) [recalled]"),
+    "fp16_lanes_per_clk": (64.0, CUDA_PG + " (cc 8.9 16-bit add, multiply, multiply-add: 128 results, two a lane)"),
     "sfu_lanes_per_clk": (16.0, CUDA_PG + " (cc 8.9: 16)"),
     "tensor_fp16_flops_per_clk": (1024.0, "[derived] " + L4_DS + " FP16 tensor 242 TFLOPS with sparsity = 121 dense / (58 x 2.04 GHz)"),
     "tensor_fp16_peak_flops_per_clk": (1024.0, "[derived] as tensor_fp16_flops_per_clk"),

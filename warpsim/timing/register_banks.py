@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 BANKS = 2
-READ_PIPES = ("fp32", "fma", "alu")   # math whose 32-bit sources come from the register banks
+READ_PIPES = ("fp32", "fma", "fp16", "alu")   # math whose 32-bit sources come from the register banks
 
 
 def _sources(ins) -> list:

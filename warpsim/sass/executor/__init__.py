@@ -19,7 +19,7 @@ from . import async_copy, atomics, cluster, compare, control, conversion, floati
 from . import pipe_only  # noqa: F401  (the pipes of opcodes without semantics yet)
 from .errors import SassDeadlock, SassExecutionError, SassFault, SassTrap, SassUnsupported
 from .launch import load_program, run_launch
-from .table import OPCODES, PIPES, coverage_rows, coverage_table, pipe_by_opcode
+from .table import OPCODES, PIPES, coverage_rows, coverage_table, pipe_by_opcode, pipes_by_modifier
 
 __all__ = ["load_program", "run_launch", "SassUnsupported", "SassExecutionError", "SassFault", "SassTrap", "SassDeadlock",
-           "OPCODES", "PIPES", "coverage_rows", "coverage_table", "pipe_by_opcode"]
+           "OPCODES", "PIPES", "coverage_rows", "coverage_table", "pipe_by_opcode", "pipes_by_modifier"]

@@ -99,7 +99,7 @@ def ffma(ins):
     return Step(ins, alu([dest(dst)], [source(op, floating=True) for op in (a, b, c)], _f32_op(ins, "fma")))
 
 
-@semantics("FMNMX", family="float", pipe="fp32", mods=("FTZ", "NAN", "XORSIGN"),
+@semantics("FMNMX", family="float", pipe="alu", mods=("FTZ", "NAN", "XORSIGN"),
            doc="min (predicate true) or max of two f32, NaN losing to a number (.NAN: winning)")
 def fmnmx(ins):
     if "XORSIGN" in ins.mods:
@@ -286,19 +286,19 @@ def _half_op(ins, op: str, arity: int):
     return Step(ins, run)
 
 
-@semantics("HADD2", family="float", pipe="fp32", mods=("F32",) + HALF_MODS,
+@semantics("HADD2", family="float", pipe="fp16", mods=("F32",) + HALF_MODS,
            doc="packed f16 (.BF16_V2: bf16) a + b (.F32: the low half's sum as f32); .FTZ .SAT .RELU as add.f16x2's")
 def hadd2(ins):
     return _half_op(ins, "add", 2)
 
 
-@semantics("HMUL2", family="float", pipe="fp32",
+@semantics("HMUL2", family="float", pipe="fp16",
            mods=HALF_MODS, doc="packed f16 (.BF16_V2: bf16) a * b; .FTZ .SAT .RELU as mul.f16x2's")
 def hmul2(ins):
     return _half_op(ins, "mul", 2)
 
 
-@semantics("HFMA2", family="float", pipe="fp32", mods=("MMA",) + HALF_MODS,
+@semantics("HFMA2", family="float", pipe="fp16", mods=("MMA",) + HALF_MODS, mod_pipes={"MMA": "fp32"},
            doc="packed f16 (.BF16_V2: bf16) a * b + c, rounded once; .MMA -RZ, RZ, hi, lo loads a constant; "
                ".FTZ .SAT .RELU as fma.f16x2's")
 def hfma2(ins):

@@ -118,7 +118,7 @@ def packed_source(op):
     return lambda st, g: bits.packed_sum(zero, read(st, g), 16, subtract=True)
 
 
-@semantics("VIADD", "UVIADD", family="integer", pipe=("alu", "uniform"), mods=("16x2",),
+@semantics("VIADD", "UVIADD", family="integer", pipe=("fma", "uniform"), mods=("16x2",),
            doc="a + b (32-bit, wraps); .16x2: of each 16-bit lane pair, each wrapping (a negated operand "
                "per lane)")
 def viadd(ins):
@@ -367,7 +367,7 @@ def popc(ins):
     return Step(ins, alu([dest(dst)], [source(a)], bits.popcount))
 
 
-@semantics("FLO", "UFLO", family="integer", pipe=("alu", "uniform"), mods=("U32", "S32", "SH"),
+@semantics("FLO", "UFLO", family="integer", pipe=("mufu", "uniform"), mods=("U32", "S32", "SH"),
            doc="bit position of the highest set bit (-1 if none); .S32 the highest bit differing from the "
                "sign; .SH: 31 minus it (a shift amount)")
 def flo(ins):
@@ -376,7 +376,7 @@ def flo(ins):
     return Step(ins, alu([dest(dst)], [source(a)], lambda x: bits.find_leading_bit(x, signed, shift)))
 
 
-@semantics("BREV", "UBREV", family="integer", pipe=("alu", "uniform"), mods=(), doc="bit reverse")
+@semantics("BREV", "UBREV", family="integer", pipe=("mufu", "uniform"), mods=(), doc="bit reverse")
 def brev(ins):
     dst, a = ins.operands[:2]
     return Step(ins, alu([dest(dst)], [source(a)], bits.reverse_bits))

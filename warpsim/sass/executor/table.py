@@ -22,8 +22,8 @@ from typing import Callable
 
 # The pipes the timing model knows (timing/pipes.py costs them); 'uniform' is the uniform datapath
 # (an issue slot only), 'branch' the control and branch unit (branches, convergence, scheduling hints).
-PIPES = ("fp32", "fma", "alu", "fp64", "mufu", "tensor", "shared", "global", "local", "constant", "special",
-         "warp", "barrier", "branch", "uniform")
+PIPES = ("fp32", "fma", "fp16", "alu", "fp64", "mufu", "tensor", "shared", "global", "local", "constant",
+         "special", "warp", "barrier", "branch", "uniform")
 
 
 class Unsupported(Exception):
@@ -37,6 +37,7 @@ class OpcodeEntry:
     build: Callable                     # ins -> Step
     mods: frozenset | None              # modifiers the semantics handle (None: any)
     pipe: str                           # one of PIPES: what the timing model charges it to
+    mod_pipes: dict = field(default_factory=dict)   # modifier -> the pipe of the instances that carry it
     doc: str = ""
     warp_level: bool = False            # reads other lanes (SHFL, VOTE, REDUX, MATCH)
 
@@ -78,18 +79,24 @@ def _pipes_per_opcode(opcodes, pipe, where: str) -> dict:
     return dict(zip(opcodes, pipes))
 
 
-def semantics(*opcodes, family: str, pipe, mods=None, doc: str = "", warp_level: bool = False):
+def semantics(*opcodes, family: str, pipe, mods=None, doc: str = "", warp_level: bool = False,
+              mod_pipes: dict | None = None):
     """Register `build` for each opcode (the decorator the family modules use).
 
     `pipe` is one name of PIPES for every opcode, or a tuple with one per opcode in order
-    (`pipe=("alu", "uniform")` for an instruction and its uniform-datapath twin).
+    (`pipe=("alu", "uniform")` for an instruction and its uniform-datapath twin). `mod_pipes`:
+    {modifier: pipe} for the instances a modifier sends elsewhere (HFMA2.MMA: the FP32 pipe).
     """
     pipes = _pipes_per_opcode(opcodes, pipe, f"@semantics of {family}")
+    mod_pipes = dict(mod_pipes or {})
+    for mod, name in mod_pipes.items():
+        if name not in PIPES:
+            raise ValueError(f"@semantics of {family}: modifier .{mod} has pipe {name!r}, not one of {PIPES}")
 
     def register(build):
         for opcode in opcodes:
             OPCODES[opcode] = OpcodeEntry(opcode, family, build, None if mods is None else frozenset(mods),
-                                          pipes[opcode], doc, warp_level)
+                                          pipes[opcode], mod_pipes, doc, warp_level)
         return build
     return register
 
@@ -103,6 +110,11 @@ def pipe_only(*opcodes, pipe):
 def pipe_by_opcode() -> dict:
     """{opcode: pipe} for every SASS opcode warpsim knows: the executed ones and the pipe-only ones."""
     return {**PIPE_ONLY, **{opcode: entry.pipe for opcode, entry in OPCODES.items()}}
+
+
+def pipes_by_modifier() -> dict:
+    """{opcode: {modifier: pipe}} for the opcodes whose instances a modifier sends to another pipe."""
+    return {opcode: entry.mod_pipes for opcode, entry in OPCODES.items() if entry.mod_pipes}
 
 
 def build_step(ins) -> Step:
