@@ -1,4 +1,4 @@
-"""Kernels whose SASS needs VIMNMX.U16x2/.S16x2, VABSDIFF, VABSDIFF4 and BMOV, run beside their PTX.
+"""Kernels whose SASS needs VIMNMX.U16x2/.S16x2, VABSDIFF, VABSDIFF4, IDP and BMOV, run beside their PTX.
 
 Each launch runs twice, on the PTX machine and on the SASS executor, and the two
 runs must write the same bytes (the replay's level is "sass" only then); the
@@ -132,3 +132,42 @@ def test_lanes_wait_at_one_bsync_at_several_depths_of_a_recursion():
     while len(fibs) < 13:
         fibs.append(fibs[-1] + fibs[-2])
     np.testing.assert_array_equal(fib.get(), [fibs[d % 13] for d in depth])
+
+
+DOT_SOURCE = r"""
+extern "C" __global__ void dots(const int* a, const unsigned* b, int* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int x = a[i], c = out[5 * i];
+    unsigned y = b[i];
+    out[5 * i + 0] = __dp4a(x, (int)y, c);
+    out[5 * i + 1] = (int)__dp4a((unsigned)x, y, (unsigned)c);
+    out[5 * i + 2] = __dp2a_lo(x, (int)y, c);
+    out[5 * i + 3] = (int)__dp2a_hi((unsigned)x, y, (unsigned)c);
+    out[5 * i + 4] = __dp2a_hi(x, (int)y, c);
+}
+"""
+
+
+def test_byte_and_half_dot_products():
+    """__dp4a and __dp2a_lo/_hi, signed and unsigned (IDP.4A.S8.S8, IDP.4A.U8.U8, IDP.2A.LO.S16.S8,
+    IDP.2A.HI.U16.U8): c plus the lane products, wrapped to 32 bits."""
+    module = cp.RawModule(code=DOT_SOURCE, options=("-arch=sm_90",))
+    assert {"IDP.4A.S8.S8", "IDP.4A.U8.U8", "IDP.2A.LO.S16.S8", "IDP.2A.HI.U16.U8"} <= opcodes_of(module, "dots")
+    n = 300
+    a = RNG.integers(-2 ** 31, 2 ** 31, n, dtype=np.int64).astype(np.int32)
+    b = RNG.integers(0, 2 ** 32, n, dtype=np.uint64).astype(np.uint32)
+    a[:2], b[:2] = [-2 ** 31, 0x7F7F7F7F], [0x80808080, 0xFFFFFFFF]            # lane extremes
+    c = RNG.integers(-2 ** 31, 2 ** 31, n, dtype=np.int64).astype(np.int32)
+    out = cp.asarray(np.repeat(c, 5))
+    run_beside(module, "dots", ((n + 127) // 128,), (128,), (cp.asarray(a), cp.asarray(b), out, np.int32(n)))
+    got = out.get().reshape(n, 5)
+    ua = a.view(np.uint32)
+
+    def dot(x_lanes, y_lanes):
+        return ((c.astype(np.int64) + (x_lanes * y_lanes).sum(axis=1)) & 0xFFFFFFFF).astype(np.uint32).view(np.int32)
+    np.testing.assert_array_equal(got[:, 0], dot(lanes(ua, 8, True), lanes(b, 8, True)))
+    np.testing.assert_array_equal(got[:, 1], dot(lanes(ua, 8, False), lanes(b, 8, False)))
+    np.testing.assert_array_equal(got[:, 2], dot(lanes(ua, 16, True), lanes(b, 8, True)[:, :2]))
+    np.testing.assert_array_equal(got[:, 3], dot(lanes(ua, 16, False), lanes(b, 8, False)[:, 2:]))
+    np.testing.assert_array_equal(got[:, 4], dot(lanes(ua, 16, True), lanes(b, 8, True)[:, 2:]))

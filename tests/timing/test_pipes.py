@@ -40,7 +40,7 @@ def test_packed_halves_issue_on_their_own_pipe_at_half_the_fp32_rate():
     assert pipe_of("HFMA2", ("MMA",)) == "fp32"           # ptxas's other half of a thread's packed chains
     assert pipe_of("FLO", ("U32",)) == pipe_of("BREV", ()) == pipe_of("POPC", ()) == "mufu"
     assert pipe_of("VIADD", ()) == "fma" and pipe_of("FMNMX", ()) == "alu"
-    assert pipe_passes("IMAD", ("HI", "U32")) == 2 and pipe_passes("IMAD", ("WIDE",)) == 1
+    assert pipe_passes("IMAD", ("HI", "U32")) == pipe_passes("IMAD", ("WIDE", "U32")) == 2 and pipe_passes("IMAD", ("IADD",)) == 1
 
 
 def test_a_kernel_of_packed_half_chains_takes_about_twice_an_fp32_ones_time():

@@ -71,7 +71,7 @@ def model():
     from warpsim.timing import predict, record_execution
     mod = ws.RawModule(path=os.path.join(HERE, "microbench43.cubin"))
     events = json.load(open(recording("microbench43.json")))
-    rows = [r for r in ncu_rows("microbench43_ncu.csv") if "mb42" in r.get("Kernel Name", "")]
+    rows = [r for r in ncu_rows("microbench43_ncu.csv") if "mb43" in r.get("Kernel Name", "")]
     errors = []
     for config, e, m in zip(CONFIGS, events, rows):
         f = mod.get_function("mb43_" + config["op"])

@@ -372,6 +372,16 @@ def accumulate_lanes(c, lane_values) -> np.ndarray:
     return (total & 0xFFFFFFFF).astype(_U32)
 
 
+def dot_accumulate(a, b, c, a_width: int, a_signed: bool, b_signed: bool, b_high: bool = False) -> np.ndarray:
+    """c + the sum of a's lanes (8 bits wide: four; 16: two) times b's bytes (for two lanes, bytes 0-1,
+    or 2-3 where b_high), exact, wrapped to 32 bits, as uint32 words: PTX's dp4a and dp2a.lo/.hi,
+    SASS's IDP.4A and IDP.2A.LO/.HI."""
+    x, y = word_lanes(a, a_width, a_signed), word_lanes(b, 8, b_signed)
+    if a_width == 16:
+        y = y[:, 2:] if b_high else y[:, :2]
+    return accumulate_lanes(as_unsigned(np.asarray(c)), x * y)
+
+
 def absolute_difference_sum(a, b, c, signed: bool) -> np.ndarray:
     """c + |a - b|, the difference taken exactly before the sum wraps: sad and VABSDIFF Rd, a, b, c.
 

@@ -31,7 +31,7 @@ from .lines import line_stalls
 from .register_banks import BANKS
 from .reuse import HBM_BLOCK_BYTES, L2_RANDOM_SHARE, kept_share, random_blocks, random_reread_misses
 from .execution import as_grid
-from .pipes import QUEUE_PIPES
+from .pipes import MIO_WAVEFRONTS, QUEUE_PIPES
 from .result import Timing
 from ..sass.executor.async_copy import TMA_UNIT
 from ..sass.stall_reasons import STALL_REASONS, TAKEN_BRANCHES, WALK
@@ -321,6 +321,8 @@ class KernelCosts:
         cp_async_rate = share / _sm_share(preset, preset.l2_bandwidth_gbps, active_sms) if share else ASYNC_COPY_L2_RATE
         all_sectors = sum(m.sectors for m in ex.memory.values() if m.space == "global") * scale
         dram_per_sector = self.dram_bytes / (all_sectors * 32) if all_sectors > 0 else 0.0
+        for i, ins in enumerate(fn.instructions):
+            per_exec["wavefronts"][i] = MIO_WAVEFRONTS.get(ins.opcode, 0.0)
         for i, m in ex.memory.items():
             e = total_exec[i]
             if e <= 0:

@@ -26,8 +26,13 @@ PIPE_OF_OPCODE = pipe_by_opcode()
 PIPE_OF_MODIFIER = pipes_by_modifier()
 
 # Instances a modifier makes take their pipe for several issues: the forty-second batch's IMAD.HI
-# chains held the FMA pipe 4.46 cycles an instruction where IMAD's took 2.06 (an H100).
-PIPE_PASSES = {("IMAD", "HI"): 2.0}
+# chains held the FMA pipe 4.46 cycles an instruction where IMAD's took 2.06, the forty-third's
+# IMAD.WIDE chains 4.89 beside 16 VIADDs a loop of 40 (an H100).
+PIPE_PASSES = {("IMAD", "HI"): 2.0, ("IMAD", "WIDE"): 2.0}
+# Opcodes that take the SM's shared-memory pipe (the MIO) like a shared load's wavefront: the
+# forty-third batch's SHFL chains, 4.08 SM cycles a shuffle in each sub-partition at 99% of ncu's LSU
+# pipe, one shuffle a cycle an SM (32 lanes a clock, as CUDA's programming guide gives cc 9.0).
+MIO_WAVEFRONTS = {"SHFL": 1.0}
 
 
 QUEUE_PIPES = ("fma", "fp16", "alu", "fp64", "mufu", "tensor")     # the pipes a warp queues for (the model's stations)

@@ -318,19 +318,6 @@ def sad(ins, a, b, c):
 
 # ------------------------------------------------------------------ dp4a, dp2a
 
-def _lanes(word, count: int, signed: bool):
-    """Split a 32-bit word into `count` lanes, low lane first, as exact int64 values."""
-    width = 32 // count
-    bits = as_unsigned(word).astype(np.int64)
-    lanes = []
-    for i in range(count):
-        lane = (bits >> np.int64(width * i)) & np.int64((1 << width) - 1)
-        if signed:
-            lane = np.where(lane >= (1 << (width - 1)), lane - (1 << width), lane)
-        lanes.append(lane)
-    return lanes
-
-
 def _dot_types(ins):
     a_type, b_type = ins.types
     return a_type, b_type, ("u32" if a_type == b_type == "u32" else "s32")
@@ -356,16 +343,10 @@ def dot_product_accumulate(ins, a, b, c):
     """c + sum of lane products: dp4a bytes x bytes; dp2a 16-bit halves of a x
     bytes 0-1 (.lo) or 2-3 (.hi) of b. Exact, then wrapped to 32 bits."""
     a_type, b_type, c_type = _dot_types(ins)
-    b_lanes = _lanes(b, 4, b_type == "s32")
-    if ins.opcode == "dp4a":
-        a_lanes = _lanes(a, 4, a_type == "s32")
-    else:
-        a_lanes = _lanes(a, 2, a_type == "s32")
-        b_lanes = b_lanes[2:] if "hi" in ins.flags else b_lanes[:2]
-    total = _exact(c).astype(np.int64)
-    for a_lane, b_lane in zip(a_lanes, b_lanes):
-        total = total + a_lane * b_lane
-    return _wrap(total, c_type)
+    a, b, c = np.broadcast_arrays(a, b, c)
+    words = bits.dot_accumulate(np.ravel(a), np.ravel(b), np.ravel(c), 8 if ins.opcode == "dp4a" else 16,
+                                a_type == "s32", b_type == "s32", "hi" in ins.flags)
+    return _wrap(words.reshape(a.shape), c_type)
 
 
 # ------------------------------------------------------------------ popc, clz, bfind, brev

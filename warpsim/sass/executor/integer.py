@@ -342,6 +342,23 @@ def vabsdiff4(ins):
     return Step(ins, alu([dest(ins.operands[0])], [source(op) for op in ins.operands[1:]], fn))
 
 
+@semantics("IDP", family="integer", pipe="fma", mods=("4A", "2A", "LO", "HI", "S8", "U8", "S16", "U16"),
+           doc="c + the dot product of a's four bytes (.4A) or two halves (.2A) with b's bytes (.2A: bytes "
+               "0-1 .LO, 2-3 .HI); the types a's then b's (dp4a, dp2a)")
+def idp(ins):
+    if len(ins.operands) != 4:
+        raise Unsupported("operand form")
+    types = [m for m in ins.mods if m in ("S8", "U8", "S16", "U16")]
+    halves = "2A" in ins.mods
+    if len(types) != 2 or halves == ("4A" in ins.mods) or (halves and len({"LO", "HI"} & set(ins.mods)) != 1):
+        raise Unsupported("modifiers " + ".".join(ins.mods))
+
+    def fn(a, b, c):
+        return bits.dot_accumulate(a, b, c, 16 if halves else 8, types[0][0] == "S", types[1][0] == "S",
+                                   "HI" in ins.mods)
+    return Step(ins, alu([dest(ins.operands[0])], [source(op) for op in ins.operands[1:]], fn))
+
+
 @semantics("VIMNMX3", "UVIMNMX3", family="integer", pipe=("alu", "uniform"),
            mods=("U32", "S32", "RELU", "U16x2", "S16x2"),
            doc="min (predicate true) or max (false) of a, b and c, signed unless .U32; .RELU: at least 0; "

@@ -11,7 +11,7 @@ from __future__ import annotations
 from .table import pipe_only
 
 pipe_only("FSWZADD", pipe="fp32")
-pipe_only("IMUL", "IDP", "IMADSP", pipe="fma")
+pipe_only("IMUL", "IMADSP", pipe="fma")
 pipe_only("IADD", "IADD32I", "ISCADD", "LEA_HI", "LOP", "LOP32I", pipe="alu")
 pipe_only("DMNMX", pipe="fp64")
 pipe_only("F2IP", pipe="mufu")
