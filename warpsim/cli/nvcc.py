@@ -6,7 +6,8 @@ libcudart.so.13 at run time, so `warpsim run` can give it warpsim's), `-L` to th
 folder of warpsim's libcudart.so.13 (PyPI ships no unversioned libcudart.so to
 link with; the folder also holds warpsim's libcuda.so.1 and its libcuda.so, so a
 program's `-lcuda` links the driver API, which PyPI does not ship at all),
-`-lineinfo` (reports name the kernels' source lines), and where the toolkit lacks
+`-lineinfo` (reports name the kernels' source lines), `-lnvrtc` as PyPI's versioned
+libnvrtc.so.13 (a program that compiles kernels at run time), and where the toolkit lacks
 them, headers of warpsim's own (runtime/include: cuda_profiler_api.h). PyPI's
 nvcc finds PyPI's CUDA headers (cuda_runtime.h), CCCL's (Thrust, CUB) and cuRAND's
 device API (curand_kernel.h, header-only, from the nvidia-curand dependency) by itself
@@ -63,6 +64,11 @@ def nvcc_command(argv: list, library_folder) -> list:
     else:
         command += ["-cudart", "shared"]
     command.append(f"-L{library_folder}")
+    if "-lnvrtc" in command:                 # PyPI's NVRTC has only its versioned name
+        from ..frontends.nvrtc import nvrtc_library_path
+        library = nvrtc_library_path()
+        command = [f"-l:{os.path.basename(library)}" if arg == "-lnvrtc" else arg for arg in command]
+        command.append(f"-L{os.path.dirname(library)}")
     if not _has_option(argv, "-lineinfo", "--generate-line-info", "-G", "--device-debug"):
         command.append("-lineinfo")
     if any(not (nvcc.parent.parent / "include" / name).exists() for name in OWN_HEADERS):

@@ -23,7 +23,10 @@ ADDR_NO_RANDOMIZE = 0x0040000
 # NVIDIA libraries whose work warpsim does not simulate, and what they are.
 VENDOR_LIBRARIES = {"libcublas": "cuBLAS", "libcublasLt": "cuBLASLt", "libcufft": "cuFFT",
                     "libcurand": "cuRAND", "libcudnn": "cuDNN", "libcusparse": "cuSPARSE",
-                    "libcusolver": "cuSOLVER", "libnccl": "NCCL", "libnvrtc": "NVRTC"}
+                    "libcusolver": "cuSOLVER", "libnccl": "NCCL"}
+# Compilers a program may load: they do no GPU work (what they make is loaded through the driver API,
+# which warpsim's libcuda.so.1 serves); the program finds PyPI's copy, the one warpsim compiles with.
+COMPILER_LIBRARIES = ("libnvrtc",)
 
 
 def is_elf(path: str) -> bool:
@@ -89,10 +92,19 @@ def _no_randomization() -> None:
     libc.prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0)
 
 
-def program_environment(library_folder) -> dict:
+def compiler_folders(path: str) -> list:
+    """The folders of the compiler libraries (COMPILER_LIBRARIES) the program at `path` loads."""
+    from ..frontends.nvrtc import nvrtc_library_path
+    needed = {name.split(".so")[0] for name in needed_libraries(path)}
+    return [os.path.dirname(nvrtc_library_path())] if "libnvrtc" in needed else []
+
+
+def program_environment(library_folder, after: tuple = ()) -> dict:
+    """The program's environment: warpsim's runtime libraries first on its library path, the
+    folders `after` (a compiler's) last, so that only what nothing earlier provides comes from them."""
     environment = dict(os.environ)
     environment["LD_LIBRARY_PATH"] = os.pathsep.join(
-        filter(None, [str(library_folder), environment.get("LD_LIBRARY_PATH")]))
+        filter(None, [str(library_folder), environment.get("LD_LIBRARY_PATH"), *after]))
     environment["WARPSIM_PYTHON"] = sys.executable
     package_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     environment["PYTHONPATH"] = os.pathsep.join(filter(None, [package_parent,
@@ -118,7 +130,7 @@ def run_executable(argv: list) -> tuple[int, str]:
     sys.stderr.flush()
     program = path if os.sep in path else os.path.join(".", path)
     tools, results = tool_environment()      # the profile/check sessions active here, for the program
-    environment = program_environment(folder)
+    environment = program_environment(folder, tuple(compiler_folders(path)))
     environment.update(tools)
     done = subprocess.run([program, *argv[1:]], env=environment, preexec_fn=_no_randomization)
     status = done.returncode if done.returncode >= 0 else 128 - done.returncode

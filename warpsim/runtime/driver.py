@@ -221,6 +221,24 @@ def cuDriverGetVersion(_, out):
     return CUDA_SUCCESS
 
 
+@driver_call(NOTHING)
+def cuGetExportTable(_, out, table_id):
+    """NVIDIA's libraries (NVRTC among them) ask the driver for private tables by id; warpsim has
+    none, and they go on without one: no message for it."""
+    return CUDA_ERROR_NOT_SUPPORTED if out else CUDA_ERROR_INVALID_VALUE
+
+
+@driver_call(INIT)
+def cuProfilerStart(context):
+    """As with no profiler attached: nothing to start (`warpsim profile` profiles every launch)."""
+    return CUDA_SUCCESS
+
+
+@driver_call(INIT)
+def cuProfilerStop(context):
+    return CUDA_SUCCESS
+
+
 def _check_device(device: int) -> int:
     return CUDA_SUCCESS if device == 0 else CUDA_ERROR_INVALID_DEVICE
 
