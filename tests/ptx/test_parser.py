@@ -168,3 +168,15 @@ def test_align_after_ptr_is_the_pointees_alignment():
 """
     params = parse_ptx(text).functions["k"].params
     assert [p.alignment for p in params] == [4, 8, 64]
+
+
+def test_qualifiers_with_a_number_after_their_double_colon():
+    """PTX 7.4's prefetch sizes (.L2::64B, .L2::128B, .L2::256B) on ld and cp.async: one modifier each
+    (FlashInfer's cp.async.cg.shared.global.L2::128B did not parse: ':' read as punctuation)."""
+    text = SAMPLE.replace("    mov.f32 %f1, 0fBF800000;\n", "    mov.f32 %f1, 0fBF800000;\n"
+                          "    @%p1 cp.async.cg.shared.global.L2::128B [%r1], [%rd1], 16;\n"
+                          "    ld.global.L2::64B.u32 %r9, [%rd1];\n")
+    k = parse_ptx(text).functions["k"]
+    copy = next(i for i in k.body if i.opcode == "cp")
+    assert "L2::128B" in copy.mods and copy.guard is not None
+    assert "L2::64B" in next(i for i in k.body if i.opcode == "ld" and i.dsts == (Reg("%r9"),)).mods

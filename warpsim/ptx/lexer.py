@@ -29,7 +29,7 @@ _TOKEN = re.compile(r"""
   | (?P<fbits>0[fF][0-9a-fA-F]{8}(?![\w$])|0[dD][0-9a-fA-F]{16}(?![\w$]))
   | (?P<float>(?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)
   | (?P<int>0[xX][0-9a-fA-F]+[uU]?|0[bB][01]+[uU]?|\d+[uU]?)
-  | (?P<word>[A-Za-z_$%.](?:[\w$.]|::(?=[A-Za-z]))*)
+  | (?P<word>[A-Za-z_$%.](?:[\w$.]|::(?=[A-Za-z0-9]))*)
   | (?P<punct>[;,{}()\[\]@!|+\-:<>=*])
 """, re.VERBOSE | re.DOTALL)
 

@@ -27,7 +27,8 @@ import traceback
 
 import numpy as np
 
-from ..errors import DeviceRuntimeNotSimulated, LaunchError, LaunchRefused, OutOfMemoryError, WarpsimError
+from ..errors import (CompileError, DeviceRuntimeNotSimulated, LaunchError, LaunchRefused, OutOfMemoryError,
+                      PtxParseError, UnsupportedInstruction, WarpsimError)
 from ..machine.memory import GLOBAL_BASE
 from . import hoststructs, launch_attributes, table, textures
 from .context import Event, RuntimeContext, Symbol
@@ -123,6 +124,11 @@ def call(sticky: bool = True):
             except hoststructs.HostPointerError as error:     # a wild struct pointer: a code, not a crash
                 print(f"warpsim: {function.__name__}: {error}", file=sys.stderr)
                 return runtime().fail(INVALID_VALUE)
+            except (PtxParseError, UnsupportedInstruction, CompileError) as error:
+                # a module of the program's that cannot load (cudaFuncSetAttribute, cudaFuncGetAttributes
+                # and the occupancy calls load it before any launch): its error, named where it is
+                print(f"warpsim: {function.__name__}: {error}", file=sys.stderr)
+                return runtime().fail(CODES["cudaErrorInvalidKernelImage"])
             except Exception:               # a bug in warpsim: said, never an abort
                 print(f"warpsim: internal error in {function.__name__} (please report it):",
                       file=sys.stderr)
