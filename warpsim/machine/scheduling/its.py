@@ -26,6 +26,7 @@ class IndependentThreadScheduling(NamedLaneMeeting, SchedulingModel):
 
     name = "its"
     independent_progress = True
+    meets_across_sites = True
     patience = 2048
 
     def start(self, ctx):

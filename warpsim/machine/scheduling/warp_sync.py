@@ -93,6 +93,8 @@ class NamedLaneMeeting:
         exited = lane_bits(ctx.status[slots] == EXITED)[row]
         missing = masks & ~lane_bits(here)[row]
         lane_ok = (missing & ~exited) == 0
+        if self.meets_across_sites and not lane_ok.all():
+            lane_ok = self.meet_across_sites(ctx, block, idx, slots, row, missing & ~exited, lane_ok)
         if lane_ok.all():
             ready = lane_ok
         else:
@@ -114,6 +116,54 @@ class NamedLaneMeeting:
         take = slots[here]
         ctx.status[take] = RUNNING
         return take
+
+    meets_across_sites = False      # sm_70 and later: see meet_across_sites (one PC per warp: False)
+
+    def meet_across_sites(self, ctx, block, idx, slots, row, missing, lane_ok):
+        """`lane_ok` with the lanes that may go on although named lanes are not at this instruction.
+
+        From sm_70 a `.sync` instruction waits for the named lanes to execute *a* `.sync` instruction
+        with the same qualifiers and mask, not this one (the PTX ISA asks for the same instruction
+        only of sm_6x; a shuffle in a loop whose half-warps run different trip counts meets the one
+        after the loop: HeCBench's jaccard, validation/warp_sync_masks). Lanes released here by
+        partners waiting at another such instruction go on at it, and those partners, released,
+        go on at theirs without waiting again (ctx.sync_passes); each group runs its own
+        instruction with the lanes it has.
+        """
+        passes = getattr(ctx, "sync_passes", None)
+        issuing = lane_bits(np.zeros(slots.shape, dtype=bool) if passes is None else passes[slots])[row]
+        if passes is not None:                  # released by partners that went on at another site
+            lane_ok = lane_ok | ((issuing >> ctx.lane[idx]) & 1).astype(bool)
+        status = ctx.status[slots]
+        ins = block.instructions[0]
+        blocks = ctx.program.blocks
+        kinds = {}
+
+        def same_kind(gid):
+            if gid not in kinds:
+                other = blocks[int(gid)]
+                kinds[gid] = other.kind == "warp_sync" and other.instructions[0].opcode == ins.opcode \
+                    and other.instructions[0].mods == ins.mods
+            return kinds[gid]
+
+        elsewhere = (status == AT_WARP_SYNC) & (ctx.pc[slots] != block.gid)
+        if elsewhere.any():
+            for gid in np.unique(ctx.pc[slots][elsewhere]):
+                if not same_kind(gid):
+                    elsewhere &= ctx.pc[slots] != gid
+        waiting = lane_bits(elsewhere)[row]
+        met = ~lane_ok & ((missing & ~waiting) == 0)
+        if met.any():
+            rows = np.unique(row[met])
+            partners = slots[rows][elsewhere[rows]]
+            if passes is None:
+                passes = ctx.sync_passes = np.zeros(len(ctx.status), dtype=bool)
+            passes[partners] = True
+            ctx.status[partners] = RUNNING
+            lane_ok = lane_ok | met
+        if passes is not None:
+            passes[idx[lane_ok]] = False          # a release lets its lanes through once
+        return lane_ok
 
     def not_converged(self, ctx, block, idx, masks, ready):
         """Named lanes of the groups `~ready` are elsewhere: with one PC per warp, an error."""

@@ -304,11 +304,40 @@ def warpsync(ins):
             f"illegal instruction: WARPSYNC with mask 0x{int(masks[bad]):08x} by block {cta} thread "
             f"{thread}, a lane the mask leaves out: {where(ins)}", block=cta, thread=thread,
             instruction=ins.text, source_line=source_line(ins))
+    def meet(st, g):
+        masks = check(st, g)
+        release_partners(st, g, masks)
+        return masks
     if "EXCLUSIVE" in ins.mods:
         def run(st, g):
-            st.exclusive[g.sel] = check(st, g).astype(np.uint64)
+            st.exclusive[g.sel] = meet(st, g).astype(np.uint64)
         return Step(ins, run, wait=("warpsync", mask))
-    return Step(ins, check, wait=("warpsync", mask))
+    return Step(ins, meet, wait=("warpsync", mask))
+
+
+def release_partners(st, g, masks) -> None:
+    """A WARPSYNC waits for its named lanes at *a* WARPSYNC, not this one (sm_70 and later: the
+    PTX ISA asks for the same instruction only of sm_6x; the half-warps of a shuffle loop with
+    different trip counts meet at the one after the loop, as on an H100): the named lanes waiting
+    at another WARPSYNC go on there without waiting again (st.sync_passes, which the engine's
+    ready_lanes reads), and the issuing lanes' own passes are spent."""
+    from .program import WAIT_WARPSYNC
+    passes = getattr(st, "sync_passes", None)
+    if passes is not None:
+        passes[g.idx] = False
+    warps, first, _ = g.warp_runs()
+    lanes = (warps[:, None] * 32 + np.arange(32)).ravel()
+    pc = st.pc[lanes]
+    elsewhere = (pc >= 0) & (st.program.wait_kind[pc] == WAIT_WARPSYNC)
+    elsewhere[np.searchsorted(lanes, g.idx)] = False
+    if not elsewhere.any():
+        return
+    named = ((masks[first][:, None] >> np.arange(32, dtype=U32)) & U32(1)).astype(bool).ravel()
+    partners = lanes[elsewhere & named]
+    if len(partners):
+        if passes is None:
+            passes = st.sync_passes = np.zeros(len(st.pc), dtype=bool)
+        passes[partners] = True
 
 
 @semantics("ENDCOLLECTIVE", family="control", pipe="branch", mods=(),

@@ -78,11 +78,17 @@ def ready_lanes(st: SassState, alive: np.ndarray, yielding: np.ndarray) -> tuple
             continue
         at = np.flatnonzero(here)
         if kind == WAIT_WARPSYNC:
+            # partners at any WARPSYNC count (sm_70: control.release_partners), and partners held at a
+            # BSYNC, which cannot come: the region the WARPSYNC is in holds them (a shuffle loop whose
+            # half-warps run different trip counts: an H100 finishes it, validation/warp_sync_masks)
             g = Group(at)
             mask = np.broadcast_to(np.asarray(step.wait[1](st, g), dtype=np.uint64), (g.n,))
             live = warp_bits(alive)[at >> 5]
-            arrived = warp_bits(here)[at >> 5]
+            arrived = warp_bits((kinds == WAIT_WARPSYNC) | (kinds == WAIT_BSYNC))[at >> 5]
             ready[at] = (mask & live & ~arrived) == 0
+            passes = getattr(st, "sync_passes", None)
+            if passes is not None:
+                ready[at] |= passes[at]
         elif kind == WAIT_BAR:
             g = Group(at)
             ids = np.broadcast_to(np.asarray(step.wait[1](st, g), dtype=np.int64), (g.n,))
