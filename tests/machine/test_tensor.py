@@ -140,3 +140,40 @@ def test_ldmatrix_and_mma_sync_in_the_manuals_layout():
     cp.RawModule(code=MMA_SOURCE).get_function("mma_tile")((1,), (32,), (cp.asarray(a), cp.asarray(b), cp.asarray(c), d))
     ref = a.astype(np.float64) @ b.astype(np.float64) + c
     assert np.allclose(d.get(), ref, rtol=1e-5, atol=1e-5)
+
+
+DOUBLE_SOURCE = r"""
+#include <mma.h>
+using namespace nvcuda;
+extern "C" __global__ void dgemm_tile(const double* a, const double* b, const double* c, double* d) {
+    // D = A x B + C / 2 with double fragments (wmma m8n8k4: DMMA), B given column-major, D stored so
+    wmma::fragment<wmma::matrix_a, 8, 8, 4, double, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, 8, 8, 4, double, wmma::col_major> fb;
+    wmma::fragment<wmma::accumulator, 8, 8, 4, double> fc;
+    wmma::load_matrix_sync(fa, a + 32 * blockIdx.x, 4);
+    wmma::load_matrix_sync(fb, b + 32 * blockIdx.x, 4);
+    wmma::load_matrix_sync(fc, c + 64 * blockIdx.x, 8, wmma::mem_row_major);
+    for (int i = 0; i < fc.num_elements; i++) fc.x[i] *= 0.5;
+    wmma::mma_sync(fc, fa, fb, fc);
+    wmma::store_matrix_sync(d + 64 * blockIdx.x, fc, 8, wmma::mem_col_major);
+}
+"""
+
+
+def test_double_fragments_m8n8k4():
+    """wmma on doubles (cuda-samples' dmmaTensorCoreGemm ran as 'wmma shape not supported'): each
+    product added with one rounding in k's order, as IEEE fmas; against exact sums."""
+    from fractions import Fraction
+    rng = np.random.default_rng(8)
+    A, B, C = rng.standard_normal((3, 8, 4)), rng.standard_normal((3, 4, 8)), rng.standard_normal((3, 8, 8))
+    d = cp.zeros(3 * 64, dtype=np.float64)
+    module = cp.RawModule(code=DOUBLE_SOURCE, options=("-arch=sm_90",))
+    module.get_function("dgemm_tile")((3,), (32,), (cp.asarray(A), cp.asarray(B.transpose(0, 2, 1).copy()),
+                                                     cp.asarray(C), d))
+    D = d.get().reshape(3, 8, 8).transpose(0, 2, 1)
+    np.testing.assert_allclose(D, 0.5 * C + A @ B, rtol=0, atol=1e-14)
+    w, i, j = 1, 2, 5                        # one element step by step: fma after fma, rounded each
+    acc = 0.5 * C[w, i, j]
+    for k in range(4):
+        acc = float(Fraction(A[w, i, k]) * Fraction(B[w, k, j]) + Fraction(acc))
+    assert D[w, i, j] == acc

@@ -18,14 +18,14 @@ from __future__ import annotations
 import numpy as np
 
 from ...ptx.ir import Vec
-from ...semantics.floatbits import decode
+from ...semantics.floatbits import F64, decode, fma_rounded
 from ...semantics.tensor_sum import accumulates_here, chained_sum, fp8_mma_sync
 from .. import access
 from .table import WARP, emitted, whole_warp
 
 SHAPES = {"m16n16k16": (16, 16, 16), "m32n8k16": (32, 8, 16), "m8n32k16": (8, 32, 16),
-          "m16n16k8": (16, 16, 8)}
-ELEMENT_TYPES = ("f16", "bf16", "tf32", "f32", "s32", "s8", "u8")
+          "m16n16k8": (16, 16, 8), "m8n8k4": (8, 8, 4)}
+ELEMENT_TYPES = ("f16", "bf16", "tf32", "f32", "s32", "s8", "u8", "f64")
 
 
 def fragment_shape(matrix: str, shape: tuple) -> tuple:
@@ -51,11 +51,13 @@ def check_wmma(ins) -> str | None:
         return "wmma.load, wmma.store and wmma.mma are supported"
     kind, matrix, layouts, shape, space, types = parse(ins)
     if shape is None:
-        return "wmma shape not supported (m16n16k16, m32n8k16, m8n32k16, m16n16k8 are)"
+        return "wmma shape not supported (m16n16k16, m32n8k16, m8n32k16, m16n16k8, m8n8k4 are)"
     if not types:
-        return "wmma element type not supported (f16, bf16, tf32, s8, u8, f32, s32 are)"
-    if kind == "mma" and {"b1", "s4", "u4", "f64"} & set(ins.mods):
-        return "sub-byte, single-bit and f64 wmma.mma are not supported"
+        return "wmma element type not supported (f16, bf16, tf32, s8, u8, f32, s32, f64 are)"
+    if kind == "mma" and {"b1", "s4", "u4"} & set(ins.mods):
+        return "sub-byte and single-bit wmma.mma are not supported"
+    if (shape == SHAPES["m8n8k4"]) != ("f64" in types):
+        return "wmma m8n8k4 takes f64, and f64 takes m8n8k4"
     return None
 
 
@@ -99,10 +101,22 @@ def mma(ctx, idx, a, b, c, shape, dtype_name: str, atype: str, satfinite: bool):
         D = np.einsum("wik,wkj->wij", A.astype(np.int64), B.astype(np.int64)) + C.astype(np.int64)
         D = np.clip(D, -2**31, 2**31 - 1) if satfinite else D
         D = D.astype(np.int64).astype(np.int32)
+    elif atype == "f64":
+        D = double_product(A, B, C)
     else:
         D = tensor_core_product(A, B, C, atype, dtype_name, WMMA_STEPS.get(atype, k))
     elements, _ = lane_elements(ctx, idx, m, n)
     return D.reshape(len(D), -1)[row[:, None], elements]
+
+
+def double_product(A, B, C) -> np.ndarray:
+    """(warps, m, n) float64: C + A @ B per warp, each product added to the accumulator in k's order
+    with one rounding (an fma a step: DMMA is IEEE double arithmetic)."""
+    D = np.asarray(C, np.float64).copy()
+    for k in range(A.shape[2]):
+        D = fma_rounded(np.broadcast_to(A[:, :, k:k + 1], D.shape), np.broadcast_to(B[:, k:k + 1, :], D.shape),
+                        D, F64, "rn")
+    return D
 
 
 # Products per tensor-core instruction where a wmma shape is more than one: ptxas runs
@@ -124,11 +138,14 @@ def tensor_core_product(A, B, C, atype: str, dtype: str, step: int = 64) -> np.n
 # ---------------------------------------------------------------- register packing
 
 MEMORY_DTYPES = {"f16": np.float16, "bf16": np.uint16, "f32": np.float32, "tf32": np.float32,
-                 "s32": np.int32, "s8": np.int8, "u8": np.uint8}
+                 "s32": np.int32, "s8": np.int8, "u8": np.uint8, "f64": np.float64}
 
 
 def pack(values: np.ndarray, nregs: int) -> np.ndarray:
-    """(n, E) element values -> (n, nregs) 32-bit register words, slots repeating elements."""
+    """(n, E) element values -> (n, nregs) 32-bit register words, slots repeating elements (f64:
+    64-bit words, one element a register)."""
+    if values.dtype == np.float64:
+        return np.ascontiguousarray(to_slots(values, nregs)).view(np.uint64)
     per_reg = 4 // values.dtype.itemsize
     slots = np.ascontiguousarray(to_slots(values, nregs * per_reg))
     return slots.view(np.uint32).reshape(len(values), nregs)
@@ -138,6 +155,8 @@ def unpack(words: np.ndarray, etype: str) -> np.ndarray:
     """(n, nregs) register words -> (n, slots) element values for arithmetic."""
     if etype in MMA_FP8:                    # four a register, low byte first
         return decode(np.ascontiguousarray(words.astype(np.uint32)).view(np.uint8), etype)
+    if etype == "f64":                      # one a 64-bit register
+        return np.ascontiguousarray(words.astype(np.uint64)).view(np.float64)
     values = np.ascontiguousarray(words.astype(np.uint32)).view(MEMORY_DTYPES[etype])
     if etype == "bf16":
         return _bf16_to_f32(values)
@@ -166,7 +185,8 @@ def load_fragment(ctx, site, idx, space, addrs, stride, rows, cols, layout, etyp
 def store_fragment(ctx, site, idx, space, addrs, stride, rows, cols, layout, etype, words):
     where, dtype = _element_addresses(ctx, idx, addrs, stride, rows, cols, layout, etype)
     per_lane = where.shape[1]
-    values = np.ascontiguousarray(words.astype(np.uint32)).view(dtype)[:, :per_lane]
+    raw = words.astype(np.uint64) if etype == "f64" else words.astype(np.uint32)
+    values = np.ascontiguousarray(raw).view(dtype)[:, :per_lane]
     access.store(ctx, site, np.repeat(idx, per_lane), space, where.ravel(), dtype, [values.ravel()])
 
 
@@ -333,15 +353,15 @@ def ldmatrix(ctx, site, idx, space, addrs, count: int, transpose: bool):
 
 # ------------------------------------------------------------ emitters
 
-def write_fragment(c, registers, words: str):
-    """Write an (n, registers) array of 32-bit words back to a fragment's registers."""
+def write_fragment(c, registers, words: str, width: str = "b32"):
+    """Write an (n, registers) array of 32-bit words (f64 fragments: 64-bit) back to its registers."""
     for k, register in enumerate(registers):
-        c.write(register, "b32", f"{words}[:, {k}]")
+        c.write(register, width, f"{words}[:, {k}]")
 
 
-def fragment_words(c, vector) -> str:
-    """Expression of a fragment's registers as an (n, registers) array of 32-bit words."""
-    return "np.stack([" + ", ".join(f"fit({c.typed(r, 'b32')}, n)" for r in vector.items) + "], axis=1)"
+def fragment_words(c, vector, width: str = "b32") -> str:
+    """Expression of a fragment's registers as an (n, registers) array of 32-bit (or 64-bit) words."""
+    return "np.stack([" + ", ".join(f"fit({c.typed(r, width)}, n)" for r in vector.items) + "], axis=1)"
 
 
 @emitted("wmma", family="tensor", kind=WARP, pipe="tensor", check=check_wmma, warp_sync=True,
@@ -351,13 +371,14 @@ def emit_wmma(c, ins):
     kind, matrix, layouts, shape, space, types = parse(ins)
     operands = list(ins.dsts) + list(ins.srcs)
     site = c.site(ins)
+    width = "b64" if "f64" in types else "b32"
     if kind == "mma":
         d, a, b, cc = operands
-        words = [fragment_words(c, v) for v in (a, b, cc)]
+        words = [fragment_words(c, v, width) for v in (a, b, cc)]
         res = c.fresh("mma")
         c.emit(f"{res} = tensor.mma_fragments(ctx, idx, {shape!r}, {tuple(types)!r}, "
                f"{'satfinite' in ins.mods}, {words[0]}, {words[1]}, {words[2]}, {len(d.items)})")
-        write_fragment(c, d.items, res)
+        write_fragment(c, d.items, res, width)
         return False
     rows, cols = fragment_shape(matrix, shape)
     etype = types[-1]
@@ -373,9 +394,9 @@ def emit_wmma(c, ins):
         res = c.fresh("frag")
         c.emit(f"{res} = tensor.load_fragment(ctx, {site}, idx, {space!r}, {a}, fit({stride}, n), "
                f"{rows}, {cols}, {layouts[0]!r}, {etype!r}, {len(regs.items)})")
-        write_fragment(c, regs.items, res)
+        write_fragment(c, regs.items, res, width)
     else:
-        words = fragment_words(c, regs)
+        words = fragment_words(c, regs, width)
         c.emit(f"tensor.store_fragment(ctx, {site}, idx, {space!r}, {a}, fit({stride}, n), "
                f"{rows}, {cols}, {layouts[0]!r}, {etype!r}, {words})")
     return False
