@@ -87,7 +87,34 @@ ATTRIBUTE_FIELDS = {
     "HostNumaId": "hostNumaId", "GpuPciDeviceId": "gpuPciDeviceID", "GpuPciSubsystemId": "gpuPciSubsystemID",
     "CanFlushRemoteWrites": "canFlushRemoteWrites", "D3D12CigSupported": "d3d12CigSupported",
     "VulkanCigSupported": "vulkanCigSupported",
+    "HostNumaMemoryPoolsSupported": "hostNumaMemoryPoolsSupported",
+    "HostNumaMultinodeIpcSupported": "hostNumaMultinodeIpcSupported",
+    "HostMemoryPoolsSupported": "hostMemoryPoolsSupported",
+    "OnlyPartialHostNativeAtomicSupported": "onlyPartialHostNativeAtomicSupported",
 }
+
+# Attribute numbers the runtime's cudaDeviceAttr does not name (or reserves) that CUDA 13.0's
+# CUdevice_attribute defines: an H100 answers both APIs alike for every number (validation/programs:
+# driver_api's "attributes equal 148 of 148"). The H200's value (device_attributes.txt) where warpsim
+# has what it names, else 0, so a program that checks first takes its other path (vectorAddMMAP
+# waives without virtual memory management; an H200 says 1 to it and to the export handles, dma_buf
+# and stream memory operations, none of which warpsim's driver has).
+NUMBERED_ATTRIBUTES = {
+    44: 1,          # CAN_TEX2D_GATHER (tex2Dgather runs)
+    102: 0,         # VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: no cuMemCreate / cuMemAddressReserve / cuMemMap
+    103: 0, 104: 0, 105: 0,     # export to a POSIX fd, Win32 and KMT handles
+    107: 0,         # GENERIC_COMPRESSION_SUPPORTED (cuMemCreate's)
+    110: 0,         # GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED
+    122: 0, 123: 0,             # 64-bit stream memory operations, CU_STREAM_WAIT_VALUE_NOR
+    124: 0,         # DMA_BUF_SUPPORTED
+    127: 1,         # TENSOR_MAP_ACCESS_SUPPORTED (cuTensorMapEncode*, TMA)
+    128: 0,         # HANDLE_TYPE_FABRIC_SUPPORTED
+    129: 1,         # UNIFIED_FUNCTION_POINTERS (an H200's 1)
+    132: 0,         # MULTICAST_SUPPORTED (an H200's 0 too)
+    136: 0, 137: 0,             # memory decompression (none on Hopper)
+    141: 0, 145: 0, 146: 0,     # host NUMA and host locations for virtual memory management, host dma_buf
+}
+LAST_ATTRIBUTE = 147            # CUDA 13.0's last CUdevice_attribute: a 13.0 driver refuses later ones
 
 # cudaDeviceProp's size_t fields (the others are int, unsigned int or arrays of int)
 SIZE_T_FIELDS = frozenset(("totalGlobalMem", "sharedMemPerBlock", "memPitch", "totalConstMem", "textureAlignment",
@@ -174,6 +201,10 @@ def device_properties(preset, memory_bytes: int, managed: bool) -> dict:
         "hostNativeAtomicSupported": 0, "pageableMemoryAccess": 0, "computePreemptionSupported": 1,
         "canUseHostPointerForRegisteredMem": 1, "hostRegisterSupported": 1,
         "directManagedMemAccessFromHost": 0,
+        # memory pools in host memory and host NUMA nodes: not in warpsim's pools (cudaMemPoolCreate
+        # takes device locations); no host-native atomics at all, so none partial
+        "hostNumaMemoryPoolsSupported": 0, "hostNumaMultinodeIpcSupported": 0, "hostMemoryPoolsSupported": 0,
+        "onlyPartialHostNativeAtomicSupported": 0,
     }
 
 
@@ -194,7 +225,7 @@ def attribute_value(properties: dict, code: int):
     """The value of cudaDevAttr `code`, or None where warpsim does not know it."""
     field = ATTRIBUTE_FIELDS.get(attribute_codes().get(code, ""))
     if field is None:
-        return None
+        return NUMBERED_ATTRIBUTES.get(code)
     if isinstance(field, tuple):
         return properties[field[0]][field[1]]
     return properties[field]
