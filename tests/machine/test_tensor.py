@@ -177,3 +177,43 @@ def test_double_fragments_m8n8k4():
     for k in range(4):
         acc = float(Fraction(A[w, i, k]) * Fraction(B[w, k, j]) + Fraction(acc))
     assert D[w, i, j] == acc
+
+
+MMA_DOUBLE_SOURCE = r"""
+extern "C" __global__ void dmma_tile(const double* a, const double* b, const double* c, double* d) {
+    // mma.sync.m8n8k4 .f64 in the PTX manual's layout: A (8x4) row-major, B (4x8) column-major, C/D 8x8
+    int lane = threadIdx.x, group = lane >> 2, tig = lane & 3;
+    double fa = a[group * 4 + tig], fb = b[group * 4 + tig], c0 = c[group * 8 + 2 * tig], c1 = c[group * 8 + 2 * tig + 1];
+    double d0, d1;
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%4, %5};"
+                 : "=d"(d0), "=d"(d1) : "d"(fa), "d"(fb), "d"(c0), "d"(c1));
+    d[group * 8 + 2 * tig] = d0;
+    d[group * 8 + 2 * tig + 1] = d1;
+}
+"""
+
+
+@pytest.mark.parametrize("level", [None, "sass"])
+def test_double_mma_sync_in_the_manuals_layout(level):
+    """mma.sync.m8n8k4 .f64 on the PTX machine and as DMMA.884 on the SASS executor alone: equal to
+    C + A @ B with each product added as an fma (exact sums, rounded step by step)."""
+    from fractions import Fraction
+    rng = np.random.default_rng(9)
+    A, B, C = rng.standard_normal((8, 4)), rng.standard_normal((4, 8)), rng.standard_normal((8, 8))
+    d = cp.zeros(64, dtype=np.float64)
+    kernel = cp.RawModule(code=MMA_DOUBLE_SOURCE, options=("-arch=sm_90",)).get_function("dmma_tile")
+    args = (cp.asarray(A), cp.asarray(B.T.copy()), cp.asarray(C), d)
+    if level is None:
+        kernel((1,), (32,), args)
+    else:
+        with cp.settings(sass_verify=False), cp.profile(level=level) as prof:
+            kernel((1,), (32,), args)
+        assert prof[0].execution == "sass"
+    expected = np.empty((8, 8))
+    for i in range(8):
+        for j in range(8):
+            acc = C[i, j]
+            for k in range(4):
+                acc = float(Fraction(A[i, k]) * Fraction(B[k, j]) + Fraction(acc))
+            expected[i, j] = acc
+    np.testing.assert_array_equal(d.get().reshape(8, 8), expected)

@@ -245,8 +245,9 @@ def _tf32_positions(matrix: str, lane: np.ndarray, k: int = 8):
     return tig + 4 * i, np.broadcast_to(group, (len(lane), k // 4))
 
 
-MMA_SHAPES = {"m16n8k16": (16, 8, 16), "m16n8k8": (16, 8, 8), "m16n8k32": (16, 8, 32), "m16n8k4": (16, 8, 4)}
-MMA_TYPES = ("f16", "bf16", "tf32", "f32", "e4m3", "e5m2", "s8", "u8", "s32")
+MMA_SHAPES = {"m16n8k16": (16, 8, 16), "m16n8k8": (16, 8, 8), "m16n8k32": (16, 8, 32), "m16n8k4": (16, 8, 4),
+              "m8n8k4": (8, 8, 4)}
+MMA_TYPES = ("f16", "bf16", "tf32", "f32", "e4m3", "e5m2", "s8", "u8", "s32", "f64")
 MMA_FP8 = ("e4m3", "e5m2")
 MMA_INTEGER = ("s8", "u8")
 
@@ -257,7 +258,11 @@ def check_mma(ins) -> str | None:
     if shape is None or len(types) != 4 or not {"row", "col"} <= set(ins.mods):
         return ("mma.sync is supported for m16n8k16 and m16n8k8 .row.col with f16/bf16 inputs, "
                 "m16n8k8 and m16n8k4 with tf32 inputs, m16n8k32 with e4m3/e5m2 inputs and m16n8k16 and "
-                "m16n8k32 with s8/u8 inputs")
+                "m16n8k32 with s8/u8 inputs, m8n8k4 with f64")
+    if (shape == "m8n8k4") != ("f64" in types):
+        return "mma.sync m8n8k4 takes f64 (all four types), and f64 takes m8n8k4"
+    if shape == "m8n8k4":
+        return None if types == ["f64"] * 4 else "mma.sync m8n8k4 takes f64 (all four types)"
     integer = [t in MMA_INTEGER for t in types[1:3]]
     if any(integer):
         if not (all(integer) and types[0] == types[3] == "s32" and shape in ("m16n8k16", "m16n8k32")):
@@ -289,6 +294,9 @@ def mma_sync(ctx, idx, ins, a_words, b_words, c_words):
     row = (np.cumsum(first) - 1)[:, None]
     count = int(first.sum())
 
+    if atype == "f64":                         # DMMA: one double of A and of B a lane, two of C
+        return _double_mma_sync(lane, row, count, a_words, b_words, c_words)
+
     def matrix(words, etype, which, rows, cols):
         values = unpack(words, etype).astype(np.float64)
         r, c = (_tf32_positions(which, lane, k) if etype == "tf32"
@@ -314,6 +322,21 @@ def mma_sync(ctx, idx, ins, a_words, b_words, c_words):
     if dtype == "f16":
         return pack(d, 2)
     return d.view(np.uint32)
+
+
+def _double_mma_sync(lane, row, count, a_words, b_words, c_words):
+    """mma.sync.m8n8k4 .f64 on 64-bit words: A's element (lane >> 2, lane % 4), B's (lane % 4,
+    lane >> 2), C's and D's (lane >> 2, 2 (lane % 4) + i); D's two words a lane."""
+    group, tig = lane >> 2, lane & 3
+    A, B, C = np.zeros((count, 8, 4)), np.zeros((count, 4, 8)), np.zeros((count, 8, 8))
+    w = row[:, 0]
+    A[w, group, tig] = unpack(a_words, "f64")[:, 0]
+    B[w, tig, group] = unpack(b_words, "f64")[:, 0]
+    c = unpack(c_words, "f64")
+    for i in range(2):
+        C[w, group, 2 * tig + i] = c[:, i]
+    D = double_product(A, B, C)
+    return np.stack([D[w, group, 2 * tig + i] for i in range(2)], axis=1).view(np.uint64)
 
 
 def matrix_element_addresses(ctx, idx, addrs, count: int, transpose: bool):
@@ -407,10 +430,11 @@ def emit_wmma(c, ins):
 def emit_mma(c, ins):
     """mma.sync.aligned.m16n8k{8,16}.row.col: fragments in the PTX manual's layout."""
     d, a, b, cc = list(ins.dsts) + list(ins.srcs)
+    width = "b64" if "f64" in ins.mods else "b32"
     res = c.fresh("mma")
-    c.emit(f"{res} = tensor.mma_sync(ctx, idx, {c.const(ins, ins.opcode)}, {fragment_words(c, a)}, "
-           f"{fragment_words(c, b)}, {fragment_words(c, cc)})")
-    write_fragment(c, d.items, res)
+    c.emit(f"{res} = tensor.mma_sync(ctx, idx, {c.const(ins, ins.opcode)}, {fragment_words(c, a, width)}, "
+           f"{fragment_words(c, b, width)}, {fragment_words(c, cc, width)})")
+    write_fragment(c, d.items, res, width)
     return False
 
 

@@ -100,6 +100,33 @@ def _mma_step(ins, form: MmaForm, counts: tuple):
     return Step(ins, run)
 
 
+# ------------------------------------------------------------ DMMA
+
+@semantics("DMMA", family="tensor", pipe="tensor", mods=("8x8x4", "884"), warp_level=True,
+           doc="mma.sync.m8n8k4.row.col.f64: A and B a register pair a lane, C and D two; the PTX "
+               "machine's multiply (each product added as an fma, in k's order)")
+def dmma(ins):
+    ops = ins.operands
+    if not {"8x8x4", "884"} & set(ins.mods) or len(ops) != 4 or any(op.kind != "reg" for op in ops):
+        raise Unsupported("DMMA form")
+    d, a, b, c = ops
+    form = MmaForm("m8n8k4", "f64", "f64")
+
+    def doubles(st, g, first, count):
+        """(lanes, count) 64-bit words of `count` register pairs, the low word first."""
+        pairs = _registers(st, g, first, 2 * count).astype(np.uint64).reshape(g.n, count, 2)
+        return pairs[:, :, 0] | (pairs[:, :, 1] << np.uint64(32))
+
+    def run(st, g):
+        words = mma_sync(st, g.idx, form, doubles(st, g, a.number, 1), doubles(st, g, b.number, 1),
+                         doubles(st, g, c.number, 2))
+        if d.number is not None:
+            halves = np.ascontiguousarray(words).view(np.uint32).reshape(g.n, 4)
+            for k in range(4):
+                st.R[d.number + k][g.sel] = halves[:, k]
+    return Step(ins, run)
+
+
 # ------------------------------------------------------------ HGMMA (warpgroup MMA, sm_90)
 
 # ------------------------------------------------------------ IMMA
