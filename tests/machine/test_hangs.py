@@ -152,3 +152,23 @@ def test_a_spin_wait_on_an_atomic_that_changes_nothing_is_a_livelock(atomic):
     with cp.settings(scheduling="its"):
         k((1,), (32,), (flag,))
     assert flag.get()[0] == 1
+
+
+RECURSIVE_SUM = r"""
+__device__ int fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+extern "C" __global__ void fibs(const int* n, int* out) { out[threadIdx.x] = fib(n[threadIdx.x]); }
+"""
+
+
+@pytest.mark.parametrize("engine", ["numpy", "compiled"])
+def test_a_deep_recursion_that_writes_no_memory_until_it_returns_is_no_livelock(engine):
+    """Two points of a recursion can hold the same registers: the livelock watch tells them apart by
+    the call stack and the saved frames (fib(13) and up were stopped as livelocks)."""
+    n = np.random.default_rng(4).integers(10, 17, 4).astype(np.int32)
+    out = cp.zeros(4, dtype=np.int32)
+    with cp.settings(engine=engine):
+        cp.RawModule(code=RECURSIVE_SUM).get_function("fibs")((1,), (4,), (cp.asarray(n), out))
+    fib = [0, 1]
+    while len(fib) < 20:
+        fib.append(fib[-1] + fib[-2])
+    np.testing.assert_array_equal(out.get(), np.array(fib)[n])

@@ -398,7 +398,15 @@ def fingerprint(ctx) -> tuple:
     parts = [ctx.writes, ctx.pc.tobytes(), ctx.status.tobytes(), ctx.model.fingerprint(ctx)]
     parts += [ctx.regs[k].tobytes() for k in sorted(ctx.regs)]
     parts += [ctx.param_vars[k].tobytes() for k in sorted(ctx.param_vars)]
+    # a recursion's calls: the return addresses, depths and saved frames, and local memory, which
+    # two points of a recursion with the same registers differ in (fib(13) was stopped as a livelock)
+    made = ctx.__dict__
+    parts += [made[k].tobytes() for k in CALL_STATE if k in made]
+    parts += [ctx.saved[k].tobytes() for k in sorted(ctx.saved)]
     return hash(tuple(parts))
+
+
+CALL_STATE = ("call_stack", "call_depth", "stack_used", "local")       # (made on first use)
 
 
 def watch_for_livelock(ctx):
