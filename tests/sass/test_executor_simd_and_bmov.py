@@ -171,3 +171,76 @@ def test_byte_and_half_dot_products():
     np.testing.assert_array_equal(got[:, 2], dot(lanes(ua, 16, True), lanes(b, 8, True)[:, :2]))
     np.testing.assert_array_equal(got[:, 3], dot(lanes(ua, 16, False), lanes(b, 8, False)[:, 2:]))
     np.testing.assert_array_equal(got[:, 4], dot(lanes(ua, 16, True), lanes(b, 8, True)[:, 2:]))
+
+
+SCALAR_VIDEO_FORMS = (
+    "vadd.s32.s32.s32.sat", "vsub.u32.u32.u32", "vsub.u32.u32.u32.sat", "vabsdiff.u32.s32.s32",
+    "vmin.s32.s32.u32", "vmax.u32.u32.u32.sat", "vadd.s32.u32.s32.sat", "vshl.u32.u32.u32.clamp",
+    "vshl.s32.s32.u32.sat.clamp", "vshl.u32.u32.u32.sat.clamp", "vshl.u32.s32.u32.sat.wrap",
+    "vshr.s32.s32.u32.wrap", "vshr.u32.u32.u32.clamp", "vshr.u32.s32.u32.sat.clamp",
+)
+SCALAR_VIDEO_WITH_C = ("vshr.u32.u32.u32.clamp.add", "vadd.s32.s32.s32.min", "vabsdiff.u32.u32.u32.max",
+                       "vsub.s32.s32.s32.sat.add", "vset.s32.s32.lt.add", "vset.u32.u32.ge.max")
+
+
+def scalar_video_source():
+    lines = ['extern "C" __global__ void video(const unsigned* a, const unsigned* b, const unsigned* c, '
+             'unsigned* out, int n) {',
+             '    int i = blockIdx.x * blockDim.x + threadIdx.x;', '    if (i >= n) return;',
+             '    unsigned x = a[i], y = b[i], z = c[i], r;']
+    for k, form in enumerate(SCALAR_VIDEO_FORMS + SCALAR_VIDEO_WITH_C):
+        operands = "%0, %1, %2, %3" if form in SCALAR_VIDEO_WITH_C else "%0, %1, %2"
+        lines.append(f'    asm("{form} {operands};" : "=r"(r) : "r"(x), "r"(y), "r"(z)); '
+                     f'out[{len(SCALAR_VIDEO_FORMS + SCALAR_VIDEO_WITH_C)} * i + {k}] = r;')
+    return "\n".join(lines) + "\n}\n"
+
+
+def scalar_video_reference(form, a, b, c):
+    """The PTX ISA's scalar video semantics in Python integers, one lane at a time, with ptxas's reading
+    of it: a 34-bit intermediate, the secondary operation on dtype's 32-bit word."""
+    parts = form.split(".")
+    op, flags = parts[0], set(parts[1:])
+    types = [p for p in parts[1:] if p in ("u32", "s32")]
+    dtype, atype, btype = (["u32"] + types) if op == "vset" else types
+
+    def word(v, t):
+        v = int(v)
+        return v - (1 << 32) if t == "s32" and v >= 1 << 31 else v
+    x, y = word(a, atype), word(b, btype)
+    if op in ("vshl", "vshr"):
+        y = min(int(b), 32) if "clamp" in flags else int(b) & 31
+        r = ((x << y) + (1 << 33)) % (1 << 34) - (1 << 33) if op == "vshl" else x >> y     # 34 bits
+    elif op == "vset":
+        r = int({"lt": x < y, "ge": x >= y}[next(f for f in flags if f in ("lt", "ge"))])
+    else:
+        r = {"vadd": x + y, "vsub": x - y, "vabsdiff": abs(x - y), "vmin": min(x, y), "vmax": max(x, y)}[op]
+    if "sat" in flags:
+        r = max(-(1 << 31), min(r, (1 << 31) - 1)) if dtype == "s32" else max(0, min(r, (1 << 32) - 1))
+    else:
+        r = word(r & 0xFFFFFFFF, dtype)
+    second = flags & {"add", "min", "max"}
+    if second:
+        z = word(c, dtype)
+        r = {"add": r + z, "min": min(r, z), "max": max(r, z)}[second.pop()]
+    return r & 0xFFFFFFFF
+
+
+def test_scalar_video_instructions_as_ptxas_lowers_them():
+    """vadd/vsub/vabsdiff/vmin/vmax/vshl/vshr/vset (CUB's SHR_ADD is vshr.u32.u32.u32.clamp.add; an H100
+    gives 0x07878783 for (0xF0F0F00F, 5, 3)): the PTX machine against ptxas's SASS for the same forms
+    and against the PTX ISA's rule, on random words, shift amounts of 0-40 and extremes."""
+    module = cp.RawModule(code=scalar_video_source(), options=("-arch=sm_90",))
+    n = 256
+    a = RNG.integers(0, 2 ** 32, n, dtype=np.uint64).astype(np.uint32)
+    b = RNG.integers(0, 2 ** 32, n, dtype=np.uint64).astype(np.uint32)
+    b[::2] = RNG.integers(0, 41, n // 2)                    # shift amounts around 32
+    c = RNG.integers(0, 2 ** 32, n, dtype=np.uint64).astype(np.uint32)
+    a[:3], b[:3], c[:3] = [0xF0F0F00F, 0x80000000, 0x7FFFFFFF], [5, 0x7FFFFFFF, 33], [3, 0x80000000, 1]
+    forms = SCALAR_VIDEO_FORMS + SCALAR_VIDEO_WITH_C
+    out = cp.asarray(np.full(len(forms) * n, 0x5A5A5A5A, np.uint32))
+    run_beside(module, "video", (2,), (128,), (cp.asarray(a), cp.asarray(b), cp.asarray(c), out, np.int32(n)))
+    got = out.get().reshape(n, len(forms))
+    assert got[0, forms.index("vshr.u32.u32.u32.clamp.add")] == 0x07878783
+    for k, form in enumerate(forms):
+        want = [scalar_video_reference(form, a[i], b[i], c[i]) for i in range(n)]
+        np.testing.assert_array_equal(got[:, k], np.array(want, dtype=np.uint32), err_msg=form)
