@@ -1,25 +1,13 @@
-// Forty-second batch (run_microbench43.py): the issue cost of the arithmetic opcodes the model has no
-// measurement for. Set 4's pipe_half2 (HFMA2 chains) ran at 57.5% issue active with math-pipe throttle
-// stalls where the model, which issues HFMA2 on the FP32 pipe at FFMA's rate, put 90.5%. Each kernel
-// here runs eight independent chains of one operation a thread (unrolled four steps, 64 warps an SM),
-// so a pipe's throughput bounds it: the op's cycles a warp instruction in a sub-partition are the SM's
-// cycles over its warp instructions of that opcode per sub-partition. Where an operation needs a second
-// instruction to chain (POPC's result added back), the row names both.
+// Forty-third batch (run_microbench43.py): the issue cost of the address and select arithmetic every
+// kernel has beside its math (IMAD.WIDE, 64-bit shifted adds, LEA, ISETP/SEL, FSETP), f64 conversions,
+// SHFL and IDP.4A, in the forty-second batch's setting (microbench_chains.h: eight independent chains
+// of one operation a thread, 64 warps an SM).
 // Build: nvcc -arch=sm_90 -cubin -o microbench43.cubin microbench43.cu
 
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 
-#define CHAINS(T, INIT, STEP, FOLD)                                                    \
-    int t = blockIdx.x * blockDim.x + threadIdx.x;                                      \
-    T a0 = INIT(0), a1 = INIT(1), a2 = INIT(2), a3 = INIT(3);                           \
-    T a4 = INIT(4), a5 = INIT(5), a6 = INIT(6), a7 = INIT(7);                           \
-    _Pragma("unroll 4")                                                                 \
-    for (int s = 0; s < steps; ++s) {                                                   \
-        a0 = STEP(a0); a1 = STEP(a1); a2 = STEP(a2); a3 = STEP(a3);                     \
-        a4 = STEP(a4); a5 = STEP(a5); a6 = STEP(a6); a7 = STEP(a7);                     \
-    }                                                                                   \
-    out[t] = FOLD(FOLD(FOLD(a0, a1), FOLD(a2, a3)), FOLD(FOLD(a4, a5), FOLD(a6, a7)));
+#include "microbench_chains.h"
 
 
 #define U_INIT(k) (0x9E3779B9u * ((k) + 1) + threadIdx.x)

@@ -32,10 +32,6 @@ DOUBLE = ("dfma", "d2f")
 CONFIGS = [dict(op=op) for op in HALF2 + BF162 + FLOAT + UINT + DOUBLE]
 
 
-def label(config) -> str:
-    return config["op"]
-
-
 def _pair(dtype, m, c):
     """(m, c) as the kernel's scalar parameters: packed 16-bit pairs as their 32-bit words."""
     if dtype == "half2":
@@ -67,29 +63,32 @@ def arguments(config, out) -> tuple:
     return out, m, c, np.int32(STEPS)
 
 
-def run(reps=5):
+def opcode_run(batch: int, configs, buffers, arguments, reps: int):
+    """The device side of the opcode batches (42, 43): each configuration's kernel mb<batch>_<op>."""
     import cupy as cp
-    mod = cp.RawModule(path=os.path.join(HERE, "microbench42.cubin"))
+    mod = cp.RawModule(path=os.path.join(HERE, f"microbench{batch}.cubin"))
 
     def launch_for(config):
-        f = mod.get_function("mb42_" + config["op"])
+        f = mod.get_function(f"mb{batch}_" + config["op"])
         out = buffers(cp, config)
         return lambda: f((SMS * CTAS_PER_SM,), (BLOCK,), arguments(config, out))
-    return time_configs(cp, CONFIGS, launch_for, reps)
+    return time_configs(cp, configs, launch_for, reps)
 
 
-def model():
+def opcode_model(batch: int, configs, buffers, arguments):
+    """The rows under ncu beside the model's, and each row's two commonest opcodes' SM cycles a warp
+    instruction in a sub-partition (the opcode batches, 42 and 43)."""
     import json
 
     import warpsim as ws
     from warpsim.api.raw import pack_arguments
     from warpsim.timing import predict, record_execution
-    mod = ws.RawModule(path=os.path.join(HERE, "microbench42.cubin"))
-    events = json.load(open(recording("microbench42.json")))
-    rows = [r for r in ncu_rows("microbench42_ncu.csv") if "mb42" in r.get("Kernel Name", "")]
+    mod = ws.RawModule(path=os.path.join(HERE, f"microbench{batch}.cubin"))
+    events = json.load(open(recording(f"microbench{batch}.json")))
+    rows = [r for r in ncu_rows(f"microbench{batch}_ncu.csv") if f"mb{batch}" in r.get("Kernel Name", "")]
     errors = []
-    for config, e, m in zip(CONFIGS, events, rows):
-        f = mod.get_function("mb42_" + config["op"])
+    for config, e, m in zip(configs, events, rows):
+        f = mod.get_function(f"mb{batch}_" + config["op"])
         out = buffers(ws, config)
         args = pack_arguments(f.kernel_name, f.params, arguments(config, out))
         grid, block = (SMS * CTAS_PER_SM,), (BLOCK,)
@@ -104,12 +103,20 @@ def model():
         cycles = number(m["sm__cycles_elapsed.avg"])
         per_smsp = SMS * 4
         top = ", ".join(f"{op} {cycles / (n / per_smsp):.2f}" for op, n in counts.most_common(2))
-        print(f"{label(config):10s} measured {measured:7.1f} us, issue active "
+        print(f"{config['op']:10s} measured {measured:7.1f} us, issue active "
               f"{number(m['smsp__issue_active.avg.pct_of_peak_sustained_active']):5.1f}%, math throttle "
               f"{number(m['smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio']):5.2f}; "
               f"SM cycles an instruction per sub-partition: {top}; model {us:7.1f} us ({100 * errors[-1]:+4.0f}%, "
               f"{t.bottleneck}, issue active {t.issue_active:5.1f}%)", flush=True)
     print(f"mean absolute error {100 * np.mean(np.abs(errors)):.1f}% over {len(errors)}")
+
+
+def run(reps=5):
+    return opcode_run(42, CONFIGS, buffers, arguments, reps)
+
+
+def model():
+    opcode_model(42, CONFIGS, buffers, arguments)
 
 
 if __name__ == "__main__":
