@@ -83,3 +83,47 @@ def test_bulk_copy_into_the_neighbour_cta_completes_on_its_mbarrier():
     out = cp.full(64, 7, cp.uint32)
     cp.RawModule(ptx=CLUSTER_BULK).get_function("cluster_bulk")((2,), (32,), (cp.asarray(src), out))
     np.testing.assert_array_equal(out.get(), src)
+
+
+BARRIER_COPY = r"""
+#include <cuda/barrier>
+extern "C" __global__ void tile_sums(const float* in, float* out, int tiles) {
+    // a quarter of the threads copy 16 bytes each a step with cuda::memcpy_async on a cuda::barrier
+    // (cp.async.bulk completing on its mbarrier), all of them sum the tile after arrive_and_wait
+    __shared__ cuda::barrier<cuda::thread_scope_block> bar;
+    __shared__ alignas(16) float tile[256];
+    if (threadIdx.x == 0) init(&bar, blockDim.x);
+    __syncthreads();
+    float acc = 0.f;
+    for (int t = 0; t < tiles; ++t) {
+        if (threadIdx.x < 64)
+            cuda::memcpy_async(tile + 4 * threadIdx.x, in + (blockIdx.x * tiles + t) * 256 + 4 * threadIdx.x,
+                               sizeof(float4), bar);
+        bar.arrive_and_wait();
+        acc += tile[threadIdx.x] * tile[255 - threadIdx.x];
+        bar.arrive_and_wait();
+    }
+    out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+}
+"""
+
+
+@pytest.mark.parametrize("level", [None, "sass"])
+def test_lanes_bulk_copies_on_a_cuda_barrier(level):
+    """libcu++'s memcpy_async on a cuda::barrier (cuda-samples' globalToShmemAsyncCopy kernel 2): the
+    copies of 64 lanes move and complete in one step; the sums equal NumPy's."""
+    blocks, tiles = 3, 4
+    x = np.random.default_rng(12).standard_normal(blocks * tiles * 256).astype(np.float32)
+    out = cp.zeros(blocks * 256, dtype=np.float32)
+    kernel = cp.RawModule(code=BARRIER_COPY, options=("-arch=sm_90", "-std=c++17")).get_function("tile_sums")
+    if level is None:
+        kernel((blocks,), (256,), (cp.asarray(x), out, np.int32(tiles)))
+    else:
+        with cp.settings(sass_verify=False), cp.profile(level=level) as prof:
+            kernel((blocks,), (256,), (cp.asarray(x), out, np.int32(tiles)))
+        assert prof[0].execution == "sass"
+    t = x.reshape(blocks, tiles, 256).astype(np.float64)
+    acc = np.zeros((blocks, 256), np.float32)
+    for k in range(tiles):                      # an fma a step: the f64 product is exact
+        acc = (acc + t[:, k] * t[:, k, ::-1]).astype(np.float32)
+    np.testing.assert_allclose(out.get().reshape(blocks, 256), acc, rtol=1e-5)

@@ -186,18 +186,26 @@ def _fail(ctx, site, slot, message):
 
 
 def copy(ctx, site, idx, dst, dst_space, src, src_space, size, bar):
-    """cp.async.bulk: `size` bytes per thread from src to dst, then complete_tx on the mbarrier."""
-    for k, slot in enumerate(idx):
-        n = int(size[k])
-        if n % 16 or int(dst[k]) % 16 or int(src[k]) % 16:
-            _fail(ctx, site, slot, f"cp.async.bulk of {n} bytes from 0x{int(src[k]):x} to 0x{int(dst[k]):x}: "
-                                   f"size and addresses must be multiples of 16")
-        words = np.arange(n // 4, dtype=np.uint64) * np.uint64(4)
-        one = np.full(len(words), slot)
-        (values,) = access.load(ctx, site, one, src_space, np.uint64(src[k]) + words, np.uint32)
-        access.store(ctx, site, one, dst_space, np.uint64(dst[k]) + words, np.uint32, [values])
-        if bar is not None:
-            transact(ctx, site, idx[k:k + 1], bar[k:k + 1], np.array([-n]))
+    """cp.async.bulk: `size` bytes per thread from src to dst, then complete_tx on the mbarrier. All
+    lanes' words move in one load and one store (a copy is asynchronous: lanes whose copies overlap
+    race, as on the GPU), and the lanes' bytes complete on their barriers at once."""
+    idx = np.asarray(idx)
+    size = np.broadcast_to(np.asarray(size, dtype=np.int64), idx.shape)
+    dst = np.broadcast_to(np.asarray(dst, dtype=np.uint64), idx.shape)
+    src = np.broadcast_to(np.asarray(src, dtype=np.uint64), idx.shape)
+    bad = np.flatnonzero((size % 16 != 0) | (dst % np.uint64(16) != 0) | (src % np.uint64(16) != 0))
+    if len(bad):
+        k = int(bad[0])
+        _fail(ctx, site, idx[k], f"cp.async.bulk of {int(size[k])} bytes from 0x{int(src[k]):x} to "
+                                 f"0x{int(dst[k]):x}: size and addresses must be multiples of 16")
+    words = size // 4
+    lane = np.repeat(np.arange(len(idx)), words)
+    offsets = ((np.arange(len(lane)) - np.repeat(np.cumsum(words) - words, words)) * 4).astype(np.uint64)
+    slots = idx[lane]
+    (values,) = access.load(ctx, site, slots, src_space, src[lane] + offsets, np.uint32)
+    access.store(ctx, site, slots, dst_space, dst[lane] + offsets, np.uint32, [values])
+    if bar is not None:
+        transact(ctx, site, idx, np.broadcast_to(np.asarray(bar), idx.shape), -size)
 
 
 def read_tensor_map(ctx, site, slot, address: int) -> np.void:
