@@ -102,3 +102,24 @@ def test_every_attribute_an_h200_reports_has_its_value(built, run):
     assert props["maxTexture2D1"] == h200["maxtexture2dheight"] and props["maxTexture3D2"] == h200["maxtexture3ddepth"]
     assert props["surfaceAlignment"] == h200["surfacealignment"] and props["memoryBusWidth"] == h200["globalmemorybuswidth"]
     assert props["asyncEngineCount"] == h200["asyncenginecount"]
+
+
+H100_BOTH_APIS = Path(__file__).parents[2] / "validation" / "runtime" / "driver_attributes_native.txt"
+
+
+def test_every_number_cuda_13_0_defines_answers_as_on_an_h100(built, run):
+    """An H100 (driver 13.0) answers every attribute number from 1 to 147 in both APIs alike, and
+    with success (validation/runtime/driver_attributes.cu); warpsim the same, with the H100's values
+    where warpsim has the feature (those it lacks say 0: NUMBERED_ATTRIBUTES)."""
+    result = run(built("device_attributes"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    got = {int(code): (error, int(value))
+           for code, error, value in re.findall(r"^attr (\d+) (\w+) (-?\d+)$", result.stdout, re.M)}
+    h100 = {int(row[0]): (int(row[1]), int(row[2]), int(row[3]), int(row[4]))
+            for row in (line.split() for line in H100_BOTH_APIS.read_text().splitlines()) if row[0].isdigit()}
+    assert len(h100) == LAST_ATTRIBUTE
+    for code, (driver_code, driver_value, runtime_code, runtime_value) in h100.items():
+        assert (driver_code, driver_value) == (runtime_code, runtime_value)
+        assert got[code][0] == ("cudaSuccess" if runtime_code == 0 else "cudaErrorInvalidValue"), code
+        if code in NUMBERED_ATTRIBUTES and NUMBERED_ATTRIBUTES[code]:
+            assert got[code][1] == runtime_value, code

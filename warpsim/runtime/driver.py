@@ -382,7 +382,6 @@ def cuDeviceGetName(context, out, length, device):
 # CUdevice_attribute numbers cuda.h still names (deprecated) where driver_types.h reserves them:
 # CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH, as CUDA 12 reported it for an H100 (not yet
 # read from an H200 under CUDA 13).
-DRIVER_ONLY_ATTRIBUTES = {96: 1}
 # CUctxCreateParams: (offset, struct format) of execAffinityParams, numExecAffinityParams, cigParams;
 # a struct of zeros asks for nothing, as NULL does.
 CTX_CREATE_PARAMS = ((0, "Q"), (8, "i"), (16, "Q"))
@@ -390,13 +389,10 @@ CTX_CREATE_PARAMS = ((0, "Q"), (8, "i"), (16, "Q"))
 
 @driver_call(INIT)
 def cuDeviceGetAttribute(context, out, attribute, device):
-    """CUdevice_attribute numbers are cudaDeviceAttr's: the runtime's attribute table answers, but for
-    the deprecated ones the driver still has where the runtime's header now reserves the number."""
+    """CUdevice_attribute numbers are cudaDeviceAttr's, and an H100 answers both alike: the runtime's
+    attribute table (properties.attribute_value) answers."""
     if not out:
         return CUDA_ERROR_INVALID_VALUE
-    if attribute in DRIVER_ONLY_ATTRIBUTES and not device:
-        hoststructs.write(out, "i", DRIVER_ONLY_ATTRIBUTES[attribute])
-        return CUDA_SUCCESS
     return calls.cudaDeviceGetAttribute.__wrapped__(context, out, attribute, device)
 
 

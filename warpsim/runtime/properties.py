@@ -94,13 +94,16 @@ ATTRIBUTE_FIELDS = {
 }
 
 # Attribute numbers the runtime's cudaDeviceAttr does not name (or reserves) that CUDA 13.0's
-# CUdevice_attribute defines: an H100 answers both APIs alike for every number (validation/programs:
-# driver_api's "attributes equal 148 of 148"). The H200's value (device_attributes.txt) where warpsim
+# CUdevice_attribute defines: an H100 answers both APIs alike for every number from 1 to 147
+# (validation/runtime/driver_attributes_native.txt, against warpsim's: the numbers set to 0 below and
+# the H200's own sizes differ). The H200's value (device_attributes.txt) where warpsim
 # has what it names, else 0, so a program that checks first takes its other path (vectorAddMMAP
 # waives without virtual memory management; an H200 says 1 to it and to the export handles, dma_buf
 # and stream memory operations, none of which warpsim's driver has).
 NUMBERED_ATTRIBUTES = {
     44: 1,          # CAN_TEX2D_GATHER (tex2Dgather runs)
+    92: 0, 93: 0, 94: 0,        # the removed stream memory operation flags (_V1): an H100's 0
+    96: 1,          # COOPERATIVE_MULTI_DEVICE_LAUNCH, deprecated: an H100's 1 in both APIs
     102: 0,         # VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: no cuMemCreate / cuMemAddressReserve / cuMemMap
     103: 0, 104: 0, 105: 0,     # export to a POSIX fd, Win32 and KMT handles
     107: 0,         # GENERIC_COMPRESSION_SUPPORTED (cuMemCreate's)
