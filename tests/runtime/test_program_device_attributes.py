@@ -74,7 +74,8 @@ def normalized(name: str) -> str:
 
 # what differs on purpose: the simulated device's memory, its PCI identity, and the H200's NUMA
 # and PCI ids of the machine it was measured on
-NOT_THE_H200S = {"PciBusId", "PciDeviceId", "PciDomainId", "GpuPciDeviceId", "GpuPciSubsystemId", "NumaId", "HostNumaId"}
+NOT_THE_H200S = {"PciBusId", "PciDeviceId", "PciDomainId", "GpuPciDeviceId", "GpuPciSubsystemId", "NumaId", "HostNumaId",
+                 "MemoryPoolSupportedHandleTypes", "IpcEventSupport"}     # (the last two: no CUDA IPC here)
 
 
 def test_every_attribute_an_h200_reports_has_its_value(built, run):

@@ -826,14 +826,15 @@ def _say_once(context, key: str, text: str) -> None:
 MEMORY_HOST, MEMORY_DEVICE, MEMORY_MANAGED = 1, 2, 3      # cudaMemoryType
 
 
-def _allocate(context, out: int, size: int, initialized: bool = False, kind: int = MEMORY_DEVICE) -> int:
+def _allocate(context, out: int, size: int, initialized: bool = False, kind: int = MEMORY_DEVICE,
+              align: int = 0) -> int:
     if not out:
         return context.fail(INVALID_VALUE)
     if size == 0:
         _write(out, "Q", 0)
         return SUCCESS
     try:
-        address = context.device.memory.allocate(size, initialized=initialized)
+        address = context.device.memory.allocate(size, align=align, initialized=initialized)
     except OutOfMemoryError as error:
         from ..settings import current
         if error.limit < current().device_memory:     # the host's memory, not the GPU's, ran out

@@ -280,6 +280,13 @@ def _known_context(context, handle: int) -> bool:
 
 
 @driver_call(INIT)
+def cuCtxCreate_v2(context, out, flags, device):
+    """CUDA 12's entry point, which programs that load libcuda themselves still name (cuda-samples'
+    matrixMulDynlinkJIT): cuCtxCreate_v4 with no parameters."""
+    return cuCtxCreate_v4.__wrapped__(context, out, 0, flags, device)
+
+
+@driver_call(INIT)
 def cuCtxDestroy_v2(context, handle):
     if not _known_context(context, handle):
         return CUDA_ERROR_INVALID_CONTEXT

@@ -43,7 +43,8 @@ from .hostmemory import readable_range
 _write, _read = hoststructs.write, hoststructs.read
 ELF_MAGIC = b"\x7fELF"
 ELF_NOBITS = 8
-JIT_ERROR_LOG_BUFFER, JIT_ERROR_LOG_BUFFER_SIZE = 5, 6      # CUjit_option
+# CUjit_option
+JIT_INFO_LOG_BUFFER, JIT_INFO_LOG_BUFFER_SIZE, JIT_ERROR_LOG_BUFFER, JIT_ERROR_LOG_BUFFER_SIZE = 3, 4, 5, 6
 
 
 class ImageRefused(Exception):
@@ -161,15 +162,21 @@ def cuModuleLoadDataEx(context, out, image, count, options, values):
         option, = _read(options + 4 * k, "i")
         settings[option] = values + 8 * k           # the option's slot: its value, or where to write one
 
-    def log(text: str) -> None:
-        if JIT_ERROR_LOG_BUFFER in settings and JIT_ERROR_LOG_BUFFER_SIZE in settings:
-            buffer, = _read(settings[JIT_ERROR_LOG_BUFFER], "Q")
-            size, = _read(settings[JIT_ERROR_LOG_BUFFER_SIZE], "Q")
+    def write_log(buffer_option: int, size_option: int, text: str) -> None:
+        if buffer_option in settings and size_option in settings:
+            buffer, = _read(settings[buffer_option], "Q")
+            size, = _read(settings[size_option], "Q")
             if buffer and size:
                 kept = text.encode()[:size - 1] + b"\0"
                 _write(buffer, f"{len(kept)}s", kept)
-                _write(settings[JIT_ERROR_LOG_BUFFER_SIZE], "Q", len(kept))
-    return _load(context, out, lambda: image_at(image), f"cuModuleLoadDataEx image {_loaded_images(context)}", log)
+                _write(settings[size_option], "Q", len(kept) - 1 if not text else len(kept))
+
+    # both logs start empty, as the driver leaves them for a load with nothing to say (a program
+    # prints its info log after a load: matrixMulDynlinkJIT printed its buffer's stale bytes)
+    write_log(JIT_INFO_LOG_BUFFER, JIT_INFO_LOG_BUFFER_SIZE, "")
+    write_log(JIT_ERROR_LOG_BUFFER, JIT_ERROR_LOG_BUFFER_SIZE, "")
+    return _load(context, out, lambda: image_at(image), f"cuModuleLoadDataEx image {_loaded_images(context)}",
+                 lambda text: write_log(JIT_ERROR_LOG_BUFFER, JIT_ERROR_LOG_BUFFER_SIZE, text))
 
 
 @driver_call()

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from . import device_limits, graph_params, graphs, memory3d, memory_pools  # noqa: F401  (they register
 from . import runtime_queries, stream_queries, user_objects  # noqa: F401     their functions)
-from . import driver_arrays, driver_memory, driver_modules  # noqa: F401      (the driver API's)
+from . import driver_arrays, driver_memory, driver_modules, driver_vmm  # noqa: F401      (the driver API's)
 from .calls import at_exit, handler
 from .driver import handler as driver_handler
 

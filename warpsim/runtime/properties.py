@@ -97,14 +97,13 @@ ATTRIBUTE_FIELDS = {
 # CUdevice_attribute defines: an H100 answers both APIs alike for every number from 1 to 147
 # (validation/runtime/driver_attributes_native.txt, against warpsim's: the numbers set to 0 below and
 # the H200's own sizes differ). The H200's value (device_attributes.txt) where warpsim
-# has what it names, else 0, so a program that checks first takes its other path (vectorAddMMAP
-# waives without virtual memory management; an H200 says 1 to it and to the export handles, dma_buf
-# and stream memory operations, none of which warpsim's driver has).
+# has what it names, else 0, so a program that checks first takes its other path (an H200 says 1 to
+# the export handles, dma_buf and stream memory operations, none of which warpsim's driver has).
 NUMBERED_ATTRIBUTES = {
     44: 1,          # CAN_TEX2D_GATHER (tex2Dgather runs)
     92: 0, 93: 0, 94: 0,        # the removed stream memory operation flags (_V1): an H100's 0
     96: 1,          # COOPERATIVE_MULTI_DEVICE_LAUNCH, deprecated: an H100's 1 in both APIs
-    102: 0,         # VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: no cuMemCreate / cuMemAddressReserve / cuMemMap
+    102: 1,         # VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED (driver_vmm.py: one mapping a handle)
     103: 0, 104: 0, 105: 0,     # export to a POSIX fd, Win32 and KMT handles
     107: 0,         # GENERIC_COMPRESSION_SUPPORTED (cuMemCreate's)
     110: 0,         # GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED
@@ -138,8 +137,11 @@ ARCHITECTURE_LIMITS = {
     "maxSurfaceCubemapLayered": (32768, 2046), "surfaceAlignment": 512, "deviceOverlap": 1,
     "pageableMemoryAccessUsesHostPageTables": 0, "sparseCudaArraySupported": 1, "hostRegisterReadOnlySupported": 1,
     "timelineSemaphoreInteropSupported": 1, "gpuDirectRDMASupported": 1, "gpuDirectRDMAFlushWritesOptions": 1,
-    "gpuDirectRDMAWritesOrdering": 100, "memoryPoolSupportedHandleTypes": 9, "deferredMappingCudaArraySupported": 1,
-    "ipcEventSupported": 1, "memSyncDomainCount": 4, "unifiedFunctionPointers": 1, "deviceNumaConfig": 0,
+    "gpuDirectRDMAWritesOrdering": 100, "deferredMappingCudaArraySupported": 1, "memSyncDomainCount": 4,
+    # an H200's 9 (POSIX file descriptors and fabric handles) and 1: warpsim's runtime has no CUDA IPC
+    # (cudaIpcGetMemHandle, cudaIpcGetEventHandle, cudaMemPoolExportToShareableHandle), so none, and
+    # simpleIPC and streamOrderedAllocationIPC take their other path
+    "memoryPoolSupportedHandleTypes": 0, "ipcEventSupported": 0, "unifiedFunctionPointers": 1, "deviceNumaConfig": 0,
     "deviceNumaId": -1, "mpsEnabled": 0, "hostNumaId": 0, "canFlushRemoteWrites": 0, "multiGpuBoardGroupID": 0,
     "d3d12CigSupported": 0, "vulkanCigSupported": 0, "hostNumaMultinodeIpcSupported": 0,
 }
