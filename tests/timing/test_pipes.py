@@ -1,7 +1,6 @@
 """Which pipe each SASS instance issues to, and what it costs there (the forty-second batch)."""
 
 import numpy as np
-import pytest
 
 import warpsim as ws
 from warpsim.timing import gpu_preset, predict

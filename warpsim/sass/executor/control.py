@@ -39,7 +39,7 @@ from ...semantics import barriers
 from . import device_calls
 from .operands import U32, dest, pred_dest, predicate, source
 from .state import EXITED as EXITED_PC
-from .table import Step, Unsupported, semantics
+from .table import WAIT_WARPSYNC, Step, Unsupported, semantics
 from .warp import ballot, warp_bits
 
 EXIT = -1
@@ -321,7 +321,6 @@ def release_partners(st, g, masks) -> None:
     different trip counts meet at the one after the loop, as on an H100): the named lanes waiting
     at another WARPSYNC go on there without waiting again (st.sync_passes, which the engine's
     ready_lanes reads), and the issuing lanes' own passes are spent."""
-    from .program import WAIT_WARPSYNC
     passes = getattr(st, "sync_passes", None)
     if passes is not None:
         passes[g.idx] = False

@@ -21,13 +21,11 @@ from ..compiled.segment import segments_of
 from .control import LINKED
 from .errors import SassUnsupported
 from .operands import predicate
-from .table import Step, Unsupported, build_step
+from .table import (NO_WAIT, WAIT_BAR, WAIT_BSYNC, WAIT_KINDS, WAIT_POLL, WAIT_WARPSYNC,  # noqa: F401
+                    Step, Unsupported, build_step)
 from .tensor import hgmma_highest_register
 
 INSTRUCTION_BYTES = 16
-NO_WAIT, WAIT_BSYNC, WAIT_WARPSYNC, WAIT_BAR, WAIT_POLL = 0, 1, 2, 3, 4
-# poll: the step's own test says which lanes may issue (UCGABAR_WAIT: their cluster's phase completed)
-WAIT_KINDS = {"bsync": WAIT_BSYNC, "warpsync": WAIT_WARPSYNC, "bar": WAIT_BAR, "poll": WAIT_POLL}
 ENDS_BLOCK = {"BRA", "JMP", "EXIT", "KILL", "CALL", "RET", "BRX"}
 
 

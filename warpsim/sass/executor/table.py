@@ -42,6 +42,12 @@ class OpcodeEntry:
     warp_level: bool = False            # reads other lanes (SHFL, VOTE, REDUX, MATCH)
 
 
+# What a step's lanes wait for before it (Step.wait's first item), as the program's wait_kind codes;
+# poll: the step's own test says which lanes may issue (UCGABAR_WAIT: their cluster's phase completed)
+NO_WAIT, WAIT_BSYNC, WAIT_WARPSYNC, WAIT_BAR, WAIT_POLL = 0, 1, 2, 3, 4
+WAIT_KINDS = {"bsync": WAIT_BSYNC, "warpsync": WAIT_WARPSYNC, "bar": WAIT_BAR, "poll": WAIT_POLL}
+
+
 @dataclass
 class Step:
     """One decoded instruction: `run(state, group)` executes it for the lanes of group.
