@@ -40,3 +40,24 @@ def test_each_integer_width_reaches_the_kernel_with_its_bits():
         store[1, 32](out, value)
         assert (out.copy_to_host() == np.uint64(value % (1 << 64))).all(), value
     assert {str(sig[1]) for sig in store.overloads} == {"int64", "uint64"}
+
+
+@pytest.mark.parametrize("interface", [
+    {"shape": (4,), "typestr": "<f4", "data": (2 ** 64, False), "version": 3},       # past 64 bits
+    {"shape": (4,), "typestr": "<f4", "data": (-1, False), "version": 3},
+    {"shape": "abc", "typestr": "<f4", "data": (16, False), "version": 3},
+    {"shape": (4,), "typestr": "junk", "data": (16, False), "version": 3},
+    {"shape": (4,), "typestr": "<f4", "version": 3},                                  # no data
+])
+def test_a_foreign_array_interface_that_cannot_be_a_device_array_is_named(interface):
+    """A __cuda_array_interface__ whose words do not fit a device array's gives a KernelArgumentError
+    naming the kernel (a data pointer of 2**64 raised struct.error from the packing)."""
+    from warpsim.api.args import KernelArgumentError
+
+    @cuda.jit
+    def store(a):
+        a[0] = 1.0
+
+    foreign = type("Foreign", (), {"__cuda_array_interface__": interface})()
+    with pytest.raises(KernelArgumentError, match="kernel .*store"):
+        store[1, 1](foreign)

@@ -104,12 +104,20 @@ def _device_view(value, copy_in: bool, copy_out: bool, writebacks: list):
         if isinstance(value, api.ndarray) and value.device is not api.current_device():
             # its address means nothing here: a kernel would read and write this device's memory
             raise KernelArgumentError("the array is on another device than the one the kernel runs on")
-        shape = tuple(int(d) for d in interface["shape"])
-        itemsize = np.dtype(interface["typestr"]).itemsize
-        strides = interface.get("strides")
-        if strides is None:
-            strides = contiguous_strides(shape, itemsize)
-        return int(interface["data"][0]), shape, tuple(int(s) for s in strides), itemsize
+        try:
+            shape = tuple(int(d) for d in interface["shape"])
+            itemsize = np.dtype(interface["typestr"]).itemsize
+            strides = interface.get("strides")
+            if strides is None:
+                strides = contiguous_strides(shape, itemsize)
+            pointer, strides = int(interface["data"][0]), tuple(int(s) for s in strides)
+        except (KeyError, IndexError, TypeError, ValueError) as error:
+            raise KernelArgumentError(f"the argument's __cuda_array_interface__ cannot be read: {error!r}") \
+                from None
+        if not 0 <= pointer < 1 << 63 or any(abs(n) >= 1 << 63 for n in shape + strides):
+            raise KernelArgumentError(f"the argument's __cuda_array_interface__ gives data at {pointer:#x}, shape "
+                                      f"{shape} and strides {strides}: not a device array's 64-bit words")
+        return pointer, shape, strides, itemsize
     host = np.asarray(value)
     _warn_implicit_copy(value)
     order = "F" if host.flags.f_contiguous and not host.flags.c_contiguous else "C"
