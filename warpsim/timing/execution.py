@@ -57,8 +57,8 @@ class SiteMemory:
     chunk_gaps: int = 0             # gaps between a request's distinct 64-byte chunks (HBM's access), in order
     gap_doublings: float = 0.0      # ... summed, each as log2 of its chunks, 0 (adjacent) to SPREAD_DOUBLINGS
     scattered_lines: int = 0        # lines of requests whose lines lie at random (scattered_lines)
-    scattered_span: float = 0.0     # bytes between the lowest and highest address of those requests' site
-    low: float = float("inf")       # (the site's lowest and highest address so far)
+    low: float = float("inf")       # the lowest and highest address of those requests: the region they
+    #                                 read at random in (model.random_regions)
     high: float = 0.0
     # atomics at the hottest L2 slice chunk (ATOMIC_CHUNK_BYTES): per (warp request, line) reaching it,
     # one address (its lanes serialise) or several (one pass of the line)
@@ -482,7 +482,6 @@ class _Recorder(LaunchObserver):
         if at_random:
             rec.scattered_lines += at_random
             rec.low, rec.high = min(rec.low, float(offsets.min())), max(rec.high, float(offsets.max()))
-            rec.scattered_span = rec.high - rec.low
 
     def _sector_requests(self, site_index: int, warps: np.ndarray, ctas: np.ndarray, sectors: np.ndarray,
                          is_load: bool) -> tuple:

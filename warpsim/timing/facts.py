@@ -86,7 +86,8 @@ class PresetFacts:
     def __init__(self, facts: FunctionFacts, preset):
         n = len(facts.pipes)
         hold = pipe_cycles(preset)
-        self.pipe_hold = {p: _frozen(np.array([hold[p] * k if q == p else 0.0 for q, k in zip(facts.pipes, facts.passes)]))
+        self.pipe_hold = {p: _frozen(np.array([hold[p] * k if q == p else 0.0
+                                               for q, k in zip(facts.pipes, facts.passes)]))
                           for p in QUEUE_PIPES}
         self.pipe_hold["tensor"] = _frozen(np.array([tensor_cycles(ins.opcode, ins.mods, preset) if q == "tensor"
                                                      else 0.0 for ins, q in zip(facts.instructions, facts.pipes)]))

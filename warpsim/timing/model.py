@@ -1025,5 +1025,5 @@ def _bottleneck(bounds, groups, cycles) -> str:
     best = max(util, key=util.get)
     if util[best] < 0.6:
         return "latency"
-    return {"issue": "issue", "fma": "fma", "fp16": "fp16", "alu": "alu", "fp64": "fp64", "mufu": "sfu", "tensor": "tensor",
-            "mio": "shared", "lsu": "l1", "l2": "l2", "dram": "dram"}[best]
+    return {"issue": "issue", "fma": "fma", "fp16": "fp16", "alu": "alu", "fp64": "fp64", "mufu": "sfu",
+            "tensor": "tensor", "mio": "shared", "lsu": "l1", "l2": "l2", "dram": "dram"}[best]
