@@ -96,7 +96,7 @@ def compiler_folders(path: str) -> list:
     """The folders of the compiler libraries (COMPILER_LIBRARIES) the program at `path` loads."""
     from ..frontends.nvrtc import nvrtc_library_path
     needed = {name.split(".so")[0] for name in needed_libraries(path)}
-    return [os.path.dirname(nvrtc_library_path())] if "libnvrtc" in needed else []
+    return [os.path.dirname(nvrtc_library_path())] if needed & set(COMPILER_LIBRARIES) else []
 
 
 def program_environment(library_folder, after: tuple = ()) -> dict:

@@ -17,11 +17,10 @@ from dataclasses import dataclass, field
 from . import calls
 from .driver import CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_SUPPORTED, CUDA_SUCCESS, driver_call, refuse
 from .hoststructs import read as _read, write as _write
-from .memory_pools import _layout_size, _read_location, pool_properties
+from .memory_pools import ACCESS_FLAGS, ACCESS_READ_WRITE, LOCATION_DEVICE, _read_location, pool_properties, \
+    read_access_descriptors
 
 GRANULARITY = 2 << 20           # an H100's minimum and recommended granularity for device memory
-ALLOCATION_TYPE_PINNED, LOCATION_DEVICE = 1, 1
-ACCESS_READ_WRITE = 3
 
 
 @dataclass
@@ -35,8 +34,15 @@ class VirtualMemory:
     mapped: dict = field(default_factory=dict)
     next_handle: int = 1
 
+    def is_mapped(self, handle: int) -> bool:
+        return any(h == handle for _, h in self.mapped.values())
+
+    def overlapping(self, address: int, size: int) -> list:
+        """(start, bytes) of the mappings that share bytes with [address, address + size)."""
+        return [(at, n) for at, (n, _) in self.mapped.items() if at < address + size and address < at + n]
+
     def forget_unused(self, handle: int) -> None:
-        if not self.references.get(handle) and not any(h == handle for _, h in self.mapped.values()):
+        if not self.references.get(handle) and not self.is_mapped(handle):
             self.handles.pop(handle, None)
             self.references.pop(handle, None)
 
@@ -118,9 +124,9 @@ def cuMemMap(context, address, size, offset, handle, flags):
     if not vmm.references.get(handle) or flags or not size \
             or offset + size > vmm.handles[handle] or _reservation_of(vmm, address, size) is None:
         return CUDA_ERROR_INVALID_VALUE
-    if any(at < address + size and address < at + n for at, (n, _) in vmm.mapped.items()):
+    if vmm.overlapping(address, size):
         return CUDA_ERROR_INVALID_VALUE        # a range already mapped
-    if any(h == handle for _, h in vmm.mapped.values()):
+    if vmm.is_mapped(handle):
         return refuse(context, "cuMemMap", f"allocation handle {handle} is mapped already: one allocation at two "
                       "addresses is not simulated (warpsim's device memory is its addresses)",
                       CUDA_ERROR_NOT_SUPPORTED)
@@ -143,20 +149,12 @@ def cuMemUnmap(context, address, size):
 @driver_call()
 def cuMemSetAccess(context, address, size, descriptors, count):
     """Device 0 read-write over mapped ranges (kernels are not stopped from reaching the rest)."""
-    from .hoststructs import offsets
-    from .native import MEM_ACCESS_DESC_FIELDS
-    vmm = _vmm(context)
-    covered = sum(min(at + n, address + size) - max(at, address)
-                  for at, (n, _) in vmm.mapped.items() if at < address + size and address < at + n)
+    covered = sum(min(at + n, address + size) - max(at, address) for at, n in _vmm(context).overlapping(address, size))
     if not count or not descriptors or covered != size:
         return CUDA_ERROR_INVALID_VALUE
-    step = _layout_size("ws_mem_access_desc_layout")
-    at = offsets("ws_mem_access_desc_layout", MEM_ACCESS_DESC_FIELDS)
-    for k in range(count):
-        location = _read_location(descriptors + k * step)
-        (flags,) = _read(descriptors + k * step + at["flags"], "i")
-        if location != (LOCATION_DEVICE, 0) or flags not in (0, 1, ACCESS_READ_WRITE):
-            return CUDA_ERROR_INVALID_VALUE
+    if any(location != (LOCATION_DEVICE, 0) or flags not in ACCESS_FLAGS
+           for location, flags in read_access_descriptors(descriptors, count)):
+        return CUDA_ERROR_INVALID_VALUE
     return CUDA_SUCCESS
 
 
@@ -164,9 +162,7 @@ def cuMemSetAccess(context, address, size, descriptors, count):
 def cuMemGetAccess(context, out, location, address):
     if not out or not location or _read_location(location) != (LOCATION_DEVICE, 0):
         return CUDA_ERROR_INVALID_VALUE
-    vmm = _vmm(context)
-    mapped = any(at <= address < at + n for at, (n, _) in vmm.mapped.items())
-    _write(out, "Q", ACCESS_READ_WRITE if mapped else 0)
+    _write(out, "Q", ACCESS_READ_WRITE if _vmm(context).overlapping(address, 1) else 0)
     return CUDA_SUCCESS
 
 

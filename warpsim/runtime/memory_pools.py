@@ -160,22 +160,27 @@ def _access_location_refusal(context, location_type: int, location_id: int) -> i
     return context.fail(INVALID_VALUE)
 
 
+def read_access_descriptors(descriptors: int, count: int) -> list:
+    """((location type, id), flags) of each of `count` cudaMemAccessDesc (CUmemAccessDesc: the same
+    layout) at a host address."""
+    from .hoststructs import offsets
+    from .native import MEM_ACCESS_DESC_FIELDS
+    size = _layout_size("ws_mem_access_desc_layout")
+    at = offsets("ws_mem_access_desc_layout", MEM_ACCESS_DESC_FIELDS)
+    return [(_read_location(descriptors + k * size), _read(descriptors + k * size + at["flags"], "i")[0])
+            for k in range(count)]
+
+
 @call()
 def cudaMemPoolSetAccess(context, pool, descriptors, count):
     """Which locations may reach the pool's memory. Device 0 owns every pool and keeps read-write access
     (anything else for it is cudaErrorInvalidValue); a host location's access is kept and read back. Kernels
     are not stopped from reaching memory a location was not given (all of it is device 0's)."""
-    from .hoststructs import offsets
-    from .native import MEM_ACCESS_DESC_FIELDS
     found = _pools(context).get(pool)
     if found is None or count and not descriptors:
         return context.fail(INVALID_VALUE)
-    size = _layout_size("ws_mem_access_desc_layout")
-    at = offsets("ws_mem_access_desc_layout", MEM_ACCESS_DESC_FIELDS)
     changes = {}
-    for k in range(count):
-        location = _read_location(descriptors + k * size)
-        (flags,) = _read(descriptors + k * size + at["flags"], "i")
+    for location, flags in read_access_descriptors(descriptors, count):
         code = _access_location_refusal(context, *location)
         if code:
             return code

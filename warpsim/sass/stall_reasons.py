@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .executor.table import PIPES
+
 WALK, TAKEN_BRANCHES, QUEUEING, CHIP = "walk", "taken branches", "queueing", "chip-wide bound"
 
 
@@ -37,9 +39,8 @@ class StallReason:
 
 
 _MEMORY_PIPES = ("global", "local")
-# every other pipe of the SASS opcode table (sass/executor/table.PIPES) releases through an MIO scoreboard
-_MIO_PIPES = ("fp32", "fma", "fp16", "alu", "fp64", "mufu", "tensor", "shared", "constant", "special", "warp",
-              "barrier", "branch", "uniform")
+# every other pipe of the SASS opcode table releases through an MIO scoreboard
+_MIO_PIPES = tuple(p for p in PIPES if p not in _MEMORY_PIPES)
 
 STALL_REASONS = (
     StallReason("selected", "issuing this cycle (the issue itself)", (WALK, QUEUEING)),

@@ -87,9 +87,9 @@ for _name in VIDEO_OPS:
 # vop.dtype.atype.btype{.sat}{.op2} d, a, b{, c}: the operation on a and b read as 32-bit words of
 # their types, in 34 bits, clamped to dtype's range with .sat (else its low 32 bits read as dtype),
 # then the secondary operation with c (.add, .min, .max, c read as dtype), the result's low 32 bits:
-# as ptxas lowers them (tests/sass/test_executor_simd_and_bmov.py runs its SASS beside). vshl/vshr take the amount as
-# .u32, clamped at 32 (.clamp) or taken modulo 32 (.wrap); vset compares (.eq .ne .lt .le .gt .ge)
-# to 1 or 0. The PTX ISA's byte and half-word selectors (a.b0, d.h1) and vmad are not supported.
+# as ptxas lowers them (tests/sass/test_executor_simd_and_bmov.py runs its SASS beside). vshl/vshr
+# take the amount as .u32, clamped at 32 (.clamp) or taken modulo 32 (.wrap); vset compares (.eq .ne
+# .lt .le .gt .ge) to 1 or 0. The PTX ISA's byte and half-word selectors (a.b0, d.h1) and vmad are not supported.
 # An H100 gives vshr.u32.u32.u32.clamp.add (0xF0F0F00F, 5, 3) = 0x07878783 (CUB's SHR_ADD).
 
 SCALAR_VIDEO = {

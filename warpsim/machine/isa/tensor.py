@@ -259,10 +259,9 @@ def check_mma(ins) -> str | None:
         return ("mma.sync is supported for m16n8k16 and m16n8k8 .row.col with f16/bf16 inputs, "
                 "m16n8k8 and m16n8k4 with tf32 inputs, m16n8k32 with e4m3/e5m2 inputs and m16n8k16 and "
                 "m16n8k32 with s8/u8 inputs, m8n8k4 with f64")
-    if (shape == "m8n8k4") != ("f64" in types):
-        return "mma.sync m8n8k4 takes f64 (all four types), and f64 takes m8n8k4"
-    if shape == "m8n8k4":
-        return None if types == ["f64"] * 4 else "mma.sync m8n8k4 takes f64 (all four types)"
+    if shape == "m8n8k4" or "f64" in types:
+        return None if shape == "m8n8k4" and types == ["f64"] * 4 else \
+            "mma.sync m8n8k4 takes f64 (all four types), and f64 takes m8n8k4"
     integer = [t in MMA_INTEGER for t in types[1:3]]
     if any(integer):
         if not (all(integer) and types[0] == types[3] == "s32" and shape in ("m16n8k16", "m16n8k32")):

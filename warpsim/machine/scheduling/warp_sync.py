@@ -131,10 +131,8 @@ class NamedLaneMeeting:
         instruction with the lanes it has.
         """
         passes = getattr(ctx, "sync_passes", None)
-        issuing = lane_bits(np.zeros(slots.shape, dtype=bool) if passes is None else passes[slots])[row]
         if passes is not None:                  # released by partners that went on at another site
-            lane_ok = lane_ok | ((issuing >> ctx.lane[idx]) & 1).astype(bool)
-        status = ctx.status[slots]
+            lane_ok = lane_ok | passes[idx]
         ins = block.instructions[0]
         blocks = ctx.program.blocks
         kinds = {}
@@ -146,7 +144,7 @@ class NamedLaneMeeting:
                     and other.instructions[0].mods == ins.mods
             return kinds[gid]
 
-        elsewhere = (status == AT_WARP_SYNC) & (ctx.pc[slots] != block.gid)
+        elsewhere = (ctx.status[slots] == AT_WARP_SYNC) & (ctx.pc[slots] != block.gid)
         if elsewhere.any():
             for gid in np.unique(ctx.pc[slots][elsewhere]):
                 if not same_kind(gid):

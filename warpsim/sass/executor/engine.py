@@ -58,6 +58,7 @@ def ready_lanes(st: SassState, alive: np.ndarray, yielding: np.ndarray) -> tuple
     if not waiting.any():
         return ready, held
     bar_lanes = []
+    at_sync = None                  # per warp, the lanes at a WARPSYNC or held at a BSYNC (made once)
     for p in np.flatnonzero(np.bincount(pc[waiting])):      # the few places lanes wait at
         here = pc == p
         step = program.steps[int(p)]
@@ -84,8 +85,9 @@ def ready_lanes(st: SassState, alive: np.ndarray, yielding: np.ndarray) -> tuple
             g = Group(at)
             mask = np.broadcast_to(np.asarray(step.wait[1](st, g), dtype=np.uint64), (g.n,))
             live = warp_bits(alive)[at >> 5]
-            arrived = warp_bits((kinds == WAIT_WARPSYNC) | (kinds == WAIT_BSYNC))[at >> 5]
-            ready[at] = (mask & live & ~arrived) == 0
+            if at_sync is None:
+                at_sync = warp_bits((kinds == WAIT_WARPSYNC) | (kinds == WAIT_BSYNC))
+            ready[at] = (mask & live & ~at_sync[at >> 5]) == 0
             passes = getattr(st, "sync_passes", None)
             if passes is not None:
                 ready[at] |= passes[at]
