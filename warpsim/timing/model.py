@@ -157,17 +157,18 @@ def l1_misses(ex, i: int, m, ctas_per_sm: float, overflow: float = 0.0) -> float
 
 
 def random_regions(scattered: dict, fetched: dict) -> list:
-    """(bytes spanned, bytes fetched) of each region that load sites read lines of at random in:
-    the sites whose address ranges overlap read one region (a loop's unrolled loads from one array)."""
+    """(bytes spanned, bytes fetched, the sites) of each region that load sites read lines of at
+    random in: the sites whose address ranges overlap read one region (a loop's unrolled loads from
+    one array)."""
     regions = []
     for i in sorted(scattered, key=lambda i: scattered[i].low):
         m = scattered[i]
         if regions and m.low <= regions[-1][1]:
-            low, high, asked = regions[-1]
-            regions[-1] = [low, max(high, m.high), asked + fetched[i]]
+            low, high, asked, sites = regions[-1]
+            regions[-1] = [low, max(high, m.high), asked + fetched[i], sites + [i]]
         else:
-            regions.append([m.low, m.high, fetched[i]])
-    return [(high - low, asked) for low, high, asked in regions]
+            regions.append([m.low, m.high, fetched[i], [i]])
+    return [(high - low, asked, sites) for low, high, asked, sites in regions]
 
 
 class KernelCosts:
@@ -205,13 +206,14 @@ class KernelCosts:
                                       for i, m in scattered.items()) * 32 * scale
         dram_read = min(footprint_rest * scale, max(2 * l2_rest, footprint_rest))
         regions = random_regions(scattered, fetched)
-        blocks = [random_blocks(span, asked) for span, asked in regions]
+        blocks = [random_blocks(span, asked) for span, asked, _ in regions]
         if ex.allocation_bytes:
             dram_read = min(dram_read, max(footprint_rest, ex.allocation_bytes - sum(blocks)))
         written = ex.footprint_written * scale
-        rereads = sum((asked - b) * random_reread_misses(span, asked, dram_read + written + sum(blocks) - b,
-                                                         preset.l2_bytes * L2_RANDOM_SHARE)
-                      for (span, asked), b in zip(regions, blocks))
+        lost = [(asked - b) * random_reread_misses(span, asked, dram_read + written + sum(blocks) - b,
+                                                   preset.l2_bytes * L2_RANDOM_SHARE)
+                for (span, asked, _), b in zip(regions, blocks)]
+        rereads = sum(lost)
         dram_read += sum(blocks)
         total_fp = dram_read + written
         beyond_l2 = max(0.0, 1.0 - preset.l2_bytes / total_fp) if total_fp > 0 else 0.0
@@ -222,6 +224,10 @@ class KernelCosts:
         # order, evicts each line before its next use: LRU keeps none of it)
         cold = 1.0 if l2_since is None or total_fp + l2_since > preset.l2_bytes else 0.0
         dram_read *= cold
+        # the share of a random site's reads that HBM serves: its region's first touches and lost
+        # re-reads over what its sites ask (their readers come at random times, not in step)
+        random_from_hbm = {i: min(1.0, (b * cold + r) / asked) if asked > 0 else 0.0
+                           for (_, asked, sites), b, r in zip(regions, blocks, lost) for i in sites}
         dram_read += rereads        # (lost warm too: the L2 holds too little of the region)
         # lines with partly written sectors: the L2 reads each such sector from HBM to merge the write
         self.partial_fill = preset.partial_line_hbm_bytes * cold
@@ -295,7 +301,7 @@ class KernelCosts:
                 rereads = max(0.0, self.misses[i] - self.overflow[i] - m.cta_unique_sectors) / m.sectors \
                     if m.space == "global" else 0.0
                 first = max(0.0, 1 - h1 - over - rereads)
-                f = waited
+                f = random_from_hbm.get(i, waited)
                 from_hbm[i] = first * f + (over + rereads) * again
                 latency[i] = (h1 * preset.l1_hit_latency + from_hbm[i] * preset.hbm_latency
                               + first * (1 - f) * l2_lat + (over + rereads) * (1 - again) * l2_lat)
