@@ -53,3 +53,66 @@ def test_half_warps_with_different_trip_counts_meet_at_the_next_shuffle(engine, 
                 launch()
             assert prof[0].level == "sass" and prof[0].execution == "sass"
     np.testing.assert_array_equal(out.get(), expected(x, trips))
+
+
+MEETINGS = r"""
+extern "C" __global__ void meet_sites(const int* v, const int* trips, unsigned* ballots, int* sums) {
+    int t = blockIdx.x * blockDim.x + threadIdx.x, lane = threadIdx.x & 31;
+    int n = trips[2 * (t >> 5) + (lane >= 16)];
+    unsigned b = 0;
+    int r = 0;
+    for (int i = 0; i < n; ++i) {
+        int x = v[t * 8 + i];
+        b = b * 3u + __ballot_sync(0xffffffffu, x & 1);
+        r = r * 5 + __reduce_add_sync(0xffffffffu, x);
+    }
+    int x = v[t * 8 + 7];
+    b = b * 3u + __ballot_sync(0xffffffffu, x & 1);
+    r = r * 5 + __reduce_add_sync(0xffffffffu, x);
+    ballots[t] = b;
+    sums[t] = r;
+}
+"""
+
+
+def meetings_expected(v, trips):
+    """The k-th collective of one half-warp runs with the k-th of the other (each half's loop, then
+    the one after it), one collective for both, as the H100 runs sites.cu; past the shorter half's
+    last, the longer half's run alone (the other half has exited)."""
+    v = v.reshape(-1, 32, 8).astype(np.int64)
+    ballots = np.zeros(v.shape[:2], dtype=np.uint64)
+    sums = np.zeros(v.shape[:2], dtype=np.int64)
+    for w in range(v.shape[0]):
+        halves = [np.arange(16), np.arange(16, 32)]
+        steps = [list(range(trips[2 * w + h])) + [7] for h in (0, 1)]
+        for k in range(max(map(len, steps))):
+            present = [(lanes, steps[h][k]) for h, lanes in enumerate(halves) if k < len(steps[h])]
+            word = sum(int(1 << int(lane)) for lanes, i in present for lane in lanes if v[w, lane, i] & 1)
+            total = sum(int(v[w, lane, i]) for lanes, i in present for lane in lanes)
+            for lanes, _ in present:
+                ballots[w, lanes] = (ballots[w, lanes] * 3 + word) & 0xFFFFFFFF
+                sums[w, lanes] = sums[w, lanes] * 5 + total
+    return ballots.ravel().astype(np.uint32), sums.ravel().astype(np.uint32).view(np.int32)
+
+
+@pytest.mark.parametrize("engine", ["numpy", "compiled"])
+@pytest.mark.parametrize("level", [None, "sass"])
+@pytest.mark.filterwarnings("ignore:.*names lanes that have exited")
+def test_ballots_and_reductions_met_at_other_sites_run_once_for_both_halves(engine, level):
+    rng = np.random.default_rng(11)
+    v = rng.integers(-50, 50, 4 * 32 * 8).astype(np.int32)
+    trips = rng.integers(0, 7, 8).astype(np.int32)
+    trips[:2] = [2, 1]                               # the H100's case (validation/warp_sync_masks)
+    module = cp.RawModule(code=MEETINGS, options=("-arch=sm_90",))
+    ballots, sums = cp.zeros(128, dtype=np.uint32), cp.zeros(128, dtype=np.int32)
+    launch = lambda: module.get_function("meet_sites")((1,), (128,), (cp.asarray(v), cp.asarray(trips), ballots, sums))  # noqa: E731
+    with cp.settings(engine=engine, sass_verify=False):
+        if level is None:
+            launch()
+        else:
+            with cp.profile(level=level) as prof:
+                launch()
+            assert prof[0].execution == "sass"
+    want_ballots, want_sums = meetings_expected(v, trips)
+    np.testing.assert_array_equal(ballots.get(), want_ballots)
+    np.testing.assert_array_equal(sums.get(), want_sums)

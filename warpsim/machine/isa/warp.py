@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...ptx.ir import Reg, Sink
+from ...ptx.ir import Imm, Not, Reg, Sink
+from ...ptx.types import TYPES
 from ...semantics import warp as lanes
+from .evaluate import typed_immediate
 from .table import (
     WARP,
     constant_mask,
@@ -41,9 +43,141 @@ def activemask(ctx, idx) -> np.ndarray:
     return lanes.ballot(idx, True)
 
 
+# ------------------------------------------------------------ collectives met across sites
+#
+# From sm_70 a `.sync` collective waits for its named lanes at *a* collective of its kind and mask
+# (scheduling/warp_sync.py, meet_across_sites), and then runs once for all of them: each lane gives
+# its own operands, from its own instruction, and gets the result of the whole meeting. An H100 runs
+# `validation/warp_sync_masks/sites.cu` so: half-warps whose loops of a ballot and a
+# `__reduce_add_sync` run two and one times meet the one after the loop, and each half's ballot word
+# holds the other's votes. The group issuing takes the partners' operands from their registers
+# (ctx.joint_meeting, left by the meeting) and leaves the partners their results
+# (ctx.joint_results), which they take when they issue their own instruction.
+
+def _source_values(ctx, block, op, type_name: str, slots) -> np.ndarray | None:
+    """A source operand of the block's first instruction, as `type_name`, for lanes `slots` from the
+    register file (None where it is not a register, immediate or negated predicate)."""
+    fn, t = block.function, TYPES[type_name]
+    if isinstance(op, Not):
+        got = _source_values(ctx, block, op.reg, "pred", slots)
+        return None if got is None else ~got
+    if isinstance(op, Imm):
+        value = typed_immediate(op, type_name)
+        return np.full(len(slots), value, dtype=bool if t.kind == "pred" else t.dtype)
+    if not isinstance(op, Reg) or op.name not in fn.regs:
+        return None
+    bits = TYPES[fn.regs[op.name]].bits
+    raw = ctx.reg(f"{fn.name}::{op.name}", bits)[slots]
+    if t.kind == "pred":
+        return raw != 0
+    if raw.dtype.itemsize != t.dtype.itemsize:
+        raw = raw.astype(t.storage)
+    return raw.view(t.dtype)
+
+
+def _partners(ctx, idx, sources: tuple):
+    """(partner lanes, their source operands k as types t for (k, t) in sources, their member masks) of
+    a meeting across sites that idx's group issues now; None if there is none."""
+    meeting = getattr(ctx, "joint_meeting", None)
+    if meeting is None:
+        return None
+    ctx.joint_meeting = None
+    partners, gids = meeting
+    if not np.isin(partners >> 5, idx >> 5).all():
+        return None
+    values = [[] for _ in sources] + [[]]
+    for gid in np.unique(gids):
+        at = partners[gids == gid]
+        block = ctx.program.blocks[int(gid)]
+        ins = block.instructions[0]
+        for k, (pos, type_name) in enumerate(sources):
+            got = _source_values(ctx, block, ins.srcs[pos], type_name, at)
+            if got is None:
+                return None
+            values[k].append(got)
+        values[-1].append(_source_values(ctx, block, mask_operand(ins), "b32", at))
+    order = np.concatenate([partners[gids == gid] for gid in np.unique(gids)])
+    return order, [np.concatenate(v) for v in values]
+
+
+def _components(result) -> tuple:
+    return result if isinstance(result, tuple) else (result,)
+
+
+def _shaped(parts: list, like):
+    return tuple(parts) if isinstance(like, tuple) else parts[0]
+
+
+def _held(ctx, idx):
+    """(which lanes of idx have results waiting from a collective met across sites, those results in
+    idx's order), the results taken; None if no lane has."""
+    held = getattr(ctx, "joint_results", None)
+    if not held:
+        return None
+    hit = np.zeros(len(idx), dtype=bool)
+    parts, kept = None, []
+    for slots, results in held:
+        inside = np.isin(slots, idx)
+        if inside.any():
+            at = np.searchsorted(idx, slots[inside])
+            hit[at] = True
+            comps = _components(results)
+            if parts is None:
+                parts = [np.zeros(len(idx), dtype=c.dtype) for c in comps]
+            for part, c in zip(parts, comps):
+                part[at] = c[inside]
+        if not inside.all():
+            kept.append((slots[~inside], _shaped([c[~inside] for c in _components(results)], results)))
+    if parts is None:
+        return None
+    ctx.joint_results = kept
+    return hit, _shaped(parts, results)
+
+
+def _joint(ctx, idx, own: tuple, sources: tuple, compute):
+    """compute(slots, *operands) for idx's group (operands `own`, the member mask last), and for the
+    lanes it meets at other sites, whose results wait for them; lanes with results waiting take
+    those."""
+    waiting = _held(ctx, idx)
+    if waiting is None:
+        return _meet(ctx, idx, own, sources, compute)
+    hit, got = waiting
+    if hit.all():
+        return got
+    rest = _meet(ctx, idx[~hit], tuple(np.broadcast_to(np.asarray(o), idx.shape)[~hit] for o in own),
+                 sources, compute)
+    parts = []
+    for g, r in zip(_components(got), _components(rest)):
+        g = g.copy()
+        g[~hit] = r
+        parts.append(g)
+    return _shaped(parts, got)
+
+
+def _meet(ctx, idx, own: tuple, sources: tuple, compute):
+    met = _partners(ctx, idx, sources)
+    if met is None:
+        return compute(idx, *own)
+    partners, values = met
+    slots = np.concatenate([idx, partners])
+    order = np.argsort(slots, kind="stable")
+    operands = [np.concatenate([np.broadcast_to(np.asarray(o), idx.shape).astype(v.dtype), v])[order]
+                for o, v in zip(own, values)]
+    result = compute(slots[order], *operands)
+    back = np.empty_like(order)
+    back[order] = np.arange(len(order))
+    mine, theirs = back[:len(idx)], back[len(idx):]
+    keep = np.argsort(partners)
+    comps = _components(result)
+    ctx.joint_results = (getattr(ctx, "joint_results", None) or []) + \
+        [(partners[keep], _shaped([c[theirs[keep]] for c in comps], result))]
+    return _shaped([c[mine] for c in comps], result)
+
+
 def vote(ctx, idx, mode: str, pred: np.ndarray, member_mask: np.ndarray):
     """vote.sync.{all,any,uni,ballot} over the lanes of idx that the mask names."""
-    return lanes.vote(mode, idx, pred, member_mask)
+    return _joint(ctx, idx, (pred, member_mask), ((0, "pred"),),
+                  lambda slots, p, m: lanes.vote(mode, slots, p, m))
 
 
 def shfl(ctx, idx, mode: str, value: np.ndarray, b: np.ndarray, c: np.ndarray, reg_file=None,
@@ -54,11 +188,14 @@ def shfl(ctx, idx, mode: str, value: np.ndarray, b: np.ndarray, c: np.ndarray, r
     executing group, or not named in its member mask) gets an undefined value
     on the hardware; warpsim returns that lane's register and reports it.
     """
-    j, ok = lanes.shuffle_sources(ctx.lane[idx], mode, b, c)
-    grid = _grid(ctx, idx, value, value.dtype, reg_file)
-    if site is not None:
-        _report_absent_sources(ctx, idx, j, member_mask, site)
-    return grid[idx >> 5, j], ok
+    def compute(slots, value, b, c, masks):
+        j, ok = lanes.shuffle_sources(slots & 31, mode, b, c)
+        grid = _grid(ctx, slots, value, value.dtype, reg_file)
+        if site is not None:
+            _report_absent_sources(ctx, slots, j, masks, site)
+        return grid[slots >> 5, j], ok
+    masks = np.uint32(0xFFFFFFFF) if member_mask is None else member_mask
+    return _joint(ctx, idx, (value, b, c, masks), ((0, "b32"), (1, "b32"), (2, "b32")), compute)
 
 
 def _report_absent_sources(ctx, idx, source_lane, member_mask, site):
@@ -82,12 +219,19 @@ def _report_absent_sources(ctx, idx, source_lane, member_mask, site):
 
 def match(ctx, idx, mode: str, value: np.ndarray, member_mask: np.ndarray):
     """match.sync.any: lanes with an equal value; .all: mask if all equal (and the predicate)."""
-    return lanes.match(mode, idx, value, member_mask)
+    return _joint(ctx, idx, (value, member_mask), ((0, _match_type(value)),),
+                  lambda slots, v, m: lanes.match(mode, slots, v, m))
+
+
+def _match_type(value) -> str:
+    return "b64" if np.asarray(value).dtype.itemsize == 8 else "b32"
 
 
 def redux(ctx, idx, op: str, value: np.ndarray, member_mask: np.ndarray):
     """redux.sync.{add,min,max,and,or,xor} over the named lanes of each warp (s32: signed min/max)."""
-    return lanes.redux(op, idx, value, member_mask)
+    type_name = {np.dtype(np.int32): "s32", np.dtype(np.uint32): "u32"}.get(np.asarray(value).dtype, "b32")
+    return _joint(ctx, idx, (value, member_mask), ((0, type_name),),
+                  lambda slots, v, m: lanes.redux(op, slots, v, m))
 
 
 def issued(ctx, idx, masks: np.ndarray, constant: bool) -> np.ndarray:
@@ -100,7 +244,7 @@ def issued(ctx, idx, masks: np.ndarray, constant: bool) -> np.ndarray:
 
 def elect(ctx, idx, member_mask: np.ndarray):
     """elect.sync: (leader lane, is-leader predicate) per lane of idx."""
-    return lanes.elect(idx, member_mask)
+    return _joint(ctx, idx, (member_mask,), (), lambda slots, m: lanes.elect(slots, m))
 
 
 # ------------------------------------------------------------ emitters

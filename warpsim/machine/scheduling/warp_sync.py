@@ -127,8 +127,9 @@ class NamedLaneMeeting:
         only of sm_6x; a shuffle in a loop whose half-warps run different trip counts meets the one
         after the loop: HeCBench's jaccard, validation/warp_sync_masks). Lanes released here by
         partners waiting at another such instruction go on at it, and those partners, released,
-        go on at theirs without waiting again (ctx.sync_passes); each group runs its own
-        instruction with the lanes it has.
+        go on at theirs without waiting again (ctx.sync_passes). The collective runs once for all
+        of them, each lane with its own instruction's operands (machine/isa/warp.py: an H100 gives
+        each half-warp of validation/warp_sync_masks/sites.cu the other's votes and values).
         """
         passes = getattr(ctx, "sync_passes", None)
         if passes is not None:                  # released by partners that went on at another site
@@ -157,6 +158,8 @@ class NamedLaneMeeting:
             if passes is None:
                 passes = ctx.sync_passes = np.zeros(len(ctx.status), dtype=bool)
             passes[partners] = True
+            if ins.opcode not in ("bar", "barrier"):        # isa/warp.py: one collective for all of them
+                ctx.joint_meeting = (partners, ctx.pc[partners].copy())
             ctx.status[partners] = RUNNING
             lane_ok = lane_ok | met
         if passes is not None:

@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...semantics import barriers
-from . import device_calls
+from . import device_calls, warp_meeting
 from .operands import U32, dest, pred_dest, predicate, source
 from .state import EXITED as EXITED_PC
 from .table import WAIT_WARPSYNC, Step, Unsupported, semantics
@@ -340,9 +340,18 @@ def release_partners(st, g, masks) -> None:
 
 
 @semantics("ENDCOLLECTIVE", family="control", pipe="branch", mods=(),
-           doc="end of a WARPSYNC.COLLECTIVE region: its lanes issued together, nothing left to do")
+           doc="end of a WARPSYNC.COLLECTIVE region: lanes pulled in from another such region go back "
+               "to its end, the others on")
 def end_collective(ins):
-    return Step(ins, lambda st, g: None)
+    return ins      # its fall-through is the next instruction's index (by program.py)
+
+
+def end_collective_where(ins, program):
+    fall = program.index_of(ins) + 1
+    return Step(ins, lambda st, g: None, target=lambda st, g: warp_meeting.returns(st, g, fall))
+
+
+LINKED["ENDCOLLECTIVE"] = end_collective_where
 
 
 BAR_REDUCTIONS = ("POPC", "AND", "OR")

@@ -42,6 +42,7 @@ from .errors import SassDeadlock, SassExecutionError, where
 from .program import NO_WAIT, WAIT_BAR, WAIT_BSYNC, WAIT_POLL, WAIT_WARPSYNC
 from .state import EXITED, Group, SassState
 from .warp import ballot, warp_bits
+from .warp_meeting import pull_partners, release_held_partners, sync_masks
 
 NO_PC = np.iinfo(np.int64).max
 PATIENCE = IndependentThreadScheduling.patience
@@ -58,7 +59,9 @@ def ready_lanes(st: SassState, alive: np.ndarray, yielding: np.ndarray) -> tuple
     if not waiting.any():
         return ready, held
     bar_lanes = []
-    at_sync = None                  # per warp, the lanes at a WARPSYNC or held at a BSYNC (made once)
+    at_sync, sync_masks_ = sync_masks(st, kinds)
+    if at_sync.any():
+        release_held_partners(st, alive, kinds, at_sync, sync_masks_)
     for p in np.flatnonzero(np.bincount(pc[waiting])):      # the few places lanes wait at
         here = pc == p
         step = program.steps[int(p)]
@@ -79,18 +82,16 @@ def ready_lanes(st: SassState, alive: np.ndarray, yielding: np.ndarray) -> tuple
             continue
         at = np.flatnonzero(here)
         if kind == WAIT_WARPSYNC:
-            # partners at any WARPSYNC count (sm_70: control.release_partners), and partners held at a
-            # BSYNC, which cannot come: the region the WARPSYNC is in holds them (a shuffle loop whose
-            # half-warps run different trip counts: an H100 finishes it, validation/warp_sync_masks)
-            g = Group(at)
-            mask = np.broadcast_to(np.asarray(step.wait[1](st, g), dtype=np.uint64), (g.n,))
+            # partners at any WARPSYNC count (sm_70: control.release_partners; warp_meeting.py)
+            if not len(at):
+                continue                                    # pulled into another's region this round
             live = warp_bits(alive)[at >> 5]
-            if at_sync is None:
-                at_sync = warp_bits((kinds == WAIT_WARPSYNC) | (kinds == WAIT_BSYNC))
-            ready[at] = (mask & live & ~at_sync[at >> 5]) == 0
+            go = (sync_masks_[at] & live & ~warp_bits(at_sync)[at >> 5]) == 0
             passes = getattr(st, "sync_passes", None)
             if passes is not None:
-                ready[at] |= passes[at]
+                go |= passes[at]
+            ready[at] = go
+            ready[pull_partners(st, int(p), at, go, sync_masks_, at_sync)] = True
         elif kind == WAIT_BAR:
             g = Group(at)
             ids = np.broadcast_to(np.asarray(step.wait[1](st, g), dtype=np.int64), (g.n,))
