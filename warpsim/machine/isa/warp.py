@@ -90,12 +90,12 @@ def _partners(ctx, idx, sources: tuple):
         at = partners[gids == gid]
         block = ctx.program.blocks[int(gid)]
         ins = block.instructions[0]
-        for k, (pos, type_name) in enumerate(sources):
-            got = _source_values(ctx, block, ins.srcs[pos], type_name, at)
+        operands = [(ins.srcs[pos], type_name) for pos, type_name in sources] + [(mask_operand(ins), "b32")]
+        for k, (op, type_name) in enumerate(operands):
+            got = _source_values(ctx, block, op, type_name, at)
             if got is None:
                 return None
             values[k].append(got)
-        values[-1].append(_source_values(ctx, block, mask_operand(ins), "b32", at))
     order = np.concatenate([partners[gids == gid] for gid in np.unique(gids)])
     return order, [np.concatenate(v) for v in values]
 
@@ -138,6 +138,8 @@ def _joint(ctx, idx, own: tuple, sources: tuple, compute):
     """compute(slots, *operands) for idx's group (operands `own`, the member mask last), and for the
     lanes it meets at other sites, whose results wait for them; lanes with results waiting take
     those."""
+    if not ctx.__dict__.get("joint_results") and ctx.__dict__.get("joint_meeting") is None:
+        return compute(idx, *own)                   # no meeting across sites: the common case
     waiting = _held(ctx, idx)
     if waiting is None:
         return _meet(ctx, idx, own, sources, compute)

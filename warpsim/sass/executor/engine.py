@@ -60,8 +60,9 @@ def ready_lanes(st: SassState, alive: np.ndarray, yielding: np.ndarray) -> tuple
         return ready, held
     bar_lanes = []
     at_sync, sync_masks_ = sync_masks(st, kinds)
-    if at_sync.any():
+    if sync_masks_ is not None:
         release_held_partners(st, alive, kinds, at_sync, sync_masks_)
+        sync_warps = warp_bits(at_sync)
     for p in np.flatnonzero(np.bincount(pc[waiting])):      # the few places lanes wait at
         here = pc == p
         step = program.steps[int(p)]
@@ -86,7 +87,7 @@ def ready_lanes(st: SassState, alive: np.ndarray, yielding: np.ndarray) -> tuple
             if not len(at):
                 continue                                    # pulled into another's region this round
             live = warp_bits(alive)[at >> 5]
-            go = (sync_masks_[at] & live & ~warp_bits(at_sync)[at >> 5]) == 0
+            go = (sync_masks_[at] & live & ~sync_warps[at >> 5]) == 0
             passes = getattr(st, "sync_passes", None)
             if passes is not None:
                 go |= passes[at]

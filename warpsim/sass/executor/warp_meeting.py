@@ -27,8 +27,10 @@ NO_RETURN = -1
 
 
 def sync_masks(st, kinds: np.ndarray) -> tuple:
-    """(lanes at a WARPSYNC, per lane the mask it waits for: 0 elsewhere)."""
+    """(lanes at a WARPSYNC, per lane the mask it waits for: 0 elsewhere; None if no lane is at one)."""
     at_sync = kinds == WAIT_WARPSYNC
+    if not at_sync.any():
+        return at_sync, None
     masks = np.zeros(len(kinds), dtype=np.uint64)
     for p in np.unique(st.pc[at_sync]):
         at = np.flatnonzero(st.pc == p)
@@ -59,9 +61,7 @@ def _region_end(program, p: int) -> int | None:
     ends = program.__dict__.setdefault("_collective_ends", {})
     if p not in ends:
         ins = program.steps[p].ins
-        label = next((op for op in ins.operands if op.kind == "label"), None) \
-            if "COLLECTIVE" in ins.mods else None
-        ends[p] = None if label is None else program.labels.get(ins.branch_target)
+        ends[p] = program.labels.get(ins.branch_target) if "COLLECTIVE" in ins.mods else None
     return ends[p]
 
 
