@@ -466,3 +466,40 @@ def test_a_gather_over_more_than_half_the_l2_reads_its_blocks_from_hbm_again(mod
     assert read[4] == pytest.approx(4 << 20, rel=0.1)               # each block once
     # 4M reads of 64 bytes over 96 MB: 89 MB of distinct blocks, and 1 - 30 / 96 of the 167 MB of re-reads
     assert read[96] == pytest.approx(89e6 + 167e6 * (1 - 30 / 96), rel=0.1)
+
+
+CHASE = r"""
+extern "C" __global__ void chase(int* out, const int* __restrict__ perm, unsigned mask, int steps, int line) {
+    extern __shared__ int reserved[];
+    unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned p = ((line ? t >> 5 : t) * 2654435761u) & mask;
+    for (int s = 0; s < steps; ++s)
+        p = line ? (unsigned)perm[(p & ~31u) | (t & 31)] & mask : (unsigned)perm[p];
+    reserved[threadIdx.x] = (int)p;
+    out[t] = (int)p;
+}
+"""
+
+
+@pytest.mark.parametrize("line", [0, 1])
+def test_lines_in_flight_are_bounded_by_what_the_carve_out_leaves_l1(line):
+    """32 warps an SM chasing random lines ask for 1,024 at once; under the largest carve-out L1 holds 224
+    (the forty-fifth batch: 13-20% longer on an H100), under a smaller one about 1,800. A warp reading one
+    line a step asks for 32."""
+    from warpsim.api.raw import pack_arguments
+    k = ws.RawModule(code=CHASE).get_function("chase")
+    k.max_dynamic_shared_size_bytes = 200 * 1024
+    rng = np.random.default_rng(5)
+    words = 1 << 20
+    if line:
+        perm = (rng.permutation(words // 32)[:, None] * 32 + np.arange(32)).ravel().astype(np.int32)
+    else:
+        perm = rng.permutation(words).astype(np.int32)
+    src, out = ws.asarray(perm), ws.zeros(132 * 1024, dtype=np.int32)
+    params = pack_arguments(k.kernel_name, k.params, (out, src, np.uint32(words - 1), np.int32(16), np.int32(line)))
+    times = {kb: predict(k.loaded_module, k.kernel_name, (132,), (1024,), params, kb * 1024, gpu="h100").time_s
+             for kb in (4, 200)}
+    if line:
+        assert times[200] == pytest.approx(times[4], rel=0.01)
+    else:
+        assert times[200] > 1.08 * times[4]

@@ -175,7 +175,7 @@ class KernelCosts:
     """Per-sampled-CTA, per-warp demands of one launch (cycles), and the memory figures behind them."""
 
     def __init__(self, ex, preset, active_sms: int, barrier_cycles: float, waves: int = 1,
-                 l2_since: float | None = None, l1_lines: float = np.inf):
+                 l2_since: float | None = None, l1_lines: float = np.inf, sm_l1_lines: float = np.inf):
         fn = ex.function
         n = len(fn.instructions)
         facts = self.facts = function_facts(fn)
@@ -320,7 +320,7 @@ class KernelCosts:
         self.longest_wait = float(gaps.max()) if len(gaps) else 0.0
         # ---- per-execution averages of memory work, per instruction
         per_exec = {k: np.zeros(n) for k in ("wavefronts", "tags", "l2", "dram", "l2_async", "dram_async",
-                                             "hbm_write", "hbm_read")}
+                                             "hbm_write", "hbm_read", "fill", "fill_lines", "fill_loads")}
         # cp.async's draw on L2 against the SM's share of it: measured by active SMs (eighth batch), or
         # the fifth batch's 1.125x ld.global.cg where the preset has no such table
         share = cp_async_l2_share(preset, active_sms)
@@ -339,6 +339,15 @@ class KernelCosts:
                 opcode = fn.instructions[i].opcode
                 if opcode not in TMA_UNIT:          # the TMA unit's copies are no LSU requests
                     per_exec["tags"][i] = max(m.requests, m.lines / preset.l1_lines_per_clk, m.store_cycles) / e
+                if i in latency and opcode not in ASYNC_COPIES and opcode not in TMA_UNIT:
+                    # each line a load misses holds a line of the L1 until its sectors come (below)
+                    missed = m.lines * min(1.0, self.misses[i] / m.sectors) if m.space == "global" else 0.0
+                    hit = max(0.0, 1.0 - (self.misses[i] + m.in_step_sectors) / m.sectors) \
+                        if m.space == "global" else 0.0
+                    waits = (latency[i] - hit * preset.l1_hit_latency) / max(1e-9, 1.0 - hit)
+                    per_exec["fill"][i] = missed * waits / e
+                    per_exec["fill_lines"][i] = missed / e
+                    per_exec["fill_loads"][i] = 1.0 if missed else 0.0
                 if m.space == "local":              # a thread's local words stay in its SM's L1 [assumed]
                     continue
                 copy = opcode in ASYNC_COPIES
@@ -387,6 +396,14 @@ class KernelCosts:
                 d[p] = c @ pipe_hold[p]
             d["mio"] = c @ per_exec["wavefronts"]
             d["lsu"] = c @ per_exec["tags"]
+            # The lines an SM waits for sit in its L1 until they come: no more at once than the L1 not
+            # carved out for shared memory holds (forty-fourth and forty-fifth batches, on an H100:
+            # random loads 11-24% slower under the 228 KB carve-out, which leaves L1 224 lines, where
+            # 8-32 warps ask for 256-1,024 at once; no slower under 196 KB or less, 480 lines and
+            # more): the SM's time is at least the line-cycles its warps' misses hold over those lines.
+            d["l1_fill"] = c @ per_exec["fill"] / sm_l1_lines
+            d["fill_lines"] = c @ per_exec["fill_lines"] / sm_l1_lines
+            d["fill_loads"] = c @ per_exec["fill_loads"]
             d["l2"] = c @ per_exec["l2"] / l2_bw
             d["dram"] = c @ per_exec["dram"] / dram_bw
             d["l2_async"] = c @ per_exec["l2_async"] / l2_bw
@@ -524,6 +541,11 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
     # whatever CTA they come from (the twenty-seventh batch: 64 warps an SM as 4, 8 or 16 CTAs or 2 take
     # 136-141 cycles a round of a __syncthreads; 16 warps 38-56)
     cycle = max(cycle, float(stacked["barrier_unit"].sum()))
+    # and as long as the lines its loads miss hold the SM's L1 (KernelCosts: d["l1_fill"]), each for its
+    # load's latency and the service its request takes at the LSU, the L2 and HBM
+    if mean["fill_loads"] > 0:
+        per_load = sum(mean[n] for n in ("lsu", "l2", "dram")) / mean["fill_loads"]
+        cycle = max(cycle, float(stacked["l1_fill"].sum() + stacked["fill_lines"].sum() * per_load))
     # a CTA's warps meet at its barriers: it takes at least the sum of its stretches between them
     cycle = max([cycle] + [costs.between_barriers[k] for k in cta_indices])
     # and so do the CTAs of an SM that share a busy shared pipe: slots that free together refill together,
@@ -807,7 +829,7 @@ def _predict_at_clock(ex, preset, registers, shared_per_block, l2_since) -> Timi
     # a CTA's share of its SM's L1: the lines it reads are one of `resident` CTAs' alike
     resident = min(per_sm, per_sm_ctas)
     costs = KernelCosts(ex, preset, active, preset.barrier_cycles + preset.barrier_cycles_per_warp * ex.warps_per_cta,
-                        waves, l2_since, occ["l1_bytes"] / 128 / resident)
+                        waves, l2_since, occ["l1_bytes"] / 128 / resident, occ["l1_bytes"] / 128)
     sampled = list(ex.sampled_ctas)
     cache = {}
 
