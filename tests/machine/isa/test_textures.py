@@ -98,6 +98,13 @@ def ref_fetch(data, coords, mode, linear, normalized):
         else:
             taps.append([(fixed >> 8, np.full(len(fixed), 256))])
     total = np.zeros(len(coords[0]))
+    if linear and mode == "border" and len(taps) == 1:
+        # the H200 filters a 1D array as a 2D one whose second coordinate lies on its edge: half the
+        # border row; the texel row's half split as ceil(a / 2) for the upper texel (validation/textures)
+        (low, w_low), (high, w_high) = taps[0]
+        upper = (w_high + 1) // 2
+        taps = [[(low, 128 - upper), (high, upper)]]
+        total += 128 / 256 * BORDER[0]
     for corner in np.ndindex(*[len(t) for t in taps]):
         weight = np.ones(len(coords[0]), np.int64)
         inside = np.ones(len(coords[0]), bool)
@@ -321,3 +328,36 @@ def test_a_2d_footprints_corner_weights_sum_to_one_at_every_fraction():
     a, b = (g.ravel() for g in np.meshgrid(np.arange(256), np.arange(256)))
     total = sum(corner_weight([x, y]) for x, y in ((256 - a, 256 - b), (a, 256 - b), (256 - a, b), (a, b)))
     np.testing.assert_array_equal(total, 1.0)
+
+
+def _filtered_1d(mod, data, kind, read_mode):
+    """tex1D of a one-channel 1D array `data`, clamp, linear, unnormalized coordinates in 1/512 steps."""
+    ch = texture.ChannelFormatDescriptor(data.dtype.itemsize * 8, 0, 0, 0, kind)
+    array = texture.CUDAarray(ch, len(data), 0, 0)
+    array.copy_from(data)
+    desc = texture.TextureDescriptor((runtime.cudaAddressModeClamp,) * 3, runtime.cudaFilterModeLinear, read_mode,
+                                     normalizedCoords=0)
+    tex = texture.TextureObject(texture.ResourceDescriptor(runtime.cudaResourceTypeArray, cuArr=array), desc)
+    x = np.arange(-1, len(data) + 1, 1 / 512, dtype=np.float32)
+    fixed = np.floor((x.astype(np.float64) - 0.5) * 256 + 0.5).astype(np.int64)
+    low, a = fixed >> 8, fixed & 255
+    lo, hi = (data[np.clip(i, 0, len(data) - 1)].astype(np.int64 if data.dtype == np.uint8 else np.float64)
+              for i in (low, low + 1))
+    return fetch(mod, "f1", tex, [x])[:, 0], lo, hi, a
+
+
+def test_8_bit_texels_read_as_normalized_floats_filter_in_16_bit_unorm(mod):
+    data = np.random.default_rng(8).integers(0, 256, 24).astype(np.uint8)
+    got, lo, hi, a = _filtered_1d(mod, data, runtime.cudaChannelFormatKindUnsigned, runtime.cudaReadModeNormalizedFloat)
+    raw = (256 - a) * lo * 257 + a * hi * 257                 # in 1/256 of a 16-bit unorm step
+    want = (((raw + 128) >> 8) / 65535).astype(np.float32)    # rounded to one, halves up (the H200)
+    np.testing.assert_array_equal(got, want)
+    assert (want != (((256 - a) * lo + a * hi) / 256 / 255).astype(np.float32)).any()    # not the f32 sum
+
+
+def test_half_texels_filter_to_a_half_result(mod):
+    data = np.random.default_rng(16).uniform(-4, 4, 24).astype(np.float16)
+    got, lo, hi, a = _filtered_1d(mod, data, runtime.cudaChannelFormatKindFloat, runtime.cudaReadModeElementType)
+    exact = ((256 - a) * lo + a * hi) / 256
+    np.testing.assert_array_equal(got, exact.astype(np.float16).astype(np.float32))
+    assert (got != exact.astype(np.float32)).any()
