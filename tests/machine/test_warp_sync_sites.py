@@ -116,3 +116,73 @@ def test_ballots_and_reductions_met_at_other_sites_run_once_for_both_halves(engi
     want_ballots, want_sums = meetings_expected(v, trips)
     np.testing.assert_array_equal(ballots.get(), want_ballots)
     np.testing.assert_array_equal(sums.get(), want_sums)
+
+
+APART = r"""
+extern "C" __global__ void ballot_then_reduce(unsigned* out, int n0, int n1) {
+    int lane = threadIdx.x & 31, n = lane < 16 ? n0 : n1;
+    unsigned b = 0;
+    for (int i = 0; i < n; i++) b = b * 3 + __ballot_sync(0xffffffffu, (lane + i) & 1);
+    out[lane] = b * 3 + __reduce_add_sync(0xffffffffu, lane + 100);
+}
+extern "C" __global__ void any_then_all(unsigned* out, int n0, int n1) {
+    int lane = threadIdx.x & 31, n = lane < 16 ? n0 : n1;
+    unsigned r = 0;
+    for (int i = 0; i < n; i++) r = r * 3 + __any_sync(0xffffffffu, lane == 20 + i);
+    out[lane] = r * 3 + __all_sync(0xffffffffu, lane != 3);
+}
+extern "C" __global__ void butterflies(const unsigned* v, unsigned* out, int n0, int n1) {
+    int lane = threadIdx.x & 31, n = lane < 16 ? n0 : n1;
+    unsigned x = v[lane];
+    for (int i = 0; i < n; i++) x = x * 3 + __shfl_xor_sync(0xffffffffu, x, 16 >> i);
+    out[lane] = x * 5 + __shfl_xor_sync(0xffffffffu, x, 1);
+}
+"""
+
+
+@pytest.mark.parametrize("kernel", ["ballot_then_reduce", "any_then_all"])
+@pytest.mark.parametrize("level", [None, "sass"])
+def test_collectives_of_different_kinds_never_meet(kernel, level):
+    """An H100 never finishes these (validation/warp_sync_masks/sites_mixed.cu): the half-warp left in
+    the loop waits at a ballot (an __any_sync) for lanes that wait at a reduction (an __all_sync)."""
+    module = cp.RawModule(code=APART, options=("-arch=sm_90",))
+    out = cp.zeros(32, dtype=np.uint32)
+    with cp.settings(sass_verify=False), pytest.raises(cp.LaunchError, match="deadlock"):
+        if level is None:
+            module.get_function(kernel)((1,), (32,), (out, np.int32(2), np.int32(1)))
+        else:
+            with cp.profile(level=level):
+                module.get_function(kernel)((1,), (32,), (out, np.int32(2), np.int32(1)))
+
+
+def butterflies_expected(v, n0, n1):
+    """Each half's k-th shuffle meets the other's k-th (loop, then after it), each lane reading its own
+    instruction's source lane from the values of that meeting."""
+    x = v.astype(np.uint64).copy()
+    steps = [[("loop", 16 >> i) for i in range(n)] + [("after", 1)] for n in (n0, n1)]
+    halves = [np.arange(16), np.arange(16, 32)]
+    for k in range(max(map(len, steps))):
+        new = x.copy()
+        for h, lanes in enumerate(halves):
+            if k < len(steps[h]):
+                where, mask = steps[h][k]
+                got = x[lanes ^ mask]
+                new[lanes] = (x[lanes] * (3 if where == "loop" else 5) + got) & 0xFFFFFFFF
+        x = new
+    return x.astype(np.uint32)
+
+
+@pytest.mark.parametrize("engine", ["numpy", "compiled"])
+@pytest.mark.parametrize("level", [None, "sass"])
+@pytest.mark.filterwarnings("ignore:.*names lanes that have exited")
+def test_whole_warp_shuffles_met_at_other_sites_read_the_other_half(engine, level):
+    v = np.random.default_rng(13).integers(0, 2**32, 32, dtype=np.uint64).astype(np.uint32)
+    module = cp.RawModule(code=APART, options=("-arch=sm_90",))
+    out = cp.zeros(32, dtype=np.uint32)
+    with cp.settings(engine=engine, sass_verify=False):
+        if level is None:
+            module.get_function("butterflies")((1,), (32,), (cp.asarray(v), out, np.int32(2), np.int32(1)))
+        else:
+            with cp.profile(level=level):
+                module.get_function("butterflies")((1,), (32,), (cp.asarray(v), out, np.int32(2), np.int32(1)))
+    np.testing.assert_array_equal(out.get(), butterflies_expected(v, 2, 1))

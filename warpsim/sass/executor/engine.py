@@ -42,7 +42,7 @@ from .errors import SassDeadlock, SassExecutionError, where
 from .program import NO_WAIT, WAIT_BAR, WAIT_BSYNC, WAIT_POLL, WAIT_WARPSYNC
 from .state import EXITED, Group, SassState
 from .warp import ballot, warp_bits
-from .warp_meeting import pull_partners, release_held_partners, sync_masks
+from .warp_meeting import apart, pull_partners, release_held_partners, sync_masks
 
 NO_PC = np.iinfo(np.int64).max
 PATIENCE = IndependentThreadScheduling.patience
@@ -91,6 +91,7 @@ def ready_lanes(st: SassState, alive: np.ndarray, yielding: np.ndarray) -> tuple
             passes = getattr(st, "sync_passes", None)
             if passes is not None:
                 go |= passes[at]
+            go &= ~apart(st, int(p), at, sync_masks_, at_sync)
             ready[at] = go
             ready[pull_partners(st, int(p), at, go, sync_masks_, at_sync)] = True
         elif kind == WAIT_BAR:

@@ -12,7 +12,8 @@ each half's ballot word holds the other's votes. So here:
   as BREAK would for all its lanes: the partners go on to their own WARPSYNC;
 - once every named live lane waits at a WARPSYNC.COLLECTIVE, the lanes at the others come to the
   lowest one's region (`pull_partners`) and run it with its lanes, each with its own registers;
-  its ENDCOLLECTIVE sends each back to the end of its own region (`collective_return`).
+  its ENDCOLLECTIVE sends each back to the end of its own region (`collective_return`);
+- lanes at WARPSYNCs guarding different collectives never meet (`apart`).
 """
 
 from __future__ import annotations
@@ -63,6 +64,46 @@ def _region_end(program, p: int) -> int | None:
         ins = program.steps[p].ins
         ends[p] = program.labels.get(ins.branch_target) if "COLLECTIVE" in ins.mods else None
     return ends[p]
+
+
+COLLECTIVES = frozenset({"SHFL", "VOTE", "VOTEU", "MATCH", "REDUX"})
+GUARDED_WITHIN = 4          # instructions after a WARPSYNC where ptxas puts the collective it guards
+
+
+def _collective(program, p: int):
+    """The collective the WARPSYNC at p guards: the first of the next few instructions that is one,
+    before any that has a target or a wait (its opcode and modifiers); None where there is none (a
+    `__syncwarp`), which meets any."""
+    for k in range(p + 1, min(p + 1 + GUARDED_WITHIN, len(program.steps))):
+        step = program.steps[k]
+        if step is None:
+            return None
+        if step.ins.opcode in COLLECTIVES:
+            return step.ins.opcode, tuple(step.ins.mods)
+        if step.target is not None or step.wait is not None or step.ins.opcode == "ENDCOLLECTIVE":
+            return None
+    return None
+
+
+def apart(st, p: int, at: np.ndarray, masks: np.ndarray, at_sync: np.ndarray) -> np.ndarray:
+    """Per lane of `at` (lanes at the WARPSYNC p), whether a lane its mask names waits at a WARPSYNC
+    guarding another collective: they never meet (an H100 never finishes half-warps whose loop of
+    ballots meets the reduction after it, or whose __any_sync meets an __all_sync, where a shuffle
+    loop's lanes meet the shuffle after it)."""
+    kind = _collective(st.program, p)
+    out = np.zeros(len(at), dtype=bool)
+    if kind is None:
+        return out
+    lanes = np.flatnonzero(at_sync & (st.pc != p))
+    if not len(lanes):
+        return out
+    other = np.array([k is not None and k != kind for k in (_collective(st.program, int(q))
+                                                            for q in st.pc[lanes])], dtype=bool)
+    lanes = lanes[other]
+    if not len(lanes):
+        return out
+    waiting = warp_bits(np.isin(np.arange(len(st.pc)), lanes))
+    return (masks[at] & waiting[at >> 5]) != 0
 
 
 def pull_partners(st, p: int, at: np.ndarray, ready: np.ndarray, masks: np.ndarray,
