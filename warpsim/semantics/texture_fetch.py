@@ -45,6 +45,15 @@ def texel_coordinate(coords: np.ndarray, size: int, normalized: bool) -> np.ndar
     return coords * np.float32(size) if normalized else coords
 
 
+def filtered_coordinate(texel_coords: np.ndarray, size: int, mode: int) -> np.ndarray:
+    """Clamp mode keeps a linear fetch's coordinate between the first and last texels' centres: past
+    them every tap reads the edge texel, and the weights of the other axes are split as at the edge
+    (validation/textures: a 3D clamp fetch's nested weights round otherwise)."""
+    if mode != CLAMP:
+        return texel_coords
+    return np.clip(texel_coords, np.float32(0.5), np.float32(size - 0.5))
+
+
 def cube_face(x, y, z) -> tuple:
     """(face, u, v) of cubemap directions: the face each picks and its normalized coordinates there."""
     x, y, z = (np.asarray(c, dtype=np.float32) for c in (x, y, z))
@@ -129,18 +138,39 @@ def address(index: np.ndarray, size: int, mode: int):
     return np.clip(index, 0, size - 1), (inside if mode == BORDER else np.ones(index.shape, dtype=bool))
 
 
-def corner_weight(axis_weights) -> np.ndarray:
-    """The weight of one corner of a 2D/3D footprint: the product of the axes' weights (each k/256),
-    itself rounded to the nearest 1/256, halves to even, as the H200's results fit best
-    (validation/textures: of 8,192 2D fetches with clamp, 31 differ where halves up left 149; a
-    constant texture then reads back its value where halves up made 258/256 of it)."""
-    product = np.prod(np.stack(axis_weights).astype(np.int64), axis=0)
-    extra = FRACTION_BITS * (len(axis_weights) - 1)
-    if extra:
-        kept, dropped = product >> extra, product & ((1 << extra) - 1)
-        half = 1 << (extra - 1)
-        product = kept + ((dropped > half) | ((dropped == half) & (kept & 1 == 1)))
-    return product / float(1 << FRACTION_BITS)
+def _half_up(numerator: np.ndarray) -> np.ndarray:
+    """numerator / 256 rounded to an integer, halves up."""
+    return (numerator + (1 << (FRACTION_BITS - 1))) >> FRACTION_BITS
+
+
+def footprint_weights(uppers) -> np.ndarray:
+    """The weights (integers, k/256) of a linear fetch's corners, indexed [x][y][z] by lower (0) or
+    upper (1) texel, for the upper texels' axis weights `uppers` (x first): as the H100 weighs them,
+    read corner by corner (validation/textures/weights_probe.py, 4,352 2D and 4,096 3D footprints).
+
+    - 2D: the upper-upper corner ax ay / 256, halves up; the others what keeps each axis's weights
+      exact (all 4,352 as measured; the product of the axis weights rounded per corner left 159).
+    - 3D: the z planes by az, each plane's x columns by ax (the upper one rounded halves up, the
+      lower the rest), each column's rows by ay, the upper column's upper row and the lower
+      column's lower row rounded halves up, the other the rest (all 4,096 as measured; the
+      products rounded per corner left 2,486)."""
+    uppers = [np.asarray(u, np.int64) for u in uppers]
+    one = np.int64(1 << FRACTION_BITS)
+    if len(uppers) == 1:
+        return np.stack([one - uppers[0], uppers[0]])
+    if len(uppers) == 2:
+        ax, ay = uppers
+        both = _half_up(ax * ay)
+        return np.stack([np.stack([one - ax - ay + both, ay - both]), np.stack([ax - both, both])])
+    ax, ay, az = uppers
+    out = np.zeros((2, 2, 2) + ax.shape, np.int64)
+    for z, plane in ((0, one - az), (1, az)):
+        upper_x = _half_up(plane * ax)
+        for x, column in ((0, plane - upper_x), (1, upper_x)):
+            # the upper column's upper row rounded halves up, the lower column's lower row so
+            lower_y = column - _half_up(column * ay) if x else _half_up(column * (one - ay))
+            out[x, 0, z], out[x, 1, z] = lower_y, column - lower_y
+    return out
 
 
 def interpolate(low: np.ndarray, high: np.ndarray, weight: np.ndarray) -> np.ndarray:

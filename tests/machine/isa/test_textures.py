@@ -90,6 +90,8 @@ def ref_fetch(data, coords, mode, linear, normalized):
     taps = []
     for x, n in zip(coords, sizes):
         t = (np.float32(x) * np.float32(n)) if normalized else np.float32(x)
+        if linear and mode == "clamp":                 # between the edge texels' centres
+            t = np.clip(t, np.float32(0.5), np.float32(n - 0.5))
         fixed = np.floor(t.astype(np.float64) * 256).astype(np.int64)
         if linear:
             fixed -= 128
@@ -105,6 +107,7 @@ def ref_fetch(data, coords, mode, linear, normalized):
         upper = (w_high + 1) // 2
         taps = [[(low, 128 - upper), (high, upper)]]
         total += 128 / 256 * BORDER[0]
+    weights = ref_corner_weights([t[-1][1] for t in taps]) if linear and len(taps) > 1 else None
     for corner in np.ndindex(*[len(t) for t in taps]):
         weight = np.ones(len(coords[0]), np.int64)
         inside = np.ones(len(coords[0]), bool)
@@ -115,13 +118,30 @@ def ref_fetch(data, coords, mode, linear, normalized):
             index.append(i)
             inside &= ok
             weight = weight * w
-        shift = 8 * (len(corner) - 1)              # the corner's weight rounded to 1/256, halves to even
-        if shift:
-            exact = weight / float(1 << shift)
-            weight = np.round(exact).astype(np.int64)  # (NumPy rounds halves to even)
+        weight = weights[corner] if weights is not None else weight >> (8 * (len(corner) - 1))
         texel = data[tuple(index[::-1])].astype(np.float64)
         total += weight / 256 * np.where(inside, texel, BORDER[0])
     return total.astype(np.float32)
+
+
+def ref_corner_weights(uppers):
+    """Corner weights (k/256) by [x][y][z] as the H100 gives them (validation/textures/weights_probe.py):
+    2D, the upper corner's product rounded halves up and the rest keeping each axis exact; 3D, z
+    planes, then x columns (upper rounded up), then rows (upper column's upper row, lower column's
+    lower row rounded up)."""
+    up = lambda n: (n + 128) // 256  # noqa: E731
+    if len(uppers) == 2:
+        x, y = uppers
+        p = up(x * y)
+        return {(0, 0): 256 - x - y + p, (1, 0): x - p, (0, 1): y - p, (1, 1): p}
+    x, y, z = uppers
+    out = {}
+    for k, plane in ((0, 256 - z), (1, z)):
+        hi = up(plane * x)
+        for i, column in ((0, plane - hi), (1, hi)):
+            low_row = up(column * (256 - y)) if i == 0 else column - up(column * y)
+            out[(i, 0, k)], out[(i, 1, k)] = low_row, column - low_row
+    return out
 
 
 def fetch(mod, kernel, tex, coords):
@@ -320,14 +340,22 @@ def test_elementwise_kernel_with_a_texture_input(shape):
     np.testing.assert_allclose(kernel(x, tex, *extra).get(), x.get() + data)
 
 
-def test_a_2d_footprints_corner_weights_sum_to_one_at_every_fraction():
-    """Corners rounded halves to even keep the footprint's weights summing to 256/256 at all 65,536
-    pairs of fractions (halves up gave 258/256 at alpha 1/256, beta 1/2: a constant texture of 1.0
-    read back 1.0078, and an 8-bit image wrapped 255 to 0)."""
-    from warpsim.semantics.texture_fetch import corner_weight
+def test_footprint_weights_keep_every_axis_exact_and_sum_to_one():
+    """2D: the four corners sum to 256/256 and each axis's upper texels to its weight, at all 65,536
+    pairs of fractions (a constant texture reads back its value; rounding each corner's product gave
+    258/256 of it at some); 3D: the corners sum to 256 and the z planes to their weights."""
+    from warpsim.semantics.texture_fetch import footprint_weights
     a, b = (g.ravel() for g in np.meshgrid(np.arange(256), np.arange(256)))
-    total = sum(corner_weight([x, y]) for x, y in ((256 - a, 256 - b), (a, 256 - b), (256 - a, b), (a, b)))
-    np.testing.assert_array_equal(total, 1.0)
+    w = footprint_weights([a, b])
+    np.testing.assert_array_equal(w.sum(axis=(0, 1)), 256)
+    np.testing.assert_array_equal(w[1].sum(axis=0), a)
+    np.testing.assert_array_equal(w[:, 1].sum(axis=0), b)
+    assert (w >= 0).all()
+    c = np.random.default_rng(3).integers(0, 256, (3, 20000))
+    w3 = footprint_weights(list(c))
+    np.testing.assert_array_equal(w3.sum(axis=(0, 1, 2)), 256)
+    np.testing.assert_array_equal(w3[:, :, 1].sum(axis=(0, 1)), c[2])
+    assert (w3 >= 0).all()
 
 
 def _filtered_1d(mod, data, kind, read_mode):

@@ -210,23 +210,26 @@ def _fetch_one(ctx, site, idx, record, coords, integer, layer=None, cube=False):
                    for x, size in zip(coords, sizes)]
     else:
         corners = []
-        for x, size in zip(coords, sizes):
-            low, weight = rules.linear_taps(rules.texel_coordinate(x, size, normalized))
+        for x, size, mode in zip(coords, sizes, modes):
+            low, weight = rules.linear_taps(rules.filtered_coordinate(rules.texel_coordinate(x, size, normalized),
+                                                                      size, mode))
             corners.append(([low, low + 1], [(1 << rules.FRACTION_BITS) - weight, weight]))
     channels = int(record["channels"])
     total = None
-    if len(corners) == 1 and corners[0][1][0] is not None and modes[0] == rules.BORDER and layer is None:
-        low_w, high_w, border_w = rules.one_d_border_taps(corners[0][1][1])
-        corners[0] = (corners[0][0], [low_w, high_w])
-        total = (border_w / (1 << rules.FRACTION_BITS)) * \
-            np.broadcast_to(objects.border_value(record, channels).astype(np.float64), (len(idx), channels))
+    footprint = None
+    if corners[0][1][0] is not None:
+        footprint = rules.footprint_weights([weights[1] for _, weights in corners])
+        if dims == 1 and modes[0] == rules.BORDER and layer is None:
+            low_w, high_w, border_w = rules.one_d_border_taps(corners[0][1][1])
+            footprint = np.stack([low_w, high_w])
+            total = (border_w / (1 << rules.FRACTION_BITS)) * \
+                np.broadcast_to(objects.border_value(record, channels).astype(np.float64), (len(idx), channels))
     for pick in np.ndindex(*[len(indices) for indices, _ in corners]):
         value, weight = _texels(ctx, site, idx, record, [corners[a][0][k] for a, k in enumerate(pick)],
                                 sizes, modes, channels, layer)
-        weights = [corners[a][1][k] for a, k in enumerate(pick)]
-        if weights[0] is None:
+        if footprint is None:
             return objects.as_bits(record, value)
-        w = rules.corner_weight(weights)
+        w = footprint[pick] / float(1 << rules.FRACTION_BITS)
         term = w[:, None] * value.astype(np.float64)
         total = term if total is None else total + term
     total = rules.filtered(total, int(record["bits"]), int(record["kind"]), int(record["read_mode"]))
