@@ -85,3 +85,53 @@ def test_device_side_streams_and_events_keep_their_order():
     np.testing.assert_array_equal(x.get(), (x0 * 2 + 1) * 2 + 3)       # first stream, then second
     first, second = handles.get().tolist()
     assert first != second and 0 not in (first, second) and device.get()[0] == 0
+
+
+COPIES = r"""
+extern "C" __global__ void bump(int *x, int n) { if (threadIdx.x < n) x[threadIdx.x] = x[threadIdx.x] * 3 + 1; }
+extern "C" __global__ void parent(const int *src, int *dst, int *filled, int *rows, int n, int *codes) {
+    int part = blockIdx.x * n;
+    codes[3 * blockIdx.x] = cudaMemcpyAsync(dst + part, src + part, n * sizeof(int), cudaMemcpyDeviceToDevice, 0);
+    bump<<<1, n>>>(dst + part, n);               // the same stream: after the copy
+    codes[3 * blockIdx.x + 1] = cudaMemsetAsync(filled + part, 0x5a, n * sizeof(int), 0);
+    // two rows of 3 ints, 8 ints apart, from src's part
+    codes[3 * blockIdx.x + 2] = cudaMemcpy2DAsync(rows + 16 * blockIdx.x, 8 * sizeof(int), src + part,
+                                                  3 * sizeof(int), 3 * sizeof(int), 2, cudaMemcpyDeviceToDevice, 0);
+}
+"""
+
+
+def test_device_side_copies_and_fills_run_in_stream_order_with_child_grids():
+    rng = np.random.default_rng(37)
+    blocks, n = 3, 24
+    src = rng.integers(-1000, 1000, blocks * n).astype(np.int32)
+    kernel = cp.RawModule(code=COPIES, options=("-rdc=true",)).get_function("parent")
+    dst, filled = cp.zeros(blocks * n, dtype=cp.int32), cp.zeros(blocks * n, dtype=cp.int32)
+    rows, codes = cp.full(16 * blocks, -7, dtype=cp.int32), cp.full(3 * blocks, -1, dtype=cp.int32)
+    kernel((blocks,), (1,), (cp.asarray(src), dst, filled, rows, np.int32(n), codes))
+    assert codes.get().tolist() == [0] * (3 * blocks)
+    np.testing.assert_array_equal(dst.get(), src * 3 + 1)
+    np.testing.assert_array_equal(filled.get(), np.full(blocks * n, 0x5a5a5a5a, dtype=np.int32))
+    want = np.full((blocks, 16), -7, dtype=np.int32)
+    for b in range(blocks):
+        want[b, 0:3], want[b, 8:11] = src[b * n:b * n + 3], src[b * n + 3:b * n + 6]
+    np.testing.assert_array_equal(rows.get(), want.ravel())
+
+
+ERROR_TEXTS = r"""
+extern "C" __global__ void texts(char *name, char *text, int code) {
+    const char *a = cudaGetErrorName((cudaError_t)code), *b = cudaGetErrorString((cudaError_t)code);
+    for (int i = 0; i < 63 && (i == 0 || a[i - 1]); ++i) name[i] = a[i];
+    for (int i = 0; i < 63 && (i == 0 || b[i - 1]); ++i) text[i] = b[i];
+}
+"""
+
+
+@pytest.mark.parametrize("code", [0, 1, 9, 700, 12345])
+def test_device_side_error_names_and_strings_are_the_runtimes(code):
+    from warpsim.runtime.errors import error_name, error_string
+    kernel = cp.RawModule(code=ERROR_TEXTS, options=("-rdc=true",)).get_function("texts")
+    name, text = cp.zeros(64, dtype=cp.uint8), cp.zeros(64, dtype=cp.uint8)
+    kernel((1,), (1,), (name, text, np.int32(code)))
+    read = lambda a: bytes(a.get()).split(b"\0")[0].decode()   # noqa: E731
+    assert read(name) == error_name(code) and read(text) == error_string(code)

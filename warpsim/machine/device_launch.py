@@ -8,7 +8,8 @@ as builtins (isa/builtins.py calls these functions): the buffer is a device
 allocation, and a launch is queued on the batch. Once every batch of the
 parent grid has run, the device runs the queued grids in the order they were
 launched, each a launch of its own whose own children run when it is done,
-and then the tail launches (cudaStreamTailLaunch), in their order.
+and then the tail launches (cudaStreamTailLaunch), in their order. Device-side
+cudaMemcpyAsync / cudaMemsetAsync (and their 2D forms) queue with the grids.
 
 This is a schedule a GPU may choose: under CDP2 a parent cannot wait for its
 children (device-side cudaDeviceSynchronize is gone), children in a block's
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import LaunchError, WarpsimError
+from ..errors import CUDA_ERRORS, LaunchError, WarpsimError
 from .dimensions import launch_dimensions
 from .memory import FUNCTION_POINTER_BASE
 
@@ -42,8 +43,20 @@ WRITES_THROUGH_FIRST = {"__cudaCDP2StreamCreateWithFlags": (8, "stream"),
                         "__cudaCDP2GetDevice": (4, 0), "__cudaCDP2GetDeviceCount": (4, 1)}
 ORDERING = ("__cudaCDP2StreamDestroy", "__cudaCDP2EventDestroy", "__cudaCDP2EventRecord",
             "__cudaCDP2EventRecord_ptsz", "__cudaCDP2StreamWaitEvent", "__cudaCDP2StreamWaitEvent_ptsz")
+# Device-side copies and fills (cudaMemcpyAsync, cudaMemsetAsync and their 2D forms in device code):
+# queued on the batch with the child grids and run in that order, after the parent grid, as a stream
+# of the launching thread runs them. Each name's arguments (a 64-bit word each but the fill value and
+# the copy kind, 32-bit) in the order cuda_device_runtime_api.h gives them.
+COPIES = {"__cudaCDP2MemcpyAsync": ("dst", "src", "count", "kind:4", "stream"),
+          "__cudaCDP2Memcpy2DAsync": ("dst", "dpitch", "src", "spitch", "width", "height", "kind:4", "stream"),
+          "__cudaCDP2MemsetAsync": ("dst", "value:4", "count", "stream"),
+          "__cudaCDP2Memset2DAsync": ("dst", "dpitch", "value:4", "width", "height", "stream")}
+COPIES.update({name + "_ptsz": names for name, names in list(COPIES.items())})
+# cudaGetErrorName / cudaGetErrorString in device code: a pointer to the text in device memory
+ERROR_TEXTS = {"__cudaCDP2GetErrorName": 0, "__cudaCDP2GetErrorString": 1}
 STREAM_HANDLES, EVENT_HANDLES = 0x100, 0x10_0000   # device-side handles (not 0x3 or 0x4, CUDA's named streams)
-FUNCTIONS = GET_PARAMETER_BUFFER + LAUNCH_DEVICE + GET_LAST_ERROR + tuple(WRITES_THROUGH_FIRST) + ORDERING
+FUNCTIONS = GET_PARAMETER_BUFFER + LAUNCH_DEVICE + GET_LAST_ERROR + tuple(WRITES_THROUGH_FIRST) + ORDERING + \
+    tuple(COPIES) + tuple(ERROR_TEXTS)
 MAX_DEPTH = 24                      # CUDA's nesting limit for device-side launches
 INVALID_VALUE, INVALID_CONFIGURATION, INVALID_DEVICE_FUNCTION = 1, 9, 98
 TAIL_LAUNCH_STREAM = 0x3            # cudaStreamTailLaunch
@@ -60,6 +73,47 @@ class ChildLaunch:
     buffer: int
     size: int
     tail: bool = False              # a tail launch: after the parent grid and its other work
+
+
+@dataclass
+class ChildCopy:
+    """A copy or fill a kernel queued (COPIES): its arguments by name; 1D ones are 2D of one row."""
+    name: str
+    args: dict
+
+    def run(self, memory) -> None:
+        a = self.args
+        rows = a.get("height", 1)
+        width = a.get("width", a.get("count", 0))
+        for row in range(rows):
+            dst = a["dst"] + row * a.get("dpitch", 0)
+            if "src" in a:
+                memory.copy_within(dst, a["src"] + row * a.get("spitch", 0), width, operation="device-side copy")
+            else:
+                memory.memset(dst, a["value"], width)
+
+
+def queue_copy(ctx, name: str, args: dict) -> int:
+    """Queue a device-side copy or fill behind the grids the batch launched; CUDA's error code."""
+    if args.get("height", 1) > 1 and (args.get("dpitch", 0) < args["width"] or
+                                       ("src" in args and args["spitch"] < args["width"])):
+        return INVALID_VALUE
+    _state(ctx)[1].append(ChildCopy(name, args))
+    return 0
+
+
+def error_text(ctx, name: str, code: int) -> int:
+    """The device address of a code's name or string (ERROR_TEXTS), NUL-terminated, written once a
+    device memory and kept for its life."""
+    texts = ctx.memory.__dict__.setdefault("_error_texts", {})
+    key = (ERROR_TEXTS[name], code)
+    if key not in texts:
+        entry = CUDA_ERRORS.get(code)
+        text = entry[ERROR_TEXTS[name]] if entry else "unrecognized error code"
+        data = text.encode() + b"\0"
+        texts[key] = ctx.memory.allocate(len(data), 8, initialized=True)
+        ctx.memory.write_bytes(texts[key], data, operation="device-side cudaGetErrorString")
+    return texts[key]
 
 
 def _errors(ctx) -> dict:
@@ -138,12 +192,20 @@ def run_children(loaded, children: list, overrides: dict) -> None:
     """Run the grids a launch's threads launched, in order, each one level deeper."""
     depth = loaded.__dict__.get("_device_launch_depth", 0)
     if depth + 1 >= MAX_DEPTH:
+        kernel = next((c.kernel for c in children if isinstance(c, ChildLaunch)), children[0].name)
         raise LaunchError(f"device-side launches nested deeper than CUDA's {MAX_DEPTH} levels "
-                          f"(kernel {children[0].kernel})", kernel=children[0].kernel)
+                          f"(kernel {kernel})", kernel=kernel)
     memory = loaded.device.memory
     loaded.__dict__["_device_launch_depth"] = depth + 1
     try:
-        for child in [c for c in children if not c.tail] + [c for c in children if c.tail]:
+        for child in [c for c in children if not getattr(c, "tail", False)] + \
+                [c for c in children if getattr(c, "tail", False)]:
+            if isinstance(child, ChildCopy):
+                try:
+                    child.run(memory)
+                except WarpsimError as exc:
+                    raise LaunchError(f"device-side {child.name.replace('__cudaCDP2', 'cuda')}: {exc}") from None
+                continue
             try:
                 params = memory.read_bytes(child.buffer, child.size, operation="device-side launch") \
                     if child.size else np.zeros(0, dtype=np.uint8)

@@ -148,9 +148,9 @@ class Program:
             return
         if (callee is None or not callee.has_body) and is_device_runtime(target.name):
             raise DeviceRuntimeNotSimulated(ins, f"call of '{target.name}' from the CUDA device runtime "
-                                                 "(cudadevrt): runtime calls from device code for memory, "
-                                                 "copies and attributes are not simulated; launches, "
-                                                 "streams, events and errors are")
+                                                 "(cudadevrt): this one is not simulated; launches, "
+                                                 "streams, events, errors, cudaMalloc/cudaFree and 1D/2D "
+                                                 "cudaMemcpyAsync/cudaMemsetAsync are")
         if callee is None or not callee.has_body:
             raise UnsupportedInstruction(ins, f"call of '{target.name}', which has no body in this "
                                               "module (external functions are not linked)")

@@ -165,6 +165,21 @@ def call_builtin(ctx, program, idx, name: str, arg_keys, return_keys, site):
             if return_keys:
                 ctx.param_var(return_keys[0])[slot, :4] = 0
         return
+    if name in device_launch.ERROR_TEXTS:
+        for slot in idx:
+            pointer = device_launch.error_text(ctx, name, arg(0, slot, 4))
+            ctx.param_var(return_keys[0])[slot, :8] = np.frombuffer(np.uint64(pointer).tobytes(), np.uint8)
+        return
+    if name in device_launch.COPIES:
+        for slot in idx:
+            args = {}
+            for k, field in enumerate(device_launch.COPIES[name]):
+                key, _, size = field.partition(":")
+                args[key] = arg(k, slot, int(size) if size else 8)
+            code = device_launch.queue_copy(ctx, name, args)
+            if return_keys:
+                ctx.param_var(return_keys[0])[slot, :4] = np.frombuffer(np.int32(code).tobytes(), np.uint8)
+        return
     if name in DEVICE_MALLOC or name in DEVICE_FREE:
         _allocation_call(ctx, idx, name, arg, return_keys)
         return
