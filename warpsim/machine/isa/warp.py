@@ -138,7 +138,7 @@ def _joint(ctx, idx, own: tuple, sources: tuple, compute):
     """compute(slots, *operands) for idx's group (operands `own`, the member mask last), and for the
     lanes it meets at other sites, whose results wait for them; lanes with results waiting take
     those."""
-    if not ctx.__dict__.get("joint_results") and ctx.__dict__.get("joint_meeting") is None:
+    if not getattr(ctx, "joint_results", None) and getattr(ctx, "joint_meeting", None) is None:
         return compute(idx, *own)                   # no meeting across sites: the common case
     waiting = _held(ctx, idx)
     if waiting is None:
