@@ -1,10 +1,11 @@
-"""From sm_70 a `.sync` instruction waits for its named lanes to execute *a* `.sync` instruction with
-the same qualifiers and mask, not the same one (the PTX ISA asks for the same instruction only of
-sm_6x). Half-warps that run a shuffle loop a different number of times meet, in the SASS, at the
-WARPSYNC of the shuffle after the loop, or wait at the BSYNC after it while the others' WARPSYNCs
-go on; an H100 finishes such a kernel (HeCBench's jaccard: parallel_prefix_sum over rows of 16
-lanes), where warpsim deadlocked. Against NumPy on random data and trip counts, the PTX machine on
-both tiers and the SASS executor alone."""
+"""From sm_70 a `.sync` instruction waits for its named lanes to execute *a* `.sync` instruction of its
+kind and mask, not the same one (the PTX ISA asks for the same instruction only of sm_6x), and the
+collective then runs once for all of them, each lane with its own operands; collectives of other
+kinds never meet. Half-warps that run a loop of collectives a different number of times meet at the
+one after it: an H100 finishes such kernels (HeCBench's jaccard: parallel_prefix_sum over rows of 16
+lanes; validation/warp_sync_masks/sites.cu and sites_mixed.cu), where warpsim deadlocked, then ran
+each half apart. Against NumPy on random data and trip counts, the PTX machine on both tiers and the
+SASS executor alone."""
 
 from __future__ import annotations
 
@@ -12,6 +13,18 @@ import numpy as np
 import pytest
 
 import warpsim as cp
+
+
+def run_at(launch, engine="auto", level=None) -> None:
+    """launch() on the PTX machine (level None) or with the SASS executor alone, under `engine`."""
+    with cp.settings(engine=engine, sass_verify=False):
+        if level is None:
+            launch()
+            return
+        with cp.profile(level=level) as prof:
+            launch()
+        assert prof[0].level == "sass" and prof[0].execution == "sass"
+
 
 SOURCE = r"""
 extern "C" __global__ void row_sums(const int* x, const int* trips, int* out) {
@@ -45,13 +58,7 @@ def test_half_warps_with_different_trip_counts_meet_at_the_next_shuffle(engine, 
     module = cp.RawModule(code=SOURCE, options=("-arch=sm_90",))
     out = cp.zeros(256, dtype=np.int32)
     launch = lambda: module.get_function("row_sums")((2,), (128,), (cp.asarray(x), cp.asarray(trips), out))  # noqa: E731
-    with cp.settings(engine=engine, sass_verify=False):
-        if level is None:
-            launch()
-        else:
-            with cp.profile(level=level) as prof:
-                launch()
-            assert prof[0].level == "sass" and prof[0].execution == "sass"
+    run_at(launch, engine, level)
     np.testing.assert_array_equal(out.get(), expected(x, trips))
 
 
@@ -106,13 +113,7 @@ def test_ballots_and_reductions_met_at_other_sites_run_once_for_both_halves(engi
     module = cp.RawModule(code=MEETINGS, options=("-arch=sm_90",))
     ballots, sums = cp.zeros(128, dtype=np.uint32), cp.zeros(128, dtype=np.int32)
     launch = lambda: module.get_function("meet_sites")((1,), (128,), (cp.asarray(v), cp.asarray(trips), ballots, sums))  # noqa: E731
-    with cp.settings(engine=engine, sass_verify=False):
-        if level is None:
-            launch()
-        else:
-            with cp.profile(level=level) as prof:
-                launch()
-            assert prof[0].execution == "sass"
+    run_at(launch, engine, level)
     want_ballots, want_sums = meetings_expected(v, trips)
     np.testing.assert_array_equal(ballots.get(), want_ballots)
     np.testing.assert_array_equal(sums.get(), want_sums)
@@ -147,12 +148,8 @@ def test_collectives_of_different_kinds_never_meet(kernel, level):
     the loop waits at a ballot (an __any_sync) for lanes that wait at a reduction (an __all_sync)."""
     module = cp.RawModule(code=APART, options=("-arch=sm_90",))
     out = cp.zeros(32, dtype=np.uint32)
-    with cp.settings(sass_verify=False), pytest.raises(cp.LaunchError, match="deadlock"):
-        if level is None:
-            module.get_function(kernel)((1,), (32,), (out, np.int32(2), np.int32(1)))
-        else:
-            with cp.profile(level=level):
-                module.get_function(kernel)((1,), (32,), (out, np.int32(2), np.int32(1)))
+    with pytest.raises(cp.LaunchError, match="deadlock"):
+        run_at(lambda: module.get_function(kernel)((1,), (32,), (out, np.int32(2), np.int32(1))), level=level)
 
 
 def butterflies_expected(v, n0, n1):
@@ -179,10 +176,6 @@ def test_whole_warp_shuffles_met_at_other_sites_read_the_other_half(engine, leve
     v = np.random.default_rng(13).integers(0, 2**32, 32, dtype=np.uint64).astype(np.uint32)
     module = cp.RawModule(code=APART, options=("-arch=sm_90",))
     out = cp.zeros(32, dtype=np.uint32)
-    with cp.settings(engine=engine, sass_verify=False):
-        if level is None:
-            module.get_function("butterflies")((1,), (32,), (cp.asarray(v), out, np.int32(2), np.int32(1)))
-        else:
-            with cp.profile(level=level):
-                module.get_function("butterflies")((1,), (32,), (cp.asarray(v), out, np.int32(2), np.int32(1)))
+    run_at(lambda: module.get_function("butterflies")((1,), (32,), (cp.asarray(v), out, np.int32(2), np.int32(1))),
+           engine, level)
     np.testing.assert_array_equal(out.get(), butterflies_expected(v, 2, 1))
