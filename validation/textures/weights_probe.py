@@ -55,6 +55,7 @@ def main(out_dir: str) -> None:
             out = cp.zeros(n, np.float32)
             mod.get_function(f"f{dims}")(((n + 127) // 128,), (128,), (tex, *coords, out, np.int32(n)))
             weights[:, corner] = cp.asnumpy(out)
+            del tex, keep                         # (the array lives until its texture's fetch is done)
         results[f"w{dims}"] = weights
     os.makedirs(out_dir, exist_ok=True)
     name = "weights_warpsim.npz" if os.environ.get("WARPSIM") else "weights_gpu.npz"

@@ -103,7 +103,7 @@ def ref_fetch(data, coords, mode, linear, normalized):
     if linear and mode == "border" and len(taps) == 1:
         # the H200 filters a 1D array as a 2D one whose second coordinate lies on its edge: half the
         # border row; the texel row's half split as ceil(a / 2) for the upper texel (validation/textures)
-        (low, w_low), (high, w_high) = taps[0]
+        (low, _), (high, w_high) = taps[0]
         upper = (w_high + 1) // 2
         taps = [[(low, 128 - upper), (high, upper)]]
         total += 128 / 256 * BORDER[0]
