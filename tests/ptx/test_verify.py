@@ -137,3 +137,9 @@ def test_a_declared_register_hides_the_special_register_of_its_name(engine):
     with cp.settings(engine=engine):
         cp.RawModule(ptx=kernel(body)).get_function("k")((1,), (1,), (out,))
     assert int(out.get()[0]) == 7
+
+
+
+def test_a_video_operand_selector_is_named_as_unsupported():
+    error = problems("vadd.s32.s32.s32 %r1, %r2.b1, %r3.h1, %r4;")
+    assert "'%r2.b1': byte and half-word selectors of video instruction operands" in str(error)

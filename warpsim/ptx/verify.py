@@ -25,6 +25,7 @@ from .opcodes import EMITTED_ARITY, ONE_SPACE_OPCODES, SPACE_MODIFIERS, WIDER_RE
 from .types import TYPES
 
 # The PTX ISA's special registers (the machine passes the ones it simulates).
+VIDEO_SELECTORS = frozenset({".b0", ".b1", ".b2", ".b3", ".h0", ".h1"})   # vadd ... %r1.b0, %r2.h1
 SPECIAL_REGISTERS = frozenset(
     ["%tid", "%ntid", "%ctaid", "%nctaid", "%laneid", "%warpid", "%nwarpid", "%smid", "%nsmid",
      "%gridid", "%lanemask_eq", "%lanemask_lt", "%lanemask_le", "%lanemask_gt", "%lanemask_ge",
@@ -90,7 +91,10 @@ class _Checker:
             before = len(self.problems)
             for reg in _registers(ins):
                 base = reg.split(".")[0]
-                if reg not in self.fn.regs and base in self.fn.regs:      # .reg .b32 %tid; ... %tid.x
+                if reg not in self.fn.regs and base in self.fn.regs and reg[len(base):] in VIDEO_SELECTORS:
+                    self.problem(ins, f"'{reg}': byte and half-word selectors of video instruction operands "
+                                      f"(.b0-.b3, .h0-.h1) are not supported")
+                elif reg not in self.fn.regs and base in self.fn.regs:      # .reg .b32 %tid; ... %tid.x
                     self.problem(ins, f"'{reg}': the declared register {base} hides the special register")
                 elif reg not in self.fn.regs and base not in self.special:
                     self.problem(ins, f"'{reg}' is not a declared register")
