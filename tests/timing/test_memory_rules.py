@@ -503,3 +503,42 @@ def test_lines_in_flight_are_bounded_by_what_the_carve_out_leaves_l1(line):
         assert times[200] == pytest.approx(times[4], rel=0.01)
     else:
         assert times[200] > 1.08 * times[4]
+
+
+LOADS = r"""
+extern "C" __global__ void sum_k(float* out, const float* __restrict__ x0, const float* __restrict__ x1,
+                                 long long n, int k) {
+    long long stride = (long long)gridDim.x * blockDim.x, start = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    float s = 0.f;
+    if (k == 1) {
+#pragma unroll 1
+        for (long long i = start; i < n; i += stride) s += x0[i];
+    } else {
+#pragma unroll 1
+        for (long long i = start; i < n; i += stride) s += x0[i] + x1[i];
+    }
+    out[start] = s;
+}
+"""
+
+
+def test_a_warp_waiting_on_loads_of_two_regions_waits_for_the_slower():
+    """One warp an SM, one iteration a trip: two loads of two arrays far apart cost an iteration about
+    half of hbm_latency_spread more than one (the forty-sixth batch: 763 -> 868 cycles on an H100); two
+    loads of one stream's adjacent lines nothing of it."""
+    from warpsim.api.raw import pack_arguments
+    k = ws.RawModule(code=LOADS).get_function("sum_k")
+    n = 132 * 32 * 64
+    rng = np.random.default_rng(9)
+    data = ws.asarray(rng.random(3 * n, dtype=np.float32))
+    out = ws.zeros(132 * 32, dtype=np.float32)
+    preset = gpu_preset("h100")
+
+    def cycles_per_trip(k_loads, second):
+        params = pack_arguments(k.kernel_name, k.params, (out, data[:n], data[second:second + n], np.int64(n),
+                                                          np.int32(k_loads)))
+        t = predict(k.loaded_module, k.kernel_name, (132,), (32,), params, 0, gpu="h100")
+        return t.time_s * preset.clock_hz / 64
+    one, far, near = cycles_per_trip(1, 2 * n), cycles_per_trip(2, 2 * n), cycles_per_trip(2, 32)
+    spread = preset.hbm_latency_spread / 2
+    assert far - one > 0.8 * spread and near - one < 0.25 * spread

@@ -60,6 +60,8 @@ class SiteMemory:
     low: float = float("inf")       # the lowest and highest address of those requests: the region they
     #                                 read at random in (model.random_regions)
     high: float = 0.0
+    span_low: float = float("inf")  # the lowest and highest address of all its requests
+    span_high: float = 0.0
     # atomics at the hottest L2 slice chunk (ATOMIC_CHUNK_BYTES): per (warp request, line) reaching it,
     # one address (its lanes serialise) or several (one pass of the line)
     hot_line_ctas: int = 0          # sampled CTAs that touched the hottest chunk
@@ -478,6 +480,7 @@ class _Recorder(LaunchObserver):
         gaps, doublings = chunk_spread(warps, None, chunks)
         rec.chunk_gaps += gaps
         rec.gap_doublings += doublings
+        rec.span_low, rec.span_high = min(rec.span_low, float(offsets.min())), max(rec.span_high, float(offsets.max()))
         at_random = scattered_lines(warps, None, chunks)
         if at_random:
             rec.scattered_lines += at_random

@@ -306,14 +306,25 @@ class KernelCosts:
                 latency[i] = (h1 * preset.l1_hit_latency + from_hbm[i] * preset.hbm_latency
                               + first * (1 - f) * l2_lat + (over + rereads) * (1 - again) * l2_lat)
         self.latency = latency
-        walk = walk_function(fn, preset, latency, barrier_cycles, total_exec)
+        # the region each load reads (sites whose address ranges overlap read one) and its share from HBM:
+        # a consumer of loads from several regions waits for the slowest (walk.spread_wait)
+        ranges = sorted((m.span_low, m.span_high, i) for i, m in ex.memory.items()
+                        if i in latency and m.space == "global" and m.span_high >= m.span_low)
+        regions, region, reach = {}, -1, -np.inf
+        for low, high, i in ranges:
+            if low > reach:
+                region += 1
+            reach = max(reach, high)
+            regions[i] = (region, from_hbm.get(i, 0.0))
+        self.regions = regions
+        walk = walk_function(fn, preset, latency, barrier_cycles, total_exec, regions)
         self.walk = walk
         # how many HBM latencies each execution waits out: the walk's growth when they grow (group_time
         # adds each the wait HBM's load causes: the chip's writes, or its reads near HBM's bandwidth)
         self.hbm_waits = np.zeros(n)
         if self.dram_bytes > 0 and any(from_hbm.values()):
             probe = {i: lat + HBM_PROBE_CYCLES * from_hbm.get(i, 0.0) for i, lat in latency.items()}
-            probed = walk_function(fn, preset, probe, barrier_cycles, total_exec)
+            probed = walk_function(fn, preset, probe, barrier_cycles, total_exec, regions)
             self.hbm_waits = np.maximum(0.0, probed.gap() - walk.gap()) / HBM_PROBE_CYCLES
         self.drain_span = preset.wave_drain_span
         gaps = walk.gap()[total_exec > 0]

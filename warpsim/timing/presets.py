@@ -99,6 +99,7 @@ class GPUPreset:
     l2_hit_latency_near: float           # LDG missing L1, hitting the near L2 partition
     l2_hit_latency_far: float            # ... the far partition
     hbm_latency: float                   # LDG missing L2 (unloaded)
+    hbm_latency_spread: float            # cycles: a warp waiting on loads of k regions at once waits this (1 - 1/k) more
     hbm_latency_under_writes: tuple      # ((TB/s of HBM writes, ...), (ns a read waits beyond unloaded, ...))
     hbm_latency_under_reads: tuple       # ((TB/s of HBM reads, ...), (ns a read waits beyond unloaded, ...))
     # --- memory system
@@ -253,6 +254,9 @@ _H200 = {
                                  "copying or 4-8 writing warps an SM; reads alone up to 1.9 TB/s: within 8 ns; "
                                  "a line a warp written to rows 128 B to 64 KB apart: alike; the first run, "
                                  "microbench21_first.json, within 10%)"),
+    "hbm_latency_spread": (182.0, "[assumed] as the H100's, measured there (validation/timing/h100/microbench46*: "
+                                  "one loop iteration a trip, its loads from k arrays at once, 763 cycles at k = 1, "
+                                  "868 / 893 / 913 at k = 2 / 3 / 4: 182 (1 - 1/k) more)"),
     "hbm_latency_under_reads": (((0.0, 1.01, 1.94, 2.79, 3.40, 4.29, 4.50), (0.0, 0.0, 8.0, 24.6, 47.0, 147.7, 300.6)),
                                 MEASURED21 + " (the same lone chase beside 4-16 warps an SM streaming float4 reads, "
                                 "1-4 loads in flight a lane: 352.7 / 348.0 / 361.5 / 378.1 / 400.5 / 501.2 / 654.1 ns "
@@ -485,6 +489,9 @@ _H100.update({
     "hbm_latency": (700.0, "measured on an H100 SXM (validation/timing/h100/microbench38*): warps each loading "
                            "1,024 lines of their own from HBM one after another took 753-776 cycles a load, of "
                            "which the model's loop is 57 (a community pointer chase said 570.5 over 256 MB)"),
+    "hbm_latency_spread": (182.0, "measured on an H100 SXM (validation/timing/h100/microbench46*): one loop "
+                                  "iteration a trip, its loads from k arrays at once, 763 cycles at k = 1, 868 / 893 / "
+                                  "913 at k = 2 / 3 / 4; from one stream's adjacent lines 763-786"),
     "l2_bytes": (52428800, HOPPER_WP + " (50 MB; the driver may report 60 MB as on the H200)"),
     "l2_bandwidth_gbps": (7550.0, "[assumed] same L2 as the H200, whose figure was " + MEASURED),
     "hbm_bytes": (80 * 10**9, "NVIDIA H100 datasheet (80 GB HBM3)"),
@@ -532,6 +539,7 @@ _A100 = {
     "l1_hit_latency": (33.0, ABDELKHALIK + " (about 33-38 cycles) [recalled]"),
     "l2_hit_latency_near": (200.0, "chipsandcheese A100 measurements, near L2 about 200 cycles [recalled]"),
     "l2_hit_latency_far": (260.0, "chipsandcheese A100 measurements, far L2 partition [recalled]"),
+    "hbm_latency_spread": (182.0, "[assumed] as the H100's (validation/timing/h100/microbench46*); not measured"),
     "hbm_latency": (480.0, ABDELKHALIK + " (global memory about 290 ns at 1.41 GHz, roughly 400-500 cycles) [recalled]"),
     "l1_shared_kib": (192, AMPERE_TG + " (192 KB combined L1/shared per SM)"),
     "shared_carveouts_kib": ((0, 8, 16, 32, 64, 100, 132, 164), AMPERE_TG + " (carve-outs of cc 8.0) [recalled]"),
@@ -601,6 +609,7 @@ _L4 = {
     "l1_hit_latency": (33.0, "[assumed] as Ampere: " + ABDELKHALIK),
     "l2_hit_latency_near": (220.0, "arXiv 2606.22588 (L40, same AD10x family: L2 hits 222-339 cycles by SM) (" + NOTES + ")"),
     "l2_hit_latency_far": (300.0, "arXiv 2606.22588 (L40: L2 hits 222-339 cycles by SM) (" + NOTES + ")"),
+    "hbm_latency_spread": (182.0, "[assumed] as the H100's (validation/timing/h100/microbench46*); not measured"),
     "hbm_latency": (600.0, "[assumed] GDDR6 DRAM latency, about 300 ns; not measured [recalled]"),
     "l1_shared_kib": (128, ADA_TG + " (128 KB combined L1/shared per SM)"),
     "shared_carveouts_kib": ((0, 8, 16, 32, 64, 100), ADA_TG + " (cc 8.9) [recalled]"),

@@ -43,17 +43,35 @@ class Walk:
         return sum(self.cost.values())
 
 
-def release(ready: dict, barrier: int, at: float, reason: str) -> None:
+def release(ready: dict, barrier: int, at: float, reason: str, load: tuple | None = None) -> None:
     """A producer's scoreboard `barrier` released at `at`: a scoreboard counts its producers in
     flight, so a consumer waiting on it waits for the last of them (two loads on one barrier: the
-    slower one), not for the one set last."""
+    slower one), not for the one set last. `load`: (region, share from HBM) of a memory load, kept
+    with its time for the consumer's spread (spread_wait)."""
     pending = ready.get(barrier)
+    loads = pending[2] if pending is not None else ()
+    if load is not None:
+        loads = loads + ((at, *load),)
     if pending is None or at >= pending[0]:
-        ready[barrier] = (at, reason)
+        ready[barrier] = (at, reason, loads)
+    else:
+        ready[barrier] = (pending[0], pending[1], loads)
+
+
+def spread_wait(outstanding: list, spread_cycles: float) -> float:
+    """What a warp waits beyond one load's latency for loads still in flight from k regions at once:
+    the slowest of them, spread_cycles (1 - 1/k) scaled by their share from HBM (forty-sixth batch, on
+    an H100: one iteration a trip, k loads from k arrays, 763 cycles at k = 1, 868 / 893 / 913 at
+    k = 2 / 3 / 4; from one stream, lines 128 bytes apart, 763-786)."""
+    regions = {region for _, region, _ in outstanding}
+    if len(regions) < 2:
+        return 0.0
+    share = sum(hbm for _, _, hbm in outstanding) / len(outstanding)
+    return spread_cycles * (1.0 - 1.0 / len(regions)) * share
 
 
 def walk_function(function, preset, memory_latency: dict, barrier_cycles: float = 0.0,
-                  executed: np.ndarray | None = None) -> Walk:
+                  executed: np.ndarray | None = None, memory_regions: dict | None = None) -> Walk:
     """Walk every reachable block of `function` (a SassFunction).
 
     memory_latency: instruction index -> expected latency of that global/local load (cycles);
@@ -61,6 +79,8 @@ def walk_function(function, preset, memory_latency: dict, barrier_cycles: float 
     barrier_cycles: the wait charged to each BAR (the model's estimate of the CTA's skew).
     executed: per instruction, how many times warps issued it (the launch's counts): what decides
     the predecessor whose pending scoreboards a block starts with.
+    memory_regions: load instruction index -> (the region it reads, its share from HBM): a consumer
+    of loads from several regions waits for the slowest (spread_wait).
     """
     facts = function_facts(function)
     tables = (facts, facts.on(preset))
@@ -85,7 +105,7 @@ def walk_function(function, preset, memory_latency: dict, barrier_cycles: float 
             else:
                 state = exits.get(previous.index) if previous is not None and previous.end == block.start else None
             exits[block.index] = _walk_block(block, tables, preset, memory_latency, barrier_cycles, walk.cost,
-                                             state or ({}, None), record)
+                                             state or ({}, None), record, memory_regions or {})
             previous = block
     return walk
 
@@ -108,7 +128,8 @@ def _main_predecessors(blocks: list, executed) -> dict:
     return {b.index: flow[b.index][1] if b.index in flow else None for b in blocks}
 
 
-def _walk_block(block, tables, preset, memory_latency, barrier_cycles, cost, state, record: bool) -> tuple:
+def _walk_block(block, tables, preset, memory_latency, barrier_cycles, cost, state, record: bool,
+                memory_regions: dict) -> tuple:
     """One block from `state` (pending scoreboards, the cycles the instruction before it holds the issue);
     a block that branches to itself twice, the second pass its steady state. Adds its costs to `cost`
     where `record`; returns the state it leaves. `tables`: the function's FunctionFacts and their
@@ -119,6 +140,7 @@ def _walk_block(block, tables, preset, memory_latency, barrier_cycles, cost, sta
     write_barrier, read_barrier = facts.write_barrier, facts.read_barrier
     pending, held = state
     default_mem = (preset.l2_hit_latency_near + preset.l2_hit_latency_far) / 2
+    spread = preset.hbm_latency_spread
     passes = 2 if block.index in block.successors else 1
     for p in range(passes):
         keep = record and p == passes - 1
@@ -128,11 +150,19 @@ def _walk_block(block, tables, preset, memory_latency, barrier_cycles, cost, sta
             fixed = 0.0 if held is None else held
             t_fixed = t + fixed
             t_issue, reason = t_fixed, None
+            outstanding = []
             for sb in waits_on[i]:
                 if sb in ready:
-                    r_t, r_reason = ready[sb]
+                    r_t, r_reason, loads = ready[sb]
                     if r_t > t_issue:
                         t_issue, reason = r_t, r_reason
+                    if loads:
+                        outstanding.extend(load for load in loads if load[0] > t_fixed)
+                        ready[sb] = (r_t, r_reason, ())         # the consumer has them all
+            if len(outstanding) > 1:
+                extra = spread_wait(outstanding, spread)
+                if extra > 0.0:
+                    t_issue, reason = t_issue + extra, "long_scoreboard"
             if keep:
                 cost["selected"][i] = 1.0
                 cost["wait"][i] = max(0.0, fixed - 1.0)
@@ -146,9 +176,10 @@ def _walk_block(block, tables, preset, memory_latency, barrier_cycles, cost, sta
             if write_barrier[i] is not None:
                 lat = latencies[i]
                 release(ready, write_barrier[i], t + (memory_latency.get(i, default_mem) if lat is None else lat),
-                        reasons[i] or stall_reason_of_wait(pipes[i]))
+                        reasons[i] or stall_reason_of_wait(pipes[i]), memory_regions.get(i))
             if read_barrier[i] is not None:
                 release(ready, read_barrier[i], t + READ_LATENCY, "short_scoreboard")
             held = issue_after[i]
-        pending = {sb: (rt - t, rr) for sb, (rt, rr) in ready.items() if rt - t > 0}
+        pending = {sb: (rt - t, rr, tuple((lt - t, region, hbm) for lt, region, hbm in loads if lt - t > 0))
+                   for sb, (rt, rr, loads) in ready.items() if rt - t > 0}
     return pending, held
