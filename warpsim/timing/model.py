@@ -156,19 +156,25 @@ def l1_misses(ex, i: int, m, ctas_per_sm: float, overflow: float = 0.0) -> float
     return m.cta_unique_sectors - kept + overflow
 
 
+def overlapping(ranges: dict) -> list:
+    """(low, high, keys) of the regions that address ranges {key: (low, high)} make: those that
+    overlap read one region (a loop's unrolled loads from one array)."""
+    regions = []
+    for key in sorted(ranges, key=lambda k: ranges[k][0]):
+        low, high = ranges[key]
+        if regions and low <= regions[-1][1]:
+            regions[-1][1] = max(regions[-1][1], high)
+            regions[-1][2].append(key)
+        else:
+            regions.append([low, high, [key]])
+    return [tuple(r) for r in regions]
+
+
 def random_regions(scattered: dict, fetched: dict) -> list:
     """(bytes spanned, bytes fetched, the sites) of each region that load sites read lines of at
-    random in: the sites whose address ranges overlap read one region (a loop's unrolled loads from
-    one array)."""
-    regions = []
-    for i in sorted(scattered, key=lambda i: scattered[i].low):
-        m = scattered[i]
-        if regions and m.low <= regions[-1][1]:
-            low, high, asked, sites = regions[-1]
-            regions[-1] = [low, max(high, m.high), asked + fetched[i], sites + [i]]
-        else:
-            regions.append([m.low, m.high, fetched[i], [i]])
-    return [(high - low, asked, sites) for low, high, asked, sites in regions]
+    random in (overlapping)."""
+    return [(high - low, sum(fetched[i] for i in sites), sites)
+            for low, high, sites in overlapping({i: (m.low, m.high) for i, m in scattered.items()})]
 
 
 class KernelCosts:
@@ -308,14 +314,9 @@ class KernelCosts:
         self.latency = latency
         # the region each load reads (sites whose address ranges overlap read one) and its share from HBM:
         # a consumer of loads from several regions waits for the slowest (walk.spread_wait)
-        ranges = sorted((m.span_low, m.span_high, i) for i, m in ex.memory.items()
-                        if i in latency and m.space == "global" and m.span_high >= m.span_low)
-        regions, region, reach = {}, -1, -np.inf
-        for low, high, i in ranges:
-            if low > reach:
-                region += 1
-            reach = max(reach, high)
-            regions[i] = (region, from_hbm.get(i, 0.0))
+        spans = {i: (m.span_low, m.span_high) for i, m in ex.memory.items()
+                 if i in latency and m.space == "global" and m.span_high >= m.span_low}
+        regions = {i: (k, from_hbm.get(i, 0.0)) for k, (_, _, sites) in enumerate(overlapping(spans)) for i in sites}
         self.regions = regions
         walk = walk_function(fn, preset, latency, barrier_cycles, total_exec, regions)
         self.walk = walk
