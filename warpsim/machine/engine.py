@@ -388,8 +388,21 @@ def stuck_warps(ctx, limit: int = 8) -> str:
 
 
 def deadlock(ctx) -> DeadlockError:
-    return DeadlockError("deadlock: no thread can make progress\n" + stuck_warps(ctx),
+    return DeadlockError("deadlock: no thread can make progress\n" + stuck_warps(ctx) + _apart_collectives(ctx),
                          kernel=ctx.kernel)
+
+
+def _apart_collectives(ctx) -> str:
+    """A note where a warp's lanes wait at `.sync` collectives of different kinds: they never meet
+    (an H100 never finishes such a launch: validation/warp_sync_masks/sites_mixed.cu)."""
+    waiting = np.flatnonzero(ctx.status == AT_WARP_SYNC)
+    for w in np.unique(waiting >> 5):
+        gids = np.unique(ctx.pc[waiting[(waiting >> 5) == w]])
+        kinds = {(ins.opcode, ins.mods) for ins in (ctx.program.blocks[int(g)].instructions[0] for g in gids)}
+        if len(kinds) > 1:
+            return ("\n  lanes of one warp wait at .sync collectives of different kinds, which never meet "
+                    "(a GPU hangs there too)")
+    return ""
 
 
 def fingerprint(ctx) -> tuple:
