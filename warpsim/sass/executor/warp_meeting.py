@@ -57,13 +57,20 @@ def release_held_partners(st, alive: np.ndarray, kinds: np.ndarray, at_sync: np.
         st.B[k].reshape(-1, 32)[warps] = False
 
 
+def _per_place(program, p: int, name: str, compute):
+    """compute(program, p), kept on the program by `name` and place (a kernel's places are few)."""
+    known = program.__dict__.setdefault(name, {})
+    if p not in known:
+        known[p] = compute(program, p)
+    return known[p]
+
+
 def _region_end(program, p: int) -> int | None:
     """The index its label names, for a WARPSYNC.COLLECTIVE at p (None for another WARPSYNC)."""
-    ends = program.__dict__.setdefault("_collective_ends", {})
-    if p not in ends:
+    def compute(program, p):
         ins = program.steps[p].ins
-        ends[p] = program.labels.get(ins.branch_target) if "COLLECTIVE" in ins.mods else None
-    return ends[p]
+        return program.labels.get(ins.branch_target) if "COLLECTIVE" in ins.mods else None
+    return _per_place(program, p, "_collective_ends", compute)
 
 
 COLLECTIVES = frozenset({"SHFL", "VOTE", "VOTEU", "MATCH", "REDUX"})
@@ -74,15 +81,17 @@ def _collective(program, p: int):
     """The collective the WARPSYNC at p guards: the first of the next few instructions that is one,
     before any that has a target or a wait (its opcode and modifiers); None where there is none (a
     `__syncwarp`), which meets any."""
-    for k in range(p + 1, min(p + 1 + GUARDED_WITHIN, len(program.steps))):
-        step = program.steps[k]
-        if step is None:
-            return None
-        if step.ins.opcode in COLLECTIVES:
-            return step.ins.opcode, tuple(step.ins.mods)
-        if step.target is not None or step.wait is not None or step.ins.opcode == "ENDCOLLECTIVE":
-            return None
-    return None
+    def compute(program, p):
+        for k in range(p + 1, min(p + 1 + GUARDED_WITHIN, len(program.steps))):
+            step = program.steps[k]
+            if step is None:
+                return None
+            if step.ins.opcode in COLLECTIVES:
+                return step.ins.opcode, tuple(step.ins.mods)
+            if step.target is not None or step.wait is not None or step.ins.opcode == "ENDCOLLECTIVE":
+                return None
+        return None
+    return _per_place(program, p, "_guarded_collectives", compute)
 
 
 def apart(st, p: int, at: np.ndarray, masks: np.ndarray, at_sync: np.ndarray) -> np.ndarray:
@@ -91,18 +100,13 @@ def apart(st, p: int, at: np.ndarray, masks: np.ndarray, at_sync: np.ndarray) ->
     ballots meets the reduction after it, or whose __any_sync meets an __all_sync, where a shuffle
     loop's lanes meet the shuffle after it)."""
     kind = _collective(st.program, p)
-    out = np.zeros(len(at), dtype=bool)
     if kind is None:
-        return out
-    lanes = np.flatnonzero(at_sync & (st.pc != p))
-    if not len(lanes):
-        return out
-    other = np.array([k is not None and k != kind for k in (_collective(st.program, int(q))
-                                                            for q in st.pc[lanes])], dtype=bool)
-    lanes = lanes[other]
-    if not len(lanes):
-        return out
-    waiting = warp_bits(np.isin(np.arange(len(st.pc)), lanes))
+        return np.zeros(len(at), dtype=bool)
+    others = [q for q in np.unique(st.pc[at_sync]) if q != p
+              and _collective(st.program, int(q)) not in (None, kind)]
+    if not others:
+        return np.zeros(len(at), dtype=bool)
+    waiting = warp_bits(at_sync & np.isin(st.pc, others))
     return (masks[at] & waiting[at >> 5]) != 0
 
 
@@ -120,13 +124,16 @@ def pull_partners(st, p: int, at: np.ndarray, ready: np.ndarray, masks: np.ndarr
     lanes = (warps[:, None] * 32 + np.arange(32)).ravel()
     bits = ((named[warps][:, None] >> np.arange(32, dtype=np.uint64)) & np.uint64(1)).astype(bool).ravel()
     partners = lanes[bits & at_sync[lanes] & (st.pc[lanes] != p)]
-    ends = [_region_end(st.program, int(q)) for q in st.pc[partners]]
-    if not len(partners) or any(e is None for e in ends):
+    if not len(partners):
+        return none
+    places, which = np.unique(st.pc[partners], return_inverse=True)
+    ends = [_region_end(st.program, int(q)) for q in places]
+    if any(e is None for e in ends):
         return none
     back = getattr(st, "collective_return", None)
     if back is None:
         back = st.collective_return = np.full(len(st.pc), NO_RETURN, dtype=np.int64)
-    back[partners] = ends
+    back[partners] = np.asarray(ends, dtype=np.int64)[which]
     st.pc[partners] = p
     return partners
 
