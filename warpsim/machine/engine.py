@@ -34,6 +34,7 @@ from .compiled import LONG_BATCH_ROUNDS, block_tier, check_engine, compiled_loop
 from .isa.barriers import reduce_barrier
 from .events import observers_of
 from .scheduling import SchedulingModel, model_for
+from .scheduling.warp_sync import collective_kind
 from .state import AT_BARRIER, AT_WARP_SYNC, EXITED, RUNNING
 
 NO_PC = np.iinfo(np.int64).max
@@ -398,7 +399,7 @@ def _apart_collectives(ctx) -> str:
     waiting = np.flatnonzero(ctx.status == AT_WARP_SYNC)
     for w in np.unique(waiting >> 5):
         gids = np.unique(ctx.pc[waiting[(waiting >> 5) == w]])
-        kinds = {(ins.opcode, ins.mods) for ins in (ctx.program.blocks[int(g)].instructions[0] for g in gids)}
+        kinds = {collective_kind(ctx.program.blocks[int(g)]) for g in gids}
         if len(kinds) > 1:
             return ("\n  lanes of one warp wait at .sync collectives of different kinds, which never meet "
                     "(a GPU hangs there too)")

@@ -65,6 +65,16 @@ def whole_warps(idx: np.ndarray) -> bool:
     return bool(((first & 31) == 0).all() and (np.diff(idx) > 0).all() and (idx[31::32] - first == 31).all())
 
 
+def collective_kind(block) -> tuple | None:
+    """What a `.sync` block's collective is for meeting lanes at other ones: its opcode and qualifiers
+    (lanes meet only at their kind: an H100 never finishes a ballot meeting a reduction); None for
+    a block that is no warp-synchronous one."""
+    if block.kind != "warp_sync":
+        return None
+    ins = block.instructions[0]
+    return ins.opcode, ins.mods
+
+
 class NamedLaneMeeting:
     """`meet` for models whose lanes meet at a `.sync` instruction by being there."""
 
@@ -135,20 +145,11 @@ class NamedLaneMeeting:
         if passes is not None:                  # released by partners that went on at another site
             lane_ok = lane_ok | passes[idx]
         ins = block.instructions[0]
-        blocks = ctx.program.blocks
-        kinds = {}
-
-        def same_kind(gid):
-            if gid not in kinds:
-                other = blocks[int(gid)]
-                kinds[gid] = other.kind == "warp_sync" and other.instructions[0].opcode == ins.opcode \
-                    and other.instructions[0].mods == ins.mods
-            return kinds[gid]
-
+        kind = collective_kind(block)
         elsewhere = (ctx.status[slots] == AT_WARP_SYNC) & (ctx.pc[slots] != block.gid)
         if elsewhere.any():
             for gid in np.unique(ctx.pc[slots][elsewhere]):
-                if not same_kind(gid):
+                if collective_kind(ctx.program.blocks[int(gid)]) != kind:
                     elsewhere &= ctx.pc[slots] != gid
         waiting = lane_bits(elsewhere)[row]
         met = ~lane_ok & ((missing & ~waiting) == 0)
