@@ -54,12 +54,12 @@ def activemask(ctx, idx) -> np.ndarray:
 # (ctx.joint_meeting, left by the meeting) and leaves the partners their results
 # (ctx.joint_results), which they take when they issue their own instruction.
 
-def _source_values(ctx, block, op, type_name: str, slots) -> np.ndarray | None:
+def source_values(ctx, block, op, type_name: str, slots) -> np.ndarray | None:
     """A source operand of the block's first instruction, as `type_name`, for lanes `slots` from the
     register file (None where it is not a register, immediate or negated predicate)."""
     fn, t = block.function, TYPES[type_name]
     if isinstance(op, Not):
-        got = _source_values(ctx, block, op.reg, "pred", slots)
+        got = source_values(ctx, block, op.reg, "pred", slots)
         return None if got is None else ~got
     if isinstance(op, Imm):
         value = typed_immediate(op, type_name)
@@ -85,19 +85,19 @@ def _partners(ctx, idx, sources: tuple):
     partners, gids = meeting
     if not np.isin(partners >> 5, idx >> 5).all():
         return None
-    values = [[] for _ in sources] + [[]]
+    values, order = [[] for _ in sources] + [[]], []
     for gid in np.unique(gids):
         at = partners[gids == gid]
+        order.append(at)
         block = ctx.program.blocks[int(gid)]
         ins = block.instructions[0]
         operands = [(ins.srcs[pos], type_name) for pos, type_name in sources] + [(mask_operand(ins), "b32")]
         for k, (op, type_name) in enumerate(operands):
-            got = _source_values(ctx, block, op, type_name, at)
+            got = source_values(ctx, block, op, type_name, at)
             if got is None:
                 return None
             values[k].append(got)
-    order = np.concatenate([partners[gids == gid] for gid in np.unique(gids)])
-    return order, [np.concatenate(v) for v in values]
+    return np.concatenate(order), [np.concatenate(v) for v in values]
 
 
 def _components(result) -> tuple:

@@ -14,9 +14,9 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import IllegalInstruction, LaunchError
-from ...ptx.ir import Imm, Reg
-from ...ptx.types import TYPES
+from ...ptx.ir import Imm
 from ..isa.table import constant_mask
+from ..isa.warp import source_values
 from ..state import AT_WARP_SYNC, EXITED, RUNNING
 from .masks import mask_operand
 
@@ -38,12 +38,10 @@ def member_masks(ctx, block, idx) -> np.ndarray | None:
     op = mask_operand(block.instructions[0])
     if op is None:
         return None
-    if isinstance(op, Imm):
-        return np.full(len(idx), op.value & 0xFFFFFFFF, dtype=np.uint32)
-    if isinstance(op, Reg):
-        bits = TYPES[block.function.regs[op.name]].bits
-        return ctx.reg(f"{block.function.name}::{op.name}", bits)[idx].astype(np.uint32)
-    raise LaunchError(f"unsupported member mask operand {op}", kernel=ctx.kernel)
+    masks = source_values(ctx, block, op, "b32", idx)
+    if masks is None:
+        raise LaunchError(f"unsupported member mask operand {op}", kernel=ctx.kernel)
+    return masks
 
 
 def _all_lanes_named(block) -> bool:
