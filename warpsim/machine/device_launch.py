@@ -80,6 +80,7 @@ class ChildCopy:
     """A copy or fill a kernel queued (COPIES): its arguments by name; 1D ones are 2D of one row."""
     name: str
     args: dict
+    tail: bool = False              # (never a tail launch: it runs in launch order)
 
     def run(self, memory) -> None:
         a = self.args
@@ -198,8 +199,7 @@ def run_children(loaded, children: list, overrides: dict) -> None:
     memory = loaded.device.memory
     loaded.__dict__["_device_launch_depth"] = depth + 1
     try:
-        for child in [c for c in children if not getattr(c, "tail", False)] + \
-                [c for c in children if getattr(c, "tail", False)]:
+        for child in [c for c in children if not c.tail] + [c for c in children if c.tail]:
             if isinstance(child, ChildCopy):
                 try:
                     child.run(memory)

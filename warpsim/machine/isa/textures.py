@@ -217,13 +217,13 @@ def _fetch_one(ctx, site, idx, record, coords, integer, layer=None, cube=False):
     channels = int(record["channels"])
     total = None
     footprint = None
-    if corners[0][1][0] is not None:
+    if corners[0][1][0] is not None and dims == 1 and modes[0] == rules.BORDER and layer is None:
+        low_w, high_w, border_w = rules.one_d_border_taps(corners[0][1][1])
+        footprint = np.stack([low_w, high_w])
+        total = (border_w / (1 << rules.FRACTION_BITS)) * \
+            np.broadcast_to(objects.border_value(record, channels).astype(np.float64), (len(idx), channels))
+    elif corners[0][1][0] is not None:
         footprint = rules.footprint_weights([weights[1] for _, weights in corners])
-        if dims == 1 and modes[0] == rules.BORDER and layer is None:
-            low_w, high_w, border_w = rules.one_d_border_taps(corners[0][1][1])
-            footprint = np.stack([low_w, high_w])
-            total = (border_w / (1 << rules.FRACTION_BITS)) * \
-                np.broadcast_to(objects.border_value(record, channels).astype(np.float64), (len(idx), channels))
     for pick in np.ndindex(*[len(indices) for indices, _ in corners]):
         value, weight = _texels(ctx, site, idx, record, [corners[a][0][k] for a, k in enumerate(pick)],
                                 sizes, modes, channels, layer)
