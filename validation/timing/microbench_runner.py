@@ -113,3 +113,28 @@ def main(doc: str, run, name: str, model=None) -> None:
         model()
     else:
         print(doc)
+
+
+def model_table(name: str, kernel_prefix: str, configs, label, launch_of) -> None:
+    """The model's time for each configuration beside the card's recording of it (ncu's
+    gpu__time_duration and the CUDA-event median), and the mean absolute error: launch_of(config)
+    gives (a warpsim kernel, grid, block, dynamic shared bytes, its arguments), the arrays among them
+    alive while the model runs."""
+    import numpy as np
+
+    from warpsim.api.raw import pack_arguments
+    from warpsim.timing import predict
+    with open(recording(name + ".json")) as fh:
+        events = json.load(fh)
+    rows = [r for r in ncu_rows(name + "_ncu.csv") if kernel_prefix in r.get("Kernel Name", "")]
+    width = max(len(label(config)) for config in configs)
+    errors = []
+    for config, e, m in zip(configs, events, rows):
+        f, grid, block, shared, args = launch_of(config)
+        params = pack_arguments(f.kernel_name, f.params, args)
+        t = predict(f.loaded_module, f.kernel_name, grid, block, params, shared, gpu=card(), max_ctas=8)
+        measured, us = number(m["gpu__time_duration.sum"]) / 1e3, t.time_s * 1e6
+        errors.append(us / measured - 1)
+        print(f"{label(config):{width}s} {card().upper()} {measured:8.1f} us (events {e['event_us']:8.1f}), "
+              f"model {us:8.1f} us ({100 * errors[-1]:+4.0f}%, {t.bottleneck})", flush=True)
+    print(f"mean absolute error {100 * np.mean(np.abs(errors)):.1f}% over {len(errors)}")

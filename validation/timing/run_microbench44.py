@@ -20,7 +20,7 @@ import os
 
 import numpy as np
 
-from microbench_runner import card, main, ncu_rows, number, recording, time_configs
+from microbench_runner import main, model_table, time_configs
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SMS = 132
@@ -114,27 +114,11 @@ def run(reps=5):
 
 
 def model():
-    import json
-
     import warpsim as ws
-    from warpsim.api.raw import pack_arguments
-    from warpsim.timing import predict
     mod = ws.RawModule(path=os.path.join(HERE, "microbench44.cubin"))
-    events = json.load(open(recording("microbench44.json")))
-    rows = [r for r in ncu_rows("microbench44_ncu.csv") if "mb44" in r.get("Kernel Name", "")]
-    errors = []
-    for config, e, m in zip(CONFIGS, events, rows):
-        f = mod.get_function(kernel_name(config))
-        grid, block, shared = shape(config)
-        out, src = buffers(ws, config)
-        args = pack_arguments(f.kernel_name, f.params, arguments(config, out, src))
-        t = predict(f.loaded_module, f.kernel_name, grid, block, args, shared, gpu=card(), max_ctas=8)
-        measured, us = number(m["gpu__time_duration.sum"]) / 1e3, t.time_s * 1e6
-        errors.append(us / measured - 1)
-        print(f"{label(config):44s} {card().upper()} {measured:8.1f} us (events {e['event_us']:8.1f}), model "
-              f"{us:8.1f} us ({100 * errors[-1]:+4.0f}%, {t.bottleneck})", flush=True)
-    print(f"mean absolute error {100 * np.mean(np.abs(errors)):.1f}% over {len(errors)}")
-
+    model_table("microbench44", "mb44", CONFIGS, label,
+                lambda config: (mod.get_function(kernel_name(config)), *shape(config),
+                                arguments(config, *buffers(ws, config))))
 
 if __name__ == "__main__":
     main(__doc__, run, "microbench44.json", model)

@@ -24,7 +24,7 @@ import numpy as np
 
 import run_microbench41 as mb41
 import run_microbench44 as mb44
-from microbench_runner import card, main, ncu_rows, number, recording, time_configs
+from microbench_runner import main, model_table, time_configs
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -90,27 +90,11 @@ def run(reps=5):
 
 
 def model():
-    import json
-
     import warpsim as ws
-    from warpsim.api.raw import pack_arguments
-    from warpsim.timing import predict
     modules = {kind: ws.RawModule(path=os.path.join(HERE, cubin)) for kind, (cubin, _) in KERNELS.items()}
-    events = json.load(open(recording("microbench45.json")))
-    rows = [r for r in ncu_rows("microbench45_ncu.csv") if "mb4" in r.get("Kernel Name", "")]
-    errors = []
-    for config, e, m in zip(CONFIGS, events, rows):
-        f = modules[config["kind"]].get_function(KERNELS[config["kind"]][1])
-        grid, block, shared = shape(config)
-        held = buffers_and_arguments(ws, config)          # (the arrays live while the model runs)
-        args = pack_arguments(f.kernel_name, f.params, held)
-        t = predict(f.loaded_module, f.kernel_name, grid, block, args, shared, gpu=card(), max_ctas=8)
-        measured, us = number(m["gpu__time_duration.sum"]) / 1e3, t.time_s * 1e6
-        errors.append(us / measured - 1)
-        print(f"{label(config):70s} {card().upper()} {measured:8.1f} us (events {e['event_us']:8.1f}), model "
-              f"{us:8.1f} us ({100 * errors[-1]:+4.0f}%, {t.bottleneck})", flush=True)
-    print(f"mean absolute error {100 * np.mean(np.abs(errors)):.1f}% over {len(errors)}")
-
+    model_table("microbench45", "mb4", CONFIGS, label,
+                lambda config: (modules[config["kind"]].get_function(KERNELS[config["kind"]][1]), *shape(config),
+                                buffers_and_arguments(ws, config)))
 
 if __name__ == "__main__":
     main(__doc__, run, "microbench45.json", model)
