@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 nvcc --version | tail -1 > ptxas_v.txt
-for f in microbench microbench2 microbench6 microbench7 kernels kernels2 kernels4; do
+for f in microbench microbench2 microbench6 microbench7 kernels kernels2 kernels4 kernels5; do
     nvcc -arch=sm_90 -cubin -Xptxas -v -o $f.cubin $f.cu 2>> ptxas_v.txt
 done
 # the eighth batch's wgmma, TMA and stmatrix need sm_90a; its wgmma wrappers are generated

@@ -43,7 +43,8 @@ import importlib  # noqa: E402
 from cases import check  # noqa: E402
 
 # The validation sets: cases module, the kernels' source/cubin name, and the kernel-name prefix ncu filters on.
-SETS = {"1": ("cases", "kernels", "tv_"), "2": ("cases2", "kernels2", "t2_"), "4": ("cases4", "kernels4", "t4_")}
+SETS = {"1": ("cases", "kernels", "tv_"), "2": ("cases2", "kernels2", "t2_"), "4": ("cases4", "kernels4", "t4_"),
+        "5": ("cases5", "kernels5", "t5_")}
 CASE_SET = "1"
 
 
@@ -681,7 +682,7 @@ def main() -> int:
     ap.add_argument("--check-here", action="store_true")
     ap.add_argument("--only", default=None)
     ap.add_argument("--set", choices=sorted(SETS), default="1",
-                    help="validation set: 1 cases.py, 2 cases2.py, 4 cases4.py")
+                    help="validation set: 1 cases.py, 2 cases2.py, 4 cases4.py, 5 cases5.py")
     ap.add_argument("--skip-microbench", action="store_true")
     a = ap.parse_args()
     global CASE_SET
