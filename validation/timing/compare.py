@@ -33,7 +33,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))   # this checkout's w
 
 import run_on_device  # noqa: E402
 
-MEASURED = {"1": "h200", "2": os.path.join("h200", "set2"), "4": os.path.join("h200", "set4")}
+MEASURED = {"1": "h200", "2": os.path.join("h200", "set2"), "4": os.path.join("h200", "set4"),
+            "5": os.path.join("h200", "set5")}      # (set 5 has been measured on an H100 only: --card h100)
 # Another card's runs of the same sets (run_sets_h100.sh), predicted with that card's preset
 CARD_MEASURED = {"h100": {s: os.path.join("h100", f"set{s}") for s in MEASURED}}
 CARD = "h200"
@@ -44,8 +45,8 @@ def measured_dir(case_set) -> str:
 
 
 def _half_of(case_set):
-    """The set's split into a development and a held-out half (sets 2 and 4)."""
-    return __import__("cases4" if case_set == "4" else "cases2").half_of
+    """The set's split into a development and a held-out half (sets 2, 4 and 5)."""
+    return __import__({"4": "cases4", "5": "cases5"}.get(case_set, "cases2")).half_of
 
 
 def measured(case_set="1") -> dict:
@@ -136,10 +137,10 @@ def analyse(preds: dict, meas: dict) -> dict:
 def split_halves(preds: dict, meas: dict, case_set="1") -> dict:
     """Set 1: the figures over the even-numbered and the odd-numbered cases apart (the table's order):
     no figure of the model comes from a case, and the two halves agreeing says no group of cases
-    carries the totals. Sets 2 and 4: their development and held-out halves."""
+    carries the totals. Sets 2, 4 and 5: their development and held-out halves."""
     half_of = _half_of(case_set)
     out = {}
-    if case_set in ("2", "4"):
+    if case_set in ("2", "4", "5"):
         for name in ("dev", "held-out"):
             sub = {k: v for k, v in preds.items() if half_of(k) == name}
             if sub:
@@ -214,6 +215,9 @@ SET_TEXT = {
     "4": "Set 4 was written after every model change up to its date, measured once and predicted once, "
          "with no change to the model in between; split by a hash of each label (cases4.half_of) into "
          "two halves, given apart below.",
+    "5": "Set 5 was written after the forty-sixth batch's model, committed before it was measured, measured "
+         "once on an H100 and predicted with the H100 preset; split by a hash of each label (cases5.half_of) "
+         "into two halves, given apart below.",
 }
 
 
@@ -224,14 +228,15 @@ CARD_TEXT = ("The same set's kernels run on another card (validation/timing/run_
 
 def write_markdown(res: dict, path: str, ctas: int, seconds: float, case_set="1") -> None:
     title = f"The timing model against the {CARD.upper()}" + {"2": " (set 2: kernels2.cu, cases2.py)",
-                                                   "4": " (set 4: kernels4.cu, cases4.py)"}.get(case_set, "")
+                                                   "4": " (set 4: kernels4.cu, cases4.py)",
+                                                   "5": " (set 5: kernels5.cu, cases5.py)"}.get(case_set, "")
     lines = [f"# {title}", "",
              "Written by `python validation/timing/compare.py --write` (warpsim/timing). "
              f"Every case ran at the device's geometry; {ctas} CTAs of each grid (spread, first and last) "
              "ran here and the model scaled to the whole grid. Measured: " + measured_dir(case_set) + "/summary.csv (ncu "
              "gpu__time_duration with cold caches, CUDA-event medians warm). "
              f"The whole comparison took {seconds:.0f} s here.", "",
-             SET_TEXT[case_set] if CARD == "h200" else CARD_TEXT, "", "## Figures against the targets", ""]
+             SET_TEXT[case_set] if CARD == "h200" or case_set == "5" else CARD_TEXT, "", "## Figures against the targets", ""]
     lines += [f"- {x}" for x in summary_lines(res)]
     for name, half in split_halves(res["preds"], measured(case_set), case_set).items():
         what = f"The {name}-numbered cases" if case_set == "1" else f"The {name} half"
@@ -271,7 +276,7 @@ def main() -> int:
                     help="time the SASS of warpsim's NVRTC and this ptxas, not the cubin the H200 ran (nvcc 13.0)")
     ap.add_argument("--set", choices=sorted(MEASURED), default="1")
     ap.add_argument("--half", choices=("dev", "held-out", "all"), default=None,
-                    help="set 2's or 4's half (set 2: default dev, --write needs all; set 4: default all)")
+                    help="set 2's, 4's or 5's half (set 2: default dev, --write needs all; sets 4 and 5: default all)")
     ap.add_argument("--card", choices=("h200",) + tuple(CARD_MEASURED), default="h200",
                     help="the card whose runs the predictions are compared with, predicted with its preset")
     ap.add_argument("--source", choices=("sass", "ptx"), default="sass",
@@ -280,7 +285,7 @@ def main() -> int:
     run_on_device.CASE_SET = a.set
     global CARD
     CARD = a.card
-    half = (a.half or ("all" if a.write or a.set == "4" else "dev")) if a.set in ("2", "4") else None
+    half = (a.half or ("all" if a.write or a.set in ("4", "5") else "dev")) if a.set in ("2", "4", "5") else None
     t0 = time.time()
     preds = predict_cases(a.only, a.ctas, a.source, half, cubin=not a.nvrtc)
     res = analyse(preds, measured(a.set))

@@ -419,6 +419,21 @@ PURE_VALUE = re.compile(r"^(v\w*_\w+) = (.*)$")     # a local a value instructio
 NAME = re.compile(r"[A-Za-z_]\w*")
 
 
+def compile_seconds(source: str) -> float:
+    """What Numba takes to compile a generated function, estimated from its source's length and its
+    float helpers. Its passes (SSA, liveness, LLVM) grow faster than the function: measured here,
+    10 KB of block source took 2-5 s, 20-25 KB 8 s, 31 KB 10 s, 71-74 KB 20-81 s, 104 KB 47 s,
+    124 KB 107 s, 239 KB 85 s (blocks of 8-32 global accesses, each a pass over the lanes that
+    repeats the values its access needs); and each exact float helper inlined (fma_f32 and the
+    like) about 0.3 s more: blocks of 16 f32 multiply-adds, 5 and 9 KB, took 8.6 and 10.6 s."""
+    size = len(source) / 1e4
+    return 0.5 + 2.0 * size ** 1.5 + FLOAT_HELPER_SECONDS * len(FLOAT_HELPER.findall(source))
+
+
+FLOAT_HELPER = re.compile(r"\b[a-z]\w*_f(?:16|32|64)\(")
+FLOAT_HELPER_SECONDS = 0.3
+
+
 def without_dead_values(lines: list[str]) -> list[str]:
     """The per-lane statements without the locals nothing later reads.
 

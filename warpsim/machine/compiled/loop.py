@@ -43,7 +43,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...semantics.clock import clock_per_cycle
-from .block import BlockSource, compile_source, compile_time_excluded, is_cached_on_disk
+from .block import BlockSource, compile_seconds, compile_source, compile_time_excluded, is_cached_on_disk
 from .shared_log import record_for, shared_rows
 from .rounds import NO_PC, group_by_block
 
@@ -187,6 +187,7 @@ class RoundLoop:
                                              full_warp_checks="".join(full_warp_checks),
                                              IDLE=IDLE, PENDING=PENDING, STOPPED=STOPPED, FAULT=FAULT)
         self.cached = self.source is not None and is_cached_on_disk(self.source)
+        self.compile_cost = compile_seconds(self.source) if self.source is not None else 0.0
         self.dispatcher = None
         self.failed: str | None = None
         self.lanes_by_block: dict[int, int] = {}    # block id -> threads the loop ran it for

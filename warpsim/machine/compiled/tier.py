@@ -21,7 +21,6 @@
 from __future__ import annotations
 
 import os
-import re
 import time
 import weakref
 
@@ -29,7 +28,7 @@ import numpy as np
 
 from ..events import observers_of
 from ..isa.control import exit_threads
-from .block import BlockSource, compile_source, compile_time_excluded, is_cached_on_disk
+from .block import BlockSource, compile_seconds, compile_source, compile_time_excluded, is_cached_on_disk
 from .global_memory import launch_arguments
 
 ENGINES = ("numpy", "compiled", "auto")
@@ -38,21 +37,6 @@ HOT_BATCHES = 20_000       # ... or batches it runs in there (its fixed cost a c
 EAGER_COMPILE_SECONDS = 3.0    # the compile estimate up to which those two rules apply
 HOT_LOOP_LANES = 1 << 27   # threads times blocks a program runs before auto compiles its round loop
 LONG_BATCH_ROUNDS = 20_000   # rounds of one batch after which (and every as many) auto weighs compiling its round loop
-
-
-def compile_seconds(source: str) -> float:
-    """What Numba takes to compile a generated function, estimated from its source's length and its
-    float helpers. Its passes (SSA, liveness, LLVM) grow faster than the function: measured here,
-    10 KB of block source took 2-5 s, 20-25 KB 8 s, 31 KB 10 s, 71-74 KB 20-81 s, 104 KB 47 s,
-    124 KB 107 s, 239 KB 85 s (blocks of 8-32 global accesses, each a pass over the lanes that
-    repeats the values its access needs); and each exact float helper inlined (fma_f32 and the
-    like) about 0.3 s more: blocks of 16 f32 multiply-adds, 5 and 9 KB, took 8.6 and 10.6 s."""
-    size = len(source) / 1e4
-    return 0.5 + 2.0 * size ** 1.5 + FLOAT_HELPER_SECONDS * len(FLOAT_HELPER.findall(source))
-
-
-FLOAT_HELPER = re.compile(r"\b[a-z]\w*_f(?:16|32|64)\(")
-FLOAT_HELPER_SECONDS = 0.3
 
 
 class CompiledBlock:
@@ -268,7 +252,7 @@ def compiled_loop(ctx, model, long_running: bool = False):
         loop = round_loop(program)
     if loop.source is None:
         return None
-    cost = compile_seconds(loop.source)
+    cost = loop.compile_cost
     compile_now = ctx.engine == "compiled" or (long_running and ctx.cpu_seconds() >= cost)
     if not compile_now and ctx.n >= COMPILED_ROUNDS_FROM and cost <= EAGER_COMPILE_SECONDS:
         tiers = program.__dict__.get("_block_tiers", {}).values()
