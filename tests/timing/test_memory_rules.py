@@ -37,6 +37,10 @@ extern "C" __global__ void add_at(int* acc, const int* in, int n, int per_warp) 
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) atomicAdd(&acc[per_warp ? (i >> 5) : i], in[i]);
 }
+extern "C" __global__ void add_spread(int* acc, const int* in, int n, int words) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;      // each lane on a line of its own
+    if (i < n) atomicAdd(&acc[(int)(((long long)i * 7919) % words)], in[i]);
+}
 """
 
 
@@ -95,6 +99,22 @@ def test_atomics_on_one_address_per_warp_are_bound_by_the_slices_a_wave_reaches(
     distinct = _run(mod, "add_at", n // 256, 256, (ws.zeros(n, dtype=np.int32), vals, np.int32(n), np.int32(0)))
     assert per_warp.details["bounds"]["atomics"] > per_warp.details["bounds"]["execution"] * 0.5
     assert per_warp.time_s > 2 * distinct.time_s   # 32 lanes on one address serialise at its slice
+
+
+def test_atomic_lanes_alone_on_their_lines_spread_over_the_slices_and_read_their_sectors(mod):
+    n, words = 1 << 20, 1 << 20
+    vals = ws.asarray(np.random.default_rng(4).integers(1, 8, size=n).astype(np.int32))
+    acc = ws.zeros(words, dtype=np.int32)
+    args = (acc, vals, np.int32(n), np.int32(words))
+    ex = _run(mod, "add_spread", n // 256, 256, args, record=True)
+    site = next(m for m in ex.memory.values() if m.kind == "atomic")
+    assert site.atomic_lanes_lone == site.atomic_lanes_single > 0      # one lane, one address, a line each
+    assert ex.footprint_read >= site.sectors * 32 * 0.9 // 2 > 0         # read before written (64-byte chunks)
+    timing = _run(mod, "add_spread", n // 256, 256, args)
+    h200 = gpu_preset("h200")
+    lanes_per_clock = n / (timing.details["bounds"]["atomics"] or timing.cycles)
+    assert lanes_per_clock == pytest.approx(h200.atomic_spread_units, rel=0.25)
+    assert h200.atomic_spread_units > h200.atomic_units       # more than lanes queued on one address a warp
 
 
 def test_tensor_core_time_follows_the_instruction_shape():

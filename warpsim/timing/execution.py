@@ -73,6 +73,7 @@ class SiteMemory:
     # full passes),
     # and how many 512-byte chunks (ATOMIC_CHUNK_BYTES) a CTA touches and how far they move per CTA index
     atomic_lanes_single: float = 0.0
+    atomic_lanes_lone: float = 0.0   # ... of them, lanes alone on their line of the request (one address, one lane)
     atomic_passes_multi: float = 0.0
     atomic_chunks_per_cta: float = 0.0
     atomic_chunk_advance: float = 0.0
@@ -462,8 +463,14 @@ class _Recorder(LaunchObserver):
         if kind in ("load", "store"):
             self._global_pattern(rec, warps, offsets)
             self._cta_order.append(self._sector_requests(site_index, warps, ctas, offsets >> 5, kind == "load"))
-        # (a run of lanes on one sector counts once: finish_memory counts distinct sectors)
-        (self._read_sectors if kind == "load" else self._written_sectors).append(sec[run_starts(sec)])
+        # (a run of lanes on one sector counts once: finish_memory counts distinct sectors); an atomic
+        # reads its sector before it writes it (forty-seventh batch: REDs a line a lane over 256 MB read
+        # 207 MB from HBM and wrote 134 MB under ncu)
+        touched = sec[run_starts(sec)]
+        if kind != "store":
+            self._read_sectors.append(touched)
+        if kind != "load":
+            self._written_sectors.append(touched)
         if kind == "store":
             self._stores.setdefault(site_index, []).append((offsets, nbytes))
         if kind == "atomic":
@@ -611,6 +618,7 @@ class _Recorder(LaunchObserver):
             rec.atomic_multi_requests = float(passes[hot & multi].sum())
             rec.atomic_multi_lanes = float(same[hot & multi].sum())
             rec.atomic_lanes_single = float(same[~multi].sum())
+            rec.atomic_lanes_lone = float(((same == 1) & ~multi).sum())
             rec.atomic_passes_multi = float(passes[multi].sum())
             rec.atomic_chunks_per_cta, rec.atomic_chunk_advance = _chunk_spread(chunk, cta)
 

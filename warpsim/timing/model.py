@@ -92,7 +92,7 @@ def l2_site_bytes(m, line_bytes: float = 128.0, misses: float | None = None,
     (thirty-seventh's walks), and loads count only what missed L1 (`misses` sectors, the CTAs' first
     touches unless given). A store's line costs a whole 128-byte line (scattered 4-byte stores run at
     the line rate, L2 bandwidth / 128 B) unless its request's lines lie at random
-    (execution.scattered_lines). An async copy's line costs COPY_LINE_BYTES (`line_bytes`): the
+    (execution.scattered_lines), and so does an atomic's but for lanes alone on their line. An async copy's line costs COPY_LINE_BYTES (`line_bytes`): the
     tutorial matmul's half-line tile rows, copied by LDGSTS, ran on the H200 at 8.6 TB/s of sectors,
     where a whole line per access would need 17."""
     if m.kind == "load" and m.space == "global":
@@ -100,7 +100,10 @@ def l2_site_bytes(m, line_bytes: float = 128.0, misses: float | None = None,
         misses = m.cta_unique_sectors if misses is None else misses
         hit = misses / m.sectors if m.sectors else 1.0
         return max(misses * 32.0, lines * hit)
-    lines = (m.lines - m.scattered_lines) * line_bytes + m.scattered_lines * min(line_bytes, scattered_line_bytes)
+    # an atomic lane alone on its line of the request is one sector's request: the rate of lines at random
+    # (forty-seventh batch: a line a lane, 43 a clock, where whole lines would cost 1.4x the time)
+    scattered = m.scattered_lines + (min(m.lines, m.atomic_lanes_lone) if m.kind == "atomic" else 0.0)
+    lines = (m.lines - scattered) * line_bytes + scattered * min(line_bytes, scattered_line_bytes)
     return max(m.sectors * 32.0, lines)
 
 
@@ -892,6 +895,13 @@ def _predict_at_clock(ex, preset, registers, shared_per_block, l2_since) -> Timi
     # each slot's chain of CTAs keeps its lag to the end, so the last slot finishes (slots - 1) later
     sm_cycles += (min(per_sm, per_sm_ctas) - 1) * interval
     atomic_cycles, atomic_site = hot_line_cycles(ex, preset)
+    if atomic_cycles:
+        # a slice hotter than the rest serves its share of the lone lanes too, beside its chain's lanes
+        # (which hold it as integer adds do; an f32 chain's longer wait on its own adds lets others in)
+        held, _ = hot_line_cycles(ex, preset, lane_cycles=preset.atomic_lane_cycles_int)
+        lone = lone_lane_cycles(ex, preset)
+        if held > lone:
+            atomic_cycles = max(atomic_cycles, held + lone)
     slices = atomic_slice_cycles(ex, preset, min(n_ctas, active * per_sm))
     if slices > atomic_cycles:
         atomic_cycles, atomic_site = slices, min(i for i, m in ex.memory.items() if m.kind == "atomic")
@@ -985,19 +995,20 @@ def _drain_share(g: dict, preset, warps_per_cta: int) -> float:
     return scheduled * preset.cta_drain_span * (ctas - 1) / (2 * ctas) + queued * preset.wave_drain_span / 2
 
 
-def hot_line_cycles(ex, preset) -> tuple:
+def hot_line_cycles(ex, preset, lane_cycles: float | None = None) -> tuple:
     """Cycles the busiest L2 slice spends on atomics: lanes naming one address serialise (an f32 add
-    costs more per lane than an integer one), a request naming several addresses of a line is one pass.
-    Every site's share of the launch's hottest chunk (execution: the chunk is the same for all) queues
-    there, so the sites add up; returns (cycles, the site with the largest share)."""
+    costs more per lane than an integer one; `lane_cycles` for every type instead), a request naming
+    several addresses of a line is one pass. Every site's share of the launch's hottest chunk
+    (execution: the chunk is the same for all) queues there, so the sites add up; returns (cycles, the
+    site with the largest share)."""
     total, worst, site = 0.0, 0.0, None
     for i, m in ex.memory.items():
         if m.kind != "atomic" or not m.atomic_requests_hot:
             continue
         grow = ex.scale if m.hot_line_ctas >= max(2, len(ex.sampled_ctas)) else 1.0
         ins = ex.function.instructions[i]
-        lane = preset.atomic_lane_cycles_float if any(t.startswith("F") for t in ins.mods) else \
-            preset.atomic_lane_cycles_int
+        lane = lane_cycles if lane_cycles is not None else preset.atomic_lane_cycles_float \
+            if any(t.startswith("F") for t in ins.mods) else preset.atomic_lane_cycles_int
         cycles = (lane * m.atomic_single_lanes + max(lane * m.atomic_multi_lanes,
                                                      preset.atomic_line_pass_cycles * m.atomic_multi_requests)) * grow
         total += cycles
@@ -1011,18 +1022,29 @@ def atomic_slice_cycles(ex, preset, wave_ctas: int) -> float:
     reaches: a lane per cycle for a lane naming one address (independent addresses pipeline; one hot
     address is hot_line_cycles' latency chain), a line pass for a request naming several, and 512-byte
     chunks hashed over U slices, of which a wave's chunks keep 1 - exp(-chunks / U) busy: U is
-    `atomic_units` for one-address lanes (set 2's atomics: one address per warp, per CTA, 32 lines in
-    turn), `atomic_pass_units` for line passes (thirty-seventh batch: an address a thread)."""
+    `atomic_units` for one-address lanes queued on their address (set 2's atomics: one address per warp,
+    per CTA, 32 lines in turn), `atomic_spread_units` for lanes alone on a line of their request
+    (forty-seventh batch: a line a lane, 43 a clock), `atomic_pass_units` for line passes
+    (thirty-seventh batch: an address a thread)."""
     total = 0.0
     for m in ex.memory.values():
         if m.kind != "atomic" or m.space != "global" or not (m.atomic_lanes_single or m.atomic_passes_multi):
             continue
         chunks = max(1.0, m.atomic_chunks_per_cta + m.atomic_chunk_advance * max(0, wave_ctas - 1))
-        for work, units in ((m.atomic_lanes_single, preset.atomic_units),
+        for work, units in ((m.atomic_lanes_single - m.atomic_lanes_lone, preset.atomic_units),
+                            (m.atomic_lanes_lone, preset.atomic_spread_units),
                             (m.atomic_passes_multi * preset.atomic_line_pass_cycles, preset.atomic_pass_units)):
             if work:
                 total += work * ex.scale / (units * (1.0 - np.exp(-chunks / units)))
     return total
+
+
+def lone_lane_cycles(ex, preset) -> float:
+    """Cycles of the launch's atomic lanes alone on their line of a request, spread over the slices
+    (`atomic_spread_units` a clock): what each slice, the hottest too, serves of them (forty-seventh
+    batch, an H100: u32 lanes on one address beside 31 or 24 lanes spread, 1.8x the chain alone)."""
+    return sum(m.atomic_lanes_lone for m in ex.memory.values()
+               if m.kind == "atomic" and m.space == "global") * ex.scale / preset.atomic_spread_units
 
 
 def _share_before(costs, site: int) -> float:

@@ -100,6 +100,7 @@ class GPUPreset:
     l2_hit_latency_far: float            # ... the far partition
     hbm_latency: float                   # LDG missing L2 (unloaded)
     hbm_latency_spread: float            # cycles: a warp waiting on loads of k regions at once waits this (1 - 1/k) more
+    atomic_spread_units: float           # lone atomic lanes (each its own line of the request) the L2 serves a clock
     hbm_latency_under_writes: tuple      # ((TB/s of HBM writes, ...), (ns a read waits beyond unloaded, ...))
     hbm_latency_under_reads: tuple       # ((TB/s of HBM reads, ...), (ns a read waits beyond unloaded, ...))
     # --- memory system
@@ -254,6 +255,9 @@ _H200 = {
                                  "copying or 4-8 writing warps an SM; reads alone up to 1.9 TB/s: within 8 ns; "
                                  "a line a warp written to rows 128 B to 64 KB apart: alike; the first run, "
                                  "microbench21_first.json, within 10%)"),
+    "atomic_spread_units": (43.0, "[assumed] as the H100's, measured there (validation/timing/h100/microbench47*: "
+                                  "4.3M REDs, every lane on a line of its own of a 4 MB array, f32 or u32, in "
+                                  "52.4 / 51.8 us: 43 lanes a clock less 2 us of launch)"),
     "hbm_latency_spread": (182.0, "[assumed] as the H100's, measured there (validation/timing/h100/microbench46*: "
                                   "one loop iteration a trip, its loads from k arrays at once, 763 cycles at k = 1, "
                                   "868 / 893 / 913 at k = 2 / 3 / 4: 182 (1 - 1/k) more)"),
@@ -489,6 +493,10 @@ _H100.update({
     "hbm_latency": (700.0, "measured on an H100 SXM (validation/timing/h100/microbench38*): warps each loading "
                            "1,024 lines of their own from HBM one after another took 753-776 cycles a load, of "
                            "which the model's loop is 57 (a community pointer chase said 570.5 over 256 MB)"),
+    "atomic_spread_units": (43.0, "measured on an H100 SXM (validation/timing/h100/microbench47*): 4.3M REDs, "
+                                  "every lane on a line of its own of a 4 MB array, f32 or u32, in 52.4 / 51.8 us "
+                                  "at 1,975 MHz: 43 lanes a clock less 2 us of launch (atomic_units' 24 are lanes "
+                                  "queued on one address a warp)"),
     "hbm_latency_spread": (182.0, "measured on an H100 SXM (validation/timing/h100/microbench46*): one loop "
                                   "iteration a trip, its loads from k arrays at once, 763 cycles at k = 1, 868 / 893 / "
                                   "913 at k = 2 / 3 / 4; from one stream's adjacent lines 763-786"),
@@ -540,6 +548,7 @@ _A100 = {
     "l2_hit_latency_near": (200.0, "chipsandcheese A100 measurements, near L2 about 200 cycles [recalled]"),
     "l2_hit_latency_far": (260.0, "chipsandcheese A100 measurements, far L2 partition [recalled]"),
     "hbm_latency_spread": (182.0, "[assumed] as the H100's (validation/timing/h100/microbench46*); not measured"),
+    "atomic_spread_units": (43.0, "[assumed] as the H100's (validation/timing/h100/microbench47*); not measured"),
     "hbm_latency": (480.0, ABDELKHALIK + " (global memory about 290 ns at 1.41 GHz, roughly 400-500 cycles) [recalled]"),
     "l1_shared_kib": (192, AMPERE_TG + " (192 KB combined L1/shared per SM)"),
     "shared_carveouts_kib": ((0, 8, 16, 32, 64, 100, 132, 164), AMPERE_TG + " (carve-outs of cc 8.0) [recalled]"),
@@ -610,6 +619,7 @@ _L4 = {
     "l2_hit_latency_near": (220.0, "arXiv 2606.22588 (L40, same AD10x family: L2 hits 222-339 cycles by SM) (" + NOTES + ")"),
     "l2_hit_latency_far": (300.0, "arXiv 2606.22588 (L40: L2 hits 222-339 cycles by SM) (" + NOTES + ")"),
     "hbm_latency_spread": (182.0, "[assumed] as the H100's (validation/timing/h100/microbench46*); not measured"),
+    "atomic_spread_units": (43.0, "[assumed] as the H100's (validation/timing/h100/microbench47*); not measured"),
     "hbm_latency": (600.0, "[assumed] GDDR6 DRAM latency, about 300 ns; not measured [recalled]"),
     "l1_shared_kib": (128, ADA_TG + " (128 KB combined L1/shared per SM)"),
     "shared_carveouts_kib": ((0, 8, 16, 32, 64, 100), ADA_TG + " (cc 8.9) [recalled]"),
