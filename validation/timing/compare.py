@@ -217,7 +217,8 @@ SET_TEXT = {
          "two halves, given apart below.",
     "5": "Set 5 was written after the forty-sixth batch's model, committed before it was measured, measured "
          "once on an H100 and predicted with the H100 preset; split by a hash of each label (cases5.half_of) "
-         "into two halves, given apart below.",
+         "into two halves, given apart below. The model here is the working tree's; the blind predictions, "
+         "made before the measurement, are h100/set5/predicted_before_measuring.json and h100/comparison5_blind.md.",
 }
 
 
