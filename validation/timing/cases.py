@@ -48,6 +48,17 @@ def _seed(label: str) -> int:
     return zlib.crc32(label.encode())
 
 
+def hashed_half(salt: str, label: str) -> str:
+    """A set's split: 'dev' or 'held-out' by a hash of the label with the set's salt, fixed by the
+    label alone (no figure decides it)."""
+    return "dev" if zlib.crc32((salt + ":" + label).encode()) % 2 == 0 else "held-out"
+
+
+def label_rng(label: str):
+    """A generator seeded by the label: each case's random inputs, the same on every machine."""
+    return np.random.default_rng(_seed(label))
+
+
 @functools.lru_cache(maxsize=8)
 def _host_uniform(n: int, seed: int, lo: float, hi: float) -> np.ndarray:
     rng = np.random.default_rng(seed)

@@ -11,18 +11,16 @@ development half only; the held-out figures are reported beside them at the end.
 
 from __future__ import annotations
 
-import zlib
 
 import numpy as np
 
-from cases import Case, Run, _affine, _poison, _seed, _u, check  # noqa: F401  (check: the drivers' import)
+from cases import Case, Run, _affine, _poison, _seed, _u, check, hashed_half, label_rng  # noqa: F401  (check: the drivers' import)
 
 F32 = np.float32
 
 
 def half_of(label: str) -> str:
-    """'dev' or 'held-out', fixed by the label alone (no figure decides it)."""
-    return "dev" if zlib.crc32(("half:" + label).encode()) % 2 == 0 else "held-out"
+    return hashed_half("half", label)
 
 
 def _chain(x, n, a, b):
@@ -83,7 +81,7 @@ def build_cases(sms: int = 132, scale: float = 1.0) -> list:
     def var_trip(label, grid, block, lengths_of):
         def make(xp):
             total = grid * block
-            rng = np.random.default_rng(_seed(label))
+            rng = label_rng(label)
             lengths = lengths_of(rng, total).astype(np.int32)
             x = _u(label, total)
             out = _poison(xp, total)
@@ -151,7 +149,7 @@ def build_cases(sms: int = 132, scale: float = 1.0) -> list:
 
     def atomics(label, kernel, n, mode, spread, dtype):
         def make(xp):
-            rng = np.random.default_rng(_seed(label))
+            rng = label_rng(label)
             vals = (rng.integers(1, 8, size=n).astype(np.int32) if dtype == np.int32
                     else rng.integers(1, 8, size=n).astype(np.float32))
             blocks = -(-n // 256)
@@ -186,7 +184,7 @@ def build_cases(sms: int = 132, scale: float = 1.0) -> list:
 
     def histogram(label, n, grid, skewed):
         def make(xp):
-            rng = np.random.default_rng(_seed(label))
+            rng = label_rng(label)
             data = (rng.integers(0, 4, size=n) if skewed else rng.integers(0, 256, size=n)).astype(np.uint8)
             hist = xp.asarray(np.zeros(256, np.int32))
             return Run((hist, xp.asarray(data), np.int32(n)), hist,

@@ -15,22 +15,16 @@ HFMA2 chains, float2/float4 copies, grid-stride loops and a 2D grid over an imag
 from __future__ import annotations
 
 import math
-import zlib
 
 import numpy as np
-from cases import Case, Run, _affine, _poison, _seed, _u, check  # noqa: F401  (check: the drivers' import)
+from cases import Case, Run, _affine, _poison, _seed, _u, check, hashed_half, label_rng  # noqa: F401  (check: the drivers' import)
 
 F32 = np.float32
 F16 = np.float16
 
 
 def half_of(label: str) -> str:
-    """'dev' or 'held-out', fixed by the label alone (no figure decides it)."""
-    return "dev" if zlib.crc32(("set4:" + label).encode()) % 2 == 0 else "held-out"
-
-
-def _rng(label):
-    return np.random.default_rng(_seed(label))
+    return hashed_half("set4", label)
 
 
 # t4_data_switch's five loops: fmaf(v, A, B)
@@ -69,7 +63,7 @@ def build_cases(sms: int = 132, scale: float = 1.0) -> list:
         def make(xp):
             total = grid * block
             x = _u(label, total)
-            key = _rng(label).integers(0, 1 << 20, size=total).astype(np.int32)
+            key = label_rng(label).integers(0, 1 << 20, size=total).astype(np.int32)
             out = _poison(xp, total)
 
             def ref():
@@ -87,7 +81,7 @@ def build_cases(sms: int = 132, scale: float = 1.0) -> list:
         def make(xp):
             total = grid * block
             x = _u(label, total)
-            lengths = _rng(label).integers(1, 2 * mean + 1, size=total).astype(np.int32)
+            lengths = label_rng(label).integers(1, 2 * mean + 1, size=total).astype(np.int32)
             if ordered:
                 lengths = np.sort(lengths)
             out = _poison(xp, total)
@@ -142,7 +136,7 @@ def build_cases(sms: int = 132, scale: float = 1.0) -> list:
     # ------------------------------------------------------------------ occupancy
     def chase(label, grid, block, steps):
         def make(xp):
-            perm = _rng(label).permutation(1 << 20).astype(np.int32)
+            perm = label_rng(label).permutation(1 << 20).astype(np.int32)
             out = _poison(xp, grid * block, np.int32)
 
             def ref():
@@ -204,7 +198,7 @@ def build_cases(sms: int = 132, scale: float = 1.0) -> list:
         def make(xp):
             total = grid * block
             if kernel == "t4_pipe_int":
-                x = _rng(label).integers(1, 2**32 - 1, size=total, dtype=np.uint32)
+                x = label_rng(label).integers(1, 2**32 - 1, size=total, dtype=np.uint32)
                 out = _poison(xp, total, np.uint32)
                 return Run((out, xp.asarray(x), np.int32(steps)), out, lambda: _lcg_ref(x, steps), 0)
             if kernel == "t4_pipe_half2":
@@ -263,7 +257,7 @@ def build_cases(sms: int = 132, scale: float = 1.0) -> list:
     # ------------------------------------------------------------------ atomics
     def atom_global(label, n, mode):
         def make(xp):
-            vals = _rng(label).integers(1, 50, size=n).astype(np.int32)
+            vals = label_rng(label).integers(1, 50, size=n).astype(np.int32)
             slot = (np.zeros(n, np.int64), np.arange(n) >> 5, np.arange(n))[mode]
             size = int(slot.max()) + 1
             acc = xp.asarray(np.zeros(size, np.int32))       # accumulated into: starts at 0
@@ -279,7 +273,7 @@ def build_cases(sms: int = 132, scale: float = 1.0) -> list:
 
     def atom_shared(label, grid, block, n, mode):
         def make(xp):
-            vals = _rng(label).integers(1, 50, size=n).astype(np.int32)
+            vals = label_rng(label).integers(1, 50, size=n).astype(np.int32)
             out = _poison(xp, grid * 32, np.int32)
 
             def ref():
@@ -298,7 +292,7 @@ def build_cases(sms: int = 132, scale: float = 1.0) -> list:
 
     def hist(label, grid, nwords, skewed):
         def make(xp):
-            rng = _rng(label)
+            rng = label_rng(label)
             data = rng.integers(0, 256, size=4 * nwords).astype(np.uint8)
             if skewed:
                 data[rng.random(4 * nwords) < 0.9] = 0x41
@@ -415,7 +409,7 @@ def build_cases(sms: int = 132, scale: float = 1.0) -> list:
 
     def spmv(label, rows, ncols, kernel):
         def make(xp):
-            rng = _rng("t4_csr")
+            rng = label_rng("t4_csr")
             lengths = rng.integers(0, 64, size=rows)
             rowptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
             nnz = int(rowptr[-1])
@@ -442,7 +436,7 @@ def build_cases(sms: int = 132, scale: float = 1.0) -> list:
 
     def gather(label, n, near):
         def make(xp):
-            rng = _rng(label)
+            rng = label_rng(label)
             idx = (np.arange(n) ^ rng.integers(0, 32, size=n)) if near else rng.permutation(n)
             idx = idx.astype(np.int32)
             src = _u(label, n)
@@ -513,7 +507,7 @@ def build_cases(sms: int = 132, scale: float = 1.0) -> list:
 
     def block_scan(label, n, block):
         def make(xp):
-            v = _rng(label).integers(0, 100, size=n).astype(np.int32)
+            v = label_rng(label).integers(0, 100, size=n).astype(np.int32)
             out = _poison(xp, n, np.int32)
 
             def ref():

@@ -10,22 +10,16 @@ development and a held-out half.
 
 from __future__ import annotations
 
-import zlib
 
 import numpy as np
-from cases import Case, Run, _affine, _poison, _seed, _u, check  # noqa: F401  (check: the drivers' import)
+from cases import Case, Run, _affine, _poison, _seed, _u, check, hashed_half, label_rng  # noqa: F401  (check: the drivers' import)
 
 F32 = np.float32
 U32 = np.uint32
 
 
 def half_of(label: str) -> str:
-    """'dev' or 'held-out', fixed by the label alone (no figure decides it)."""
-    return "dev" if zlib.crc32(("set5:" + label).encode()) % 2 == 0 else "held-out"
-
-
-def _rng(label):
-    return np.random.default_rng(_seed(label))
+    return hashed_half("set5", label)
 
 
 SWITCH_AB = [(0.9993, 0.25), (0.9989, 0.5), (0.9995, 0.125), (0.9985, 0.375), (0.9997, 0.0625),
@@ -98,7 +92,7 @@ def build_cases(sms: int = 132, scale: float = 1.0) -> list:
 
     def line_chase(label, grid, block, steps):
         def make(xp):
-            nxt = _rng(label).permutation(ROWS).astype(np.int32)
+            nxt = label_rng(label).permutation(ROWS).astype(np.int32)
             rows = np.repeat(nxt, 32)
             out = _poison(xp, grid * block, np.int32)
 
@@ -134,7 +128,7 @@ def build_cases(sms: int = 132, scale: float = 1.0) -> list:
     # ------------------------------------------------------------ integer ILP
     def ilp_int(label, threads, N, steps):
         def make(xp):
-            x = _rng(label).integers(0, 2**32, size=threads, dtype=np.uint64).astype(U32)
+            x = label_rng(label).integers(0, 2**32, size=threads, dtype=np.uint64).astype(U32)
             out = _poison(xp, threads, U32)
 
             def ref():
@@ -161,7 +155,7 @@ def build_cases(sms: int = 132, scale: float = 1.0) -> list:
                     return sum(_affine(x + d, 0.9995, 0.25, steps) for d in (0.0, 0.25, 0.5, 0.75))
                 tol = 1e-9
             elif kernel == "t5_pipe_popc":
-                x = _rng(label).integers(0, 2**32, size=threads, dtype=np.uint64).astype(U32)
+                x = label_rng(label).integers(0, 2**32, size=threads, dtype=np.uint64).astype(U32)
                 out = _poison(xp, threads, U32)
 
                 def ref():
