@@ -92,9 +92,9 @@ def l2_site_bytes(m, line_bytes: float = 128.0, misses: float | None = None,
     (thirty-seventh's walks), and loads count only what missed L1 (`misses` sectors, the CTAs' first
     touches unless given). A store's line costs a whole 128-byte line (scattered 4-byte stores run at
     the line rate, L2 bandwidth / 128 B) unless its request's lines lie at random
-    (execution.scattered_lines), and so does an atomic's but for lanes alone on their line. An async copy's line costs COPY_LINE_BYTES (`line_bytes`): the
-    tutorial matmul's half-line tile rows, copied by LDGSTS, ran on the H200 at 8.6 TB/s of sectors,
-    where a whole line per access would need 17."""
+    (execution.scattered_lines), and so does an atomic's but for lanes alone on their line. An async
+    copy's line costs COPY_LINE_BYTES (`line_bytes`): the tutorial matmul's half-line tile rows, copied
+    by LDGSTS, ran on the H200 at 8.6 TB/s of sectors, where a whole line per access would need 17."""
     if m.kind == "load" and m.space == "global":
         lines = m.lines * min(line_bytes, scattered_line_bytes) if line_bytes >= 128.0 else m.lines * line_bytes
         misses = m.cta_unique_sectors if misses is None else misses
