@@ -42,6 +42,7 @@ MEASURED31 = "validation/timing/h200/microbench31_ncu.csv: measured on H200"
 MEASURED35 = "validation/timing/h200/microbench35_ncu.csv: measured on H200"
 MEASURED37 = "validation/timing/h200/microbench37_ncu.csv: measured on H200"
 MEASURED42 = "validation/timing/h100/microbench42_ncu.csv: measured on an H100 SXM"
+MEASURED48 = "validation/timing/h100/microbench48.json: measured on an H100 SXM"
 MEASURED_NCU = "validation/timing/h200/ncu_raw_0.csv (device__attribute_*): reported by the H200"
 CUDA_PG = "CUDA C++ Programming Guide, compute capability table and 'Arithmetic Instructions' throughput table"
 HOPPER_WP = "NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022)"
@@ -488,8 +489,10 @@ _H100.update({
     "sfu_latency": (17.0, _SAME_SM + " (the tuned GPGPU-Sim config says 23)"),
     "shared_latency": (23.0, _SAME_SM + " (a community H100 chase says 28.6, with its loop overhead)"),
     "l1_hit_latency": (32.0, _SAME_SM + " (a community H100 chase says 40.2)"),
-    "l2_hit_latency_near": (258.0, _SAME_SM),
-    "l2_hit_latency_far": (284.0, _SAME_SM + " (a community H100 chase says 259.9 on average)"),
+    "l2_hit_latency_near": (264.0, MEASURED48 + " (ld.global.cg self-chase of 512 addresses from SM 124: 302 "
+                                                "at mean 263.7 cycles, the rest 294.0; the H200 258 / 284)"),
+    "l2_hit_latency_far": (294.0, MEASURED48 + " (see l2_hit_latency_near; a random chase over 4 or 16 MB: "
+                                               "275.4 / 276.3 cycles)"),
     "hbm_latency": (700.0, "measured on an H100 SXM (validation/timing/h100/microbench38*): warps each loading "
                            "1,024 lines of their own from HBM one after another took 753-776 cycles a load, of "
                            "which the model's loop is 57 (a community pointer chase said 570.5 over 256 MB)"),
@@ -501,13 +504,17 @@ _H100.update({
                                   "iteration a trip, its loads from k arrays at once, 763 cycles at k = 1, 868 / 893 / "
                                   "913 at k = 2 / 3 / 4; from one stream's adjacent lines 763-786"),
     "l2_bytes": (52428800, HOPPER_WP + " (50 MB; the driver may report 60 MB as on the H200)"),
-    "l2_bandwidth_gbps": (7550.0, "[assumed] same L2 as the H200, whose figure was " + MEASURED),
+    "l2_bandwidth_gbps": (7150.0, MEASURED48 + " (ld.cg float4 reads of 8/24/40 MB resident in L2, 8 CTAs of 256 "
+                                               "per SM: 7165 / 7152 / 6956 GB/s; the H200 7550)"),
     "hbm_bytes": (80 * 10**9, "NVIDIA H100 datasheet (80 GB HBM3)"),
     "hbm_bandwidth_gbps": (3350.0, "NVIDIA H100 datasheet (3.35 TB/s)"),
-    "hbm_copy_gbps": (2730.0, "[derived] the H200's measured copy efficiency (3919 / 4800 = 0.82) times 3350; not measured"),
+    "hbm_copy_gbps": (2870.0, MEASURED48 + " (grid-stride float4 copy of 1 GiB, 32 CTAs/SM: 2870 GB/s read+write; "
+                                           "8 CTAs/SM 2831; CuPy's copy 2995)"),
     "launch_overhead_us": (1.41, "[assumed] as " + MEASURED_CASES),
-    "empty_kernel_event_us": (7.86, "[assumed] as " + MEASURED),
-    "cta_launch_ns_per_sm": (79.0, "[assumed] as " + MEASURED),
+    "empty_kernel_event_us": (8.51, MEASURED48 + " (one empty <<<1,32>>> launch between two events, median; an "
+                                                 "event pair alone 1.31 us; back-to-back CuPy launches 5.5-5.9 us each)"),
+    "cta_launch_ns_per_sm": (79.0, MEASURED48 + " [derived] (empty kernels: 132 CTAs 7.7 us, 132000 CTAs 86.7 us "
+                                                "with 256 or 32 threads: (86.7 - 7.7) us / 1000 CTAs per SM; the H200's 79)"),
     **_microbenchmarked_as_h200("[assumed] same GH100 SM and L2 as the H200"),
     "max_warps_per_sm": (64, CUDA_PG + " (cc 9.0)"),
     "max_ctas_per_sm": (32, CUDA_PG + " (cc 9.0)"),
