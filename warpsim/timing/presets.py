@@ -472,7 +472,8 @@ _H100.update({
     "compute_capability": ((9, 0), CUDA_PG),
     "sms": (132, HOPPER_WP + " (132 of the full GH100's 144)"),
     "boost_clock_mhz": (1980.0, "glennklockwood.com/garden/processors/h100; " + NOTES),
-    "kernel_clock_mhz": (1980.0, "[assumed] the boost clock, as measured on the H200 (same GH100); not measured on an H100"),
+    "kernel_clock_mhz": (1980.0, MEASURED48 + " (clock64 over %globaltimer 1979.8-1980.0 MHz in a light and a "
+                                              "full-load kernel, as on the H200)"),
     "tensor_clock_mhz": (1683.0, "[assumed] as measured on the H200 (same GH100 at the same 700 W); not measured on an H100"),
     "fp32_lanes_per_clk": (128.0, CUDA_PG + ";" + _SAME_SM),
     "fp64_lanes_per_clk": (64.0, CUDA_PG + ";" + _SAME_SM),
