@@ -54,6 +54,11 @@ def hashed_half(salt: str, label: str) -> str:
     return "dev" if zlib.crc32((salt + ":" + label).encode()) % 2 == 0 else "held-out"
 
 
+def scaled_count(scale: float, v: float, mult: int = 1, lo: int = 1) -> int:
+    """`v` scaled by `scale` (check_here shrinks every case), a multiple of `mult`, at least lo * mult."""
+    return max(lo, int(round(v * scale / mult))) * mult
+
+
 def label_rng(label: str):
     """A generator seeded by the label: each case's random inputs, the same on every machine."""
     return np.random.default_rng(_seed(label))
@@ -110,8 +115,7 @@ A2_LOOP, B2_LOOP = F32(0.998), F32(0.25) * F32(0.998)   # loop_b: (x + 0.25) * 0
 def build_cases(sms: int = 132, scale: float = 1.0) -> list:
     S = scale
 
-    def n_(v, mult=1, lo=1):   # scaled count, a multiple of mult, at least lo*mult
-        return max(lo, int(round(v * S / mult))) * mult
+    n_ = functools.partial(scaled_count, S)
 
     cases = []
     add = cases.append

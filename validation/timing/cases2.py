@@ -11,10 +11,11 @@ development half only; the held-out figures are reported beside them at the end.
 
 from __future__ import annotations
 
+import functools
 
 import numpy as np
 
-from cases import Case, Run, _affine, _poison, _seed, _u, check, hashed_half, label_rng  # noqa: F401  (check: the drivers' import)
+from cases import Case, Run, _affine, _poison, _seed, _u, check, hashed_half, label_rng, scaled_count  # noqa: F401  (check: the drivers' import)
 
 F32 = np.float32
 
@@ -30,8 +31,7 @@ def _chain(x, n, a, b):
 def build_cases(sms: int = 132, scale: float = 1.0) -> list:
     S = scale
 
-    def n_(v, mult=1, lo=1):
-        return max(lo, int(round(v * S / mult))) * mult
+    n_ = functools.partial(scaled_count, S)
 
     cases = []
     add = cases.append

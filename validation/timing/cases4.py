@@ -14,10 +14,11 @@ HFMA2 chains, float2/float4 copies, grid-stride loops and a 2D grid over an imag
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
-from cases import Case, Run, _affine, _poison, _seed, _u, check, hashed_half, label_rng  # noqa: F401  (check: the drivers' import)
+from cases import Case, Run, _affine, _poison, _seed, _u, check, hashed_half, label_rng, scaled_count  # noqa: F401  (check: the drivers' import)
 
 F32 = np.float32
 F16 = np.float16
@@ -35,8 +36,7 @@ SWITCH_AB = [(F32(0.9993), F32(0.25)), (F32(0.9989), F32(0.5)), (F32(0.9995), F3
 def build_cases(sms: int = 132, scale: float = 1.0) -> list:
     S = scale
 
-    def n_(v, mult=1, lo=1):
-        return max(lo, round(v * S / mult)) * mult
+    n_ = functools.partial(scaled_count, S)
 
     cases = []
     add = cases.append

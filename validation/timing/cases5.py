@@ -10,9 +10,10 @@ development and a held-out half.
 
 from __future__ import annotations
 
+import functools
 
 import numpy as np
-from cases import Case, Run, _affine, _poison, _seed, _u, check, hashed_half, label_rng  # noqa: F401  (check: the drivers' import)
+from cases import Case, Run, _affine, _poison, _seed, _u, check, hashed_half, label_rng, scaled_count  # noqa: F401  (check: the drivers' import)
 
 F32 = np.float32
 U32 = np.uint32
@@ -41,8 +42,7 @@ def _lcg(x, n):
 def build_cases(sms: int = 132, scale: float = 1.0) -> list:
     S = scale
 
-    def n_(v, mult=1, lo=1):
-        return max(lo, round(v * S / mult)) * mult
+    n_ = functools.partial(scaled_count, S)
 
     cases = []
     add = cases.append
