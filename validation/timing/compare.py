@@ -286,6 +286,9 @@ def main() -> int:
     run_on_device.CASE_SET = a.set
     global CARD
     CARD = a.card
+    if not os.path.exists(os.path.join(HERE, measured_dir(a.set), "summary.csv")):
+        ap.error(f"set {a.set} has no recording on the {CARD.upper()} ({measured_dir(a.set)}): "
+                 "set 5 was measured on an H100 only (--card h100)")
     half = (a.half or ("all" if a.write or a.set in ("4", "5") else "dev")) if a.set in ("2", "4", "5") else None
     t0 = time.time()
     preds = predict_cases(a.only, a.ctas, a.source, half, cubin=not a.nvrtc)
