@@ -460,8 +460,8 @@ class _Recorder(LaunchObserver):
             self._end_store_run()
         if space != "global":
             return
+        self._global_pattern(rec, warps, offsets)     # (an atomic reads its lines as a load does)
         if kind in ("load", "store"):
-            self._global_pattern(rec, warps, offsets)
             self._cta_order.append(self._sector_requests(site_index, warps, ctas, offsets >> 5, kind == "load"))
         # (a run of lanes on one sector counts once: finish_memory counts distinct sectors); an atomic
         # reads its sector before it writes it (forty-seventh batch: REDs a line a lane over 256 MB read

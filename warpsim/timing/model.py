@@ -102,7 +102,7 @@ def l2_site_bytes(m, line_bytes: float = 128.0, misses: float | None = None,
         return max(misses * 32.0, lines * hit)
     # an atomic lane alone on its line of the request is one sector's request: the rate of lines at random
     # (forty-seventh batch: a line a lane, 43 a clock, where whole lines would cost 1.4x the time)
-    scattered = m.scattered_lines + (min(m.lines, m.atomic_lanes_lone) if m.kind == "atomic" else 0.0)
+    scattered = min(m.lines, m.atomic_lanes_lone) if m.kind == "atomic" else m.scattered_lines
     lines = (m.lines - scattered) * line_bytes + scattered * min(line_bytes, scattered_line_bytes)
     return max(m.sectors * 32.0, lines)
 
@@ -205,13 +205,15 @@ class KernelCosts:
         l1_miss = sum(self.misses.values())
         store_sectors = sum(m.sectors for m in ex.memory.values() if m.space == "global" and m.kind != "load")
         l2_read_bytes = l1_miss * 32 * scale
-        # lines read at random (execution.scattered_lines) come from HBM once a block, and again as
-        # often as the L2 lost them (reuse.random_reread_misses); the other reads as below
-        scattered = {i: m for i, m in loads.items() if m.scattered_lines}
+        # lines read at random (execution.scattered_lines), by loads or by atomics (which read a line
+        # before they write it), come from HBM once a block, and again as often as the L2 lost them
+        # (reuse.random_reread_misses); the other reads as below
+        scattered = {i: m for i, m in ex.memory.items()
+                     if m.space == "global" and m.kind != "store" and m.scattered_lines}
         fetched = {i: m.scattered_lines * scale * min(128.0, max(HBM_BLOCK_BYTES, 32.0 * m.sectors / m.lines))
                    for i, m in scattered.items()}
         footprint_rest = max(0, ex.footprint_read - sum(fetched.values()) / scale)
-        l2_rest = l2_read_bytes - sum(self.misses[i] * m.scattered_lines / m.lines
+        l2_rest = l2_read_bytes - sum(self.misses.get(i, 0.0) * m.scattered_lines / m.lines
                                       for i, m in scattered.items()) * 32 * scale
         dram_read = min(footprint_rest * scale, max(2 * l2_rest, footprint_rest))
         regions = random_regions(scattered, fetched)
