@@ -41,6 +41,15 @@ extern "C" __global__ void add_spread(int* acc, const int* in, int n, int words)
     int i = blockIdx.x * blockDim.x + threadIdx.x;      // each lane on a line of its own
     if (i < n) atomicAdd(&acc[(int)(((long long)i * 7919) % words)], in[i]);
 }
+extern "C" __global__ void hashed_adds(unsigned* table, unsigned mask, int reps) {
+    // a hash table's updates: each lane's word picked by a mixing hash, REDs in a loop after it
+    unsigned t = blockIdx.x * blockDim.x + threadIdx.x, threads = gridDim.x * blockDim.x;
+    for (int r = 0; r < reps; ++r) {
+        unsigned h = t + r * threads;
+        h ^= h >> 16; h *= 0x7feb352du; h ^= h >> 15; h *= 0x846ca68bu; h ^= h >> 16;
+        atomicAdd(&table[h & mask], 1u);
+    }
+}
 """
 
 
@@ -562,3 +571,42 @@ def test_a_warp_waiting_on_loads_of_two_regions_waits_for_the_slower():
     one, far, near = cycles_per_trip(1, 2 * n), cycles_per_trip(2, 2 * n), cycles_per_trip(2, 32)
     spread = preset.hbm_latency_spread / 2
     assert far - one > 0.8 * spread and near - one < 0.25 * spread
+
+
+def _hashed_adds(mod, words: int, gpu: str = "h100"):
+    from warpsim.api.raw import pack_arguments
+    k = mod.get_function("hashed_adds")
+    table = ws.zeros(words, dtype=np.uint32)
+    params = pack_arguments(k.kernel_name, k.params, (table, np.uint32(words - 1), np.int32(16)))
+    return predict(k.loaded_module, k.kernel_name, (132 * 8,), (256,), params, 0, gpu=gpu, max_ctas=8)
+
+
+def test_atomics_at_random_over_more_than_the_l2_read_and_write_back_their_blocks(mod):
+    """The forty-ninth batch (an H100): 4.3M REDs at words a hash picks moved 4.2 MB from HBM over a
+    4 MB table and 321 MB over 256 MB (190 read, 131 written back), 5.4x as long: an atomic reads its
+    line before it writes it, so lines at random come from HBM as a gather's do, and a sector written
+    back alone in its 64-byte block costs HBM time beyond its bytes."""
+    small, large = _hashed_adds(mod, 1 << 20), _hashed_adds(mod, 1 << 26)
+    assert small.details["dram_bytes"] < 8e6                     # the table once (not the sample scaled up)
+    assert large.details["dram_bytes"] == pytest.approx(321e6, rel=0.25)
+    assert large.bottleneck == "dram"
+    assert large.time_us > 4 * small.time_us
+
+
+def test_atomics_in_a_loop_start_after_one_pass_of_the_work_before_them(mod):
+    """The chip-wide atomics bound waits for the first wave's work before its first atomic: of a loop
+    around the atomic only one pass (forty-ninth batch: hashed REDs over 4 MB, 52 us on an H100, the
+    bound with the whole loop's hashing before it 80 us)."""
+    from warpsim.timing.presets import gpu_preset
+    t = _hashed_adds(mod, 1 << 20)
+    lanes = 132 * 8 * 256 * 16
+    alone = lanes / gpu_preset("h100").atomic_spread_units
+    assert alone < t.details["bounds"]["atomics"] < 1.25 * alone
+
+
+def test_sectors_written_back_alone_fall_as_the_l2_keeps_more_of_the_region():
+    from warpsim.timing.model import written_alone
+    shares = [written_alone(k) for k in (0.01, 0.1, 0.5, 0.78, 0.95)]
+    assert shares == sorted(shares, reverse=True)
+    assert shares[1] == pytest.approx(0.95, abs=0.02) and shares[3] < 0.25
+    assert written_alone(1.0) == written_alone(3.0) == 0.0

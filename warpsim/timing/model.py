@@ -107,6 +107,18 @@ def l2_site_bytes(m, line_bytes: float = 128.0, misses: float | None = None,
     return max(m.sectors * 32.0, lines)
 
 
+def written_alone(kept: float) -> float:
+    """The share of the sectors atomics at random dirty that the L2 writes back alone in their 64-byte
+    HBM block, where it keeps `kept` of their region (a share; 1 or more: nothing is written back). A
+    block fetched stays while the L2 takes in `kept` of the region's blocks anew, during which its
+    other sector is named kept / (1 - kept) / 2 times on average (a request names one sector of the
+    two); alone when never: exp(-that). Forty-ninth batch, an H100: 256 MB hashed REDs wrote back 131
+    MB (alone: 0.95), 32 MB ones 81 MB in whole lines' time (0.17)."""
+    if kept >= 1.0:
+        return 0.0
+    return float(np.exp(-0.5 * kept / (1.0 - kept)))
+
+
 def merged_share(floor: float, readers: float) -> float:
     """Share of the L1 misses of a sector `readers` CTAs of a wave read that the L2 serves: the L2's
     request coalescer hands one fetch to every SM that asked for the sector while it was in flight
@@ -217,12 +229,19 @@ class KernelCosts:
                                       for i, m in scattered.items()) * 32 * scale
         dram_read = min(footprint_rest * scale, max(2 * l2_rest, footprint_rest))
         regions = random_regions(scattered, fetched)
+        # an atomic site's sectors written back alone in their 64-byte block (the rest share it with a
+        # neighbour dirtied while the block sat in L2), by how much of its region the L2 keeps
+        random_capacity = preset.l2_bytes * L2_RANDOM_SHARE
+        self.written_alone = {i: written_alone(random_capacity / span)
+                              for span, _, sites in regions for i in sites if ex.memory[i].kind == "atomic"}
         blocks = [random_blocks(span, asked) for span, asked, _ in regions]
         if ex.allocation_bytes:
             dram_read = min(dram_read, max(footprint_rest, ex.allocation_bytes - sum(blocks)))
         written = ex.footprint_written * scale
+        if ex.allocation_bytes:         # (CTAs' atomics name the same words: the sample's scaled count overstates)
+            written = min(written, ex.allocation_bytes)
         lost = [(asked - b) * random_reread_misses(span, asked, dram_read + written + sum(blocks) - b,
-                                                   preset.l2_bytes * L2_RANDOM_SHARE)
+                                                   random_capacity)
                 for (span, asked, _), b in zip(regions, blocks)]
         rereads = sum(lost)
         dram_read += sum(blocks)
@@ -374,9 +393,12 @@ class KernelCosts:
                 # HBM serves reads and partly written lines slower the farther apart their chunks lie
                 # (thirty-first batch)
                 doublings = m.gap_doublings / m.chunk_gaps if m.chunk_gaps else 0.0
-                spread = 1.0 + preset.hbm_read_spread_cost * doublings if m.kind == "load" else 1.0
+                spread = 1.0 + preset.hbm_read_spread_cost * doublings if m.kind != "store" else 1.0
                 partial = m.partial_lines * self.partial_fill * _on_table(preset.partial_write_spread, doublings) * \
                     _on_table(preset.partial_line_sectors, m.partial_sectors / m.partial_lines) if m.partial_lines else 0.0
+                if m.kind == "atomic":
+                    alone = m.sectors * write_share * self.written_alone.get(i, 0.0)
+                    partial += alone * preset.atomic_writeback_hbm_bytes * cold
                 per_exec["dram_async" if copy else "dram"][i] = (m.sectors * 32 * dram_per_sector * spread +
                                                                partial) / e
                 if m.kind != "load":
@@ -909,7 +931,7 @@ def _predict_at_clock(ex, preset, registers, shared_per_block, l2_since) -> Timi
         atomic_cycles, atomic_site = slices, min(i for i, m in ex.memory.items() if m.kind == "atomic")
     if atomic_cycles:
         # a CTA's atomics start only after the work before them: the first wave's share of it comes first
-        atomic_cycles += _share_before(costs, atomic_site) * sm_cycles / max(1, waves)
+        atomic_cycles += _share_before(costs, ex.function, atomic_site) * sm_cycles / max(1, waves)
     bounds = {"execution": sm_cycles, "cta_launch": dispatch, "atomics": atomic_cycles}
     cycles = max(bounds.values())
     stalls = _stalls(groups, preset)
@@ -1049,12 +1071,34 @@ def lone_lane_cycles(ex, preset) -> float:
                if m.kind == "atomic" and m.space == "global") * ex.scale / preset.atomic_spread_units
 
 
-def _share_before(costs, site: int) -> float:
-    """The share of a warp's own time (issue gaps of the walk, weighted by executions) spent on the
-    instructions before `site`: where in its life a warp reaches that instruction."""
+def _share_before(costs, function, site: int) -> float:
+    """The share of a warp's own time (issue gaps of the walk, weighted by executions) spent before it
+    first reaches `site`: the instructions before it, those of a loop around it once, as one pass of
+    the loop's body (forty-ninth batch: REDs in a loop after a hash of ten instructions, 4.3M lanes,
+    took 52 us on an H100 where adding the whole loop's hashing gave 80)."""
     spent = costs.total_exec * costs.walk.gap()
     total = spent.sum()
-    return float(spent[:site].sum() / total) if total > 0 else 0.0
+    if total <= 0:
+        return 0.0
+    before = spent[:site].copy()
+    head = _outer_loop_head(function, site)
+    if head is not None and costs.total_exec[site] > 0:
+        entries = max(1.0, float(costs.total_exec[:head].max(initial=0.0)) or costs.total_exec[head])
+        passes = max(1.0, costs.total_exec[site] / entries)
+        before[head:] /= passes
+    return float(before.sum() / total)
+
+
+def _outer_loop_head(function, site: int):
+    """The first instruction of the outermost loop (a back edge from a block at or after the site's to
+    one at or before it) around instruction `site`, or None."""
+    blocks = [b for b in function.blocks if b.reachable and b.end > b.start]
+    at = next((b for b in blocks if b.start <= site < b.end), None)
+    if at is None:
+        return None
+    heads = [function.blocks[s].start for b in blocks for s in b.successors
+             if b.index >= at.index and s <= at.index]
+    return min(heads) if heads else None
 
 
 def _spread(sample_indices, count):

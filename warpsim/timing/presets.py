@@ -102,6 +102,7 @@ class GPUPreset:
     hbm_latency: float                   # LDG missing L2 (unloaded)
     hbm_latency_spread: float            # cycles: a warp waiting on loads of k regions at once waits this (1 - 1/k) more
     atomic_spread_units: float           # lone atomic lanes (each its own line of the request) the L2 serves a clock
+    atomic_writeback_hbm_bytes: float    # HBM time, in bytes of copy, of an atomic's sector written back alone in its 64 bytes
     hbm_latency_under_writes: tuple      # ((TB/s of HBM writes, ...), (ns a read waits beyond unloaded, ...))
     hbm_latency_under_reads: tuple       # ((TB/s of HBM reads, ...), (ns a read waits beyond unloaded, ...))
     # --- memory system
@@ -259,6 +260,7 @@ _H200 = {
     "atomic_spread_units": (43.0, "[assumed] as the H100's, measured there (validation/timing/h100/microbench47*: "
                                   "4.3M REDs, every lane on a line of its own of a 4 MB array, f32 or u32, in "
                                   "52.4 / 51.8 us: 43 lanes a clock less 2 us of launch)"),
+    "atomic_writeback_hbm_bytes": (58.0, "[assumed] as the H100's (validation/timing/h100/microbench49*); not measured"),
     "hbm_latency_spread": (182.0, "[assumed] as the H100's, measured there (validation/timing/h100/microbench46*: "
                                   "one loop iteration a trip, its loads from k arrays at once, 763 cycles at k = 1, "
                                   "868 / 893 / 913 at k = 2 / 3 / 4: 182 (1 - 1/k) more)"),
@@ -501,6 +503,11 @@ _H100.update({
                                   "every lane on a line of its own of a 4 MB array, f32 or u32, in 52.4 / 51.8 us "
                                   "at 1,975 MHz: 43 lanes a clock less 2 us of launch (atomic_units' 24 are lanes "
                                   "queued on one address a warp)"),
+    "atomic_writeback_hbm_bytes": (58.0, "measured on an H100 SXM (validation/timing/h100/microbench49*) "
+                                   "[derived]: 4.3M REDs on words picked by a hash over 256 MB, 190 MB read and 131 MB "
+                                   "written back in 282.5 us, where loads of the same words read 258 MB in 130 us; "
+                                   "the time the model leaves unexplained there over its 3.4M sectors written back "
+                                   "alone; the 1 GB, f32, CAS and 32 MB rows are the check"),
     "hbm_latency_spread": (182.0, "measured on an H100 SXM (validation/timing/h100/microbench46*): one loop "
                                   "iteration a trip, its loads from k arrays at once, 763 cycles at k = 1, 868 / 893 / "
                                   "913 at k = 2 / 3 / 4; from one stream's adjacent lines 763-786"),
@@ -557,6 +564,7 @@ _A100 = {
     "l2_hit_latency_far": (260.0, "chipsandcheese A100 measurements, far L2 partition [recalled]"),
     "hbm_latency_spread": (182.0, "[assumed] as the H100's (validation/timing/h100/microbench46*); not measured"),
     "atomic_spread_units": (43.0, "[assumed] as the H100's (validation/timing/h100/microbench47*); not measured"),
+    "atomic_writeback_hbm_bytes": (58.0, "[assumed] as the H100's (validation/timing/h100/microbench49*); not measured"),
     "hbm_latency": (480.0, ABDELKHALIK + " (global memory about 290 ns at 1.41 GHz, roughly 400-500 cycles) [recalled]"),
     "l1_shared_kib": (192, AMPERE_TG + " (192 KB combined L1/shared per SM)"),
     "shared_carveouts_kib": ((0, 8, 16, 32, 64, 100, 132, 164), AMPERE_TG + " (carve-outs of cc 8.0) [recalled]"),
@@ -628,6 +636,7 @@ _L4 = {
     "l2_hit_latency_far": (300.0, "arXiv 2606.22588 (L40: L2 hits 222-339 cycles by SM) (" + NOTES + ")"),
     "hbm_latency_spread": (182.0, "[assumed] as the H100's (validation/timing/h100/microbench46*); not measured"),
     "atomic_spread_units": (43.0, "[assumed] as the H100's (validation/timing/h100/microbench47*); not measured"),
+    "atomic_writeback_hbm_bytes": (58.0, "[assumed] as the H100's (validation/timing/h100/microbench49*); not measured"),
     "hbm_latency": (600.0, "[assumed] GDDR6 DRAM latency, about 300 ns; not measured [recalled]"),
     "l1_shared_kib": (128, ADA_TG + " (128 KB combined L1/shared per SM)"),
     "shared_carveouts_kib": ((0, 8, 16, 32, 64, 100), ADA_TG + " (cc 8.9) [recalled]"),
