@@ -44,6 +44,7 @@ KERNEL_OVERHEAD_US = 2.0          # fixed start and drain of a launch inside gpu
 BANK_UNITS = tuple(f"bank{b}" for b in range(BANKS))    # the register file's banks (register_banks.py)
 SMSP_UNITS = ("issue",) + BANK_UNITS + QUEUE_PIPES + ("tensor_fp32",)
 IDLE_WARP_SHARE = 0.05     # a warp with at most this share of its SM's busiest warp's work does not queue
+TAIL_SPREAD = (0.85, 1.5)  # a random tail: standard deviation over mean of the longest sampled lifetimes' excesses
 # the share of the L2 whose worth of a launch's footprint it keeps for re-reads the L1 lost: the
 # nineteenth batch's sweeps past L1, 43 MB of them at 293 cycles a load (L1 kept 42%, the model
 # 19-25%, its misses then cost 348 on average) and 67 MB at 689 (HBM latency, nothing kept)
@@ -626,7 +627,7 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
     cycles = max(cycle, alone_cycle)
     own_lifetime = lifetimes[~competing]
     resident = queued + float(np.minimum(1.0, own_lifetime / cycles).sum()) if cycles > 0 else float(warps)
-    return {"cycles": cycles, "warps": warps, "queued": queued, "resident": resident,
+    return {"cycles": cycles, "warps": warps, "queued": queued, "resident": resident, "alone": alone_cycle,
             "residence": residence, "mean": mean,
             "issued": float(stacked["issue"].sum()), "fill": costs.longest_wait * utilisation,
             "utilisation": utilisation, "lifetime": lifetime, "tail": tail, "exited": exited, "turnaround": turnaround,
@@ -813,6 +814,36 @@ def _stalls(groups: list, preset) -> dict:
     return {k: v / total_issue for k, v in sorted(acc.items())}
 
 
+def longest_warp_beyond_sample(costs, grid_warps: int) -> float:
+    """How much longer than the sample's longest warp the grid's longest is expected to be, where the
+    sampled warps' lifetimes (their demands at every station) spread as a random tail does: the
+    largest quarter's excesses over the next value spread about their mean as an exponential tail's
+    do (TAIL_SPREAD: a uniform spread's excesses give 0.58, set 2's by-warp trips 0.71, its
+    geometric ones 1.03), the tail then extended from the sample's warps to the grid's (the expected
+    maximum of N draws grows by the tail's scale times log N). A grid of loops whose trip counts are
+    drawn per thread (set 2's geometric trips: the sample's longest warp 9,130 iterations, the grid's
+    11,610, the H200 20% slower than the sample said; 10% faster with this) ends with its longest
+    warp; lifetimes that take a few values (a tile's edge, a branch by warp) are no tail and leave it
+    at 1."""
+    names = [n for n in costs.demand_names if n == "smsp" or n in SM_STATIONS or n.startswith("delay:")]
+    rows = [costs.demand_names.index(n) for n in names]
+    lifetimes = np.concatenate([d[rows].sum(axis=0) for d in costs.demands]) if costs.demands else np.zeros(0)
+    lifetimes = np.sort(lifetimes[lifetimes > IDLE_WARP_SHARE * lifetimes.max(initial=0.0)])[::-1]
+    n = len(lifetimes)
+    k = n // 4
+    if k < 8 or grid_warps <= n:
+        return 1.0
+    excess = lifetimes[:k] - lifetimes[k]
+    scale = float(excess.mean())
+    spread = float(excess.std()) / scale if scale > 0 else 0.0
+    if not TAIL_SPREAD[0] <= spread <= TAIL_SPREAD[1] or len(np.unique(lifetimes[:k])) < k // 2:
+        return 1.0
+    # past the threshold a share k / n of warps, exponentially: the largest of N is Gumbel about
+    # threshold + scale log(N k / n), its mean EULER_GAMMA scales further
+    expected = lifetimes[k] + scale * (np.log(grid_warps * k / n) + np.euler_gamma)
+    return max(1.0, float(expected / lifetimes[0]))
+
+
 def _nearest(sampled: list, n_ctas: int, work=None) -> np.ndarray:
     """The sampled CTA (its index in `sampled`) that stands for each of the grid's CTAs: the one whose
     work is closest to its own where every CTA's work is known (ex.cta_work), ties to the closest by
@@ -894,6 +925,13 @@ def _predict_at_clock(ex, preset, registers, shared_per_block, l2_since) -> Timi
             if t > worst:
                 worst, worst_groups = t, gs
         sm_cycles, groups = worst, [dict(g, repeat=1) for g in worst_groups]
+        # the grid's longest warp, where warps' lifetimes vary at random, outlasts the sample's
+        beyond = longest_warp_beyond_sample(costs, n_ctas * ex.warps_per_cta)
+        if beyond > 1.0:
+            longer = max(g["alone"] * beyond - g["cycles"] for g in worst_groups)
+            if longer > 0:
+                sm_cycles += longer
+                notes.append(f"the grid's longest warp taken as {beyond:.2f}x the sample's (lifetimes at random)")
     else:
         mean_cta = list(range(len(sampled)))
         full, rest = divmod(per_sm_ctas, per_sm)
