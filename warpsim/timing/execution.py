@@ -306,16 +306,11 @@ def store_run_cycles(run: list) -> float:
 
 def shared_request_wavefronts(warps: np.ndarray, addrs: np.ndarray, lanes: np.ndarray, nbytes: int,
                               load: bool = True) -> int:
-    """Shared-pipe passes of a shared access: its wavefronts (machine.counting.shared_bank_wavefronts),
-    and for a load at least one pass per 128 bytes its lanes receive. A warp's 8- or 16-byte load of
-    one element counts 1 or 2 wavefronts on the H200, but every lane still gets its 8 or 16 bytes
-    (set 1's matmul_tiled_512 broadcasts a 16-byte row of A: -5% of the H200's time at 128 bytes a
-    pass to the registers, -24% at the wavefronts alone)."""
-    waves = shared_bank_wavefronts(warps, lanes, addrs.astype(np.int64) & 0xFFFFFF, nbytes, load)[0]
-    if load and nbytes > 4:
-        per_warp = np.unique(np.asarray(warps), return_counts=True)[1]
-        waves = max(waves, int((-(-per_warp * nbytes // 128)).sum()))
-    return waves
+    """Shared-pipe passes of a shared access: its wavefronts (machine.counting.shared_bank_wavefronts).
+    A warp's 8- or 16-byte load of up to 8 elements is 1 or 2 of them, though every lane receives its
+    8 or 16 bytes (the fiftieth batch, an H100: 16-byte loads of 1, 2, 4 or 8 elements a warp took
+    2.2 cycles a load an SM, of 32 elements 4.1; 8-byte ones 1.85 and 2.07)."""
+    return shared_bank_wavefronts(warps, lanes, addrs.astype(np.int64) & 0xFFFFFF, nbytes, load)[0]
 
 
 def atomic_line_load(warps: np.ndarray, offsets: np.ndarray) -> tuple:
