@@ -356,7 +356,7 @@ class KernelCosts:
         gaps = walk.gap()[total_exec > 0]
         self.longest_wait = float(gaps.max()) if len(gaps) else 0.0
         # ---- per-execution averages of memory work, per instruction
-        per_exec = {k: np.zeros(n) for k in ("wavefronts", "tags", "l2", "dram", "l2_async", "dram_async",
+        per_exec = {k: np.zeros(n) for k in ("wavefronts", "tags", "staged", "l2", "dram", "l2_async", "dram_async",
                                              "hbm_write", "hbm_read", "fill", "fill_lines", "fill_loads")}
         # cp.async's draw on L2 against the SM's share of it: measured by active SMs (eighth batch), or
         # the fifth batch's 1.125x ld.global.cg where the preset has no such table
@@ -374,9 +374,18 @@ class KernelCosts:
                 per_exec["wavefronts"][i] = m.wavefronts / e
             else:
                 opcode = fn.instructions[i].opcode
+                # a load's lines pass the L1's data stage (`l1_lines_per_clk`), the stage shared
+                # accesses' wavefronts pass (fifty-first batch, an H100: a 16 x 16 tiled matmul's global
+                # loads add 17% to the stage's wavefronts and 20% to the time of its loop without them):
+                # they queue there beside them, what a request costs the LSU beyond them at the LSU
+                staged = i in latency and m.space == "global" and opcode not in ASYNC_COPIES and opcode not in TMA_UNIT
+                lines = m.lines / preset.l1_lines_per_clk
                 if opcode not in TMA_UNIT:          # the TMA unit's copies are no LSU requests
-                    per_exec["tags"][i] = max(m.requests, m.lines / preset.l1_lines_per_clk, m.store_cycles) / e
-                if i in latency and opcode not in ASYNC_COPIES and opcode not in TMA_UNIT:
+                    per_exec["tags"][i] = (max(0.0, m.requests - lines) if staged else
+                                           max(m.requests, lines, m.store_cycles)) / e
+                if staged:
+                    per_exec["staged"][i] = lines / e
+                    per_exec["wavefronts"][i] += lines / e
                     # each line a load misses holds a line of the L1 until its sectors come (below)
                     missed = m.lines * min(1.0, self.misses[i] / m.sectors) if m.space == "global" else 0.0
                     hit = max(0.0, 1.0 - (self.misses[i] + m.in_step_sectors) / m.sectors) \
@@ -444,6 +453,7 @@ class KernelCosts:
             d["l1_fill"] = c @ per_exec["fill"] / sm_l1_lines
             d["fill_lines"] = c @ per_exec["fill_lines"] / sm_l1_lines
             d["fill_loads"] = c @ per_exec["fill_loads"]
+            d["staged"] = c @ per_exec["staged"]
             d["l2"] = c @ per_exec["l2"] / l2_bw
             d["dram"] = c @ per_exec["dram"] / dram_bw
             d["l2_async"] = c @ per_exec["l2_async"] / l2_bw
@@ -584,7 +594,7 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
     # and as long as the lines its loads miss hold the SM's L1 (KernelCosts: d["l1_fill"]), each for its
     # load's latency and the service its request takes at the LSU, the L2 and HBM
     if mean["fill_loads"] > 0:
-        per_load = sum(mean[n] for n in ("lsu", "l2", "dram")) / mean["fill_loads"]
+        per_load = sum(mean[n] for n in ("lsu", "staged", "l2", "dram")) / mean["fill_loads"]
         cycle = max(cycle, float(stacked["l1_fill"].sum() + stacked["fill_lines"].sum() * per_load))
     # a CTA's warps meet at its barriers: it takes at least the sum of its stretches between them
     cycle = max([cycle] + [costs.between_barriers[k] for k in cta_indices])
