@@ -74,3 +74,15 @@ def test_broadcast_to_is_a_zero_stride_view():
         cp.broadcast_to(base, (3, 5))
     a, b = cp.broadcast_arrays(cp.zeros((2, 1)), cp.zeros(3))
     assert a.shape == b.shape == (2, 3)
+
+
+def test_a_cubins_kernels_answer_their_attributes(tmp_path):
+    """A kernel of a cubin without PTX (RawModule(path=...cubin)): its target as the PTX version, as
+    cuFuncGetAttribute answers for a cubin built for sm_90, and the register-limited block size."""
+    from warpsim.api.cupy.cuda.compiler import compile_using_nvcc
+    path = tmp_path / "reverse.cubin"
+    path.write_bytes(compile_using_nvcc(SOURCE, arch=90))
+    function = cp.RawModule(path=str(path)).get_function("reverse64")
+    attributes = function.attributes
+    assert attributes["ptx_version"] == attributes["binary_version"] == 90
+    assert attributes["shared_size_bytes"] == 256 and attributes["max_threads_per_block"] == 1024

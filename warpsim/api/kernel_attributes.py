@@ -33,7 +33,12 @@ MAX_SHARED_PER_BLOCK = 227 * 1024         # an H100/H200 block's most, opted in
 
 
 def _ptx_version(module) -> int:
-    major, _, minor = str(module.version).partition(".")
+    """The PTX version a kernel was compiled from; a cubin without PTX reports its target's, as
+    cuFuncGetAttribute's PTX version for a cubin built for sm_90 is 90."""
+    version = getattr(module, "version", None)
+    if version is None:
+        return _binary_version(module)
+    major, _, minor = str(version).partition(".")
     return int(major or 0) * 10 + int(minor or 0)
 
 
