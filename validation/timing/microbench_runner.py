@@ -138,3 +138,30 @@ def model_table(name: str, kernel_prefix: str, configs, label, launch_of) -> Non
         print(f"{label(config):{width}s} {card().upper()} {measured:8.1f} us (events {e['event_us']:8.1f}), "
               f"model {us:8.1f} us ({100 * errors[-1]:+4.0f}%, {t.bottleneck})", flush=True)
     print(f"mean absolute error {100 * np.mean(np.abs(errors)):.1f}% over {len(errors)}")
+
+
+def main_for_cubin(doc: str, name: str, configs, label, shape, buffers_and_arguments, kernel_name) -> None:
+    """main() for a batch whose kernels are one cubin, <name>.cubin beside the runners: each
+    configuration launched as kernel_name(config) on shape(config)'s grid and block with
+    buffers_and_arguments(xp, config), on CuPy (the device: --collect, --once) or warpsim (--model)."""
+    path = os.path.join(HERE, name + ".cubin")
+
+    def run(reps=5):
+        import cupy as cp
+        module = cp.RawModule(path=path)
+
+        def launch_for(config):
+            f = module.get_function(kernel_name(config))
+            grid, block, _ = shape(config)
+            args = buffers_and_arguments(cp, config)
+            return lambda: f(grid, block, args)
+        return time_configs(cp, configs, launch_for, reps)
+
+    def model():
+        import warpsim as ws
+        module = ws.RawModule(path=path)
+        model_table(name, name.replace("microbench", "mb"), configs, label,
+                    lambda config: (module.get_function(kernel_name(config)), *shape(config),
+                                    buffers_and_arguments(ws, config)))
+
+    main(doc, run, name + ".json", model)

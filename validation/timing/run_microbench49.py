@@ -15,13 +15,10 @@ Here:
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
-from microbench_runner import main, model_table, time_configs
+from microbench_runner import main_for_cubin
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 SMS = 132
 REPS = 16
 KINDS = ("red_u32", "red_f32", "cas", "gather")
@@ -53,27 +50,5 @@ def kernel_name(config) -> str:
     return f"mb49_{config['kind']}"
 
 
-def run(reps=5):
-    import cupy as cp
-    global SMS
-    SMS = cp.cuda.Device().attributes["MultiProcessorCount"]
-    module = cp.RawModule(path=os.path.join(HERE, "microbench49.cubin"))
-
-    def launch_for(config):
-        f = module.get_function(kernel_name(config))
-        grid, block, _ = shape(config)
-        args = buffers_and_arguments(cp, config)
-        return lambda: f(grid, block, args)
-    return time_configs(cp, CONFIGS, launch_for, reps)
-
-
-def model():
-    import warpsim as ws
-    module = ws.RawModule(path=os.path.join(HERE, "microbench49.cubin"))
-    model_table("microbench49", "mb49", CONFIGS, label,
-                lambda config: (module.get_function(kernel_name(config)), *shape(config),
-                                buffers_and_arguments(ws, config)))
-
-
 if __name__ == "__main__":
-    main(__doc__, run, "microbench49.json", model)
+    main_for_cubin(__doc__, "microbench49", CONFIGS, label, shape, buffers_and_arguments, kernel_name)

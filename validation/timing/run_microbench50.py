@@ -14,13 +14,10 @@ Here:
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
-from microbench_runner import main, model_table, time_configs
+from microbench_runner import main_for_cubin
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 SMS = 132
 ITERS = 256
 CONFIGS = [dict(bytes=b, groups=g) for b in (4, 8, 16) for g in (0, 1, 2, 4, 8)]
@@ -44,27 +41,5 @@ def kernel_name(config) -> str:
     return f"mb50_lds{config['bytes']}"
 
 
-def run(reps=5):
-    import cupy as cp
-    global SMS
-    SMS = cp.cuda.Device().attributes["MultiProcessorCount"]
-    module = cp.RawModule(path=os.path.join(HERE, "microbench50.cubin"))
-
-    def launch_for(config):
-        f = module.get_function(kernel_name(config))
-        grid, block, _ = shape(config)
-        args = buffers_and_arguments(cp, config)
-        return lambda: f(grid, block, args)
-    return time_configs(cp, CONFIGS, launch_for, reps)
-
-
-def model():
-    import warpsim as ws
-    module = ws.RawModule(path=os.path.join(HERE, "microbench50.cubin"))
-    model_table("microbench50", "mb50", CONFIGS, label,
-                lambda config: (module.get_function(kernel_name(config)), *shape(config),
-                                buffers_and_arguments(ws, config)))
-
-
 if __name__ == "__main__":
-    main(__doc__, run, "microbench50.json", model)
+    main_for_cubin(__doc__, "microbench50", CONFIGS, label, shape, buffers_and_arguments, kernel_name)

@@ -15,13 +15,10 @@ Here:
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
-from microbench_runner import main, model_table, time_configs
+from microbench_runner import main_for_cubin
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 M, N, K = 1024, 2048, 512
 FORMS = ("full", "no_load", "no_sync", "compute")
 CONFIGS = [dict(tile=t, form=f) for t in (16, 32) for f in FORMS
@@ -49,25 +46,5 @@ def kernel_name(config) -> str:
     return f"mb51_t{config['tile']}_{config['form']}"
 
 
-def run(reps=5):
-    import cupy as cp
-    module = cp.RawModule(path=os.path.join(HERE, "microbench51.cubin"))
-
-    def launch_for(config):
-        f = module.get_function(kernel_name(config))
-        grid, block, _ = shape(config)
-        args = buffers_and_arguments(cp, config)
-        return lambda: f(grid, block, args)
-    return time_configs(cp, CONFIGS, launch_for, reps)
-
-
-def model():
-    import warpsim as ws
-    module = ws.RawModule(path=os.path.join(HERE, "microbench51.cubin"))
-    model_table("microbench51", "mb51", CONFIGS, label,
-                lambda config: (module.get_function(kernel_name(config)), *shape(config),
-                                buffers_and_arguments(ws, config)))
-
-
 if __name__ == "__main__":
-    main(__doc__, run, "microbench51.json", model)
+    main_for_cubin(__doc__, "microbench51", CONFIGS, label, shape, buffers_and_arguments, kernel_name)
