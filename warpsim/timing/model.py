@@ -377,8 +377,9 @@ class KernelCosts:
                 # a load's lines pass the L1's data stage (`l1_lines_per_clk`), the stage shared
                 # accesses' wavefronts pass (fifty-first batch, an H100: a 16 x 16 tiled matmul's global
                 # loads add 17% to the stage's wavefronts and 20% to the time of its loop without them):
-                # they queue there beside them, what a request costs the LSU beyond them at the LSU
-                staged = i in latency and m.space == "global" and opcode not in ASYNC_COPIES and opcode not in TMA_UNIT
+                # they queue there beside those, and the LSU keeps what a request costs beyond them
+                staged = (i in latency and m.space == "global" and opcode not in ASYNC_COPIES
+                          and opcode not in TMA_UNIT)
                 lines = m.lines / preset.l1_lines_per_clk
                 if opcode not in TMA_UNIT:          # the TMA unit's copies are no LSU requests
                     per_exec["tags"][i] = (max(0.0, m.requests - lines) if staged else
@@ -1130,10 +1131,10 @@ def _share_before(costs, function, site: int) -> float:
         return 0.0
     before = spent[:site].copy()
     head = _outer_loop_head(function, site)
-    if head is not None and costs.total_exec[site] > 0:
-        entries = max(1.0, float(costs.total_exec[:head].max(initial=0.0)) or costs.total_exec[head])
-        passes = max(1.0, costs.total_exec[site] / entries)
-        before[head:] /= passes
+    # the loop's entries: as many as the most executed instruction before it (none: taken as one pass)
+    entries = float(costs.total_exec[:head].max(initial=0.0)) if head is not None else 0.0
+    if entries > 0:
+        before[head:] /= max(1.0, costs.total_exec[site] / entries)
     return float(before.sum() / total)
 
 
