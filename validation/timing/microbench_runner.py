@@ -140,14 +140,18 @@ def model_table(name: str, kernel_prefix: str, configs, label, launch_of) -> Non
     print(f"mean absolute error {100 * np.mean(np.abs(errors)):.1f}% over {len(errors)}")
 
 
-def main_for_cubin(doc: str, name: str, configs, label, shape, buffers_and_arguments, kernel_name) -> None:
+def main_for_cubin(doc: str, name: str, configs, label, shape, buffers_and_arguments, kernel_name,
+                   on_device=None) -> None:
     """main() for a batch whose kernels are one cubin, <name>.cubin beside the runners: each
     configuration launched as kernel_name(config) on shape(config)'s grid and block with
-    buffers_and_arguments(xp, config), on CuPy (the device: --collect, --once) or warpsim (--model)."""
+    buffers_and_arguments(xp, config), on CuPy (the device: --collect, --once) or warpsim (--model).
+    on_device(cp), where given, runs first on the device (a runner reading its SM count)."""
     path = os.path.join(HERE, name + ".cubin")
 
     def run(reps=5):
         import cupy as cp
+        if on_device is not None:
+            on_device(cp)
         module = cp.RawModule(path=path)
 
         def launch_for(config):

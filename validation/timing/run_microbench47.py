@@ -14,13 +14,10 @@ Here:
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
-from microbench_runner import main, model_table, time_configs
+from microbench_runner import main_for_cubin
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 SMS = 132
 REPS = 16
 HOT = [(32, 32), (32, 16), (32, 8), (16, 16), (8, 8), (1, 1)]       # (hot lanes, words a line)
@@ -50,27 +47,11 @@ def kernel_name(config) -> str:
     return f"mb47_red_{config['kind']}"
 
 
-def run(reps=5):
-    import cupy as cp
+def read_sm_count(cp) -> None:
     global SMS
     SMS = cp.cuda.Device().attributes["MultiProcessorCount"]
-    module = cp.RawModule(path=os.path.join(HERE, "microbench47.cubin"))
-
-    def launch_for(config):
-        f = module.get_function(kernel_name(config))
-        grid, block, _ = shape(config)
-        args = buffers_and_arguments(cp, config)
-        return lambda: f(grid, block, args)
-    return time_configs(cp, CONFIGS, launch_for, reps)
-
-
-def model():
-    import warpsim as ws
-    module = ws.RawModule(path=os.path.join(HERE, "microbench47.cubin"))
-    model_table("microbench47", "mb47", CONFIGS, label,
-                lambda config: (module.get_function(kernel_name(config)), *shape(config),
-                                buffers_and_arguments(ws, config)))
 
 
 if __name__ == "__main__":
-    main(__doc__, run, "microbench47.json", model)
+    main_for_cubin(__doc__, "microbench47", CONFIGS, label, shape, buffers_and_arguments, kernel_name,
+                   on_device=read_sm_count)
