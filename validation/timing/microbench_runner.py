@@ -4,6 +4,7 @@ the rows of an ncu recording they left (h200/<batch>_ncu.csv).
 
     python3 run_microbenchN.py --collect OUTDIR    # times every configuration, writes OUTDIR/<name>.json
     python3 run_microbenchN.py --once              # launches each configuration once (for ncu), writes nothing
+    python3 run_microbenchN.py --predict FILE      # here: the model's figures, written before measuring
 """
 
 from __future__ import annotations
@@ -98,10 +99,11 @@ def launch_once(cp, launch, config) -> None:
     print(config, flush=True)
 
 
-def main(doc: str, run, name: str, model=None) -> None:
+def main(doc: str, run, name: str, model=None, predict=None) -> None:
     """The runners' command line: run() (its own count of timed launches) returns the results to write;
     run(reps=0) launches each configuration once; model(), where a runner has one, prints the timing
-    model beside the stored recording (`--model`, here, not on the device)."""
+    model beside the stored recording (`--model`, here, not on the device); predict(path) writes the
+    model's figures before the batch is measured (`--predict FILE`)."""
     if len(sys.argv) == 3 and sys.argv[1] == "--collect":
         os.makedirs(sys.argv[2], exist_ok=True)
         results = run()
@@ -111,6 +113,8 @@ def main(doc: str, run, name: str, model=None) -> None:
         run(reps=0)
     elif model is not None and sys.argv[1:] == ["--model"]:
         model()
+    elif predict is not None and len(sys.argv) == 3 and sys.argv[1] == "--predict":
+        predict(sys.argv[2])
     else:
         print(doc)
 
@@ -140,6 +144,29 @@ def model_table(name: str, kernel_prefix: str, configs, label, launch_of) -> Non
     print(f"mean absolute error {100 * np.mean(np.abs(errors)):.1f}% over {len(errors)}")
 
 
+def predict_table(path: str, configs, label, launch_of, cards=("h200", "h100")) -> None:
+    """Each configuration's predicted time, bottleneck, top stall, achieved occupancy and issue activity
+    on each card's preset, written to `path` as JSON and printed: the figures a batch is checked
+    against, committed before it runs on the device."""
+    from warpsim.api.raw import pack_arguments
+    from warpsim.timing import predict
+    rows = []
+    for config in configs:
+        f, grid, block, shared, args = launch_of(config)
+        params = pack_arguments(f.kernel_name, f.params, args)
+        row = dict(config)
+        for gpu in cards:
+            t = predict(f.loaded_module, f.kernel_name, grid, block, params, shared, gpu=gpu, max_ctas=8)
+            row.update({f"{gpu}_us": round(t.time_s * 1e6, 2), f"{gpu}_bottleneck": t.bottleneck,
+                        f"{gpu}_top_stall": t.top_stall, f"{gpu}_occupancy": round(t.achieved_occupancy, 1),
+                        f"{gpu}_issue_active": round(t.issue_active, 1)})
+        rows.append(row)
+        print(label(config), {k: v for k, v in row.items() if k.startswith(cards[0])}, flush=True)
+        del args
+    with open(path, "w") as fh:
+        json.dump(rows, fh, indent=1)
+
+
 def main_for_cubin(doc: str, name: str, configs, label, shape, buffers_and_arguments, kernel_name,
                    on_device=None) -> None:
     """main() for a batch whose kernels are one cubin, <name>.cubin beside the runners: each
@@ -161,11 +188,14 @@ def main_for_cubin(doc: str, name: str, configs, label, shape, buffers_and_argum
             return lambda: f(grid, block, args)
         return time_configs(cp, configs, launch_for, reps)
 
-    def model():
-        import warpsim as ws
-        module = ws.RawModule(path=path)
-        model_table(name, name.replace("microbench", "mb"), configs, label,
-                    lambda config: (module.get_function(kernel_name(config)), *shape(config),
-                                    buffers_and_arguments(ws, config)))
+    modules = []
 
-    main(doc, run, name + ".json", model)
+    def launch_of(config):
+        import warpsim as ws
+        if not modules:
+            modules.append(ws.RawModule(path=path))
+        return modules[0].get_function(kernel_name(config)), *shape(config), buffers_and_arguments(ws, config)
+
+    main(doc, run, name + ".json",
+         lambda: model_table(name, name.replace("microbench", "mb"), configs, label, launch_of),
+         lambda out: predict_table(out, configs, label, launch_of))
