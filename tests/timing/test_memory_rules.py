@@ -37,6 +37,14 @@ extern "C" __global__ void add_at(int* acc, const int* in, int n, int per_warp) 
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) atomicAdd(&acc[per_warp ? (i >> 5) : i], in[i]);
 }
+extern "C" __global__ void add_kept(int* acc, int* old, const int* in, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;      // ATOMG: the old value is stored
+    if (i < n) old[i] = atomicAdd(&acc[i >> 5], in[i]);
+}
+extern "C" __global__ void add_in_line(int* acc, const int* in, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;      // a warp's lanes on 32 words of one line
+    if (i < n) atomicAdd(&acc[i & 31], in[i]);
+}
 extern "C" __global__ void add_spread(int* acc, const int* in, int n, int words) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;      // each lane on a line of its own
     if (i < n) atomicAdd(&acc[(int)(((long long)i * 7919) % words)], in[i]);
@@ -108,6 +116,18 @@ def test_atomics_on_one_address_per_warp_are_bound_by_the_slices_a_wave_reaches(
     distinct = _run(mod, "add_at", n // 256, 256, (ws.zeros(n, dtype=np.int32), vals, np.int32(n), np.int32(0)))
     assert per_warp.details["bounds"]["atomics"] > per_warp.details["bounds"]["execution"] * 0.5
     assert per_warp.time_s > 2 * distinct.time_s   # 32 lanes on one address serialise at its slice
+
+
+def test_warps_wait_for_serialised_atomics_at_exit_only_where_reductions_queue_on_one_address(mod):
+    n = 1 << 18
+    vals = ws.asarray(np.random.default_rng(3).integers(1, 8, size=n).astype(np.int32))
+    acc = ws.zeros(n // 32, dtype=np.int32)
+    timings = {"reduction": _run(mod, "add_at", n // 256, 256, (acc, vals, np.int32(n), np.int32(1))),
+               "kept": _run(mod, "add_kept", n // 256, 256, (acc, ws.zeros(n, dtype=np.int32), vals, np.int32(n))),
+               "in_line": _run(mod, "add_in_line", n // 256, 256, (acc, vals, np.int32(n)))}
+    assert all(t.bottleneck == "atomics" for t in timings.values())
+    assert timings["reduction"].top_stall == "drain"
+    assert timings["kept"].top_stall == timings["in_line"].top_stall == "long_scoreboard"
 
 
 def test_atomic_lanes_alone_on_their_lines_spread_over_the_slices_and_read_their_sectors(mod):

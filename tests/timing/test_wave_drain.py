@@ -58,3 +58,26 @@ def test_warps_of_an_issue_bound_cta_end_together(kernel):
     # four waves of 32-warp CTAs: the slot frees when its last warp ends, but the scheduler served
     # the CTA's warps alike, so few have left before it (the third batch: 90.7% on the H200)
     assert _occupancy(kernel, 1024, waves=4) > 85
+
+
+DFMA_SOURCE = r"""
+extern "C" __global__ void dfma_chains(float* out, const float* in, int steps) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    double a = in[i], b = a + 1.0, c = a + 2.0, d = a + 3.0;
+    #pragma unroll 4
+    for (int k = 0; k < steps; ++k) {
+        a = fma(a, 0.9992, 0.4); b = fma(b, 0.9992, 0.4);     // one pair of constants, kept in registers
+        c = fma(c, 0.9992, 0.4); d = fma(d, 0.9992, 0.4);
+    }
+    out[i] = (float)(a + b + c + d);
+}
+"""
+
+
+def test_ctas_queued_for_a_math_pipe_leave_one_after_another(kernel):
+    # the same chains in double precision: the FP64 pipe, not the issue slot, sets the pace, and the
+    # oldest CTA's warps take it first (the fifty-second batch: 57% at 8 CTAs an SM against 74% for FFMA)
+    dfma = ws.RawModule(code=DFMA_SOURCE).get_function("dfma_chains")
+    assert _occupancy(dfma, 256) < _occupancy(kernel, 256) - 5
+    spread = replace(H200, cta_drain_span_pipe=0.5)
+    assert _occupancy(dfma, 256, preset=spread) > _occupancy(dfma, 256) + 5

@@ -537,6 +537,11 @@ SM_STATIONS = ("mio", "lsu", "l2", "dram")
 # the units a warp reaches through its scheduler's choice, the oldest CTA's warps first (the rest serve requests
 # in the order they come)
 SCHEDULED_STATIONS = ("smsp", "mio")
+PIPE_BOUND_MARGIN = 1.05    # a pipe this much busier than the issue slot sets a sub-partition's pace
+# the share of warps queued behind a busy MUFU that Nsight Compute counts as mio_throttle, the rest
+# not_selected (fifty-second batch, an H100: MUFU.EX2 chains at 2-16 CTAs an SM, 0.82-0.85; set 1's and
+# set 4's MUFU-bound kernels on the H200 0.78-0.88), whatever the MUFU's excess over the issue slot
+MUFU_MIO_SHARE = 0.84
 ASYNC_UNITS = ("l2", "dram")       # the stations async copies use without their warp
 # a warp's delay stations: the walk's waits and the refetch after taken branches (no queueing there)
 DELAYS = tuple(r.name for r in STALL_REASONS
@@ -643,7 +648,8 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
             "issued": float(stacked["issue"].sum()), "fill": costs.longest_wait * utilisation,
             "utilisation": utilisation, "lifetime": lifetime, "tail": tail, "exited": exited, "turnaround": turnaround,
             "competition": _competition(stations, residence),
-            "competition_scheduled": _competition(stations, residence, SCHEDULED_STATIONS)}
+            "competition_scheduled": _competition(stations, residence, SCHEDULED_STATIONS),
+            "pipe_bound": _pipe_bound(mean)}
 
 
 def _with_hbm_load(stations: list, warps: int, mean: dict, written: float, read: float, read_wait,
@@ -726,6 +732,14 @@ def _busiest_smsp(costs: KernelCosts, cta_indices: list, units: np.ndarray, fetc
         return 0.0
     place = np.concatenate([(k + np.arange(costs.demands[c].shape[1])) % 4 for k, c in enumerate(cta_indices)])
     return max(sub_partition_held(units, fetch, place == q) for q in range(4))
+
+
+def _pipe_bound(mean: dict) -> bool:
+    """Whether a math pipe (not the tensor core) holds a competing warp's sub-partition longer than its
+    issue slot does: warps queued for such a pipe take it oldest CTA first, and the wave's CTAs finish
+    one after another (`cta_drain_span_pipe`); warps queued for the issue slot itself are served more
+    evenly (`cta_drain_span`)."""
+    return max(mean[p] for p in QUEUE_PIPES if p != "tensor") > PIPE_BOUND_MARGIN * mean["issue"]
 
 
 def _competition(stations: list, residence: dict, at=None) -> float:
@@ -811,6 +825,8 @@ def _stalls(groups: list, preset) -> dict:
         add("no_instruction", w * mean["fetch"])             # refetching after taken branches
         pipe = max(QUEUE_PIPES, key=lambda p: mean[p])
         excess = max(0.0, mean[pipe] - mean["issue"]) / mean["smsp"] if mean["smsp"] > 0 else 0.0
+        if pipe == "mufu" and excess > 0:
+            excess = max(excess, MUFU_MIO_SHARE)
         add("not_selected", w * queue * (1.0 - excess))
         # queueing for the tensor core: a warpgroup's HGMMAs issue and wait in the tensor core's
         # queue while the warps sit at WARPGROUP.DEPBAR (fortieth batch, 2 CTAs an SM: `barrier`)
@@ -996,7 +1012,7 @@ def _predict_at_clock(ex, preset, registers, shared_per_block, l2_since) -> Timi
     issue_active = 100.0 * issued / (holding * cycles)
     if cycles > sm_cycles > 0:          # the SM waits on a chip-wide bound: the waiting shows as its reason
         extra = (cycles - sm_cycles) / sm_cycles
-        reason = "drain" if bounds["atomics"] == cycles else "long_scoreboard"
+        reason = _atomic_wait(ex, atomic_site) if bounds["atomics"] == cycles else "long_scoreboard"
         if bounds["atomics"] == cycles or bounds["cta_launch"] == cycles:
             stalls = {k: v * (1 if k == "selected" else 1) for k, v in stalls.items()}
             per_issue = warps_time / max(issued, 1.0) * extra
@@ -1059,13 +1075,31 @@ def _drain_share(g: dict, preset, warps_per_cta: int) -> float:
     warps first: the warps of a CTA advance together and the SM's CTAs finish one after another,
     spread over `cta_drain_span` of the wave (k CTAs finishing evenly leave (k - 1) / 2k of it on
     average: the third batch's one-wave FMA chains hold 68.3, 69.9 and 80.4% at 16, 8 and 2 CTAs an
-    SM). Where they wait for memory, served in the order asked, warps finish apart one by one, over
+    SM), over the whole wave where a math pipe, not the issue slot, sets the pace (`cta_drain_span_pipe`:
+    the fifty-second batch's DFMA, MUFU, IMAD and HFMA2 chains hold 55-61% at 8 and 16 CTAs, 74-75% at
+    2). Where they wait for memory, served in the order asked, warps finish apart one by one, over
     `wave_drain_span`. Each weighs by the share of a warp's time it waits there."""
     # a CTA of fewer than four warps shares no sub-partition with itself: a sub-partition's warps are each a CTA
     ctas = max(1.0, g["warps"] / max(warps_per_cta, 4))
     scheduled = g.get("competition_scheduled", 0.0)
     queued = max(0.0, g.get("competition", 0.0) - scheduled)
-    return scheduled * preset.cta_drain_span * (ctas - 1) / (2 * ctas) + queued * preset.wave_drain_span / 2
+    span = preset.cta_drain_span_pipe if g.get("pipe_bound") else preset.cta_drain_span
+    return scheduled * span * (ctas - 1) / (2 * ctas) + queued * preset.wave_drain_span / 2
+
+
+def _atomic_wait(ex, site: int) -> str:
+    """The stall reason of warps waiting while the L2 serializes the atomics at `site`: `drain`, at
+    EXIT, where they are reductions (RED, nothing returned) whose requests each queue their lanes on one
+    address; `long_scoreboard` where the atomic returns its old value, or its requests name several
+    words of a line or lanes alone on theirs: the loads after them queue behind (fifty-second batch, an
+    H100: REDs on one address or one a warp drain 6,398 / 138 warps an issue beside 2,755 / 108 on the
+    scoreboard; 32 words of a line, 1,024 words or a hash over 2^20: 1,162 / 135 / 90 on the scoreboard
+    beside 128 / 4 / 54 draining; ATOMG keeping its value, whatever the addresses, the scoreboard)."""
+    m = ex.memory[site]
+    reduction = ex.function.instructions[site].opcode.upper().startswith("RED")
+    queued_on_one = m.atomic_lanes_single - m.atomic_lanes_lone
+    return "drain" if reduction and not m.atomic_passes_multi and queued_on_one > m.atomic_lanes_lone \
+        else "long_scoreboard"
 
 
 def hot_line_cycles(ex, preset, lane_cycles: float | None = None) -> tuple:

@@ -140,6 +140,7 @@ class GPUPreset:
     bsync_cycles: float                  # branch_resolving of each group of lanes arriving at a BSYNC
     wave_drain_span: float               # share of a busy last wave over which its warps finish
     cta_drain_span: float                # ... over which its CTAs finish, one after another, where warps wait to issue
+    cta_drain_span_pipe: float           # ... where they wait for a math pipe busier than the issue slot
     barrier_cycles: float                # bar.sync of a CTA whose warps arrive together: fixed part
     barrier_cycles_per_warp: float       # ... and per warp of the CTA
     barrier_arrival_cycles: float        # the SM's barrier unit per warp arriving at a BAR, whatever its CTA
@@ -260,6 +261,7 @@ _H200 = {
     "atomic_spread_units": (43.0, "[assumed] as the H100's, measured there (validation/timing/h100/microbench47*: "
                                   "4.3M REDs, every lane on a line of its own of a 4 MB array, f32 or u32, in "
                                   "52.4 / 51.8 us: 43 lanes a clock less 2 us of launch)"),
+    "cta_drain_span_pipe": (1.04, "[assumed] as the H100's (validation/timing/h100/microbench52*); not measured"),
     "atomic_writeback_hbm_bytes": (58.0, "[assumed] as the H100's (validation/timing/h100/microbench49*); not measured"),
     "hbm_latency_spread": (182.0, "[assumed] as the H100's, measured there (validation/timing/h100/microbench46*: "
                                   "one loop iteration a trip, its loads from k arrays at once, 763 cycles at k = 1, "
@@ -503,6 +505,12 @@ _H100.update({
                                   "every lane on a line of its own of a 4 MB array, f32 or u32, in 52.4 / 51.8 us "
                                   "at 1,975 MHz: 43 lanes a clock less 2 us of launch (atomic_units' 24 are lanes "
                                   "queued on one address a warp)"),
+    "cta_drain_span_pipe": (1.04, "measured on an H100 SXM (validation/timing/h100/microbench52*) [derived]: "
+                                  "ncu achieved occupancy of one-wave DFMA, MUFU.EX2, IMAD and HFMA2 chains at "
+                                  "16 / 8 / 2 CTAs an SM, 55.5-58.6 / 57.1-60.5 / 73.9-74.6%; k CTAs finishing "
+                                  "evenly over the last p of the wave, their warps waiting c = 0.93 of the time, "
+                                  "give 1 - c p (k - 1) / 2k: p 0.95-1.12, mean 1.04 (set 4's pipe kernels on "
+                                  "the H200, 57.4-60.6% at 8 CTAs, are the check)"),
     "atomic_writeback_hbm_bytes": (58.0, "measured on an H100 SXM (validation/timing/h100/microbench49*) "
                                    "[derived]: 4.3M REDs on words picked by a hash over 256 MB, 190 MB read and 131 MB "
                                    "written back in 282.5 us, where loads of the same words read 258 MB in 130 us; "
@@ -564,6 +572,7 @@ _A100 = {
     "l2_hit_latency_far": (260.0, "chipsandcheese A100 measurements, far L2 partition [recalled]"),
     "hbm_latency_spread": (182.0, "[assumed] as the H100's (validation/timing/h100/microbench46*); not measured"),
     "atomic_spread_units": (43.0, "[assumed] as the H100's (validation/timing/h100/microbench47*); not measured"),
+    "cta_drain_span_pipe": (1.04, "[assumed] as the H100's (validation/timing/h100/microbench52*); not measured"),
     "atomic_writeback_hbm_bytes": (58.0, "[assumed] as the H100's (validation/timing/h100/microbench49*); not measured"),
     "hbm_latency": (480.0, ABDELKHALIK + " (global memory about 290 ns at 1.41 GHz, roughly 400-500 cycles) [recalled]"),
     "l1_shared_kib": (192, AMPERE_TG + " (192 KB combined L1/shared per SM)"),
@@ -636,6 +645,7 @@ _L4 = {
     "l2_hit_latency_far": (300.0, "arXiv 2606.22588 (L40: L2 hits 222-339 cycles by SM) (" + NOTES + ")"),
     "hbm_latency_spread": (182.0, "[assumed] as the H100's (validation/timing/h100/microbench46*); not measured"),
     "atomic_spread_units": (43.0, "[assumed] as the H100's (validation/timing/h100/microbench47*); not measured"),
+    "cta_drain_span_pipe": (1.04, "[assumed] as the H100's (validation/timing/h100/microbench52*); not measured"),
     "atomic_writeback_hbm_bytes": (58.0, "[assumed] as the H100's (validation/timing/h100/microbench49*); not measured"),
     "hbm_latency": (600.0, "[assumed] GDDR6 DRAM latency, about 300 ns; not measured [recalled]"),
     "l1_shared_kib": (128, ADA_TG + " (128 KB combined L1/shared per SM)"),
