@@ -434,6 +434,7 @@ class KernelCosts:
         # (demand x warp, its rows in demand_names' order) that group_time stacks in one step
         self.ctas, self.demands, self.demand_names = [], [], ()
         self.cta_counts = []               # per sampled CTA: its live warps' issues (warps x instructions)
+        off_chip = [i for i, m in ex.memory.items() if m.space in ("global", "local")]
         for cta, counts in zip(ex.sampled_ctas, ex.counts):
             live = counts.sum(axis=1) > 0
             c = counts[live]
@@ -460,6 +461,8 @@ class KernelCosts:
             d["l2_async"] = c @ per_exec["l2_async"] / l2_bw
             d["dram_async"] = c @ per_exec["dram_async"] / dram_bw
             d["hbm_waits"] = c @ self.hbm_waits
+            # trips a warp makes through the memory system: its most executed global or local access
+            d["memory_passes"] = c[:, off_chip].max(axis=1) if off_chip else np.zeros(len(c))
             d["hbm_write"] = c @ per_exec["hbm_write"]
             d["hbm_read"] = c @ per_exec["hbm_read"]
             for r in DELAYS_OF_WALK:
@@ -543,6 +546,12 @@ PIPE_BOUND_MARGIN = 1.05    # a pipe this much busier than the issue slot sets a
 # set 4's MUFU-bound kernels on the H200 0.78-0.88), whatever the MUFU's excess over the issue slot
 MUFU_MIO_SHARE = 0.84
 ASYNC_UNITS = ("l2", "dram")       # the stations async copies use without their warp
+MEMORY_STATIONS = ("l2", "dram")   # the units beyond the SM, which serve its warps' requests as they come
+# how a wave's finishing spread over the memory queues narrows with a warp's trips n through them, as
+# n ** -exponent (fifty-second batch, an H100: grid-stride loops at 64 warps an SM lose 9.6 / 5.6 / 3.6
+# points of occupancy at 15.5 / 62 / 248 trips, where one element a thread loses about 25: a slope of
+# 0.35 in log-log; independent trips would give 0.5)
+MEMORY_SPREAD_EXPONENT = 0.35
 # a warp's delay stations: the walk's waits and the refetch after taken branches (no queueing there)
 DELAYS = tuple(r.name for r in STALL_REASONS
                if r.name != "selected" and (WALK in r.produced_by or TAKEN_BRANCHES in r.produced_by))
@@ -649,6 +658,8 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
             "utilisation": utilisation, "lifetime": lifetime, "tail": tail, "exited": exited, "turnaround": turnaround,
             "competition": _competition(stations, residence),
             "competition_scheduled": _competition(stations, residence, SCHEDULED_STATIONS),
+            "memory_waiting_share": _waiting(stations, residence, MEMORY_STATIONS) /
+            max(1e-12, _waiting(stations, residence) - _waiting(stations, residence, SCHEDULED_STATIONS)),
             "pipe_bound": _pipe_bound(mean)}
 
 
@@ -742,13 +753,18 @@ def _pipe_bound(mean: dict) -> bool:
     return max(mean[p] for p in QUEUE_PIPES if p != "tensor") > PIPE_BOUND_MARGIN * mean["issue"]
 
 
+def _waiting(stations: list, residence: dict, at=None) -> float:
+    """Cycles a warp spends behind other warps at the units it queues for (those `at` names, or all)."""
+    return sum(max(0.0, residence[s.name] - s.demand) for s in stations
+               if s.servers > 0 and s.demand > 0 and (at is None or s.name in at))
+
+
 def _competition(stations: list, residence: dict, at=None) -> float:
     """The share of a warp's time at the units it queues for that it spends behind other warps (0: it
     never waits for one; near 1: the units are saturated): what makes warps finish apart. `at` names
     the units whose waiting counts (all of them by default)."""
-    queued = [s for s in stations if s.servers > 0 and s.demand > 0]
-    waiting = sum(max(0.0, residence[s.name] - s.demand) for s in queued if at is None or s.name in at)
-    served = sum(s.demand for s in queued)
+    waiting = _waiting(stations, residence, at)
+    served = sum(s.demand for s in stations if s.servers > 0 and s.demand > 0)
     return waiting / (waiting + served) if waiting + served > 0 else 0.0
 
 
@@ -1078,13 +1094,19 @@ def _drain_share(g: dict, preset, warps_per_cta: int) -> float:
     SM), over the whole wave where a math pipe, not the issue slot, sets the pace (`cta_drain_span_pipe`:
     the fifty-second batch's DFMA, MUFU, IMAD and HFMA2 chains hold 55-61% at 8 and 16 CTAs, 74-75% at
     2). Where they wait for memory, served in the order asked, warps finish apart one by one, over
-    `wave_drain_span`. Each weighs by the share of a warp's time it waits there."""
+    `wave_drain_span`; beyond the SM (the L2, HBM), where a warp's time is the sum of its many trips'
+    waits, draws from the same queue, the spread of those sums narrows with the trips
+    (MEMORY_SPREAD_EXPONENT). Each weighs by the share of a warp's time it waits there."""
     # a CTA of fewer than four warps shares no sub-partition with itself: a sub-partition's warps are each a CTA
     ctas = max(1.0, g["warps"] / max(warps_per_cta, 4))
     scheduled = g.get("competition_scheduled", 0.0)
     queued = max(0.0, g.get("competition", 0.0) - scheduled)
+    # the memory units' part of that queueing narrows with the warps' trips through them
+    memory = queued * min(1.0, g.get("memory_waiting_share", 0.0))
     span = preset.cta_drain_span_pipe if g.get("pipe_bound") else preset.cta_drain_span
-    return scheduled * span * (ctas - 1) / (2 * ctas) + queued * preset.wave_drain_span / 2
+    passes = max(1.0, g["mean"].get("memory_passes", 1.0))
+    return scheduled * span * (ctas - 1) / (2 * ctas) + \
+        (queued - memory + memory * passes ** -MEMORY_SPREAD_EXPONENT) * preset.wave_drain_span / 2
 
 
 def _atomic_wait(ex, site: int) -> str:
