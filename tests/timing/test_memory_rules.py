@@ -130,6 +130,17 @@ def test_warps_wait_for_serialised_atomics_at_exit_only_where_reductions_queue_o
     assert timings["kept"].top_stall == timings["in_line"].top_stall == "long_scoreboard"
 
 
+def test_serialized_atomics_keep_an_sm_of_many_small_ctas_fuller(mod):
+    # while the L2 serializes the REDs the slots stay filled, their CTAs' warps leaving apart: 8 CTAs of
+    # 256 an SM hold more of their warps than 2 of 1,024 (fifty-second batch: 79% and 56%)
+    n = 1 << 18
+    vals = ws.asarray(np.random.default_rng(3).integers(1, 8, size=n).astype(np.int32))
+    acc = ws.zeros(n // 32, dtype=np.int32)
+    by_block = {b: _run(mod, "add_at", n // b, b, (acc, vals, np.int32(n), np.int32(1))) for b in (256, 1024)}
+    assert all(t.bottleneck == "atomics" for t in by_block.values())
+    assert by_block[256].achieved_occupancy > 74 > by_block[1024].achieved_occupancy + 10
+
+
 def test_atomic_lanes_alone_on_their_lines_spread_over_the_slices_and_read_their_sectors(mod):
     n, words = 1 << 20, 1 << 20
     vals = ws.asarray(np.random.default_rng(4).integers(1, 8, size=n).astype(np.int32))

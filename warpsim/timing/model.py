@@ -552,6 +552,12 @@ MEMORY_STATIONS = ("l2", "dram")   # the units beyond the SM, which serve its wa
 # points of occupancy at 15.5 / 62 / 248 trips, where one element a thread loses about 25: a slope of
 # 0.35 in log-log; independent trips would give 0.5)
 MEMORY_SPREAD_EXPONENT = 0.35
+# An SM of C CTAs whose warps wait while the L2 serializes their atomics holds 1 - s / sqrt(C) of its warps
+# (fifty-second batch, an H100, one atomicAdd a thread: REDs queued on one address or one a warp, their
+# warps draining at EXIT, 79.1 / 80.3% at 8 CTAs of 256 and 55.7% at 2 of 1,024, s 0.56-0.63; ATOMGs
+# keeping their value and REDs naming 32 words of a line, 85.0-88.8% at 8 CTAs and 71.8% at 2, s
+# 0.32-0.42). The keys are _atomic_wait's reasons.
+ATOMIC_SLOT_SPREAD = {"drain": 0.6, "long_scoreboard": 0.37}
 # a warp's delay stations: the walk's waits and the refetch after taken branches (no queueing there)
 DELAYS = tuple(r.name for r in STALL_REASONS
                if r.name != "selected" and (WALK in r.produced_by or TAKEN_BRANCHES in r.produced_by))
@@ -1020,7 +1026,8 @@ def _predict_at_clock(ex, preset, registers, shared_per_block, l2_since) -> Timi
     # occupancy and issue activity of the busiest SM
     busy = sum(g["cycles"] * g["repeat"] for g in groups) or 1.0
     warps_time = sum(g["queued"] * g["cycles"] * g["repeat"] for g in groups if g["warps"])
-    achieved = _achieved_occupancy(groups, preset, costs, bounds, cycles)
+    atomic_wait = _atomic_wait(ex, atomic_site) if atomic_site is not None else None
+    achieved = _achieved_occupancy(groups, preset, costs, bounds, cycles, atomic_wait)
     issued = sum(g["issued"] * g["repeat"] for g in groups)
     # ncu's issue active is over the sub-partitions' active cycles: one that never holds a warp (an SM
     # of fewer warps than sub-partitions) has none
@@ -1028,7 +1035,7 @@ def _predict_at_clock(ex, preset, registers, shared_per_block, l2_since) -> Timi
     issue_active = 100.0 * issued / (holding * cycles)
     if cycles > sm_cycles > 0:          # the SM waits on a chip-wide bound: the waiting shows as its reason
         extra = (cycles - sm_cycles) / sm_cycles
-        reason = _atomic_wait(ex, atomic_site) if bounds["atomics"] == cycles else "long_scoreboard"
+        reason = atomic_wait if bounds["atomics"] == cycles else "long_scoreboard"
         if bounds["atomics"] == cycles or bounds["cta_launch"] == cycles:
             stalls = {k: v * (1 if k == "selected" else 1) for k, v in stalls.items()}
             per_issue = warps_time / max(issued, 1.0) * extra
@@ -1051,7 +1058,7 @@ def _predict_at_clock(ex, preset, registers, shared_per_block, l2_since) -> Timi
                            "footprint_bytes": costs.footprint, "tensor_busy": tensor_busy})
 
 
-def _achieved_occupancy(groups, preset, costs, bounds, cycles) -> float:
+def _achieved_occupancy(groups, preset, costs, bounds, cycles, atomic_wait=None) -> float:
     """sm__warps_active as a percent of the SM's warps, over the busiest SM's active cycles.
 
     Each wave holds its warps, but the warps of a busy wave do not finish together: the scheduler
@@ -1081,6 +1088,14 @@ def _achieved_occupancy(groups, preset, costs, bounds, cycles) -> float:
         lifetime = max(g.get("lifetime", 0.0) for g in groups)
         resident = lifetime / interval * costs.warps_per_cta
         achieved = min(achieved, 100.0 * resident / preset.max_warps_per_sm)
+    if bounds["atomics"] == cycles and cycles > bounds["execution"]:
+        # while the L2 serializes the atomics, the SM's slots stay filled but their CTAs' warps leave
+        # apart: an SM of C CTAs holds 1 - spread / sqrt(C) of its warps
+        full = max(groups, key=lambda g: g["warps"])
+        ctas = max(1.0, full["warps"] / costs.warps_per_cta)
+        held = 100.0 * full["warps"] / preset.max_warps_per_sm * max(0.0, 1.0 - ATOMIC_SLOT_SPREAD[atomic_wait] / np.sqrt(ctas))
+        waiting = (cycles - bounds["execution"]) / cycles
+        achieved = achieved * (1.0 - waiting) + held * waiting
     return achieved
 
 
