@@ -106,3 +106,31 @@ def test_warps_streaming_many_trips_through_hbm_leave_together(monkeypatch):
     together = occupancy(16)
     monkeypatch.setattr(model, "MEMORY_SPREAD_EXPONENT", 0.0)       # each trip's spread kept whole
     assert together > 88 and together > occupancy(16) + 5
+
+
+TRIPS_SOURCE = r"""
+extern "C" __global__ void trips(float* out, const int* per_warp) {
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    float a = out[t];
+    for (int k = 0; k < per_warp[t / 32] * 64; ++k) a = fmaf(a, 0.999f, 0.5f);
+    out[t] = a;
+}
+"""
+
+
+def test_warps_of_unequal_work_leave_as_they_finish():
+    # one wave of 16 warps an SM, each warp's trips its own: the SM holds a warp for its own work's
+    # share of the longest warp's time (set 2's trips drawn per warp: 13.9% active of 25% resident)
+    kernel = ws.RawModule(code=TRIPS_SOURCE).get_function("trips")
+    grid, block = 2 * SMS, 256
+    warps = grid * block // 32
+
+    def occupancy(per_warp):
+        out = ws.asarray(np.random.default_rng(7).random(grid * block, dtype=np.float32))
+        trips = ws.asarray(per_warp.astype(np.int32))
+        params = pack_arguments(kernel.kernel_name, kernel.params, (out, trips))
+        return predict(kernel.loaded_module, kernel.kernel_name, (grid,), (block,), params, 0, gpu=H200,
+                       max_ctas=8).achieved_occupancy
+    equal = occupancy(np.full(warps, 8))
+    unequal = occupancy(np.random.default_rng(8).integers(1, 16, warps))
+    assert equal > 22 and unequal < equal - 5

@@ -654,10 +654,16 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
     saturating = lifetime / busiest if busiest > 0 else 0.0
     tail = _competition(stations, residence) * costs.drain_span * cycle * min(1.0, saturating / queued) / 2
     # `mean` is a competing warp's; the others (a twentieth of the work or less) are resident for their own
-    # lifetime at most: warps that exit at once (a warpgroup with nothing to do) hold no slot of the wave
+    # lifetime at most: warps that exit at once (a warpgroup with nothing to do) hold no slot of the wave.
+    # Where the longest warp outlasts the mean one's cycle, a competing warp is resident for its own
+    # work's share of that cycle (set 2's trips drawn per warp: 13.9% of the SM's warps active where
+    # 25% are resident at the start)
     cycles = max(cycle, alone_cycle)
     own_lifetime = lifetimes[~competing]
-    resident = queued + float(np.minimum(1.0, own_lifetime / cycles).sum()) if cycles > 0 else float(warps)
+    mine = lifetimes[competing]
+    stretched = mine * (cycle / mine.mean()) if mine.mean() > 0 else np.full(len(mine), cycle)
+    resident = float(np.minimum(1.0, stretched / cycles).sum() + np.minimum(1.0, own_lifetime / cycles).sum()) \
+        if cycles > 0 else float(warps)
     return {"cycles": cycles, "warps": warps, "queued": queued, "resident": resident, "alone": alone_cycle,
             "residence": residence, "mean": mean,
             "issued": float(stacked["issue"].sum()), "fill": costs.longest_wait * utilisation,
@@ -960,6 +966,7 @@ def _predict_at_clock(ex, preset, registers, shared_per_block, l2_since) -> Timi
 
     groups = []
     notes = []
+    alone_tail = 0.0          # cycles at the end in which the grid's longest warp runs alone
     if by_cta:
         stands_for = _nearest(sampled, n_ctas, ex.cta_work)
         worst, worst_groups = -1.0, []
@@ -980,6 +987,7 @@ def _predict_at_clock(ex, preset, registers, shared_per_block, l2_since) -> Timi
             longer = max(g["alone"] * beyond - g["cycles"] for g in worst_groups)
             if longer > 0:
                 sm_cycles += longer
+                alone_tail = longer
                 notes.append(f"the grid's longest warp taken as {beyond:.2f}x the sample's (lifetimes at random)")
     else:
         mean_cta = list(range(len(sampled)))
@@ -1027,12 +1035,12 @@ def _predict_at_clock(ex, preset, registers, shared_per_block, l2_since) -> Timi
     busy = sum(g["cycles"] * g["repeat"] for g in groups) or 1.0
     warps_time = sum(g["queued"] * g["cycles"] * g["repeat"] for g in groups if g["warps"])
     atomic_wait = _atomic_wait(ex, atomic_site) if atomic_site is not None else None
-    achieved = _achieved_occupancy(groups, preset, costs, bounds, cycles, atomic_wait)
+    achieved = _achieved_occupancy(groups, preset, costs, bounds, cycles, atomic_wait, alone_tail)
     issued = sum(g["issued"] * g["repeat"] for g in groups)
     # ncu's issue active is over the sub-partitions' active cycles: one that never holds a warp (an SM
-    # of fewer warps than sub-partitions) has none
+    # of fewer warps than sub-partitions) has none, nor do the others while the longest warp runs alone
     holding = min(preset.sub_partitions_per_sm, max([g["warps"] for g in groups] + [1]))
-    issue_active = 100.0 * issued / (holding * cycles)
+    issue_active = 100.0 * issued / (holding * (cycles - alone_tail) + alone_tail)
     if cycles > sm_cycles > 0:          # the SM waits on a chip-wide bound: the waiting shows as its reason
         extra = (cycles - sm_cycles) / sm_cycles
         reason = atomic_wait if bounds["atomics"] == cycles else "long_scoreboard"
@@ -1058,18 +1066,19 @@ def _predict_at_clock(ex, preset, registers, shared_per_block, l2_since) -> Timi
                            "footprint_bytes": costs.footprint, "tensor_busy": tensor_busy})
 
 
-def _achieved_occupancy(groups, preset, costs, bounds, cycles, atomic_wait=None) -> float:
+def _achieved_occupancy(groups, preset, costs, bounds, cycles, atomic_wait=None, alone_tail=0.0) -> float:
     """sm__warps_active as a percent of the SM's warps, over the busiest SM's active cycles.
 
     Each wave holds its warps, but the warps of a busy wave do not finish together: the scheduler
     favours some, which finish early and leave, over the last `wave_drain_span` of the kernel's last
     wave (in the measure the wave's busiest unit is busy), and the warps of a CTA whose slot waits
     for its last warp have exited meanwhile. Where CTA dispatch sets the time, the SM holds, by
-    Little's law, a CTA's lifetime over the dispatch interval of CTAs."""
-    busy = sum(g["cycles"] * g["repeat"] for g in groups)
+    Little's law, a CTA's lifetime over the dispatch interval of CTAs. The grid's longest warp, where
+    it outlasts the sample's (longest_warp_beyond_sample), runs its `alone_tail` cycles alone."""
+    busy = sum(g["cycles"] * g["repeat"] for g in groups) + alone_tail
     if busy <= 0:
         return 0.0
-    warps_time = 0.0
+    warps_time = alone_tail          # the grid's longest warp, alone at the end
     for k, g in enumerate(groups):
         if not g["warps"]:
             continue
