@@ -656,12 +656,12 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
     # `mean` is a competing warp's; the others (a twentieth of the work or less) are resident for their own
     # lifetime at most: warps that exit at once (a warpgroup with nothing to do) hold no slot of the wave.
     # Where the longest warp outlasts the mean one's cycle, a competing warp is resident for its own
-    # work's share of that cycle (set 2's trips drawn per warp: 13.9% of the SM's warps active where
-    # 25% are resident at the start)
+    # work's share of that cycle (set 2's development half, trips drawn per warp: 13.9% of the SM's
+    # warps active where 25% are resident at the start)
     cycles = max(cycle, alone_cycle)
     own_lifetime = lifetimes[~competing]
     mine = lifetimes[competing]
-    stretched = mine * (cycle / mine.mean()) if mine.mean() > 0 else np.full(len(mine), cycle)
+    stretched = mine * (cycle / mine.mean()) if len(mine) and mine.mean() > 0 else np.full(len(mine), cycle)
     resident = float(np.minimum(1.0, stretched / cycles).sum() + np.minimum(1.0, own_lifetime / cycles).sum()) \
         if cycles > 0 else float(warps)
     return {"cycles": cycles, "warps": warps, "queued": queued, "resident": resident, "alone": alone_cycle,
