@@ -10,6 +10,7 @@ the rows of an ncu recording they left (h200/<batch>_ncu.csv).
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 import os
@@ -119,24 +120,30 @@ def main(doc: str, run, name: str, model=None, predict=None) -> None:
         print(doc)
 
 
-def model_table(name: str, kernel_prefix: str, configs, label, launch_of) -> None:
-    """The model's time for each configuration beside the card's recording of it (ncu's
-    gpu__time_duration and the CUDA-event median), and the mean absolute error: launch_of(config)
-    gives (a warpsim kernel, grid, block, dynamic shared bytes, its arguments), the arrays among them
-    alive while the model runs."""
-    import numpy as np
-
+def predicted(launch_of, config, gpus) -> list:
+    """The model's Timing of a configuration on each of `gpus`' presets: launch_of(config) gives (a
+    warpsim kernel, grid, block, dynamic shared bytes, its arguments), the arrays among them alive
+    while the model runs."""
     from warpsim.api.raw import pack_arguments
     from warpsim.timing import predict
+    f, grid, block, shared, args = launch_of(config)
+    params = pack_arguments(f.kernel_name, f.params, args)
+    return [predict(f.loaded_module, f.kernel_name, grid, block, params, shared, gpu=gpu, max_ctas=8)
+            for gpu in gpus]
+
+
+def model_table(name: str, kernel_prefix: str, configs, label, launch_of) -> None:
+    """The model's time for each configuration beside the card's recording of it (ncu's
+    gpu__time_duration and the CUDA-event median), and the mean absolute error (launch_of: predicted's)."""
+    import numpy as np
+
     with open(recording(name + ".json")) as fh:
         events = json.load(fh)
     rows = [r for r in ncu_rows(name + "_ncu.csv") if kernel_prefix in r.get("Kernel Name", "")]
     width = max(len(label(config)) for config in configs)
     errors = []
     for config, e, m in zip(configs, events, rows):
-        f, grid, block, shared, args = launch_of(config)
-        params = pack_arguments(f.kernel_name, f.params, args)
-        t = predict(f.loaded_module, f.kernel_name, grid, block, params, shared, gpu=card(), max_ctas=8)
+        t, = predicted(launch_of, config, (card(),))
         measured, us = number(m["gpu__time_duration.sum"]) / 1e3, t.time_s * 1e6
         errors.append(us / measured - 1)
         print(f"{label(config):{width}s} {card().upper()} {measured:8.1f} us (events {e['event_us']:8.1f}), "
@@ -148,21 +155,15 @@ def predict_table(path: str, configs, label, launch_of, cards=("h200", "h100")) 
     """Each configuration's predicted time, bottleneck, top stall, achieved occupancy and issue activity
     on each card's preset, written to `path` as JSON and printed: the figures a batch is checked
     against, committed before it runs on the device."""
-    from warpsim.api.raw import pack_arguments
-    from warpsim.timing import predict
     rows = []
     for config in configs:
-        f, grid, block, shared, args = launch_of(config)
-        params = pack_arguments(f.kernel_name, f.params, args)
         row = dict(config)
-        for gpu in cards:
-            t = predict(f.loaded_module, f.kernel_name, grid, block, params, shared, gpu=gpu, max_ctas=8)
+        for gpu, t in zip(cards, predicted(launch_of, config, cards)):
             row.update({f"{gpu}_us": round(t.time_s * 1e6, 2), f"{gpu}_bottleneck": t.bottleneck,
                         f"{gpu}_top_stall": t.top_stall, f"{gpu}_occupancy": round(t.achieved_occupancy, 1),
                         f"{gpu}_issue_active": round(t.issue_active, 1)})
         rows.append(row)
         print(label(config), {k: v for k, v in row.items() if k.startswith(cards[0])}, flush=True)
-        del args
     with open(path, "w") as fh:
         json.dump(rows, fh, indent=1)
 
@@ -188,13 +189,14 @@ def main_for_cubin(doc: str, name: str, configs, label, shape, buffers_and_argum
             return lambda: f(grid, block, args)
         return time_configs(cp, configs, launch_for, reps)
 
-    modules = []
+    @functools.cache
+    def warpsim_module():
+        import warpsim as ws
+        return ws.RawModule(path=path)
 
     def launch_of(config):
         import warpsim as ws
-        if not modules:
-            modules.append(ws.RawModule(path=path))
-        return modules[0].get_function(kernel_name(config)), *shape(config), buffers_and_arguments(ws, config)
+        return warpsim_module().get_function(kernel_name(config)), *shape(config), buffers_and_arguments(ws, config)
 
     main(doc, run, name + ".json",
          lambda: model_table(name, name.replace("microbench", "mb"), configs, label, launch_of),

@@ -652,7 +652,8 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
     # once fewer remain than keep the busiest unit busy (lifetime / its demand), the SM slows: about
     # half that share of the spread is lost.
     saturating = lifetime / busiest if busiest > 0 else 0.0
-    tail = _competition(stations, residence) * costs.drain_span * cycle * min(1.0, saturating / queued) / 2
+    competition = _competition(stations, residence)
+    tail = competition * costs.drain_span * cycle * min(1.0, saturating / queued) / 2
     # `mean` is a competing warp's; the others (a twentieth of the work or less) are resident for their own
     # lifetime at most: warps that exit at once (a warpgroup with nothing to do) hold no slot of the wave.
     # Where the longest warp outlasts the mean one's cycle, a competing warp is resident for its own
@@ -668,7 +669,7 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
             "residence": residence, "mean": mean,
             "issued": float(stacked["issue"].sum()), "fill": costs.longest_wait * utilisation,
             "utilisation": utilisation, "lifetime": lifetime, "tail": tail, "exited": exited, "turnaround": turnaround,
-            "competition": _competition(stations, residence),
+            "competition": competition,
             "competition_scheduled": _competition(stations, residence, SCHEDULED_STATIONS),
             "memory_waiting_share": _waiting(stations, residence, MEMORY_STATIONS) /
             max(1e-12, _waiting(stations, residence) - _waiting(stations, residence, SCHEDULED_STATIONS)),
