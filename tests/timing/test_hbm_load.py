@@ -97,7 +97,7 @@ def test_hbm_rate_by_the_mix_of_reads_and_writes():
     h200 = gpu_preset("h200")
     copy = h200.hbm_copy_gbps
     assert model.hbm_gbps(h200, 0.5) == pytest.approx(copy)
-    assert model.hbm_gbps(h200, 0.0) == pytest.approx(copy * model.HBM_READS_OVER_COPY)
+    assert model.hbm_gbps(h200, 0.0) == pytest.approx(copy * h200.hbm_read_over_copy)
     assert model.hbm_gbps(h200, 1.0) == pytest.approx(copy * model.HBM_WRITES_OVER_COPY)
     rates = [model.hbm_gbps(h200, f) for f in (0.0, 0.1, 0.3, 0.5)]
     assert rates == sorted(rates, reverse=True)
@@ -112,7 +112,11 @@ def test_a_launch_that_mostly_reads_streams_faster_than_a_copy(mod, monkeypatch)
     args = (out, x, np.int32(stride))
     t = _predict(mod, "strided_load", n // 256, 256, args)
     assert t.bottleneck == "dram"
-    monkeypatch.setattr(model, "HBM_READS_OVER_COPY", 1.0)
     monkeypatch.setattr(model, "HBM_WRITES_OVER_COPY", 1.0)
-    as_copy = _predict(mod, "strided_load", n // 256, 256, args)
+    as_copy = _predict(mod, "strided_load", n // 256, 256, args, replace(gpu_preset("h200"),
+                                                                                     hbm_read_over_copy=1.0))
     assert as_copy.time_s > 1.05 * t.time_s
+    h100 = _predict(mod, "strided_load", n // 256, 256, args, "h100")
+    h100_at_h200_ratio = _predict(mod, "strided_load", n // 256, 256, args, replace(
+        gpu_preset("h100"), hbm_read_over_copy=gpu_preset("h200").hbm_read_over_copy))
+    assert h100.time_s > 1.04 * h100_at_h200_ratio.time_s    # the H100's reads gain less over its copy

@@ -54,9 +54,9 @@ L2_REREAD_SHARE = 0.6
 TENSOR_CLOCK_BUSY = 0.2
 
 
-# HBM's rate depends on the mix of reads and writes: the twenty-first batch's streams (h200/microbench21.json,
-# their best rates) read at 4500 GB/s, copied at 3988 (bytes read and written) and wrote at 4076.
-HBM_READS_OVER_COPY = 4500.0 / 3988.0
+# HBM's rate depends on the mix of reads and writes: reads alone run at the preset's hbm_read_over_copy times
+# its copy rate; the twenty-first batch's streams (h200/microbench21.json, their best rates) wrote at 4076 GB/s
+# where they copied at 3988 (bytes read and written).
 HBM_WRITES_OVER_COPY = 4076.0 / 3988.0
 
 
@@ -65,7 +65,7 @@ def hbm_gbps(preset, write_fraction: float) -> float:
     rate's time by its share, and a mix of the two turns the bus around, 4 f (1 - f) of the time an even
     mix takes beyond those, so an even mix runs at the preset's measured copy."""
     copy = preset.hbm_copy_gbps
-    read, write = 1.0 / (HBM_READS_OVER_COPY * copy), 1.0 / (HBM_WRITES_OVER_COPY * copy)
+    read, write = 1.0 / (preset.hbm_read_over_copy * copy), 1.0 / (HBM_WRITES_OVER_COPY * copy)
     f = min(1.0, max(0.0, write_fraction))
     return 1.0 / ((1 - f) * read + f * write + 4 * f * (1 - f) * (1.0 / copy - (read + write) / 2))
 

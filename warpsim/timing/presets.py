@@ -43,6 +43,7 @@ MEASURED35 = "validation/timing/h200/microbench35_ncu.csv: measured on H200"
 MEASURED37 = "validation/timing/h200/microbench37_ncu.csv: measured on H200"
 MEASURED42 = "validation/timing/h100/microbench42_ncu.csv: measured on an H100 SXM"
 MEASURED48 = "validation/timing/h100/microbench48.json: measured on an H100 SXM"
+MEASURED53 = "validation/timing/h100/microbench53_ncu.csv: measured on an H100 SXM"
 MEASURED_NCU = "validation/timing/h200/ncu_raw_0.csv (device__attribute_*): reported by the H200"
 CUDA_PG = "CUDA C++ Programming Guide, compute capability table and 'Arithmetic Instructions' throughput table"
 HOPPER_WP = "NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022)"
@@ -119,6 +120,7 @@ class GPUPreset:
     hbm_bytes: int
     hbm_bandwidth_gbps: float            # datasheet
     hbm_copy_gbps: float                 # measured device-to-device copy, bytes read + written
+    hbm_read_over_copy: float            # HBM's rate of reads alone over its copy rate (streams that only read)
     l1_lines_per_clk: float              # 128-byte lines the L1 data path serves per clock per SM (global hits)
     cp_async_latency_l2: float           # cp.async 16-byte copy to its wait_group's return, data in L2, cycles
     cp_async_latency_hbm: float          # ... data in HBM only
@@ -290,6 +292,8 @@ _H200 = {
     "hbm_bandwidth_gbps": (4800.0, "NVIDIA H200 product page (4.8 TB/s)"),
     "hbm_copy_gbps": (3919.0, MEASURED + " (grid-stride float4 copy of 1 GiB, 32 CTAs/SM: 3919 GB/s read+write; "
                                          "8 CTAs/SM 3873; CuPy's copy 4090)"),
+    "hbm_read_over_copy": (4500.0 / 3988.0, MEASURED21 + " (the streams' best rates: reads alone 4500 GB/s, "
+                                                      "a copy 3988 GB/s read and written)"),
     "l1_lines_per_clk": (1.0, MEASURED2 + " (mb_l1_load, 64 warps/SM, L1 hits: 0.98 requests/clk/SM of 1 line "
                                           "whatever its sectors (1, 2 or 4), 0.49 of 2 lines, 0.125 of 8, 0.031 of 32)"),
     "atomic_lane_cycles_int": (1.47, MEASURED2 + " (REDG.E.ADD on one address: 47.2 cycles per 32-lane warp request, "
@@ -447,7 +451,7 @@ _MICROBENCHMARKED = {
     name: MEASURED3 if name in ("branch_taken_issue_cycles", "wave_drain_span", "cta_drain_span") else
     MEASURED_SET2_DEV if name in ("bsync_cycles", "atomic_units") else
     MEASURED6 if name.startswith("cta_turnaround") else
-    MEASURED21 if name in ("hbm_latency_under_writes", "hbm_latency_under_reads") else
+    MEASURED21 if name in ("hbm_latency_under_writes", "hbm_latency_under_reads", "hbm_read_over_copy") else
     MEASURED27 if name == "barrier_arrival_cycles" else
     MEASURED31 if name in ("hbm_read_spread_cost", "partial_write_spread", "partial_line_hbm_bytes",
                            "partial_line_sectors") else
@@ -458,7 +462,7 @@ _MICROBENCHMARKED = {
                  "branch_taken_issue_cycles", "wave_drain_span", "cta_drain_span", "barrier_cycles",
                  "barrier_cycles_per_warp", "barrier_arrival_cycles", "bsync_cycles", "partial_line_hbm_bytes", "atomic_units", "cta_turnaround_cycles",
                  "cta_turnaround_cycles_per_warp", "hbm_latency_under_writes", "hbm_latency_under_reads",
-                 "hbm_read_spread_cost",
+                 "hbm_read_spread_cost", "hbm_read_over_copy",
                  "partial_write_spread", "partial_line_sectors", "l2_scattered_lines_per_clk", "atomic_pass_units")}
 
 
@@ -532,6 +536,10 @@ _H100.update({
     "cta_launch_ns_per_sm": (79.0, MEASURED48 + " [derived] (empty kernels: 132 CTAs 7.7 us, 132000 CTAs 86.7 us "
                                                 "with 256 or 32 threads: (86.7 - 7.7) us / 1000 CTAs per SM; the H200's 79)"),
     **_microbenchmarked_as_h200("[assumed] same GH100 SM and L2 as the H200"),
+    "hbm_read_over_copy": (1.05, MEASURED53 + " [derived] (grid-stride float4 reads of 64 MB, 16 to 64 warps an SM, "
+                                              "one or two loads in flight a thread: 25.9-26.6 us under ncu; less the "
+                                              "model's own time beyond the transfer, reads alone at 2942-3088 GB/s, "
+                                              "median 3030, 1.05x the copy; the H200 1.13x)"),
     "max_warps_per_sm": (64, CUDA_PG + " (cc 9.0)"),
     "max_ctas_per_sm": (32, CUDA_PG + " (cc 9.0)"),
     "registers_per_sm": (65536, CUDA_PG + " (cc 9.0)"),
