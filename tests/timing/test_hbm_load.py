@@ -120,3 +120,26 @@ def test_a_launch_that_mostly_reads_streams_faster_than_a_copy(mod, monkeypatch)
     h100_at_h200_ratio = _predict(mod, "strided_load", n // 256, 256, args, replace(
         gpu_preset("h100"), hbm_read_over_copy=gpu_preset("h200").hbm_read_over_copy))
     assert h100.time_s > 1.04 * h100_at_h200_ratio.time_s    # the H100's reads gain less over its copy
+
+
+def test_the_l2_keeps_part_of_what_a_launch_writes():
+    """A copy leaves the last of what it wrote in the L2: none of it reaches HBM where it fits the L2's
+    room for written lines, and beyond that all but that room does, the room smaller where reads
+    take more of it (the H100's reads take 0.68 of a written byte's room, the H200's 0.27)."""
+    src = ws.RawModule(code=SOURCE)
+    k = src.get_function("chain_copy")
+
+    def hbm_written(n, gpu):
+        x = ws.asarray(np.random.default_rng(8).random(n, dtype=np.float32))
+        out = ws.empty(n, dtype=np.float32)
+        grid, block = 1056, 256
+        params = pack_arguments(k.kernel_name, k.params, (out, x, np.int32(n // (grid * block)), np.float32(2)))
+        t = predict(k.loaded_module, k.kernel_name, (grid,), (block,), params, 0, gpu=gpu, max_ctas=4)
+        return t.details["dram_bytes"] - 4 * n           # less what the copy reads
+    small, large = 1056 * 256 * 8, 1056 * 256 * 62          # 8.7 MB and 67 MB each way
+    assert hbm_written(small, "h200") == pytest.approx(0.0, abs=1e5)
+    for gpu in ("h200", "h100"):
+        p = gpu_preset(gpu)
+        room = p.l2_dirty_share * p.l2_bytes / (1 + p.l2_dirty_read_weight)
+        assert hbm_written(large, gpu) == pytest.approx(4 * large - room, rel=0.02)
+    assert hbm_written(large, "h100") > 1.1 * hbm_written(large, "h200")
