@@ -32,7 +32,7 @@ MEASURED3 = "validation/timing/h200/microbench3_ncu.csv: measured on H200"
 MEASURED_CASES = "validation/timing/h200/summary.csv: measured on H200"
 MEASURED_SET2_DEV = "validation/timing/h200/set2/summary.csv: measured on H200 (set 2, its development half)"
 MEASURED6 = "validation/timing/h200/microbench6_ncu.csv: measured on H200"
-MEASURED7 = "validation/timing/h200/microbench7_ncu.csv (and microbench3_ncu.csv): measured on H200"
+MEASURED7 = "validation/timing/h200/microbench7_ncu.csv: measured on H200"
 MEASURED8 = "validation/timing/h200/microbench8.json: measured on H200"
 MEASURED13 = "validation/timing/h200/microbench13_ncu.csv: measured on H200"
 MEASURED14 = "validation/timing/h200/microbench14_ncu.csv: measured on H200"
@@ -291,7 +291,7 @@ _H200 = {
                                        "239.1-239.8 MB, less the 2.4 MB a launch that writes nothing shows: 30.9-31.8 MB, "
                                        "mean 31.35, of the L2's 62.9 held at the end)"),
     "l2_dirty_read_weight": (0.27, MEASURED7 + " [derived] (mb7_copy of 67 and 268 MB held 24.2-24.7 MB of what they wrote, "
-                                            "the third batch's mb_stream, reading two bytes a byte written, 20.6-21.0: "
+                                            "the third batch's mb_stream (microbench3_ncu.csv), reading two bytes a byte written, 20.6-21.0: "
                                             "31.35 / (1 + w) and 31.35 / (1 + 2 w) give w 0.285 and 0.254)"),
     "l2_scattered_lines_per_clk": (78.6, MEASURED35 + " (mb35_scatter: one word of each of 32 lines picked at "
                                    "random a request, 2/8/32 MB resident in L2, ld.global and .cg: lts__t_requests "
@@ -547,14 +547,14 @@ _H100.update({
     "cta_launch_ns_per_sm": (79.0, MEASURED48 + " [derived] (empty kernels: 132 CTAs 7.7 us, 132000 CTAs 86.7 us "
                                                 "with 256 or 32 threads: (86.7 - 7.7) us / 1000 CTAs per SM; the H200's 79)"),
     **_microbenchmarked_as_h200("[assumed] same GH100 SM and L2 as the H200"),
-    "l2_dirty_share": (0.578, "validation/timing/h100/microbench44_ncu.csv and microbench52_ncu.csv: measured on an "
-                              "H100 SXM [derived] (less the 2.4 MB of writes a launch that writes nothing shows: the "
+    "l2_dirty_share": (0.578, "validation/timing/h100/microbench44_ncu.csv: measured on an H100 SXM, with "
+                              "microbench52_ncu.csv [derived] (less the 2.4 MB of writes a launch that writes nothing shows: the "
                               "forty-fourth batch's 67 MB copies held 18.1 MB of what they wrote at the end, the "
                               "fifty-second batch's z = x y + 1 at 4M to 64M elements 12.4-13.4, mean 12.9: C / (1 + w) "
                               "and C / (1 + 2 w) give C 30.3 MB, 0.578 of the L2's 52.4, and w 0.68; not measured "
                               "writing alone)"),
-    "l2_dirty_read_weight": (0.68, "validation/timing/h100/microbench44_ncu.csv and microbench52_ncu.csv: measured on "
-                                   "an H100 SXM [derived] (see l2_dirty_share; the H200 0.27)"),
+    "l2_dirty_read_weight": (0.68, "validation/timing/h100/microbench44_ncu.csv: measured on an H100 SXM, with "
+                                   "microbench52_ncu.csv [derived] (see l2_dirty_share; the H200 0.27)"),
     "hbm_read_over_copy": (1.05, MEASURED53 + " [derived] (grid-stride float4 reads of 64 MB, 16 to 64 warps an SM, "
                                               "one or two loads in flight a thread: 25.9-26.6 us under ncu; less the "
                                               "model's own time beyond the transfer, reads alone at 2942-3088 GB/s, "
