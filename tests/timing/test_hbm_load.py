@@ -143,3 +143,34 @@ def test_the_l2_keeps_part_of_what_a_launch_writes():
         room = p.l2_dirty_share * p.l2_bytes / (1 + p.l2_dirty_read_weight)
         assert hbm_written(large, gpu) == pytest.approx(4 * large - room, rel=0.02)
     assert hbm_written(large, "h100") > 1.1 * hbm_written(large, "h200")
+
+
+WRITES = r"""
+extern "C" __global__ void fill(float* z, long long n) {
+    long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) z[i] = (float)(i & 1023);
+}
+extern "C" __global__ void fill_words_apart(float* z, long long n) {   // four stores a thread, 16 bytes apart a lane
+    long long i = 4 * ((long long)blockIdx.x * blockDim.x + threadIdx.x);
+    for (int k = 0; k < 4; ++k) if (i + k < n) z[i + k] = (float)k;
+}
+"""
+
+
+def test_the_l2_takes_a_written_byte_longer_than_a_read_one():
+    """Writes the L2 holds run at 1.87x a read's L2 time (the fifty-fourth batch, an H100); lanes that
+    write part of a sector each pay their sectors, as before."""
+    k = ws.RawModule(code=WRITES)
+    n = 1 << 22                                          # 16 MB: the L2 keeps it
+    z = ws.empty(n, dtype=np.float32)
+
+    def time_of(name, grid, cost):
+        f = k.get_function(name)
+        params = pack_arguments(f.kernel_name, f.params, (z, np.int64(n)))
+        gpu = replace(gpu_preset("h100"), l2_store_sector_cost=cost)
+        t = predict(f.loaded_module, f.kernel_name, (grid,), (256,), params, 0, gpu=gpu, max_ctas=4)
+        return t.time_s, t.bottleneck
+    at_cost, bound = time_of("fill", 132 * 16, gpu_preset("h100").l2_store_sector_cost)
+    at_read_rate, _ = time_of("fill", 132 * 16, 1.0)
+    assert bound == "l2" and at_cost > 1.3 * at_read_rate
+    assert time_of("fill_words_apart", n // 1024, 1.87)[0] == pytest.approx(time_of("fill_words_apart", n // 1024, 1.0)[0])

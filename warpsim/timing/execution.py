@@ -44,6 +44,7 @@ class SiteMemory:
     requests: int = 0               # warp-level accesses
     sectors: int = 0                # 32-byte sectors, distinct per request
     lines: int = 0                  # 128-byte lines, distinct per request
+    data_bytes: int = 0             # bytes the requests' lanes moved
     cta_unique_sectors: int = 0     # distinct sectors per CTA, summed over CTAs (L1 misses of loads)
     in_step_sectors: int = 0        # warp requests' sectors another warp of the CTA first read at this load
     shared_first: tuple = ()        # of those first touches, how many were of sectors k sampled CTAs read
@@ -445,6 +446,7 @@ class _Recorder(LaunchObserver):
         rec.requests += requests
         rec.sectors += sectors
         rec.lines += lines
+        rec.data_bytes += int(np.sum(nbytes)) if np.ndim(nbytes) else int(nbytes) * len(offsets)
         if kind == "store":                     # global and local stores take the one store path
             keys = unique_ascending((warps.astype(np.int64) << 40) | offsets)
             sectors = unique_ascending(keys >> 5)
