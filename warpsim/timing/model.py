@@ -85,7 +85,7 @@ HBM_PROBE_CYCLES = 100.0   # the step in HBM's latency by which the walk's sensi
 
 
 def l2_site_bytes(m, line_bytes: float = 128.0, misses: float | None = None,
-                  scattered_line_bytes: float = 128.0, store_sector_cost: float = 1.0) -> float:
+                  scattered_line_bytes: float = 128.0, store_byte_cost: float = 1.0) -> float:
     """Bytes of L2 throughput a global memory instruction's requests use. A plain load's line costs
     `scattered_line_bytes` (the preset's l2_scattered_lines_per_clk) or its sectors, whichever is
     more: the L2 serves 77-80 requests of one line a clock whether the lines lie at random (thirty-fifth
@@ -96,7 +96,7 @@ def l2_site_bytes(m, line_bytes: float = 128.0, misses: float | None = None,
     (execution.scattered_lines), and so does an atomic's but for lanes alone on their line. An async
     copy's line costs COPY_LINE_BYTES (`line_bytes`): the tutorial matmul's half-line tile rows, copied
     by LDGSTS, ran on the H200 at 8.6 TB/s of sectors, where a whole line per access would need 17.
-    A store's bytes take the L2 `store_sector_cost` times a read's (the fifty-fourth batch: writes the
+    A store's bytes take the L2 `store_byte_cost` times a read's (the fifty-fourth batch: writes the
     L2 holds ran at 3.8 TB/s on the H100, where reads run at 7.15), its sectors and lines at least their
     rate: lanes that write part of a sector each (a CTA scan's four words a thread) cost their sectors."""
     if m.kind == "load" and m.space == "global":
@@ -108,7 +108,7 @@ def l2_site_bytes(m, line_bytes: float = 128.0, misses: float | None = None,
     # (forty-seventh batch: a line a lane, 43 a clock, where whole lines would cost 1.4x the time)
     scattered = min(m.lines, m.atomic_lanes_lone) if m.kind == "atomic" else m.scattered_lines
     lines = (m.lines - scattered) * line_bytes + scattered * min(line_bytes, scattered_line_bytes)
-    written = m.data_bytes * store_sector_cost if m.kind == "store" else 0.0
+    written = m.data_bytes * store_byte_cost if m.kind == "store" else 0.0
     return max(m.sectors * 32.0, written, lines)
 
 
@@ -293,7 +293,7 @@ class KernelCosts:
         def l2_demand(i, m, line=128.0):
             """Bytes of L2 throughput site i's requests use, less its loads' reads the L2's request
             coalescer merges (merged_share)."""
-            bytes_ = l2_site_bytes(m, line, self.misses.get(i), scattered_line, preset.l2_store_sector_cost)
+            bytes_ = l2_site_bytes(m, line, self.misses.get(i), scattered_line, preset.l2_store_byte_cost)
             if m.kind != "load" or not m.cta_unique_sectors:
                 return bytes_
             # lines picked at random are rarely asked for twice at once: nothing to merge (the

@@ -119,7 +119,7 @@ class GPUPreset:
     l2_sector_bytes: int
     l2_bandwidth_gbps: float             # measured read bandwidth of L2-resident data (GB/s)
     l2_scattered_lines_per_clk: float    # lines a clock the L2 serves to requests of lines picked at random
-    l2_store_sector_cost: float          # the L2's time for a sector a store writes, in a read sector's time
+    l2_store_byte_cost: float            # the L2's time for a byte a store writes, in a read byte's time
     l2_dirty_share: float                # of the L2's bytes, the written ones it still holds at the end of a launch that only writes
     l2_dirty_read_weight: float          # how much of that room a byte read from HBM takes, against a byte written
     hbm_bytes: int
@@ -269,7 +269,7 @@ _H200 = {
                                   "4.3M REDs, every lane on a line of its own of a 4 MB array, f32 or u32, in "
                                   "52.4 / 51.8 us: 43 lanes a clock less 2 us of launch)"),
     "cta_drain_span_pipe": (1.04, "[assumed] as the H100's (validation/timing/h100/microbench52*); not measured"),
-    "l2_store_sector_cost": (1.87, "[assumed] as the H100's (validation/timing/h100/microbench54*); not measured"),
+    "l2_store_byte_cost": (1.87, "[assumed] as the H100's (validation/timing/h100/microbench54*); not measured"),
     "atomic_writeback_hbm_bytes": (58.0, "[assumed] as the H100's (validation/timing/h100/microbench49*); not measured"),
     "hbm_latency_spread": (182.0, "[assumed] as the H100's, measured there (validation/timing/h100/microbench46*: "
                                   "one loop iteration a trip, its loads from k arrays at once, 763 cycles at k = 1, "
@@ -550,7 +550,7 @@ _H100.update({
     "cta_launch_ns_per_sm": (79.0, MEASURED48 + " [derived] (empty kernels: 132 CTAs 7.7 us, 132000 CTAs 86.7 us "
                                                 "with 256 or 32 threads: (86.7 - 7.7) us / 1000 CTAs per SM; the H200's 79)"),
     **_microbenchmarked_as_h200("[assumed] same GH100 SM and L2 as the H200"),
-    "l2_store_sector_cost": (1.87, MEASURED54 + " [derived] (mb54_write, one float a thread at 64 warps an SM: 2^21 "
+    "l2_store_byte_cost": (1.87, MEASURED54 + " [derived] (mb54_write, one float a thread at 64 warps an SM: 2^21 "
                                                 "and 2^22 elements, held in the L2, 5.1 and 7.3 us under ncu: 8.4 MB "
                                                 "more in 2.2 us, 3.82 TB/s where the L2 reads 7.15)"),
     "l2_dirty_share": (0.427, MEASURED54 + " [derived] (mb54_write of 32, 64 and 256 MB: ncu's dram__bytes_write "
@@ -604,7 +604,7 @@ _A100 = {
     "hbm_latency_spread": (182.0, "[assumed] as the H100's (validation/timing/h100/microbench46*); not measured"),
     "atomic_spread_units": (43.0, "[assumed] as the H100's (validation/timing/h100/microbench47*); not measured"),
     "cta_drain_span_pipe": (1.04, "[assumed] as the H100's (validation/timing/h100/microbench52*); not measured"),
-    "l2_store_sector_cost": (1.87, "[assumed] as the H100's (validation/timing/h100/microbench54*); not measured"),
+    "l2_store_byte_cost": (1.87, "[assumed] as the H100's (validation/timing/h100/microbench54*); not measured"),
     "atomic_writeback_hbm_bytes": (58.0, "[assumed] as the H100's (validation/timing/h100/microbench49*); not measured"),
     "hbm_latency": (480.0, ABDELKHALIK + " (global memory about 290 ns at 1.41 GHz, roughly 400-500 cycles) [recalled]"),
     "l1_shared_kib": (192, AMPERE_TG + " (192 KB combined L1/shared per SM)"),
@@ -678,7 +678,7 @@ _L4 = {
     "hbm_latency_spread": (182.0, "[assumed] as the H100's (validation/timing/h100/microbench46*); not measured"),
     "atomic_spread_units": (43.0, "[assumed] as the H100's (validation/timing/h100/microbench47*); not measured"),
     "cta_drain_span_pipe": (1.04, "[assumed] as the H100's (validation/timing/h100/microbench52*); not measured"),
-    "l2_store_sector_cost": (1.87, "[assumed] as the H100's (validation/timing/h100/microbench54*); not measured"),
+    "l2_store_byte_cost": (1.87, "[assumed] as the H100's (validation/timing/h100/microbench54*); not measured"),
     "atomic_writeback_hbm_bytes": (58.0, "[assumed] as the H100's (validation/timing/h100/microbench49*); not measured"),
     "hbm_latency": (600.0, "[assumed] GDDR6 DRAM latency, about 300 ns; not measured [recalled]"),
     "l1_shared_kib": (128, ADA_TG + " (128 KB combined L1/shared per SM)"),
