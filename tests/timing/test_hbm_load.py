@@ -122,12 +122,11 @@ def test_a_launch_that_mostly_reads_streams_faster_than_a_copy(mod, monkeypatch)
     assert h100.time_s > 1.04 * h100_at_h200_ratio.time_s    # the H100's reads gain less over its copy
 
 
-def test_the_l2_keeps_part_of_what_a_launch_writes():
+def test_the_l2_keeps_part_of_what_a_launch_writes(mod):
     """A copy leaves the last of what it wrote in the L2: none of it reaches HBM where it fits the L2's
     room for written lines, and beyond that all but that room does (the H100's room 22.4 MB, the
     H200's 31.4, reads taking 0.29 and 0.27 of a written byte's share of it)."""
-    src = ws.RawModule(code=SOURCE)
-    k = src.get_function("chain_copy")
+    k = mod.get_function("chain_copy")
 
     def hbm_written(n, gpu):
         x = ws.asarray(np.random.default_rng(8).random(n, dtype=np.float32))
