@@ -1,6 +1,7 @@
 """Fifty-sixth batch of microbenchmarks (microbench56.cu): the L2 slice's time for a warp's atomic
 request to one line by the lanes naming that line (1 to 32, each its own word), every request on one
-512-byte chunk (one slice), f32 and u32; and f32 requests of two lanes a line spread over 2 to 128
+512-byte chunk (one slice), f32 and u32, each pass to a line naming the same words as the last or the
+next ones; and f32 requests of two lanes a line spread over 2 to 128
 chunks (how many slices a few hot chunks keep busy). 8,448 warps (1,056 CTAs of 256), RED.
 
 On the device (after `nvcc -arch=sm_90 -cubin -o microbench56.cubin microbench56.cu`):
@@ -28,12 +29,14 @@ def iters(config) -> int:
     return max(1, PASSES // (WARPS * lines))
 
 
-CONFIGS = ([dict(type=t, per_line=k, chunks=1) for t in ("f32", "u32") for k in (1, 2, 4, 8, 16, 32)] +
-           [dict(type="f32", per_line=2, chunks=c) for c in (2, 8, 32, 128)])
+CONFIGS = ([dict(type=t, per_line=k, chunks=1, rotate=0) for t in ("f32", "u32") for k in (1, 2, 4, 8, 16, 32)] +
+           [dict(type=t, per_line=k, chunks=1, rotate=1) for t in ("f32", "u32") for k in (2, 8, 16)] +
+           [dict(type="f32", per_line=2, chunks=c, rotate=0) for c in (2, 8, 32, 128)])
 
 
 def label(config) -> str:
-    return f"{config['type']} {config['per_line']:2d} lanes a line, {config['chunks']:3d} chunks"
+    return (f"{config['type']} {config['per_line']:2d} lanes a line, {config['chunks']:3d} chunks"
+            f"{', words moving' if config['rotate'] else ''}")
 
 
 def shape(config) -> tuple:
@@ -43,7 +46,8 @@ def shape(config) -> tuple:
 def buffers_and_arguments(xp, config) -> tuple:
     dtype = np.float32 if config["type"] == "f32" else np.uint32
     bins = xp.zeros(config["chunks"] * 128, dtype=dtype)
-    return bins, np.int32(config["per_line"]), np.int32(config["chunks"]), np.int32(iters(config))
+    return bins, np.int32(config["per_line"]), np.int32(config["chunks"]), np.int32(iters(config)), \
+        np.int32(config["rotate"])
 
 
 def kernel_name(config) -> str:
