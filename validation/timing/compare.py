@@ -203,6 +203,22 @@ WHY = {   # one line per miss over 25%, from reading the case's SASS and the mod
                         "development half), and the H200 does better at 64",
     "occupancy_regs_64": "not explained yet: 37% occupancy, ncu's third stall dispatch_stall (1.05 per issue) is "
                          "a reason the model has no term for",
+    # set 5 (cases5.py, an H100)
+    "line_chase_32w_per_sm": "every warp follows one permutation of 4 MB of lines from its own start: a warp that "
+                             "steps onto a line another fetched follows that warp's path, on L2 hits until it catches "
+                             "up, then behind its misses. An event simulation of all 4,224 warps with the preset's "
+                             "latencies (chase_convoys.py) takes 0.53 of the 2-warps-an-SM time, the H100 0.54; the "
+                             "model sees the sampled warps only and has every warp of one wave wait HBM's latency "
+                             "for every line",
+    "atomic_bins_64": "64 f32 bins in two lines: each warp's RED names 16 words of each, the same words at every "
+                      "pass: 5.2 cycles a (request, line) pass at the one slice, where the model charges a pass of "
+                      "16 lanes an f32 lane's 3.46 (by its bytes, half a full pass: microbench12); the "
+                      "fifty-sixth batch measures passes by lanes and by whether their words repeat",
+    "atomic_bins_4096": "4,096 f32 bins, 32 chunks: each request names 15 lines, 2 lanes on each. The model keeps "
+                        "the sample's hottest chunk at the sample's count, as if private to a CTA, because 4 of the "
+                        "6 sampled CTAs touched it, not all; scaled to the launch, and each two-lane pass charged "
+                        "an f32 lane's 3.46 cycles, it is +90%. The H100's time is about 2.2 cycles a pass if the "
+                        "chunk has its slice to itself; the fifty-sixth batch measures this",
 }
 
 
