@@ -11,13 +11,14 @@ On the device (after `nvcc -arch=sm_90 -cubin -o microbench56.cubin microbench56
 Here:
     python3 run_microbench56.py --predict FILE      # the model's figures, made before measuring
     python3 run_microbench56.py --model             # the rows under ncu beside the model's
+    python3 run_microbench56.py --passes            # each row's L2 cycles a (request, line) pass
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from microbench_runner import main_for_cubin
+from microbench_runner import main_for_cubin, ncu_rows, number
 
 CTAS = 1056
 WARPS = CTAS * 8
@@ -54,5 +55,26 @@ def kernel_name(config) -> str:
     return f"mb56_{config['type']}"
 
 
+def passes(config) -> int:
+    """The launch's (warp request, line) passes: a request names min(4, 32 / per_line) lines."""
+    return WARPS * iters(config) * min(4, 32 // config["per_line"])
+
+
+def pass_cycles() -> None:
+    """Each row's L2 cycles (lts__cycles_elapsed's rate) a pass, over its ncu duration less the 2 us a
+    launch takes beyond its work (model.KERNEL_OVERHEAD_US), and ncu's RED requests a pass."""
+    rows = [r for r in ncu_rows("microbench56_ncu.csv") if "mb56" in r["Kernel Name"]]
+    for config, r in zip(CONFIGS, rows):
+        us = number(r["gpu__time_duration.sum"]) / 1e3
+        clock = number(r["lts__cycles_elapsed.avg.per_second"])
+        n = passes(config)
+        print(f"{label(config):40s} {us:8.1f} us, {(us - 2.0) * 1e-6 * clock / n:5.2f} L2 cycles a pass "
+              f"({n} passes, {number(r['lts__t_requests_op_red.sum']) / n:.2f} RED requests a pass)")
+
+
 if __name__ == "__main__":
+    import sys
+    if sys.argv[1:] == ["--passes"]:
+        pass_cycles()
+        sys.exit(0)
     main_for_cubin(__doc__, "microbench56", CONFIGS, label, shape, buffers_and_arguments, kernel_name)
