@@ -210,10 +210,11 @@ WHY = {   # one line per miss over 25%, from reading the case's SASS and the mod
                              "latencies (chase_convoys.py) takes 0.53 of the 2-warps-an-SM time, the H100 0.54; the "
                              "model sees the sampled warps only and has every warp of one wave wait HBM's latency "
                              "for every line",
-    "atomic_bins_64": "64 f32 bins in two lines: each warp's RED names 16 words of each, the same words at every "
-                      "pass: 5.2 cycles a (request, line) pass at the one slice, where the model charges a pass of "
-                      "16 lanes an f32 lane's 3.46 (by its bytes, half a full pass: microbench12); the "
-                      "fifty-sixth batch measures passes by lanes and by whether their words repeat",
+    "atomic_bins_64": "64 f32 bins in two lines: each warp's RED names 16 words of each, even and odd warps "
+                      "the two halves of a line in turn: 5.2 cycles a (request, line) pass at the one slice, where "
+                      "the model charges a pass of 16 lanes an f32 lane's 3.46; the forty-seventh batch's f32 "
+                      "passes of 16 words, the same words every pass, took about 3.1. The fifty-sixth batch "
+                      "measures passes by lanes and by whether their words repeat",
     "atomic_bins_4096": "4,096 f32 bins, 32 chunks: each request names 15 lines, 2 lanes on each. The model keeps "
                         "the sample's hottest chunk at the sample's count, as if private to a CTA, because 4 of the "
                         "6 sampled CTAs touched it, not all; scaled to the launch, and each two-lane pass charged "
