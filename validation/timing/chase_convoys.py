@@ -70,8 +70,9 @@ def main() -> int:
         label = f"line_chase_{per_sm}w_per_sm"
         us = simulate(label, preset.sms * per_sm, preset.hbm_latency, l2) / preset.kernel_clock_mhz
         first = first or (us, measured[label])
-        print(f"{label:24s} simulated {us:6.1f} us, measured {measured[label]:6.1f} us ({us / measured[label] - 1:+.0%}); "
-              f"against 2 warps an SM: simulated {us / first[0]:.2f}, measured {measured[label] / first[1]:.2f}")
+        print(f"{label:24s} simulated {us:6.1f} us, measured {measured[label]:6.1f} us "
+              f"({us / measured[label] - 1:+.0%}); against 2 warps an SM: simulated {us / first[0]:.2f}, "
+              f"measured {measured[label] / first[1]:.2f}")
     return 0
 
 

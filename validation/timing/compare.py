@@ -327,7 +327,8 @@ def main() -> int:
               f"[{r['bottleneck']}, {r['source']}]")
     print()
     for sweep, v in sorted(res["ranks"].items()):
-        print(f"rank correlation {sweep:16s} {v:+.2f}  predicted fastest {100 * res['picked'][sweep]:+.1f}% slower than the fastest")
+        print(f"rank correlation {sweep:16s} {v:+.2f}  predicted fastest "
+              f"{100 * res['picked'][sweep]:+.1f}% slower than the fastest")
     for line in summary_lines(res):
         print(line)
     halves = split_halves(preds, measured(a.set), a.set)

@@ -1,7 +1,8 @@
 """Fifty-fifth batch of microbenchmarks (microbench55.cu): whether a line the L2 fetches from HBM costs
 the L2 a read's time to take in, beside the read that hands it to the SM. Full-occupancy grid-stride
 streams that read (64 MB) or write (16 MB, which the L2 keeps) one float an element, each thread also
-reading K floats of a 4 MB table the L2 holds (ld.global.cg, K fixed at compile time); the table's reads alone, by K, beside them.
+reading K floats of a 4 MB table the L2 holds (ld.global.cg, K fixed at compile time); the table's
+reads alone, by K, beside them.
 
 On the device (after `nvcc -arch=sm_90 -cubin -o microbench55.cubin microbench55.cu`):
 

@@ -1,8 +1,8 @@
 """Fifty-sixth batch of microbenchmarks (microbench56.cu): the L2 slice's time for a warp's atomic
 request to one line by the lanes naming that line (1 to 32, each its own word), every request on one
 512-byte chunk (one slice), f32 and u32, each pass to a line naming the same words as the last or the
-next ones; and f32 requests of two lanes a line spread over 2 to 128
-chunks (how many slices a few hot chunks keep busy). 8,448 warps (1,056 CTAs of 256), RED.
+next ones; and f32 requests of two lanes a line spread over 2 to 128 chunks (how many slices a few hot
+chunks keep busy). 8,448 warps (1,056 CTAs of 256), RED.
 
 On the device (after `nvcc -arch=sm_90 -cubin -o microbench56.cubin microbench56.cu`):
 
