@@ -11,13 +11,14 @@ On the device (after `nvcc -arch=sm_90 -cubin -o microbench55.cubin microbench55
 Here:
     python3 run_microbench55.py --predict FILE      # the model's figures, made before measuring
     python3 run_microbench55.py --model             # the rows under ncu beside the model's
+    python3 run_microbench55.py --rates             # each row's L2 and HBM traffic and rates under ncu
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from microbench_runner import main_for_cubin
+from microbench_runner import main_for_cubin, ncu_rows, number
 
 SMS = 132
 TABLE = 1 << 20
@@ -51,5 +52,26 @@ def kernel_name(config) -> str:
     return f"mb55_{config['form']}{config['k']}"
 
 
+def rates() -> None:
+    """Each row's ncu time, L2 sectors (all, and the SMs' reads and writes), HBM bytes, and the rates
+    they make less the 2 us a launch takes beyond its work (model.KERNEL_OVERHEAD_US): whether the
+    stream's fills add to the L2's time beside the table's reads."""
+    rows = [r for r in ncu_rows("microbench55_ncu.csv") if "mb55" in r["Kernel Name"]]
+    for config, r in zip(CONFIGS, rows):
+        us = number(r["gpu__time_duration.sum"]) / 1e3
+        sectors = number(r["lts__t_sectors.sum"])
+        reads = number(r["lts__t_sectors_srcunit_tex_op_read.sum"])
+        writes = number(r["lts__t_sectors_srcunit_tex_op_write.sum"])
+        hbm = number(r["dram__bytes_read.sum"]) + number(r["dram__bytes_write.sum"])
+        busy = (us - 2.0) * 1e-6
+        print(f"{label(config):40s} {us:7.1f} us; L2 sectors {sectors / 1e6:6.2f}M ({sectors * 32 / busy / 1e12:.2f} "
+              f"TB/s; SM reads {reads / 1e6:.2f}M, writes {writes / 1e6:.2f}M); HBM {hbm / 1e6:6.1f} MB "
+              f"({hbm / busy / 1e12:.2f} TB/s)")
+
+
 if __name__ == "__main__":
+    import sys
+    if sys.argv[1:] == ["--rates"]:
+        rates()
+        sys.exit(0)
     main_for_cubin(__doc__, "microbench55", CONFIGS, label, shape, buffers_and_arguments, kernel_name)
