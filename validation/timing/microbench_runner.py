@@ -169,11 +169,15 @@ def predict_table(path: str, configs, label, launch_of, cards=("h200", "h100")) 
 
 
 def main_for_cubin(doc: str, name: str, configs, label, shape, buffers_and_arguments, kernel_name,
-                   on_device=None) -> None:
+                   on_device=None, readers=None) -> None:
     """main() for a batch whose kernels are one cubin, <name>.cubin beside the runners: each
     configuration launched as kernel_name(config) on shape(config)'s grid and block with
     buffers_and_arguments(xp, config), on CuPy (the device: --collect, --once) or warpsim (--model).
-    on_device(cp), where given, runs first on the device (a runner reading its SM count)."""
+    on_device(cp), where given, runs first on the device (a runner reading its SM count); readers,
+    {flag: function}, the runner's own readings of its recording (`--passes`, say), each run alone."""
+    if readers and len(sys.argv) == 2 and sys.argv[1] in readers:
+        readers[sys.argv[1]]()
+        return
     path = os.path.join(HERE, name + ".cubin")
 
     def run(reps=5):

@@ -70,8 +70,5 @@ def rates() -> None:
 
 
 if __name__ == "__main__":
-    import sys
-    if sys.argv[1:] == ["--rates"]:
-        rates()
-        sys.exit(0)
-    main_for_cubin(__doc__, "microbench55", CONFIGS, label, shape, buffers_and_arguments, kernel_name)
+    main_for_cubin(__doc__, "microbench55", CONFIGS, label, shape, buffers_and_arguments, kernel_name,
+                   readers={"--rates": rates})

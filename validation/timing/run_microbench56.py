@@ -73,8 +73,5 @@ def pass_cycles() -> None:
 
 
 if __name__ == "__main__":
-    import sys
-    if sys.argv[1:] == ["--passes"]:
-        pass_cycles()
-        sys.exit(0)
-    main_for_cubin(__doc__, "microbench56", CONFIGS, label, shape, buffers_and_arguments, kernel_name)
+    main_for_cubin(__doc__, "microbench56", CONFIGS, label, shape, buffers_and_arguments, kernel_name,
+                   readers={"--passes": pass_cycles})
