@@ -1,20 +1,6 @@
 #!/usr/bin/env bash
 # On the GPU (one `run` call): OUT=... bash validation/timing/run54_device.sh
 # The fifty-fourth microbenchmark batch: full-occupancy streams by size and by reads and writes.
-set -u
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-OUT=${OUT:-out}
-mkdir -p "$OUT"
-cd "$ROOT/validation/timing"
-nvidia-smi --query-gpu=name,clocks.max.sm,memory.total --format=csv > "$OUT/microbench54.log" 2>&1
-nvcc -arch=sm_90 -cubin -o microbench54.cubin microbench54.cu
-timeout 150 python3 run_microbench54.py --collect "$OUT" >> "$OUT/microbench54.log" 2>&1
-echo "events rc=$?"
-METRICS=gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,sm__cycles_elapsed.max,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
-for s in long_scoreboard lg_throttle wait not_selected selected; do
-    METRICS=$METRICS,smsp__average_warps_issue_stalled_${s}_per_issue_active.ratio
-done
-timeout 400 ncu --clock-control none --csv --page raw --kernel-name regex:mb54 --metrics "$METRICS" \
-    --log-file "$OUT/microbench54_ncu.csv" python3 run_microbench54.py --once >> "$OUT/microbench54.log" 2>&1
-echo "ncu rc=$?"
-tail -8 "$OUT/microbench54.log"
+. "$(dirname "$0")/device_batch.sh"
+device_batch 54 gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,sm__cycles_elapsed.max,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed \
+    "long_scoreboard lg_throttle wait not_selected selected"
