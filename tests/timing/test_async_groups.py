@@ -106,6 +106,38 @@ CUBIN = __import__("pathlib").Path(__file__).parents[2] / "validation" / "timing
 CUBIN9 = CUBIN.parent / "microbench9.cubin"
 
 
+def _cp_async_ring(grid: int, source: str):
+    """The model's Timing of mb8_cpasync_bw as the eighth batch ran it: 256 threads copying 4 x 16 bytes
+    each a round into a ring of four rounds, each CTA its own region (from L2: 128 KB read 8 times;
+    from HBM: its 1 / grid of 128 MB once)."""
+    import warpsim as ws
+    from warpsim.api.raw import pack_arguments
+    from warpsim.timing import predict
+    k = ws.RawModule(path=str(CUBIN)).get_function("mb8_cpasync_bw")
+    region, passes = (128 << 10, 8) if source == "l2" else ((128 << 20) // grid // 16384 * 16384, 1)
+    src, clocks, sink = ws.zeros(128 << 20, dtype=np.uint8), ws.zeros(4096, dtype=np.int64), ws.zeros(128, np.float32)
+    params = pack_arguments(k.kernel_name, k.params, (src, clocks, sink, np.int64(region), np.int32(passes),
+                                                      np.int32(4), np.int32(4)))
+    return predict(k.loaded_module, k.kernel_name, (grid,), (256,), params, 4 * 16384, gpu="h200", max_ctas=2)
+
+
+def test_warps_wait_out_the_copies_an_async_bound_wave_takes_as_long_scoreboard():
+    """Where HBM's rate for the copies sets the wave's time, the warps sit at their cp.async waits for
+    it, which Nsight Compute counts as long_scoreboard (the eighth batch on the H200, 264 CTAs from
+    HBM: 12.60 warps an issue; the model had 0.1 before it counted that wait)."""
+    t = _cp_async_ring(264, "hbm")
+    named = {r: v for r, v in t.stalls.items() if r != "selected"}
+    assert max(named, key=named.get) == "long_scoreboard"
+    assert t.stalls["long_scoreboard"] == pytest.approx(12.60, rel=0.15)
+
+
+def test_a_ctas_own_rereads_are_not_merged_as_other_readers_would_be():
+    """Two CTAs an SM, each copying its own L2-resident 128 KB eight times, need twice the L2 time of
+    one: no other CTA asks for their sectors, so the coalescer has nothing to merge (the eighth batch:
+    37.9 us against 21.4 at one CTA an SM; counting each pass as another reader made it 1.18x)."""
+    assert _cp_async_ring(264, "l2").time_s > 1.5 * _cp_async_ring(132, "l2").time_s
+
+
 def _cycles_per_wgmma(group: int, grid: int) -> float:
     """The model's cycles per wgmma of mb8_wgmma_f16_ss_n128 between 4 and 8 loop rounds."""
     import warpsim as ws

@@ -279,13 +279,18 @@ class KernelCosts:
         self.dram_write_fraction = (dram_write + merged) / self.dram_bytes if self.dram_bytes > 0 else 0.5
         write_share = dram_write / (store_sectors * 32 * scale) if store_sectors else 0.0
         # how many CTAs of a wave read a sector: k / S of a wave's CTAs for one k of the S sampled CTAs
-        # read; for the rest, the launch's L1 misses over the distinct bytes it reads (at most its
-        # allocations' bytes), spread over its waves
+        # read; for the rest, the bytes each CTA reads from L2 at least once, summed over CTAs, over the
+        # distinct bytes the launch reads (at most its allocations' bytes), spread over its waves. A CTA
+        # reading its own sectors again (an L1 miss again, a copy past the L1) is no other reader: its
+        # passes come apart in time, where the coalescer merges requests in flight together (the eighth
+        # batch's cp.async rings, each CTA re-reading its own 64-128 KB 8-16 times, drew 31-38 bytes a
+        # clock an SM at one to four CTAs an SM, the L2's copy rate, not twice that)
         distinct = ex.footprint_read * scale
         if ex.allocation_bytes:
             distinct = min(distinct, ex.allocation_bytes)
         wave_ctas = ex.n_ctas / max(1, waves)
-        readers = l2_read_bytes / distinct / max(1, waves) if distinct > 0 else 1.0
+        cta_read = sum(min(self.misses[i], m.cta_unique_sectors) for i, m in loads.items()) * 32 * scale
+        readers = cta_read / distinct / max(1, waves) if distinct > 0 else 1.0
         sampled = max(1, len(ex.sampled_ctas))
 
         scattered_line = preset.l2_bandwidth_gbps * 1e9 / preset.clock_hz / preset.l2_scattered_lines_per_clk
@@ -615,9 +620,13 @@ def group_time(costs: KernelCosts, cta_indices: list) -> dict:
     turnaround = residence.pop(TURNAROUND, 0.0)
     exited += turnaround
     # an async copy's bytes hold the SM's share of L2 and HBM without holding its warp (the warp
-    # waits only where it asks for them): the wave lasts at least as long as the unit serves them all
-    for unit in ASYNC_UNITS:
-        cycle = max(cycle, float(stacked[unit].sum() + stacked[unit + "_async"].sum()))
+    # waits only where it asks for them): the wave lasts at least as long as the unit serves them all,
+    # and its warps wait that out where they wait for the copies (DEPBAR, a BAR.SYNC behind it, an
+    # mbarrier's try-wait), which Nsight Compute counts as long_scoreboard
+    served = max(float(stacked[unit].sum() + stacked[unit + "_async"].sum()) for unit in ASYNC_UNITS)
+    if served > cycle:
+        residence["delay:long_scoreboard"] += served - cycle
+        cycle = served
     # and as long as the SM's barrier unit takes for every warp's arrivals at a BAR, one after another
     # whatever CTA they come from (the twenty-seventh batch: 64 warps an SM as 4, 8 or 16 CTAs or 2 take
     # 136-141 cycles a round of a __syncthreads; 16 warps 38-56)
