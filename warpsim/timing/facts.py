@@ -27,6 +27,11 @@ from .pipes import (
 from .register_banks import bank_reads
 
 BRANCH_OPCODES = ("BRA", "BRX", "JMP", "JMX")
+# What waits for a BAR.SYNC.DEFER_BLOCKING: the warp issues value instructions on while its barrier
+# resolves, and stops at the first instruction of these pipes (a branch, another barrier, a memory
+# access, a shuffle or a tensor-core instruction; NOP aside). walk.py charges the barrier's wait there,
+# less the cycles the warp spent issuing and waiting meanwhile.
+DEFERRED_BARRIER_WAITERS = ("branch", "barrier", "global", "shared", "local", "warp", "tensor", "special")
 MEMORY_PIPES = ("global", "local")      # loads whose latency the model works out per launch (walk.py)
 SCOREBOARDS = 6           # a control code's scoreboards (its wait mask's bits)
 PRESETS_KEPT = 4          # presets whose tables a function keeps (a GPU and its tensor-clock copy, say)
@@ -44,6 +49,8 @@ class FunctionFacts:
         self.branches = [i for i, op in enumerate(self.opcodes) if op in BRANCH_OPCODES]
         self.guarded = {i: instructions[i].is_guarded for i in self.branches}
         self.is_barrier = _frozen(np.array([p == "barrier" for p in self.pipes], dtype=float))
+        self.defers = [ins.opcode == "BAR" and "DEFER_BLOCKING" in ins.mods for ins in instructions]
+        self.waits_for_deferred = [p in DEFERRED_BARRIER_WAITERS and op != "NOP" for p, op in zip(self.pipes, self.opcodes)]
         self.is_wgmma_wait = _frozen(np.array([is_mma_wait(ins) for ins in instructions], dtype=float))
         self.is_fp32 = _frozen(np.array([p == "fp32" for p in self.pipes], dtype=float))
         self.is_exit = _frozen(np.array([op == "EXIT" for op in self.opcodes], dtype=float))

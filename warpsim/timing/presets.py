@@ -346,10 +346,13 @@ _H200 = {
                                          "and 2 79.7 / 83.9%; k CTAs finishing evenly over the last p of the wave, their "
                                          "warps waiting c of the time (the model's: 0.90, 0.90, 0.90, 0.65, 0.70), "
                                          "give 1 - c p (k - 1) / 2k: p 0.75, 0.87, 0.76, 0.72, 0.91, mean 0.80)"),
-    "barrier_cycles": (1.0, MEASURED2 + " [derived] (mb_bar, one CTA per SM, no skew: 67, 69, 78, 96, 138 cycles per round "
-                                        "for 2..32 warps; less the round's other instructions as the model walks them, "
-                                        "59-61 cycles: a least-squares line 0.94 + 2.36 per warp)"),
-    "barrier_cycles_per_warp": (2.36, MEASURED2 + " [derived] (as barrier_cycles: the slope)"),
+    "barrier_cycles": (12.0, MEASURED27 + " [derived] (mb27_bar, one CTA an SM of 2, 4, 8, 16 and 32 warps, one FFMA "
+                                          "and a __syncthreads a round: 29.9, 31.9, 39.9, 56.0 and 88.0 cycles; the "
+                                          "model's rounds with the warp issuing on past its BAR.SYNC.DEFER_BLOCKING "
+                                          "(walk.py), least squares over a grid of fixed parts and slopes: 12 + 1.8 a "
+                                          "warp, the rows +1.6, -1.1, +1.6, +2.3, +3.2%; the second batch's 0.94 + 2.36, "
+                                          "fitted to mb_bar with the wait charged at the BAR, gave them +2..+29%)"),
+    "barrier_cycles_per_warp": (1.8, MEASURED27 + " [derived] (as barrier_cycles: the slope)"),
     "barrier_arrival_cycles": (2.18, MEASURED27 + " [derived] (mb27_bar, 64 warps an SM as 4 to 16 CTAs: 135.5-141.0 "
                                                   "cycles a round of one FFMA and a __syncthreads whatever the CTAs, "
                                                   "over 64 arrivals)"),
@@ -464,7 +467,7 @@ _MICROBENCHMARKED = {
     MEASURED_SET2_DEV if name in ("bsync_cycles", "atomic_units") else
     MEASURED6 if name.startswith("cta_turnaround") else
     MEASURED21 if name in ("hbm_latency_under_writes", "hbm_latency_under_reads", "hbm_read_over_copy") else
-    MEASURED27 if name == "barrier_arrival_cycles" else
+    MEASURED27 if name in ("barrier_arrival_cycles", "barrier_cycles", "barrier_cycles_per_warp") else
     MEASURED31 if name in ("hbm_read_spread_cost", "partial_write_spread", "partial_line_hbm_bytes",
                            "partial_line_sectors") else
     MEASURED35 if name == "l2_scattered_lines_per_clk" else
