@@ -50,7 +50,8 @@ class FunctionFacts:
         self.guarded = {i: instructions[i].is_guarded for i in self.branches}
         self.is_barrier = _frozen(np.array([p == "barrier" for p in self.pipes], dtype=float))
         self.defers = [ins.opcode == "BAR" and "DEFER_BLOCKING" in ins.mods for ins in instructions]
-        self.waits_for_deferred = [p in DEFERRED_BARRIER_WAITERS and op != "NOP" for p, op in zip(self.pipes, self.opcodes)]
+        self.waits_for_deferred = [p in DEFERRED_BARRIER_WAITERS and op != "NOP"
+                                   for p, op in zip(self.pipes, self.opcodes)]
         self.is_wgmma_wait = _frozen(np.array([is_mma_wait(ins) for ins in instructions], dtype=float))
         self.is_fp32 = _frozen(np.array([p == "fp32" for p in self.pipes], dtype=float))
         self.is_exit = _frozen(np.array([op == "EXIT" for op in self.opcodes], dtype=float))

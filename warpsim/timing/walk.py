@@ -190,7 +190,11 @@ def _walk_block(block, tables, preset, memory_latency, barrier_cycles, cost, sta
                         cost["barrier"][i] += deferred
                     deferred = 0.0
             if defers[i]:
-                deferred = barrier_cycles
+                if i == block.end - 1:          # nothing of its block after it: waited for at the BAR
+                    if keep:
+                        cost["barrier"][i] += barrier_cycles
+                else:
+                    deferred = barrier_cycles
             t = t_issue
             if write_barrier[i] is not None:
                 lat = latencies[i]
