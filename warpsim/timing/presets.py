@@ -350,8 +350,8 @@ _H200 = {
                                           "and a __syncthreads a round: 29.9, 31.9, 39.9, 56.0 and 88.0 cycles; the "
                                           "model's rounds with the warp issuing on past its BAR.SYNC.DEFER_BLOCKING "
                                           "(walk.py), least squares over a grid of fixed parts and slopes: 12 + 1.8 a "
-                                          "warp, the rows +1.6, -1.1, +1.6, +2.3, +3.2%; the second batch's 0.94 + 2.36, "
-                                          "fitted to mb_bar with the wait charged at the BAR, gave them +2..+29%)"),
+                                          "warp, the rows +1.6, -1.1, +1.6, +2.3, +3.2%; the second batch's 0.94 + "
+                                          "2.36, fitted to mb_bar with the wait charged at the BAR, gave them +2..+29%)"),
     "barrier_cycles_per_warp": (1.8, MEASURED27 + " [derived] (as barrier_cycles: the slope)"),
     "barrier_arrival_cycles": (2.18, MEASURED27 + " [derived] (mb27_bar, 64 warps an SM as 4 to 16 CTAs: 135.5-141.0 "
                                                   "cycles a round of one FFMA and a __syncthreads whatever the CTAs, "
