@@ -54,8 +54,9 @@ def kernel_name(config) -> str:
 
 def rates() -> None:
     """Each row's ncu time, L2 sectors (all, and the SMs' reads and writes), HBM bytes, and the rates
-    they make less the 2 us a launch takes beyond its work (model.KERNEL_OVERHEAD_US): whether the
+    they make less the time a launch takes beyond its work (model.KERNEL_OVERHEAD_US): whether the
     stream's fills add to the L2's time beside the table's reads."""
+    from warpsim.timing.model import KERNEL_OVERHEAD_US
     rows = [r for r in ncu_rows("microbench55_ncu.csv") if "mb55" in r["Kernel Name"]]
     for config, r in zip(CONFIGS, rows):
         us = number(r["gpu__time_duration.sum"]) / 1e3
@@ -63,7 +64,7 @@ def rates() -> None:
         reads = number(r["lts__t_sectors_srcunit_tex_op_read.sum"])
         writes = number(r["lts__t_sectors_srcunit_tex_op_write.sum"])
         hbm = number(r["dram__bytes_read.sum"]) + number(r["dram__bytes_write.sum"])
-        busy = (us - 2.0) * 1e-6
+        busy = (us - KERNEL_OVERHEAD_US) * 1e-6
         print(f"{label(config):40s} {us:7.1f} us; L2 sectors {sectors / 1e6:6.2f}M ({sectors * 32 / busy / 1e12:.2f} "
               f"TB/s; SM reads {reads / 1e6:.2f}M, writes {writes / 1e6:.2f}M); HBM {hbm / 1e6:6.1f} MB "
               f"({hbm / busy / 1e12:.2f} TB/s)")

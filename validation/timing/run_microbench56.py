@@ -61,14 +61,15 @@ def passes(config) -> int:
 
 
 def pass_cycles() -> None:
-    """Each row's L2 cycles (lts__cycles_elapsed's rate) a pass, over its ncu duration less the 2 us a
+    """Each row's L2 cycles (lts__cycles_elapsed's rate) a pass, over its ncu duration less the time a
     launch takes beyond its work (model.KERNEL_OVERHEAD_US), and ncu's RED requests a pass."""
+    from warpsim.timing.model import KERNEL_OVERHEAD_US
     rows = [r for r in ncu_rows("microbench56_ncu.csv") if "mb56" in r["Kernel Name"]]
     for config, r in zip(CONFIGS, rows):
         us = number(r["gpu__time_duration.sum"]) / 1e3
         clock = number(r["lts__cycles_elapsed.avg.per_second"])
         n = passes(config)
-        print(f"{label(config):40s} {us:8.1f} us, {(us - 2.0) * 1e-6 * clock / n:5.2f} L2 cycles a pass "
+        print(f"{label(config):40s} {us:8.1f} us, {(us - KERNEL_OVERHEAD_US) * 1e-6 * clock / n:5.2f} L2 cycles a pass "
               f"({n} passes, {number(r['lts__t_requests_op_red.sum']) / n:.2f} RED requests a pass)")
 
 

@@ -149,6 +149,8 @@ def _walk_block(block, tables, preset, memory_latency, barrier_cycles, cost, sta
         ready = dict(pending)
         deferred = 0.0           # a BAR.SYNC.DEFER_BLOCKING's wait the warp has not yet issued past
         for i in range(block.start, block.end):
+            # a deferred BAR that ends its block is waited for at the BAR: nothing of the block issues past it
+            deferring = defers[i] and i < block.end - 1
             fixed = 0.0 if held is None else held
             t_fixed = t + fixed
             t_issue, reason = t_fixed, None
@@ -170,7 +172,7 @@ def _walk_block(block, tables, preset, memory_latency, barrier_cycles, cost, sta
                 cost["wait"][i] = max(0.0, fixed - 1.0)
                 if reason is not None:
                     cost[reason][i] += t_issue - t_fixed
-                if pipes[i] == "barrier" and not defers[i]:
+                if pipes[i] == "barrier" and not deferring:
                     cost["barrier"][i] += barrier_cycles
                 elif opcodes[i] == "BSYNC":     # per group of lanes arriving (sass/issues.py)
                     cost["branch_resolving"][i] += preset.bsync_cycles
@@ -189,12 +191,8 @@ def _walk_block(block, tables, preset, memory_latency, barrier_cycles, cost, sta
                     if keep:
                         cost["barrier"][i] += deferred
                     deferred = 0.0
-            if defers[i]:
-                if i == block.end - 1:          # nothing of its block after it: waited for at the BAR
-                    if keep:
-                        cost["barrier"][i] += barrier_cycles
-                else:
-                    deferred = barrier_cycles
+            if deferring:
+                deferred = barrier_cycles
             t = t_issue
             if write_barrier[i] is not None:
                 lat = latencies[i]
