@@ -173,30 +173,63 @@ def test_tensor_core_time_follows_the_instruction_shape():
 
 
 LANES_SOURCE = r"""
-extern "C" __global__ void add_from_lanes(int* line, int active) {
+extern "C" __global__ void add_from_lanes(int* line, int active, int stride) {
     int lane = threadIdx.x & 31;
-    if (lane < active) atomicAdd(&line[lane], 1);
+    if (lane < active) atomicAdd(&line[(lane * stride) & 31], 1);
+}
+// every warp adds to `lines` lines in turn, `per_line` lanes on their own words of each, the lines
+// `line_words` apart (the fifty-seventh batch's REDs)
+extern "C" __global__ void add_to_lines(float* bins, int per_line, int lines, int line_words, int iters) {
+    int lane = threadIdx.x & 31, line = lane / per_line;
+    if (line >= (32 / per_line < lines ? 32 / per_line : lines)) return;
+    for (int it = 0; it < iters; ++it)
+        atomicAdd(bins + ((line + it) & (lines - 1)) * line_words + lane % per_line, 1.0f);
 }
 """
 
 
-def test_a_line_pass_of_atomics_costs_in_proportion_to_the_lanes_it_carries():
+def _atomics_bound(kernel, grid, args, gpu="h200"):
     from warpsim.api.raw import pack_arguments
+    params = pack_arguments(kernel.kernel_name, kernel.params, args)
+    return predict(kernel.loaded_module, kernel.kernel_name, (grid, 1, 1), (256, 1, 1), params, 0,
+                   gpu=gpu).details["bounds"]["atomics"]
+
+
+def test_a_line_pass_of_atomics_costs_by_the_sectors_it_names():
+    from warpsim.api.raw import pack_arguments
+    from warpsim.timing.execution import PASS_WHOLE_LINE
     kernel = ws.RawModule(code=LANES_SOURCE).get_function("add_from_lanes")
     line = ws.zeros(32, dtype=np.int32)
-    bounds, passes = {}, {}
-    for active in (32, 16, 8):
-        params = pack_arguments(kernel.kernel_name, kernel.params, (line, np.int32(active)))
+    bounds, kinds = {}, {}
+    for active, stride in ((32, 1), (16, 1), (8, 1), (8, 4)):
+        args = (line, np.int32(active), np.int32(stride))
+        params = pack_arguments(kernel.kernel_name, kernel.params, args)
         ex = record_execution(kernel.loaded_module, kernel.kernel_name, (1024, 1, 1), (256, 1, 1), params, 0)
         (site,) = [m for m in ex.memory.values() if m.kind == "atomic"]
-        requests = 8 * len(ex.sampled_ctas)               # a request per warp, every lane on its own word
-        passes[active] = site.atomic_multi_requests / requests
-        bounds[active] = predict(kernel.loaded_module, kernel.kernel_name, (1024, 1, 1), (256, 1, 1), params, 0,
-                                 gpu="h200").details["bounds"]["atomics"]
-    assert passes == {32: 1.0, 16: 0.5, 8: 0.25}
-    # the H200 (microbench12.json): 5.0, 2.42 and 1.23 cycles a request; 8 lanes cost one lane's 1.47 here
-    assert bounds[32] / bounds[16] == pytest.approx(2.0, rel=0.05)
-    assert bounds[16] / bounds[8] == pytest.approx(2.45 / 1.47, rel=0.05)
+        kinds[active, stride] = {kind for _, kind, _ in site.atomic_hot_passes}
+        bounds[active, stride] = _atomics_bound(kernel, 1024, args)
+    assert kinds == {(32, 1): {PASS_WHOLE_LINE}, (16, 1): {2}, (8, 1): {1}, (8, 4): {4}}
+    # the H200's whole line against 16 lanes' two sectors, 5.0 / 2.42 cycles a request (microbench12.json);
+    # the H100's 16 words spread over four sectors (a histogram of 64 bins) against two sectors, 5.06 / 2.0
+    assert bounds[32, 1] / bounds[16, 1] == pytest.approx(5.0 / 2.42, rel=0.05)
+    assert bounds[8, 4] / bounds[16, 1] == pytest.approx(5.06 / 2.0, rel=0.1)
+    assert bounds[8, 1] < bounds[16, 1]
+
+
+def test_a_chunks_two_halves_serve_atomics_at_once_and_one_line_alone_waits_on_its_adds():
+    """Fifty-seventh batch (an H100): f32 REDs of 16 lanes a line over four lines of a 512-byte chunk took
+    198.6 us, over two lines of one half 371.0, over two lines 512 bytes apart 373.9; 8 lanes a line over
+    one line 461.8 (its adds wait on each other), over two 324.9."""
+    kernel = ws.RawModule(code=LANES_SOURCE).get_function("add_to_lines")
+    bins = ws.zeros(512, dtype=np.float32)
+
+    def bound(per_line, lines, line_words=32):
+        passes = min(lines, 32 // per_line)          # a warp's passes an iteration: as many in every launch
+        return _atomics_bound(kernel, 1056, (bins, np.int32(per_line), np.int32(lines), np.int32(line_words),
+                                             np.int32(16 // passes)), gpu="h100")
+    assert bound(16, 2) / bound(16, 4) == pytest.approx(371.0 / 198.6, rel=0.1)
+    assert bound(16, 2, line_words=128) == pytest.approx(bound(16, 2), rel=0.05)
+    assert bound(8, 1) / bound(8, 2) == pytest.approx(461.8 / 324.9, rel=0.1)
 
 
 STREAM = r"""

@@ -210,16 +210,9 @@ WHY = {   # one line per miss over 25%, from reading the case's SASS and the mod
                              "latencies (chase_convoys.py) takes 0.53 of the 2-warps-an-SM time, the H100 0.54; the "
                              "model sees the sampled warps only and has every warp of one wave wait HBM's latency "
                              "for every line",
-    "atomic_bins_64": "64 f32 bins in two lines: each warp's RED names 16 words of each, even and odd warps "
-                      "the two halves of a line in turn: 5.2 cycles a (request, line) pass at the one slice, where "
-                      "the model charges a pass of 16 lanes an f32 lane's 3.46; the forty-seventh batch's f32 "
-                      "passes of 16 words, the same words every pass, took about 3.1. The fifty-sixth batch "
-                      "measures passes by lanes and by whether their words repeat",
-    "atomic_bins_4096": "4,096 f32 bins, 32 chunks: each request names 15 lines, 2 lanes on each. The model keeps "
-                        "the sample's hottest chunk at the sample's count, as if private to a CTA, because 4 of the "
-                        "6 sampled CTAs touched it, not all; scaled to the launch, and each two-lane pass charged "
-                        "an f32 lane's 3.46 cycles, it is +90%. The H100's time is about 2.2 cycles a pass if the "
-                        "chunk has its slice to itself; the fifty-sixth batch measures this",
+    "atomic_bins_4096": "4,096 f32 bins, 16 KB: each request names 15 lines, two lanes on each, one sector. The "
+                        "H100 served them as if all 32 atomic units of the 16 KB worked at once; the model spreads "
+                        "them over 57 units hashed at random, of which 32 keep 24.5 busy",
 }
 
 

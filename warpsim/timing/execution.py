@@ -18,6 +18,7 @@ far the model extrapolates, and `source` says where the counts came from:
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -29,6 +30,7 @@ from ..sass.executor.async_copy import TMA_UNIT
 from ..sass.issues import Departures, brx_targets, bsync_starts
 from ..sass.ptx_blocks import block_copies, ptx_block_of_sass
 from ..semantics.addresses import local_hardware_bytes
+from .presets import gpu_preset
 from .reuse import bucket, bucket_steps, stack_distances
 
 CTA_SHIFT = 40                  # a load's key in _cta_order: its CTA above this bit, its sector below
@@ -63,21 +65,21 @@ class SiteMemory:
     high: float = 0.0
     span_low: float = float("inf")  # the lowest and highest address of all its requests
     span_high: float = 0.0
-    # atomics at the hottest L2 slice chunk (ATOMIC_CHUNK_BYTES): per (warp request, line) reaching it,
-    # one address (its lanes serialise) or several (one pass of the line)
-    hot_line_ctas: int = 0          # sampled CTAs that touched the hottest chunk
+    # atomics at the hottest L2 atomic unit (atomic_unit_of_line): its (warp request, line) passes, each
+    # by the most lanes naming one of its addresses (they serialise) and its pass kind (PASS_KINDS)
+    hot_line_ctas: int = 0          # sampled CTAs that touched the hottest unit
     atomic_requests_hot: float = 0.0  # (warp request, line) pairs that reached it
-    atomic_single_lanes: float = 0.0  # lanes of those pairs that named one address
-    atomic_multi_requests: float = 0.0  # pairs that named several addresses, in full line passes (bytes / 128)
-    atomic_multi_lanes: float = 0.0   # ... the largest same-address lane count of each, summed
+    atomic_hot_passes: tuple = ()   # ((lanes on one address, pass kind, pairs), ...) of those pairs
+    atomic_line_chain: float = 0.0  # lanes on one address, summed over the pairs to the unit's busiest line
     # atomics over the whole sample: the slice work (one-address lanes, several-address line passes in
-    # full passes),
-    # and how many 512-byte chunks (ATOMIC_CHUNK_BYTES) a CTA touches and how far they move per CTA index
+    # full passes), and how many L2 atomic units (atomic_unit_of_line) a CTA touches with every atomic
+    # site of the launch and how far they move per CTA index
     atomic_lanes_single: float = 0.0
     atomic_lanes_lone: float = 0.0   # ... of them, lanes alone on their line of the request (one address, one lane)
     atomic_passes_multi: float = 0.0
-    atomic_chunks_per_cta: float = 0.0
-    atomic_chunk_advance: float = 0.0
+    atomic_multi_kinds: tuple = ()   # (pass kind, pairs) of the several-address pairs (PASS_KINDS)
+    atomic_units_per_cta: float = 0.0
+    atomic_unit_advance: float = 0.0
     partial_lines: int = 0          # stores: distinct lines it wrote part of a sector of, the kernel not reading it
     partial_sectors: int = 0        # ... and those sectors
     store_cycles: float = 0.0       # stores: LSU cycles of its requests, those issued back to back merged
@@ -197,17 +199,36 @@ def as_grid(ex):
 
 
 KINDS = {"ld": "load", "load": "load", "st": "store", "store": "store"}   # anything else is an atomic
-# Atomics contend per L2 slice, and consecutive 512-byte chunks go to different slices: one lane per
-# warp on 1, 2, 8, 32 lines 128 B apart ran at 1.42, 1.67, 0.82, 0.19 cycles per request
-# (validation/timing/h200/microbench2.json, red_s32_1_lane_*): 256 B share a slice, 1 KB spans two.
-ATOMIC_CHUNK_BYTES = 512
+# Atomics contend per L2 atomic unit. A 1 KB region of addresses is served by two units, its 256-byte
+# blocks alternating between them: REDs over a 512-byte chunk's four lines took half the time of those
+# over two lines of one half, over eight adjacent lines (1 KB) as long as over four, over two lines 512
+# bytes apart as long as over one line, over four lines 512 bytes apart half that (fifty-sixth to
+# fifty-eighth batches, an H100; a histogram of 128 bins took as long a request as one of 64). For a
+# contiguous range the units are its 512-byte chunks, as on the H200 (one lane per warp on 1, 2, 8, 32
+# lines 128 B apart ran at 1.42, 1.67, 0.82, 0.19 cycles per request: microbench2.json,
+# red_s32_1_lane_*).
+def atomic_unit_of_line(lines: np.ndarray) -> np.ndarray:
+    """The L2 atomic unit of each 128-byte line (its address >> 7)."""
+    return ((lines >> 3) << 1) | ((lines >> 1) & 1)
+
+
 IN_STEP_WINDOW = 16            # CTAs read a shared sector in step within 1 / IN_STEP_WINDOW of the site's passes
-MULTI_ADDRESS_WEIGHT = 3.3     # a several-address pass of a line against one same-address lane (4.9 / 1.47)
-# A several-address pass of a line costs in proportion to the bytes it carries: requests of 32 / 16 / 8
-# 4-byte lanes, each lane on its own address of one line, took 5.0 / 2.42 / 1.23 cycles
-# (microbench12.json; 4 / 2 / 1 lanes: 1.51-1.54, one same-address lane's cost, which `same` keeps as
-# the floor); 16 / 8 / 4 lanes of 8-byte words 5.0 / 2.39 / 1.22.
+# A (warp request, line) pass of atomics costs its unit by the sectors it names, 1 to 4, and less where
+# it names the whole line's 128 bytes (PASS_WHOLE_LINE): the presets' atomic_pass_cycles_*.
+PASS_WHOLE_LINE = 5
+PASS_KINDS = (1, 2, 3, 4, PASS_WHOLE_LINE)
 FULL_PASS_BYTES = 128
+
+
+@functools.cache
+def pass_weights() -> np.ndarray:
+    """By pass kind, what an integer pass costs its unit in same-address lanes (the H200 preset's
+    atomic_pass_cycles_int over atomic_lane_cycles_int): how the hottest unit is picked, whatever the card."""
+    h200 = gpu_preset("h200")
+    weights = np.zeros(max(PASS_KINDS) + 1)
+    for kind, cycles in zip(PASS_KINDS, h200.atomic_pass_cycles_int):
+        weights[kind] = cycles / h200.atomic_lane_cycles_int
+    return weights
 
 
 # ---------------------------------------------------------------- address arithmetic
@@ -314,9 +335,10 @@ def shared_request_wavefronts(warps: np.ndarray, addrs: np.ndarray, lanes: np.nd
     return shared_bank_wavefronts(warps, lanes, addrs.astype(np.int64) & 0xFFFFFF, nbytes, load)[0]
 
 
-def atomic_line_load(warps: np.ndarray, offsets: np.ndarray) -> tuple:
+def atomic_line_load(warps: np.ndarray, offsets: np.ndarray, nbytes) -> tuple:
     """Per (warp, 128-byte line) an atomic's lanes (their address_offsets) touch: (line id, largest
-    count of lanes on one address, distinct addresses, warp, lanes)."""
+    count of lanes on one address, distinct addresses, warp, lanes, pass kind: the sectors it names,
+    PASS_WHOLE_LINE where its addresses cover the line's 128 bytes)."""
     a = offsets
     uniq_addr, counts = np.unique((warps.astype(np.int64) << 48) | (a & ((1 << 48) - 1)), return_counts=True)
     addr_warp, addr = uniq_addr >> 48, uniq_addr & ((1 << 48) - 1)
@@ -325,7 +347,12 @@ def atomic_line_load(warps: np.ndarray, offsets: np.ndarray) -> tuple:
     same = np.zeros(len(wl), dtype=np.int64)
     np.maximum.at(same, inv, counts)
     lanes = np.bincount(inv, weights=counts, minlength=len(wl))
-    return wl & ((1 << 40) - 1), same, n_addresses, wl >> 40, lanes
+    new_sector = np.ones(len(uniq_addr), dtype=bool)
+    new_sector[1:] = (uniq_addr[1:] >> 5) != (uniq_addr[:-1] >> 5)
+    sectors = np.bincount(inv, weights=new_sector, minlength=len(wl)).astype(np.int64)
+    word = int(np.max(nbytes)) if np.ndim(nbytes) else int(nbytes)
+    kind = np.where(n_addresses * word >= FULL_PASS_BYTES, PASS_WHOLE_LINE, sectors)
+    return wl & ((1 << 40) - 1), same, n_addresses, wl >> 40, lanes, kind
 
 
 def unique_rows(*columns: np.ndarray) -> tuple:
@@ -413,7 +440,7 @@ class _Recorder(LaunchObserver):
         self._cta_order: list = []        # ((cta, sector) keys, site, warps, is a load, pass) of loads and stores,
         #                                   in order; a lane's pass: how many times its warp ran the site before
         self._passes: dict = {}           # site -> times each warp slot ran it (indexed by slot)
-        self._atomic: dict = {}           # site -> list of (line, same, addresses, cta, line passes)
+        self._atomic: dict = {}           # site -> list of (line, same, addresses, cta, line passes, pass kind)
         self._store_run: list = []        # (site, (warp, byte address) keys, bytes each, sectors) of stores
         #                                   back to back to the same sectors
 
@@ -471,11 +498,11 @@ class _Recorder(LaunchObserver):
         if kind == "store":
             self._stores.setdefault(site_index, []).append((offsets, nbytes))
         if kind == "atomic":
-            line, same, n_addresses, warp, lanes = atomic_line_load(warps, offsets)
+            line, same, n_addresses, warp, lanes, kind = atomic_line_load(warps, offsets, nbytes)
             uw, at = unique_ascending(warps, return_index=True)
             cta_of_warp = ctas[at][np.searchsorted(uw, warp)]
             self._atomic.setdefault(site_index, []).append((line, same, n_addresses, cta_of_warp,
-                                                             lanes * nbytes / FULL_PASS_BYTES))
+                                                             lanes * nbytes / FULL_PASS_BYTES, kind))
 
     @staticmethod
     def _global_pattern(rec: SiteMemory, warps: np.ndarray, offsets: np.ndarray) -> None:
@@ -585,8 +612,8 @@ class _Recorder(LaunchObserver):
         return before[of_lane]
 
     def _finish_atomics(self):
-        """Per atomic site, its lanes and line passes, and those at the launch's hottest 512-byte chunk
-        (ATOMIC_CHUNK_BYTES). The chunk is the hottest over every site together: the sites of a loop
+        """Per atomic site, its lanes and line passes, and those at the launch's hottest L2 atomic unit
+        (atomic_unit_of_line). The unit is the hottest over every site together: the sites of a loop
         unrolled by ptxas, each adding to the same counter, queue at one L2 slice (thirty-seventh batch:
         16 REDs a thread to one word, unrolled into 16 sites, run at the one-address rate per lane of
         them all: 1.45 cycles a lane for 32- and 64-bit integers, 3.5 for f32 and f64)."""
@@ -595,29 +622,39 @@ class _Recorder(LaunchObserver):
         sites = {}
         for site, parts in self._atomic.items():
             line = np.concatenate([c[0] for c in parts])
-            same = np.concatenate([c[1] for c in parts]).astype(float)
+            same = np.concatenate([c[1] for c in parts]).astype(np.int64)
             multi = np.concatenate([c[2] for c in parts]) > 1
             cta = np.concatenate([c[3] for c in parts])
             passes = np.concatenate([c[4] for c in parts])     # of a full line pass
-            chunk = line >> (ATOMIC_CHUNK_BYTES.bit_length() - 1 - 7)
-            sites[site] = (same, multi, cta, passes, chunk)
-        chunks = np.concatenate([v[4] for v in sites.values()])
-        weight = np.concatenate([np.where(multi, np.maximum(same, MULTI_ADDRESS_WEIGHT * passes), same)
-                                 for same, multi, _, passes, _ in sites.values()])
-        distinct, inv = np.unique(chunks, return_inverse=True)
+            kind = np.concatenate([c[5] for c in parts])
+            sites[site] = (line, same, multi, cta, passes, kind)
+        units = np.concatenate([atomic_unit_of_line(v[0]) for v in sites.values()])
+        weights = pass_weights()
+        weight = np.concatenate([np.maximum(same, weights[kind]) for _, same, _, _, _, kind in sites.values()])
+        distinct, inv = np.unique(units, return_inverse=True)
         hottest = distinct[int(np.argmax(np.bincount(inv, weights=weight)))]
-        for site, (same, multi, cta, passes, chunk) in sites.items():
-            hot = chunk == hottest
+        # the unit's busiest line by lanes on one address, over every site
+        lines = np.concatenate([v[0] for v in sites.values()])
+        same_all = np.concatenate([v[1] for v in sites.values()])
+        in_unit = atomic_unit_of_line(lines) == hottest
+        ids, of = np.unique(lines[in_unit], return_inverse=True)
+        busiest = ids[int(np.argmax(np.bincount(of, weights=same_all[in_unit])))]
+        # the units every site's atomics reach together: they share the slices
+        spread = _chunk_spread(units, np.concatenate([v[3] for v in sites.values()]))
+        for site, (line, same, multi, cta, passes, kind) in sites.items():
+            hot = atomic_unit_of_line(line) == hottest
             rec = self.memory[site]
             rec.hot_line_ctas = len(np.unique(cta[hot]))
             rec.atomic_requests_hot = float(hot.sum())
-            rec.atomic_single_lanes = float(same[hot & ~multi].sum())
-            rec.atomic_multi_requests = float(passes[hot & multi].sum())
-            rec.atomic_multi_lanes = float(same[hot & multi].sum())
+            pairs, counts = np.unique(np.stack([same[hot], kind[hot]]), axis=1, return_counts=True)
+            rec.atomic_hot_passes = tuple((int(k), int(p), float(n)) for (k, p), n in zip(pairs.T, counts))
+            rec.atomic_line_chain = float(same[line == busiest].sum())
             rec.atomic_lanes_single = float(same[~multi].sum())
             rec.atomic_lanes_lone = float(((same == 1) & ~multi).sum())
             rec.atomic_passes_multi = float(passes[multi].sum())
-            rec.atomic_chunks_per_cta, rec.atomic_chunk_advance = _chunk_spread(chunk, cta)
+            rec.atomic_multi_kinds = tuple((int(p), float(n))
+                                           for p, n in zip(*np.unique(kind[multi], return_counts=True)))
+            rec.atomic_units_per_cta, rec.atomic_unit_advance = spread
 
     def _partial_lines(self):
         """Per store site, the lines holding a sector the launch writes only part of and never reads:

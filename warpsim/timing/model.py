@@ -30,7 +30,7 @@ from .queueing import Station, mva
 from .lines import line_stalls
 from .register_banks import BANKS
 from .reuse import HBM_BLOCK_BYTES, L2_RANDOM_SHARE, kept_share, random_blocks, random_reread_misses
-from .execution import as_grid
+from .execution import PASS_KINDS, as_grid
 from .pipes import MIO_WAVEFRONTS, QUEUE_PIPES
 from .result import Timing
 from ..sass.executor.async_copy import TMA_UNIT
@@ -1168,48 +1168,62 @@ def _atomic_wait(ex, site: int) -> str:
         else "long_scoreboard"
 
 
+def pass_cycles(ins, preset) -> tuple:
+    """(a pass's unit cycles by pass kind (execution.PASS_KINDS), a same-address lane's cycles) for the
+    atomic instruction `ins`: float adds cost more than integer operations."""
+    if any(t.startswith("F") for t in ins.mods):
+        return dict(zip(PASS_KINDS, preset.atomic_pass_cycles_float)), preset.atomic_lane_cycles_float
+    return dict(zip(PASS_KINDS, preset.atomic_pass_cycles_int)), preset.atomic_lane_cycles_int
+
+
 def hot_line_cycles(ex, preset, lane_cycles: float | None = None) -> tuple:
-    """Cycles the busiest L2 slice spends on atomics: lanes naming one address serialise (an f32 add
-    costs more per lane than an integer one; `lane_cycles` for every type instead), a request naming
-    several addresses of a line is one pass. Every site's share of the launch's hottest chunk
-    (execution: the chunk is the same for all) queues there, so the sites add up; returns (cycles, the
-    site with the largest share)."""
+    """Cycles the busiest L2 atomic unit (execution.atomic_unit_of_line) spends on atomics: each (warp request,
+    line) pass costs it by the sectors it names (atomic_pass_cycles_*), or its lanes on one address
+    one after another where more than one (an f32 add costs more per lane than an integer one;
+    `lane_cycles` for every type instead); and its busiest line takes at least a same-address lane's
+    time for each pass's lanes on one address (fifty-seventh batch: f32 passes to one line alone 3.0 L2
+    cycles whatever their sectors up to two, alternating with a second line 2.2-2.5). Every site's
+    share of the launch's hottest unit (execution: the unit is the same for all) queues there, so the
+    sites add up; returns (cycles, the site with the largest share)."""
     total, worst, site = 0.0, 0.0, None
+    chain_total = 0.0
     for i, m in ex.memory.items():
         if m.kind != "atomic" or not m.atomic_requests_hot:
             continue
         grow = ex.scale if m.hot_line_ctas >= max(2, len(ex.sampled_ctas)) else 1.0
-        ins = ex.function.instructions[i]
-        lane = lane_cycles if lane_cycles is not None else preset.atomic_lane_cycles_float \
-            if any(t.startswith("F") for t in ins.mods) else preset.atomic_lane_cycles_int
-        cycles = (lane * m.atomic_single_lanes + max(lane * m.atomic_multi_lanes,
-                                                     preset.atomic_line_pass_cycles * m.atomic_multi_requests)) * grow
+        by_kind, lane = pass_cycles(ex.function.instructions[i], preset)
+        lane = lane_cycles if lane_cycles is not None else lane
+        cycles = sum(n * (by_kind[kind] if same == 1 else max(by_kind[kind], same * lane))
+                     for same, kind, n in m.atomic_hot_passes) * grow
+        chain_total += m.atomic_line_chain * lane * grow
         total += cycles
         if cycles > worst:
             worst, site = cycles, i
-    return total, site
+    return max(total, chain_total), site
 
 
 def atomic_slice_cycles(ex, preset, wave_ctas: int) -> float:
     """Cycles the L2 slices spend on the launch's atomics when the work spreads over the slices a wave
     reaches: a lane per cycle for a lane naming one address (independent addresses pipeline; one hot
-    address is hot_line_cycles' latency chain), a line pass for a request naming several, and 512-byte
-    chunks hashed over U slices, of which a wave's chunks keep 1 - exp(-chunks / U) busy: U is
-    `atomic_units` for one-address lanes queued on their address (set 2's atomics: one address per warp,
-    per CTA, 32 lines in turn), `atomic_spread_units` for lanes alone on a line of their request
-    (forty-seventh batch: a line a lane, 43 a clock), `atomic_pass_units` for line passes
-    (thirty-seventh batch: an address a thread)."""
-    total = 0.0
-    for m in ex.memory.values():
+    address is hot_line_cycles' latency chain), a line pass for a request naming several
+    (atomic_pass_cycles_*), and L2 atomic units (execution.atomic_unit_of_line) hashed over U, of which a
+    wave's units keep 1 - exp(-units / U) busy: U is `atomic_units` for one-address lanes queued on their
+    address (set 2's atomics: one address per warp, per CTA, 32 lines in turn), `atomic_spread_units` for
+    lanes alone on a line of their request (forty-seventh batch: a line a lane, 43 a clock),
+    `atomic_pass_units` for line passes (thirty-seventh batch: an address a thread)."""
+    queued, lone, passes, reached = 0.0, 0.0, 0.0, 1.0
+    for i, m in ex.memory.items():
         if m.kind != "atomic" or m.space != "global" or not (m.atomic_lanes_single or m.atomic_passes_multi):
             continue
-        chunks = max(1.0, m.atomic_chunks_per_cta + m.atomic_chunk_advance * max(0, wave_ctas - 1))
-        for work, units in ((m.atomic_lanes_single - m.atomic_lanes_lone, preset.atomic_units),
-                            (m.atomic_lanes_lone, preset.atomic_spread_units),
-                            (m.atomic_passes_multi * preset.atomic_line_pass_cycles, preset.atomic_pass_units)):
-            if work:
-                total += work * ex.scale / (units * (1.0 - np.exp(-chunks / units)))
-    return total
+        # every site holds the units all the sites reach together (they share the slices)
+        reached = max(1.0, m.atomic_units_per_cta + m.atomic_unit_advance * max(0, wave_ctas - 1))
+        by_kind, _ = pass_cycles(ex.function.instructions[i], preset)
+        queued += m.atomic_lanes_single - m.atomic_lanes_lone
+        lone += m.atomic_lanes_lone
+        passes += sum(n * by_kind[kind] for kind, n in m.atomic_multi_kinds)
+    return sum(work * ex.scale / (units * (1.0 - np.exp(-reached / units)))
+               for work, units in ((queued, preset.atomic_units), (lone, preset.atomic_spread_units),
+                                   (passes, preset.atomic_pass_units)) if work)
 
 
 def lone_lane_cycles(ex, preset) -> float:

@@ -46,6 +46,7 @@ MEASURED42 = "validation/timing/h100/microbench42_ncu.csv: measured on an H100 S
 MEASURED48 = "validation/timing/h100/microbench48.json: measured on an H100 SXM"
 MEASURED53 = "validation/timing/h100/microbench53_ncu.csv: measured on an H100 SXM"
 MEASURED54 = "validation/timing/h100/microbench54_ncu.csv: measured on an H100 SXM"
+MEASURED57 = "validation/timing/h100/microbench57_ncu.csv: measured on an H100 SXM"
 MEASURED_NCU = "validation/timing/h200/ncu_raw_0.csv (device__attribute_*): reported by the H200"
 CUDA_PG = "CUDA C++ Programming Guide, compute capability table and 'Arithmetic Instructions' throughput table"
 HOPPER_WP = "NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022)"
@@ -134,9 +135,11 @@ class GPUPreset:
     l2_merged_floor_copy: float          # ... of async copies' reads (LDGSTS, UBLKCP, UTMALDG)
     atomic_lane_cycles_int: float        # L2 slice cycles per lane of a warp's 32-bit integer atomic on one address
     atomic_lane_cycles_float: float      # ... of an f32 atomic add (serialised lane by lane)
-    atomic_line_pass_cycles: float       # ... for one warp request naming several addresses of one line
+    atomic_pass_cycles_int: tuple        # L2 unit cycles of a (warp request, line) pass of integer atomics by the
+    #                                      sectors it names, 1-4, and for the whole line (execution.PASS_KINDS)
+    atomic_pass_cycles_float: tuple      # ... of float adds
     atomic_latency: float                # one thread's ATOM round trip, cycles
-    atomic_units: float                  # L2 slices that serve atomics at once, 512-byte chunks hashed over them
+    atomic_units: float                  # L2 units that serve atomics at once (execution.atomic_unit_of_line)
     atomic_pass_units: float             # ... that serve several-address line passes at once
     partial_line_hbm_bytes: float        # HBM time of a line whose sector a kernel writes only part of, in bytes of copy
     hbm_read_spread_cost: float          # HBM time of a read added per doubling of the gap between its 64-byte chunks
@@ -268,6 +271,12 @@ _H200 = {
     "atomic_spread_units": (43.0, "[assumed] as the H100's, measured there (validation/timing/h100/microbench47*: "
                                   "4.3M REDs, every lane on a line of its own of a 4 MB array, f32 or u32, in "
                                   "52.4 / 51.8 us: 43 lanes a clock less 2 us of launch)"),
+    "atomic_pass_cycles_int": ((1.5, 2.36, 4.1, 5.86, 4.81),
+                               "[assumed] as the H100's, measured there (validation/timing/h100/microbench5[67]*); "
+                               "the H200's REDs of 8 / 16 / 32 lanes on their own words of a line, one, two sectors "
+                               "and the whole line, took 1.23 / 2.42 / 5.0 cycles a request (microbench12.json)"),
+    "atomic_pass_cycles_float": ((2.54, 2.89, 4.38, 5.87, 4.77),
+                                 "[assumed] as the H100's, measured there (validation/timing/h100/microbench5[67]*)"),
     "cta_drain_span_pipe": (1.04, "[assumed] as the H100's (validation/timing/h100/microbench52*); not measured"),
     "l2_store_byte_cost": (1.87, "[assumed] as the H100's (validation/timing/h100/microbench54*); not measured"),
     "atomic_writeback_hbm_bytes": (58.0, "[assumed] as the H100's (validation/timing/h100/microbench49*); not measured"),
@@ -312,8 +321,6 @@ _H200 = {
                                                  "11.7 per 8 lanes, 1.42 per lane-0-only request)"),
     "atomic_lane_cycles_float": (3.46, MEASURED2 + " (REDG.E.ADD.F32 on one address: 110.9 cycles per 32-lane request, "
                                                    "3.50 per one-lane request)"),
-    "atomic_line_pass_cycles": (4.9, MEASURED2 + " (REDG.E.ADD, 32 / 16 / 8 addresses of one line per request: 5.09 / "
-                                                 "4.74 / 4.77 cycles; f32 5.12)"),
     "atomic_latency": (296.0, MEASURED2 + " (one thread's loop of ATOMG.E.ADD whose results are summed: 295.8 cycles each)"),
     "atomic_units": (24.0, MEASURED_SET2_DEV + " [derived] (t2_red_int one address per warp: 2.1M lanes in 93.9K "
                                              "cycles when a wave's CTAs touch 67 chunks, 22.5 slices at a lane per "
@@ -474,7 +481,7 @@ _MICROBENCHMARKED = {
     MEASURED7 if name.startswith("l2_dirty") else
     MEASURED37 if name == "atomic_pass_units" else MEASURED2
     for name in ("l1_lines_per_clk", "atomic_lane_cycles_int", "atomic_lane_cycles_float",
-                 "atomic_line_pass_cycles", "atomic_latency", "branch_taken_cycles",
+                 "atomic_latency", "branch_taken_cycles",
                  "branch_taken_issue_cycles", "wave_drain_span", "cta_drain_span", "barrier_cycles",
                  "barrier_cycles_per_warp", "barrier_arrival_cycles", "bsync_cycles", "partial_line_hbm_bytes", "atomic_units", "cta_turnaround_cycles",
                  "cta_turnaround_cycles_per_warp", "hbm_latency_under_writes", "hbm_latency_under_reads",
@@ -526,6 +533,17 @@ _H100.update({
                                   "every lane on a line of its own of a 4 MB array, f32 or u32, in 52.4 / 51.8 us "
                                   "at 1,975 MHz: 43 lanes a clock less 2 us of launch (atomic_units' 24 are lanes "
                                   "queued on one address a warp)"),
+    "atomic_pass_cycles_int": ((1.5, 2.36, 4.1, 5.86, 4.81),
+                               MEASURED57 + " and microbench56 [derived] (REDs on every request's own words of lines "
+                               "of one 512-byte chunk, L2 cycles a (request, line) pass at its 256-byte half, times "
+                               "1980 / 1709 MHz: one sector 1.25 / 1.46 / 1.18 (one line; four lines of 1-4 and 8 "
+                               "lanes), two 2.01 / 2.00 / 2.10, the whole line 4.17 / 4.14; four sectors in part, a "
+                               "histogram's 16 words of each of two lines, 5.06; three sectors interpolated)"),
+    "atomic_pass_cycles_float": ((2.54, 2.89, 4.38, 5.87, 4.77),
+                                 MEASURED57 + " and microbench56 [derived] (f32 as atomic_pass_cycles_int: one sector "
+                                 "2.18-2.20, two 2.29-2.66 (five rows, mean 2.49), the whole line 4.00-4.17 (mean "
+                                 "4.12), four in part 5.07 (histograms of 64 and 128 bins); passes to one line alone "
+                                 "wait out atomic_lane_cycles_float each, 3.0 L2 cycles)"),
     "cta_drain_span_pipe": (1.04, "measured on an H100 SXM (validation/timing/h100/microbench52*) [derived]: "
                                   "ncu achieved occupancy of one-wave DFMA, MUFU.EX2, IMAD and HFMA2 chains at "
                                   "16 / 8 / 2 CTAs an SM, 55.5-58.6 / 57.1-60.5 / 73.9-74.6%; k CTAs finishing "
@@ -577,7 +595,8 @@ _H100.update({
 # The figures only the H100's microbenchmarks measured, by batch; the presets of other chips take them as the
 # H100's, saying so (the H200 names them in its own table, where it says more of each).
 _MEASURED_ON_H100 = {"hbm_latency_spread": 46, "atomic_spread_units": 47, "cta_drain_span_pipe": 52,
-                     "l2_store_byte_cost": 54, "atomic_writeback_hbm_bytes": 49}
+                     "l2_store_byte_cost": 54, "atomic_writeback_hbm_bytes": 49, "atomic_pass_cycles_int": 57,
+                     "atomic_pass_cycles_float": 57}
 
 
 def _microbenchmarked_as_h100() -> dict:
