@@ -221,7 +221,11 @@ def test_a_chunks_two_halves_serve_atomics_at_once_and_one_line_alone_waits_on_i
     198.6 us, over two lines of one half 371.0, over two lines 512 bytes apart 373.9; 8 lanes a line over
     one line 461.8 (its adds wait on each other), over two 324.9."""
     kernel = ws.RawModule(code=LANES_SOURCE).get_function("add_to_lines")
-    bins = ws.zeros(512, dtype=np.float32)
+    # which 256-byte blocks share a unit follows the address: the lines start on a 1 KB boundary, as a
+    # fresh allocation's do on the GPU
+    room = ws.zeros(512 + 256, dtype=np.float32)
+    start = (-room.data.ptr % 1024) // 4
+    bins = room[start:start + 512]
 
     def bound(per_line, lines, line_words=32):
         passes = min(lines, 32 // per_line)          # a warp's passes an iteration: as many in every launch

@@ -117,3 +117,18 @@ def test_the_launch_recorder_counts_what_the_compiled_round_loop_ran():
     assert sum(ran.values()) > w * h                            # the loop ran most rounds
     numpy_run, compiled_run = predicted["numpy"], predicted["compiled"]
     assert compiled_run.cycles == numpy_run.cycles and compiled_run.stalls == numpy_run.stalls
+
+
+def test_a_cubin_without_ptx_that_faults_in_the_sample_says_where():
+    """A cubin has no PTX to fall back on: the SASS executor's fault is the answer, naming the thread
+    and the instruction, not a failure of the fallback."""
+    from pathlib import Path
+
+    from warpsim.errors import WarpsimError
+    cubin = Path(__file__).parents[2] / "validation" / "timing" / "microbench59.cubin"
+    k = ws.RawModule(path=str(cubin)).get_function("mb59_inner")
+    out, cycles = ws.zeros(132 * 32, dtype=np.float32), ws.zeros(132, dtype=np.int64)
+    trip = ws.zeros(1, dtype=np.int32)                   # the kernel reads trip[lane] for 32 lanes
+    params = pack_arguments(k.kernel_name, k.params, (out, cycles, trip, np.int32(8)))
+    with pytest.raises(WarpsimError, match=r"out-of-bounds.*thread \(1, 0, 0\)"):
+        predict(k.loaded_module, k.kernel_name, (132,), (32,), params, 0, gpu="h100", max_ctas=2)

@@ -47,6 +47,7 @@ MEASURED48 = "validation/timing/h100/microbench48.json: measured on an H100 SXM"
 MEASURED53 = "validation/timing/h100/microbench53_ncu.csv: measured on an H100 SXM"
 MEASURED54 = "validation/timing/h100/microbench54_ncu.csv: measured on an H100 SXM"
 MEASURED57 = "validation/timing/h100/microbench57_ncu.csv: measured on an H100 SXM"
+MEASURED59 = "validation/timing/h100/microbench59_ncu.csv: measured on an H100 SXM"
 MEASURED_NCU = "validation/timing/h200/ncu_raw_0.csv (device__attribute_*): reported by the H200"
 CUDA_PG = "CUDA C++ Programming Guide, compute capability table and 'Arithmetic Instructions' throughput table"
 HOPPER_WP = "NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022)"
@@ -148,6 +149,7 @@ class GPUPreset:
     branch_taken_cycles: float           # a taken branch beyond its stall count (target resolution, refetch)
     branch_taken_issue_cycles: float     # issue cycles of the sub-partition a taken branch's refetch holds
     bsync_cycles: float                  # branch_resolving of each group of lanes arriving at a BSYNC
+    brx_cycles: float                    # ... of each issue of an indirect branch (BRX: one a target its lanes take)
     wave_drain_span: float               # share of a busy last wave over which its warps finish
     cta_drain_span: float                # ... over which its CTAs finish, one after another, where warps wait to issue
     cta_drain_span_pipe: float           # ... where they wait for a math pipe busier than the issue slot
@@ -277,6 +279,7 @@ _H200 = {
                                "and the whole line, took 1.23 / 2.42 / 5.0 cycles a request (microbench12.json)"),
     "atomic_pass_cycles_float": ((2.54, 2.89, 4.38, 5.87, 4.77),
                                  "[assumed] as the H100's, measured there (validation/timing/h100/microbench5[67]*)"),
+    "bsync_cycles": (6.0, "[assumed] as the H100's, measured there (validation/timing/h100/microbench59*)"),
     "cta_drain_span_pipe": (1.04, "[assumed] as the H100's (validation/timing/h100/microbench52*); not measured"),
     "l2_store_byte_cost": (1.87, "[assumed] as the H100's (validation/timing/h100/microbench54*); not measured"),
     "atomic_writeback_hbm_bytes": (58.0, "[assumed] as the H100's (validation/timing/h100/microbench49*); not measured"),
@@ -341,9 +344,11 @@ _H200 = {
     "branch_taken_issue_cycles": (0.4, MEASURED3 + " [derived] (mb_cta_chain, a 4-instruction loop, 64 warps/SM: issue "
                                                    "active 78% in one wave, 88% in four; (1 - L) 4 / (4 + k) and "
                                                    "(1 - L / 4) 4 / (4 + k) give k = 0.4, L = 0.14)"),
-    "bsync_cycles": (40.0, MEASURED_SET2_DEV + " [derived] (t2_switch_in_loop, one BSSY/BSYNC per round: ncu's "
-                                               "branch_resolving beyond the taken branches' 41, 86 and 312 cycles per "
-                                               "warp and round for 1, 2 and 8 arriving groups: 43, 43 and 39 per group)"),
+    "brx_cycles": (40.0, MEASURED_SET2_DEV + " [derived] (t2_switch_in_loop, one BRX per round, issued once a "
+                                             "target its lanes take, and one BSSY/BSYNC: ncu's branch_resolving "
+                                             "beyond the taken branches' 41, 86 and 312 cycles per warp and round for "
+                                             "1, 2 and 8 targets: 43, 43 and 39 each; the BSYNCs' share is "
+                                             "bsync_cycles')"),
     "wave_drain_span": (0.51, MEASURED3 + " [derived] (ncu achieved occupancy of one-wave busy kernels: mb_cta_chain "
                                           "128 / 1024 / 256 threads 68.3 / 80.4 / 69.9%, mb_l1_load 74.6%, mb_bar 79.7%; "
                                           "finishing spread evenly over the last p of the wave gives 1 - p/2: p 0.63, "
@@ -471,7 +476,7 @@ def _no_wgmma(arch: str, figures: dict) -> dict:
 # the other presets take them as the H200's, saying so.
 _MICROBENCHMARKED = {
     name: MEASURED3 if name in ("branch_taken_issue_cycles", "wave_drain_span", "cta_drain_span") else
-    MEASURED_SET2_DEV if name in ("bsync_cycles", "atomic_units") else
+    MEASURED_SET2_DEV if name in ("brx_cycles", "atomic_units") else
     MEASURED6 if name.startswith("cta_turnaround") else
     MEASURED21 if name in ("hbm_latency_under_writes", "hbm_latency_under_reads", "hbm_read_over_copy") else
     MEASURED27 if name in ("barrier_arrival_cycles", "barrier_cycles", "barrier_cycles_per_warp") else
@@ -483,7 +488,7 @@ _MICROBENCHMARKED = {
     for name in ("l1_lines_per_clk", "atomic_lane_cycles_int", "atomic_lane_cycles_float",
                  "atomic_latency", "branch_taken_cycles",
                  "branch_taken_issue_cycles", "wave_drain_span", "cta_drain_span", "barrier_cycles",
-                 "barrier_cycles_per_warp", "barrier_arrival_cycles", "bsync_cycles", "partial_line_hbm_bytes", "atomic_units", "cta_turnaround_cycles",
+                 "barrier_cycles_per_warp", "barrier_arrival_cycles", "brx_cycles", "partial_line_hbm_bytes", "atomic_units", "cta_turnaround_cycles",
                  "cta_turnaround_cycles_per_warp", "hbm_latency_under_writes", "hbm_latency_under_reads",
                  "hbm_read_spread_cost", "hbm_read_over_copy",
                  "partial_write_spread", "partial_line_sectors", "l2_scattered_lines_per_clk", "atomic_pass_units",
@@ -533,6 +538,11 @@ _H100.update({
                                   "every lane on a line of its own of a 4 MB array, f32 or u32, in 52.4 / 51.8 us "
                                   "at 1,975 MHz: 43 lanes a clock less 2 us of launch (atomic_units' 24 are lanes "
                                   "queued on one address a warp)"),
+    "bsync_cycles": (6.0, MEASURED59 + " [derived] (one warp an SM, 4,096 rounds of an FFMA beside an inner loop "
+                                        "of 0, 1, 2 or lane & 1 trips or a four-way switch of compares, each in "
+                                        "BSSY / BSYNC: of 0, 3, 6 and 9 cycles a group of lanes arriving, 6 "
+                                        "puts the fourteen rows at 4.1% mean error, -10..+12%; 40, charged "
+                                        "before, 38.6%, +27..+64%)"),
     "atomic_pass_cycles_int": ((1.5, 2.36, 4.1, 5.86, 4.81),
                                MEASURED57 + " and microbench56 [derived] (REDs on every request's own words of lines "
                                "of one 512-byte chunk, L2 cycles a (request, line) pass at its 256-byte half, times "
@@ -596,7 +606,7 @@ _H100.update({
 # H100's, saying so (the H200 names them in its own table, where it says more of each).
 _MEASURED_ON_H100 = {"hbm_latency_spread": 46, "atomic_spread_units": 47, "cta_drain_span_pipe": 52,
                      "l2_store_byte_cost": 54, "atomic_writeback_hbm_bytes": 49, "atomic_pass_cycles_int": 57,
-                     "atomic_pass_cycles_float": 57}
+                     "atomic_pass_cycles_float": 57, "bsync_cycles": 59}
 
 
 def _microbenchmarked_as_h100() -> dict:

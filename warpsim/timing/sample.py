@@ -174,6 +174,8 @@ def record_execution(loaded_module, kernel: str, grid, block, params: bytes, sha
         try:
             return run_sass_sample(loaded_module, kernel, grid, block, params, shared_mem, ctas)
         except WarpsimError as exc:
+            if getattr(loaded_module, "sass_only", False):
+                raise                   # a cubin without PTX: there is no other way to run it
             note = f"SASS executor not used: {str(exc).splitlines()[0][:160]}"
         return run_ptx_sample(loaded_module, kernel, grid, block, params, shared_mem, ctas, note)
     return run_ptx_sample(loaded_module, kernel, grid, block, params, shared_mem, ctas)

@@ -176,6 +176,8 @@ def _walk_block(block, tables, preset, memory_latency, barrier_cycles, cost, sta
                     cost["barrier"][i] += barrier_cycles
                 elif opcodes[i] == "BSYNC":     # per group of lanes arriving (sass/issues.py)
                     cost["branch_resolving"][i] += preset.bsync_cycles
+                elif opcodes[i] == "BRX":       # per target its lanes take (sass/issues.py)
+                    cost["branch_resolving"][i] += preset.brx_cycles
             if deferred > 0.0:
                 # the warp issued on while the barrier resolved: that much of its wait is behind it, and
                 # Nsight Compute counts the warp's fixed waits meanwhile as `barrier` (the twenty-seventh
