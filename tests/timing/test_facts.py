@@ -92,3 +92,21 @@ def test_facts_are_kept_per_function_and_per_preset_and_read_only(function):
         facts.bank_reads[0, 0] = 1.0
     fp32 = np.flatnonzero(facts.is_fp32)
     assert len(fp32) and (facts.on(a100).hold_tensor[fp32] == 2 * facts.on(h200).hold_tensor[fp32]).all()
+
+
+def test_a_bsync_joining_a_jump_table_is_told_from_one_after_compares():
+    """Set 2's switch compiles to BRX jump tables inside its BSSY region; the fifty-ninth batch's four-way
+    switch to compares and branches. Only the first's BSYNC joins a jump table (groups arriving there
+    cost 40 cycles, elsewhere 6)."""
+    from pathlib import Path
+
+    from warpsim.timing.facts import joins_jump_table
+    here = Path(__file__).parents[2] / "validation" / "timing"
+    for cubin, kernel, expected in (("kernels2.cubin", "t2_switch_in_loop", True),
+                                    ("microbench59.cubin", "mb59_switch", False)):
+        f = ws.RawModule(path=str(here / cubin)).get_function(kernel)
+        function = sass_of(f.loaded_module).kernel(f.kernel_name)
+        joins = joins_jump_table(function)
+        bsyncs = [i for i, ins in enumerate(function.instructions) if ins.opcode == "BSYNC"]
+        assert bsyncs and any(joins[i] for i in bsyncs) == expected
+        assert not any(j for i, j in enumerate(joins) if i not in bsyncs)

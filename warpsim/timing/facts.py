@@ -50,6 +50,7 @@ class FunctionFacts:
         self.guarded = {i: instructions[i].is_guarded for i in self.branches}
         self.is_barrier = _frozen(np.array([p == "barrier" for p in self.pipes], dtype=float))
         self.defers = [ins.opcode == "BAR" and "DEFER_BLOCKING" in ins.mods for ins in instructions]
+        self.joins_jump_table = joins_jump_table(function)
         self.waits_for_deferred = [p in DEFERRED_BARRIER_WAITERS and op != "NOP"
                                    for p, op in zip(self.pipes, self.opcodes)]
         self.is_wgmma_wait = _frozen(np.array([is_mma_wait(ins) for ins in instructions], dtype=float))
@@ -126,6 +127,23 @@ def function_facts(function) -> FunctionFacts:
     except AttributeError:           # (a frozen or slotted stand-in for a function)
         pass
     return facts
+
+
+def joins_jump_table(function) -> list:
+    """Per instruction: whether it is a BSYNC whose BSSY region (the BSSY to the label at or just past it)
+    holds an indirect branch (BRX), a switch compiled to a jump table. Groups of lanes arriving there
+    cost far more than at a BSYNC after compares and branches (presets' bsync_cycles_jump_table)."""
+    instructions = function.instructions
+    joins = [False] * len(instructions)
+    for start, ins in enumerate(instructions):
+        end = function.labels.get(ins.branch_target) if ins.opcode == "BSSY" else None
+        if end is None or not any(i.opcode == "BRX" for i in instructions[start:end]):
+            continue
+        for k in (end, end - 1):
+            if 0 <= k < len(instructions) and instructions[k].opcode == "BSYNC":
+                joins[k] = True
+                break
+    return joins
 
 
 def before_barrier(function, is_barrier: np.ndarray) -> np.ndarray:

@@ -149,7 +149,7 @@ class GPUPreset:
     branch_taken_cycles: float           # a taken branch beyond its stall count (target resolution, refetch)
     branch_taken_issue_cycles: float     # issue cycles of the sub-partition a taken branch's refetch holds
     bsync_cycles: float                  # branch_resolving of each group of lanes arriving at a BSYNC
-    brx_cycles: float                    # ... of each issue of an indirect branch (BRX: one a target its lanes take)
+    bsync_cycles_jump_table: float       # ... at a BSYNC whose region holds an indirect branch (a BRX jump table)
     wave_drain_span: float               # share of a busy last wave over which its warps finish
     cta_drain_span: float                # ... over which its CTAs finish, one after another, where warps wait to issue
     cta_drain_span_pipe: float           # ... where they wait for a math pipe busier than the issue slot
@@ -344,11 +344,11 @@ _H200 = {
     "branch_taken_issue_cycles": (0.4, MEASURED3 + " [derived] (mb_cta_chain, a 4-instruction loop, 64 warps/SM: issue "
                                                    "active 78% in one wave, 88% in four; (1 - L) 4 / (4 + k) and "
                                                    "(1 - L / 4) 4 / (4 + k) give k = 0.4, L = 0.14)"),
-    "brx_cycles": (40.0, MEASURED_SET2_DEV + " [derived] (t2_switch_in_loop, one BRX per round, issued once a "
-                                             "target its lanes take, and one BSSY/BSYNC: ncu's branch_resolving "
-                                             "beyond the taken branches' 41, 86 and 312 cycles per warp and round for "
-                                             "1, 2 and 8 targets: 43, 43 and 39 each; the BSYNCs' share is "
-                                             "bsync_cycles')"),
+    "bsync_cycles_jump_table": (40.0, MEASURED_SET2_DEV + " [derived] (t2_switch_in_loop, a switch compiled to "
+                                                          "BRX jump tables in one BSSY/BSYNC per round: ncu's "
+                                                          "branch_resolving beyond the taken branches' 41, 86 and 312 "
+                                                          "cycles per warp and round for 1, 2 and 8 arriving groups: "
+                                                          "43, 43 and 39 per group)"),
     "wave_drain_span": (0.51, MEASURED3 + " [derived] (ncu achieved occupancy of one-wave busy kernels: mb_cta_chain "
                                           "128 / 1024 / 256 threads 68.3 / 80.4 / 69.9%, mb_l1_load 74.6%, mb_bar 79.7%; "
                                           "finishing spread evenly over the last p of the wave gives 1 - p/2: p 0.63, "
@@ -476,7 +476,7 @@ def _no_wgmma(arch: str, figures: dict) -> dict:
 # the other presets take them as the H200's, saying so.
 _MICROBENCHMARKED = {
     name: MEASURED3 if name in ("branch_taken_issue_cycles", "wave_drain_span", "cta_drain_span") else
-    MEASURED_SET2_DEV if name in ("brx_cycles", "atomic_units") else
+    MEASURED_SET2_DEV if name in ("bsync_cycles_jump_table", "atomic_units") else
     MEASURED6 if name.startswith("cta_turnaround") else
     MEASURED21 if name in ("hbm_latency_under_writes", "hbm_latency_under_reads", "hbm_read_over_copy") else
     MEASURED27 if name in ("barrier_arrival_cycles", "barrier_cycles", "barrier_cycles_per_warp") else
@@ -488,7 +488,8 @@ _MICROBENCHMARKED = {
     for name in ("l1_lines_per_clk", "atomic_lane_cycles_int", "atomic_lane_cycles_float",
                  "atomic_latency", "branch_taken_cycles",
                  "branch_taken_issue_cycles", "wave_drain_span", "cta_drain_span", "barrier_cycles",
-                 "barrier_cycles_per_warp", "barrier_arrival_cycles", "brx_cycles", "partial_line_hbm_bytes", "atomic_units", "cta_turnaround_cycles",
+                 "barrier_cycles_per_warp", "barrier_arrival_cycles", "bsync_cycles_jump_table",
+                 "partial_line_hbm_bytes", "atomic_units", "cta_turnaround_cycles",
                  "cta_turnaround_cycles_per_warp", "hbm_latency_under_writes", "hbm_latency_under_reads",
                  "hbm_read_spread_cost", "hbm_read_over_copy",
                  "partial_write_spread", "partial_line_sectors", "l2_scattered_lines_per_clk", "atomic_pass_units",

@@ -138,7 +138,7 @@ def _walk_block(block, tables, preset, memory_latency, barrier_cycles, cost, sta
     pipes, opcodes, latencies = facts.pipes, facts.opcodes, on_gpu.result_latency
     issue_after, waits_on, reasons = facts.issue_after, facts.waits_on, facts.wait_reason
     write_barrier, read_barrier = facts.write_barrier, facts.read_barrier
-    defers, waits_for_deferred = facts.defers, facts.waits_for_deferred
+    defers, waits_for_deferred, joins_jump_table = facts.defers, facts.waits_for_deferred, facts.joins_jump_table
     pending, held = state
     default_mem = (preset.l2_hit_latency_near + preset.l2_hit_latency_far) / 2
     spread = preset.hbm_latency_spread
@@ -175,9 +175,8 @@ def _walk_block(block, tables, preset, memory_latency, barrier_cycles, cost, sta
                 if pipes[i] == "barrier" and not deferring:
                     cost["barrier"][i] += barrier_cycles
                 elif opcodes[i] == "BSYNC":     # per group of lanes arriving (sass/issues.py)
-                    cost["branch_resolving"][i] += preset.bsync_cycles
-                elif opcodes[i] == "BRX":       # per target its lanes take (sass/issues.py)
-                    cost["branch_resolving"][i] += preset.brx_cycles
+                    cost["branch_resolving"][i] += preset.bsync_cycles_jump_table if joins_jump_table[i] \
+                        else preset.bsync_cycles
             if deferred > 0.0:
                 # the warp issued on while the barrier resolved: that much of its wait is behind it, and
                 # Nsight Compute counts the warp's fixed waits meanwhile as `barrier` (the twenty-seventh
