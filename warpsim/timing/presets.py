@@ -546,7 +546,7 @@ _H100.update({
                                         "before, 38.6%, +27..+64%)"),
     "atomic_pass_cycles_int": ((1.5, 2.36, 4.1, 5.86, 4.81),
                                MEASURED57 + " and microbench56 [derived] (REDs on every request's own words of lines "
-                               "of one 512-byte chunk, L2 cycles a (request, line) pass at its 256-byte half, times "
+                               "of one 512-byte chunk, L2 cycles a (request, line) pass at its atomic unit, times "
                                "1980 / 1709 MHz: one sector 1.25 / 1.46 / 1.18 (one line; four lines of 1-4 and 8 "
                                "lanes), two 2.01 / 2.00 / 2.10, the whole line 4.17 / 4.14; four sectors in part, a "
                                "histogram's 16 words of each of two lines, 5.06; three sectors interpolated)"),
