@@ -71,12 +71,11 @@ class SiteMemory:
     atomic_requests_hot: float = 0.0  # (warp request, line) pairs that reached it
     atomic_hot_passes: tuple = ()   # ((lanes on one address, pass kind, pairs), ...) of those pairs
     atomic_line_chain: float = 0.0  # lanes on one address, summed over the pairs to the unit's busiest line
-    # atomics over the whole sample: the slice work (one-address lanes, several-address line passes in
-    # full passes), and how many L2 atomic units (atomic_unit_of_line) a CTA touches with every atomic
+    # atomics over the whole sample: the slice work (one-address lanes, several-address line passes by
+    # pass kind), and how many L2 atomic units (atomic_unit_of_line) a CTA touches with every atomic
     # site of the launch and how far they move per CTA index
     atomic_lanes_single: float = 0.0
     atomic_lanes_lone: float = 0.0   # ... of them, lanes alone on their line of the request (one address, one lane)
-    atomic_passes_multi: float = 0.0
     atomic_multi_kinds: tuple = ()   # (pass kind, pairs) of the several-address pairs (PASS_KINDS)
     atomic_units_per_cta: float = 0.0
     atomic_unit_advance: float = 0.0
@@ -337,7 +336,7 @@ def shared_request_wavefronts(warps: np.ndarray, addrs: np.ndarray, lanes: np.nd
 
 def atomic_line_load(warps: np.ndarray, offsets: np.ndarray, nbytes) -> tuple:
     """Per (warp, 128-byte line) an atomic's lanes (their address_offsets) touch: (line id, largest
-    count of lanes on one address, distinct addresses, warp, lanes, pass kind: the sectors it names,
+    count of lanes on one address, distinct addresses, warp, pass kind: the sectors it names,
     PASS_WHOLE_LINE where its addresses cover the line's 128 bytes)."""
     a = offsets
     uniq_addr, counts = np.unique((warps.astype(np.int64) << 48) | (a & ((1 << 48) - 1)), return_counts=True)
@@ -346,13 +345,12 @@ def atomic_line_load(warps: np.ndarray, offsets: np.ndarray, nbytes) -> tuple:
     wl, inv, n_addresses = np.unique(wl_of_addr, return_inverse=True, return_counts=True)
     same = np.zeros(len(wl), dtype=np.int64)
     np.maximum.at(same, inv, counts)
-    lanes = np.bincount(inv, weights=counts, minlength=len(wl))
     new_sector = np.ones(len(uniq_addr), dtype=bool)
     new_sector[1:] = (uniq_addr[1:] >> 5) != (uniq_addr[:-1] >> 5)
     sectors = np.bincount(inv, weights=new_sector, minlength=len(wl)).astype(np.int64)
     word = int(np.max(nbytes)) if np.ndim(nbytes) else int(nbytes)
     kind = np.where(n_addresses * word >= FULL_PASS_BYTES, PASS_WHOLE_LINE, sectors)
-    return wl & ((1 << 40) - 1), same, n_addresses, wl >> 40, lanes, kind
+    return wl & ((1 << 40) - 1), same, n_addresses, wl >> 40, kind
 
 
 def unique_rows(*columns: np.ndarray) -> tuple:
@@ -440,7 +438,7 @@ class _Recorder(LaunchObserver):
         self._cta_order: list = []        # ((cta, sector) keys, site, warps, is a load, pass) of loads and stores,
         #                                   in order; a lane's pass: how many times its warp ran the site before
         self._passes: dict = {}           # site -> times each warp slot ran it (indexed by slot)
-        self._atomic: dict = {}           # site -> list of (line, same, addresses, cta, line passes, pass kind)
+        self._atomic: dict = {}           # site -> list of (line, same, addresses, cta, pass kind)
         self._store_run: list = []        # (site, (warp, byte address) keys, bytes each, sectors) of stores
         #                                   back to back to the same sectors
 
@@ -498,11 +496,10 @@ class _Recorder(LaunchObserver):
         if kind == "store":
             self._stores.setdefault(site_index, []).append((offsets, nbytes))
         if kind == "atomic":
-            line, same, n_addresses, warp, lanes, kind = atomic_line_load(warps, offsets, nbytes)
+            line, same, n_addresses, warp, kind = atomic_line_load(warps, offsets, nbytes)
             uw, at = unique_ascending(warps, return_index=True)
             cta_of_warp = ctas[at][np.searchsorted(uw, warp)]
-            self._atomic.setdefault(site_index, []).append((line, same, n_addresses, cta_of_warp,
-                                                             lanes * nbytes / FULL_PASS_BYTES, kind))
+            self._atomic.setdefault(site_index, []).append((line, same, n_addresses, cta_of_warp, kind))
 
     @staticmethod
     def _global_pattern(rec: SiteMemory, warps: np.ndarray, offsets: np.ndarray) -> None:
@@ -625,24 +622,20 @@ class _Recorder(LaunchObserver):
             same = np.concatenate([c[1] for c in parts]).astype(np.int64)
             multi = np.concatenate([c[2] for c in parts]) > 1
             cta = np.concatenate([c[3] for c in parts])
-            passes = np.concatenate([c[4] for c in parts])     # of a full line pass
-            kind = np.concatenate([c[5] for c in parts])
-            sites[site] = (line, same, multi, cta, passes, kind)
-        units = np.concatenate([atomic_unit_of_line(v[0]) for v in sites.values()])
-        weights = pass_weights()
-        weight = np.concatenate([np.maximum(same, weights[kind]) for _, same, _, _, _, kind in sites.values()])
+            kind = np.concatenate([c[4] for c in parts])
+            sites[site] = (atomic_unit_of_line(line), line, same, multi, cta, kind)
+        units, lines, same_all, ctas, kinds = (np.concatenate([v[k] for v in sites.values()]) for k in (0, 1, 2, 4, 5))
+        weight = np.maximum(same_all, pass_weights()[kinds])
         distinct, inv = np.unique(units, return_inverse=True)
         hottest = distinct[int(np.argmax(np.bincount(inv, weights=weight)))]
         # the unit's busiest line by lanes on one address, over every site
-        lines = np.concatenate([v[0] for v in sites.values()])
-        same_all = np.concatenate([v[1] for v in sites.values()])
-        in_unit = atomic_unit_of_line(lines) == hottest
+        in_unit = units == hottest
         ids, of = np.unique(lines[in_unit], return_inverse=True)
         busiest = ids[int(np.argmax(np.bincount(of, weights=same_all[in_unit])))]
         # the units every site's atomics reach together: they share the slices
-        spread = _chunk_spread(units, np.concatenate([v[3] for v in sites.values()]))
-        for site, (line, same, multi, cta, passes, kind) in sites.items():
-            hot = atomic_unit_of_line(line) == hottest
+        spread = _chunk_spread(units, ctas)
+        for site, (unit, line, same, multi, cta, kind) in sites.items():
+            hot = unit == hottest
             rec = self.memory[site]
             rec.hot_line_ctas = len(np.unique(cta[hot]))
             rec.atomic_requests_hot = float(hot.sum())
@@ -651,7 +644,6 @@ class _Recorder(LaunchObserver):
             rec.atomic_line_chain = float(same[line == busiest].sum())
             rec.atomic_lanes_single = float(same[~multi].sum())
             rec.atomic_lanes_lone = float(((same == 1) & ~multi).sum())
-            rec.atomic_passes_multi = float(passes[multi].sum())
             rec.atomic_multi_kinds = tuple((int(p), float(n))
                                            for p, n in zip(*np.unique(kind[multi], return_counts=True)))
             rec.atomic_units_per_cta, rec.atomic_unit_advance = spread

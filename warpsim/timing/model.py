@@ -1164,7 +1164,7 @@ def _atomic_wait(ex, site: int) -> str:
     m = ex.memory[site]
     reduction = ex.function.instructions[site].opcode.upper().startswith("RED")
     queued_on_one = m.atomic_lanes_single - m.atomic_lanes_lone
-    return "drain" if reduction and not m.atomic_passes_multi and queued_on_one > m.atomic_lanes_lone \
+    return "drain" if reduction and not m.atomic_multi_kinds and queued_on_one > m.atomic_lanes_lone \
         else "long_scoreboard"
 
 
@@ -1213,7 +1213,7 @@ def atomic_slice_cycles(ex, preset, wave_ctas: int) -> float:
     `atomic_pass_units` for line passes (thirty-seventh batch: an address a thread)."""
     queued, lone, passes, reached = 0.0, 0.0, 0.0, 1.0
     for i, m in ex.memory.items():
-        if m.kind != "atomic" or m.space != "global" or not (m.atomic_lanes_single or m.atomic_passes_multi):
+        if m.kind != "atomic" or m.space != "global" or not (m.atomic_lanes_single or m.atomic_multi_kinds):
             continue
         # every site holds the units all the sites reach together (they share the slices)
         reached = max(1.0, m.atomic_units_per_cta + m.atomic_unit_advance * max(0, wave_ctas - 1))
