@@ -151,6 +151,21 @@ def model_table(name: str, kernel_prefix: str, configs, label, launch_of) -> Non
     print(f"mean absolute error {100 * np.mean(np.abs(errors)):.1f}% over {len(errors)}")
 
 
+def pass_cycles_table(name: str, configs, label, passes) -> None:
+    """Each row's L2 cycles (lts__cycles_elapsed's rate) a (warp request, line) pass of atomics, over its
+    ncu duration less the time a launch takes beyond its work (model.KERNEL_OVERHEAD_US), and ncu's RED
+    requests a pass: an atomic batch's `--passes` (passes(config): the launch's passes)."""
+    from warpsim.timing.model import KERNEL_OVERHEAD_US
+    rows = [r for r in ncu_rows(name + "_ncu.csv") if name.replace("microbench", "mb") in r["Kernel Name"]]
+    width = max(len(label(config)) for config in configs)
+    for config, r in zip(configs, rows):
+        us = number(r["gpu__time_duration.sum"]) / 1e3
+        clock = number(r["lts__cycles_elapsed.avg.per_second"])
+        n = passes(config)
+        print(f"{label(config):{width}s} {us:8.1f} us, {(us - KERNEL_OVERHEAD_US) * 1e-6 * clock / n:5.2f} L2 cycles "
+              f"a pass ({n} passes, {number(r['lts__t_requests_op_red.sum']) / n:.2f} RED requests a pass)")
+
+
 def predict_table(path: str, configs, label, launch_of, cards=("h200", "h100")) -> None:
     """Each configuration's predicted time, bottleneck, top stall, achieved occupancy and issue activity
     on each card's preset, written to `path` as JSON and printed: the figures a batch is checked

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from microbench_runner import main_for_cubin, ncu_rows, number
+from microbench_runner import main_for_cubin, pass_cycles_table
 
 CTAS = 1056
 PASSES = 1 << 18          # (request, line) passes a `reds` launch makes
@@ -90,19 +90,6 @@ def passes(config) -> int:
     return config["ctas"] * 8 * iters(config) * lines_a_request(config)
 
 
-def pass_cycles() -> None:
-    """Each row's L2 cycles (lts__cycles_elapsed's rate) a pass, over its ncu duration less the time a
-    launch takes beyond its work (model.KERNEL_OVERHEAD_US), and ncu's RED requests a pass."""
-    from warpsim.timing.model import KERNEL_OVERHEAD_US
-    rows = [r for r in ncu_rows("microbench57_ncu.csv") if "mb57" in r["Kernel Name"]]
-    for config, r in zip(CONFIGS, rows):
-        us = number(r["gpu__time_duration.sum"]) / 1e3
-        clock = number(r["lts__cycles_elapsed.avg.per_second"])
-        n = passes(config)
-        print(f"{label(config):46s} {us:8.1f} us, {(us - KERNEL_OVERHEAD_US) * 1e-6 * clock / n:5.2f} L2 cycles a "
-              f"pass ({n} passes, {number(r['lts__t_requests_op_red.sum']) / n:.2f} RED requests a pass)")
-
-
 if __name__ == "__main__":
     main_for_cubin(__doc__, "microbench57", CONFIGS, label, shape, buffers_and_arguments, kernel_name,
-                   readers={"--passes": pass_cycles})
+                   readers={"--passes": lambda: pass_cycles_table("microbench57", CONFIGS, label, passes)})

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from microbench_runner import main_for_cubin, ncu_rows, number
+from microbench_runner import main_for_cubin, pass_cycles_table
 from run_microbench57 import CTAS, PASSES
 
 STRIDES = {1: "adjacent", 2: "256 B apart", 4: "a chunk apart"}
@@ -57,17 +57,6 @@ def passes(config) -> int:
     return CTAS * 8 * iters(config) * lines_a_request(config)
 
 
-def pass_cycles() -> None:
-    """Each row's L2 cycles a (request, line) pass over its ncu duration less the launch's own time."""
-    from warpsim.timing.model import KERNEL_OVERHEAD_US
-    rows = [r for r in ncu_rows("microbench58_ncu.csv") if "mb58" in r["Kernel Name"]]
-    for config, r in zip(CONFIGS, rows):
-        us = number(r["gpu__time_duration.sum"]) / 1e3
-        clock = number(r["lts__cycles_elapsed.avg.per_second"])
-        print(f"{label(config):40s} {us:8.1f} us, {(us - KERNEL_OVERHEAD_US) * 1e-6 * clock / passes(config):5.2f} "
-              f"L2 cycles a pass")
-
-
 if __name__ == "__main__":
     main_for_cubin(__doc__, "microbench58", CONFIGS, label, shape, buffers_and_arguments, kernel_name,
-                   readers={"--passes": pass_cycles})
+                   readers={"--passes": lambda: pass_cycles_table("microbench58", CONFIGS, label, passes)})
