@@ -10,9 +10,11 @@ most 10 cycles for it, where the model charges bsync_cycles (40, fitted on set 2
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
-from microbench_runner import main_for_cubin, ncu_rows, number
+from microbench_runner import HERE, card, main_for_cubin, ncu_rows, number
 
 SMS = 132
 ITERS = 4096
@@ -47,8 +49,6 @@ def rounds() -> None:
     import warpsim as ws
     from warpsim.api.raw import pack_arguments
     from warpsim.timing import predict
-    from microbench_runner import HERE, card
-    import os
     module = ws.RawModule(path=os.path.join(HERE, "microbench59.cubin"))
     rows = [r for r in ncu_rows("microbench59_ncu.csv") if "mb59" in r["Kernel Name"]]
     for config, r in zip(CONFIGS, rows):
