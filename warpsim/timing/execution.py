@@ -102,6 +102,8 @@ class Execution:
     cta_work: object = None         # per grid CTA (linear id), the warp instructions it issued, in the
     #                                 recorder's units (PTX or SASS), when the whole launch ran; else None
     grid_counts: object = None      # per SASS instruction, its issues over the whole grid (a SASS run's)
+    split_share: object = None      # per SASS instruction, the share of a guarded BRA's warp issues whose
+    #                                 lanes went both to its label and on (a SASS run's; None: not known)
 
     @property
     def n_ctas(self) -> int:
@@ -687,6 +689,11 @@ class SassRecorder(_Recorder):
         self._index = {id(ins): k for k, ins in enumerate(program.instructions)}
         self._batch = None                # the batch (SassState) whose CTAs _row_of_warp maps
         self._row_of_warp = None          # its warp slots -> rows of its recorded CTAs' matrices
+        n = len(program.instructions)
+        self._branched = np.zeros(n)      # per guarded BRA: its warp issues, and those that split the warp
+        self._split = np.zeros(n)
+        self._guarded_branch_end = np.array([b.control is not None and b.control.ins.opcode == "BRA" and
+                                             b.guards[-1] is not None for b in program.blocks], dtype=bool)
 
     def start_batch(self, st, slots) -> None:
         """Record the CTAs of batch slots `slots` of batch `st`: their matrices become rows of one array,
@@ -735,6 +742,10 @@ class SassRecorder(_Recorder):
         at = self._instruction_blocks(record)
         self._batch_counts[targets] += issued[:, at]
         self._batch_lanes[targets] += lanes[:, at]
+        ends = record.block_start + record.n_steps - 1
+        branching = self._guarded_branch_end[:n_blocks] & (record.warp_count > 0)
+        np.add.at(self._branched, ends[branching], record.warp_count[branching])
+        np.add.at(self._split, ends[branching], record.split[branching])
         lone_bsync = (record.n_steps == 1) & bsync_starts(st.program)[record.block_start]
         self._batch_counts[targets[:, None], record.block_start[lone_bsync]] -= issued[:, :n_blocks][:, lone_bsync]
         arrived = np.arange(record.log_arrival.shape[1]) < record.arrival_len[:rows, None]
@@ -757,7 +768,11 @@ class SassRecorder(_Recorder):
         extra = []
         if block.end - block.start == 1 and bsync_starts(st.program)[block.start]:
             extra.append((block.start, warps, -1))
-        for target, arrived in Departures(st, g, next_pc).bsync_arrivals(st.program):
+        departures = Departures(st, g, next_pc)
+        if self._guarded_branch_end[block.index]:
+            self._branched[block.end - 1] += len(warps)
+            self._split[block.end - 1] += 0 if departures.uniform else departures.split_warps()
+        for target, arrived in departures.bsync_arrivals(st.program):
             extra.append((target, arrived, 1))
         control = block.control
         if control is not None and control.ins.opcode == "BRX" and len(g.idx) > 1:
@@ -771,6 +786,10 @@ class SassRecorder(_Recorder):
                 cid = self._matrices([st.cta_ids[cs]])[0]
                 sel = cta_slot == cs
                 np.add.at(self.counts[cid][:, index], slots[sel] % self.warps_per_cta, adds[sel])
+
+    def split_share(self) -> np.ndarray:
+        """Execution.split_share: per guarded BRA, the share of its warp issues that split the warp."""
+        return np.divide(self._split, self._branched, out=np.zeros_like(self._split), where=self._branched > 0)
 
     def sass_memory_access(self, st, ins, space, kind, idx, addrs, size):
         slots = idx >> 5

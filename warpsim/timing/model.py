@@ -367,6 +367,8 @@ class KernelCosts:
             probe = {i: lat + HBM_PROBE_CYCLES * from_hbm.get(i, 0.0) for i, lat in latency.items()}
             probed = walk_function(fn, preset, probe, barrier_cycles, total_exec, regions)
             self.hbm_waits = np.maximum(0.0, probed.gap() - walk.gap()) / HBM_PROBE_CYCLES
+        if ex.split_share is not None:      # a BRA that splits its warp resolves longer (presets' sixty-first batch)
+            walk.cost["branch_resolving"] += ex.split_share * preset.branch_split_cycles
         self.drain_span = preset.wave_drain_span
         gaps = walk.gap()[total_exec > 0]
         self.longest_wait = float(gaps.max()) if len(gaps) else 0.0

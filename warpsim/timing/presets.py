@@ -48,6 +48,7 @@ MEASURED53 = "validation/timing/h100/microbench53_ncu.csv: measured on an H100 S
 MEASURED54 = "validation/timing/h100/microbench54_ncu.csv: measured on an H100 SXM"
 MEASURED57 = "validation/timing/h100/microbench57_ncu.csv: measured on an H100 SXM"
 MEASURED59 = "validation/timing/h100/microbench59_ncu.csv: measured on an H100 SXM"
+MEASURED61 = "validation/timing/h100/microbench61_ncu.csv: measured on an H100 SXM"
 MEASURED_NCU = "validation/timing/h200/ncu_raw_0.csv (device__attribute_*): reported by the H200"
 CUDA_PG = "CUDA C++ Programming Guide, compute capability table and 'Arithmetic Instructions' throughput table"
 HOPPER_WP = "NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022)"
@@ -150,6 +151,7 @@ class GPUPreset:
     branch_taken_issue_cycles: float     # issue cycles of the sub-partition a taken branch's refetch holds
     bsync_cycles: float                  # branch_resolving of each group of lanes arriving at a BSYNC
     bsync_cycles_jump_table: float       # ... at a BSYNC whose region holds an indirect branch (a BRX jump table)
+    branch_split_cycles: float           # branch_resolving of a BRA that splits its warp (lanes both to its label and on)
     wave_drain_span: float               # share of a busy last wave over which its warps finish
     cta_drain_span: float                # ... over which its CTAs finish, one after another, where warps wait to issue
     cta_drain_span_pipe: float           # ... where they wait for a math pipe busier than the issue slot
@@ -280,6 +282,8 @@ _H200 = {
     "atomic_pass_cycles_float": ((2.54, 2.89, 4.38, 5.87, 4.77),
                                  "[assumed] as the H100's, measured there (validation/timing/h100/microbench5[67]*)"),
     "bsync_cycles": (6.0, "[assumed] as the H100's, measured there (validation/timing/h100/microbench59*)"),
+    "branch_split_cycles": (8.0, "[assumed] as the H100's, measured there (validation/timing/h100/microbench59*, "
+                                 "microbench61*)"),
     "cta_drain_span_pipe": (1.04, "[assumed] as the H100's (validation/timing/h100/microbench52*); not measured"),
     "l2_store_byte_cost": (1.87, "[assumed] as the H100's (validation/timing/h100/microbench54*); not measured"),
     "atomic_writeback_hbm_bytes": (58.0, "[assumed] as the H100's (validation/timing/h100/microbench49*); not measured"),
@@ -544,6 +548,14 @@ _H100.update({
                                         "BSSY / BSYNC: of 0, 3, 6 and 9 cycles a group of lanes arriving, 6 "
                                         "puts the fourteen rows at 4.1% mean error, -10..+12%; 40, charged "
                                         "before, 38.6%, +27..+64%)"),
+    "branch_split_cycles": (8.0, MEASURED61 + " and microbench59 [derived] (one warp an SM, 2,048 rounds of an FFMA "
+                                              "beside a branch some of the warp's lanes take: an eight-way chain "
+                                              "of compares, a loop the lanes leave one by one, odd lanes in a "
+                                              "region, a four-way switch of compares; ncu's branch_resolving a "
+                                              "round 0.8-1.5 beyond the model's BSYNC and taken-branch cycles per "
+                                              "split. Of 0, 4, 6, 8 and 10 cycles a warp a BRA splits, 8 puts "
+                                              "the 32 rows at 4.1% mean error (6.5% with none); odd lanes of 1 "
+                                              "or 3 trips stay -18%)"),
     "atomic_pass_cycles_int": ((1.5, 2.36, 4.1, 5.86, 4.81),
                                MEASURED57 + " and microbench56 [derived] (REDs on every request's own words of lines "
                                "of one 512-byte chunk, L2 cycles a (request, line) pass at its atomic unit, times "
@@ -607,7 +619,7 @@ _H100.update({
 # H100's, saying so (the H200 names them in its own table, where it says more of each).
 _MEASURED_ON_H100 = {"hbm_latency_spread": 46, "atomic_spread_units": 47, "cta_drain_span_pipe": 52,
                      "l2_store_byte_cost": 54, "atomic_writeback_hbm_bytes": 49, "atomic_pass_cycles_int": 57,
-                     "atomic_pass_cycles_float": 57, "bsync_cycles": 59}
+                     "atomic_pass_cycles_float": 57, "bsync_cycles": 59, "branch_split_cycles": 61}
 
 
 def _microbenchmarked_as_h100() -> dict:
