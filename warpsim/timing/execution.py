@@ -692,6 +692,7 @@ class SassRecorder(_Recorder):
         n = len(program.instructions)
         self._branched = np.zeros(n)      # per guarded BRA: its warp issues, and those that split the warp
         self._split = np.zeros(n)
+        self.counts_splits = True         # from the groups it is given (False: its owner calls count_splits)
         self._guarded_branch_end = np.array([b.control is not None and b.control.ins.opcode == "BRA" and
                                              b.guards[-1] is not None for b in program.blocks], dtype=bool)
 
@@ -769,9 +770,8 @@ class SassRecorder(_Recorder):
         if block.end - block.start == 1 and bsync_starts(st.program)[block.start]:
             extra.append((block.start, warps, -1))
         departures = Departures(st, g, next_pc)
-        if self._guarded_branch_end[block.index]:
-            self._branched[block.end - 1] += len(warps)
-            self._split[block.end - 1] += 0 if departures.uniform else departures.split_warps()
+        if self.counts_splits:
+            self.count_splits(block, g, departures)
         for target, arrived in departures.bsync_arrivals(st.program):
             extra.append((target, arrived, 1))
         control = block.control
@@ -786,6 +786,14 @@ class SassRecorder(_Recorder):
                 cid = self._matrices([st.cta_ids[cs]])[0]
                 sel = cta_slot == cs
                 np.add.at(self.counts[cid][:, index], slots[sel] % self.warps_per_cta, adds[sel])
+
+    def count_splits(self, block, g, departures) -> None:
+        """A guarded BRA's warp issues and those that split the warp (split_share), of an issued group of
+        every warp of the batch, as the round loop's record counts them (SassTimingRecorder calls it
+        with the whole group, the sampled CTAs' and the rest, so both give one share)."""
+        if self._guarded_branch_end[block.index]:
+            self._branched[block.end - 1] += len(g.warp_runs()[0])
+            self._split[block.end - 1] += 0 if departures.uniform else departures.split_warps()
 
     def split_share(self) -> np.ndarray:
         """Execution.split_share: per guarded BRA, the share of its warp issues that split the warp."""

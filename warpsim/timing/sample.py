@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..machine.events import LaunchObserver
+from ..sass.issues import Departures
 from .execution import CtaWork, Execution, PtxRecorder, SassRecorder
 from ..sass.executor.state import Group
 
@@ -314,6 +315,7 @@ class SassTimingRecorder(LaunchObserver):
         self.function = module.kernel(kernel)
         self._slots = None
         self.recorder = SassRecorder(program, warps)
+        self.recorder.counts_splits = False     # every warp's, as the round loop's record counts them
         self.work = CtaWork(len(self._wanted), warps, len(self.function.instructions))
 
     def sass_batch_started(self, st) -> None:
@@ -343,6 +345,7 @@ class SassTimingRecorder(LaunchObserver):
         self.work.sass_block_issued(st, block, g, pred_on, next_pc)
         if self._slots is None:
             return
+        self.recorder.count_splits(block, g, Departures(st, g, next_pc))
         keep = self._kept_ascending(g.idx)
         if keep is None:
             self.recorder.sass_block_issued(st, block, g, pred_on, next_pc)
