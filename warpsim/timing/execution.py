@@ -444,6 +444,10 @@ class _Recorder(LaunchObserver):
         self._store_run: list = []        # (site, (warp, byte address) keys, bytes each, sectors) of stores
         #                                   back to back to the same sectors
 
+    def split_share(self):
+        """Execution.split_share: None where the recorder does not see where a branch's lanes go."""
+        return None
+
     def _matrices(self, cta_ids):
         out = []
         for c in cta_ids:
@@ -771,7 +775,7 @@ class SassRecorder(_Recorder):
             extra.append((block.start, warps, -1))
         departures = Departures(st, g, next_pc)
         if self.counts_splits:
-            self.count_splits(block, g, departures)
+            self.count_splits(st, block, g, next_pc, departures)
         for target, arrived in departures.bsync_arrivals(st.program):
             extra.append((target, arrived, 1))
         control = block.control
@@ -787,11 +791,13 @@ class SassRecorder(_Recorder):
                 sel = cta_slot == cs
                 np.add.at(self.counts[cid][:, index], slots[sel] % self.warps_per_cta, adds[sel])
 
-    def count_splits(self, block, g, departures) -> None:
+    def count_splits(self, st, block, g, next_pc, departures=None) -> None:
         """A guarded BRA's warp issues and those that split the warp (split_share), of an issued group of
         every warp of the batch, as the round loop's record counts them (SassTimingRecorder calls it
-        with the whole group, the sampled CTAs' and the rest, so both give one share)."""
+        with the whole group, the sampled CTAs' and the rest, so both give one share). departures: the
+        group's Departures where the caller has them (else made here, for a guarded BRA only)."""
         if self._guarded_branch_end[block.index]:
+            departures = departures if departures is not None else Departures(st, g, next_pc)
             self._branched[block.end - 1] += len(g.warp_runs()[0])
             self._split[block.end - 1] += 0 if departures.uniform else departures.split_warps()
 

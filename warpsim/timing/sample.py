@@ -15,7 +15,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..machine.events import LaunchObserver
-from ..sass.issues import Departures
 from .execution import CtaWork, Execution, PtxRecorder, SassRecorder
 from ..sass.executor.state import Group
 
@@ -285,7 +284,7 @@ def _predict_sample(sampler, source: str, registers: int | None, l2_since: float
     loaded = sampler.loaded_module
     ex = Execution(sampler.function, sampler.grid, sampler.block, order, [rec.counts[c] for c in order],
                    [rec.lanes[c] for c in order], rec.memory, read, written, sampler.allocation_bytes,
-                   source=source, split_share=rec.split_share() if hasattr(rec, "split_share") else None,
+                   source=source, split_share=rec.split_share(),
                    **sampler.work.counted())
     return predict_sampled(ex, loaded, sampler.kernel, sampler.dynamic_shared, sampler.gpu, registers, l2_since)
 
@@ -345,7 +344,7 @@ class SassTimingRecorder(LaunchObserver):
         self.work.sass_block_issued(st, block, g, pred_on, next_pc)
         if self._slots is None:
             return
-        self.recorder.count_splits(block, g, Departures(st, g, next_pc))
+        self.recorder.count_splits(st, block, g, next_pc)
         keep = self._kept_ascending(g.idx)
         if keep is None:
             self.recorder.sass_block_issued(st, block, g, pred_on, next_pc)

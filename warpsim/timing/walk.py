@@ -71,7 +71,8 @@ def spread_wait(outstanding: list, spread_cycles: float) -> float:
 
 
 def walk_function(function, preset, memory_latency: dict, barrier_cycles: float = 0.0,
-                  executed: np.ndarray | None = None, memory_regions: dict | None = None) -> Walk:
+                  executed: np.ndarray | None = None, memory_regions: dict | None = None,
+                  split_share: np.ndarray | None = None) -> Walk:
     """Walk every reachable block of `function` (a SassFunction).
 
     memory_latency: instruction index -> expected latency of that global/local load (cycles);
@@ -81,6 +82,8 @@ def walk_function(function, preset, memory_latency: dict, barrier_cycles: float 
     the predecessor whose pending scoreboards a block starts with.
     memory_regions: load instruction index -> (the region it reads, its share from HBM): a consumer
     of loads from several regions waits for the slowest (spread_wait).
+    split_share: per instruction, the share of a BRA's issues that split the warp (Execution.split_share):
+    each costs branch_split_cycles of branch_resolving more (presets' sixty-first batch).
     """
     facts = function_facts(function)
     tables = (facts, facts.on(preset))
@@ -107,6 +110,8 @@ def walk_function(function, preset, memory_latency: dict, barrier_cycles: float 
             exits[block.index] = _walk_block(block, tables, preset, memory_latency, barrier_cycles, walk.cost,
                                              state or ({}, None), record, memory_regions or {})
             previous = block
+    if split_share is not None:
+        walk.cost["branch_resolving"] += split_share * preset.branch_split_cycles
     return walk
 
 
