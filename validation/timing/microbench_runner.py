@@ -183,6 +183,33 @@ def predict_table(path: str, configs, label, launch_of, cards=("h200", "h100")) 
         json.dump(rows, fh, indent=1)
 
 
+def rounds_table(name: str, configs, label, shape, buffers_and_arguments, kernel_name, rounds: int) -> None:
+    """A one-warp-an-SM branch batch's `--rounds`: per row, a warp's SM cycles a round (ncu's duration at
+    its SM clock over the rounds), its warp instructions a round and its branch_resolving cycles a round
+    (ncu's ratio times the instructions), each beside the model's."""
+    import warpsim as ws
+    from warpsim.api.raw import pack_arguments
+    from warpsim.timing import predict
+    module = ws.RawModule(path=os.path.join(HERE, name + ".cubin"))
+    rows = [r for r in ncu_rows(name + "_ncu.csv") if name.replace("microbench", "mb") in r["Kernel Name"]]
+    stall = "smsp__average_warps_issue_stalled_branch_resolving_per_issue_active.ratio"
+    width = max(len(label(config)) for config in configs)
+    for config, r in zip(configs, rows):
+        grid, block, _ = shape(config)
+        sms = grid[0]
+        us = number(r["gpu__time_duration.sum"]) / 1e3
+        per_round = us * 1e-6 * number(r["sm__cycles_elapsed.avg.per_second"]) / rounds
+        issued = number(r["smsp__inst_executed.sum"]) / sms / rounds
+        f = module.get_function(kernel_name(config))
+        args = buffers_and_arguments(ws, config)
+        t = predict(f.loaded_module, f.kernel_name, grid, block, pack_arguments(f.kernel_name, f.params, args), 0,
+                    gpu=card(), max_ctas=2)
+        model_issued = t.details["instructions"] / sms / rounds
+        print(f"{label(config):{width}s} {per_round:6.1f} cycles a round (model {t.cycles / rounds:6.1f}), "
+              f"{issued:5.1f} issues ({model_issued:5.1f}), branch_resolving {number(r[stall]) * issued:5.1f} "
+              f"({t.stalls.get('branch_resolving', 0) * model_issued:5.1f})")
+
+
 def main_for_cubin(doc: str, name: str, configs, label, shape, buffers_and_arguments, kernel_name,
                    on_device=None, readers=None) -> None:
     """main() for a batch whose kernels are one cubin, <name>.cubin beside the runners: each

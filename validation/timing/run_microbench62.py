@@ -8,11 +8,9 @@ and the loop inside a branch. 132 CTAs of 1 warp, 2,048 rounds.
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
-from microbench_runner import HERE, card, main_for_cubin, ncu_rows, number
+from microbench_runner import main_for_cubin, rounds_table
 
 SMS = 132
 ITERS = 2048
@@ -50,31 +48,7 @@ def kernel_name(config) -> str:
     return f"mb62_{config['kernel']}"
 
 
-def rounds() -> None:
-    """Per row, a warp's SM cycles a round (ncu's duration at its SM clock over the rounds), its warp
-    instructions a round, and its branch_resolving cycles a round (ncu's ratio times the instructions),
-    each beside the model's."""
-    import warpsim as ws
-    from warpsim.api.raw import pack_arguments
-    from warpsim.timing import predict
-    module = ws.RawModule(path=os.path.join(HERE, "microbench62.cubin"))
-    rows = [r for r in ncu_rows("microbench62_ncu.csv") if "mb62" in r["Kernel Name"]]
-    stall = "smsp__average_warps_issue_stalled_branch_resolving_per_issue_active.ratio"
-    for config, r in zip(CONFIGS, rows):
-        us = number(r["gpu__time_duration.sum"]) / 1e3
-        per_round = us * 1e-6 * number(r["sm__cycles_elapsed.avg.per_second"]) / ITERS
-        issued = number(r["smsp__inst_executed.sum"]) / SMS / ITERS
-        f = module.get_function(kernel_name(config))
-        grid, block, _ = shape(config)
-        args = buffers_and_arguments(ws, config)
-        t = predict(f.loaded_module, f.kernel_name, grid, block, pack_arguments(f.kernel_name, f.params, args), 0,
-                    gpu=card(), max_ctas=2)
-        model_issued = t.details["instructions"] / SMS / ITERS
-        print(f"{label(config):40s} {per_round:6.1f} cycles a round (model {t.cycles / ITERS:6.1f}), "
-              f"{issued:5.1f} issues ({model_issued:5.1f}), branch_resolving {number(r[stall]) * issued:5.1f} "
-              f"({t.stalls.get('branch_resolving', 0) * model_issued:5.1f})")
-
-
 if __name__ == "__main__":
     main_for_cubin(__doc__, "microbench62", CONFIGS, label, shape, buffers_and_arguments, kernel_name,
-                   readers={"--rounds": rounds})
+                   readers={"--rounds": lambda: rounds_table("microbench62", CONFIGS, label, shape, buffers_and_arguments,
+                                                                 kernel_name, ITERS)})
