@@ -131,9 +131,11 @@ class Prepared:
     constexprs: dict
 
 
-def setup(launch: Launch, device, scale: float = 1.0) -> Prepared:
+def setup(launch: Launch, device, scale: float = 1.0, heads: int | None = None) -> Prepared:
     """Fresh random inputs for `launch` (seeded by its label), the output poisoned with NaN.
-    `scale` shrinks the problem for a functional check on warpsim only (never for a timed launch)."""
+    `scale` shrinks the problem for a functional check on warpsim only (never for a timed launch);
+    `heads` sets an attention launch's heads, so its grid (n_ctx / BM programs a head) fills fewer SMs
+    while every program keeps its whole loop over the keys."""
     import torch
     import triton
 
@@ -175,7 +177,7 @@ def setup(launch: Launch, device, scale: float = 1.0) -> Prepared:
         return ready((tiles,), (a, b, c, m, n, k) + strides, check, tol)
 
     if launch.kernel == "s3_attention":
-        heads, n_ctx, d = max(int(p["heads"] * scale), 1), max(int(p["n_ctx"] * scale) // 128 * 128, 128), cfg["D"]
+        heads, n_ctx, d = heads or max(int(p["heads"] * scale), 1), max(int(p["n_ctx"] * scale) // 128 * 128, 128), cfg["D"]
         q, kk, v = (rand(heads, n_ctx, d, dtype=torch.float16) for _ in range(3))
         o = torch.full((heads, n_ctx, d), float("nan"), dtype=torch.float16, device=device)
 

@@ -75,12 +75,12 @@ def kernel_of(source: str, launch, prep, kernels_dir: str):
     return ws.RawModule(ptx=compiled.asm["ptx"]), meta
 
 
-def predict_one(source, launch, kernels_dir, ctas):
+def predict_one(source, launch, kernels_dir, ctas, gpu="h200", heads=None):
     import warpsim as ws
     from warpsim.api.raw import pack_arguments
     from warpsim.timing import predict
     from cases3 import setup
-    prep = setup(launch, "cpu")
+    prep = setup(launch, "cpu", heads=heads)
     module, meta = kernel_of(source, launch, prep, kernels_dir)
     func = module.get_function(launch.kernel)
     grid = tuple(prep.grid) + (1,) * (3 - len(prep.grid))
@@ -89,7 +89,7 @@ def predict_one(source, launch, kernels_dir, ctas):
                              programs)
     params = pack_arguments(func.kernel_name, func.params, args)
     t = predict(func.loaded_module, func.kernel_name, grid, (32 * meta["num_warps"], 1, 1), params,
-                meta["shared"], gpu="h200", max_ctas=ctas, prefer="sass")
+                meta["shared"], gpu=gpu, max_ctas=ctas, prefer="sass")
     return {"time_us": t.time_s * 1e6, "cycles": t.cycles, "occupancy": t.achieved_occupancy,
             "issue_active": t.issue_active, "top_stall": t.top_stall, "stalls": t.stalls,
             "bottleneck": t.bottleneck, "source": t.source, "notes": [str(n) for n in t.notes],
@@ -106,11 +106,13 @@ def main() -> int:
     ap.add_argument("--only")
     ap.add_argument("--ctas", type=int, default=6)
     ap.add_argument("--out")
+    ap.add_argument("--gpu", default="h200", help="the preset to predict for (h100: a run on an H100)")
+    ap.add_argument("--heads", type=int, help="an attention launch's heads (cases3.setup), as run3.py --heads")
     a = ap.parse_args()
     import triton
     from cases3 import LAUNCHES
     import warpsim
-    out = {"source": a.source, "triton": triton.__version__, "ctas": a.ctas, "gpu": "h200", "l2": "cold",
+    out = {"source": a.source, "triton": triton.__version__, "ctas": a.ctas, "gpu": a.gpu, "heads": a.heads, "l2": "cold",
            "warpsim": os.path.dirname(warpsim.__file__), "model_commit": os.environ.get("SET3_MODEL_COMMIT", ""),
            "launches": {}}
     for launch in LAUNCHES:
@@ -118,7 +120,7 @@ def main() -> int:
             continue
         t0 = time.time()
         try:
-            rec = predict_one(a.source, launch, a.kernels, a.ctas)
+            rec = predict_one(a.source, launch, a.kernels, a.ctas, a.gpu, a.heads)
         except Exception as error:  # noqa: BLE001  (one launch's failure is recorded, the rest go on)
             traceback.print_exc()
             rec = {"error": f"{type(error).__name__}: {error}"[:1000]}

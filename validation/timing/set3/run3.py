@@ -80,13 +80,14 @@ def main() -> int:
     ap.add_argument("--mode", choices=("check", "once", "predict"), default="check")
     ap.add_argument("--only")
     ap.add_argument("--scale", type=float, default=1.0)
+    ap.add_argument("--heads", type=int, help="an attention launch's heads (cases3.setup), fewer to fill fewer SMs")
     ap.add_argument("--save-kernels", metavar="DIR",
                     help="check mode: write each launch's cubin, PTX and metadata as DIR/<label>.*")
     a = ap.parse_args()
     device = triton.runtime.driver.active.get_active_torch_device()
     if a.mode != "predict" and hasattr(triton, "set_allocator"):
         triton.set_allocator(_scratch)
-    out = {"mode": a.mode, "triton": triton.__version__, "torch": torch.__version__, "scale": a.scale,
+    out = {"mode": a.mode, "triton": triton.__version__, "torch": torch.__version__, "scale": a.scale, "heads": a.heads,
            "device": torch.cuda.get_device_name() if torch.cuda.is_available() else "cpu", "launches": {}}
     gpu = None
     if a.mode == "predict":
@@ -98,7 +99,7 @@ def main() -> int:
         rec = {"sweep": launch.sweep, "kernel": launch.kernel, "config": launch.config, "problem": launch.problem}
         t0 = time.time()
         try:
-            prep = setup(launch, device, a.scale)
+            prep = setup(launch, device, a.scale, a.heads)
             run, check, tol = prep.run, prep.check, prep.tolerance
             if a.mode == "once":
                 run()
