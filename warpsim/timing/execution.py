@@ -27,6 +27,7 @@ from ..machine.counting import distinct_count, run_starts, shared_bank_wavefront
 from ..machine.events import LaunchObserver
 from ..machine.memory import GLOBAL_BASE
 from ..sass.executor.async_copy import TMA_UNIT
+from ..sass.compiled.resumes import note_splits
 from ..sass.issues import Departures, brx_targets, bsync_starts
 from ..sass.ptx_blocks import block_copies, ptx_block_of_sass
 from ..semantics.addresses import local_hardware_bytes
@@ -104,6 +105,7 @@ class Execution:
     grid_counts: object = None      # per SASS instruction, its issues over the whole grid (a SASS run's)
     split_share: object = None      # per SASS instruction, the share of a guarded BRA's warp issues whose
     #                                 lanes went both to its label and on (a SASS run's; None: not known)
+    slow_resume_share: object = None  # ... and of those splits inside the half an earlier split ran first
 
     @property
     def n_ctas(self) -> int:
@@ -448,6 +450,10 @@ class _Recorder(LaunchObserver):
         """Execution.split_share: None where the recorder does not see where a branch's lanes go."""
         return None
 
+    def slow_resume_share(self):
+        """Execution.slow_resume_share: None likewise."""
+        return None
+
     def _matrices(self, cta_ids):
         out = []
         for c in cta_ids:
@@ -696,6 +702,7 @@ class SassRecorder(_Recorder):
         n = len(program.instructions)
         self._branched = np.zeros(n)      # per guarded BRA: its warp issues, and those that split the warp
         self._split = np.zeros(n)
+        self._resumed = np.zeros(n)       # ... and those of the splits that make a slow resume (sass/compiled/resumes.py)
         self.counts_splits = True         # from the groups it is given (False: its owner calls count_splits)
         self._guarded_branch_end = np.array([b.control is not None and b.control.ins.opcode == "BRA" and
                                              b.guards[-1] is not None for b in program.blocks], dtype=bool)
@@ -751,6 +758,7 @@ class SassRecorder(_Recorder):
         branching = self._guarded_branch_end[:n_blocks] & (record.warp_count > 0)
         np.add.at(self._branched, ends[branching], record.warp_count[branching])
         np.add.at(self._split, ends[branching], record.split[branching])
+        np.add.at(self._resumed, ends[branching], record.resumed[branching])
         lone_bsync = (record.n_steps == 1) & bsync_starts(st.program)[record.block_start]
         self._batch_counts[targets[:, None], record.block_start[lone_bsync]] -= issued[:, :n_blocks][:, lone_bsync]
         arrived = np.arange(record.log_arrival.shape[1]) < record.arrival_len[:rows, None]
@@ -799,11 +807,21 @@ class SassRecorder(_Recorder):
         if self._guarded_branch_end[block.index]:
             departures = departures if departures is not None else Departures(st, g, next_pc)
             self._branched[block.end - 1] += len(g.warp_runs()[0])
-            self._split[block.end - 1] += 0 if departures.uniform else departures.split_warps()
+            if not departures.uniform:
+                self._split[block.end - 1] += departures.split_warps()
+                self._resumed[block.end - 1] += note_splits(st, g, next_pc != block.end)
 
     def split_share(self) -> np.ndarray:
         """Execution.split_share: per guarded BRA, the share of its warp issues that split the warp."""
-        return np.divide(self._split, self._branched, out=np.zeros_like(self._split), where=self._branched > 0)
+        return self._share(self._split)
+
+    def slow_resume_share(self) -> np.ndarray:
+        """Execution.slow_resume_share: per guarded BRA, the share of its warp issues that split the warp
+        inside the half an earlier split ran first (sass/compiled/resumes.py)."""
+        return self._share(self._resumed)
+
+    def _share(self, events: np.ndarray) -> np.ndarray:
+        return np.divide(events, self._branched, out=np.zeros_like(events), where=self._branched > 0)
 
     def sass_memory_access(self, st, ins, space, kind, idx, addrs, size):
         slots = idx >> 5

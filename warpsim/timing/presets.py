@@ -49,6 +49,7 @@ MEASURED54 = "validation/timing/h100/microbench54_ncu.csv: measured on an H100 S
 MEASURED57 = "validation/timing/h100/microbench57_ncu.csv: measured on an H100 SXM"
 MEASURED59 = "validation/timing/h100/microbench59_ncu.csv: measured on an H100 SXM"
 MEASURED61 = "validation/timing/h100/microbench61_ncu.csv: measured on an H100 SXM"
+MEASURED63 = "validation/timing/h100/microbench63_ncu.csv: measured on an H100 SXM"
 MEASURED_NCU = "validation/timing/h200/ncu_raw_0.csv (device__attribute_*): reported by the H200"
 CUDA_PG = "CUDA C++ Programming Guide, compute capability table and 'Arithmetic Instructions' throughput table"
 HOPPER_WP = "NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022)"
@@ -152,6 +153,7 @@ class GPUPreset:
     bsync_cycles: float                  # branch_resolving of each group of lanes arriving at a BSYNC
     bsync_cycles_jump_table: float       # ... at a BSYNC whose region holds an indirect branch (a BRX jump table)
     branch_split_cycles: float           # branch_resolving of a BRA that splits its warp (lanes both to its label and on)
+    slow_resume_cycles: float            # ... more where it splits the half an earlier split ran first (sass/compiled/resumes.py)
     wave_drain_span: float               # share of a busy last wave over which its warps finish
     cta_drain_span: float                # ... over which its CTAs finish, one after another, where warps wait to issue
     cta_drain_span_pipe: float           # ... where they wait for a math pipe busier than the issue slot
@@ -284,6 +286,8 @@ _H200 = {
     "bsync_cycles": (6.0, "[assumed] as the H100's, measured there (validation/timing/h100/microbench59*)"),
     "branch_split_cycles": (8.0, "[assumed] as the H100's, measured there (validation/timing/h100/microbench59*, "
                                  "microbench61*)"),
+    "slow_resume_cycles": (35.0, "[assumed] as the H100's, measured there (validation/timing/h100/microbench63*, "
+                                 "microbench64*)"),
     "cta_drain_span_pipe": (1.04, "[assumed] as the H100's (validation/timing/h100/microbench52*); not measured"),
     "l2_store_byte_cost": (1.87, "[assumed] as the H100's (validation/timing/h100/microbench54*); not measured"),
     "atomic_writeback_hbm_bytes": (58.0, "[assumed] as the H100's (validation/timing/h100/microbench49*); not measured"),
@@ -557,6 +561,13 @@ _H100.update({
                                               "the 32 rows at 4.1% mean error (6.5% with none); odd lanes of 1 "
                                               "or 3 trips stay -18%. The sixty-second batch, predicted with it "
                                               "before it ran: 3.2%, 5.6% without)"),
+    "slow_resume_cycles": (35.0, MEASURED63 + " and microbench64 [derived] (one warp an SM, 2,048 rounds of an FFMA "
+                                             "beside a loop inside one or two branches or after another: a split "
+                                             "inside the half an earlier split ran first took 34-40 cycles a round "
+                                             "beyond the split and BSYNC cycles, whichever lanes left or went on, "
+                                             "5-8 where the earlier split's lone lane ran first and blocked. Of 30, "
+                                             "35 and 40 cycles, 35 puts the 31 rows at 1.5% mean error (2.1%, "
+                                             "2.5%; 10.1% without)"),
     "atomic_pass_cycles_int": ((1.5, 2.36, 4.1, 5.86, 4.81),
                                MEASURED57 + " and microbench56 [derived] (REDs on every request's own words of lines "
                                "of one 512-byte chunk, L2 cycles a (request, line) pass at its atomic unit, times "
@@ -620,7 +631,8 @@ _H100.update({
 # H100's, saying so (the H200 names them in its own table, where it says more of each).
 _MEASURED_ON_H100 = {"hbm_latency_spread": 46, "atomic_spread_units": 47, "cta_drain_span_pipe": 52,
                      "l2_store_byte_cost": 54, "atomic_writeback_hbm_bytes": 49, "atomic_pass_cycles_int": 57,
-                     "atomic_pass_cycles_float": 57, "bsync_cycles": 59, "branch_split_cycles": 61}
+                     "atomic_pass_cycles_float": 57, "bsync_cycles": 59, "branch_split_cycles": 61,
+                     "slow_resume_cycles": 63}
 
 
 def _microbenchmarked_as_h100() -> dict:

@@ -129,7 +129,7 @@ def run_sass_sample(loaded_module, kernel: str, grid, block, params: bytes, shar
     order = sorted(rec.counts)
     return Execution(fn, grid, block, order, [rec.counts[c] for c in order], [rec.lanes[c] for c in order],
                      rec.memory, read, written, _touched_allocation_bytes(memory), source="sass",
-                     split_share=rec.split_share())
+                     split_share=rec.split_share(), slow_resume_share=rec.slow_resume_share())
 
 
 def run_ptx_sample(loaded_module, kernel: str, grid, block, params: bytes, shared_mem: int, ctas: list,
@@ -284,7 +284,7 @@ def _predict_sample(sampler, source: str, registers: int | None, l2_since: float
     loaded = sampler.loaded_module
     ex = Execution(sampler.function, sampler.grid, sampler.block, order, [rec.counts[c] for c in order],
                    [rec.lanes[c] for c in order], rec.memory, read, written, sampler.allocation_bytes,
-                   source=source, split_share=rec.split_share(),
+                   source=source, split_share=rec.split_share(), slow_resume_share=rec.slow_resume_share(),
                    **sampler.work.counted())
     return predict_sampled(ex, loaded, sampler.kernel, sampler.dynamic_shared, sampler.gpu, registers, l2_since)
 

@@ -72,7 +72,7 @@ def spread_wait(outstanding: list, spread_cycles: float) -> float:
 
 def walk_function(function, preset, memory_latency: dict, barrier_cycles: float = 0.0,
                   executed: np.ndarray | None = None, memory_regions: dict | None = None,
-                  split_share: np.ndarray | None = None) -> Walk:
+                  split_share: np.ndarray | None = None, slow_resume_share: np.ndarray | None = None) -> Walk:
     """Walk every reachable block of `function` (a SassFunction).
 
     memory_latency: instruction index -> expected latency of that global/local load (cycles);
@@ -84,6 +84,9 @@ def walk_function(function, preset, memory_latency: dict, barrier_cycles: float 
     of loads from several regions waits for the slowest (spread_wait).
     split_share: per instruction, the share of a BRA's issues that split the warp (Execution.split_share):
     each costs branch_split_cycles of branch_resolving more (presets' sixty-first batch).
+    slow_resume_share: per instruction, the share of a BRA's issues that split the half of the warp an
+    earlier split ran first (Execution.slow_resume_share): each costs slow_resume_cycles more, the wait
+    to resume that earlier split's other half (sass/compiled/resumes.py).
     """
     facts = function_facts(function)
     tables = (facts, facts.on(preset))
@@ -112,6 +115,8 @@ def walk_function(function, preset, memory_latency: dict, barrier_cycles: float 
             previous = block
     if split_share is not None:
         walk.cost["branch_resolving"] += split_share * preset.branch_split_cycles
+    if slow_resume_share is not None:
+        walk.cost["branch_resolving"] += slow_resume_share * preset.slow_resume_cycles
     return walk
 
 

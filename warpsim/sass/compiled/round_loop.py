@@ -40,6 +40,7 @@ from ...machine.compiled.borrowed import borrowed
 from ...machine.compiled.shared_log import record_for, shared_rows
 from .machine_code import forget_if_stale
 from .places import UNKNOWN, move_lanes
+from .resumes import note_split, open_splits
 from .rounds import select_groups
 from .segment import machine_code_allowed, segment_buffers
 from .tiled import TILE_CHUNK, run_tiled
@@ -54,7 +55,8 @@ def run_rounds(limit, pc, wait_kind, bsync_barrier, B, starved, rotating, last_p
                chosen_u, picked_u, block_at_pc, item_start, items, control, issue_cycles, segment, code, local,
                r_rows, r_uniform, r_read, r_written, p_rows, p_uniform, p_read, p_written, constants, fixed,
                R, P, UR, UP, values, exclusive, tile, tile_p, on, T, TB, O, OB,
-               warp_count, lane_count, partial, split, guard_true, arrivals, is_bsync, n_steps, warp_issued,
+               warp_count, lane_count, partial, split, resumed, opened, open_count, guard_true, arrivals, is_bsync,
+               n_steps, warp_issued,
                log_row, log_block, log_lanes, log_len, log_arrival, arrival_len, place_pc, place_mask, n_places,
                out):
     """Runs rounds (see the module docstring); returns the status. out gets [rounds run, the issue
@@ -162,6 +164,7 @@ def run_rounds(limit, pc, wait_kind, bsync_barrier, B, starved, rotating, last_p
                         arrival_len[row] += 1
                 if to_jump and to_fall and jump != fall:
                     split[b] += 1
+                    resumed[b] += note_split(opened, open_count, w, moved, jump_bits)
                 partial[b, n] += 1
                 warp_issued[w] += n_steps[b]
                 if row >= 0:                                # the logged warps: every issue, in order
@@ -192,7 +195,8 @@ class RoundRecord:
     """What one call of the loop issued, per block of the program, as the block observers count it.
 
     warp_count, lane_count: warp and thread executions; partial[block, k]: warp executions by k
-    lanes; split: executions of a warp whose lanes went both to the branch's label and on;
+    lanes; split: executions of a warp whose lanes went both to the branch's label and on; resumed:
+    those splits that make the warp resume a kept half slowly (resumes.note_split);
     guard_true[instruction]: lanes whose guard held (the segments' and the branch's, where
     guarded); arrivals[instruction]: groups of lanes (one per warp) that arrived at that BSYNC.
     warp_issued[warp]: the instructions each batch warp issued. For the warps log_row names (-1:
@@ -210,6 +214,7 @@ class RoundRecord:
         self.lane_count = np.zeros(n_blocks, dtype=np.int64)
         self.partial = np.zeros((n_blocks, 33), dtype=np.int64)
         self.split = np.zeros(n_blocks, dtype=np.int64)
+        self.resumed = np.zeros(n_blocks, dtype=np.int64)
         self.guard_true = np.zeros(n_pcs, dtype=np.int64)
         self.arrivals = np.zeros(n_pcs, dtype=np.int64)
         self.warp_issued = np.zeros(n_warps, dtype=np.int64)
@@ -257,9 +262,10 @@ class RoundLoop:
                             t.r_rows, t.r_uniform, t.r_read, t.r_written, t.p_rows, t.p_uniform, t.p_read, t.p_written,
                             t.constants, t.fixed, st.R, st.P, st.UR, st.UP, values, st.exclusive, self.tile,
                             self.tile_p, on, T, TB, O, OB, record.warp_count, record.lane_count, record.partial,
-                            record.split, record.guard_true, record.arrivals, self.is_bsync, self.n_steps,
-                            record.warp_issued, record.log_row, record.log_block, record.log_lanes, record.log_len,
-                            record.log_arrival, record.arrival_len, *select.places, out)
+                            record.split, record.resumed, *open_splits(st), record.guard_true, record.arrivals,
+                            self.is_bsync, self.n_steps, record.warp_issued, record.log_row, record.log_block,
+                            record.log_lanes, record.log_len, record.log_arrival, record.arrival_len, *select.places,
+                            out)
         rounds, clock, groups, live, ran = (int(v) for v in out)
         st.rounds += rounds
         st.clock += clock
