@@ -83,6 +83,15 @@ def note_splits(st, g, jumped: np.ndarray) -> int:
     group = np.bitwise_or.reduceat(bits, starts)
     jump = np.bitwise_or.reduceat(np.where(jumped, bits, np.int64(0)), starts)
     split = (jump != 0) & (jump != group)
-    opened, count = open_splits(st)
-    return sum(note_split(opened, count, w, a, b) for w, a, b in
-               zip(warps[split].tolist(), group[split].tolist(), jump[split].tolist()))
+    return _note_each(*open_splits(st), warps[split].astype(np.int64), group[split], jump[split])
+
+
+@njit(cache=True, nogil=True)
+def _note_each(opened, count, warps, group, jump):
+    slow = 0
+    for k in range(warps.shape[0]):
+        slow += note_split(opened, count, warps[k], group[k], jump[k])
+    return slow
+
+
+forget_if_stale(_note_each)
