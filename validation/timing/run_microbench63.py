@@ -44,29 +44,34 @@ SHAPES = [
     ("after", "lane & 3", "halves 1, 3", 1),        # each loop splits its branch's lanes
     ("after", "all 3", "halves 1, 3", 1),           # each loop splits the whole warp
 ]
-CONFIGS = [dict(kernel=k, sel=s, trip=t, warps=w) for k, s, t, w in SHAPES]
 
 
-def label(config) -> str:
-    warps = f", {config['warps']} warps" if config["warps"] > 1 else ""
-    return f"{config['kernel']}, sel {config['sel']}, trips {config['trip']}{warps}"
+def run_batch(doc: str, n: int, shapes: list, selects: dict, trips: dict) -> None:
+    """The command line of a batch of these kernels (this one, the sixty-fourth, the sixty-fifth): shapes
+    (kernel, sel, trip[, warps]) named in selects and trips, each kernel mb<n>_<kernel> of microbench<n>.cu."""
+    configs = [dict(kernel=shape[0], sel=shape[1], trip=shape[2], warps=shape[3] if len(shape) > 3 else 1)
+               for shape in shapes]
 
+    def label(config) -> str:
+        warps = f", {config['warps']} warps" if config["warps"] > 1 else ""
+        return f"{config['kernel']}, sel {config['sel']}, trips {config['trip']}{warps}"
 
-def shape(config) -> tuple:
-    return (SMS,), (32 * config["warps"],), 0
+    def shape(config) -> tuple:
+        return (SMS,), (32 * config["warps"],), 0
 
+    def buffers_and_arguments(xp, config) -> tuple:
+        return (xp.zeros(SMS * 32 * config["warps"], dtype=np.float32),
+                xp.asarray(np.array(selects[config["sel"]], dtype=np.int32)),
+                xp.asarray(np.array(trips[config["trip"]], dtype=np.int32)), np.int32(ITERS))
 
-def buffers_and_arguments(xp, config) -> tuple:
-    return (xp.zeros(SMS * 32 * config["warps"], dtype=np.float32),
-            xp.asarray(np.array(SELECTS[config["sel"]], dtype=np.int32)),
-            xp.asarray(np.array(TRIPS[config["trip"]], dtype=np.int32)), np.int32(ITERS))
+    def kernel_name(config) -> str:
+        return f"mb{n}_{config['kernel']}"
 
-
-def kernel_name(config) -> str:
-    return f"mb63_{config['kernel']}"
+    name = f"microbench{n}"
+    main_for_cubin(doc, name, configs, label, shape, buffers_and_arguments, kernel_name,
+                   readers={"--rounds": lambda: rounds_table(name, configs, label, shape, buffers_and_arguments,
+                                                             kernel_name, ITERS)})
 
 
 if __name__ == "__main__":
-    main_for_cubin(__doc__, "microbench63", CONFIGS, label, shape, buffers_and_arguments, kernel_name,
-                   readers={"--rounds": lambda: rounds_table("microbench63", CONFIGS, label, shape, buffers_and_arguments,
-                                                                 kernel_name, ITERS)})
+    run_batch(__doc__, 63, SHAPES, SELECTS, TRIPS)

@@ -8,12 +8,8 @@ with the lanes that leave the loop and go on exchanged: the lowest or the highes
 
 from __future__ import annotations
 
-import numpy as np
+from run_microbench63 import run_batch
 
-from microbench_runner import main_for_cubin, rounds_table
-
-SMS = 132
-ITERS = 2048
 LANES = range(32)
 
 
@@ -50,28 +46,7 @@ SHAPES = [
     ("two", "lane & 3", "2"),                           # the sixty-third batch's: lane 1 skips the inner branch
     ("two", "odd lanes, lanes 1, 5, 9.. inner", "2"),   # lane 1 enters it
 ]
-CONFIGS = [dict(kernel=k, sel=s, trip=t, warps=1) for k, s, t in SHAPES]
-
-
-def label(config) -> str:
-    return f"{config['kernel']}, sel {config['sel']}, trips {config['trip']}"
-
-
-def shape(config) -> tuple:
-    return (SMS,), (32 * config["warps"],), 0
-
-
-def buffers_and_arguments(xp, config) -> tuple:
-    return (xp.zeros(SMS * 32 * config["warps"], dtype=np.float32),
-            xp.asarray(np.array(SELECTS[config["sel"]], dtype=np.int32)),
-            xp.asarray(np.array(TRIPS[config["trip"]], dtype=np.int32)), np.int32(ITERS))
-
-
-def kernel_name(config) -> str:
-    return f"mb64_{config['kernel']}"
 
 
 if __name__ == "__main__":
-    main_for_cubin(__doc__, "microbench64", CONFIGS, label, shape, buffers_and_arguments, kernel_name,
-                   readers={"--rounds": lambda: rounds_table("microbench64", CONFIGS, label, shape, buffers_and_arguments,
-                                                                 kernel_name, ITERS)})
+    run_batch(__doc__, 64, SHAPES, SELECTS, TRIPS)

@@ -7,12 +7,8 @@ fourth lane, and the loop inside splitting them or not. 132 CTAs of 1 warp, 2,04
 
 from __future__ import annotations
 
-import numpy as np
+from run_microbench63 import run_batch
 
-from microbench_runner import main_for_cubin, rounds_table
-
-SMS = 132
-ITERS = 2048
 LANES = range(32)
 ENTERING = (31, 28, 24, 20, 16, 12, 8, 4, 2)
 SELECTS = {f"lanes 0-{m - 1}": [1 if k < m else 0 for k in LANES] for m in ENTERING}
@@ -26,28 +22,7 @@ SHAPES = [("one", f"lanes 0-{m - 1}", "lane & 1 ? 3 : 1") for m in ENTERING] + [
     ("one", "lane % 4 == 0", "lane & 4 ? 3 : 1"),
     ("one", "lanes 0-23", "2"), ("one", "lanes 0-15", "2"), ("one", "lanes 0-7", "2"),
 ]
-CONFIGS = [dict(kernel=k, sel=s, trip=t, warps=1) for k, s, t in SHAPES]
-
-
-def label(config) -> str:
-    return f"{config['kernel']}, sel {config['sel']}, trips {config['trip']}"
-
-
-def shape(config) -> tuple:
-    return (SMS,), (32 * config["warps"],), 0
-
-
-def buffers_and_arguments(xp, config) -> tuple:
-    return (xp.zeros(SMS * 32 * config["warps"], dtype=np.float32),
-            xp.asarray(np.array(SELECTS[config["sel"]], dtype=np.int32)),
-            xp.asarray(np.array(TRIPS[config["trip"]], dtype=np.int32)), np.int32(ITERS))
-
-
-def kernel_name(config) -> str:
-    return f"mb65_{config['kernel']}"
 
 
 if __name__ == "__main__":
-    main_for_cubin(__doc__, "microbench65", CONFIGS, label, shape, buffers_and_arguments, kernel_name,
-                   readers={"--rounds": lambda: rounds_table("microbench65", CONFIGS, label, shape, buffers_and_arguments,
-                                                                 kernel_name, ITERS)})
+    run_batch(__doc__, 65, SHAPES, SELECTS, TRIPS)
