@@ -183,16 +183,18 @@ def predict_table(path: str, configs, label, launch_of, cards=("h200", "h100")) 
         json.dump(rows, fh, indent=1)
 
 
-def rounds_table(name: str, configs, label, shape, buffers_and_arguments, kernel_name, rounds: int) -> None:
-    """A one-warp-an-SM branch batch's `--rounds`: per row, a warp's SM cycles a round (ncu's duration at
-    its SM clock over the rounds), its warp instructions a round and its branch_resolving cycles a round
-    (ncu's ratio times the instructions), each beside the model's."""
+def rounds_table(name: str, configs, label, shape, buffers_and_arguments, kernel_name, rounds: int,
+                 stall: str = "branch_resolving", max_ctas: int = 2) -> None:
+    """A batch's `--rounds` (each CTA running `rounds` rounds alike on an SM of its own): per row, the SM
+    cycles a round (ncu's duration at its SM clock over the rounds), a CTA's warp instructions a round
+    and its warps' cycles of `stall` a round (ncu's ratio times the instructions), each beside the
+    model's (from `max_ctas` sampled CTAs)."""
     import warpsim as ws
     from warpsim.api.raw import pack_arguments
     from warpsim.timing import predict
     module = ws.RawModule(path=os.path.join(HERE, name + ".cubin"))
     rows = [r for r in ncu_rows(name + "_ncu.csv") if name.replace("microbench", "mb") in r["Kernel Name"]]
-    stall = "smsp__average_warps_issue_stalled_branch_resolving_per_issue_active.ratio"
+    metric = f"smsp__average_warps_issue_stalled_{stall}_per_issue_active.ratio"
     width = max(len(label(config)) for config in configs)
     for config, r in zip(configs, rows):
         grid, block, _ = shape(config)
@@ -203,11 +205,11 @@ def rounds_table(name: str, configs, label, shape, buffers_and_arguments, kernel
         f = module.get_function(kernel_name(config))
         args = buffers_and_arguments(ws, config)
         t = predict(f.loaded_module, f.kernel_name, grid, block, pack_arguments(f.kernel_name, f.params, args), 0,
-                    gpu=card(), max_ctas=2)
+                    gpu=card(), max_ctas=max_ctas)
         model_issued = t.details["instructions"] / sms / rounds
         print(f"{label(config):{width}s} {per_round:6.1f} cycles a round (model {t.cycles / rounds:6.1f}), "
-              f"{issued:5.1f} issues ({model_issued:5.1f}), branch_resolving {number(r[stall]) * issued:5.1f} "
-              f"({t.stalls.get('branch_resolving', 0) * model_issued:5.1f})")
+              f"{issued:5.1f} issues ({model_issued:5.1f}), {stall} {number(r[metric]) * issued:5.1f} "
+              f"({t.stalls.get(stall, 0) * model_issued:5.1f})")
 
 
 def main_for_cubin(doc: str, name: str, configs, label, shape, buffers_and_arguments, kernel_name,

@@ -50,5 +50,5 @@ def kernel_name(config) -> str:
 
 if __name__ == "__main__":
     main_for_cubin(__doc__, "microbench62", CONFIGS, label, shape, buffers_and_arguments, kernel_name,
-                   readers={"--rounds": lambda: rounds_table("microbench62", CONFIGS, label, shape, buffers_and_arguments,
-                                                                 kernel_name, ITERS)})
+                   readers={"--rounds": lambda: rounds_table("microbench62", CONFIGS, label, shape,
+                                                             buffers_and_arguments, kernel_name, ITERS)})

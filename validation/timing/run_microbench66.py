@@ -9,11 +9,9 @@ in the same order (set 3's attention: a head's CTAs read its keys and values) or
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
-from microbench_runner import HERE, card, main_for_cubin, ncu_rows, number
+from microbench_runner import main_for_cubin, rounds_table
 
 CTAS = 128
 ITERS = 512
@@ -42,27 +40,8 @@ def kernel_name(config) -> str:
     return f"mb66_s{config['stages']}_c{config['copies']}"
 
 
-def rounds() -> None:
-    """Per row, the SM cycles a stage (ncu's duration at its SM clock over the stages) and ncu's
-    long_scoreboard a warp issue, beside the model's."""
-    import warpsim as ws
-    from warpsim.api.raw import pack_arguments
-    from warpsim.timing import predict
-    module = ws.RawModule(path=os.path.join(HERE, "microbench66.cubin"))
-    rows = [r for r in ncu_rows("microbench66_ncu.csv") if "mb66" in r["Kernel Name"]]
-    stall = "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio"
-    for config, r in zip(CONFIGS, rows):
-        us = number(r["gpu__time_duration.sum"]) / 1e3
-        per_stage = us * 1e-6 * number(r["sm__cycles_elapsed.avg.per_second"]) / ITERS
-        f = module.get_function(kernel_name(config))
-        grid, block, _ = shape(config)
-        args = buffers_and_arguments(ws, config)
-        t = predict(f.loaded_module, f.kernel_name, grid, block, pack_arguments(f.kernel_name, f.params, args), 0,
-                    gpu=card(), max_ctas=4)
-        print(f"{label(config):44s} {per_stage:7.1f} cycles a stage (model {t.cycles / ITERS:7.1f}); long_scoreboard "
-              f"{number(r[stall]):5.2f} ({t.stalls.get('long_scoreboard', 0):5.2f})")
-
-
 if __name__ == "__main__":
     main_for_cubin(__doc__, "microbench66", CONFIGS, label, shape, buffers_and_arguments, kernel_name,
-                   readers={"--rounds": rounds})
+                   readers={"--rounds": lambda: rounds_table("microbench66", CONFIGS, label, shape,
+                                                             buffers_and_arguments, kernel_name, ITERS,
+                                                             "long_scoreboard", max_ctas=4)})

@@ -11,21 +11,12 @@ from __future__ import annotations
 import numpy as np
 
 from microbench_runner import main_for_cubin
+from run_microbench66 import CTAS, label, shape
 
-CTAS = 128
 ITERS = 64
 TILES = 64
 CONFIGS = [dict(stages=s, copies=c, sharers=sh, work=w) for sh in (1, 32) for s, c in ((2, 4), (2, 8), (3, 8))
            for w in (0, 64)]
-
-
-def label(config) -> str:
-    return (f"{config['stages']} stages of {config['copies'] * 2} KB, {config['sharers']:2d} CTAs a tile, "
-            f"work {config['work']}")
-
-
-def shape(config) -> tuple:
-    return (CTAS,), (128,), 0
 
 
 def buffers_and_arguments(xp, config) -> tuple:

@@ -702,7 +702,7 @@ class SassRecorder(_Recorder):
         n = len(program.instructions)
         self._branched = np.zeros(n)      # per guarded BRA: its warp issues, and those that split the warp
         self._split = np.zeros(n)
-        self._resumed = np.zeros(n)       # ... and those of the splits that make a slow resume (sass/compiled/resumes.py)
+        self._resumed = np.zeros(n)       # ... and those splits that make a slow resume (sass/compiled/resumes.py)
         self.counts_splits = True         # from the groups it is given (False: its owner calls count_splits)
         self._guarded_branch_end = np.array([b.control is not None and b.control.ins.opcode == "BRA" and
                                              b.guards[-1] is not None for b in program.blocks], dtype=bool)

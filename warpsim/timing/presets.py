@@ -153,7 +153,7 @@ class GPUPreset:
     bsync_cycles: float                  # branch_resolving of each group of lanes arriving at a BSYNC
     bsync_cycles_jump_table: float       # ... at a BSYNC whose region holds an indirect branch (a BRX jump table)
     branch_split_cycles: float           # branch_resolving of a BRA that splits its warp (lanes both to its label and on)
-    slow_resume_cycles: float            # ... more where it splits the half an earlier split ran first (sass/compiled/resumes.py)
+    slow_resume_cycles: float            # ... more where it splits the half an earlier split ran first (resumes.py)
     wave_drain_span: float               # share of a busy last wave over which its warps finish
     cta_drain_span: float                # ... over which its CTAs finish, one after another, where warps wait to issue
     cta_drain_span_pipe: float           # ... where they wait for a math pipe busier than the issue slot
