@@ -54,40 +54,61 @@ ITERATIONS = 240         # iterations a loop is run for its steady state
 STEADY = 60              # the last ones, averaged (a whole number of cycles of 1 to 6 iterations)
 
 
-def add_group_waits(function, walk, preset, copy_latency: float) -> None:
-    """Charge each one-block loop's waits on its cp.async and wgmma groups to walk.cost (in place):
-    the loop is run iteration by iteration (`_run_loop`) and its last iterations' waits averaged.
-    A copy group's latency is one group's alone (copy_latency): the loaded latency of many groups
-    in flight is not modelled (docs/timing.md, Limits)."""
+def add_group_waits(function, walk, preset, copy_latency: float, executions, copy_bytes=None,
+                    copy_rate: float = np.inf) -> None:
+    """Charge each loop's waits on its cp.async and wgmma groups to walk.cost (in place): the loop is
+    run iteration by iteration (`_run_loop`) and its last iterations' waits averaged.
+    A copy group lands a copy's latency (copy_latency) after its commit, plus the time its bytes take
+    to reach the SM: copy_bytes[i], the bytes of a warp's execution of copy i, at copy_rate bytes a
+    cycle (the warp's share of its SM's fill rate). The sixty-eighth batch on an H100: 16 KB stages
+    that 8-32 CTAs read from HBM at once took 1,250-1,400 cycles from commit to landing where one
+    line took 690.
+
+    A loop's mean iteration is its instructions in address order, each taking its walk gap as often
+    as it runs an iteration (executions, the sample's warp executions of each instruction, over its
+    first instruction's): a branch taken half the time counts half, an inner loop's body as many
+    times as it turns. Its commits and waits must run once an iteration (else the loop is left
+    alone: groups committed on some iterations only are not modelled); inner loops come first and a
+    wait is charged once."""
 
     instructions = function.instructions
     gap = walk.gap()
-    for start, end in straight_loops(function.blocks):
-        events = _events(instructions, start, end, preset, copy_latency)
+    charged = set()
+    for start, end in loop_bodies(function.blocks):
+        entries = executions[start]
+        if entries <= 0:
+            continue
+        per_iteration = executions[start:end] / entries
+        transfer = 0.0
+        if copy_bytes is not None:
+            commits = sum(per_iteration[i - start] for i in range(start, end) if instructions[i].opcode == COPY_COMMIT)
+            transfer = float(copy_bytes[start:end] @ per_iteration) / max(1.0, commits) / copy_rate
+        events = [e for e in _events(instructions, start, end, preset, copy_latency + transfer) if e[0] not in charged]
         if not any(kind == "wait" for _, kind, _ in events):
             continue
-        offsets = np.cumsum(gap[start:end])
+        if any(abs(per_iteration[i - start] - 1.0) > 1e-6 for i, _, _ in events):
+            continue
+        offsets = np.cumsum(gap[start:end] * per_iteration)
         waits = _run_loop(events, offsets, float(offsets[-1]), start)
         for i, (reason, cycles) in waits.items():
             walk.cost[reason][i] += cycles
+            charged.add(i)
 
 
-def straight_loops(blocks) -> list:
-    """[start, end) of each loop whose body is one straight path: blocks that each fall only into the
-    next, the last one also branching back to the first. One block, as ptxas makes Triton's K loops;
-    or several, where an instruction that ends a block without branching splits the body (the
-    WARPSYNC.ALL ptxas puts before a loop's wgmmas when warps took different paths to it)."""
+def loop_bodies(blocks) -> list:
+    """[start, end) of each loop, innermost first: a block branching back to a block at or before it
+    closes a loop from that block's start to its own end (ptxas lays a loop's blocks out in one
+    run). Its body may branch and hold inner loops (add_group_waits weighs each instruction by how
+    often it runs); a Triton K loop is one block, or several where an instruction that ends a block
+    without branching splits it (the WARPSYNC.ALL ptxas puts before a loop's wgmmas when warps took
+    different paths to it)."""
     loops = []
     for block in blocks:
         if not block.reachable or block.end <= block.start:
             continue
-        heads = [h for h in block.successors if h <= block.index]
-        if len(heads) != 1:
-            continue
-        head = heads[0]
-        if all(blocks[k].successors == (k + 1,) for k in range(head, block.index)):
+        for head in sorted(h for h in block.successors if h <= block.index):
             loops.append((blocks[head].start, block.end))
-    return loops
+    return sorted(set(loops), key=lambda span: (span[1] - span[0], span[0]))
 
 
 def _events(instructions, start: int, end: int, preset, copy_latency: float) -> list:

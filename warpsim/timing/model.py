@@ -201,7 +201,8 @@ class KernelCosts:
     """Per-sampled-CTA, per-warp demands of one launch (cycles), and the memory figures behind them."""
 
     def __init__(self, ex, preset, active_sms: int, barrier_cycles: float, waves: int = 1,
-                 l2_since: float | None = None, l1_lines: float = np.inf, sm_l1_lines: float = np.inf):
+                 l2_since: float | None = None, l1_lines: float = np.inf, sm_l1_lines: float = np.inf,
+                 resident_ctas: int = 1):
         fn = ex.function
         n = len(fn.instructions)
         facts = self.facts = function_facts(fn)
@@ -443,8 +444,23 @@ class KernelCosts:
         self.unit_holds, self.hold, self.hold_tensor = on_gpu.unit_holds, on_gpu.hold, on_gpu.hold_tensor
         l2_bw = _sm_share(preset, preset.l2_bandwidth_gbps, active_sms)
         dram_bw = _sm_share(preset, hbm_gbps(preset, self.dram_write_fraction), active_sms)
-        # the cp.async and wgmma groups a loop waits for (async_groups.py)
-        add_group_waits(fn, walk, preset, copy_group_latency(preset, self.dram_read_fraction))
+        # the cp.async and wgmma groups a loop waits for (async_groups.py): a copy group's share from HBM
+        # is its copies', as a load's (first touches of a cold L2 wait on HBM, the CTAs in step with
+        # the first reader too: the sixty-seventh batch's 32 CTAs streaming one head's tiles)
+        copies = [i for i in from_hbm if fn.instructions[i].opcode == "LDGSTS"]
+        copy_sectors = sum(ex.memory[i].sectors for i in copies)
+        copy_dram = sum(from_hbm[i] * ex.memory[i].sectors for i in copies) / copy_sectors if copy_sectors \
+            else self.dram_read_fraction
+        # a group's bytes reach the SM at its share of the L2's copy rate, as the L2 draws them (once
+        # for reads of CTAs in step: l2_demand): the sixty-eighth batch's 16 KB stages that 8-32 CTAs
+        # read at once from HBM took 1,250-1,400 cycles from commit to landing, one line 690; the
+        # sixty-sixth's 32 CTAs on one resident tile 412 cycles a stage, a CTA on its own tile 543
+        copy_bytes = np.zeros(n)
+        for i in copies:
+            if total_exec[i]:
+                copy_bytes[i] = l2_demand(i, ex.memory[i], COPY_LINE_BYTES) / total_exec[i]
+        add_group_waits(fn, walk, preset, copy_group_latency(preset, copy_dram), total_exec, copy_bytes,
+                        cp_async_rate * l2_bw / max(1, resident_ctas * ex.warps_per_cta))
         self.gap = walk.gap()
         self.reason_cost = {r: walk.cost[r] for r in REASONS}
         # ---- per sampled CTA: per-warp demand vectors (warps x stations), each CTA's also as one matrix
@@ -976,7 +992,7 @@ def _predict_at_clock(ex, preset, registers, shared_per_block, l2_since) -> Timi
     # a CTA's share of its SM's L1: the lines it reads are one of `resident` CTAs' alike
     resident = min(per_sm, per_sm_ctas)
     costs = KernelCosts(ex, preset, active, preset.barrier_cycles + preset.barrier_cycles_per_warp * ex.warps_per_cta,
-                        waves, l2_since, occ["l1_bytes"] / 128 / resident, occ["l1_bytes"] / 128)
+                        waves, l2_since, occ["l1_bytes"] / 128 / resident, occ["l1_bytes"] / 128, resident)
     sampled = list(ex.sampled_ctas)
     cache = {}
 

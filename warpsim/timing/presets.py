@@ -44,6 +44,12 @@ MEASURED35 = "validation/timing/h200/microbench35_ncu.csv: measured on H200"
 MEASURED37 = "validation/timing/h200/microbench37_ncu.csv: measured on H200"
 MEASURED42 = "validation/timing/h100/microbench42_ncu.csv: measured on an H100 SXM"
 MEASURED48 = "validation/timing/h100/microbench48.json: measured on an H100 SXM"
+MEASURED68 = "validation/timing/h100/microbench68.json: measured on an H100 SXM"
+# cycles of a cp.async round trip's loop (microbench8's mb8_cpasync_lat, microbench68's mb68_chase) that are
+# not the copy: the next address's 64-bit modulo after the wait, as the model's walk gives it for ptxas
+# 13.0's SASS (mb68_chase: 657 cycles a round with a 479-cycle copy, 910 with 732), so the copy latencies
+# below are the measured rounds less this
+COPY_CHASE_CHAIN = 178.0
 MEASURED53 = "validation/timing/h100/microbench53_ncu.csv: measured on an H100 SXM"
 MEASURED54 = "validation/timing/h100/microbench54_ncu.csv: measured on an H100 SXM"
 MEASURED57 = "validation/timing/h100/microbench57_ncu.csv: measured on an H100 SXM"
@@ -430,10 +436,13 @@ _H200.update({
                              MEASURED8 + " (one wgmma, commit, wait_group 0, per loop round: 84.2 / 121.5 / 197.3 "
                                          "cycles at N 64 / 128 / 256 in every type; A in registers 71.6 / 110.2 / 189.3)"),
     "hmma_latency": (24.8, MEASURED8 + " (mb8_mma_sync_lat: HMMA.16816.F32 on one accumulator, 24.8 cycles each)"),
-    "cp_async_latency_l2": (462.0, MEASURED8 + " (mb8_cpasync_lat: one thread's cp.async.cg 16 bytes, commit, "
-                                               "wait_group 0, over 1 MB resident in L2: 462 cycles a round)"),
-    "cp_async_latency_hbm": (834.0, MEASURED8 + " (as cp_async_latency_l2, lines 64 KB apart after the L2 was "
-                                                "flushed: 834 cycles)"),
+    "cp_async_latency_l2": (462.0 - COPY_CHASE_CHAIN, MEASURED8 + " (mb8_cpasync_lat: one thread's cp.async.cg 16 "
+                                                                "bytes, commit, wait_group 0, over 1 MB resident in L2: "
+                                                                "462 cycles a round, less the round's own 64-bit modulo "
+                                                                "(COPY_CHASE_CHAIN))"),
+    "cp_async_latency_hbm": (834.0 - COPY_CHASE_CHAIN, MEASURED8 + " (as cp_async_latency_l2, lines 64 KB apart after "
+                                                                 "the L2 was flushed: 834 cycles a round, less "
+                                                                 "COPY_CHASE_CHAIN)"),
     "cp_async_l2_bytes_per_clk": (MappingProxyType({1: 124.0, 66: 3311.0, 132: 5093.0}),
                                   MEASURED8 + " (microbench8_second.json, mb8_cpasync_p8_w3: 128 threads copying 4 KB "
                                               "each per round, four rounds in flight, from 24 MB resident in L2: one "
@@ -705,11 +714,16 @@ _A100.update(_no_wgmma("sm_80", _A100))
 # the H100's SM is the H200's; its HBM is not (570 cycles against 672: the copy's extra time kept)
 _H100.update({name: (_H200[name][0], "[assumed] same GH100 SM and L2 as the H200, whose figure was " +
                      _H200[name][1]) for name in ("hgmma_interval_cycles", "hgmma_latency_cycles", "hmma_latency",
-                                                  "cp_async_latency_l2", "cp_async_l2_bytes_per_clk",
-                                                  "l2_merged_floor_load",
+                                                  "cp_async_l2_bytes_per_clk", "l2_merged_floor_load",
                                                   "l2_merged_floor_copy")})
-_H100["cp_async_latency_hbm"] = (834.0 - 672.0 + 570.0, "[derived] the H200's cp.async HBM latency (834) less its "
-                                 "load latency (672) plus the H100's (570); not measured")
+# the sixty-eighth batch's mb68_chase (mb8_cpasync_lat's loop): 489.9 cycles a round over 256 lines
+# resident in L2 (4,096 rounds, the first 256 from HBM), 869.1 over lines 64 KB apart from HBM
+_H100["cp_async_latency_hbm"] = (869.1 - COPY_CHASE_CHAIN, MEASURED68 + " (mb68_chase: one thread's cp.async.cg "
+                                 "16 bytes, commit, wait_group 0, each line from HBM: 869.1 cycles a round, less "
+                                 "COPY_CHASE_CHAIN)")
+_H100["cp_async_latency_l2"] = ((489.9 - COPY_CHASE_CHAIN - 256 / 4096 * _H100["cp_async_latency_hbm"][0])
+                                / (1 - 256 / 4096), MEASURED68 + " (mb68_chase over 256 lines 4 KB apart: 489.9 "
+                                "cycles a round, the first 256 of 4,096 from HBM, less COPY_CHASE_CHAIN)")
 
 # ----------------------------------------------------------------------------- L4 (AD104)
 _L4 = {
