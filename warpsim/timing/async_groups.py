@@ -8,8 +8,9 @@ Two kinds of group end with a wait that names no scoreboard of the control codes
 - wgmma: HGMMAs (QGMMA for fp8), the last of a group marked `gsb0`; WARPGROUP.DEPBAR.LE gsb0, N waits until at
   most N groups are pending.
 
-A loop of one straight path (Triton's K loops: one block) keeps groups in flight across iterations: at a wait, the
-group it needs was committed earlier in the iteration or some iterations back. The loop is run
+A loop (Triton's K loops: one block; a hand-written ring: branches and inner loops too) keeps groups
+in flight across iterations: at a wait, the group it needs was committed earlier in the iteration or
+some iterations back. The loop is run
 iteration by iteration from the walk's gaps (each instruction issues at its offset plus the waits
 before it in the iteration), until the waits repeat, and each wait's steady-state cycles are
 charged to the waiting instruction: long_scoreboard for cp.async (as Nsight Compute counts DEPBAR
@@ -20,9 +21,10 @@ group committed m iterations back at offset t_c after the wait at t_w (offsets w
 T0 the iteration's length without waiting and L the group's latency from its commit, the period
 is T = max(T0, (t_c - t_w + L) / m).
 
-L for cp.async is the copy's latency from L2 or HBM (eighth microbenchmark batch); for a wgmma
-group, its HGMMAs' issue interval times their count (they run one after another on the tensor
-core) plus the last one's latency beyond its interval.
+L for cp.async is the copy's latency from L2 or HBM (eighth and sixty-eighth microbenchmark batches)
+plus the group's bytes at the warp's share of its SM's copy rate; for a wgmma group, its HGMMAs'
+issue interval times their count (they run one after another on the tensor core) plus the last
+one's latency beyond its interval.
 """
 
 from __future__ import annotations

@@ -4,7 +4,9 @@ the H200's cubins, whose SASS the H100's Triton 3.6 made alike). Fewer heads, fe
 SM holds at most one CTA, so its warps each have a sub-partition to themselves, and what the model misses
 there is the one warp's own walk, not warps sharing an SM.
 
-    python validation/timing/set3/compare_heads.py [--stalls]
+    python validation/timing/set3/compare_heads.py [--stalls] [--model b68]
+
+--model b68: the predictions a later model made (predicted_attn_heads{H}_b68.json), beside the same runs.
 """
 from __future__ import annotations
 
@@ -29,8 +31,9 @@ def number(value: str) -> float:
 
 def main() -> None:
     stalls = "--stalls" in sys.argv[1:]
+    suffix = "_" + sys.argv[sys.argv.index("--model") + 1] if "--model" in sys.argv else ""
     for heads in (4, 8, 16):
-        with open(os.path.join(HERE, f"predicted_attn_heads{heads}.json")) as fh:
+        with open(os.path.join(HERE, f"predicted_attn_heads{heads}{suffix}.json")) as fh:
             predicted = json.load(fh)["launches"]
         with open(os.path.join(HERE, f"once_heads{heads}.json")) as fh:
             labels = list(json.load(fh)["launches"])
