@@ -359,16 +359,18 @@ class KernelCosts:
                  if i in latency and m.space == "global" and m.span_high >= m.span_low}
         regions = {i: (k, from_hbm.get(i, 0.0)) for k, (_, _, sites) in enumerate(overlapping(spans)) for i in sites}
         self.regions = regions
-        walk = walk_function(fn, preset, latency, barrier_cycles, total_exec, regions, ex.split_share,
-                             ex.slow_resume_share)
-        self.walk = walk
+
+        def walk_with(latencies):
+            """The function's walk at these load latencies (the model's, or the HBM probe's)."""
+            return walk_function(fn, preset, latencies, barrier_cycles, total_exec, regions, ex.split_share,
+                                 ex.slow_resume_share)
+        walk = self.walk = walk_with(latency)
         # how many HBM latencies each execution waits out: the walk's growth when they grow (group_time
         # adds each the wait HBM's load causes: the chip's writes, or its reads near HBM's bandwidth)
         self.hbm_waits = np.zeros(n)
         if self.dram_bytes > 0 and any(from_hbm.values()):
             probe = {i: lat + HBM_PROBE_CYCLES * from_hbm.get(i, 0.0) for i, lat in latency.items()}
-            probed = walk_function(fn, preset, probe, barrier_cycles, total_exec, regions, ex.split_share,
-                             ex.slow_resume_share)
+            probed = walk_with(probe)
             self.hbm_waits = np.maximum(0.0, probed.gap() - walk.gap()) / HBM_PROBE_CYCLES
         self.drain_span = preset.wave_drain_span
         gaps = walk.gap()[total_exec > 0]
