@@ -46,3 +46,24 @@ def test_heap_offsets_follows_the_allocation_of_each_access():
         np.testing.assert_array_equal(memory.heap_offsets(addresses, 4), lanes.astype(np.int64) + start)
     assert memory.heap_offsets(lanes + np.uint64(GLOBAL_BASE + x + 4), 4) is None      # one lane past x's end
     assert memory.heap_offsets(lanes[:10] + np.uint64(GLOBAL_BASE + x + 2), 4) is None  # misaligned
+
+
+def test_in_one_allocation_accepts_only_ranges_that_one_live_allocation_holds():
+    """GlobalMemory.in_one_allocation, the test the SASS executor's compiled LDG and STG make
+    (sass/compiled/global_access.py), against the live table, allocation by allocation."""
+    rng = np.random.default_rng(26)
+    memory = Device().memory
+    sizes = rng.integers(1, 3000, 8)
+    starts = [memory.allocate(int(n)) - GLOBAL_BASE for n in sizes]
+    memory.free(GLOBAL_BASE + starts[3])
+    live = [(s, int(n)) for k, (s, n) in enumerate(zip(starts, sizes)) if k != 3]
+    found = {True: 0, False: 0}
+    for _ in range(3000):
+        start, length = live[rng.integers(len(live))] if rng.random() < 0.9 else (starts[3], int(sizes[3]))
+        lowest = start + int(rng.integers(-64, length + 64))
+        end = lowest + int(rng.integers(1, 2 * length + 64))
+        expected = any(s <= lowest and end <= s + n for s, n in live)
+        assert memory.in_one_allocation(lowest + GLOBAL_BASE, end + GLOBAL_BASE) == expected, (lowest, end)
+        found[expected] += 1
+    assert memory.in_one_allocation(GLOBAL_BASE - 16, GLOBAL_BASE) is False      # below the heap
+    assert found[True] > 500 and found[False] > 500

@@ -483,6 +483,22 @@ class GlobalMemory:
             return np.zeros(addresses.shape, dtype=bool)
         return ~ok & aligned(addresses, size) & self.in_mapped_pages(addresses, size)
 
+    def in_one_allocation(self, lowest: int, end: int) -> bool:
+        """Whether the device bytes [lowest, end) lie inside one live allocation: check_heap's fast
+        path, for a caller that found its lanes' lowest address and its highest access's end."""
+        lo, end = lowest - GLOBAL_BASE, end - GLOBAL_BASE
+        starts, ends = self._index()
+        first, last = self._last_hit
+        if first <= lo and end <= last:
+            return True
+        if lo < 0 or not len(starts):
+            return False
+        k = int(starts.searchsorted(lo, side="right")) - 1
+        if k >= 0 and end <= int(ends[k]):
+            self._last_hit = (int(starts[k]), int(ends[k]))
+            return True
+        return False
+
     def check_heap(self, addresses: np.ndarray, size: int) -> np.ndarray:
         """True where [address, address+size) lies inside one live allocation."""
         starts, ends = self._index()

@@ -26,6 +26,7 @@ from ...machine.events import observers_of
 from ...semantics.addresses import LOCAL_WINDOW
 from ...settings import current
 from ..compiled.round_loop import round_loop_for
+from ..compiled import global_access
 from ..compiled.rounds import Select, select_groups
 from ..compiled.segment import machine_code_allowed, segments_for
 from .cluster import put_cluster_words
@@ -208,11 +209,13 @@ def _run_batches(program, image, memory, grid, block, banks, shared_size, local_
         st.cluster_dims = cluster_dims
         st.block_observers, st.memory_observers = block_observers, memory_observers
         st.segments = segments_for(program, engine, st.n)
+        st.compiled_memory = all(machine_code_allowed(engine, st.n, f) for f in global_access.DISPATCHERS)
         if machine_code_allowed(engine, st.n, select_groups):
             st.select = Select(st)
             st.round_loop = round_loop_for(st, engine)
         for observer in batch_observers:
             observer.sass_batch_started(st)
         run_batch(st, max_rounds)
+        st.release()
         stats["rounds"] += st.rounds
         stats["batches"] += 1

@@ -24,6 +24,7 @@ import numpy as np
 from ...machine.isa.tensor import matrix_element_addresses
 from .access import access_width, address_reader, bytes_to_words, resolve, words_to_bytes
 from ...semantics.addresses import generic_space
+from ..compiled.global_access import GlobalAccess
 from .operands import U32, const_reader, dest, pred_dest, predicate, source
 from .table import Step, Unsupported, semantics
 
@@ -56,8 +57,11 @@ def load(ins):
         raise Unsupported("operand form")
     read_address = address_reader(address, _wide(space))
     write = dest(dst, 128 if size == 16 else 64 if size == 8 else 32)
+    compiled = GlobalAccess.of(ins, "ld", size, signed, address, dst) if space == "global" else None
 
     def run(st, g):
+        if compiled is not None and st.compiled_memory and compiled.run(st, g):
+            return
         addrs = read_address(st, g)
         values = None
         for mask, target, name in resolve(st, ins, g, space, addrs, size):
@@ -103,8 +107,11 @@ def store(ins):
         raise Unsupported("operand form")
     read_address = address_reader(address, _wide(space))
     readers = store_data_readers(data, size)
+    compiled = GlobalAccess.of(ins, "st", size, False, address, data) if space == "global" else None
 
     def run(st, g):
+        if compiled is not None and st.compiled_memory and compiled.run(st, g):
+            return
         addrs = read_address(st, g)
         raw = words_to_bytes([r(st, g) for r in readers], size, g.n)
         for mask, target, name in resolve(st, ins, g, space, addrs, size):

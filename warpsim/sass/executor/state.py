@@ -116,6 +116,26 @@ def batch_start_pc(program, exists: np.ndarray) -> np.ndarray:
     return found[1]
 
 
+def _taken_files(program, shapes: tuple) -> tuple:
+    """Zeroed arrays of `shapes`: those a released batch of the program gave back (SassState.release),
+    else new ones. A batch's files are several MB (65,536 lanes: 0.5-2.9 MB each): new ones cost the
+    kernel a page fault per 4 KB page at their first write, about 1,500 a launch of 65,536 threads and a
+    third of a small kernel's SASS run; zeroing pages already mapped costs a tenth of that. Taken arrays
+    leave the pool, so two batches alive at once (another thread's launch) never share them."""
+    kept = program.__dict__.get("_sass_files")
+    spare = kept.get(shapes) if kept else None
+    if spare:
+        try:
+            arrays = spare.pop()
+        except IndexError:              # another thread took the last one
+            arrays = None
+        if arrays is not None:
+            for array in arrays:
+                array.fill(0)
+            return arrays
+    return tuple(np.zeros(shape, dtype=dtype) for shape, dtype in shapes)
+
+
 class SassState:
     """One batch: CTAs `cta_ids` of the launch, `n` thread slots."""
 
@@ -133,23 +153,19 @@ class SassState:
         self.n = self.n_ctas * self.warps_per_cta * 32
         self.n_warps = self.n // 32
         self.cta, self.exists, self.tid, self.lane, self.ctaid = batch_geometry(program, grid, block, cta_ids)
-        self.R = np.zeros((program.registers, self.n), dtype=np.uint32)
-        self.UR = np.zeros((program.uniform_registers, self.n), dtype=np.uint32)
-        self.P = np.zeros((8, self.n), dtype=bool)
-        self.UP = np.zeros((8, self.n), dtype=bool)
+        shapes = self._file_shapes(program, shared_size, local_size)
+        files = _taken_files(program, shapes)
+        self.R, self.UR, self.P, self.UP, self.B, self.exclusive, self.shared, self.local, self.pc = files
+        self._files = (shapes, files)
         self.P[PT_ROW] = self.UP[PT_ROW] = True
-        self.B = np.zeros((CONVERGENCE_BARRIERS, self.n), dtype=bool)
-        self.exclusive = np.zeros(self.n, dtype=np.uint64)      # a lane's WARPSYNC.EXCLUSIVE mask, 0 outside
-        self.pc = batch_start_pc(program, self.exists).copy()
+        self.pc[:] = batch_start_pc(program, self.exists)
         self.starved = np.zeros(self.n_warps, dtype=np.int64)    # rounds a warp kept lanes waiting
         self.rotating = np.zeros(self.n_warps, dtype=bool)       # warps issuing round-robin
         self.last_pc = np.zeros(self.n_warps, dtype=np.int64)
         self.cluster_dims = (1, 1, 1)           # the launch's cluster shape (cluster.py)
         self.shared_size = shared_size
         self.shared_reserved = SHARED_RESERVED  # where shared byte 0 is (the launch sets its arch's)
-        self.shared = np.zeros(max(1, self.n_ctas * shared_size), dtype=np.uint8)
         self.local_size = local_size
-        self.local = np.zeros(max(1, self.n * local_size), dtype=np.uint8)
         self.arrivals: dict = {}                # (cta slot, barrier id) -> threads that BAR.ARV'd
         self.printf_output = None               # where device printf writes (launch.run_launch sets stdout)
         self.clock = 0                          # its groups' blocks' issue cycles so far (SR_CLOCKLO: semantics/clock.py)
@@ -162,6 +178,26 @@ class SassState:
         self.segments: dict = {}                # block index -> {position: Segment} the compiled tier runs
         self.select = None                      # the compiled ready and select phases (sass/compiled/rounds.py)
         self.round_loop = None                  # whole rounds of covered blocks (sass/compiled/round_loop.py)
+        self.compiled_memory = False            # LDG and STG of one register pair as machine code (compiled/global_access.py)
+
+    def _file_shapes(self, program, shared_size: int, local_size: int) -> tuple:
+        """The (shape, dtype) of R, UR, P, UP, B, exclusive, shared, local and pc, in that order."""
+        n = self.n
+        return (((program.registers, n), np.uint32), ((program.uniform_registers, n), np.uint32),
+                ((8, n), np.bool_), ((8, n), np.bool_), ((CONVERGENCE_BARRIERS, n), np.bool_), ((n,), np.uint64),
+                ((max(1, self.n_ctas * shared_size),), np.uint8), ((max(1, n * local_size),), np.uint8),
+                ((n,), np.int64))
+
+    def release(self) -> None:
+        """Give the batch's register files, barriers, shared and local memory back for the program's next
+        batch of this shape, which zeroes them (SassState must not be used after; see _taken_files)."""
+        files, self._files = self._files, None
+        if files is not None:
+            shapes, arrays = files
+            kept = self.program.__dict__.setdefault("_sass_files", {})
+            if len(kept) >= GEOMETRIES_KEPT and shapes not in kept:
+                kept.pop(next(iter(kept)))
+            kept.setdefault(shapes, []).append(arrays)
 
     def const_scalar(self, bank: int, offset: int, nbytes: int) -> int:
         data = self.banks.get(bank)
