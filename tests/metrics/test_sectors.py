@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from warpsim.metrics.counters import global_sectors
-from warpsim.metrics.sectors import global_counts
+from warpsim.metrics.sectors import global_counts, whole_warp_starts
 
 
 def _accesses(rng):
@@ -47,3 +47,26 @@ def test_requests_sectors_and_lines_are_the_distinct_warps_and_units_touched():
         assert global_sectors(idx, addrs, nbytes) == expected, (nbytes, addrs)
         assert global_counts(idx, addrs, nbytes) == expected, (nbytes, addrs)
     assert global_counts(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint64), 4) == (0, 0, 0)
+
+
+def test_whole_warp_starts_in_machine_code_and_in_numpy_agree():
+    """sectors.whole_warp_starts' pass (int64 lanes, 64-bit addresses) and its NumPy passes (other
+    types) find the same warps; a run of 32 lanes that is no warp (40..71 after warp 0: parts of warps 1
+    and 2) makes none, and the access is three requests."""
+    rng = np.random.default_rng(12)
+    found = 0
+    for idx, addrs, nbytes in _accesses(rng):
+        fast = whole_warp_starts(idx, addrs, nbytes)
+        slow = whole_warp_starts(idx.astype(np.int32), addrs, nbytes)
+        signed = whole_warp_starts(idx, addrs.astype(np.int64), nbytes)
+        assert (fast is None) == (slow is None) == (signed is None)
+        if fast is not None:
+            found += 1
+            np.testing.assert_array_equal(fast, slow)
+            np.testing.assert_array_equal(fast, signed)
+            np.testing.assert_array_equal(fast, addrs[::32].astype(np.int64))
+    assert found > 20
+    lanes = np.concatenate((np.arange(32), np.arange(40, 72))).astype(np.int64)
+    addrs = (0x7F00_0000_0000 + lanes * 4).astype(np.uint64)
+    assert whole_warp_starts(lanes, addrs, 4) is None and whole_warp_starts(lanes.astype(np.int32), addrs, 4) is None
+    assert global_sectors(lanes, addrs, 4) == (3, _touched(lanes, addrs, 4, 5), _touched(lanes, addrs, 4, 7))

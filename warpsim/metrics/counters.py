@@ -34,7 +34,7 @@ from ..ptx.ir import Sink
 from ..sass.executor.async_copy import TMA_UNIT
 from ..sass.issues import Departures, brx_targets
 from ..semantics.addresses import SHARED_WINDOW, local_hardware_bytes, window_offsets
-from .sectors import LINE_SHIFT, SECTOR_SHIFT, global_counts
+from .sectors import LINE_SHIFT, SECTOR_SHIFT, global_counts, whole_warp_starts
 
 
 # ---------------------------------------------------------------- request arithmetic
@@ -50,22 +50,6 @@ def request_count(idx: np.ndarray) -> int:
 def _distinct_pairs(warp: np.ndarray, key: np.ndarray) -> int:
     """Number of distinct (warp, key) pairs; key < 2**43."""
     return distinct_count((warp.astype(np.int64) << 43) | key.astype(np.int64))
-
-
-def whole_warp_starts(idx: np.ndarray, addrs: np.ndarray, nbytes: int):
-    """Per warp, the first lane's address, when idx is whole warps (all 32 lanes of each) and
-    each warp's lanes access consecutive nbytes-wide elements in lane order (the common access,
-    which the counts below then take from one address per warp); else None."""
-    n = len(idx)
-    if n == 0 or n & 31 or int(idx[0]) & 31 or np.ndim(addrs) != 1 or len(addrs) != n:
-        return None
-    firsts = idx[::32]
-    if not ((idx[31::32] - firsts) == 31).all():
-        return None
-    a = addrs.reshape(-1, 32)
-    if not (np.diff(a, axis=1) == nbytes).all():       # a wrapped address is no neighbour either
-        return None
-    return a[:, 0].astype(np.int64)
 
 
 def _units_spanned(starts: np.ndarray, length: int, shift: int) -> int:
