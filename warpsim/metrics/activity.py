@@ -28,15 +28,34 @@ class ActivityTrace(LaunchObserver):
         self.kernel, self.grid, self.block = "", (1, 1, 1), (1, 1, 1)
         self.warps_per_cta = 0
         self.total_warps = 0                                     # warps in the whole grid
-        self.active = np.zeros((self.max_warps, self.max_issues), dtype=np.uint8)
-        self.ptx_line = np.zeros((self.max_warps, self.max_issues), dtype=np.int32)
-        self.source_line = np.zeros((self.max_warps, self.max_issues), dtype=np.int32)
+        self._planes = None                                      # (active, ptx_line, source_line): _plane()
         self.issued = np.zeros(self.max_warps, dtype=np.int64)   # per recorded warp, uncapped
         self.live_lanes = np.zeros(self.max_warps, dtype=np.int64)
         self.seen = np.zeros(self.max_warps, dtype=bool)
         self._row = np.zeros(0, dtype=np.int64)                  # batch warp -> row (-1: not recorded)
         self._batch_recorded = False                             # some warp of this batch has a row
         self._lines: dict[int, tuple] = {}                       # block gid -> (ptx lines, source lines)
+
+    # The three (max_warps, max_issues) planes, 2.4 MB in all, are made at their first use: a profiled
+    # launch makes a trace for the PTX run and one for the SASS run, and only one of them records (zeroing
+    # the other's was a twentieth of a small kernel's profiled SASS run).
+    def _plane(self, k: int) -> np.ndarray:
+        if self._planes is None:
+            shape = (self.max_warps, self.max_issues)
+            self._planes = [np.zeros(shape, dtype=np.uint8), np.zeros(shape, dtype=np.int32),
+                            np.zeros(shape, dtype=np.int32)]
+        return self._planes[k]
+
+    def _set_plane(self, k: int, value: np.ndarray) -> None:
+        self._plane(k)
+        self._planes[k] = value
+
+    active = property(lambda self: self._plane(0), lambda self, value: self._set_plane(0, value),
+                      doc="per recorded warp and issue, the active lanes (uint8)")
+    ptx_line = property(lambda self: self._plane(1), lambda self, value: self._set_plane(1, value),
+                        doc="per recorded warp and issue, the PTX line")
+    source_line = property(lambda self: self._plane(2), lambda self, value: self._set_plane(2, value),
+                           doc="per recorded warp and issue, the source line")
 
     # ------------------------------------------------------------ observer interface
 
@@ -126,9 +145,12 @@ class ActivityTrace(LaunchObserver):
         for the bound (2.3 MB), and a profile keeps each launch's trace."""
         rows = int(np.flatnonzero(self.seen)[-1]) + 1 if self.seen.any() else 0
         columns = int(min(self.issued[:rows].max(initial=0), self.max_issues))
-        self.active = self.active[:rows, :columns].copy()
-        self.ptx_line = self.ptx_line[:rows, :columns].copy()
-        self.source_line = self.source_line[:rows, :columns].copy()
+        if self._planes is None:                # nothing recorded: the trimmed planes are zeros
+            self._planes = [np.zeros((rows, columns), dtype=dtype) for dtype in (np.uint8, np.int32, np.int32)]
+        else:
+            self.active = self.active[:rows, :columns].copy()
+            self.ptx_line = self.ptx_line[:rows, :columns].copy()
+            self.source_line = self.source_line[:rows, :columns].copy()
         self._row = self._row[:0]
 
     def _block_lines(self, block):
