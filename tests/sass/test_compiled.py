@@ -283,3 +283,57 @@ def test_a_guarded_branch_in_one_pass_gives_the_numpy_steps_next_pcs(programs):
             np.testing.assert_array_equal(next_pc, expected_pc[idx], err_msg=text)
             np.testing.assert_array_equal(st.pc, expected_pc, err_msg=text)
             assert taken == int(np.count_nonzero(on)), text
+
+
+def _near_smallest_normal(rng, n: int) -> np.ndarray:
+    """f32 bits around 2**-126: the smallest normals a few ulps either side (subnormals below), factors
+    a bit either side of 2**-63 (0x1FFFFFFF * 0x20000000 is 2**-126 - 2**-150: 2**-126 after rounding, a
+    tiny result before, which .FTZ flushes), signed zeros, NaN and infinities."""
+    near = (0x00800000 + rng.integers(-4, 5, n)).astype(np.uint32)
+    roots = rng.choice(np.array([0x1FFFFFFF, 0x20000000, 0x20000001, 0x1FFFFFFE], dtype=np.uint32), n)
+    special = rng.choice(np.array([0x7FC00000, 0x7F800000, 0xFF800000, 0x00000001, 0x3F800000, 0x3F000000],
+                                  dtype=np.uint32), n)
+    zeros = rng.integers(0, 2, n).astype(np.uint32) << np.uint32(31)
+    pick = rng.integers(0, 8, n)
+    bits = np.where(pick == 0, near, np.where(pick < 5, roots, np.where(pick < 7, zeros, special)))
+    return bits ^ (rng.integers(0, 2, n).astype(np.uint32) << np.uint32(31)) * (pick < 5)
+
+
+def test_ftz_arithmetic_near_the_smallest_normal_gives_the_numpy_steps_bits(programs):
+    """FADD/FMUL/FFMA.FTZ to nearest (floating.run_rows' own loops for the common form) on operands whose
+    results round to, or just below, the smallest normal (the rescaled test of a tiny result), signed
+    zeros, NaN and infinities: the NumPy step's bits, on a tile and instruction by instruction."""
+    from warpsim.sass.disasm import parse_instruction
+    from warpsim.sass.executor.table import build_step
+    program = max(programs, key=lambda p: p.registers)
+    rng = np.random.default_rng(13)
+    hit_smallest = flushed_tiny = 0
+    for text in ("FFMA.FTZ R2, R3, R4, R5", "FMUL.FTZ R2, R3, R4", "FADD.FTZ R2, R3, R4", "FFMA.FTZ R2, R3, R4, -R5",
+                 "FFMA.FTZ R2, R3, 0.5, R5"):
+        ins = parse_instruction(text)
+        step = build_step(ins)
+        specs: list = []
+        segment = Segment(0, [encode(ins, specs)], [False], specs)
+        assert segment.tiled is not None, text
+        for idx in groups(rng) * 3:
+            st = random_state(program, rng)
+            for row in (3, 4, 5):
+                st.R[row] = _near_smallest_normal(rng, st.R.shape[1])
+            start = {name: getattr(st, name).copy() for name in ("R", "P")}
+            step.run(st, Group(idx))
+            hit_smallest += int(np.count_nonzero((st.R[2][idx] & 0x7FFFFFFF) == 0x00800000))
+            a, b = start["R"][3][idx] & 0x7FFFFFFF, start["R"][4][idx] & 0x7FFFFFFF
+            flushed_tiny += int(np.count_nonzero((np.minimum(a, b) == 0x1FFFFFFF) & (np.maximum(a, b) == 0x20000000)
+                                                 & ((st.R[2][idx] & 0x7FFFFFFF) == 0)))
+            for tiled in (segment.tiled, None):
+                twin = random_state(program, np.random.default_rng(0))
+                twin.R[:], twin.P[:] = start["R"], start["P"]
+                plan, segment.tiled = segment.tiled, tiled
+                try:
+                    segment.run(twin, Group(idx), [None])
+                finally:
+                    segment.tiled = plan
+                mismatch = np.flatnonzero(st.R[2] != twin.R[2])
+                assert not len(mismatch), (text, tiled is not None, [[hex(start["R"][k][i]) for k in (3, 4, 5)]
+                                                                    for i in mismatch[:2]])
+    assert hit_smallest > 50 and flushed_tiny > 20

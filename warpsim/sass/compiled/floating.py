@@ -754,6 +754,20 @@ def run_rows(c, T, TB, O, OB, m):
         for j in range(m):
             value = fused_f32(_f32(t0[j]), _f32(t1[j]), _f32(t2[j]))
             o0[j] = CANONICAL32 if value != value else U64_(bits_of(value))
+    elif op == FFMA and flags == FTZ:      # .FTZ to nearest, the common form: _f32_op's, unswitched
+        for j in range(m):
+            value = flushed(fused_f32(flushed(_f32(t0[j])), flushed(_f32(t1[j])), flushed(_f32(t2[j]))))
+            o0[j] = _f32_op(op, t0[j], t1[j], t2[j], RN, FTZ) if abs(np.float64(value)) == MIN_NORMAL32 else \
+                CANONICAL32 if value != value else U64_(bits_of(value))
+    elif op == FMUL and flags == FTZ:
+        for j in range(m):
+            value = flushed(flushed(_f32(t0[j])) * flushed(_f32(t1[j])))
+            o0[j] = _f32_op(op, t0[j], t1[j], U64_(0), RN, FTZ) if abs(np.float64(value)) == MIN_NORMAL32 else \
+                CANONICAL32 if value != value else U64_(bits_of(value))
+    elif op == FADD and flags == FTZ:
+        for j in range(m):
+            value = flushed(flushed(_f32(t0[j])) + flushed(_f32(t1[j])))
+            o0[j] = CANONICAL32 if value != value else U64_(bits_of(value))
     elif op == FADD or op == FMUL:
         for j in range(m):
             o0[j] = _f32_op(op, t0[j], t1[j], U64_(0), mode, flags)
