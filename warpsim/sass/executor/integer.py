@@ -149,6 +149,11 @@ def imad(ins):
     carries = _carry_ins(tail) if "X" in ins.mods else []
     write = dest(dst, 64 if wide else 32)
     carry_writers = [pred_dest(op) for op in outs]
+    if wide and not carries and not carry_writers and not c_one and dst.kind == "reg" and dst.number is not None:
+        c = values[2]
+        pair = c.number if c.kind == "reg" and c.number is not None and not (c.negate or c.invert or c.absolute) \
+            else None
+        return Step(ins, lambda st, g: _wide_sum(st, g, ra(st, g), rb(st, g), signed, pair, rc, dst.number))
 
     def run(st, g):
         a, b, c = ra(st, g), rb(st, g), rc(st, g)
@@ -166,6 +171,39 @@ def imad(ins):
         write(st, g, final)
         _write_carries(carry_writers, st, g, carry)
     return Step(ins, run)
+
+
+def _wide_sum(st, g, a, b, signed: bool, pair, rc, row: int) -> None:
+    """IMAD.WIDE's a * b + c into {R[row+1]:R[row]} (no carries): the exact product, widened once, takes
+    c in place (a register pair a word at a time) and its words are stored by truncation, the bits of
+    multiply_wide, the adder's wrapping sum and dest's split with two temporaries where those made
+    eleven (every kernel indexes its arrays so; saxpy's two over 65,536 lanes: 1.6 -> 0.6 ms)."""
+    a, b = np.asarray(a), np.asarray(b)
+    work = np.int64 if signed else np.uint64
+    if signed:
+        a, b = bits.as_signed(a), bits.as_signed(b)
+    wide_a, wide_b = a.astype(work), b.astype(work)
+    if wide_a.ndim:
+        wide_a *= wide_b
+        total = wide_a
+    elif wide_b.ndim:
+        wide_b *= wide_a
+        total = wide_b
+    else:
+        total = np.full(g.n, wide_a * wide_b, dtype=work)
+    total = total.view(U64)
+    if pair is not None:                            # both words read before either is written
+        np.add(total, st.R[pair][g.sel], out=total)
+        high = st.R[pair + 1][g.sel].astype(U64)
+        high <<= U64(32)
+        total += high
+    else:
+        c = np.asarray(rc(st, g), dtype=U64)
+        if c.ndim or c:
+            total += c
+    st.R[row][g.sel] = total                       # (truncated: the low word)
+    total >>= U64(32)
+    st.R[row + 1][g.sel] = total
 
 
 # ------------------------------------------------------------------ LEA
