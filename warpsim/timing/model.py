@@ -360,28 +360,53 @@ class KernelCosts:
         regions = {i: (k, from_hbm.get(i, 0.0)) for k, (_, _, sites) in enumerate(overlapping(spans)) for i in sites}
         self.regions = regions
 
-        def walk_with(latencies):
-            """The function's walk at these load latencies (the model's, or the HBM probe's)."""
-            return walk_function(fn, preset, latencies, barrier_cycles, total_exec, regions, ex.split_share,
-                                 ex.slow_resume_share)
-        walk = self.walk = walk_with(latency)
+        # cp.async's draw on L2 against the SM's share of it: measured by active SMs (eighth batch), or
+        # the fifth batch's 1.125x ld.global.cg where the preset has no such table
+        share = cp_async_l2_share(preset, active_sms)
+        cp_async_rate = share / _sm_share(preset, preset.l2_bandwidth_gbps, active_sms) if share else ASYNC_COPY_L2_RATE
+        l2_bw = _sm_share(preset, preset.l2_bandwidth_gbps, active_sms)
+        # the cp.async and wgmma groups a loop waits for (async_groups.py): a copy group's share from HBM
+        # is its copies', as a load's (first touches of a cold L2 wait on HBM, the CTAs in step with
+        # the first reader too: the sixty-seventh batch's 32 CTAs streaming one head's tiles)
+        copies = [i for i in from_hbm if fn.instructions[i].opcode == "LDGSTS"]
+        copy_sectors = sum(ex.memory[i].sectors for i in copies)
+        copy_dram = sum(from_hbm[i] * ex.memory[i].sectors for i in copies) / copy_sectors if copy_sectors \
+            else self.dram_read_fraction
+        # a group's bytes reach the SM at its share of the L2's copy rate, as the L2 draws them (once
+        # for reads of CTAs in step: l2_demand): the sixty-eighth batch's 16 KB stages that 8-32 CTAs
+        # read at once from HBM took 1,250-1,400 cycles from commit to landing, one line 690; the
+        # sixty-sixth's 32 CTAs on one resident tile 412 cycles a stage, a CTA on its own tile 543
+        copy_bytes = np.zeros(n)
+        for i in copies:
+            if total_exec[i]:
+                copy_bytes[i] = l2_demand(i, ex.memory[i], COPY_LINE_BYTES) / total_exec[i]
+        copy_rate = cp_async_rate * l2_bw / max(1, resident_ctas * ex.warps_per_cta)
+
+        def walk_with(latencies, hbm_step: float = 0.0):
+            """The function's walk at these load latencies with its loops' group waits (the model's, or
+            the HBM probe's, whose copy groups wait hbm_step cycles longer for their share from HBM), and
+            its gaps before those waits."""
+            walked = walk_function(fn, preset, latencies, barrier_cycles, total_exec, regions, ex.split_share,
+                                   ex.slow_resume_share)
+            before_groups = walked.gap()
+            add_group_waits(fn, walked, preset, copy_group_latency(preset, copy_dram) + hbm_step * copy_dram,
+                            total_exec, copy_bytes, copy_rate)
+            return walked, before_groups
+        walk, before_groups = walk_with(latency)
+        self.walk = walk
         # how many HBM latencies each execution waits out: the walk's growth when they grow (group_time
         # adds each the wait HBM's load causes: the chip's writes, or its reads near HBM's bandwidth)
         self.hbm_waits = np.zeros(n)
         if self.dram_bytes > 0 and any(from_hbm.values()):
             probe = {i: lat + HBM_PROBE_CYCLES * from_hbm.get(i, 0.0) for i, lat in latency.items()}
-            probed = walk_with(probe)
+            probed, _ = walk_with(probe, HBM_PROBE_CYCLES)
             self.hbm_waits = np.maximum(0.0, probed.gap() - walk.gap()) / HBM_PROBE_CYCLES
         self.drain_span = preset.wave_drain_span
-        gaps = walk.gap()[total_exec > 0]
+        gaps = before_groups[total_exec > 0]
         self.longest_wait = float(gaps.max()) if len(gaps) else 0.0
         # ---- per-execution averages of memory work, per instruction
         per_exec = {k: np.zeros(n) for k in ("wavefronts", "tags", "staged", "l2", "dram", "l2_async", "dram_async",
                                              "hbm_write", "hbm_read", "fill", "fill_lines", "fill_loads")}
-        # cp.async's draw on L2 against the SM's share of it: measured by active SMs (eighth batch), or
-        # the fifth batch's 1.125x ld.global.cg where the preset has no such table
-        share = cp_async_l2_share(preset, active_sms)
-        cp_async_rate = share / _sm_share(preset, preset.l2_bandwidth_gbps, active_sms) if share else ASYNC_COPY_L2_RATE
         all_sectors = sum(m.sectors for m in ex.memory.values() if m.space == "global") * scale
         dram_per_sector = self.dram_bytes / (all_sectors * 32) if all_sectors > 0 else 0.0
         for i, ins in enumerate(fn.instructions):
@@ -444,25 +469,7 @@ class KernelCosts:
         self.per_exec, self.pipe_hold = per_exec, pipe_hold
         self.bank_reads, self.in_stretch, self.before_barrier = facts.bank_reads, facts.in_stretch, facts.before_barrier
         self.unit_holds, self.hold, self.hold_tensor = on_gpu.unit_holds, on_gpu.hold, on_gpu.hold_tensor
-        l2_bw = _sm_share(preset, preset.l2_bandwidth_gbps, active_sms)
         dram_bw = _sm_share(preset, hbm_gbps(preset, self.dram_write_fraction), active_sms)
-        # the cp.async and wgmma groups a loop waits for (async_groups.py): a copy group's share from HBM
-        # is its copies', as a load's (first touches of a cold L2 wait on HBM, the CTAs in step with
-        # the first reader too: the sixty-seventh batch's 32 CTAs streaming one head's tiles)
-        copies = [i for i in from_hbm if fn.instructions[i].opcode == "LDGSTS"]
-        copy_sectors = sum(ex.memory[i].sectors for i in copies)
-        copy_dram = sum(from_hbm[i] * ex.memory[i].sectors for i in copies) / copy_sectors if copy_sectors \
-            else self.dram_read_fraction
-        # a group's bytes reach the SM at its share of the L2's copy rate, as the L2 draws them (once
-        # for reads of CTAs in step: l2_demand): the sixty-eighth batch's 16 KB stages that 8-32 CTAs
-        # read at once from HBM took 1,250-1,400 cycles from commit to landing, one line 690; the
-        # sixty-sixth's 32 CTAs on one resident tile 412 cycles a stage, a CTA on its own tile 543
-        copy_bytes = np.zeros(n)
-        for i in copies:
-            if total_exec[i]:
-                copy_bytes[i] = l2_demand(i, ex.memory[i], COPY_LINE_BYTES) / total_exec[i]
-        add_group_waits(fn, walk, preset, copy_group_latency(preset, copy_dram), total_exec, copy_bytes,
-                        cp_async_rate * l2_bw / max(1, resident_ctas * ex.warps_per_cta))
         self.gap = walk.gap()
         self.reason_cost = {r: walk.cost[r] for r in REASONS}
         # ---- per sampled CTA: per-warp demand vectors (warps x stations), each CTA's also as one matrix
