@@ -5,6 +5,7 @@
 # and the ratio of each stall reason named, into $OUT (microbenchN.log, .json, _ncu.csv).
 #
 #   device_batch N METRICS "STALL REASONS" [EVENTS_TIMEOUT_S] [NCU_TIMEOUT_S]
+# (MICROBENCH_ARCH=sm_90a for a batch whose kernels use wgmma; sm_90 otherwise)
 set -u
 
 device_batch() {
@@ -14,7 +15,7 @@ device_batch() {
     log="$out/microbench$n.log"
     cd "$(dirname "${BASH_SOURCE[0]}")" || return 1
     nvidia-smi --query-gpu=name,clocks.max.sm,memory.total --format=csv > "$log" 2>&1
-    nvcc -arch=sm_90 -cubin -o "microbench$n.cubin" "microbench$n.cu"
+    nvcc -arch="${MICROBENCH_ARCH:-sm_90}" -cubin -o "microbench$n.cubin" "microbench$n.cu"
     timeout "$events_timeout" python3 "run_microbench$n.py" --collect "$out" >> "$log" 2>&1
     echo "events rc=$?"
     for s in $stalls; do
