@@ -15,6 +15,7 @@ import numpy as np
 
 from ..ptx.types import storage_dtype
 from ..semantics import barriers
+from .malloc_threshold import keep_heap_for_threads
 
 # Thread status values.
 RUNNING = 0
@@ -86,6 +87,7 @@ class LaunchState:
         self.n = n_ctas * self.warps_per_cta * 32
         self.n_warps = self.n // 32
         self._geometry(n_ctas, threads)
+        keep_heap_for_threads(self.n)
         names = ("threads_per_cta", "warps_per_cta", "n_ctas", "n", "n_warps",
                  "cta", "exists", "tid", "lane", "warp_in_cta", "ctaid")
         attributes = {**dict.fromkeys(_SET_PER_BATCH), **{name: self.__dict__[name] for name in names},

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...machine.codegen import span
+from ...machine.malloc_threshold import raise_mmap_threshold
 
 PT_ROW = 7                      # P/UP row that reads as true
 CONVERGENCE_BARRIERS = 16       # B0..B15
@@ -121,7 +122,9 @@ def _taken_files(program, shapes: tuple) -> tuple:
     else new ones. A batch's files are several MB (65,536 lanes: 0.5-2.9 MB each): new ones cost the
     kernel a page fault per 4 KB page at their first write, about 1,500 a launch of 65,536 threads and a
     third of a small kernel's SASS run; zeroing pages already mapped costs a tenth of that. Taken arrays
-    leave the pool, so two batches alive at once (another thread's launch) never share them."""
+    leave the pool, so two batches alive at once (another thread's launch) never share them. Kept files
+    are never freed, and glibc's malloc thresholds follow the blocks freed, so the first files of a shape
+    free one block as large as the largest (machine/malloc_threshold.py)."""
     kept = program.__dict__.get("_sass_files")
     spare = kept.get(shapes) if kept else None
     if spare:
@@ -133,20 +136,8 @@ def _taken_files(program, shapes: tuple) -> tuple:
             for array in arrays:
                 array.fill(0)
             return arrays
-    _raise_mmap_threshold(max(int(np.prod(shape)) * np.dtype(dtype).itemsize for shape, dtype in shapes))
+    raise_mmap_threshold(max(int(np.prod(shape)) * np.dtype(dtype).itemsize for shape, dtype in shapes))
     return tuple(np.zeros(shape, dtype=dtype) for shape, dtype in shapes)
-
-
-def _raise_mmap_threshold(nbytes: int) -> None:
-    """Free one block of nbytes, as the batches before the pool freed their files after every launch.
-    glibc's malloc serves blocks above its mmap threshold from fresh mappings (a page fault per 4 KB at
-    first write) and raises the threshold to the largest such block freed (up to 32 MB); kept files are
-    never freed, and without this the PTX run in the same process (a plain launch after profiled ones)
-    took every launch's temporaries from fresh pages again (divergent_loop, 65,536 threads: about 1,000
-    faults a launch, 7.5 -> 12 ms). Other allocators ignore it."""
-    block = np.empty(nbytes, dtype=np.uint8)
-    block[::4096] = 0                       # (a mapping that is touched, as the files were)
-    del block
 
 
 class SassState:
