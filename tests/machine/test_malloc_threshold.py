@@ -21,7 +21,7 @@ def test_a_block_is_freed_once_per_larger_size(monkeypatch):
     monkeypatch.setattr(malloc_threshold.np, "empty", lambda n, dtype: freed.append(n) or np.zeros(n, dtype))
     for threads in (1024, 512, 65536, 65536, 1 << 20):
         malloc_threshold.keep_heap_for_threads(threads)
-    assert freed == [1024 * 256, 65536 * 256, malloc_threshold.MMAP_THRESHOLD_MAX - malloc_threshold.PAGE]
+    assert freed == [1024 * 256, 65536 * 256, malloc_threshold.LARGEST_BLOCK]
 
 
 @pytest.mark.parametrize("engine", ["compiled", "numpy"])

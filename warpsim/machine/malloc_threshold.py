@@ -19,6 +19,9 @@ import numpy as np
 
 PAGE = 4096
 MMAP_THRESHOLD_MAX = 32 << 20     # glibc's DEFAULT_MMAP_THRESHOLD_MAX (64-bit): a larger block freed moves nothing
+# The largest block that moves them: glibc compares the block's size field, flag bits and all, with
+# 32 MB, and a block of 32 MB less one page maps 32 MB (it moved nothing: 131,072 threads, 1,500 faults).
+LARGEST_BLOCK = MMAP_THRESHOLD_MAX - 2 * PAGE
 BYTES_PER_THREAD = 256            # what a batch's temporaries and registers need the heap to keep, per thread slot
                                   # (measured: 65,536 threads, row_dot needs 12 MB, the others 8 MB)
 
@@ -26,11 +29,11 @@ _raised_to = 0                    # the largest block freed here: process-wide, 
 
 
 def raise_mmap_threshold(nbytes: int) -> None:
-    """Free one block of nbytes (at most 32 MB less a page, the largest that still moves glibc's
-    thresholds), unless one as large was freed here before: blocks up to its size then come from
-    the heap, and up to twice its size of free heap stays mapped."""
+    """Free one block of nbytes (at most 32 MB less two pages, LARGEST_BLOCK), unless one as large was
+    freed here before: blocks up to its size then come from the heap, and up to twice its size of
+    free heap stays mapped."""
     global _raised_to
-    nbytes = min(int(nbytes), MMAP_THRESHOLD_MAX - PAGE)
+    nbytes = min(int(nbytes), LARGEST_BLOCK)
     if nbytes <= _raised_to:
         return
     block = np.empty(nbytes, dtype=np.uint8)
