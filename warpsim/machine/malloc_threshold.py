@@ -37,8 +37,8 @@ def raise_mmap_threshold(nbytes: int) -> None:
     if nbytes <= _raised_to:
         return
     block = np.empty(nbytes, dtype=np.uint8)
-    block[::PAGE] = 0                 # (touched, as a temporary is)
-    del block
+    del block                         # (untouched: a mapping's pages cost faults only when written, and its
+                                      # size alone moves the thresholds)
     _raised_to = nbytes
 
 
