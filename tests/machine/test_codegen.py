@@ -25,6 +25,13 @@ from ptx_kernels import ADD, HEADER
 LOAD_LINE = ADD.splitlines().index("    ld.global.u32 %r6, [%rd5];") + 1
 
 
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path, monkeypatch):
+    """A cache of this test's own: with the user's, blocks an earlier run compiled to machine code
+    come from disk, and no generated Python block is dumped or run."""
+    monkeypatch.setenv("WARPSIM_CACHE_DIR", str(tmp_path / "cache"))
+
+
 def add_kernel():
     return cp.RawModule(ptx=ADD).get_function("add")
 
