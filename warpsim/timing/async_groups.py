@@ -52,12 +52,13 @@ def _is_mma_commit(ins) -> bool:
     return ins.opcode in WGMMA_OPCODES and any(op.text == "gsb0" for op in ins.operands)
 
 
+COPY_REASON, MMA_REASON = "long_scoreboard", "barrier"    # Nsight Compute's names for the two waits
 ITERATIONS = 240         # iterations a loop is run for its steady state
 STEADY = 60              # the last ones, averaged (a whole number of cycles of 1 to 6 iterations)
 
 
 def add_group_waits(function, walk, preset, copy_latency: float, executions, copy_bytes=None,
-                    copy_rate: float = np.inf) -> None:
+                    copy_rate: float = np.inf, tensor_sharers: float = 1.0) -> None:
     """Charge each loop's waits on its cp.async and wgmma groups to walk.cost (in place): the loop is
     run iteration by iteration (`_run_loop`) and its last iterations' waits averaged.
     A copy group lands a copy's latency (copy_latency) after its commit, plus the time its bytes take
@@ -71,7 +72,13 @@ def add_group_waits(function, walk, preset, copy_latency: float, executions, cop
     first instruction's): a branch taken half the time counts half, an inner loop's body as many
     times as it turns. Its commits and waits must run once an iteration (else the loop is left
     alone: groups committed on some iterations only are not modelled); inner loops come first and a
-    wait is charged once."""
+    wait is charged once.
+
+    A copy group's wait counts the time its warp's HGMMAs queue behind the other warps sharing their
+    sub-partition's tensor core (`tensor_sharers` warps, it among them, the HGMMAs taking turns) as
+    time the copies fly: a two-warpgroup matmul's iteration takes both warpgroups' tensor-core time,
+    which hides a stage's latency that one warpgroup alone would wait for. Its wgmma waits are the
+    warp's alone (the tensor core's queue is the queueing network's)."""
 
     instructions = function.instructions
     gap = walk.gap()
@@ -92,6 +99,10 @@ def add_group_waits(function, walk, preset, copy_latency: float, executions, cop
             continue
         offsets = np.cumsum(gap[start:end] * per_iteration)
         waits = _run_loop(events, offsets, float(offsets[-1]), start)
+        if tensor_sharers > 1 and any(kind == "mma" for _, kind, _ in events):
+            shared = _run_loop(events, offsets, float(offsets[-1]), start, tensor_sharers)
+            waits.update({i: shared.get(i, (reason, 0.0)) for i, (reason, _) in waits.items()
+                          if reason == COPY_REASON})
         for i, (reason, cycles) in waits.items():
             walk.cost[reason][i] += cycles
             charged.add(i)
@@ -132,7 +143,7 @@ def _events(instructions, start: int, end: int, preset, copy_latency: float) -> 
     return events
 
 
-def _run_loop(events: list, offsets, t0: float, start: int) -> dict:
+def _run_loop(events: list, offsets, t0: float, start: int, tensor_sharers: float = 1.0) -> dict:
     """The loop run iteration by iteration. An instruction issues at its offset in the iteration (the
     walk's gaps) plus the waits before it; a wait lasts until the group it needs is ready (the
     (pending + 1)-th newest of its queue; groups of the loop's entry count as done). HGMMAs run one
@@ -153,7 +164,7 @@ def _run_loop(events: list, offsets, t0: float, start: int) -> dict:
                 ready[queue].append(t + latency)
             elif kind == "mma":
                 interval, latency, commits = payload
-                pipe_free = max(pipe_free, t) + interval
+                pipe_free = max(pipe_free, t) + interval * tensor_sharers
                 if commits:
                     ready["mma"].append(pipe_free + latency - interval)
             else:
@@ -163,7 +174,7 @@ def _run_loop(events: list, offsets, t0: float, start: int) -> dict:
                 wait = max(0.0, need - t)
                 delay += wait
                 if iteration >= ITERATIONS - STEADY:
-                    reason = "long_scoreboard" if queue == "copy" else "barrier"
+                    reason = COPY_REASON if queue == "copy" else MMA_REASON
                     sums[i] = (reason, sums.get(i, (reason, 0.0))[1] + wait / STEADY)
         begin += t0 + delay
     return sums

@@ -381,6 +381,8 @@ class KernelCosts:
             if total_exec[i]:
                 copy_bytes[i] = l2_demand(i, ex.memory[i], COPY_LINE_BYTES) / total_exec[i]
         copy_rate = cp_async_rate * l2_bw / max(1, resident_ctas * ex.warps_per_cta)
+        # the warps of the SM's CTAs whose HGMMAs take turns on each sub-partition's tensor core
+        tensor_sharers = max(1.0, resident_ctas * ex.warps_per_cta / preset.sub_partitions_per_sm)
 
         def walk_with(latencies, hbm_step: float = 0.0):
             """The function's walk at these load latencies with its loops' group waits (the model's, or
@@ -390,7 +392,7 @@ class KernelCosts:
                                    ex.slow_resume_share)
             before_groups = walked.gap()
             add_group_waits(fn, walked, preset, copy_group_latency(preset, copy_dram) + hbm_step * copy_dram,
-                            total_exec, copy_bytes, copy_rate)
+                            total_exec, copy_bytes, copy_rate, tensor_sharers)
             return walked, before_groups
         walk, before_groups = walk_with(latency)
         self.walk = walk
