@@ -29,7 +29,7 @@ sys.path.insert(0, HERE)
 from cases3 import LAUNCHES, half_of  # noqa: E402
 
 MEASURED = os.path.join(HERE, "h200")
-SOURCES = {"h200 cubins": "predicted_h200_cubins_b68.json", "triton 3.9": "predicted_triton39.json"}
+SOURCES = {"h200 cubins": "predicted_h200_cubins_tensor_turns.json", "triton 3.9": "predicted_triton39.json"}
 TENSOR_CORE = ("mm_", "mmp_", "mmtma_", "attn_")
 STALL = "smsp__average_warps_issue_stalled_"
 
