@@ -4,9 +4,9 @@ the H200's cubins, whose SASS the H100's Triton 3.6 made alike). Fewer heads, fe
 SM holds at most one CTA, so its warps each have a sub-partition to themselves, and what the model misses
 there is the one warp's own walk, not warps sharing an SM.
 
-    python validation/timing/set3/compare_heads.py [--stalls] [--model b68]
+    python validation/timing/set3/compare_heads.py [--stalls] [--model b68|tturns]
 
---model b68: the predictions a later model made (predicted_attn_heads{H}_b68.json), beside the same runs.
+--model b68 | tturns: the predictions a later model made (predicted_attn_heads{H}_<model>.json), beside the same runs.
 """
 from __future__ import annotations
 
