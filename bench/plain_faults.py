@@ -21,7 +21,7 @@ import time
 import numpy as np
 
 import warpsim as cp
-from sass_profiling import SOURCE
+from sass_profiling import launches
 
 
 def per_launch(launch, repeat: int) -> tuple:
@@ -39,23 +39,8 @@ def per_launch(launch, repeat: int) -> tuple:
 
 
 def main(repeat: int = 10) -> None:
-    module = cp.RawModule(code=SOURCE)
-    rng = np.random.default_rng(0)
     n = 65536
-    x = cp.asarray(rng.random(n, dtype=np.float32))
-    y = cp.asarray(rng.random(n, dtype=np.float32))
-    keys = cp.asarray(rng.integers(0, 1000, n).astype(np.int32))
-    out_i = cp.zeros(n, dtype=np.int32)
-    out_f = cp.zeros(n // 256, dtype=np.float32)
-    rows = cp.asarray(rng.random(1024 * 32, dtype=np.float32))
-    out_f_n = cp.zeros(n, dtype=np.float32)
-    cases = {
-        "saxpy": lambda: module.get_function("saxpy")((n // 256,), (256,), (np.float32(2), x, y, np.int32(n))),
-        "block_sum": lambda: module.get_function("block_sum")((n // 256,), (256,), (x, out_f)),
-        "divergent_loop": lambda: module.get_function("divergent_loop")((n // 256,), (256,), (keys, out_i)),
-        "collatz": lambda: module.get_function("collatz")((n // 256,), (256,), (keys, out_i)),
-        "row_dot": lambda: module.get_function("row_dot")((n // 256,), (256,), (rows, x, out_f_n, np.int32(32))),
-    }
+    cases = launches(n)
     print(f"{n} threads a launch; median of {repeat} launches; load average {os.getloadavg()[0]:.1f}")
     print(f"{'kernel':<16}{'compiled: faults':>17}{'CPU ms':>8}{'numpy: faults':>15}{'CPU ms':>8}")
     for name, launch in cases.items():

@@ -82,10 +82,10 @@ extern "C" __global__ void row_dot(const float* a, const float* b, float* out, i
 
 
 
-def main(scale: int = 1) -> None:
+def launches(n: int) -> dict:
+    """Name -> a launch of that kernel over n threads, on random inputs (bench/plain_faults.py too)."""
     module = cp.RawModule(code=SOURCE)
     rng = np.random.default_rng(0)
-    n = 65536 * scale
     x = cp.asarray(rng.random(n, dtype=np.float32))
     y = cp.asarray(rng.random(n, dtype=np.float32))
     keys = cp.asarray(rng.integers(0, 1000, n).astype(np.int32))
@@ -100,6 +100,12 @@ def main(scale: int = 1) -> None:
         "collatz": lambda: module.get_function("collatz")((n // 256,), (256,), (keys, out_i)),
         "row_dot": lambda: module.get_function("row_dot")((n // 256,), (256,), (rows, x, out_f_n, np.int32(32))),
     }
+    return cases
+
+
+def main(scale: int = 1) -> None:
+    n = 65536 * scale
+    cases = launches(n)
     print(f"{n} threads per launch; best of 5 (seconds); load average {os.getloadavg()[0]:.1f}")
     print(f"{'kernel':<16}{'plain':>9}{'ptx prof':>10}{'verified':>10}{'alone':>9}{'verified/plain':>16}"
           f"{'alone/plain':>13}{'CPU ms: plain':>15}{'alone':>7}{'ratio':>7}{'NumPy steps':>13}{'ratio':>7}"
