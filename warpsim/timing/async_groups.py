@@ -147,10 +147,10 @@ def _run_loop(events: list, offsets, t0: float, start: int, tensor_sharers: floa
     """The loop run iteration by iteration. An instruction issues at its offset in the iteration (the
     walk's gaps) plus the waits before it; a wait lasts until the group it needs is ready (the
     (pending + 1)-th newest of its queue; groups of the loop's entry count as done). HGMMAs run one
-    after another on the tensor core; a wgmma group is ready its last HGMMA's latency beyond that
-    HGMMA's interval after the core finishes it; a cp.async group its latency after its commit.
-    Returns {instruction: (reason, mean wait over the last STEADY
-    iterations)}."""
+    after another on the tensor core, each holding it `tensor_sharers` times its interval (its turn and
+    the other warps'); a wgmma group is ready its last HGMMA's latency beyond that HGMMA's interval
+    after the core finishes it; a cp.async group its latency after its commit.
+    Returns {instruction: (reason, mean wait over the last STEADY iterations)}."""
     ready = {"copy": [], "mma": []}
     pipe_free = -np.inf
     sums = {}
