@@ -75,6 +75,24 @@ def test_wgmma_groups_queue_on_the_tensor_core():
     assert period == pytest.approx(latency + 1.0, rel=0.01)
 
 
+def test_copies_fly_while_the_warps_sharing_the_tensor_core_take_their_turns():
+    h200 = gpu_preset("h200")
+    mods = ("64x256x16", "F32")
+    interval, latency = hgmma_interval(mods, h200), hgmma_latency(mods, h200)
+    copy = 4 * interval * 2.5          # a stage lands after 2.5x the warp's own HGMMAs' time
+    # a stage's copies committed, four HGMMAs and their wait, then a wait for the stage two commits back
+    events = [(0, "commit", ("copy", copy))] + [(1 + k, "mma", (interval, latency, k == 3)) for k in range(4)] + \
+        [(5, "wait", ("mma", 0)), (6, "wait", ("copy", 1))]
+    offsets, t0 = np.arange(7.0), 7.0
+    alone = _run_loop(events, offsets, t0, 0)
+    shared = _run_loop(events, offsets, t0, 0, tensor_sharers=2.0)
+    # alone the warp's iteration is its own HGMMAs': the stage two back has not landed
+    assert alone[6][1] > 0.1 * interval
+    # two warps taking turns double the iteration: the copies land meanwhile
+    assert shared[6][1] == pytest.approx(0.0, abs=1e-6)
+    assert shared[5][1] > alone[5][1]
+
+
 def test_measured_wgmma_tables():
     h200 = gpu_preset("h200")
     # the dense peak in every type: m64nNk at the type's K takes N / 2 cycles
