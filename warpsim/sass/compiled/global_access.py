@@ -15,7 +15,7 @@ makes two:
 Anything else (an address the test refuses: a fault, a host range, two allocations, a mapped page;
 a form not covered) runs the NumPy step, whole, from the start: the first pass changed nothing.
 Only batches that run machine code take this path (SassState.compiled_memory), so settings
-engine='numpy' keeps the NumPy steps, which tests/sass/compiled/test_global_access.py runs beside.
+engine='numpy' keeps the NumPy steps, which tests/sass/test_compiled_global_access.py runs beside.
 """
 
 from __future__ import annotations

@@ -70,6 +70,13 @@ class Group:
 GEOMETRIES_KEPT = 4
 
 
+def _make_room(kept: dict, key) -> None:
+    """Before `key` goes into one of a program's caches (batch geometries, start PCs, files), drop
+    the oldest entry where the cache holds GEOMETRIES_KEPT others."""
+    if len(kept) >= GEOMETRIES_KEPT and key not in kept:
+        kept.pop(next(iter(kept)))
+
+
 def batch_geometry(program, grid: tuple, block: tuple, cta_ids) -> tuple:
     """(cta slot, exists, tid, lane, ctaid) per thread slot of a batch, read-only.
 
@@ -97,8 +104,7 @@ def batch_geometry(program, grid: tuple, block: tuple, cta_ids) -> tuple:
     found = (cta, exists, tid, lane, ctaid)
     for array in found:
         array.flags.writeable = False
-    if len(kept) >= GEOMETRIES_KEPT:
-        kept.pop(next(iter(kept)))
+    _make_room(kept, key)
     kept[key] = found
     return found
 
@@ -109,8 +115,7 @@ def batch_start_pc(program, exists: np.ndarray) -> np.ndarray:
     kept = program.__dict__.setdefault("_batch_start_pcs", {})
     found = kept.get(id(exists))
     if found is None or found[0] is not exists:
-        if len(kept) >= GEOMETRIES_KEPT:
-            kept.pop(next(iter(kept)))
+        _make_room(kept, id(exists))
         pc = np.where(exists, 0, EXITED).astype(np.int64)
         pc.flags.writeable = False
         found = kept[id(exists)] = (exists, pc)
@@ -123,8 +128,9 @@ def _taken_files(program, shapes: tuple) -> tuple:
     kernel a page fault per 4 KB page at their first write, about 1,500 a launch of 65,536 threads and a
     third of a small kernel's SASS run; zeroing pages already mapped costs a tenth of that. Taken arrays
     leave the pool, so two batches alive at once (another thread's launch) never share them. Kept files
-    are never freed, and glibc's malloc thresholds follow the blocks freed, so the first files of a shape
-    free one block as large as the largest (machine/malloc_threshold.py)."""
+    are freed only when the shapes of GEOMETRIES_KEPT others push them out, and glibc's malloc thresholds
+    follow the blocks freed, so the first files of a shape free one block as large as the largest
+    (machine/malloc_threshold.py)."""
     kept = program.__dict__.get("_sass_files")
     spare = kept.get(shapes) if kept else None
     if spare:
@@ -199,8 +205,7 @@ class SassState:
         if files is not None:
             shapes, arrays = files
             kept = self.program.__dict__.setdefault("_sass_files", {})
-            if len(kept) >= GEOMETRIES_KEPT and shapes not in kept:
-                kept.pop(next(iter(kept)))
+            _make_room(kept, shapes)
             kept.setdefault(shapes, []).append(arrays)
 
     def const_scalar(self, bank: int, offset: int, nbytes: int) -> int:
