@@ -120,15 +120,15 @@ def main(doc: str, run, name: str, model=None, predict=None) -> None:
         print(doc)
 
 
-def predicted(launch_of, config, gpus) -> list:
-    """The model's Timing of a configuration on each of `gpus`' presets: launch_of(config) gives (a
-    warpsim kernel, grid, block, dynamic shared bytes, its arguments), the arrays among them alive
-    while the model runs."""
+def predicted(launch_of, config, gpus, max_ctas: int = 8) -> list:
+    """The model's Timing of a configuration on each of `gpus`' presets, from `max_ctas` sampled CTAs:
+    launch_of(config) gives (a warpsim kernel, grid, block, dynamic shared bytes, its arguments), the
+    arrays among them alive while the model runs."""
     from warpsim.api.raw import pack_arguments
     from warpsim.timing import predict
     f, grid, block, shared, args = launch_of(config)
     params = pack_arguments(f.kernel_name, f.params, args)
-    return [predict(f.loaded_module, f.kernel_name, grid, block, params, shared, gpu=gpu, max_ctas=8)
+    return [predict(f.loaded_module, f.kernel_name, grid, block, params, shared, gpu=gpu, max_ctas=max_ctas)
             for gpu in gpus]
 
 
@@ -212,6 +212,21 @@ def rounds_table(name: str, configs, label, shape, buffers_and_arguments, kernel
               f"({t.stalls.get(stall, 0) * model_issued:5.1f})")
 
 
+def cubin_launch_of(name: str, shape, buffers_and_arguments, kernel_name):
+    """predicted()'s launch_of for a batch whose kernels are <name>.cubin: each configuration as
+    kernel_name(config) on warpsim, shape(config)'s grid, block and shared bytes, and
+    buffers_and_arguments(warpsim, config)."""
+    @functools.cache
+    def warpsim_module():
+        import warpsim as ws
+        return ws.RawModule(path=os.path.join(HERE, name + ".cubin"))
+
+    def launch_of(config):
+        import warpsim as ws
+        return warpsim_module().get_function(kernel_name(config)), *shape(config), buffers_and_arguments(ws, config)
+    return launch_of
+
+
 def main_for_cubin(doc: str, name: str, configs, label, shape, buffers_and_arguments, kernel_name,
                    on_device=None, readers=None) -> None:
     """main() for a batch whose kernels are one cubin, <name>.cubin beside the runners: each
@@ -237,15 +252,7 @@ def main_for_cubin(doc: str, name: str, configs, label, shape, buffers_and_argum
             return lambda: f(grid, block, args)
         return time_configs(cp, configs, launch_for, reps)
 
-    @functools.cache
-    def warpsim_module():
-        import warpsim as ws
-        return ws.RawModule(path=path)
-
-    def launch_of(config):
-        import warpsim as ws
-        return warpsim_module().get_function(kernel_name(config)), *shape(config), buffers_and_arguments(ws, config)
-
+    launch_of = cubin_launch_of(name, shape, buffers_and_arguments, kernel_name)
     main(doc, run, name + ".json",
          lambda: model_table(name, name.replace("microbench", "mb"), configs, label, launch_of),
          lambda out: predict_table(out, configs, label, launch_of))

@@ -8,11 +8,10 @@ trip from L2 and from HBM (read as cycles a round: ncu's duration at its SM cloc
 
 from __future__ import annotations
 
-import os
 
 import numpy as np
 
-from microbench_runner import HERE, card, main_for_cubin, ncu_rows, number
+from microbench_runner import card, cubin_launch_of, main_for_cubin, ncu_rows, number, predicted
 
 CTAS = 128
 TILES = 64
@@ -53,18 +52,11 @@ def kernel_name(config) -> str:
 
 def rounds() -> None:
     """Cycles a round of each configuration (a ring's stage, a chase's round trip), beside the model's."""
-    import warpsim as ws
-    from warpsim.api.raw import pack_arguments
-    from warpsim.timing import predict
-    module = ws.RawModule(path=os.path.join(HERE, "microbench68.cubin"))
+    launch_of = cubin_launch_of("microbench68", shape, buffers_and_arguments, kernel_name)
     for config, r in zip(CONFIGS, ncu_rows("microbench68_ncu.csv")):
         per = CHASE_ROUNDS if config["kind"] == "chase" else TILES
         cycles = number(r["gpu__time_duration.sum"]) * 1e-9 * number(r["sm__cycles_elapsed.avg.per_second"]) / per
-        grid, block, _ = shape(config)
-        f = module.get_function(kernel_name(config))
-        args = buffers_and_arguments(ws, config)
-        t = predict(f.loaded_module, f.kernel_name, grid, block, pack_arguments(f.kernel_name, f.params, args), 0,
-                    gpu=card(), max_ctas=8)
+        t, = predicted(launch_of, config, (card(),))
         print(f"{label(config):48s} {cycles:7.1f} cycles a round (model {t.cycles / per:7.1f})")
 
 

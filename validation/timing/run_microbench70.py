@@ -10,11 +10,10 @@ for its copies' first touches, as the model has it (one wave: every first touch 
 
 from __future__ import annotations
 
-import os
 
 import numpy as np
 
-from microbench_runner import HERE, card, main_for_cubin, ncu_rows, number
+from microbench_runner import card, cubin_launch_of, main_for_cubin, ncu_rows, number, predicted
 
 SMS = 132                   # H100 SXM and H200 alike
 NB = 16                     # B panels a pass (jobs j % 16)
@@ -62,18 +61,11 @@ def kernel_name(config) -> str:
 def rounds() -> None:
     """SM cycles a stage of each configuration's CTAs (ncu's duration at its SM clock over the stages an SM
     runs), beside the model's."""
-    import warpsim as ws
-    from warpsim.api.raw import pack_arguments
-    from warpsim.timing import predict
-    module = ws.RawModule(path=os.path.join(HERE, "microbench70.cubin"))
+    launch_of = cubin_launch_of("microbench70", shape, buffers_and_arguments, kernel_name)
     for config, r in zip(CONFIGS, ncu_rows("microbench70_ncu.csv")):
         per = config["passes"] * K_TILES
         cycles = number(r["gpu__time_duration.sum"]) * 1e-9 * number(r["sm__cycles_elapsed.avg.per_second"]) / per
-        grid, block, _ = shape(config)
-        f = module.get_function(kernel_name(config))
-        args = buffers_and_arguments(ws, config)
-        t = predict(f.loaded_module, f.kernel_name, grid, block, pack_arguments(f.kernel_name, f.params, args), 0,
-                    gpu=card(), max_ctas=8)
+        t, = predicted(launch_of, config, (card(),))
         print(f"{label(config):52s} {cycles:7.1f} cycles a stage (model {t.cycles / per:7.1f}), "
               f"L2 hit {number(r['lts__t_sector_hit_rate.pct']):5.1f}%, HBM {number(r['dram__bytes_read.sum']) / 1e6:6.1f} MB")
 

@@ -11,11 +11,10 @@ SM's CTAs, beside the model's.
 
 from __future__ import annotations
 
-import os
 
 import numpy as np
 
-from microbench_runner import HERE, card, main_for_cubin, ncu_rows, number
+from microbench_runner import card, cubin_launch_of, main_for_cubin, ncu_rows, number, predicted
 
 SMS, ITERS = 132, 256
 REGION = 1 << 20                 # uint4 elements the copies cycle over (16 MB)
@@ -47,19 +46,12 @@ def buffers_and_arguments(xp, config) -> tuple:
 def rounds() -> None:
     """SM cycles a step of each configuration (ncu's duration at its SM clock over the steps), its warp
     instructions a step an SM and the top stall reasons, beside the model's."""
-    import warpsim as ws
-    from warpsim.api.raw import pack_arguments
-    from warpsim.timing import predict
-    module = ws.RawModule(path=os.path.join(HERE, "microbench71.cubin"))
+    launch_of = cubin_launch_of("microbench71", shape, buffers_and_arguments, kernel_name)
     stalls = ("wait", "barrier", "long_scoreboard", "short_scoreboard", "mio_throttle", "math_pipe_throttle",
               "dispatch_stall", "not_selected")
     for config, r in zip(CONFIGS, ncu_rows("microbench71_ncu.csv")):
         cycles = number(r["gpu__time_duration.sum"]) * 1e-9 * number(r["sm__cycles_elapsed.avg.per_second"]) / ITERS
-        grid, block, _ = shape(config)
-        f = module.get_function(kernel_name(config))
-        t = predict(f.loaded_module, f.kernel_name, grid, block,
-                    pack_arguments(f.kernel_name, f.params, buffers_and_arguments(ws, config)), 0, gpu=card(),
-                    max_ctas=2)
+        t, = predicted(launch_of, config, (card(),), max_ctas=2)
         measured = sorted(((s, number(r[f"smsp__average_warps_issue_stalled_{s}_per_issue_active.ratio"]))
                            for s in stalls), key=lambda kv: -kv[1])[:3]
         mine = sorted(((s, t.stalls.get(s, 0.0)) for s in stalls), key=lambda kv: -kv[1])[:3]
