@@ -529,7 +529,10 @@ _H100.update({
     "boost_clock_mhz": (1980.0, "glennklockwood.com/garden/processors/h100; " + NOTES),
     "kernel_clock_mhz": (1980.0, MEASURED48 + " (clock64 over %globaltimer 1979.8-1980.0 MHz in a light and a "
                                               "full-load kernel, as on the H200)"),
-    "tensor_clock_mhz": (1683.0, "[assumed] as measured on the H200 (same GH100 at the same 700 W); not measured on an H100"),
+    "tensor_clock_mhz": (1683.0, "[assumed] as measured on the H200 (same GH100 at the same 700 W); the H100's fortieth "
+                                 "and seventy-first batches ran at 1,720-1,834 MHz with the tensor pipe 16-94% busy, the "
+                                 "H200's batches at the same activity alike (validation/timing/README.md, the SM clock "
+                                 "by tensor-pipe activity: why one figure stays)"),
     "fp32_lanes_per_clk": (128.0, CUDA_PG + ";" + _SAME_SM),
     "fp64_lanes_per_clk": (64.0, CUDA_PG + ";" + _SAME_SM),
     "int32_lanes_per_clk": (64.0, CUDA_PG + ";" + _SAME_SM),
