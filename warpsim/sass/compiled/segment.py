@@ -131,10 +131,12 @@ class Segment:
     """Steps [start, stop) of a block as encoded rows; `tiled`, where every row runs per lane on rows,
     the plan that runs it on a tile of registers (tiled.py) instead of run_segment."""
 
-    __slots__ = ("start", "stop", "code", "guarded", "specs", "tiled")
+    __slots__ = ("start", "stop", "code", "guarded", "specs", "tiled", "number", "texts")
 
-    def __init__(self, start: int, rows: list, guarded: list, specs: list):
+    def __init__(self, start: int, rows: list, guarded: list, specs: list, number: int = 0, texts: tuple = ()):
         self.start, self.stop = start, start + len(rows)
+        self.number = number            # its place among the program's segments (fused.py's functions take it)
+        self.texts = texts              # its instructions' SASS text
         self.code = np.array(rows, dtype=np.int64)
         self.guarded = guarded
         self.specs = specs
@@ -182,9 +184,10 @@ def segments_of(program) -> tuple:
     """({block index: {first position: Segment}}, {instruction index: why it stays a NumPy step})."""
     specs: list = []
     found, why = {}, {}
+    number = 0
     for block in program.blocks:
         steps = block.steps if block.control is None else block.steps[:-1]
-        runs, rows, guarded, first = {}, [], [], 0
+        runs, rows, guarded, texts, first = {}, [], [], [], 0
         for position, step in enumerate(steps + [None]):
             row = None
             if step is not None and (step.reads_guard or step.wait is not None):
@@ -199,10 +202,12 @@ def segments_of(program) -> tuple:
                     first = position
                 rows.append(row)
                 guarded.append(block.guards[position] is not None)
+                texts.append(step.ins.text)
                 continue
             if len(rows) >= MIN_SEGMENT:
-                runs[first] = Segment(first, rows, guarded, specs)
-            rows, guarded = [], []
+                runs[first] = Segment(first, rows, guarded, specs, number, tuple(texts))
+                number += 1
+            rows, guarded, texts = [], [], []
         if runs:
             found[block.index] = runs
     return found, why
