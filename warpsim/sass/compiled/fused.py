@@ -36,7 +36,7 @@ from . import compare, floating, integer, moves
 from ..executor.state import PT_ROW
 from .layout import ABS, DESTS, FAMILY, FLOAT, GUARD_INVERT, GUARD_KIND, GUARD_ROW, INV, N_DESTS, N_SOURCES, NEG, \
     OP, FLAGS, PAIR, PRED, REG, SOURCES, UPRED, UREG, VALUE, WIDE, ZERO
-from .machine_code import tier_digest
+from .machine_code import forget_if_stale, tier_digest
 
 FAMILIES = {moves.FAMILY: ("moves", moves), integer.FAMILY: ("integer", integer),
             compare.FAMILY: ("compare", compare), floating.FAMILY: ("floating", floating)}
@@ -68,6 +68,9 @@ def run_fused(fused, number, R, P, UR, UP, values, idx, counts):
     ran, 0 where it does not cover that segment."""
     return fused(number, R.ctypes, R.shape[0], R.shape[1], P.ctypes, P.shape[0], UR.ctypes, UR.shape[0],
                  UP.ctypes, UP.shape[0], values.ctypes, values.shape[0], idx.ctypes, idx.shape[0], counts.ctypes)
+
+
+forget_if_stale(run_fused)
 
 
 class SegmentSource:

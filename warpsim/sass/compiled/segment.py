@@ -17,6 +17,7 @@ from numba import njit
 
 from ...machine.compiled.tier import machine_code_ready
 from . import compare, floating, integer, moves
+from .fused import run_fused
 from .machine_code import forget_if_stale
 from .lanes import gather, scatter
 from .tiled import TILE_CHUNK, plan, run_rows, run_tiled
@@ -143,9 +144,15 @@ class Segment:
         self.tiled = plan(self.code)
 
     def run(self, st, g, pred_on: list) -> None:
+        """Runs the segment for group g: as the program's generated code (st.fused, fused.py) where that
+        covers it, else on a tile, else through run_segment; fills pred_on of its guarded steps."""
         buffers = segment_buffers(st, self.specs)
         counts = np.zeros(len(self.code), dtype=np.int64)
-        if self.tiled is not None:
+        fused = st.fused
+        if self.tiled is not None and fused is not None and run_fused(fused, self.number, st.R, st.P, st.UR, st.UP,
+                                                                     buffers[0], g.idx.view(np.uint64), counts):
+            pass                                # the program's generated code (fused.py) ran it
+        elif self.tiled is not None:
             plan = self.tiled
             run_tiled(self.code, plan.local, st.R, st.P, st.UR, st.UP, buffers[0], g.idx.view(np.uint64), counts,
                       *plan[1:], _tile(st, "_tile", len(plan.r_rows) + len(plan.constants), np.uint64),
