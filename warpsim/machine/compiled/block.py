@@ -494,7 +494,12 @@ def compile_source(source: str, function_name: str):
         if path.exists():
             spec = importlib.util.spec_from_file_location(name, path)
             module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
+            sys.modules[name] = module          # a cfunc compiles as its module runs: its cache names the module
+            try:
+                spec.loader.exec_module(module)
+            except BaseException:
+                del sys.modules[name]
+                raise
         else:                                   # no writable cache: compile in memory only
             namespace: dict = {}
             exec(compile((HEADER + source).replace("cache=True", "cache=False"),

@@ -199,7 +199,7 @@ def fmnmx(ins, row):
     row.op(F32_MIN_MAX, (FTZ if "FTZ" in ins.mods else 0) | (NAN_WINS if "NAN" in ins.mods else 0))
 
 
-@njit
+@njit(inline="always")
 def _combined_tables(table, how):
     """The 8-bit tables of P = r op Pc and Q = !r op Pc, indexed by outcome * 2 + Pc, built once per
     instruction so that a lane's two results are two shifts of one index."""
@@ -219,13 +219,13 @@ def _combined_tables(table, how):
     return first, second
 
 
-@njit
+@njit(inline="always")
 def _pick(condition, x, y):
     """condition (0 or 1) ? x : y, without a branch."""
     return y ^ ((x ^ y) & (ZERO - condition))
 
 
-@njit
+@njit(inline="always")
 def _key(magnitude, sign):
     """The order key of a non-NaN float: its magnitude bits, negated when the sign (0 or 1) is set,
     plus 2**63."""
@@ -233,7 +233,7 @@ def _key(magnitude, sign):
     return BIAS + ((magnitude ^ negative) - negative)
 
 
-@njit
+@njit(inline="always")
 def _outcome(ka, kb, unordered):
     """0 less, 1 equal, 2 greater, 3 unordered (unordered: 0 or 1)."""
     return (U64_(ka > kb) * TWO + U64_(ka == kb)) | (unordered * THREE)
@@ -349,33 +349,70 @@ def run(c, R, P, UR, UP, values, lanes, m, scratch, scratch_p):
             put32(o0, lane, _pick(a_nan | b_nan, nan_result, result))
 
 
+# ------------------------------------------------------------------ per-lane forms
+# One lane of a test run on rows: run_rows' loops call them, and so does the code fused.py
+# generates. A test's setup (its truth tables, once per instruction: computed per lane, it made the
+# loops a third slower) goes before the sources in order (values as uint64 bits, predicates as
+# bools); the results are (P, Q).
+
+
+@njit(inline="always")
+def test_setup(op, flags):
+    """(P's table, Q's table, the order bias: ISETP's signed words compare as unsigned with the sign
+    flipped; ISETP's outcome 3 is equal with .EX's predicate holding, so its table holds there too)."""
+    table = U64_(flags & 15) | (U64_(UNORDERED) if op == INT_TEST else ZERO)
+    first, second = _combined_tables(table, (flags >> COMBINE_AT) & 3)
+    return first, second, SIGN32 if op == INT_TEST and flags & SIGNED else ZERO
+
+
+@njit(inline="always")
+def int_test_lane(setup, a, b, pc, eq):
+    """ISETP: P = r op Pc, Q = !r op Pc of the test r of a and b (eq: .EX's predicate, ORed into the
+    equal outcome)."""
+    first, second, bias = setup
+    a, b = a ^ bias, b ^ bias
+    k = _outcome(a, b, U64_(a == b) & U64_(eq)) * TWO + U64_(pc)
+    return (first >> k) & ONE != ZERO, (second >> k) & ONE != ZERO
+
+
+@njit(inline="always")
+def f32_test_lane(setup, a, b, pc, ftz):
+    """FSETP: P = r op Pc, Q = !r op Pc of the test r of two f32 words, on their bits (ftz: .FTZ)."""
+    first, second, _ = setup
+    ma, mb = a & ABS32, b & ABS32
+    if ftz:
+        ma &= ZERO - U64_(ma >= MIN_NORMAL32)
+        mb &= ZERO - U64_(mb >= MIN_NORMAL32)
+    k = _outcome(_key(ma, a >> SHIFT32), _key(mb, b >> SHIFT32), U64_(ma > INF32) | U64_(mb > INF32)) * TWO + U64_(pc)
+    return (first >> k) & ONE != ZERO, (second >> k) & ONE != ZERO
+
+
+@njit(inline="always")
+def f32_test_setup(op, flags):
+    return test_setup(op, flags), flags & FTZ != 0
+
+
+@njit(inline="always")
+def f32_test(setup, a, b, pc):
+    return f32_test_lane(setup[0], a, b, pc, setup[1])
+
+
+# op -> (its per-lane form, its sources: v a value, p a predicate; its results likewise; its setup)
+LANES = {INT_TEST: (int_test_lane, "vvpp", "pp", test_setup), F32_TEST: (f32_test, "vvp", "pp", f32_test_setup)}
+
+
 @njit(nogil=True)
 def run_rows(c, T, TB, O, OB, m):
     """ISETP and FSETP on gathered rows (lanes.py): a, b in T[0], T[1], Pc in TB[2], ISETP's equal
-    predicate in TB[3]; P and Q into OB[0], OB[1]."""
+    predicate in TB[3]; P and Q into OB[0], OB[1], each lane through its per-lane form."""
     op, flags = c[1], c[2]
-    table = U64_(flags & 15)
-    how = (flags >> COMBINE_AT) & 3
     t0, t1, pc, q0, q1 = T[0], T[1], TB[2], OB[0], OB[1]
+    setup = test_setup(op, flags)
     if op == INT_TEST:
         eq = TB[3]
-        bias = SIGN32 if flags & SIGNED else ZERO
-        first, second = _combined_tables(table | U64_(UNORDERED), how)
         for j in range(m):
-            a, b = t0[j] ^ bias, t1[j] ^ bias
-            k = _outcome(a, b, U64_(a == b) & U64_(eq[j])) * TWO + U64_(pc[j])
-            q0[j] = (first >> k) & ONE != ZERO
-            q1[j] = (second >> k) & ONE != ZERO
+            q0[j], q1[j] = int_test_lane(setup, t0[j], t1[j], pc[j], eq[j])
     else:
-        first, second = _combined_tables(table, how)
         ftz = flags & FTZ != 0
         for j in range(m):
-            a, b = t0[j], t1[j]
-            ma, mb = a & ABS32, b & ABS32
-            if ftz:
-                ma &= ZERO - U64_(ma >= MIN_NORMAL32)
-                mb &= ZERO - U64_(mb >= MIN_NORMAL32)
-            k = _outcome(_key(ma, a >> SHIFT32), _key(mb, b >> SHIFT32), U64_(ma > INF32) | U64_(mb > INF32)) * TWO + \
-                U64_(pc[j])
-            q0[j] = (first >> k) & ONE != ZERO
-            q1[j] = (second >> k) & ONE != ZERO
+            q0[j], q1[j] = f32_test_lane(setup, t0[j], t1[j], pc[j], ftz)

@@ -77,6 +77,7 @@ HIDDEN64 = U64_(1 << 52)
 MIN_NORMAL32 = 2.0 ** -126
 MIN_NORMAL64 = 2.0 ** -1022
 MAX64 = float(np.finfo(np.float64).max)
+ZERO_ = U64_(0)
 TINY_SCALE = 2.0 ** 25      # floatbits.flush_tiny_result's scale for f32 (2^(precision + 1))
 
 
@@ -735,63 +736,104 @@ def run(c, R, P, UR, UP, values, lanes, m, scratch, scratch_p):
             put64(low, high, lane, (bits | QUIET64) if r != r else bits64_of(r))
 
 
+# ------------------------------------------------------------------ per-lane forms
+# One lane of an operation run on rows: run_rows' loops call them, and so does the code fused.py
+# generates. (op, flags, the sources' uint64 bits in order) -> the result's bits.
+
+
+@njit(inline="always")
+def f32_lane(op, flags, a, b, c):
+    """FADD, FMUL (c unused), FFMA of register bits: to nearest with and without .FTZ on the machine's
+    own f32 arithmetic (.FTZ's tiny-after-rounding case through _f32_op), every other form _f32_op's."""
+    if flags == 0:
+        if op == FADD:
+            value = _f32(a) + _f32(b)
+        elif op == FMUL:
+            value = _f32(a) * _f32(b)
+        else:
+            value = fused_f32(_f32(a), _f32(b), _f32(c))
+        return CANONICAL32 if value != value else U64_(bits_of(value))
+    if flags == FTZ:
+        if op == FADD:
+            value = flushed(flushed(_f32(a)) + flushed(_f32(b)))
+            return CANONICAL32 if value != value else U64_(bits_of(value))
+        if op == FMUL:
+            value = flushed(flushed(_f32(a)) * flushed(_f32(b)))
+        else:
+            value = flushed(fused_f32(flushed(_f32(a)), flushed(_f32(b)), flushed(_f32(c))))
+        return _f32_op(op, a, b, c, RN, FTZ) if abs(np.float64(value)) == MIN_NORMAL32 else \
+            CANONICAL32 if value != value else U64_(bits_of(value))
+    return _f32_op(op, a, b, c, flags & MODE_BITS, flags)
+
+
+@njit(inline="always")
+def const_lane(op, flags, x):
+    """HFMA2's constant load: the word it loads."""
+    return x
+
+
+@njit(inline="always")
+def f64_lane(op, flags, a, b, c):
+    """DADD (its source modifiers in the flags, applied past a NaN), DMUL (c unused), DFMA of pair bits."""
+    mode = flags & MODE_BITS
+    if op == DADD:
+        x = _raw_nan_modified(a, (flags & A_NEG) != 0, (flags & A_ABS) != 0)
+        y = _raw_nan_modified(b, (flags & B_NEG) != 0, (flags & B_ABS) != 0)
+        value = x + y if mode == RN else _add64_directed(x, y, mode)
+        return _operand_nan(x, y) if value != value else bits64_of(value)
+    if op == DMUL:
+        x, y = f64_of(a), f64_of(b)
+        value = x * y if mode == RN else _mul64_directed(x, y, mode)
+        return _operand_nan(x, y) if value != value else bits64_of(value)
+    x, y, z = f64_of(a), f64_of(b), f64_of(c)
+    value = fused_f64(x, y, z)
+    return _fma_operand_nan(x, y, z) if value != value else bits64_of(value)
+
+
+# op -> (its per-lane form, its sources: v a value, 0 a zero in place of a source the row has not;
+# its results likewise)
+LANES = {FADD: (f32_lane, "vv0", "v"), FMUL: (f32_lane, "vv0", "v"), FFMA: (f32_lane, "vvv", "v"),
+         CONST32: (const_lane, "v", "v"), DADD: (f64_lane, "vv0", "v"), DMUL: (f64_lane, "vv0", "v"),
+         DFMA: (f64_lane, "vvv", "v")}
+
+
 @njit(nogil=True)
 def run_rows(c, T, TB, O, OB, m):
-    """FADD, FMUL, FFMA, HFMA2's constant and DADD, DMUL, DFMA on gathered rows (lanes.py): the same
-    arithmetic as run's, on sources T[0..2], into O[0]."""
+    """FADD, FMUL, FFMA, HFMA2's constant and DADD, DMUL, DFMA on gathered rows (lanes.py): sources
+    T[0..2] into O[0], each lane through its per-lane form; the loops of the common f32 forms have
+    their operation and flags as constants, so each compiles without the others' branches."""
     op, flags = c[1], c[2]
-    mode = flags & MODE_BITS
     t0, t1, t2, o0 = T[0], T[1], T[2], O[0]
     if op == FADD and flags == 0:
         for j in range(m):
-            value = _f32(t0[j]) + _f32(t1[j])
-            o0[j] = CANONICAL32 if value != value else U64_(bits_of(value))
+            o0[j] = f32_lane(FADD, 0, t0[j], t1[j], ZERO_)
     elif op == FMUL and flags == 0:
         for j in range(m):
-            value = _f32(t0[j]) * _f32(t1[j])
-            o0[j] = CANONICAL32 if value != value else U64_(bits_of(value))
+            o0[j] = f32_lane(FMUL, 0, t0[j], t1[j], ZERO_)
     elif op == FFMA and flags == 0:
         for j in range(m):
-            value = fused_f32(_f32(t0[j]), _f32(t1[j]), _f32(t2[j]))
-            o0[j] = CANONICAL32 if value != value else U64_(bits_of(value))
-    elif op == FFMA and flags == FTZ:      # .FTZ to nearest, the common form: _f32_op's, unswitched
+            o0[j] = f32_lane(FFMA, 0, t0[j], t1[j], t2[j])
+    elif op == FFMA and flags == FTZ:
         for j in range(m):
-            value = flushed(fused_f32(flushed(_f32(t0[j])), flushed(_f32(t1[j])), flushed(_f32(t2[j]))))
-            o0[j] = _f32_op(op, t0[j], t1[j], t2[j], RN, FTZ) if abs(np.float64(value)) == MIN_NORMAL32 else \
-                CANONICAL32 if value != value else U64_(bits_of(value))
+            o0[j] = f32_lane(FFMA, FTZ, t0[j], t1[j], t2[j])
     elif op == FMUL and flags == FTZ:
         for j in range(m):
-            value = flushed(flushed(_f32(t0[j])) * flushed(_f32(t1[j])))
-            o0[j] = _f32_op(op, t0[j], t1[j], U64_(0), RN, FTZ) if abs(np.float64(value)) == MIN_NORMAL32 else \
-                CANONICAL32 if value != value else U64_(bits_of(value))
+            o0[j] = f32_lane(FMUL, FTZ, t0[j], t1[j], ZERO_)
     elif op == FADD and flags == FTZ:
         for j in range(m):
-            value = flushed(flushed(_f32(t0[j])) + flushed(_f32(t1[j])))
-            o0[j] = CANONICAL32 if value != value else U64_(bits_of(value))
+            o0[j] = f32_lane(FADD, FTZ, t0[j], t1[j], ZERO_)
     elif op == FADD or op == FMUL:
         for j in range(m):
-            o0[j] = _f32_op(op, t0[j], t1[j], U64_(0), mode, flags)
+            o0[j] = f32_lane(op, flags, t0[j], t1[j], ZERO_)
     elif op == FFMA:
         for j in range(m):
-            o0[j] = _f32_op(op, t0[j], t1[j], t2[j], mode, flags)
+            o0[j] = f32_lane(op, flags, t0[j], t1[j], t2[j])
     elif op == CONST32:
         for j in range(m):
-            o0[j] = t0[j]
-    elif op == DADD:
-        a_neg, a_abs, b_neg, b_abs = (flags & A_NEG) != 0, (flags & A_ABS) != 0, (flags & B_NEG) != 0, \
-            (flags & B_ABS) != 0
+            o0[j] = const_lane(op, flags, t0[j])
+    elif op == DADD or op == DMUL:
         for j in range(m):
-            x = _raw_nan_modified(t0[j], a_neg, a_abs)
-            y = _raw_nan_modified(t1[j], b_neg, b_abs)
-            value = x + y if mode == RN else _add64_directed(x, y, mode)
-            o0[j] = _operand_nan(x, y) if value != value else bits64_of(value)
-    elif op == DMUL:
-        for j in range(m):
-            x, y = f64_of(t0[j]), f64_of(t1[j])
-            value = x * y if mode == RN else _mul64_directed(x, y, mode)
-            o0[j] = _operand_nan(x, y) if value != value else bits64_of(value)
+            o0[j] = f64_lane(op, flags, t0[j], t1[j], ZERO_)
     elif op == DFMA:
         for j in range(m):
-            x, y, z = f64_of(t0[j]), f64_of(t1[j]), f64_of(t2[j])
-            value = fused_f64(x, y, z)
-            o0[j] = _fma_operand_nan(x, y, z) if value != value else bits64_of(value)
+            o0[j] = f64_lane(op, flags, t0[j], t1[j], t2[j])

@@ -706,67 +706,119 @@ def run(c, R, P, UR, UP, values, lanes, m, scratch, scratch_p):
             put32(o0, lane, x if p[lane] != p_not else y)
 
 
+# ------------------------------------------------------------------ per-lane forms
+# One lane of an operation run on rows: run_rows' loops call them for each lane of a row, and the
+# code fused.py generates calls them with the lane's registers in locals. Each takes the row's
+# operation and flags, then its sources in order (values as uint64 bits, predicates as bools), and
+# returns its results in the order of the row's destinations.
+
+
+@njit(inline="always")
+def adder_lane(op, flags, a, b, c, carry1, carry2):
+    """ADD3, IMAD, IMAD.HI: (the exact 32-bit sum, below 2**35; carry >= 1; carry >= 2)."""
+    if op == ADD3:
+        first = a + b
+    elif op == MAD:
+        first = (a * b) & M32
+    else:
+        first = (_product(a, b, flags & SIGNED != 0) >> U64_(32)) & M32
+    total = first + c + U64_(flags & 15) + U64_(carry1) + U64_(carry2)
+    return total, total >= CARRY, total >= CARRY2
+
+
+@njit(inline="always")
+def add3_64_lane(op, flags, a, b, c):
+    """IADD3.64: the 64-bit sum."""
+    return a + b + c + U64_(flags & 15)
+
+
+@njit(inline="always")
+def vadd_lane(op, flags, a, b):
+    return a + b
+
+
+@njit(inline="always")
+def mad_wide_lane(op, flags, a, b, c, carry1, carry2):
+    """IMAD.WIDE (the 64-bit sum) and IMAD.HI of a pair addend (its high word), with the carries."""
+    total, carries = _wide_sum(_product(a, b, flags & SIGNED != 0), c, U64_(flags & 15),
+                               U64_(carry1) + U64_(carry2))
+    return (total >> U64_(32) if op == MAD_HIGH_PAIR else total), carries >= U64_(1), carries >= U64_(2)
+
+
+@njit(inline="always")
+def lea_lane(op, flags, a, b, high_word, shift, a_ones, carry1, carry2):
+    """LEA, LEA.HI, LEA.HI.SX32: (the exact sum, carry >= 1, carry >= 2)."""
+    if op == LEA:       # -a is ~(a << s) + 1 (the NumPy step's rule): the carry of b - (a << s)
+        shifted = (((a << shift) & M32) | (((U64_(1) << shift) - U64_(1)) * a_ones)) + a_ones
+    else:
+        a = (a + a_ones) & M32
+        if op == LEA_HIGH_SX32:
+            high_word = M32 if a >> U64_(31) else U64_(0)
+        shifted = (((high_word << U64_(32)) | a) << shift) >> U64_(32)
+    total = shifted + b + U64_(carry1) + U64_(carry2)
+    return total, total >= CARRY, total >= CARRY2
+
+
+@njit(inline="always")
+def logic3_lane(op, flags, a, b, c):
+    """LOP3.LUT: (the result, and its nonzero flag for both predicate destinations)."""
+    result = _lut3(flags & 255, a, b, c) & M32
+    return result, result != U64_(0), result != U64_(0)
+
+
+@njit(inline="always")
+def funnel_lane(op, flags, low, amount, high):
+    return _funnel(low, high, amount, flags)
+
+
+@njit(inline="always")
+def select_lane(op, flags, a, b, p):
+    return a if p else b
+
+
+# op -> (its per-lane form, its sources: v a value, p a predicate; its results likewise)
+LANES = {
+    ADD3: (adder_lane, "vvvpp", "vpp"), MAD: (adder_lane, "vvvpp", "vpp"), MAD_HIGH: (adder_lane, "vvvpp", "vpp"),
+    ADD3_64: (add3_64_lane, "vvv", "v"), VADD: (vadd_lane, "vv", "v"),
+    MAD_WIDE: (mad_wide_lane, "vvvpp", "vpp"), MAD_HIGH_PAIR: (mad_wide_lane, "vvvpp", "vpp"),
+    LEA: (lea_lane, "vvvvvpp", "vpp"), LEA_HIGH: (lea_lane, "vvvvvpp", "vpp"),
+    LEA_HIGH_SX32: (lea_lane, "vvvvvpp", "vpp"), LOGIC3: (logic3_lane, "vvv", "vpp"),
+    FUNNEL: (funnel_lane, "vvv", "v"), SELECT: (select_lane, "vvp", "v"),
+}
+
+
 @njit(nogil=True)
 def run_rows(c, T, TB, O, OB, m):
     """The adder family, LOP3, SHF and SEL on gathered rows (lanes.py): sources T[k] / TB[k], results
-    O[0] and the carry-out or flag predicates OB[1], OB[2]."""
+    O[0] and the carry-out or flag predicates OB[1], OB[2], each lane through its per-lane form."""
     op, flags = c[1], c[2]
-    ones = U64_(flags & 15)
     t0, t1, t2, t3, t4 = T[0], T[1], T[2], T[3], T[4]
     o0, q1, q2 = O[0], OB[1], OB[2]
     if op == ADD3 or op == MAD or op == MAD_HIGH:
         b3, b4 = TB[3], TB[4]
-        signed = flags & SIGNED != 0
         for j in range(m):
-            if op == ADD3:
-                first = t0[j] + t1[j]
-            elif op == MAD:
-                first = (t0[j] * t1[j]) & M32
-            else:
-                first = (_product(t0[j], t1[j], signed) >> U64_(32)) & M32
-            total = first + t2[j] + ones + U64_(b3[j]) + U64_(b4[j])
-            o0[j] = total
-            q1[j] = total >= CARRY
-            q2[j] = total >= CARRY2
+            o0[j], q1[j], q2[j] = adder_lane(op, flags, t0[j], t1[j], t2[j], b3[j], b4[j])
     elif op == ADD3_64:
         for j in range(m):
-            o0[j] = t0[j] + t1[j] + t2[j] + ones
+            o0[j] = add3_64_lane(op, flags, t0[j], t1[j], t2[j])
     elif op == VADD:
         for j in range(m):
-            o0[j] = t0[j] + t1[j]
+            o0[j] = vadd_lane(op, flags, t0[j], t1[j])
     elif op == MAD_WIDE or op == MAD_HIGH_PAIR:
         b3, b4 = TB[3], TB[4]
-        signed = flags & SIGNED != 0
         for j in range(m):
-            total, carries = _wide_sum(_product(t0[j], t1[j], signed), t2[j], ones, U64_(b3[j]) + U64_(b4[j]))
-            o0[j] = total >> U64_(32) if op == MAD_HIGH_PAIR else total
-            q1[j] = carries >= U64_(1)
-            q2[j] = carries >= U64_(2)
+            o0[j], q1[j], q2[j] = mad_wide_lane(op, flags, t0[j], t1[j], t2[j], b3[j], b4[j])
     elif op == LEA or op == LEA_HIGH or op == LEA_HIGH_SX32:
         b5, b6 = TB[5], TB[6]
         for j in range(m):
-            shift = t3[j]
-            a = (t0[j] + t4[j]) & M32
-            if op == LEA:       # -a is ~(a << s) + 1 (the NumPy step's rule): the carry of b - (a << s)
-                shifted = (((t0[j] << shift) & M32) | (((U64_(1) << shift) - U64_(1)) * t4[j])) + t4[j]
-            else:
-                high_word = (M32 if a >> U64_(31) else U64_(0)) if op == LEA_HIGH_SX32 else t2[j]
-                shifted = (((high_word << U64_(32)) | a) << shift) >> U64_(32)
-            total = shifted + t1[j] + U64_(b5[j]) + U64_(b6[j])
-            o0[j] = total
-            q1[j] = total >= CARRY
-            q2[j] = total >= CARRY2
+            o0[j], q1[j], q2[j] = lea_lane(op, flags, t0[j], t1[j], t2[j], t3[j], t4[j], b5[j], b6[j])
     elif op == LOGIC3:
-        lut = flags & 255
         for j in range(m):
-            result = _lut3(lut, t0[j], t1[j], t2[j]) & M32
-            o0[j] = result
-            q1[j] = result != U64_(0)
-            q2[j] = result != U64_(0)
+            o0[j], q1[j], q2[j] = logic3_lane(op, flags, t0[j], t1[j], t2[j])
     elif op == FUNNEL:
         for j in range(m):
-            o0[j] = _funnel(t0[j], t2[j], t1[j], flags)
+            o0[j] = funnel_lane(op, flags, t0[j], t1[j], t2[j])
     elif op == SELECT:
         b2 = TB[2]
         for j in range(m):
-            o0[j] = t0[j] if b2[j] else t1[j]
+            o0[j] = select_lane(op, flags, t0[j], t1[j], b2[j])

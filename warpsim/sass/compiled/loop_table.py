@@ -27,8 +27,9 @@ ITEM_SEGMENT, ITEM_BSSY, ITEM_BSYNC = 0, 1, 2
 CTL_FALL, CTL_JUMP, CTL_GUARDED = 0, 1, 2
 NOT_COVERED = -1
 # per segment, where its rows start in the concatenated plans (SEG_* columns of LoopTable.segment)
-SEG_CODE, SEG_CODE_END, SEG_R, SEG_R_END, SEG_P, SEG_P_END, SEG_C, SEG_C_END, SEG_F, SEG_F_END, SEG_FIRST = range(11)
-SEG_COLUMNS = 11
+SEG_CODE, SEG_CODE_END, SEG_R, SEG_R_END, SEG_P, SEG_P_END, SEG_C, SEG_C_END, SEG_F, SEG_F_END, SEG_FIRST, \
+    SEG_NUMBER = range(12)      # SEG_NUMBER: the segment's number in the program (fused.py's functions take it)
+SEG_COLUMNS = 12
 
 
 class LoopTable:
@@ -135,7 +136,7 @@ class LoopTable:
             for key in ("code", "r", "p", "c", "f"):
                 row += [at[key], at[key] + sizes[key]]
                 at[key] += sizes[key]
-            self.segment[number] = row + [first]
+            self.segment[number] = row + [first, segment.number]
             fields["code"].append(segment.code)
             for name in fields:
                 if name != "code":

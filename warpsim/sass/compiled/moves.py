@@ -136,10 +136,21 @@ def run(c, R, P, UR, UP, values, lanes, m, scratch, scratch_p):
             put64(low, high, lanes[j], np.uint64(0))
 
 
+@njit(inline="always")
+def copy_lane(op, flags, x):
+    """MOV, R2UR, CS2R of SRZ, one lane: the source is the result (its width the destination's)."""
+    return x
+
+
+# op -> (its per-lane form, its sources: v a value; its results likewise)
+LANES = {MOVE32: (copy_lane, "v", "v"), MOVE64: (copy_lane, "v", "v")}
+
+
 @njit(nogil=True)
 def run_rows(c, T, TB, O, OB, m):
     """MOV, R2UR and CS2R of SRZ on gathered rows: the source row is the result (its width is the
     destination's, which scatter writes)."""
+    op, flags = c[1], c[2]
     t0, o0 = T[0], O[0]
     for j in range(m):
-        o0[j] = t0[j]
+        o0[j] = copy_lane(op, flags, t0[j])

@@ -34,8 +34,9 @@ from numba import njit
 
 from ...machine.events import LaunchObserver
 from ..executor.program import WAIT_BSYNC
+from .fused import nothing, run_fused
 from .loop_table import loop_table, CTL_FALL, CTL_GUARDED, ITEM_BSSY, ITEM_SEGMENT, SEG_C, SEG_C_END, SEG_CODE, \
-    SEG_CODE_END, SEG_F, SEG_F_END, SEG_FIRST, SEG_P, SEG_P_END, SEG_R, SEG_R_END
+    SEG_CODE_END, SEG_F, SEG_F_END, SEG_FIRST, SEG_NUMBER, SEG_P, SEG_P_END, SEG_R, SEG_R_END
 from ...machine.compiled.borrowed import borrowed
 from ...machine.compiled.shared_log import record_for, shared_rows
 from .machine_code import forget_if_stale
@@ -52,7 +53,7 @@ LOOP_ROUNDS = 256       # rounds one call may run (the activity trace's log hold
 @njit(cache=True, nogil=True)
 def run_rounds(limit, pc, wait_kind, bsync_barrier, B, starved, rotating, last_pc, yields, patience, exited,
                chosen, group_pc, bounds, picked, warp_pc, first_chosen, run_warp, run_start, run_lanes, group_runs,
-               chosen_u, picked_u, block_at_pc, item_start, items, control, issue_cycles, segment, code, local,
+               chosen_u, picked_u, block_at_pc, item_start, items, control, issue_cycles, fused, segment, code, local,
                r_rows, r_uniform, r_read, r_written, p_rows, p_uniform, p_read, p_written, constants, fixed,
                R, P, UR, UP, values, exclusive, tile, tile_p, on, T, TB, O, OB,
                warp_count, lane_count, partial, split, resumed, opened, open_count, guard_true, arrivals, is_bsync,
@@ -61,7 +62,8 @@ def run_rounds(limit, pc, wait_kind, bsync_barrier, B, starved, rotating, last_p
                out):
     """Runs rounds (see the module docstring); returns the status. out gets [rounds run, the issue
     cycles of the blocks they ran (st.clock's step), groups of the last round selected, live lanes, groups of
-    it the loop ran]. The arrays it slices or takes rows of are borrowed (borrowed.py)."""
+    it the loop ran]. A segment runs as the program's generated code (fused.py's function `fused`) where that
+    covers it, else on the tile. The arrays it slices or takes rows of are borrowed (borrowed.py)."""
     code, local, segment, items, control = borrowed(code), borrowed(local), borrowed(segment), borrowed(items), \
         borrowed(control)
     picked, chosen, picked_u, chosen_u, guard_true = borrowed(picked), borrowed(chosen), borrowed(picked_u), \
@@ -104,6 +106,9 @@ def run_rounds(limit, pc, wait_kind, bsync_barrier, B, starved, rotating, last_p
                 if kind == ITEM_SEGMENT:
                     s = segment[arg]
                     c0, c1, r0, r1, p0, p1 = s[SEG_CODE], s[SEG_CODE_END], s[SEG_R], s[SEG_R_END], s[SEG_P], s[SEG_P_END]
+                    if run_fused(fused, s[SEG_NUMBER], R, P, UR, UP, values, lanes_u[lo:hi],
+                                 guard_true[s[SEG_FIRST]:s[SEG_FIRST] + c1 - c0]):
+                        continue
                     run_tiled(code[c0:c1], local[c0:c1], R, P, UR, UP, values, lanes_u[lo:hi],
                               guard_true[s[SEG_FIRST]:s[SEG_FIRST] + c1 - c0], r_rows[r0:r1], r_uniform[r0:r1],
                               r_read[r0:r1], r_written[r0:r1], p_rows[p0:p1], p_uniform[p0:p1], p_read[p0:p1],
@@ -258,7 +263,8 @@ class RoundLoop:
         values, _, _, on, T, TB, O, OB = segment_buffers(st, t.specs)
         status = run_rounds(limit, st.pc, st.program.wait_kind, select.bsync_barrier, st.B, st.starved, st.rotating,
                             st.last_pc, st.program.yields, patience, select.exited, *select.buffers, *self.views,
-                            t.block_at_pc, t.item_start, t.items, self.control, t.issue_cycles, t.segment, t.code, t.local,
+                            t.block_at_pc, t.item_start, t.items, self.control, t.issue_cycles,
+                            st.fused if st.fused is not None else nothing(), t.segment, t.code, t.local,
                             t.r_rows, t.r_uniform, t.r_read, t.r_written, t.p_rows, t.p_uniform, t.p_read, t.p_written,
                             t.constants, t.fixed, st.R, st.P, st.UR, st.UP, values, st.exclusive, self.tile,
                             self.tile_p, on, T, TB, O, OB, record.warp_count, record.lane_count, record.partial,

@@ -17,6 +17,7 @@ from numba import njit
 
 from ...machine.compiled.tier import machine_code_ready
 from . import compare, floating, integer, moves
+from .fused import run_fused
 from .machine_code import forget_if_stale
 from .lanes import gather, scatter
 from .tiled import TILE_CHUNK, plan, run_rows, run_tiled
@@ -131,19 +132,27 @@ class Segment:
     """Steps [start, stop) of a block as encoded rows; `tiled`, where every row runs per lane on rows,
     the plan that runs it on a tile of registers (tiled.py) instead of run_segment."""
 
-    __slots__ = ("start", "stop", "code", "guarded", "specs", "tiled")
+    __slots__ = ("start", "stop", "code", "guarded", "specs", "tiled", "number", "texts")
 
-    def __init__(self, start: int, rows: list, guarded: list, specs: list):
+    def __init__(self, start: int, rows: list, guarded: list, specs: list, number: int = 0, texts: tuple = ()):
         self.start, self.stop = start, start + len(rows)
+        self.number = number            # its place among the program's segments (fused.py's functions take it)
+        self.texts = texts              # its instructions' SASS text
         self.code = np.array(rows, dtype=np.int64)
         self.guarded = guarded
         self.specs = specs
         self.tiled = plan(self.code)
 
     def run(self, st, g, pred_on: list) -> None:
+        """Runs the segment for group g: as the program's generated code (st.fused, fused.py) where that
+        covers it, else on a tile, else through run_segment; fills pred_on of its guarded steps."""
         buffers = segment_buffers(st, self.specs)
         counts = np.zeros(len(self.code), dtype=np.int64)
-        if self.tiled is not None:
+        fused = st.fused
+        if self.tiled is not None and fused is not None and run_fused(fused, self.number, st.R, st.P, st.UR, st.UP,
+                                                                     buffers[0], g.idx.view(np.uint64), counts):
+            pass                                # the program's generated code (fused.py) ran it
+        elif self.tiled is not None:
             plan = self.tiled
             run_tiled(self.code, plan.local, st.R, st.P, st.UR, st.UP, buffers[0], g.idx.view(np.uint64), counts,
                       *plan[1:], _tile(st, "_tile", len(plan.r_rows) + len(plan.constants), np.uint64),
@@ -182,9 +191,10 @@ def segments_of(program) -> tuple:
     """({block index: {first position: Segment}}, {instruction index: why it stays a NumPy step})."""
     specs: list = []
     found, why = {}, {}
+    number = 0
     for block in program.blocks:
         steps = block.steps if block.control is None else block.steps[:-1]
-        runs, rows, guarded, first = {}, [], [], 0
+        runs, rows, guarded, texts, first = {}, [], [], [], 0
         for position, step in enumerate(steps + [None]):
             row = None
             if step is not None and (step.reads_guard or step.wait is not None):
@@ -199,10 +209,12 @@ def segments_of(program) -> tuple:
                     first = position
                 rows.append(row)
                 guarded.append(block.guards[position] is not None)
+                texts.append(step.ins.text)
                 continue
             if len(rows) >= MIN_SEGMENT:
-                runs[first] = Segment(first, rows, guarded, specs)
-            rows, guarded = [], []
+                runs[first] = Segment(first, rows, guarded, specs, number, tuple(texts))
+                number += 1
+            rows, guarded, texts = [], [], []
         if runs:
             found[block.index] = runs
     return found, why

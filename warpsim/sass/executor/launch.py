@@ -28,6 +28,7 @@ from ...settings import current
 from ..compiled.round_loop import round_loop_for
 from ..compiled import global_access
 from ..compiled.rounds import Select, select_groups
+from ..compiled.fused import fused_for
 from ..compiled.segment import machine_code_allowed, segments_for
 from .cluster import put_cluster_words
 from . import device_calls
@@ -209,6 +210,7 @@ def _run_batches(program, image, memory, grid, block, banks, shared_size, local_
         st.cluster_dims = cluster_dims
         st.block_observers, st.memory_observers = block_observers, memory_observers
         st.segments = segments_for(program, engine, st.n)
+        st.fused = fused_for(program, engine, st.n) if st.segments else None
         st.compiled_memory = all(machine_code_allowed(engine, st.n, f) for f in global_access.DISPATCHERS)
         if machine_code_allowed(engine, st.n, select_groups):
             st.select = Select(st)

@@ -186,6 +186,7 @@ class SassState:
         self.memory_observers: list = []
         self.counting = False                   # observers want per-instruction guard counts
         self.segments: dict = {}                # block index -> {position: Segment} the compiled tier runs
+        self.fused = None                       # the program's generated segments, or None (sass/compiled/fused.py)
         self.select = None                      # the compiled ready and select phases (sass/compiled/rounds.py)
         self.round_loop = None                  # whole rounds of covered blocks (sass/compiled/round_loop.py)
         self.compiled_memory = False            # LDG and STG of one register pair as machine code (compiled/global_access.py)
