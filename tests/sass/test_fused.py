@@ -53,8 +53,8 @@ def fused_segments(program):
 def assert_fused_equals_tiled(program, rng) -> int:
     """Every segment the program's function covers, from random states, against the tile; returns how
     many segments it covered."""
-    function = fused_for(program, "compiled", 1 << 20)
-    _, why = program_source(program)
+    function = fused_for(program, "compiled", 1 << 20, every=True)
+    _, why = program_source(program, every=True)
     assert function is not None, why
     covered = 0
     n = 32 * N_WARPS
@@ -86,7 +86,8 @@ def assert_fused_equals_tiled(program, rng) -> int:
 def test_fused_segments_give_the_tiles_bits(programs):
     rng = np.random.default_rng(11)
     covered = sum(assert_fused_equals_tiled(program, rng) for program in programs)
-    guarded = sum(any(s.guarded) for p in programs for s in fused_segments(p) if s.number not in program_source(p)[1])
+    guarded = sum(any(s.guarded) for p in programs for s in fused_segments(p)
+                  if s.number not in program_source(p, every=True)[1])
     assert covered >= 10 and guarded >= 2, (covered, guarded)
 
 
@@ -101,6 +102,11 @@ def test_fused_segments_of_the_compiled_tiers_kernels_give_the_tiles_bits():
 
 def test_profiled_launches_are_unchanged_by_the_generated_segments():
     """Outputs and counters of profiled launches equal on the NumPy tier and with the generated code, which ran."""
+    for options in ((), ("-use_fast_math",)):                 # the launches' own selection fuses their loops
+        for program in programs_of(KERNELS, options):
+            if program.name in ("guarded_integers", "float_rounding"):
+                _, why = program_source(program)
+                assert len(why) < sum(len(runs) for runs in program.segments.values()), (program.name, why)
     rng = np.random.default_rng(5)
     n = 8192
     a = cp.asarray(rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32))

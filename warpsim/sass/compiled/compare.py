@@ -356,7 +356,7 @@ def run(c, R, P, UR, UP, values, lanes, m, scratch, scratch_p):
 # bools); the results are (P, Q).
 
 
-@njit(inline="always")
+@njit
 def test_setup(op, flags):
     """(P's table, Q's table, the order bias: ISETP's signed words compare as unsigned with the sign
     flipped; ISETP's outcome 3 is equal with .EX's predicate holding, so its table holds there too)."""
@@ -365,7 +365,7 @@ def test_setup(op, flags):
     return first, second, SIGN32 if op == INT_TEST and flags & SIGNED else ZERO
 
 
-@njit(inline="always")
+@njit
 def int_test_lane(setup, a, b, pc, eq):
     """ISETP: P = r op Pc, Q = !r op Pc of the test r of a and b (eq: .EX's predicate, ORed into the
     equal outcome)."""
@@ -375,7 +375,7 @@ def int_test_lane(setup, a, b, pc, eq):
     return (first >> k) & ONE != ZERO, (second >> k) & ONE != ZERO
 
 
-@njit(inline="always")
+@njit
 def f32_test_lane(setup, a, b, pc, ftz):
     """FSETP: P = r op Pc, Q = !r op Pc of the test r of two f32 words, on their bits (ftz: .FTZ)."""
     first, second, _ = setup

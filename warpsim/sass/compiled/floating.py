@@ -741,7 +741,7 @@ def run(c, R, P, UR, UP, values, lanes, m, scratch, scratch_p):
 # generates. (op, flags, the sources' uint64 bits in order) -> the result's bits.
 
 
-@njit(inline="always")
+@njit
 def f32_lane(op, flags, a, b, c):
     """FADD, FMUL (c unused), FFMA of register bits: to nearest with and without .FTZ on the machine's
     own f32 arithmetic (.FTZ's tiny-after-rounding case through _f32_op), every other form _f32_op's."""
@@ -766,13 +766,13 @@ def f32_lane(op, flags, a, b, c):
     return _f32_op(op, a, b, c, flags & MODE_BITS, flags)
 
 
-@njit(inline="always")
+@njit
 def const_lane(op, flags, x):
     """HFMA2's constant load: the word it loads."""
     return x
 
 
-@njit(inline="always")
+@njit
 def f64_lane(op, flags, a, b, c):
     """DADD (its source modifiers in the flags, applied past a NaN), DMUL (c unused), DFMA of pair bits."""
     mode = flags & MODE_BITS

@@ -5,14 +5,17 @@ lanes: per instruction a pass that computes and a pass that keeps the results,
 plus the copies into and out of the tile, some 1.1-1.5 ns per lane and
 instruction. Where every row of a segment has a per-lane form (the families'
 LANES tables: the functions their row loops call for each lane), this module
-writes Python source for the whole program (`program_source`): one function
-per segment that, for each lane of the group, reads the registers and
-predicates the segment reads (once, before the first instruction), runs every
-instruction on locals through the families' per-lane forms (a guarded one
-keeps the old values where its guard fails, and counts the lanes where it
-holds, as the tile counts them), and writes back what it wrote; and one
-`@cfunc` that dispatches on the segment's number and returns 0 for a segment
-it does not cover (the caller runs run_tiled then).
+writes Python source for the program (`program_source`): one `@cfunc` with a
+branch per segment, chosen by the segment's number, that for each lane of the
+group reads the registers and predicates the segment reads (once, before the
+first instruction), runs every instruction on locals through the families'
+per-lane forms (a guarded one keeps the old values where its guard fails, and
+counts the lanes where it holds, as the tile counts them), and writes back
+what it wrote; it returns 0 for a segment it does not hold (the caller runs
+run_tiled then). It holds the segments that run most, up to MAX_FUSED: its
+compile time grows with them. The per-lane forms are plain Numba functions,
+which LLVM inlines; Numba's own inlining of each call site (inline="always")
+took twice as long to compile.
 
 Every program's function has the one signature SIGNATURE, so the round loop
 (round_loop.run_rounds) and `run_fused` take it as a first-class function and
@@ -58,6 +61,9 @@ HEADER = ("from numba import cfunc, carray, types\n"
           "M32 = np.uint64(0xFFFFFFFF)\nHIGH32 = np.uint64(32)\nZERO64 = np.uint64(0)\n\n")
 
 
+MAX_FUSED = 12         # segments a program's function holds at most (compile time grows with them)
+
+
 class NotFused(Exception):
     """A segment the generated code does not cover (it runs on the tile)."""
 
@@ -74,7 +80,8 @@ forget_if_stale(run_fused)
 
 
 class SegmentSource:
-    """The source of one segment's function `segment_<number>(R, P, UR, UP, values, idx, counts)`."""
+    """The lines of one segment's branch of the program's function (`source`): for each lane of idx,
+    its loads, the instructions on locals, its stores; then the guard counts."""
 
     def __init__(self, segment, number: int):
         if segment.tiled is None:
@@ -189,18 +196,16 @@ class SegmentSource:
             if guard is None:
                 self.covered.add(key)
 
-    def source(self) -> str:
+    def source(self) -> list:
         loads = [f"{_local(key)} = " + (f"np.uint64({key[0]}[{key[1]}, lane])" if key[0] in ("R", "UR")
                                         else f"{key[0]}[{key[1]}, lane]") for key in sorted(self.loaded)]
         stores = [f"{key[0]}[{key[1]}, lane] = " + (f"np.uint32({_local(key)})" if key[0] == "R" else _local(key))
                   for key in sorted(self.written)]
-        lines = [f"@njit(nogil=True)", f"def segment_{self.number}(R, P, UR, UP, values, idx, counts):",
-                 "    n = idx.shape[0]"]
-        lines += ["    " + line for line in self.before]
-        lines += ["    for j in range(n):", "        lane = idx[j]"]
-        lines += ["        " + line for line in loads + self.body + stores]
-        lines += ["    " + line for line in self.after]
-        return "\n".join(lines) + "\n"
+        lines = list(self.before)
+        lines += ["for j in range(n):", "    lane = idx[j]"]
+        lines += ["    " + line for line in loads + self.body + stores]
+        lines += self.after
+        return lines
 
 
 def _kind(row, s: int) -> int:
@@ -211,17 +216,31 @@ def _local(key) -> str:
     return {"R": "r", "UR": "ur", "P": "p", "UP": "up"}[key[0]] + str(key[1])
 
 
-def program_source(program) -> tuple:
-    """(the source of the program's function, {segment number: why it is not fused})."""
-    parts, why, numbers = [], {}, []
-    for runs in program.segments.values():
+def program_source(program, every: bool = False) -> tuple:
+    """(the source of the program's function, {segment number: why it is not fused}). It holds the
+    program's MAX_FUSED segments that run most, as far as the code shows: those inside a loop first
+    (between a backward branch's target and the branch), then the longest. Compiling takes a second or
+    two for the function and a quarter of a second a segment (a collatz loop that ptxas unrolled into
+    204 segments took minutes), and a segment that runs once a thread gains a fraction of a
+    millisecond a launch of 65,536 threads. every=True takes every segment the generated code covers
+    (the tests check them all)."""
+    parts, why = [], {}
+    looped = _in_loops(program)
+    candidates = []
+    for block_index, runs in program.segments.items():
+        start = program.blocks[block_index].start
         for segment in runs.values():
-            try:
-                parts.append(SegmentSource(segment, segment.number).source())
-                numbers.append((segment.number, len(segment.code)))
-            except NotFused as reason:
-                why[segment.number] = str(reason)
-    lines = [f"TIER = {tier_digest()!r}     # the families' code this inlines: a new file when it changes", *parts,
+            candidates.append((not looped[start + segment.start], -len(segment.code), segment.number, segment))
+    candidates = [c[-1] for c in sorted(candidates, key=lambda c: c[:3])]
+    for segment in candidates:
+        if len(parts) >= MAX_FUSED and not every:
+            why[segment.number] = f"past the program's {MAX_FUSED} segments that run most"
+            continue
+        try:
+            parts.append((segment.number, len(segment.code), SegmentSource(segment, segment.number).source()))
+        except NotFused as reason:
+            why[segment.number] = str(reason)
+    lines = [f"TIER = {tier_digest()!r}     # the families' code this inlines: a new file when it changes",
              "@cfunc(SIGNATURE, cache=True, nogil=True)",
              f"def fused({ARGUMENTS}):",
              "    R = carray(r_at, (r_rows, slots))",
@@ -230,12 +249,25 @@ def program_source(program) -> tuple:
              "    UP = carray(up_at, (up_rows, slots))",
              "    values = carray(v_at, (n_values,))",
              "    idx = carray(idx_at, (n,))"]
-    for number, size in numbers:
-        lines += [f"    if number == {number}:",
-                  f"        segment_{number}(R, P, UR, UP, values, idx, carray(k_at, ({size},)))",
-                  "        return 1"]
+    for number, size, body in parts:
+        lines += [f"    if number == {number}:", f"        counts = carray(k_at, ({size},))"]
+        lines += ["        " + line for line in body]
+        lines.append("        return 1")
     lines.append("    return 0")
     return HEADER + "\n".join(lines) + "\n", why
+
+
+def _in_loops(program) -> np.ndarray:
+    """Per instruction, whether it lies inside a loop: between a backward branch's target and the
+    branch (compilers lay a loop's body out before its back edge)."""
+    count = len(program.instructions)
+    marks = np.zeros(count + 1, dtype=np.int64)
+    for k in range(count):
+        for target in program.successors(k):
+            if target <= k:
+                marks[target] += 1
+                marks[k + 1] -= 1
+    return np.cumsum(marks)[:count] > 0
 
 
 def nothing():
@@ -250,18 +282,20 @@ def nothing():
 _NOTHING = None
 
 
-def fused_for(program, engine: str, slots: int):
+def fused_for(program, engine: str, slots: int, every: bool = False):
     """The program's function for a batch of `slots` thread slots under `engine` (settings), or None:
     machine code not allowed, no segment it covers. Compiled as the tier's other machine code is
     allowed (segment.machine_code_allowed): never under 'numpy'; under 'auto' once in the disk cache
-    or for a batch of COMPILE_FROM slots; kept on the program once compiled."""
+    or for a batch of COMPILE_FROM slots; kept on the program once compiled. `every`: as
+    program_source's."""
     from .segment import COMPILE_FROM
     if engine == "numpy" or not program.segments:
         return None
-    found = program.__dict__.get("_fused")
+    kept = program.__dict__.setdefault("_fused", {})
+    found = kept.get(every)
     if found is None:
-        source, why = program_source(program)
-        found = program.__dict__["_fused"] = [source, why, None, len(why) < _segment_count(program)]
+        source, why = program_source(program, every)
+        found = kept[every] = [source, why, None, len(why) < _segment_count(program)]
     source, why, function, any_covered = found
     if not any_covered:
         return None

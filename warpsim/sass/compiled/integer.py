@@ -713,7 +713,7 @@ def run(c, R, P, UR, UP, values, lanes, m, scratch, scratch_p):
 # returns its results in the order of the row's destinations.
 
 
-@njit(inline="always")
+@njit
 def adder_lane(op, flags, a, b, c, carry1, carry2):
     """ADD3, IMAD, IMAD.HI: (the exact 32-bit sum, below 2**35; carry >= 1; carry >= 2)."""
     if op == ADD3:
@@ -726,18 +726,18 @@ def adder_lane(op, flags, a, b, c, carry1, carry2):
     return total, total >= CARRY, total >= CARRY2
 
 
-@njit(inline="always")
+@njit
 def add3_64_lane(op, flags, a, b, c):
     """IADD3.64: the 64-bit sum."""
     return a + b + c + U64_(flags & 15)
 
 
-@njit(inline="always")
+@njit
 def vadd_lane(op, flags, a, b):
     return a + b
 
 
-@njit(inline="always")
+@njit
 def mad_wide_lane(op, flags, a, b, c, carry1, carry2):
     """IMAD.WIDE (the 64-bit sum) and IMAD.HI of a pair addend (its high word), with the carries."""
     total, carries = _wide_sum(_product(a, b, flags & SIGNED != 0), c, U64_(flags & 15),
@@ -745,7 +745,7 @@ def mad_wide_lane(op, flags, a, b, c, carry1, carry2):
     return (total >> U64_(32) if op == MAD_HIGH_PAIR else total), carries >= U64_(1), carries >= U64_(2)
 
 
-@njit(inline="always")
+@njit
 def lea_lane(op, flags, a, b, high_word, shift, a_ones, carry1, carry2):
     """LEA, LEA.HI, LEA.HI.SX32: (the exact sum, carry >= 1, carry >= 2)."""
     if op == LEA:       # -a is ~(a << s) + 1 (the NumPy step's rule): the carry of b - (a << s)
@@ -759,19 +759,19 @@ def lea_lane(op, flags, a, b, high_word, shift, a_ones, carry1, carry2):
     return total, total >= CARRY, total >= CARRY2
 
 
-@njit(inline="always")
+@njit
 def logic3_lane(op, flags, a, b, c):
     """LOP3.LUT: (the result, and its nonzero flag for both predicate destinations)."""
     result = _lut3(flags & 255, a, b, c) & M32
     return result, result != U64_(0), result != U64_(0)
 
 
-@njit(inline="always")
+@njit
 def funnel_lane(op, flags, low, amount, high):
     return _funnel(low, high, amount, flags)
 
 
-@njit(inline="always")
+@njit
 def select_lane(op, flags, a, b, p):
     return a if p else b
 

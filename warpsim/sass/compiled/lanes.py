@@ -52,7 +52,7 @@ def dest(c, d):
     return c[at], c[at + 1]
 
 
-@njit(inline="always")
+@njit
 def modified(value, mods, wide):
     """A source's value with its modifiers, the one rule every reader applies: a float's |x| and -x on
     its sign bit, an integer's ~x and -x in two's complement, over 32 bits or a pair's 64."""

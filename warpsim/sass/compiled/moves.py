@@ -136,7 +136,7 @@ def run(c, R, P, UR, UP, values, lanes, m, scratch, scratch_p):
             put64(low, high, lanes[j], np.uint64(0))
 
 
-@njit(inline="always")
+@njit
 def copy_lane(op, flags, x):
     """MOV, R2UR, CS2R of SRZ, one lane: the source is the result (its width the destination's)."""
     return x

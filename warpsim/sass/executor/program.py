@@ -90,7 +90,7 @@ class SassProgram:
     def index_of_offsets(self, base: int, offsets: np.ndarray) -> np.ndarray:
         return (np.asarray(offsets, dtype=np.int64) + base) // INSTRUCTION_BYTES
 
-    def _successors(self, k: int) -> list:
+    def successors(self, k: int) -> list:
         ins = self.instructions[k]
         out = []
         label = ins.branch_target
@@ -118,7 +118,7 @@ class SassProgram:
             if k in seen or k >= count:
                 continue
             seen.add(k)
-            stack.extend(self._successors(k))
+            stack.extend(self.successors(k))
         return seen
 
     def _blocks(self, reachable: set):
