@@ -39,7 +39,7 @@ from . import compare, floating, integer, moves
 from ..executor.state import PT_ROW
 from .layout import ABS, DESTS, FAMILY, FLOAT, GUARD_INVERT, GUARD_KIND, GUARD_ROW, INV, N_DESTS, N_SOURCES, NEG, \
     OP, FLAGS, PAIR, PRED, REG, SOURCES, UPRED, UREG, VALUE, WIDE, ZERO
-from .machine_code import forget_if_stale, tier_digest
+from .machine_code import COMPILE_FROM, forget_if_stale, tier_digest
 
 FAMILIES = {moves.FAMILY: ("moves", moves), integer.FAMILY: ("integer", integer),
             compare.FAMILY: ("compare", compare), floating.FAMILY: ("floating", floating)}
@@ -288,7 +288,6 @@ def fused_for(program, engine: str, slots: int, every: bool = False):
     allowed (segment.machine_code_allowed): never under 'numpy'; under 'auto' once in the disk cache
     or for a batch of COMPILE_FROM slots; kept on the program once compiled. `every`: as
     program_source's."""
-    from .segment import COMPILE_FROM
     if engine == "numpy" or not program.segments:
         return None
     kept = program.__dict__.setdefault("_fused", {})

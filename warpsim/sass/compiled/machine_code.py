@@ -1,4 +1,4 @@
-"""Numba's disk cache of the tier's entry points, kept true to the tier's sources.
+"""Numba's disk cache of the tier's entry points, kept true to the tier's sources; when 'auto' compiles them.
 
 Numba checks a cached function against the file that defines it and nothing
 else, but run_segment's machine code holds every family it calls (and the
@@ -16,6 +16,7 @@ import pathlib
 
 from ...cache import write_atomically
 
+COMPILE_FROM = 1 << 16  # thread slots of a batch from which 'auto' compiles the tier's machine code when it is not cached
 HERE = pathlib.Path(__file__).parent
 SOURCES = sorted(HERE.glob("*.py")) + [HERE.parent / "executor" / "program.py",
                                         HERE.parent.parent / "machine" / "compiled" / "borrowed.py",

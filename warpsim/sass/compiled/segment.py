@@ -18,7 +18,7 @@ from numba import njit
 from ...machine.compiled.tier import machine_code_ready
 from . import compare, floating, integer, moves
 from .fused import run_fused
-from .machine_code import forget_if_stale
+from .machine_code import COMPILE_FROM, forget_if_stale
 from .lanes import gather, scatter
 from .tiled import TILE_CHUNK, plan, run_rows, run_tiled
 from .layout import DESTS, FAMILY, FAMILY_NAMES, GUARD_INVERT, GUARD_KIND, GUARD_ROW, MAX_DESTS, MAX_SOURCES, \
@@ -27,7 +27,6 @@ from .layout import DESTS, FAMILY, FAMILY_NAMES, GUARD_INVERT, GUARD_KIND, GUARD
 FAMILY_MODULES = (moves, integer, compare, floating)
 MIN_SEGMENT = 1         # steps a segment must have to be worth one call
 CHUNK = 2048            # lanes a segment runs at a time (rows of them stay in the caches)
-COMPILE_FROM = 1 << 16  # thread slots of a batch from which 'auto' compiles run_segment when it is not cached
 
 
 @njit(cache=True, nogil=True)
