@@ -1,6 +1,7 @@
 """How much slower profiling with the SASS executor is than a plain run, and than PTX-level profiling.
 
     python bench/sass_profiling.py [scale]
+    python bench/sass_profiling.py --fused [scale]
 
 Each kernel runs plainly, under warpsim.profile(level='ptx'), under
 warpsim.profile(level='sass') with verification (settings sass_verify=True:
@@ -13,6 +14,10 @@ plain launches and nine SASS-alone ones, interleaved, their medians (ms) and
 ratio; then the SASS-alone run again with the SASS executor's NumPy steps only (settings
 engine='numpy', which leaves its compiled tier out), against the same plain run. The load
 average is printed first.
+
+--fused: the SASS run alone with the program's generated segments (sass/compiled/fused.py) and
+without them (every segment on the tile), 15 launches of each interleaved in this one process, CPU
+medians: a shared machine's speed drifts between runs more than the difference.
 """
 
 from __future__ import annotations
@@ -137,5 +142,25 @@ def main(scale: int = 1) -> None:
               f"{alone / plain:>12.2f}x{cpu_plain * 1e3:>15.1f}{cpu_alone * 1e3:>7.1f}{cpu_alone / cpu_plain:>6.2f}x"
               f"{cpu_numpy * 1e3:>13.1f}{cpu_numpy / cpu_plain:>6.2f}x  {prof[0].level}, {alone_prof[0].execution}")
 
+def fused_against_tile(scale: int = 1, repeat: int = 15) -> None:
+    import warpsim.sass.executor.launch as sass_launch
+    chosen = sass_launch.fused_for
+    use = {"fused": True}
+    sass_launch.fused_for = lambda *args, **kwargs: chosen(*args, **kwargs) if use["fused"] else None
+    print(f"{65536 * scale} threads per launch; SASS run alone, CPU ms, medians of {repeat} interleaved; "
+          f"load average {os.getloadavg()[0]:.1f}")
+    for name, launch in launches(65536 * scale).items():
+        def alone(fused):
+            use["fused"] = fused
+            with cp.settings(sass_verify=False), cp.profile(level="sass"):
+                launch()
+        launch()
+        alone(True)                                     # compile (or load) the program's generated code
+        tile, fused = cpu_medians(lambda: alone(False), lambda: alone(True), repeat)
+        print(f"{name:<16} tile {tile * 1e3:7.1f}  fused {fused * 1e3:7.1f}  {fused / tile:.2f}x")
+
+
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 1)
+    args = [a for a in sys.argv[1:] if a != "--fused"]
+    scale = int(args[0]) if args else 1
+    fused_against_tile(scale) if "--fused" in sys.argv else main(scale)
