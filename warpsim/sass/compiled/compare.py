@@ -359,26 +359,27 @@ def run(c, R, P, UR, UP, values, lanes, m, scratch, scratch_p):
 @njit
 def test_setup(op, flags):
     """(P's table, Q's table, the order bias: ISETP's signed words compare as unsigned with the sign
-    flipped; ISETP's outcome 3 is equal with .EX's predicate holding, so its table holds there too)."""
+    flipped; ISETP's outcome 3 is equal with .EX's predicate holding, so its table holds there too;
+    whether FSETP flushes denormals, .FTZ)."""
     table = U64_(flags & 15) | (U64_(UNORDERED) if op == INT_TEST else ZERO)
     first, second = _combined_tables(table, (flags >> COMBINE_AT) & 3)
-    return first, second, SIGN32 if op == INT_TEST and flags & SIGNED else ZERO
+    return first, second, SIGN32 if op == INT_TEST and flags & SIGNED else ZERO, op == F32_TEST and flags & FTZ != 0
 
 
 @njit
 def int_test_lane(setup, a, b, pc, eq):
     """ISETP: P = r op Pc, Q = !r op Pc of the test r of a and b (eq: .EX's predicate, ORed into the
     equal outcome)."""
-    first, second, bias = setup
+    first, second, bias, _ = setup
     a, b = a ^ bias, b ^ bias
     k = _outcome(a, b, U64_(a == b) & U64_(eq)) * TWO + U64_(pc)
     return (first >> k) & ONE != ZERO, (second >> k) & ONE != ZERO
 
 
 @njit
-def f32_test_lane(setup, a, b, pc, ftz):
-    """FSETP: P = r op Pc, Q = !r op Pc of the test r of two f32 words, on their bits (ftz: .FTZ)."""
-    first, second, _ = setup
+def f32_test_lane(setup, a, b, pc):
+    """FSETP: P = r op Pc, Q = !r op Pc of the test r of two f32 words, on their bits."""
+    first, second, _, ftz = setup
     ma, mb = a & ABS32, b & ABS32
     if ftz:
         ma &= ZERO - U64_(ma >= MIN_NORMAL32)
@@ -387,18 +388,8 @@ def f32_test_lane(setup, a, b, pc, ftz):
     return (first >> k) & ONE != ZERO, (second >> k) & ONE != ZERO
 
 
-@njit(inline="always")
-def f32_test_setup(op, flags):
-    return test_setup(op, flags), flags & FTZ != 0
-
-
-@njit(inline="always")
-def f32_test(setup, a, b, pc):
-    return f32_test_lane(setup[0], a, b, pc, setup[1])
-
-
 # op -> (its per-lane form, its sources: v a value, p a predicate; its results likewise; its setup)
-LANES = {INT_TEST: (int_test_lane, "vvpp", "pp", test_setup), F32_TEST: (f32_test, "vvp", "pp", f32_test_setup)}
+LANES = {INT_TEST: (int_test_lane, "vvpp", "pp", test_setup), F32_TEST: (f32_test_lane, "vvp", "pp", test_setup)}
 
 
 @njit(nogil=True)
@@ -413,6 +404,5 @@ def run_rows(c, T, TB, O, OB, m):
         for j in range(m):
             q0[j], q1[j] = int_test_lane(setup, t0[j], t1[j], pc[j], eq[j])
     else:
-        ftz = flags & FTZ != 0
         for j in range(m):
-            q0[j], q1[j] = f32_test_lane(setup, t0[j], t1[j], pc[j], ftz)
+            q0[j], q1[j] = f32_test_lane(setup, t0[j], t1[j], pc[j])

@@ -45,7 +45,7 @@ from ..executor.floating import MODES, _mode
 from ..executor.operands import normalized
 from ..executor.state import Group
 from ..executor.table import build_step
-from .lanes import M32, M64, out32, out_pair, put32, put64, read32, read64, source
+from .lanes import M32, M64, ZERO64, out32, out_pair, put32, put64, read32, read64, source
 from .layout import Unencodable, encodes, family
 
 FAMILY = family("floating")
@@ -77,7 +77,6 @@ HIDDEN64 = U64_(1 << 52)
 MIN_NORMAL32 = 2.0 ** -126
 MIN_NORMAL64 = 2.0 ** -1022
 MAX64 = float(np.finfo(np.float64).max)
-ZERO_ = U64_(0)
 TINY_SCALE = 2.0 ** 25      # floatbits.flush_tiny_result's scale for f32 (2^(precision + 1))
 
 
@@ -806,10 +805,10 @@ def run_rows(c, T, TB, O, OB, m):
     t0, t1, t2, o0 = T[0], T[1], T[2], O[0]
     if op == FADD and flags == 0:
         for j in range(m):
-            o0[j] = f32_lane(FADD, 0, t0[j], t1[j], ZERO_)
+            o0[j] = f32_lane(FADD, 0, t0[j], t1[j], ZERO64)
     elif op == FMUL and flags == 0:
         for j in range(m):
-            o0[j] = f32_lane(FMUL, 0, t0[j], t1[j], ZERO_)
+            o0[j] = f32_lane(FMUL, 0, t0[j], t1[j], ZERO64)
     elif op == FFMA and flags == 0:
         for j in range(m):
             o0[j] = f32_lane(FFMA, 0, t0[j], t1[j], t2[j])
@@ -818,13 +817,13 @@ def run_rows(c, T, TB, O, OB, m):
             o0[j] = f32_lane(FFMA, FTZ, t0[j], t1[j], t2[j])
     elif op == FMUL and flags == FTZ:
         for j in range(m):
-            o0[j] = f32_lane(FMUL, FTZ, t0[j], t1[j], ZERO_)
+            o0[j] = f32_lane(FMUL, FTZ, t0[j], t1[j], ZERO64)
     elif op == FADD and flags == FTZ:
         for j in range(m):
-            o0[j] = f32_lane(FADD, FTZ, t0[j], t1[j], ZERO_)
+            o0[j] = f32_lane(FADD, FTZ, t0[j], t1[j], ZERO64)
     elif op == FADD or op == FMUL:
         for j in range(m):
-            o0[j] = f32_lane(op, flags, t0[j], t1[j], ZERO_)
+            o0[j] = f32_lane(op, flags, t0[j], t1[j], ZERO64)
     elif op == FFMA:
         for j in range(m):
             o0[j] = f32_lane(op, flags, t0[j], t1[j], t2[j])
@@ -833,7 +832,7 @@ def run_rows(c, T, TB, O, OB, m):
             o0[j] = const_lane(op, flags, t0[j])
     elif op == DADD or op == DMUL:
         for j in range(m):
-            o0[j] = f64_lane(op, flags, t0[j], t1[j], ZERO_)
+            o0[j] = f64_lane(op, flags, t0[j], t1[j], ZERO64)
     elif op == DFMA:
         for j in range(m):
             o0[j] = f64_lane(op, flags, t0[j], t1[j], t2[j])
