@@ -286,22 +286,24 @@ def fused_for(program, engine: str, slots: int, every: bool = False):
     """The program's function for a batch of `slots` thread slots under `engine` (settings), or None:
     machine code not allowed, no segment it covers. Compiled as the tier's other machine code is
     allowed (segment.machine_code_allowed): never under 'numpy'; under 'auto' once in the disk cache
-    or for a batch of COMPILE_FROM slots; kept on the program once compiled. `every`: as
-    program_source's."""
+    or for a batch of COMPILE_FROM slots; kept on the program once compiled. Whether it is in the disk
+    cache is asked once, when the program's source is made (as machine/compiled/tier.py's blocks ask),
+    not at every batch. `every`: as program_source's."""
     if engine == "numpy" or not program.segments:
         return None
     kept = program.__dict__.setdefault("_fused", {})
     found = kept.get(every)
     if found is None:
         source, why = program_source(program, every)
-        found = kept[every] = [source, why, None, len(why) < _segment_count(program)]
-    source, why, function, any_covered = found
+        any_covered = len(why) < _segment_count(program)
+        found = kept[every] = [source, None, any_covered, any_covered and is_cached_on_disk(source)]
+    source, function, any_covered, cached = found
     if not any_covered:
         return None
     if function is None:
-        if engine != "compiled" and slots < COMPILE_FROM and not is_cached_on_disk(source):
+        if engine != "compiled" and slots < COMPILE_FROM and not cached:
             return None
-        function = found[2] = compile_source(source, "fused")[0]
+        function = found[1] = compile_source(source, "fused")[0]
     return function
 
 
